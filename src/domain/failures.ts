@@ -1,0 +1,51 @@
+// Validation failures as the wire contract reports them: a map from the request path
+// (`recipient.address.countryCode`, `items[0].attributes`) to the list of problems found there.
+// Codes are stable and documented in docs/errors.md; add new ones there too.
+
+export type FailureCode =
+  | 'Required'
+  | 'MustNotBeEmptyOrWhitespace'
+  | 'UnknownField'
+  | 'InvalidType'
+  | 'InvalidValue'
+  | 'InvalidFormat'
+  | 'TooLong'
+  | 'TooShort'
+  | 'TooMany'
+  | 'MustBeGreaterThanOrEqualTo'
+  | 'MustBeLessThanOrEqualTo'
+  | 'MalformedJson'
+  | 'NotAValidCountryCode'
+  | 'UnknownSku'
+  | 'UnknownAttribute'
+  | 'InvalidAttributeValue'
+  | 'MissingRequiredAttributes'
+  | 'UnknownPrintArea'
+  | 'DuplicatePrintArea'
+  | 'MissingRequiredPrintArea'
+  | 'PageCountRequired'
+  | 'NotAvailableForDestination'
+  | 'ShippingMethodNotAvailable'
+  | 'ChangeOfDestinationCountryNotPossible'
+
+export interface Failure {
+  code: FailureCode
+  providedValue: unknown
+  comparisonValue?: unknown
+  validValues?: unknown[]
+  missingItems?: { attributes: { name: string; validValues: string[] }[] }
+}
+
+export type Failures = Record<string, Failure[]>
+
+/** Adds one failure under `path`, keeping every failure already recorded there. */
+export function addFailure(failures: Failures, path: string, failure: Failure): void {
+  const list = failures[path]
+  if (list) list.push(failure)
+  else failures[path] = [failure]
+}
+
+export function hasFailures(failures: Failures): boolean {
+  for (const _ in failures) return true
+  return false
+}
