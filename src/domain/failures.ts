@@ -11,6 +11,7 @@ export type FailureCode =
   | 'InvalidFormat'
   | 'TooLong'
   | 'TooShort'
+  | 'TooFew'
   | 'TooMany'
   | 'MustBeGreaterThanOrEqualTo'
   | 'MustBeLessThanOrEqualTo'

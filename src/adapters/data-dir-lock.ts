@@ -1,0 +1,51 @@
+// The embedded database may be opened by one process only: PGlite has no server to arbitrate, and two
+// writers corrupt it. A lock file holding the owner's pid guards the data directory; a lock left by a
+// process that no longer exists (kill -9, power loss) is taken over.
+import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs'
+import { join } from 'node:path'
+
+export class DataDirLockedError extends Error {}
+
+export interface DataDirLock {
+  release(): void
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+export function lockDataDir(dataDir: string): DataDirLock {
+  mkdirSync(dataDir, { recursive: true })
+  const lockPath = join(dataDir, 'printroute.lock')
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx')
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      let released = false
+      return {
+        release() {
+          if (released) return
+          released = true
+          rmSync(lockPath, { force: true })
+        },
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const owner = Number(readFileSync(lockPath, 'utf8').trim())
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && processIsAlive(owner)) {
+        throw new DataDirLockedError(
+          `The data directory ${dataDir} is in use by process ${owner}. The embedded database allows one ` +
+            'process at a time: stop that process, or use a PostgreSQL server (DATABASE_URL) to run several.',
+        )
+      }
+      rmSync(lockPath, { force: true }) // stale: its owner is gone
+    }
+  }
+  throw new DataDirLockedError(`Could not lock the data directory ${dataDir}`)
+}

@@ -1,0 +1,248 @@
+// The order as the API shows it, and the pure rules that build a new one. The same document is stored in
+// orders.document and returned by GET, so what a merchant sees is exactly what the service holds.
+import { formatId } from './ids.ts'
+import type { WireMoney } from './money.ts'
+import type { ShippingMethod, SizingMode } from './shipping-methods.ts'
+
+export const STAGES = ['InProgress', 'Complete', 'Cancelled'] as const
+export type Stage = (typeof STAGES)[number]
+export const DETAIL_STATES = ['NotStarted', 'InProgress', 'Complete', 'Error'] as const
+export type DetailState = (typeof DETAIL_STATES)[number]
+export const ITEM_STATUSES = ['Ok', 'Invalid', 'NotYetDownloaded'] as const
+export type ItemStatus = (typeof ITEM_STATUSES)[number]
+export const ASSET_STATUSES = ['InProgress', 'Complete', 'Error'] as const
+export type AssetStatus = (typeof ASSET_STATUSES)[number]
+export const SHIPMENT_STATUSES = ['Processing', 'Shipped', 'Cancelled'] as const
+export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number]
+export const PACKING_SLIP_STATUSES = ['NotYetDownloaded', 'Success', 'Error'] as const
+export type PackingSlipStatus = (typeof PACKING_SLIP_STATUSES)[number]
+export const CHARGE_TYPES = ['Item', 'Shipping', 'Refund', 'Other'] as const
+export type ChargeType = (typeof CHARGE_TYPES)[number]
+
+/** The branding keys of the specification; `packing_slip_color` is what public clients send. */
+export const BRANDING_KEYS = [
+  'postcard',
+  'flyer',
+  'packing_slip_bw',
+  'packing_slip_colour',
+  'packing_slip_color',
+  'sticker_exterior_round',
+  'sticker_exterior_rectangle',
+  'sticker_interior_round',
+  'sticker_interior_rectangle',
+] as const
+export type BrandingKey = (typeof BRANDING_KEYS)[number]
+export type Branding = Record<BrandingKey, { url: string } | null>
+
+export interface Address {
+  line1: string
+  line2: string | null
+  postalOrZipCode: string
+  countryCode: string
+  townOrCity: string
+  stateOrCounty: string | null
+}
+
+export interface Recipient {
+  name: string
+  email: string | null
+  phoneNumber: string | null
+  address: Address
+}
+
+export interface Asset {
+  id: string
+  printArea: string
+  url: string
+  thumbnailUrl: string | null
+  md5Hash: string | null
+  pageCount: number | null
+  status: AssetStatus
+}
+
+export interface Item {
+  id: string
+  status: ItemStatus
+  merchantReference: string | null
+  sku: string
+  copies: number
+  sizing: SizingMode
+  thumbnailUrl: string | null
+  recipientCost: WireMoney | null
+  attributes: Record<string, string>
+  assets: Asset[]
+}
+
+export interface Issue {
+  objectId: string
+  errorCode: string
+  description: string
+  authorisationDetails: { authorisationUrl: string; paymentDetails: WireMoney } | null
+}
+
+export interface OrderStatus {
+  stage: Stage
+  details: {
+    downloadAssets: DetailState
+    allocateProductionLocation: DetailState
+    printReadyAssetsPrepared: DetailState
+    inProduction: DetailState
+    shipping: DetailState
+  }
+  issues: Issue[]
+}
+
+export interface Shipment {
+  id: string
+  dispatchDate: string | null
+  carrier: { name: string; service: string }
+  fulfillmentLocation: { countryCode: string; labCode: string }
+  tracking: { number: string; url: string } | null
+  items: { itemId: string }[]
+  status: ShipmentStatus
+  cancelled: boolean
+}
+
+export interface ChargeItem {
+  id: string
+  chargeType: ChargeType
+  itemId: string | null
+  shipmentId: string | null
+  cost: WireMoney
+}
+
+export interface Charge {
+  id: string
+  chargeType: ChargeType
+  prodigiInvoiceNumber: string | null
+  totalCost: WireMoney
+  totalTax: WireMoney
+  items: ChargeItem[]
+}
+
+export interface PackingSlip {
+  url: string
+  status: PackingSlipStatus
+}
+
+export interface OrderDocument {
+  id: string
+  created: string
+  lastUpdated: string
+  callbackUrl: string | null
+  merchantReference: string | null
+  shippingMethod: ShippingMethod
+  idempotencyKey: string | null
+  status: OrderStatus
+  charges: Charge[]
+  shipments: Shipment[]
+  recipient: Recipient
+  branding: Branding | null
+  items: Item[]
+  packingSlip: PackingSlip | null
+  metadata: Record<string, unknown> | null
+}
+
+/** A create-order request after validation against the schema and the catalogue, in canonical spelling. */
+export interface NewOrder {
+  merchantReference: string | null
+  shippingMethod: ShippingMethod
+  idempotencyKey: string | null
+  callbackUrl: string | null
+  recipient: Recipient
+  branding: Partial<Record<BrandingKey, { url: string } | null>> | null
+  packingSlip: { url: string } | null
+  metadata: Record<string, unknown> | null
+  items: {
+    merchantReference: string | null
+    sku: string
+    copies: number
+    sizing: SizingMode
+    recipientCost: WireMoney | null
+    attributes: Record<string, string>
+    assets: { printArea: string; url: string; md5Hash: string | null; pageCount: number | null }[]
+  }[]
+}
+
+export interface NewOrderIds {
+  order: number
+  items: number[]
+  assets: number[]
+}
+
+export function countAssets(order: NewOrder): number {
+  return order.items.reduce((sum, item) => sum + item.assets.length, 0)
+}
+
+/**
+ * Branding in the response: null when the order has none, otherwise every key present, with the colour
+ * packing slip under both spellings (CONTRACT.md, "Objects").
+ */
+export function normaliseBranding(branding: NewOrder['branding']): Branding | null {
+  if (!branding) return null
+  const colour = branding.packing_slip_colour ?? branding.packing_slip_color ?? null
+  const result = {} as Branding
+  for (const key of BRANDING_KEYS) result[key] = branding[key] ?? null
+  result.packing_slip_colour = colour
+  result.packing_slip_color = colour
+  return Object.values(result).some((entry) => entry !== null) ? result : null
+}
+
+/** A freshly created order: stage InProgress, every detail NotStarted, nothing downloaded yet. */
+export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Date): OrderDocument {
+  const timestamp = now.toISOString()
+  let assetIndex = 0
+  return {
+    id: formatId('ord', ids.order),
+    created: timestamp,
+    lastUpdated: timestamp,
+    callbackUrl: order.callbackUrl,
+    merchantReference: order.merchantReference,
+    shippingMethod: order.shippingMethod,
+    idempotencyKey: order.idempotencyKey,
+    status: {
+      stage: 'InProgress',
+      details: {
+        downloadAssets: 'NotStarted',
+        allocateProductionLocation: 'NotStarted',
+        printReadyAssetsPrepared: 'NotStarted',
+        inProduction: 'NotStarted',
+        shipping: 'NotStarted',
+      },
+      issues: [],
+    },
+    charges: [],
+    shipments: [],
+    recipient: order.recipient,
+    branding: normaliseBranding(order.branding),
+    items: order.items.map((item, itemIndex) => ({
+      id: formatId('ori', ids.items[itemIndex] as number),
+      status: 'NotYetDownloaded',
+      merchantReference: item.merchantReference,
+      sku: item.sku,
+      copies: item.copies,
+      sizing: item.sizing,
+      thumbnailUrl: null,
+      recipientCost: item.recipientCost,
+      attributes: item.attributes,
+      assets: item.assets.map((asset) => ({
+        id: formatId('ast', ids.assets[assetIndex++] as number),
+        printArea: asset.printArea,
+        url: asset.url,
+        thumbnailUrl: null,
+        md5Hash: asset.md5Hash,
+        pageCount: asset.pageCount,
+        status: 'InProgress',
+      })),
+    })),
+    packingSlip: order.packingSlip ? { url: order.packingSlip.url, status: 'NotYetDownloaded' } : null,
+    metadata: order.metadata,
+  }
+}
+
+/** Metadata limit of CONTRACT.md ("Objects"): at most 2,000 characters once serialised. */
+export const METADATA_MAX_CHARACTERS = 2000
+
+export function metadataLength(metadata: Record<string, unknown>): number {
+  return JSON.stringify(metadata).length
+}

@@ -1,0 +1,39 @@
+// The one table of request outcomes (CONTRACT.md, "Enumerations on the wire" and "Errors"): every error the
+// service answers is a ServiceError with one of these outcomes, and the outcome alone decides the HTTP
+// status. docs/errors.md documents each row.
+import type { Failures } from './failures.ts'
+
+export const ERROR_OUTCOME_STATUS = {
+  ValidationFailed: 400,
+  Unauthorized: 401,
+  EntityNotFound: 404,
+  EndpointDoesNotExist: 404,
+  MethodNotAllowed: 405,
+  PayloadTooLarge: 413,
+  InvalidContentType: 415,
+  InternalServerError: 500,
+  TimedOut: 500,
+} as const
+export type ErrorOutcome = keyof typeof ERROR_OUTCOME_STATUS
+
+export class ServiceError extends Error {
+  readonly outcome: ErrorOutcome
+  readonly statusCode: number
+  readonly data: Record<string, unknown>
+  readonly failures: Failures | undefined
+
+  constructor(outcome: ErrorOutcome, statusText: string, data: Record<string, unknown> = {}, failures?: Failures) {
+    super(statusText)
+    this.outcome = outcome
+    this.statusCode = ERROR_OUTCOME_STATUS[outcome]
+    this.data = data
+    this.failures = failures
+  }
+}
+
+export function validationFailed(failures: Failures, statusText = 'The request could not be validated'): ServiceError {
+  const count = Object.values(failures).reduce((sum, list) => sum + list.length, 0)
+  const paths = Object.keys(failures)
+  const where = paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`
+  return new ServiceError('ValidationFailed', `${statusText}: ${count} problem${count === 1 ? '' : 's'} (${where})`, {}, failures)
+}

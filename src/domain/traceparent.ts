@@ -1,0 +1,23 @@
+// W3C trace-context `traceparent`: 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>.
+// Every response carries one; a valid incoming header keeps its trace id (CONTRACT.md, "Transport").
+import { randomBytes } from 'node:crypto'
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-[\da-f]{2}$/
+const ALL_ZERO_TRACE = '0'.repeat(32)
+const ALL_ZERO_PARENT = '0'.repeat(16)
+
+/** The trace id of a valid incoming traceparent header, or undefined. */
+export function incomingTraceId(header: string | undefined): string | undefined {
+  if (!header) return undefined
+  const match = TRACEPARENT.exec(header.trim().toLowerCase())
+  if (!match || match[1] === ALL_ZERO_TRACE || match[2] === ALL_ZERO_PARENT) return undefined
+  if (header.startsWith('ff')) return undefined
+  return match[1]
+}
+
+/** A traceparent for this request: the caller's trace id when given, a fresh span id always. */
+export function newTraceparent(incomingHeader?: string): string {
+  const bytes = randomBytes(24).toString('hex')
+  const traceId = incomingTraceId(incomingHeader) ?? bytes.slice(0, 32)
+  return `00-${traceId}-${bytes.slice(32, 48)}-01`
+}

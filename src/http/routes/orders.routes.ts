@@ -1,0 +1,108 @@
+// POST /orders, GET /orders/{id}, GET /orders: parse, call one service function, shape the reply.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fastJson from 'fast-json-stringify'
+import type { OrdersService } from '../../services/orders.service.ts'
+import { ErrorResponseSchema } from '../schemas/common.schema.ts'
+import {
+  CreateOrderRequestSchema,
+  ListOrdersQuerySchema,
+  ListOrdersResponseSchema,
+  OnHoldResponseSchema,
+  OrderIdParamsSchema,
+  OrderResponseSchema,
+} from '../schemas/order.schema.ts'
+
+const errorResponses = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
+
+// The on-hold answer has its own shape (only the order id); its serializer is compiled once here.
+const serializeOnHold = fastJson(OnHoldResponseSchema as object)
+
+/** The absolute URL of the next page: this request's own host and path, every filter kept. */
+function nextPageUrl(request: FastifyRequest, skip: number, top: number): string {
+  const url = new URL(request.url, `${request.protocol}://${request.host}`)
+  const params = new URLSearchParams()
+  for (const [name, value] of url.searchParams) {
+    const lower = name.toLowerCase()
+    if (lower !== 'skip' && lower !== 'top') params.append(name, value)
+  }
+  params.set('top', String(top))
+  params.set('skip', String(skip + top))
+  return `${url.origin}${url.pathname}?${params.toString()}`
+}
+
+export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  api.post(
+    '/orders',
+    {
+      schema: {
+        summary: 'Create an order',
+        description:
+          'Creates and submits an order. Outcome Created, OnHold (the account has a pause window: only the ' +
+          'order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned).',
+        body: CreateOrderRequestSchema,
+        response: { 200: OrderResponseSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const result = await orders.createOrder(request.caller, request.body)
+      if ('onHold' in result) {
+        return reply
+          .type('application/json; charset=utf-8')
+          .serializer(serializeOnHold)
+          .send({ outcome: result.outcome, order: { id: result.onHold.id }, traceParent: request.traceParent } as never)
+      }
+      return { outcome: result.outcome, order: result.order, traceParent: request.traceParent }
+    },
+  )
+
+  api.get(
+    '/orders/:orderId',
+    {
+      schema: {
+        summary: 'Get an order',
+        params: OrderIdParamsSchema,
+        response: { 200: OrderResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const order = await orders.getOrder(request.caller, request.params.orderId)
+      return { outcome: 'Ok', order, traceParent: request.traceParent }
+    },
+  )
+
+  api.get(
+    '/orders',
+    {
+      schema: {
+        summary: 'List orders',
+        description: 'Newest first. Query parameter names are case-insensitive.',
+        querystring: ListOrdersQuerySchema,
+        response: { 200: ListOrdersResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const query = request.query
+      const top = query.top ?? 10
+      const skip = query.skip ?? 0
+      const result = await orders.listOrders(request.caller, {
+        top,
+        skip,
+        createdFrom: query.createdFrom ? new Date(query.createdFrom) : null,
+        createdTo: query.createdTo ? new Date(query.createdTo) : null,
+        status: query.status ?? null,
+        orderIds: query.orderIds && query.orderIds.length > 0 ? query.orderIds : null,
+        merchantReferences: query.merchantReferences && query.merchantReferences.length > 0 ? query.merchantReferences : null,
+      })
+      return {
+        outcome: 'Ok',
+        orders: result.orders,
+        hasMore: result.hasMore,
+        nextUrl: result.hasMore ? nextPageUrl(request, skip, top) : null,
+        traceParent: request.traceParent,
+      }
+    },
+  )
+}

@@ -1,0 +1,70 @@
+// Building blocks of the wire contract. Request objects reject unknown fields (additionalProperties: false,
+// reported as UnknownField); response objects list their keys in the specification's order, which is the
+// order the serializer writes them in.
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox'
+
+/** Marks a string that must contain a non-space character (reported as MustNotBeEmptyOrWhitespace). */
+export const NON_BLANK_PATTERN = '\\S'
+
+export function NonBlankString(options: { maxLength: number; description?: string }) {
+  return Type.String({ pattern: NON_BLANK_PATTERN, ...options })
+}
+
+/** A string or null; when a string, it must not be blank. */
+export function NullableString(options: { maxLength?: number; description?: string; format?: string; pattern?: string } = {}) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: NON_BLANK_PATTERN, ...options })
+}
+
+/** Any value or null, for response fields (`{type: [..., 'null']}` serialises faster than anyOf). */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const copy = { ...(schema as Record<string, unknown>) }
+  if (typeof copy.type === 'string') return Type.Unsafe({ ...copy, type: [copy.type, 'null'] })
+  return Type.Unsafe({ anyOf: [schema, { type: 'null' }] })
+}
+
+/**
+ * An enumeration matched in any letter case and rewritten to its canonical spelling before the handler
+ * sees it (CONTRACT.md: shipping methods, sizing). `x-case-insensitive-enum` is implemented by the
+ * request validator (http/validation.ts); `enum`-like documentation is kept in the description.
+ */
+export function CaseInsensitiveEnum<T extends string>(values: readonly T[], description?: string): TUnsafe<T> {
+  return Type.Unsafe<T>({
+    type: 'string',
+    'x-case-insensitive-enum': values,
+    description: `${description ? `${description} ` : ''}One of ${values.join(', ')} (any letter case).`,
+  })
+}
+
+export function StringEnum<T extends string>(values: readonly T[], description?: string): TUnsafe<T> {
+  return Type.Unsafe<T>({ type: 'string', enum: values, ...(description ? { description } : {}) })
+}
+
+export const MoneySchema = Type.Object(
+  {
+    amount: Type.String({ description: 'Decimal amount with two places, negative for credits.' }),
+    currency: Type.String({ description: 'ISO 4217 currency code.' }),
+  },
+  { additionalProperties: false },
+)
+
+export const TraceParent = Type.String({ description: 'W3C traceparent of this request, also sent as a header.' })
+
+export const FailureSchema = Type.Object({
+  code: Type.String(),
+  providedValue: Type.Unknown(),
+  comparisonValue: Type.Optional(Type.Unknown()),
+  validValues: Type.Optional(Type.Array(Type.Unknown())),
+  missingItems: Type.Optional(Type.Unknown()),
+})
+
+/** The error body of every error response (CONTRACT.md, "Errors"). */
+export const ErrorResponseSchema = Type.Object(
+  {
+    outcome: Type.String(),
+    statusText: Type.String(),
+    statusCode: Type.Integer(),
+    failures: Type.Optional(Type.Record(Type.String(), Type.Array(FailureSchema))),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    traceParent: TraceParent,
+  },
+)

@@ -1,0 +1,277 @@
+// Orders on the wire: the create request and the order object, in the specification's key order.
+import { Type } from 'typebox'
+import {
+  ASSET_STATUSES,
+  BRANDING_KEYS,
+  CHARGE_TYPES,
+  DETAIL_STATES,
+  ITEM_STATUSES,
+  PACKING_SLIP_STATUSES,
+  SHIPMENT_STATUSES,
+  STAGES,
+} from '../../domain/order.ts'
+import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
+import { CaseInsensitiveEnum, MoneySchema, NonBlankString, Nullable, NullableString, StringEnum, TraceParent } from './common.schema.ts'
+
+// Limits of our own (the specification leaves them open); documented in docs/api.md.
+export const ORDER_LIMITS = {
+  maxItems: 100,
+  maxAssetsPerItem: 20,
+  maxCopies: 10_000,
+  maxPageCount: 2_000,
+  shortText: 200,
+  url: 2_048,
+} as const
+
+const Url = (description: string) =>
+  Type.String({ pattern: '^[hH][tT][tT][pP][sS]?://\\S+$', maxLength: ORDER_LIMITS.url, description })
+
+const NullableUrl = (description: string) =>
+  NullableString({ pattern: '^[hH][tT][tT][pP][sS]?://\\S+$', maxLength: ORDER_LIMITS.url, description })
+
+export const AddressRequestSchema = Type.Object(
+  {
+    line1: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
+    line2: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+    postalOrZipCode: NonBlankString({ maxLength: 50 }),
+    countryCode: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO 3166-1 country code.' }),
+    townOrCity: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
+    stateOrCounty: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+  },
+  { additionalProperties: false },
+)
+
+export const RecipientRequestSchema = Type.Object(
+  {
+    name: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
+    email: Type.Optional(NullableString({ maxLength: 254, format: 'email' })),
+    phoneNumber: Type.Optional(NullableString({ maxLength: 50 })),
+    address: AddressRequestSchema,
+  },
+  { additionalProperties: false },
+)
+
+const AssetRequestSchema = Type.Object(
+  {
+    printArea: Type.Optional(NonBlankString({ maxLength: 50, description: 'Print area; `default` when omitted.' })),
+    url: Url('Public http(s) URL of the image or PDF, fetched exactly as given.'),
+    md5Hash: Type.Optional(NullableString({ pattern: '^[0-9a-fA-F]{32}$' })),
+    pageCount: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxPageCount }))),
+  },
+  { additionalProperties: false },
+)
+
+const RecipientCostRequestSchema = Type.Object(
+  {
+    amount: Type.String({ pattern: '^\\d{1,12}(\\.\\d{1,2})?$', description: 'Decimal amount, e.g. "15.00".' }),
+    currency: Type.String({ pattern: '^[A-Za-z]{3}$' }),
+  },
+  { additionalProperties: false },
+)
+
+const ItemRequestSchema = Type.Object(
+  {
+    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+    sku: NonBlankString({ maxLength: 100 }),
+    copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
+    sizing: CaseInsensitiveEnum(SIZING_MODES),
+    recipientCost: Type.Optional(Nullable(RecipientCostRequestSchema)),
+    attributes: Type.Optional(
+      Nullable(Type.Record(Type.String(), Type.String({ maxLength: 100 }), { maxProperties: 20 })),
+    ),
+    assets: Type.Array(AssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
+  },
+  { additionalProperties: false },
+)
+
+const BrandingEntryRequestSchema = Nullable(
+  Type.Object({ url: Url('Public http(s) URL of the branded asset.') }, { additionalProperties: false }),
+)
+
+const BrandingRequestSchema = Type.Object(
+  Object.fromEntries(BRANDING_KEYS.map((key) => [key, Type.Optional(BrandingEntryRequestSchema)])),
+  { additionalProperties: false },
+)
+
+export const MetadataSchema = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Any JSON object, at most 2,000 characters serialised.',
+})
+
+export const CreateOrderRequestSchema = Type.Object(
+  {
+    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+    shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS),
+    idempotencyKey: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+    callbackUrl: Type.Optional(NullableUrl('Callback URL for this order; overrides the account setting.')),
+    recipient: RecipientRequestSchema,
+    branding: Type.Optional(Nullable(BrandingRequestSchema)),
+    items: Type.Array(ItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
+    packingSlip: Type.Optional(
+      Nullable(Type.Object({ url: Url('Public http(s) URL of the packing slip.') }, { additionalProperties: false })),
+    ),
+    metadata: Type.Optional(Nullable(MetadataSchema)),
+  },
+  { additionalProperties: false },
+)
+export type CreateOrderRequest = Type.Static<typeof CreateOrderRequestSchema>
+
+// ---- The order object (responses) ----
+
+const AddressSchema = Type.Object({
+  line1: Type.String(),
+  line2: Nullable(Type.String()),
+  postalOrZipCode: Type.String(),
+  countryCode: Type.String(),
+  townOrCity: Type.String(),
+  stateOrCounty: Nullable(Type.String()),
+})
+
+const RecipientSchema = Type.Object({
+  name: Type.String(),
+  email: Nullable(Type.String()),
+  phoneNumber: Nullable(Type.String()),
+  address: AddressSchema,
+})
+
+const AssetSchema = Type.Object({
+  id: Type.String(),
+  printArea: Type.String(),
+  url: Type.String(),
+  thumbnailUrl: Nullable(Type.String()),
+  md5Hash: Nullable(Type.String()),
+  pageCount: Nullable(Type.Integer()),
+  status: StringEnum(ASSET_STATUSES),
+})
+
+const ItemSchema = Type.Object({
+  id: Type.String(),
+  status: StringEnum(ITEM_STATUSES),
+  merchantReference: Nullable(Type.String()),
+  sku: Type.String(),
+  copies: Type.Integer(),
+  sizing: StringEnum(SIZING_MODES),
+  thumbnailUrl: Nullable(Type.String()),
+  recipientCost: Nullable(MoneySchema),
+  attributes: Type.Record(Type.String(), Type.String()),
+  assets: Type.Array(AssetSchema),
+})
+
+const IssueSchema = Type.Object({
+  objectId: Type.String(),
+  errorCode: Type.String(),
+  description: Type.String(),
+  authorisationDetails: Nullable(
+    Type.Object({ authorisationUrl: Type.String(), paymentDetails: MoneySchema }),
+  ),
+})
+
+const DetailState = StringEnum(DETAIL_STATES)
+
+const StatusSchema = Type.Object({
+  stage: StringEnum(STAGES),
+  details: Type.Object({
+    downloadAssets: DetailState,
+    allocateProductionLocation: DetailState,
+    printReadyAssetsPrepared: DetailState,
+    inProduction: DetailState,
+    shipping: DetailState,
+  }),
+  issues: Type.Array(IssueSchema),
+})
+
+const ShipmentSchema = Type.Object({
+  id: Type.String(),
+  dispatchDate: Nullable(Type.String()),
+  carrier: Type.Object({ name: Type.String(), service: Type.String() }),
+  fulfillmentLocation: Type.Object({ countryCode: Type.String(), labCode: Type.String() }),
+  tracking: Nullable(Type.Object({ number: Type.String(), url: Type.String() })),
+  items: Type.Array(Type.Object({ itemId: Type.String() })),
+  status: StringEnum(SHIPMENT_STATUSES),
+  cancelled: Type.Boolean(),
+})
+
+const ChargeSchema = Type.Object({
+  id: Type.String(),
+  chargeType: StringEnum(CHARGE_TYPES),
+  prodigiInvoiceNumber: Nullable(Type.String()),
+  totalCost: MoneySchema,
+  totalTax: MoneySchema,
+  items: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      chargeType: StringEnum(CHARGE_TYPES),
+      itemId: Nullable(Type.String()),
+      shipmentId: Nullable(Type.String()),
+      cost: MoneySchema,
+    }),
+  ),
+})
+
+const BrandingSchema = Type.Object(
+  Object.fromEntries(BRANDING_KEYS.map((key) => [key, Nullable(Type.Object({ url: Type.String() }))])),
+)
+
+export const OrderSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Order ID, prefix ord_.' }),
+    created: Type.String({ format: 'date-time' }),
+    lastUpdated: Type.String({ format: 'date-time' }),
+    callbackUrl: Nullable(Type.String()),
+    merchantReference: Nullable(Type.String()),
+    shippingMethod: StringEnum(SHIPPING_METHODS),
+    idempotencyKey: Nullable(Type.String()),
+    status: StatusSchema,
+    charges: Type.Array(ChargeSchema),
+    shipments: Type.Array(ShipmentSchema),
+    recipient: RecipientSchema,
+    branding: Nullable(BrandingSchema),
+    items: Type.Array(ItemSchema),
+    packingSlip: Nullable(Type.Object({ url: Type.String(), status: StringEnum(PACKING_SLIP_STATUSES) })),
+    metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  },
+)
+
+export const OrderResponseSchema = Type.Object({
+  outcome: Type.String({ description: 'Created, AlreadyExists (create) or Ok (get).' }),
+  order: OrderSchema,
+  traceParent: TraceParent,
+})
+
+/** Create's answer for an order held in the pause window: only its ID (specification, "Order transitions"). */
+export const OnHoldResponseSchema = Type.Object({
+  outcome: Type.String({ description: 'OnHold, or AlreadyExists for a repeated key while still on hold.' }),
+  order: Type.Object({ id: Type.String() }),
+  traceParent: TraceParent,
+})
+
+export const OrderIdParamsSchema = Type.Object({
+  orderId: Type.String({ pattern: '^[oO][rR][dD]_\\d{1,15}$', description: 'Order ID, e.g. ord_1042.' }),
+})
+
+export const ORDER_LIST_STATUSES = ['draft', 'awaitingPayment', 'inProgress', 'complete', 'cancelled'] as const
+
+export const ListOrdersQuerySchema = Type.Object(
+  {
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    createdFrom: Type.Optional(Type.String({ format: 'date-time' })),
+    createdTo: Type.Optional(Type.String({ format: 'date-time' })),
+    status: Type.Optional(CaseInsensitiveEnum(ORDER_LIST_STATUSES)),
+    orderIds: Type.Optional(
+      Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100, description: 'Repeated or comma-separated.' }),
+    ),
+    merchantReferences: Type.Optional(
+      Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100, description: 'Repeated or comma-separated.' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type ListOrdersQuery = Type.Static<typeof ListOrdersQuerySchema>
+
+export const ListOrdersResponseSchema = Type.Object({
+  outcome: Type.String(),
+  orders: Type.Array(OrderSchema),
+  hasMore: Type.Boolean(),
+  nextUrl: Nullable(Type.String()),
+  traceParent: TraceParent,
+})

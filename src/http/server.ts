@@ -1,0 +1,179 @@
+// The HTTP server of one environment (Live or Sandbox: separate base addresses, separate data). Everything
+// the contract says about transport is implemented here once, at its root: trace context, the request
+// timeout, authentication, JSON parsing, case-insensitive routes and query names, error bodies and 405s.
+import swagger from '@fastify/swagger'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { ServiceError } from '../domain/outcomes.ts'
+import { newTraceparent } from '../domain/traceparent.ts'
+import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
+import type { OrdersService } from '../services/orders.service.ts'
+import type { ProductsService } from '../services/products.service.ts'
+import { API_VERSION_PREFIX, installErrorHandling, MalformedJsonError, registerMethodNotAllowed, sendError } from './errors.ts'
+import { registerOrderRoutes } from './routes/orders.routes.ts'
+import { registerProductRoutes } from './routes/products.routes.ts'
+import { validatorCompiler } from './validation.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    traceParent: string
+    /** The authenticated account and environment; set on every route that requires a key. */
+    caller: Caller
+  }
+  interface FastifyContextConfig {
+    /** false for the few routes open without an API key (the OpenAPI document). */
+    auth?: boolean
+  }
+}
+
+/** Requests not answered within this time get 500 TimedOut (specification, "Limits": under one minute). */
+export const REQUEST_TIMEOUT_MS = 60_000
+/** Our request body limit (the specification leaves it open): room for 100 items with long URLs. */
+export const BODY_LIMIT_BYTES = 1_048_576
+
+export interface HttpServices {
+  accounts: AccountsService
+  orders: OrdersService
+  products: ProductsService
+}
+
+export interface HttpServerOptions {
+  environment: Environment
+  services: HttpServices
+  logger: FastifyBaseLogger | boolean
+  requestTimeoutMs?: number
+  bodyLimitBytes?: number
+}
+
+export type App = FastifyInstance
+
+/** Query parameter names are case-insensitive and array parameters may be comma-separated (CONTRACT.md). */
+function canonicaliseQuery(query: Record<string, unknown>, schema: QuerySchema): Record<string, unknown> {
+  const result: Record<string, unknown> = {}
+  for (const [rawName, rawValue] of Object.entries(query)) {
+    const name = schema.canonicalNames.get(rawName.toLowerCase()) ?? rawName
+    let value = rawValue
+    if (schema.arrayNames.has(name)) {
+      const parts = (Array.isArray(value) ? value : [value]).flatMap((part) => String(part).split(','))
+      value = parts.map((part) => part.trim()).filter((part) => part !== '')
+    }
+    const previous = result[name]
+    result[name] = previous === undefined ? value : ([] as unknown[]).concat(previous, value)
+  }
+  return result
+}
+
+interface QuerySchema {
+  canonicalNames: Map<string, string>
+  arrayNames: Set<string>
+}
+
+const querySchemaCache = new WeakMap<object, QuerySchema>()
+
+function querySchemaOf(schema: unknown): QuerySchema | undefined {
+  if (!schema || typeof schema !== 'object') return undefined
+  let cached = querySchemaCache.get(schema)
+  if (!cached) {
+    const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {}
+    cached = {
+      canonicalNames: new Map(Object.keys(properties).map((name) => [name.toLowerCase(), name])),
+      arrayNames: new Set(Object.entries(properties).filter(([, p]) => p.type === 'array').map(([name]) => name)),
+    }
+    querySchemaCache.set(schema, cached)
+  }
+  return cached
+}
+
+export async function buildHttpServer(options: HttpServerOptions): Promise<App> {
+  const { environment, services } = options
+  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // The contract's error body replaces Fastify's; request ids are the traceparent.
+    disableRequestLogging: true,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.decorateRequest('traceParent', '')
+  app.decorateRequest('caller', null as unknown as Caller)
+
+  // JSON only. An empty body counts as no body (bodiless POSTs such as cancel may still say JSON).
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(text))
+    } catch (error) {
+      done(new MalformedJsonError((error as Error).message), undefined)
+    }
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    const header = request.headers.traceparent
+    request.traceParent = newTraceparent(typeof header === 'string' ? header : undefined)
+    reply.header('traceparent', request.traceParent)
+    const timer = setTimeout(() => {
+      if (reply.sent) return
+      sendError(request, reply, new ServiceError('TimedOut', `The request was not processed within ${timeoutMs / 1000} seconds and was aborted`))
+    }, timeoutMs)
+    timer.unref()
+    reply.raw.once('close', () => clearTimeout(timer))
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.auth === false || request.is404) return
+    const key = request.headers['x-api-key']
+    const caller = typeof key === 'string' && key !== '' ? await services.accounts.authenticate(key, environment) : undefined
+    if (!caller) {
+      const statusText =
+        typeof key === 'string' && key !== ''
+          ? `The X-API-Key is not a valid ${environment === 'live' ? 'Live' : 'Sandbox'} key`
+          : 'The X-API-Key header is missing'
+      return sendError(request, reply, new ServiceError('Unauthorized', statusText))
+    }
+    request.caller = caller
+  })
+
+  app.addHook('preValidation', async (request) => {
+    const schema = querySchemaOf(request.routeOptions.schema?.querystring)
+    if (schema && request.query && typeof request.query === 'object') {
+      request.query = canonicaliseQuery(request.query as Record<string, unknown>, schema)
+    }
+  })
+
+  installErrorHandling(app)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: `printroute API (${environment === 'live' ? 'Live' : 'Sandbox'})`,
+        version: '4.0',
+        description: 'Print-on-demand orders, products and quotes. Authenticate with the X-API-Key header.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      security: [{ apiKey: [] }],
+    },
+  })
+
+  const routes: { url: string; methods: string[] }[] = []
+  app.addHook('onRoute', (route) => {
+    routes.push({ url: route.url, methods: ([] as string[]).concat(route.method) })
+  })
+
+  await app.register(
+    async (api) => {
+      registerOrderRoutes(api, services.orders)
+      registerProductRoutes(api, services.products)
+      api.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger())
+    },
+    { prefix: API_VERSION_PREFIX },
+  )
+  registerMethodNotAllowed(app, routes)
+  await app.ready()
+  return app
+}

@@ -1,0 +1,335 @@
+// The printroute command line: serve, migrate, accounts and keys. Each command documents itself (--help).
+import { parseArgs } from 'node:util'
+import pino from 'pino'
+import { buildApplication, openDatabase } from './app.ts'
+import { loadCatalogue } from './catalogue/catalogue.loader.ts'
+import { type DatabaseSettings, readDatabaseSettings, readServeSettings } from './config.ts'
+import { parseDurationSeconds } from './domain/duration.ts'
+import { systemClock } from './adapters/clock.ts'
+import { migrate } from './adapters/migrator.ts'
+import { type AccountsService, createAccountsService, ENVIRONMENTS, type Environment } from './services/accounts.service.ts'
+
+const DATABASE_OPTIONS = {
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+const DATABASE_HELP = `  --data-dir DIR         embedded database and files (env PRINTROUTE_DATA_DIR, default ./data)
+  --database-url URL     use this PostgreSQL server instead (env DATABASE_URL)
+  -h, --help             show this help`
+
+interface Command {
+  summary: string
+  usage: string
+  options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>
+  positionals?: boolean
+  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<void>
+}
+
+class UsageError extends Error {}
+
+/** Runs an account or key command on the configured database (these commands need no catalogue). */
+async function withAccounts<T>(settings: DatabaseSettings, work: (accounts: AccountsService) => Promise<T>): Promise<T> {
+  const opened = await openDatabase(settings)
+  try {
+    return await work(createAccountsService({ db: opened.db, clock: systemClock }))
+  } finally {
+    await opened.close()
+  }
+}
+
+function requireString(values: Record<string, unknown>, name: string): string {
+  const value = values[name]
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
+  return value
+}
+
+function environmentOf(value: string): Environment {
+  const environment = ENVIRONMENTS.find((candidate) => candidate === value.toLowerCase())
+  if (!environment) throw new UsageError(`--env must be sandbox or live, got "${value}"`)
+  return environment
+}
+
+const SAMPLE_ORDER = {
+  merchantReference: 'my-first-order',
+  shippingMethod: 'Budget',
+  recipient: {
+    name: 'Ada Lovelace',
+    address: { line1: '14 Test Street', postalOrZipCode: 'EC1A 1BB', countryCode: 'GB', townOrCity: 'London' },
+  },
+  items: [
+    {
+      sku: 'GLOBAL-FAP-16x24',
+      copies: 1,
+      sizing: 'fillPrintArea',
+      assets: [{ printArea: 'default', url: 'https://example.com/my-image.jpg' }],
+    },
+  ],
+}
+
+function curlExample(baseUrl: string, key: string): string {
+  return `curl -s -X POST ${baseUrl}/orders -H 'X-API-Key: ${key}' -H 'Content-Type: application/json' \\\n  -d '${JSON.stringify(SAMPLE_ORDER)}'`
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'run the API (Live and Sandbox)',
+    usage: `printroute serve [options]
+
+Runs the Live and the Sandbox API, each on its own port, until SIGTERM or SIGINT.
+On an empty database it creates a demo account and prints its Sandbox key.
+
+  --port PORT            Live API port (env PORT, default 8080)
+  --sandbox-port PORT    Sandbox API port (env PRINTROUTE_SANDBOX_PORT, default 8081)
+  --host HOST            address to listen on (env PRINTROUTE_HOST, default 127.0.0.1)
+  --catalogue FILE       product catalogue to load (env PRINTROUTE_CATALOGUE, default the bundled sample)
+  --request-timeout DUR  abort requests after this long (env PRINTROUTE_REQUEST_TIMEOUT, default 60s)
+  --log-level LEVEL      fatal, error, warn, info, debug (env PRINTROUTE_LOG_LEVEL, default info)
+${DATABASE_HELP}`,
+    options: {
+      ...DATABASE_OPTIONS,
+      port: { type: 'string' },
+      'sandbox-port': { type: 'string' },
+      host: { type: 'string' },
+      catalogue: { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    async run(values) {
+      const settings = readServeSettings(values)
+      const logger = pino({ level: settings.logLevel })
+      const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
+      const opened = await openDatabase(settings)
+      const app = await buildApplication({ db: opened.db, catalogue, logger, requestTimeoutMs: settings.requestTimeoutMs })
+      let demoKey: string | null = null
+      if ((await app.services.accounts.countAccounts()) === 0) {
+        const demo = await app.services.accounts.createAccount({
+          name: 'Demo merchant',
+          billingCurrency: 'GBP',
+          pauseWindowSeconds: 0,
+          callbackUrl: null,
+        })
+        demoKey = demo.keys.sandbox.key
+        logger.info({ accountId: demo.account.id }, 'created the demo account on an empty database')
+      }
+      const liveAddress = await app.live.listen({ host: settings.host, port: settings.livePort })
+      const sandboxAddress = await app.sandbox.listen({ host: settings.host, port: settings.sandboxPort })
+      logger.info({ environment: 'live', baseUrl: `${liveAddress}/v4.0` }, `Live API ready at ${liveAddress}/v4.0`)
+      logger.info({ environment: 'sandbox', baseUrl: `${sandboxAddress}/v4.0` }, `Sandbox API ready at ${sandboxAddress}/v4.0`)
+      if (demoKey) {
+        process.stdout.write(
+          `\nDemo account created. Its Sandbox API key (shown once):\n\n  ${demoKey}\n\nPlace a first order:\n\n${curlExample(`${sandboxAddress}/v4.0`, demoKey)}\n\n`,
+        )
+      }
+      let stopping = false
+      const stop = async (signal: string) => {
+        if (stopping) return
+        stopping = true
+        logger.info({ signal }, 'shutting down')
+        await app.close()
+        await opened.close()
+        logger.info('stopped')
+        process.exit(0)
+      }
+      process.once('SIGTERM', () => void stop('SIGTERM'))
+      process.once('SIGINT', () => void stop('SIGINT'))
+    },
+  },
+
+  migrate: {
+    summary: 'apply pending database migrations',
+    usage: `printroute migrate [options]
+
+Applies pending SQL migrations (serve also does this at start).
+
+${DATABASE_HELP}`,
+    options: { ...DATABASE_OPTIONS },
+    async run(values) {
+      const settings = readDatabaseSettings(values)
+      // openDatabase migrates; run again to report what this command applied.
+      const opened = await openDatabase({ ...settings })
+      try {
+        const result = await migrate(opened.db)
+        process.stdout.write(result.applied.length ? `applied ${result.applied.join(', ')}\n` : 'database is up to date\n')
+      } finally {
+        await opened.close()
+      }
+    },
+  },
+
+  'accounts create': {
+    summary: 'create an account with one Sandbox and one Live key',
+    usage: `printroute accounts create --name NAME [options]
+
+  --name NAME            account name (required)
+  --currency CODE        billing currency (default GBP)
+  --pause-window DUR     hold new orders this long before fulfilment, e.g. 30m (default 0: none)
+  --callback-url URL     account-wide callback URL
+  --json                 print {"id", "keys": {"sandbox", "live"}} as JSON
+${DATABASE_HELP}`,
+    options: {
+      ...DATABASE_OPTIONS,
+      name: { type: 'string' },
+      currency: { type: 'string' },
+      'pause-window': { type: 'string' },
+      'callback-url': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(values) {
+      const name = requireString(values, 'name')
+      let pauseWindowSeconds = 0
+      if (typeof values['pause-window'] === 'string') {
+        try {
+          pauseWindowSeconds = parseDurationSeconds(values['pause-window'])
+        } catch (error) {
+          throw new UsageError(`--pause-window: ${(error as Error).message}`)
+        }
+      }
+      const created = await withAccounts(readDatabaseSettings(values), (accounts) =>
+        accounts.createAccount({
+          name,
+          billingCurrency: (typeof values.currency === 'string' ? values.currency : 'GBP').toUpperCase(),
+          pauseWindowSeconds,
+          callbackUrl: typeof values['callback-url'] === 'string' ? values['callback-url'] : null,
+        }),
+      )
+      if (values.json) {
+        process.stdout.write(
+          `${JSON.stringify({ id: created.account.id, keys: { sandbox: created.keys.sandbox.key, live: created.keys.live.key } })}\n`,
+        )
+        return
+      }
+      process.stdout.write(
+        `account ${created.account.id} (${created.account.name})\n` +
+          `sandbox key: ${created.keys.sandbox.key}\n` +
+          `live key:    ${created.keys.live.key}\n` +
+          'The keys are shown once; printroute keeps only their hashes.\n',
+      )
+    },
+  },
+
+  'accounts list': {
+    summary: 'list accounts',
+    usage: `printroute accounts list [options]
+
+  --json                 print the accounts as JSON
+${DATABASE_HELP}`,
+    options: { ...DATABASE_OPTIONS, json: { type: 'boolean' } },
+    async run(values) {
+      const accounts = await withAccounts(readDatabaseSettings(values), (accounts) => accounts.listAccounts())
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(accounts)}\n`)
+        return
+      }
+      for (const account of accounts) {
+        process.stdout.write(
+          `${account.id}\t${account.name}\t${account.billingCurrency}\tpause ${account.pauseWindowSeconds}s\t${account.callbackUrl ?? '-'}\n`,
+        )
+      }
+    },
+  },
+
+  'keys create': {
+    summary: 'create an API key for an account',
+    usage: `printroute keys create --account ID --env sandbox|live [options]
+
+${DATABASE_HELP}`,
+    options: { ...DATABASE_OPTIONS, account: { type: 'string' }, env: { type: 'string' } },
+    async run(values) {
+      const accountId = requireString(values, 'account')
+      const environment = environmentOf(requireString(values, 'env'))
+      const issued = await withAccounts(readDatabaseSettings(values), (accounts) =>
+        accounts.createApiKey(accountId, environment),
+      )
+      process.stdout.write(`${issued.key}\n`)
+    },
+  },
+
+  'keys list': {
+    summary: "list an account's keys (prefixes only)",
+    usage: `printroute keys list --account ID [options]
+
+${DATABASE_HELP}`,
+    options: { ...DATABASE_OPTIONS, account: { type: 'string' } },
+    async run(values) {
+      const accountId = requireString(values, 'account')
+      const keys = await withAccounts(readDatabaseSettings(values), (accounts) => accounts.listApiKeys(accountId))
+      for (const key of keys) {
+        process.stdout.write(
+          `${key.prefix}\t${key.environment}\tcreated ${key.createdAt.toISOString()}\t${key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active'}\n`,
+        )
+      }
+    },
+  },
+
+  'keys revoke': {
+    summary: 'revoke an API key by its visible prefix',
+    usage: `printroute keys revoke KEY_PREFIX [options]
+
+Revokes the key whose prefix is given (as shown by keys list, e.g. pr_live_AbCdEf12).
+Running API processes stop accepting it within 5 seconds.
+
+${DATABASE_HELP}`,
+    options: { ...DATABASE_OPTIONS },
+    positionals: true,
+    async run(values, positionals) {
+      const prefix = positionals[0]
+      if (!prefix) throw new UsageError('KEY_PREFIX is required')
+      await withAccounts(readDatabaseSettings(values), (accounts) => accounts.revokeApiKey(prefix))
+      process.stdout.write(`revoked ${prefix}\n`)
+    },
+  },
+}
+
+function mainHelp(): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(18)} ${command.summary}`)
+  return `printroute: a self-hostable print-on-demand order service
+
+Usage: printroute COMMAND [options]   (printroute COMMAND --help for its options)
+
+${lines.join('\n')}
+`
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [first, second] = argv
+  if (!first || first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(mainHelp())
+    return first ? 0 : 1
+  }
+  const twoWord = second && !second.startsWith('-') ? `${first} ${second}` : undefined
+  const name = twoWord && COMMANDS[twoWord] ? twoWord : first
+  const command = COMMANDS[name]
+  if (!command) {
+    const group = Object.keys(COMMANDS).filter((key) => key.startsWith(`${first} `))
+    process.stderr.write(
+      group.length > 0
+        ? `printroute ${first}: choose one of: ${group.map((key) => `printroute ${key}`).join(', ')}\n`
+        : `printroute: unknown command "${first}"\n\n${mainHelp()}`,
+    )
+    return 2
+  }
+  const rest = argv.slice(name.split(' ').length)
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: command.positionals ?? false, strict: true })
+  } catch (error) {
+    process.stderr.write(`printroute ${name}: ${(error as Error).message}\n\n${command.usage}\n`)
+    return 2
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${command.usage}\n`)
+    return 0
+  }
+  try {
+    await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals)
+    return 0
+  } catch (error) {
+    const message = (error as Error).message
+    process.stderr.write(`printroute ${name}: ${message}\n`)
+    if (error instanceof UsageError) process.stderr.write(`\n${command.usage}\n`)
+    return error instanceof UsageError ? 2 : 1
+  }
+}
+

@@ -1,0 +1,103 @@
+// SQL for accounts and their API keys.
+import type { Queryable } from '../adapters/database.ts'
+
+export type Environment = 'sandbox' | 'live'
+
+export interface AccountRow {
+  id: number
+  name: string
+  billingCurrency: string
+  pauseWindowSeconds: number
+  callbackUrl: string | null
+  createdAt: Date
+}
+
+export interface ApiKeyRow {
+  prefix: string
+  accountId: number
+  environment: Environment
+  createdAt: Date
+  revokedAt: Date | null
+}
+
+const ACCOUNT_COLUMNS = `id, name, billing_currency AS "billingCurrency", pause_window_seconds AS "pauseWindowSeconds",
+  callback_url AS "callbackUrl", created_at AS "createdAt"`
+
+function toAccount(row: AccountRow): AccountRow {
+  return { ...row, id: Number(row.id) }
+}
+
+export async function insertAccount(
+  db: Queryable,
+  account: Omit<AccountRow, 'id'>,
+): Promise<AccountRow> {
+  const rows = await db.query<AccountRow>(
+    `INSERT INTO accounts (name, billing_currency, pause_window_seconds, callback_url, created_at)
+     VALUES ($1, $2, $3, $4, $5) RETURNING ${ACCOUNT_COLUMNS}`,
+    [account.name, account.billingCurrency, account.pauseWindowSeconds, account.callbackUrl, account.createdAt],
+  )
+  return toAccount(rows[0] as AccountRow)
+}
+
+export async function findAccount(db: Queryable, id: number): Promise<AccountRow | undefined> {
+  const rows = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`, [id])
+  return rows[0] && toAccount(rows[0])
+}
+
+export async function listAccounts(db: Queryable): Promise<AccountRow[]> {
+  const rows = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY id`)
+  return rows.map(toAccount)
+}
+
+export async function countAccounts(db: Queryable): Promise<number> {
+  const rows = await db.query<{ count: number | string }>('SELECT count(*) AS count FROM accounts')
+  return Number(rows[0]?.count ?? 0)
+}
+
+export async function insertApiKey(
+  db: Queryable,
+  key: { accountId: number; environment: Environment; prefix: string; keyHash: string; createdAt: Date },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO api_keys (account_id, environment, prefix, key_hash, created_at) VALUES ($1, $2, $3, $4, $5)',
+    [key.accountId, key.environment, key.prefix, key.keyHash, key.createdAt],
+  )
+}
+
+export interface ApiKeyOwner {
+  account: AccountRow
+  environment: Environment
+}
+
+/** The account and environment of an unrevoked key with this hash. */
+export async function findActiveApiKeyOwner(db: Queryable, keyHash: string): Promise<ApiKeyOwner | undefined> {
+  const rows = await db.query<AccountRow & { environment: Environment }>(
+    `SELECT k.environment, a.id, a.name, a.billing_currency AS "billingCurrency",
+            a.pause_window_seconds AS "pauseWindowSeconds", a.callback_url AS "callbackUrl", a.created_at AS "createdAt"
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    [keyHash],
+  )
+  const row = rows[0]
+  if (!row) return undefined
+  const { environment, ...account } = row
+  return { environment, account: toAccount(account) }
+}
+
+export async function listApiKeys(db: Queryable, accountId: number): Promise<ApiKeyRow[]> {
+  const rows = await db.query<ApiKeyRow>(
+    `SELECT prefix, account_id AS "accountId", environment, created_at AS "createdAt", revoked_at AS "revokedAt"
+       FROM api_keys WHERE account_id = $1 ORDER BY id`,
+    [accountId],
+  )
+  return rows.map((row) => ({ ...row, accountId: Number(row.accountId) }))
+}
+
+/** Revokes the key with this prefix; returns false when no unrevoked key has it. */
+export async function revokeApiKey(db: Queryable, prefix: string, at: Date): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE api_keys SET revoked_at = $2 WHERE prefix = $1 AND revoked_at IS NULL RETURNING prefix',
+    [prefix, at],
+  )
+  return rows.length > 0
+}

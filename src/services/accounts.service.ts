@@ -1,0 +1,164 @@
+// Accounts and API keys: who may call the API, in which environment. A key is 32 random bytes shown once;
+// only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
+import { createHash, randomBytes } from 'node:crypto'
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import { formatId, parseId } from '../domain/ids.ts'
+import {
+  type AccountRow,
+  type ApiKeyRow,
+  countAccounts,
+  type Environment,
+  findAccount,
+  findActiveApiKeyOwner,
+  insertAccount,
+  insertApiKey,
+  listAccounts,
+  listApiKeys,
+  revokeApiKey,
+} from '../repositories/accounts.repository.ts'
+
+export type { Environment }
+export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'live']
+
+const KEY_RANDOM_BYTES = 32
+/** Characters of the random part kept in the visible prefix (48 bits: unique, useless for guessing). */
+const KEY_PREFIX_RANDOM_CHARS = 8
+/** How long a successful key lookup is reused by this process; bounds how late a revocation bites. */
+export const API_KEY_CACHE_SECONDS = 5
+
+export interface Caller {
+  accountId: number
+  environment: Environment
+  pauseWindowSeconds: number
+  billingCurrency: string
+  callbackUrl: string | null
+}
+
+export interface Account {
+  id: string
+  name: string
+  billingCurrency: string
+  pauseWindowSeconds: number
+  callbackUrl: string | null
+  created: string
+}
+
+export interface IssuedKey {
+  key: string
+  prefix: string
+  environment: Environment
+}
+
+export class AccountError extends Error {}
+
+function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex')
+}
+
+function newApiKey(environment: Environment): { key: string; prefix: string } {
+  const random = randomBytes(KEY_RANDOM_BYTES).toString('base64url')
+  const key = `pr_${environment}_${random}`
+  return { key, prefix: key.slice(0, `pr_${environment}_`.length + KEY_PREFIX_RANDOM_CHARS) }
+}
+
+function toAccount(row: AccountRow): Account {
+  return {
+    id: formatId('acc', row.id),
+    name: row.name,
+    billingCurrency: row.billingCurrency,
+    pauseWindowSeconds: row.pauseWindowSeconds,
+    callbackUrl: row.callbackUrl,
+    created: row.createdAt.toISOString(),
+  }
+}
+
+function parseAccountId(id: string): number {
+  const value = parseId('acc', id)
+  if (value === undefined) throw new AccountError(`"${id}" is not an account ID (expected acc_<number>)`)
+  return value
+}
+
+export function createAccountsService(deps: { db: Database; clock: Clock }) {
+  const { db, clock } = deps
+  const keyCache = new Map<string, { caller: Caller | undefined; expires: number }>()
+
+  async function issueKey(tx: Parameters<Parameters<Database['transaction']>[0]>[0], accountId: number, environment: Environment): Promise<IssuedKey> {
+    const { key, prefix } = newApiKey(environment)
+    await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashApiKey(key), createdAt: clock.now() })
+    return { key, prefix, environment }
+  }
+
+  return {
+    async createAccount(input: {
+      name: string
+      billingCurrency: string
+      pauseWindowSeconds: number
+      callbackUrl: string | null
+    }): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }> {
+      if (input.name.trim() === '') throw new AccountError('The account name must not be empty')
+      if (!/^[A-Z]{3}$/.test(input.billingCurrency)) {
+        throw new AccountError(`"${input.billingCurrency}" is not a currency code (expected e.g. GBP)`)
+      }
+      if (input.callbackUrl !== null && !/^https?:\/\/\S+$/i.test(input.callbackUrl)) {
+        throw new AccountError(`"${input.callbackUrl}" is not an http(s) URL`)
+      }
+      return db.transaction(async (tx) => {
+        const row = await insertAccount(tx, { ...input, createdAt: clock.now() })
+        const sandbox = await issueKey(tx, row.id, 'sandbox')
+        const live = await issueKey(tx, row.id, 'live')
+        return { account: toAccount(row), keys: { sandbox, live } }
+      })
+    },
+
+    async listAccounts(): Promise<Account[]> {
+      return (await listAccounts(db)).map(toAccount)
+    },
+
+    async countAccounts(): Promise<number> {
+      return countAccounts(db)
+    },
+
+    async createApiKey(accountId: string, environment: Environment): Promise<IssuedKey> {
+      const id = parseAccountId(accountId)
+      return db.transaction(async (tx) => {
+        if (!(await findAccount(tx, id))) throw new AccountError(`No account ${accountId}`)
+        return issueKey(tx, id, environment)
+      })
+    },
+
+    async listApiKeys(accountId: string): Promise<ApiKeyRow[]> {
+      return listApiKeys(db, parseAccountId(accountId))
+    },
+
+    async revokeApiKey(prefix: string): Promise<void> {
+      if (!(await revokeApiKey(db, prefix, clock.now()))) throw new AccountError(`No active key with prefix ${prefix}`)
+      keyCache.clear()
+    },
+
+    /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */
+    async authenticate(apiKey: string, environment: Environment): Promise<Caller | undefined> {
+      const keyHash = hashApiKey(apiKey)
+      const now = Date.now()
+      const cached = keyCache.get(keyHash)
+      let caller: Caller | undefined
+      if (cached && cached.expires > now) {
+        caller = cached.caller
+      } else {
+        const owner = await findActiveApiKeyOwner(db, keyHash)
+        caller = owner && {
+          accountId: owner.account.id,
+          environment: owner.environment,
+          pauseWindowSeconds: owner.account.pauseWindowSeconds,
+          billingCurrency: owner.account.billingCurrency,
+          callbackUrl: owner.account.callbackUrl,
+        }
+        // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
+        if (caller) keyCache.set(keyHash, { caller, expires: now + API_KEY_CACHE_SECONDS * 1000 })
+      }
+      return caller && caller.environment === environment ? caller : undefined
+    },
+  }
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>

@@ -1,0 +1,267 @@
+// Orders: create (validated against the catalogue, idempotent), get and list. Every write happens in one
+// transaction; from the pipeline issue on, the same transaction enqueues the jobs the change causes.
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import type { Catalogue } from '../catalogue/catalogue.types.ts'
+import { matchOrderItems } from '../domain/catalogue-matching.ts'
+import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
+import { parseId } from '../domain/ids.ts'
+import { normaliseAmount } from '../domain/money.ts'
+import {
+  buildNewOrderDocument,
+  countAssets,
+  METADATA_MAX_CHARACTERS,
+  metadataLength,
+  type NewOrder,
+  type OrderDocument,
+  type Stage,
+} from '../domain/order.ts'
+import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import {
+  allocateOrderIds,
+  findOrder,
+  findOrderByIdempotencyKey,
+  insertOrder,
+  listOrders,
+  type OrderScope,
+  type StoredOrder,
+} from '../repositories/orders.repository.ts'
+import type { Caller } from './accounts.service.ts'
+
+/** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
+export interface CreateOrderInput {
+  merchantReference?: string | null
+  shippingMethod: ShippingMethod
+  idempotencyKey?: string | null
+  callbackUrl?: string | null
+  recipient: {
+    name: string
+    email?: string | null
+    phoneNumber?: string | null
+    address: {
+      line1: string
+      line2?: string | null
+      postalOrZipCode: string
+      countryCode: string
+      townOrCity: string
+      stateOrCounty?: string | null
+    }
+  }
+  branding?: NewOrder['branding'] | null
+  items: {
+    merchantReference?: string | null
+    sku: string
+    copies: number
+    sizing: SizingMode
+    recipientCost?: { amount: string; currency: string } | null
+    attributes?: Record<string, string> | null
+    assets: { printArea?: string; url: string; md5Hash?: string | null; pageCount?: number | null }[]
+  }[]
+  packingSlip?: { url: string } | null
+  metadata?: Record<string, unknown> | null
+}
+
+export type CreateOrderResult =
+  | { outcome: 'Created' | 'AlreadyExists'; order: OrderDocument }
+  | { outcome: 'OnHold' | 'AlreadyExists'; onHold: { id: string; until: Date } }
+
+export const ORDER_LIST_STATUS_FILTERS = ['draft', 'awaitingPayment', 'inProgress', 'complete', 'cancelled'] as const
+export type OrderListStatusFilter = (typeof ORDER_LIST_STATUS_FILTERS)[number]
+
+const STAGE_OF_STATUS_FILTER: Partial<Record<OrderListStatusFilter, Stage>> = {
+  inProgress: 'InProgress',
+  complete: 'Complete',
+  cancelled: 'Cancelled',
+}
+
+export interface ListOrdersInput {
+  top: number
+  skip: number
+  createdFrom: Date | null
+  createdTo: Date | null
+  status: OrderListStatusFilter | null
+  orderIds: string[] | null
+  merchantReferences: string[] | null
+}
+
+function scopeOf(caller: Caller): OrderScope {
+  return { accountId: caller.accountId, environment: caller.environment }
+}
+
+function nullIfAbsent<T>(value: T | null | undefined): T | null {
+  return value === undefined ? null : value
+}
+
+export function createOrdersService(deps: { db: Database; catalogue: Catalogue; clock: Clock }) {
+  const { db, catalogue, clock } = deps
+
+  /** Checks the request against the catalogue and returns it in canonical spelling, or throws ValidationFailed. */
+  function toNewOrder(input: CreateOrderInput): NewOrder {
+    const countryCode = input.recipient.address.countryCode.toUpperCase()
+    const matched = matchOrderItems(catalogue, {
+      destinationCountryCode: countryCode,
+      shippingMethod: input.shippingMethod,
+      items: input.items.map((item) => ({
+        sku: item.sku,
+        copies: item.copies,
+        attributes: item.attributes ?? {},
+        assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
+      })),
+    })
+    const failures: Failures = matched.failures
+    if (input.metadata && metadataLength(input.metadata) > METADATA_MAX_CHARACTERS) {
+      addFailure(failures, 'metadata', {
+        code: 'TooLong',
+        providedValue: metadataLength(input.metadata),
+        comparisonValue: METADATA_MAX_CHARACTERS,
+      })
+    }
+    input.items.forEach((item, index) => {
+      if (item.recipientCost && normaliseAmount(item.recipientCost.amount) === undefined) {
+        addFailure(failures, `items[${index}].recipientCost.amount`, {
+          code: 'InvalidFormat',
+          providedValue: item.recipientCost.amount,
+        })
+      }
+    })
+    if (hasFailures(failures)) throw validationFailed(failures)
+
+    const recipient = input.recipient
+    return {
+      merchantReference: nullIfAbsent(input.merchantReference),
+      shippingMethod: input.shippingMethod,
+      idempotencyKey: nullIfAbsent(input.idempotencyKey),
+      callbackUrl: nullIfAbsent(input.callbackUrl),
+      recipient: {
+        name: recipient.name,
+        email: nullIfAbsent(recipient.email),
+        phoneNumber: nullIfAbsent(recipient.phoneNumber),
+        address: {
+          line1: recipient.address.line1,
+          line2: nullIfAbsent(recipient.address.line2),
+          postalOrZipCode: recipient.address.postalOrZipCode,
+          countryCode,
+          townOrCity: recipient.address.townOrCity,
+          stateOrCounty: nullIfAbsent(recipient.address.stateOrCounty),
+        },
+      },
+      branding: nullIfAbsent(input.branding),
+      packingSlip: nullIfAbsent(input.packingSlip),
+      metadata: nullIfAbsent(input.metadata),
+      items: input.items.map((item, itemIndex) => {
+        const match = matched.items[itemIndex]
+        if (!match) throw new Error(`catalogue matching returned no item ${itemIndex}`)
+        return {
+          merchantReference: nullIfAbsent(item.merchantReference),
+          sku: match.sku,
+          copies: item.copies,
+          sizing: item.sizing,
+          recipientCost: item.recipientCost
+            ? {
+                amount: normaliseAmount(item.recipientCost.amount) as string,
+                currency: item.recipientCost.currency.toUpperCase(),
+              }
+            : null,
+          attributes: match.attributes,
+          assets: item.assets.map((asset, assetIndex) => ({
+            printArea: match.assets[assetIndex]?.printArea ?? 'default',
+            url: asset.url,
+            md5Hash: asset.md5Hash ? asset.md5Hash.toLowerCase() : null,
+            pageCount: nullIfAbsent(asset.pageCount),
+          })),
+        }
+      }),
+    }
+  }
+
+  function existingOrderResult(existing: StoredOrder, now: Date): CreateOrderResult {
+    if (existing.onHoldUntil && existing.onHoldUntil > now) {
+      return { outcome: 'AlreadyExists', onHold: { id: existing.document.id, until: existing.onHoldUntil } }
+    }
+    return { outcome: 'AlreadyExists', order: existing.document }
+  }
+
+  function parseOrderId(orderId: string): number {
+    const number = parseId('ord', orderId)
+    if (number === undefined) {
+      throw validationFailed({ orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }] })
+    }
+    return number
+  }
+
+  return {
+    async createOrder(caller: Caller, input: CreateOrderInput): Promise<CreateOrderResult> {
+      const newOrder = toNewOrder(input)
+      const scope = scopeOf(caller)
+      // Fast path for retries: no transaction and no IDs drawn when the key is already known.
+      if (newOrder.idempotencyKey !== null) {
+        const existing = await findOrderByIdempotencyKey(db, scope, newOrder.idempotencyKey)
+        if (existing) return existingOrderResult(existing, clock.now())
+      }
+      return db.transaction(async (tx) => {
+        const now = clock.now()
+        const ids = await allocateOrderIds(tx, newOrder.items.length, countAssets(newOrder))
+        const document = buildNewOrderDocument(newOrder, ids, now)
+        const onHoldUntil =
+          caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
+        const inserted = await insertOrder(tx, scope, ids.order, document, onHoldUntil)
+        if (!inserted) {
+          // A concurrent request with the same idempotency key committed first.
+          const existing = await findOrderByIdempotencyKey(tx, scope, newOrder.idempotencyKey as string)
+          if (!existing) throw new Error('idempotency conflict without an existing order')
+          return existingOrderResult(existing, now)
+        }
+        if (onHoldUntil) return { outcome: 'OnHold', onHold: { id: document.id, until: onHoldUntil } }
+        return { outcome: 'Created', order: document }
+      })
+    },
+
+    async getOrder(caller: Caller, orderId: string): Promise<OrderDocument> {
+      const stored = await findOrder(db, scopeOf(caller), parseOrderId(orderId))
+      if (!stored) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
+      if (stored.onHoldUntil && stored.onHoldUntil > clock.now()) {
+        const until = stored.onHoldUntil.toISOString()
+        throw new ServiceError(
+          'EntityNotFound',
+          `Order ${stored.document.id} is on hold in the account's pause window until ${until}; it can be read once the window expires`,
+          { onHoldUntil: until },
+        )
+      }
+      return stored.document
+    },
+
+    async listOrders(caller: Caller, input: ListOrdersInput): Promise<{ orders: OrderDocument[]; hasMore: boolean }> {
+      const failures: Failures = {}
+      const orderNumbers = input.orderIds?.map((id, index) => {
+        const number = parseId('ord', id)
+        if (number === undefined) {
+          addFailure(failures, `orderIds[${index}]`, { code: 'InvalidFormat', providedValue: id, comparisonValue: 'ord_<number>' })
+        }
+        return number ?? 0
+      })
+      if (input.createdFrom && input.createdTo && input.createdFrom > input.createdTo) {
+        addFailure(failures, 'createdTo', {
+          code: 'MustBeGreaterThanOrEqualTo',
+          providedValue: input.createdTo.toISOString(),
+          comparisonValue: input.createdFrom.toISOString(),
+        })
+      }
+      if (hasFailures(failures)) throw validationFailed(failures)
+      return listOrders(db, scopeOf(caller), {
+        visibleAt: clock.now(),
+        createdFrom: input.createdFrom,
+        createdTo: input.createdTo,
+        stage: (input.status && STAGE_OF_STATUS_FILTER[input.status]) ?? null,
+        awaitingPayment: input.status === 'awaitingPayment',
+        matchNothing: input.status === 'draft',
+        orderNumbers: orderNumbers ?? null,
+        merchantReferences: input.merchantReferences,
+        skip: input.skip,
+        top: input.top,
+      })
+    },
+  }
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>

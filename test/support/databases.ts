@@ -1,0 +1,47 @@
+// Test databases: an in-memory PGlite always, and a fresh schema on the real PostgreSQL server when
+// PRINTROUTE_TEST_DATABASE_URL is set (CI sets it). Tests that must hold on both backends loop over
+// `testDatabaseKinds()`.
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { type Database, PgliteDatabase, PostgresDatabase } from '../../src/adapters/database.ts'
+import { migrate } from '../../src/adapters/migrator.ts'
+
+export type TestDatabaseKind = 'pglite' | 'postgres'
+
+export const POSTGRES_TEST_URL = process.env.PRINTROUTE_TEST_DATABASE_URL || undefined
+
+export function testDatabaseKinds(): TestDatabaseKind[] {
+  return POSTGRES_TEST_URL ? ['pglite', 'postgres'] : ['pglite']
+}
+
+export interface TestDatabase {
+  db: Database
+  close(): Promise<void>
+}
+
+/** A migrated, empty database of the given kind; `close` drops it. */
+export async function openTestDatabase(kind: TestDatabaseKind, options: { maxConnections?: number } = {}): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const db = await PgliteDatabase.open()
+    await migrate(db)
+    return { db, close: () => db.close() }
+  }
+  if (!POSTGRES_TEST_URL) throw new Error('PRINTROUTE_TEST_DATABASE_URL is not set')
+  const schema = `printroute_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL })
+  await admin.connect()
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  await admin.end()
+  const db = await PostgresDatabase.open(POSTGRES_TEST_URL, { searchPath: schema, maxConnections: options.maxConnections })
+  await migrate(db)
+  return {
+    db,
+    async close() {
+      await db.close()
+      const cleanup = new pg.Client({ connectionString: POSTGRES_TEST_URL })
+      await cleanup.connect()
+      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`)
+      await cleanup.end()
+    },
+  }
+}

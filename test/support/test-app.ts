@@ -1,0 +1,107 @@
+// An application on a test database with one account and its keys, driven through Fastify's inject.
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import { ManualClock } from '../../src/adapters/clock.ts'
+import { type Application, buildApplication } from '../../src/app.ts'
+import { loadCatalogue } from '../../src/catalogue/catalogue.loader.ts'
+import { openTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.ts'
+
+export const catalogue = loadCatalogue()
+
+export interface TestAccount {
+  id: string
+  sandboxKey: string
+  liveKey: string
+}
+
+export interface TestApp {
+  app: Application
+  database: TestDatabase
+  clock: ManualClock
+  account: TestAccount
+  createAccount(options?: { pauseWindowSeconds?: number }): Promise<TestAccount>
+  /** Sends a request to the Sandbox server with the account's Sandbox key unless headers say otherwise. */
+  sandbox(options: InjectOptions, key?: string | null): Promise<LightMyRequestResponse>
+  live(options: InjectOptions, key?: string | null): Promise<LightMyRequestResponse>
+  close(): Promise<void>
+}
+
+export async function startTestApp(
+  options: { kind?: TestDatabaseKind; pauseWindowSeconds?: number; requestTimeoutMs?: number; maxConnections?: number } = {},
+): Promise<TestApp> {
+  const database = await openTestDatabase(options.kind ?? 'pglite', { maxConnections: options.maxConnections })
+  const clock = new ManualClock(new Date('2026-03-01T09:00:00.000Z'))
+  const app = await buildApplication({
+    db: database.db,
+    catalogue,
+    clock,
+    logger: false,
+    requestTimeoutMs: options.requestTimeoutMs,
+  })
+  const createAccount = async (accountOptions: { pauseWindowSeconds?: number } = {}): Promise<TestAccount> => {
+    const created = await app.services.accounts.createAccount({
+      name: 'Test merchant',
+      billingCurrency: 'GBP',
+      pauseWindowSeconds: accountOptions.pauseWindowSeconds ?? 0,
+      callbackUrl: null,
+    })
+    return { id: created.account.id, sandboxKey: created.keys.sandbox.key, liveKey: created.keys.live.key }
+  }
+  const account = await createAccount({ pauseWindowSeconds: options.pauseWindowSeconds })
+  const send = (server: 'sandbox' | 'live') => (request: InjectOptions, key?: string | null) => {
+    const defaultKey = server === 'sandbox' ? account.sandboxKey : account.liveKey
+    const headers: Record<string, string> = { ...(request.headers as Record<string, string>) }
+    const chosen = key === undefined ? defaultKey : key
+    if (chosen !== null && headers['x-api-key'] === undefined) headers['x-api-key'] = chosen
+    return app[server].inject({ ...request, headers })
+  }
+  return {
+    app,
+    database,
+    clock,
+    account,
+    createAccount,
+    sandbox: send('sandbox'),
+    live: send('live'),
+    async close() {
+      await app.close()
+      await database.close()
+    },
+  }
+}
+
+/** A valid order for the sample catalogue; override parts per test. */
+export function sampleOrder(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    merchantReference: 'MR-1001',
+    shippingMethod: 'Standard',
+    recipient: {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      phoneNumber: '+44 20 7946 0000',
+      address: {
+        line1: '14 Test Street',
+        line2: null,
+        postalOrZipCode: 'EC1A 1BB',
+        countryCode: 'GB',
+        townOrCity: 'London',
+        stateOrCounty: null,
+      },
+    },
+    items: [
+      {
+        merchantReference: 'item-1',
+        sku: 'GLOBAL-CAN-10x10',
+        copies: 2,
+        sizing: 'fillPrintArea',
+        attributes: { wrap: 'ImageWrap' },
+        assets: [{ printArea: 'default', url: 'https://images.example.com/canvas.jpg' }],
+      },
+    ],
+    metadata: { shopOrder: 5521 },
+    ...overrides,
+  }
+}
+
+export function json(response: LightMyRequestResponse): Record<string, any> {
+  return JSON.parse(response.body)
+}
