@@ -91,8 +91,6 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     logger: options.logger,
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
-    // The contract's error body replaces Fastify's; request ids are the traceparent.
-    disableRequestLogging: true,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 

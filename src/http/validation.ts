@@ -6,7 +6,6 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { addFailure, type Failure, type Failures } from '../domain/failures.ts'
-import { NON_BLANK_PATTERN } from './schemas/common.schema.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -97,6 +96,11 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
   const provided = valueAt(root, error.instancePath)
   const at = (failure: Failure, child?: string) => ({ path: contractPath(error.instancePath, child), failure })
   const params = error.params as Record<string, unknown>
+  // An empty or blank string fails its pattern, format or length for the one reason the contract names.
+  const blank = typeof provided === 'string' && provided.trim() === ''
+  if (blank && ['pattern', 'format', 'minLength'].includes(error.keyword)) {
+    return at({ code: 'MustNotBeEmptyOrWhitespace', providedValue: provided })
+  }
   switch (error.keyword) {
     case 'required':
       return at({ code: 'Required', providedValue: null }, String(params.missingProperty))
@@ -107,11 +111,7 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
     case 'type':
       return at({ code: 'InvalidType', providedValue: provided ?? null, comparisonValue: params.type })
     case 'pattern':
-      return at(
-        params.pattern === NON_BLANK_PATTERN
-          ? { code: 'MustNotBeEmptyOrWhitespace', providedValue: provided }
-          : { code: 'InvalidFormat', providedValue: provided, comparisonValue: params.pattern },
-      )
+      return at({ code: 'InvalidFormat', providedValue: provided, comparisonValue: params.pattern })
     case 'format':
       return at({ code: 'InvalidFormat', providedValue: provided, comparisonValue: params.format })
     case 'maxLength':

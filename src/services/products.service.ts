@@ -1,5 +1,5 @@
 // Product details straight from the loaded catalogue (no database).
-import type { Catalogue } from '../catalogue/catalogue.types.ts'
+import type { Catalogue } from '../catalogue/catalogue.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 
 export function createProductsService(deps: { catalogue: Catalogue }) {

@@ -57,14 +57,18 @@ export const FailureSchema = Type.Object({
   missingItems: Type.Optional(Type.Unknown()),
 })
 
-/** The error body of every error response (CONTRACT.md, "Errors"). */
-export const ErrorResponseSchema = Type.Object(
-  {
+/**
+ * The error body of every error response (CONTRACT.md, "Errors"); `failures` only on validation failures.
+ * Every key is declared optional because the serializer writes required keys before optional ones, and
+ * `failures` must stay between `statusCode` and `data`.
+ */
+export const ErrorResponseSchema = Type.Partial(
+  Type.Object({
     outcome: Type.String(),
     statusText: Type.String(),
     statusCode: Type.Integer(),
-    failures: Type.Optional(Type.Record(Type.String(), Type.Array(FailureSchema))),
+    failures: Type.Record(Type.String(), Type.Array(FailureSchema)),
     data: Type.Record(Type.String(), Type.Unknown()),
     traceParent: TraceParent,
-  },
+  }),
 )

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { Type } from 'typebox'
+import { CaseInsensitiveEnum, NonBlankString, NullableString } from './schemas/common.schema.ts'
+import { contractPath, RequestValidationError, validatorCompiler } from './validation.ts'
+
+function compile(schema: object, httpPart = 'body') {
+  return validatorCompiler({ schema, httpPart, method: 'POST', url: '/x' } as never) as (data: unknown) => {
+    value?: unknown
+    error?: RequestValidationError
+  }
+}
+
+test('contract paths use dots for fields and brackets for indexes', () => {
+  assert.equal(contractPath('/recipient/address/countryCode'), 'recipient.address.countryCode')
+  assert.equal(contractPath('/items/0/assets/12/url'), 'items[0].assets[12].url')
+  assert.equal(contractPath('/items/3', 'sku'), 'items[3].sku')
+  assert.equal(contractPath('', 'shippingMethod'), 'shippingMethod')
+  assert.equal(contractPath(''), '')
+})
+
+const schema = Type.Object(
+  {
+    name: NonBlankString({ maxLength: 5 }),
+    note: Type.Optional(NullableString({ maxLength: 10 })),
+    method: CaseInsensitiveEnum(['Budget', 'Express'] as const),
+    items: Type.Array(Type.Object({ copies: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }), {
+      minItems: 1,
+    }),
+  },
+  { additionalProperties: false },
+)
+
+test('every failure is reported at once, by path, with the contract codes', () => {
+  const result = compile(schema)({ name: '  ', note: '', method: 'slow', items: [{ copies: 0, extra: true }], bogus: 1 })
+  assert.ok(result.error instanceof RequestValidationError)
+  assert.deepEqual(result.error.failures, {
+    name: [{ code: 'MustNotBeEmptyOrWhitespace', providedValue: '  ' }],
+    note: [{ code: 'MustNotBeEmptyOrWhitespace', providedValue: '' }],
+    method: [{ code: 'InvalidValue', providedValue: 'slow', validValues: ['Budget', 'Express'] }],
+    'items[0].copies': [{ code: 'MustBeGreaterThanOrEqualTo', providedValue: 0, comparisonValue: 1 }],
+    'items[0].extra': [{ code: 'UnknownField', providedValue: true }],
+    bogus: [{ code: 'UnknownField', providedValue: 1 }],
+  })
+})
+
+test('missing, mistyped and too long values', () => {
+  const result = compile(schema)({ name: 'toolong', items: 'x' })
+  assert.deepEqual(result.error?.failures, {
+    name: [{ code: 'TooLong', providedValue: 'toolong', comparisonValue: 5 }],
+    method: [{ code: 'Required', providedValue: null }],
+    items: [{ code: 'InvalidType', providedValue: 'x', comparisonValue: 'array' }],
+  })
+})
+
+test('case-insensitive enumerations are rewritten to their canonical spelling', () => {
+  const body = { name: 'Ada', method: 'eXpReSs', items: [{ copies: 1 }], note: null }
+  const result = compile(schema)(body)
+  assert.equal(result.error, undefined)
+  assert.equal(body.method, 'Express')
+})
+
+test('bodies are never type-coerced, query values are', () => {
+  const numberSchema = Type.Object({ top: Type.Integer() })
+  assert.ok(compile(numberSchema, 'body')({ top: '5' }).error)
+  const query = { top: '5' }
+  assert.equal(compile(numberSchema, 'querystring')(query).error, undefined)
+  assert.equal(query.top, 5)
+})
