@@ -48,11 +48,58 @@ CREATE TABLE orders (
   on_hold_until timestamptz,
   -- True while an open RequiresPaymentAuthorisation issue holds the order (list filter awaitingPayment).
   awaiting_payment boolean NOT NULL DEFAULT false,
-  -- The order as the API shows it (without envelope). The columns above are copies kept for filtering,
-  -- written together with it by the orders repository only.
-  document jsonb NOT NULL
+  -- The order exactly as the API shows it, keys in the contract's order: `json`, not `jsonb`, because json
+  -- keeps the text as written, so GET serves it without re-serialising. The columns above are copies kept
+  -- for filtering, written together with it by the orders repository only.
+  document json NOT NULL
 );
--- Idempotency keys are remembered forever, per account and environment (NULL keys never conflict).
-CREATE UNIQUE INDEX orders_idempotency_key_idx ON orders (account_id, environment, idempotency_key);
+-- Idempotency keys are remembered forever, per account and environment. Partial indexes: orders without a
+-- key or reference cost no index entry.
+CREATE UNIQUE INDEX orders_idempotency_key_idx ON orders (account_id, environment, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
 CREATE INDEX orders_listing_idx ON orders (account_id, environment, id DESC);
-CREATE INDEX orders_merchant_reference_idx ON orders (account_id, environment, merchant_reference);
+CREATE INDEX orders_merchant_reference_idx ON orders (account_id, environment, merchant_reference)
+  WHERE merchant_reference IS NOT NULL;
+
+-- Creates an order in one round trip: draws its order, item and asset IDs, writes them into the document
+-- template in place of the placeholders `<token>:order`, `<token>:item:N` and `<token>:asset:N` (N from 1;
+-- the token is random per request, so merchant text can never contain one), and inserts the row unless the
+-- idempotency key is taken, in which case it returns the existing order instead (inserted = false).
+-- On PostgreSQL a concurrent insert with the same key waits for the first to commit and then finds it.
+CREATE FUNCTION insert_new_order(
+  p_account_id bigint,
+  p_environment text,
+  p_idempotency_key text,
+  p_merchant_reference text,
+  p_stage text,
+  p_created_at timestamptz,
+  p_on_hold_until timestamptz,
+  p_token text,
+  p_item_count integer,
+  p_asset_count integer,
+  p_template text
+) RETURNS TABLE (result_order_number bigint, result_document text, result_on_hold_until timestamptz, result_inserted boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_order_number bigint := nextval('order_id_seq');
+  v_document text := replace(p_template, p_token || ':order', v_order_number::text);
+BEGIN
+  FOR i IN 1..p_item_count LOOP
+    v_document := replace(v_document, p_token || ':item:' || i || '"', nextval('order_item_id_seq') || '"');
+  END LOOP;
+  FOR i IN 1..p_asset_count LOOP
+    v_document := replace(v_document, p_token || ':asset:' || i || '"', nextval('asset_id_seq') || '"');
+  END LOOP;
+  INSERT INTO orders (id, account_id, environment, idempotency_key, merchant_reference, stage, created_at,
+                      last_updated, on_hold_until, document)
+  VALUES (v_order_number, p_account_id, p_environment, p_idempotency_key, p_merchant_reference, p_stage,
+          p_created_at, p_created_at, p_on_hold_until, v_document::json)
+  ON CONFLICT (account_id, environment, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING;
+  IF FOUND THEN
+    RETURN QUERY SELECT v_order_number, v_document, p_on_hold_until, true;
+  ELSE
+    RETURN QUERY SELECT o.id, o.document::text, o.on_hold_until, false FROM orders o
+      WHERE o.account_id = p_account_id AND o.environment = p_environment AND o.idempotency_key = p_idempotency_key;
+  END IF;
+END
+$$;

@@ -1,13 +1,18 @@
 // The printroute command line: serve, migrate, accounts and keys. Each command documents itself (--help).
 import { parseArgs } from 'node:util'
 import pino from 'pino'
+import { systemClock } from './adapters/clock.ts'
+import { migrate } from './adapters/migrator.ts'
 import { buildApplication, openDatabase } from './app.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import { type DatabaseSettings, readDatabaseSettings, readServeSettings } from './config.ts'
 import { parseDurationSeconds } from './domain/duration.ts'
-import { systemClock } from './adapters/clock.ts'
-import { migrate } from './adapters/migrator.ts'
-import { type AccountsService, createAccountsService, ENVIRONMENTS, type Environment } from './services/accounts.service.ts'
+import {
+  type AccountsService,
+  createAccountsService,
+  ENVIRONMENTS,
+  type Environment,
+} from './services/accounts.service.ts'
 
 const DATABASE_OPTIONS = {
   'data-dir': { type: 'string' },
@@ -30,7 +35,10 @@ interface Command {
 class UsageError extends Error {}
 
 /** Runs an account or key command on the configured database (these commands need no catalogue). */
-async function withAccounts<T>(settings: DatabaseSettings, work: (accounts: AccountsService) => Promise<T>): Promise<T> {
+async function withAccounts<T>(
+  settings: DatabaseSettings,
+  work: (accounts: AccountsService) => Promise<T>,
+): Promise<T> {
   const opened = await openDatabase(settings)
   try {
     return await work(createAccountsService({ db: opened.db, clock: systemClock }))
@@ -101,7 +109,12 @@ ${DATABASE_HELP}`,
       const logger = pino({ level: settings.logLevel })
       const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
       const opened = await openDatabase(settings)
-      const app = await buildApplication({ db: opened.db, catalogue, logger, requestTimeoutMs: settings.requestTimeoutMs })
+      const app = await buildApplication({
+        db: opened.db,
+        catalogue,
+        logger,
+        requestTimeoutMs: settings.requestTimeoutMs,
+      })
       let demoKey: string | null = null
       if ((await app.services.accounts.countAccounts()) === 0) {
         const demo = await app.services.accounts.createAccount({
@@ -116,7 +129,10 @@ ${DATABASE_HELP}`,
       const liveAddress = await app.live.listen({ host: settings.host, port: settings.livePort })
       const sandboxAddress = await app.sandbox.listen({ host: settings.host, port: settings.sandboxPort })
       logger.info({ environment: 'live', baseUrl: `${liveAddress}/v4.0` }, `Live API ready at ${liveAddress}/v4.0`)
-      logger.info({ environment: 'sandbox', baseUrl: `${sandboxAddress}/v4.0` }, `Sandbox API ready at ${sandboxAddress}/v4.0`)
+      logger.info(
+        { environment: 'sandbox', baseUrl: `${sandboxAddress}/v4.0` },
+        `Sandbox API ready at ${sandboxAddress}/v4.0`,
+      )
       if (demoKey) {
         process.stdout.write(
           `\nDemo account created. Its Sandbox API key (shown once):\n\n  ${demoKey}\n\nPlace a first order:\n\n${curlExample(`${sandboxAddress}/v4.0`, demoKey)}\n\n`,
@@ -151,7 +167,9 @@ ${DATABASE_HELP}`,
       const opened = await openDatabase({ ...settings })
       try {
         const result = await migrate(opened.db)
-        process.stdout.write(result.applied.length ? `applied ${result.applied.join(', ')}\n` : 'database is up to date\n')
+        process.stdout.write(
+          result.applied.length ? `applied ${result.applied.join(', ')}\n` : 'database is up to date\n',
+        )
       } finally {
         await opened.close()
       }
@@ -313,7 +331,12 @@ export async function runCli(argv: string[]): Promise<number> {
   const rest = argv.slice(name.split(' ').length)
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: command.positionals ?? false, strict: true })
+    parsed = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: command.positionals ?? false,
+      strict: true,
+    })
   } catch (error) {
     process.stderr.write(`printroute ${name}: ${(error as Error).message}\n\n${command.usage}\n`)
     return 2
@@ -332,4 +355,3 @@ export async function runCli(argv: string[]): Promise<number> {
     return error instanceof UsageError ? 2 : 1
   }
 }
-

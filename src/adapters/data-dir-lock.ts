@@ -1,7 +1,7 @@
 // The embedded database may be opened by one process only: PGlite has no server to arbitrate, and two
 // writers corrupt it. A lock file holding the owner's pid guards the data directory; a lock left by a
 // process that no longer exists (kill -9, power loss) is taken over.
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 
 export class DataDirLockedError extends Error {}

@@ -11,7 +11,11 @@ export function parseDurationSeconds(text: string): number {
 
 export function formatDurationSeconds(seconds: number): string {
   if (seconds === 0) return '0'
-  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
     if (seconds % size === 0) return `${seconds / size}${unit}`
   }
   return `${seconds}s`

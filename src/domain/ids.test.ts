@@ -10,7 +10,19 @@ test('formatId joins prefix and number', () => {
 test('parseId accepts its own prefix in any case and positive numbers only', () => {
   assert.equal(parseId('ord', 'ord_42'), 42)
   assert.equal(parseId('ord', 'ORD_42'), 42)
-  for (const bad of ['ord_', 'ord_0', 'ord_-1', 'ord_1.5', 'ord_abc', 'ori_42', 'ord42', 'ord__42', '42', '', 'ord_1234567890123456']) {
+  for (const bad of [
+    'ord_',
+    'ord_0',
+    'ord_-1',
+    'ord_1.5',
+    'ord_abc',
+    'ori_42',
+    'ord42',
+    'ord__42',
+    '42',
+    '',
+    'ord_1234567890123456',
+  ]) {
     assert.equal(parseId('ord', bad), undefined, bad)
   }
 })

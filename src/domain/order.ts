@@ -1,6 +1,5 @@
 // The order as the API shows it, and the pure rules that build a new one. The same document is stored in
 // orders.document and returned by GET, so what a merchant sees is exactly what the service holds.
-import { formatId } from './ids.ts'
 import type { WireMoney } from './money.ts'
 import type { ShippingMethod, SizingMode } from './shipping-methods.ts'
 
@@ -164,10 +163,11 @@ export interface NewOrder {
   }[]
 }
 
+/** The IDs of a new order's parts, complete with their prefixes (`ord_12`, `ori_40`, `ast_77`). */
 export interface NewOrderIds {
-  order: number
-  items: number[]
-  assets: number[]
+  order: string
+  items: string[]
+  assets: string[]
 }
 
 export function countAssets(order: NewOrder): number {
@@ -188,12 +188,15 @@ export function normaliseBranding(branding: NewOrder['branding']): Branding | nu
   return Object.values(result).some((entry) => entry !== null) ? result : null
 }
 
-/** A freshly created order: stage InProgress, every detail NotStarted, nothing downloaded yet. */
+/**
+ * A freshly created order: stage InProgress, every detail NotStarted, nothing downloaded yet. Every object
+ * is built with its keys in the contract's order: the stored JSON text is what GET serves.
+ */
 export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Date): OrderDocument {
   const timestamp = now.toISOString()
   let assetIndex = 0
   return {
-    id: formatId('ord', ids.order),
+    id: ids.order,
     created: timestamp,
     lastUpdated: timestamp,
     callbackUrl: order.callbackUrl,
@@ -216,7 +219,7 @@ export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Da
     recipient: order.recipient,
     branding: normaliseBranding(order.branding),
     items: order.items.map((item, itemIndex) => ({
-      id: formatId('ori', ids.items[itemIndex] as number),
+      id: ids.items[itemIndex] as string,
       status: 'NotYetDownloaded',
       merchantReference: item.merchantReference,
       sku: item.sku,
@@ -226,7 +229,7 @@ export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Da
       recipientCost: item.recipientCost,
       attributes: item.attributes,
       assets: item.assets.map((asset) => ({
-        id: formatId('ast', ids.assets[assetIndex++] as number),
+        id: ids.assets[assetIndex++] as string,
         printArea: asset.printArea,
         url: asset.url,
         thumbnailUrl: null,

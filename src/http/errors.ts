@@ -51,9 +51,13 @@ function serviceErrorOf(error: FastifyError | Error, request: FastifyRequest): S
         `A request body must be sent as application/json (got ${request.headers['content-type'] ?? 'no Content-Type'})`,
       )
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return outcomeFor('PayloadTooLarge', `The request body exceeds the limit of ${request.routeOptions.bodyLimit} bytes`, {
-        maxBodyBytes: request.routeOptions.bodyLimit,
-      })
+      return outcomeFor(
+        'PayloadTooLarge',
+        `The request body exceeds the limit of ${request.routeOptions.bodyLimit} bytes`,
+        {
+          maxBodyBytes: request.routeOptions.bodyLimit,
+        },
+      )
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return outcomeFor('ValidationFailed', 'The Content-Length header does not match the body')
   }

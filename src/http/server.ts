@@ -9,7 +9,13 @@ import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
-import { API_VERSION_PREFIX, installErrorHandling, MalformedJsonError, registerMethodNotAllowed, sendError } from './errors.ts'
+import {
+  API_VERSION_PREFIX,
+  installErrorHandling,
+  MalformedJsonError,
+  registerMethodNotAllowed,
+  sendError,
+} from './errors.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { validatorCompiler } from './validation.ts'
@@ -77,7 +83,11 @@ function querySchemaOf(schema: unknown): QuerySchema | undefined {
     const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {}
     cached = {
       canonicalNames: new Map(Object.keys(properties).map((name) => [name.toLowerCase(), name])),
-      arrayNames: new Set(Object.entries(properties).filter(([, p]) => p.type === 'array').map(([name]) => name)),
+      arrayNames: new Set(
+        Object.entries(properties)
+          .filter(([, p]) => p.type === 'array')
+          .map(([name]) => name),
+      ),
     }
     querySchemaCache.set(schema, cached)
   }
@@ -116,7 +126,14 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     reply.header('traceparent', request.traceParent)
     const timer = setTimeout(() => {
       if (reply.sent) return
-      sendError(request, reply, new ServiceError('TimedOut', `The request was not processed within ${timeoutMs / 1000} seconds and was aborted`))
+      sendError(
+        request,
+        reply,
+        new ServiceError(
+          'TimedOut',
+          `The request was not processed within ${timeoutMs / 1000} seconds and was aborted`,
+        ),
+      )
     }, timeoutMs)
     timer.unref()
     reply.raw.once('close', () => clearTimeout(timer))
@@ -125,7 +142,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.auth === false || request.is404) return
     const key = request.headers['x-api-key']
-    const caller = typeof key === 'string' && key !== '' ? await services.accounts.authenticate(key, environment) : undefined
+    const caller =
+      typeof key === 'string' && key !== '' ? await services.accounts.authenticate(key, environment) : undefined
     if (!caller) {
       const statusText =
         typeof key === 'string' && key !== ''

@@ -32,7 +32,13 @@ const schema = Type.Object(
 )
 
 test('every failure is reported at once, by path, with the contract codes', () => {
-  const result = compile(schema)({ name: '  ', note: '', method: 'slow', items: [{ copies: 0, extra: true }], bogus: 1 })
+  const result = compile(schema)({
+    name: '  ',
+    note: '',
+    method: 'slow',
+    items: [{ copies: 0, extra: true }],
+    bogus: 1,
+  })
   assert.ok(result.error instanceof RequestValidationError)
   assert.deepEqual(result.error.failures, {
     name: [{ code: 'MustNotBeEmptyOrWhitespace', providedValue: '  ' }],

@@ -19,11 +19,18 @@ function addCaseInsensitiveEnum(ajv: Ajv): void {
     schemaType: 'array',
     compile(allowed: string[]) {
       const canonical = new Map(allowed.map((value) => [value.toLowerCase(), value]))
-      const validate = (data: string, context?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+      const validate = (
+        data: string,
+        context?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+      ) => {
         const match = canonical.get(data.toLowerCase())
         if (match === undefined) {
           ;(validate as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-            { keyword: 'x-case-insensitive-enum', params: { allowedValues: allowed }, message: `must be one of ${allowed.join(', ')}` },
+            {
+              keyword: 'x-case-insensitive-enum',
+              params: { allowedValues: allowed },
+              message: `must be one of ${allowed.join(', ')}`,
+            },
           ]
           return false
         }

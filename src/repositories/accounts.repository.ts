@@ -27,10 +27,7 @@ function toAccount(row: AccountRow): AccountRow {
   return { ...row, id: Number(row.id) }
 }
 
-export async function insertAccount(
-  db: Queryable,
-  account: Omit<AccountRow, 'id'>,
-): Promise<AccountRow> {
+export async function insertAccount(db: Queryable, account: Omit<AccountRow, 'id'>): Promise<AccountRow> {
   const rows = await db.query<AccountRow>(
     `INSERT INTO accounts (name, billing_currency, pause_window_seconds, callback_url, created_at)
      VALUES ($1, $2, $3, $4, $5) RETURNING ${ACCOUNT_COLUMNS}`,

@@ -1,5 +1,7 @@
 // SQL for orders. An order is one row: its API document plus the columns that filters and the pipeline
 // query. Only this module writes the row, so the columns can never drift from the document.
+
+import { randomBytes } from 'node:crypto'
 import type { Queryable } from '../adapters/database.ts'
 import type { NewOrderIds, OrderDocument } from '../domain/order.ts'
 import type { Environment } from './accounts.repository.ts'
@@ -10,68 +12,92 @@ export interface OrderScope {
 }
 
 export interface StoredOrder {
-  document: OrderDocument
+  orderNumber: number
+  /** The order's JSON text exactly as stored and served (see migrations/0001_init.sql). */
+  documentJson: string
   onHoldUntil: Date | null
 }
 
-/** Draws the order, item and asset IDs of a new order from their sequences in one round trip. */
-export async function allocateOrderIds(db: Queryable, itemCount: number, assetCount: number): Promise<NewOrderIds> {
-  const rows = await db.query<{ ord: number | string; ori: (number | string)[]; ast: (number | string)[] }>(
-    `SELECT nextval('order_id_seq') AS ord,
-            ARRAY(SELECT nextval('order_item_id_seq') FROM generate_series(1, $1::int)) AS ori,
-            ARRAY(SELECT nextval('asset_id_seq') FROM generate_series(1, $2::int)) AS ast`,
-    [itemCount, assetCount],
-  )
-  const row = rows[0] as { ord: number | string; ori: (number | string)[]; ast: (number | string)[] }
-  return { order: Number(row.ord), items: row.ori.map(Number), assets: row.ast.map(Number) }
+/**
+ * Placeholders for the IDs of a new order, to build its document before the database draws the IDs; the
+ * random token makes them impossible to forge in merchant text (see insert_new_order in the migrations).
+ */
+export interface NewOrderIdPlaceholders {
+  token: string
+  ids: NewOrderIds
+}
+
+export function newOrderIdPlaceholders(itemCount: number, assetCount: number): NewOrderIdPlaceholders {
+  const token = `@${randomBytes(12).toString('hex')}`
+  return {
+    token,
+    ids: {
+      order: `ord_${token}:order`,
+      items: Array.from({ length: itemCount }, (_, index) => `ori_${token}:item:${index + 1}`),
+      assets: Array.from({ length: assetCount }, (_, index) => `ast_${token}:asset:${index + 1}`),
+    },
+  }
+}
+
+export interface NewOrderRow {
+  idempotencyKey: string | null
+  merchantReference: string | null
+  stage: string
+  createdAt: Date
+  onHoldUntil: Date | null
+  placeholders: NewOrderIdPlaceholders
+  /** The document's JSON text with the placeholders in place of its IDs. */
+  documentTemplate: string
 }
 
 /**
- * Inserts the order unless one with the same idempotency key exists in the scope; returns false then.
- * On PostgreSQL a concurrent insert with the same key waits for the first to commit and then does nothing,
- * which is what makes idempotency exact under concurrent identical requests.
+ * Inserts a new order in one round trip, drawing its IDs. When the idempotency key is already taken in the
+ * scope (also by a concurrent request), nothing is inserted and the existing order comes back instead.
  */
-export async function insertOrder(
+export async function insertNewOrder(
+  db: Queryable,
+  scope: OrderScope,
+  order: NewOrderRow,
+): Promise<StoredOrder & { inserted: boolean }> {
+  const rows = await db.query<{
+    result_order_number: number | string
+    result_document: string
+    result_on_hold_until: Date | null
+    result_inserted: boolean
+  }>('SELECT * FROM insert_new_order($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
+    scope.accountId,
+    scope.environment,
+    order.idempotencyKey,
+    order.merchantReference,
+    order.stage,
+    order.createdAt,
+    order.onHoldUntil,
+    order.placeholders.token,
+    order.placeholders.ids.items.length,
+    order.placeholders.ids.assets.length,
+    order.documentTemplate,
+  ])
+  const row = rows[0]
+  if (!row) throw new Error('insert_new_order returned no row')
+  return {
+    orderNumber: Number(row.result_order_number),
+    documentJson: row.result_document,
+    onHoldUntil: row.result_on_hold_until,
+    inserted: row.result_inserted,
+  }
+}
+
+export async function findOrder(
   db: Queryable,
   scope: OrderScope,
   orderNumber: number,
-  document: OrderDocument,
-  onHoldUntil: Date | null,
-): Promise<boolean> {
-  const rows = await db.query(
-    `INSERT INTO orders (id, account_id, environment, idempotency_key, merchant_reference, stage, created_at,
-                         last_updated, on_hold_until, document)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (account_id, environment, idempotency_key) DO NOTHING
-     RETURNING id`,
-    [
-      orderNumber,
-      scope.accountId,
-      scope.environment,
-      document.idempotencyKey,
-      document.merchantReference,
-      document.status.stage,
-      document.created,
-      document.lastUpdated,
-      onHoldUntil,
-      JSON.stringify(document),
-    ],
-  )
-  return rows.length > 0
-}
-
-function toStoredOrder(row: { document: OrderDocument | string; onHoldUntil: Date | null }): StoredOrder {
-  const document = typeof row.document === 'string' ? (JSON.parse(row.document) as OrderDocument) : row.document
-  return { document, onHoldUntil: row.onHoldUntil }
-}
-
-export async function findOrder(db: Queryable, scope: OrderScope, orderNumber: number): Promise<StoredOrder | undefined> {
-  const rows = await db.query<{ document: OrderDocument; onHoldUntil: Date | null }>(
-    `SELECT document, on_hold_until AS "onHoldUntil" FROM orders
+): Promise<StoredOrder | undefined> {
+  const rows = await db.query<StoredOrder>(
+    `SELECT id AS "orderNumber", document::text AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
       WHERE id = $1 AND account_id = $2 AND environment = $3`,
     [orderNumber, scope.accountId, scope.environment],
   )
-  return rows[0] && toStoredOrder(rows[0])
+  return rows[0] && { ...rows[0], orderNumber: Number(rows[0].orderNumber) }
 }
 
 export async function findOrderByIdempotencyKey(
@@ -79,12 +105,12 @@ export async function findOrderByIdempotencyKey(
   scope: OrderScope,
   idempotencyKey: string,
 ): Promise<StoredOrder | undefined> {
-  const rows = await db.query<{ document: OrderDocument; onHoldUntil: Date | null }>(
-    `SELECT document, on_hold_until AS "onHoldUntil" FROM orders
+  const rows = await db.query<StoredOrder>(
+    `SELECT id AS "orderNumber", document::text AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
       WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3`,
     [scope.accountId, scope.environment, idempotencyKey],
   )
-  return rows[0] && toStoredOrder(rows[0])
+  return rows[0] && { ...rows[0], orderNumber: Number(rows[0].orderNumber) }
 }
 
 export interface OrderListFilter {
@@ -107,8 +133,8 @@ export async function listOrders(
   db: Queryable,
   scope: OrderScope,
   filter: OrderListFilter,
-): Promise<{ orders: OrderDocument[]; hasMore: boolean }> {
-  if (filter.matchNothing) return { orders: [], hasMore: false }
+): Promise<{ ordersJson: string[]; hasMore: boolean }> {
+  if (filter.matchNothing) return { ordersJson: [], hasMore: false }
   const conditions = ['account_id = $1', 'environment = $2', '(on_hold_until IS NULL OR on_hold_until <= $3)']
   const params: unknown[] = [scope.accountId, scope.environment, filter.visibleAt]
   const add = (condition: string, value: unknown) => {
@@ -122,12 +148,12 @@ export async function listOrders(
   if (filter.orderNumbers) add('id = ANY(?::bigint[])', filter.orderNumbers)
   if (filter.merchantReferences) add('merchant_reference = ANY(?::text[])', filter.merchantReferences)
   params.push(filter.top + 1, filter.skip)
-  const rows = await db.query<{ document: OrderDocument | string }>(
-    `SELECT document FROM orders WHERE ${conditions.join(' AND ')}
+  const rows = await db.query<{ documentJson: string }>(
+    `SELECT document::text AS "documentJson" FROM orders WHERE ${conditions.join(' AND ')}
       ORDER BY id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   )
-  const documents = rows.map((row) => toStoredOrder({ document: row.document, onHoldUntil: null }).document)
-  const hasMore = documents.length > filter.top
-  return { orders: hasMore ? documents.slice(0, filter.top) : documents, hasMore }
+  const hasMore = rows.length > filter.top
+  const page = hasMore ? rows.slice(0, filter.top) : rows
+  return { ordersJson: page.map((row) => row.documentJson), hasMore }
 }

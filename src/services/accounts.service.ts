@@ -83,7 +83,11 @@ export function createAccountsService(deps: { db: Database; clock: Clock }) {
   const { db, clock } = deps
   const keyCache = new Map<string, { caller: Caller | undefined; expires: number }>()
 
-  async function issueKey(tx: Parameters<Parameters<Database['transaction']>[0]>[0], accountId: number, environment: Environment): Promise<IssuedKey> {
+  async function issueKey(
+    tx: Parameters<Parameters<Database['transaction']>[0]>[0],
+    accountId: number,
+    environment: Environment,
+  ): Promise<IssuedKey> {
     const { key, prefix } = newApiKey(environment)
     await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashApiKey(key), createdAt: clock.now() })
     return { key, prefix, environment }

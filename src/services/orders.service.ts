@@ -5,7 +5,7 @@ import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../catalogue/catalogue.ts'
 import { matchOrderItems } from '../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
-import { parseId } from '../domain/ids.ts'
+import { formatId, parseId } from '../domain/ids.ts'
 import { normaliseAmount } from '../domain/money.ts'
 import {
   buildNewOrderDocument,
@@ -13,17 +13,16 @@ import {
   METADATA_MAX_CHARACTERS,
   metadataLength,
   type NewOrder,
-  type OrderDocument,
   type Stage,
 } from '../domain/order.ts'
-import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import {
-  allocateOrderIds,
   findOrder,
   findOrderByIdempotencyKey,
-  insertOrder,
+  insertNewOrder,
   listOrders,
+  newOrderIdPlaceholders,
   type OrderScope,
   type StoredOrder,
 } from '../repositories/orders.repository.ts'
@@ -62,8 +61,12 @@ export interface CreateOrderInput {
   metadata?: Record<string, unknown> | null
 }
 
+/**
+ * Orders leave the service as their stored JSON text (keys in contract order), which the HTTP layer
+ * places in its envelope as is: reading an order costs no parse and no re-serialisation.
+ */
 export type CreateOrderResult =
-  | { outcome: 'Created' | 'AlreadyExists'; order: OrderDocument }
+  | { outcome: 'Created' | 'AlreadyExists'; orderJson: string }
   | { outcome: 'OnHold' | 'AlreadyExists'; onHold: { id: string; until: Date } }
 
 export const ORDER_LIST_STATUS_FILTERS = ['draft', 'awaitingPayment', 'inProgress', 'complete', 'cancelled'] as const
@@ -177,15 +180,20 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
 
   function existingOrderResult(existing: StoredOrder, now: Date): CreateOrderResult {
     if (existing.onHoldUntil && existing.onHoldUntil > now) {
-      return { outcome: 'AlreadyExists', onHold: { id: existing.document.id, until: existing.onHoldUntil } }
+      return {
+        outcome: 'AlreadyExists',
+        onHold: { id: formatId('ord', existing.orderNumber), until: existing.onHoldUntil },
+      }
     }
-    return { outcome: 'AlreadyExists', order: existing.document }
+    return { outcome: 'AlreadyExists', orderJson: existing.documentJson }
   }
 
   function parseOrderId(orderId: string): number {
     const number = parseId('ord', orderId)
     if (number === undefined) {
-      throw validationFailed({ orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }] })
+      throw validationFailed({
+        orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }],
+      })
     }
     return number
   }
@@ -194,49 +202,58 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
     async createOrder(caller: Caller, input: CreateOrderInput): Promise<CreateOrderResult> {
       const newOrder = toNewOrder(input)
       const scope = scopeOf(caller)
-      // Fast path for retries: no transaction and no IDs drawn when the key is already known.
+      // Fast path for retries: no IDs drawn when the key is already known.
       if (newOrder.idempotencyKey !== null) {
         const existing = await findOrderByIdempotencyKey(db, scope, newOrder.idempotencyKey)
         if (existing) return existingOrderResult(existing, clock.now())
       }
-      return db.transaction(async (tx) => {
-        const now = clock.now()
-        const ids = await allocateOrderIds(tx, newOrder.items.length, countAssets(newOrder))
-        const document = buildNewOrderDocument(newOrder, ids, now)
-        const onHoldUntil =
-          caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
-        const inserted = await insertOrder(tx, scope, ids.order, document, onHoldUntil)
-        if (!inserted) {
-          // A concurrent request with the same idempotency key committed first.
-          const existing = await findOrderByIdempotencyKey(tx, scope, newOrder.idempotencyKey as string)
-          if (!existing) throw new Error('idempotency conflict without an existing order')
-          return existingOrderResult(existing, now)
-        }
-        if (onHoldUntil) return { outcome: 'OnHold', onHold: { id: document.id, until: onHoldUntil } }
-        return { outcome: 'Created', order: document }
+      const now = clock.now()
+      const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
+      const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
+      const onHoldUntil =
+        caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
+      const stored = await insertNewOrder(db, scope, {
+        idempotencyKey: newOrder.idempotencyKey,
+        merchantReference: newOrder.merchantReference,
+        stage: document.status.stage,
+        createdAt: now,
+        onHoldUntil,
+        placeholders,
+        documentTemplate: JSON.stringify(document),
       })
+      if (!stored.inserted) return existingOrderResult(stored, now)
+      if (onHoldUntil)
+        return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
+      return { outcome: 'Created', orderJson: stored.documentJson }
     },
 
-    async getOrder(caller: Caller, orderId: string): Promise<OrderDocument> {
-      const stored = await findOrder(db, scopeOf(caller), parseOrderId(orderId))
+    /** The order's JSON text. */
+    async getOrder(caller: Caller, orderId: string): Promise<string> {
+      const orderNumber = parseOrderId(orderId)
+      const stored = await findOrder(db, scopeOf(caller), orderNumber)
       if (!stored) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
       if (stored.onHoldUntil && stored.onHoldUntil > clock.now()) {
         const until = stored.onHoldUntil.toISOString()
         throw new ServiceError(
           'EntityNotFound',
-          `Order ${stored.document.id} is on hold in the account's pause window until ${until}; it can be read once the window expires`,
+          `Order ${formatId('ord', orderNumber)} is on hold in the account's pause window until ${until}; it can be read once the window expires`,
           { onHoldUntil: until },
         )
       }
-      return stored.document
+      return stored.documentJson
     },
 
-    async listOrders(caller: Caller, input: ListOrdersInput): Promise<{ orders: OrderDocument[]; hasMore: boolean }> {
+    /** One page of orders as JSON texts, newest first. */
+    async listOrders(caller: Caller, input: ListOrdersInput): Promise<{ ordersJson: string[]; hasMore: boolean }> {
       const failures: Failures = {}
       const orderNumbers = input.orderIds?.map((id, index) => {
         const number = parseId('ord', id)
         if (number === undefined) {
-          addFailure(failures, `orderIds[${index}]`, { code: 'InvalidFormat', providedValue: id, comparisonValue: 'ord_<number>' })
+          addFailure(failures, `orderIds[${index}]`, {
+            code: 'InvalidFormat',
+            providedValue: id,
+            comparisonValue: 'ord_<number>',
+          })
         }
         return number ?? 0
       })

@@ -20,7 +20,10 @@ export interface TestDatabase {
 }
 
 /** A migrated, empty database of the given kind; `close` drops it. */
-export async function openTestDatabase(kind: TestDatabaseKind, options: { maxConnections?: number } = {}): Promise<TestDatabase> {
+export async function openTestDatabase(
+  kind: TestDatabaseKind,
+  options: { maxConnections?: number } = {},
+): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const db = await PgliteDatabase.open()
     await migrate(db)
@@ -32,7 +35,10 @@ export async function openTestDatabase(kind: TestDatabaseKind, options: { maxCon
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
   await admin.end()
-  const db = await PostgresDatabase.open(POSTGRES_TEST_URL, { searchPath: schema, maxConnections: options.maxConnections })
+  const db = await PostgresDatabase.open(POSTGRES_TEST_URL, {
+    searchPath: schema,
+    maxConnections: options.maxConnections,
+  })
   await migrate(db)
   return {
     db,

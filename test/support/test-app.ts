@@ -26,7 +26,12 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  options: { kind?: TestDatabaseKind; pauseWindowSeconds?: number; requestTimeoutMs?: number; maxConnections?: number } = {},
+  options: {
+    kind?: TestDatabaseKind
+    pauseWindowSeconds?: number
+    requestTimeoutMs?: number
+    maxConnections?: number
+  } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase(options.kind ?? 'pglite', { maxConnections: options.maxConnections })
   const clock = new ManualClock(new Date('2026-03-01T09:00:00.000Z'))

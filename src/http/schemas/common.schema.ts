@@ -11,7 +11,9 @@ export function NonBlankString(options: { maxLength: number; description?: strin
 }
 
 /** A string or null; when a string, it must not be blank. */
-export function NullableString(options: { maxLength?: number; description?: string; format?: string; pattern?: string } = {}) {
+export function NullableString(
+  options: { maxLength?: number; description?: string; format?: string; pattern?: string } = {},
+) {
   return Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: NON_BLANK_PATTERN, ...options })
 }
 

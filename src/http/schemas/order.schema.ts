@@ -11,7 +11,15 @@ import {
   STAGES,
 } from '../../domain/order.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
-import { CaseInsensitiveEnum, MoneySchema, NonBlankString, Nullable, NullableString, StringEnum, TraceParent } from './common.schema.ts'
+import {
+  CaseInsensitiveEnum,
+  MoneySchema,
+  NonBlankString,
+  Nullable,
+  NullableString,
+  StringEnum,
+  TraceParent,
+} from './common.schema.ts'
 
 // Limits of our own (the specification leaves them open); documented in docs/api.md.
 export const ORDER_LIMITS = {
@@ -160,9 +168,7 @@ const IssueSchema = Type.Object({
   objectId: Type.String(),
   errorCode: Type.String(),
   description: Type.String(),
-  authorisationDetails: Nullable(
-    Type.Object({ authorisationUrl: Type.String(), paymentDetails: MoneySchema }),
-  ),
+  authorisationDetails: Nullable(Type.Object({ authorisationUrl: Type.String(), paymentDetails: MoneySchema })),
 })
 
 const DetailState = StringEnum(DETAIL_STATES)
@@ -211,25 +217,23 @@ const BrandingSchema = Type.Object(
   Object.fromEntries(BRANDING_KEYS.map((key) => [key, Nullable(Type.Object({ url: Type.String() }))])),
 )
 
-export const OrderSchema = Type.Object(
-  {
-    id: Type.String({ description: 'Order ID, prefix ord_.' }),
-    created: Type.String({ format: 'date-time' }),
-    lastUpdated: Type.String({ format: 'date-time' }),
-    callbackUrl: Nullable(Type.String()),
-    merchantReference: Nullable(Type.String()),
-    shippingMethod: StringEnum(SHIPPING_METHODS),
-    idempotencyKey: Nullable(Type.String()),
-    status: StatusSchema,
-    charges: Type.Array(ChargeSchema),
-    shipments: Type.Array(ShipmentSchema),
-    recipient: RecipientSchema,
-    branding: Nullable(BrandingSchema),
-    items: Type.Array(ItemSchema),
-    packingSlip: Nullable(Type.Object({ url: Type.String(), status: StringEnum(PACKING_SLIP_STATUSES) })),
-    metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  },
-)
+export const OrderSchema = Type.Object({
+  id: Type.String({ description: 'Order ID, prefix ord_.' }),
+  created: Type.String({ format: 'date-time' }),
+  lastUpdated: Type.String({ format: 'date-time' }),
+  callbackUrl: Nullable(Type.String()),
+  merchantReference: Nullable(Type.String()),
+  shippingMethod: StringEnum(SHIPPING_METHODS),
+  idempotencyKey: Nullable(Type.String()),
+  status: StatusSchema,
+  charges: Type.Array(ChargeSchema),
+  shipments: Type.Array(ShipmentSchema),
+  recipient: RecipientSchema,
+  branding: Nullable(BrandingSchema),
+  items: Type.Array(ItemSchema),
+  packingSlip: Nullable(Type.Object({ url: Type.String(), status: StringEnum(PACKING_SLIP_STATUSES) })),
+  metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+})
 
 export const OrderResponseSchema = Type.Object({
   outcome: Type.String({ description: 'Created, AlreadyExists (create) or Ok (get).' }),

@@ -1,0 +1,53 @@
+// Reads and validates a catalogue file. Synchronous on purpose: it runs once at start-up (`printroute serve
+// --catalogue FILE`), and a bad catalogue must stop the process before it accepts a single order.
+
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Catalogue } from './catalogue.ts'
+import { validateCatalogueFile } from './catalogue.validation.ts'
+
+/** The catalogue bundled with printroute, built from spec/CATALOGUE-FACTS.md. */
+export const SAMPLE_CATALOGUE_PATH = fileURLToPath(new URL('./sample-catalogue.json', import.meta.url))
+const SAMPLE_CATALOGUE_NAME = 'sample-catalogue.json'
+
+/**
+ * A catalogue that cannot be used. The message has one line per problem:
+ * `catalogue <source>: <path>: <reason>`; `problems` holds the `<path>: <reason>` parts.
+ */
+export class CatalogueError extends Error {
+  readonly sourceName: string
+  readonly problems: readonly string[]
+
+  constructor(sourceName: string, problems: readonly string[]) {
+    super(problems.map((problem) => `catalogue ${sourceName}: ${problem}`).join('\n'))
+    this.name = 'CatalogueError'
+    this.sourceName = sourceName
+    this.problems = Object.freeze([...problems])
+  }
+}
+
+/** Loads a catalogue file (default: the bundled sample). Throws CatalogueError when unreadable or invalid. */
+export function loadCatalogue(filePath?: string): Catalogue {
+  const path = filePath ?? SAMPLE_CATALOGUE_PATH
+  const sourceName = filePath ?? SAMPLE_CATALOGUE_NAME
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new CatalogueError(sourceName, [`cannot be read: ${(error as Error).message}`])
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new CatalogueError(sourceName, [`is not valid JSON: ${(error as Error).message}`])
+  }
+  return parseCatalogue(json, sourceName)
+}
+
+/** Validates an already-parsed catalogue document and builds the indexed catalogue. */
+export function parseCatalogue(json: unknown, sourceName: string): Catalogue {
+  const { file, problems } = validateCatalogueFile(json)
+  if (!file || problems.length > 0) throw new CatalogueError(sourceName, problems)
+  return new Catalogue(file, sourceName)
+}

@@ -1,0 +1,561 @@
+// The loaded catalogue: an immutable, indexed view of one validated catalogue file. No I/O here (the loader
+// reads files), so domain code may import it. Everything a request needs is precomputed at load time:
+// product details (GET /v4.0/products/{sku} is a hot path), each variant's labs and `shipsTo`, the zone of
+// every country, and each lab's rates by destination zone.
+
+import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
+import type {
+  CatalogueFile,
+  CatalogueMoney,
+  Lab,
+  LabOffer,
+  PixelSize,
+  PrintArea,
+  Product,
+  ProductDetails,
+  ShippingCost,
+  ShippingRate,
+  TaxRate,
+  Variant,
+  VariantEntry,
+  Zone,
+} from './catalogue.types.ts'
+import {
+  convertMinorUnits,
+  parseMoneyToMinor,
+  parsePercentToBasisPoints,
+  parseRateToMillionths,
+} from './catalogue-money.ts'
+import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
+
+/** The print area an asset goes to when it names none (specification, Asset). */
+export const DEFAULT_PRINT_AREA = 'default'
+
+/** A lab that can make a variant and ship it to a destination by a method, with the rate it would charge. */
+export interface LabOption {
+  readonly offer: LabOffer
+  readonly rate: ShippingRate
+}
+
+/** One line of a shipment for pricing: how many units of which shipping class. */
+export interface ShipmentUnits {
+  readonly shippingClass: string
+  readonly copies: number
+}
+
+/**
+ * Every combination of attribute values, first attribute varying slowest:
+ * {a:[1,2], b:[x,y]} -> [{a:1,b:x}, {a:1,b:y}, {a:2,b:x}, {a:2,b:y}]. No attributes -> one empty combination.
+ */
+export function attributeCombinations(
+  attributes: Readonly<Record<string, readonly string[]>>,
+): Record<string, string>[] {
+  let combinations: Record<string, string>[] = [{}]
+  for (const [name, values] of Object.entries(attributes)) {
+    const next: Record<string, string>[] = []
+    for (const combination of combinations) {
+      for (const value of values) next.push({ ...combination, [name]: value })
+    }
+    combinations = next
+  }
+  return combinations
+}
+
+/** `GLOBAL-CAN-10x10{edge=38mm,wrap=Black}`: readable, stable, used as a map key and in messages. */
+export function variantKey(sku: string, attributes: Readonly<Record<string, string>>): string {
+  const parts = Object.entries(attributes).map(([name, value]) => `${name}=${value}`)
+  return `${sku}{${parts.join(',')}}`
+}
+
+/** True when every name in `when` is in `attributes` with the same value (exact spelling). */
+export function attributesInclude(
+  attributes: Readonly<Record<string, string>>,
+  when: Readonly<Record<string, string>>,
+): boolean {
+  return Object.entries(when).every(([name, value]) => attributes[name] === value)
+}
+
+/** Lower-cased values in product attribute order: the case-insensitive lookup key of a variant. */
+function lookupKey(product: Product, attributes: Readonly<Record<string, string>>): string | undefined {
+  const parts: string[] = []
+  for (const name of Object.keys(product.attributes)) {
+    const value = attributes[name]
+    if (value === undefined) return undefined
+    parts.push(value.toLowerCase())
+  }
+  return parts.join('\u0000')
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
+}
+
+function money(amount: string, currency: string): CatalogueMoney {
+  const minor = parseMoneyToMinor(amount)
+  if (minor === undefined) throw new Error(`catalogue: unvalidated money string ${JSON.stringify(amount)}`)
+  return { minor, currency }
+}
+
+/** Builds the immutable catalogue from a file the loader has already validated and canonicalised. */
+export class Catalogue {
+  /** Where it came from, for logs and error messages ("sample-catalogue.json"). */
+  readonly sourceName: string
+  readonly name: string
+  readonly products: readonly Product[]
+  readonly labs: readonly Lab[]
+  readonly zones: readonly Zone[]
+  /** Smallest first; a shipment is charged at its largest class (see `shipmentCost`). */
+  readonly shippingClasses: readonly string[]
+  readonly baseCurrency: string
+  /** Every currency the rate table knows, as written in the file. */
+  readonly currencies: readonly string[]
+
+  readonly #productsBySku = new Map<string, Product>()
+  readonly #variantsByLookupKey = new Map<Product, Map<string, Variant>>()
+  readonly #productDetails = new Map<Product, ProductDetails>()
+  readonly #productDetailsJson = new Map<Product, string>()
+  readonly #labsByCode = new Map<string, Lab>()
+  /** lab code -> zone name -> method -> rate */
+  readonly #ratesByLab = new Map<string, Map<string, Map<ShippingMethod, ShippingRate>>>()
+  readonly #zonesByCountry = new Map<string, Zone>()
+  readonly #restOfWorldZone: Zone | undefined
+  readonly #taxRates = new Map<string, TaxRate>()
+  readonly #currencyRates = new Map<string, bigint>()
+  readonly #shippingClassRank = new Map<string, number>()
+
+  constructor(file: CatalogueFile, sourceName: string) {
+    this.sourceName = sourceName
+    this.name = file.name
+    this.shippingClasses = Object.freeze([...file.shippingClasses])
+    file.shippingClasses.forEach((shippingClass, rank) => {
+      this.#shippingClassRank.set(shippingClass, rank)
+    })
+
+    this.baseCurrency = file.currencies.base
+    for (const [code, rate] of Object.entries(file.currencies.rates)) {
+      const millionths = parseRateToMillionths(rate)
+      if (millionths === undefined) throw new Error(`catalogue: unvalidated rate ${code}`)
+      this.#currencyRates.set(code, millionths)
+    }
+    this.currencies = Object.freeze([...this.#currencyRates.keys()])
+
+    this.zones = this.#buildZones(file)
+    this.#restOfWorldZone = this.zones.find((zone) => zone.restOfWorld)
+
+    for (const [countryCode, entry] of Object.entries(file.taxRates)) {
+      const basisPoints = parsePercentToBasisPoints(entry.ratePercent)
+      if (basisPoints === undefined) throw new Error(`catalogue: unvalidated tax rate ${countryCode}`)
+      this.#taxRates.set(
+        countryCode,
+        deepFreeze({
+          countryCode,
+          name: entry.name,
+          ratePercent: entry.ratePercent,
+          basisPoints,
+          salesTaxNotComputed: entry.salesTaxNotComputed === true,
+        }),
+      )
+    }
+
+    this.labs = Object.freeze(file.labs.map((entry) => this.#buildLab(entry)))
+    this.products = Object.freeze(file.products.map((entry) => this.#buildProduct(file, entry)))
+    for (const product of this.products) {
+      const details = this.#buildProductDetails(product)
+      this.#productDetails.set(product, details)
+      this.#productDetailsJson.set(product, JSON.stringify(details))
+    }
+  }
+
+  // ---- products and variants ----------------------------------------------------------------------------
+
+  /** Case-insensitive SKU lookup; the product carries the catalogue's spelling. */
+  findProduct(sku: string): Product | undefined {
+    return this.#productsBySku.get(sku.toLowerCase())
+  }
+
+  /** The `product` member of GET /v4.0/products/{sku}, keys in contract order; undefined for an unknown SKU. */
+  productDetails(sku: string): ProductDetails | undefined {
+    const product = this.findProduct(sku)
+    return product && this.#productDetails.get(product)
+  }
+
+  /** `productDetails(sku)` already serialised, for the HTTP layer's hot path. */
+  productDetailsJson(sku: string): string | undefined {
+    const product = this.findProduct(sku)
+    return product && this.#productDetailsJson.get(product)
+  }
+
+  /**
+   * The variant with these attributes: names and values matched case-insensitively; attributes with a single
+   * allowed value may be omitted. Undefined when an attribute is unknown, missing or has an invalid value.
+   */
+  findVariant(sku: string, attributes: Readonly<Record<string, string>> = {}): Variant | undefined {
+    const product = this.findProduct(sku)
+    if (!product) return undefined
+    const canonical: Record<string, string> = {}
+    for (const [name, allowed] of Object.entries(product.attributes)) {
+      if (allowed.length === 1 && allowed[0] !== undefined) canonical[name] = allowed[0]
+    }
+    for (const [givenName, value] of Object.entries(attributes)) {
+      const name = Object.keys(product.attributes).find((known) => known.toLowerCase() === givenName.toLowerCase())
+      if (name === undefined) return undefined
+      canonical[name] = value
+    }
+    const key = lookupKey(product, canonical)
+    return key === undefined ? undefined : this.#variantsByLookupKey.get(product)?.get(key)
+  }
+
+  // ---- labs, zones, shipping ----------------------------------------------------------------------------
+
+  findLab(code: string): Lab | undefined {
+    return this.#labsByCode.get(code.toLowerCase())
+  }
+
+  /**
+   * A country is known when it is a valid ISO 3166-1 alpha-2 code and some zone covers it: a zone lists it, or
+   * the catalogue has a rest-of-world zone. Letter case is ignored ("gb" = "GB").
+   */
+  isKnownCountry(countryCode: string): boolean {
+    return this.zoneFor(countryCode) !== undefined
+  }
+
+  /** The destination zone of a country, or undefined when the country is invalid or no zone covers it. */
+  zoneFor(countryCode: string): Zone | undefined {
+    const code = countryCode.toUpperCase()
+    if (!isIsoCountryCode(code)) return undefined
+    return this.#zonesByCountry.get(code) ?? this.#restOfWorldZone
+  }
+
+  /** The rate a lab charges to ship by `method` to a country, or undefined when it does not ship that way. */
+  shippingRate(labCode: string, method: ShippingMethod, countryCode: string): ShippingRate | undefined {
+    const zone = this.zoneFor(countryCode)
+    if (!zone) return undefined
+    return this.#ratesByLab.get(labCode.toLowerCase())?.get(zone.name)?.get(method)
+  }
+
+  /** Every rate a lab offers to a country, slowest method first. */
+  shippingRatesFrom(labCode: string, countryCode: string): readonly ShippingRate[] {
+    const zone = this.zoneFor(countryCode)
+    const byMethod = zone && this.#ratesByLab.get(labCode.toLowerCase())?.get(zone.name)
+    return byMethod ? SHIPPING_METHODS.flatMap((method) => byMethod.get(method) ?? []) : []
+  }
+
+  /**
+   * The labs that make `variant` and ship it to the country by `method`, each with its rate: the candidates lab
+   * allocation and quotes choose from. Sorted by lab code.
+   */
+  labOptions(variant: Variant, countryCode: string, method: ShippingMethod): readonly LabOption[] {
+    const options: LabOption[] = []
+    for (const offer of variant.offers) {
+      const rate = this.shippingRate(offer.lab.code, method, countryCode)
+      if (rate) options.push({ offer, rate })
+    }
+    return options
+  }
+
+  /** True when some lab making the variant ships to the country by any method. */
+  variantShipsTo(variant: Variant, countryCode: string): boolean {
+    return this.shippingMethodsForVariant(variant, countryCode).length > 0
+  }
+
+  /** Methods by which some lab making the variant ships to the country, slowest first. */
+  shippingMethodsForVariant(variant: Variant, countryCode: string): readonly ShippingMethod[] {
+    return SHIPPING_METHODS.filter((method) => this.labOptions(variant, countryCode, method).length > 0)
+  }
+
+  /**
+   * Methods that can serve a whole order: for each method, every variant must have a lab that makes it and
+   * ships to the country by that method (items may still come from different labs, as separate shipments).
+   * With no variants: every method some lab offers to the country.
+   */
+  shippingMethodsFor(countryCode: string, variants: readonly Variant[]): ShippingMethod[] {
+    if (variants.length === 0) {
+      return SHIPPING_METHODS.filter((method) =>
+        this.labs.some((lab) => this.shippingRate(lab.code, method, countryCode)),
+      )
+    }
+    return SHIPPING_METHODS.filter((method) =>
+      variants.every((variant) => this.labOptions(variant, countryCode, method).length > 0),
+    )
+  }
+
+  /**
+   * Shipping cost of one shipment at `rate`: the largest shipping class among the units pays `perShipment` once;
+   * every other unit (each copy counts) pays `perAdditionalItem` of its own class. In the lab's currency.
+   */
+  shipmentCost(rate: ShippingRate, units: readonly ShipmentUnits[]): CatalogueMoney {
+    const currency = this.#labsByCode.get(rate.labCode)?.currency ?? this.baseCurrency
+    let largest: ShipmentUnits | undefined
+    for (const line of units) {
+      if (line.copies <= 0) continue
+      if (!largest || this.#rankOf(line.shippingClass) > this.#rankOf(largest.shippingClass)) largest = line
+    }
+    if (!largest) return { minor: 0n, currency }
+    let minor = this.#costOf(rate, largest.shippingClass).perShipment.minor
+    for (const line of units) {
+      if (line.copies <= 0) continue
+      const additionalCopies = line === largest ? line.copies - 1 : line.copies
+      minor += BigInt(additionalCopies) * this.#costOf(rate, line.shippingClass).perAdditionalItem.minor
+    }
+    return { minor, currency }
+  }
+
+  // ---- production cost, tax, currency -------------------------------------------------------------------
+
+  /**
+   * Production cost of one copy from `offer`: the unit cost, plus for page-priced products every page beyond the
+   * product's base pages at the offer's per-page cost. `pageCount` is ignored for products not priced by page.
+   */
+  costPerCopy(product: Product, offer: LabOffer, pageCount: number | null): CatalogueMoney {
+    const pricing = product.pagePricing
+    if (!pricing || !offer.perAdditionalPageCost || pageCount === null) return offer.unitCost
+    const additionalPages = BigInt(Math.max(0, pageCount - pricing.basePages))
+    return {
+      minor: offer.unitCost.minor + additionalPages * offer.perAdditionalPageCost.minor,
+      currency: offer.unitCost.currency,
+    }
+  }
+
+  /** Tax charged on items and shipping to a country; a zero rate (name null) where the catalogue lists none. */
+  taxRate(countryCode: string): TaxRate {
+    const code = countryCode.toUpperCase()
+    return (
+      this.#taxRates.get(code) ??
+      Object.freeze({ countryCode: code, name: null, ratePercent: '0', basisPoints: 0, salesTaxNotComputed: false })
+    )
+  }
+
+  isKnownCurrency(code: string): boolean {
+    return this.#currencyRates.has(code.toUpperCase())
+  }
+
+  /**
+   * Converts minor units between currencies through the base-currency rates, exactly, rounding half-up (away
+   * from zero) to whole minor units once. Throws RangeError for a currency the rate table does not know.
+   */
+  convertMinorUnits(minor: bigint, fromCurrency: string, toCurrency: string): bigint {
+    const from = this.#currencyRates.get(fromCurrency.toUpperCase())
+    const to = this.#currencyRates.get(toCurrency.toUpperCase())
+    if (from === undefined) throw new RangeError(`unknown currency ${fromCurrency}`)
+    if (to === undefined) throw new RangeError(`unknown currency ${toCurrency}`)
+    if (from === to) return minor
+    return convertMinorUnits(minor, from, to)
+  }
+
+  convertMoney(amount: CatalogueMoney, toCurrency: string): CatalogueMoney {
+    const currency = toCurrency.toUpperCase()
+    return { minor: this.convertMinorUnits(amount.minor, amount.currency, currency), currency }
+  }
+
+  // ---- construction -------------------------------------------------------------------------------------
+
+  #rankOf(shippingClass: string): number {
+    const rank = this.#shippingClassRank.get(shippingClass)
+    if (rank === undefined) throw new RangeError(`unknown shipping class ${shippingClass}`)
+    return rank
+  }
+
+  #costOf(rate: ShippingRate, shippingClass: string): ShippingCost {
+    const cost = rate.costs[shippingClass]
+    if (!cost) throw new RangeError(`rate ${rate.labCode}/${rate.method}/${rate.zone} does not price ${shippingClass}`)
+    return cost
+  }
+
+  #buildZones(file: CatalogueFile): readonly Zone[] {
+    const zones: Zone[] = []
+    let restOfWorldName: string | undefined
+    for (const [name, entry] of Object.entries(file.zones)) {
+      if ('restOfWorld' in entry) {
+        restOfWorldName = name
+        continue
+      }
+      const zone = deepFreeze({ name, countries: [...entry.countries].sort(), restOfWorld: false })
+      for (const country of zone.countries) this.#zonesByCountry.set(country, zone)
+      zones.push(zone)
+    }
+    if (restOfWorldName !== undefined) {
+      const unlisted = ISO_COUNTRY_CODES.filter((code) => !this.#zonesByCountry.has(code))
+      zones.push(deepFreeze({ name: restOfWorldName, countries: unlisted, restOfWorld: true }))
+    }
+    return Object.freeze(zones)
+  }
+
+  #buildLab(entry: CatalogueFile['labs'][number]): Lab {
+    const byZone = new Map<string, Map<ShippingMethod, ShippingRate>>()
+    const shippingRates = entry.shippingRates.map((rateEntry): ShippingRate => {
+      const costs: Record<string, ShippingCost> = {}
+      for (const [shippingClass, cost] of Object.entries(rateEntry.costs)) {
+        costs[shippingClass] = {
+          perShipment: money(cost.perShipment, entry.currency),
+          perAdditionalItem: money(cost.perAdditionalItem, entry.currency),
+        }
+      }
+      const rate = deepFreeze({
+        labCode: entry.code,
+        method: rateEntry.method,
+        zone: rateEntry.zone,
+        carrier: rateEntry.carrier,
+        service: rateEntry.service,
+        tracked: rateEntry.tracked,
+        costs,
+      })
+      const byMethod = byZone.get(rate.zone) ?? new Map<ShippingMethod, ShippingRate>()
+      byMethod.set(rate.method, rate)
+      byZone.set(rate.zone, byMethod)
+      return rate
+    })
+    const lab = deepFreeze({
+      code: entry.code,
+      name: entry.name,
+      countryCode: entry.countryCode,
+      currency: entry.currency,
+      defaultPrintFileFormat: entry.defaultPrintFileFormat,
+      shippingRates,
+    })
+    this.#labsByCode.set(lab.code.toLowerCase(), lab)
+    this.#ratesByLab.set(lab.code.toLowerCase(), byZone)
+    return lab
+  }
+
+  #buildProduct(file: CatalogueFile, entry: CatalogueFile['products'][number]): Product {
+    const attributes = entry.attributes ?? {}
+    const printAreas: Record<string, PrintArea> = {}
+    for (const [name, area] of Object.entries(entry.printAreas)) {
+      printAreas[name] = {
+        name,
+        required: area.required,
+        size: { horizontalResolution: area.horizontalResolution, verticalResolution: area.verticalResolution },
+      }
+    }
+    const pagePricing = entry.pagePricing
+      ? {
+          pageCountPrintArea: entry.pagePricing.pageCountPrintArea ?? DEFAULT_PRINT_AREA,
+          basePages: entry.pagePricing.basePages,
+          minimumPages: entry.pagePricing.minimumPages,
+          maximumPages: entry.pagePricing.maximumPages,
+        }
+      : null
+
+    // Explicit variants or every combination; then each variant's sizes: product sizes, overrides in order,
+    // then the explicit variant's own sizes.
+    const variantEntries: readonly VariantEntry[] =
+      entry.variants ?? attributeCombinations(attributes).map((combination) => ({ attributes: combination }))
+    const shipsToCache = new Map<string, readonly string[]>()
+    const variants = variantEntries.map((variantEntry): Variant => {
+      const printAreaSizes: Record<string, PixelSize> = {}
+      for (const area of Object.values(printAreas)) printAreaSizes[area.name] = area.size
+      for (const override of entry.variantOverrides ?? []) {
+        if (!attributesInclude(variantEntry.attributes, override.when)) continue
+        Object.assign(printAreaSizes, copySizes(override.printAreaSizes))
+      }
+      if (variantEntry.printAreaSizes) {
+        Object.assign(printAreaSizes, copySizes(variantEntry.printAreaSizes))
+      }
+      const offers = this.#offersFor(file, entry.sku, variantEntry.attributes)
+      return {
+        sku: entry.sku,
+        key: variantKey(entry.sku, variantEntry.attributes),
+        attributes: { ...variantEntry.attributes },
+        printAreaSizes,
+        offers,
+        shipsTo: this.#shipsTo(offers, shipsToCache),
+      }
+    })
+
+    const product: Product = deepFreeze({
+      sku: entry.sku,
+      description: entry.description,
+      category: entry.category,
+      shippingClass: entry.shippingClass,
+      productDimensions: { ...entry.productDimensions },
+      attributes: Object.fromEntries(Object.entries(attributes).map(([name, values]) => [name, [...values]])),
+      printAreas,
+      pagePricing,
+      variants,
+    })
+    this.#productsBySku.set(product.sku.toLowerCase(), product)
+    const byKey = new Map<string, Variant>()
+    for (const variant of product.variants) {
+      const key = lookupKey(product, variant.attributes)
+      if (key !== undefined) byKey.set(key, variant)
+    }
+    this.#variantsByLookupKey.set(product, byKey)
+    return product
+  }
+
+  #offersFor(file: CatalogueFile, sku: string, attributes: Readonly<Record<string, string>>): LabOffer[] {
+    const offers: LabOffer[] = []
+    for (const labEntry of file.labs) {
+      const lab = this.#labsByCode.get(labEntry.code.toLowerCase())
+      if (!lab) continue
+      const made = labEntry.products.find(
+        (labProduct) =>
+          labProduct.sku === sku &&
+          Object.entries(labProduct.attributes ?? {}).every(([name, values]) => {
+            const value = attributes[name]
+            return value !== undefined && values.includes(value)
+          }),
+      )
+      if (!made) continue
+      offers.push({
+        lab,
+        unitCost: money(made.unitCost, lab.currency),
+        perAdditionalPageCost:
+          made.perAdditionalPageCost === undefined ? null : money(made.perAdditionalPageCost, lab.currency),
+        printFileFormat: made.printFileFormat ?? lab.defaultPrintFileFormat,
+      })
+    }
+    return offers.sort((a, b) => (a.lab.code < b.lab.code ? -1 : a.lab.code > b.lab.code ? 1 : 0))
+  }
+
+  /** Union of the countries of every zone the offering labs have any rate to; shared between variants. */
+  #shipsTo(offers: readonly LabOffer[], cache: Map<string, readonly string[]>): readonly string[] {
+    const cacheKey = offers.map((offer) => offer.lab.code).join(',')
+    const cached = cache.get(cacheKey)
+    if (cached) return cached
+    const countries = new Set<string>()
+    for (const offer of offers) {
+      for (const zoneName of this.#ratesByLab.get(offer.lab.code.toLowerCase())?.keys() ?? []) {
+        const zone = this.zones.find((candidate) => candidate.name === zoneName)
+        for (const country of zone?.countries ?? []) countries.add(country)
+      }
+    }
+    const sorted = Object.freeze([...countries].sort())
+    cache.set(cacheKey, sorted)
+    return sorted
+  }
+
+  #buildProductDetails(product: Product): ProductDetails {
+    // Fresh objects in contract key order: sku, description, productDimensions, attributes, printAreas, variants.
+    const printAreas: Record<string, { required: boolean }> = {}
+    for (const area of Object.values(product.printAreas)) printAreas[area.name] = { required: area.required }
+    return deepFreeze({
+      sku: product.sku,
+      description: product.description,
+      productDimensions: {
+        width: product.productDimensions.width,
+        height: product.productDimensions.height,
+        units: product.productDimensions.units,
+      },
+      attributes: Object.fromEntries(Object.entries(product.attributes).map(([name, values]) => [name, [...values]])),
+      printAreas,
+      variants: product.variants.map((variant) => ({
+        attributes: { ...variant.attributes },
+        shipsTo: [...variant.shipsTo],
+        printAreaSizes: copySizes(variant.printAreaSizes),
+      })),
+    })
+  }
+}
+
+function copySizes(sizes: Readonly<Record<string, PixelSize>>): Record<string, PixelSize> {
+  const copy: Record<string, PixelSize> = {}
+  for (const [area, size] of Object.entries(sizes)) {
+    copy[area] = { horizontalResolution: size.horizontalResolution, verticalResolution: size.verticalResolution }
+  }
+  return copy
+}

@@ -1,0 +1,283 @@
+// Types of the product catalogue, in two halves:
+//  1. `CatalogueFile` and its parts: the JSON file exactly as an operator writes it (docs/catalogue.md).
+//     Money there is a decimal string ("12.50"), never a JSON number.
+//  2. The loaded, indexed objects the rest of the service reads (`Product`, `Variant`, `Lab`, ...).
+//     Money there is integer minor units (`bigint`) plus a currency code, the same shape as domain/money.ts.
+// Wire shapes (`ProductDetails`) follow CONTRACT.md "Product GET /v4.0/products/{sku}" key by key.
+
+import type { ShippingMethod } from '../domain/shipping-methods.ts'
+
+/** Print-file formats a lab can ask for; the renderer writes one of these per shipment item. */
+export const PRINT_FILE_FORMATS = ['jpeg', 'png', 'pdf', 'tiff'] as const
+export type PrintFileFormat = (typeof PRINT_FILE_FORMATS)[number]
+
+/** The only format version this code reads; bump it when a change would make old files mean something else. */
+export const CATALOGUE_FORMAT_VERSION = 1
+
+// ---------------------------------------------------------------------------------------------------------
+// 1. The JSON file
+// ---------------------------------------------------------------------------------------------------------
+
+export interface CatalogueFile {
+  formatVersion: typeof CATALOGUE_FORMAT_VERSION
+  /** Free text shown in logs ("printroute sample catalogue"). */
+  name: string
+  currencies: CurrencyTableEntry
+  /** Parcel sizes, smallest first. Every product has one; shipping rates are priced per class. */
+  shippingClasses: string[]
+  /** Zone name -> the countries in it, or the single rest-of-world zone (every valid country not listed elsewhere). */
+  zones: Record<string, ZoneEntry>
+  /** Destination country -> tax charged on items and shipping. Countries not listed are charged no tax. */
+  taxRates: Record<string, TaxRateEntry>
+  products: ProductEntry[]
+  labs: LabEntry[]
+}
+
+export interface CurrencyTableEntry {
+  /** The currency every rate is quoted against; its own rate must be "1". */
+  base: string
+  /** Currency code -> units of that currency per one unit of `base`, a decimal string ("1.3100"). */
+  rates: Record<string, string>
+}
+
+export type ZoneEntry = { countries: string[] } | { restOfWorld: true }
+
+export interface TaxRateEntry {
+  /** "VAT", "GST", "Sales tax". */
+  name: string
+  /** Percent as a decimal string: "20", "25.5", "0". */
+  ratePercent: string
+  /** True where tax exists but is not computed (US sales tax): quotes then carry a warning issue. */
+  salesTaxNotComputed?: boolean
+}
+
+export interface PixelSizeEntry {
+  horizontalResolution: number
+  verticalResolution: number
+}
+
+export interface PrintAreaEntry extends PixelSizeEntry {
+  required: boolean
+}
+
+export interface ProductEntry {
+  /** Unique case-insensitively; letters, digits, `-`, `_` and `.` so it is safe in a URL path. */
+  sku: string
+  description: string
+  /** Free grouping word for people and reports: "canvas", "apparel", "photobook", ... */
+  category: string
+  /** One of the catalogue's `shippingClasses`. */
+  shippingClass: string
+  productDimensions: { width: number; height: number; units: string }
+  /** Attribute name -> allowed values in display order. Omitted or {} = no attributes. */
+  attributes?: Record<string, string[]>
+  /** Print area name (lower case) -> whether an asset is required, and the recommended pixel size. */
+  printAreas: Record<string, PrintAreaEntry>
+  /**
+   * Explicit variant list. Omitted = every combination of the attribute values (the cartesian product).
+   * Each entry names one value for every attribute and may override print-area pixel sizes.
+   */
+  variants?: VariantEntry[]
+  /** Pixel-size overrides for every variant whose attributes include all of `when` (applied in order). */
+  variantOverrides?: VariantOverrideEntry[]
+  /** Present when the product is priced by page count (books): the page asset must carry `pageCount`. */
+  pagePricing?: PagePricingEntry
+}
+
+export interface VariantEntry {
+  attributes: Record<string, string>
+  printAreaSizes?: Record<string, PixelSizeEntry>
+}
+
+export interface VariantOverrideEntry {
+  when: Record<string, string>
+  printAreaSizes: Record<string, PixelSizeEntry>
+}
+
+export interface PagePricingEntry {
+  /** The print area whose asset is the page file and carries `pageCount`; default "default". */
+  pageCountPrintArea?: string
+  /** Pages included in the lab's unit cost; every page beyond costs the lab's `perAdditionalPageCost`. */
+  basePages: number
+  minimumPages: number
+  maximumPages: number
+}
+
+export interface LabEntry {
+  /** Lower-case code shown in shipments' `fulfillmentLocation.labCode` ("uk6", "prodigi_gb2"). */
+  code: string
+  name: string
+  /** Where the lab ships from (`fulfillmentLocation.countryCode`). */
+  countryCode: string
+  /** Currency of every cost below. */
+  currency: string
+  defaultPrintFileFormat: PrintFileFormat
+  products: LabProductEntry[]
+  shippingRates: ShippingRateEntry[]
+}
+
+export interface LabProductEntry {
+  sku: string
+  /** Restricts the lab to these values (attribute name -> subset of the product's values). Omitted = all. */
+  attributes?: Record<string, string[]>
+  /** Production cost of one copy, in the lab's currency. */
+  unitCost: string
+  /** Required for page-priced products: cost of each page beyond the product's `basePages`. */
+  perAdditionalPageCost?: string
+  /** Overrides the lab's `defaultPrintFileFormat` for this product. */
+  printFileFormat?: PrintFileFormat
+}
+
+export interface ShippingRateEntry {
+  method: ShippingMethod
+  zone: string
+  carrier: string
+  service: string
+  tracked: boolean
+  /** Shipping class -> cost; must price every class of the products this lab makes. */
+  costs: Record<string, ShippingCostEntry>
+}
+
+export interface ShippingCostEntry {
+  /** Charged once per shipment, for the shipment's largest shipping class. */
+  perShipment: string
+  /** Charged for every further unit (copy) in the shipment, at that unit's own class. */
+  perAdditionalItem: string
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 2. The loaded catalogue
+// ---------------------------------------------------------------------------------------------------------
+
+/** Integer minor units (pence, cents) and an ISO 4217 code; structurally the same as domain/money.ts `Money`. */
+export interface CatalogueMoney {
+  readonly minor: bigint
+  readonly currency: string
+}
+
+export interface PixelSize {
+  readonly horizontalResolution: number
+  readonly verticalResolution: number
+}
+
+export interface PrintArea {
+  /** Lower case, as returned on the wire. */
+  readonly name: string
+  readonly required: boolean
+  /** The product-level recommended size; a variant may differ (see `Variant.printAreaSizes`). */
+  readonly size: PixelSize
+}
+
+export interface PagePricing {
+  readonly pageCountPrintArea: string
+  readonly basePages: number
+  readonly minimumPages: number
+  readonly maximumPages: number
+}
+
+export interface ProductDimensions {
+  readonly width: number
+  readonly height: number
+  readonly units: string
+}
+
+export interface Product {
+  /** The catalogue's spelling; lookups are case-insensitive but this is what goes back on the wire. */
+  readonly sku: string
+  readonly description: string
+  readonly category: string
+  readonly shippingClass: string
+  readonly productDimensions: ProductDimensions
+  /** Attribute name -> allowed values, in catalogue order. */
+  readonly attributes: Readonly<Record<string, readonly string[]>>
+  readonly printAreas: Readonly<Record<string, PrintArea>>
+  readonly pagePricing: PagePricing | null
+  readonly variants: readonly Variant[]
+}
+
+export interface Variant {
+  /** The product's canonical SKU. */
+  readonly sku: string
+  /** Stable readable identity: `GLOBAL-CAN-10x10{edge=38mm,wrap=Black}`; attributes in product order. */
+  readonly key: string
+  /** One value for every product attribute (single-valued ones included), canonical spelling, product order. */
+  readonly attributes: Readonly<Record<string, string>>
+  readonly printAreaSizes: Readonly<Record<string, PixelSize>>
+  /** Labs that make this variant, sorted by lab code. Never empty (the loader refuses orphan variants). */
+  readonly offers: readonly LabOffer[]
+  /** Countries at least one of those labs ships to, by any method; sorted. */
+  readonly shipsTo: readonly string[]
+}
+
+export interface LabOffer {
+  readonly lab: Lab
+  /** Production cost of one copy in the lab's currency (base pages included for books). */
+  readonly unitCost: CatalogueMoney
+  /** Cost per page beyond `pagePricing.basePages`; null for products not priced by page. */
+  readonly perAdditionalPageCost: CatalogueMoney | null
+  readonly printFileFormat: PrintFileFormat
+}
+
+export interface Lab {
+  readonly code: string
+  readonly name: string
+  readonly countryCode: string
+  readonly currency: string
+  readonly defaultPrintFileFormat: PrintFileFormat
+  readonly shippingRates: readonly ShippingRate[]
+}
+
+export interface ShippingCost {
+  readonly perShipment: CatalogueMoney
+  readonly perAdditionalItem: CatalogueMoney
+}
+
+export interface ShippingRate {
+  readonly labCode: string
+  readonly method: ShippingMethod
+  readonly zone: string
+  readonly carrier: string
+  readonly service: string
+  readonly tracked: boolean
+  /** Shipping class -> cost, in the lab's currency. */
+  readonly costs: Readonly<Record<string, ShippingCost>>
+}
+
+export interface Zone {
+  readonly name: string
+  /** Sorted. For the rest-of-world zone: every valid country no other zone lists. */
+  readonly countries: readonly string[]
+  readonly restOfWorld: boolean
+}
+
+export interface TaxRate {
+  readonly countryCode: string
+  /** "VAT", "GST", "Sales tax"; null for a country the catalogue lists no tax for. */
+  readonly name: string | null
+  /** As written in the catalogue ("20", "25.5"); "0" for unlisted countries. */
+  readonly ratePercent: string
+  /** Hundredths of a percent: 20% = 2000, 25.5% = 2550. */
+  readonly basisPoints: number
+  readonly salesTaxNotComputed: boolean
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Wire shape of GET /v4.0/products/{sku} (`product` member); key order matters to clients that diff bodies.
+// Typed as plain (mutable) JSON so it fits the HTTP response schema, but the objects are deep-frozen at runtime:
+// they are shared by every request.
+// ---------------------------------------------------------------------------------------------------------
+
+export interface ProductDetails {
+  sku: string
+  description: string
+  productDimensions: { width: number; height: number; units: string }
+  attributes: Record<string, string[]>
+  printAreas: Record<string, { required: boolean }>
+  variants: ProductDetailsVariant[]
+}
+
+export interface ProductDetailsVariant {
+  attributes: Record<string, string>
+  shipsTo: string[]
+  printAreaSizes: Record<string, { horizontalResolution: number; verticalResolution: number }>
+}
