@@ -16,6 +16,7 @@ export type FailureCode =
   | 'MustBeGreaterThanOrEqualTo'
   | 'MustBeLessThanOrEqualTo'
   | 'MalformedJson'
+  | 'TooDeeplyNested'
   | 'NotAValidCountryCode'
   | 'UnknownSku'
   | 'UnknownAttribute'
@@ -39,11 +40,14 @@ export interface Failure {
 
 export type Failures = Record<string, Failure[]>
 
-/** Adds one failure under `path`, keeping every failure already recorded there. */
+/**
+ * Adds one failure under `path`, keeping every failure already recorded there. Paths come from request
+ * field names, so `constructor` or `__proto__` must be treated as plain keys, never as inherited members.
+ */
 export function addFailure(failures: Failures, path: string, failure: Failure): void {
-  const list = failures[path]
+  const list = Object.hasOwn(failures, path) ? failures[path] : undefined
   if (list) list.push(failure)
-  else failures[path] = [failure]
+  else Object.defineProperty(failures, path, { value: [failure], enumerable: true, writable: true, configurable: true })
 }
 
 export function hasFailures(failures: Failures): boolean {

@@ -2,7 +2,6 @@
 // services' ServiceErrors onto the contract's outcomes; the not-found handler distinguishes an unknown
 // endpoint from a discontinued API version; unregistered methods on known paths answer 405.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Failures } from '../domain/failures.ts'
 import { type ErrorOutcome, ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { RequestValidationError } from './validation.ts'
 
@@ -24,19 +23,24 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: S
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(request, error))
 }
 
-export class MalformedJsonError extends Error {}
+export class MalformedJsonError extends Error {
+  readonly code: 'MalformedJson' | 'TooDeeplyNested'
+
+  constructor(message: string, code: 'MalformedJson' | 'TooDeeplyNested' = 'MalformedJson') {
+    super(message)
+    this.code = code
+  }
+}
 
 function serviceErrorOf(error: FastifyError | Error, request: FastifyRequest): ServiceError {
   if (error instanceof ServiceError) return error
-  if (error instanceof RequestValidationError) {
-    const failures: Failures = {}
-    for (const [path, list] of Object.entries(error.failures)) failures[path === '' ? 'body' : path] = list
-    return validationFailed(failures)
-  }
+  if (error instanceof RequestValidationError) return validationFailed(error.failures)
   if (error instanceof MalformedJsonError) {
     return validationFailed(
-      { body: [{ code: 'MalformedJson', providedValue: null }] },
-      `The body is not valid JSON (${error.message})`,
+      { body: [{ code: error.code, providedValue: null }] },
+      error.code === 'MalformedJson'
+        ? `The body is not valid JSON (${error.message})`
+        : `The body is refused: ${error.message}`,
     )
   }
   const code = (error as FastifyError).code

@@ -4,6 +4,7 @@
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import secureJson from 'secure-json-parse'
 import { ServiceError } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
@@ -36,6 +37,31 @@ declare module 'fastify' {
 export const REQUEST_TIMEOUT_MS = 60_000
 /** Our request body limit (the specification leaves it open): room for 100 items with long URLs. */
 export const BODY_LIMIT_BYTES = 1_048_576
+/**
+ * Deepest JSON nesting accepted in a body. An order needs 5 levels; metadata gets the rest. Without a
+ * limit a small body of nested brackets overflows the stack wherever it is walked.
+ */
+export const MAX_JSON_DEPTH = 32
+
+/** The deepest bracket nesting of a JSON text, brackets inside strings not counted. */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (inString) {
+      if (code === 92)
+        index++ // backslash: skip the escaped character
+      else if (code === 34) inString = false
+    } else if (code === 34) inString = true
+    else if (code === 123 || code === 91) {
+      depth++
+      if (depth > deepest) deepest = depth
+    } else if (code === 125 || code === 93) depth--
+  }
+  return deepest
+}
 
 export interface HttpServices {
   accounts: AccountsService
@@ -55,7 +81,8 @@ export type App = FastifyInstance
 
 /** Query parameter names are case-insensitive and array parameters may be comma-separated (CONTRACT.md). */
 function canonicaliseQuery(query: Record<string, unknown>, schema: QuerySchema): Record<string, unknown> {
-  const result: Record<string, unknown> = {}
+  // No prototype: a parameter named `__proto__` or `constructor` is just an unknown name.
+  const result: Record<string, unknown> = Object.create(null)
   for (const [rawName, rawValue] of Object.entries(query)) {
     const name = schema.canonicalNames.get(rawName.toLowerCase()) ?? rawName
     let value = rawValue
@@ -109,12 +136,19 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   app.decorateRequest('caller', null as unknown as Caller)
 
   // JSON only. An empty body counts as no body (bodiless POSTs such as cancel may still say JSON).
+  // secure-json-parse refuses `__proto__` and `constructor.prototype` keys (prototype poisoning).
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string
     if (text.trim() === '') return done(null, undefined)
+    if (jsonNestingDepth(text) > MAX_JSON_DEPTH) {
+      return done(
+        new MalformedJsonError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, 'TooDeeplyNested'),
+        undefined,
+      )
+    }
     try {
-      done(null, JSON.parse(text))
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
     } catch (error) {
       done(new MalformedJsonError((error as Error).message), undefined)
     }

@@ -90,11 +90,16 @@ export function contractPath(instancePath: string, child?: string): string {
   return path
 }
 
+/** The object's own value for `key` (never an inherited one: keys come from requests). */
+function ownValue(object: unknown, key: string): unknown {
+  if (object === null || typeof object !== 'object' || !Object.hasOwn(object, key)) return undefined
+  return Object.getOwnPropertyDescriptor(object, key)?.value
+}
+
 function valueAt(root: unknown, instancePath: string): unknown {
   let current = root
   for (const raw of instancePath.split('/').slice(1)) {
-    if (current === null || typeof current !== 'object') return undefined
-    current = (current as Record<string, unknown>)[raw.replaceAll('~1', '/').replaceAll('~0', '~')]
+    current = ownValue(current, raw.replaceAll('~1', '/').replaceAll('~0', '~'))
   }
   return current
 }
@@ -113,7 +118,7 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
       return at({ code: 'Required', providedValue: null }, String(params.missingProperty))
     case 'additionalProperties': {
       const field = String(params.additionalProperty)
-      return at({ code: 'UnknownField', providedValue: (provided as Record<string, unknown>)?.[field] ?? null }, field)
+      return at({ code: 'UnknownField', providedValue: ownValue(provided, field) ?? null }, field)
     }
     case 'type':
       return at({ code: 'InvalidType', providedValue: provided ?? null, comparisonValue: params.type })
@@ -153,10 +158,12 @@ export function failuresFromAjvErrors(errors: ErrorObject[], root: unknown): Fai
   for (const error of errors) {
     const entry = failureFor(error, root)
     if (!entry) continue
-    const key = `${entry.path}\u0000${entry.failure.code}`
+    // A body that is not an object at all is reported under `body`.
+    const path = entry.path === '' ? 'body' : entry.path
+    const key = `${path}\u0000${entry.failure.code}`
     if (seen.has(key)) continue // a nullable union reports one problem twice
     seen.add(key)
-    addFailure(failures, entry.path, entry.failure)
+    addFailure(failures, path, entry.failure)
   }
   return failures
 }

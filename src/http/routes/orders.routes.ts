@@ -2,6 +2,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fastJson from 'fast-json-stringify'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
+import { validationFailed } from '../../domain/outcomes.ts'
 import type { OrdersService } from '../../services/orders.service.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
@@ -39,6 +41,23 @@ function nextPageUrl(request: FastifyRequest, skip: number, top: number): string
   params.set('top', String(top))
   params.set('skip', String(skip + top))
   return `${url.origin}${url.pathname}?${params.toString()}`
+}
+
+// No order predates the Unix epoch; the databases disagree about years near 0, so bounds are clamped.
+const EARLIEST_FILTER_DATE = new Date('1970-01-01T00:00:00.000Z')
+const LATEST_FILTER_DATE = new Date('9999-12-31T23:59:59.999Z')
+
+/** A date-time filter as a Date within the range both databases accept; a failure when it is no date. */
+function parseDateFilter(name: string, value: string | undefined, failures: Failures): Date | null {
+  if (value === undefined) return null
+  const date = new Date(value)
+  if (Number.isNaN(date.getTime())) {
+    addFailure(failures, name, { code: 'InvalidFormat', providedValue: value, comparisonValue: 'date-time' })
+    return null
+  }
+  if (date < EARLIEST_FILTER_DATE) return EARLIEST_FILTER_DATE
+  if (date > LATEST_FILTER_DATE) return LATEST_FILTER_DATE
+  return date
 }
 
 export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService): void {
@@ -97,11 +116,15 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
       const query = request.query
       const top = query.top ?? 10
       const skip = query.skip ?? 0
+      const failures: Failures = {}
+      const createdFrom = parseDateFilter('createdFrom', query.createdFrom, failures)
+      const createdTo = parseDateFilter('createdTo', query.createdTo, failures)
+      if (hasFailures(failures)) throw validationFailed(failures)
       const result = await orders.listOrders(request.caller, {
         top,
         skip,
-        createdFrom: query.createdFrom ? new Date(query.createdFrom) : null,
-        createdTo: query.createdTo ? new Date(query.createdTo) : null,
+        createdFrom,
+        createdTo,
         status: query.status ?? null,
         orderIds: query.orderIds && query.orderIds.length > 0 ? query.orderIds : null,
         merchantReferences:

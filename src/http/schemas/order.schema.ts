@@ -29,6 +29,8 @@ export const ORDER_LIMITS = {
   maxPageCount: 2_000,
   shortText: 200,
   url: 2_048,
+  /** Deepest list offset: paging further is better done with createdTo. */
+  maxSkip: 1_000_000,
 } as const
 
 const Url = (description: string) =>
@@ -258,7 +260,7 @@ export const ORDER_LIST_STATUSES = ['draft', 'awaitingPayment', 'inProgress', 'c
 export const ListOrdersQuerySchema = Type.Object(
   {
     top: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-    skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: ORDER_LIMITS.maxSkip, default: 0 })),
     createdFrom: Type.Optional(Type.String({ format: 'date-time' })),
     createdTo: Type.Optional(Type.String({ format: 'date-time' })),
     status: Type.Optional(CaseInsensitiveEnum(ORDER_LIST_STATUSES)),

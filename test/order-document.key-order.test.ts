@@ -1,0 +1,86 @@
+// Orders are stored as JSON text and served verbatim (no response serializer on the hot path), so the
+// domain must build every object with its keys in the wire contract's order. This test holds the domain
+// builder to the response schema: serialising through the schema must not change a single byte.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fastJson from 'fast-json-stringify'
+import { buildNewOrderDocument, type NewOrder, normaliseBranding } from '../src/domain/order.ts'
+import { OrderSchema } from '../src/http/schemas/order.schema.ts'
+
+const serializeThroughSchema = fastJson(OrderSchema as object)
+
+const fullOrder: NewOrder = {
+  merchantReference: 'MR-9',
+  shippingMethod: 'Express',
+  idempotencyKey: 'idem-1',
+  callbackUrl: 'https://shop.test/callbacks',
+  recipient: {
+    name: 'Grace Hopper',
+    email: 'grace@example.com',
+    phoneNumber: '+1 555 0100',
+    address: {
+      line1: '1 Navy Way',
+      line2: 'Suite 2',
+      postalOrZipCode: '20001',
+      countryCode: 'US',
+      townOrCity: 'Washington',
+      stateOrCounty: 'DC',
+    },
+  },
+  branding: {
+    packing_slip_color: { url: 'https://shop.test/slip.pdf' },
+    flyer: { url: 'https://shop.test/flyer.pdf' },
+  },
+  packingSlip: { url: 'https://shop.test/packing.pdf' },
+  metadata: { nested: { list: [1, 'two', { three: 3 }] }, flag: true },
+  items: [
+    {
+      merchantReference: 'line-1',
+      sku: 'GLOBAL-TEE-BC-3001',
+      copies: 3,
+      sizing: 'fitPrintArea',
+      recipientCost: { amount: '25.00', currency: 'USD' },
+      attributes: { color: 'black', size: 'm' },
+      assets: [
+        { printArea: 'front', url: 'https://shop.test/front.png', md5Hash: 'a'.repeat(32), pageCount: null },
+        { printArea: 'back', url: 'https://shop.test/back.png', md5Hash: null, pageCount: null },
+      ],
+    },
+    {
+      merchantReference: null,
+      sku: 'BOOK-FE-11_7-SQ-HARD-G',
+      copies: 1,
+      sizing: 'fillPrintArea',
+      recipientCost: null,
+      attributes: {},
+      assets: [{ printArea: 'default', url: 'https://shop.test/book.pdf', md5Hash: null, pageCount: 40 }],
+    },
+  ],
+}
+
+test('a new order document is built in the wire key order, byte for byte', () => {
+  const document = buildNewOrderDocument(
+    fullOrder,
+    { order: 'ord_7', items: ['ori_1', 'ori_2'], assets: ['ast_1', 'ast_2', 'ast_3'] },
+    new Date('2026-03-01T09:00:00.000Z'),
+  )
+  assert.equal(JSON.stringify(document), serializeThroughSchema(document))
+  const minimal = buildNewOrderDocument(
+    { ...fullOrder, branding: null, packingSlip: null, metadata: null, callbackUrl: null },
+    { order: 'ord_8', items: ['ori_3', 'ori_4'], assets: ['ast_4', 'ast_5', 'ast_6'] },
+    new Date('2026-03-01T09:00:00.000Z'),
+  )
+  assert.equal(JSON.stringify(minimal), serializeThroughSchema(minimal))
+})
+
+test('branding carries every key with the colour slip under both spellings, or is null', () => {
+  const branding = normaliseBranding({ packing_slip_colour: { url: 'https://a.test/s.pdf' } })
+  assert.ok(branding)
+  assert.deepEqual(branding.packing_slip_color, { url: 'https://a.test/s.pdf' })
+  assert.deepEqual(branding.packing_slip_colour, { url: 'https://a.test/s.pdf' })
+  assert.equal(branding.postcard, null)
+  assert.equal(Object.keys(branding).length, 9)
+  assert.equal(normaliseBranding(null), null)
+  assert.equal(normaliseBranding({}), null)
+  assert.equal(normaliseBranding({ flyer: null }), null)
+})

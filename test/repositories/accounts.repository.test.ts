@@ -1,0 +1,90 @@
+// Accounts and keys on every configured backend, through the accounts service (hashing, prefixes, revocation).
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { ManualClock } from '../../src/adapters/clock.ts'
+import { type AccountsService, createAccountsService } from '../../src/services/accounts.service.ts'
+import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
+
+for (const kind of testDatabaseKinds()) {
+  describe(`accounts and API keys (${kind})`, () => {
+    let database: TestDatabase
+    let accounts: AccountsService
+
+    before(async () => {
+      database = await openTestDatabase(kind)
+      accounts = createAccountsService({ db: database.db, clock: new ManualClock() })
+    })
+    after(() => database.close())
+
+    test('an account comes with one random key per environment, stored only as a hash', async () => {
+      const created = await accounts.createAccount({
+        name: 'Shop',
+        billingCurrency: 'GBP',
+        pauseWindowSeconds: 60,
+        callbackUrl: null,
+      })
+      assert.match(created.account.id, /^acc_\d+$/)
+      assert.match(created.keys.sandbox.key, /^pr_sandbox_[A-Za-z0-9_-]{43}$/)
+      assert.match(created.keys.live.key, /^pr_live_[A-Za-z0-9_-]{43}$/)
+      assert.ok(created.keys.live.key.startsWith(created.keys.live.prefix))
+      const stored = await database.db.query<{ key_hash: string; prefix: string }>(
+        'SELECT key_hash, prefix FROM api_keys',
+      )
+      const keys = [created.keys.sandbox.key, created.keys.live.key]
+      for (const row of stored) {
+        assert.ok(!keys.includes(row.key_hash), 'the key itself is never stored')
+        assert.match(row.key_hash, /^[0-9a-f]{64}$/)
+      }
+    })
+
+    test('a key authenticates only in its own environment', async () => {
+      const created = await accounts.createAccount({
+        name: 'Shop',
+        billingCurrency: 'USD',
+        pauseWindowSeconds: 0,
+        callbackUrl: 'https://shop.test/cb',
+      })
+      const sandbox = await accounts.authenticate(created.keys.sandbox.key, 'sandbox')
+      assert.equal(sandbox?.environment, 'sandbox')
+      assert.equal(sandbox?.billingCurrency, 'USD')
+      assert.equal(sandbox?.callbackUrl, 'https://shop.test/cb')
+      assert.equal(await accounts.authenticate(created.keys.sandbox.key, 'live'), undefined)
+      assert.equal(await accounts.authenticate(`${created.keys.live.key}x`, 'live'), undefined)
+    })
+
+    test('a revoked key stops working; an unknown prefix is refused', async () => {
+      const created = await accounts.createAccount({
+        name: 'Shop',
+        billingCurrency: 'GBP',
+        pauseWindowSeconds: 0,
+        callbackUrl: null,
+      })
+      const extra = await accounts.createApiKey(created.account.id, 'live')
+      assert.ok(await accounts.authenticate(extra.key, 'live'))
+      await accounts.revokeApiKey(extra.prefix)
+      assert.equal(await accounts.authenticate(extra.key, 'live'), undefined)
+      assert.ok(await accounts.authenticate(created.keys.live.key, 'live'), 'other keys keep working')
+      await assert.rejects(accounts.revokeApiKey(extra.prefix), /No active key/)
+      const listed = await accounts.listApiKeys(created.account.id)
+      assert.equal(listed.length, 3)
+      assert.ok(listed.find((key) => key.prefix === extra.prefix)?.revokedAt)
+    })
+
+    test('bad account input is refused with a message', async () => {
+      await assert.rejects(
+        accounts.createAccount({ name: ' ', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: null }),
+        /name/,
+      )
+      await assert.rejects(
+        accounts.createAccount({ name: 'x', billingCurrency: 'pounds', pauseWindowSeconds: 0, callbackUrl: null }),
+        /currency/,
+      )
+      await assert.rejects(
+        accounts.createAccount({ name: 'x', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: 'ftp://x' }),
+        /URL/,
+      )
+      await assert.rejects(accounts.createApiKey('acc_999999', 'live'), /No account/)
+      await assert.rejects(accounts.createApiKey('nope', 'live'), /not an account ID/)
+    })
+  })
+}
