@@ -106,7 +106,8 @@ ${DATABASE_HELP}`,
     },
     async run(values) {
       const settings = readServeSettings(values)
-      const logger = pino({ level: settings.logLevel })
+      // Synchronous writes keep log lines and the demo-key text below in the order they happen.
+      const logger = pino({ level: settings.logLevel }, pino.destination({ dest: 1, sync: true }))
       const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
       const opened = await openDatabase(settings)
       const app = await buildApplication({
@@ -126,13 +127,17 @@ ${DATABASE_HELP}`,
         demoKey = demo.keys.sandbox.key
         logger.info({ accountId: demo.account.id }, 'created the demo account on an empty database')
       }
-      const liveAddress = await app.live.listen({ host: settings.host, port: settings.livePort })
-      const sandboxAddress = await app.sandbox.listen({ host: settings.host, port: settings.sandboxPort })
-      logger.info({ environment: 'live', baseUrl: `${liveAddress}/v4.0` }, `Live API ready at ${liveAddress}/v4.0`)
-      logger.info(
-        { environment: 'sandbox', baseUrl: `${sandboxAddress}/v4.0` },
-        `Sandbox API ready at ${sandboxAddress}/v4.0`,
-      )
+      // Fastify logs one ready line per environment, with its base address.
+      const liveAddress = await app.live.listen({
+        host: settings.host,
+        port: settings.livePort,
+        listenTextResolver: (address) => `Live API ready at ${address}/v4.0`,
+      })
+      const sandboxAddress = await app.sandbox.listen({
+        host: settings.host,
+        port: settings.sandboxPort,
+        listenTextResolver: (address) => `Sandbox API ready at ${address}/v4.0`,
+      })
       if (demoKey) {
         process.stdout.write(
           `\nDemo account created. Its Sandbox API key (shown once):\n\n  ${demoKey}\n\nPlace a first order:\n\n${curlExample(`${sandboxAddress}/v4.0`, demoKey)}\n\n`,

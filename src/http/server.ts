@@ -125,7 +125,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   const { environment, services } = options
   const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
-    logger: options.logger,
+    ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     return503OnClosing: true,

@@ -96,7 +96,7 @@ for (const kind of testDatabaseKinds()) {
     const t0 = new Date('2026-03-01T09:00:00.000Z')
 
     before(async () => {
-      database = await openTestDatabase(kind)
+      database = await openTestDatabase(kind, { maxConnections: 20 })
       const account = await insertAccount(database.db, {
         name: 'a',
         billingCurrency: 'GBP',
@@ -173,6 +173,19 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(live.inserted, true, 'and to the environment')
       const found = await findOrderByIdempotencyKey(database.db, scope, 'key-1')
       assert.equal(found?.orderNumber, first.orderNumber)
+    })
+
+    test('50 concurrent inserts with one idempotency key insert exactly one order', async () => {
+      // Straight at the database, without the service's early lookup, so every insert really races.
+      const keyed = newOrder({ idempotencyKey: 'race-key' })
+      const results = await Promise.all(Array.from({ length: 50 }, () => insert(database.db, scope, keyed, t0)))
+      assert.equal(results.filter((result) => result.inserted).length, 1)
+      assert.equal(new Set(results.map((result) => result.orderNumber)).size, 1)
+      assert.equal(new Set(results.map((result) => result.documentJson)).size, 1)
+      const rows = await database.db.query<{ count: string | number }>(
+        "SELECT count(*) AS count FROM orders WHERE idempotency_key = 'race-key'",
+      )
+      assert.equal(Number(rows[0]?.count), 1)
     })
 
     test('orders are read only within their scope, as the stored text', async () => {

@@ -1,0 +1,114 @@
+// The printroute command line, run as a user runs it: a child process on a temporary data directory.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { printroute } from '../support/cli.ts'
+
+describe('printroute command line', () => {
+  let dataDir: string
+  const withData = (args: string[]) => printroute([...args, '--data-dir', dataDir])
+
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'printroute-cli-'))
+  })
+  after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  test('every command answers --help with its usage', async () => {
+    const main = await printroute(['--help'])
+    assert.equal(main.code, 0)
+    for (const command of [
+      'serve',
+      'migrate',
+      'accounts create',
+      'accounts list',
+      'keys create',
+      'keys list',
+      'keys revoke',
+    ]) {
+      assert.match(main.stdout, new RegExp(command))
+      const help = await printroute([...command.split(' '), '--help'])
+      assert.equal(help.code, 0, command)
+      assert.match(help.stdout, new RegExp(`printroute ${command}`), command)
+      assert.match(help.stdout, /--data-dir/, command)
+    }
+  })
+
+  test('unknown commands and flags exit 2 with a message', async () => {
+    const unknown = await printroute(['frobnicate'])
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /unknown command "frobnicate"/)
+    const group = await printroute(['accounts'])
+    assert.equal(group.code, 2)
+    assert.match(group.stderr, /accounts create/)
+    const flag = await printroute(['migrate', '--bogus'])
+    assert.equal(flag.code, 2)
+    assert.match(flag.stderr, /bogus/)
+    const missing = await withData(['accounts', 'create'])
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /--name is required/)
+  })
+
+  test('migrate applies the schema once', async () => {
+    const first = await withData(['migrate'])
+    assert.equal(first.code, 0, first.stderr)
+    const second = await withData(['migrate'])
+    assert.equal(second.code, 0, second.stderr)
+    assert.match(second.stdout, /up to date/)
+  })
+
+  test('accounts create --json prints exactly the id and both keys', async () => {
+    const created = await withData(['accounts', 'create', '--name', 'Shop One', '--pause-window', '30m', '--json'])
+    assert.equal(created.code, 0, created.stderr)
+    const body = JSON.parse(created.stdout)
+    assert.deepEqual(Object.keys(body), ['id', 'keys'])
+    assert.deepEqual(Object.keys(body.keys), ['sandbox', 'live'])
+    assert.match(body.id, /^acc_\d+$/)
+    assert.match(body.keys.sandbox, /^pr_sandbox_/)
+    assert.match(body.keys.live, /^pr_live_/)
+    const listed = await withData(['accounts', 'list', '--json'])
+    const account = JSON.parse(listed.stdout).find((entry: { id: string }) => entry.id === body.id)
+    assert.equal(account.name, 'Shop One')
+    assert.equal(account.pauseWindowSeconds, 1800)
+    assert.equal(account.billingCurrency, 'GBP')
+  })
+
+  test('keys are created, listed by prefix only and revoked by prefix', async () => {
+    const created = JSON.parse(
+      (await withData(['accounts', 'create', '--name', 'Keys', '--currency', 'usd', '--json'])).stdout,
+    )
+    const issued = await withData(['keys', 'create', '--account', created.id, '--env', 'live'])
+    assert.equal(issued.code, 0, issued.stderr)
+    const key = issued.stdout.trim()
+    assert.match(key, /^pr_live_[A-Za-z0-9_-]{43}$/)
+    const listed = await withData(['keys', 'list', '--account', created.id])
+    assert.equal(listed.stdout.trim().split('\n').length, 3)
+    assert.ok(!listed.stdout.includes(key), 'whole keys are never shown again')
+    const prefix = key.slice(0, 'pr_live_'.length + 8)
+    assert.match(listed.stdout, new RegExp(prefix))
+    const revoked = await withData(['keys', 'revoke', prefix])
+    assert.equal(revoked.code, 0, revoked.stderr)
+    assert.match((await withData(['keys', 'list', '--account', created.id])).stdout, /revoked/)
+    const again = await withData(['keys', 'revoke', prefix])
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, /No active key/)
+    const badEnv = await withData(['keys', 'create', '--account', created.id, '--env', 'staging'])
+    assert.equal(badEnv.code, 2)
+    assert.match(badEnv.stderr, /sandbox or live/)
+  })
+
+  test('bad settings are refused with the setting named', async () => {
+    const pause = await withData(['accounts', 'create', '--name', 'x', '--pause-window', 'soon'])
+    assert.equal(pause.code, 2)
+    assert.match(pause.stderr, /--pause-window/)
+    const port = await withData(['serve', '--port', 'eighty'])
+    assert.equal(port.code, 1)
+    assert.match(port.stderr, /--port must be a port number/)
+    const catalogueFile = join(dataDir, 'bad-catalogue.json')
+    writeFileSync(catalogueFile, JSON.stringify({ formatVersion: 1, products: 'none' }))
+    const catalogue = await withData(['serve', '--catalogue', catalogueFile, '--port', '0', '--sandbox-port', '0'])
+    assert.equal(catalogue.code, 1)
+    assert.match(catalogue.stderr, /bad-catalogue\.json/)
+  })
+})
