@@ -128,7 +128,7 @@ ${DATABASE_HELP}`,
         logger.info({ accountId: demo.account.id }, 'created the demo account on an empty database')
       }
       // Fastify logs one ready line per environment, with its base address.
-      const liveAddress = await app.live.listen({
+      await app.live.listen({
         host: settings.host,
         port: settings.livePort,
         listenTextResolver: (address) => `Live API ready at ${address}/v4.0`,
