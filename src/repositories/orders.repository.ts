@@ -93,7 +93,7 @@ export async function findOrder(
   orderNumber: number,
 ): Promise<StoredOrder | undefined> {
   const rows = await db.query<StoredOrder>(
-    `SELECT id AS "orderNumber", document::text AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
+    `SELECT id AS "orderNumber", document AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
       WHERE id = $1 AND account_id = $2 AND environment = $3`,
     [orderNumber, scope.accountId, scope.environment],
   )
@@ -106,7 +106,7 @@ export async function findOrderByIdempotencyKey(
   idempotencyKey: string,
 ): Promise<StoredOrder | undefined> {
   const rows = await db.query<StoredOrder>(
-    `SELECT id AS "orderNumber", document::text AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
+    `SELECT id AS "orderNumber", document AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
       WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3`,
     [scope.accountId, scope.environment, idempotencyKey],
   )
@@ -149,7 +149,7 @@ export async function listOrders(
   if (filter.merchantReferences) add('merchant_reference = ANY(?::text[])', filter.merchantReferences)
   params.push(filter.top + 1, filter.skip)
   const rows = await db.query<{ documentJson: string }>(
-    `SELECT document::text AS "documentJson" FROM orders WHERE ${conditions.join(' AND ')}
+    `SELECT document AS "documentJson" FROM orders WHERE ${conditions.join(' AND ')}
       ORDER BY id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   )
