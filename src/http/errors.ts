@@ -23,6 +23,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: S
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(request, error))
 }
 
+function formatLimit(milliseconds = 0): string {
+  return milliseconds % 1000 === 0 ? `${milliseconds / 1000} seconds` : `${milliseconds} ms`
+}
+
 export class MalformedJsonError extends Error {
   readonly code: 'MalformedJson' | 'TooDeeplyNested'
 
@@ -61,6 +65,11 @@ function serviceErrorOf(error: FastifyError | Error, request: FastifyRequest): S
         {
           maxBodyBytes: request.routeOptions.bodyLimit,
         },
+      )
+    case 'FST_ERR_HANDLER_TIMEOUT':
+      return outcomeFor(
+        'TimedOut',
+        `The request was not processed within ${formatLimit(request.routeOptions.handlerTimeout)} and was aborted`,
       )
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return outcomeFor('ValidationFailed', 'The Content-Length header does not match the body')

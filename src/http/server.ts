@@ -125,6 +125,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   const { environment, services } = options
   const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
+    // Requests not answered in time get 500 TimedOut (mapped in errors.ts); not-found answers are immediate.
+    handlerTimeout: timeoutMs,
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
@@ -154,26 +156,11 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     }
   })
 
+  // Trace context first, so even a refused request carries its traceparent; then the API key.
   app.addHook('onRequest', async (request, reply) => {
     const header = request.headers.traceparent
     request.traceParent = newTraceparent(typeof header === 'string' ? header : undefined)
     reply.header('traceparent', request.traceParent)
-    const timer = setTimeout(() => {
-      if (reply.sent) return
-      sendError(
-        request,
-        reply,
-        new ServiceError(
-          'TimedOut',
-          `The request was not processed within ${timeoutMs / 1000} seconds and was aborted`,
-        ),
-      )
-    }, timeoutMs)
-    timer.unref()
-    reply.raw.once('close', () => clearTimeout(timer))
-  })
-
-  app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.auth === false || request.is404) return
     const key = request.headers['x-api-key']
     const caller =
@@ -188,11 +175,15 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     request.caller = caller
   })
 
-  app.addHook('preValidation', async (request) => {
-    const schema = querySchemaOf(request.routeOptions.schema?.querystring)
-    if (schema && request.query && typeof request.query === 'object') {
-      request.query = canonicaliseQuery(request.query as Record<string, unknown>, schema)
-    }
+  // Routes with a query string get their parameter names canonicalised before validation.
+  app.addHook('onRoute', (route) => {
+    const schema = querySchemaOf(route.schema?.querystring)
+    if (!schema) return
+    route.preValidation = [
+      async (request) => {
+        request.query = canonicaliseQuery(request.query as Record<string, unknown>, schema)
+      },
+    ]
   })
 
   installErrorHandling(app)
