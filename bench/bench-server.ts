@@ -2,6 +2,9 @@
 // Usage: node bench/bench-server.ts bare|pglite|postgres
 // Prints one JSON line {port, key, orderId} when ready; stops on SIGTERM.
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import Fastify from 'fastify'
 import pg from 'pg'
 import { type Database, PgliteDatabase, PostgresDatabase } from '../src/adapters/database.ts'
@@ -30,23 +33,34 @@ async function startBare() {
 }
 
 async function startPrintroute(kind: 'pglite' | 'postgres') {
+  const schemaName = `printroute_bench_${randomBytes(4).toString('hex')}`
   let db: Database
   let cleanup = async () => {}
   if (kind === 'pglite') {
     db = await PgliteDatabase.open()
   } else {
-    const schema = `printroute_bench_${randomBytes(4).toString('hex')}`
+    const schema = schemaName
     const admin = new pg.Client({ connectionString: POSTGRES_URL })
     await admin.connect()
     await admin.query(`CREATE SCHEMA ${schema}`)
     db = await PostgresDatabase.open(POSTGRES_URL, { searchPath: schema, maxConnections: 20 })
     cleanup = async () => {
       await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`)
       await admin.end()
     }
   }
   await migrate(db)
-  const app = await buildApplication({ db, logger: false })
+  const filesDir = mkdtempSync(join(tmpdir(), 'printroute-bench-files-'))
+  const app = await buildApplication({
+    db,
+    databaseUrl: kind === 'postgres' ? POSTGRES_URL : null,
+    jobSchema: kind === 'postgres' ? `${schemaName}_jobs` : 'pgboss',
+    logger: false,
+    filesDir,
+    // The API benchmark measures the API: the jobs its orders cause are left queued.
+    workers: false,
+  })
   const account = await app.services.accounts.createAccount({
     name: 'bench',
     billingCurrency: 'GBP',
@@ -71,6 +85,7 @@ async function startPrintroute(kind: 'pglite' | 'postgres') {
       await app.close()
       await db.close()
       await cleanup()
+      rmSync(filesDir, { recursive: true, force: true })
     },
   }
 }

@@ -1,17 +1,30 @@
-// Composition root: opens the database, loads the catalogue, builds the services and the two HTTP servers
-// (Live and Sandbox). No business logic lives here.
+// Composition root: opens the database, loads the catalogue, builds the adapters, services, job workers and
+// the two HTTP servers (Live and Sandbox). No business logic lives here.
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
+import { createFileSystemBlobStore } from './adapters/blob-store.ts'
 import { type Clock, systemClock } from './adapters/clock.ts'
 import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
+import { createImageRenderer } from './adapters/image-renderer.ts'
+import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { migrate } from './adapters/migrator.ts'
+import { checkPdf } from './adapters/pdf-check.ts'
+import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { Catalogue } from './catalogue/catalogue.ts'
 import type { DatabaseSettings } from './config.ts'
+import { JOB_NAMES } from './domain/order-pipeline.ts'
+import { signFilePath } from './domain/signed-urls.ts'
 import { type App, buildHttpServer } from './http/server.ts'
+import { buildJobRegistry } from './jobs/registry.ts'
+import type { Environment } from './repositories/accounts.repository.ts'
+import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
+import { createLabsService } from './services/labs.service.ts'
+import { allocateOrderItems } from './services/order-allocation.ts'
 import { createOrdersService } from './services/orders.service.ts'
+import { createPipelineService, newSigningSecret, type PipelineSettings } from './services/pipeline.service.ts'
 import { createProductsService } from './services/products.service.ts'
 
 export interface OpenedDatabase {
@@ -43,41 +56,129 @@ export async function openDatabase(settings: DatabaseSettings): Promise<OpenedDa
   }
 }
 
-export function buildServices(deps: { db: Database; catalogue: Catalogue; clock?: Clock }) {
-  const clock = deps.clock ?? systemClock
-  return {
-    accounts: createAccountsService({ db: deps.db, clock }),
-    orders: createOrdersService({ db: deps.db, catalogue: deps.catalogue, clock }),
-    products: createProductsService({ catalogue: deps.catalogue }),
-  }
-}
-export type Services = ReturnType<typeof buildServices>
-
-export interface Application {
-  services: Services
-  live: App
-  sandbox: App
-  close(): Promise<void>
+export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
+  downloadRetryBaseSeconds: 30,
+  simulatedLabStepSeconds: 2,
+  simulateLiveLabs: false,
+  simulatedUnavailableSkus: [],
 }
 
-export async function buildApplication(options: {
+export interface ApplicationOptions {
   db: Database
+  /** The PostgreSQL server's URL for pg-boss's own pool; null with PGlite. */
+  databaseUrl: string | null
+  /** Schema of the job tables (tests isolate themselves with their own). */
+  jobSchema?: string
   catalogue?: Catalogue
   clock?: Clock
   logger: FastifyBaseLogger | boolean
   requestTimeoutMs?: number
-}): Promise<Application> {
+  /** Where downloaded assets, thumbnails and print files are kept. */
+  filesDir: string
+  /** Run the background jobs in this process. */
+  workers: boolean
+  jobPollingSeconds?: number
+  pipeline?: Partial<PipelineSettings>
+  allowPrivateUrls?: boolean
+  /** Base URLs the files printroute serves are reachable at, per environment. */
+  publicUrls?: Partial<Record<Environment, string>>
+  renderConcurrency?: number
+}
+
+export interface Application {
+  services: ReturnType<typeof buildServices>
+  live: App
+  sandbox: App
+  jobs: JobQueue
+  /** Sets the base URL of an environment once its server listens (when none was configured). */
+  setPublicUrl(environment: Environment, url: string): void
+  close(): Promise<void>
+}
+
+function buildServices(
+  options: ApplicationOptions,
+  deps: {
+    catalogue: Catalogue
+    clock: Clock
+    jobs: JobQueue
+    signingSecret: string
+    publicUrls: Record<Environment, string>
+  },
+) {
+  const { db } = options
+  const { catalogue, clock, jobs } = deps
+  const files = createFileSystemBlobStore(options.filesDir)
+  const renderConcurrency = options.renderConcurrency ?? 2
+  const renderer = createImageRenderer({ concurrency: renderConcurrency })
+  const pipeline = createPipelineService({
+    db,
+    jobs,
+    clock,
+    catalogue,
+    fetcher: createSafeFetcher({ allowPrivateAddresses: options.allowPrivateUrls ?? false }),
+    files,
+    renderer,
+    checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
+    allocate: (request) => allocateOrderItems(catalogue, request),
+    signFileUrl: (environment, key) => `${deps.publicUrls[environment]}${signFilePath(deps.signingSecret, key, null)}`,
+    settings: { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline },
+  })
+  return {
+    accounts: createAccountsService({ db, clock }),
+    orders: createOrdersService({ db, catalogue, clock, jobs }),
+    products: createProductsService({ catalogue }),
+    pipeline,
+    labs: createLabsService({ db, clock, catalogue, pipeline }),
+    files,
+    renderConcurrency,
+  }
+}
+
+export async function buildApplication(options: ApplicationOptions): Promise<Application> {
   const catalogue = options.catalogue ?? loadCatalogue()
-  const services = buildServices({ db: options.db, catalogue, clock: options.clock })
-  const common = { services, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs }
-  const live = await buildHttpServer({ ...common, environment: 'live' })
-  const sandbox = await buildHttpServer({ ...common, environment: 'sandbox' })
+  const clock = options.clock ?? systemClock
+  const logError = (error: Error) => {
+    if (typeof options.logger === 'object') options.logger.error({ err: error }, 'background job error')
+  }
+  const jobs = await openJobQueue({
+    db: options.db,
+    connectionString: options.databaseUrl,
+    schema: options.jobSchema ?? 'pgboss',
+    queues: JOB_NAMES,
+    onError: logError,
+  })
+  const signingSecret = await getOrCreateSetting(options.db, 'file-signing-secret', newSigningSecret())
+  const publicUrls: Record<Environment, string> = {
+    live: options.publicUrls?.live ?? 'http://127.0.0.1:8080',
+    sandbox: options.publicUrls?.sandbox ?? 'http://127.0.0.1:8081',
+  }
+  const services = buildServices(options, { catalogue, clock, jobs, signingSecret, publicUrls })
+  const httpServices = (environment: Environment) => ({
+    accounts: services.accounts,
+    orders: services.orders,
+    products: services.products,
+    labs: environment === 'live' ? services.labs : null,
+    files: { store: services.files, signingSecret, now: () => clock.now() },
+  })
+  const common = { logger: options.logger, requestTimeoutMs: options.requestTimeoutMs }
+  const live = await buildHttpServer({ ...common, environment: 'live', services: httpServices('live') })
+  const sandbox = await buildHttpServer({ ...common, environment: 'sandbox', services: httpServices('sandbox') })
+  if (options.workers) {
+    await jobs.work(buildJobRegistry(services.pipeline, { renderConcurrency: services.renderConcurrency }), {
+      pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
+    })
+  }
   return {
     services,
     live,
     sandbox,
+    jobs,
+    setPublicUrl(environment, url) {
+      if (!options.publicUrls?.[environment]) publicUrls[environment] = url
+    },
     async close() {
       await Promise.all([live.close(), sandbox.close()])
+      await jobs.stop()
     },
   }
 }

@@ -10,13 +10,27 @@ export interface DatabaseSettings {
   databaseUrl: string | null
 }
 
-export interface ServeSettings extends DatabaseSettings {
+export interface WorkerSettings extends DatabaseSettings {
+  catalogueFile: string | null
+  logLevel: string
+  /** Downloads may reach loopback and private addresses (local testing only). */
+  allowPrivateUrls: boolean
+  downloadRetryBaseSeconds: number
+  simulatedLabStepSeconds: number
+  simulateLiveLabs: boolean
+  simulatedUnavailableSkus: string[]
+  /** Base URLs printroute's files are served under, per environment; null: the listening address. */
+  livePublicUrl: string | null
+  sandboxPublicUrl: string | null
+}
+
+export interface ServeSettings extends WorkerSettings {
   host: string
   livePort: number
   sandboxPort: number
-  catalogueFile: string | null
   requestTimeoutMs: number
-  logLevel: string
+  /** false: this process serves the API only and leaves the jobs to `printroute worker` processes. */
+  workers: boolean
 }
 
 export class SettingsError extends Error {}
@@ -48,23 +62,61 @@ export function readDatabaseSettings(flags: Flags): DatabaseSettings {
   }
 }
 
-export function readServeSettings(flags: Flags): ServeSettings {
-  const timeout = text(flags, 'request-timeout', 'PRINTROUTE_REQUEST_TIMEOUT', '60s')
-  let requestTimeoutSeconds: number
+function duration(flags: Flags, flag: string, envName: string, fallback: string, minimumSeconds: number): number {
+  let seconds: number
   try {
-    requestTimeoutSeconds = parseDurationSeconds(timeout)
+    seconds = parseDurationSeconds(text(flags, flag, envName, fallback))
   } catch (error) {
-    throw new SettingsError(`--request-timeout: ${(error as Error).message}`)
+    throw new SettingsError(`--${flag}: ${(error as Error).message}`)
   }
-  if (requestTimeoutSeconds < 1) throw new SettingsError('--request-timeout must be at least 1s')
+  if (seconds < minimumSeconds) throw new SettingsError(`--${flag} must be at least ${minimumSeconds}s`)
+  return seconds
+}
+
+function flag(flags: Flags, name: string, envName: string): boolean {
+  if (flags[name] === true) return true
+  const fromEnv = process.env[envName]
+  return fromEnv === '1' || fromEnv === 'true'
+}
+
+function publicUrl(value: string | null, name: string): string | null {
+  if (value === null) return null
+  if (!/^https?:\/\/[^/\s]+$/i.test(value.replace(/\/$/, ''))) {
+    throw new SettingsError(`${name} must be a base URL such as https://printroute.example.com, got "${value}"`)
+  }
+  return value.replace(/\/$/, '')
+}
+
+export function readWorkerSettings(flags: Flags): WorkerSettings {
   const catalogue = text(flags, 'catalogue', 'PRINTROUTE_CATALOGUE', null)
+  const skus = text(flags, 'sim-lab-unavailable-skus', 'PRINTROUTE_SIM_LAB_UNAVAILABLE_SKUS', '')
   return {
     ...readDatabaseSettings(flags),
+    catalogueFile: catalogue ? resolve(catalogue) : null,
+    logLevel: text(flags, 'log-level', 'PRINTROUTE_LOG_LEVEL', 'info'),
+    allowPrivateUrls: flag(flags, 'allow-private-urls', 'PRINTROUTE_ALLOW_PRIVATE_URLS'),
+    downloadRetryBaseSeconds: duration(flags, 'download-retry-base', 'PRINTROUTE_DOWNLOAD_RETRY_BASE', '30s', 0),
+    simulatedLabStepSeconds: duration(flags, 'sim-lab-step', 'PRINTROUTE_SIM_LAB_STEP', '2s', 0),
+    simulateLiveLabs: flag(flags, 'simulate-live-labs', 'PRINTROUTE_SIMULATE_LIVE_LABS'),
+    simulatedUnavailableSkus: skus
+      .split(',')
+      .map((sku) => sku.trim())
+      .filter((sku) => sku !== ''),
+    livePublicUrl: publicUrl(text(flags, 'public-url', 'PRINTROUTE_PUBLIC_URL', null), '--public-url'),
+    sandboxPublicUrl: publicUrl(
+      text(flags, 'sandbox-public-url', 'PRINTROUTE_SANDBOX_PUBLIC_URL', null),
+      '--sandbox-public-url',
+    ),
+  }
+}
+
+export function readServeSettings(flags: Flags): ServeSettings {
+  return {
+    ...readWorkerSettings(flags),
     host: text(flags, 'host', 'PRINTROUTE_HOST', '127.0.0.1'),
     livePort: port(text(flags, 'port', 'PORT', '8080'), '--port'),
     sandboxPort: port(text(flags, 'sandbox-port', 'PRINTROUTE_SANDBOX_PORT', '8081'), '--sandbox-port'),
-    catalogueFile: catalogue ? resolve(catalogue) : null,
-    requestTimeoutMs: requestTimeoutSeconds * 1000,
-    logLevel: text(flags, 'log-level', 'PRINTROUTE_LOG_LEVEL', 'info'),
+    requestTimeoutMs: duration(flags, 'request-timeout', 'PRINTROUTE_REQUEST_TIMEOUT', '60s', 1) * 1000,
+    workers: flags['no-workers'] !== true,
   }
 }

@@ -1,11 +1,21 @@
 // The printroute command line: serve, migrate, accounts and keys. Each command documents itself (--help).
+
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { systemClock } from './adapters/clock.ts'
+import type { Database } from './adapters/database.ts'
 import { migrate } from './adapters/migrator.ts'
-import { buildApplication, openDatabase } from './app.ts'
+import { type ApplicationOptions, buildApplication, openDatabase } from './app.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
-import { type DatabaseSettings, readDatabaseSettings, readServeSettings } from './config.ts'
+import type { Catalogue } from './catalogue/catalogue.ts'
+import {
+  type DatabaseSettings,
+  readDatabaseSettings,
+  readServeSettings,
+  readWorkerSettings,
+  type WorkerSettings,
+} from './config.ts'
 import { parseDurationSeconds } from './domain/duration.ts'
 import {
   type AccountsService,
@@ -20,6 +30,30 @@ const DATABASE_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
+const WORKER_OPTIONS = {
+  ...DATABASE_OPTIONS,
+  catalogue: { type: 'string' },
+  'log-level': { type: 'string' },
+  'allow-private-urls': { type: 'boolean' },
+  'download-retry-base': { type: 'string' },
+  'sim-lab-step': { type: 'string' },
+  'simulate-live-labs': { type: 'boolean' },
+  'sim-lab-unavailable-skus': { type: 'string' },
+  'public-url': { type: 'string' },
+  'sandbox-public-url': { type: 'string' },
+} as const
+
+const WORKER_HELP = `  --catalogue FILE       product catalogue to load (env PRINTROUTE_CATALOGUE, default the bundled sample)
+  --log-level LEVEL      fatal, error, warn, info, debug (env PRINTROUTE_LOG_LEVEL, default info)
+  --allow-private-urls   let asset downloads reach loopback/private addresses, for local testing only
+                         (env PRINTROUTE_ALLOW_PRIVATE_URLS=1; off by default)
+  --download-retry-base DUR  delay before the 2nd download attempt, doubling each time (default 30s)
+  --sim-lab-step DUR     pace of the simulated labs (env PRINTROUTE_SIM_LAB_STEP, default 2s)
+  --simulate-live-labs   Live orders use the simulated labs too (demos); Sandbox always does
+  --sim-lab-unavailable-skus SKUS  simulated labs report these SKUs out of stock (comma-separated)
+  --public-url URL       base URL of the Live server for file links (default its listening address)
+  --sandbox-public-url URL  same for the Sandbox server`
+
 const DATABASE_HELP = `  --data-dir DIR         embedded database and files (env PRINTROUTE_DATA_DIR, default ./data)
   --database-url URL     use this PostgreSQL server instead (env DATABASE_URL)
   -h, --help             show this help`
@@ -33,6 +67,48 @@ interface Command {
 }
 
 class UsageError extends Error {}
+
+function applicationOptions(
+  settings: WorkerSettings,
+  opened: { db: Database },
+  catalogue: Catalogue,
+  logger: pino.Logger,
+): ApplicationOptions {
+  return {
+    db: opened.db,
+    databaseUrl: settings.databaseUrl,
+    catalogue,
+    logger,
+    filesDir: join(settings.dataDir, 'files'),
+    workers: true,
+    allowPrivateUrls: settings.allowPrivateUrls,
+    pipeline: {
+      downloadRetryBaseSeconds: settings.downloadRetryBaseSeconds,
+      simulatedLabStepSeconds: settings.simulatedLabStepSeconds,
+      simulateLiveLabs: settings.simulateLiveLabs,
+      simulatedUnavailableSkus: settings.simulatedUnavailableSkus,
+    },
+    publicUrls: {
+      ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
+      ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
+    },
+  }
+}
+
+/** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0. */
+function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
+  let stopping = false
+  const onSignal = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'shutting down')
+    await stop()
+    logger.info('stopped')
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => void onSignal('SIGTERM'))
+  process.once('SIGINT', () => void onSignal('SIGINT'))
+}
 
 /** Runs an account or key command on the configured database (these commands need no catalogue). */
 async function withAccounts<T>(
@@ -82,27 +158,26 @@ function curlExample(baseUrl: string, key: string): string {
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    summary: 'run the API (Live and Sandbox)',
+    summary: 'run the API (Live and Sandbox) and the background workers',
     usage: `printroute serve [options]
 
-Runs the Live and the Sandbox API, each on its own port, until SIGTERM or SIGINT.
-On an empty database it creates a demo account and prints its Sandbox key.
+Runs the Live and the Sandbox API, each on its own port, and the fulfilment workers, until SIGTERM or
+SIGINT. On an empty database it creates a demo account and prints its Sandbox key.
 
   --port PORT            Live API port (env PORT, default 8080)
   --sandbox-port PORT    Sandbox API port (env PRINTROUTE_SANDBOX_PORT, default 8081)
   --host HOST            address to listen on (env PRINTROUTE_HOST, default 127.0.0.1)
-  --catalogue FILE       product catalogue to load (env PRINTROUTE_CATALOGUE, default the bundled sample)
   --request-timeout DUR  abort requests after this long (env PRINTROUTE_REQUEST_TIMEOUT, default 60s)
-  --log-level LEVEL      fatal, error, warn, info, debug (env PRINTROUTE_LOG_LEVEL, default info)
+  --no-workers           serve the API only; run \`printroute worker\` processes for the jobs
+${WORKER_HELP}
 ${DATABASE_HELP}`,
     options: {
-      ...DATABASE_OPTIONS,
+      ...WORKER_OPTIONS,
       port: { type: 'string' },
       'sandbox-port': { type: 'string' },
       host: { type: 'string' },
-      catalogue: { type: 'string' },
       'request-timeout': { type: 'string' },
-      'log-level': { type: 'string' },
+      'no-workers': { type: 'boolean' },
     },
     async run(values) {
       const settings = readServeSettings(values)
@@ -111,10 +186,9 @@ ${DATABASE_HELP}`,
       const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
       const opened = await openDatabase(settings)
       const app = await buildApplication({
-        db: opened.db,
-        catalogue,
-        logger,
+        ...applicationOptions(settings, opened, catalogue, logger),
         requestTimeoutMs: settings.requestTimeoutMs,
+        workers: settings.workers,
       })
       let demoKey: string | null = null
       if ((await app.services.accounts.countAccounts()) === 0) {
@@ -128,7 +202,7 @@ ${DATABASE_HELP}`,
         logger.info({ accountId: demo.account.id }, 'created the demo account on an empty database')
       }
       // Fastify logs one ready line per environment, with its base address.
-      await app.live.listen({
+      const liveAddress = await app.live.listen({
         host: settings.host,
         port: settings.livePort,
         listenTextResolver: (address) => `Live API ready at ${address}/v4.0`,
@@ -138,23 +212,41 @@ ${DATABASE_HELP}`,
         port: settings.sandboxPort,
         listenTextResolver: (address) => `Sandbox API ready at ${address}/v4.0`,
       })
+      app.setPublicUrl('live', liveAddress)
+      app.setPublicUrl('sandbox', sandboxAddress)
       if (demoKey) {
         process.stdout.write(
           `\nDemo account created. Its Sandbox API key (shown once):\n\n  ${demoKey}\n\nPlace a first order:\n\n${curlExample(`${sandboxAddress}/v4.0`, demoKey)}\n\n`,
         )
       }
-      let stopping = false
-      const stop = async (signal: string) => {
-        if (stopping) return
-        stopping = true
-        logger.info({ signal }, 'shutting down')
+      stopOnSignals(logger, async () => {
         await app.close()
         await opened.close()
-        logger.info('stopped')
-        process.exit(0)
-      }
-      process.once('SIGTERM', () => void stop('SIGTERM'))
-      process.once('SIGINT', () => void stop('SIGINT'))
+      })
+    },
+  },
+
+  worker: {
+    summary: 'run the background workers only (no API)',
+    usage: `printroute worker [options]
+
+Runs the fulfilment workers (downloads, lab allocation, print files, labs) without serving the API, so
+several processes can share one PostgreSQL. Stops gracefully on SIGTERM or SIGINT.
+
+${WORKER_HELP}
+${DATABASE_HELP}`,
+    options: { ...WORKER_OPTIONS },
+    async run(values) {
+      const settings = readWorkerSettings(values)
+      const logger = pino({ level: settings.logLevel }, pino.destination({ dest: 1, sync: true }))
+      const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
+      const opened = await openDatabase(settings)
+      const app = await buildApplication({ ...applicationOptions(settings, opened, catalogue, logger), workers: true })
+      logger.info('workers ready')
+      stopOnSignals(logger, async () => {
+        await app.close()
+        await opened.close()
+      })
     },
   },
 

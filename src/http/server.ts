@@ -8,6 +8,7 @@ import secureJson from 'secure-json-parse'
 import { ServiceError } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
+import type { LabsService } from '../services/labs.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import {
@@ -17,6 +18,8 @@ import {
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
+import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
+import { registerLabRoutes } from './routes/labs.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { validatorCompiler } from './validation.ts'
@@ -67,6 +70,9 @@ export interface HttpServices {
   accounts: AccountsService
   orders: OrdersService
   products: ProductsService
+  /** The lab API is served on the Live address only. */
+  labs: LabsService | null
+  files: { store: ServedFiles; signingSecret: string; now: () => Date }
 }
 
 export interface HttpServerOptions {
@@ -214,6 +220,15 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     },
     { prefix: API_VERSION_PREFIX },
   )
+  registerFileRoutes(app, {
+    files: services.files.store,
+    signingSecret: services.files.signingSecret,
+    now: services.files.now,
+  })
+  const labs = services.labs
+  if (labs) {
+    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
+  }
   registerMethodNotAllowed(app, routes)
   await app.ready()
   return app

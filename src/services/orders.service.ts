@@ -15,6 +15,7 @@ import {
   type NewOrder,
   type Stage,
 } from '../domain/order.ts'
+import { startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import {
@@ -27,6 +28,7 @@ import {
   type StoredOrder,
 } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
+import type { JobEnqueuer } from './pipeline.service.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
 export interface CreateOrderInput {
@@ -96,8 +98,8 @@ function nullIfAbsent<T>(value: T | null | undefined): T | null {
   return value === undefined ? null : value
 }
 
-export function createOrdersService(deps: { db: Database; catalogue: Catalogue; clock: Clock }) {
-  const { db, catalogue, clock } = deps
+export function createOrdersService(deps: { db: Database; catalogue: Catalogue; clock: Clock; jobs: JobEnqueuer }) {
+  const { db, catalogue, clock, jobs } = deps
 
   /** Checks the request against the catalogue and returns it in canonical spelling, or throws ValidationFailed. */
   function toNewOrder(input: CreateOrderInput): NewOrder {
@@ -212,14 +214,20 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
       const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
       const onHoldUntil =
         caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
-      const stored = await insertNewOrder(db, scope, {
-        idempotencyKey: newOrder.idempotencyKey,
-        merchantReference: newOrder.merchantReference,
-        stage: document.status.stage,
-        createdAt: now,
-        onHoldUntil,
-        placeholders,
-        documentTemplate: JSON.stringify(document),
+      // The order and the job that starts its fulfilment (now, or when the pause window ends) commit together.
+      const stored = await db.transaction(async (tx) => {
+        const inserted = await insertNewOrder(tx, scope, {
+          idempotencyKey: newOrder.idempotencyKey,
+          merchantReference: newOrder.merchantReference,
+          stage: document.status.stage,
+          createdAt: now,
+          onHoldUntil,
+          placeholders,
+          documentTemplate: JSON.stringify(document),
+        })
+        if (inserted.inserted)
+          await jobs.enqueue(tx, [startOrderJob(formatId('ord', inserted.orderNumber), onHoldUntil)])
+        return inserted
       })
       if (!stored.inserted) return existingOrderResult(stored, now)
       if (onHoldUntil)

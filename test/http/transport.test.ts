@@ -387,6 +387,8 @@ describe('request timeout', () => {
       accounts: { authenticate: async () => caller },
       orders: { getOrder: () => new Promise(() => {}) },
       products: { getProduct: () => undefined },
+      labs: null,
+      files: { store: {}, signingSecret: 'test', now: () => new Date() },
     } as unknown as HttpServices
     server = await buildHttpServer({ environment: 'sandbox', services, logger: false, requestTimeoutMs: 200 })
   })

@@ -16,6 +16,9 @@ export function testDatabaseKinds(): TestDatabaseKind[] {
 
 export interface TestDatabase {
   db: Database
+  /** For pg-boss: the server URL (null for PGlite) and a schema of its own. */
+  connectionString: string | null
+  jobSchema: string
   close(): Promise<void>
 }
 
@@ -27,7 +30,7 @@ export async function openTestDatabase(
   if (kind === 'pglite') {
     const db = await PgliteDatabase.open()
     await migrate(db)
-    return { db, close: () => db.close() }
+    return { db, connectionString: null, jobSchema: 'pgboss', close: () => db.close() }
   }
   if (!POSTGRES_TEST_URL) throw new Error('PRINTROUTE_TEST_DATABASE_URL is not set')
   const schema = `printroute_test_${randomBytes(6).toString('hex')}`
@@ -42,11 +45,14 @@ export async function openTestDatabase(
   await migrate(db)
   return {
     db,
+    connectionString: POSTGRES_TEST_URL,
+    jobSchema: `${schema}_jobs`,
     async close() {
       await db.close()
       const cleanup = new pg.Client({ connectionString: POSTGRES_TEST_URL })
       await cleanup.connect()
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`)
+      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`)
       await cleanup.end()
     },
   }

@@ -1,8 +1,13 @@
 // An application on a test database with one account and its keys, driven through Fastify's inject.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { ManualClock } from '../../src/adapters/clock.ts'
-import { type Application, buildApplication } from '../../src/app.ts'
+import { type Application, type ApplicationOptions, buildApplication } from '../../src/app.ts'
 import { loadCatalogue } from '../../src/catalogue/catalogue.loader.ts'
+import type { PipelineSettings } from '../../src/services/pipeline.service.ts'
 import { openTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.ts'
 
 export const catalogue = loadCatalogue()
@@ -13,9 +18,21 @@ export interface TestAccount {
   liveKey: string
 }
 
+/** The real time, with the ManualClock's interface (advancing is not possible: it is the real clock). */
+class SystemLikeClock extends ManualClock {
+  override now(): Date {
+    return new Date()
+  }
+  override advanceSeconds(): void {
+    throw new Error('a real clock cannot be advanced')
+  }
+}
+
 export interface TestApp {
   app: Application
   database: TestDatabase
+  /** Where the app keeps its files (blob keys are paths below it). */
+  filesDir: string
   clock: ManualClock
   account: TestAccount
   createAccount(options?: { pauseWindowSeconds?: number }): Promise<TestAccount>
@@ -25,22 +42,39 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-export async function startTestApp(
-  options: {
-    kind?: TestDatabaseKind
-    pauseWindowSeconds?: number
-    requestTimeoutMs?: number
-    maxConnections?: number
-  } = {},
-): Promise<TestApp> {
+export interface TestAppOptions {
+  kind?: TestDatabaseKind
+  pauseWindowSeconds?: number
+  requestTimeoutMs?: number
+  maxConnections?: number
+  /** Run the pipeline's jobs (off by default: most HTTP tests look at orders as created). */
+  workers?: boolean
+  pipeline?: Partial<PipelineSettings>
+  /** A real clock for pipeline tests (the job queue schedules by the database's time). */
+  realClock?: boolean
+  publicUrls?: ApplicationOptions['publicUrls']
+  /** Test servers listen on 127.0.0.1, so downloads may reach it unless a test says otherwise. */
+  allowPrivateUrls?: boolean
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase(options.kind ?? 'pglite', { maxConnections: options.maxConnections })
-  const clock = new ManualClock(new Date('2026-03-01T09:00:00.000Z'))
+  const clock = options.realClock ? new SystemLikeClock() : new ManualClock(new Date('2026-03-01T09:00:00.000Z'))
+  const filesDir = mkdtempSync(join(tmpdir(), 'printroute-files-'))
   const app = await buildApplication({
     db: database.db,
+    databaseUrl: database.connectionString,
+    jobSchema: database.jobSchema,
     catalogue,
     clock,
     logger: false,
     requestTimeoutMs: options.requestTimeoutMs,
+    filesDir,
+    workers: options.workers ?? false,
+    jobPollingSeconds: 0.5,
+    allowPrivateUrls: options.allowPrivateUrls ?? true,
+    pipeline: options.pipeline,
+    publicUrls: options.publicUrls,
   })
   const createAccount = async (accountOptions: { pauseWindowSeconds?: number } = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({
@@ -62,6 +96,7 @@ export async function startTestApp(
   return {
     app,
     database,
+    filesDir,
     clock,
     account,
     createAccount,
@@ -70,6 +105,7 @@ export async function startTestApp(
     async close() {
       await app.close()
       await database.close()
+      rmSync(filesDir, { recursive: true, force: true })
     },
   }
 }

@@ -1,0 +1,274 @@
+// Print files and thumbnails from customers' images, with sharp (libvips). The geometry (sizing mode, quarter
+// turn, crop or white margins) is planned by domain/print-geometry.ts; this file only applies the plan, converts
+// the colour to sRGB with an embedded profile, encodes the lab's format, and keeps memory bounded: inputs over a
+// pixel limit are refused before decoding, and at most `concurrency` images are decoded at once.
+// docs/print-files.md explains every rule and the measured memory use.
+
+import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp'
+import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
+import { planPrintFile } from '../domain/print-geometry.ts'
+import type { SizingMode } from '../domain/shipping-methods.ts'
+
+/**
+ * 150 megapixels: above the largest print area in the sample catalogue (9954 x 12954 = 129 MP) and the largest
+ * camera files (102 MP), so no real photo is refused. A decoded 150 MP RGB image is 450 MB, which progressive
+ * JPEG and interlaced PNG inputs hold whole while decoding (docs/print-files.md, "Memory").
+ */
+export const DEFAULT_MAX_INPUT_PIXELS = 150_000_000
+
+/**
+ * Images rendered at the same time. Decoding one large JPEG is single-threaded in libjpeg, so two at once keep
+ * two cores busy; more would only multiply peak memory (see docs/print-files.md, "Limits").
+ */
+export const DEFAULT_RENDER_CONCURRENCY = 2
+
+/** Print files are written at this JPEG quality with full-resolution colour (no chroma subsampling). */
+export const PRINT_JPEG_QUALITY = 95
+export const THUMBNAIL_JPEG_QUALITY = 80
+export const DEFAULT_THUMBNAIL_EDGE = 400
+
+/** Formats accepted as customer images. SVG, PDF and camera RAW are not photos to print and are refused. */
+const ACCEPTED_INPUT_FORMATS: ReadonlySet<string> = new Set(['jpeg', 'png', 'webp', 'tiff', 'gif', 'heif', 'avif'])
+
+const WHITE = { r: 255, g: 255, b: 255, alpha: 1 }
+
+export type RasterPrintFileFormat = Exclude<PrintFileFormat, 'pdf'>
+
+export interface ImageRendererOptions {
+  /** Inputs with more pixels (width x height) are refused with ImageTooLargeError. */
+  maxInputPixels?: number
+  /** Renders (print files and thumbnails) running at once; further calls wait their turn. */
+  concurrency?: number
+}
+
+export interface PrintFileOptions {
+  /** The variant's print area size in pixels. */
+  width: number
+  height: number
+  sizing: SizingMode
+  /** PDFs (books) are not rendered: they are checked by adapters/pdf-check.ts and passed through. */
+  format: RasterPrintFileFormat
+}
+
+export interface RenderedPrintFile {
+  data: Buffer
+  width: number
+  height: number
+  format: RasterPrintFileFormat
+  /** Whether the image was turned a quarter turn (clockwise) to suit the print area. */
+  rotated: boolean
+}
+
+export interface ImageProbe {
+  /** Size as displayed, after the EXIF orientation is applied. */
+  width: number
+  height: number
+  /** Decoder name as sharp reports it: jpeg, png, webp, tiff, gif, heif, ... */
+  format: string
+}
+
+export interface ImageRenderer {
+  renderPrintFile(input: string | Buffer, options: PrintFileOptions): Promise<RenderedPrintFile>
+  /** A JPEG whose longer edge is at most `maxEdge` (never enlarged). */
+  renderThumbnail(input: string | Buffer, maxEdge?: number): Promise<Buffer>
+  /** Reads only the header: cheap, and does not apply the pixel limit. */
+  probe(input: string | Buffer): Promise<ImageProbe>
+  /** Renders running now and waiting for a turn (for logs and metrics). */
+  queue(): { running: number; waiting: number }
+}
+
+/** The image has more pixels than the renderer accepts; retrying cannot help. */
+export class ImageTooLargeError extends Error {
+  readonly code = 'ImageTooLarge'
+  readonly width: number | null
+  readonly height: number | null
+  readonly limit: number
+
+  constructor(width: number | null, height: number | null, limit: number, options?: ErrorOptions) {
+    const size = width !== null && height !== null ? `${width} x ${height} = ${width * height} pixels` : 'image'
+    super(`${size} exceeds the limit of ${limit} pixels`, options)
+    this.name = 'ImageTooLargeError'
+    this.width = width
+    this.height = height
+    this.limit = limit
+  }
+}
+
+/** The input is not an image the renderer accepts (not an image, truncated, corrupt, unsupported format). */
+export class UnreadableImageError extends Error {
+  readonly code = 'UnreadableImage'
+
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`unreadable image: ${reason}`, options)
+    this.name = 'UnreadableImageError'
+  }
+}
+
+/**
+ * libvips settings, process-wide, applied when a renderer is created:
+ * - cache off: the operation cache keeps recent results (up to 50 MB and 20 open files by default) for
+ *   pipelines that repeat; every print file is a different image, so it would only hold memory and files.
+ * - one libvips thread per image: JPEG decoding and encoding are single-threaded anyway, and on glibc every
+ *   extra thread grows its own malloc arena (sharp's own default on glibc for the same reason); parallelism
+ *   comes from rendering `concurrency` images at once instead: two renders with one thread each measured
+ *   1.14 images/s, with two threads each 1.21 for 46 MiB more (docs/print-files.md, "Limits and errors").
+ */
+function configureSharp(): void {
+  sharp.cache(false)
+  sharp.concurrency(1)
+}
+
+export function createImageRenderer(options: ImageRendererOptions = {}): ImageRenderer {
+  const maxInputPixels = options.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS
+  const concurrency = options.concurrency ?? DEFAULT_RENDER_CONCURRENCY
+  if (!Number.isInteger(maxInputPixels) || maxInputPixels < 1) throw new RangeError('maxInputPixels must be >= 1')
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be >= 1')
+  configureSharp()
+  const limiter = createLimiter(concurrency)
+
+  // 'truncated' refuses cut-off and corrupt files (they would print with a grey band) but accepts files with
+  // recoverable defects that only raise decoder warnings (extraneous bytes before a marker, say) and that
+  // every viewer shows correctly; 'warning' would refuse those too. No measurable speed difference.
+  const decodeOptions: SharpOptions = { limitInputPixels: maxInputPixels, failOn: 'truncated' }
+
+  /** Header only; refuses non-images, unaccepted formats and, when `enforceLimit`, oversized images. */
+  async function readHeader(input: string | Buffer, enforceLimit: boolean): Promise<ImageProbe> {
+    let metadata: Metadata
+    try {
+      metadata = await sharp(input, { limitInputPixels: false }).metadata()
+    } catch (error) {
+      throw classifyError(error, maxInputPixels)
+    }
+    if (!ACCEPTED_INPUT_FORMATS.has(metadata.format)) {
+      throw new UnreadableImageError(`format ${metadata.format} is not accepted`)
+    }
+    const { width, height } = metadata.autoOrient ?? metadata
+    if (!width || !height) throw new UnreadableImageError('no pixel size in the header')
+    if (enforceLimit && width * height > maxInputPixels) throw new ImageTooLargeError(width, height, maxInputPixels)
+    return { width, height, format: metadata.format }
+  }
+
+  async function encode(pipeline: Sharp): Promise<{ data: Buffer; info: OutputInfo }> {
+    try {
+      return await pipeline.toBuffer({ resolveWithObject: true })
+    } catch (error) {
+      throw classifyError(error, maxInputPixels)
+    }
+  }
+
+  return {
+    probe: (input) => readHeader(input, false),
+
+    queue: () => limiter.state(),
+
+    renderPrintFile: (input, { width, height, sizing, format }) =>
+      limiter.run(async () => {
+        if (!isRasterFormat(format)) {
+          throw new RangeError(`print file format ${String(format)} is not rendered (PDFs are checked, not rendered)`)
+        }
+        const source = await readHeader(input, true)
+        const plan = planPrintFile({
+          sourceWidth: source.width,
+          sourceHeight: source.height,
+          targetWidth: width,
+          targetHeight: height,
+          sizing,
+        })
+        // EXIF orientation first. The planned quarter turn comes after the resize (sharp applies the steps in
+        // call order), so the resize is given in the unturned frame and only the smaller, resized image is
+        // turned, which libvips must hold in memory to do.
+        let pipeline = sharp(input, decodeOptions).autoOrient()
+        pipeline = pipeline.resize({
+          width: plan.rotate ? plan.resize.height : plan.resize.width,
+          height: plan.rotate ? plan.resize.width : plan.resize.height,
+          fit: 'fill',
+        })
+        if (plan.rotate) pipeline = pipeline.rotate(plan.rotate)
+        if (plan.crop) pipeline = pipeline.extract(plan.crop)
+        if (plan.margins) pipeline = pipeline.extend({ ...plan.margins, background: WHITE })
+        // Transparent pixels print as white paper; then sRGB, 8 bits, the profile embedded.
+        pipeline = pipeline.flatten({ background: WHITE }).toColourspace('srgb').withIccProfile('srgb')
+        pipeline = encodeAs(pipeline, format)
+
+        const { data, info } = await encode(pipeline)
+        if (info.width !== width || info.height !== height) {
+          throw new Error(`print file came out ${info.width} x ${info.height}, expected ${width} x ${height}`)
+        }
+        return { data, width, height, format, rotated: plan.rotate === 90 }
+      }),
+
+    renderThumbnail: (input, maxEdge = DEFAULT_THUMBNAIL_EDGE) =>
+      limiter.run(async () => {
+        if (!Number.isInteger(maxEdge) || maxEdge < 1) throw new RangeError('maxEdge must be a positive integer')
+        await readHeader(input, true)
+        const pipeline = sharp(input, decodeOptions)
+          .autoOrient()
+          .resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true })
+          .flatten({ background: WHITE })
+          .toColourspace('srgb')
+          .withIccProfile('srgb')
+          .jpeg({ quality: THUMBNAIL_JPEG_QUALITY })
+        return (await encode(pipeline)).data
+      }),
+  }
+}
+
+function isRasterFormat(format: string): format is RasterPrintFileFormat {
+  return format === 'jpeg' || format === 'png' || format === 'tiff'
+}
+
+function encodeAs(pipeline: Sharp, format: RasterPrintFileFormat): Sharp {
+  switch (format) {
+    case 'jpeg':
+      // No Huffman-table optimisation: it makes libjpeg buffer every DCT coefficient of the whole image before
+      // writing (2 bytes x 3 channels per pixel: 260 MB for a 6000 x 7200 file); measured 816 vs 337 MiB peak
+      // RSS and 3.5 vs 1.6 s for that file, which is only 5% smaller (docs/print-files.md, "Formats").
+      // No mozjpeg trellis quantisation either: slower still, for a size nobody pays for.
+      return pipeline.jpeg({
+        quality: PRINT_JPEG_QUALITY,
+        chromaSubsampling: '4:4:4',
+        optimiseCoding: false,
+        mozjpeg: false,
+      })
+    case 'png':
+      return pipeline.png({ compressionLevel: 6, adaptiveFiltering: false })
+    case 'tiff':
+      // LZW with horizontal prediction: lossless, read by every RIP, about half the size of uncompressed.
+      return pipeline.tiff({ compression: 'lzw', predictor: 'horizontal' })
+  }
+}
+
+/** Maps sharp's errors to the renderer's; anything that is not about the image itself is passed on as it is. */
+function classifyError(error: unknown, limit: number): Error {
+  const message = error instanceof Error ? error.message : String(error)
+  if (/exceeds pixel limit/i.test(message)) return new ImageTooLargeError(null, null, limit, { cause: error })
+  // A missing file is the caller's (blob store's) problem, not the customer's image: keep it retryable.
+  if (/^Input file is missing/.test(message)) return error instanceof Error ? error : new Error(message)
+  return new UnreadableImageError(message, { cause: error })
+}
+
+interface Limiter {
+  run<T>(task: () => Promise<T>): Promise<T>
+  state(): { running: number; waiting: number }
+}
+
+/** At most `max` tasks at once, the rest in arrival order. */
+function createLimiter(max: number): Limiter {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return {
+    async run(task) {
+      if (running < max) running++
+      else await new Promise<void>((resolve) => waiting.push(resolve))
+      try {
+        return await task()
+      } finally {
+        // Hand the slot straight to the next task, so `running` never exceeds `max`.
+        const next = waiting.shift()
+        if (next) next()
+        else running--
+      }
+    },
+    state: () => ({ running, waiting: waiting.length }),
+  }
+}

@@ -1,0 +1,127 @@
+// Durable background jobs on pg-boss, in the same database as the orders (PGlite or PostgreSQL), so a job is
+// enqueued in the same transaction as the state change that causes it. Job ids are derived from each job's
+// deterministic key: pg-boss inserts with ON CONFLICT DO NOTHING, so enqueuing the same work twice (a step
+// re-run after a crash) adds nothing.
+import { createHash } from 'node:crypto'
+import { fromPglite, PgBoss } from 'pg-boss'
+import type { JobName, JobRequest } from '../domain/order-pipeline.ts'
+import type { Database, Queryable } from './database.ts'
+import { PgliteDatabase } from './database.ts'
+
+export type { JobName, JobRequest }
+
+export type JobHandler = (data: Record<string, string | number>) => Promise<void>
+
+export interface JobDefinition {
+  handler: JobHandler
+  /** Jobs of this kind run at most this many at a time in one process. */
+  concurrency: number
+  /** pg-boss retries a job that threw or whose process died, this many times, with backoff. */
+  retryLimit: number
+  /** A job running longer than this is considered lost (its process died) and retried. */
+  expireInSeconds: number
+}
+
+export interface JobQueue {
+  /** Adds jobs in the caller's transaction (or on their own when `tx` is null). */
+  enqueue(tx: Queryable | null, jobs: readonly JobRequest[]): Promise<void>
+  /** Starts working every job of the registry in this process. */
+  work(registry: Readonly<Record<JobName, JobDefinition>>, options: { pollingIntervalSeconds: number }): Promise<void>
+  /** Registers a job that runs on a cron schedule (once across all processes). */
+  schedule(name: string, cron: string, definition: JobDefinition): Promise<void>
+  stop(): Promise<void>
+}
+
+/** A UUID (version 5 layout) from a job key: the same key always gives the same id. */
+export function jobIdFromKey(key: string): string {
+  const hash = createHash('sha1').update(`printroute:${key}`).digest()
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
+}
+
+function asBossDatabase(tx: Queryable) {
+  return { executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values ?? []) }) }
+}
+
+export interface JobQueueOptions {
+  db: Database
+  /** PostgreSQL connection string (pg-boss keeps its own pool there); unused with PGlite. */
+  connectionString: string | null
+  /** Schema of pg-boss's tables. */
+  schema: string
+  /**
+   * Every queue, created at start: creating one later from inside a transaction would wait on PGlite's
+   * single connection, which that transaction holds.
+   */
+  queues: readonly string[]
+  onError: (error: Error) => void
+}
+
+export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
+  const boss =
+    options.db instanceof PgliteDatabase
+      ? new PgBoss({ db: fromPglite(options.db.client), backend: 'pglite', schema: options.schema })
+      : new PgBoss({ connectionString: options.connectionString ?? undefined, schema: options.schema, max: 4 })
+  boss.on('error', options.onError)
+  await boss.start()
+  const existing = new Set((await boss.getQueues()).map((queue) => queue.name))
+  for (const name of options.queues) {
+    if (!existing.has(name)) await boss.createQueue(name, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+    // pg-boss looks a queue up (and caches it) on its first insert, through its own connection; done
+    // inside a PGlite transaction that lookup would wait for the transaction holding the connection.
+    // An empty insert now fills the cache.
+    await boss.insert(name, [])
+  }
+
+  return {
+    async enqueue(tx, jobs) {
+      const byName = new Map<string, JobRequest[]>()
+      for (const job of jobs) byName.set(job.name, [...(byName.get(job.name) ?? []), job])
+      for (const [name, list] of byName) {
+        await boss.insert(
+          name,
+          list.map((job) => ({
+            id: jobIdFromKey(job.key),
+            data: job.data,
+            ...(job.startAfter ? { startAfter: job.startAfter } : {}),
+          })),
+          tx ? { db: asBossDatabase(tx) } : {},
+        )
+      }
+    },
+
+    async work(registry, workOptions) {
+      for (const [name, definition] of Object.entries(registry) as [JobName, JobDefinition][]) {
+        await boss.updateQueue(name, {
+          retryLimit: definition.retryLimit,
+          expireInSeconds: definition.expireInSeconds,
+        })
+        await boss.work<Record<string, string | number>>(
+          name,
+          {
+            batchSize: 1,
+            localConcurrency: definition.concurrency,
+            pollingIntervalSeconds: workOptions.pollingIntervalSeconds,
+          },
+          async (jobs) => {
+            for (const job of jobs) await definition.handler(job.data)
+          },
+        )
+      }
+    },
+
+    async schedule(name, cron, definition) {
+      await boss.updateQueue(name, { retryLimit: definition.retryLimit, expireInSeconds: definition.expireInSeconds })
+      await boss.schedule(name, cron, {})
+      await boss.work(name, { batchSize: 1 }, async () => {
+        await definition.handler({})
+      })
+    },
+
+    async stop() {
+      await boss.stop({ graceful: true, timeout: 10_000 })
+    },
+  }
+}

@@ -1,0 +1,534 @@
+// The fulfilment pipeline of one order as pure transitions: each takes the order document and its pipeline
+// state, changes them, and returns the jobs the change causes. The pipeline service runs every transition
+// inside one transaction that locks the order row, saves both and enqueues the jobs, so a crash at any point
+// leaves either the old state with its old jobs or the new state with its new jobs.
+//
+// Every transition is idempotent: applied twice (a job re-run after a crash), the second application finds
+// the work done and changes nothing. Job keys are deterministic for the same reason: enqueuing the same job
+// twice is a no-op in the queue.
+//
+// Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
+// printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
+import type { DetailState, Issue, Item, OrderDocument, Shipment } from './order.ts'
+
+/** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
+export const DOWNLOAD_MAX_ATTEMPTS = 10
+
+export const ISSUE_CODES = {
+  notDownloaded: 'order.items.assets.NotDownloaded',
+  failedToDownload: 'order.items.assets.FailedToDownloaded',
+  itemUnavailable: 'order.items.ItemUnavailable',
+  /** Ours: the file downloaded but cannot be made into a print file (unreadable, too large, wrong pages). */
+  invalidAsset: 'order.items.assets.InvalidAsset',
+} as const
+
+export const JOB_NAMES = [
+  'start-order',
+  'download-file',
+  'allocate-order',
+  'render-print-file',
+  'submit-shipment',
+  'simulated-lab-step',
+] as const
+export type JobName = (typeof JOB_NAMES)[number]
+
+export interface JobRequest {
+  name: JobName
+  /** Deterministic: the same work always has the same key, so enqueuing it twice is harmless. */
+  key: string
+  data: Record<string, string | number>
+  startAfter?: Date
+}
+
+export interface StoredFile {
+  blobKey: string
+  contentType: string
+  bytes: number
+  md5: string
+  width: number | null
+  height: number | null
+}
+
+export type FileKind = 'asset' | 'packingSlip' | 'branding'
+
+export interface PipelineFile {
+  kind: FileKind
+  url: string
+  expectedMd5: string | null
+  /** Failed attempts so far. */
+  failedAttempts: number
+  status: 'pending' | 'downloaded' | 'failed'
+  stored: StoredFile | null
+}
+
+export interface PrintFile {
+  blobKey: string
+  width: number
+  height: number
+  format: string
+}
+
+export type ShipmentState = 'allocated' | 'submitted' | 'acknowledged' | 'inProduction' | 'shipped' | 'rejected'
+
+export interface PipelineShipment {
+  labCode: string
+  state: ShipmentState
+  /** Asset id -> its print file once rendered (null while pending). */
+  printFiles: Record<string, PrintFile | null>
+  /** Asset id -> print file format the lab wants. */
+  formats: Record<string, string>
+}
+
+export type PipelinePhase = 'waiting' | 'downloading' | 'allocating' | 'rendering' | 'producing' | 'complete' | 'failed'
+
+export interface PipelineState {
+  phase: PipelinePhase
+  /** File key (asset id, `packingSlip`, `branding:<key>`) -> its download. */
+  files: Record<string, PipelineFile>
+  shipments: Record<string, PipelineShipment>
+  /** Item id -> labs that must not be used for it (rejected it or had no stock). */
+  excludedLabs: Record<string, string[]>
+  /** Incremented on every allocation round, so each round's job key is new. */
+  allocationRound: number
+}
+
+export interface Transition {
+  changed: boolean
+  jobs: JobRequest[]
+}
+
+const NOTHING: Transition = { changed: false, jobs: [] }
+
+/** The job that puts a new order into the pipeline: now, or when its pause window ends. */
+export function startOrderJob(orderId: string, onHoldUntil: Date | null): JobRequest {
+  return {
+    name: 'start-order',
+    key: `start:${orderId}`,
+    data: { orderId },
+    ...(onHoldUntil ? { startAfter: onHoldUntil } : {}),
+  }
+}
+
+export function emptyPipeline(): PipelineState {
+  return { phase: 'waiting', files: {}, shipments: {}, excludedLabs: {}, allocationRound: 0 }
+}
+
+/** The pipeline state stored for an order; `{}` (the column default) means not started. */
+export function pipelineOf(stored: unknown): PipelineState {
+  const state = stored as Partial<PipelineState> | null
+  return state && typeof state.phase === 'string' ? (state as PipelineState) : emptyPipeline()
+}
+
+/** Delay before download attempt `nextAttempt` (2..10): base, 2x base, 4x base, ... */
+export function downloadRetryDelaySeconds(baseSeconds: number, failedAttempts: number): number {
+  return baseSeconds * 2 ** (failedAttempts - 1)
+}
+
+function touch(order: OrderDocument, now: Date): void {
+  order.lastUpdated = now.toISOString()
+}
+
+function setDetail(order: OrderDocument, detail: keyof OrderDocument['status']['details'], state: DetailState) {
+  order.status.details[detail] = state
+}
+
+function addIssue(order: OrderDocument, objectId: string, errorCode: string, description: string): void {
+  const issue: Issue = { objectId, errorCode, description, authorisationDetails: null }
+  order.status.issues.push(issue)
+}
+
+function findAsset(order: OrderDocument, assetId: string): { item: Item; index: number } | undefined {
+  for (const item of order.items) {
+    const index = item.assets.findIndex((asset) => asset.id === assetId)
+    if (index >= 0) return { item, index }
+  }
+  return undefined
+}
+
+function downloadJob(orderId: string, fileKey: string, attempt: number, startAfter?: Date): JobRequest {
+  return {
+    name: 'download-file',
+    key: `download:${orderId}:${fileKey}:${attempt}`,
+    data: { orderId, fileKey, attempt },
+    ...(startAfter ? { startAfter } : {}),
+  }
+}
+
+/** The order enters the pipeline: every file is queued for download. */
+export function startPipeline(order: OrderDocument, pipeline: PipelineState, now: Date): Transition {
+  if (pipeline.phase !== 'waiting') return NOTHING
+  pipeline.phase = 'downloading'
+  for (const item of order.items) {
+    for (const asset of item.assets) {
+      pipeline.files[asset.id] = newFile('asset', asset.url, asset.md5Hash)
+    }
+  }
+  if (order.packingSlip) pipeline.files.packingSlip = newFile('packingSlip', order.packingSlip.url, null)
+  if (order.branding) {
+    const seen = new Set<string>()
+    for (const [key, entry] of Object.entries(order.branding)) {
+      // The colour slip appears under both spellings with the same URL: download it once.
+      const name = key === 'packing_slip_color' ? 'packing_slip_colour' : key
+      if (!entry || seen.has(name)) continue
+      seen.add(name)
+      pipeline.files[`branding:${name}`] = newFile('branding', entry.url, null)
+    }
+  }
+  setDetail(order, 'downloadAssets', 'InProgress')
+  touch(order, now)
+  const jobs = Object.keys(pipeline.files).map((fileKey) => downloadJob(order.id, fileKey, 1))
+  // An order without assets (not possible through the API today) goes straight on.
+  if (!hasPendingAssets(pipeline)) jobs.push(...finishDownloads(order, pipeline))
+  return { changed: true, jobs }
+}
+
+function newFile(kind: FileKind, url: string, expectedMd5: string | null): PipelineFile {
+  return { kind, url, expectedMd5, failedAttempts: 0, status: 'pending', stored: null }
+}
+
+function hasPendingAssets(pipeline: PipelineState): boolean {
+  return Object.values(pipeline.files).some((file) => file.kind === 'asset' && file.status === 'pending')
+}
+
+function hasFailedAssets(pipeline: PipelineState): boolean {
+  return Object.values(pipeline.files).some((file) => file.kind === 'asset' && file.status === 'failed')
+}
+
+/** Called when no asset is pending any more: on to allocation, or stop at Error. */
+function finishDownloads(order: OrderDocument, pipeline: PipelineState): JobRequest[] {
+  if (pipeline.phase !== 'downloading') return []
+  if (hasFailedAssets(pipeline)) {
+    setDetail(order, 'downloadAssets', 'Error')
+    pipeline.phase = 'failed'
+    return []
+  }
+  setDetail(order, 'downloadAssets', 'Complete')
+  return beginAllocation(order, pipeline)
+}
+
+function beginAllocation(order: OrderDocument, pipeline: PipelineState): JobRequest[] {
+  pipeline.phase = 'allocating'
+  pipeline.allocationRound += 1
+  setDetail(order, 'allocateProductionLocation', 'InProgress')
+  return [
+    {
+      name: 'allocate-order',
+      key: `allocate:${order.id}:${pipeline.allocationRound}`,
+      data: { orderId: order.id, round: pipeline.allocationRound },
+    },
+  ]
+}
+
+export function recordDownloadSuccess(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  fileKey: string,
+  stored: StoredFile,
+  thumbnailUrl: string | null,
+  now: Date,
+): Transition {
+  const file = pipeline.files[fileKey]
+  if (file?.status !== 'pending') return NOTHING
+  file.status = 'downloaded'
+  file.stored = stored
+  touch(order, now)
+  if (file.kind === 'packingSlip' && order.packingSlip) order.packingSlip.status = 'Success'
+  if (file.kind !== 'asset') return { changed: true, jobs: [] }
+  const found = findAsset(order, fileKey)
+  if (found) {
+    const asset = found.item.assets[found.index]
+    if (asset) {
+      asset.status = 'Complete'
+      asset.thumbnailUrl = thumbnailUrl
+    }
+    if (found.item.assets.every((candidate) => candidate.status === 'Complete')) {
+      found.item.status = 'Ok'
+      found.item.thumbnailUrl = found.item.assets[0]?.thumbnailUrl ?? null
+    }
+  }
+  const jobs = hasPendingAssets(pipeline) ? [] : finishDownloads(order, pipeline)
+  return { changed: true, jobs }
+}
+
+export function recordDownloadFailure(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  fileKey: string,
+  attempt: number,
+  reason: string,
+  retryBaseSeconds: number,
+  now: Date,
+): Transition {
+  const file = pipeline.files[fileKey]
+  // Each attempt is recorded once; a re-run of an attempt already recorded changes nothing.
+  if (file?.status !== 'pending' || attempt <= file.failedAttempts) return NOTHING
+  file.failedAttempts = attempt
+  touch(order, now)
+  const found = file.kind === 'asset' ? findAsset(order, fileKey) : undefined
+  const objectId = found ? found.item.id : order.id
+  const what =
+    file.kind === 'asset'
+      ? `asset ${fileKey}`
+      : file.kind === 'packingSlip'
+        ? 'the packing slip'
+        : fileKey.replace('branding:', 'branding ')
+  addIssue(
+    order,
+    objectId,
+    ISSUE_CODES.notDownloaded,
+    `Download attempt ${attempt} of ${DOWNLOAD_MAX_ATTEMPTS} failed for ${what} (${file.url}): ${reason}`,
+  )
+  if (attempt < DOWNLOAD_MAX_ATTEMPTS) {
+    const delay = downloadRetryDelaySeconds(retryBaseSeconds, attempt)
+    return {
+      changed: true,
+      jobs: [downloadJob(order.id, fileKey, attempt + 1, new Date(now.getTime() + delay * 1000))],
+    }
+  }
+  file.status = 'failed'
+  if (file.kind === 'packingSlip' && order.packingSlip) order.packingSlip.status = 'Error'
+  if (file.kind !== 'asset') return { changed: true, jobs: [] }
+  addIssue(
+    order,
+    objectId,
+    ISSUE_CODES.failedToDownload,
+    `Asset ${fileKey} (${file.url}) failed to download after ${DOWNLOAD_MAX_ATTEMPTS} attempts: ${reason}`,
+  )
+  if (found) {
+    const asset = found.item.assets[found.index]
+    if (asset) asset.status = 'Error'
+    found.item.status = 'Invalid'
+  }
+  const jobs = hasPendingAssets(pipeline) ? [] : finishDownloads(order, pipeline)
+  return { changed: true, jobs }
+}
+
+/** A shipment decided by allocation, ready to be written onto the order. */
+export interface AllocatedShipment {
+  id: string
+  labCode: string
+  labCountryCode: string
+  carrier: { name: string; service: string }
+  itemIds: string[]
+  /** Item id -> print file format the lab wants. */
+  formats: Record<string, string>
+}
+
+/** Items that still need a lab: not in any live (not rejected) shipment. */
+export function itemsAwaitingAllocation(order: OrderDocument, pipeline: PipelineState): Item[] {
+  const allocated = new Set<string>()
+  for (const shipment of order.shipments) {
+    const state = pipeline.shipments[shipment.id]?.state
+    if (state && state !== 'rejected') for (const entry of shipment.items) allocated.add(entry.itemId)
+  }
+  return order.items.filter((item) => !allocated.has(item.id))
+}
+
+export function applyAllocation(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  round: number,
+  shipments: AllocatedShipment[],
+  unavailableItemIds: string[],
+  now: Date,
+): Transition {
+  if (pipeline.phase !== 'allocating' || round !== pipeline.allocationRound) return NOTHING
+  touch(order, now)
+  if (unavailableItemIds.length > 0) {
+    for (const itemId of unavailableItemIds) {
+      const item = order.items.find((candidate) => candidate.id === itemId)
+      addIssue(
+        order,
+        itemId,
+        ISSUE_CODES.itemUnavailable,
+        `No lab can currently make ${item?.sku ?? 'this item'} and ship it to ${order.recipient.address.countryCode} by ${order.shippingMethod}; please contact customer services`,
+      )
+    }
+    setDetail(order, 'allocateProductionLocation', 'Error')
+    pipeline.phase = 'failed'
+    return { changed: true, jobs: [] }
+  }
+  const jobs: JobRequest[] = []
+  for (const planned of shipments) {
+    const shipment: Shipment = {
+      id: planned.id,
+      dispatchDate: null,
+      carrier: planned.carrier,
+      fulfillmentLocation: { countryCode: planned.labCountryCode, labCode: planned.labCode },
+      tracking: null,
+      items: planned.itemIds.map((itemId) => ({ itemId })),
+      status: 'Processing',
+      cancelled: false,
+    }
+    order.shipments.push(shipment)
+    const printFiles: Record<string, PrintFile | null> = {}
+    const formats: Record<string, string> = {}
+    for (const itemId of planned.itemIds) {
+      const item = order.items.find((candidate) => candidate.id === itemId)
+      for (const asset of item?.assets ?? []) {
+        printFiles[asset.id] = null
+        formats[asset.id] = planned.formats[itemId] ?? 'jpeg'
+        jobs.push({
+          name: 'render-print-file',
+          key: `render:${planned.id}:${asset.id}`,
+          data: { orderId: order.id, shipmentId: planned.id, assetId: asset.id },
+        })
+      }
+    }
+    pipeline.shipments[planned.id] = { labCode: planned.labCode, state: 'allocated', printFiles, formats }
+  }
+  setDetail(order, 'allocateProductionLocation', 'Complete')
+  setDetail(order, 'printReadyAssetsPrepared', 'InProgress')
+  pipeline.phase = 'rendering'
+  return { changed: true, jobs }
+}
+
+export function recordPrintFile(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipmentId: string,
+  assetId: string,
+  printFile: PrintFile,
+  now: Date,
+): Transition {
+  const shipment = pipeline.shipments[shipmentId]
+  if (shipment?.state !== 'allocated' || !(assetId in shipment.printFiles) || shipment.printFiles[assetId]) {
+    return NOTHING
+  }
+  shipment.printFiles[assetId] = printFile
+  touch(order, now)
+  const waiting = Object.values(pipeline.shipments).filter((candidate) => candidate.state === 'allocated')
+  if (waiting.some((candidate) => Object.values(candidate.printFiles).some((file) => file === null))) {
+    return { changed: true, jobs: [] }
+  }
+  setDetail(order, 'printReadyAssetsPrepared', 'Complete')
+  setDetail(order, 'inProduction', 'InProgress')
+  pipeline.phase = 'producing'
+  const jobs: JobRequest[] = []
+  for (const [id, candidate] of Object.entries(pipeline.shipments)) {
+    if (candidate.state !== 'allocated') continue
+    jobs.push({ name: 'submit-shipment', key: `submit:${id}`, data: { orderId: order.id, shipmentId: id } })
+  }
+  return { changed: true, jobs }
+}
+
+export function recordPrintFileFailure(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipmentId: string,
+  assetId: string,
+  reason: string,
+  now: Date,
+): Transition {
+  const shipment = pipeline.shipments[shipmentId]
+  if (shipment?.state !== 'allocated' || pipeline.phase === 'failed') return NOTHING
+  const found = findAsset(order, assetId)
+  touch(order, now)
+  addIssue(
+    order,
+    found?.item.id ?? order.id,
+    ISSUE_CODES.invalidAsset,
+    `Asset ${assetId} cannot be made into a print file: ${reason}`,
+  )
+  if (found) {
+    const asset = found.item.assets[found.index]
+    if (asset) asset.status = 'Error'
+    found.item.status = 'Invalid'
+  }
+  setDetail(order, 'printReadyAssetsPrepared', 'Error')
+  pipeline.phase = 'failed'
+  return { changed: true, jobs: [] }
+}
+
+/** The shipment is with its lab. */
+export function recordSubmitted(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipmentId: string,
+  now: Date,
+): Transition {
+  const shipment = pipeline.shipments[shipmentId]
+  if (shipment?.state !== 'allocated') return NOTHING
+  shipment.state = 'submitted'
+  touch(order, now)
+  return { changed: true, jobs: [] }
+}
+
+export type LabReport =
+  | { kind: 'acknowledged' }
+  | { kind: 'inProduction' }
+  | {
+      kind: 'shipped'
+      carrier: { name: string; service: string } | null
+      tracking: { number: string; url: string } | null
+      dispatchDate: Date
+    }
+  | { kind: 'rejected'; reason: string; unavailableItemIds: string[] }
+
+const PROGRESS: Record<ShipmentState, number> = {
+  allocated: 0,
+  submitted: 1,
+  acknowledged: 2,
+  inProduction: 3,
+  shipped: 4,
+  rejected: 4,
+}
+
+/** A lab reports on a shipment it holds. Reports that would move a shipment backwards are ignored. */
+export function recordLabReport(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipmentId: string,
+  report: LabReport,
+  now: Date,
+): Transition {
+  const shipment = pipeline.shipments[shipmentId]
+  const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId)
+  if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
+  if (shipment.state === 'shipped' || shipment.state === 'rejected') return NOTHING
+  switch (report.kind) {
+    case 'acknowledged':
+    case 'inProduction': {
+      if (PROGRESS[report.kind] <= PROGRESS[shipment.state]) return NOTHING
+      shipment.state = report.kind
+      touch(order, now)
+      return { changed: true, jobs: [] }
+    }
+    case 'shipped': {
+      shipment.state = 'shipped'
+      onOrder.status = 'Shipped'
+      onOrder.dispatchDate = report.dispatchDate.toISOString()
+      if (report.carrier) onOrder.carrier = report.carrier
+      onOrder.tracking = report.tracking
+      touch(order, now)
+      const live = Object.values(pipeline.shipments).filter((candidate) => candidate.state !== 'rejected')
+      const allShipped =
+        live.every((candidate) => candidate.state === 'shipped') &&
+        itemsAwaitingAllocation(order, pipeline).length === 0
+      if (allShipped) {
+        setDetail(order, 'inProduction', 'Complete')
+        setDetail(order, 'shipping', 'Complete')
+        order.status.stage = 'Complete'
+        pipeline.phase = 'complete'
+      } else {
+        setDetail(order, 'shipping', 'InProgress')
+      }
+      return { changed: true, jobs: [] }
+    }
+    case 'rejected': {
+      // The work goes to the next-best lab from the kept copies of the assets.
+      shipment.state = 'rejected'
+      order.shipments = order.shipments.filter((candidate) => candidate.id !== shipmentId)
+      const itemIds = onOrder.items.map((entry) => entry.itemId)
+      const excludedFor = report.unavailableItemIds.length > 0 ? report.unavailableItemIds : itemIds
+      for (const itemId of excludedFor) {
+        const excluded = pipeline.excludedLabs[itemId] ?? []
+        if (!excluded.includes(shipment.labCode)) excluded.push(shipment.labCode)
+        pipeline.excludedLabs[itemId] = excluded
+      }
+      touch(order, now)
+      if (pipeline.phase === 'failed') return { changed: true, jobs: [] }
+      return { changed: true, jobs: beginAllocation(order, pipeline) }
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// The closed list of background jobs: name -> handler, concurrency, retries. Start-up fails when a job
+// name of the pipeline has no entry here (the Record type makes a missing one a type error too).
+import type { JobDefinition } from '../adapters/job-queue.ts'
+import { JOB_NAMES, type JobName } from '../domain/order-pipeline.ts'
+import type { PipelineService } from '../services/pipeline.service.ts'
+
+const text = (value: string | number | undefined) => String(value ?? '')
+const number = (value: string | number | undefined) => Number(value ?? 0)
+
+export function buildJobRegistry(
+  pipeline: PipelineService,
+  options: { renderConcurrency: number },
+): Record<JobName, JobDefinition> {
+  const registry: Record<JobName, JobDefinition> = {
+    'start-order': {
+      handler: (data) => pipeline.startOrder(text(data.orderId)),
+      concurrency: 2,
+      retryLimit: 10,
+      expireInSeconds: 60,
+    },
+    'download-file': {
+      // Download failures are the pipeline's own retries (10 attempts, issues); pg-boss retries only
+      // crashes and unexpected errors.
+      handler: (data) => pipeline.downloadFile(text(data.orderId), text(data.fileKey), number(data.attempt)),
+      concurrency: 4,
+      retryLimit: 5,
+      expireInSeconds: 600,
+    },
+    'allocate-order': {
+      handler: (data) => pipeline.allocateOrder(text(data.orderId), number(data.round)),
+      concurrency: 2,
+      retryLimit: 10,
+      expireInSeconds: 60,
+    },
+    'render-print-file': {
+      handler: (data) => pipeline.renderPrintFile(text(data.orderId), text(data.shipmentId), text(data.assetId)),
+      concurrency: options.renderConcurrency,
+      retryLimit: 5,
+      expireInSeconds: 900,
+    },
+    'submit-shipment': {
+      handler: (data) => pipeline.submitShipment(text(data.orderId), text(data.shipmentId)),
+      concurrency: 2,
+      retryLimit: 10,
+      expireInSeconds: 60,
+    },
+    'simulated-lab-step': {
+      handler: (data) => pipeline.simulatedLabStep(text(data.orderId), text(data.shipmentId), text(data.step)),
+      concurrency: 4,
+      retryLimit: 10,
+      expireInSeconds: 60,
+    },
+  }
+  const missing = JOB_NAMES.filter((name) => !registry[name])
+  if (missing.length > 0) throw new Error(`jobs without a handler: ${missing.join(', ')}`)
+  return registry
+}

@@ -1,0 +1,114 @@
+// The lab side of the pipeline: lab keys, the jobs a lab sees, and its reports. Every report goes through
+// the same pipeline functions the simulated labs use.
+import { createHash, randomBytes } from 'node:crypto'
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import type { Catalogue } from '../catalogue/catalogue.ts'
+import { parseId } from '../domain/ids.ts'
+import type { LabReport } from '../domain/order-pipeline.ts'
+import { ServiceError } from '../domain/outcomes.ts'
+import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
+import { findLabJob, listLabJobs, readOrder } from '../repositories/pipeline.repository.ts'
+import type { PipelineService } from './pipeline.service.ts'
+
+/** Lab job states a lab still has to act on. */
+const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
+
+export class LabError extends Error {}
+
+function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex')
+}
+
+export function createLabsService(deps: {
+  db: Database
+  clock: Clock
+  catalogue: Catalogue
+  pipeline: PipelineService
+}) {
+  const { db, clock, catalogue, pipeline } = deps
+
+  async function jobOf(labCode: string, shipmentId: string) {
+    const number = parseId('shp', shipmentId)
+    const job = number === undefined ? undefined : await findLabJob(db, number)
+    if (!job || job.labCode !== labCode)
+      throw new ServiceError('EntityNotFound', `Shipment ${shipmentId} is not assigned to lab ${labCode}`)
+    return job
+  }
+
+  return {
+    async createLabKey(labCode: string): Promise<{ key: string; prefix: string }> {
+      const lab = catalogue.findLab(labCode)
+      if (!lab) throw new LabError(`The catalogue has no lab ${labCode}`)
+      const key = `pr_lab_${randomBytes(32).toString('base64url')}`
+      const prefix = key.slice(0, 'pr_lab_'.length + 8)
+      await insertLabKey(db, { labCode: lab.code, prefix, keyHash: hashKey(key), createdAt: clock.now() })
+      return { key, prefix }
+    },
+
+    async authenticateLab(key: string): Promise<string | undefined> {
+      return findLabCodeByKeyHash(db, hashKey(key))
+    },
+
+    /** The shipments a lab still has to make or ship, with everything it needs to do so. */
+    async listJobs(labCode: string) {
+      const jobs = await listLabJobs(db, labCode, OPEN_STATES)
+      const result = []
+      for (const job of jobs) {
+        const order = await readOrder(db, job.orderNumber)
+        const shipmentId = `shp_${job.shipmentNumber}`
+        const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
+        if (!order || !shipment) continue
+        const printFiles = pipeline.printFileUrls(order, shipmentId)
+        const extras = pipeline.extraFileUrls(order)
+        result.push({
+          shipmentId,
+          orderId: order.document.id,
+          state: job.state,
+          shippingMethod: order.document.shippingMethod,
+          carrier: shipment.carrier,
+          recipient: order.document.recipient,
+          items: shipment.items.map(({ itemId }) => {
+            const item = order.document.items.find((candidate) => candidate.id === itemId)
+            return {
+              itemId,
+              sku: item?.sku ?? '',
+              copies: item?.copies ?? 0,
+              attributes: item?.attributes ?? {},
+              printFiles: (item?.assets ?? []).flatMap((asset) => {
+                const file = printFiles.find((candidate) => candidate.assetId === asset.id)
+                return file ? [{ printArea: asset.printArea, url: file.url, format: file.format }] : []
+              }),
+            }
+          }),
+          packingSlip: extras.packingSlip,
+          branding: extras.branding,
+        })
+      }
+      return result
+    },
+
+    async report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }> {
+      const job = await jobOf(labCode, shipmentId)
+      if (report.kind === 'rejected') {
+        const order = await readOrder(db, job.orderNumber)
+        const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
+        const inShipment = new Set(shipment?.items.map((entry) => entry.itemId))
+        const unknown = report.unavailableItemIds.filter((itemId) => !inShipment.has(itemId))
+        if (unknown.length > 0) {
+          throw new ServiceError(
+            'ValidationFailed',
+            `Items ${unknown.join(', ')} are not in shipment ${shipmentId}`,
+            {},
+            {
+              unavailableItemIds: unknown.map((itemId) => ({ code: 'InvalidValue', providedValue: itemId })),
+            },
+          )
+        }
+      }
+      return pipeline.reportLab(`ord_${job.orderNumber}`, shipmentId, report)
+    },
+  }
+}
+
+export type LabsService = ReturnType<typeof createLabsService>

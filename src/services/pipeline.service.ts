@@ -1,0 +1,400 @@
+// The fulfilment pipeline: one function per step, each run by a job. Slow work (downloads, rendering)
+// happens outside any transaction; its result is then applied to the order by a pure transition from
+// domain/order-pipeline.ts inside one transaction that locks the order row, saves it and enqueues the jobs
+// the change causes. Every step is idempotent, so a job re-run after a crash converges.
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Clock } from '../adapters/clock.ts'
+import type { Database, Queryable } from '../adapters/database.ts'
+import type { Catalogue } from '../catalogue/catalogue.ts'
+import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
+import { parseId } from '../domain/ids.ts'
+import type { OrderDocument } from '../domain/order.ts'
+import {
+  type AllocatedShipment,
+  applyAllocation,
+  itemsAwaitingAllocation,
+  type JobRequest,
+  type LabReport,
+  recordDownloadFailure,
+  recordDownloadSuccess,
+  recordLabReport,
+  recordPrintFile,
+  recordPrintFileFailure,
+  recordSubmitted,
+  type StoredFile,
+  startPipeline,
+  type Transition,
+} from '../domain/order-pipeline.ts'
+import type { SizingMode } from '../domain/shipping-methods.ts'
+import type { Environment } from '../repositories/accounts.repository.ts'
+import {
+  drawShipmentIds,
+  lockOrder,
+  type PipelineOrder,
+  readOrder,
+  saveOrder,
+  upsertLabJob,
+} from '../repositories/pipeline.repository.ts'
+
+// ---- The small interfaces this service needs from the outside world (adapters implement them) ----
+
+export interface AssetFetcher {
+  download(
+    url: string,
+    destinationPath: string,
+    options: { expectedMd5?: string | null },
+  ): Promise<{ bytes: number; md5: string; contentType: string }>
+}
+
+export interface FileStore {
+  put(key: string, source: string | Buffer, contentType: string): Promise<void>
+  get(key: string): Promise<Buffer>
+}
+
+export interface PrintFileRenderer {
+  renderPrintFile(
+    input: string | Buffer,
+    spec: { width: number; height: number; sizing: SizingMode; format: PrintFileFormat },
+  ): Promise<{ data: Buffer; width: number; height: number; format: string }>
+  renderThumbnail(input: string | Buffer): Promise<Buffer>
+}
+
+export type PdfChecker = (input: Buffer, expectedPageCount: number | null) => Promise<{ pageCount: number }>
+
+export type Allocator = (request: {
+  order: OrderDocument
+  itemIds: string[]
+  excludedLabsByItem: Record<string, string[]>
+}) => { ok: true; shipments: Omit<AllocatedShipment, 'id'>[] } | { ok: false; unavailableItemIds: string[] }
+
+export interface JobEnqueuer {
+  enqueue(tx: Queryable | null, jobs: readonly JobRequest[]): Promise<void>
+}
+
+/** Signs a stored file's key into an absolute URL served by printroute. */
+export type FileUrlSigner = (environment: Environment, key: string) => string
+
+export interface PipelineSettings {
+  /** Base delay of download retries (attempt n waits base x 2^(n-2)). */
+  downloadRetryBaseSeconds: number
+  /** Pace of the simulated labs: the time between their steps. */
+  simulatedLabStepSeconds: number
+  /** Live orders use the simulated labs too (demos); Sandbox always does. */
+  simulateLiveLabs: boolean
+  /** Simulated labs report these SKUs out of stock (tests, demos). */
+  simulatedUnavailableSkus: readonly string[]
+}
+
+export interface PipelineDeps {
+  db: Database
+  jobs: JobEnqueuer
+  clock: Clock
+  catalogue: Catalogue
+  fetcher: AssetFetcher
+  files: FileStore
+  renderer: PrintFileRenderer
+  checkPdf: PdfChecker
+  allocate: Allocator
+  signFileUrl: FileUrlSigner
+  settings: PipelineSettings
+}
+
+function orderNumberOf(orderId: string): number {
+  const number = parseId('ord', orderId)
+  if (number === undefined) throw new Error(`not an order id: ${orderId}`)
+  return number
+}
+
+export function assetBlobKey(orderId: string, fileKey: string): string {
+  return `assets/${orderId}/${fileKey.replace(':', '-')}`
+}
+
+export function createPipelineService(deps: PipelineDeps) {
+  const { db, jobs, clock } = deps
+
+  /** Locks the order, applies `change`, saves and enqueues its jobs, all in one transaction. */
+  async function transition(
+    orderNumber: number,
+    change: (order: PipelineOrder, tx: Queryable) => Promise<Transition> | Transition,
+  ): Promise<PipelineOrder | undefined> {
+    return db.transaction(async (tx) => {
+      const order = await lockOrder(tx, orderNumber)
+      if (!order) return undefined
+      const result = await change(order, tx)
+      if (result.changed) await saveOrder(tx, order)
+      if (result.jobs.length > 0) await jobs.enqueue(tx, result.jobs)
+      return order
+    })
+  }
+
+  function isSimulated(environment: Environment): boolean {
+    return environment === 'sandbox' || deps.settings.simulateLiveLabs
+  }
+
+  function simulatedStep(orderId: string, shipmentId: string, step: string, attempt = 0): JobRequest {
+    return {
+      name: 'simulated-lab-step',
+      key: `simulated-lab:${shipmentId}:${step}:${attempt}`,
+      data: { orderId, shipmentId, step },
+      startAfter: new Date(clock.now().getTime() + deps.settings.simulatedLabStepSeconds * 1000),
+    }
+  }
+
+  /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
+  async function reportLab(
+    orderId: string,
+    shipmentId: string,
+    report: LabReport,
+    /** Jobs to enqueue with the change, in its transaction (a simulated lab's next step). */
+    followUp: JobRequest[] = [],
+  ): Promise<{ changed: boolean }> {
+    let changed = false
+    await transition(orderNumberOf(orderId), async (order, tx) => {
+      const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now())
+      changed = result.changed
+      if (result.changed) {
+        result.jobs.push(...followUp)
+        await upsertLabJob(
+          tx,
+          {
+            shipmentNumber: parseId('shp', shipmentId) ?? 0,
+            orderNumber: order.orderNumber,
+            labCode: order.pipeline.shipments[shipmentId]?.labCode ?? '',
+            environment: order.environment,
+            state: order.pipeline.shipments[shipmentId]?.state ?? 'submitted',
+          },
+          clock.now(),
+        )
+      }
+      return result
+    })
+    return { changed }
+  }
+
+  return {
+    /** The order enters the pipeline (at creation, or when its pause window expires). */
+    async startOrder(orderId: string): Promise<void> {
+      await transition(orderNumberOf(orderId), (order) => {
+        // A job scheduled for the end of a pause window that was since extended waits for the new end.
+        if (order.onHoldUntil && order.onHoldUntil > clock.now()) return { changed: false, jobs: [] }
+        return startPipeline(order.document, order.pipeline, clock.now())
+      })
+    },
+
+    async downloadFile(orderId: string, fileKey: string, attempt: number): Promise<void> {
+      const orderNumber = orderNumberOf(orderId)
+      const snapshot = await readOrder(db, orderNumber)
+      const file = snapshot?.pipeline.files[fileKey]
+      if (!snapshot || !file || file.status !== 'pending' || attempt <= file.failedAttempts) return
+      const workDir = await mkdtemp(join(tmpdir(), 'printroute-download-'))
+      const path = join(workDir, 'file')
+      let stored: StoredFile | undefined
+      let thumbnailUrl: string | null = null
+      let failure: string | undefined
+      try {
+        const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
+        const blobKey = assetBlobKey(orderId, fileKey)
+        await deps.files.put(blobKey, path, downloaded.contentType)
+        stored = {
+          blobKey,
+          contentType: downloaded.contentType,
+          bytes: downloaded.bytes,
+          md5: downloaded.md5,
+          width: null,
+          height: null,
+        }
+        if (file.kind === 'asset' && downloaded.contentType !== 'application/pdf') {
+          try {
+            const thumbnailKey = `thumbnails/${orderId}/${fileKey}.jpg`
+            await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
+            thumbnailUrl = deps.signFileUrl(snapshot.environment, thumbnailKey)
+          } catch (error) {
+            // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
+            stored = undefined
+            failure = `the file is not a readable image (${(error as Error).message})`
+          }
+        }
+      } catch (error) {
+        failure = (error as Error).message
+      } finally {
+        await rm(workDir, { recursive: true, force: true })
+      }
+      const now = clock.now()
+      await transition(orderNumber, (order) =>
+        stored
+          ? recordDownloadSuccess(order.document, order.pipeline, fileKey, stored, thumbnailUrl, now)
+          : recordDownloadFailure(
+              order.document,
+              order.pipeline,
+              fileKey,
+              attempt,
+              failure ?? 'unknown error',
+              deps.settings.downloadRetryBaseSeconds,
+              now,
+            ),
+      )
+    },
+
+    async allocateOrder(orderId: string, round: number): Promise<void> {
+      await transition(orderNumberOf(orderId), async (order, tx) => {
+        const { document, pipeline } = order
+        if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) return { changed: false, jobs: [] }
+        const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
+        const result = deps.allocate({ order: document, itemIds, excludedLabsByItem: pipeline.excludedLabs })
+        if (!result.ok) return applyAllocation(document, pipeline, round, [], result.unavailableItemIds, clock.now())
+        const ids = await drawShipmentIds(tx, result.shipments.length)
+        const shipments = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+        return applyAllocation(document, pipeline, round, shipments, [], clock.now())
+      })
+    },
+
+    async renderPrintFile(orderId: string, shipmentId: string, assetId: string): Promise<void> {
+      const orderNumber = orderNumberOf(orderId)
+      const snapshot = await readOrder(db, orderNumber)
+      const shipment = snapshot?.pipeline.shipments[shipmentId]
+      if (!snapshot || !shipment || shipment.state !== 'allocated' || shipment.printFiles[assetId]) return
+      const source = snapshot.pipeline.files[assetId]?.stored
+      const item = snapshot.document.items.find((candidate) => candidate.assets.some((asset) => asset.id === assetId))
+      const asset = item?.assets.find((candidate) => candidate.id === assetId)
+      if (!source || !item || !asset) return
+      const format = (shipment.formats[assetId] ?? 'jpeg') as PrintFileFormat
+      let printFile: { blobKey: string; width: number; height: number; format: string } | undefined
+      let failure: string | undefined
+      try {
+        const input = await deps.files.get(source.blobKey)
+        if (source.contentType === 'application/pdf') {
+          // Books: the PDF is checked and passed through as it is.
+          await deps.checkPdf(input, asset.pageCount)
+          printFile = { blobKey: source.blobKey, width: 0, height: 0, format: 'pdf' }
+        } else {
+          const variant = deps.catalogue.findVariant(item.sku, item.attributes)
+          const size = variant?.printAreaSizes[asset.printArea]
+          if (!size) throw new Error(`the catalogue has no print area ${asset.printArea} for ${item.sku}`)
+          const rendered = await deps.renderer.renderPrintFile(input, {
+            width: size.horizontalResolution,
+            height: size.verticalResolution,
+            sizing: item.sizing,
+            format: format === 'pdf' ? 'jpeg' : format,
+          })
+          const blobKey = `print-files/${orderId}/${shipmentId}/${assetId}.${rendered.format === 'jpeg' ? 'jpg' : rendered.format}`
+          await deps.files.put(blobKey, rendered.data, `image/${rendered.format}`)
+          printFile = { blobKey, width: rendered.width, height: rendered.height, format: rendered.format }
+        }
+      } catch (error) {
+        failure = (error as Error).message
+      }
+      const now = clock.now()
+      await transition(orderNumber, (order) =>
+        printFile
+          ? recordPrintFile(order.document, order.pipeline, shipmentId, assetId, printFile, now)
+          : recordPrintFileFailure(
+              order.document,
+              order.pipeline,
+              shipmentId,
+              assetId,
+              failure ?? 'unknown error',
+              now,
+            ),
+      )
+    },
+
+    /** Hands a shipment to its lab: the lab API lists it, or a simulated lab starts working on it. */
+    async submitShipment(orderId: string, shipmentId: string): Promise<void> {
+      await transition(orderNumberOf(orderId), async (order, tx) => {
+        const result = recordSubmitted(order.document, order.pipeline, shipmentId, clock.now())
+        if (!result.changed) return result
+        const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
+        await upsertLabJob(
+          tx,
+          {
+            shipmentNumber: parseId('shp', shipmentId) ?? 0,
+            orderNumber: order.orderNumber,
+            labCode,
+            environment: order.environment,
+            state: 'submitted',
+          },
+          clock.now(),
+        )
+        if (isSimulated(order.environment)) result.jobs.push(simulatedStep(orderId, shipmentId, 'acknowledge'))
+        return result
+      })
+    },
+
+    /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
+    reportLab,
+
+    /** One step of a simulated lab: acknowledge (or refuse), produce, ship. */
+    async simulatedLabStep(orderId: string, shipmentId: string, step: string): Promise<void> {
+      const snapshot = await readOrder(db, orderNumberOf(orderId))
+      const shipment = snapshot?.document.shipments.find((candidate) => candidate.id === shipmentId)
+      if (!snapshot || !shipment) return
+      const now = clock.now()
+      if (step === 'acknowledge') {
+        const unavailable = shipment.items
+          .map((entry) => snapshot.document.items.find((item) => item.id === entry.itemId))
+          .filter(
+            (item) =>
+              item &&
+              deps.settings.simulatedUnavailableSkus.some((sku) => sku.toLowerCase() === item.sku.toLowerCase()),
+          )
+          .map((item) => item?.id as string)
+        if (unavailable.length > 0) {
+          await reportLab(orderId, shipmentId, {
+            kind: 'rejected',
+            reason: 'out of stock',
+            unavailableItemIds: unavailable,
+          })
+          return
+        }
+        await reportLab(orderId, shipmentId, { kind: 'acknowledged' }, [simulatedStep(orderId, shipmentId, 'produce')])
+      } else if (step === 'produce') {
+        await reportLab(orderId, shipmentId, { kind: 'inProduction' }, [simulatedStep(orderId, shipmentId, 'ship')])
+      } else if (step === 'ship') {
+        const trackingNumber = `SIM${shipmentId.replace('shp_', '').padStart(10, '0')}`
+        await reportLab(orderId, shipmentId, {
+          kind: 'shipped',
+          carrier: null,
+          tracking: { number: trackingNumber, url: `https://tracking.example.com/track?number=${trackingNumber}` },
+          dispatchDate: now,
+        })
+      }
+    },
+
+    /** Signed URLs of the kept copies of the packing slip and branding files, for the lab. */
+    extraFileUrls(order: PipelineOrder): {
+      packingSlip: { url: string } | null
+      branding: Record<string, { url: string }> | null
+    } {
+      const urlOf = (fileKey: string) => {
+        const stored = order.pipeline.files[fileKey]?.stored
+        return stored ? { url: deps.signFileUrl(order.environment, stored.blobKey) } : null
+      }
+      const branding: Record<string, { url: string }> = {}
+      for (const fileKey of Object.keys(order.pipeline.files)) {
+        if (!fileKey.startsWith('branding:')) continue
+        const url = urlOf(fileKey)
+        if (url) branding[fileKey.slice('branding:'.length)] = url
+      }
+      return { packingSlip: urlOf('packingSlip'), branding: Object.keys(branding).length > 0 ? branding : null }
+    },
+
+    /** Signs the print files of a shipment for its lab. */
+    printFileUrls(order: PipelineOrder, shipmentId: string): { assetId: string; url: string; format: string }[] {
+      const shipment = order.pipeline.shipments[shipmentId]
+      if (!shipment) return []
+      return Object.entries(shipment.printFiles).flatMap(([assetId, file]) =>
+        file ? [{ assetId, url: deps.signFileUrl(order.environment, file.blobKey), format: file.format }] : [],
+      )
+    },
+  }
+}
+
+export type PipelineService = ReturnType<typeof createPipelineService>
+
+/** A random secret for signing file URLs, generated once per installation. */
+export function newSigningSecret(): string {
+  return randomBytes(32).toString('base64url')
+}

@@ -1,0 +1,218 @@
+// The lab side of the pipeline: the lab API on the Live address (a real lab picks up its jobs and reports
+// them), re-allocation when a lab cannot make an item, ItemUnavailable when no lab can, and the pause window.
+import assert from 'node:assert/strict'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import sharp from 'sharp'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+
+async function imageServer(): Promise<{ url: (name: string) => string; close: () => Promise<void> }> {
+  const image = await sharp({ create: { width: 800, height: 1200, channels: 3, background: { r: 200, g: 80, b: 40 } } })
+    .jpeg()
+    .toBuffer()
+  const pdfLike = Buffer.from('%PDF-1.4\n% packing slip\n')
+  const server: Server = createServer((request, response) => {
+    if (request.url?.startsWith('/slip')) response.writeHead(200, { 'content-type': 'application/pdf' }).end(pdfLike)
+    else response.writeHead(200, { 'content-type': 'image/jpeg' }).end(image)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: (name) => `http://127.0.0.1:${port}/${name}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const value = await probe()
+    if (value !== undefined) return value
+    await new Promise((resolve) => setTimeout(resolve, 150))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+const GB_ORDER = (url: (name: string) => string, overrides: Record<string, unknown> = {}) =>
+  sampleOrder({
+    items: [{ sku: 'GLOBAL-FAP-16x24', copies: 1, sizing: 'fillPrintArea', assets: [{ url: url('print.jpg') }] }],
+    packingSlip: { url: url('slip.pdf') },
+    branding: { flyer: { url: url('flyer.jpg') } },
+    ...overrides,
+  })
+
+describe('the lab API (Live)', () => {
+  let images: Awaited<ReturnType<typeof imageServer>>
+  let t: TestApp
+  let labKey: string
+  const lab = (method: 'GET' | 'POST', url: string, payload?: unknown, key: string | null = labKey) =>
+    t.app.live.inject({
+      method,
+      url,
+      headers: { ...(key ? { 'x-api-key': key } : {}), ...(payload ? { 'content-type': 'application/json' } : {}) },
+      ...(payload ? { payload: payload as object } : {}),
+    })
+
+  before(async () => {
+    images = await imageServer()
+    t = await startTestApp({ workers: true, realClock: true, pipeline: { downloadRetryBaseSeconds: 0.01 } })
+  })
+  after(async () => {
+    await t.close()
+    await images.close()
+  })
+
+  test('a lab lists its shipment with print files, recipient, packing slip and branding, and reports it shipped', async () => {
+    const created = await t.live({
+      method: 'POST',
+      url: '/v4.0/orders',
+      payload: GB_ORDER(images.url),
+      headers: { 'content-type': 'application/json' },
+    })
+    const orderId = json(created).order.id
+    const get = async () => json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+    const allocated = await waitFor('allocation', async () => {
+      const order = await get()
+      return order.shipments.length > 0 ? order : undefined
+    })
+    const shipment = allocated.shipments[0]
+    labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)).key
+
+    assert.equal((await lab('GET', '/labs/v1/jobs', undefined, null)).statusCode, 401)
+    assert.equal(
+      (await lab('GET', '/labs/v1/jobs', undefined, t.account.liveKey)).statusCode,
+      401,
+      'merchant keys are not lab keys',
+    )
+    const job = await waitFor('the shipment in the lab job list', async () => {
+      const listed = await lab('GET', '/labs/v1/jobs')
+      assert.equal(listed.statusCode, 200, listed.body)
+      return json(listed).jobs.find((candidate: any) => candidate.shipmentId === shipment.id)
+    })
+    const submitted = await get()
+    assert.equal(job.orderId, orderId)
+    assert.equal(job.recipient.name, 'Ada Lovelace')
+    assert.equal(job.items[0].sku, 'GLOBAL-FAP-16x24')
+    assert.match(job.items[0].printFiles[0].url, /\/files\/print-files\//)
+    assert.match(job.packingSlip.url, /\/files\/assets\//)
+    assert.ok(job.branding.flyer.url)
+    const printFile = new URL(job.items[0].printFiles[0].url)
+    const file = await t.app.live.inject({ method: 'GET', url: `${printFile.pathname}${printFile.search}` })
+    assert.equal(file.statusCode, 200)
+    const metadata = await sharp(file.rawPayload).metadata()
+    assert.deepEqual([metadata.width, metadata.height], [4800, 7200])
+    assert.equal(submitted.packingSlip.status, 'Success')
+
+    assert.equal(json(await lab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`)).outcome, 'Updated')
+    assert.equal(
+      json(await lab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`)).outcome,
+      'Ok',
+      'a repeat changes nothing',
+    )
+    assert.equal(json(await lab('POST', `/labs/v1/jobs/${shipment.id}/in-production`)).outcome, 'Updated')
+    const bad = await lab('POST', `/labs/v1/jobs/${shipment.id}/shipped`, { carrier: { name: '' } })
+    assert.equal(bad.statusCode, 400)
+    const shipped = await lab('POST', `/labs/v1/jobs/${shipment.id}/shipped`, {
+      carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+      tracking: { number: 'RM123456789GB', url: 'https://www.royalmail.com/portal/rm/track?trackNumber=RM123456789GB' },
+      dispatchDate: '2026-11-21T10:00:00Z',
+    })
+    assert.equal(json(shipped).outcome, 'Updated', shipped.body)
+    const complete = await get()
+    assert.equal(complete.status.stage, 'Complete')
+    assert.equal(complete.shipments[0].status, 'Shipped')
+    assert.deepEqual(complete.shipments[0].carrier, { name: 'Royal Mail', service: 'Tracked 48' })
+    assert.equal(complete.shipments[0].tracking.number, 'RM123456789GB')
+    assert.equal(complete.shipments[0].dispatchDate, '2026-11-21T10:00:00.000Z')
+    assert.deepEqual(json(await lab('GET', '/labs/v1/jobs')).jobs, [], 'shipped jobs leave the list')
+
+    const otherLab = (
+      await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode === 'us1' ? 'uk6' : 'us1')
+    ).key
+    const foreign = await lab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`, undefined, otherLab)
+    assert.equal(foreign.statusCode, 404, 'a lab sees only its own shipments')
+  })
+
+  test('a lab that rejects a shipment hands it to the next-best lab', async () => {
+    const created = await t.live({
+      method: 'POST',
+      url: '/v4.0/orders',
+      payload: GB_ORDER(images.url, { packingSlip: null, branding: null }),
+      headers: { 'content-type': 'application/json' },
+    })
+    const orderId = json(created).order.id
+    const get = async () => json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+    const first = await waitFor('allocation', async () => {
+      const order = await get()
+      return order.shipments.length > 0 ? order : undefined
+    })
+    const rejectedLab = first.shipments[0].fulfillmentLocation.labCode
+    const key = (await t.app.services.labs.createLabKey(rejectedLab)).key
+    await waitFor('the shipment in the lab job list', async () => {
+      const jobs = json(await lab('GET', '/labs/v1/jobs', undefined, key)).jobs as { shipmentId: string }[]
+      return jobs.find((candidate) => candidate.shipmentId === first.shipments[0].id)
+    })
+    const rejected = await lab('POST', `/labs/v1/jobs/${first.shipments[0].id}/reject`, { reason: 'printer down' }, key)
+    assert.equal(json(rejected).outcome, 'Updated', rejected.body)
+    const moved = await waitFor('re-allocation', async () => {
+      const order = await get()
+      return order.shipments.length === 1 &&
+        order.shipments[0].id !== first.shipments[0].id &&
+        order.status.details.inProduction === 'InProgress'
+        ? order
+        : undefined
+    })
+    assert.notEqual(moved.shipments[0].fulfillmentLocation.labCode, rejectedLab)
+    assert.equal(moved.status.stage, 'InProgress')
+    assert.deepEqual(moved.status.issues, [])
+  })
+})
+
+describe('simulated labs in Sandbox', () => {
+  test('an item a lab has no stock of moves to another lab; with no lab left it is ItemUnavailable', async () => {
+    const images = await imageServer()
+    const t = await startTestApp({
+      workers: true,
+      realClock: true,
+      pipeline: {
+        simulatedLabStepSeconds: 0.05,
+        simulatedUnavailableSkus: ['GLOBAL-TECH-IP11P-FC-CP', 'global-fap-16x24'],
+      },
+    })
+    try {
+      const create = async (sku: string, attributes: Record<string, string> = {}) =>
+        json(
+          await t.sandbox({
+            method: 'POST',
+            url: '/v4.0/orders',
+            payload: sampleOrder({
+              items: [{ sku, copies: 1, sizing: 'fillPrintArea', attributes, assets: [{ url: images.url('a.jpg') }] }],
+            }),
+            headers: { 'content-type': 'application/json' },
+          }),
+        ).order.id
+      const get = async (orderId: string) =>
+        json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      // Every simulated lab is out of this SKU: each lab that makes it refuses in turn, then nobody is left.
+      const fineArt = await create('GLOBAL-FAP-16x24')
+      const unavailable = await waitFor('ItemUnavailable', async () => {
+        const order = await get(fineArt)
+        return order.status.details.allocateProductionLocation === 'Error' ? order : undefined
+      })
+      assert.equal(unavailable.status.issues.at(-1).errorCode, 'order.items.ItemUnavailable')
+      assert.equal(unavailable.status.issues.at(-1).objectId, unavailable.items[0].id)
+      assert.deepEqual(unavailable.shipments, [])
+      // A SKU with stock still completes.
+      const photo = await create('GLOBAL-PHO-4x6', { finish: 'gloss' })
+      const done = await waitFor('Complete', async () => {
+        const order = await get(photo)
+        return order.status.stage === 'Complete' ? order : undefined
+      })
+      assert.equal(done.shipments.length, 1)
+    } finally {
+      await t.close()
+      await images.close()
+    }
+  })
+})

@@ -1,0 +1,313 @@
+// End to end through the fulfilment pipeline: real generated images served by a local HTTP server, real
+// downloads, allocation, sharp rendering, the simulated labs, on every configured database.
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import sharp from 'sharp'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+
+interface ImageServer {
+  base: string
+  requests: string[]
+  close(): Promise<void>
+}
+
+async function startImageServer(files: Record<string, { body: Buffer; type: string }>): Promise<ImageServer> {
+  const requests: string[] = []
+  const server: Server = createServer((request, response) => {
+    requests.push(request.url ?? '')
+    const file = files[(request.url ?? '').split('?')[0] ?? '']
+    if (!file) {
+      response.writeHead(404).end('not found')
+      return
+    }
+    response.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length }).end(file.body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    base: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+/** A photo-like test image: four coloured quadrants with noise, so crops and rotations are visible. */
+async function photo(width: number, height: number): Promise<Buffer> {
+  const half = (w: number, h: number, r: number, g: number, b: number) =>
+    sharp({ create: { width: w, height: h, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer()
+  const [tl, tr, bl, br] = await Promise.all([
+    half(Math.ceil(width / 2), Math.ceil(height / 2), 220, 30, 30),
+    half(Math.floor(width / 2), Math.ceil(height / 2), 30, 200, 30),
+    half(Math.ceil(width / 2), Math.floor(height / 2), 30, 30, 220),
+    half(Math.floor(width / 2), Math.floor(height / 2), 230, 230, 30),
+  ])
+  return sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+    .composite([
+      { input: tl, left: 0, top: 0 },
+      { input: tr, left: Math.ceil(width / 2), top: 0 },
+      { input: bl, left: 0, top: Math.ceil(height / 2) },
+      { input: br, left: Math.ceil(width / 2), top: Math.ceil(height / 2) },
+    ])
+    .jpeg({ quality: 90 })
+    .toBuffer()
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  while (Date.now() < deadline) {
+    const value = await probe()
+    if (value !== undefined) return value
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    last = value
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`)
+}
+
+const US_RECIPIENT = {
+  name: 'Grace Hopper',
+  email: null,
+  phoneNumber: null,
+  address: {
+    line1: '1 Navy Way',
+    line2: null,
+    postalOrZipCode: '20001',
+    countryCode: 'US',
+    townOrCity: 'Washington',
+    stateOrCounty: 'DC',
+  },
+}
+
+for (const kind of testDatabaseKinds()) {
+  describe(`fulfilment pipeline end to end (${kind})`, () => {
+    let images: ImageServer
+    let t: TestApp
+    const canvasPhoto: { body: Buffer; type: string } = { body: Buffer.alloc(0), type: 'image/jpeg' }
+
+    before(async () => {
+      canvasPhoto.body = await photo(2400, 1600)
+      images = await startImageServer({
+        '/canvas.jpg': canvasPhoto,
+        '/case.jpg': { body: await photo(900, 1600), type: 'image/jpeg' },
+        '/not-an-image.jpg': { body: Buffer.from('<html>an error page</html>'), type: 'image/jpeg' },
+      })
+      t = await startTestApp({
+        kind,
+        workers: true,
+        realClock: true,
+        pipeline: { simulatedLabStepSeconds: 0.1, downloadRetryBaseSeconds: 0.01 },
+      })
+    })
+
+    after(async () => {
+      await t.close()
+      await images.close()
+    })
+
+    const create = async (order: Record<string, unknown>) => {
+      const response = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: order,
+        headers: { 'content-type': 'application/json' },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      return json(response).order.id as string
+    }
+    const get = async (orderId: string) =>
+      json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+
+    test('a two-lab order goes from create to Complete with shipments, tracking and print files of the right size', async () => {
+      const orderId = await create(
+        sampleOrder({
+          shippingMethod: 'Standard',
+          recipient: US_RECIPIENT,
+          items: [
+            {
+              sku: 'GLOBAL-CAN-10x10',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              attributes: { wrap: 'Black' },
+              assets: [{ url: `${images.base}/canvas.jpg?X-Signature=a%2Fb%2Bc%3D` }],
+            },
+            {
+              sku: 'GLOBAL-TECH-IP11P-FC-CP',
+              copies: 2,
+              sizing: 'fitPrintArea',
+              assets: [{ url: `${images.base}/case.jpg` }],
+            },
+          ],
+        }),
+      )
+      const order = await waitFor('stage Complete', async () => {
+        const current = await get(orderId)
+        if (current.status.stage === 'Complete') return current
+        if (current.status.issues.length > 0) throw new Error(JSON.stringify(current.status.issues))
+        return undefined
+      })
+      assert.deepEqual(order.status.details, {
+        downloadAssets: 'Complete',
+        allocateProductionLocation: 'Complete',
+        printReadyAssetsPrepared: 'Complete',
+        inProduction: 'Complete',
+        shipping: 'Complete',
+      })
+      assert.deepEqual(order.status.issues, [])
+      assert.ok(images.requests.includes('/canvas.jpg?X-Signature=a%2Fb%2Bc%3D'), 'the URL is fetched exactly as given')
+      for (const item of order.items) {
+        assert.equal(item.status, 'Ok')
+        for (const asset of item.assets) {
+          assert.equal(asset.status, 'Complete')
+          assert.match(asset.thumbnailUrl, /^http:\/\/127\.0\.0\.1:\d+\/files\/thumbnails\//)
+        }
+      }
+      // A canvas from a US lab and the phone case from the only lab that makes it, in GB: two shipments.
+      assert.equal(order.shipments.length, 2)
+      const labs = order.shipments.map((shipment: any) => shipment.fulfillmentLocation.countryCode).sort()
+      assert.deepEqual(labs, ['GB', 'US'])
+      for (const shipment of order.shipments) {
+        assert.equal(shipment.status, 'Shipped')
+        assert.equal(shipment.cancelled, false)
+        assert.match(shipment.id, /^shp_\d+$/)
+        assert.ok(shipment.dispatchDate)
+        assert.ok(shipment.tracking?.number)
+        assert.equal(shipment.items.length, 1)
+      }
+      assert.ok(order.lastUpdated > order.created)
+
+      // The print files have the variants' print area sizes.
+      const rows = await t.database.db.query<{ pipeline: any }>('SELECT pipeline FROM orders WHERE id = $1', [
+        Number(orderId.slice(4)),
+      ])
+      const pipeline = typeof rows[0]?.pipeline === 'string' ? JSON.parse(rows[0].pipeline) : rows[0]?.pipeline
+      for (const shipment of order.shipments) {
+        const itemId = shipment.items[0].itemId
+        const item = order.items.find((candidate: any) => candidate.id === itemId)
+        const variant = catalogue.findVariant(item.sku, item.attributes)
+        const size = variant?.printAreaSizes.default
+        const [assetId, printFile] = Object.entries(pipeline.shipments[shipment.id].printFiles)[0] as [string, any]
+        const metadata = await sharp(join(t.filesDir, printFile.blobKey)).metadata()
+        assert.equal(metadata.width, size?.horizontalResolution)
+        assert.equal(metadata.height, size?.verticalResolution)
+        // In the format the lab asks for (the catalogue names it per lab and product).
+        const wanted = variant?.offers.find((offer) => offer.lab.code === shipment.fulfillmentLocation.labCode)
+        assert.equal(metadata.format, wanted?.printFileFormat)
+        assert.equal(pipeline.shipments[shipment.id].formats[assetId], wanted?.printFileFormat)
+      }
+      // The thumbnail is served by printroute under its signed URL, and only with the signature.
+      const thumbnail = new URL(order.items[0].assets[0].thumbnailUrl)
+      const served = await t.sandbox({ method: 'GET', url: `${thumbnail.pathname}${thumbnail.search}` }, null)
+      assert.equal(served.statusCode, 200)
+      assert.equal(served.headers['content-type'], 'image/jpeg')
+      const unsigned = await t.sandbox({ method: 'GET', url: thumbnail.pathname }, null)
+      assert.equal(unsigned.statusCode, 404)
+    })
+
+    test('a missing asset fails after 10 attempts with FailedToDownloaded; the order is not lost', async () => {
+      const orderId = await create(
+        sampleOrder({
+          items: [
+            {
+              sku: 'GLOBAL-FAP-16x24',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              assets: [{ url: `${images.base}/missing.jpg` }],
+            },
+          ],
+        }),
+      )
+      const order = await waitFor('downloadAssets Error', async () => {
+        const current = await get(orderId)
+        return current.status.details.downloadAssets === 'Error' ? current : undefined
+      })
+      const codes = order.status.issues.map((issue: any) => issue.errorCode)
+      assert.equal(codes.filter((code: string) => code === 'order.items.assets.NotDownloaded').length, 10)
+      assert.equal(codes.filter((code: string) => code === 'order.items.assets.FailedToDownloaded').length, 1)
+      assert.match(order.status.issues[0].description, /^Download attempt 1 of 10 failed .*HTTP 404/)
+      assert.equal(order.status.issues[0].objectId, order.items[0].id)
+      assert.equal(order.items[0].status, 'Invalid')
+      assert.equal(order.items[0].assets[0].status, 'Error')
+      assert.equal(order.status.stage, 'InProgress')
+      assert.deepEqual(order.shipments, [])
+    })
+
+    test('a wrong md5Hash and a file that is no image are failed attempts with their reason', async () => {
+      const md5 = createHash('md5').update(canvasPhoto.body).digest('hex')
+      const wrong = md5.replace(/^./, md5[0] === 'a' ? 'b' : 'a')
+      const orderId = await create(
+        sampleOrder({
+          items: [
+            {
+              sku: 'GLOBAL-FAP-16x24',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              assets: [{ url: `${images.base}/canvas.jpg`, md5Hash: wrong }],
+            },
+            {
+              sku: 'GLOBAL-FAP-16x24',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              assets: [{ url: `${images.base}/not-an-image.jpg` }],
+            },
+          ],
+        }),
+      )
+      const order = await waitFor('downloadAssets Error', async () => {
+        const current = await get(orderId)
+        return current.status.details.downloadAssets === 'Error' ? current : undefined
+      })
+      const descriptions = (itemId: string) =>
+        order.status.issues.filter((issue: any) => issue.objectId === itemId).map((issue: any) => issue.description)
+      assert.ok(descriptions(order.items[0].id).every((text: string) => /md5/i.test(text)))
+      assert.ok(descriptions(order.items[1].id).every((text: string) => /not .*(image|supported)|content/i.test(text)))
+      assert.equal(order.items[0].status, 'Invalid')
+      assert.equal(order.items[1].status, 'Invalid')
+    })
+  })
+}
+
+describe('downloads from private addresses', () => {
+  test('are refused without --allow-private-urls', async () => {
+    const images = await startImageServer({ '/canvas.jpg': { body: await photo(600, 400), type: 'image/jpeg' } })
+    const t = await startTestApp({
+      workers: true,
+      realClock: true,
+      allowPrivateUrls: false,
+      pipeline: { downloadRetryBaseSeconds: 0.01 },
+    })
+    try {
+      const response = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({
+          items: [
+            {
+              sku: 'GLOBAL-FAP-16x24',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              assets: [{ url: `${images.base}/canvas.jpg` }],
+            },
+          ],
+        }),
+        headers: { 'content-type': 'application/json' },
+      })
+      const orderId = json(response).order.id
+      const order = await waitFor('downloadAssets Error', async () => {
+        const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return current.status.details.downloadAssets === 'Error' ? current : undefined
+      })
+      assert.match(order.status.issues[0].description, /127\.0\.0\.1/)
+      assert.deepEqual(images.requests, [], 'nothing was ever sent to the private address')
+    } finally {
+      await t.close()
+      await images.close()
+    }
+  })
+})
