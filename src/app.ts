@@ -14,7 +14,7 @@ import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { Catalogue } from './catalogue/catalogue.ts'
 import type { DatabaseSettings } from './config.ts'
-import { JOB_NAMES } from './domain/order-pipeline.ts'
+import { JOB_NAMES, SCHEDULED_JOBS } from './domain/order-pipeline.ts'
 import { signFilePath } from './domain/signed-urls.ts'
 import { type App, buildHttpServer } from './http/server.ts'
 import { buildJobRegistry } from './jobs/registry.ts'
@@ -24,7 +24,12 @@ import { createAccountsService } from './services/accounts.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { allocateOrderItems } from './services/order-allocation.ts'
 import { createOrdersService } from './services/orders.service.ts'
-import { createPipelineService, newSigningSecret, type PipelineSettings } from './services/pipeline.service.ts'
+import {
+  ASSET_RETENTION_DAYS,
+  createPipelineService,
+  newSigningSecret,
+  type PipelineSettings,
+} from './services/pipeline.service.ts'
 import { createProductsService } from './services/products.service.ts'
 
 export interface OpenedDatabase {
@@ -61,6 +66,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   simulatedLabStepSeconds: 2,
   simulateLiveLabs: false,
   simulatedUnavailableSkus: [],
+  assetRetentionDays: ASSET_RETENTION_DAYS,
 }
 
 export interface ApplicationOptions {
@@ -144,7 +150,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     db: options.db,
     connectionString: options.databaseUrl,
     schema: options.jobSchema ?? 'pgboss',
-    queues: JOB_NAMES,
+    queues: [...JOB_NAMES, ...Object.keys(SCHEDULED_JOBS)],
     onError: logError,
   })
   const signingSecret = await getOrCreateSetting(options.db, 'file-signing-secret', newSigningSecret())
@@ -166,6 +172,14 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   if (options.workers) {
     await jobs.work(buildJobRegistry(services.pipeline, { renderConcurrency: services.renderConcurrency }), {
       pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
+    })
+    await jobs.schedule('expire-stored-files', SCHEDULED_JOBS['expire-stored-files'], {
+      handler: async () => {
+        await services.pipeline.expireStoredFiles()
+      },
+      concurrency: 1,
+      retryLimit: 3,
+      expireInSeconds: 3600,
     })
   }
   return {

@@ -19,6 +19,7 @@ export interface WorkerSettings extends DatabaseSettings {
   simulatedLabStepSeconds: number
   simulateLiveLabs: boolean
   simulatedUnavailableSkus: string[]
+  assetRetentionDays: number
   /** Base URLs printroute's files are served under, per environment; null: the listening address. */
   livePublicUrl: string | null
   sandboxPublicUrl: string | null
@@ -102,6 +103,9 @@ export function readWorkerSettings(flags: Flags): WorkerSettings {
       .split(',')
       .map((sku) => sku.trim())
       .filter((sku) => sku !== ''),
+    assetRetentionDays: Math.floor(
+      duration(flags, 'asset-retention', 'PRINTROUTE_ASSET_RETENTION', '30d', 86_400) / 86_400,
+    ),
     livePublicUrl: publicUrl(text(flags, 'public-url', 'PRINTROUTE_PUBLIC_URL', null), '--public-url'),
     sandboxPublicUrl: publicUrl(
       text(flags, 'sandbox-public-url', 'PRINTROUTE_SANDBOX_PUBLIC_URL', null),

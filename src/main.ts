@@ -23,6 +23,7 @@ import {
   ENVIRONMENTS,
   type Environment,
 } from './services/accounts.service.ts'
+import { createLabsService, LabError } from './services/labs.service.ts'
 
 const DATABASE_OPTIONS = {
   'data-dir': { type: 'string' },
@@ -39,6 +40,7 @@ const WORKER_OPTIONS = {
   'sim-lab-step': { type: 'string' },
   'simulate-live-labs': { type: 'boolean' },
   'sim-lab-unavailable-skus': { type: 'string' },
+  'asset-retention': { type: 'string' },
   'public-url': { type: 'string' },
   'sandbox-public-url': { type: 'string' },
 } as const
@@ -51,6 +53,7 @@ const WORKER_HELP = `  --catalogue FILE       product catalogue to load (env PRI
   --sim-lab-step DUR     pace of the simulated labs (env PRINTROUTE_SIM_LAB_STEP, default 2s)
   --simulate-live-labs   Live orders use the simulated labs too (demos); Sandbox always does
   --sim-lab-unavailable-skus SKUS  simulated labs report these SKUs out of stock (comma-separated)
+  --asset-retention DUR  keep downloaded asset copies this long, whole days (default 30d)
   --public-url URL       base URL of the Live server for file links (default its listening address)
   --sandbox-public-url URL  same for the Sandbox server`
 
@@ -87,11 +90,23 @@ function applicationOptions(
       simulatedLabStepSeconds: settings.simulatedLabStepSeconds,
       simulateLiveLabs: settings.simulateLiveLabs,
       simulatedUnavailableSkus: settings.simulatedUnavailableSkus,
+      assetRetentionDays: settings.assetRetentionDays,
     },
     publicUrls: {
       ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
       ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
     },
+  }
+}
+
+/** Issues a lab key without starting the pipeline (the labs service needs only the database for this). */
+async function createLabKeyOnly(db: Database, catalogue: Catalogue, labCode: string) {
+  const labs = createLabsService({ db, clock: systemClock, catalogue, pipeline: undefined as never })
+  try {
+    return await labs.createLabKey(labCode)
+  } catch (error) {
+    if (error instanceof LabError) throw new UsageError(error.message)
+    throw error
   }
 }
 
@@ -345,6 +360,49 @@ ${DATABASE_HELP}`,
     },
   },
 
+  'labs list': {
+    summary: "list the catalogue's labs",
+    usage: `printroute labs list [--catalogue FILE]
+
+Lists the labs of the catalogue with their country, currency and the number of products each makes.`,
+    options: { catalogue: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    async run(values) {
+      const catalogue = loadCatalogue(typeof values.catalogue === 'string' ? values.catalogue : undefined)
+      for (const lab of catalogue.labs) {
+        const products = catalogue.products.filter((product) =>
+          product.variants.some((variant) => variant.offers.some((offer) => offer.lab.code === lab.code)),
+        )
+        process.stdout.write(
+          `${lab.code}\t${lab.countryCode}\t${lab.currency}\t${products.length} products\t${lab.name}\n`,
+        )
+      }
+    },
+  },
+
+  'labs keys create': {
+    summary: 'create a lab key for the lab API',
+    usage: `printroute labs keys create --lab CODE [options]
+
+Prints a key (shown once) with which a production lab reads its jobs and reports progress on the Live
+address under /labs/v1.
+
+  --lab CODE             the lab's code in the catalogue (see printroute labs list)
+  --catalogue FILE       product catalogue (default the bundled sample)
+${DATABASE_HELP}`,
+    options: { ...DATABASE_OPTIONS, lab: { type: 'string' }, catalogue: { type: 'string' } },
+    async run(values) {
+      const labCode = requireString(values, 'lab')
+      const catalogue = loadCatalogue(typeof values.catalogue === 'string' ? values.catalogue : undefined)
+      const opened = await openDatabase(readDatabaseSettings(values))
+      try {
+        const issued = await createLabKeyOnly(opened.db, catalogue, labCode)
+        process.stdout.write(`${issued.key}\n`)
+      } finally {
+        await opened.close()
+      }
+    },
+  },
+
   'keys create': {
     summary: 'create an API key for an account',
     usage: `printroute keys create --account ID --env sandbox|live [options]
@@ -408,13 +466,21 @@ ${lines.join('\n')}
 }
 
 export async function runCli(argv: string[]): Promise<number> {
-  const [first, second] = argv
+  const [first] = argv
   if (!first || first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(mainHelp())
     return first ? 0 : 1
   }
-  const twoWord = second && !second.startsWith('-') ? `${first} ${second}` : undefined
-  const name = twoWord && COMMANDS[twoWord] ? twoWord : first
+  // The longest run of leading words that names a command: `serve`, `accounts create`, `labs keys create`.
+  const words = argv.slice(0, 3).filter((word, index) => index === 0 || !word.startsWith('-'))
+  let name = first
+  for (let count = words.length; count > 0; count--) {
+    const candidate = words.slice(0, count).join(' ')
+    if (COMMANDS[candidate]) {
+      name = candidate
+      break
+    }
+  }
   const command = COMMANDS[name]
   if (!command) {
     const group = Object.keys(COMMANDS).filter((key) => key.startsWith(`${first} `))

@@ -32,6 +32,12 @@ export const JOB_NAMES = [
 ] as const
 export type JobName = (typeof JOB_NAMES)[number]
 
+/** Jobs that run on a schedule rather than being caused by an order. */
+export const SCHEDULED_JOBS = {
+  /** Daily at 03:17 UTC: deletes kept asset copies past their retention. */
+  'expire-stored-files': '17 3 * * *',
+} as const
+
 export interface JobRequest {
   name: JobName
   /** Deterministic: the same work always has the same key, so enqueuing it twice is harmless. */

@@ -52,7 +52,17 @@ export interface AssetFetcher {
 export interface FileStore {
   put(key: string, source: string | Buffer, contentType: string): Promise<void>
   get(key: string): Promise<Buffer>
+  delete(key: string): Promise<void>
+  listOlderThan(prefix: string, cutoff: Date): AsyncIterable<string>
 }
+
+/**
+ * Kept copies of assets (and the print files made from them) are deleted after this many days
+ * (specification, "Limits": image retention 30 days, then automatic deletion).
+ */
+export const ASSET_RETENTION_DAYS = 30
+/** What the retention job deletes; thumbnails stay, orders keep showing them. */
+const EXPIRING_PREFIXES = ['assets/', 'print-files/'] as const
 
 export interface PrintFileRenderer {
   renderPrintFile(
@@ -86,6 +96,8 @@ export interface PipelineSettings {
   simulateLiveLabs: boolean
   /** Simulated labs report these SKUs out of stock (tests, demos). */
   simulatedUnavailableSkus: readonly string[]
+  /** Days the kept copies of assets are stored. */
+  assetRetentionDays: number
 }
 
 export interface PipelineDeps {
@@ -361,6 +373,19 @@ export function createPipelineService(deps: PipelineDeps) {
           dispatchDate: now,
         })
       }
+    },
+
+    /** Deletes kept copies and print files older than the retention period; returns how many. */
+    async expireStoredFiles(): Promise<number> {
+      const cutoff = new Date(clock.now().getTime() - deps.settings.assetRetentionDays * 86_400_000)
+      let deleted = 0
+      for (const prefix of EXPIRING_PREFIXES) {
+        for await (const key of deps.files.listOlderThan(prefix, cutoff)) {
+          await deps.files.delete(key)
+          deleted += 1
+        }
+      }
+      return deleted
     },
 
     /** Signed URLs of the kept copies of the packing slip and branding files, for the lab. */
