@@ -13,9 +13,15 @@ export interface DataDirLock {
 function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+  // A killed process whose parent has not reaped it yet (a zombie) still answers signal 0 but holds nothing.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return true // no /proc (not Linux): trust the signal
   }
 }
 

@@ -10,6 +10,10 @@ import { PgliteDatabase } from './database.ts'
 
 export type { JobName, JobRequest }
 
+/** Workers prove they are alive this often (pg-boss's minimum is 10 s). */
+const HEARTBEAT_SECONDS = 10
+const SUPERVISE_SECONDS = 5
+
 export type JobHandler = (data: Record<string, string | number>) => Promise<void>
 
 export interface JobDefinition {
@@ -60,15 +64,25 @@ export interface JobQueueOptions {
 }
 
 export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
+  // A job whose worker died (kill -9, power loss) stops sending heartbeats; the supervisor, every
+  // SUPERVISE_SECONDS, hands it to another worker once HEARTBEAT_SECONDS have passed without one.
+  const common = { schema: options.schema, superviseIntervalSeconds: SUPERVISE_SECONDS }
   const boss =
     options.db instanceof PgliteDatabase
-      ? new PgBoss({ db: fromPglite(options.db.client), backend: 'pglite', schema: options.schema })
-      : new PgBoss({ connectionString: options.connectionString ?? undefined, schema: options.schema, max: 4 })
+      ? new PgBoss({ ...common, db: fromPglite(options.db.client), backend: 'pglite' })
+      : new PgBoss({ ...common, connectionString: options.connectionString ?? undefined, max: 4 })
   boss.on('error', options.onError)
   await boss.start()
   const existing = new Set((await boss.getQueues()).map((queue) => queue.name))
   for (const name of options.queues) {
-    if (!existing.has(name)) await boss.createQueue(name, { retryLimit: 5, retryDelay: 5, retryBackoff: true })
+    if (!existing.has(name)) {
+      await boss.createQueue(name, {
+        retryLimit: 5,
+        retryDelay: 5,
+        retryBackoff: true,
+        heartbeatSeconds: HEARTBEAT_SECONDS,
+      })
+    }
     // pg-boss looks a queue up (and caches it) on its first insert, through its own connection; done
     // inside a PGlite transaction that lookup would wait for the transaction holding the connection.
     // An empty insert now fills the cache.

@@ -1,0 +1,186 @@
+// A worker killed with SIGKILL in the middle of the pipeline loses nothing and duplicates nothing: after a
+// restart the order completes with exactly one set of shipments. Real processes, real database files (or a
+// real PostgreSQL database), real HTTP.
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
+import sharp from 'sharp'
+import { BIN } from '../support/cli.ts'
+import { POSTGRES_TEST_URL, testDatabaseKinds } from '../support/databases.ts'
+
+interface Running {
+  child: ChildProcess
+  output: () => string
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
+  exited: Promise<number | null>
+}
+
+function serve(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sandbox-port', '0', ...args], {
+    env: { ...process.env, PRINTROUTE_DATA_DIR: '', DATABASE_URL: '', ...env },
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  return {
+    child,
+    output: () => output,
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+    async waitFor(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs
+      while (Date.now() < deadline) {
+        const match = output.match(pattern)
+        if (match) return match
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      throw new Error(`timed out waiting for ${pattern}:\n${output}`)
+    },
+  }
+}
+
+async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const value = await probe()
+    if (value !== undefined) return value
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+for (const kind of testDatabaseKinds()) {
+  describe(`a worker killed mid-pipeline (${kind})`, () => {
+    let images: Server
+    let imageBase: string
+    let dataDir: string
+    let databaseUrl = ''
+    let databaseName = ''
+
+    before(async () => {
+      const photo = await sharp({
+        create: {
+          width: 3000,
+          height: 2000,
+          channels: 3,
+          background: '#808080',
+          noise: { type: 'gaussian', mean: 128, sigma: 40 },
+        },
+      })
+        .jpeg()
+        .toBuffer()
+      images = createServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo)
+      })
+      await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve))
+      imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`
+      dataDir = mkdtempSync(join(tmpdir(), 'printroute-crash-'))
+      if (kind === 'postgres' && POSTGRES_TEST_URL) {
+        databaseName = `printroute_crash_${randomBytes(4).toString('hex')}`
+        const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL })
+        await admin.connect()
+        await admin.query(`CREATE DATABASE ${databaseName}`)
+        await admin.end()
+        const url = new URL(POSTGRES_TEST_URL)
+        url.pathname = `/${databaseName}`
+        databaseUrl = url.toString()
+      }
+    })
+
+    after(async () => {
+      await new Promise((resolve) => images.close(resolve))
+      rmSync(dataDir, { recursive: true, force: true })
+      if (databaseName && POSTGRES_TEST_URL) {
+        const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL })
+        await admin.connect()
+        await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
+        await admin.end()
+      }
+    })
+
+    test('the order completes after a restart with exactly one set of shipments', async () => {
+      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '1s']
+      const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
+      const first = serve(args, env)
+      const key = (await first.waitFor(/^\s+(pr_sandbox_\S+)$/m))[1] as string
+      const sandbox = (await first.waitFor(/curl -s -X POST (http:\/\/\S+)\/orders/))[1] as string
+      const order = {
+        shippingMethod: 'Standard',
+        recipient: {
+          name: 'Grace Hopper',
+          address: { line1: '1 Navy Way', postalOrZipCode: '20001', countryCode: 'US', townOrCity: 'Washington' },
+        },
+        items: [
+          {
+            sku: 'GLOBAL-CAN-10x10',
+            copies: 1,
+            sizing: 'fillPrintArea',
+            attributes: { wrap: 'Black' },
+            assets: [{ url: `${imageBase}/a.jpg` }],
+          },
+          {
+            sku: 'GLOBAL-TECH-IP11P-FC-CP',
+            copies: 1,
+            sizing: 'fillPrintArea',
+            assets: [{ url: `${imageBase}/b.jpg` }],
+          },
+          { sku: 'GLOBAL-FAP-16x24', copies: 1, sizing: 'fillPrintArea', assets: [{ url: `${imageBase}/c.jpg` }] },
+        ],
+      }
+      const created = await fetch(`${sandbox}/orders`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(order),
+      })
+      const orderId = ((await created.json()) as any).order.id as string
+      const get = async (base: string) =>
+        ((await (await fetch(`${base}/orders/${orderId}`, { headers: { 'x-api-key': key } })).json()) as any).order
+
+      // Kill it while print files are being made: after allocation, before the labs have everything.
+      await poll('allocation', async () => {
+        const current = await get(sandbox)
+        return current.shipments.length > 0 ? current : undefined
+      })
+      first.child.kill('SIGKILL')
+      await first.exited
+
+      const second = serve(args, env)
+      const restarted = (await second.waitFor(/Sandbox API ready at (http:\/\/[^\s"]+)/))[1] as string
+      try {
+        const complete = await poll(
+          'stage Complete after the restart',
+          async () => {
+            const current = await get(restarted)
+            return current.status.stage === 'Complete' ? current : undefined
+          },
+          90_000,
+        )
+        const shipmentIds = complete.shipments.map((shipment: any) => shipment.id)
+        assert.equal(new Set(shipmentIds).size, shipmentIds.length)
+        const shippedItems = complete.shipments.flatMap((shipment: any) =>
+          shipment.items.map((item: any) => item.itemId),
+        )
+        assert.deepEqual(
+          shippedItems.sort(),
+          complete.items.map((item: any) => item.id).sort(),
+          'each item in exactly one shipment',
+        )
+        assert.ok(complete.shipments.every((shipment: any) => shipment.status === 'Shipped'))
+        assert.deepEqual(complete.status.issues, [])
+      } finally {
+        second.child.kill('SIGTERM')
+        await second.exited
+      }
+    })
+  })
+}
