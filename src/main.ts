@@ -205,6 +205,11 @@ ${DATABASE_HELP}`,
         requestTimeoutMs: settings.requestTimeoutMs,
         workers: settings.workers,
       })
+      // Before listening: a signal that arrives the moment the server is ready must stop it gracefully too.
+      stopOnSignals(logger, async () => {
+        await app.close()
+        await opened.close()
+      })
       let demoKey: string | null = null
       if ((await app.services.accounts.countAccounts()) === 0) {
         const demo = await app.services.accounts.createAccount({
@@ -234,10 +239,6 @@ ${DATABASE_HELP}`,
           `\nDemo account created. Its Sandbox API key (shown once):\n\n  ${demoKey}\n\nPlace a first order:\n\n${curlExample(`${sandboxAddress}/v4.0`, demoKey)}\n\n`,
         )
       }
-      stopOnSignals(logger, async () => {
-        await app.close()
-        await opened.close()
-      })
     },
   },
 

@@ -26,7 +26,12 @@ function startServe(args: string[]): Running {
   }
   child.stdout.on('data', collect)
   child.stderr.on('data', collect)
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      if (signal) output += `\n[terminated by ${signal}]`
+      resolve(code)
+    }),
+  )
   return {
     child,
     output: () => output,
@@ -108,7 +113,7 @@ describe('printroute serve', () => {
 
   test('SIGTERM stops it gracefully and releases the data directory', async () => {
     server.child.kill('SIGTERM')
-    assert.equal(await server.exited, 0)
+    assert.equal(await server.exited, 0, server.output().slice(-3000))
     assert.match(server.output(), /stopped/)
     const listed = await printroute(['accounts', 'list', '--data-dir', dataDir])
     assert.equal(listed.code, 0, listed.stderr)

@@ -163,7 +163,7 @@ for (const kind of testDatabaseKinds()) {
             const current = await get(restarted)
             return current.status.stage === 'Complete' ? current : undefined
           },
-          90_000,
+          180_000,
         )
         const shipmentIds = complete.shipments.map((shipment: any) => shipment.id)
         assert.equal(new Set(shipmentIds).size, shipmentIds.length)
