@@ -67,6 +67,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   simulateLiveLabs: false,
   simulatedUnavailableSkus: [],
   assetRetentionDays: ASSET_RETENTION_DAYS,
+  simulatedRejectRate: 0,
 }
 
 export interface ApplicationOptions {
@@ -86,6 +87,8 @@ export interface ApplicationOptions {
   jobPollingSeconds?: number
   pipeline?: Partial<PipelineSettings>
   allowPrivateUrls?: boolean
+  /** Largest asset download accepted, in bytes (the fetcher's default when absent). */
+  maxDownloadBytes?: number
   /** Base URLs the files printroute serves are reachable at, per environment. */
   publicUrls?: Partial<Record<Environment, string>>
   renderConcurrency?: number
@@ -121,7 +124,10 @@ function buildServices(
     jobs,
     clock,
     catalogue,
-    fetcher: createSafeFetcher({ allowPrivateAddresses: options.allowPrivateUrls ?? false }),
+    fetcher: createSafeFetcher({
+      allowPrivateAddresses: options.allowPrivateUrls ?? false,
+      ...(options.maxDownloadBytes ? { maxBytes: options.maxDownloadBytes } : {}),
+    }),
     files,
     renderer,
     checkPdf: async (input, pageCount) => checkPdf(input, pageCount),

@@ -1,6 +1,7 @@
 // Every setting of printroute, read once from command-line flags and environment variables, validated,
 // and documented in docs/configuration.md. Flags win over environment variables, which win over defaults.
 import { resolve } from 'node:path'
+import { parseByteSize } from './domain/byte-size.ts'
 import { parseDurationSeconds } from './domain/duration.ts'
 
 export interface DatabaseSettings {
@@ -20,6 +21,8 @@ export interface WorkerSettings extends DatabaseSettings {
   simulateLiveLabs: boolean
   simulatedUnavailableSkus: string[]
   assetRetentionDays: number
+  simulatedRejectRate: number
+  maxDownloadBytes: number
   /** Base URLs printroute's files are served under, per environment; null: the listening address. */
   livePublicUrl: string | null
   sandboxPublicUrl: string | null
@@ -88,6 +91,24 @@ function publicUrl(value: string | null, name: string): string | null {
   return value.replace(/\/$/, '')
 }
 
+function rate(value: string): number {
+  const number = Number(value)
+  if (!Number.isFinite(number) || number < 0 || number > 1) {
+    throw new SettingsError(`--sim-lab-reject-rate must be a number from 0 to 1, got "${value}"`)
+  }
+  return number
+}
+
+function byteSize(value: string, name: string): number {
+  try {
+    const bytes = parseByteSize(value)
+    if (bytes < 1) throw new Error('must be at least 1 byte')
+    return bytes
+  } catch (error) {
+    throw new SettingsError(`${name}: ${(error as Error).message}`)
+  }
+}
+
 export function readWorkerSettings(flags: Flags): WorkerSettings {
   const catalogue = text(flags, 'catalogue', 'PRINTROUTE_CATALOGUE', null)
   const skus = text(flags, 'sim-lab-unavailable-skus', 'PRINTROUTE_SIM_LAB_UNAVAILABLE_SKUS', '')
@@ -103,6 +124,11 @@ export function readWorkerSettings(flags: Flags): WorkerSettings {
       .split(',')
       .map((sku) => sku.trim())
       .filter((sku) => sku !== ''),
+    simulatedRejectRate: rate(text(flags, 'sim-lab-reject-rate', 'PRINTROUTE_SIM_LAB_REJECT_RATE', '0')),
+    maxDownloadBytes: byteSize(
+      text(flags, 'max-download-size', 'PRINTROUTE_MAX_DOWNLOAD_SIZE', '200MiB'),
+      '--max-download-size',
+    ),
     assetRetentionDays: Math.floor(
       duration(flags, 'asset-retention', 'PRINTROUTE_ASSET_RETENTION', '30d', 86_400) / 86_400,
     ),

@@ -40,6 +40,8 @@ const WORKER_OPTIONS = {
   'sim-lab-step': { type: 'string' },
   'simulate-live-labs': { type: 'boolean' },
   'sim-lab-unavailable-skus': { type: 'string' },
+  'sim-lab-reject-rate': { type: 'string' },
+  'max-download-size': { type: 'string' },
   'asset-retention': { type: 'string' },
   'public-url': { type: 'string' },
   'sandbox-public-url': { type: 'string' },
@@ -53,6 +55,8 @@ const WORKER_HELP = `  --catalogue FILE       product catalogue to load (env PRI
   --sim-lab-step DUR     pace of the simulated labs (env PRINTROUTE_SIM_LAB_STEP, default 2s)
   --simulate-live-labs   Live orders use the simulated labs too (demos); Sandbox always does
   --sim-lab-unavailable-skus SKUS  simulated labs report these SKUs out of stock (comma-separated)
+  --sim-lab-reject-rate R  share of shipments (0 to 1) simulated labs reject, by shipment id (default 0)
+  --max-download-size SIZE  largest asset download accepted (env PRINTROUTE_MAX_DOWNLOAD_SIZE, default 200MiB)
   --asset-retention DUR  keep downloaded asset copies this long, whole days (default 30d)
   --public-url URL       base URL of the Live server for file links (default its listening address)
   --sandbox-public-url URL  same for the Sandbox server`
@@ -91,7 +95,9 @@ function applicationOptions(
       simulateLiveLabs: settings.simulateLiveLabs,
       simulatedUnavailableSkus: settings.simulatedUnavailableSkus,
       assetRetentionDays: settings.assetRetentionDays,
+      simulatedRejectRate: settings.simulatedRejectRate,
     },
+    maxDownloadBytes: settings.maxDownloadBytes,
     publicUrls: {
       ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
       ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),

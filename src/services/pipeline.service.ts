@@ -2,7 +2,7 @@
 // happens outside any transaction; its result is then applied to the order by a pure transition from
 // domain/order-pipeline.ts inside one transaction that locks the order row, saves it and enqueues the jobs
 // the change causes. Every step is idempotent, so a job re-run after a crash converges.
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -98,6 +98,13 @@ export interface PipelineSettings {
   simulatedUnavailableSkus: readonly string[]
   /** Days the kept copies of assets are stored. */
   assetRetentionDays: number
+  /** Share (0 to 1) of shipments a simulated lab rejects, chosen by shipment id so runs repeat exactly. */
+  simulatedRejectRate: number
+}
+
+/** A stable number in [0, 1) for a shipment, so a simulated lab's choice repeats on a re-run. */
+export function simulatedDraw(shipmentId: string): number {
+  return createHash('sha256').update(shipmentId).digest().readUInt32BE(0) / 2 ** 32
 }
 
 export interface PipelineDeps {
@@ -358,6 +365,14 @@ export function createPipelineService(deps: PipelineDeps) {
             kind: 'rejected',
             reason: 'out of stock',
             unavailableItemIds: unavailable,
+          })
+          return
+        }
+        if (simulatedDraw(shipmentId) < deps.settings.simulatedRejectRate) {
+          await reportLab(orderId, shipmentId, {
+            kind: 'rejected',
+            reason: 'simulated rejection',
+            unavailableItemIds: [],
           })
           return
         }

@@ -170,6 +170,43 @@ describe('the lab API (Live)', () => {
 })
 
 describe('simulated labs in Sandbox', () => {
+  test('labs told to reject every shipment pass the work on until none is left: ItemUnavailable', async () => {
+    const images = await imageServer()
+    const t = await startTestApp({
+      workers: true,
+      realClock: true,
+      pipeline: { simulatedLabStepSeconds: 0.05, simulatedRejectRate: 1 },
+    })
+    try {
+      const created = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [
+              {
+                sku: 'GLOBAL-TECH-IP11P-FC-CP',
+                copies: 1,
+                sizing: 'fillPrintArea',
+                assets: [{ url: images.url('a.jpg') }],
+              },
+            ],
+          }),
+          headers: { 'content-type': 'application/json' },
+        }),
+      )
+      const order = await waitFor('ItemUnavailable', async () => {
+        const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${created.order.id}` })).order
+        return current.status.details.allocateProductionLocation === 'Error' ? current : undefined
+      })
+      assert.equal(order.status.issues.at(-1).errorCode, 'order.items.ItemUnavailable')
+      assert.deepEqual(order.shipments, [])
+    } finally {
+      await t.close()
+      await images.close()
+    }
+  })
+
   test('an item a lab has no stock of moves to another lab; with no lab left it is ItemUnavailable', async () => {
     const images = await imageServer()
     const t = await startTestApp({

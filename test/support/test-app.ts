@@ -55,6 +55,7 @@ export interface TestAppOptions {
   publicUrls?: ApplicationOptions['publicUrls']
   /** Test servers listen on 127.0.0.1, so downloads may reach it unless a test says otherwise. */
   allowPrivateUrls?: boolean
+  maxDownloadBytes?: number
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -73,6 +74,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     workers: options.workers ?? false,
     jobPollingSeconds: 0.5,
     allowPrivateUrls: options.allowPrivateUrls ?? true,
+    maxDownloadBytes: options.maxDownloadBytes,
     pipeline: options.pipeline,
     publicUrls: options.publicUrls,
   })
