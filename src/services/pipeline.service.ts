@@ -84,6 +84,11 @@ export interface JobEnqueuer {
   enqueue(tx: Queryable | null, jobs: readonly JobRequest[]): Promise<void>
 }
 
+/** What happens once a shipment is submitted to its lab: the jobs that follow, in the same transaction. */
+interface LabConnector {
+  afterSubmit(orderId: string, shipmentId: string): JobRequest[]
+}
+
 /** Signs a stored file's key into an absolute URL served by printroute. */
 export type FileUrlSigner = (environment: Environment, key: string) => string
 
@@ -149,8 +154,17 @@ export function createPipelineService(deps: PipelineDeps) {
     })
   }
 
-  function isSimulated(environment: Environment): boolean {
-    return environment === 'sandbox' || deps.settings.simulateLiveLabs
+  /**
+   * How a submitted shipment reaches its lab. Both connectors list it for the lab API (lab_jobs); the
+   * simulated one also starts its timer-driven steps, which call the same report functions a real lab does.
+   */
+  const labApiConnector: LabConnector = { afterSubmit: () => [] }
+  const simulatedLabConnector: LabConnector = {
+    afterSubmit: (orderId, shipmentId) => [simulatedStep(orderId, shipmentId, 'acknowledge')],
+  }
+  function labConnectorFor(environment: Environment): LabConnector {
+    // Sandbox never fulfils for real; Live uses the simulated labs only when configured for a demo.
+    return environment === 'sandbox' || deps.settings.simulateLiveLabs ? simulatedLabConnector : labApiConnector
   }
 
   function simulatedStep(orderId: string, shipmentId: string, step: string, attempt = 0): JobRequest {
@@ -337,7 +351,7 @@ export function createPipelineService(deps: PipelineDeps) {
           },
           clock.now(),
         )
-        if (isSimulated(order.environment)) result.jobs.push(simulatedStep(orderId, shipmentId, 'acknowledge'))
+        result.jobs.push(...labConnectorFor(order.environment).afterSubmit(orderId, shipmentId))
         return result
       })
     },
