@@ -2,7 +2,7 @@
 // the two HTTP servers (Live and Sandbox). No business logic lives here.
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
-import { createFileSystemBlobStore } from './adapters/blob-store.ts'
+import { type BlobStore, createFileSystemBlobStore } from './adapters/blob-store.ts'
 import { type Clock, systemClock } from './adapters/clock.ts'
 import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
@@ -10,6 +10,7 @@ import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { migrate } from './adapters/migrator.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
+import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { Catalogue } from './catalogue/catalogue.ts'
@@ -82,6 +83,8 @@ export interface ApplicationOptions {
   requestTimeoutMs?: number
   /** Where downloaded assets, thumbnails and print files are kept. */
   filesDir: string
+  /** An S3-compatible bucket instead (`s3://bucket/prefix?endpoint=...`), for several machines. */
+  blobStoreUrl?: string | null
   /** Run the background jobs in this process. */
   workers: boolean
   jobPollingSeconds?: number
@@ -110,13 +113,13 @@ function buildServices(
     catalogue: Catalogue
     clock: Clock
     jobs: JobQueue
+    files: BlobStore
     signingSecret: string
     publicUrls: Record<Environment, string>
   },
 ) {
   const { db } = options
-  const { catalogue, clock, jobs } = deps
-  const files = createFileSystemBlobStore(options.filesDir)
+  const { catalogue, clock, jobs, files } = deps
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const pipeline = createPipelineService({
@@ -164,7 +167,11 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     live: options.publicUrls?.live ?? 'http://127.0.0.1:8080',
     sandbox: options.publicUrls?.sandbox ?? 'http://127.0.0.1:8081',
   }
-  const services = buildServices(options, { catalogue, clock, jobs, signingSecret, publicUrls })
+  // Stored files: the data directory, or an S3-compatible bucket checked now rather than at the first upload.
+  const s3 = options.blobStoreUrl ? createS3BlobStore(parseS3Url(options.blobStoreUrl)) : null
+  if (s3) await s3.checkAccess()
+  const files: BlobStore = s3 ?? createFileSystemBlobStore(options.filesDir)
+  const services = buildServices(options, { catalogue, clock, jobs, files, signingSecret, publicUrls })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
@@ -199,6 +206,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     async close() {
       await Promise.all([live.close(), sandbox.close()])
       await jobs.stop()
+      s3?.close()
     },
   }
 }

@@ -23,6 +23,8 @@ export interface WorkerSettings extends DatabaseSettings {
   assetRetentionDays: number
   simulatedRejectRate: number
   maxDownloadBytes: number
+  /** An S3-compatible bucket for stored files instead of the data directory. */
+  blobStoreUrl: string | null
   /** Base URLs printroute's files are served under, per environment; null: the listening address. */
   livePublicUrl: string | null
   sandboxPublicUrl: string | null
@@ -132,6 +134,7 @@ export function readWorkerSettings(flags: Flags): WorkerSettings {
     assetRetentionDays: Math.floor(
       duration(flags, 'asset-retention', 'PRINTROUTE_ASSET_RETENTION', '30d', 86_400) / 86_400,
     ),
+    blobStoreUrl: text(flags, 'blob-store', 'PRINTROUTE_BLOB_STORE', null),
     livePublicUrl: publicUrl(text(flags, 'public-url', 'PRINTROUTE_PUBLIC_URL', null), '--public-url'),
     sandboxPublicUrl: publicUrl(
       text(flags, 'sandbox-public-url', 'PRINTROUTE_SANDBOX_PUBLIC_URL', null),

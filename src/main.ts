@@ -43,6 +43,7 @@ const WORKER_OPTIONS = {
   'sim-lab-reject-rate': { type: 'string' },
   'max-download-size': { type: 'string' },
   'asset-retention': { type: 'string' },
+  'blob-store': { type: 'string' },
   'public-url': { type: 'string' },
   'sandbox-public-url': { type: 'string' },
 } as const
@@ -58,6 +59,8 @@ const WORKER_HELP = `  --catalogue FILE       product catalogue to load (env PRI
   --sim-lab-reject-rate R  share of shipments (0 to 1) simulated labs reject, by shipment id (default 0)
   --max-download-size SIZE  largest asset download accepted (env PRINTROUTE_MAX_DOWNLOAD_SIZE, default 200MiB)
   --asset-retention DUR  keep downloaded asset copies this long, whole days (default 30d)
+  --blob-store URL       keep files in an S3-compatible bucket, s3://bucket/prefix?endpoint=URL&region=R
+                         (env PRINTROUTE_BLOB_STORE; default the data directory's files/)
   --public-url URL       base URL of the Live server for file links (default its listening address)
   --sandbox-public-url URL  same for the Sandbox server`
 
@@ -87,6 +90,7 @@ function applicationOptions(
     catalogue,
     logger,
     filesDir: join(settings.dataDir, 'files'),
+    blobStoreUrl: settings.blobStoreUrl,
     workers: true,
     allowPrivateUrls: settings.allowPrivateUrls,
     pipeline: {

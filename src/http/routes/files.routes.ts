@@ -27,6 +27,14 @@ async function firstBytes(files: ServedFiles, key: string): Promise<Uint8Array> 
   }
 }
 
+// Print files and thumbnails carry their extension; kept copies of assets are sniffed (local files only).
+const TYPE_BY_EXTENSION: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  tiff: 'image/tiff',
+  pdf: 'application/pdf',
+}
+
 export function registerFileRoutes(
   app: FastifyInstance,
   deps: { files: ServedFiles; signingSecret: string; now: () => Date },
@@ -44,7 +52,10 @@ export function registerFileRoutes(
     if (!valid || !(await deps.files.exists(key))) {
       return sendError(request, reply, new ServiceError('EntityNotFound', 'No such file, or the link has expired'))
     }
-    const type = sniffContentType(await firstBytes(deps.files, key)) ?? 'application/octet-stream'
+    const type =
+      TYPE_BY_EXTENSION[key.slice(key.lastIndexOf('.') + 1)] ??
+      sniffContentType(await firstBytes(deps.files, key)) ??
+      'application/octet-stream'
     return reply
       .type(type)
       .header('cache-control', 'private, max-age=86400')
