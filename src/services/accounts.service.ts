@@ -1,6 +1,5 @@
 // Accounts and API keys: who may call the API, in which environment. A key is 32 random bytes shown once;
 // only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
-import { createHash, randomBytes } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatId, parseId } from '../domain/ids.ts'
@@ -17,13 +16,11 @@ import {
   listApiKeys,
   revokeApiKey,
 } from '../repositories/accounts.repository.ts'
+import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 export type { Environment }
 export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'live']
 
-const KEY_RANDOM_BYTES = 32
-/** Characters of the random part kept in the visible prefix (48 bits: unique, useless for guessing). */
-const KEY_PREFIX_RANDOM_CHARS = 8
 /** How long a successful key lookup is reused by this process; bounds how late a revocation bites. */
 export const API_KEY_CACHE_SECONDS = 5
 
@@ -52,16 +49,6 @@ export interface IssuedKey {
 
 export class AccountError extends Error {}
 
-function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
-}
-
-function newApiKey(environment: Environment): { key: string; prefix: string } {
-  const random = randomBytes(KEY_RANDOM_BYTES).toString('base64url')
-  const key = `pr_${environment}_${random}`
-  return { key, prefix: key.slice(0, `pr_${environment}_`.length + KEY_PREFIX_RANDOM_CHARS) }
-}
-
 function toAccount(row: AccountRow): Account {
   return {
     id: formatId('acc', row.id),
@@ -88,8 +75,8 @@ export function createAccountsService(deps: { db: Database; clock: Clock }) {
     accountId: number,
     environment: Environment,
   ): Promise<IssuedKey> {
-    const { key, prefix } = newApiKey(environment)
-    await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashApiKey(key), createdAt: clock.now() })
+    const { key, prefix } = newSecretKey(environment)
+    await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashSecretKey(key), createdAt: clock.now() })
     return { key, prefix, environment }
   }
 
@@ -142,7 +129,7 @@ export function createAccountsService(deps: { db: Database; clock: Clock }) {
 
     /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */
     async authenticate(apiKey: string, environment: Environment): Promise<Caller | undefined> {
-      const keyHash = hashApiKey(apiKey)
+      const keyHash = hashSecretKey(apiKey)
       const now = Date.now()
       const cached = keyCache.get(keyHash)
       let caller: Caller | undefined

@@ -1,6 +1,5 @@
 // The lab side of the pipeline: lab keys, the jobs a lab sees, and its reports. Every report goes through
 // the same pipeline functions the simulated labs use.
-import { createHash, randomBytes } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../catalogue/catalogue.ts'
@@ -10,15 +9,12 @@ import { ServiceError } from '../domain/outcomes.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { findLabJob, listLabJobs, readOrder } from '../repositories/pipeline.repository.ts'
 import type { PipelineService } from './pipeline.service.ts'
+import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 /** Lab job states a lab still has to act on. */
 const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
 
 export class LabError extends Error {}
-
-function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
-}
 
 export function createLabsService(deps: {
   db: Database
@@ -40,14 +36,13 @@ export function createLabsService(deps: {
     async createLabKey(labCode: string): Promise<{ key: string; prefix: string }> {
       const lab = catalogue.findLab(labCode)
       if (!lab) throw new LabError(`The catalogue has no lab ${labCode}`)
-      const key = `pr_lab_${randomBytes(32).toString('base64url')}`
-      const prefix = key.slice(0, 'pr_lab_'.length + 8)
-      await insertLabKey(db, { labCode: lab.code, prefix, keyHash: hashKey(key), createdAt: clock.now() })
+      const { key, prefix } = newSecretKey('lab')
+      await insertLabKey(db, { labCode: lab.code, prefix, keyHash: hashSecretKey(key), createdAt: clock.now() })
       return { key, prefix }
     },
 
     async authenticateLab(key: string): Promise<string | undefined> {
-      return findLabCodeByKeyHash(db, hashKey(key))
+      return findLabCodeByKeyHash(db, hashSecretKey(key))
     },
 
     /** The shipments a lab still has to make or ship, with everything it needs to do so. */
