@@ -23,6 +23,7 @@ import type { Environment } from './repositories/accounts.repository.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createLabsService } from './services/labs.service.ts'
+import { createOrderActionsService } from './services/order-actions.service.ts'
 import { allocateOrderItems } from './services/order-allocation.ts'
 import { createOrdersService } from './services/orders.service.ts'
 import {
@@ -141,6 +142,7 @@ function buildServices(
   return {
     accounts: createAccountsService({ db, clock }),
     orders: createOrdersService({ db, catalogue, clock, jobs }),
+    orderActions: createOrderActionsService({ db, clock }),
     products: createProductsService({ catalogue }),
     pipeline,
     labs: createLabsService({ db, clock, catalogue, pipeline }),
@@ -175,6 +177,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
+    orderActions: services.orderActions,
     products: services.products,
     labs: environment === 'live' ? services.labs : null,
     files: { store: services.files, signingSecret, now: () => clock.now() },

@@ -9,6 +9,7 @@ import { ServiceError } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
+import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import {
@@ -20,6 +21,7 @@ import {
 } from './errors.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
+import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { validatorCompiler } from './validation.ts'
@@ -69,6 +71,7 @@ export function jsonNestingDepth(text: string): number {
 export interface HttpServices {
   accounts: AccountsService
   orders: OrdersService
+  orderActions: OrderActionsService
   products: ProductsService
   /** The lab API is served on the Live address only. */
   labs: LabsService | null
@@ -215,6 +218,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   await app.register(
     async (api) => {
       registerOrderRoutes(api, services.orders)
+      registerOrderActionRoutes(api, services.orderActions)
       registerProductRoutes(api, services.products)
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger())
     },
