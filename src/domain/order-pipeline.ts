@@ -188,6 +188,12 @@ export function startPipeline(order: OrderDocument, pipeline: PipelineState, now
   return { changed: true, jobs }
 }
 
+/** A URL as issues show it: without its query, which may carry a signature or a token. */
+function withoutQuery(url: string): string {
+  const cut = url.search(/[?#]/)
+  return cut === -1 ? url : url.slice(0, cut)
+}
+
 function newFile(kind: FileKind, url: string, expectedMd5: string | null): PipelineFile {
   return { kind, url, expectedMd5, failedAttempts: 0, status: 'pending', stored: null }
 }
@@ -282,7 +288,7 @@ export function recordDownloadFailure(
     order,
     objectId,
     ISSUE_CODES.notDownloaded,
-    `Download attempt ${attempt} of ${DOWNLOAD_MAX_ATTEMPTS} failed for ${what} (${file.url}): ${reason}`,
+    `Download attempt ${attempt} of ${DOWNLOAD_MAX_ATTEMPTS} failed for ${what} (${withoutQuery(file.url)}): ${reason}`,
   )
   if (attempt < DOWNLOAD_MAX_ATTEMPTS) {
     const delay = downloadRetryDelaySeconds(retryBaseSeconds, attempt)
@@ -298,7 +304,7 @@ export function recordDownloadFailure(
     order,
     objectId,
     ISSUE_CODES.failedToDownload,
-    `Asset ${fileKey} (${file.url}) failed to download after ${DOWNLOAD_MAX_ATTEMPTS} attempts: ${reason}`,
+    `Asset ${fileKey} (${withoutQuery(file.url)}) failed to download after ${DOWNLOAD_MAX_ATTEMPTS} attempts: ${reason}`,
   )
   if (found) {
     const asset = found.item.assets[found.index]

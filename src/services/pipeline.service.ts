@@ -25,6 +25,7 @@ import {
   recordPrintFileFailure,
   recordSubmitted,
   type StoredFile,
+  startOrderJob,
   startPipeline,
   type Transition,
 } from '../domain/order-pipeline.ts'
@@ -211,8 +212,12 @@ export function createPipelineService(deps: PipelineDeps) {
     /** The order enters the pipeline (at creation, or when its pause window expires). */
     async startOrder(orderId: string): Promise<void> {
       await transition(orderNumberOf(orderId), (order) => {
-        // A job scheduled for the end of a pause window that was since extended waits for the new end.
-        if (order.onHoldUntil && order.onHoldUntil > clock.now()) return { changed: false, jobs: [] }
+        // The job runs by the database's clock; should it run before the window ends by this process's
+        // clock (skew, or a window extended since), it is queued again for the end of the window.
+        if (order.onHoldUntil && order.onHoldUntil > clock.now()) {
+          const retry = startOrderJob(orderId, order.onHoldUntil)
+          return { changed: false, jobs: [{ ...retry, key: `${retry.key}:${order.onHoldUntil.toISOString()}` }] }
+        }
         return startPipeline(order.document, order.pipeline, clock.now())
       })
     },

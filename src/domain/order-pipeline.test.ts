@@ -1,0 +1,165 @@
+// The pipeline's transitions are pure and idempotent: applied twice (a job re-run after a crash), the second
+// application changes nothing and causes no jobs.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { buildNewOrderDocument, type NewOrder, type OrderDocument } from './order.ts'
+import {
+  applyAllocation,
+  DOWNLOAD_MAX_ATTEMPTS,
+  emptyPipeline,
+  type PipelineState,
+  recordDownloadFailure,
+  recordDownloadSuccess,
+  recordLabReport,
+  recordPrintFile,
+  recordSubmitted,
+  startPipeline,
+} from './order-pipeline.ts'
+
+const now = new Date('2026-03-01T09:00:00.000Z')
+const stored = {
+  blobKey: 'assets/ord_1/ast_1',
+  contentType: 'image/jpeg',
+  bytes: 10,
+  md5: 'x',
+  width: null,
+  height: null,
+}
+
+function newOrder(): { order: OrderDocument; pipeline: PipelineState } {
+  const input: NewOrder = {
+    merchantReference: null,
+    shippingMethod: 'Standard',
+    idempotencyKey: null,
+    callbackUrl: null,
+    recipient: {
+      name: 'A',
+      email: null,
+      phoneNumber: null,
+      address: {
+        line1: 'l',
+        line2: null,
+        postalOrZipCode: 'p',
+        countryCode: 'GB',
+        townOrCity: 't',
+        stateOrCounty: null,
+      },
+    },
+    branding: null,
+    packingSlip: { url: 'https://x.test/slip.pdf' },
+    metadata: null,
+    items: [
+      {
+        merchantReference: null,
+        sku: 'GLOBAL-FAP-16x24',
+        copies: 1,
+        sizing: 'fillPrintArea',
+        recipientCost: null,
+        attributes: {},
+        assets: [{ printArea: 'default', url: 'https://x.test/a.jpg?sig=secret', md5Hash: null, pageCount: null }],
+      },
+    ],
+  }
+  const order = buildNewOrderDocument(input, { order: 'ord_1', items: ['ori_1'], assets: ['ast_1'] }, now)
+  return { order, pipeline: emptyPipeline() }
+}
+
+test('starting queues one download per file, once', () => {
+  const { order, pipeline } = newOrder()
+  const first = startPipeline(order, pipeline, now)
+  assert.deepEqual(
+    first.jobs.map((job) => job.key),
+    ['download:ord_1:ast_1:1', 'download:ord_1:packingSlip:1'],
+  )
+  assert.equal(order.status.details.downloadAssets, 'InProgress')
+  assert.deepEqual(startPipeline(order, pipeline, now), { changed: false, jobs: [] })
+})
+
+test('a download success is recorded once and leads to allocation once', () => {
+  const { order, pipeline } = newOrder()
+  startPipeline(order, pipeline, now)
+  const done = recordDownloadSuccess(order, pipeline, 'ast_1', stored, 'https://p.test/thumb', now)
+  assert.deepEqual(
+    done.jobs.map((job) => job.name),
+    ['allocate-order'],
+  )
+  assert.equal(order.items[0]?.status, 'Ok')
+  assert.equal(order.items[0]?.thumbnailUrl, 'https://p.test/thumb')
+  assert.equal(order.status.details.downloadAssets, 'Complete')
+  assert.deepEqual(recordDownloadSuccess(order, pipeline, 'ast_1', stored, null, now), { changed: false, jobs: [] })
+})
+
+test('failed attempts are recorded once each, retried with backoff, and fail the asset after the tenth', () => {
+  const { order, pipeline } = newOrder()
+  startPipeline(order, pipeline, now)
+  for (let attempt = 1; attempt <= DOWNLOAD_MAX_ATTEMPTS; attempt++) {
+    const result = recordDownloadFailure(order, pipeline, 'ast_1', attempt, 'HTTP 404 from x.test', 30, now)
+    assert.equal(result.changed, true)
+    if (attempt < DOWNLOAD_MAX_ATTEMPTS) {
+      assert.equal(result.jobs[0]?.key, `download:ord_1:ast_1:${attempt + 1}`)
+      assert.equal(result.jobs[0]?.startAfter?.getTime(), now.getTime() + 30 * 2 ** (attempt - 1) * 1000)
+    }
+    // A re-run of the same attempt changes nothing.
+    assert.deepEqual(recordDownloadFailure(order, pipeline, 'ast_1', attempt, 'again', 30, now), {
+      changed: false,
+      jobs: [],
+    })
+  }
+  const codes = order.status.issues.map((issue) => issue.errorCode)
+  assert.equal(codes.filter((code) => code === 'order.items.assets.NotDownloaded').length, 10)
+  assert.equal(codes.at(-1), 'order.items.assets.FailedToDownloaded')
+  assert.equal(order.items[0]?.status, 'Invalid')
+  assert.equal(order.items[0]?.assets[0]?.status, 'Error')
+  assert.equal(order.status.details.downloadAssets, 'Error')
+  assert.ok(
+    order.status.issues.every((issue) => !issue.description.includes('secret')),
+    'URL queries stay out of issues',
+  )
+})
+
+test('from allocation to Complete, each step applied twice changes nothing the second time', () => {
+  const { order, pipeline } = newOrder()
+  startPipeline(order, pipeline, now)
+  recordDownloadSuccess(order, pipeline, 'ast_1', stored, null, now)
+  const shipment = {
+    id: 'shp_1',
+    labCode: 'uk6',
+    labCountryCode: 'GB',
+    carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+    itemIds: ['ori_1'],
+    formats: { ori_1: 'jpeg' },
+  }
+  const allocated = applyAllocation(order, pipeline, 1, [shipment], [], now)
+  assert.deepEqual(
+    allocated.jobs.map((job) => job.key),
+    ['render:shp_1:ast_1'],
+  )
+  assert.equal(applyAllocation(order, pipeline, 1, [shipment], [], now).changed, false)
+  assert.equal(order.shipments.length, 1)
+
+  const printFile = { blobKey: 'print-files/ord_1/shp_1/ast_1.jpg', width: 4800, height: 7200, format: 'jpeg' }
+  assert.deepEqual(
+    recordPrintFile(order, pipeline, 'shp_1', 'ast_1', printFile, now).jobs.map((job) => job.key),
+    ['submit:shp_1'],
+  )
+  assert.equal(recordPrintFile(order, pipeline, 'shp_1', 'ast_1', printFile, now).changed, false)
+  assert.equal(recordSubmitted(order, pipeline, 'shp_1', now).changed, true)
+  assert.equal(recordSubmitted(order, pipeline, 'shp_1', now).changed, false)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', { kind: 'inProduction' }, now).changed, true)
+  assert.equal(
+    recordLabReport(order, pipeline, 'shp_1', { kind: 'acknowledged' }, now).changed,
+    false,
+    'never backwards',
+  )
+  const shipped = {
+    kind: 'shipped' as const,
+    carrier: null,
+    tracking: { number: 'T1', url: 'https://t.test/T1' },
+    dispatchDate: now,
+  }
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', shipped, now).changed, true)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', shipped, now).changed, false)
+  assert.equal(order.status.stage, 'Complete')
+  assert.deepEqual(Object.values(order.status.details), ['Complete', 'Complete', 'Complete', 'Complete', 'Complete'])
+  assert.equal(order.shipments[0]?.status, 'Shipped')
+})
