@@ -4,6 +4,8 @@
 // Rounding rule, used everywhere below: half-up to whole minor units, where "up" means away from zero, so a
 // credit (negative amount) rounds to exactly the negative of the matching charge. 0.125 -> 0.13, -0.125 -> -0.13.
 
+import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
+
 /** Catalogue money: whole units and at most two decimals ("12.50", "7", "0.5"); at most 12 digits before the point. */
 export const MONEY_PATTERN = /^(\d{1,12})(?:\.(\d{1,2}))?$/
 
@@ -16,24 +18,14 @@ const RATE_SCALE = 10n ** BigInt(RATE_DECIMAL_PLACES)
 export const PERCENT_PATTERN = /^(\d{1,3})(?:\.(\d{1,2}))?$/
 const BASIS_POINTS_PER_WHOLE = 10_000n
 
-/** The wire writes every amount with two places (CONTRACT.md), so catalogue currencies have 2 minor digits. */
-const MINOR_UNITS_PER_MAJOR = 100n
-
 /** "12.5" -> 1250n; undefined when `text` is not a well-formed non-negative money string. */
 export function parseMoneyToMinor(text: string): bigint | undefined {
-  const match = MONEY_PATTERN.exec(text)
-  if (!match) return undefined
-  const [, whole = '0', fraction = ''] = match
-  return BigInt(whole) * MINOR_UNITS_PER_MAJOR + BigInt(fraction.padEnd(2, '0'))
+  // Catalogue money is never negative; the arithmetic is the wire's own (domain/money.ts).
+  return MONEY_PATTERN.test(text) ? parseAmountToMinor(text) : undefined
 }
 
-/** 1250n -> "12.50"; -5n -> "-0.05". For messages and tests; the HTTP layer has its own formatter. */
-export function formatMinor(minor: bigint): string {
-  const negative = minor < 0n
-  const absolute = negative ? -minor : minor
-  const fraction = (absolute % MINOR_UNITS_PER_MAJOR).toString().padStart(2, '0')
-  return `${negative ? '-' : ''}${absolute / MINOR_UNITS_PER_MAJOR}.${fraction}`
-}
+/** 1250n -> "12.50"; -5n -> "-0.05": the wire's formatter. */
+export const formatMinor = formatMinorAsAmount
 
 /** "1.27" -> 1270000n (millionths); undefined when malformed. */
 export function parseRateToMillionths(text: string): bigint | undefined {
