@@ -6,13 +6,12 @@
 // Options (env): BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 10), DATABASE_URL (PostgreSQL,
 // default postgres://postgres@127.0.0.1:5432/test; the PostgreSQL rows are skipped when it is unreachable).
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
-import pg from 'pg'
 import { BENCH_ORDER } from './bench-order.ts'
+import { BENCHMARKS_MD, postgresReachable, writeBenchmarksBlock } from './bench-support.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -74,17 +73,6 @@ async function load(
   }
 }
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 })
-  try {
-    await client.connect()
-    await client.end()
-    return true
-  } catch {
-    return false
-  }
-}
-
 interface Row {
   backend: string
   scenario: string
@@ -109,7 +97,7 @@ async function runBare(label: string): Promise<void> {
 await runBare('first')
 
 const backends: ('pglite' | 'postgres')[] = ['pglite']
-if (await postgresReachable()) backends.push('postgres')
+if (await postgresReachable(POSTGRES_URL)) backends.push('postgres')
 else process.stderr.write(`PostgreSQL at ${POSTGRES_URL} is unreachable: skipping its rows\n`)
 
 for (const backend of backends) {
@@ -147,13 +135,5 @@ const table = rows
 const report = `Command: \`${command}\`\nMachine: ${machine}\nDate: ${new Date().toISOString()}\n\n${header}\n${table}\n`
 process.stdout.write(`\n${report}\n`)
 
-const docPath = join(ROOT, 'docs', 'benchmarks.md')
-const START = '<!-- bench:api:start -->'
-const END = '<!-- bench:api:end -->'
-const doc = readFileSync(docPath, 'utf8')
-const from = doc.indexOf(START)
-const to = doc.indexOf(END)
-if (from >= 0 && to > from) {
-  writeFileSync(docPath, `${doc.slice(0, from + START.length)}\n${report}${doc.slice(to)}`)
-  process.stdout.write(`figures written to ${docPath}\n`)
-}
+await writeBenchmarksBlock('api', report, { heading: '## API throughput: `npm run bench:api`' })
+process.stdout.write(`figures written to ${BENCHMARKS_MD}\n`)

@@ -23,7 +23,7 @@
 // Prints the report and rewrites the block between the bench:pipeline markers in docs/benchmarks.md. Options
 // (env): BENCH_ORDERS (12), BENCH_LAB_STEP_SECONDS (0), BENCH_TIMEOUT_SECONDS (per backend, 120),
 // BENCH_RENDER_IMAGES (4), BENCH_ROUNDS (3), DATABASE_URL.
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -35,10 +35,20 @@ import pg from 'pg'
 import pino from 'pino'
 import sharp from 'sharp'
 import { type Database, PgliteDatabase, PostgresDatabase } from '../src/adapters/database.ts'
-import { createImageRenderer, DEFAULT_RENDER_CONCURRENCY, PRINT_JPEG_QUALITY } from '../src/adapters/image-renderer.ts'
+import { createImageRenderer, DEFAULT_RENDER_CONCURRENCY } from '../src/adapters/image-renderer.ts'
 import { migrate } from '../src/adapters/migrator.ts'
 import { buildApplication } from '../src/app.ts'
 import type { OrderDocument } from '../src/domain/order.ts'
+import {
+  BENCHMARKS_MD,
+  cameraLikeJpeg,
+  ensureVips,
+  item,
+  postgresReachable,
+  VIPS_PROFILE_ARGS,
+  VIPS_SAVE_OPTIONS,
+  writeBenchmarksBlock,
+} from './bench-support.ts'
 
 const run = promisify(execFile)
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 12)
@@ -53,10 +63,6 @@ const ORDER_POLL_MS = 250
 const SOURCES_PER_CASE = 2
 /** The target of issue 3: the render step at least this share of the command line's images per second. */
 const TARGET_RATIO = 0.8
-const ROOT = join(import.meta.dirname, '..')
-const BENCHMARKS_MD = join(ROOT, 'docs', 'benchmarks.md')
-const START = '<!-- bench:pipeline:start -->'
-const END = '<!-- bench:pipeline:end -->'
 const HEADING = '## Pipeline throughput: `npm run bench:pipeline`'
 const DETAILS = [
   'downloadAssets',
@@ -97,16 +103,7 @@ const CASES: Case[] = [
   },
 ]
 
-const VIPS_PROFILE_ARGS = ['--import-profile', 'srgb', '--export-profile', 'srgb']
-const VIPS_SAVE_OPTIONS = `[Q=${PRINT_JPEG_QUALITY},subsample-mode=off,optimize-coding=false]`
-
 // ---- helpers ----
-
-function item<T>(list: readonly T[], index: number): T {
-  const value = list[index]
-  if (value === undefined) throw new Error(`no item ${index}`)
-  return value
-}
 
 function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return Number.NaN
@@ -120,44 +117,6 @@ function quantile(values: readonly number[], q: number): number {
 const median = (values: readonly number[]) => quantile(values, 0.5)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
-
-function ensureVips(): string {
-  const version = () => execFileSync('vipsthumbnail', ['--vips-version'], { encoding: 'utf8' }).trim()
-  try {
-    return version()
-  } catch {
-    process.stderr.write('vipsthumbnail not found: installing libvips-tools with apt-get ...\n')
-  }
-  const install = () => execFileSync('apt-get', ['install', '-y', 'libvips-tools'], { stdio: 'inherit' })
-  try {
-    install()
-  } catch {
-    execFileSync('apt-get', ['update'], { stdio: 'inherit' })
-    install()
-  }
-  return version()
-}
-
-/**
- * A camera-like JPEG (as bench/render.bench.ts makes them): smooth colour regions under Gaussian grain, quality
- * 92 with 4:2:0 chroma like a camera. Pure noise would decode unrealistically slowly; flat colour, too fast.
- */
-async function cameraLikeJpeg(width: number, height: number): Promise<Buffer> {
-  const cells = Buffer.from(Array.from({ length: 16 * 12 * 3 }, () => Math.floor(Math.random() * 256)))
-  const grain = await sharp({
-    create: { width, height, channels: 3, background: 'grey', noise: { type: 'gaussian', mean: 128, sigma: 28 } },
-  })
-    .raw()
-    .toBuffer()
-  const base = await sharp(cells, { raw: { width: 16, height: 12, channels: 3 } })
-    .resize(width, height, { kernel: 'cubic' })
-    .raw()
-    .toBuffer()
-  return sharp(base, { raw: { width, height, channels: 3 } })
-    .composite([{ input: grain, raw: { width, height, channels: 3 }, blend: 'soft-light' }])
-    .jpeg({ quality: 92, chromaSubsampling: '4:2:0' })
-    .toBuffer()
-}
 
 interface ImageServer {
   base: string
@@ -185,17 +144,6 @@ async function startImageServer(files: Map<string, Buffer>): Promise<ImageServer
       return state.requests
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 })
-  try {
-    await client.connect()
-    await client.end()
-    return true
-  } catch {
-    return false
   }
 }
 
@@ -602,19 +550,6 @@ function report(results: PipelineResult[], renders: RenderComparison[], vipsVers
   return lines.join('\n')
 }
 
-async function writeBenchmarksBlock(block: string): Promise<void> {
-  let text = await readFile(BENCHMARKS_MD, 'utf8')
-  if (!text.includes(START)) {
-    const section = `${HEADING}\n\n${START}\n${END}\n\n`
-    const render = text.indexOf('## Render throughput')
-    text = render >= 0 ? `${text.slice(0, render)}${section}${text.slice(render)}` : `${text.trimEnd()}\n\n${section}`
-  }
-  const start = text.indexOf(START) + START.length
-  const end = text.indexOf(END)
-  if (end < start) throw new Error(`${BENCHMARKS_MD}: ${END} must follow ${START}`)
-  await writeFile(BENCHMARKS_MD, `${text.slice(0, start)}\n${block}\n${text.slice(end)}`)
-}
-
 async function main(): Promise<void> {
   const vipsVersion = ensureVips()
   const dir = await mkdtemp(join(tmpdir(), 'printroute-pipeline-bench-'))
@@ -639,7 +574,7 @@ async function main(): Promise<void> {
     const skipped: string[] = []
     try {
       results.push(await runPipeline('pglite', images))
-      if (await postgresReachable()) results.push(await runPipeline('postgres', images))
+      if (await postgresReachable(POSTGRES_URL)) results.push(await runPipeline('postgres', images))
       else skipped.push(`postgres: skipped, ${POSTGRES_URL.replace(/\/\/[^@]*@/, '//')} unreachable`)
     } finally {
       await images.close()
@@ -652,7 +587,7 @@ async function main(): Promise<void> {
 
     const block = report(results, renders, vipsVersion, skipped)
     process.stdout.write(`\n${block}\n`)
-    await writeBenchmarksBlock(block)
+    await writeBenchmarksBlock('pipeline', block, { heading: HEADING, before: '## Render throughput' })
     process.stdout.write(`figures written to ${BENCHMARKS_MD}\n`)
   } finally {
     await rm(dir, { recursive: true, force: true })

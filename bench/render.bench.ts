@@ -14,13 +14,21 @@
 // (default 3): each figure is the median of that many rounds, sharp and vips alternating, because the machine
 // is shared and a single run of either can be slowed by a neighbour.
 // Prints a table and rewrites the block between the bench:render markers in docs/benchmarks.md.
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import sharp from 'sharp'
-import { createImageRenderer, DEFAULT_RENDER_CONCURRENCY, PRINT_JPEG_QUALITY } from '../src/adapters/image-renderer.ts'
+import { createImageRenderer, DEFAULT_RENDER_CONCURRENCY } from '../src/adapters/image-renderer.ts'
+import {
+  cameraLikeJpeg,
+  ensureVips,
+  item,
+  VIPS_PROFILE_ARGS,
+  VIPS_SAVE_OPTIONS,
+  writeBenchmarksBlock,
+} from './bench-support.ts'
 
 const run = promisify(execFile)
 const IMAGES = Number(process.env.BENCH_IMAGES ?? 8)
@@ -28,10 +36,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONCURRENCY = DEFAULT_RENDER_CONCURRENCY
 /** Distinct source files per case, used in turn. */
 const SOURCES_PER_CASE = 2
-const ROOT = join(import.meta.dirname, '..')
-const BENCHMARKS_MD = join(ROOT, 'docs', 'benchmarks.md')
-const START = '<!-- bench:render:start -->'
-const END = '<!-- bench:render:end -->'
 
 interface Case {
   name: string
@@ -51,52 +55,6 @@ const CASES: Case[] = [
     target: { width: 3054, height: 3054 },
   },
 ]
-
-/**
- * vipsthumbnail arguments matching the renderer: sRGB transform with the profile embedded (`-i`/`-e`; `strip`
- * would drop the profile too), quality, 4:4:4 chroma, no Huffman optimisation.
- */
-const VIPS_PROFILE_ARGS = ['--import-profile', 'srgb', '--export-profile', 'srgb']
-const VIPS_SAVE_OPTIONS = `[Q=${PRINT_JPEG_QUALITY},subsample-mode=off,optimize-coding=false]`
-
-function ensureVips(): string {
-  const version = () => execFileSync('vipsthumbnail', ['--vips-version'], { encoding: 'utf8' }).trim()
-  try {
-    return version()
-  } catch {
-    process.stderr.write('vipsthumbnail not found: installing libvips-tools with apt-get ...\n')
-  }
-  const install = () => execFileSync('apt-get', ['install', '-y', 'libvips-tools'], { stdio: 'inherit' })
-  try {
-    install()
-  } catch {
-    execFileSync('apt-get', ['update'], { stdio: 'inherit' })
-    install()
-  }
-  return version()
-}
-
-/**
- * A camera-like JPEG: smooth colour regions (a 16x12 grid of random colours, enlarged with a cubic kernel)
- * under fine grain (Gaussian noise, soft-light blended), saved at quality 92 with 4:2:0 chroma like a camera.
- * Pure noise would make decoding unrealistically slow; flat colour, unrealistically fast.
- */
-async function cameraLikeJpeg(path: string, width: number, height: number): Promise<void> {
-  const cells = Buffer.from(Array.from({ length: 16 * 12 * 3 }, () => Math.floor(Math.random() * 256)))
-  const grain = await sharp({
-    create: { width, height, channels: 3, background: 'grey', noise: { type: 'gaussian', mean: 128, sigma: 28 } },
-  })
-    .raw()
-    .toBuffer()
-  const base = await sharp(cells, { raw: { width: 16, height: 12, channels: 3 } })
-    .resize(width, height, { kernel: 'cubic' })
-    .raw()
-    .toBuffer()
-  await sharp(base, { raw: { width, height, channels: 3 } })
-    .composite([{ input: grain, raw: { width, height, channels: 3 }, blend: 'soft-light' }])
-    .jpeg({ quality: 92, chromaSubsampling: '4:2:0' })
-    .toFile(path)
-}
 
 /** Images per second of one run of `task` (which handles IMAGES images). */
 async function imagesPerSecond(task: () => Promise<unknown>): Promise<number> {
@@ -133,7 +91,7 @@ async function main(): Promise<void> {
       const sources: string[] = []
       for (let i = 0; i < SOURCES_PER_CASE; i++) {
         const path = join(caseDir, `source${i}.jpg`)
-        await cameraLikeJpeg(path, benchCase.source.width, benchCase.source.height)
+        await writeFile(path, await cameraLikeJpeg(benchCase.source.width, benchCase.source.height))
         sources.push(path)
       }
       // vipsthumbnail names each output after its input, so every image gets its own input file (a source
@@ -226,7 +184,7 @@ async function main(): Promise<void> {
     ...notes.map((note) => `- ${note}`),
   ].join('\n')
   console.log(block)
-  await writeBenchmarksBlock(block)
+  await writeBenchmarksBlock('render', block, { heading: '## Render throughput' })
 }
 
 /** Checks both tools made the same picture: same size, and the mean absolute difference per channel. */
@@ -250,23 +208,6 @@ async function compareOutputs(benchCase: Case, sharpPath: string, vipsPath: stri
 
 function fileName(index: number): string {
   return `in${String(index).padStart(3, '0')}.jpg`
-}
-
-function item<T>(list: readonly T[], index: number): T {
-  const value = list[index]
-  if (value === undefined) throw new Error(`no item ${index}`)
-  return value
-}
-
-async function writeBenchmarksBlock(block: string): Promise<void> {
-  let text = await readFile(BENCHMARKS_MD, 'utf8')
-  if (!text.includes(START)) {
-    text = `${text.replace(/\n*$/, '\n')}\n## Render throughput\n\n${START}\n${END}\n`
-  }
-  const start = text.indexOf(START) + START.length
-  const end = text.indexOf(END)
-  if (end < start) throw new Error(`${BENCHMARKS_MD}: ${END} must follow ${START}`)
-  await writeFile(BENCHMARKS_MD, `${text.slice(0, start)}\n${block}\n${text.slice(end)}`)
 }
 
 await main()
