@@ -9,6 +9,7 @@ import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/data
 import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { migrate } from './adapters/migrator.ts'
+import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
 import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
@@ -17,15 +18,18 @@ import type { Catalogue } from './catalogue/catalogue.ts'
 import type { DatabaseSettings } from './config.ts'
 import { JOB_NAMES, SCHEDULED_JOBS } from './domain/order-pipeline.ts'
 import { signFilePath } from './domain/signed-urls.ts'
+import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer } from './http/server.ts'
 import { buildJobRegistry } from './jobs/registry.ts'
 import type { Environment } from './repositories/accounts.repository.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
+import { createBillingService } from './services/billing.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
-import { allocateOrderItems } from './services/order-allocation.ts'
+import { type AllocationRequest, allocateOrderItems } from './services/order-allocation.ts'
 import { createOrdersService } from './services/orders.service.ts'
+import { createPaymentsService } from './services/payments.service.ts'
 import {
   ASSET_RETENTION_DAYS,
   createPipelineService,
@@ -33,6 +37,8 @@ import {
   type PipelineSettings,
 } from './services/pipeline.service.ts'
 import { createProductsService } from './services/products.service.ts'
+import { createQuotesService } from './services/quotes.service.ts'
+import { createSpineService } from './services/spine.service.ts'
 
 export interface OpenedDatabase {
   db: Database
@@ -96,6 +102,8 @@ export interface ApplicationOptions {
   /** Base URLs the files printroute serves are reachable at, per environment. */
   publicUrls?: Partial<Record<Environment, string>>
   renderConcurrency?: number
+  /** Takes the card payments of the payment page; the bundled simulated provider when absent. */
+  paymentProvider?: PaymentProvider
 }
 
 export interface Application {
@@ -123,11 +131,18 @@ function buildServices(
   const { catalogue, clock, jobs, files } = deps
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
+  const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
+  const billing = createBillingService({
+    clock,
+    paymentPageUrl: (orderId, token) =>
+      `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
+  })
   const pipeline = createPipelineService({
     db,
     jobs,
     clock,
     catalogue,
+    billing,
     fetcher: createSafeFetcher({
       allowPrivateAddresses: options.allowPrivateUrls ?? false,
       ...(options.maxDownloadBytes ? { maxBytes: options.maxDownloadBytes } : {}),
@@ -135,15 +150,24 @@ function buildServices(
     files,
     renderer,
     checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
-    allocate: (request) => allocateOrderItems(catalogue, request),
+    allocate,
     signFileUrl: (environment, key) => `${deps.publicUrls[environment]}${signFilePath(deps.signingSecret, key, null)}`,
     settings: { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline },
   })
   return {
-    accounts: createAccountsService({ db, clock }),
+    accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     orders: createOrdersService({ db, catalogue, clock, jobs }),
-    orderActions: createOrderActionsService({ db, clock }),
+    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate }),
+    payments: createPaymentsService({
+      db,
+      clock,
+      jobs,
+      billing,
+      provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
+    }),
     products: createProductsService({ catalogue }),
+    quotes: createQuotesService({ catalogue }),
+    spine: createSpineService({ catalogue }),
     pipeline,
     labs: createLabsService({ db, clock, catalogue, pipeline }),
     files,
@@ -179,7 +203,11 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     orders: services.orders,
     orderActions: services.orderActions,
     products: services.products,
+    quotes: services.quotes,
+    spine: services.spine,
     labs: environment === 'live' ? services.labs : null,
+    // Sandbox never bills, so only Live serves payment pages.
+    payments: environment === 'live' ? services.payments : null,
     files: { store: services.files, signingSecret, now: () => clock.now() },
   })
   const common = { logger: options.logger, requestTimeoutMs: options.requestTimeoutMs }

@@ -17,6 +17,8 @@ import {
   type WorkerSettings,
 } from './config.ts'
 import { parseDurationSeconds } from './domain/duration.ts'
+import { parseId } from './domain/ids.ts'
+import { formatMinorAsAmount, parseAmountToMinor } from './domain/money.ts'
 import {
   type AccountsService,
   createAccountsService,
@@ -135,14 +137,16 @@ function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
   process.once('SIGINT', () => void onSignal('SIGINT'))
 }
 
-/** Runs an account or key command on the configured database (these commands need no catalogue). */
+/** Runs an account or key command on the configured database (the catalogue is read only to check a currency). */
 async function withAccounts<T>(
   settings: DatabaseSettings,
   work: (accounts: AccountsService) => Promise<T>,
+  catalogueFile?: string,
 ): Promise<T> {
   const opened = await openDatabase(settings)
   try {
-    return await work(createAccountsService({ db: opened.db, clock: systemClock }))
+    const isKnownCurrency = (code: string) => loadCatalogue(catalogueFile).isKnownCurrency(code)
+    return await work(createAccountsService({ db: opened.db, clock: systemClock, isKnownCurrency }))
   } finally {
     await opened.close()
   }
@@ -304,7 +308,10 @@ ${DATABASE_HELP}`,
     usage: `printroute accounts create --name NAME [options]
 
   --name NAME            account name (required)
-  --currency CODE        billing currency (default GBP)
+  --currency CODE        billing currency (default GBP; the catalogue must have a rate for it)
+  --billing-mode MODE    how Live charges are settled: invoice (default) or prepaid (from a balance that
+                         \`printroute accounts top-up\` adds to; orders it cannot cover wait for a card payment)
+  --catalogue FILE       product catalogue whose currencies apply (default the bundled sample)
   --pause-window DUR     hold new orders this long before fulfilment, e.g. 30m (default 0: none)
   --callback-url URL     account-wide callback URL
   --json                 print {"id", "keys": {"sandbox", "live"}} as JSON
@@ -313,6 +320,8 @@ ${DATABASE_HELP}`,
       ...DATABASE_OPTIONS,
       name: { type: 'string' },
       currency: { type: 'string' },
+      'billing-mode': { type: 'string' },
+      catalogue: { type: 'string' },
       'pause-window': { type: 'string' },
       'callback-url': { type: 'string' },
       json: { type: 'boolean' },
@@ -327,13 +336,21 @@ ${DATABASE_HELP}`,
           throw new UsageError(`--pause-window: ${(error as Error).message}`)
         }
       }
-      const created = await withAccounts(readDatabaseSettings(values), (accounts) =>
-        accounts.createAccount({
-          name,
-          billingCurrency: (typeof values.currency === 'string' ? values.currency : 'GBP').toUpperCase(),
-          pauseWindowSeconds,
-          callbackUrl: typeof values['callback-url'] === 'string' ? values['callback-url'] : null,
-        }),
+      const billingMode = typeof values['billing-mode'] === 'string' ? values['billing-mode'] : 'invoice'
+      if (billingMode !== 'invoice' && billingMode !== 'prepaid') {
+        throw new UsageError(`--billing-mode must be invoice or prepaid, got "${billingMode}"`)
+      }
+      const created = await withAccounts(
+        readDatabaseSettings(values),
+        (accounts) =>
+          accounts.createAccount({
+            name,
+            billingCurrency: (typeof values.currency === 'string' ? values.currency : 'GBP').toUpperCase(),
+            billingMode,
+            pauseWindowSeconds,
+            callbackUrl: typeof values['callback-url'] === 'string' ? values['callback-url'] : null,
+          }),
+        typeof values.catalogue === 'string' ? values.catalogue : undefined,
       )
       if (values.json) {
         process.stdout.write(
@@ -365,8 +382,71 @@ ${DATABASE_HELP}`,
       }
       for (const account of accounts) {
         process.stdout.write(
-          `${account.id}\t${account.name}\t${account.billingCurrency}\tpause ${account.pauseWindowSeconds}s\t${account.callbackUrl ?? '-'}\n`,
+          `${account.id}\t${account.name}\t${account.billingCurrency}\t${account.billingMode}` +
+            `${account.billingMode === 'prepaid' ? ` balance ${account.balance}` : ''}` +
+            `\tpause ${account.pauseWindowSeconds}s\t${account.callbackUrl ?? '-'}\n`,
         )
+      }
+    },
+  },
+
+  'accounts top-up': {
+    summary: "add to a prepaid account's balance",
+    usage: `printroute accounts top-up --account ID --amount AMOUNT [options]
+
+Adds AMOUNT (in the account's billing currency, e.g. 50.00) to the balance of a prepaid account, then
+pays from it, oldest first, every Live order waiting for a payment that the balance now covers; those
+orders go on to their labs.
+
+  --account ID           the account (acc_...)
+  --amount AMOUNT        a positive decimal amount with at most two decimals
+  --reference TEXT       a note kept in the account's ledger (a bank transfer reference, say)
+  --json                 print {"account", "balance", "currency", "releasedOrderIds"} as JSON
+${WORKER_HELP}
+${DATABASE_HELP}`,
+    options: {
+      ...WORKER_OPTIONS,
+      account: { type: 'string' },
+      amount: { type: 'string' },
+      reference: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(values) {
+      const accountId = requireString(values, 'account')
+      const accountNumber = parseId('acc', accountId)
+      if (accountNumber === undefined)
+        throw new UsageError(`"${accountId}" is not an account ID (expected acc_<number>)`)
+      const amountText = requireString(values, 'amount')
+      const amountMinor = /^\d{1,10}(\.\d{1,2})?$/.test(amountText) ? parseAmountToMinor(amountText) : undefined
+      if (amountMinor === undefined || amountMinor <= 0n) {
+        throw new UsageError(`--amount must be a positive amount such as 50.00, got "${amountText}"`)
+      }
+      const settings = readWorkerSettings(values)
+      const logger = pino({ level: 'warn' }, pino.destination({ dest: 2, sync: true }))
+      const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
+      const opened = await openDatabase(settings)
+      // The whole application (without workers): releasing an order enqueues its lab submissions.
+      const app = await buildApplication({ ...applicationOptions(settings, opened, catalogue, logger), workers: false })
+      try {
+        const account = (await app.services.accounts.listAccounts()).find((candidate) => candidate.id === accountId)
+        if (!account) throw new UsageError(`No account ${accountId}`)
+        if (account.billingMode !== 'prepaid') {
+          throw new UsageError(`${accountId} is billed by invoice; only prepaid accounts have a balance`)
+        }
+        const reference = typeof values.reference === 'string' ? values.reference : null
+        const result = await app.services.payments.topUp(accountNumber, amountMinor, reference)
+        const balance = formatMinorAsAmount(result.balanceMinor)
+        if (values.json) {
+          process.stdout.write(
+            `${JSON.stringify({ account: accountId, balance, currency: result.currency, releasedOrderIds: result.releasedOrderIds })}\n`,
+          )
+          return
+        }
+        process.stdout.write(`${accountId} balance ${balance} ${result.currency}\n`)
+        for (const orderId of result.releasedOrderIds) process.stdout.write(`paid and released ${orderId}\n`)
+      } finally {
+        await app.close()
+        await opened.close()
       }
     },
   },

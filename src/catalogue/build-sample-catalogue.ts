@@ -19,6 +19,7 @@ import type {
   ProductEntry,
   ShippingCostEntry,
   ShippingRateEntry,
+  SpinePaperEntry,
 } from './catalogue.types.ts'
 import { formatMinor } from './catalogue-money.ts'
 
@@ -609,7 +610,8 @@ interface SampleBook {
   sku: string
   description: string
   size: [number, number]
-  spine: boolean
+  /** The paper finish of a book with a spine (its SKU ends in -G or -M); null: no spine print area. */
+  spine: 'gloss' | 'matte' | null
   pages: { basePages: number; minimumPages: number; maximumPages: number }
   gbp: number
   usd: number
@@ -623,7 +625,7 @@ const BOOKS: SampleBook[] = [
     sku: 'BOOK-FE-11_7-SQ-HARD-G',
     description: 'Fine edition photo book, 297x297 mm square, hardcover, gloss pages',
     size: [297, 297],
-    spine: true,
+    spine: 'gloss',
     pages: { basePages: 20, minimumPages: 20, maximumPages: 200 },
     gbp: 2200,
     usd: 2900,
@@ -634,7 +636,7 @@ const BOOKS: SampleBook[] = [
     sku: 'BOOK-A4-P-HARD-M',
     description: 'A4 portrait photo book, hardcover, matte pages',
     size: [210, 297],
-    spine: false,
+    spine: null,
     pages: { basePages: 24, minimumPages: 24, maximumPages: 200 },
     gbp: 1800,
     usd: 2400,
@@ -645,7 +647,7 @@ const BOOKS: SampleBook[] = [
     sku: 'BOOK-A4-L-HARD-M',
     description: 'A4 landscape photo book, hardcover, matte pages',
     size: [297, 210],
-    spine: true,
+    spine: 'matte',
     pages: { basePages: 24, minimumPages: 24, maximumPages: 200 },
     gbp: 1800,
     usd: 2400,
@@ -656,7 +658,7 @@ const BOOKS: SampleBook[] = [
     sku: 'PHBK_14_SQ_HPC',
     description: 'Photo book, 14 cm square, hardcover printed cover',
     size: [140, 140],
-    spine: false,
+    spine: null,
     pages: { basePages: 20, minimumPages: 20, maximumPages: 100 },
     gbp: 430,
     usd: 600,
@@ -664,12 +666,35 @@ const BOOKS: SampleBook[] = [
     perPageUsd: 20,
   },
 ]
+/**
+ * Each books lab's papers by finish, for the spine width (domain/spine.ts): cover allowance + pages x page
+ * thickness. Calibrated on the public example (CATALOGUE-FACTS.md): BOOK-A4-L-HARD-M, 50 pages to the US, spine
+ * about 25.4 mm = us7's 5.4 mm + 50 x 0.4 mm. The other labs' papers differ a little, as real stocks do.
+ */
+const SPINE_PAPERS: Record<string, Record<'gloss' | 'matte', SpinePaperEntry>> = {
+  prodigi_gb3: {
+    gloss: { paper: '190gsm gloss, lay-flat', coverAllowanceMm: 5, pageThicknessMm: 0.36 },
+    matte: { paper: '170gsm matt, lay-flat', coverAllowanceMm: 5, pageThicknessMm: 0.38 },
+  },
+  us7: {
+    gloss: { paper: '100lb gloss text, lay-flat', coverAllowanceMm: 5.4, pageThicknessMm: 0.42 },
+    matte: { paper: '80lb matte text, lay-flat', coverAllowanceMm: 5.4, pageThicknessMm: 0.4 },
+  },
+  de1: {
+    gloss: { paper: '200 g/m2 gloss, lay-flat', coverAllowanceMm: 5.6, pageThicknessMm: 0.44 },
+    matte: { paper: '170 g/m2 matt, lay-flat', coverAllowanceMm: 5.6, pageThicknessMm: 0.42 },
+  },
+}
+const BOOK_SPINE_FINISH = new Map<string, 'gloss' | 'matte'>()
 const BOOK_PER_PAGE = new Map<string, { gbp: number; usd: number }>()
 for (const book of BOOKS) {
   const [width, height] = book.size
   const pagePixels = (mm: number) => Math.round((mm / MILLIMETRES_PER_INCH) * DPI)
   const printAreas: Record<string, PrintAreaEntry> = { default: area(true, pagePixels(width), pagePixels(height)) }
-  if (book.spine) printAreas.spine = area(false, SPINE_NOMINAL_WIDTH_PX, pagePixels(height))
+  if (book.spine) {
+    printAreas.spine = area(false, SPINE_NOMINAL_WIDTH_PX, pagePixels(height))
+    BOOK_SPINE_FINISH.set(book.sku, book.spine)
+  }
   add(
     {
       sku: book.sku,
@@ -1029,6 +1054,12 @@ function priced(lab: Omit<SampleLab, 'products'>, choices: ProductChoice[]): Lab
           entry.perAdditionalPageCost = amount(scaled(perPageBase, lab.costPercent, choice.percent ?? 100))
         }
         if (choice.printFileFormat) entry.printFileFormat = choice.printFileFormat
+        const finish = BOOK_SPINE_FINISH.get(sku)
+        if (finish) {
+          const paper = SPINE_PAPERS[lab.code]?.[finish]
+          if (!paper) throw new Error(`lab ${lab.code} makes ${sku} but SPINE_PAPERS lists no ${finish} paper for it`)
+          entry.spine = paper
+        }
         entries.push(entry)
       }
     }

@@ -4,6 +4,7 @@
 // every country, and each lab's rates by destination zone.
 
 import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
+import { millimetresToMicrometres } from '../domain/spine.ts'
 import type {
   CatalogueFile,
   CatalogueMoney,
@@ -15,6 +16,8 @@ import type {
   ProductDetails,
   ShippingCost,
   ShippingRate,
+  SpinePaper,
+  SpinePaperEntry,
   TaxRate,
   Variant,
   VariantEntry,
@@ -507,6 +510,7 @@ export class Catalogue {
         perAdditionalPageCost:
           made.perAdditionalPageCost === undefined ? null : money(made.perAdditionalPageCost, lab.currency),
         printFileFormat: made.printFileFormat ?? lab.defaultPrintFileFormat,
+        spine: made.spine ? spinePaper(made.spine) : null,
       })
     }
     return offers.sort((a, b) => (a.lab.code < b.lab.code ? -1 : a.lab.code > b.lab.code ? 1 : 0))
@@ -550,6 +554,16 @@ export class Catalogue {
       })),
     })
   }
+}
+
+/** A validated `spine` entry in micrometres (the validator has checked every figure converts exactly). */
+function spinePaper(entry: SpinePaperEntry): SpinePaper {
+  const coverAllowanceMicrometres = millimetresToMicrometres(entry.coverAllowanceMm)
+  const pageThicknessMicrometres = millimetresToMicrometres(entry.pageThicknessMm)
+  if (coverAllowanceMicrometres === undefined || pageThicknessMicrometres === undefined) {
+    throw new Error(`catalogue: unvalidated spine paper ${JSON.stringify(entry)}`)
+  }
+  return { paper: entry.paper, coverAllowanceMicrometres, pageThicknessMicrometres }
 }
 
 function copySizes(sizes: Readonly<Record<string, PixelSize>>): Record<string, PixelSize> {

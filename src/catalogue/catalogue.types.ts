@@ -126,6 +126,21 @@ export interface LabProductEntry {
   perAdditionalPageCost?: string
   /** Overrides the lab's `defaultPrintFileFormat` for this product. */
   printFileFormat?: PrintFileFormat
+  /**
+   * Required for, and only allowed on, products with a `spine` print area: the paper this lab makes the book
+   * with, from which the spine width follows (POST /v4.0/products/spine, domain/spine.ts).
+   */
+  spine?: SpinePaperEntry
+}
+
+/** A lab's book paper: spine width = coverAllowanceMm + pages x pageThicknessMm. Millimetres, up to 3 decimals. */
+export interface SpinePaperEntry {
+  /** For people and the spine answer's message ("170gsm silk, lay-flat"). */
+  paper: string
+  /** What the cover boards and binding add whatever the page count. */
+  coverAllowanceMm: number
+  /** What each page adds (a leaf carries two pages, so this is half a leaf). */
+  pageThicknessMm: number
 }
 
 export interface ShippingRateEntry {
@@ -216,6 +231,15 @@ export interface LabOffer {
   /** Cost per page beyond `pagePricing.basePages`; null for products not priced by page. */
   readonly perAdditionalPageCost: CatalogueMoney | null
   readonly printFileFormat: PrintFileFormat
+  /** Books with a spine: the lab's paper (see SpinePaper); null for every other product. */
+  readonly spine: SpinePaper | null
+}
+
+/** `SpinePaperEntry` in whole micrometres, so widths are exact integers until they go on the wire. */
+export interface SpinePaper {
+  readonly paper: string
+  readonly coverAllowanceMicrometres: number
+  readonly pageThicknessMicrometres: number
 }
 
 export interface Lab {

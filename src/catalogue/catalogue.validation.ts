@@ -4,6 +4,7 @@
 // overrides take the product's own spelling, so the builder can compare strings exactly.
 
 import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
+import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
 import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from './catalogue.ts'
 import {
   CATALOGUE_FORMAT_VERSION,
@@ -18,6 +19,7 @@ import {
   type ProductEntry,
   type ShippingCostEntry,
   type ShippingRateEntry,
+  type SpinePaperEntry,
   type TaxRateEntry,
   type VariantEntry,
   type VariantOverrideEntry,
@@ -502,6 +504,10 @@ function checkProduct(context: Context, value: unknown, index: number): CheckedP
     product.pagePricing === undefined || !printAreas
       ? undefined
       : checkPagePricing(checker, product.pagePricing, join(label, 'pagePricing'), printAreas)
+  if (printAreas && SPINE_PRINT_AREA in printAreas && product.pagePricing === undefined) {
+    // The spine width follows from the page count (domain/spine.ts), which only page-priced products carry.
+    checker.report(join(join(label, 'printAreas'), SPINE_PRINT_AREA), 'a book with a spine needs pagePricing')
+  }
 
   if (
     checker.problems.length > problemsBefore ||
@@ -920,6 +926,7 @@ function checkLabProducts(context: Context, value: unknown, label: string): LabP
       'unitCost',
       'perAdditionalPageCost',
       'printFileFormat',
+      'spine',
     ])
     if (!entry) {
       valid = false
@@ -975,6 +982,20 @@ function checkLabProducts(context: Context, value: unknown, label: string): LabP
       return
     }
 
+    let spine: SpinePaperEntry | undefined
+    const spinePath = join(entryPath, 'spine')
+    if (SPINE_PRINT_AREA in product.entry.printAreas) {
+      spine = checker.present(entry, 'spine', entryPath) ? checkSpinePaper(checker, entry.spine, spinePath) : undefined
+      if (spine === undefined) {
+        valid = false
+        return
+      }
+    } else if (entry.spine !== undefined) {
+      checker.report(spinePath, `only allowed for books with a spine print area; ${product.entry.sku} has none`)
+      valid = false
+      return
+    }
+
     const covered = product.variants.filter((variant) =>
       Object.entries(restriction ?? {}).every(([name, values]) => values.includes(variant[name] ?? '')),
     )
@@ -998,9 +1019,40 @@ function checkLabProducts(context: Context, value: unknown, label: string): LabP
     if (restriction) canonical.attributes = restriction
     if (perAdditionalPageCost !== undefined) canonical.perAdditionalPageCost = perAdditionalPageCost
     if (printFileFormat !== null) canonical.printFileFormat = printFileFormat
+    if (spine !== undefined) canonical.spine = spine
     products.push(canonical)
   })
   return valid ? products : undefined
+}
+
+/** Upper bounds of spine paper figures: far above any real book, low enough to catch a figure in micrometres. */
+const MAX_COVER_ALLOWANCE_MM = 50
+const MAX_PAGE_THICKNESS_MM = 5
+
+function checkSpinePaper(checker: Checker, value: unknown, path: string): SpinePaperEntry | undefined {
+  const paper = checker.record(value, path, ['paper', 'coverAllowanceMm', 'pageThicknessMm'])
+  if (!paper) return undefined
+  const name = checker.requiredString(paper, 'paper', path)
+  const millimetres = (key: string, minimum: 'zero' | 'positive', maximum: number) => {
+    if (!checker.present(paper, key, path)) return undefined
+    const at = join(path, key)
+    const given = paper[key]
+    const micrometres = typeof given === 'number' ? millimetresToMicrometres(given) : undefined
+    if (typeof given !== 'number' || micrometres === undefined || (minimum === 'positive' && micrometres === 0)) {
+      const least = minimum === 'positive' ? 'a positive' : 'a non-negative'
+      checker.report(at, `must be ${least} number of millimetres with at most 3 decimals, got ${describe(given)}`)
+      return undefined
+    }
+    if (given > maximum) {
+      checker.report(at, `must be at most ${maximum} mm, got ${given}`)
+      return undefined
+    }
+    return given
+  }
+  const coverAllowanceMm = millimetres('coverAllowanceMm', 'zero', MAX_COVER_ALLOWANCE_MM)
+  const pageThicknessMm = millimetres('pageThicknessMm', 'positive', MAX_PAGE_THICKNESS_MM)
+  if (name === undefined || coverAllowanceMm === undefined || pageThicknessMm === undefined) return undefined
+  return { paper: name, coverAllowanceMm, pageThicknessMm }
 }
 
 function checkAttributeRestriction(

@@ -3,7 +3,8 @@
 //
 //   TEST-CANVAS  wrap [Black, ImageWrap] + single-valued edge; ImageWrap needs more pixels; class large
 //   TEST-TEE     color x size; `front` required, `back` optional; class small
-//   TEST-BOOK    page-priced (20 base pages, 20..100); `default` pages + optional `spine`; class small
+//   TEST-BOOK    page-priced (20 base pages, 20..100); `default` pages + optional `spine`; class small;
+//                gb1's paper makes the spine 3.5 mm + 0.12 mm per page
 //   TEST-CASE    no attributes; made only by gb1; class small
 //   TEST-FRAME   explicit variants: black/small, black/large, white/small (no white/large); class large
 //
@@ -115,7 +116,13 @@ const TEST_CATALOGUE: CatalogueFile = {
       products: [
         { sku: 'TEST-CANVAS', unitCost: '10.00' },
         { sku: 'TEST-TEE', unitCost: '8.00', printFileFormat: 'png' },
-        { sku: 'TEST-BOOK', unitCost: '20.00', perAdditionalPageCost: '0.50', printFileFormat: 'pdf' },
+        {
+          sku: 'TEST-BOOK',
+          unitCost: '20.00',
+          perAdditionalPageCost: '0.50',
+          printFileFormat: 'pdf',
+          spine: { paper: 'Test silk 170gsm', coverAllowanceMm: 3.5, pageThicknessMm: 0.12 },
+        },
         { sku: 'TEST-CASE', unitCost: '5.00' },
         { sku: 'TEST-FRAME', unitCost: '12.00' },
       ],

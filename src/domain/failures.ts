@@ -29,6 +29,9 @@ export type FailureCode =
   | 'NotAvailableForDestination'
   | 'ShippingMethodNotAvailable'
   | 'ChangeOfDestinationCountryNotPossible'
+  | 'UnknownCurrency'
+  | 'NoCommonShippingMethod'
+  | 'ProductHasNoSpine'
 
 export interface Failure {
   code: FailureCode

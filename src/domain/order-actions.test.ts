@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { OrderDocument, Recipient, Stage } from './order.ts'
 import { STAGES } from './order.ts'
-import { availableActions } from './order-actions.ts'
+import { availableActions, cancelOrder, replaceOpenShipments, updateRecipient } from './order-actions.ts'
 import { emptyPipeline, type PipelineState, type ShipmentState } from './order-pipeline.ts'
 
 function withShipments(...states: ShipmentState[]): PipelineState {
@@ -19,6 +20,7 @@ const SHIPMENT_STATES: ShipmentState[] = [
   'inProduction',
   'shipped',
   'rejected',
+  'cancelled',
 ]
 
 test('metadata can always be changed', () => {
@@ -55,4 +57,163 @@ test('once any shipment is with a lab, only metadata can change', () => {
       assert.equal(actions.changeShippingMethod.isAvailable, 'No', submitted)
     }
   }
+})
+
+test('a failed order can be cancelled or get a new recipient, but is not re-planned for another method', () => {
+  const pipeline = withShipments('allocated')
+  pipeline.phase = 'failed'
+  const actions = availableActions('InProgress', pipeline)
+  assert.deepEqual(
+    [actions.cancel.isAvailable, actions.changeRecipientDetails.isAvailable, actions.changeShippingMethod.isAvailable],
+    ['Yes', 'Yes', 'No'],
+  )
+})
+
+const NOW = new Date('2026-03-01T10:00:00Z')
+
+/** A minimal order whose shipments shp_1, shp_2, ... are in these pipeline states. */
+function orderWith(stage: Stage, ...states: ShipmentState[]): { order: OrderDocument; pipeline: PipelineState } {
+  const pipeline = withShipments(...states)
+  pipeline.phase = 'producing'
+  const order = {
+    id: 'ord_1',
+    lastUpdated: '2026-03-01T09:00:00.000Z',
+    shippingMethod: 'Standard',
+    status: { stage, details: {}, issues: [] },
+    recipient: { name: 'Ada', email: null, phoneNumber: null, address: { countryCode: 'GB' } },
+    items: states.map((_, index) => ({ id: `ori_${index + 1}`, assets: [{ id: `ast_${index + 1}` }] })),
+    shipments: states.map((state, index) => ({
+      id: `shp_${index + 1}`,
+      carrier: { name: 'Royal Mail', service: 'Standard' },
+      fulfillmentLocation: { countryCode: 'GB', labCode: 'uk6' },
+      items: [{ itemId: `ori_${index + 1}` }],
+      status: state === 'shipped' ? 'Shipped' : 'Processing',
+      cancelled: false,
+    })),
+  } as unknown as OrderDocument
+  return { order, pipeline }
+}
+
+test('cancel: nothing with a lab -> the whole order; some -> those not with a lab; all -> nothing', () => {
+  const whole = orderWith('InProgress', 'allocated', 'allocated')
+  const result = cancelOrder(whole.order, whole.pipeline, NOW)
+  assert.deepEqual(result, {
+    outcome: 'Cancelled',
+    changed: true,
+    wholeOrder: true,
+    cancelledShipmentIds: ['shp_1', 'shp_2'],
+  })
+  assert.equal(whole.order.status.stage, 'Cancelled')
+  assert.equal(whole.pipeline.phase, 'cancelled')
+  assert.ok(whole.order.shipments.every((shipment) => shipment.cancelled && shipment.status === 'Cancelled'))
+  assert.equal(whole.order.lastUpdated, NOW.toISOString())
+
+  const partial = orderWith('InProgress', 'inProduction', 'allocated', 'rejected')
+  const partly = cancelOrder(partial.order, partial.pipeline, NOW)
+  assert.equal(partly.outcome, 'FailedToCancel')
+  assert.equal(partly.wholeOrder, false)
+  assert.deepEqual(partly.cancelledShipmentIds, ['shp_2'])
+  assert.equal(partial.order.status.stage, 'InProgress')
+  assert.deepEqual(
+    partial.order.shipments.map((shipment) => shipment.cancelled),
+    [false, true, false],
+  )
+
+  for (const submitted of ['submitted', 'acknowledged', 'inProduction', 'shipped'] as ShipmentState[]) {
+    const none = orderWith('InProgress', submitted)
+    const before = structuredClone(none)
+    assert.equal(cancelOrder(none.order, none.pipeline, NOW).outcome, 'FailedToCancel')
+    assert.deepEqual(none, before)
+  }
+  for (const stage of ['Complete', 'Cancelled'] as Stage[]) {
+    const closed = orderWith(stage, 'shipped')
+    const before = structuredClone(closed)
+    assert.equal(cancelOrder(closed.order, closed.pipeline, NOW).outcome, 'ActionNotAvailable')
+    assert.deepEqual(closed, before)
+  }
+  // No shipments yet (new or on hold): the whole order.
+  const fresh = orderWith('InProgress')
+  assert.equal(cancelOrder(fresh.order, fresh.pipeline, NOW).outcome, 'Cancelled')
+})
+
+const RECIPIENT: Recipient = {
+  name: 'Charles',
+  email: null,
+  phoneNumber: null,
+  address: {
+    line1: '1 Street',
+    line2: null,
+    postalOrZipCode: 'W1',
+    countryCode: 'GB',
+    townOrCity: 'London',
+    stateOrCounty: null,
+  },
+}
+
+test('updateRecipient reports every live shipment and changes nothing when all are with their labs', () => {
+  const partial = orderWith('InProgress', 'submitted', 'allocated', 'cancelled')
+  const result = updateRecipient(partial.order, partial.pipeline, RECIPIENT, NOW)
+  assert.equal(result.outcome, 'PartiallyUpdated')
+  assert.deepEqual(result.results, [
+    { shipmentId: 'shp_1', successful: false },
+    { shipmentId: 'shp_2', successful: true },
+  ])
+  assert.equal(partial.order.recipient.name, 'Charles')
+
+  const none = orderWith('InProgress', 'acknowledged')
+  assert.equal(updateRecipient(none.order, none.pipeline, RECIPIENT, NOW).outcome, 'FailedToUpdate')
+  assert.equal(none.order.recipient.name, 'Ada')
+
+  const fresh = orderWith('InProgress')
+  assert.deepEqual(updateRecipient(fresh.order, fresh.pipeline, RECIPIENT, NOW).results, [])
+  assert.equal(
+    updateRecipient(orderWith('Complete').order, emptyPipeline(), RECIPIENT, NOW).outcome,
+    'ActionNotAvailable',
+  )
+})
+
+test('re-planning keeps a shipment with the same lab and items, and replaces the others', () => {
+  const { order, pipeline } = orderWith('InProgress', 'allocated', 'allocated')
+  const [first, second] = order.shipments
+  assert.ok(first && second)
+  const replaced = replaceOpenShipments(
+    order,
+    pipeline,
+    [first, second],
+    [
+      {
+        id: 'shp_7',
+        labCode: 'uk6',
+        labCountryCode: 'GB',
+        carrier: { name: 'FedEx', service: 'FedEx Next Day' },
+        itemIds: ['ori_1'],
+        formats: {},
+      },
+      {
+        id: 'shp_8',
+        labCode: 'us1',
+        labCountryCode: 'US',
+        carrier: { name: 'UPS', service: 'UPS 1-day Shipping' },
+        itemIds: ['ori_2'],
+        formats: { ori_2: 'png' },
+      },
+    ],
+    NOW,
+  )
+  assert.deepEqual(replaced.keptOrAddedIds, ['shp_1', 'shp_8'])
+  assert.deepEqual(replaced.removedIds, ['shp_2'])
+  assert.deepEqual(
+    order.shipments.map((shipment) => [shipment.id, shipment.carrier.name]),
+    [
+      ['shp_1', 'FedEx'],
+      ['shp_8', 'UPS'],
+    ],
+  )
+  assert.equal(pipeline.shipments.shp_2, undefined)
+  assert.deepEqual(pipeline.shipments.shp_8?.formats, { ast_2: 'png' })
+  assert.deepEqual(
+    replaced.jobs.map((job) => job.key),
+    ['render:shp_8:ast_2'],
+  )
+  assert.equal(pipeline.phase, 'rendering')
 })

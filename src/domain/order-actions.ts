@@ -1,8 +1,23 @@
-// Which order actions are available, derived from the order's state alone (CONTRACT.md, "Endpoints the
-// specification leaves open"; issue 4): cancel, change shipping method and change recipient while no
-// shipment has been submitted to a lab (on-hold orders included); change metadata always.
-import type { Stage } from './order.ts'
-import type { PipelineState } from './order-pipeline.ts'
+// The order actions as pure rules (CONTRACT.md, "Endpoints the specification leaves open"; issue 4).
+//
+// One principle decides everything: a shipment can be changed or cancelled until it is handed to its lab
+// ("submitted"); after that it is in production and stays as it is. So:
+//   - the actions list says cancel / change recipient / change shipping method are available while the order is
+//     InProgress (or on hold) and no shipment has been submitted; change metadata always;
+//   - a cancel cancels every shipment not yet submitted: all of them -> the order is Cancelled; some -> the order
+//     goes on with the rest (outcome FailedToCancel, the cancelled shipments show `cancelled: true`);
+//   - an update applies to the shipments not yet submitted: all -> Updated, some -> PartiallyUpdated, none ->
+//     FailedToUpdate, each shipment reported in `shipmentUpdateResults`.
+// The service runs these under the order's row lock, in the same transaction as the pipeline's own steps, so
+// an action and a pipeline step on one order never interleave.
+import type { OrderDocument, Recipient, Shipment, Stage } from './order.ts'
+import {
+  type AllocatedShipment,
+  addShipment,
+  type JobRequest,
+  type PipelineShipment,
+  type PipelineState,
+} from './order-pipeline.ts'
 
 export type Availability = 'Yes' | 'No'
 
@@ -13,19 +28,161 @@ export interface AvailableActions {
   changeMetaData: { isAvailable: Availability }
 }
 
+export type UpdateOutcome = 'Updated' | 'PartiallyUpdated' | 'FailedToUpdate' | 'ActionNotAvailable'
+export type CancelOutcome = 'Cancelled' | 'FailedToCancel' | 'ActionNotAvailable'
+
+export interface ShipmentUpdateResult {
+  shipmentId: string
+  successful: boolean
+}
+
+/** True once the shipment has been handed to its lab (cancelled and rejected ones never count). */
+export function isSubmitted(state: PipelineShipment['state'] | undefined): boolean {
+  return state === 'submitted' || state === 'acknowledged' || state === 'inProduction' || state === 'shipped'
+}
+
 /** True once any shipment of the order has been handed to a lab (rejected ones were taken back). */
 export function anyShipmentSubmitted(pipeline: PipelineState): boolean {
-  return Object.values(pipeline.shipments).some(
-    (shipment) => shipment.state !== 'allocated' && shipment.state !== 'rejected',
-  )
+  return Object.values(pipeline.shipments).some((shipment) => isSubmitted(shipment.state))
 }
 
 export function availableActions(stage: Stage, pipeline: PipelineState): AvailableActions {
-  const changeable: Availability = stage === 'InProgress' && !anyShipmentSubmitted(pipeline) ? 'Yes' : 'No'
+  const changeable = stage === 'InProgress' && !anyShipmentSubmitted(pipeline)
+  const yesNo = (available: boolean): Availability => (available ? 'Yes' : 'No')
   return {
-    cancel: { isAvailable: changeable },
-    changeRecipientDetails: { isAvailable: changeable },
-    changeShippingMethod: { isAvailable: changeable },
+    cancel: { isAvailable: yesNo(changeable) },
+    changeRecipientDetails: { isAvailable: yesNo(changeable) },
+    // A failed order (assets that never downloaded, a file that cannot print) is not re-planned: cancel it.
+    changeShippingMethod: { isAvailable: yesNo(changeable && pipeline.phase !== 'failed') },
     changeMetaData: { isAvailable: 'Yes' },
   }
+}
+
+/** The order's shipments that are neither cancelled nor with a lab, and those with a lab. */
+export function shipmentsByChangeability(
+  order: OrderDocument,
+  pipeline: PipelineState,
+): { open: Shipment[]; submitted: Shipment[] } {
+  const open: Shipment[] = []
+  const submitted: Shipment[] = []
+  for (const shipment of order.shipments) {
+    const state = pipeline.shipments[shipment.id]?.state
+    if (isSubmitted(state)) submitted.push(shipment)
+    else if (state === 'allocated') open.push(shipment)
+  }
+  return { open, submitted }
+}
+
+export interface CancelResult {
+  outcome: CancelOutcome
+  changed: boolean
+  /** True when the whole order was cancelled (refund everything); otherwise only `cancelledShipmentIds`. */
+  wholeOrder: boolean
+  cancelledShipmentIds: string[]
+}
+
+export function cancelOrder(order: OrderDocument, pipeline: PipelineState, now: Date): CancelResult {
+  const none = (outcome: CancelOutcome): CancelResult => ({
+    outcome,
+    changed: false,
+    wholeOrder: false,
+    cancelledShipmentIds: [],
+  })
+  if (order.status.stage !== 'InProgress') return none('ActionNotAvailable')
+  const { open, submitted } = shipmentsByChangeability(order, pipeline)
+  if (submitted.length > 0 && open.length === 0) return none('FailedToCancel')
+  for (const shipment of open) {
+    shipment.status = 'Cancelled'
+    shipment.cancelled = true
+    const state = pipeline.shipments[shipment.id]
+    if (state) state.state = 'cancelled'
+  }
+  order.lastUpdated = now.toISOString()
+  const cancelledShipmentIds = open.map((shipment) => shipment.id)
+  if (submitted.length > 0) {
+    return { outcome: 'FailedToCancel', changed: true, wholeOrder: false, cancelledShipmentIds }
+  }
+  order.status.stage = 'Cancelled'
+  pipeline.phase = 'cancelled'
+  return { outcome: 'Cancelled', changed: true, wholeOrder: true, cancelledShipmentIds }
+}
+
+export function updateOutcome(results: readonly ShipmentUpdateResult[]): UpdateOutcome {
+  if (results.length === 0 || results.every((result) => result.successful)) return 'Updated'
+  return results.some((result) => result.successful) ? 'PartiallyUpdated' : 'FailedToUpdate'
+}
+
+/**
+ * Replaces the recipient where it can still reach the labs. Returns one result per live shipment; when every
+ * shipment is already with its lab nothing changes (FailedToUpdate). A shipment already submitted keeps the
+ * recipient it was submitted with (the lab API serves that copy).
+ */
+export function updateRecipient(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  recipient: Recipient,
+  now: Date,
+): { outcome: UpdateOutcome; results: ShipmentUpdateResult[]; changed: boolean } {
+  if (order.status.stage !== 'InProgress') return { outcome: 'ActionNotAvailable', results: [], changed: false }
+  const { open, submitted } = shipmentsByChangeability(order, pipeline)
+  const results = [
+    ...open.map((shipment) => ({ shipmentId: shipment.id, successful: true })),
+    ...submitted.map((shipment) => ({ shipmentId: shipment.id, successful: false })),
+  ].sort(byShipmentId)
+  const outcome = updateOutcome(results)
+  if (outcome === 'FailedToUpdate') return { outcome, results, changed: false }
+  order.recipient = recipient
+  order.lastUpdated = now.toISOString()
+  return { outcome, results, changed: true }
+}
+
+function byShipmentId(a: ShipmentUpdateResult, b: ShipmentUpdateResult): number {
+  return Number(a.shipmentId.slice(4)) - Number(b.shipmentId.slice(4))
+}
+
+/**
+ * Puts re-planned shipments (a new shipping method) in place of the open shipments `replaced`. A planned
+ * shipment from the same lab with the same items keeps the old shipment (its id and the print files made or
+ * being made for it) and only takes the new carrier; any other is added as a new shipment whose print files are
+ * rendered. Returns the render jobs and, per shipment id in the result, whether it is new.
+ */
+export function replaceOpenShipments(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  replaced: readonly Shipment[],
+  planned: readonly AllocatedShipment[],
+  now: Date,
+): { jobs: JobRequest[]; keptOrAddedIds: string[]; removedIds: string[] } {
+  const jobs: JobRequest[] = []
+  const keptOrAddedIds: string[] = []
+  const available = new Map(replaced.map((shipment) => [shipment.id, shipment]))
+  for (const plan of planned) {
+    const planItems = [...plan.itemIds].sort().join(',')
+    const same = [...available.values()].find(
+      (old) =>
+        old.fulfillmentLocation.labCode === plan.labCode &&
+        old.items
+          .map((entry) => entry.itemId)
+          .sort()
+          .join(',') === planItems,
+    )
+    if (same) {
+      available.delete(same.id)
+      same.carrier = plan.carrier
+      keptOrAddedIds.push(same.id)
+      continue
+    }
+    jobs.push(...addShipment(order, pipeline, plan))
+    keptOrAddedIds.push(plan.id)
+  }
+  const removedIds = [...available.keys()]
+  order.shipments = order.shipments.filter((shipment) => !available.has(shipment.id))
+  for (const id of removedIds) delete pipeline.shipments[id]
+  if (jobs.length > 0) {
+    pipeline.phase = 'rendering'
+    order.status.details.printReadyAssetsPrepared = 'InProgress'
+    if (!anyShipmentSubmitted(pipeline)) order.status.details.inProduction = 'NotStarted'
+  }
+  order.lastUpdated = now.toISOString()
+  return { jobs, keptOrAddedIds, removedIds }
 }

@@ -9,7 +9,8 @@
 //
 // Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
-import type { DetailState, Issue, Item, OrderDocument, Shipment } from './order.ts'
+import type { BillingState } from './charges.ts'
+import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
 
 /** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
 export const DOWNLOAD_MAX_ATTEMPTS = 10
@@ -74,7 +75,15 @@ export interface PrintFile {
   format: string
 }
 
-export type ShipmentState = 'allocated' | 'submitted' | 'acknowledged' | 'inProduction' | 'shipped' | 'rejected'
+export type ShipmentState =
+  | 'allocated'
+  | 'submitted'
+  | 'acknowledged'
+  | 'inProduction'
+  | 'shipped'
+  | 'rejected'
+  /** Cancelled by the merchant before it reached its lab. */
+  | 'cancelled'
 
 export interface PipelineShipment {
   labCode: string
@@ -83,9 +92,22 @@ export interface PipelineShipment {
   printFiles: Record<string, PrintFile | null>
   /** Asset id -> print file format the lab wants. */
   formats: Record<string, string>
+  /**
+   * What the lab was given at submission: a recipient or shipping method changed afterwards (a partial update)
+   * does not reach a shipment already with its lab.
+   */
+  submitted?: { recipient: Recipient; shippingMethod: string }
 }
 
-export type PipelinePhase = 'waiting' | 'downloading' | 'allocating' | 'rendering' | 'producing' | 'complete' | 'failed'
+export type PipelinePhase =
+  | 'waiting'
+  | 'downloading'
+  | 'allocating'
+  | 'rendering'
+  | 'producing'
+  | 'complete'
+  | 'failed'
+  | 'cancelled'
 
 export interface PipelineState {
   phase: PipelinePhase
@@ -96,6 +118,8 @@ export interface PipelineState {
   excludedLabs: Record<string, string[]>
   /** Incremented on every allocation round, so each round's job key is new. */
   allocationRound: number
+  /** What the order has been charged and how it is paid; absent until it enters fulfilment (domain/charges.ts). */
+  billing?: BillingState
 }
 
 export interface Transition {
@@ -240,7 +264,7 @@ export function recordDownloadSuccess(
   now: Date,
 ): Transition {
   const file = pipeline.files[fileKey]
-  if (file?.status !== 'pending') return NOTHING
+  if (file?.status !== 'pending' || pipeline.phase === 'cancelled') return NOTHING
   file.status = 'downloaded'
   file.stored = stored
   touch(order, now)
@@ -273,7 +297,7 @@ export function recordDownloadFailure(
 ): Transition {
   const file = pipeline.files[fileKey]
   // Each attempt is recorded once; a re-run of an attempt already recorded changes nothing.
-  if (file?.status !== 'pending' || attempt <= file.failedAttempts) return NOTHING
+  if (file?.status !== 'pending' || attempt <= file.failedAttempts || pipeline.phase === 'cancelled') return NOTHING
   file.failedAttempts = attempt
   touch(order, now)
   const found = file.kind === 'asset' ? findAsset(order, fileKey) : undefined
@@ -361,38 +385,40 @@ export function applyAllocation(
     return { changed: true, jobs: [] }
   }
   const jobs: JobRequest[] = []
-  for (const planned of shipments) {
-    const shipment: Shipment = {
-      id: planned.id,
-      dispatchDate: null,
-      carrier: planned.carrier,
-      fulfillmentLocation: { countryCode: planned.labCountryCode, labCode: planned.labCode },
-      tracking: null,
-      items: planned.itemIds.map((itemId) => ({ itemId })),
-      status: 'Processing',
-      cancelled: false,
-    }
-    order.shipments.push(shipment)
-    const printFiles: Record<string, PrintFile | null> = {}
-    const formats: Record<string, string> = {}
-    for (const itemId of planned.itemIds) {
-      const item = order.items.find((candidate) => candidate.id === itemId)
-      for (const asset of item?.assets ?? []) {
-        printFiles[asset.id] = null
-        formats[asset.id] = planned.formats[itemId] ?? 'jpeg'
-        jobs.push({
-          name: 'render-print-file',
-          key: `render:${planned.id}:${asset.id}`,
-          data: { orderId: order.id, shipmentId: planned.id, assetId: asset.id },
-        })
-      }
-    }
-    pipeline.shipments[planned.id] = { labCode: planned.labCode, state: 'allocated', printFiles, formats }
-  }
+  for (const planned of shipments) jobs.push(...addShipment(order, pipeline, planned))
   setDetail(order, 'allocateProductionLocation', 'Complete')
   setDetail(order, 'printReadyAssetsPrepared', 'InProgress')
   pipeline.phase = 'rendering'
   return { changed: true, jobs }
+}
+
+/** Adds an allocated shipment to the order and the pipeline; its print-file render jobs. */
+export function addShipment(order: OrderDocument, pipeline: PipelineState, planned: AllocatedShipment): JobRequest[] {
+  order.shipments.push({
+    id: planned.id,
+    dispatchDate: null,
+    carrier: planned.carrier,
+    fulfillmentLocation: { countryCode: planned.labCountryCode, labCode: planned.labCode },
+    tracking: null,
+    items: planned.itemIds.map((itemId) => ({ itemId })),
+    status: 'Processing',
+    cancelled: false,
+  })
+  const printFiles: Record<string, PrintFile | null> = {}
+  const formats: Record<string, string> = {}
+  for (const itemId of planned.itemIds) {
+    const item = order.items.find((candidate) => candidate.id === itemId)
+    for (const asset of item?.assets ?? []) {
+      printFiles[asset.id] = null
+      formats[asset.id] = planned.formats[itemId] ?? 'jpeg'
+    }
+  }
+  pipeline.shipments[planned.id] = { labCode: planned.labCode, state: 'allocated', printFiles, formats }
+  return Object.keys(printFiles).map((assetId) => ({
+    name: 'render-print-file' as const,
+    key: `render:${planned.id}:${assetId}`,
+    data: { orderId: order.id, shipmentId: planned.id, assetId },
+  }))
 }
 
 export function recordPrintFile(
@@ -414,14 +440,29 @@ export function recordPrintFile(
     return { changed: true, jobs: [] }
   }
   setDetail(order, 'printReadyAssetsPrepared', 'Complete')
-  setDetail(order, 'inProduction', 'InProgress')
   pipeline.phase = 'producing'
+  return { changed: true, jobs: submissionJobs(order, pipeline) }
+}
+
+/** True while a prepaid order's charges are not paid: it is not handed to any lab until they are. */
+export function isAwaitingPayment(pipeline: PipelineState): boolean {
+  return pipeline.billing !== undefined && BigInt(pipeline.billing.unpaid) > 0n
+}
+
+/**
+ * The jobs that hand the order's ready shipments to their labs: none before every print file is made
+ * (phase `producing`) or while the order waits for payment. Called when the last print file is made and again
+ * when a payment arrives; submitting twice is harmless (deterministic job key, `recordSubmitted` is idempotent).
+ */
+export function submissionJobs(order: OrderDocument, pipeline: PipelineState): JobRequest[] {
+  if (pipeline.phase !== 'producing' || isAwaitingPayment(pipeline)) return []
   const jobs: JobRequest[] = []
   for (const [id, candidate] of Object.entries(pipeline.shipments)) {
     if (candidate.state !== 'allocated') continue
     jobs.push({ name: 'submit-shipment', key: `submit:${id}`, data: { orderId: order.id, shipmentId: id } })
   }
-  return { changed: true, jobs }
+  if (jobs.length > 0) setDetail(order, 'inProduction', 'InProgress')
+  return jobs
 }
 
 export function recordPrintFileFailure(
@@ -460,8 +501,11 @@ export function recordSubmitted(
   now: Date,
 ): Transition {
   const shipment = pipeline.shipments[shipmentId]
-  if (shipment?.state !== 'allocated') return NOTHING
+  // A shipment cancelled (or re-planned) since its submit job was queued is not submitted: the state check and
+  // the action's change both happen under the order's row lock, so exactly one of them wins.
+  if (shipment?.state !== 'allocated' || isAwaitingPayment(pipeline)) return NOTHING
   shipment.state = 'submitted'
+  shipment.submitted = { recipient: structuredClone(order.recipient), shippingMethod: order.shippingMethod }
   touch(order, now)
   return { changed: true, jobs: [] }
 }
@@ -484,6 +528,7 @@ const PROGRESS: Record<ShipmentState, number> = {
   inProduction: 3,
   shipped: 4,
   rejected: 4,
+  cancelled: 4,
 }
 
 /** A lab reports on a shipment it holds. Reports that would move a shipment backwards are ignored. */
@@ -497,7 +542,7 @@ export function recordLabReport(
   const shipment = pipeline.shipments[shipmentId]
   const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId)
   if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
-  if (shipment.state === 'shipped' || shipment.state === 'rejected') return NOTHING
+  if (shipment.state === 'shipped' || shipment.state === 'rejected' || shipment.state === 'cancelled') return NOTHING
   switch (report.kind) {
     case 'acknowledged':
     case 'inProduction': {
@@ -513,7 +558,9 @@ export function recordLabReport(
       if (report.carrier) onOrder.carrier = report.carrier
       onOrder.tracking = report.tracking
       touch(order, now)
-      const live = Object.values(pipeline.shipments).filter((candidate) => candidate.state !== 'rejected')
+      const live = Object.values(pipeline.shipments).filter(
+        (candidate) => candidate.state !== 'rejected' && candidate.state !== 'cancelled',
+      )
       const allShipped =
         live.every((candidate) => candidate.state === 'shipped') &&
         itemsAwaitingAllocation(order, pipeline).length === 0

@@ -11,7 +11,10 @@ import type { AccountsService, Caller, Environment } from '../services/accounts.
 import type { LabsService } from '../services/labs.service.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
+import type { PaymentsService } from '../services/payments.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
+import type { QuotesService } from '../services/quotes.service.ts'
+import type { SpineService } from '../services/spine.service.ts'
 import {
   API_VERSION_PREFIX,
   installErrorHandling,
@@ -23,7 +26,10 @@ import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
+import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
+import { registerQuoteRoutes } from './routes/quotes.routes.ts'
+import { registerSpineRoutes } from './routes/spine.routes.ts'
 import { validatorCompiler } from './validation.ts'
 
 declare module 'fastify' {
@@ -73,8 +79,12 @@ export interface HttpServices {
   orders: OrdersService
   orderActions: OrderActionsService
   products: ProductsService
+  quotes: QuotesService
+  spine: SpineService
   /** The lab API is served on the Live address only. */
   labs: LabsService | null
+  /** Payment pages of orders awaiting payment: Live only. */
+  payments: PaymentsService | null
   files: { store: ServedFiles; signingSecret: string; now: () => Date }
 }
 
@@ -220,6 +230,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerOrderRoutes(api, services.orders)
       registerOrderActionRoutes(api, services.orderActions)
       registerProductRoutes(api, services.products)
+      registerSpineRoutes(api, services.spine)
+      registerQuoteRoutes(api, services.quotes)
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger())
     },
     { prefix: API_VERSION_PREFIX },
@@ -233,6 +245,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   if (labs) {
     await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
   }
+  if (services.payments) registerPaymentRoutes(app, services.payments)
   registerMethodNotAllowed(app, routes)
   await app.ready()
   return app

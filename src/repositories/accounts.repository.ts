@@ -3,10 +3,17 @@ import type { Queryable } from '../adapters/database.ts'
 
 export type Environment = 'sandbox' | 'live'
 
+export type BillingMode = 'invoice' | 'prepaid'
+export const BILLING_MODES: readonly BillingMode[] = ['invoice', 'prepaid']
+
 export interface AccountRow {
   id: number
   name: string
   billingCurrency: string
+  /** How Live charges are settled (Sandbox never bills). */
+  billingMode: BillingMode
+  /** Prepaid balance, minor units of the billing currency. */
+  balanceMinor: bigint
   pauseWindowSeconds: number
   callbackUrl: string | null
   createdAt: Date
@@ -20,29 +27,42 @@ export interface ApiKeyRow {
   revokedAt: Date | null
 }
 
-const ACCOUNT_COLUMNS = `id, name, billing_currency AS "billingCurrency", pause_window_seconds AS "pauseWindowSeconds",
-  callback_url AS "callbackUrl", created_at AS "createdAt"`
+const ACCOUNT_COLUMNS = `a.id, a.name, a.billing_currency AS "billingCurrency", a.billing_mode AS "billingMode",
+  a.balance_minor::text AS "balanceMinor", a.pause_window_seconds AS "pauseWindowSeconds",
+  a.callback_url AS "callbackUrl", a.created_at AS "createdAt"`
 
-function toAccount(row: AccountRow): AccountRow {
-  return { ...row, id: Number(row.id) }
+type StoredAccountRow = Omit<AccountRow, 'balanceMinor'> & { balanceMinor: string }
+
+function toAccount(row: StoredAccountRow): AccountRow {
+  return { ...row, id: Number(row.id), balanceMinor: BigInt(row.balanceMinor) }
 }
 
-export async function insertAccount(db: Queryable, account: Omit<AccountRow, 'id'>): Promise<AccountRow> {
-  const rows = await db.query<AccountRow>(
-    `INSERT INTO accounts (name, billing_currency, pause_window_seconds, callback_url, created_at)
-     VALUES ($1, $2, $3, $4, $5) RETURNING ${ACCOUNT_COLUMNS}`,
-    [account.name, account.billingCurrency, account.pauseWindowSeconds, account.callbackUrl, account.createdAt],
+export async function insertAccount(
+  db: Queryable,
+  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode'> & { billingMode?: BillingMode },
+): Promise<AccountRow> {
+  const rows = await db.query<StoredAccountRow>(
+    `INSERT INTO accounts AS a (name, billing_currency, billing_mode, pause_window_seconds, callback_url, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ACCOUNT_COLUMNS}`,
+    [
+      account.name,
+      account.billingCurrency,
+      account.billingMode ?? 'invoice',
+      account.pauseWindowSeconds,
+      account.callbackUrl,
+      account.createdAt,
+    ],
   )
-  return toAccount(rows[0] as AccountRow)
+  return toAccount(rows[0] as StoredAccountRow)
 }
 
 export async function findAccount(db: Queryable, id: number): Promise<AccountRow | undefined> {
-  const rows = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`, [id])
+  const rows = await db.query<StoredAccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = $1`, [id])
   return rows[0] && toAccount(rows[0])
 }
 
 export async function listAccounts(db: Queryable): Promise<AccountRow[]> {
-  const rows = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY id`)
+  const rows = await db.query<StoredAccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a ORDER BY a.id`)
   return rows.map(toAccount)
 }
 
@@ -68,9 +88,8 @@ export interface ApiKeyOwner {
 
 /** The account and environment of an unrevoked key with this hash. */
 export async function findActiveApiKeyOwner(db: Queryable, keyHash: string): Promise<ApiKeyOwner | undefined> {
-  const rows = await db.query<AccountRow & { environment: Environment }>(
-    `SELECT k.environment, a.id, a.name, a.billing_currency AS "billingCurrency",
-            a.pause_window_seconds AS "pauseWindowSeconds", a.callback_url AS "callbackUrl", a.created_at AS "createdAt"
+  const rows = await db.query<StoredAccountRow & { environment: Environment }>(
+    `SELECT k.environment, ${ACCOUNT_COLUMNS}
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
     [keyHash],

@@ -1,7 +1,7 @@
 // SQL of the fulfilment pipeline: the locked read-modify-write of an order, shipment IDs, lab jobs.
 import type { Queryable } from '../adapters/database.ts'
 import type { OrderDocument } from '../domain/order.ts'
-import { type PipelineState, pipelineOf } from '../domain/order-pipeline.ts'
+import { isAwaitingPayment, type PipelineState, pipelineOf } from '../domain/order-pipeline.ts'
 import type { Environment } from './accounts.repository.ts'
 
 export interface PipelineOrder {
@@ -46,10 +46,11 @@ export async function readOrder(db: Queryable, orderNumber: number): Promise<Pip
   return rows[0] && toPipelineOrder(orderNumber, rows[0])
 }
 
-/** Writes the document and pipeline state back, with the columns derived from them. */
+/** Writes the document and pipeline state back, with the columns derived from them (and the hold's end). */
 export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<void> {
   await tx.query(
-    `UPDATE orders SET document = $2, pipeline = $3, stage = $4, last_updated = $5
+    `UPDATE orders SET document = $2, pipeline = $3, stage = $4, last_updated = $5, on_hold_until = $6,
+                       awaiting_payment = $7
             WHERE id = $1`,
     [
       order.orderNumber,
@@ -57,6 +58,8 @@ export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<vo
       JSON.stringify(order.pipeline),
       order.document.status.stage,
       order.document.lastUpdated,
+      order.onHoldUntil,
+      isAwaitingPayment(order.pipeline),
     ],
   )
 }

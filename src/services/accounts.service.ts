@@ -3,9 +3,12 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatId, parseId } from '../domain/ids.ts'
+import { formatMinorAsAmount } from '../domain/money.ts'
 import {
   type AccountRow,
   type ApiKeyRow,
+  BILLING_MODES,
+  type BillingMode,
   countAccounts,
   type Environment,
   findAccount,
@@ -36,6 +39,9 @@ export interface Account {
   id: string
   name: string
   billingCurrency: string
+  billingMode: BillingMode
+  /** Prepaid balance as a decimal amount in the billing currency ("0.00" for invoice accounts). */
+  balance: string
   pauseWindowSeconds: number
   callbackUrl: string | null
   created: string
@@ -54,6 +60,8 @@ function toAccount(row: AccountRow): Account {
     id: formatId('acc', row.id),
     name: row.name,
     billingCurrency: row.billingCurrency,
+    billingMode: row.billingMode,
+    balance: formatMinorAsAmount(row.balanceMinor),
     pauseWindowSeconds: row.pauseWindowSeconds,
     callbackUrl: row.callbackUrl,
     created: row.createdAt.toISOString(),
@@ -66,7 +74,12 @@ function parseAccountId(id: string): number {
   return value
 }
 
-export function createAccountsService(deps: { db: Database; clock: Clock }) {
+export function createAccountsService(deps: {
+  db: Database
+  clock: Clock
+  /** Charges are priced in the billing currency, so it must be one the catalogue converts to. */
+  isKnownCurrency: (code: string) => boolean
+}) {
   const { db, clock } = deps
   const keyCache = new Map<string, { caller: Caller | undefined; expires: number }>()
 
@@ -84,6 +97,7 @@ export function createAccountsService(deps: { db: Database; clock: Clock }) {
     async createAccount(input: {
       name: string
       billingCurrency: string
+      billingMode?: BillingMode
       pauseWindowSeconds: number
       callbackUrl: string | null
     }): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }> {
@@ -91,11 +105,20 @@ export function createAccountsService(deps: { db: Database; clock: Clock }) {
       if (!/^[A-Z]{3}$/.test(input.billingCurrency)) {
         throw new AccountError(`"${input.billingCurrency}" is not a currency code (expected e.g. GBP)`)
       }
+      if (!deps.isKnownCurrency(input.billingCurrency)) {
+        throw new AccountError(
+          `The catalogue has no exchange rate for ${input.billingCurrency}, so it cannot bill in it`,
+        )
+      }
+      const billingMode = input.billingMode ?? 'invoice'
+      if (!BILLING_MODES.includes(billingMode)) {
+        throw new AccountError(`"${billingMode}" is not a billing mode (${BILLING_MODES.join(' or ')})`)
+      }
       if (input.callbackUrl !== null && !/^https?:\/\/\S+$/i.test(input.callbackUrl)) {
         throw new AccountError(`"${input.callbackUrl}" is not an http(s) URL`)
       }
       return db.transaction(async (tx) => {
-        const row = await insertAccount(tx, { ...input, createdAt: clock.now() })
+        const row = await insertAccount(tx, { ...input, billingMode, createdAt: clock.now() })
         const sandbox = await issueKey(tx, row.id, 'sandbox')
         const live = await issueKey(tx, row.id, 'live')
         return { account: toAccount(row), keys: { sandbox, live } }

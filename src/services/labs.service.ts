@@ -56,13 +56,15 @@ export function createLabsService(deps: {
         if (!order || !shipment) continue
         const printFiles = pipeline.printFileUrls(order, shipmentId)
         const extras = pipeline.extraFileUrls(order)
+        // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
+        const submitted = order.pipeline.shipments[shipmentId]?.submitted
         result.push({
           shipmentId,
           orderId: order.document.id,
           state: job.state,
-          shippingMethod: order.document.shippingMethod,
+          shippingMethod: submitted?.shippingMethod ?? order.document.shippingMethod,
           carrier: shipment.carrier,
-          recipient: order.document.recipient,
+          recipient: submitted?.recipient ?? order.document.recipient,
           items: shipment.items.map(({ itemId }) => {
             const item = order.document.items.find((candidate) => candidate.id === itemId)
             return {

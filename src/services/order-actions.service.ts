@@ -1,13 +1,51 @@
-// Order actions (issue 4, in progress): which actions are available, and updating metadata. Every action
-// locks the order row, so it never interleaves with a pipeline step on the same order.
+// Order actions (issue 4): list, cancel, change shipping method, change recipient, change metadata. Every
+// action locks the order row and runs its rule (domain/order-actions.ts), the charge it causes and the jobs it
+// starts in one transaction, so it never interleaves with a pipeline step on the same order: whichever takes
+// the lock second sees what the first did.
 import type { Clock } from '../adapters/clock.ts'
-import type { Database } from '../adapters/database.ts'
+import type { Database, Queryable } from '../adapters/database.ts'
+import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
 import { parseId } from '../domain/ids.ts'
-import { METADATA_MAX_CHARACTERS, metadataLength } from '../domain/order.ts'
-import { type AvailableActions, availableActions } from '../domain/order-actions.ts'
+import { METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
+import {
+  type AvailableActions,
+  availableActions,
+  type CancelOutcome,
+  cancelOrder,
+  replaceOpenShipments,
+  type ShipmentUpdateResult,
+  shipmentsByChangeability,
+  type UpdateOutcome,
+  updateRecipient,
+} from '../domain/order-actions.ts'
+import { itemsAwaitingAllocation, type JobRequest } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
-import { lockOrder, type PipelineOrder, readOrder, saveOrder } from '../repositories/pipeline.repository.ts'
+import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import {
+  drawShipmentIds,
+  lockOrder,
+  type PipelineOrder,
+  readOrder,
+  saveOrder,
+} from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
+import type { BillingService } from './billing.service.ts'
+import type { Allocator, JobEnqueuer } from './pipeline.service.ts'
+
+export interface OrderActionsDeps {
+  db: Database
+  clock: Clock
+  jobs: JobEnqueuer
+  billing: BillingService
+  allocate: Allocator
+}
+
+/** An action's result and the order as it stands after it, as JSON text in contract key order. */
+export interface ActionResult<T> {
+  outcome: T
+  shipmentUpdateResults: ShipmentUpdateResult[]
+  orderJson: string
+}
 
 function orderNumberOf(orderId: string): number {
   const number = parseId('ord', orderId)
@@ -27,32 +65,187 @@ function ownOrder(caller: Caller, orderId: string, order: PipelineOrder | undefi
   return order
 }
 
-export function createOrderActionsService(deps: { db: Database; clock: Clock }) {
+interface Change<T> {
+  outcome: T
+  changed: boolean
+  jobs?: JobRequest[]
+  shipmentUpdateResults?: ShipmentUpdateResult[]
+}
+
+export function createOrderActionsService(deps: OrderActionsDeps) {
   const { db, clock } = deps
+
+  /** Locks the caller's order, applies `action`, saves it and enqueues its jobs, in one transaction. */
+  async function act<T>(
+    caller: Caller,
+    orderId: string,
+    action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
+  ): Promise<ActionResult<T>> {
+    const orderNumber = orderNumberOf(orderId)
+    return db.transaction(async (tx) => {
+      const order = ownOrder(caller, orderId, await lockOrder(tx, orderNumber))
+      const change = await action(order, tx, clock.now())
+      if (change.changed) await saveOrder(tx, order)
+      if (change.jobs && change.jobs.length > 0) await deps.jobs.enqueue(tx, change.jobs)
+      return {
+        outcome: change.outcome,
+        shipmentUpdateResults: change.shipmentUpdateResults ?? [],
+        orderJson: JSON.stringify(order.document),
+      }
+    })
+  }
+
   return {
     async listActions(caller: Caller, orderId: string): Promise<AvailableActions> {
       const order = ownOrder(caller, orderId, await readOrder(db, orderNumberOf(orderId)))
       return availableActions(order.document.status.stage, order.pipeline)
     },
 
-    /** Replaces the metadata, in any state; returns the order's JSON text. */
-    async updateMetadata(caller: Caller, orderId: string, metadata: Record<string, unknown>): Promise<string> {
+    /**
+     * Cancels every shipment not yet with its lab. The whole order: stage Cancelled and everything charged is
+     * refunded. Only some shipments: the order goes on (FailedToCancel) and their shipping is refunded.
+     */
+    cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>> {
+      return act(caller, orderId, async (order, tx, now) => {
+        const result = cancelOrder(order.document, order.pipeline, now)
+        if (!result.changed) return { outcome: result.outcome, changed: false }
+        // An order cancelled in its pause window is shown from now on, as cancelled.
+        if (result.wholeOrder && order.onHoldUntil && order.onHoldUntil > now) order.onHoldUntil = now
+        const billing = order.pipeline.billing
+        const jobs: JobRequest[] = []
+        if (billing) {
+          const target = result.wholeOrder ? {} : withoutShipping(billing.lines, result.cancelledShipmentIds)
+          jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
+        }
+        return { outcome: result.outcome, changed: true, jobs }
+      })
+    },
+
+    /**
+     * Changes the shipping method. Shipments not yet with their lab are planned again for the new method (the
+     * same allocation and pricing as a new order; a shipment that stays with its lab and items keeps its id and
+     * print files) and the charges adjust by the difference. Items not allocated yet are only checked: they will
+     * be allocated with the new method. Nothing changes when the new method cannot serve them (FailedToUpdate).
+     */
+    updateShippingMethod(
+      caller: Caller,
+      orderId: string,
+      shippingMethod: ShippingMethod,
+    ): Promise<ActionResult<UpdateOutcome>> {
+      return act(caller, orderId, async (order, tx, now) => {
+        const { document, pipeline } = order
+        // Shipments already with their lab do not make the action unavailable: they report FailedToUpdate.
+        if (document.status.stage !== 'InProgress' || pipeline.phase === 'failed') {
+          return { outcome: 'ActionNotAvailable', changed: false }
+        }
+        const { open, submitted } = shipmentsByChangeability(document, pipeline)
+        const unchanged = submitted.map((shipment) => ({ shipmentId: shipment.id, successful: false }))
+        if (shippingMethod === document.shippingMethod) {
+          const results = [...open, ...submitted].map((shipment) => ({ shipmentId: shipment.id, successful: true }))
+          return { outcome: 'Updated', changed: false, shipmentUpdateResults: sortResults(results) }
+        }
+        const awaiting = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
+        if (open.length === 0 && awaiting.length === 0) {
+          return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: unchanged }
+        }
+        const currency = pipeline.billing?.currency ?? caller.billingCurrency
+        const plan = (itemIds: string[]) =>
+          deps.allocate({
+            order: document,
+            itemIds,
+            excludedLabsByItem: pipeline.excludedLabs,
+            shippingMethod,
+            currency,
+          })
+        const replanned = plan(open.flatMap((shipment) => shipment.items.map((entry) => entry.itemId)))
+        const stillToAllocate = awaiting.length > 0 ? plan(awaiting) : replanned
+        if (!replanned.ok || !stillToAllocate.ok) {
+          const failed = [...open, ...submitted].map((shipment) => ({ shipmentId: shipment.id, successful: false }))
+          return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: sortResults(failed) }
+        }
+        document.shippingMethod = shippingMethod
+        document.lastUpdated = now.toISOString()
+        const jobs: JobRequest[] = []
+        const updated: ShipmentUpdateResult[] = []
+        if (open.length > 0) {
+          const ids = await drawShipmentIds(tx, replanned.shipments.length)
+          const planned = replanned.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+          const replaced = replaceOpenShipments(document, pipeline, open, planned, now)
+          jobs.push(...replaced.jobs)
+          for (const id of replaced.keptOrAddedIds) updated.push({ shipmentId: id, successful: true })
+          const billing = pipeline.billing
+          if (billing) {
+            const added = linesOfShipments(
+              planned.map((shipment) => shipment.price),
+              replaced.keptOrAddedIds,
+            )
+            const target = replaceShipmentLines(
+              billing.lines,
+              open.map((shipment) => shipment.id),
+              added,
+            )
+            jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
+          }
+        }
+        const outcome = submitted.length > 0 ? 'PartiallyUpdated' : 'Updated'
+        return { outcome, changed: true, jobs, shipmentUpdateResults: sortResults([...updated, ...unchanged]) }
+      })
+    },
+
+    /**
+     * Changes the recipient within the same destination country (a new country would need new labs, prices and
+     * customs: refused). Shipments already with their lab keep the recipient they were given.
+     */
+    updateRecipient(
+      caller: Caller,
+      orderId: string,
+      recipient: Recipient,
+      countryCodePath: string,
+    ): Promise<ActionResult<UpdateOutcome>> {
+      return act(caller, orderId, async (order, _tx, now) => {
+        const current = order.document.recipient.address.countryCode
+        if (recipient.address.countryCode !== current) {
+          throw validationFailed(
+            {
+              [countryCodePath]: [
+                {
+                  code: 'ChangeOfDestinationCountryNotPossible',
+                  providedValue: recipient.address.countryCode,
+                  comparisonValue: current,
+                },
+              ],
+            },
+            'The destination country of an order cannot be changed',
+          )
+        }
+        const result = updateRecipient(order.document, order.pipeline, recipient, now)
+        return { outcome: result.outcome, changed: result.changed, shipmentUpdateResults: result.results }
+      })
+    },
+
+    /** Replaces the metadata, in any state. */
+    updateMetadata(
+      caller: Caller,
+      orderId: string,
+      metadata: Record<string, unknown>,
+    ): Promise<ActionResult<'Updated'>> {
       const length = metadataLength(metadata)
       if (length > METADATA_MAX_CHARACTERS) {
         throw validationFailed({
           metadata: [{ code: 'TooLong', providedValue: length, comparisonValue: METADATA_MAX_CHARACTERS }],
         })
       }
-      const orderNumber = orderNumberOf(orderId)
-      return db.transaction(async (tx) => {
-        const order = ownOrder(caller, orderId, await lockOrder(tx, orderNumber))
+      return act(caller, orderId, async (order, _tx, now) => {
         order.document.metadata = metadata
-        order.document.lastUpdated = clock.now().toISOString()
-        await saveOrder(tx, order)
-        return JSON.stringify(order.document)
+        order.document.lastUpdated = now.toISOString()
+        return { outcome: 'Updated', changed: true }
       })
     },
   }
+}
+
+function sortResults(results: ShipmentUpdateResult[]): ShipmentUpdateResult[] {
+  return results.sort((a, b) => Number(a.shipmentId.slice(4)) - Number(b.shipmentId.slice(4)))
 }
 
 export type OrderActionsService = ReturnType<typeof createOrderActionsService>

@@ -1,17 +1,34 @@
-// Lab allocation for an order's items: maps the order onto the pure allocation of domain/allocation.ts
-// (the same function quotes use) and back onto shipments for the pipeline.
+// Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
+// and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 import type { Catalogue } from '../catalogue/catalogue.ts'
 import { allocateShipments } from '../domain/allocation.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import type { AllocatedShipment } from '../domain/order-pipeline.ts'
+import { type PricedShipment, priceAllocation } from '../domain/pricing.ts'
+import type { ShippingMethod } from '../domain/shipping-methods.ts'
 
-export function allocateOrderItems(
-  catalogue: Catalogue,
-  request: { order: OrderDocument; itemIds: string[]; excludedLabsByItem: Record<string, string[]> },
-): { ok: true; shipments: Omit<AllocatedShipment, 'id'>[] } | { ok: false; unavailableItemIds: string[] } {
+export interface AllocationRequest {
+  order: OrderDocument
+  itemIds: string[]
+  excludedLabsByItem: Record<string, string[]>
+  /** The method to plan for; the order's own when absent (a shipping method change plans the new one). */
+  shippingMethod?: ShippingMethod
+  /** Currency the shipments are priced in (the account's billing currency). */
+  currency: string
+}
+
+/** A planned shipment with its price, in the order of `allocateShipments`' result. */
+export type PlannedOrderShipment = Omit<AllocatedShipment, 'id'> & { price: PricedShipment }
+
+export type AllocationOutcome =
+  | { ok: true; shipments: PlannedOrderShipment[] }
+  | { ok: false; unavailableItemIds: string[] }
+
+export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequest): AllocationOutcome {
   const { order } = request
   const items = []
   const unknown: string[] = []
+  const copies = new Map<string, number>()
   for (const itemId of request.itemIds) {
     const item = order.items.find((candidate) => candidate.id === itemId)
     const variant = item && catalogue.findVariant(item.sku, item.attributes)
@@ -22,23 +39,27 @@ export function allocateOrderItems(
     }
     const pageCount = item.assets.find((asset) => asset.pageCount !== null)?.pageCount ?? null
     items.push({ itemId, variant, copies: item.copies, pageCount })
+    copies.set(itemId, item.copies)
   }
   if (unknown.length > 0) return { ok: false, unavailableItemIds: unknown }
+  const destination = order.recipient.address.countryCode
   const result = allocateShipments(catalogue, {
-    destinationCountryCode: order.recipient.address.countryCode,
-    shippingMethod: order.shippingMethod,
+    destinationCountryCode: destination,
+    shippingMethod: request.shippingMethod ?? order.shippingMethod,
     items,
     excludedLabsByItem: request.excludedLabsByItem,
   })
   if (!result.ok) return { ok: false, unavailableItemIds: result.unavailableItemIds }
+  const priced = priceAllocation(catalogue, result.shipments, copies, destination, request.currency)
   return {
     ok: true,
-    shipments: result.shipments.map((shipment) => ({
+    shipments: result.shipments.map((shipment, index) => ({
       labCode: shipment.labCode,
       labCountryCode: shipment.labCountryCode,
       carrier: shipment.carrier,
       itemIds: shipment.itemIds,
       formats: Object.fromEntries(shipment.items.map((item) => [item.itemId, item.printFileFormat])),
+      price: priced.shipments[index] as PricedShipment,
     })),
   }
 }

@@ -13,6 +13,7 @@ import {
   METADATA_MAX_CHARACTERS,
   metadataLength,
   type NewOrder,
+  type Recipient,
   type Stage,
 } from '../domain/order.ts'
 import { startOrderJob } from '../domain/order-pipeline.ts'
@@ -98,6 +99,23 @@ function nullIfAbsent<T>(value: T | null | undefined): T | null {
   return value === undefined ? null : value
 }
 
+/** A recipient as sent (create order, updateRecipient) in the order's form: nulls for absent fields. */
+export function recipientFromRequest(recipient: CreateOrderInput['recipient']): Recipient {
+  return {
+    name: recipient.name,
+    email: nullIfAbsent(recipient.email),
+    phoneNumber: nullIfAbsent(recipient.phoneNumber),
+    address: {
+      line1: recipient.address.line1,
+      line2: nullIfAbsent(recipient.address.line2),
+      postalOrZipCode: recipient.address.postalOrZipCode,
+      countryCode: recipient.address.countryCode.toUpperCase(),
+      townOrCity: recipient.address.townOrCity,
+      stateOrCounty: nullIfAbsent(recipient.address.stateOrCounty),
+    },
+  }
+}
+
 export function createOrdersService(deps: { db: Database; catalogue: Catalogue; clock: Clock; jobs: JobEnqueuer }) {
   const { db, catalogue, clock, jobs } = deps
 
@@ -132,25 +150,12 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
     })
     if (hasFailures(failures)) throw validationFailed(failures)
 
-    const recipient = input.recipient
     return {
       merchantReference: nullIfAbsent(input.merchantReference),
       shippingMethod: input.shippingMethod,
       idempotencyKey: nullIfAbsent(input.idempotencyKey),
       callbackUrl: nullIfAbsent(input.callbackUrl),
-      recipient: {
-        name: recipient.name,
-        email: nullIfAbsent(recipient.email),
-        phoneNumber: nullIfAbsent(recipient.phoneNumber),
-        address: {
-          line1: recipient.address.line1,
-          line2: nullIfAbsent(recipient.address.line2),
-          postalOrZipCode: recipient.address.postalOrZipCode,
-          countryCode,
-          townOrCity: recipient.address.townOrCity,
-          stateOrCounty: nullIfAbsent(recipient.address.stateOrCounty),
-        },
-      },
+      recipient: recipientFromRequest(input.recipient),
       branding: nullIfAbsent(input.branding),
       packingSlip: nullIfAbsent(input.packingSlip),
       metadata: nullIfAbsent(input.metadata),

@@ -10,10 +10,9 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { Catalogue } from '../catalogue/catalogue.ts'
 import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
+import { followReallocatedItems, linesOfShipments } from '../domain/charges.ts'
 import { parseId } from '../domain/ids.ts'
-import type { OrderDocument } from '../domain/order.ts'
 import {
-  type AllocatedShipment,
   applyAllocation,
   itemsAwaitingAllocation,
   type JobRequest,
@@ -39,6 +38,8 @@ import {
   saveOrder,
   upsertLabJob,
 } from '../repositories/pipeline.repository.ts'
+import type { BillingService } from './billing.service.ts'
+import type { AllocationOutcome, AllocationRequest } from './order-allocation.ts'
 
 // ---- The small interfaces this service needs from the outside world (adapters implement them) ----
 
@@ -75,11 +76,7 @@ export interface PrintFileRenderer {
 
 export type PdfChecker = (input: Buffer, expectedPageCount: number | null) => Promise<{ pageCount: number }>
 
-export type Allocator = (request: {
-  order: OrderDocument
-  itemIds: string[]
-  excludedLabsByItem: Record<string, string[]>
-}) => { ok: true; shipments: Omit<AllocatedShipment, 'id'>[] } | { ok: false; unavailableItemIds: string[] }
+export type Allocator = (request: AllocationRequest) => AllocationOutcome
 
 export interface JobEnqueuer {
   enqueue(tx: Queryable | null, jobs: readonly JobRequest[]): Promise<void>
@@ -123,6 +120,7 @@ export interface PipelineDeps {
   renderer: PrintFileRenderer
   checkPdf: PdfChecker
   allocate: Allocator
+  billing: BillingService
   signFileUrl: FileUrlSigner
   settings: PipelineSettings
 }
@@ -276,16 +274,44 @@ export function createPipelineService(deps: PipelineDeps) {
       )
     },
 
+    /**
+     * Allocates the order's unallocated items to labs. The first allocation is where the order enters
+     * fulfilment: it is charged then (prepaid orders the balance cannot cover wait for payment before any lab
+     * gets them). A later allocation (a lab rejected a shipment) keeps the agreed price.
+     */
     async allocateOrder(orderId: string, round: number): Promise<void> {
       await transition(orderNumberOf(orderId), async (order, tx) => {
         const { document, pipeline } = order
         if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) return { changed: false, jobs: [] }
+        const firstAllocation = pipeline.billing === undefined
+        const billing = await deps.billing.startBilling(tx, order)
         const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
-        const result = deps.allocate({ order: document, itemIds, excludedLabsByItem: pipeline.excludedLabs })
-        if (!result.ok) return applyAllocation(document, pipeline, round, [], result.unavailableItemIds, clock.now())
+        const result = deps.allocate({
+          order: document,
+          itemIds,
+          excludedLabsByItem: pipeline.excludedLabs,
+          currency: billing.currency,
+        })
+        if (!result.ok) {
+          if (firstAllocation) delete pipeline.billing
+          return applyAllocation(document, pipeline, round, [], result.unavailableItemIds, clock.now())
+        }
         const ids = await drawShipmentIds(tx, result.shipments.length)
         const shipments = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
-        return applyAllocation(document, pipeline, round, shipments, [], clock.now())
+        const applied = applyAllocation(document, pipeline, round, shipments, [], clock.now())
+        if (firstAllocation) {
+          const target = linesOfShipments(
+            shipments.map((shipment) => shipment.price),
+            ids,
+          )
+          applied.jobs.push(...(await deps.billing.chargeDifference(tx, order, target, true)))
+        } else {
+          const newShipmentOfItem = new Map(
+            shipments.flatMap((shipment) => shipment.itemIds.map((itemId) => [itemId, shipment.id] as const)),
+          )
+          followReallocatedItems(billing, newShipmentOfItem)
+        }
+        return applied
       })
     },
 

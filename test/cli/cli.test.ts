@@ -24,6 +24,7 @@ describe('printroute command line', () => {
       'migrate',
       'accounts create',
       'accounts list',
+      'accounts top-up',
       'labs list',
       'labs keys create',
       'keys create',
@@ -75,6 +76,42 @@ describe('printroute command line', () => {
     assert.equal(account.name, 'Shop One')
     assert.equal(account.pauseWindowSeconds, 1800)
     assert.equal(account.billingCurrency, 'GBP')
+  })
+
+  test('prepaid accounts: created with --billing-mode, topped up, the balance listed', async () => {
+    const created = await withData(['accounts', 'create', '--name', 'Prepaid', '--billing-mode', 'prepaid', '--json'])
+    assert.equal(created.code, 0, created.stderr)
+    const { id } = JSON.parse(created.stdout)
+    const topUp = await withData(['accounts', 'top-up', '--account', id, '--amount', '25.5', '--json'])
+    assert.equal(topUp.code, 0, topUp.stderr)
+    assert.deepEqual(JSON.parse(topUp.stdout), { account: id, balance: '25.50', currency: 'GBP', releasedOrderIds: [] })
+    const again = await withData(['accounts', 'top-up', '--account', id, '--amount', '4.50', '--reference', 'BACS 991'])
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(again.stdout, new RegExp(`${id} balance 30.00 GBP`))
+    const listed = JSON.parse((await withData(['accounts', 'list', '--json'])).stdout)
+    const account = listed.find((entry: { id: string }) => entry.id === id)
+    assert.equal(account.billingMode, 'prepaid')
+    assert.equal(account.balance, '30.00')
+
+    for (const [args, message] of [
+      [['--amount', '0'], /--amount must be a positive amount/],
+      [['--amount', '1.234'], /--amount must be a positive amount/],
+      [['--amount', '-5'], /--amount/],
+    ] as const) {
+      const refused = await withData(['accounts', 'top-up', '--account', id, ...args])
+      assert.equal(refused.code, 2, refused.stdout)
+      assert.match(refused.stderr, message)
+    }
+    const invoice = JSON.parse((await withData(['accounts', 'create', '--name', 'Invoiced', '--json'])).stdout)
+    const notPrepaid = await withData(['accounts', 'top-up', '--account', invoice.id, '--amount', '5'])
+    assert.equal(notPrepaid.code, 2)
+    assert.match(notPrepaid.stderr, /billed by invoice/)
+    const badMode = await withData(['accounts', 'create', '--name', 'X', '--billing-mode', 'credit'])
+    assert.equal(badMode.code, 2)
+    assert.match(badMode.stderr, /--billing-mode must be invoice or prepaid/)
+    const badCurrency = await withData(['accounts', 'create', '--name', 'X', '--currency', 'XYZ'])
+    assert.notEqual(badCurrency.code, 0)
+    assert.match(badCurrency.stderr, /no exchange rate for XYZ/)
   })
 
   test('keys are created, listed by prefix only and revoked by prefix', async () => {

@@ -12,7 +12,7 @@ for (const kind of testDatabaseKinds()) {
 
     before(async () => {
       database = await openTestDatabase(kind)
-      accounts = createAccountsService({ db: database.db, clock: new ManualClock() })
+      accounts = createAccountsService({ db: database.db, clock: new ManualClock(), isKnownCurrency: () => true })
     })
     after(() => database.close())
 

@@ -28,6 +28,12 @@ class SystemLikeClock extends ManualClock {
   }
 }
 
+export interface AccountOptions {
+  pauseWindowSeconds?: number
+  billingCurrency?: string
+  billingMode?: 'invoice' | 'prepaid'
+}
+
 export interface TestApp {
   app: Application
   database: TestDatabase
@@ -35,7 +41,7 @@ export interface TestApp {
   filesDir: string
   clock: ManualClock
   account: TestAccount
-  createAccount(options?: { pauseWindowSeconds?: number }): Promise<TestAccount>
+  createAccount(options?: AccountOptions): Promise<TestAccount>
   /** Sends a request to the Sandbox server with the account's Sandbox key unless headers say otherwise. */
   sandbox(options: InjectOptions, key?: string | null): Promise<LightMyRequestResponse>
   live(options: InjectOptions, key?: string | null): Promise<LightMyRequestResponse>
@@ -78,10 +84,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     pipeline: options.pipeline,
     publicUrls: options.publicUrls,
   })
-  const createAccount = async (accountOptions: { pauseWindowSeconds?: number } = {}): Promise<TestAccount> => {
+  const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({
       name: 'Test merchant',
-      billingCurrency: 'GBP',
+      billingCurrency: accountOptions.billingCurrency ?? 'GBP',
+      billingMode: accountOptions.billingMode ?? 'invoice',
       pauseWindowSeconds: accountOptions.pauseWindowSeconds ?? 0,
       callbackUrl: null,
     })

@@ -1,10 +1,21 @@
-// GET /orders/{id}/actions and the order actions implemented so far (updateMetadata).
+// The order actions (CONTRACT.md, "Endpoints the specification leaves open"): GET .../actions and the four
+// POST .../actions/{action}. Business refusals (FailedToCancel, FailedToUpdate, ActionNotAvailable) are HTTP 200
+// with the order, like successes; only a bad request or an unknown order is an error.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import type { OrderActionsService } from '../../services/order-actions.service.ts'
-import { ErrorResponseSchema, TraceParent } from '../schemas/common.schema.ts'
-import { MetadataSchema, OrderIdParamsSchema, OrderResponseSchema } from '../schemas/order.schema.ts'
+import { validationFailed } from '../../domain/outcomes.ts'
+import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
+import type { ActionResult, OrderActionsService } from '../../services/order-actions.service.ts'
+import { recipientFromRequest } from '../../services/orders.service.ts'
+import { CaseInsensitiveEnum, ErrorResponseSchema, TraceParent } from '../schemas/common.schema.ts'
+import {
+  MetadataSchema,
+  OrderIdParamsSchema,
+  OrderResponseSchema,
+  RecipientRequestSchema,
+} from '../schemas/order.schema.ts'
+import { RequestValidationError, validatorCompiler } from '../validation.ts'
 
 const Availability = Type.Object({ isAvailable: Type.Union([Type.Literal('Yes'), Type.Literal('No')]) })
 
@@ -17,7 +28,38 @@ const ActionsResponseSchema = Type.Object({
   traceParent: TraceParent,
 })
 
+const UpdateResponseSchema = Type.Object({
+  outcome: Type.String(),
+  shipmentUpdateResults: Type.Array(Type.Object({ shipmentId: Type.String(), successful: Type.Boolean() })),
+  order: OrderResponseSchema.properties.order,
+  traceParent: TraceParent,
+})
+
 const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
+
+const WrappedRecipientSchema = Type.Object({ recipient: RecipientRequestSchema }, { additionalProperties: false })
+type RecipientBody = Type.Static<typeof RecipientRequestSchema>
+
+/** Compiles a body schema with the API's own validator (same failures, same paths as any other body). */
+function bodyValidator(schema: object): (body: unknown) => void {
+  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '' }) as (data: unknown) => {
+    error?: Error
+  }
+  return (body) => {
+    const result = validate(body)
+    if (result.error) throw result.error
+  }
+}
+
+/** The order JSON is served as stored (already in contract key order), not re-serialised. */
+function sendOrder(reply: FastifyReply, traceParent: string, result: ActionResult<string>, withResults: boolean) {
+  const results = withResults ? `"shipmentUpdateResults":${JSON.stringify(result.shipmentUpdateResults)},` : ''
+  return reply
+    .type('application/json; charset=utf-8')
+    .send(
+      `{"outcome":"${result.outcome}",${results}"order":${result.orderJson},"traceParent":"${traceParent}"}` as never,
+    )
+}
 
 export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderActionsService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -39,6 +81,83 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
   )
 
   api.post(
+    '/orders/:orderId/actions/cancel',
+    {
+      schema: {
+        summary: 'Cancel every shipment not yet in production (no body, or {} / [])',
+        params: OrderIdParamsSchema,
+        response: { 200: OrderResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as unknown
+      const empty =
+        body === undefined ||
+        (Array.isArray(body) && body.length === 0) ||
+        (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+      if (!empty) {
+        const fields = typeof body === 'object' && body !== null ? Object.keys(body) : ['']
+        throw new RequestValidationError(
+          Object.fromEntries(
+            fields.map((field) => [field === '' ? 'body' : field, [{ code: 'UnknownField', providedValue: field }]]),
+          ),
+        )
+      }
+      const result = await actions.cancel(request.caller, request.params.orderId)
+      return sendOrder(reply, request.traceParent, result, false)
+    },
+  )
+
+  const shippingMethodRoute = {
+    schema: {
+      summary: 'Change the shipping method of the shipments not yet in production',
+      params: OrderIdParamsSchema,
+      body: Type.Object({ shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS) }, { additionalProperties: false }),
+      response: { 200: UpdateResponseSchema, ...errors },
+    },
+  }
+  for (const path of ['/orders/:orderId/actions/updateShippingMethod', '/orders/:orderId/actions/updateShipping']) {
+    api.post(path, shippingMethodRoute, async (request, reply) => {
+      const result = await actions.updateShippingMethod(
+        request.caller,
+        request.params.orderId,
+        request.body.shippingMethod,
+      )
+      return sendOrder(reply, request.traceParent, result, true)
+    })
+  }
+
+  const validateFlatRecipient = bodyValidator(RecipientRequestSchema)
+  const validateWrappedRecipient = bodyValidator(WrappedRecipientSchema)
+  api.post(
+    '/orders/:orderId/actions/updateRecipient',
+    {
+      schema: {
+        summary: 'Change the recipient (same country): the recipient object, or {recipient: {...}}',
+        params: OrderIdParamsSchema,
+        body: Type.Unknown({ description: 'The recipient object, as in create order; {recipient: {...}} also works.' }),
+        response: { 200: UpdateResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Record<string, unknown> | undefined
+      if (body === undefined || body === null) {
+        throw validationFailed({ body: [{ code: 'Required', providedValue: null }] })
+      }
+      const wrapped = typeof body === 'object' && !Array.isArray(body) && 'recipient' in body
+      ;(wrapped ? validateWrappedRecipient : validateFlatRecipient)(body)
+      const recipient = (wrapped ? body.recipient : body) as RecipientBody
+      const result = await actions.updateRecipient(
+        request.caller,
+        request.params.orderId,
+        recipientFromRequest(recipient),
+        wrapped ? 'recipient.address.countryCode' : 'address.countryCode',
+      )
+      return sendOrder(reply, request.traceParent, result, true)
+    },
+  )
+
+  api.post(
     '/orders/:orderId/actions/updateMetadata',
     {
       schema: {
@@ -49,10 +168,8 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
       },
     },
     async (request, reply) => {
-      const orderJson = await actions.updateMetadata(request.caller, request.params.orderId, request.body.metadata)
-      return reply
-        .type('application/json; charset=utf-8')
-        .send(`{"outcome":"Updated","order":${orderJson},"traceParent":"${request.traceParent}"}` as never)
+      const result = await actions.updateMetadata(request.caller, request.params.orderId, request.body.metadata)
+      return sendOrder(reply, request.traceParent, result, false)
     },
   )
 }

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import {
+  applyLines,
+  buildCharge,
+  chargeTotal,
+  diffLines,
+  followReallocatedItems,
+  newBillingState,
+  type PriceLine,
+  replaceShipmentLines,
+  withoutShipping,
+} from './charges.ts'
+
+const line = (itemId: string | null, shipmentId: string, cost: number, tax: number): PriceLine => ({
+  itemId,
+  shipmentId,
+  cost: String(cost),
+  tax: String(tax),
+})
+
+const order = {
+  'item:ori_1': line('ori_1', 'shp_1', 1500, 300),
+  'item:ori_2': line('ori_2', 'shp_2', 700, 140),
+  'shipping:shp_1': line(null, 'shp_1', 500, 100),
+  'shipping:shp_2': line(null, 'shp_2', 250, 50),
+}
+
+const ids = (count: number) => ({ chargeId: 'chg_1', lineIds: Array.from({ length: count }, (_, i) => `chi_${i + 1}`) })
+
+test('the first charge is an Item charge with Item and Shipping lines; totalCost = lines + tax', () => {
+  const drafts = diffLines({}, order)
+  assert.deepEqual(
+    drafts.map((draft) => draft.key),
+    ['item:ori_1', 'item:ori_2', 'shipping:shp_1', 'shipping:shp_2'],
+  )
+  const charge = buildCharge(drafts, 'GBP', ids(drafts.length), true)
+  assert.equal(charge.chargeType, 'Item')
+  assert.deepEqual(
+    charge.items.map((entry) => [entry.id, entry.chargeType, entry.itemId, entry.shipmentId, entry.cost.amount]),
+    [
+      ['chi_1', 'Item', 'ori_1', 'shp_1', '15.00'],
+      ['chi_2', 'Item', 'ori_2', 'shp_2', '7.00'],
+      ['chi_3', 'Shipping', null, 'shp_1', '5.00'],
+      ['chi_4', 'Shipping', null, 'shp_2', '2.50'],
+    ],
+  )
+  assert.deepEqual(charge.totalTax, { amount: '5.90', currency: 'GBP' })
+  assert.deepEqual(charge.totalCost, { amount: '35.40', currency: 'GBP' })
+})
+
+test('refunding everything gives a Refund charge of negative Refund lines that cancels the first exactly', () => {
+  const drafts = diffLines(order, {})
+  const refund = buildCharge(drafts, 'GBP', ids(drafts.length), false)
+  assert.equal(refund.chargeType, 'Refund')
+  assert.ok(refund.items.every((entry) => entry.chargeType === 'Refund' && entry.cost.amount.startsWith('-')))
+  assert.equal(refund.totalCost.amount, '-35.40')
+  assert.equal(refund.totalTax.amount, '-5.90')
+})
+
+test('a cancel after fulfilment started refunds only the shipping of the cancelled shipments', () => {
+  const target = withoutShipping(order, ['shp_2'])
+  const drafts = diffLines(order, target)
+  assert.deepEqual(drafts, [{ key: 'shipping:shp_2', itemId: null, shipmentId: 'shp_2', cost: -250n, tax: -50n }])
+  assert.equal(chargeTotal(drafts).total, -300n)
+})
+
+test('replacing a shipment: lines of the old one go, the new ones come; an extra cost is an Other charge', () => {
+  const target = replaceShipmentLines(order, ['shp_2'], {
+    'item:ori_2': line('ori_2', 'shp_3', 700, 140),
+    'shipping:shp_3': line(null, 'shp_3', 900, 180),
+  })
+  const drafts = diffLines(order, target)
+  // Same item cost in the new shipment: no money for it, only the shipping changes.
+  assert.deepEqual(
+    drafts.map((draft) => [draft.key, draft.cost, draft.tax]),
+    [
+      ['shipping:shp_2', -250n, -50n],
+      ['shipping:shp_3', 900n, 180n],
+    ],
+  )
+  const charge = buildCharge(drafts, 'GBP', ids(2), false)
+  assert.equal(charge.chargeType, 'Other')
+  assert.deepEqual(
+    charge.items.map((entry) => entry.chargeType),
+    ['Refund', 'Shipping'],
+  )
+  const billing = newBillingState('GBP', 'none')
+  billing.lines = structuredClone(order)
+  applyLines(billing, target)
+  // The item's line follows it to the new shipment even though no money moved.
+  assert.equal(billing.lines['item:ori_2']?.shipmentId, 'shp_3')
+  assert.equal(billing.lines['shipping:shp_2'], undefined)
+})
+
+test('a lab rejection moves the charged lines to the new shipments without changing any amount', () => {
+  const billing = newBillingState('GBP', 'prepaid')
+  billing.lines = structuredClone(order)
+  followReallocatedItems(billing, new Map([['ori_2', 'shp_9']]))
+  assert.deepEqual(billing.lines['item:ori_2'], line('ori_2', 'shp_9', 700, 140))
+  assert.deepEqual(billing.lines['shipping:shp_9'], line(null, 'shp_9', 250, 50))
+  assert.equal(billing.lines['shipping:shp_2'], undefined)
+  assert.deepEqual(billing.lines['shipping:shp_1'], order['shipping:shp_1'])
+  // The keys moved, the money did not.
+  assert.equal(chargeTotal(diffLines(order, billing.lines)).total, 0n)
+})
+
+test('charges always add up to the current price, whatever sequence of price changes', () => {
+  const lineArb = fc.record({ cost: fc.integer({ min: 0, max: 100_000 }), tax: fc.integer({ min: 0, max: 20_000 }) })
+  const priceArb = fc.dictionary(
+    fc.constantFrom('item:ori_1', 'item:ori_2', 'shipping:shp_1', 'shipping:shp_2', 'shipping:shp_3'),
+    lineArb,
+  )
+  fc.assert(
+    fc.property(fc.array(priceArb, { minLength: 1, maxLength: 6 }), (prices) => {
+      const billing = newBillingState('EUR', 'none')
+      let charged = 0n
+      for (const price of prices) {
+        const target = Object.fromEntries(
+          Object.entries(price).map(([key, value]) => [
+            key,
+            line(
+              key.startsWith('item') ? key.slice(5) : null,
+              key.startsWith('item') ? 'shp_1' : key.slice(9),
+              value.cost,
+              value.tax,
+            ),
+          ]),
+        )
+        const drafts = diffLines(billing.lines, target)
+        applyLines(billing, target)
+        if (drafts.length > 0) {
+          const charge = buildCharge(drafts, 'EUR', ids(drafts.length), false)
+          charged += BigInt(charge.totalCost.amount.replace('.', ''))
+        }
+        const expected = Object.values(price).reduce((sum, value) => sum + BigInt(value.cost + value.tax), 0n)
+        assert.equal(charged, expected)
+      }
+    }),
+  )
+})

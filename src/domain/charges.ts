@@ -1,0 +1,203 @@
+// The money side of an order, as pure functions (issue 4; docs/billing.md).
+//
+// An order's price is a set of lines: one per item (`item:<itemId>`: unit cost x copies, in the shipment that
+// makes it) and one per shipment (`shipping:<shipmentId>`), each with its tax, priced by domain/pricing.ts (the
+// code quotes use). The pipeline state keeps the lines charged so far. Whenever the price changes (the order
+// enters fulfilment, a shipping method change re-plans shipments, a cancel refunds), the new set of lines is
+// compared with the charged one and the difference becomes one charge on the order:
+//   - the first charge has type `Item` and carries `Item` and `Shipping` lines;
+//   - a later one is a `Refund` when it gives money back overall, else `Other` (an extra charge);
+//   - a line that gives money back has type `Refund` and a negative cost.
+// So the charges on an order always add up to exactly what the merchant pays for it.
+
+import { formatMinorAsAmount } from './money.ts'
+import type { Charge, ChargeItem } from './order.ts'
+import type { PricedShipment } from './pricing.ts'
+
+/** How the charges of an order are settled: Sandbox shows charges and never bills. */
+export type Settlement = 'none' | 'invoice' | 'prepaid'
+
+/** One priced line; amounts are minor units as decimal strings (the pipeline state is JSON). */
+export interface PriceLine {
+  itemId: string | null
+  shipmentId: string
+  cost: string
+  tax: string
+}
+
+export interface BillingState {
+  currency: string
+  settlement: Settlement
+  /** Line key -> what has been charged for it so far, net of refunds. */
+  lines: Record<string, PriceLine>
+  /** Prepaid orders: the part of the charges not yet paid (minor units); above zero the order waits for payment. */
+  unpaid: string
+  /** The payment page's URL, made when the order first needs a payment, and the SHA-256 (hex) of its token. */
+  paymentUrl: string | null
+  paymentTokenHash: string | null
+}
+
+export function newBillingState(currency: string, settlement: Settlement): BillingState {
+  return { currency, settlement, lines: {}, unpaid: '0', paymentUrl: null, paymentTokenHash: null }
+}
+
+export const itemLineKey = (itemId: string) => `item:${itemId}`
+export const shippingLineKey = (shipmentId: string) => `shipping:${shipmentId}`
+
+/** The lines of priced shipments; `shipmentIds[i]` is the id of `priced[i]`. */
+export function linesOfShipments(
+  priced: readonly PricedShipment[],
+  shipmentIds: readonly string[],
+): Record<string, PriceLine> {
+  const lines: Record<string, PriceLine> = {}
+  priced.forEach((shipment, index) => {
+    const shipmentId = shipmentIds[index]
+    if (shipmentId === undefined) throw new RangeError('a priced shipment has no id')
+    for (const item of shipment.items) {
+      lines[itemLineKey(item.itemId)] = {
+        itemId: item.itemId,
+        shipmentId,
+        cost: String(item.cost),
+        tax: String(item.tax),
+      }
+    }
+    lines[shippingLineKey(shipmentId)] = {
+      itemId: null,
+      shipmentId,
+      cost: String(shipment.cost),
+      tax: String(shipment.tax),
+    }
+  })
+  return lines
+}
+
+/** A line of the next charge, before ids are drawn for it. */
+export interface ChargeLineDraft {
+  key: string
+  itemId: string | null
+  shipmentId: string
+  cost: bigint
+  tax: bigint
+}
+
+/**
+ * What changes between the charged lines and `target`: one draft per line whose cost differs. A line whose
+ * shipment changed but whose cost did not needs no money, only its new shipment (see `applyLines`).
+ */
+export function diffLines(charged: Record<string, PriceLine>, target: Record<string, PriceLine>): ChargeLineDraft[] {
+  const drafts: ChargeLineDraft[] = []
+  const keys = new Set([...Object.keys(charged), ...Object.keys(target)])
+  for (const key of keys) {
+    const before = charged[key]
+    const after = target[key]
+    const cost = BigInt(after?.cost ?? '0') - BigInt(before?.cost ?? '0')
+    const tax = BigInt(after?.tax ?? '0') - BigInt(before?.tax ?? '0')
+    if (cost === 0n && tax === 0n) continue
+    const line = (after ?? before) as PriceLine
+    drafts.push({ key, itemId: line.itemId, shipmentId: line.shipmentId, cost, tax })
+  }
+  // Item lines first, then shipping, each in id order: charges read like the order.
+  return drafts.sort((a, b) => sortKey(a.key).localeCompare(sortKey(b.key)))
+}
+
+function sortKey(key: string): string {
+  const [kind, id = ''] = key.split(':')
+  const number = id.replace(/^\D+_/, '').padStart(15, '0')
+  return `${kind === 'item' ? 0 : 1}:${number}`
+}
+
+export function chargeTotal(drafts: readonly ChargeLineDraft[]): { cost: bigint; tax: bigint; total: bigint } {
+  let cost = 0n
+  let tax = 0n
+  for (const draft of drafts) {
+    cost += draft.cost
+    tax += draft.tax
+  }
+  return { cost, tax, total: cost + tax }
+}
+
+/**
+ * The charge for `drafts`, with the ids drawn for it (`lineIds` one per draft). `first` marks the order's first
+ * charge (type `Item`). totalCost = sum of the lines + totalTax, like a quote's totalCost.
+ */
+export function buildCharge(
+  drafts: readonly ChargeLineDraft[],
+  currency: string,
+  ids: { chargeId: string; lineIds: readonly string[] },
+  first: boolean,
+): Charge {
+  const { tax, total } = chargeTotal(drafts)
+  const items: ChargeItem[] = drafts.map((draft, index) => ({
+    id: ids.lineIds[index] as string,
+    chargeType: draft.cost < 0n ? 'Refund' : draft.itemId ? 'Item' : 'Shipping',
+    itemId: draft.itemId,
+    shipmentId: draft.shipmentId,
+    cost: { amount: formatMinorAsAmount(draft.cost), currency },
+  }))
+  return {
+    id: ids.chargeId,
+    chargeType: first ? 'Item' : total < 0n ? 'Refund' : 'Other',
+    prodigiInvoiceNumber: null,
+    totalCost: { amount: formatMinorAsAmount(total), currency },
+    totalTax: { amount: formatMinorAsAmount(tax), currency },
+    items,
+  }
+}
+
+/** The charged lines become `target` (amounts and shipments both). */
+export function applyLines(billing: BillingState, target: Record<string, PriceLine>): void {
+  billing.lines = Object.fromEntries(Object.entries(target).filter(([, line]) => line.cost !== '0' || line.tax !== '0'))
+}
+
+/** The charged lines without the shipping of these shipments (a cancel after fulfilment has started). */
+export function withoutShipping(
+  lines: Record<string, PriceLine>,
+  shipmentIds: readonly string[],
+): Record<string, PriceLine> {
+  const dropped = new Set(shipmentIds.map(shippingLineKey))
+  return Object.fromEntries(Object.entries(lines).filter(([key]) => !dropped.has(key)))
+}
+
+/**
+ * The charged lines after the shipments `replaced` gave way to `added` (a shipping method change): every line of
+ * a replaced shipment goes, the added shipments' lines come in.
+ */
+export function replaceShipmentLines(
+  lines: Record<string, PriceLine>,
+  replaced: readonly string[],
+  added: Record<string, PriceLine>,
+): Record<string, PriceLine> {
+  const gone = new Set(replaced)
+  const kept = Object.entries(lines).filter(([, line]) => !gone.has(line.shipmentId))
+  return { ...Object.fromEntries(kept), ...added }
+}
+
+/**
+ * A lab rejected a shipment and its items were allocated again: the charged lines follow the items to their new
+ * shipments without any change of price (the merchant pays what was agreed; another lab's extra cost is
+ * printroute's). A shipping line whose shipment no longer holds any charged item moves to the new shipment that
+ * took the first of those items.
+ */
+export function followReallocatedItems(billing: BillingState, newShipmentOfItem: ReadonlyMap<string, string>): void {
+  const lines = billing.lines
+  const movedTo = new Map<string, string>()
+  for (const line of Object.values(lines)) {
+    const target = line.itemId ? newShipmentOfItem.get(line.itemId) : undefined
+    if (!target || target === line.shipmentId) continue
+    if (!movedTo.has(line.shipmentId)) movedTo.set(line.shipmentId, target)
+    line.shipmentId = target
+  }
+  for (const [oldShipmentId, target] of movedTo) {
+    const stillHoldsItems = Object.values(lines).some((line) => line.itemId && line.shipmentId === oldShipmentId)
+    const shipping = lines[shippingLineKey(oldShipmentId)]
+    if (stillHoldsItems || !shipping) continue
+    delete lines[shippingLineKey(oldShipmentId)]
+    const existing = lines[shippingLineKey(target)]
+    lines[shippingLineKey(target)] = {
+      itemId: null,
+      shipmentId: target,
+      cost: String(BigInt(shipping.cost) + BigInt(existing?.cost ?? '0')),
+      tax: String(BigInt(shipping.tax) + BigInt(existing?.tax ?? '0')),
+    }
+  }
+}

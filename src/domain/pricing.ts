@@ -1,0 +1,91 @@
+// What a merchant pays for an allocation: the one pricing code behind order charges (issue 4) and quotes
+// (issue 5), so a quote for an order's items always equals that order's charges.
+//
+// The merchant pays the labs' costs as the catalogue lists them (docs/catalogue.md: the catalogue's costs are the
+// price list), converted from each lab's currency to the requested one, plus the destination's tax on items and
+// shipping. Every amount is rounded once, at the line, half-up (away from zero):
+//   unitCost     = convert(lab cost of one copy)            taxUnitCost = tax% of unitCost
+//   item cost    = unitCost x copies                         item tax    = taxUnitCost x copies
+//   shipment cost = convert(lab shipping cost of shipment)  shipment tax = tax% of shipment cost
+// and the totals are plain sums, so the contract's arithmetic holds exactly:
+//   items = sum(item cost), shipping = sum(shipment cost), totalTax = sum(item tax) + sum(shipment tax),
+//   totalCost = items + shipping + totalTax.
+import type { Catalogue } from '../catalogue/catalogue.ts'
+import { percentOfMinorUnits } from '../catalogue/catalogue-money.ts'
+import type { PlannedShipment } from './allocation.ts'
+
+export interface PricedItem {
+  itemId: string
+  copies: number
+  /** One copy, in the priced currency (minor units). */
+  unitCost: bigint
+  taxUnitCost: bigint
+  /** unitCost x copies. */
+  cost: bigint
+  /** taxUnitCost x copies. */
+  tax: bigint
+}
+
+export interface PricedShipment {
+  labCode: string
+  /** Shipping of the shipment, in the priced currency. */
+  cost: bigint
+  tax: bigint
+  /** The shipment's items, in the shipment's order. */
+  items: PricedItem[]
+}
+
+export interface PriceTotals {
+  items: bigint
+  shipping: bigint
+  tax: bigint
+  /** items + shipping + tax. */
+  total: bigint
+}
+
+export interface PricedAllocation {
+  currency: string
+  shipments: PricedShipment[]
+  totals: PriceTotals
+  /** True where the destination has a sales tax that is not computed (US): callers warn about it. */
+  salesTaxNotComputed: boolean
+}
+
+/**
+ * Prices planned shipments (from `allocateShipments`) in `currency` for a destination. `copiesByItem` gives the
+ * copies of every item id the shipments hold. Throws RangeError for an unknown currency or a missing item.
+ */
+export function priceAllocation(
+  catalogue: Catalogue,
+  shipments: readonly PlannedShipment[],
+  copiesByItem: ReadonlyMap<string, number>,
+  destinationCountryCode: string,
+  currency: string,
+): PricedAllocation {
+  const target = currency.toUpperCase()
+  if (!catalogue.isKnownCurrency(target)) throw new RangeError(`unknown currency ${currency}`)
+  const taxRate = catalogue.taxRate(destinationCountryCode)
+  const taxOf = (minor: bigint) => percentOfMinorUnits(minor, taxRate.basisPoints)
+  const totals: PriceTotals = { items: 0n, shipping: 0n, tax: 0n, total: 0n }
+  const priced = shipments.map((shipment): PricedShipment => {
+    const items = shipment.items.map((planned): PricedItem => {
+      const copies = copiesByItem.get(planned.itemId)
+      if (copies === undefined) throw new RangeError(`no copies given for item ${planned.itemId}`)
+      const unitCost = catalogue.convertMinorUnits(planned.unitCost.minor, planned.unitCost.currency, target)
+      const taxUnitCost = taxOf(unitCost)
+      const count = BigInt(copies)
+      return { itemId: planned.itemId, copies, unitCost, taxUnitCost, cost: unitCost * count, tax: taxUnitCost * count }
+    })
+    const cost = catalogue.convertMinorUnits(shipment.shippingCost.minor, shipment.shippingCost.currency, target)
+    const tax = taxOf(cost)
+    for (const item of items) {
+      totals.items += item.cost
+      totals.tax += item.tax
+    }
+    totals.shipping += cost
+    totals.tax += tax
+    return { labCode: shipment.labCode, cost, tax, items }
+  })
+  totals.total = totals.items + totals.shipping + totals.tax
+  return { currency: target, shipments: priced, totals, salesTaxNotComputed: taxRate.salesTaxNotComputed }
+}

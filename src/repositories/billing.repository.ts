@@ -1,0 +1,133 @@
+// SQL of billing: charge ids, the prepaid balance and the ledger of every money movement (migrations/0003).
+import type { Queryable } from '../adapters/database.ts'
+
+export type LedgerEntryKind =
+  | 'top-up'
+  | 'card-payment'
+  | 'balance-charge'
+  | 'balance-refund'
+  | 'invoice-charge'
+  | 'invoice-refund'
+
+export interface LedgerEntry {
+  accountId: number
+  orderNumber: number | null
+  chargeId: string | null
+  entry: LedgerEntryKind
+  /** Money in positive, money out negative. */
+  amountMinor: bigint
+  currency: string
+  reference: string | null
+}
+
+/** A charge id and `lineCount` charge item ids, from their sequences. */
+export async function drawChargeIds(
+  tx: Queryable,
+  lineCount: number,
+): Promise<{ chargeId: string; lineIds: string[] }> {
+  const rows = await tx.query<{ chargeId: string | number; lineIds: (string | number)[] }>(
+    `SELECT nextval('charge_id_seq') AS "chargeId",
+            ARRAY(SELECT nextval('charge_item_id_seq') FROM generate_series(1, $1::int)) AS "lineIds"`,
+    [lineCount],
+  )
+  const row = rows[0]
+  if (!row) throw new Error('drawing charge ids returned nothing')
+  return { chargeId: `chg_${Number(row.chargeId)}`, lineIds: row.lineIds.map((id) => `chi_${Number(id)}`) }
+}
+
+/** Takes `amountMinor` from the balance if it covers it; the new balance, or undefined (balance unchanged). */
+export async function debitBalance(tx: Queryable, accountId: number, amountMinor: bigint): Promise<bigint | undefined> {
+  const rows = await tx.query<{ balance: string }>(
+    `UPDATE accounts SET balance_minor = balance_minor - $2::bigint
+      WHERE id = $1 AND balance_minor >= $2::bigint RETURNING balance_minor::text AS balance`,
+    [accountId, String(amountMinor)],
+  )
+  return rows[0] ? BigInt(rows[0].balance) : undefined
+}
+
+/** Adds to the balance; the new balance (undefined when the account does not exist). */
+export async function creditBalance(
+  tx: Queryable,
+  accountId: number,
+  amountMinor: bigint,
+): Promise<bigint | undefined> {
+  const rows = await tx.query<{ balance: string }>(
+    `UPDATE accounts SET balance_minor = balance_minor + $2::bigint WHERE id = $1
+     RETURNING balance_minor::text AS balance`,
+    [accountId, String(amountMinor)],
+  )
+  return rows[0] ? BigInt(rows[0].balance) : undefined
+}
+
+export async function readBalance(db: Queryable, accountId: number): Promise<bigint> {
+  const rows = await db.query<{ balance: string }>(
+    'SELECT balance_minor::text AS balance FROM accounts WHERE id = $1',
+    [accountId],
+  )
+  return BigInt(rows[0]?.balance ?? '0')
+}
+
+export async function insertLedgerEntry(
+  tx: Queryable,
+  entry: LedgerEntry,
+  balanceAfterMinor: bigint,
+  at: Date,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO account_ledger (account_id, order_id, charge_id, entry, amount_minor, currency,
+                                 balance_after_minor, reference, created_at)
+     VALUES ($1, $2, $3, $4, $5::bigint, $6, $7::bigint, $8, $9)`,
+    [
+      entry.accountId,
+      entry.orderNumber,
+      entry.chargeId,
+      entry.entry,
+      String(entry.amountMinor),
+      entry.currency,
+      String(balanceAfterMinor),
+      entry.reference,
+      at,
+    ],
+  )
+}
+
+export interface LedgerRow extends LedgerEntry {
+  balanceAfterMinor: bigint
+  createdAt: Date
+}
+
+export async function listLedger(db: Queryable, accountId: number): Promise<LedgerRow[]> {
+  const rows = await db.query<{
+    accountId: string | number
+    orderNumber: string | number | null
+    chargeId: string | null
+    entry: LedgerEntryKind
+    amountMinor: string
+    currency: string
+    reference: string | null
+    balanceAfterMinor: string
+    createdAt: Date
+  }>(
+    `SELECT account_id AS "accountId", order_id AS "orderNumber", charge_id AS "chargeId", entry,
+            amount_minor::text AS "amountMinor", currency, reference,
+            balance_after_minor::text AS "balanceAfterMinor", created_at AS "createdAt"
+       FROM account_ledger WHERE account_id = $1 ORDER BY id`,
+    [accountId],
+  )
+  return rows.map((row) => ({
+    ...row,
+    accountId: Number(row.accountId),
+    orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
+    amountMinor: BigInt(row.amountMinor),
+    balanceAfterMinor: BigInt(row.balanceAfterMinor),
+  }))
+}
+
+/** Orders of an account held for payment, oldest first. */
+export async function listOrdersAwaitingPayment(db: Queryable, accountId: number): Promise<number[]> {
+  const rows = await db.query<{ id: string | number }>(
+    `SELECT id FROM orders WHERE account_id = $1 AND environment = 'live' AND awaiting_payment ORDER BY id`,
+    [accountId],
+  )
+  return rows.map((row) => Number(row.id))
+}

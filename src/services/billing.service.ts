@@ -1,0 +1,219 @@
+// Charging orders and settling the charges (issue 4; docs/billing.md). Every function here runs inside the
+// transaction that holds the order's row lock, so the order's charges, its payment hold and the account's
+// balance and ledger change together or not at all.
+//
+// Settlement per environment and account billing mode:
+//   - Sandbox: charges are shown on the order and never billed: no balance, no ledger, no hold.
+//   - Live, invoice: every charge and refund is written to the ledger for the next invoice; no hold.
+//   - Live, prepaid: a charge is taken from the balance when the balance covers it; otherwise the order gets the
+//     issue RequiresPaymentAuthorisation (with the payment page's URL and the amount due) and is not handed to
+//     any lab until it is paid, by a card payment on that page or by a top-up. Refunds reduce what is still due
+//     first and credit the rest to the balance.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Clock } from '../adapters/clock.ts'
+import type { Queryable } from '../adapters/database.ts'
+import {
+  applyLines,
+  type BillingState,
+  buildCharge,
+  chargeTotal,
+  diffLines,
+  newBillingState,
+  type PriceLine,
+} from '../domain/charges.ts'
+import { formatMinorAsAmount } from '../domain/money.ts'
+import type { Issue } from '../domain/order.ts'
+import { isAwaitingPayment, type JobRequest, submissionJobs } from '../domain/order-pipeline.ts'
+import { findAccount } from '../repositories/accounts.repository.ts'
+import {
+  creditBalance,
+  debitBalance,
+  drawChargeIds,
+  insertLedgerEntry,
+  type LedgerEntryKind,
+  readBalance,
+} from '../repositories/billing.repository.ts'
+import type { PipelineOrder } from '../repositories/pipeline.repository.ts'
+
+export const PAYMENT_ISSUE_CODE = 'RequiresPaymentAuthorisation'
+
+export interface BillingDeps {
+  clock: Clock
+  /** The absolute URL of the payment page of an order (served by the Live API). */
+  paymentPageUrl: (orderId: string, token: string) => string
+}
+
+function billingOf(order: PipelineOrder): BillingState {
+  const billing = order.pipeline.billing
+  if (!billing) throw new Error(`order ${order.document.id} has not been charged yet`)
+  return billing
+}
+
+/** Constant-time comparison of a payment token with the order's. */
+export function paymentTokenMatches(billing: BillingState | undefined, token: string): boolean {
+  if (!billing?.paymentTokenHash) return false
+  const given = createHash('sha256').update(token).digest()
+  return timingSafeEqual(given, Buffer.from(billing.paymentTokenHash, 'hex'))
+}
+
+export function createBillingService(deps: BillingDeps) {
+  const { clock } = deps
+
+  async function ledger(
+    tx: Queryable,
+    order: PipelineOrder | null,
+    accountId: number,
+    entry: LedgerEntryKind,
+    amountMinor: bigint,
+    currency: string,
+    balanceAfter: bigint,
+    details: { chargeId?: string | null; reference?: string | null } = {},
+  ): Promise<void> {
+    await insertLedgerEntry(
+      tx,
+      {
+        accountId,
+        orderNumber: order?.orderNumber ?? null,
+        chargeId: details.chargeId ?? null,
+        entry,
+        amountMinor,
+        currency,
+        reference: details.reference ?? null,
+      },
+      balanceAfter,
+      clock.now(),
+    )
+  }
+
+  /** Settles one new charge of `total` (negative: a refund) according to the order's settlement. */
+  async function settle(tx: Queryable, order: PipelineOrder, chargeId: string, total: bigint): Promise<void> {
+    const billing = billingOf(order)
+    if (billing.settlement === 'none' || total === 0n) return
+    if (billing.settlement === 'invoice') {
+      const balance = await readBalance(tx, order.accountId)
+      const entry = total > 0n ? 'invoice-charge' : 'invoice-refund'
+      await ledger(tx, order, order.accountId, entry, -total, billing.currency, balance, { chargeId })
+      return
+    }
+    const unpaid = BigInt(billing.unpaid)
+    if (total > 0n) {
+      // Charges are paid in order: while an earlier one is due, a new one joins it rather than jumping the queue.
+      const after = unpaid === 0n ? await debitBalance(tx, order.accountId, total) : undefined
+      if (after !== undefined) {
+        await ledger(tx, order, order.accountId, 'balance-charge', -total, billing.currency, after, { chargeId })
+      } else {
+        billing.unpaid = String(unpaid + total)
+      }
+      return
+    }
+    const credit = -total
+    const fromUnpaid = credit < unpaid ? credit : unpaid
+    billing.unpaid = String(unpaid - fromUnpaid)
+    const rest = credit - fromUnpaid
+    if (rest > 0n) {
+      const after = (await creditBalance(tx, order.accountId, rest)) ?? 0n
+      await ledger(tx, order, order.accountId, 'balance-refund', rest, billing.currency, after, { chargeId })
+    }
+  }
+
+  /**
+   * Makes the order's payment issue match what is due: the issue (with the current amount) while something is
+   * due, none otherwise. Returns the submission jobs released when nothing is due any more.
+   */
+  function syncPaymentHold(order: PipelineOrder): JobRequest[] {
+    const billing = billingOf(order)
+    const { document } = order
+    const wasHeld = document.status.issues.some((issue) => issue.errorCode === PAYMENT_ISSUE_CODE)
+    document.status.issues = document.status.issues.filter((issue) => issue.errorCode !== PAYMENT_ISSUE_CODE)
+    if (!isAwaitingPayment(order.pipeline)) {
+      return wasHeld ? submissionJobs(document, order.pipeline) : []
+    }
+    if (!billing.paymentUrl) {
+      // One URL per order for its whole life: a link already sent on keeps working when the amount changes.
+      const token = randomBytes(24).toString('base64url')
+      billing.paymentTokenHash = createHash('sha256').update(token).digest('hex')
+      billing.paymentUrl = deps.paymentPageUrl(document.id, token)
+    }
+    const amount = formatMinorAsAmount(BigInt(billing.unpaid))
+    const issue: Issue = {
+      objectId: document.id,
+      errorCode: PAYMENT_ISSUE_CODE,
+      description: `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
+      authorisationDetails: {
+        authorisationUrl: billing.paymentUrl,
+        paymentDetails: { amount, currency: billing.currency },
+      },
+    }
+    document.status.issues.push(issue)
+    return []
+  }
+
+  return {
+    /**
+     * Starts billing an order that enters fulfilment, with the settlement its account and environment call for.
+     * Reads the account: call under the order's lock.
+     */
+    async startBilling(tx: Queryable, order: PipelineOrder): Promise<BillingState> {
+      if (order.pipeline.billing) return order.pipeline.billing
+      const account = await findAccount(tx, order.accountId)
+      if (!account) throw new Error(`order ${order.document.id} has no account`)
+      const settlement = order.environment === 'sandbox' ? 'none' : account.billingMode
+      order.pipeline.billing = newBillingState(account.billingCurrency, settlement)
+      return order.pipeline.billing
+    },
+
+    /**
+     * Charges what `target` adds to or takes from the lines charged so far, as one charge on the order (the
+     * first charge when `first`), settles it, and updates the payment hold. Returns jobs the change releases.
+     */
+    async chargeDifference(
+      tx: Queryable,
+      order: PipelineOrder,
+      target: Record<string, PriceLine>,
+      first = false,
+    ): Promise<JobRequest[]> {
+      const billing = billingOf(order)
+      const drafts = diffLines(billing.lines, target)
+      applyLines(billing, target)
+      if (drafts.length === 0) return []
+      const ids = await drawChargeIds(tx, drafts.length)
+      order.document.charges.push(buildCharge(drafts, billing.currency, ids, first))
+      await settle(tx, order, ids.chargeId, chargeTotal(drafts).total)
+      return syncPaymentHold(order)
+    },
+
+    /** Pays what a prepaid order still owes from the balance, if the balance now covers it. */
+    async settleFromBalance(tx: Queryable, order: PipelineOrder): Promise<{ paid: boolean; jobs: JobRequest[] }> {
+      const billing = order.pipeline.billing
+      const due = billing ? BigInt(billing.unpaid) : 0n
+      if (!billing || due === 0n) return { paid: false, jobs: [] }
+      const after = await debitBalance(tx, order.accountId, due)
+      if (after === undefined) return { paid: false, jobs: [] }
+      await ledger(tx, order, order.accountId, 'balance-charge', -due, billing.currency, after, {
+        reference: `payment due on ${order.document.id}`,
+      })
+      billing.unpaid = '0'
+      order.document.lastUpdated = clock.now().toISOString()
+      return { paid: true, jobs: syncPaymentHold(order) }
+    },
+
+    /** Adds money to an account's balance (a top-up, or a card payment for an order); the new balance. */
+    async credit(
+      tx: Queryable,
+      accountId: number,
+      amountMinor: bigint,
+      entry: 'top-up' | 'card-payment',
+      details: { currency: string; reference: string | null; order?: PipelineOrder },
+    ): Promise<bigint> {
+      if (amountMinor <= 0n) throw new RangeError('a credit must be positive')
+      const after = await creditBalance(tx, accountId, amountMinor)
+      if (after === undefined) throw new Error(`no account ${accountId}`)
+      await ledger(tx, details.order ?? null, accountId, entry, amountMinor, details.currency, after, {
+        reference: details.reference,
+      })
+      return after
+    },
+  }
+}
+
+export type BillingService = ReturnType<typeof createBillingService>

@@ -1,0 +1,135 @@
+// The payment page behind RequiresPaymentAuthorisation (issue 4): a prepaid order the balance cannot cover
+// shows a URL; whoever holds it sees what is due and pays it by card. The payment is credited to the account
+// and the order paid from it in one transaction, which releases the order to its labs.
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import type { CardDetails, PaymentProvider } from '../adapters/payment-provider.ts'
+import { formatId, parseId } from '../domain/ids.ts'
+import { formatMinorAsAmount } from '../domain/money.ts'
+import { ServiceError } from '../domain/outcomes.ts'
+import { findAccount } from '../repositories/accounts.repository.ts'
+import { listOrdersAwaitingPayment, readBalance } from '../repositories/billing.repository.ts'
+import { lockOrder, type PipelineOrder, readOrder, saveOrder } from '../repositories/pipeline.repository.ts'
+import { type BillingService, paymentTokenMatches } from './billing.service.ts'
+import type { JobEnqueuer } from './pipeline.service.ts'
+
+export interface PaymentPageFacts {
+  orderId: string
+  merchantReference: string | null
+  /** What is due now; "0.00" once paid. */
+  amount: string
+  currency: string
+  status: 'due' | 'paid' | 'cancelled'
+}
+
+export type PaymentAttempt =
+  | { status: 'paid'; amount: string; currency: string; reference: string }
+  | { status: 'declined'; reason: string }
+  | { status: 'nothingDue' }
+  /** The amount due changed since the page was shown (the order changed): show the new amount. */
+  | { status: 'amountChanged'; amount: string; currency: string }
+
+const NOT_FOUND = 'This payment link is not valid'
+
+export function createPaymentsService(deps: {
+  db: Database
+  clock: Clock
+  jobs: JobEnqueuer
+  billing: BillingService
+  provider: PaymentProvider
+}) {
+  const { db } = deps
+
+  /** The order behind a payment link, or EntityNotFound for any link that is not one (no hint which part is wrong). */
+  async function orderOfLink(orderId: string, token: string): Promise<PipelineOrder> {
+    const orderNumber = parseId('ord', orderId)
+    const order = orderNumber === undefined ? undefined : await readOrder(db, orderNumber)
+    if (order?.environment !== 'live' || !paymentTokenMatches(order.pipeline.billing, token)) {
+      throw new ServiceError('EntityNotFound', NOT_FOUND)
+    }
+    return order
+  }
+
+  function factsOf(order: PipelineOrder): PaymentPageFacts {
+    const billing = order.pipeline.billing
+    const due = BigInt(billing?.unpaid ?? '0')
+    return {
+      orderId: order.document.id,
+      merchantReference: order.document.merchantReference,
+      amount: formatMinorAsAmount(due),
+      currency: billing?.currency ?? '',
+      status: order.document.status.stage === 'Cancelled' && due === 0n ? 'cancelled' : due > 0n ? 'due' : 'paid',
+    }
+  }
+
+  return {
+    async describe(orderId: string, token: string): Promise<PaymentPageFacts> {
+      return factsOf(await orderOfLink(orderId, token))
+    },
+
+    /** Charges the card for what is due, if it is still `amountShown`. */
+    async pay(orderId: string, token: string, amountShown: string, card: CardDetails): Promise<PaymentAttempt> {
+      const facts = factsOf(await orderOfLink(orderId, token))
+      if (facts.status !== 'due') return { status: 'nothingDue' }
+      if (facts.amount !== amountShown)
+        return { status: 'amountChanged', amount: facts.amount, currency: facts.currency }
+      const due = BigInt(facts.amount.replace('.', ''))
+      const result = await deps.provider.charge({
+        amountMinor: due,
+        currency: facts.currency,
+        description: `printroute order ${facts.orderId}`,
+        card,
+      })
+      if (!result.approved) return { status: 'declined', reason: result.reason }
+      // The money is the account's from here on: credited first, then the order is paid from the balance. If
+      // the order changed in between (a cancel, a cheaper method), what is not needed stays on the balance.
+      await db.transaction(async (tx) => {
+        const order = await lockOrder(tx, parseId('ord', orderId) as number)
+        if (!order) throw new ServiceError('EntityNotFound', NOT_FOUND)
+        await deps.billing.credit(tx, order.accountId, due, 'card-payment', {
+          currency: facts.currency,
+          reference: `${deps.provider.name}:${result.reference}`,
+          order,
+        })
+        const settled = await deps.billing.settleFromBalance(tx, order)
+        if (settled.paid) await saveOrder(tx, order)
+        if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
+      })
+      return { status: 'paid', amount: facts.amount, currency: facts.currency, reference: result.reference }
+    },
+
+    /**
+     * Adds to a prepaid balance (`printroute accounts top-up`), then pays, oldest first, every order of the
+     * account waiting for a payment that the balance now covers. Returns the new balance and the released orders.
+     */
+    async topUp(
+      accountId: number,
+      amountMinor: bigint,
+      reference: string | null,
+    ): Promise<{ balanceMinor: bigint; currency: string; releasedOrderIds: string[] }> {
+      const account = await findAccount(db, accountId)
+      if (!account) throw new ServiceError('EntityNotFound', `No account ${formatId('acc', accountId)}`)
+      let balanceMinor = await db.transaction((tx) =>
+        deps.billing.credit(tx, accountId, amountMinor, 'top-up', { currency: account.billingCurrency, reference }),
+      )
+      const releasedOrderIds: string[] = []
+      // One transaction per order, each locking the order before the account (the order every path takes).
+      for (const orderNumber of await listOrdersAwaitingPayment(db, accountId)) {
+        const paid = await db.transaction(async (tx) => {
+          const order = await lockOrder(tx, orderNumber)
+          if (!order) return null
+          const settled = await deps.billing.settleFromBalance(tx, order)
+          if (!settled.paid) return null
+          await saveOrder(tx, order)
+          if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
+          return order.document.id
+        })
+        if (paid) releasedOrderIds.push(paid)
+      }
+      balanceMinor = await readBalance(db, accountId)
+      return { balanceMinor, currency: account.billingCurrency, releasedOrderIds }
+    },
+  }
+}
+
+export type PaymentsService = ReturnType<typeof createPaymentsService>
