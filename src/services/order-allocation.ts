@@ -37,7 +37,9 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       unknown.push(itemId)
       continue
     }
-    const pageCount = item.assets.find((asset) => asset.pageCount !== null)?.pageCount ?? null
+    // Books are priced by the page count of the product's page print area (as quotes are), not of any asset.
+    const pageArea = catalogue.findProduct(item.sku)?.pagePricing?.pageCountPrintArea
+    const pageCount = pageArea ? (item.assets.find((asset) => asset.printArea === pageArea)?.pageCount ?? null) : null
     items.push({ itemId, variant, copies: item.copies, pageCount })
     copies.set(itemId, item.copies)
   }
