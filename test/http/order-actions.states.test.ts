@@ -455,6 +455,43 @@ for (const kind of testDatabaseKinds()) {
       })
     })
 
+    describe('every update action', () => {
+      const bodies: Record<string, unknown> = {
+        updateShippingMethod: { shippingMethod: 'Express' },
+        updateRecipient: {
+          name: 'Someone Else',
+          address: { line1: '2 Road', postalOrZipCode: 'N1 1AA', countryCode: 'GB', townOrCity: 'London' },
+        },
+      }
+
+      test('on a complete order: ActionNotAvailable and the order unchanged', async () => {
+        const orderId = await create()
+        await drive.allocate(orderId)
+        await drive.render(orderId)
+        await drive.submit(orderId)
+        const complete = (await drive.ship(orderId)).document
+        for (const [action, body] of Object.entries(bodies)) {
+          const answer = await post(orderId, action, body)
+          assert.equal(answer.status, 200, action)
+          assert.equal(answer.body.outcome, 'ActionNotAvailable', action)
+          assert.deepEqual(answer.body.shipmentUpdateResults, [], action)
+          assert.deepEqual(answer.body.order, complete, action)
+        }
+      })
+
+      test("on another account's order: 404 EntityNotFound, nothing changes", async () => {
+        const other = await t.createAccount()
+        const theirs = await create('single', other.sandboxKey)
+        const before = await order(theirs)
+        for (const [action, body] of Object.entries(bodies)) {
+          const answer = await post(theirs, action, body)
+          assert.equal(answer.status, 404, action)
+          assert.equal(answer.body.outcome, 'EntityNotFound', action)
+        }
+        assert.deepEqual(await order(theirs), before)
+      })
+    })
+
     describe('on hold', () => {
       test('actions work in the pause window; a cancelled held order is shown, cancelled, at once', async () => {
         const held = await t.createAccount({ pauseWindowSeconds: 3600 })
@@ -471,12 +508,21 @@ for (const kind of testDatabaseKinds()) {
             held.sandboxKey,
           )
         assert.equal(json(await sendAs('updateShippingMethod', { shippingMethod: 'Budget' })).outcome, 'Updated')
+        const recipient = json(
+          await sendAs('updateRecipient', {
+            name: 'Held Recipient',
+            address: { line1: '3 Lane', postalOrZipCode: 'E1 6AN', countryCode: 'GB', townOrCity: 'London' },
+          }),
+        )
+        assert.equal(recipient.outcome, 'Updated')
+        assert.deepEqual(recipient.shipmentUpdateResults, [])
         assert.equal(json(await sendAs('cancel')).outcome, 'Cancelled')
         const shown = await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` }, held.sandboxKey)
         assert.equal(shown.statusCode, 200)
         const document = json(shown).order as OrderDocument
         assert.equal(document.status.stage, 'Cancelled')
         assert.equal(document.shippingMethod, 'Budget')
+        assert.equal(document.recipient.name, 'Held Recipient')
       })
     })
   })
