@@ -12,12 +12,14 @@ import { migrate } from './adapters/migrator.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
 import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
-import { createSafeFetcher } from './adapters/safe-fetcher.ts'
+import { createSafeFetcher, DownloadError } from './adapters/safe-fetcher.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { Catalogue } from './catalogue/catalogue.ts'
 import type { DatabaseSettings } from './config.ts'
+import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
 import { JOB_NAMES, SCHEDULED_JOBS } from './domain/order-pipeline.ts'
 import { signFilePath } from './domain/signed-urls.ts'
+import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer } from './http/server.ts'
 import { buildJobRegistry } from './jobs/registry.ts'
@@ -25,9 +27,11 @@ import type { Environment } from './repositories/accounts.repository.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
+import { type CallbackPoster, createCallbacksService } from './services/callbacks.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
 import { type AllocationRequest, allocateOrderItems } from './services/order-allocation.ts'
+import { createOrderEventsService } from './services/order-events.service.ts'
 import { createOrdersService } from './services/orders.service.ts'
 import { createPaymentsService } from './services/payments.service.ts'
 import {
@@ -104,6 +108,10 @@ export interface ApplicationOptions {
   renderConcurrency?: number
   /** Takes the card payments of the payment page; the bundled simulated provider when absent. */
   paymentProvider?: PaymentProvider
+  /** `<vendor>` in callback event types (`com.<vendor>.order...`); default `printroute`. */
+  eventVendor?: string
+  /** Delays of the callback delivery attempts (tests shorten them); the documented schedule by default. */
+  callbackRetryScheduleSeconds?: readonly number[]
 }
 
 export interface Application {
@@ -137,7 +145,38 @@ function buildServices(
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
   })
+  // Callbacks go through the same address rules as asset downloads (no private addresses unless allowed).
+  const callbackFetcher = createSafeFetcher({
+    allowPrivateAddresses: options.allowPrivateUrls ?? false,
+    userAgent: 'printroute (callbacks)',
+  })
+  const postCallback: CallbackPoster = async (url, body, postOptions) => {
+    try {
+      const answer = await callbackFetcher.post(url, body, postOptions)
+      return { answered: true, status: answer.status, body: answer.body }
+    } catch (error) {
+      if (!(error instanceof DownloadError)) throw error
+      // A refused address or a malformed URL does not get better by waiting.
+      const permanent = error.code === 'ForbiddenAddress' || error.code === 'InvalidUrl'
+      return { answered: false, error: error.message, permanent }
+    }
+  }
+  const events = createOrderEventsService({
+    clock,
+    jobs,
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    sourceOf: (environment, orderId) => `${deps.publicUrls[environment]}/v4.0/orders/${orderId}`,
+  })
+  const callbacks = createCallbacksService({
+    db,
+    clock,
+    jobs,
+    post: postCallback,
+    newSigningSecret: newCallbackSigningSecret,
+    ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
+  })
   const pipeline = createPipelineService({
+    events,
     db,
     jobs,
     clock,
@@ -157,12 +196,13 @@ function buildServices(
   return {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     orders: createOrdersService({ db, catalogue, clock, jobs }),
-    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate }),
+    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events }),
     payments: createPaymentsService({
       db,
       clock,
       jobs,
       billing,
+      events,
       provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
     }),
     products: createProductsService({ catalogue }),
@@ -170,6 +210,8 @@ function buildServices(
     spine: createSpineService({ catalogue }),
     pipeline,
     labs: createLabsService({ db, clock, catalogue, pipeline }),
+    callbacks,
+    closeCallbackFetcher: () => callbackFetcher.close(),
     files,
     renderConcurrency,
   }
@@ -209,14 +251,18 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     files: { store: services.files, signingSecret, now: () => clock.now() },
+    callbacks: services.callbacks,
   })
   const common = { logger: options.logger, requestTimeoutMs: options.requestTimeoutMs }
   const live = await buildHttpServer({ ...common, environment: 'live', services: httpServices('live') })
   const sandbox = await buildHttpServer({ ...common, environment: 'sandbox', services: httpServices('sandbox') })
   if (options.workers) {
-    await jobs.work(buildJobRegistry(services.pipeline, { renderConcurrency: services.renderConcurrency }), {
-      pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
-    })
+    await jobs.work(
+      buildJobRegistry(services.pipeline, services.callbacks, { renderConcurrency: services.renderConcurrency }),
+      {
+        pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
+      },
+    )
     await jobs.schedule('expire-stored-files', SCHEDULED_JOBS['expire-stored-files'], {
       handler: async () => {
         await services.pipeline.expireStoredFiles()
@@ -237,6 +283,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     async close() {
       await Promise.all([live.close(), sandbox.close()])
       await jobs.stop()
+      await services.closeCallbackFetcher()
       s3?.close()
     },
   }

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path'
 import { parseByteSize } from './domain/byte-size.ts'
 import { parseDurationSeconds } from './domain/duration.ts'
+import { DEFAULT_EVENT_VENDOR, EVENT_VENDOR_PATTERN } from './domain/order-events.ts'
 
 export interface DatabaseSettings {
   /** Directory of the embedded database and stored files. */
@@ -28,6 +29,8 @@ export interface WorkerSettings extends DatabaseSettings {
   /** Base URLs printroute's files are served under, per environment; null: the listening address. */
   livePublicUrl: string | null
   sandboxPublicUrl: string | null
+  /** `<vendor>` in callback event types, `com.<vendor>.order...` (set it to what an existing client expects). */
+  eventVendor: string
 }
 
 export interface ServeSettings extends WorkerSettings {
@@ -93,6 +96,15 @@ function publicUrl(value: string | null, name: string): string | null {
   return value.replace(/\/$/, '')
 }
 
+function eventVendor(value: string): string {
+  if (!EVENT_VENDOR_PATTERN.test(value)) {
+    throw new SettingsError(
+      `--event-vendor must be one DNS label (letters, digits, inner hyphens) such as prodigi, got "${value}"`,
+    )
+  }
+  return value
+}
+
 function rate(value: string): number {
   const number = Number(value)
   if (!Number.isFinite(number) || number < 0 || number > 1) {
@@ -140,6 +152,7 @@ export function readWorkerSettings(flags: Flags): WorkerSettings {
       text(flags, 'sandbox-public-url', 'PRINTROUTE_SANDBOX_PUBLIC_URL', null),
       '--sandbox-public-url',
     ),
+    eventVendor: eventVendor(text(flags, 'event-vendor', 'PRINTROUTE_EVENT_VENDOR', DEFAULT_EVENT_VENDOR)),
   }
 }
 

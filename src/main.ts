@@ -20,6 +20,8 @@ import { parseDurationSeconds } from './domain/duration.ts'
 import { parseId } from './domain/ids.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from './domain/money.ts'
 import {
+  AccountError,
+  type AccountSettingsChange,
   type AccountsService,
   createAccountsService,
   ENVIRONMENTS,
@@ -48,11 +50,12 @@ const WORKER_OPTIONS = {
   'blob-store': { type: 'string' },
   'public-url': { type: 'string' },
   'sandbox-public-url': { type: 'string' },
+  'event-vendor': { type: 'string' },
 } as const
 
 const WORKER_HELP = `  --catalogue FILE       product catalogue to load (env PRINTROUTE_CATALOGUE, default the bundled sample)
   --log-level LEVEL      fatal, error, warn, info, debug (env PRINTROUTE_LOG_LEVEL, default info)
-  --allow-private-urls   let asset downloads reach loopback/private addresses, for local testing only
+  --allow-private-urls   let asset downloads and callbacks reach loopback/private addresses, for local testing only
                          (env PRINTROUTE_ALLOW_PRIVATE_URLS=1; off by default)
   --download-retry-base DUR  delay before the 2nd download attempt, doubling each time (default 30s)
   --sim-lab-step DUR     pace of the simulated labs (env PRINTROUTE_SIM_LAB_STEP, default 2s)
@@ -64,7 +67,8 @@ const WORKER_HELP = `  --catalogue FILE       product catalogue to load (env PRI
   --blob-store URL       keep files in an S3-compatible bucket, s3://bucket/prefix?endpoint=URL&region=R
                          (env PRINTROUTE_BLOB_STORE; default the data directory's files/)
   --public-url URL       base URL of the Live server for file links (default its listening address)
-  --sandbox-public-url URL  same for the Sandbox server`
+  --sandbox-public-url URL  same for the Sandbox server
+  --event-vendor NAME    callback types are com.NAME.order... (env PRINTROUTE_EVENT_VENDOR, default printroute)`
 
 const DATABASE_HELP = `  --data-dir DIR         embedded database and files (env PRINTROUTE_DATA_DIR, default ./data)
   --database-url URL     use this PostgreSQL server instead (env DATABASE_URL)
@@ -108,6 +112,7 @@ function applicationOptions(
       ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
       ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
     },
+    eventVendor: settings.eventVendor,
   }
 }
 
@@ -387,6 +392,94 @@ ${DATABASE_HELP}`,
             `\tpause ${account.pauseWindowSeconds}s\t${account.callbackUrl ?? '-'}\n`,
         )
       }
+    },
+  },
+
+  'accounts update': {
+    summary: "change an account's callback URL, pause window or callback signing secret",
+    usage: `printroute accounts update --account ID [options]
+
+Changes the settings given; the others stay as they are. Prints the settings as they are then, with the
+secret callbacks are signed with (docs/callbacks.md). Running API processes see the change within 5 seconds.
+
+  --account ID           the account (acc_...)
+  --callback-url URL     account-wide callback URL (an order's own callbackUrl wins); "" or none removes it
+  --pause-window DUR     hold new orders this long before fulfilment, e.g. 30m (0: none)
+  --rotate-signing-secret  replace the callback signing secret; the old one keeps signing too for a while
+  --signing-overlap DUR  with --rotate-signing-secret: how long the old secret keeps signing (default 24h)
+  --json                 print {"id", "callbackUrl", "pauseWindowSeconds", "signingSecret",
+                         "previousSigningSecretExpiresAt"} as JSON
+${DATABASE_HELP}`,
+    options: {
+      ...DATABASE_OPTIONS,
+      account: { type: 'string' },
+      'callback-url': { type: 'string' },
+      'pause-window': { type: 'string' },
+      'rotate-signing-secret': { type: 'boolean' },
+      'signing-overlap': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(values) {
+      const accountId = requireString(values, 'account')
+      const accountNumber = parseId('acc', accountId)
+      if (accountNumber === undefined) {
+        throw new UsageError(`"${accountId}" is not an account ID (expected acc_<number>)`)
+      }
+      const duration = (name: string): number | undefined => {
+        const value = values[name]
+        if (typeof value !== 'string') return undefined
+        try {
+          return parseDurationSeconds(value)
+        } catch (error) {
+          throw new UsageError(`--${name}: ${(error as Error).message}`)
+        }
+      }
+      const url = values['callback-url']
+      const change: AccountSettingsChange = {
+        ...(typeof url === 'string' ? { callbackUrl: url === '' || url === 'none' ? null : url } : {}),
+        ...(values['pause-window'] !== undefined ? { pauseWindowSeconds: duration('pause-window') } : {}),
+        ...(values['rotate-signing-secret'] === true ? { rotateSigningSecret: true } : {}),
+        ...(values['signing-overlap'] !== undefined
+          ? { signingSecretOverlapSeconds: duration('signing-overlap') }
+          : {}),
+      }
+      if (Object.keys(change).length === 0) {
+        throw new UsageError('nothing to change: give --callback-url, --pause-window or --rotate-signing-secret')
+      }
+      const result = await withAccounts(readDatabaseSettings(values), async (accounts) => {
+        try {
+          return await accounts.updateSettings(accountNumber, change)
+        } catch (error) {
+          if (error instanceof AccountError) throw new UsageError(error.message)
+          throw error
+        }
+      })
+      if ('problems' in result) {
+        const flagOf: Record<string, string> = {
+          callbackUrl: '--callback-url',
+          pauseWindowSeconds: '--pause-window',
+          signingSecretOverlapSeconds: '--signing-overlap',
+        }
+        throw new UsageError(
+          Object.entries(result.problems)
+            .map(([field, message]) => `${flagOf[field] ?? field}: ${message}`)
+            .join('; '),
+        )
+      }
+      const { settings } = result
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify({ id: accountId, ...settings })}\n`)
+        return
+      }
+      process.stdout.write(
+        `account ${accountId}\n` +
+          `callback URL:    ${settings.callbackUrl ?? '-'}\n` +
+          `pause window:    ${settings.pauseWindowSeconds}s\n` +
+          `signing secret:  ${settings.signingSecret}\n` +
+          (settings.previousSigningSecretExpiresAt
+            ? `previous secret signs too until ${settings.previousSigningSecretExpiresAt}\n`
+            : ''),
+      )
     },
   },
 

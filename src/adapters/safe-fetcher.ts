@@ -80,8 +80,28 @@ export interface SafeFetcher {
    * directory) are thrown as they are, being no fault of the download.
    */
   download(url: string, destinationPath: string, options?: DownloadOptions): Promise<DownloadResult>
+  /**
+   * POSTs `body` to `url` (exactly as given, under the same address rules as downloads) and returns the HTTP
+   * status with the start of the answer, whatever the status: redirects are not followed (a 3xx is an answer
+   * like any other). No answer within `timeoutMs`, a refused address or a network failure is a `DownloadError`.
+   */
+  post(url: string, body: string, options: PostOptions): Promise<PostResult>
   /** Closes the kept-alive connections. */
   close(): Promise<void>
+}
+
+export interface PostOptions {
+  headers: Record<string, string>
+  /** Time allowed for the whole exchange: connection, request and the answer's head and snippet. */
+  timeoutMs: number
+  /** How much of the answer's body is read (the rest is dropped). Default 2 KiB. */
+  maxResponseBytes?: number
+}
+
+export interface PostResult {
+  status: number
+  /** The start of the answer's body, as UTF-8 text. */
+  body: string
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -642,8 +662,69 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     })
   }
 
+  async function post(url: string, body: string, postOptions: PostOptions): Promise<PostResult> {
+    const target = parseDownloadUrl(url)
+    const timeoutMs = positiveInteger(postOptions.timeoutMs, DEFAULT_TOTAL_TIMEOUT_MS, 'timeoutMs')
+    const maxResponseBytes = positiveInteger(postOptions.maxResponseBytes, 2048, 'maxResponseBytes')
+    const controller = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort(new Error('request timeout'))
+    }, timeoutMs)
+    try {
+      const response = await agent.request({
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers: { 'user-agent': userAgent, ...postOptions.headers },
+        body,
+        signal: controller.signal,
+      })
+      response.body.on('error', () => {})
+      let head = Buffer.alloc(0)
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        head = Buffer.concat([head, chunk.subarray(0, maxResponseBytes - head.length)])
+        if (head.length >= maxResponseBytes) break
+      }
+      if (head.length >= maxResponseBytes) discard(response.body)
+      return { status: response.statusCode, body: head.toString('utf8') }
+    } catch (error) {
+      if (error instanceof DownloadError) throw error
+      const forbidden = findForbidden(error)
+      if (forbidden) {
+        throw new DownloadError('ForbiddenAddress', forbidden.message.replace('download from', 'call'), {
+          cause: error,
+        })
+      }
+      if (timedOut) {
+        throw new DownloadError('Timeout', `no answer from ${target.host} within ${formatSeconds(timeoutMs)}`, {
+          cause: error,
+        })
+      }
+      const code = errorCode(error)
+      if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+        throw new DownloadError(
+          'Timeout',
+          `no connection to ${target.host} within ${formatSeconds(connectTimeoutMs)}`,
+          {
+            cause: error,
+          },
+        )
+      }
+      const description =
+        (code && NETWORK_DESCRIPTIONS[code]) ?? (error instanceof Error ? error.message : String(error))
+      throw new DownloadError('Network', `could not reach ${target.host}: ${description}${code ? ` (${code})` : ''}`, {
+        cause: error,
+      })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   return {
     download,
+    post,
     close: () => agent.close(),
   }
 }

@@ -32,6 +32,7 @@ export type FailureCode =
   | 'UnknownCurrency'
   | 'NoCommonShippingMethod'
   | 'ProductHasNoSpine'
+  | 'RequiresRotateSigningSecret'
 
 export interface Failure {
   code: FailureCode

@@ -11,6 +11,8 @@ export const ID_PREFIXES = {
   charge: 'chg',
   chargeItem: 'chi',
   event: 'evt',
+  /** A delivery of an event to a callback URL. */
+  callbackDelivery: 'cbd',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -30,6 +30,8 @@ export const JOB_NAMES = [
   'render-print-file',
   'submit-shipment',
   'simulated-lab-step',
+  /** One attempt to deliver a callback (services/callbacks.service.ts). */
+  'deliver-callback',
 ] as const
 export type JobName = (typeof JOB_NAMES)[number]
 

@@ -8,6 +8,7 @@ import secureJson from 'secure-json-parse'
 import { ServiceError } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
+import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
@@ -22,6 +23,8 @@ import {
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
+import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
+import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
@@ -86,6 +89,8 @@ export interface HttpServices {
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
   files: { store: ServedFiles; signingSecret: string; now: () => Date }
+  /** Callback deliveries and the events feed. */
+  callbacks: CallbacksService
 }
 
 export interface HttpServerOptions {
@@ -232,6 +237,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerProductRoutes(api, services.products)
       registerSpineRoutes(api, services.spine)
       registerQuoteRoutes(api, services.quotes)
+      registerCallbackRoutes(api, services.callbacks)
+      registerAccountSettingsRoutes(api, services.accounts)
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger())
     },
     { prefix: API_VERSION_PREFIX },

@@ -2,6 +2,7 @@
 // name of the pipeline has no entry here (the Record type makes a missing one a type error too).
 import type { JobDefinition } from '../adapters/job-queue.ts'
 import { JOB_NAMES, type JobName } from '../domain/order-pipeline.ts'
+import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { PipelineService } from '../services/pipeline.service.ts'
 
 const text = (value: string | number | undefined) => String(value ?? '')
@@ -9,6 +10,7 @@ const number = (value: string | number | undefined) => Number(value ?? 0)
 
 export function buildJobRegistry(
   pipeline: PipelineService,
+  callbacks: CallbacksService,
   options: { renderConcurrency: number },
 ): Record<JobName, JobDefinition> {
   const registry: Record<JobName, JobDefinition> = {
@@ -48,6 +50,15 @@ export function buildJobRegistry(
       handler: (data) => pipeline.simulatedLabStep(text(data.orderId), text(data.shipmentId), text(data.step)),
       concurrency: 4,
       retryLimit: 10,
+      expireInSeconds: 60,
+    },
+    'deliver-callback': {
+      // A failed attempt (no 2xx) is the delivery's own retry schedule, recorded with the delivery; pg-boss
+      // retries only crashes and unexpected errors, and a re-run of an attempt already recorded does nothing.
+      handler: (data) => callbacks.deliver(number(data.deliveryId), number(data.attempt)),
+      concurrency: 8,
+      retryLimit: 10,
+      // The POST has 15 s; the rest is the two short database steps around it.
       expireInSeconds: 60,
     },
   }

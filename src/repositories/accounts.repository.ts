@@ -117,3 +117,64 @@ export async function revokeApiKey(db: Queryable, prefix: string, at: Date): Pro
   )
   return rows.length > 0
 }
+
+/** Changes the account settings given (undefined: unchanged); false when there is no such account. */
+export async function updateAccountSettings(
+  db: Queryable,
+  accountId: number,
+  change: { callbackUrl?: string | null; pauseWindowSeconds?: number },
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE accounts SET
+       callback_url = CASE WHEN $2::boolean THEN $3::text ELSE callback_url END,
+       pause_window_seconds = COALESCE($4::integer, pause_window_seconds)
+     WHERE id = $1 RETURNING id`,
+    [accountId, change.callbackUrl !== undefined, change.callbackUrl ?? null, change.pauseWindowSeconds ?? null],
+  )
+  return rows.length > 0
+}
+
+export interface SigningSecrets {
+  current: string | null
+  /** The secret before the last rotation, still signing until `previousExpiresAt`. */
+  previous: string | null
+  previousExpiresAt: Date | null
+}
+
+export async function readSigningSecrets(db: Queryable, accountId: number): Promise<SigningSecrets | undefined> {
+  const rows = await db.query<SigningSecrets>(
+    `SELECT signing_secret AS current, previous_signing_secret AS previous,
+            previous_signing_secret_expires_at AS "previousExpiresAt"
+       FROM accounts WHERE id = $1`,
+    [accountId],
+  )
+  return rows[0]
+}
+
+/** Stores `secret` as the account's signing secret unless it has one; returns the one in force. */
+export async function ensureSigningSecret(db: Queryable, accountId: number, secret: string): Promise<string> {
+  const rows = await db.query<{ secret: string }>(
+    `UPDATE accounts SET signing_secret = COALESCE(signing_secret, $2) WHERE id = $1
+     RETURNING signing_secret AS secret`,
+    [accountId, secret],
+  )
+  const stored = rows[0]?.secret
+  if (!stored) throw new Error(`no account ${accountId}`)
+  return stored
+}
+
+/** Makes `secret` the signing secret; the one it replaces keeps signing until `previousExpiresAt`. */
+export async function rotateSigningSecret(
+  db: Queryable,
+  accountId: number,
+  secret: string,
+  previousExpiresAt: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE accounts SET previous_signing_secret = signing_secret,
+            previous_signing_secret_expires_at = CASE WHEN signing_secret IS NULL THEN NULL ELSE $3::timestamptz END,
+            signing_secret = $2
+      WHERE id = $1`,
+    [accountId, secret, previousExpiresAt],
+  )
+}

@@ -4,6 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
+import { newSigningSecret } from '../domain/webhook-signature.ts'
 import {
   type AccountRow,
   type ApiKeyRow,
@@ -11,13 +12,17 @@ import {
   type BillingMode,
   countAccounts,
   type Environment,
+  ensureSigningSecret,
   findAccount,
   findActiveApiKeyOwner,
   insertAccount,
   insertApiKey,
   listAccounts,
   listApiKeys,
+  readSigningSecrets,
   revokeApiKey,
+  rotateSigningSecret,
+  updateAccountSettings,
 } from '../repositories/accounts.repository.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
@@ -54,6 +59,37 @@ export interface IssuedKey {
 }
 
 export class AccountError extends Error {}
+
+/** Longest pause window an account may set (ours; the specification gives none): 30 days. */
+export const MAX_PAUSE_WINDOW_SECONDS = 30 * 86_400
+/** After a rotation the old signing secret keeps signing this long unless told otherwise: 24 hours. */
+export const DEFAULT_SIGNING_OVERLAP_SECONDS = 86_400
+/** The longest overlap accepted: 30 days. */
+export const MAX_SIGNING_OVERLAP_SECONDS = 30 * 86_400
+/** Callback URLs: http(s), at most 2,048 characters (the limit of every URL the API takes). */
+export const CALLBACK_URL_MAX_LENGTH = 2048
+
+export function isCallbackUrl(url: string): boolean {
+  return url.length <= CALLBACK_URL_MAX_LENGTH && /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(url)
+}
+
+/** The account settings as the API shows them (GET/PATCH /v4.0/account/settings). */
+export interface AccountSettings {
+  callbackUrl: string | null
+  pauseWindowSeconds: number
+  /** The secret callbacks are signed with (`whsec_...`). */
+  signingSecret: string
+  /** Until when the secret replaced by the last rotation still signs too; null when none does. */
+  previousSigningSecretExpiresAt: string | null
+}
+
+export interface AccountSettingsChange {
+  callbackUrl?: string | null
+  pauseWindowSeconds?: number
+  rotateSigningSecret?: boolean
+  /** How long the replaced secret keeps signing after a rotation (default 24 h; 0 = stops at once). */
+  signingSecretOverlapSeconds?: number
+}
 
 function toAccount(row: AccountRow): Account {
   return {
@@ -93,6 +129,21 @@ export function createAccountsService(deps: {
     return { key, prefix, environment }
   }
 
+  async function getSettings(accountId: number): Promise<AccountSettings> {
+    const account = await findAccount(db, accountId)
+    if (!account) throw new AccountError(`No account ${formatId('acc', accountId)}`)
+    const stored = await readSigningSecrets(db, accountId)
+    const signingSecret = stored?.current ?? (await ensureSigningSecret(db, accountId, newSigningSecret()))
+    const now = clock.now()
+    const previousActive = stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now
+    return {
+      callbackUrl: account.callbackUrl,
+      pauseWindowSeconds: account.pauseWindowSeconds,
+      signingSecret,
+      previousSigningSecretExpiresAt: previousActive ? (stored.previousExpiresAt?.toISOString() ?? null) : null,
+    }
+  }
+
   return {
     async createAccount(input: {
       name: string
@@ -119,6 +170,7 @@ export function createAccountsService(deps: {
       }
       return db.transaction(async (tx) => {
         const row = await insertAccount(tx, { ...input, billingMode, createdAt: clock.now() })
+        await ensureSigningSecret(tx, row.id, newSigningSecret())
         const sandbox = await issueKey(tx, row.id, 'sandbox')
         const live = await issueKey(tx, row.id, 'live')
         return { account: toAccount(row), keys: { sandbox, live } }
@@ -148,6 +200,51 @@ export function createAccountsService(deps: {
     async revokeApiKey(prefix: string): Promise<void> {
       if (!(await revokeApiKey(db, prefix, clock.now()))) throw new AccountError(`No active key with prefix ${prefix}`)
       keyCache.clear()
+    },
+
+    getSettings,
+
+    /**
+     * Changes account settings (API PATCH and `printroute accounts update`). Problems are returned by field
+     * (nothing changes then), for the caller to report in its own way.
+     */
+    async updateSettings(
+      accountId: number,
+      change: AccountSettingsChange,
+    ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
+      const problems: Record<string, string> = {}
+      if (typeof change.callbackUrl === 'string' && !isCallbackUrl(change.callbackUrl)) {
+        problems.callbackUrl = `"${change.callbackUrl}" is not an http(s) URL of at most ${CALLBACK_URL_MAX_LENGTH} characters`
+      }
+      const pause = change.pauseWindowSeconds
+      if (pause !== undefined && (!Number.isInteger(pause) || pause < 0 || pause > MAX_PAUSE_WINDOW_SECONDS)) {
+        problems.pauseWindowSeconds = `the pause window must be whole seconds from 0 to ${MAX_PAUSE_WINDOW_SECONDS}`
+      }
+      const overlap = change.signingSecretOverlapSeconds
+      if (overlap !== undefined) {
+        if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_SIGNING_OVERLAP_SECONDS) {
+          problems.signingSecretOverlapSeconds = `the overlap must be whole seconds from 0 to ${MAX_SIGNING_OVERLAP_SECONDS}`
+        } else if (change.rotateSigningSecret !== true) {
+          problems.signingSecretOverlapSeconds = 'an overlap applies only together with rotateSigningSecret: true'
+        }
+      }
+      if (Object.keys(problems).length > 0) return { problems }
+      const found = await db.transaction(async (tx) => {
+        const updated = await updateAccountSettings(tx, accountId, {
+          ...(change.callbackUrl !== undefined ? { callbackUrl: change.callbackUrl } : {}),
+          ...(pause !== undefined ? { pauseWindowSeconds: pause } : {}),
+        })
+        if (updated && change.rotateSigningSecret === true) {
+          const expires = new Date(clock.now().getTime() + (overlap ?? DEFAULT_SIGNING_OVERLAP_SECONDS) * 1000)
+          await rotateSigningSecret(tx, accountId, newSigningSecret(), expires)
+        }
+        return updated
+      })
+      if (!found) throw new AccountError(`No account ${formatId('acc', accountId)}`)
+      // Callers carry the callback URL and pause window: this process sees the change at once, others
+      // within API_KEY_CACHE_SECONDS.
+      keyCache.clear()
+      return { settings: await getSettings(accountId) }
     },
 
     /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */

@@ -30,6 +30,7 @@ import {
 } from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
+import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
 import type { Allocator, JobEnqueuer } from './pipeline.service.ts'
 
 export interface OrderActionsDeps {
@@ -38,6 +39,8 @@ export interface OrderActionsDeps {
   jobs: JobEnqueuer
   billing: BillingService
   allocate: Allocator
+  /** Writes the callbacks a change causes (a cancelled order's stage change), in its transaction. */
+  events: OrderEventsService
 }
 
 /** An action's result and the order as it stands after it, as JSON text in contract key order. */
@@ -84,8 +87,12 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
     const orderNumber = orderNumberOf(orderId)
     return db.transaction(async (tx) => {
       const order = ownOrder(caller, orderId, await lockOrder(tx, orderNumber))
+      const before = snapshotOf(order)
       const change = await action(order, tx, clock.now())
-      if (change.changed) await saveOrder(tx, order)
+      if (change.changed) {
+        await saveOrder(tx, order)
+        await deps.events.record(tx, before, order)
+      }
       if (change.jobs && change.jobs.length > 0) await deps.jobs.enqueue(tx, change.jobs)
       return {
         outcome: change.outcome,

@@ -11,6 +11,7 @@ import { findAccount } from '../repositories/accounts.repository.ts'
 import { listOrdersAwaitingPayment, readBalance } from '../repositories/billing.repository.ts'
 import { lockOrder, type PipelineOrder, readOrder, saveOrder } from '../repositories/pipeline.repository.ts'
 import { type BillingService, paymentTokenMatches } from './billing.service.ts'
+import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
 import type { JobEnqueuer } from './pipeline.service.ts'
 
 export interface PaymentPageFacts {
@@ -37,6 +38,8 @@ export function createPaymentsService(deps: {
   jobs: JobEnqueuer
   billing: BillingService
   provider: PaymentProvider
+  /** Writes the callbacks a payment causes (payment authorised), in its transaction. */
+  events: OrderEventsService
 }) {
   const { db } = deps
 
@@ -86,13 +89,17 @@ export function createPaymentsService(deps: {
       await db.transaction(async (tx) => {
         const order = await lockOrder(tx, parseId('ord', orderId) as number)
         if (!order) throw new ServiceError('EntityNotFound', NOT_FOUND)
+        const before = snapshotOf(order)
         await deps.billing.credit(tx, order.accountId, due, 'card-payment', {
           currency: facts.currency,
           reference: `${deps.provider.name}:${result.reference}`,
           order,
         })
         const settled = await deps.billing.settleFromBalance(tx, order)
-        if (settled.paid) await saveOrder(tx, order)
+        if (settled.paid) {
+          await saveOrder(tx, order)
+          await deps.events.record(tx, before, order)
+        }
         if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
       })
       return { status: 'paid', amount: facts.amount, currency: facts.currency, reference: result.reference }
@@ -118,9 +125,11 @@ export function createPaymentsService(deps: {
         const paid = await db.transaction(async (tx) => {
           const order = await lockOrder(tx, orderNumber)
           if (!order) return null
+          const before = snapshotOf(order)
           const settled = await deps.billing.settleFromBalance(tx, order)
           if (!settled.paid) return null
           await saveOrder(tx, order)
+          await deps.events.record(tx, before, order)
           if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
           return order.document.id
         })

@@ -40,6 +40,7 @@ import {
 } from '../repositories/pipeline.repository.ts'
 import type { BillingService } from './billing.service.ts'
 import type { AllocationOutcome, AllocationRequest } from './order-allocation.ts'
+import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
 
 // ---- The small interfaces this service needs from the outside world (adapters implement them) ----
 
@@ -123,6 +124,8 @@ export interface PipelineDeps {
   billing: BillingService
   signFileUrl: FileUrlSigner
   settings: PipelineSettings
+  /** Writes the callbacks a change causes, in its transaction. */
+  events: OrderEventsService
 }
 
 function orderNumberOf(orderId: string): number {
@@ -146,8 +149,12 @@ export function createPipelineService(deps: PipelineDeps) {
     return db.transaction(async (tx) => {
       const order = await lockOrder(tx, orderNumber)
       if (!order) return undefined
+      const before = snapshotOf(order)
       const result = await change(order, tx)
-      if (result.changed) await saveOrder(tx, order)
+      if (result.changed) {
+        await saveOrder(tx, order)
+        await deps.events.record(tx, before, order)
+      }
       if (result.jobs.length > 0) await jobs.enqueue(tx, result.jobs)
       return order
     })

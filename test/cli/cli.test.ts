@@ -24,6 +24,7 @@ describe('printroute command line', () => {
       'migrate',
       'accounts create',
       'accounts list',
+      'accounts update',
       'accounts top-up',
       'labs list',
       'labs keys create',

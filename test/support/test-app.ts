@@ -62,10 +62,16 @@ export interface TestAppOptions {
   /** Test servers listen on 127.0.0.1, so downloads may reach it unless a test says otherwise. */
   allowPrivateUrls?: boolean
   maxDownloadBytes?: number
+  /** Callback delivery attempt delays (tests use short ones). */
+  callbackRetryScheduleSeconds?: readonly number[]
+  eventVendor?: string
+  /** An existing database to build the application on (a restart); `close` then leaves it open. */
+  database?: TestDatabase
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase(options.kind ?? 'pglite', { maxConnections: options.maxConnections })
+  const database =
+    options.database ?? (await openTestDatabase(options.kind ?? 'pglite', { maxConnections: options.maxConnections }))
   const clock = options.realClock ? new SystemLikeClock() : new ManualClock(new Date('2026-03-01T09:00:00.000Z'))
   const filesDir = mkdtempSync(join(tmpdir(), 'printroute-files-'))
   const app = await buildApplication({
@@ -83,6 +89,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     maxDownloadBytes: options.maxDownloadBytes,
     pipeline: options.pipeline,
     publicUrls: options.publicUrls,
+    ...(options.callbackRetryScheduleSeconds
+      ? { callbackRetryScheduleSeconds: options.callbackRetryScheduleSeconds }
+      : {}),
+    ...(options.eventVendor ? { eventVendor: options.eventVendor } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({
@@ -113,7 +123,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     live: send('live'),
     async close() {
       await app.close()
-      await database.close()
+      if (!options.database) await database.close()
       rmSync(filesDir, { recursive: true, force: true })
     },
   }

@@ -1,0 +1,100 @@
+// The safe fetcher's POST (callbacks): the answer's status and the start of its body whatever the status, no
+// redirects followed, the same address rules as downloads, and a timeout.
+import assert from 'node:assert/strict'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, test } from 'node:test'
+import { createSafeFetcher, DownloadError } from './safe-fetcher.ts'
+
+let server: Server
+let base: string
+const seen: { method: string; url: string; headers: Record<string, unknown>; body: string }[] = []
+
+before(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      seen.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString(),
+      })
+      if (request.url?.startsWith('/slow')) return // never answers
+      if (request.url?.startsWith('/redirect')) {
+        response.writeHead(302, { location: '/elsewhere' }).end()
+        return
+      }
+      if (request.url?.startsWith('/big')) {
+        response.writeHead(200).end('x'.repeat(100_000))
+        return
+      }
+      response
+        .writeHead(request.url?.startsWith('/fail') ? 500 : 204)
+        .end(request.url?.startsWith('/fail') ? 'boom' : '')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+after(() => {
+  server.closeAllConnections()
+  server.close()
+})
+
+test('posts the body and headers to the URL exactly as given, and returns any status with its body', async () => {
+  const fetcher = createSafeFetcher({ allowPrivateAddresses: true, userAgent: 'test-agent' })
+  try {
+    const ok = await fetcher.post(`${base}/hook?token=a%2Fb+c`, '{"a":1}', {
+      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_1' },
+      timeoutMs: 5000,
+    })
+    assert.deepEqual(ok, { status: 204, body: '' })
+    const request = seen.at(-1)
+    assert.equal(request?.method, 'POST')
+    assert.equal(request?.url, '/hook?token=a%2Fb+c')
+    assert.equal(request?.body, '{"a":1}')
+    assert.equal(request?.headers['webhook-id'], 'evt_1')
+    assert.equal(request?.headers['user-agent'], 'test-agent')
+    assert.deepEqual(await fetcher.post(`${base}/fail`, '{}', { headers: {}, timeoutMs: 5000 }), {
+      status: 500,
+      body: 'boom',
+    })
+    const redirect = await fetcher.post(`${base}/redirect`, '{}', { headers: {}, timeoutMs: 5000 })
+    assert.equal(redirect.status, 302, 'a redirect is an answer, not followed')
+    assert.equal(seen.filter((entry) => entry.url === '/elsewhere').length, 0)
+    const big = await fetcher.post(`${base}/big`, '{}', { headers: {}, timeoutMs: 5000, maxResponseBytes: 600 })
+    assert.equal(big.body.length, 600)
+  } finally {
+    await fetcher.close()
+  }
+})
+
+test('private addresses are refused unless allowed; no answer in time is a Timeout', async () => {
+  const strict = createSafeFetcher()
+  const lenient = createSafeFetcher({ allowPrivateAddresses: true })
+  try {
+    const before = seen.length
+    await assert.rejects(
+      strict.post(`${base}/hook`, '{}', { headers: {}, timeoutMs: 5000 }),
+      (error: unknown) =>
+        error instanceof DownloadError &&
+        error.code === 'ForbiddenAddress' &&
+        /127\.0\.0\.1 is a loopback address; printroute does not call such addresses/.test(error.message),
+    )
+    assert.equal(seen.length, before, 'nothing reached the server')
+    await assert.rejects(
+      lenient.post(`${base}/slow`, '{}', { headers: {}, timeoutMs: 300 }),
+      (error: unknown) =>
+        error instanceof DownloadError && error.code === 'Timeout' && /within 0\.3 s/.test(error.message),
+    )
+    await assert.rejects(
+      lenient.post('ftp://example.com/x', '{}', { headers: {}, timeoutMs: 300 }),
+      (error: unknown) => error instanceof DownloadError && error.code === 'InvalidUrl',
+    )
+  } finally {
+    await strict.close()
+    await lenient.close()
+  }
+})

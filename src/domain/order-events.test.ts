@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { buildNewOrderDocument, type OrderDocument } from './order.ts'
+import { buildCloudEvent, callbackOrder, eventType, type OrderEventKind, orderEventsOf } from './order-events.ts'
+
+function newOrder(): OrderDocument {
+  return buildNewOrderDocument(
+    {
+      merchantReference: null,
+      shippingMethod: 'Standard',
+      idempotencyKey: null,
+      callbackUrl: null,
+      recipient: {
+        name: 'Ada',
+        email: null,
+        phoneNumber: '+44 1',
+        address: {
+          line1: '1 Street',
+          line2: null,
+          postalOrZipCode: 'EC1',
+          countryCode: 'GB',
+          townOrCity: 'London',
+          stateOrCounty: null,
+        },
+      },
+      branding: null,
+      packingSlip: null,
+      metadata: null,
+      items: [
+        {
+          merchantReference: null,
+          sku: 'SKU',
+          copies: 1,
+          sizing: 'fillPrintArea',
+          recipientCost: null,
+          attributes: {},
+          assets: [{ printArea: 'default', url: 'https://example.com/a.jpg', md5Hash: null, pageCount: null }],
+        },
+      ],
+    },
+    { order: 'ord_1', items: ['ori_1'], assets: ['ast_1'] },
+    new Date('2026-03-01T09:00:00Z'),
+  )
+}
+
+function shipment(id: string, status: 'Processing' | 'Shipped') {
+  return {
+    id,
+    dispatchDate: null,
+    carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+    fulfillmentLocation: { countryCode: 'GB', labCode: 'uk1' },
+    tracking: null,
+    items: [{ itemId: 'ori_1' }],
+    status,
+    cancelled: false,
+  }
+}
+
+const types = (events: OrderEventKind[]) => events.map((event) => eventType('acme', event))
+
+test('a change that touches nothing callbacks report causes no event', () => {
+  const before = newOrder()
+  const after = structuredClone(before)
+  after.status.details.downloadAssets = 'InProgress'
+  after.metadata = { changed: true }
+  after.lastUpdated = '2026-03-01T10:00:00.000Z'
+  assert.deepEqual(orderEventsOf({ before, after, pauseWindowEnded: false }), [])
+})
+
+test('the end of the pause window is a stage change to InProgress (full order), plain start is not', () => {
+  const before = newOrder()
+  const after = structuredClone(before)
+  after.status.details.downloadAssets = 'InProgress'
+  assert.deepEqual(types(orderEventsOf({ before, after, pauseWindowEnded: true })), [
+    'com.acme.order.status.stage.changed#InProgress',
+  ])
+})
+
+test('downloads complete, shipments shipped one by one, then shipping complete and the stage', () => {
+  const start = newOrder()
+  const downloaded = structuredClone(start)
+  downloaded.status.details.downloadAssets = 'Complete'
+  downloaded.status.details.allocateProductionLocation = 'InProgress'
+  assert.deepEqual(types(orderEventsOf({ before: start, after: downloaded, pauseWindowEnded: false })), [
+    'com.acme.order.status.details.downloadAssets#Complete',
+  ])
+
+  const allocated = structuredClone(downloaded)
+  allocated.shipments = [shipment('shp_1', 'Processing'), shipment('shp_2', 'Processing')]
+  const firstShipped = structuredClone(allocated)
+  ;(firstShipped.shipments[0] as { status: string }).status = 'Shipped'
+  firstShipped.status.details.shipping = 'InProgress'
+  assert.deepEqual(
+    orderEventsOf({ before: allocated, after: firstShipped, pauseWindowEnded: false }),
+    [{ kind: 'shipmentShipped', shipmentId: 'shp_1' }],
+    'only the shipment that shipped now',
+  )
+
+  const complete = structuredClone(firstShipped)
+  ;(complete.shipments[1] as { status: string }).status = 'Shipped'
+  complete.status.details.shipping = 'Complete'
+  complete.status.stage = 'Complete'
+  assert.deepEqual(types(orderEventsOf({ before: firstShipped, after: complete, pauseWindowEnded: false })), [
+    'com.acme.order.shipments.shipment#Shipped',
+    'com.acme.order.status.details.shipping#Complete',
+    'com.acme.order.status.stage.changed#Complete',
+  ])
+})
+
+test('a cancelled order is a stage change; its payment issue going away is not a payment', () => {
+  const before = newOrder()
+  before.status.issues.push({
+    objectId: 'ord_1',
+    errorCode: 'RequiresPaymentAuthorisation',
+    description: 'pay',
+    authorisationDetails: null,
+  })
+  const cancelled = structuredClone(before)
+  cancelled.status.issues = []
+  cancelled.status.stage = 'Cancelled'
+  assert.deepEqual(types(orderEventsOf({ before, after: cancelled, pauseWindowEnded: false })), [
+    'com.acme.order.status.stage.changed#Cancelled',
+  ])
+  const paid = structuredClone(before)
+  paid.status.issues = []
+  assert.deepEqual(types(orderEventsOf({ before, after: paid, pauseWindowEnded: false })), [
+    'com.acme.order.status.issues.paymentAuthorisation#Authorised',
+  ])
+})
+
+test('the CloudEvent: attributes in order, the order with mobilePhoneNumber, subject the order id', () => {
+  const order = newOrder()
+  const event = buildCloudEvent({
+    id: 'evt_7',
+    type: 'com.printroute.order.status.stage.changed#Cancelled',
+    source: 'http://127.0.0.1:8081/v4.0/orders/ord_1',
+    time: new Date('2026-03-01T10:00:00Z'),
+    order,
+    traceParent: '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01',
+    sequence: 3,
+  })
+  assert.deepEqual(Object.keys(event), [
+    'specversion',
+    'type',
+    'source',
+    'id',
+    'time',
+    'datacontenttype',
+    'data',
+    'subject',
+    'sequence',
+  ])
+  assert.equal(event.specversion, '1.0')
+  assert.equal(event.subject, 'ord_1')
+  assert.equal(event.time, '2026-03-01T10:00:00.000Z')
+  const recipient = event.data.order.recipient as Record<string, unknown>
+  assert.deepEqual(Object.keys(recipient), ['name', 'email', 'phoneNumber', 'mobilePhoneNumber', 'address'])
+  assert.equal(recipient.mobilePhoneNumber, '+44 1')
+  assert.deepEqual(Object.keys(callbackOrder(order)), Object.keys(order), 'the order keeps its key order')
+  assert.equal(order.recipient.phoneNumber, '+44 1')
+  assert.equal('mobilePhoneNumber' in order.recipient, false, 'the stored order is not changed')
+})

@@ -1,0 +1,127 @@
+// Which callbacks an order change causes, and what a callback looks like. Pure: the services compare the
+// order as it was when they locked it with the order they are about to save, and write the events this
+// returns to the outbox in the same transaction (services/order-events.service.ts).
+//
+// Types (CONTRACT.md, "Orders and the pause window"; specification, "Events"): a reverse-DNS prefix with the
+// configurable vendor, the object (order), the path of the changed nested object, `#` and the new value.
+import type { OrderDocument, Recipient, Stage } from './order.ts'
+
+/** The vendor in `com.<vendor>.order...` when none is configured. */
+export const DEFAULT_EVENT_VENDOR = 'printroute'
+
+/** A vendor is one DNS label: letters, digits and hyphens. */
+export const EVENT_VENDOR_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i
+
+/** The issue whose removal (other than by cancelling) means the order's payment was authorised. */
+const PAYMENT_ISSUE_CODE = 'RequiresPaymentAuthorisation'
+
+export type OrderEventKind =
+  | { kind: 'stageChanged'; stage: Stage }
+  | { kind: 'shipmentShipped'; shipmentId: string }
+  | { kind: 'downloadAssetsComplete' }
+  | { kind: 'shippingComplete' }
+  | { kind: 'paymentAuthorised' }
+
+export function eventType(vendor: string, event: OrderEventKind): string {
+  const prefix = `com.${vendor}.order`
+  switch (event.kind) {
+    case 'stageChanged':
+      return `${prefix}.status.stage.changed#${event.stage}`
+    case 'shipmentShipped':
+      return `${prefix}.shipments.shipment#Shipped`
+    case 'downloadAssetsComplete':
+      return `${prefix}.status.details.downloadAssets#Complete`
+    case 'shippingComplete':
+      return `${prefix}.status.details.shipping#Complete`
+    case 'paymentAuthorised':
+      return `${prefix}.status.issues.paymentAuthorisation#Authorised`
+  }
+}
+
+export interface OrderChangeFacts {
+  before: OrderDocument
+  after: OrderDocument
+  /**
+   * The change is the end of the pause window: the held order enters fulfilment. Its stage was InProgress
+   * all along, but the specification sends the full order then, as a stage change to InProgress.
+   */
+  pauseWindowEnded: boolean
+}
+
+/**
+ * The events a change causes, in the order they happened within it: fulfilment starting after the pause
+ * window, downloads complete, payment authorised, each shipment made, shipping complete, then the stage
+ * change it led to. Creation causes none (there is no `before`); a change that touches none of these, none.
+ */
+export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
+  const { before, after } = facts
+  const events: OrderEventKind[] = []
+  if (facts.pauseWindowEnded && after.status.stage === 'InProgress') {
+    events.push({ kind: 'stageChanged', stage: 'InProgress' })
+  }
+  const details = after.status.details
+  if (details.downloadAssets === 'Complete' && before.status.details.downloadAssets !== 'Complete') {
+    events.push({ kind: 'downloadAssetsComplete' })
+  }
+  const held = (order: OrderDocument) => order.status.issues.some((issue) => issue.errorCode === PAYMENT_ISSUE_CODE)
+  if (held(before) && !held(after) && after.status.stage !== 'Cancelled') events.push({ kind: 'paymentAuthorised' })
+  const shippedBefore = new Set(
+    before.shipments.filter((shipment) => shipment.status === 'Shipped').map((shipment) => shipment.id),
+  )
+  for (const shipment of after.shipments) {
+    if (shipment.status === 'Shipped' && !shippedBefore.has(shipment.id)) {
+      events.push({ kind: 'shipmentShipped', shipmentId: shipment.id })
+    }
+  }
+  if (details.shipping === 'Complete' && before.status.details.shipping !== 'Complete') {
+    events.push({ kind: 'shippingComplete' })
+  }
+  if (after.status.stage !== before.status.stage) events.push({ kind: 'stageChanged', stage: after.status.stage })
+  return events
+}
+
+/**
+ * The order as callbacks carry it: the wire order with the recipient's phone also under `mobilePhoneNumber`
+ * (CONTRACT.md, "Objects": the specification's callback payload uses that name). Keys keep the contract's order.
+ */
+export function callbackOrder(order: OrderDocument): Record<string, unknown> {
+  const recipient: Recipient & { mobilePhoneNumber?: string | null } = order.recipient
+  const { name, email, phoneNumber, address } = recipient
+  return { ...order, recipient: { name, email, phoneNumber, mobilePhoneNumber: phoneNumber, address } }
+}
+
+export interface CloudEvent {
+  specversion: '1.0'
+  type: string
+  source: string
+  id: string
+  time: string
+  datacontenttype: 'application/json'
+  data: { order: Record<string, unknown>; traceParent: string }
+  subject: string
+  /** Extension attribute: the event's place among the order's events, from 1. */
+  sequence: number
+}
+
+/** A CloudEvents 1.0 event (JSON format) for an order, attributes in the contract's order. */
+export function buildCloudEvent(input: {
+  id: string
+  type: string
+  source: string
+  time: Date
+  order: OrderDocument
+  traceParent: string
+  sequence: number
+}): CloudEvent {
+  return {
+    specversion: '1.0',
+    type: input.type,
+    source: input.source,
+    id: input.id,
+    time: input.time.toISOString(),
+    datacontenttype: 'application/json',
+    data: { order: callbackOrder(input.order), traceParent: input.traceParent },
+    subject: input.order.id,
+    sequence: input.sequence,
+  }
+}

@@ -1,0 +1,114 @@
+// Account settings (issue 6; docs/api.md "Account settings"): GET and PATCH /v4.0/account/settings for the
+// callback URL, the pause window and the rotation of the callback signing secret. Settings belong to the
+// account: a Sandbox or a Live key reads the same ones; only a Live key changes them.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
+import {
+  AccountError,
+  type AccountSettingsChange,
+  type AccountsService,
+  CALLBACK_URL_MAX_LENGTH,
+  MAX_PAUSE_WINDOW_SECONDS,
+  MAX_SIGNING_OVERLAP_SECONDS,
+} from '../../services/accounts.service.ts'
+import { ErrorResponseSchema, Nullable, TraceParent } from '../schemas/common.schema.ts'
+
+const SettingsSchema = Type.Object({
+  callbackUrl: Nullable(Type.String()),
+  pauseWindowSeconds: Type.Integer(),
+  signingSecret: Type.String({ description: 'Callbacks are signed with this secret (Standard Webhooks, whsec_...).' }),
+  previousSigningSecretExpiresAt: Nullable(Type.String()),
+})
+
+const SettingsResponseSchema = Type.Object({
+  outcome: Type.String(),
+  settings: SettingsSchema,
+  traceParent: TraceParent,
+})
+
+const PatchSettingsSchema = Type.Object(
+  {
+    callbackUrl: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ['string', 'null'],
+        maxLength: CALLBACK_URL_MAX_LENGTH,
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+\\S*$',
+        description: 'Account-wide callback URL (http or https), or null for none.',
+      }),
+    ),
+    pauseWindowSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAUSE_WINDOW_SECONDS })),
+    rotateSigningSecret: Type.Optional(Type.Boolean()),
+    signingSecretOverlapSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SIGNING_OVERLAP_SECONDS,
+        description: 'With rotateSigningSecret: how long the old secret keeps signing too (default 86400).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
+
+function notFound(error: unknown): never {
+  if (error instanceof AccountError) throw new ServiceError('EntityNotFound', error.message)
+  throw error
+}
+
+export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: AccountsService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  api.get(
+    '/account/settings',
+    { schema: { summary: 'The account settings', response: { 200: SettingsResponseSchema, ...errors } } },
+    async (request) => {
+      const settings = await accounts.getSettings(request.caller.accountId).catch(notFound)
+      return { outcome: 'Ok', settings, traceParent: request.traceParent }
+    },
+  )
+
+  api.patch(
+    '/account/settings',
+    {
+      schema: {
+        summary: 'Change account settings; fields left out stay as they are',
+        body: PatchSettingsSchema,
+        response: { 200: SettingsResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      // The settings are the account's, Live included (its callback URL, its signing secret): a Sandbox key,
+      // often handed to a developer or a test system, must not be able to redirect or re-key Live callbacks.
+      if (request.caller.environment !== 'live') {
+        throw new ServiceError(
+          'Unauthorized',
+          'Account settings apply to Live too, so they are changed with a Live key (a Sandbox key can read them)',
+        )
+      }
+      const result = await accounts
+        .updateSettings(request.caller.accountId, request.body as AccountSettingsChange)
+        .catch(notFound)
+      if ('problems' in result) {
+        const body = request.body as Record<string, unknown>
+        throw validationFailed(
+          Object.fromEntries(
+            Object.entries(result.problems).map(([field, message]) => [
+              field,
+              [
+                {
+                  code: field === 'signingSecretOverlapSeconds' ? 'RequiresRotateSigningSecret' : 'InvalidValue',
+                  providedValue: body[field] ?? null,
+                  comparisonValue: message,
+                },
+              ],
+            ]),
+          ),
+        )
+      }
+      return { outcome: 'Updated', settings: result.settings, traceParent: request.traceParent }
+    },
+  )
+}

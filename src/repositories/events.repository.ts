@@ -1,0 +1,239 @@
+// SQL of order events: the outbox (order_events), the deliveries of each event to a callback URL and their
+// attempts.
+import type { Queryable } from '../adapters/database.ts'
+import type { Environment } from './accounts.repository.ts'
+
+/**
+ * Locks the account's row until the transaction ends and returns its callback URL. Every transaction that
+ * writes events takes this lock before drawing event ids, so one account's event ids grow in commit order
+ * (the feed's cursor relies on it). Called under the order's lock: order before account, as every path does.
+ */
+export async function lockAccountForEvents(tx: Queryable, accountId: number): Promise<{ callbackUrl: string | null }> {
+  const rows = await tx.query<{ callbackUrl: string | null }>(
+    'SELECT callback_url AS "callbackUrl" FROM accounts WHERE id = $1 FOR UPDATE',
+    [accountId],
+  )
+  return { callbackUrl: rows[0]?.callbackUrl ?? null }
+}
+
+/** The last sequence number of the order's events (0 for none); call under the order's row lock. */
+export async function lastOrderSequence(tx: Queryable, orderNumber: number): Promise<number> {
+  const rows = await tx.query<{ last: number | string | null }>(
+    'SELECT max(sequence) AS last FROM order_events WHERE order_id = $1',
+    [orderNumber],
+  )
+  return Number(rows[0]?.last ?? 0)
+}
+
+export async function drawEventIds(tx: Queryable, count: number): Promise<number[]> {
+  const rows = await tx.query<{ id: number | string }>(
+    "SELECT nextval('event_id_seq') AS id FROM generate_series(1, $1::int)",
+    [count],
+  )
+  return rows.map((row) => Number(row.id))
+}
+
+export interface EventRow {
+  id: number
+  orderNumber: number
+  accountId: number
+  environment: Environment
+  sequence: number
+  type: string
+  createdAt: Date
+  body: string
+}
+
+export async function insertEvent(tx: Queryable, event: EventRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO order_events (id, order_id, account_id, environment, sequence, type, created_at, body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      event.id,
+      event.orderNumber,
+      event.accountId,
+      event.environment,
+      event.sequence,
+      event.type,
+      event.createdAt,
+      event.body,
+    ],
+  )
+}
+
+/** The account's events after event number `afterId`, oldest first. */
+export async function listEvents(
+  db: Queryable,
+  filter: { accountId: number; environment: Environment; afterId: number; limit: number },
+): Promise<{ id: number; body: string }[]> {
+  const rows = await db.query<{ id: number | string; body: string }>(
+    `SELECT id, body FROM order_events
+      WHERE account_id = $1 AND environment = $2 AND id > $3
+      ORDER BY id LIMIT $4`,
+    [filter.accountId, filter.environment, filter.afterId, filter.limit],
+  )
+  return rows.map((row) => ({ id: Number(row.id), body: row.body }))
+}
+
+export async function findEvent(db: Queryable, id: number): Promise<EventRow | undefined> {
+  const rows = await db.query<EventRow>(
+    `SELECT id, order_id AS "orderNumber", account_id AS "accountId", environment, sequence, type,
+            created_at AS "createdAt", body
+       FROM order_events WHERE id = $1`,
+    [id],
+  )
+  const row = rows[0]
+  return row && { ...row, id: Number(row.id), orderNumber: Number(row.orderNumber), accountId: Number(row.accountId) }
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed']
+
+export interface DeliveryRow {
+  id: number
+  eventId: number
+  orderNumber: number
+  accountId: number
+  environment: Environment
+  url: string
+  status: DeliveryStatus
+  attempts: number
+  nextAttemptAt: Date | null
+  redeliveryOf: number | null
+  createdAt: Date
+  updatedAt: Date
+  /** The event's type, for listings. */
+  type: string
+}
+
+const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.order_id AS "orderNumber", d.account_id AS "accountId",
+  d.environment, d.url, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt",
+  d.redelivery_of AS "redeliveryOf", d.created_at AS "createdAt", d.updated_at AS "updatedAt", e.type`
+
+type StoredDeliveryRow = DeliveryRow
+
+function toDelivery(row: StoredDeliveryRow): DeliveryRow {
+  return {
+    ...row,
+    id: Number(row.id),
+    eventId: Number(row.eventId),
+    orderNumber: Number(row.orderNumber),
+    accountId: Number(row.accountId),
+    attempts: Number(row.attempts),
+    redeliveryOf: row.redeliveryOf === null ? null : Number(row.redeliveryOf),
+  }
+}
+
+export async function insertDelivery(
+  tx: Queryable,
+  delivery: {
+    eventId: number
+    orderNumber: number
+    accountId: number
+    environment: Environment
+    url: string
+    redeliveryOf: number | null
+    at: Date
+  },
+): Promise<number> {
+  const rows = await tx.query<{ id: number | string }>(
+    `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
+                                      next_attempt_at, redelivery_of, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6) RETURNING id`,
+    [
+      delivery.eventId,
+      delivery.orderNumber,
+      delivery.accountId,
+      delivery.environment,
+      delivery.url,
+      delivery.at,
+      delivery.redeliveryOf,
+    ],
+  )
+  return Number(rows[0]?.id)
+}
+
+export async function findDelivery(db: Queryable, id: number, forUpdate = false): Promise<DeliveryRow | undefined> {
+  const rows = await db.query<StoredDeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
+      WHERE d.id = $1${forUpdate ? ' FOR UPDATE OF d' : ''}`,
+    [id],
+  )
+  return rows[0] && toDelivery(rows[0])
+}
+
+export async function updateDelivery(
+  tx: Queryable,
+  id: number,
+  change: { status: DeliveryStatus; attempts: number; nextAttemptAt: Date | null; at: Date },
+): Promise<void> {
+  await tx.query(
+    `UPDATE callback_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, updated_at = $5 WHERE id = $1`,
+    [id, change.status, change.attempts, change.nextAttemptAt, change.at],
+  )
+}
+
+export interface AttemptRow {
+  deliveryId: number
+  attempt: number
+  attemptedAt: Date
+  httpStatus: number | null
+  latencyMs: number
+  responseSnippet: string | null
+  error: string | null
+}
+
+export async function insertAttempt(tx: Queryable, attempt: AttemptRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO callback_attempts (delivery_id, attempt, attempted_at, http_status, latency_ms, response_snippet, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      attempt.deliveryId,
+      attempt.attempt,
+      attempt.attemptedAt,
+      attempt.httpStatus,
+      attempt.latencyMs,
+      attempt.responseSnippet,
+      attempt.error,
+    ],
+  )
+}
+
+/** The account's deliveries, newest first, optionally of one order and in one status. */
+export async function listDeliveries(
+  db: Queryable,
+  filter: {
+    accountId: number
+    environment: Environment
+    orderNumber: number | null
+    status: DeliveryStatus | null
+    limit: number
+    offset: number
+  },
+): Promise<DeliveryRow[]> {
+  const rows = await db.query<StoredDeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
+      WHERE d.account_id = $1 AND d.environment = $2
+        AND ($3::bigint IS NULL OR d.order_id = $3) AND ($4::text IS NULL OR d.status = $4)
+      ORDER BY d.id DESC LIMIT $5 OFFSET $6`,
+    [filter.accountId, filter.environment, filter.orderNumber, filter.status, filter.limit, filter.offset],
+  )
+  return rows.map(toDelivery)
+}
+
+export async function listAttempts(db: Queryable, deliveryIds: readonly number[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return []
+  const rows = await db.query<AttemptRow>(
+    `SELECT delivery_id AS "deliveryId", attempt, attempted_at AS "attemptedAt", http_status AS "httpStatus",
+            latency_ms AS "latencyMs", response_snippet AS "responseSnippet", error
+       FROM callback_attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY delivery_id, attempt`,
+    [deliveryIds],
+  )
+  return rows.map((row) => ({
+    ...row,
+    deliveryId: Number(row.deliveryId),
+    attempt: Number(row.attempt),
+    latencyMs: Number(row.latencyMs),
+    httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
+  }))
+}

@@ -1,0 +1,291 @@
+// Callback delivery (issue 6; docs/callbacks.md): one job per attempt POSTs the stored CloudEvent, signed, to
+// the delivery's URL; any 2xx is delivered, anything else is retried on the schedule below and, after the last
+// attempt, marked failed and kept. Every attempt is recorded. Also the merchant's views: deliveries with their
+// attempts, redelivery, and the events feed for merchants who poll.
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import { formatId, parseId } from '../domain/ids.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { webhookHeaders } from '../domain/webhook-signature.ts'
+import { ensureSigningSecret, findAccount, readSigningSecrets } from '../repositories/accounts.repository.ts'
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  type DeliveryStatus,
+  findDelivery,
+  findEvent,
+  insertAttempt,
+  insertDelivery,
+  listAttempts,
+  listDeliveries,
+  listEvents,
+  updateDelivery,
+} from '../repositories/events.repository.ts'
+import type { Caller } from './accounts.service.ts'
+import { deliveryJob } from './order-events.service.ts'
+import type { JobEnqueuer } from './pipeline.service.ts'
+
+/**
+ * Delay before each attempt, counted from the failure of the one before (the first is immediate): immediately,
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (issue 6). Eight attempts over about 27.6 hours, then failed.
+ */
+export const CALLBACK_RETRY_SCHEDULE_SECONDS: readonly number[] = [0, 5, 300, 1800, 7200, 18_000, 36_000, 36_000]
+/** A receiver has this long to answer (issue 6). */
+export const CALLBACK_TIMEOUT_MS = 15_000
+/** How much of each answer is kept with its attempt. */
+export const RESPONSE_SNIPPET_CHARACTERS = 500
+
+/** What a delivery attempt got: an HTTP answer, or none (`permanent`: no retry can help, e.g. a refused address). */
+export type PostOutcome =
+  | { answered: true; status: number; body: string }
+  | { answered: false; error: string; permanent: boolean }
+
+/** Sends a callback; the safe fetcher in production (same address rules as asset downloads). */
+export type CallbackPoster = (
+  url: string,
+  body: string,
+  options: { headers: Record<string, string>; timeoutMs: number },
+) => Promise<PostOutcome>
+
+export interface CallbacksDeps {
+  db: Database
+  clock: Clock
+  jobs: JobEnqueuer
+  post: CallbackPoster
+  /** Delays of the attempts (tests shorten it); CALLBACK_RETRY_SCHEDULE_SECONDS by default. */
+  retryScheduleSeconds?: readonly number[]
+  /** A new signing secret, for accounts that have none yet. */
+  newSigningSecret: () => string
+}
+
+export interface CallbackAttemptView {
+  attempt: number
+  time: string
+  httpStatus: number | null
+  latencyMs: number
+  responseSnippet: string | null
+  error: string | null
+}
+
+export interface CallbackView {
+  id: string
+  eventId: string
+  orderId: string
+  type: string
+  url: string
+  status: DeliveryStatus
+  nextAttemptAt: string | null
+  redeliveryOf: string | null
+  created: string
+  lastUpdated: string
+  attempts: CallbackAttemptView[]
+}
+
+export const LIST_DEFAULT_TOP = 10
+export const LIST_MAX_TOP = 100
+
+function toView(row: DeliveryRow, attempts: AttemptRow[]): CallbackView {
+  return {
+    id: formatId('cbd', row.id),
+    eventId: formatId('evt', row.eventId),
+    orderId: formatId('ord', row.orderNumber),
+    type: row.type,
+    url: row.url,
+    status: row.status,
+    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+    redeliveryOf: row.redeliveryOf === null ? null : formatId('cbd', row.redeliveryOf),
+    created: row.createdAt.toISOString(),
+    lastUpdated: row.updatedAt.toISOString(),
+    attempts: attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      time: attempt.attemptedAt.toISOString(),
+      httpStatus: attempt.httpStatus,
+      latencyMs: attempt.latencyMs,
+      responseSnippet: attempt.responseSnippet,
+      error: attempt.error,
+    })),
+  }
+}
+
+/** The event number of a feed cursor: `evt_123` or `123`; absent means from the start. */
+export function parseEventCursor(after: string | undefined): number {
+  if (after === undefined || after === '') return 0
+  const number = /^\d{1,15}$/.test(after) ? Number(after) : parseId('evt', after)
+  if (number === undefined) {
+    throw validationFailed({
+      after: [{ code: 'InvalidFormat', providedValue: after, comparisonValue: 'evt_<number>' }],
+    })
+  }
+  return number
+}
+
+export function createCallbacksService(deps: CallbacksDeps) {
+  const { db, clock } = deps
+  const schedule = deps.retryScheduleSeconds ?? CALLBACK_RETRY_SCHEDULE_SECONDS
+
+  /** The secrets that sign now: the current one and, until its overlap ends, the one before it. */
+  async function signingSecretsOf(accountId: number, now: Date): Promise<string[]> {
+    const stored = await readSigningSecrets(db, accountId)
+    const current = stored?.current ?? (await ensureSigningSecret(db, accountId, deps.newSigningSecret()))
+    const previous =
+      stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now ? [stored.previous] : []
+    return [current, ...previous]
+  }
+
+  function ownDelivery(caller: Caller, id: string, row: DeliveryRow | undefined): DeliveryRow {
+    if (!row || row.accountId !== caller.accountId || row.environment !== caller.environment) {
+      throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
+    }
+    return row
+  }
+
+  return {
+    /** One attempt of a delivery (the `deliver-callback` job). Re-running an attempt already recorded does nothing. */
+    async deliver(deliveryId: number, attempt: number): Promise<void> {
+      const delivery = await findDelivery(db, deliveryId)
+      if (delivery?.status !== 'pending' || delivery.attempts !== attempt - 1) return
+      const event = await findEvent(db, delivery.eventId)
+      if (!event) return
+      const startedAt = clock.now()
+      const headers = {
+        'content-type': 'application/json',
+        ...webhookHeaders(
+          await signingSecretsOf(delivery.accountId, startedAt),
+          formatId('evt', event.id),
+          startedAt,
+          event.body,
+        ),
+      }
+      const started = performance.now()
+      const outcome = await deps.post(delivery.url, event.body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
+      const latencyMs = Math.round(performance.now() - started)
+      await db.transaction(async (tx) => {
+        const locked = await findDelivery(tx, deliveryId, true)
+        // Another run of this attempt got here first (a job retried after a crash): keep its record.
+        if (locked?.status !== 'pending' || locked.attempts !== attempt - 1) return
+        await insertAttempt(tx, {
+          deliveryId,
+          attempt,
+          attemptedAt: startedAt,
+          httpStatus: outcome.answered ? outcome.status : null,
+          latencyMs,
+          responseSnippet: outcome.answered ? outcome.body.slice(0, RESPONSE_SNIPPET_CHARACTERS) : null,
+          error: outcome.answered
+            ? outcome.status >= 200 && outcome.status <= 299
+              ? null
+              : `HTTP ${outcome.status}`
+            : outcome.error,
+        })
+        const now = clock.now()
+        const delivered = outcome.answered && outcome.status >= 200 && outcome.status <= 299
+        const retry = !delivered && !(!outcome.answered && outcome.permanent) && attempt < schedule.length
+        if (delivered || !retry) {
+          const status = delivered ? 'delivered' : 'failed'
+          await updateDelivery(tx, deliveryId, { status, attempts: attempt, nextAttemptAt: null, at: now })
+          return
+        }
+        const nextAttemptAt = new Date(now.getTime() + (schedule[attempt] ?? 0) * 1000)
+        await updateDelivery(tx, deliveryId, { status: 'pending', attempts: attempt, nextAttemptAt, at: now })
+        await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, attempt + 1, nextAttemptAt)])
+      })
+    },
+
+    /** The caller's deliveries, newest first, each with every attempt. */
+    async listCallbacks(
+      caller: Caller,
+      filter: { orderId?: string; status?: DeliveryStatus; top?: number; skip?: number },
+    ): Promise<{ callbacks: CallbackView[]; hasMore: boolean }> {
+      let orderNumber: number | null = null
+      if (filter.orderId !== undefined) {
+        const parsed = parseId('ord', filter.orderId)
+        if (parsed === undefined) {
+          throw validationFailed({
+            orderId: [{ code: 'InvalidFormat', providedValue: filter.orderId, comparisonValue: 'ord_<number>' }],
+          })
+        }
+        orderNumber = parsed
+      }
+      const top = filter.top ?? LIST_DEFAULT_TOP
+      const rows = await listDeliveries(db, {
+        accountId: caller.accountId,
+        environment: caller.environment,
+        orderNumber,
+        status: filter.status ?? null,
+        limit: top + 1,
+        offset: filter.skip ?? 0,
+      })
+      const page = rows.slice(0, top)
+      const attempts = await listAttempts(
+        db,
+        page.map((row) => row.id),
+      )
+      return {
+        callbacks: page.map((row) =>
+          toView(
+            row,
+            attempts.filter((attempt) => attempt.deliveryId === row.id),
+          ),
+        ),
+        hasMore: rows.length > top,
+      }
+    },
+
+    /**
+     * Sends a delivery's event again, as a new delivery (same event, same `webhook-id`), to the order's callback
+     * URL as it is now (the order's own, else the account's; the original URL when neither is set any more).
+     */
+    async redeliver(caller: Caller, id: string): Promise<CallbackView> {
+      const number = parseId('cbd', id)
+      if (number === undefined) {
+        throw validationFailed({ id: [{ code: 'InvalidFormat', providedValue: id, comparisonValue: 'cbd_<number>' }] })
+      }
+      const original = ownDelivery(caller, id, await findDelivery(db, number))
+      const newId = await db.transaction(async (tx) => {
+        const event = await findEvent(tx, original.eventId)
+        const account = await findAccount(tx, original.accountId)
+        const order = event ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }) : null
+        const url = order?.data.order.callbackUrl ?? account?.callbackUrl ?? original.url
+        const deliveryId = await insertDelivery(tx, {
+          eventId: original.eventId,
+          orderNumber: original.orderNumber,
+          accountId: original.accountId,
+          environment: original.environment,
+          url,
+          redeliveryOf: original.id,
+          at: clock.now(),
+        })
+        await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, 1)])
+        return deliveryId
+      })
+      const created = await findDelivery(db, newId)
+      return toView(created as DeliveryRow, [])
+    },
+
+    /**
+     * The caller's events after the cursor, oldest first, as stored JSON texts (the CloudEvents exactly as
+     * sent). The cursor is an event id; the next one is the last id returned.
+     */
+    async listEvents(
+      caller: Caller,
+      query: { after?: string; top?: number },
+    ): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }> {
+      const afterId = parseEventCursor(query.after)
+      const top = query.top ?? LIST_MAX_TOP
+      const rows = await listEvents(db, {
+        accountId: caller.accountId,
+        environment: caller.environment,
+        afterId,
+        limit: top + 1,
+      })
+      const page = rows.slice(0, top)
+      const last = page.at(-1)?.id ?? (afterId > 0 ? afterId : null)
+      return {
+        events: page.map((row) => row.body),
+        nextCursor: last === null ? null : formatId('evt', last),
+        hasMore: rows.length > top,
+      }
+    },
+  }
+}
+
+export type CallbacksService = ReturnType<typeof createCallbacksService>

@@ -1,0 +1,115 @@
+// Writes the events an order change causes to the outbox, inside the transaction of that change (the
+// pipeline's transitions, the order actions, payments): the change and its events commit together or not at
+// all. When the order has a callback URL (its own, else the account's) each event also gets a delivery and
+// its first delivery job, in the same transaction, so a committed event is always delivered.
+import type { Clock } from '../adapters/clock.ts'
+import type { Queryable } from '../adapters/database.ts'
+import { formatId } from '../domain/ids.ts'
+import type { OrderDocument } from '../domain/order.ts'
+import { buildCloudEvent, eventType, orderEventsOf } from '../domain/order-events.ts'
+import type { JobRequest, PipelinePhase } from '../domain/order-pipeline.ts'
+import { newTraceparent } from '../domain/traceparent.ts'
+import type { Environment } from '../repositories/accounts.repository.ts'
+import {
+  drawEventIds,
+  insertDelivery,
+  insertEvent,
+  lastOrderSequence,
+  lockAccountForEvents,
+} from '../repositories/events.repository.ts'
+import type { PipelineOrder } from '../repositories/pipeline.repository.ts'
+import type { JobEnqueuer } from './pipeline.service.ts'
+
+/** The order as a transaction found it, right after locking it. */
+export interface OrderSnapshot {
+  document: OrderDocument
+  phase: PipelinePhase
+}
+
+export function snapshotOf(order: PipelineOrder): OrderSnapshot {
+  return { document: structuredClone(order.document), phase: order.pipeline.phase }
+}
+
+export interface OrderEventsDeps {
+  clock: Clock
+  jobs: JobEnqueuer
+  /** `<vendor>` in the event types. */
+  vendor: string
+  /** The CloudEvent `source`: where the order can be read (the environment's API address). */
+  sourceOf: (environment: Environment, orderId: string) => string
+}
+
+/** The first attempt of a delivery, and every later one: deterministic keys, so a re-run enqueues nothing new. */
+export function deliveryJob(deliveryId: number, attempt: number, startAfter?: Date): JobRequest {
+  return {
+    name: 'deliver-callback',
+    key: `callback:${deliveryId}:${attempt}`,
+    data: { deliveryId, attempt },
+    ...(startAfter ? { startAfter } : {}),
+  }
+}
+
+export function createOrderEventsService(deps: OrderEventsDeps) {
+  const { clock } = deps
+  return {
+    /**
+     * Records the events of the change from `before` to `order` (about to be saved in `tx`, which holds the
+     * order's row lock). Returns how many events were written.
+     */
+    async record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number> {
+      const pauseWindowEnded =
+        order.onHoldUntil !== null &&
+        before.phase === 'waiting' &&
+        order.pipeline.phase !== 'waiting' &&
+        order.pipeline.phase !== 'cancelled'
+      const events = orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded })
+      if (events.length === 0) return 0
+      const account = await lockAccountForEvents(tx, order.accountId)
+      const url = order.document.callbackUrl ?? account.callbackUrl
+      const ids = await drawEventIds(tx, events.length)
+      let sequence = await lastOrderSequence(tx, order.orderNumber)
+      const now = clock.now()
+      const jobs: JobRequest[] = []
+      for (const [index, event] of events.entries()) {
+        sequence += 1
+        const id = ids[index] as number
+        const type = eventType(deps.vendor, event)
+        const cloudEvent = buildCloudEvent({
+          id: formatId('evt', id),
+          type,
+          source: deps.sourceOf(order.environment, order.document.id),
+          time: now,
+          order: order.document,
+          traceParent: newTraceparent(),
+          sequence,
+        })
+        await insertEvent(tx, {
+          id,
+          orderNumber: order.orderNumber,
+          accountId: order.accountId,
+          environment: order.environment,
+          sequence,
+          type,
+          createdAt: now,
+          body: JSON.stringify(cloudEvent),
+        })
+        if (url) {
+          const deliveryId = await insertDelivery(tx, {
+            eventId: id,
+            orderNumber: order.orderNumber,
+            accountId: order.accountId,
+            environment: order.environment,
+            url,
+            redeliveryOf: null,
+            at: now,
+          })
+          jobs.push(deliveryJob(deliveryId, 1))
+        }
+      }
+      if (jobs.length > 0) await deps.jobs.enqueue(tx, jobs)
+      return events.length
+    },
+  }
+}
+
+export type OrderEventsService = ReturnType<typeof createOrderEventsService>

@@ -1,0 +1,87 @@
+// `printroute accounts update`: the account settings from the command line (issue 6), as a user runs it.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { printroute } from '../support/cli.ts'
+
+let dataDir: string
+const withData = (args: string[]) => printroute([...args, '--data-dir', dataDir])
+
+before(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'printroute-cli-update-'))
+})
+after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+test('accounts update sets the callback URL and pause window, rotates the signing secret, and refuses bad input', async () => {
+  const created = await withData(['accounts', 'create', '--name', 'Shop', '--json'])
+  assert.equal(created.code, 0, created.stderr)
+  const { id } = JSON.parse(created.stdout)
+
+  const url = 'https://shop.example.com/hooks?token=a%2Fb'
+  const updated = await withData([
+    'accounts',
+    'update',
+    '--account',
+    id,
+    '--callback-url',
+    url,
+    '--pause-window',
+    '5m',
+    '--json',
+  ])
+  assert.equal(updated.code, 0, updated.stderr)
+  const settings = JSON.parse(updated.stdout)
+  assert.deepEqual(Object.keys(settings), [
+    'id',
+    'callbackUrl',
+    'pauseWindowSeconds',
+    'signingSecret',
+    'previousSigningSecretExpiresAt',
+  ])
+  assert.equal(settings.id, id)
+  assert.equal(settings.callbackUrl, url)
+  assert.equal(settings.pauseWindowSeconds, 300)
+  assert.match(settings.signingSecret, /^whsec_/)
+
+  const listed = await withData(['accounts', 'list', '--json'])
+  const account = JSON.parse(listed.stdout).find((entry: { id: string }) => entry.id === id)
+  assert.equal(account.callbackUrl, url)
+  assert.equal(account.pauseWindowSeconds, 300)
+
+  const rotated = await withData([
+    'accounts',
+    'update',
+    '--account',
+    id,
+    '--rotate-signing-secret',
+    '--signing-overlap',
+    '1h',
+  ])
+  assert.equal(rotated.code, 0, rotated.stderr)
+  assert.match(rotated.stdout, /signing secret: {2}whsec_/)
+  assert.doesNotMatch(rotated.stdout, new RegExp(settings.signingSecret.replace(/[+/]/g, '\\$&')))
+  assert.match(rotated.stdout, /previous secret signs too until \d{4}-/)
+
+  const removed = await withData(['accounts', 'update', '--account', id, '--callback-url', 'none', '--json'])
+  assert.equal(JSON.parse(removed.stdout).callbackUrl, null)
+
+  const refusals: [string[], RegExp][] = [
+    [['--callback-url', 'ftp://x'], /--callback-url: "ftp:\/\/x" is not an http\(s\) URL/],
+    [['--pause-window', 'soon'], /--pause-window/],
+    [['--signing-overlap', '1h'], /--signing-overlap: an overlap applies only together with rotateSigningSecret/],
+    [[], /nothing to change/],
+  ]
+  for (const [args, message] of refusals) {
+    const refused = await withData(['accounts', 'update', '--account', id, ...args])
+    assert.equal(refused.code, 2, args.join(' '))
+    assert.match(refused.stderr, message)
+  }
+  const unknown = await withData(['accounts', 'update', '--account', 'acc_999', '--pause-window', '0'])
+  assert.equal(unknown.code, 2)
+  assert.match(unknown.stderr, /No account acc_999/)
+  const badId = await withData(['accounts', 'update', '--account', 'shop', '--pause-window', '0'])
+  assert.equal(badId.code, 2)
+  assert.match(badId.stderr, /not an account ID/)
+})
