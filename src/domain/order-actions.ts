@@ -10,6 +10,7 @@
 //     FailedToUpdate, each shipment reported in `shipmentUpdateResults`.
 // The service runs these under the order's row lock, in the same transaction as the pipeline's own steps, so
 // an action and a pipeline step on one order never interleave.
+import { parseId } from './ids.ts'
 import type { OrderDocument, Recipient, Shipment, Stage } from './order.ts'
 import {
   type AllocatedShipment,
@@ -136,8 +137,9 @@ export function updateRecipient(
   return { outcome, results, changed: true }
 }
 
-function byShipmentId(a: ShipmentUpdateResult, b: ShipmentUpdateResult): number {
-  return Number(a.shipmentId.slice(4)) - Number(b.shipmentId.slice(4))
+/** Orders shipment results by shipment id (ids grow with creation, so this is the order of the shipments). */
+export function byShipmentId(a: ShipmentUpdateResult, b: ShipmentUpdateResult): number {
+  return (parseId('shp', a.shipmentId) ?? 0) - (parseId('shp', b.shipmentId) ?? 0)
 }
 
 /**

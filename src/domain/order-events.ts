@@ -5,15 +5,13 @@
 // Types (CONTRACT.md, "Orders and the pause window"; specification, "Events"): a reverse-DNS prefix with the
 // configurable vendor, the object (order), the path of the changed nested object, `#` and the new value.
 import type { OrderDocument, Recipient, Stage } from './order.ts'
+import { ISSUE_CODES } from './order-pipeline.ts'
 
 /** The vendor in `com.<vendor>.order...` when none is configured. */
 export const DEFAULT_EVENT_VENDOR = 'printroute'
 
 /** A vendor is one DNS label: letters, digits and hyphens. */
 export const EVENT_VENDOR_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i
-
-/** The issue whose removal (other than by cancelling) means the order's payment was authorised. */
-const PAYMENT_ISSUE_CODE = 'RequiresPaymentAuthorisation'
 
 export type OrderEventKind =
   | { kind: 'stageChanged'; stage: Stage }
@@ -63,7 +61,9 @@ export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
   if (details.downloadAssets === 'Complete' && before.status.details.downloadAssets !== 'Complete') {
     events.push({ kind: 'downloadAssetsComplete' })
   }
-  const held = (order: OrderDocument) => order.status.issues.some((issue) => issue.errorCode === PAYMENT_ISSUE_CODE)
+  // The payment issue going away (other than by cancelling) means the order's payment was authorised.
+  const held = (order: OrderDocument) =>
+    order.status.issues.some((issue) => issue.errorCode === ISSUE_CODES.paymentAuthorisation)
   if (held(before) && !held(after) && after.status.stage !== 'Cancelled') events.push({ kind: 'paymentAuthorised' })
   const shippedBefore = new Set(
     before.shipments.filter((shipment) => shipment.status === 'Shipped').map((shipment) => shipment.id),

@@ -21,6 +21,8 @@ export const ISSUE_CODES = {
   itemUnavailable: 'order.items.ItemUnavailable',
   /** Ours: the file downloaded but cannot be made into a print file (unreadable, too large, wrong pages). */
   invalidAsset: 'order.items.assets.InvalidAsset',
+  /** A prepaid order the balance cannot cover waits for a payment (docs/billing.md). */
+  paymentAuthorisation: 'RequiresPaymentAuthorisation',
 } as const
 
 export const JOB_NAMES = [

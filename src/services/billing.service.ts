@@ -23,7 +23,7 @@ import {
 } from '../domain/charges.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import type { Issue } from '../domain/order.ts'
-import { isAwaitingPayment, type JobRequest, submissionJobs } from '../domain/order-pipeline.ts'
+import { ISSUE_CODES, isAwaitingPayment, type JobRequest, submissionJobs } from '../domain/order-pipeline.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import {
   creditBalance,
@@ -35,7 +35,7 @@ import {
 } from '../repositories/billing.repository.ts'
 import type { PipelineOrder } from '../repositories/pipeline.repository.ts'
 
-export const PAYMENT_ISSUE_CODE = 'RequiresPaymentAuthorisation'
+const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
 
 export interface BillingDeps {
   clock: Clock

@@ -10,6 +10,7 @@ import { METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../doma
 import {
   type AvailableActions,
   availableActions,
+  byShipmentId,
   type CancelOutcome,
   cancelOrder,
   replaceOpenShipments,
@@ -252,7 +253,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
 }
 
 function sortResults(results: ShipmentUpdateResult[]): ShipmentUpdateResult[] {
-  return results.sort((a, b) => Number(a.shipmentId.slice(4)) - Number(b.shipmentId.slice(4)))
+  return results.sort(byShipmentId)
 }
 
 export type OrderActionsService = ReturnType<typeof createOrderActionsService>

@@ -53,9 +53,14 @@ export function createPaymentsService(deps: {
     return order
   }
 
+  /** What the order still owes, minor units of its billing currency. */
+  function dueOf(order: PipelineOrder): bigint {
+    return BigInt(order.pipeline.billing?.unpaid ?? '0')
+  }
+
   function factsOf(order: PipelineOrder): PaymentPageFacts {
     const billing = order.pipeline.billing
-    const due = BigInt(billing?.unpaid ?? '0')
+    const due = dueOf(order)
     return {
       orderId: order.document.id,
       merchantReference: order.document.merchantReference,
@@ -72,11 +77,12 @@ export function createPaymentsService(deps: {
 
     /** Charges the card for what is due, if it is still `amountShown`. */
     async pay(orderId: string, token: string, amountShown: string, card: CardDetails): Promise<PaymentAttempt> {
-      const facts = factsOf(await orderOfLink(orderId, token))
+      const order = await orderOfLink(orderId, token)
+      const facts = factsOf(order)
       if (facts.status !== 'due') return { status: 'nothingDue' }
       if (facts.amount !== amountShown)
         return { status: 'amountChanged', amount: facts.amount, currency: facts.currency }
-      const due = BigInt(facts.amount.replace('.', ''))
+      const due = dueOf(order)
       const result = await deps.provider.charge({
         amountMinor: due,
         currency: facts.currency,

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { startCallbackReceiver, waitFor } from '../support/callback-receiver.ts'
+import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { openTestDatabase, testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
 
 const SHORT_SCHEDULE = [0, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3]
 

@@ -3,10 +3,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { startCallbackReceiver, waitFor } from '../support/callback-receiver.ts'
+import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { PHONE_CASE, startImageServer } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
 
 const T = 'com.printroute.order'
 

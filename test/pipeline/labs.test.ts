@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
 
 async function imageServer(): Promise<{ url: (name: string) => string; close: () => Promise<void> }> {
   const image = await sharp({ create: { width: 800, height: 1200, channels: 3, background: { r: 200, g: 80, b: 40 } } })
@@ -22,16 +23,6 @@ async function imageServer(): Promise<{ url: (name: string) => string; close: ()
     url: (name) => `http://127.0.0.1:${port}/${name}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 150))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 const GB_ORDER = (url: (name: string) => string, overrides: Record<string, unknown> = {}) =>

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
 
 interface ImageServer {
   base: string
@@ -57,18 +58,6 @@ async function photo(width: number, height: number): Promise<Buffer> {
     ])
     .jpeg({ quality: 90 })
     .toBuffer()
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  while (Date.now() < deadline) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    last = value
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`)
 }
 
 const US_RECIPIENT = {
@@ -146,12 +135,16 @@ for (const kind of testDatabaseKinds()) {
           ],
         }),
       )
-      const order = await waitFor('stage Complete', async () => {
-        const current = await get(orderId)
-        if (current.status.stage === 'Complete') return current
-        if (current.status.issues.length > 0) throw new Error(JSON.stringify(current.status.issues))
-        return undefined
-      })
+      const order = await waitFor(
+        'stage Complete',
+        async () => {
+          const current = await get(orderId)
+          if (current.status.stage === 'Complete') return current
+          if (current.status.issues.length > 0) throw new Error(JSON.stringify(current.status.issues))
+          return undefined
+        },
+        60_000,
+      )
       assert.deepEqual(order.status.details, {
         downloadAssets: 'Complete',
         allocateProductionLocation: 'Complete',
@@ -223,10 +216,14 @@ for (const kind of testDatabaseKinds()) {
           ],
         }),
       )
-      const order = await waitFor('downloadAssets Error', async () => {
-        const current = await get(orderId)
-        return current.status.details.downloadAssets === 'Error' ? current : undefined
-      })
+      const order = await waitFor(
+        'downloadAssets Error',
+        async () => {
+          const current = await get(orderId)
+          return current.status.details.downloadAssets === 'Error' ? current : undefined
+        },
+        60_000,
+      )
       const codes = order.status.issues.map((issue: any) => issue.errorCode)
       assert.equal(codes.filter((code: string) => code === 'order.items.assets.NotDownloaded').length, 10)
       assert.equal(codes.filter((code: string) => code === 'order.items.assets.FailedToDownloaded').length, 1)
@@ -259,10 +256,14 @@ for (const kind of testDatabaseKinds()) {
           ],
         }),
       )
-      const order = await waitFor('downloadAssets Error', async () => {
-        const current = await get(orderId)
-        return current.status.details.downloadAssets === 'Error' ? current : undefined
-      })
+      const order = await waitFor(
+        'downloadAssets Error',
+        async () => {
+          const current = await get(orderId)
+          return current.status.details.downloadAssets === 'Error' ? current : undefined
+        },
+        60_000,
+      )
       const descriptions = (itemId: string) =>
         order.status.issues.filter((issue: any) => issue.objectId === itemId).map((issue: any) => issue.description)
       assert.ok(descriptions(order.items[0].id).every((text: string) => /md5/i.test(text)))
@@ -299,10 +300,14 @@ describe('download limits', () => {
         headers: { 'content-type': 'application/json' },
       })
       const orderId = json(response).order.id
-      const order = await waitFor('downloadAssets Error', async () => {
-        const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-        return current.status.details.downloadAssets === 'Error' ? current : undefined
-      })
+      const order = await waitFor(
+        'downloadAssets Error',
+        async () => {
+          const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          return current.status.details.downloadAssets === 'Error' ? current : undefined
+        },
+        60_000,
+      )
       assert.match(order.status.issues[0].description, /limit/)
       assert.equal(order.status.issues.at(-1).errorCode, 'order.items.assets.FailedToDownloaded')
     } finally {
@@ -338,10 +343,14 @@ describe('downloads from private addresses', () => {
         headers: { 'content-type': 'application/json' },
       })
       const orderId = json(response).order.id
-      const order = await waitFor('downloadAssets Error', async () => {
-        const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-        return current.status.details.downloadAssets === 'Error' ? current : undefined
-      })
+      const order = await waitFor(
+        'downloadAssets Error',
+        async () => {
+          const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          return current.status.details.downloadAssets === 'Error' ? current : undefined
+        },
+        60_000,
+      )
       assert.match(order.status.issues[0].description, /127\.0\.0\.1/)
       assert.deepEqual(images.requests, [], 'nothing was ever sent to the private address')
     } finally {

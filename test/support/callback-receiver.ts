@@ -50,17 +50,3 @@ export async function startCallbackReceiver(
       }),
   }
 }
-
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
