@@ -13,6 +13,7 @@ import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters
 import { checkPdf } from './adapters/pdf-check.ts'
 import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
 import { createSafeFetcher, DownloadError } from './adapters/safe-fetcher.ts'
+import { loadSampleImages, type SampleImages, withSampleImages } from './adapters/sample-images.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { Catalogue } from './catalogue/catalogue.ts'
 import type { DatabaseSettings } from './config.ts'
@@ -20,6 +21,7 @@ import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
 import { JOB_NAMES, SCHEDULED_JOBS } from './domain/order-pipeline.ts'
 import { signFilePath } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
+import type { BoundServer } from './http/bound-server.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer } from './http/server.ts'
 import { buildJobRegistry } from './jobs/registry.ts'
@@ -49,17 +51,24 @@ export interface OpenedDatabase {
   close(): Promise<void>
 }
 
-/** Opens the configured database (locking the data directory for PGlite) and applies pending migrations. */
-export async function openDatabase(settings: DatabaseSettings): Promise<OpenedDatabase> {
+/**
+ * Opens the configured database (locking the data directory for PGlite) and applies pending migrations
+ * (unless told not to: `printroute migrate` applies them itself to report what it applied).
+ */
+export async function openDatabase(
+  settings: DatabaseSettings,
+  options: { migrate?: boolean } = {},
+): Promise<OpenedDatabase> {
+  const migrating = options.migrate ?? true
   if (settings.databaseUrl) {
     const db = await PostgresDatabase.open(settings.databaseUrl)
-    await migrate(db)
+    if (migrating) await migrate(db)
     return { db, close: () => db.close() }
   }
   const lock: DataDirLock = lockDataDir(settings.dataDir)
   try {
     const db = await PgliteDatabase.open(join(settings.dataDir, 'pgdata'))
-    await migrate(db)
+    if (migrating) await migrate(db)
     return {
       db,
       async close() {
@@ -112,6 +121,8 @@ export interface ApplicationOptions {
   eventVendor?: string
   /** Delays of the callback delivery attempts (tests shorten them); the documented schedule by default. */
   callbackRetryScheduleSeconds?: readonly number[]
+  /** Ports bound before the application was built (`serve`); they answer once it is ready. */
+  servers?: Partial<Record<Environment, BoundServer>>
 }
 
 export interface Application {
@@ -121,6 +132,8 @@ export interface Application {
   jobs: JobQueue
   /** Sets the base URL of an environment once its server listens (when none was configured). */
   setPublicUrl(environment: Environment, url: string): void
+  /** The base URL an environment's links and sample images use. */
+  publicUrl(environment: Environment): string
   close(): Promise<void>
 }
 
@@ -133,6 +146,7 @@ function buildServices(
     files: BlobStore
     signingSecret: string
     publicUrls: Record<Environment, string>
+    samples: SampleImages
   },
 ) {
   const { db } = options
@@ -182,10 +196,15 @@ function buildServices(
     clock,
     catalogue,
     billing,
-    fetcher: createSafeFetcher({
-      allowPrivateAddresses: options.allowPrivateUrls ?? false,
-      ...(options.maxDownloadBytes ? { maxBytes: options.maxDownloadBytes } : {}),
-    }),
+    // printroute's own sample URLs come from the bundled files; every other URL from the network.
+    fetcher: withSampleImages(
+      createSafeFetcher({
+        allowPrivateAddresses: options.allowPrivateUrls ?? false,
+        ...(options.maxDownloadBytes ? { maxBytes: options.maxDownloadBytes } : {}),
+      }),
+      deps.samples,
+      () => Object.values(deps.publicUrls),
+    ),
     files,
     renderer,
     checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
@@ -239,7 +258,8 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const s3 = options.blobStoreUrl ? createS3BlobStore(parseS3Url(options.blobStoreUrl)) : null
   if (s3) await s3.checkAccess()
   const files: BlobStore = s3 ?? createFileSystemBlobStore(options.filesDir)
-  const services = buildServices(options, { catalogue, clock, jobs, files, signingSecret, publicUrls })
+  const samples = loadSampleImages()
+  const services = buildServices(options, { catalogue, clock, jobs, files, signingSecret, publicUrls, samples })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
@@ -252,10 +272,25 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     payments: environment === 'live' ? services.payments : null,
     files: { store: services.files, signingSecret, now: () => clock.now() },
     callbacks: services.callbacks,
+    samples,
   })
   const common = { logger: options.logger, requestTimeoutMs: options.requestTimeoutMs }
-  const live = await buildHttpServer({ ...common, environment: 'live', services: httpServices('live') })
-  const sandbox = await buildHttpServer({ ...common, environment: 'sandbox', services: httpServices('sandbox') })
+  const serverOf = (environment: Environment) => {
+    const bound = options.servers?.[environment]
+    return bound ? { boundServer: bound } : {}
+  }
+  const live = await buildHttpServer({
+    ...common,
+    ...serverOf('live'),
+    environment: 'live',
+    services: httpServices('live'),
+  })
+  const sandbox = await buildHttpServer({
+    ...common,
+    ...serverOf('sandbox'),
+    environment: 'sandbox',
+    services: httpServices('sandbox'),
+  })
   if (options.workers) {
     await jobs.work(
       buildJobRegistry(services.pipeline, services.callbacks, { renderConcurrency: services.renderConcurrency }),
@@ -280,8 +315,11 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     setPublicUrl(environment, url) {
       if (!options.publicUrls?.[environment]) publicUrls[environment] = url
     },
+    publicUrl: (environment) => publicUrls[environment],
     async close() {
       await Promise.all([live.close(), sandbox.close()])
+      // Fastify closes only servers it listened on itself; in-flight requests finish first.
+      await Promise.all(Object.values(options.servers ?? {}).map((bound) => bound.close()))
       await jobs.stop()
       await services.closeCallbackFetcher()
       s3?.close()

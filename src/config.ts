@@ -1,168 +1,539 @@
-// Every setting of printroute, read once from command-line flags and environment variables, validated,
-// and documented in docs/configuration.md. Flags win over environment variables, which win over defaults.
+// Every setting of printroute, defined once in SETTINGS below: its flag, environment variable, default, help
+// text and documentation row. The command line (src/cli/) makes its options from this table, readSettings()
+// parses and validates values from it, and the settings table of docs/configuration.md is generated from it
+// (`npm run docs:config`; a test fails when the page and this table disagree). Flags win over environment
+// variables, which win over defaults.
 import { resolve } from 'node:path'
-import { parseByteSize } from './domain/byte-size.ts'
+import bytes from 'bytes-iec'
 import { parseDurationSeconds } from './domain/duration.ts'
 import { DEFAULT_EVENT_VENDOR, EVENT_VENDOR_PATTERN } from './domain/order-events.ts'
 
-export interface DatabaseSettings {
-  /** Directory of the embedded database and stored files. */
-  dataDir: string
-  /** An external PostgreSQL server instead of the embedded database. */
-  databaseUrl: string | null
-}
-
-export interface WorkerSettings extends DatabaseSettings {
-  catalogueFile: string | null
-  logLevel: string
-  /** Downloads may reach loopback and private addresses (local testing only). */
-  allowPrivateUrls: boolean
-  downloadRetryBaseSeconds: number
-  simulatedLabStepSeconds: number
-  simulateLiveLabs: boolean
-  simulatedUnavailableSkus: string[]
-  assetRetentionDays: number
-  simulatedRejectRate: number
-  maxDownloadBytes: number
-  /** An S3-compatible bucket for stored files instead of the data directory. */
-  blobStoreUrl: string | null
-  /** Base URLs printroute's files are served under, per environment; null: the listening address. */
-  livePublicUrl: string | null
-  sandboxPublicUrl: string | null
-  /** `<vendor>` in callback event types, `com.<vendor>.order...` (set it to what an existing client expects). */
-  eventVendor: string
-}
-
-export interface ServeSettings extends WorkerSettings {
-  host: string
-  livePort: number
-  sandboxPort: number
-  requestTimeoutMs: number
-  /** false: this process serves the API only and leaves the jobs to `printroute worker` processes. */
-  workers: boolean
-}
-
 export class SettingsError extends Error {}
 
-type Flags = Record<string, string | boolean | undefined>
+/** The commands that take settings (their other options are their own, in src/cli/). */
+export const SETTING_COMMANDS = [
+  'serve',
+  'worker',
+  'migrate',
+  'accounts create',
+  'accounts list',
+  'accounts update',
+  'accounts top-up',
+  'keys create',
+  'keys list',
+  'keys revoke',
+  'labs list',
+  'labs keys create',
+] as const
+export type SettingCommand = (typeof SETTING_COMMANDS)[number]
 
-function text(flags: Flags, flag: string, envName: string | null, fallback: string): string
-function text(flags: Flags, flag: string, envName: string | null, fallback: null): string | null
-function text(flags: Flags, flag: string, envName: string | null, fallback: string | null): string | null {
-  const fromFlag = flags[flag]
-  if (typeof fromFlag === 'string') return fromFlag
-  const fromEnv = envName ? process.env[envName] : undefined
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv
-  return fallback
+interface SettingDefinition<T> {
+  /** The long flag without dashes; a boolean setting that defaults to on is turned off by `--<flag>`. */
+  flag: string
+  /** The value's name in help (`--port PORT`); absent for boolean flags. */
+  placeholder?: string
+  env?: string
+  /** The default as a user would write it, parsed like any value; null: no default. */
+  default: string | null
+  /** How the default reads in help and docs when it is not a plain value ("the bundled sample"). */
+  defaultLabel?: string
+  /** One line for `--help`. */
+  help: string
+  /** The docs table's "Meaning" (Markdown); the help line when absent. */
+  docs?: string
+  commands: readonly SettingCommand[]
+  /** Turns the text of a flag, variable or default into the value; throws an Error saying what is wrong. */
+  parse(text: string): T
 }
 
-function port(value: string, name: string): number {
-  const number = Number(value)
-  if (!Number.isInteger(number) || number < 0 || number > 65535) {
-    throw new SettingsError(`${name} must be a port number (0-65535), got "${value}"`)
+// ---------------------------------------------------------------------------------------------------------
+// Value parsers. Each throws a plain Error; readSettings() prefixes the flag or variable it came from.
+
+function port(text: string): number {
+  const number = Number(text)
+  if (text.trim() === '' || !Number.isInteger(number) || number < 0 || number > 65535) {
+    throw new Error(`must be a port number (0-65535), got "${text}"`)
   }
   return number
 }
 
-export function readDatabaseSettings(flags: Flags): DatabaseSettings {
-  return {
-    dataDir: resolve(text(flags, 'data-dir', 'PRINTROUTE_DATA_DIR', './data')),
-    databaseUrl: text(flags, 'database-url', 'DATABASE_URL', null),
+function optionalPort(text: string): number | null {
+  return text === '' ? null : port(text)
+}
+
+function duration(minimumSeconds: number) {
+  return (text: string): number => {
+    const seconds = parseDurationSeconds(text)
+    if (seconds < minimumSeconds) throw new Error(`must be at least ${minimumSeconds}s, got "${text}"`)
+    return seconds
   }
 }
 
-function duration(flags: Flags, flag: string, envName: string, fallback: string, minimumSeconds: number): number {
-  let seconds: number
-  try {
-    seconds = parseDurationSeconds(text(flags, flag, envName, fallback))
-  } catch (error) {
-    throw new SettingsError(`--${flag}: ${(error as Error).message}`)
+function wholeDays(text: string): number {
+  return Math.floor(duration(86_400)(text) / 86_400)
+}
+
+/** Sizes in decimal (kB, MB, GB: powers of 1000) or binary (KiB, MiB, GiB: powers of 1024) units. */
+export function parseByteSize(text: string): number {
+  const parsed = bytes.parse(text.trim())
+  if (parsed === null || !Number.isFinite(parsed) || parsed < 1) {
+    throw new Error(`"${text}" is not a size (use e.g. 200MB, 1GiB or a number of bytes)`)
   }
-  if (seconds < minimumSeconds) throw new SettingsError(`--${flag} must be at least ${minimumSeconds}s`)
-  return seconds
+  return Math.floor(parsed)
 }
 
-function flag(flags: Flags, name: string, envName: string): boolean {
-  if (flags[name] === true) return true
-  const fromEnv = process.env[envName]
-  return fromEnv === '1' || fromEnv === 'true'
-}
-
-function publicUrl(value: string | null, name: string): string | null {
-  if (value === null) return null
-  if (!/^https?:\/\/[^/\s]+$/i.test(value.replace(/\/$/, ''))) {
-    throw new SettingsError(`${name} must be a base URL such as https://printroute.example.com, got "${value}"`)
-  }
-  return value.replace(/\/$/, '')
-}
-
-function eventVendor(value: string): string {
-  if (!EVENT_VENDOR_PATTERN.test(value)) {
-    throw new SettingsError(
-      `--event-vendor must be one DNS label (letters, digits, inner hyphens) such as prodigi, got "${value}"`,
-    )
-  }
-  return value
-}
-
-function rate(value: string): number {
-  const number = Number(value)
-  if (!Number.isFinite(number) || number < 0 || number > 1) {
-    throw new SettingsError(`--sim-lab-reject-rate must be a number from 0 to 1, got "${value}"`)
+function rate(text: string): number {
+  const number = Number(text)
+  if (text.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) {
+    throw new Error(`must be a number from 0 to 1, got "${text}"`)
   }
   return number
 }
 
-function byteSize(value: string, name: string): number {
-  try {
-    const bytes = parseByteSize(value)
-    if (bytes < 1) throw new Error('must be at least 1 byte')
-    return bytes
-  } catch (error) {
-    throw new SettingsError(`${name}: ${(error as Error).message}`)
+function optionalText(text: string): string | null {
+  return text === '' ? null : text
+}
+
+function path(text: string): string {
+  return resolve(text)
+}
+
+function optionalPath(text: string): string | null {
+  return text === '' ? null : resolve(text)
+}
+
+function baseUrl(text: string): string | null {
+  if (text === '') return null
+  const trimmed = text.replace(/\/$/, '')
+  if (!/^https?:\/\/[^/\s]+$/i.test(trimmed)) {
+    throw new Error(`must be a base URL such as https://printroute.example.com, got "${text}"`)
+  }
+  return trimmed
+}
+
+function eventVendor(text: string): string {
+  if (!EVENT_VENDOR_PATTERN.test(text)) {
+    throw new Error(`must be one DNS label (letters, digits, inner hyphens) such as prodigi, got "${text}"`)
+  }
+  return text
+}
+
+function skuList(text: string): string[] {
+  return text
+    .split(',')
+    .map((sku) => sku.trim())
+    .filter((sku) => sku !== '')
+}
+
+function oneOf<const T extends string>(values: readonly T[]) {
+  return (text: string): T => {
+    const value = values.find((candidate) => candidate === text.toLowerCase())
+    if (!value) throw new Error(`must be one of ${values.join(', ')}, got "${text}"`)
+    return value
   }
 }
 
-export function readWorkerSettings(flags: Flags): WorkerSettings {
-  const catalogue = text(flags, 'catalogue', 'PRINTROUTE_CATALOGUE', null)
-  const skus = text(flags, 'sim-lab-unavailable-skus', 'PRINTROUTE_SIM_LAB_UNAVAILABLE_SKUS', '')
-  return {
-    ...readDatabaseSettings(flags),
-    catalogueFile: catalogue ? resolve(catalogue) : null,
-    logLevel: text(flags, 'log-level', 'PRINTROUTE_LOG_LEVEL', 'info'),
-    allowPrivateUrls: flag(flags, 'allow-private-urls', 'PRINTROUTE_ALLOW_PRIVATE_URLS'),
-    downloadRetryBaseSeconds: duration(flags, 'download-retry-base', 'PRINTROUTE_DOWNLOAD_RETRY_BASE', '30s', 0),
-    simulatedLabStepSeconds: duration(flags, 'sim-lab-step', 'PRINTROUTE_SIM_LAB_STEP', '2s', 0),
-    simulateLiveLabs: flag(flags, 'simulate-live-labs', 'PRINTROUTE_SIMULATE_LIVE_LABS'),
-    simulatedUnavailableSkus: skus
-      .split(',')
-      .map((sku) => sku.trim())
-      .filter((sku) => sku !== ''),
-    simulatedRejectRate: rate(text(flags, 'sim-lab-reject-rate', 'PRINTROUTE_SIM_LAB_REJECT_RATE', '0')),
-    maxDownloadBytes: byteSize(
-      text(flags, 'max-download-size', 'PRINTROUTE_MAX_DOWNLOAD_SIZE', '200MiB'),
-      '--max-download-size',
-    ),
-    assetRetentionDays: Math.floor(
-      duration(flags, 'asset-retention', 'PRINTROUTE_ASSET_RETENTION', '30d', 86_400) / 86_400,
-    ),
-    blobStoreUrl: text(flags, 'blob-store', 'PRINTROUTE_BLOB_STORE', null),
-    livePublicUrl: publicUrl(text(flags, 'public-url', 'PRINTROUTE_PUBLIC_URL', null), '--public-url'),
-    sandboxPublicUrl: publicUrl(
-      text(flags, 'sandbox-public-url', 'PRINTROUTE_SANDBOX_PUBLIC_URL', null),
-      '--sandbox-public-url',
-    ),
-    eventVendor: eventVendor(text(flags, 'event-vendor', 'PRINTROUTE_EVENT_VENDOR', DEFAULT_EVENT_VENDOR)),
-  }
+/** Booleans: a flag says true; a variable says 1/true/yes or 0/false/no (anything else is refused). */
+export function parseBoolean(text: string): boolean {
+  const value = text.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true
+  if (['0', 'false', 'no', 'off', ''].includes(value)) return false
+  throw new Error(`must be 1 or 0 (true or false), got "${text}"`)
 }
 
-export function readServeSettings(flags: Flags): ServeSettings {
-  return {
-    ...readWorkerSettings(flags),
-    host: text(flags, 'host', 'PRINTROUTE_HOST', '127.0.0.1'),
-    livePort: port(text(flags, 'port', 'PORT', '8080'), '--port'),
-    sandboxPort: port(text(flags, 'sandbox-port', 'PRINTROUTE_SANDBOX_PORT', '8081'), '--sandbox-port'),
-    requestTimeoutMs: duration(flags, 'request-timeout', 'PRINTROUTE_REQUEST_TIMEOUT', '60s', 1) * 1000,
-    workers: flags['no-workers'] !== true,
+// ---------------------------------------------------------------------------------------------------------
+// The table.
+
+const DATA_COMMANDS = [
+  'serve',
+  'worker',
+  'migrate',
+  'accounts create',
+  'accounts list',
+  'accounts update',
+  'accounts top-up',
+  'keys create',
+  'keys list',
+  'keys revoke',
+  'labs keys create',
+] as const satisfies readonly SettingCommand[]
+const PROCESS_COMMANDS = ['serve', 'worker'] as const satisfies readonly SettingCommand[]
+
+export const LOG_FORMATS = ['pretty', 'json'] as const
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export const SETTINGS = {
+  dataDir: {
+    flag: 'data-dir',
+    placeholder: 'DIR',
+    env: 'PRINTROUTE_DATA_DIR',
+    default: './data',
+    help: 'embedded database and stored files',
+    docs:
+      'Embedded database (`DIR/pgdata`) and stored files. One process opens it; the CLI commands reach a ' +
+      'running `serve` through its admin channel (`DIR/admin.sock`, [operations.md](operations.md)).',
+    commands: DATA_COMMANDS,
+    parse: path,
+  },
+  databaseUrl: {
+    flag: 'database-url',
+    placeholder: 'URL',
+    env: 'DATABASE_URL',
+    default: null,
+    defaultLabel: 'none',
+    help: 'use this PostgreSQL server instead of the embedded database',
+    docs:
+      'Use this PostgreSQL server instead of the embedded database, e.g. ' + '`postgres://user@host:5432/printroute`.',
+    commands: DATA_COMMANDS,
+    parse: optionalText,
+  },
+  livePort: {
+    flag: 'port',
+    placeholder: 'PORT',
+    env: 'PORT',
+    default: '8080',
+    help: 'Live API port',
+    docs: 'Live API port (0: any free port). Bound before anything is written.',
+    commands: ['serve'],
+    parse: port,
+  },
+  sandboxPort: {
+    flag: 'sandbox-port',
+    placeholder: 'PORT',
+    env: 'PRINTROUTE_SANDBOX_PORT',
+    default: '8081',
+    help: 'Sandbox API port',
+    docs: 'Sandbox API port (0: any free port).',
+    commands: ['serve'],
+    parse: port,
+  },
+  host: {
+    flag: 'host',
+    placeholder: 'HOST',
+    env: 'PRINTROUTE_HOST',
+    default: '127.0.0.1',
+    help: 'address to listen on',
+    docs: 'Address to listen on (`0.0.0.0` for every interface).',
+    commands: ['serve'],
+    parse: (text: string) => text,
+  },
+  requestTimeoutSeconds: {
+    flag: 'request-timeout',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_REQUEST_TIMEOUT',
+    default: '60s',
+    help: 'abort requests not answered within this time',
+    docs: 'Requests not answered in this time get 500 `TimedOut`.',
+    commands: ['serve'],
+    parse: duration(0.001),
+  },
+  workers: {
+    flag: 'no-workers',
+    default: null,
+    defaultLabel: 'off',
+    help: 'serve the API only; run `printroute worker` processes for the jobs',
+    docs: 'Serve the API only; `printroute worker` processes run the jobs.',
+    commands: ['serve'],
+    parse: parseBoolean,
+  },
+  catalogueFile: {
+    flag: 'catalogue',
+    placeholder: 'FILE',
+    env: 'PRINTROUTE_CATALOGUE',
+    default: null,
+    defaultLabel: 'the bundled sample',
+    help: 'product catalogue to load',
+    docs: 'Product catalogue to load; validated at start ([catalogue.md](catalogue.md)).',
+    commands: ['serve', 'worker', 'accounts create', 'accounts top-up', 'labs list', 'labs keys create'],
+    parse: optionalPath,
+  },
+  logLevel: {
+    flag: 'log-level',
+    placeholder: 'LEVEL',
+    env: 'PRINTROUTE_LOG_LEVEL',
+    default: 'info',
+    help: `least severe log lines written: ${LOG_LEVELS.join(', ')}`,
+    docs: `pino level: ${LOG_LEVELS.map((level) => `\`${level}\``).join(', ')}.`,
+    commands: PROCESS_COMMANDS,
+    parse: oneOf(LOG_LEVELS),
+  },
+  logFormat: {
+    flag: 'log-format',
+    placeholder: 'FORMAT',
+    env: 'PRINTROUTE_LOG_FORMAT',
+    default: null,
+    defaultLabel: 'pretty on a terminal, else json',
+    help: 'pretty (readable) or json (one JSON object a line)',
+    docs:
+      '`pretty`: readable lines; `json`: one JSON object a line. By default pretty when stdout is a ' +
+      'terminal, JSON otherwise ([operations.md](operations.md#logs)).',
+    commands: PROCESS_COMMANDS,
+    parse: (text: string) => (text === '' ? null : oneOf(LOG_FORMATS)(text)),
+  },
+  metricsPort: {
+    flag: 'metrics-port',
+    placeholder: 'PORT',
+    env: 'PRINTROUTE_METRICS_PORT',
+    default: null,
+    defaultLabel: 'the Live port',
+    help: 'serve /metrics on this port instead of the Live port',
+    docs:
+      'Serve `GET /metrics` (Prometheus) on a port of its own instead of the Live port; `worker` processes ' +
+      'serve metrics only when it is set.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalPort,
+  },
+  metricsToken: {
+    flag: 'metrics-token',
+    placeholder: 'TOKEN',
+    env: 'PRINTROUTE_METRICS_TOKEN',
+    default: null,
+    defaultLabel: 'none',
+    help: 'require Authorization: Bearer TOKEN on /metrics',
+    docs: '`GET /metrics` then requires `Authorization: Bearer TOKEN`.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalText,
+  },
+  allowPrivateUrls: {
+    flag: 'allow-private-urls',
+    env: 'PRINTROUTE_ALLOW_PRIVATE_URLS',
+    default: null,
+    defaultLabel: 'off',
+    help: 'let downloads and callbacks reach loopback and private addresses (local testing only)',
+    docs:
+      'Let asset downloads and callbacks reach loopback and private addresses (local testing). Cloud ' +
+      "metadata addresses stay refused. Not needed for printroute's own sample images.",
+    commands: PROCESS_COMMANDS,
+    parse: parseBoolean,
+  },
+  downloadRetryBaseSeconds: {
+    flag: 'download-retry-base',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_DOWNLOAD_RETRY_BASE',
+    default: '30s',
+    help: 'delay before the 2nd download attempt, doubling for each further one',
+    docs: 'Delay before the second download attempt; it doubles for each further attempt (10 in all).',
+    commands: PROCESS_COMMANDS,
+    parse: duration(0),
+  },
+  simulatedLabStepSeconds: {
+    flag: 'sim-lab-step',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_SIM_LAB_STEP',
+    default: '2s',
+    help: 'pace of the simulated labs',
+    docs: 'Pace of the simulated labs (acknowledge, produce, ship: one step each).',
+    commands: PROCESS_COMMANDS,
+    parse: duration(0),
+  },
+  simulateLiveLabs: {
+    flag: 'simulate-live-labs',
+    env: 'PRINTROUTE_SIMULATE_LIVE_LABS',
+    default: null,
+    defaultLabel: 'off',
+    help: 'Live orders use the simulated labs too (demos); Sandbox always does',
+    docs: 'Live orders go to the simulated labs too (demos). Sandbox always does.',
+    commands: PROCESS_COMMANDS,
+    parse: parseBoolean,
+  },
+  simulatedUnavailableSkus: {
+    flag: 'sim-lab-unavailable-skus',
+    placeholder: 'SKUS',
+    env: 'PRINTROUTE_SIM_LAB_UNAVAILABLE_SKUS',
+    default: null,
+    defaultLabel: 'none',
+    help: 'simulated labs report these SKUs out of stock (comma-separated)',
+    docs: 'Simulated labs report these SKUs (comma-separated) out of stock.',
+    commands: PROCESS_COMMANDS,
+    parse: skuList,
+  },
+  simulatedRejectRate: {
+    flag: 'sim-lab-reject-rate',
+    placeholder: 'R',
+    env: 'PRINTROUTE_SIM_LAB_REJECT_RATE',
+    default: '0',
+    help: 'share of shipments (0 to 1) the simulated labs reject',
+    docs:
+      'Share of shipments (0 to 1) the simulated labs reject, chosen by shipment id (repeatable); the work ' +
+      'moves to the next-best lab.',
+    commands: PROCESS_COMMANDS,
+    parse: rate,
+  },
+  maxDownloadBytes: {
+    flag: 'max-download-size',
+    placeholder: 'SIZE',
+    env: 'PRINTROUTE_MAX_DOWNLOAD_SIZE',
+    default: '200MiB',
+    help: 'largest asset download accepted',
+    docs:
+      'Largest asset, packing slip or branding file accepted: `200MB` (powers of 1000), `200MiB` (powers ' +
+      'of 1024), or bytes.',
+    commands: PROCESS_COMMANDS,
+    parse: parseByteSize,
+  },
+  assetRetentionDays: {
+    flag: 'asset-retention',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_ASSET_RETENTION',
+    default: '30d',
+    help: 'keep downloaded asset copies and print files this long (whole days)',
+    docs: 'Kept copies of assets and print files are deleted after this long (whole days).',
+    commands: PROCESS_COMMANDS,
+    parse: wholeDays,
+  },
+  blobStoreUrl: {
+    flag: 'blob-store',
+    placeholder: 'URL',
+    env: 'PRINTROUTE_BLOB_STORE',
+    default: null,
+    defaultLabel: "the data directory's files/",
+    help: 'keep files in an S3-compatible bucket: s3://bucket/prefix?endpoint=URL&region=R',
+    docs:
+      'Keep stored files in an S3-compatible bucket, `s3://bucket/prefix?endpoint=URL&region=R` ' +
+      '(credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`), for several machines.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalText,
+  },
+  livePublicUrl: {
+    flag: 'public-url',
+    placeholder: 'URL',
+    env: 'PRINTROUTE_PUBLIC_URL',
+    default: null,
+    defaultLabel: 'the listening address',
+    help: 'base URL of the Live server in file and payment links',
+    docs:
+      'Base URL of the Live server in file links (thumbnails, print files for labs) and payment page links ' +
+      '(`authorisationUrl`). Set it behind a proxy and on `worker` processes.',
+    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    parse: baseUrl,
+  },
+  sandboxPublicUrl: {
+    flag: 'sandbox-public-url',
+    placeholder: 'URL',
+    env: 'PRINTROUTE_SANDBOX_PUBLIC_URL',
+    default: null,
+    defaultLabel: 'the listening address',
+    help: 'same for the Sandbox server',
+    docs: 'Same for Sandbox.',
+    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    parse: baseUrl,
+  },
+  eventVendor: {
+    flag: 'event-vendor',
+    placeholder: 'NAME',
+    env: 'PRINTROUTE_EVENT_VENDOR',
+    default: DEFAULT_EVENT_VENDOR,
+    help: 'callback event types are com.NAME.order...',
+    docs:
+      'Callback event types are `com.NAME.order...` ([callbacks.md](callbacks.md)); set it to the vendor an ' +
+      'existing client expects (e.g. `prodigi`). One DNS label: letters, digits, inner hyphens.',
+    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    parse: eventVendor,
+  },
+} as const satisfies Record<string, SettingDefinition<unknown>>
+
+export type SettingName = keyof typeof SETTINGS
+export type Settings = { [K in SettingName]: ReturnType<(typeof SETTINGS)[K]['parse']> }
+
+export type DatabaseSettings = Pick<Settings, 'dataDir' | 'databaseUrl'>
+
+type AnySetting = SettingDefinition<unknown>
+
+function definition(name: SettingName): AnySetting {
+  return SETTINGS[name] as AnySetting
+}
+
+/** The names of the settings a command takes, as a type. */
+export type SettingsOf<C extends SettingCommand> = {
+  [K in SettingName]: C extends (typeof SETTINGS)[K]['commands'][number] ? K : never
+}[SettingName]
+
+/** The settings a command takes, in table order. */
+export function settingsOf<C extends SettingCommand>(command: C): SettingsOf<C>[] {
+  return (Object.keys(SETTINGS) as SettingName[]).filter((name) =>
+    (definition(name).commands as readonly string[]).includes(command),
+  ) as SettingsOf<C>[]
+}
+
+/** `--no-workers`-style flags turn a setting that is on by default off. */
+export function isNegatedFlag(name: SettingName): boolean {
+  return definition(name).flag.startsWith('no-')
+}
+
+/** The help line of a setting's option, with where else it can come from. */
+export function settingHelp(name: SettingName): string {
+  const setting = definition(name)
+  // Boolean flags are off unless given: saying so adds nothing.
+  const fallback = setting.default ?? (setting.placeholder ? setting.defaultLabel : undefined)
+  const sources = [setting.env ? `env ${setting.env}` : null, fallback ? `default ${fallback}` : null].filter(
+    (part) => part !== null,
+  )
+  return sources.length > 0 ? `${setting.help} (${sources.join(', ')})` : setting.help
+}
+
+export function settingFlag(name: SettingName): string {
+  const setting = definition(name)
+  return setting.placeholder ? `--${setting.flag} <${setting.placeholder}>` : `--${setting.flag}`
+}
+
+/** Flag values as the command line parsed them: strings for valued flags, true for boolean ones given. */
+export type FlagValues = Partial<Record<SettingName, string | boolean>>
+
+/**
+ * Reads the named settings: the flag, else the environment variable (an empty one counts as unset), else the
+ * default. A bad value throws a SettingsError naming the flag or variable it came from.
+ */
+export function readSettings<K extends SettingName>(
+  names: readonly K[],
+  flags: FlagValues,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Settings, K> {
+  const result = {} as Record<K, unknown>
+  for (const name of names) {
+    const setting = definition(name)
+    const fromFlag = flags[name]
+    const fromEnv = setting.env ? env[setting.env] : undefined
+    let text: string | null
+    let source: string
+    if (fromFlag !== undefined) {
+      // A boolean flag given on the command line; `--no-x` flags arrive as false.
+      text = typeof fromFlag === 'string' ? fromFlag : 'true'
+      source = `--${setting.flag}`
+    } else if (fromEnv !== undefined && fromEnv !== '') {
+      text = fromEnv
+      source = setting.env as string
+    } else {
+      text = setting.default
+      source = `the default of --${setting.flag}`
+    }
+    try {
+      const value = text === null ? setting.parse('') : setting.parse(text)
+      // A negated flag names the opposite of its setting: `--no-workers` given means workers: false.
+      result[name] = isNegatedFlag(name) ? !value : value
+    } catch (error) {
+      throw new SettingsError(`${source}: ${(error as Error).message}`)
+    }
   }
+  return result as Pick<Settings, K>
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The docs table, generated.
+
+function escapeCell(text: string): string {
+  return text.replaceAll('|', '\\|')
+}
+
+/** The settings table of docs/configuration.md, exactly as the page holds it. */
+export function settingsDocsTable(): string {
+  const rows = (Object.keys(SETTINGS) as SettingName[]).map((name) => {
+    const setting = definition(name)
+    const flag = `\`--${setting.flag}${setting.placeholder ? ` ${setting.placeholder}` : ''}\``
+    const env = setting.env ? `\`${setting.env}\`` : ''
+    const fallback = setting.default !== null ? `\`${setting.default}\`` : (setting.defaultLabel ?? 'none')
+    const commands =
+      setting.commands.length === DATA_COMMANDS.length ? 'all that use data' : setting.commands.join(', ')
+    return `| ${escapeCell(flag)} | ${env} | ${escapeCell(fallback)} | ${commands} | ${escapeCell(setting.docs ?? setting.help)} |`
+  })
+  return ['| Flag | Environment | Default | Commands | Meaning |', '|---|---|---|---|---|', ...rows].join('\n')
 }

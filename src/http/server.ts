@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
+import type { SampleImages } from '../adapters/sample-images.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
@@ -16,6 +17,7 @@ import type { PaymentsService } from '../services/payments.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
+import type { BoundServer } from './bound-server.ts'
 import {
   API_VERSION_PREFIX,
   installErrorHandling,
@@ -32,6 +34,7 @@ import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { registerQuoteRoutes } from './routes/quotes.routes.ts'
+import { registerSampleRoutes } from './routes/samples.routes.ts'
 import { registerSpineRoutes } from './routes/spine.routes.ts'
 import { validatorCompiler } from './validation.ts'
 
@@ -91,6 +94,8 @@ export interface HttpServices {
   files: { store: ServedFiles; signingSecret: string; now: () => Date }
   /** Callback deliveries and the events feed. */
   callbacks: CallbacksService
+  /** The bundled sample images, served under /samples/. */
+  samples: SampleImages
 }
 
 export interface HttpServerOptions {
@@ -99,6 +104,8 @@ export interface HttpServerOptions {
   logger: FastifyBaseLogger | boolean
   requestTimeoutMs?: number
   bodyLimitBytes?: number
+  /** A port bound before the application was built (`serve`); absent, the caller listens or injects. */
+  boundServer?: BoundServer
 }
 
 export type App = FastifyInstance
@@ -155,6 +162,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     return503OnClosing: true,
+    ...(options.boundServer ? { serverFactory: options.boundServer.serverFactory } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
@@ -252,6 +260,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   if (labs) {
     await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
   }
+  registerSampleRoutes(app, services.samples)
   if (services.payments) registerPaymentRoutes(app, services.payments)
   registerMethodNotAllowed(app, routes)
   await app.ready()

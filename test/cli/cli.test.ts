@@ -1,9 +1,12 @@
 // The printroute command line, run as a user runs it: a child process on a temporary data directory.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import type { Command } from 'commander'
+import { buildProgram } from '../../src/cli/program.ts'
+import { SETTING_COMMANDS, SETTINGS, settingsOf } from '../../src/config.ts'
 import { printroute } from '../support/cli.ts'
 
 describe('printroute command line', () => {
@@ -15,38 +18,69 @@ describe('printroute command line', () => {
   })
   after(() => rmSync(dataDir, { recursive: true, force: true }))
 
-  test('every command answers --help with its usage', async () => {
+  test('the help of every command lists exactly the settings it takes', () => {
+    const program = buildProgram()
+    for (const command of SETTING_COMMANDS) {
+      let found: Command | undefined = program
+      for (const word of command.split(' ')) found = found?.commands.find((child) => child.name() === word)
+      assert.ok(found, command)
+      const help = found.helpInformation()
+      assert.match(help, new RegExp(`Usage: printroute ${command} `), command)
+      const taken = new Set<string>(settingsOf(command))
+      for (const name of Object.keys(SETTINGS) as (keyof typeof SETTINGS)[]) {
+        const flag = new RegExp(`^  --${SETTINGS[name].flag}\\b`, 'm')
+        if (taken.has(name)) assert.match(help, flag, `${command} takes --${SETTINGS[name].flag}`)
+        else assert.doesNotMatch(help, flag, `${command} does not take --${SETTINGS[name].flag}`)
+      }
+    }
+  })
+
+  test('printroute, --help and help COMMAND print help; help COMMAND is COMMAND --help', async () => {
     const main = await printroute(['--help'])
     assert.equal(main.code, 0)
-    for (const command of [
-      'serve',
-      'worker',
-      'migrate',
-      'accounts create',
-      'accounts list',
-      'accounts update',
-      'accounts top-up',
-      'labs list',
-      'labs keys create',
-      'keys create',
-      'keys list',
-      'keys revoke',
-    ]) {
-      assert.match(main.stdout, new RegExp(command))
-      const help = await printroute([...command.split(' '), '--help'])
-      assert.equal(help.code, 0, command)
-      assert.match(help.stdout, new RegExp(`printroute ${command}`), command)
-      if (command !== 'labs list') assert.match(help.stdout, /--data-dir/, command)
+    for (const group of ['serve', 'worker', 'migrate', 'accounts', 'keys', 'labs', 'help']) {
+      assert.match(main.stdout, new RegExp(`^  ${group}\\b`, 'm'), group)
+    }
+    const bare = await printroute([])
+    assert.equal(bare.code, 1)
+    assert.match(bare.stderr, /Usage: printroute/)
+    const viaHelp = await printroute(['help', 'accounts', 'create'])
+    const viaFlag = await printroute(['accounts', 'create', '--help'])
+    assert.equal(viaHelp.code, 0)
+    assert.equal(viaHelp.stdout, viaFlag.stdout)
+    assert.match(viaHelp.stdout, /--billing-mode <MODE>/)
+  })
+
+  test('--version prints the version of the package', async () => {
+    const packageJson = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'))
+    for (const flag of ['--version', '-v']) {
+      const answer = await printroute([flag])
+      assert.equal(answer.code, 0)
+      assert.equal(answer.stdout.trim(), packageJson.version)
+    }
+  })
+
+  test('a mistyped command or flag gets the nearest one suggested and exits 2', async () => {
+    for (const [args, suggestion] of [
+      [['serv'], /Did you mean serve\?/],
+      [['acounts', 'list'], /Did you mean accounts\?/],
+      [['accounts', 'creat'], /Did you mean create\?/],
+      [['serve', '--sandbox-prot', '1'], /Did you mean --sandbox-port\?/],
+    ] as const) {
+      const answer = await printroute([...args])
+      assert.equal(answer.code, 2, args.join(' '))
+      assert.match(answer.stderr, suggestion, args.join(' '))
     }
   })
 
   test('unknown commands and flags exit 2 with a message', async () => {
     const unknown = await printroute(['frobnicate'])
     assert.equal(unknown.code, 2)
-    assert.match(unknown.stderr, /unknown command "frobnicate"/)
+    assert.match(unknown.stderr, /unknown command 'frobnicate'/)
     const group = await printroute(['accounts'])
     assert.equal(group.code, 2)
-    assert.match(group.stderr, /accounts create/)
+    assert.match(group.stderr, /create/)
+    assert.match(group.stderr, /top-up/)
     const flag = await printroute(['migrate', '--bogus'])
     assert.equal(flag.code, 2)
     assert.match(flag.stderr, /bogus/)
@@ -145,7 +179,16 @@ describe('printroute command line', () => {
     assert.match(pause.stderr, /--pause-window/)
     const port = await withData(['serve', '--port', 'eighty'])
     assert.equal(port.code, 1)
-    assert.match(port.stderr, /--port must be a port number/)
+    assert.match(port.stderr, /--port: must be a port number/)
+    const fromEnv = await printroute(['serve', '--data-dir', dataDir], { PORT: '99999' })
+    assert.equal(fromEnv.code, 1)
+    assert.match(fromEnv.stderr, /PORT: must be a port number \(0-65535\), got "99999"/)
+    const duration = await withData(['serve', '--request-timeout', 'soon'])
+    assert.equal(duration.code, 1)
+    assert.match(duration.stderr, /--request-timeout: "soon" is not a duration/)
+    const flagBoolean = await printroute(['serve', '--data-dir', dataDir], { PRINTROUTE_ALLOW_PRIVATE_URLS: 'maybe' })
+    assert.equal(flagBoolean.code, 1)
+    assert.match(flagBoolean.stderr, /PRINTROUTE_ALLOW_PRIVATE_URLS: must be 1 or 0/)
     const catalogueFile = join(dataDir, 'bad-catalogue.json')
     writeFileSync(catalogueFile, JSON.stringify({ formatVersion: 1, products: 'none' }))
     const catalogue = await withData(['serve', '--catalogue', catalogueFile, '--port', '0', '--sandbox-port', '0'])

@@ -1,11 +1,17 @@
-// `printroute serve` as an operator runs it: a real process on real ports with the embedded database.
+// `printroute serve` as an operator runs it: a real process on real ports with the embedded database, its
+// printed first order pasted into a real shell, and the other commands run beside it on the same data.
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { promisify } from 'node:util'
+import { adminSocketPath } from '../../src/adapters/admin-channel.ts'
 import { BIN, printroute } from '../support/cli.ts'
+import { waitFor } from '../support/wait.ts'
+
+const exec = promisify(execFile)
 
 interface Running {
   child: ChildProcess
@@ -14,9 +20,9 @@ interface Running {
   exited: Promise<number | null>
 }
 
-function startServe(args: string[]): Running {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sandbox-port', '0', ...args], {
-    env: { ...process.env, DATABASE_URL: '', PRINTROUTE_DATA_DIR: '' },
+function startServe(args: string[], env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    env: { ...process.env, DATABASE_URL: '', PRINTROUTE_DATA_DIR: '', PORT: '0', PRINTROUTE_SANDBOX_PORT: '0', ...env },
   })
   let output = ''
   const listeners = new Set<() => void>()
@@ -36,7 +42,7 @@ function startServe(args: string[]): Running {
     child,
     output: () => output,
     exited,
-    waitFor(pattern, timeoutMs = 20_000) {
+    waitFor(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const match = output.match(pattern)
@@ -57,19 +63,29 @@ function startServe(args: string[]): Running {
   }
 }
 
+/** Runs shell lines exactly as a person pastes them. */
+async function paste(lines: string): Promise<string> {
+  const { stdout } = await exec('bash', ['-c', lines])
+  return stdout
+}
+
 describe('printroute serve', () => {
   let dataDir: string
   let server: Running
   let sandboxUrl: string
   let liveUrl: string
   let demoKey: string
+  let banner: string
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'printroute-serve-'))
-    server = startServe(['--data-dir', dataDir, '--log-level', 'info'])
-    liveUrl = (await server.waitFor(/Live API ready at (http:\/\/127\.0\.0\.1:\d+\/v4\.0)/))[1]!
-    sandboxUrl = (await server.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+\/v4\.0)/))[1]!
-    demoKey = (await server.waitFor(/^\s+(pr_sandbox_\S+)$/m))[1]!
+    // As in a terminal: readable logs (the test's pipe is not a TTY, so the format is asked for).
+    server = startServe(['--data-dir', dataDir, '--log-format', 'pretty'])
+    liveUrl = (await server.waitFor(/Live API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
+    sandboxUrl = (await server.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
+    // The banner, from the first line of the first order to the line that watches it.
+    banner = (await server.waitFor(/^KEY=pr_sandbox_\S+\n[\s\S]*?merchantReferences=my-first-order.*$/m))[0]
+    demoKey = (await server.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1]!
   })
 
   after(async () => {
@@ -77,52 +93,121 @@ describe('printroute serve', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  test('on an empty database it prints a demo Sandbox key and a curl command that works as printed', async () => {
-    const curl = server
-      .output()
-      .match(/curl -s -X POST (\S+) -H 'X-API-Key: (\S+)' -H 'Content-Type: application\/json' \\\n\s+-d '(.+)'/)
-    assert.ok(curl, server.output())
-    assert.equal(curl[1], `${sandboxUrl}/orders`)
-    assert.equal(curl[2], demoKey)
-    const response = await fetch(curl[1]!, {
-      method: 'POST',
-      headers: { 'x-api-key': curl[2]!, 'content-type': 'application/json' },
-      body: curl[3],
-    })
-    assert.equal(response.status, 200)
-    const body = (await response.json()) as any
-    assert.equal(body.outcome, 'Created')
-    assert.match(response.headers.get('traceparent') ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
-    const fetched = await fetch(`${sandboxUrl}/orders/${body.order.id}`, { headers: { 'x-api-key': demoKey } })
-    assert.equal(fetched.status, 200)
-    assert.deepEqual(((await fetched.json()) as any).order, body.order)
+  test('the first order it prints, pasted into a shell, reaches Complete with the bundled sample image', async () => {
+    assert.ok(banner.startsWith(`KEY=${demoKey}\n`), banner)
+    assert.match(banner, new RegExp(`"url": "${sandboxUrl}/samples/portrait\\.jpg"`))
+    // Pasted whole, it places the order and lists it; the two answers are two JSON bodies back to back.
+    const pasted = await paste(banner)
+    const lines = banner.split('\n')
+    const create = lines.slice(0, -1).join('\n')
+    const watch = `${lines[0]}\n${lines.at(-1)}`
+    assert.match(pasted, /^\{"outcome":"Created"/)
+    assert.match(pasted, /\}\{"outcome":"Ok","orders":\[/)
+    const created = JSON.parse(await paste(create))
+    assert.equal(created.outcome, 'AlreadyExists', 'the second paste finds the order the first one placed')
+    const complete = await waitFor(
+      'the first order to reach Complete',
+      async () => {
+        const listed = JSON.parse(await paste(watch))
+        const order = listed.orders[0]
+        return order?.status.stage === 'Complete' ? order : undefined
+      },
+      60_000,
+    )
+    assert.equal(complete.id, created.order.id)
+    assert.equal(complete.status.details.downloadAssets, 'Complete')
+    assert.equal(complete.shipments[0].status, 'Shipped')
+    // The thumbnail was made from the sample, and is served.
+    const thumbnail = await fetch(complete.items[0].assets[0].thumbnailUrl)
+    assert.equal(thumbnail.status, 200)
+    assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg')
   })
 
   test('Live and Sandbox are separate addresses; the Sandbox key is refused on Live', async () => {
     assert.notEqual(liveUrl, sandboxUrl)
-    const response = await fetch(`${liveUrl}/orders`, { headers: { 'x-api-key': demoKey } })
+    const response = await fetch(`${liveUrl}/v4.0/orders`, { headers: { 'x-api-key': demoKey } })
     assert.equal(response.status, 401)
     assert.equal(((await response.json()) as any).outcome, 'Unauthorized')
   })
 
-  test('a second process cannot open the same data directory', async () => {
-    const second = await printroute(['accounts', 'list', '--data-dir', dataDir])
+  test('the data commands run beside it on the same data directory, with immediate effect', async () => {
+    const withData = (args: string[]) => printroute([...args, '--data-dir', dataDir])
+    const socket = adminSocketPath(dataDir)
+    assert.equal(statSync(socket).mode & 0o777, 0o600)
+    assert.equal(statSync(join(socket, '..')).mode & 0o777, 0o700)
+
+    const listed = await withData(['accounts', 'list', '--json'])
+    assert.equal(listed.code, 0, listed.stderr)
+    assert.equal(JSON.parse(listed.stdout)[0].name, 'Demo merchant')
+    const migrated = await withData(['migrate'])
+    assert.equal(migrated.code, 0, migrated.stderr)
+    assert.match(migrated.stdout, /up to date/)
+
+    // A key made while serving authenticates on the next request; revoked, it is refused on the next one.
+    const issued = await withData(['keys', 'create', '--account', 'acc_1', '--env', 'sandbox'])
+    assert.equal(issued.code, 0, issued.stderr)
+    const key = issued.stdout.trim()
+    const withKey = () => fetch(`${sandboxUrl}/v4.0/orders`, { headers: { 'x-api-key': key } })
+    assert.equal((await withKey()).status, 200)
+    const revoked = await withData(['keys', 'revoke', key.slice(0, 'pr_sandbox_'.length + 8)])
+    assert.equal(revoked.code, 0, revoked.stderr)
+    assert.equal((await withKey()).status, 401)
+
+    const created = await withData(['accounts', 'create', '--name', 'Beside', '--billing-mode', 'prepaid', '--json'])
+    assert.equal(created.code, 0, created.stderr)
+    const account = JSON.parse(created.stdout)
+    assert.equal((await fetch(`${liveUrl}/v4.0/orders`, { headers: { 'x-api-key': account.keys.live } })).status, 200)
+    const topUp = await withData(['accounts', 'top-up', '--account', account.id, '--amount', '12.50', '--json'])
+    assert.equal(topUp.code, 0, topUp.stderr)
+    assert.equal(JSON.parse(topUp.stdout).balance, '12.50')
+    const updated = await withData(['accounts', 'update', '--account', account.id, '--pause-window', '1.5s'])
+    assert.equal(updated.code, 2, 'a pause window must be whole seconds, whoever runs the change')
+    assert.match(updated.stderr, /--pause-window: the pause window must be whole seconds/)
+    const labKey = await withData(['labs', 'keys', 'create', '--lab', 'NOPE'])
+    assert.equal(labKey.code, 2)
+    assert.match(labKey.stderr, /no lab NOPE/)
+    // A second server on the same data directory is still refused: one process holds the embedded database.
+    const second = await printroute(['serve', '--port', '0', '--sandbox-port', '0', '--data-dir', dataDir])
     assert.equal(second.code, 1)
     assert.match(second.stderr, /in use by process \d+/)
   })
 
-  test('SIGTERM stops it gracefully and releases the data directory', async () => {
+  test('a port in use stops a start with one line naming it, before anything is written', async () => {
+    const fresh = join(tmpdir(), `printroute-clash-${process.pid}-${Date.now()}`)
+    const livePort = new URL(liveUrl).port
+    const clash = await printroute(['serve', '--data-dir', fresh], { PORT: livePort, PRINTROUTE_SANDBOX_PORT: '0' })
+    assert.equal(clash.code, 1)
+    assert.equal(clash.stderr.trim().split('\n').length, 1, clash.stderr)
+    assert.match(
+      clash.stderr,
+      new RegExp(`port ${livePort} on 127\\.0\\.0\\.1 is already in use; choose another with --port`),
+    )
+    assert.equal(existsSync(fresh), false, 'the data directory was not even created')
+    const sandboxPort = new URL(sandboxUrl).port
+    const sandboxClash = await printroute(['serve', '--data-dir', fresh, '--port', '0', '--sandbox-port', sandboxPort])
+    assert.equal(sandboxClash.code, 1)
+    assert.match(sandboxClash.stderr, /choose another with --sandbox-port/)
+    assert.equal(existsSync(fresh), false)
+  })
+
+  test('SIGTERM stops it gracefully; the commands then open the data directory themselves', async () => {
     server.child.kill('SIGTERM')
     assert.equal(await server.exited, 0, server.output().slice(-3000))
     assert.match(server.output(), /stopped/)
+    assert.equal(existsSync(adminSocketPath(dataDir)), false)
     const listed = await printroute(['accounts', 'list', '--data-dir', dataDir])
     assert.equal(listed.code, 0, listed.stderr)
     assert.match(listed.stdout, /Demo merchant/)
-    // A restart on the same data keeps the accounts and creates no second demo account.
-    const restarted = startServe(['--data-dir', dataDir])
+    // A restart keeps the accounts and creates no second demo account; JSON logs when asked.
+    const restarted = startServe(['--data-dir', dataDir, '--log-format', 'json'])
     await restarted.waitFor(/Sandbox API ready/)
-    restarted.child.kill('SIGINT')
-    assert.equal(await restarted.exited, 0)
-    assert.doesNotMatch(restarted.output(), /Demo account created/)
+    for (const line of restarted.output().trim().split('\n')) assert.doesNotThrow(() => JSON.parse(line), line)
+    // Killed outright, it leaves its socket behind; the next command sees nobody there and goes ahead.
+    restarted.child.kill('SIGKILL')
+    await restarted.exited
+    assert.equal(existsSync(adminSocketPath(dataDir)), true)
+    const afterKill = await printroute(['accounts', 'list', '--data-dir', dataDir])
+    assert.equal(afterKill.code, 0, afterKill.stderr)
+    assert.doesNotMatch(restarted.output(), /Demo account/)
   })
 })

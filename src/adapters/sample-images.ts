@@ -1,0 +1,104 @@
+// printroute's own sample images (samples/*.jpg), so a first order works on a machine without internet: they
+// are served under /samples/ on both ports, and a download of exactly such a URL on one of printroute's own
+// addresses is answered from the bundled file instead of the network. That opens no address: the fetcher's
+// rules for every other URL (private and loopback addresses refused) stay exactly as they are.
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { DownloadError } from './safe-fetcher.ts'
+
+export const SAMPLE_PATH_PREFIX = '/samples/'
+const SAMPLES_DIR = join(import.meta.dirname, '..', '..', 'samples')
+
+export interface SampleImage {
+  /** The file name, e.g. `landscape.jpg`. */
+  name: string
+  bytes: Buffer
+  md5: string
+  contentType: 'image/jpeg'
+}
+
+export interface SampleImages {
+  list(): SampleImage[]
+  get(name: string): SampleImage | undefined
+}
+
+/** Reads the bundled samples once (a few tens of kilobytes each). */
+export function loadSampleImages(directory = SAMPLES_DIR): SampleImages {
+  const samples = new Map<string, SampleImage>()
+  for (const name of readdirSync(directory)
+    .filter((file) => file.endsWith('.jpg'))
+    .sort()) {
+    const bytes = readFileSync(join(directory, name))
+    samples.set(name, { name, bytes, md5: createHash('md5').update(bytes).digest('hex'), contentType: 'image/jpeg' })
+  }
+  return { list: () => [...samples.values()], get: (name) => samples.get(name) }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
+
+/**
+ * Whether `url` names a bundled sample on one of printroute's own base URLs (exact path, no query). A base URL
+ * on a loopback address also matches the other loopback spellings with the same port, as a person pastes them.
+ */
+export function sampleNameOf(url: string, ownBaseUrls: readonly string[]): string | null {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return null
+  }
+  if (parsed.search !== '' || parsed.username !== '' || parsed.password !== '') return null
+  if (!parsed.pathname.startsWith(SAMPLE_PATH_PREFIX)) return null
+  const name = parsed.pathname.slice(SAMPLE_PATH_PREFIX.length)
+  if (!/^[a-z0-9-]+\.jpg$/.test(name)) return null
+  const own = ownBaseUrls.some((base) => {
+    let origin: URL
+    try {
+      origin = new URL(base)
+    } catch {
+      return false
+    }
+    if (origin.origin === parsed.origin) return true
+    return (
+      origin.protocol === parsed.protocol &&
+      origin.port === parsed.port &&
+      LOOPBACK_HOSTS.has(origin.hostname) &&
+      LOOPBACK_HOSTS.has(parsed.hostname)
+    )
+  })
+  return own ? name : null
+}
+
+interface Fetcher {
+  download(
+    url: string,
+    destinationPath: string,
+    options?: { expectedMd5?: string | null },
+  ): Promise<{ bytes: number; md5: string; contentType: string; finalUrl?: string }>
+}
+
+/** Wraps a fetcher so that printroute's own sample URLs are answered from the bundled files. */
+export function withSampleImages<F extends Fetcher>(
+  fetcher: F,
+  samples: SampleImages,
+  ownBaseUrls: () => readonly string[],
+): F {
+  return {
+    ...fetcher,
+    async download(url, destinationPath, options = {}) {
+      const name = sampleNameOf(url, ownBaseUrls())
+      const sample = name === null ? undefined : samples.get(name)
+      if (!sample) return fetcher.download(url, destinationPath, options)
+      if (options.expectedMd5 && options.expectedMd5.toLowerCase() !== sample.md5) {
+        throw new DownloadError(
+          'Md5Mismatch',
+          `md5 mismatch: expected ${options.expectedMd5.toLowerCase()}, got ${sample.md5}`,
+        )
+      }
+      await writeFile(destinationPath, sample.bytes)
+      return { bytes: sample.bytes.length, md5: sample.md5, contentType: sample.contentType, finalUrl: url }
+    },
+  }
+}

@@ -1,0 +1,154 @@
+// What the data commands of the CLI do, as operations with plain JSON inputs and results, so the same code
+// runs in the command's own process (the data directory is free, or the database is PostgreSQL) and inside a
+// running `serve` reached through the admin channel (src/adapters/admin-channel.ts).
+import type { Database } from '../adapters/database.ts'
+import { migrate } from '../adapters/migrator.ts'
+import { parseId } from '../domain/ids.ts'
+import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
+import { ServiceError } from '../domain/outcomes.ts'
+import {
+  type Account,
+  AccountError,
+  type AccountSettings,
+  type AccountSettingsChange,
+  type AccountsService,
+  type Environment,
+} from '../services/accounts.service.ts'
+import { LabError, type LabsService } from '../services/labs.service.ts'
+import type { PaymentsService } from '../services/payments.service.ts'
+import { OperationError } from './operation-error.ts'
+
+/** What the operations run on; the payments service is built only when a top-up needs it. */
+export interface OperationContext {
+  db: Database
+  accounts: AccountsService
+  labs: Pick<LabsService, 'createLabKey'>
+  payments(): Promise<Pick<PaymentsService, 'topUp'>>
+}
+
+export interface AccountCreation {
+  name: string
+  billingCurrency: string
+  billingMode: 'invoice' | 'prepaid'
+  pauseWindowSeconds: number
+  callbackUrl: string | null
+}
+
+export interface KeyListing {
+  prefix: string
+  environment: Environment
+  created: string
+  revoked: string | null
+}
+
+export interface TopUpResult {
+  account: string
+  balance: string
+  currency: string
+  releasedOrderIds: string[]
+}
+
+/** Refusals the user can fix by changing the command (exit 2); others are failures (exit 1). */
+function refused(message: string): OperationError {
+  return new OperationError(message, 2)
+}
+
+function accountNumberOf(accountId: string): number {
+  const number = parseId('acc', accountId)
+  if (number === undefined) throw refused(`"${accountId}" is not an account ID (expected acc_<number>)`)
+  return number
+}
+
+/** Service refusals keep their message; only the exit code is decided here. */
+async function translated<T>(work: () => Promise<T>, exitCode = 1): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof AccountError || error instanceof LabError || error instanceof ServiceError) {
+      throw new OperationError(error.message, exitCode)
+    }
+    throw error
+  }
+}
+
+export function createAdminOperations(context: OperationContext) {
+  return {
+    async migrate(): Promise<{ applied: string[] }> {
+      const result = await migrate(context.db)
+      return { applied: result.applied }
+    },
+
+    async createAccount(input: AccountCreation): Promise<{ id: string; keys: Record<Environment, string> }> {
+      const created = await translated(() => context.accounts.createAccount(input))
+      return { id: created.account.id, keys: { sandbox: created.keys.sandbox.key, live: created.keys.live.key } }
+    },
+
+    async listAccounts(): Promise<Account[]> {
+      return context.accounts.listAccounts()
+    },
+
+    async updateAccount(input: {
+      account: string
+      change: AccountSettingsChange
+    }): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
+      const accountNumber = accountNumberOf(input.account)
+      return translated(() => context.accounts.updateSettings(accountNumber, input.change), 2)
+    },
+
+    async topUp(input: { account: string; amount: string; reference: string | null }): Promise<TopUpResult> {
+      const accountNumber = accountNumberOf(input.account)
+      const amountMinor = /^\d{1,10}(\.\d{1,2})?$/.test(input.amount) ? parseAmountToMinor(input.amount) : undefined
+      if (amountMinor === undefined || amountMinor <= 0n) {
+        throw refused(`--amount must be a positive amount such as 50.00, got "${input.amount}"`)
+      }
+      const account = (await context.accounts.listAccounts()).find((candidate) => candidate.id === input.account)
+      if (!account) throw refused(`No account ${input.account}`)
+      if (account.billingMode !== 'prepaid') {
+        throw refused(`${input.account} is billed by invoice; only prepaid accounts have a balance`)
+      }
+      const payments = await context.payments()
+      const result = await translated(() => payments.topUp(accountNumber, amountMinor, input.reference))
+      return {
+        account: input.account,
+        balance: formatMinorAsAmount(result.balanceMinor),
+        currency: result.currency,
+        releasedOrderIds: result.releasedOrderIds,
+      }
+    },
+
+    async createKey(input: { account: string; environment: Environment }): Promise<{ key: string }> {
+      const issued = await translated(() => context.accounts.createApiKey(input.account, input.environment))
+      return { key: issued.key }
+    },
+
+    async listKeys(input: { account: string }): Promise<KeyListing[]> {
+      const keys = await translated(() => context.accounts.listApiKeys(input.account))
+      return keys.map((key) => ({
+        prefix: key.prefix,
+        environment: key.environment,
+        created: key.createdAt.toISOString(),
+        revoked: key.revokedAt ? key.revokedAt.toISOString() : null,
+      }))
+    },
+
+    async revokeKey(input: { prefix: string }): Promise<{ revoked: string }> {
+      await translated(() => context.accounts.revokeApiKey(input.prefix))
+      return { revoked: input.prefix }
+    },
+
+    async createLabKey(input: { lab: string }): Promise<{ key: string }> {
+      const issued = await translated(() => context.labs.createLabKey(input.lab), 2)
+      return { key: issued.key }
+    },
+  }
+}
+
+export type AdminOperations = ReturnType<typeof createAdminOperations>
+export type OperationName = keyof AdminOperations
+
+/** Runs an operation by name with a JSON input (the admin channel's handler). */
+export async function runOperation(operations: AdminOperations, name: string, input: unknown): Promise<unknown> {
+  if (!Object.hasOwn(operations, name)) throw refused(`unknown operation ${name}`)
+  const operation = operations[name as OperationName] as (input: unknown) => Promise<unknown>
+  return operation(input)
+}

@@ -1,0 +1,255 @@
+// The commands that read or write data: migrate, accounts, keys and lab keys. Each parses its flags, runs one
+// operation (in a running `serve` through the admin channel, or here) and prints the result.
+import { type Command, Option } from 'commander'
+import { parseDurationSeconds } from '../domain/duration.ts'
+import type { AccountSettingsChange, Environment } from '../services/accounts.service.ts'
+import {
+  addSettingOptions,
+  print,
+  printJson,
+  requireText,
+  runDataOperation,
+  settingsFor,
+  UsageError,
+} from './command-support.ts'
+
+type Values = Record<string, string | boolean | undefined>
+
+function durationSeconds(value: unknown, flag: string): number | undefined {
+  if (typeof value !== 'string') return undefined
+  try {
+    return parseDurationSeconds(value)
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`)
+  }
+}
+
+const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'live']
+
+function environmentOf(value: string): Environment {
+  const environment = ENVIRONMENTS.find((candidate) => candidate === value.toLowerCase())
+  if (!environment) throw new UsageError(`--env must be sandbox or live, got "${value}"`)
+  return environment
+}
+
+export function registerDataCommands(program: Command): void {
+  const migrate = program
+    .command('migrate')
+    .summary('apply pending database migrations')
+    .description('Applies pending SQL migrations (serve and worker also do this at start).')
+  addSettingOptions(migrate, 'migrate').action(async () => {
+    const result = await runDataOperation(settingsFor(migrate, 'migrate'), 'migrate', undefined)
+    print(result.applied.length ? `applied ${result.applied.join(', ')}` : 'database is up to date')
+  })
+
+  const accounts = program.command('accounts').summary('create, list, update and top up accounts')
+
+  const create = accounts
+    .command('create')
+    .summary('create an account with one Sandbox and one Live key')
+    .description('Creates an account and prints its ID and one Sandbox and one Live key (shown once).')
+    .option('--name <NAME>', 'account name (required)')
+    .option('--currency <CODE>', 'billing currency; the catalogue must have a rate for it', 'GBP')
+    .addOption(
+      new Option(
+        '--billing-mode <MODE>',
+        'how Live charges are settled (prepaid: from a balance that accounts top-up adds to)',
+      ).default('invoice'),
+    )
+    .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m', '0')
+    .option('--callback-url <URL>', 'account-wide callback URL')
+    .option('--json', 'print {"id", "keys": {"sandbox", "live"}} as JSON')
+  addSettingOptions(create, 'accounts create').action(async (values: Values) => {
+    const name = requireText(values.name, '--name')
+    const billingMode = String(values.billingMode)
+    if (billingMode !== 'invoice' && billingMode !== 'prepaid') {
+      throw new UsageError(`--billing-mode must be invoice or prepaid, got "${billingMode}"`)
+    }
+    const settings = settingsFor(create, 'accounts create')
+    const created = await runDataOperation(settings, 'createAccount', {
+      name,
+      billingCurrency: String(values.currency).toUpperCase(),
+      billingMode,
+      pauseWindowSeconds: durationSeconds(values.pauseWindow, '--pause-window') ?? 0,
+      callbackUrl: typeof values.callbackUrl === 'string' ? values.callbackUrl : null,
+    })
+    if (values.json) return printJson(created)
+    print(
+      `account ${created.id} (${name})\n` +
+        `sandbox key: ${created.keys.sandbox}\n` +
+        `live key:    ${created.keys.live}\n` +
+        'The keys are shown once; printroute keeps only their hashes.',
+    )
+  })
+
+  const list = accounts.command('list').summary('list accounts').option('--json', 'print the accounts as JSON')
+  addSettingOptions(list, 'accounts list').action(async (values: Values) => {
+    const found = await runDataOperation(settingsFor(list, 'accounts list'), 'listAccounts', undefined)
+    if (values.json) return printJson(found)
+    for (const account of found) {
+      print(
+        `${account.id}\t${account.name}\t${account.billingCurrency}\t${account.billingMode}` +
+          `${account.billingMode === 'prepaid' ? ` balance ${account.balance}` : ''}` +
+          `\tpause ${account.pauseWindowSeconds}s\t${account.callbackUrl ?? '-'}`,
+      )
+    }
+  })
+
+  const update = accounts
+    .command('update')
+    .summary("change an account's callback URL, pause window or callback signing secret")
+    .description(
+      'Changes the settings given; the others stay as they are. Prints the settings as they are then, with ' +
+        'the secret callbacks are signed with (docs/callbacks.md).',
+    )
+    .option('--account <ID>', 'the account (acc_...)')
+    .option('--callback-url <URL>', 'account-wide callback URL (an order\'s own wins); "" or none removes it')
+    .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m (0: none)')
+    .option('--rotate-signing-secret', 'replace the callback signing secret; the old one keeps signing for a while')
+    .option(
+      '--signing-overlap <DUR>',
+      'with --rotate-signing-secret: how long the old secret keeps signing (default 24h)',
+    )
+    .option(
+      '--json',
+      'print {"id", "callbackUrl", "pauseWindowSeconds", "signingSecret", "previousSigningSecretExpiresAt"}',
+    )
+  addSettingOptions(update, 'accounts update').action(async (values: Values) => {
+    const account = requireText(values.account, '--account')
+    const url = values.callbackUrl
+    const pauseWindowSeconds = durationSeconds(values.pauseWindow, '--pause-window')
+    const overlap = durationSeconds(values.signingOverlap, '--signing-overlap')
+    const change: AccountSettingsChange = {
+      ...(typeof url === 'string' ? { callbackUrl: url === '' || url === 'none' ? null : url } : {}),
+      ...(pauseWindowSeconds !== undefined ? { pauseWindowSeconds } : {}),
+      ...(values.rotateSigningSecret === true ? { rotateSigningSecret: true } : {}),
+      ...(overlap !== undefined ? { signingSecretOverlapSeconds: overlap } : {}),
+    }
+    if (Object.keys(change).length === 0) {
+      throw new UsageError('nothing to change: give --callback-url, --pause-window or --rotate-signing-secret')
+    }
+    const result = await runDataOperation(settingsFor(update, 'accounts update'), 'updateAccount', { account, change })
+    if ('problems' in result) {
+      const flagOf: Record<string, string> = {
+        callbackUrl: '--callback-url',
+        pauseWindowSeconds: '--pause-window',
+        signingSecretOverlapSeconds: '--signing-overlap',
+      }
+      throw new UsageError(
+        Object.entries(result.problems)
+          .map(([field, message]) => `${flagOf[field] ?? field}: ${message}`)
+          .join('; '),
+      )
+    }
+    const { settings } = result
+    if (values.json) return printJson({ id: account, ...settings })
+    print(
+      `account ${account}\n` +
+        `callback URL:    ${settings.callbackUrl ?? '-'}\n` +
+        `pause window:    ${settings.pauseWindowSeconds}s\n` +
+        `signing secret:  ${settings.signingSecret}` +
+        (settings.previousSigningSecretExpiresAt
+          ? `\nprevious secret signs too until ${settings.previousSigningSecretExpiresAt}`
+          : ''),
+    )
+  })
+
+  const topUp = accounts
+    .command('top-up')
+    .summary("add to a prepaid account's balance")
+    .description(
+      "Adds AMOUNT (in the account's billing currency, e.g. 50.00) to the balance of a prepaid account, then " +
+        'pays from it, oldest first, every Live order waiting for a payment that the balance now covers; those ' +
+        'orders go on to their labs.',
+    )
+    .option('--account <ID>', 'the account (acc_...)')
+    .option('--amount <AMOUNT>', 'a positive decimal amount with at most two decimals')
+    .option('--reference <TEXT>', "a note kept in the account's ledger (a bank transfer reference, say)")
+    .option('--json', 'print {"account", "balance", "currency", "releasedOrderIds"} as JSON')
+  addSettingOptions(topUp, 'accounts top-up').action(async (values: Values) => {
+    const account = requireText(values.account, '--account')
+    const amount = requireText(values.amount, '--amount')
+    const result = await runDataOperation(settingsFor(topUp, 'accounts top-up'), 'topUp', {
+      account,
+      amount,
+      reference: typeof values.reference === 'string' ? values.reference : null,
+    })
+    if (values.json) return printJson(result)
+    print(`${result.account} balance ${result.balance} ${result.currency}`)
+    for (const orderId of result.releasedOrderIds) print(`paid and released ${orderId}`)
+  })
+
+  const keys = program.command('keys').summary('create, list and revoke API keys')
+
+  const keysCreate = keys
+    .command('create')
+    .summary('create an API key for an account')
+    .description('Issues another key for an account and prints it (shown once).')
+    .option('--account <ID>', 'the account (acc_...)')
+    .option('--env <ENV>', 'sandbox or live')
+  addSettingOptions(keysCreate, 'keys create').action(async (values: Values) => {
+    const account = requireText(values.account, '--account')
+    const environment = environmentOf(requireText(values.env, '--env'))
+    const issued = await runDataOperation(settingsFor(keysCreate, 'keys create'), 'createKey', { account, environment })
+    print(issued.key)
+  })
+
+  const keysList = keys
+    .command('list')
+    .summary("list an account's keys (prefixes only)")
+    .option('--account <ID>', 'the account (acc_...)')
+  addSettingOptions(keysList, 'keys list').action(async (values: Values) => {
+    const account = requireText(values.account, '--account')
+    const listed = await runDataOperation(settingsFor(keysList, 'keys list'), 'listKeys', { account })
+    for (const key of listed) {
+      print(
+        `${key.prefix}\t${key.environment}\tcreated ${key.created}\t${key.revoked ? `revoked ${key.revoked}` : 'active'}`,
+      )
+    }
+  })
+
+  const keysRevoke = keys
+    .command('revoke')
+    .summary('revoke an API key by its visible prefix')
+    .description(
+      'Revokes the key whose prefix is given (as keys list shows it, e.g. pr_live_AbCdEf12). The serving ' +
+        'process refuses it at once; other processes on the same PostgreSQL within 5 seconds.',
+    )
+    .argument('<KEY_PREFIX>', 'the visible prefix of the key')
+  addSettingOptions(keysRevoke, 'keys revoke').action(async (prefix: string) => {
+    const revoked = await runDataOperation(settingsFor(keysRevoke, 'keys revoke'), 'revokeKey', { prefix })
+    print(`revoked ${revoked.revoked}`)
+  })
+
+  const labs = program.command('labs').summary("the catalogue's labs and their keys for the lab API")
+
+  const labsList = labs
+    .command('list')
+    .summary("list the catalogue's labs")
+    .description('Lists the labs of the catalogue with their country, currency and the number of products each makes.')
+  addSettingOptions(labsList, 'labs list').action(async () => {
+    const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
+    const catalogue = loadCatalogue(settingsFor(labsList, 'labs list').catalogueFile ?? undefined)
+    for (const lab of catalogue.labs) {
+      const products = catalogue.products.filter((product) =>
+        product.variants.some((variant) => variant.offers.some((offer) => offer.lab.code === lab.code)),
+      )
+      print(`${lab.code}\t${lab.countryCode}\t${lab.currency}\t${products.length} products\t${lab.name}`)
+    }
+  })
+
+  const labKeys = labs.command('keys').summary('keys for the lab API')
+  const labKeysCreate = labKeys
+    .command('create')
+    .summary('create a lab key for the lab API')
+    .description(
+      'Prints a key (shown once) with which a production lab reads its jobs and reports progress on the Live ' +
+        'address under /labs/v1.',
+    )
+    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+  addSettingOptions(labKeysCreate, 'labs keys create').action(async (values: Values) => {
+    const lab = requireText(values.lab, '--lab')
+    const issued = await runDataOperation(settingsFor(labKeysCreate, 'labs keys create'), 'createLabKey', { lab })
+    print(issued.key)
+  })
+}

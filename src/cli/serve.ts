@@ -1,0 +1,197 @@
+// `printroute serve` and `printroute worker`: the long-running processes.
+// The application's modules are imported when the command runs, so that help answers at once.
+import { join } from 'node:path'
+import type { Command } from 'commander'
+import type pino from 'pino'
+import type { AdminChannel } from '../adapters/admin-channel.ts'
+import type { ApplicationOptions } from '../app.ts'
+import type { Settings, SettingsOf } from '../config.ts'
+import type { BoundServer } from '../http/bound-server.ts'
+import type { Environment } from '../services/accounts.service.ts'
+import { addSettingOptions, settingsFor } from './command-support.ts'
+import { firstOrderCommands } from './first-order.ts'
+
+type ProcessSettings = Pick<Settings, SettingsOf<'worker'>>
+
+async function loggerFor(settings: ProcessSettings): Promise<pino.Logger> {
+  const { createLogger, logFormatFor } = await import('../adapters/logger.ts')
+  return createLogger({
+    level: settings.logLevel,
+    format: logFormatFor(settings.logFormat, process.stdout.isTTY === true),
+    destination: 1,
+  })
+}
+
+function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions, 'db' | 'logger'> {
+  return {
+    databaseUrl: settings.databaseUrl,
+    filesDir: join(settings.dataDir, 'files'),
+    blobStoreUrl: settings.blobStoreUrl,
+    workers: true,
+    allowPrivateUrls: settings.allowPrivateUrls,
+    pipeline: {
+      downloadRetryBaseSeconds: settings.downloadRetryBaseSeconds,
+      simulatedLabStepSeconds: settings.simulatedLabStepSeconds,
+      simulateLiveLabs: settings.simulateLiveLabs,
+      simulatedUnavailableSkus: settings.simulatedUnavailableSkus,
+      assetRetentionDays: settings.assetRetentionDays,
+      simulatedRejectRate: settings.simulatedRejectRate,
+    },
+    maxDownloadBytes: settings.maxDownloadBytes,
+    publicUrls: {
+      ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
+      ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
+    },
+    eventVendor: settings.eventVendor,
+  }
+}
+
+/** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0. */
+function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
+  let stopping = false
+  const onSignal = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'shutting down')
+    await stop()
+    logger.info('stopped')
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => void onSignal('SIGTERM'))
+  process.once('SIGINT', () => void onSignal('SIGINT'))
+}
+
+/** Binds each port, or stops with one line naming the port and the flag that changes it. */
+async function bindPorts(
+  host: string,
+  ports: { environment: Environment; port: number; flag: string }[],
+): Promise<Record<Environment, BoundServer>> {
+  const { bindServer, PortUnavailableError } = await import('../http/bound-server.ts')
+  const bound: Partial<Record<Environment, BoundServer>> = {}
+  try {
+    for (const { environment, port, flag } of ports) {
+      try {
+        bound[environment] = await bindServer(host, port)
+      } catch (error) {
+        if (!(error instanceof PortUnavailableError)) throw error
+        const name = environment === 'live' ? 'Live' : 'Sandbox'
+        throw new PortUnavailableError(
+          port,
+          `the ${name} API's ${error.message}; choose another with ${flag} (nothing was written)`,
+        )
+      }
+    }
+  } catch (error) {
+    await Promise.all(Object.values(bound).map((server) => server.close()))
+    throw error
+  }
+  return bound as Record<Environment, BoundServer>
+}
+
+function demoBanner(accountId: string, keys: Record<Environment, string>, sandboxUrl: string): string {
+  return [
+    `Demo account ${accountId} created. Its API keys, shown this once (printroute keeps only their hashes;`,
+    `\`npx printroute keys create --account ${accountId} --env sandbox\` makes another at any time):`,
+    '',
+    `  Sandbox: ${keys.sandbox}`,
+    `  Live:    ${keys.live}`,
+    '',
+    'Place a first order on the Sandbox and watch it: paste these lines into a shell. It reaches stage',
+    'Complete in about 20 seconds, with a sample image printroute serves itself.',
+    '',
+    firstOrderCommands(sandboxUrl, keys.sandbox),
+    '',
+  ].join('\n')
+}
+
+export function registerProcessCommands(program: Command): void {
+  const serve = program
+    .command('serve')
+    .summary('run the API (Live and Sandbox) and the background workers')
+    .description(
+      'Runs the Live and the Sandbox API, each on its own port, and the fulfilment workers, until SIGTERM or ' +
+        'SIGINT. Ports are bound before anything is written. On an empty database it creates a demo account ' +
+        'and prints its keys and a first order to paste.',
+    )
+  addSettingOptions(serve, 'serve').action(async () => {
+    const settings = settingsFor(serve, 'serve')
+    const logger = await loggerFor(settings)
+    const { buildApplication, openDatabase } = await import('../app.ts')
+    const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
+    const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
+    const servers = await bindPorts(settings.host, [
+      { environment: 'live', port: settings.livePort, flag: '--port (or PORT)' },
+      { environment: 'sandbox', port: settings.sandboxPort, flag: '--sandbox-port (or PRINTROUTE_SANDBOX_PORT)' },
+    ])
+    let adminChannel: AdminChannel | null = null
+    const opened = await openDatabase(settings).catch(async (error) => {
+      await Promise.all(Object.values(servers).map((server) => server.close()))
+      throw error
+    })
+    const app = await buildApplication({
+      ...applicationOptions(settings),
+      db: opened.db,
+      catalogue,
+      logger,
+      requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
+      workers: settings.workers,
+      servers,
+    })
+    // Before answering: a signal that arrives the moment the server is ready must stop it gracefully too.
+    stopOnSignals(logger, async () => {
+      await adminChannel?.close()
+      await app.close()
+      await opened.close()
+    })
+    if (!settings.databaseUrl) {
+      const { startAdminChannel } = await import('../adapters/admin-channel.ts')
+      const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
+      const operations = createAdminOperations({
+        db: opened.db,
+        accounts: app.services.accounts,
+        labs: app.services.labs,
+        payments: async () => app.services.payments,
+      })
+      adminChannel = await startAdminChannel(settings.dataDir, (name, input) => runOperation(operations, name, input))
+    }
+    for (const environment of ['live', 'sandbox'] as const) {
+      app.setPublicUrl(environment, servers[environment].address)
+      servers[environment].open()
+      const name = environment === 'live' ? 'Live' : 'Sandbox'
+      logger.info({ environment }, `${name} API ready at ${servers[environment].address}/v4.0`)
+    }
+    // The demo account is made only now that both ports answer, so its keys are printed in the same breath.
+    if ((await app.services.accounts.countAccounts()) === 0) {
+      const demo = await app.services.accounts.createAccount({
+        name: 'Demo merchant',
+        billingCurrency: 'GBP',
+        pauseWindowSeconds: 0,
+        callbackUrl: null,
+      })
+      const keys = { sandbox: demo.keys.sandbox.key, live: demo.keys.live.key }
+      logger.info({ accountId: demo.account.id }, demoBanner(demo.account.id, keys, app.publicUrl('sandbox')))
+    }
+  })
+
+  const worker = program
+    .command('worker')
+    .summary('run the background workers only (no API)')
+    .description(
+      'Runs the fulfilment workers (downloads, lab allocation, print files, labs, callbacks) without serving ' +
+        'the API, so several processes can share one PostgreSQL. Stops gracefully on SIGTERM or SIGINT.',
+    )
+  addSettingOptions(worker, 'worker').action(async () => {
+    const settings = settingsFor(worker, 'worker')
+    const logger = await loggerFor(settings)
+    const { buildApplication, openDatabase } = await import('../app.ts')
+    const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
+    const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
+    const opened = await openDatabase(settings)
+    const app = await buildApplication({ ...applicationOptions(settings), db: opened.db, catalogue, logger })
+    logger.info('workers ready')
+    stopOnSignals(logger, async () => {
+      await app.close()
+      await opened.close()
+    })
+  })
+}
