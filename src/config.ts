@@ -171,7 +171,7 @@ export const SETTINGS = {
     help: 'embedded database and stored files',
     docs:
       'Embedded database (`DIR/pgdata`) and stored files. One process opens it; the CLI commands reach a ' +
-      'running `serve` through its admin channel (`DIR/admin.sock`, [operations.md](operations.md)).',
+      'running `serve` through its admin channel (`DIR/run/admin.sock`, [operations.md](operations.md)).',
     commands: DATA_COMMANDS,
     parse: path,
   },
@@ -536,4 +536,15 @@ export function settingsDocsTable(): string {
     return `| ${escapeCell(flag)} | ${env} | ${escapeCell(fallback)} | ${commands} | ${escapeCell(setting.docs ?? setting.help)} |`
   })
   return ['| Flag | Environment | Default | Commands | Meaning |', '|---|---|---|---|---|', ...rows].join('\n')
+}
+
+export const SETTINGS_TABLE_START = '<!-- settings table: generated from src/config.ts by `npm run docs:config` -->'
+export const SETTINGS_TABLE_END = '<!-- end of settings table -->'
+
+/** The page with its settings table (between the two markers) replaced by the generated one. */
+export function replaceSettingsTable(page: string): string {
+  const start = page.indexOf(SETTINGS_TABLE_START)
+  const end = page.indexOf(SETTINGS_TABLE_END)
+  if (start === -1 || end < start) throw new Error('the page has no settings table markers')
+  return `${page.slice(0, start + SETTINGS_TABLE_START.length)}\n\n${settingsDocsTable()}\n\n${page.slice(end)}`
 }

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import {
+  parseBoolean,
+  parseByteSize,
+  readSettings,
+  replaceSettingsTable,
+  SETTINGS,
+  settingsDocsTable,
+} from './config.ts'
+
+test('docs/configuration.md holds exactly the settings table generated from the code', () => {
+  const page = readFileSync(join(import.meta.dirname, '..', 'docs', 'configuration.md'), 'utf8')
+  assert.equal(replaceSettingsTable(page), page, 'run `npm run docs:config` after changing a setting')
+  for (const setting of Object.values(SETTINGS)) assert.match(settingsDocsTable(), new RegExp(`\`--${setting.flag}\\b`))
+})
+
+test('a flag wins over the environment, which wins over the default; an empty variable counts as unset', () => {
+  const names = ['livePort', 'sandboxPort', 'host'] as const
+  assert.deepEqual(readSettings(names, {}, {}), { livePort: 8080, sandboxPort: 8081, host: '127.0.0.1' })
+  assert.deepEqual(readSettings(names, { livePort: '9000' }, { PORT: '7000', PRINTROUTE_SANDBOX_PORT: '7001' }), {
+    livePort: 9000,
+    sandboxPort: 7001,
+    host: '127.0.0.1',
+  })
+  assert.equal(readSettings(['host'], {}, { PRINTROUTE_HOST: '' }).host, '127.0.0.1')
+})
+
+test('a bad value names the flag or the variable it came from', () => {
+  assert.throws(() => readSettings(['livePort'], { livePort: 'eighty' }, {}), /^Error: --port: must be a port number/)
+  assert.throws(() => readSettings(['livePort'], {}, { PORT: '70000' }), /PORT: must be a port number/)
+  assert.throws(() => readSettings(['simulatedRejectRate'], { simulatedRejectRate: '2' }, {}), /--sim-lab-reject-rate/)
+  assert.throws(() => readSettings(['logFormat'], { logFormat: 'xml' }, {}), /must be one of pretty, json/)
+  assert.throws(() => readSettings(['eventVendor'], {}, { PRINTROUTE_EVENT_VENDOR: 'a.b' }), /PRINTROUTE_EVENT_VENDOR/)
+})
+
+test('durations take milliseconds and fractions of a second wherever a duration is read', () => {
+  const read = (text: string) =>
+    readSettings(['simulatedLabStepSeconds', 'requestTimeoutSeconds'], {
+      simulatedLabStepSeconds: text,
+      requestTimeoutSeconds: text,
+    })
+  assert.deepEqual(read('100ms'), { simulatedLabStepSeconds: 0.1, requestTimeoutSeconds: 0.1 })
+  assert.deepEqual(read('1.5s'), { simulatedLabStepSeconds: 1.5, requestTimeoutSeconds: 1.5 })
+  assert.throws(() => readSettings(['requestTimeoutSeconds'], { requestTimeoutSeconds: '0' }), /at least/)
+  assert.equal(readSettings(['assetRetentionDays'], { assetRetentionDays: '36h' }).assetRetentionDays, 1)
+})
+
+test('booleans: a flag turns on (or, for --no-x, off); variables say 1/0, true/false, yes/no', () => {
+  assert.equal(readSettings(['allowPrivateUrls'], {}, {}).allowPrivateUrls, false)
+  assert.equal(readSettings(['allowPrivateUrls'], { allowPrivateUrls: true }, {}).allowPrivateUrls, true)
+  assert.equal(readSettings(['allowPrivateUrls'], {}, { PRINTROUTE_ALLOW_PRIVATE_URLS: '0' }).allowPrivateUrls, false)
+  assert.equal(readSettings(['allowPrivateUrls'], {}, { PRINTROUTE_ALLOW_PRIVATE_URLS: 'yes' }).allowPrivateUrls, true)
+  assert.equal(readSettings(['workers'], {}, {}).workers, true)
+  assert.equal(readSettings(['workers'], { workers: true }, {}).workers, false)
+  assert.throws(() => parseBoolean('maybe'), /must be 1 or 0/)
+})
+
+test('sizes parse in decimal and binary units', () => {
+  assert.equal(parseByteSize('200MB'), 200_000_000)
+  assert.equal(parseByteSize('1GiB'), 1024 ** 3)
+  assert.equal(parseByteSize('512 kB'), 512_000)
+  assert.equal(parseByteSize('4096'), 4096)
+  assert.equal(parseByteSize('10mib'), 10 * 1024 ** 2)
+  assert.equal(parseByteSize('1.5GB'), 1_500_000_000)
+  for (const bad of ['', 'MB', '-1', '0', '10 parsecs']) assert.throws(() => parseByteSize(bad), /is not a size/, bad)
+})
