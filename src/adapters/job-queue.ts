@@ -73,8 +73,14 @@ export interface JobQueueOptions {
 
 export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
   // A job whose worker died (kill -9, power loss) stops sending heartbeats; the supervisor, every
-  // SUPERVISE_SECONDS, hands it to another worker once HEARTBEAT_SECONDS have passed without one.
-  const common = { schema: options.schema, superviseIntervalSeconds: SUPERVISE_SECONDS }
+  // SUPERVISE_SECONDS, hands it to another worker once HEARTBEAT_SECONDS have passed without one. pg-boss
+  // checks each queue's heartbeats in its monitor pass, which runs at most every monitorIntervalSeconds
+  // (60 s by default: a takeover then took over a minute), so the monitor keeps the supervisor's pace.
+  const common = {
+    schema: options.schema,
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
+  }
   const boss =
     options.db instanceof PgliteDatabase
       ? new PgBoss({ ...common, db: fromPglite(options.db.client), backend: 'pglite' })
