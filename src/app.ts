@@ -18,13 +18,13 @@ import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { Catalogue } from './catalogue/catalogue.ts'
 import type { DatabaseSettings } from './config.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
-import { JOB_NAMES, SCHEDULED_JOBS } from './domain/order-pipeline.ts'
+import { JOB_NAMES, SCHEDULED_JOBS, type ScheduledJobName } from './domain/order-pipeline.ts'
 import { signFilePath } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
 import type { BoundServer } from './http/bound-server.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer } from './http/server.ts'
-import { buildJobRegistry } from './jobs/registry.ts'
+import { buildJobRegistry, buildScheduledJobRegistry } from './jobs/registry.ts'
 import type { Environment } from './repositories/accounts.repository.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
@@ -123,6 +123,8 @@ export interface ApplicationOptions {
   callbackRetryScheduleSeconds?: readonly number[]
   /** Ports bound before the application was built (`serve`); they answer once it is ready. */
   servers?: Partial<Record<Environment, BoundServer>>
+  /** How long finished callback deliveries, their attempts and unneeded events are kept; 30 days by default. */
+  callbackRetentionSeconds?: number
 }
 
 export interface Application {
@@ -188,6 +190,7 @@ function buildServices(
     post: postCallback,
     newSigningSecret: newCallbackSigningSecret,
     ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
+    ...(options.callbackRetentionSeconds ? { retentionSeconds: options.callbackRetentionSeconds } : {}),
   })
   const pipeline = createPipelineService({
     events,
@@ -298,14 +301,12 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
         pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
       },
     )
-    await jobs.schedule('expire-stored-files', SCHEDULED_JOBS['expire-stored-files'], {
-      handler: async () => {
-        await services.pipeline.expireStoredFiles()
-      },
-      concurrency: 1,
-      retryLimit: 3,
-      expireInSeconds: 3600,
+    const scheduled = buildScheduledJobRegistry(services.pipeline, services.callbacks, (fields, message) => {
+      if (typeof options.logger === 'object') options.logger.info(fields, message)
     })
+    for (const name of Object.keys(SCHEDULED_JOBS) as ScheduledJobName[]) {
+      await jobs.schedule(name, SCHEDULED_JOBS[name], scheduled[name])
+    }
   }
   return {
     services,

@@ -33,6 +33,14 @@ export interface JobQueue {
   work(registry: Readonly<Record<JobName, JobDefinition>>, options: { pollingIntervalSeconds: number }): Promise<void>
   /** Registers a job that runs on a cron schedule (once across all processes). */
   schedule(name: string, cron: string, definition: JobDefinition): Promise<void>
+  /**
+   * Puts a job the queue gave up on back in the queue, under its own id, to run now: a job that failed for
+   * good (its retries spent) or was cancelled goes back to waiting, one that is gone (deleted after failing)
+   * is inserted again. A job still waiting, running or completed is left alone. Returns whether it was put
+   * back (two processes calling at once may both say so; the job is put back once: each change is conditional
+   * on the job's state, and an insert of an existing id adds nothing).
+   */
+  requeueAbandoned(job: JobRequest): Promise<boolean>
   stop(): Promise<void>
 }
 
@@ -65,8 +73,14 @@ export interface JobQueueOptions {
 
 export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
   // A job whose worker died (kill -9, power loss) stops sending heartbeats; the supervisor, every
-  // SUPERVISE_SECONDS, hands it to another worker once HEARTBEAT_SECONDS have passed without one.
-  const common = { schema: options.schema, superviseIntervalSeconds: SUPERVISE_SECONDS }
+  // SUPERVISE_SECONDS, hands it to another worker once HEARTBEAT_SECONDS have passed without one. pg-boss
+  // checks each queue's heartbeats in its monitor pass, which runs at most every monitorIntervalSeconds
+  // (60 s by default: a takeover then took over a minute), so the monitor keeps the supervisor's pace.
+  const common = {
+    schema: options.schema,
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
+  }
   const boss =
     options.db instanceof PgliteDatabase
       ? new PgBoss({ ...common, db: fromPglite(options.db.client), backend: 'pglite' })
@@ -132,6 +146,22 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
       await boss.work(name, { batchSize: 1 }, async () => {
         await definition.handler({})
       })
+    },
+
+    async requeueAbandoned(job) {
+      const id = jobIdFromKey(job.key)
+      const found = await boss.getJobById(job.name, id)
+      if (!found) {
+        // ON CONFLICT DO NOTHING: a job another process has just put back stays as it is.
+        await boss.insert(job.name, [{ id, data: job.data }])
+        return true
+      }
+      // retry() gives a failed job one more try (its retry limit + 1); resume() makes a cancelled one wait
+      // again. Both change only a job still in that state, so a concurrent call changes nothing more.
+      if (found.state === 'failed') await boss.retry(job.name, id)
+      else if (found.state === 'cancelled') await boss.resume(job.name, id)
+      else return false
+      return true
     },
 
     async stop() {

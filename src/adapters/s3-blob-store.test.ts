@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { once } from 'node:events'
-import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { text } from 'node:stream/consumers'
 import { after, test } from 'node:test'
@@ -17,6 +14,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3'
+import { S3RVER_CREDENTIALS, startS3rver } from '../../test/support/s3rver.ts'
 import { BlobNotFoundError, blobKeyProblem, InvalidBlobKeyError } from './blob-store.ts'
 import {
   createS3BlobStore,
@@ -36,67 +34,17 @@ for (const name of ['AWS_PROFILE', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRE
   delete process.env[name]
 }
 
-// s3rver runs in a child process: it makes its continuation tokens with DES, which OpenSSL 3 has only in its
-// legacy provider, and only a command-line flag enables that. It stops when this process closes its stdin.
-//
-// One fix to s3rver there: it answers a PutObject once the body has been hashed, before its write stream has
-// written the file, and writes in place, so a read (or a test's utimes) right after a put can meet a file still
-// being written, and concurrent puts can mix. Its putObject here writes a temp file and renames it over the
-// object before answering, which is what S3 guarantees: an object is replaced whole, when the request completes.
-const s3rverDirectory = join(scratch, 's3rver')
-await mkdir(s3rverDirectory)
-const s3rverModule = createRequire(import.meta.url).resolve('s3rver')
-const s3rverScript = `
-const crypto = require('node:crypto')
-const fs = require('node:fs')
-const path = require('node:path')
-const { Transform } = require('node:stream')
-const { pipeline } = require('node:stream/promises')
-const S3rver = require(${JSON.stringify(s3rverModule)})
-const FilesystemStore = require(${JSON.stringify(join(dirname(s3rverModule), 'stores', 'filesystem.js'))})
-FilesystemStore.prototype.putObject = async function putObject(object) {
-  const objectPath = this.getResourcePath(object.bucket, object.key, 'object')
-  await fs.promises.mkdir(path.dirname(objectPath), { recursive: true })
-  const temp = objectPath + '.' + crypto.randomBytes(8).toString('hex') + '.upload'
-  const hash = crypto.createHash('md5')
-  let size = 0
-  const count = new Transform({
-    transform(chunk, encoding, callback) {
-      hash.update(chunk)
-      size += chunk.length
-      callback(null, chunk)
-    },
-  })
-  const source = Buffer.isBuffer(object.content) ? [object.content] : object.content
-  await pipeline(source, count, fs.createWriteStream(temp))
-  await fs.promises.rename(temp, objectPath)
-  const md5 = hash.digest('hex')
-  await this.putMetadata(object.bucket, object.key, object.metadata, md5)
-  return { size, md5 }
-}
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: ${JSON.stringify(s3rverDirectory)} })
-server.run().then((address) => process.stdout.write(JSON.stringify({ port: address.port }) + '\\n'))
-process.stdin.on('end', () => server.close().then(() => process.exit(0)))
-process.stdin.resume()
-`
-const s3rverProcess: ChildProcess = spawn(
-  process.execPath,
-  ['--openssl-legacy-provider', '--input-type=commonjs', '-e', s3rverScript],
-  { stdio: ['pipe', 'pipe', 'inherit'] },
-)
-const [firstLine] = (await once(s3rverProcess.stdout!, 'data')) as [Buffer]
-const { port } = JSON.parse(firstLine.toString()) as { port: number }
-const endpoint = `http://127.0.0.1:${port}`
-const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
+const s3rver = await startS3rver(join(scratch, 's3rver'))
+const s3rverDirectory = s3rver.directory
+const endpoint = s3rver.endpoint
+const credentials = { ...S3RVER_CREDENTIALS }
 const admin = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials })
 
 const stores: S3BlobStore[] = []
 after(async () => {
   for (const store of stores) store.close()
   admin.destroy()
-  const exited = once(s3rverProcess, 'exit')
-  s3rverProcess.stdin!.end()
-  await exited
+  await s3rver.stop()
   await rm(scratch, { recursive: true, force: true })
 })
 

@@ -41,7 +41,12 @@ export type JobName = (typeof JOB_NAMES)[number]
 export const SCHEDULED_JOBS = {
   /** Daily at 03:17 UTC: deletes kept asset copies past their retention. */
   'expire-stored-files': '17 3 * * *',
+  /** Every 5 minutes: puts back callback delivery attempts whose job the queue gave up on (callbacks.md). */
+  'sweep-callback-deliveries': '*/5 * * * *',
+  /** Daily at 03:37 UTC: deletes finished callback deliveries, their attempts and events past their retention. */
+  'expire-callback-history': '37 3 * * *',
 } as const
+export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
 export interface JobRequest {
   name: JobName

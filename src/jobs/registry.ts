@@ -1,7 +1,7 @@
 // The closed list of background jobs: name -> handler, concurrency, retries. Start-up fails when a job
 // name of the pipeline has no entry here (the Record type makes a missing one a type error too).
 import type { JobDefinition } from '../adapters/job-queue.ts'
-import { JOB_NAMES, type JobName } from '../domain/order-pipeline.ts'
+import { JOB_NAMES, type JobName, SCHEDULED_JOBS, type ScheduledJobName } from '../domain/order-pipeline.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { PipelineService } from '../services/pipeline.service.ts'
 
@@ -64,5 +64,51 @@ export function buildJobRegistry(
   }
   const missing = JOB_NAMES.filter((name) => !registry[name])
   if (missing.length > 0) throw new Error(`jobs without a handler: ${missing.join(', ')}`)
+  return registry
+}
+
+/** What a scheduled job did, for the log (only when it did something). */
+export type ScheduledJobReport = (fields: Record<string, number>, message: string) => void
+
+/** The jobs of SCHEDULED_JOBS (each runs once per schedule across all processes): name -> handler. */
+export function buildScheduledJobRegistry(
+  pipeline: PipelineService,
+  callbacks: CallbacksService,
+  report: ScheduledJobReport,
+): Record<ScheduledJobName, JobDefinition> {
+  const registry: Record<ScheduledJobName, JobDefinition> = {
+    'expire-stored-files': {
+      handler: async () => {
+        const deleted = await pipeline.expireStoredFiles()
+        if (deleted > 0) report({ deleted }, 'deleted stored files past their retention')
+      },
+      concurrency: 1,
+      retryLimit: 3,
+      expireInSeconds: 3600,
+    },
+    'sweep-callback-deliveries': {
+      handler: async () => {
+        const requeued = await callbacks.sweepStalledDeliveries()
+        if (requeued > 0) report({ requeued }, 'put back callback delivery attempts the job queue had given up on')
+      },
+      concurrency: 1,
+      // The next run, five minutes later, is the retry.
+      retryLimit: 0,
+      expireInSeconds: 300,
+    },
+    'expire-callback-history': {
+      handler: async () => {
+        const deleted = await callbacks.expireCallbackHistory()
+        if (deleted.deliveries + deleted.events > 0) {
+          report(deleted, 'deleted callback deliveries and events past their retention')
+        }
+      },
+      concurrency: 1,
+      retryLimit: 3,
+      expireInSeconds: 3600,
+    },
+  }
+  const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])
+  if (missing.length > 0) throw new Error(`scheduled jobs without a handler: ${missing.join(', ')}`)
   return registry
 }

@@ -237,3 +237,71 @@ export async function listAttempts(db: Queryable, deliveryIds: readonly number[]
     httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
   }))
 }
+
+/**
+ * Pending deliveries whose next attempt was due before `dueBefore`, by id after `afterId`: the sweeper's page
+ * (`afterId` lets it walk them all once, whatever it decides about each).
+ */
+export async function listOverdueDeliveries(
+  db: Queryable,
+  filter: { dueBefore: Date; afterId: number; limit: number },
+): Promise<{ id: number; attempts: number }[]> {
+  const rows = await db.query<{ id: number | string; attempts: number | string }>(
+    `SELECT id, attempts FROM callback_deliveries
+      WHERE status = 'pending' AND next_attempt_at < $1 AND id > $2
+      ORDER BY id LIMIT $3`,
+    [filter.dueBefore, filter.afterId, filter.limit],
+  )
+  return rows.map((row) => ({ id: Number(row.id), attempts: Number(row.attempts) }))
+}
+
+/**
+ * Deletes up to `limit` finished deliveries (delivered or failed) last changed before `before`, with their
+ * attempts, in one statement; returns how many deliveries went. A delivery that a kept delivery redelivers
+ * stays until that one goes too: newest first, so a redelivery always goes before (or with) the delivery it
+ * repeats, and the reference between them is checked at the end of the statement.
+ */
+export async function deleteFinishedDeliveries(
+  db: Queryable,
+  filter: { before: Date; limit: number },
+): Promise<number> {
+  const rows = await db.query<{ count: number | string }>(
+    `WITH doomed AS (
+       SELECT d.id FROM callback_deliveries d
+        WHERE d.status IN ('delivered', 'failed') AND d.updated_at < $1
+          AND NOT EXISTS (
+            SELECT 1 FROM callback_deliveries r
+             WHERE r.redelivery_of = d.id AND NOT (r.status IN ('delivered', 'failed') AND r.updated_at < $1))
+        ORDER BY d.id DESC LIMIT $2
+     ), attempts AS (
+       DELETE FROM callback_attempts WHERE delivery_id IN (SELECT id FROM doomed)
+     ), deliveries AS (
+       DELETE FROM callback_deliveries WHERE id IN (SELECT id FROM doomed) RETURNING 1
+     )
+     SELECT count(*) AS count FROM deliveries`,
+    [filter.before, filter.limit],
+  )
+  return Number(rows[0]?.count ?? 0)
+}
+
+/**
+ * Deletes up to `limit` events written before `before` that no delivery refers to any more, except each
+ * order's latest event: the next event's `sequence` continues from it (`lastOrderSequence`). Returns how many
+ * went.
+ */
+export async function deleteUnneededEvents(db: Queryable, filter: { before: Date; limit: number }): Promise<number> {
+  const rows = await db.query<{ count: number | string }>(
+    `WITH doomed AS (
+       SELECT e.id FROM order_events e
+        WHERE e.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.event_id = e.id)
+          AND EXISTS (SELECT 1 FROM order_events later WHERE later.order_id = e.order_id AND later.sequence > e.sequence)
+        ORDER BY e.id LIMIT $2
+     ), events AS (
+       DELETE FROM order_events WHERE id IN (SELECT id FROM doomed) RETURNING 1
+     )
+     SELECT count(*) AS count FROM events`,
+    [filter.before, filter.limit],
+  )
+  return Number(rows[0]?.count ?? 0)
+}

@@ -5,6 +5,7 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatId, parseId } from '../domain/ids.ts'
+import type { JobRequest } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { webhookHeaders } from '../domain/webhook-signature.ts'
 import { ensureSigningSecret, findAccount, readSigningSecrets } from '../repositories/accounts.repository.ts'
@@ -12,6 +13,8 @@ import {
   type AttemptRow,
   type DeliveryRow,
   type DeliveryStatus,
+  deleteFinishedDeliveries,
+  deleteUnneededEvents,
   findDelivery,
   findEvent,
   insertAttempt,
@@ -19,6 +22,7 @@ import {
   listAttempts,
   listDeliveries,
   listEvents,
+  listOverdueDeliveries,
   updateDelivery,
 } from '../repositories/events.repository.ts'
 import type { Caller } from './accounts.service.ts'
@@ -34,6 +38,17 @@ export const CALLBACK_RETRY_SCHEDULE_SECONDS: readonly number[] = [0, 5, 300, 18
 export const CALLBACK_TIMEOUT_MS = 15_000
 /** How much of each answer is kept with its attempt. */
 export const RESPONSE_SNIPPET_CHARACTERS = 500
+/**
+ * The sweeper looks at a pending delivery only once its next attempt is this overdue: its job normally runs
+ * within seconds of being due, so anything later means the job is stuck behind a busy queue, retrying after
+ * errors, or given up on; the job's own state tells which.
+ */
+export const STALLED_DELIVERY_MARGIN_SECONDS = 600
+/** Finished deliveries, their attempts and the events no longer needed are kept this long (30 days). */
+export const CALLBACK_RETENTION_SECONDS = 30 * 86_400
+/** Rows per sweeper page and per retention delete (short statements: PGlite has one connection). */
+const SWEEP_PAGE_SIZE = 100
+const RETENTION_BATCH_SIZE = 1000
 
 /** What a delivery attempt got: an HTTP answer, or none (`permanent`: no retry can help, e.g. a refused address). */
 export type PostOutcome =
@@ -47,13 +62,20 @@ export type CallbackPoster = (
   options: { headers: Record<string, string>; timeoutMs: number },
 ) => Promise<PostOutcome>
 
+/** Puts back a job the queue gave up on (the job queue; see JobQueue.requeueAbandoned). */
+export interface AbandonedJobRequeuer {
+  requeueAbandoned(job: JobRequest): Promise<boolean>
+}
+
 export interface CallbacksDeps {
   db: Database
   clock: Clock
-  jobs: JobEnqueuer
+  jobs: JobEnqueuer & AbandonedJobRequeuer
   post: CallbackPoster
   /** Delays of the attempts (tests shorten it); CALLBACK_RETRY_SCHEDULE_SECONDS by default. */
   retryScheduleSeconds?: readonly number[]
+  /** How long finished deliveries and unneeded events are kept; CALLBACK_RETENTION_SECONDS by default. */
+  retentionSeconds?: number
   /** A new signing secret, for accounts that have none yet. */
   newSigningSecret: () => string
 }
@@ -122,6 +144,7 @@ export function parseEventCursor(after: string | undefined): number {
 export function createCallbacksService(deps: CallbacksDeps) {
   const { db, clock } = deps
   const schedule = deps.retryScheduleSeconds ?? CALLBACK_RETRY_SCHEDULE_SECONDS
+  const retentionSeconds = deps.retentionSeconds ?? CALLBACK_RETENTION_SECONDS
 
   /** The secrets that sign now: the current one and, until its overlap ends, the one before it. */
   async function signingSecretsOf(accountId: number, now: Date): Promise<string[]> {
@@ -188,6 +211,50 @@ export function createCallbacksService(deps: CallbacksDeps) {
         await updateDelivery(tx, deliveryId, { status: 'pending', attempts: attempt, nextAttemptAt, at: now })
         await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, attempt + 1, nextAttemptAt)])
       })
+    },
+
+    /**
+     * The sweeper (a scheduled job): a pending delivery whose next attempt is overdue by the margin and whose
+     * attempt job the queue gave up on (failed after its retries, e.g. on repeated database errors, cancelled,
+     * or deleted) gets that job back, under its own deterministic id. Jobs still waiting or running are left
+     * to run; a second sweeper at the same moment puts nothing back twice, and an attempt already recorded is
+     * never made again (`deliver`). Returns how many jobs were put back.
+     */
+    async sweepStalledDeliveries(): Promise<number> {
+      const dueBefore = new Date(clock.now().getTime() - STALLED_DELIVERY_MARGIN_SECONDS * 1000)
+      let requeued = 0
+      let afterId = 0
+      for (;;) {
+        const page = await listOverdueDeliveries(db, { dueBefore, afterId, limit: SWEEP_PAGE_SIZE })
+        for (const delivery of page) {
+          if (await deps.jobs.requeueAbandoned(deliveryJob(delivery.id, delivery.attempts + 1))) requeued += 1
+        }
+        if (page.length < SWEEP_PAGE_SIZE) return requeued
+        afterId = page.at(-1)?.id ?? afterId
+      }
+    },
+
+    /**
+     * Retention (a scheduled job): deletes deliveries delivered or failed longer than the retention period ago
+     * with their attempts, then events older than that which no delivery refers to any more, keeping each
+     * order's latest event (the order's event `sequence` continues from it). Pending deliveries and their
+     * events are always kept. In batches, each one statement.
+     */
+    async expireCallbackHistory(): Promise<{ deliveries: number; events: number }> {
+      const before = new Date(clock.now().getTime() - retentionSeconds * 1000)
+      let deliveries = 0
+      for (;;) {
+        const deleted = await deleteFinishedDeliveries(db, { before, limit: RETENTION_BATCH_SIZE })
+        deliveries += deleted
+        if (deleted < RETENTION_BATCH_SIZE) break
+      }
+      let events = 0
+      for (;;) {
+        const deleted = await deleteUnneededEvents(db, { before, limit: RETENTION_BATCH_SIZE })
+        events += deleted
+        if (deleted < RETENTION_BATCH_SIZE) break
+      }
+      return { deliveries, events }
     },
 
     /** The caller's deliveries, newest first, each with every attempt. */

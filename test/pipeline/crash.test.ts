@@ -2,51 +2,18 @@
 // restart the order completes with exactly one set of shipments. Real processes, real database files (or a
 // real PostgreSQL database), real HTTP.
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
 import sharp from 'sharp'
-import { BIN } from '../support/cli.ts'
-import { POSTGRES_TEST_URL, testDatabaseKinds } from '../support/databases.ts'
+import { type RunningPrintroute, startPrintroute } from '../support/cli.ts'
+import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
 
-interface Running {
-  child: ChildProcess
-  output: () => string
-  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
-  exited: Promise<number | null>
-}
-
-function serve(args: string[], env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--sandbox-port', '0', ...args], {
-    env: { ...process.env, PRINTROUTE_DATA_DIR: '', DATABASE_URL: '', ...env },
-  })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  return {
-    child,
-    output: () => output,
-    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
-    async waitFor(pattern, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs
-      while (Date.now() < deadline) {
-        const match = output.match(pattern)
-        if (match) return match
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      throw new Error(`timed out waiting for ${pattern}:\n${output}`)
-    },
-  }
+function serve(args: string[], env: Record<string, string>): RunningPrintroute {
+  return startPrintroute(['serve', '--port', '0', '--sandbox-port', '0', ...args], env)
 }
 
 async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -65,7 +32,7 @@ for (const kind of testDatabaseKinds()) {
     let imageBase: string
     let dataDir: string
     let databaseUrl = ''
-    let databaseName = ''
+    let database: ScratchDatabase | undefined
 
     before(async () => {
       const photo = await sharp({
@@ -85,27 +52,16 @@ for (const kind of testDatabaseKinds()) {
       await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve))
       imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`
       dataDir = mkdtempSync(join(tmpdir(), 'printroute-crash-'))
-      if (kind === 'postgres' && POSTGRES_TEST_URL) {
-        databaseName = `printroute_crash_${randomBytes(4).toString('hex')}`
-        const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL })
-        await admin.connect()
-        await admin.query(`CREATE DATABASE ${databaseName}`)
-        await admin.end()
-        const url = new URL(POSTGRES_TEST_URL)
-        url.pathname = `/${databaseName}`
-        databaseUrl = url.toString()
+      if (kind === 'postgres') {
+        database = await createScratchDatabase('printroute_crash')
+        databaseUrl = database.url
       }
     })
 
     after(async () => {
       await new Promise((resolve) => images.close(resolve))
       rmSync(dataDir, { recursive: true, force: true })
-      if (databaseName && POSTGRES_TEST_URL) {
-        const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL })
-        await admin.connect()
-        await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
-        await admin.end()
-      }
+      await database?.drop()
     })
 
     test('the order completes after a restart with exactly one set of shipments', async () => {

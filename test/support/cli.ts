@@ -1,19 +1,62 @@
-// Runs the printroute command line as a child process, the way a user does.
-import { execFile } from 'node:child_process'
+// Runs the printroute command line as a child process, the way a user does: one command to its end
+// (`printroute`), or a long-running one (serve, worker) to watch and stop (`startPrintroute`).
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
 const run = promisify(execFile)
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'printroute.js')
 
-export async function printroute(args: string[], env: Record<string, string> = {}) {
+/** The caller's environment without the settings that would point a command at the developer's own data. */
+function commandEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: '', PRINTROUTE_DATA_DIR: '', ...env }
+  // `undefined` removes a variable.
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name]
+  return merged
+}
+
+export async function printroute(args: string[], env: Record<string, string | undefined> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: '', PRINTROUTE_DATA_DIR: '', ...env },
-    })
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: commandEnv(env) })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+export interface RunningPrintroute {
+  child: ChildProcess
+  /** Everything the process has written to stdout and stderr so far. */
+  output(): string
+  /** Resolves with the first match of `pattern` in the output; fails after `timeoutMs` with the output. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
+  /** The exit code (null when a signal ended it). */
+  exited: Promise<number | null>
+}
+
+/** Starts `printroute <args>` and collects its output. */
+export function startPrintroute(args: string[], env: Record<string, string | undefined> = {}): RunningPrintroute {
+  const child = spawn(process.execPath, [BIN, ...args], { env: commandEnv(env) })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  return {
+    child,
+    output: () => output,
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+    async waitFor(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs
+      while (Date.now() < deadline) {
+        const match = output.match(pattern)
+        if (match) return match
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      throw new Error(`timed out waiting for ${pattern}:\n${output}`)
+    },
   }
 }

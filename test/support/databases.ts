@@ -57,3 +57,32 @@ export async function openTestDatabase(
     },
   }
 }
+
+export interface ScratchDatabase {
+  /** The new database's URL on the test server. */
+  url: string
+  /** Drops the database, closing any connection still open to it. */
+  drop(): Promise<void>
+}
+
+/**
+ * A new, empty database on the test PostgreSQL server, for tests that start printroute processes: they use the
+ * default schemas (`public`, and `pgboss` for the jobs), so a database of their own is what isolates them.
+ */
+export async function createScratchDatabase(prefix: string): Promise<ScratchDatabase> {
+  if (!POSTGRES_TEST_URL) throw new Error('PRINTROUTE_TEST_DATABASE_URL is not set')
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_TEST_URL })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(POSTGRES_TEST_URL)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}

@@ -64,6 +64,7 @@ export interface TestAppOptions {
   maxDownloadBytes?: number
   /** Callback delivery attempt delays (tests use short ones). */
   callbackRetryScheduleSeconds?: readonly number[]
+  callbackRetentionSeconds?: number
   eventVendor?: string
   /** An existing database to build the application on (a restart); `close` then leaves it open. */
   database?: TestDatabase
@@ -93,6 +94,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ? { callbackRetryScheduleSeconds: options.callbackRetryScheduleSeconds }
       : {}),
     ...(options.eventVendor ? { eventVendor: options.eventVendor } : {}),
+    ...(options.callbackRetentionSeconds ? { callbackRetentionSeconds: options.callbackRetentionSeconds } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({

@@ -1,16 +1,20 @@
 // Polls until a probe returns something: for tests that watch the real workers move an order or a delivery on.
 
-/** Calls `probe` every 100 ms until it returns a value other than undefined; fails after `timeoutMs`. */
+/**
+ * Calls `probe` every `intervalMs` (100 ms) until it returns a value other than undefined; fails after
+ * `timeoutMs`. A probe that costs the system under test much (many requests) asks less often.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 30_000,
+  intervalMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     const value = await probe()
     if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
   throw new Error(`timed out waiting for ${what}`)
 }
