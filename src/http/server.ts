@@ -103,12 +103,23 @@ export interface HttpServerOptions {
 
 export type App = FastifyInstance
 
-/** Query parameter names are case-insensitive and array parameters may be comma-separated (CONTRACT.md). */
+// `orderIds[]` (Ruby's Faraday, jQuery) and `orderIds[0]` (PHP's http_build_query): how common HTTP libraries
+// spell a repeated parameter.
+const ARRAY_SUFFIX = /\[[0-9]*\]$/
+
+/**
+ * Query parameter names are case-insensitive and array parameters may be comma-separated (CONTRACT.md), or
+ * named with a bracket suffix (`orderIds[]=a&orderIds[]=b`).
+ */
 function canonicaliseQuery(query: Record<string, unknown>, schema: QuerySchema): Record<string, unknown> {
   // No prototype: a parameter named `__proto__` or `constructor` is just an unknown name.
   const result: Record<string, unknown> = Object.create(null)
   for (const [rawName, rawValue] of Object.entries(query)) {
-    const name = schema.canonicalNames.get(rawName.toLowerCase()) ?? rawName
+    const lower = rawName.toLowerCase()
+    const bracketless = schema.canonicalNames.get(lower.replace(ARRAY_SUFFIX, ''))
+    const name =
+      schema.canonicalNames.get(lower) ??
+      (bracketless !== undefined && schema.arrayNames.has(bracketless) ? bracketless : rawName)
     let value = rawValue
     if (schema.arrayNames.has(name)) {
       const parts = (Array.isArray(value) ? value : [value]).flatMap((part) => String(part).split(','))
