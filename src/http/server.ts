@@ -6,7 +6,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { ServiceError } from '../domain/outcomes.ts'
-import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
@@ -18,10 +17,13 @@ import type { QuotesService } from '../services/quotes.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
 import {
   API_VERSION_PREFIX,
+  answerClientError,
+  answerFrameworkError,
   installErrorHandling,
   MalformedJsonError,
   registerMethodNotAllowed,
   sendError,
+  startTrace,
 } from './errors.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
@@ -56,6 +58,11 @@ export const BODY_LIMIT_BYTES = 1_048_576
  * limit a small body of nested brackets overflows the stack wherever it is walked.
  */
 export const MAX_JSON_DEPTH = 32
+/**
+ * The router's limit on one path parameter, as large as the request line Node accepts (16 KiB), so that an
+ * over-long ID reaches its parameter's schema and is refused naming it (400 TooLong), not by the router.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 16_384
 
 /** The deepest bracket nesting of a JSON text, brackets inside strings not counted. */
 export function jsonNestingDepth(text: string): number {
@@ -164,8 +171,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     handlerTimeout: timeoutMs,
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Answers outside any route still get the error body (errors.ts): the shutdown 503 (below), undecodable
+    // paths, and what Node's HTTP parser refuses.
+    return503OnClosing: false,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
@@ -191,11 +202,18 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     }
   })
 
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+
   // Trace context first, so even a refused request carries its traceparent; then the API key.
   app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.traceparent
-    request.traceParent = newTraceparent(typeof header === 'string' ? header : undefined)
-    reply.header('traceparent', request.traceParent)
+    startTrace(request, reply)
+    if (closing) {
+      return sendError(request, reply, new ServiceError('ServiceUnavailable', 'The server is shutting down; retry'))
+    }
     if (request.routeOptions.config.auth === false || request.is404) return
     const key = request.headers['x-api-key']
     const caller =
@@ -266,5 +284,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   if (services.payments) registerPaymentRoutes(app, services.payments)
   registerMethodNotAllowed(app, routes)
   await app.ready()
+  // An `Expect` other than 100-continue: Node would answer a bare 417 itself. The expectation is ignored
+  // instead (RFC 9110 allows it) and the request answered as any other.
+  app.server.on('checkExpectation', (request, response) => app.routing(request, response))
   return app
 }

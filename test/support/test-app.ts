@@ -165,3 +165,15 @@ export function sampleOrder(overrides: Record<string, unknown> = {}): Record<str
 export function json(response: LightMyRequestResponse): Record<string, any> {
   return JSON.parse(response.body)
 }
+
+/**
+ * Starts both servers listening on 127.0.0.1 (ports chosen by the system), for tests that need the real
+ * transport (raw sockets, fetch); their addresses become the public URLs (file links point at them).
+ */
+export async function listenOnLoopback(t: TestApp): Promise<{ live: string; sandbox: string }> {
+  const live = await t.app.live.listen({ port: 0, host: '127.0.0.1' })
+  const sandbox = await t.app.sandbox.listen({ port: 0, host: '127.0.0.1' })
+  t.app.setPublicUrl('live', live)
+  t.app.setPublicUrl('sandbox', sandbox)
+  return { live, sandbox }
+}
