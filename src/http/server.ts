@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { ServiceError } from '../domain/outcomes.ts'
+import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
@@ -95,7 +96,8 @@ export interface HttpServices {
   labs: LabsService | null
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
-  files: { store: ServedFiles; signingSecret: string; now: () => Date }
+  /** Stored files under their signed links (thumbnails, print files). */
+  files: { store: ServedFiles; links: FileLinks; now: () => Date }
   /** Callback deliveries and the events feed. */
   callbacks: CallbacksService
 }
@@ -272,11 +274,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     },
     { prefix: API_VERSION_PREFIX },
   )
-  registerFileRoutes(app, {
-    files: services.files.store,
-    signingSecret: services.files.signingSecret,
-    now: services.files.now,
-  })
+  registerFileRoutes(app, { files: services.files.store, links: services.files.links, environment })
   const labs = services.labs
   if (labs) {
     await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })

@@ -65,6 +65,8 @@ export interface TestAppOptions {
   /** Callback delivery attempt delays (tests use short ones). */
   callbackRetryScheduleSeconds?: readonly number[]
   eventVendor?: string
+  /** Lifetime of /files links (the application's default of 7 days when absent). */
+  fileLinkTtlSeconds?: number
   /** An existing database to build the application on (a restart); `close` then leaves it open. */
   database?: TestDatabase
 }
@@ -93,6 +95,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ? { callbackRetryScheduleSeconds: options.callbackRetryScheduleSeconds }
       : {}),
     ...(options.eventVendor ? { eventVendor: options.eventVendor } : {}),
+    ...(options.fileLinkTtlSeconds ? { fileLinkTtlSeconds: options.fileLinkTtlSeconds } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({
