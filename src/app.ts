@@ -19,7 +19,7 @@ import type { Catalogue } from './catalogue/catalogue.ts'
 import type { DatabaseSettings } from './config.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
 import { JOB_NAMES, SCHEDULED_JOBS, type ScheduledJobName } from './domain/order-pipeline.ts'
-import { signFilePath } from './domain/signed-urls.ts'
+import { createFileLinks, DEFAULT_FILE_LINK_TTL_SECONDS, type FileLinks } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
 import type { BoundServer } from './http/bound-server.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
@@ -125,6 +125,11 @@ export interface ApplicationOptions {
   servers?: Partial<Record<Environment, BoundServer>>
   /** How long finished callback deliveries, their attempts and unneeded events are kept; 30 days by default. */
   callbackRetentionSeconds?: number
+  /**
+   * How long a `/files/...` link works from the moment it is sent (in an order, a callback, a lab job);
+   * 7 days by default (docs/assets.md, "File links").
+   */
+  fileLinkTtlSeconds?: number
 }
 
 export interface Application {
@@ -146,13 +151,13 @@ function buildServices(
     clock: Clock
     jobs: JobQueue
     files: BlobStore
-    signingSecret: string
+    fileLinks: FileLinks
     publicUrls: Record<Environment, string>
     samples: SampleImages
   },
 ) {
   const { db } = options
-  const { catalogue, clock, jobs, files } = deps
+  const { catalogue, clock, jobs, files, fileLinks } = deps
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
@@ -187,6 +192,7 @@ function buildServices(
     db,
     clock,
     jobs,
+    fileLinks,
     post: postCallback,
     newSigningSecret: newCallbackSigningSecret,
     ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
@@ -212,13 +218,13 @@ function buildServices(
     renderer,
     checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
     allocate,
-    signFileUrl: (environment, key) => `${deps.publicUrls[environment]}${signFilePath(deps.signingSecret, key, null)}`,
+    fileLinks,
     settings: { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline },
   })
   return {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
-    orders: createOrdersService({ db, catalogue, clock, jobs }),
-    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events }),
+    orders: createOrdersService({ db, catalogue, clock, jobs, fileLinks }),
+    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, fileLinks }),
     payments: createPaymentsService({
       db,
       clock,
@@ -261,8 +267,14 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const s3 = options.blobStoreUrl ? createS3BlobStore(parseS3Url(options.blobStoreUrl)) : null
   if (s3) await s3.checkAccess()
   const files: BlobStore = s3 ?? createFileSystemBlobStore(options.filesDir)
+  const fileLinks = createFileLinks({
+    secret: signingSecret,
+    baseUrl: (environment) => publicUrls[environment],
+    now: () => clock.now(),
+    ttlSeconds: options.fileLinkTtlSeconds ?? DEFAULT_FILE_LINK_TTL_SECONDS,
+  })
   const samples = loadSampleImages()
-  const services = buildServices(options, { catalogue, clock, jobs, files, signingSecret, publicUrls, samples })
+  const services = buildServices(options, { catalogue, clock, jobs, files, fileLinks, publicUrls, samples })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
@@ -273,7 +285,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     labs: environment === 'live' ? services.labs : null,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
-    files: { store: services.files, signingSecret, now: () => clock.now() },
+    files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
     samples,
   })

@@ -9,6 +9,7 @@ export type FailureCode =
   | 'InvalidType'
   | 'InvalidValue'
   | 'InvalidFormat'
+  | 'InvalidCharacter'
   | 'TooLong'
   | 'TooShort'
   | 'TooFew'

@@ -5,14 +5,24 @@ import type { Failures } from './failures.ts'
 
 export const ERROR_OUTCOME_STATUS = {
   ValidationFailed: 400,
+  /** Not HTTP that can be read (Node's parser refused it): no field to name. */
+  MalformedRequest: 400,
   Unauthorized: 401,
   EntityNotFound: 404,
   EndpointDoesNotExist: 404,
   MethodNotAllowed: 405,
+  /** The client did not send the whole request in time (Node's headers and request timeouts). */
+  RequestTimeout: 408,
+  /** A signed file link past its expiry. */
+  LinkExpired: 410,
   PayloadTooLarge: 413,
   InvalidContentType: 415,
+  /** The request line and headers together are larger than Node's limit (16 KiB by default). */
+  RequestHeadersTooLarge: 431,
   InternalServerError: 500,
   TimedOut: 500,
+  /** The process is shutting down; retry (on another instance). */
+  ServiceUnavailable: 503,
 } as const
 export type ErrorOutcome = keyof typeof ERROR_OUTCOME_STATUS
 

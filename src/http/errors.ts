@@ -1,12 +1,31 @@
 // Every error answer of the API, built in one place: the error handler maps Fastify's own errors and the
 // services' ServiceErrors onto the contract's outcomes; the not-found handler distinguishes an unknown
-// endpoint from a discontinued API version; unregistered methods on known paths answer 405.
+// endpoint from a discontinued API version; unregistered methods on known paths answer 405. Requests that
+// never reach a route get the same body here too: a path Fastify's router cannot decode (frameworkErrors)
+// and whatever Node's HTTP parser refuses before Fastify sees a request (clientError).
+import { type IncomingMessage, maxHeaderSize, STATUS_CODES } from 'node:http'
+import { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Failures } from '../domain/failures.ts'
 import { type ErrorOutcome, ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { newTraceparent } from '../domain/traceparent.ts'
 import { RequestValidationError } from './validation.ts'
 
 export const API_VERSION_PREFIX = '/v4.0'
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
+/**
+ * How much of a refused request's unread body is still read (and thrown away), and for how long, so that a
+ * client still sending can read the answer before the connection closes (docs/errors.md).
+ */
+export const DRAIN_LIMITS = { bytes: 8 * 1_048_576, milliseconds: 5_000 } as const
+
+/** Gives the request its traceparent (the caller's trace id when it sent a valid one) and the header. */
+export function startTrace(request: FastifyRequest, reply: FastifyReply): void {
+  const header = request.headers.traceparent
+  request.traceParent = newTraceparent(typeof header === 'string' ? header : undefined)
+  reply.header('traceparent', request.traceParent)
+}
 
 export function errorBody(request: FastifyRequest, error: ServiceError) {
   return {
@@ -20,7 +39,58 @@ export function errorBody(request: FastifyRequest, error: ServiceError) {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): FastifyReply {
+  drainUnreadBody(request.raw)
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(request, error))
+}
+
+/**
+ * An error answered before the request's body has arrived (413 at the limit, 415, 401 on a POST): the client
+ * is still sending. Node closes a `Connection: close` answer (Fastify sets it on body errors) at once with
+ * `socket.destroySoon()`, and a socket closed with unread data makes the kernel reset the connection, which
+ * can reach the client before it has read the answer (Node's fetch then fails with ECONNRESET or EPIPE). So
+ * the rest of the body is read and thrown away, up to DRAIN_LIMITS, and the close waits until then; past the
+ * limits the connection is cut.
+ */
+// Sockets whose request was answered before its body arrived: whatever still comes is thrown away unanswered.
+const drainingSockets = new WeakSet<Socket>()
+
+function drainUnreadBody(raw: IncomingMessage, limits: { bytes: number; milliseconds: number } = DRAIN_LIMITS): void {
+  // `complete` is false until the whole body is read; inject's requests have no real socket and no body to wait for.
+  const socket = raw.socket as Socket | null
+  if (raw.complete !== false || raw.destroyed || !(socket instanceof Socket) || Object.hasOwn(socket, 'destroySoon'))
+    return
+  let drained = 0
+  let closeWanted = false
+  const stop = () => {
+    clearTimeout(timer)
+    raw.off('data', count)
+    raw.off('end', finished)
+    raw.off('error', cut)
+    // The socket's own destroySoon again (from its prototype), and the close Node asked for, now.
+    Reflect.deleteProperty(socket, 'destroySoon')
+  }
+  const finished = () => {
+    stop()
+    if (closeWanted) socket.destroySoon()
+  }
+  const cut = () => {
+    stop()
+    socket.destroy()
+  }
+  const count = (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > limits.bytes) cut()
+  }
+  socket.destroySoon = () => {
+    closeWanted = true
+  }
+  drainingSockets.add(socket)
+  const timer = setTimeout(cut, limits.milliseconds)
+  timer.unref()
+  raw.on('data', count)
+  raw.once('end', finished)
+  raw.once('error', cut)
+  raw.resume()
 }
 
 function formatLimit(milliseconds = 0): string {
@@ -80,6 +150,102 @@ function serviceErrorOf(error: FastifyError | Error, request: FastifyRequest): S
   }
   request.log.error({ err: error }, 'unexpected error')
   return outcomeFor('InternalServerError', 'An unexpected error occurred; quote the traceParent to support')
+}
+
+/** A path whose percent-escapes are not UTF-8 (`%FF`, a bare `%`): the route's parameter that holds it, named. */
+function undecodablePathFailures(request: FastifyRequest, path: string): Failures {
+  const decodes = (text: string) => {
+    try {
+      decodeURIComponent(text)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const failure = (providedValue: string) => ({
+    code: 'InvalidFormat' as const,
+    providedValue,
+    comparisonValue: 'percent-encoded UTF-8',
+  })
+  // Every escape read literally (`%` as `%25`), the router finds the route and hands back the raw parameter.
+  const route = request.server.findRoute({ method: request.method, url: path.replaceAll('%', '%25') })
+  const failures: Failures = {}
+  for (const [name, value] of Object.entries((route?.params ?? {}) as Record<string, unknown>)) {
+    // The wildcard of /files/* has no name of its own: it is the path.
+    if (typeof value === 'string' && !decodes(value)) failures[name === '*' ? 'path' : name] = [failure(value)]
+  }
+  return Object.keys(failures).length > 0 ? failures : { path: [failure(path)] }
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router could not take the path apart (FST_ERR_BAD_URL: a percent-escape
+ * that is not UTF-8; FST_ERR_MAX_PARAM_LENGTH: a path parameter past the router's limit). No hook has run.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  startTrace(request, reply)
+  const path = (request.url ?? '').split('?')[0] ?? ''
+  let answer: ServiceError
+  if (error.code === 'FST_ERR_BAD_URL') {
+    answer = validationFailed(undecodablePathFailures(request, path), 'The path cannot be decoded')
+  } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    const limit = request.server.initialConfig.routerOptions?.maxParamLength ?? null
+    answer = validationFailed({ path: [{ code: 'TooLong', providedValue: path, comparisonValue: limit }] })
+  } else {
+    answer = new ServiceError('MalformedRequest', `The request cannot be routed (${error.message})`)
+  }
+  sendError(request, reply, answer)
+}
+
+function clientErrorOf(error: Error & { code?: string }, maxHeaderBytes: number): ServiceError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ServiceError(
+        'RequestHeadersTooLarge',
+        `The request line and headers together exceed ${maxHeaderBytes} bytes (a URL that long is refused too)`,
+        { maxHeaderBytes },
+      )
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ServiceError('RequestTimeout', 'The request was not received completely in time')
+    default:
+      return new ServiceError('MalformedRequest', `The request is not valid HTTP/1.1 (${error.message})`, {
+        reason: error.code ?? null,
+      })
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused what arrived on the socket (headers or URL too
+ * large, a malformed request line or header, a request not received in time). There is no request to route,
+ * so the answer is written on the socket, with the same body and a fresh traceparent.
+ */
+export function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // Bytes past a refused body (more than its Content-Length said): the client has its answer already.
+  if (error.code === 'ECONNRESET' || socket.destroyed || drainingSockets.has(socket)) return
+  const traceParent = newTraceparent()
+  // The server's own limit when one was set, else Node's (16 KiB unless --max-http-header-size says otherwise).
+  const serverLimit = (this.server as { maxHeaderSize?: number }).maxHeaderSize
+  const answer = clientErrorOf(error, serverLimit ?? maxHeaderSize)
+  this.log.debug({ err: error, traceParent }, 'refused a request the HTTP parser could not read')
+  if (socket.writable) {
+    const body = JSON.stringify({
+      outcome: answer.outcome,
+      statusText: answer.message,
+      statusCode: answer.statusCode,
+      data: answer.data,
+      traceParent,
+    })
+    socket.end(
+      `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `traceparent: ${traceParent}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  // Closed by the client once it has read the answer; destroying it now could reset the connection while the
+  // client still sends (a long URL arrives in pieces) and lose the answer. At the latest after the drain time.
+  const timer = setTimeout(() => socket.destroy(), DRAIN_LIMITS.milliseconds)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -7,7 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { SampleImages } from '../adapters/sample-images.ts'
 import { ServiceError } from '../domain/outcomes.ts'
-import { newTraceparent } from '../domain/traceparent.ts'
+import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
@@ -20,10 +20,13 @@ import type { SpineService } from '../services/spine.service.ts'
 import type { BoundServer } from './bound-server.ts'
 import {
   API_VERSION_PREFIX,
+  answerClientError,
+  answerFrameworkError,
   installErrorHandling,
   MalformedJsonError,
   registerMethodNotAllowed,
   sendError,
+  startTrace,
 } from './errors.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
@@ -59,6 +62,11 @@ export const BODY_LIMIT_BYTES = 1_048_576
  * limit a small body of nested brackets overflows the stack wherever it is walked.
  */
 export const MAX_JSON_DEPTH = 32
+/**
+ * The router's limit on one path parameter, as large as the request line Node accepts (16 KiB), so that an
+ * over-long ID reaches its parameter's schema and is refused naming it (400 TooLong), not by the router.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 16_384
 
 /** The deepest bracket nesting of a JSON text, brackets inside strings not counted. */
 export function jsonNestingDepth(text: string): number {
@@ -91,7 +99,8 @@ export interface HttpServices {
   labs: LabsService | null
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
-  files: { store: ServedFiles; signingSecret: string; now: () => Date }
+  /** Stored files under their signed links (thumbnails, print files). */
+  files: { store: ServedFiles; links: FileLinks; now: () => Date }
   /** Callback deliveries and the events feed. */
   callbacks: CallbacksService
   /** The bundled sample images, served under /samples/. */
@@ -110,12 +119,23 @@ export interface HttpServerOptions {
 
 export type App = FastifyInstance
 
-/** Query parameter names are case-insensitive and array parameters may be comma-separated (CONTRACT.md). */
+// `orderIds[]` (Ruby's Faraday, jQuery) and `orderIds[0]` (PHP's http_build_query): how common HTTP libraries
+// spell a repeated parameter.
+const ARRAY_SUFFIX = /\[[0-9]*\]$/
+
+/**
+ * Query parameter names are case-insensitive and array parameters may be comma-separated (CONTRACT.md), or
+ * named with a bracket suffix (`orderIds[]=a&orderIds[]=b`).
+ */
 function canonicaliseQuery(query: Record<string, unknown>, schema: QuerySchema): Record<string, unknown> {
   // No prototype: a parameter named `__proto__` or `constructor` is just an unknown name.
   const result: Record<string, unknown> = Object.create(null)
   for (const [rawName, rawValue] of Object.entries(query)) {
-    const name = schema.canonicalNames.get(rawName.toLowerCase()) ?? rawName
+    const lower = rawName.toLowerCase()
+    const bracketless = schema.canonicalNames.get(lower.replace(ARRAY_SUFFIX, ''))
+    const name =
+      schema.canonicalNames.get(lower) ??
+      (bracketless !== undefined && schema.arrayNames.has(bracketless) ? bracketless : rawName)
     let value = rawValue
     if (schema.arrayNames.has(name)) {
       const parts = (Array.isArray(value) ? value : [value]).flatMap((part) => String(part).split(','))
@@ -160,8 +180,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     handlerTimeout: timeoutMs,
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Answers outside any route still get the error body (errors.ts): the shutdown 503 (below), undecodable
+    // paths, and what Node's HTTP parser refuses.
+    return503OnClosing: false,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     ...(options.boundServer ? { serverFactory: options.boundServer.serverFactory } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -188,11 +212,18 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     }
   })
 
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+
   // Trace context first, so even a refused request carries its traceparent; then the API key.
   app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.traceparent
-    request.traceParent = newTraceparent(typeof header === 'string' ? header : undefined)
-    reply.header('traceparent', request.traceParent)
+    startTrace(request, reply)
+    if (closing) {
+      return sendError(request, reply, new ServiceError('ServiceUnavailable', 'The server is shutting down; retry'))
+    }
     if (request.routeOptions.config.auth === false || request.is404) return
     const key = request.headers['x-api-key']
     const caller =
@@ -251,11 +282,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     },
     { prefix: API_VERSION_PREFIX },
   )
-  registerFileRoutes(app, {
-    files: services.files.store,
-    signingSecret: services.files.signingSecret,
-    now: services.files.now,
-  })
+  registerFileRoutes(app, { files: services.files.store, links: services.files.links, environment })
   const labs = services.labs
   if (labs) {
     await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
@@ -264,5 +291,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   if (services.payments) registerPaymentRoutes(app, services.payments)
   registerMethodNotAllowed(app, routes)
   await app.ready()
+  // An `Expect` other than 100-continue: Node would answer a bare 417 itself. The expectation is ignored
+  // instead (RFC 9110 allows it) and the request answered as any other.
+  app.server.on('checkExpectation', (request, response) => app.routing(request, response))
   return app
 }

@@ -1,11 +1,14 @@
 // Request validation for every route, configured once here. Fastify's defaults differ from the contract:
 // its Ajv strips unknown fields (we reject them as UnknownField) and stops at the first error (we report
 // every failure at once, by request path). Bodies are never type-coerced; path and query values are
-// (they arrive as text).
+// (they arrive as text). Every string of every validated part, at any depth and object keys included, also
+// passes the text rule of domain/text.ts here, so no field can forget it.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
-import { addFailure, type Failure, type Failures } from '../domain/failures.ts'
+import { addFailure, type Failure, type Failures, hasFailures } from '../domain/failures.ts'
+import { refusedCharacter } from '../domain/text.ts'
+import { unfetchableUrlReason } from '../domain/urls.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -42,6 +45,53 @@ function addCaseInsensitiveEnum(ajv: Ajv): void {
   })
 }
 
+/** One failing keyword's error, as a keyword's validate function reports it to Ajv. */
+function keywordError(validate: unknown, keyword: string, params: Record<string, unknown>, message: string): false {
+  ;(validate as { errors: Partial<ErrorObject>[] }).errors = [{ keyword, params, message }]
+  return false
+}
+
+/**
+ * `x-single-line: true`: no control character at all, not even tab or a line break (identifiers, references,
+ * codes, URLs). Free text gets the looser rule from the walk in the validator below.
+ */
+function addSingleLine(ajv: Ajv): void {
+  ajv.addKeyword({
+    keyword: 'x-single-line',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    compile(enabled: boolean) {
+      const validate = (data: string): boolean => {
+        const character = enabled ? refusedCharacter(data, true) : undefined
+        return character === undefined || keywordError(validate, 'x-single-line', { character }, 'refused character')
+      }
+      return validate
+    },
+  })
+}
+
+/**
+ * `x-url: true`: a URL printroute could fetch (domain/urls.ts), the reason in the failure. Control characters
+ * are left to `x-single-line`, so that they are reported as InvalidCharacter like everywhere else.
+ */
+function addUrl(ajv: Ajv): void {
+  ajv.addKeyword({
+    keyword: 'x-url',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    compile(enabled: boolean) {
+      const validate = (data: string): boolean => {
+        if (!enabled || refusedCharacter(data, true) !== undefined) return true
+        const reason = unfetchableUrlReason(data)
+        return reason === undefined || keywordError(validate, 'x-url', { reason }, reason)
+      }
+      return validate
+    },
+  })
+}
+
 function createAjv(coerceTypes: boolean | 'array'): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -52,6 +102,8 @@ function createAjv(coerceTypes: boolean | 'array'): Ajv {
   })
   addFormats(ajv)
   addCaseInsensitiveEnum(ajv)
+  addSingleLine(ajv)
+  addUrl(ajv)
   return ajv
 }
 
@@ -60,10 +112,41 @@ const parameterAjv = createAjv('array')
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? bodyAjv : parameterAjv).compile(schema as object) as ValidateFunction
+  // Path and query values are identifiers, filters and codes: single-line by nature.
+  const singleLine = httpPart !== 'body'
   return (data: unknown) => {
-    if (validate(data)) return { value: data }
-    const error = new RequestValidationError(failuresFromAjvErrors(validate.errors ?? [], data))
-    return { error }
+    const failures = validate(data) ? {} : failuresFromAjvErrors(validate.errors ?? [], data)
+    addCharacterFailures(failures, data, singleLine)
+    return hasFailures(failures) ? { error: new RequestValidationError(failures) } : { value: data }
+  }
+}
+
+function hasFailureCode(failures: Failures, path: string, code: Failure['code']): boolean {
+  return Object.hasOwn(failures, path) && (failures[path] ?? []).some((failure) => failure.code === code)
+}
+
+/**
+ * Walks every string of a request part (object keys too, at any depth: metadata included) and records an
+ * InvalidCharacter failure for each one breaking the text rule, unless its field already has one (from
+ * `x-single-line`). `path` is in the contract's notation; a part that is itself a string is `body`.
+ */
+export function addCharacterFailures(failures: Failures, data: unknown, singleLine: boolean, path = ''): void {
+  const check = (text: string, at: string) => {
+    const character = refusedCharacter(text, singleLine)
+    const where = at === '' ? 'body' : at
+    if (character !== undefined && !hasFailureCode(failures, where, 'InvalidCharacter')) {
+      addFailure(failures, where, { code: 'InvalidCharacter', providedValue: text, comparisonValue: character })
+    }
+  }
+  if (typeof data === 'string') check(data, path)
+  else if (Array.isArray(data)) {
+    for (const [index, entry] of data.entries()) addCharacterFailures(failures, entry, singleLine, `${path}[${index}]`)
+  } else if (data !== null && typeof data === 'object') {
+    for (const key of Object.keys(data)) {
+      const child = path === '' ? key : `${path}.${key}`
+      check(key, child)
+      addCharacterFailures(failures, ownValue(data, key), singleLine, child)
+    }
   }
 }
 
@@ -110,7 +193,7 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
   const params = error.params as Record<string, unknown>
   // An empty or blank string fails its pattern, format or length for the one reason the contract names.
   const blank = typeof provided === 'string' && provided.trim() === ''
-  if (blank && ['pattern', 'format', 'minLength'].includes(error.keyword)) {
+  if (blank && ['pattern', 'format', 'minLength', 'x-url'].includes(error.keyword)) {
     return at({ code: 'MustNotBeEmptyOrWhitespace', providedValue: provided })
   }
   switch (error.keyword) {
@@ -143,6 +226,10 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
       return at({ code: 'InvalidValue', providedValue: provided, validValues: params.allowedValues as unknown[] })
     case 'x-case-insensitive-enum':
       return at({ code: 'InvalidValue', providedValue: provided, validValues: params.allowedValues as unknown[] })
+    case 'x-single-line':
+      return at({ code: 'InvalidCharacter', providedValue: provided, comparisonValue: params.character })
+    case 'x-url':
+      return at({ code: 'InvalidFormat', providedValue: provided, comparisonValue: `http(s) URL: ${params.reason}` })
     case 'anyOf':
     case 'oneOf':
     case 'if':

@@ -4,6 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
+import { unfetchableUrlReason } from '../domain/urls.ts'
 import { newSigningSecret } from '../domain/webhook-signature.ts'
 import {
   type AccountRow,
@@ -66,12 +67,6 @@ export const MAX_PAUSE_WINDOW_SECONDS = 30 * 86_400
 export const DEFAULT_SIGNING_OVERLAP_SECONDS = 86_400
 /** The longest overlap accepted: 30 days. */
 export const MAX_SIGNING_OVERLAP_SECONDS = 30 * 86_400
-/** Callback URLs: http(s), at most 2,048 characters (the limit of every URL the API takes). */
-export const CALLBACK_URL_MAX_LENGTH = 2048
-
-export function isCallbackUrl(url: string): boolean {
-  return url.length <= CALLBACK_URL_MAX_LENGTH && /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(url)
-}
 
 /** The account settings as the API shows them (GET/PATCH /v4.0/account/settings). */
 export interface AccountSettings {
@@ -165,9 +160,9 @@ export function createAccountsService(deps: {
       if (!BILLING_MODES.includes(billingMode)) {
         throw new AccountError(`"${billingMode}" is not a billing mode (${BILLING_MODES.join(' or ')})`)
       }
-      if (input.callbackUrl !== null && !/^https?:\/\/\S+$/i.test(input.callbackUrl)) {
-        throw new AccountError(`"${input.callbackUrl}" is not an http(s) URL`)
-      }
+      const urlProblem = input.callbackUrl === null ? undefined : unfetchableUrlReason(input.callbackUrl)
+      if (urlProblem !== undefined)
+        throw new AccountError(`"${input.callbackUrl}" is not an http(s) URL that can be called (${urlProblem})`)
       return db.transaction(async (tx) => {
         const row = await insertAccount(tx, { ...input, billingMode, createdAt: clock.now() })
         await ensureSigningSecret(tx, row.id, newSigningSecret())
@@ -213,9 +208,9 @@ export function createAccountsService(deps: {
       change: AccountSettingsChange,
     ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
       const problems: Record<string, string> = {}
-      if (typeof change.callbackUrl === 'string' && !isCallbackUrl(change.callbackUrl)) {
-        problems.callbackUrl = `"${change.callbackUrl}" is not an http(s) URL of at most ${CALLBACK_URL_MAX_LENGTH} characters`
-      }
+      const urlProblem = typeof change.callbackUrl === 'string' ? unfetchableUrlReason(change.callbackUrl) : undefined
+      if (urlProblem !== undefined)
+        problems.callbackUrl = `"${change.callbackUrl}" is not an http(s) URL that can be called (${urlProblem})`
       const pause = change.pauseWindowSeconds
       if (pause !== undefined && (!Number.isInteger(pause) || pause < 0 || pause > MAX_PAUSE_WINDOW_SECONDS)) {
         problems.pauseWindowSeconds = `the pause window must be whole seconds from 0 to ${MAX_PAUSE_WINDOW_SECONDS}`

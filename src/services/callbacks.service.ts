@@ -27,6 +27,7 @@ import {
 } from '../repositories/events.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { deliveryJob } from './order-events.service.ts'
+import type { FileLinkRefresher } from './orders.service.ts'
 import type { JobEnqueuer } from './pipeline.service.ts'
 
 /**
@@ -78,6 +79,8 @@ export interface CallbacksDeps {
   retentionSeconds?: number
   /** A new signing secret, for accounts that have none yet. */
   newSigningSecret: () => string
+  /** Events are stored with file tokens; each delivery and each read of the feed carries fresh links. */
+  fileLinks: FileLinkRefresher
 }
 
 export interface CallbackAttemptView {
@@ -170,17 +173,18 @@ export function createCallbacksService(deps: CallbacksDeps) {
       const event = await findEvent(db, delivery.eventId)
       if (!event) return
       const startedAt = clock.now()
+      const body = deps.fileLinks.refresh(event.body)
       const headers = {
         'content-type': 'application/json',
         ...webhookHeaders(
           await signingSecretsOf(delivery.accountId, startedAt),
           formatId('evt', event.id),
           startedAt,
-          event.body,
+          body,
         ),
       }
       const started = performance.now()
-      const outcome = await deps.post(delivery.url, event.body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
+      const outcome = await deps.post(delivery.url, body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
       const latencyMs = Math.round(performance.now() - started)
       await db.transaction(async (tx) => {
         const locked = await findDelivery(tx, deliveryId, true)
@@ -347,7 +351,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
       const page = rows.slice(0, top)
       const last = page.at(-1)?.id ?? (afterId > 0 ? afterId : null)
       return {
-        events: page.map((row) => row.body),
+        events: page.map((row) => deps.fileLinks.refresh(row.body)),
         nextCursor: last === null ? null : formatId('evt', last),
         hasMore: rows.length > top,
       }

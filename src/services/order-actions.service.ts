@@ -32,6 +32,7 @@ import {
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
+import type { FileLinkRefresher } from './orders.service.ts'
 import type { Allocator, JobEnqueuer } from './pipeline.service.ts'
 
 export interface OrderActionsDeps {
@@ -42,6 +43,7 @@ export interface OrderActionsDeps {
   allocate: Allocator
   /** Writes the callbacks a change causes (a cancelled order's stage change), in its transaction. */
   events: OrderEventsService
+  fileLinks: FileLinkRefresher
 }
 
 /** An action's result and the order as it stands after it, as JSON text in contract key order. */
@@ -98,7 +100,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
       return {
         outcome: change.outcome,
         shipmentUpdateResults: change.shipmentUpdateResults ?? [],
-        orderJson: JSON.stringify(order.document),
+        orderJson: deps.fileLinks.refresh(JSON.stringify(order.document)),
       }
     })
   }

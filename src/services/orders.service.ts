@@ -116,8 +116,19 @@ export function recipientFromRequest(recipient: CreateOrderInput['recipient']): 
   }
 }
 
-export function createOrdersService(deps: { db: Database; catalogue: Catalogue; clock: Clock; jobs: JobEnqueuer }) {
-  const { db, catalogue, clock, jobs } = deps
+/** Turns the file tokens of a stored order into links valid from now (domain/signed-urls.ts). */
+export interface FileLinkRefresher {
+  refresh(json: string): string
+}
+
+export function createOrdersService(deps: {
+  db: Database
+  catalogue: Catalogue
+  clock: Clock
+  jobs: JobEnqueuer
+  fileLinks: FileLinkRefresher
+}) {
+  const { db, catalogue, clock, jobs, fileLinks } = deps
 
   /** Checks the request against the catalogue and returns it in canonical spelling, or throws ValidationFailed. */
   function toNewOrder(input: CreateOrderInput): NewOrder {
@@ -192,7 +203,7 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
         onHold: { id: formatId('ord', existing.orderNumber), until: existing.onHoldUntil },
       }
     }
-    return { outcome: 'AlreadyExists', orderJson: existing.documentJson }
+    return { outcome: 'AlreadyExists', orderJson: fileLinks.refresh(existing.documentJson) }
   }
 
   function parseOrderId(orderId: string): number {
@@ -253,7 +264,7 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
           { onHoldUntil: until },
         )
       }
-      return stored.documentJson
+      return fileLinks.refresh(stored.documentJson)
     },
 
     /** One page of orders as JSON texts, newest first. */
@@ -278,7 +289,7 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
         })
       }
       if (hasFailures(failures)) throw validationFailed(failures)
-      return listOrders(db, scopeOf(caller), {
+      const page = await listOrders(db, scopeOf(caller), {
         visibleAt: clock.now(),
         createdFrom: input.createdFrom,
         createdTo: input.createdTo,
@@ -290,6 +301,7 @@ export function createOrdersService(deps: { db: Database; catalogue: Catalogue; 
         skip: input.skip,
         top: input.top,
       })
+      return { ordersJson: page.ordersJson.map((json) => fileLinks.refresh(json)), hasMore: page.hasMore }
     },
   }
 }

@@ -88,8 +88,14 @@ interface LabConnector {
   afterSubmit(orderId: string, shipmentId: string): JobRequest[]
 }
 
-/** Signs a stored file's key into an absolute URL served by printroute. */
-export type FileUrlSigner = (environment: Environment, key: string) => string
+/**
+ * Links to the files printroute serves (domain/signed-urls.ts): a token for documents that are stored and
+ * served later (thumbnails in the order), a link valid from now for what is handed out at once (lab jobs).
+ */
+export interface FileLinker {
+  token(environment: Environment, key: string): string
+  url(environment: Environment, key: string): string
+}
 
 export interface PipelineSettings {
   /** Base delay of download retries (attempt n waits base x 2^(n-2)). */
@@ -122,7 +128,7 @@ export interface PipelineDeps {
   checkPdf: PdfChecker
   allocate: Allocator
   billing: BillingService
-  signFileUrl: FileUrlSigner
+  fileLinks: FileLinker
   settings: PipelineSettings
   /** Writes the callbacks a change causes, in its transaction. */
   events: OrderEventsService
@@ -253,7 +259,8 @@ export function createPipelineService(deps: PipelineDeps) {
           try {
             const thumbnailKey = `thumbnails/${orderId}/${fileKey}.jpg`
             await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
-            thumbnailUrl = deps.signFileUrl(snapshot.environment, thumbnailKey)
+            // Stored as a token: every read of the order turns it into a link valid from then.
+            thumbnailUrl = deps.fileLinks.token(snapshot.environment, thumbnailKey)
           } catch (error) {
             // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
             stored = undefined
@@ -462,7 +469,7 @@ export function createPipelineService(deps: PipelineDeps) {
     } {
       const urlOf = (fileKey: string) => {
         const stored = order.pipeline.files[fileKey]?.stored
-        return stored ? { url: deps.signFileUrl(order.environment, stored.blobKey) } : null
+        return stored ? { url: deps.fileLinks.url(order.environment, stored.blobKey) } : null
       }
       const branding: Record<string, { url: string }> = {}
       for (const fileKey of Object.keys(order.pipeline.files)) {
@@ -478,7 +485,7 @@ export function createPipelineService(deps: PipelineDeps) {
       const shipment = order.pipeline.shipments[shipmentId]
       if (!shipment) return []
       return Object.entries(shipment.printFiles).flatMap(([assetId, file]) =>
-        file ? [{ assetId, url: deps.signFileUrl(order.environment, file.blobKey), format: file.format }] : [],
+        file ? [{ assetId, url: deps.fileLinks.url(order.environment, file.blobKey), format: file.format }] : [],
       )
     },
   }

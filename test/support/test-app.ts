@@ -66,6 +66,8 @@ export interface TestAppOptions {
   callbackRetryScheduleSeconds?: readonly number[]
   callbackRetentionSeconds?: number
   eventVendor?: string
+  /** Lifetime of /files links (the application's default of 7 days when absent). */
+  fileLinkTtlSeconds?: number
   /** An existing database to build the application on (a restart); `close` then leaves it open. */
   database?: TestDatabase
 }
@@ -95,6 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       : {}),
     ...(options.eventVendor ? { eventVendor: options.eventVendor } : {}),
     ...(options.callbackRetentionSeconds ? { callbackRetentionSeconds: options.callbackRetentionSeconds } : {}),
+    ...(options.fileLinkTtlSeconds ? { fileLinkTtlSeconds: options.fileLinkTtlSeconds } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({
@@ -166,4 +169,16 @@ export function sampleOrder(overrides: Record<string, unknown> = {}): Record<str
 
 export function json(response: LightMyRequestResponse): Record<string, any> {
   return JSON.parse(response.body)
+}
+
+/**
+ * Starts both servers listening on 127.0.0.1 (ports chosen by the system), for tests that need the real
+ * transport (raw sockets, fetch); their addresses become the public URLs (file links point at them).
+ */
+export async function listenOnLoopback(t: TestApp): Promise<{ live: string; sandbox: string }> {
+  const live = await t.app.live.listen({ port: 0, host: '127.0.0.1' })
+  const sandbox = await t.app.sandbox.listen({ port: 0, host: '127.0.0.1' })
+  t.app.setPublicUrl('live', live)
+  t.app.setPublicUrl('sandbox', sandbox)
+  return { live, sandbox }
 }

@@ -9,11 +9,10 @@ import {
   AccountError,
   type AccountSettingsChange,
   type AccountsService,
-  CALLBACK_URL_MAX_LENGTH,
   MAX_PAUSE_WINDOW_SECONDS,
   MAX_SIGNING_OVERLAP_SECONDS,
 } from '../../services/accounts.service.ts'
-import { ErrorResponseSchema, Nullable, TraceParent } from '../schemas/common.schema.ts'
+import { ErrorResponseSchema, Nullable, NullableUrlString, TraceParent } from '../schemas/common.schema.ts'
 
 const SettingsSchema = Type.Object({
   callbackUrl: Nullable(Type.String()),
@@ -30,14 +29,7 @@ const SettingsResponseSchema = Type.Object({
 
 const PatchSettingsSchema = Type.Object(
   {
-    callbackUrl: Type.Optional(
-      Type.Unsafe<string | null>({
-        type: ['string', 'null'],
-        maxLength: CALLBACK_URL_MAX_LENGTH,
-        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+\\S*$',
-        description: 'Account-wide callback URL (http or https), or null for none.',
-      }),
-    ),
+    callbackUrl: Type.Optional(NullableUrlString('Account-wide callback URL (http or https), or null for none.')),
     pauseWindowSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAUSE_WINDOW_SECONDS })),
     rotateSigningSecret: Type.Optional(Type.Boolean()),
     signingSecretOverlapSeconds: Type.Optional(

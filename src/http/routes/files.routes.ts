@@ -1,10 +1,12 @@
 // GET /files/<key>?expires=&signature=: stored files (thumbnails, print files, kept copies for labs) under
-// signed URLs. The signature is the authorisation: no API key, no database lookup.
+// signed, expiring links bound to their environment (domain/signed-urls.ts). The signature is the
+// authorisation: no API key, no database lookup. An expired link is 410 LinkExpired, another environment's
+// link or anything unsigned 404 EntityNotFound (docs/assets.md, "File links").
 import { open } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
 import { sniffContentType } from '../../domain/content-type.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
-import { FILE_PATH_PREFIX, verifyFilePath } from '../../domain/signed-urls.ts'
+import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinks } from '../../domain/signed-urls.ts'
 import { sendError } from '../errors.ts'
 
 export interface ServedFiles {
@@ -37,28 +39,40 @@ const TYPE_BY_EXTENSION: Record<string, string> = {
 
 export function registerFileRoutes(
   app: FastifyInstance,
-  deps: { files: ServedFiles; signingSecret: string; now: () => Date },
+  deps: { files: ServedFiles; links: FileLinks; environment: FileEnvironment },
 ): void {
+  const environmentName = { live: 'Live', sandbox: 'Sandbox' } as const
   app.get(`${FILE_PATH_PREFIX}*`, { schema: { hide: true }, config: { auth: false } }, async (request, reply) => {
     const url = new URL(request.url, 'http://files.invalid')
+    // The router has decoded the path already: a malformed escape never gets here (errors.ts answers it).
     const key = decodeURIComponent(url.pathname.slice(FILE_PATH_PREFIX.length))
-    const valid = verifyFilePath(
-      deps.signingSecret,
+    const link = deps.links.check(
+      deps.environment,
       key,
       url.searchParams.get('expires'),
       url.searchParams.get('signature'),
-      deps.now(),
     )
-    if (!valid || !(await deps.files.exists(key))) {
-      return sendError(request, reply, new ServiceError('EntityNotFound', 'No such file, or the link has expired'))
+    if (link.status === 'expired') {
+      const statusText = `This link expired at ${link.expiresAt.toISOString()}; read the order again for a fresh one`
+      return sendError(request, reply, new ServiceError('LinkExpired', statusText, { expiredAt: link.expiresAt }))
+    }
+    if (link.status === 'otherEnvironment') {
+      const owner = environmentName[link.environment]
+      const statusText = `This link belongs to the ${owner} environment: open it on the ${owner} address`
+      return sendError(request, reply, new ServiceError('EntityNotFound', statusText))
+    }
+    if (link.status === 'invalid' || !(await deps.files.exists(key))) {
+      return sendError(request, reply, new ServiceError('EntityNotFound', 'No such file, or the link is not valid'))
     }
     const type =
       TYPE_BY_EXTENSION[key.slice(key.lastIndexOf('.') + 1)] ??
       sniffContentType(await firstBytes(deps.files, key)) ??
       'application/octet-stream'
+    // Caches keep the file no longer than the link works.
+    const secondsLeft = Math.max(0, Math.floor((link.expiresAt.getTime() - Date.now()) / 1000))
     return reply
       .type(type)
-      .header('cache-control', 'private, max-age=86400')
+      .header('cache-control', `private, max-age=${Math.min(86_400, secondsLeft)}`)
       .send(await deps.files.openRead(key))
   })
 }

@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { LabsService } from '../../services/labs.service.ts'
 import { sendError } from '../errors.ts'
-import { ErrorResponseSchema, NonBlankString, NullableString } from '../schemas/common.schema.ts'
+import { ErrorResponseSchema, NonBlankString, NullableString, SingleLineString } from '../schemas/common.schema.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,14 +19,17 @@ const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorR
 const ShippedBody = Type.Object(
   {
     carrier: Type.Object(
-      { name: NonBlankString({ maxLength: 100 }), service: NonBlankString({ maxLength: 100 }) },
+      {
+        name: NonBlankString({ maxLength: 100, singleLine: true }),
+        service: NonBlankString({ maxLength: 100, singleLine: true }),
+      },
       { additionalProperties: false },
     ),
     tracking: Type.Optional(
       Type.Union([
         Type.Object(
           {
-            number: NonBlankString({ maxLength: 100 }),
+            number: NonBlankString({ maxLength: 100, singleLine: true }),
             url: Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }),
           },
           { additionalProperties: false },
@@ -42,7 +45,7 @@ const ShippedBody = Type.Object(
 const RejectBody = Type.Object(
   {
     reason: NonBlankString({ maxLength: 500 }),
-    unavailableItemIds: Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { maxItems: 100 })),
+    unavailableItemIds: Type.Optional(Type.Array(SingleLineString({ maxLength: 40 }), { maxItems: 100 })),
     note: Type.Optional(NullableString({ maxLength: 500 })),
   },
   { additionalProperties: false },

@@ -2,19 +2,56 @@
 // reported as UnknownField); response objects list their keys in the specification's order, which is the
 // order the serializer writes them in.
 import { type Static, type TSchema, type TUnsafe, Type } from 'typebox'
+import { MAX_URL_LENGTH } from '../../domain/urls.ts'
 
 /** Marks a string that must contain a non-space character (reported as MustNotBeEmptyOrWhitespace). */
 export const NON_BLANK_PATTERN = '\\S'
 
-export function NonBlankString(options: { maxLength: number; description?: string }) {
-  return Type.String({ pattern: NON_BLANK_PATTERN, ...options })
+/**
+ * `singleLine`: an identifier, reference or code, which may carry no control character at all (tab and line
+ * breaks included); other strings are free text, where only tab and line breaks are allowed (domain/text.ts,
+ * enforced by http/validation.ts).
+ */
+interface TextOptions {
+  maxLength?: number
+  description?: string
+  format?: string
+  pattern?: string
+  singleLine?: boolean
+}
+
+function textKeywords({ singleLine, ...options }: TextOptions): Record<string, unknown> {
+  return singleLine ? { ...options, 'x-single-line': true } : options
+}
+
+export function NonBlankString(options: TextOptions & { maxLength: number }) {
+  return Type.String({ pattern: NON_BLANK_PATTERN, ...textKeywords(options) })
 }
 
 /** A string or null; when a string, it must not be blank. */
-export function NullableString(
-  options: { maxLength?: number; description?: string; format?: string; pattern?: string } = {},
-) {
-  return Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: NON_BLANK_PATTERN, ...options })
+export function NullableString(options: TextOptions = {}) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: NON_BLANK_PATTERN, ...textKeywords(options) })
+}
+
+/** A single-line string that may be empty or blank (query and path values, labels of lab reports). */
+export function SingleLineString(options: { maxLength?: number; minLength?: number; description?: string } = {}) {
+  return Type.String({ ...options, 'x-single-line': true })
+}
+
+// Every URL printroute is given to fetch or to call: the one check of domain/urls.ts (`x-url`, implemented by
+// http/validation.ts), failing as InvalidFormat with the reason.
+const URL_KEYWORDS = { maxLength: MAX_URL_LENGTH, 'x-url': true, 'x-single-line': true } as const
+
+export function UrlString(description: string) {
+  return Type.String({ ...URL_KEYWORDS, description: `${description} At most ${MAX_URL_LENGTH} characters.` })
+}
+
+export function NullableUrlString(description: string) {
+  return Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    ...URL_KEYWORDS,
+    description: `${description} At most ${MAX_URL_LENGTH} characters, or null.`,
+  })
 }
 
 /** Any value or null, for response fields (`{type: [..., 'null']}` serialises faster than anyOf). */

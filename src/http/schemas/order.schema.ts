@@ -11,14 +11,18 @@ import {
   STAGES,
 } from '../../domain/order.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
+import { MAX_URL_LENGTH } from '../../domain/urls.ts'
 import {
   CaseInsensitiveEnum,
   MoneySchema,
   NonBlankString,
   Nullable,
   NullableString,
+  NullableUrlString,
+  SingleLineString,
   StringEnum,
   TraceParent,
+  UrlString,
 } from './common.schema.ts'
 
 // Limits of our own (the specification leaves them open); documented in docs/api.md.
@@ -28,22 +32,16 @@ export const ORDER_LIMITS = {
   maxCopies: 10_000,
   maxPageCount: 2_000,
   shortText: 200,
-  url: 2_048,
+  url: MAX_URL_LENGTH,
   /** Deepest list offset: paging further is better done with createdTo. */
   maxSkip: 1_000_000,
 } as const
-
-const Url = (description: string) =>
-  Type.String({ pattern: '^[hH][tT][tT][pP][sS]?://\\S+$', maxLength: ORDER_LIMITS.url, description })
-
-const NullableUrl = (description: string) =>
-  NullableString({ pattern: '^[hH][tT][tT][pP][sS]?://\\S+$', maxLength: ORDER_LIMITS.url, description })
 
 export const AddressRequestSchema = Type.Object(
   {
     line1: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
     line2: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
-    postalOrZipCode: NonBlankString({ maxLength: 50 }),
+    postalOrZipCode: NonBlankString({ maxLength: 50, singleLine: true }),
     countryCode: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO 3166-1 country code.' }),
     townOrCity: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
     stateOrCounty: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
@@ -54,8 +52,8 @@ export const AddressRequestSchema = Type.Object(
 export const RecipientRequestSchema = Type.Object(
   {
     name: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
-    email: Type.Optional(NullableString({ maxLength: 254, format: 'email' })),
-    phoneNumber: Type.Optional(NullableString({ maxLength: 50 })),
+    email: Type.Optional(NullableString({ maxLength: 254, format: 'email', singleLine: true })),
+    phoneNumber: Type.Optional(NullableString({ maxLength: 50, singleLine: true })),
     address: AddressRequestSchema,
   },
   { additionalProperties: false },
@@ -63,8 +61,10 @@ export const RecipientRequestSchema = Type.Object(
 
 const AssetRequestSchema = Type.Object(
   {
-    printArea: Type.Optional(NonBlankString({ maxLength: 50, description: 'Print area; `default` when omitted.' })),
-    url: Url('Public http(s) URL of the image or PDF, fetched exactly as given.'),
+    printArea: Type.Optional(
+      NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
+    ),
+    url: UrlString('Public http(s) URL of the image or PDF, fetched exactly as given.'),
     md5Hash: Type.Optional(NullableString({ pattern: '^[0-9a-fA-F]{32}$' })),
     pageCount: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxPageCount }))),
   },
@@ -81,13 +81,13 @@ const RecipientCostRequestSchema = Type.Object(
 
 const ItemRequestSchema = Type.Object(
   {
-    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
-    sku: NonBlankString({ maxLength: 100 }),
+    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
+    sku: NonBlankString({ maxLength: 100, singleLine: true }),
     copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
     sizing: CaseInsensitiveEnum(SIZING_MODES),
     recipientCost: Type.Optional(Nullable(RecipientCostRequestSchema)),
     attributes: Type.Optional(
-      Nullable(Type.Record(Type.String(), Type.String({ maxLength: 100 }), { maxProperties: 20 })),
+      Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
     ),
     assets: Type.Array(AssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
   },
@@ -95,7 +95,7 @@ const ItemRequestSchema = Type.Object(
 )
 
 const BrandingEntryRequestSchema = Nullable(
-  Type.Object({ url: Url('Public http(s) URL of the branded asset.') }, { additionalProperties: false }),
+  Type.Object({ url: UrlString('Public http(s) URL of the branded asset.') }, { additionalProperties: false }),
 )
 
 const BrandingRequestSchema = Type.Object(
@@ -109,15 +109,17 @@ export const MetadataSchema = Type.Record(Type.String(), Type.Unknown(), {
 
 export const CreateOrderRequestSchema = Type.Object(
   {
-    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
     shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS),
-    idempotencyKey: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
-    callbackUrl: Type.Optional(NullableUrl('Callback URL for this order; overrides the account setting.')),
+    idempotencyKey: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
+    callbackUrl: Type.Optional(NullableUrlString('Callback URL for this order; overrides the account setting.')),
     recipient: RecipientRequestSchema,
     branding: Type.Optional(Nullable(BrandingRequestSchema)),
     items: Type.Array(ItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
     packingSlip: Type.Optional(
-      Nullable(Type.Object({ url: Url('Public http(s) URL of the packing slip.') }, { additionalProperties: false })),
+      Nullable(
+        Type.Object({ url: UrlString('Public http(s) URL of the packing slip.') }, { additionalProperties: false }),
+      ),
     ),
     metadata: Type.Optional(Nullable(MetadataSchema)),
   },

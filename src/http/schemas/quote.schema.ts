@@ -9,6 +9,7 @@ import {
   NonBlankString,
   Nullable,
   NullableString,
+  SingleLineString,
   StringEnum,
   TraceParent,
 } from './common.schema.ts'
@@ -16,7 +17,9 @@ import { ORDER_LIMITS } from './order.schema.ts'
 
 const QuoteAssetRequestSchema = Type.Object(
   {
-    printArea: Type.Optional(NonBlankString({ maxLength: 50, description: 'Print area; `default` when omitted.' })),
+    printArea: Type.Optional(
+      NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
+    ),
     pageCount: Type.Optional(
       Nullable(
         Type.Integer({
@@ -32,10 +35,10 @@ const QuoteAssetRequestSchema = Type.Object(
 
 const QuoteItemRequestSchema = Type.Object(
   {
-    sku: NonBlankString({ maxLength: 100 }),
+    sku: NonBlankString({ maxLength: 100, singleLine: true }),
     copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
     attributes: Type.Optional(
-      Nullable(Type.Record(Type.String(), Type.String({ maxLength: 100 }), { maxProperties: 20 })),
+      Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
     ),
     assets: Type.Array(QuoteAssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
   },

@@ -8,7 +8,7 @@ import { ORDER_LIMITS } from './order.schema.ts'
 
 export const SpineRequestSchema = Type.Object(
   {
-    sku: NonBlankString({ maxLength: 100, description: 'A book with a spine print area.' }),
+    sku: NonBlankString({ maxLength: 100, singleLine: true, description: 'A book with a spine print area.' }),
     destinationCountryCode: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO 3166-1 code.' }),
     state: Type.Optional(
       NullableString({
