@@ -381,6 +381,30 @@ export const SETTINGS = {
     commands: PROCESS_COMMANDS,
     parse: wholeDays,
   },
+  fileLinkTtlSeconds: {
+    flag: 'file-link-ttl',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_FILE_LINK_TTL',
+    default: '7d',
+    help: 'how long a /files link works from the moment it is sent',
+    docs:
+      'How long a `/files/...` link (thumbnail, print file) works from the moment it is sent in an order, a ' +
+      'callback or a lab job; then 410 `LinkExpired` ([assets.md](assets.md)).',
+    commands: PROCESS_COMMANDS,
+    parse: duration(1),
+  },
+  callbackRetentionSeconds: {
+    flag: 'callback-retention',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_CALLBACK_RETENTION',
+    default: '30d',
+    help: 'keep finished callback deliveries, their attempts and past events this long',
+    docs:
+      'Finished callback deliveries, their attempts and events no delivery needs are deleted after this long ' +
+      '([callbacks.md](callbacks.md)).',
+    commands: PROCESS_COMMANDS,
+    parse: duration(1),
+  },
   blobStoreUrl: {
     flag: 'blob-store',
     placeholder: 'URL',

@@ -43,6 +43,8 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
       ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
     },
     eventVendor: settings.eventVendor,
+    fileLinkTtlSeconds: settings.fileLinkTtlSeconds,
+    callbackRetentionSeconds: settings.callbackRetentionSeconds,
   }
 }
 
