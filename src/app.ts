@@ -1,5 +1,6 @@
 // Composition root: opens the database, loads the catalogue, builds the adapters, services, job workers and
 // the two HTTP servers (Live and Sandbox). No business logic lives here.
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import { type BlobStore, createFileSystemBlobStore } from './adapters/blob-store.ts'
@@ -8,6 +9,7 @@ import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
 import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
+import { createMetrics, type Metrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
@@ -20,15 +22,20 @@ import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
 import { JOB_NAMES, SCHEDULED_JOBS } from './domain/order-pipeline.ts'
 import { signFilePath } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
+import { buildMetricsServer } from './http/metrics-server.ts'
+import type { MetricsEndpoint } from './http/routes/operations.routes.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer } from './http/server.ts'
+import { withRequestTraceId } from './http/trace-context.ts'
 import { buildJobRegistry } from './jobs/registry.ts'
 import type { Environment } from './repositories/accounts.repository.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { type CallbackPoster, createCallbacksService } from './services/callbacks.service.ts'
+import { createHealthService, type HealthService } from './services/health.service.ts'
 import { createLabsService } from './services/labs.service.ts'
+import { type ServiceLogger, silentLogger } from './services/observability.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
 import { type AllocationRequest, allocateOrderItems } from './services/order-allocation.ts'
 import { createOrderEventsService } from './services/order-events.service.ts'
@@ -112,6 +119,13 @@ export interface ApplicationOptions {
   eventVendor?: string
   /** Delays of the callback delivery attempts (tests shorten them); the documented schedule by default. */
   callbackRetryScheduleSeconds?: readonly number[]
+  /**
+   * GET /metrics: on the Live server by default; with `port`, on `metricsServer` instead (the caller listens on
+   * it). With `token`, scrapes must send `Authorization: Bearer <token>`.
+   */
+  metrics?: { port?: number | null; token?: string | null }
+  /** How long each readiness check (GET /readyz) may take; 2 s by default. */
+  readinessTimeoutMs?: number
 }
 
 export interface Application {
@@ -119,6 +133,8 @@ export interface Application {
   live: App
   sandbox: App
   jobs: JobQueue
+  /** The metrics server when `metrics.port` is set, built but not listening; null otherwise. */
+  metricsServer: App | null
   /** Sets the base URL of an environment once its server listens (when none was configured). */
   setPublicUrl(environment: Environment, url: string): void
   close(): Promise<void>
@@ -133,10 +149,14 @@ function buildServices(
     files: BlobStore
     signingSecret: string
     publicUrls: Record<Environment, string>
+    log: ServiceLogger
+    metrics: Metrics
+    health: HealthService
   },
 ) {
   const { db } = options
-  const { catalogue, clock, jobs, files } = deps
+  const { catalogue, clock, jobs, files, log } = deps
+  const metrics = deps.metrics.service
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
@@ -174,6 +194,8 @@ function buildServices(
     post: postCallback,
     newSigningSecret: newCallbackSigningSecret,
     ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
+    log,
+    metrics,
   })
   const pipeline = createPipelineService({
     events,
@@ -192,11 +214,13 @@ function buildServices(
     allocate,
     signFileUrl: (environment, key) => `${deps.publicUrls[environment]}${signFilePath(deps.signingSecret, key, null)}`,
     settings: { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline },
+    log,
+    metrics,
   })
   return {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
-    orders: createOrdersService({ db, catalogue, clock, jobs }),
-    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events }),
+    orders: createOrdersService({ db, catalogue, clock, jobs, log, metrics }),
+    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, log }),
     payments: createPaymentsService({
       db,
       clock,
@@ -204,13 +228,15 @@ function buildServices(
       billing,
       events,
       provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
+      log,
     }),
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({ catalogue }),
     spine: createSpineService({ catalogue }),
     pipeline,
-    labs: createLabsService({ db, clock, catalogue, pipeline }),
+    labs: createLabsService({ db, clock, catalogue, pipeline, log }),
     callbacks,
+    health: deps.health,
     closeCallbackFetcher: () => callbackFetcher.close(),
     files,
     renderConcurrency,
@@ -220,14 +246,15 @@ function buildServices(
 export async function buildApplication(options: ApplicationOptions): Promise<Application> {
   const catalogue = options.catalogue ?? loadCatalogue()
   const clock = options.clock ?? systemClock
-  const logError = (error: Error) => {
-    if (typeof options.logger === 'object') options.logger.error({ err: error }, 'background job error')
-  }
+  // Services log through a logger that adds the trace id of the request being handled, if any.
+  const log = withRequestTraceId(typeof options.logger === 'object' ? options.logger : silentLogger)
+  const logError = (error: Error) => log.error({ err: error }, 'background job error')
+  const jobNames = [...JOB_NAMES, ...Object.keys(SCHEDULED_JOBS)]
   const jobs = await openJobQueue({
     db: options.db,
     connectionString: options.databaseUrl,
     schema: options.jobSchema ?? 'pgboss',
-    queues: [...JOB_NAMES, ...Object.keys(SCHEDULED_JOBS)],
+    queues: jobNames,
     onError: logError,
   })
   const signingSecret = await getOrCreateSetting(options.db, 'file-signing-secret', newSigningSecret())
@@ -239,7 +266,38 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const s3 = options.blobStoreUrl ? createS3BlobStore(parseS3Url(options.blobStoreUrl)) : null
   if (s3) await s3.checkAccess()
   const files: BlobStore = s3 ?? createFileSystemBlobStore(options.filesDir)
-  const services = buildServices(options, { catalogue, clock, jobs, files, signingSecret, publicUrls })
+  const metrics = createMetrics({
+    countJobs: () => jobs.countJobs(),
+    jobNames,
+    onError: (error) => log.warn({ err: error }, 'reading the job queue depth for the metrics failed'),
+  })
+  const health = createHealthService({
+    checks: {
+      database: async () => {
+        await options.db.query('SELECT 1')
+      },
+      jobQueue: () => jobs.checkReachable(),
+      // A small object written and removed: proves the store takes writes (disk full, read-only, credentials).
+      blobStore: async () => {
+        const key = `readiness/probe-${process.pid}-${randomBytes(6).toString('hex')}`
+        await files.put(key, Buffer.from('printroute readiness probe\n'), 'text/plain')
+        await files.delete(key)
+      },
+    },
+    ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
+    log,
+  })
+  const services = buildServices(options, {
+    catalogue,
+    clock,
+    jobs,
+    files,
+    signingSecret,
+    publicUrls,
+    log,
+    metrics,
+    health,
+  })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
@@ -252,10 +310,25 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     payments: environment === 'live' ? services.payments : null,
     files: { store: services.files, signingSecret, now: () => clock.now() },
     callbacks: services.callbacks,
+    health: services.health,
   })
-  const common = { logger: options.logger, requestTimeoutMs: options.requestTimeoutMs }
-  const live = await buildHttpServer({ ...common, environment: 'live', services: httpServices('live') })
+  const common = {
+    logger: options.logger,
+    requestTimeoutMs: options.requestTimeoutMs,
+    observeHttpRequest: metrics.observeHttpRequest,
+  }
+  const metricsEndpoint: MetricsEndpoint = { scrape: metrics.scrape, token: options.metrics?.token ?? null }
+  const ownMetricsPort = options.metrics?.port !== undefined && options.metrics.port !== null
+  const live = await buildHttpServer({
+    ...common,
+    environment: 'live',
+    services: httpServices('live'),
+    metrics: ownMetricsPort ? null : metricsEndpoint,
+  })
   const sandbox = await buildHttpServer({ ...common, environment: 'sandbox', services: httpServices('sandbox') })
+  const metricsServer = ownMetricsPort
+    ? await buildMetricsServer({ metrics: metricsEndpoint, health: services.health, logger: options.logger })
+    : null
   if (options.workers) {
     await jobs.work(
       buildJobRegistry(services.pipeline, services.callbacks, { renderConcurrency: services.renderConcurrency }),
@@ -277,11 +350,12 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     live,
     sandbox,
     jobs,
+    metricsServer,
     setPublicUrl(environment, url) {
       if (!options.publicUrls?.[environment]) publicUrls[environment] = url
     },
     async close() {
-      await Promise.all([live.close(), sandbox.close()])
+      await Promise.all([live.close(), sandbox.close(), metricsServer?.close()])
       await jobs.stop()
       await services.closeCallbackFetcher()
       s3?.close()

@@ -33,6 +33,13 @@ export interface JobQueue {
   work(registry: Readonly<Record<JobName, JobDefinition>>, options: { pollingIntervalSeconds: number }): Promise<void>
   /** Registers a job that runs on a cron schedule (once across all processes). */
   schedule(name: string, cron: string, definition: JobDefinition): Promise<void>
+  /**
+   * Jobs not finished, by queue and state: `queued` (due now), `deferred` (due later: retries, pause windows)
+   * and `active` (running). Finished jobs are not counted: they only wait for pg-boss to delete them.
+   */
+  countJobs(): Promise<{ name: string; state: string; count: number }[]>
+  /** Resolves when pg-boss's own connection reaches its tables (readiness); throws otherwise. */
+  checkReachable(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -61,6 +68,11 @@ export interface JobQueueOptions {
    */
   queues: readonly string[]
   onError: (error: Error) => void
+}
+
+/** A schema name as a quoted SQL identifier (tests use generated names; pg-boss quotes nothing itself). */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
 }
 
 export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
@@ -132,6 +144,26 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
       await boss.work(name, { batchSize: 1 }, async () => {
         await definition.handler({})
       })
+    },
+
+    async countJobs() {
+      // Unfinished jobs only (states before 'completed' in pg-boss's ordered enum): the rows pg-boss's own
+      // fetch indexes cover, a number that stays small while workers keep up. At most queues x 3 rows.
+      const rows = await options.db.query<{ name: string; state: string; count: number | string }>(
+        `SELECT name,
+                CASE WHEN state = 'active' THEN 'active'
+                     WHEN start_after > now() THEN 'deferred'
+                     ELSE 'queued' END AS state,
+                count(*) AS count
+           FROM ${quoteIdentifier(options.schema)}.job
+          WHERE state < 'completed'
+          GROUP BY 1, 2`,
+      )
+      return rows.map((row) => ({ name: row.name, state: row.state, count: Number(row.count) }))
+    },
+
+    async checkReachable() {
+      await boss.getDb().executeSql(`SELECT version FROM ${quoteIdentifier(options.schema)}.version`)
     },
 
     async stop() {

@@ -13,6 +13,8 @@ export const ERROR_OUTCOME_STATUS = {
   InvalidContentType: 415,
   InternalServerError: 500,
   TimedOut: 500,
+  /** printroute's own, for GET /readyz: a dependency of the process (database, job queue, blob store) fails. */
+  NotReady: 503,
 } as const
 export type ErrorOutcome = keyof typeof ERROR_OUTCOME_STATUS
 

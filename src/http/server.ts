@@ -6,10 +6,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { ServiceError } from '../domain/outcomes.ts'
-import { newTraceparent } from '../domain/traceparent.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { HealthService } from '../services/health.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
+import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
@@ -27,17 +28,18 @@ import { registerAccountSettingsRoutes } from './routes/account-settings.routes.
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
+import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { registerQuoteRoutes } from './routes/quotes.routes.ts'
 import { registerSpineRoutes } from './routes/spine.routes.ts'
+import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
 import { validatorCompiler } from './validation.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    traceParent: string
     /** The authenticated account and environment; set on every route that requires a key. */
     caller: Caller
   }
@@ -91,7 +93,12 @@ export interface HttpServices {
   files: { store: ServedFiles; signingSecret: string; now: () => Date }
   /** Callback deliveries and the events feed. */
   callbacks: CallbacksService
+  /** GET /healthz and /readyz; not served when absent. */
+  health?: HealthService
 }
+
+/** The `route` label of requests that matched no route (404s of unknown paths). */
+export const UNMATCHED_ROUTE = '(unmatched)'
 
 export interface HttpServerOptions {
   environment: Environment
@@ -99,6 +106,10 @@ export interface HttpServerOptions {
   logger: FastifyBaseLogger | boolean
   requestTimeoutMs?: number
   bodyLimitBytes?: number
+  /** Called once per answered request; nothing is measured when absent. */
+  observeHttpRequest?: (labels: HttpRequestLabels, seconds: number) => void
+  /** GET /metrics on this server (the Live one, unless the metrics have a port of their own). */
+  metrics?: MetricsEndpoint | null
 }
 
 export type App = FastifyInstance
@@ -155,10 +166,11 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // The request id in every request log line is the trace id of the response's traceparent.
+    genReqId: traceIdOfRequest,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
-  app.decorateRequest('traceParent', '')
   app.decorateRequest('caller', null as unknown as Caller)
 
   // JSON only. An empty body counts as no body (bodiless POSTs such as cancel may still say JSON).
@@ -181,10 +193,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   })
 
   // Trace context first, so even a refused request carries its traceparent; then the API key.
+  installTraceContext(app)
   app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.traceparent
-    request.traceParent = newTraceparent(typeof header === 'string' ? header : undefined)
-    reply.header('traceparent', request.traceParent)
     if (request.routeOptions.config.auth === false || request.is404) return
     const key = request.headers['x-api-key']
     const caller =
@@ -209,6 +219,15 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       },
     ]
   })
+
+  const observe = options.observeHttpRequest
+  if (observe) {
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE)
+      observe({ environment, route, method: request.method, status: reply.statusCode }, reply.elapsedTime / 1000)
+      done()
+    })
+  }
 
   installErrorHandling(app)
 
@@ -253,6 +272,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
   }
   if (services.payments) registerPaymentRoutes(app, services.payments)
+  if (services.health) registerHealthRoutes(app, services.health)
+  if (options.metrics) registerMetricsRoute(app, options.metrics)
   registerMethodNotAllowed(app, routes)
   await app.ready()
   return app

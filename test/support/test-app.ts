@@ -67,6 +67,10 @@ export interface TestAppOptions {
   eventVendor?: string
   /** An existing database to build the application on (a restart); `close` then leaves it open. */
   database?: TestDatabase
+  /** A logger (e.g. createLogger writing into a LogCapture); none by default. */
+  logger?: ApplicationOptions['logger']
+  metrics?: ApplicationOptions['metrics']
+  readinessTimeoutMs?: number
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -80,7 +84,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     jobSchema: database.jobSchema,
     catalogue,
     clock,
-    logger: false,
+    logger: options.logger ?? false,
     requestTimeoutMs: options.requestTimeoutMs,
     filesDir,
     workers: options.workers ?? false,
@@ -93,6 +97,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ? { callbackRetryScheduleSeconds: options.callbackRetryScheduleSeconds }
       : {}),
     ...(options.eventVendor ? { eventVendor: options.eventVendor } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.readinessTimeoutMs !== undefined ? { readinessTimeoutMs: options.readinessTimeoutMs } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({

@@ -1,0 +1,35 @@
+// The small server of `--metrics-port`: GET /metrics (and /healthz, /readyz) on a port of their own, kept off
+// the public API ports, and the only way to scrape a `printroute worker` process, which serves no API. Same
+// trace context and error bodies as the API servers.
+import Fastify, { type FastifyBaseLogger } from 'fastify'
+import type { HealthService } from '../services/health.service.ts'
+import { installErrorHandling, registerMethodNotAllowed } from './errors.ts'
+import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
+import type { App } from './server.ts'
+import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
+
+export interface MetricsServerOptions {
+  metrics: MetricsEndpoint
+  health: HealthService
+  logger: FastifyBaseLogger | boolean
+}
+
+/** Built, not listening: the caller listens on the port it was configured with. */
+export async function buildMetricsServer(options: MetricsServerOptions): Promise<App> {
+  const app = Fastify({
+    ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
+    genReqId: traceIdOfRequest,
+    return503OnClosing: true,
+  })
+  installTraceContext(app)
+  installErrorHandling(app)
+  registerMetricsRoute(app, options.metrics)
+  registerHealthRoutes(app, options.health)
+  registerMethodNotAllowed(app, [
+    { url: '/metrics', methods: ['GET', 'HEAD'] },
+    { url: '/healthz', methods: ['GET', 'HEAD'] },
+    { url: '/readyz', methods: ['GET', 'HEAD'] },
+  ])
+  await app.ready()
+  return app
+}
