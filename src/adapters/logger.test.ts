@@ -121,6 +121,16 @@ describe('createLogger', () => {
     assert.match(lines[first] ?? '', /INFO/)
     assert.deepEqual(lines.slice(first + 1, first + 3), command, 'each line of the command as it was logged')
     assert.ok(lines.some((line) => line.includes('accountId') && line.includes('acc_1')))
+    // A request line is its message and its trace id, on one line.
+    logger
+      .child({ reqId: '4bf92f3577b34da6a3ce929d0e0e4736' })
+      .info(
+        { req: { method: 'GET', url: '/payments/ord_1?token=SECRET' }, res: { statusCode: 200 }, responseTime: 1.2 },
+        'GET /payments/ord_1?token=SECRET 200 1 ms',
+      )
+    const last = logs.text().trimEnd().split('\n').at(-1) ?? ''
+    assert.match(last, /INFO: GET \/payments\/ord_1\?token=\[REDACTED\] 200 1 ms \[4bf92f3577b34da6a3ce929d0e0e4736\]$/)
+    assert.ok(!logs.text().includes('SECRET'))
     // pino-pretty shows them as "INFO (<pid> on <hostname>):" unless told to leave them out.
     assert.ok(!/\(\d+ on /.test(logs.text()) && !logs.text().includes('pid'), logs.text())
   })

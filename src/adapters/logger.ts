@@ -153,7 +153,9 @@ export function createLogger(options: LoggerOptions): Logger {
     destination,
     sync: true,
     colorize: typeof destination === 'number' ? isatty(destination) && !process.env.NO_COLOR : false,
-    ignore: 'pid,hostname',
+    // Request lines say it all in their message (src/http/request-logging.ts); their trace id goes after it.
+    ignore: 'pid,hostname,reqId,req,res,responseTime',
+    messageFormat: '{msg}{if reqId} [{reqId}]{end}',
     translateTime: 'SYS:HH:MM:ss.l',
     singleLine: false,
   })

@@ -4,6 +4,7 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import type { HealthService } from '../services/health.service.ts'
 import { installErrorHandling, registerMethodNotAllowed } from './errors.ts'
+import { RequestLogController } from './request-logging.ts'
 import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
 import type { App } from './server.ts'
 import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
@@ -19,6 +20,7 @@ export async function buildMetricsServer(options: MetricsServerOptions): Promise
   const app = Fastify({
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     genReqId: traceIdOfRequest,
+    logController: new RequestLogController(),
     return503OnClosing: true,
   })
   installTraceContext(app)

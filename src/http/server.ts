@@ -24,6 +24,7 @@ import {
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
+import { RequestLogController } from './request-logging.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
@@ -168,6 +169,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     return503OnClosing: true,
     // The request id in every request log line is the trace id of the response's traceparent.
     genReqId: traceIdOfRequest,
+    logController: new RequestLogController(),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)

@@ -31,11 +31,16 @@ describe('request ids are trace ids', () => {
     assert.equal(traceParent.split('-')[1], TRACE_ID)
     const orderId = json(response).order.id
 
+    // One line per request, saying what was asked and answered.
     const requestLines = logs.entries().filter((entry) => entry.reqId === TRACE_ID)
-    const messages = requestLines.map((entry) => entry.msg)
-    assert.ok(messages.includes('incoming request'), messages.join(' | '))
-    assert.ok(messages.includes('request completed'), messages.join(' | '))
-    assert.equal(requestLines.find((entry) => entry.msg === 'request completed')?.res?.statusCode, 200)
+    assert.equal(requestLines.length, 1, JSON.stringify(requestLines))
+    const [line] = requestLines
+    assert.match(line?.msg, /^POST \/v4\.0\/orders 200 \d+ ms$/)
+    assert.equal(line?.level, 30)
+    assert.equal(line?.req?.method, 'POST')
+    assert.equal(line?.req?.url, '/v4.0/orders')
+    assert.equal(line?.res?.statusCode, 200)
+    assert.equal(typeof line?.responseTime, 'number')
 
     const created = logs.entries().find((entry) => entry.step === 'created' && entry.orderId === orderId)
     assert.ok(created, 'the order service logs the creation')
@@ -49,8 +54,9 @@ describe('request ids are trace ids', () => {
     const traceId = String(response.headers.traceparent).split('-')[1]
     assert.match(traceId ?? '', /^[\da-f]{32}$/)
     assert.notEqual(traceId, TRACE_ID)
-    const completed = logs.entries().find((entry) => entry.reqId === traceId && entry.msg === 'request completed')
+    const completed = logs.entries().find((entry) => entry.reqId === traceId)
     assert.equal(completed?.res?.statusCode, 404)
+    assert.equal(completed?.msg.startsWith('GET /v4.0/orders/ord_999999 404 '), true, completed?.msg)
     assert.equal(json(response).traceParent, response.headers.traceparent)
   })
 })
