@@ -1,5 +1,6 @@
 // Composition root: opens the database, loads the catalogue, builds the adapters, services, job workers and
 // the two HTTP servers (Live and Sandbox). No business logic lives here.
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import { type BlobStore, createFileSystemBlobStore } from './adapters/blob-store.ts'
@@ -8,6 +9,7 @@ import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
 import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
+import { createMetrics, type Metrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
@@ -22,15 +24,20 @@ import { JOB_NAMES, SCHEDULED_JOBS, type ScheduledJobName } from './domain/order
 import { createFileLinks, DEFAULT_FILE_LINK_TTL_SECONDS, type FileLinks } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
 import type { BoundServer } from './http/bound-server.ts'
+import { buildMetricsServer } from './http/metrics-server.ts'
+import type { MetricsEndpoint } from './http/routes/operations.routes.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer } from './http/server.ts'
+import { withRequestTraceId } from './http/trace-context.ts'
 import { buildJobRegistry, buildScheduledJobRegistry } from './jobs/registry.ts'
 import type { Environment } from './repositories/accounts.repository.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { type CallbackPoster, createCallbacksService } from './services/callbacks.service.ts'
+import { createHealthService, type HealthService } from './services/health.service.ts'
 import { createLabsService } from './services/labs.service.ts'
+import { type ServiceLogger, silentLogger } from './services/observability.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
 import { type AllocationRequest, allocateOrderItems } from './services/order-allocation.ts'
 import { createOrderEventsService } from './services/order-events.service.ts'
@@ -122,7 +129,7 @@ export interface ApplicationOptions {
   /** Delays of the callback delivery attempts (tests shorten them); the documented schedule by default. */
   callbackRetryScheduleSeconds?: readonly number[]
   /** Ports bound before the application was built (`serve`); they answer once it is ready. */
-  servers?: Partial<Record<Environment, BoundServer>>
+  servers?: Partial<Record<Environment | 'metrics', BoundServer>>
   /** How long finished callback deliveries, their attempts and unneeded events are kept; 30 days by default. */
   callbackRetentionSeconds?: number
   /**
@@ -130,6 +137,13 @@ export interface ApplicationOptions {
    * 7 days by default (docs/assets.md, "File links").
    */
   fileLinkTtlSeconds?: number
+  /**
+   * GET /metrics: on the Live server by default; with `port`, on `metricsServer` instead (the caller listens on
+   * it). With `token`, scrapes must send `Authorization: Bearer <token>`.
+   */
+  metrics?: { port?: number | null; token?: string | null }
+  /** How long each readiness check (GET /readyz) may take; 2 s by default. */
+  readinessTimeoutMs?: number
 }
 
 export interface Application {
@@ -137,6 +151,8 @@ export interface Application {
   live: App
   sandbox: App
   jobs: JobQueue
+  /** The metrics server when `metrics.port` is set, built but not listening; null otherwise. */
+  metricsServer: App | null
   /** Sets the base URL of an environment once its server listens (when none was configured). */
   setPublicUrl(environment: Environment, url: string): void
   /** The base URL an environment's links and sample images use. */
@@ -154,10 +170,14 @@ function buildServices(
     fileLinks: FileLinks
     publicUrls: Record<Environment, string>
     samples: SampleImages
+    log: ServiceLogger
+    metrics: Metrics
+    health: HealthService
   },
 ) {
   const { db } = options
-  const { catalogue, clock, jobs, files, fileLinks } = deps
+  const { catalogue, clock, jobs, files, fileLinks, log } = deps
+  const metrics = deps.metrics.service
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
@@ -197,6 +217,8 @@ function buildServices(
     newSigningSecret: newCallbackSigningSecret,
     ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
     ...(options.callbackRetentionSeconds ? { retentionSeconds: options.callbackRetentionSeconds } : {}),
+    log,
+    metrics,
   })
   const pipeline = createPipelineService({
     events,
@@ -220,11 +242,13 @@ function buildServices(
     allocate,
     fileLinks,
     settings: { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline },
+    log,
+    metrics,
   })
   return {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
-    orders: createOrdersService({ db, catalogue, clock, jobs, fileLinks }),
-    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, fileLinks }),
+    orders: createOrdersService({ db, catalogue, clock, jobs, fileLinks, log, metrics }),
+    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, fileLinks, log }),
     payments: createPaymentsService({
       db,
       clock,
@@ -232,13 +256,15 @@ function buildServices(
       billing,
       events,
       provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
+      log,
     }),
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({ catalogue }),
     spine: createSpineService({ catalogue }),
     pipeline,
-    labs: createLabsService({ db, clock, catalogue, pipeline }),
+    labs: createLabsService({ db, clock, catalogue, pipeline, log }),
     callbacks,
+    health: deps.health,
     closeCallbackFetcher: () => callbackFetcher.close(),
     files,
     renderConcurrency,
@@ -248,14 +274,15 @@ function buildServices(
 export async function buildApplication(options: ApplicationOptions): Promise<Application> {
   const catalogue = options.catalogue ?? loadCatalogue()
   const clock = options.clock ?? systemClock
-  const logError = (error: Error) => {
-    if (typeof options.logger === 'object') options.logger.error({ err: error }, 'background job error')
-  }
+  // Services log through a logger that adds the trace id of the request being handled, if any.
+  const log = withRequestTraceId(typeof options.logger === 'object' ? options.logger : silentLogger)
+  const logError = (error: Error) => log.error({ err: error }, 'background job error')
+  const jobNames = [...JOB_NAMES, ...Object.keys(SCHEDULED_JOBS)]
   const jobs = await openJobQueue({
     db: options.db,
     connectionString: options.databaseUrl,
     schema: options.jobSchema ?? 'pgboss',
-    queues: [...JOB_NAMES, ...Object.keys(SCHEDULED_JOBS)],
+    queues: jobNames,
     onError: logError,
   })
   const signingSecret = await getOrCreateSetting(options.db, 'file-signing-secret', newSigningSecret())
@@ -274,7 +301,39 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     ttlSeconds: options.fileLinkTtlSeconds ?? DEFAULT_FILE_LINK_TTL_SECONDS,
   })
   const samples = loadSampleImages()
-  const services = buildServices(options, { catalogue, clock, jobs, files, fileLinks, publicUrls, samples })
+  const metrics = createMetrics({
+    countJobs: () => jobs.countJobs(),
+    jobNames,
+    onError: (error) => log.warn({ err: error }, 'reading the job queue depth for the metrics failed'),
+  })
+  const health = createHealthService({
+    checks: {
+      database: async () => {
+        await options.db.query('SELECT 1')
+      },
+      jobQueue: () => jobs.checkReachable(),
+      // A small object written and removed: proves the store takes writes (disk full, read-only, credentials).
+      blobStore: async () => {
+        const key = `readiness/probe-${process.pid}-${randomBytes(6).toString('hex')}`
+        await files.put(key, Buffer.from('printroute readiness probe\n'), 'text/plain')
+        await files.delete(key)
+      },
+    },
+    ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
+    log,
+  })
+  const services = buildServices(options, {
+    catalogue,
+    clock,
+    jobs,
+    files,
+    fileLinks,
+    publicUrls,
+    samples,
+    log,
+    metrics,
+    health,
+  })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
@@ -288,17 +347,25 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
     samples,
+    health: services.health,
   })
-  const common = { logger: options.logger, requestTimeoutMs: options.requestTimeoutMs }
+  const common = {
+    logger: options.logger,
+    requestTimeoutMs: options.requestTimeoutMs,
+    observeHttpRequest: metrics.observeHttpRequest,
+  }
   const serverOf = (environment: Environment) => {
     const bound = options.servers?.[environment]
     return bound ? { boundServer: bound } : {}
   }
+  const metricsEndpoint: MetricsEndpoint = { scrape: metrics.scrape, token: options.metrics?.token ?? null }
+  const ownMetricsPort = options.metrics?.port !== undefined && options.metrics.port !== null
   const live = await buildHttpServer({
     ...common,
     ...serverOf('live'),
     environment: 'live',
     services: httpServices('live'),
+    metrics: ownMetricsPort ? null : metricsEndpoint,
   })
   const sandbox = await buildHttpServer({
     ...common,
@@ -306,6 +373,14 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     environment: 'sandbox',
     services: httpServices('sandbox'),
   })
+  const metricsServer = ownMetricsPort
+    ? await buildMetricsServer({
+        metrics: metricsEndpoint,
+        health: services.health,
+        logger: options.logger,
+        ...(options.servers?.metrics ? { boundServer: options.servers.metrics } : {}),
+      })
+    : null
   if (options.workers) {
     await jobs.work(
       buildJobRegistry(services.pipeline, services.callbacks, { renderConcurrency: services.renderConcurrency }),
@@ -325,12 +400,13 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     live,
     sandbox,
     jobs,
+    metricsServer,
     setPublicUrl(environment, url) {
       if (!options.publicUrls?.[environment]) publicUrls[environment] = url
     },
     publicUrl: (environment) => publicUrls[environment],
     async close() {
-      await Promise.all([live.close(), sandbox.close()])
+      await Promise.all([live.close(), sandbox.close(), metricsServer?.close()])
       // Fastify closes only servers it listened on itself; in-flight requests finish first.
       await Promise.all(Object.values(options.servers ?? {}).map((bound) => bound.close()))
       await jobs.stop()

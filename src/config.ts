@@ -213,8 +213,8 @@ export const SETTINGS = {
     env: 'PRINTROUTE_HOST',
     default: '127.0.0.1',
     help: 'address to listen on',
-    docs: 'Address to listen on (`0.0.0.0` for every interface).',
-    commands: ['serve'],
+    docs: 'Address to listen on (`0.0.0.0` for every interface); for `worker`, that of `--metrics-port`.',
+    commands: PROCESS_COMMANDS,
     parse: (text: string) => text,
   },
   requestTimeoutSeconds: {

@@ -129,6 +129,7 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.pool.end()
+    // Closing twice is harmless, as with PGlite.
+    if (!this.pool.ended) await this.pool.end()
   }
 }

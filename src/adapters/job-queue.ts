@@ -41,6 +41,13 @@ export interface JobQueue {
    * on the job's state, and an insert of an existing id adds nothing).
    */
   requeueAbandoned(job: JobRequest): Promise<boolean>
+  /**
+   * Jobs not finished, by queue and state: `queued` (due now), `deferred` (due later: retries, pause windows)
+   * and `active` (running). Finished jobs are not counted: they only wait for pg-boss to delete them.
+   */
+  countJobs(): Promise<{ name: string; state: string; count: number }[]>
+  /** Resolves when pg-boss's own connection reaches its tables (readiness); throws otherwise. */
+  checkReachable(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -69,6 +76,11 @@ export interface JobQueueOptions {
    */
   queues: readonly string[]
   onError: (error: Error) => void
+}
+
+/** A schema name as a quoted SQL identifier (tests use generated names; pg-boss quotes nothing itself). */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
 }
 
 export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
@@ -162,6 +174,26 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
       else if (found.state === 'cancelled') await boss.resume(job.name, id)
       else return false
       return true
+    },
+
+    async countJobs() {
+      // Unfinished jobs only (states before 'completed' in pg-boss's ordered enum): the rows pg-boss's own
+      // fetch indexes cover, a number that stays small while workers keep up. At most queues x 3 rows.
+      const rows = await options.db.query<{ name: string; state: string; count: number | string }>(
+        `SELECT name,
+                CASE WHEN state = 'active' THEN 'active'
+                     WHEN start_after > now() THEN 'deferred'
+                     ELSE 'queued' END AS state,
+                count(*) AS count
+           FROM ${quoteIdentifier(options.schema)}.job
+          WHERE state < 'completed'
+          GROUP BY 1, 2`,
+      )
+      return rows.map((row) => ({ name: row.name, state: row.state, count: Number(row.count) }))
+    },
+
+    async checkReachable() {
+      await boss.getDb().executeSql(`SELECT version FROM ${quoteIdentifier(options.schema)}.version`)
     },
 
     async stop() {

@@ -1,20 +1,171 @@
-// Placeholder until the observability work lands: pino with a format choice.
-import pino from 'pino'
-import pretty from 'pino-pretty'
+// The process's logger (pino): JSON lines for machines, or pino-pretty for a person at a terminal, written
+// synchronously so log lines and anything else printed (the first-start banner) stay in the order they
+// happened. Secrets are kept out in two ways: fields whose name says they hold one are censored (pino's
+// redaction), and secret-bearing query values in any URL found in a log line (payment tokens, `/files`
+// signatures, keys in a callback URL) are replaced, whatever field or message carries the URL.
+import { isatty } from 'node:tty'
+import pino, { type Logger } from 'pino'
+import pinoPretty from 'pino-pretty'
 
-export type LogFormat = 'pretty' | 'json'
+export const LOG_FORMATS = ['pretty', 'json'] as const
+export type LogFormat = (typeof LOG_FORMATS)[number]
 
-export function logFormatFor(flag: string | null | undefined, isTty: boolean): LogFormat {
-  if (flag === 'pretty' || flag === 'json') return flag
-  return isTty ? 'pretty' : 'json'
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** What replaces a secret in a log line. */
+export const REDACTED = '[REDACTED]'
+
+/**
+ * Query parameters whose value is a credential: `token` (payment page links, src/http/routes/payments.routes.ts),
+ * `signature` (`/files` links, src/domain/signed-urls.ts), and the usual spellings of keys, secrets and
+ * pre-signed S3 URLs, which may appear in merchants' callback or asset URLs.
+ */
+export const SECRET_QUERY_PARAMETERS = [
+  'token',
+  'signature',
+  'sig',
+  'key',
+  'apikey',
+  'api_key',
+  'api-key',
+  'access_token',
+  'auth',
+  'secret',
+  'password',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+] as const
+
+/** Field names that hold a secret wherever they appear (matched at the top level and two levels down). */
+const SECRET_FIELD_NAMES = [
+  'key',
+  'apiKey',
+  'labKey',
+  'token',
+  'paymentToken',
+  'secret',
+  'signingSecret',
+  'signature',
+  'password',
+  'authorization',
+  'cookie',
+  'card',
+  '"x-api-key"',
+] as const
+
+export const REDACTED_PATHS: readonly string[] = SECRET_FIELD_NAMES.flatMap((name) => {
+  const path = name.startsWith('"') ? `[${name}]` : `.${name}`
+  return [path.startsWith('.') ? path.slice(1) : path, `*${path}`, `*.*${path}`]
+})
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-export function createLogger(options: { level: string; format: LogFormat; destination: 1 | 2 }): pino.Logger {
-  if (options.format === 'pretty') {
-    return pino(
-      { level: options.level },
-      pretty({ destination: options.destination, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }),
-    )
+// `?token=...` / `&signature=...` up to the next separator; `user:password@` in a URL's authority.
+const SECRET_QUERY_VALUE = new RegExp(
+  `([?&](?:${SECRET_QUERY_PARAMETERS.map(escapeRegExp).join('|')})=)[^&#\\s"'<>]*`,
+  'gi',
+)
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^/?#\s:@]*:)[^/?#\s@]*@/gi
+
+/** `text` with the value of every secret query parameter and URL password replaced by [REDACTED]. */
+export function redactSecretsInText(text: string): string {
+  // Most log strings hold no URL at all: skip the replacements for them.
+  if (!text.includes('=') && !text.includes('@')) return text
+  return text.replace(SECRET_QUERY_VALUE, `$1${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`)
+}
+
+const MAX_REDACTION_DEPTH = 6
+
+/**
+ * Strings in plain objects and arrays, redacted. Other objects (a Fastify request, an Error) are left to
+ * their serializers, which redact what they output: walking them here would copy away their getters.
+ */
+function redactStrings(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactSecretsInText(value)
+  if (value === null || typeof value !== 'object' || depth >= MAX_REDACTION_DEPTH) return value
+  if (Array.isArray(value)) return value.map((entry) => redactStrings(entry, depth + 1))
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return value
+  const result: Record<string, unknown> = {}
+  for (const [name, entry] of Object.entries(value)) result[name] = redactStrings(entry, depth + 1)
+  return result
+}
+
+/**
+ * The request as logged by Fastify's request lines; the same fields as Fastify's own serializer, with the
+ * URL's secrets redacted (a payment page is `/payments/ord_1?token=...`, a file `/files/...?signature=...`).
+ */
+function requestSerializer(request: {
+  method?: string
+  url?: string
+  host?: string
+  ip?: string
+  socket?: { remotePort?: number }
+}) {
+  return {
+    method: request.method,
+    url: typeof request.url === 'string' ? redactSecretsInText(request.url) : request.url,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
   }
-  return pino({ level: options.level }, pino.destination({ dest: options.destination, sync: true }))
+}
+
+function errorSerializer(error: Error) {
+  // The serialized error is not a plain object (its prototype carries pino's getters): copy it into one.
+  return redactStrings({ ...pino.stdSerializers.err(error) }, 0)
+}
+
+export interface LoggerOptions {
+  level: LogLevel | string
+  format: LogFormat
+  /** 1 (stdout) or 2 (stderr), written synchronously; a stream (tests). */
+  destination: 1 | 2 | NodeJS.WritableStream
+}
+
+/** The logger of a printroute process: pino, with redaction, to stdout or stderr in the chosen format. */
+export function createLogger(options: LoggerOptions): Logger {
+  const pinoOptions: pino.LoggerOptions = {
+    level: options.level,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: [...REDACTED_PATHS], censor: REDACTED },
+    serializers: { req: requestSerializer, err: errorSerializer },
+    formatters: { log: (object) => redactStrings(object, 0) as Record<string, unknown> },
+    hooks: {
+      logMethod(args, method) {
+        const redacted = args.map((arg) => (typeof arg === 'string' ? redactSecretsInText(arg) : arg))
+        return method.apply(this, redacted as Parameters<typeof method>)
+      },
+    },
+  }
+  const { destination } = options
+  if (options.format === 'json') {
+    const stream = typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination
+    return pino(pinoOptions, stream)
+  }
+  // In-process and synchronous (no worker-thread transport), so a line is out before the next statement runs.
+  // A message is printed as it is, newlines included: a multi-line shell command in it stays pasteable.
+  const pretty = pinoPretty({
+    destination,
+    sync: true,
+    colorize: typeof destination === 'number' ? isatty(destination) && !process.env.NO_COLOR : false,
+    // Request lines say it all in their message (src/http/request-logging.ts); their trace id goes after it.
+    ignore: 'pid,hostname,reqId,req,res,responseTime',
+    messageFormat: '{msg}{if reqId} [{reqId}]{end}',
+    translateTime: 'SYS:HH:MM:ss.l',
+    singleLine: false,
+  })
+  return pino(pinoOptions, pretty)
+}
+
+/** The log format: `--log-format` when given, else pretty at a terminal and JSON lines otherwise. */
+export function logFormatFor(flag: string | undefined, isTty: boolean): LogFormat {
+  if (flag === undefined || flag === '') return isTty ? 'pretty' : 'json'
+  const format = LOG_FORMATS.find((candidate) => candidate === flag.toLowerCase())
+  if (!format) throw new RangeError(`--log-format must be ${LOG_FORMATS.join(' or ')}, got "${flag}"`)
+  return format
 }

@@ -17,7 +17,7 @@ async function loggerFor(settings: ProcessSettings): Promise<pino.Logger> {
   const { createLogger, logFormatFor } = await import('../adapters/logger.ts')
   return createLogger({
     level: settings.logLevel,
-    format: logFormatFor(settings.logFormat, process.stdout.isTTY === true),
+    format: logFormatFor(settings.logFormat ?? undefined, process.stdout.isTTY === true),
     destination: 1,
   })
 }
@@ -44,6 +44,7 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     },
     eventVendor: settings.eventVendor,
     fileLinkTtlSeconds: settings.fileLinkTtlSeconds,
+    metrics: { port: settings.metricsPort, token: settings.metricsToken },
     callbackRetentionSeconds: settings.callbackRetentionSeconds,
   }
 }
@@ -64,30 +65,38 @@ function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
 }
 
 /** Binds each port, or stops with one line naming the port and the flag that changes it. */
-async function bindPorts(
+type ServerName = Environment | 'metrics'
+const SERVER_LABELS: Record<ServerName, string> = { live: 'Live API', sandbox: 'Sandbox API', metrics: 'metrics' }
+
+async function bindPorts<N extends ServerName>(
   host: string,
-  ports: { environment: Environment; port: number; flag: string }[],
-): Promise<Record<Environment, BoundServer>> {
+  ports: { name: N; port: number; flag: string }[],
+): Promise<Record<N, BoundServer>> {
   const { bindServer, PortUnavailableError } = await import('../http/bound-server.ts')
-  const bound: Partial<Record<Environment, BoundServer>> = {}
+  const bound: Partial<Record<N, BoundServer>> = {}
   try {
-    for (const { environment, port, flag } of ports) {
+    for (const { name, port, flag } of ports) {
       try {
-        bound[environment] = await bindServer(host, port)
+        bound[name] = await bindServer(host, port)
       } catch (error) {
         if (!(error instanceof PortUnavailableError)) throw error
-        const name = environment === 'live' ? 'Live' : 'Sandbox'
         throw new PortUnavailableError(
           port,
-          `the ${name} API's ${error.message}; choose another with ${flag} (nothing was written)`,
+          `the ${SERVER_LABELS[name]}'s ${error.message}; choose another with ${flag} (nothing was written)`,
         )
       }
     }
   } catch (error) {
-    await Promise.all(Object.values(bound).map((server) => server.close()))
+    await Promise.all(Object.values<BoundServer>(bound as Record<N, BoundServer>).map((server) => server.close()))
     throw error
   }
-  return bound as Record<Environment, BoundServer>
+  return bound as Record<N, BoundServer>
+}
+
+function metricsPort(settings: { metricsPort: number | null }) {
+  return settings.metricsPort === null
+    ? []
+    : [{ name: 'metrics' as const, port: settings.metricsPort, flag: '--metrics-port (or PRINTROUTE_METRICS_PORT)' }]
 }
 
 function demoBanner(accountId: string, keys: Record<Environment, string>, sandboxUrl: string): string {
@@ -121,9 +130,10 @@ export function registerProcessCommands(program: Command): void {
     const { buildApplication, openDatabase } = await import('../app.ts')
     const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
     const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
-    const servers = await bindPorts(settings.host, [
-      { environment: 'live', port: settings.livePort, flag: '--port (or PORT)' },
-      { environment: 'sandbox', port: settings.sandboxPort, flag: '--sandbox-port (or PRINTROUTE_SANDBOX_PORT)' },
+    const servers = await bindPorts<ServerName>(settings.host, [
+      { name: 'live', port: settings.livePort, flag: '--port (or PORT)' },
+      { name: 'sandbox', port: settings.sandboxPort, flag: '--sandbox-port (or PRINTROUTE_SANDBOX_PORT)' },
+      ...metricsPort(settings),
     ])
     let adminChannel: AdminChannel | null = null
     const opened = await openDatabase(settings).catch(async (error) => {
@@ -159,8 +169,11 @@ export function registerProcessCommands(program: Command): void {
     for (const environment of ['live', 'sandbox'] as const) {
       app.setPublicUrl(environment, servers[environment].address)
       servers[environment].open()
-      const name = environment === 'live' ? 'Live' : 'Sandbox'
-      logger.info({ environment }, `${name} API ready at ${servers[environment].address}/v4.0`)
+      logger.info({ environment }, `${SERVER_LABELS[environment]} ready at ${servers[environment].address}/v4.0`)
+    }
+    if (servers.metrics) {
+      servers.metrics.open()
+      logger.info(`metrics at ${servers.metrics.address}/metrics`)
     }
     // The demo account is made only now that both ports answer, so its keys are printed in the same breath.
     if ((await app.services.accounts.countAccounts()) === 0) {
@@ -188,8 +201,13 @@ export function registerProcessCommands(program: Command): void {
     const { buildApplication, openDatabase } = await import('../app.ts')
     const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
     const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
+    const servers = await bindPorts(settings.host, metricsPort(settings))
     const opened = await openDatabase(settings)
-    const app = await buildApplication({ ...applicationOptions(settings), db: opened.db, catalogue, logger })
+    const app = await buildApplication({ ...applicationOptions(settings), db: opened.db, catalogue, logger, servers })
+    if (servers.metrics) {
+      servers.metrics.open()
+      logger.info(`metrics at ${servers.metrics.address}/metrics`)
+    }
     logger.info('workers ready')
     stopOnSignals(logger, async () => {
       await app.close()

@@ -129,6 +129,11 @@ export interface PipelineState {
   allocationRound: number
   /** What the order has been charged and how it is paid; absent until it enters fulfilment (domain/charges.ts). */
   billing?: BillingState
+  /**
+   * The W3C trace id of the request that created the order, carried to the pipeline by the start job, so every
+   * log line of the order's background work can be found from the traceParent its creator was given.
+   */
+  traceId?: string
 }
 
 export interface Transition {
@@ -138,12 +143,15 @@ export interface Transition {
 
 const NOTHING: Transition = { changed: false, jobs: [] }
 
-/** The job that puts a new order into the pipeline: now, or when its pause window ends. */
-export function startOrderJob(orderId: string, onHoldUntil: Date | null): JobRequest {
+/**
+ * The job that puts a new order into the pipeline: now, or when its pause window ends. `traceId` (the creating
+ * request's) becomes the order's `pipeline.traceId`.
+ */
+export function startOrderJob(orderId: string, onHoldUntil: Date | null, traceId?: string): JobRequest {
   return {
     name: 'start-order',
     key: `start:${orderId}`,
-    data: { orderId },
+    data: traceId ? { orderId, traceId } : { orderId },
     ...(onHoldUntil ? { startAfter: onHoldUntil } : {}),
   }
 }

@@ -23,6 +23,8 @@ export const ERROR_OUTCOME_STATUS = {
   TimedOut: 500,
   /** The process is shutting down; retry (on another instance). */
   ServiceUnavailable: 503,
+  /** printroute's own, for GET /readyz: a dependency of the process (database, job queue, blob store) fails. */
+  NotReady: 503,
 } as const
 export type ErrorOutcome = keyof typeof ERROR_OUTCOME_STATUS
 

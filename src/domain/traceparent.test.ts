@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { incomingTraceId, newTraceparent } from './traceparent.ts'
+import { incomingTraceId, newTraceparent, requestTraceId, traceIdOf, traceparentFor } from './traceparent.ts'
 
 const FORMAT = /^00-[\da-f]{32}-[\da-f]{16}-01$/
 
@@ -30,4 +30,15 @@ test('invalid incoming traceparents are ignored', () => {
     assert.equal(incomingTraceId(bad), undefined, bad)
     assert.notEqual(newTraceparent(bad).split('-')[1], bad.split('-')[1])
   }
+})
+
+test('a request keeps a valid incoming trace id, gets a random one otherwise, and its traceparent carries it', () => {
+  const incoming = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+  assert.equal(requestTraceId(incoming), '4bf92f3577b34da6a3ce929d0e0e4736')
+  const fresh = requestTraceId('garbage')
+  assert.match(fresh, /^[\da-f]{32}$/)
+  assert.notEqual(fresh, requestTraceId(undefined))
+  const traceparent = traceparentFor(fresh)
+  assert.match(traceparent, FORMAT)
+  assert.equal(traceIdOf(traceparent), fresh)
 })

@@ -15,9 +15,22 @@ export function incomingTraceId(header: string | undefined): string | undefined 
   return match[1]
 }
 
+/** The trace id of a request: the caller's when its traceparent header is valid, else a fresh random one. */
+export function requestTraceId(incomingHeader?: string): string {
+  return incomingTraceId(incomingHeader) ?? randomBytes(16).toString('hex')
+}
+
+/** A traceparent in trace `traceId` with a fresh span id. */
+export function traceparentFor(traceId: string): string {
+  return `00-${traceId}-${randomBytes(8).toString('hex')}-01`
+}
+
 /** A traceparent for this request: the caller's trace id when given, a fresh span id always. */
 export function newTraceparent(incomingHeader?: string): string {
-  const bytes = randomBytes(24).toString('hex')
-  const traceId = incomingTraceId(incomingHeader) ?? bytes.slice(0, 32)
-  return `00-${traceId}-${bytes.slice(32, 48)}-01`
+  return traceparentFor(requestTraceId(incomingHeader))
+}
+
+/** The trace id (32 hex) of a traceparent. */
+export function traceIdOf(traceparent: string): string {
+  return traceparent.split('-')[1] ?? ''
 }

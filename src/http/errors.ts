@@ -8,7 +8,7 @@ import { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Failures } from '../domain/failures.ts'
 import { type ErrorOutcome, ServiceError, validationFailed } from '../domain/outcomes.ts'
-import { newTraceparent } from '../domain/traceparent.ts'
+import { newTraceparent, traceparentFor } from '../domain/traceparent.ts'
 import { RequestValidationError } from './validation.ts'
 
 export const API_VERSION_PREFIX = '/v4.0'
@@ -20,10 +20,12 @@ const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
  */
 export const DRAIN_LIMITS = { bytes: 8 * 1_048_576, milliseconds: 5_000 } as const
 
-/** Gives the request its traceparent (the caller's trace id when it sent a valid one) and the header. */
+/**
+ * Gives a request no hook has seen (a path the router could not decode) its traceparent and the header: the
+ * trace id is the request id (http/trace-context.ts: the caller's trace id when it sent a valid one).
+ */
 export function startTrace(request: FastifyRequest, reply: FastifyReply): void {
-  const header = request.headers.traceparent
-  request.traceParent = newTraceparent(typeof header === 'string' ? header : undefined)
+  request.traceParent = traceparentFor(request.id)
   reply.header('traceparent', request.traceParent)
 }
 

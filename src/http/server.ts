@@ -10,7 +10,9 @@ import { ServiceError } from '../domain/outcomes.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { HealthService } from '../services/health.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
+import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
@@ -26,12 +28,13 @@ import {
   MalformedJsonError,
   registerMethodNotAllowed,
   sendError,
-  startTrace,
 } from './errors.ts'
+import { RequestLogController } from './request-logging.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
+import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
@@ -39,11 +42,11 @@ import { registerProductRoutes } from './routes/products.routes.ts'
 import { registerQuoteRoutes } from './routes/quotes.routes.ts'
 import { registerSampleRoutes } from './routes/samples.routes.ts'
 import { registerSpineRoutes } from './routes/spine.routes.ts'
+import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
 import { validatorCompiler } from './validation.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    traceParent: string
     /** The authenticated account and environment; set on every route that requires a key. */
     caller: Caller
   }
@@ -105,7 +108,12 @@ export interface HttpServices {
   callbacks: CallbacksService
   /** The bundled sample images, served under /samples/. */
   samples: SampleImages
+  /** GET /healthz and /readyz; not served when absent. */
+  health?: HealthService
 }
+
+/** The `route` label of requests that matched no route (404s of unknown paths). */
+export const UNMATCHED_ROUTE = '(unmatched)'
 
 export interface HttpServerOptions {
   environment: Environment
@@ -115,6 +123,10 @@ export interface HttpServerOptions {
   bodyLimitBytes?: number
   /** A port bound before the application was built (`serve`); absent, the caller listens or injects. */
   boundServer?: BoundServer
+  /** Called once per answered request; nothing is measured when absent. */
+  observeHttpRequest?: (labels: HttpRequestLabels, seconds: number) => void
+  /** GET /metrics on this server (the Live one, unless the metrics have a port of their own). */
+  metrics?: MetricsEndpoint | null
 }
 
 export type App = FastifyInstance
@@ -187,10 +199,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     ...(options.boundServer ? { serverFactory: options.boundServer.serverFactory } : {}),
+    // The request id in every request log line is the trace id of the response's traceparent.
+    genReqId: traceIdOfRequest,
+    logController: new RequestLogController(),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
-  app.decorateRequest('traceParent', '')
   app.decorateRequest('caller', null as unknown as Caller)
 
   // JSON only. An empty body counts as no body (bodiless POSTs such as cancel may still say JSON).
@@ -219,8 +233,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   })
 
   // Trace context first, so even a refused request carries its traceparent; then the API key.
+  installTraceContext(app)
   app.addHook('onRequest', async (request, reply) => {
-    startTrace(request, reply)
     if (closing) {
       return sendError(request, reply, new ServiceError('ServiceUnavailable', 'The server is shutting down; retry'))
     }
@@ -248,6 +262,15 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       },
     ]
   })
+
+  const observe = options.observeHttpRequest
+  if (observe) {
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE)
+      observe({ environment, route, method: request.method, status: reply.statusCode }, reply.elapsedTime / 1000)
+      done()
+    })
+  }
 
   installErrorHandling(app)
 
@@ -289,6 +312,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   }
   registerSampleRoutes(app, services.samples)
   if (services.payments) registerPaymentRoutes(app, services.payments)
+  if (services.health) registerHealthRoutes(app, services.health)
+  if (options.metrics) registerMetricsRoute(app, options.metrics)
   registerMethodNotAllowed(app, routes)
   await app.ready()
   // An `Expect` other than 100-continue: Node would answer a bare 417 itself. The expectation is ignored

@@ -15,7 +15,9 @@ export function buildJobRegistry(
 ): Record<JobName, JobDefinition> {
   const registry: Record<JobName, JobDefinition> = {
     'start-order': {
-      handler: (data) => pipeline.startOrder(text(data.orderId)),
+      // Jobs queued before trace ids were kept carry none.
+      handler: (data) =>
+        pipeline.startOrder(text(data.orderId), data.traceId === undefined ? undefined : text(data.traceId)),
       concurrency: 2,
       retryLimit: 10,
       expireInSeconds: 60,

@@ -46,6 +46,15 @@ export async function readOrder(db: Queryable, orderNumber: number): Promise<Pip
   return rows[0] && toPipelineOrder(orderNumber, rows[0])
 }
 
+/** The trace id of the request that created the order (kept in its pipeline state), for log lines. */
+export async function readOrderTraceId(db: Queryable, orderNumber: number): Promise<string | null> {
+  const rows = await db.query<{ traceId: string | null }>(
+    `SELECT pipeline->>'traceId' AS "traceId" FROM orders WHERE id = $1`,
+    [orderNumber],
+  )
+  return rows[0]?.traceId ?? null
+}
+
 /** Writes the document and pipeline state back, with the columns derived from them (and the hold's end). */
 export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<void> {
   await tx.query(

@@ -25,7 +25,15 @@ import {
   listOverdueDeliveries,
   updateDelivery,
 } from '../repositories/events.repository.ts'
+import { readOrderTraceId } from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
+import {
+  type CallbackDeliveryResult,
+  noMetrics,
+  type ServiceLogger,
+  type ServiceMetrics,
+  silentLogger,
+} from './observability.ts'
 import { deliveryJob } from './order-events.service.ts'
 import type { FileLinkRefresher } from './orders.service.ts'
 import type { JobEnqueuer } from './pipeline.service.ts'
@@ -81,6 +89,9 @@ export interface CallbacksDeps {
   newSigningSecret: () => string
   /** Events are stored with file tokens; each delivery and each read of the feed carries fresh links. */
   fileLinks: FileLinkRefresher
+  /** One line per delivery attempt; silent when absent. */
+  log?: ServiceLogger
+  metrics?: ServiceMetrics
 }
 
 export interface CallbackAttemptView {
@@ -148,6 +159,8 @@ export function createCallbacksService(deps: CallbacksDeps) {
   const { db, clock } = deps
   const schedule = deps.retryScheduleSeconds ?? CALLBACK_RETRY_SCHEDULE_SECONDS
   const retentionSeconds = deps.retentionSeconds ?? CALLBACK_RETENTION_SECONDS
+  const log = deps.log ?? silentLogger
+  const metrics = deps.metrics ?? noMetrics
 
   /** The secrets that sign now: the current one and, until its overlap ends, the one before it. */
   async function signingSecretsOf(accountId: number, now: Date): Promise<string[]> {
@@ -186,35 +199,66 @@ export function createCallbacksService(deps: CallbacksDeps) {
       const started = performance.now()
       const outcome = await deps.post(delivery.url, body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
       const latencyMs = Math.round(performance.now() - started)
-      await db.transaction(async (tx) => {
-        const locked = await findDelivery(tx, deliveryId, true)
-        // Another run of this attempt got here first (a job retried after a crash): keep its record.
-        if (locked?.status !== 'pending' || locked.attempts !== attempt - 1) return
-        await insertAttempt(tx, {
-          deliveryId,
-          attempt,
-          attemptedAt: startedAt,
-          httpStatus: outcome.answered ? outcome.status : null,
-          latencyMs,
-          responseSnippet: outcome.answered ? outcome.body.slice(0, RESPONSE_SNIPPET_CHARACTERS) : null,
-          error: outcome.answered
-            ? outcome.status >= 200 && outcome.status <= 299
-              ? null
-              : `HTTP ${outcome.status}`
-            : outcome.error,
-        })
-        const now = clock.now()
-        const delivered = outcome.answered && outcome.status >= 200 && outcome.status <= 299
-        const retry = !delivered && !(!outcome.answered && outcome.permanent) && attempt < schedule.length
-        if (delivered || !retry) {
-          const status = delivered ? 'delivered' : 'failed'
-          await updateDelivery(tx, deliveryId, { status, attempts: attempt, nextAttemptAt: null, at: now })
-          return
-        }
-        const nextAttemptAt = new Date(now.getTime() + (schedule[attempt] ?? 0) * 1000)
-        await updateDelivery(tx, deliveryId, { status: 'pending', attempts: attempt, nextAttemptAt, at: now })
-        await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, attempt + 1, nextAttemptAt)])
-      })
+      const recorded = await db.transaction(
+        async (tx): Promise<{ result: CallbackDeliveryResult; nextAttemptAt: Date | null } | undefined> => {
+          const locked = await findDelivery(tx, deliveryId, true)
+          // Another run of this attempt got here first (a job retried after a crash): keep its record.
+          if (locked?.status !== 'pending' || locked.attempts !== attempt - 1) return undefined
+          await insertAttempt(tx, {
+            deliveryId,
+            attempt,
+            attemptedAt: startedAt,
+            httpStatus: outcome.answered ? outcome.status : null,
+            latencyMs,
+            responseSnippet: outcome.answered ? outcome.body.slice(0, RESPONSE_SNIPPET_CHARACTERS) : null,
+            error: outcome.answered
+              ? outcome.status >= 200 && outcome.status <= 299
+                ? null
+                : `HTTP ${outcome.status}`
+              : outcome.error,
+          })
+          const now = clock.now()
+          const delivered = outcome.answered && outcome.status >= 200 && outcome.status <= 299
+          const retry = !delivered && !(!outcome.answered && outcome.permanent) && attempt < schedule.length
+          if (delivered || !retry) {
+            const status = delivered ? 'delivered' : 'failed'
+            await updateDelivery(tx, deliveryId, { status, attempts: attempt, nextAttemptAt: null, at: now })
+            return { result: delivered ? 'delivered' : 'gave_up', nextAttemptAt: null }
+          }
+          const nextAttemptAt = new Date(now.getTime() + (schedule[attempt] ?? 0) * 1000)
+          await updateDelivery(tx, deliveryId, { status: 'pending', attempts: attempt, nextAttemptAt, at: now })
+          await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, attempt + 1, nextAttemptAt)])
+          return { result: 'failed', nextAttemptAt }
+        },
+      )
+      if (!recorded) return
+      metrics.callbackDelivery(recorded.result)
+      const traceId = await readOrderTraceId(db, delivery.orderNumber)
+      const answer = outcome.answered ? `HTTP ${outcome.status}` : outcome.error
+      const then =
+        recorded.result === 'delivered'
+          ? 'delivered'
+          : recorded.nextAttemptAt
+            ? `next attempt at ${recorded.nextAttemptAt.toISOString()}`
+            : 'gave up'
+      const line = {
+        orderId: formatId('ord', delivery.orderNumber),
+        ...(traceId ? { traceId } : {}),
+        step: 'callback',
+        deliveryId: formatId('cbd', deliveryId),
+        eventType: event.type,
+        url: delivery.url,
+        attempt,
+        maxAttempts: schedule.length,
+        status: outcome.answered ? outcome.status : null,
+        ...(outcome.answered ? {} : { error: outcome.error }),
+        latencyMs,
+        result: recorded.result,
+        nextAttemptAt: recorded.nextAttemptAt?.toISOString() ?? null,
+      }
+      const message = `callback ${line.deliveryId} (${event.type}) attempt ${attempt}/${schedule.length}: ${answer} in ${latencyMs} ms; ${then}`
+      if (recorded.result === 'gave_up') log.warn(line, message)
+      else log.info(line, message)
     },
 
     /**

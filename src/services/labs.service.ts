@@ -8,6 +8,7 @@ import type { LabReport } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { findLabJob, listLabJobs, readOrder } from '../repositories/pipeline.repository.ts'
+import { type ServiceLogger, silentLogger } from './observability.ts'
 import type { PipelineService } from './pipeline.service.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
@@ -21,8 +22,11 @@ export function createLabsService(deps: {
   clock: Clock
   catalogue: Catalogue
   pipeline: PipelineService
+  /** One line per lab API call; silent when absent. */
+  log?: ServiceLogger
 }) {
   const { db, clock, catalogue, pipeline } = deps
+  const log = deps.log ?? silentLogger
 
   async function jobOf(labCode: string, shipmentId: string) {
     const number = parseId('shp', shipmentId)
@@ -82,6 +86,17 @@ export function createLabsService(deps: {
           branding: extras.branding,
         })
       }
+      // The signed file URLs of the answer are not logged: they are the lab's access to the files.
+      log.info(
+        {
+          labCode,
+          step: 'lab-api',
+          call: 'list',
+          orderIds: [...new Set(result.map((job) => job.orderId))],
+          shipmentIds: result.map((job) => job.shipmentId),
+        },
+        `lab API: lab ${labCode} listed ${result.length} open shipment${result.length === 1 ? '' : 's'}`,
+      )
       return result
     },
 
@@ -103,7 +118,13 @@ export function createLabsService(deps: {
           )
         }
       }
-      return pipeline.reportLab(`ord_${job.orderNumber}`, shipmentId, report)
+      const orderId = `ord_${job.orderNumber}`
+      const result = await pipeline.reportLab(orderId, shipmentId, report)
+      log.info(
+        { orderId, labCode, step: 'lab-api', call: report.kind, shipmentId, changed: result.changed },
+        `lab API: lab ${labCode} reports ${report.kind} for ${shipmentId}: ${result.changed ? 'Updated' : 'Ok (no change)'}`,
+      )
+      return result
     },
   }
 }

@@ -31,9 +31,10 @@ import {
 } from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
+import { type LogFields, type ServiceLogger, silentLogger } from './observability.ts'
 import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
 import type { FileLinkRefresher } from './orders.service.ts'
-import type { Allocator, JobEnqueuer } from './pipeline.service.ts'
+import { type Allocator, type JobEnqueuer, orderLogFields } from './pipeline.service.ts'
 
 export interface OrderActionsDeps {
   db: Database
@@ -44,6 +45,8 @@ export interface OrderActionsDeps {
   /** Writes the callbacks a change causes (a cancelled order's stage change), in its transaction. */
   events: OrderEventsService
   fileLinks: FileLinkRefresher
+  /** One line per action taken; silent when absent. */
+  log?: ServiceLogger
 }
 
 /** An action's result and the order as it stands after it, as JSON text in contract key order. */
@@ -76,19 +79,28 @@ interface Change<T> {
   changed: boolean
   jobs?: JobRequest[]
   shipmentUpdateResults?: ShipmentUpdateResult[]
+  /** What the log line about the action adds (the shipments a cancellation stopped). */
+  logFields?: LogFields
 }
+
+type ActionName = 'cancel' | 'updateShippingMethod' | 'updateRecipient' | 'updateMetadata'
 
 export function createOrderActionsService(deps: OrderActionsDeps) {
   const { db, clock } = deps
+  const log = deps.log ?? silentLogger
 
-  /** Locks the caller's order, applies `action`, saves it and enqueues its jobs, in one transaction. */
+  /**
+   * Locks the caller's order, applies `action`, saves it and enqueues its jobs, in one transaction; once
+   * committed, logs what the action did.
+   */
   async function act<T>(
+    name: ActionName,
     caller: Caller,
     orderId: string,
     action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
   ): Promise<ActionResult<T>> {
     const orderNumber = orderNumberOf(orderId)
-    return db.transaction(async (tx) => {
+    const { result, logFields } = await db.transaction(async (tx) => {
       const order = ownOrder(caller, orderId, await lockOrder(tx, orderNumber))
       const before = snapshotOf(order)
       const change = await action(order, tx, clock.now())
@@ -98,11 +110,19 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
       }
       if (change.jobs && change.jobs.length > 0) await deps.jobs.enqueue(tx, change.jobs)
       return {
-        outcome: change.outcome,
-        shipmentUpdateResults: change.shipmentUpdateResults ?? [],
-        orderJson: deps.fileLinks.refresh(JSON.stringify(order.document)),
+        result: {
+          outcome: change.outcome,
+          shipmentUpdateResults: change.shipmentUpdateResults ?? [],
+          orderJson: deps.fileLinks.refresh(JSON.stringify(order.document)),
+        },
+        logFields: { ...orderLogFields(order), changed: change.changed, ...change.logFields },
       }
     })
+    log.info(
+      { ...logFields, step: name === 'cancel' ? 'cancel' : 'action', action: name, outcome: result.outcome },
+      `${name} on ${orderId}: ${String(result.outcome)}`,
+    )
+    return result
   }
 
   return {
@@ -116,7 +136,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
      * refunded. Only some shipments: the order goes on (FailedToCancel) and their shipping is refunded.
      */
     cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>> {
-      return act(caller, orderId, async (order, tx, now) => {
+      return act('cancel', caller, orderId, async (order, tx, now) => {
         const result = cancelOrder(order.document, order.pipeline, now)
         if (!result.changed) return { outcome: result.outcome, changed: false }
         // An order cancelled in its pause window is shown from now on, as cancelled.
@@ -127,7 +147,8 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
           const target = result.wholeOrder ? {} : withoutShipping(billing.lines, result.cancelledShipmentIds)
           jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
         }
-        return { outcome: result.outcome, changed: true, jobs }
+        const logFields = { wholeOrder: result.wholeOrder, cancelledShipmentIds: result.cancelledShipmentIds }
+        return { outcome: result.outcome, changed: true, jobs, logFields }
       })
     },
 
@@ -142,7 +163,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
       orderId: string,
       shippingMethod: ShippingMethod,
     ): Promise<ActionResult<UpdateOutcome>> {
-      return act(caller, orderId, async (order, tx, now) => {
+      return act('updateShippingMethod', caller, orderId, async (order, tx, now) => {
         const { document, pipeline } = order
         // Shipments already with their lab do not make the action unavailable: they report FailedToUpdate.
         if (document.status.stage !== 'InProgress' || pipeline.phase === 'failed') {
@@ -212,7 +233,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
       recipient: Recipient,
       countryCodePath: string,
     ): Promise<ActionResult<UpdateOutcome>> {
-      return act(caller, orderId, async (order, _tx, now) => {
+      return act('updateRecipient', caller, orderId, async (order, _tx, now) => {
         const current = order.document.recipient.address.countryCode
         if (recipient.address.countryCode !== current) {
           throw validationFailed(
@@ -245,7 +266,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
           metadata: [{ code: 'TooLong', providedValue: length, comparisonValue: METADATA_MAX_CHARACTERS }],
         })
       }
-      return act(caller, orderId, async (order, _tx, now) => {
+      return act('updateMetadata', caller, orderId, async (order, _tx, now) => {
         order.document.metadata = metadata
         order.document.lastUpdated = now.toISOString()
         return { outcome: 'Updated', changed: true }

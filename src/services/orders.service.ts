@@ -29,6 +29,7 @@ import {
   type StoredOrder,
 } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
+import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
 import type { JobEnqueuer } from './pipeline.service.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
@@ -127,8 +128,12 @@ export function createOrdersService(deps: {
   clock: Clock
   jobs: JobEnqueuer
   fileLinks: FileLinkRefresher
+  log?: ServiceLogger
+  metrics?: ServiceMetrics
 }) {
   const { db, catalogue, clock, jobs, fileLinks } = deps
+  const log = deps.log ?? silentLogger
+  const metrics = deps.metrics ?? noMetrics
 
   /** Checks the request against the catalogue and returns it in canonical spelling, or throws ValidationFailed. */
   function toNewOrder(input: CreateOrderInput): NewOrder {
@@ -217,7 +222,8 @@ export function createOrdersService(deps: {
   }
 
   return {
-    async createOrder(caller: Caller, input: CreateOrderInput): Promise<CreateOrderResult> {
+    /** `traceId`: of the creating request, handed to the pipeline so its log lines can be found by it. */
+    async createOrder(caller: Caller, input: CreateOrderInput, traceId?: string): Promise<CreateOrderResult> {
       const newOrder = toNewOrder(input)
       const scope = scopeOf(caller)
       // Fast path for retries: no IDs drawn when the key is already known.
@@ -242,10 +248,23 @@ export function createOrdersService(deps: {
           documentTemplate: JSON.stringify(document),
         })
         if (inserted.inserted)
-          await jobs.enqueue(tx, [startOrderJob(formatId('ord', inserted.orderNumber), onHoldUntil)])
+          await jobs.enqueue(tx, [startOrderJob(formatId('ord', inserted.orderNumber), onHoldUntil, traceId)])
         return inserted
       })
       if (!stored.inserted) return existingOrderResult(stored, now)
+      const orderId = formatId('ord', stored.orderNumber)
+      metrics.orderCreated(caller.environment)
+      log.info(
+        {
+          orderId,
+          ...(traceId ? { traceId } : {}),
+          step: 'created',
+          environment: caller.environment,
+          items: newOrder.items.length,
+          onHoldUntil: onHoldUntil?.toISOString() ?? null,
+        },
+        `order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}`,
+      )
       if (onHoldUntil)
         return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
       return { outcome: 'Created', orderJson: stored.documentJson }

@@ -11,8 +11,9 @@ import { findAccount } from '../repositories/accounts.repository.ts'
 import { listOrdersAwaitingPayment, readBalance } from '../repositories/billing.repository.ts'
 import { lockOrder, type PipelineOrder, readOrder, saveOrder } from '../repositories/pipeline.repository.ts'
 import { type BillingService, paymentTokenMatches } from './billing.service.ts'
+import { type ServiceLogger, silentLogger } from './observability.ts'
 import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
-import type { JobEnqueuer } from './pipeline.service.ts'
+import { type JobEnqueuer, orderLogFields } from './pipeline.service.ts'
 
 export interface PaymentPageFacts {
   orderId: string
@@ -40,8 +41,11 @@ export function createPaymentsService(deps: {
   provider: PaymentProvider
   /** Writes the callbacks a payment causes (payment authorised), in its transaction. */
   events: OrderEventsService
+  /** One line per payment taken, declined, or releasing an order; silent when absent. */
+  log?: ServiceLogger
 }) {
   const { db } = deps
+  const log = deps.log ?? silentLogger
 
   /** The order behind a payment link, or EntityNotFound for any link that is not one (no hint which part is wrong). */
   async function orderOfLink(orderId: string, token: string): Promise<PipelineOrder> {
@@ -89,10 +93,22 @@ export function createPaymentsService(deps: {
         description: `printroute order ${facts.orderId}`,
         card,
       })
-      if (!result.approved) return { status: 'declined', reason: result.reason }
+      if (!result.approved) {
+        log.info(
+          {
+            ...orderLogFields(order),
+            step: 'payment',
+            result: 'declined',
+            amount: facts.amount,
+            currency: facts.currency,
+          },
+          `payment of ${facts.amount} ${facts.currency} for ${facts.orderId} declined: ${result.reason}`,
+        )
+        return { status: 'declined', reason: result.reason }
+      }
       // The money is the account's from here on: credited first, then the order is paid from the balance. If
       // the order changed in between (a cancel, a cheaper method), what is not needed stays on the balance.
-      await db.transaction(async (tx) => {
+      const released = await db.transaction(async (tx) => {
         const order = await lockOrder(tx, parseId('ord', orderId) as number)
         if (!order) throw new ServiceError('EntityNotFound', NOT_FOUND)
         const before = snapshotOf(order)
@@ -107,7 +123,19 @@ export function createPaymentsService(deps: {
           await deps.events.record(tx, before, order)
         }
         if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
+        return settled.paid
       })
+      log.info(
+        {
+          ...orderLogFields(order),
+          step: 'payment',
+          result: 'paid',
+          amount: facts.amount,
+          currency: facts.currency,
+          released,
+        },
+        `payment of ${facts.amount} ${facts.currency} for ${facts.orderId} taken${released ? '; the order goes to production' : ''}`,
+      )
       return { status: 'paid', amount: facts.amount, currency: facts.currency, reference: result.reference }
     },
 
@@ -137,9 +165,15 @@ export function createPaymentsService(deps: {
           await saveOrder(tx, order)
           await deps.events.record(tx, before, order)
           if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
-          return order.document.id
+          return order
         })
-        if (paid) releasedOrderIds.push(paid)
+        if (paid) {
+          releasedOrderIds.push(paid.document.id)
+          log.info(
+            { ...orderLogFields(paid), step: 'payment', result: 'paid from balance', released: true },
+            `${paid.document.id} paid from the topped-up balance; the order goes to production`,
+          )
+        }
       }
       balanceMinor = await readBalance(db, accountId)
       return { balanceMinor, currency: account.billingCurrency, releasedOrderIds }

@@ -12,11 +12,15 @@ import type { Catalogue } from '../catalogue/catalogue.ts'
 import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
 import { followReallocatedItems, linesOfShipments } from '../domain/charges.ts'
 import { parseId } from '../domain/ids.ts'
+import { formatMinorAsAmount } from '../domain/money.ts'
 import {
   applyAllocation,
+  DOWNLOAD_MAX_ATTEMPTS,
+  isAwaitingPayment,
   itemsAwaitingAllocation,
   type JobRequest,
   type LabReport,
+  type PipelineState,
   recordDownloadFailure,
   recordDownloadSuccess,
   recordLabReport,
@@ -39,7 +43,16 @@ import {
   upsertLabJob,
 } from '../repositories/pipeline.repository.ts'
 import type { BillingService } from './billing.service.ts'
-import type { AllocationOutcome, AllocationRequest } from './order-allocation.ts'
+import {
+  type LogFields,
+  noMetrics,
+  type PipelineStep,
+  type ServiceLogger,
+  type ServiceMetrics,
+  secondsSince,
+  silentLogger,
+} from './observability.ts'
+import type { AllocationOutcome, AllocationRequest, PlannedOrderShipment } from './order-allocation.ts'
 import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
 
 // ---- The small interfaces this service needs from the outside world (adapters implement them) ----
@@ -132,6 +145,31 @@ export interface PipelineDeps {
   settings: PipelineSettings
   /** Writes the callbacks a change causes, in its transaction. */
   events: OrderEventsService
+  /** One line per step outcome (docs/operations.md); silent when absent. */
+  log?: ServiceLogger
+  metrics?: ServiceMetrics
+}
+
+/** The fields every log line about an order carries: its id and the trace id of the request that created it. */
+export function orderLogFields(order: { document: { id: string }; pipeline: PipelineState }): LogFields {
+  return order.pipeline.traceId
+    ? { orderId: order.document.id, traceId: order.pipeline.traceId }
+    : { orderId: order.document.id }
+}
+
+/** What a planned shipment costs in all (items, shipping and their tax), in minor units. */
+function shipmentTotal(shipment: PlannedOrderShipment): bigint {
+  return shipment.price.items.reduce(
+    (sum, item) => sum + item.cost + item.tax,
+    shipment.price.cost + shipment.price.tax,
+  )
+}
+
+const REPORT_WORDS: Record<LabReport['kind'], string> = {
+  acknowledged: 'acknowledged',
+  inProduction: 'in production',
+  shipped: 'shipped',
+  rejected: 'rejected',
 }
 
 function orderNumberOf(orderId: string): number {
@@ -146,15 +184,31 @@ export function assetBlobKey(orderId: string, fileKey: string): string {
 
 export function createPipelineService(deps: PipelineDeps) {
   const { db, jobs, clock } = deps
+  const log = deps.log ?? silentLogger
+  const metrics = deps.metrics ?? noMetrics
 
-  /** Locks the order, applies `change`, saves and enqueues its jobs, all in one transaction. */
+  async function timed<T>(step: PipelineStep, work: () => Promise<T>): Promise<T> {
+    const started = performance.now()
+    try {
+      return await work()
+    } finally {
+      metrics.pipelineStep(step, secondsSince(started))
+    }
+  }
+
+  /**
+   * Locks the order, applies `change`, saves and enqueues its jobs, all in one transaction. Once committed, an
+   * order that has just completed or stopped says so in the log (whichever step brought it there).
+   */
   async function transition(
     orderNumber: number,
     change: (order: PipelineOrder, tx: Queryable) => Promise<Transition> | Transition,
-  ): Promise<PipelineOrder | undefined> {
-    return db.transaction(async (tx) => {
+  ): Promise<{ order: PipelineOrder; result: Transition } | undefined> {
+    let phaseBefore: PipelineState['phase'] | undefined
+    const done = await db.transaction(async (tx) => {
       const order = await lockOrder(tx, orderNumber)
       if (!order) return undefined
+      phaseBefore = order.pipeline.phase
       const before = snapshotOf(order)
       const result = await change(order, tx)
       if (result.changed) {
@@ -162,8 +216,24 @@ export function createPipelineService(deps: PipelineDeps) {
         await deps.events.record(tx, before, order)
       }
       if (result.jobs.length > 0) await jobs.enqueue(tx, result.jobs)
-      return order
+      return { order, result }
     })
+    const phase = done?.order.pipeline.phase
+    if (done && phase !== phaseBefore) {
+      if (phase === 'complete') {
+        log.info({ ...orderLogFields(done.order), step: 'complete' }, `order ${done.order.document.id} complete`)
+      } else if (phase === 'failed') {
+        const details = done.order.document.status.details
+        const failed = Object.entries(details)
+          .filter(([, state]) => state === 'Error')
+          .map(([detail]) => detail)
+        log.warn(
+          { ...orderLogFields(done.order), step: 'failed', details: failed },
+          `order ${done.order.document.id} stopped: ${failed.join(', ') || 'a step'} failed (see its issues)`,
+        )
+      }
+    }
+    return done
   }
 
   /**
@@ -196,41 +266,71 @@ export function createPipelineService(deps: PipelineDeps) {
     /** Jobs to enqueue with the change, in its transaction (a simulated lab's next step). */
     followUp: JobRequest[] = [],
   ): Promise<{ changed: boolean }> {
-    let changed = false
-    await transition(orderNumberOf(orderId), async (order, tx) => {
-      const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now())
-      changed = result.changed
-      if (result.changed) {
-        result.jobs.push(...followUp)
-        await upsertLabJob(
-          tx,
-          {
-            shipmentNumber: parseId('shp', shipmentId) ?? 0,
-            orderNumber: order.orderNumber,
-            labCode: order.pipeline.shipments[shipmentId]?.labCode ?? '',
-            environment: order.environment,
-            state: order.pipeline.shipments[shipmentId]?.state ?? 'submitted',
-          },
-          clock.now(),
-        )
+    return timed('lab-report', async () => {
+      const done = await transition(orderNumberOf(orderId), async (order, tx) => {
+        const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now())
+        if (result.changed) {
+          result.jobs.push(...followUp)
+          await upsertLabJob(
+            tx,
+            {
+              shipmentNumber: parseId('shp', shipmentId) ?? 0,
+              orderNumber: order.orderNumber,
+              labCode: order.pipeline.shipments[shipmentId]?.labCode ?? '',
+              environment: order.environment,
+              state: order.pipeline.shipments[shipmentId]?.state ?? 'submitted',
+            },
+            clock.now(),
+          )
+        }
+        return result
+      })
+      const changed = done?.result.changed ?? false
+      if (done && changed) {
+        const labCode = done.order.pipeline.shipments[shipmentId]?.labCode ?? ''
+        const onOrder = done.order.document.shipments.find((candidate) => candidate.id === shipmentId)
+        const fields: LogFields = { ...orderLogFields(done.order), step: 'lab-report', labCode, shipmentId }
+        fields.report = report.kind
+        let message = `lab ${labCode} reports shipment ${shipmentId} ${REPORT_WORDS[report.kind]}`
+        if (report.kind === 'shipped') {
+          fields.carrier = onOrder?.carrier ?? null
+          fields.trackingNumber = onOrder?.tracking?.number ?? null
+          message += ` (${onOrder?.carrier.name ?? 'carrier unknown'}, tracking ${onOrder?.tracking?.number ?? 'none'})`
+        } else if (report.kind === 'rejected') {
+          fields.reason = report.reason
+          fields.unavailableItemIds = report.unavailableItemIds
+          message += `: ${report.reason}`
+        }
+        log.info(fields, message)
       }
-      return result
+      return { changed }
     })
-    return { changed }
   }
 
-  return {
-    /** The order enters the pipeline (at creation, or when its pause window expires). */
-    async startOrder(orderId: string): Promise<void> {
-      await transition(orderNumberOf(orderId), (order) => {
+  const steps = {
+    /**
+     * The order enters the pipeline (at creation, or when its pause window expires). `traceId`: of the request
+     * that created it, kept with the order for the log lines of its background work.
+     */
+    async startOrder(orderId: string, traceId?: string): Promise<void> {
+      const done = await transition(orderNumberOf(orderId), (order) => {
         // The job runs by the database's clock; should it run before the window ends by this process's
         // clock (skew, or a window extended since), it is queued again for the end of the window.
         if (order.onHoldUntil && order.onHoldUntil > clock.now()) {
-          const retry = startOrderJob(orderId, order.onHoldUntil)
+          const retry = startOrderJob(orderId, order.onHoldUntil, traceId)
           return { changed: false, jobs: [{ ...retry, key: `${retry.key}:${order.onHoldUntil.toISOString()}` }] }
         }
-        return startPipeline(order.document, order.pipeline, clock.now())
+        const result = startPipeline(order.document, order.pipeline, clock.now())
+        if (result.changed && traceId) order.pipeline.traceId = traceId
+        return result
       })
+      if (done?.result.changed) {
+        const files = Object.keys(done.order.pipeline.files).length
+        log.info(
+          { ...orderLogFields(done.order), step: 'start', files },
+          `order ${orderId} started: ${files} file${files === 1 ? '' : 's'} to download`,
+        )
+      }
     },
 
     async downloadFile(orderId: string, fileKey: string, attempt: number): Promise<void> {
@@ -238,6 +338,7 @@ export function createPipelineService(deps: PipelineDeps) {
       const snapshot = await readOrder(db, orderNumber)
       const file = snapshot?.pipeline.files[fileKey]
       if (!snapshot || !file || file.status !== 'pending' || attempt <= file.failedAttempts) return
+      const started = performance.now()
       const workDir = await mkdtemp(join(tmpdir(), 'printroute-download-'))
       const path = join(workDir, 'file')
       let stored: StoredFile | undefined
@@ -272,8 +373,10 @@ export function createPipelineService(deps: PipelineDeps) {
       } finally {
         await rm(workDir, { recursive: true, force: true })
       }
+      const ms = Math.round(performance.now() - started)
+      metrics.assetDownload(stored ? 'ok' : 'failed')
       const now = clock.now()
-      await transition(orderNumber, (order) =>
+      const done = await transition(orderNumber, (order) =>
         stored
           ? recordDownloadSuccess(order.document, order.pipeline, fileKey, stored, thumbnailUrl, now)
           : recordDownloadFailure(
@@ -286,6 +389,31 @@ export function createPipelineService(deps: PipelineDeps) {
               now,
             ),
       )
+      if (!done?.result.changed) return
+      const fields: LogFields = {
+        ...orderLogFields(done.order),
+        step: 'download',
+        fileKey,
+        url: file.url,
+        attempt,
+        maxAttempts: DOWNLOAD_MAX_ATTEMPTS,
+        ms,
+      }
+      const what = `${file.kind === 'asset' ? 'asset ' : ''}${fileKey}`
+      const ofAttempts = `attempt ${attempt}/${DOWNLOAD_MAX_ATTEMPTS}`
+      if (stored) {
+        log.info(
+          { ...fields, result: 'ok', bytes: stored.bytes, contentType: stored.contentType },
+          `downloaded ${what}: ${stored.bytes} bytes ${stored.contentType} in ${ms} ms (${ofAttempts})`,
+        )
+        return
+      }
+      const retry = done.result.jobs.find((job) => job.name === 'download-file')?.startAfter
+      const next = retry ? `next attempt at ${retry.toISOString()}` : 'gave up'
+      const line = { ...fields, result: 'failed', error: failure, nextAttemptAt: retry?.toISOString() ?? null }
+      const message = `download of ${what} failed (${ofAttempts}): ${failure}; ${next}`
+      if (retry) log.info(line, message)
+      else log.warn(line, message)
     },
 
     /**
@@ -294,7 +422,9 @@ export function createPipelineService(deps: PipelineDeps) {
      * gets them). A later allocation (a lab rejected a shipment) keeps the agreed price.
      */
     async allocateOrder(orderId: string, round: number): Promise<void> {
-      await transition(orderNumberOf(orderId), async (order, tx) => {
+      let planned: (PlannedOrderShipment & { id: string })[] = []
+      let unavailableItemIds: string[] = []
+      const done = await transition(orderNumberOf(orderId), async (order, tx) => {
         const { document, pipeline } = order
         if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) return { changed: false, jobs: [] }
         const firstAllocation = pipeline.billing === undefined
@@ -308,10 +438,12 @@ export function createPipelineService(deps: PipelineDeps) {
         })
         if (!result.ok) {
           if (firstAllocation) delete pipeline.billing
+          unavailableItemIds = result.unavailableItemIds
           return applyAllocation(document, pipeline, round, [], result.unavailableItemIds, clock.now())
         }
         const ids = await drawShipmentIds(tx, result.shipments.length)
         const shipments = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+        planned = shipments
         const applied = applyAllocation(document, pipeline, round, shipments, [], clock.now())
         if (firstAllocation) {
           const target = linesOfShipments(
@@ -327,6 +459,29 @@ export function createPipelineService(deps: PipelineDeps) {
         }
         return applied
       })
+      if (!done?.result.changed) return
+      const fields = { ...orderLogFields(done.order), step: 'allocate', round }
+      if (unavailableItemIds.length > 0) {
+        log.warn(
+          { ...fields, result: 'unavailable', unavailableItemIds },
+          `allocation found no lab for ${unavailableItemIds.join(', ')}`,
+        )
+        return
+      }
+      const currency = done.order.pipeline.billing?.currency ?? ''
+      const total = planned.reduce((sum, shipment) => sum + shipmentTotal(shipment), 0n)
+      const shipments = planned.map((shipment) => ({
+        shipmentId: shipment.id,
+        labCode: shipment.labCode,
+        itemIds: shipment.itemIds,
+        cost: formatMinorAsAmount(shipmentTotal(shipment)),
+      }))
+      const labs = planned.map((shipment) => `${shipment.labCode} (${shipment.id})`).join(', ')
+      const awaitingPayment = isAwaitingPayment(done.order.pipeline)
+      log.info(
+        { ...fields, result: 'allocated', shipments, cost: formatMinorAsAmount(total), currency, awaitingPayment },
+        `allocated to ${labs}; cost ${formatMinorAsAmount(total)} ${currency}${awaitingPayment ? '; awaiting payment' : ''}`,
+      )
     },
 
     async renderPrintFile(orderId: string, shipmentId: string, assetId: string): Promise<void> {
@@ -340,13 +495,16 @@ export function createPipelineService(deps: PipelineDeps) {
       if (!source || !item || !asset) return
       const format = (shipment.formats[assetId] ?? 'jpeg') as PrintFileFormat
       let printFile: { blobKey: string; width: number; height: number; format: string } | undefined
+      let bytes = 0
       let failure: string | undefined
+      const started = performance.now()
       try {
         const input = await deps.files.get(source.blobKey)
         if (source.contentType === 'application/pdf') {
           // Books: the PDF is checked and passed through as it is.
           await deps.checkPdf(input, asset.pageCount)
           printFile = { blobKey: source.blobKey, width: 0, height: 0, format: 'pdf' }
+          bytes = input.length
         } else {
           const variant = deps.catalogue.findVariant(item.sku, item.attributes)
           const size = variant?.printAreaSizes[asset.printArea]
@@ -360,12 +518,14 @@ export function createPipelineService(deps: PipelineDeps) {
           const blobKey = `print-files/${orderId}/${shipmentId}/${assetId}.${rendered.format === 'jpeg' ? 'jpg' : rendered.format}`
           await deps.files.put(blobKey, rendered.data, `image/${rendered.format}`)
           printFile = { blobKey, width: rendered.width, height: rendered.height, format: rendered.format }
+          bytes = rendered.data.length
         }
       } catch (error) {
         failure = (error as Error).message
       }
+      const ms = Math.round(performance.now() - started)
       const now = clock.now()
-      await transition(orderNumber, (order) =>
+      const done = await transition(orderNumber, (order) =>
         printFile
           ? recordPrintFile(order.document, order.pipeline, shipmentId, assetId, printFile, now)
           : recordPrintFileFailure(
@@ -377,11 +537,30 @@ export function createPipelineService(deps: PipelineDeps) {
               now,
             ),
       )
+      if (!done?.result.changed) return
+      const fields = { ...orderLogFields(done.order), step: 'render', shipmentId, assetId, ms }
+      if (printFile) {
+        const size =
+          printFile.format === 'pdf' ? 'PDF checked' : `${printFile.width}x${printFile.height} ${printFile.format}`
+        log.info(
+          {
+            ...fields,
+            result: 'ok',
+            format: printFile.format,
+            width: printFile.width,
+            height: printFile.height,
+            bytes,
+          },
+          `print file for ${assetId} in ${shipmentId}: ${size}, ${bytes} bytes in ${ms} ms`,
+        )
+      } else {
+        log.warn({ ...fields, result: 'failed', error: failure }, `print file for ${assetId} failed: ${failure}`)
+      }
     },
 
     /** Hands a shipment to its lab: the lab API lists it, or a simulated lab starts working on it. */
     async submitShipment(orderId: string, shipmentId: string): Promise<void> {
-      await transition(orderNumberOf(orderId), async (order, tx) => {
+      const done = await transition(orderNumberOf(orderId), async (order, tx) => {
         const result = recordSubmitted(order.document, order.pipeline, shipmentId, clock.now())
         if (!result.changed) return result
         const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
@@ -399,6 +578,13 @@ export function createPipelineService(deps: PipelineDeps) {
         result.jobs.push(...labConnectorFor(order.environment).afterSubmit(orderId, shipmentId))
         return result
       })
+      if (!done?.result.changed) return
+      const labCode = done.order.pipeline.shipments[shipmentId]?.labCode ?? ''
+      const connector = labConnectorFor(done.order.environment) === simulatedLabConnector ? 'simulated' : 'lab API'
+      log.info(
+        { ...orderLogFields(done.order), step: 'submit', shipmentId, labCode, connector },
+        `shipment ${shipmentId} submitted to lab ${labCode} (${connector})`,
+      )
     },
 
     /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
@@ -488,6 +674,19 @@ export function createPipelineService(deps: PipelineDeps) {
         file ? [{ assetId, url: deps.fileLinks.url(order.environment, file.blobKey), format: file.format }] : [],
       )
     },
+  }
+
+  const timedStep =
+    <A extends unknown[]>(step: PipelineStep, run: (...args: A) => Promise<void>) =>
+    (...args: A) =>
+      timed(step, () => run(...args))
+  return {
+    ...steps,
+    startOrder: timedStep('start', steps.startOrder),
+    downloadFile: timedStep('download', steps.downloadFile),
+    allocateOrder: timedStep('allocate', steps.allocateOrder),
+    renderPrintFile: timedStep('render', steps.renderPrintFile),
+    submitShipment: timedStep('submit', steps.submitShipment),
   }
 }
 

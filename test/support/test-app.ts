@@ -70,6 +70,10 @@ export interface TestAppOptions {
   fileLinkTtlSeconds?: number
   /** An existing database to build the application on (a restart); `close` then leaves it open. */
   database?: TestDatabase
+  /** A logger (e.g. createLogger writing into a LogCapture); none by default. */
+  logger?: ApplicationOptions['logger']
+  metrics?: ApplicationOptions['metrics']
+  readinessTimeoutMs?: number
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -83,7 +87,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     jobSchema: database.jobSchema,
     catalogue,
     clock,
-    logger: false,
+    logger: options.logger ?? false,
     requestTimeoutMs: options.requestTimeoutMs,
     filesDir,
     workers: options.workers ?? false,
@@ -98,6 +102,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.eventVendor ? { eventVendor: options.eventVendor } : {}),
     ...(options.callbackRetentionSeconds ? { callbackRetentionSeconds: options.callbackRetentionSeconds } : {}),
     ...(options.fileLinkTtlSeconds ? { fileLinkTtlSeconds: options.fileLinkTtlSeconds } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.readinessTimeoutMs !== undefined ? { readinessTimeoutMs: options.readinessTimeoutMs } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({

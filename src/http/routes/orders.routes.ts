@@ -4,6 +4,7 @@ import fastJson from 'fast-json-stringify'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { validationFailed } from '../../domain/outcomes.ts'
+import { traceIdOf } from '../../domain/traceparent.ts'
 import type { OrdersService } from '../../services/orders.service.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
@@ -76,7 +77,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
       },
     },
     async (request, reply) => {
-      const result = await orders.createOrder(request.caller, request.body)
+      const result = await orders.createOrder(request.caller, request.body, traceIdOf(request.traceParent))
       if ('onHold' in result) {
         return reply
           .type(JSON_TYPE)

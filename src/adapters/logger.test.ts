@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { captureLogs } from '../../test/support/log-capture.ts'
+import { createLogger, LOG_FORMATS, logFormatFor, REDACTED, redactSecretsInText } from './logger.ts'
+
+describe('logFormatFor', () => {
+  test('without a flag: pretty at a terminal, JSON lines otherwise', () => {
+    assert.equal(logFormatFor(undefined, true), 'pretty')
+    assert.equal(logFormatFor(undefined, false), 'json')
+    assert.equal(logFormatFor('', false), 'json')
+  })
+
+  test('the flag wins over the terminal check, in any letter case', () => {
+    assert.equal(logFormatFor('json', true), 'json')
+    assert.equal(logFormatFor('pretty', false), 'pretty')
+    assert.equal(logFormatFor('JSON', true), 'json')
+  })
+
+  test('an unknown format is refused with the valid ones named', () => {
+    assert.throws(
+      () => logFormatFor('xml', true),
+      (error: Error) => {
+        for (const format of LOG_FORMATS) assert.match(error.message, new RegExp(format))
+        assert.match(error.message, /"xml"/)
+        return true
+      },
+    )
+  })
+})
+
+describe('redactSecretsInText', () => {
+  test('secret query values go, the rest of the URL stays', () => {
+    const text = redactSecretsInText(
+      'GET /files/thumbnails/ord_1/ast_2.jpg?expires=1790000000&signature=abcDEF_123-xyz and /payments/ord_7?token=tok_secret#x',
+    )
+    assert.equal(
+      text,
+      `GET /files/thumbnails/ord_1/ast_2.jpg?expires=1790000000&signature=${REDACTED} and /payments/ord_7?token=${REDACTED}#x`,
+    )
+  })
+
+  test('parameter names match in any letter case, and a URL password is removed', () => {
+    assert.equal(
+      redactSecretsInText('https://bucket.s3.test/a?X-Amz-Signature=deadbeef&X-Amz-Date=20260301'),
+      `https://bucket.s3.test/a?X-Amz-Signature=${REDACTED}&X-Amz-Date=20260301`,
+    )
+    assert.equal(
+      redactSecretsInText('http://shop:hunter2@127.0.0.1:9000/hook?Api_Key=k1&order=5'),
+      `http://shop:${REDACTED}@127.0.0.1:9000/hook?Api_Key=${REDACTED}&order=5`,
+    )
+  })
+
+  test('text without secrets is returned unchanged', () => {
+    const text = 'download of http://127.0.0.1:9000/image.jpg?size=large failed: HTTP 404'
+    assert.equal(redactSecretsInText(text), text)
+  })
+})
+
+describe('createLogger', () => {
+  test('JSON lines carry the level, an ISO time and the fields; debug is filtered at info', () => {
+    const logs = captureLogs()
+    const logger = createLogger({ level: 'info', format: 'json', destination: logs.stream })
+    logger.debug('not shown')
+    logger.info({ orderId: 'ord_1' }, 'order created')
+    const [entry, ...rest] = logs.entries()
+    assert.equal(rest.length, 0)
+    assert.equal(entry?.msg, 'order created')
+    assert.equal(entry?.orderId, 'ord_1')
+    assert.equal(entry?.level, 30)
+    assert.ok(!Number.isNaN(Date.parse(entry?.time)), `time ${entry?.time} is an ISO date`)
+  })
+
+  test('secrets never reach the output: named fields, URLs in fields, messages and errors', () => {
+    const secrets = {
+      apiKey: 'pr_live_FieldSecret1',
+      labKey: 'pr_lab_FieldSecret2',
+      signingSecret: 'whsec_FieldSecret3',
+      header: 'pr_sandbox_HeaderSecret4',
+      token: 'PayTokenSecret5',
+      signature: 'FileSignatureSecret6',
+      password: 'UrlPasswordSecret7',
+    }
+    for (const format of LOG_FORMATS) {
+      const logs = captureLogs()
+      const logger = createLogger({ level: 'trace', format, destination: logs.stream })
+      logger.info(
+        {
+          apiKey: secrets.apiKey,
+          account: { labKey: secrets.labKey, settings: { signingSecret: secrets.signingSecret } },
+          headers: { 'x-api-key': secrets.header },
+          url: `http://127.0.0.1:8080/payments/ord_1?token=${secrets.token}`,
+          links: [`/files/print-files/ord_1/a.jpg?expires=1&signature=${secrets.signature}`],
+        },
+        `callback to http://shop:${secrets.password}@127.0.0.1:9/hook failed`,
+      )
+      logger.error(
+        { err: new Error(`fetch of /files/x.jpg?signature=${secrets.signature} failed`) },
+        'unexpected error',
+      )
+      const output = logs.text()
+      for (const [name, secret] of Object.entries(secrets)) {
+        assert.ok(!output.includes(secret), `${format}: ${name} leaked:\n${output}`)
+      }
+      assert.ok(output.includes(REDACTED), format)
+      assert.ok(output.includes('/payments/ord_1?token='), `${format}: the URL without its secret stays`)
+      assert.ok(output.includes('/files/x.jpg?signature='), `${format}: the error message stays`)
+    }
+  })
+
+  test('pretty output prints a multi-line message with its lines intact, and no pid or hostname', () => {
+    const logs = captureLogs()
+    const logger = createLogger({ level: 'info', format: 'pretty', destination: logs.stream })
+    const command = [
+      "curl -s -X POST http://127.0.0.1:8081/v4.0/orders -H 'X-API-Key: pr_sandbox_demo' \\",
+      `  -d '{"merchantReference":"first","items":[{"sku":"A","note":"a\\\\nb"}]}'`,
+    ]
+    logger.info({ accountId: 'acc_1' }, `Try a first order:\n${command.join('\n')}`)
+    const lines = logs.text().split('\n')
+    const first = lines.findIndex((line) => line.endsWith('Try a first order:'))
+    assert.ok(first >= 0, logs.text())
+    assert.match(lines[first] ?? '', /INFO/)
+    assert.deepEqual(lines.slice(first + 1, first + 3), command, 'each line of the command as it was logged')
+    assert.ok(lines.some((line) => line.includes('accountId') && line.includes('acc_1')))
+    // A request line is its message and its trace id, on one line.
+    logger
+      .child({ reqId: '4bf92f3577b34da6a3ce929d0e0e4736' })
+      .info(
+        { req: { method: 'GET', url: '/payments/ord_1?token=SECRET' }, res: { statusCode: 200 }, responseTime: 1.2 },
+        'GET /payments/ord_1?token=SECRET 200 1 ms',
+      )
+    const last = logs.text().trimEnd().split('\n').at(-1) ?? ''
+    assert.match(last, /INFO: GET \/payments\/ord_1\?token=\[REDACTED\] 200 1 ms \[4bf92f3577b34da6a3ce929d0e0e4736\]$/)
+    assert.ok(!logs.text().includes('SECRET'))
+    // pino-pretty shows them as "INFO (<pid> on <hostname>):" unless told to leave them out.
+    assert.ok(!/\(\d+ on /.test(logs.text()) && !logs.text().includes('pid'), logs.text())
+  })
+})

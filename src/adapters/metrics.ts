@@ -1,0 +1,110 @@
+// Metrics for operators in the Prometheus text format (prom-client; docs/operations.md lists each one). One
+// registry per application, never prom-client's global one, so several applications in one process (tests)
+// keep separate counts. Services record through the ServiceMetrics interface; the HTTP servers through
+// `observeHttpRequest`.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { HttpRequestLabels, ServiceMetrics } from '../services/observability.ts'
+
+/** Jobs waiting or running, by queue and state (see `JobQueue.countJobs`). */
+export interface JobCount {
+  name: string
+  state: string
+  count: number
+}
+
+export const JOB_DEPTH_STATES = ['queued', 'deferred', 'active'] as const
+
+// Requests answer in milliseconds; the slowest (a large order, a timed-out one) take up to the 60 s limit.
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+// Steps range from a few milliseconds (submit) to minutes (a large download, a 24 MP render on a busy worker).
+const STEP_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600]
+
+export interface MetricsOptions {
+  /** Read at every scrape: the job counts for `printroute_job_queue_depth`. */
+  countJobs: () => Promise<readonly JobCount[]>
+  /** Every queue, so each has a series (at 0) even when empty. */
+  jobNames: readonly string[]
+  /** A failed read of the job counts (the gauge is then left empty for that scrape). */
+  onError: (error: Error) => void
+}
+
+export function createMetrics(options: MetricsOptions) {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const registers = [registry]
+
+  const httpDuration = new Histogram({
+    name: 'printroute_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by environment, route pattern, method and status',
+    labelNames: ['environment', 'route', 'method', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  })
+  const ordersCreated = new Counter({
+    name: 'printroute_orders_created_total',
+    help: 'Orders created, by environment',
+    labelNames: ['environment'] as const,
+    registers,
+  })
+  const stepDuration = new Histogram({
+    name: 'printroute_pipeline_step_duration_seconds',
+    help: 'Time one pipeline step took (a job, or a lab report), by step',
+    labelNames: ['step'] as const,
+    buckets: STEP_BUCKETS,
+    registers,
+  })
+  const callbackDeliveries = new Counter({
+    name: 'printroute_callback_deliveries_total',
+    help: 'Callback delivery attempts, by result: delivered, failed (retried later), gave_up',
+    labelNames: ['result'] as const,
+    registers,
+  })
+  const assetDownloads = new Counter({
+    name: 'printroute_asset_downloads_total',
+    help: 'Download attempts of assets, packing slips and branding files, by result: ok, failed',
+    labelNames: ['result'] as const,
+    registers,
+  })
+  new Gauge({
+    name: 'printroute_job_queue_depth',
+    help: 'Jobs waiting or running, by job name and state: queued (due now), deferred (due later), active',
+    labelNames: ['name', 'state'] as const,
+    registers,
+    async collect() {
+      this.reset()
+      let counts: readonly JobCount[]
+      try {
+        counts = await options.countJobs()
+      } catch (error) {
+        options.onError(error as Error)
+        return
+      }
+      for (const name of options.jobNames) for (const state of JOB_DEPTH_STATES) this.set({ name, state }, 0)
+      for (const { name, state, count } of counts) this.set({ name, state }, count)
+    },
+  })
+
+  // Series at 0 from the start, so rates and alerts work before the first event.
+  for (const environment of ['live', 'sandbox'] as const) ordersCreated.inc({ environment }, 0)
+  for (const result of ['delivered', 'failed', 'gave_up'] as const) callbackDeliveries.inc({ result }, 0)
+  for (const result of ['ok', 'failed'] as const) assetDownloads.inc({ result }, 0)
+
+  const service: ServiceMetrics = {
+    orderCreated: (environment) => ordersCreated.inc({ environment }),
+    pipelineStep: (step, seconds) => stepDuration.observe({ step }, seconds),
+    assetDownload: (result) => assetDownloads.inc({ result }),
+    callbackDelivery: (result) => callbackDeliveries.inc({ result }),
+  }
+
+  return {
+    service,
+    observeHttpRequest(labels: HttpRequestLabels, seconds: number): void {
+      httpDuration.observe({ ...labels, status: String(labels.status) }, seconds)
+    },
+    async scrape(): Promise<{ contentType: string; text: string }> {
+      return { contentType: registry.contentType, text: await registry.metrics() }
+    },
+  }
+}
+
+export type Metrics = ReturnType<typeof createMetrics>

@@ -1,0 +1,80 @@
+// Readiness of this process for operators (GET /readyz, docs/operations.md): the database answers, the job
+// queue is reachable, the blob store takes a write. Each check is cheap and bounded by a timeout, so a stuck
+// dependency makes the answer "not ready" rather than a request that hangs.
+import type { ServiceLogger } from './observability.ts'
+
+/** How long one check may take before it counts as failed (a load balancer's probe usually waits 1 to 5 s). */
+export const READINESS_CHECK_TIMEOUT_MS = 2_000
+
+export const READINESS_CHECKS = ['database', 'jobQueue', 'blobStore'] as const
+export type ReadinessCheckName = (typeof READINESS_CHECKS)[number]
+
+export interface CheckResult {
+  ok: boolean
+  /** How long the check took (up to the timeout). */
+  ms: number
+  /** Why it failed, in words that reveal nothing about the infrastructure (the log has the details). */
+  error?: string
+}
+
+export interface Readiness {
+  ready: boolean
+  checks: Record<ReadinessCheckName, CheckResult>
+}
+
+export interface HealthDeps {
+  /** Each check resolves when the dependency works and throws (or never settles) when it does not. */
+  checks: Record<ReadinessCheckName, () => Promise<void>>
+  timeoutMs?: number
+  log: ServiceLogger
+}
+
+class CheckTimedOut extends Error {}
+
+async function withTimeout(work: Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new CheckTimedOut()), timeoutMs)
+  })
+  try {
+    await Promise.race([work, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export function createHealthService(deps: HealthDeps) {
+  const timeoutMs = deps.timeoutMs ?? READINESS_CHECK_TIMEOUT_MS
+
+  async function run(name: ReadinessCheckName): Promise<CheckResult> {
+    const started = performance.now()
+    const ms = () => Math.round(performance.now() - started)
+    try {
+      // Started inside the try: a check that throws synchronously is a failed check too.
+      await withTimeout(
+        Promise.resolve().then(() => deps.checks[name]()),
+        timeoutMs,
+      )
+      return { ok: true, ms: ms() }
+    } catch (error) {
+      const timedOut = error instanceof CheckTimedOut
+      const reason = timedOut ? `timed out after ${timeoutMs} ms` : 'failed'
+      deps.log.warn({ check: name, ...(timedOut ? {} : { err: error }) }, `readiness check ${name} ${reason}`)
+      return { ok: false, ms: ms(), error: reason }
+    }
+  }
+
+  return {
+    /** Runs every check at once; ready when all pass. */
+    async readiness(): Promise<Readiness> {
+      const results = await Promise.all(READINESS_CHECKS.map(run))
+      const checks = Object.fromEntries(READINESS_CHECKS.map((name, index) => [name, results[index]])) as Record<
+        ReadinessCheckName,
+        CheckResult
+      >
+      return { ready: results.every((result) => result.ok), checks }
+    },
+  }
+}
+
+export type HealthService = ReturnType<typeof createHealthService>
