@@ -356,6 +356,10 @@ export function createCallbacksService(deps: CallbacksDeps) {
       }
       const original = ownDelivery(caller, id, await findDelivery(db, number))
       const newId = await db.transaction(async (tx) => {
+        // Locked, so that retention cannot delete it (and its event) under the new delivery referring to them.
+        if (!(await findDelivery(tx, original.id, true))) {
+          throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
+        }
         const event = await findEvent(tx, original.eventId)
         const account = await findAccount(tx, original.accountId)
         const order = event ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }) : null

@@ -147,6 +147,9 @@ for (const kind of testDatabaseKinds()) {
         assert.deepEqual(fromDeleted.ids, kept.ids.slice(1))
         assert.deepEqual(await feed(t, shippingEvent), fromDeleted)
         assert.equal((await deliveries(t, feedOnly)).length, 0)
+        const gone = await t.sandbox({ method: 'POST', url: `/v4.0/callbacks/${wholeDeliveries[1].id}/redeliver` })
+        assert.equal(gone.statusCode, 404, gone.body)
+        assert.equal(json(gone).outcome, 'EntityNotFound')
         assert.deepEqual(await t.app.services.callbacks.expireCallbackHistory(), { deliveries: 0, events: 0 })
 
         // The redelivery is delivered; 31 days on, it goes with the delivery it repeated, and so does the
