@@ -31,7 +31,8 @@ export function createLabsService(deps: {
   async function jobOf(labCode: string, shipmentId: string) {
     const number = parseId('shp', shipmentId)
     const job = number === undefined ? undefined : await findLabJob(db, number)
-    if (!job || job.labCode !== labCode)
+    // Sandbox shipments go to the simulated labs only: a real lab never sees or reports them.
+    if (!job || job.labCode !== labCode || job.environment !== 'live')
       throw new ServiceError('EntityNotFound', `Shipment ${shipmentId} is not assigned to lab ${labCode}`)
     return job
   }
@@ -51,7 +52,7 @@ export function createLabsService(deps: {
 
     /** The shipments a lab still has to make or ship, with everything it needs to do so. */
     async listJobs(labCode: string) {
-      const jobs = await listLabJobs(db, labCode, OPEN_STATES)
+      const jobs = (await listLabJobs(db, labCode, OPEN_STATES)).filter((job) => job.environment === 'live')
       const result = []
       for (const job of jobs) {
         const order = await readOrder(db, job.orderNumber)

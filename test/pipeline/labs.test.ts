@@ -125,6 +125,36 @@ describe('the lab API (Live)', () => {
     assert.equal(foreign.statusCode, 404, 'a lab sees only its own shipments')
   })
 
+  test('Sandbox shipments never reach the lab API: not listed, not reportable', async () => {
+    // Simulated labs that do not move, so the Sandbox shipment stays open at its lab.
+    const slow = await startTestApp({
+      workers: true,
+      realClock: true,
+      pipeline: { downloadRetryBaseSeconds: 0.01, simulatedLabStepSeconds: 3600 },
+    })
+    try {
+      const created = await slow.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: GB_ORDER(images.url),
+        headers: { 'content-type': 'application/json' },
+      })
+      const orderId = json(created).order.id
+      const submitted = await waitFor('submission to the simulated lab', async () => {
+        const order = json(await slow.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return order.status.details.inProduction === 'InProgress' ? order : undefined
+      })
+      const shipment = submitted.shipments[0]
+      const key = (await slow.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)).key
+      const asLab = (method: 'GET' | 'POST', url: string) =>
+        slow.app.live.inject({ method, url, headers: { 'x-api-key': key } })
+      assert.deepEqual(json(await asLab('GET', '/labs/v1/jobs')).jobs, [])
+      assert.equal((await asLab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`)).statusCode, 404)
+    } finally {
+      await slow.close()
+    }
+  })
+
   test('a lab that rejects a shipment hands it to the next-best lab', async () => {
     const created = await t.live({
       method: 'POST',
