@@ -219,6 +219,7 @@ function buildServices(
     callbacks,
     closeCallbackFetcher: () => callbackFetcher.close(),
     files,
+    fileLinks,
     renderConcurrency,
   }
 }
