@@ -267,6 +267,7 @@ function buildServices(
     health: deps.health,
     closeCallbackFetcher: () => callbackFetcher.close(),
     files,
+    fileLinks,
     renderConcurrency,
   }
 }

@@ -3,8 +3,10 @@
 // still sending, and requests arriving while the server shuts down. Each must carry the documented error body
 // and the traceparent header (docs/errors.md, "Transport errors"). Raw sockets send what fetch cannot.
 import assert from 'node:assert/strict'
+import { createServer, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { DRAIN_LIMITS } from '../../src/http/errors.ts'
+import type { FastifyInstance } from 'fastify'
+import { answerClientError, DRAIN_LIMITS } from '../../src/http/errors.ts'
 import { BODY_LIMIT_BYTES } from '../../src/http/server.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { assertErrorBody, openSocket, parseRawResponse, rawGet, rawRequest } from '../support/raw-http.ts'
@@ -223,3 +225,31 @@ for (const kind of testDatabaseKinds()) {
     })
   })
 }
+
+describe('a request the client does not finish in time', () => {
+  test('is answered 408 RequestTimeout with the error body on the socket', async () => {
+    // Node raises ERR_HTTP_REQUEST_TIMEOUT after its 60 s headers timeout, checked every 30 s: too slow for a
+    // test, so the handler gets that error on a real connection directly.
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve))
+    const clientSide = await openSocket((server.address() as { port: number }).port)
+    const serverSide = await accepted
+    server.close()
+    let received = ''
+    clientSide.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1')
+    })
+    const closed = new Promise<void>((resolve) => clientSide.once('end', () => resolve()))
+    const fastify = { log: { debug() {} }, server: {} } as unknown as FastifyInstance
+    const timeout = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })
+    answerClientError.call(fastify, timeout, serverSide)
+    await closed
+    const response = parseRawResponse(received)
+    assert.ok(response, received)
+    assertErrorBody(response, 'RequestTimeout', 408)
+    assert.equal(response.headers.connection, 'close')
+    clientSide.destroy()
+    serverSide.destroy()
+  })
+})

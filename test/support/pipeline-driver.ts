@@ -37,10 +37,11 @@ export const PHONE_CASE = 'GLOBAL-TECH-IP11P-FC-CP'
 export function pipelineDriver(t: TestApp) {
   const pipeline = t.app.services.pipeline
 
+  /** The order's pipeline state, its document as the API serves it now (file tokens made into links). */
   async function state(orderId: string): Promise<PipelineOrder> {
     const order = await readOrder(t.database.db, parseId('ord', orderId) as number)
     if (!order) throw new Error(`no order ${orderId}`)
-    return order
+    return { ...order, document: JSON.parse(t.app.services.fileLinks.refresh(JSON.stringify(order.document))) }
   }
 
   async function document(orderId: string): Promise<OrderDocument> {
