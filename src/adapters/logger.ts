@@ -10,9 +10,6 @@ import pinoPretty from 'pino-pretty'
 export const LOG_FORMATS = ['pretty', 'json'] as const
 export type LogFormat = (typeof LOG_FORMATS)[number]
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
-export type LogLevel = (typeof LOG_LEVELS)[number]
-
 /** What replaces a secret in a log line. */
 export const REDACTED = '[REDACTED]'
 
@@ -121,7 +118,8 @@ function errorSerializer(error: Error) {
 }
 
 export interface LoggerOptions {
-  level: LogLevel | string
+  /** A pino level: fatal, error, warn, info, debug, trace or silent. */
+  level: string
   format: LogFormat
   /** 1 (stdout) or 2 (stderr), written synchronously; a stream (tests). */
   destination: 1 | 2 | NodeJS.WritableStream

@@ -4,6 +4,16 @@
 // requests; the incoming line is kept at debug level, for tracking down requests that never finish.
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Answers below 400 are logged at debug: health probes and metric scrapes come every few seconds and would
+     * drown everything else.
+     */
+    quietRequestLog?: boolean
+  }
+}
+
 export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     if (this.isLogDisabled(request)) return
@@ -16,6 +26,7 @@ export class RequestLogController extends LogController {
     // The URL in the message is redacted like every logged string (src/adapters/logger.ts).
     const message = `${request.method} ${request.url} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`
     if (error) reply.log.error({ ...fields, err: error }, `${message}: the response failed`)
+    else if (request.routeOptions.config.quietRequestLog && reply.statusCode < 400) reply.log.debug(fields, message)
     else reply.log.info(fields, message)
   }
 }

@@ -187,25 +187,36 @@ export function createPipelineService(deps: PipelineDeps) {
   const log = deps.log ?? silentLogger
   const metrics = deps.metrics ?? noMetrics
 
-  async function timed<T>(step: PipelineStep, work: () => Promise<T>): Promise<T> {
-    const started = performance.now()
-    try {
-      return await work()
-    } finally {
-      metrics.pipelineStep(step, secondsSince(started))
+  /** Runs a step and records how long it took (printroute_pipeline_step_duration_seconds). */
+  function timedStep<A extends unknown[], R>(step: PipelineStep, run: (...args: A) => Promise<R>) {
+    return async (...args: A): Promise<R> => {
+      const started = performance.now()
+      try {
+        return await run(...args)
+      } finally {
+        metrics.pipelineStep(step, secondsSince(started))
+      }
     }
   }
 
+  /** An order as a transition left it, and what the transition returned. */
+  interface Applied {
+    order: PipelineOrder
+    result: Transition
+  }
+
   /**
-   * Locks the order, applies `change`, saves and enqueues its jobs, all in one transaction. Once committed, an
-   * order that has just completed or stopped says so in the log (whichever step brought it there).
+   * Locks the order, applies `change`, saves and enqueues its jobs, all in one transaction. Once committed, if the
+   * order changed, `logStep` writes the step's line; then an order that has just completed or stopped says so,
+   * whichever step brought it there.
    */
   async function transition(
     orderNumber: number,
     change: (order: PipelineOrder, tx: Queryable) => Promise<Transition> | Transition,
-  ): Promise<{ order: PipelineOrder; result: Transition } | undefined> {
+    logStep?: (applied: Applied) => void,
+  ): Promise<Applied | undefined> {
     let phaseBefore: PipelineState['phase'] | undefined
-    const done = await db.transaction(async (tx) => {
+    const applied = await db.transaction(async (tx) => {
       const order = await lockOrder(tx, orderNumber)
       if (!order) return undefined
       phaseBefore = order.pipeline.phase
@@ -218,22 +229,22 @@ export function createPipelineService(deps: PipelineDeps) {
       if (result.jobs.length > 0) await jobs.enqueue(tx, result.jobs)
       return { order, result }
     })
-    const phase = done?.order.pipeline.phase
-    if (done && phase !== phaseBefore) {
-      if (phase === 'complete') {
-        log.info({ ...orderLogFields(done.order), step: 'complete' }, `order ${done.order.document.id} complete`)
-      } else if (phase === 'failed') {
-        const details = done.order.document.status.details
-        const failed = Object.entries(details)
-          .filter(([, state]) => state === 'Error')
-          .map(([detail]) => detail)
-        log.warn(
-          { ...orderLogFields(done.order), step: 'failed', details: failed },
-          `order ${done.order.document.id} stopped: ${failed.join(', ') || 'a step'} failed (see its issues)`,
-        )
-      }
+    if (!applied?.result.changed) return applied
+    logStep?.(applied)
+    const { order } = applied
+    if (order.pipeline.phase === phaseBefore) return applied
+    if (order.pipeline.phase === 'complete') {
+      log.info({ ...orderLogFields(order), step: 'complete' }, `order ${order.document.id} complete`)
+    } else if (order.pipeline.phase === 'failed') {
+      const failed = Object.entries(order.document.status.details)
+        .filter(([, state]) => state === 'Error')
+        .map(([detail]) => detail)
+      log.warn(
+        { ...orderLogFields(order), step: 'failed', details: failed },
+        `order ${order.document.id} stopped: ${failed.join(', ') || 'a step'} failed (see its issues)`,
+      )
     }
-    return done
+    return applied
   }
 
   /**
@@ -258,17 +269,36 @@ export function createPipelineService(deps: PipelineDeps) {
     }
   }
 
-  /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
-  async function reportLab(
+  function logLabReport({ order }: Applied, shipmentId: string, report: LabReport): void {
+    const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
+    const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+    const fields: LogFields = { ...orderLogFields(order), step: 'lab-report', labCode, shipmentId, report: report.kind }
+    let message = `lab ${labCode} reports shipment ${shipmentId} ${REPORT_WORDS[report.kind]}`
+    if (report.kind === 'shipped') {
+      fields.carrier = onOrder?.carrier ?? null
+      fields.trackingNumber = onOrder?.tracking?.number ?? null
+      message += ` (${onOrder?.carrier.name ?? 'carrier unknown'}, tracking ${onOrder?.tracking?.number ?? 'none'})`
+    } else if (report.kind === 'rejected') {
+      fields.reason = report.reason
+      fields.unavailableItemIds = report.unavailableItemIds
+      message += `: ${report.reason}`
+    }
+    log.info(fields, message)
+  }
+
+  async function applyLabReport(
     orderId: string,
     shipmentId: string,
     report: LabReport,
     /** Jobs to enqueue with the change, in its transaction (a simulated lab's next step). */
     followUp: JobRequest[] = [],
   ): Promise<{ changed: boolean }> {
-    return timed('lab-report', async () => {
-      const done = await transition(orderNumberOf(orderId), async (order, tx) => {
+    let changed = false
+    await transition(
+      orderNumberOf(orderId),
+      async (order, tx) => {
         const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now())
+        changed = result.changed
         if (result.changed) {
           result.jobs.push(...followUp)
           await upsertLabJob(
@@ -284,28 +314,14 @@ export function createPipelineService(deps: PipelineDeps) {
           )
         }
         return result
-      })
-      const changed = done?.result.changed ?? false
-      if (done && changed) {
-        const labCode = done.order.pipeline.shipments[shipmentId]?.labCode ?? ''
-        const onOrder = done.order.document.shipments.find((candidate) => candidate.id === shipmentId)
-        const fields: LogFields = { ...orderLogFields(done.order), step: 'lab-report', labCode, shipmentId }
-        fields.report = report.kind
-        let message = `lab ${labCode} reports shipment ${shipmentId} ${REPORT_WORDS[report.kind]}`
-        if (report.kind === 'shipped') {
-          fields.carrier = onOrder?.carrier ?? null
-          fields.trackingNumber = onOrder?.tracking?.number ?? null
-          message += ` (${onOrder?.carrier.name ?? 'carrier unknown'}, tracking ${onOrder?.tracking?.number ?? 'none'})`
-        } else if (report.kind === 'rejected') {
-          fields.reason = report.reason
-          fields.unavailableItemIds = report.unavailableItemIds
-          message += `: ${report.reason}`
-        }
-        log.info(fields, message)
-      }
-      return { changed }
-    })
+      },
+      (applied) => logLabReport(applied, shipmentId, report),
+    )
+    return { changed }
   }
+
+  /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
+  const reportLab = timedStep('lab-report', applyLabReport)
 
   const steps = {
     /**
@@ -313,24 +329,27 @@ export function createPipelineService(deps: PipelineDeps) {
      * that created it, kept with the order for the log lines of its background work.
      */
     async startOrder(orderId: string, traceId?: string): Promise<void> {
-      const done = await transition(orderNumberOf(orderId), (order) => {
-        // The job runs by the database's clock; should it run before the window ends by this process's
-        // clock (skew, or a window extended since), it is queued again for the end of the window.
-        if (order.onHoldUntil && order.onHoldUntil > clock.now()) {
-          const retry = startOrderJob(orderId, order.onHoldUntil, traceId)
-          return { changed: false, jobs: [{ ...retry, key: `${retry.key}:${order.onHoldUntil.toISOString()}` }] }
-        }
-        const result = startPipeline(order.document, order.pipeline, clock.now())
-        if (result.changed && traceId) order.pipeline.traceId = traceId
-        return result
-      })
-      if (done?.result.changed) {
-        const files = Object.keys(done.order.pipeline.files).length
-        log.info(
-          { ...orderLogFields(done.order), step: 'start', files },
-          `order ${orderId} started: ${files} file${files === 1 ? '' : 's'} to download`,
-        )
-      }
+      await transition(
+        orderNumberOf(orderId),
+        (order) => {
+          // The job runs by the database's clock; should it run before the window ends by this process's
+          // clock (skew, or a window extended since), it is queued again for the end of the window.
+          if (order.onHoldUntil && order.onHoldUntil > clock.now()) {
+            const retry = startOrderJob(orderId, order.onHoldUntil, traceId)
+            return { changed: false, jobs: [{ ...retry, key: `${retry.key}:${order.onHoldUntil.toISOString()}` }] }
+          }
+          const result = startPipeline(order.document, order.pipeline, clock.now())
+          if (result.changed && traceId) order.pipeline.traceId = traceId
+          return result
+        },
+        ({ order }) => {
+          const files = Object.keys(order.pipeline.files).length
+          log.info(
+            { ...orderLogFields(order), step: 'start', files },
+            `order ${orderId} started: ${files} file${files === 1 ? '' : 's'} to download`,
+          )
+        },
+      )
     },
 
     async downloadFile(orderId: string, fileKey: string, attempt: number): Promise<void> {
@@ -376,44 +395,47 @@ export function createPipelineService(deps: PipelineDeps) {
       const ms = Math.round(performance.now() - started)
       metrics.assetDownload(stored ? 'ok' : 'failed')
       const now = clock.now()
-      const done = await transition(orderNumber, (order) =>
-        stored
-          ? recordDownloadSuccess(order.document, order.pipeline, fileKey, stored, thumbnailUrl, now)
-          : recordDownloadFailure(
-              order.document,
-              order.pipeline,
-              fileKey,
-              attempt,
-              failure ?? 'unknown error',
-              deps.settings.downloadRetryBaseSeconds,
-              now,
-            ),
+      const logDownload = ({ order, result }: Applied) => {
+        const fields = {
+          ...orderLogFields(order),
+          step: 'download',
+          fileKey,
+          url: file.url,
+          attempt,
+          maxAttempts: DOWNLOAD_MAX_ATTEMPTS,
+          ms,
+        }
+        const what = `${file.kind === 'asset' ? 'asset ' : ''}${fileKey}`
+        const ofAttempts = `attempt ${attempt}/${DOWNLOAD_MAX_ATTEMPTS}`
+        if (stored) {
+          log.info(
+            { ...fields, result: 'ok', bytes: stored.bytes, contentType: stored.contentType },
+            `downloaded ${what}: ${stored.bytes} bytes ${stored.contentType} in ${ms} ms (${ofAttempts})`,
+          )
+          return
+        }
+        const retry = result.jobs.find((job) => job.name === 'download-file')?.startAfter
+        const line = { ...fields, result: 'failed', error: failure, nextAttemptAt: retry?.toISOString() ?? null }
+        const message = `download of ${what} failed (${ofAttempts}): ${failure}; ${retry ? `next attempt at ${retry.toISOString()}` : 'gave up'}`
+        if (retry) log.info(line, message)
+        else log.warn(line, message)
+      }
+      await transition(
+        orderNumber,
+        (order) =>
+          stored
+            ? recordDownloadSuccess(order.document, order.pipeline, fileKey, stored, thumbnailUrl, now)
+            : recordDownloadFailure(
+                order.document,
+                order.pipeline,
+                fileKey,
+                attempt,
+                failure ?? 'unknown error',
+                deps.settings.downloadRetryBaseSeconds,
+                now,
+              ),
+        logDownload,
       )
-      if (!done?.result.changed) return
-      const fields: LogFields = {
-        ...orderLogFields(done.order),
-        step: 'download',
-        fileKey,
-        url: file.url,
-        attempt,
-        maxAttempts: DOWNLOAD_MAX_ATTEMPTS,
-        ms,
-      }
-      const what = `${file.kind === 'asset' ? 'asset ' : ''}${fileKey}`
-      const ofAttempts = `attempt ${attempt}/${DOWNLOAD_MAX_ATTEMPTS}`
-      if (stored) {
-        log.info(
-          { ...fields, result: 'ok', bytes: stored.bytes, contentType: stored.contentType },
-          `downloaded ${what}: ${stored.bytes} bytes ${stored.contentType} in ${ms} ms (${ofAttempts})`,
-        )
-        return
-      }
-      const retry = done.result.jobs.find((job) => job.name === 'download-file')?.startAfter
-      const next = retry ? `next attempt at ${retry.toISOString()}` : 'gave up'
-      const line = { ...fields, result: 'failed', error: failure, nextAttemptAt: retry?.toISOString() ?? null }
-      const message = `download of ${what} failed (${ofAttempts}): ${failure}; ${next}`
-      if (retry) log.info(line, message)
-      else log.warn(line, message)
     },
 
     /**
@@ -424,7 +446,7 @@ export function createPipelineService(deps: PipelineDeps) {
     async allocateOrder(orderId: string, round: number): Promise<void> {
       let planned: (PlannedOrderShipment & { id: string })[] = []
       let unavailableItemIds: string[] = []
-      const done = await transition(orderNumberOf(orderId), async (order, tx) => {
+      const allocate = async (order: PipelineOrder, tx: Queryable): Promise<Transition> => {
         const { document, pipeline } = order
         if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) return { changed: false, jobs: [] }
         const firstAllocation = pipeline.billing === undefined
@@ -458,30 +480,32 @@ export function createPipelineService(deps: PipelineDeps) {
           followReallocatedItems(billing, newShipmentOfItem)
         }
         return applied
-      })
-      if (!done?.result.changed) return
-      const fields = { ...orderLogFields(done.order), step: 'allocate', round }
-      if (unavailableItemIds.length > 0) {
-        log.warn(
-          { ...fields, result: 'unavailable', unavailableItemIds },
-          `allocation found no lab for ${unavailableItemIds.join(', ')}`,
-        )
-        return
       }
-      const currency = done.order.pipeline.billing?.currency ?? ''
-      const total = planned.reduce((sum, shipment) => sum + shipmentTotal(shipment), 0n)
-      const shipments = planned.map((shipment) => ({
-        shipmentId: shipment.id,
-        labCode: shipment.labCode,
-        itemIds: shipment.itemIds,
-        cost: formatMinorAsAmount(shipmentTotal(shipment)),
-      }))
-      const labs = planned.map((shipment) => `${shipment.labCode} (${shipment.id})`).join(', ')
-      const awaitingPayment = isAwaitingPayment(done.order.pipeline)
-      log.info(
-        { ...fields, result: 'allocated', shipments, cost: formatMinorAsAmount(total), currency, awaitingPayment },
-        `allocated to ${labs}; cost ${formatMinorAsAmount(total)} ${currency}${awaitingPayment ? '; awaiting payment' : ''}`,
-      )
+      const logAllocation = ({ order }: Applied) => {
+        const fields = { ...orderLogFields(order), step: 'allocate', round }
+        if (unavailableItemIds.length > 0) {
+          log.warn(
+            { ...fields, result: 'unavailable', unavailableItemIds },
+            `allocation found no lab for ${unavailableItemIds.join(', ')}`,
+          )
+          return
+        }
+        const currency = order.pipeline.billing?.currency ?? ''
+        const cost = formatMinorAsAmount(planned.reduce((sum, shipment) => sum + shipmentTotal(shipment), 0n))
+        const shipments = planned.map((shipment) => ({
+          shipmentId: shipment.id,
+          labCode: shipment.labCode,
+          itemIds: shipment.itemIds,
+          cost: formatMinorAsAmount(shipmentTotal(shipment)),
+        }))
+        const labs = planned.map((shipment) => `${shipment.labCode} (${shipment.id})`).join(', ')
+        const awaitingPayment = isAwaitingPayment(order.pipeline)
+        log.info(
+          { ...fields, result: 'allocated', shipments, cost, currency, awaitingPayment },
+          `allocated to ${labs}; cost ${cost} ${currency}${awaitingPayment ? '; awaiting payment' : ''}`,
+        )
+      }
+      await transition(orderNumberOf(orderId), allocate, logAllocation)
     },
 
     async renderPrintFile(orderId: string, shipmentId: string, assetId: string): Promise<void> {
@@ -525,42 +549,39 @@ export function createPipelineService(deps: PipelineDeps) {
       }
       const ms = Math.round(performance.now() - started)
       const now = clock.now()
-      const done = await transition(orderNumber, (order) =>
-        printFile
-          ? recordPrintFile(order.document, order.pipeline, shipmentId, assetId, printFile, now)
-          : recordPrintFileFailure(
-              order.document,
-              order.pipeline,
-              shipmentId,
-              assetId,
-              failure ?? 'unknown error',
-              now,
-            ),
-      )
-      if (!done?.result.changed) return
-      const fields = { ...orderLogFields(done.order), step: 'render', shipmentId, assetId, ms }
-      if (printFile) {
-        const size =
-          printFile.format === 'pdf' ? 'PDF checked' : `${printFile.width}x${printFile.height} ${printFile.format}`
+      const logRender = ({ order }: Applied) => {
+        const fields = { ...orderLogFields(order), step: 'render', shipmentId, assetId, ms }
+        if (!printFile) {
+          log.warn({ ...fields, result: 'failed', error: failure }, `print file for ${assetId} failed: ${failure}`)
+          return
+        }
+        const { format, width, height } = printFile
+        const what = format === 'pdf' ? 'PDF checked' : `${width}x${height} ${format}`
         log.info(
-          {
-            ...fields,
-            result: 'ok',
-            format: printFile.format,
-            width: printFile.width,
-            height: printFile.height,
-            bytes,
-          },
-          `print file for ${assetId} in ${shipmentId}: ${size}, ${bytes} bytes in ${ms} ms`,
+          { ...fields, result: 'ok', format, width, height, bytes },
+          `print file for ${assetId} in ${shipmentId}: ${what}, ${bytes} bytes in ${ms} ms`,
         )
-      } else {
-        log.warn({ ...fields, result: 'failed', error: failure }, `print file for ${assetId} failed: ${failure}`)
       }
+      await transition(
+        orderNumber,
+        (order) =>
+          printFile
+            ? recordPrintFile(order.document, order.pipeline, shipmentId, assetId, printFile, now)
+            : recordPrintFileFailure(
+                order.document,
+                order.pipeline,
+                shipmentId,
+                assetId,
+                failure ?? 'unknown error',
+                now,
+              ),
+        logRender,
+      )
     },
 
     /** Hands a shipment to its lab: the lab API lists it, or a simulated lab starts working on it. */
     async submitShipment(orderId: string, shipmentId: string): Promise<void> {
-      const done = await transition(orderNumberOf(orderId), async (order, tx) => {
+      const submit = async (order: PipelineOrder, tx: Queryable): Promise<Transition> => {
         const result = recordSubmitted(order.document, order.pipeline, shipmentId, clock.now())
         if (!result.changed) return result
         const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
@@ -577,14 +598,15 @@ export function createPipelineService(deps: PipelineDeps) {
         )
         result.jobs.push(...labConnectorFor(order.environment).afterSubmit(orderId, shipmentId))
         return result
+      }
+      await transition(orderNumberOf(orderId), submit, ({ order }) => {
+        const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
+        const connector = labConnectorFor(order.environment) === simulatedLabConnector ? 'simulated' : 'lab API'
+        log.info(
+          { ...orderLogFields(order), step: 'submit', shipmentId, labCode, connector },
+          `shipment ${shipmentId} submitted to lab ${labCode} (${connector})`,
+        )
       })
-      if (!done?.result.changed) return
-      const labCode = done.order.pipeline.shipments[shipmentId]?.labCode ?? ''
-      const connector = labConnectorFor(done.order.environment) === simulatedLabConnector ? 'simulated' : 'lab API'
-      log.info(
-        { ...orderLogFields(done.order), step: 'submit', shipmentId, labCode, connector },
-        `shipment ${shipmentId} submitted to lab ${labCode} (${connector})`,
-      )
     },
 
     /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
@@ -676,10 +698,7 @@ export function createPipelineService(deps: PipelineDeps) {
     },
   }
 
-  const timedStep =
-    <A extends unknown[]>(step: PipelineStep, run: (...args: A) => Promise<void>) =>
-    (...args: A) =>
-      timed(step, () => run(...args))
+  // Each step's duration is recorded whatever its outcome (a re-run that finds its work done counts too).
   return {
     ...steps,
     startOrder: timedStep('start', steps.startOrder),

@@ -59,4 +59,22 @@ describe('request ids are trace ids', () => {
     assert.equal(completed?.msg.startsWith('GET /v4.0/orders/ord_999999 404 '), true, completed?.msg)
     assert.equal(json(response).traceParent, response.headers.traceparent)
   })
+
+  test('health probes and metric scrapes that succeed stay out of the info log', async () => {
+    for (const url of ['/healthz', '/readyz', '/metrics']) {
+      const response = await t.app.live.inject({ method: 'GET', url })
+      assert.equal(response.statusCode, 200)
+      const traceId = String(response.headers.traceparent).split('-')[1]
+      assert.deepEqual(
+        logs.entries().filter((entry) => entry.reqId === traceId),
+        [],
+        url,
+      )
+    }
+    // Not one of them: logged as usual.
+    const wrong = await t.app.live.inject({ method: 'POST', url: '/healthz' })
+    assert.equal(wrong.statusCode, 405)
+    const traceId = String(wrong.headers.traceparent).split('-')[1]
+    assert.equal(logs.entries().find((entry) => entry.reqId === traceId)?.res?.statusCode, 405)
+  })
 })

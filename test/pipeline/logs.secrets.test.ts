@@ -206,6 +206,8 @@ for (const kind of testDatabaseKinds()) {
       assert.ok(render?.bytes > 0 && typeof render?.ms === 'number', JSON.stringify(render))
       const reports = sandboxLines.filter((entry) => entry.step === 'lab-report').map((entry) => entry.report)
       assert.deepEqual(reports, ['acknowledged', 'inProduction', 'shipped'])
+      const steps = sandboxLines.filter((entry) => entry.step !== 'callback').map((entry) => entry.step)
+      assert.equal(steps.at(-1), 'complete', `complete comes last: ${steps.join(', ')}`)
       const callbacks = sandboxLines.filter((entry) => entry.step === 'callback')
       assert.ok(callbacks.length >= receiver.received.length, `${callbacks.length} callback lines`)
       for (const line of callbacks) {

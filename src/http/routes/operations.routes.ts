@@ -18,20 +18,26 @@ export interface MetricsEndpoint {
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 export function registerHealthRoutes(app: FastifyInstance, health: HealthService): void {
-  app.get('/healthz', { schema: { hide: true }, config: { auth: false } }, async (request, reply) =>
-    reply.type(JSON_TYPE).send({ outcome: 'Ok', traceParent: request.traceParent }),
+  app.get(
+    '/healthz',
+    { schema: { hide: true }, config: { auth: false, quietRequestLog: true } },
+    async (request, reply) => reply.type(JSON_TYPE).send({ outcome: 'Ok', traceParent: request.traceParent }),
   )
 
-  app.get('/readyz', { schema: { hide: true }, config: { auth: false } }, async (request, reply) => {
-    const { ready, checks } = await health.readiness()
-    // A probe must see the current state, never a cached one.
-    reply.header('cache-control', 'no-store')
-    if (ready) return reply.type(JSON_TYPE).send({ outcome: 'Ok', checks, traceParent: request.traceParent })
-    const failing = Object.entries(checks)
-      .filter(([, result]) => !result.ok)
-      .map(([name, result]) => `${name} (${result.error})`)
-    return sendError(request, reply, new ServiceError('NotReady', `Not ready: ${failing.join(', ')}`, { checks }))
-  })
+  app.get(
+    '/readyz',
+    { schema: { hide: true }, config: { auth: false, quietRequestLog: true } },
+    async (request, reply) => {
+      const { ready, checks } = await health.readiness()
+      // A probe must see the current state, never a cached one.
+      reply.header('cache-control', 'no-store')
+      if (ready) return reply.type(JSON_TYPE).send({ outcome: 'Ok', checks, traceParent: request.traceParent })
+      const failing = Object.entries(checks)
+        .filter(([, result]) => !result.ok)
+        .map(([name, result]) => `${name} (${result.error})`)
+      return sendError(request, reply, new ServiceError('NotReady', `Not ready: ${failing.join(', ')}`, { checks }))
+    },
+  )
 }
 
 function sha256(text: string): Buffer {
@@ -46,15 +52,19 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 }
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: MetricsEndpoint): void {
-  app.get('/metrics', { schema: { hide: true }, config: { auth: false } }, async (request, reply) => {
-    if (metrics.token !== null && !bearerMatches(request.headers.authorization, metrics.token)) {
-      reply.header('www-authenticate', 'Bearer realm="printroute metrics"')
-      const statusText = request.headers.authorization
-        ? 'The metrics token is not valid'
-        : 'The metrics need an Authorization: Bearer <token> header'
-      return sendError(request, reply, new ServiceError('Unauthorized', statusText))
-    }
-    const scraped = await metrics.scrape()
-    return reply.type(scraped.contentType).header('cache-control', 'no-store').send(scraped.text)
-  })
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, config: { auth: false, quietRequestLog: true } },
+    async (request, reply) => {
+      if (metrics.token !== null && !bearerMatches(request.headers.authorization, metrics.token)) {
+        reply.header('www-authenticate', 'Bearer realm="printroute metrics"')
+        const statusText = request.headers.authorization
+          ? 'The metrics token is not valid'
+          : 'The metrics need an Authorization: Bearer <token> header'
+        return sendError(request, reply, new ServiceError('Unauthorized', statusText))
+      }
+      const scraped = await metrics.scrape()
+      return reply.type(scraped.contentType).header('cache-control', 'no-store').send(scraped.text)
+    },
+  )
 }
