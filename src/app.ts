@@ -9,7 +9,7 @@ import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
 import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
-import { createMetrics, type Metrics } from './adapters/metrics.ts'
+import { createMetrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
@@ -33,9 +33,9 @@ import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { type CallbackPoster, createCallbacksService } from './services/callbacks.service.ts'
-import { createHealthService, type HealthService } from './services/health.service.ts'
+import { createHealthService } from './services/health.service.ts'
 import { createLabsService } from './services/labs.service.ts'
-import { type ServiceLogger, silentLogger } from './services/observability.ts'
+import { type ServiceLogger, type ServiceMetrics, silentLogger } from './services/observability.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
 import { type AllocationRequest, allocateOrderItems } from './services/order-allocation.ts'
 import { createOrderEventsService } from './services/order-events.service.ts'
@@ -150,13 +150,11 @@ function buildServices(
     signingSecret: string
     publicUrls: Record<Environment, string>
     log: ServiceLogger
-    metrics: Metrics
-    health: HealthService
+    metrics: ServiceMetrics
   },
 ) {
   const { db } = options
-  const { catalogue, clock, jobs, files, log } = deps
-  const metrics = deps.metrics.service
+  const { catalogue, clock, jobs, files, log, metrics } = deps
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
@@ -236,7 +234,6 @@ function buildServices(
     pipeline,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
     callbacks,
-    health: deps.health,
     closeCallbackFetcher: () => callbackFetcher.close(),
     files,
     renderConcurrency,
@@ -295,8 +292,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     signingSecret,
     publicUrls,
     log,
-    metrics,
-    health,
+    metrics: metrics.service,
   })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
@@ -310,7 +306,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     payments: environment === 'live' ? services.payments : null,
     files: { store: services.files, signingSecret, now: () => clock.now() },
     callbacks: services.callbacks,
-    health: services.health,
+    health,
   })
   const common = {
     logger: options.logger,
@@ -327,7 +323,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   })
   const sandbox = await buildHttpServer({ ...common, environment: 'sandbox', services: httpServices('sandbox') })
   const metricsServer = ownMetricsPort
-    ? await buildMetricsServer({ metrics: metricsEndpoint, health: services.health, logger: options.logger })
+    ? await buildMetricsServer({ metrics: metricsEndpoint, health, logger: options.logger })
     : null
   if (options.workers) {
     await jobs.work(
