@@ -9,7 +9,7 @@ import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
 import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
-import { createMetrics, type Metrics } from './adapters/metrics.ts'
+import { createMetrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
@@ -35,9 +35,9 @@ import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { type CallbackPoster, createCallbacksService } from './services/callbacks.service.ts'
-import { createHealthService, type HealthService } from './services/health.service.ts'
+import { createHealthService } from './services/health.service.ts'
 import { createLabsService } from './services/labs.service.ts'
-import { type ServiceLogger, silentLogger } from './services/observability.ts'
+import { type ServiceLogger, type ServiceMetrics, silentLogger } from './services/observability.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
 import { type AllocationRequest, allocateOrderItems } from './services/order-allocation.ts'
 import { createOrderEventsService } from './services/order-events.service.ts'
@@ -171,13 +171,11 @@ function buildServices(
     publicUrls: Record<Environment, string>
     samples: SampleImages
     log: ServiceLogger
-    metrics: Metrics
-    health: HealthService
+    metrics: ServiceMetrics
   },
 ) {
   const { db } = options
-  const { catalogue, clock, jobs, files, fileLinks, log } = deps
-  const metrics = deps.metrics.service
+  const { catalogue, clock, jobs, files, fileLinks, log, metrics } = deps
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
@@ -264,7 +262,6 @@ function buildServices(
     pipeline,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
     callbacks,
-    health: deps.health,
     closeCallbackFetcher: () => callbackFetcher.close(),
     files,
     fileLinks,
@@ -332,8 +329,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     publicUrls,
     samples,
     log,
-    metrics,
-    health,
+    metrics: metrics.service,
   })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
@@ -348,7 +344,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
     samples,
-    health: services.health,
+    health,
   })
   const common = {
     logger: options.logger,
@@ -377,7 +373,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const metricsServer = ownMetricsPort
     ? await buildMetricsServer({
         metrics: metricsEndpoint,
-        health: services.health,
+        health,
         logger: options.logger,
         ...(options.servers?.metrics ? { boundServer: options.servers.metrics } : {}),
       })

@@ -16,7 +16,7 @@ export const REDACTED = '[REDACTED]'
 /**
  * Query parameters whose value is a credential: `token` (payment page links, src/http/routes/payments.routes.ts),
  * `signature` (`/files` links, src/domain/signed-urls.ts), and the usual spellings of keys, secrets and
- * pre-signed S3 URLs, which may appear in merchants' callback or asset URLs.
+ * pre-signed S3, Google Cloud Storage and Azure (`sig`) URLs, which may appear in merchants' callback or asset URLs.
  */
 export const SECRET_QUERY_PARAMETERS = [
   'token',
@@ -33,6 +33,8 @@ export const SECRET_QUERY_PARAMETERS = [
   'x-amz-signature',
   'x-amz-credential',
   'x-amz-security-token',
+  'x-goog-signature',
+  'x-goog-credential',
 ] as const
 
 /** Field names that hold a secret wherever they appear (matched at the top level and two levels down). */
