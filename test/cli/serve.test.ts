@@ -80,7 +80,7 @@ describe('printroute serve', () => {
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'printroute-serve-'))
     // As in a terminal: readable logs (the test's pipe is not a TTY, so the format is asked for).
-    server = startServe(['--data-dir', dataDir, '--log-format', 'pretty'])
+    server = startServe(['--data-dir', dataDir, '--log-format', 'pretty', '--metrics-port', '0'])
     liveUrl = (await server.waitFor(/Live API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
     sandboxUrl = (await server.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
     // The banner, from the first line of the first order to the line that watches it.
@@ -121,6 +121,16 @@ describe('printroute serve', () => {
     const thumbnail = await fetch(complete.items[0].assets[0].thumbnailUrl)
     assert.equal(thumbnail.status, 200)
     assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg')
+  })
+
+  test('metrics and health answer on the metrics port bound at start, not on the Live port', async () => {
+    const metricsUrl = (await server.waitFor(/metrics at (http:\/\/127\.0\.0\.1:\d+)\/metrics/))[1]!
+    const scraped = await fetch(`${metricsUrl}/metrics`)
+    assert.equal(scraped.status, 200)
+    assert.match(await scraped.text(), /^# HELP printroute_http_request_duration_seconds/m)
+    assert.equal((await fetch(`${metricsUrl}/readyz`)).status, 200)
+    assert.equal((await fetch(`${liveUrl}/metrics`)).status, 404)
+    assert.equal((await fetch(`${liveUrl}/healthz`)).status, 200)
   })
 
   test('Live and Sandbox are separate addresses; the Sandbox key is refused on Live', async () => {
