@@ -65,10 +65,10 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('the order completes after a restart with exactly one set of shipments', async () => {
-      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '1s']
+      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '1s', '--log-format', 'pretty']
       const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
       const first = serve(args, env)
-      const key = (await first.waitFor(/^\s+(pr_sandbox_\S+)$/m))[1] as string
+      const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1] as string
       const sandbox = (await first.waitFor(/curl -s -X POST (http:\/\/\S+)\/orders/))[1] as string
       const order = {
         shippingMethod: 'Standard',
