@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
-import { type RunningPrintroute, startPrintroute } from '../support/cli.ts'
+import { killStartedPrintroutes, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
 import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
 
 function serve(args: string[], env: Record<string, string>): RunningPrintroute {
@@ -59,6 +59,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     after(async () => {
+      killStartedPrintroutes()
       await new Promise((resolve) => images.close(resolve))
       rmSync(dataDir, { recursive: true, force: true })
       await database?.drop()

@@ -36,8 +36,18 @@ export interface RunningPrintroute {
 }
 
 /** Starts `printroute <args>` and collects its output. */
+// Every process started here, so a failed test cannot leave one running (which would keep its file alive).
+const started = new Set<ChildProcess>()
+
+/** Kills (SIGKILL) every process startPrintroute started that is still running; for `after` hooks. */
+export function killStartedPrintroutes(): void {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  started.clear()
+}
+
 export function startPrintroute(args: string[], env: Record<string, string | undefined> = {}): RunningPrintroute {
   const child = spawn(process.execPath, [BIN, ...args], { env: commandEnv(env) })
+  started.add(child)
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString()
