@@ -18,7 +18,7 @@ export const DEFAULT_FILE_LINK_TTL_SECONDS = 7 * 86_400
 
 /** A served link is reused for this long (so links keep at least their TTL minus this when sent). */
 const LINK_REUSE_MS = 60_000
-/** Most fresh links remembered for reuse; past it the memory starts over. */
+/** Most tokens remembered with their file and latest link; past it the memory starts over. */
 const LINK_CACHE_SIZE = 10_000
 
 export type FileEnvironment = 'live' | 'sandbox'
@@ -151,9 +151,9 @@ export function createFileLinks(settings: FileLinkSettings): FileLinks {
     throw new RangeError(`The file link lifetime must be a whole number of seconds from 1, not ${settings.ttlSeconds}`)
   }
   const ttlMs = settings.ttlSeconds * 1000
-  // token -> a link made for it lately: a list of 100 orders with 20 assets each holds thousands of tokens,
-  // and two HMACs each on every read would show in the list's latency.
-  const recent = new Map<string, { url: string; madeAt: number }>()
+  // token -> its file (the token's MAC checked once) and the link made for it lately: a list of 100 orders
+  // with 20 assets each holds thousands of tokens, and two HMACs each on every read would show in its latency.
+  const known = new Map<string, { environment: FileEnvironment; key: string; url: string; madeAt: number }>()
 
   const url = (environment: FileEnvironment, key: string) => {
     const at = now()
@@ -162,14 +162,14 @@ export function createFileLinks(settings: FileLinkSettings): FileLinks {
 
   const linkFor = (token: string): string | undefined => {
     const at = now().getTime()
-    const known = recent.get(token)
-    if (known && at - known.madeAt >= 0 && at - known.madeAt < LINK_REUSE_MS) return known.url
-    const file = readFileLinkToken(secret, token)
+    const seen = known.get(token)
+    if (seen && at - seen.madeAt >= 0 && at - seen.madeAt < LINK_REUSE_MS) return seen.url
+    const file = seen ?? readFileLinkToken(secret, token)
     if (!file) return undefined
     // JSON-safe: keys are percent-encoded, signatures base64url; a base URL is escaped like any JSON text.
     const made = JSON.stringify(url(file.environment, file.key)).slice(1, -1)
-    if (recent.size >= LINK_CACHE_SIZE) recent.clear()
-    recent.set(token, { url: made, madeAt: at })
+    if (!seen && known.size >= LINK_CACHE_SIZE) known.clear()
+    known.set(token, { environment: file.environment, key: file.key, url: made, madeAt: at })
     return made
   }
 

@@ -6,7 +6,7 @@
 import { type IncomingMessage, maxHeaderSize, STATUS_CODES } from 'node:http'
 import { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Failures } from '../domain/failures.ts'
+import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { type ErrorOutcome, ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { newTraceparent, traceparentFor } from '../domain/traceparent.ts'
 import { RequestValidationError } from './validation.ts'
@@ -29,21 +29,29 @@ export function startTrace(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('traceparent', request.traceParent)
 }
 
-export function errorBody(request: FastifyRequest, error: ServiceError) {
+/** The contract's error body, keys in its order. */
+export function errorBody(traceParent: string, error: ServiceError) {
   return {
     outcome: error.outcome,
     statusText: error.message,
     statusCode: error.statusCode,
     ...(error.failures ? { failures: error.failures } : {}),
     data: error.data,
-    traceParent: request.traceParent,
+    traceParent,
   }
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): FastifyReply {
   drainUnreadBody(request.raw)
-  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(request, error))
+  return reply
+    .code(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(request.traceParent, error))
 }
+
+// Sockets whose request was answered before its body arrived and that close once it has: whatever else still
+// comes (more bytes than the Content-Length said) is thrown away unanswered.
+const drainingSockets = new WeakSet<Socket>()
 
 /**
  * An error answered before the request's body has arrived (413 at the limit, 415, 401 on a POST): the client
@@ -51,11 +59,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: S
  * `socket.destroySoon()`, and a socket closed with unread data makes the kernel reset the connection, which
  * can reach the client before it has read the answer (Node's fetch then fails with ECONNRESET or EPIPE). So
  * the rest of the body is read and thrown away, up to DRAIN_LIMITS, and the close waits until then; past the
- * limits the connection is cut.
+ * limits the connection is cut. Without `Connection: close` the connection simply goes on once the body is read.
  */
-// Sockets whose request was answered before its body arrived: whatever still comes is thrown away unanswered.
-const drainingSockets = new WeakSet<Socket>()
-
 function drainUnreadBody(raw: IncomingMessage, limits: { bytes: number; milliseconds: number } = DRAIN_LIMITS): void {
   // `complete` is false until the whole body is read; inject's requests have no real socket and no body to wait for.
   const socket = raw.socket as Socket | null
@@ -74,6 +79,7 @@ function drainUnreadBody(raw: IncomingMessage, limits: { bytes: number; millisec
   const finished = () => {
     stop()
     if (closeWanted) socket.destroySoon()
+    else drainingSockets.delete(socket)
   }
   const cut = () => {
     stop()
@@ -174,9 +180,10 @@ function undecodablePathFailures(request: FastifyRequest, path: string): Failure
   const failures: Failures = {}
   for (const [name, value] of Object.entries((route?.params ?? {}) as Record<string, unknown>)) {
     // The wildcard of /files/* has no name of its own: it is the path.
-    if (typeof value === 'string' && !decodes(value)) failures[name === '*' ? 'path' : name] = [failure(value)]
+    if (typeof value === 'string' && !decodes(value)) addFailure(failures, name === '*' ? 'path' : name, failure(value))
   }
-  return Object.keys(failures).length > 0 ? failures : { path: [failure(path)] }
+  if (!hasFailures(failures)) addFailure(failures, 'path', failure(path))
+  return failures
 }
 
 /**
@@ -229,13 +236,7 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
   const answer = clientErrorOf(error, serverLimit ?? maxHeaderSize)
   this.log.debug({ err: error, traceParent }, 'refused a request the HTTP parser could not read')
   if (socket.writable) {
-    const body = JSON.stringify({
-      outcome: answer.outcome,
-      statusText: answer.message,
-      statusCode: answer.statusCode,
-      data: answer.data,
-      traceParent,
-    })
+    const body = JSON.stringify(errorBody(traceParent, answer))
     socket.end(
       `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +

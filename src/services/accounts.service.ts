@@ -4,6 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
+import { refusedCharacter } from '../domain/text.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import { newSigningSecret } from '../domain/webhook-signature.ts'
 import {
@@ -148,6 +149,8 @@ export function createAccountsService(deps: {
       callbackUrl: string | null
     }): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }> {
       if (input.name.trim() === '') throw new AccountError('The account name must not be empty')
+      const refused = refusedCharacter(input.name, false)
+      if (refused !== undefined) throw new AccountError(`The account name must not contain ${refused}`)
       if (!/^[A-Z]{3}$/.test(input.billingCurrency)) {
         throw new AccountError(`"${input.billingCurrency}" is not a currency code (expected e.g. GBP)`)
       }

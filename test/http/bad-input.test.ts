@@ -185,6 +185,16 @@ for (const kind of testDatabaseKinds()) {
         }
       })
 
+      test('an account name with a NUL is refused before the database (printroute accounts create)', async () => {
+        const input = { billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: null }
+        await assert.rejects(
+          t.app.services.accounts.createAccount({ ...input, name: `Shop${NUL}` }),
+          /The account name must not contain U\+0000/,
+        )
+        const created = await t.app.services.accounts.createAccount({ ...input, name: 'Shop\tTwo' })
+        assert.equal(created.account.name, 'Shop\tTwo')
+      })
+
       test('account settings: a NUL in the callback URL is refused and nothing changes', async () => {
         const before = json(await t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings
         const response = await t.live({

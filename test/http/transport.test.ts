@@ -388,7 +388,7 @@ describe('request timeout', () => {
       orders: { getOrder: () => new Promise(() => {}) },
       products: { getProduct: () => undefined },
       labs: null,
-      files: { store: {}, signingSecret: 'test', now: () => new Date() },
+      files: { store: {}, links: {}, now: () => new Date() },
     } as unknown as HttpServices
     server = await buildHttpServer({ environment: 'sandbox', services, logger: false, requestTimeoutMs: 200 })
   })
