@@ -1,66 +1,22 @@
 // `printroute serve` as an operator runs it: a real process on real ports with the embedded database, its
 // printed first order pasted into a real shell, and the other commands run beside it on the same data.
 import assert from 'node:assert/strict'
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { adminSocketPath } from '../../src/adapters/admin-channel.ts'
-import { BIN, printroute } from '../support/cli.ts'
+import { printroute, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
 import { waitFor } from '../support/wait.ts'
 
 const exec = promisify(execFile)
 
-interface Running {
-  child: ChildProcess
-  output: () => string
-  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
-  exited: Promise<number | null>
-}
+type Running = RunningPrintroute
 
 function startServe(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, DATABASE_URL: '', PRINTROUTE_DATA_DIR: '', PORT: '0', PRINTROUTE_SANDBOX_PORT: '0', ...env },
-  })
-  let output = ''
-  const listeners = new Set<() => void>()
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString()
-    for (const listener of listeners) listener()
-  }
-  child.stdout.on('data', collect)
-  child.stderr.on('data', collect)
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code, signal) => {
-      if (signal) output += `\n[terminated by ${signal}]`
-      resolve(code)
-    }),
-  )
-  return {
-    child,
-    output: () => output,
-    exited,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = output.match(pattern)
-          if (match) {
-            listeners.delete(check)
-            clearTimeout(timer)
-            resolve(match)
-          }
-        }
-        const timer = setTimeout(() => {
-          listeners.delete(check)
-          reject(new Error(`timed out waiting for ${pattern}; output so far:\n${output}`))
-        }, timeoutMs)
-        listeners.add(check)
-        check()
-      })
-    },
-  }
+  return startPrintroute(['serve', ...args], { PORT: '0', PRINTROUTE_SANDBOX_PORT: '0', ...env })
 }
 
 /** Runs shell lines exactly as a person pastes them. */
