@@ -10,8 +10,8 @@ import { DEFAULT_EVENT_VENDOR, EVENT_VENDOR_PATTERN } from './domain/order-event
 
 export class SettingsError extends Error {}
 
-/** The commands that take settings (their other options are their own, in src/cli/). */
-export const SETTING_COMMANDS = [
+/** The commands that read or write data: each takes the database settings. */
+const DATA_COMMANDS = [
   'serve',
   'worker',
   'migrate',
@@ -22,9 +22,11 @@ export const SETTING_COMMANDS = [
   'keys create',
   'keys list',
   'keys revoke',
-  'labs list',
   'labs keys create',
 ] as const
+
+/** The commands that take settings (their other options are their own, in src/cli/). */
+export const SETTING_COMMANDS = [...DATA_COMMANDS, 'labs list'] as const
 export type SettingCommand = (typeof SETTING_COMMANDS)[number]
 
 interface SettingDefinition<T> {
@@ -144,19 +146,6 @@ export function parseBoolean(text: string): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // The table.
 
-const DATA_COMMANDS = [
-  'serve',
-  'worker',
-  'migrate',
-  'accounts create',
-  'accounts list',
-  'accounts update',
-  'accounts top-up',
-  'keys create',
-  'keys list',
-  'keys revoke',
-  'labs keys create',
-] as const satisfies readonly SettingCommand[]
 const PROCESS_COMMANDS = ['serve', 'worker'] as const satisfies readonly SettingCommand[]
 
 export const LOG_FORMATS = ['pretty', 'json'] as const

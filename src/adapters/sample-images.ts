@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { DownloadError } from './safe-fetcher.ts'
+import { DownloadError, type SafeFetcher } from './safe-fetcher.ts'
 
 export const SAMPLE_PATH_PREFIX = '/samples/'
 const SAMPLES_DIR = join(import.meta.dirname, '..', '..', 'samples')
@@ -71,20 +71,12 @@ export function sampleNameOf(url: string, ownBaseUrls: readonly string[]): strin
   return own ? name : null
 }
 
-interface Fetcher {
-  download(
-    url: string,
-    destinationPath: string,
-    options?: { expectedMd5?: string | null },
-  ): Promise<{ bytes: number; md5: string; contentType: string; finalUrl?: string }>
-}
-
 /** Wraps a fetcher so that printroute's own sample URLs are answered from the bundled files. */
-export function withSampleImages<F extends Fetcher>(
-  fetcher: F,
+export function withSampleImages(
+  fetcher: SafeFetcher,
   samples: SampleImages,
   ownBaseUrls: () => readonly string[],
-): F {
+): SafeFetcher {
   return {
     ...fetcher,
     async download(url, destinationPath, options = {}) {

@@ -20,7 +20,11 @@ import type { AdminOperations, OperationName } from './admin-operations.ts'
 import { OperationError } from './operation-error.ts'
 
 /** A command used wrongly (a missing or bad flag): exit code 2, with the command's help pointed at. */
-export class UsageError extends Error {}
+export class UsageError extends OperationError {
+  constructor(message: string) {
+    super(message, 2)
+  }
+}
 
 const SETTING_OPTIONS = new WeakMap<Command, Map<SettingName, Option>>()
 
@@ -36,8 +40,14 @@ export function addSettingOptions(command: Command, settingCommand: SettingComma
   return command
 }
 
-/** The settings of a command: its flags as given, else the environment, else the table's defaults. */
-export function readCommandSettings<K extends SettingName>(command: Command, names: readonly K[]): Pick<Settings, K> {
+/**
+ * All the settings a command takes (its name in the settings table): its flags as given, else the
+ * environment, else the table's defaults.
+ */
+export function settingsFor<C extends SettingCommand>(
+  command: Command,
+  settingCommand: C,
+): Pick<Settings, SettingsOf<C>> {
   const options = SETTING_OPTIONS.get(command) ?? new Map<SettingName, Option>()
   const flags: FlagValues = {}
   for (const [name, option] of options) {
@@ -47,15 +57,7 @@ export function readCommandSettings<K extends SettingName>(command: Command, nam
     const value = command.getOptionValue(key)
     flags[name] = typeof value === 'string' ? value : true
   }
-  return readSettings(names, flags)
-}
-
-/** All the settings a command takes (its name in the settings table). */
-export function settingsFor<C extends SettingCommand>(
-  command: Command,
-  settingCommand: C,
-): Pick<Settings, SettingsOf<C>> {
-  return readCommandSettings(command, settingsOf(settingCommand))
+  return readSettings(settingsOf(settingCommand), flags)
 }
 
 export function requireText(value: unknown, flag: string): string {

@@ -2,7 +2,7 @@
 // operation (in a running `serve` through the admin channel, or here) and prints the result.
 import { type Command, Option } from 'commander'
 import { parseDurationSeconds } from '../domain/duration.ts'
-import type { AccountSettingsChange, Environment } from '../services/accounts.service.ts'
+import { type AccountSettingsChange, ENVIRONMENTS, type Environment } from '../services/accounts.service.ts'
 import {
   addSettingOptions,
   print,
@@ -23,8 +23,6 @@ function durationSeconds(value: unknown, flag: string): number | undefined {
     throw new UsageError(`${flag}: ${(error as Error).message}`)
   }
 }
-
-const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'live']
 
 function environmentOf(value: string): Environment {
   const environment = ENVIRONMENTS.find((candidate) => candidate === value.toLowerCase())

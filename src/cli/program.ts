@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command, CommanderError } from 'commander'
-import { UsageError } from './command-support.ts'
 import { registerDataCommands } from './data-commands.ts'
 import { OperationError } from './operation-error.ts'
 import { registerProcessCommands } from './serve.ts'
@@ -52,7 +51,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return 2
     }
     const name = commandNameOf(program, argv)
-    const usage = error instanceof UsageError || (error instanceof OperationError && error.exitCode === 2)
+    const usage = error instanceof OperationError && error.exitCode === 2
     process.stderr.write(
       `printroute ${name}: ${(error as Error).message}\n${usage ? '(add --help for the usage)\n' : ''}`,
     )
