@@ -51,6 +51,7 @@ import {
 } from './services/pipeline.service.ts'
 import { createProductsService } from './services/products.service.ts'
 import { createQuotesService } from './services/quotes.service.ts'
+import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
 
 export interface OpenedDatabase {
@@ -258,6 +259,7 @@ function buildServices(
     }),
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({ catalogue }),
+    sessions: createSessionsService({ db, clock }),
     spine: createSpineService({ catalogue }),
     pipeline,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
@@ -345,6 +347,8 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     callbacks: services.callbacks,
     samples,
     health,
+    sessions: services.sessions,
+    publicUrl: (of: Environment) => publicUrls[of],
   })
   const common = {
     logger: options.logger,

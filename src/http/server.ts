@@ -1,11 +1,13 @@
 // The HTTP server of one environment (Live or Sandbox: separate base addresses, separate data). Everything
 // the contract says about transport is implemented here once, at its root: trace context, the request
 // timeout, authentication, JSON parsing, case-insensitive routes and query names, error bodies and 405s.
+import cookie from '@fastify/cookie'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { SampleImages } from '../adapters/sample-images.ts'
+import { registerDashboard, sessionCookieName } from '../dashboard/dashboard.plugin.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
@@ -18,6 +20,7 @@ import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
+import { isCsrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
 import type { BoundServer } from './bound-server.ts'
 import {
@@ -110,6 +113,10 @@ export interface HttpServices {
   samples: SampleImages
   /** GET /healthz and /readyz; not served when absent. */
   health?: HealthService
+  /** Dashboard sessions: a session cookie authenticates like the key it was made from. */
+  sessions: SessionsService
+  /** The base URL of each environment (the dashboard links to the other one). */
+  publicUrl: (environment: Environment) => string
 }
 
 /** The `route` label of requests that matched no route (404s of unknown paths). */
@@ -232,6 +239,9 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     done()
   })
 
+  // Cookies are read (for dashboard sessions) before the API key check below needs them.
+  await app.register(cookie)
+
   // Trace context first, so even a refused request carries its traceparent; then the API key.
   installTraceContext(app)
   app.addHook('onRequest', async (request, reply) => {
@@ -240,8 +250,31 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     }
     if (request.routeOptions.config.auth === false || request.is404) return
     const key = request.headers['x-api-key']
-    const caller =
-      typeof key === 'string' && key !== '' ? await services.accounts.authenticate(key, environment) : undefined
+    const hasKey = typeof key === 'string' && key !== ''
+    // Without a key, a dashboard session cookie stands for the key it was made from (docs/dashboard.md).
+    const sessionToken = hasKey ? undefined : request.cookies[sessionCookieName(environment)]
+    if (sessionToken) {
+      const caller = await services.sessions.authenticate(sessionToken, environment)
+      if (!caller) {
+        return sendError(
+          request,
+          reply,
+          new ServiceError('Unauthorized', 'The dashboard session has ended; sign in again'),
+        )
+      }
+      // SameSite=Strict already keeps other sites' pages from sending the cookie; the token makes sure.
+      const safe = request.method === 'GET' || request.method === 'HEAD'
+      if (!safe && !isCsrfTokenOf(sessionToken, request.headers['x-csrf-token'])) {
+        return sendError(
+          request,
+          reply,
+          new ServiceError('Unauthorized', 'A change made with a dashboard session needs its X-CSRF-Token header'),
+        )
+      }
+      request.caller = caller
+      return
+    }
+    const caller = hasKey ? await services.accounts.authenticate(key, environment) : undefined
     if (!caller) {
       const statusText =
         typeof key === 'string' && key !== ''
@@ -311,6 +344,16 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
   }
   registerSampleRoutes(app, services.samples)
+  await app.register(
+    async (dashboard) =>
+      registerDashboard(dashboard, {
+        api: app,
+        environment,
+        sessions: services.sessions,
+        publicUrl: services.publicUrl,
+      }),
+    { prefix: '/dashboard' },
+  )
   if (services.payments) registerPaymentRoutes(app, services.payments)
   if (services.health) registerHealthRoutes(app, services.health)
   if (options.metrics) registerMetricsRoute(app, options.metrics)

@@ -1,0 +1,315 @@
+// The web dashboard (docs/dashboard.md): server-rendered pages under /dashboard/ on each environment's port,
+// enhanced by htmx where it helps (pages that refresh themselves), working without it. Signing in exchanges
+// an API key for a session cookie; every page then reads and changes data through the public /v4.0 API
+// (api-client.ts), so the dashboard can do nothing a client of the API cannot.
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import formBody from '@fastify/formbody'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Environment } from '../repositories/accounts.repository.ts'
+import {
+  csrfTokenOf,
+  isCsrfTokenOf,
+  SESSION_LIFETIME_SECONDS,
+  type SessionCaller,
+  type SessionsService,
+} from '../services/sessions.service.ts'
+import { type ApiClient, createApiClient } from './api-client.ts'
+import { html } from './html.ts'
+import { DASHBOARD_PATH, environmentName, type Notice, renderPage, type Section } from './layout.ts'
+import { registerCataloguePages } from './pages/catalogue.page.ts'
+import { registerDeveloperPages } from './pages/developers.page.ts'
+import { registerNewOrderPages } from './pages/new-order.page.ts'
+import { registerOrderPages } from './pages/order.page.ts'
+import { registerOrdersPage } from './pages/orders.page.ts'
+import { renderSignIn } from './pages/sign-in.page.ts'
+
+/** Per environment: both ports are on one host, and browsers share cookies across the ports of a host. */
+export function sessionCookieName(environment: Environment): string {
+  return `printroute_${environment}_session`
+}
+
+function noticeCookieName(environment: Environment): string {
+  return `printroute_${environment}_notice`
+}
+
+export interface DashboardOptions {
+  /** The environment's whole server, for in-process calls of its /v4.0 API. */
+  api: FastifyInstance
+  environment: Environment
+  sessions: SessionsService
+  publicUrl: (environment: Environment) => string
+}
+
+/** What a page handler of a signed-in request has. */
+export interface SignedIn {
+  caller: SessionCaller
+  csrfToken: string
+  api: ApiClient
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on every dashboard page behind sign-in. */
+    signedIn: SignedIn
+  }
+}
+
+export interface PageOptions {
+  title: string
+  section: Section
+  content: ReturnType<typeof html>
+  status?: number
+  notice?: Notice | null
+}
+
+/** What page modules use to answer: the shell, notices carried across a redirect, the options. */
+export interface Dashboard {
+  environment: Environment
+  publicUrl: (environment: Environment) => string
+  sendPage(request: FastifyRequest, reply: FastifyReply, page: PageOptions): FastifyReply
+  /** Redirects (303) to a dashboard path, showing `notice` on the page it lands on. */
+  redirect(reply: FastifyReply, path: string, notice?: Notice): FastifyReply
+}
+
+const ASSET_DIR = join(import.meta.dirname, 'assets')
+const requireFromHere = createRequire(import.meta.url)
+
+function loadAssets(): Map<string, { body: Buffer; type: string }> {
+  return new Map([
+    ['dashboard.css', { body: readFileSync(join(ASSET_DIR, 'dashboard.css')), type: 'text/css; charset=utf-8' }],
+    ['favicon.svg', { body: readFileSync(join(ASSET_DIR, 'favicon.svg')), type: 'image/svg+xml' }],
+    [
+      'htmx.min.js',
+      {
+        body: readFileSync(requireFromHere.resolve('htmx.org/dist/htmx.min.js')),
+        type: 'text/javascript; charset=utf-8',
+      },
+    ],
+  ])
+}
+
+/** Where to go after signing in: a dashboard path only, never another site (an open redirect). */
+export function safeNextPath(next: unknown): string {
+  if (typeof next !== 'string' || !next.startsWith(`${DASHBOARD_PATH}/`) || next.startsWith('//')) {
+    return `${DASHBOARD_PATH}/orders`
+  }
+  return /[\\\s]/.test(next) ? `${DASHBOARD_PATH}/orders` : next
+}
+
+/** A form post from another site (Origin present and not ours) is refused before anything else. */
+function isCrossSite(request: FastifyRequest): boolean {
+  const origin = request.headers.origin
+  if (origin === undefined || origin === 'null') return origin === 'null'
+  try {
+    return new URL(origin).host !== request.host
+  } catch {
+    return true
+  }
+}
+
+export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
+  const { environment, sessions } = options
+  const cookieName = sessionCookieName(environment)
+  const noticeCookie = noticeCookieName(environment)
+  const assets = loadAssets()
+  const otherEnvironment: Environment = environment === 'live' ? 'sandbox' : 'live'
+  const otherDashboardUrl = () => `${options.publicUrl(otherEnvironment)}${DASHBOARD_PATH}/`
+
+  await app.register(formBody)
+  app.decorateRequest('signedIn', null as unknown as SignedIn)
+  // The dashboard authenticates by its session, not by X-API-Key.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), auth: false }
+  })
+  app.addHook('onSend', async (request, reply) => {
+    const images = new URL(options.publicUrl(environment)).origin
+    reply.header(
+      'content-security-policy',
+      `default-src 'self'; img-src 'self' data: ${images}; style-src 'self'; script-src 'self'; ` +
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+    )
+    reply.header('x-content-type-options', 'nosniff')
+    reply.header('referrer-policy', 'same-origin')
+    if (!request.url.startsWith(`${DASHBOARD_PATH}/assets/`)) reply.header('cache-control', 'no-store')
+  })
+
+  function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice | null {
+    const stored = request.cookies[noticeCookie]
+    if (!stored) return null
+    reply.clearCookie(noticeCookie, { path: DASHBOARD_PATH })
+    try {
+      const notice = JSON.parse(stored) as Notice
+      return ['success', 'error', 'info'].includes(notice.kind) && typeof notice.text === 'string' ? notice : null
+    } catch {
+      return null
+    }
+  }
+
+  const dashboard: Dashboard = {
+    environment,
+    publicUrl: options.publicUrl,
+    sendPage(request, reply, page) {
+      const signedIn = request.signedIn
+      const body = renderPage({
+        title: page.title,
+        environment,
+        content: page.content,
+        section: page.section,
+        ...(signedIn ? { session: { csrfToken: signedIn.csrfToken, keyPrefix: signedIn.caller.keyPrefix } } : {}),
+        notice: page.notice ?? takeNotice(request, reply),
+        otherDashboardUrl: otherDashboardUrl(),
+      })
+      return reply
+        .code(page.status ?? 200)
+        .type('text/html; charset=utf-8')
+        .send(body)
+    },
+    redirect(reply, path, notice) {
+      if (notice) {
+        reply.setCookie(noticeCookie, JSON.stringify(notice), {
+          path: DASHBOARD_PATH,
+          httpOnly: true,
+          sameSite: 'strict',
+          maxAge: 60,
+        })
+      }
+      return reply.code(303).redirect(`${DASHBOARD_PATH}${path}`)
+    },
+  }
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    if (status === 500) request.log.error({ err: error }, 'dashboard page failed')
+    return dashboard.sendPage(request, reply, {
+      title: status === 500 ? 'Something went wrong' : 'Bad request',
+      section: 'orders',
+      status,
+      content: html`<h1>${status === 500 ? 'Something went wrong' : 'That request could not be read'}</h1>
+        <p>${status === 500 ? 'printroute could not show this page.' : error.message}</p>
+        <p class="muted">Trace: <code>${request.traceParent}</code></p>`,
+    })
+  })
+  app.setNotFoundHandler((request, reply) =>
+    dashboard.sendPage(request, reply, {
+      title: 'Not found',
+      section: 'orders',
+      status: 404,
+      content: html`<h1>Not found</h1><p>There is no dashboard page at <code>${request.url}</code>.</p>
+        <p><a href="${DASHBOARD_PATH}/orders">Go to the orders</a></p>`,
+    }),
+  )
+
+  app.get('/', (_request, reply) => reply.redirect(`${DASHBOARD_PATH}/orders`))
+  app.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
+    const asset = assets.get(request.params.name)
+    if (!asset) return reply.callNotFound()
+    return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body)
+  })
+
+  const sendSignIn = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    input: { next: string; error?: Notice | null; status?: number },
+  ) =>
+    dashboard.sendPage(request, reply, {
+      title: 'Sign in',
+      section: 'sign-in',
+      status: input.status ?? 200,
+      notice: input.error ?? null,
+      content: renderSignIn({ environment, next: input.next, otherDashboardUrl: otherDashboardUrl() }),
+    })
+
+  app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
+    sendSignIn(request, reply, { next: safeNextPath(request.query.next) }),
+  )
+
+  app.post<{ Body: { apiKey?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
+    const next = safeNextPath(request.body?.next)
+    if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
+    const apiKey = typeof request.body?.apiKey === 'string' ? request.body.apiKey.trim() : ''
+    if (apiKey === '') {
+      return sendSignIn(request, reply, { next, status: 400, error: { kind: 'error', text: 'Enter an API key.' } })
+    }
+    const result = await sessions.signIn(apiKey, environment)
+    if (!result.signedIn) {
+      const text =
+        result.reason === 'otherEnvironment'
+          ? `That is a ${environmentName(result.keyEnvironment)} key, and this is the ${environmentName(environment)} dashboard. ` +
+            `Sign in here with a ${environmentName(environment)} key, or use the ${environmentName(result.keyEnvironment)} dashboard at ${otherDashboardUrl()}.`
+          : `That API key is not valid: it is unknown or has been revoked. Use a ${environmentName(environment)} key (pr_${environment}_…).`
+      return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
+    }
+    reply.setCookie(cookieName, result.token, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: request.protocol === 'https',
+      maxAge: SESSION_LIFETIME_SECONDS,
+    })
+    return reply.code(303).redirect(next)
+  })
+
+  app.post<{ Body: { _csrf?: unknown } }>('/sign-out', async (request, reply) => {
+    const token = request.cookies[cookieName]
+    // Signing out needs the CSRF token too: another site must not be able to sign the user out.
+    if (token && !isCrossSite(request) && isCsrfTokenOf(token, request.body?._csrf)) await sessions.signOut(token)
+    reply.clearCookie(cookieName, { path: '/' })
+    return dashboard.redirect(reply, '/sign-in', { kind: 'info', text: 'You are signed out.' })
+  })
+
+  // Everything else needs a session.
+  await app.register(async (pages) => {
+    pages.addHook('preHandler', async (request, reply) => {
+      const token = request.cookies[cookieName]
+      const caller = token ? await sessions.authenticate(token, environment) : undefined
+      if (!token || !caller) {
+        const next = request.method === 'GET' ? request.url : `${DASHBOARD_PATH}/orders`
+        const target = `${DASHBOARD_PATH}/sign-in?next=${encodeURIComponent(next)}`
+        // htmx follows a redirect inside the swapped region; tell it to load the sign-in page instead.
+        if (request.headers['hx-request']) return reply.header('hx-redirect', target).code(204).send()
+        if (token) {
+          reply.clearCookie(cookieName, { path: '/' })
+          return dashboard.redirect(reply, `/sign-in?next=${encodeURIComponent(next)}`, {
+            kind: 'info',
+            text: 'Your session has ended (it expired, or its key was revoked). Sign in again.',
+          })
+        }
+        return reply.code(303).redirect(target)
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        const body = request.body as { _csrf?: unknown } | undefined
+        if (isCrossSite(request) || !isCsrfTokenOf(token, body?._csrf)) {
+          return dashboard.sendPage(request, reply, {
+            title: 'Refused',
+            section: 'orders',
+            status: 403,
+            content: html`<h1>Refused</h1><p>${crossSiteNotice.text}</p>`,
+          })
+        }
+      }
+      const csrfToken = csrfTokenOf(token)
+      request.signedIn = {
+        caller,
+        csrfToken,
+        api: createApiClient(options.api, {
+          cookieName,
+          sessionToken: token,
+          csrfToken,
+          traceParent: request.traceParent,
+        }),
+      }
+    })
+    registerOrdersPage(pages, dashboard)
+    registerOrderPages(pages, dashboard)
+    registerNewOrderPages(pages, dashboard)
+    registerCataloguePages(pages, dashboard)
+    registerDeveloperPages(pages, dashboard)
+  })
+}
+
+const crossSiteNotice: Notice = {
+  kind: 'error',
+  text: 'This form was not sent from this dashboard page (its security token is missing or stale). Reload the page and try again.',
+}

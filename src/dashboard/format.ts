@@ -1,0 +1,98 @@
+// How the dashboard words and formats what the API returns: dates, money, states, issues.
+import { ISSUE_CODES } from '../domain/order-pipeline.ts'
+import { type Html, html } from './html.ts'
+
+export interface Money {
+  amount: string
+  currency: string
+}
+
+/** `2026-11-23 06:40 UTC` inside a <time> element carrying the exact instant. */
+export function formatTime(iso: string | null | undefined): Html {
+  if (!iso) return html`<span class="muted">—</span>`
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return html`${iso}`
+  const text = `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+  return html`<time datetime="${date.toISOString()}">${text}</time>`
+}
+
+export function formatMoney(money: Money | null | undefined): string {
+  if (!money) return '—'
+  return `${money.amount} ${money.currency}`
+}
+
+/** Sums amounts per currency (an order's charges may be in one currency; nothing here assumes it). */
+export function sumMoney(amounts: readonly Money[]): string {
+  if (amounts.length === 0) return '—'
+  const totals = new Map<string, bigint>()
+  const decimals = new Map<string, number>()
+  for (const { amount, currency } of amounts) {
+    const negative = amount.startsWith('-')
+    const [whole = '0', fraction = ''] = amount.replace('-', '').split('.')
+    const known = decimals.get(currency) ?? fraction.length
+    const places = Math.max(known, fraction.length)
+    // Amounts of one currency share their decimal places in practice; rescale anyway rather than mis-add.
+    const previous = (totals.get(currency) ?? 0n) * 10n ** BigInt(places - known)
+    const minor = BigInt(whole + fraction.padEnd(places, '0')) * (negative ? -1n : 1n)
+    decimals.set(currency, places)
+    totals.set(currency, previous + minor)
+  }
+  return [...totals]
+    .map(([currency, minor]) => {
+      const places = decimals.get(currency) ?? 0
+      const negative = minor < 0n
+      const digits = (negative ? -minor : minor).toString().padStart(places + 1, '0')
+      const text = places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`
+      return `${negative ? '-' : ''}${text} ${currency}`
+    })
+    .join(' + ')
+}
+
+const STATE_WORDS: Record<string, string> = {
+  NotStarted: 'Not started',
+  InProgress: 'In progress',
+  Complete: 'Complete',
+  Error: 'Error',
+  Cancelled: 'Cancelled',
+  Processing: 'Processing',
+  Shipped: 'Shipped',
+  pending: 'Pending',
+  delivered: 'Delivered',
+  failed: 'Failed',
+  rendered: 'Rendered',
+}
+
+/** A state as a coloured badge whose text says it (colour is never the only signal). */
+export function stateBadge(state: string): Html {
+  return html`<span class="badge badge-${state.toLowerCase()}">${STATE_WORDS[state] ?? state}</span>`
+}
+
+/** The five detail states of an order, in pipeline order, with the words the dashboard uses for them. */
+export const DETAIL_STEPS = [
+  ['downloadAssets', 'Download images'],
+  ['allocateProductionLocation', 'Choose labs'],
+  ['printReadyAssetsPrepared', 'Prepare print files'],
+  ['inProduction', 'Production'],
+  ['shipping', 'Shipping'],
+] as const
+
+/** The five states as a compact row of labelled marks (the orders table). */
+export function detailMarks(details: Record<string, string>): Html {
+  return html`<ol class="steps" aria-label="Progress">${DETAIL_STEPS.map(([key, label]) => {
+    const state = details[key] ?? 'NotStarted'
+    return html`<li class="step step-${state.toLowerCase()}" title="${label}: ${STATE_WORDS[state] ?? state}"><span class="visually-hidden">${label}: ${STATE_WORDS[state] ?? state}</span></li>`
+  })}</ol>`
+}
+
+const ISSUE_HEADLINES: Record<string, string> = {
+  [ISSUE_CODES.notDownloaded]: 'An image has not downloaded yet; printroute keeps trying',
+  [ISSUE_CODES.failedToDownload]: 'An image could not be downloaded, so its item cannot be made',
+  [ISSUE_CODES.itemUnavailable]: 'No lab can make this item for this destination and shipping method',
+  [ISSUE_CODES.invalidAsset]: 'An image cannot be made into a print file',
+  [ISSUE_CODES.paymentAuthorisation]: 'The order waits for a payment before it is made',
+}
+
+/** An order issue in plain words: a headline for its code, and the detail the order carries. */
+export function issueHeadline(errorCode: string): string {
+  return ISSUE_HEADLINES[errorCode] ?? errorCode
+}

@@ -1,0 +1,88 @@
+// The page shell every dashboard page shares: head, navigation, the environment, notices, the footer.
+import type { Environment } from '../repositories/accounts.repository.ts'
+import { type Html, html } from './html.ts'
+
+export const DASHBOARD_PATH = '/dashboard'
+
+export type Section = 'orders' | 'new-order' | 'catalogue' | 'developers' | 'sign-in'
+
+export interface Notice {
+  kind: 'success' | 'error' | 'info'
+  text: string
+}
+
+export interface PageInput {
+  title: string
+  environment: Environment
+  content: Html
+  section: Section
+  /** Absent on the sign-in page. */
+  session?: { csrfToken: string; keyPrefix: string }
+  notice?: Notice | null
+  otherDashboardUrl: string
+}
+
+export function environmentName(environment: Environment): string {
+  return environment === 'live' ? 'Live' : 'Sandbox'
+}
+
+const NAVIGATION: { section: Section; label: string; path: string; sandboxOnly?: boolean }[] = [
+  { section: 'orders', label: 'Orders', path: '/orders' },
+  { section: 'new-order', label: 'New order', path: '/new-order', sandboxOnly: true },
+  { section: 'catalogue', label: 'Catalogue', path: '/catalogue' },
+  { section: 'developers', label: 'Developers', path: '/developers' },
+]
+
+export function noticeBox(notice: Notice | null | undefined): Html {
+  if (!notice) return html``
+  const role = notice.kind === 'error' ? 'alert' : 'status'
+  return html`<div class="notice notice-${notice.kind}" role="${role}">${notice.text}</div>`
+}
+
+/** A hidden field with the session's CSRF token, for every changing form. */
+export function csrfField(csrfToken: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${csrfToken}">`
+}
+
+export function renderPage(page: PageInput): string {
+  const name = environmentName(page.environment)
+  const other = environmentName(page.environment === 'live' ? 'sandbox' : 'live')
+  const navigation = page.session
+    ? html`<nav aria-label="Main"><ul>${NAVIGATION.filter(
+        (entry) => !entry.sandboxOnly || page.environment === 'sandbox',
+      ).map(
+        (entry) =>
+          html`<li><a href="${DASHBOARD_PATH}${entry.path}"${entry.section === page.section ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,
+      )}</ul></nav>
+      <form class="sign-out" method="post" action="${DASHBOARD_PATH}/sign-out">${csrfField(page.session.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
+    : html``
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="htmx-config" content='{"includeIndicatorStyles":false,"historyCacheSize":0}'>
+<title>${page.title} · printroute ${name}</title>
+<link rel="stylesheet" href="${DASHBOARD_PATH}/assets/dashboard.css">
+<link rel="icon" href="${DASHBOARD_PATH}/assets/favicon.svg" type="image/svg+xml">
+<script src="${DASHBOARD_PATH}/assets/htmx.min.js" defer></script>
+</head>
+<body class="environment-${page.environment}">
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="top-bar">
+<a class="brand" href="${DASHBOARD_PATH}/orders">printroute</a>
+<span class="environment-badge" title="You are looking at ${name} data">${name}</span>
+${navigation}
+</header>
+<main id="main" tabindex="-1">
+${noticeBox(page.notice)}
+${page.content}
+</main>
+<footer class="page-footer">
+${page.session ? html`<span>Signed in with key <code>${page.session.keyPrefix}…</code></span>` : ''}
+<a href="${page.otherDashboardUrl}">${other} dashboard</a>
+</footer>
+</body>
+</html>
+`.text
+}

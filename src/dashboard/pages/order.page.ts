@@ -1,0 +1,597 @@
+// One order: what it is, where it is, what was sent to whom, and what can still be done to it. Everything
+// comes from the API: the order, its actions, its events, its callbacks and its print files.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
+import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
+import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
+import type { Dashboard } from '../dashboard.plugin.ts'
+import { DETAIL_STEPS, formatMoney, formatTime, issueHeadline, stateBadge } from '../format.ts'
+import { type Html, html } from '../html.ts'
+import { csrfField, DASHBOARD_PATH, type Notice } from '../layout.ts'
+import { orderTotal, refreshing } from './orders.page.ts'
+
+/** The most events and callbacks the page lists (the API's largest page). */
+const LIST_LIMIT = 100
+
+type Availability = { isAvailable: 'Yes' | 'No' }
+interface Actions {
+  cancel: Availability
+  changeRecipientDetails: Availability
+  changeShippingMethod: Availability
+  changeMetaData: Availability
+}
+
+interface OrderEvent {
+  id: string
+  type: string
+  time: string
+  data: { order: OrderDocument }
+}
+
+interface Attempt {
+  attempt: number
+  time: string
+  httpStatus: number | null
+  latencyMs: number
+  responseSnippet: string | null
+  error: string | null
+}
+
+export interface CallbackDelivery {
+  id: string
+  eventId: string
+  orderId: string
+  type: string
+  url: string
+  status: string
+  nextAttemptAt: string | null
+  redeliveryOf: string | null
+  created: string
+  lastUpdated: string
+  attempts: Attempt[]
+}
+
+interface Box {
+  left: number
+  top: number
+  width: number
+  height: number
+}
+
+interface PrintFile {
+  shipmentId: string
+  labCode: string | null
+  itemId: string
+  assetId: string
+  printArea: string
+  format: string
+  status: string
+  failure?: string | null
+  width: number
+  height: number
+  sizing: string
+  rotated: boolean
+  source: { width: number; height: number } | null
+  placement: (Box & { margins?: { left: number; top: number; right: number; bottom: number } | null }) | null
+  previewUrl: string | null
+}
+
+const ORDER_ID = /^ord_\d{1,18}$/i
+
+function orderPath(orderId: string, rest = ''): string {
+  return `${DASHBOARD_PATH}/orders/${orderId}${rest}`
+}
+
+/** The part of an event type after the vendor: `status.stage.changed#Complete`. */
+function eventWords(type: string): string {
+  const name = type.replace(/^com\.[^.]+\.order\./, '')
+  const [what = '', state = ''] = name.split('#')
+  if (what === 'status.stage.changed') return `Stage changed to ${state}`
+  if (what === 'shipments.shipment') return `A shipment was ${state.toLowerCase()}`
+  if (what === 'status.details.downloadAssets') return `Images downloaded`
+  if (what === 'status.details.shipping') return `Everything shipped`
+  if (what === 'status.issues.paymentAuthorisation') return 'Payment authorised'
+  return name
+}
+
+/** What changed between two snapshots of the order that the events carry: details and shipments. */
+function changesBetween(before: OrderDocument | null, after: OrderDocument): string[] {
+  const changes: string[] = []
+  for (const [key, label] of DETAIL_STEPS) {
+    const from = before?.status.details[key]
+    const to = after.status.details[key]
+    if (to !== from && to !== 'NotStarted')
+      changes.push(`${label}: ${to === 'InProgress' ? 'in progress' : to.toLowerCase()}`)
+  }
+  for (const shipment of after.shipments) {
+    const previous = before?.shipments.find((candidate) => candidate.id === shipment.id)
+    if (!previous) changes.push(`Shipment ${shipment.id} to be made by ${shipment.fulfillmentLocation.labCode}`)
+    else if (previous.status !== shipment.status)
+      changes.push(`Shipment ${shipment.id}: ${shipment.status.toLowerCase()}`)
+  }
+  return changes
+}
+
+function timeline(order: OrderDocument, events: OrderEvent[], callbacks: CallbackDelivery[]): Html {
+  const deliveriesOf = new Map<string, CallbackDelivery[]>()
+  for (const delivery of callbacks)
+    deliveriesOf.set(delivery.eventId, [...(deliveriesOf.get(delivery.eventId) ?? []), delivery])
+  let previous: OrderDocument | null = null
+  const entries = events.map((event) => {
+    const snapshot = event.data?.order
+    const changes = snapshot ? changesBetween(previous, snapshot) : []
+    previous = snapshot ?? previous
+    const deliveries = deliveriesOf.get(event.id) ?? []
+    return html`<li>
+<div class="timeline-time">${formatTime(event.time)}</div>
+<div class="timeline-body"><strong>${eventWords(event.type)}</strong> <code class="muted">${event.id}</code>
+${changes.length > 0 ? html`<ul class="changes">${changes.map((change) => html`<li>${change}</li>`)}</ul>` : ''}
+${deliveries.map((delivery) => html`<div class="muted">Callback ${delivery.id}: ${stateBadge(delivery.status)} after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}</div>`)}
+</div></li>`
+  })
+  return html`<ol class="timeline">
+<li><div class="timeline-time">${formatTime(order.created)}</div><div class="timeline-body"><strong>Order created</strong></div></li>
+${entries}
+${order.shipments
+  .filter((shipment) => shipment.dispatchDate)
+  .map(
+    (shipment) =>
+      html`<li><div class="timeline-time">${formatTime(shipment.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id} dispatched</strong> by ${shipment.carrier.name}</div></li>`,
+  )}
+<li><div class="timeline-time">${formatTime(order.lastUpdated)}</div><div class="timeline-body muted">Last update</div></li>
+</ol>`
+}
+
+function progress(order: OrderDocument): Html {
+  return html`<ol class="stepper">${DETAIL_STEPS.map(([key, label]) => {
+    const state = order.status.details[key]
+    return html`<li class="stepper-step step-${state.toLowerCase()}"><span class="stepper-label">${label}</span>${stateBadge(state)}</li>`
+  })}</ol>`
+}
+
+function issues(order: OrderDocument): Html {
+  if (order.status.issues.length === 0) return html``
+  return html`<section class="card issues" aria-labelledby="issues-heading"><h2 id="issues-heading">Issues</h2><ul>
+${order.status.issues.map(
+  (issue) => html`<li><strong>${issueHeadline(issue.errorCode)}</strong> <span class="muted">(${issue.objectId})</span>
+<p>${issue.description}</p>
+${issue.authorisationDetails ? html`<p><a class="button" href="${issue.authorisationDetails.authorisationUrl}">Pay ${formatMoney(issue.authorisationDetails.paymentDetails)}</a></p>` : ''}</li>`,
+)}</ul></section>`
+}
+
+/** The source thumbnail with the printed part outlined and the rest dimmed. */
+function sourceFigure(item: Item, asset: Item['assets'][number], file: PrintFile | undefined): Html {
+  const alt = `Source image of ${item.sku}, print area ${asset.printArea}`
+  if (!asset.thumbnailUrl) {
+    return html`<figure class="image-figure"><div class="image-placeholder">${asset.status === 'Error' ? 'Download failed' : 'Not downloaded yet'}</div><figcaption>Source image</figcaption></figure>`
+  }
+  const source = file?.source
+  const box = file?.placement
+  const overlay =
+    source && box
+      ? html`<svg class="overlay" viewBox="0 0 ${source.width} ${source.height}" preserveAspectRatio="none" aria-hidden="true" focusable="false">
+<path class="overlay-dim" fill-rule="evenodd" d="M0 0H${source.width}V${source.height}H0Z M${box.left} ${box.top}h${box.width}v${box.height}h${-box.width}Z"/>
+<rect class="overlay-crop" x="${box.left}" y="${box.top}" width="${box.width}" height="${box.height}" vector-effect="non-scaling-stroke"/></svg>`
+      : ''
+  const caption =
+    source && box
+      ? box.width < source.width || box.height < source.height
+        ? `Source, ${source.width}×${source.height} px; the outlined ${box.width}×${box.height} px are printed, the dimmed part is cut`
+        : `Source, ${source.width}×${source.height} px; all of it is printed`
+      : 'Source image'
+  return html`<figure class="image-figure"><div class="image-frame"><img src="${asset.thumbnailUrl}" alt="${alt}" loading="lazy">${overlay}</div><figcaption>${caption}</figcaption></figure>`
+}
+
+function previewFigure(item: Item, file: PrintFile | undefined): Html {
+  if (!file)
+    return html`<figure class="image-figure"><div class="image-placeholder">No print file yet</div><figcaption>Print file</figcaption></figure>`
+  if (!file.previewUrl) {
+    const words =
+      file.status === 'failed'
+        ? `Failed: ${file.failure ?? 'see the issues'}`
+        : file.format === 'pdf'
+          ? 'PDF passed on as sent'
+          : 'Not rendered yet'
+    return html`<figure class="image-figure"><div class="image-placeholder">${words}</div><figcaption>Print file for ${file.labCode ?? 'the lab'}</figcaption></figure>`
+  }
+  const margins = file.placement?.margins
+  const inner =
+    margins && (margins.left || margins.top || margins.right || margins.bottom)
+      ? html`<svg class="overlay" viewBox="0 0 ${file.width} ${file.height}" preserveAspectRatio="none" aria-hidden="true" focusable="false"><rect class="overlay-image" x="${margins.left}" y="${margins.top}" width="${file.width - margins.left - margins.right}" height="${file.height - margins.top - margins.bottom}" vector-effect="non-scaling-stroke"/></svg>`
+      : ''
+  const alt = `Preview of the print file for ${item.sku}, print area ${file.printArea}: ${file.width}×${file.height} px ${file.format}${file.rotated ? ', image turned a quarter turn' : ''}`
+  return html`<figure class="image-figure"><div class="image-frame print-area"><img src="${file.previewUrl}" alt="${alt}" loading="lazy">${inner}</div>
+<figcaption>Print file for ${file.labCode ?? 'the lab'}: ${file.width}×${file.height} px ${file.format.toUpperCase()}${file.rotated ? ', turned 90°' : ''}; the frame is the print area</figcaption></figure>`
+}
+
+function itemCard(item: Item, printFiles: PrintFile[]): Html {
+  const attributes = Object.entries(item.attributes)
+  return html`<article class="card item" aria-labelledby="item-${item.id}">
+<h3 id="item-${item.id}">${item.sku} <span class="muted">× ${item.copies}</span> <code class="muted">${item.id}</code></h3>
+<dl class="facts">
+<div><dt>Sizing</dt><dd>${item.sizing}</dd></div>
+<div><dt>Status</dt><dd>${item.status}</dd></div>
+${item.merchantReference ? html`<div><dt>Merchant reference</dt><dd>${item.merchantReference}</dd></div>` : ''}
+${attributes.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></div>`)}
+${item.recipientCost ? html`<div><dt>Recipient cost</dt><dd>${formatMoney(item.recipientCost)}</dd></div>` : ''}
+</dl>
+${item.assets.map((asset) => {
+  const files = printFiles.filter((file) => file.assetId === asset.id)
+  const file = files.find((candidate) => candidate.status === 'rendered') ?? files[0]
+  return html`<div class="asset"><h4>Print area <code>${asset.printArea}</code> ${stateBadge(asset.status)}${file?.rotated ? html` <span class="badge">Turned 90°</span>` : ''}</h4>
+<div class="image-pair">${sourceFigure(item, asset, file)}${previewFigure(item, file)}</div>
+<p class="muted small">Source URL: <a href="${asset.url}" rel="noreferrer">${asset.url.length > 80 ? `${asset.url.slice(0, 77)}…` : asset.url}</a></p></div>`
+})}
+</article>`
+}
+
+function shipmentsTable(shipments: Shipment[]): Html {
+  if (shipments.length === 0)
+    return html`<p class="muted">No shipments yet: labs are chosen after the images download.</p>`
+  return html`<div class="table-wrap"><table><caption class="visually-hidden">Shipments</caption>
+<thead><tr><th scope="col">Shipment</th><th scope="col">Lab</th><th scope="col">From</th><th scope="col">Carrier</th><th scope="col">Tracking</th><th scope="col">Items</th><th scope="col">Status</th></tr></thead>
+<tbody>${shipments.map(
+    (
+      shipment,
+    ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td>${shipment.fulfillmentLocation.labCode}</td><td>${shipment.fulfillmentLocation.countryCode}</td>
+<td>${shipment.carrier.name} ${shipment.carrier.service}</td>
+<td>${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}</td>
+<td>${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td>${stateBadge(shipment.status)}</td></tr>`,
+  )}</tbody></table></div>`
+}
+
+function chargesTable(order: OrderDocument): Html {
+  if (order.charges.length === 0) return html`<p class="muted">No charges yet.</p>`
+  return html`<div class="table-wrap"><table><caption class="visually-hidden">Charges and refunds</caption>
+<thead><tr><th scope="col">Charge</th><th scope="col">Type</th><th scope="col">For</th><th scope="col" class="number">Cost</th></tr></thead>
+<tbody>${order.charges.map((charge) => [
+    html`<tr class="charge-head"><th scope="row"><code>${charge.id}</code>${charge.prodigiInvoiceNumber ? html` <span class="muted">invoice ${charge.prodigiInvoiceNumber}</span>` : ''}</th><td>${charge.chargeType === 'Refund' ? 'Refund' : charge.chargeType}</td><td>Total (tax ${formatMoney(charge.totalTax)})</td><td class="number">${formatMoney(charge.totalCost)}</td></tr>`,
+    charge.items.map(
+      (line) =>
+        html`<tr><td></td><td>${line.chargeType}</td><td>${line.itemId ?? line.shipmentId ?? ''}</td><td class="number">${formatMoney(line.cost)}</td></tr>`,
+    ),
+  ])}</tbody>
+<tfoot><tr><th scope="row" colspan="3">Total</th><td class="number">${orderTotal(order)}</td></tr></tfoot></table></div>`
+}
+
+function recipientFacts(recipient: Recipient): Html {
+  const address = recipient.address
+  return html`<dl class="facts">
+<div><dt>Name</dt><dd>${recipient.name}</dd></div>
+<div><dt>Email</dt><dd>${recipient.email ?? '—'}</dd></div>
+<div><dt>Phone</dt><dd>${recipient.phoneNumber ?? '—'}</dd></div>
+<div><dt>Address</dt><dd>${[address.line1, address.line2, address.townOrCity, address.stateOrCounty, address.postalOrZipCode, address.countryCode].filter(Boolean).join(', ')}</dd></div>
+</dl>`
+}
+
+export function callbacksTable(
+  callbacks: CallbackDelivery[],
+  csrfToken: string,
+  back: string,
+  showOrder: boolean,
+): Html {
+  if (callbacks.length === 0)
+    return html`<p class="muted">No callbacks: they are sent when the order or the account has a callback URL.</p>`
+  return html`<div class="table-wrap"><table class="callbacks"><caption class="visually-hidden">Callbacks</caption>
+<thead><tr><th scope="col">Callback</th>${showOrder ? html`<th scope="col">Order</th>` : ''}<th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${callbacks.map(
+    (delivery) => html`<tr>
+<th scope="row"><code>${delivery.id}</code>${delivery.redeliveryOf ? html`<div class="muted small">again for ${delivery.redeliveryOf}</div>` : ''}<div class="muted small">${formatTime(delivery.created)}</div></th>
+${showOrder ? html`<td><a href="${orderPath(delivery.orderId)}">${delivery.orderId}</a></td>` : ''}
+<td>${eventWords(delivery.type)}<div class="muted small">to ${delivery.url}</div></td>
+<td>${stateBadge(delivery.status)}${delivery.nextAttemptAt ? html`<div class="muted small">next ${formatTime(delivery.nextAttemptAt)}</div>` : ''}</td>
+<td>${
+      delivery.attempts.length === 0
+        ? html`<span class="muted">none yet</span>`
+        : html`<ol class="attempts">${delivery.attempts.map(
+            (attempt) =>
+              html`<li>${formatTime(attempt.time)}: ${attempt.httpStatus === null ? html`<span class="badge badge-error">no answer</span>` : html`<span class="badge ${attempt.httpStatus < 300 ? 'badge-complete' : 'badge-error'}">HTTP ${attempt.httpStatus}</span>`} ${attempt.latencyMs} ms${attempt.error ? html` <span class="muted">${attempt.error}</span>` : ''}${attempt.responseSnippet ? html`<details><summary>Response</summary><pre>${attempt.responseSnippet}</pre></details>` : ''}</li>`,
+          )}</ol>`
+    }</td>
+<td><form method="post" action="${DASHBOARD_PATH}/callbacks/${delivery.id}/redeliver">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button-small" aria-label="Redeliver ${delivery.id}">Redeliver</button></form></td>
+</tr>`,
+  )}</tbody></table></div>`
+}
+
+function actionButton(available: boolean, label: string, path: string, explanation: string): Html {
+  return available
+    ? html`<a class="button${label === 'Cancel order' ? ' button-danger' : ''}" href="${path}">${label}</a>`
+    : html`<button type="button" disabled title="${explanation}" aria-describedby="actions-note">${label}</button>`
+}
+
+async function loadOrder(api: ApiClient, orderId: string) {
+  const [order, actions, events, callbacks, printFiles] = await Promise.all([
+    api.get<{ order: OrderDocument }>(`/orders/${orderId}`),
+    api.get<Actions>(`/orders/${orderId}/actions`),
+    api.get<{ events: OrderEvent[] }>('/events', { orderId, top: LIST_LIMIT }),
+    api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT }),
+    api.get<{ printFiles: PrintFile[] }>(`/orders/${orderId}/print-files`),
+  ])
+  return { order, actions, events, callbacks, printFiles }
+}
+
+function notFound(
+  dashboard: Dashboard,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  orderId: string,
+  answer?: ApiAnswer<unknown>,
+) {
+  return dashboard.sendPage(request, reply, {
+    title: 'Order not found',
+    section: 'orders',
+    status: 404,
+    content: html`<h1>Order ${orderId}</h1><p>${answer ? describeApiError(answer.body) : `"${orderId}" is not an order ID (ord_ and a number).`}</p>
+<p><a href="${DASHBOARD_PATH}/orders">Back to the orders</a></p>`,
+  })
+}
+
+/** The outcome of an order action in words, as a notice. */
+function actionNotice(answer: ApiAnswer<unknown>, done: string): Notice {
+  if (!answer.ok) return { kind: 'error', text: describeApiError(answer.body) }
+  const outcome = answer.body.outcome
+  const results = (answer.body as { shipmentUpdateResults?: { shipmentId: string; successful: boolean }[] })
+    .shipmentUpdateResults
+  const failed = (results ?? []).filter((result) => !result.successful).map((result) => result.shipmentId)
+  switch (outcome) {
+    case 'Ok':
+    case 'Updated':
+    case 'Cancelled':
+      return { kind: 'success', text: done }
+    case 'PartiallyUpdated':
+      return { kind: 'info', text: `${done}, except shipments already in production: ${failed.join(', ')}.` }
+    case 'FailedToCancel':
+      return { kind: 'error', text: 'The order could not be cancelled: its shipments are already in production.' }
+    case 'FailedToUpdate':
+      return {
+        kind: 'error',
+        text: `Nothing changed: the shipments are already in production${failed.length ? ` (${failed.join(', ')})` : ''}.`,
+      }
+    case 'ActionNotAvailable':
+      return { kind: 'error', text: 'That action is not available for this order any more.' }
+    default:
+      return { kind: 'info', text: `${done} (${outcome}).` }
+  }
+}
+
+type OrderParams = { Params: { orderId: string } }
+
+export function registerOrderPages(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.get<OrderParams>('/orders/:orderId', async (request, reply) => {
+    const { orderId } = request.params
+    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
+    const { csrfToken, api } = request.signedIn
+    const loaded = await loadOrder(api, orderId)
+    if (!loaded.order.ok) return notFound(dashboard, request, reply, orderId, loaded.order)
+    const order = loaded.order.body.order
+    const available = (name: keyof Actions) => loaded.actions.ok && loaded.actions.body[name]?.isAvailable === 'Yes'
+    const events = loaded.events.ok ? loaded.events.body.events : []
+    const callbacks = loaded.callbacks.ok ? loaded.callbacks.body.callbacks : []
+    const printFiles = loaded.printFiles.ok ? loaded.printFiles.body.printFiles : []
+    const inProgress = order.status.stage === 'InProgress'
+    const here = orderPath(order.id)
+    const metadata = (order as OrderDocument & { metadata?: unknown }).metadata
+    return dashboard.sendPage(request, reply, {
+      title: `Order ${order.id}`,
+      section: 'orders',
+      content: html`<p class="breadcrumb"><a href="${DASHBOARD_PATH}/orders">Orders</a> /</p>
+<div${refreshing('order-live', here, inProgress)}>
+<div class="page-head"><h1>Order ${order.id}</h1>${stateBadge(order.status.stage)}</div>
+<dl class="facts summary">
+<div><dt>Merchant reference</dt><dd>${order.merchantReference ?? '—'}</dd></div>
+<div><dt>Created</dt><dd>${formatTime(order.created)}</dd></div>
+<div><dt>Last updated</dt><dd>${formatTime(order.lastUpdated)}</dd></div>
+<div><dt>Shipping method</dt><dd>${order.shippingMethod}</dd></div>
+<div><dt>Total charge</dt><dd>${orderTotal(order)}</dd></div>
+</dl>
+${inProgress ? html`<p class="muted refresh-note">In progress: this page updates every few seconds.</p>` : ''}
+<section aria-labelledby="actions-heading" class="actions"><h2 id="actions-heading" class="visually-hidden">Actions</h2>
+${actionButton(available('cancel'), 'Cancel order', orderPath(order.id, '/cancel'), 'Only shipments not yet in production can be cancelled')}
+${actionButton(available('changeShippingMethod'), 'Change shipping method', orderPath(order.id, '/shipping-method'), 'Not available once production has started')}
+${actionButton(available('changeRecipientDetails'), 'Change recipient', orderPath(order.id, '/recipient'), 'Not available once production has started')}
+${actionButton(available('changeMetaData'), 'Edit metadata', orderPath(order.id, '/metadata'), 'Metadata cannot be changed now')}
+<p id="actions-note" class="muted small">Buttons are enabled when the order's actions endpoint says the action is available.</p>
+</section>
+<section aria-labelledby="progress-heading"><h2 id="progress-heading">Progress</h2>${progress(order)}</section>
+${issues(order)}
+<section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
+<section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${shipmentsTable(order.shipments)}</section>
+<section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order)}</section>
+<div class="two-columns">
+<section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}</section>
+<section aria-labelledby="metadata-heading"><h2 id="metadata-heading">Metadata</h2>${metadata && Object.keys(metadata).length > 0 ? html`<pre class="code">${JSON.stringify(metadata, null, 2)}</pre>` : html`<p class="muted">None.</p>`}</section>
+</div>
+<section aria-labelledby="timeline-heading"><h2 id="timeline-heading">Timeline</h2>${timeline(order, events, callbacks)}</section>
+<section aria-labelledby="callbacks-heading"><h2 id="callbacks-heading">Callbacks</h2>${callbacksTable(callbacks, csrfToken, here, false)}</section>
+</div>`,
+    })
+  })
+
+  registerActionPages(pages, dashboard)
+
+  pages.post<{ Params: { callbackId: string }; Body: { back?: string } }>(
+    '/callbacks/:callbackId/redeliver',
+    async (request, reply) => {
+      const answer = await request.signedIn.api.post<{ callback: CallbackDelivery }>(
+        `/callbacks/${encodeURIComponent(request.params.callbackId)}/redeliver`,
+      )
+      const back =
+        typeof request.body?.back === 'string' && request.body.back.startsWith(`${DASHBOARD_PATH}/`)
+          ? request.body.back
+          : `${DASHBOARD_PATH}/developers`
+      const notice: Notice = answer.ok
+        ? {
+            kind: 'success',
+            text: `Callback ${request.params.callbackId} is being sent again as ${answer.body.callback.id}.`,
+          }
+        : { kind: 'error', text: describeApiError(answer.body) }
+      return dashboard.redirect(reply, back.slice(DASHBOARD_PATH.length), notice)
+    },
+  )
+}
+
+/** Confirmation pages and their posts: each says what it will do, then shows the outcome on the order. */
+function registerActionPages(pages: FastifyInstance, dashboard: Dashboard): void {
+  const withOrder = async (
+    request: FastifyRequest<OrderParams>,
+    reply: FastifyReply,
+    render: (order: OrderDocument) => { title: string; content: Html },
+  ) => {
+    const { orderId } = request.params
+    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
+    const answer = await request.signedIn.api.get<{ order: OrderDocument }>(`/orders/${orderId}`)
+    if (!answer.ok) return notFound(dashboard, request, reply, orderId, answer)
+    const page = render(answer.body.order)
+    return dashboard.sendPage(request, reply, {
+      title: page.title,
+      section: 'orders',
+      content: html`<p class="breadcrumb"><a href="${DASHBOARD_PATH}/orders">Orders</a> / <a href="${orderPath(orderId)}">${orderId}</a> /</p>${page.content}`,
+    })
+  }
+  const form = (orderId: string, action: string, csrfToken: string, body: Html, submit: string, danger = false) =>
+    html`<form method="post" action="${orderPath(orderId, action)}" class="card stack">${csrfField(csrfToken)}${body}
+<div class="form-buttons"><button type="submit"${danger ? html` class="button-danger"` : ''}>${submit}</button> <a href="${orderPath(orderId)}">Back to the order</a></div></form>`
+
+  pages.get<OrderParams>('/orders/:orderId/cancel', (request, reply) =>
+    withOrder(request, reply, (order) => ({
+      title: `Cancel ${order.id}`,
+      content: html`<h1>Cancel order ${order.id}?</h1>
+${form(order.id, '/cancel', request.signedIn.csrfToken, html`<p>This cancels every shipment of the order that is not yet in production. Shipments already in production are still made and shipped. ${dashboard.environment === 'live' ? 'Charges for cancelled shipments are refunded.' : 'This is Sandbox: nothing is billed.'} A callback is sent if the order has a callback URL. This cannot be undone.</p>`, 'Cancel order', true)}`,
+    })),
+  )
+  pages.post<OrderParams>('/orders/:orderId/cancel', async (request, reply) => {
+    const { orderId } = request.params
+    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
+    const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/cancel`)
+    return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, `Order ${orderId} is cancelled.`))
+  })
+
+  pages.get<OrderParams>('/orders/:orderId/shipping-method', (request, reply) =>
+    withOrder(request, reply, (order) => ({
+      title: `Shipping method of ${order.id}`,
+      content: html`<h1>Change the shipping method of ${order.id}</h1>
+${form(
+  order.id,
+  '/shipping-method',
+  request.signedIn.csrfToken,
+  html`<p>Shipments not yet in production get the new method; labs and prices are chosen again for it, and the charge changes by the difference.</p>
+<label for="shipping-method">Shipping method</label>
+<select id="shipping-method" name="shippingMethod">${SHIPPING_METHODS.map((method) => html`<option value="${method}"${method === order.shippingMethod ? html` selected` : ''}>${method}</option>`)}</select>`,
+  'Change shipping method',
+)}`,
+    })),
+  )
+  pages.post<OrderParams & { Body: { shippingMethod?: string } }>(
+    '/orders/:orderId/shipping-method',
+    async (request, reply) => {
+      const { orderId } = request.params
+      if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
+      const method = request.body?.shippingMethod
+      const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/updateShippingMethod`, {
+        shippingMethod: method,
+      })
+      return dashboard.redirect(
+        reply,
+        `/orders/${orderId}`,
+        actionNotice(answer, `The shipping method is now ${method}.`),
+      )
+    },
+  )
+
+  pages.get<OrderParams>('/orders/:orderId/recipient', (request, reply) =>
+    withOrder(request, reply, (order) => ({
+      title: `Recipient of ${order.id}`,
+      content: html`<h1>Change the recipient of ${order.id}</h1>
+${form(order.id, '/recipient', request.signedIn.csrfToken, recipientFields(order.recipient), 'Change recipient')}`,
+    })),
+  )
+  pages.post<OrderParams & { Body: Record<string, string> }>('/orders/:orderId/recipient', async (request, reply) => {
+    const { orderId } = request.params
+    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
+    const answer = await request.signedIn.api.post(
+      `/orders/${orderId}/actions/updateRecipient`,
+      recipientFromForm(request.body ?? {}, request.body?.countryCode ?? ''),
+    )
+    return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, 'The recipient is changed.'))
+  })
+
+  pages.get<OrderParams>('/orders/:orderId/metadata', (request, reply) =>
+    withOrder(request, reply, (order) => ({
+      title: `Metadata of ${order.id}`,
+      content: html`<h1>Edit the metadata of ${order.id}</h1>
+${form(
+  order.id,
+  '/metadata',
+  request.signedIn.csrfToken,
+  html`<p>Metadata is yours: a JSON object stored with the order and returned as it is. It replaces the current metadata.</p>
+<label for="metadata">Metadata (JSON object)</label>
+<textarea id="metadata" name="metadata" rows="10" spellcheck="false" class="code">${JSON.stringify((order as OrderDocument & { metadata?: unknown }).metadata ?? {}, null, 2)}</textarea>`,
+  'Save metadata',
+)}`,
+    })),
+  )
+  pages.post<OrderParams & { Body: { metadata?: string } }>('/orders/:orderId/metadata', async (request, reply) => {
+    const { orderId } = request.params
+    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
+    let metadata: unknown
+    try {
+      metadata = JSON.parse(request.body?.metadata ?? '')
+    } catch (error) {
+      return dashboard.redirect(reply, `/orders/${orderId}/metadata`, {
+        kind: 'error',
+        text: `The metadata is not JSON: ${(error as Error).message}`,
+      })
+    }
+    const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/updateMetadata`, { metadata })
+    if (!answer.ok) return dashboard.redirect(reply, `/orders/${orderId}/metadata`, actionNotice(answer, ''))
+    return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, 'The metadata is saved.'))
+  })
+}
+
+const RECIPIENT_FIELDS = [
+  ['name', 'Name', true],
+  ['email', 'Email', false],
+  ['phoneNumber', 'Phone number', false],
+  ['line1', 'Address line 1', true],
+  ['line2', 'Address line 2', false],
+  ['townOrCity', 'Town or city', true],
+  ['stateOrCounty', 'State or county', false],
+  ['postalOrZipCode', 'Postal or ZIP code', true],
+] as const
+
+function recipientValue(recipient: Recipient, name: (typeof RECIPIENT_FIELDS)[number][0]): string {
+  if (name === 'name' || name === 'email' || name === 'phoneNumber') return recipient[name] ?? ''
+  return recipient.address[name] ?? ''
+}
+
+/** The recipient form's fields (change recipient, new order); without `countryField` the country is read-only. */
+export function recipientFields(recipient: Recipient | null, countryField?: Html): Html {
+  return html`<fieldset class="grid-fields"><legend>Recipient</legend>
+${RECIPIENT_FIELDS.map(
+  ([
+    name,
+    label,
+    required,
+  ]) => html`<div class="field"><label for="recipient-${name}">${label}${required ? '' : html` <span class="muted">(optional)</span>`}</label>
+<input id="recipient-${name}" name="${name}" value="${recipient ? recipientValue(recipient, name) : ''}"${required ? html` required` : ''}${name === 'email' ? html` type="email"` : ''}></div>`,
+)}
+${countryField ?? html`<div class="field"><label for="recipient-country">Country</label><input id="recipient-country" name="countryCode" value="${recipient?.address.countryCode ?? ''}" readonly aria-describedby="country-note"><p id="country-note" class="muted small">The country cannot change: labs and prices depend on it.</p></div>`}
+</fieldset>`
+}
+
+/** The API's recipient object from the form (empty optional fields are sent as null, as the contract wants). */
+export function recipientFromForm(body: Record<string, unknown>, countryCode?: string): Record<string, unknown> {
+  const text = (name: string) => {
+    const value = body[name]
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : null
+  }
+  const address: Record<string, unknown> = {
+    line1: text('line1'),
+    line2: text('line2'),
+    postalOrZipCode: text('postalOrZipCode'),
+    townOrCity: text('townOrCity'),
+    stateOrCounty: text('stateOrCounty'),
+  }
+  if (countryCode !== undefined) address.countryCode = countryCode
+  return { name: text('name'), email: text('email'), phoneNumber: text('phoneNumber'), address }
+}

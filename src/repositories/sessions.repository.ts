@@ -1,0 +1,58 @@
+// SQL for dashboard sessions: a session stands for the API key it was made from (migration 0006).
+import type { Queryable } from '../adapters/database.ts'
+import type { Environment } from './accounts.repository.ts'
+
+export interface SessionOwner {
+  accountId: number
+  environment: Environment
+  /** The visible prefix of the key the session was made from, shown in the dashboard. */
+  keyPrefix: string
+  pauseWindowSeconds: number
+  billingCurrency: string
+  callbackUrl: string | null
+  expiresAt: Date
+}
+
+/**
+ * Makes a session for the active key with this hash in `environment`; returns false (nothing written) when
+ * there is none.
+ */
+export async function insertSession(
+  db: Queryable,
+  session: { tokenHash: string; keyHash: string; environment: Environment; createdAt: Date; expiresAt: Date },
+): Promise<boolean> {
+  const rows = await db.query(
+    `INSERT INTO dashboard_sessions (token_hash, api_key_id, created_at, expires_at)
+     SELECT $1, k.id, $2, $3 FROM api_keys k
+      WHERE k.key_hash = $4 AND k.environment = $5 AND k.revoked_at IS NULL
+     RETURNING token_hash`,
+    [session.tokenHash, session.createdAt, session.expiresAt, session.keyHash, session.environment],
+  )
+  return rows.length > 0
+}
+
+/** The owner of an unexpired session whose key is still active; undefined otherwise. */
+export async function findSessionOwner(db: Queryable, tokenHash: string, now: Date): Promise<SessionOwner | undefined> {
+  const rows = await db.query<SessionOwner & { accountId: string }>(
+    `SELECT a.id AS "accountId", k.environment, k.prefix AS "keyPrefix",
+            a.pause_window_seconds AS "pauseWindowSeconds", a.billing_currency AS "billingCurrency",
+            a.callback_url AS "callbackUrl", s.expires_at AS "expiresAt"
+       FROM dashboard_sessions s
+       JOIN api_keys k ON k.id = s.api_key_id
+       JOIN accounts a ON a.id = k.account_id
+      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL`,
+    [tokenHash, now],
+  )
+  const row = rows[0]
+  return row && { ...row, accountId: Number(row.accountId) }
+}
+
+export async function deleteSession(db: Queryable, tokenHash: string): Promise<void> {
+  await db.query('DELETE FROM dashboard_sessions WHERE token_hash = $1', [tokenHash])
+}
+
+/** Removes sessions that expired before `now`; returns how many. */
+export async function deleteExpiredSessions(db: Queryable, now: Date): Promise<number> {
+  const rows = await db.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1 RETURNING token_hash', [now])
+  return rows.length
+}

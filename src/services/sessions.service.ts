@@ -1,0 +1,108 @@
+// Dashboard sessions (docs/dashboard.md): signing in exchanges an API key for a session token, which the
+// browser keeps in an HttpOnly cookie; the key itself is never stored in the browser. A session acts as the
+// key it was made from, in that key's environment, until it expires, the user signs out or the key is
+// revoked. Changing requests made with a session must also carry its CSRF token.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import { type Environment, findActiveApiKeyOwner } from '../repositories/accounts.repository.ts'
+import {
+  deleteExpiredSessions,
+  deleteSession,
+  findSessionOwner,
+  insertSession,
+} from '../repositories/sessions.repository.ts'
+import { API_KEY_CACHE_SECONDS, type Caller } from './accounts.service.ts'
+import { hashSecretKey } from './secret-keys.ts'
+
+/** How long a session lasts from sign-in: a working day, then the key is asked for again. */
+export const SESSION_LIFETIME_SECONDS = 12 * 3600
+const SESSION_TOKEN_BYTES = 32
+/** Separates the CSRF token's HMAC from any other use of the session token. */
+const CSRF_CONTEXT = 'printroute dashboard csrf v1'
+
+export interface SessionCaller extends Caller {
+  /** The visible prefix of the key the session was made from. */
+  keyPrefix: string
+}
+
+export type SignInResult =
+  | { signedIn: true; token: string; csrfToken: string; expiresAt: Date }
+  /** `otherEnvironment`: the key is valid, but for the other environment (named). */
+  | { signedIn: false; reason: 'unknownKey' }
+  | { signedIn: false; reason: 'otherEnvironment'; keyEnvironment: Environment }
+
+/** The CSRF token of a session: derived from its token, so nothing more is stored and every process agrees. */
+export function csrfTokenOf(sessionToken: string): string {
+  return createHmac('sha256', sessionToken).update(CSRF_CONTEXT).digest('base64url')
+}
+
+/** Whether `candidate` is the CSRF token of the session, compared in constant time. */
+export function isCsrfTokenOf(sessionToken: string, candidate: unknown): boolean {
+  if (typeof candidate !== 'string') return false
+  const expected = Buffer.from(csrfTokenOf(sessionToken))
+  const given = Buffer.from(candidate)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+export function createSessionsService(deps: { db: Database; clock: Clock }) {
+  const { db, clock } = deps
+  // As with API keys, a session found is reused for a few seconds (every dashboard page makes several API
+  // calls); sign-out clears it here at once, a key revoked in another process bites within the same bound.
+  const cache = new Map<string, { caller: SessionCaller; until: number }>()
+
+  return {
+    async signIn(apiKey: string, environment: Environment): Promise<SignInResult> {
+      const keyHash = hashSecretKey(apiKey.trim())
+      const now = clock.now()
+      const token = randomBytes(SESSION_TOKEN_BYTES).toString('base64url')
+      const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000)
+      const made = await db.transaction(async (tx) => {
+        await deleteExpiredSessions(tx, now)
+        return insertSession(tx, { tokenHash: hashSecretKey(token), keyHash, environment, createdAt: now, expiresAt })
+      })
+      if (made) return { signedIn: true, token, csrfToken: csrfTokenOf(token), expiresAt }
+      const owner = await findActiveApiKeyOwner(db, keyHash)
+      if (owner && owner.environment !== environment) {
+        return { signedIn: false, reason: 'otherEnvironment', keyEnvironment: owner.environment }
+      }
+      return { signedIn: false, reason: 'unknownKey' }
+    },
+
+    /** The caller a session token stands for in `environment`; undefined when it does not (any more). */
+    async authenticate(token: string, environment: Environment): Promise<SessionCaller | undefined> {
+      const tokenHash = hashSecretKey(token)
+      const nowMs = clock.now().getTime()
+      const cached = cache.get(tokenHash)
+      let caller = cached && cached.until > nowMs ? cached.caller : undefined
+      if (!caller) {
+        const owner = await findSessionOwner(db, tokenHash, clock.now())
+        if (!owner) {
+          cache.delete(tokenHash)
+          return undefined
+        }
+        caller = {
+          accountId: owner.accountId,
+          environment: owner.environment,
+          pauseWindowSeconds: owner.pauseWindowSeconds,
+          billingCurrency: owner.billingCurrency,
+          callbackUrl: owner.callbackUrl,
+          keyPrefix: owner.keyPrefix,
+        }
+        const until = Math.min(nowMs + API_KEY_CACHE_SECONDS * 1000, owner.expiresAt.getTime())
+        cache.set(tokenHash, { caller, until })
+        // Bounded like the key cache: only sessions that exist are cached; old entries go when it grows.
+        if (cache.size > 10_000) for (const [hash, entry] of cache) if (entry.until <= nowMs) cache.delete(hash)
+      }
+      return caller.environment === environment ? caller : undefined
+    },
+
+    async signOut(token: string): Promise<void> {
+      const tokenHash = hashSecretKey(token)
+      cache.delete(tokenHash)
+      await deleteSession(db, tokenHash)
+    },
+  }
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>
