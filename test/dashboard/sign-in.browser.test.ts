@@ -54,8 +54,9 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(session?.httpOnly, true)
       assert.equal(session?.sameSite, 'Strict')
       assert.ok(!session?.value.includes(h.t.account.sandboxKey.slice(11)), 'the cookie is not the key')
-      const stored = await page.evaluate(
-        () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
+      const stored = (await page.evaluate(
+        'JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie',
+      )) as string
       )
       assert.ok(!stored.includes('pr_sandbox_'), 'nothing readable by scripts holds the key')
 

@@ -62,14 +62,13 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
 
 /** Every <img> on the page has loaded real pixels (none broken, none still loading). */
 export async function assertImagesLoaded(page: Page): Promise<number> {
-  await page.waitForFunction(() => [...document.images].every((image) => image.complete), undefined, {
-    timeout: 10_000,
-  })
-  const broken = await page.evaluate(() =>
-    [...document.images].filter((image) => image.naturalWidth === 0).map((image) => image.currentSrc || image.src),
-  )
+  // Page code as strings: it runs in the browser, and the project compiles without the DOM's types.
+  await page.waitForFunction('[...document.images].every((image) => image.complete)', undefined, { timeout: 10_000 })
+  const broken = (await page.evaluate(
+    '[...document.images].filter((image) => image.naturalWidth === 0).map((image) => image.currentSrc || image.src)',
+  )) as string[]
   assert.deepEqual(broken, [], 'broken images')
-  return page.evaluate(() => document.images.length)
+  return (await page.evaluate('document.images.length')) as number
 }
 
 const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'docs', 'dashboard')
