@@ -57,7 +57,6 @@ for (const kind of testDatabaseKinds()) {
       const stored = (await page.evaluate(
         'JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie',
       )) as string
-      )
       assert.ok(!stored.includes('pr_sandbox_'), 'nothing readable by scripts holds the key')
 
       // The session works for the API too (GET), but a change needs the CSRF token.
