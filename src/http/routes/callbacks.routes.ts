@@ -1,7 +1,7 @@
 // Callbacks and events (issue 6; docs/callbacks.md):
 //   GET  /v4.0/callbacks?orderId=&status=&top=&skip=   deliveries, newest first, each with every attempt;
 //   POST /v4.0/callbacks/{id}/redeliver                 sends a delivery's event again (a new delivery);
-//   GET  /v4.0/events?after=&top=                       the same events as a feed, oldest first, for pollers.
+//   GET  /v4.0/events?after=&top=&orderId=              the same events as a feed, oldest first, for pollers.
 // Everything is scoped to the caller's account and environment.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
@@ -47,6 +47,7 @@ const ListCallbacksQuerySchema = Type.Object(
 const EventsQuerySchema = Type.Object(
   {
     after: Type.Optional(Type.String({ maxLength: 40, description: 'An event id (evt_123); events after it.' })),
+    orderId: Type.Optional(Type.String({ maxLength: 40, description: "Only this order's events (ord_123)." })),
     top: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX_TOP, default: LIST_MAX_TOP })),
   },
   { additionalProperties: false },
