@@ -6,10 +6,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { validationFailed } from '../../domain/outcomes.ts'
 import { DELIVERY_STATUSES } from '../../repositories/events.repository.ts'
 import { type CallbacksService, LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
 import { CaseInsensitiveEnum, ErrorResponseSchema, Nullable, TraceParent } from '../schemas/common.schema.ts'
+import { refuseBody } from '../validation.ts'
 
 const AttemptSchema = Type.Object({
   attempt: Type.Integer(),
@@ -94,12 +94,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
       },
     },
     async (request) => {
-      const body = request.body as unknown
-      const empty =
-        body === undefined || (typeof body === 'object' && body !== null && Object.keys(body as object).length === 0)
-      if (!empty) {
-        throw validationFailed({ body: [{ code: 'UnknownField', providedValue: null }] }, 'Redeliver takes no body')
-      }
+      refuseBody(request.body, 'Redeliver takes no body')
       const callback = await callbacks.redeliver(request.caller, request.params.callbackId)
       return { outcome: 'Created', callback, traceParent: request.traceParent }
     },
