@@ -9,6 +9,7 @@
 //
 // Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
+import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
@@ -90,6 +91,15 @@ export interface PrintFile {
   previewBlobKey?: string | null
   /** How a raster print file was made from its source: null for PDFs, absent from older print files. */
   geometry?: PrintFileGeometry | null
+}
+
+/**
+ * The format of the print file an asset becomes: a PDF (a book) is passed on as it is, whatever the lab asked
+ * for; an image is rendered in the lab's format, as a JPEG for a lab that asked for PDFs.
+ */
+export function printFileFormatOf(labFormat: string | undefined, sourceContentType: string): PrintFileFormat {
+  if (sourceContentType === 'application/pdf') return 'pdf'
+  return labFormat === 'png' || labFormat === 'tiff' ? labFormat : 'jpeg'
 }
 
 export interface PrintFileGeometry {

@@ -23,6 +23,7 @@ import {
   type PipelineState,
   type PrintFile,
   type PrintFileGeometry,
+  printFileFormatOf,
   recordDownloadFailure,
   recordDownloadSuccess,
   recordLabReport,
@@ -527,14 +528,14 @@ export function createPipelineService(deps: PipelineDeps) {
       const item = snapshot.document.items.find((candidate) => candidate.assets.some((asset) => asset.id === assetId))
       const asset = item?.assets.find((candidate) => candidate.id === assetId)
       if (!source || !item || !asset) return
-      const format = (shipment.formats[assetId] ?? 'jpeg') as PrintFileFormat
+      const format = printFileFormatOf(shipment.formats[assetId], source.contentType)
       let printFile: PrintFile | undefined
       let bytes = 0
       let failure: string | undefined
       const started = performance.now()
       try {
         const input = await deps.files.get(source.blobKey)
-        if (source.contentType === 'application/pdf') {
+        if (format === 'pdf') {
           // Books: the PDF is checked and passed through as it is.
           await deps.checkPdf(input, asset.pageCount)
           printFile = {
@@ -554,7 +555,7 @@ export function createPipelineService(deps: PipelineDeps) {
             width: size.horizontalResolution,
             height: size.verticalResolution,
             sizing: item.sizing,
-            format: format === 'pdf' ? 'jpeg' : format,
+            format,
           })
           const blobKey = `print-files/${orderId}/${shipmentId}/${assetId}.${rendered.format === 'jpeg' ? 'jpg' : rendered.format}`
           await deps.files.put(blobKey, rendered.data, `image/${rendered.format}`)
