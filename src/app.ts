@@ -49,6 +49,7 @@ import {
   newSigningSecret,
   type PipelineSettings,
 } from './services/pipeline.service.ts'
+import { createPrintFilesService } from './services/print-files.service.ts'
 import { createProductsService } from './services/products.service.ts'
 import { createQuotesService } from './services/quotes.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
@@ -248,6 +249,7 @@ function buildServices(
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     orders: createOrdersService({ db, catalogue, clock, jobs, fileLinks, log, metrics }),
     orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, fileLinks, log }),
+    printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
     payments: createPaymentsService({
       db,
       clock,
@@ -337,6 +339,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     accounts: services.accounts,
     orders: services.orders,
     orderActions: services.orderActions,
+    printFiles: services.printFiles,
     products: services.products,
     quotes: services.quotes,
     spine: services.spine,

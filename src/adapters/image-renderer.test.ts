@@ -558,3 +558,39 @@ test('thumbnails are JPEGs no larger than the requested edge, upright, never enl
     [64, 32],
   )
 })
+
+test('a print file comes with a preview: a JPEG of the rendered pixels, at most 800 px, never enlarged', async () => {
+  // 1200x800 red | blue turned into a 1000x1500 TIFF (red over blue): the preview is the print file reduced,
+  // 533x800, in the print area's shape, with the turn and the crop already applied.
+  const source = await halvesLeftRight(1200, 800, RED, BLUE)
+  const result = await render(source, 1000, 1500, 'fillPrintArea', 'tiff')
+  const metadata = await sharp(result.preview).metadata()
+  assert.deepEqual([metadata.format, metadata.width, metadata.height], ['jpeg', 533, 800])
+  const out = await pixels(result.preview)
+  assertColour(out.at(266, 20), RED, 'preview top')
+  assertColour(out.at(266, 780), BLUE, 'preview bottom')
+
+  // A print area smaller than the preview edge: the preview has the print file's own size.
+  const small = await render(source, 300, 200, 'fitPrintArea', 'png')
+  const smallMetadata = await sharp(small.preview).metadata()
+  assert.deepEqual([smallMetadata.format, smallMetadata.width, smallMetadata.height], ['jpeg', 300, 200])
+})
+
+test('a print file reports the source size after EXIF orientation and the plan it applied', async () => {
+  // Stored 1200x800 with orientation 6: a 800x1200 portrait, which a 300x200 area turns.
+  const stored = await halvesLeftRight(1200, 800, RED, BLUE)
+  const exif = await sharp(stored).jpeg().withMetadata({ orientation: 6 }).toBuffer()
+  const result = await render(exif, 300, 200, 'fillPrintArea')
+  assert.deepEqual(result.source, { width: 800, height: 1200 })
+  assert.deepEqual(
+    result.plan,
+    planPrintFile({
+      sourceWidth: 800,
+      sourceHeight: 1200,
+      targetWidth: 300,
+      targetHeight: 200,
+      sizing: 'fillPrintArea',
+    }),
+  )
+  assert.equal(result.plan.rotate, 90)
+})

@@ -6,7 +6,7 @@
 
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
-import { planPrintFile } from '../domain/print-geometry.ts'
+import { type PrintFilePlan, planPrintFile } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 
 /**
@@ -24,8 +24,15 @@ export const DEFAULT_RENDER_CONCURRENCY = 2
 
 /** Print files are written at this JPEG quality with full-resolution colour (no chroma subsampling). */
 export const PRINT_JPEG_QUALITY = 95
+/** Thumbnails and previews: images to look at on a screen, not to print. */
 export const THUMBNAIL_JPEG_QUALITY = 80
 export const DEFAULT_THUMBNAIL_EDGE = 400
+/**
+ * Longer edge of a print file's preview. Twice the thumbnail, so the two sit side by side at the same size on
+ * a high-density screen and the preview still shows what the crop cut, while at quality 80 it stays near
+ * 100 KB: an order page loads it at once, and it is never a print-ready copy of the customer's image.
+ */
+export const DEFAULT_PREVIEW_EDGE = 800
 
 /** Formats accepted as customer images. SVG, PDF and camera RAW are not photos to print and are refused. */
 const ACCEPTED_INPUT_FORMATS: ReadonlySet<string> = new Set(['jpeg', 'png', 'webp', 'tiff', 'gif', 'heif', 'avif'])
@@ -57,6 +64,11 @@ export interface RenderedPrintFile {
   format: RasterPrintFileFormat
   /** Whether the image was turned a quarter turn (clockwise) to suit the print area. */
   rotated: boolean
+  /** The source's size after EXIF orientation, and the geometry applied to it (domain/print-geometry.ts). */
+  source: { width: number; height: number }
+  plan: PrintFilePlan
+  /** A JPEG of the print file whose longer edge is at most DEFAULT_PREVIEW_EDGE (never enlarged). */
+  preview: Buffer
 }
 
 export interface ImageProbe {
@@ -194,23 +206,41 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
         if (info.width !== width || info.height !== height) {
           throw new Error(`print file came out ${info.width} x ${info.height}, expected ${width} x ${height}`)
         }
-        return { data, width, height, format, rotated: plan.rotate === 90 }
+        // From the encoded print file, in the same turn of the limiter: a JPEG print file shrinks on load (the
+        // decoder's 1/8 scale), so this costs a fraction of the render, and the preview shows exactly what
+        // was printed. Our own output of a catalogue size: the input pixel limit does not apply.
+        const preview = await encode(
+          reducedJpeg(sharp(data, { limitInputPixels: false, failOn: 'truncated' }), DEFAULT_PREVIEW_EDGE),
+        )
+        return {
+          data,
+          width,
+          height,
+          format,
+          rotated: plan.rotate === 90,
+          source: { width: source.width, height: source.height },
+          plan,
+          preview: preview.data,
+        }
       }),
 
     renderThumbnail: (input, maxEdge = DEFAULT_THUMBNAIL_EDGE) =>
       limiter.run(async () => {
         if (!Number.isInteger(maxEdge) || maxEdge < 1) throw new RangeError('maxEdge must be a positive integer')
         await readHeader(input, true)
-        const pipeline = sharp(input, decodeOptions)
-          .autoOrient()
-          .resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true })
-          .flatten({ background: WHITE })
-          .toColourspace('srgb')
-          .withIccProfile('srgb')
-          .jpeg({ quality: THUMBNAIL_JPEG_QUALITY })
-        return (await encode(pipeline)).data
+        return (await encode(reducedJpeg(sharp(input, decodeOptions).autoOrient(), maxEdge))).data
       }),
   }
+}
+
+/** An upright sRGB JPEG for screens whose longer edge is at most `maxEdge`, never enlarged. */
+function reducedJpeg(pipeline: Sharp, maxEdge: number): Sharp {
+  return pipeline
+    .resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: WHITE })
+    .toColourspace('srgb')
+    .withIccProfile('srgb')
+    .jpeg({ quality: THUMBNAIL_JPEG_QUALITY })
 }
 
 function isRasterFormat(format: string): format is RasterPrintFileFormat {

@@ -12,6 +12,7 @@ import {
   recordDownloadSuccess,
   recordLabReport,
   recordPrintFile,
+  recordPrintFileFailure,
   recordSubmitted,
   startPipeline,
 } from './order-pipeline.ts'
@@ -26,7 +27,7 @@ const stored = {
   height: null,
 }
 
-function newOrder(): { order: OrderDocument; pipeline: PipelineState } {
+function newOrder(assetCount = 1): { order: OrderDocument; pipeline: PipelineState } {
   const input: NewOrder = {
     merchantReference: null,
     shippingMethod: 'Standard',
@@ -56,11 +57,17 @@ function newOrder(): { order: OrderDocument; pipeline: PipelineState } {
         sizing: 'fillPrintArea',
         recipientCost: null,
         attributes: {},
-        assets: [{ printArea: 'default', url: 'https://x.test/a.jpg?sig=secret', md5Hash: null, pageCount: null }],
+        assets: Array.from({ length: assetCount }, (_, index) => ({
+          printArea: 'default',
+          url: `https://x.test/a${index}.jpg?sig=secret`,
+          md5Hash: null,
+          pageCount: null,
+        })),
       },
     ],
   }
-  const order = buildNewOrderDocument(input, { order: 'ord_1', items: ['ori_1'], assets: ['ast_1'] }, now)
+  const assets = Array.from({ length: assetCount }, (_, index) => `ast_${index + 1}`)
+  const order = buildNewOrderDocument(input, { order: 'ord_1', items: ['ori_1'], assets }, now)
   return { order, pipeline: emptyPipeline() }
 }
 
@@ -162,4 +169,33 @@ test('from allocation to Complete, each step applied twice changes nothing the s
   assert.equal(order.status.stage, 'Complete')
   assert.deepEqual(Object.values(order.status.details), ['Complete', 'Complete', 'Complete', 'Complete', 'Complete'])
   assert.equal(order.shipments[0]?.status, 'Shipped')
+})
+
+test('a print file that cannot be made keeps its reason, also when the order already stopped on another', () => {
+  const { order, pipeline } = newOrder(2)
+  startPipeline(order, pipeline, now)
+  recordDownloadSuccess(order, pipeline, 'ast_1', stored, null, now)
+  recordDownloadSuccess(order, pipeline, 'ast_2', { ...stored, blobKey: 'assets/ord_1/ast_2' }, null, now)
+  const shipment = {
+    id: 'shp_1',
+    labCode: 'uk6',
+    labCountryCode: 'GB',
+    carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+    itemIds: ['ori_1'],
+    formats: { ori_1: 'jpeg' },
+  }
+  applyAllocation(order, pipeline, 1, [shipment], [], now)
+
+  const first = recordPrintFileFailure(order, pipeline, 'shp_1', 'ast_1', 'unreadable image: bad', now)
+  assert.equal(first.changed, true)
+  assert.equal(pipeline.phase, 'failed')
+  assert.equal(order.status.issues.length, 1)
+  assert.equal(recordPrintFileFailure(order, pipeline, 'shp_1', 'ast_1', 'again', now).changed, false)
+
+  const before = structuredClone(order)
+  const second = recordPrintFileFailure(order, pipeline, 'shp_1', 'ast_2', 'too large', now)
+  assert.deepEqual(second, { changed: true, jobs: [] })
+  assert.deepEqual(order, before, 'the order document, its issues included, is as the first failure left it')
+  assert.deepEqual(pipeline.shipments.shp_1?.printFileFailures, { ast_1: 'unreadable image: bad', ast_2: 'too large' })
+  assert.equal(recordPrintFileFailure(order, pipeline, 'shp_1', 'ast_2', 'too large', now).changed, false)
 })

@@ -9,8 +9,10 @@
 //
 // Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
+import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
+import type { PrintFilePlan } from './print-geometry.ts'
 
 /** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
 export const DOWNLOAD_MAX_ATTEMPTS = 10
@@ -82,6 +84,28 @@ export interface PrintFile {
   width: number
   height: number
   format: string
+  /**
+   * A reduced JPEG of the print file, for screens (docs/print-files.md, "Previews"): null for PDFs, absent from
+   * print files made before previews existed.
+   */
+  previewBlobKey?: string | null
+  /** How a raster print file was made from its source: null for PDFs, absent from older print files. */
+  geometry?: PrintFileGeometry | null
+}
+
+/**
+ * The format of the print file an asset becomes: a PDF (a book) is passed on as it is, whatever the lab asked
+ * for; an image is rendered in the lab's format, as a JPEG for a lab that asked for PDFs.
+ */
+export function printFileFormatOf(labFormat: string | undefined, sourceContentType: string): PrintFileFormat {
+  if (sourceContentType === 'application/pdf') return 'pdf'
+  return labFormat === 'png' || labFormat === 'tiff' ? labFormat : 'jpeg'
+}
+
+export interface PrintFileGeometry {
+  /** The source's size after EXIF orientation. */
+  source: { width: number; height: number }
+  plan: PrintFilePlan
 }
 
 export type ShipmentState =
@@ -101,6 +125,8 @@ export interface PipelineShipment {
   printFiles: Record<string, PrintFile | null>
   /** Asset id -> print file format the lab wants. */
   formats: Record<string, string>
+  /** Asset id -> why its print file could not be made (absent until one fails). */
+  printFileFailures?: Record<string, string>
   /**
    * What the lab was given at submission: a recipient or shipping method changed afterwards (a partial update)
    * does not reach a shipment already with its lab.
@@ -491,7 +517,13 @@ export function recordPrintFileFailure(
   now: Date,
 ): Transition {
   const shipment = pipeline.shipments[shipmentId]
-  if (shipment?.state !== 'allocated' || pipeline.phase === 'failed') return NOTHING
+  if (shipment?.state !== 'allocated' || !(assetId in shipment.printFiles) || shipment.printFiles[assetId]) {
+    return NOTHING
+  }
+  if (shipment.printFileFailures?.[assetId] !== undefined) return NOTHING
+  shipment.printFileFailures = { ...shipment.printFileFailures, [assetId]: reason }
+  // The order already stopped on another print file: its issue said so; this reason is kept all the same.
+  if (pipeline.phase === 'failed') return { changed: true, jobs: [] }
   const found = findAsset(order, assetId)
   touch(order, now)
   addIssue(

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { MAX_PRINT_GEOMETRY_SIDE, type PrintFilePlan, planPrintFile, shouldRotate } from './print-geometry.ts'
+import {
+  MAX_PRINT_GEOMETRY_SIDE,
+  type PrintFilePlan,
+  placementOnSource,
+  planPrintFile,
+  shouldRotate,
+} from './print-geometry.ts'
 import { SIZING_MODES, type SizingMode } from './shipping-methods.ts'
 
 const plan = (
@@ -332,6 +338,123 @@ test('property: the plan depends only on shapes: swapping both source and target
       })
       assert.equal(q.rotate, p.rotate)
       assert.deepEqual(q.resize, { width: p.resize.height, height: p.resize.width })
+    }),
+    RUNS,
+  )
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// Placement: the part of the source a plan prints, in source pixels
+// ---------------------------------------------------------------------------------------------------------
+
+const placement = (
+  sourceWidth: number,
+  sourceHeight: number,
+  targetWidth: number,
+  targetHeight: number,
+  sizing: SizingMode,
+) =>
+  placementOnSource(
+    { width: sourceWidth, height: sourceHeight },
+    plan(sourceWidth, sourceHeight, targetWidth, targetHeight, sizing),
+  )
+
+test('placement: fill without a turn maps the crop box back through the resize', () => {
+  // 4000x2000 into 3000x2000: not scaled, 500 px cut each side.
+  assert.deepEqual(placement(4000, 2000, 3000, 2000, 'fillPrintArea'), {
+    left: 500,
+    top: 0,
+    width: 3000,
+    height: 2000,
+    margins: null,
+  })
+  // 1000x3000 into 2000x4000: scaled x2 to 2000x6000, rows 1000..5000 kept = source rows 500..2500.
+  assert.deepEqual(placement(1000, 3000, 2000, 4000, 'fillPrintArea'), {
+    left: 0,
+    top: 500,
+    width: 1000,
+    height: 2000,
+    margins: null,
+  })
+})
+
+test('placement: fill with a turn, the crop across the turned width, lands on source rows counted from the bottom', () => {
+  // 50x40 landscape into 21x30 portrait: turned clockwise to 40x50, resized to 24x30 (scale 0.6), 3 columns too
+  // many: 1 cut on the left, 2 on the right (resized columns 1..22 = turned columns 1.67..36.67). The turned
+  // image's left edge is the source's bottom edge, so the source keeps rows 40-36.67 = 3.33 .. 40-1.67 = 38.33
+  // (more is cut at the top), all 50 columns; whole pixels around that: rows 3..39.
+  assert.deepEqual(plan(50, 40, 21, 30, 'fillPrintArea'), {
+    rotate: 90,
+    resize: { width: 24, height: 30 },
+    crop: { left: 1, top: 0, width: 21, height: 30 },
+    margins: null,
+  })
+  assert.deepEqual(placement(50, 40, 21, 30, 'fillPrintArea'), {
+    left: 0,
+    top: 3,
+    width: 50,
+    height: 36,
+    margins: null,
+  })
+})
+
+test('placement: fill with a turn, the crop across the turned height, lands on source columns from the left', () => {
+  // 10x4 landscape into 3x5 portrait: turned to 4x10, resized to 3x8, rows 1..6 kept (1 cut at the top, 2 at
+  // the bottom) = turned rows 1.25..7.5. The turned image's top is the source's left edge: source columns
+  // 1.25..7.5, all 4 rows; whole pixels around that: columns 1..8.
+  assert.deepEqual(plan(10, 4, 3, 5, 'fillPrintArea').crop, { left: 0, top: 1, width: 3, height: 5 })
+  assert.deepEqual(placement(10, 4, 3, 5, 'fillPrintArea'), { left: 1, top: 0, width: 7, height: 4, margins: null })
+})
+
+test('placement: fit prints the whole source with the margins of the print area; stretch the whole source', () => {
+  // 4000x2000 into 3000x3000: resized to 3000x1500, 750 px of white above and below.
+  assert.deepEqual(placement(4000, 2000, 3000, 3000, 'fitPrintArea'), {
+    left: 0,
+    top: 0,
+    width: 4000,
+    height: 2000,
+    margins: { top: 750, right: 0, bottom: 750, left: 0 },
+  })
+  // Turned (600x400 into 1080x2070): the whole upright source, margins in the print area's own frame.
+  assert.deepEqual(placement(600, 400, 1080, 2070, 'fitPrintArea'), {
+    left: 0,
+    top: 0,
+    width: 600,
+    height: 400,
+    margins: { top: 225, right: 0, bottom: 225, left: 0 },
+  })
+  assert.deepEqual(placement(600, 400, 1080, 2070, 'stretchToPrintArea'), {
+    left: 0,
+    top: 0,
+    width: 600,
+    height: 400,
+    margins: null,
+  })
+  // Same shape: nothing cut.
+  assert.deepEqual(placement(6000, 4000, 3000, 2000, 'fillPrintArea'), {
+    left: 0,
+    top: 0,
+    width: 6000,
+    height: 4000,
+    margins: null,
+  })
+})
+
+test('property: a fill placement is a non-empty box inside the source, at most a pixel around the exact crop', () => {
+  fc.assert(
+    fc.property(request, (r) => {
+      const p = planPrintFile({ ...r, sizing: 'fillPrintArea' })
+      const box = placementOnSource({ width: r.sourceWidth, height: r.sourceHeight }, p)
+      assert.ok(box.width >= 1 && box.height >= 1)
+      assert.ok(box.left >= 0 && box.top >= 0)
+      assert.ok(box.left + box.width <= r.sourceWidth && box.top + box.height <= r.sourceHeight)
+      // The exact crop covers target / scale source pixels along each turned axis; the box rounds it outwards.
+      const { w, h } = turned(r, p)
+      const exactWidth = (r.targetWidth * w) / p.resize.width
+      const exactHeight = (r.targetHeight * h) / p.resize.height
+      const [boxAcross, boxDown] = p.rotate ? [box.height, box.width] : [box.width, box.height]
+      assert.ok(boxAcross >= exactWidth - 1e-9 && boxAcross <= exactWidth + 2, `${boxAcross} vs ${exactWidth}`)
+      assert.ok(boxDown >= exactHeight - 1e-9 && boxDown <= exactHeight + 2, `${boxDown} vs ${exactHeight}`)
     }),
     RUNS,
   )

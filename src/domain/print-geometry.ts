@@ -122,6 +122,42 @@ export function planPrintFile(request: PrintFileRequest): PrintFilePlan {
   }
 }
 
+/** Where a print file came from: the part of the upright source it prints, and its white borders. */
+export interface SourcePlacement extends PixelBox {
+  /** fitPrintArea only: the white borders of the print file, in print-area pixels; null when there are none. */
+  margins: Margins | null
+}
+
+/**
+ * The part of the upright source (after EXIF orientation, before the plan's quarter turn) that a plan prints,
+ * in source pixels, so it can be drawn over the source or its thumbnail. fillPrintArea: the crop box mapped
+ * back through the resize and the turn; fitPrintArea and stretchToPrintArea print the whole source.
+ * The crop's edges fall between source pixels when the source is scaled; the box is the smallest whole-pixel
+ * box around them (every source pixel that shows in the print file, if only in part), so it is never empty.
+ */
+export function placementOnSource(source: { width: number; height: number }, plan: PrintFilePlan): SourcePlacement {
+  const { crop, resize } = plan
+  if (!crop) return { left: 0, top: 0, width: source.width, height: source.height, margins: plan.margins }
+  const turnedWidth = plan.rotate ? source.height : source.width
+  const turnedHeight = plan.rotate ? source.width : source.height
+  // The crop's edges in the turned source, before the resize. Integer products and one division: a quotient
+  // that is a whole number comes out exact, so floor and ceil below never add a pixel by rounding error.
+  const x0 = (crop.left * turnedWidth) / resize.width
+  const x1 = ((crop.left + crop.width) * turnedWidth) / resize.width
+  const y0 = (crop.top * turnedHeight) / resize.height
+  const y1 = ((crop.top + crop.height) * turnedHeight) / resize.height
+  // Undoing the clockwise quarter turn: the turned image's point (x, y) is the source's (y, height - x), so
+  // the turned image's columns are source rows counted from the bottom.
+  const [left, right, top, bottom] = plan.rotate ? [y0, y1, source.height - x1, source.height - x0] : [x0, x1, y0, y1]
+  return {
+    left: Math.floor(left),
+    top: Math.floor(top),
+    width: Math.ceil(right) - Math.floor(left),
+    height: Math.ceil(bottom) - Math.floor(top),
+    margins: null,
+  }
+}
+
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value))
 }

@@ -18,6 +18,7 @@ import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
+import type { PrintFilesService } from '../services/print-files.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
 import { isCsrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
@@ -42,6 +43,7 @@ import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
+import { registerPrintFileRoutes } from './routes/print-files.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { registerQuoteRoutes } from './routes/quotes.routes.ts'
 import { registerSampleRoutes } from './routes/samples.routes.ts'
@@ -99,6 +101,8 @@ export interface HttpServices {
   accounts: AccountsService
   orders: OrdersService
   orderActions: OrderActionsService
+  /** Print files, their placement on the source and their previews (printroute's own endpoint). */
+  printFiles: PrintFilesService
   products: ProductsService
   quotes: QuotesService
   spine: SpineService
@@ -330,6 +334,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     async (api) => {
       registerOrderRoutes(api, services.orders)
       registerOrderActionRoutes(api, services.orderActions)
+      registerPrintFileRoutes(api, services.printFiles)
       registerProductRoutes(api, services.products)
       registerSpineRoutes(api, services.spine)
       registerQuoteRoutes(api, services.quotes)

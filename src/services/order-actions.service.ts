@@ -56,7 +56,7 @@ export interface ActionResult<T> {
   orderJson: string
 }
 
-function orderNumberOf(orderId: string): number {
+export function orderNumberOf(orderId: string): number {
   const number = parseId('ord', orderId)
   if (number === undefined) {
     throw validationFailed({
@@ -67,7 +67,7 @@ function orderNumberOf(orderId: string): number {
 }
 
 /** The caller's own order, or EntityNotFound (another account's or environment's order does not exist). */
-function ownOrder(caller: Caller, orderId: string, order: PipelineOrder | undefined): PipelineOrder {
+export function ownOrder(caller: Caller, orderId: string, order: PipelineOrder | undefined): PipelineOrder {
   if (!order || order.accountId !== caller.accountId || order.environment !== caller.environment) {
     throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
   }

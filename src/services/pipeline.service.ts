@@ -21,6 +21,9 @@ import {
   type JobRequest,
   type LabReport,
   type PipelineState,
+  type PrintFile,
+  type PrintFileGeometry,
+  printFileFormatOf,
   recordDownloadFailure,
   recordDownloadSuccess,
   recordLabReport,
@@ -77,14 +80,18 @@ export interface FileStore {
  * (specification, "Limits": image retention 30 days, then automatic deletion).
  */
 export const ASSET_RETENTION_DAYS = 30
-/** What the retention job deletes; thumbnails stay, orders keep showing them. */
+/**
+ * What the retention job deletes: the customer's files and the full-resolution print files made from them.
+ * Thumbnails and print-file previews stay: they are reduced images (at most 400 and 800 px) that orders keep
+ * showing for as long as they are read, and nothing a lab could print from.
+ */
 const EXPIRING_PREFIXES = ['assets/', 'print-files/'] as const
 
 export interface PrintFileRenderer {
   renderPrintFile(
     input: string | Buffer,
     spec: { width: number; height: number; sizing: SizingMode; format: PrintFileFormat },
-  ): Promise<{ data: Buffer; width: number; height: number; format: string }>
+  ): Promise<{ data: Buffer; width: number; height: number; format: string; preview: Buffer } & PrintFileGeometry>
   renderThumbnail(input: string | Buffer): Promise<Buffer>
 }
 
@@ -180,6 +187,10 @@ function orderNumberOf(orderId: string): number {
 
 export function assetBlobKey(orderId: string, fileKey: string): string {
   return `assets/${orderId}/${fileKey.replace(':', '-')}`
+}
+
+export function previewBlobKey(orderId: string, shipmentId: string, assetId: string): string {
+  return `previews/${orderId}/${shipmentId}/${assetId}.jpg`
 }
 
 export function createPipelineService(deps: PipelineDeps) {
@@ -517,17 +528,24 @@ export function createPipelineService(deps: PipelineDeps) {
       const item = snapshot.document.items.find((candidate) => candidate.assets.some((asset) => asset.id === assetId))
       const asset = item?.assets.find((candidate) => candidate.id === assetId)
       if (!source || !item || !asset) return
-      const format = (shipment.formats[assetId] ?? 'jpeg') as PrintFileFormat
-      let printFile: { blobKey: string; width: number; height: number; format: string } | undefined
+      const format = printFileFormatOf(shipment.formats[assetId], source.contentType)
+      let printFile: PrintFile | undefined
       let bytes = 0
       let failure: string | undefined
       const started = performance.now()
       try {
         const input = await deps.files.get(source.blobKey)
-        if (source.contentType === 'application/pdf') {
+        if (format === 'pdf') {
           // Books: the PDF is checked and passed through as it is.
           await deps.checkPdf(input, asset.pageCount)
-          printFile = { blobKey: source.blobKey, width: 0, height: 0, format: 'pdf' }
+          printFile = {
+            blobKey: source.blobKey,
+            width: 0,
+            height: 0,
+            format: 'pdf',
+            previewBlobKey: null,
+            geometry: null,
+          }
           bytes = input.length
         } else {
           const variant = deps.catalogue.findVariant(item.sku, item.attributes)
@@ -537,11 +555,20 @@ export function createPipelineService(deps: PipelineDeps) {
             width: size.horizontalResolution,
             height: size.verticalResolution,
             sizing: item.sizing,
-            format: format === 'pdf' ? 'jpeg' : format,
+            format,
           })
           const blobKey = `print-files/${orderId}/${shipmentId}/${assetId}.${rendered.format === 'jpeg' ? 'jpg' : rendered.format}`
           await deps.files.put(blobKey, rendered.data, `image/${rendered.format}`)
-          printFile = { blobKey, width: rendered.width, height: rendered.height, format: rendered.format }
+          const preview = previewBlobKey(orderId, shipmentId, assetId)
+          await deps.files.put(preview, rendered.preview, 'image/jpeg')
+          printFile = {
+            blobKey,
+            width: rendered.width,
+            height: rendered.height,
+            format: rendered.format,
+            previewBlobKey: preview,
+            geometry: { source: rendered.source, plan: rendered.plan },
+          }
           bytes = rendered.data.length
         }
       } catch (error) {

@@ -8,7 +8,7 @@ import { createFileSystemBlobStore } from '../../src/adapters/blob-store.ts'
 import { ManualClock } from '../../src/adapters/clock.ts'
 import { createPipelineService, type PipelineDeps } from '../../src/services/pipeline.service.ts'
 
-test('asset copies and print files older than the retention period are deleted; newer ones and thumbnails stay', async () => {
+test('asset copies and print files older than the retention period are deleted; newer ones, thumbnails and previews stay', async () => {
   const root = mkdtempSync(join(tmpdir(), 'printroute-retention-'))
   try {
     const files = createFileSystemBlobStore(root)
@@ -19,10 +19,12 @@ test('asset copies and print files older than the retention period are deleted; 
       oldAsset: 'assets/ord_1/ast_1',
       oldPrint: 'print-files/ord_1/shp_1/ast_1.jpg',
       oldThumbnail: 'thumbnails/ord_1/ast_1.jpg',
+      oldPreview: 'previews/ord_1/shp_1/ast_1.jpg',
       recentAsset: 'assets/ord_2/ast_2',
     }
     for (const key of Object.values(keys)) await files.put(key, Buffer.from(key), 'application/octet-stream')
-    for (const key of [keys.oldAsset, keys.oldPrint, keys.oldThumbnail]) utimesSync(join(root, key), old, old)
+    for (const key of [keys.oldAsset, keys.oldPrint, keys.oldThumbnail, keys.oldPreview])
+      utimesSync(join(root, key), old, old)
     utimesSync(join(root, keys.recentAsset), recent, recent)
 
     const pipeline = createPipelineService({
@@ -34,6 +36,7 @@ test('asset copies and print files older than the retention period are deleted; 
     assert.equal(await files.exists(keys.oldAsset), false)
     assert.equal(await files.exists(keys.oldPrint), false)
     assert.equal(await files.exists(keys.oldThumbnail), true)
+    assert.equal(await files.exists(keys.oldPreview), true)
     assert.equal(await files.exists(keys.recentAsset), true)
     assert.equal(await pipeline.expireStoredFiles(), 0, 'a second run finds nothing more')
   } finally {

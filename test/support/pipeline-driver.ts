@@ -14,14 +14,20 @@ export interface ImageServer {
   close(): Promise<void>
 }
 
-/** An HTTP server on 127.0.0.1 answering every path with one small generated JPEG. */
-export async function startImageServer(): Promise<ImageServer> {
+/**
+ * An HTTP server on 127.0.0.1 answering every path with one small generated 300x500 JPEG, or with the file
+ * given for that path (`/name`).
+ */
+export async function startImageServer(
+  files: Record<string, { body: Buffer; type: string }> = {},
+): Promise<ImageServer> {
   const image = await sharp({ create: { width: 300, height: 500, channels: 3, background: { r: 40, g: 120, b: 200 } } })
     .jpeg()
     .toBuffer()
-  const server: Server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': image.length })
-    response.end(image)
+  const server: Server = createServer((request, response) => {
+    const { body, type } = files[(request.url ?? '').split('?')[0] ?? ''] ?? { body: image, type: 'image/jpeg' }
+    response.writeHead(200, { 'content-type': type, 'content-length': body.length })
+    response.end(body)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
