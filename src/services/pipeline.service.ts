@@ -189,7 +189,7 @@ export function assetBlobKey(orderId: string, fileKey: string): string {
   return `assets/${orderId}/${fileKey.replace(':', '-')}`
 }
 
-export function previewBlobKey(orderId: string, shipmentId: string, assetId: string): string {
+function previewBlobKey(orderId: string, shipmentId: string, assetId: string): string {
   return `previews/${orderId}/${shipmentId}/${assetId}.jpg`
 }
 

@@ -182,6 +182,14 @@ for (const kind of testDatabaseKinds()) {
       assert.match(file.failureReason, /PDF cannot be read/)
     })
 
+    test('an order on hold in its pause window has no print files yet', async () => {
+      const paused = await t.createAccount({ pauseWindowSeconds: 3600 })
+      const orderId = await create([phoneCase('fillPrintArea', 'portrait.jpg')], paused.sandboxKey)
+      const response = await printFilesOf(orderId, paused.sandboxKey)
+      assert.equal(response.statusCode, 200, response.body)
+      assert.deepEqual(json(response).printFiles, [])
+    })
+
     test("another account's order, the other environment's, an unknown one: 404; a malformed id: 400", async () => {
       const orderId = await create([phoneCase('fillPrintArea', 'portrait.jpg')])
       const other = await t.createAccount()
