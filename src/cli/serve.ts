@@ -112,6 +112,8 @@ function demoBanner(accountId: string, keys: Record<Environment, string>, sandbo
     '',
     firstOrderCommands(sandboxUrl, keys.sandbox),
     '',
+    `Or watch it in the dashboard: open ${sandboxUrl}/dashboard/ and sign in with the Sandbox key.`,
+    '',
   ].join('\n')
 }
 
@@ -169,7 +171,8 @@ export function registerProcessCommands(program: Command): void {
     for (const environment of ['live', 'sandbox'] as const) {
       app.setPublicUrl(environment, servers[environment].address)
       servers[environment].open()
-      logger.info({ environment }, `${SERVER_LABELS[environment]} ready at ${servers[environment].address}/v4.0`)
+      const address = servers[environment].address
+      logger.info({ environment }, `${SERVER_LABELS[environment]} ready at ${address}/v4.0 (dashboard: ${address}/dashboard/)`)
     }
     if (servers.metrics) {
       servers.metrics.open()

@@ -79,6 +79,15 @@ describe('printroute serve', () => {
     assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg')
   })
 
+  test('the banner names the dashboard, which answers with its sign-in page', async () => {
+    const line = (await server.waitFor(/open (http:\/\/127\.0\.0\.1:\d+\/dashboard\/) and sign in/))[1]!
+    assert.equal(line, `${sandboxUrl}/dashboard/`)
+    const page = await fetch(line)
+    assert.equal(page.status, 200, 'redirected to the sign-in form')
+    assert.match(page.url, /\/dashboard\/sign-in/)
+    assert.match(await page.text(), /<label for="api-key">API key<\/label>/)
+  })
+
   test('metrics and health answer on the metrics port bound at start, not on the Live port', async () => {
     const metricsUrl = (await server.waitFor(/metrics at (http:\/\/127\.0\.0\.1:\d+)\/metrics/))[1]!
     const scraped = await fetch(`${metricsUrl}/metrics`)

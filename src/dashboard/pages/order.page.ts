@@ -66,11 +66,11 @@ interface PrintFile {
   printArea: string
   format: string
   status: string
-  failure?: string | null
+  failureReason: string | null
   width: number
   height: number
   sizing: string
-  rotated: boolean
+  rotated: boolean | null
   source: { width: number; height: number } | null
   placement: (Box & { margins?: { left: number; top: number; right: number; bottom: number } | null }) | null
   previewUrl: string | null
@@ -188,7 +188,7 @@ function previewFigure(item: Item, file: PrintFile | undefined): Html {
   if (!file.previewUrl) {
     const words =
       file.status === 'failed'
-        ? `Failed: ${file.failure ?? 'see the issues'}`
+        ? `Failed: ${file.failureReason ?? 'see the issues'}`
         : file.format === 'pdf'
           ? 'PDF passed on as sent'
           : 'Not rendered yet'
