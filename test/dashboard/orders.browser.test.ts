@@ -63,6 +63,17 @@ for (const kind of testDatabaseKinds()) {
       await assertAccessible(page, 'order')
       await screenshotForDocs(page, 'order')
 
+      // On a phone the order page fits the screen: images shrink, tables scroll inside their frames.
+      const phone = await newContext(h.browser, 'phone')
+      const small = await phone.newPage()
+      await signIn(small, h.urls.sandbox, h.t.account.sandboxKey)
+      await small.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      await assertImagesLoaded(small)
+      await screenshotForDocs(small, 'order-phone')
+      const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
+      assert.ok(overflow <= 0, `the order page is ${overflow}px wider than the phone`)
+      await phone.close()
+
       await page.reload()
       const firstRedeliver = page.getByRole('button', { name: /^Redeliver cbd_/ }).first()
       const callbackId = ((await firstRedeliver.getAttribute('aria-label')) ?? '').replace('Redeliver ', '')
@@ -133,9 +144,9 @@ for (const kind of testDatabaseKinds()) {
       const phone = await newContext(h.browser, 'phone')
       const small = await phone.newPage()
       await signIn(small, h.urls.sandbox, h.t.account.sandboxKey)
+      await screenshotForDocs(small, 'orders-phone')
       const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
       assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`)
-      await screenshotForDocs(small, 'orders-phone')
       await phone.close()
       await context.close()
     })
