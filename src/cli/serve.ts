@@ -172,7 +172,10 @@ export function registerProcessCommands(program: Command): void {
       app.setPublicUrl(environment, servers[environment].address)
       servers[environment].open()
       const address = servers[environment].address
-      logger.info({ environment }, `${SERVER_LABELS[environment]} ready at ${address}/v4.0 (dashboard: ${address}/dashboard/)`)
+      logger.info(
+        { environment },
+        `${SERVER_LABELS[environment]} ready at ${address}/v4.0 (dashboard: ${address}/dashboard/)`,
+      )
     }
     if (servers.metrics) {
       servers.metrics.open()
