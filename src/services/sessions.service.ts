@@ -12,7 +12,7 @@ import {
   findSessionOwner,
   insertSession,
 } from '../repositories/sessions.repository.ts'
-import { API_KEY_CACHE_SECONDS, type Caller } from './accounts.service.ts'
+import type { Caller } from './accounts.service.ts'
 import { hashSecretKey } from './secret-keys.ts'
 
 /** How long a session lasts from sign-in: a working day, then the key is asked for again. */
@@ -47,10 +47,6 @@ export function isCsrfTokenOf(sessionToken: string, candidate: unknown): boolean
 
 export function createSessionsService(deps: { db: Database; clock: Clock }) {
   const { db, clock } = deps
-  // As with API keys, a session found is reused for a few seconds (every dashboard page makes several API
-  // calls); sign-out clears it here at once, a key revoked in another process bites within the same bound.
-  const cache = new Map<string, { caller: SessionCaller; until: number }>()
-
   return {
     async signIn(apiKey: string, environment: Environment): Promise<SignInResult> {
       const keyHash = hashSecretKey(apiKey.trim())
@@ -69,38 +65,25 @@ export function createSessionsService(deps: { db: Database; clock: Clock }) {
       return { signedIn: false, reason: 'unknownKey' }
     },
 
-    /** The caller a session token stands for in `environment`; undefined when it does not (any more). */
+    /**
+     * The caller a session token stands for in `environment`; undefined when it does not (any more). Not
+     * cached, unlike keys: one indexed lookup per request, and signing out or revoking the key bites at once.
+     */
     async authenticate(token: string, environment: Environment): Promise<SessionCaller | undefined> {
-      const tokenHash = hashSecretKey(token)
-      const nowMs = clock.now().getTime()
-      const cached = cache.get(tokenHash)
-      let caller = cached && cached.until > nowMs ? cached.caller : undefined
-      if (!caller) {
-        const owner = await findSessionOwner(db, tokenHash, clock.now())
-        if (!owner) {
-          cache.delete(tokenHash)
-          return undefined
-        }
-        caller = {
-          accountId: owner.accountId,
-          environment: owner.environment,
-          pauseWindowSeconds: owner.pauseWindowSeconds,
-          billingCurrency: owner.billingCurrency,
-          callbackUrl: owner.callbackUrl,
-          keyPrefix: owner.keyPrefix,
-        }
-        const until = Math.min(nowMs + API_KEY_CACHE_SECONDS * 1000, owner.expiresAt.getTime())
-        cache.set(tokenHash, { caller, until })
-        // Bounded like the key cache: only sessions that exist are cached; old entries go when it grows.
-        if (cache.size > 10_000) for (const [hash, entry] of cache) if (entry.until <= nowMs) cache.delete(hash)
+      const owner = await findSessionOwner(db, hashSecretKey(token), clock.now())
+      if (!owner || owner.environment !== environment) return undefined
+      return {
+        accountId: owner.accountId,
+        environment: owner.environment,
+        pauseWindowSeconds: owner.pauseWindowSeconds,
+        billingCurrency: owner.billingCurrency,
+        callbackUrl: owner.callbackUrl,
+        keyPrefix: owner.keyPrefix,
       }
-      return caller.environment === environment ? caller : undefined
     },
 
     async signOut(token: string): Promise<void> {
-      const tokenHash = hashSecretKey(token)
-      cache.delete(tokenHash)
-      await deleteSession(db, tokenHash)
+      await deleteSession(db, hashSecretKey(token))
     },
   }
 }
