@@ -231,11 +231,11 @@ for (const kind of testDatabaseKinds()) {
 
       const url = receiver.url('/account')
       await page.getByLabel('Callback URL').fill(url)
-      await page.getByLabel('Pause window').fill('30m')
+      await page.getByLabel('Pause window', { exact: true }).fill('30m')
       await page.getByRole('button', { name: 'Save settings' }).click()
       await page.getByRole('status').getByText('Settings saved').waitFor()
       assert.equal(await page.getByLabel('Callback URL').inputValue(), url)
-      assert.equal(await page.getByLabel('Pause window').inputValue(), '30m')
+      assert.equal(await page.getByLabel('Pause window', { exact: true }).inputValue(), '30m')
       const saved = json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings
       assert.equal(saved.callbackUrl, url)
       assert.equal(saved.pauseWindowSeconds, 1800)
@@ -248,10 +248,10 @@ for (const kind of testDatabaseKinds()) {
       assert.match(await alert.innerText(), /callbackUrl: InvalidFormat/)
       assert.equal(await page.getByLabel('Callback URL').inputValue(), 'ftp://files.example.com/hook', 'kept to fix')
       await page.getByLabel('Callback URL').fill(url)
-      await page.getByLabel('Pause window').fill('2 weeks')
+      await page.getByLabel('Pause window', { exact: true }).fill('2 weeks')
       await page.getByRole('button', { name: 'Save settings' }).click()
       assert.match(await page.getByRole('alert').innerText(), /pauseWindowSeconds: "2 weeks" is not a duration/)
-      await page.getByLabel('Pause window').fill('31d')
+      await page.getByLabel('Pause window', { exact: true }).fill('31d')
       await page.getByRole('button', { name: 'Save settings' }).click()
       assert.match(await page.getByRole('alert').innerText(), /pauseWindowSeconds: MustBeLessThanOrEqualTo 2592000/)
       const unchanged = json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings

@@ -202,8 +202,8 @@ function eventEntry(event: FeedEvent): Html {
 ${orderId ? html`<a href="${DASHBOARD_PATH}/orders/${orderId}">${orderId}</a>` : ''}
 <span class="muted">${formatTime(event.time)}</span>
 <code>${event.id}</code>${event.sequence !== undefined ? html` <span class="muted small">sequence ${event.sequence}</span>` : ''}</div>
-<div class="muted small"><code>${event.type}</code></div>
-<details><summary>Event JSON<span class="visually-hidden"> of ${event.id}</span></summary><pre class="event-json">${JSON.stringify(event, null, 2)}</pre></details>
+<div class="muted small"><code class="event-type">${event.type}</code></div>
+<details><summary>Event JSON<span class="visually-hidden"> of ${event.id}</span></summary><pre class="event-json" tabindex="0">${JSON.stringify(event, null, 2)}</pre></details>
 </li>`
 }
 
@@ -242,9 +242,9 @@ whether or not a callback URL is set, oldest first. A poller passes the last eve
 <input id="filter-order" name="orderId" value="${orderId ?? ''}" placeholder="ord_123" spellcheck="false"></div>
 <div class="field field-buttons"><button type="submit">Show</button>${orderId ? html` <a href="${developersPath('events')}">All orders</a>` : ''}</div>
 </form>
-<nav class="pager pager-start" aria-label="Where in the feed">
-${newest || after ? html`<a href="${developersPath('events', { orderId })}">Oldest</a>` : html`<span aria-current="true">Oldest</span>`}
-${newest ? html`<span aria-current="true">Newest</span>` : html`<a href="${DASHBOARD_PATH}/developers/events/newest${orderId ? `?orderId=${encodeURIComponent(orderId)}` : ''}">Newest</a>`}
+<nav class="feed-jump" aria-label="Where in the feed">
+${newest || after ? html`<a class="button button-quiet button-small" href="${developersPath('events', { orderId })}">Oldest</a>` : ''}
+${newest ? '' : html`<a class="button button-quiet button-small" href="${DASHBOARD_PATH}/developers/events/newest${orderId ? `?orderId=${encodeURIComponent(orderId)}` : ''}">Newest</a>`}
 </nav>
 <h2>${position}${orderId ? html` of order ${orderId}` : ''}</h2>
 ${list}
@@ -296,7 +296,7 @@ function registerSettings(pages: FastifyInstance, dashboard: Dashboard): void {
 
   const signingSection = (settings: AccountSettings, csrfToken: string, entered: SettingsInput) => {
     const previous = settings.previousSigningSecretExpiresAt
-    return html`<section class="card" aria-labelledby="signing-heading"><h2 id="signing-heading">Signing secret</h2>
+    return html`<section class="card settings-card" aria-labelledby="signing-heading"><h2 id="signing-heading">Signing secret</h2>
 <p>Every callback, Sandbox and Live, is signed with the account's secret (Standard Webhooks), so a receiver can
 tell that it comes from printroute and has not been changed.</p>
 <dl class="facts">
@@ -308,7 +308,7 @@ tell that it comes from printroute and has not been changed.</p>
 <p>Each callback carries three headers. The signature is the base64 HMAC-SHA256 of
 <code>webhook-id.webhook-timestamp.body</code> (the raw body), keyed with the base64-decoded part of the secret
 after <code>whsec_</code>:</p>
-<pre class="code-block">webhook-id: evt_311
+<pre class="code-block" tabindex="0">webhook-id: evt_311
 webhook-timestamp: 1767225600
 webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=</pre>
 <p class="muted small">While an old secret still signs, the header holds two signatures separated by a space: accept either.
@@ -318,9 +318,9 @@ ${
     ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/rotate-signing-secret" class="stack">${csrfField(csrfToken)}
 <h3>Rotate the secret</h3>
 <p>A new secret signs from now on; the current one keeps signing too for the overlap, so receivers can switch at any time within it.</p>
-<label for="overlap">Overlap</label>
+<div class="field setting-field"><label for="overlap">Overlap</label>
 <input id="overlap" name="overlap" value="${entered.overlap ?? DEFAULT_OVERLAP}" aria-describedby="overlap-note" spellcheck="false">
-<p id="overlap-note" class="muted small">How long the current secret keeps signing: a duration such as 30m, 2h or 1d, or a number of seconds; 0 stops it at once; at most 30 days.</p>
+<p id="overlap-note" class="muted small">How long the current secret keeps signing: a duration such as 30m, 2h or 1d, or a number of seconds; 0 stops it at once; at most 30 days.</p></div>
 <button type="submit">Rotate signing secret</button>
 </form>`
     : ''
@@ -346,17 +346,17 @@ ${
     }
     const settings = answer.body.settings
     const callbacksSection = live
-      ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings" class="card stack" aria-labelledby="callbacks-heading">${csrfField(csrfToken)}
+      ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings" class="card settings-card stack" aria-labelledby="callbacks-heading">${csrfField(csrfToken)}
 <h2 id="callbacks-heading">Callbacks and pause window</h2>
-<label for="callback-url">Callback URL <span class="muted">(optional)</span></label>
+<div class="field setting-field"><label for="callback-url">Callback URL <span class="muted">(optional)</span></label>
 <input id="callback-url" name="callbackUrl" type="url" value="${entered.callbackUrl ?? settings.callbackUrl ?? ''}" aria-describedby="callback-url-note" placeholder="https://shop.example.com/printroute-events" spellcheck="false">
-<p id="callback-url-note" class="muted small">Events of orders without a callback URL of their own are POSTed here, Sandbox and Live. Empty: none (the events are still in the feed).</p>
-<label for="pause-window">Pause window</label>
+<p id="callback-url-note" class="muted small">Events of orders without a callback URL of their own are POSTed here, Sandbox and Live. Empty: none (the events are still in the feed).</p></div>
+<div class="field setting-field"><label for="pause-window">Pause window</label>
 <input id="pause-window" name="pauseWindow" value="${entered.pauseWindow ?? formatDurationSeconds(settings.pauseWindowSeconds)}" aria-describedby="pause-window-note" spellcheck="false">
-<p id="pause-window-note" class="muted small">How long new orders wait on hold, when they can still be changed or cancelled, before they are made: a duration such as 30m, 2h or 1d, or a number of seconds; 0 for none; at most 30 days. Applies to orders created from now on.</p>
+<p id="pause-window-note" class="muted small">How long new orders wait on hold, when they can still be changed or cancelled, before they are made: a duration such as 30m, 2h or 1d, or a number of seconds; 0 for none; at most 30 days. Applies to orders created from now on.</p></div>
 <button type="submit">Save settings</button>
 </form>`
-      : html`<section class="card" aria-labelledby="callbacks-heading"><h2 id="callbacks-heading">Callbacks and pause window</h2>
+      : html`<section class="card settings-card" aria-labelledby="callbacks-heading"><h2 id="callbacks-heading">Callbacks and pause window</h2>
 <dl class="facts">
 <div><dt>Callback URL</dt><dd>${settings.callbackUrl ? html`<code>${settings.callbackUrl}</code>` : 'none'}</dd></div>
 <div><dt>Pause window</dt><dd>${durationWords(settings.pauseWindowSeconds)}</dd></div>
@@ -450,10 +450,9 @@ function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
   const mayRevoke = (key: AccountKey) => environment === 'live' || key.environment === 'sandbox'
 
   const keyRow = (key: AccountKey, sessionKeyPrefix: string) => html`<tr>
-<th scope="row"><code>${key.prefix}…</code>${key.prefix === sessionKeyPrefix ? html` <span class="badge badge-inprogress">This session</span>` : ''}</th>
-<td>${environmentName(key.environment)}</td>
-<td>${formatTime(key.created)}</td>
-<td>${key.revoked ? html`<span class="badge badge-cancelled">Revoked</span> <span class="muted small">${formatTime(key.revoked)}</span>` : html`<span class="badge badge-ok">Active</span>`}</td>
+<th scope="row"><code>${key.prefix}…</code>${key.prefix === sessionKeyPrefix ? html` <span class="badge badge-inprogress">This session</span>` : ''}
+<div class="muted small key-facts">${environmentName(key.environment)}, created ${formatTime(key.created)}</div></th>
+<td>${key.revoked ? html`<span class="badge badge-cancelled">Revoked</span> <div class="muted small">${formatTime(key.revoked)}</div>` : html`<span class="badge badge-ok">Active</span>`}</td>
 <td>${
     key.revoked
       ? ''
@@ -483,7 +482,7 @@ its prefix. Send it as <code>X-API-Key</code>.</p>
 <form method="post" action="${keysPath()}" class="actions">${csrfField(csrfToken)}<button type="submit">Create a ${name} key</button>
 <p class="muted small">This dashboard creates ${name} keys; ${environment === 'live' ? 'Sandbox keys are created on the Sandbox dashboard' : 'Live keys are created on the Live dashboard'}.</p></form>
 <div class="table-wrap"><table class="keys"><caption class="visually-hidden">API keys, newest first</caption>
-<thead><tr><th scope="col">Prefix</th><th scope="col">Environment</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${keys.map((key) => keyRow(key, caller.keyPrefix))}</tbody></table></div>`,
     })
   }
