@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { EVENTS_PAGE_SIZE } from '../../src/dashboard/pages/developers.page.ts'
+import { CALLBACKS_PAGE_SIZE, EVENTS_PAGE_SIZE } from '../../src/dashboard/pages/developers.page.ts'
 import { eventWords } from '../../src/dashboard/pages/order.page.ts'
 import { assertAccessible, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
@@ -54,8 +54,14 @@ for (const kind of testDatabaseKinds()) {
       events = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/events?top=100' })).events
       eventIds = events.map((event) => event.id)
       assert.ok(eventIds.length > EVENTS_PAGE_SIZE, `${eventIds.length} events: more than a page`)
-      await waitFor('their callbacks to arrive', () =>
-        receiver.received.length === eventIds.length ? true : undefined,
+      await waitFor(
+        'their callbacks to be delivered',
+        async () => {
+          const delivered = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/callbacks?status=delivered&top=100' }))
+          return delivered.callbacks.length === eventIds.length ? true : undefined
+        },
+        30_000,
+        250,
       )
     })
     after(async () => {
@@ -65,7 +71,9 @@ for (const kind of testDatabaseKinds()) {
 
     test('a callback redelivered from the log reaches the receiver again with the same event id, and the log shows it', async () => {
       // The first delivery on the log's second page of delivered callbacks, where the test redelivers it.
-      const listed = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/callbacks?status=delivered&top=1&skip=20' }))
+      const listed = json(
+        await h.t.sandbox({ method: 'GET', url: `/v4.0/callbacks?status=delivered&top=1&skip=${CALLBACKS_PAGE_SIZE}` }),
+      )
       const [original] = listed.callbacks as { id: string; eventId: string }[]
       assert.ok(original, 'a second page of delivered callbacks')
       assert.equal(receiver.received.filter((callback) => callback.event.id === original.eventId).length, 1)
@@ -88,17 +96,20 @@ for (const kind of testDatabaseKinds()) {
       await page.getByRole('button', { name: 'Filter' }).click()
       await page.waitForURL(/status=delivered/)
 
-      // Paging: a delivery per event, 20 a page.
+      // Paging: a delivery per event, so a second page.
       await page.getByRole('link', { name: 'Older' }).click()
-      await page.waitForURL(/status=delivered&skip=20/)
-      await page.getByText(`Callbacks 21–${eventIds.length}`).waitFor()
+      await page.waitForURL(new RegExp(`status=delivered&skip=${CALLBACKS_PAGE_SIZE}$`))
+      await page.getByText(`Callbacks ${CALLBACKS_PAGE_SIZE + 1}–${eventIds.length}`).waitFor()
 
       await page.getByRole('button', { name: `Redeliver ${original.id}` }).click()
       const notice = page.getByRole('status').filter({ hasText: `Callback ${original.id} is being sent again as` })
       await notice.waitFor()
       const redeliveryId = /as (cbd_\d+)\./.exec(await notice.innerText())?.[1]
       assert.ok(redeliveryId, 'the notice names the new delivery')
-      assert.match(page.url(), /\/dashboard\/developers\/callbacks\?status=delivered&skip=20$/, 'back where it was')
+      assert.ok(
+        page.url().endsWith(`/developers/callbacks?status=delivered&skip=${CALLBACKS_PAGE_SIZE}`),
+        'back where it was',
+      )
 
       await waitFor('the redelivery to arrive', () =>
         receiver.received.filter((callback) => callback.event.id === original.eventId).length === 2 ? true : undefined,
@@ -123,7 +134,10 @@ for (const kind of testDatabaseKinds()) {
       await page.waitForURL(/\/dashboard\/developers\/events$/)
       const entries = page.locator('.event-feed > li')
       assert.equal(await entries.count(), EVENTS_PAGE_SIZE)
-      assert.deepEqual(await page.locator('.event-feed > li .event-head code').allInnerTexts(), ids.slice(0, 20))
+      assert.deepEqual(
+        await page.locator('.event-feed > li .event-head code').allInnerTexts(),
+        ids.slice(0, EVENTS_PAGE_SIZE),
+      )
       const first = entries.first()
       const firstText = await first.innerText()
       const firstType = events[0]?.type ?? ''
@@ -134,13 +148,19 @@ for (const kind of testDatabaseKinds()) {
       await screenshotForDocs(page, 'developers-events')
 
       await page.getByRole('link', { name: 'Newer events' }).click()
-      await page.waitForURL(new RegExp(`after=${ids[19]}$`))
-      assert.deepEqual(await page.locator('.event-feed > li .event-head code').allInnerTexts(), ids.slice(20, 40))
+      await page.waitForURL(new RegExp(`after=${ids[EVENTS_PAGE_SIZE - 1]}$`))
+      assert.deepEqual(
+        await page.locator('.event-feed > li .event-head code').allInnerTexts(),
+        ids.slice(EVENTS_PAGE_SIZE, 2 * EVENTS_PAGE_SIZE),
+      )
 
       await page.getByRole('link', { name: 'Newest', exact: true }).click()
       await page.waitForURL(/\/developers\/events\/newest$/)
       await page.getByRole('heading', { name: 'Newest events' }).waitFor()
-      assert.deepEqual(await page.locator('.event-feed > li .event-head code').allInnerTexts(), ids.slice(-20))
+      assert.deepEqual(
+        await page.locator('.event-feed > li .event-head code').allInnerTexts(),
+        ids.slice(-EVENTS_PAGE_SIZE),
+      )
       await page.getByText('These are the newest events.').waitFor()
 
       // One order's events, its link leading to the order.

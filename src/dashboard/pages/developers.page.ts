@@ -61,7 +61,7 @@ interface IssuedKey {
   environment: 'sandbox' | 'live'
 }
 
-function developersPath(view: View, query: Record<string, string | number | undefined> = {}): string {
+function developersPath(view: View | 'events/newest', query: Record<string, string | number | undefined> = {}): string {
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined && value !== '' && value !== 0) params.set(name, String(value))
@@ -105,8 +105,6 @@ export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashbo
   registerSettings(pages, dashboard)
   registerKeys(pages, dashboard)
 }
-
-// ---- Callbacks log --------------------------------------------------------------------------------------
 
 function registerCallbacksLog(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.get<{ Querystring: { status?: string; skip?: string } }>('/developers/callbacks', async (request, reply) => {
@@ -158,8 +156,6 @@ ${pager}
 function statusLabel(status: (typeof DELIVERY_STATUSES)[number]): string {
   return `${status.charAt(0).toUpperCase()}${status.slice(1)}`
 }
-
-// ---- Events feed ----------------------------------------------------------------------------------------
 
 function eventNumber(cursor: string | null | undefined): number {
   const match = /(\d+)$/.exec(cursor ?? '')
@@ -221,8 +217,9 @@ function registerEventsFeed(pages: FastifyInstance, dashboard: Dashboard): void 
     const events = answer.ok ? answer.body.events : []
     const nextCursor = answer.ok ? answer.body.nextCursor : null
     const position = newest ? 'Newest events' : after ? html`Events after <code>${after}</code>` : 'Oldest events'
-    const list =
-      events.length === 0
+    const list = !answer.ok
+      ? ''
+      : events.length === 0
         ? html`<p class="muted">${after ? 'No events after this one yet.' : orderId ? 'This order has no events (yet).' : 'No events yet: they are written when orders change (submitted, downloaded, shipped, completed, cancelled).'}</p>`
         : html`<ol class="event-feed">${events.map(eventEntry)}</ol>`
     const forward =
@@ -244,7 +241,7 @@ whether or not a callback URL is set, oldest first. A poller passes the last eve
 </form>
 <nav class="feed-jump" aria-label="Where in the feed">
 ${newest || after ? html`<a class="button button-quiet button-small" href="${developersPath('events', { orderId })}">Oldest</a>` : ''}
-${newest ? '' : html`<a class="button button-quiet button-small" href="${DASHBOARD_PATH}/developers/events/newest${orderId ? `?orderId=${encodeURIComponent(orderId)}` : ''}">Newest</a>`}
+${newest ? '' : html`<a class="button button-quiet button-small" href="${developersPath('events/newest', { orderId })}">Newest</a>`}
 </nav>
 <h2>${position}${orderId ? html` of order ${orderId}` : ''}</h2>
 ${list}
@@ -275,8 +272,6 @@ ${list}
     },
   )
 }
-
-// ---- Account settings -----------------------------------------------------------------------------------
 
 interface SettingsInput {
   callbackUrl?: string
@@ -438,8 +433,6 @@ ${signingSection(settings, csrfToken, entered)}`,
     })
   })
 }
-
-// ---- API keys -------------------------------------------------------------------------------------------
 
 function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
   const environment = dashboard.environment
