@@ -1,5 +1,549 @@
-// Placeholder until the page lands (issue 12).
-import type { FastifyInstance } from 'fastify'
-import type { Dashboard } from '../dashboard.plugin.ts'
+// Developers: what an integration needs besides the orders themselves. The callbacks log across orders
+// (filter by status, redeliver), the events feed, the account settings (callback URL, pause window, signing
+// secret) and the account's API keys (create, list, revoke). All through the public API, as any client.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
+import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
+import { type Dashboard, sessionCookieName } from '../dashboard.plugin.ts'
+import { formatTime } from '../format.ts'
+import { type Html, html } from '../html.ts'
+import { csrfField, DASHBOARD_PATH, environmentName, type Notice } from '../layout.ts'
+import { type CallbackDelivery, callbacksTable, eventWords } from './order.page.ts'
+import { refreshing } from './orders.page.ts'
 
-export function registerDeveloperPages(_pages: FastifyInstance, _dashboard: Dashboard): void {}
+/** Deliveries per page of the callbacks log. */
+export const CALLBACKS_PAGE_SIZE = 20
+/** Events per page of the feed (each carries a whole order). */
+export const EVENTS_PAGE_SIZE = 20
+
+const VIEWS = [
+  ['callbacks', 'Callbacks'],
+  ['events', 'Events'],
+  ['settings', 'Settings'],
+  ['keys', 'API keys'],
+] as const
+type View = (typeof VIEWS)[number][0]
+
+const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+
+interface FeedEvent {
+  id: string
+  type: string
+  time: string
+  subject?: string
+  sequence?: number
+  data?: { order?: { id?: string } }
+}
+
+interface FeedPage {
+  events: FeedEvent[]
+  nextCursor: string | null
+  hasMore: boolean
+}
+
+interface AccountSettings {
+  callbackUrl: string | null
+  pauseWindowSeconds: number
+  signingSecret: string
+  previousSigningSecretExpiresAt: string | null
+}
+
+interface AccountKey {
+  prefix: string
+  environment: 'sandbox' | 'live'
+  created: string
+  revoked: string | null
+}
+
+interface IssuedKey {
+  key: string
+  prefix: string
+  environment: 'sandbox' | 'live'
+}
+
+function developersPath(view: View | 'events/newest', query: Record<string, string | number | undefined> = {}): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== '' && value !== 0) params.set(name, String(value))
+  }
+  const search = params.toString()
+  return `${DASHBOARD_PATH}/developers/${view}${search ? `?${search}` : ''}`
+}
+
+function skipOf(text: string | undefined): number {
+  return Math.max(0, Number.parseInt(text ?? '0', 10) || 0)
+}
+
+function sendDeveloperPage(
+  dashboard: Dashboard,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  view: View,
+  page: { title: string; content: Html; status?: number; notice?: Notice },
+): FastifyReply {
+  return dashboard.sendPage(request, reply, {
+    title: `${page.title} · Developers`,
+    section: 'developers',
+    ...(page.status ? { status: page.status } : {}),
+    ...(page.notice ? { notice: page.notice } : {}),
+    content: html`<nav class="subnav" aria-label="Developers"><ul class="subnav-list">${VIEWS.map(
+      ([name, label]) =>
+        html`<li><a class="subnav-link" href="${developersPath(name)}"${name === view ? html` aria-current="page"` : ''}>${label}</a></li>`,
+    )}</ul></nav>
+${page.content}`,
+  })
+}
+
+function errorNotice(answer: ApiAnswer<unknown>): Notice | undefined {
+  return answer.ok ? undefined : { kind: 'error', text: describeApiError(answer.body) }
+}
+
+export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.get('/developers', (_request, reply) => reply.redirect(developersPath('callbacks')))
+  registerCallbacksLog(pages, dashboard)
+  registerEventsFeed(pages, dashboard)
+  registerSettings(pages, dashboard)
+  registerKeys(pages, dashboard)
+}
+
+function registerCallbacksLog(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.get<{ Querystring: { status?: string; skip?: string } }>('/developers/callbacks', async (request, reply) => {
+    const status = DELIVERY_STATUSES.find((candidate) => candidate === request.query.status)
+    const skip = skipOf(request.query.skip)
+    const answer = await request.signedIn.api.get<{ callbacks: CallbackDelivery[]; hasMore: boolean }>('/callbacks', {
+      status,
+      top: CALLBACKS_PAGE_SIZE,
+      skip,
+    })
+    const callbacks = answer.ok ? answer.body.callbacks : []
+    const hasMore = answer.ok && answer.body.hasMore
+    const here = developersPath('callbacks', { status, skip })
+    const pending = callbacks.some((delivery) => delivery.status === 'pending')
+    const table =
+      callbacks.length === 0 && status !== undefined
+        ? html`<p class="muted">No ${status} callbacks.</p>`
+        : callbacksTable(callbacks, request.signedIn.csrfToken, here, true)
+    const pager =
+      skip > 0 || hasMore
+        ? html`<nav class="pager" aria-label="Pages of callbacks">
+${skip > 0 ? html`<a href="${developersPath('callbacks', { status, skip: Math.max(0, skip - CALLBACKS_PAGE_SIZE) })}" rel="prev">Newer</a>` : ''}
+<span>Callbacks ${skip + 1}–${skip + callbacks.length}</span>
+${hasMore ? html`<a href="${developersPath('callbacks', { status, skip: skip + CALLBACKS_PAGE_SIZE })}" rel="next">Older</a>` : ''}
+</nav>`
+        : ''
+    return sendDeveloperPage(dashboard, request, reply, 'callbacks', {
+      title: 'Callbacks',
+      notice: errorNotice(answer),
+      content: html`<h1>Callbacks</h1>
+<p>Every delivery of an order event to a callback URL, newest first, with each attempt. Redeliver sends the same
+event (same id) again as a new delivery, to the order's callback URL as it is now.</p>
+<form class="filters" method="get" action="${developersPath('callbacks')}" aria-label="Filter callbacks">
+<div class="field"><label for="filter-status">Status</label>
+<select id="filter-status" name="status"><option value="">Any status</option>${DELIVERY_STATUSES.map(
+        (name) => html`<option value="${name}"${name === status ? html` selected` : ''}>${statusLabel(name)}</option>`,
+      )}</select></div>
+<div class="field field-buttons"><button type="submit">Filter</button>${status ? html` <a href="${developersPath('callbacks')}">Clear</a>` : ''}</div>
+</form>
+<section${refreshing('callbacks-log', here, pending)}>
+${pending ? html`<p class="muted refresh-note">Deliveries pending: this list updates every few seconds.</p>` : ''}
+${table}
+${pager}
+</section>`,
+    })
+  })
+}
+
+function statusLabel(status: (typeof DELIVERY_STATUSES)[number]): string {
+  return `${status.charAt(0).toUpperCase()}${status.slice(1)}`
+}
+
+function eventNumber(cursor: string | null | undefined): number {
+  const match = /(\d+)$/.exec(cursor ?? '')
+  return match ? Number(match[1]) : 0
+}
+
+/**
+ * The cursor after which exactly the newest page of events follows, given that a full page follows cursor 0.
+ * The feed reads only forward (oldest first, after a cursor), but any number is a valid cursor and the events
+ * after it only become fewer as it grows; so the largest cursor with a full page after it is found by doubling
+ * from `start`, then halving: about 2·log2(newest event number) reads. `fullPageAfter` must not throw.
+ */
+export async function newestPageCursor(
+  fullPageAfter: (cursor: number) => Promise<boolean>,
+  start: number,
+): Promise<number> {
+  let full = 0
+  let short = Math.max(1, start)
+  // Cursors are at most 15 digits; past that the feed refuses them, which reads as "not full".
+  while (short < 1e15 && (await fullPageAfter(short))) {
+    full = short
+    short *= 2
+  }
+  while (short - full > 1) {
+    const middle = Math.floor((full + short) / 2)
+    if (await fullPageAfter(middle)) full = middle
+    else short = middle
+  }
+  return full
+}
+
+function readFeed(api: ApiClient, query: { after?: string; orderId?: string }): Promise<ApiAnswer<FeedPage>> {
+  return api.get<FeedPage>('/events', { ...query, top: EVENTS_PAGE_SIZE })
+}
+
+function eventEntry(event: FeedEvent): Html {
+  const orderId = event.data?.order?.id ?? event.subject
+  return html`<li class="card event">
+<div class="event-head"><strong>${eventWords(event.type)}</strong>
+${orderId ? html`<a href="${DASHBOARD_PATH}/orders/${orderId}">${orderId}</a>` : ''}
+<span class="muted">${formatTime(event.time)}</span>
+<code>${event.id}</code>${event.sequence !== undefined ? html` <span class="muted small">sequence ${event.sequence}</span>` : ''}</div>
+<div class="muted small"><code class="event-type">${event.type}</code></div>
+<details><summary>Event JSON<span class="visually-hidden"> of ${event.id}</span></summary><pre class="event-json" tabindex="0">${JSON.stringify(event, null, 2)}</pre></details>
+</li>`
+}
+
+function registerEventsFeed(pages: FastifyInstance, dashboard: Dashboard): void {
+  type EventsRequest = FastifyRequest<{ Querystring: { after?: string; orderId?: string } }>
+
+  const render = (
+    request: EventsRequest,
+    reply: FastifyReply,
+    answer: ApiAnswer<FeedPage>,
+    newest: boolean,
+  ): FastifyReply => {
+    const after = request.query.after?.trim() || undefined
+    const orderId = request.query.orderId?.trim() || undefined
+    const events = answer.ok ? answer.body.events : []
+    const nextCursor = answer.ok ? answer.body.nextCursor : null
+    const position = newest ? 'Newest events' : after ? html`Events after <code>${after}</code>` : 'Oldest events'
+    const list = !answer.ok
+      ? ''
+      : events.length === 0
+        ? html`<p class="muted">${after ? 'No events after this one yet.' : orderId ? 'This order has no events (yet).' : 'No events yet: they are written when orders change (submitted, downloaded, shipped, completed, cancelled).'}</p>`
+        : html`<ol class="event-feed">${events.map(eventEntry)}</ol>`
+    const forward =
+      answer.ok && answer.body.hasMore && nextCursor
+        ? html`<a href="${developersPath('events', { after: nextCursor, orderId })}" rel="next">Newer events</a>`
+        : events.length > 0
+          ? html`<span class="muted">These are the newest events.</span>`
+          : ''
+    return sendDeveloperPage(dashboard, request, reply, 'events', {
+      title: 'Events',
+      notice: errorNotice(answer),
+      content: html`<h1>Events</h1>
+<p>The feed of order events (<code>GET /v4.0/events</code>): the same CloudEvents that are sent as callbacks,
+whether or not a callback URL is set, oldest first. A poller passes the last event's id as <code>after</code>.</p>
+<form class="filters" method="get" action="${developersPath('events')}" aria-label="Filter events">
+<div class="field field-wide"><label for="filter-order">Order ID <span class="muted">(optional)</span></label>
+<input id="filter-order" name="orderId" value="${orderId ?? ''}" placeholder="ord_123" spellcheck="false"></div>
+<div class="field field-buttons"><button type="submit">Show</button>${orderId ? html` <a href="${developersPath('events')}">All orders</a>` : ''}</div>
+</form>
+<nav class="feed-jump" aria-label="Where in the feed">
+${newest || after ? html`<a class="button button-quiet button-small" href="${developersPath('events', { orderId })}">Oldest</a>` : ''}
+${newest ? '' : html`<a class="button button-quiet button-small" href="${developersPath('events/newest', { orderId })}">Newest</a>`}
+</nav>
+<h2>${position}${orderId ? html` of order ${orderId}` : ''}</h2>
+${list}
+<nav class="pager" aria-label="Later events">${forward}</nav>`,
+    })
+  }
+
+  pages.get<{ Querystring: { after?: string; orderId?: string } }>('/developers/events', async (request, reply) => {
+    const answer = await readFeed(request.signedIn.api, {
+      after: request.query.after?.trim(),
+      orderId: request.query.orderId?.trim(),
+    })
+    return render(request, reply, answer, false)
+  })
+
+  pages.get<{ Querystring: { after?: string; orderId?: string } }>(
+    '/developers/events/newest',
+    async (request, reply) => {
+      const { api } = request.signedIn
+      const orderId = request.query.orderId?.trim()
+      const first = await readFeed(api, { orderId })
+      if (!first.ok || !first.body.hasMore) return render(request, reply, first, true)
+      const cursor = await newestPageCursor(async (after) => {
+        const page = await readFeed(api, { after: String(after), orderId })
+        return page.ok && page.body.events.length === EVENTS_PAGE_SIZE
+      }, eventNumber(first.body.nextCursor))
+      return render(request, reply, await readFeed(api, { after: String(cursor), orderId }), true)
+    },
+  )
+}
+
+interface SettingsInput {
+  callbackUrl?: string
+  pauseWindow?: string
+  overlap?: string
+}
+
+const DEFAULT_OVERLAP = '24h'
+
+function durationWords(seconds: number): string {
+  return seconds === 0 ? 'none' : `${formatDurationSeconds(seconds)} (${seconds} seconds)`
+}
+
+function registerSettings(pages: FastifyInstance, dashboard: Dashboard): void {
+  const live = dashboard.environment === 'live'
+  const liveSettingsUrl = () => `${dashboard.publicUrl('live')}${DASHBOARD_PATH}/developers/settings`
+
+  const signingSection = (settings: AccountSettings, csrfToken: string, entered: SettingsInput) => {
+    const previous = settings.previousSigningSecretExpiresAt
+    return html`<section class="card settings-card" aria-labelledby="signing-heading"><h2 id="signing-heading">Signing secret</h2>
+<p>Every callback, Sandbox and Live, is signed with the account's secret (Standard Webhooks), so a receiver can
+tell that it comes from printroute and has not been changed.</p>
+<dl class="facts">
+<div><dt>Secret</dt><dd><code>${settings.signingSecret.slice(0, 'whsec_'.length)}••••••••</code></dd></div>
+<div><dt>Previous secret</dt><dd>${previous ? html`also signs until ${formatTime(previous)}` : 'none'}</dd></div>
+</dl>
+<details class="secret"><summary>Show the signing secret</summary><p><code class="secret-value">${settings.signingSecret}</code></p></details>
+<h3>Verifying a callback</h3>
+<p>Each callback carries three headers. The signature is the base64 HMAC-SHA256 of
+<code>webhook-id.webhook-timestamp.body</code> (the raw body), keyed with the base64-decoded part of the secret
+after <code>whsec_</code>:</p>
+<pre class="code-block" tabindex="0">webhook-id: evt_311
+webhook-timestamp: 1767225600
+webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=</pre>
+<p class="muted small">While an old secret still signs, the header holds two signatures separated by a space: accept either.
+The Standard Webhooks libraries (npm <code>standardwebhooks</code> and others) check it, and the timestamp, in one call.</p>
+${
+  live
+    ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/rotate-signing-secret" class="stack">${csrfField(csrfToken)}
+<h3>Rotate the secret</h3>
+<p>A new secret signs from now on; the current one keeps signing too for the overlap, so receivers can switch at any time within it.</p>
+<div class="field setting-field"><label for="overlap">Overlap</label>
+<input id="overlap" name="overlap" value="${entered.overlap ?? DEFAULT_OVERLAP}" aria-describedby="overlap-note" spellcheck="false">
+<p id="overlap-note" class="muted small">How long the current secret keeps signing: a duration such as 30m, 2h or 1d, or a number of seconds; 0 stops it at once; at most 30 days.</p></div>
+<button type="submit">Rotate signing secret</button>
+</form>`
+    : ''
+}
+</section>`
+  }
+
+  const sendSettings = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    entered: SettingsInput = {},
+    failure?: { status: number; notice: Notice },
+  ) => {
+    const { api, csrfToken } = request.signedIn
+    const answer = await api.get<{ settings: AccountSettings }>('/account/settings')
+    if (!answer.ok) {
+      return sendDeveloperPage(dashboard, request, reply, 'settings', {
+        title: 'Settings',
+        status: answer.status,
+        notice: errorNotice(answer),
+        content: html`<h1>Settings</h1>`,
+      })
+    }
+    const settings = answer.body.settings
+    const callbacksSection = live
+      ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings" class="card settings-card stack" aria-labelledby="callbacks-heading">${csrfField(csrfToken)}
+<h2 id="callbacks-heading">Callbacks and pause window</h2>
+<div class="field setting-field"><label for="callback-url">Callback URL <span class="muted">(optional)</span></label>
+<input id="callback-url" name="callbackUrl" type="url" value="${entered.callbackUrl ?? settings.callbackUrl ?? ''}" aria-describedby="callback-url-note" placeholder="https://shop.example.com/printroute-events" spellcheck="false">
+<p id="callback-url-note" class="muted small">Events of orders without a callback URL of their own are POSTed here, Sandbox and Live. Empty: none (the events are still in the feed).</p></div>
+<div class="field setting-field"><label for="pause-window">Pause window</label>
+<input id="pause-window" name="pauseWindow" value="${entered.pauseWindow ?? formatDurationSeconds(settings.pauseWindowSeconds)}" aria-describedby="pause-window-note" spellcheck="false">
+<p id="pause-window-note" class="muted small">How long new orders wait on hold, when they can still be changed or cancelled, before they are made: a duration such as 30m, 2h or 1d, or a number of seconds; 0 for none; at most 30 days. Applies to orders created from now on.</p></div>
+<button type="submit">Save settings</button>
+</form>`
+      : html`<section class="card settings-card" aria-labelledby="callbacks-heading"><h2 id="callbacks-heading">Callbacks and pause window</h2>
+<dl class="facts">
+<div><dt>Callback URL</dt><dd>${settings.callbackUrl ? html`<code>${settings.callbackUrl}</code>` : 'none'}</dd></div>
+<div><dt>Pause window</dt><dd>${durationWords(settings.pauseWindowSeconds)}</dd></div>
+</dl>
+<p>These settings belong to the account and apply to Live too, so only a Live key changes them: a Sandbox key,
+often handed to developers and test systems, can only read them. Change them on the
+<a href="${liveSettingsUrl()}">Live dashboard's settings</a>.</p>
+</section>`
+    return sendDeveloperPage(dashboard, request, reply, 'settings', {
+      title: 'Settings',
+      ...(failure ?? {}),
+      content: html`<h1>Settings</h1>
+<p>The account's settings, the same for Sandbox and Live.</p>
+${callbacksSection}
+${signingSection(settings, csrfToken, entered)}`,
+    })
+  }
+
+  /** Re-shows the form with what was typed and why it was refused, so nothing typed is lost. */
+  const refused = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    entered: SettingsInput,
+    status: number,
+    text: string,
+  ) => sendSettings(request, reply, entered, { status, notice: { kind: 'error', text } })
+
+  const parseDuration = (text: string): number | Error => {
+    try {
+      return parseDurationSeconds(text)
+    } catch (error) {
+      return error as Error
+    }
+  }
+
+  pages.get('/developers/settings', (request, reply) => sendSettings(request, reply))
+
+  pages.post<{ Body: { callbackUrl?: string; pauseWindow?: string } }>(
+    '/developers/settings',
+    async (request, reply) => {
+      const entered = {
+        callbackUrl: String(request.body?.callbackUrl ?? '').trim(),
+        pauseWindow: String(request.body?.pauseWindow ?? '').trim(),
+      }
+      const pauseWindowSeconds = parseDuration(entered.pauseWindow)
+      if (pauseWindowSeconds instanceof Error) {
+        return refused(request, reply, entered, 400, `pauseWindowSeconds: ${pauseWindowSeconds.message}`)
+      }
+      const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
+        callbackUrl: entered.callbackUrl === '' ? null : entered.callbackUrl,
+        pauseWindowSeconds,
+      })
+      if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
+      const saved = answer.body.settings
+      return dashboard.redirect(reply, '/developers/settings', {
+        kind: 'success',
+        text: `Settings saved: callback URL ${saved.callbackUrl ?? 'none'}; pause window ${durationWords(saved.pauseWindowSeconds)}.`,
+      })
+    },
+  )
+
+  pages.post<{ Body: { overlap?: string } }>('/developers/settings/rotate-signing-secret', async (request, reply) => {
+    const entered = { overlap: String(request.body?.overlap ?? '').trim() }
+    const overlap = parseDuration(entered.overlap)
+    if (overlap instanceof Error) {
+      return refused(request, reply, entered, 400, `signingSecretOverlapSeconds: ${overlap.message}`)
+    }
+    const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
+      rotateSigningSecret: true,
+      signingSecretOverlapSeconds: overlap,
+    })
+    if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
+    return dashboard.redirect(reply, '/developers/settings', {
+      kind: 'success',
+      text:
+        overlap === 0
+          ? 'The signing secret is rotated: the new one alone signs from now on.'
+          : `The signing secret is rotated: the new one signs from now on, and the previous one too for ${formatDurationSeconds(overlap)}.`,
+    })
+  })
+}
+
+function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
+  const environment = dashboard.environment
+  const name = environmentName(environment)
+  const keysPath = (rest = '') => `${DASHBOARD_PATH}/developers/keys${rest}`
+  const otherDashboardKeys = () => `${dashboard.publicUrl('live')}${DASHBOARD_PATH}/developers/keys`
+  /** A Sandbox session may revoke only Sandbox keys (the API says so too). */
+  const mayRevoke = (key: AccountKey) => environment === 'live' || key.environment === 'sandbox'
+
+  const keyRow = (key: AccountKey, sessionKeyPrefix: string) => html`<tr>
+<th scope="row"><code>${key.prefix}…</code>${key.prefix === sessionKeyPrefix ? html` <span class="badge badge-inprogress">This session</span>` : ''}
+<div class="muted small key-facts">${environmentName(key.environment)}, created ${formatTime(key.created)}</div></th>
+<td>${key.revoked ? html`<span class="badge badge-cancelled">Revoked</span> <div class="muted small">${formatTime(key.revoked)}</div>` : html`<span class="badge badge-ok">Active</span>`}</td>
+<td>${
+    key.revoked
+      ? ''
+      : mayRevoke(key)
+        ? html`<a class="button button-small button-danger" href="${keysPath(`/${encodeURIComponent(key.prefix)}/revoke`)}" aria-label="Revoke ${key.prefix}">Revoke</a>`
+        : html`<span class="muted small">Revoke on the <a href="${otherDashboardKeys()}">Live dashboard</a></span>`
+  }</td>
+</tr>`
+
+  const sendKeys = async (request: FastifyRequest, reply: FastifyReply, issued?: IssuedKey) => {
+    const { api, csrfToken, caller } = request.signedIn
+    const answer = await api.get<{ keys: AccountKey[] }>('/account/keys')
+    const keys = answer.ok ? answer.body.keys : []
+    return sendDeveloperPage(dashboard, request, reply, 'keys', {
+      title: 'API keys',
+      notice: errorNotice(answer),
+      content: html`<h1>API keys</h1>
+${
+  issued
+    ? html`<section class="key-once" aria-labelledby="new-key-heading"><h2 id="new-key-heading">Your new ${environmentName(issued.environment)} key</h2>
+<p><strong>Copy it now, it is not shown again.</strong> printroute keeps only a hash of it; the list below shows its prefix.</p>
+<p><code id="new-key">${issued.key}</code></p></section>`
+    : ''
+}
+<p>The account's keys, Sandbox and Live, newest first. A key is shown whole once, when it is created; after that only
+its prefix. Send it as <code>X-API-Key</code>.</p>
+<form method="post" action="${keysPath()}" class="actions">${csrfField(csrfToken)}<button type="submit">Create a ${name} key</button>
+<p class="muted small">This dashboard creates ${name} keys; ${environment === 'live' ? 'Sandbox keys are created on the Sandbox dashboard' : 'Live keys are created on the Live dashboard'}.</p></form>
+<div class="table-wrap"><table class="keys"><caption class="visually-hidden">API keys, newest first</caption>
+<thead><tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${keys.map((key) => keyRow(key, caller.keyPrefix))}</tbody></table></div>`,
+    })
+  }
+
+  pages.get('/developers/keys', (request, reply) => sendKeys(request, reply))
+
+  // The new key is in this answer only: never in a redirect, a cookie or a URL.
+  pages.post('/developers/keys', async (request, reply) => {
+    const answer = await request.signedIn.api.post<{ key: IssuedKey }>('/account/keys')
+    if (!answer.ok) return dashboard.redirect(reply, '/developers/keys', errorNotice(answer))
+    return sendKeys(request, reply, answer.body.key)
+  })
+
+  type KeyRequest = FastifyRequest<{ Params: { prefix: string } }>
+  const withKey = async (
+    request: KeyRequest,
+    reply: FastifyReply,
+    confirm: (key: AccountKey) => Html,
+  ): Promise<FastifyReply> => {
+    const answer = await request.signedIn.api.get<{ keys: AccountKey[] }>('/account/keys')
+    const key = answer.ok ? answer.body.keys.find((candidate) => candidate.prefix === request.params.prefix) : undefined
+    if (!key || key.revoked) {
+      return sendDeveloperPage(dashboard, request, reply, 'keys', {
+        title: 'Key not found',
+        status: answer.ok ? 404 : answer.status,
+        notice: errorNotice(answer),
+        content: html`<h1>No working key ${request.params.prefix}</h1>
+<p>The account has no unrevoked key with this prefix.</p><p><a href="${keysPath()}">Back to the keys</a></p>`,
+      })
+    }
+    return sendDeveloperPage(dashboard, request, reply, 'keys', {
+      title: `Revoke ${key.prefix}`,
+      content: confirm(key),
+    })
+  }
+
+  pages.get<{ Params: { prefix: string } }>('/developers/keys/:prefix/revoke', (request, reply) =>
+    withKey(request, reply, (key) => {
+      if (!mayRevoke(key)) {
+        return html`<h1>Revoke key ${key.prefix}…</h1>
+<p>This is a Live key, and this is the Sandbox dashboard: a Sandbox key cannot revoke Live keys. Revoke it on the
+<a href="${otherDashboardKeys()}">Live dashboard</a>.</p><p><a href="${keysPath()}">Back to the keys</a></p>`
+      }
+      const own = key.prefix === request.signedIn.caller.keyPrefix
+      return html`<h1>Revoke key ${key.prefix}…?</h1>
+<form method="post" action="${keysPath(`/${encodeURIComponent(key.prefix)}/revoke`)}" class="card stack">${csrfField(request.signedIn.csrfToken)}
+<p>Requests with this ${environmentName(key.environment)} key are refused from now on (by other printroute processes
+within 5 seconds), and dashboard sessions made from it end. This cannot be undone: whatever uses the key needs a new one.</p>
+${own ? html`<p class="notice notice-error"><strong>This is the key you signed in with.</strong> Revoking it ends this session: you will need another ${name} key to sign in again.</p>` : ''}
+<div class="form-buttons"><button type="submit" class="button-danger">Revoke key</button> <a href="${keysPath()}">Keep it</a></div>
+</form>`
+    }),
+  )
+
+  pages.post<{ Params: { prefix: string } }>('/developers/keys/:prefix/revoke', async (request, reply) => {
+    const { prefix } = request.params
+    const answer = await request.signedIn.api.post(`/account/keys/${encodeURIComponent(prefix)}/revoke`)
+    if (!answer.ok) return dashboard.redirect(reply, '/developers/keys', errorNotice(answer))
+    if (prefix === request.signedIn.caller.keyPrefix) {
+      reply.clearCookie(sessionCookieName(environment), { path: '/' })
+      return dashboard.redirect(reply, '/sign-in', {
+        kind: 'info',
+        text: `Key ${prefix}… is revoked. It was the key of your session, so the session has ended: sign in with another ${name} key.`,
+      })
+    }
+    return dashboard.redirect(reply, '/developers/keys', {
+      kind: 'success',
+      text: `Key ${prefix}… is revoked: requests with it are refused.`,
+    })
+  })
+}

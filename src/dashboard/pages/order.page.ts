@@ -83,7 +83,7 @@ function orderPath(orderId: string, rest = ''): string {
 }
 
 /** The part of an event type after the vendor: `status.stage.changed#Complete`. */
-function eventWords(type: string): string {
+export function eventWords(type: string): string {
   const name = type.replace(/^com\.[^.]+\.order\./, '')
   const [what = '', state = ''] = name.split('#')
   if (what === 'status.stage.changed') return `Stage changed to ${state}`
