@@ -285,7 +285,7 @@ ${showOrder ? html`<td><a href="${orderPath(delivery.orderId)}">${delivery.order
         ? html`<span class="muted">none yet</span>`
         : html`<ol class="attempts">${delivery.attempts.map(
             (attempt) =>
-              html`<li>${formatTime(attempt.time)}: ${attempt.httpStatus === null ? html`<span class="badge badge-error">no answer</span>` : html`<span class="badge ${attempt.httpStatus < 300 ? 'badge-complete' : 'badge-error'}">HTTP ${attempt.httpStatus}</span>`} ${attempt.latencyMs} ms${attempt.error ? html` <span class="muted">${attempt.error}</span>` : ''}${attempt.responseSnippet ? html`<details><summary>Response</summary><pre>${attempt.responseSnippet}</pre></details>` : ''}</li>`,
+              html`<li>${formatTime(attempt.time)}: ${attempt.httpStatus === null ? html`<span class="badge badge-error">no answer</span>` : html`<span class="badge ${attempt.httpStatus < 300 ? 'badge-complete' : 'badge-error'}">HTTP ${attempt.httpStatus}</span>`} ${attempt.latencyMs} ms${attempt.error ? html` <span class="muted">${attempt.error}</span>` : ''}${attempt.responseSnippet ? html`<details><summary>Response</summary><pre tabindex="0">${attempt.responseSnippet}</pre></details>` : ''}</li>`,
           )}</ol>`
     }</td>
 <td><form method="post" action="${DASHBOARD_PATH}/callbacks/${delivery.id}/redeliver">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button-small" aria-label="Redeliver ${delivery.id}">Redeliver</button></form></td>
