@@ -63,7 +63,12 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
 /** Every <img> on the page has loaded real pixels (none broken, none still loading). */
 export async function assertImagesLoaded(page: Page): Promise<number> {
   // Page code as strings: it runs in the browser, and the project compiles without the DOM's types.
-  await page.waitForFunction('[...document.images].every((image) => image.complete)', undefined, { timeout: 10_000 })
+  // Polled from here: page.waitForFunction would evaluate its string inside the page, which the CSP forbids.
+  const deadline = Date.now() + 10_000
+  while (!(await page.evaluate('[...document.images].every((image) => image.complete)'))) {
+    if (Date.now() > deadline) throw new Error('images still loading after 10 s')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
   const broken = (await page.evaluate(
     '[...document.images].filter((image) => image.naturalWidth === 0).map((image) => image.currentSrc || image.src)',
   )) as string[]
