@@ -12,7 +12,9 @@ import {
   type AccountSettings,
   type AccountSettingsChange,
   type AccountsService,
+  type ApiKeyView,
   type Environment,
+  toApiKeyView,
 } from '../services/accounts.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
@@ -32,13 +34,6 @@ export interface AccountCreation {
   billingMode: 'invoice' | 'prepaid'
   pauseWindowSeconds: number
   callbackUrl: string | null
-}
-
-export interface KeyListing {
-  prefix: string
-  environment: Environment
-  created: string
-  revoked: string | null
 }
 
 export interface TopUpResult {
@@ -121,14 +116,9 @@ export function createAdminOperations(context: OperationContext) {
       return { key: issued.key }
     },
 
-    async listKeys(input: { account: string }): Promise<KeyListing[]> {
+    async listKeys(input: { account: string }): Promise<ApiKeyView[]> {
       const keys = await translated(() => context.accounts.listApiKeys(input.account))
-      return keys.map((key) => ({
-        prefix: key.prefix,
-        environment: key.environment,
-        created: key.createdAt.toISOString(),
-        revoked: key.revokedAt ? key.revokedAt.toISOString() : null,
-      }))
+      return keys.map(toApiKeyView)
     },
 
     async revokeKey(input: { prefix: string }): Promise<{ revoked: string }> {

@@ -33,6 +33,7 @@ import {
   sendError,
 } from './errors.ts'
 import { RequestLogController } from './request-logging.ts'
+import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
@@ -334,6 +335,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerQuoteRoutes(api, services.quotes)
       registerCallbackRoutes(api, services.callbacks)
       registerAccountSettingsRoutes(api, services.accounts)
+      registerAccountKeyRoutes(api, services.accounts)
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger())
     },
     { prefix: API_VERSION_PREFIX },

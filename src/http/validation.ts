@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { addFailure, type Failure, type Failures, hasFailures } from '../domain/failures.ts'
+import { validationFailed } from '../domain/outcomes.ts'
 import { refusedCharacter } from '../domain/text.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 
@@ -158,6 +159,15 @@ export class RequestValidationError extends Error {
     super('Request validation failed')
     this.failures = failures
   }
+}
+
+/**
+ * For a POST that takes no body (redelivery, API keys): none, an empty body or `{}` is accepted; anything else
+ * is UnknownField on `body`.
+ */
+export function refuseBody(body: unknown, statusText: string): void {
+  const empty = body === undefined || (typeof body === 'object' && body !== null && Object.keys(body).length === 0)
+  if (!empty) throw validationFailed({ body: [{ code: 'UnknownField', providedValue: null }] }, statusText)
 }
 
 /** `/items/0/assets/1/url` -> `items[0].assets[1].url` (the contract's path notation). */

@@ -100,22 +100,51 @@ export async function findActiveApiKeyOwner(db: Queryable, keyHash: string): Pro
   return { environment, account: toAccount(account) }
 }
 
-export async function listApiKeys(db: Queryable, accountId: number): Promise<ApiKeyRow[]> {
-  const rows = await db.query<ApiKeyRow>(
-    `SELECT prefix, account_id AS "accountId", environment, created_at AS "createdAt", revoked_at AS "revokedAt"
-       FROM api_keys WHERE account_id = $1 ORDER BY id`,
-    [accountId],
-  )
-  return rows.map((row) => ({ ...row, accountId: Number(row.accountId) }))
+const API_KEY_COLUMNS = `prefix, account_id AS "accountId", environment, created_at AS "createdAt",
+  revoked_at AS "revokedAt"`
+
+function toApiKey(row: ApiKeyRow): ApiKeyRow {
+  return { ...row, accountId: Number(row.accountId) }
 }
 
-/** Revokes the key with this prefix; returns false when no unrevoked key has it. */
-export async function revokeApiKey(db: Queryable, prefix: string, at: Date): Promise<boolean> {
-  const rows = await db.query(
-    'UPDATE api_keys SET revoked_at = $2 WHERE prefix = $1 AND revoked_at IS NULL RETURNING prefix',
-    [prefix, at],
+/** The account's keys, oldest first. */
+export async function listApiKeys(db: Queryable, accountId: number): Promise<ApiKeyRow[]> {
+  const rows = await db.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY id`, [
+    accountId,
+  ])
+  return rows.map(toApiKey)
+}
+
+/** The account's unrevoked key with this prefix. */
+export async function findActiveApiKey(
+  db: Queryable,
+  accountId: number,
+  prefix: string,
+): Promise<ApiKeyRow | undefined> {
+  const rows = await db.query<ApiKeyRow>(
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE prefix = $1 AND account_id = $2 AND revoked_at IS NULL`,
+    [prefix, accountId],
   )
-  return rows.length > 0
+  return rows[0] && toApiKey(rows[0])
+}
+
+/**
+ * Revokes the key with this prefix, only if it is the account's when `accountId` is given (the operator's CLI
+ * gives none); returns the revoked key, undefined when no unrevoked key matched.
+ */
+export async function revokeApiKey(
+  db: Queryable,
+  prefix: string,
+  at: Date,
+  accountId: number | null = null,
+): Promise<ApiKeyRow | undefined> {
+  const rows = await db.query<ApiKeyRow>(
+    `UPDATE api_keys SET revoked_at = $2
+      WHERE prefix = $1 AND revoked_at IS NULL AND ($3::bigint IS NULL OR account_id = $3)
+      RETURNING ${API_KEY_COLUMNS}`,
+    [prefix, at, accountId],
+  )
+  return rows[0] && toApiKey(rows[0])
 }
 
 /** Changes the account settings given (undefined: unchanged); false when there is no such account. */

@@ -4,6 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
+import { ServiceError } from '../domain/outcomes.ts'
 import { refusedCharacter } from '../domain/text.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import { newSigningSecret } from '../domain/webhook-signature.ts'
@@ -16,6 +17,7 @@ import {
   type Environment,
   ensureSigningSecret,
   findAccount,
+  findActiveApiKey,
   findActiveApiKeyOwner,
   insertAccount,
   insertApiKey,
@@ -58,6 +60,24 @@ export interface IssuedKey {
   key: string
   prefix: string
   environment: Environment
+  created: string
+}
+
+/** A key as listings show it: never the key or its hash. */
+export interface ApiKeyView {
+  prefix: string
+  environment: Environment
+  created: string
+  revoked: string | null
+}
+
+export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    prefix: row.prefix,
+    environment: row.environment,
+    created: row.createdAt.toISOString(),
+    revoked: row.revokedAt ? row.revokedAt.toISOString() : null,
+  }
 }
 
 export class AccountError extends Error {}
@@ -121,8 +141,9 @@ export function createAccountsService(deps: {
     environment: Environment,
   ): Promise<IssuedKey> {
     const { key, prefix } = newSecretKey(environment)
-    await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashSecretKey(key), createdAt: clock.now() })
-    return { key, prefix, environment }
+    const createdAt = clock.now()
+    await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashSecretKey(key), createdAt })
+    return { key, prefix, environment, created: createdAt.toISOString() }
   }
 
   async function getSettings(accountId: number): Promise<AccountSettings> {
@@ -198,6 +219,35 @@ export function createAccountsService(deps: {
     async revokeApiKey(prefix: string): Promise<void> {
       if (!(await revokeApiKey(db, prefix, clock.now()))) throw new AccountError(`No active key with prefix ${prefix}`)
       keyCache.clear()
+    },
+
+    /** The keys of the caller's account, both environments, newest first (GET /v4.0/account/keys). */
+    async listAccountKeys(caller: Caller): Promise<ApiKeyView[]> {
+      return (await listApiKeys(db, caller.accountId)).reverse().map(toApiKeyView)
+    },
+
+    /** A new key of the caller's account for the caller's own environment; the only time the key is shown. */
+    async issueAccountKey(caller: Caller): Promise<IssuedKey> {
+      return db.transaction((tx) => issueKey(tx, caller.accountId, caller.environment))
+    },
+
+    /**
+     * Revokes an unrevoked key of the caller's account, the caller's own included. A Sandbox caller may revoke
+     * only Sandbox keys: Sandbox keys are the ones handed to developers and test systems, which must not be
+     * able to cut off Live (the rule of the account settings).
+     */
+    async revokeAccountKey(caller: Caller, prefix: string): Promise<ApiKeyView> {
+      const notFound = () => new ServiceError('EntityNotFound', `The account has no active key with prefix ${prefix}`)
+      const key = await findActiveApiKey(db, caller.accountId, prefix)
+      if (!key) throw notFound()
+      if (key.environment === 'live' && caller.environment !== 'live') {
+        throw new ServiceError('Unauthorized', 'Live keys are revoked with a Live key (a Sandbox key can list them)')
+      }
+      const revoked = await revokeApiKey(db, prefix, clock.now(), caller.accountId)
+      if (!revoked) throw notFound()
+      // Revocation bites at once in this process (other API processes within API_KEY_CACHE_SECONDS).
+      keyCache.clear()
+      return toApiKeyView(revoked)
     },
 
     getSettings,

@@ -155,6 +155,18 @@ export function parseEventCursor(after: string | undefined): number {
   return number
 }
 
+/** The order number of an `orderId` filter (`ord_123`); null when absent. */
+function parseOrderFilter(orderId: string | undefined): number | null {
+  if (orderId === undefined) return null
+  const number = parseId('ord', orderId)
+  if (number === undefined) {
+    throw validationFailed({
+      orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }],
+    })
+  }
+  return number
+}
+
 export function createCallbacksService(deps: CallbacksDeps) {
   const { db, clock } = deps
   const schedule = deps.retryScheduleSeconds ?? CALLBACK_RETRY_SCHEDULE_SECONDS
@@ -310,16 +322,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
       caller: Caller,
       filter: { orderId?: string; status?: DeliveryStatus; top?: number; skip?: number },
     ): Promise<{ callbacks: CallbackView[]; hasMore: boolean }> {
-      let orderNumber: number | null = null
-      if (filter.orderId !== undefined) {
-        const parsed = parseId('ord', filter.orderId)
-        if (parsed === undefined) {
-          throw validationFailed({
-            orderId: [{ code: 'InvalidFormat', providedValue: filter.orderId, comparisonValue: 'ord_<number>' }],
-          })
-        }
-        orderNumber = parsed
-      }
+      const orderNumber = parseOrderFilter(filter.orderId)
       const top = filter.top ?? LIST_DEFAULT_TOP
       const rows = await listDeliveries(db, {
         accountId: caller.accountId,
@@ -382,18 +385,21 @@ export function createCallbacksService(deps: CallbacksDeps) {
 
     /**
      * The caller's events after the cursor, oldest first, as stored JSON texts (the CloudEvents exactly as
-     * sent). The cursor is an event id; the next one is the last id returned.
+     * sent), of one order when `orderId` is given. The cursor is an event id; the next one is the last id
+     * returned. Like the deliveries listing, an order the caller does not have just has no events.
      */
     async listEvents(
       caller: Caller,
-      query: { after?: string; top?: number },
+      query: { after?: string; top?: number; orderId?: string },
     ): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }> {
       const afterId = parseEventCursor(query.after)
+      const orderNumber = parseOrderFilter(query.orderId)
       const top = query.top ?? LIST_MAX_TOP
       const rows = await listEvents(db, {
         accountId: caller.accountId,
         environment: caller.environment,
         afterId,
+        orderNumber,
         limit: top + 1,
       })
       const page = rows.slice(0, top)

@@ -1,14 +1,102 @@
-// Product details straight from the loaded catalogue (no database).
+// Products straight from the loaded catalogue (no database): the details of one SKU, and the searchable list
+// (printroute's addition: the specification has only the details).
 import type { Catalogue } from '../catalogue/catalogue.ts'
+import type { Product, ProductDetails } from '../catalogue/catalogue.types.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+
+export const PRODUCT_LIST_DEFAULT_TOP = 20
+export const PRODUCT_LIST_MAX_TOP = 100
+
+export interface ProductLab {
+  code: string
+  name: string
+  countryCode: string
+}
+
+/** One product of the list: its details (print areas by name only), the labs that make it, where it ships. */
+export interface ProductListEntry {
+  sku: string
+  description: string
+  productDimensions: ProductDetails['productDimensions']
+  attributes: ProductDetails['attributes']
+  printAreas: string[]
+  variants: ProductDetails['variants']
+  /** The labs that make some variant, by code. */
+  labs: ProductLab[]
+  /** Countries some variant ships to (the union of the variants' `shipsTo`), sorted. */
+  shipsTo: string[]
+}
+
+export interface ProductListQuery {
+  search?: string
+  top?: number
+  skip?: number
+}
+
+interface Listed {
+  entry: ProductListEntry
+  /** Lower-cased SKU, description and attribute values: what a search looks in. */
+  searchable: string[]
+}
+
+function listed(product: Product, details: ProductDetails): Listed {
+  const labs = new Map<string, ProductLab>()
+  const shipsTo = new Set<string>()
+  for (const variant of product.variants) {
+    for (const { lab } of variant.offers)
+      labs.set(lab.code, { code: lab.code, name: lab.name, countryCode: lab.countryCode })
+    for (const country of variant.shipsTo) shipsTo.add(country)
+  }
+  return {
+    // The details' own (frozen) parts, shared rather than copied.
+    entry: {
+      sku: details.sku,
+      description: details.description,
+      productDimensions: details.productDimensions,
+      attributes: details.attributes,
+      printAreas: Object.keys(details.printAreas),
+      variants: details.variants,
+      labs: [...labs.values()].sort((a, b) => compareText(a.code, b.code)),
+      shipsTo: [...shipsTo].sort(),
+    },
+    searchable: [product.sku, product.description, ...Object.values(product.attributes).flat()].map((text) =>
+      text.toLowerCase(),
+    ),
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
 
 export function createProductsService(deps: { catalogue: Catalogue }) {
   const { catalogue } = deps
+  // Built once: the catalogue does not change while the process runs. SKUs are unique in any letter case, so
+  // the lower-case order is total.
+  const list: Listed[] = catalogue.products
+    .map((product) => listed(product, catalogue.productDetails(product.sku) as ProductDetails))
+    .sort((a, b) => compareText(a.entry.sku.toLowerCase(), b.entry.sku.toLowerCase()))
+
   return {
     getProduct(sku: string) {
       const details = catalogue.productDetails(sku)
       if (!details) throw new ServiceError('EntityNotFound', `There is no product with SKU ${sku}`)
       return details
+    },
+
+    /**
+     * One page of the products, by SKU, whose SKU, description or an attribute value contains `search` in any
+     * letter case (surrounding spaces ignored; absent or empty: every product).
+     */
+    listProducts(query: ProductListQuery): { products: ProductListEntry[]; hasMore: boolean } {
+      const term = query.search?.trim().toLowerCase() ?? ''
+      const top = query.top ?? PRODUCT_LIST_DEFAULT_TOP
+      const skip = query.skip ?? 0
+      const matching = term === '' ? list : list.filter((item) => item.searchable.some((text) => text.includes(term)))
+      return {
+        products: matching.slice(skip, skip + top).map((item) => item.entry),
+        hasMore: matching.length > skip + top,
+      }
     },
   }
 }

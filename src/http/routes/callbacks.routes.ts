@@ -1,15 +1,15 @@
 // Callbacks and events (issue 6; docs/callbacks.md):
 //   GET  /v4.0/callbacks?orderId=&status=&top=&skip=   deliveries, newest first, each with every attempt;
 //   POST /v4.0/callbacks/{id}/redeliver                 sends a delivery's event again (a new delivery);
-//   GET  /v4.0/events?after=&top=                       the same events as a feed, oldest first, for pollers.
+//   GET  /v4.0/events?after=&top=&orderId=              the same events as a feed, oldest first, for pollers.
 // Everything is scoped to the caller's account and environment.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { validationFailed } from '../../domain/outcomes.ts'
 import { DELIVERY_STATUSES } from '../../repositories/events.repository.ts'
 import { type CallbacksService, LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
 import { CaseInsensitiveEnum, ErrorResponseSchema, Nullable, TraceParent } from '../schemas/common.schema.ts'
+import { refuseBody } from '../validation.ts'
 
 const AttemptSchema = Type.Object({
   attempt: Type.Integer(),
@@ -47,6 +47,7 @@ const ListCallbacksQuerySchema = Type.Object(
 const EventsQuerySchema = Type.Object(
   {
     after: Type.Optional(Type.String({ maxLength: 40, description: 'An event id (evt_123); events after it.' })),
+    orderId: Type.Optional(Type.String({ maxLength: 40, description: "Only this order's events (ord_123)." })),
     top: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX_TOP, default: LIST_MAX_TOP })),
   },
   { additionalProperties: false },
@@ -93,12 +94,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
       },
     },
     async (request) => {
-      const body = request.body as unknown
-      const empty =
-        body === undefined || (typeof body === 'object' && body !== null && Object.keys(body as object).length === 0)
-      if (!empty) {
-        throw validationFailed({ body: [{ code: 'UnknownField', providedValue: null }] }, 'Redeliver takes no body')
-      }
+      refuseBody(request.body, 'Redeliver takes no body')
       const callback = await callbacks.redeliver(request.caller, request.params.callbackId)
       return { outcome: 'Created', callback, traceParent: request.traceParent }
     },

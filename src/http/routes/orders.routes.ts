@@ -6,6 +6,7 @@ import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts
 import { validationFailed } from '../../domain/outcomes.ts'
 import { traceIdOf } from '../../domain/traceparent.ts'
 import type { OrdersService } from '../../services/orders.service.ts'
+import { nextPageUrl } from '../paging.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
   CreateOrderRequestSchema,
@@ -29,19 +30,6 @@ const serializeOnHold = fastJson(OnHoldResponseSchema as object)
  */
 function envelope(outcome: string, name: string, json: string, request: FastifyRequest, extra = ''): string {
   return `{"outcome":${JSON.stringify(outcome)},"${name}":${json}${extra},"traceParent":"${request.traceParent}"}`
-}
-
-/** The absolute URL of the next page: this request's own host and path, every filter kept. */
-function nextPageUrl(request: FastifyRequest, skip: number, top: number): string {
-  const url = new URL(request.url, `${request.protocol}://${request.host}`)
-  const params = new URLSearchParams()
-  for (const [name, value] of url.searchParams) {
-    const lower = name.toLowerCase()
-    if (lower !== 'skip' && lower !== 'top') params.append(name, value)
-  }
-  params.set('top', String(top))
-  params.set('skip', String(skip + top))
-  return `${url.origin}${url.pathname}?${params.toString()}`
 }
 
 // No order predates the Unix epoch; the databases disagree about years near 0, so bounds are clamped.

@@ -1,10 +1,31 @@
-// GET /products/{sku}: product details from the catalogue.
+// GET /products/{sku}: product details from the catalogue; GET /products: the catalogue's products, searched
+// and paged (printroute's addition).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { ProductsService } from '../../services/products.service.ts'
-import { ErrorResponseSchema } from '../schemas/common.schema.ts'
-import { ProductResponseSchema } from '../schemas/product.schema.ts'
+import {
+  PRODUCT_LIST_DEFAULT_TOP,
+  PRODUCT_LIST_MAX_TOP,
+  type ProductsService,
+} from '../../services/products.service.ts'
+import { nextPageUrl } from '../paging.ts'
+import { ErrorResponseSchema, SingleLineString } from '../schemas/common.schema.ts'
+import { ORDER_LIMITS } from '../schemas/order.schema.ts'
+import { ProductListResponseSchema, ProductResponseSchema } from '../schemas/product.schema.ts'
+
+const ListProductsQuerySchema = Type.Object(
+  {
+    search: Type.Optional(
+      SingleLineString({
+        maxLength: 200,
+        description: 'Only products whose SKU, description or an attribute value contains this, in any letter case.',
+      }),
+    ),
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: PRODUCT_LIST_MAX_TOP, default: PRODUCT_LIST_DEFAULT_TOP })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: ORDER_LIMITS.maxSkip, default: 0 })),
+  },
+  { additionalProperties: false },
+)
 
 export function registerProductRoutes(app: FastifyInstance, products: ProductsService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -23,5 +44,30 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
       product: products.getProduct(request.params.sku),
       traceParent: request.traceParent,
     }),
+  )
+
+  api.get(
+    '/products',
+    {
+      schema: {
+        summary: 'List products, by SKU, optionally searched',
+        description:
+          'Each product with its details, print areas by name, the labs that make it and the countries it ships to.',
+        querystring: ListProductsQuerySchema,
+        response: { 200: ProductListResponseSchema, 400: ErrorResponseSchema, 401: ErrorResponseSchema },
+      },
+    },
+    async (request) => {
+      const top = request.query.top ?? PRODUCT_LIST_DEFAULT_TOP
+      const skip = request.query.skip ?? 0
+      const page = products.listProducts({ search: request.query.search, top, skip })
+      return {
+        outcome: 'Ok',
+        products: page.products,
+        hasMore: page.hasMore,
+        nextUrl: page.hasMore ? nextPageUrl(request, skip, top) : null,
+        traceParent: request.traceParent,
+      }
+    },
   )
 }

@@ -1,6 +1,6 @@
 // Product details on the wire (CONTRACT.md, "Endpoints the specification leaves open").
 import { Type } from 'typebox'
-import { TraceParent } from './common.schema.ts'
+import { Nullable, TraceParent } from './common.schema.ts'
 
 const PixelSize = Type.Object({ horizontalResolution: Type.Integer(), verticalResolution: Type.Integer() })
 
@@ -22,5 +22,27 @@ export const ProductSchema = Type.Object({
 export const ProductResponseSchema = Type.Object({
   outcome: Type.String(),
   product: ProductSchema,
+  traceParent: TraceParent,
+})
+
+/** An entry of GET /v4.0/products (printroute's addition): the details, print areas by name, labs, destinations. */
+export const ProductListEntrySchema = Type.Object({
+  sku: ProductSchema.properties.sku,
+  description: ProductSchema.properties.description,
+  productDimensions: ProductSchema.properties.productDimensions,
+  attributes: ProductSchema.properties.attributes,
+  printAreas: Type.Array(Type.String(), { description: 'The names of the print areas.' }),
+  variants: ProductSchema.properties.variants,
+  labs: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), countryCode: Type.String() }), {
+    description: 'The labs that make some variant, by code.',
+  }),
+  shipsTo: Type.Array(Type.String(), { description: 'Countries some variant ships to, sorted.' }),
+})
+
+export const ProductListResponseSchema = Type.Object({
+  outcome: Type.String(),
+  products: Type.Array(ProductListEntrySchema),
+  hasMore: Type.Boolean(),
+  nextUrl: Nullable(Type.String()),
   traceParent: TraceParent,
 })
