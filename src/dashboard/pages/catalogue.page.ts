@@ -7,16 +7,19 @@ import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { QuoteResponseSchema } from '../../http/schemas/quote.schema.ts'
 import { type ApiBody, describeApiError } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
+import { formatMoney } from '../format.ts'
 import {
   errorSummary,
   type FieldErrors,
   type FieldTarget,
+  type FormValues,
   fieldErrors,
   fieldMessages,
+  formValue,
+  integerOrText,
   invalidAttributes,
   NO_ERRORS,
-} from '../form-errors.ts'
-import { formatMoney } from '../format.ts'
+} from '../forms.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH } from '../layout.ts'
 import {
@@ -115,15 +118,12 @@ interface QuoteForm {
   shippingMethod: string
 }
 
-type Query = Record<string, string | string[] | undefined>
-
-function queryText(query: Query, name: string): string {
-  const value = query[name]
-  return (typeof value === 'string' ? value : (value?.[0] ?? '')).trim()
+function queryText(query: FormValues, name: string): string {
+  return formValue(query, name).trim()
 }
 
 /** The basket as typed: rows `sku1`, `copies1`, `pages1`, `attr1.<name>`, ... numbered from 1. */
-function basketFromQuery(query: Query): { form: QuoteForm; asked: boolean } {
+function basketFromQuery(query: FormValues): { form: QuoteForm; asked: boolean } {
   const requested = Number.parseInt(queryText(query, 'rows'), 10) || DEFAULT_BASKET_ROWS
   const adding = queryText(query, 'add') !== ''
   const count = Math.min(MOST_BASKET_ROWS, Math.max(1, requested + (adding ? 1 : 0)))
@@ -150,10 +150,6 @@ function basketFromQuery(query: Query): { form: QuoteForm; asked: boolean } {
     },
     asked: queryText(query, 'destination') !== '' && !adding,
   }
-}
-
-function integerOrText(value: string): number | string {
-  return /^\d{1,9}$/.test(value) ? Number(value) : value
 }
 
 /** The POST /v4.0/quotes body from the filled rows, and which row each of its items came from. */
@@ -298,7 +294,7 @@ ${pager}`,
     })
   })
 
-  pages.get<{ Querystring: Query }>('/catalogue/quote', async (request, reply) => {
+  pages.get<{ Querystring: FormValues }>('/catalogue/quote', async (request, reply) => {
     const api = request.signedIn.api
     const { form, asked } = basketFromQuery(request.query)
     const [catalogue, ...rowProducts] = await Promise.all([

@@ -11,12 +11,15 @@ import {
   errorSummary,
   type FieldErrors,
   type FieldTarget,
+  type FormValues,
   fieldErrors,
   fieldMessages,
+  formValue,
+  integerOrText,
   invalidAttributes,
   labelOfPath,
   NO_ERRORS,
-} from '../form-errors.ts'
+} from '../forms.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, DASHBOARD_PATH } from '../layout.ts'
 import {
@@ -41,8 +44,6 @@ const SIZING_WORDS: Record<(typeof SIZING_MODES)[number], string> = {
   stretchToPrintArea: 'Stretch to the print area (may distort)',
 }
 
-type FormBody = Record<string, string | string[] | undefined>
-
 /** What the order form holds, as typed: kept across a refused submit. */
 interface OrderForm {
   sku: string
@@ -53,15 +54,10 @@ interface OrderForm {
   /** Per print area: `sample:<name>`, `url` or `none`; the URL typed; the page count typed. */
   images: Record<string, { choice: string; url: string; pageCount: string }>
   /** The recipient's fields as posted (recipientFromForm reads them). */
-  recipient: FormBody
+  recipient: FormValues
   countryCode: string
   shippingMethod: string
   merchantReference: string
-}
-
-function text(body: FormBody, name: string): string {
-  const value = body[name]
-  return typeof value === 'string' ? value : ''
 }
 
 function freshForm(product: Product, samples: string[]): OrderForm {
@@ -87,36 +83,31 @@ function freshForm(product: Product, samples: string[]): OrderForm {
   }
 }
 
-function formFromBody(body: FormBody, product: Product): OrderForm {
+function formFromBody(body: FormValues, product: Product): OrderForm {
   return {
     sku: product.sku,
-    // A form without its key still orders once per submit; the rendered form always carries one.
-    idempotencyKey: text(body, 'idempotencyKey') || `dashboard-${randomUUID()}`,
-    copies: text(body, 'copies').trim(),
-    sizing: text(body, 'sizing'),
+    // The rendered form always carries its key; a post without one (not from this page) gets a key of its own.
+    idempotencyKey: formValue(body, 'idempotencyKey') || `dashboard-${randomUUID()}`,
+    copies: formValue(body, 'copies').trim(),
+    sizing: formValue(body, 'sizing'),
     attributes: Object.fromEntries(
-      Object.keys(product.attributes).map((name) => [name, text(body, `attribute.${name}`)]),
+      Object.keys(product.attributes).map((name) => [name, formValue(body, `attribute.${name}`)]),
     ),
     images: Object.fromEntries(
       Object.keys(product.printAreas).map((area) => [
         area,
         {
-          choice: text(body, `image.${area}`) || 'none',
-          url: text(body, `imageUrl.${area}`).trim(),
-          pageCount: text(body, `pageCount.${area}`).trim(),
+          choice: formValue(body, `image.${area}`) || 'none',
+          url: formValue(body, `imageUrl.${area}`).trim(),
+          pageCount: formValue(body, `pageCount.${area}`).trim(),
         },
       ]),
     ),
     recipient: body,
-    countryCode: text(body, 'countryCode'),
-    shippingMethod: text(body, 'shippingMethod'),
-    merchantReference: text(body, 'merchantReference').trim(),
+    countryCode: formValue(body, 'countryCode'),
+    shippingMethod: formValue(body, 'shippingMethod'),
+    merchantReference: formValue(body, 'merchantReference').trim(),
   }
-}
-
-/** A whole number as a number; anything else as typed, so the API names the field and the reason. */
-function integerOrText(value: string): number | string {
-  return /^\d{1,9}$/.test(value) ? Number(value) : value
 }
 
 /** The POST /v4.0/orders body, and which print area each asset of it is for (failures name assets by index). */
@@ -335,8 +326,13 @@ interface Rendered {
   status: number
 }
 
+/** A bundled sample on this environment's own public address, where the order's download finds it. */
+function sampleUrlOf(dashboard: Dashboard): (name: string) => string {
+  return (name) => `${dashboard.publicUrl(dashboard.environment)}/samples/${name}`
+}
+
 function sendNewOrderPage(dashboard: Dashboard, request: FastifyRequest, reply: FastifyReply, page: Rendered) {
-  const sampleUrl = (name: string) => `${dashboard.publicUrl(dashboard.environment)}/samples/${name}`
+  const sampleUrl = sampleUrlOf(dashboard)
   const { product, form } = page
   return dashboard.sendPage(request, reply, {
     title: 'New test order',
@@ -394,10 +390,10 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
     })
   })
 
-  pages.post<{ Body: FormBody }>('/new-order', async (request, reply) => {
+  pages.post<{ Body: FormValues }>('/new-order', async (request, reply) => {
     const api = request.signedIn.api
     const body = request.body ?? {}
-    const [data, found] = await Promise.all([loadPageData(api, ''), loadProduct(api, text(body, 'sku').trim())])
+    const [data, found] = await Promise.all([loadPageData(api, ''), loadProduct(api, formValue(body, 'sku').trim())])
     if (!found.ok) {
       return sendNewOrderPage(dashboard, request, reply, {
         data,
@@ -415,8 +411,7 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
       if (image.choice.startsWith('sample:') && !data.samples.includes(image.choice.slice('sample:'.length)))
         image.choice = 'none'
     }
-    const sampleUrl = (name: string) => `${dashboard.publicUrl(dashboard.environment)}/samples/${name}`
-    const { body: order, assetAreas } = orderRequest(form, product, sampleUrl)
+    const { body: order, assetAreas } = orderRequest(form, product, sampleUrlOf(dashboard))
     const answer = await api.post<{ order: Pick<OrderDocument, 'id'> }>('/orders', order)
     if (answer.ok && answer.body.order?.id) {
       const id = answer.body.order.id

@@ -1,7 +1,22 @@
-// The API's validation failures shown on a dashboard form: each in words, next to the field it is about when
-// the page knows that field, and all of them in a summary at the top that links to the fields.
+// Dashboard forms: their values read as typed and handed to the API as they are (so the API, not the page, says
+// what is wrong), and the API's validation failures shown back on the form: each in words, next to the field it
+// is about when the page knows that field, and all of them in a summary at the top that links to the fields.
 import type { ApiBody, ApiFailure } from './api-client.ts'
 import { type Html, html } from './html.ts'
+
+/** A posted form or a query string, as Fastify parses them (a repeated name gives a list). */
+export type FormValues = Record<string, string | string[] | undefined>
+
+/** A form value as typed ('' when absent; the first when repeated). */
+export function formValue(values: FormValues, name: string): string {
+  const value = values[name]
+  return typeof value === 'string' ? value : (value?.[0] ?? '')
+}
+
+/** A whole number as a number; anything else as typed, so the API names the field and the reason. */
+export function integerOrText(value: string): number | string {
+  return /^\d{1,9}$/.test(value) ? Number(value) : value
+}
 
 /** A failure as the API sends it (docs/errors.md), with the extra fields some codes carry. */
 interface Failure extends ApiFailure {

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import {
-  errorSummary,
-  failureWords,
-  fieldErrors,
-  fieldMessages,
-  invalidAttributes,
-  labelOfPath,
-} from './form-errors.ts'
+import { errorSummary, failureWords, fieldErrors, fieldMessages, invalidAttributes, labelOfPath } from './forms.ts'
 
 test('failures read as the end of a sentence about their field, with the bound or the allowed values', () => {
   assert.equal(failureWords({ code: 'MustBeGreaterThanOrEqualTo', comparisonValue: 1 }), 'must be at least 1')
