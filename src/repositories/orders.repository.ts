@@ -124,9 +124,16 @@ export interface OrderListFilter {
   matchNothing: boolean
   orderNumbers: number[] | null
   merchantReferences: string[] | null
+  /** The order with this number, or any whose merchant reference contains the text (any letter case). */
+  search: { orderNumber: number | null; referenceContains: string } | null
   skip: number
   /** Rows wanted; one more is read to know whether there are more. */
   top: number
+}
+
+/** The text as a LIKE pattern matching only itself (`\`, `%` and `_` escaped with `\`). */
+function escapeLikePattern(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&')
 }
 
 export async function listOrders(
@@ -147,6 +154,17 @@ export async function listOrders(
   if (filter.awaitingPayment) conditions.push('awaiting_payment')
   if (filter.orderNumbers) add('id = ANY(?::bigint[])', filter.orderNumbers)
   if (filter.merchantReferences) add('merchant_reference = ANY(?::text[])', filter.merchantReferences)
+  if (filter.search) {
+    // No index serves a substring: this walks the account's orders newest first (orders_listing_idx) and stops
+    // once the page is full.
+    params.push(`%${escapeLikePattern(filter.search.referenceContains)}%`)
+    const reference = `merchant_reference ILIKE $${params.length} ESCAPE '\\'`
+    if (filter.search.orderNumber === null) conditions.push(reference)
+    else {
+      params.push(filter.search.orderNumber)
+      conditions.push(`(id = $${params.length} OR ${reference})`)
+    }
+  }
   params.push(filter.top + 1, filter.skip)
   const rows = await db.query<{ documentJson: string }>(
     `SELECT document AS "documentJson" FROM orders WHERE ${conditions.join(' AND ')}

@@ -25,6 +25,7 @@ import {
   insertNewOrder,
   listOrders,
   newOrderIdPlaceholders,
+  type OrderListFilter,
   type OrderScope,
   type StoredOrder,
 } from '../repositories/orders.repository.ts'
@@ -90,6 +91,16 @@ export interface ListOrdersInput {
   status: OrderListStatusFilter | null
   orderIds: string[] | null
   merchantReferences: string[] | null
+  /** An order id (`ord_123` or `123`, exact) or part of a merchant reference; blank: no filter. */
+  search: string | null
+}
+
+/** The search of the orders list: the order it names, if it is an order id, and the reference text. */
+function searchFilter(search: string | null): OrderListFilter['search'] {
+  const text = search?.trim() ?? ''
+  if (text === '') return null
+  const orderNumber = parseId('ord', text) ?? (/^\d{1,15}$/.test(text) && Number(text) > 0 ? Number(text) : null)
+  return { orderNumber, referenceContains: text }
 }
 
 function scopeOf(caller: Caller): OrderScope {
@@ -317,6 +328,7 @@ export function createOrdersService(deps: {
         matchNothing: input.status === 'draft',
         orderNumbers: orderNumbers ?? null,
         merchantReferences: input.merchantReferences,
+        search: searchFilter(input.search),
         skip: input.skip,
         top: input.top,
       })

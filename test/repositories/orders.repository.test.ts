@@ -84,6 +84,7 @@ const baseFilter: OrderListFilter = {
   matchNothing: false,
   orderNumbers: null,
   merchantReferences: null,
+  search: null,
   skip: 0,
   top: 10,
 }

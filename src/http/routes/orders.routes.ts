@@ -118,6 +118,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
         orderIds: query.orderIds && query.orderIds.length > 0 ? query.orderIds : null,
         merchantReferences:
           query.merchantReferences && query.merchantReferences.length > 0 ? query.merchantReferences : null,
+        search: query.search ?? null,
       })
       const nextUrl = result.hasMore ? nextPageUrl(request, skip, top) : null
       const paging = `,"hasMore":${result.hasMore},"nextUrl":${JSON.stringify(nextUrl)}`

@@ -272,6 +272,14 @@ export const ListOrdersQuerySchema = Type.Object(
     merchantReferences: Type.Optional(
       Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100, description: 'Repeated or comma-separated.' }),
     ),
+    search: Type.Optional(
+      SingleLineString({
+        maxLength: ORDER_LIMITS.shortText,
+        description:
+          "printroute's addition: the order with this id (ord_123 or 123), or orders whose merchant reference " +
+          'contains the text, in any letter case.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
