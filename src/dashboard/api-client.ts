@@ -27,6 +27,8 @@ export interface ApiClient {
   get<T>(path: string, query?: Record<string, string | number | undefined | null>): Promise<ApiAnswer<T>>
   post<T>(path: string, body?: unknown): Promise<ApiAnswer<T>>
   patch<T>(path: string, body: unknown): Promise<ApiAnswer<T>>
+  /** An open endpoint beside /v4.0 that answers like the API (the sample images' list, `/samples/`). */
+  getBesideApi<T>(path: string): Promise<ApiAnswer<T>>
 }
 
 export interface ApiCredentials {
@@ -46,7 +48,7 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
   async function call<T>(method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<ApiAnswer<T>> {
     const response = await api.inject({
       method,
-      url: `/v4.0${url}`,
+      url,
       headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     })
@@ -65,10 +67,11 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
         if (value !== undefined && value !== null && value !== '') params.set(name, String(value))
       }
       const search = params.toString()
-      return call('GET', search ? `${path}?${search}` : path)
+      return call('GET', `/v4.0${path}${search ? `?${search}` : ''}`)
     },
-    post: (path, body) => call('POST', path, body),
-    patch: (path, body) => call('PATCH', path, body),
+    post: (path, body) => call('POST', `/v4.0${path}`, body),
+    patch: (path, body) => call('PATCH', `/v4.0${path}`, body),
+    getBesideApi: (path) => call('GET', path),
   }
 }
 
