@@ -86,3 +86,26 @@ ${page.session ? html`<span>Signed in with key <code>${page.session.keyPrefix}â€
 </html>
 `.text
 }
+
+/**
+ * Previous/next links of a paged list (nothing when everything fits on one page). `urlOf(skip)` is the list's
+ * address at an offset; `labels` name the directions as the list reads (Newer/Older, Previous/Next).
+ */
+export function pager(input: {
+  noun: string
+  skip: number
+  shown: number
+  pageSize: number
+  hasMore: boolean
+  urlOf: (skip: number) => string
+  labels: readonly [previous: string, next: string]
+}): Html {
+  const { noun, skip, shown, pageSize, hasMore, urlOf, labels } = input
+  if (skip === 0 && !hasMore) return html``
+  const name = `${noun[0]?.toUpperCase() ?? ''}${noun.slice(1)}`
+  return html`<nav class="pager" aria-label="Pages of ${noun}">
+${skip > 0 ? html`<a href="${urlOf(Math.max(0, skip - pageSize))}" rel="prev">${labels[0]}</a>` : ''}
+<span>${name} ${skip + 1}â€“${skip + shown}</span>
+${hasMore ? html`<a href="${urlOf(skip + pageSize)}" rel="next">${labels[1]}</a>` : ''}
+</nav>`
+}

@@ -21,7 +21,7 @@ import {
   NO_ERRORS,
 } from '../forms.ts'
 import { type Html, html } from '../html.ts'
-import { DASHBOARD_PATH } from '../layout.ts'
+import { DASHBOARD_PATH, pager } from '../layout.ts'
 import {
   allProducts,
   countriesSummary,
@@ -263,14 +263,15 @@ export function registerCataloguePages(pages: FastifyInstance, dashboard: Dashbo
     })
     const products = answer.ok ? answer.body.products : []
     const hasMore = answer.ok && answer.body.hasMore
-    const pager =
-      skip > 0 || hasMore
-        ? html`<nav class="pager" aria-label="Pages of products">
-${skip > 0 ? html`<a href="${listUrl(search, Math.max(0, skip - CATALOGUE_PAGE_SIZE))}" rel="prev">Previous</a>` : ''}
-<span>Products ${skip + 1}–${skip + products.length}</span>
-${hasMore ? html`<a href="${listUrl(search, skip + CATALOGUE_PAGE_SIZE)}" rel="next">Next</a>` : ''}
-</nav>`
-        : ''
+    const pages = pager({
+      noun: 'products',
+      skip,
+      shown: products.length,
+      pageSize: CATALOGUE_PAGE_SIZE,
+      hasMore,
+      urlOf: (offset) => listUrl(search, offset),
+      labels: ['Previous', 'Next'],
+    })
     return dashboard.sendPage(request, reply, {
       title: 'Catalogue',
       section: 'catalogue',
@@ -290,7 +291,7 @@ ${hasMore ? html`<a href="${listUrl(search, skip + CATALOGUE_PAGE_SIZE)}" rel="n
           : html`${search === '' ? 'Products' : html`Products matching “${search}”`}, by SKU${hasMore || skip > 0 ? html` (${skip + 1}–${skip + products.length})` : html`: ${products.length}`}.`
       }</p>
 ${products.map((product, index) => productCard(product, index, dashboard.environment === 'sandbox'))}
-${pager}`,
+${pages}`,
     })
   })
 

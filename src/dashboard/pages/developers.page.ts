@@ -7,7 +7,7 @@ import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.
 import { type Dashboard, sessionCookieName } from '../dashboard.plugin.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
-import { csrfField, DASHBOARD_PATH, environmentName, type Notice } from '../layout.ts'
+import { csrfField, DASHBOARD_PATH, environmentName, type Notice, pager } from '../layout.ts'
 import { type CallbackDelivery, callbacksTable, eventWords } from './order.page.ts'
 import { refreshing } from './orders.page.ts'
 
@@ -123,14 +123,15 @@ function registerCallbacksLog(pages: FastifyInstance, dashboard: Dashboard): voi
       callbacks.length === 0 && status !== undefined
         ? html`<p class="muted">No ${status} callbacks.</p>`
         : callbacksTable(callbacks, request.signedIn.csrfToken, here, true)
-    const pager =
-      skip > 0 || hasMore
-        ? html`<nav class="pager" aria-label="Pages of callbacks">
-${skip > 0 ? html`<a href="${developersPath('callbacks', { status, skip: Math.max(0, skip - CALLBACKS_PAGE_SIZE) })}" rel="prev">Newer</a>` : ''}
-<span>Callbacks ${skip + 1}–${skip + callbacks.length}</span>
-${hasMore ? html`<a href="${developersPath('callbacks', { status, skip: skip + CALLBACKS_PAGE_SIZE })}" rel="next">Older</a>` : ''}
-</nav>`
-        : ''
+    const pages = pager({
+      noun: 'callbacks',
+      skip,
+      shown: callbacks.length,
+      pageSize: CALLBACKS_PAGE_SIZE,
+      hasMore,
+      urlOf: (offset) => developersPath('callbacks', { status, skip: offset }),
+      labels: ['Newer', 'Older'],
+    })
     return sendDeveloperPage(dashboard, request, reply, 'callbacks', {
       title: 'Callbacks',
       notice: errorNotice(answer),
@@ -147,7 +148,7 @@ event (same id) again as a new delivery, to the order's callback URL as it is no
 <section${refreshing('callbacks-log', here, pending)}>
 ${pending ? html`<p class="muted refresh-note">Deliveries pending: this list updates every few seconds.</p>` : ''}
 ${table}
-${pager}
+${pages}
 </section>`,
     })
   })

@@ -7,7 +7,7 @@ import { describeApiError } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { detailMarks, formatTime, stateBadge, sumMoney } from '../format.ts'
 import { type Html, html } from '../html.ts'
-import { DASHBOARD_PATH } from '../layout.ts'
+import { DASHBOARD_PATH, pager } from '../layout.ts'
 
 /** Orders per page of the table. */
 export const ORDERS_PAGE_SIZE = 20
@@ -94,14 +94,15 @@ ${dashboard.environment === 'sandbox' && !filtered ? html`<p><a class="button" h
 <thead><tr><th scope="col">Order</th><th scope="col">Merchant reference</th><th scope="col">Created</th><th scope="col">Stage</th><th scope="col">Progress</th><th scope="col" class="number">Items</th><th scope="col" class="number">Total charge</th></tr></thead>
 <tbody>${orders.map(orderRow)}</tbody>
 </table></div>`
-    const pager =
-      skip > 0 || (answer.ok && answer.body.hasMore)
-        ? html`<nav class="pager" aria-label="Pages of orders">
-${skip > 0 ? html`<a href="${pageUrl(query, Math.max(0, skip - ORDERS_PAGE_SIZE))}" rel="prev">Newer</a>` : ''}
-<span>Orders ${skip + 1}–${skip + orders.length}</span>
-${answer.ok && answer.body.hasMore ? html`<a href="${pageUrl(query, skip + ORDERS_PAGE_SIZE)}" rel="next">Older</a>` : ''}
-</nav>`
-        : ''
+    const pages = pager({
+      noun: 'orders',
+      skip,
+      shown: orders.length,
+      pageSize: ORDERS_PAGE_SIZE,
+      hasMore: answer.ok && answer.body.hasMore,
+      urlOf: (offset) => pageUrl(query, offset),
+      labels: ['Newer', 'Older'],
+    })
     return dashboard.sendPage(request, reply, {
       title: 'Orders',
       section: 'orders',
@@ -125,7 +126,7 @@ ${dashboard.environment === 'sandbox' ? html`<a class="button" href="${DASHBOARD
 <section${refreshing('orders-table', here, inProgress)}>
 ${inProgress ? html`<p class="muted refresh-note">Orders in progress: this table updates every ${REFRESH_SECONDS} seconds.</p>` : ''}
 ${table}
-${pager}
+${pages}
 </section>`,
     })
   })
