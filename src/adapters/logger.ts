@@ -52,6 +52,8 @@ const SECRET_FIELD_NAMES = [
   'cookie',
   'card',
   '"x-api-key"',
+  '"x-csrf-token"',
+  '"set-cookie"',
 ] as const
 
 export const REDACTED_PATHS: readonly string[] = SECRET_FIELD_NAMES.flatMap((name) => {
