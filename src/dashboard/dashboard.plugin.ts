@@ -245,7 +245,8 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       path: '/',
       httpOnly: true,
       sameSite: 'strict',
-      secure: request.protocol === 'https',
+      // Secure when the browser reaches printroute over HTTPS: directly, or through a proxy named by --public-url.
+      secure: request.protocol === 'https' || options.publicUrl(environment).startsWith('https:'),
       maxAge: SESSION_LIFETIME_SECONDS,
     })
     return reply.code(303).redirect(next)

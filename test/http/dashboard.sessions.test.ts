@@ -97,6 +97,20 @@ for (const kind of testDatabaseKinds()) {
       assert.equal((await listOrders(cookie)).statusCode, 401)
     })
 
+    test('the cookie is HttpOnly and SameSite=Strict, and Secure when the public address is https', async () => {
+      const plain = (await signIn(t.account.sandboxKey)).cookies[0]
+      assert.equal(plain?.httpOnly, true)
+      assert.equal(plain?.sameSite, 'Strict')
+      assert.equal(plain?.secure, undefined)
+      const before = t.app.publicUrl('sandbox')
+      t.app.setPublicUrl('sandbox', 'https://127.0.0.1:9')
+      try {
+        assert.equal((await signIn(t.account.sandboxKey)).cookies[0]?.secure, true)
+      } finally {
+        t.app.setPublicUrl('sandbox', before)
+      }
+    })
+
     test('wrong keys and other-environment keys get no session and a reason', async () => {
       const wrong = await signIn('pr_sandbox_nope')
       assert.equal(wrong.statusCode, 401)
