@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
+import type { CallbackView } from '../../services/callbacks.service.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { DETAIL_STEPS, formatMoney, formatTime, issueHeadline, stateBadge } from '../format.ts'
@@ -28,28 +29,8 @@ interface OrderEvent {
   data: { order: OrderDocument }
 }
 
-interface Attempt {
-  attempt: number
-  time: string
-  httpStatus: number | null
-  latencyMs: number
-  responseSnippet: string | null
-  error: string | null
-}
-
-export interface CallbackDelivery {
-  id: string
-  eventId: string
-  orderId: string
-  type: string
-  url: string
-  status: string
-  nextAttemptAt: string | null
-  redeliveryOf: string | null
-  created: string
-  lastUpdated: string
-  attempts: Attempt[]
-}
+/** A callback delivery as GET /v4.0/callbacks answers it. */
+export type CallbackDelivery = CallbackView
 
 interface Box {
   left: number
