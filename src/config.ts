@@ -255,7 +255,7 @@ export const SETTINGS = {
     help: 'pretty (readable) or json (one JSON object a line)',
     docs:
       '`pretty`: readable lines; `json`: one JSON object a line. By default pretty when stdout is a ' +
-      'terminal, JSON otherwise ([operations.md](operations.md#logs)).',
+      'terminal, JSON otherwise ([operations.md](operations.md#logs-and-signals)).',
     commands: PROCESS_COMMANDS,
     parse: (text: string) => (text === '' ? null : oneOf(LOG_FORMATS)(text)),
   },
