@@ -4,8 +4,10 @@
 // What a schema cannot say (references between products, labs, zones, shipping classes and currencies; case-
 // insensitive uniqueness; exact decimals of binary numbers) is checked by hand in catalogue.validation.ts.
 //
-// `errorMessage` gives the reason a problem line shows, in the convention of ajv-errors (a string for every
-// keyword, or keyword -> reason with `_` for the others); VS Code shows the string form while editing.
+// The reasons a problem line shows come from VS Code's own keywords, so an editor shows the same words:
+// `patternErrorMessage` when a string does not match its pattern, `errorMessage` for every other failure of
+// the value (type, enumeration, lower bound). An upper bound sits in an `allOf` of its own, so that it names
+// the bound ("must be at most 100000") instead of repeating the general reason.
 
 import { type TSchema, Type } from 'typebox'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
@@ -67,11 +69,11 @@ function List(item: TSchema, options: { nonEmpty: boolean; description?: string 
 }
 
 function Text(description?: string) {
-  return Type.String({ pattern: '\\S', errorMessage: { pattern: 'must not be empty or whitespace' }, description })
+  return Type.String({ pattern: '\\S', patternErrorMessage: 'must not be empty or whitespace', description })
 }
 
 function Matching(pattern: RegExp, reason: string, description?: string) {
-  return Type.String({ pattern: pattern.source, errorMessage: { pattern: reason }, description })
+  return Type.String({ pattern: pattern.source, patternErrorMessage: reason, description })
 }
 
 function OneOf(values: readonly (string | number)[], description?: string) {
@@ -85,14 +87,14 @@ const CountryCode = (description?: string) =>
   Type.Unsafe<string>({
     type: 'string',
     enum: [...ISO_COUNTRY_CODES],
-    errorMessage: { enum: 'must be an ISO 3166-1 alpha-2 country code in upper case' },
+    errorMessage: 'must be an ISO 3166-1 alpha-2 country code in upper case',
     description,
   })
 
 const Resolution = Type.Integer({
   minimum: 1,
-  maximum: MAX_RESOLUTION_PX,
-  errorMessage: { _: 'must be a positive integer', maximum: `must be at most ${MAX_RESOLUTION_PX}` },
+  errorMessage: 'must be a positive integer',
+  allOf: [{ maximum: MAX_RESOLUTION_PX }],
 })
 const PositiveInteger = Type.Integer({ minimum: 1, errorMessage: 'must be a positive integer' })
 
@@ -163,7 +165,11 @@ const Product = Fields(
 )
 
 function Millimetres(reason: string, minimum: { minimum: number } | { exclusiveMinimum: number }, maximum: number) {
-  return Type.Number({ ...minimum, maximum, errorMessage: { _: reason, maximum: `must be at most ${maximum} mm` } })
+  return Type.Number({
+    ...minimum,
+    errorMessage: reason,
+    allOf: [{ maximum, errorMessage: `must be at most ${maximum} mm` }],
+  })
 }
 
 const LabProduct = Fields({
@@ -266,11 +272,12 @@ export const CatalogueSchema = Fields(
   'A printroute product catalogue (docs/catalogue.md).',
 )
 
-/** The schema as published in docs/catalogue.schema.json. */
-export function catalogueSchemaDocument(): Record<string, unknown> {
-  return {
+/** The text of docs/catalogue.schema.json (`npm run docs:catalogue-schema` rewrites the file from it). */
+export function catalogueSchemaJson(): string {
+  const document = {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'printroute catalogue',
     ...JSON.parse(JSON.stringify(CatalogueSchema)),
   }
+  return `${JSON.stringify(document, null, 2)}\n`
 }

@@ -148,11 +148,10 @@ function pathOf(instancePath: string): string {
   return path
 }
 
-/** The schema's own `errorMessage` for this keyword (catalogue.schema.ts), else a generic reason. */
+/** The schema's own reason for this failure (catalogue.schema.ts, VS Code's keywords), else a generic one. */
 function reasonOf(error: ErrorObject): string {
-  const custom = (error.parentSchema as { errorMessage?: string | Record<string, string> } | undefined)?.errorMessage
-  if (typeof custom === 'string') return custom
-  const given = custom?.[error.keyword] ?? custom?._
+  const { errorMessage, patternErrorMessage } = (error.parentSchema ?? {}) as Record<string, string | undefined>
+  const given = error.keyword === 'pattern' ? (patternErrorMessage ?? errorMessage) : errorMessage
   if (given !== undefined) return given
   const params = error.params as Record<string, unknown>
   switch (error.keyword) {
