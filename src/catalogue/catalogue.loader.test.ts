@@ -542,6 +542,14 @@ test('the document itself: not an object, unknown fields, wrong format version, 
   assert.ok(!problems.some((problem) => problem.startsWith('$comment')))
 })
 
+test('$ comments are ignored in maps too, so a map of nothing but comments is empty', () => {
+  const json = testCatalogueJson()
+  json.products[3].printAreas = { $comment: 'to do' }
+  json.zones.uk.$comment = 'just GB'
+  json.taxRates.$comment = 'EU standard rates'
+  assert.deepEqual(problemsOf(json), ['products[3] (TEST-CASE).printAreas: must not be empty'])
+})
+
 test('currencies: codes, well-formed positive rates, base rate 1, lab currencies known', () => {
   const json = testCatalogueJson()
   json.currencies.rates.USD = '1,25'

@@ -50,7 +50,10 @@ function MapOf(
   return Type.Unsafe<Record<string, unknown>>({
     type: 'object',
     ...(options.description === undefined ? {} : { description: options.description }),
-    ...(options.nonEmpty ? { minProperties: 1 } : {}),
+    // Comment keys do not count: a map of nothing but `$comment` is still empty.
+    ...(options.nonEmpty
+      ? { minProperties: 1, not: { propertyNames: { pattern: `^\\${IGNORED_FIELD_PREFIX}` } } }
+      : {}),
     ...(options.keys === undefined
       ? {}
       : {

@@ -84,6 +84,8 @@ class Problems {
   readonly list: { path: string; reason: string }[] = []
 
   add(path: string, reason: string): void {
+    // An empty map fails two schema keywords for one reason.
+    if (this.list.some((problem) => problem.path === path && problem.reason === reason)) return
     this.list.push({ path, reason })
   }
 
@@ -202,6 +204,7 @@ function checkStructure(json: unknown, problems: Problems): void {
         break
       case 'minItems':
       case 'minProperties':
+      case 'not':
         problems.add(path, 'must not be empty')
         break
       default:
