@@ -115,15 +115,10 @@ function labeller(root: unknown): (path: string) => string {
 
 export function validateCatalogueFile(json: unknown): CatalogueValidationResult {
   const problems = new Problems()
-  const label = labeller(json)
   checkStructure(json, problems)
-  if (!isJsonObject(json)) return { problems: problems.list.map(({ path, reason }) => `${label(path)}: ${reason}`) }
-
-  const references = new References(json, problems, label)
-  const file = references.check()
-  if (problems.list.length > 0 || !file) {
-    return { problems: problems.list.map(({ path, reason }) => `${label(path)}: ${reason}`) }
-  }
+  const label = labeller(json)
+  const file = isJsonObject(json) ? new References(json, problems, label).check() : undefined
+  if (!file) return { problems: problems.list.map(({ path, reason }) => `${label(path)}: ${reason}`) }
   return { file, problems: [] }
 }
 
@@ -250,6 +245,7 @@ class References {
     return this.#problems.under(path)
   }
 
+  /** The canonical file, or undefined when the catalogue has any problem (from either pass). */
   check(): CatalogueFile | undefined {
     const root = this.#root
     this.#checkCurrencies()
