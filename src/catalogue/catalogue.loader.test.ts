@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { testCatalogueFile, testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
 import type { Catalogue } from './catalogue.ts'
 import { ISO_COUNTRY_CODES } from './country-codes.ts'
-import { testCatalogueFile, testCatalogueJson } from './test-catalogue.fixture.ts'
 
 const sample = loadCatalogue()
 
@@ -540,6 +540,14 @@ test('the document itself: not an object, unknown fields, wrong format version, 
   assertProblem(problems, 'extra', 'unknown field')
   assertProblem(problems, 'labs', 'is required')
   assert.ok(!problems.some((problem) => problem.startsWith('$comment')))
+})
+
+test('$ comments are ignored in maps too, so a map of nothing but comments is empty', () => {
+  const json = testCatalogueJson()
+  json.products[3].printAreas = { $comment: 'to do' }
+  json.zones.uk.$comment = 'just GB'
+  json.taxRates.$comment = 'EU standard rates'
+  assert.deepEqual(problemsOf(json), ['products[3] (TEST-CASE).printAreas: must not be empty'])
 })
 
 test('currencies: codes, well-formed positive rates, base rate 1, lab currencies known', () => {

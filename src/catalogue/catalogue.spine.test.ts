@@ -2,9 +2,9 @@
 // with a spine print area, checked figure by figure, loaded in micrometres; and the sample's books carry it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
 import { hasSpine } from '../domain/spine.ts'
 import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
-import { testCatalogueJson } from './test-catalogue.fixture.ts'
 
 function problemsOf(json: unknown): string[] {
   try {

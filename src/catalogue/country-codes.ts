@@ -1,38 +1,17 @@
-// The officially assigned ISO 3166-1 alpha-2 country codes (249 of them, as published by the ISO 3166
-// Maintenance Agency). A destination must be one of these: the address field is "two-letter ISO country code"
-// (specification, Address). User-assigned codes such as XK or XX are refused on purpose.
-export const ISO_COUNTRY_CODES: readonly string[] = Object.freeze([
-  ...['AD', 'AE', 'AF', 'AG', 'AI', 'AL', 'AM', 'AO', 'AQ', 'AR', 'AS', 'AT', 'AU', 'AW', 'AX', 'AZ'],
-  ...['BA', 'BB', 'BD', 'BE', 'BF', 'BG', 'BH', 'BI', 'BJ', 'BL', 'BM', 'BN', 'BO', 'BQ', 'BR', 'BS', 'BT', 'BV'],
-  ...['BW', 'BY', 'BZ'],
-  ...['CA', 'CC', 'CD', 'CF', 'CG', 'CH', 'CI', 'CK', 'CL', 'CM', 'CN', 'CO', 'CR', 'CU', 'CV', 'CW', 'CX', 'CY'],
-  ...['CZ'],
-  ...['DE', 'DJ', 'DK', 'DM', 'DO', 'DZ'],
-  ...['EC', 'EE', 'EG', 'EH', 'ER', 'ES', 'ET'],
-  ...['FI', 'FJ', 'FK', 'FM', 'FO', 'FR'],
-  ...['GA', 'GB', 'GD', 'GE', 'GF', 'GG', 'GH', 'GI', 'GL', 'GM', 'GN', 'GP', 'GQ', 'GR', 'GS', 'GT', 'GU', 'GW'],
-  ...['GY'],
-  ...['HK', 'HM', 'HN', 'HR', 'HT', 'HU'],
-  ...['ID', 'IE', 'IL', 'IM', 'IN', 'IO', 'IQ', 'IR', 'IS', 'IT'],
-  ...['JE', 'JM', 'JO', 'JP'],
-  ...['KE', 'KG', 'KH', 'KI', 'KM', 'KN', 'KP', 'KR', 'KW', 'KY', 'KZ'],
-  ...['LA', 'LB', 'LC', 'LI', 'LK', 'LR', 'LS', 'LT', 'LU', 'LV', 'LY'],
-  ...['MA', 'MC', 'MD', 'ME', 'MF', 'MG', 'MH', 'MK', 'ML', 'MM', 'MN', 'MO', 'MP', 'MQ', 'MR', 'MS', 'MT', 'MU'],
-  ...['MV', 'MW', 'MX', 'MY', 'MZ'],
-  ...['NA', 'NC', 'NE', 'NF', 'NG', 'NI', 'NL', 'NO', 'NP', 'NR', 'NU', 'NZ'],
-  ...['OM'],
-  ...['PA', 'PE', 'PF', 'PG', 'PH', 'PK', 'PL', 'PM', 'PN', 'PR', 'PS', 'PT', 'PW', 'PY'],
-  ...['QA'],
-  ...['RE', 'RO', 'RS', 'RU', 'RW'],
-  ...['SA', 'SB', 'SC', 'SD', 'SE', 'SG', 'SH', 'SI', 'SJ', 'SK', 'SL', 'SM', 'SN', 'SO', 'SR', 'SS', 'ST', 'SV'],
-  ...['SX', 'SY', 'SZ'],
-  ...['TC', 'TD', 'TF', 'TG', 'TH', 'TJ', 'TK', 'TL', 'TM', 'TN', 'TO', 'TR', 'TT', 'TV', 'TW', 'TZ'],
-  ...['UA', 'UG', 'UM', 'US', 'UY', 'UZ'],
-  ...['VA', 'VC', 'VE', 'VG', 'VI', 'VN', 'VU'],
-  ...['WF', 'WS'],
-  ...['YE', 'YT'],
-  ...['ZA', 'ZM', 'ZW'],
-])
+// The officially assigned ISO 3166-1 alpha-2 country codes (249 of them), from the i18n-iso-countries package.
+// A destination must be one of these: the address field is "two-letter ISO country code" (specification,
+// Address). The package also lists XK (Kosovo), which ISO leaves in the user-assigned range (AA, QM-QZ, XA-XZ,
+// ZZ) like XX; user-assigned codes are refused on purpose, so they are filtered out here.
+// index.js, not the package's main entry: the codes need none of the ~80 country-name locales it loads.
+import countries from 'i18n-iso-countries/index.js'
+
+const USER_ASSIGNED_CODE = /^(AA|Q[M-Z]|X[A-Z]|ZZ)$/
+
+export const ISO_COUNTRY_CODES: readonly string[] = Object.freeze(
+  Object.keys(countries.getAlpha2Codes())
+    .filter((code) => !USER_ASSIGNED_CODE.test(code))
+    .sort(),
+)
 
 const ISO_COUNTRY_CODE_SET: ReadonlySet<string> = new Set(ISO_COUNTRY_CODES)
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testCatalogueFile } from '../../test/support/test-catalogue.fixture.ts'
 import { loadCatalogue, parseCatalogue } from '../catalogue/catalogue.loader.ts'
-import { testCatalogueFile } from '../catalogue/test-catalogue.fixture.ts'
 import {
   availableShippingMethods,
   type ItemsToMatch,

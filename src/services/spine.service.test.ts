@@ -2,8 +2,8 @@
 // allocation picks (which depends on the destination and the shipping method), and every refusal at once.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
 import { parseCatalogue } from '../catalogue/catalogue.loader.ts'
-import { testCatalogueJson } from '../catalogue/test-catalogue.fixture.ts'
 import type { Failures } from '../domain/failures.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { createSpineService } from './spine.service.ts'

@@ -2,15 +2,14 @@
 // /work/shared/spec/CATALOGUE-FACTS.md (SKUs, attributes, pixel sizes, price magnitudes, carriers).
 // The JSON file is committed and is what the loader reads; this script only keeps it consistent.
 //
-// Re-run after editing:  node src/catalogue/build-sample-catalogue.ts
+// Re-run after editing:  node scripts/build-sample-catalogue.ts
 // (it validates the result with the real loader and refuses to write a catalogue that does not load).
 //
 // Amounts are integer minor units here too; `scaled` does the only arithmetic, in BigInt.
 
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import type { ShippingMethod } from '../domain/shipping-methods.ts'
-import { parseCatalogue } from './catalogue.loader.ts'
+import { parseCatalogue } from '../src/catalogue/catalogue.loader.ts'
 import type {
   CatalogueFile,
   LabEntry,
@@ -20,10 +19,11 @@ import type {
   ShippingCostEntry,
   ShippingRateEntry,
   SpinePaperEntry,
-} from './catalogue.types.ts'
-import { formatMinor } from './catalogue-money.ts'
+} from '../src/catalogue/catalogue.types.ts'
+import { formatMinor } from '../src/catalogue/catalogue-money.ts'
+import type { ShippingMethod } from '../src/domain/shipping-methods.ts'
 
-const OUTPUT_PATH = fileURLToPath(new URL('./sample-catalogue.json', import.meta.url))
+const OUTPUT_PATH = fileURLToPath(new URL('../src/catalogue/sample-catalogue.json', import.meta.url))
 
 /** Print resolution the recommended pixel sizes assume (CATALOGUE-FACTS.md: "~300 dpi"). */
 const DPI = 300

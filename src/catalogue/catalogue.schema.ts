@@ -1,0 +1,286 @@
+// The structure of a catalogue file (docs/catalogue.md) as a JSON Schema: types, required and allowed fields,
+// enumerations and formats. It is what catalogue.validation.ts checks first, and it is published as
+// docs/catalogue.schema.json (scripts/generate-catalogue-schema.ts) so editors can check a file as it is typed.
+// What a schema cannot say (references between products, labs, zones, shipping classes and currencies; case-
+// insensitive uniqueness; exact decimals of binary numbers) is checked by hand in catalogue.validation.ts.
+//
+// The reasons a problem line shows come from VS Code's own keywords, so an editor shows the same words:
+// `patternErrorMessage` when a string does not match its pattern, `errorMessage` for every other failure of
+// the value (type, enumeration, lower bound). An upper bound sits in an `allOf` of its own, so that it names
+// the bound ("must be at most 100000") instead of repeating the general reason.
+
+import { type TSchema, Type } from 'typebox'
+import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
+import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS } from './catalogue.types.ts'
+import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from './catalogue-money.ts'
+import { ISO_COUNTRY_CODES } from './country-codes.ts'
+
+/** Letters, digits, `-`, `_`, `.`: SKUs travel in URL paths (GET /v4.0/products/{sku}). */
+const SKU_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+/** Lab codes are shown to merchants as `fulfillmentLocation.labCode`: lower case, like `uk6`, `prodigi_gb2`. */
+const LAB_CODE_PATTERN = /^[a-z0-9][a-z0-9_-]*$/
+/** Print areas are returned lower case on the wire (docs/api.md), so the catalogue spells them that way. */
+const PRINT_AREA_PATTERN = /^[a-z][a-z0-9_-]*$/
+const CURRENCY_CODE_PATTERN = /^[A-Z]{3}$/
+/** Upper bound for print-area pixel sizes: far above any real print (30x40 in at 300 dpi is 9000x12000). */
+export const MAX_RESOLUTION_PX = 100_000
+/** Upper bounds of spine paper figures: far above any real book, low enough to catch a figure in micrometres. */
+const MAX_COVER_ALLOWANCE_MM = 50
+const MAX_PAGE_THICKNESS_MM = 5
+
+/** Fields starting with `$` are comments or tooling (`$schema`, `$comment`) and are allowed everywhere. */
+export const IGNORED_FIELD_PREFIX = '$'
+const IGNORED_FIELDS = { [`^\\${IGNORED_FIELD_PREFIX}`]: {} }
+
+export const SPINE_MILLIMETRES_REASON = {
+  coverAllowanceMm: 'must be a non-negative number of millimetres with at most 3 decimals',
+  pageThicknessMm: 'must be a positive number of millimetres with at most 3 decimals',
+} as const
+
+/** An object with exactly these fields (plus `$` ones); those not wrapped in Type.Optional are required. */
+function Fields(properties: Record<string, TSchema>, description?: string) {
+  return Type.Object(properties, { additionalProperties: false, patternProperties: IGNORED_FIELDS, description })
+}
+
+/** An object used as a map: any keys (those in `keys`, when given), every value a `value`. */
+function MapOf(
+  value: TSchema,
+  options: { keys?: { schema: Record<string, unknown>; reason: string }; nonEmpty?: boolean; description?: string },
+) {
+  return Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    ...(options.description === undefined ? {} : { description: options.description }),
+    // Comment keys do not count: a map of nothing but `$comment` is still empty.
+    ...(options.nonEmpty
+      ? { minProperties: 1, not: { propertyNames: { pattern: `^\\${IGNORED_FIELD_PREFIX}` } } }
+      : {}),
+    ...(options.keys === undefined
+      ? {}
+      : {
+          propertyNames: {
+            anyOf: [{ pattern: `^\\${IGNORED_FIELD_PREFIX}` }, options.keys.schema],
+            errorMessage: options.keys.reason,
+          },
+        }),
+    patternProperties: IGNORED_FIELDS,
+    additionalProperties: value,
+  })
+}
+
+function List(item: TSchema, options: { nonEmpty: boolean; description?: string }) {
+  return Type.Array(item, { ...(options.nonEmpty ? { minItems: 1 } : {}), description: options.description })
+}
+
+function Text(description?: string) {
+  return Type.String({ pattern: '\\S', patternErrorMessage: 'must not be empty or whitespace', description })
+}
+
+function Matching(pattern: RegExp, reason: string, description?: string) {
+  return Type.String({ pattern: pattern.source, patternErrorMessage: reason, description })
+}
+
+function OneOf(values: readonly (string | number)[], description?: string) {
+  return Type.Unsafe<string>({ type: 'string', enum: [...values], description })
+}
+
+const Money = (description?: string) =>
+  Matching(MONEY_PATTERN, 'must be a decimal string with at most 2 decimals like "12.50"', description)
+
+const CountryCode = (description?: string) =>
+  Type.Unsafe<string>({
+    type: 'string',
+    enum: [...ISO_COUNTRY_CODES],
+    errorMessage: 'must be an ISO 3166-1 alpha-2 country code in upper case',
+    description,
+  })
+
+const Resolution = Type.Integer({
+  minimum: 1,
+  errorMessage: 'must be a positive integer',
+  allOf: [{ maximum: MAX_RESOLUTION_PX }],
+})
+const PositiveInteger = Type.Integer({ minimum: 1, errorMessage: 'must be a positive integer' })
+
+const PixelSize = Fields({ horizontalResolution: Resolution, verticalResolution: Resolution })
+
+const PrintArea = Fields({
+  required: Type.Boolean({ description: 'Whether an order must give an asset for this print area.' }),
+  horizontalResolution: Resolution,
+  verticalResolution: Resolution,
+})
+
+const PrintAreaSizes = MapOf(PixelSize, {
+  nonEmpty: true,
+  description: 'Print area -> recommended pixel size for these variants.',
+})
+
+const AttributeValues = MapOf(Text(), { description: 'Attribute name -> one of its values (any letter case).' })
+
+const Product = Fields(
+  {
+    sku: Matching(SKU_PATTERN, 'must be letters, digits, ".", "-" or "_"', 'Unique case-insensitively.'),
+    description: Text(),
+    category: Text('Free grouping word: "canvas", "apparel", "photobook", ...'),
+    shippingClass: Text("One of the catalogue's shippingClasses."),
+    productDimensions: Fields({
+      width: Type.Number({ exclusiveMinimum: 0, errorMessage: 'must be a positive number' }),
+      height: Type.Number({ exclusiveMinimum: 0, errorMessage: 'must be a positive number' }),
+      units: Text(),
+    }),
+    attributes: Type.Optional(
+      MapOf(List(Text(), { nonEmpty: true }), {
+        keys: { schema: { pattern: '\\S' }, reason: 'attribute name must not be empty' },
+        description: 'Attribute name -> allowed values in display order. Omitted or {} = no attributes.',
+      }),
+    ),
+    printAreas: MapOf(PrintArea, {
+      nonEmpty: true,
+      keys: {
+        schema: { pattern: PRINT_AREA_PATTERN.source },
+        reason: 'print area name must be lower case letters, digits, "-" or "_", starting with a letter',
+      },
+    }),
+    variants: Type.Optional(
+      List(Fields({ attributes: AttributeValues, printAreaSizes: Type.Optional(PrintAreaSizes) }), {
+        nonEmpty: true,
+        description: 'Explicit variant list; omitted = every combination of the attribute values.',
+      }),
+    ),
+    variantOverrides: Type.Optional(
+      List(Fields({ when: AttributeValues, printAreaSizes: PrintAreaSizes }), {
+        nonEmpty: false,
+        description: 'Pixel-size overrides for every variant whose attributes include all of `when`.',
+      }),
+    ),
+    pagePricing: Type.Optional(
+      Fields(
+        {
+          pageCountPrintArea: Type.Optional(Text('The print area whose asset carries pageCount; default "default".')),
+          basePages: Type.Integer({ minimum: 0, errorMessage: 'must be an integer of at least 0' }),
+          minimumPages: PositiveInteger,
+          maximumPages: PositiveInteger,
+        },
+        'Present when the product is priced by page count (books).',
+      ),
+    ),
+  },
+  'A product; its SKU is what orders name.',
+)
+
+function Millimetres(reason: string, minimum: { minimum: number } | { exclusiveMinimum: number }, maximum: number) {
+  return Type.Number({
+    ...minimum,
+    errorMessage: reason,
+    allOf: [{ maximum, errorMessage: `must be at most ${maximum} mm` }],
+  })
+}
+
+const LabProduct = Fields({
+  sku: Text('A product SKU (any letter case).'),
+  attributes: Type.Optional(
+    MapOf(List(Text(), { nonEmpty: true }), {
+      nonEmpty: true,
+      description: 'Restricts the lab to these values of the product. Omitted = all.',
+    }),
+  ),
+  unitCost: Money("Production cost of one copy, in the lab's currency."),
+  perAdditionalPageCost: Type.Optional(Money('Required for page-priced products: cost of each page beyond basePages.')),
+  printFileFormat: Type.Optional(OneOf(PRINT_FILE_FORMATS, "Overrides the lab's defaultPrintFileFormat.")),
+  spine: Type.Optional(
+    Fields(
+      {
+        paper: Text(),
+        coverAllowanceMm: Millimetres(
+          SPINE_MILLIMETRES_REASON.coverAllowanceMm,
+          { minimum: 0 },
+          MAX_COVER_ALLOWANCE_MM,
+        ),
+        pageThicknessMm: Millimetres(
+          SPINE_MILLIMETRES_REASON.pageThicknessMm,
+          { exclusiveMinimum: 0 },
+          MAX_PAGE_THICKNESS_MM,
+        ),
+      },
+      'Required for, and only allowed on, products with a spine print area: the paper of the book.',
+    ),
+  ),
+})
+
+const ShippingRate = Fields({
+  method: OneOf(SHIPPING_METHODS),
+  zone: Text('One of the catalogue zones.'),
+  carrier: Text(),
+  service: Text(),
+  tracked: Type.Boolean(),
+  costs: MapOf(Fields({ perShipment: Money(), perAdditionalItem: Money() }), {
+    nonEmpty: true,
+    description: 'Shipping class -> cost; must price every class of the products this lab makes.',
+  }),
+})
+
+const Lab = Fields({
+  code: Matching(LAB_CODE_PATTERN, 'must be lower-case letters, digits, "-" or "_"'),
+  name: Text(),
+  countryCode: CountryCode('Where the lab ships from.'),
+  currency: Text('Currency of every cost of this lab; one of the currency rate table.'),
+  defaultPrintFileFormat: OneOf(PRINT_FILE_FORMATS),
+  products: List(LabProduct, { nonEmpty: true }),
+  shippingRates: List(ShippingRate, { nonEmpty: true }),
+})
+
+export const CatalogueSchema = Fields(
+  {
+    // Any other value is a format this code cannot read, whatever its type: one reason, "must be 1".
+    formatVersion: Type.Unsafe<typeof CATALOGUE_FORMAT_VERSION>({ const: CATALOGUE_FORMAT_VERSION }),
+    name: Text('Free text shown in logs.'),
+    currencies: Fields({
+      base: Matching(CURRENCY_CODE_PATTERN, 'must be a 3-letter upper-case code'),
+      rates: MapOf(Matching(RATE_PATTERN, 'must be a decimal string with at most 6 decimals'), {
+        nonEmpty: true,
+        keys: {
+          schema: { pattern: CURRENCY_CODE_PATTERN.source },
+          reason: 'currency code must be 3 upper-case letters',
+        },
+        description: 'Currency code -> units of that currency per one unit of base ("1.3100").',
+      }),
+    }),
+    shippingClasses: List(Text(), { nonEmpty: true, description: 'Parcel sizes, smallest first.' }),
+    zones: MapOf(
+      Fields({
+        countries: Type.Optional(List(CountryCode(), { nonEmpty: true })),
+        restOfWorld: Type.Optional(Type.Literal(true, { errorMessage: 'must be true when present' })),
+      }),
+      { nonEmpty: true, description: 'Zone name -> its countries, or the single rest-of-world zone.' },
+    ),
+    taxRates: MapOf(
+      Fields({
+        name: Text('"VAT", "GST", "Sales tax".'),
+        ratePercent: Matching(
+          PERCENT_PATTERN,
+          'must be a percentage string with at most 2 decimals like "20" or "25.5"',
+        ),
+        salesTaxNotComputed: Type.Optional(Type.Boolean()),
+      }),
+      {
+        keys: {
+          schema: { enum: [...ISO_COUNTRY_CODES] },
+          reason: 'key must be an ISO 3166-1 alpha-2 country code in upper case',
+        },
+        description: 'Destination country -> tax. Countries not listed are charged no tax.',
+      },
+    ),
+    products: List(Product, { nonEmpty: true }),
+    labs: List(Lab, { nonEmpty: true }),
+  },
+  'A printroute product catalogue (docs/catalogue.md).',
+)
+
+/** The text of docs/catalogue.schema.json (`npm run docs:catalogue-schema` rewrites the file from it). */
+export function catalogueSchemaJson(): string {
+  const document = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'printroute catalogue',
+    ...JSON.parse(JSON.stringify(CatalogueSchema)),
+  }
+  return `${JSON.stringify(document, null, 2)}\n`
+}
