@@ -127,6 +127,17 @@ function formatBytes(bytes: number): string {
   return `${bytes} bytes`
 }
 
+/** An abort signal that fires after `milliseconds`; `expired` tells a timeout from any other abort. */
+function deadline(milliseconds: number, reason: string): { signal: AbortSignal; expired: boolean; clear(): void } {
+  const controller = new AbortController()
+  const timer = setTimeout(() => {
+    state.expired = true
+    controller.abort(new Error(reason))
+  }, milliseconds)
+  const state = { signal: controller.signal, expired: false, clear: () => clearTimeout(timer) }
+  return state
+}
+
 function formatSeconds(milliseconds: number): string {
   return `${milliseconds / 1000} s`
 }
@@ -238,12 +249,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       throw new DownloadError('Md5Mismatch', `the expected md5 "${expectedMd5}" is not 32 hexadecimal digits`)
     }
     let target = parseDownloadUrl(url)
-    const controller = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      controller.abort(new Error('total download timeout'))
-    }, totalTimeoutMs)
+    const timeout = deadline(totalTimeoutMs, 'total download timeout')
     let fileOpened = false
     try {
       for (let redirects = 0; ; redirects++) {
@@ -252,7 +258,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
           path: target.path,
           method: 'GET',
           headers: { accept: ACCEPT, 'accept-encoding': 'identity', 'user-agent': userAgent },
-          signal: controller.signal,
+          signal: timeout.signal,
         })
         const { statusCode, headers, body } = response
         if (REDIRECT_STATUSES.has(statusCode)) {
@@ -345,9 +351,9 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     } catch (error) {
       if (fileOpened) await rm(destinationPath, { force: true })
       if (error instanceof LocalFileError) throw error.error
-      throw asDownloadError(error, target.host, timedOut)
+      throw asDownloadError(error, target.host, timeout.expired)
     } finally {
-      clearTimeout(timer)
+      timeout.clear()
     }
   }
 
@@ -363,30 +369,29 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       )
     }
     const code = errorCode(error)
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new DownloadError('Timeout', `${host} stopped responding`, { cause: error })
+    }
+    return connectionFailure(error, `could not download from ${host}`, host)
+  }
+
+  // What a download and a POST share: no connection in time, or the network's own error after `failure`.
+  function connectionFailure(error: unknown, failure: string, host: string): DownloadError {
+    const code = errorCode(error)
     if (code === 'UND_ERR_CONNECT_TIMEOUT') {
       return new DownloadError('Timeout', `no connection to ${host} within ${formatSeconds(connectTimeoutMs)}`, {
         cause: error,
       })
     }
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new DownloadError('Timeout', `${host} stopped responding`, { cause: error })
-    }
     const description = (code && NETWORK_DESCRIPTIONS[code]) ?? (error instanceof Error ? error.message : String(error))
-    return new DownloadError('Network', `could not download from ${host}: ${description}${code ? ` (${code})` : ''}`, {
-      cause: error,
-    })
+    return new DownloadError('Network', `${failure}: ${description}${code ? ` (${code})` : ''}`, { cause: error })
   }
 
   async function post(url: string, body: string, postOptions: PostOptions): Promise<PostResult> {
     const target = parseDownloadUrl(url)
     const timeoutMs = positiveInteger(postOptions.timeoutMs, DEFAULT_TOTAL_TIMEOUT_MS, 'timeoutMs')
     const maxResponseBytes = positiveInteger(postOptions.maxResponseBytes, 2048, 'maxResponseBytes')
-    const controller = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      controller.abort(new Error('request timeout'))
-    }, timeoutMs)
+    const timeout = deadline(timeoutMs, 'request timeout')
     try {
       const response = await agent.request({
         origin: target.origin,
@@ -394,7 +399,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         method: 'POST',
         headers: { 'user-agent': userAgent, ...postOptions.headers },
         body,
-        signal: controller.signal,
+        signal: timeout.signal,
       })
       response.body.on('error', () => {})
       let head = Buffer.alloc(0)
@@ -412,28 +417,14 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
           cause: error,
         })
       }
-      if (timedOut) {
+      if (timeout.expired) {
         throw new DownloadError('Timeout', `no answer from ${target.host} within ${formatSeconds(timeoutMs)}`, {
           cause: error,
         })
       }
-      const code = errorCode(error)
-      if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-        throw new DownloadError(
-          'Timeout',
-          `no connection to ${target.host} within ${formatSeconds(connectTimeoutMs)}`,
-          {
-            cause: error,
-          },
-        )
-      }
-      const description =
-        (code && NETWORK_DESCRIPTIONS[code]) ?? (error instanceof Error ? error.message : String(error))
-      throw new DownloadError('Network', `could not reach ${target.host}: ${description}${code ? ` (${code})` : ''}`, {
-        cause: error,
-      })
+      throw connectionFailure(error, `could not reach ${target.host}`, target.host)
     } finally {
-      clearTimeout(timer)
+      timeout.clear()
     }
   }
 
