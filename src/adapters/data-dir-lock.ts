@@ -1,6 +1,11 @@
 // The embedded database may be opened by one process only: PGlite has no server to arbitrate, and two
 // writers corrupt it. A lock file holding the owner's pid guards the data directory; a lock left by a
 // process that no longer exists (kill -9, power loss) is taken over.
+// Hand-written rather than proper-lockfile, whose staleness is time-based (a timer refreshes the lock's
+// mtime; a lock older than `stale`, at least 2 s, is someone else's to take): a lock left by kill -9 would
+// refuse the next start for up to that long instead of being taken over at once, and a process whose event
+// loop is blocked longer than `stale` (PGlite runs its queries on the main thread) would have its live lock
+// taken over, the very two-writer corruption this lock exists to prevent, and then throw from the timer.
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 

@@ -11,14 +11,12 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { addressRefusalReason, forbiddenAddressReason } from './address-policy.ts'
+import { parseDownloadUrl, resolveRedirect } from './download-url.ts'
 import {
-  addressRefusalReason,
   createSafeFetcher,
   DownloadError,
   type DownloadErrorCode,
-  forbiddenAddressReason,
-  parseDownloadUrl,
-  resolveRedirect,
   type SafeFetcher,
   type SafeFetcherOptions,
 } from './safe-fetcher.ts'

@@ -2,6 +2,7 @@
 // connection, including each redirect hop, is checked against the address it actually connects to, at the
 // moment it connects, so a DNS answer that changes between a check and the connection (rebinding) cannot
 // slip through. Bodies stream to disk with a size cap, an md5 and a magic-byte check. Rules: docs/assets.md.
+// Which addresses are refused: address-policy.ts; how URLs are read: download-url.ts.
 import { createHash } from 'node:crypto'
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import { lookup as dnsLookup } from 'node:dns/promises'
@@ -9,6 +10,11 @@ import { type FileHandle, open, rm } from 'node:fs/promises'
 import { isIPv4, isIPv6, type LookupFunction } from 'node:net'
 import { Agent, buildConnector, type Dispatcher } from 'undici'
 import { SNIFF_BYTES, type SniffedContentType, sniffContentType } from '../domain/content-type.ts'
+import { addressRefusalReason, ForbiddenAddressError, refusal } from './address-policy.ts'
+import { DownloadError } from './download-error.ts'
+import { parseDownloadUrl, resolveRedirect } from './download-url.ts'
+
+export { DownloadError, type DownloadErrorCode } from './download-error.ts'
 
 /** Redirects followed per download; a fourth is `TooManyRedirects` (issue 3, "Asset download"). */
 export const MAX_REDIRECTS = 3
@@ -16,31 +22,6 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000
 /** 200 MiB: a 60x90 cm poster at 300 dpi is about 100 MiB as an uncompressed 8-bit RGB TIFF. */
 export const DEFAULT_MAX_BYTES = 200 * 1024 * 1024
-
-export type DownloadErrorCode =
-  | 'InvalidUrl'
-  | 'ForbiddenAddress'
-  | 'TooManyRedirects'
-  | 'HttpStatus'
-  | 'Timeout'
-  | 'TooLarge'
-  | 'UnsupportedContent'
-  | 'Md5Mismatch'
-  | 'Network'
-
-/** Every way a download fails; `message` is written for the order's issue ("Download attempt n of 10 failed: ..."). */
-export class DownloadError extends Error {
-  override name = 'DownloadError'
-  readonly code: DownloadErrorCode
-  /** The HTTP status, for `HttpStatus` only. */
-  readonly status: number | null
-
-  constructor(code: DownloadErrorCode, message: string, options: { cause?: unknown; status?: number } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = code
-    this.status = options.status ?? null
-  }
-}
 
 /** Resolves a host name to every address it has, as `dns.lookup(name, { all: true })` does. */
 export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>
@@ -104,272 +85,6 @@ export interface PostResult {
   body: string
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Address ranges. IANA IPv4/IPv6 Special-Purpose Address Registries (RFC 6890 and updates); the labels read
-// in messages as "10.0.0.5 is <label>".
-
-interface Ipv4Range {
-  base: number
-  bits: number
-  label: string
-}
-
-function ipv4ToNumber(address: string): number {
-  return address.split('.').reduce((value, part) => value * 256 + Number(part), 0)
-}
-
-function ipv4Range(cidr: string, label: string): Ipv4Range {
-  const [base = '', bits = ''] = cidr.split('/')
-  return { base: ipv4ToNumber(base), bits: Number(bits), label }
-}
-
-const CLOUD_METADATA = 'a cloud metadata address'
-const NOT_AN_IP_ADDRESS = 'not an IP address'
-
-// Checked in order: the first match names the reason.
-const FORBIDDEN_IPV4: readonly Ipv4Range[] = [
-  ipv4Range('169.254.169.254/32', CLOUD_METADATA), // AWS, GCP, Azure, OpenStack, DigitalOcean, ...
-  ipv4Range('0.0.0.0/8', 'an unspecified ("this network") address'), // Linux connects 0.0.0.0 to itself
-  ipv4Range('10.0.0.0/8', 'a private address (RFC 1918)'),
-  ipv4Range('100.64.0.0/10', 'a carrier-grade NAT address (RFC 6598)'), // includes Alibaba's 100.100.100.200
-  ipv4Range('127.0.0.0/8', 'a loopback address'),
-  ipv4Range('169.254.0.0/16', 'a link-local address'),
-  ipv4Range('172.16.0.0/12', 'a private address (RFC 1918)'),
-  ipv4Range('192.0.0.0/24', 'a reserved address (IETF protocol assignments)'),
-  ipv4Range('192.0.2.0/24', 'a documentation address'),
-  ipv4Range('192.88.99.0/24', 'a reserved address (6to4 relay anycast)'),
-  ipv4Range('192.168.0.0/16', 'a private address (RFC 1918)'),
-  ipv4Range('198.18.0.0/15', 'a reserved address (benchmarking)'),
-  ipv4Range('198.51.100.0/24', 'a documentation address'),
-  ipv4Range('203.0.113.0/24', 'a documentation address'),
-  ipv4Range('224.0.0.0/4', 'a multicast address'),
-  ipv4Range('255.255.255.255/32', 'the broadcast address'),
-  ipv4Range('240.0.0.0/4', 'a reserved address (240.0.0.0/4)'),
-]
-
-function ipv4Reason(value: number): string | null {
-  for (const range of FORBIDDEN_IPV4) {
-    const mask = range.bits === 0 ? 0 : (0xffffffff << (32 - range.bits)) >>> 0
-    if ((value & mask) >>> 0 === range.base) return range.label
-  }
-  return null
-}
-
-/** The eight 16-bit groups of an IPv6 address (zone index ignored), or null when it is not one. */
-function ipv6Groups(address: string): number[] | null {
-  let text = address
-  const zone = text.indexOf('%')
-  if (zone !== -1) text = text.slice(0, zone)
-  if (!isIPv6(text)) return null
-  const lastColon = text.lastIndexOf(':')
-  const tail = text.slice(lastColon + 1)
-  if (tail.includes('.')) {
-    const value = ipv4ToNumber(tail)
-    text = `${text.slice(0, lastColon + 1)}${(value >>> 16).toString(16)}:${(value & 0xffff).toString(16)}`
-  }
-  const halves = text.split('::')
-  const left = halves[0] ? halves[0].split(':') : []
-  const right = halves.length === 2 && halves[1] ? halves[1].split(':') : []
-  const zeros: string[] = Array(8 - left.length - right.length).fill('0')
-  return [...left, ...(halves.length === 2 ? zeros : []), ...right].map((group) => Number.parseInt(group, 16))
-}
-
-function ipv6Reason(groups: number[]): string | null {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number]
-  const embeddedIpv4 = ((g6 << 16) | g7) >>> 0
-  const upperSixZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0
-  if (g0 === 0xfd00 && g1 === 0x0ec2 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 0x254) {
-    return CLOUD_METADATA // AWS's IPv6 instance metadata endpoint, fd00:ec2::254
-  }
-  if (upperSixZero && g5 === 0xffff) {
-    const reason = ipv4Reason(embeddedIpv4)
-    return reason && `${reason}, as an IPv4-mapped IPv6 address`
-  }
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
-    const reason = ipv4Reason(embeddedIpv4)
-    return reason && `${reason}, through NAT64`
-  }
-  if (upperSixZero && g5 === 0 && g6 === 0 && g7 === 0) return 'the unspecified address'
-  if (upperSixZero && g5 === 0 && g6 === 0 && g7 === 1) return 'a loopback address'
-  if (g0 === 0x2002) {
-    const reason = ipv4Reason(((g1 << 16) | g2) >>> 0)
-    return reason && `${reason}, through 6to4`
-  }
-  // Globally routed unicast is 2000::/3; everything outside it that is not handled above is refused.
-  if ((g0 & 0xe000) !== 0x2000) {
-    if ((g0 & 0xfe00) === 0xfc00) return 'a private address (IPv6 unique local, fc00::/7)'
-    if ((g0 & 0xffc0) === 0xfe80) return 'a link-local address'
-    if ((g0 & 0xffc0) === 0xfec0) return 'a site-local address (deprecated)'
-    if ((g0 & 0xff00) === 0xff00) return 'a multicast address'
-    if (g0 === 0x64 && g1 === 0xff9b) return 'a local-use NAT64 address'
-    return 'a reserved address (outside 2000::/3)' // ::/8 (IPv4-compatible), 100::/64 (discard), ...
-  }
-  if (g0 === 0x2001 && g1 === 0x0db8) return 'a documentation address'
-  if (g0 === 0x3fff && g1 < 0x1000) return 'a documentation address' // 3fff::/20, RFC 9637
-  if (g0 === 0x2001 && g1 < 0x0200) return 'a reserved address (IETF protocol assignments, Teredo)' // 2001::/23
-  return null
-}
-
-/**
- * Why printroute refuses to connect to `address` (an IPv4 or IPv6 literal), e.g. "a loopback address", or
- * null when it may. Anything that is not an IP address is refused.
- */
-export function forbiddenAddressReason(address: string): string | null {
-  if (isIPv4(address)) return ipv4Reason(ipv4ToNumber(address))
-  const groups = ipv6Groups(address)
-  if (groups === null) return NOT_AN_IP_ADDRESS
-  return ipv6Reason(groups)
-}
-
-/**
- * The reason to refuse `address` under the fetcher's policy, or null: with `allowPrivateAddresses` only
- * cloud metadata addresses are refused, in every spelling (IPv4-mapped, NAT64, 6to4 included).
- */
-export function addressRefusalReason(address: string, allowPrivateAddresses: boolean): string | null {
-  const reason = forbiddenAddressReason(address)
-  if (reason === null || !allowPrivateAddresses) return reason
-  // Embedded forms read "a cloud metadata address, as an IPv4-mapped IPv6 address": match the start.
-  return reason.startsWith(CLOUD_METADATA) || reason === NOT_AN_IP_ADDRESS ? reason : null
-}
-
-// Raised inside the connection (lookup or connector) and turned into a `ForbiddenAddress` DownloadError.
-class ForbiddenAddressError extends Error {
-  override name = 'ForbiddenAddressError'
-  readonly code = 'PRINTROUTE_FORBIDDEN_ADDRESS'
-}
-
-function refusal(hostname: string, address: string, reason: string): ForbiddenAddressError {
-  const subject = hostname === address ? address : `${hostname} resolves to ${address}, which`
-  return new ForbiddenAddressError(`${subject} is ${reason}; printroute does not download from such addresses`)
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// URLs
-
-export interface DownloadTarget {
-  /** `http://host:port`, as undici wants it. */
-  origin: string
-  /** The request target exactly as given: path and query, fragment removed. */
-  path: string
-  /** Host (and port, if not the default) for messages: never the path or query, which may carry secrets. */
-  host: string
-}
-
-// WHATWG URL parsing strips C0 controls and spaces from both ends and tabs and line breaks from inside;
-// inside a URL any control character is refused here rather than silently dropped.
-function isC0OrSpace(code: number): boolean {
-  return code <= 0x20
-}
-
-function trimC0AndSpace(text: string): string {
-  let start = 0
-  let end = text.length
-  while (start < end && isC0OrSpace(text.charCodeAt(start))) start++
-  while (end > start && isC0OrSpace(text.charCodeAt(end - 1))) end--
-  return text.slice(start, end)
-}
-
-function hasControlCharacter(text: string): boolean {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index)
-    if (code < 0x20 || code === 0x7f) return true
-  }
-  return false
-}
-
-const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/
-// Characters an HTTP request line cannot carry: percent-encoded (as UTF-8), the only change made.
-const NOT_SENDABLE = /[\u0020\u0080-\u{10ffff}]/gu
-
-function invalidUrl(message: string): DownloadError {
-  return new DownloadError('InvalidUrl', message)
-}
-
-/**
- * Splits a URL into origin and request target without re-encoding anything: signed URLs (S3, GCS, CDNs)
- * sign the exact bytes of the path and query, and `%2F`, `+` or `=` rewritten by a URL library breaks the
- * signature. WHATWG URL parsing still validates the URL and supplies the host, so host and path always come
- * from the same reading of the authority.
- */
-export function parseDownloadUrl(input: string): DownloadTarget {
-  if (typeof input !== 'string') throw invalidUrl('the URL is not a string')
-  const text = trimC0AndSpace(input)
-  if (text === '') throw invalidUrl('the URL is empty')
-  if (hasControlCharacter(text)) throw invalidUrl('the URL contains control characters (a tab or line break?)')
-  const scheme = SCHEME.exec(text)?.[1]?.toLowerCase()
-  if (scheme === undefined) throw invalidUrl('not an absolute URL (it must start with https:// or http://)')
-  if (scheme !== 'http' && scheme !== 'https')
-    throw invalidUrl(`only http and https URLs are downloaded, not ${scheme}:`)
-  const afterScheme = text.slice(scheme.length + 1)
-  if (!afterScheme.startsWith('//')) throw invalidUrl(`not an absolute URL (${scheme}: must be followed by //)`)
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    throw invalidUrl('not a valid URL')
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw invalidUrl('URLs with a user name or password are not supported')
-  }
-  if (url.hostname === '') throw invalidUrl('the URL has no host')
-  // The authority ends where WHATWG ends it for http(s): at "/", "\", "?" or "#".
-  const afterAuthority = afterScheme.slice(2).search(/[/\\?#]/)
-  let path = afterAuthority === -1 ? '' : afterScheme.slice(2 + afterAuthority)
-  const fragment = path.indexOf('#')
-  if (fragment !== -1) path = path.slice(0, fragment) // never sent: fragments are the client's alone
-  // A backslash in the path is a slash to WHATWG (and so to browsers) in http(s) URLs; in the query it stays.
-  const query = path.indexOf('?')
-  const pathPart = query === -1 ? path : path.slice(0, query)
-  path = `${pathPart.replaceAll('\\', '/')}${query === -1 ? '' : path.slice(query)}`
-  if (!path.startsWith('/')) path = `/${path}`
-  path = path.replace(NOT_SENDABLE, (character) => encodeURIComponent(character))
-  return { origin: url.origin, path, host: url.host }
-}
-
-// RFC 3986 section 5.2.4, on a path starting with "/".
-function removeDotSegments(path: string): string {
-  const segments = path.split('/').slice(1)
-  const output: string[] = []
-  segments.forEach((segment, index) => {
-    const last = index === segments.length - 1
-    if (segment === '.' || segment === '..') {
-      if (segment === '..') output.pop()
-      if (last) output.push('')
-    } else {
-      output.push(segment)
-    }
-  })
-  return `/${output.join('/')}`
-}
-
-/**
- * The target a Location header points to, resolved against the URL requested (RFC 3986 section 5.2) on the
- * raw text, so a redirect to a signed URL keeps its bytes just as a first URL does.
- */
-export function resolveRedirect(location: string, from: DownloadTarget): DownloadTarget {
-  const reference = trimC0AndSpace(location)
-  if (SCHEME.test(reference)) return parseDownloadUrl(reference)
-  const scheme = from.origin.slice(0, from.origin.indexOf(':'))
-  // "//host/path" (backslashes count as slashes in http(s), as in browsers): same scheme, another host.
-  if (/^[/\\]{2}/.test(reference)) return parseDownloadUrl(`${scheme}://${reference.replace(/^[/\\]+/, '')}`)
-  const query = from.path.indexOf('?')
-  const basePath = query === -1 ? from.path : from.path.slice(0, query)
-  let target: string
-  if (reference === '' || reference.startsWith('#')) target = from.path
-  else if (reference.startsWith('?')) target = `${basePath}${reference}`
-  else if (reference.startsWith('/') || reference.startsWith('\\')) target = reference
-  else {
-    const end = reference.search(/[?#]/)
-    const relativePath = (end === -1 ? reference : reference.slice(0, end)).replaceAll('\\', '/')
-    const rest = end === -1 ? '' : reference.slice(end)
-    target = `${removeDotSegments(`${basePath.slice(0, basePath.lastIndexOf('/') + 1)}${relativePath}`)}${rest}`
-  }
-  return parseDownloadUrl(`${from.origin}${target}`)
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The fetcher
-
 // An error writing the destination file: not the download's fault, so thrown to the caller unchanged.
 class LocalFileError {
   readonly error: unknown
@@ -410,6 +125,17 @@ function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MiB`
   if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`
   return `${bytes} bytes`
+}
+
+/** An abort signal that fires after `milliseconds`; `expired` tells a timeout from any other abort. */
+function deadline(milliseconds: number, reason: string): { signal: AbortSignal; expired: boolean; clear(): void } {
+  const controller = new AbortController()
+  const timer = setTimeout(() => {
+    state.expired = true
+    controller.abort(new Error(reason))
+  }, milliseconds)
+  const state = { signal: controller.signal, expired: false, clear: () => clearTimeout(timer) }
+  return state
 }
 
 function formatSeconds(milliseconds: number): string {
@@ -523,12 +249,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       throw new DownloadError('Md5Mismatch', `the expected md5 "${expectedMd5}" is not 32 hexadecimal digits`)
     }
     let target = parseDownloadUrl(url)
-    const controller = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      controller.abort(new Error('total download timeout'))
-    }, totalTimeoutMs)
+    const timeout = deadline(totalTimeoutMs, 'total download timeout')
     let fileOpened = false
     try {
       for (let redirects = 0; ; redirects++) {
@@ -537,7 +258,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
           path: target.path,
           method: 'GET',
           headers: { accept: ACCEPT, 'accept-encoding': 'identity', 'user-agent': userAgent },
-          signal: controller.signal,
+          signal: timeout.signal,
         })
         const { statusCode, headers, body } = response
         if (REDIRECT_STATUSES.has(statusCode)) {
@@ -630,9 +351,9 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     } catch (error) {
       if (fileOpened) await rm(destinationPath, { force: true })
       if (error instanceof LocalFileError) throw error.error
-      throw asDownloadError(error, target.host, timedOut)
+      throw asDownloadError(error, target.host, timeout.expired)
     } finally {
-      clearTimeout(timer)
+      timeout.clear()
     }
   }
 
@@ -648,30 +369,29 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       )
     }
     const code = errorCode(error)
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new DownloadError('Timeout', `${host} stopped responding`, { cause: error })
+    }
+    return connectionFailure(error, `could not download from ${host}`, host)
+  }
+
+  // What a download and a POST share: no connection in time, or the network's own error after `failure`.
+  function connectionFailure(error: unknown, failure: string, host: string): DownloadError {
+    const code = errorCode(error)
     if (code === 'UND_ERR_CONNECT_TIMEOUT') {
       return new DownloadError('Timeout', `no connection to ${host} within ${formatSeconds(connectTimeoutMs)}`, {
         cause: error,
       })
     }
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new DownloadError('Timeout', `${host} stopped responding`, { cause: error })
-    }
     const description = (code && NETWORK_DESCRIPTIONS[code]) ?? (error instanceof Error ? error.message : String(error))
-    return new DownloadError('Network', `could not download from ${host}: ${description}${code ? ` (${code})` : ''}`, {
-      cause: error,
-    })
+    return new DownloadError('Network', `${failure}: ${description}${code ? ` (${code})` : ''}`, { cause: error })
   }
 
   async function post(url: string, body: string, postOptions: PostOptions): Promise<PostResult> {
     const target = parseDownloadUrl(url)
     const timeoutMs = positiveInteger(postOptions.timeoutMs, DEFAULT_TOTAL_TIMEOUT_MS, 'timeoutMs')
     const maxResponseBytes = positiveInteger(postOptions.maxResponseBytes, 2048, 'maxResponseBytes')
-    const controller = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      controller.abort(new Error('request timeout'))
-    }, timeoutMs)
+    const timeout = deadline(timeoutMs, 'request timeout')
     try {
       const response = await agent.request({
         origin: target.origin,
@@ -679,7 +399,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         method: 'POST',
         headers: { 'user-agent': userAgent, ...postOptions.headers },
         body,
-        signal: controller.signal,
+        signal: timeout.signal,
       })
       response.body.on('error', () => {})
       let head = Buffer.alloc(0)
@@ -697,28 +417,14 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
           cause: error,
         })
       }
-      if (timedOut) {
+      if (timeout.expired) {
         throw new DownloadError('Timeout', `no answer from ${target.host} within ${formatSeconds(timeoutMs)}`, {
           cause: error,
         })
       }
-      const code = errorCode(error)
-      if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-        throw new DownloadError(
-          'Timeout',
-          `no connection to ${target.host} within ${formatSeconds(connectTimeoutMs)}`,
-          {
-            cause: error,
-          },
-        )
-      }
-      const description =
-        (code && NETWORK_DESCRIPTIONS[code]) ?? (error instanceof Error ? error.message : String(error))
-      throw new DownloadError('Network', `could not reach ${target.host}: ${description}${code ? ` (${code})` : ''}`, {
-        cause: error,
-      })
+      throw connectionFailure(error, `could not reach ${target.host}`, target.host)
     } finally {
-      clearTimeout(timer)
+      timeout.clear()
     }
   }
 

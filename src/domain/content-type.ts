@@ -1,6 +1,11 @@
 // What an asset really is, decided by its first bytes ("magic numbers"), never by the Content-Type header a
 // server claims: hosts routinely send application/octet-stream or text/html for images, and a lab must never
 // receive an HTML error page as a print file. Only formats the renderer (sharp/libvips, pdf-lib) reads.
+// Hand-written rather than the file-type package: file-type is asynchronous and reads up to 4,100 bytes,
+// where the download decides after 12 and refuses a web page without fetching the rest; given 12 bytes it
+// does not recognise a classic TIFF (it reads on into the IFD to tell camera raw files apart, which it then
+// names image/x-canon-cr2, image/x-nikon-nef, ... rather than TIFF); and it calls "%PDF" without the "-"
+// a PDF. Five fixed signatures say exactly what the renderer accepts.
 
 export type SniffedContentType = 'image/jpeg' | 'image/png' | 'image/tiff' | 'image/webp' | 'application/pdf'
 

@@ -2,7 +2,9 @@
 // event id, the same on every attempt), `webhook-timestamp` (Unix seconds of the attempt) and
 // `webhook-signature`: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per secret in force,
 // separated by spaces. The key is the base64 text after `whsec_`. Receivers that ignore the headers lose nothing.
-import { createHmac, randomBytes } from 'node:crypto'
+// The signature itself is the `standardwebhooks` package's, the reference implementation receivers verify with.
+import { randomBytes } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
 
 export const SIGNING_SECRET_PREFIX = 'whsec_'
 /** 32 random bytes: the HMAC-SHA256 block-size-safe key length Standard Webhooks recommends (24 to 64). */
@@ -18,9 +20,7 @@ export function isSigningSecret(secret: string): boolean {
 
 /** `v1,<signature>` of one message under one secret. */
 export function signatureOf(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.slice(SIGNING_SECRET_PREFIX.length), 'base64')
-  const digest = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')
-  return `v1,${digest}`
+  return new Webhook(secret).sign(id, new Date(timestampSeconds * 1000), body)
 }
 
 /** The three headers for one attempt; every secret given signs (the new and, during an overlap, the old). */

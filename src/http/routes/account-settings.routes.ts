@@ -3,47 +3,10 @@
 // account: a Sandbox or a Live key reads the same ones; only a Live key changes them.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
 import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
-import {
-  AccountError,
-  type AccountSettingsChange,
-  type AccountsService,
-  MAX_PAUSE_WINDOW_SECONDS,
-  MAX_SIGNING_OVERLAP_SECONDS,
-} from '../../services/accounts.service.ts'
-import { ErrorResponseSchema, Nullable, NullableUrlString, TraceParent } from '../schemas/common.schema.ts'
-
-const SettingsSchema = Type.Object({
-  callbackUrl: Nullable(Type.String()),
-  pauseWindowSeconds: Type.Integer(),
-  signingSecret: Type.String({ description: 'Callbacks are signed with this secret (Standard Webhooks, whsec_...).' }),
-  previousSigningSecretExpiresAt: Nullable(Type.String()),
-})
-
-const SettingsResponseSchema = Type.Object({
-  outcome: Type.String(),
-  settings: SettingsSchema,
-  traceParent: TraceParent,
-})
-
-const PatchSettingsSchema = Type.Object(
-  {
-    callbackUrl: Type.Optional(NullableUrlString('Account-wide callback URL (http or https), or null for none.')),
-    pauseWindowSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAUSE_WINDOW_SECONDS })),
-    rotateSigningSecret: Type.Optional(Type.Boolean()),
-    signingSecretOverlapSeconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_SIGNING_OVERLAP_SECONDS,
-        description: 'With rotateSigningSecret: how long the old secret keeps signing too (default 86400).',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
-
-const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
+import { AccountError, type AccountSettingsChange, type AccountsService } from '../../services/accounts.service.ts'
+import { PatchSettingsSchema, SettingsResponseSchema } from '../schemas/account-settings.schema.ts'
+import { ErrorResponses } from '../schemas/common.schema.ts'
 
 function notFound(error: unknown): never {
   if (error instanceof AccountError) throw new ServiceError('EntityNotFound', error.message)
@@ -55,7 +18,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
 
   api.get(
     '/account/settings',
-    { schema: { summary: 'The account settings', response: { 200: SettingsResponseSchema, ...errors } } },
+    { schema: { summary: 'The account settings', response: { 200: SettingsResponseSchema, ...ErrorResponses } } },
     async (request) => {
       const settings = await accounts.getSettings(request.caller.accountId).catch(notFound)
       return { outcome: 'Ok', settings, traceParent: request.traceParent }
@@ -68,7 +31,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
       schema: {
         summary: 'Change account settings; fields left out stay as they are',
         body: PatchSettingsSchema,
-        response: { 200: SettingsResponseSchema, ...errors },
+        response: { 200: SettingsResponseSchema, ...ErrorResponses },
       },
     },
     async (request) => {

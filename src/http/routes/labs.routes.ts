@@ -1,55 +1,17 @@
 // The lab API (Live only): labs list the shipments assigned to them and report progress with a lab key.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { LabsService } from '../../services/labs.service.ts'
 import { sendError } from '../errors.ts'
-import { ErrorResponseSchema, NonBlankString, NullableString, SingleLineString } from '../schemas/common.schema.ts'
+import { ErrorResponses } from '../schemas/common.schema.ts'
+import { RejectBody, ShipmentParams, ShippedBody } from '../schemas/labs.schema.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     labCode: string
   }
 }
-
-const ShipmentParams = Type.Object({ shipmentId: Type.String({ maxLength: 40 }) })
-const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
-
-const ShippedBody = Type.Object(
-  {
-    carrier: Type.Object(
-      {
-        name: NonBlankString({ maxLength: 100, singleLine: true }),
-        service: NonBlankString({ maxLength: 100, singleLine: true }),
-      },
-      { additionalProperties: false },
-    ),
-    tracking: Type.Optional(
-      Type.Union([
-        Type.Object(
-          {
-            number: NonBlankString({ maxLength: 100, singleLine: true }),
-            url: Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ]),
-    ),
-    dispatchDate: Type.Optional(Type.String({ format: 'date-time' })),
-  },
-  { additionalProperties: false },
-)
-
-const RejectBody = Type.Object(
-  {
-    reason: NonBlankString({ maxLength: 500 }),
-    unavailableItemIds: Type.Optional(Type.Array(SingleLineString({ maxLength: 40 }), { maxItems: 100 })),
-    note: Type.Optional(NullableString({ maxLength: 500 })),
-  },
-  { additionalProperties: false },
-)
 
 export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: () => Date): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -64,7 +26,7 @@ export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: 
 
   api.get(
     '/jobs',
-    { schema: { summary: 'Shipments assigned to this lab', response: errors }, config: { auth: false } },
+    { schema: { summary: 'Shipments assigned to this lab', response: ErrorResponses }, config: { auth: false } },
     async (request) => ({
       outcome: 'Ok',
       jobs: await labs.listJobs(request.labCode),
@@ -79,19 +41,19 @@ export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: 
 
   api.post(
     '/jobs/:shipmentId/acknowledge',
-    { schema: { params: ShipmentParams, response: errors }, config: { auth: false } },
+    { schema: { params: ShipmentParams, response: ErrorResponses }, config: { auth: false } },
     async (request) =>
       ok(request, (await labs.report(request.labCode, request.params.shipmentId, { kind: 'acknowledged' })).changed),
   )
   api.post(
     '/jobs/:shipmentId/in-production',
-    { schema: { params: ShipmentParams, response: errors }, config: { auth: false } },
+    { schema: { params: ShipmentParams, response: ErrorResponses }, config: { auth: false } },
     async (request) =>
       ok(request, (await labs.report(request.labCode, request.params.shipmentId, { kind: 'inProduction' })).changed),
   )
   api.post(
     '/jobs/:shipmentId/shipped',
-    { schema: { params: ShipmentParams, body: ShippedBody, response: errors }, config: { auth: false } },
+    { schema: { params: ShipmentParams, body: ShippedBody, response: ErrorResponses }, config: { auth: false } },
     async (request) => {
       const body = request.body
       const result = await labs.report(request.labCode, request.params.shipmentId, {
@@ -105,7 +67,7 @@ export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: 
   )
   api.post(
     '/jobs/:shipmentId/reject',
-    { schema: { params: ShipmentParams, body: RejectBody, response: errors }, config: { auth: false } },
+    { schema: { params: ShipmentParams, body: RejectBody, response: ErrorResponses }, config: { auth: false } },
     async (request) => {
       const result = await labs.report(request.labCode, request.params.shipmentId, {
         kind: 'rejected',

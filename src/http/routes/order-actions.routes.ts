@@ -3,42 +3,21 @@
 // with the order, like successes; only a bad request or an unknown order is an error.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { Type } from 'typebox'
 import { validationFailed } from '../../domain/outcomes.ts'
-import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { ActionResult, OrderActionsService } from '../../services/order-actions.service.ts'
 import { recipientFromRequest } from '../../services/orders.service.ts'
-import { CaseInsensitiveEnum, ErrorResponseSchema, TraceParent } from '../schemas/common.schema.ts'
+import { ErrorResponses } from '../schemas/common.schema.ts'
+import { OrderIdParamsSchema, OrderResponseSchema, RecipientRequestSchema } from '../schemas/order.schema.ts'
 import {
-  MetadataSchema,
-  OrderIdParamsSchema,
-  OrderResponseSchema,
-  RecipientRequestSchema,
-} from '../schemas/order.schema.ts'
+  ActionsResponseSchema,
+  type RecipientBody,
+  UpdateMetadataBodySchema,
+  UpdateRecipientBodySchema,
+  UpdateResponseSchema,
+  UpdateShippingMethodBodySchema,
+  WrappedRecipientSchema,
+} from '../schemas/order-actions.schema.ts'
 import { RequestValidationError, validatorCompiler } from '../validation.ts'
-
-const Availability = Type.Object({ isAvailable: Type.Union([Type.Literal('Yes'), Type.Literal('No')]) })
-
-const ActionsResponseSchema = Type.Object({
-  outcome: Type.String(),
-  cancel: Availability,
-  changeRecipientDetails: Availability,
-  changeShippingMethod: Availability,
-  changeMetaData: Availability,
-  traceParent: TraceParent,
-})
-
-const UpdateResponseSchema = Type.Object({
-  outcome: Type.String(),
-  shipmentUpdateResults: Type.Array(Type.Object({ shipmentId: Type.String(), successful: Type.Boolean() })),
-  order: OrderResponseSchema.properties.order,
-  traceParent: TraceParent,
-})
-
-const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
-
-const WrappedRecipientSchema = Type.Object({ recipient: RecipientRequestSchema }, { additionalProperties: false })
-type RecipientBody = Type.Static<typeof RecipientRequestSchema>
 
 /** Compiles a body schema with the API's own validator (same failures, same paths as any other body). */
 function bodyValidator(schema: object): (body: unknown) => void {
@@ -70,7 +49,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
       schema: {
         summary: 'Actions currently available for an order',
         params: OrderIdParamsSchema,
-        response: { 200: ActionsResponseSchema, ...errors },
+        response: { 200: ActionsResponseSchema, ...ErrorResponses },
       },
     },
     async (request) => ({
@@ -86,7 +65,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
       schema: {
         summary: 'Cancel every shipment not yet in production (no body, or {} / [])',
         params: OrderIdParamsSchema,
-        response: { 200: OrderResponseSchema, ...errors },
+        response: { 200: OrderResponseSchema, ...ErrorResponses },
       },
     },
     async (request, reply) => {
@@ -112,8 +91,8 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     schema: {
       summary: 'Change the shipping method of the shipments not yet in production',
       params: OrderIdParamsSchema,
-      body: Type.Object({ shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS) }, { additionalProperties: false }),
-      response: { 200: UpdateResponseSchema, ...errors },
+      body: UpdateShippingMethodBodySchema,
+      response: { 200: UpdateResponseSchema, ...ErrorResponses },
     },
   }
   for (const path of ['/orders/:orderId/actions/updateShippingMethod', '/orders/:orderId/actions/updateShipping']) {
@@ -135,8 +114,8 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
       schema: {
         summary: 'Change the recipient (same country): the recipient object, or {recipient: {...}}',
         params: OrderIdParamsSchema,
-        body: Type.Unknown({ description: 'The recipient object, as in create order; {recipient: {...}} also works.' }),
-        response: { 200: UpdateResponseSchema, ...errors },
+        body: UpdateRecipientBodySchema,
+        response: { 200: UpdateResponseSchema, ...ErrorResponses },
       },
     },
     async (request, reply) => {
@@ -163,8 +142,8 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
       schema: {
         summary: 'Replace the metadata of an order (any state)',
         params: OrderIdParamsSchema,
-        body: Type.Object({ metadata: MetadataSchema }, { additionalProperties: false }),
-        response: { 200: OrderResponseSchema, ...errors },
+        body: UpdateMetadataBodySchema,
+        response: { 200: OrderResponseSchema, ...ErrorResponses },
       },
     },
     async (request, reply) => {

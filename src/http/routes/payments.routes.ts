@@ -4,41 +4,17 @@
 // The token in the link is the authorisation (no API key): the merchant forwards the link to whoever pays.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { PaymentPageFacts, PaymentsService } from '../../services/payments.service.ts'
-import { ErrorResponseSchema, TraceParent } from '../schemas/common.schema.ts'
+import { ErrorResponseSchema } from '../schemas/common.schema.ts'
+import {
+  PaymentPageQuerySchema,
+  PaymentParamsSchema,
+  PayRequestSchema,
+  PayResponseSchema,
+} from '../schemas/payments.schema.ts'
 
 export const PAYMENT_PATH_PREFIX = '/payments/'
-
-const PayRequestSchema = Type.Object(
-  {
-    token: Type.String({ minLength: 1, maxLength: 100 }),
-    amount: Type.String({ pattern: '^\\d{1,12}\\.\\d{2}$', description: 'The amount shown on the page.' }),
-    card: Type.Object(
-      {
-        number: Type.String({ pattern: '^[0-9 -]{12,30}$' }),
-        expiry: Type.String({ pattern: '^\\d{2}/\\d{2}$', description: 'MM/YY' }),
-        cvc: Type.String({ pattern: '^\\d{3,4}$' }),
-      },
-      { additionalProperties: false },
-    ),
-  },
-  { additionalProperties: false },
-)
-
-const PayResponseSchema = Type.Object({
-  outcome: Type.Union([
-    Type.Literal('Paid'),
-    Type.Literal('Declined'),
-    Type.Literal('NothingDue'),
-    Type.Literal('AmountChanged'),
-  ]),
-  message: Type.String(),
-  amount: Type.Union([Type.String(), Type.Null()]),
-  currency: Type.Union([Type.String(), Type.Null()]),
-  traceParent: TraceParent,
-})
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
@@ -89,15 +65,14 @@ document.getElementById('pay').addEventListener('submit', async (event) => {
 
 export function registerPaymentRoutes(app: FastifyInstance, payments: PaymentsService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
-  const params = Type.Object({ orderId: Type.String({ maxLength: 40 }) })
 
   api.get(
     `${PAYMENT_PATH_PREFIX}:orderId`,
     {
       schema: {
         hide: true,
-        params,
-        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 100 })) }),
+        params: PaymentParamsSchema,
+        querystring: PaymentPageQuerySchema,
       },
       config: { auth: false },
     },
@@ -128,7 +103,7 @@ export function registerPaymentRoutes(app: FastifyInstance, payments: PaymentsSe
     {
       schema: {
         hide: true,
-        params,
+        params: PaymentParamsSchema,
         body: PayRequestSchema,
         response: { 200: PayResponseSchema, 400: ErrorResponseSchema, 404: ErrorResponseSchema },
       },

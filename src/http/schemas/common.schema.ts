@@ -111,3 +111,6 @@ export const ErrorResponseSchema = Type.Partial(
     traceParent: TraceParent,
   }),
 )
+
+/** The error answers of an API-key route that names a resource: bad request, bad key, no such resource. */
+export const ErrorResponses = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
