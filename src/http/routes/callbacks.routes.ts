@@ -6,7 +6,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { DELIVERY_STATUSES } from '../../repositories/events.repository.ts'
+import { DELIVERY_STATUSES } from '../../domain/callback-deliveries.ts'
 import { type CallbacksService, LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
 import { CaseInsensitiveEnum, ErrorResponseSchema, Nullable, TraceParent } from '../schemas/common.schema.ts'
 import { refuseBody } from '../validation.ts'
