@@ -9,8 +9,6 @@
 
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import type { ShippingMethod } from '../domain/shipping-methods.ts'
-import { parseCatalogue } from './catalogue.loader.ts'
 import type {
   CatalogueFile,
   LabEntry,
@@ -20,8 +18,10 @@ import type {
   ShippingCostEntry,
   ShippingRateEntry,
   SpinePaperEntry,
-} from './catalogue.types.ts'
-import { formatMinor } from './catalogue-money.ts'
+} from '../domain/catalogue.types.ts'
+import { formatMinor } from '../domain/catalogue-money.ts'
+import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import { parseCatalogue } from './catalogue.loader.ts'
 
 const OUTPUT_PATH = fileURLToPath(new URL('./sample-catalogue.json', import.meta.url))
 

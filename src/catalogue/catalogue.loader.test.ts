@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import type { Catalogue } from '../domain/catalogue.ts'
+import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
-import type { Catalogue } from './catalogue.ts'
-import { ISO_COUNTRY_CODES } from './country-codes.ts'
 import { testCatalogueFile, testCatalogueJson } from './test-catalogue.fixture.ts'
 
 const sample = loadCatalogue()

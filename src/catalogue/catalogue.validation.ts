@@ -3,9 +3,7 @@
 // the file comes back canonicalised: SKU references and attribute values in lab entries, explicit variants and
 // overrides take the product's own spelling, so the builder can compare strings exactly.
 
-import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
-import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
-import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from './catalogue.ts'
+import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from '../domain/catalogue.ts'
 import {
   CATALOGUE_FORMAT_VERSION,
   type CatalogueFile,
@@ -24,15 +22,17 @@ import {
   type VariantEntry,
   type VariantOverrideEntry,
   type ZoneEntry,
-} from './catalogue.types.ts'
+} from '../domain/catalogue.types.ts'
 import {
   MONEY_PATTERN,
   PERCENT_PATTERN,
   parsePercentToBasisPoints,
   parseRateToMillionths,
   RATE_PATTERN,
-} from './catalogue-money.ts'
-import { isIsoCountryCode } from './country-codes.ts'
+} from '../domain/catalogue-money.ts'
+import { isIsoCountryCode } from '../domain/country-codes.ts'
+import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
+import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
 
 /** Letters, digits, `-`, `_`, `.`: SKUs travel in URL paths (GET /v4.0/products/{sku}). */
 const SKU_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
