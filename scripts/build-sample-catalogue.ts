@@ -19,8 +19,8 @@ import type {
   ShippingCostEntry,
   ShippingRateEntry,
   SpinePaperEntry,
-} from '../src/catalogue/catalogue.types.ts'
-import { formatMinor } from '../src/catalogue/catalogue-money.ts'
+} from '../src/domain/catalogue.types.ts'
+import { formatMinor } from '../src/domain/catalogue-money.ts'
 import type { ShippingMethod } from '../src/domain/shipping-methods.ts'
 
 const OUTPUT_PATH = fileURLToPath(new URL('../src/catalogue/sample-catalogue.json', import.meta.url))

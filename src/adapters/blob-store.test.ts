@@ -35,6 +35,13 @@ async function filesUnder(directory: string): Promise<string[]> {
     .sort()
 }
 
+test('the start of a stored file is read for sniffing its type: at most the bytes asked for', async () => {
+  const { store } = await newStore()
+  await store.put('assets/ord_12/ast_41', Buffer.from('hello print'), 'image/jpeg')
+  assert.equal(Buffer.from(await store.readStart('assets/ord_12/ast_41', 5)).toString(), 'hello')
+  assert.equal(Buffer.from(await store.readStart('assets/ord_12/ast_41', 64)).toString(), 'hello print')
+})
+
 test('a buffer put under a key is read back whole, as a stream, and sits at the key path', async () => {
   const { store, root } = await newStore()
   await store.put('assets/ord_12/ast_40', Buffer.from('hello print'), 'image/jpeg')

@@ -20,6 +20,11 @@ export interface BlobStore {
   /** The file's path for a store on the local disk (sharp reads paths fastest), null for remote stores. */
   localPath(key: string): string | null
   exists(key: string): Promise<boolean>
+  /**
+   * Up to `byteCount` bytes from the start of the content, to name a file's type by what it holds (assets are
+   * kept without an extension). Empty when the store cannot read part of a file cheaply.
+   */
+  readStart(key: string, byteCount: number): Promise<Uint8Array>
   /** Removes the blob; a key that holds nothing is fine. */
   delete(key: string): Promise<void>
   /** Keys starting with `prefix` (a plain string prefix, as in S3) last written before `cutoff`, in byte order. */
@@ -194,6 +199,17 @@ export class FileSystemBlobStore implements BlobStore {
 
   localPath(key: string): string {
     return this.#path(key)
+  }
+
+  async readStart(key: string, byteCount: number): Promise<Uint8Array> {
+    const handle = await open(this.#path(key), 'r')
+    try {
+      const buffer = Buffer.alloc(byteCount)
+      const { bytesRead } = await handle.read(buffer, 0, byteCount, 0)
+      return buffer.subarray(0, bytesRead)
+    } finally {
+      await handle.close()
+    }
   }
 
   async exists(key: string): Promise<boolean> {

@@ -5,7 +5,7 @@
 // docs/print-files.md explains every rule and the measured memory use.
 
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp'
-import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
+import type { PrintFileFormat } from '../domain/catalogue.types.ts'
 import { type PrintFilePlan, planPrintFile } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 

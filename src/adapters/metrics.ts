@@ -3,7 +3,6 @@
 // keep separate counts. Services record through the ServiceMetrics interface; the HTTP servers through
 // `observeHttpRequest`.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { HttpRequestLabels, ServiceMetrics } from '../services/observability.ts'
 
 /** Jobs waiting or running, by queue and state (see `JobQueue.countJobs`). */
 export interface JobCount {
@@ -89,16 +88,21 @@ export function createMetrics(options: MetricsOptions) {
   for (const result of ['delivered', 'failed', 'gave_up'] as const) callbackDeliveries.inc({ result }, 0)
   for (const result of ['ok', 'failed'] as const) assetDownloads.inc({ result }, 0)
 
-  const service: ServiceMetrics = {
-    orderCreated: (environment) => ordersCreated.inc({ environment }),
-    pipelineStep: (step, seconds) => stepDuration.observe({ step }, seconds),
-    assetDownload: (result) => assetDownloads.inc({ result }),
-    callbackDelivery: (result) => callbackDeliveries.inc({ result }),
+  // Fits services/observability.ts's ServiceMetrics by shape (app.ts hands it over, and tsc checks the fit
+  // there), so this adapter does not import the services layer it serves.
+  const service = {
+    orderCreated: (environment: string) => ordersCreated.inc({ environment }),
+    pipelineStep: (step: string, seconds: number) => stepDuration.observe({ step }, seconds),
+    assetDownload: (result: string) => assetDownloads.inc({ result }),
+    callbackDelivery: (result: string) => callbackDeliveries.inc({ result }),
   }
 
   return {
     service,
-    observeHttpRequest(labels: HttpRequestLabels, seconds: number): void {
+    observeHttpRequest(
+      labels: { environment: string; route: string; method: string; status: number },
+      seconds: number,
+    ): void {
       httpDuration.observe({ ...labels, status: String(labels.status) }, seconds)
     },
     async scrape(): Promise<{ contentType: string; text: string }> {

@@ -103,6 +103,8 @@ test('a buffer put under a key is read back whole and as a stream, with its cont
   assert.ok(stream instanceof Readable)
   assert.equal(await text(stream), 'hello print')
   assert.equal(store.localPath('assets/ord_12/ast_40'), null)
+  // No ranged read per download: remote blobs are not sniffed (served as application/octet-stream).
+  assert.equal((await store.readStart('assets/ord_12/ast_40', 12)).length, 0)
   assert.equal(await store.exists('assets/ord_12/ast_40'), true)
   assert.deepEqual(await objectKeys(bucket), ['assets/ord_12/ast_40'])
   assert.equal(await contentType(bucket, 'assets/ord_12/ast_40'), 'image/jpeg')

@@ -344,6 +344,12 @@ export class S3BlobStore implements BlobStore {
     return null
   }
 
+  /** Nothing: a ranged request per download is not worth it; such files are served as application/octet-stream. */
+  async readStart(key: string, _byteCount: number): Promise<Uint8Array> {
+    this.#objectKey(key)
+    return new Uint8Array()
+  }
+
   async exists(key: string): Promise<boolean> {
     const objectKey = this.#objectKey(key)
     try {

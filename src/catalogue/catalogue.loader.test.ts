@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { testCatalogueFile, testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
+import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
-import type { Catalogue } from './catalogue.ts'
-import { ISO_COUNTRY_CODES } from './country-codes.ts'
 
 const sample = loadCatalogue()
 

@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { Catalogue } from './catalogue.ts'
+import { Catalogue } from '../domain/catalogue.ts'
 import { validateCatalogueFile } from './catalogue.validation.ts'
 
 /** The catalogue bundled with printroute, built from spec/CATALOGUE-FACTS.md. */

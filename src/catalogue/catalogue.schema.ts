@@ -10,10 +10,10 @@
 // the bound ("must be at most 100000") instead of repeating the general reason.
 
 import { type TSchema, Type } from 'typebox'
+import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS } from '../domain/catalogue.types.ts'
+import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from '../domain/catalogue-money.ts'
+import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
-import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS } from './catalogue.types.ts'
-import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from './catalogue-money.ts'
-import { ISO_COUNTRY_CODES } from './country-codes.ts'
 
 /** Letters, digits, `-`, `_`, `.`: SKUs travel in URL paths (GET /v4.0/products/{sku}). */
 const SKU_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/

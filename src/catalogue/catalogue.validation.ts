@@ -8,10 +8,7 @@
 // entries, explicit variants and overrides take the product's own spelling, so the builder can compare exactly.
 
 import { Ajv, type ErrorObject } from 'ajv'
-import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
-import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
-import { CatalogueSchema, IGNORED_FIELD_PREFIX, SPINE_MILLIMETRES_REASON } from './catalogue.schema.ts'
-import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from './catalogue.ts'
+import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from '../domain/catalogue.ts'
 import type {
   CatalogueFile,
   LabEntry,
@@ -24,9 +21,17 @@ import type {
   VariantEntry,
   VariantOverrideEntry,
   ZoneEntry,
-} from './catalogue.types.ts'
-import { PERCENT_PATTERN, parsePercentToBasisPoints, parseRateToMillionths, RATE_PATTERN } from './catalogue-money.ts'
-import { isIsoCountryCode } from './country-codes.ts'
+} from '../domain/catalogue.types.ts'
+import {
+  PERCENT_PATTERN,
+  parsePercentToBasisPoints,
+  parseRateToMillionths,
+  RATE_PATTERN,
+} from '../domain/catalogue-money.ts'
+import { isIsoCountryCode } from '../domain/country-codes.ts'
+import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
+import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
+import { CatalogueSchema, IGNORED_FIELD_PREFIX, SPINE_MILLIMETRES_REASON } from './catalogue.schema.ts'
 
 /** How many uncovered variants one problem line lists before summarising the rest. */
 const MAX_VARIANTS_LISTED = 5

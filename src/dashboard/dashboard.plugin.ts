@@ -24,11 +24,7 @@ import { registerNewOrderPages } from './pages/new-order.page.ts'
 import { registerOrderPages } from './pages/order.page.ts'
 import { registerOrdersPage } from './pages/orders.page.ts'
 import { renderSignIn } from './pages/sign-in.page.ts'
-
-/** Per environment: both ports are on one host, and browsers share cookies across the ports of a host. */
-export function sessionCookieName(environment: Environment): string {
-  return `printroute_${environment}_session`
-}
+import { sessionCookieName } from './session-cookie.ts'
 
 function noticeCookieName(environment: Environment): string {
   return `printroute_${environment}_notice`

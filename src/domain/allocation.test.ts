@@ -2,8 +2,6 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { loadCatalogue, parseCatalogue } from '../catalogue/catalogue.loader.ts'
-import type { Catalogue, LabOption } from '../catalogue/catalogue.ts'
-import type { CatalogueFile, LabEntry, ProductEntry, Variant } from '../catalogue/catalogue.types.ts'
 import {
   type AllocationItem,
   type AllocationRequest,
@@ -12,6 +10,8 @@ import {
   allocateShipmentsHeuristically,
   EXACT_ALLOCATION_MAX_ITEMS,
 } from './allocation.ts'
+import type { Catalogue, LabOption } from './catalogue.ts'
+import type { CatalogueFile, LabEntry, ProductEntry, Variant } from './catalogue.types.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 const sample = loadCatalogue()

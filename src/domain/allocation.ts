@@ -14,7 +14,7 @@
 // Orders of up to EXACT_ALLOCATION_MAX_ITEMS items get the proven optimum (a dynamic programme over labs and subsets
 // of items); larger ones a deterministic local search. docs/allocation.md explains both, with measured times.
 
-import type { Catalogue } from '../catalogue/catalogue.ts'
+import type { Catalogue } from './catalogue.ts'
 import type {
   CatalogueMoney,
   Lab,
@@ -23,7 +23,7 @@ import type {
   Product,
   ShippingRate,
   Variant,
-} from '../catalogue/catalogue.types.ts'
+} from './catalogue.types.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /**

@@ -4,10 +4,10 @@
 // shipping method. Pure: no I/O, every problem is reported at once under its request path, and whatever
 // matches comes back in the catalogue's spelling (SKU, attribute names and values, lower-case print areas).
 
-import type { Catalogue } from '../catalogue/catalogue.ts'
-import { DEFAULT_PRINT_AREA } from '../catalogue/catalogue.ts'
-import type { Product, Variant } from '../catalogue/catalogue.types.ts'
-import { isIsoCountryCode } from '../catalogue/country-codes.ts'
+import type { Catalogue } from './catalogue.ts'
+import { DEFAULT_PRINT_AREA } from './catalogue.ts'
+import type { Product, Variant } from './catalogue.types.ts'
+import { isIsoCountryCode } from './country-codes.ts'
 import { addFailure, type Failure, type Failures } from './failures.ts'
 import { canonicalSpelling, SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 

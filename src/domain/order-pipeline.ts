@@ -9,7 +9,7 @@
 //
 // Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
-import type { PrintFileFormat } from '../catalogue/catalogue.types.ts'
+import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'

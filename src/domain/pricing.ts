@@ -10,9 +10,10 @@
 // and the totals are plain sums, so the contract's arithmetic holds exactly:
 //   items = sum(item cost), shipping = sum(shipment cost), totalTax = sum(item tax) + sum(shipment tax),
 //   totalCost = items + shipping + totalTax.
-import type { Catalogue } from '../catalogue/catalogue.ts'
-import { percentOfMinorUnits } from '../catalogue/catalogue-money.ts'
+
 import type { PlannedShipment } from './allocation.ts'
+import type { Catalogue } from './catalogue.ts'
+import { percentOfMinorUnits } from './catalogue-money.ts'
 
 export interface PricedItem {
   itemId: string

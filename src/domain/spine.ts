@@ -3,7 +3,7 @@
 // on the paper of the lab that makes the book. Each lab's paper is catalogue data (a lab product entry's `spine`,
 // docs/catalogue.md); the lab is the one allocation would choose for the destination (services/spine.service.ts).
 // Pure: widths are whole micrometres until they go on the wire, so no floating-point sum drifts.
-import type { Product, SpinePaper } from '../catalogue/catalogue.types.ts'
+import type { Product, SpinePaper } from './catalogue.types.ts'
 
 /** CATALOGUE-FACTS.md: "books with a spine have a `spine` print area"; only those have a spine width. */
 export const SPINE_PRINT_AREA = 'spine'

@@ -1,6 +1,7 @@
 // SQL of order events: the outbox (order_events), the deliveries of each event to a callback URL and their
 // attempts.
 import type { Queryable } from '../adapters/database.ts'
+import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import type { Environment } from './accounts.repository.ts'
 
 /**
@@ -92,9 +93,6 @@ export async function findEvent(db: Queryable, id: number): Promise<EventRow | u
   const row = rows[0]
   return row && { ...row, id: Number(row.id), orderNumber: Number(row.orderNumber), accountId: Number(row.accountId) }
 }
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed']
 
 export interface DeliveryRow {
   id: number

@@ -4,6 +4,7 @@
 // attempts, redelivery, and the events feed for merchants who poll.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
@@ -12,7 +13,6 @@ import { ensureSigningSecret, findAccount, readSigningSecrets } from '../reposit
 import {
   type AttemptRow,
   type DeliveryRow,
-  type DeliveryStatus,
   deleteFinishedDeliveries,
   deleteUnneededEvents,
   findDelivery,

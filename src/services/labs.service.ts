@@ -2,7 +2,7 @@
 // the same pipeline functions the simulated labs use.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
-import type { Catalogue } from '../catalogue/catalogue.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import { parseId } from '../domain/ids.ts'
 import type { LabReport } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'

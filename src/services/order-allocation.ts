@@ -1,7 +1,8 @@
 // Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
-import type { Catalogue } from '../catalogue/catalogue.ts'
+
 import { allocateShipments } from '../domain/allocation.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import type { AllocatedShipment } from '../domain/order-pipeline.ts'
 import { type PricedShipment, priceAllocation } from '../domain/pricing.ts'

@@ -2,7 +2,7 @@
 // transaction; from the pipeline issue on, the same transaction enqueues the jobs the change causes.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
-import type { Catalogue } from '../catalogue/catalogue.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import { matchOrderItems } from '../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, parseId } from '../domain/ids.ts'

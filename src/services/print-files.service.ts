@@ -2,7 +2,7 @@
 // has got, the geometry that made it from the source (what was cut, turned or bordered, in source pixels) and
 // a link to its reduced preview. Read from the order's pipeline state; nothing here changes an order.
 import type { Database } from '../adapters/database.ts'
-import type { Catalogue } from '../catalogue/catalogue.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import { printFileFormatOf } from '../domain/order-pipeline.ts'
 import { placementOnSource, type SourcePlacement } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'

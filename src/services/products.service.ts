@@ -1,7 +1,7 @@
 // Products straight from the loaded catalogue (no database): the details of one SKU, and the searchable list
 // (printroute's addition: the specification has only the details).
-import type { Catalogue } from '../catalogue/catalogue.ts'
-import type { Product, ProductDetails } from '../catalogue/catalogue.types.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
+import type { Product, ProductDetails } from '../domain/catalogue.types.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 
 export const PRODUCT_LIST_DEFAULT_TOP = 20

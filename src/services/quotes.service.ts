@@ -4,15 +4,15 @@
 // (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. Reads only the
 // catalogue: no database, no state.
 import { randomBytes } from 'node:crypto'
-import type { Catalogue } from '../catalogue/catalogue.ts'
-import { isIsoCountryCode } from '../catalogue/country-codes.ts'
 import { type AllocationItem, allocateShipments } from '../domain/allocation.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import {
   availableShippingMethods,
   type MatchedItem,
   matchOrderItems,
   QUOTE_PATHS,
 } from '../domain/catalogue-matching.ts'
+import { isIsoCountryCode } from '../domain/country-codes.ts'
 import { addFailure, hasFailures } from '../domain/failures.ts'
 import { toWireMoney, type WireMoney } from '../domain/money.ts'
 import { validationFailed } from '../domain/outcomes.ts'

@@ -2,10 +2,11 @@
 // destination. The width depends on the paper of the lab that makes the book, and that lab is the one allocation
 // picks for a one-copy order of the book to the destination (domain/allocation.ts, as for real orders), by the
 // requested shipping method or else the slowest method that reaches the destination. Reads only the catalogue.
-import type { Catalogue } from '../catalogue/catalogue.ts'
-import type { Variant } from '../catalogue/catalogue.types.ts'
-import { isIsoCountryCode } from '../catalogue/country-codes.ts'
+
 import { allocateShipments } from '../domain/allocation.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
+import type { Variant } from '../domain/catalogue.types.ts'
+import { isIsoCountryCode } from '../domain/country-codes.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { validationFailed } from '../domain/outcomes.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'

@@ -2,7 +2,7 @@
 // the state each case needs (new, on hold, allocated, partly or wholly with a lab, complete, cancelled).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { percentOfMinorUnits } from '../../src/catalogue/catalogue-money.ts'
+import { percentOfMinorUnits } from '../../src/domain/catalogue-money.ts'
 import type { Charge, OrderDocument } from '../../src/domain/order.ts'
 import type { ShippingMethod } from '../../src/domain/shipping-methods.ts'
 import { testDatabaseKinds } from '../support/databases.ts'

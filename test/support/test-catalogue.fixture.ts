@@ -12,7 +12,7 @@
 //   us1 (US, USD) makes TEST-CANVAS in Black only and TEST-TEE in black only; ships to us (all five) and ca
 //   (Standard). Nobody ships to the rest-of-world zone (so JP is known but unreachable).
 
-import type { CatalogueFile } from '../../src/catalogue/catalogue.types.ts'
+import type { CatalogueFile } from '../../src/domain/catalogue.types.ts'
 
 const UK_COSTS = {
   small: { perShipment: '3.00', perAdditionalItem: '1.00' },

@@ -2,12 +2,14 @@
 // (filter by status, redeliver), the events feed, the account settings (callback URL, pause window, signing
 // secret) and the account's API keys (create, list, revoke). All through the public API, as any client.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
-import { type Dashboard, sessionCookieName } from '../dashboard.plugin.ts'
+import type { Dashboard } from '../dashboard.plugin.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, DASHBOARD_PATH, environmentName, type Notice, pager } from '../layout.ts'
+import { sessionCookieName } from '../session-cookie.ts'
 import { type CallbackDelivery, callbacksTable, eventWords } from './order.page.ts'
 import { refreshing } from './orders.page.ts'
 
@@ -23,8 +25,6 @@ const VIEWS = [
   ['keys', 'API keys'],
 ] as const
 type View = (typeof VIEWS)[number][0]
-
-const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 
 interface FeedEvent {
   id: string
@@ -154,7 +154,7 @@ ${pages}
   })
 }
 
-function statusLabel(status: (typeof DELIVERY_STATUSES)[number]): string {
+function statusLabel(status: DeliveryStatus): string {
   return `${status.charAt(0).toUpperCase()}${status.slice(1)}`
 }
 

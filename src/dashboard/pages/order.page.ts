@@ -1,9 +1,11 @@
 // One order: what it is, where it is, what was sent to whom, and what can still be done to it. Everything
 // comes from the API: the order, its actions, its events, its callbacks and its print files.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Type } from 'typebox'
 import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
-import type { CallbackView } from '../../services/callbacks.service.ts'
+import type { CallbackSchema } from '../../http/schemas/callbacks.schema.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { DETAIL_STEPS, formatMoney, formatTime, issueHeadline, stateBadge } from '../format.ts'
@@ -30,7 +32,7 @@ interface OrderEvent {
 }
 
 /** A callback delivery as GET /v4.0/callbacks answers it. */
-export type CallbackDelivery = CallbackView
+export type CallbackDelivery = Type.Static<typeof CallbackSchema>
 
 interface Box {
   left: number

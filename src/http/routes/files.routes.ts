@@ -2,34 +2,20 @@
 // signed, expiring links bound to their environment (domain/signed-urls.ts). The signature is the
 // authorisation: no API key, no database lookup. An expired link is 410 LinkExpired, another environment's
 // link or anything unsigned 404 EntityNotFound (docs/assets.md, "File links").
-import { open } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
-import { sniffContentType } from '../../domain/content-type.ts'
+import { SNIFF_BYTES, sniffContentType } from '../../domain/content-type.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinks } from '../../domain/signed-urls.ts'
 import { sendError } from '../errors.ts'
 
 export interface ServedFiles {
   openRead(key: string): Promise<NodeJS.ReadableStream>
-  localPath(key: string): string | null
+  readStart(key: string, byteCount: number): Promise<Uint8Array>
   exists(key: string): Promise<boolean>
 }
 
-/** The first bytes of a stored file, to name its type by its content (assets are kept without extension). */
-async function firstBytes(files: ServedFiles, key: string): Promise<Uint8Array> {
-  const path = files.localPath(key)
-  if (!path) return new Uint8Array()
-  const handle = await open(path, 'r')
-  try {
-    const buffer = Buffer.alloc(16)
-    const { bytesRead } = await handle.read(buffer, 0, 16, 0)
-    return buffer.subarray(0, bytesRead)
-  } finally {
-    await handle.close()
-  }
-}
-
-// Print files and thumbnails carry their extension; kept copies of assets are sniffed (local files only).
+// Print files and thumbnails carry their extension; kept copies of assets are sniffed
+// (by the local store only, adapters/blob-store.ts).
 const TYPE_BY_EXTENSION: Record<string, string> = {
   jpg: 'image/jpeg',
   png: 'image/png',
@@ -66,7 +52,7 @@ export function registerFileRoutes(
     }
     const type =
       TYPE_BY_EXTENSION[key.slice(key.lastIndexOf('.') + 1)] ??
-      sniffContentType(await firstBytes(deps.files, key)) ??
+      sniffContentType(await deps.files.readStart(key, SNIFF_BYTES)) ??
       'application/octet-stream'
     // Caches keep the file no longer than the link works.
     const secondsLeft = Math.max(0, Math.floor((link.expiresAt.getTime() - Date.now()) / 1000))

@@ -1,6 +1,6 @@
 // Callback deliveries and the event feed (docs/callbacks.md).
 import { Type } from 'typebox'
-import { DELIVERY_STATUSES } from '../../repositories/events.repository.ts'
+import { DELIVERY_STATUSES } from '../../domain/callback-deliveries.ts'
 import { LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
 import { CaseInsensitiveEnum, Nullable, TraceParent } from './common.schema.ts'
 
@@ -13,7 +13,7 @@ const AttemptSchema = Type.Object({
   error: Nullable(Type.String()),
 })
 
-const CallbackSchema = Type.Object({
+export const CallbackSchema = Type.Object({
   id: Type.String({ description: 'Delivery ID, cbd_<number>.' }),
   eventId: Type.String(),
   orderId: Type.String(),

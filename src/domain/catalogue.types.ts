@@ -5,7 +5,7 @@
 //     Money there is integer minor units (`bigint`) plus a currency code, the same shape as domain/money.ts.
 // Wire shapes (`ProductDetails`) follow CONTRACT.md "Product GET /v4.0/products/{sku}" key by key.
 
-import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import type { ShippingMethod } from './shipping-methods.ts'
 
 /** Print-file formats a lab can ask for; the renderer writes one of these per shipment item. */
 export const PRINT_FILE_FORMATS = ['jpeg', 'png', 'pdf', 'tiff'] as const

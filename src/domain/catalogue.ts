@@ -3,8 +3,6 @@
 // product details (GET /v4.0/products/{sku} is a hot path), each variant's labs and `shipsTo`, the zone of
 // every country, and each lab's rates by destination zone.
 
-import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
-import { millimetresToMicrometres } from '../domain/spine.ts'
 import type {
   CatalogueFile,
   CatalogueMoney,
@@ -30,6 +28,8 @@ import {
   parseRateToMillionths,
 } from './catalogue-money.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
+import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
+import { millimetresToMicrometres } from './spine.ts'
 
 /** The print area an asset goes to when it names none (specification, Asset). */
 export const DEFAULT_PRINT_AREA = 'default'

@@ -4,7 +4,7 @@
 // Rounding rule, used everywhere below: half-up to whole minor units, where "up" means away from zero, so a
 // credit (negative amount) rounds to exactly the negative of the matching charge. 0.125 -> 0.13, -0.125 -> -0.13.
 
-import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
+import { formatMinorAsAmount, parseAmountToMinor } from './money.ts'
 
 /** Catalogue money: whole units and at most two decimals ("12.50", "7", "0.5"); at most 12 digits before the point. */
 export const MONEY_PATTERN = /^(\d{1,12})(?:\.(\d{1,2}))?$/
