@@ -1,7 +1,7 @@
 // SQL of order events: the outbox (order_events), the deliveries of each event to a callback URL and their
 // attempts.
 import type { Queryable } from '../adapters/database.ts'
-import type { Environment } from './accounts.repository.ts'
+import type { Environment } from '../domain/environment.ts'
 
 /**
  * Locks the account's row until the transaction ends and returns its callback URL. Every transaction that
