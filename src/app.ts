@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import { type BlobStore, createFileSystemBlobStore } from './adapters/blob-store.ts'
+import { createCallbackPoster } from './adapters/callback-poster.ts'
 import { type Clock, systemClock } from './adapters/clock.ts'
 import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
@@ -14,13 +15,15 @@ import { migrate } from './adapters/migrator.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
 import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
-import { createSafeFetcher, DownloadError } from './adapters/safe-fetcher.ts'
+import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, withSampleImages } from './adapters/sample-images.ts'
+import { withScratchFile } from './adapters/scratch-files.ts'
+import { createSimulatedLabs } from './adapters/simulated-labs.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
 import type { Catalogue } from './domain/catalogue.ts'
+import type { Environment } from './domain/environment.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
-import { JOB_NAMES, SCHEDULED_JOBS, type ScheduledJobName } from './domain/order-pipeline.ts'
 import { createFileLinks, DEFAULT_FILE_LINK_TTL_SECONDS, type FileLinks } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
 import type { BoundServer } from './http/bound-server.ts'
@@ -29,12 +32,11 @@ import type { MetricsEndpoint } from './http/routes/operations.routes.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer } from './http/server.ts'
 import { withRequestTraceId } from './http/trace-context.ts'
-import { buildJobRegistry, buildScheduledJobRegistry } from './jobs/registry.ts'
-import type { Environment } from './repositories/accounts.repository.ts'
+import { QUEUE_NAMES, startJobWorkers } from './jobs/registry.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
-import { type CallbackPoster, createCallbacksService } from './services/callbacks.service.ts'
+import { createCallbacksService } from './services/callbacks.service.ts'
 import { createHealthService } from './services/health.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { type ServiceLogger, type ServiceMetrics, silentLogger } from './services/observability.ts'
@@ -186,22 +188,7 @@ function buildServices(
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
   })
-  // Callbacks go through the same address rules as asset downloads (no private addresses unless allowed).
-  const callbackFetcher = createSafeFetcher({
-    allowPrivateAddresses: options.allowPrivateUrls ?? false,
-    userAgent: 'printroute (callbacks)',
-  })
-  const postCallback: CallbackPoster = async (url, body, postOptions) => {
-    try {
-      const answer = await callbackFetcher.post(url, body, postOptions)
-      return { answered: true, status: answer.status, body: answer.body }
-    } catch (error) {
-      if (!(error instanceof DownloadError)) throw error
-      // A refused address or a malformed URL does not get better by waiting.
-      const permanent = error.code === 'ForbiddenAddress' || error.code === 'InvalidUrl'
-      return { answered: false, error: error.message, permanent }
-    }
-  }
+  const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
   const events = createOrderEventsService({
     clock,
     jobs,
@@ -213,13 +200,15 @@ function buildServices(
     clock,
     jobs,
     fileLinks,
-    post: postCallback,
+    post: callbackPoster.post,
     newSigningSecret: newCallbackSigningSecret,
     ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
     ...(options.callbackRetentionSeconds ? { retentionSeconds: options.callbackRetentionSeconds } : {}),
     log,
     metrics,
   })
+  const pipelineSettings = { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline }
+  const simulatedLabs = createSimulatedLabs({ clock, settings: pipelineSettings })
   const pipeline = createPipelineService({
     events,
     db,
@@ -237,11 +226,13 @@ function buildServices(
       () => Object.values(deps.publicUrls),
     ),
     files,
+    withScratchFile,
     renderer,
     checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
     allocate,
     fileLinks,
-    settings: { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline },
+    settings: pipelineSettings,
+    simulatedLabs,
     log,
     metrics,
   })
@@ -264,9 +255,10 @@ function buildServices(
     sessions: createSessionsService({ db, clock }),
     spine: createSpineService({ catalogue }),
     pipeline,
+    simulatedLabs,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
     callbacks,
-    closeCallbackFetcher: () => callbackFetcher.close(),
+    closeCallbackFetcher: callbackPoster.close,
     files,
     fileLinks,
     renderConcurrency,
@@ -279,12 +271,11 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   // Services log through a logger that adds the trace id of the request being handled, if any.
   const log = withRequestTraceId(typeof options.logger === 'object' ? options.logger : silentLogger)
   const logError = (error: Error) => log.error({ err: error }, 'background job error')
-  const jobNames = [...JOB_NAMES, ...Object.keys(SCHEDULED_JOBS)]
   const jobs = await openJobQueue({
     db: options.db,
     connectionString: options.databaseUrl,
     schema: options.jobSchema ?? 'pgboss',
-    queues: jobNames,
+    queues: QUEUE_NAMES,
     onError: logError,
   })
   const signingSecret = await getOrCreateSetting(options.db, 'file-signing-secret', newSigningSecret())
@@ -305,7 +296,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const samples = loadSampleImages()
   const metrics = createMetrics({
     countJobs: () => jobs.countJobs(),
-    jobNames,
+    jobNames: QUEUE_NAMES,
     onError: (error) => log.warn({ err: error }, 'reading the job queue depth for the metrics failed'),
   })
   const health = createHealthService({
@@ -386,18 +377,13 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       })
     : null
   if (options.workers) {
-    await jobs.work(
-      buildJobRegistry(services.pipeline, services.callbacks, { renderConcurrency: services.renderConcurrency }),
-      {
-        pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
+    await startJobWorkers(jobs, services, {
+      renderConcurrency: services.renderConcurrency,
+      pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
+      report: (fields, message) => {
+        if (typeof options.logger === 'object') options.logger.info(fields, message)
       },
-    )
-    const scheduled = buildScheduledJobRegistry(services.pipeline, services.callbacks, (fields, message) => {
-      if (typeof options.logger === 'object') options.logger.info(fields, message)
     })
-    for (const name of Object.keys(SCHEDULED_JOBS) as ScheduledJobName[]) {
-      await jobs.schedule(name, SCHEDULED_JOBS[name], scheduled[name])
-    }
   }
   return {
     services,

@@ -4,20 +4,25 @@
 // re-run after a crash) adds nothing.
 import { createHash } from 'node:crypto'
 import { fromPglite, PgBoss } from 'pg-boss'
-import type { JobName, JobRequest } from '../domain/order-pipeline.ts'
+import type { JobName, JobPayloads, JobRequest } from '../domain/jobs.ts'
 import type { Database, Queryable } from './database.ts'
 import { PgliteDatabase } from './database.ts'
 
 export type { JobName, JobRequest }
 
+/** A definition for every job an order change can cause (jobs/registry.ts builds it). */
+export type JobDefinitions = { readonly [N in JobName]: JobDefinition<JobPayloads[N]> }
+
+/** What a service needs of the queue: adding jobs in the transaction of the change that causes them. */
+export type JobEnqueuer = Pick<JobQueue, 'enqueue'>
+
 /** Workers prove they are alive this often (pg-boss's minimum is 10 s). */
 const HEARTBEAT_SECONDS = 10
 const SUPERVISE_SECONDS = 5
 
-export type JobHandler = (data: Record<string, string | number>) => Promise<void>
-
-export interface JobDefinition {
-  handler: JobHandler
+/** How one kind of job runs; `handler` takes the payload the job was enqueued with. */
+export interface JobDefinition<Payload> {
+  handler: (data: Payload) => Promise<void>
   /** Jobs of this kind run at most this many at a time in one process. */
   concurrency: number
   /** pg-boss retries a job that threw or whose process died, this many times, with backoff. */
@@ -30,9 +35,9 @@ export interface JobQueue {
   /** Adds jobs in the caller's transaction (or on their own when `tx` is null). */
   enqueue(tx: Queryable | null, jobs: readonly JobRequest[]): Promise<void>
   /** Starts working every job of the registry in this process. */
-  work(registry: Readonly<Record<JobName, JobDefinition>>, options: { pollingIntervalSeconds: number }): Promise<void>
+  work(registry: JobDefinitions, options: { pollingIntervalSeconds: number }): Promise<void>
   /** Registers a job that runs on a cron schedule (once across all processes). */
-  schedule(name: string, cron: string, definition: JobDefinition): Promise<void>
+  schedule(name: string, cron: string, definition: JobDefinition<Record<string, never>>): Promise<void>
   /**
    * Puts a job the queue gave up on back in the queue, under its own id, to run now: a job that failed for
    * good (its retries spent) or was cancelled goes back to waiting, one that is gone (deleted after failing)
@@ -133,12 +138,13 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     },
 
     async work(registry, workOptions) {
-      for (const [name, definition] of Object.entries(registry) as [JobName, JobDefinition][]) {
+      // Each queue holds only jobs enqueued from a JobRequest of its name, so its payloads are that name's.
+      for (const [name, definition] of Object.entries(registry) as [JobName, JobDefinition<unknown>][]) {
         await boss.updateQueue(name, {
           retryLimit: definition.retryLimit,
           expireInSeconds: definition.expireInSeconds,
         })
-        await boss.work<Record<string, string | number>>(
+        await boss.work(
           name,
           {
             batchSize: 1,

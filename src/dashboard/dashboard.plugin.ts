@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Environment } from '../repositories/accounts.repository.ts'
+import type { Environment } from '../domain/environment.ts'
 import {
   csrfTokenOf,
   isCsrfTokenOf,

@@ -1,5 +1,5 @@
 // The page shell every dashboard page shares: head, navigation, the environment, notices, the footer.
-import type { Environment } from '../repositories/accounts.repository.ts'
+import type { Environment } from '../domain/environment.ts'
 import { type Html, html } from './html.ts'
 
 export const DASHBOARD_PATH = '/dashboard'

@@ -11,14 +11,9 @@
 // The service runs these under the order's row lock, in the same transaction as the pipeline's own steps, so
 // an action and a pipeline step on one order never interleave.
 import { parseId } from './ids.ts'
+import type { JobRequest } from './jobs.ts'
 import type { OrderDocument, Recipient, Shipment, Stage } from './order.ts'
-import {
-  type AllocatedShipment,
-  addShipment,
-  type JobRequest,
-  type PipelineShipment,
-  type PipelineState,
-} from './order-pipeline.ts'
+import { type AllocatedShipment, addShipment, type PipelineShipment, type PipelineState } from './order-pipeline.ts'
 
 export type Availability = 'Yes' | 'No'
 

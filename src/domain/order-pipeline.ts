@@ -11,6 +11,8 @@
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
+import type { Environment } from './environment.ts'
+import { type JobRequest, jobRequest } from './jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
 
@@ -26,37 +28,6 @@ export const ISSUE_CODES = {
   /** A prepaid order the balance cannot cover waits for a payment (docs/billing.md). */
   paymentAuthorisation: 'RequiresPaymentAuthorisation',
 } as const
-
-export const JOB_NAMES = [
-  'start-order',
-  'download-file',
-  'allocate-order',
-  'render-print-file',
-  'submit-shipment',
-  'simulated-lab-step',
-  /** One attempt to deliver a callback (services/callbacks.service.ts). */
-  'deliver-callback',
-] as const
-export type JobName = (typeof JOB_NAMES)[number]
-
-/** Jobs that run on a schedule rather than being caused by an order. */
-export const SCHEDULED_JOBS = {
-  /** Daily at 03:17 UTC: deletes kept asset copies past their retention. */
-  'expire-stored-files': '17 3 * * *',
-  /** Every 5 minutes: puts back callback delivery attempts whose job the queue gave up on (callbacks.md). */
-  'sweep-callback-deliveries': '*/5 * * * *',
-  /** Daily at 03:37 UTC: deletes finished callback deliveries, their attempts and events past their retention. */
-  'expire-callback-history': '37 3 * * *',
-} as const
-export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
-
-export interface JobRequest {
-  name: JobName
-  /** Deterministic: the same work always has the same key, so enqueuing it twice is harmless. */
-  key: string
-  data: Record<string, string | number>
-  startAfter?: Date
-}
 
 export interface StoredFile {
   blobKey: string
@@ -162,6 +133,16 @@ export interface PipelineState {
   traceId?: string
 }
 
+/** An order as the pipeline, the order actions and payments change it: its row's document and pipeline state. */
+export interface PipelineOrder {
+  orderNumber: number
+  accountId: number
+  environment: Environment
+  onHoldUntil: Date | null
+  document: OrderDocument
+  pipeline: PipelineState
+}
+
 export interface Transition {
   changed: boolean
   jobs: JobRequest[]
@@ -174,12 +155,7 @@ const NOTHING: Transition = { changed: false, jobs: [] }
  * request's) becomes the order's `pipeline.traceId`.
  */
 export function startOrderJob(orderId: string, onHoldUntil: Date | null, traceId?: string): JobRequest {
-  return {
-    name: 'start-order',
-    key: `start:${orderId}`,
-    data: traceId ? { orderId, traceId } : { orderId },
-    ...(onHoldUntil ? { startAfter: onHoldUntil } : {}),
-  }
+  return jobRequest('start-order', traceId ? { orderId, traceId } : { orderId }, onHoldUntil ?? undefined)
 }
 
 export function emptyPipeline(): PipelineState {
@@ -219,12 +195,7 @@ function findAsset(order: OrderDocument, assetId: string): { item: Item; index: 
 }
 
 function downloadJob(orderId: string, fileKey: string, attempt: number, startAfter?: Date): JobRequest {
-  return {
-    name: 'download-file',
-    key: `download:${orderId}:${fileKey}:${attempt}`,
-    data: { orderId, fileKey, attempt },
-    ...(startAfter ? { startAfter } : {}),
-  }
+  return jobRequest('download-file', { orderId, fileKey, attempt }, startAfter)
 }
 
 /** The order enters the pipeline: every file is queued for download. */
@@ -289,13 +260,7 @@ function beginAllocation(order: OrderDocument, pipeline: PipelineState): JobRequ
   pipeline.phase = 'allocating'
   pipeline.allocationRound += 1
   setDetail(order, 'allocateProductionLocation', 'InProgress')
-  return [
-    {
-      name: 'allocate-order',
-      key: `allocate:${order.id}:${pipeline.allocationRound}`,
-      data: { orderId: order.id, round: pipeline.allocationRound },
-    },
-  ]
+  return [jobRequest('allocate-order', { orderId: order.id, round: pipeline.allocationRound })]
 }
 
 export function recordDownloadSuccess(
@@ -457,11 +422,9 @@ export function addShipment(order: OrderDocument, pipeline: PipelineState, plann
     }
   }
   pipeline.shipments[planned.id] = { labCode: planned.labCode, state: 'allocated', printFiles, formats }
-  return Object.keys(printFiles).map((assetId) => ({
-    name: 'render-print-file' as const,
-    key: `render:${planned.id}:${assetId}`,
-    data: { orderId: order.id, shipmentId: planned.id, assetId },
-  }))
+  return Object.keys(printFiles).map((assetId) =>
+    jobRequest('render-print-file', { orderId: order.id, shipmentId: planned.id, assetId }),
+  )
 }
 
 export function recordPrintFile(
@@ -502,7 +465,7 @@ export function submissionJobs(order: OrderDocument, pipeline: PipelineState): J
   const jobs: JobRequest[] = []
   for (const [id, candidate] of Object.entries(pipeline.shipments)) {
     if (candidate.state !== 'allocated') continue
-    jobs.push({ name: 'submit-shipment', key: `submit:${id}`, data: { orderId: order.id, shipmentId: id } })
+    jobs.push(jobRequest('submit-shipment', { orderId: order.id, shipmentId: id }))
   }
   if (jobs.length > 0) setDetail(order, 'inProduction', 'InProgress')
   return jobs

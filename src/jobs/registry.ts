@@ -1,23 +1,42 @@
-// The closed list of background jobs: name -> handler, concurrency, retries. Start-up fails when a job
-// name of the pipeline has no entry here (the Record type makes a missing one a type error too).
-import type { JobDefinition } from '../adapters/job-queue.ts'
-import { JOB_NAMES, type JobName, SCHEDULED_JOBS, type ScheduledJobName } from '../domain/order-pipeline.ts'
+// The closed list of background jobs and how each runs: handler, concurrency, retries. The jobs an order change
+// causes are named, typed and keyed in domain/jobs.ts (the pure transitions ask for them); each handler here
+// takes that name's payload, so a payload read here is the payload enqueued there. The scheduled jobs are
+// defined here whole. Start-up fails when a job name has no entry (the mapped types make a missing one a type
+// error too).
+import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-queue.ts'
+import type { SimulatedLabs } from '../adapters/simulated-labs.ts'
+import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { PipelineService } from '../services/pipeline.service.ts'
 
-const text = (value: string | number | undefined) => String(value ?? '')
-const number = (value: string | number | undefined) => Number(value ?? 0)
+/** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
+export const SCHEDULED_JOBS = {
+  /** Daily at 03:17 UTC: deletes kept asset copies past their retention. */
+  'expire-stored-files': '17 3 * * *',
+  /** Every 5 minutes: puts back callback delivery attempts whose job the queue gave up on (callbacks.md). */
+  'sweep-callback-deliveries': '*/5 * * * *',
+  /** Daily at 03:37 UTC: deletes finished callback deliveries, their attempts and events past their retention. */
+  'expire-callback-history': '37 3 * * *',
+} as const
+export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
-export function buildJobRegistry(
-  pipeline: PipelineService,
-  callbacks: CallbacksService,
-  options: { renderConcurrency: number },
-): Record<JobName, JobDefinition> {
-  const registry: Record<JobName, JobDefinition> = {
+/** Every queue: the jobs orders cause, then the scheduled ones. */
+export const QUEUE_NAMES: readonly string[] = [...JOB_NAMES, ...Object.keys(SCHEDULED_JOBS)]
+
+/** What a scheduled job did, for the log (only when it did something). */
+export type ScheduledJobReport = (fields: Record<string, number>, message: string) => void
+
+export interface JobServices {
+  pipeline: PipelineService
+  callbacks: CallbacksService
+  simulatedLabs: SimulatedLabs
+}
+
+export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
+  const { pipeline, callbacks, simulatedLabs } = services
+  const registry: JobDefinitions = {
     'start-order': {
-      // Jobs queued before trace ids were kept carry none.
-      handler: (data) =>
-        pipeline.startOrder(text(data.orderId), data.traceId === undefined ? undefined : text(data.traceId)),
+      handler: ({ orderId, traceId }) => pipeline.startOrder(orderId, traceId),
       concurrency: 2,
       retryLimit: 10,
       expireInSeconds: 60,
@@ -25,31 +44,31 @@ export function buildJobRegistry(
     'download-file': {
       // Download failures are the pipeline's own retries (10 attempts, issues); pg-boss retries only
       // crashes and unexpected errors.
-      handler: (data) => pipeline.downloadFile(text(data.orderId), text(data.fileKey), number(data.attempt)),
+      handler: ({ orderId, fileKey, attempt }) => pipeline.downloadFile(orderId, fileKey, attempt),
       concurrency: 4,
       retryLimit: 5,
       expireInSeconds: 600,
     },
     'allocate-order': {
-      handler: (data) => pipeline.allocateOrder(text(data.orderId), number(data.round)),
+      handler: ({ orderId, round }) => pipeline.allocateOrder(orderId, round),
       concurrency: 2,
       retryLimit: 10,
       expireInSeconds: 60,
     },
     'render-print-file': {
-      handler: (data) => pipeline.renderPrintFile(text(data.orderId), text(data.shipmentId), text(data.assetId)),
+      handler: ({ orderId, shipmentId, assetId }) => pipeline.renderPrintFile(orderId, shipmentId, assetId),
       concurrency: options.renderConcurrency,
       retryLimit: 5,
       expireInSeconds: 900,
     },
     'submit-shipment': {
-      handler: (data) => pipeline.submitShipment(text(data.orderId), text(data.shipmentId)),
+      handler: ({ orderId, shipmentId }) => pipeline.submitShipment(orderId, shipmentId),
       concurrency: 2,
       retryLimit: 10,
       expireInSeconds: 60,
     },
     'simulated-lab-step': {
-      handler: (data) => pipeline.simulatedLabStep(text(data.orderId), text(data.shipmentId), text(data.step)),
+      handler: ({ orderId, shipmentId, step }) => simulatedLabs.runStep(pipeline, orderId, shipmentId, step),
       concurrency: 4,
       retryLimit: 10,
       expireInSeconds: 60,
@@ -57,7 +76,7 @@ export function buildJobRegistry(
     'deliver-callback': {
       // A failed attempt (no 2xx) is the delivery's own retry schedule, recorded with the delivery; pg-boss
       // retries only crashes and unexpected errors, and a re-run of an attempt already recorded does nothing.
-      handler: (data) => callbacks.deliver(number(data.deliveryId), number(data.attempt)),
+      handler: ({ deliveryId, attempt }) => callbacks.deliver(deliveryId, attempt),
       concurrency: 8,
       retryLimit: 10,
       // The POST has 15 s; the rest is the two short database steps around it.
@@ -69,16 +88,13 @@ export function buildJobRegistry(
   return registry
 }
 
-/** What a scheduled job did, for the log (only when it did something). */
-export type ScheduledJobReport = (fields: Record<string, number>, message: string) => void
-
 /** The jobs of SCHEDULED_JOBS (each runs once per schedule across all processes): name -> handler. */
 export function buildScheduledJobRegistry(
-  pipeline: PipelineService,
-  callbacks: CallbacksService,
+  services: JobServices,
   report: ScheduledJobReport,
-): Record<ScheduledJobName, JobDefinition> {
-  const registry: Record<ScheduledJobName, JobDefinition> = {
+): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
+  const { pipeline, callbacks } = services
+  const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
         const deleted = await pipeline.expireStoredFiles()
@@ -113,4 +129,17 @@ export function buildScheduledJobRegistry(
   const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])
   if (missing.length > 0) throw new Error(`scheduled jobs without a handler: ${missing.join(', ')}`)
   return registry
+}
+
+/** Works every job of the registry in this process and registers the scheduled ones. */
+export async function startJobWorkers(
+  queue: JobQueue,
+  services: JobServices,
+  options: { renderConcurrency: number; pollingIntervalSeconds: number; report: ScheduledJobReport },
+): Promise<void> {
+  await queue.work(buildJobRegistry(services, options), { pollingIntervalSeconds: options.pollingIntervalSeconds })
+  const scheduled = buildScheduledJobRegistry(services, options.report)
+  for (const name of Object.keys(SCHEDULED_JOBS) as ScheduledJobName[]) {
+    await queue.schedule(name, SCHEDULED_JOBS[name], scheduled[name])
+  }
 }

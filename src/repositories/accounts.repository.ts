@@ -1,7 +1,6 @@
 // SQL for accounts and their API keys.
 import type { Queryable } from '../adapters/database.ts'
-
-export type Environment = 'sandbox' | 'live'
+import type { Environment } from '../domain/environment.ts'
 
 export type BillingMode = 'invoice' | 'prepaid'
 export const BILLING_MODES: readonly BillingMode[] = ['invoice', 'prepaid']

@@ -2,7 +2,7 @@
 // attempts.
 import type { Queryable } from '../adapters/database.ts'
 import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
-import type { Environment } from './accounts.repository.ts'
+import type { Environment } from '../domain/environment.ts'
 
 /**
  * Locks the account's row until the transaction ends and returns its callback URL. Every transaction that

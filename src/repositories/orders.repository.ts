@@ -3,8 +3,8 @@
 
 import { randomBytes } from 'node:crypto'
 import type { Queryable } from '../adapters/database.ts'
+import type { Environment } from '../domain/environment.ts'
 import type { NewOrderIds, OrderDocument } from '../domain/order.ts'
-import type { Environment } from './accounts.repository.ts'
 
 export interface OrderScope {
   accountId: number

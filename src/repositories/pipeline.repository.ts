@@ -1,17 +1,8 @@
 // SQL of the fulfilment pipeline: the locked read-modify-write of an order, shipment IDs, lab jobs.
 import type { Queryable } from '../adapters/database.ts'
+import type { Environment } from '../domain/environment.ts'
 import type { OrderDocument } from '../domain/order.ts'
-import { isAwaitingPayment, type PipelineState, pipelineOf } from '../domain/order-pipeline.ts'
-import type { Environment } from './accounts.repository.ts'
-
-export interface PipelineOrder {
-  orderNumber: number
-  accountId: number
-  environment: Environment
-  onHoldUntil: Date | null
-  document: OrderDocument
-  pipeline: PipelineState
-}
+import { isAwaitingPayment, type PipelineOrder, pipelineOf } from '../domain/order-pipeline.ts'
 
 interface OrderRow {
   accountId: number | string

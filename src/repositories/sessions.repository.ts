@@ -1,6 +1,6 @@
 // SQL for dashboard sessions: a session stands for the API key it was made from (migration 0006).
 import type { Queryable } from '../adapters/database.ts'
-import type { Environment } from './accounts.repository.ts'
+import type { Environment } from '../domain/environment.ts'
 
 export interface SessionOwner {
   accountId: number

@@ -2,6 +2,7 @@
 // only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
@@ -14,7 +15,6 @@ import {
   BILLING_MODES,
   type BillingMode,
   countAccounts,
-  type Environment,
   ensureSigningSecret,
   findAccount,
   findActiveApiKey,

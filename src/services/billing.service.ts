@@ -21,9 +21,10 @@ import {
   newBillingState,
   type PriceLine,
 } from '../domain/charges.ts'
+import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import type { Issue } from '../domain/order.ts'
-import { ISSUE_CODES, isAwaitingPayment, type JobRequest, submissionJobs } from '../domain/order-pipeline.ts'
+import { ISSUE_CODES, isAwaitingPayment, type PipelineOrder, submissionJobs } from '../domain/order-pipeline.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import {
   creditBalance,
@@ -33,7 +34,6 @@ import {
   type LedgerEntryKind,
   readBalance,
 } from '../repositories/billing.repository.ts'
-import type { PipelineOrder } from '../repositories/pipeline.repository.ts'
 
 const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
 

@@ -4,9 +4,10 @@
 // attempts, redelivery, and the events feed for merchants who poll.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import { formatId, parseId } from '../domain/ids.ts'
-import type { JobRequest } from '../domain/order-pipeline.ts'
+import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { webhookHeaders } from '../domain/webhook-signature.ts'
 import { ensureSigningSecret, findAccount, readSigningSecrets } from '../repositories/accounts.repository.ts'
@@ -34,9 +35,7 @@ import {
   type ServiceMetrics,
   silentLogger,
 } from './observability.ts'
-import { deliveryJob } from './order-events.service.ts'
 import type { FileLinkRefresher } from './orders.service.ts'
-import type { JobEnqueuer } from './pipeline.service.ts'
 
 /**
  * Delay before each attempt, counted from the failure of the one before (the first is immediate): immediately,

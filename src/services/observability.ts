@@ -1,7 +1,7 @@
 // The two small interfaces services report through: a logger (pino satisfies it; services never import pino)
 // and the counters and timings operators scrape (src/adapters/metrics.ts implements them with prom-client).
 // Both have a silent version for code that runs without them (CLI commands, unit tests).
-import type { Environment } from '../repositories/accounts.repository.ts'
+import type { Environment } from '../domain/environment.ts'
 
 export type LogFields = Record<string, unknown>
 

@@ -4,8 +4,10 @@
 // the lock second sees what the first did.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
 import { parseId } from '../domain/ids.ts'
+import type { JobRequest } from '../domain/jobs.ts'
 import { METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
 import {
   type AvailableActions,
@@ -19,22 +21,17 @@ import {
   type UpdateOutcome,
   updateRecipient,
 } from '../domain/order-actions.ts'
-import { itemsAwaitingAllocation, type JobRequest } from '../domain/order-pipeline.ts'
+import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
-import {
-  drawShipmentIds,
-  lockOrder,
-  type PipelineOrder,
-  readOrder,
-  saveOrder,
-} from '../repositories/pipeline.repository.ts'
+import { drawShipmentIds, readOrder } from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { type LogFields, type ServiceLogger, silentLogger } from './observability.ts'
-import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
+import { createOrderChanger } from './order-change.ts'
+import type { OrderEventsService } from './order-events.service.ts'
 import type { FileLinkRefresher } from './orders.service.ts'
-import { type Allocator, type JobEnqueuer, orderLogFields } from './pipeline.service.ts'
+import { type Allocator, orderLogFields } from './pipeline.service.ts'
 
 export interface OrderActionsDeps {
   db: Database
@@ -69,9 +66,13 @@ export function orderNumberOf(orderId: string): number {
 /** The caller's own order, or EntityNotFound (another account's or environment's order does not exist). */
 export function ownOrder(caller: Caller, orderId: string, order: PipelineOrder | undefined): PipelineOrder {
   if (!order || order.accountId !== caller.accountId || order.environment !== caller.environment) {
-    throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
+    throw orderNotFound(orderId)
   }
   return order
+}
+
+function orderNotFound(orderId: string): ServiceError {
+  return new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
 }
 
 interface Change<T> {
@@ -88,36 +89,26 @@ type ActionName = 'cancel' | 'updateShippingMethod' | 'updateRecipient' | 'updat
 export function createOrderActionsService(deps: OrderActionsDeps) {
   const { db, clock } = deps
   const log = deps.log ?? silentLogger
+  const changes = createOrderChanger(deps)
 
-  /**
-   * Locks the caller's order, applies `action`, saves it and enqueues its jobs, in one transaction; once
-   * committed, logs what the action did.
-   */
+  /** Changes the caller's order by `action` (services/order-change.ts); once committed, logs what it did. */
   async function act<T>(
     name: ActionName,
     caller: Caller,
     orderId: string,
     action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
   ): Promise<ActionResult<T>> {
-    const orderNumber = orderNumberOf(orderId)
-    const { result, logFields } = await db.transaction(async (tx) => {
-      const order = ownOrder(caller, orderId, await lockOrder(tx, orderNumber))
-      const before = snapshotOf(order)
-      const change = await action(order, tx, clock.now())
-      if (change.changed) {
-        await saveOrder(tx, order)
-        await deps.events.record(tx, before, order)
-      }
-      if (change.jobs && change.jobs.length > 0) await deps.jobs.enqueue(tx, change.jobs)
-      return {
-        result: {
-          outcome: change.outcome,
-          shipmentUpdateResults: change.shipmentUpdateResults ?? [],
-          orderJson: deps.fileLinks.refresh(JSON.stringify(order.document)),
-        },
-        logFields: { ...orderLogFields(order), changed: change.changed, ...change.logFields },
-      }
-    })
+    const applied = await changes.change(orderNumberOf(orderId), (order, tx) =>
+      action(ownOrder(caller, orderId, order), tx, clock.now()),
+    )
+    if (!applied) throw orderNotFound(orderId)
+    const { order, result: change } = applied
+    const result = {
+      outcome: change.outcome,
+      shipmentUpdateResults: change.shipmentUpdateResults ?? [],
+      orderJson: deps.fileLinks.refresh(JSON.stringify(order.document)),
+    }
+    const logFields = { ...orderLogFields(order), changed: change.changed, ...change.logFields }
     log.info(
       { ...logFields, step: name === 'cancel' ? 'cancel' : 'action', action: name, outcome: result.outcome },
       `${name} on ${orderId}: ${String(result.outcome)}`,

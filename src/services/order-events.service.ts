@@ -4,12 +4,14 @@
 // its first delivery job, in the same transaction, so a committed event is always delivered.
 import type { Clock } from '../adapters/clock.ts'
 import type { Queryable } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { Environment } from '../domain/environment.ts'
 import { formatId } from '../domain/ids.ts'
+import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { buildCloudEvent, eventType, orderEventsOf } from '../domain/order-events.ts'
-import type { JobRequest, PipelinePhase } from '../domain/order-pipeline.ts'
+import type { PipelineOrder, PipelinePhase } from '../domain/order-pipeline.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
-import type { Environment } from '../repositories/accounts.repository.ts'
 import {
   drawEventIds,
   insertDelivery,
@@ -17,8 +19,6 @@ import {
   lastOrderSequence,
   lockAccountForEvents,
 } from '../repositories/events.repository.ts'
-import type { PipelineOrder } from '../repositories/pipeline.repository.ts'
-import type { JobEnqueuer } from './pipeline.service.ts'
 
 /** The order as a transaction found it, right after locking it. */
 export interface OrderSnapshot {
@@ -37,16 +37,6 @@ export interface OrderEventsDeps {
   vendor: string
   /** The CloudEvent `source`: where the order can be read (the environment's API address). */
   sourceOf: (environment: Environment, orderId: string) => string
-}
-
-/** The first attempt of a delivery, and every later one: deterministic keys, so a re-run enqueues nothing new. */
-export function deliveryJob(deliveryId: number, attempt: number, startAfter?: Date): JobRequest {
-  return {
-    name: 'deliver-callback',
-    key: `callback:${deliveryId}:${attempt}`,
-    data: { deliveryId, attempt },
-    ...(startAfter ? { startAfter } : {}),
-  }
 }
 
 export function createOrderEventsService(deps: OrderEventsDeps) {

@@ -2,6 +2,7 @@
 // transaction; from the pipeline issue on, the same transaction enqueues the jobs the change causes.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { matchOrderItems } from '../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
@@ -31,7 +32,6 @@ import {
 } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
-import type { JobEnqueuer } from './pipeline.service.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
 export interface CreateOrderInput {

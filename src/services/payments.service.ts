@@ -3,17 +3,20 @@
 // and the order paid from it in one transaction, which releases the order to its labs.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { CardDetails, PaymentProvider } from '../adapters/payment-provider.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
+import type { PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import { listOrdersAwaitingPayment, readBalance } from '../repositories/billing.repository.ts'
-import { lockOrder, type PipelineOrder, readOrder, saveOrder } from '../repositories/pipeline.repository.ts'
+import { readOrder } from '../repositories/pipeline.repository.ts'
 import { type BillingService, paymentTokenMatches } from './billing.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
-import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
-import { type JobEnqueuer, orderLogFields } from './pipeline.service.ts'
+import { createOrderChanger } from './order-change.ts'
+import type { OrderEventsService } from './order-events.service.ts'
+import { orderLogFields } from './pipeline.service.ts'
 
 export interface PaymentPageFacts {
   orderId: string
@@ -46,6 +49,7 @@ export function createPaymentsService(deps: {
 }) {
   const { db } = deps
   const log = deps.log ?? silentLogger
+  const orders = createOrderChanger(deps)
 
   /** The order behind a payment link, or EntityNotFound for any link that is not one (no hint which part is wrong). */
   async function orderOfLink(orderId: string, token: string): Promise<PipelineOrder> {
@@ -108,23 +112,17 @@ export function createPaymentsService(deps: {
       }
       // The money is the account's from here on: credited first, then the order is paid from the balance. If
       // the order changed in between (a cancel, a cheaper method), what is not needed stays on the balance.
-      const released = await db.transaction(async (tx) => {
-        const order = await lockOrder(tx, parseId('ord', orderId) as number)
-        if (!order) throw new ServiceError('EntityNotFound', NOT_FOUND)
-        const before = snapshotOf(order)
+      const paid = await orders.change(parseId('ord', orderId) as number, async (order, tx) => {
         await deps.billing.credit(tx, order.accountId, due, 'card-payment', {
           currency: facts.currency,
           reference: `${deps.provider.name}:${result.reference}`,
           order,
         })
         const settled = await deps.billing.settleFromBalance(tx, order)
-        if (settled.paid) {
-          await saveOrder(tx, order)
-          await deps.events.record(tx, before, order)
-        }
-        if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
-        return settled.paid
+        return { changed: settled.paid, jobs: settled.jobs }
       })
+      if (!paid) throw new ServiceError('EntityNotFound', NOT_FOUND)
+      const released = paid.result.changed
       log.info(
         {
           ...orderLogFields(order),
@@ -156,17 +154,11 @@ export function createPaymentsService(deps: {
       const releasedOrderIds: string[] = []
       // One transaction per order, each locking the order before the account (the order every path takes).
       for (const orderNumber of await listOrdersAwaitingPayment(db, accountId)) {
-        const paid = await db.transaction(async (tx) => {
-          const order = await lockOrder(tx, orderNumber)
-          if (!order) return null
-          const before = snapshotOf(order)
-          const settled = await deps.billing.settleFromBalance(tx, order)
-          if (!settled.paid) return null
-          await saveOrder(tx, order)
-          await deps.events.record(tx, before, order)
-          if (settled.jobs.length > 0) await deps.jobs.enqueue(tx, settled.jobs)
-          return order
+        const settled = await orders.change(orderNumber, async (order, tx) => {
+          const { paid, jobs } = await deps.billing.settleFromBalance(tx, order)
+          return { changed: paid, jobs }
         })
+        const paid = settled?.result.changed ? settled.order : null
         if (paid) {
           releasedOrderIds.push(paid.document.id)
           log.info(

@@ -2,24 +2,25 @@
 // happens outside any transaction; its result is then applied to the order by a pure transition from
 // domain/order-pipeline.ts inside one transaction that locks the order row, saves it and enqueues the jobs
 // the change causes. Every step is idempotent, so a job re-run after a crash converges.
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { SimulatedLabSettings } from '../adapters/simulated-labs.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
 import { followReallocatedItems, linesOfShipments } from '../domain/charges.ts'
+import type { Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
+import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import {
   applyAllocation,
   DOWNLOAD_MAX_ATTEMPTS,
   isAwaitingPayment,
   itemsAwaitingAllocation,
-  type JobRequest,
   type LabReport,
+  type PipelineOrder,
   type PipelineState,
   type PrintFile,
   type PrintFileGeometry,
@@ -36,15 +37,7 @@ import {
   type Transition,
 } from '../domain/order-pipeline.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
-import type { Environment } from '../repositories/accounts.repository.ts'
-import {
-  drawShipmentIds,
-  lockOrder,
-  type PipelineOrder,
-  readOrder,
-  saveOrder,
-  upsertLabJob,
-} from '../repositories/pipeline.repository.ts'
+import { drawShipmentIds, readOrder, upsertLabJob } from '../repositories/pipeline.repository.ts'
 import type { BillingService } from './billing.service.ts'
 import {
   type LogFields,
@@ -56,7 +49,8 @@ import {
   silentLogger,
 } from './observability.ts'
 import type { AllocationOutcome, AllocationRequest, PlannedOrderShipment } from './order-allocation.ts'
-import { type OrderEventsService, snapshotOf } from './order-events.service.ts'
+import { type ChangedOrder, createOrderChanger } from './order-change.ts'
+import type { OrderEventsService } from './order-events.service.ts'
 
 // ---- The small interfaces this service needs from the outside world (adapters implement them) ----
 
@@ -95,16 +89,15 @@ export interface PrintFileRenderer {
   renderThumbnail(input: string | Buffer): Promise<Buffer>
 }
 
+/** Runs `use` with a local file path of its own, removed once `use` settles (adapters/scratch-files.ts). */
+export type ScratchFileProvider = <R>(use: (path: string) => Promise<R>) => Promise<R>
+
 export type PdfChecker = (input: Buffer, expectedPageCount: number | null) => Promise<{ pageCount: number }>
 
 export type Allocator = (request: AllocationRequest) => AllocationOutcome
 
-export interface JobEnqueuer {
-  enqueue(tx: Queryable | null, jobs: readonly JobRequest[]): Promise<void>
-}
-
 /** What happens once a shipment is submitted to its lab: the jobs that follow, in the same transaction. */
-interface LabConnector {
+export interface LabConnector {
   afterSubmit(orderId: string, shipmentId: string): JobRequest[]
 }
 
@@ -117,24 +110,14 @@ export interface FileLinker {
   url(environment: Environment, key: string): string
 }
 
-export interface PipelineSettings {
+/** The pipeline's settings, with those of the simulated labs it hands shipments to (one set of options). */
+export interface PipelineSettings extends SimulatedLabSettings {
   /** Base delay of download retries (attempt n waits base x 2^(n-2)). */
   downloadRetryBaseSeconds: number
-  /** Pace of the simulated labs: the time between their steps. */
-  simulatedLabStepSeconds: number
   /** Live orders use the simulated labs too (demos); Sandbox always does. */
   simulateLiveLabs: boolean
-  /** Simulated labs report these SKUs out of stock (tests, demos). */
-  simulatedUnavailableSkus: readonly string[]
   /** Days the kept copies of assets are stored. */
   assetRetentionDays: number
-  /** Share (0 to 1) of shipments a simulated lab rejects, chosen by shipment id so runs repeat exactly. */
-  simulatedRejectRate: number
-}
-
-/** A stable number in [0, 1) for a shipment, so a simulated lab's choice repeats on a re-run. */
-export function simulatedDraw(shipmentId: string): number {
-  return createHash('sha256').update(shipmentId).digest().readUInt32BE(0) / 2 ** 32
 }
 
 export interface PipelineDeps {
@@ -144,12 +127,15 @@ export interface PipelineDeps {
   catalogue: Catalogue
   fetcher: AssetFetcher
   files: FileStore
+  withScratchFile: ScratchFileProvider
   renderer: PrintFileRenderer
   checkPdf: PdfChecker
   allocate: Allocator
   billing: BillingService
   fileLinks: FileLinker
   settings: PipelineSettings
+  /** Where Sandbox orders (and Live ones in a demo) are submitted: adapters/simulated-labs.ts. */
+  simulatedLabs: LabConnector
   /** Writes the callbacks a change causes, in its transaction. */
   events: OrderEventsService
   /** One line per step outcome (docs/operations.md); silent when absent. */
@@ -194,7 +180,7 @@ function previewBlobKey(orderId: string, shipmentId: string, assetId: string): s
 }
 
 export function createPipelineService(deps: PipelineDeps) {
-  const { db, jobs, clock } = deps
+  const { db, clock } = deps
   const log = deps.log ?? silentLogger
   const metrics = deps.metrics ?? noMetrics
 
@@ -211,39 +197,24 @@ export function createPipelineService(deps: PipelineDeps) {
   }
 
   /** An order as a transition left it, and what the transition returned. */
-  interface Applied {
-    order: PipelineOrder
-    result: Transition
-  }
+  type Applied = ChangedOrder<Transition>
+
+  const orders = createOrderChanger(deps)
 
   /**
-   * Locks the order, applies `change`, saves and enqueues its jobs, all in one transaction. Once committed, if the
-   * order changed, `logStep` writes the step's line; then an order that has just completed or stopped says so,
-   * whichever step brought it there.
+   * Changes the order (services/order-change.ts). Once committed, if the order changed, `logStep` writes the
+   * step's line; then an order that has just completed or stopped says so, whichever step brought it there.
    */
   async function transition(
     orderNumber: number,
     change: (order: PipelineOrder, tx: Queryable) => Promise<Transition> | Transition,
     logStep?: (applied: Applied) => void,
   ): Promise<Applied | undefined> {
-    let phaseBefore: PipelineState['phase'] | undefined
-    const applied = await db.transaction(async (tx) => {
-      const order = await lockOrder(tx, orderNumber)
-      if (!order) return undefined
-      phaseBefore = order.pipeline.phase
-      const before = snapshotOf(order)
-      const result = await change(order, tx)
-      if (result.changed) {
-        await saveOrder(tx, order)
-        await deps.events.record(tx, before, order)
-      }
-      if (result.jobs.length > 0) await jobs.enqueue(tx, result.jobs)
-      return { order, result }
-    })
+    const applied = await orders.change(orderNumber, change)
     if (!applied?.result.changed) return applied
     logStep?.(applied)
     const { order } = applied
-    if (order.pipeline.phase === phaseBefore) return applied
+    if (order.pipeline.phase === applied.before.phase) return applied
     if (order.pipeline.phase === 'complete') {
       log.info({ ...orderLogFields(order), step: 'complete' }, `order ${order.document.id} complete`)
     } else if (order.pipeline.phase === 'failed') {
@@ -263,21 +234,9 @@ export function createPipelineService(deps: PipelineDeps) {
    * simulated one also starts its timer-driven steps, which call the same report functions a real lab does.
    */
   const labApiConnector: LabConnector = { afterSubmit: () => [] }
-  const simulatedLabConnector: LabConnector = {
-    afterSubmit: (orderId, shipmentId) => [simulatedStep(orderId, shipmentId, 'acknowledge')],
-  }
   function labConnectorFor(environment: Environment): LabConnector {
     // Sandbox never fulfils for real; Live uses the simulated labs only when configured for a demo.
-    return environment === 'sandbox' || deps.settings.simulateLiveLabs ? simulatedLabConnector : labApiConnector
-  }
-
-  function simulatedStep(orderId: string, shipmentId: string, step: string, attempt = 0): JobRequest {
-    return {
-      name: 'simulated-lab-step',
-      key: `simulated-lab:${shipmentId}:${step}:${attempt}`,
-      data: { orderId, shipmentId, step },
-      startAfter: new Date(clock.now().getTime() + deps.settings.simulatedLabStepSeconds * 1000),
-    }
+    return environment === 'sandbox' || deps.settings.simulateLiveLabs ? deps.simulatedLabs : labApiConnector
   }
 
   function logLabReport({ order }: Applied, shipmentId: string, report: LabReport): void {
@@ -369,40 +328,38 @@ export function createPipelineService(deps: PipelineDeps) {
       const file = snapshot?.pipeline.files[fileKey]
       if (!snapshot || !file || file.status !== 'pending' || attempt <= file.failedAttempts) return
       const started = performance.now()
-      const workDir = await mkdtemp(join(tmpdir(), 'printroute-download-'))
-      const path = join(workDir, 'file')
       let stored: StoredFile | undefined
       let thumbnailUrl: string | null = null
       let failure: string | undefined
-      try {
-        const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
-        const blobKey = assetBlobKey(orderId, fileKey)
-        await deps.files.put(blobKey, path, downloaded.contentType)
-        stored = {
-          blobKey,
-          contentType: downloaded.contentType,
-          bytes: downloaded.bytes,
-          md5: downloaded.md5,
-          width: null,
-          height: null,
-        }
-        if (file.kind === 'asset' && downloaded.contentType !== 'application/pdf') {
-          try {
-            const thumbnailKey = `thumbnails/${orderId}/${fileKey}.jpg`
-            await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
-            // Stored as a token: every read of the order turns it into a link valid from then.
-            thumbnailUrl = deps.fileLinks.token(snapshot.environment, thumbnailKey)
-          } catch (error) {
-            // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
-            stored = undefined
-            failure = `the file is not a readable image (${(error as Error).message})`
+      await deps.withScratchFile(async (path) => {
+        try {
+          const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
+          const blobKey = assetBlobKey(orderId, fileKey)
+          await deps.files.put(blobKey, path, downloaded.contentType)
+          stored = {
+            blobKey,
+            contentType: downloaded.contentType,
+            bytes: downloaded.bytes,
+            md5: downloaded.md5,
+            width: null,
+            height: null,
           }
+          if (file.kind === 'asset' && downloaded.contentType !== 'application/pdf') {
+            try {
+              const thumbnailKey = `thumbnails/${orderId}/${fileKey}.jpg`
+              await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
+              // Stored as a token: every read of the order turns it into a link valid from then.
+              thumbnailUrl = deps.fileLinks.token(snapshot.environment, thumbnailKey)
+            } catch (error) {
+              // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
+              stored = undefined
+              failure = `the file is not a readable image (${(error as Error).message})`
+            }
+          }
+        } catch (error) {
+          failure = (error as Error).message
         }
-      } catch (error) {
-        failure = (error as Error).message
-      } finally {
-        await rm(workDir, { recursive: true, force: true })
-      }
+      })
       const ms = Math.round(performance.now() - started)
       metrics.assetDownload(stored ? 'ok' : 'failed')
       const now = clock.now()
@@ -628,7 +585,7 @@ export function createPipelineService(deps: PipelineDeps) {
       }
       await transition(orderNumberOf(orderId), submit, ({ order }) => {
         const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
-        const connector = labConnectorFor(order.environment) === simulatedLabConnector ? 'simulated' : 'lab API'
+        const connector = labConnectorFor(order.environment) === labApiConnector ? 'lab API' : 'simulated'
         log.info(
           { ...orderLogFields(order), step: 'submit', shipmentId, labCode, connector },
           `shipment ${shipmentId} submitted to lab ${labCode} (${connector})`,
@@ -639,49 +596,9 @@ export function createPipelineService(deps: PipelineDeps) {
     /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
     reportLab,
 
-    /** One step of a simulated lab: acknowledge (or refuse), produce, ship. */
-    async simulatedLabStep(orderId: string, shipmentId: string, step: string): Promise<void> {
-      const snapshot = await readOrder(db, orderNumberOf(orderId))
-      const shipment = snapshot?.document.shipments.find((candidate) => candidate.id === shipmentId)
-      if (!snapshot || !shipment) return
-      const now = clock.now()
-      if (step === 'acknowledge') {
-        const unavailable = shipment.items
-          .map((entry) => snapshot.document.items.find((item) => item.id === entry.itemId))
-          .filter(
-            (item) =>
-              item &&
-              deps.settings.simulatedUnavailableSkus.some((sku) => sku.toLowerCase() === item.sku.toLowerCase()),
-          )
-          .map((item) => item?.id as string)
-        if (unavailable.length > 0) {
-          await reportLab(orderId, shipmentId, {
-            kind: 'rejected',
-            reason: 'out of stock',
-            unavailableItemIds: unavailable,
-          })
-          return
-        }
-        if (simulatedDraw(shipmentId) < deps.settings.simulatedRejectRate) {
-          await reportLab(orderId, shipmentId, {
-            kind: 'rejected',
-            reason: 'simulated rejection',
-            unavailableItemIds: [],
-          })
-          return
-        }
-        await reportLab(orderId, shipmentId, { kind: 'acknowledged' }, [simulatedStep(orderId, shipmentId, 'produce')])
-      } else if (step === 'produce') {
-        await reportLab(orderId, shipmentId, { kind: 'inProduction' }, [simulatedStep(orderId, shipmentId, 'ship')])
-      } else if (step === 'ship') {
-        const trackingNumber = `SIM${shipmentId.replace('shp_', '').padStart(10, '0')}`
-        await reportLab(orderId, shipmentId, {
-          kind: 'shipped',
-          carrier: null,
-          tracking: { number: trackingNumber, url: `https://tracking.example.com/track?number=${trackingNumber}` },
-          dispatchDate: now,
-        })
-      }
+    /** The order as it stands, unlocked (the simulated labs read their shipments from it). */
+    orderOf(orderId: string): Promise<PipelineOrder | undefined> {
+      return readOrder(db, orderNumberOf(orderId))
     },
 
     /** Deletes kept copies and print files older than the retention period; returns how many. */

@@ -5,7 +5,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
-import { type Environment, findActiveApiKeyOwner } from '../repositories/accounts.repository.ts'
+import type { Environment } from '../domain/environment.ts'
+import { findActiveApiKeyOwner } from '../repositories/accounts.repository.ts'
 import {
   deleteExpiredSessions,
   deleteSession,

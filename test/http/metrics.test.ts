@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { JOB_NAMES } from '../../src/domain/order-pipeline.ts'
+import { JOB_NAMES } from '../../src/domain/jobs.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, PHONE_CASE, startImageServer } from '../support/pipeline-driver.ts'

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net'
 import sharp from 'sharp'
 import { parseId } from '../../src/domain/ids.ts'
 import type { OrderDocument } from '../../src/domain/order.ts'
-import { type PipelineOrder, readOrder } from '../../src/repositories/pipeline.repository.ts'
+import type { PipelineOrder } from '../../src/domain/order-pipeline.ts'
+import { readOrder } from '../../src/repositories/pipeline.repository.ts'
 import type { TestApp } from './test-app.ts'
 
 export interface ImageServer {

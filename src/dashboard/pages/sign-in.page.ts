@@ -1,5 +1,5 @@
 // The sign-in form: an API key in, a session cookie out (dashboard.plugin.ts does the exchange).
-import type { Environment } from '../../repositories/accounts.repository.ts'
+import type { Environment } from '../../domain/environment.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, environmentName } from '../layout.ts'
 

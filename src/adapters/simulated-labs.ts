@@ -1,0 +1,97 @@
+// The simulated labs: the connector Sandbox orders (and Live ones in a demo) are submitted to instead of the
+// lab API. Each shipment goes through timer-driven steps, one job each, that report to the pipeline exactly as
+// a real lab does through the lab API: acknowledge (or refuse), produce, ship.
+import { createHash } from 'node:crypto'
+import { type JobRequest, jobRequest, type SimulatedLabStep } from '../domain/jobs.ts'
+import type { LabReport, PipelineOrder } from '../domain/order-pipeline.ts'
+import type { Clock } from './clock.ts'
+
+export interface SimulatedLabSettings {
+  /** The time between a simulated lab's steps. */
+  simulatedLabStepSeconds: number
+  /** SKUs the simulated labs report out of stock (tests, demos). */
+  simulatedUnavailableSkus: readonly string[]
+  /** Share (0 to 1) of shipments a simulated lab rejects, chosen by shipment id so runs repeat exactly. */
+  simulatedRejectRate: number
+}
+
+/** What a simulated lab needs of the pipeline: the order, and where its reports go (the lab API's path too). */
+export interface SimulatedLabPipeline {
+  orderOf(orderId: string): Promise<PipelineOrder | undefined>
+  /** `followUp`: jobs enqueued with the change the report makes (the lab's next step). */
+  reportLab(orderId: string, shipmentId: string, report: LabReport, followUp?: JobRequest[]): Promise<unknown>
+}
+
+/** A stable number in [0, 1) for a shipment, so a simulated lab's choice repeats on a re-run. */
+export function simulatedDraw(shipmentId: string): number {
+  return createHash('sha256').update(shipmentId).digest().readUInt32BE(0) / 2 ** 32
+}
+
+export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLabSettings }) {
+  const { clock, settings } = deps
+
+  function stepJob(orderId: string, shipmentId: string, step: SimulatedLabStep): JobRequest {
+    const startAfter = new Date(clock.now().getTime() + settings.simulatedLabStepSeconds * 1000)
+    return jobRequest('simulated-lab-step', { orderId, shipmentId, step }, startAfter)
+  }
+
+  return {
+    /** A shipment was submitted: its lab starts working on it after one step's time. */
+    afterSubmit(orderId: string, shipmentId: string): JobRequest[] {
+      return [stepJob(orderId, shipmentId, 'acknowledge')]
+    },
+
+    /** One step of a simulated lab on a shipment, reported to `pipeline`. */
+    async runStep(
+      pipeline: SimulatedLabPipeline,
+      orderId: string,
+      shipmentId: string,
+      step: SimulatedLabStep,
+    ): Promise<void> {
+      const order = await pipeline.orderOf(orderId)
+      const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
+      if (!order || !shipment) return
+      const now = clock.now()
+      if (step === 'acknowledge') {
+        const unavailable = shipment.items
+          .map((entry) => order.document.items.find((item) => item.id === entry.itemId))
+          .filter(
+            (item) =>
+              item && settings.simulatedUnavailableSkus.some((sku) => sku.toLowerCase() === item.sku.toLowerCase()),
+          )
+          .map((item) => item?.id as string)
+        if (unavailable.length > 0) {
+          await pipeline.reportLab(orderId, shipmentId, {
+            kind: 'rejected',
+            reason: 'out of stock',
+            unavailableItemIds: unavailable,
+          })
+          return
+        }
+        if (simulatedDraw(shipmentId) < settings.simulatedRejectRate) {
+          await pipeline.reportLab(orderId, shipmentId, {
+            kind: 'rejected',
+            reason: 'simulated rejection',
+            unavailableItemIds: [],
+          })
+          return
+        }
+        await pipeline.reportLab(orderId, shipmentId, { kind: 'acknowledged' }, [
+          stepJob(orderId, shipmentId, 'produce'),
+        ])
+      } else if (step === 'produce') {
+        await pipeline.reportLab(orderId, shipmentId, { kind: 'inProduction' }, [stepJob(orderId, shipmentId, 'ship')])
+      } else if (step === 'ship') {
+        const trackingNumber = `SIM${shipmentId.replace('shp_', '').padStart(10, '0')}`
+        await pipeline.reportLab(orderId, shipmentId, {
+          kind: 'shipped',
+          carrier: null,
+          tracking: { number: trackingNumber, url: `https://tracking.example.com/track?number=${trackingNumber}` },
+          dispatchDate: now,
+        })
+      }
+    },
+  }
+}
+
+export type SimulatedLabs = ReturnType<typeof createSimulatedLabs>

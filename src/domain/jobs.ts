@@ -1,0 +1,53 @@
+// What each background job caused by an order is: its payload and its deterministic key. The pure half of the
+// job registry, here so the pure transitions can ask for jobs; how each job runs (handler, concurrency,
+// retries) is the other half, in jobs/registry.ts, keyed by the same names.
+
+/** Where a simulated lab is with a shipment; each step is one job. */
+export type SimulatedLabStep = 'acknowledge' | 'produce' | 'ship'
+
+/** Every job an order change can cause: name -> what the job carries. */
+export interface JobPayloads {
+  /** `traceId`: of the request that created the order (jobs queued before trace ids were kept carry none). */
+  'start-order': { orderId: string; traceId?: string }
+  'download-file': { orderId: string; fileKey: string; attempt: number }
+  'allocate-order': { orderId: string; round: number }
+  'render-print-file': { orderId: string; shipmentId: string; assetId: string }
+  'submit-shipment': { orderId: string; shipmentId: string }
+  'simulated-lab-step': { orderId: string; shipmentId: string; step: SimulatedLabStep }
+  /** One attempt to deliver a callback (services/callbacks.service.ts). */
+  'deliver-callback': { deliveryId: number; attempt: number }
+}
+
+export type JobName = keyof JobPayloads
+
+/**
+ * Deterministic keys: the same work always has the same key (the queue derives the job's id from it), so
+ * enqueuing it twice, as a step re-run after a crash does, is harmless.
+ */
+const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
+  'start-order': ({ orderId }) => `start:${orderId}`,
+  'download-file': ({ orderId, fileKey, attempt }) => `download:${orderId}:${fileKey}:${attempt}`,
+  'allocate-order': ({ orderId, round }) => `allocate:${orderId}:${round}`,
+  'render-print-file': ({ shipmentId, assetId }) => `render:${shipmentId}:${assetId}`,
+  'submit-shipment': ({ shipmentId }) => `submit:${shipmentId}`,
+  // The trailing 0 is the attempt of a step, kept so the ids of jobs already queued stay the same.
+  'simulated-lab-step': ({ shipmentId, step }) => `simulated-lab:${shipmentId}:${step}:0`,
+  'deliver-callback': ({ deliveryId, attempt }) => `callback:${deliveryId}:${attempt}`,
+}
+
+export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]
+
+/** A job to enqueue: its payload is checked against its name. */
+export type JobRequest = {
+  [N in JobName]: { name: N; key: string; data: JobPayloads[N]; startAfter?: Date }
+}[JobName]
+
+export function jobRequest<N extends JobName>(name: N, data: JobPayloads[N], startAfter?: Date): JobRequest {
+  const key = JOB_KEYS[name](data)
+  return { name, key, data, ...(startAfter ? { startAfter } : {}) } as JobRequest
+}
+
+/** The first attempt of a callback delivery, and every later one. */
+export function deliveryJob(deliveryId: number, attempt: number, startAfter?: Date): JobRequest {
+  return jobRequest('deliver-callback', { deliveryId, attempt }, startAfter)
+}

@@ -1,0 +1,58 @@
+// The one way an order changes: lock its row, remember how it was, apply the change, save it, record the
+// events the difference causes and enqueue the jobs the change asks for, all in one transaction. The pipeline's
+// transitions, the order actions and payments all go through here, so the change, its callbacks and its jobs
+// commit together or not at all, and a new kind of change cannot forget its callback.
+import type { Database, Queryable } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { JobRequest } from '../domain/jobs.ts'
+import type { PipelineOrder } from '../domain/order-pipeline.ts'
+import { lockOrder, saveOrder } from '../repositories/pipeline.repository.ts'
+import { type OrderEventsService, type OrderSnapshot, snapshotOf } from './order-events.service.ts'
+
+/** What a change reports: whether it changed the order (then it is saved) and the jobs it causes. */
+export interface OrderChangeResult {
+  changed: boolean
+  jobs?: readonly JobRequest[]
+}
+
+/** The order as the change left it, how it was when locked, and what the change returned. */
+export interface ChangedOrder<R extends OrderChangeResult> {
+  order: PipelineOrder
+  before: OrderSnapshot
+  result: R
+}
+
+export interface OrderChangeDeps {
+  db: Database
+  jobs: JobEnqueuer
+  /** Writes the callbacks a change causes, in its transaction. */
+  events: OrderEventsService
+}
+
+export function createOrderChanger(deps: OrderChangeDeps) {
+  return {
+    /**
+     * Applies `change` to the order under its row lock, in a transaction of its own. `undefined` when there is no
+     * such order. A change that throws rolls everything back.
+     */
+    async change<R extends OrderChangeResult>(
+      orderNumber: number,
+      change: (order: PipelineOrder, tx: Queryable) => Promise<R> | R,
+    ): Promise<ChangedOrder<R> | undefined> {
+      return deps.db.transaction(async (tx) => {
+        const order = await lockOrder(tx, orderNumber)
+        if (!order) return undefined
+        const before = snapshotOf(order)
+        const result = await change(order, tx)
+        if (result.changed) {
+          await saveOrder(tx, order)
+          await deps.events.record(tx, before, order)
+        }
+        if (result.jobs && result.jobs.length > 0) await deps.jobs.enqueue(tx, result.jobs)
+        return { order, before, result }
+      })
+    },
+  }
+}
+
+export type OrderChanger = ReturnType<typeof createOrderChanger>
