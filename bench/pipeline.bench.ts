@@ -16,8 +16,8 @@
 // 2. Render step vs the command line: the renderer (createImageRenderer, as the pipeline configures it) and
 //    `vipsthumbnail` make the same print files from the same photos (same size, centre crop, quality, 4:4:4
 //    chroma, sRGB profile; file in, file out), one image at a time, BENCH_RENDER_IMAGES images per case, median
-//    of BENCH_ROUNDS rounds alternating the two. Target (issue 3): the renderer at least 80% of vipsthumbnail's
-//    images per second. As bench/render.bench.ts, it installs Debian's libvips-tools with apt-get when
+//    of BENCH_ROUNDS rounds alternating the two. Target (docs/benchmarks.md): the renderer at least 80% of
+//    vipsthumbnail's images per second. As bench/render.bench.ts, it installs Debian's libvips-tools with apt-get when
 //    `vipsthumbnail` is missing.
 //
 // Prints the report and rewrites the block between the bench:pipeline markers in docs/benchmarks.md. Options
@@ -61,7 +61,7 @@ const JOB_POLLING_SECONDS = 0.5
 const ORDER_POLL_MS = 250
 /** Distinct photos per case; orders use them in turn. */
 const SOURCES_PER_CASE = 2
-/** The target of issue 3: the render step at least this share of the command line's images per second. */
+/** The target (docs/benchmarks.md): the render step at least this share of the command line's images per second. */
 const TARGET_RATIO = 0.8
 const HEADING = '## Pipeline throughput: `npm run bench:pipeline`'
 const DETAILS = [

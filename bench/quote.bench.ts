@@ -11,7 +11,7 @@
 // socket or a load generator. Quotes read only the catalogue; the API key lookup is cached by the server.
 // Baskets come from a seeded generator, so every run sends the same requests. Without `shippingMethod` a quote
 // prices every method that serves the destination (up to five allocations), which is what the sizes measure;
-// one row sends `shippingMethod: "Standard"` for comparison. Target (issue 5): p99 under 20 ms for 10 items.
+// one row sends `shippingMethod: "Standard"` for comparison. Target (docs/benchmarks.md): p99 under 20 ms for 10 items.
 //
 // Prints the report and rewrites the block between the bench:quote markers in docs/benchmarks.md. Options (env):
 // BENCH_REQUESTS (requests per 1-item scenario, default 2000; 10 items get half, 50 items a tenth),
@@ -33,7 +33,7 @@ const ALLOCATIONS = Number(process.env.BENCH_ALLOCATIONS ?? 50)
 const SEED = Number(process.env.BENCH_SEED ?? 5)
 /** Between them these reach every lab of the sample: domestic labs in GB, US, NL, DE, AU, CA, GB labs elsewhere. */
 const DESTINATIONS = ['GB', 'US', 'DE', 'NL', 'FR', 'AU', 'NZ', 'CA', 'JP', 'CH']
-/** The target of issue 5. */
+/** The target (docs/benchmarks.md). */
 const TARGET_P99_MS_FOR_10_ITEMS = 20
 
 const catalogue = loadCatalogue()
@@ -273,7 +273,7 @@ const report = [
   '',
   latencyTable,
   '',
-  `Target (issue 5): p99 under ${TARGET_P99_MS_FOR_10_ITEMS} ms for 10 items (every method): ${verdict}.`,
+  `Target (docs/benchmarks.md): p99 under ${TARGET_P99_MS_FOR_10_ITEMS} ms for 10 items (every method): ${verdict}.`,
   '',
   'Lab allocation alone (`allocateShipments`), distinct variants drawn at random or among those the most labs make',
   '(`hardest`), median and maximum of the runs:',

@@ -161,7 +161,7 @@ const TAX_RATES: CatalogueFile['taxRates'] = {
   ...Object.fromEntries(
     Object.entries(EU_VAT_PERCENT).map(([country, rate]) => [country, { name: 'VAT', ratePercent: rate }]),
   ),
-  // CONTRACT.md: US quotes carry no sales tax and a warning issue.
+  // docs/wire-contract.md#quotes: US quotes carry no sales tax and a warning issue.
   US: { name: 'Sales tax', ratePercent: '0', salesTaxNotComputed: true },
   AU: { name: 'GST', ratePercent: '10' },
   NZ: { name: 'GST', ratePercent: '15' },

@@ -1,6 +1,6 @@
-// Card payments for the payment page (issue 4). printroute talks to a payment provider through this one
-// interface; the bundled provider simulates one, so the whole flow (order held for payment, page, payment,
-// order released) works on one machine. A real provider (Stripe, Adyen, ...) is another implementation.
+// Card payments for the payment page (docs/billing.md#orders-waiting-for-payment). printroute talks to a payment
+// provider through this one interface; the bundled provider simulates one, so the whole flow (order held for payment,
+// page, payment, order released) works on one machine. A real provider (Stripe, Adyen, ...) is another implementation.
 
 export interface CardDetails {
   /** Digits only (spaces and dashes removed by the caller). */

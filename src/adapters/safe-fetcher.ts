@@ -16,7 +16,7 @@ import { parseDownloadUrl, resolveRedirect } from './download-url.ts'
 
 export { DownloadError, type DownloadErrorCode } from './download-error.ts'
 
-/** Redirects followed per download; a fourth is `TooManyRedirects` (issue 3, "Asset download"). */
+/** Redirects followed per download; a fourth is `TooManyRedirects` (docs/assets.md#redirects). */
 export const MAX_REDIRECTS = 3
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 export const DEFAULT_TOTAL_TIMEOUT_MS = 120_000

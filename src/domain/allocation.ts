@@ -1,4 +1,4 @@
-// Lab allocation (issue 3; the "allocate labs" step of the order flow in ARCHITECTURE.md): for every item of an
+// Lab allocation (the "allocate labs" step of the order flow in docs/pipeline.md): for every item of an
 // order or quote, pick a lab that makes the item's variant and ships to the destination by the order's method, so
 // that the whole order costs as little as possible. All items one lab makes travel together as one shipment, so an
 // order may be split across labs. Pure and deterministic: no I/O, no clock, no randomness.

@@ -1,4 +1,4 @@
-// Checks order (or quote) items against the catalogue, the rules of CONTRACT.md "Orders and the pause window":
+// Checks order (or quote) items against the catalogue, the rules of docs/wire-contract.md#orders-and-the-pause-window:
 // the SKU exists, attributes are valid and complete, every required print area has an asset and none is unknown
 // or repeated, page-priced products carry a page count, and the order can reach its destination by the chosen
 // shipping method. Pure: no I/O, every problem is reported at once under its request path, and whatever

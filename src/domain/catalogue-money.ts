@@ -1,5 +1,6 @@
 // Exact decimal arithmetic for catalogue facts: money strings, currency rates and tax percentages become
-// BigInt integers at load time, so no binary floating point ever touches an amount (CONTRACT.md, "Objects").
+// BigInt integers at load time, so no binary floating point ever touches an amount
+// (docs/wire-contract.md#times-and-money).
 //
 // Rounding rule, used everywhere below: half-up to whole minor units, where "up" means away from zero, so a
 // credit (negative amount) rounds to exactly the negative of the matching charge. 0.125 -> 0.13, -0.125 -> -0.13.

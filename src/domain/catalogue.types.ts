@@ -3,7 +3,7 @@
 //     Money there is a decimal string ("12.50"), never a JSON number.
 //  2. The loaded, indexed objects the rest of the service reads (`Product`, `Variant`, `Lab`, ...).
 //     Money there is integer minor units (`bigint`) plus a currency code, the same shape as domain/money.ts.
-// Wire shapes (`ProductDetails`) follow CONTRACT.md "Product GET /v4.0/products/{sku}" key by key.
+// Wire shapes (`ProductDetails`) follow docs/wire-contract.md#products key by key.
 
 import type { ShippingMethod } from './shipping-methods.ts'
 

@@ -1,4 +1,4 @@
-// The money side of an order, as pure functions (issue 4; docs/billing.md).
+// The money side of an order, as pure functions (docs/billing.md).
 //
 // An order's price is a set of lines: one per item (`item:<itemId>`: unit cost x copies, in the shipment that
 // makes it) and one per shipment (`shipping:<shipmentId>`), each with its tax, priced by domain/pricing.ts (the

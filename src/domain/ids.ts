@@ -1,6 +1,6 @@
 // Public IDs are a three-letter prefix, an underscore and a decimal number (specification, "ID format").
 // The numbers come from one PostgreSQL sequence per prefix, so they increase with creation and list order
-// equals ID order (CONTRACT.md, "Objects").
+// equals ID order (docs/wire-contract.md#identifiers).
 
 export const ID_PREFIXES = {
   account: 'acc',

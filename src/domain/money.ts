@@ -1,5 +1,5 @@
 // Money inside the service is an integer number of minor units (pence, cents) plus a currency code; on the
-// wire it is {amount: "12.50", currency: "GBP"} with two decimal places (CONTRACT.md, "Objects").
+// wire it is {amount: "12.50", currency: "GBP"} with two decimal places (docs/wire-contract.md#times-and-money).
 // Binary floating point never touches an amount.
 
 export interface Money {

@@ -1,4 +1,4 @@
-// The order actions as pure rules (CONTRACT.md, "Endpoints the specification leaves open"; issue 4).
+// The order actions as pure rules (docs/wire-contract.md#order-actions).
 //
 // One principle decides everything: a shipment can be changed or cancelled until it is handed to its lab
 // ("submitted"); after that it is in production and stays as it is. So:

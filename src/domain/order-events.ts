@@ -2,7 +2,7 @@
 // order as it was when they locked it with the order they are about to save, and write the events this
 // returns to the outbox in the same transaction (services/order-events.service.ts).
 //
-// Types (CONTRACT.md, "Orders and the pause window"; specification, "Events"): a reverse-DNS prefix with the
+// Types (docs/wire-contract.md#orders-and-the-pause-window; specification, "Events"): a reverse-DNS prefix with the
 // configurable vendor, the object (order), the path of the changed nested object, `#` and the new value.
 import type { OrderDocument, Recipient, Stage } from './order.ts'
 import { ISSUE_CODES } from './order-pipeline.ts'
@@ -82,7 +82,8 @@ export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
 
 /**
  * The order as callbacks carry it: the wire order with the recipient's phone also under `mobilePhoneNumber`
- * (CONTRACT.md, "Objects": the specification's callback payload uses that name). Keys keep the contract's order.
+ * (docs/wire-contract.md#field-values: the specification's callback payload uses that name). Keys keep the contract's
+ * order.
  */
 export function callbackOrder(order: OrderDocument): Record<string, unknown> {
   const recipient: Recipient & { mobilePhoneNumber?: string | null } = order.recipient

@@ -176,7 +176,7 @@ export function countAssets(order: NewOrder): number {
 
 /**
  * Branding in the response: null when the order has none, otherwise every key present, with the colour
- * packing slip under both spellings (CONTRACT.md, "Objects").
+ * packing slip under both spellings (docs/wire-contract.md#field-values).
  */
 export function normaliseBranding(branding: NewOrder['branding']): Branding | null {
   if (!branding) return null
@@ -243,7 +243,7 @@ export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Da
   }
 }
 
-/** Metadata limit of CONTRACT.md ("Objects"): at most 2,000 characters once serialised. */
+/** Metadata limit (docs/wire-contract.md#field-values): at most 2,000 characters once serialised. */
 export const METADATA_MAX_CHARACTERS = 2000
 
 export function metadataLength(metadata: Record<string, unknown>): number {

@@ -1,5 +1,5 @@
-// The one table of request outcomes (CONTRACT.md, "Enumerations on the wire" and "Errors"): every error the
-// service answers is a ServiceError with one of these outcomes, and the outcome alone decides the HTTP
+// The one table of request outcomes (docs/wire-contract.md#enumerations and docs/wire-contract.md#errors): every error
+// the service answers is a ServiceError with one of these outcomes, and the outcome alone decides the HTTP
 // status. docs/errors.md documents each row.
 import type { Failures } from './failures.ts'
 

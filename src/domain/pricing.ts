@@ -1,5 +1,5 @@
-// What a merchant pays for an allocation: the one pricing code behind order charges (issue 4) and quotes
-// (issue 5), so a quote for an order's items always equals that order's charges.
+// What a merchant pays for an allocation: the one pricing code behind order charges (docs/billing.md) and quotes
+// (docs/api.md#quotes), so a quote for an order's items always equals that order's charges.
 //
 // The merchant pays the labs' costs as the catalogue lists them (docs/catalogue.md: the catalogue's costs are the
 // price list), converted from each lab's currency to the requested one, plus the destination's tax on items and

@@ -1,5 +1,5 @@
 // The five shipping methods of the specification, slowest to fastest. Accepted in any letter case on the
-// wire, always returned in this spelling (CONTRACT.md, "Enumerations on the wire").
+// wire, always returned in this spelling (docs/wire-contract.md#enumerations).
 export const SHIPPING_METHODS = ['Budget', 'Standard', 'StandardPlus', 'Express', 'Overnight'] as const
 export type ShippingMethod = (typeof SHIPPING_METHODS)[number]
 

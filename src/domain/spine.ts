@@ -1,4 +1,4 @@
-// Book spine width (specification, "Book spine width"; CONTRACT.md, "Spine"): a hardcover book's spine is as
+// Book spine width (specification, "Book spine width"; docs/wire-contract.md#spine): a hardcover book's spine is as
 // thick as its pages plus its cover boards, so the spine image a merchant prints depends on the page count and
 // on the paper of the lab that makes the book. Each lab's paper is catalogue data (a lab product entry's `spine`,
 // docs/catalogue.md); the lab is the one allocation would choose for the destination (services/spine.service.ts).

@@ -1,5 +1,5 @@
 // W3C trace-context `traceparent`: 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>.
-// Every response carries one; a valid incoming header keeps its trace id (CONTRACT.md, "Transport").
+// Every response carries one; a valid incoming header keeps its trace id (docs/wire-contract.md#transport).
 import { randomBytes } from 'node:crypto'
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-[\da-f]{2}$/

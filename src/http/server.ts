@@ -149,8 +149,8 @@ export type App = FastifyInstance
 const ARRAY_SUFFIX = /\[[0-9]*\]$/
 
 /**
- * Query parameter names are case-insensitive and array parameters may be comma-separated (CONTRACT.md), or
- * named with a bracket suffix (`orderIds[]=a&orderIds[]=b`).
+ * Query parameter names are case-insensitive and array parameters may be comma-separated
+ * (docs/wire-contract.md#transport), or named with a bracket suffix (`orderIds[]=a&orderIds[]=b`).
  */
 function canonicaliseQuery(query: Record<string, unknown>, schema: QuerySchema): Record<string, unknown> {
   // No prototype: a parameter named `__proto__` or `constructor` is just an unknown name.

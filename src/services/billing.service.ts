@@ -1,4 +1,4 @@
-// Charging orders and settling the charges (issue 4; docs/billing.md). Every function here runs inside the
+// Charging orders and settling the charges (docs/billing.md). Every function here runs inside the
 // transaction that holds the order's row lock, so the order's charges, its payment hold and the account's
 // balance and ledger change together or not at all.
 //

@@ -1,4 +1,4 @@
-// Callback delivery (issue 6; docs/callbacks.md): one job per attempt POSTs the stored CloudEvent, signed, to
+// Callback delivery (docs/callbacks.md): one job per attempt POSTs the stored CloudEvent, signed, to
 // the delivery's URL; any 2xx is delivered, anything else is retried on the schedule below and, after the last
 // attempt, marked failed and kept. Every attempt is recorded. Also the merchant's views: deliveries with their
 // attempts, redelivery, and the events feed for merchants who poll.
@@ -39,10 +39,11 @@ import type { FileLinkRefresher } from './orders.service.ts'
 
 /**
  * Delay before each attempt, counted from the failure of the one before (the first is immediate): immediately,
- * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (issue 6). Eight attempts over about 27.6 hours, then failed.
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (docs/callbacks.md#delivery-and-retries). Eight attempts over about 27.6
+ * hours, then failed.
  */
 export const CALLBACK_RETRY_SCHEDULE_SECONDS: readonly number[] = [0, 5, 300, 1800, 7200, 18_000, 36_000, 36_000]
-/** A receiver has this long to answer (issue 6). */
+/** A receiver has this long to answer (docs/callbacks.md#delivery-and-retries). */
 export const CALLBACK_TIMEOUT_MS = 15_000
 /** How much of each answer is kept with its attempt. */
 export const RESPONSE_SNIPPET_CHARACTERS = 500

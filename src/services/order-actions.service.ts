@@ -1,5 +1,5 @@
-// Order actions (issue 4): list, cancel, change shipping method, change recipient, change metadata. Every
-// action locks the order row and runs its rule (domain/order-actions.ts), the charge it causes and the jobs it
+// Order actions (docs/api.md#order-actions): list, cancel, change shipping method, change recipient, change metadata.
+// Every action locks the order row and runs its rule (domain/order-actions.ts), the charge it causes and the jobs it
 // starts in one transaction, so it never interleaves with a pipeline step on the same order: whichever takes
 // the lock second sees what the first did.
 import type { Clock } from '../adapters/clock.ts'

@@ -1,6 +1,6 @@
-// The payment page behind RequiresPaymentAuthorisation (issue 4): a prepaid order the balance cannot cover
-// shows a URL; whoever holds it sees what is due and pays it by card. The payment is credited to the account
-// and the order paid from it in one transaction, which releases the order to its labs.
+// The payment page behind RequiresPaymentAuthorisation (docs/billing.md#orders-waiting-for-payment): a prepaid order
+// the balance cannot cover shows a URL; whoever holds it sees what is due and pays it by card. The payment is credited
+// to the account and the order paid from it in one transaction, which releases the order to its labs.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'

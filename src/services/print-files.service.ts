@@ -1,6 +1,7 @@
-// The print files of an order, for a dashboard that shows each one beside its source (issue 12): how far each
-// has got, the geometry that made it from the source (what was cut, turned or bordered, in source pixels) and
-// a link to its reduced preview. Read from the order's pipeline state; nothing here changes an order.
+// The print files of an order, for a dashboard that shows each one beside its source
+// (docs/print-files.md#previews-and-placement): how far each has got, the geometry that made it from the source (what
+// was cut, turned or bordered, in source pixels) and a link to its reduced preview. Read from the order's pipeline
+// state; nothing here changes an order.
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { printFileFormatOf } from '../domain/order-pipeline.ts'

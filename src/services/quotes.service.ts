@@ -1,4 +1,4 @@
-// Quotes (issue 5; CONTRACT.md, "Quotes"): what an order of these items would cost by each shipping method,
+// Quotes (docs/wire-contract.md#quotes): what an order of these items would cost by each shipping method,
 // without creating it. The items are checked exactly as an order's (domain/catalogue-matching.ts), allocated by
 // the allocation the pipeline runs (domain/allocation.ts) and priced by the pricing behind order charges
 // (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. Reads only the
@@ -75,10 +75,13 @@ export interface QuoteResult {
   issues: QuoteIssue[]
 }
 
-/** CONTRACT.md: destinations where sales tax is not computed (the US) get this issue and `CreatedWithIssues`. */
+/**
+ * docs/wire-contract.md#quotes: destinations where sales tax is not computed (the US) get this issue and
+ * `CreatedWithIssues`.
+ */
 export const SALES_TAX_WARNING_CODE = 'destinationCountryCode.UsSalesTaxWarning'
 
-/** `qit_` + 32 lowercase hex (CONTRACT.md, "Objects"): random, as a quote is never stored or looked up. */
+/** `qit_` + 32 lowercase hex (docs/wire-contract.md#identifiers): random, as a quote is never stored or looked up. */
 export function newQuoteItemId(): string {
   return `qit_${randomBytes(16).toString('hex')}`
 }

@@ -1,4 +1,4 @@
-// Book spine width (CONTRACT.md, "Spine"): how wide the spine image of a book must be for a page count and a
+// Book spine width (docs/wire-contract.md#spine): how wide the spine image of a book must be for a page count and a
 // destination. The width depends on the paper of the lab that makes the book, and that lab is the one allocation
 // picks for a one-copy order of the book to the destination (domain/allocation.ts, as for real orders), by the
 // requested shipping method or else the slowest method that reaches the destination. Reads only the catalogue.

@@ -1,4 +1,5 @@
-// `printroute accounts update`: the account settings from the command line (issue 6), as a user runs it.
+// `printroute accounts update`: the account settings from the command line (docs/configuration.md#account-settings), as
+// a user runs it.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

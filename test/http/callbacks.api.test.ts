@@ -1,5 +1,6 @@
-// The HTTP surface of issue 6: account settings (GET/PATCH /v4.0/account/settings), the callback listing,
-// redelivery and the events feed: shapes, scoping and every refusal with the contract's error body.
+// The HTTP surface of callbacks (docs/api.md#callbacks-and-events): account settings (GET/PATCH
+// /v4.0/account/settings), the callback listing, redelivery and the events feed: shapes, scoping and every refusal with
+// the contract's error body.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testDatabaseKinds } from '../support/databases.ts'

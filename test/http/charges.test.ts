@@ -1,4 +1,4 @@
-// Charges and their settlement (issue 4): the first charge when an order enters fulfilment, priced by the
+// Charges and their settlement (docs/billing.md): the first charge when an order enters fulfilment, priced by the
 // pricing code quotes use; Sandbox never bills; Live invoice accounts are written to the ledger; prepaid orders
 // the balance cannot cover wait for a payment on printroute's payment page or a top-up.
 import assert from 'node:assert/strict'

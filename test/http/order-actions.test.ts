@@ -1,4 +1,4 @@
-// GET /orders/{id}/actions and updateMetadata (issue 4, first part), on every configured database.
+// GET /orders/{id}/actions and updateMetadata (docs/api.md#order-actions), on every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testDatabaseKinds } from '../support/databases.ts'

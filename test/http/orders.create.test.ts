@@ -1,6 +1,6 @@
 // POST /v4.0/orders through HTTP on every database backend: the created order document (key order, nulls,
 // IDs, initial statuses, canonical spellings, branding, metadata) and the validation failures of
-// CONTRACT.md "Errors" and "Orders and the pause window". Nothing here may ever answer 500.
+// docs/wire-contract.md#errors and docs/wire-contract.md#orders-and-the-pause-window. Nothing here may ever answer 500.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'

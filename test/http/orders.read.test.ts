@@ -1,6 +1,6 @@
 // GET /v4.0/orders/{id} and GET /v4.0/orders through HTTP on every database backend: scoping by account and
 // environment, order ID validation, the pause window (OnHold, hidden until expiry) and the list with its
-// paging, nextUrl and filters (CONTRACT.md "Endpoints the specification leaves open").
+// paging, nextUrl and filters (docs/wire-contract.md#order-list).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'

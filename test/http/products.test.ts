@@ -1,5 +1,5 @@
-// GET /v4.0/products/{sku} through HTTP on every database backend (CONTRACT.md, "Endpoints the specification
-// leaves open"): SKU matched in any letter case and returned in the catalogue spelling, the product shape,
+// GET /v4.0/products/{sku} through HTTP on every database backend (docs/wire-contract.md#products):
+// SKU matched in any letter case and returned in the catalogue spelling, the product shape,
 // variants with destinations and pixel sizes, EntityNotFound for unknown SKUs and 401 without a key.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'

@@ -1,4 +1,4 @@
-// POST /v4.0/quotes through HTTP on every database backend (CONTRACT.md, "Quotes"): the answer's shape and key
+// POST /v4.0/quotes through HTTP on every database backend (docs/wire-contract.md#quotes): the answer's shape and key
 // order, the sample catalogue's prices (CATALOGUE-FACTS.md), currencies, the US sales tax warning, canonical
 // spellings, unknown fields and every other refusal at once; and, with the pipeline running, that an order of the
 // same items gets exactly the quoted shipments and charges.

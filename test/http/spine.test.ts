@@ -1,4 +1,4 @@
-// POST /v4.0/products/spine through HTTP on every database backend (CONTRACT.md, "Spine"): the answer's shape, a
+// POST /v4.0/products/spine through HTTP on every database backend (docs/wire-contract.md#spine): the answer's shape, a
 // width from the paper of the lab that makes the book for the destination, and every refusal (no spine, page
 // counts out of range, unknown SKU, unknown fields); the route lives beside GET /products/{sku} without shadowing it.
 import assert from 'node:assert/strict'

@@ -1,5 +1,5 @@
-// CONTRACT.md "Transport" and "Errors", proven through the HTTP interface on every database backend:
-// trace context on every answer, case-insensitive routes and query names, API keys per environment,
+// docs/wire-contract.md#transport and docs/wire-contract.md#errors, proven through the HTTP interface on every database
+// backend: trace context on every answer, case-insensitive routes and query names, API keys per environment,
 // 404/405/413/415, JSON parsing, the error body shape, the OpenAPI document and the request timeout.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'

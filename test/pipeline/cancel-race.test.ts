@@ -1,4 +1,4 @@
-// A cancel and a lab submission racing on the same order (issue 4, item 7): both lock the order row, so every
+// A cancel and a lab submission racing on the same order (docs/api.md#order-actions): both lock the order row, so every
 // run ends in exactly one consistent state, never a mix: cancelled with everything refunded and nothing at the
 // lab, or with the lab and FailedToCancel with nothing refunded. On PostgreSQL the two really run at once on
 // separate connections.

@@ -1,4 +1,4 @@
-// Several machines, proven (issue 11; docs/operations.md): one API process (`serve --no-workers`) and two
+// Several machines, proven (docs/operations.md): one API process (`serve --no-workers`) and two
 // worker processes, each with a data directory of its own (no shared filesystem), on one PostgreSQL database
 // and one S3-compatible store (s3rver), all started through the real command line. A dozen orders: eight on
 // Live, whose lab is this test, through the lab API of the API process; four on Sandbox, made by the simulated

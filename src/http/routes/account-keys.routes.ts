@@ -1,4 +1,4 @@
-// The account's API keys (issue 12; docs/api.md "API keys"): GET /v4.0/account/keys lists both environments'
+// The account's API keys (docs/api.md#api-keys): GET /v4.0/account/keys lists both environments'
 // keys (prefixes only), POST /v4.0/account/keys issues one for the caller's environment and shows it once,
 // POST /v4.0/account/keys/{prefix}/revoke revokes one. Always the caller's account.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'

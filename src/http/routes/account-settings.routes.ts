@@ -1,4 +1,4 @@
-// Account settings (issue 6; docs/api.md "Account settings"): GET and PATCH /v4.0/account/settings for the
+// Account settings (docs/api.md#account-settings): GET and PATCH /v4.0/account/settings for the
 // callback URL, the pause window and the rotation of the callback signing secret. Settings belong to the
 // account: a Sandbox or a Live key reads the same ones; only a Live key changes them.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'

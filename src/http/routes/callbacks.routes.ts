@@ -1,4 +1,4 @@
-// Callbacks and events (issue 6; docs/callbacks.md):
+// Callbacks and events (docs/callbacks.md):
 //   GET  /v4.0/callbacks?orderId=&status=&top=&skip=   deliveries, newest first, each with every attempt;
 //   POST /v4.0/callbacks/{id}/redeliver                 sends a delivery's event again (a new delivery);
 //   GET  /v4.0/events?after=&top=&orderId=              the same events as a feed, oldest first, for pollers.

@@ -1,4 +1,4 @@
-// The order actions (CONTRACT.md, "Endpoints the specification leaves open"): GET .../actions and the four
+// The order actions (docs/wire-contract.md#order-actions): GET .../actions and the four
 // POST .../actions/{action}. Business refusals (FailedToCancel, FailedToUpdate, ActionNotAvailable) are HTTP 200
 // with the order, like successes; only a bad request or an unknown order is an error.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'

@@ -1,4 +1,5 @@
-// The payment page of an order held by RequiresPaymentAuthorisation (Live only; issue 4):
+// The payment page of an order held by RequiresPaymentAuthorisation (Live only;
+// docs/billing.md#orders-waiting-for-payment):
 //   GET  /payments/{orderId}?token=...  an HTML page showing what is due, with a card form;
 //   POST /payments/{orderId}            {token, amount, card:{number, expiry, cvc}} -> the payment's result.
 // The token in the link is the authorisation (no API key): the merchant forwards the link to whoever pays.

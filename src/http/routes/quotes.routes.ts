@@ -1,4 +1,4 @@
-// POST /quotes: prices items per shipping method without creating an order (CONTRACT.md, "Quotes").
+// POST /quotes: prices items per shipping method without creating an order (docs/wire-contract.md#quotes).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { QuotesService } from '../../services/quotes.service.ts'

@@ -1,4 +1,4 @@
-// POST /products/spine: the spine width of a book (CONTRACT.md, "Spine"). A static path, so it is matched before
+// POST /products/spine: the spine width of a book (docs/wire-contract.md#spine). A static path, so it is matched before
 // GET /products/{sku}, and on another method anyway.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'

@@ -63,8 +63,8 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 
 /**
  * An enumeration matched in any letter case and rewritten to its canonical spelling before the handler
- * sees it (CONTRACT.md: shipping methods, sizing). `x-case-insensitive-enum` is implemented by the
- * request validator (http/validation.ts); `enum`-like documentation is kept in the description.
+ * sees it (docs/wire-contract.md#enumerations: shipping methods, sizing). `x-case-insensitive-enum` is implemented by
+ * the request validator (http/validation.ts); `enum`-like documentation is kept in the description.
  */
 export function CaseInsensitiveEnum<T extends string>(values: readonly T[], description?: string): TUnsafe<T> {
   return Type.Unsafe<T>({
@@ -97,7 +97,7 @@ export const FailureSchema = Type.Object({
 })
 
 /**
- * The error body of every error response (CONTRACT.md, "Errors"); `failures` only on validation failures.
+ * The error body of every error response (docs/wire-contract.md#errors); `failures` only on validation failures.
  * Every key is declared optional because the serializer writes required keys before optional ones, and
  * `failures` must stay between `statusCode` and `data`.
  */

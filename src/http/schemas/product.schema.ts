@@ -1,4 +1,4 @@
-// Product details on the wire (CONTRACT.md, "Endpoints the specification leaves open").
+// Product details on the wire (docs/wire-contract.md#products).
 import { Type } from 'typebox'
 import { Nullable, TraceParent } from './common.schema.ts'
 

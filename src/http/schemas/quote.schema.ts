@@ -1,4 +1,4 @@
-// Quotes on the wire (CONTRACT.md, "Quotes"): the request and the answer, keys in the contract's order. Items
+// Quotes on the wire (docs/wire-contract.md#quotes): the request and the answer, keys in the contract's order. Items
 // carry only what prices an item (no `sizing`, no asset `url`: those are refused as UnknownField), within the
 // order limits of order.schema.ts, so anything quotable can be ordered and the reverse.
 import { Type } from 'typebox'

@@ -1,4 +1,4 @@
-// Book spine width on the wire (CONTRACT.md, "Spine"): body `{sku, destinationCountryCode, state?,
+// Book spine width on the wire (docs/wire-contract.md#spine): body `{sku, destinationCountryCode, state?,
 // numberOfPages}` plus printroute's optional `shippingMethod`; answer `{outcome, success, message,
 // spineInfo:{widthMm}, traceParent}` (the specification's Book spine info inside the usual envelope).
 import { Type } from 'typebox'
