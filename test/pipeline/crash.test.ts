@@ -53,7 +53,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('the order completes after a restart with exactly one set of shipments', async () => {
-      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '1s', '--log-format', 'pretty']
+      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '200ms', '--log-format', 'pretty']
       const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
       const first = serve(args, env)
       const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1] as string
