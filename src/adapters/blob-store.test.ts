@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { text } from 'node:stream/consumers'
 import { after, test } from 'node:test'
+import { blobStoreBehaviour } from '../../test/support/blob-store-behaviour.ts'
 import {
-  BlobNotFoundError,
   blobKeyProblem,
   createFileSystemBlobStore,
   type FileSystemBlobStore,
@@ -20,6 +20,19 @@ async function newStore(): Promise<{ store: FileSystemBlobStore; root: string }>
   const root = join(scratch, `root-${++counter}`)
   return { store: createFileSystemBlobStore(root), root }
 }
+
+blobStoreBehaviour({
+  name: 'file system store',
+  async newStore() {
+    const { store, root } = await newStore()
+    return {
+      store,
+      setWrittenAt: (key, time) => utimes(join(root, key), time, time),
+      storedEntries: () => readdir(root),
+    }
+  },
+  listsAcrossFoldersInByteOrder: true,
+})
 
 async function listAll(iterable: AsyncIterable<string>): Promise<string[]> {
   const keys: string[] = []
@@ -106,26 +119,6 @@ test('a crash before the rename leaves only a temp file, which is never a key an
   assert.deepEqual(await filesUnder(root), ['assets/ord_1/ast_1'])
 })
 
-test('reading a missing key is a BlobNotFoundError; exists says false', async () => {
-  const { store } = await newStore()
-  await assert.rejects(store.get('assets/ord_9/ast_9'), BlobNotFoundError)
-  await assert.rejects(store.openRead('assets/ord_9/ast_9'), (error: unknown) => {
-    assert.ok(error instanceof BlobNotFoundError)
-    assert.equal(error.code, 'BlobNotFound')
-    assert.equal(error.key, 'assets/ord_9/ast_9')
-    return true
-  })
-  assert.equal(await store.exists('assets/ord_9/ast_9'), false)
-  // A key that is a directory of other keys is not a blob either.
-  await store.put('assets/ord_9/ast_9', Buffer.from('x'), 'image/png')
-  assert.equal(await store.exists('assets/ord_9'), false)
-  await assert.rejects(store.get('assets/ord_9'), BlobNotFoundError)
-  await assert.rejects(store.openRead('assets/ord_9'), BlobNotFoundError)
-  // A key below a file is not found rather than an ENOTDIR.
-  await assert.rejects(store.get('assets/ord_9/ast_9/more'), BlobNotFoundError)
-  assert.equal(await store.exists('assets/ord_9/ast_9/more'), false)
-})
-
 test('delete removes the blob and the directories it leaves empty, never the root; missing keys are fine', async () => {
   const { store, root } = await newStore()
   await store.put('assets/ord_1/ast_1', Buffer.from('1'), 'image/png')
@@ -166,72 +159,6 @@ test('a put racing a delete that prunes its directory still lands', async () => 
     assert.equal((await store.get('assets/ord_1/ast_2')).toString(), 'b')
     await store.delete('assets/ord_1/ast_2')
   }
-})
-
-test('listOlderThan yields, in order, the keys under a prefix last written before the cutoff', async () => {
-  const { store, root } = await newStore()
-  const old = new Date('2026-01-01T00:00:00Z')
-  const recent = new Date('2026-02-15T00:00:00Z')
-  const keys = {
-    'assets/ord_1/ast_1': old,
-    'assets/ord_1/ast_2': recent,
-    'assets/ord_12/ast_3': old,
-    'assets/ord_2/ast_4': old,
-    'thumbnails/ord_1/ast_1.jpg': old,
-    'assets-other/x': old,
-  }
-  for (const [key, time] of Object.entries(keys)) {
-    await store.put(key, Buffer.from(key), 'image/png')
-    await utimes(join(root, key), time, time)
-  }
-  const cutoff = new Date('2026-02-01T00:00:00Z')
-  assert.deepEqual(await listAll(store.listOlderThan('assets/', cutoff)), [
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-    'assets/ord_2/ast_4',
-  ])
-  // A plain string prefix, as in S3: `assets/ord_1` also matches `assets/ord_12`.
-  assert.deepEqual(await listAll(store.listOlderThan('assets/ord_1', cutoff)), [
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-  ])
-  assert.deepEqual(await listAll(store.listOlderThan('assets/ord_1/', cutoff)), ['assets/ord_1/ast_1'])
-  assert.deepEqual(await listAll(store.listOlderThan('assets', cutoff)), [
-    'assets-other/x',
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-    'assets/ord_2/ast_4',
-  ])
-  assert.deepEqual(await listAll(store.listOlderThan('', cutoff)), [
-    'assets-other/x',
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-    'assets/ord_2/ast_4',
-    'thumbnails/ord_1/ast_1.jpg',
-  ])
-  assert.deepEqual(await listAll(store.listOlderThan('assets/', old)), []) // strictly before the cutoff
-  assert.deepEqual(await listAll(store.listOlderThan('nothing/here/', cutoff)), [])
-})
-
-test('listOlderThan allows deleting what it yields while iterating (the retention job does)', async () => {
-  const { store, root } = await newStore()
-  const old = new Date('2026-01-01T00:00:00Z')
-  for (const key of ['assets/ord_1/ast_1', 'assets/ord_1/ast_2', 'assets/ord_2/ast_3']) {
-    await store.put(key, Buffer.from(key), 'image/png')
-    await utimes(join(root, key), old, old)
-  }
-  const deleted: string[] = []
-  for await (const key of store.listOlderThan('assets/', new Date('2026-02-01T00:00:00Z'))) {
-    await store.delete(key)
-    deleted.push(key)
-  }
-  assert.deepEqual(deleted, ['assets/ord_1/ast_1', 'assets/ord_1/ast_2', 'assets/ord_2/ast_3'])
-  assert.deepEqual(await readdir(root), [])
-})
-
-test('listOlderThan on a store never written to yields nothing', async () => {
-  const { store } = await newStore()
-  assert.deepEqual(await listAll(store.listOlderThan('', new Date())), [])
 })
 
 test('listOlderThan ignores files the store did not write (hidden files, symlinks)', async () => {

@@ -14,6 +14,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3'
+import { blobStoreBehaviour } from '../../test/support/blob-store-behaviour.ts'
 import { S3RVER_CREDENTIALS, startS3rver } from '../../test/support/s3rver.ts'
 import { BlobNotFoundError, blobKeyProblem, InvalidBlobKeyError } from './blob-store.ts'
 import {
@@ -94,6 +95,19 @@ async function setLastModified(bucket: string, objectKey: string, time: Date): P
 }
 
 const MIB = 1024 * 1024
+
+blobStoreBehaviour({
+  name: 'S3 store',
+  async newStore({ smallPages = false } = {}) {
+    const { store, bucket } = await newStore(smallPages ? { pageSize: 2 } : {})
+    return {
+      store,
+      setWrittenAt: (key, time) => setLastModified(bucket, key, time),
+      storedEntries: () => objectKeys(bucket),
+    }
+  },
+  listsAcrossFoldersInByteOrder: false,
+})
 
 test('a buffer put under a key is read back whole and as a stream, with its content type; localPath is null', async () => {
   const { store, bucket } = await newStore()
@@ -235,25 +249,6 @@ test('concurrent puts of one key leave one complete version, never a mixture', a
   )
 })
 
-test('reading a missing key is a BlobNotFoundError; exists says false', async () => {
-  const { store } = await newStore()
-  await assert.rejects(store.get('assets/ord_9/ast_9'), BlobNotFoundError)
-  await assert.rejects(store.openRead('assets/ord_9/ast_9'), (error: unknown) => {
-    assert.ok(error instanceof BlobNotFoundError)
-    assert.equal(error.code, 'BlobNotFound')
-    assert.equal(error.key, 'assets/ord_9/ast_9')
-    return true
-  })
-  assert.equal(await store.exists('assets/ord_9/ast_9'), false)
-  // A key that is a "folder" of other keys is not a blob either, nor is a key below a blob.
-  await store.put('assets/ord_9/ast_9', Buffer.from('x'), 'image/png')
-  assert.equal(await store.exists('assets/ord_9'), false)
-  await assert.rejects(store.get('assets/ord_9'), BlobNotFoundError)
-  await assert.rejects(store.openRead('assets/ord_9'), BlobNotFoundError)
-  await assert.rejects(store.get('assets/ord_9/ast_9/more'), BlobNotFoundError)
-  assert.equal(await store.exists('assets/ord_9/ast_9/more'), false)
-})
-
 test('delete removes the blob and nothing else; missing keys and "folders" are fine', async () => {
   const { store, bucket } = await newStore()
   await store.put('assets/ord_1/ast_1', Buffer.from('1'), 'image/png')
@@ -274,53 +269,6 @@ test('delete removes the blob and nothing else; missing keys and "folders" are f
 
   await store.delete('assets/ord_2/ast_3')
   await store.delete('never/written')
-})
-
-test('listOlderThan yields, in order, the keys under a prefix last written before the cutoff', async () => {
-  const { store, bucket } = await newStore()
-  const old = new Date('2026-01-01T00:00:00Z')
-  const recent = new Date('2026-02-15T00:00:00Z')
-  const keys = {
-    'assets/ord_1/ast_1': old,
-    'assets/ord_1/ast_2': recent,
-    'assets/ord_12/ast_3': old,
-    'assets/ord_2/ast_4': old,
-    'thumbnails/ord_1/ast_1.jpg': old,
-    'assets-other/x': old,
-  }
-  for (const [key, time] of Object.entries(keys)) {
-    await store.put(key, Buffer.from(key), 'image/png')
-    await setLastModified(bucket, key, time)
-  }
-  const cutoff = new Date('2026-02-01T00:00:00Z')
-  assert.deepEqual(await listAll(store.listOlderThan('assets/', cutoff)), [
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-    'assets/ord_2/ast_4',
-  ])
-  // A plain string prefix: `assets/ord_1` also matches `assets/ord_12`.
-  assert.deepEqual(await listAll(store.listOlderThan('assets/ord_1', cutoff)), [
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-  ])
-  assert.deepEqual(await listAll(store.listOlderThan('assets/ord_1/', cutoff)), ['assets/ord_1/ast_1'])
-  // S3 lists these in byte order ("assets-other/" first, '-' being 0x2D and '/' 0x2F); s3rver lists folder by
-  // folder, so only the set is compared here.
-  assert.deepEqual((await listAll(store.listOlderThan('assets', cutoff))).sort(), [
-    'assets-other/x',
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-    'assets/ord_2/ast_4',
-  ])
-  assert.deepEqual((await listAll(store.listOlderThan('', cutoff))).sort(), [
-    'assets-other/x',
-    'assets/ord_1/ast_1',
-    'assets/ord_12/ast_3',
-    'assets/ord_2/ast_4',
-    'thumbnails/ord_1/ast_1.jpg',
-  ])
-  assert.deepEqual(await listAll(store.listOlderThan('assets/', old)), []) // strictly before the cutoff
-  assert.deepEqual(await listAll(store.listOlderThan('nothing/here/', cutoff)), [])
 })
 
 test('listOlderThan compares with the time each object was written', async () => {
@@ -347,34 +295,6 @@ test('listOlderThan follows continuation tokens over several pages', async () =>
   const commands = recordCommands(store)
   assert.deepEqual(await listAll(store.listOlderThan('assets/', new Date(Date.now() + 60_000))), keys)
   assert.deepEqual(commands, Array(4).fill('ListObjectsV2Command'))
-})
-
-test('listOlderThan allows deleting what it yields while iterating (the retention job does)', async () => {
-  const { store, bucket } = await newStore({ pageSize: 2 })
-  const old = new Date('2026-01-01T00:00:00Z')
-  const keys = [
-    'assets/ord_1/ast_1',
-    'assets/ord_1/ast_2',
-    'assets/ord_2/ast_3',
-    'assets/ord_2/ast_4',
-    'assets/ord_3/x',
-  ]
-  for (const key of keys) {
-    await store.put(key, Buffer.from(key), 'image/png')
-    await setLastModified(bucket, key, old)
-  }
-  const deleted: string[] = []
-  for await (const key of store.listOlderThan('assets/', new Date('2026-02-01T00:00:00Z'))) {
-    await store.delete(key)
-    deleted.push(key)
-  }
-  assert.deepEqual(deleted, keys)
-  assert.deepEqual(await objectKeys(bucket), [])
-})
-
-test('listOlderThan on a store never written to yields nothing', async () => {
-  const { store } = await newStore()
-  assert.deepEqual(await listAll(store.listOlderThan('', new Date(Date.now() + 60_000))), [])
 })
 
 test('listOlderThan skips objects the store cannot have written (folder markers, other names)', async () => {

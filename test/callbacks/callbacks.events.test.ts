@@ -5,12 +5,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import {
-  type ImageServer,
   PHONE_CASE,
   type PipelineDriver,
   pipelineDriver,
-  startImageServer,
+  twoLabOrder,
+  US_RECIPIENT,
 } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 
@@ -31,28 +32,9 @@ for (const kind of testDatabaseKinds()) {
       await images.close()
     })
 
-    /** A canvas and a phone case to the US: two labs, so two shipments. */
-    function splitOrder(overrides: Record<string, unknown> = {}) {
-      return sampleOrder({
-        recipient: {
-          name: 'Grace Hopper',
-          email: null,
-          phoneNumber: '+1 212 555 0100',
-          address: { line1: '1 Main St', postalOrZipCode: '10001', countryCode: 'US', townOrCity: 'New York' },
-        },
-        items: [
-          {
-            sku: 'GLOBAL-CAN-10x10',
-            copies: 1,
-            sizing: 'fillPrintArea',
-            attributes: { wrap: 'Black' },
-            assets: [{ url: images.url('canvas.jpg') }],
-          },
-          { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] },
-        ],
-        ...overrides,
-      })
-    }
+    /** The two-lab order, to a recipient with a phone number (the callbacks carry it twice). */
+    const splitOrder = () =>
+      twoLabOrder(images.url, { recipient: { ...US_RECIPIENT, email: null, phoneNumber: '+1 212 555 0100' } })
 
     async function create(server: 'sandbox' | 'live', payload: Record<string, unknown>, key: string) {
       const response = await t[server](

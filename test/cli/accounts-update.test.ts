@@ -5,15 +5,20 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { printroute } from '../support/cli.ts'
+import { type CliSession, startCliSession } from '../support/cli.ts'
 
 let dataDir: string
-const withData = (args: string[]) => printroute([...args, '--data-dir', dataDir])
+let cli: CliSession
+const withData = (args: string[]) => cli.run([...args, '--data-dir', dataDir])
 
 before(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'printroute-cli-update-'))
+  cli = startCliSession()
 })
-after(() => rmSync(dataDir, { recursive: true, force: true }))
+after(async () => {
+  await cli.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
 
 test('accounts update sets the callback URL and pause window, rotates the signing secret, and refuses bad input', async () => {
   const created = await withData(['accounts', 'create', '--name', 'Shop', '--json'])

@@ -1,4 +1,5 @@
-// The printroute command line, run as a user runs it: a child process on a temporary data directory.
+// The printroute command line, run as a user runs it: in a child process (one for all the short commands), on a
+// temporary data directory.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,16 +8,23 @@ import { after, before, describe, test } from 'node:test'
 import type { Command } from 'commander'
 import { buildProgram } from '../../src/cli/program.ts'
 import { SETTING_COMMANDS, SETTINGS, settingsOf } from '../../src/config.ts'
-import { printroute } from '../support/cli.ts'
+import { type CliSession, startCliSession } from '../support/cli.ts'
 
 describe('printroute command line', () => {
   let dataDir: string
+  // The short commands share one process; each still gets its own arguments, environment and output.
+  let cli: CliSession
+  const printroute = (args: string[], env?: Record<string, string | undefined>) => cli.run(args, env)
   const withData = (args: string[]) => printroute([...args, '--data-dir', dataDir])
 
   before(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'printroute-cli-'))
+    cli = startCliSession()
   })
-  after(() => rmSync(dataDir, { recursive: true, force: true }))
+  after(async () => {
+    await cli.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
 
   test('the help of every command lists exactly the settings it takes', () => {
     const program = buildProgram()

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { adminSocketPath } from '../../src/adapters/admin-channel.ts'
-import { printroute, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
+import { printroute, type RunningPrintroute, startCliSession, startPrintroute } from '../support/cli.ts'
 import { waitFor } from '../support/wait.ts'
 
 const exec = promisify(execFile)
@@ -105,8 +105,11 @@ describe('printroute serve', () => {
     assert.equal(((await response.json()) as any).outcome, 'Unauthorized')
   })
 
-  test('the data commands run beside it on the same data directory, with immediate effect', async () => {
-    const withData = (args: string[]) => printroute([...args, '--data-dir', dataDir])
+  test('the data commands run beside it on the same data directory, with immediate effect', async (t) => {
+    // These short commands share one process, as in cli.test.ts; each reaches the server like its own would.
+    const cli = startCliSession()
+    t.after(() => cli.close())
+    const withData = (args: string[]) => cli.run([...args, '--data-dir', dataDir])
     const socket = adminSocketPath(dataDir)
     assert.equal(statSync(socket).mode & 0o777, 0o600)
     assert.equal(statSync(join(socket, '..')).mode & 0o777, 0o700)

@@ -10,16 +10,11 @@ import type { Charge, OrderDocument } from '../../src/domain/order.ts'
 import { priceAllocation } from '../../src/domain/pricing.ts'
 import { listLedger, readBalance } from '../../src/repositories/billing.repository.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
-import {
-  type ImageServer,
-  PHONE_CASE,
-  type PipelineDriver,
-  pipelineDriver,
-  startImageServer,
-} from '../support/pipeline-driver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { minorUnits as minor } from '../support/money.ts'
+import { PHONE_CASE, type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 
-const minor = (amount: string) => BigInt(amount.replace('.', ''))
 const accountNumber = (account: TestAccount) => parseId('acc', account.id) as number
 
 for (const kind of testDatabaseKinds()) {
@@ -37,25 +32,8 @@ for (const kind of testDatabaseKinds()) {
       await images.close()
     })
 
-    /** A canvas (2 copies) and a phone case to the US: two labs, two currencies, two shipments. */
-    function splitOrder() {
-      return sampleOrder({
-        recipient: {
-          name: 'Grace Hopper',
-          address: { line1: '1 Main St', postalOrZipCode: '10001', countryCode: 'US', townOrCity: 'New York' },
-        },
-        items: [
-          {
-            sku: 'GLOBAL-CAN-10x10',
-            copies: 2,
-            sizing: 'fillPrintArea',
-            attributes: { wrap: 'Black' },
-            assets: [{ url: images.url('canvas.jpg') }],
-          },
-          { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] },
-        ],
-      })
-    }
+    /** The two-lab order with 2 canvases: two labs, two currencies, two shipments. */
+    const splitOrder = () => twoLabOrder(images.url, { canvas: { copies: 2 } })
 
     function phoneOrder() {
       return sampleOrder({

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testDatabaseKinds } from '../support/databases.ts'
-import { type ImageServer, type PipelineDriver, pipelineDriver, startImageServer } from '../support/pipeline-driver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const T = 'com.printroute.order'

@@ -9,13 +9,8 @@ import { parseId } from '../../src/domain/ids.ts'
 import { signatureOf } from '../../src/domain/webhook-signature.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
-import {
-  type ImageServer,
-  PHONE_CASE,
-  type PipelineDriver,
-  pipelineDriver,
-  startImageServer,
-} from '../support/pipeline-driver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 

@@ -6,16 +6,11 @@ import { percentOfMinorUnits } from '../../src/domain/catalogue-money.ts'
 import type { Charge, OrderDocument } from '../../src/domain/order.ts'
 import type { ShippingMethod } from '../../src/domain/shipping-methods.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
-import {
-  type ImageServer,
-  PHONE_CASE,
-  type PipelineDriver,
-  pipelineDriver,
-  startImageServer,
-} from '../support/pipeline-driver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { minorUnits as minor } from '../support/money.ts'
+import { PHONE_CASE, type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
-const minor = (amount: string) => BigInt(amount.replace('.', ''))
 const sumOf = (charges: Charge[]) => charges.reduce((sum, charge) => sum + minor(charge.totalCost.amount), 0n)
 
 for (const kind of testDatabaseKinds()) {
@@ -36,21 +31,10 @@ for (const kind of testDatabaseKinds()) {
     /** One phone case to GB (one shipment), or a canvas and a phone case to the US (two labs, two shipments). */
     async function create(shape: 'single' | 'split' = 'single', key = t.account.sandboxKey): Promise<string> {
       const phone = { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }
-      const canvas = {
-        sku: 'GLOBAL-CAN-10x10',
-        copies: 2,
-        sizing: 'fitPrintArea',
-        attributes: { wrap: 'Black' },
-        assets: [{ url: images.url('canvas.jpg') }],
-      }
-      const us = {
-        name: 'Grace Hopper',
-        address: { line1: '1 Main St', postalOrZipCode: '10001', countryCode: 'US', townOrCity: 'New York' },
-      }
       const payload =
         shape === 'single'
           ? sampleOrder({ items: [phone] })
-          : sampleOrder({ items: [canvas, phone], recipient: us, shippingMethod: 'Standard' })
+          : twoLabOrder(images.url, { canvas: { copies: 2, sizing: 'fitPrintArea' }, shippingMethod: 'Standard' })
       const response = await t.sandbox(
         { method: 'POST', url: '/v4.0/orders', payload, headers: { 'content-type': 'application/json' } },
         key,

@@ -5,13 +5,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { testDatabaseKinds } from '../support/databases.ts'
-import {
-  type ImageServer,
-  PHONE_CASE,
-  type PipelineDriver,
-  pipelineDriver,
-  startImageServer,
-} from '../support/pipeline-driver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 

@@ -3,12 +3,10 @@
 // spellings, unknown fields and every other refusal at once; and, with the pipeline running, that an order of the
 // same items gets exactly the quoted shipments and charges.
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import sharp from 'sharp'
 import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const QUOTE_KEYS = ['shipmentMethod', 'costSummary', 'shipments', 'items']
@@ -347,32 +345,17 @@ for (const kind of testDatabaseKinds()) {
 
 // ---- a quote equals the order of the same items: same shipments, same charges ------------------------------
 
-async function startImageServer(files: Record<string, Buffer>): Promise<{ base: string; close(): Promise<void> }> {
-  const server: Server = createServer((request, response) => {
-    const body = files[(request.url ?? '').split('?')[0] ?? '']
-    if (!body) return response.writeHead(404).end()
-    response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length }).end(body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { base: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
-}
-
-const solidJpeg = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } })
-    .jpeg()
-    .toBuffer()
-
 for (const kind of testDatabaseKinds()) {
   describe(`a quote and the order of the same items (${kind})`, () => {
     let t: TestApp
-    let images: { base: string; close(): Promise<void> }
+    let images: ImageServer
 
     before(async () => {
-      images = await startImageServer({
-        '/canvas.jpg': await solidJpeg(1200, 1200),
-        '/case.jpg': await solidJpeg(540, 1035),
-      })
+      const colour = { r: 200, g: 80, b: 40 }
+      images = await startImageServer(
+        { '/canvas.jpg': await solidJpeg(1200, 1200, colour), '/case.jpg': await solidJpeg(540, 1035, colour) },
+        null,
+      )
       t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 60 } })
     })
     after(async () => {

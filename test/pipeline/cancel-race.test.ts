@@ -7,17 +7,12 @@ import { after, before, describe, test } from 'node:test'
 import type { Charge } from '../../src/domain/order.ts'
 import { findLabJob } from '../../src/repositories/pipeline.repository.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
-import {
-  type ImageServer,
-  PHONE_CASE,
-  type PipelineDriver,
-  pipelineDriver,
-  startImageServer,
-} from '../support/pipeline-driver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { minorUnits as minor } from '../support/money.ts'
+import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const RUNS = 100
-const minor = (amount: string) => BigInt(amount.replace('.', ''))
 
 for (const kind of testDatabaseKinds()) {
   describe(`cancel racing lab submission (${kind})`, () => {

@@ -3,32 +3,22 @@
 // real PostgreSQL database), real HTTP.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { killStartedPrintroutes, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
 import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { waitFor } from '../support/wait.ts'
 
 function serve(args: string[], env: Record<string, string>): RunningPrintroute {
   return startPrintroute(['serve', '--port', '0', '--sandbox-port', '0', ...args], env)
 }
 
-async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
 for (const kind of testDatabaseKinds()) {
   describe(`a worker killed mid-pipeline (${kind})`, () => {
-    let images: Server
+    let images: ImageServer
     let imageBase: string
     let dataDir: string
     let databaseUrl = ''
@@ -46,11 +36,8 @@ for (const kind of testDatabaseKinds()) {
       })
         .jpeg()
         .toBuffer()
-      images = createServer((_request, response) => {
-        response.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo)
-      })
-      await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve))
-      imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`
+      images = await startImageServer({}, { body: photo, type: 'image/jpeg' })
+      imageBase = images.base
       dataDir = mkdtempSync(join(tmpdir(), 'printroute-crash-'))
       if (kind === 'postgres') {
         database = await createScratchDatabase('printroute_crash')
@@ -60,13 +47,13 @@ for (const kind of testDatabaseKinds()) {
 
     after(async () => {
       killStartedPrintroutes()
-      await new Promise((resolve) => images.close(resolve))
+      await images.close()
       rmSync(dataDir, { recursive: true, force: true })
       await database?.drop()
     })
 
     test('the order completes after a restart with exactly one set of shipments', async () => {
-      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '1s', '--log-format', 'pretty']
+      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '200ms', '--log-format', 'pretty']
       const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
       const first = serve(args, env)
       const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1] as string
@@ -104,17 +91,21 @@ for (const kind of testDatabaseKinds()) {
         ((await (await fetch(`${base}/orders/${orderId}`, { headers: { 'x-api-key': key } })).json()) as any).order
 
       // Kill it while print files are being made: after allocation, before the labs have everything.
-      await poll('allocation', async () => {
-        const current = await get(sandbox)
-        return current.shipments.length > 0 ? current : undefined
-      })
+      await waitFor(
+        'allocation',
+        async () => {
+          const current = await get(sandbox)
+          return current.shipments.length > 0 ? current : undefined
+        },
+        60_000,
+      )
       first.child.kill('SIGKILL')
       await first.exited
 
       const second = serve(args, env)
       const restarted = (await second.waitFor(/Sandbox API ready at (http:\/\/[^\s"]+)/))[1] as string
       try {
-        const complete = await poll(
+        const complete = await waitFor(
           'stage Complete after the restart',
           async () => {
             const current = await get(restarted)

@@ -1,28 +1,16 @@
 // The lab side of the pipeline: the lab API on the Live address (a real lab picks up its jobs and reports
 // them), re-allocation when a lab cannot make an item, ItemUnavailable when no lab can, and the pause window.
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
 
-async function imageServer(): Promise<{ url: (name: string) => string; close: () => Promise<void> }> {
-  const image = await sharp({ create: { width: 800, height: 1200, channels: 3, background: { r: 200, g: 80, b: 40 } } })
-    .jpeg()
-    .toBuffer()
-  const pdfLike = Buffer.from('%PDF-1.4\n% packing slip\n')
-  const server: Server = createServer((request, response) => {
-    if (request.url?.startsWith('/slip')) response.writeHead(200, { 'content-type': 'application/pdf' }).end(pdfLike)
-    else response.writeHead(200, { 'content-type': 'image/jpeg' }).end(image)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: (name) => `http://127.0.0.1:${port}/${name}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
+/** An 800x1200 JPEG at every path but the packing slip, which is a PDF. */
+async function imageServer(): Promise<ImageServer> {
+  const slip = { body: Buffer.from('%PDF-1.4\n% packing slip\n'), type: 'application/pdf' }
+  return startImageServer({ '/slip.pdf': slip }, await solidJpeg(800, 1200, { r: 200, g: 80, b: 40 }))
 }
 
 const GB_ORDER = (url: (name: string) => string, overrides: Record<string, unknown> = {}) =>
@@ -34,7 +22,7 @@ const GB_ORDER = (url: (name: string) => string, overrides: Record<string, unkno
   })
 
 describe('the lab API (Live)', () => {
-  let images: Awaited<ReturnType<typeof imageServer>>
+  let images: ImageServer
   let t: TestApp
   let labKey: string
   const lab = (method: 'GET' | 'POST', url: string, payload?: unknown, key: string | null = labKey) =>

@@ -2,30 +2,28 @@
 // next attempt's time, a warning when the tenth gives up, then the order stopping; a callback refused by its
 // receiver gets a line per attempt with the status, the latency and the next attempt. The counters move alike.
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { createLogger } from '../../src/adapters/logger.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { captureLogs } from '../support/log-capture.ts'
-import { PHONE_CASE, pipelineDriver, startImageServer } from '../support/pipeline-driver.ts'
+import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 describe('a download that keeps failing, in the logs', () => {
   const logs = captureLogs()
   let t: TestApp
-  let server: Server
+  let server: ImageServer
   let url: string
 
   before(async () => {
-    server = createServer((_request, response) => response.writeHead(404).end('gone'))
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/missing.jpg`
+    server = await startImageServer({}, null)
+    url = server.url('missing.jpg')
     t = await startTestApp({ logger: createLogger({ level: 'info', format: 'json', destination: logs.stream }) })
   })
   after(async () => {
     await t.close()
-    await new Promise((resolve) => server.close(resolve))
+    await server.close()
   })
 
   test('ten attempts, each logged with n/10; the last gives up and the order stops', async () => {

@@ -1,23 +1,14 @@
 // An order held in the account's pause window enters the pipeline only when the window ends: a job
 // scheduled in the database for that moment, not a timer in any process's memory.
 import assert from 'node:assert/strict'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
-import sharp from 'sharp'
+import { solidJpeg, startImageServer } from '../support/image-server.ts'
 import { json, sampleOrder, startTestApp } from '../support/test-app.ts'
 
 test('an on-hold order starts fulfilment when its pause window expires, and not before', async () => {
-  const image = await sharp({ create: { width: 600, height: 900, channels: 3, background: '#336699' } })
-    .jpeg()
-    .toBuffer()
-  const requests: string[] = []
-  const server = createServer((request, response) => {
-    requests.push(request.url ?? '')
-    response.writeHead(200, { 'content-type': 'image/jpeg' }).end(image)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/photo.jpg`
+  const images = await startImageServer({}, await solidJpeg(600, 900, '#336699'))
+  const { requests } = images
+  const url = images.url('photo.jpg')
   const t = await startTestApp({
     workers: true,
     realClock: true,
@@ -60,6 +51,6 @@ test('an on-hold order starts fulfilment when its pause window expires, and not 
     )
   } finally {
     await t.close()
-    await new Promise((resolve) => server.close(resolve))
+    await images.close()
   }
 })

@@ -2,40 +2,13 @@
 // downloads, allocation, sharp rendering, the simulated labs, on every configured database.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
-
-interface ImageServer {
-  base: string
-  requests: string[]
-  close(): Promise<void>
-}
-
-async function startImageServer(files: Record<string, { body: Buffer; type: string }>): Promise<ImageServer> {
-  const requests: string[] = []
-  const server: Server = createServer((request, response) => {
-    requests.push(request.url ?? '')
-    const file = files[(request.url ?? '').split('?')[0] ?? '']
-    if (!file) {
-      response.writeHead(404).end('not found')
-      return
-    }
-    response.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length }).end(file.body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    base: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
 
 /** A photo-like test image: four coloured quadrants with noise, so crops and rotations are visible. */
 async function photo(width: number, height: number): Promise<Buffer> {
@@ -82,11 +55,14 @@ for (const kind of testDatabaseKinds()) {
 
     before(async () => {
       canvasPhoto.body = await photo(2400, 1600)
-      images = await startImageServer({
-        '/canvas.jpg': canvasPhoto,
-        '/case.jpg': { body: await photo(900, 1600), type: 'image/jpeg' },
-        '/not-an-image.jpg': { body: Buffer.from('<html>an error page</html>'), type: 'image/jpeg' },
-      })
+      images = await startImageServer(
+        {
+          '/canvas.jpg': canvasPhoto,
+          '/case.jpg': { body: await photo(900, 1600), type: 'image/jpeg' },
+          '/not-an-image.jpg': { body: Buffer.from('<html>an error page</html>'), type: 'image/jpeg' },
+        },
+        null,
+      )
       t = await startTestApp({
         kind,
         workers: true,
@@ -276,7 +252,7 @@ for (const kind of testDatabaseKinds()) {
 
 describe('download limits', () => {
   test('a file over the size limit fails its attempts with the limit named', async () => {
-    const images = await startImageServer({ '/big.jpg': { body: await photo(600, 400), type: 'image/jpeg' } })
+    const images = await startImageServer({ '/big.jpg': { body: await photo(600, 400), type: 'image/jpeg' } }, null)
     const t = await startTestApp({
       workers: true,
       realClock: true,
@@ -319,7 +295,7 @@ describe('download limits', () => {
 
 describe('downloads from private addresses', () => {
   test('are refused without --allow-private-urls', async () => {
-    const images = await startImageServer({ '/canvas.jpg': { body: await photo(600, 400), type: 'image/jpeg' } })
+    const images = await startImageServer({ '/canvas.jpg': { body: await photo(600, 400), type: 'image/jpeg' } }, null)
     const t = await startTestApp({
       workers: true,
       realClock: true,

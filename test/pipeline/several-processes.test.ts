@@ -10,8 +10,6 @@
 // data directory. PostgreSQL only: PGlite is one process's embedded database.
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -20,6 +18,7 @@ import pg from 'pg'
 import sharp from 'sharp'
 import { printroute, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { S3RVER_CREDENTIALS, type S3rver, startS3rver } from '../support/s3rver.ts'
 import { catalogue } from '../support/test-app.ts'
@@ -54,7 +53,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
   let scratch: string
   let s3rver: S3rver
   let s3: S3Client
-  let images: Server
+  let images: ImageServer | undefined
   let imageBase: string
   let database: ScratchDatabase
   let sql: pg.Client
@@ -88,11 +87,8 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
       .blur(3)
       .jpeg({ quality: 90 })
       .toBuffer()
-    images = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length }).end(photo)
-    })
-    await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve))
-    imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`
+    images = await startImageServer({}, { body: photo, type: 'image/jpeg' })
+    imageBase = images.base
     database = await createScratchDatabase('printroute_several')
     sql = new pg.Client({ connectionString: database.url })
     await sql.connect()
@@ -107,7 +103,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
     await database?.drop()
     s3?.destroy()
     await s3rver?.stop()
-    if (images) await new Promise((resolve) => images.close(resolve))
+    await images?.close()
     if (scratch) rmSync(scratch, { recursive: true, force: true })
   })
 

@@ -15,13 +15,68 @@ function commandEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv 
   return merged
 }
 
-export async function printroute(args: string[], env: Record<string, string | undefined> = {}) {
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export async function printroute(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: commandEnv(env) })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+export interface CliSessionRequest {
+  args: string[]
+  env: Record<string, string | undefined>
+}
+
+export interface CliSession {
+  /** Runs `printroute <args>` to its end, as `printroute` does; `env` applies to this command only. */
+  run(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>
+  close(): Promise<void>
+}
+
+/**
+ * One child process that runs short commands one after another (not `serve` that starts: it would not end).
+ * Each command gets the environment `printroute` gives it and its own output; a command that leaves state in
+ * the process would be seen by the next, which is why only commands that open, act and close belong here.
+ */
+export function startCliSession(): CliSession {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'cli-session-child.ts')], {
+    env: commandEnv({}),
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  let queue: Promise<unknown> = Promise.resolve()
+  const run = (args: string[], env: Record<string, string | undefined> = {}) => {
+    const result = queue.then(
+      () =>
+        new Promise<CliResult>((resolve, reject) => {
+          const onExit = () => reject(new Error(`the CLI session ended during printroute ${args.join(' ')}`))
+          child.once('exit', onExit)
+          child.once('message', (message) => {
+            child.off('exit', onExit)
+            resolve(message as CliResult)
+          })
+          const request: CliSessionRequest = { args, env }
+          child.send(request)
+        }),
+    )
+    queue = result.catch(() => undefined)
+    return result
+  }
+  return {
+    run,
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
+    },
   }
 }
 

@@ -1,5 +1,6 @@
 // A printroute for the dashboard's browser tests: both servers listening on 127.0.0.1, the pipeline running
 // fast (simulated labs step every 0.2 s), orders placed through the API with the bundled sample images.
+import { after } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { launchBrowser } from './browser.ts'
 import type { TestDatabaseKind } from './databases.ts'
@@ -15,6 +16,13 @@ export interface DashboardHarness {
   close(): Promise<void>
 }
 
+// One Chromium for every harness of a test file (each database kind has its own): starting it costs more
+// than most tests, and each test opens its own context, so nothing a test does is seen by the next.
+let sharedBrowser: Promise<Browser> | undefined
+after(async () => {
+  await (await sharedBrowser)?.close()
+})
+
 export async function startDashboardHarness(
   kind: TestDatabaseKind,
   options: TestAppOptions = {},
@@ -27,7 +35,8 @@ export async function startDashboardHarness(
     ...options,
   })
   const urls = await listenOnLoopback(t)
-  const browser = await launchBrowser()
+  sharedBrowser ??= launchBrowser()
+  const browser = await sharedBrowser
   return {
     t,
     browser,
@@ -53,7 +62,6 @@ export async function startDashboardHarness(
       return json(response).order.id as string
     },
     async close() {
-      await browser.close()
       await t.close()
     },
   }

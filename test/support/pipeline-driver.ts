@@ -1,45 +1,44 @@
 // Moves orders through the real pipeline step by step, without workers: each step calls the same service
 // function a job would, so a test can stop an order exactly where it needs it (allocated, print files made,
 // one shipment with its lab, shipped) and then act on it.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import sharp from 'sharp'
 import { parseId } from '../../src/domain/ids.ts'
 import type { OrderDocument } from '../../src/domain/order.ts'
 import type { PipelineOrder } from '../../src/domain/order-pipeline.ts'
 import { readOrder } from '../../src/repositories/pipeline.repository.ts'
-import type { TestApp } from './test-app.ts'
-
-export interface ImageServer {
-  url(name: string): string
-  close(): Promise<void>
-}
-
-/**
- * An HTTP server on 127.0.0.1 answering every path with one small generated 300x500 JPEG, or with the file
- * given for that path (`/name`).
- */
-export async function startImageServer(
-  files: Record<string, { body: Buffer; type: string }> = {},
-): Promise<ImageServer> {
-  const image = await sharp({ create: { width: 300, height: 500, channels: 3, background: { r: 40, g: 120, b: 200 } } })
-    .jpeg()
-    .toBuffer()
-  const server: Server = createServer((request, response) => {
-    const { body, type } = files[(request.url ?? '').split('?')[0] ?? ''] ?? { body: image, type: 'image/jpeg' }
-    response.writeHead(200, { 'content-type': type, 'content-length': body.length })
-    response.end(body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: (name) => `http://127.0.0.1:${port}/${name}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
+import { sampleOrder, type TestApp } from './test-app.ts'
 
 /** A phone case: the smallest print file of the sample catalogue, so rendering is quick. */
 export const PHONE_CASE = 'GLOBAL-TECH-IP11P-FC-CP'
+
+export const US_RECIPIENT = {
+  name: 'Grace Hopper',
+  address: { line1: '1 Main St', postalOrZipCode: '10001', countryCode: 'US', townOrCity: 'New York' },
+}
+
+/**
+ * A canvas and a phone case to the US: two labs, so two shipments. `canvas` changes the canvas item (copies,
+ * sizing); the rest overrides the order's fields.
+ */
+export function twoLabOrder(
+  url: (name: string) => string,
+  { canvas = {}, ...overrides }: { canvas?: Record<string, unknown> } & Record<string, unknown> = {},
+) {
+  return sampleOrder({
+    recipient: US_RECIPIENT,
+    items: [
+      {
+        sku: 'GLOBAL-CAN-10x10',
+        copies: 1,
+        sizing: 'fillPrintArea',
+        attributes: { wrap: 'Black' },
+        assets: [{ url: url('canvas.jpg') }],
+        ...canvas,
+      },
+      { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: url('case.jpg') }] },
+    ],
+    ...overrides,
+  })
+}
 
 export function pipelineDriver(t: TestApp) {
   const pipeline = t.app.services.pipeline
