@@ -2,61 +2,10 @@
 // with its state, the geometry that made it from its source and a link to its preview (docs/print-files.md).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
-import { SIZING_MODES } from '../../domain/shipping-methods.ts'
 import type { PrintFilesService } from '../../services/print-files.service.ts'
-import { ErrorResponseSchema, Nullable, StringEnum, TraceParent } from '../schemas/common.schema.ts'
+import { ErrorResponses } from '../schemas/common.schema.ts'
 import { OrderIdParamsSchema } from '../schemas/order.schema.ts'
-
-const Pixels = Type.Integer({ minimum: 0 })
-
-const SizeSchema = Type.Object({ width: Pixels, height: Pixels })
-
-const MarginsSchema = Type.Object(
-  { top: Pixels, right: Pixels, bottom: Pixels, left: Pixels },
-  { description: 'fitPrintArea: the white borders of the print file, in print-area pixels.' },
-)
-
-const PlacementSchema = Type.Object(
-  {
-    left: Pixels,
-    top: Pixels,
-    width: Pixels,
-    height: Pixels,
-    margins: Nullable(MarginsSchema),
-  },
-  {
-    description:
-      'The part of the source that is printed, in source pixels (after EXIF orientation, before the quarter ' +
-      'turn): the crop for fillPrintArea, the whole source otherwise.',
-  },
-)
-
-const PrintFileSchema = Type.Object({
-  shipmentId: Type.String(),
-  labCode: Type.String(),
-  itemId: Type.String(),
-  assetId: Type.String(),
-  printArea: Type.String(),
-  format: Type.String({ description: 'jpeg, png, tiff or pdf (books are passed on as they are).' }),
-  status: StringEnum(['pending', 'rendered', 'failed'] as const),
-  failureReason: Nullable(Type.String()),
-  width: Nullable(Pixels),
-  height: Nullable(Pixels),
-  sizing: StringEnum(SIZING_MODES),
-  rotated: Nullable(Type.Boolean()),
-  source: Nullable(SizeSchema),
-  placement: Nullable(PlacementSchema),
-  previewUrl: Nullable(Type.String()),
-})
-
-export const PrintFilesResponseSchema = Type.Object({
-  outcome: Type.Literal('Ok'),
-  printFiles: Type.Array(PrintFileSchema),
-  traceParent: TraceParent,
-})
-
-const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
+import { PrintFilesResponseSchema } from '../schemas/print-files.schema.ts'
 
 export function registerPrintFileRoutes(app: FastifyInstance, printFiles: PrintFilesService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -67,7 +16,7 @@ export function registerPrintFileRoutes(app: FastifyInstance, printFiles: PrintF
       schema: {
         summary: "The order's print files, their placement on the source and their previews",
         params: OrderIdParamsSchema,
-        response: { 200: PrintFilesResponseSchema, ...errors },
+        response: { 200: PrintFilesResponseSchema, ...ErrorResponses },
       },
     },
     async (request) => ({

@@ -2,30 +2,15 @@
 // and paged (printroute's addition).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
-import {
-  PRODUCT_LIST_DEFAULT_TOP,
-  PRODUCT_LIST_MAX_TOP,
-  type ProductsService,
-} from '../../services/products.service.ts'
+import { PRODUCT_LIST_DEFAULT_TOP, type ProductsService } from '../../services/products.service.ts'
 import { nextPageUrl } from '../paging.ts'
-import { ErrorResponseSchema, SingleLineString } from '../schemas/common.schema.ts'
-import { ORDER_LIMITS } from '../schemas/order.schema.ts'
-import { ProductListResponseSchema, ProductResponseSchema } from '../schemas/product.schema.ts'
-
-const ListProductsQuerySchema = Type.Object(
-  {
-    search: Type.Optional(
-      SingleLineString({
-        maxLength: 200,
-        description: 'Only products whose SKU, description or an attribute value contains this, in any letter case.',
-      }),
-    ),
-    top: Type.Optional(Type.Integer({ minimum: 1, maximum: PRODUCT_LIST_MAX_TOP, default: PRODUCT_LIST_DEFAULT_TOP })),
-    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: ORDER_LIMITS.maxSkip, default: 0 })),
-  },
-  { additionalProperties: false },
-)
+import { ErrorResponseSchema } from '../schemas/common.schema.ts'
+import {
+  ListProductsQuerySchema,
+  ProductListResponseSchema,
+  ProductResponseSchema,
+  ProductSkuParamsSchema,
+} from '../schemas/product.schema.ts'
 
 export function registerProductRoutes(app: FastifyInstance, products: ProductsService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -35,7 +20,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
       schema: {
         summary: 'Get product details',
         description: 'The SKU is matched case-insensitively and returned in the catalogue spelling.',
-        params: Type.Object({ sku: Type.String({ maxLength: 100 }) }),
+        params: ProductSkuParamsSchema,
         response: { 200: ProductResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema },
       },
     },

@@ -1,6 +1,8 @@
 // Product details on the wire (docs/wire-contract.md#products).
 import { Type } from 'typebox'
-import { Nullable, TraceParent } from './common.schema.ts'
+import { PRODUCT_LIST_DEFAULT_TOP, PRODUCT_LIST_MAX_TOP } from '../../services/products.service.ts'
+import { Nullable, SingleLineString, TraceParent } from './common.schema.ts'
+import { ORDER_LIMITS } from './order.schema.ts'
 
 const PixelSize = Type.Object({ horizontalResolution: Type.Integer(), verticalResolution: Type.Integer() })
 
@@ -46,3 +48,19 @@ export const ProductListResponseSchema = Type.Object({
   nextUrl: Nullable(Type.String()),
   traceParent: TraceParent,
 })
+
+export const ProductSkuParamsSchema = Type.Object({ sku: Type.String({ maxLength: 100 }) })
+
+export const ListProductsQuerySchema = Type.Object(
+  {
+    search: Type.Optional(
+      SingleLineString({
+        maxLength: 200,
+        description: 'Only products whose SKU, description or an attribute value contains this, in any letter case.',
+      }),
+    ),
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: PRODUCT_LIST_MAX_TOP, default: PRODUCT_LIST_DEFAULT_TOP })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: ORDER_LIMITS.maxSkip, default: 0 })),
+  },
+  { additionalProperties: false },
+)
