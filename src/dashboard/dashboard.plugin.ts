@@ -97,7 +97,9 @@ export function safeNextPath(next: unknown): string {
 /** A form post from another site (Origin present and not ours) is refused before anything else. */
 function isCrossSite(request: FastifyRequest): boolean {
   const origin = request.headers.origin
-  if (origin === undefined || origin === 'null') return origin === 'null'
+  if (origin === undefined) return false
+  // Browsers send `null` from sandboxed frames and opaque origins: never this dashboard's own page.
+  if (origin === 'null') return true
   try {
     return new URL(origin).host !== request.host
   } catch {

@@ -111,6 +111,19 @@ for (const kind of testDatabaseKinds()) {
       }
     })
 
+    test('order pages under a path that is not an order ID answer the not-found page', async () => {
+      const cookie = sessionCookie(await signIn(t.account.sandboxKey))
+      for (const path of [
+        '/dashboard/orders/ord_x',
+        '/dashboard/orders/ord_0/cancel',
+        '/dashboard/orders/123/metadata',
+      ]) {
+        const page = await t.app.sandbox.inject({ method: 'GET', url: path, headers: { cookie } })
+        assert.equal(page.statusCode, 404, path)
+        assert.match(page.body, /is not an order ID/, path)
+      }
+    })
+
     test('wrong keys and other-environment keys get no session and a reason', async () => {
       const wrong = await signIn('pr_sandbox_nope')
       assert.equal(wrong.statusCode, 401)

@@ -3,6 +3,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Type } from 'typebox'
+import { parseId } from '../../domain/ids.ts'
 import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { CallbackSchema } from '../../http/schemas/callbacks.schema.ts'
@@ -58,8 +59,6 @@ interface PrintFile {
   placement: (Box & { margins?: { left: number; top: number; right: number; bottom: number } | null }) | null
   previewUrl: string | null
 }
-
-const ORDER_ID = /^ord_\d{1,18}$/i
 
 function orderPath(orderId: string, rest = ''): string {
   return `${DASHBOARD_PATH}/orders/${orderId}${rest}`
@@ -340,9 +339,24 @@ function actionNotice(answer: ApiAnswer<unknown>, done: string): Notice {
 type OrderParams = { Params: { orderId: string } }
 
 export function registerOrderPages(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.register(async (orderPages) => registerOrderScopedPages(orderPages, dashboard))
+  registerRedeliver(pages, dashboard)
+}
+
+/**
+ * The pages under /orders/:orderId. A path ID that is not an order ID (domain/ids.ts) gets the not-found page
+ * before any API call, checked once here for all of them.
+ */
+function registerOrderScopedPages(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.addHook('preHandler', async (request: FastifyRequest, reply) => {
+    const { orderId } = request.params as { orderId?: string }
+    if (orderId !== undefined && parseId('ord', orderId) === undefined) {
+      return notFound(dashboard, request, reply, orderId)
+    }
+  })
+
   pages.get<OrderParams>('/orders/:orderId', async (request, reply) => {
     const { orderId } = request.params
-    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
     const { csrfToken, api } = request.signedIn
     const loaded = await loadOrder(api, orderId)
     if (!loaded.order.ok) return notFound(dashboard, request, reply, orderId, loaded.order)
@@ -391,7 +405,9 @@ ${issues(order)}
   })
 
   registerActionPages(pages, dashboard)
+}
 
+function registerRedeliver(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.post<{ Params: { callbackId: string }; Body: { back?: string } }>(
     '/callbacks/:callbackId/redeliver',
     async (request, reply) => {
@@ -421,7 +437,6 @@ function registerActionPages(pages: FastifyInstance, dashboard: Dashboard): void
     render: (order: OrderDocument) => { title: string; content: Html },
   ) => {
     const { orderId } = request.params
-    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
     const answer = await request.signedIn.api.get<{ order: OrderDocument }>(`/orders/${orderId}`)
     if (!answer.ok) return notFound(dashboard, request, reply, orderId, answer)
     const page = render(answer.body.order)
@@ -444,7 +459,6 @@ ${form(order.id, '/cancel', request.signedIn.csrfToken, html`<p>This cancels eve
   )
   pages.post<OrderParams>('/orders/:orderId/cancel', async (request, reply) => {
     const { orderId } = request.params
-    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
     const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/cancel`)
     return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, `Order ${orderId} is cancelled.`))
   })
@@ -468,7 +482,6 @@ ${form(
     '/orders/:orderId/shipping-method',
     async (request, reply) => {
       const { orderId } = request.params
-      if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
       const method = request.body?.shippingMethod
       const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/updateShippingMethod`, {
         shippingMethod: method,
@@ -490,7 +503,6 @@ ${form(order.id, '/recipient', request.signedIn.csrfToken, recipientFields(order
   )
   pages.post<OrderParams & { Body: Record<string, string> }>('/orders/:orderId/recipient', async (request, reply) => {
     const { orderId } = request.params
-    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
     const answer = await request.signedIn.api.post(
       `/orders/${orderId}/actions/updateRecipient`,
       recipientFromForm(request.body ?? {}, request.body?.countryCode ?? ''),
@@ -515,7 +527,6 @@ ${form(
   )
   pages.post<OrderParams & { Body: { metadata?: string } }>('/orders/:orderId/metadata', async (request, reply) => {
     const { orderId } = request.params
-    if (!ORDER_ID.test(orderId)) return notFound(dashboard, request, reply, orderId)
     let metadata: unknown
     try {
       metadata = JSON.parse(request.body?.metadata ?? '')
