@@ -99,7 +99,7 @@ export class Orders extends Resource {
    * `POST /v4.0/orders`. The answer's `outcome` is `Created` (with the order), `OnHold` (the account's pause window:
    * only `order.id`) or `AlreadyExists` (an earlier order with the same idempotency key).
    */
-  create(order: CreateOrderRequest, options: CreateOrderOptions = {}): Promise<CreateOrderResponse> {
+  async create(order: CreateOrderRequest, options: CreateOrderOptions = {}): Promise<CreateOrderResponse> {
     const { idempotencyKey, ...requestOptions } = options
     if (idempotencyKey !== undefined && order.idempotencyKey != null && order.idempotencyKey !== idempotencyKey) {
       throw new TypeError('the order and the options carry different idempotency keys')

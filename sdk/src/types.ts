@@ -36,8 +36,6 @@ export type Metadata = NonNullable<CreateOrderRequest['metadata']>
 export type OrderListFilters = QueryOf<OrdersPath['get']>
 /** One page of `GET /v4.0/orders`: `orders`, `hasMore`, `nextUrl`. */
 export type OrderPage = OkBodyOf<OrdersPath['get']>
-/** Filters of `orders.iterate`: as for `list`, with `top` the page size used to walk (default 100). */
-export type OrderIterateFilters = OrderListFilters
 
 // Order actions
 

@@ -90,7 +90,7 @@ describe('printroute-client against a Sandbox server', () => {
     const again = await client.orders.create(order(), { idempotencyKey: 'sdk-key-in-body' })
     assert.equal(again.outcome, 'AlreadyExists')
     assert.equal(again.order.id, first.order.id)
-    assert.throws(() => client.orders.create(order({ idempotencyKey: 'a' }), { idempotencyKey: 'b' }), TypeError)
+    await assert.rejects(client.orders.create(order({ idempotencyKey: 'a' }), { idempotencyKey: 'b' }), TypeError)
   })
 
   test('the base address is taken with or without /v4.0 and a trailing slash', async () => {
