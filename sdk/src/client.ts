@@ -1,0 +1,263 @@
+import { type Call, type RequestOptions, Transport, type TransportOptions } from './transport.ts'
+import type {
+  CallbackListFilters,
+  CallbackPage,
+  CancelOrderResponse,
+  CreateOrderRequest,
+  CreateOrderResponse,
+  EventListFilters,
+  EventPage,
+  GetOrderResponse,
+  Metadata,
+  Order,
+  OrderActions,
+  OrderListFilters,
+  OrderPage,
+  Product,
+  ProductListFilters,
+  ProductPage,
+  QuoteRequest,
+  QuoteResponse,
+  Recipient,
+  RedeliverResponse,
+  SpineRequest,
+  SpineResponse,
+  UpdateMetadataResponse,
+  UpdateRecipientResponse,
+  UpdateShippingMethodRequest,
+  UpdateShippingMethodResponse,
+} from './types.ts'
+
+export interface PrintrouteClientOptions {
+  /** An API key of the environment `baseUrl` points at (`pr_sandbox_...` or `pr_live_...`). */
+  apiKey: string
+  /**
+   * The environment's address, with or without the version: `http://127.0.0.1:8081` or
+   * `http://127.0.0.1:8081/v4.0` (Sandbox by default on 8081, Live on 8080).
+   */
+  baseUrl: string
+  /** A fetch to use instead of the global one (a proxy agent, a test double, a framework's fetch). */
+  fetch?: typeof fetch
+  /** Retries after a 429, a 5xx or no answer, for requests safe to repeat (default 2: three attempts). */
+  maxRetries?: number
+  /** How long each attempt may take before it counts as unanswered (default 65,000 ms). */
+  timeoutMs?: number
+  /** First backoff delay; doubles with each retry, with jitter (default 500 ms). */
+  retryDelayMs?: number
+  /** The longest wait before a retry (default 30,000 ms): a `Retry-After` beyond it is thrown, not waited for. */
+  maxRetryDelayMs?: number
+}
+
+export interface CreateOrderOptions extends RequestOptions {
+  /**
+   * Sent as the order's `idempotencyKey`: the same key again answers `AlreadyExists` with the first order instead
+   * of creating another. With a key (here or in the order) a create is retried; without one it never is.
+   */
+  idempotencyKey?: string
+}
+
+type ListedOrder = OrderPage['orders'][number]
+
+export class PrintrouteClient {
+  readonly orders: Orders
+  readonly quotes: Quotes
+  readonly products: Products
+  readonly events: Events
+  readonly callbacks: Callbacks
+  /** The API's base address in use, ending in `/v4.0`. */
+  readonly baseUrl: string
+
+  constructor(options: PrintrouteClientOptions) {
+    const transport = new Transport(options satisfies TransportOptions)
+    this.baseUrl = transport.baseUrl
+    this.orders = new Orders(transport)
+    this.quotes = new Quotes(transport)
+    this.products = new Products(transport)
+    this.events = new Events(transport)
+    this.callbacks = new Callbacks(transport)
+  }
+}
+
+const segment = encodeURIComponent
+
+/** A group of endpoints sharing the client's transport. */
+abstract class Resource {
+  protected readonly transport: Transport
+  constructor(transport: Transport) {
+    this.transport = transport
+  }
+}
+
+/** The number of an order ID (`ord_42` -> 42), undefined for anything else. */
+function orderNumber(id: string): number | undefined {
+  const match = /^ord_(\d+)$/.exec(id)
+  return match ? Number(match[1]) : undefined
+}
+
+export class Orders extends Resource {
+  /**
+   * `POST /v4.0/orders`. The answer's `outcome` is `Created` (with the order), `OnHold` (the account's pause window:
+   * only `order.id`) or `AlreadyExists` (an earlier order with the same idempotency key).
+   */
+  async create(order: CreateOrderRequest, options: CreateOrderOptions = {}): Promise<CreateOrderResponse> {
+    const { idempotencyKey, ...requestOptions } = options
+    if (idempotencyKey !== undefined && order.idempotencyKey != null && order.idempotencyKey !== idempotencyKey) {
+      throw new TypeError('the order and the options carry different idempotency keys')
+    }
+    const key = idempotencyKey ?? order.idempotencyKey ?? undefined
+    const body: CreateOrderRequest = key === undefined ? order : { ...order, idempotencyKey: key }
+    return this.transport.request({
+      method: 'POST',
+      path: '/orders',
+      body,
+      // Without a key a repeated create could make a second order, so only a keyed create is retried.
+      retryable: typeof key === 'string' && key !== '',
+      options: requestOptions,
+    })
+  }
+
+  /** `GET /v4.0/orders/{id}`: the order (404 `EntityNotFound` for an unknown one or one on hold). */
+  async get(orderId: string, options?: RequestOptions): Promise<Order> {
+    const answer = await this.transport.request<GetOrderResponse>(read(`/orders/${segment(orderId)}`, {}, options))
+    return answer.order
+  }
+
+  /** One page of `GET /v4.0/orders`, newest first: `orders`, `hasMore`, `nextUrl`. */
+  list(filters: OrderListFilters = {}, options?: RequestOptions): Promise<OrderPage> {
+    return this.transport.request(read('/orders', filters, options))
+  }
+
+  /**
+   * Every order matching the filters, newest first, page after page (`top` is the page size, default 100; `skip`
+   * where to start). Orders created while it walks are not included, and none is yielded twice.
+   */
+  async *iterate(filters: OrderListFilters = {}, options?: RequestOptions): AsyncGenerator<ListedOrder, void> {
+    const top = filters.top ?? 100
+    let skip = filters.skip ?? 0
+    // Pages are by offset, newest first: orders created during the walk push older ones onto the next page.
+    // IDs grow with creation, so anything not older than the last order yielded has been seen (or is new).
+    let oldestYielded: number | undefined
+    for (;;) {
+      const page = await this.list({ ...filters, top, skip }, options)
+      for (const order of page.orders) {
+        const number = orderNumber(order.id)
+        if (number !== undefined && oldestYielded !== undefined && number >= oldestYielded) continue
+        if (number !== undefined) oldestYielded = number
+        yield order
+      }
+      if (!page.hasMore || page.orders.length === 0) return
+      skip += page.orders.length
+    }
+  }
+
+  /** `GET /v4.0/orders/{id}/actions`: which actions are available now. */
+  actions(orderId: string, options?: RequestOptions): Promise<OrderActions> {
+    return this.transport.request(read(`/orders/${segment(orderId)}/actions`, {}, options))
+  }
+
+  /**
+   * Cancels every shipment not yet with its lab: `Cancelled`, `FailedToCancel` or `ActionNotAvailable` (HTTP 200
+   * all three). Retried like a read: a second cancel changes nothing, though its answer is then
+   * `ActionNotAvailable` (the order is already cancelled).
+   */
+  cancel(orderId: string, options?: RequestOptions): Promise<CancelOrderResponse> {
+    return this.transport.request(action(orderId, 'cancel', undefined, options))
+  }
+
+  /** `Updated`, `PartiallyUpdated`, `FailedToUpdate` or `ActionNotAvailable`; the method in any letter case. */
+  updateShippingMethod(
+    orderId: string,
+    shippingMethod: UpdateShippingMethodRequest['shippingMethod'],
+    options?: RequestOptions,
+  ): Promise<UpdateShippingMethodResponse> {
+    return this.transport.request(action(orderId, 'updateShippingMethod', { shippingMethod }, options))
+  }
+
+  /** Replaces the recipient (same checks as create; the country cannot change). Outcomes as for the method. */
+  updateRecipient(orderId: string, recipient: Recipient, options?: RequestOptions): Promise<UpdateRecipientResponse> {
+    return this.transport.request(action(orderId, 'updateRecipient', recipient, options))
+  }
+
+  /** Replaces the metadata, in every state: `Updated`. */
+  updateMetadata(orderId: string, metadata: Metadata, options?: RequestOptions): Promise<UpdateMetadataResponse> {
+    return this.transport.request(action(orderId, 'updateMetadata', { metadata }, options))
+  }
+}
+
+export class Quotes extends Resource {
+  /** `POST /v4.0/quotes`: one quote per shipping method; creates nothing, so it is retried. */
+  create(request: QuoteRequest, options?: RequestOptions): Promise<QuoteResponse> {
+    return this.transport.request({ method: 'POST', path: '/quotes', body: request, retryable: true, options })
+  }
+}
+
+export class Products extends Resource {
+  /** `GET /v4.0/products/{sku}` (any letter case; 404 `EntityNotFound` when unknown). */
+  async get(sku: string, options?: RequestOptions): Promise<Product> {
+    const answer = await this.transport.request<{ product: Product }>(read(`/products/${segment(sku)}`, {}, options))
+    return answer.product
+  }
+
+  /** One page of the catalogue's products (printroute's addition): `search`, `top`, `skip`. */
+  list(filters: ProductListFilters = {}, options?: RequestOptions): Promise<ProductPage> {
+    return this.transport.request(read('/products', filters, options))
+  }
+
+  /** `POST /v4.0/products/spine`: a book's spine width; read-only, so retried. */
+  spine(request: SpineRequest, options?: RequestOptions): Promise<SpineResponse> {
+    return this.transport.request({ method: 'POST', path: '/products/spine', body: request, retryable: true, options })
+  }
+}
+
+export class Events extends Resource {
+  /**
+   * One page of the events feed, oldest first, after the cursor `after` (an event id; absent: from the first).
+   * Poll again with `after: page.nextCursor`.
+   */
+  list(filters: EventListFilters = {}, options?: RequestOptions): Promise<EventPage> {
+    return this.transport.request(read('/events', filters, options))
+  }
+
+  /** Every event after `after`, page after page, until the feed has no more right now. */
+  async *iterate(
+    filters: EventListFilters = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<EventPage['events'][number], void> {
+    let after = filters.after
+    for (;;) {
+      const page = await this.list({ ...filters, ...(after === undefined ? {} : { after }) }, options)
+      yield* page.events
+      if (!page.hasMore || page.events.length === 0 || page.nextCursor === null) return
+      after = page.nextCursor
+    }
+  }
+}
+
+export class Callbacks extends Resource {
+  /** Callback deliveries with their attempts, newest first: `orderId`, `status`, `top`, `skip`. */
+  list(filters: CallbackListFilters = {}, options?: RequestOptions): Promise<CallbackPage> {
+    return this.transport.request(read('/callbacks', filters, options))
+  }
+
+  /** Sends a delivery's event again as a new delivery. Not retried: each call makes a delivery. */
+  redeliver(callbackId: string, options?: RequestOptions): Promise<RedeliverResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/callbacks/${segment(callbackId)}/redeliver`,
+      retryable: false,
+      options,
+    })
+  }
+}
+
+function read(path: string, query: object, options: RequestOptions | undefined): Call {
+  return { method: 'GET', path, query: query as Record<string, unknown>, retryable: true, options }
+}
+
+/**
+ * An order action. Each sets the order to a state (cancelled, this method, this recipient, this metadata), so
+ * sending it twice ends where sending it once does: actions are retried.
+ */
+function action(orderId: string, name: string, body: unknown, options: RequestOptions | undefined): Call {
+  return { method: 'POST', path: `/orders/${segment(orderId)}/actions/${name}`, body, retryable: true, options }
+}

@@ -1,0 +1,21 @@
+// printroute-client: a typed client for printroute's Print API v4.0 (fetch only: Node >= 20 and browsers).
+export {
+  Callbacks,
+  type CreateOrderOptions,
+  Events,
+  Orders,
+  PrintrouteClient,
+  type PrintrouteClientOptions,
+  Products,
+  Quotes,
+} from './client.ts'
+export { CallbackVerificationError, PrintrouteConnectionError, PrintrouteError } from './errors.ts'
+export type { components, paths } from './openapi.ts'
+export type { RequestOptions } from './transport.ts'
+export type * from './types.ts'
+export {
+  type CallbackHeaders,
+  DEFAULT_TOLERANCE_SECONDS,
+  type VerifyCallbackOptions,
+  verifyCallback,
+} from './verify-callback.ts'

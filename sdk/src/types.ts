@@ -1,0 +1,109 @@
+// Friendly names for the API's bodies. Every type here is derived from `paths` in the generated openapi.ts
+// (request bodies, query parameters and 200 answers of each endpoint), not from named component schemas, so the
+// names survive the document reorganising its components; regenerate with `npm run sdk:generate`.
+// The few types the document does not describe (the CloudEvent payloads of callbacks and the events feed) are
+// written by hand below, from docs/callbacks.md.
+import type { paths } from './openapi.ts'
+
+type JsonContent<Part> = Part extends { content: { 'application/json': infer Body } } ? Body : never
+/** The JSON request body of an operation. */
+type RequestBodyOf<Operation> = Operation extends { requestBody?: infer Body } ? JsonContent<NonNullable<Body>> : never
+/** The JSON body of an operation's 200 answer. */
+type OkBodyOf<Operation> = Operation extends { responses: { 200: infer Answer } } ? JsonContent<Answer> : never
+/** An operation's query parameters. */
+type QueryOf<Operation> = Operation extends { parameters: { query?: infer Query } } ? NonNullable<Query> : never
+
+type OrdersPath = paths['/v4.0/orders']
+type OrderPath = paths['/v4.0/orders/{orderId}']
+
+// Orders
+
+export type CreateOrderRequest = RequestBodyOf<OrdersPath['post']>
+/** `Created` with the whole order, `OnHold` (only `order.id` is set), or `AlreadyExists` (same idempotency key). */
+export type CreateOrderResponse = OkBodyOf<OrdersPath['post']>
+export type GetOrderResponse = OkBodyOf<OrderPath['get']>
+export type Order = GetOrderResponse['order']
+export type OrderItem = Order['items'][number]
+export type Charge = Order['charges'][number]
+export type Shipment = Order['shipments'][number]
+export type ShippingMethod = Order['shippingMethod']
+export type OrderStage = Order['status']['stage']
+/** The recipient as an order or `updateRecipient` takes it. */
+export type Recipient = CreateOrderRequest['recipient']
+export type Address = Recipient['address']
+export type Metadata = NonNullable<CreateOrderRequest['metadata']>
+
+export type OrderListFilters = QueryOf<OrdersPath['get']>
+/** One page of `GET /v4.0/orders`: `orders`, `hasMore`, `nextUrl`. */
+export type OrderPage = OkBodyOf<OrdersPath['get']>
+
+// Order actions
+
+export type OrderActions = OkBodyOf<paths['/v4.0/orders/{orderId}/actions']['get']>
+export type CancelOrderResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/cancel']['post']>
+export type UpdateShippingMethodRequest = RequestBodyOf<
+  paths['/v4.0/orders/{orderId}/actions/updateShippingMethod']['post']
+>
+export type UpdateShippingMethodResponse = OkBodyOf<
+  paths['/v4.0/orders/{orderId}/actions/updateShippingMethod']['post']
+>
+export type UpdateRecipientResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/updateRecipient']['post']>
+export type UpdateMetadataResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/updateMetadata']['post']>
+
+// Quotes, products
+
+export type QuoteRequest = RequestBodyOf<paths['/v4.0/quotes']['post']>
+export type QuoteResponse = OkBodyOf<paths['/v4.0/quotes']['post']>
+/** One quote of an answer: one per shipping method. */
+export type Quote = QuoteResponse['quotes'][number]
+
+export type Product = OkBodyOf<paths['/v4.0/products/{sku}']['get']>['product']
+export type ProductListFilters = QueryOf<paths['/v4.0/products']['get']>
+export type ProductPage = OkBodyOf<paths['/v4.0/products']['get']>
+export type SpineRequest = RequestBodyOf<paths['/v4.0/products/spine']['post']>
+export type SpineResponse = OkBodyOf<paths['/v4.0/products/spine']['post']>
+
+// Callbacks and the events feed
+
+export type CallbackListFilters = QueryOf<paths['/v4.0/callbacks']['get']>
+export type CallbackPage = OkBodyOf<paths['/v4.0/callbacks']['get']>
+export type CallbackDelivery = CallbackPage['callbacks'][number]
+export type RedeliverResponse = OkBodyOf<paths['/v4.0/callbacks/{callbackId}/redeliver']['post']>
+
+export type EventListFilters = QueryOf<paths['/v4.0/events']['get']>
+/** One page of the events feed, with the events typed (the document describes them only as objects). */
+export type EventPage = Omit<OkBodyOf<paths['/v4.0/events']['get']>, 'events'> & { events: CallbackEvent[] }
+
+/**
+ * An order event: the CloudEvent (JSON format, CloudEvents 1.0) that a callback POSTs and the events feed lists.
+ * Written by hand: the OpenAPI document does not describe the payload.
+ */
+export interface CallbackEvent {
+  specversion: '1.0'
+  /** `com.<vendor>.order.<what changed>#<new value>`, e.g. `com.printroute.order.status.stage.changed#Cancelled`. */
+  type: string
+  /** The order's address on the environment's API. */
+  source: string
+  /** The event id, `evt_<number>`: the same on every attempt; deduplicate on it. */
+  id: string
+  /** When the change happened (ISO-8601, UTC). */
+  time: string
+  datacontenttype: 'application/json'
+  data: {
+    /** The whole order as it stood at the change; the recipient's phone is also under `mobilePhoneNumber`. */
+    order: Order & { recipient: Order['recipient'] & { mobilePhoneNumber?: string | null } }
+    traceParent: string
+  }
+  /** The order id. */
+  subject: string
+  /** Numbers the order's events from 1 in the order the changes happened. */
+  sequence: number
+}
+
+// Errors
+
+/** The error body every failed request carries (docs/errors.md). */
+export type ErrorBody = JsonContent<OrdersPath['post']['responses'][400]>
+/** The problems of a `ValidationFailed` answer, by field path (`recipient.address.countryCode`, `items[0].sku`). */
+export type Failures = NonNullable<ErrorBody['failures']>
+export type Failure = Failures[string][number]
