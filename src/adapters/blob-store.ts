@@ -77,7 +77,8 @@ export function assertValidBlobKey(key: string): void {
   if (problem !== null) throw new InvalidBlobKeyError(`Invalid blob key ${JSON.stringify(key)}: it ${problem}`)
 }
 
-function assertValidPrefix(prefix: string): void {
+/** A `listOlderThan` prefix: a plain string prefix of keys, in every store (the file system's and S3's). */
+export function assertValidPrefix(prefix: string): void {
   if (
     typeof prefix !== 'string' ||
     !PREFIX_PATTERN.test(prefix) ||

@@ -31,6 +31,18 @@ export function createMetrics(options: MetricsOptions) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
+  // A counter by one label with a series at 0 for each of `values` from the start, so rates and alerts work
+  // before the first event.
+  const countedFromZero = <Label extends string>(
+    name: string,
+    help: string,
+    label: Label,
+    values: readonly string[],
+  ): Counter<Label> => {
+    const counter = new Counter({ name, help, labelNames: [label], registers })
+    for (const value of values) counter.inc({ [label]: value } as Record<Label, string>, 0)
+    return counter
+  }
 
   const httpDuration = new Histogram({
     name: 'printroute_http_request_duration_seconds',
@@ -39,12 +51,12 @@ export function createMetrics(options: MetricsOptions) {
     buckets: HTTP_BUCKETS,
     registers,
   })
-  const ordersCreated = new Counter({
-    name: 'printroute_orders_created_total',
-    help: 'Orders created, by environment',
-    labelNames: ['environment'] as const,
-    registers,
-  })
+  const ordersCreated = countedFromZero(
+    'printroute_orders_created_total',
+    'Orders created, by environment',
+    'environment',
+    ['live', 'sandbox'],
+  )
   const stepDuration = new Histogram({
     name: 'printroute_pipeline_step_duration_seconds',
     help: 'Time one pipeline step took (a job, or a lab report), by step',
@@ -52,18 +64,18 @@ export function createMetrics(options: MetricsOptions) {
     buckets: STEP_BUCKETS,
     registers,
   })
-  const callbackDeliveries = new Counter({
-    name: 'printroute_callback_deliveries_total',
-    help: 'Callback delivery attempts, by result: delivered, failed (retried later), gave_up',
-    labelNames: ['result'] as const,
-    registers,
-  })
-  const assetDownloads = new Counter({
-    name: 'printroute_asset_downloads_total',
-    help: 'Download attempts of assets, packing slips and branding files, by result: ok, failed',
-    labelNames: ['result'] as const,
-    registers,
-  })
+  const callbackDeliveries = countedFromZero(
+    'printroute_callback_deliveries_total',
+    'Callback delivery attempts, by result: delivered, failed (retried later), gave_up',
+    'result',
+    ['delivered', 'failed', 'gave_up'],
+  )
+  const assetDownloads = countedFromZero(
+    'printroute_asset_downloads_total',
+    'Download attempts of assets, packing slips and branding files, by result: ok, failed',
+    'result',
+    ['ok', 'failed'],
+  )
   new Gauge({
     name: 'printroute_job_queue_depth',
     help: 'Jobs waiting or running, by job name and state: queued (due now), deferred (due later), active',
@@ -82,11 +94,6 @@ export function createMetrics(options: MetricsOptions) {
       for (const { name, state, count } of counts) this.set({ name, state }, count)
     },
   })
-
-  // Series at 0 from the start, so rates and alerts work before the first event.
-  for (const environment of ['live', 'sandbox'] as const) ordersCreated.inc({ environment }, 0)
-  for (const result of ['delivered', 'failed', 'gave_up'] as const) callbackDeliveries.inc({ result }, 0)
-  for (const result of ['ok', 'failed'] as const) assetDownloads.inc({ result }, 0)
 
   // Fits services/observability.ts's ServiceMetrics by shape (app.ts hands it over, and tsc checks the fit
   // there), so this adapter does not import the services layer it serves.

@@ -19,6 +19,7 @@ import {
 } from '@aws-sdk/client-s3'
 import {
   assertValidBlobKey,
+  assertValidPrefix,
   BlobNotFoundError,
   type BlobStore,
   blobKeyProblem,
@@ -61,19 +62,6 @@ const CONNECT_TIMEOUT_MS = 10_000
 // Legacy bucket names (us-east-1) allow capitals and underscores and 255 characters; newer ones are stricter,
 // which the service itself enforces.
 const BUCKET_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/
-// The same rule as the file system store's prefixes: a plain string prefix of keys.
-const LIST_PREFIX_PATTERN = /^[A-Za-z0-9._/-]*$/
-
-function assertValidListPrefix(prefix: string): void {
-  if (
-    typeof prefix !== 'string' ||
-    !LIST_PREFIX_PATTERN.test(prefix) ||
-    prefix.startsWith('/') ||
-    prefix.split('/').some((segment) => segment === '..' || segment === '.')
-  ) {
-    throw new InvalidBlobKeyError(`Invalid blob key prefix ${JSON.stringify(prefix)}`)
-  }
-}
 
 /** The store prefix with its final slash, or '' for none; throws for anything that is not a valid key path. */
 function normalizeStorePrefix(prefix: string | undefined): string {
@@ -371,7 +359,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async *listOlderThan(prefix: string, cutoff: Date): AsyncIterable<string> {
-    assertValidListPrefix(prefix)
+    assertValidPrefix(prefix)
     const cutoffMs = cutoff.getTime()
     let continuationToken: string | undefined
     do {

@@ -497,6 +497,22 @@ class References {
     return valid ? sizes : undefined
   }
 
+  /** The product's spelling of the attribute named `given` (any letter case); else reports it at `path`. */
+  #attributeName(known: readonly string[], given: string, path: string): string | undefined {
+    const name = findName(known, given)
+    if (name === undefined) {
+      this.#add(path, `unknown attribute (the product has ${known.length ? known.join(', ') : 'none'})`)
+    }
+    return name
+  }
+
+  /** The attribute's spelling of the value `text` (any letter case); else reports it at `path`. */
+  #attributeValue(allowed: readonly string[], text: string, path: string): string | undefined {
+    const value = findName(allowed, text)
+    if (value === undefined) this.#add(path, `${describe(text)} is not one of ${allowed.join(', ')}`)
+    return value
+  }
+
   /**
    * Checks `{name: value}` against the product's attributes, returning the canonical spelling in product order.
    * `complete` demands every attribute; otherwise a subset is fine (override `when`).
@@ -513,19 +529,14 @@ class References {
     const entries = entriesOf(value)
     for (const [givenName, givenValue] of entries) {
       const valuePath = join(path, givenName)
-      const name = findName(known, givenName)
+      const name = this.#attributeName(known, givenName, valuePath)
       if (name === undefined) {
-        this.#add(valuePath, `unknown attribute (the product has ${known.length ? known.join(', ') : 'none'})`)
         valid = false
         continue
       }
-      const text = String(givenValue)
-      const allowed = attributes[name] ?? []
-      const canonicalValue = findName(allowed, text)
-      if (canonicalValue === undefined) {
-        this.#add(valuePath, `${describe(text)} is not one of ${allowed.join(', ')}`)
-        valid = false
-      } else canonical[name] = canonicalValue
+      const canonicalValue = this.#attributeValue(attributes[name] ?? [], String(givenValue), valuePath)
+      if (canonicalValue === undefined) valid = false
+      else canonical[name] = canonicalValue
     }
     if (complete) {
       const given = entries.map(([name]) => name)
@@ -750,20 +761,17 @@ class References {
     let valid = true
     for (const [givenName, list] of entriesOf(value) as [string, string[]][]) {
       const namePath = join(path, givenName)
-      const name = findName(known, givenName)
+      const name = this.#attributeName(known, givenName, namePath)
       if (name === undefined) {
-        this.#add(namePath, `unknown attribute (the product has ${known.length ? known.join(', ') : 'none'})`)
         valid = false
         continue
       }
       const allowed = attributes[name] ?? []
       const values: string[] = []
       list.forEach((text, index) => {
-        const canonical = findName(allowed, text)
-        if (canonical === undefined) {
-          this.#add(join(namePath, index), `${describe(text)} is not one of ${allowed.join(', ')}`)
-          valid = false
-        } else if (!values.includes(canonical)) values.push(canonical)
+        const canonical = this.#attributeValue(allowed, text, join(namePath, index))
+        if (canonical === undefined) valid = false
+        else if (!values.includes(canonical)) values.push(canonical)
       })
       restriction[name] = values
     }

@@ -49,6 +49,13 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
   }
 }
 
+/** What serve and worker read first, before they bind a port or open the database. */
+async function loggerAndCatalogue(settings: ProcessSettings) {
+  const logger = await loggerFor(settings)
+  const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
+  return { logger, catalogue: loadCatalogue(settings.catalogueFile ?? undefined) }
+}
+
 /** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0. */
 function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
   let stopping = false
@@ -93,6 +100,13 @@ async function bindPorts<N extends ServerName>(
   return bound as Record<N, BoundServer>
 }
 
+/** Opens the metrics server, when there is one (--metrics-port), once the application is built. */
+function openMetricsServer(server: BoundServer | undefined, logger: pino.Logger): void {
+  if (!server) return
+  server.open()
+  logger.info(`metrics at ${server.address}/metrics`)
+}
+
 function metricsPort(settings: { metricsPort: number | null }) {
   return settings.metricsPort === null
     ? []
@@ -128,10 +142,8 @@ export function registerProcessCommands(program: Command): void {
     )
   addSettingOptions(serve, 'serve').action(async () => {
     const settings = settingsFor(serve, 'serve')
-    const logger = await loggerFor(settings)
+    const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
-    const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
-    const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
     const servers = await bindPorts<ServerName>(settings.host, [
       { name: 'live', port: settings.livePort, flag: '--port (or PORT)' },
       { name: 'sandbox', port: settings.sandboxPort, flag: '--sandbox-port (or PRINTROUTE_SANDBOX_PORT)' },
@@ -177,10 +189,7 @@ export function registerProcessCommands(program: Command): void {
         `${SERVER_LABELS[environment]} ready at ${address}/v4.0 (dashboard: ${address}/dashboard/)`,
       )
     }
-    if (servers.metrics) {
-      servers.metrics.open()
-      logger.info(`metrics at ${servers.metrics.address}/metrics`)
-    }
+    openMetricsServer(servers.metrics, logger)
     // The demo account is made only now that both ports answer, so its keys are printed in the same breath.
     if ((await app.services.accounts.countAccounts()) === 0) {
       const demo = await app.services.accounts.createAccount({
@@ -203,17 +212,12 @@ export function registerProcessCommands(program: Command): void {
     )
   addSettingOptions(worker, 'worker').action(async () => {
     const settings = settingsFor(worker, 'worker')
-    const logger = await loggerFor(settings)
+    const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
-    const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
-    const catalogue = loadCatalogue(settings.catalogueFile ?? undefined)
     const servers = await bindPorts(settings.host, metricsPort(settings))
     const opened = await openDatabase(settings)
     const app = await buildApplication({ ...applicationOptions(settings), db: opened.db, catalogue, logger, servers })
-    if (servers.metrics) {
-      servers.metrics.open()
-      logger.info(`metrics at ${servers.metrics.address}/metrics`)
-    }
+    openMetricsServer(servers.metrics, logger)
     logger.info('workers ready')
     stopOnSignals(logger, async () => {
       await app.close()

@@ -1,5 +1,6 @@
 // The page shell every dashboard page shares: head, navigation, the environment, notices, the footer.
 import type { Environment } from '../domain/environment.ts'
+import { type ApiAnswer, describeApiError } from './api-client.ts'
 import { type Html, html } from './html.ts'
 
 export const DASHBOARD_PATH = '/dashboard'
@@ -9,6 +10,11 @@ export type Section = 'orders' | 'new-order' | 'catalogue' | 'developers' | 'sig
 export interface Notice {
   kind: 'success' | 'error' | 'info'
   text: string
+}
+
+/** An error notice for an API answer that failed; none for one that succeeded. */
+export function errorNotice(answer: ApiAnswer<unknown>): Notice | undefined {
+  return answer.ok ? undefined : { kind: 'error', text: describeApiError(answer.body) }
 }
 
 export interface PageInput {
@@ -85,6 +91,11 @@ ${page.session ? html`<span>Signed in with key <code>${page.session.keyPrefix}â€
 </body>
 </html>
 `.text
+}
+
+/** A paged list's `skip` query value: a whole number from 0 (anything else is 0, the first page). */
+export function skipOf(text: string | undefined): number {
+  return Math.max(0, Number.parseInt(text ?? '0', 10) || 0)
 }
 
 /**

@@ -427,6 +427,22 @@ export function addShipment(order: OrderDocument, pipeline: PipelineState, plann
   )
 }
 
+/**
+ * The shipment, while it is allocated and still waits for this asset's print file; undefined otherwise (the
+ * shipment was cancelled or re-planned, or the print file is already there): a late render job changes nothing.
+ */
+function shipmentAwaitingPrintFile(
+  pipeline: PipelineState,
+  shipmentId: string,
+  assetId: string,
+): PipelineShipment | undefined {
+  const shipment = pipeline.shipments[shipmentId]
+  if (shipment?.state !== 'allocated' || !(assetId in shipment.printFiles) || shipment.printFiles[assetId]) {
+    return undefined
+  }
+  return shipment
+}
+
 export function recordPrintFile(
   order: OrderDocument,
   pipeline: PipelineState,
@@ -435,10 +451,8 @@ export function recordPrintFile(
   printFile: PrintFile,
   now: Date,
 ): Transition {
-  const shipment = pipeline.shipments[shipmentId]
-  if (shipment?.state !== 'allocated' || !(assetId in shipment.printFiles) || shipment.printFiles[assetId]) {
-    return NOTHING
-  }
+  const shipment = shipmentAwaitingPrintFile(pipeline, shipmentId, assetId)
+  if (!shipment) return NOTHING
   shipment.printFiles[assetId] = printFile
   touch(order, now)
   const waiting = Object.values(pipeline.shipments).filter((candidate) => candidate.state === 'allocated')
@@ -479,10 +493,8 @@ export function recordPrintFileFailure(
   reason: string,
   now: Date,
 ): Transition {
-  const shipment = pipeline.shipments[shipmentId]
-  if (shipment?.state !== 'allocated' || !(assetId in shipment.printFiles) || shipment.printFiles[assetId]) {
-    return NOTHING
-  }
+  const shipment = shipmentAwaitingPrintFile(pipeline, shipmentId, assetId)
+  if (!shipment) return NOTHING
   if (shipment.printFileFailures?.[assetId] !== undefined) return NOTHING
   shipment.printFileFailures = { ...shipment.printFileFailures, [assetId]: reason }
   // The order already stopped on another print file: its issue said so; this reason is kept all the same.

@@ -29,14 +29,8 @@ function addCaseInsensitiveEnum(ajv: Ajv): void {
       ) => {
         const match = canonical.get(data.toLowerCase())
         if (match === undefined) {
-          ;(validate as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-            {
-              keyword: 'x-case-insensitive-enum',
-              params: { allowedValues: allowed },
-              message: `must be one of ${allowed.join(', ')}`,
-            },
-          ]
-          return false
+          const message = `must be one of ${allowed.join(', ')}`
+          return keywordError(validate, 'x-case-insensitive-enum', { allowedValues: allowed }, message)
         }
         if (context && match !== data) context.parentData[context.parentDataProperty] = match
         return true
@@ -53,22 +47,37 @@ function keywordError(validate: unknown, keyword: string, params: Record<string,
 }
 
 /**
- * `x-single-line: true`: no control character at all, not even tab or a line break (identifiers, references,
- * codes, URLs). Free text gets the looser rule from the walk in the validator below.
+ * Adds a boolean keyword on strings: when it is true, `problemOf` names what is wrong with a value (the error's
+ * params and message), or returns undefined for a good one.
  */
-function addSingleLine(ajv: Ajv): void {
+function addStringRule(
+  ajv: Ajv,
+  keyword: string,
+  problemOf: (data: string) => { params: Record<string, unknown>; message: string } | undefined,
+): void {
   ajv.addKeyword({
-    keyword: 'x-single-line',
+    keyword,
     type: 'string',
     schemaType: 'boolean',
     errors: true,
     compile(enabled: boolean) {
       const validate = (data: string): boolean => {
-        const character = enabled ? refusedCharacter(data, true) : undefined
-        return character === undefined || keywordError(validate, 'x-single-line', { character }, 'refused character')
+        const problem = enabled ? problemOf(data) : undefined
+        return problem === undefined || keywordError(validate, keyword, problem.params, problem.message)
       }
       return validate
     },
+  })
+}
+
+/**
+ * `x-single-line: true`: no control character at all, not even tab or a line break (identifiers, references,
+ * codes, URLs). Free text gets the looser rule from the walk in the validator below.
+ */
+function addSingleLine(ajv: Ajv): void {
+  addStringRule(ajv, 'x-single-line', (data) => {
+    const character = refusedCharacter(data, true)
+    return character === undefined ? undefined : { params: { character }, message: 'refused character' }
   })
 }
 
@@ -77,19 +86,10 @@ function addSingleLine(ajv: Ajv): void {
  * are left to `x-single-line`, so that they are reported as InvalidCharacter like everywhere else.
  */
 function addUrl(ajv: Ajv): void {
-  ajv.addKeyword({
-    keyword: 'x-url',
-    type: 'string',
-    schemaType: 'boolean',
-    errors: true,
-    compile(enabled: boolean) {
-      const validate = (data: string): boolean => {
-        if (!enabled || refusedCharacter(data, true) !== undefined) return true
-        const reason = unfetchableUrlReason(data)
-        return reason === undefined || keywordError(validate, 'x-url', { reason }, reason)
-      }
-      return validate
-    },
+  addStringRule(ajv, 'x-url', (data) => {
+    if (refusedCharacter(data, true) !== undefined) return undefined
+    const reason = unfetchableUrlReason(data)
+    return reason === undefined ? undefined : { params: { reason }, message: reason }
   })
 }
 
@@ -197,6 +197,18 @@ function valueAt(root: unknown, instancePath: string): unknown {
   return current
 }
 
+/** Keywords whose failure is one code, with the provided value compared to one of the error's params. */
+const COMPARED_KEYWORDS = new Map<string, { code: Failure['code']; param: string }>([
+  ['pattern', { code: 'InvalidFormat', param: 'pattern' }],
+  ['format', { code: 'InvalidFormat', param: 'format' }],
+  ['maxLength', { code: 'TooLong', param: 'limit' }],
+  ['minLength', { code: 'TooShort', param: 'limit' }],
+  ['minimum', { code: 'MustBeGreaterThanOrEqualTo', param: 'limit' }],
+  ['maximum', { code: 'MustBeLessThanOrEqualTo', param: 'limit' }],
+  ['minItems', { code: 'TooFew', param: 'limit' }],
+  ['x-single-line', { code: 'InvalidCharacter', param: 'character' }],
+])
+
 function failureFor(error: ErrorObject, root: unknown): { path: string; failure: Failure } | undefined {
   const provided = valueAt(root, error.instancePath)
   const at = (failure: Failure, child?: string) => ({ path: contractPath(error.instancePath, child), failure })
@@ -205,6 +217,10 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
   const blank = typeof provided === 'string' && provided.trim() === ''
   if (blank && ['pattern', 'format', 'minLength', 'x-url'].includes(error.keyword)) {
     return at({ code: 'MustNotBeEmptyOrWhitespace', providedValue: provided })
+  }
+  const compared = COMPARED_KEYWORDS.get(error.keyword)
+  if (compared) {
+    return at({ code: compared.code, providedValue: provided, comparisonValue: params[compared.param] })
   }
   switch (error.keyword) {
     case 'required':
@@ -215,29 +231,12 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
     }
     case 'type':
       return at({ code: 'InvalidType', providedValue: provided ?? null, comparisonValue: params.type })
-    case 'pattern':
-      return at({ code: 'InvalidFormat', providedValue: provided, comparisonValue: params.pattern })
-    case 'format':
-      return at({ code: 'InvalidFormat', providedValue: provided, comparisonValue: params.format })
-    case 'maxLength':
-      return at({ code: 'TooLong', providedValue: provided, comparisonValue: params.limit })
-    case 'minLength':
-      return at({ code: 'TooShort', providedValue: provided, comparisonValue: params.limit })
-    case 'minimum':
-      return at({ code: 'MustBeGreaterThanOrEqualTo', providedValue: provided, comparisonValue: params.limit })
-    case 'maximum':
-      return at({ code: 'MustBeLessThanOrEqualTo', providedValue: provided, comparisonValue: params.limit })
-    case 'minItems':
-      return at({ code: 'TooFew', providedValue: provided, comparisonValue: params.limit })
     case 'maxItems':
     case 'maxProperties':
       return at({ code: 'TooMany', providedValue: null, comparisonValue: params.limit })
     case 'enum':
-      return at({ code: 'InvalidValue', providedValue: provided, validValues: params.allowedValues as unknown[] })
     case 'x-case-insensitive-enum':
       return at({ code: 'InvalidValue', providedValue: provided, validValues: params.allowedValues as unknown[] })
-    case 'x-single-line':
-      return at({ code: 'InvalidCharacter', providedValue: provided, comparisonValue: params.character })
     case 'x-url':
       return at({ code: 'InvalidFormat', providedValue: provided, comparisonValue: `http(s) URL: ${params.reason}` })
     case 'anyOf':

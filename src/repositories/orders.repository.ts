@@ -87,28 +87,29 @@ export async function insertNewOrder(
   }
 }
 
-export async function findOrder(
-  db: Queryable,
-  scope: OrderScope,
-  orderNumber: number,
-): Promise<StoredOrder | undefined> {
-  const rows = await db.query<StoredOrder>(
-    `SELECT id AS "orderNumber", document AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
-      WHERE id = $1 AND account_id = $2 AND environment = $3`,
-    [orderNumber, scope.accountId, scope.environment],
-  )
-  return rows[0] && { ...rows[0], orderNumber: Number(rows[0].orderNumber) }
+export function findOrder(db: Queryable, scope: OrderScope, orderNumber: number): Promise<StoredOrder | undefined> {
+  return findOrderWhere(db, scope, 'id', orderNumber)
 }
 
-export async function findOrderByIdempotencyKey(
+export function findOrderByIdempotencyKey(
   db: Queryable,
   scope: OrderScope,
   idempotencyKey: string,
 ): Promise<StoredOrder | undefined> {
+  return findOrderWhere(db, scope, 'idempotency_key', idempotencyKey)
+}
+
+/** The scope's order whose `column` (one of the two unique keys above, never caller text) equals `value`. */
+async function findOrderWhere(
+  db: Queryable,
+  scope: OrderScope,
+  column: 'id' | 'idempotency_key',
+  value: number | string,
+): Promise<StoredOrder | undefined> {
   const rows = await db.query<StoredOrder>(
     `SELECT id AS "orderNumber", document AS "documentJson", on_hold_until AS "onHoldUntil" FROM orders
-      WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3`,
-    [scope.accountId, scope.environment, idempotencyKey],
+      WHERE account_id = $1 AND environment = $2 AND ${column} = $3`,
+    [scope.accountId, scope.environment, value],
   )
   return rows[0] && { ...rows[0], orderNumber: Number(rows[0].orderNumber) }
 }

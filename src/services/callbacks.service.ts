@@ -156,6 +156,15 @@ export function parseEventCursor(after: string | undefined): number {
 }
 
 /** The order number of an `orderId` filter (`ord_123`); null when absent. */
+/** At most `top` rows, read as one more so that `hasMore` needs no count. */
+async function readPage<Row>(
+  top: number,
+  read: (limit: number) => Promise<Row[]>,
+): Promise<{ page: Row[]; hasMore: boolean }> {
+  const rows = await read(top + 1)
+  return { page: rows.slice(0, top), hasMore: rows.length > top }
+}
+
 function parseOrderFilter(orderId: string | undefined): number | null {
   if (orderId === undefined) return null
   const number = parseId('ord', orderId)
@@ -323,16 +332,16 @@ export function createCallbacksService(deps: CallbacksDeps) {
       filter: { orderId?: string; status?: DeliveryStatus; top?: number; skip?: number },
     ): Promise<{ callbacks: CallbackView[]; hasMore: boolean }> {
       const orderNumber = parseOrderFilter(filter.orderId)
-      const top = filter.top ?? LIST_DEFAULT_TOP
-      const rows = await listDeliveries(db, {
-        accountId: caller.accountId,
-        environment: caller.environment,
-        orderNumber,
-        status: filter.status ?? null,
-        limit: top + 1,
-        offset: filter.skip ?? 0,
-      })
-      const page = rows.slice(0, top)
+      const { page, hasMore } = await readPage(filter.top ?? LIST_DEFAULT_TOP, (limit) =>
+        listDeliveries(db, {
+          accountId: caller.accountId,
+          environment: caller.environment,
+          orderNumber,
+          status: filter.status ?? null,
+          limit,
+          offset: filter.skip ?? 0,
+        }),
+      )
       const attempts = await listAttempts(
         db,
         page.map((row) => row.id),
@@ -344,7 +353,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
             attempts.filter((attempt) => attempt.deliveryId === row.id),
           ),
         ),
-        hasMore: rows.length > top,
+        hasMore,
       }
     },
 
@@ -394,20 +403,14 @@ export function createCallbacksService(deps: CallbacksDeps) {
     ): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }> {
       const afterId = parseEventCursor(query.after)
       const orderNumber = parseOrderFilter(query.orderId)
-      const top = query.top ?? LIST_MAX_TOP
-      const rows = await listEvents(db, {
-        accountId: caller.accountId,
-        environment: caller.environment,
-        afterId,
-        orderNumber,
-        limit: top + 1,
-      })
-      const page = rows.slice(0, top)
+      const { page, hasMore } = await readPage(query.top ?? LIST_MAX_TOP, (limit) =>
+        listEvents(db, { accountId: caller.accountId, environment: caller.environment, afterId, orderNumber, limit }),
+      )
       const last = page.at(-1)?.id ?? (afterId > 0 ? afterId : null)
       return {
         events: page.map((row) => deps.fileLinks.refresh(row.body)),
         nextCursor: last === null ? null : formatId('evt', last),
-        hasMore: rows.length > top,
+        hasMore,
       }
     },
   }

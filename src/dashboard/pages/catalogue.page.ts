@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Static } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { QuoteResponseSchema } from '../../http/schemas/quote.schema.ts'
-import { type ApiBody, describeApiError } from '../api-client.ts'
+import type { ApiBody } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { formatMoney } from '../format.ts'
 import {
@@ -21,7 +21,7 @@ import {
   NO_ERRORS,
 } from '../forms.ts'
 import { type Html, html } from '../html.ts'
-import { DASHBOARD_PATH, pager } from '../layout.ts'
+import { DASHBOARD_PATH, errorNotice, pager, skipOf } from '../layout.ts'
 import {
   allProducts,
   countriesSummary,
@@ -255,7 +255,7 @@ function quotesTable(answer: QuoteAnswer, labNames: Map<string, string>, destina
 export function registerCataloguePages(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.get<{ Querystring: { q?: string; skip?: string } }>('/catalogue', async (request, reply) => {
     const search = (request.query.q ?? '').trim()
-    const skip = Math.max(0, Number.parseInt(request.query.skip ?? '0', 10) || 0)
+    const skip = skipOf(request.query.skip)
     const answer = await request.signedIn.api.get<{ products: ProductEntry[]; hasMore: boolean }>('/products', {
       search,
       top: CATALOGUE_PAGE_SIZE,
@@ -276,7 +276,7 @@ export function registerCataloguePages(pages: FastifyInstance, dashboard: Dashbo
       title: 'Catalogue',
       section: 'catalogue',
       status: answer.ok ? 200 : answer.status,
-      notice: answer.ok ? undefined : { kind: 'error', text: describeApiError(answer.body) },
+      notice: errorNotice(answer),
       content: html`<div class="page-head"><h1>Catalogue</h1><a class="button" href="${QUOTE_PATH}">Quote a basket</a></div>
 <form class="filters" method="get" action="${PATH}" role="search" aria-label="Search the catalogue">
 <div class="field field-wide"><label for="catalogue-q">Search</label>

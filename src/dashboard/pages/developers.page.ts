@@ -8,7 +8,7 @@ import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
-import { csrfField, DASHBOARD_PATH, environmentName, type Notice, pager } from '../layout.ts'
+import { csrfField, DASHBOARD_PATH, environmentName, errorNotice, type Notice, pager, skipOf } from '../layout.ts'
 import { sessionCookieName } from '../session-cookie.ts'
 import { type CallbackDelivery, callbacksTable, eventWords } from './order.page.ts'
 import { refreshing } from './orders.page.ts'
@@ -70,10 +70,6 @@ function developersPath(view: View | 'events/newest', query: Record<string, stri
   return `${DASHBOARD_PATH}/developers/${view}${search ? `?${search}` : ''}`
 }
 
-function skipOf(text: string | undefined): number {
-  return Math.max(0, Number.parseInt(text ?? '0', 10) || 0)
-}
-
 function sendDeveloperPage(
   dashboard: Dashboard,
   request: FastifyRequest,
@@ -92,10 +88,6 @@ function sendDeveloperPage(
     )}</ul></nav>
 ${page.content}`,
   })
-}
-
-function errorNotice(answer: ApiAnswer<unknown>): Notice | undefined {
-  return answer.ok ? undefined : { kind: 'error', text: describeApiError(answer.body) }
 }
 
 export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashboard): void {

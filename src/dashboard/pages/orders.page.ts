@@ -3,11 +3,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { OrderDocument } from '../../domain/order.ts'
 import { ORDER_LIST_STATUSES } from '../../http/schemas/order.schema.ts'
-import { describeApiError } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { detailMarks, formatTime, stateBadge, sumMoney } from '../format.ts'
 import { type Html, html } from '../html.ts'
-import { DASHBOARD_PATH, pager } from '../layout.ts'
+import { DASHBOARD_PATH, errorNotice, pager, skipOf } from '../layout.ts'
 
 /** Orders per page of the table. */
 export const ORDERS_PAGE_SIZE = 20
@@ -70,7 +69,7 @@ function orderRow(order: OrderDocument): Html {
 export function registerOrdersPage(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.get<{ Querystring: OrdersQuery }>('/orders', async (request, reply) => {
     const query = request.query
-    const skip = Math.max(0, Number.parseInt(query.skip ?? '0', 10) || 0)
+    const skip = skipOf(query.skip)
     const search = (query.q ?? '').trim()
     const status = ORDER_LIST_STATUSES.find((candidate) => candidate === query.status)
     const answer = await request.signedIn.api.get<{ orders: OrderDocument[]; hasMore: boolean }>('/orders', {
@@ -106,7 +105,7 @@ ${dashboard.environment === 'sandbox' && !filtered ? html`<p><a class="button" h
     return dashboard.sendPage(request, reply, {
       title: 'Orders',
       section: 'orders',
-      notice: answer.ok ? undefined : { kind: 'error', text: describeApiError(answer.body) },
+      notice: errorNotice(answer),
       content: html`<div class="page-head"><h1>Orders</h1>
 ${dashboard.environment === 'sandbox' ? html`<a class="button" href="${DASHBOARD_PATH}/new-order">New test order</a>` : ''}</div>
 <form class="filters" method="get" action="${DASHBOARD_PATH}/orders" role="search" aria-label="Filter orders">
