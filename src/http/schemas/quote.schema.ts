@@ -9,9 +9,9 @@ import {
   NonBlankString,
   Nullable,
   NullableString,
-  SingleLineString,
   named,
   Outcome,
+  SingleLineString,
   StringEnum,
   TraceParent,
 } from './common.schema.ts'
