@@ -343,6 +343,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     health,
     sessions: services.sessions,
     publicUrl: (of: Environment) => publicUrls[of],
+    eventVendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
   })
   const common = {
     logger: options.logger,

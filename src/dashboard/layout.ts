@@ -87,6 +87,7 @@ ${page.content}
 <footer class="page-footer">
 ${page.session ? html`<span>Signed in with key <code>${page.session.keyPrefix}…</code></span>` : ''}
 <a href="${page.otherDashboardUrl}">${other} dashboard</a>
+<a href="/docs">API reference</a>
 </footer>
 </body>
 </html>

@@ -2,13 +2,13 @@
 // the contract says about transport is implemented here once, at its root: trace context, the request
 // timeout, authentication, JSON parsing, case-insensitive routes and query names, error bodies and 405s.
 import cookie from '@fastify/cookie'
-import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { SampleImages } from '../adapters/sample-images.ts'
 import { registerDashboard } from '../dashboard/dashboard.plugin.ts'
 import { sessionCookieName } from '../dashboard/session-cookie.ts'
+import { DEFAULT_EVENT_VENDOR } from '../domain/order-events.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
@@ -34,6 +34,7 @@ import {
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
+import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
@@ -123,6 +124,8 @@ export interface HttpServices {
   sessions: SessionsService
   /** The base URL of each environment (the dashboard links to the other one). */
   publicUrl: (environment: Environment) => string
+  /** `<vendor>` of the callback event types, for the OpenAPI document's webhooks; `printroute` when absent. */
+  eventVendor?: string
 }
 
 /** The `route` label of requests that matched no route (404s of unknown paths). */
@@ -313,18 +316,14 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
 
   installErrorHandling(app)
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: `printroute API (${environment === 'live' ? 'Live' : 'Sandbox'})`,
-        version: '4.0',
-        description: 'Print-on-demand orders, products and quotes. Authenticate with the X-API-Key header.',
-      },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
-      security: [{ apiKey: [] }],
-    },
-  })
+  // The OpenAPI document (GET /v4.0/openapi.json and .yaml, below) and the reference page at /docs.
+  const openApi: OpenApiOptions = {
+    environment,
+    publicUrl: () => services.publicUrl(environment),
+    eventVendor: services.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    sessions: services.sessions,
+  }
+  await registerOpenApi(app, openApi)
 
   const routes: { url: string; methods: string[] }[] = []
   app.addHook('onRoute', (route) => {
@@ -342,7 +341,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerCallbackRoutes(api, services.callbacks)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)
-      api.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger())
+      registerOpenApiDocumentRoutes(api, app, openApi)
     },
     { prefix: API_VERSION_PREFIX },
   )

@@ -20,12 +20,14 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     '/account/keys',
     {
       schema: {
+        operationId: 'listApiKeys',
+        tags: ['account'],
         summary: "The account's API keys of both environments, newest first (prefixes, never the keys)",
         response: { 200: KeyListResponseSchema, ...ErrorResponses },
       },
     },
     async (request) => ({
-      outcome: 'Ok',
+      outcome: 'Ok' as const,
       keys: await accounts.listAccountKeys(request.caller),
       traceParent: request.traceParent,
     }),
@@ -35,6 +37,8 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     '/account/keys',
     {
       schema: {
+        operationId: 'createApiKey',
+        tags: ['account'],
         summary: "Issue a new API key for the caller's environment (no body); the key is shown only here",
         response: { 200: IssuedKeyResponseSchema, ...ErrorResponses },
       },
@@ -42,7 +46,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     async (request) => {
       refuseBody(request.body, 'Issuing a key takes no body')
       const key = await accounts.issueAccountKey(request.caller)
-      return { outcome: 'Created', key, traceParent: request.traceParent }
+      return { outcome: 'Created' as const, key, traceParent: request.traceParent }
     },
   )
 
@@ -50,6 +54,8 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     '/account/keys/:prefix/revoke',
     {
       schema: {
+        operationId: 'revokeApiKey',
+        tags: ['account'],
         summary: 'Revoke an API key of the account at once (no body); a Sandbox key revokes only Sandbox keys',
         params: KeyPrefixParamsSchema,
         response: { 200: KeyResponseSchema, ...ErrorResponses },
@@ -58,7 +64,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     async (request) => {
       refuseBody(request.body, 'Revoking a key takes no body')
       const key = await accounts.revokeAccountKey(request.caller, request.params.prefix)
-      return { outcome: 'Updated', key, traceParent: request.traceParent }
+      return { outcome: 'Updated' as const, key, traceParent: request.traceParent }
     },
   )
 }

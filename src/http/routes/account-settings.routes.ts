@@ -18,10 +18,17 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
 
   api.get(
     '/account/settings',
-    { schema: { summary: 'The account settings', response: { 200: SettingsResponseSchema, ...ErrorResponses } } },
+    {
+      schema: {
+        operationId: 'getAccountSettings',
+        tags: ['account'],
+        summary: 'The account settings',
+        response: { 200: SettingsResponseSchema, ...ErrorResponses },
+      },
+    },
     async (request) => {
       const settings = await accounts.getSettings(request.caller.accountId).catch(notFound)
-      return { outcome: 'Ok', settings, traceParent: request.traceParent }
+      return { outcome: 'Ok' as const, settings, traceParent: request.traceParent }
     },
   )
 
@@ -29,6 +36,8 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
     '/account/settings',
     {
       schema: {
+        operationId: 'updateAccountSettings',
+        tags: ['account'],
         summary: 'Change account settings; fields left out stay as they are',
         body: PatchSettingsSchema,
         response: { 200: SettingsResponseSchema, ...ErrorResponses },
@@ -63,7 +72,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
           ),
         )
       }
-      return { outcome: 'Updated', settings: result.settings, traceParent: request.traceParent }
+      return { outcome: 'Updated' as const, settings: result.settings, traceParent: request.traceParent }
     },
   )
 }

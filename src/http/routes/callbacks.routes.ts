@@ -24,6 +24,8 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
     '/callbacks',
     {
       schema: {
+        operationId: 'listCallbacks',
+        tags: ['callbacks'],
         summary: 'Callback deliveries, newest first, with every attempt',
         querystring: ListCallbacksQuerySchema,
         response: {
@@ -34,7 +36,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
     },
     async (request) => {
       const result = await callbacks.listCallbacks(request.caller, request.query)
-      return { outcome: 'Ok', ...result, traceParent: request.traceParent }
+      return { outcome: 'Ok' as const, ...result, traceParent: request.traceParent }
     },
   )
 
@@ -42,6 +44,8 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
     '/callbacks/:callbackId/redeliver',
     {
       schema: {
+        operationId: 'redeliverCallback',
+        tags: ['callbacks'],
         summary: "Send a delivery's event again, as a new delivery (no body)",
         params: CallbackIdParamsSchema,
         response: { 200: CallbackResponseSchema, ...ErrorResponses },
@@ -50,7 +54,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
     async (request) => {
       refuseBody(request.body, 'Redeliver takes no body')
       const callback = await callbacks.redeliver(request.caller, request.params.callbackId)
-      return { outcome: 'Created', callback, traceParent: request.traceParent }
+      return { outcome: 'Created' as const, callback, traceParent: request.traceParent }
     },
   )
 
@@ -58,6 +62,8 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
     '/events',
     {
       schema: {
+        operationId: 'listEvents',
+        tags: ['callbacks'],
         summary: 'Order events (the CloudEvents sent as callbacks), oldest first, after a cursor',
         querystring: EventsQuerySchema,
         response: {

@@ -1,11 +1,17 @@
 // The lab API (Live only): labs list the shipments assigned to them and report progress with a lab key.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { LabsService } from '../../services/labs.service.ts'
 import { sendError } from '../errors.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
-import { RejectBody, ShipmentParams, ShippedBody } from '../schemas/labs.schema.ts'
+import {
+  LabJobsResponseSchema,
+  LabReportResponseSchema,
+  RejectBody,
+  ShipmentParams,
+  ShippedBody,
+} from '../schemas/labs.schema.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,37 +30,75 @@ export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: 
     request.labCode = labCode
   })
 
+  // The answers are sent as JSON.stringify text, as they were before their schemas existed: the schemas
+  // document them (and type the handlers) without the serializer dropping or reordering a field.
+  const send = <T extends object>(reply: FastifyReply, body: T) =>
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(body) as never)
+  const responses = { 200: LabReportResponseSchema, ...ErrorResponses }
+  const route = (operationId: string, summary: string) => ({ operationId, summary, tags: ['labs'] })
+
   api.get(
     '/jobs',
-    { schema: { summary: 'Shipments assigned to this lab', response: ErrorResponses }, config: { auth: false } },
-    async (request) => ({
-      outcome: 'Ok',
-      jobs: await labs.listJobs(request.labCode),
-      traceParent: request.traceParent,
-    }),
+    {
+      schema: {
+        ...route('listLabJobs', 'Shipments assigned to this lab and not yet shipped'),
+        response: { 200: LabJobsResponseSchema, ...ErrorResponses },
+      },
+      config: { auth: false },
+    },
+    async (request, reply) =>
+      send(reply, { outcome: 'Ok', jobs: await labs.listJobs(request.labCode), traceParent: request.traceParent }),
   )
 
-  const ok = (request: { traceParent: string }, changed: boolean) => ({
-    outcome: changed ? 'Updated' : 'Ok',
-    traceParent: request.traceParent,
-  })
+  const ok = (request: { traceParent: string }, reply: FastifyReply, changed: boolean) =>
+    send(reply, { outcome: changed ? 'Updated' : 'Ok', traceParent: request.traceParent })
 
   api.post(
     '/jobs/:shipmentId/acknowledge',
-    { schema: { params: ShipmentParams, response: ErrorResponses }, config: { auth: false } },
-    async (request) =>
-      ok(request, (await labs.report(request.labCode, request.params.shipmentId, { kind: 'acknowledged' })).changed),
+    {
+      schema: {
+        ...route('acknowledgeLabJob', 'The lab has the shipment and will make it (no body)'),
+        params: ShipmentParams,
+        response: responses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) =>
+      ok(
+        request,
+        reply,
+        (await labs.report(request.labCode, request.params.shipmentId, { kind: 'acknowledged' })).changed,
+      ),
   )
   api.post(
     '/jobs/:shipmentId/in-production',
-    { schema: { params: ShipmentParams, response: ErrorResponses }, config: { auth: false } },
-    async (request) =>
-      ok(request, (await labs.report(request.labCode, request.params.shipmentId, { kind: 'inProduction' })).changed),
+    {
+      schema: {
+        ...route('startLabJobProduction', 'The shipment is in production (no body)'),
+        params: ShipmentParams,
+        response: responses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) =>
+      ok(
+        request,
+        reply,
+        (await labs.report(request.labCode, request.params.shipmentId, { kind: 'inProduction' })).changed,
+      ),
   )
   api.post(
     '/jobs/:shipmentId/shipped',
-    { schema: { params: ShipmentParams, body: ShippedBody, response: ErrorResponses }, config: { auth: false } },
-    async (request) => {
+    {
+      schema: {
+        ...route('shipLabJob', 'The shipment has left the lab: carrier, tracking and dispatch date'),
+        params: ShipmentParams,
+        body: ShippedBody,
+        response: responses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) => {
       const body = request.body
       const result = await labs.report(request.labCode, request.params.shipmentId, {
         kind: 'shipped',
@@ -62,19 +106,27 @@ export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: 
         tracking: body.tracking ?? null,
         dispatchDate: body.dispatchDate ? new Date(body.dispatchDate) : now(),
       })
-      return ok(request, result.changed)
+      return ok(request, reply, result.changed)
     },
   )
   api.post(
     '/jobs/:shipmentId/reject',
-    { schema: { params: ShipmentParams, body: RejectBody, response: ErrorResponses }, config: { auth: false } },
-    async (request) => {
+    {
+      schema: {
+        ...route('rejectLabJob', 'The lab cannot make the shipment; the order is allocated again or fails'),
+        params: ShipmentParams,
+        body: RejectBody,
+        response: responses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) => {
       const result = await labs.report(request.labCode, request.params.shipmentId, {
         kind: 'rejected',
         reason: request.body.reason,
         unavailableItemIds: request.body.unavailableItemIds ?? [],
       })
-      return ok(request, result.changed)
+      return ok(request, reply, result.changed)
     },
   )
 }

@@ -7,11 +7,13 @@ import { validationFailed } from '../../domain/outcomes.ts'
 import type { ActionResult, OrderActionsService } from '../../services/order-actions.service.ts'
 import { recipientFromRequest } from '../../services/orders.service.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
-import { OrderIdParamsSchema, OrderResponseSchema, RecipientRequestSchema } from '../schemas/order.schema.ts'
+import { OrderIdParamsSchema, RecipientRequestSchema } from '../schemas/order.schema.ts'
 import {
   ActionsResponseSchema,
+  CancelResponseSchema,
   type RecipientBody,
   UpdateMetadataBodySchema,
+  UpdateMetadataResponseSchema,
   UpdateRecipientBodySchema,
   UpdateResponseSchema,
   UpdateShippingMethodBodySchema,
@@ -47,13 +49,15 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     '/orders/:orderId/actions',
     {
       schema: {
+        operationId: 'getOrderActions',
+        tags: ['order actions'],
         summary: 'Actions currently available for an order',
         params: OrderIdParamsSchema,
         response: { 200: ActionsResponseSchema, ...ErrorResponses },
       },
     },
     async (request) => ({
-      outcome: 'Ok',
+      outcome: 'Ok' as const,
       ...(await actions.listActions(request.caller, request.params.orderId)),
       traceParent: request.traceParent,
     }),
@@ -63,9 +67,11 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     '/orders/:orderId/actions/cancel',
     {
       schema: {
+        operationId: 'cancelOrder',
+        tags: ['order actions'],
         summary: 'Cancel every shipment not yet in production (no body, or {} / [])',
         params: OrderIdParamsSchema,
-        response: { 200: OrderResponseSchema, ...ErrorResponses },
+        response: { 200: CancelResponseSchema, ...ErrorResponses },
       },
     },
     async (request, reply) => {
@@ -87,16 +93,25 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     },
   )
 
-  const shippingMethodRoute = {
-    schema: {
-      summary: 'Change the shipping method of the shipments not yet in production',
-      params: OrderIdParamsSchema,
-      body: UpdateShippingMethodBodySchema,
-      response: { 200: UpdateResponseSchema, ...ErrorResponses },
-    },
+  const shippingMethodSchema = {
+    tags: ['order actions'],
+    summary: 'Change the shipping method of the shipments not yet in production',
+    params: OrderIdParamsSchema,
+    body: UpdateShippingMethodBodySchema,
+    response: { 200: UpdateResponseSchema, ...ErrorResponses },
   }
-  for (const path of ['/orders/:orderId/actions/updateShippingMethod', '/orders/:orderId/actions/updateShipping']) {
-    api.post(path, shippingMethodRoute, async (request, reply) => {
+  const shippingMethodRoutes = [
+    { path: '/orders/:orderId/actions/updateShippingMethod', schema: { operationId: 'updateShippingMethod' } },
+    {
+      path: '/orders/:orderId/actions/updateShipping',
+      schema: {
+        operationId: 'updateShipping',
+        description: 'The same action as updateShippingMethod, under its other name.',
+      },
+    },
+  ]
+  for (const { path, schema } of shippingMethodRoutes) {
+    api.post(path, { schema: { ...shippingMethodSchema, ...schema } }, async (request, reply) => {
       const result = await actions.updateShippingMethod(
         request.caller,
         request.params.orderId,
@@ -112,6 +127,8 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     '/orders/:orderId/actions/updateRecipient',
     {
       schema: {
+        operationId: 'updateRecipient',
+        tags: ['order actions'],
         summary: 'Change the recipient (same country): the recipient object, or {recipient: {...}}',
         params: OrderIdParamsSchema,
         body: UpdateRecipientBodySchema,
@@ -140,10 +157,12 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     '/orders/:orderId/actions/updateMetadata',
     {
       schema: {
+        operationId: 'updateMetadata',
+        tags: ['order actions'],
         summary: 'Replace the metadata of an order (any state)',
         params: OrderIdParamsSchema,
         body: UpdateMetadataBodySchema,
-        response: { 200: OrderResponseSchema, ...ErrorResponses },
+        response: { 200: UpdateMetadataResponseSchema, ...ErrorResponses },
       },
     },
     async (request, reply) => {

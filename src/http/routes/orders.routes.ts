@@ -10,6 +10,7 @@ import { nextPageUrl } from '../paging.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
   CreateOrderRequestSchema,
+  CreateOrderResponseSchema,
   ListOrdersQuerySchema,
   ListOrdersResponseSchema,
   OnHoldResponseSchema,
@@ -56,12 +57,14 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
     '/orders',
     {
       schema: {
+        operationId: 'createOrder',
+        tags: ['orders'],
         summary: 'Create an order',
         description:
           'Creates and submits an order. Outcome Created, OnHold (the account has a pause window: only the ' +
           'order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned).',
         body: CreateOrderRequestSchema,
-        response: { 200: OrderResponseSchema, ...errorResponses },
+        response: { 200: CreateOrderResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -80,6 +83,8 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
     '/orders/:orderId',
     {
       schema: {
+        operationId: 'getOrder',
+        tags: ['orders'],
         summary: 'Get an order',
         params: OrderIdParamsSchema,
         response: { 200: OrderResponseSchema, ...errorResponses },
@@ -95,6 +100,8 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
     '/orders',
     {
       schema: {
+        operationId: 'listOrders',
+        tags: ['orders'],
         summary: 'List orders',
         description: 'Newest first. Query parameter names are case-insensitive.',
         querystring: ListOrdersQuerySchema,

@@ -14,6 +14,8 @@ export function registerPrintFileRoutes(app: FastifyInstance, printFiles: PrintF
     '/orders/:orderId/print-files',
     {
       schema: {
+        operationId: 'listPrintFiles',
+        tags: ['orders'],
         summary: "The order's print files, their placement on the source and their previews",
         params: OrderIdParamsSchema,
         response: { 200: PrintFilesResponseSchema, ...ErrorResponses },

@@ -18,6 +18,8 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
     '/products/:sku',
     {
       schema: {
+        operationId: 'getProduct',
+        tags: ['products'],
         summary: 'Get product details',
         description: 'The SKU is matched case-insensitively and returned in the catalogue spelling.',
         params: ProductSkuParamsSchema,
@@ -25,7 +27,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
       },
     },
     async (request) => ({
-      outcome: 'Ok',
+      outcome: 'Ok' as const,
       product: products.getProduct(request.params.sku),
       traceParent: request.traceParent,
     }),
@@ -35,6 +37,8 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
     '/products',
     {
       schema: {
+        operationId: 'listProducts',
+        tags: ['products'],
         summary: 'List products, by SKU, optionally searched',
         description:
           'Each product with its details, print areas by name, the labs that make it and the countries it ships to.',
@@ -47,7 +51,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
       const skip = request.query.skip ?? 0
       const page = products.listProducts({ search: request.query.search, top, skip })
       return {
-        outcome: 'Ok',
+        outcome: 'Ok' as const,
         products: page.products,
         hasMore: page.hasMore,
         nextUrl: page.hasMore ? nextPageUrl(request, skip, top) : null,

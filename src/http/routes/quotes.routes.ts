@@ -11,6 +11,8 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService)
     '/quotes',
     {
       schema: {
+        operationId: 'createQuote',
+        tags: ['quotes'],
         summary: 'Quote items',
         description:
           'One quote per shipping method: the requested one, or every method that can serve all items to the ' +

@@ -12,6 +12,8 @@ export function registerSpineRoutes(app: FastifyInstance, spine: SpineService): 
     '/products/spine',
     {
       schema: {
+        operationId: 'getSpineWidth',
+        tags: ['products'],
         summary: 'Get the spine width of a book',
         description:
           'The width follows from the page count and the paper of the lab allocation picks for the destination ' +
@@ -23,7 +25,7 @@ export function registerSpineRoutes(app: FastifyInstance, spine: SpineService): 
     async (request) => {
       const width = spine.spineWidth(request.body)
       return {
-        outcome: 'Ok',
+        outcome: 'Ok' as const,
         success: true,
         message:
           `${width.sku} with ${width.numberOfPages} pages to ${width.destinationCountryCode} ` +

@@ -2,30 +2,37 @@
 import { Type } from 'typebox'
 import { DELIVERY_STATUSES } from '../../domain/callback-deliveries.ts'
 import { LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
-import { CaseInsensitiveEnum, Nullable, TraceParent } from './common.schema.ts'
+import { CaseInsensitiveEnum, Nullable, named, OkOutcome, Outcome, StringEnum, TraceParent } from './common.schema.ts'
+import { OrderSchema } from './order.schema.ts'
 
-const AttemptSchema = Type.Object({
-  attempt: Type.Integer(),
-  time: Type.String(),
-  httpStatus: Nullable(Type.Integer()),
-  latencyMs: Type.Integer(),
-  responseSnippet: Nullable(Type.String()),
-  error: Nullable(Type.String()),
-})
+const AttemptSchema = named(
+  'CallbackAttempt',
+  Type.Object({
+    attempt: Type.Integer(),
+    time: Type.String(),
+    httpStatus: Nullable(Type.Integer()),
+    latencyMs: Type.Integer(),
+    responseSnippet: Nullable(Type.String()),
+    error: Nullable(Type.String()),
+  }),
+)
 
-export const CallbackSchema = Type.Object({
-  id: Type.String({ description: 'Delivery ID, cbd_<number>.' }),
-  eventId: Type.String(),
-  orderId: Type.String(),
-  type: Type.String(),
-  url: Type.String(),
-  status: Type.String({ description: 'pending, delivered or failed.' }),
-  nextAttemptAt: Nullable(Type.String()),
-  redeliveryOf: Nullable(Type.String()),
-  created: Type.String(),
-  lastUpdated: Type.String(),
-  attempts: Type.Array(AttemptSchema),
-})
+export const CallbackSchema = named(
+  'CallbackDelivery',
+  Type.Object({
+    id: Type.String({ description: 'Delivery ID, cbd_<number>.' }),
+    eventId: Type.String(),
+    orderId: Type.String(),
+    type: Type.String(),
+    url: Type.String(),
+    status: named('DeliveryStatus', StringEnum(DELIVERY_STATUSES)),
+    nextAttemptAt: Nullable(Type.String()),
+    redeliveryOf: Nullable(Type.String()),
+    created: Type.String(),
+    lastUpdated: Type.String(),
+    attempts: Type.Array(AttemptSchema),
+  }),
+)
 
 export const ListCallbacksQuerySchema = Type.Object(
   {
@@ -37,20 +44,70 @@ export const ListCallbacksQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
-export const CallbackListResponseSchema = Type.Object({
-  outcome: Type.String(),
-  callbacks: Type.Array(CallbackSchema),
-  hasMore: Type.Boolean(),
-  traceParent: TraceParent,
-})
+export const CallbackListResponseSchema = named(
+  'CallbackListResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    callbacks: Type.Array(CallbackSchema),
+    hasMore: Type.Boolean(),
+    traceParent: TraceParent,
+  }),
+)
 
 export const CallbackIdParamsSchema = Type.Object({ callbackId: Type.String({ maxLength: 40 }) })
 
-export const CallbackResponseSchema = Type.Object({
-  outcome: Type.String(),
-  callback: CallbackSchema,
-  traceParent: TraceParent,
-})
+export const CallbackResponseSchema = named(
+  'CallbackResponse',
+  Type.Object({
+    outcome: Outcome('CreatedOutcome', ['Created'] as const),
+    callback: CallbackSchema,
+    traceParent: TraceParent,
+  }),
+)
+
+/**
+ * A callback: the CloudEvent (JSON format, CloudEvents 1.0) POSTed to the callback URL and kept in the
+ * events feed (domain/order-events.ts builds it; docs/callbacks.md). Attributes in the order sent.
+ */
+export const CallbackEventSchema = named(
+  'CallbackEvent',
+  Type.Object({
+    specversion: StringEnum(['1.0'] as const),
+    type: Type.String({
+      description:
+        'com.<vendor>.order.<path of the changed object>#<new value>, e.g. com.printroute.order.shipments.shipment#Shipped.',
+    }),
+    source: Type.String({ description: "The order's address on this environment's API." }),
+    id: Type.String({ description: 'Event ID (evt_<number>), the same on every attempt: deduplicate on it.' }),
+    time: Type.String({ format: 'date-time', description: 'When the change happened.' }),
+    datacontenttype: StringEnum(['application/json'] as const),
+    data: Type.Object({
+      order: named(
+        'CallbackOrder',
+        Type.Object(
+          {
+            ...OrderSchema.properties,
+            recipient: named(
+              'CallbackRecipient',
+              Type.Object({
+                ...OrderSchema.properties.recipient.properties,
+                mobilePhoneNumber: Nullable(
+                  Type.String({
+                    description: "The phone number again, under the name the specification's callback payload uses.",
+                  }),
+                ),
+              }),
+            ),
+          },
+          { description: 'The complete order as it stood at the change.' },
+        ),
+      ),
+      traceParent: TraceParent,
+    }),
+    subject: Type.String({ description: 'The order ID.' }),
+    sequence: Type.Integer({ minimum: 1, description: "The event's place among the order's events, from 1." }),
+  }),
+)
 
 export const EventsQuerySchema = Type.Object(
   {
@@ -61,10 +118,13 @@ export const EventsQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
-export const EventsResponseSchema = Type.Object({
-  outcome: Type.String(),
-  events: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  nextCursor: Nullable(Type.String()),
-  hasMore: Type.Boolean(),
-  traceParent: TraceParent,
-})
+export const EventsResponseSchema = named(
+  'EventsResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    events: Type.Array(CallbackEventSchema),
+    nextCursor: Nullable(Type.String()),
+    hasMore: Type.Boolean(),
+    traceParent: TraceParent,
+  }),
+)

@@ -2,7 +2,18 @@
 // reported as UnknownField); response objects list their keys in the specification's order, which is the
 // order the serializer writes them in.
 import { type Static, type TSchema, type TUnsafe, Type } from 'typebox'
+import { ERROR_OUTCOME_STATUS, type ErrorOutcome } from '../../domain/outcomes.ts'
 import { MAX_URL_LENGTH } from '../../domain/urls.ts'
+
+/**
+ * Names a schema for the OpenAPI document: its `title` becomes the name of a component under
+ * `components.schemas`, and every place that uses the schema refers to it there (http/openapi.ts). A title is
+ * an annotation: the request validator and the response serializer ignore it, so naming changes no byte
+ * on the wire.
+ */
+export function named<T extends TSchema>(name: string, schema: T): T {
+  return { ...schema, title: name }
+}
 
 /** Marks a string that must contain a non-space character (reported as MustNotBeEmptyOrWhitespace). */
 export const NON_BLANK_PATTERN = '\\S'
@@ -78,38 +89,63 @@ export function StringEnum<T extends string>(values: readonly T[], description?:
   return Type.Unsafe<T>({ type: 'string', enum: values, ...(description ? { description } : {}) })
 }
 
-export const MoneySchema = Type.Object(
-  {
-    amount: Type.String({ description: 'Decimal amount with two places, negative for credits.' }),
-    currency: Type.String({ description: 'ISO 4217 currency code.' }),
-  },
-  { additionalProperties: false },
+/**
+ * The `outcome` of a success answer, where the server answers with a closed set (`enum`: the serializer
+ * ignores it, the OpenAPI document names it, so a generated client gets a union type).
+ */
+export function Outcome<T extends string>(name: string, values: readonly T[], description?: string): TUnsafe<T> {
+  return named(name, StringEnum(values, description))
+}
+
+/** The outcome of reads and lists: always Ok. */
+export const OkOutcome = Outcome('OkOutcome', ['Ok'] as const)
+
+export const MoneySchema = named(
+  'Money',
+  Type.Object(
+    {
+      amount: Type.String({ description: 'Decimal amount with two places, negative for credits.' }),
+      currency: Type.String({ description: 'ISO 4217 currency code.' }),
+    },
+    { additionalProperties: false },
+  ),
 )
 
 export const TraceParent = Type.String({ description: 'W3C traceparent of this request, also sent as a header.' })
 
-export const FailureSchema = Type.Object({
-  code: Type.String(),
-  providedValue: Type.Unknown(),
-  comparisonValue: Type.Optional(Type.Unknown()),
-  validValues: Type.Optional(Type.Array(Type.Unknown())),
-  missingItems: Type.Optional(Type.Unknown()),
-})
+export const FailureSchema = named(
+  'Failure',
+  Type.Object({
+    code: Type.String({ description: 'Why the field failed, e.g. Required, UnknownField, TooLong, InvalidValue.' }),
+    providedValue: Type.Unknown(),
+    comparisonValue: Type.Optional(Type.Unknown()),
+    validValues: Type.Optional(Type.Array(Type.Unknown())),
+    missingItems: Type.Optional(Type.Unknown()),
+  }),
+)
+
+/** Every outcome of an error answer; the outcome alone decides the HTTP status (domain/outcomes.ts). */
+export const ErrorOutcomeSchema = named('ErrorOutcome', StringEnum(Object.keys(ERROR_OUTCOME_STATUS) as ErrorOutcome[]))
 
 /**
  * The error body of every error response (docs/wire-contract.md#errors); `failures` only on validation failures.
  * Every key is declared optional because the serializer writes required keys before optional ones, and
  * `failures` must stay between `statusCode` and `data`.
  */
-export const ErrorResponseSchema = Type.Partial(
-  Type.Object({
-    outcome: Type.String(),
-    statusText: Type.String(),
-    statusCode: Type.Integer(),
-    failures: Type.Record(Type.String(), Type.Array(FailureSchema)),
-    data: Type.Record(Type.String(), Type.Unknown()),
-    traceParent: TraceParent,
-  }),
+export const ErrorResponseSchema = named(
+  'ErrorBody',
+  Type.Partial(
+    Type.Object({
+      outcome: ErrorOutcomeSchema,
+      statusText: Type.String({ description: 'What went wrong, for people.' }),
+      statusCode: Type.Integer({ description: 'The HTTP status again.' }),
+      failures: Type.Record(Type.String(), Type.Array(FailureSchema), {
+        description: 'ValidationFailed only: the failures of each field, by its path (e.g. items[0].copies).',
+      }),
+      data: Type.Record(Type.String(), Type.Unknown()),
+      traceParent: TraceParent,
+    }),
+  ),
 )
 
 /** The error answers of an API-key route that names a resource: bad request, bad key, no such resource. */

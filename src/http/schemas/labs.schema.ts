@@ -1,6 +1,16 @@
 // The lab API: shipments assigned to a lab and the progress it reports (docs/pipeline.md).
 import { Type } from 'typebox'
-import { NonBlankString, NullableString, SingleLineString } from './common.schema.ts'
+import {
+  NonBlankString,
+  Nullable,
+  NullableString,
+  named,
+  OkOutcome,
+  Outcome,
+  SingleLineString,
+  StringEnum,
+  TraceParent,
+} from './common.schema.ts'
 
 export const ShipmentParams = Type.Object({ shipmentId: Type.String({ maxLength: 40 }) })
 
@@ -37,4 +47,54 @@ export const RejectBody = Type.Object(
     note: Type.Optional(NullableString({ maxLength: 500 })),
   },
   { additionalProperties: false },
+)
+
+// ---- Answers. They are sent as JSON.stringify text (routes/labs.routes.ts), not through these schemas, which
+// describe them for the OpenAPI document and type the handlers.
+
+const LabPrintFileSchema = named(
+  'LabPrintFile',
+  Type.Object({
+    printArea: Type.String(),
+    url: Type.String({ description: 'Signed, expiring link to the print file.' }),
+    format: Type.String({ description: 'jpeg, png, tiff or pdf.' }),
+  }),
+)
+
+const LabJobSchema = named(
+  'LabJob',
+  Type.Object({
+    shipmentId: Type.String(),
+    orderId: Type.String(),
+    state: named('LabJobState', StringEnum(['submitted', 'acknowledged', 'inProduction'] as const)),
+    shippingMethod: Type.String(),
+    carrier: Type.Object({ name: Type.String(), service: Type.String() }),
+    recipient: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The recipient as submitted to the lab (name, email, phoneNumber, address).',
+    }),
+    items: Type.Array(
+      Type.Object({
+        itemId: Type.String(),
+        sku: Type.String(),
+        copies: Type.Integer(),
+        attributes: Type.Record(Type.String(), Type.String()),
+        printFiles: Type.Array(LabPrintFileSchema),
+      }),
+    ),
+    packingSlip: Nullable(Type.Object({ url: Type.String() })),
+    branding: Nullable(Type.Record(Type.String(), Type.Object({ url: Type.String() }))),
+  }),
+)
+
+export const LabJobsResponseSchema = named(
+  'LabJobsResponse',
+  Type.Object({ outcome: OkOutcome, jobs: Type.Array(LabJobSchema), traceParent: TraceParent }),
+)
+
+export const LabReportResponseSchema = named(
+  'LabReportResponse',
+  Type.Object({
+    outcome: Outcome('LabReportOutcome', ['Updated', 'Ok'] as const, 'Updated, or Ok when the report changed nothing.'),
+    traceParent: TraceParent,
+  }),
 )

@@ -1,26 +1,48 @@
 // The order actions: what an order allows now, and the four changes (docs/api.md).
 import { Type } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
-import { CaseInsensitiveEnum, TraceParent } from './common.schema.ts'
-import { MetadataSchema, OrderResponseSchema, RecipientRequestSchema } from './order.schema.ts'
+import { CaseInsensitiveEnum, named, OkOutcome, Outcome, TraceParent } from './common.schema.ts'
+import { MetadataSchema, OrderSchema, orderEnvelope, RecipientRequestSchema } from './order.schema.ts'
 
-const Availability = Type.Object({ isAvailable: Type.Union([Type.Literal('Yes'), Type.Literal('No')]) })
+const Availability = named(
+  'ActionAvailability',
+  Type.Object({ isAvailable: Type.Union([Type.Literal('Yes'), Type.Literal('No')]) }),
+)
 
-export const ActionsResponseSchema = Type.Object({
-  outcome: Type.String(),
-  cancel: Availability,
-  changeRecipientDetails: Availability,
-  changeShippingMethod: Availability,
-  changeMetaData: Availability,
-  traceParent: TraceParent,
-})
+export const ActionsResponseSchema = named(
+  'OrderActionsResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    cancel: Availability,
+    changeRecipientDetails: Availability,
+    changeShippingMethod: Availability,
+    changeMetaData: Availability,
+    traceParent: TraceParent,
+  }),
+)
 
-export const UpdateResponseSchema = Type.Object({
-  outcome: Type.String(),
-  shipmentUpdateResults: Type.Array(Type.Object({ shipmentId: Type.String(), successful: Type.Boolean() })),
-  order: OrderResponseSchema.properties.order,
-  traceParent: TraceParent,
-})
+/** Business refusals are answers like successes (HTTP 200 with the order), told apart by the outcome. */
+export const CancelResponseSchema = orderEnvelope(
+  'CancelOrderResponse',
+  Outcome('CancelOutcome', ['Cancelled', 'FailedToCancel', 'ActionNotAvailable'] as const),
+)
+
+export const UpdateMetadataResponseSchema = orderEnvelope(
+  'UpdateMetadataResponse',
+  Outcome('UpdatedOutcome', ['Updated'] as const),
+)
+
+export const UpdateResponseSchema = named(
+  'OrderUpdateResponse',
+  Type.Object({
+    outcome: Outcome('UpdateOutcome', ['Updated', 'PartiallyUpdated', 'FailedToUpdate', 'ActionNotAvailable'] as const),
+    shipmentUpdateResults: Type.Array(
+      named('ShipmentUpdateResult', Type.Object({ shipmentId: Type.String(), successful: Type.Boolean() })),
+    ),
+    order: OrderSchema,
+    traceParent: TraceParent,
+  }),
+)
 
 export const WrappedRecipientSchema = Type.Object(
   { recipient: RecipientRequestSchema },
@@ -28,13 +50,16 @@ export const WrappedRecipientSchema = Type.Object(
 )
 export type RecipientBody = Type.Static<typeof RecipientRequestSchema>
 
-export const UpdateShippingMethodBodySchema = Type.Object(
-  { shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS) },
-  { additionalProperties: false },
+export const UpdateShippingMethodBodySchema = named(
+  'UpdateShippingMethodRequest',
+  Type.Object({ shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS) }, { additionalProperties: false }),
 )
 
 export const UpdateRecipientBodySchema = Type.Unknown({
   description: 'The recipient object, as in create order; {recipient: {...}} also works.',
 })
 
-export const UpdateMetadataBodySchema = Type.Object({ metadata: MetadataSchema }, { additionalProperties: false })
+export const UpdateMetadataBodySchema = named(
+  'UpdateMetadataRequest',
+  Type.Object({ metadata: MetadataSchema }, { additionalProperties: false }),
+)

@@ -1,5 +1,5 @@
 // Orders on the wire: the create request and the order object, in the specification's key order.
-import { Type } from 'typebox'
+import { type TUnsafe, Type } from 'typebox'
 import {
   ASSET_STATUSES,
   BRANDING_KEYS,
@@ -19,11 +19,18 @@ import {
   Nullable,
   NullableString,
   NullableUrlString,
+  named,
+  OkOutcome,
+  Outcome,
   SingleLineString,
   StringEnum,
   TraceParent,
   UrlString,
 } from './common.schema.ts'
+
+// Enumerations named for the OpenAPI document (a generated client gets a union type for each).
+export const ShippingMethodSchema = named('ShippingMethod', StringEnum(SHIPPING_METHODS))
+export const SizingSchema = named('Sizing', StringEnum(SIZING_MODES))
 
 // Limits of our own (the specification leaves them open); documented in docs/api.md.
 export const ORDER_LIMITS = {
@@ -37,38 +44,47 @@ export const ORDER_LIMITS = {
   maxSkip: 1_000_000,
 } as const
 
-export const AddressRequestSchema = Type.Object(
-  {
-    line1: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
-    line2: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
-    postalOrZipCode: NonBlankString({ maxLength: 50, singleLine: true }),
-    countryCode: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO 3166-1 country code.' }),
-    townOrCity: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
-    stateOrCounty: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
-  },
-  { additionalProperties: false },
+export const AddressRequestSchema = named(
+  'AddressInput',
+  Type.Object(
+    {
+      line1: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
+      line2: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+      postalOrZipCode: NonBlankString({ maxLength: 50, singleLine: true }),
+      countryCode: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO 3166-1 country code.' }),
+      townOrCity: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
+      stateOrCounty: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText })),
+    },
+    { additionalProperties: false },
+  ),
 )
 
-export const RecipientRequestSchema = Type.Object(
-  {
-    name: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
-    email: Type.Optional(NullableString({ maxLength: 254, format: 'email', singleLine: true })),
-    phoneNumber: Type.Optional(NullableString({ maxLength: 50, singleLine: true })),
-    address: AddressRequestSchema,
-  },
-  { additionalProperties: false },
+export const RecipientRequestSchema = named(
+  'RecipientInput',
+  Type.Object(
+    {
+      name: NonBlankString({ maxLength: ORDER_LIMITS.shortText }),
+      email: Type.Optional(NullableString({ maxLength: 254, format: 'email', singleLine: true })),
+      phoneNumber: Type.Optional(NullableString({ maxLength: 50, singleLine: true })),
+      address: AddressRequestSchema,
+    },
+    { additionalProperties: false },
+  ),
 )
 
-const AssetRequestSchema = Type.Object(
-  {
-    printArea: Type.Optional(
-      NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
-    ),
-    url: UrlString('Public http(s) URL of the image or PDF, fetched exactly as given.'),
-    md5Hash: Type.Optional(NullableString({ pattern: '^[0-9a-fA-F]{32}$' })),
-    pageCount: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxPageCount }))),
-  },
-  { additionalProperties: false },
+const AssetRequestSchema = named(
+  'AssetInput',
+  Type.Object(
+    {
+      printArea: Type.Optional(
+        NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
+      ),
+      url: UrlString('Public http(s) URL of the image or PDF, fetched exactly as given.'),
+      md5Hash: Type.Optional(NullableString({ pattern: '^[0-9a-fA-F]{32}$' })),
+      pageCount: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxPageCount }))),
+    },
+    { additionalProperties: false },
+  ),
 )
 
 const RecipientCostRequestSchema = Type.Object(
@@ -79,19 +95,22 @@ const RecipientCostRequestSchema = Type.Object(
   { additionalProperties: false },
 )
 
-const ItemRequestSchema = Type.Object(
-  {
-    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
-    sku: NonBlankString({ maxLength: 100, singleLine: true }),
-    copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
-    sizing: CaseInsensitiveEnum(SIZING_MODES),
-    recipientCost: Type.Optional(Nullable(RecipientCostRequestSchema)),
-    attributes: Type.Optional(
-      Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
-    ),
-    assets: Type.Array(AssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
-  },
-  { additionalProperties: false },
+const ItemRequestSchema = named(
+  'ItemInput',
+  Type.Object(
+    {
+      merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
+      sku: NonBlankString({ maxLength: 100, singleLine: true }),
+      copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
+      sizing: CaseInsensitiveEnum(SIZING_MODES),
+      recipientCost: Type.Optional(Nullable(RecipientCostRequestSchema)),
+      attributes: Type.Optional(
+        Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
+      ),
+      assets: Type.Array(AssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
+    },
+    { additionalProperties: false },
+  ),
 )
 
 const BrandingEntryRequestSchema = Nullable(
@@ -107,150 +126,217 @@ export const MetadataSchema = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Any JSON object, at most 2,000 characters serialised.',
 })
 
-export const CreateOrderRequestSchema = Type.Object(
-  {
-    merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
-    shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS),
-    idempotencyKey: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
-    callbackUrl: Type.Optional(NullableUrlString('Callback URL for this order; overrides the account setting.')),
-    recipient: RecipientRequestSchema,
-    branding: Type.Optional(Nullable(BrandingRequestSchema)),
-    items: Type.Array(ItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
-    packingSlip: Type.Optional(
-      Nullable(
-        Type.Object({ url: UrlString('Public http(s) URL of the packing slip.') }, { additionalProperties: false }),
+export const CreateOrderRequestSchema = named(
+  'CreateOrderRequest',
+  Type.Object(
+    {
+      merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
+      shippingMethod: CaseInsensitiveEnum(SHIPPING_METHODS),
+      idempotencyKey: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
+      callbackUrl: Type.Optional(NullableUrlString('Callback URL for this order; overrides the account setting.')),
+      recipient: RecipientRequestSchema,
+      branding: Type.Optional(Nullable(BrandingRequestSchema)),
+      items: Type.Array(ItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
+      packingSlip: Type.Optional(
+        Nullable(
+          Type.Object({ url: UrlString('Public http(s) URL of the packing slip.') }, { additionalProperties: false }),
+        ),
       ),
-    ),
-    metadata: Type.Optional(Nullable(MetadataSchema)),
-  },
-  { additionalProperties: false },
+      metadata: Type.Optional(Nullable(MetadataSchema)),
+    },
+    { additionalProperties: false },
+  ),
 )
 export type CreateOrderRequest = Type.Static<typeof CreateOrderRequestSchema>
 
 // ---- The order object (responses) ----
 
-const AddressSchema = Type.Object({
-  line1: Type.String(),
-  line2: Nullable(Type.String()),
-  postalOrZipCode: Type.String(),
-  countryCode: Type.String(),
-  townOrCity: Type.String(),
-  stateOrCounty: Nullable(Type.String()),
-})
-
-const RecipientSchema = Type.Object({
-  name: Type.String(),
-  email: Nullable(Type.String()),
-  phoneNumber: Nullable(Type.String()),
-  address: AddressSchema,
-})
-
-const AssetSchema = Type.Object({
-  id: Type.String(),
-  printArea: Type.String(),
-  url: Type.String(),
-  thumbnailUrl: Nullable(Type.String()),
-  md5Hash: Nullable(Type.String()),
-  pageCount: Nullable(Type.Integer()),
-  status: StringEnum(ASSET_STATUSES),
-})
-
-const ItemSchema = Type.Object({
-  id: Type.String(),
-  status: StringEnum(ITEM_STATUSES),
-  merchantReference: Nullable(Type.String()),
-  sku: Type.String(),
-  copies: Type.Integer(),
-  sizing: StringEnum(SIZING_MODES),
-  thumbnailUrl: Nullable(Type.String()),
-  recipientCost: Nullable(MoneySchema),
-  attributes: Type.Record(Type.String(), Type.String()),
-  assets: Type.Array(AssetSchema),
-})
-
-const IssueSchema = Type.Object({
-  objectId: Type.String(),
-  errorCode: Type.String(),
-  description: Type.String(),
-  authorisationDetails: Nullable(Type.Object({ authorisationUrl: Type.String(), paymentDetails: MoneySchema })),
-})
-
-const DetailState = StringEnum(DETAIL_STATES)
-
-const StatusSchema = Type.Object({
-  stage: StringEnum(STAGES),
-  details: Type.Object({
-    downloadAssets: DetailState,
-    allocateProductionLocation: DetailState,
-    printReadyAssetsPrepared: DetailState,
-    inProduction: DetailState,
-    shipping: DetailState,
+const AddressSchema = named(
+  'Address',
+  Type.Object({
+    line1: Type.String(),
+    line2: Nullable(Type.String()),
+    postalOrZipCode: Type.String(),
+    countryCode: Type.String(),
+    townOrCity: Type.String(),
+    stateOrCounty: Nullable(Type.String()),
   }),
-  issues: Type.Array(IssueSchema),
-})
-
-const ShipmentSchema = Type.Object({
-  id: Type.String(),
-  dispatchDate: Nullable(Type.String()),
-  carrier: Type.Object({ name: Type.String(), service: Type.String() }),
-  fulfillmentLocation: Type.Object({ countryCode: Type.String(), labCode: Type.String() }),
-  tracking: Nullable(Type.Object({ number: Type.String(), url: Type.String() })),
-  items: Type.Array(Type.Object({ itemId: Type.String() })),
-  status: StringEnum(SHIPMENT_STATUSES),
-  cancelled: Type.Boolean(),
-})
-
-const ChargeSchema = Type.Object({
-  id: Type.String(),
-  chargeType: StringEnum(CHARGE_TYPES),
-  prodigiInvoiceNumber: Nullable(Type.String()),
-  totalCost: MoneySchema,
-  totalTax: MoneySchema,
-  items: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      chargeType: StringEnum(CHARGE_TYPES),
-      itemId: Nullable(Type.String()),
-      shipmentId: Nullable(Type.String()),
-      cost: MoneySchema,
-    }),
-  ),
-})
-
-const BrandingSchema = Type.Object(
-  Object.fromEntries(BRANDING_KEYS.map((key) => [key, Nullable(Type.Object({ url: Type.String() }))])),
 )
 
-export const OrderSchema = Type.Object({
-  id: Type.String({ description: 'Order ID, prefix ord_.' }),
-  created: Type.String({ format: 'date-time' }),
-  lastUpdated: Type.String({ format: 'date-time' }),
-  callbackUrl: Nullable(Type.String()),
-  merchantReference: Nullable(Type.String()),
-  shippingMethod: StringEnum(SHIPPING_METHODS),
-  idempotencyKey: Nullable(Type.String()),
-  status: StatusSchema,
-  charges: Type.Array(ChargeSchema),
-  shipments: Type.Array(ShipmentSchema),
-  recipient: RecipientSchema,
-  branding: Nullable(BrandingSchema),
-  items: Type.Array(ItemSchema),
-  packingSlip: Nullable(Type.Object({ url: Type.String(), status: StringEnum(PACKING_SLIP_STATUSES) })),
-  metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
-})
+const RecipientSchema = named(
+  'Recipient',
+  Type.Object({
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    phoneNumber: Nullable(Type.String()),
+    address: AddressSchema,
+  }),
+)
 
-export const OrderResponseSchema = Type.Object({
-  outcome: Type.String({ description: 'Created, AlreadyExists (create) or Ok (get).' }),
-  order: OrderSchema,
-  traceParent: TraceParent,
-})
+const AssetSchema = named(
+  'Asset',
+  Type.Object({
+    id: Type.String(),
+    printArea: Type.String(),
+    url: Type.String(),
+    thumbnailUrl: Nullable(Type.String()),
+    md5Hash: Nullable(Type.String()),
+    pageCount: Nullable(Type.Integer()),
+    status: named('AssetStatus', StringEnum(ASSET_STATUSES)),
+  }),
+)
+
+const ItemSchema = named(
+  'Item',
+  Type.Object({
+    id: Type.String(),
+    status: named('ItemStatus', StringEnum(ITEM_STATUSES)),
+    merchantReference: Nullable(Type.String()),
+    sku: Type.String(),
+    copies: Type.Integer(),
+    sizing: SizingSchema,
+    thumbnailUrl: Nullable(Type.String()),
+    recipientCost: Nullable(MoneySchema),
+    attributes: Type.Record(Type.String(), Type.String()),
+    assets: Type.Array(AssetSchema),
+  }),
+)
+
+const IssueSchema = named(
+  'Issue',
+  Type.Object({
+    objectId: Type.String(),
+    errorCode: Type.String(),
+    description: Type.String(),
+    authorisationDetails: Nullable(Type.Object({ authorisationUrl: Type.String(), paymentDetails: MoneySchema })),
+  }),
+)
+
+const DetailState = named('DetailState', StringEnum(DETAIL_STATES))
+
+const StatusSchema = named(
+  'OrderStatus',
+  Type.Object({
+    stage: named('Stage', StringEnum(STAGES)),
+    details: Type.Object({
+      downloadAssets: DetailState,
+      allocateProductionLocation: DetailState,
+      printReadyAssetsPrepared: DetailState,
+      inProduction: DetailState,
+      shipping: DetailState,
+    }),
+    issues: Type.Array(IssueSchema),
+  }),
+)
+
+const CarrierSchema = named('Carrier', Type.Object({ name: Type.String(), service: Type.String() }))
+const FulfillmentLocationSchema = named(
+  'FulfillmentLocation',
+  Type.Object({ countryCode: Type.String(), labCode: Type.String() }),
+)
+
+const ShipmentSchema = named(
+  'Shipment',
+  Type.Object({
+    id: Type.String(),
+    dispatchDate: Nullable(Type.String()),
+    carrier: CarrierSchema,
+    fulfillmentLocation: FulfillmentLocationSchema,
+    tracking: Nullable(named('Tracking', Type.Object({ number: Type.String(), url: Type.String() }))),
+    items: Type.Array(Type.Object({ itemId: Type.String() })),
+    status: named('ShipmentStatus', StringEnum(SHIPMENT_STATUSES)),
+    cancelled: Type.Boolean(),
+  }),
+)
+
+const ChargeTypeSchema = named('ChargeType', StringEnum(CHARGE_TYPES))
+
+const ChargeSchema = named(
+  'Charge',
+  Type.Object({
+    id: Type.String(),
+    chargeType: ChargeTypeSchema,
+    prodigiInvoiceNumber: Nullable(Type.String()),
+    totalCost: MoneySchema,
+    totalTax: MoneySchema,
+    items: Type.Array(
+      named(
+        'ChargeItem',
+        Type.Object({
+          id: Type.String(),
+          chargeType: ChargeTypeSchema,
+          itemId: Nullable(Type.String()),
+          shipmentId: Nullable(Type.String()),
+          cost: MoneySchema,
+        }),
+      ),
+    ),
+  }),
+)
+
+const BrandingSchema = named(
+  'Branding',
+  Type.Object(Object.fromEntries(BRANDING_KEYS.map((key) => [key, Nullable(Type.Object({ url: Type.String() }))]))),
+)
+
+export const OrderSchema = named(
+  'Order',
+  Type.Object({
+    id: Type.String({ description: 'Order ID, prefix ord_.' }),
+    created: Type.String({ format: 'date-time' }),
+    lastUpdated: Type.String({ format: 'date-time' }),
+    callbackUrl: Nullable(Type.String()),
+    merchantReference: Nullable(Type.String()),
+    shippingMethod: ShippingMethodSchema,
+    idempotencyKey: Nullable(Type.String()),
+    status: StatusSchema,
+    charges: Type.Array(ChargeSchema),
+    shipments: Type.Array(ShipmentSchema),
+    recipient: RecipientSchema,
+    branding: Nullable(BrandingSchema),
+    items: Type.Array(ItemSchema),
+    packingSlip: Nullable(
+      named(
+        'PackingSlip',
+        Type.Object({ url: Type.String(), status: named('PackingSlipStatus', StringEnum(PACKING_SLIP_STATUSES)) }),
+      ),
+    ),
+    metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  }),
+)
+
+/** `{outcome, order, traceParent}`: the envelope of every answer carrying one order. */
+export function orderEnvelope<T extends string>(name: string, outcome: TUnsafe<T>) {
+  return named(name, Type.Object({ outcome, order: OrderSchema, traceParent: TraceParent }))
+}
+
+export const OrderResponseSchema = orderEnvelope('OrderResponse', OkOutcome)
+
+export const CreatedOrderResponseSchema = orderEnvelope(
+  'CreatedOrderResponse',
+  Outcome(
+    'CreateOrderOutcome',
+    ['Created', 'AlreadyExists'] as const,
+    'Created, or AlreadyExists for a repeated idempotencyKey (the existing order is returned).',
+  ),
+)
 
 /** Create's answer for an order held in the pause window: only its ID (specification, "Order transitions"). */
-export const OnHoldResponseSchema = Type.Object({
-  outcome: Type.String({ description: 'OnHold, or AlreadyExists for a repeated key while still on hold.' }),
-  order: Type.Object({ id: Type.String() }),
-  traceParent: TraceParent,
-})
+export const OnHoldResponseSchema = named(
+  'OnHoldResponse',
+  Type.Object({
+    outcome: Outcome(
+      'OnHoldOutcome',
+      ['OnHold', 'AlreadyExists'] as const,
+      'OnHold, or AlreadyExists for a repeated key while still on hold.',
+    ),
+    order: Type.Object({ id: Type.String() }),
+    traceParent: TraceParent,
+  }),
+)
+
+/** Create's answer: the order, or only its ID while it waits in the pause window (served as text, not serialised). */
+export const CreateOrderResponseSchema = Type.Union([CreatedOrderResponseSchema, OnHoldResponseSchema])
 
 export const OrderIdParamsSchema = Type.Object({
   // The format (ord_<number>) is checked by the orders service, which names it in the failure.
@@ -285,10 +371,13 @@ export const ListOrdersQuerySchema = Type.Object(
 )
 export type ListOrdersQuery = Type.Static<typeof ListOrdersQuerySchema>
 
-export const ListOrdersResponseSchema = Type.Object({
-  outcome: Type.String(),
-  orders: Type.Array(OrderSchema),
-  hasMore: Type.Boolean(),
-  nextUrl: Nullable(Type.String()),
-  traceParent: TraceParent,
-})
+export const ListOrdersResponseSchema = named(
+  'OrderListResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    orders: Type.Array(OrderSchema),
+    hasMore: Type.Boolean(),
+    nextUrl: Nullable(Type.String()),
+    traceParent: TraceParent,
+  }),
+)

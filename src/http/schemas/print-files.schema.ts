@@ -2,7 +2,7 @@
 // (docs/print-files.md).
 import { Type } from 'typebox'
 import { SIZING_MODES } from '../../domain/shipping-methods.ts'
-import { Nullable, StringEnum, TraceParent } from './common.schema.ts'
+import { Nullable, named, OkOutcome, StringEnum, TraceParent } from './common.schema.ts'
 
 const Pixels = Type.Integer({ minimum: 0 })
 
@@ -28,26 +28,32 @@ const PlacementSchema = Type.Object(
   },
 )
 
-const PrintFileSchema = Type.Object({
-  shipmentId: Type.String(),
-  labCode: Type.String(),
-  itemId: Type.String(),
-  assetId: Type.String(),
-  printArea: Type.String(),
-  format: Type.String({ description: 'jpeg, png, tiff or pdf (books are passed on as they are).' }),
-  status: StringEnum(['pending', 'rendered', 'failed'] as const),
-  failureReason: Nullable(Type.String()),
-  width: Nullable(Pixels),
-  height: Nullable(Pixels),
-  sizing: StringEnum(SIZING_MODES),
-  rotated: Nullable(Type.Boolean()),
-  source: Nullable(SizeSchema),
-  placement: Nullable(PlacementSchema),
-  previewUrl: Nullable(Type.String()),
-})
+const PrintFileSchema = named(
+  'PrintFile',
+  Type.Object({
+    shipmentId: Type.String(),
+    labCode: Type.String(),
+    itemId: Type.String(),
+    assetId: Type.String(),
+    printArea: Type.String(),
+    format: Type.String({ description: 'jpeg, png, tiff or pdf (books are passed on as they are).' }),
+    status: StringEnum(['pending', 'rendered', 'failed'] as const),
+    failureReason: Nullable(Type.String()),
+    width: Nullable(Pixels),
+    height: Nullable(Pixels),
+    sizing: StringEnum(SIZING_MODES),
+    rotated: Nullable(Type.Boolean()),
+    source: Nullable(SizeSchema),
+    placement: Nullable(PlacementSchema),
+    previewUrl: Nullable(Type.String()),
+  }),
+)
 
-export const PrintFilesResponseSchema = Type.Object({
-  outcome: Type.Literal('Ok'),
-  printFiles: Type.Array(PrintFileSchema),
-  traceParent: TraceParent,
-})
+export const PrintFilesResponseSchema = named(
+  'PrintFilesResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    printFiles: Type.Array(PrintFileSchema),
+    traceParent: TraceParent,
+  }),
+)

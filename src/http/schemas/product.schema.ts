@@ -1,53 +1,65 @@
 // Product details on the wire (docs/wire-contract.md#products).
 import { Type } from 'typebox'
 import { PRODUCT_LIST_DEFAULT_TOP, PRODUCT_LIST_MAX_TOP } from '../../services/products.service.ts'
-import { Nullable, SingleLineString, TraceParent } from './common.schema.ts'
+import { Nullable, named, OkOutcome, SingleLineString, TraceParent } from './common.schema.ts'
 import { ORDER_LIMITS } from './order.schema.ts'
 
 const PixelSize = Type.Object({ horizontalResolution: Type.Integer(), verticalResolution: Type.Integer() })
 
-export const ProductSchema = Type.Object({
-  sku: Type.String(),
-  description: Type.String(),
-  productDimensions: Type.Object({ width: Type.Number(), height: Type.Number(), units: Type.String() }),
-  attributes: Type.Record(Type.String(), Type.Array(Type.String())),
-  printAreas: Type.Record(Type.String(), Type.Object({ required: Type.Boolean() })),
-  variants: Type.Array(
-    Type.Object({
-      attributes: Type.Record(Type.String(), Type.String()),
-      shipsTo: Type.Array(Type.String()),
-      printAreaSizes: Type.Record(Type.String(), PixelSize),
-    }),
-  ),
-})
+export const ProductSchema = named(
+  'Product',
+  Type.Object({
+    sku: Type.String(),
+    description: Type.String(),
+    productDimensions: Type.Object({ width: Type.Number(), height: Type.Number(), units: Type.String() }),
+    attributes: Type.Record(Type.String(), Type.Array(Type.String())),
+    printAreas: Type.Record(Type.String(), Type.Object({ required: Type.Boolean() })),
+    variants: Type.Array(
+      Type.Object({
+        attributes: Type.Record(Type.String(), Type.String()),
+        shipsTo: Type.Array(Type.String()),
+        printAreaSizes: Type.Record(Type.String(), PixelSize),
+      }),
+    ),
+  }),
+)
 
-export const ProductResponseSchema = Type.Object({
-  outcome: Type.String(),
-  product: ProductSchema,
-  traceParent: TraceParent,
-})
+export const ProductResponseSchema = named(
+  'ProductResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    product: ProductSchema,
+    traceParent: TraceParent,
+  }),
+)
 
 /** An entry of GET /v4.0/products (printroute's addition): the details, print areas by name, labs, destinations. */
-export const ProductListEntrySchema = Type.Object({
-  sku: ProductSchema.properties.sku,
-  description: ProductSchema.properties.description,
-  productDimensions: ProductSchema.properties.productDimensions,
-  attributes: ProductSchema.properties.attributes,
-  printAreas: Type.Array(Type.String(), { description: 'The names of the print areas.' }),
-  variants: ProductSchema.properties.variants,
-  labs: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), countryCode: Type.String() }), {
-    description: 'The labs that make some variant, by code.',
+export const ProductListEntrySchema = named(
+  'ProductListEntry',
+  Type.Object({
+    sku: ProductSchema.properties.sku,
+    description: ProductSchema.properties.description,
+    productDimensions: ProductSchema.properties.productDimensions,
+    attributes: ProductSchema.properties.attributes,
+    printAreas: Type.Array(Type.String(), { description: 'The names of the print areas.' }),
+    variants: ProductSchema.properties.variants,
+    labs: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), countryCode: Type.String() }), {
+      description: 'The labs that make some variant, by code.',
+    }),
+    shipsTo: Type.Array(Type.String(), { description: 'Countries some variant ships to, sorted.' }),
   }),
-  shipsTo: Type.Array(Type.String(), { description: 'Countries some variant ships to, sorted.' }),
-})
+)
 
-export const ProductListResponseSchema = Type.Object({
-  outcome: Type.String(),
-  products: Type.Array(ProductListEntrySchema),
-  hasMore: Type.Boolean(),
-  nextUrl: Nullable(Type.String()),
-  traceParent: TraceParent,
-})
+export const ProductListResponseSchema = named(
+  'ProductListResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    products: Type.Array(ProductListEntrySchema),
+    hasMore: Type.Boolean(),
+    nextUrl: Nullable(Type.String()),
+    traceParent: TraceParent,
+  }),
+)
 
 export const ProductSkuParamsSchema = Type.Object({ sku: Type.String({ maxLength: 100 }) })
 

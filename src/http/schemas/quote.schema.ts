@@ -9,6 +9,8 @@ import {
   NonBlankString,
   Nullable,
   NullableString,
+  named,
+  Outcome,
   SingleLineString,
   StringEnum,
   TraceParent,
@@ -33,71 +35,83 @@ const QuoteAssetRequestSchema = Type.Object(
   { additionalProperties: false },
 )
 
-const QuoteItemRequestSchema = Type.Object(
-  {
-    sku: NonBlankString({ maxLength: 100, singleLine: true }),
-    copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
-    attributes: Type.Optional(
-      Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
-    ),
-    assets: Type.Array(QuoteAssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
-  },
-  { additionalProperties: false },
+const QuoteItemRequestSchema = named(
+  'QuoteItemInput',
+  Type.Object(
+    {
+      sku: NonBlankString({ maxLength: 100, singleLine: true }),
+      copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
+      attributes: Type.Optional(
+        Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
+      ),
+      assets: Type.Array(QuoteAssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
+    },
+    { additionalProperties: false },
+  ),
 )
 
-export const CreateQuoteRequestSchema = Type.Object(
-  {
-    shippingMethod: Type.Optional(
-      Nullable(CaseInsensitiveEnum(SHIPPING_METHODS, 'Quote this method only; omitted: every method that serves.')),
-    ),
-    destinationCountryCode: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO 3166-1 code.' }),
-    currencyCode: Type.Optional(
-      NullableString({
-        pattern: '^[A-Za-z]{3}$',
-        description: "ISO 4217 code; omitted: the account's billing currency.",
-      }),
-    ),
-    items: Type.Array(QuoteItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
-  },
-  { additionalProperties: false },
+export const CreateQuoteRequestSchema = named(
+  'CreateQuoteRequest',
+  Type.Object(
+    {
+      shippingMethod: Type.Optional(
+        Nullable(CaseInsensitiveEnum(SHIPPING_METHODS, 'Quote this method only; omitted: every method that serves.')),
+      ),
+      destinationCountryCode: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter ISO 3166-1 code.' }),
+      currencyCode: Type.Optional(
+        NullableString({
+          pattern: '^[A-Za-z]{3}$',
+          description: "ISO 4217 code; omitted: the account's billing currency.",
+        }),
+      ),
+      items: Type.Array(QuoteItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
+    },
+    { additionalProperties: false },
+  ),
 )
 export type CreateQuoteRequest = Type.Static<typeof CreateQuoteRequestSchema>
 
 const QuoteItemId = Type.String({ pattern: '^qit_[0-9a-f]{32}$', description: 'Quote item id, qit_ + 32 hex.' })
 
-const QuoteSchema = Type.Object({
-  shipmentMethod: StringEnum(SHIPPING_METHODS, 'The shipping method of this quote (the contract spells it so).'),
-  costSummary: Type.Object({
-    items: MoneySchema,
-    shipping: MoneySchema,
-    totalCost: MoneySchema,
-    totalTax: MoneySchema,
+const QuoteSchema = named(
+  'Quote',
+  Type.Object({
+    shipmentMethod: StringEnum(SHIPPING_METHODS, 'The shipping method of this quote (the contract spells it so).'),
+    costSummary: Type.Object({
+      items: MoneySchema,
+      shipping: MoneySchema,
+      totalCost: MoneySchema,
+      totalTax: MoneySchema,
+    }),
+    shipments: Type.Array(
+      Type.Object({
+        carrier: Type.Object({ name: Type.String(), service: Type.String() }),
+        fulfillmentLocation: Type.Object({ countryCode: Type.String(), labCode: Type.String() }),
+        cost: MoneySchema,
+        tax: MoneySchema,
+        items: Type.Array(QuoteItemId),
+      }),
+    ),
+    items: Type.Array(
+      Type.Object({
+        id: QuoteItemId,
+        sku: Type.String(),
+        copies: Type.Integer(),
+        unitCost: MoneySchema,
+        taxUnitCost: MoneySchema,
+        attributes: Type.Record(Type.String(), Type.String()),
+        assets: Type.Array(Type.Object({ printArea: Type.String(), pageCount: Nullable(Type.Integer()) })),
+      }),
+    ),
   }),
-  shipments: Type.Array(
-    Type.Object({
-      carrier: Type.Object({ name: Type.String(), service: Type.String() }),
-      fulfillmentLocation: Type.Object({ countryCode: Type.String(), labCode: Type.String() }),
-      cost: MoneySchema,
-      tax: MoneySchema,
-      items: Type.Array(QuoteItemId),
-    }),
-  ),
-  items: Type.Array(
-    Type.Object({
-      id: QuoteItemId,
-      sku: Type.String(),
-      copies: Type.Integer(),
-      unitCost: MoneySchema,
-      taxUnitCost: MoneySchema,
-      attributes: Type.Record(Type.String(), Type.String()),
-      assets: Type.Array(Type.Object({ printArea: Type.String(), pageCount: Nullable(Type.Integer()) })),
-    }),
-  ),
-})
+)
 
-export const QuoteResponseSchema = Type.Object({
-  outcome: StringEnum(['Created', 'CreatedWithIssues'] as const),
-  quotes: Type.Array(QuoteSchema),
-  issues: Type.Array(Type.Object({ errorCode: Type.String(), description: Type.String() })),
-  traceParent: TraceParent,
-})
+export const QuoteResponseSchema = named(
+  'QuoteResponse',
+  Type.Object({
+    outcome: Outcome('QuoteOutcome', ['Created', 'CreatedWithIssues'] as const),
+    quotes: Type.Array(QuoteSchema),
+    issues: Type.Array(named('QuoteIssue', Type.Object({ errorCode: Type.String(), description: Type.String() }))),
+    traceParent: TraceParent,
+  }),
+)

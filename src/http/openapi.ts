@@ -1,0 +1,450 @@
+// The OpenAPI 3.1 document of one environment and its reference page (docs/api.md, "Reference and OpenAPI").
+// @fastify/swagger builds the document from the route schemas; `shapeDocument` then turns it into what a
+// client generator needs: every schema named with `named()` becomes one component referred to everywhere,
+// every error answer a shared response with the ErrorBody, and the callbacks a `webhooks` section. None of this
+// touches the route schemas, so validation and serialisation stay as they are. `servers` is added per
+// request, since the public URL is known only once the port is bound.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { stringify as toYaml } from 'yaml'
+import { sessionCookieName } from '../dashboard/session-cookie.ts'
+import { STAGES } from '../domain/order.ts'
+import { eventType, type OrderEventKind } from '../domain/order-events.ts'
+import { ERROR_OUTCOME_STATUS } from '../domain/outcomes.ts'
+import type { Environment } from '../services/accounts.service.ts'
+import { csrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
+import {
+  createOrderRequestExample,
+  createOrderResponseExample,
+  createQuoteRequestExample,
+  createQuoteResponseExample,
+  getProductResponseExample,
+} from './openapi-examples.ts'
+import { CallbackEventSchema } from './schemas/callbacks.schema.ts'
+import { ErrorResponseSchema } from './schemas/common.schema.ts'
+import { RecipientRequestSchema } from './schemas/order.schema.ts'
+
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
+).version
+
+/** Where the reference page is served, on both ports. */
+export const DOCS_PATH = '/docs'
+/** The dashboard session's CSRF token for the reference page's try-it console (same origin only). */
+export const DOCS_SESSION_PATH = `${DOCS_PATH}/session`
+
+/** Paths of the public API; everything else (dashboard, files, samples, payment pages, probes) stays out. */
+const DOCUMENTED_PREFIXES = ['/v4.0/', '/labs/v1/']
+
+const TAGS = [
+  { name: 'orders', description: 'Create, read and list orders, and their print files.' },
+  { name: 'order actions', description: 'What an order allows now, and the changes it allows.' },
+  { name: 'products', description: 'The catalogue: product details, the product list, book spine widths.' },
+  { name: 'quotes', description: 'Prices per shipping method, without an order.' },
+  { name: 'callbacks', description: 'Callback deliveries and the events feed (the webhooks below).' },
+  { name: 'account', description: "The account's settings and API keys." },
+  { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },
+]
+
+type Json = Record<string, unknown>
+const COMPONENT_PREFIX = '#/components/schemas/'
+
+/** Error answers shared by the operations, by status: the outcomes that status carries (domain/outcomes.ts). */
+const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
+  400: { name: 'BadRequest', when: 'The request is not valid: each failing field is named under `failures`.' },
+  401: { name: 'Unauthorized', when: 'The key is missing or not valid for this environment.' },
+  404: { name: 'NotFound', when: 'No such resource (for this account and environment), or no such endpoint.' },
+  413: { name: 'PayloadTooLarge', when: 'The body is larger than the limit.' },
+  415: { name: 'UnsupportedMediaType', when: 'The body is not JSON.' },
+  500: { name: 'ServerError', when: 'Something failed on the server, or the request was not answered in time.' },
+  503: { name: 'ServiceUnavailable', when: 'The server is shutting down: retry.' },
+}
+
+function outcomesOfStatus(status: number): string[] {
+  return Object.entries(ERROR_OUTCOME_STATUS)
+    .filter(([, code]) => code === status)
+    .map(([outcome]) => outcome)
+}
+
+/** The error statuses any operation of this shape can answer, beside those its route schema declares. */
+function commonErrorStatuses(method: string, operation: Json): string[] {
+  const changes = method !== 'get' && method !== 'head'
+  const parameters = (operation.parameters as { in: string }[] | undefined) ?? []
+  return [
+    ...(changes || parameters.length > 0 || operation.requestBody ? ['400'] : []),
+    '401',
+    ...(parameters.some((parameter) => parameter.in === 'path') ? ['404'] : []),
+    ...(changes ? ['413', '415'] : []),
+    '500',
+    '503',
+  ]
+}
+
+/** `type: [X, 'null']` (what `Nullable` makes of a named schema) as the schema X and whether null is allowed. */
+function splitNullable(schema: Json): { base: Json; nullable: boolean } {
+  const type = schema.type
+  if (!Array.isArray(type) || !type.includes('null')) return { base: schema, nullable: false }
+  const rest = type.filter((entry) => entry !== 'null')
+  return { base: { ...schema, type: rest.length === 1 ? rest[0] : rest }, nullable: true }
+}
+
+/**
+ * Replaces every schema carrying a `title` with a `$ref` to the component of that name, innermost first.
+ * Two different schemas under one name are a mistake in the schemas: the document then fails to build.
+ */
+function extractNamedSchemas(node: unknown, components: Record<string, Json>): unknown {
+  if (Array.isArray(node)) return node.map((entry) => extractNamedSchemas(entry, components))
+  if (node === null || typeof node !== 'object') return node
+  const object = node as Json
+  const title = object.title
+  if (typeof title !== 'string') {
+    return Object.fromEntries(
+      Object.entries(object).map(([key, value]) => [key, extractNamedSchemas(value, components)]),
+    )
+  }
+  const { base, nullable } = splitNullable(object)
+  const { title: _name, ...rest } = base
+  const component = {
+    title,
+    ...(Object.fromEntries(
+      Object.entries(rest).map(([key, value]) => [key, extractNamedSchemas(value, components)]),
+    ) as Json),
+  }
+  const existing = components[title]
+  if (existing === undefined) components[title] = component
+  else if (!isDeepStrictEqual(existing, component)) {
+    throw new Error(
+      `Two different schemas are named ${title}: ${JSON.stringify(existing)} and ${JSON.stringify(component)}`,
+    )
+  }
+  const ref = { $ref: `${COMPONENT_PREFIX}${title}` }
+  return nullable ? { anyOf: [ref, { type: 'null' }] } : ref
+}
+
+/**
+ * A TypeBox schema as plain JSON the way @fastify/swagger writes route schemas: a record's `patternProperties`
+ * as `additionalProperties`. For the schemas this file adds itself, so they equal those of the routes.
+ */
+function toDocumentSchema(schema: unknown): Json {
+  const convert = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(convert)
+    if (node === null || typeof node !== 'object') return node
+    const entries = Object.entries(node as Json).map(([key, value]): [string, unknown] =>
+      key === 'patternProperties'
+        ? ['additionalProperties', convert(Object.values(value as Json)[0])]
+        : [
+            key,
+            key === 'properties'
+              ? Object.fromEntries(Object.entries(value as Json).map(([name, property]) => [name, convert(property)]))
+              : convert(value),
+          ],
+    )
+    return Object.fromEntries(entries)
+  }
+  return convert(JSON.parse(JSON.stringify(schema))) as Json
+}
+
+/** The event types callbacks carry (docs/callbacks.md), one webhook each. */
+const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
+  ...STAGES.map((stage) => ({
+    kind: { kind: 'stageChanged', stage } as OrderEventKind,
+    summary:
+      stage === 'InProgress'
+        ? 'The pause window ended: the order is submitted for fulfilment'
+        : `The order's stage changed to ${stage}`,
+  })),
+  { kind: { kind: 'downloadAssetsComplete' }, summary: 'Every asset has downloaded' },
+  { kind: { kind: 'paymentAuthorised' }, summary: 'A prepaid order waiting for payment was paid' },
+  { kind: { kind: 'shipmentShipped', shipmentId: '' }, summary: 'A shipment was made (one event per shipment)' },
+  { kind: { kind: 'shippingComplete' }, summary: 'Every shipment has shipped' },
+]
+
+function webhookOperationId(kind: OrderEventKind): string {
+  const suffix = kind.kind === 'stageChanged' ? kind.stage : ''
+  return `on${kind.kind[0]?.toUpperCase()}${kind.kind.slice(1)}${suffix}`
+}
+
+function webhooks(vendor: string): Json {
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  })
+  const parameters = [
+    header('webhook-id', 'The event ID, the same on every attempt (Standard Webhooks).'),
+    header('webhook-timestamp', 'Unix time of this attempt, in seconds.'),
+    header(
+      'webhook-signature',
+      'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the ' +
+        'account settings; during a rotation also the signature with the previous secret, space-separated.',
+    ),
+  ]
+  const payload = toDocumentSchema(CallbackEventSchema)
+  return Object.fromEntries(
+    EVENT_KINDS.map(({ kind, summary }) => {
+      const type = eventType(vendor, kind)
+      return [
+        type,
+        {
+          post: {
+            operationId: webhookOperationId(kind),
+            tags: ['callbacks'],
+            summary,
+            description: `A CloudEvent of type \`${type}\`, POSTed to the order's callback URL (else the account's).`,
+            security: [],
+            parameters,
+            requestBody: { required: true, content: { 'application/json': { schema: payload } } },
+            responses: {
+              200: { description: 'Any 2xx answer within 15 seconds counts as delivered.' },
+              400: { description: 'Any other answer (or none) is recorded and the delivery retried later.' },
+            },
+          },
+        },
+      ]
+    }),
+  )
+}
+
+/** Doc-only additions, by operationId: examples, and the recipient body the route validates by hand. */
+function decorateOperation(operation: Json): void {
+  const json = (path: string[]): Json | undefined => {
+    let node: unknown = operation
+    for (const key of path) node = (node as Json | undefined)?.[key]
+    return node as Json | undefined
+  }
+  const requestMedia = () => json(['requestBody', 'content', 'application/json'])
+  const okMedia = () => json(['responses', '200', 'content', 'application/json'])
+  switch (operation.operationId) {
+    case 'createOrder': {
+      const request = requestMedia()
+      const ok = okMedia()
+      if (request) request.example = createOrderRequestExample
+      if (ok) ok.example = createOrderResponseExample
+      break
+    }
+    case 'createQuote': {
+      const request = requestMedia()
+      const ok = okMedia()
+      if (request) request.example = createQuoteRequestExample
+      if (ok) ok.example = createQuoteResponseExample
+      break
+    }
+    case 'getProduct': {
+      const ok = okMedia()
+      if (ok) ok.example = getProductResponseExample
+      break
+    }
+    case 'updateRecipient': {
+      // The route accepts the recipient or {recipient} and validates either itself (order-actions.routes.ts).
+      const request = requestMedia()
+      const recipient = toDocumentSchema(RecipientRequestSchema)
+      if (request) {
+        request.schema = {
+          description: 'The recipient object, as in create order; {recipient: {...}} also works.',
+          anyOf: [
+            recipient,
+            { type: 'object', properties: { recipient }, required: ['recipient'], additionalProperties: false },
+          ],
+        }
+      }
+      break
+    }
+  }
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+/** What @fastify/swagger built, made into the published document (see the file's first comment). */
+export function shapeDocument(document: Json, vendor: string): Json {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.includes(method)) continue
+      decorateOperation(operation)
+      if (path.startsWith('/labs/v1/')) operation.security = [{ labKey: [] }]
+      const responses = (operation.responses ?? {}) as Record<string, Json>
+      for (const status of new Set([...Object.keys(responses), ...commonErrorStatuses(method, operation)])) {
+        const shared = ERROR_RESPONSES[status]
+        if (shared) responses[status] = { $ref: `#/components/responses/${shared.name}` }
+        else if (responses[status]?.description === 'Default Response') {
+          ;(responses[status] as Json).description = 'OK: the outcome says what happened'
+        }
+      }
+      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
+    }
+  }
+  const schemas: Record<string, Json> = {}
+  const shapedPaths = extractNamedSchemas(paths, schemas)
+  const shapedWebhooks = extractNamedSchemas(webhooks(vendor), schemas)
+  // The error responses below refer to ErrorBody (the operations' own error answers were replaced by them).
+  extractNamedSchemas(toDocumentSchema(ErrorResponseSchema), schemas)
+  const errorBody = schemas.ErrorBody
+  // Optional in the route schema only so the serializer keeps `failures` in its place (common.schema.ts).
+  if (errorBody) errorBody.required = ['outcome', 'statusText', 'statusCode', 'data', 'traceParent']
+  const responses = Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, { name, when }]) => [
+      name,
+      {
+        description: `${when} Outcome ${outcomesOfStatus(Number(status)).join(' or ')}.`,
+        content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorBody` } } },
+      },
+    ]),
+  )
+  const components = (document.components ?? {}) as Json
+  // The lab key's scheme only where the lab API is served (Live).
+  const securitySchemes = { ...(components.securitySchemes as Json) }
+  if (!Object.keys(paths).some((path) => path.startsWith('/labs/v1/'))) delete securitySchemes.labKey
+  return {
+    ...document,
+    paths: shapedPaths,
+    webhooks: shapedWebhooks,
+    components: {
+      ...components,
+      securitySchemes,
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      responses,
+    },
+  }
+}
+
+export interface OpenApiOptions {
+  environment: Environment
+  /** The environment's public base URL, as it is now (it is known once the port is bound). */
+  publicUrl: () => string
+  /** `<vendor>` of the callback event types. */
+  eventVendor: string
+  sessions: SessionsService
+}
+
+const environmentName = (environment: Environment) => (environment === 'live' ? 'Live' : 'Sandbox')
+
+/** The document with `servers` (right after `info`), as served. */
+function withServers(document: Json, url: string, environment: Environment): Json {
+  const { openapi, info, ...rest } = document
+  return { openapi, info, servers: [{ url, description: `${environmentName(environment)} environment` }], ...rest }
+}
+
+/** Registers the document builder and the reference page; call before the routes are registered. */
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+  const { environment } = options
+  const name = environmentName(environment)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: `printroute API (${name})`,
+        version: PACKAGE_VERSION,
+        summary: 'Print-on-demand orders, products and quotes: the Prodigi Print API v4.0, self-hosted.',
+        description:
+          `The ${name} environment. Authenticate with the \`X-API-Key\` header (a ${name} key), or, in a browser ` +
+          'signed in to the [dashboard](/dashboard/), with its session. Errors have one body, `ErrorBody`, whose ' +
+          '`outcome` decides the HTTP status. Callbacks are listed under webhooks.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      tags: TAGS,
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: `An API key of the ${name} environment (pr_${environment}_...).`,
+          },
+          labKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'A lab key (pr_lab_..., from `printroute labs keys create`), for the lab API only.',
+          },
+        },
+      },
+      security: [{ apiKey: [] }],
+    },
+    transform: ({ schema, url }) => ({
+      schema: DOCUMENTED_PREFIXES.some((prefix) => url.startsWith(prefix)) ? schema : { ...schema, hide: true },
+      url,
+    }),
+    transformObject: (documentObject) =>
+      shapeDocument((documentObject as { openapiObject: Json }).openapiObject, options.eventVendor) as never,
+  })
+
+  // The reference page and its assets are open without a key, like the document.
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), auth: false } as typeof route.config
+    })
+    // Everything the page loads comes from this server (swagger-ui-dist in node_modules); only try-it
+    // requests may go to the public URL when it is another origin (a proxy in front).
+    docs.addHook('onSend', async (_request, reply) => {
+      const publicOrigin = new URL(options.publicUrl()).origin
+      reply.header(
+        'content-security-policy',
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+          `font-src 'self' data:; connect-src 'self' ${publicOrigin}; base-uri 'none'; form-action 'none'; ` +
+          "frame-ancestors 'none'",
+      )
+    })
+    docs.get(DOCS_SESSION_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('cache-control', 'no-store')
+      const token = request.cookies[sessionCookieName(environment)]
+      const caller = token ? await options.sessions.authenticate(token, environment) : undefined
+      if (!token || !caller) return { signedIn: false }
+      return { signedIn: true, csrfToken: csrfTokenOf(token) }
+    })
+    await docs.register(swaggerUi, {
+      routePrefix: DOCS_PATH,
+      theme: { title: `printroute API reference (${name})` },
+      uiConfig: {
+        layout: 'BaseLayout',
+        deepLinking: true,
+        displayOperationId: true,
+        docExpansion: 'list',
+        defaultModelsExpandDepth: 0,
+        // swagger-ui's request object (its type says Request; it is a plain object with method and headers).
+        requestInterceptor: addDashboardCsrfToken as never,
+      },
+      transformSpecification: (document, request) => {
+        const ownOrigin = `${request.protocol}://${request.host}`
+        const shaped = withServers(document as Json, options.publicUrl(), environment)
+        // Opened on another address than the public one: try-it goes to this one (same origin, same cookie).
+        if (ownOrigin !== options.publicUrl()) {
+          ;(shaped.servers as Json[]).unshift({ url: ownOrigin, description: 'This address' })
+        }
+        return shaped
+      },
+    })
+  })
+}
+
+/**
+ * Runs in the browser (serialised into the page's initializer by @fastify/swagger-ui, so it refers to nothing
+ * outside itself): a try-it change sent without an X-API-Key goes with the dashboard session's cookie, which
+ * the API accepts only with the session's X-CSRF-Token header; the token is fetched from this origin.
+ */
+async function addDashboardCsrfToken(request: { method: string; headers: Record<string, string> }) {
+  const method = String(request.method).toUpperCase()
+  const hasKey = Object.keys(request.headers).some((header) => header.toLowerCase() === 'x-api-key')
+  if (method === 'GET' || method === 'HEAD' || hasKey) return request
+  const answer = await fetch('/docs/session', { credentials: 'same-origin' })
+  const session = (answer.ok ? await answer.json() : null) as { csrfToken?: string } | null
+  if (session?.csrfToken) request.headers['X-CSRF-Token'] = session.csrfToken
+  return request
+}
+
+/** GET /v4.0/openapi.json and /v4.0/openapi.yaml (no key), registered under the API prefix. */
+export function registerOpenApiDocumentRoutes(api: FastifyInstance, app: FastifyInstance, options: OpenApiOptions) {
+  let cachedYaml: { url: string; text: string } | undefined
+  const document = () => withServers(app.swagger() as unknown as Json, options.publicUrl(), options.environment)
+  api.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => document())
+  api.get('/openapi.yaml', { schema: { hide: true }, config: { auth: false } }, async (_request, reply) => {
+    const url = options.publicUrl()
+    if (cachedYaml?.url !== url) cachedYaml = { url, text: toYaml(document(), { aliasDuplicateObjects: false }) }
+    return reply.type('application/yaml; charset=utf-8').send(cachedYaml.text)
+  })
+}
