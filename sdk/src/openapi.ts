@@ -14,684 +14,13 @@ export interface paths {
          * List orders
          * @description Newest first. Query parameter names are case-insensitive.
          */
-        get: {
-            parameters: {
-                query?: {
-                    top?: number;
-                    skip?: number;
-                    createdFrom?: string;
-                    createdTo?: string;
-                    /** @description One of draft, awaitingPayment, inProgress, complete, cancelled (any letter case). */
-                    status?: string;
-                    /** @description Repeated or comma-separated. */
-                    orderIds?: string[];
-                    /** @description Repeated or comma-separated. */
-                    merchantReferences?: string[];
-                    /** @description printroute's addition: the order with this id (ord_123 or 123), or orders whose merchant reference contains the text, in any letter case. */
-                    search?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            orders: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            }[];
-                            hasMore: boolean;
-                            nextUrl: string | null;
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listOrders"];
         put?: never;
         /**
          * Create an order
          * @description Creates and submits an order. Outcome Created, OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        merchantReference?: string | null;
-                        /** @description One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
-                        shippingMethod: string;
-                        idempotencyKey?: string | null;
-                        /** @description Callback URL for this order; overrides the account setting. At most 2048 characters, or null. */
-                        callbackUrl?: string | null;
-                        recipient: {
-                            name: string;
-                            /** Format: email */
-                            email?: string | null;
-                            phoneNumber?: string | null;
-                            address: {
-                                line1: string;
-                                line2?: string | null;
-                                postalOrZipCode: string;
-                                /** @description Two-letter ISO 3166-1 country code. */
-                                countryCode: string;
-                                townOrCity: string;
-                                stateOrCounty?: string | null;
-                            };
-                        };
-                        branding?: {
-                            postcard?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            flyer?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            packing_slip_bw?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            packing_slip_colour?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            packing_slip_color?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            sticker_exterior_round?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            sticker_exterior_rectangle?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            sticker_interior_round?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                            sticker_interior_rectangle?: {
-                                /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
-                                url: string;
-                            } | null;
-                        } | null;
-                        items: {
-                            merchantReference?: string | null;
-                            sku: string;
-                            copies: number;
-                            /** @description One of fillPrintArea, fitPrintArea, stretchToPrintArea (any letter case). */
-                            sizing: string;
-                            recipientCost?: {
-                                /** @description Decimal amount, e.g. "15.00". */
-                                amount: string;
-                                currency: string;
-                            } | null;
-                            attributes?: {
-                                [key: string]: string;
-                            } | null;
-                            assets: {
-                                /** @description Print area; `default` when omitted. */
-                                printArea?: string;
-                                /** @description Public http(s) URL of the image or PDF, fetched exactly as given. At most 2048 characters. */
-                                url: string;
-                                md5Hash?: string | null;
-                                pageCount?: number | null;
-                            }[];
-                        }[];
-                        packingSlip?: {
-                            /** @description Public http(s) URL of the packing slip. At most 2048 characters. */
-                            url: string;
-                        } | null;
-                        /** @description Any JSON object, at most 2,000 characters serialised. */
-                        metadata?: {
-                            [key: string]: unknown;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Created, AlreadyExists (create) or Ok (get). */
-                            outcome: string;
-                            order: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -706,291 +35,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get an order */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Created, AlreadyExists (create) or Ok (get). */
-                            outcome: string;
-                            order: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getOrder"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1007,126 +52,7 @@ export interface paths {
             cookie?: never;
         };
         /** Actions currently available for an order */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            cancel: {
-                                isAvailable: "Yes" | "No";
-                            };
-                            changeRecipientDetails: {
-                                isAvailable: "Yes" | "No";
-                            };
-                            changeShippingMethod: {
-                                isAvailable: "Yes" | "No";
-                            };
-                            changeMetaData: {
-                                isAvailable: "Yes" | "No";
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getOrderActions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1145,291 +71,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel every shipment not yet in production (no body, or {} / []) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Created, AlreadyExists (create) or Ok (get). */
-                            outcome: string;
-                            order: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["cancelOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1446,301 +88,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Change the shipping method of the shipments not yet in production */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
-                        shippingMethod: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            shipmentUpdateResults: {
-                                shipmentId: string;
-                                successful: boolean;
-                            }[];
-                            order: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["updateShippingMethod"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1756,302 +104,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the shipping method of the shipments not yet in production */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
-                        shippingMethod: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            shipmentUpdateResults: {
-                                shipmentId: string;
-                                successful: boolean;
-                            }[];
-                            order: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Change the shipping method of the shipments not yet in production
+         * @description The same action as updateShippingMethod, under its other name.
+         */
+        post: operations["updateShipping"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2068,299 +125,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Change the recipient (same country): the recipient object, or {recipient: {...}} */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            /** @description The recipient object, as in create order; {recipient: {...}} also works. */
-            requestBody: {
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            shipmentUpdateResults: {
-                                shipmentId: string;
-                                successful: boolean;
-                            }[];
-                            order: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["updateRecipient"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2377,300 +142,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replace the metadata of an order (any state) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Any JSON object, at most 2,000 characters serialised. */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Created, AlreadyExists (create) or Ok (get). */
-                            outcome: string;
-                            order: {
-                                /** @description Order ID, prefix ord_. */
-                                id: string;
-                                /** Format: date-time */
-                                created: string;
-                                /** Format: date-time */
-                                lastUpdated: string;
-                                callbackUrl: string | null;
-                                merchantReference: string | null;
-                                /** @enum {string} */
-                                shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                idempotencyKey: string | null;
-                                status: {
-                                    /** @enum {string} */
-                                    stage: "InProgress" | "Complete" | "Cancelled";
-                                    details: {
-                                        /** @enum {string} */
-                                        downloadAssets: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        allocateProductionLocation: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        printReadyAssetsPrepared: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        inProduction: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                        /** @enum {string} */
-                                        shipping: "NotStarted" | "InProgress" | "Complete" | "Error";
-                                    };
-                                    issues: {
-                                        objectId: string;
-                                        errorCode: string;
-                                        description: string;
-                                        authorisationDetails: {
-                                            authorisationUrl: string;
-                                            paymentDetails: {
-                                                /** @description Decimal amount with two places, negative for credits. */
-                                                amount: string;
-                                                /** @description ISO 4217 currency code. */
-                                                currency: string;
-                                            };
-                                        } | null;
-                                    }[];
-                                };
-                                charges: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                    prodigiInvoiceNumber: string | null;
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        chargeType: "Item" | "Shipping" | "Refund" | "Other";
-                                        itemId: string | null;
-                                        shipmentId: string | null;
-                                        cost: {
-                                            /** @description Decimal amount with two places, negative for credits. */
-                                            amount: string;
-                                            /** @description ISO 4217 currency code. */
-                                            currency: string;
-                                        };
-                                    }[];
-                                }[];
-                                shipments: {
-                                    id: string;
-                                    dispatchDate: string | null;
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    tracking: {
-                                        number: string;
-                                        url: string;
-                                    } | null;
-                                    items: {
-                                        itemId: string;
-                                    }[];
-                                    /** @enum {string} */
-                                    status: "Processing" | "Shipped" | "Cancelled";
-                                    cancelled: boolean;
-                                }[];
-                                recipient: {
-                                    name: string;
-                                    email: string | null;
-                                    phoneNumber: string | null;
-                                    address: {
-                                        line1: string;
-                                        line2: string | null;
-                                        postalOrZipCode: string;
-                                        countryCode: string;
-                                        townOrCity: string;
-                                        stateOrCounty: string | null;
-                                    };
-                                };
-                                branding: {
-                                    postcard: {
-                                        url: string;
-                                    } | null;
-                                    flyer: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_bw: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_colour: {
-                                        url: string;
-                                    } | null;
-                                    packing_slip_color: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_exterior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_round: {
-                                        url: string;
-                                    } | null;
-                                    sticker_interior_rectangle: {
-                                        url: string;
-                                    } | null;
-                                } | null;
-                                items: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    status: "Ok" | "Invalid" | "NotYetDownloaded";
-                                    merchantReference: string | null;
-                                    sku: string;
-                                    copies: number;
-                                    /** @enum {string} */
-                                    sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                    thumbnailUrl: string | null;
-                                    recipientCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    } | null;
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        id: string;
-                                        printArea: string;
-                                        url: string;
-                                        thumbnailUrl: string | null;
-                                        md5Hash: string | null;
-                                        pageCount: number | null;
-                                        /** @enum {string} */
-                                        status: "InProgress" | "Complete" | "Error";
-                                    }[];
-                                }[];
-                                packingSlip: {
-                                    url: string;
-                                    /** @enum {string} */
-                                    status: "NotYetDownloaded" | "Success" | "Error";
-                                } | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["updateMetadata"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2685,151 +157,7 @@ export interface paths {
             cookie?: never;
         };
         /** The order's print files, their placement on the source and their previews */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Order ID, e.g. ord_1042. */
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            outcome: "Ok";
-                            printFiles: {
-                                shipmentId: string;
-                                labCode: string;
-                                itemId: string;
-                                assetId: string;
-                                printArea: string;
-                                /** @description jpeg, png, tiff or pdf (books are passed on as they are). */
-                                format: string;
-                                /** @enum {string} */
-                                status: "pending" | "rendered" | "failed";
-                                failureReason: string | null;
-                                width: number | null;
-                                height: number | null;
-                                /** @enum {string} */
-                                sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
-                                rotated: boolean | null;
-                                source: {
-                                    width: number;
-                                    height: number;
-                                } | null;
-                                /** @description The part of the source that is printed, in source pixels (after EXIF orientation, before the quarter turn): the crop for fillPrintArea, the whole source otherwise. */
-                                placement: {
-                                    left: number;
-                                    top: number;
-                                    width: number;
-                                    height: number;
-                                    /** @description fitPrintArea: the white borders of the print file, in print-area pixels. */
-                                    margins: {
-                                        top: number;
-                                        right: number;
-                                        bottom: number;
-                                        left: number;
-                                    } | null;
-                                } | null;
-                                previewUrl: string | null;
-                            }[];
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listPrintFiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2849,115 +177,7 @@ export interface paths {
          * Get product details
          * @description The SKU is matched case-insensitively and returned in the catalogue spelling.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sku: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            product: {
-                                sku: string;
-                                description: string;
-                                productDimensions: {
-                                    width: number;
-                                    height: number;
-                                    units: string;
-                                };
-                                attributes: {
-                                    [key: string]: string[];
-                                };
-                                printAreas: {
-                                    [key: string]: {
-                                        required: boolean;
-                                    };
-                                };
-                                variants: {
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    shipsTo: string[];
-                                    printAreaSizes: {
-                                        [key: string]: {
-                                            horizontalResolution: number;
-                                            verticalResolution: number;
-                                        };
-                                    };
-                                }[];
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getProduct"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2977,125 +197,7 @@ export interface paths {
          * List products, by SKU, optionally searched
          * @description Each product with its details, print areas by name, the labs that make it and the countries it ships to.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only products whose SKU, description or an attribute value contains this, in any letter case. */
-                    search?: string;
-                    top?: number;
-                    skip?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            products: {
-                                sku: string;
-                                description: string;
-                                productDimensions: {
-                                    width: number;
-                                    height: number;
-                                    units: string;
-                                };
-                                attributes: {
-                                    [key: string]: string[];
-                                };
-                                /** @description The names of the print areas. */
-                                printAreas: string[];
-                                variants: {
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    shipsTo: string[];
-                                    printAreaSizes: {
-                                        [key: string]: {
-                                            horizontalResolution: number;
-                                            verticalResolution: number;
-                                        };
-                                    };
-                                }[];
-                                /** @description The labs that make some variant, by code. */
-                                labs: {
-                                    code: string;
-                                    name: string;
-                                    countryCode: string;
-                                }[];
-                                /** @description Countries some variant ships to, sorted. */
-                                shipsTo: string[];
-                            }[];
-                            hasMore: boolean;
-                            nextUrl: string | null;
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listProducts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3117,106 +219,7 @@ export interface paths {
          * Get the spine width of a book
          * @description The width follows from the page count and the paper of the lab allocation picks for the destination (by shippingMethod when given, else the slowest method that reaches it).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A book with a spine print area. */
-                        sku: string;
-                        /** @description Two-letter ISO 3166-1 code. */
-                        destinationCountryCode: string;
-                        /** @description Accepted for compatibility; labs serve whole countries, so it does not change the answer. */
-                        state?: string | null;
-                        /** @description Pages of the book; within the product's page range. */
-                        numberOfPages: number;
-                        /** @description printroute extension: the method the order will use (which can change the lab, hence the paper); omitted: the slowest method that reaches the destination. One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
-                        shippingMethod?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Ok. */
-                            outcome: string;
-                            success: boolean;
-                            message: string;
-                            spineInfo: {
-                                /** @description Spine width in millimetres. */
-                                widthMm: number;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["getSpineWidth"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3236,194 +239,7 @@ export interface paths {
          * Quote items
          * @description One quote per shipping method: the requested one, or every method that can serve all items to the destination. Allocation and prices are those an order of the same items would get. Outcome Created, or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Quote this method only; omitted: every method that serves. One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
-                        shippingMethod?: string | null;
-                        /** @description Two-letter ISO 3166-1 code. */
-                        destinationCountryCode: string;
-                        /** @description ISO 4217 code; omitted: the account's billing currency. */
-                        currencyCode?: string | null;
-                        items: {
-                            sku: string;
-                            copies: number;
-                            attributes?: {
-                                [key: string]: string;
-                            } | null;
-                            assets: {
-                                /** @description Print area; `default` when omitted. */
-                                printArea?: string;
-                                /** @description Pages of the book file; required on the page print area of page-priced products (books). */
-                                pageCount?: number | null;
-                            }[];
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            outcome: "Created" | "CreatedWithIssues";
-                            quotes: {
-                                /**
-                                 * @description The shipping method of this quote (the contract spells it so).
-                                 * @enum {string}
-                                 */
-                                shipmentMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
-                                costSummary: {
-                                    items: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    shipping: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    totalTax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                };
-                                shipments: {
-                                    carrier: {
-                                        name: string;
-                                        service: string;
-                                    };
-                                    fulfillmentLocation: {
-                                        countryCode: string;
-                                        labCode: string;
-                                    };
-                                    cost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    tax: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    items: string[];
-                                }[];
-                                items: {
-                                    /** @description Quote item id, qit_ + 32 hex. */
-                                    id: string;
-                                    sku: string;
-                                    copies: number;
-                                    unitCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    taxUnitCost: {
-                                        /** @description Decimal amount with two places, negative for credits. */
-                                        amount: string;
-                                        /** @description ISO 4217 currency code. */
-                                        currency: string;
-                                    };
-                                    attributes: {
-                                        [key: string]: string;
-                                    };
-                                    assets: {
-                                        printArea: string;
-                                        pageCount: number | null;
-                                    }[];
-                                }[];
-                            }[];
-                            issues: {
-                                errorCode: string;
-                                description: string;
-                            }[];
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createQuote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3438,140 +254,7 @@ export interface paths {
             cookie?: never;
         };
         /** Callback deliveries, newest first, with every attempt */
-        get: {
-            parameters: {
-                query?: {
-                    orderId?: string;
-                    /** @description One of pending, delivered, failed (any letter case). */
-                    status?: string;
-                    top?: number;
-                    skip?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            callbacks: {
-                                /** @description Delivery ID, cbd_<number>. */
-                                id: string;
-                                eventId: string;
-                                orderId: string;
-                                type: string;
-                                url: string;
-                                /** @description pending, delivered or failed. */
-                                status: string;
-                                nextAttemptAt: string | null;
-                                redeliveryOf: string | null;
-                                created: string;
-                                lastUpdated: string;
-                                attempts: {
-                                    attempt: number;
-                                    time: string;
-                                    httpStatus: number | null;
-                                    latencyMs: number;
-                                    responseSnippet: string | null;
-                                    error: string | null;
-                                }[];
-                            }[];
-                            hasMore: boolean;
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listCallbacks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3590,135 +273,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Send a delivery's event again, as a new delivery (no body) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    callbackId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            callback: {
-                                /** @description Delivery ID, cbd_<number>. */
-                                id: string;
-                                eventId: string;
-                                orderId: string;
-                                type: string;
-                                url: string;
-                                /** @description pending, delivered or failed. */
-                                status: string;
-                                nextAttemptAt: string | null;
-                                redeliveryOf: string | null;
-                                created: string;
-                                lastUpdated: string;
-                                attempts: {
-                                    attempt: number;
-                                    time: string;
-                                    httpStatus: number | null;
-                                    latencyMs: number;
-                                    responseSnippet: string | null;
-                                    error: string | null;
-                                }[];
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["redeliverCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3733,122 +288,7 @@ export interface paths {
             cookie?: never;
         };
         /** Order events (the CloudEvents sent as callbacks), oldest first, after a cursor */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description An event id (evt_123); events after it. */
-                    after?: string;
-                    /** @description Only this order's events (ord_123). */
-                    orderId?: string;
-                    top?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            events: {
-                                [key: string]: unknown;
-                            }[];
-                            nextCursor: string | null;
-                            hasMore: boolean;
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3865,247 +305,14 @@ export interface paths {
             cookie?: never;
         };
         /** The account settings */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            settings: {
-                                callbackUrl: string | null;
-                                pauseWindowSeconds: number;
-                                /** @description Callbacks are signed with this secret (Standard Webhooks, whsec_...). */
-                                signingSecret: string;
-                                previousSigningSecretExpiresAt: string | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAccountSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Change account settings; fields left out stay as they are */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Account-wide callback URL (http or https), or null for none. At most 2048 characters, or null. */
-                        callbackUrl?: string | null;
-                        pauseWindowSeconds?: number;
-                        rotateSigningSecret?: boolean;
-                        /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
-                        signingSecretOverlapSeconds?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            settings: {
-                                callbackUrl: string | null;
-                                pauseWindowSeconds: number;
-                                /** @description Callbacks are signed with this secret (Standard Webhooks, whsec_...). */
-                                signingSecret: string;
-                                previousSigningSecretExpiresAt: string | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateAccountSettings"];
         trace?: never;
     };
     "/v4.0/account/keys": {
@@ -4116,238 +323,10 @@ export interface paths {
             cookie?: never;
         };
         /** The account's API keys of both environments, newest first (prefixes, never the keys) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            keys: {
-                                /** @description The visible start of the key (pr_live_AbCdEf12); not enough to use it. */
-                                prefix: string;
-                                /** @enum {string} */
-                                environment: "sandbox" | "live";
-                                /** @description When the key was issued (ISO 8601). */
-                                created: string;
-                                /** @description When the key was revoked; null while it works. */
-                                revoked: string | null;
-                            }[];
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeys"];
         put?: never;
         /** Issue a new API key for the caller's environment (no body); the key is shown only here */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            key: {
-                                /** @description The whole key. Shown only in this answer: store it now. */
-                                key: string;
-                                /** @description The visible start of the key (pr_live_AbCdEf12); not enough to use it. */
-                                prefix: string;
-                                /** @enum {string} */
-                                environment: "sandbox" | "live";
-                                /** @description When the key was issued (ISO 8601). */
-                                created: string;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4364,1028 +343,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Revoke an API key of the account at once (no body); a Sandbox key revokes only Sandbox keys */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    prefix: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome: string;
-                            key: {
-                                /** @description The visible start of the key (pr_live_AbCdEf12); not enough to use it. */
-                                prefix: string;
-                                /** @enum {string} */
-                                environment: "sandbox" | "live";
-                                /** @description When the key was issued (ISO 8601). */
-                                created: string;
-                                /** @description When the key was revoked; null while it works. */
-                                revoked: string | null;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            outcome?: string;
-                            statusText?: string;
-                            statusCode?: number;
-                            failures?: {
-                                [key: string]: {
-                                    code: string;
-                                    providedValue: unknown;
-                                    comparisonValue?: unknown;
-                                    validValues?: unknown[];
-                                    missingItems?: unknown;
-                                }[];
-                            };
-                            data?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description W3C traceparent of this request, also sent as a header. */
-                            traceParent?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/assets/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/sign-in": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/sign-out": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/orders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/callbacks/{callbackId}/redeliver": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    callbackId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/new-order": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/catalogue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/catalogue/quote": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers/callbacks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers/events/newest": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers/settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers/settings/rotate-signing-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers/keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/developers/keys/{prefix}/revoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    prefix: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    prefix: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/orders/{orderId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/orders/{orderId}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/orders/{orderId}/shipping-method": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/orders/{orderId}/recipient": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/orders/{orderId}/metadata": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["revokeApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5393,14 +351,2291 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "com.printroute.order.status.stage.changed#InProgress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The pause window ended: the order is submitted for fulfilment
+         * @description A CloudEvent of type `com.printroute.order.status.stage.changed#InProgress`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onStageChangedInProgress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.status.stage.changed#Complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order's stage changed to Complete
+         * @description A CloudEvent of type `com.printroute.order.status.stage.changed#Complete`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onStageChangedComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.status.stage.changed#Cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order's stage changed to Cancelled
+         * @description A CloudEvent of type `com.printroute.order.status.stage.changed#Cancelled`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onStageChangedCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.status.details.downloadAssets#Complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every asset has downloaded
+         * @description A CloudEvent of type `com.printroute.order.status.details.downloadAssets#Complete`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onDownloadAssetsComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.status.issues.paymentAuthorisation#Authorised": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A prepaid order waiting for payment was paid
+         * @description A CloudEvent of type `com.printroute.order.status.issues.paymentAuthorisation#Authorised`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onPaymentAuthorised"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.shipments.shipment#Shipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A shipment was made (one event per shipment)
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#Shipped`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentShipped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.status.details.shipping#Complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every shipment has shipped
+         * @description A CloudEvent of type `com.printroute.order.status.details.shipping#Complete`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShippingComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        /** AccountSettings */
+        AccountSettings: {
+            callbackUrl: string | null;
+            pauseWindowSeconds: number;
+            /** @description Callbacks are signed with this secret (Standard Webhooks, whsec_...). */
+            signingSecret: string;
+            previousSigningSecretExpiresAt: string | null;
+        };
+        /** AccountSettingsChange */
+        AccountSettingsChange: {
+            /** @description Account-wide callback URL (http or https), or null for none. At most 2048 characters, or null. */
+            callbackUrl?: string | null;
+            pauseWindowSeconds?: number;
+            rotateSigningSecret?: boolean;
+            /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
+            signingSecretOverlapSeconds?: number;
+        };
+        /**
+         * AccountSettingsOutcome
+         * @description Ok (read) or Updated (change).
+         * @enum {string}
+         */
+        AccountSettingsOutcome: "Ok" | "Updated";
+        /** AccountSettingsResponse */
+        AccountSettingsResponse: {
+            outcome: components["schemas"]["AccountSettingsOutcome"];
+            settings: components["schemas"]["AccountSettings"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ActionAvailability */
+        ActionAvailability: {
+            isAvailable: "Yes" | "No";
+        };
+        /** Address */
+        Address: {
+            line1: string;
+            line2: string | null;
+            postalOrZipCode: string;
+            countryCode: string;
+            townOrCity: string;
+            stateOrCounty: string | null;
+        };
+        /** AddressInput */
+        AddressInput: {
+            line1: string;
+            line2?: string | null;
+            postalOrZipCode: string;
+            /** @description Two-letter ISO 3166-1 country code. */
+            countryCode: string;
+            townOrCity: string;
+            stateOrCounty?: string | null;
+        };
+        /** ApiKey */
+        ApiKey: {
+            /** @description The visible start of the key (pr_live_AbCdEf12); not enough to use it. */
+            prefix: string;
+            environment: components["schemas"]["Environment"];
+            /** @description When the key was issued (ISO 8601). */
+            created: string;
+            /** @description When the key was revoked; null while it works. */
+            revoked: string | null;
+        };
+        /** ApiKeyListResponse */
+        ApiKeyListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            keys: components["schemas"]["ApiKey"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ApiKeyResponse */
+        ApiKeyResponse: {
+            outcome: components["schemas"]["UpdatedOutcome"];
+            key: components["schemas"]["ApiKey"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** Asset */
+        Asset: {
+            id: string;
+            printArea: string;
+            url: string;
+            thumbnailUrl: string | null;
+            md5Hash: string | null;
+            pageCount: number | null;
+            status: components["schemas"]["AssetStatus"];
+        };
+        /** AssetInput */
+        AssetInput: {
+            /** @description Print area; `default` when omitted. */
+            printArea?: string;
+            /** @description Public http(s) URL of the image or PDF, fetched exactly as given. At most 2048 characters. */
+            url: string;
+            md5Hash?: string | null;
+            pageCount?: number | null;
+        };
+        /**
+         * AssetStatus
+         * @enum {string}
+         */
+        AssetStatus: "InProgress" | "Complete" | "Error";
+        /** Branding */
+        Branding: {
+            postcard: {
+                url: string;
+            } | null;
+            flyer: {
+                url: string;
+            } | null;
+            packing_slip_bw: {
+                url: string;
+            } | null;
+            packing_slip_colour: {
+                url: string;
+            } | null;
+            packing_slip_color: {
+                url: string;
+            } | null;
+            sticker_exterior_round: {
+                url: string;
+            } | null;
+            sticker_exterior_rectangle: {
+                url: string;
+            } | null;
+            sticker_interior_round: {
+                url: string;
+            } | null;
+            sticker_interior_rectangle: {
+                url: string;
+            } | null;
+        };
+        /** CallbackAttempt */
+        CallbackAttempt: {
+            attempt: number;
+            time: string;
+            httpStatus: number | null;
+            latencyMs: number;
+            responseSnippet: string | null;
+            error: string | null;
+        };
+        /** CallbackDelivery */
+        CallbackDelivery: {
+            /** @description Delivery ID, cbd_<number>. */
+            id: string;
+            eventId: string;
+            orderId: string;
+            type: string;
+            url: string;
+            status: components["schemas"]["DeliveryStatus"];
+            nextAttemptAt: string | null;
+            redeliveryOf: string | null;
+            created: string;
+            lastUpdated: string;
+            attempts: components["schemas"]["CallbackAttempt"][];
+        };
+        /** CallbackEvent */
+        CallbackEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /** @description com.<vendor>.order.<path of the changed object>#<new value>, e.g. com.printroute.order.shipments.shipment#Shipped. */
+            type: string;
+            /** @description The order's address on this environment's API. */
+            source: string;
+            /** @description Event ID (evt_<number>), the same on every attempt: deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            data: {
+                order: components["schemas"]["CallbackOrder"];
+                /** @description W3C traceparent of this request, also sent as a header. */
+                traceParent: string;
+            };
+            /** @description The order ID. */
+            subject: string;
+            /** @description The event's place among the order's events, from 1. */
+            sequence: number;
+        };
+        /** CallbackListResponse */
+        CallbackListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            callbacks: components["schemas"]["CallbackDelivery"][];
+            hasMore: boolean;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * CallbackOrder
+         * @description The complete order as it stood at the change.
+         */
+        CallbackOrder: {
+            /** @description Order ID, prefix ord_. */
+            id: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            lastUpdated: string;
+            callbackUrl: string | null;
+            merchantReference: string | null;
+            shippingMethod: components["schemas"]["ShippingMethod"];
+            idempotencyKey: string | null;
+            status: components["schemas"]["OrderStatus"];
+            charges: components["schemas"]["Charge"][];
+            shipments: components["schemas"]["Shipment"][];
+            recipient: components["schemas"]["CallbackRecipient"];
+            branding: components["schemas"]["Branding"] | null;
+            items: components["schemas"]["Item"][];
+            packingSlip: components["schemas"]["PackingSlip"] | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** CallbackRecipient */
+        CallbackRecipient: {
+            name: string;
+            email: string | null;
+            phoneNumber: string | null;
+            address: components["schemas"]["Address"];
+            /** @description The phone number again, under the name the specification's callback payload uses. */
+            mobilePhoneNumber: string | null;
+        };
+        /** CallbackResponse */
+        CallbackResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            callback: components["schemas"]["CallbackDelivery"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** CancelOrderResponse */
+        CancelOrderResponse: {
+            outcome: components["schemas"]["CancelOutcome"];
+            order: components["schemas"]["Order"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * CancelOutcome
+         * @enum {string}
+         */
+        CancelOutcome: "Cancelled" | "FailedToCancel" | "ActionNotAvailable";
+        /** Carrier */
+        Carrier: {
+            name: string;
+            service: string;
+        };
+        /** Charge */
+        Charge: {
+            id: string;
+            chargeType: components["schemas"]["ChargeType"];
+            prodigiInvoiceNumber: string | null;
+            totalCost: components["schemas"]["Money"];
+            totalTax: components["schemas"]["Money"];
+            items: components["schemas"]["ChargeItem"][];
+        };
+        /** ChargeItem */
+        ChargeItem: {
+            id: string;
+            chargeType: components["schemas"]["ChargeType"];
+            itemId: string | null;
+            shipmentId: string | null;
+            cost: components["schemas"]["Money"];
+        };
+        /**
+         * ChargeType
+         * @enum {string}
+         */
+        ChargeType: "Item" | "Shipping" | "Refund" | "Other";
+        /** CreatedOrderResponse */
+        CreatedOrderResponse: {
+            outcome: components["schemas"]["CreateOrderOutcome"];
+            order: components["schemas"]["Order"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * CreatedOutcome
+         * @enum {string}
+         */
+        CreatedOutcome: "Created";
+        /**
+         * CreateOrderOutcome
+         * @description Created, or AlreadyExists for a repeated idempotencyKey (the existing order is returned).
+         * @enum {string}
+         */
+        CreateOrderOutcome: "Created" | "AlreadyExists";
+        /** CreateOrderRequest */
+        CreateOrderRequest: {
+            merchantReference?: string | null;
+            /** @description One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
+            shippingMethod: string;
+            idempotencyKey?: string | null;
+            /** @description Callback URL for this order; overrides the account setting. At most 2048 characters, or null. */
+            callbackUrl?: string | null;
+            recipient: components["schemas"]["RecipientInput"];
+            branding?: {
+                postcard?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                flyer?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                packing_slip_bw?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                packing_slip_colour?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                packing_slip_color?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                sticker_exterior_round?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                sticker_exterior_rectangle?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                sticker_interior_round?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+                sticker_interior_rectangle?: {
+                    /** @description Public http(s) URL of the branded asset. At most 2048 characters. */
+                    url: string;
+                } | null;
+            } | null;
+            items: components["schemas"]["ItemInput"][];
+            packingSlip?: {
+                /** @description Public http(s) URL of the packing slip. At most 2048 characters. */
+                url: string;
+            } | null;
+            /** @description Any JSON object, at most 2,000 characters serialised. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** CreateQuoteRequest */
+        CreateQuoteRequest: {
+            /** @description Quote this method only; omitted: every method that serves. One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
+            shippingMethod?: string | null;
+            /** @description Two-letter ISO 3166-1 code. */
+            destinationCountryCode: string;
+            /** @description ISO 4217 code; omitted: the account's billing currency. */
+            currencyCode?: string | null;
+            items: components["schemas"]["QuoteItemInput"][];
+        };
+        /**
+         * DeliveryStatus
+         * @enum {string}
+         */
+        DeliveryStatus: "pending" | "delivered" | "failed";
+        /**
+         * DetailState
+         * @enum {string}
+         */
+        DetailState: "NotStarted" | "InProgress" | "Complete" | "Error";
+        /**
+         * Environment
+         * @enum {string}
+         */
+        Environment: "sandbox" | "live";
+        /** ErrorBody */
+        ErrorBody: {
+            outcome: components["schemas"]["ErrorOutcome"];
+            /** @description What went wrong, for people. */
+            statusText: string;
+            /** @description The HTTP status again. */
+            statusCode: number;
+            /** @description ValidationFailed only: the failures of each field, by its path (e.g. items[0].copies). */
+            failures?: {
+                [key: string]: components["schemas"]["Failure"][];
+            };
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * ErrorOutcome
+         * @enum {string}
+         */
+        ErrorOutcome: "ValidationFailed" | "MalformedRequest" | "Unauthorized" | "EntityNotFound" | "EndpointDoesNotExist" | "MethodNotAllowed" | "RequestTimeout" | "LinkExpired" | "PayloadTooLarge" | "InvalidContentType" | "RequestHeadersTooLarge" | "InternalServerError" | "TimedOut" | "ServiceUnavailable" | "NotReady";
+        /** EventsResponse */
+        EventsResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            events: components["schemas"]["CallbackEvent"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** Failure */
+        Failure: {
+            /** @description Why the field failed, e.g. Required, UnknownField, TooLong, InvalidValue. */
+            code: string;
+            providedValue: unknown;
+            comparisonValue?: unknown;
+            validValues?: unknown[];
+            missingItems?: unknown;
+        };
+        /** FulfillmentLocation */
+        FulfillmentLocation: {
+            countryCode: string;
+            labCode: string;
+        };
+        /** Issue */
+        Issue: {
+            objectId: string;
+            errorCode: string;
+            description: string;
+            authorisationDetails: {
+                authorisationUrl: string;
+                paymentDetails: components["schemas"]["Money"];
+            } | null;
+        };
+        /** IssuedApiKey */
+        IssuedApiKey: {
+            /** @description The whole key. Shown only in this answer: store it now. */
+            key: string;
+            /** @description The visible start of the key (pr_live_AbCdEf12); not enough to use it. */
+            prefix: string;
+            environment: components["schemas"]["Environment"];
+            /** @description When the key was issued (ISO 8601). */
+            created: string;
+        };
+        /** IssuedApiKeyResponse */
+        IssuedApiKeyResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            key: components["schemas"]["IssuedApiKey"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** Item */
+        Item: {
+            id: string;
+            status: components["schemas"]["ItemStatus"];
+            merchantReference: string | null;
+            sku: string;
+            copies: number;
+            sizing: components["schemas"]["Sizing"];
+            thumbnailUrl: string | null;
+            recipientCost: components["schemas"]["Money"] | null;
+            attributes: {
+                [key: string]: string;
+            };
+            assets: components["schemas"]["Asset"][];
+        };
+        /** ItemInput */
+        ItemInput: {
+            merchantReference?: string | null;
+            sku: string;
+            copies: number;
+            /** @description One of fillPrintArea, fitPrintArea, stretchToPrintArea (any letter case). */
+            sizing: string;
+            recipientCost?: {
+                /** @description Decimal amount, e.g. "15.00". */
+                amount: string;
+                currency: string;
+            } | null;
+            attributes?: {
+                [key: string]: string;
+            } | null;
+            assets: components["schemas"]["AssetInput"][];
+        };
+        /**
+         * ItemStatus
+         * @enum {string}
+         */
+        ItemStatus: "Ok" | "Invalid" | "NotYetDownloaded";
+        /** Money */
+        Money: {
+            /** @description Decimal amount with two places, negative for credits. */
+            amount: string;
+            /** @description ISO 4217 currency code. */
+            currency: string;
+        };
+        /**
+         * OkOutcome
+         * @enum {string}
+         */
+        OkOutcome: "Ok";
+        /**
+         * OnHoldOutcome
+         * @description OnHold, or AlreadyExists for a repeated key while still on hold.
+         * @enum {string}
+         */
+        OnHoldOutcome: "OnHold" | "AlreadyExists";
+        /** OnHoldResponse */
+        OnHoldResponse: {
+            outcome: components["schemas"]["OnHoldOutcome"];
+            order: {
+                id: string;
+            };
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** Order */
+        Order: {
+            /** @description Order ID, prefix ord_. */
+            id: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            lastUpdated: string;
+            callbackUrl: string | null;
+            merchantReference: string | null;
+            shippingMethod: components["schemas"]["ShippingMethod"];
+            idempotencyKey: string | null;
+            status: components["schemas"]["OrderStatus"];
+            charges: components["schemas"]["Charge"][];
+            shipments: components["schemas"]["Shipment"][];
+            recipient: components["schemas"]["Recipient"];
+            branding: components["schemas"]["Branding"] | null;
+            items: components["schemas"]["Item"][];
+            packingSlip: components["schemas"]["PackingSlip"] | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** OrderActionsResponse */
+        OrderActionsResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            cancel: components["schemas"]["ActionAvailability"];
+            changeRecipientDetails: components["schemas"]["ActionAvailability"];
+            changeShippingMethod: components["schemas"]["ActionAvailability"];
+            changeMetaData: components["schemas"]["ActionAvailability"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** OrderListResponse */
+        OrderListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            orders: components["schemas"]["Order"][];
+            hasMore: boolean;
+            nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** OrderResponse */
+        OrderResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            order: components["schemas"]["Order"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** OrderStatus */
+        OrderStatus: {
+            stage: components["schemas"]["Stage"];
+            details: {
+                downloadAssets: components["schemas"]["DetailState"];
+                allocateProductionLocation: components["schemas"]["DetailState"];
+                printReadyAssetsPrepared: components["schemas"]["DetailState"];
+                inProduction: components["schemas"]["DetailState"];
+                shipping: components["schemas"]["DetailState"];
+            };
+            issues: components["schemas"]["Issue"][];
+        };
+        /** OrderUpdateResponse */
+        OrderUpdateResponse: {
+            outcome: components["schemas"]["UpdateOutcome"];
+            shipmentUpdateResults: components["schemas"]["ShipmentUpdateResult"][];
+            order: components["schemas"]["Order"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** PackingSlip */
+        PackingSlip: {
+            url: string;
+            status: components["schemas"]["PackingSlipStatus"];
+        };
+        /**
+         * PackingSlipStatus
+         * @enum {string}
+         */
+        PackingSlipStatus: "NotYetDownloaded" | "Success" | "Error";
+        /** PrintFile */
+        PrintFile: {
+            shipmentId: string;
+            labCode: string;
+            itemId: string;
+            assetId: string;
+            printArea: string;
+            /** @description jpeg, png, tiff or pdf (books are passed on as they are). */
+            format: string;
+            /** @enum {string} */
+            status: "pending" | "rendered" | "failed";
+            failureReason: string | null;
+            width: number | null;
+            height: number | null;
+            /** @enum {string} */
+            sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
+            rotated: boolean | null;
+            source: {
+                width: number;
+                height: number;
+            } | null;
+            /** @description The part of the source that is printed, in source pixels (after EXIF orientation, before the quarter turn): the crop for fillPrintArea, the whole source otherwise. */
+            placement: {
+                left: number;
+                top: number;
+                width: number;
+                height: number;
+                /** @description fitPrintArea: the white borders of the print file, in print-area pixels. */
+                margins: {
+                    top: number;
+                    right: number;
+                    bottom: number;
+                    left: number;
+                } | null;
+            } | null;
+            previewUrl: string | null;
+        };
+        /** PrintFilesResponse */
+        PrintFilesResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            printFiles: components["schemas"]["PrintFile"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** Product */
+        Product: {
+            sku: string;
+            description: string;
+            productDimensions: {
+                width: number;
+                height: number;
+                units: string;
+            };
+            attributes: {
+                [key: string]: string[];
+            };
+            printAreas: {
+                [key: string]: {
+                    required: boolean;
+                };
+            };
+            variants: {
+                attributes: {
+                    [key: string]: string;
+                };
+                shipsTo: string[];
+                printAreaSizes: {
+                    [key: string]: {
+                        horizontalResolution: number;
+                        verticalResolution: number;
+                    };
+                };
+            }[];
+        };
+        /** ProductListEntry */
+        ProductListEntry: {
+            sku: string;
+            description: string;
+            productDimensions: {
+                width: number;
+                height: number;
+                units: string;
+            };
+            attributes: {
+                [key: string]: string[];
+            };
+            /** @description The names of the print areas. */
+            printAreas: string[];
+            variants: {
+                attributes: {
+                    [key: string]: string;
+                };
+                shipsTo: string[];
+                printAreaSizes: {
+                    [key: string]: {
+                        horizontalResolution: number;
+                        verticalResolution: number;
+                    };
+                };
+            }[];
+            /** @description The labs that make some variant, by code. */
+            labs: {
+                code: string;
+                name: string;
+                countryCode: string;
+            }[];
+            /** @description Countries some variant ships to, sorted. */
+            shipsTo: string[];
+        };
+        /** ProductListResponse */
+        ProductListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            products: components["schemas"]["ProductListEntry"][];
+            hasMore: boolean;
+            nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ProductResponse */
+        ProductResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            product: components["schemas"]["Product"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** Quote */
+        Quote: {
+            /**
+             * @description The shipping method of this quote (the contract spells it so).
+             * @enum {string}
+             */
+            shipmentMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
+            costSummary: {
+                items: components["schemas"]["Money"];
+                shipping: components["schemas"]["Money"];
+                totalCost: components["schemas"]["Money"];
+                totalTax: components["schemas"]["Money"];
+            };
+            shipments: {
+                carrier: {
+                    name: string;
+                    service: string;
+                };
+                fulfillmentLocation: {
+                    countryCode: string;
+                    labCode: string;
+                };
+                cost: components["schemas"]["Money"];
+                tax: components["schemas"]["Money"];
+                items: string[];
+            }[];
+            items: {
+                /** @description Quote item id, qit_ + 32 hex. */
+                id: string;
+                sku: string;
+                copies: number;
+                unitCost: components["schemas"]["Money"];
+                taxUnitCost: components["schemas"]["Money"];
+                attributes: {
+                    [key: string]: string;
+                };
+                assets: {
+                    printArea: string;
+                    pageCount: number | null;
+                }[];
+            }[];
+        };
+        /** QuoteIssue */
+        QuoteIssue: {
+            errorCode: string;
+            description: string;
+        };
+        /** QuoteItemInput */
+        QuoteItemInput: {
+            sku: string;
+            copies: number;
+            attributes?: {
+                [key: string]: string;
+            } | null;
+            assets: {
+                /** @description Print area; `default` when omitted. */
+                printArea?: string;
+                /** @description Pages of the book file; required on the page print area of page-priced products (books). */
+                pageCount?: number | null;
+            }[];
+        };
+        /**
+         * QuoteOutcome
+         * @enum {string}
+         */
+        QuoteOutcome: "Created" | "CreatedWithIssues";
+        /** QuoteResponse */
+        QuoteResponse: {
+            outcome: components["schemas"]["QuoteOutcome"];
+            quotes: components["schemas"]["Quote"][];
+            issues: components["schemas"]["QuoteIssue"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** Recipient */
+        Recipient: {
+            name: string;
+            email: string | null;
+            phoneNumber: string | null;
+            address: components["schemas"]["Address"];
+        };
+        /** RecipientInput */
+        RecipientInput: {
+            name: string;
+            /** Format: email */
+            email?: string | null;
+            phoneNumber?: string | null;
+            address: components["schemas"]["AddressInput"];
+        };
+        /** Shipment */
+        Shipment: {
+            id: string;
+            dispatchDate: string | null;
+            carrier: components["schemas"]["Carrier"];
+            fulfillmentLocation: components["schemas"]["FulfillmentLocation"];
+            tracking: components["schemas"]["Tracking"] | null;
+            items: {
+                itemId: string;
+            }[];
+            status: components["schemas"]["ShipmentStatus"];
+            cancelled: boolean;
+        };
+        /**
+         * ShipmentStatus
+         * @enum {string}
+         */
+        ShipmentStatus: "Processing" | "Shipped" | "Cancelled";
+        /** ShipmentUpdateResult */
+        ShipmentUpdateResult: {
+            shipmentId: string;
+            successful: boolean;
+        };
+        /**
+         * ShippingMethod
+         * @enum {string}
+         */
+        ShippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
+        /**
+         * Sizing
+         * @enum {string}
+         */
+        Sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea";
+        /** SpineRequest */
+        SpineRequest: {
+            /** @description A book with a spine print area. */
+            sku: string;
+            /** @description Two-letter ISO 3166-1 code. */
+            destinationCountryCode: string;
+            /** @description Accepted for compatibility; labs serve whole countries, so it does not change the answer. */
+            state?: string | null;
+            /** @description Pages of the book; within the product's page range. */
+            numberOfPages: number;
+            /** @description printroute extension: the method the order will use (which can change the lab, hence the paper); omitted: the slowest method that reaches the destination. One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
+            shippingMethod?: string | null;
+        };
+        /** SpineResponse */
+        SpineResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            success: boolean;
+            message: string;
+            spineInfo: {
+                /** @description Spine width in millimetres. */
+                widthMm: number;
+            };
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * Stage
+         * @enum {string}
+         */
+        Stage: "InProgress" | "Complete" | "Cancelled";
+        /** Tracking */
+        Tracking: {
+            number: string;
+            url: string;
+        };
+        /**
+         * UpdatedOutcome
+         * @enum {string}
+         */
+        UpdatedOutcome: "Updated";
+        /** UpdateMetadataRequest */
+        UpdateMetadataRequest: {
+            /** @description Any JSON object, at most 2,000 characters serialised. */
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        /** UpdateMetadataResponse */
+        UpdateMetadataResponse: {
+            outcome: components["schemas"]["UpdatedOutcome"];
+            order: components["schemas"]["Order"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * UpdateOutcome
+         * @enum {string}
+         */
+        UpdateOutcome: "Updated" | "PartiallyUpdated" | "FailedToUpdate" | "ActionNotAvailable";
+        /** UpdateShippingMethodRequest */
+        UpdateShippingMethodRequest: {
+            /** @description One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
+            shippingMethod: string;
+        };
+    };
+    responses: {
+        /** @description The request is not valid: each failing field is named under `failures`. Outcome ValidationFailed or MalformedRequest. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The key is missing or not valid for this environment. Outcome Unauthorized. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description No such resource (for this account and environment), or no such endpoint. Outcome EntityNotFound or EndpointDoesNotExist. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body is larger than the limit. Outcome PayloadTooLarge. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body is not JSON. Outcome InvalidContentType. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Something failed on the server, or the request was not answered in time. Outcome InternalServerError or TimedOut. */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The server is shutting down: retry. Outcome ServiceUnavailable or NotReady. */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listOrders: {
+        parameters: {
+            query?: {
+                top?: number;
+                skip?: number;
+                createdFrom?: string;
+                createdTo?: string;
+                /** @description One of draft, awaitingPayment, inProgress, complete, cancelled (any letter case). */
+                status?: string;
+                /** @description Repeated or comma-separated. */
+                orderIds?: string[];
+                /** @description Repeated or comma-separated. */
+                merchantReferences?: string[];
+                /** @description printroute's addition: the order with this id (ord_123 or 123), or orders whose merchant reference contains the text, in any letter case. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "merchantReference": "MR-1001",
+                 *       "shippingMethod": "Standard",
+                 *       "idempotencyKey": "shop-order-1001",
+                 *       "recipient": {
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com",
+                 *         "phoneNumber": "+44 20 7946 0000",
+                 *         "address": {
+                 *           "line1": "14 Test Street",
+                 *           "line2": null,
+                 *           "postalOrZipCode": "EC1A 1BB",
+                 *           "countryCode": "GB",
+                 *           "townOrCity": "London",
+                 *           "stateOrCounty": null
+                 *         }
+                 *       },
+                 *       "items": [
+                 *         {
+                 *           "merchantReference": "item-1",
+                 *           "sku": "GLOBAL-CAN-10x10",
+                 *           "copies": 2,
+                 *           "sizing": "fillPrintArea",
+                 *           "attributes": {
+                 *             "wrap": "ImageWrap"
+                 *           },
+                 *           "assets": [
+                 *             {
+                 *               "printArea": "default",
+                 *               "url": "https://images.example.com/canvas.jpg"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "metadata": {
+                 *         "shopOrder": 1001
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "outcome": "Created",
+                     *       "order": {
+                     *         "id": "ord_1042",
+                     *         "created": "2026-03-01T09:00:00.000Z",
+                     *         "lastUpdated": "2026-03-01T09:00:00.000Z",
+                     *         "callbackUrl": null,
+                     *         "merchantReference": "MR-1001",
+                     *         "shippingMethod": "Standard",
+                     *         "idempotencyKey": "shop-order-1001",
+                     *         "status": {
+                     *           "stage": "InProgress",
+                     *           "details": {
+                     *             "downloadAssets": "NotStarted",
+                     *             "allocateProductionLocation": "NotStarted",
+                     *             "printReadyAssetsPrepared": "NotStarted",
+                     *             "inProduction": "NotStarted",
+                     *             "shipping": "NotStarted"
+                     *           },
+                     *           "issues": []
+                     *         },
+                     *         "charges": [],
+                     *         "shipments": [],
+                     *         "recipient": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+44 20 7946 0000",
+                     *           "address": {
+                     *             "line1": "14 Test Street",
+                     *             "line2": null,
+                     *             "postalOrZipCode": "EC1A 1BB",
+                     *             "countryCode": "GB",
+                     *             "townOrCity": "London",
+                     *             "stateOrCounty": null
+                     *           }
+                     *         },
+                     *         "branding": null,
+                     *         "items": [
+                     *           {
+                     *             "id": "ori_2001",
+                     *             "status": "NotYetDownloaded",
+                     *             "merchantReference": "item-1",
+                     *             "sku": "GLOBAL-CAN-10x10",
+                     *             "copies": 2,
+                     *             "sizing": "fillPrintArea",
+                     *             "thumbnailUrl": null,
+                     *             "recipientCost": null,
+                     *             "attributes": {
+                     *               "wrap": "ImageWrap"
+                     *             },
+                     *             "assets": [
+                     *               {
+                     *                 "id": "ast_3001",
+                     *                 "printArea": "default",
+                     *                 "url": "https://images.example.com/canvas.jpg",
+                     *                 "thumbnailUrl": null,
+                     *                 "md5Hash": null,
+                     *                 "pageCount": null,
+                     *                 "status": "InProgress"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "packingSlip": null,
+                     *         "metadata": {
+                     *           "shopOrder": 1001
+                     *         }
+                     *       },
+                     *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedOrderResponse"] | components["schemas"]["OnHoldResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderActionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelOrderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateShippingMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateShippingMethodRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderUpdateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateShipping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateShippingMethodRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderUpdateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateRecipient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The recipient object, as in create order; {recipient: {...}} also works. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecipientInput"] | {
+                    recipient: components["schemas"]["RecipientInput"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderUpdateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateMetadataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPrintFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrintFilesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sku: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "outcome": "Ok",
+                     *       "product": {
+                     *         "sku": "GLOBAL-CAN-10x10",
+                     *         "description": "Stretched canvas, 10x10\", 38mm deep",
+                     *         "productDimensions": {
+                     *           "width": 10,
+                     *           "height": 10,
+                     *           "units": "in"
+                     *         },
+                     *         "attributes": {
+                     *           "wrap": [
+                     *             "Black",
+                     *             "ImageWrap",
+                     *             "MirrorWrap",
+                     *             "White"
+                     *           ]
+                     *         },
+                     *         "printAreas": {
+                     *           "default": {
+                     *             "required": true
+                     *           }
+                     *         },
+                     *         "variants": [
+                     *           {
+                     *             "attributes": {
+                     *               "wrap": "ImageWrap"
+                     *             },
+                     *             "shipsTo": [
+                     *               "GB",
+                     *               "US"
+                     *             ],
+                     *             "printAreaSizes": {
+                     *               "default": {
+                     *                 "horizontalResolution": 3000,
+                     *                 "verticalResolution": 3000
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProductResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: {
+                /** @description Only products whose SKU, description or an attribute value contains this, in any letter case. */
+                search?: string;
+                top?: number;
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSpineWidth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SpineRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpineResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "shippingMethod": "Standard",
+                 *       "destinationCountryCode": "GB",
+                 *       "currencyCode": "GBP",
+                 *       "items": [
+                 *         {
+                 *           "sku": "GLOBAL-CAN-10x10",
+                 *           "copies": 1,
+                 *           "attributes": {
+                 *             "wrap": "ImageWrap"
+                 *           },
+                 *           "assets": [
+                 *             {
+                 *               "printArea": "default"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateQuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "outcome": "Created",
+                     *       "quotes": [
+                     *         {
+                     *           "shipmentMethod": "Standard",
+                     *           "costSummary": {
+                     *             "items": {
+                     *               "amount": "14.37",
+                     *               "currency": "GBP"
+                     *             },
+                     *             "shipping": {
+                     *               "amount": "9.95",
+                     *               "currency": "GBP"
+                     *             },
+                     *             "totalCost": {
+                     *               "amount": "29.18",
+                     *               "currency": "GBP"
+                     *             },
+                     *             "totalTax": {
+                     *               "amount": "4.86",
+                     *               "currency": "GBP"
+                     *             }
+                     *           },
+                     *           "shipments": [
+                     *             {
+                     *               "carrier": {
+                     *                 "name": "Royal Mail",
+                     *                 "service": "Tracked 48"
+                     *               },
+                     *               "fulfillmentLocation": {
+                     *                 "countryCode": "GB",
+                     *                 "labCode": "uk6"
+                     *               },
+                     *               "cost": {
+                     *                 "amount": "9.95",
+                     *                 "currency": "GBP"
+                     *               },
+                     *               "tax": {
+                     *                 "amount": "1.99",
+                     *                 "currency": "GBP"
+                     *               },
+                     *               "items": [
+                     *                 "qit_9e915df3a2ba871d1b84f16c1626fb6a"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "items": [
+                     *             {
+                     *               "id": "qit_9e915df3a2ba871d1b84f16c1626fb6a",
+                     *               "sku": "GLOBAL-CAN-10x10",
+                     *               "copies": 1,
+                     *               "unitCost": {
+                     *                 "amount": "14.37",
+                     *                 "currency": "GBP"
+                     *               },
+                     *               "taxUnitCost": {
+                     *                 "amount": "2.87",
+                     *                 "currency": "GBP"
+                     *               },
+                     *               "attributes": {
+                     *                 "wrap": "ImageWrap"
+                     *               },
+                     *               "assets": [
+                     *                 {
+                     *                   "printArea": "default",
+                     *                   "pageCount": null
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "issues": [],
+                     *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuoteResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCallbacks: {
+        parameters: {
+            query?: {
+                orderId?: string;
+                /** @description One of pending, delivered, failed (any letter case). */
+                status?: string;
+                top?: number;
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callbackId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description An event id (evt_123); events after it. */
+                after?: string;
+                /** @description Only this order's events (ord_123). */
+                orderId?: string;
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettingsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsChange"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettingsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                prefix: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    onStageChangedInProgress: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onStageChangedComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onStageChangedCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDownloadAssetsComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentAuthorised: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentShipped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShippingComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
