@@ -129,10 +129,12 @@ export interface ApplicationOptions {
   publicUrls?: Partial<Record<Environment, string>>
   renderConcurrency?: number
   /**
-   * Requests allowed per API key (docs/api.md#limits): the default of `--rate-limit` when absent, none when
+   * Requests allowed per API key (docs/api.md#rate-limits): the default of `--rate-limit` when absent, none when
    * null. Counted in the database on PostgreSQL (several processes share the limit), in memory on PGlite.
    */
   rateLimit?: RateLimit | null
+  /** Count the rate limits in this process's memory even on PostgreSQL (benchmarks compare the two). */
+  rateLimitInMemory?: boolean
   /** Takes the card payments of the payment page; the bundled simulated provider when absent. */
   paymentProvider?: PaymentProvider
   /** `<vendor>` in callback event types (`com.<vendor>.order...`); default `printroute`. */
@@ -354,7 +356,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const limit = options.rateLimit === undefined ? parseRateLimit(DEFAULT_RATE_LIMIT_TEXT) : options.rateLimit
   const rateLimit = limit && {
     limit,
-    ...(options.db.kind === 'postgres'
+    ...(options.db.kind === 'postgres' && !options.rateLimitInMemory
       ? {
           sharedCounters: createDatabaseRateLimitCounters(options.db, {
             onCleanupError: (error) => log.warn({ err: error }, 'deleting ended rate limit windows failed'),

@@ -226,7 +226,7 @@ export const SETTINGS = {
     docs:
       'Requests allowed per API key in each period, e.g. `600/1m`, `10/1s`, `5000/1h`; `0` turns the limit ' +
       'off. Requests without a valid key get the same budget per client address. Shared through PostgreSQL ' +
-      'by every `serve` process on it ([api.md](api.md#limits), [operations.md](operations.md#rate-limits)).',
+      'by every `serve` process on it ([api.md](api.md#rate-limits), [operations.md](operations.md#rate-limits)).',
     commands: ['serve'],
     parse: parseRateLimit,
   },

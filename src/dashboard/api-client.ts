@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 /**
  * One dashboard page view. A page makes several API calls (the order page five, every few seconds while the
  * order is in progress); the rate limit counts the view once, at its first call, and its other calls only
- * look at the count (docs/api.md#limits), so the dashboard costs its key's budget what one request costs.
+ * look at the count (docs/api.md#rate-limits), so the dashboard costs its key's budget what one request costs.
  */
 export interface DashboardPageView {
   counted: boolean

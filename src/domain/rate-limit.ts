@@ -1,5 +1,5 @@
 // The API's rate limit as the operator writes it (`--rate-limit 600/1m`): at most `max` requests in each
-// window of `windowMilliseconds`, per API key; `0` turns it off. docs/api.md#limits says what a client sees.
+// window of `windowMilliseconds`, per API key; `0` turns it off. docs/api.md#rate-limits says what a client sees.
 import { formatDurationSeconds, parseDurationMilliseconds } from './duration.ts'
 
 export interface RateLimit {

@@ -1,4 +1,4 @@
-// Rate limits (docs/api.md#limits): every /v4.0 request authenticated by an API key, or by a dashboard session
+// Rate limits (docs/api.md#rate-limits): every /v4.0 request authenticated by an API key, or by a dashboard session
 // (which counts as the key it was made from), counts against that key's budget; requests refused for want of
 // a valid key count against their client address's. @fastify/rate-limit keeps the counts: in this process's
 // memory, or in the database's shared counters when several processes serve one PostgreSQL. The open routes

@@ -141,7 +141,7 @@ export interface HttpServerOptions {
   observeHttpRequest?: (labels: HttpRequestLabels, seconds: number) => void
   /** GET /metrics on this server (the Live one, unless the metrics have a port of their own). */
   metrics?: MetricsEndpoint | null
-  /** Requests allowed per API key (docs/api.md#limits); none when absent or null. */
+  /** Requests allowed per API key (docs/api.md#rate-limits); none when absent or null. */
   rateLimit?: RateLimitOptions | null
 }
 

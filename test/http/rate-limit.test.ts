@@ -1,4 +1,4 @@
-// Rate limits through the real servers (docs/api.md#limits): the RateLimit headers counting down, the 429
+// Rate limits through the real servers (docs/api.md#rate-limits): the RateLimit headers counting down, the 429
 // answer with Retry-After, one budget per API key and environment, the budget of requests without a valid key,
 // the dashboard's page views, the window's reset, no limit at all with `0`, and the count shared by two
 // applications on one PostgreSQL.

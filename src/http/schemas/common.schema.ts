@@ -114,7 +114,7 @@ export const ErrorResponseSchema = Type.Partial(
 
 /**
  * The error answers of an API-key route that names a resource: bad request, bad key, no such resource, and the
- * key's rate limit used up (docs/api.md#limits).
+ * key's rate limit used up (docs/api.md#rate-limits).
  */
 export const ErrorResponses = {
   400: ErrorResponseSchema,
