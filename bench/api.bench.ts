@@ -26,8 +26,10 @@ interface Server {
   child: ChildProcess
 }
 
-async function startServer(mode: 'bare' | 'pglite' | 'postgres'): Promise<Server> {
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'bench-server.ts'), mode], {
+type RateLimitMode = 'off' | 'memory' | 'database'
+
+async function startServer(mode: 'bare' | 'pglite' | 'postgres', rateLimit: RateLimitMode = 'off'): Promise<Server> {
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'bench-server.ts'), mode, rateLimit], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, DATABASE_URL: POSTGRES_URL },
   })
@@ -112,6 +114,37 @@ for (const backend of backends) {
   rows.push({
     backend,
     scenario: 'get order',
+    figures: await load(`${base}/orders/${server.orderId}`, { method: 'GET', headers: auth }),
+  })
+  await stopServer(server)
+}
+
+// The rate limit's cost: get-order (the cheapest keyed request, where it shows most) with each key's requests
+// counted in memory, and on PostgreSQL in the shared counters (create-order too); the rows above count nothing.
+const rateLimitRuns: { backend: 'pglite' | 'postgres'; mode: RateLimitMode; create: boolean }[] = [
+  { backend: 'pglite', mode: 'memory', create: false },
+  ...(backends.includes('postgres')
+    ? [
+        { backend: 'postgres' as const, mode: 'memory' as const, create: false },
+        { backend: 'postgres' as const, mode: 'database' as const, create: true },
+      ]
+    : []),
+]
+for (const run of rateLimitRuns) {
+  const server = await startServer(run.backend, run.mode)
+  const base = `http://127.0.0.1:${server.port}/v4.0`
+  const auth = { 'x-api-key': server.key }
+  const counted = run.mode === 'memory' ? 'rate limit counted in memory' : 'rate limit counted in PostgreSQL'
+  if (run.create) {
+    rows.push({
+      backend: run.backend,
+      scenario: `create order, ${counted}`,
+      figures: await load(`${base}/orders`, { method: 'POST', headers: { ...json, ...auth }, body: BODY }),
+    })
+  }
+  rows.push({
+    backend: run.backend,
+    scenario: `get order, ${counted}`,
     figures: await load(`${base}/orders/${server.orderId}`, { method: 'GET', headers: auth }),
   })
   await stopServer(server)

@@ -1,5 +1,7 @@
 // One server under benchmark, in its own process so the load generator does not share its event loop.
-// Usage: node bench/bench-server.ts bare|pglite|postgres
+// Usage: node bench/bench-server.ts bare|pglite|postgres [off|memory|database]
+// The second argument is the rate limit: none (default), counted in memory, or in the database's shared
+// counters (PostgreSQL); a budget too large to be reached, so what is measured is the counting.
 // Prints one JSON line {port, key, orderId} when ready; stops on SIGTERM.
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -15,6 +17,8 @@ import { validatorCompiler } from '../src/http/validation.ts'
 import { BENCH_ORDER } from './bench-order.ts'
 
 const mode = process.argv[2]
+const rateLimitMode = process.argv[3] ?? 'off'
+const UNREACHABLE_LIMIT = { max: 1_000_000_000, windowMilliseconds: 60_000 }
 const POSTGRES_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 
 async function startBare() {
@@ -60,6 +64,8 @@ async function startPrintroute(kind: 'pglite' | 'postgres') {
     filesDir,
     // The API benchmark measures the API: the jobs its orders cause are left queued.
     workers: false,
+    rateLimit: rateLimitMode === 'off' ? null : UNREACHABLE_LIMIT,
+    rateLimitInMemory: rateLimitMode === 'memory',
   })
   const account = await app.services.accounts.createAccount({
     name: 'bench',

@@ -14,6 +14,7 @@ import { createMetrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
+import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.ts'
 import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, withSampleImages } from './adapters/sample-images.ts'
@@ -24,6 +25,7 @@ import type { DatabaseSettings } from './config.ts'
 import type { Catalogue } from './domain/catalogue.ts'
 import type { Environment } from './domain/environment.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
+import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit, type RateLimit } from './domain/rate-limit.ts'
 import { createFileLinks, DEFAULT_FILE_LINK_TTL_SECONDS, type FileLinks } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
 import type { BoundServer } from './http/bound-server.ts'
@@ -126,6 +128,13 @@ export interface ApplicationOptions {
   /** Base URLs the files printroute serves are reachable at, per environment. */
   publicUrls?: Partial<Record<Environment, string>>
   renderConcurrency?: number
+  /**
+   * Requests allowed per API key (docs/api.md#rate-limits): the default of `--rate-limit` when absent, none when
+   * null. Counted in the database on PostgreSQL (several processes share the limit), in memory on PGlite.
+   */
+  rateLimit?: RateLimit | null
+  /** Count the rate limits in this process's memory even on PostgreSQL (benchmarks compare the two). */
+  rateLimitInMemory?: boolean
   /** Takes the card payments of the payment page; the bundled simulated provider when absent. */
   paymentProvider?: PaymentProvider
   /** `<vendor>` in callback event types (`com.<vendor>.order...`); default `printroute`. */
@@ -345,10 +354,22 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     publicUrl: (of: Environment) => publicUrls[of],
     eventVendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
   })
+  const limit = options.rateLimit === undefined ? parseRateLimit(DEFAULT_RATE_LIMIT_TEXT) : options.rateLimit
+  const rateLimit = limit && {
+    limit,
+    ...(options.db.kind === 'postgres' && !options.rateLimitInMemory
+      ? {
+          sharedCounters: createDatabaseRateLimitCounters(options.db, {
+            onCleanupError: (error) => log.warn({ err: error }, 'deleting ended rate limit windows failed'),
+          }),
+        }
+      : {}),
+  }
   const common = {
     logger: options.logger,
     requestTimeoutMs: options.requestTimeoutMs,
     observeHttpRequest: metrics.observeHttpRequest,
+    rateLimit,
   }
   const serverOf = (environment: Environment) => {
     const bound = options.servers?.[environment]

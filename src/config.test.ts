@@ -67,3 +67,29 @@ test('sizes parse in decimal and binary units', () => {
   assert.equal(parseByteSize('1.5GB'), 1_500_000_000)
   for (const bad of ['', 'MB', '-1', '0', '10 parsecs']) assert.throws(() => parseByteSize(bad), /is not a size/, bad)
 })
+
+test('--rate-limit takes N/PERIOD or 0, and refuses anything else saying what it wants', () => {
+  const read = (text: string) => readSettings(['rateLimit'], { rateLimit: text }, {}).rateLimit
+  assert.deepEqual(readSettings(['rateLimit'], {}, {}).rateLimit, { max: 600, windowMilliseconds: 60_000 })
+  assert.deepEqual(read('10/1s'), { max: 10, windowMilliseconds: 1_000 })
+  assert.deepEqual(read('5000/h'), { max: 5000, windowMilliseconds: 3_600_000 })
+  assert.deepEqual(read(' 100 / 30s '), { max: 100, windowMilliseconds: 30_000 })
+  assert.equal(read('0'), null)
+  assert.deepEqual(readSettings(['rateLimit'], {}, { PRINTROUTE_RATE_LIMIT: '60/1m' }).rateLimit, {
+    max: 60,
+    windowMilliseconds: 60_000,
+  })
+  assert.throws(() => read('600'), /^Error: --rate-limit: must be N\/PERIOD such as 600\/1m .* got "600"/)
+  assert.throws(() => read('fast'), /--rate-limit: must be N\/PERIOD/)
+  assert.throws(() => read('0/1m'), /--rate-limit: the number of requests must be a whole number of at least 1/)
+  assert.throws(() => read('-5/1m'), /--rate-limit: must be N\/PERIOD/)
+  assert.throws(() => read('1.5/1m'), /--rate-limit: must be N\/PERIOD/)
+  assert.throws(() => read('600/1y'), /--rate-limit: the period "1y" is not a duration/)
+  assert.throws(() => read('600/500ms'), /--rate-limit: the period must be a whole number of seconds, at least 1s/)
+  assert.throws(() => read('600/1.5s'), /whole number of seconds/)
+  assert.throws(() => read('600/2d'), /--rate-limit: the period must be at most 1d/)
+  assert.throws(
+    () => readSettings(['rateLimit'], {}, { PRINTROUTE_RATE_LIMIT: '600 per minute' }),
+    /^Error: PRINTROUTE_RATE_LIMIT: must be N\/PERIOD/,
+  )
+})

@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 import bytes from 'bytes-iec'
 import { parseDurationSeconds } from './domain/duration.ts'
 import { DEFAULT_EVENT_VENDOR, EVENT_VENDOR_PATTERN } from './domain/order-events.ts'
+import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit } from './domain/rate-limit.ts'
 
 export class SettingsError extends Error {}
 
@@ -215,6 +216,19 @@ export const SETTINGS = {
     docs: 'Requests not answered in this time get 500 `TimedOut`.',
     commands: ['serve'],
     parse: duration(0.001),
+  },
+  rateLimit: {
+    flag: 'rate-limit',
+    placeholder: 'N/PERIOD',
+    env: 'PRINTROUTE_RATE_LIMIT',
+    default: DEFAULT_RATE_LIMIT_TEXT,
+    help: 'requests allowed per API key and period (600/1m, 10/1s; 0: no limit)',
+    docs:
+      'Requests allowed per API key in each period, e.g. `600/1m`, `10/1s`, `5000/1h`; `0` turns the limit ' +
+      'off. Requests without a valid key get the same budget per client address. Shared through PostgreSQL ' +
+      'by every `serve` process on it ([api.md](api.md#rate-limits), [operations.md](operations.md#rate-limits)).',
+    commands: ['serve'],
+    parse: parseRateLimit,
   },
   workers: {
     flag: 'no-workers',

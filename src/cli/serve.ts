@@ -160,6 +160,7 @@ export function registerProcessCommands(program: Command): void {
       catalogue,
       logger,
       requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
+      rateLimit: settings.rateLimit,
       workers: settings.workers,
       servers,
     })

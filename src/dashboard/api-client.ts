@@ -1,6 +1,24 @@
 // The dashboard reads and changes everything through the public /v4.0 API, in process (Fastify's inject):
 // the same routes, validation, errors and logs as any client, authenticated by the signed-in session.
-import type { FastifyInstance } from 'fastify'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+
+/**
+ * One dashboard page view. A page makes several API calls (the order page five, every few seconds while the
+ * order is in progress); the rate limit counts the view once, at its first call, and its other calls only
+ * look at the count (docs/api.md#rate-limits), so the dashboard costs its key's budget what one request costs.
+ */
+export interface DashboardPageView {
+  counted: boolean
+}
+
+// Only code in this process can run a request inside this store: a client cannot claim to be a page view.
+const pageViews = new AsyncLocalStorage<DashboardPageView>()
+
+/** The page view whose API call is being answered; undefined for every request that is not such a call. */
+export function dashboardPageViewOfThisCall(): DashboardPageView | undefined {
+  return pageViews.getStore()
+}
 
 export interface ApiFailure {
   code: string
@@ -45,13 +63,23 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
     'x-csrf-token': credentials.csrfToken,
     traceparent: credentials.traceParent,
   }
+  // A client is made per page request, so its calls are that page view's.
+  const pageView: DashboardPageView = { counted: false }
   async function call<T>(method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<ApiAnswer<T>> {
-    const response = await api.inject({
-      method,
-      url,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    })
+    // inject's callback form: its promise form starts the request from a `then` that runs outside the store.
+    const response = await new Promise<LightMyRequestResponse>((resolve, reject) =>
+      pageViews.run(pageView, () =>
+        api.inject(
+          {
+            method,
+            url,
+            headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+            ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+          },
+          (error, answer) => (error || !answer ? reject(error) : resolve(answer)),
+        ),
+      ),
+    )
     let parsed: T & ApiBody
     try {
       parsed = response.json()

@@ -17,6 +17,8 @@ export const ERROR_OUTCOME_STATUS = {
   LinkExpired: 410,
   PayloadTooLarge: 413,
   InvalidContentType: 415,
+  /** printroute's own: the API key's (or, without a valid key, the address's) rate limit is used up (Retry-After). */
+  TooManyRequests: 429,
   /** The request line and headers together are larger than Node's limit (16 KiB by default). */
   RequestHeadersTooLarge: 431,
   InternalServerError: 500,

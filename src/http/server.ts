@@ -35,6 +35,7 @@ import {
   sendError,
 } from './errors.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
+import { installRateLimits, type RateLimitOptions } from './rate-limit.ts'
 import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
@@ -143,6 +144,8 @@ export interface HttpServerOptions {
   observeHttpRequest?: (labels: HttpRequestLabels, seconds: number) => void
   /** GET /metrics on this server (the Live one, unless the metrics have a port of their own). */
   metrics?: MetricsEndpoint | null
+  /** Requests allowed per API key (docs/api.md#rate-limits); none when absent or null. */
+  rateLimit?: RateLimitOptions | null
 }
 
 export type App = FastifyInstance
@@ -251,8 +254,10 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   // Cookies are read (for dashboard sessions) before the API key check below needs them.
   await app.register(cookie)
 
-  // Trace context first, so even a refused request carries its traceparent; then the API key.
+  // Trace context first, so even a refused request carries its traceparent; then the API key; then the
+  // rate limit of the key (or, for a refused key, of the address).
   installTraceContext(app)
+  const rateLimits = await installRateLimits(app, environment, options.rateLimit)
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       return sendError(request, reply, new ServiceError('ServiceUnavailable', 'The server is shutting down; retry'))
@@ -265,7 +270,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     if (sessionToken) {
       const caller = await services.sessions.authenticate(sessionToken, environment)
       if (!caller) {
-        return sendError(
+        return rateLimits.refuseUnauthenticated(
           request,
           reply,
           new ServiceError('Unauthorized', 'The dashboard session has ended; sign in again'),
@@ -274,7 +279,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       // SameSite=Strict already keeps other sites' pages from sending the cookie; the token makes sure.
       const safe = request.method === 'GET' || request.method === 'HEAD'
       if (!safe && !isCsrfTokenOf(sessionToken, request.headers['x-csrf-token'])) {
-        return sendError(
+        return rateLimits.refuseUnauthenticated(
           request,
           reply,
           new ServiceError('Unauthorized', 'A change made with a dashboard session needs its X-CSRF-Token header'),
@@ -289,7 +294,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
         typeof key === 'string' && key !== ''
           ? `The X-API-Key is not a valid ${environment === 'live' ? 'Live' : 'Sandbox'} key`
           : 'The X-API-Key header is missing'
-      return sendError(request, reply, new ServiceError('Unauthorized', statusText))
+      return rateLimits.refuseUnauthenticated(request, reply, new ServiceError('Unauthorized', statusText))
     }
     request.caller = caller
   })

@@ -83,20 +83,22 @@ export async function insertApiKey(
 export interface ApiKeyOwner {
   account: AccountRow
   environment: Environment
+  /** The key's visible prefix (unique): what names the key where the key itself must not appear. */
+  keyPrefix: string
 }
 
 /** The account and environment of an unrevoked key with this hash. */
 export async function findActiveApiKeyOwner(db: Queryable, keyHash: string): Promise<ApiKeyOwner | undefined> {
-  const rows = await db.query<StoredAccountRow & { environment: Environment }>(
-    `SELECT k.environment, ${ACCOUNT_COLUMNS}
+  const rows = await db.query<StoredAccountRow & { environment: Environment; keyPrefix: string }>(
+    `SELECT k.environment, k.prefix AS "keyPrefix", ${ACCOUNT_COLUMNS}
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
     [keyHash],
   )
   const row = rows[0]
   if (!row) return undefined
-  const { environment, ...account } = row
-  return { environment, account: toAccount(account) }
+  const { environment, keyPrefix, ...account } = row
+  return { environment, keyPrefix, account: toAccount(account) }
 }
 
 const API_KEY_COLUMNS = `prefix, account_id AS "accountId", environment, created_at AS "createdAt",

@@ -39,6 +39,8 @@ export const API_KEY_CACHE_SECONDS = 5
 export interface Caller {
   accountId: number
   environment: Environment
+  /** The visible prefix of the key the request was made with (a dashboard session: the key it was made from). */
+  keyPrefix: string
   pauseWindowSeconds: number
   billingCurrency: string
   callbackUrl: string | null
@@ -308,6 +310,7 @@ export function createAccountsService(deps: {
         caller = owner && {
           accountId: owner.account.id,
           environment: owner.environment,
+          keyPrefix: owner.keyPrefix,
           pauseWindowSeconds: owner.account.pauseWindowSeconds,
           billingCurrency: owner.account.billingCurrency,
           callbackUrl: owner.account.callbackUrl,

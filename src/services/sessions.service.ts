@@ -22,10 +22,8 @@ const SESSION_TOKEN_BYTES = 32
 /** Separates the CSRF token's HMAC from any other use of the session token. */
 const CSRF_CONTEXT = 'printroute dashboard csrf v1'
 
-export interface SessionCaller extends Caller {
-  /** The visible prefix of the key the session was made from. */
-  keyPrefix: string
-}
+/** A session acts as the key it was made from: `keyPrefix` is that key's. */
+export type SessionCaller = Caller
 
 export type SignInResult =
   | { signedIn: true; token: string; csrfToken: string; expiresAt: Date }
@@ -76,10 +74,10 @@ export function createSessionsService(deps: { db: Database; clock: Clock }) {
       return {
         accountId: owner.accountId,
         environment: owner.environment,
+        keyPrefix: owner.keyPrefix,
         pauseWindowSeconds: owner.pauseWindowSeconds,
         billingCurrency: owner.billingCurrency,
         callbackUrl: owner.callbackUrl,
-        keyPrefix: owner.keyPrefix,
       }
     },
 

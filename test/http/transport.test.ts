@@ -376,6 +376,7 @@ describe('request timeout', () => {
   const caller: Caller = {
     accountId: 1,
     environment: 'sandbox',
+    keyPrefix: 'pr_sandbox_test',
     pauseWindowSeconds: 0,
     billingCurrency: 'GBP',
     callbackUrl: null,

@@ -74,6 +74,8 @@ export interface TestAppOptions {
   logger?: ApplicationOptions['logger']
   metrics?: ApplicationOptions['metrics']
   readinessTimeoutMs?: number
+  /** Requests allowed per API key: the application's default (600/1m) when absent, none when null. */
+  rateLimit?: ApplicationOptions['rateLimit']
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -104,6 +106,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.fileLinkTtlSeconds ? { fileLinkTtlSeconds: options.fileLinkTtlSeconds } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.readinessTimeoutMs !== undefined ? { readinessTimeoutMs: options.readinessTimeoutMs } : {}),
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({

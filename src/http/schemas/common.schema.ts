@@ -148,5 +148,13 @@ export const ErrorResponseSchema = named(
   ),
 )
 
-/** The error answers of an API-key route that names a resource: bad request, bad key, no such resource. */
-export const ErrorResponses = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
+/**
+ * The error answers of an API-key route that names a resource: bad request, bad key, no such resource, and the
+ * key's rate limit used up (docs/api.md#rate-limits).
+ */
+export const ErrorResponses = {
+  400: ErrorResponseSchema,
+  401: ErrorResponseSchema,
+  404: ErrorResponseSchema,
+  429: ErrorResponseSchema,
+}
