@@ -78,7 +78,6 @@ export function createSessionsService(deps: { db: Database; clock: Clock }) {
         environment: owner.environment,
         pauseWindowSeconds: owner.pauseWindowSeconds,
         billingCurrency: owner.billingCurrency,
-        callbackUrl: owner.callbackUrl,
         keyPrefix: owner.keyPrefix,
       }
     },

@@ -378,7 +378,6 @@ describe('request timeout', () => {
     environment: 'sandbox',
     pauseWindowSeconds: 0,
     billingCurrency: 'GBP',
-    callbackUrl: null,
   }
   let server: Awaited<ReturnType<typeof buildHttpServer>>
 

@@ -2,7 +2,7 @@
 import { Type } from 'typebox'
 import { DELIVERY_STATUSES } from '../../domain/callback-deliveries.ts'
 import { LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
-import { CaseInsensitiveEnum, Nullable, TraceParent } from './common.schema.ts'
+import { CaseInsensitiveEnum, Nullable, TraceParent, UrlString } from './common.schema.ts'
 
 const AttemptSchema = Type.Object({
   attempt: Type.Integer(),
@@ -16,7 +16,7 @@ const AttemptSchema = Type.Object({
 export const CallbackSchema = Type.Object({
   id: Type.String({ description: 'Delivery ID, cbd_<number>.' }),
   eventId: Type.String(),
-  orderId: Type.String(),
+  orderId: Nullable(Type.String({ description: 'The order (ord_<number>); null for a test callback.' })),
   type: Type.String(),
   url: Type.String(),
   status: Type.String({ description: 'pending, delivered or failed.' }),
@@ -66,5 +66,20 @@ export const EventsResponseSchema = Type.Object({
   events: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   nextCursor: Nullable(Type.String()),
   hasMore: Type.Boolean(),
+  traceParent: TraceParent,
+})
+
+export const TestCallbackBodySchema = Type.Object(
+  {
+    url: Type.Optional(
+      UrlString("Where to send the test callback (http or https); the environment's callback URL when absent."),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const TestCallbackResponseSchema = Type.Object({
+  outcome: Type.String({ description: 'Delivered when the receiver answered 2xx, else Failed.' }),
+  callback: CallbackSchema,
   traceParent: TraceParent,
 })
