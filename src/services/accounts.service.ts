@@ -261,7 +261,7 @@ export function createAccountsService(deps: {
     /**
      * Revokes an unrevoked key of the caller's account, the caller's own included. A Sandbox caller may revoke
      * only Sandbox keys: Sandbox keys are the ones handed to developers and test systems, which must not be
-     * able to cut off Live (the rule of the account settings).
+     * able to cut off Live (as with the pause window, which only a Live key changes).
      */
     async revokeAccountKey(caller: Caller, prefix: string): Promise<ApiKeyView> {
       const notFound = () => new ServiceError('EntityNotFound', `The account has no active key with prefix ${prefix}`)
