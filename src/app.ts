@@ -211,6 +211,8 @@ function buildServices(
     fileLinks,
     post: callbackPoster.post,
     newSigningSecret: newCallbackSigningSecret,
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    testEventSource: (environment) => `${deps.publicUrls[environment]}/v4.0/callbacks/test`,
     ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
     ...(options.callbackRetentionSeconds ? { retentionSeconds: options.callbackRetentionSeconds } : {}),
     log,

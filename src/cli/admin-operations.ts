@@ -13,6 +13,7 @@ import {
   type AccountSettingsChange,
   type AccountsService,
   type ApiKeyView,
+  ENVIRONMENTS,
   type Environment,
   toApiKeyView,
 } from '../services/accounts.service.ts'
@@ -33,7 +34,9 @@ export interface AccountCreation {
   billingCurrency: string
   billingMode: 'invoice' | 'prepaid'
   pauseWindowSeconds: number
+  /** Both environments' callback URL, unless `callbackUrls` gives one's. */
   callbackUrl: string | null
+  callbackUrls?: Partial<Record<Environment, string | null>>
 }
 
 export interface TopUpResult {
@@ -82,12 +85,27 @@ export function createAdminOperations(context: OperationContext) {
       return context.accounts.listAccounts()
     },
 
+    /**
+     * Applies the change to each environment given (both when none is), in turn; the same change validates the
+     * same way in each, so a refusal comes from the first, before anything changed. Returns every
+     * environment's settings.
+     */
     async updateAccount(input: {
       account: string
       change: AccountSettingsChange
-    }): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
+      environments?: Environment[]
+    }): Promise<{ settings: Record<Environment, AccountSettings> } | { problems: Record<string, string> }> {
       const accountNumber = accountNumberOf(input.account)
-      return translated(() => context.accounts.updateSettings(accountNumber, input.change), 2)
+      for (const environment of input.environments ?? ENVIRONMENTS) {
+        const result = await translated(
+          () => context.accounts.updateSettings(accountNumber, environment, input.change),
+          2,
+        )
+        if ('problems' in result) return result
+      }
+      const read = (environment: Environment) =>
+        translated(() => context.accounts.getSettings(accountNumber, environment), 2)
+      return { settings: { sandbox: await read('sandbox'), live: await read('live') } }
     },
 
     async topUp(input: { account: string; amount: string; reference: string | null }): Promise<TopUpResult> {

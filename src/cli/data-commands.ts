@@ -2,7 +2,12 @@
 // operation (in a running `serve` through the admin channel, or here) and prints the result.
 import { type Command, Option } from 'commander'
 import { parseDurationSeconds } from '../domain/duration.ts'
-import { type AccountSettingsChange, ENVIRONMENTS, type Environment } from '../services/accounts.service.ts'
+import {
+  type AccountSettings,
+  type AccountSettingsChange,
+  ENVIRONMENTS,
+  type Environment,
+} from '../services/accounts.service.ts'
 import {
   addSettingOptions,
   print,
@@ -55,7 +60,8 @@ export function registerDataCommands(program: Command): void {
       ).default('invoice'),
     )
     .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m', '0')
-    .option('--callback-url <URL>', 'account-wide callback URL')
+    .option('--callback-url <URL>', 'callback URL of both environments (Sandbox and Live)')
+    .option('--sandbox-callback-url <URL>', "Sandbox's callback URL, when it differs from --callback-url")
     .option('--json', 'print {"id", "keys": {"sandbox", "live"}} as JSON')
   addSettingOptions(create, 'accounts create').action(async (values: Values) => {
     const name = requireText(values.name, '--name')
@@ -70,6 +76,9 @@ export function registerDataCommands(program: Command): void {
       billingMode,
       pauseWindowSeconds: durationSeconds(values.pauseWindow, '--pause-window') ?? 0,
       callbackUrl: typeof values.callbackUrl === 'string' ? values.callbackUrl : null,
+      ...(typeof values.sandboxCallbackUrl === 'string'
+        ? { callbackUrls: { sandbox: values.sandboxCallbackUrl } }
+        : {}),
     })
     if (values.json) return printJson(created)
     print(
@@ -88,7 +97,8 @@ export function registerDataCommands(program: Command): void {
       print(
         `${account.id}\t${account.name}\t${account.billingCurrency}\t${account.billingMode}` +
           `${account.billingMode === 'prepaid' ? ` balance ${account.balance}` : ''}` +
-          `\tpause ${account.pauseWindowSeconds}s\t${account.callbackUrl ?? '-'}`,
+          `\tpause ${account.pauseWindowSeconds}s` +
+          `\tsandbox ${account.callbackUrls.sandbox ?? '-'}\tlive ${account.callbackUrls.live ?? '-'}`,
       )
     }
   })
@@ -97,11 +107,14 @@ export function registerDataCommands(program: Command): void {
     .command('update')
     .summary("change an account's callback URL, pause window or callback signing secret")
     .description(
-      'Changes the settings given; the others stay as they are. Prints the settings as they are then, with ' +
-        'the secret callbacks are signed with (docs/callbacks.md).',
+      'Changes the settings given; the others stay as they are. Sandbox and Live each have their own callback ' +
+        'URL and signing secret: --callback-url and --rotate-signing-secret apply to both unless --env names ' +
+        "one; the pause window is the account's. Prints both environments' settings as they are then, with " +
+        'the secrets their callbacks are signed with (docs/callbacks.md).',
     )
     .option('--account <ID>', 'the account (acc_...)')
-    .option('--callback-url <URL>', 'account-wide callback URL (an order\'s own wins); "" or none removes it')
+    .option('--env <ENV>', "change only this environment's callback URL or signing secret: sandbox or live")
+    .option('--callback-url <URL>', 'callback URL (an order\'s own wins); "" or none removes it')
     .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m (0: none)')
     .option('--rotate-signing-secret', 'replace the callback signing secret; the old one keeps signing for a while')
     .option(
@@ -110,7 +123,8 @@ export function registerDataCommands(program: Command): void {
     )
     .option(
       '--json',
-      'print {"id", "callbackUrl", "pauseWindowSeconds", "signingSecret", "previousSigningSecretExpiresAt"}',
+      'print {"id", "pauseWindowSeconds", "sandbox": {...}, "live": {...}}, each environment\'s {"callbackUrl", ' +
+        '"signingSecret", "previousSigningSecretExpiresAt"}',
     )
   addSettingOptions(update, 'accounts update').action(async (values: Values) => {
     const account = requireText(values.account, '--account')
@@ -126,7 +140,12 @@ export function registerDataCommands(program: Command): void {
     if (Object.keys(change).length === 0) {
       throw new UsageError('nothing to change: give --callback-url, --pause-window or --rotate-signing-secret')
     }
-    const result = await runDataOperation(settingsFor(update, 'accounts update'), 'updateAccount', { account, change })
+    const environments = typeof values.env === 'string' ? [environmentOf(values.env)] : undefined
+    const result = await runDataOperation(settingsFor(update, 'accounts update'), 'updateAccount', {
+      account,
+      change,
+      ...(environments ? { environments } : {}),
+    })
     if ('problems' in result) {
       const flagOf: Record<string, string> = {
         callbackUrl: '--callback-url',
@@ -140,16 +159,32 @@ export function registerDataCommands(program: Command): void {
       )
     }
     const { settings } = result
-    if (values.json) return printJson({ id: account, ...settings })
-    print(
-      `account ${account}\n` +
-        `callback URL:    ${settings.callbackUrl ?? '-'}\n` +
-        `pause window:    ${settings.pauseWindowSeconds}s\n` +
-        `signing secret:  ${settings.signingSecret}` +
-        (settings.previousSigningSecretExpiresAt
-          ? `\nprevious secret signs too until ${settings.previousSigningSecretExpiresAt}`
-          : ''),
-    )
+    const ofEnvironment = ({ callbackUrl, signingSecret, previousSigningSecretExpiresAt }: AccountSettings) => ({
+      callbackUrl,
+      signingSecret,
+      previousSigningSecretExpiresAt,
+    })
+    if (values.json) {
+      return printJson({
+        id: account,
+        pauseWindowSeconds: settings.live.pauseWindowSeconds,
+        sandbox: ofEnvironment(settings.sandbox),
+        live: ofEnvironment(settings.live),
+      })
+    }
+    const lines = [`account ${account}`, `pause window:    ${settings.live.pauseWindowSeconds}s`]
+    for (const environment of ENVIRONMENTS) {
+      const shown = settings[environment]
+      lines.push(
+        `${environment}:`,
+        `  callback URL:    ${shown.callbackUrl ?? '-'}`,
+        `  signing secret:  ${shown.signingSecret}`,
+        ...(shown.previousSigningSecretExpiresAt
+          ? [`  previous secret signs too until ${shown.previousSigningSecretExpiresAt}`]
+          : []),
+      )
+    }
+    print(lines.join('\n'))
   })
 
   const topUp = accounts

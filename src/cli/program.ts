@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { registerDataCommands } from './data-commands.ts'
+import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
+import { registerOrderCommands } from './orders-watch.ts'
 import { registerProcessCommands } from './serve.ts'
 
 const PACKAGE = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
@@ -22,6 +24,8 @@ export function buildProgram(): Command {
     .configureHelp({ sortSubcommands: false, showGlobalOptions: false })
   registerProcessCommands(program)
   registerDataCommands(program)
+  registerListenCommand(program)
+  registerOrderCommands(program)
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.
   const exitOverrideAll = (command: Command) => {
     command.exitOverride()

@@ -126,3 +126,43 @@ export function buildCloudEvent(input: {
     sequence: input.sequence,
   }
 }
+
+/** The type of a test callback (POST /v4.0/callbacks/test): `com.<vendor>.test`. */
+export function testEventType(vendor: string): string {
+  return `com.${vendor}.test`
+}
+
+/** What a receiver reads in a test callback: no order, no `subject` or `sequence`. */
+export interface TestCloudEvent {
+  specversion: '1.0'
+  type: string
+  source: string
+  id: string
+  time: string
+  datacontenttype: 'application/json'
+  data: { message: string; environment: 'sandbox' | 'live'; traceParent: string }
+}
+
+/** A test callback's CloudEvent: the same envelope and signature as an order's events, attributes in that order. */
+export function buildTestCloudEvent(input: {
+  id: string
+  type: string
+  source: string
+  time: Date
+  environment: 'sandbox' | 'live'
+  traceParent: string
+}): TestCloudEvent {
+  return {
+    specversion: '1.0',
+    type: input.type,
+    source: input.source,
+    id: input.id,
+    time: input.time.toISOString(),
+    datacontenttype: 'application/json',
+    data: {
+      message: 'A test callback from printroute: your endpoint received it. It belongs to no order.',
+      environment: input.environment,
+      traceParent: input.traceParent,
+    },
+  }
+}

@@ -1,4 +1,4 @@
-// SQL for accounts and their API keys.
+// SQL for accounts, their API keys and their per-environment callback settings (account_environments).
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 
@@ -14,7 +14,6 @@ export interface AccountRow {
   /** Prepaid balance, minor units of the billing currency. */
   balanceMinor: bigint
   pauseWindowSeconds: number
-  callbackUrl: string | null
   createdAt: Date
 }
 
@@ -28,7 +27,7 @@ export interface ApiKeyRow {
 
 const ACCOUNT_COLUMNS = `a.id, a.name, a.billing_currency AS "billingCurrency", a.billing_mode AS "billingMode",
   a.balance_minor::text AS "balanceMinor", a.pause_window_seconds AS "pauseWindowSeconds",
-  a.callback_url AS "callbackUrl", a.created_at AS "createdAt"`
+  a.created_at AS "createdAt"`
 
 type StoredAccountRow = Omit<AccountRow, 'balanceMinor'> & { balanceMinor: string }
 
@@ -36,23 +35,43 @@ function toAccount(row: StoredAccountRow): AccountRow {
   return { ...row, id: Number(row.id), balanceMinor: BigInt(row.balanceMinor) }
 }
 
+/** Inserts the account with its two environments' settings (call in a transaction). */
 export async function insertAccount(
   db: Queryable,
-  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode'> & { billingMode?: BillingMode },
+  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode'> & {
+    billingMode?: BillingMode
+    callbackUrls: Record<Environment, string | null>
+  },
 ): Promise<AccountRow> {
   const rows = await db.query<StoredAccountRow>(
-    `INSERT INTO accounts AS a (name, billing_currency, billing_mode, pause_window_seconds, callback_url, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ACCOUNT_COLUMNS}`,
+    `INSERT INTO accounts AS a (name, billing_currency, billing_mode, pause_window_seconds, created_at)
+     VALUES ($1, $2, $3, $4, $5) RETURNING ${ACCOUNT_COLUMNS}`,
     [
       account.name,
       account.billingCurrency,
       account.billingMode ?? 'invoice',
       account.pauseWindowSeconds,
-      account.callbackUrl,
       account.createdAt,
     ],
   )
-  return toAccount(rows[0] as StoredAccountRow)
+  const row = toAccount(rows[0] as StoredAccountRow)
+  await db.query(
+    `INSERT INTO account_environments (account_id, environment, callback_url)
+     VALUES ($1, 'sandbox', $2), ($1, 'live', $3)`,
+    [row.id, account.callbackUrls.sandbox, account.callbackUrls.live],
+  )
+  return row
+}
+
+/** The callback URL of each of the account's environments. */
+export async function readCallbackUrls(db: Queryable, accountId: number): Promise<Record<Environment, string | null>> {
+  const rows = await db.query<{ environment: Environment; callbackUrl: string | null }>(
+    'SELECT environment, callback_url AS "callbackUrl" FROM account_environments WHERE account_id = $1',
+    [accountId],
+  )
+  const urls: Record<Environment, string | null> = { sandbox: null, live: null }
+  for (const row of rows) urls[row.environment] = row.callbackUrl
+  return urls
 }
 
 export async function findAccount(db: Queryable, id: number): Promise<AccountRow | undefined> {
@@ -148,18 +167,29 @@ export async function revokeApiKey(
   return rows[0] && toApiKey(rows[0])
 }
 
-/** Changes the account settings given (undefined: unchanged); false when there is no such account. */
-export async function updateAccountSettings(
+/** Changes the account's pause window; false when there is no such account. */
+export async function updatePauseWindow(
   db: Queryable,
   accountId: number,
-  change: { callbackUrl?: string | null; pauseWindowSeconds?: number },
+  pauseWindowSeconds: number,
+): Promise<boolean> {
+  const rows = await db.query('UPDATE accounts SET pause_window_seconds = $2 WHERE id = $1 RETURNING id', [
+    accountId,
+    pauseWindowSeconds,
+  ])
+  return rows.length > 0
+}
+
+/** Sets the callback URL of one of the account's environments (null: none); false when there is no such account. */
+export async function updateCallbackUrl(
+  db: Queryable,
+  accountId: number,
+  environment: Environment,
+  callbackUrl: string | null,
 ): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE accounts SET
-       callback_url = CASE WHEN $2::boolean THEN $3::text ELSE callback_url END,
-       pause_window_seconds = COALESCE($4::integer, pause_window_seconds)
-     WHERE id = $1 RETURNING id`,
-    [accountId, change.callbackUrl !== undefined, change.callbackUrl ?? null, change.pauseWindowSeconds ?? null],
+    `UPDATE account_environments SET callback_url = $3 WHERE account_id = $1 AND environment = $2 RETURNING account_id`,
+    [accountId, environment, callbackUrl],
   )
   return rows.length > 0
 }
@@ -171,40 +201,54 @@ export interface SigningSecrets {
   previousExpiresAt: Date | null
 }
 
-export async function readSigningSecrets(db: Queryable, accountId: number): Promise<SigningSecrets | undefined> {
-  const rows = await db.query<SigningSecrets>(
+/** One environment's callback settings: its callback URL and signing secrets. */
+export type EnvironmentSettingsRow = SigningSecrets & { callbackUrl: string | null }
+
+export async function readEnvironmentSettings(
+  db: Queryable,
+  accountId: number,
+  environment: Environment,
+): Promise<EnvironmentSettingsRow | undefined> {
+  const rows = await db.query<EnvironmentSettingsRow>(
     `SELECT signing_secret AS current, previous_signing_secret AS previous,
-            previous_signing_secret_expires_at AS "previousExpiresAt"
-       FROM accounts WHERE id = $1`,
-    [accountId],
+            previous_signing_secret_expires_at AS "previousExpiresAt", callback_url AS "callbackUrl"
+       FROM account_environments WHERE account_id = $1 AND environment = $2`,
+    [accountId, environment],
   )
   return rows[0]
 }
 
-/** Stores `secret` as the account's signing secret unless it has one; returns the one in force. */
-export async function ensureSigningSecret(db: Queryable, accountId: number, secret: string): Promise<string> {
+/** Stores `secret` as the environment's signing secret unless it has one; returns the one in force. */
+export async function ensureSigningSecret(
+  db: Queryable,
+  accountId: number,
+  environment: Environment,
+  secret: string,
+): Promise<string> {
   const rows = await db.query<{ secret: string }>(
-    `UPDATE accounts SET signing_secret = COALESCE(signing_secret, $2) WHERE id = $1
+    `UPDATE account_environments SET signing_secret = COALESCE(signing_secret, $3)
+      WHERE account_id = $1 AND environment = $2
      RETURNING signing_secret AS secret`,
-    [accountId, secret],
+    [accountId, environment, secret],
   )
   const stored = rows[0]?.secret
   if (!stored) throw new Error(`no account ${accountId}`)
   return stored
 }
 
-/** Makes `secret` the signing secret; the one it replaces keeps signing until `previousExpiresAt`. */
+/** Makes `secret` the environment's signing secret; the one it replaces keeps signing until `previousExpiresAt`. */
 export async function rotateSigningSecret(
   db: Queryable,
   accountId: number,
+  environment: Environment,
   secret: string,
   previousExpiresAt: Date,
 ): Promise<void> {
   await db.query(
-    `UPDATE accounts SET previous_signing_secret = signing_secret,
-            previous_signing_secret_expires_at = CASE WHEN signing_secret IS NULL THEN NULL ELSE $3::timestamptz END,
-            signing_secret = $2
-      WHERE id = $1`,
-    [accountId, secret, previousExpiresAt],
+    `UPDATE account_environments SET previous_signing_secret = signing_secret,
+            previous_signing_secret_expires_at = CASE WHEN signing_secret IS NULL THEN NULL ELSE $4::timestamptz END,
+            signing_secret = $3
+      WHERE account_id = $1 AND environment = $2`,
+    [accountId, environment, secret, previousExpiresAt],
   )
 }

@@ -5,14 +5,21 @@ import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import type { Environment } from '../domain/environment.ts'
 
 /**
- * Locks the account's row until the transaction ends and returns its callback URL. Every transaction that
- * writes events takes this lock before drawing event ids, so one account's event ids grow in commit order
- * (the feed's cursor relies on it). Called under the order's lock: order before account, as every path does.
+ * Locks the account's row until the transaction ends and returns the callback URL of the environment. Every
+ * transaction that writes events takes this lock before drawing event ids, so one account's event ids grow in
+ * commit order (the feed's cursor relies on it). Called under the order's lock: order before account, as every
+ * path does.
  */
-export async function lockAccountForEvents(tx: Queryable, accountId: number): Promise<{ callbackUrl: string | null }> {
+export async function lockAccountForEvents(
+  tx: Queryable,
+  accountId: number,
+  environment: Environment,
+): Promise<{ callbackUrl: string | null }> {
   const rows = await tx.query<{ callbackUrl: string | null }>(
-    'SELECT callback_url AS "callbackUrl" FROM accounts WHERE id = $1 FOR UPDATE',
-    [accountId],
+    `SELECT e.callback_url AS "callbackUrl"
+       FROM accounts a LEFT JOIN account_environments e ON e.account_id = a.id AND e.environment = $2
+      WHERE a.id = $1 FOR UPDATE OF a`,
+    [accountId, environment],
   )
   return { callbackUrl: rows[0]?.callbackUrl ?? null }
 }
@@ -36,7 +43,8 @@ export async function drawEventIds(tx: Queryable, count: number): Promise<number
 
 export interface EventRow {
   id: number
-  orderNumber: number
+  /** Null for a test callback's event (no order; `sequence` 0). */
+  orderNumber: number | null
   accountId: number
   environment: Environment
   sequence: number
@@ -63,7 +71,8 @@ export async function insertEvent(tx: Queryable, event: EventRow): Promise<void>
 }
 
 /**
- * The account's events after event number `afterId`, oldest first; only one order's when `orderNumber` is set.
+ * The account's order events after event number `afterId`, oldest first (test callbacks' events are not part
+ * of the feed); only one order's when `orderNumber` is set.
  * Two statements rather than `$n IS NULL OR ...`, so that a generic plan of the order's query uses the order's
  * own index (order_id, sequence) instead of walking the account's whole feed.
  */
@@ -72,7 +81,7 @@ export async function listEvents(
   filter: { accountId: number; environment: Environment; afterId: number; orderNumber: number | null; limit: number },
 ): Promise<{ id: number; body: string }[]> {
   const params: unknown[] = [filter.accountId, filter.environment, filter.afterId, filter.limit]
-  const ofOrder = filter.orderNumber === null ? '' : ' AND order_id = $5'
+  const ofOrder = filter.orderNumber === null ? ' AND order_id IS NOT NULL' : ' AND order_id = $5'
   if (filter.orderNumber !== null) params.push(filter.orderNumber)
   const rows = await db.query<{ id: number | string; body: string }>(
     `SELECT id, body FROM order_events
@@ -91,13 +100,21 @@ export async function findEvent(db: Queryable, id: number): Promise<EventRow | u
     [id],
   )
   const row = rows[0]
-  return row && { ...row, id: Number(row.id), orderNumber: Number(row.orderNumber), accountId: Number(row.accountId) }
+  return (
+    row && {
+      ...row,
+      id: Number(row.id),
+      orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
+      accountId: Number(row.accountId),
+    }
+  )
 }
 
 export interface DeliveryRow {
   id: number
   eventId: number
-  orderNumber: number
+  /** Null for a test callback. */
+  orderNumber: number | null
   accountId: number
   environment: Environment
   url: string
@@ -122,7 +139,7 @@ function toDelivery(row: StoredDeliveryRow): DeliveryRow {
     ...row,
     id: Number(row.id),
     eventId: Number(row.eventId),
-    orderNumber: Number(row.orderNumber),
+    orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
     accountId: Number(row.accountId),
     attempts: Number(row.attempts),
     redeliveryOf: row.redeliveryOf === null ? null : Number(row.redeliveryOf),
@@ -133,7 +150,7 @@ export async function insertDelivery(
   tx: Queryable,
   delivery: {
     eventId: number
-    orderNumber: number
+    orderNumber: number | null
     accountId: number
     environment: Environment
     url: string
@@ -156,6 +173,30 @@ export async function insertDelivery(
     ],
   )
   return Number(rows[0]?.id)
+}
+
+/** Records a delivery already made, with its one attempt (a test callback: sent once, at once, no retries). */
+export async function insertFinishedDelivery(
+  tx: Queryable,
+  delivery: {
+    eventId: number
+    accountId: number
+    environment: Environment
+    url: string
+    status: 'delivered' | 'failed'
+    at: Date
+  },
+  attempt: Omit<AttemptRow, 'deliveryId' | 'attempt'>,
+): Promise<number> {
+  const rows = await tx.query<{ id: number | string }>(
+    `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
+                                      next_attempt_at, redelivery_of, created_at, updated_at)
+     VALUES ($1, NULL, $2, $3, $4, $5, 1, NULL, NULL, $6, $6) RETURNING id`,
+    [delivery.eventId, delivery.accountId, delivery.environment, delivery.url, delivery.status, delivery.at],
+  )
+  const deliveryId = Number(rows[0]?.id)
+  await insertAttempt(tx, { ...attempt, deliveryId, attempt: 1 })
+  return deliveryId
 }
 
 export async function findDelivery(db: Queryable, id: number, forUpdate = false): Promise<DeliveryRow | undefined> {
@@ -291,8 +332,8 @@ export async function deleteFinishedDeliveries(
 
 /**
  * Deletes up to `limit` events written before `before` that no delivery refers to any more, except each
- * order's latest event: the next event's `sequence` continues from it (`lastOrderSequence`). Returns how many
- * went.
+ * order's latest event: the next event's `sequence` continues from it (`lastOrderSequence`). Test callbacks'
+ * events (no order) have no such successor to keep. Returns how many went.
  */
 export async function deleteUnneededEvents(db: Queryable, filter: { before: Date; limit: number }): Promise<number> {
   const rows = await db.query<{ count: number | string }>(
@@ -300,7 +341,9 @@ export async function deleteUnneededEvents(db: Queryable, filter: { before: Date
        SELECT e.id FROM order_events e
         WHERE e.created_at < $1
           AND NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.event_id = e.id)
-          AND EXISTS (SELECT 1 FROM order_events later WHERE later.order_id = e.order_id AND later.sequence > e.sequence)
+          AND (e.order_id IS NULL
+               OR EXISTS (SELECT 1 FROM order_events later
+                           WHERE later.order_id = e.order_id AND later.sequence > e.sequence))
         ORDER BY e.id LIMIT $2
      ), events AS (
        DELETE FROM order_events WHERE id IN (SELECT id FROM doomed) RETURNING 1

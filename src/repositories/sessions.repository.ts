@@ -9,7 +9,6 @@ export interface SessionOwner {
   keyPrefix: string
   pauseWindowSeconds: number
   billingCurrency: string
-  callbackUrl: string | null
   expiresAt: Date
 }
 
@@ -36,7 +35,7 @@ export async function findSessionOwner(db: Queryable, tokenHash: string, now: Da
   const rows = await db.query<SessionOwner & { accountId: string }>(
     `SELECT a.id AS "accountId", k.environment, k.prefix AS "keyPrefix",
             a.pause_window_seconds AS "pauseWindowSeconds", a.billing_currency AS "billingCurrency",
-            a.callback_url AS "callbackUrl", s.expires_at AS "expiresAt"
+            s.expires_at AS "expiresAt"
        FROM dashboard_sessions s
        JOIN api_keys k ON k.id = s.api_key_id
        JOIN accounts a ON a.id = k.account_id

@@ -23,10 +23,12 @@ import {
   insertApiKey,
   listAccounts,
   listApiKeys,
-  readSigningSecrets,
+  readCallbackUrls,
+  readEnvironmentSettings,
   revokeApiKey,
   rotateSigningSecret,
-  updateAccountSettings,
+  updateCallbackUrl,
+  updatePauseWindow,
 } from '../repositories/accounts.repository.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
@@ -43,7 +45,6 @@ export interface Caller {
   keyPrefix: string
   pauseWindowSeconds: number
   billingCurrency: string
-  callbackUrl: string | null
 }
 
 export interface Account {
@@ -54,7 +55,8 @@ export interface Account {
   /** Prepaid balance as a decimal amount in the billing currency ("0.00" for invoice accounts). */
   balance: string
   pauseWindowSeconds: number
-  callbackUrl: string | null
+  /** Each environment's callback URL. */
+  callbackUrls: Record<Environment, string | null>
   created: string
 }
 
@@ -91,11 +93,16 @@ export const DEFAULT_SIGNING_OVERLAP_SECONDS = 86_400
 /** The longest overlap accepted: 30 days. */
 export const MAX_SIGNING_OVERLAP_SECONDS = 30 * 86_400
 
-/** The account settings as the API shows them (GET/PATCH /v4.0/account/settings). */
+/**
+ * The settings of one environment of an account as the API shows them (GET/PATCH /v4.0/account/settings): the
+ * callback URL and signing secret are the environment's own; the pause window is the account's (both
+ * environments hold orders alike, so that Sandbox shows what Live will do).
+ */
 export interface AccountSettings {
+  environment: Environment
   callbackUrl: string | null
   pauseWindowSeconds: number
-  /** The secret callbacks are signed with (`whsec_...`). */
+  /** The secret this environment's callbacks are signed with (`whsec_...`). */
   signingSecret: string
   /** Until when the secret replaced by the last rotation still signs too; null when none does. */
   previousSigningSecretExpiresAt: string | null
@@ -109,7 +116,7 @@ export interface AccountSettingsChange {
   signingSecretOverlapSeconds?: number
 }
 
-function toAccount(row: AccountRow): Account {
+function toAccount(row: AccountRow, callbackUrls: Record<Environment, string | null>): Account {
   return {
     id: formatId('acc', row.id),
     name: row.name,
@@ -117,7 +124,7 @@ function toAccount(row: AccountRow): Account {
     billingMode: row.billingMode,
     balance: formatMinorAsAmount(row.balanceMinor),
     pauseWindowSeconds: row.pauseWindowSeconds,
-    callbackUrl: row.callbackUrl,
+    callbackUrls,
     created: row.createdAt.toISOString(),
   }
 }
@@ -148,15 +155,16 @@ export function createAccountsService(deps: {
     return { key, prefix, environment, created: createdAt.toISOString() }
   }
 
-  async function getSettings(accountId: number): Promise<AccountSettings> {
+  async function getSettings(accountId: number, environment: Environment): Promise<AccountSettings> {
     const account = await findAccount(db, accountId)
-    if (!account) throw new AccountError(`No account ${formatId('acc', accountId)}`)
-    const stored = await readSigningSecrets(db, accountId)
-    const signingSecret = stored?.current ?? (await ensureSigningSecret(db, accountId, newSigningSecret()))
+    const stored = await readEnvironmentSettings(db, accountId, environment)
+    if (!account || !stored) throw new AccountError(`No account ${formatId('acc', accountId)}`)
+    const signingSecret = stored.current ?? (await ensureSigningSecret(db, accountId, environment, newSigningSecret()))
     const now = clock.now()
-    const previousActive = stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now
+    const previousActive = stored.previous && stored.previousExpiresAt && stored.previousExpiresAt > now
     return {
-      callbackUrl: account.callbackUrl,
+      environment,
+      callbackUrl: stored.callbackUrl,
       pauseWindowSeconds: account.pauseWindowSeconds,
       signingSecret,
       previousSigningSecretExpiresAt: previousActive ? (stored.previousExpiresAt?.toISOString() ?? null) : null,
@@ -169,7 +177,10 @@ export function createAccountsService(deps: {
       billingCurrency: string
       billingMode?: BillingMode
       pauseWindowSeconds: number
+      /** Both environments' callback URL... */
       callbackUrl: string | null
+      /** ...unless one is given here. */
+      callbackUrls?: Partial<Record<Environment, string | null>>
     }): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }> {
       if (input.name.trim() === '') throw new AccountError('The account name must not be empty')
       const refused = refusedCharacter(input.name, false)
@@ -186,20 +197,36 @@ export function createAccountsService(deps: {
       if (!BILLING_MODES.includes(billingMode)) {
         throw new AccountError(`"${billingMode}" is not a billing mode (${BILLING_MODES.join(' or ')})`)
       }
-      const urlProblem = input.callbackUrl === null ? undefined : unfetchableUrlReason(input.callbackUrl)
-      if (urlProblem !== undefined)
-        throw new AccountError(`"${input.callbackUrl}" is not an http(s) URL that can be called (${urlProblem})`)
+      const callbackUrls: Record<Environment, string | null> = {
+        sandbox: input.callbackUrls?.sandbox !== undefined ? input.callbackUrls.sandbox : input.callbackUrl,
+        live: input.callbackUrls?.live !== undefined ? input.callbackUrls.live : input.callbackUrl,
+      }
+      for (const url of Object.values(callbackUrls)) {
+        const urlProblem = url === null ? undefined : unfetchableUrlReason(url)
+        if (urlProblem !== undefined)
+          throw new AccountError(`"${url}" is not an http(s) URL that can be called (${urlProblem})`)
+      }
       return db.transaction(async (tx) => {
-        const row = await insertAccount(tx, { ...input, billingMode, createdAt: clock.now() })
-        await ensureSigningSecret(tx, row.id, newSigningSecret())
+        const row = await insertAccount(tx, {
+          name: input.name,
+          billingCurrency: input.billingCurrency,
+          pauseWindowSeconds: input.pauseWindowSeconds,
+          callbackUrls,
+          billingMode,
+          createdAt: clock.now(),
+        })
+        // Each environment its own secret: a Sandbox key never sees the one that signs Live callbacks.
+        for (const environment of ENVIRONMENTS) await ensureSigningSecret(tx, row.id, environment, newSigningSecret())
         const sandbox = await issueKey(tx, row.id, 'sandbox')
         const live = await issueKey(tx, row.id, 'live')
-        return { account: toAccount(row), keys: { sandbox, live } }
+        return { account: toAccount(row, callbackUrls), keys: { sandbox, live } }
       })
     },
 
     async listAccounts(): Promise<Account[]> {
-      return (await listAccounts(db)).map(toAccount)
+      return Promise.all(
+        (await listAccounts(db)).map(async (row) => toAccount(row, await readCallbackUrls(db, row.id))),
+      )
     },
 
     async countAccounts(): Promise<number> {
@@ -236,7 +263,7 @@ export function createAccountsService(deps: {
     /**
      * Revokes an unrevoked key of the caller's account, the caller's own included. A Sandbox caller may revoke
      * only Sandbox keys: Sandbox keys are the ones handed to developers and test systems, which must not be
-     * able to cut off Live (the rule of the account settings).
+     * able to cut off Live (as with the pause window, which only a Live key changes).
      */
     async revokeAccountKey(caller: Caller, prefix: string): Promise<ApiKeyView> {
       const notFound = () => new ServiceError('EntityNotFound', `The account has no active key with prefix ${prefix}`)
@@ -255,11 +282,14 @@ export function createAccountsService(deps: {
     getSettings,
 
     /**
-     * Changes account settings (API PATCH and `printroute accounts update`). Problems are returned by field
-     * (nothing changes then), for the caller to report in its own way.
+     * Changes the settings of one environment of an account (API PATCH and `printroute accounts update`); the
+     * pause window, being the account's, changes for both. Problems are returned by field (nothing changes
+     * then), for the caller to report in its own way. Who may change what is the caller's rule (the API lets a
+     * Sandbox key change only Sandbox's own settings).
      */
     async updateSettings(
       accountId: number,
+      environment: Environment,
       change: AccountSettingsChange,
     ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
       const problems: Record<string, string> = {}
@@ -280,21 +310,20 @@ export function createAccountsService(deps: {
       }
       if (Object.keys(problems).length > 0) return { problems }
       const found = await db.transaction(async (tx) => {
-        const updated = await updateAccountSettings(tx, accountId, {
-          ...(change.callbackUrl !== undefined ? { callbackUrl: change.callbackUrl } : {}),
-          ...(pause !== undefined ? { pauseWindowSeconds: pause } : {}),
-        })
-        if (updated && change.rotateSigningSecret === true) {
+        if (!(await findAccount(tx, accountId))) return false
+        if (pause !== undefined) await updatePauseWindow(tx, accountId, pause)
+        if (change.callbackUrl !== undefined) await updateCallbackUrl(tx, accountId, environment, change.callbackUrl)
+        if (change.rotateSigningSecret === true) {
           const expires = new Date(clock.now().getTime() + (overlap ?? DEFAULT_SIGNING_OVERLAP_SECONDS) * 1000)
-          await rotateSigningSecret(tx, accountId, newSigningSecret(), expires)
+          await rotateSigningSecret(tx, accountId, environment, newSigningSecret(), expires)
         }
-        return updated
+        return true
       })
       if (!found) throw new AccountError(`No account ${formatId('acc', accountId)}`)
-      // Callers carry the callback URL and pause window: this process sees the change at once, others
-      // within API_KEY_CACHE_SECONDS.
+      // Callers carry the pause window: this process sees the change at once, others within
+      // API_KEY_CACHE_SECONDS.
       keyCache.clear()
-      return { settings: await getSettings(accountId) }
+      return { settings: await getSettings(accountId, environment) }
     },
 
     /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */
@@ -313,7 +342,6 @@ export function createAccountsService(deps: {
           keyPrefix: owner.keyPrefix,
           pauseWindowSeconds: owner.account.pauseWindowSeconds,
           billingCurrency: owner.account.billingCurrency,
-          callbackUrl: owner.account.callbackUrl,
         }
         // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
         if (caller) keyCache.set(keyHash, { caller, expires: now + API_KEY_CACHE_SECONDS * 1000 })

@@ -1,25 +1,32 @@
 // Callback delivery (docs/callbacks.md): one job per attempt POSTs the stored CloudEvent, signed, to
 // the delivery's URL; any 2xx is delivered, anything else is retried on the schedule below and, after the last
 // attempt, marked failed and kept. Every attempt is recorded. Also the merchant's views: deliveries with their
-// attempts, redelivery, and the events feed for merchants who poll.
+// attempts, redelivery, test callbacks sent at once, and the events feed for merchants who poll.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
+import type { Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
+import { buildTestCloudEvent, testEventType } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { newTraceparent } from '../domain/traceparent.ts'
+import { unfetchableUrlReason } from '../domain/urls.ts'
 import { webhookHeaders } from '../domain/webhook-signature.ts'
-import { ensureSigningSecret, findAccount, readSigningSecrets } from '../repositories/accounts.repository.ts'
+import { ensureSigningSecret, readEnvironmentSettings } from '../repositories/accounts.repository.ts'
 import {
   type AttemptRow,
   type DeliveryRow,
   deleteFinishedDeliveries,
   deleteUnneededEvents,
+  drawEventIds,
   findDelivery,
   findEvent,
   insertAttempt,
   insertDelivery,
+  insertEvent,
+  insertFinishedDelivery,
   listAttempts,
   listDeliveries,
   listEvents,
@@ -85,8 +92,12 @@ export interface CallbacksDeps {
   retryScheduleSeconds?: readonly number[]
   /** How long finished deliveries and unneeded events are kept; CALLBACK_RETENTION_SECONDS by default. */
   retentionSeconds?: number
-  /** A new signing secret, for accounts that have none yet. */
+  /** A new signing secret, for environments that have none yet. */
   newSigningSecret: () => string
+  /** `<vendor>` of `com.<vendor>.test`, the test callback's type (the order events' vendor). */
+  vendor: string
+  /** The CloudEvent `source` of an environment's test callbacks. */
+  testEventSource: (environment: Environment) => string
   /** Events are stored with file tokens; each delivery and each read of the feed carries fresh links. */
   fileLinks: FileLinkRefresher
   /** One line per delivery attempt; silent when absent. */
@@ -106,7 +117,8 @@ export interface CallbackAttemptView {
 export interface CallbackView {
   id: string
   eventId: string
-  orderId: string
+  /** Null for a test callback. */
+  orderId: string | null
   type: string
   url: string
   status: DeliveryStatus
@@ -124,7 +136,7 @@ function toView(row: DeliveryRow, attempts: AttemptRow[]): CallbackView {
   return {
     id: formatId('cbd', row.id),
     eventId: formatId('evt', row.eventId),
-    orderId: formatId('ord', row.orderNumber),
+    orderId: row.orderNumber === null ? null : formatId('ord', row.orderNumber),
     type: row.type,
     url: row.url,
     status: row.status,
@@ -183,10 +195,10 @@ export function createCallbacksService(deps: CallbacksDeps) {
   const log = deps.log ?? silentLogger
   const metrics = deps.metrics ?? noMetrics
 
-  /** The secrets that sign now: the current one and, until its overlap ends, the one before it. */
-  async function signingSecretsOf(accountId: number, now: Date): Promise<string[]> {
-    const stored = await readSigningSecrets(db, accountId)
-    const current = stored?.current ?? (await ensureSigningSecret(db, accountId, deps.newSigningSecret()))
+  /** The environment's secrets that sign now: the current one and, until its overlap ends, the one before it. */
+  async function signingSecretsOf(accountId: number, environment: Environment, now: Date): Promise<string[]> {
+    const stored = await readEnvironmentSettings(db, accountId, environment)
+    const current = stored?.current ?? (await ensureSigningSecret(db, accountId, environment, deps.newSigningSecret()))
     const previous =
       stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now ? [stored.previous] : []
     return [current, ...previous]
@@ -211,7 +223,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
       const headers = {
         'content-type': 'application/json',
         ...webhookHeaders(
-          await signingSecretsOf(delivery.accountId, startedAt),
+          await signingSecretsOf(delivery.accountId, delivery.environment, startedAt),
           formatId('evt', event.id),
           startedAt,
           body,
@@ -254,7 +266,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
       )
       if (!recorded) return
       metrics.callbackDelivery(recorded.result)
-      const traceId = await readOrderTraceId(db, delivery.orderNumber)
+      const traceId = delivery.orderNumber === null ? undefined : await readOrderTraceId(db, delivery.orderNumber)
       const answer = outcome.answered ? `HTTP ${outcome.status}` : outcome.error
       const then =
         recorded.result === 'delivered'
@@ -263,7 +275,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
             ? `next attempt at ${recorded.nextAttemptAt.toISOString()}`
             : 'gave up'
       const line = {
-        orderId: formatId('ord', delivery.orderNumber),
+        ...(delivery.orderNumber === null ? {} : { orderId: formatId('ord', delivery.orderNumber) }),
         ...(traceId ? { traceId } : {}),
         step: 'callback',
         deliveryId: formatId('cbd', deliveryId),
@@ -359,7 +371,8 @@ export function createCallbacksService(deps: CallbacksDeps) {
 
     /**
      * Sends a delivery's event again, as a new delivery (same event, same `webhook-id`), to the order's callback
-     * URL as it is now (the order's own, else the account's; the original URL when neither is set any more).
+     * URL as it is now (the order's own, else the environment's; the original URL when neither is set any
+     * more). A test callback is sent again to the URL it went to.
      */
     async redeliver(caller: Caller, id: string): Promise<CallbackView> {
       const number = parseId('cbd', id)
@@ -373,9 +386,12 @@ export function createCallbacksService(deps: CallbacksDeps) {
           throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
         }
         const event = await findEvent(tx, original.eventId)
-        const account = await findAccount(tx, original.accountId)
-        const order = event ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }) : null
-        const url = order?.data.order.callbackUrl ?? account?.callbackUrl ?? original.url
+        const settings = await readEnvironmentSettings(tx, original.accountId, original.environment)
+        const order =
+          event && event.orderNumber !== null
+            ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }).data.order
+            : null
+        const url = order ? (order.callbackUrl ?? settings?.callbackUrl ?? original.url) : original.url
         const deliveryId = await insertDelivery(tx, {
           eventId: original.eventId,
           orderNumber: original.orderNumber,
@@ -390,6 +406,107 @@ export function createCallbacksService(deps: CallbacksDeps) {
       })
       const created = await findDelivery(db, newId)
       return toView(created as DeliveryRow, [])
+    },
+
+    /**
+     * Sends a test callback now, once (no retries), to `url` or else the environment's callback URL, signed
+     * like every callback with the environment's secrets, and records it as a delivery with its one attempt
+     * (listed by GET /v4.0/callbacks with `orderId` null). Its event (`com.<vendor>.test`) is not in the feed.
+     */
+    async sendTestCallback(caller: Caller, input: { url?: string; traceParent?: string }): Promise<CallbackView> {
+      const settings = await readEnvironmentSettings(db, caller.accountId, caller.environment)
+      const url = input.url ?? settings?.callbackUrl ?? null
+      if (url === null) {
+        throw validationFailed({
+          url: [
+            {
+              code: 'Required',
+              providedValue: null,
+              comparisonValue: `a url, since the ${caller.environment} environment has no callback URL set`,
+            },
+          ],
+        })
+      }
+      const urlProblem = unfetchableUrlReason(url)
+      if (urlProblem !== undefined) {
+        throw validationFailed({ url: [{ code: 'InvalidValue', providedValue: url, comparisonValue: urlProblem }] })
+      }
+      const [eventNumber] = await drawEventIds(db, 1)
+      const eventId = eventNumber as number
+      const startedAt = clock.now()
+      const type = testEventType(deps.vendor)
+      const body = JSON.stringify(
+        buildTestCloudEvent({
+          id: formatId('evt', eventId),
+          type,
+          source: deps.testEventSource(caller.environment),
+          time: startedAt,
+          environment: caller.environment,
+          traceParent: newTraceparent(input.traceParent),
+        }),
+      )
+      const headers = {
+        'content-type': 'application/json',
+        ...webhookHeaders(
+          await signingSecretsOf(caller.accountId, caller.environment, startedAt),
+          formatId('evt', eventId),
+          startedAt,
+          body,
+        ),
+      }
+      const started = performance.now()
+      const outcome = await deps.post(url, body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
+      const latencyMs = Math.round(performance.now() - started)
+      const delivered = outcome.answered && outcome.status >= 200 && outcome.status <= 299
+      // Written once the answer is in, event and delivery together: nothing is ever pending, so neither the
+      // attempt jobs nor the sweeper see a test callback.
+      const deliveryId = await db.transaction(async (tx) => {
+        await insertEvent(tx, {
+          id: eventId,
+          orderNumber: null,
+          accountId: caller.accountId,
+          environment: caller.environment,
+          sequence: 0,
+          type,
+          createdAt: startedAt,
+          body,
+        })
+        return insertFinishedDelivery(
+          tx,
+          {
+            eventId,
+            accountId: caller.accountId,
+            environment: caller.environment,
+            url,
+            status: delivered ? 'delivered' : 'failed',
+            at: clock.now(),
+          },
+          {
+            attemptedAt: startedAt,
+            httpStatus: outcome.answered ? outcome.status : null,
+            latencyMs,
+            responseSnippet: outcome.answered ? outcome.body.slice(0, RESPONSE_SNIPPET_CHARACTERS) : null,
+            error: outcome.answered ? (delivered ? null : `HTTP ${outcome.status}`) : outcome.error,
+          },
+        )
+      })
+      const answer = outcome.answered ? `HTTP ${outcome.status}` : outcome.error
+      log.info(
+        {
+          step: 'callback',
+          deliveryId: formatId('cbd', deliveryId),
+          eventType: type,
+          url,
+          attempt: 1,
+          status: outcome.answered ? outcome.status : null,
+          latencyMs,
+          result: delivered ? 'delivered' : 'failed',
+        },
+        `test callback ${formatId('cbd', deliveryId)}: ${answer} in ${latencyMs} ms`,
+      )
+      const created = await findDelivery(db, deliveryId)
+      const attempts = await listAttempts(db, [deliveryId])
+      return toView(created as DeliveryRow, attempts)
     },
 
     /**

@@ -54,7 +54,7 @@ export function createOrderEventsService(deps: OrderEventsDeps) {
         order.pipeline.phase !== 'cancelled'
       const events = orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded })
       if (events.length === 0) return 0
-      const account = await lockAccountForEvents(tx, order.accountId)
+      const account = await lockAccountForEvents(tx, order.accountId, order.environment)
       const url = order.document.callbackUrl ?? account.callbackUrl
       const ids = await drawEventIds(tx, events.length)
       let sequence = await lastOrderSequence(tx, order.orderNumber)

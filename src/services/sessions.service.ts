@@ -77,7 +77,6 @@ export function createSessionsService(deps: { db: Database; clock: Clock }) {
         keyPrefix: owner.keyPrefix,
         pauseWindowSeconds: owner.pauseWindowSeconds,
         billingCurrency: owner.billingCurrency,
-        callbackUrl: owner.callbackUrl,
       }
     },
 

@@ -37,8 +37,9 @@ async function callbacksOf(t: TestApp, orderId: string, key?: string): Promise<a
   return json(response).callbacks
 }
 
+/** Changes the Sandbox settings (the orders here are Sandbox orders, signed with Sandbox's secret). */
 async function patchSettings(t: TestApp, body: Record<string, unknown>, key?: string) {
-  const response = await t.live(
+  const response = await t.sandbox(
     { method: 'PATCH', url: '/v4.0/account/settings', payload: body, headers: { 'content-type': 'application/json' } },
     key,
   )

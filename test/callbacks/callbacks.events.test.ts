@@ -51,25 +51,24 @@ for (const kind of testDatabaseKinds()) {
       return json(response)
     }
 
-    async function settings(account: TestAccount, body: Record<string, unknown>) {
-      const response = await t.live(
+    /** The pause window is changed with a Live key; each environment's callback URL with its own key. */
+    async function settings(account: TestAccount, body: Record<string, unknown>, server: 'live' | 'sandbox' = 'live') {
+      const response = await t[server](
         {
           method: 'PATCH',
           url: '/v4.0/account/settings',
           payload: body,
           headers: { 'content-type': 'application/json' },
         },
-        account.liveKey,
+        server === 'live' ? account.liveKey : account.sandboxKey,
       )
       assert.equal(response.statusCode, 200, response.body)
     }
 
     test('a whole order life after a pause window: the expected events, in sequence, each with the order then', async () => {
       const account = await t.createAccount()
-      await settings(account, {
-        pauseWindowSeconds: 60,
-        callbackUrl: 'https://merchant.example.com/hooks?token=s3cr3t',
-      })
+      await settings(account, { pauseWindowSeconds: 60 })
+      await settings(account, { callbackUrl: 'https://merchant.example.com/hooks?token=s3cr3t' }, 'sandbox')
       const created = await create('sandbox', splitOrder(), account.sandboxKey)
       assert.equal(created.outcome, 'OnHold')
       const orderId = created.order.id

@@ -19,7 +19,7 @@ for (const kind of testDatabaseKinds()) {
     const t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 0.05 } })
     try {
       const settings = json(
-        await t.live({
+        await t.sandbox({
           method: 'PATCH',
           url: '/v4.0/account/settings',
           payload: { callbackUrl: receiver.url('/printroute') },

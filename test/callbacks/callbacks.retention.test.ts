@@ -194,10 +194,19 @@ for (const kind of testDatabaseKinds()) {
           (await deliveries(t, orderId)).map((delivery) => delivery.status),
           ['delivered', 'delivered'],
         )
+        // A test callback (no order): it goes with its event, which no order's sequence needs.
+        const tested = await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/callbacks/test',
+          payload: { url: receiver.url('/ok') },
+          headers: { 'content-type': 'application/json' },
+        })
+        assert.equal(json(tested).outcome, 'Delivered', tested.body)
         t.clock.advanceSeconds(3599)
         assert.deepEqual(await t.app.services.callbacks.expireCallbackHistory(), { deliveries: 0, events: 0 })
         t.clock.advanceSeconds(2)
-        assert.deepEqual(await t.app.services.callbacks.expireCallbackHistory(), { deliveries: 2, events: 1 })
+        assert.deepEqual(await t.app.services.callbacks.expireCallbackHistory(), { deliveries: 3, events: 2 })
+        assert.deepEqual(await deliveries(t), [])
         assert.deepEqual((await feed(t)).types, [`${T}.status.stage.changed#Cancelled`])
       } finally {
         await t.close()

@@ -20,10 +20,25 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-test('accounts update sets the callback URL and pause window, rotates the signing secret, and refuses bad input', async () => {
-  const created = await withData(['accounts', 'create', '--name', 'Shop', '--json'])
+test('accounts update sets the callback URLs and pause window, rotates the signing secrets, and refuses bad input', async () => {
+  const created = await withData([
+    'accounts',
+    'create',
+    '--name',
+    'Shop',
+    '--callback-url',
+    'https://shop.example.com/live',
+    '--sandbox-callback-url',
+    'https://staging.example.com/hook',
+    '--json',
+  ])
   assert.equal(created.code, 0, created.stderr)
   const { id } = JSON.parse(created.stdout)
+  const listedFirst = JSON.parse((await withData(['accounts', 'list', '--json'])).stdout)
+  assert.deepEqual(listedFirst.find((entry: { id: string }) => entry.id === id).callbackUrls, {
+    sandbox: 'https://staging.example.com/hook',
+    live: 'https://shop.example.com/live',
+  })
 
   const url = 'https://shop.example.com/hooks?token=a%2Fb'
   const updated = await withData([
@@ -39,21 +54,19 @@ test('accounts update sets the callback URL and pause window, rotates the signin
   ])
   assert.equal(updated.code, 0, updated.stderr)
   const settings = JSON.parse(updated.stdout)
-  assert.deepEqual(Object.keys(settings), [
-    'id',
-    'callbackUrl',
-    'pauseWindowSeconds',
-    'signingSecret',
-    'previousSigningSecretExpiresAt',
-  ])
+  assert.deepEqual(Object.keys(settings), ['id', 'pauseWindowSeconds', 'sandbox', 'live'])
+  assert.deepEqual(Object.keys(settings.live), ['callbackUrl', 'signingSecret', 'previousSigningSecretExpiresAt'])
   assert.equal(settings.id, id)
-  assert.equal(settings.callbackUrl, url)
   assert.equal(settings.pauseWindowSeconds, 300)
-  assert.match(settings.signingSecret, /^whsec_/)
+  assert.equal(settings.sandbox.callbackUrl, url, 'without --env: both environments')
+  assert.equal(settings.live.callbackUrl, url)
+  assert.match(settings.sandbox.signingSecret, /^whsec_/)
+  assert.match(settings.live.signingSecret, /^whsec_/)
+  assert.notEqual(settings.sandbox.signingSecret, settings.live.signingSecret)
 
   const listed = await withData(['accounts', 'list', '--json'])
   const account = JSON.parse(listed.stdout).find((entry: { id: string }) => entry.id === id)
-  assert.equal(account.callbackUrl, url)
+  assert.deepEqual(account.callbackUrls, { sandbox: url, live: url })
   assert.equal(account.pauseWindowSeconds, 300)
 
   const rotated = await withData([
@@ -61,23 +74,38 @@ test('accounts update sets the callback URL and pause window, rotates the signin
     'update',
     '--account',
     id,
+    '--env',
+    'sandbox',
     '--rotate-signing-secret',
     '--signing-overlap',
     '1h',
   ])
   assert.equal(rotated.code, 0, rotated.stderr)
-  assert.match(rotated.stdout, /signing secret: {2}whsec_/)
-  assert.doesNotMatch(rotated.stdout, new RegExp(settings.signingSecret.replace(/[+/]/g, '\\$&')))
+  assert.match(rotated.stdout, /sandbox:\n {2}callback URL: {4}\S+\n {2}signing secret: {2}whsec_/)
+  assert.doesNotMatch(rotated.stdout, new RegExp(settings.sandbox.signingSecret.replace(/[+/]/g, '\\$&')))
+  assert.match(rotated.stdout, new RegExp(settings.live.signingSecret.replace(/[+/]/g, '\\$&')), 'Live kept')
   assert.match(rotated.stdout, /previous secret signs too until \d{4}-/)
 
-  const removed = await withData(['accounts', 'update', '--account', id, '--callback-url', 'none', '--json'])
-  assert.equal(JSON.parse(removed.stdout).callbackUrl, null)
+  const removed = await withData([
+    'accounts',
+    'update',
+    '--account',
+    id,
+    '--env',
+    'live',
+    '--callback-url',
+    'none',
+    '--json',
+  ])
+  assert.equal(JSON.parse(removed.stdout).live.callbackUrl, null)
+  assert.equal(JSON.parse(removed.stdout).sandbox.callbackUrl, url, 'only the environment named')
 
   const refusals: [string[], RegExp][] = [
     [['--callback-url', 'ftp://x'], /--callback-url: "ftp:\/\/x" is not an http\(s\) URL/],
     [['--pause-window', 'soon'], /--pause-window/],
     [['--signing-overlap', '1h'], /--signing-overlap: an overlap applies only together with rotateSigningSecret/],
     [[], /nothing to change/],
+    [['--env', 'staging', '--pause-window', '0'], /--env must be sandbox or live/],
   ]
   for (const [args, message] of refusals) {
     const refused = await withData(['accounts', 'update', '--account', id, ...args])

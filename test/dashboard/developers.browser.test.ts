@@ -1,6 +1,6 @@
 // The Developers page in a real browser: redelivering a callback from the log across orders, reading the events
-// feed (forward by cursor, and its newest page), the account settings (changed on Live, read-only on Sandbox),
-// and the account's API keys (created and shown once, revoked, the session of a revoked key ended).
+// feed (forward by cursor, and its newest page), the settings of each environment (callback URL, signing secret,
+// test callback; the pause window changed on Live only), and the account's API keys (created and shown once, revoked, the session of a revoked key ended).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
@@ -291,19 +291,55 @@ for (const kind of testDatabaseKinds()) {
       await context.close()
     })
 
-    test('Sandbox settings are read-only, saying why and linking to the Live dashboard', async () => {
+    test("Sandbox settings: its own callback URL and secret, Live's untouched; the pause window read-only; a test callback sent", async () => {
       const context = await newContext(h.browser)
       const page = await context.newPage()
+      const liveBefore = json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings
       await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
       await page.goto(`${h.urls.sandbox}/dashboard/developers/settings`)
-      await page.getByText('only a Live key changes them').waitFor()
-      assert.equal(await page.getByRole('button', { name: 'Save settings' }).count(), 0)
-      assert.equal(await page.getByRole('button', { name: 'Rotate signing secret' }).count(), 0)
+      await page.getByText('only a Live key changes it').waitFor()
+      assert.equal(await page.getByLabel('Pause window', { exact: true }).count(), 0, 'no pause window field')
       assert.equal(
         await page.getByRole('link', { name: "Live dashboard's settings" }).getAttribute('href'),
         `${h.urls.live}/dashboard/developers/settings`,
       )
       await assertAccessible(page, 'developers-settings (Sandbox)')
+
+      // No Sandbox callback URL yet and none typed: the test callback is refused, saying which field.
+      await page.getByRole('button', { name: 'Send test callback' }).click()
+      assert.match(await page.getByRole('alert').innerText(), /url: Required/)
+
+      const hook = receiver.url('/sandbox-settings')
+      await page.getByLabel('Sandbox callback URL').fill(hook)
+      await page.getByRole('button', { name: 'Save settings' }).click()
+      await page.getByRole('status').getByText('Settings saved').waitFor()
+      await page.getByRole('button', { name: 'Send test callback' }).click()
+      const sent = page.getByRole('status')
+      await sent.getByText(/Test callback cbd_\d+ to .* delivered: HTTP 200/).waitFor()
+      assert.match(await sent.innerText(), /the receiver said: thanks/)
+      const received = receiver.received.filter((callback) => callback.url === '/sandbox-settings')
+      assert.equal(received.length, 1)
+      assert.match(String(received[0]?.event.type), /^com\.[a-z0-9-]+\.test$/)
+
+      const closed = await startCallbackReceiver()
+      const closedUrl = closed.url('/gone')
+      await closed.close()
+      await page.getByLabel('Send to').fill(closedUrl)
+      await page.getByRole('button', { name: 'Send test callback' }).click()
+      assert.match(await page.getByRole('alert').innerText(), /failed: no answer/)
+      await page.goto(`${h.urls.sandbox}/dashboard/developers/callbacks?status=failed`)
+      await page.getByRole('row').filter({ hasText: 'Test callback' }).first().waitFor()
+
+      await page.goto(`${h.urls.sandbox}/dashboard/developers/settings`)
+      const sandboxBefore = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings
+      await page.getByLabel('Overlap').fill('0')
+      await page.getByRole('button', { name: 'Rotate signing secret' }).click()
+      await page.getByRole('status').getByText('the new one alone signs').waitFor()
+      const sandboxAfter = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings
+      assert.notEqual(sandboxAfter.signingSecret, sandboxBefore.signingSecret)
+      assert.equal(sandboxAfter.callbackUrl, hook)
+      const liveAfter = json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings
+      assert.deepEqual(liveAfter, liveBefore, "Live's settings are untouched by Sandbox")
       await context.close()
     })
 

@@ -1,5 +1,5 @@
 // The HTTP surface of callbacks (docs/api.md#callbacks-and-events): account settings (GET/PATCH
-// /v4.0/account/settings), the callback listing, redelivery and the events feed: shapes, scoping and every refusal with
+// /v4.0/account/settings, per environment), the callback listing, redelivery and the events feed: shapes, scoping and every refusal with
 // the contract's error body.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -29,22 +29,33 @@ for (const kind of testDatabaseKinds()) {
     const patch = (account: TestAccount, payload: unknown, headers: Record<string, string> = JSON_HEADERS) =>
       t.live({ method: 'PATCH', url: '/v4.0/account/settings', payload: payload as string, headers }, account.liveKey)
 
-    test('settings: read, changed field by field, the same from either environment', async () => {
+    const patchSandbox = (account: TestAccount, payload: unknown) =>
+      t.sandbox(
+        { method: 'PATCH', url: '/v4.0/account/settings', payload: payload as string, headers: JSON_HEADERS },
+        account.sandboxKey,
+      )
+
+    test("settings: each environment reads and changes its own callback URL and secret; the pause window is Live's to change", async () => {
       const account = await t.createAccount()
       const read = await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' }, account.sandboxKey)
       assert.equal(read.statusCode, 200)
       const initial = json(read)
       assert.equal(initial.outcome, 'Ok')
       assert.deepEqual(Object.keys(initial.settings), [
+        'environment',
         'callbackUrl',
         'pauseWindowSeconds',
         'signingSecret',
         'previousSigningSecretExpiresAt',
       ])
+      assert.equal(initial.settings.environment, 'sandbox')
       assert.equal(initial.settings.callbackUrl, null)
       assert.equal(initial.settings.pauseWindowSeconds, 0)
       assert.match(initial.settings.signingSecret, /^whsec_[A-Za-z0-9+/]{43}=$/)
       assert.equal(initial.settings.previousSigningSecretExpiresAt, null)
+      const liveInitial = json(await t.live({ method: 'GET', url: '/v4.0/account/settings' }, account.liveKey))
+      assert.equal(liveInitial.settings.environment, 'live')
+      assert.notEqual(liveInitial.settings.signingSecret, initial.settings.signingSecret, 'one secret per environment')
 
       const changed = await patch(account, {
         callbackUrl: 'https://shop.example.com/hook?key=1',
@@ -54,26 +65,38 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(json(changed).outcome, 'Updated')
       assert.equal(json(changed).settings.callbackUrl, 'https://shop.example.com/hook?key=1')
       assert.equal(json(changed).settings.pauseWindowSeconds, 90)
-      assert.equal(json(changed).settings.signingSecret, initial.settings.signingSecret, 'no rotation asked for')
-      // Fields left out stay; the Live key sees the same account settings.
+      assert.equal(json(changed).settings.signingSecret, liveInitial.settings.signingSecret, 'no rotation asked for')
+      // Live's callback URL is not Sandbox's; the pause window is the account's, seen from both.
+      const sandboxNow = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' }, account.sandboxKey))
+      assert.equal(sandboxNow.settings.callbackUrl, null)
+      assert.equal(sandboxNow.settings.pauseWindowSeconds, 90)
       await patch(account, { pauseWindowSeconds: 0 })
       const live = json(await t.live({ method: 'GET', url: '/v4.0/account/settings' }, account.liveKey))
-      assert.equal(live.settings.callbackUrl, 'https://shop.example.com/hook?key=1')
+      assert.equal(live.settings.callbackUrl, 'https://shop.example.com/hook?key=1', 'fields left out stay')
       assert.equal(live.settings.pauseWindowSeconds, 0)
+
+      // A Sandbox key manages Sandbox's own callback settings...
+      const sandboxChanged = await patchSandbox(account, {
+        callbackUrl: 'https://staging.example.com/hook',
+        rotateSigningSecret: true,
+      })
+      assert.equal(sandboxChanged.statusCode, 200, sandboxChanged.body)
+      assert.equal(json(sandboxChanged).settings.environment, 'sandbox')
+      assert.equal(json(sandboxChanged).settings.callbackUrl, 'https://staging.example.com/hook')
+      assert.notEqual(json(sandboxChanged).settings.signingSecret, initial.settings.signingSecret)
+      // ...and never touches Live's: its URL and secret are as they were.
+      const liveAfter = json(await t.live({ method: 'GET', url: '/v4.0/account/settings' }, account.liveKey))
+      assert.equal(liveAfter.settings.callbackUrl, 'https://shop.example.com/hook?key=1')
+      assert.equal(liveAfter.settings.signingSecret, liveInitial.settings.signingSecret)
+      assert.equal(liveAfter.settings.previousSigningSecretExpiresAt, null)
+      // The pause window holds Live orders too, so a Sandbox key cannot change it (and nothing else changes).
+      const refused = await patchSandbox(account, { callbackUrl: null, pauseWindowSeconds: 600 })
+      assertError(refused, 401, 'Unauthorized')
+      const unchanged = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' }, account.sandboxKey))
+      assert.equal(unchanged.settings.callbackUrl, 'https://staging.example.com/hook')
+      assert.equal(unchanged.settings.pauseWindowSeconds, 0)
       const cleared = json(await patch(account, { callbackUrl: null }))
       assert.equal(cleared.settings.callbackUrl, null)
-      // A Sandbox key reads the settings but cannot change them: they redirect and sign Live callbacks too.
-      const refused = await t.sandbox(
-        {
-          method: 'PATCH',
-          url: '/v4.0/account/settings',
-          payload: { callbackUrl: 'https://attacker.example.com/' },
-          headers: JSON_HEADERS,
-        },
-        account.sandboxKey,
-      )
-      assert.equal(refused.statusCode, 401)
-      assert.equal(json(refused).outcome, 'Unauthorized')
       assert.equal(json(await patch(account, {})).settings.callbackUrl, null)
     })
 
@@ -91,7 +114,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('rotating the signing secret keeps the old one signing for the overlap', async () => {
       const account = await t.createAccount()
-      const before = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' }, account.sandboxKey))
+      const before = json(await t.live({ method: 'GET', url: '/v4.0/account/settings' }, account.liveKey))
       const rotated = json(await patch(account, { rotateSigningSecret: true }))
       assert.notEqual(rotated.settings.signingSecret, before.settings.signingSecret)
       assert.equal(
@@ -139,7 +162,8 @@ for (const kind of testDatabaseKinds()) {
     test('callbacks and events: bad queries are ValidationFailed, unknown or foreign deliveries EntityNotFound', async () => {
       const account = await t.createAccount()
       const other = await t.createAccount()
-      await patch(account, { callbackUrl: 'https://shop.example.com/hook', pauseWindowSeconds: 600 })
+      await patch(account, { pauseWindowSeconds: 600 })
+      await patchSandbox(account, { callbackUrl: 'https://shop.example.com/hook' })
       const created = json(
         await t.sandbox(
           { method: 'POST', url: '/v4.0/orders', payload: sampleOrder(), headers: JSON_HEADERS },

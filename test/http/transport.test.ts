@@ -379,7 +379,6 @@ describe('request timeout', () => {
     keyPrefix: 'pr_sandbox_test',
     pauseWindowSeconds: 0,
     billingCurrency: 'GBP',
-    callbackUrl: null,
   }
   let server: Awaited<ReturnType<typeof buildHttpServer>>
 

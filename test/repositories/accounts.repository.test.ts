@@ -47,9 +47,39 @@ for (const kind of testDatabaseKinds()) {
       const sandbox = await accounts.authenticate(created.keys.sandbox.key, 'sandbox')
       assert.equal(sandbox?.environment, 'sandbox')
       assert.equal(sandbox?.billingCurrency, 'USD')
-      assert.equal(sandbox?.callbackUrl, 'https://shop.test/cb')
       assert.equal(await accounts.authenticate(created.keys.sandbox.key, 'live'), undefined)
       assert.equal(await accounts.authenticate(`${created.keys.live.key}x`, 'live'), undefined)
+    })
+
+    test('each environment has its own callback URL and signing secret', async () => {
+      const created = await accounts.createAccount({
+        name: 'Shop',
+        billingCurrency: 'GBP',
+        pauseWindowSeconds: 0,
+        callbackUrl: 'https://shop.test/live',
+        callbackUrls: { sandbox: 'https://staging.shop.test/cb' },
+      })
+      assert.deepEqual(created.account.callbackUrls, {
+        sandbox: 'https://staging.shop.test/cb',
+        live: 'https://shop.test/live',
+      })
+      const accountNumber = Number(created.account.id.slice('acc_'.length))
+      const sandbox = await accounts.getSettings(accountNumber, 'sandbox')
+      const live = await accounts.getSettings(accountNumber, 'live')
+      assert.equal(sandbox.callbackUrl, 'https://staging.shop.test/cb')
+      assert.equal(live.callbackUrl, 'https://shop.test/live')
+      assert.match(sandbox.signingSecret, /^whsec_/)
+      assert.notEqual(sandbox.signingSecret, live.signingSecret)
+      const changed = await accounts.updateSettings(accountNumber, 'sandbox', {
+        callbackUrl: null,
+        rotateSigningSecret: true,
+      })
+      assert.ok('settings' in changed)
+      assert.equal(changed.settings.callbackUrl, null)
+      assert.notEqual(changed.settings.signingSecret, sandbox.signingSecret)
+      assert.deepEqual(await accounts.getSettings(accountNumber, 'live'), live, "Live's settings stay as they were")
+      const listed = (await accounts.listAccounts()).find((account) => account.id === created.account.id)
+      assert.deepEqual(listed?.callbackUrls, { sandbox: null, live: 'https://shop.test/live' })
     })
 
     test('a revoked key stops working; an unknown prefix is refused', async () => {

@@ -102,14 +102,14 @@ for (const kind of testDatabaseKinds()) {
         name: 'a',
         billingCurrency: 'GBP',
         pauseWindowSeconds: 0,
-        callbackUrl: null,
+        callbackUrls: { sandbox: null, live: null },
         createdAt: t0,
       })
       const other = await insertAccount(database.db, {
         name: 'b',
         billingCurrency: 'GBP',
         pauseWindowSeconds: 0,
-        callbackUrl: null,
+        callbackUrls: { sandbox: null, live: null },
         createdAt: t0,
       })
       scope = { accountId: account.id, environment: 'sandbox' }
@@ -202,7 +202,7 @@ for (const kind of testDatabaseKinds()) {
         name: 'c',
         billingCurrency: 'GBP',
         pauseWindowSeconds: 0,
-        callbackUrl: null,
+        callbackUrls: { sandbox: null, live: null },
         createdAt: t0,
       })
       const listScope: OrderScope = { accountId: lister.id, environment: 'live' }

@@ -1,6 +1,7 @@
 // Developers: what an integration needs besides the orders themselves. The callbacks log across orders
-// (filter by status, redeliver), the events feed, the account settings (callback URL, pause window, signing
-// secret) and the account's API keys (create, list, revoke). All through the public API, as any client.
+// (filter by status, redeliver), the events feed, the settings of this dashboard's environment (callback URL,
+// signing secret, test callback; the account's pause window) and the account's API keys (create, list,
+// revoke). All through the public API, as any client.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
@@ -42,6 +43,7 @@ interface FeedPage {
 }
 
 interface AccountSettings {
+  environment: 'sandbox' | 'live'
   callbackUrl: string | null
   pauseWindowSeconds: number
   signingSecret: string
@@ -270,6 +272,7 @@ interface SettingsInput {
   callbackUrl?: string
   pauseWindow?: string
   overlap?: string
+  testUrl?: string
 }
 
 const DEFAULT_OVERLAP = '24h'
@@ -280,13 +283,15 @@ function durationWords(seconds: number): string {
 
 function registerSettings(pages: FastifyInstance, dashboard: Dashboard): void {
   const live = dashboard.environment === 'live'
+  const name = environmentName(dashboard.environment)
   const liveSettingsUrl = () => `${dashboard.publicUrl('live')}${DASHBOARD_PATH}/developers/settings`
 
   const signingSection = (settings: AccountSettings, csrfToken: string, entered: SettingsInput) => {
     const previous = settings.previousSigningSecretExpiresAt
     return html`<section class="card settings-card" aria-labelledby="signing-heading"><h2 id="signing-heading">Signing secret</h2>
-<p>Every callback, Sandbox and Live, is signed with the account's secret (Standard Webhooks), so a receiver can
-tell that it comes from printroute and has not been changed.</p>
+<p>Every ${name} callback is signed with ${name}'s own secret (Standard Webhooks), so a receiver can tell that it
+comes from printroute and has not been changed. Sandbox and Live have different secrets: a Sandbox key never sees
+the one that signs Live callbacks.</p>
 <dl class="facts">
 <div><dt>Secret</dt><dd><code>${settings.signingSecret.slice(0, 'whsec_'.length)}••••••••</code></dd></div>
 <div><dt>Previous secret</dt><dd>${previous ? html`also signs until ${formatTime(previous)}` : 'none'}</dd></div>
@@ -301,18 +306,14 @@ webhook-timestamp: 1767225600
 webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=</pre>
 <p class="muted small">While an old secret still signs, the header holds two signatures separated by a space: accept either.
 The Standard Webhooks libraries (npm <code>standardwebhooks</code> and others) check it, and the timestamp, in one call.</p>
-${
-  live
-    ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/rotate-signing-secret" class="stack">${csrfField(csrfToken)}
+<form method="post" action="${DASHBOARD_PATH}/developers/settings/rotate-signing-secret" class="stack">${csrfField(csrfToken)}
 <h3>Rotate the secret</h3>
 <p>A new secret signs from now on; the current one keeps signing too for the overlap, so receivers can switch at any time within it.</p>
 <div class="field setting-field"><label for="overlap">Overlap</label>
 <input id="overlap" name="overlap" value="${entered.overlap ?? DEFAULT_OVERLAP}" aria-describedby="overlap-note" spellcheck="false">
 <p id="overlap-note" class="muted small">How long the current secret keeps signing: a duration such as 30m, 2h or 1d, or a number of seconds; 0 stops it at once; at most 30 days.</p></div>
 <button type="submit">Rotate signing secret</button>
-</form>`
-    : ''
-}
+</form>
 </section>`
   }
 
@@ -333,32 +334,37 @@ ${
       })
     }
     const settings = answer.body.settings
-    const callbacksSection = live
-      ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings" class="card settings-card stack" aria-labelledby="callbacks-heading">${csrfField(csrfToken)}
-<h2 id="callbacks-heading">Callbacks and pause window</h2>
-<div class="field setting-field"><label for="callback-url">Callback URL <span class="muted">(optional)</span></label>
-<input id="callback-url" name="callbackUrl" type="url" value="${entered.callbackUrl ?? settings.callbackUrl ?? ''}" aria-describedby="callback-url-note" placeholder="https://shop.example.com/printroute-events" spellcheck="false">
-<p id="callback-url-note" class="muted small">Events of orders without a callback URL of their own are POSTed here, Sandbox and Live. Empty: none (the events are still in the feed).</p></div>
-<div class="field setting-field"><label for="pause-window">Pause window</label>
+    const pauseWindowField = live
+      ? html`<div class="field setting-field"><label for="pause-window">Pause window</label>
 <input id="pause-window" name="pauseWindow" value="${entered.pauseWindow ?? formatDurationSeconds(settings.pauseWindowSeconds)}" aria-describedby="pause-window-note" spellcheck="false">
-<p id="pause-window-note" class="muted small">How long new orders wait on hold, when they can still be changed or cancelled, before they are made: a duration such as 30m, 2h or 1d, or a number of seconds; 0 for none; at most 30 days. Applies to orders created from now on.</p></div>
+<p id="pause-window-note" class="muted small">How long new orders, Sandbox and Live, wait on hold, when they can still be changed or cancelled, before they are made: a duration such as 30m, 2h or 1d, or a number of seconds; 0 for none; at most 30 days. Applies to orders created from now on.</p></div>`
+      : html`<dl class="facts"><div><dt>Pause window</dt><dd>${durationWords(settings.pauseWindowSeconds)}</dd></div></dl>
+<p class="muted small">The pause window is the account's and holds Live orders too, so only a Live key changes it: see the
+<a href="${liveSettingsUrl()}">Live dashboard's settings</a>.</p>`
+    const callbacksSection = html`<form method="post" action="${DASHBOARD_PATH}/developers/settings" class="card settings-card stack" aria-labelledby="callbacks-heading">${csrfField(csrfToken)}
+<h2 id="callbacks-heading">Callbacks and pause window</h2>
+<div class="field setting-field"><label for="callback-url">${name} callback URL <span class="muted">(optional)</span></label>
+<input id="callback-url" name="callbackUrl" type="url" value="${entered.callbackUrl ?? settings.callbackUrl ?? ''}" aria-describedby="callback-url-note" placeholder="https://shop.example.com/printroute-events" spellcheck="false">
+<p id="callback-url-note" class="muted small">Events of ${name} orders without a callback URL of their own are POSTed here (${live ? 'Sandbox' : 'Live'} has its own). Empty: none (the events are still in the feed).</p></div>
+${pauseWindowField}
 <button type="submit">Save settings</button>
 </form>`
-      : html`<section class="card settings-card" aria-labelledby="callbacks-heading"><h2 id="callbacks-heading">Callbacks and pause window</h2>
-<dl class="facts">
-<div><dt>Callback URL</dt><dd>${settings.callbackUrl ? html`<code>${settings.callbackUrl}</code>` : 'none'}</dd></div>
-<div><dt>Pause window</dt><dd>${durationWords(settings.pauseWindowSeconds)}</dd></div>
-</dl>
-<p>These settings belong to the account and apply to Live too, so only a Live key changes them: a Sandbox key,
-often handed to developers and test systems, can only read them. Change them on the
-<a href="${liveSettingsUrl()}">Live dashboard's settings</a>.</p>
-</section>`
+    const testSection = html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/test-callback" class="card settings-card stack" aria-labelledby="test-callback-heading">${csrfField(csrfToken)}
+<h2 id="test-callback-heading">Test callback</h2>
+<p>Sends a signed test event (<code>com.…test</code>, no order) now, once, and shows what the receiver answered.
+It is listed with the other callbacks.</p>
+<div class="field setting-field"><label for="test-url">Send to <span class="muted">(optional)</span></label>
+<input id="test-url" name="url" type="url" value="${entered.testUrl ?? ''}" aria-describedby="test-url-note" placeholder="${settings.callbackUrl ?? 'https://shop.example.com/printroute-events'}" spellcheck="false">
+<p id="test-url-note" class="muted small">Empty: the ${name} callback URL${settings.callbackUrl ? '' : ' (none is set, so give one here)'}.</p></div>
+<button type="submit">Send test callback</button>
+</form>`
     return sendDeveloperPage(dashboard, request, reply, 'settings', {
       title: 'Settings',
       ...(failure ?? {}),
       content: html`<h1>Settings</h1>
-<p>The account's settings, the same for Sandbox and Live.</p>
+<p>The ${name} settings: Sandbox and Live each have their own callback URL and signing secret; the pause window is the account's.</p>
 ${callbacksSection}
+${testSection}
 ${signingSection(settings, csrfToken, entered)}`,
     })
   }
@@ -387,15 +393,16 @@ ${signingSection(settings, csrfToken, entered)}`,
     async (request, reply) => {
       const entered = {
         callbackUrl: String(request.body?.callbackUrl ?? '').trim(),
-        pauseWindow: String(request.body?.pauseWindow ?? '').trim(),
+        ...(live ? { pauseWindow: String(request.body?.pauseWindow ?? '').trim() } : {}),
       }
-      const pauseWindowSeconds = parseDuration(entered.pauseWindow)
+      // Sandbox's form has no pause window: it is the account's, changed with a Live key.
+      const pauseWindowSeconds = entered.pauseWindow === undefined ? undefined : parseDuration(entered.pauseWindow)
       if (pauseWindowSeconds instanceof Error) {
         return refused(request, reply, entered, 400, `pauseWindowSeconds: ${pauseWindowSeconds.message}`)
       }
       const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
         callbackUrl: entered.callbackUrl === '' ? null : entered.callbackUrl,
-        pauseWindowSeconds,
+        ...(pauseWindowSeconds === undefined ? {} : { pauseWindowSeconds }),
       })
       if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
       const saved = answer.body.settings
@@ -405,6 +412,24 @@ ${signingSection(settings, csrfToken, entered)}`,
       })
     },
   )
+
+  pages.post<{ Body: { url?: string } }>('/developers/settings/test-callback', async (request, reply) => {
+    const entered = { testUrl: String(request.body?.url ?? '').trim() }
+    const answer = await request.signedIn.api.post<{ outcome: string; callback: CallbackDelivery }>(
+      '/callbacks/test',
+      entered.testUrl === '' ? {} : { url: entered.testUrl },
+    )
+    if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
+    const { callback } = answer.body
+    const attempt = callback.attempts[0]
+    const answered =
+      attempt?.httpStatus == null ? `no answer (${attempt?.error ?? 'unknown error'})` : `HTTP ${attempt.httpStatus}`
+    const snippet = attempt?.responseSnippet ? `; the receiver said: ${attempt.responseSnippet.slice(0, 200)}` : ''
+    return dashboard.redirect(reply, '/developers/settings', {
+      kind: callback.status === 'delivered' ? 'success' : 'error',
+      text: `Test callback ${callback.id} to ${callback.url} ${callback.status}: ${answered} in ${attempt?.latencyMs ?? 0} ms${snippet}.`,
+    })
+  })
 
   pages.post<{ Body: { overlap?: string } }>('/developers/settings/rotate-signing-secret', async (request, reply) => {
     const entered = { overlap: String(request.body?.overlap ?? '').trim() }

@@ -73,6 +73,7 @@ export function eventWords(type: string): string {
   if (what === 'status.details.downloadAssets') return `Images downloaded`
   if (what === 'status.details.shipping') return `Everything shipped`
   if (what === 'status.issues.paymentAuthorisation') return 'Payment authorised'
+  if (/^com\.[^.]+\.test$/.test(type)) return 'Test callback'
   return name
 }
 
@@ -259,7 +260,7 @@ export function callbacksTable(
 <tbody>${callbacks.map(
     (delivery) => html`<tr>
 <th scope="row"><code>${delivery.id}</code>${delivery.redeliveryOf ? html`<div class="muted small">again for ${delivery.redeliveryOf}</div>` : ''}<div class="muted small">${formatTime(delivery.created)}</div></th>
-${showOrder ? html`<td><a href="${orderPath(delivery.orderId)}">${delivery.orderId}</a></td>` : ''}
+${showOrder ? html`<td>${delivery.orderId ? html`<a href="${orderPath(delivery.orderId)}">${delivery.orderId}</a>` : html`<span class="muted">none (test)</span>`}</td>` : ''}
 <td>${eventWords(delivery.type)}<div class="muted small">to ${delivery.url}</div></td>
 <td>${stateBadge(delivery.status)}${delivery.nextAttemptAt ? html`<div class="muted small">next ${formatTime(delivery.nextAttemptAt)}</div>` : ''}</td>
 <td>${

@@ -1,6 +1,7 @@
 // Account settings (docs/api.md#account-settings): GET and PATCH /v4.0/account/settings for the
-// callback URL, the pause window and the rotation of the callback signing secret. Settings belong to the
-// account: a Sandbox or a Live key reads the same ones; only a Live key changes them.
+// callback URL, the pause window and the rotation of the callback signing secret. The callback URL and signing
+// secret are the caller's environment's own: a key reads and changes only its environment's, so a Sandbox key
+// never sees or moves Live's. The pause window is the account's, so only a Live key changes it.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
@@ -27,7 +28,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
       },
     },
     async (request) => {
-      const settings = await accounts.getSettings(request.caller.accountId).catch(notFound)
+      const settings = await accounts.getSettings(request.caller.accountId, request.caller.environment).catch(notFound)
       return { outcome: 'Ok' as const, settings, traceParent: request.traceParent }
     },
   )
@@ -44,16 +45,16 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
       },
     },
     async (request) => {
-      // The settings are the account's, Live included (its callback URL, its signing secret): a Sandbox key,
-      // often handed to a developer or a test system, must not be able to redirect or re-key Live callbacks.
-      if (request.caller.environment !== 'live') {
+      // The pause window holds Live orders too: a Sandbox key, often handed to a developer or a test system,
+      // must not change how Live behaves.
+      if (request.caller.environment !== 'live' && request.body.pauseWindowSeconds !== undefined) {
         throw new ServiceError(
           'Unauthorized',
-          'Account settings apply to Live too, so they are changed with a Live key (a Sandbox key can read them)',
+          'The pause window applies to Live orders too, so it is changed with a Live key (a Sandbox key can read it)',
         )
       }
       const result = await accounts
-        .updateSettings(request.caller.accountId, request.body as AccountSettingsChange)
+        .updateSettings(request.caller.accountId, request.caller.environment, request.body as AccountSettingsChange)
         .catch(notFound)
       if ('problems' in result) {
         const body = request.body as Record<string, unknown>

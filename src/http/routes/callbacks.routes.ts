@@ -1,6 +1,7 @@
 // Callbacks and events (docs/callbacks.md):
 //   GET  /v4.0/callbacks?orderId=&status=&top=&skip=   deliveries, newest first, each with every attempt;
 //   POST /v4.0/callbacks/{id}/redeliver                 sends a delivery's event again (a new delivery);
+//   POST /v4.0/callbacks/test                           sends a signed test callback now and returns its delivery;
 //   GET  /v4.0/events?after=&top=&orderId=              the same events as a feed, oldest first, for pollers.
 // Everything is scoped to the caller's account and environment.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -13,6 +14,8 @@ import {
   EventsQuerySchema,
   EventsResponseSchema,
   ListCallbacksQuerySchema,
+  TestCallbackBodySchema,
+  TestCallbackResponseSchema,
 } from '../schemas/callbacks.schema.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import { refuseBody } from '../validation.ts'
@@ -55,6 +58,31 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
       refuseBody(request.body, 'Redeliver takes no body')
       const callback = await callbacks.redeliver(request.caller, request.params.callbackId)
       return { outcome: 'Created' as const, callback, traceParent: request.traceParent }
+    },
+  )
+
+  api.post(
+    '/callbacks/test',
+    {
+      schema: {
+        operationId: 'sendTestCallback',
+        tags: ['callbacks'],
+        summary: 'Send a signed test callback now (once, no retries) and return its delivery with the attempt',
+        body: TestCallbackBodySchema,
+        response: { 200: TestCallbackResponseSchema, ...ErrorResponses },
+      },
+      // The body is optional: none is the same as `{}` (send to the environment's callback URL).
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {}
+      },
+    },
+    async (request) => {
+      const callback = await callbacks.sendTestCallback(request.caller, {
+        ...(request.body.url !== undefined ? { url: request.body.url } : {}),
+        traceParent: request.traceParent,
+      })
+      const outcome = callback.status === 'delivered' ? ('Delivered' as const) : ('Failed' as const)
+      return { outcome, callback, traceParent: request.traceParent }
     },
   )
 

@@ -1,4 +1,5 @@
-// Account settings: callback URL, pause window, callback signing secret (docs/api.md "Account settings").
+// Account settings: callback URL, pause window, callback signing secret (docs/api.md "Account settings"). The
+// callback URL and the signing secret are the caller's environment's; the pause window is the account's.
 import { Type } from 'typebox'
 import { MAX_PAUSE_WINDOW_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../../services/accounts.service.ts'
 import { Nullable, NullableUrlString, named, Outcome, TraceParent } from './common.schema.ts'
@@ -6,10 +7,11 @@ import { Nullable, NullableUrlString, named, Outcome, TraceParent } from './comm
 const SettingsSchema = named(
   'AccountSettings',
   Type.Object({
-    callbackUrl: Nullable(Type.String()),
-    pauseWindowSeconds: Type.Integer(),
+    environment: Type.String({ description: "sandbox or live: the caller's environment, whose settings these are." }),
+    callbackUrl: Nullable(Type.String({ description: "This environment's callback URL." })),
+    pauseWindowSeconds: Type.Integer({ description: "The account's pause window (both environments)." }),
     signingSecret: Type.String({
-      description: 'Callbacks are signed with this secret (Standard Webhooks, whsec_...).',
+      description: "This environment's callbacks are signed with this secret (Standard Webhooks, whsec_...).",
     }),
     previousSigningSecretExpiresAt: Nullable(Type.String()),
   }),
@@ -28,9 +30,19 @@ export const PatchSettingsSchema = named(
   'AccountSettingsChange',
   Type.Object(
     {
-      callbackUrl: Type.Optional(NullableUrlString('Account-wide callback URL (http or https), or null for none.')),
-      pauseWindowSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAUSE_WINDOW_SECONDS })),
-      rotateSigningSecret: Type.Optional(Type.Boolean()),
+      callbackUrl: Type.Optional(
+        NullableUrlString("This environment's callback URL (http or https), or null for none; an order's own wins."),
+      ),
+      pauseWindowSeconds: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: MAX_PAUSE_WINDOW_SECONDS,
+          description: "The account's pause window; changed with a Live key only.",
+        }),
+      ),
+      rotateSigningSecret: Type.Optional(
+        Type.Boolean({ description: "Replace this environment's signing secret (the other environment's stays)." }),
+      ),
       signingSecretOverlapSeconds: Type.Optional(
         Type.Integer({
           minimum: 0,

@@ -2,7 +2,16 @@
 import { Type } from 'typebox'
 import { DELIVERY_STATUSES } from '../../domain/callback-deliveries.ts'
 import { LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
-import { CaseInsensitiveEnum, Nullable, named, OkOutcome, Outcome, StringEnum, TraceParent } from './common.schema.ts'
+import {
+  CaseInsensitiveEnum,
+  Nullable,
+  named,
+  OkOutcome,
+  Outcome,
+  StringEnum,
+  TraceParent,
+  UrlString,
+} from './common.schema.ts'
 import { OrderSchema } from './order.schema.ts'
 
 const AttemptSchema = named(
@@ -22,7 +31,7 @@ export const CallbackSchema = named(
   Type.Object({
     id: Type.String({ description: 'Delivery ID, cbd_<number>.' }),
     eventId: Type.String(),
-    orderId: Type.String(),
+    orderId: Nullable(Type.String({ description: 'The order (ord_<number>); null for a test callback.' })),
     type: Type.String(),
     url: Type.String(),
     status: named('DeliveryStatus', StringEnum(DELIVERY_STATUSES)),
@@ -125,6 +134,31 @@ export const EventsResponseSchema = named(
     events: Type.Array(CallbackEventSchema),
     nextCursor: Nullable(Type.String()),
     hasMore: Type.Boolean(),
+    traceParent: TraceParent,
+  }),
+)
+
+export const TestCallbackBodySchema = named(
+  'TestCallbackRequest',
+  Type.Object(
+    {
+      url: Type.Optional(
+        UrlString("Where to send the test callback (http or https); the environment's callback URL when absent."),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+)
+
+export const TestCallbackResponseSchema = named(
+  'TestCallbackResponse',
+  Type.Object({
+    outcome: Outcome(
+      'TestCallbackOutcome',
+      ['Delivered', 'Failed'] as const,
+      'Delivered when the receiver answered 2xx, else Failed.',
+    ),
+    callback: CallbackSchema,
     traceParent: TraceParent,
   }),
 )

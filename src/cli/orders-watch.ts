@@ -1,0 +1,153 @@
+// `printroute orders watch ORDER_ID`: an order's progress as it happens, from any printroute the key works
+// on. Prints the order's stage and status details now, then one line per event of the order (GET /v4.0/events
+// ?orderId=, which carries the order as it was then) until the order is Complete or Cancelled, and exits 0.
+// An order in its pause window is waited for; an order the key does not have is an error.
+import type { Command } from 'commander'
+import {
+  type ApiConnection,
+  ApiRequestError,
+  addConnectionOptions,
+  connectionOf,
+  createApiConnection,
+  intervalMs,
+  pause,
+  stopSignal,
+} from './api-connection.ts'
+import { print, requireText, UsageError } from './command-support.ts'
+import { OperationError } from './operation-error.ts'
+
+const FINAL_STAGES = new Set(['Complete', 'Cancelled'])
+const FEED_PAGE_SIZE = 100
+
+/** What paging through the feed needs of a page. */
+interface FeedCursorPage {
+  nextCursor: string | null
+  hasMore: boolean
+}
+
+interface WatchedOrder {
+  id: string
+  status: {
+    stage: string
+    details: Record<string, string>
+    issues?: { errorCode?: string; description?: string }[]
+  }
+  shipments?: { id: string; status?: string; tracking?: { number?: string } | null }[]
+}
+
+interface OrderEvent {
+  id: string
+  type: string
+  time: string
+  data?: { order?: WatchedOrder }
+}
+
+/** `InProgress  downloadAssets Complete, allocateProductionLocation InProgress, ...` (states not started left out). */
+export function describeOrder(order: WatchedOrder): string {
+  const details = Object.entries(order.status.details)
+    .filter(([, state]) => state !== 'NotStarted')
+    .map(([step, state]) => `${step} ${state}`)
+  const issues = (order.status.issues ?? []).map((issue) => `issue ${issue.errorCode ?? '?'}`)
+  return [order.status.stage, [...details, ...issues].join(', ') || 'nothing started yet'].join('  ')
+}
+
+/** The part of an event type after `com.<vendor>.order.` (`status.stage.changed#Complete`). */
+function shortType(type: string): string {
+  return type.replace(/^com\.[^.]+\.order\./, '')
+}
+
+export function registerOrderCommands(program: Command): void {
+  const orders = program.command('orders').summary("follow an order's progress on a running printroute")
+  const watch = orders
+    .command('watch')
+    .summary("print an order's progress until it is complete or cancelled")
+    .description(
+      "Prints the order's stage and status details, then each change as it happens (from the events feed), " +
+        'and exits 0 once the order is Complete or Cancelled; an order in its pause window is waited for. ' +
+        'Talks to a printroute server with an API key (docs/callbacks.md#watching-an-order).',
+    )
+    .argument('<ORDER_ID>', 'the order (ord_123)')
+  addConnectionOptions(watch, '2s').action(async (orderIdArgument: string, values: Record<string, unknown>) => {
+    const orderId = requireText(orderIdArgument, 'ORDER_ID')
+    if (!/^ord_\d{1,15}$/.test(orderId)) throw new UsageError(`"${orderId}" is not an order ID (ord_123)`)
+    const connection = connectionOf(values)
+    await watchOrder(createApiConnection(connection), orderId, intervalMs(values.pollInterval, '--poll-interval'))
+  })
+}
+
+/** The order now, or when it is still in its pause window, until when. */
+async function readOrder(
+  api: ApiConnection,
+  orderId: string,
+  signal: AbortSignal,
+): Promise<{ order: WatchedOrder } | { onHoldUntil: string }> {
+  try {
+    return { order: (await api.get<{ order: WatchedOrder }>(`/orders/${orderId}`, {}, signal)).order }
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 404) {
+      const onHoldUntil = (error.body?.data as { onHoldUntil?: unknown } | undefined)?.onHoldUntil
+      if (typeof onHoldUntil === 'string') return { onHoldUntil }
+      throw new OperationError(`no order ${orderId} for this key (${error.message})`, 1)
+    }
+    throw error
+  }
+}
+
+/** Stopped (Ctrl-C) before the order ended: not the success a script waiting for the order would expect. */
+function stoppedEarly(orderId: string): OperationError {
+  return new OperationError(`stopped before ${orderId} was complete or cancelled`, 1)
+}
+
+export async function watchOrder(api: ApiConnection, orderId: string, pollMs: number): Promise<void> {
+  const stop = stopSignal()
+  const { signal } = stop
+  try {
+    // The events already written are the past: only what comes after them is printed as a change.
+    let cursor: string | null = null
+    for (;;) {
+      const page: FeedCursorPage = await api.get<FeedCursorPage>(
+        '/events',
+        { orderId, after: cursor ?? undefined, top: FEED_PAGE_SIZE },
+        signal,
+      )
+      cursor = page.nextCursor ?? cursor
+      if (!page.hasMore) break
+    }
+    let now = await readOrder(api, orderId, signal)
+    while ('onHoldUntil' in now && !signal.aborted) {
+      print(`${new Date().toISOString()}  ${orderId}  on hold in the pause window until ${now.onHoldUntil}`)
+      const wait = Math.max(pollMs, new Date(now.onHoldUntil).getTime() - Date.now())
+      await pause(wait, signal)
+      now = await readOrder(api, orderId, signal)
+    }
+    if (!('order' in now)) throw stoppedEarly(orderId)
+    let last = describeOrder(now.order)
+    print(`${new Date().toISOString()}  ${orderId}  ${last}`)
+    if (FINAL_STAGES.has(now.order.status.stage)) return
+
+    while (!signal.aborted) {
+      const page = await api.get<{ events: OrderEvent[]; nextCursor: string | null; hasMore: boolean }>(
+        '/events',
+        { orderId, after: cursor ?? undefined, top: FEED_PAGE_SIZE },
+        signal,
+      )
+      for (const event of page.events) {
+        cursor = event.id
+        const order = event.data?.order
+        if (!order) continue
+        const state = describeOrder(order)
+        // Events that change nothing shown here (a shipment, a payment) still say what happened.
+        print(`${event.time}  ${orderId}  ${state === last ? `${shortType(event.type)}` : state}`)
+        last = state
+        if (FINAL_STAGES.has(order.status.stage)) return
+      }
+      if (!page.hasMore) await pause(pollMs, signal)
+    }
+    throw stoppedEarly(orderId)
+  } catch (error) {
+    if (signal.aborted) throw stoppedEarly(orderId)
+    throw error
+  } finally {
+    stop.dispose()
+  }
+}

@@ -1,0 +1,202 @@
+// `printroute listen` and `printroute orders watch` against a real printroute (the test application listening
+// on 127.0.0.1, with its workers and fast simulated labs) and a real local receiver that verifies every
+// signature. listen runs as a real process: the point is that it stops on a signal and, started again, carries
+// on after the last event it forwarded, without a duplicate or a gap. `orders watch` runs in the CLI session.
+import assert from 'node:assert/strict'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { Webhook } from 'standardwebhooks'
+import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
+import { type CliSession, killStartedPrintroutes, startCliSession, startPrintroute } from '../support/cli.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { PHONE_CASE } from '../support/pipeline-driver.ts'
+import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
+
+describe('listen and orders watch, against a running printroute', () => {
+  let t: TestApp
+  let urls: { live: string; sandbox: string }
+  let images: ImageServer
+  let cli: CliSession
+  let stateHome: string
+
+  before(async () => {
+    t = await startTestApp({ workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 0.2 } })
+    urls = await listenOnLoopback(t)
+    images = await startImageServer()
+    cli = startCliSession()
+    stateHome = mkdtempSync(join(tmpdir(), 'printroute-listen-state-'))
+  })
+  after(async () => {
+    killStartedPrintroutes()
+    await cli.close()
+    await images.close()
+    await t.close()
+    rmSync(stateHome, { recursive: true, force: true })
+  })
+
+  async function placeOrder(key: string): Promise<string> {
+    const response = await t.sandbox(
+      {
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({
+          items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+        }),
+        headers: { 'content-type': 'application/json' },
+      },
+      key,
+    )
+    assert.equal(response.statusCode, 200, response.body)
+    return json(response).order?.id ?? json(response).onHold.id
+  }
+
+  async function stageOf(orderId: string, key: string): Promise<string | undefined> {
+    const response = await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` }, key)
+    return response.statusCode === 200 ? json(response).order.status.stage : undefined
+  }
+
+  test('listen forwards each event signed, retries a refused one, and after a restart carries on without duplicates or gaps', async () => {
+    const account = await t.createAccount()
+    // The receiver refuses the very first request: that event must come again, not be skipped.
+    const receiver: CallbackReceiver = await startCallbackReceiver({
+      respond: (_callback, index) => (index === 0 ? 503 : 200),
+    })
+    const { signingSecret } = json(
+      await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' }, account.sandboxKey),
+    ).settings
+    const env = { PRINTROUTE_API_KEY: account.sandboxKey, PRINTROUTE_BASE_URL: urls.sandbox, XDG_STATE_HOME: stateHome }
+    const args = ['listen', '--forward-to', receiver.url('/hook'), '--poll-interval', '200ms']
+    try {
+      const first = startPrintroute(args, env)
+      await first.waitFor(/listening to .* from the first event \(now\)/)
+      const orderId = await placeOrder(account.sandboxKey)
+      await first.waitFor(/-> 503 error 503 \(\d+ ms\); trying again in 1s/)
+      await first.waitFor(/-> 200 \(\d+ ms\)/)
+      first.child.kill('SIGINT')
+      assert.equal(await first.exited, 0, first.output())
+      const stoppedAt = first.output().match(/stopped; the last event forwarded is (evt_\d+)/)?.[1]
+      assert.ok(stoppedAt, first.output())
+
+      // The order goes on while nothing listens.
+      await waitFor(
+        'the order to complete',
+        async () => ((await stageOf(orderId, account.sandboxKey)) === 'Complete' ? true : undefined),
+        45_000,
+        250,
+      )
+      const feed: { id: string; type: string }[] = json(
+        await t.sandbox({ method: 'GET', url: '/v4.0/events' }, account.sandboxKey),
+      ).events
+      assert.ok(feed.length >= 4, `${feed.length} events`)
+
+      const second = startPrintroute(args, env)
+      await second.waitFor(new RegExp(`from after ${stoppedAt} \\(where the last run stopped`))
+      const lastId = feed.at(-1)?.id as string
+      await second.waitFor(new RegExp(`${lastId}  -> 200`))
+      second.child.kill('SIGTERM')
+      assert.equal(await second.exited, 0, second.output())
+
+      const taken = receiver.received.slice(1)
+      assert.deepEqual(
+        taken.map((callback) => callback.headers['webhook-id']),
+        feed.map((event) => event.id),
+        'every event once, in order, across the restart',
+      )
+      assert.equal(receiver.received[0]?.headers['webhook-id'], feed[0]?.id, 'the refused event was tried again')
+      for (const callback of receiver.received) {
+        new Webhook(signingSecret).verify(callback.body, callback.headers as Record<string, string>)
+        assert.equal(callback.event.id, callback.headers['webhook-id'])
+        assert.equal(callback.event.data.order.id, orderId)
+      }
+      const output = first.output() + second.output()
+      for (const event of feed) {
+        assert.match(output, new RegExp(`  ${event.type.replace(/[.#]/g, '\\$&')}  ${orderId}  ${event.id}  -> 200`))
+      }
+      const stateFiles = readdirSync(join(stateHome, 'printroute', 'listen'))
+      assert.equal(stateFiles.length, 1)
+      const state = readFileSync(join(stateHome, 'printroute', 'listen', stateFiles[0] as string), 'utf8')
+      assert.equal(JSON.parse(state).lastEventId, lastId)
+      assert.ok(!state.includes(account.sandboxKey), 'the key itself is never stored')
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  test('listen refuses a bad key or missing flags with a message', async () => {
+    const missing = await cli.run(['listen', '--forward-to', 'http://127.0.0.1:9/hook'], {
+      PRINTROUTE_API_KEY: undefined,
+      PRINTROUTE_BASE_URL: urls.sandbox,
+    })
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /--api-key is required \(or set PRINTROUTE_API_KEY\)/)
+    const badKey = await cli.run(
+      ['listen', '--api-key', 'pr_sandbox_wrong', '--base-url', urls.sandbox, '--forward-to', 'http://127.0.0.1:9/'],
+      { XDG_STATE_HOME: stateHome },
+    )
+    assert.equal(badKey.code, 2, badKey.stderr)
+    assert.match(badKey.stderr, /not a valid Sandbox key/)
+    const badTarget = await cli.run(['listen', '--api-key', 'k', '--base-url', urls.sandbox, '--forward-to', 'ftp://x'])
+    assert.equal(badTarget.code, 2)
+    assert.match(badTarget.stderr, /--forward-to: "ftp:\/\/x" is not an http\(s\) URL/)
+  })
+
+  test('orders watch prints the progress of an order until it is complete, waiting out its pause window', async () => {
+    const account = await t.createAccount({ pauseWindowSeconds: 2 })
+    const orderId = await placeOrder(account.sandboxKey)
+    const watched = await cli.run(['orders', 'watch', orderId, '--poll-interval', '200ms'], {
+      PRINTROUTE_API_KEY: account.sandboxKey,
+      PRINTROUTE_BASE_URL: `${urls.sandbox}/v4.0/`,
+    })
+    assert.equal(watched.code, 0, watched.stderr + watched.stdout)
+    const lines = watched.stdout.trim().split('\n')
+    assert.match(lines[0] as string, new RegExp(`  ${orderId}  on hold in the pause window until \\d{4}-`))
+    assert.match(lines.at(-1) as string, new RegExp(`  ${orderId}  Complete  .*shipping Complete`))
+    assert.ok(
+      lines.some((line) => / {2}InProgress {2}.*downloadAssets Complete/.test(line)),
+      watched.stdout,
+    )
+    assert.equal(await stageOf(orderId, account.sandboxKey), 'Complete')
+
+    // A finished order: its state, at once.
+    const again = await cli.run([
+      'orders',
+      'watch',
+      orderId,
+      '--api-key',
+      account.sandboxKey,
+      '--base-url',
+      urls.sandbox,
+    ])
+    assert.equal(again.code, 0, again.stderr)
+    assert.equal(again.stdout.trim().split('\n').length, 1)
+    assert.match(again.stdout, / {2}Complete {2}/)
+
+    const unknown = await cli.run([
+      'orders',
+      'watch',
+      'ord_999999',
+      '--api-key',
+      account.sandboxKey,
+      '--base-url',
+      urls.sandbox,
+    ])
+    assert.equal(unknown.code, 1)
+    assert.match(unknown.stderr, /no order ord_999999 for this key/)
+    const foreign = await cli.run([
+      'orders',
+      'watch',
+      orderId,
+      '--api-key',
+      t.account.sandboxKey,
+      '--base-url',
+      urls.sandbox,
+    ])
+    assert.equal(foreign.code, 1, 'another account does not see it')
+    const badId = await cli.run(['orders', 'watch', '12', '--api-key', account.sandboxKey, '--base-url', urls.sandbox])
+    assert.equal(badId.code, 2)
+    assert.match(badId.stderr, /"12" is not an order ID/)
+  })
+})
