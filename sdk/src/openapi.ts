@@ -280,6 +280,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/callbacks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed test callback now (once, no retries) and return its delivery with the attempt */
+        post: operations["sendTestCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/events": {
         parameters: {
             query?: never;
@@ -497,17 +514,23 @@ export interface components {
     schemas: {
         /** AccountSettings */
         AccountSettings: {
+            /** @description sandbox or live: the caller's environment, whose settings these are. */
+            environment: string;
+            /** @description This environment's callback URL. */
             callbackUrl: string | null;
+            /** @description The account's pause window (both environments). */
             pauseWindowSeconds: number;
-            /** @description Callbacks are signed with this secret (Standard Webhooks, whsec_...). */
+            /** @description This environment's callbacks are signed with this secret (Standard Webhooks, whsec_...). */
             signingSecret: string;
             previousSigningSecretExpiresAt: string | null;
         };
         /** AccountSettingsChange */
         AccountSettingsChange: {
-            /** @description Account-wide callback URL (http or https), or null for none. At most 2048 characters, or null. */
+            /** @description This environment's callback URL (http or https), or null for none; an order's own wins. At most 2048 characters, or null. */
             callbackUrl?: string | null;
+            /** @description The account's pause window; changed with a Live key only. */
             pauseWindowSeconds?: number;
+            /** @description Replace this environment's signing secret (the other environment's stays). */
             rotateSigningSecret?: boolean;
             /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
             signingSecretOverlapSeconds?: number;
@@ -640,7 +663,8 @@ export interface components {
             /** @description Delivery ID, cbd_<number>. */
             id: string;
             eventId: string;
-            orderId: string;
+            /** @description The order (ord_<number>); null for a test callback. */
+            orderId: string | null;
             type: string;
             url: string;
             status: components["schemas"]["DeliveryStatus"];
@@ -887,7 +911,7 @@ export interface components {
          * ErrorOutcome
          * @enum {string}
          */
-        ErrorOutcome: "ValidationFailed" | "MalformedRequest" | "Unauthorized" | "EntityNotFound" | "EndpointDoesNotExist" | "MethodNotAllowed" | "RequestTimeout" | "LinkExpired" | "PayloadTooLarge" | "InvalidContentType" | "RequestHeadersTooLarge" | "InternalServerError" | "TimedOut" | "ServiceUnavailable" | "NotReady";
+        ErrorOutcome: "ValidationFailed" | "MalformedRequest" | "Unauthorized" | "EntityNotFound" | "EndpointDoesNotExist" | "MethodNotAllowed" | "RequestTimeout" | "LinkExpired" | "PayloadTooLarge" | "InvalidContentType" | "TooManyRequests" | "RequestHeadersTooLarge" | "InternalServerError" | "TimedOut" | "ServiceUnavailable" | "NotReady";
         /** EventsResponse */
         EventsResponse: {
             outcome: components["schemas"]["OkOutcome"];
@@ -1358,6 +1382,24 @@ export interface components {
          * @enum {string}
          */
         Stage: "InProgress" | "Complete" | "Cancelled";
+        /**
+         * TestCallbackOutcome
+         * @description Delivered when the receiver answered 2xx, else Failed.
+         * @enum {string}
+         */
+        TestCallbackOutcome: "Delivered" | "Failed";
+        /** TestCallbackRequest */
+        TestCallbackRequest: {
+            /** @description Where to send the test callback (http or https); the environment's callback URL when absent. At most 2048 characters. */
+            url?: string;
+        };
+        /** TestCallbackResponse */
+        TestCallbackResponse: {
+            outcome: components["schemas"]["TestCallbackOutcome"];
+            callback: components["schemas"]["CallbackDelivery"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Tracking */
         Tracking: {
             number: string;
@@ -1698,6 +1740,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1728,6 +1779,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1762,6 +1822,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1796,6 +1865,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1833,6 +1911,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1867,6 +1954,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1895,6 +1991,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2185,6 +2290,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2214,6 +2328,55 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendTestCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestCallbackRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCallbackResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2245,6 +2408,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2270,6 +2442,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2301,6 +2482,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2326,6 +2516,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2353,6 +2552,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2382,6 +2590,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description OK: the outcome says what happened */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
