@@ -1,0 +1,241 @@
+// Every curl example in docs/api.md, run as written with the real curl against live servers, so that what a
+// developer pastes from the docs works. The examples use the default addresses (Sandbox 127.0.0.1:8081, Live
+// :8080) and a few shell variables (KEY, ORDER, ...); this test points the addresses at its own servers and
+// gives the variables values of its own, leaving the rest of each block exactly as documented.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { promisify } from 'node:util'
+import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
+import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
+
+const run = promisify(execFile)
+const DOC = join(import.meta.dirname, '..', '..', 'docs', 'api.md')
+const CURL = process.env.CURL_PATH ?? '/usr/bin/curl'
+
+interface Example {
+  /** The heading the block stands under, to name the test. */
+  heading: string
+  line: number
+  script: string
+}
+
+/** The ```sh blocks of the document that call curl, with the heading above each. */
+function examplesOf(markdown: string): Example[] {
+  const examples: Example[] = []
+  const lines = markdown.split('\n')
+  let heading = ''
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? ''
+    if (/^#{2,4} /.test(line)) heading = line.replace(/^#+ /, '').replaceAll('`', '')
+    if (line.trim() !== '```sh') continue
+    const start = index + 1
+    const body: string[] = []
+    for (index = start; index < lines.length && lines[index]?.trim() !== '```'; index++) body.push(lines[index] ?? '')
+    const script = body.join('\n')
+    if (/\bcurl\b/.test(script)) examples.push({ heading, line: start, script })
+  }
+  return examples
+}
+
+/** The variables the examples may use; the test gives each a value, replacing the documented assignment. */
+const VARIABLES = ['KEY', 'LIVE_KEY', 'ORDER', 'CALLBACK', 'KEY_PREFIX', 'LAB_KEY', 'SHIPMENT'] as const
+type Variable = (typeof VARIABLES)[number]
+const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options'])
+
+/** The method and path of each curl call of a script: `-X` names the method, else a body makes it a POST. */
+function requestsOf(script: string): string[] {
+  const calls = script
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => /^\s*curl\b/.test(line))
+  return calls.map((call) => {
+    const method = /(?:-X|--request)\s+([A-Z]+)/.exec(call)?.[1] ?? (/\s(?:-d|--data\S*)\s/.test(call) ? 'POST' : 'GET')
+    const url = /https?:\/\/[^\s'"]+/.exec(call)?.[0] ?? ''
+    return `${method} ${new URL(url.replaceAll('$', '')).pathname}`
+  })
+}
+
+/** Whether a request (`GET /v4.0/orders/ORDER`) calls an operation (`GET /v4.0/orders/{id}`). */
+function operationMatches(operation: string, request: string): boolean {
+  const pattern = operation
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join('[^/]+')
+  return new RegExp(`^${pattern}/?$`, 'i').test(request)
+}
+
+function variablesUsed(script: string): Set<Variable> {
+  const used = new Set<Variable>()
+  for (const name of VARIABLES) if (new RegExp(`\\$\\{?${name}\\b`).test(script)) used.add(name)
+  return used
+}
+
+describe('the curl examples of docs/api.md', () => {
+  const examples = examplesOf(readFileSync(DOC, 'utf8'))
+  let t: TestApp
+  let urls: { live: string; sandbox: string }
+  let shimDir: string
+  let receiver: CallbackReceiver
+
+  before(async () => {
+    // Workers run, so that a Live order reaches its lab (the lab API examples); the simulated Sandbox labs stay
+    // at their first step, so Sandbox orders wait with their lab and their state stays as the examples expect.
+    t = await startTestApp({
+      workers: true,
+      realClock: true,
+      pipeline: { downloadRetryBaseSeconds: 0.01, simulatedLabStepSeconds: 3600 },
+    })
+    urls = await listenOnLoopback(t)
+    receiver = await startCallbackReceiver()
+    // curl, but noting the status of each answer on stderr, so the test can tell that every request succeeded.
+    shimDir = mkdtempSync(join(tmpdir(), 'printroute-curl-'))
+    writeFileSync(
+      join(shimDir, 'curl'),
+      `#!/bin/sh\nexec ${CURL} "$@" --write-out '\\n%{stderr}@@status %{http_code}\\n'\n`,
+    )
+    chmodSync(join(shimDir, 'curl'), 0o755)
+  })
+  after(async () => {
+    await t?.close()
+    await receiver?.close()
+    if (shimDir) rmSync(shimDir, { recursive: true, force: true })
+  })
+
+  /** A new Sandbox order of the test's account, for an example that acts on `$ORDER`. */
+  async function newSandboxOrder(extra: Record<string, unknown> = {}): Promise<string> {
+    const created = await t.sandbox({
+      method: 'POST',
+      url: '/v4.0/orders',
+      headers: { 'content-type': 'application/json' },
+      payload: {
+        ...extra,
+        shippingMethod: 'Budget',
+        recipient: {
+          name: 'Ada Lovelace',
+          address: { line1: '14 Test Street', postalOrZipCode: 'EC1A 1BB', countryCode: 'GB', townOrCity: 'London' },
+        },
+        items: [
+          {
+            sku: 'GLOBAL-FAP-16x24',
+            copies: 1,
+            sizing: 'fillPrintArea',
+            assets: [{ printArea: 'default', url: `${urls.sandbox}/samples/portrait.jpg` }],
+          },
+        ],
+      },
+    })
+    assert.equal(created.statusCode, 200, created.body)
+    return json(created).order.id
+  }
+
+  /** A Live order's shipment waiting at its lab, and a lab key of that lab. */
+  async function shipmentAtItsLab(): Promise<{ shipment: string; labKey: string }> {
+    const created = await t.live({
+      method: 'POST',
+      url: '/v4.0/orders',
+      headers: { 'content-type': 'application/json' },
+      payload: {
+        shippingMethod: 'Budget',
+        recipient: {
+          name: 'Ada Lovelace',
+          address: { line1: '14 Test Street', postalOrZipCode: 'EC1A 1BB', countryCode: 'GB', townOrCity: 'London' },
+        },
+        items: [
+          {
+            sku: 'GLOBAL-FAP-16x24',
+            copies: 1,
+            sizing: 'fillPrintArea',
+            assets: [{ printArea: 'default', url: `${urls.live}/samples/portrait.jpg` }],
+          },
+        ],
+      },
+    })
+    assert.equal(created.statusCode, 200, created.body)
+    const orderId = json(created).order.id
+    const shipment = await waitFor('the Live order to reach its lab', async () => {
+      const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      return order.status.details.inProduction === 'InProgress' ? order.shipments[0] : undefined
+    })
+    const { key } = await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)
+    return { shipment: shipment.id, labKey: key }
+  }
+
+  /** A delivery of the test account's Sandbox callbacks: an order's first event sent to a local receiver. */
+  async function aCallbackDelivery(): Promise<string> {
+    const orderId = await newSandboxOrder({ callbackUrl: receiver.url('/hook') })
+    return await waitFor("the order's first callback", async () => {
+      const listed = await t.sandbox({ method: 'GET', url: `/v4.0/callbacks?orderId=${orderId}` })
+      return json(listed).callbacks[0]?.id as string | undefined
+    })
+  }
+
+  async function valuesFor(used: Set<Variable>): Promise<Record<string, string>> {
+    const values: Record<string, string> = {}
+    if (used.has('KEY')) values.KEY = t.account.sandboxKey
+    if (used.has('LIVE_KEY')) values.LIVE_KEY = t.account.liveKey
+    if (used.has('ORDER')) values.ORDER = await newSandboxOrder()
+    if (used.has('CALLBACK')) values.CALLBACK = await aCallbackDelivery()
+    if (used.has('KEY_PREFIX')) {
+      const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }))
+      values.KEY_PREFIX = created.key.prefix
+    }
+    if (used.has('LAB_KEY') || used.has('SHIPMENT')) {
+      const { shipment, labKey } = await shipmentAtItsLab()
+      values.SHIPMENT = shipment
+      values.LAB_KEY = labKey
+    }
+    return values
+  }
+
+  test('every operation of both OpenAPI documents has an example', async () => {
+    const operations = new Set<string>()
+    for (const server of [t.app.sandbox, t.app.live]) {
+      const document = json(await server.inject({ method: 'GET', url: '/v4.0/openapi.json' }))
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+        for (const method of Object.keys(item)) {
+          if (HTTP_METHODS.has(method)) operations.add(`${method.toUpperCase()} ${path}`)
+        }
+      }
+    }
+    const called = examples.flatMap((example) => requestsOf(example.script))
+    const missing = [...operations].filter(
+      (operation) => !called.some((request) => operationMatches(operation, request)),
+    )
+    assert.deepEqual(missing, [], 'operations without a curl example in docs/api.md')
+  })
+
+  for (const example of examples) {
+    test(`${example.heading} (docs/api.md line ${example.line})`, async () => {
+      const script = example.script
+        .replace(ASSIGNMENT, '')
+        .replaceAll('http://127.0.0.1:8081', urls.sandbox)
+        .replaceAll('http://127.0.0.1:8080', urls.live)
+      const values = await valuesFor(variablesUsed(example.script))
+      const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', script], {
+        env: { PATH: `${shimDir}:${process.env.PATH}`, HOME: process.env.HOME ?? tmpdir(), ...values },
+        timeout: 30_000,
+      }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(`the example failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`)
+      })
+      const statuses = [...stderr.matchAll(/@@status (\d{3})/g)].map((match) => Number(match[1]))
+      assert.ok(statuses.length > 0, `no request was made:\n${stderr}`)
+      for (const status of statuses) {
+        assert.ok(status >= 200 && status < 300, `an answer was ${status}:\n${stdout}\n${stderr}`)
+      }
+      // Every answer the examples show is a JSON body with an outcome (or the OpenAPI document).
+      const bodies = stdout.split('\n').filter((line) => line.startsWith('{'))
+      assert.ok(bodies.length > 0, `no JSON answer:\n${stdout}`)
+      for (const body of bodies) {
+        const parsed = JSON.parse(body)
+        assert.ok('outcome' in parsed || 'openapi' in parsed, `an answer without an outcome: ${body.slice(0, 300)}`)
+      }
+    })
+  }
+})
