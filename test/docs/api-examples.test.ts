@@ -83,6 +83,7 @@ describe('the curl examples of docs/api.md', () => {
   let urls: { live: string; sandbox: string }
   let shimDir: string
   let receiver: CallbackReceiver
+  let atLab: { shipment: string; labKey: string } | undefined
 
   before(async () => {
     // Workers run, so that a Live order reaches its lab (the lab API examples); the simulated Sandbox labs stay
@@ -123,7 +124,7 @@ describe('the curl examples of docs/api.md', () => {
         },
         items: [
           {
-            sku: 'GLOBAL-FAP-16x24',
+            sku: 'GLOBAL-FAP-8x8',
             copies: 1,
             sizing: 'fillPrintArea',
             assets: [{ printArea: 'default', url: `${urls.sandbox}/samples/portrait.jpg` }],
@@ -149,7 +150,7 @@ describe('the curl examples of docs/api.md', () => {
         },
         items: [
           {
-            sku: 'GLOBAL-FAP-16x24',
+            sku: 'GLOBAL-FAP-8x8',
             copies: 1,
             sizing: 'fillPrintArea',
             assets: [{ printArea: 'default', url: `${urls.live}/samples/portrait.jpg` }],
@@ -159,11 +160,16 @@ describe('the curl examples of docs/api.md', () => {
     })
     assert.equal(created.statusCode, 200, created.body)
     const orderId = json(created).order.id
-    const shipment = await waitFor('the Live order to reach its lab', async () => {
+    const shipment = await waitFor('the Live order to be allocated', async () => {
       const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-      return order.status.details.inProduction === 'InProgress' ? order.shipments[0] : undefined
+      return order.shipments[0]
     })
     const { key } = await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)
+    // The shipment is the lab's once its print files are made and it is submitted: then the lab lists it.
+    await waitFor("the shipment in its lab's job list", async () => {
+      const listed = await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': key } })
+      return json(listed).jobs.some((job: { shipmentId: string }) => job.shipmentId === shipment.id) || undefined
+    })
     return { shipment: shipment.id, labKey: key }
   }
 
@@ -186,11 +192,10 @@ describe('the curl examples of docs/api.md', () => {
       const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }))
       values.KEY_PREFIX = created.key.prefix
     }
-    if (used.has('LAB_KEY') || used.has('SHIPMENT')) {
-      const { shipment, labKey } = await shipmentAtItsLab()
-      values.SHIPMENT = shipment
-      values.LAB_KEY = labKey
-    }
+    // A report changes its shipment, so each example that names one gets a new one; listing needs only a key.
+    if (used.has('SHIPMENT') || (used.has('LAB_KEY') && !atLab)) atLab = await shipmentAtItsLab()
+    if (atLab && used.has('SHIPMENT')) values.SHIPMENT = atLab.shipment
+    if (atLab && used.has('LAB_KEY')) values.LAB_KEY = atLab.labKey
     return values
   }
 

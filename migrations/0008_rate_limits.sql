@@ -1,4 +1,4 @@
--- printroute schema, version 7: rate limit counters shared by every API process on one PostgreSQL
+-- printroute schema, version 8: rate limit counters shared by every API process on one PostgreSQL
 -- (docs/operations.md#rate-limits). One row per limited key (an API key's prefix or a client address, with its
 -- environment): the requests counted in its current window and when that window ends; the first request
 -- after the end starts a new window. UNLOGGED: written on every API request, and losing the counts in a crash
