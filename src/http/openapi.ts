@@ -60,8 +60,20 @@ const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
   404: { name: 'NotFound', when: 'No such resource (for this account and environment), or no such endpoint.' },
   413: { name: 'PayloadTooLarge', when: 'The body is larger than the limit.' },
   415: { name: 'UnsupportedMediaType', when: 'The body is not JSON.' },
+  429: {
+    name: 'TooManyRequests',
+    when: "The key's (or, without a valid key, the address's) rate limit is used up: retry after `Retry-After` seconds.",
+  },
   500: { name: 'ServerError', when: 'Something failed on the server, or the request was not answered in time.' },
   503: { name: 'ServiceUnavailable', when: 'The server is shutting down: retry.' },
+}
+
+/** What a 429 says besides its body (the same RateLimit-* headers are on every limited answer). */
+const RATE_LIMIT_HEADERS = {
+  'Retry-After': { description: 'Seconds until the window ends.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Limit': { description: 'Requests allowed per window.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests left in this window.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the window ends.', schema: { type: 'integer', minimum: 0 } },
 }
 
 function outcomesOfStatus(status: number): string[] {
@@ -71,14 +83,17 @@ function outcomesOfStatus(status: number): string[] {
 }
 
 /** The error statuses any operation of this shape can answer, beside those its route schema declares. */
-function commonErrorStatuses(method: string, operation: Json): string[] {
+function commonErrorStatuses(path: string, method: string, operation: Json): string[] {
   const changes = method !== 'get' && method !== 'head'
+  // Every /v4.0 operation counts against a rate limit (http/rate-limit.ts); the lab API has none.
+  const limited = !path.startsWith('/labs/')
   const parameters = (operation.parameters as { in: string }[] | undefined) ?? []
   return [
     ...(changes || parameters.length > 0 || operation.requestBody ? ['400'] : []),
     '401',
     ...(parameters.some((parameter) => parameter.in === 'path') ? ['404'] : []),
     ...(changes ? ['413', '415'] : []),
+    ...(limited ? ['429'] : []),
     '500',
     '503',
   ]
@@ -269,7 +284,8 @@ export function shapeDocument(document: Json, vendor: string): Json {
       decorateOperation(operation)
       if (path.startsWith('/labs/v1/')) operation.security = [{ labKey: [] }]
       const responses = (operation.responses ?? {}) as Record<string, Json>
-      for (const status of new Set([...Object.keys(responses), ...commonErrorStatuses(method, operation)])) {
+      if (path.startsWith('/labs/')) delete responses['429']
+      for (const status of new Set([...Object.keys(responses), ...commonErrorStatuses(path, method, operation)])) {
         const shared = ERROR_RESPONSES[status]
         if (shared) responses[status] = { $ref: `#/components/responses/${shared.name}` }
         else if (responses[status]?.description === 'Default Response') {
@@ -292,6 +308,7 @@ export function shapeDocument(document: Json, vendor: string): Json {
       name,
       {
         description: `${when} Outcome ${outcomesOfStatus(Number(status)).join(' or ')}.`,
+        ...(status === '429' ? { headers: RATE_LIMIT_HEADERS } : {}),
         content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorBody` } } },
       },
     ]),
