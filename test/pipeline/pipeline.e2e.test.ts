@@ -6,32 +6,9 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { testDatabaseKinds } from '../support/databases.ts'
-import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
-
-/** A photo-like test image: four coloured quadrants with noise, so crops and rotations are visible. */
-async function photo(width: number, height: number): Promise<Buffer> {
-  const half = (w: number, h: number, r: number, g: number, b: number) =>
-    sharp({ create: { width: w, height: h, channels: 3, background: { r, g, b } } })
-      .png()
-      .toBuffer()
-  const [tl, tr, bl, br] = await Promise.all([
-    half(Math.ceil(width / 2), Math.ceil(height / 2), 220, 30, 30),
-    half(Math.floor(width / 2), Math.ceil(height / 2), 30, 200, 30),
-    half(Math.ceil(width / 2), Math.floor(height / 2), 30, 30, 220),
-    half(Math.floor(width / 2), Math.floor(height / 2), 230, 230, 30),
-  ])
-  return sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
-    .composite([
-      { input: tl, left: 0, top: 0 },
-      { input: tr, left: Math.ceil(width / 2), top: 0 },
-      { input: bl, left: 0, top: Math.ceil(height / 2) },
-      { input: br, left: Math.ceil(width / 2), top: Math.ceil(height / 2) },
-    ])
-    .jpeg({ quality: 90 })
-    .toBuffer()
-}
 
 const US_RECIPIENT = {
   name: 'Grace Hopper',
@@ -48,17 +25,19 @@ const US_RECIPIENT = {
 }
 
 for (const kind of testDatabaseKinds()) {
-  describe(`fulfilment pipeline end to end (${kind})`, () => {
+  // Its tests are orders of their own on one app, so they run at once: two of them mostly wait for ten download
+  // attempts to fail, each half a second of job polling apart.
+  describe(`fulfilment pipeline end to end (${kind})`, { concurrency: true }, () => {
     let images: ImageServer
     let t: TestApp
     const canvasPhoto: { body: Buffer; type: string } = { body: Buffer.alloc(0), type: 'image/jpeg' }
 
     before(async () => {
-      canvasPhoto.body = await photo(2400, 1600)
+      canvasPhoto.body = await quadrantPhoto(2400, 1600)
       images = await startImageServer(
         {
           '/canvas.jpg': canvasPhoto,
-          '/case.jpg': { body: await photo(900, 1600), type: 'image/jpeg' },
+          '/case.jpg': { body: await quadrantPhoto(900, 1600), type: 'image/jpeg' },
           '/not-an-image.jpg': { body: Buffer.from('<html>an error page</html>'), type: 'image/jpeg' },
         },
         null,
@@ -249,89 +228,3 @@ for (const kind of testDatabaseKinds()) {
     })
   })
 }
-
-describe('download limits', () => {
-  test('a file over the size limit fails its attempts with the limit named', async () => {
-    const images = await startImageServer({ '/big.jpg': { body: await photo(600, 400), type: 'image/jpeg' } }, null)
-    const t = await startTestApp({
-      workers: true,
-      realClock: true,
-      maxDownloadBytes: 1000,
-      pipeline: { downloadRetryBaseSeconds: 0.01 },
-    })
-    try {
-      const response = await t.sandbox({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({
-          items: [
-            {
-              sku: 'GLOBAL-FAP-16x24',
-              copies: 1,
-              sizing: 'fillPrintArea',
-              assets: [{ url: `${images.base}/big.jpg` }],
-            },
-          ],
-        }),
-        headers: { 'content-type': 'application/json' },
-      })
-      const orderId = json(response).order.id
-      const order = await waitFor(
-        'downloadAssets Error',
-        async () => {
-          const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-          return current.status.details.downloadAssets === 'Error' ? current : undefined
-        },
-        60_000,
-      )
-      assert.match(order.status.issues[0].description, /limit/)
-      assert.equal(order.status.issues.at(-1).errorCode, 'order.items.assets.FailedToDownloaded')
-    } finally {
-      await t.close()
-      await images.close()
-    }
-  })
-})
-
-describe('downloads from private addresses', () => {
-  test('are refused without --allow-private-urls', async () => {
-    const images = await startImageServer({ '/canvas.jpg': { body: await photo(600, 400), type: 'image/jpeg' } }, null)
-    const t = await startTestApp({
-      workers: true,
-      realClock: true,
-      allowPrivateUrls: false,
-      pipeline: { downloadRetryBaseSeconds: 0.01 },
-    })
-    try {
-      const response = await t.sandbox({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({
-          items: [
-            {
-              sku: 'GLOBAL-FAP-16x24',
-              copies: 1,
-              sizing: 'fillPrintArea',
-              assets: [{ url: `${images.base}/canvas.jpg` }],
-            },
-          ],
-        }),
-        headers: { 'content-type': 'application/json' },
-      })
-      const orderId = json(response).order.id
-      const order = await waitFor(
-        'downloadAssets Error',
-        async () => {
-          const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-          return current.status.details.downloadAssets === 'Error' ? current : undefined
-        },
-        60_000,
-      )
-      assert.match(order.status.issues[0].description, /127\.0\.0\.1/)
-      assert.deepEqual(images.requests, [], 'nothing was ever sent to the private address')
-    } finally {
-      await t.close()
-      await images.close()
-    }
-  })
-})

@@ -29,6 +29,29 @@ export async function solidJpeg(
   return { body, type: 'image/jpeg' }
 }
 
+/** A photo-like test image: four coloured quadrants, so crops and rotations are visible. */
+export async function quadrantPhoto(width: number, height: number): Promise<Buffer> {
+  const half = (w: number, h: number, r: number, g: number, b: number) =>
+    sharp({ create: { width: w, height: h, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer()
+  const [tl, tr, bl, br] = await Promise.all([
+    half(Math.ceil(width / 2), Math.ceil(height / 2), 220, 30, 30),
+    half(Math.floor(width / 2), Math.ceil(height / 2), 30, 200, 30),
+    half(Math.ceil(width / 2), Math.floor(height / 2), 30, 30, 220),
+    half(Math.floor(width / 2), Math.floor(height / 2), 230, 230, 30),
+  ])
+  return sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+    .composite([
+      { input: tl, left: 0, top: 0 },
+      { input: tr, left: Math.ceil(width / 2), top: 0 },
+      { input: bl, left: 0, top: Math.ceil(height / 2) },
+      { input: br, left: Math.ceil(width / 2), top: Math.ceil(height / 2) },
+    ])
+    .jpeg({ quality: 90 })
+    .toBuffer()
+}
+
 /**
  * An HTTP server on 127.0.0.1 answering `/name` (the query ignored) with `files[name]`, and any other path
  * with `otherwise`: by default one small generated 300x500 JPEG, or 404 when `otherwise` is null.
