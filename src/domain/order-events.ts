@@ -115,15 +115,22 @@ export function buildCloudEvent(input: {
   sequence: number
 }): CloudEvent {
   return {
-    specversion: '1.0',
+    ...envelopeOf(input),
+    data: { order: callbackOrder(input.order), traceParent: input.traceParent },
+    subject: input.order.id,
+    sequence: input.sequence,
+  }
+}
+
+/** The CloudEvent attributes every callback starts with, in the order they are sent (before `data`). */
+function envelopeOf(input: { id: string; type: string; source: string; time: Date }) {
+  return {
+    specversion: '1.0' as const,
     type: input.type,
     source: input.source,
     id: input.id,
     time: input.time.toISOString(),
-    datacontenttype: 'application/json',
-    data: { order: callbackOrder(input.order), traceParent: input.traceParent },
-    subject: input.order.id,
-    sequence: input.sequence,
+    datacontenttype: 'application/json' as const,
   }
 }
 
@@ -153,12 +160,7 @@ export function buildTestCloudEvent(input: {
   traceParent: string
 }): TestCloudEvent {
   return {
-    specversion: '1.0',
-    type: input.type,
-    source: input.source,
-    id: input.id,
-    time: input.time.toISOString(),
-    datacontenttype: 'application/json',
+    ...envelopeOf(input),
     data: {
       message: 'A test callback from printroute: your endpoint received it. It belongs to no order.',
       environment: input.environment,
