@@ -109,28 +109,33 @@ describe('the curl examples of docs/api.md', () => {
     if (shimDir) rmSync(shimDir, { recursive: true, force: true })
   })
 
+  /** A one-poster order whose image is a sample printroute serves itself (no download leaves the machine). */
+  function posterOrder(baseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return {
+      ...extra,
+      shippingMethod: 'Budget',
+      recipient: {
+        name: 'Ada Lovelace',
+        address: { line1: '14 Test Street', postalOrZipCode: 'EC1A 1BB', countryCode: 'GB', townOrCity: 'London' },
+      },
+      items: [
+        {
+          sku: 'GLOBAL-FAP-8x8',
+          copies: 1,
+          sizing: 'fillPrintArea',
+          assets: [{ printArea: 'default', url: `${baseUrl}/samples/portrait.jpg` }],
+        },
+      ],
+    }
+  }
+
   /** A new Sandbox order of the test's account, for an example that acts on `$ORDER`. */
   async function newSandboxOrder(extra: Record<string, unknown> = {}): Promise<string> {
     const created = await t.sandbox({
       method: 'POST',
       url: '/v4.0/orders',
       headers: { 'content-type': 'application/json' },
-      payload: {
-        ...extra,
-        shippingMethod: 'Budget',
-        recipient: {
-          name: 'Ada Lovelace',
-          address: { line1: '14 Test Street', postalOrZipCode: 'EC1A 1BB', countryCode: 'GB', townOrCity: 'London' },
-        },
-        items: [
-          {
-            sku: 'GLOBAL-FAP-8x8',
-            copies: 1,
-            sizing: 'fillPrintArea',
-            assets: [{ printArea: 'default', url: `${urls.sandbox}/samples/portrait.jpg` }],
-          },
-        ],
-      },
+      payload: posterOrder(urls.sandbox, extra),
     })
     assert.equal(created.statusCode, 200, created.body)
     return json(created).order.id
@@ -142,21 +147,7 @@ describe('the curl examples of docs/api.md', () => {
       method: 'POST',
       url: '/v4.0/orders',
       headers: { 'content-type': 'application/json' },
-      payload: {
-        shippingMethod: 'Budget',
-        recipient: {
-          name: 'Ada Lovelace',
-          address: { line1: '14 Test Street', postalOrZipCode: 'EC1A 1BB', countryCode: 'GB', townOrCity: 'London' },
-        },
-        items: [
-          {
-            sku: 'GLOBAL-FAP-8x8',
-            copies: 1,
-            sizing: 'fillPrintArea',
-            assets: [{ printArea: 'default', url: `${urls.live}/samples/portrait.jpg` }],
-          },
-        ],
-      },
+      payload: posterOrder(urls.live),
     })
     assert.equal(created.statusCode, 200, created.body)
     const orderId = json(created).order.id
