@@ -53,40 +53,36 @@ export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: 
   const ok = (request: { traceParent: string }, reply: FastifyReply, changed: boolean) =>
     send(reply, { outcome: changed ? 'Updated' : 'Ok', traceParent: request.traceParent })
 
-  api.post(
-    '/jobs/:shipmentId/acknowledge',
+  // The two reports without a body: the same route but for the path, the operation and the report's kind.
+  const bodilessReports = [
     {
-      schema: {
-        ...route('acknowledgeLabJob', 'The lab has the shipment and will make it (no body)'),
-        params: ShipmentParams,
-        response: responses,
-      },
-      config: { auth: false },
+      path: '/jobs/:shipmentId/acknowledge',
+      operationId: 'acknowledgeLabJob',
+      summary: 'The lab has the shipment and will make it (no body)',
+      kind: 'acknowledged',
     },
-    async (request, reply) =>
-      ok(
-        request,
-        reply,
-        (await labs.report(request.labCode, request.params.shipmentId, { kind: 'acknowledged' })).changed,
-      ),
-  )
-  api.post(
-    '/jobs/:shipmentId/in-production',
     {
-      schema: {
-        ...route('startLabJobProduction', 'The shipment is in production (no body)'),
-        params: ShipmentParams,
-        response: responses,
-      },
-      config: { auth: false },
+      path: '/jobs/:shipmentId/in-production',
+      operationId: 'startLabJobProduction',
+      summary: 'The shipment is in production (no body)',
+      kind: 'inProduction',
     },
-    async (request, reply) =>
-      ok(
-        request,
-        reply,
-        (await labs.report(request.labCode, request.params.shipmentId, { kind: 'inProduction' })).changed,
-      ),
-  )
+  ] as const
+  for (const report of bodilessReports) {
+    api.post(
+      report.path,
+      {
+        schema: { ...route(report.operationId, report.summary), params: ShipmentParams, response: responses },
+        config: { auth: false },
+      },
+      async (request, reply) =>
+        ok(
+          request,
+          reply,
+          (await labs.report(request.labCode, request.params.shipmentId, { kind: report.kind })).changed,
+        ),
+    )
+  }
   api.post(
     '/jobs/:shipmentId/shipped',
     {
