@@ -93,10 +93,17 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
   // SUPERVISE_SECONDS, hands it to another worker once HEARTBEAT_SECONDS have passed without one. pg-boss
   // checks each queue's heartbeats in its monitor pass, which runs at most every monitorIntervalSeconds
   // (60 s by default: a takeover then took over a minute), so the monitor keeps the supervisor's pace.
+  //
+  // Workers are woken when work arrives instead of waiting out their polling interval: each queue opts in to
+  // pg-boss's LISTEN/NOTIFY, whose insert sends a pg_notify in the inserting transaction, so the notification
+  // reaches listeners only once the job is committed and visible (PostgreSQL and PGlite alike). A notification
+  // is only a hint: the worker then runs its usual locking fetch, and polling stays as the backstop (for jobs
+  // due later: retries, simulated lab steps, pause windows), so crash safety is what it was.
   const common = {
     schema: options.schema,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
+    useListenNotify: true,
   }
   const boss =
     options.db instanceof PgliteDatabase
@@ -104,15 +111,20 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
       : new PgBoss({ ...common, connectionString: options.connectionString ?? undefined, max: 4 })
   boss.on('error', options.onError)
   await boss.start()
-  const existing = new Set((await boss.getQueues()).map((queue) => queue.name))
+  const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]))
   for (const name of options.queues) {
-    if (!existing.has(name)) {
+    const queue = existing.get(name)
+    if (!queue) {
       await boss.createQueue(name, {
         retryLimit: 5,
         retryDelay: 5,
         retryBackoff: true,
         heartbeatSeconds: HEARTBEAT_SECONDS,
+        notify: true,
       })
+    } else if (!queue.notify) {
+      // Queues created before wake-ups existed opt in once.
+      await boss.updateQueue(name, { notify: true })
     }
     // pg-boss looks a queue up (and caches it) on its first insert, through its own connection; done
     // inside a PGlite transaction that lookup would wait for the transaction holding the connection.
@@ -150,6 +162,9 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
             batchSize: 1,
             localConcurrency: definition.concurrency,
             pollingIntervalSeconds: workOptions.pollingIntervalSeconds,
+            // pg-boss relaxes polling to 30 s while notifications work; jobs due later (a retry's backoff, a
+            // simulated lab step) send theirs when inserted, not when due, so polling keeps its own pace.
+            notifyPollingIntervalSeconds: workOptions.pollingIntervalSeconds,
           },
           async (jobs) => {
             for (const job of jobs) await definition.handler(job.data)
