@@ -3,97 +3,68 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { quadrantPhoto, startImageServer } from '../support/image-server.ts'
-import { json, sampleOrder, startTestApp } from '../support/test-app.ts'
+import { json, sampleOrder, startTestApp, type TestAppOptions } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
+
+/**
+ * Places a one-poster Sandbox order whose image the app will refuse to download, on an app with `appOptions`, and
+ * waits for its downloads to fail for good. Returns the order and the image server's record of requests.
+ */
+async function orderWithRefusedDownload(appOptions: TestAppOptions) {
+  const images = await startImageServer(
+    { '/photo.jpg': { body: await quadrantPhoto(600, 400), type: 'image/jpeg' } },
+    null,
+  )
+  const t = await startTestApp({
+    workers: true,
+    realClock: true,
+    pipeline: { downloadRetryBaseSeconds: 0.01 },
+    ...appOptions,
+  })
+  try {
+    const response = await t.sandbox({
+      method: 'POST',
+      url: '/v4.0/orders',
+      payload: sampleOrder({
+        items: [
+          {
+            sku: 'GLOBAL-FAP-16x24',
+            copies: 1,
+            sizing: 'fillPrintArea',
+            assets: [{ url: `${images.base}/photo.jpg` }],
+          },
+        ],
+      }),
+      headers: { 'content-type': 'application/json' },
+    })
+    const orderId = json(response).order.id
+    const order = await waitFor(
+      'downloadAssets Error',
+      async () => {
+        const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return current.status.details.downloadAssets === 'Error' ? current : undefined
+      },
+      60_000,
+    )
+    return { order, imageRequests: images.requests }
+  } finally {
+    await t.close()
+    await images.close()
+  }
+}
 
 describe('download limits', () => {
   test('a file over the size limit fails its attempts with the limit named', async () => {
-    const images = await startImageServer(
-      { '/big.jpg': { body: await quadrantPhoto(600, 400), type: 'image/jpeg' } },
-      null,
-    )
-    const t = await startTestApp({
-      workers: true,
-      realClock: true,
-      maxDownloadBytes: 1000,
-      pipeline: { downloadRetryBaseSeconds: 0.01 },
-    })
-    try {
-      const response = await t.sandbox({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({
-          items: [
-            {
-              sku: 'GLOBAL-FAP-16x24',
-              copies: 1,
-              sizing: 'fillPrintArea',
-              assets: [{ url: `${images.base}/big.jpg` }],
-            },
-          ],
-        }),
-        headers: { 'content-type': 'application/json' },
-      })
-      const orderId = json(response).order.id
-      const order = await waitFor(
-        'downloadAssets Error',
-        async () => {
-          const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-          return current.status.details.downloadAssets === 'Error' ? current : undefined
-        },
-        60_000,
-      )
-      assert.match(order.status.issues[0].description, /limit/)
-      assert.equal(order.status.issues.at(-1).errorCode, 'order.items.assets.FailedToDownloaded')
-    } finally {
-      await t.close()
-      await images.close()
-    }
+    const { order } = await orderWithRefusedDownload({ maxDownloadBytes: 1000 })
+    assert.match(order.status.issues[0].description, /limit/)
+    assert.equal(order.status.issues.at(-1).errorCode, 'order.items.assets.FailedToDownloaded')
   })
 })
 
 describe('downloads from private addresses', () => {
   test('are refused without --allow-private-urls', async () => {
-    const images = await startImageServer(
-      { '/canvas.jpg': { body: await quadrantPhoto(600, 400), type: 'image/jpeg' } },
-      null,
-    )
-    const t = await startTestApp({
-      workers: true,
-      realClock: true,
-      allowPrivateUrls: false,
-      pipeline: { downloadRetryBaseSeconds: 0.01 },
-    })
-    try {
-      const response = await t.sandbox({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({
-          items: [
-            {
-              sku: 'GLOBAL-FAP-16x24',
-              copies: 1,
-              sizing: 'fillPrintArea',
-              assets: [{ url: `${images.base}/canvas.jpg` }],
-            },
-          ],
-        }),
-        headers: { 'content-type': 'application/json' },
-      })
-      const orderId = json(response).order.id
-      const order = await waitFor(
-        'downloadAssets Error',
-        async () => {
-          const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-          return current.status.details.downloadAssets === 'Error' ? current : undefined
-        },
-        60_000,
-      )
-      assert.match(order.status.issues[0].description, /127\.0\.0\.1/)
-      assert.deepEqual(images.requests, [], 'nothing was ever sent to the private address')
-    } finally {
-      await t.close()
-      await images.close()
-    }
+    const { order, imageRequests } = await orderWithRefusedDownload({ allowPrivateUrls: false })
+    assert.match(order.status.issues[0].description, /127\.0\.0\.1/)
+    assert.deepEqual(imageRequests, [], 'nothing was ever sent to the private address')
   })
 })
