@@ -122,7 +122,7 @@ function demoBanner(accountId: string, keys: Record<Environment, string>, sandbo
     `  Live:    ${keys.live}`,
     '',
     'Place a first order on the Sandbox and watch it: paste these lines into a shell. It reaches stage',
-    'Complete in about 20 seconds, with a sample image printroute serves itself.',
+    'Complete in about 10 seconds, with a sample image printroute serves itself.',
     '',
     firstOrderCommands(sandboxUrl, keys.sandbox),
     '',
