@@ -4,13 +4,12 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
 /**
- * One dashboard page view. A page makes several API calls (the order page five, every few seconds while the
- * order is in progress); the rate limit counts the view once, at its first call, and its other calls only
- * look at the count (docs/api.md#rate-limits), so the dashboard costs its key's budget what one request costs.
+ * One dashboard page view: an identity its API calls share. A page makes several API calls, some at once (the
+ * order page five, every few seconds while the order is in progress); the rate limit counts the view once and
+ * gives all of its calls that one count's answer (docs/api.md#rate-limits), so the dashboard costs its key's
+ * budget what one request costs, and a view over the budget is refused whole.
  */
-export interface DashboardPageView {
-  counted: boolean
-}
+export type DashboardPageView = object
 
 // Only code in this process can run a request inside this store: a client cannot claim to be a page view.
 const pageViews = new AsyncLocalStorage<DashboardPageView>()
@@ -64,7 +63,7 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
     traceparent: credentials.traceParent,
   }
   // A client is made per page request, so its calls are that page view's.
-  const pageView: DashboardPageView = { counted: false }
+  const pageView: DashboardPageView = {}
   async function call<T>(method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<ApiAnswer<T>> {
     // inject's callback form: its promise form starts the request from a `then` that runs outside the store.
     const response = await new Promise<LightMyRequestResponse>((resolve, reject) =>

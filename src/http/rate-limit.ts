@@ -7,7 +7,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimitCounters } from '../adapters/rate-limit-counters.ts'
-import { dashboardPageViewOfThisCall } from '../dashboard/api-client.ts'
+import { type DashboardPageView, dashboardPageViewOfThisCall } from '../dashboard/api-client.ts'
 import { formatDurationSeconds } from '../domain/duration.ts'
 import type { Environment } from '../domain/environment.ts'
 import { ServiceError } from '../domain/outcomes.ts'
@@ -88,9 +88,9 @@ export async function installRateLimits(
   })
   const limiter = app.createRateLimit()
 
-  async function count(request: FastifyRequest, increment: boolean): Promise<LimiterAnswer | undefined> {
+  async function count(request: FastifyRequest): Promise<LimiterAnswer | undefined> {
     try {
-      const answer = await limiter(request, { increment })
+      const answer = await limiter(request)
       return answer.isAllowed ? undefined : answer
     } catch (error) {
       // The shared counters are unreachable (the database): the request goes on unlimited rather than failing.
@@ -112,20 +112,28 @@ export async function installRateLimits(
     )
   }
 
+  // One count per dashboard page view, whose answer all of the view's calls share. The calls run at once: had
+  // the others only read the count, a read could overtake the counting write on another connection and let a
+  // part of a view through that its counted call was refused.
+  const pageViewCounts = new WeakMap<DashboardPageView, Promise<LimiterAnswer | undefined>>()
+
   // preParsing: after every onRequest hook (the API key check sets request.caller), before the body is read.
   app.addHook('preParsing', async (request, reply) => {
     if (!request.caller) return
     const pageView = dashboardPageViewOfThisCall()
-    const counts = !pageView?.counted
-    if (pageView) pageView.counted = true
-    const answer = await count(request, counts)
+    let counting = pageView && pageViewCounts.get(pageView)
+    if (!counting) {
+      counting = count(request)
+      if (pageView) pageViewCounts.set(pageView, counting)
+    }
+    const answer = await counting
     const refusal = answer && headersAndRefusal(reply, answer, 'This API key')
     if (refusal) throw refusal
   })
 
   return {
     async refuseUnauthenticated(request, reply, refusal) {
-      const answer = await count(request, true)
+      const answer = await count(request)
       return sendError(
         request,
         reply,
