@@ -51,6 +51,7 @@ import { registerProductRoutes } from './routes/products.routes.ts'
 import { registerQuoteRoutes } from './routes/quotes.routes.ts'
 import { registerSampleRoutes } from './routes/samples.routes.ts'
 import { registerSpineRoutes } from './routes/spine.routes.ts'
+import { serializerCompiler } from './serialization.ts'
 import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
 import { validatorCompiler } from './validation.ts'
 
@@ -224,6 +225,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
   app.decorateRequest('caller', null as unknown as Caller)
 
   // JSON only. An empty body counts as no body (bodiless POSTs such as cancel may still say JSON).
