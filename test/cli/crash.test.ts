@@ -16,119 +16,133 @@ function serve(args: string[], env: Record<string, string>): RunningPrintroute {
   return startPrintroute(['serve', '--port', '0', '--sandbox-port', '0', ...args], env)
 }
 
-for (const kind of testDatabaseKinds()) {
-  describe(`a worker killed mid-pipeline (${kind})`, () => {
-    let images: ImageServer
-    let imageBase: string
-    let dataDir: string
-    let databaseUrl = ''
-    let database: ScratchDatabase | undefined
+// The two databases run at once: most of each run is waiting for the restarted worker to take the killed
+// one's jobs over (heartbeats), time the other can use.
+describe('a worker killed mid-pipeline', { concurrency: true }, () => {
+  after(killStartedPrintroutes)
 
-    before(async () => {
-      const photo = await sharp({
-        create: {
-          width: 3000,
-          height: 2000,
-          channels: 3,
-          background: '#808080',
-          noise: { type: 'gaussian', mean: 128, sigma: 40 },
-        },
-      })
-        .jpeg()
-        .toBuffer()
-      images = await startImageServer({}, { body: photo, type: 'image/jpeg' })
-      imageBase = images.base
-      dataDir = mkdtempSync(join(tmpdir(), 'printroute-crash-'))
-      if (kind === 'postgres') {
-        database = await createScratchDatabase('printroute_crash')
-        databaseUrl = database.url
-      }
-    })
+  for (const kind of testDatabaseKinds()) {
+    describe(`a worker killed mid-pipeline (${kind})`, () => {
+      let images: ImageServer
+      let imageBase: string
+      let dataDir: string
+      let databaseUrl = ''
+      let database: ScratchDatabase | undefined
 
-    after(async () => {
-      killStartedPrintroutes()
-      await images.close()
-      rmSync(dataDir, { recursive: true, force: true })
-      await database?.drop()
-    })
-
-    test('the order completes after a restart with exactly one set of shipments', async () => {
-      const args = ['--data-dir', dataDir, '--allow-private-urls', '--sim-lab-step', '200ms', '--log-format', 'pretty']
-      const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
-      const first = serve(args, env)
-      const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1] as string
-      const sandbox = (await first.waitFor(/curl -s -X POST (http:\/\/\S+)\/orders/))[1] as string
-      const order = {
-        shippingMethod: 'Standard',
-        recipient: {
-          name: 'Grace Hopper',
-          address: { line1: '1 Navy Way', postalOrZipCode: '20001', countryCode: 'US', townOrCity: 'Washington' },
-        },
-        items: [
-          {
-            sku: 'GLOBAL-CAN-10x10',
-            copies: 1,
-            sizing: 'fillPrintArea',
-            attributes: { wrap: 'Black' },
-            assets: [{ url: `${imageBase}/a.jpg` }],
+      before(async () => {
+        const photo = await sharp({
+          create: {
+            width: 3000,
+            height: 2000,
+            channels: 3,
+            background: '#808080',
+            noise: { type: 'gaussian', mean: 128, sigma: 40 },
           },
-          {
-            sku: 'GLOBAL-TECH-IP11P-FC-CP',
-            copies: 1,
-            sizing: 'fillPrintArea',
-            assets: [{ url: `${imageBase}/b.jpg` }],
-          },
-          { sku: 'GLOBAL-FAP-16x24', copies: 1, sizing: 'fillPrintArea', assets: [{ url: `${imageBase}/c.jpg` }] },
-        ],
-      }
-      const created = await fetch(`${sandbox}/orders`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify(order),
+        })
+          .jpeg()
+          .toBuffer()
+        images = await startImageServer({}, { body: photo, type: 'image/jpeg' })
+        imageBase = images.base
+        dataDir = mkdtempSync(join(tmpdir(), 'printroute-crash-'))
+        if (kind === 'postgres') {
+          database = await createScratchDatabase('printroute_crash')
+          databaseUrl = database.url
+        }
       })
-      const orderId = ((await created.json()) as any).order.id as string
-      const get = async (base: string) =>
-        ((await (await fetch(`${base}/orders/${orderId}`, { headers: { 'x-api-key': key } })).json()) as any).order
 
-      // Kill it while print files are being made: after allocation, before the labs have everything.
-      await waitFor(
-        'allocation',
-        async () => {
-          const current = await get(sandbox)
-          return current.shipments.length > 0 ? current : undefined
-        },
-        60_000,
-      )
-      first.child.kill('SIGKILL')
-      await first.exited
+      after(async () => {
+        await images.close()
+        rmSync(dataDir, { recursive: true, force: true })
+        await database?.drop()
+      })
 
-      const second = serve(args, env)
-      const restarted = (await second.waitFor(/Sandbox API ready at (http:\/\/[^\s"]+)/))[1] as string
-      try {
-        const complete = await waitFor(
-          'stage Complete after the restart',
+      test('the order completes after a restart with exactly one set of shipments', async () => {
+        const args = [
+          '--data-dir',
+          dataDir,
+          '--allow-private-urls',
+          '--sim-lab-step',
+          '200ms',
+          '--log-format',
+          'pretty',
+        ]
+        const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
+        const first = serve(args, env)
+        // A first start makes its database (initdb on PGlite): generous, as the other database's run starts too.
+        const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m, 90_000))[1] as string
+        const sandbox = (await first.waitFor(/curl -s -X POST (http:\/\/\S+)\/orders/))[1] as string
+        const order = {
+          shippingMethod: 'Standard',
+          recipient: {
+            name: 'Grace Hopper',
+            address: { line1: '1 Navy Way', postalOrZipCode: '20001', countryCode: 'US', townOrCity: 'Washington' },
+          },
+          items: [
+            {
+              sku: 'GLOBAL-CAN-10x10',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              attributes: { wrap: 'Black' },
+              assets: [{ url: `${imageBase}/a.jpg` }],
+            },
+            {
+              sku: 'GLOBAL-TECH-IP11P-FC-CP',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              assets: [{ url: `${imageBase}/b.jpg` }],
+            },
+            { sku: 'GLOBAL-FAP-16x24', copies: 1, sizing: 'fillPrintArea', assets: [{ url: `${imageBase}/c.jpg` }] },
+          ],
+        }
+        const created = await fetch(`${sandbox}/orders`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify(order),
+        })
+        const orderId = ((await created.json()) as any).order.id as string
+        const get = async (base: string) =>
+          ((await (await fetch(`${base}/orders/${orderId}`, { headers: { 'x-api-key': key } })).json()) as any).order
+
+        // Kill it while print files are being made: after allocation, before the labs have everything.
+        await waitFor(
+          'allocation',
           async () => {
-            const current = await get(restarted)
-            return current.status.stage === 'Complete' ? current : undefined
+            const current = await get(sandbox)
+            return current.shipments.length > 0 ? current : undefined
           },
-          180_000,
+          60_000,
         )
-        const shipmentIds = complete.shipments.map((shipment: any) => shipment.id)
-        assert.equal(new Set(shipmentIds).size, shipmentIds.length)
-        const shippedItems = complete.shipments.flatMap((shipment: any) =>
-          shipment.items.map((item: any) => item.itemId),
-        )
-        assert.deepEqual(
-          shippedItems.sort(),
-          complete.items.map((item: any) => item.id).sort(),
-          'each item in exactly one shipment',
-        )
-        assert.ok(complete.shipments.every((shipment: any) => shipment.status === 'Shipped'))
-        assert.deepEqual(complete.status.issues, [])
-      } finally {
-        second.child.kill('SIGTERM')
-        await second.exited
-      }
+        first.child.kill('SIGKILL')
+        await first.exited
+
+        const second = serve(args, env)
+        const restarted = (await second.waitFor(/Sandbox API ready at (http:\/\/[^\s"]+)/, 90_000))[1] as string
+        try {
+          const complete = await waitFor(
+            'stage Complete after the restart',
+            async () => {
+              const current = await get(restarted)
+              return current.status.stage === 'Complete' ? current : undefined
+            },
+            180_000,
+          )
+          const shipmentIds = complete.shipments.map((shipment: any) => shipment.id)
+          assert.equal(new Set(shipmentIds).size, shipmentIds.length)
+          const shippedItems = complete.shipments.flatMap((shipment: any) =>
+            shipment.items.map((item: any) => item.itemId),
+          )
+          assert.deepEqual(
+            shippedItems.sort(),
+            complete.items.map((item: any) => item.id).sort(),
+            'each item in exactly one shipment',
+          )
+          assert.ok(complete.shipments.every((shipment: any) => shipment.status === 'Shipped'))
+          assert.deepEqual(complete.status.issues, [])
+        } finally {
+          second.child.kill('SIGTERM')
+          await second.exited
+        }
+      })
     })
-  })
-}
+  }
+})
