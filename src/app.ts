@@ -196,6 +196,7 @@ function buildServices(
     clock,
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
+    sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
   const events = createOrderEventsService({

@@ -66,3 +66,27 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
     })),
   }
 }
+
+/**
+ * An allocation that uses at least two labs when the order has two items or more (Sandbox scenarios
+ * splitShipments and partialShipment, docs/sandbox.md): when the cheapest allocation uses one lab, the items are
+ * tried from the last one up, each kept away from that lab, and the first allocation that then uses two labs is
+ * taken. When no other lab can make any of the items, the one-lab allocation stands.
+ */
+export function allocateSplit(
+  allocate: (request: AllocationRequest) => AllocationOutcome,
+  request: AllocationRequest,
+): AllocationOutcome {
+  const cheapest = allocate(request)
+  const onlyLab = cheapest.ok && cheapest.shipments.length === 1 ? cheapest.shipments[0]?.labCode : undefined
+  if (onlyLab === undefined || request.itemIds.length < 2) return cheapest
+  for (const itemId of [...request.itemIds].reverse()) {
+    const excluded = request.excludedLabsByItem[itemId] ?? []
+    const split = allocate({
+      ...request,
+      excludedLabsByItem: { ...request.excludedLabsByItem, [itemId]: [...excluded, onlyLab] },
+    })
+    if (split.ok && split.shipments.length > 1) return split
+  }
+  return cheapest
+}
