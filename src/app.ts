@@ -56,6 +56,7 @@ import {
 import { createPrintFilesService } from './services/print-files.service.ts'
 import { createProductsService } from './services/products.service.ts'
 import { createQuotesService } from './services/quotes.service.ts'
+import { createSandboxService } from './services/sandbox.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
 
@@ -269,6 +270,7 @@ function buildServices(
     pipeline,
     simulatedLabs,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
+    sandbox: createSandboxService({ db, jobs, events, pipeline, simulatedLabs, billing, now: () => clock.now() }),
     callbacks,
     closeCallbackFetcher: callbackPoster.close,
     files,
@@ -349,6 +351,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     labs: environment === 'live' ? services.labs : null,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
+    sandbox: environment === 'sandbox' ? services.sandbox : null,
     files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
     samples,

@@ -2,8 +2,8 @@
 // lab API. Each shipment goes through timer-driven steps, one job each, that report to the pipeline exactly as
 // a real lab does through the lab API: acknowledge (or refuse), produce, ship.
 import { createHash } from 'node:crypto'
-import { type JobRequest, jobRequest, type SimulatedLabStep } from '../domain/jobs.ts'
-import type { LabReport, PipelineOrder, ShipmentState } from '../domain/order-pipeline.ts'
+import { type JobRequest, jobRequest, nextSimulatedLabStep, type SimulatedLabStep } from '../domain/jobs.ts'
+import type { LabReport, PipelineOrder } from '../domain/order-pipeline.ts'
 import { labStepWaitsForAdvance } from '../domain/sandbox-scenarios.ts'
 import type { Clock } from './clock.ts'
 
@@ -21,18 +21,6 @@ export interface SimulatedLabPipeline {
   orderOf(orderId: string): Promise<PipelineOrder | undefined>
   /** `followUp`: jobs enqueued with the change the report makes (the lab's next step). */
   reportLab(orderId: string, shipmentId: string, report: LabReport, followUp?: JobRequest[]): Promise<unknown>
-}
-
-/**
- * The step a simulated lab takes next on a shipment in `state`; undefined when it has none (not yet with the
- * lab, or done). A step runs only from its own state, so a step job that fires after the shipment moved on
- * (the order was advanced in Sandbox, or the job ran twice) does nothing.
- */
-export function nextSimulatedLabStep(state: ShipmentState | undefined): SimulatedLabStep | undefined {
-  if (state === 'submitted') return 'acknowledge'
-  if (state === 'acknowledged') return 'produce'
-  if (state === 'inProduction') return 'ship'
-  return undefined
 }
 
 /** A stable number in [0, 1) for a shipment, so a simulated lab's choice repeats on a re-run. */

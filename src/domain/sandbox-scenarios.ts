@@ -18,6 +18,13 @@ export const SANDBOX_SCENARIOS = [
 
 export type SandboxScenario = (typeof SANDBOX_SCENARIOS)[number]
 
+/**
+ * Where POST /v4.0/sandbox/orders/{id}/advance with `to` takes an order: every shipment in production (or
+ * further), every shipment shipped, or the order Complete.
+ */
+export const ADVANCE_TARGETS = ['InProduction', 'Shipped', 'Complete'] as const
+export type AdvanceTarget = (typeof ADVANCE_TARGETS)[number]
+
 /** The request header naming a scenario (wins over the metadata key). */
 export const SANDBOX_SCENARIO_HEADER = 'X-Sandbox-Scenario'
 /** The key of an order's `metadata` naming a scenario (existing Prodigi clients can send it unchanged). */

@@ -4,11 +4,7 @@ import fastJson from 'fast-json-stringify'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { validationFailed } from '../../domain/outcomes.ts'
-import {
-  LIVE_SCENARIO_WARNING,
-  SANDBOX_SCENARIO_HEADER,
-  scenarioInMetadata,
-} from '../../domain/sandbox-scenarios.ts'
+import { LIVE_SCENARIO_WARNING, SANDBOX_SCENARIO_HEADER, scenarioInMetadata } from '../../domain/sandbox-scenarios.ts'
 import { traceIdOf } from '../../domain/traceparent.ts'
 import type { OrdersService } from '../../services/orders.service.ts'
 import { nextPageUrl } from '../paging.ts'
