@@ -43,7 +43,16 @@ function examplesOf(markdown: string): Example[] {
 }
 
 /** The variables the examples may use; the test gives each a value, replacing the documented assignment. */
-const VARIABLES = ['KEY', 'LIVE_KEY', 'ORDER', 'SANDBOX_ORDER', 'CALLBACK', 'KEY_PREFIX', 'LAB_KEY', 'SHIPMENT'] as const
+const VARIABLES = [
+  'KEY',
+  'LIVE_KEY',
+  'ORDER',
+  'SANDBOX_ORDER',
+  'CALLBACK',
+  'KEY_PREFIX',
+  'LAB_KEY',
+  'SHIPMENT',
+] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
 
