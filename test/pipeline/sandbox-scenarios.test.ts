@@ -261,13 +261,12 @@ for (const kind of testDatabaseKinds()) {
 
     test('manual: the order stops before each lab step until advanced, one step at a time', async () => {
       const id = orders.manual as string
-      const described = await waitFor('the shipment with its lab', async () => {
-        const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
-        return facts.cannotAdvance === null ? facts : undefined
-      })
-      assert.deepEqual(described, { orderId: id, scenario: 'manual', cannotAdvance: null })
       const shipmentState = async () => Object.values((await state(id)).pipeline.shipments)[0]?.state
-      assert.equal(await shipmentState(), 'submitted')
+      await waitFor('the shipment with its lab', async () =>
+        (await shipmentState()) === 'submitted' ? true : undefined,
+      )
+      const described = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
+      assert.deepEqual(described, { orderId: id, scenario: 'manual', cannotAdvance: null })
       for (const expected of ['acknowledged', 'inProduction', 'shipped']) {
         const step = await advance(id)
         assert.equal(step.statusCode, 200, step.body)
