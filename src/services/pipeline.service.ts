@@ -356,36 +356,36 @@ export function createPipelineService(deps: PipelineDeps) {
       // A Sandbox scenario can fail the attempt without any request (docs/sandbox.md).
       let failure: string | undefined =
         file.kind === 'asset' ? simulatedDownloadFailure(snapshot.sandboxScenario, file.url, attempt) : undefined
-      if (failure === undefined)
-        await deps.withScratchFile(async (path) => {
-          try {
-            const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
-            const blobKey = assetBlobKey(orderId, fileKey)
-            await deps.files.put(blobKey, path, downloaded.contentType)
-            stored = {
-              blobKey,
-              contentType: downloaded.contentType,
-              bytes: downloaded.bytes,
-              md5: downloaded.md5,
-              width: null,
-              height: null,
-            }
-            if (file.kind === 'asset' && downloaded.contentType !== 'application/pdf') {
-              try {
-                const thumbnailKey = `thumbnails/${orderId}/${fileKey}.jpg`
-                await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
-                // Stored as a token: every read of the order turns it into a link valid from then.
-                thumbnailUrl = deps.fileLinks.token(snapshot.environment, thumbnailKey)
-              } catch (error) {
-                // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
-                stored = undefined
-                failure = `the file is not a readable image (${(error as Error).message})`
-              }
-            }
-          } catch (error) {
-            failure = (error as Error).message
+      await deps.withScratchFile(async (path) => {
+        if (failure !== undefined) return
+        try {
+          const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
+          const blobKey = assetBlobKey(orderId, fileKey)
+          await deps.files.put(blobKey, path, downloaded.contentType)
+          stored = {
+            blobKey,
+            contentType: downloaded.contentType,
+            bytes: downloaded.bytes,
+            md5: downloaded.md5,
+            width: null,
+            height: null,
           }
-        })
+          if (file.kind === 'asset' && downloaded.contentType !== 'application/pdf') {
+            try {
+              const thumbnailKey = `thumbnails/${orderId}/${fileKey}.jpg`
+              await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
+              // Stored as a token: every read of the order turns it into a link valid from then.
+              thumbnailUrl = deps.fileLinks.token(snapshot.environment, thumbnailKey)
+            } catch (error) {
+              // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
+              stored = undefined
+              failure = `the file is not a readable image (${(error as Error).message})`
+            }
+          }
+        } catch (error) {
+          failure = (error as Error).message
+        }
+      })
       const ms = Math.round(performance.now() - started)
       metrics.assetDownload(stored ? 'ok' : 'failed')
       const now = clock.now()
