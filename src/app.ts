@@ -56,6 +56,7 @@ import {
 import { createPrintFilesService } from './services/print-files.service.ts'
 import { createProductsService } from './services/products.service.ts'
 import { createQuotesService } from './services/quotes.service.ts'
+import { createSandboxService } from './services/sandbox.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
 
@@ -196,6 +197,7 @@ function buildServices(
     clock,
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
+    sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
   const events = createOrderEventsService({
@@ -268,6 +270,7 @@ function buildServices(
     pipeline,
     simulatedLabs,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
+    sandbox: createSandboxService({ db, jobs, events, pipeline, simulatedLabs, billing, now: () => clock.now() }),
     callbacks,
     closeCallbackFetcher: callbackPoster.close,
     files,
@@ -348,6 +351,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     labs: environment === 'live' ? services.labs : null,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
+    sandbox: environment === 'sandbox' ? services.sandbox : null,
     files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
     samples,

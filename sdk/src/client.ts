@@ -1,5 +1,7 @@
 import { type Call, type RequestOptions, Transport, type TransportOptions } from './transport.ts'
 import type {
+  AdvanceOrderResponse,
+  AdvanceTarget,
   CallbackListFilters,
   CallbackPage,
   CancelOrderResponse,
@@ -20,6 +22,7 @@ import type {
   QuoteResponse,
   Recipient,
   RedeliverResponse,
+  SandboxOrder,
   SpineRequest,
   SpineResponse,
   UpdateMetadataResponse,
@@ -64,6 +67,8 @@ export class PrintrouteClient {
   readonly products: Products
   readonly events: Events
   readonly callbacks: Callbacks
+  /** Sandbox only: an order's test scenario, and advancing an order (docs/sandbox.md). */
+  readonly sandbox: Sandbox
   /** The API's base address in use, ending in `/v4.0`. */
   readonly baseUrl: string
 
@@ -75,6 +80,7 @@ export class PrintrouteClient {
     this.products = new Products(transport)
     this.events = new Events(transport)
     this.callbacks = new Callbacks(transport)
+    this.sandbox = new Sandbox(transport)
   }
 }
 
@@ -245,6 +251,34 @@ export class Callbacks extends Resource {
       method: 'POST',
       path: `/callbacks/${segment(callbackId)}/redeliver`,
       retryable: false,
+      options,
+    })
+  }
+}
+
+export class Sandbox extends Resource {
+  /** `GET /v4.0/sandbox/orders/{id}`: the order's scenario and why a plain advance would be refused (or null). */
+  async getOrder(orderId: string, options?: RequestOptions): Promise<SandboxOrder> {
+    const answer = await this.transport.request<{ sandboxOrder: SandboxOrder }>(
+      read(`/sandbox/orders/${segment(orderId)}`, {}, options),
+    )
+    return answer.sandboxOrder
+  }
+
+  /**
+   * `POST /v4.0/sandbox/orders/{id}/advance`: one lab step on (no `to`), or to `InProduction`, `Shipped` or
+   * `Complete`; answers `Updated` or, when the order is already there, `Ok`, with the order. With `to` it is
+   * idempotent and retried; a plain step is not (each call moves the order on).
+   */
+  advanceOrder(
+    orderId: string,
+    { to, ...options }: RequestOptions & { to?: AdvanceTarget } = {},
+  ): Promise<AdvanceOrderResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/sandbox/orders/${segment(orderId)}/advance`,
+      body: to === undefined ? {} : { to },
+      retryable: to !== undefined,
       options,
     })
   }

@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates and submits an order. Outcome Created, OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned).
+         * @description Creates and submits an order. Outcome Created, OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -367,6 +367,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/sandbox/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order's Sandbox scenario and whether it can be advanced (Sandbox only) */
+        get: operations["getSandboxOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/sandbox/orders/{orderId}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an order one lab step on, or to InProduction, Shipped or Complete (Sandbox only)
+         * @description Runs the simulated labs' next steps now, with the same order changes and callbacks their timers would cause (docs/sandbox.md). Idempotent with `to`: an order already there is answered unchanged (outcome Ok). 400 with the reason when the order cannot move that way.
+         */
+        post: operations["advanceSandboxOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "com.printroute.order.status.stage.changed#InProgress": {
@@ -523,6 +560,11 @@ export interface components {
             /** @description This environment's callbacks are signed with this secret (Standard Webhooks, whsec_...). */
             signingSecret: string;
             previousSigningSecretExpiresAt: string | null;
+            /**
+             * @description Sandbox settings only (absent on Live): the scenario new Sandbox orders take when they name none (docs/sandbox.md), or null.
+             * @enum {string|null}
+             */
+            sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "manual" | null;
         };
         /** AccountSettingsChange */
         AccountSettingsChange: {
@@ -534,6 +576,8 @@ export interface components {
             rotateSigningSecret?: boolean;
             /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
             signingSecretOverlapSeconds?: number;
+            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, manual (any letter case). */
+            sandboxScenario?: string | null;
         };
         /**
          * AccountSettingsOutcome
@@ -570,6 +614,24 @@ export interface components {
             countryCode: string;
             townOrCity: string;
             stateOrCounty?: string | null;
+        };
+        /**
+         * AdvanceOrderOutcome
+         * @description Updated when the order moved; Ok when it had already reached `to` (the order unchanged).
+         * @enum {string}
+         */
+        AdvanceOrderOutcome: "Updated" | "Ok";
+        /** AdvanceOrderRequest */
+        AdvanceOrderRequest: {
+            /** @description How far to take the order: every shipment in production, every shipment shipped, or the order Complete. Absent: one lab step. One of InProduction, Shipped, Complete (any letter case). */
+            to?: string;
+        };
+        /** AdvanceOrderResponse */
+        AdvanceOrderResponse: {
+            outcome: components["schemas"]["AdvanceOrderOutcome"];
+            order: components["schemas"]["Order"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** ApiKey */
         ApiKey: {
@@ -1318,6 +1380,24 @@ export interface components {
             email?: string | null;
             phoneNumber?: string | null;
             address: components["schemas"]["AddressInput"];
+        };
+        /** SandboxOrder */
+        SandboxOrder: {
+            orderId: string;
+            /**
+             * @description The scenario the order was created with (docs/sandbox.md), or null.
+             * @enum {string|null}
+             */
+            scenario: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "manual" | null;
+            /** @description Why a plain advance would be refused now; null when it would move the order. */
+            cannotAdvance: string | null;
+        };
+        /** SandboxOrderResponse */
+        SandboxOrderResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            sandboxOrder: components["schemas"]["SandboxOrder"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** Shipment */
         Shipment: {
@@ -2487,6 +2567,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSandboxOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxOrderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    advanceSandboxOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdvanceOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdvanceOrderResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -100,6 +100,14 @@ export interface CallbackEvent {
   sequence: number
 }
 
+// Sandbox (docs/sandbox.md): scenarios and advancing an order; the Sandbox address only
+
+export type AdvanceOrderRequest = NonNullable<RequestBodyOf<paths['/v4.0/sandbox/orders/{orderId}/advance']['post']>>
+export type AdvanceTarget = NonNullable<AdvanceOrderRequest['to']>
+export type AdvanceOrderResponse = OkBodyOf<paths['/v4.0/sandbox/orders/{orderId}/advance']['post']>
+export type SandboxOrder = OkBodyOf<paths['/v4.0/sandbox/orders/{orderId}']['get']>['sandboxOrder']
+export type SandboxScenario = NonNullable<SandboxOrder['scenario']>
+
 // Errors
 
 /** The error body every failed request carries (docs/errors.md). */

@@ -2,8 +2,9 @@
 // lab API. Each shipment goes through timer-driven steps, one job each, that report to the pipeline exactly as
 // a real lab does through the lab API: acknowledge (or refuse), produce, ship.
 import { createHash } from 'node:crypto'
-import { type JobRequest, jobRequest, type SimulatedLabStep } from '../domain/jobs.ts'
+import { type JobRequest, jobRequest, nextSimulatedLabStep, type SimulatedLabStep } from '../domain/jobs.ts'
 import type { LabReport, PipelineOrder } from '../domain/order-pipeline.ts'
+import { labStepWaitsForAdvance } from '../domain/sandbox-scenarios.ts'
 import type { Clock } from './clock.ts'
 
 export interface SimulatedLabSettings {
@@ -30,15 +31,20 @@ export function simulatedDraw(shipmentId: string): number {
 export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLabSettings }) {
   const { clock, settings } = deps
 
-  function stepJob(orderId: string, shipmentId: string, step: SimulatedLabStep): JobRequest {
+  /**
+   * The job of the lab's next step, after one step's time; none while a Sandbox scenario makes the shipment wait
+   * for the order to be advanced (docs/sandbox.md).
+   */
+  function stepJobs(order: PipelineOrder, shipmentId: string, step: SimulatedLabStep): JobRequest[] {
+    if (labStepWaitsForAdvance(order.sandboxScenario, order.document, shipmentId)) return []
     const startAfter = new Date(clock.now().getTime() + settings.simulatedLabStepSeconds * 1000)
-    return jobRequest('simulated-lab-step', { orderId, shipmentId, step }, startAfter)
+    return [jobRequest('simulated-lab-step', { orderId: order.document.id, shipmentId, step }, startAfter)]
   }
 
   return {
     /** A shipment was submitted: its lab starts working on it after one step's time. */
-    afterSubmit(orderId: string, shipmentId: string): JobRequest[] {
-      return [stepJob(orderId, shipmentId, 'acknowledge')]
+    afterSubmit(order: PipelineOrder, shipmentId: string): JobRequest[] {
+      return stepJobs(order, shipmentId, 'acknowledge')
     },
 
     /** One step of a simulated lab on a shipment, reported to `pipeline`. */
@@ -51,6 +57,7 @@ export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLab
       const order = await pipeline.orderOf(orderId)
       const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
       if (!order || !shipment) return
+      if (nextSimulatedLabStep(order.pipeline.shipments[shipmentId]?.state) !== step) return
       const now = clock.now()
       if (step === 'acknowledge') {
         const unavailable = shipment.items
@@ -68,6 +75,16 @@ export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLab
           })
           return
         }
+        // Sandbox scenario labRejects: the first lab the order is given rejects it; the next one takes it.
+        const firstLab = Object.values(order.pipeline.shipments).every((candidate) => candidate.state !== 'rejected')
+        if (order.sandboxScenario === 'labRejects' && firstLab) {
+          await pipeline.reportLab(orderId, shipmentId, {
+            kind: 'rejected',
+            reason: 'simulated rejection (Sandbox scenario labRejects)',
+            unavailableItemIds: [],
+          })
+          return
+        }
         if (simulatedDraw(shipmentId) < settings.simulatedRejectRate) {
           await pipeline.reportLab(orderId, shipmentId, {
             kind: 'rejected',
@@ -76,11 +93,9 @@ export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLab
           })
           return
         }
-        await pipeline.reportLab(orderId, shipmentId, { kind: 'acknowledged' }, [
-          stepJob(orderId, shipmentId, 'produce'),
-        ])
+        await pipeline.reportLab(orderId, shipmentId, { kind: 'acknowledged' }, stepJobs(order, shipmentId, 'produce'))
       } else if (step === 'produce') {
-        await pipeline.reportLab(orderId, shipmentId, { kind: 'inProduction' }, [stepJob(orderId, shipmentId, 'ship')])
+        await pipeline.reportLab(orderId, shipmentId, { kind: 'inProduction' }, stepJobs(order, shipmentId, 'ship'))
       } else if (step === 'ship') {
         const trackingNumber = `SIM${shipmentId.replace('shp_', '').padStart(10, '0')}`
         await pipeline.reportLab(orderId, shipmentId, {

@@ -97,10 +97,9 @@ export function createAdminOperations(context: OperationContext) {
     }): Promise<{ settings: Record<Environment, AccountSettings> } | { problems: Record<string, string> }> {
       const accountNumber = accountNumberOf(input.account)
       for (const environment of input.environments ?? ENVIRONMENTS) {
-        const result = await translated(
-          () => context.accounts.updateSettings(accountNumber, environment, input.change),
-          2,
-        )
+        // The default scenario is a Sandbox setting: Live gets the rest of the change.
+        const change = environment === 'sandbox' ? input.change : { ...input.change, sandboxScenario: undefined }
+        const result = await translated(() => context.accounts.updateSettings(accountNumber, environment, change), 2)
         if ('problems' in result) return result
       }
       const read = (environment: Environment) =>

@@ -1,4 +1,5 @@
-// The commands that are HTTP clients of a running printroute (`listen`, `orders watch`), not of its database:
+// The commands that are HTTP clients of a running printroute (`listen`, `orders watch`, `orders advance`), not of
+// its database:
 // they reach any printroute by its base URL with an API key, as a merchant's own code would. The key and the
 // URL may come from the environment (PRINTROUTE_API_KEY, PRINTROUTE_BASE_URL), so the key need not be typed
 // where the shell keeps its history.
@@ -23,24 +24,28 @@ export class ApiRequestError extends OperationError {
   readonly status: number
   readonly body: Record<string, unknown> | null
 
-  constructor(status: number, body: Record<string, unknown> | null, path: string) {
+  constructor(status: number, body: Record<string, unknown> | null, path: string, method = 'GET') {
     const said = typeof body?.statusText === 'string' ? body.statusText : `HTTP ${status}`
-    super(`GET ${path}: ${said}`, status === 401 ? 2 : 1)
+    super(`${method} ${path}: ${said}`, status === 401 ? 2 : 1)
     this.status = status
     this.body = body
   }
 }
 
-/** Adds --api-key, --base-url and --poll-interval (their defaults read from the environment). */
-export function addConnectionOptions(command: Command, pollDefault: string): Command {
-  return command
+/**
+ * Adds --api-key and --base-url (their defaults read from the environment), and --poll-interval for commands
+ * that follow events (`pollDefault`).
+ */
+export function addConnectionOptions(command: Command, pollDefault?: string): Command {
+  command
     .addOption(new Option('--api-key <KEY>', 'a Sandbox or Live API key').env(API_KEY_ENV))
     .addOption(
       new Option('--base-url <URL>', "the printroute server of the key's environment, e.g. http://127.0.0.1:3001").env(
         BASE_URL_ENV,
       ),
     )
-    .option('--poll-interval <DUR>', 'how often to ask for new events, e.g. 2s or 500ms', pollDefault)
+  if (pollDefault === undefined) return command
+  return command.option('--poll-interval <DUR>', 'how often to ask for new events, e.g. 2s or 500ms', pollDefault)
 }
 
 /** The connection the flags (or the environment) describe; a usage error says which is missing or wrong. */
@@ -81,6 +86,28 @@ export function keyPrefixOf(apiKey: string): string {
 }
 
 export function createApiConnection(options: ApiConnectionOptions) {
+  /** One request to /v4.0<target>: the JSON body of a 2xx answer; ApiRequestError for any other. */
+  async function send<T>(method: 'GET' | 'POST', target: string, payload?: unknown, signal?: AbortSignal) {
+    const timeout = AbortSignal.timeout(API_REQUEST_TIMEOUT_MS)
+    const response = await fetch(`${options.baseUrl}${target}`, {
+      method,
+      headers: {
+        'x-api-key': options.apiKey,
+        accept: 'application/json',
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    })
+    const text = await response.text()
+    let body: Record<string, unknown> | null = null
+    try {
+      body = JSON.parse(text) as Record<string, unknown>
+    } catch {}
+    if (!response.ok || body === null) throw new ApiRequestError(response.status, body, target, method)
+    return body as T
+  }
+
   return {
     baseUrl: options.baseUrl,
     /** GET /v4.0<path>: the JSON body of a 2xx answer; ApiRequestError for any other. */
@@ -88,19 +115,11 @@ export function createApiConnection(options: ApiConnectionOptions) {
       const params = new URLSearchParams()
       for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
       const search = params.toString()
-      const target = `/v4.0${path}${search ? `?${search}` : ''}`
-      const timeout = AbortSignal.timeout(API_REQUEST_TIMEOUT_MS)
-      const response = await fetch(`${options.baseUrl}${target}`, {
-        headers: { 'x-api-key': options.apiKey, accept: 'application/json' },
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      })
-      const text = await response.text()
-      let body: Record<string, unknown> | null = null
-      try {
-        body = JSON.parse(text) as Record<string, unknown>
-      } catch {}
-      if (!response.ok || body === null) throw new ApiRequestError(response.status, body, target)
-      return body as T
+      return send<T>('GET', `/v4.0${path}${search ? `?${search}` : ''}`, undefined, signal)
+    },
+    /** POST /v4.0<path> with a JSON body: the JSON body of a 2xx answer; ApiRequestError for any other. */
+    post<T>(path: string, payload: unknown, signal?: AbortSignal) {
+      return send<T>('POST', `/v4.0${path}`, payload, signal)
     },
   }
 }

@@ -2,6 +2,7 @@
 // operation (in a running `serve` through the admin channel, or here) and prints the result.
 import { type Command, Option } from 'commander'
 import { parseDurationSeconds } from '../domain/duration.ts'
+import { SANDBOX_SCENARIOS } from '../domain/sandbox-scenarios.ts'
 import {
   type AccountSettings,
   type AccountSettingsChange,
@@ -118,6 +119,10 @@ export function registerDataCommands(program: Command): void {
     .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m (0: none)')
     .option('--rotate-signing-secret', 'replace the callback signing secret; the old one keeps signing for a while')
     .option(
+      '--sandbox-scenario <NAME>',
+      `the scenario new Sandbox orders take when they name none (docs/sandbox.md): ${SANDBOX_SCENARIOS.join(', ')}; none removes it`,
+    )
+    .option(
       '--signing-overlap <DUR>',
       'with --rotate-signing-secret: how long the old secret keeps signing (default 24h)',
     )
@@ -131,16 +136,25 @@ export function registerDataCommands(program: Command): void {
     const url = values.callbackUrl
     const pauseWindowSeconds = durationSeconds(values.pauseWindow, '--pause-window')
     const overlap = durationSeconds(values.signingOverlap, '--signing-overlap')
+    const scenario = values.sandboxScenario
     const change: AccountSettingsChange = {
       ...(typeof url === 'string' ? { callbackUrl: url === '' || url === 'none' ? null : url } : {}),
       ...(pauseWindowSeconds !== undefined ? { pauseWindowSeconds } : {}),
       ...(values.rotateSigningSecret === true ? { rotateSigningSecret: true } : {}),
       ...(overlap !== undefined ? { signingSecretOverlapSeconds: overlap } : {}),
+      ...(typeof scenario === 'string'
+        ? { sandboxScenario: scenario === 'none' || scenario === '' ? null : scenario }
+        : {}),
     }
     if (Object.keys(change).length === 0) {
-      throw new UsageError('nothing to change: give --callback-url, --pause-window or --rotate-signing-secret')
+      throw new UsageError(
+        'nothing to change: give --callback-url, --pause-window, --rotate-signing-secret or --sandbox-scenario',
+      )
     }
     const environments = typeof values.env === 'string' ? [environmentOf(values.env)] : undefined
+    if (change.sandboxScenario !== undefined && environments?.[0] === 'live') {
+      throw new UsageError('--sandbox-scenario is a Sandbox setting: it cannot go with --env live')
+    }
     const result = await runDataOperation(settingsFor(update, 'accounts update'), 'updateAccount', {
       account,
       change,
@@ -151,6 +165,7 @@ export function registerDataCommands(program: Command): void {
         callbackUrl: '--callback-url',
         pauseWindowSeconds: '--pause-window',
         signingSecretOverlapSeconds: '--signing-overlap',
+        sandboxScenario: '--sandbox-scenario',
       }
       throw new UsageError(
         Object.entries(result.problems)
@@ -159,10 +174,16 @@ export function registerDataCommands(program: Command): void {
       )
     }
     const { settings } = result
-    const ofEnvironment = ({ callbackUrl, signingSecret, previousSigningSecretExpiresAt }: AccountSettings) => ({
+    const ofEnvironment = ({
       callbackUrl,
       signingSecret,
       previousSigningSecretExpiresAt,
+      sandboxScenario,
+    }: AccountSettings) => ({
+      callbackUrl,
+      signingSecret,
+      previousSigningSecretExpiresAt,
+      ...(sandboxScenario !== undefined ? { sandboxScenario } : {}),
     })
     if (values.json) {
       return printJson({
@@ -182,6 +203,7 @@ export function registerDataCommands(program: Command): void {
         ...(shown.previousSigningSecretExpiresAt
           ? [`  previous secret signs too until ${shown.previousSigningSecretExpiresAt}`]
           : []),
+        ...(shown.sandboxScenario !== undefined ? [`  scenario:        ${shown.sandboxScenario ?? '-'}`] : []),
       )
     }
     print(lines.join('\n'))

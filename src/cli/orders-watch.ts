@@ -56,8 +56,11 @@ function shortType(type: string): string {
   return type.replace(/^com\.[^.]+\.order\./, '')
 }
 
-export function registerOrderCommands(program: Command): void {
-  const orders = program.command('orders').summary("follow an order's progress on a running printroute")
+/** Adds `orders` with `watch`; returns the group (`orders advance` joins it). */
+export function registerOrderCommands(program: Command): Command {
+  const orders = program
+    .command('orders')
+    .summary("follow an order's progress on a running printroute, or advance a Sandbox order")
   const watch = orders
     .command('watch')
     .summary("print an order's progress until it is complete or cancelled")
@@ -73,6 +76,7 @@ export function registerOrderCommands(program: Command): void {
     const connection = connectionOf(values)
     await watchOrder(createApiConnection(connection), orderId, intervalMs(values.pollInterval, '--poll-interval'))
   })
+  return orders
 }
 
 /** The order now, or when it is still in its pause window, until when. */

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander'
 import { registerDataCommands } from './data-commands.ts'
 import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
+import { registerAdvanceCommand } from './orders-advance.ts'
 import { registerOrderCommands } from './orders-watch.ts'
 import { registerProcessCommands } from './serve.ts'
 
@@ -25,7 +26,7 @@ export function buildProgram(): Command {
   registerProcessCommands(program)
   registerDataCommands(program)
   registerListenCommand(program)
-  registerOrderCommands(program)
+  registerAdvanceCommand(registerOrderCommands(program))
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.
   const exitOverrideAll = (command: Command) => {
     command.exitOverride()

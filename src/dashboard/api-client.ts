@@ -42,7 +42,8 @@ export interface ApiAnswer<T> {
 
 export interface ApiClient {
   get<T>(path: string, query?: Record<string, string | number | undefined | null>): Promise<ApiAnswer<T>>
-  post<T>(path: string, body?: unknown): Promise<ApiAnswer<T>>
+  /** `headers`: extra request headers (the new order page's X-Sandbox-Scenario). */
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>
   patch<T>(path: string, body: unknown): Promise<ApiAnswer<T>>
   /** An open endpoint beside /v4.0 that answers like the API (the sample images' list, `/samples/`). */
   getBesideApi<T>(path: string): Promise<ApiAnswer<T>>
@@ -64,7 +65,12 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
   }
   // A client is made per page request, so its calls are that page view's.
   const pageView: DashboardPageView = {}
-  async function call<T>(method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<ApiAnswer<T>> {
+  async function call<T>(
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<ApiAnswer<T>> {
     // inject's callback form: its promise form starts the request from a `then` that runs outside the store.
     const response = await new Promise<LightMyRequestResponse>((resolve, reject) =>
       pageViews.run(pageView, () =>
@@ -72,7 +78,11 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
           {
             method,
             url,
-            headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+            headers: {
+              ...extraHeaders,
+              ...headers,
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
             ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
           },
           (error, answer) => (error || !answer ? reject(error) : resolve(answer)),
@@ -96,7 +106,7 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
       const search = params.toString()
       return call('GET', `/v4.0${path}${search ? `?${search}` : ''}`)
     },
-    post: (path, body) => call('POST', `/v4.0${path}`, body),
+    post: (path, body, extra) => call('POST', `/v4.0${path}`, body, extra),
     patch: (path, body) => call('PATCH', `/v4.0${path}`, body),
     getBesideApi: (path) => call('GET', path),
   }

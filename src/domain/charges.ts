@@ -14,8 +14,12 @@ import { formatMinorAsAmount } from './money.ts'
 import type { Charge, ChargeItem } from './order.ts'
 import type { PricedShipment } from './pricing.ts'
 
-/** How the charges of an order are settled: Sandbox shows charges and never bills. */
-export type Settlement = 'none' | 'invoice' | 'prepaid'
+/**
+ * How the charges of an order are settled: Sandbox shows charges and never bills; `sandboxHold` (the Sandbox
+ * scenario paymentRequired, docs/sandbox.md) holds the order as an unpaid prepaid one until it is authorised,
+ * without any balance or ledger.
+ */
+export type Settlement = 'none' | 'invoice' | 'prepaid' | 'sandboxHold'
 
 /** One priced line; amounts are minor units as decimal strings (the pipeline state is JSON). */
 export interface PriceLine {

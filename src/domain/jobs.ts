@@ -5,6 +5,18 @@
 /** Where a simulated lab is with a shipment; each step is one job. */
 export type SimulatedLabStep = 'acknowledge' | 'produce' | 'ship'
 
+/**
+ * The step a simulated lab takes next on a shipment in `state` (a pipeline shipment state); undefined when it has
+ * none (not yet with the lab, or done). A step runs only from its own state, so a step job that fires after the
+ * shipment moved on (the order was advanced in Sandbox, or the job ran twice) does nothing.
+ */
+export function nextSimulatedLabStep(state: string | undefined): SimulatedLabStep | undefined {
+  if (state === 'submitted') return 'acknowledge'
+  if (state === 'acknowledged') return 'produce'
+  if (state === 'inProduction') return 'ship'
+  return undefined
+}
+
 /** Every job an order change can cause: name -> what the job carries. */
 export interface JobPayloads {
   /** `traceId`: of the request that created the order (jobs queued before trace ids were kept carry none). */

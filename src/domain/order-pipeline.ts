@@ -15,6 +15,7 @@ import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
+import type { SandboxScenario } from './sandbox-scenarios.ts'
 
 /** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
 export const DOWNLOAD_MAX_ATTEMPTS = 10
@@ -139,6 +140,8 @@ export interface PipelineOrder {
   accountId: number
   environment: Environment
   onHoldUntil: Date | null
+  /** The Sandbox scenario the order was created with (docs/sandbox.md); null for none and on Live. */
+  sandboxScenario: SandboxScenario | null
   document: OrderDocument
   pipeline: PipelineState
 }

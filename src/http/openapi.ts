@@ -48,6 +48,10 @@ const TAGS = [
   { name: 'callbacks', description: 'Callback deliveries and the events feed (the webhooks below).' },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },
+  {
+    name: 'sandbox',
+    description: "Sandbox only: an order's test scenario, and advancing an order by the simulated labs' steps.",
+  },
 ]
 
 type Json = Record<string, unknown>

@@ -22,6 +22,7 @@ import type { PaymentsService } from '../services/payments.service.ts'
 import type { PrintFilesService } from '../services/print-files.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
+import type { SandboxService } from '../services/sandbox.service.ts'
 import { isCsrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
 import type { BoundServer } from './bound-server.ts'
@@ -50,6 +51,7 @@ import { registerPrintFileRoutes } from './routes/print-files.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { registerQuoteRoutes } from './routes/quotes.routes.ts'
 import { registerSampleRoutes } from './routes/samples.routes.ts'
+import { registerSandboxRoutes } from './routes/sandbox.routes.ts'
 import { registerSpineRoutes } from './routes/spine.routes.ts'
 import { serializerCompiler } from './serialization.ts'
 import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
@@ -114,6 +116,8 @@ export interface HttpServices {
   labs: LabsService | null
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
+  /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
+  sandbox: SandboxService | null
   /** Stored files under their signed links (thumbnails, print files). */
   files: { store: ServedFiles; links: FileLinks; now: () => Date }
   /** Callback deliveries and the events feed. */
@@ -348,6 +352,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerCallbackRoutes(api, services.callbacks)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)
+      if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders)
       registerOpenApiDocumentRoutes(api, app, openApi)
     },
     { prefix: API_VERSION_PREFIX },

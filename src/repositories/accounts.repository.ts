@@ -194,6 +194,26 @@ export async function updateCallbackUrl(
   return rows.length > 0
 }
 
+/** The scenario new Sandbox orders of the account get when they name none (docs/sandbox.md); null for none. */
+export async function readSandboxScenarioDefault(db: Queryable, accountId: number): Promise<string | null> {
+  const rows = await db.query<{ scenario: string | null }>(
+    `SELECT sandbox_scenario AS scenario FROM account_environments WHERE account_id = $1 AND environment = 'sandbox'`,
+    [accountId],
+  )
+  return rows[0]?.scenario ?? null
+}
+
+export async function updateSandboxScenarioDefault(
+  db: Queryable,
+  accountId: number,
+  scenario: string | null,
+): Promise<void> {
+  await db.query(
+    `UPDATE account_environments SET sandbox_scenario = $2 WHERE account_id = $1 AND environment = 'sandbox'`,
+    [accountId, scenario],
+  )
+}
+
 export interface SigningSecrets {
   current: string | null
   /** The secret before the last rotation, still signing until `previousExpiresAt`. */
@@ -202,7 +222,7 @@ export interface SigningSecrets {
 }
 
 /** One environment's callback settings: its callback URL and signing secrets. */
-export type EnvironmentSettingsRow = SigningSecrets & { callbackUrl: string | null }
+export type EnvironmentSettingsRow = SigningSecrets & { callbackUrl: string | null; sandboxScenario: string | null }
 
 export async function readEnvironmentSettings(
   db: Queryable,
@@ -211,7 +231,8 @@ export async function readEnvironmentSettings(
 ): Promise<EnvironmentSettingsRow | undefined> {
   const rows = await db.query<EnvironmentSettingsRow>(
     `SELECT signing_secret AS current, previous_signing_secret AS previous,
-            previous_signing_secret_expires_at AS "previousExpiresAt", callback_url AS "callbackUrl"
+            previous_signing_secret_expires_at AS "previousExpiresAt", callback_url AS "callbackUrl",
+            sandbox_scenario AS "sandboxScenario"
        FROM account_environments WHERE account_id = $1 AND environment = $2`,
     [accountId, environment],
   )

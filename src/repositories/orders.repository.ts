@@ -87,6 +87,11 @@ export async function insertNewOrder(
   }
 }
 
+/** Keeps the Sandbox scenario a new order was created with (in the transaction that inserted it). */
+export async function setOrderSandboxScenario(tx: Queryable, orderNumber: number, scenario: string): Promise<void> {
+  await tx.query('UPDATE orders SET sandbox_scenario = $2 WHERE id = $1', [orderNumber, scenario])
+}
+
 export function findOrder(db: Queryable, scope: OrderScope, orderNumber: number): Promise<StoredOrder | undefined> {
   return findOrderWhere(db, scope, 'id', orderNumber)
 }

@@ -3,11 +3,13 @@ import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { isAwaitingPayment, type PipelineOrder, pipelineOf } from '../domain/order-pipeline.ts'
+import { parseSandboxScenario } from '../domain/sandbox-scenarios.ts'
 
 interface OrderRow {
   accountId: number | string
   environment: Environment
   onHoldUntil: Date | null
+  sandboxScenario: string | null
   document: string
   pipeline: unknown
 }
@@ -18,12 +20,14 @@ function toPipelineOrder(orderNumber: number, row: OrderRow): PipelineOrder {
     accountId: Number(row.accountId),
     environment: row.environment,
     onHoldUntil: row.onHoldUntil,
+    sandboxScenario: parseSandboxScenario(row.sandboxScenario) ?? null,
     document: JSON.parse(row.document) as OrderDocument,
     pipeline: pipelineOf(row.pipeline),
   }
 }
 
-const ORDER_COLUMNS = `account_id AS "accountId", environment, on_hold_until AS "onHoldUntil", document, pipeline`
+const ORDER_COLUMNS = `account_id AS "accountId", environment, on_hold_until AS "onHoldUntil",
+  sandbox_scenario AS "sandboxScenario", document, pipeline`
 
 /** Reads an order and locks its row until the transaction ends: pipeline steps on one order never interleave. */
 export async function lockOrder(tx: Queryable, orderNumber: number): Promise<PipelineOrder | undefined> {

@@ -6,6 +6,7 @@ import type { Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+import { parseSandboxScenario, type SandboxScenario } from '../domain/sandbox-scenarios.ts'
 import { refusedCharacter } from '../domain/text.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import { newSigningSecret } from '../domain/webhook-signature.ts'
@@ -29,6 +30,7 @@ import {
   rotateSigningSecret,
   updateCallbackUrl,
   updatePauseWindow,
+  updateSandboxScenarioDefault,
 } from '../repositories/accounts.repository.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
@@ -106,6 +108,8 @@ export interface AccountSettings {
   signingSecret: string
   /** Until when the secret replaced by the last rotation still signs too; null when none does. */
   previousSigningSecretExpiresAt: string | null
+  /** Sandbox only: the scenario new Sandbox orders get when they name none (docs/sandbox.md); null for none. */
+  sandboxScenario?: SandboxScenario | null
 }
 
 export interface AccountSettingsChange {
@@ -114,6 +118,8 @@ export interface AccountSettingsChange {
   rotateSigningSecret?: boolean
   /** How long the replaced secret keeps signing after a rotation (default 24 h; 0 = stops at once). */
   signingSecretOverlapSeconds?: number
+  /** Sandbox only: the default scenario of new Sandbox orders, or null for none. */
+  sandboxScenario?: string | null
 }
 
 function toAccount(row: AccountRow, callbackUrls: Record<Environment, string | null>): Account {
@@ -168,6 +174,8 @@ export function createAccountsService(deps: {
       pauseWindowSeconds: account.pauseWindowSeconds,
       signingSecret,
       previousSigningSecretExpiresAt: previousActive ? (stored.previousExpiresAt?.toISOString() ?? null) : null,
+      // Live ignores scenarios, so its settings do not show one.
+      ...(environment === 'sandbox' ? { sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null } : {}),
     }
   }
 
@@ -308,11 +316,19 @@ export function createAccountsService(deps: {
           problems.signingSecretOverlapSeconds = 'an overlap applies only together with rotateSigningSecret: true'
         }
       }
+      const scenario = change.sandboxScenario
+      const parsedScenario = typeof scenario === 'string' ? parseSandboxScenario(scenario) : null
+      if (scenario !== undefined && environment !== 'sandbox') {
+        problems.sandboxScenario = 'scenarios apply to Sandbox orders only: set the default with a Sandbox key'
+      } else if (scenario !== undefined && scenario !== null && !parsedScenario) {
+        problems.sandboxScenario = `"${scenario}" is not a Sandbox scenario (docs/sandbox.md)`
+      }
       if (Object.keys(problems).length > 0) return { problems }
       const found = await db.transaction(async (tx) => {
         if (!(await findAccount(tx, accountId))) return false
         if (pause !== undefined) await updatePauseWindow(tx, accountId, pause)
         if (change.callbackUrl !== undefined) await updateCallbackUrl(tx, accountId, environment, change.callbackUrl)
+        if (scenario !== undefined) await updateSandboxScenarioDefault(tx, accountId, parsedScenario ?? null)
         if (change.rotateSigningSecret === true) {
           const expires = new Date(clock.now().getTime() + (overlap ?? DEFAULT_SIGNING_OVERLAP_SECONDS) * 1000)
           await rotateSigningSecret(tx, accountId, environment, newSigningSecret(), expires)

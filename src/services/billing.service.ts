@@ -41,6 +41,8 @@ export interface BillingDeps {
   clock: Clock
   /** The absolute URL of the payment page of an order (served by the Live API). */
   paymentPageUrl: (orderId: string, token: string) => string
+  /** Where a Sandbox order held by the scenario paymentRequired is authorised: its page on the Sandbox dashboard. */
+  sandboxAuthorisationUrl: (orderId: string) => string
 }
 
 function billingOf(order: PipelineOrder): BillingState {
@@ -89,6 +91,12 @@ export function createBillingService(deps: BillingDeps) {
   async function settle(tx: Queryable, order: PipelineOrder, chargeId: string, total: bigint): Promise<void> {
     const billing = billingOf(order)
     if (billing.settlement === 'none' || total === 0n) return
+    if (billing.settlement === 'sandboxHold') {
+      // Owed until authorised, like a prepaid order its balance cannot cover; no money moves.
+      const unpaid = BigInt(billing.unpaid) + total
+      billing.unpaid = String(unpaid > 0n ? unpaid : 0n)
+      return
+    }
     if (billing.settlement === 'invoice') {
       const balance = await readBalance(tx, order.accountId)
       const entry = total > 0n ? 'invoice-charge' : 'invoice-refund'
@@ -128,6 +136,8 @@ export function createBillingService(deps: BillingDeps) {
     if (!isAwaitingPayment(order.pipeline)) {
       return wasHeld ? submissionJobs(document, order.pipeline) : []
     }
+    const sandbox = billing.settlement === 'sandboxHold'
+    if (sandbox) billing.paymentUrl = deps.sandboxAuthorisationUrl(document.id)
     if (!billing.paymentUrl) {
       // One URL per order for its whole life: a link already sent on keeps working when the amount changes.
       const token = randomBytes(24).toString('base64url')
@@ -138,7 +148,9 @@ export function createBillingService(deps: BillingDeps) {
     const issue: Issue = {
       objectId: document.id,
       errorCode: PAYMENT_ISSUE_CODE,
-      description: `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
+      description: sandbox
+        ? `A payment of ${amount} ${billing.currency} is needed before the order goes to production (Sandbox scenario paymentRequired: authorise it with POST /v4.0/sandbox/orders/${document.id}/advance or on the dashboard)`
+        : `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
       authorisationDetails: {
         authorisationUrl: billing.paymentUrl,
         paymentDetails: { amount, currency: billing.currency },
@@ -157,7 +169,12 @@ export function createBillingService(deps: BillingDeps) {
       if (order.pipeline.billing) return order.pipeline.billing
       const account = await findAccount(tx, order.accountId)
       if (!account) throw new Error(`order ${order.document.id} has no account`)
-      const settlement = order.environment === 'sandbox' ? 'none' : account.billingMode
+      const settlement =
+        order.environment === 'live'
+          ? account.billingMode
+          : order.sandboxScenario === 'paymentRequired'
+            ? 'sandboxHold'
+            : 'none'
       order.pipeline.billing = newBillingState(account.billingCurrency, settlement)
       return order.pipeline.billing
     },
@@ -192,6 +209,18 @@ export function createBillingService(deps: BillingDeps) {
       await ledger(tx, order, order.accountId, 'balance-charge', -due, billing.currency, after, {
         reference: `payment due on ${order.document.id}`,
       })
+      billing.unpaid = '0'
+      order.document.lastUpdated = clock.now().toISOString()
+      return { paid: true, jobs: syncPaymentHold(order) }
+    },
+
+    /**
+     * Authorises what a Sandbox order held by the scenario paymentRequired owes (no money moves): the hold goes,
+     * and the jobs that hand the order to its labs are returned. `paid` is false when nothing was held.
+     */
+    authoriseSandboxPayment(order: PipelineOrder): { paid: boolean; jobs: JobRequest[] } {
+      const billing = order.pipeline.billing
+      if (billing?.settlement !== 'sandboxHold' || BigInt(billing.unpaid) === 0n) return { paid: false, jobs: [] }
       billing.unpaid = '0'
       order.document.lastUpdated = clock.now().toISOString()
       return { paid: true, jobs: syncPaymentHold(order) }

@@ -66,3 +66,35 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
     })),
   }
 }
+
+/**
+ * An allocation that uses at least two labs when the order has two items or more (Sandbox scenarios
+ * splitShipments and partialShipment, docs/sandbox.md). When the cheapest allocation uses one lab, the items are
+ * tried from the last one up: that item is kept away from the lab, and the other items away from the lab it then
+ * goes to; the first allocation that uses two labs is taken. When no other lab can make any of the items, the
+ * one-lab allocation stands.
+ */
+export function allocateSplit(
+  allocate: (request: AllocationRequest) => AllocationOutcome,
+  request: AllocationRequest,
+): AllocationOutcome {
+  const cheapest = allocate(request)
+  const onlyLab = cheapest.ok && cheapest.shipments.length === 1 ? cheapest.shipments[0]?.labCode : undefined
+  if (onlyLab === undefined || request.itemIds.length < 2) return cheapest
+  const excluding = (excluded: Record<string, string>) => {
+    const byItem = { ...request.excludedLabsByItem }
+    for (const [itemId, labCode] of Object.entries(excluded)) byItem[itemId] = [...(byItem[itemId] ?? []), labCode]
+    return allocate({ ...request, excludedLabsByItem: byItem })
+  }
+  for (const itemId of [...request.itemIds].reverse()) {
+    const moved = excluding({ [itemId]: onlyLab })
+    const otherLab = moved.ok
+      ? moved.shipments.find((shipment) => shipment.itemIds.includes(itemId))?.labCode
+      : undefined
+    if (otherLab === undefined) continue
+    const others = request.itemIds.filter((other) => other !== itemId).map((other) => [other, otherLab])
+    const split = excluding({ ...Object.fromEntries(others), [itemId]: onlyLab })
+    if (split.ok && split.shipments.length > 1) return split
+  }
+  return cheapest
+}

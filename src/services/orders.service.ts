@@ -19,7 +19,17 @@ import {
 } from '../domain/order.ts'
 import { startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import {
+  parseSandboxScenario,
+  SANDBOX_SCENARIO_HEADER,
+  SANDBOX_SCENARIO_METADATA_KEY,
+  SANDBOX_SCENARIOS,
+  type SandboxScenario,
+  scenarioInMetadata,
+  scenarioProblem,
+} from '../domain/sandbox-scenarios.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
+import { readSandboxScenarioDefault } from '../repositories/accounts.repository.ts'
 import {
   findOrder,
   findOrderByIdempotencyKey,
@@ -29,6 +39,7 @@ import {
   type OrderListFilter,
   type OrderScope,
   type StoredOrder,
+  setOrderSandboxScenario,
 } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
@@ -103,6 +114,35 @@ function searchFilter(search: string | null): OrderListFilter['search'] {
   return { orderNumber, referenceContains: text }
 }
 
+/**
+ * The scenario a Sandbox create request names (docs/sandbox.md): the header's, else `metadata.sandboxScenario`'s
+ * (null there: explicitly none, the account's default included); undefined when it names none. Both are checked;
+ * a problem is added to `failures` under the field that carries it.
+ */
+function requestedScenario(
+  input: CreateOrderInput,
+  header: string | undefined,
+  failures: Failures,
+): SandboxScenario | null | undefined {
+  const check = (path: string, value: unknown): SandboxScenario | undefined => {
+    const scenario = parseSandboxScenario(value)
+    if (!scenario) {
+      addFailure(failures, path, { code: 'InvalidValue', providedValue: value, validValues: [...SANDBOX_SCENARIOS] })
+      return undefined
+    }
+    const problem = scenarioProblem(scenario, input.items.length)
+    if (problem) addFailure(failures, path, { code: 'InvalidValue', providedValue: value, comparisonValue: problem })
+    return scenario
+  }
+  const inMetadata = scenarioInMetadata(input.metadata)
+  const fromMetadata =
+    inMetadata === undefined || inMetadata === null
+      ? inMetadata
+      : check(`metadata.${SANDBOX_SCENARIO_METADATA_KEY}`, inMetadata)
+  if (header !== undefined) return check(SANDBOX_SCENARIO_HEADER, header)
+  return fromMetadata
+}
+
 function scopeOf(caller: Caller): OrderScope {
   return { accountId: caller.accountId, environment: caller.environment }
 }
@@ -146,8 +186,15 @@ export function createOrdersService(deps: {
   const log = deps.log ?? silentLogger
   const metrics = deps.metrics ?? noMetrics
 
-  /** Checks the request against the catalogue and returns it in canonical spelling, or throws ValidationFailed. */
-  function toNewOrder(input: CreateOrderInput): NewOrder {
+  /**
+   * Checks the request against the catalogue and returns it in canonical spelling with the Sandbox scenario it
+   * names (undefined: none named; always undefined on Live, which ignores scenarios), or throws ValidationFailed.
+   */
+  function toNewOrder(
+    input: CreateOrderInput,
+    environment: Caller['environment'],
+    scenarioHeader: string | undefined,
+  ): { newOrder: NewOrder; scenario: SandboxScenario | null | undefined } {
     const countryCode = input.recipient.address.countryCode.toUpperCase()
     const matched = matchOrderItems(catalogue, {
       destinationCountryCode: countryCode,
@@ -160,6 +207,7 @@ export function createOrdersService(deps: {
       })),
     })
     const failures: Failures = matched.failures
+    const scenario = environment === 'sandbox' ? requestedScenario(input, scenarioHeader, failures) : undefined
     if (input.metadata && metadataLength(input.metadata) > METADATA_MAX_CHARACTERS) {
       addFailure(failures, 'metadata', {
         code: 'TooLong',
@@ -177,7 +225,7 @@ export function createOrdersService(deps: {
     })
     if (hasFailures(failures)) throw validationFailed(failures)
 
-    return {
+    const newOrder: NewOrder = {
       merchantReference: nullIfAbsent(input.merchantReference),
       shippingMethod: input.shippingMethod,
       idempotencyKey: nullIfAbsent(input.idempotencyKey),
@@ -210,6 +258,7 @@ export function createOrdersService(deps: {
         }
       }),
     }
+    return { newOrder, scenario }
   }
 
   function existingOrderResult(existing: StoredOrder, now: Date): CreateOrderResult {
@@ -233,9 +282,17 @@ export function createOrdersService(deps: {
   }
 
   return {
-    /** `traceId`: of the creating request, handed to the pipeline so its log lines can be found by it. */
-    async createOrder(caller: Caller, input: CreateOrderInput, traceId?: string): Promise<CreateOrderResult> {
-      const newOrder = toNewOrder(input)
+    /**
+     * `traceId`: of the creating request, handed to the pipeline so its log lines can be found by it.
+     * `scenarioHeader`: the request's X-Sandbox-Scenario header, if any (docs/sandbox.md).
+     */
+    async createOrder(
+      caller: Caller,
+      input: CreateOrderInput,
+      traceId?: string,
+      scenarioHeader?: string,
+    ): Promise<CreateOrderResult> {
+      const { newOrder, scenario: requested } = toNewOrder(input, caller.environment, scenarioHeader)
       const scope = scopeOf(caller)
       // Fast path for retries: no IDs drawn when the key is already known.
       if (newOrder.idempotencyKey !== null) {
@@ -258,9 +315,17 @@ export function createOrdersService(deps: {
           placeholders,
           documentTemplate: JSON.stringify(document),
         })
-        if (inserted.inserted)
-          await jobs.enqueue(tx, [startOrderJob(formatId('ord', inserted.orderNumber), onHoldUntil, traceId)])
-        return inserted
+        if (!inserted.inserted) return { ...inserted, scenario: null }
+        // Resolved once: a later change of the account's default does not reach this order.
+        const scenario =
+          requested !== undefined
+            ? requested
+            : caller.environment === 'sandbox'
+              ? (parseSandboxScenario(await readSandboxScenarioDefault(tx, caller.accountId)) ?? null)
+              : null
+        if (scenario) await setOrderSandboxScenario(tx, inserted.orderNumber, scenario)
+        await jobs.enqueue(tx, [startOrderJob(formatId('ord', inserted.orderNumber), onHoldUntil, traceId)])
+        return { ...inserted, scenario }
       })
       if (!stored.inserted) return existingOrderResult(stored, now)
       const orderId = formatId('ord', stored.orderNumber)
@@ -273,6 +338,7 @@ export function createOrdersService(deps: {
           environment: caller.environment,
           items: newOrder.items.length,
           onHoldUntil: onHoldUntil?.toISOString() ?? null,
+          ...(stored.scenario ? { sandboxScenario: stored.scenario } : {}),
         },
         `order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}`,
       )

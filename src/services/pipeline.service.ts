@@ -36,6 +36,12 @@ import {
   startPipeline,
   type Transition,
 } from '../domain/order-pipeline.ts'
+import {
+  downloadRetryBaseSecondsOf,
+  type SandboxScenario,
+  simulatedDownloadFailure,
+  splitsShipments,
+} from '../domain/sandbox-scenarios.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import { drawShipmentIds, readOrder, upsertLabJob } from '../repositories/pipeline.repository.ts'
 import type { BillingService } from './billing.service.ts'
@@ -48,7 +54,12 @@ import {
   secondsSince,
   silentLogger,
 } from './observability.ts'
-import type { AllocationOutcome, AllocationRequest, PlannedOrderShipment } from './order-allocation.ts'
+import {
+  type AllocationOutcome,
+  type AllocationRequest,
+  allocateSplit,
+  type PlannedOrderShipment,
+} from './order-allocation.ts'
 import { type ChangedOrder, createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
 
@@ -98,7 +109,7 @@ export type Allocator = (request: AllocationRequest) => AllocationOutcome
 
 /** What happens once a shipment is submitted to its lab: the jobs that follow, in the same transaction. */
 export interface LabConnector {
-  afterSubmit(orderId: string, shipmentId: string): JobRequest[]
+  afterSubmit(order: PipelineOrder, shipmentId: string): JobRequest[]
 }
 
 /**
@@ -293,6 +304,18 @@ export function createPipelineService(deps: PipelineDeps) {
   /** A lab's report on a shipment (the lab API and the simulated labs both end here). */
   const reportLab = timedStep('lab-report', applyLabReport)
 
+  /** The allocation of an order's items, as its Sandbox scenario (docs/sandbox.md) bends it. */
+  function allocateFor(
+    scenario: SandboxScenario | null,
+    firstAllocation: boolean,
+    request: AllocationRequest,
+  ): AllocationOutcome {
+    // As when no lab has the items in stock: the order stops with ItemUnavailable at once.
+    if (scenario === 'outOfStock') return { ok: false, unavailableItemIds: request.itemIds }
+    if (firstAllocation && splitsShipments(scenario)) return allocateSplit(deps.allocate, request)
+    return deps.allocate(request)
+  }
+
   const steps = {
     /**
      * The order enters the pipeline (at creation, or when its pause window expires). `traceId`: of the request
@@ -330,8 +353,11 @@ export function createPipelineService(deps: PipelineDeps) {
       const started = performance.now()
       let stored: StoredFile | undefined
       let thumbnailUrl: string | null = null
-      let failure: string | undefined
+      // A Sandbox scenario can fail the attempt without any request (docs/sandbox.md).
+      let failure: string | undefined =
+        file.kind === 'asset' ? simulatedDownloadFailure(snapshot.sandboxScenario, file.url, attempt) : undefined
       await deps.withScratchFile(async (path) => {
+        if (failure !== undefined) return
         try {
           const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
           const blobKey = assetBlobKey(orderId, fileKey)
@@ -399,7 +425,7 @@ export function createPipelineService(deps: PipelineDeps) {
                 fileKey,
                 attempt,
                 failure ?? 'unknown error',
-                deps.settings.downloadRetryBaseSeconds,
+                downloadRetryBaseSecondsOf(order.sandboxScenario, deps.settings.downloadRetryBaseSeconds),
                 now,
               ),
         logDownload,
@@ -420,7 +446,7 @@ export function createPipelineService(deps: PipelineDeps) {
         const firstAllocation = pipeline.billing === undefined
         const billing = await deps.billing.startBilling(tx, order)
         const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
-        const result = deps.allocate({
+        const result = allocateFor(order.sandboxScenario, firstAllocation, {
           order: document,
           itemIds,
           excludedLabsByItem: pipeline.excludedLabs,
@@ -580,7 +606,7 @@ export function createPipelineService(deps: PipelineDeps) {
           },
           clock.now(),
         )
-        result.jobs.push(...labConnectorFor(order.environment).afterSubmit(orderId, shipmentId))
+        result.jobs.push(...labConnectorFor(order.environment).afterSubmit(order, shipmentId))
         return result
       }
       await transition(orderNumberOf(orderId), submit, ({ order }) => {

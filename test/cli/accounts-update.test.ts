@@ -56,6 +56,7 @@ test('accounts update sets the callback URLs and pause window, rotates the signi
   const settings = JSON.parse(updated.stdout)
   assert.deepEqual(Object.keys(settings), ['id', 'pauseWindowSeconds', 'sandbox', 'live'])
   assert.deepEqual(Object.keys(settings.live), ['callbackUrl', 'signingSecret', 'previousSigningSecretExpiresAt'])
+  assert.equal(settings.sandbox.sandboxScenario, null, "only Sandbox's settings have a default scenario")
   assert.equal(settings.id, id)
   assert.equal(settings.pauseWindowSeconds, 300)
   assert.equal(settings.sandbox.callbackUrl, url, 'without --env: both environments')
@@ -100,7 +101,16 @@ test('accounts update sets the callback URLs and pause window, rotates the signi
   assert.equal(JSON.parse(removed.stdout).live.callbackUrl, null)
   assert.equal(JSON.parse(removed.stdout).sandbox.callbackUrl, url, 'only the environment named')
 
+  const scenario = await withData(['accounts', 'update', '--account', id, '--sandbox-scenario', 'Manual', '--json'])
+  assert.equal(scenario.code, 0, scenario.stderr)
+  assert.equal(JSON.parse(scenario.stdout).sandbox.sandboxScenario, 'manual')
+  assert.equal('sandboxScenario' in JSON.parse(scenario.stdout).live, false)
+  const noScenario = await withData(['accounts', 'update', '--account', id, '--sandbox-scenario', 'none'])
+  assert.match(noScenario.stdout, /sandbox:\n(?: {2}.*\n)* {2}scenario: {8}-/)
+
   const refusals: [string[], RegExp][] = [
+    [['--sandbox-scenario', 'explode'], /--sandbox-scenario: "explode" is not a Sandbox scenario/],
+    [['--env', 'live', '--sandbox-scenario', 'manual'], /--sandbox-scenario is a Sandbox setting/],
     [['--callback-url', 'ftp://x'], /--callback-url: "ftp:\/\/x" is not an http\(s\) URL/],
     [['--pause-window', 'soon'], /--pause-window/],
     [['--signing-overlap', '1h'], /--signing-overlap: an overlap applies only together with rotateSigningSecret/],

@@ -199,4 +199,36 @@ describe('listen and orders watch, against a running printroute', () => {
     assert.equal(badId.code, 2)
     assert.match(badId.stderr, /"12" is not an order ID/)
   })
+
+  test('orders advance moves a manual Sandbox order a step, then to Complete; its refusals are errors', async () => {
+    const response = await t.sandbox({
+      method: 'POST',
+      url: '/v4.0/orders',
+      payload: sampleOrder({
+        items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+      }),
+      headers: { 'content-type': 'application/json', 'x-sandbox-scenario': 'manual' },
+    })
+    const orderId = json(response).order.id
+    const connection = { PRINTROUTE_API_KEY: t.account.sandboxKey, PRINTROUTE_BASE_URL: urls.sandbox }
+    await waitFor('the shipment with its lab', async () => {
+      const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
+      return facts.cannotAdvance === null ? true : undefined
+    })
+    const step = await cli.run(['orders', 'advance', orderId], connection)
+    assert.equal(step.code, 0, step.stderr)
+    assert.match(step.stdout, new RegExp(`^${orderId}  Updated  InProgress  .*inProduction InProgress`))
+    const completed = await cli.run(['orders', 'advance', orderId, '--to', 'Complete', '--json'], connection)
+    assert.equal(completed.code, 0, completed.stderr)
+    assert.equal(JSON.parse(completed.stdout).order.status.stage, 'Complete')
+    const nothingLeft = await cli.run(['orders', 'advance', orderId], connection)
+    assert.equal(nothingLeft.code, 1)
+    assert.match(nothingLeft.stderr, /nothing is left to advance/)
+    const again = await cli.run(['orders', 'advance', orderId, '--to', 'Complete'], connection)
+    assert.equal(again.code, 0, again.stderr)
+    assert.match(again.stdout, new RegExp(`^${orderId}  Ok  Complete  `))
+    const badTarget = await cli.run(['orders', 'advance', orderId, '--to', 'Delivered'], connection)
+    assert.equal(badTarget.code, 2)
+    assert.match(badTarget.stderr, /--to must be one of InProduction, Shipped, Complete/)
+  })
 })

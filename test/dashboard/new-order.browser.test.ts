@@ -92,6 +92,44 @@ for (const kind of testDatabaseKinds()) {
       await context.close()
     })
 
+    test('a manual scenario order from the form waits for the Advance button; the default scenario is a setting', async () => {
+      const context = await newContext(h.browser)
+      const page = await context.newPage()
+      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      await page.goto(`${h.urls.sandbox}/dashboard/new-order?sku=${PHONE_CASE}`)
+      await page.getByRole('radio', { name: /square/ }).check()
+      await fillRecipient(page, 'Ada Lovelace')
+      await page.locator('#sandbox-scenario').selectOption('manual')
+      await page.getByRole('button', { name: 'Place test order' }).click()
+      await page.waitForURL(/\/dashboard\/orders\/ord_\d+$/)
+      const orderId = page.url().split('/').at(-1) as string
+      const sandbox = page.getByRole('region', { name: 'Sandbox' })
+      assert.equal(await sandbox.locator('[data-scenario]').innerText(), 'manual')
+      const order = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      assert.equal(order.metadata, null, 'the scenario went as the header, not into the metadata')
+
+      // The page refreshes itself while the order is in progress: the form appears once the lab waits.
+      await sandbox.getByRole('button', { name: 'Advance' }).waitFor({ timeout: 30_000 })
+      await assertAccessible(page, 'order page with advance')
+      await sandbox.getByLabel('Advance').selectOption('Complete')
+      await sandbox.getByRole('button', { name: 'Advance' }).click()
+      await page.getByRole('status').getByText(`Order ${orderId} is advanced to Complete.`).waitFor()
+      assert.equal(await page.locator('.page-head .badge').first().innerText(), 'Complete')
+      assert.match(await page.locator('#cannot-advance').innerText(), /nothing is left to advance/)
+
+      await page.goto(`${h.urls.sandbox}/dashboard/developers/settings`)
+      await page.locator('#sandbox-scenario').selectOption('outOfStock')
+      await page.getByRole('button', { name: 'Save default scenario' }).click()
+      await page.getByRole('status').getByText('Default scenario saved: outOfStock.').waitFor()
+      const saved = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings
+      assert.equal(saved.sandboxScenario, 'outOfStock')
+      assert.equal(await page.locator('#sandbox-scenario').inputValue(), 'outOfStock')
+      await page.locator('#sandbox-scenario').selectOption('')
+      await page.getByRole('button', { name: 'Save default scenario' }).click()
+      await page.getByRole('status').getByText('Default scenario saved: none.').waitFor()
+      await context.close()
+    })
+
     test('a refused order is shown on the form with the values kept and each failure next to its field', async () => {
       const context = await newContext(h.browser, 'phone')
       const page = await context.newPage()

@@ -43,7 +43,16 @@ function examplesOf(markdown: string): Example[] {
 }
 
 /** The variables the examples may use; the test gives each a value, replacing the documented assignment. */
-const VARIABLES = ['KEY', 'LIVE_KEY', 'ORDER', 'CALLBACK', 'KEY_PREFIX', 'LAB_KEY', 'SHIPMENT'] as const
+const VARIABLES = [
+  'KEY',
+  'LIVE_KEY',
+  'ORDER',
+  'SANDBOX_ORDER',
+  'CALLBACK',
+  'KEY_PREFIX',
+  'LAB_KEY',
+  'SHIPMENT',
+] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
 
@@ -141,6 +150,16 @@ describe('the curl examples of docs/api.md', () => {
     return json(created).order.id
   }
 
+  /** A Sandbox order of the scenario manual whose shipment waits with its lab (for the advance examples). */
+  async function manualOrderWithItsLab(): Promise<string> {
+    const orderId = await newSandboxOrder({ metadata: { sandboxScenario: 'manual' } })
+    await waitFor('the shipment with its lab', async () => {
+      const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
+      return facts.cannotAdvance === null ? true : undefined
+    })
+    return orderId
+  }
+
   /** A Live order's shipment waiting at its lab, and a lab key of that lab. */
   async function shipmentAtItsLab(): Promise<{ shipment: string; labKey: string }> {
     const created = await t.live({
@@ -178,6 +197,7 @@ describe('the curl examples of docs/api.md', () => {
     if (used.has('KEY')) values.KEY = t.account.sandboxKey
     if (used.has('LIVE_KEY')) values.LIVE_KEY = t.account.liveKey
     if (used.has('ORDER')) values.ORDER = await newSandboxOrder()
+    if (used.has('SANDBOX_ORDER')) values.SANDBOX_ORDER = await manualOrderWithItsLab()
     if (used.has('CALLBACK')) values.CALLBACK = await aCallbackDelivery()
     if (used.has('KEY_PREFIX')) {
       const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }))

@@ -47,6 +47,7 @@ for (const kind of testDatabaseKinds()) {
         'pauseWindowSeconds',
         'signingSecret',
         'previousSigningSecretExpiresAt',
+        'sandboxScenario',
       ])
       assert.equal(initial.settings.environment, 'sandbox')
       assert.equal(initial.settings.callbackUrl, null)
@@ -55,6 +56,7 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(initial.settings.previousSigningSecretExpiresAt, null)
       const liveInitial = json(await t.live({ method: 'GET', url: '/v4.0/account/settings' }, account.liveKey))
       assert.equal(liveInitial.settings.environment, 'live')
+      assert.equal('sandboxScenario' in liveInitial.settings, false, 'the default scenario is a Sandbox setting')
       assert.notEqual(liveInitial.settings.signingSecret, initial.settings.signingSecret, 'one secret per environment')
 
       const changed = await patch(account, {

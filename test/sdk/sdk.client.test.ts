@@ -200,6 +200,19 @@ describe('printroute-client against a Sandbox server', () => {
     assert.deepEqual(callbacks.callbacks, [], 'no callback URL is set, so nothing was delivered')
   })
 
+  test("sandbox.getOrder tells an order's scenario; sandbox.advanceOrder's refusal is a PrintrouteError", async () => {
+    const created = await client.orders.create(order({ metadata: { sandboxScenario: 'manual' } }))
+    const facts = await client.sandbox.getOrder(created.order.id)
+    assert.equal(facts.scenario, 'manual')
+    assert.match(facts.cannotAdvance ?? '', /still downloading its assets/, 'no workers run here')
+    await assert.rejects(client.sandbox.advanceOrder(created.order.id, { to: 'Shipped' }), (error: unknown) => {
+      assert.ok(error instanceof PrintrouteError)
+      assert.equal(error.outcome, 'ValidationFailed')
+      assert.match(error.failures.to?.[0]?.comparisonValue as string, /downloading/)
+      return true
+    })
+  })
+
   test('a 400 is a PrintrouteError with outcome, statusCode, traceParent and the failures by field', async () => {
     const refused = await client.orders
       .create(

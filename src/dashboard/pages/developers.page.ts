@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
+import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { formatTime } from '../format.ts'
@@ -48,6 +49,8 @@ interface AccountSettings {
   pauseWindowSeconds: number
   signingSecret: string
   previousSigningSecretExpiresAt: string | null
+  /** Sandbox only: the default scenario of new Sandbox orders (docs/sandbox.md). */
+  sandboxScenario?: string | null
 }
 
 interface AccountKey {
@@ -358,12 +361,25 @@ It is listed with the other callbacks.</p>
 <p id="test-url-note" class="muted small">Empty: the ${name} callback URL${settings.callbackUrl ? '' : ' (none is set, so give one here)'}.</p></div>
 <button type="submit">Send test callback</button>
 </form>`
+    const current = settings.sandboxScenario ?? ''
+    const scenarioSection = live
+      ? ''
+      : html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/sandbox-scenario" class="card settings-card stack" aria-labelledby="scenario-heading">${csrfField(csrfToken)}
+<h2 id="scenario-heading">Default scenario</h2>
+<p>The path new Sandbox orders take when they name no scenario themselves (header <code>X-Sandbox-Scenario</code> or
+<code>metadata.sandboxScenario</code>): a download that fails, a lab that rejects, a payment hold, split or partial
+shipments, or manual steps. Orders keep the scenario they were created with.</p>
+<div class="field setting-field"><label for="sandbox-scenario">Scenario</label>
+<select id="sandbox-scenario" name="sandboxScenario"><option value="">None</option>${SANDBOX_SCENARIOS.map((scenario) => html`<option value="${scenario}"${scenario === current ? html` selected` : ''}>${scenario}</option>`)}</select></div>
+<button type="submit">Save default scenario</button>
+</form>`
     return sendDeveloperPage(dashboard, request, reply, 'settings', {
       title: 'Settings',
       ...(failure ?? {}),
       content: html`<h1>Settings</h1>
 <p>The ${name} settings: Sandbox and Live each have their own callback URL and signing secret; the pause window is the account's.</p>
 ${callbacksSection}
+${scenarioSection}
 ${testSection}
 ${signingSection(settings, csrfToken, entered)}`,
     })
@@ -409,6 +425,21 @@ ${signingSection(settings, csrfToken, entered)}`,
       return dashboard.redirect(reply, '/developers/settings', {
         kind: 'success',
         text: `Settings saved: callback URL ${saved.callbackUrl ?? 'none'}; pause window ${durationWords(saved.pauseWindowSeconds)}.`,
+      })
+    },
+  )
+
+  pages.post<{ Body: { sandboxScenario?: string } }>(
+    '/developers/settings/sandbox-scenario',
+    async (request, reply) => {
+      const chosen = String(request.body?.sandboxScenario ?? '')
+      const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
+        sandboxScenario: chosen === '' ? null : chosen,
+      })
+      if (!answer.ok) return refused(request, reply, {}, answer.status, describeApiError(answer.body))
+      return dashboard.redirect(reply, '/developers/settings', {
+        kind: 'success',
+        text: `Default scenario saved: ${answer.body.settings.sandboxScenario ?? 'none'}.`,
       })
     },
   )

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { OrderDocument, Recipient } from '../../domain/order.ts'
+import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import type { ApiBody, ApiClient } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
@@ -58,6 +59,8 @@ interface OrderForm {
   countryCode: string
   shippingMethod: string
   merchantReference: string
+  /** The Sandbox scenario chosen (docs/sandbox.md), '' for none. */
+  scenario: string
 }
 
 function freshForm(product: Product, samples: string[]): OrderForm {
@@ -80,6 +83,7 @@ function freshForm(product: Product, samples: string[]): OrderForm {
     countryCode: countries.includes(DEFAULT_COUNTRY) ? DEFAULT_COUNTRY : (countries[0] ?? DEFAULT_COUNTRY),
     shippingMethod: DEFAULT_SHIPPING_METHOD,
     merchantReference: '',
+    scenario: '',
   }
 }
 
@@ -106,6 +110,7 @@ function formFromBody(body: FormValues, product: Product): OrderForm {
     recipient: body,
     countryCode: formValue(body, 'countryCode'),
     shippingMethod: formValue(body, 'shippingMethod'),
+    scenario: formValue(body, 'sandboxScenario'),
     merchantReference: formValue(body, 'merchantReference').trim(),
   }
 }
@@ -311,6 +316,8 @@ ${recipientMessages.length > 0 ? html`<ul class="field-error">${recipientMessage
 <select id="shipping-method" name="shippingMethod"${invalidAttributes(errors, 'shipping-method')}>${SHIPPING_METHODS.map((method) => html`<option value="${method}"${method === form.shippingMethod ? html` selected` : ''}>${method}</option>`)}</select>${fieldMessages(errors, 'shipping-method')}</div>
 <div class="field"><label for="merchant-reference">Merchant reference <span class="muted">(optional)</span></label>
 <input id="merchant-reference" name="merchantReference" value="${form.merchantReference}"${invalidAttributes(errors, 'merchant-reference')}>${fieldMessages(errors, 'merchant-reference')}</div>
+<div class="field"><label for="sandbox-scenario">Scenario <span class="muted">(the path the order takes: docs/sandbox.md)</span></label>
+<select id="sandbox-scenario" name="sandboxScenario"><option value="">None (the account's default, if set)</option>${SANDBOX_SCENARIOS.map((scenario) => html`<option value="${scenario}"${scenario === form.scenario ? html` selected` : ''}>${scenario}</option>`)}</select></div>
 </fieldset>
 <div class="form-buttons"><button type="submit">Place test order</button>
 <span class="muted small">Sandbox: simulated labs make it in seconds; nothing is printed or billed.</span></div>
@@ -412,7 +419,9 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
         image.choice = 'none'
     }
     const { body: order, assetAreas } = orderRequest(form, product, sampleUrlOf(dashboard))
-    const answer = await api.post<{ order: Pick<OrderDocument, 'id'> }>('/orders', order)
+    // The scenario goes as the header, so the order's metadata stays the client's own.
+    const scenario: Record<string, string> = form.scenario === '' ? {} : { [SANDBOX_SCENARIO_HEADER]: form.scenario }
+    const answer = await api.post<{ order: Pick<OrderDocument, 'id'> }>('/orders', order, scenario)
     if (answer.ok && answer.body.order?.id) {
       const id = answer.body.order.id
       switch (answer.body.outcome) {

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Type } from 'typebox'
 import { parseId } from '../../domain/ids.ts'
 import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
+import { ADVANCE_TARGETS, type SandboxScenario } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { CallbackSchema } from '../../http/schemas/callbacks.schema.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
@@ -282,15 +283,46 @@ function actionButton(available: boolean, label: string, path: string, explanati
     : html`<button type="button" disabled title="${explanation}" aria-describedby="actions-note">${label}</button>`
 }
 
-async function loadOrder(api: ApiClient, orderId: string) {
-  const [order, actions, events, callbacks, printFiles] = await Promise.all([
+/** What GET /v4.0/sandbox/orders/{id} tells of an order (docs/sandbox.md). */
+interface SandboxOrder {
+  scenario: SandboxScenario | null
+  cannotAdvance: string | null
+}
+
+async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
+  const [order, actions, events, callbacks, printFiles, sandboxOrder] = await Promise.all([
     api.get<{ order: OrderDocument }>(`/orders/${orderId}`),
     api.get<Actions>(`/orders/${orderId}/actions`),
     api.get<{ events: OrderEvent[] }>('/events', { orderId, top: LIST_LIMIT }),
     api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT }),
     api.get<{ printFiles: PrintFile[] }>(`/orders/${orderId}/print-files`),
+    // The Sandbox's own endpoint: Live has none.
+    sandbox ? api.get<{ sandboxOrder: SandboxOrder }>(`/sandbox/orders/${orderId}`) : undefined,
   ])
-  return { order, actions, events, callbacks, printFiles }
+  return {
+    order,
+    actions,
+    events,
+    callbacks,
+    printFiles,
+    sandbox: sandboxOrder?.ok ? sandboxOrder.body.sandboxOrder : null,
+  }
+}
+
+/** The Sandbox part of the order page: the order's scenario, and the Advance form while the order can move. */
+function sandboxSection(orderId: string, facts: SandboxOrder, csrfToken: string): Html {
+  const scenario = facts.scenario
+    ? html`<p>Scenario: <strong data-scenario>${facts.scenario}</strong></p>`
+    : html`<p>Scenario: <span data-scenario>none</span>.</p>`
+  const advance =
+    facts.cannotAdvance === null
+      ? html`<form method="post" action="${orderPath(orderId, '/advance')}" >${csrfField(csrfToken)}
+<label for="advance-to">Advance</label>
+<select id="advance-to" name="to"><option value="">one lab step</option>${ADVANCE_TARGETS.map((target) => html`<option value="${target}">to ${target}</option>`)}</select>
+<button type="submit">Advance</button></form>
+<p class="muted small">Runs the simulated labs' next steps now, with their callbacks; authorises a payment the scenario holds.</p>`
+      : html`<p class="muted small" id="cannot-advance">Advance: ${facts.cannotAdvance}.</p>`
+  return html`<section aria-labelledby="sandbox-heading" class="card"><h2 id="sandbox-heading">Sandbox</h2>${scenario}${advance}</section>`
 }
 
 function notFound(
@@ -359,7 +391,7 @@ function registerOrderScopedPages(pages: FastifyInstance, dashboard: Dashboard):
   pages.get<OrderParams>('/orders/:orderId', async (request, reply) => {
     const { orderId } = request.params
     const { csrfToken, api } = request.signedIn
-    const loaded = await loadOrder(api, orderId)
+    const loaded = await loadOrder(api, orderId, dashboard.environment === 'sandbox')
     if (!loaded.order.ok) return notFound(dashboard, request, reply, orderId, loaded.order)
     const order = loaded.order.body.order
     const available = (name: keyof Actions) => loaded.actions.ok && loaded.actions.body[name]?.isAvailable === 'Yes'
@@ -390,6 +422,7 @@ ${actionButton(available('changeRecipientDetails'), 'Change recipient', orderPat
 ${actionButton(available('changeMetaData'), 'Edit metadata', orderPath(order.id, '/metadata'), 'Metadata cannot be changed now')}
 <p id="actions-note" class="muted small">Buttons are enabled when the order's actions endpoint says the action is available.</p>
 </section>
+${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken) : ''}
 <section aria-labelledby="progress-heading"><h2 id="progress-heading">Progress</h2>${progress(order)}</section>
 ${issues(order)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
@@ -462,6 +495,20 @@ ${form(order.id, '/cancel', request.signedIn.csrfToken, html`<p>This cancels eve
     const { orderId } = request.params
     const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/cancel`)
     return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, `Order ${orderId} is cancelled.`))
+  })
+
+  pages.post<OrderParams & { Body: { to?: string } }>('/orders/:orderId/advance', async (request, reply) => {
+    const { orderId } = request.params
+    const to = request.body?.to
+    const answer = await request.signedIn.api.post<{ order: OrderDocument }>(
+      `/sandbox/orders/${orderId}/advance`,
+      to ? { to } : {},
+    )
+    const done =
+      answer.body.outcome === 'Ok'
+        ? `Order ${orderId} is already there: nothing changed.`
+        : `Order ${orderId} is advanced${to ? ` to ${to}` : ' one step'}.`
+    return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, done))
   })
 
   pages.get<OrderParams>('/orders/:orderId/shipping-method', (request, reply) =>

@@ -4,6 +4,7 @@ import fastJson from 'fast-json-stringify'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { validationFailed } from '../../domain/outcomes.ts'
+import { LIVE_SCENARIO_WARNING, SANDBOX_SCENARIO_HEADER, scenarioInMetadata } from '../../domain/sandbox-scenarios.ts'
 import { traceIdOf } from '../../domain/traceparent.ts'
 import type { OrdersService } from '../../services/orders.service.ts'
 import { nextPageUrl } from '../paging.ts'
@@ -62,13 +63,28 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
         summary: 'Create an order',
         description:
           'Creates and submits an order. Outcome Created, OnHold (the account has a pause window: only the ' +
-          'order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned).',
+          'order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). ' +
+          'Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test ' +
+          'scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.',
         body: CreateOrderRequestSchema,
         response: { 200: CreateOrderResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const result = await orders.createOrder(request.caller, request.body, traceIdOf(request.traceParent))
+      const header = request.headers[SANDBOX_SCENARIO_HEADER.toLowerCase()]
+      const scenarioHeader = Array.isArray(header) ? header.join(',') : header
+      const result = await orders.createOrder(
+        request.caller,
+        request.body,
+        traceIdOf(request.traceParent),
+        scenarioHeader,
+      )
+      if (
+        request.caller.environment === 'live' &&
+        (scenarioHeader !== undefined || scenarioInMetadata(request.body.metadata) !== undefined)
+      ) {
+        reply.header('warning', LIVE_SCENARIO_WARNING)
+      }
       if ('onHold' in result) {
         return reply
           .type(JSON_TYPE)

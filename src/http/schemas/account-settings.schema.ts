@@ -1,8 +1,17 @@
 // Account settings: callback URL, pause window, callback signing secret (docs/api.md "Account settings"). The
 // callback URL and the signing secret are the caller's environment's; the pause window is the account's.
 import { Type } from 'typebox'
+import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { MAX_PAUSE_WINDOW_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../../services/accounts.service.ts'
-import { Nullable, NullableUrlString, named, Outcome, TraceParent } from './common.schema.ts'
+import {
+  CaseInsensitiveEnum,
+  Nullable,
+  NullableUrlString,
+  named,
+  Outcome,
+  StringEnum,
+  TraceParent,
+} from './common.schema.ts'
 
 const SettingsSchema = named(
   'AccountSettings',
@@ -14,6 +23,14 @@ const SettingsSchema = named(
       description: "This environment's callbacks are signed with this secret (Standard Webhooks, whsec_...).",
     }),
     previousSigningSecretExpiresAt: Nullable(Type.String()),
+    sandboxScenario: Type.Optional(
+      Nullable(
+        StringEnum(
+          SANDBOX_SCENARIOS,
+          'Sandbox settings only (absent on Live): the scenario new Sandbox orders take when they name none (docs/sandbox.md), or null.',
+        ),
+      ),
+    ),
   }),
 )
 
@@ -49,6 +66,14 @@ export const PatchSettingsSchema = named(
           maximum: MAX_SIGNING_OVERLAP_SECONDS,
           description: 'With rotateSigningSecret: how long the old secret keeps signing too (default 86400).',
         }),
+      ),
+      sandboxScenario: Type.Optional(
+        Nullable(
+          CaseInsensitiveEnum(
+            SANDBOX_SCENARIOS,
+            'Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none.',
+          ),
+        ),
       ),
     },
     { additionalProperties: false },

@@ -1,0 +1,68 @@
+// The Sandbox's own endpoints (docs/sandbox.md), registered on the Sandbox server only: on Live these paths
+// are unknown (404 EndpointDoesNotExist). GET /sandbox/orders/{id} tells an order's scenario and whether it can
+// be advanced; POST /sandbox/orders/{id}/advance moves it by the simulated labs' steps and answers the order.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import type { OrdersService } from '../../services/orders.service.ts'
+import type { SandboxService } from '../../services/sandbox.service.ts'
+import { ErrorResponses } from '../schemas/common.schema.ts'
+import { OrderIdParamsSchema } from '../schemas/order.schema.ts'
+import {
+  AdvanceOrderBodySchema,
+  AdvanceOrderResponseSchema,
+  SandboxOrderResponseSchema,
+} from '../schemas/sandbox.schema.ts'
+
+export function registerSandboxRoutes(app: FastifyInstance, sandbox: SandboxService, orders: OrdersService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  api.get(
+    '/sandbox/orders/:orderId',
+    {
+      schema: {
+        operationId: 'getSandboxOrder',
+        tags: ['sandbox'],
+        summary: "An order's Sandbox scenario and whether it can be advanced (Sandbox only)",
+        params: OrderIdParamsSchema,
+        response: { 200: SandboxOrderResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => ({
+      outcome: 'Ok' as const,
+      sandboxOrder: await sandbox.describeOrder(request.caller, request.params.orderId),
+      traceParent: request.traceParent,
+    }),
+  )
+
+  api.post(
+    '/sandbox/orders/:orderId/advance',
+    {
+      schema: {
+        operationId: 'advanceSandboxOrder',
+        tags: ['sandbox'],
+        summary: 'Move an order one lab step on, or to InProduction, Shipped or Complete (Sandbox only)',
+        description:
+          "Runs the simulated labs' next steps now, with the same order changes and callbacks their timers " +
+          'would cause (docs/sandbox.md). Idempotent with `to`: an order already there is answered unchanged ' +
+          '(outcome Ok). 400 with the reason when the order cannot move that way.',
+        params: OrderIdParamsSchema,
+        body: AdvanceOrderBodySchema,
+        response: { 200: AdvanceOrderResponseSchema, ...ErrorResponses },
+      },
+      // The body is optional: none is the same as `{}` (one step).
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {}
+      },
+    },
+    async (request, reply) => {
+      const { orderId } = request.params
+      const { changed } = await sandbox.advanceOrder(request.caller, orderId, request.body.to)
+      const orderJson = await orders.getOrder(request.caller, orderId)
+      const outcome = changed ? 'Updated' : 'Ok'
+      // The order is served as stored (contract key order), as GET /orders/{id} serves it.
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(`{"outcome":"${outcome}","order":${orderJson},"traceParent":"${request.traceParent}"}` as never)
+    },
+  )
+}

@@ -1,0 +1,54 @@
+// The Sandbox's own endpoints (docs/sandbox.md): an order's scenario, and advancing an order by the simulated
+// labs' steps. Served by the Sandbox server only.
+import { Type } from 'typebox'
+import { ADVANCE_TARGETS, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
+import { CaseInsensitiveEnum, Nullable, named, OkOutcome, Outcome, StringEnum, TraceParent } from './common.schema.ts'
+import { OrderSchema } from './order.schema.ts'
+
+export const AdvanceOrderBodySchema = named(
+  'AdvanceOrderRequest',
+  Type.Object(
+    {
+      to: Type.Optional(
+        CaseInsensitiveEnum(
+          ADVANCE_TARGETS,
+          'How far to take the order: every shipment in production, every shipment shipped, or the order Complete. Absent: one lab step.',
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+)
+
+export const AdvanceOrderResponseSchema = named(
+  'AdvanceOrderResponse',
+  Type.Object({
+    outcome: Outcome(
+      'AdvanceOrderOutcome',
+      ['Updated', 'Ok'] as const,
+      'Updated when the order moved; Ok when it had already reached `to` (the order unchanged).',
+    ),
+    order: OrderSchema,
+    traceParent: TraceParent,
+  }),
+)
+
+export const SandboxOrderResponseSchema = named(
+  'SandboxOrderResponse',
+  Type.Object({
+    outcome: OkOutcome,
+    sandboxOrder: named(
+      'SandboxOrder',
+      Type.Object({
+        orderId: Type.String(),
+        scenario: Nullable(
+          StringEnum(SANDBOX_SCENARIOS, 'The scenario the order was created with (docs/sandbox.md), or null.'),
+        ),
+        cannotAdvance: Nullable(
+          Type.String({ description: 'Why a plain advance would be refused now; null when it would move the order.' }),
+        ),
+      }),
+    ),
+    traceParent: TraceParent,
+  }),
+)

@@ -1,0 +1,216 @@
+// The Sandbox's test clock for one order (docs/sandbox.md#advance): POST /v4.0/sandbox/orders/{id}/advance
+// moves an order's shipments on by the simulated labs' own steps, at once, rather than on their timers. It
+// runs exactly the step a simulated lab would run next (adapters/simulated-labs.ts `runStep`), so the order,
+// its shipments, tracking and callbacks are the ones the timers would have produced; a timer that fires later
+// for a shipment already moved finds it past its step and does nothing.
+import type { SimulatedLabPipeline } from '../adapters/simulated-labs.ts'
+import { formatId, parseId } from '../domain/ids.ts'
+import { nextSimulatedLabStep, type SimulatedLabStep } from '../domain/jobs.ts'
+import { isAwaitingPayment, type PipelineOrder, type ShipmentState } from '../domain/order-pipeline.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import type { AdvanceTarget, SandboxScenario } from '../domain/sandbox-scenarios.ts'
+import { readOrder } from '../repositories/pipeline.repository.ts'
+import type { Caller } from './accounts.service.ts'
+import type { BillingService } from './billing.service.ts'
+import { createOrderChanger, type OrderChangeDeps } from './order-change.ts'
+import type { PipelineService } from './pipeline.service.ts'
+
+/** What the simulated labs do (adapters/simulated-labs.ts), met by shape. */
+export interface SimulatedLabStepper {
+  runStep(pipeline: SimulatedLabPipeline, orderId: string, shipmentId: string, step: SimulatedLabStep): Promise<void>
+}
+
+/** How far a shipment is along its lab's steps. */
+const PROGRESS: Partial<Record<ShipmentState, number>> = {
+  allocated: 0,
+  submitted: 1,
+  acknowledged: 2,
+  inProduction: 3,
+  shipped: 4,
+}
+const TARGET_PROGRESS: Record<Exclude<AdvanceTarget, 'Complete'>, number> = { InProduction: 3, Shipped: 4 }
+
+/** What an order's page and the CLI show of its Sandbox side. */
+export interface SandboxOrderFacts {
+  orderId: string
+  scenario: SandboxScenario | null
+  /** Why a plain advance is refused now; null when it can move the order. */
+  cannotAdvance: string | null
+}
+
+/** The shipments that count: not rejected (their items went to another lab) and not cancelled. */
+function liveShipments(order: PipelineOrder): [string, ShipmentState][] {
+  return Object.entries(order.pipeline.shipments)
+    .map(([id, shipment]) => [id, shipment.state] as [string, ShipmentState])
+    .filter(([, state]) => state !== 'rejected' && state !== 'cancelled')
+}
+
+function hasReached(order: PipelineOrder, to: AdvanceTarget): boolean {
+  if (order.document.status.stage === 'Complete') return true
+  if (to === 'Complete') return false
+  const shipments = liveShipments(order)
+  return shipments.length > 0 && shipments.every(([, state]) => (PROGRESS[state] ?? 0) >= TARGET_PROGRESS[to])
+}
+
+/** Why the order cannot be moved at all, or undefined. */
+function stoppedReason(order: PipelineOrder, now: Date): string | undefined {
+  const id = order.document.id
+  if (order.document.status.stage === 'Cancelled') return `order ${id} is cancelled`
+  if (order.pipeline.phase === 'failed') return `order ${id} has stopped: a step failed (its status.issues say why)`
+  if (order.onHoldUntil && order.onHoldUntil > now) {
+    return `order ${id} is on hold in the pause window until ${order.onHoldUntil.toISOString()}`
+  }
+  return undefined
+}
+
+/** Why none of the order's shipments is with a lab that could take a step, for the 400's text. */
+function notWithLabsReason(order: PipelineOrder): string {
+  const id = order.document.id
+  switch (order.pipeline.phase) {
+    case 'waiting':
+    case 'downloading':
+      return `order ${id} is still downloading its assets; its shipments reach their labs after allocation and print files`
+    case 'allocating':
+      return `order ${id} is being allocated to labs; advance once its shipments are with their labs`
+    case 'rendering':
+      return `order ${id} is having its print files made; advance once its shipments are with their labs`
+    case 'complete':
+      return `order ${id} is Complete: nothing is left to advance`
+    default:
+      return `no shipment of order ${id} is with a lab`
+  }
+}
+
+export function createSandboxService(
+  deps: OrderChangeDeps & {
+    pipeline: PipelineService
+    simulatedLabs: SimulatedLabStepper
+    billing: BillingService
+    now: () => Date
+  },
+) {
+  const { db, pipeline, simulatedLabs, billing } = deps
+  const orders = createOrderChanger(deps)
+
+  async function load(caller: Caller, orderId: string): Promise<PipelineOrder> {
+    const number = parseId('ord', orderId)
+    const order = number === undefined ? undefined : await readOrder(db, number)
+    if (!order || order.accountId !== caller.accountId || order.environment !== caller.environment) {
+      throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
+    }
+    return order
+  }
+
+  /** Authorises a payment the scenario paymentRequired holds; true when there was one. */
+  async function authorise(order: PipelineOrder): Promise<boolean> {
+    if (!isAwaitingPayment(order.pipeline)) return false
+    const applied = await orders.change(order.orderNumber, (locked) => {
+      const { paid, jobs } = billing.authoriseSandboxPayment(locked)
+      return { changed: paid, jobs }
+    })
+    return applied?.result.changed ?? false
+  }
+
+  /**
+   * Hands shipments whose print files are ready to their labs now rather than when their submit jobs run (the
+   * same step, idempotent: the queued job then finds them submitted).
+   */
+  async function submitReady(order: PipelineOrder): Promise<boolean> {
+    if (order.pipeline.phase !== 'producing' || isAwaitingPayment(order.pipeline)) return false
+    const ready = liveShipments(order).filter(([, state]) => state === 'allocated')
+    for (const [shipmentId] of ready) await pipeline.submitShipment(order.document.id, shipmentId)
+    return ready.length > 0
+  }
+
+  /** One lab step on every shipment that has one; false when none had. */
+  async function stepAll(order: PipelineOrder, below: number): Promise<boolean> {
+    let stepped = false
+    for (const [shipmentId, state] of liveShipments(order)) {
+      if ((PROGRESS[state] ?? 0) >= below) continue
+      const step = nextSimulatedLabStep(state)
+      if (!step) continue
+      await simulatedLabs.runStep(pipeline, order.document.id, shipmentId, step)
+      stepped = true
+    }
+    return stepped
+  }
+
+  function refuse(order: PipelineOrder, to: AdvanceTarget | undefined, reason: string): never {
+    throw validationFailed(
+      {
+        [to === undefined ? 'orderId' : 'to']: [
+          { code: 'InvalidValue', providedValue: to ?? order.document.id, comparisonValue: reason },
+        ],
+      },
+      `The order cannot be advanced: ${reason}`,
+    )
+  }
+
+  /** Why a plain advance would be refused now, or undefined when it would move the order. */
+  function plainAdvanceProblem(order: PipelineOrder, now: Date): string | undefined {
+    const stopped = stoppedReason(order, now)
+    if (stopped) return stopped
+    if (isAwaitingPayment(order.pipeline)) return undefined
+    const movable = liveShipments(order).some(
+      ([, state]) =>
+        nextSimulatedLabStep(state) !== undefined || (state === 'allocated' && order.pipeline.phase === 'producing'),
+    )
+    return movable ? undefined : notWithLabsReason(order)
+  }
+
+  return {
+    /** The order's scenario and whether a plain advance would move it. */
+    async describeOrder(caller: Caller, orderId: string): Promise<SandboxOrderFacts> {
+      const order = await load(caller, orderId)
+      return {
+        orderId: formatId('ord', order.orderNumber),
+        scenario: order.sandboxScenario,
+        cannotAdvance: plainAdvanceProblem(order, deps.now()) ?? null,
+      }
+    },
+
+    /**
+     * Moves the order one lab step on (every shipment with its lab takes its next step; an order held by the
+     * scenario paymentRequired is authorised instead), or on to `to`. Returns whether anything changed; throws
+     * ValidationFailed with the reason when the order cannot move that way.
+     */
+    async advanceOrder(caller: Caller, orderId: string, to?: AdvanceTarget): Promise<{ changed: boolean }> {
+      let order = await load(caller, orderId)
+      const reload = async () => {
+        order = (await readOrder(db, order.orderNumber)) ?? order
+        return order
+      }
+      if (to !== undefined && hasReached(order, to)) return { changed: false }
+      if (to === undefined) {
+        const problem = plainAdvanceProblem(order, deps.now())
+        if (problem) refuse(order, to, problem)
+        if (await authorise(order)) return { changed: true }
+        const submitted = await submitReady(order)
+        const stepped = await stepAll(await reload(), Number.POSITIVE_INFINITY)
+        return { changed: submitted || stepped }
+      }
+      const stopped = stoppedReason(order, deps.now())
+      if (stopped) refuse(order, to, stopped)
+      let changed = await authorise(order)
+      if (changed) await reload()
+      if (to === 'Complete' && !['producing', 'complete'].includes(order.pipeline.phase)) {
+        refuse(order, to, `${notWithLabsReason(order)}, so it cannot reach Complete yet`)
+      }
+      if (await submitReady(order)) changed = true
+      const below = to === 'InProduction' ? TARGET_PROGRESS.InProduction : TARGET_PROGRESS.Shipped
+      // Each pass moves every shipment one step; a shipment needs at most three (acknowledge, produce, ship).
+      for (let pass = 0; pass < 3 && !hasReached(await reload(), to); pass += 1) {
+        if (!(await stepAll(order, below))) break
+        changed = true
+      }
+      if (!hasReached(await reload(), to)) {
+        // A lab rejected the shipment on the way (scenario labRejects): its items are being allocated again.
+        if (changed) return { changed }
+        refuse(order, to, notWithLabsReason(order))
+      }
+      return { changed }
+    },
+  }
+}
+
+export type SandboxService = ReturnType<typeof createSandboxService>

@@ -1,0 +1,248 @@
+// The Sandbox's API around scenarios (docs/sandbox.md): choosing a scenario at create (header, metadata, the
+// account's default) and its validation, Live ignoring scenarios with a Warning, the default in the account
+// settings, and advance: each target, idempotency, the refusals, and 404 on Live.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
+import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
+
+const JSON_HEADERS = { 'content-type': 'application/json' }
+
+for (const kind of testDatabaseKinds()) {
+  describe(`Sandbox scenarios and advance through the API (${kind})`, () => {
+    let t: TestApp
+    let images: ImageServer
+
+    function order(overrides: Record<string, unknown> = {}) {
+      return sampleOrder({
+        items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+        ...overrides,
+      })
+    }
+
+    function create(server: 'sandbox' | 'live', body: Record<string, unknown>, headers: Record<string, string> = {}) {
+      return t[server]({ method: 'POST', url: '/v4.0/orders', payload: body, headers: { ...JSON_HEADERS, ...headers } })
+    }
+
+    async function created(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
+      const response = await create('sandbox', body, headers)
+      assert.equal(response.statusCode, 200, response.body)
+      return json(response).order.id
+    }
+
+    async function scenarioOf(orderId: string) {
+      return json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder.scenario
+    }
+
+    function advance(orderId: string, body?: unknown, key?: string) {
+      return t.sandbox(
+        {
+          method: 'POST',
+          url: `/v4.0/sandbox/orders/${orderId}/advance`,
+          ...(body === undefined ? {} : { payload: body as Record<string, unknown>, headers: JSON_HEADERS }),
+        },
+        key,
+      )
+    }
+
+    function settings(server: 'sandbox' | 'live', change?: Record<string, unknown>) {
+      return t[server](
+        change
+          ? { method: 'PATCH', url: '/v4.0/account/settings', payload: change, headers: JSON_HEADERS }
+          : { method: 'GET', url: '/v4.0/account/settings' },
+      )
+    }
+
+    /** A manual order whose shipment is with its (waiting) lab. */
+    async function manualOrderWithItsLab(): Promise<string> {
+      const id = await created(order(), { 'x-sandbox-scenario': 'manual' })
+      await waitFor('the shipment with its lab', async () => {
+        const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
+        return facts.cannotAdvance === null ? true : undefined
+      })
+      return id
+    }
+
+    before(async () => {
+      images = await startImageServer({}, { type: 'image/jpeg', body: await quadrantPhoto(200, 150) })
+      t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 0 } })
+    })
+
+    after(async () => {
+      await t.close()
+      await images.close()
+    })
+
+    test('an unknown scenario is refused on the field that names it, listing the valid names', async () => {
+      const inMetadata = await create('sandbox', order({ metadata: { sandboxScenario: 'explode' } }))
+      assert.equal(inMetadata.statusCode, 400)
+      assert.equal(json(inMetadata).outcome, 'ValidationFailed')
+      assert.deepEqual(json(inMetadata).failures, {
+        'metadata.sandboxScenario': [
+          { code: 'InvalidValue', providedValue: 'explode', validValues: [...SANDBOX_SCENARIOS] },
+        ],
+      })
+      const inHeader = await create('sandbox', order(), { 'x-sandbox-scenario': 'explode' })
+      assert.equal(inHeader.statusCode, 400)
+      assert.deepEqual(Object.keys(json(inHeader).failures), ['X-Sandbox-Scenario'])
+      assert.deepEqual(json(inHeader).failures['X-Sandbox-Scenario'][0].validValues, [...SANDBOX_SCENARIOS])
+      const notAString = await create('sandbox', order({ metadata: { sandboxScenario: 3 } }))
+      assert.equal(notAString.statusCode, 400)
+      const oneItemSplit = await create('sandbox', order(), { 'x-sandbox-scenario': 'splitShipments' })
+      assert.equal(oneItemSplit.statusCode, 400)
+      assert.match(json(oneItemSplit).failures['X-Sandbox-Scenario'][0].comparisonValue, /at least two items/)
+    })
+
+    test('the header wins over the metadata, which stays exactly as sent', async () => {
+      const metadata = { sandboxScenario: 'downloadFails', shopOrder: 12 }
+      const response = await create('sandbox', order({ metadata }), { 'x-sandbox-scenario': 'Manual' })
+      assert.equal(response.statusCode, 200, response.body)
+      const id = json(response).order.id
+      assert.deepEqual(json(response).order.metadata, metadata)
+      assert.equal(await scenarioOf(id), 'manual')
+      assert.equal(await scenarioOf(await created(order())), null, 'no scenario by default')
+    })
+
+    test('Live ignores scenarios and says so in a Warning header; the Sandbox endpoints do not exist there', async () => {
+      const warning = '299 - "Sandbox scenarios are ignored on Live"'
+      const byMetadata = await create('live', order({ metadata: { sandboxScenario: 'no-such-scenario' } }))
+      assert.equal(byMetadata.statusCode, 200, byMetadata.body)
+      assert.equal(byMetadata.headers.warning, warning)
+      const byHeader = await create('live', order(), { 'x-sandbox-scenario': 'manual' })
+      assert.equal(byHeader.headers.warning, warning)
+      const plain = await create('live', order())
+      assert.equal(plain.headers.warning, undefined)
+      const sandboxPlain = await create('sandbox', order({ metadata: { sandboxScenario: 'manual' } }))
+      assert.equal(sandboxPlain.headers.warning, undefined)
+      const liveId = json(byHeader).order.id
+      for (const request of [
+        { method: 'POST' as const, url: `/v4.0/sandbox/orders/${liveId}/advance` },
+        { method: 'GET' as const, url: `/v4.0/sandbox/orders/${liveId}` },
+      ]) {
+        const response = await t.live(request)
+        assert.equal(response.statusCode, 404)
+        assert.equal(json(response).outcome, 'EndpointDoesNotExist')
+      }
+    })
+
+    test("the account's Sandbox default applies to orders created while it is set; Live cannot set it", async () => {
+      assert.equal(json(await settings('sandbox')).settings.sandboxScenario, null)
+      assert.equal('sandboxScenario' in json(await settings('live')).settings, false, 'Live settings do not show it')
+      const set = await settings('sandbox', { sandboxScenario: 'MANUAL' })
+      assert.equal(set.statusCode, 200, set.body)
+      assert.equal(json(set).settings.sandboxScenario, 'manual')
+      const withDefault = await created(order())
+      assert.equal(await scenarioOf(withDefault), 'manual')
+      assert.equal(await scenarioOf(await created(order({ metadata: { sandboxScenario: null } }))), null)
+      assert.equal(await scenarioOf(await created(order(), { 'x-sandbox-scenario': 'outOfStock' })), 'outOfStock')
+
+      const unknown = await settings('sandbox', { sandboxScenario: 'explode' })
+      assert.equal(unknown.statusCode, 400)
+      assert.deepEqual(json(unknown).failures.sandboxScenario[0].validValues, [...SANDBOX_SCENARIOS])
+      const fromLive = await settings('live', { sandboxScenario: 'manual' })
+      assert.equal(fromLive.statusCode, 400)
+      assert.match(json(fromLive).failures.sandboxScenario[0].comparisonValue, /Sandbox key/)
+
+      const cleared = await settings('sandbox', { sandboxScenario: null })
+      assert.equal(json(cleared).settings.sandboxScenario, null)
+      assert.equal(await scenarioOf(await created(order())), null)
+      assert.equal(await scenarioOf(withDefault), 'manual', 'an order keeps the scenario it was created with')
+    })
+
+    test('advance to InProduction, Shipped and Complete; each again answers Ok with the order unchanged', async () => {
+      const id = await manualOrderWithItsLab()
+      const driver = pipelineDriver(t)
+      const shipmentState = async () => Object.values((await driver.state(id)).pipeline.shipments)[0]?.state
+
+      const inProduction = await advance(id, { to: 'inproduction' })
+      assert.equal(inProduction.statusCode, 200, inProduction.body)
+      assert.equal(json(inProduction).outcome, 'Updated')
+      assert.equal(await shipmentState(), 'inProduction')
+      const again = await advance(id, { to: 'InProduction' })
+      assert.equal(json(again).outcome, 'Ok')
+      assert.equal(json(again).order.lastUpdated, json(inProduction).order.lastUpdated)
+
+      const shipped = await advance(id, { to: 'Shipped' })
+      assert.equal(json(shipped).outcome, 'Updated')
+      const order = json(shipped).order
+      assert.equal(order.status.stage, 'Complete', 'its only shipment shipped')
+      assert.equal(order.shipments[0].status, 'Shipped')
+      assert.match(order.shipments[0].tracking.number, /^SIM\d{10}$/)
+      const get = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${id}` })).order
+      assert.deepEqual(
+        { ...order, items: undefined },
+        { ...get, items: undefined },
+        'the answer is the order as GET shows it',
+      )
+      for (const to of ['Complete', 'Shipped', 'InProduction']) {
+        const unchanged = await advance(id, { to })
+        assert.equal(unchanged.statusCode, 200, unchanged.body)
+        assert.equal(json(unchanged).outcome, 'Ok')
+        assert.equal(json(unchanged).order.lastUpdated, order.lastUpdated)
+      }
+      const nothingLeft = await advance(id)
+      assert.equal(nothingLeft.statusCode, 400)
+      assert.equal(json(nothingLeft).outcome, 'ValidationFailed')
+      assert.match(json(nothingLeft).statusText, /Complete: nothing is left to advance/)
+
+      // A simulated lab's timer firing late for a shipment already advanced changes nothing.
+      const shipmentId = order.shipments[0].id
+      for (const step of ['acknowledge', 'produce', 'ship'] as const) {
+        await t.app.services.simulatedLabs.runStep(t.app.services.pipeline, id, shipmentId, step)
+      }
+      assert.equal((await driver.document(id)).lastUpdated, order.lastUpdated)
+    })
+
+    test('advance to Complete straight from the waiting lab', async () => {
+      const id = await manualOrderWithItsLab()
+      const response = await advance(id, { to: 'Complete' })
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(json(response).order.status.stage, 'Complete')
+    })
+
+    test('advance refuses bad bodies, unknown orders, and orders that cannot move, with the reason', async () => {
+      const badTarget = await advance('ord_1', { to: 'Delivered' })
+      assert.equal(badTarget.statusCode, 400)
+      assert.deepEqual(json(badTarget).failures.to[0].validValues, ['InProduction', 'Shipped', 'Complete'])
+      const unknownField = await advance('ord_1', { step: 1 })
+      assert.equal(unknownField.statusCode, 400)
+      const unknownOrder = await advance('ord_999999')
+      assert.equal(unknownOrder.statusCode, 404)
+      assert.equal(json(unknownOrder).outcome, 'EntityNotFound')
+
+      const other = await t.createAccount({ pauseWindowSeconds: 3600 })
+      const ownId = await created(order())
+      assert.equal((await advance(ownId, undefined, other.sandboxKey)).statusCode, 404, "another account's order")
+
+      const held = await t.sandbox(
+        { method: 'POST', url: '/v4.0/orders', payload: order(), headers: JSON_HEADERS },
+        other.sandboxKey,
+      )
+      const heldId = json(held).order.id
+      const onHold = await advance(heldId, { to: 'Shipped' }, other.sandboxKey)
+      assert.equal(onHold.statusCode, 400)
+      assert.match(json(onHold).failures.to[0].comparisonValue, /on hold in the pause window/)
+      const cancel = await t.sandbox({ method: 'POST', url: `/v4.0/orders/${heldId}/actions/cancel` }, other.sandboxKey)
+      assert.equal(json(cancel).outcome, 'Cancelled', cancel.body)
+      const cancelled = await advance(heldId, undefined, other.sandboxKey)
+      assert.equal(cancelled.statusCode, 400)
+      assert.match(json(cancelled).statusText, /is cancelled/)
+      assert.deepEqual(Object.keys(json(cancelled).failures), ['orderId'])
+
+      const failing = await created(order(), { 'x-sandbox-scenario': 'downloadFails' })
+      await waitFor('the downloads to fail', async () => {
+        const stopped = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${failing}` })).order
+        return stopped.status.details.downloadAssets === 'Error' ? true : undefined
+      })
+      for (const body of [undefined, { to: 'Complete' }]) {
+        const refused = await advance(failing, body)
+        assert.equal(refused.statusCode, 400)
+        assert.match(json(refused).statusText, /has stopped: a step failed/)
+      }
+    })
+  })
+}

@@ -1,0 +1,281 @@
+// Every Sandbox scenario end to end (docs/sandbox.md): real workers, the simulated labs with no step delay, images
+// and a callback receiver on 127.0.0.1. All scenario orders are placed at once and move on together; each test
+// waits for its own order and checks the path it took and the callbacks it caused, in sequence.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { parseId } from '../../src/domain/ids.ts'
+import type { PipelineOrder } from '../../src/domain/order-pipeline.ts'
+import { readOrder } from '../../src/repositories/pipeline.repository.ts'
+import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
+import { PHONE_CASE } from '../support/pipeline-driver.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
+
+const T = 'com.printroute.order'
+const DOWNLOADED = `${T}.status.details.downloadAssets#Complete`
+const SHIPPED = `${T}.shipments.shipment#Shipped`
+const SHIPPING_COMPLETE = `${T}.status.details.shipping#Complete`
+const COMPLETE = `${T}.status.stage.changed#Complete`
+const AUTHORISED = `${T}.status.issues.paymentAuthorisation#Authorised`
+const HAPPY_PATH = [DOWNLOADED, SHIPPED, SHIPPING_COMPLETE, COMPLETE]
+
+/** A canvas to the UK by Standard: two labs make it (nl1, uk6), the cheaper one gets it. */
+function canvas(url: string) {
+  return {
+    sku: 'GLOBAL-CAN-10x10',
+    copies: 1,
+    sizing: 'fillPrintArea',
+    attributes: { wrap: 'Black' },
+    assets: [{ url }],
+  }
+}
+function phoneCase(url: string) {
+  return { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url }] }
+}
+
+for (const kind of testDatabaseKinds()) {
+  describe(`Sandbox scenarios end to end (${kind})`, () => {
+    let t: TestApp
+    let images: ImageServer
+    let receiver: CallbackReceiver
+    const orders: Record<string, string> = {}
+
+    async function create(name: string, items: unknown[], scenario: string, via: 'header' | 'metadata') {
+      const response = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({
+          merchantReference: `scenario-${name}`,
+          items,
+          ...(via === 'metadata' ? { metadata: { sandboxScenario: scenario, shop: 7 } } : {}),
+        }),
+        headers: {
+          'content-type': 'application/json',
+          ...(via === 'header' ? { 'x-sandbox-scenario': scenario } : {}),
+        },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      const order = json(response).order
+      if (via === 'metadata')
+        assert.deepEqual(order.metadata, { sandboxScenario: scenario, shop: 7 }, 'metadata as sent')
+      orders[name] = order.id
+    }
+
+    async function state(orderId: string): Promise<PipelineOrder> {
+      const order = await readOrder(t.database.db, parseId('ord', orderId) as number)
+      if (!order) throw new Error(`no order ${orderId}`)
+      return order
+    }
+
+    async function orderOf(orderId: string) {
+      return json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+    }
+
+    function until(orderId: string, what: string, done: (order: any) => boolean) {
+      return waitFor(`${orderId}: ${what}`, async () => {
+        const order = await orderOf(orderId)
+        return done(order) ? order : undefined
+      })
+    }
+
+    /** The event types recorded for the order (complete as of now: events are written with the change). */
+    async function recorded(orderId: string): Promise<string[]> {
+      const list = json(await t.sandbox({ method: 'GET', url: `/v4.0/callbacks?orderId=${orderId}&top=50` })).callbacks
+      return list.reverse().map((callback: any) => callback.type)
+    }
+
+    /** The callbacks the receiver got for the order, in sequence, once `count` have arrived. */
+    async function received(orderId: string, count: number): Promise<string[]> {
+      const mine = () => receiver.received.filter((callback) => callback.event.subject === orderId)
+      await waitFor(`${count} callbacks of ${orderId}`, () => (mine().length >= count ? true : undefined))
+      return mine()
+        .sort((a, b) => a.event.sequence - b.event.sequence)
+        .map((callback) => callback.event.type)
+    }
+
+    /** Asserts the recorded events and the receiver's callbacks are both exactly `expected`. */
+    async function assertCallbacks(orderId: string, expected: string[]) {
+      assert.deepEqual(await received(orderId, expected.length), expected)
+      assert.deepEqual(await recorded(orderId), expected)
+    }
+
+    function advance(orderId: string, body?: Record<string, unknown>) {
+      return t.sandbox({
+        method: 'POST',
+        url: `/v4.0/sandbox/orders/${orderId}/advance`,
+        ...(body ? { payload: body, headers: { 'content-type': 'application/json' } } : {}),
+      })
+    }
+
+    before(async () => {
+      receiver = await startCallbackReceiver()
+      const photo = { type: 'image/jpeg', body: await quadrantPhoto(200, 150) }
+      images = await startImageServer({ '/fails.jpg': photo, '/flaky.jpg': photo }, photo)
+      t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 0 } })
+      await t.sandbox({
+        method: 'PATCH',
+        url: '/v4.0/account/settings',
+        payload: { callbackUrl: receiver.url() },
+        headers: { 'content-type': 'application/json' },
+      })
+      await create('downloadFails', [phoneCase(images.url('fails.jpg'))], 'downloadFails', 'metadata')
+      await create('downloadFlaky', [phoneCase(images.url('flaky.jpg'))], 'downloadFlaky', 'header')
+      await create('labRejects', [canvas(images.url('rejects.jpg'))], 'labRejects', 'metadata')
+      await create('outOfStock', [phoneCase(images.url('stock.jpg'))], 'outOfStock', 'header')
+      await create('paymentRequired', [phoneCase(images.url('payment.jpg'))], 'paymentRequired', 'metadata')
+      await create(
+        'splitShipments',
+        [canvas(images.url('a.jpg')), canvas(images.url('b.jpg'))],
+        'splitShipments',
+        'header',
+      )
+      await create(
+        'partialShipment',
+        [canvas(images.url('c.jpg')), canvas(images.url('d.jpg'))],
+        'partialShipment',
+        'metadata',
+      )
+      await create('manual', [phoneCase(images.url('manual.jpg'))], 'MANUAL', 'header')
+    })
+
+    after(async () => {
+      await t.close()
+      await images.close()
+      await receiver.close()
+    })
+
+    test('downloadFails: every attempt fails at once, without a request, and the order stops FailedToDownloaded', async () => {
+      const id = orders.downloadFails as string
+      const order = await until(id, 'downloads failed', (o) => o.status.details.downloadAssets === 'Error')
+      const codes = order.status.issues.map((issue: any) => issue.errorCode)
+      assert.equal(codes.filter((code: string) => code === 'order.items.assets.NotDownloaded').length, 10)
+      assert.ok(codes.includes('order.items.assets.FailedToDownloaded'))
+      assert.match(
+        order.status.issues[0].description,
+        /HTTP 503 from 127\.0\.0\.1:\d+ \(Sandbox scenario downloadFails/,
+      )
+      assert.equal(order.status.stage, 'InProgress')
+      assert.equal(order.items[0].status, 'Invalid')
+      assert.ok(!images.requests.some((path) => path.startsWith('/fails.jpg')), 'no request was made')
+      assert.deepEqual(await recorded(id), [], 'a stopped order causes no callback')
+    })
+
+    test('downloadFlaky: two failed attempts, then the real download, and the order completes', async () => {
+      const id = orders.downloadFlaky as string
+      const order = await until(id, 'Complete', (o) => o.status.stage === 'Complete')
+      const issues = order.status.issues.map((issue: any) => issue.errorCode)
+      assert.deepEqual(issues, ['order.items.assets.NotDownloaded', 'order.items.assets.NotDownloaded'])
+      assert.equal(images.requests.filter((path) => path.startsWith('/flaky.jpg')).length, 1, 'one real download')
+      await assertCallbacks(id, HAPPY_PATH)
+    })
+
+    test('labRejects: the first lab rejects, the next lab makes and ships the order', async () => {
+      const id = orders.labRejects as string
+      const order = await until(id, 'Complete', (o) => o.status.stage === 'Complete')
+      const pipeline = (await state(id)).pipeline
+      const rejected = Object.values(pipeline.shipments).filter((shipment) => shipment.state === 'rejected')
+      assert.equal(rejected.length, 1)
+      assert.equal(order.shipments.length, 1)
+      assert.notEqual(order.shipments[0].fulfillmentLocation.labCode, rejected[0]?.labCode)
+      assert.equal(pipeline.allocationRound, 2)
+      assert.equal(order.charges.length, 1, "a rejection is at printroute's cost: no new charge")
+      await assertCallbacks(id, HAPPY_PATH)
+    })
+
+    test('outOfStock: no lab has the item, the order stops ItemUnavailable', async () => {
+      const id = orders.outOfStock as string
+      const order = await until(id, 'allocation failed', (o) => o.status.details.allocateProductionLocation === 'Error')
+      assert.deepEqual(
+        order.status.issues.map((issue: any) => [issue.objectId, issue.errorCode]),
+        [[order.items[0].id, 'order.items.ItemUnavailable']],
+      )
+      assert.deepEqual(order.shipments, [])
+      assert.deepEqual(order.charges, [])
+      await assertCallbacks(id, [DOWNLOADED])
+    })
+
+    test('paymentRequired: the order waits in RequiresPaymentAuthorisation until advance authorises it', async () => {
+      const id = orders.paymentRequired as string
+      const held = await until(id, 'the payment issue', (o) =>
+        o.status.issues.some((issue: any) => issue.errorCode === 'RequiresPaymentAuthorisation'),
+      )
+      const issue = held.status.issues.find((entry: any) => entry.errorCode === 'RequiresPaymentAuthorisation')
+      assert.equal(issue.authorisationDetails.authorisationUrl, `http://127.0.0.1:8081/dashboard/orders/${id}`)
+      assert.equal(issue.authorisationDetails.paymentDetails.amount, held.charges[0].totalCost.amount)
+      const waiting = json(await t.sandbox({ method: 'GET', url: '/v4.0/orders?status=awaitingPayment' })).orders
+      assert.deepEqual(
+        waiting.map((order: any) => order.id),
+        [id],
+      )
+      // Its print files are made, but no shipment goes to a lab while it waits.
+      await waitFor('print files', async () =>
+        (await orderOf(id)).status.details.printReadyAssetsPrepared === 'Complete' ? true : undefined,
+      )
+      assert.deepEqual(
+        Object.values((await state(id)).pipeline.shipments).map((shipment) => shipment.state),
+        ['allocated'],
+      )
+      const authorised = await advance(id)
+      assert.equal(authorised.statusCode, 200, authorised.body)
+      assert.equal(json(authorised).outcome, 'Updated')
+      assert.deepEqual(json(authorised).order.status.issues, [])
+      await until(id, 'Complete', (o) => o.status.stage === 'Complete')
+      await assertCallbacks(id, [DOWNLOADED, AUTHORISED, SHIPPED, SHIPPING_COMPLETE, COMPLETE])
+    })
+
+    test('splitShipments: two items one lab would make ship from two labs', async () => {
+      const id = orders.splitShipments as string
+      const order = await until(id, 'Complete', (o) => o.status.stage === 'Complete')
+      assert.equal(order.shipments.length, 2)
+      const labs = order.shipments.map((shipment: any) => shipment.fulfillmentLocation.labCode)
+      assert.deepEqual([...labs].sort(), ['nl1', 'uk6'])
+      assert.deepEqual(
+        order.shipments.map((shipment: any) => shipment.items.length),
+        [1, 1],
+      )
+      await assertCallbacks(id, [DOWNLOADED, SHIPPED, SHIPPED, SHIPPING_COMPLETE, COMPLETE])
+    })
+
+    test('partialShipment: one shipment ships, the other waits for advance', async () => {
+      const id = orders.partialShipment as string
+      const partly = await until(id, 'the first shipment shipped', (o) =>
+        o.shipments.some((shipment: any) => shipment.status === 'Shipped'),
+      )
+      assert.equal(partly.shipments.length, 2)
+      assert.equal(partly.shipments[0].status, 'Shipped', 'the first shipment ships on its own')
+      assert.equal(partly.shipments[1].status, 'Processing')
+      assert.equal(partly.status.details.shipping, 'InProgress')
+      const waiting = (await state(id)).pipeline.shipments[partly.shipments[1].id]
+      assert.equal(waiting?.state, 'submitted', 'with its lab, which waits')
+      assert.equal(partly.status.stage, 'InProgress')
+      const advanced = await advance(id, { to: 'Complete' })
+      assert.equal(advanced.statusCode, 200, advanced.body)
+      const order = json(advanced).order
+      assert.equal(order.status.stage, 'Complete')
+      assert.equal(order.shipments[1].status, 'Shipped')
+      assert.match(order.shipments[1].tracking.number, /^SIM\d{10}$/)
+      await assertCallbacks(id, [DOWNLOADED, SHIPPED, SHIPPED, SHIPPING_COMPLETE, COMPLETE])
+    })
+
+    test('manual: the order stops before each lab step until advanced, one step at a time', async () => {
+      const id = orders.manual as string
+      const shipmentState = async () => Object.values((await state(id)).pipeline.shipments)[0]?.state
+      await waitFor('the shipment with its lab', async () =>
+        (await shipmentState()) === 'submitted' ? true : undefined,
+      )
+      const described = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
+      assert.deepEqual(described, { orderId: id, scenario: 'manual', cannotAdvance: null })
+      for (const expected of ['acknowledged', 'inProduction', 'shipped']) {
+        const step = await advance(id)
+        assert.equal(step.statusCode, 200, step.body)
+        assert.equal(json(step).outcome, 'Updated')
+        assert.equal(await shipmentState(), expected)
+      }
+      const order = await orderOf(id)
+      assert.equal(order.status.stage, 'Complete')
+      await assertCallbacks(id, HAPPY_PATH)
+    })
+  })
+}
