@@ -308,6 +308,7 @@ export function createQuotesService(deps: QuotesDeps) {
      * Prices only: nothing is stored (`issueQuote` stores them).
      */
     createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult {
+      // Nothing is stored, so what storing would keep (and its time) is dropped.
       const result = priceQuotes(caller, input, new Date(0))
       return { ...result, quotes: result.quotes.map(({ quote }) => quote) }
     },

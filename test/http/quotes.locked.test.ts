@@ -72,6 +72,15 @@ for (const kind of testDatabaseKinds()) {
       const otherSku = sampleOrder({ quoteId: quote.id })
       ;(otherSku.items as any[])[0].sku = 'GLOBAL-CAN-12x12'
       assert.equal(failuresOf(await createOrder(t, otherSku))['items[0].sku']?.[0]?.code, 'DiffersFromQuote')
+      const twoItems = sampleOrder({ quoteId: quote.id })
+      twoItems.items = [...(twoItems.items as any[]), ...(twoItems.items as any[])]
+      assert.deepEqual(failuresOf(await createOrder(t, twoItems)).items, [
+        { code: 'DiffersFromQuote', providedValue: 2, comparisonValue: 1 },
+      ])
+      const [inDollars] = (await quoteOf(t, quoteRequest({ currencyCode: 'USD' }))).quotes
+      assert.deepEqual(failuresOf(await createOrder(t, sampleOrder({ quoteId: inDollars.id }))).quoteId, [
+        { code: 'CurrencyDiffersFromQuote', providedValue: 'GBP', comparisonValue: 'USD' },
+      ])
       // Nothing was created by the refused requests: the quote is still unused.
       const created = await createOrder(t, sampleOrder({ quoteId: quote.id, merchantReference: 'fits' }))
       assert.equal(created.statusCode, 200, created.body)
