@@ -239,7 +239,7 @@ const EXCLUSION_WORDS: Record<string, string> = {
 function routingAllocation(allocation: RoutingAllocation, index: number): Html {
   const title =
     allocation.basis === 'Estimate'
-      ? html`Estimate: not allocated yet, this is what the catalogue would choose now`
+      ? html`Estimate: what allocating the order would choose from the catalogue now`
       : html`${index === 0 ? 'Allocation' : `Reallocation ${index}`}, ${formatTime(allocation.at)}`
   const chosen = allocation.chosenPlan
   const unsplit = allocation.bestUnsplitPlan
