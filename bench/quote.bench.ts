@@ -8,7 +8,8 @@
 //
 // The application is built in this process as the tests build it (PGlite in memory, no job workers) and driven
 // with Fastify's inject, one request at a time: the figures are the server's own time per request, without a
-// socket or a load generator. Quotes read only the catalogue; the API key lookup is cached by the server.
+// socket or a load generator. Quotes read the catalogue and store each quote of the answer (one INSERT, so an
+// order can use its prices); the API key lookup is cached by the server.
 // Baskets come from a seeded generator, so every run sends the same requests. Without `shippingMethod` a quote
 // prices every method that serves the destination (up to five allocations), which is what the sizes measure;
 // one row sends `shippingMethod: "Standard"` for comparison. Target (docs/benchmarks.md): p99 under 20 ms for 10 items.

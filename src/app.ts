@@ -151,6 +151,8 @@ export interface ApplicationOptions {
    * 7 days by default (docs/assets.md, "File links").
    */
   fileLinkTtlSeconds?: number
+  /** How long a quote's prices hold (its `expiresAt`); 7 days by default (docs/api.md#price-locked-quotes). */
+  quoteLifetimeSeconds?: number
   /**
    * GET /metrics: on the Live server by default; with `port`, on `metricsServer` instead (the caller listens on
    * it). With `token`, scrapes must send `Authorization: Bearer <token>`.
@@ -264,7 +266,12 @@ function buildServices(
       log,
     }),
     products: createProductsService({ catalogue }),
-    quotes: createQuotesService({ catalogue }),
+    quotes: createQuotesService({
+      catalogue,
+      db,
+      clock,
+      ...(options.quoteLifetimeSeconds ? { lifetimeSeconds: options.quoteLifetimeSeconds } : {}),
+    }),
     sessions: createSessionsService({ db, clock }),
     spine: createSpineService({ catalogue }),
     pipeline,

@@ -408,6 +408,18 @@ export const SETTINGS = {
     commands: PROCESS_COMMANDS,
     parse: duration(1),
   },
+  quoteLifetimeSeconds: {
+    flag: 'quote-lifetime',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_QUOTE_LIFETIME',
+    default: '7d',
+    help: 'how long the prices of a quote hold for an order that names it',
+    docs:
+      'How long a quote (its `expiresAt`) holds its prices for an order created with its `quoteId` ' +
+      '([api.md](api.md#price-locked-quotes)).',
+    commands: PROCESS_COMMANDS,
+    parse: duration(1),
+  },
   blobStoreUrl: {
     flag: 'blob-store',
     placeholder: 'URL',

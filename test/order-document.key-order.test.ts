@@ -33,6 +33,7 @@ const fullOrder: NewOrder = {
   },
   packingSlip: { url: 'https://shop.test/packing.pdf' },
   metadata: { nested: { list: [1, 'two', { three: 3 }] }, flag: true },
+  quoteId: 'quo_7',
   items: [
     {
       merchantReference: 'line-1',
@@ -66,7 +67,7 @@ test('a new order document is built in the wire key order, byte for byte', () =>
   )
   assert.equal(JSON.stringify(document), serializeThroughSchema(document))
   const minimal = buildNewOrderDocument(
-    { ...fullOrder, branding: null, packingSlip: null, metadata: null, callbackUrl: null },
+    { ...fullOrder, branding: null, packingSlip: null, metadata: null, callbackUrl: null, quoteId: null },
     { order: 'ord_8', items: ['ori_3', 'ori_4'], assets: ['ast_4', 'ast_5', 'ast_6'] },
     new Date('2026-03-01T09:00:00.000Z'),
   )

@@ -22,6 +22,7 @@ import type {
   QuoteResponse,
   Recipient,
   RedeliverResponse,
+  Routing,
   SandboxOrder,
   SpineRequest,
   SpineResponse,
@@ -156,6 +157,14 @@ export class Orders extends Resource {
     }
   }
 
+  /** `GET /v4.0/orders/{id}/routing`: how the order's items were (or, before allocation, would be) routed. */
+  async routing(orderId: string, options?: RequestOptions): Promise<Routing> {
+    const answer = await this.transport.request<{ routing: Routing }>(
+      read(`/orders/${segment(orderId)}/routing`, {}, options),
+    )
+    return answer.routing
+  }
+
   /** `GET /v4.0/orders/{id}/actions`: which actions are available now. */
   actions(orderId: string, options?: RequestOptions): Promise<OrderActions> {
     return this.transport.request(read(`/orders/${segment(orderId)}/actions`, {}, options))
@@ -191,9 +200,20 @@ export class Orders extends Resource {
 }
 
 export class Quotes extends Resource {
-  /** `POST /v4.0/quotes`: one quote per shipping method; creates nothing, so it is retried. */
+  /**
+   * `POST /v4.0/quotes`: one quote per shipping method, each with an `id` an order can name as `quoteId` until
+   * `expiresAt`. A retry only stores more quotes, so it is retried.
+   */
   create(request: QuoteRequest, options?: RequestOptions): Promise<QuoteResponse> {
     return this.transport.request({ method: 'POST', path: '/quotes', body: request, retryable: true, options })
+  }
+
+  /** `GET /v4.0/quotes/{id}/routing`: how the quote's items were routed when it was made. */
+  async routing(quoteId: string, options?: RequestOptions): Promise<Routing> {
+    const answer = await this.transport.request<{ routing: Routing }>(
+      read(`/quotes/${segment(quoteId)}/routing`, {}, options),
+    )
+    return answer.routing
   }
 }
 

@@ -44,6 +44,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/orders/{orderId}/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Explain an order's routing
+         * @description How the items were allocated to labs: per item the labs considered with their costs for this destination and method and the labs excluded with the reason, the chosen plan with its total, the cheapest plan from one lab and what the split saved. One entry per allocation (a reallocation after a lab refused a shipment adds one); before the first, an Estimate from the catalogue as it is now.
+         */
+        get: operations["getOrderRouting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/orders/{orderId}/actions": {
         parameters: {
             query?: never;
@@ -237,9 +257,29 @@ export interface paths {
         put?: never;
         /**
          * Quote items
-         * @description One quote per shipping method: the requested one, or every method that can serve all items to the destination. Allocation and prices are those an order of the same items would get. Outcome Created, or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed.
+         * @description One quote per shipping method: the requested one, or every method that can serve all items to the destination. Allocation and prices are those an order of the same items would get. Outcome Created, or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices.
          */
         post: operations["createQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/quotes/{quoteId}/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Explain a quote's routing
+         * @description How the quote's items were allocated to labs, as worked out when the quote was made: per item the labs considered with their costs and the labs excluded with the reason, the chosen plan, the cheapest plan from one lab and what the split saved.
+         */
+        get: operations["getQuoteRouting"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -796,6 +836,8 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+            /** @description The quote whose prices the order is charged; present only on such orders. */
+            quoteId?: string;
         };
         /** CallbackRecipient */
         CallbackRecipient: {
@@ -926,6 +968,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and shipping method must match it and it must not have expired. */
+            quoteId?: string | null;
         };
         /** CreateQuoteRequest */
         CreateQuoteRequest: {
@@ -1061,6 +1105,11 @@ export interface components {
          * @enum {string}
          */
         ItemStatus: "Ok" | "Invalid" | "NotYetDownloaded";
+        /**
+         * LabExclusionReason
+         * @enum {string}
+         */
+        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock";
         /** Money */
         Money: {
             /** @description Decimal amount with two places, negative for credits. */
@@ -1110,6 +1159,8 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+            /** @description The quote whose prices the order is charged; present only on such orders. */
+            quoteId?: string;
         };
         /** OrderActionsResponse */
         OrderActionsResponse: {
@@ -1294,6 +1345,8 @@ export interface components {
         };
         /** Quote */
         Quote: {
+            /** @description Quote id: an order created with it as `quoteId` is charged this quote's prices. */
+            id: string;
             /**
              * @description The shipping method of this quote (the contract spells it so).
              * @enum {string}
@@ -1333,6 +1386,11 @@ export interface components {
                     pageCount: number | null;
                 }[];
             }[];
+            /**
+             * Format: date-time
+             * @description Until when an order can use this quote's prices (7 days by default).
+             */
+            expiresAt: string;
         };
         /** QuoteIssue */
         QuoteIssue: {
@@ -1380,6 +1438,71 @@ export interface components {
             email?: string | null;
             phoneNumber?: string | null;
             address: components["schemas"]["AddressInput"];
+        };
+        /** Routing */
+        Routing: {
+            orderId: string | null;
+            quoteId: string | null;
+            destinationCountryCode: string;
+            /** @description The currency of every amount: the billing or quoted currency. */
+            currency: string;
+            /** @description Oldest first: the first allocation, then one per reallocation. */
+            allocations: components["schemas"]["RoutingAllocation"][];
+        };
+        /** RoutingAllocation */
+        RoutingAllocation: {
+            basis: components["schemas"]["RoutingBasis"];
+            /**
+             * Format: date-time
+             * @description When the allocation, estimate or quote was made.
+             */
+            at: string;
+            /** @enum {string} */
+            shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
+            items: {
+                /** @description Order item (ori_) or quote item (qit_) id. */
+                itemId: string;
+                chosenLabCode: string | null;
+                labsConsidered: {
+                    labCode: string;
+                    labCountryCode: string;
+                    productionCost: components["schemas"]["Money"];
+                    shippingCost: components["schemas"]["Money"];
+                }[];
+                labsExcluded: {
+                    labCode: string;
+                    reason: components["schemas"]["LabExclusionReason"];
+                }[];
+            }[];
+            chosenPlan: components["schemas"]["RoutingPlan"] | null;
+            bestUnsplitPlan: components["schemas"]["RoutingPlan"] | null;
+            splitSaving: components["schemas"]["Money"] | null;
+            unavailableItemIds: string[];
+        };
+        /**
+         * RoutingBasis
+         * @description Allocation: an allocation of the order; Estimate: the order is not allocated yet, this is what allocating it now would do; Quote: the allocation behind a quote.
+         * @enum {string}
+         */
+        RoutingBasis: "Allocation" | "Estimate" | "Quote";
+        /** RoutingPlan */
+        RoutingPlan: {
+            shipments: {
+                labCode: string;
+                labCountryCode: string;
+                itemIds: string[];
+                itemsCost: components["schemas"]["Money"];
+                shippingCost: components["schemas"]["Money"];
+                totalCost: components["schemas"]["Money"];
+            }[];
+            totalCost: components["schemas"]["Money"];
+        };
+        /** RoutingResponse */
+        RoutingResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            routing: components["schemas"]["Routing"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** SandboxOrder */
         SandboxOrder: {
@@ -1816,6 +1939,35 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getOrderRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getOrderActions: {
         parameters: {
             query?: never;
@@ -2227,6 +2379,7 @@ export interface operations {
                      *       "outcome": "Created",
                      *       "quotes": [
                      *         {
+                     *           "id": "quo_12",
                      *           "shipmentMethod": "Standard",
                      *           "costSummary": {
                      *             "items": {
@@ -2292,7 +2445,8 @@ export interface operations {
                      *                 }
                      *               ]
                      *             }
-                     *           ]
+                     *           ],
+                     *           "expiresAt": "2026-03-08T09:00:00.000Z"
                      *         }
                      *       ],
                      *       "issues": [],
@@ -2306,6 +2460,35 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getQuoteRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Quote ID, e.g. quo_12. */
+                quoteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];

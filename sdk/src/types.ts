@@ -54,8 +54,15 @@ export type UpdateMetadataResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/acti
 
 export type QuoteRequest = RequestBodyOf<paths['/v4.0/quotes']['post']>
 export type QuoteResponse = OkBodyOf<paths['/v4.0/quotes']['post']>
-/** One quote of an answer: one per shipping method. */
+/** One quote of an answer: one per shipping method; its `id` as an order's `quoteId` locks its prices. */
 export type Quote = QuoteResponse['quotes'][number]
+
+// Routing explanations
+
+/** How an order's or a quote's items were allocated to labs (`GET /v4.0/orders/{id}/routing`). */
+export type Routing = OkBodyOf<paths['/v4.0/orders/{orderId}/routing']['get']>['routing']
+/** One allocation of a routing: the labs per item, the chosen plan, the best unsplit plan, the saving. */
+export type RoutingAllocation = Routing['allocations'][number]
 
 export type Product = OkBodyOf<paths['/v4.0/products/{sku}']['get']>['product']
 export type ProductListFilters = QueryOf<paths['/v4.0/products']['get']>

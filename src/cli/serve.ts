@@ -46,6 +46,7 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     fileLinkTtlSeconds: settings.fileLinkTtlSeconds,
     metrics: { port: settings.metricsPort, token: settings.metricsToken },
     callbackRetentionSeconds: settings.callbackRetentionSeconds,
+    quoteLifetimeSeconds: settings.quoteLifetimeSeconds,
   }
 }
 

@@ -51,6 +51,45 @@ export interface AllocationRequest {
   items: readonly AllocationItem[]
   /** Labs that must not be used for particular items (a lab reported the item out of stock or rejected it). */
   excludedLabsByItem?: Readonly<Record<string, readonly string[]>>
+  /**
+   * Why a lab of `excludedLabsByItem` is excluded (item id -> lab code -> reason), for the explanation; a lab
+   * excluded without a reason here counts as `Rejected`.
+   */
+  exclusionReasons?: Readonly<Record<string, Readonly<Record<string, ExclusionByHistory>>>>
+}
+
+/** Why a lab was not a candidate for an item (docs/allocation.md#explanation). */
+export type LabExclusionReason = 'DoesNotMakeProduct' | 'DoesNotShipThere' | ExclusionByHistory
+/** Exclusions an order's history causes: a lab refused a shipment of the item, or said it was out of stock. */
+export type ExclusionByHistory = 'Rejected' | 'OutOfStock'
+
+/** A lab that could make an item and ship it to the destination by the method, with its costs for the item. */
+export interface ConsideredLab {
+  labCode: string
+  labCountryCode: string
+  /** Production cost of one copy (`catalogue.costPerCopy`), in the lab's currency. */
+  unitCost: CatalogueMoney
+  /** `catalogue.shipmentCost` of the item's copies shipped on their own from this lab, in the lab's currency. */
+  shippingCost: CatalogueMoney
+}
+
+export interface ItemExplanation {
+  itemId: string
+  /** Sorted by lab code. */
+  considered: ConsideredLab[]
+  /** Every other lab of the catalogue, sorted by lab code, with the first reason that rules it out. */
+  excluded: { labCode: string; reason: LabExclusionReason }[]
+}
+
+/** How the allocation was reached: the same problem the search solved, seen item by item and lab by lab. */
+export interface AllocationExplanation {
+  /** In request order. */
+  items: ItemExplanation[]
+  /**
+   * The cheapest allocation that sends every item from one lab (ties: the earlier lab code), priced like any
+   * shipment; null when no single lab can make and ship every item.
+   */
+  bestUnsplit: PlannedShipment | null
 }
 
 export interface PlannedShipmentItem {
@@ -88,34 +127,66 @@ export type AllocationResult =
       shipments: PlannedShipment[]
       /** Sum of the shipments' `costInBaseCurrency`. */
       totalCostInBaseCurrency: CatalogueMoney
+      /** With `{explain: true}`. */
+      explanation?: AllocationExplanation
     }
   | {
       ok: false
       /** In request order: items that no allowed lab makes and ships to the destination by the method. */
       unavailableItemIds: string[]
+      /** With `{explain: true}`. */
+      explanation?: AllocationExplanation
     }
+
+export interface AllocationOptions {
+  /**
+   * Also explain the result (`explanation`): every lab per item, considered with its costs or excluded with the
+   * reason, and the best allocation from a single lab. Costs labs x items more work, no search.
+   */
+  explain?: boolean
+}
 
 /**
  * Allocates every item to a lab at the lowest total cost: exact up to EXACT_ALLOCATION_MAX_ITEMS items, the
  * heuristic beyond. Throws RangeError for a malformed request (repeated itemId, copies not a positive integer, a
  * variant of another catalogue).
  */
-export function allocateShipments(catalogue: Catalogue, request: AllocationRequest): AllocationResult {
+export function allocateShipments(
+  catalogue: Catalogue,
+  request: AllocationRequest,
+  options: AllocationOptions = {},
+): AllocationResult {
   const prepared = prepareProblem(catalogue, request)
-  if (!('problem' in prepared)) return { ok: false, unavailableItemIds: prepared.unavailableItemIds }
+  if (!('problem' in prepared)) return unavailable(catalogue, request, prepared.unavailableItemIds, options)
   const { problem } = prepared
-  if (problem.items.length <= EXACT_ALLOCATION_MAX_ITEMS) return buildResult(problem, allocateExactly(problem), 'exact')
-  return buildResult(problem, allocateByLocalSearch(problem), 'heuristic')
+  if (problem.items.length <= EXACT_ALLOCATION_MAX_ITEMS) {
+    return buildResult(request, problem, allocateExactly(problem), 'exact', options)
+  }
+  return buildResult(request, problem, allocateByLocalSearch(problem), 'heuristic', options)
 }
 
 /**
  * The heuristic `allocateShipments` uses above EXACT_ALLOCATION_MAX_ITEMS items, for any order size: never cheaper
  * than the exact optimum, usually equal. Exported so tests (and benchmarks) can compare the two.
  */
-export function allocateShipmentsHeuristically(catalogue: Catalogue, request: AllocationRequest): AllocationResult {
+export function allocateShipmentsHeuristically(
+  catalogue: Catalogue,
+  request: AllocationRequest,
+  options: AllocationOptions = {},
+): AllocationResult {
   const prepared = prepareProblem(catalogue, request)
-  if (!('problem' in prepared)) return { ok: false, unavailableItemIds: prepared.unavailableItemIds }
-  return buildResult(prepared.problem, allocateByLocalSearch(prepared.problem), 'heuristic')
+  if (!('problem' in prepared)) return unavailable(catalogue, request, prepared.unavailableItemIds, options)
+  return buildResult(request, prepared.problem, allocateByLocalSearch(prepared.problem), 'heuristic', options)
+}
+
+function unavailable(
+  catalogue: Catalogue,
+  request: AllocationRequest,
+  unavailableItemIds: string[],
+  options: AllocationOptions,
+): AllocationResult {
+  if (!options.explain) return { ok: false, unavailableItemIds }
+  return { ok: false, unavailableItemIds, explanation: { items: explainItems(catalogue, request), bestUnsplit: null } }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -888,10 +959,31 @@ function applyBestCompoundMove(state: AllocationState): boolean {
 // ---------------------------------------------------------------------------------------------------------
 
 function buildResult(
+  request: AllocationRequest,
+  problem: AllocationProblem,
+  search: SearchResult,
+  method: AllocationMethod,
+  options: AllocationOptions,
+): AllocationResult {
+  const { shipments, total } = plannedShipments(problem, search)
+  const result: AllocationResult = {
+    ok: true,
+    method,
+    shipments,
+    totalCostInBaseCurrency: { minor: total, currency: problem.catalogue.baseCurrency },
+  }
+  if (!options.explain) return result
+  return {
+    ...result,
+    explanation: { items: explainItems(problem.catalogue, request), bestUnsplit: bestUnsplitShipment(problem) },
+  }
+}
+
+/** The shipments of a search's assignment, priced with the catalogue's own functions. */
+function plannedShipments(
   problem: AllocationProblem,
   { labOfItem, cost }: SearchResult,
-  method: AllocationMethod,
-): AllocationResult {
+): { shipments: PlannedShipment[]; total: bigint } {
   const { catalogue } = problem
   const shipments: PlannedShipment[] = []
   let total = 0n
@@ -932,5 +1024,60 @@ function buildResult(
   })
   // The searches price shipments their own (faster) way; the catalogue's functions above are the reference.
   if (total !== cost) throw new Error(`allocation: the search costed ${cost} but the shipments cost ${total}`)
-  return { ok: true, method, shipments, totalCostInBaseCurrency: { minor: total, currency: catalogue.baseCurrency } }
+  return { shipments, total }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The explanation (docs/allocation.md#explanation)
+// ---------------------------------------------------------------------------------------------------------
+
+/** Per item, every lab of the catalogue: a candidate with its costs, or why it is not one. */
+function explainItems(catalogue: Catalogue, request: AllocationRequest): ItemExplanation[] {
+  const labs = [...catalogue.labs].sort((a, b) => compareCodes(a.code, b.code))
+  return request.items.map((item): ItemExplanation => {
+    const product = catalogue.findProduct(item.variant.sku)
+    const offers = new Map(item.variant.offers.map((offer) => [offer.lab.code, offer]))
+    const options = new Map(
+      catalogue
+        .labOptions(item.variant, request.destinationCountryCode, request.shippingMethod)
+        .map((option) => [option.offer.lab.code, option]),
+    )
+    const excluded = excludedLabCodes(request, item.itemId)
+    const reasons = request.exclusionReasons?.[item.itemId]
+    const explanation: ItemExplanation = { itemId: item.itemId, considered: [], excluded: [] }
+    for (const lab of labs) {
+      const option = options.get(lab.code)
+      if (!offers.has(lab.code)) {
+        explanation.excluded.push({ labCode: lab.code, reason: 'DoesNotMakeProduct' })
+      } else if (!option || !product) {
+        explanation.excluded.push({ labCode: lab.code, reason: 'DoesNotShipThere' })
+      } else if (excluded.has(lab.code.toLowerCase())) {
+        const reason = (reasons && Object.hasOwn(reasons, lab.code) ? reasons[lab.code] : undefined) ?? 'Rejected'
+        explanation.excluded.push({ labCode: lab.code, reason })
+      } else {
+        explanation.considered.push({
+          labCode: lab.code,
+          labCountryCode: lab.countryCode,
+          unitCost: catalogue.costPerCopy(product, option.offer, item.pageCount),
+          shippingCost: catalogue.shipmentCost(option.rate, [
+            { shippingClass: product.shippingClass, copies: item.copies },
+          ]),
+        })
+      }
+    }
+    return explanation
+  })
+}
+
+/** The cheapest single lab that can take every item (labs are in code order, so the first of equals wins). */
+function bestUnsplitShipment(problem: AllocationProblem): PlannedShipment | null {
+  let best: SearchResult | undefined
+  problem.labs.forEach((lab, labIndex) => {
+    if (lab.lineCosts.some((line) => line === undefined)) return
+    const lineTotal = lab.lineCosts.reduce((sum: bigint, line) => sum + (line as bigint), 0n)
+    const largestClass = Math.max(...problem.items.map((item) => item.classRank))
+    const cost = shipmentCostInBase(problem, labIndex, lineTotal, largestClass)
+    if (!best || cost < best.cost) best = { labOfItem: problem.items.map(() => labIndex), cost }
+  })
+  return best ? (plannedShipments(problem, best).shipments[0] ?? null) : null
 }

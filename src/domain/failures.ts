@@ -34,6 +34,11 @@ export type FailureCode =
   | 'NoCommonShippingMethod'
   | 'ProductHasNoSpine'
   | 'RequiresRotateSigningSecret'
+  | 'QuoteNotFound'
+  | 'QuoteExpired'
+  | 'QuoteAlreadyUsed'
+  | 'DiffersFromQuote'
+  | 'CurrencyDiffersFromQuote'
 
 export interface Failure {
   code: FailureCode

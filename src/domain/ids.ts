@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   event: 'evt',
   /** A delivery of an event to a callback URL. */
   callbackDelivery: 'cbd',
+  /** A stored, price-locked quote (one per shipping method of a quote answer). */
+  quote: 'quo',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -9,6 +9,7 @@
 //
 // Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
+import type { ExclusionByHistory } from './allocation.ts'
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import type { Environment } from './environment.ts'
@@ -16,6 +17,7 @@ import { type JobRequest, jobRequest } from './jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
 import type { SandboxScenario } from './sandbox-scenarios.ts'
+import type { RoutingRound } from './routing.ts'
 
 /** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
 export const DOWNLOAD_MAX_ATTEMPTS = 10
@@ -123,6 +125,13 @@ export interface PipelineState {
   shipments: Record<string, PipelineShipment>
   /** Item id -> labs that must not be used for it (rejected it or had no stock). */
   excludedLabs: Record<string, string[]>
+  /**
+   * Item id -> lab code -> why the lab is in `excludedLabs`: `OutOfStock` when the lab named the item unavailable,
+   * `Rejected` when it refused the whole shipment. Absent from orders older than routing explanations.
+   */
+  exclusionReasons?: Record<string, Record<string, ExclusionByHistory>>
+  /** How each allocation of the order was reached, oldest first (GET /orders/{id}/routing). */
+  routing?: RoutingRound[]
   /** Incremented on every allocation round, so each round's job key is new. */
   allocationRound: number
   /** What the order has been charged and how it is paid; absent until it enters fulfilment (domain/charges.ts). */
@@ -606,11 +615,16 @@ export function recordLabReport(
       shipment.state = 'rejected'
       order.shipments = order.shipments.filter((candidate) => candidate.id !== shipmentId)
       const itemIds = onOrder.items.map((entry) => entry.itemId)
-      const excludedFor = report.unavailableItemIds.length > 0 ? report.unavailableItemIds : itemIds
+      const outOfStock = report.unavailableItemIds.length > 0
+      const excludedFor = outOfStock ? report.unavailableItemIds : itemIds
+      pipeline.exclusionReasons ??= {}
       for (const itemId of excludedFor) {
         const excluded = pipeline.excludedLabs[itemId] ?? []
         if (!excluded.includes(shipment.labCode)) excluded.push(shipment.labCode)
         pipeline.excludedLabs[itemId] = excluded
+        const reasons = pipeline.exclusionReasons[itemId] ?? {}
+        reasons[shipment.labCode] = outOfStock ? 'OutOfStock' : 'Rejected'
+        pipeline.exclusionReasons[itemId] = reasons
       }
       touch(order, now)
       if (pipeline.phase === 'failed') return { changed: true, jobs: [] }

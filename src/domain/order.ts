@@ -140,6 +140,8 @@ export interface OrderDocument {
   items: Item[]
   packingSlip: PackingSlip | null
   metadata: Record<string, unknown> | null
+  /** The quote whose prices the order is charged (docs/api.md#price-locked-quotes); absent without one. */
+  quoteId?: string
 }
 
 /** A create-order request after validation against the schema and the catalogue, in canonical spelling. */
@@ -152,6 +154,8 @@ export interface NewOrder {
   branding: Partial<Record<BrandingKey, { url: string } | null>> | null
   packingSlip: { url: string } | null
   metadata: Record<string, unknown> | null
+  /** Canonical `quo_N`; absent or null without a quote. */
+  quoteId?: string | null
   items: {
     merchantReference: string | null
     sku: string
@@ -240,6 +244,8 @@ export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Da
     })),
     packingSlip: order.packingSlip ? { url: order.packingSlip.url, status: 'NotYetDownloaded' } : null,
     metadata: order.metadata,
+    // Only orders created with a quote carry the key, so every other order reads exactly as before.
+    ...(order.quoteId ? { quoteId: order.quoteId } : {}),
   }
 }
 

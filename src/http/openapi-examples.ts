@@ -87,6 +87,7 @@ export const createQuoteResponseExample = {
   outcome: 'Created',
   quotes: [
     {
+      id: 'quo_12',
       shipmentMethod: 'Standard',
       costSummary: {
         items: money('14.37'),
@@ -114,6 +115,7 @@ export const createQuoteResponseExample = {
           assets: [{ printArea: 'default', pageCount: null }],
         },
       ],
+      expiresAt: '2026-03-08T09:00:00.000Z',
     },
   ],
   issues: [],

@@ -176,8 +176,10 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
             order: document,
             itemIds,
             excludedLabsByItem: pipeline.excludedLabs,
+            ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
             shippingMethod,
             currency,
+            explain: { basis: 'Allocation', at: now },
           })
         const replanned = plan(open.flatMap((shipment) => shipment.items.map((entry) => entry.itemId)))
         const stillToAllocate = awaiting.length > 0 ? plan(awaiting) : replanned
@@ -190,6 +192,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
         const jobs: JobRequest[] = []
         const updated: ShipmentUpdateResult[] = []
         if (open.length > 0) {
+          if (replanned.routing) pipeline.routing = [...(pipeline.routing ?? []), replanned.routing]
           const ids = await drawShipmentIds(tx, replanned.shipments.length)
           const planned = replanned.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
           const replaced = replaceOpenShipments(document, pipeline, open, planned, now)

@@ -1,29 +1,38 @@
 // Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 
-import { allocateShipments } from '../domain/allocation.ts'
+import { allocateShipments, type ExclusionByHistory } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import type { AllocatedShipment } from '../domain/order-pipeline.ts'
 import { type PricedShipment, priceAllocation } from '../domain/pricing.ts'
+import { type RoutingBasis, type RoutingRound, routingRound } from '../domain/routing.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
 
 export interface AllocationRequest {
   order: OrderDocument
   itemIds: string[]
   excludedLabsByItem: Record<string, string[]>
+  /** Why those labs are excluded (the pipeline state keeps it); `Rejected` where absent. */
+  exclusionReasons?: Record<string, Record<string, ExclusionByHistory>>
   /** The method to plan for; the order's own when absent (a shipping method change plans the new one). */
   shippingMethod?: ShippingMethod
   /** Currency the shipments are priced in (the account's billing currency). */
   currency: string
+  /** Also explain the allocation (`routing` in the outcome), as made on this basis at this time. */
+  explain?: { basis: RoutingBasis; at: Date }
 }
 
 /** A planned shipment with its price, in the order of `allocateShipments`' result. */
 export type PlannedOrderShipment = Omit<AllocatedShipment, 'id'> & { price: PricedShipment }
 
-export type AllocationOutcome =
+export type AllocationOutcome = (
   | { ok: true; shipments: PlannedOrderShipment[] }
   | { ok: false; unavailableItemIds: string[] }
+) & {
+  /** When `explain` was asked for and the catalogue still has every item: how the allocation was reached. */
+  routing?: RoutingRound
+}
 
 export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequest): AllocationOutcome {
   const { order } = request
@@ -46,15 +55,31 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
   }
   if (unknown.length > 0) return { ok: false, unavailableItemIds: unknown }
   const destination = order.recipient.address.countryCode
-  const result = allocateShipments(catalogue, {
-    destinationCountryCode: destination,
-    shippingMethod: request.shippingMethod ?? order.shippingMethod,
-    items,
-    excludedLabsByItem: request.excludedLabsByItem,
-  })
-  if (!result.ok) return { ok: false, unavailableItemIds: result.unavailableItemIds }
+  const shippingMethod = request.shippingMethod ?? order.shippingMethod
+  const result = allocateShipments(
+    catalogue,
+    {
+      destinationCountryCode: destination,
+      shippingMethod,
+      items,
+      excludedLabsByItem: request.excludedLabsByItem,
+      ...(request.exclusionReasons ? { exclusionReasons: request.exclusionReasons } : {}),
+    },
+    { explain: request.explain !== undefined },
+  )
+  const explained = request.explain && {
+    routing: routingRound(catalogue, result, {
+      ...request.explain,
+      destinationCountryCode: destination,
+      shippingMethod,
+      copiesByItem: copies,
+      currency: request.currency,
+    }),
+  }
+  if (!result.ok) return { ok: false, unavailableItemIds: result.unavailableItemIds, ...explained }
   const priced = priceAllocation(catalogue, result.shipments, copies, destination, request.currency)
   return {
+    ...explained,
     ok: true,
     shipments: result.shipments.map((shipment, index) => ({
       labCode: shipment.labCode,

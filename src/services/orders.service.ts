@@ -28,6 +28,8 @@ import {
   scenarioInMetadata,
   scenarioProblem,
 } from '../domain/sandbox-scenarios.ts'
+import { quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
+import type { RoutingRound } from '../domain/routing.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import { readSandboxScenarioDefault } from '../repositories/accounts.repository.ts'
 import {
@@ -41,8 +43,11 @@ import {
   type StoredOrder,
   setOrderSandboxScenario,
 } from '../repositories/orders.repository.ts'
+import { readOrder } from '../repositories/pipeline.repository.ts'
+import { claimQuote, findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
+import { allocateOrderItems } from './order-allocation.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
 export interface CreateOrderInput {
@@ -75,6 +80,16 @@ export interface CreateOrderInput {
   }[]
   packingSlip?: { url: string } | null
   metadata?: Record<string, unknown> | null
+  quoteId?: string | null
+}
+
+/** GET /orders/{id}/routing: how the order's items were (or would now be) allocated to labs. */
+export interface OrderRouting {
+  orderId: string
+  quoteId: string | null
+  destinationCountryCode: string
+  currency: string
+  allocations: RoutingRound[]
 }
 
 /**
@@ -234,6 +249,7 @@ export function createOrdersService(deps: {
       branding: nullIfAbsent(input.branding),
       packingSlip: nullIfAbsent(input.packingSlip),
       metadata: nullIfAbsent(input.metadata),
+      quoteId: nullIfAbsent(input.quoteId),
       items: input.items.map((item, itemIndex) => {
         const match = matched.items[itemIndex]
         if (!match) throw new Error(`catalogue matching returned no item ${itemIndex}`)
@@ -271,6 +287,41 @@ export function createOrdersService(deps: {
     return { outcome: 'AlreadyExists', orderJson: fileLinks.refresh(existing.documentJson) }
   }
 
+  /**
+   * The quote a new order names, checked against it (docs/api.md#price-locked-quotes): the caller's, unused, not
+   * expired, same items, destination, method and currency. Throws ValidationFailed naming what differs.
+   */
+  async function quoteFor(caller: Caller, order: NewOrder, now: Date): Promise<StoredQuote> {
+    const quoteId = order.quoteId ?? ''
+    const number = parseId('quo', quoteId)
+    const quote = number === undefined ? undefined : await findQuote(db, scopeOf(caller), number)
+    if (!quote) {
+      throw validationFailed({ quoteId: [{ code: 'QuoteNotFound', providedValue: quoteId }] })
+    }
+    const failures = quoteMismatches(quote, {
+      items: order.items,
+      destinationCountryCode: order.recipient.address.countryCode,
+      shippingMethod: order.shippingMethod,
+      currency: caller.billingCurrency,
+      now,
+    })
+    if (quote.usedByOrderId) {
+      addFailure(failures, 'quoteId', {
+        code: 'QuoteAlreadyUsed',
+        providedValue: quote.id,
+        comparisonValue: quote.usedByOrderId,
+      })
+    }
+    if (hasFailures(failures)) throw validationFailed(failures)
+    return quote
+  }
+
+  function quoteAlreadyUsed(quoteId: string, orderId: string | null): ServiceError {
+    return validationFailed({
+      quoteId: [{ code: 'QuoteAlreadyUsed', providedValue: quoteId, comparisonValue: orderId }],
+    })
+  }
+
   function parseOrderId(orderId: string): number {
     const number = parseId('ord', orderId)
     if (number === undefined) {
@@ -300,6 +351,9 @@ export function createOrdersService(deps: {
         if (existing) return existingOrderResult(existing, clock.now())
       }
       const now = clock.now()
+      // Checked after the idempotency lookup: a retry of an order that used the quote answers that order.
+      const quote = newOrder.quoteId ? await quoteFor(caller, newOrder, now) : null
+      if (quote) newOrder.quoteId = quote.id
       const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
       const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
       const onHoldUntil =
@@ -316,6 +370,11 @@ export function createOrdersService(deps: {
           documentTemplate: JSON.stringify(document),
         })
         if (!inserted.inserted) return { ...inserted, scenario: null }
+        if (quote) {
+          // Another order may have taken the quote since it was checked: then this one is not created.
+          const holder = await claimQuote(tx, parseId('quo', quote.id) as number, inserted.orderNumber)
+          if (holder !== formatId('ord', inserted.orderNumber)) throw quoteAlreadyUsed(quote.id, holder)
+        }
         // Resolved once: a later change of the account's default does not reach this order.
         const scenario =
           requested !== undefined
@@ -361,6 +420,43 @@ export function createOrdersService(deps: {
         )
       }
       return fileLinks.refresh(stored.documentJson)
+    },
+
+    /**
+     * How the order's items were allocated to labs, each allocation as it was made; before the first, what
+     * allocating the order now would do (basis `Estimate`).
+     */
+    async orderRouting(caller: Caller, orderId: string): Promise<OrderRouting> {
+      const orderNumber = parseOrderId(orderId)
+      const order = await readOrder(db, orderNumber)
+      const now = clock.now()
+      const visible =
+        order &&
+        order.accountId === caller.accountId &&
+        order.environment === caller.environment &&
+        !(order.onHoldUntil && order.onHoldUntil > now)
+      if (!visible) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
+      const { document, pipeline } = order
+      const currency = pipeline.billing?.currency ?? caller.billingCurrency
+      let allocations = pipeline.routing ?? []
+      if (allocations.length === 0) {
+        const estimate = allocateOrderItems(catalogue, {
+          order: document,
+          itemIds: document.items.map((item) => item.id),
+          excludedLabsByItem: pipeline.excludedLabs,
+          ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
+          currency,
+          explain: { basis: 'Estimate', at: now },
+        })
+        allocations = estimate.routing ? [estimate.routing] : []
+      }
+      return {
+        orderId: document.id,
+        quoteId: document.quoteId ?? null,
+        destinationCountryCode: document.recipient.address.countryCode,
+        currency,
+        allocations,
+      }
     },
 
     /** One page of orders as JSON texts, newest first. */

@@ -42,8 +42,11 @@ import {
   simulatedDownloadFailure,
   splitsShipments,
 } from '../domain/sandbox-scenarios.ts'
+import type { PricedShipment } from '../domain/pricing.ts'
+import { lockedPrices } from '../domain/quote-lock.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import { drawShipmentIds, readOrder, upsertLabJob } from '../repositories/pipeline.repository.ts'
+import { findQuoteOfOrder } from '../repositories/quotes.repository.ts'
 import type { BillingService } from './billing.service.ts'
 import {
   type LogFields,
@@ -316,6 +319,30 @@ export function createPipelineService(deps: PipelineDeps) {
     return deps.allocate(request)
   }
 
+  /**
+   * What the first allocation charges: the catalogue's prices, or the quote's for an order created with one
+   * (docs/api.md#price-locked-quotes) when it is in the billing currency and still matches the order's items.
+   */
+  async function chargedPrices(
+    tx: Queryable,
+    order: PipelineOrder,
+    catalogued: PricedShipment[],
+  ): Promise<PricedShipment[]> {
+    const quoteId = order.document.quoteId
+    if (!quoteId) return catalogued
+    const quote = await findQuoteOfOrder(tx, parseId('quo', quoteId) ?? 0)
+    const locked =
+      quote && quote.currency === order.pipeline.billing?.currency
+        ? lockedPrices(quote, order.document.items, catalogued)
+        : undefined
+    if (locked) return locked
+    log.warn(
+      { ...orderLogFields(order), step: 'allocate', quoteId },
+      `quote ${quoteId} no longer fits the order (currency or items): charged at catalogue prices`,
+    )
+    return catalogued
+  }
+
   const steps = {
     /**
      * The order enters the pipeline (at creation, or when its pause window expires). `traceId`: of the request
@@ -450,8 +477,11 @@ export function createPipelineService(deps: PipelineDeps) {
           order: document,
           itemIds,
           excludedLabsByItem: pipeline.excludedLabs,
+          ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
           currency: billing.currency,
+          explain: { basis: 'Allocation', at: clock.now() },
         })
+        if (result.routing) pipeline.routing = [...(pipeline.routing ?? []), result.routing]
         if (!result.ok) {
           if (firstAllocation) delete pipeline.billing
           unavailableItemIds = result.unavailableItemIds
@@ -462,10 +492,12 @@ export function createPipelineService(deps: PipelineDeps) {
         planned = shipments
         const applied = applyAllocation(document, pipeline, round, shipments, [], clock.now())
         if (firstAllocation) {
-          const target = linesOfShipments(
+          const prices = await chargedPrices(
+            tx,
+            order,
             shipments.map((shipment) => shipment.price),
-            ids,
           )
+          const target = linesOfShipments(prices, ids)
           applied.jobs.push(...(await deps.billing.chargeDifference(tx, order, target, true)))
         } else {
           const newShipmentOfItem = new Map(

@@ -13,7 +13,7 @@ import {
   type CreateQuoteInput,
   createQuotesService,
   newQuoteItemId,
-  type Quote,
+  type PricedQuote,
   type QuoteResult,
   SALES_TAX_WARNING_CODE,
 } from './quotes.service.ts'
@@ -33,7 +33,7 @@ function countingService(catalogue = testCatalogue) {
 const canvas = { sku: 'test-canvas', copies: 1, attributes: { WRAP: 'black' }, assets: [{ printArea: 'DEFAULT' }] }
 const tee = { sku: 'TEST-TEE', copies: 2, attributes: { color: 'white', size: 'm' }, assets: [{ printArea: 'front' }] }
 
-function quoteFor(result: QuoteResult, method: string): Quote {
+function quoteFor(result: QuoteResult, method: string): PricedQuote {
   const quote = result.quotes.find((candidate) => candidate.shipmentMethod === method)
   assert.ok(quote, `no ${method} quote among ${result.quotes.map((candidate) => candidate.shipmentMethod).join(', ')}`)
   return quote

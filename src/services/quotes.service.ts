@@ -1,9 +1,12 @@
 // Quotes (docs/wire-contract.md#quotes): what an order of these items would cost by each shipping method,
 // without creating it. The items are checked exactly as an order's (domain/catalogue-matching.ts), allocated by
 // the allocation the pipeline runs (domain/allocation.ts) and priced by the pricing behind order charges
-// (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. Reads only the
-// catalogue: no database, no state.
+// (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. `issueQuote`
+// stores each quote (docs/api.md#price-locked-quotes) so an order can be charged exactly what it said;
+// `createQuote` prices without storing anything.
 import { randomBytes } from 'node:crypto'
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
 import { type AllocationItem, allocateShipments } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import {
@@ -14,10 +17,15 @@ import {
 } from '../domain/catalogue-matching.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
 import { addFailure, hasFailures } from '../domain/failures.ts'
+import { parseId } from '../domain/ids.ts'
 import { toWireMoney, type WireMoney } from '../domain/money.ts'
-import { validationFailed } from '../domain/outcomes.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
+import type { QuoteLock } from '../domain/quote-lock.ts'
+import { type RoutingRound, routingRound } from '../domain/routing.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import { findQuote, insertQuotes } from '../repositories/quotes.repository.ts'
+import type { Caller } from './accounts.service.ts'
 
 /** A quote request as the schema lets it through (the shipping method already in canonical spelling). */
 export interface CreateQuoteInput {
@@ -57,22 +65,36 @@ export interface QuoteItem {
 }
 
 /** Keys in the contract's order; `shipmentMethod` is the contract's (and the public API's) spelling. */
-export interface Quote {
+export interface PricedQuote {
   shipmentMethod: ShippingMethod
   costSummary: { items: WireMoney; shipping: WireMoney; totalCost: WireMoney; totalTax: WireMoney }
   shipments: QuoteShipment[]
   items: QuoteItem[]
 }
 
+/** A stored quote as answered: its id first, the contract's fields, then when its prices stop holding. */
+export type Quote = { id: string } & PricedQuote & { expiresAt: string }
+
 export interface QuoteIssue {
   errorCode: string
   description: string
 }
 
-export interface QuoteResult {
+export interface QuoteResult<Q = PricedQuote> {
   outcome: 'Created' | 'CreatedWithIssues'
-  quotes: Quote[]
+  quotes: Q[]
   issues: QuoteIssue[]
+}
+
+/** Quotes are kept 7 days unless configured otherwise (`--quote-lifetime`). */
+export const DEFAULT_QUOTE_LIFETIME_SECONDS = 7 * 86_400
+
+/** GET /quotes/{id}/routing: the routing behind a stored quote, as worked out when it was made. */
+export interface QuoteRouting {
+  quoteId: string
+  destinationCountryCode: string
+  currency: string
+  allocations: RoutingRound[]
 }
 
 /**
@@ -96,136 +118,239 @@ export function pricedPageCount(item: MatchedItem): number | null {
   return item.assets.find((asset) => asset.printArea === pricing.pageCountPrintArea)?.pageCount ?? null
 }
 
-export function createQuotesService(deps: { catalogue: Catalogue; newItemId?: () => string }) {
+export interface QuotesDeps {
+  catalogue: Catalogue
+  newItemId?: () => string
+  /** Where `issueQuote` stores quotes; only `createQuote` works without it. */
+  db?: Database
+  clock?: Clock
+  /** How long a stored quote's prices hold; DEFAULT_QUOTE_LIFETIME_SECONDS when absent. */
+  lifetimeSeconds?: number
+}
+
+export function createQuotesService(deps: QuotesDeps) {
   const { catalogue } = deps
   const newItemId = deps.newItemId ?? newQuoteItemId
 
-  return {
-    /** One quote per requested method, or per method that can serve every item; ValidationFailed otherwise. */
-    createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult {
-      const matched = matchOrderItems(
-        catalogue,
-        {
-          destinationCountryCode: input.destinationCountryCode,
-          shippingMethod: input.shippingMethod ?? null,
-          items: input.items.map((item) => ({
-            sku: item.sku,
-            copies: item.copies,
-            attributes: item.attributes ?? {},
-            assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
-          })),
-        },
-        QUOTE_PATHS,
-      )
-      const failures = matched.failures
-      const destination = matched.destinationCountryCode
+  function storage(): { db: Database; clock: Clock } {
+    if (!deps.db || !deps.clock) throw new Error('the quotes service was built without a database')
+    return { db: deps.db, clock: deps.clock }
+  }
 
-      // The account's billing currency is the default, and is checked like a requested one: an account created
-      // with a currency the catalogue has no rate for gets the same named failure.
-      const requestedCurrency = input.currencyCode ?? caller.billingCurrency
-      if (!catalogue.isKnownCurrency(requestedCurrency)) {
-        addFailure(failures, 'currencyCode', {
-          code: 'UnknownCurrency',
-          providedValue: requestedCurrency,
-          validValues: [...catalogue.currencies],
+  /** Each quote with what storing it keeps: its items and shipments priced, its routing as at `now`. */
+  function priceQuotes(
+    caller: QuoteCaller,
+    input: CreateQuoteInput,
+    now: Date,
+  ): QuoteResult<{ quote: PricedQuote; lock: QuoteLock }> {
+    const matched = matchOrderItems(
+      catalogue,
+      {
+        destinationCountryCode: input.destinationCountryCode,
+        shippingMethod: input.shippingMethod ?? null,
+        items: input.items.map((item) => ({
+          sku: item.sku,
+          copies: item.copies,
+          attributes: item.attributes ?? {},
+          assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
+        })),
+      },
+      QUOTE_PATHS,
+    )
+    const failures = matched.failures
+    const destination = matched.destinationCountryCode
+
+    // The account's billing currency is the default, and is checked like a requested one: an account created
+    // with a currency the catalogue has no rate for gets the same named failure.
+    const requestedCurrency = input.currencyCode ?? caller.billingCurrency
+    if (!catalogue.isKnownCurrency(requestedCurrency)) {
+      addFailure(failures, 'currencyCode', {
+        code: 'UnknownCurrency',
+        providedValue: requestedCurrency,
+        validValues: [...catalogue.currencies],
+      })
+    }
+
+    let methods: ShippingMethod[] = matched.shippingMethod ? [matched.shippingMethod] : []
+    const everyItemMatched = matched.items.length === input.items.length && isIsoCountryCode(destination)
+    if (!matched.shippingMethod && everyItemMatched) {
+      methods = availableShippingMethods(catalogue, destination, matched.items)
+      if (methods.length === 0) {
+        // Each item reaches the destination (matching checked that), but no single method carries them all:
+        // name the methods of each item so the merchant can split the order.
+        addFailure(failures, QUOTE_PATHS.countryCode, {
+          code: 'NoCommonShippingMethod',
+          providedValue: destination,
+          comparisonValue: Object.fromEntries(
+            matched.items.map((item) => [
+              `${QUOTE_PATHS.items}[${item.index}]`,
+              catalogue.shippingMethodsForVariant(item.variant, destination),
+            ]),
+          ),
         })
       }
+    }
+    if (hasFailures(failures)) throw validationFailed(failures, 'The quote could not be made')
 
-      let methods: ShippingMethod[] = matched.shippingMethod ? [matched.shippingMethod] : []
-      const everyItemMatched = matched.items.length === input.items.length && isIsoCountryCode(destination)
-      if (!matched.shippingMethod && everyItemMatched) {
-        methods = availableShippingMethods(catalogue, destination, matched.items)
-        if (methods.length === 0) {
-          // Each item reaches the destination (matching checked that), but no single method carries them all:
-          // name the methods of each item so the merchant can split the order.
-          addFailure(failures, QUOTE_PATHS.countryCode, {
-            code: 'NoCommonShippingMethod',
-            providedValue: destination,
-            comparisonValue: Object.fromEntries(
-              matched.items.map((item) => [
-                `${QUOTE_PATHS.items}[${item.index}]`,
-                catalogue.shippingMethodsForVariant(item.variant, destination),
-              ]),
-            ),
-          })
-        }
-      }
-      if (hasFailures(failures)) throw validationFailed(failures, 'The quote could not be made')
-
-      const currency = requestedCurrency.toUpperCase()
-      // One id per request item, shared by every quote of the answer: item N is the same item in each of them.
-      const ids = matched.items.map(() => newItemId())
-      const allocationItems: AllocationItem[] = matched.items.map((item, position) => ({
-        itemId: ids[position] as string,
-        variant: item.variant,
-        copies: item.copies,
-        pageCount: pricedPageCount(item),
-      }))
-      const copiesByItem = new Map(allocationItems.map((item) => [item.itemId, item.copies]))
-      const quotes = methods.map((method) => {
-        const allocation = allocateShipments(catalogue, {
+    const currency = requestedCurrency.toUpperCase()
+    // One id per request item, shared by every quote of the answer: item N is the same item in each of them.
+    const ids = matched.items.map(() => newItemId())
+    const allocationItems: AllocationItem[] = matched.items.map((item, position) => ({
+      itemId: ids[position] as string,
+      variant: item.variant,
+      copies: item.copies,
+      pageCount: pricedPageCount(item),
+    }))
+    const copiesByItem = new Map(allocationItems.map((item) => [item.itemId, item.copies]))
+    const quotes = methods.map((method) => {
+      const allocation = allocateShipments(
+        catalogue,
+        {
           destinationCountryCode: destination,
           shippingMethod: method,
           items: allocationItems,
-        })
-        if (!allocation.ok) {
-          // Matching found a lab offering the method for every item, so this is a bug: logged, answered 500.
-          throw new Error(`no lab allocation for ${method} although every item matched`)
-        }
-        const priced = priceAllocation(catalogue, allocation.shipments, copiesByItem, destination, currency)
-        const money = (minor: bigint) => toWireMoney({ minor, currency: priced.currency })
-        const pricedItems = new Map<string, PricedItem>()
-        for (const shipment of priced.shipments) for (const item of shipment.items) pricedItems.set(item.itemId, item)
+        },
+        { explain: true },
+      )
+      if (!allocation.ok) {
+        // Matching found a lab offering the method for every item, so this is a bug: logged, answered 500.
+        throw new Error(`no lab allocation for ${method} although every item matched`)
+      }
+      const priced = priceAllocation(catalogue, allocation.shipments, copiesByItem, destination, currency)
+      const money = (minor: bigint) => toWireMoney({ minor, currency: priced.currency })
+      const indexOfItem = new Map(ids.map((id, index) => [id, index]))
+      const pricedItems = new Map<string, PricedItem>()
+      for (const shipment of priced.shipments) for (const item of shipment.items) pricedItems.set(item.itemId, item)
 
-        const quote: Quote = {
-          shipmentMethod: method,
-          costSummary: {
-            items: money(priced.totals.items),
-            shipping: money(priced.totals.shipping),
-            totalCost: money(priced.totals.total),
-            totalTax: money(priced.totals.tax),
+      const quote: PricedQuote = {
+        shipmentMethod: method,
+        costSummary: {
+          items: money(priced.totals.items),
+          shipping: money(priced.totals.shipping),
+          totalCost: money(priced.totals.total),
+          totalTax: money(priced.totals.tax),
+        },
+        shipments: allocation.shipments.map((planned, index) => {
+          const shipment = priced.shipments[index]
+          if (!shipment || shipment.labCode !== planned.labCode) throw new Error('pricing reordered the shipments')
+          return {
+            carrier: { name: planned.carrier.name, service: planned.carrier.service },
+            fulfillmentLocation: { countryCode: planned.labCountryCode, labCode: planned.labCode },
+            cost: money(shipment.cost),
+            tax: money(shipment.tax),
+            items: [...planned.itemIds],
+          }
+        }),
+        items: matched.items.map((item, position) => {
+          const id = ids[position] as string
+          const price = pricedItems.get(id)
+          if (!price) throw new Error(`item ${id} was allocated to no shipment`)
+          return {
+            id,
+            sku: item.sku,
+            copies: item.copies,
+            unitCost: money(price.unitCost),
+            taxUnitCost: money(price.taxUnitCost),
+            attributes: { ...item.attributes },
+            assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount })),
+          }
+        }),
+      }
+      const lock: QuoteLock = {
+        shippingMethod: method,
+        destinationCountryCode: destination,
+        currency: priced.currency,
+        items: matched.items.map((item, position) => {
+          const price = pricedItems.get(ids[position] as string) as PricedItem
+          return {
+            sku: item.sku,
+            copies: item.copies,
+            attributes: { ...item.attributes },
+            unitCost: String(price.unitCost),
+            taxUnitCost: String(price.taxUnitCost),
+          }
+        }),
+        shipments: allocation.shipments.map((planned, index) => ({
+          labCode: planned.labCode,
+          cost: String(priced.shipments[index]?.cost ?? 0n),
+          tax: String(priced.shipments[index]?.tax ?? 0n),
+          itemIndexes: planned.itemIds.map((id) => indexOfItem.get(id) ?? -1),
+        })),
+        routing: routingRound(catalogue, allocation, {
+          basis: 'Quote',
+          at: now,
+          destinationCountryCode: destination,
+          shippingMethod: method,
+          copiesByItem,
+          currency: priced.currency,
+        }),
+      }
+      return { quote, lock }
+    })
+
+    const taxRate = catalogue.taxRate(destination)
+    const issues: QuoteIssue[] = taxRate.salesTaxNotComputed
+      ? [
+          {
+            errorCode: SALES_TAX_WARNING_CODE,
+            description:
+              `${taxRate.name ?? 'Sales tax'} is not computed for destination ${destination}: the quoted ` +
+              'amounts do not include it, and it may be due on delivery.',
           },
-          shipments: allocation.shipments.map((planned, index) => {
-            const shipment = priced.shipments[index]
-            if (!shipment || shipment.labCode !== planned.labCode) throw new Error('pricing reordered the shipments')
-            return {
-              carrier: { name: planned.carrier.name, service: planned.carrier.service },
-              fulfillmentLocation: { countryCode: planned.labCountryCode, labCode: planned.labCode },
-              cost: money(shipment.cost),
-              tax: money(shipment.tax),
-              items: [...planned.itemIds],
-            }
-          }),
-          items: matched.items.map((item, position) => {
-            const id = ids[position] as string
-            const price = pricedItems.get(id)
-            if (!price) throw new Error(`item ${id} was allocated to no shipment`)
-            return {
-              id,
-              sku: item.sku,
-              copies: item.copies,
-              unitCost: money(price.unitCost),
-              taxUnitCost: money(price.taxUnitCost),
-              attributes: { ...item.attributes },
-              assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount })),
-            }
-          }),
-        }
-        return quote
-      })
+        ]
+      : []
+    return { outcome: issues.length > 0 ? 'CreatedWithIssues' : 'Created', quotes, issues }
+  }
 
-      const taxRate = catalogue.taxRate(destination)
-      const issues: QuoteIssue[] = taxRate.salesTaxNotComputed
-        ? [
-            {
-              errorCode: SALES_TAX_WARNING_CODE,
-              description:
-                `${taxRate.name ?? 'Sales tax'} is not computed for destination ${destination}: the quoted ` +
-                'amounts do not include it, and it may be due on delivery.',
-            },
-          ]
-        : []
-      return { outcome: issues.length > 0 ? 'CreatedWithIssues' : 'Created', quotes, issues }
+  return {
+    /**
+     * One quote per requested method, or per method that can serve every item; ValidationFailed otherwise.
+     * Prices only: nothing is stored (`issueQuote` stores them).
+     */
+    createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult {
+      // Nothing is stored, so what storing would keep (and its time) is dropped.
+      const result = priceQuotes(caller, input, new Date(0))
+      return { ...result, quotes: result.quotes.map(({ quote }) => quote) }
+    },
+
+    /** Like createQuote, and stores every quote so an order can use its prices until it expires. */
+    async issueQuote(caller: Caller, input: CreateQuoteInput): Promise<QuoteResult<Quote>> {
+      const { db, clock } = storage()
+      const createdAt = clock.now()
+      const expiresAt = new Date(createdAt.getTime() + (deps.lifetimeSeconds ?? DEFAULT_QUOTE_LIFETIME_SECONDS) * 1000)
+      const result = priceQuotes(caller, input, createdAt)
+      const scope = { accountId: caller.accountId, environment: caller.environment }
+      const ids = await insertQuotes(
+        db,
+        scope,
+        result.quotes.map(({ lock }) => lock),
+        { createdAt, expiresAt },
+      )
+      return {
+        ...result,
+        quotes: result.quotes.map(({ quote }, index) => ({
+          id: ids[index] as string,
+          ...quote,
+          expiresAt: expiresAt.toISOString(),
+        })),
+      }
+    },
+
+    /** The routing of one of the caller's stored quotes; EntityNotFound when there is none. */
+    async quoteRouting(caller: Caller, quoteId: string): Promise<QuoteRouting> {
+      const { db } = storage()
+      const number = parseId('quo', quoteId)
+      const quote =
+        number === undefined
+          ? undefined
+          : await findQuote(db, { accountId: caller.accountId, environment: caller.environment }, number)
+      if (!quote) throw new ServiceError('EntityNotFound', `Quote ${quoteId} was not found`)
+      return {
+        quoteId: quote.id,
+        destinationCountryCode: quote.destinationCountryCode,
+        currency: quote.currency,
+        allocations: [quote.routing],
+      }
     },
   }
 }

@@ -60,6 +60,15 @@ for (const kind of testDatabaseKinds()) {
       const timeline = page.locator('.timeline')
       await assert.doesNotReject(timeline.getByText('Stage changed to Complete').waitFor())
       await waitFor('three callbacks', () => (receiver.received.length >= 3 ? true : undefined), 10_000)
+
+      // Routing, from GET /v4.0/orders/{id}/routing: each item's chosen lab marked, the chosen plan named.
+      const answer = await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })
+      const [allocation] = JSON.parse(answer.body).routing.allocations
+      assert.equal(allocation.basis, 'Allocation')
+      const routing = page.locator('section[aria-labelledby="routing-heading"]')
+      assert.equal(await routing.getByText('chosen', { exact: true }).count(), allocation.items.length)
+      const chosenLab = allocation.chosenPlan.shipments[0].labCode
+      assert.match(await routing.innerText(), new RegExp(`Chosen plan\\s+${chosenLab} \\(`))
       await assertAccessible(page, 'order')
       await screenshotForDocs(page, 'order')
 

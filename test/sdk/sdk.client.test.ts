@@ -171,7 +171,7 @@ describe('printroute-client against a Sandbox server', () => {
     assert.deepEqual(iterated, [event?.id])
   })
 
-  test('quotes.create, products.get, products.list, products.spine, callbacks.list', async () => {
+  test('quotes.create, quotes.routing, orders.routing, products.get, products.list, products.spine, callbacks.list', async () => {
     const quote = await client.quotes.create({
       destinationCountryCode: 'GB',
       shippingMethod: 'Standard',
@@ -181,6 +181,13 @@ describe('printroute-client against a Sandbox server', () => {
     assert.equal(quote.quotes.length, 1)
     assert.equal(quote.quotes[0]?.shipmentMethod, 'Standard')
     assert.equal(quote.quotes[0]?.costSummary.totalCost.currency, 'GBP')
+    const quoteRouting = await client.quotes.routing(quote.quotes[0]?.id ?? '')
+    assert.equal(quoteRouting.allocations[0]?.basis, 'Quote')
+    const quotedItem = { ...order().items[0], copies: 2 } as CreateOrderRequest['items'][number]
+    const ordered = await client.orders.create(order({ quoteId: quote.quotes[0]?.id ?? null, items: [quotedItem] }))
+    const orderRouting = await client.orders.routing(ordered.order.id)
+    assert.equal(orderRouting.quoteId, quote.quotes[0]?.id)
+    assert.equal(orderRouting.allocations[0]?.basis, 'Estimate')
 
     const product = await client.products.get('global-can-10x10')
     assert.equal(product.sku, 'GLOBAL-CAN-10x10')

@@ -7,6 +7,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { ManualClock } from '../../src/adapters/clock.ts'
 import { type Application, type ApplicationOptions, buildApplication } from '../../src/app.ts'
 import { loadCatalogue } from '../../src/catalogue/catalogue.loader.ts'
+import type { Catalogue } from '../../src/domain/catalogue.ts'
 import type { PipelineSettings } from '../../src/services/pipeline.service.ts'
 import { openTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.ts'
 
@@ -68,6 +69,8 @@ export interface TestAppOptions {
   eventVendor?: string
   /** Lifetime of /files links (the application's default of 7 days when absent). */
   fileLinkTtlSeconds?: number
+  /** The catalogue the application serves: the bundled sample when absent. */
+  catalogue?: Catalogue
   /** An existing database to build the application on (a restart); `close` then leaves it open. */
   database?: TestDatabase
   /** A logger (e.g. createLogger writing into a LogCapture); none by default. */
@@ -87,7 +90,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     db: database.db,
     databaseUrl: database.connectionString,
     jobSchema: database.jobSchema,
-    catalogue,
+    catalogue: options.catalogue ?? catalogue,
     clock,
     logger: options.logger ?? false,
     requestTimeoutMs: options.requestTimeoutMs,

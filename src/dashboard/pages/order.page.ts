@@ -8,6 +8,7 @@ import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/orde
 import { ADVANCE_TARGETS, type SandboxScenario } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { CallbackSchema } from '../../http/schemas/callbacks.schema.ts'
+import type { RoutingResponseSchema } from '../../http/schemas/routing.schema.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { DETAIL_STEPS, formatMoney, formatTime, issueHeadline, stateBadge } from '../format.ts'
@@ -32,6 +33,10 @@ interface OrderEvent {
   time: string
   data: { order: OrderDocument }
 }
+
+/** GET /v4.0/orders/{id}/routing's `routing`. */
+type Routing = Type.Static<typeof RoutingResponseSchema>['routing']
+type RoutingAllocation = Routing['allocations'][number]
 
 /** A callback delivery as GET /v4.0/callbacks answers it. */
 export type CallbackDelivery = Type.Static<typeof CallbackSchema>
@@ -224,6 +229,52 @@ function shipmentsTable(shipments: Shipment[]): Html {
   )}</tbody></table></div>`
 }
 
+const EXCLUSION_WORDS: Record<string, string> = {
+  DoesNotMakeProduct: 'does not make it',
+  DoesNotShipThere: 'does not ship it there by this method',
+  Rejected: 'refused a shipment of it',
+  OutOfStock: 'out of stock',
+}
+
+/** One allocation of the order: the labs per item with their costs, the chosen plan, and what splitting saved. */
+function routingAllocation(allocation: RoutingAllocation, index: number): Html {
+  const title =
+    allocation.basis === 'Estimate'
+      ? html`Estimate: what allocating the order would choose from the catalogue now`
+      : html`${index === 0 ? 'Allocation' : `Reallocation ${index}`}, ${formatTime(allocation.at)}`
+  const chosen = allocation.chosenPlan
+  const unsplit = allocation.bestUnsplitPlan
+  const plan = (p: NonNullable<RoutingAllocation['chosenPlan']>) =>
+    p.shipments.map((shipment) => `${shipment.labCode} (${shipment.itemIds.join(', ')})`).join(' + ')
+  return html`<article class="routing-allocation"><h3>${title} <span class="muted small">${allocation.shippingMethod}</span></h3>
+<div class="table-wrap"><table><caption class="visually-hidden">Labs considered per item</caption>
+<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">Chosen</th></tr></thead>
+<tbody>${allocation.items.map((item) =>
+    item.labsConsidered.map(
+      (lab, labIndex) =>
+        html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td>${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number">${formatMoney(lab.productionCost)}</td><td class="number">${formatMoney(lab.shippingCost)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
+    ),
+  )}</tbody></table></div>
+<ul class="routing-exclusions small">${allocation.items.map((item) => {
+    const excluded = item.labsExcluded.filter((lab) => lab.reason !== 'DoesNotMakeProduct')
+    const others = item.labsExcluded.length - excluded.length
+    return html`<li><code>${item.itemId}</code>: ${
+      item.labsConsidered.length === 0 ? 'no lab can make it. ' : ''
+    }${excluded.map((lab) => html`${lab.labCode} excluded (${EXCLUSION_WORDS[lab.reason] ?? lab.reason}); `)}${others > 0 ? `${others} other lab${others === 1 ? '' : 's'} do not make it.` : ''}</li>`
+  })}</ul>
+<dl class="facts">
+<div><dt>Chosen plan</dt><dd>${chosen ? html`${plan(chosen)}: ${formatMoney(chosen.totalCost)}` : html`none: ${allocation.unavailableItemIds.join(', ')} could not be allocated`}</dd></div>
+<div><dt>Best from one lab</dt><dd>${unsplit ? html`${plan(unsplit)}: ${formatMoney(unsplit.totalCost)}` : 'no single lab can make everything'}</dd></div>
+${allocation.splitSaving && chosen && chosen.shipments.length > 1 ? html`<div><dt>Splitting saved</dt><dd>${formatMoney(allocation.splitSaving)}</dd></div>` : ''}
+</dl></article>`
+}
+
+function routingSection(routing: Routing | null): Html {
+  if (!routing || routing.allocations.length === 0) return html`<p class="muted">No routing to show.</p>`
+  return html`<p class="muted small">Costs before tax, in ${routing.currency}.${routing.quoteId ? html` Charged at the prices of quote <code>${routing.quoteId}</code>.` : ''}</p>
+${routing.allocations.map((allocation, index) => routingAllocation(allocation, index))}`
+}
+
 function chargesTable(order: OrderDocument): Html {
   if (order.charges.length === 0) return html`<p class="muted">No charges yet.</p>`
   return html`<div class="table-wrap"><table><caption class="visually-hidden">Charges and refunds</caption>
@@ -290,12 +341,13 @@ interface SandboxOrder {
 }
 
 async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
-  const [order, actions, events, callbacks, printFiles, sandboxOrder] = await Promise.all([
+  const [order, actions, events, callbacks, printFiles, routing, sandboxOrder] = await Promise.all([
     api.get<{ order: OrderDocument }>(`/orders/${orderId}`),
     api.get<Actions>(`/orders/${orderId}/actions`),
     api.get<{ events: OrderEvent[] }>('/events', { orderId, top: LIST_LIMIT }),
     api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT }),
     api.get<{ printFiles: PrintFile[] }>(`/orders/${orderId}/print-files`),
+    api.get<{ routing: Routing }>(`/orders/${orderId}/routing`),
     // The Sandbox's own endpoint: Live has none.
     sandbox ? api.get<{ sandboxOrder: SandboxOrder }>(`/sandbox/orders/${orderId}`) : undefined,
   ])
@@ -305,6 +357,7 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
     events,
     callbacks,
     printFiles,
+    routing,
     sandbox: sandboxOrder?.ok ? sandboxOrder.body.sandboxOrder : null,
   }
 }
@@ -398,6 +451,7 @@ function registerOrderScopedPages(pages: FastifyInstance, dashboard: Dashboard):
     const events = loaded.events.ok ? loaded.events.body.events : []
     const callbacks = loaded.callbacks.ok ? loaded.callbacks.body.callbacks : []
     const printFiles = loaded.printFiles.ok ? loaded.printFiles.body.printFiles : []
+    const routing = loaded.routing.ok ? loaded.routing.body.routing : null
     const inProgress = order.status.stage === 'InProgress'
     const here = orderPath(order.id)
     const metadata = (order as OrderDocument & { metadata?: unknown }).metadata
@@ -427,6 +481,7 @@ ${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken) : ''}
 ${issues(order)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
 <section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${shipmentsTable(order.shipments)}</section>
+<section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order)}</section>
 <div class="two-columns">
 <section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}</section>

@@ -18,6 +18,7 @@ import {
   OrderIdParamsSchema,
   OrderResponseSchema,
 } from '../schemas/order.schema.ts'
+import { RoutingResponseSchema } from '../schemas/routing.schema.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const errorResponses = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
@@ -109,6 +110,28 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
     async (request, reply) => {
       const orderJson = await orders.getOrder(request.caller, request.params.orderId)
       return reply.type(JSON_TYPE).send(envelope('Ok', 'order', orderJson, request) as never)
+    },
+  )
+
+  api.get(
+    '/orders/:orderId/routing',
+    {
+      schema: {
+        operationId: 'getOrderRouting',
+        tags: ['orders'],
+        summary: "Explain an order's routing",
+        description:
+          'How the items were allocated to labs: per item the labs considered with their costs for this ' +
+          'destination and method and the labs excluded with the reason, the chosen plan with its total, the ' +
+          'cheapest plan from one lab and what the split saved. One entry per allocation (a reallocation after a ' +
+          'lab refused a shipment adds one); before the first, an Estimate from the catalogue as it is now.',
+        params: OrderIdParamsSchema,
+        response: { 200: RoutingResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const routing = await orders.orderRouting(request.caller, request.params.orderId)
+      return { outcome: 'Ok' as const, routing, traceParent: request.traceParent }
     },
   )
 

@@ -1,9 +1,12 @@
-// POST /quotes: prices items per shipping method without creating an order (docs/wire-contract.md#quotes).
+// POST /quotes: prices items per shipping method without creating an order (docs/wire-contract.md#quotes), and
+// keeps each quote so an order can be charged its prices (docs/api.md#price-locked-quotes);
+// GET /quotes/{id}/routing: how a quote's items were allocated to labs.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { QuotesService } from '../../services/quotes.service.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import { CreateQuoteRequestSchema, QuoteResponseSchema } from '../schemas/quote.schema.ts'
+import { QuoteIdParamsSchema, RoutingResponseSchema } from '../schemas/routing.schema.ts'
 
 export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -17,19 +20,46 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService)
         description:
           'One quote per shipping method: the requested one, or every method that can serve all items to the ' +
           'destination. Allocation and prices are those an order of the same items would get. Outcome Created, ' +
-          'or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed.',
+          'or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. ' +
+          'Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices.',
         body: CreateQuoteRequestSchema,
         response: { 200: QuoteResponseSchema, 400: ErrorResponseSchema, 401: ErrorResponseSchema },
       },
     },
     async (request) => {
-      const result = quotes.createQuote(request.caller, request.body)
+      const result = await quotes.issueQuote(request.caller, request.body)
       return {
         outcome: result.outcome,
         quotes: result.quotes,
         issues: result.issues,
         traceParent: request.traceParent,
       }
+    },
+  )
+
+  api.get(
+    '/quotes/:quoteId/routing',
+    {
+      schema: {
+        operationId: 'getQuoteRouting',
+        tags: ['quotes'],
+        summary: "Explain a quote's routing",
+        description:
+          "How the quote's items were allocated to labs, as worked out when the quote was made: per item the " +
+          'labs considered with their costs and the labs excluded with the reason, the chosen plan, the cheapest ' +
+          'plan from one lab and what the split saved.',
+        params: QuoteIdParamsSchema,
+        response: {
+          200: RoutingResponseSchema,
+          400: ErrorResponseSchema,
+          401: ErrorResponseSchema,
+          404: ErrorResponseSchema,
+        },
+      },
+    },
+    async (request) => {
+      const routing = await quotes.quoteRouting(request.caller, request.params.quoteId)
+      return { outcome: 'Ok' as const, routing: { orderId: null, ...routing }, traceParent: request.traceParent }
     },
   )
 }

@@ -143,6 +143,15 @@ export const CreateOrderRequestSchema = named(
         ),
       ),
       metadata: Type.Optional(Nullable(MetadataSchema)),
+      quoteId: Type.Optional(
+        NullableString({
+          maxLength: 40,
+          singleLine: true,
+          description:
+            'A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and ' +
+            'shipping method must match it and it must not have expired.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -302,6 +311,9 @@ export const OrderSchema = named(
       ),
     ),
     metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    quoteId: Type.Optional(
+      Type.String({ description: 'The quote whose prices the order is charged; present only on such orders.' }),
+    ),
   }),
 )
 

@@ -76,6 +76,10 @@ const QuoteItemId = Type.String({ pattern: '^qit_[0-9a-f]{32}$', description: 'Q
 const QuoteSchema = named(
   'Quote',
   Type.Object({
+    id: Type.String({
+      pattern: '^quo_[0-9]+$',
+      description: "Quote id: an order created with it as `quoteId` is charged this quote's prices.",
+    }),
     shipmentMethod: StringEnum(SHIPPING_METHODS, 'The shipping method of this quote (the contract spells it so).'),
     costSummary: Type.Object({
       items: MoneySchema,
@@ -103,6 +107,10 @@ const QuoteSchema = named(
         assets: Type.Array(Type.Object({ printArea: Type.String(), pageCount: Nullable(Type.Integer()) })),
       }),
     ),
+    expiresAt: Type.String({
+      format: 'date-time',
+      description: "Until when an order can use this quote's prices (7 days by default).",
+    }),
   }),
 )
 
