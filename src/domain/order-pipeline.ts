@@ -16,8 +16,8 @@ import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
-import type { SandboxScenario } from './sandbox-scenarios.ts'
 import type { RoutingRound } from './routing.ts'
+import type { SandboxScenario } from './sandbox-scenarios.ts'
 
 /** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
 export const DOWNLOAD_MAX_ATTEMPTS = 10

@@ -19,6 +19,8 @@ import {
 } from '../domain/order.ts'
 import { startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
+import type { RoutingRound } from '../domain/routing.ts'
 import {
   parseSandboxScenario,
   SANDBOX_SCENARIO_HEADER,
@@ -28,8 +30,6 @@ import {
   scenarioInMetadata,
   scenarioProblem,
 } from '../domain/sandbox-scenarios.ts'
-import { quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
-import type { RoutingRound } from '../domain/routing.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import { readSandboxScenarioDefault } from '../repositories/accounts.repository.ts'
 import {

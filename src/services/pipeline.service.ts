@@ -36,14 +36,14 @@ import {
   startPipeline,
   type Transition,
 } from '../domain/order-pipeline.ts'
+import type { PricedShipment } from '../domain/pricing.ts'
+import { lockedPrices } from '../domain/quote-lock.ts'
 import {
   downloadRetryBaseSecondsOf,
   type SandboxScenario,
   simulatedDownloadFailure,
   splitsShipments,
 } from '../domain/sandbox-scenarios.ts'
-import type { PricedShipment } from '../domain/pricing.ts'
-import { lockedPrices } from '../domain/quote-lock.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import { drawShipmentIds, readOrder, upsertLabJob } from '../repositories/pipeline.repository.ts'
 import { findQuoteOfOrder } from '../repositories/quotes.repository.ts'
