@@ -30,6 +30,7 @@ import {
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 import { millimetresToMicrometres } from './spine.ts'
+import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 
 /** The print area an asset goes to when it names none (specification, Asset). */
 export const DEFAULT_PRINT_AREA = 'default'
@@ -478,6 +479,7 @@ export class Catalogue {
       attributes: Object.fromEntries(Object.entries(attributes).map(([name, values]) => [name, [...values]])),
       printAreas,
       pagePricing,
+      minimumDpi: entry.minimumDpi ?? DEFAULT_MINIMUM_DPI,
       variants,
     })
     this.#productsBySku.set(product.sku.toLowerCase(), product)
