@@ -6,7 +6,7 @@
 
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
-import { type PrintFilePlan, planPrintFile } from '../domain/print-geometry.ts'
+import { type PrintFilePlan, planPrintFile, previewSize } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 
 /**
@@ -280,16 +280,6 @@ function applyPlan(image: Sharp, plan: PrintFilePlan): Sharp {
   if (plan.crop) pipeline = pipeline.extract(plan.crop)
   if (plan.margins) pipeline = pipeline.extend({ ...plan.margins, background: WHITE })
   return pipeline.flatten({ background: WHITE }).toColourspace('srgb').withIccProfile('srgb')
-}
-
-/** The print area scaled so its longer edge is at most `maxEdge` (never enlarged, never below 1 px). */
-export function previewSize(width: number, height: number, maxEdge: number): { width: number; height: number } {
-  const scale = Math.min(1, maxEdge / Math.max(width, height))
-  const scaled = { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) }
-  // Rounding must not make a nearly square print area square (or turn it): the quarter turn follows orientation.
-  if (width > height && scaled.width <= scaled.height) scaled.height = Math.max(1, scaled.width - 1)
-  if (height > width && scaled.height <= scaled.width) scaled.width = Math.max(1, scaled.height - 1)
-  return scaled
 }
 
 /** An upright sRGB JPEG for screens whose longer edge is at most `maxEdge`, never enlarged. */

@@ -28,9 +28,9 @@ import {
   parseRateToMillionths,
 } from './catalogue-money.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
+import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 import { millimetresToMicrometres } from './spine.ts'
-import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 
 /** The print area an asset goes to when it names none (specification, Asset). */
 export const DEFAULT_PRINT_AREA = 'default'

@@ -34,6 +34,9 @@ export type FailureCode =
   | 'NoCommonShippingMethod'
   | 'ProductHasNoSpine'
   | 'RequiresRotateSigningSecret'
+  | 'NotDownloaded'
+  | 'NotAnImage'
+  | 'ImageTooLarge'
 
 export interface Failure {
   code: FailureCode

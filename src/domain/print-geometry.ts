@@ -183,3 +183,13 @@ export function effectiveDpi(
   const turnedHeight = plan.rotate ? source.width : source.height
   return printAreaDpi * Math.min(turnedWidth / plan.resize.width, turnedHeight / plan.resize.height)
 }
+
+/** The print area scaled so its longer edge is at most `maxEdge` (never enlarged, never below 1 px). */
+export function previewSize(width: number, height: number, maxEdge: number): { width: number; height: number } {
+  const scale = Math.min(1, maxEdge / Math.max(width, height))
+  const scaled = { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) }
+  // Rounding must not make a nearly square print area square (or turn it): the quarter turn follows orientation.
+  if (width > height && scaled.width <= scaled.height) scaled.height = Math.max(1, scaled.width - 1)
+  if (height > width && scaled.height <= scaled.width) scaled.width = Math.max(1, scaled.height - 1)
+  return scaled
+}

@@ -17,7 +17,7 @@ import { addFailure, hasFailures } from '../domain/failures.ts'
 import { toWireMoney, type WireMoney } from '../domain/money.ts'
 import { validationFailed } from '../domain/outcomes.ts'
 import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
-import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 
 /** A quote request as the schema lets it through (the shipping method already in canonical spelling). */
 export interface CreateQuoteInput {
@@ -28,7 +28,9 @@ export interface CreateQuoteInput {
     sku: string
     copies: number
     attributes?: Record<string, string> | null
-    assets: { printArea?: string; pageCount?: number | null }[]
+    assets: { printArea?: string; pageCount?: number | null; url?: string }[]
+    /** Only for the resolution check of asset URLs (services/previews.service.ts, quoteWarnings). */
+    sizing?: SizingMode
   }[]
 }
 
