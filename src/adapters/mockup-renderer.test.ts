@@ -127,7 +127,7 @@ describe('mockups', () => {
         .jpeg({ quality: 95 })
         .toBuffer()
       const mockup = await renderMockup(plan, { preview })
-      const margin = Math.max(8, depth)
+      const margin = Math.max(8, Math.round(depth / 2))
       assert.deepEqual(
         [mockup.width, mockup.height],
         [front.width + depth + 2 * margin, front.height + depth + 2 * margin],

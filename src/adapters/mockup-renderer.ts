@@ -147,7 +147,7 @@ export async function renderMockup(plan: MockupPlan, images: MockupImages): Prom
 
     case 'canvas': {
       const { front, depth } = plan
-      const margin = Math.max(8, depth)
+      const margin = Math.max(8, Math.round(depth / 2))
       const [face, right, bottom] = await Promise.all([
         raw(extractFrom(images.preview, front)),
         canvasEdge(images.preview, size, plan, 'right'),

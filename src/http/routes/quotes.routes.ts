@@ -31,8 +31,9 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
         outcome: result.outcome,
         quotes: result.quotes,
         issues: result.issues,
-        ...(warnings ? { warnings } : {}),
         traceParent: request.traceParent,
+        // printroute's addition, after the contract's keys (docs/wire-contract.md#key-order).
+        ...(warnings ? { warnings } : {}),
       }
     },
   )

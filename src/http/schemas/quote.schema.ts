@@ -121,7 +121,7 @@ export const QuoteResponseSchema = named(
     outcome: Outcome('QuoteOutcome', ['Created', 'CreatedWithIssues'] as const),
     quotes: Type.Array(QuoteSchema),
     issues: Type.Array(named('QuoteIssue', Type.Object({ errorCode: Type.String(), description: Type.String() }))),
-    warnings: Type.Optional(Type.Array(QuoteWarningSchema, { description: 'Only when an asset carries a url.' })),
     traceParent: TraceParent,
+    warnings: Type.Optional(Type.Array(QuoteWarningSchema, { description: 'Only when an asset carries a url.' })),
   }),
 )
