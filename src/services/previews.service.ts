@@ -191,6 +191,61 @@ export function createPreviewsService(deps: PreviewsDeps) {
     return createHash('sha256').update(identity).digest('hex')
   }
 
+  /**
+   * LowResolution warnings of items whose assets carry URLs (quotes): each URL is downloaded and its header read.
+   * `at(item, asset)` names the asset's request path for a failure (a URL that cannot be downloaded, or not an
+   * image: 400, as for previews). Warnings come back with their item's `index` in the request.
+   */
+  async function resolutionWarnings(
+    items: {
+      index: number
+      product: Product
+      variant: Variant
+      sizing: SizingMode
+      assets: { printArea: string; url: string | null }[]
+    }[],
+    at: (itemIndex: number, assetIndex: number) => string,
+  ): Promise<{ itemIndex: number; warning: ResolutionWarning }[]> {
+    const wanted = items.flatMap((item) =>
+      item.assets.flatMap((asset, assetIndex) =>
+        asset.url === null
+          ? []
+          : [
+              {
+                item,
+                itemIndex: item.index,
+                printArea: asset.printArea,
+                url: asset.url,
+                at: at(item.index, assetIndex),
+              },
+            ],
+      ),
+    )
+    if (wanted.length === 0) return []
+    return withScratchFiles(deps.withScratchFile, wanted.length, async (paths) => {
+      const failures: Failures = {}
+      const fetched = await fetchImages(
+        wanted.map((asset, index) => ({ url: asset.url, path: paths[index] as string, at: asset.at })),
+        failures,
+        false,
+      )
+      if (hasFailures(failures)) throw validationFailed(failures, 'The quote could not be made')
+      return wanted.flatMap((asset, index) => {
+        const image = fetched[index]
+        const target = asset.item.variant.printAreaSizes[asset.printArea]
+        if (!image || !target) return []
+        const { warning } = checkResolution({
+          product: asset.item.product,
+          printArea: asset.printArea,
+          target,
+          source: image.source,
+          sizing: asset.item.sizing,
+        })
+        return warning ? [{ itemIndex: asset.itemIndex, warning }] : []
+      })
+    })
+  }
+
   return {
     async createPreviews(environment: Environment, input: PreviewInput): Promise<Preview[]> {
       const matched = matchPreviewItem(catalogue, {
@@ -322,52 +377,6 @@ export function createPreviewsService(deps: PreviewsDeps) {
     },
 
     /**
-     * LowResolution warnings of items whose assets carry URLs (quotes): each URL is downloaded and its header read.
-     * `at(item, asset)` names the asset's request path for a failure (a URL that cannot be downloaded, or not an
-     * image: 400, as for previews). Warnings come back per item index.
-     */
-    async resolutionWarnings(
-      items: {
-        product: Product
-        variant: Variant
-        sizing: SizingMode
-        assets: { printArea: string; url: string | null }[]
-      }[],
-      at: (itemIndex: number, assetIndex: number) => string,
-    ): Promise<{ itemIndex: number; warning: ResolutionWarning }[]> {
-      const wanted = items.flatMap((item, itemIndex) =>
-        item.assets.flatMap((asset, assetIndex) =>
-          asset.url === null
-            ? []
-            : [{ item, itemIndex, printArea: asset.printArea, url: asset.url, at: at(itemIndex, assetIndex) }],
-        ),
-      )
-      if (wanted.length === 0) return []
-      return withScratchFiles(deps.withScratchFile, wanted.length, async (paths) => {
-        const failures: Failures = {}
-        const fetched = await fetchImages(
-          wanted.map((asset, index) => ({ url: asset.url, path: paths[index] as string, at: asset.at })),
-          failures,
-          false,
-        )
-        if (hasFailures(failures)) throw validationFailed(failures, 'The quote could not be made')
-        return wanted.flatMap((asset, index) => {
-          const image = fetched[index]
-          const target = asset.item.variant.printAreaSizes[asset.printArea]
-          if (!image || !target) return []
-          const { warning } = checkResolution({
-            product: asset.item.product,
-            printArea: asset.printArea,
-            target,
-            source: image.source,
-            sizing: asset.item.sizing,
-          })
-          return warning ? [{ itemIndex: asset.itemIndex, warning }] : []
-        })
-      })
-    },
-
-    /**
      * A quote's LowResolution warnings (docs/api.md#quotes): undefined when no asset of the request has a url, so
      * the answer stays as it was; otherwise each warning names its quote item. The quote's items have been matched
      * already (the quote answered), so each matches here too.
@@ -382,7 +391,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
       quoted: readonly { id: string }[],
     ): Promise<(ResolutionWarning & { itemId: string })[] | undefined> {
       if (!items.some((item) => item.assets.some((asset) => asset.url !== undefined))) return undefined
-      const checked = items.flatMap((item) => {
+      const checked = items.flatMap((item, index) => {
         const matched = matchPreviewItem(catalogue, {
           sku: item.sku,
           attributes: item.attributes ?? {},
@@ -392,6 +401,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
         const areas = matched.item.assets
         return [
           {
+            index,
             product: matched.item.product,
             variant: matched.item.variant,
             sizing: item.sizing ?? 'fillPrintArea',
@@ -402,7 +412,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
           },
         ]
       })
-      const found = await this.resolutionWarnings(checked, (item, asset) => `items[${item}].assets[${asset}]`)
+      const found = await resolutionWarnings(checked, (item, asset) => `items[${item}].assets[${asset}]`)
       return found.map(({ itemIndex, warning }) => {
         const { code, ...rest } = warning
         return { code, itemId: quoted[itemIndex]?.id ?? '', ...rest }

@@ -259,7 +259,18 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(plain.statusCode, 200, plain.body)
       assert.equal('warnings' in json(plain), false)
 
-      const warned = await quote([{ url: images.url('landscape.jpg') }])
+      // Two items, the image on the second: the warning names that item.
+      const warned = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/quotes',
+        payload: {
+          destinationCountryCode: 'GB',
+          items: [
+            { sku: PHONE_CASE, copies: 1, assets: [{}] },
+            { sku: PHONE_CASE, copies: 2, assets: [{ url: images.url('landscape.jpg') }] },
+          ],
+        },
+      })
       assert.equal(warned.statusCode, 200, warned.body)
       const body = json(warned)
       assert.deepEqual(Object.keys(body), ['outcome', 'quotes', 'issues', 'traceParent', 'warnings'])
@@ -268,7 +279,7 @@ for (const kind of testDatabaseKinds()) {
         [
           {
             code: 'LowResolution',
-            itemId: body.quotes[0].items[0].id,
+            itemId: body.quotes[0].items[1].id,
             printArea: 'default',
             effectiveDpi: 86,
             minimumDpi: 150,
