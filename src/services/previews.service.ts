@@ -292,12 +292,22 @@ export function createPreviewsService(deps: PreviewsDeps) {
           }
           const size = variant.printAreaSizes[printArea]
           if (!size) throw new Error(`${variant.key} has no size for print area ${printArea}`)
-          const rendered = await deps.renderer.renderPreview(image.path, {
-            width: size.horizontalResolution,
-            height: size.verticalResolution,
-            sizing: input.sizing,
-            maxEdge: PRODUCT_PREVIEW_EDGE,
-          })
+          const rendered = await deps.renderer
+            .renderPreview(image.path, {
+              width: size.horizontalResolution,
+              height: size.verticalResolution,
+              sizing: input.sizing,
+              maxEdge: PRODUCT_PREVIEW_EDGE,
+            })
+            .catch((error: unknown) => {
+              // What only decoding finds (a truncated file, more pixels than the limit) is the image's fault too.
+              const code = (error as { code?: unknown }).code
+              if (code !== 'ImageTooLarge' && code !== 'UnreadableImage') throw error
+              const url = input.assets[index]?.url ?? ''
+              const refused: Failures = {}
+              addFailure(refused, `assets[${index}].url`, { providedValue: url, ...assetFailure(error, url) })
+              throw validationFailed(refused, 'The preview could not be made')
+            })
           previewImages.set(printArea, rendered.data)
           const resolution = checkResolution({
             product,

@@ -56,6 +56,8 @@ for (const kind of testDatabaseKinds()) {
           '/red.jpg': await solidJpeg(300, 400, RED),
           '/green.jpg': await solidJpeg(40, 400, GREEN),
           '/document.pdf': { body: Buffer.from('%PDF-1.4\n%%EOF\n'), type: 'application/pdf' },
+          // A whole header and half the pixels: the header reads, decoding fails.
+          '/truncated.jpg': { body: (await solidJpeg(300, 400, RED)).body.subarray(0, 700), type: 'image/jpeg' },
         },
         null,
       )
@@ -312,6 +314,8 @@ for (const kind of testDatabaseKinds()) {
       assert.match(missing['assets[0].url'][0].comparisonValue, /404/)
       const pdf = await failuresOf({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: asset('document.pdf') })
       assert.equal(pdf['assets[0].url'][0].code, 'NotAnImage')
+      const truncated = await failuresOf({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: asset('truncated.jpg') })
+      assert.equal(truncated['assets[0].url'][0].code, 'NotAnImage')
       const area = await failuresOf({
         sku: PHONE_CASE,
         sizing: 'fillPrintArea',
