@@ -190,8 +190,20 @@ function area(required: boolean, horizontalResolution: number, verticalResolutio
   return { required, horizontalResolution, verticalResolution }
 }
 
+/**
+ * Lowest effective resolution per category where it differs from the default of 150 dpi: a canvas is seen from
+ * further away and its weave hides fine detail; photo paper shows every pixel.
+ */
+const MINIMUM_DPI_BY_CATEGORY: Record<string, number> = {
+  canvas: 100,
+  'rolled-canvas': 100,
+  'framed-canvas': 100,
+  'photo-print': 200,
+}
+
 function add(entry: ProductEntry, gbp: number, usd: number): void {
-  products.push({ entry, gbp, usd })
+  const minimumDpi = MINIMUM_DPI_BY_CATEGORY[entry.category]
+  products.push({ entry: minimumDpi === undefined ? entry : { ...entry, minimumDpi }, gbp, usd })
 }
 
 function parseSize(size: string): [number, number] {

@@ -12,13 +12,14 @@ import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { createMetrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
+import { renderMockup } from './adapters/mockup-renderer.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
 import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.ts'
 import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, withSampleImages } from './adapters/sample-images.ts'
-import { withScratchFile } from './adapters/scratch-files.ts'
+import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
 import { createSimulatedLabs } from './adapters/simulated-labs.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
@@ -53,6 +54,7 @@ import {
   newSigningSecret,
   type PipelineSettings,
 } from './services/pipeline.service.ts'
+import { createPreviewsService } from './services/previews.service.ts'
 import { createPrintFilesService } from './services/print-files.service.ts'
 import { createProductsService } from './services/products.service.ts'
 import { createQuotesService } from './services/quotes.service.ts'
@@ -222,6 +224,16 @@ function buildServices(
     log,
     metrics,
   })
+  // printroute's own sample URLs come from the bundled files; every other URL from the network. Orders and
+  // previews download through the same fetcher: the same address rules and size limit.
+  const fetcher = withSampleImages(
+    createSafeFetcher({
+      allowPrivateAddresses: options.allowPrivateUrls ?? false,
+      ...(options.maxDownloadBytes ? { maxBytes: options.maxDownloadBytes } : {}),
+    }),
+    deps.samples,
+    () => Object.values(deps.publicUrls),
+  )
   const pipelineSettings = { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline }
   const simulatedLabs = createSimulatedLabs({ clock, settings: pipelineSettings })
   const pipeline = createPipelineService({
@@ -231,15 +243,7 @@ function buildServices(
     clock,
     catalogue,
     billing,
-    // printroute's own sample URLs come from the bundled files; every other URL from the network.
-    fetcher: withSampleImages(
-      createSafeFetcher({
-        allowPrivateAddresses: options.allowPrivateUrls ?? false,
-        ...(options.maxDownloadBytes ? { maxBytes: options.maxDownloadBytes } : {}),
-      }),
-      deps.samples,
-      () => Object.values(deps.publicUrls),
-    ),
+    fetcher,
     files,
     withScratchFile,
     renderer,
@@ -256,6 +260,21 @@ function buildServices(
     orders: createOrdersService({ db, catalogue, clock, jobs, fileLinks, log, metrics }),
     orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, fileLinks, log }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
+    previews: createPreviewsService({
+      db,
+      clock,
+      catalogue,
+      fetcher,
+      files,
+      withScratchFile,
+      sha256File,
+      // A renderer of their own, one image at a time: previews answer requests, and a burst of them must
+      // neither take every core nor hold up the print files of orders (docs/api.md#previews).
+      renderer: createImageRenderer({ concurrency: 1 }),
+      drawMockup: renderMockup,
+      fileLinks,
+      log,
+    }),
     payments: createPaymentsService({
       db,
       clock,
@@ -352,6 +371,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     orders: services.orders,
     orderActions: services.orderActions,
     printFiles: services.printFiles,
+    previews: services.previews,
     products: services.products,
     quotes: services.quotes,
     spine: services.spine,

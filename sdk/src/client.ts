@@ -15,6 +15,8 @@ import type {
   OrderActions,
   OrderListFilters,
   OrderPage,
+  PreviewRequest,
+  PreviewResponse,
   Product,
   ProductListFilters,
   ProductPage,
@@ -65,6 +67,7 @@ type ListedOrder = OrderPage['orders'][number]
 export class PrintrouteClient {
   readonly orders: Orders
   readonly quotes: Quotes
+  readonly previews: Previews
   readonly products: Products
   readonly events: Events
   readonly callbacks: Callbacks
@@ -78,6 +81,7 @@ export class PrintrouteClient {
     this.baseUrl = transport.baseUrl
     this.orders = new Orders(transport)
     this.quotes = new Quotes(transport)
+    this.previews = new Previews(transport)
     this.products = new Products(transport)
     this.events = new Events(transport)
     this.callbacks = new Callbacks(transport)
@@ -214,6 +218,16 @@ export class Quotes extends Resource {
       read(`/quotes/${segment(quoteId)}/routing`, {}, options),
     )
     return answer.routing
+  }
+}
+
+export class Previews extends Resource {
+  /**
+   * `POST /v4.0/previews`: per asset, a reduced print file and a product mockup (links valid 24 hours), the crop,
+   * the effective DPI and LowResolution warnings. Creates no order, so it is retried.
+   */
+  create(request: PreviewRequest, options?: RequestOptions): Promise<PreviewResponse> {
+    return this.transport.request({ method: 'POST', path: '/previews', body: request, retryable: true, options })
   }
 }
 

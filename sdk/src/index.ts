@@ -4,6 +4,7 @@ export {
   type CreateOrderOptions,
   Events,
   Orders,
+  Previews,
   PrintrouteClient,
   type PrintrouteClientOptions,
   Products,

@@ -257,7 +257,7 @@ export interface paths {
         put?: never;
         /**
          * Quote items
-         * @description One quote per shipping method: the requested one, or every method that can serve all items to the destination. Allocation and prices are those an order of the same items would get. Outcome Created, or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices.
+         * @description One quote per shipping method: the requested one, or every method that can serve all items to the destination. Allocation and prices are those an order of the same items would get. Outcome Created, or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices. Assets with a url are downloaded and checked: LowResolution warnings under `warnings`.
          */
         post: operations["createQuote"];
         delete?: never;
@@ -280,6 +280,26 @@ export interface paths {
         get: operations["getQuoteRouting"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/previews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview and mock up an item
+         * @description Downloads each asset like an order would and answers, per asset, a reduced image of exactly the print file an order would get, a mockup of the product, the crop in source pixels, the effective resolution and LowResolution warnings. Results are cached for 24 hours by image, SKU, attributes and sizing.
+         */
+        post: operations["createPreview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -971,6 +991,16 @@ export interface components {
             /** @description A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and shipping method must match it and it must not have expired. */
             quoteId?: string | null;
         };
+        /** CreatePreviewRequest */
+        CreatePreviewRequest: {
+            sku: string;
+            attributes?: {
+                [key: string]: string;
+            } | null;
+            /** @description One of fillPrintArea, fitPrintArea, stretchToPrintArea (any letter case). */
+            sizing: string;
+            assets: components["schemas"]["PreviewAssetInput"][];
+        };
         /** CreateQuoteRequest */
         CreateQuoteRequest: {
             /** @description Quote this method only; omitted: every method that serves. One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
@@ -1218,6 +1248,52 @@ export interface components {
          * @enum {string}
          */
         PackingSlipStatus: "NotYetDownloaded" | "Success" | "Error";
+        /** Preview */
+        Preview: {
+            printArea: string;
+            /** @description Signed /files link to a JPEG of the print file, at most 800 px. */
+            previewUrl: string;
+            /** @description Signed /files link to a JPEG of the product, at most 1200 px. */
+            mockupUrl: string;
+            /** @description The preview's width in pixels (the print area scaled down). */
+            width: number;
+            height: number;
+            /** @description Whether the image is turned a quarter turn clockwise to suit the print area. */
+            rotated: boolean;
+            /** @description The part of the source printed, in source pixels (after EXIF orientation). */
+            crop: {
+                left: number;
+                top: number;
+                width: number;
+                height: number;
+            };
+            effectiveDpi: number;
+            warnings: components["schemas"]["ResolutionWarning"][];
+            /**
+             * Format: date-time
+             * @description When the links stop working.
+             */
+            expiresAt: string;
+        };
+        /** PreviewAssetInput */
+        PreviewAssetInput: {
+            /** @description Print area; `default` when omitted. */
+            printArea?: string;
+            /** @description Public http(s) URL of the image, fetched exactly as an order would fetch it. At most 2048 characters. */
+            url: string;
+        };
+        /**
+         * PreviewOutcome
+         * @enum {string}
+         */
+        PreviewOutcome: "Created";
+        /** PreviewResponse */
+        PreviewResponse: {
+            outcome: components["schemas"]["PreviewOutcome"];
+            previews: components["schemas"]["Preview"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** PrintFile */
         PrintFile: {
             shipmentId: string;
@@ -1409,7 +1485,11 @@ export interface components {
                 printArea?: string;
                 /** @description Pages of the book file; required on the page print area of page-priced products (books). */
                 pageCount?: number | null;
+                /** @description printroute's own: the image's URL, downloaded to check its resolution (warnings). At most 2048 characters. */
+                url?: string;
             }[];
+            /** @description printroute's own: the sizing of asset URLs' resolution check; fillPrintArea. One of fillPrintArea, fitPrintArea, stretchToPrintArea (any letter case). */
+            sizing?: string;
         };
         /**
          * QuoteOutcome
@@ -1423,6 +1503,18 @@ export interface components {
             issues: components["schemas"]["QuoteIssue"][];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
+            /** @description Only when an asset carries a url. */
+            warnings?: components["schemas"]["QuoteWarning"][];
+        };
+        /** QuoteWarning */
+        QuoteWarning: {
+            /** @enum {string} */
+            code: "LowResolution";
+            itemId: string;
+            printArea: string;
+            effectiveDpi: number;
+            minimumDpi: number;
+            message: string;
         };
         /** Recipient */
         Recipient: {
@@ -1438,6 +1530,20 @@ export interface components {
             email?: string | null;
             phoneNumber?: string | null;
             address: components["schemas"]["AddressInput"];
+        };
+        /** ResolutionWarning */
+        ResolutionWarning: {
+            /**
+             * @description The image prints below the product's minimum resolution.
+             * @enum {string}
+             */
+            code: "LowResolution";
+            printArea: string;
+            /** @description Source pixels per printed inch, the smaller axis, rounded down. */
+            effectiveDpi: number;
+            /** @description The product's minimum (the catalogue's minimumDpi, 150 by default). */
+            minimumDpi: number;
+            message: string;
         };
         /** Routing */
         Routing: {
@@ -2489,6 +2595,37 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];

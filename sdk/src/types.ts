@@ -57,6 +57,17 @@ export type QuoteResponse = OkBodyOf<paths['/v4.0/quotes']['post']>
 /** One quote of an answer: one per shipping method; its `id` as an order's `quoteId` locks its prices. */
 export type Quote = QuoteResponse['quotes'][number]
 
+/** A LowResolution warning of a quote whose assets carry URLs (`warnings`, printroute's addition). */
+export type QuoteWarning = NonNullable<QuoteResponse['warnings']>[number]
+
+// Previews
+
+export type PreviewRequest = RequestBodyOf<paths['/v4.0/previews']['post']>
+export type PreviewResponse = OkBodyOf<paths['/v4.0/previews']['post']>
+/** One asset's preview: links to the reduced print file and the mockup, the crop, the effective DPI, warnings. */
+export type Preview = PreviewResponse['previews'][number]
+export type ResolutionWarning = Preview['warnings'][number]
+
 // Routing explanations
 
 /** How an order's or a quote's items were allocated to labs (`GET /v4.0/orders/{id}/routing`). */

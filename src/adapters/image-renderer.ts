@@ -6,7 +6,7 @@
 
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
-import { type PrintFilePlan, planPrintFile } from '../domain/print-geometry.ts'
+import { type PrintFilePlan, planPrintFile, previewSize } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 
 /**
@@ -71,6 +71,27 @@ export interface RenderedPrintFile {
   preview: Buffer
 }
 
+export interface PreviewOptions {
+  /** The variant's print area size in pixels, as for the print file. */
+  width: number
+  height: number
+  sizing: SizingMode
+  /** Longer edge of the preview; DEFAULT_PREVIEW_EDGE when absent. */
+  maxEdge?: number
+}
+
+/** A print file at screen size: the print file's geometry applied at a reduced scale, as a JPEG. */
+export interface RenderedPreview {
+  data: Buffer
+  /** The preview's size: the print area scaled down (previewSize). */
+  width: number
+  height: number
+  /** The source's size after EXIF orientation. */
+  source: { width: number; height: number }
+  /** The plan of the full-size print file (its crop, turn and margins), as renderPrintFile would apply it. */
+  plan: PrintFilePlan
+}
+
 export interface ImageProbe {
   /** Size as displayed, after the EXIF orientation is applied. */
   width: number
@@ -81,6 +102,8 @@ export interface ImageProbe {
 
 export interface ImageRenderer {
   renderPrintFile(input: string | Buffer, options: PrintFileOptions): Promise<RenderedPrintFile>
+  /** What renderPrintFile would make, reduced: the same plan applied to a print area scaled to `maxEdge`. */
+  renderPreview(input: string | Buffer, options: PreviewOptions): Promise<RenderedPreview>
   /** A JPEG whose longer edge is at most `maxEdge` (never enlarged). */
   renderThumbnail(input: string | Buffer, maxEdge?: number): Promise<Buffer>
   /** Reads only the header: cheap, and does not apply the pixel limit. */
@@ -186,21 +209,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
           targetHeight: height,
           sizing,
         })
-        // EXIF orientation first. The planned quarter turn comes after the resize (sharp applies the steps in
-        // call order), so the resize is given in the unturned frame and only the smaller, resized image is
-        // turned, which libvips must hold in memory to do.
-        let pipeline = sharp(input, decodeOptions).autoOrient()
-        pipeline = pipeline.resize({
-          width: plan.rotate ? plan.resize.height : plan.resize.width,
-          height: plan.rotate ? plan.resize.width : plan.resize.height,
-          fit: 'fill',
-        })
-        if (plan.rotate) pipeline = pipeline.rotate(plan.rotate)
-        if (plan.crop) pipeline = pipeline.extract(plan.crop)
-        if (plan.margins) pipeline = pipeline.extend({ ...plan.margins, background: WHITE })
-        // Transparent pixels print as white paper; then sRGB, 8 bits, the profile embedded.
-        pipeline = pipeline.flatten({ background: WHITE }).toColourspace('srgb').withIccProfile('srgb')
-        pipeline = encodeAs(pipeline, format)
+        const pipeline = encodeAs(applyPlan(sharp(input, decodeOptions), plan), format)
 
         const { data, info } = await encode(pipeline)
         if (info.width !== width || info.height !== height) {
@@ -224,6 +233,27 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
         }
       }),
 
+    renderPreview: (input, { width, height, sizing, maxEdge = DEFAULT_PREVIEW_EDGE }) =>
+      limiter.run(async () => {
+        if (!Number.isInteger(maxEdge) || maxEdge < 1) throw new RangeError('maxEdge must be a positive integer')
+        const source = await readHeader(input, true)
+        const printFile = { sourceWidth: source.width, sourceHeight: source.height, sizing }
+        const plan = planPrintFile({ ...printFile, targetWidth: width, targetHeight: height })
+        // The print file's own pipeline, planned for the print area scaled down to the preview's size: the same
+        // rules (turn, fill, fit, stretch) at a scale where libvips decodes a JPEG at 1/2 to 1/8 of its size.
+        const size = previewSize(width, height, maxEdge)
+        const previewPlan = planPrintFile({ ...printFile, targetWidth: size.width, targetHeight: size.height })
+        const pipeline = applyPlan(sharp(input, decodeOptions), previewPlan).jpeg({ quality: THUMBNAIL_JPEG_QUALITY })
+        const { data } = await encode(pipeline)
+        return {
+          data,
+          width: size.width,
+          height: size.height,
+          source: { width: source.width, height: source.height },
+          plan,
+        }
+      }),
+
     renderThumbnail: (input, maxEdge = DEFAULT_THUMBNAIL_EDGE) =>
       limiter.run(async () => {
         if (!Number.isInteger(maxEdge) || maxEdge < 1) throw new RangeError('maxEdge must be a positive integer')
@@ -231,6 +261,25 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
         return (await encode(reducedJpeg(sharp(input, decodeOptions).autoOrient(), maxEdge))).data
       }),
   }
+}
+
+/**
+ * A print file's geometry applied to an image, then its colour: what every print file and print-file preview is
+ * made by. EXIF orientation first. The planned quarter turn comes after the resize (sharp applies the steps in
+ * call order), so the resize is given in the unturned frame and only the smaller, resized image is turned, which
+ * libvips must hold in memory to do. Transparent pixels print as white paper; then sRGB, 8 bits, the profile
+ * embedded.
+ */
+function applyPlan(image: Sharp, plan: PrintFilePlan): Sharp {
+  let pipeline = image.autoOrient().resize({
+    width: plan.rotate ? plan.resize.height : plan.resize.width,
+    height: plan.rotate ? plan.resize.width : plan.resize.height,
+    fit: 'fill',
+  })
+  if (plan.rotate) pipeline = pipeline.rotate(plan.rotate)
+  if (plan.crop) pipeline = pipeline.extract(plan.crop)
+  if (plan.margins) pipeline = pipeline.extend({ ...plan.margins, background: WHITE })
+  return pipeline.flatten({ background: WHITE }).toColourspace('srgb').withIccProfile('srgb')
 }
 
 /** An upright sRGB JPEG for screens whose longer edge is at most `maxEdge`, never enlarged. */

@@ -1,5 +1,7 @@
 // Local scratch space for a file being worked on (an asset between its download and the blob store): a
 // private directory per use, removed afterwards whatever happened.
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,4 +14,11 @@ export async function withScratchFile<R>(use: (path: string) => Promise<R>): Pro
   } finally {
     await rm(workDir, { recursive: true, force: true })
   }
+}
+
+/** The SHA-256 of a file's bytes, hex, read as a stream (a download may be up to the size limit). */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+  return hash.digest('hex')
 }

@@ -878,3 +878,20 @@ test('the shipment cost example in docs/catalogue.md holds on the sample', () =>
     { minor: 1545n, currency: 'GBP' },
   )
 })
+
+test('minimumDpi: the catalogue value, 150 when absent, refused unless a positive integer up to 2400', () => {
+  assert.equal(sample.findProduct('GLOBAL-CAN-10x10')?.minimumDpi, 100)
+  assert.equal(sample.findProduct('GLOBAL-PHO-4x6')?.minimumDpi, 200)
+  assert.equal(sample.findProduct('GLOBAL-FAP-16x24')?.minimumDpi, 150)
+  const withDpi = (minimumDpi: unknown) => {
+    const file = structuredClone(testCatalogueFile()) as unknown as { products: Record<string, unknown>[] }
+    const [first] = file.products
+    if (!first) throw new Error('no product')
+    first.minimumDpi = minimumDpi
+    return file
+  }
+  assert.equal(parseCatalogue(withDpi(240), 'test.json').products[0]?.minimumDpi, 240)
+  assertProblem(problemsOf(withDpi(0)), 'products[0] (TEST-CANVAS).minimumDpi', 'must be a positive integer')
+  assertProblem(problemsOf(withDpi(72.5)), 'products[0] (TEST-CANVAS).minimumDpi', 'must be a positive integer')
+  assertProblem(problemsOf(withDpi(5000)), 'products[0] (TEST-CANVAS).minimumDpi', 'must be at most 2400')
+})

@@ -24,6 +24,8 @@ const PRINT_AREA_PATTERN = /^[a-z][a-z0-9_-]*$/
 const CURRENCY_CODE_PATTERN = /^[A-Z]{3}$/
 /** Upper bound for print-area pixel sizes: far above any real print (30x40 in at 300 dpi is 9000x12000). */
 export const MAX_RESOLUTION_PX = 100_000
+/** Upper bound of a product's minimumDpi: no print process needs more than this. */
+const MAX_MINIMUM_DPI = 2400
 /** Upper bounds of spine paper figures: far above any real book, low enough to catch a figure in micrometres. */
 const MAX_COVER_ALLOWANCE_MM = 50
 const MAX_PAGE_THICKNESS_MM = 5
@@ -162,6 +164,16 @@ const Product = Fields(
         },
         'Present when the product is priced by page count (books).',
       ),
+    ),
+    minimumDpi: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        errorMessage: 'must be a positive integer',
+        allOf: [{ maximum: MAX_MINIMUM_DPI, errorMessage: `must be at most ${MAX_MINIMUM_DPI}` }],
+        description:
+          'Lowest effective resolution (dots per inch) that prints sharply; below it previews, quotes and orders ' +
+          'carry a LowResolution warning. Omitted: 150.',
+      }),
     ),
   },
   'A product; its SKU is what orders name.',

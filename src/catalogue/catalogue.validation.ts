@@ -448,6 +448,7 @@ class References {
     if (variants) entry.variants = variants
     if (variantOverrides) entry.variantOverrides = variantOverrides
     if (pagePricing) entry.pagePricing = pagePricing
+    if (product.minimumDpi !== undefined) entry.minimumDpi = product.minimumDpi
     const checked: CheckedProduct = { path, entry, variants: combinations }
     this.#products.set(sku.toLowerCase(), checked)
     return checked

@@ -157,18 +157,40 @@ interface ItemOutcome {
   deliverableCandidates: Variant[]
 }
 
-function matchItem(catalogue: Catalogue, item: ItemToMatch, path: string, destination: string | null): ItemOutcome {
+/** The item checked on its own, as a preview of it needs: no destination, and only the assets it gives. */
+export function matchPreviewItem(
+  catalogue: Catalogue,
+  item: Omit<ItemToMatch, 'copies'>,
+): { failures: Failures; item: Omit<MatchedItem, 'index'> | null } {
+  const outcome = matchItem(catalogue, { ...item, copies: 1 }, '', null, { partial: true })
+  const failures: Failures = {}
+  for (const [path, failure] of outcome.failures) addFailure(failures, path, failure)
+  return { failures, item: outcome.failures.length === 0 ? outcome.matched : null }
+}
+
+/** `items[0].sku`, or `sku` for a body that is the item itself. */
+function field(path: string, name: string): string {
+  return path ? `${path}.${name}` : name
+}
+
+function matchItem(
+  catalogue: Catalogue,
+  item: ItemToMatch,
+  path: string,
+  destination: string | null,
+  options: { partial: boolean } = { partial: false },
+): ItemOutcome {
   const failures: [string, Failure][] = []
   const report = (at: string, failure: Failure) => failures.push([at, failure])
 
   const product = catalogue.findProduct(item.sku)
   if (!product) {
-    report(`${path}.sku`, { code: 'UnknownSku', providedValue: item.sku })
+    report(field(path, 'sku'), { code: 'UnknownSku', providedValue: item.sku })
     return { failures, matched: null, deliverableCandidates: [] }
   }
 
-  const attributes = matchAttributes(product, item.attributes ?? {}, `${path}.attributes`, report)
-  const assets = matchAssets(product, item.assets, `${path}.assets`, report)
+  const attributes = matchAttributes(product, item.attributes ?? {}, field(path, 'attributes'), report)
+  const assets = matchAssets(product, item.assets, field(path, 'assets'), report, options)
 
   // The variants consistent with the valid attributes given: exactly one once every attribute is resolved.
   const resolved: Record<string, string> = {}
@@ -183,7 +205,7 @@ function matchItem(catalogue: Catalogue, item: ItemToMatch, path: string, destin
   const variant = complete ? candidates[0] : undefined
   if (complete && !variant) {
     // Every value is valid on its own, but the product's explicit variant list lacks this combination.
-    report(`${path}.attributes`, {
+    report(field(path, 'attributes'), {
       code: 'InvalidValue',
       providedValue: item.attributes ?? null,
       validValues: product.variants.map((candidate) => candidate.attributes),
@@ -194,7 +216,7 @@ function matchItem(catalogue: Catalogue, item: ItemToMatch, path: string, destin
   if (destination !== null && candidates.length > 0) {
     deliverableCandidates = candidates.filter((candidate) => catalogue.variantShipsTo(candidate, destination))
     if (deliverableCandidates.length === 0) {
-      report(`${path}.sku`, {
+      report(field(path, 'sku'), {
         code: 'NotAvailableForDestination',
         providedValue: item.sku,
         comparisonValue: destination,
@@ -267,11 +289,13 @@ function matchAttributes(
   return { canonical, complete }
 }
 
+/** `partial`: only the assets given are checked (a preview need not have every required area nor page counts). */
 function matchAssets(
   product: Product,
   assets: ItemToMatch['assets'],
   path: string,
   report: (at: string, failure: Failure) => void,
+  options: { partial: boolean },
 ): MatchedAsset[] {
   const areaNames = Object.keys(product.printAreas)
   const pagePricing = product.pagePricing
@@ -296,7 +320,7 @@ function matchAssets(
     } else {
       placed.set(printArea, index)
     }
-    if (pagePricing && printArea === pagePricing.pageCountPrintArea) {
+    if (pagePricing && printArea === pagePricing.pageCountPrintArea && !options.partial) {
       checkPageCount(pagePricing, asset.pageCount, `${at}.pageCount`, report)
     }
     return { printArea, pageCount }
@@ -304,7 +328,7 @@ function matchAssets(
 
   // One failure naming every missing area, like MissingRequiredAttributes (docs/errors.md).
   const missing = Object.values(product.printAreas).filter((area) => area.required && !placed.has(area.name))
-  if (missing.length > 0) {
+  if (missing.length > 0 && !options.partial) {
     report(path, {
       code: 'MissingRequiredPrintArea',
       providedValue: assets.map((asset) => asset.printArea ?? DEFAULT_PRINT_AREA),

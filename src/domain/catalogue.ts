@@ -28,6 +28,7 @@ import {
   parseRateToMillionths,
 } from './catalogue-money.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
+import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 import { millimetresToMicrometres } from './spine.ts'
 
@@ -478,6 +479,7 @@ export class Catalogue {
       attributes: Object.fromEntries(Object.entries(attributes).map(([name, values]) => [name, [...values]])),
       printAreas,
       pagePricing,
+      minimumDpi: entry.minimumDpi ?? DEFAULT_MINIMUM_DPI,
       variants,
     })
     this.#productsBySku.set(product.sku.toLowerCase(), product)

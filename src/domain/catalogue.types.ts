@@ -82,6 +82,11 @@ export interface ProductEntry {
   variantOverrides?: VariantOverrideEntry[]
   /** Present when the product is priced by page count (books): the page asset must carry `pageCount`. */
   pagePricing?: PagePricingEntry
+  /**
+   * The lowest effective resolution, in dots per inch, that prints sharply on this product; a smaller one gets a
+   * `LowResolution` warning (previews, quotes with asset URLs, orders). Omitted: DEFAULT_MINIMUM_DPI (150).
+   */
+  minimumDpi?: number
 }
 
 export interface VariantEntry {
@@ -207,6 +212,8 @@ export interface Product {
   readonly attributes: Readonly<Record<string, readonly string[]>>
   readonly printAreas: Readonly<Record<string, PrintArea>>
   readonly pagePricing: PagePricing | null
+  /** The catalogue's `minimumDpi`, or DEFAULT_MINIMUM_DPI when it gives none (domain/resolution.ts). */
+  readonly minimumDpi: number
   readonly variants: readonly Variant[]
 }
 

@@ -39,6 +39,9 @@ export type FailureCode =
   | 'QuoteAlreadyUsed'
   | 'DiffersFromQuote'
   | 'CurrencyDiffersFromQuote'
+  | 'NotDownloaded'
+  | 'NotAnImage'
+  | 'ImageTooLarge'
 
 export interface Failure {
   code: FailureCode

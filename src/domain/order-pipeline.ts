@@ -28,6 +28,11 @@ export const ISSUE_CODES = {
   itemUnavailable: 'order.items.ItemUnavailable',
   /** Ours: the file downloaded but cannot be made into a print file (unreadable, too large, wrong pages). */
   invalidAsset: 'order.items.assets.InvalidAsset',
+  /**
+   * Ours, a warning: the image prints below the product's minimum resolution (docs/api.md#resolution-warnings).
+   * The order goes on; the merchant may cancel and order again with a larger image.
+   */
+  lowResolution: 'order.items.assets.LowResolution',
   /** A prepaid order the balance cannot cover waits for a payment (docs/billing.md). */
   paymentAuthorisation: 'RequiresPaymentAuthorisation',
 } as const
@@ -282,6 +287,8 @@ export function recordDownloadSuccess(
   stored: StoredFile,
   thumbnailUrl: string | null,
   now: Date,
+  /** The LowResolution warning's text when the image prints below the product's minimum: a non-blocking issue. */
+  lowResolution: string | null = null,
 ): Transition {
   const file = pipeline.files[fileKey]
   if (file?.status !== 'pending' || pipeline.phase === 'cancelled') return NOTHING
@@ -297,6 +304,7 @@ export function recordDownloadSuccess(
       asset.status = 'Complete'
       asset.thumbnailUrl = thumbnailUrl
     }
+    if (lowResolution) addIssue(order, found.item.id, ISSUE_CODES.lowResolution, `Asset ${fileKey}: ${lowResolution}`)
     if (found.item.assets.every((candidate) => candidate.status === 'Complete')) {
       found.item.status = 'Ok'
       found.item.thumbnailUrl = found.item.assets[0]?.thumbnailUrl ?? null

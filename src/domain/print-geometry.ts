@@ -161,3 +161,35 @@ export function placementOnSource(source: { width: number; height: number }, pla
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value))
 }
+
+/**
+ * The print resolution the catalogue's print-area pixel sizes are made for (docs/catalogue.md): a print area of
+ * 4800 x 7200 px prints 16 x 24 in. Print inches are therefore print-area pixels / PRINT_AREA_DPI, for every
+ * print area alike (a canvas's wrap and bleed, a mount window, a spine), without a physical size per area.
+ */
+export const PRINT_AREA_DPI = 300
+
+/**
+ * Source pixels per printed inch, the smaller of the two axes: how sharp the print will be. The plan's resize is
+ * the scale from the (turned) source to print-area pixels, the same for every part of it, so a crop does not
+ * change it: fillPrintArea prints the crop's source pixels over the crop's inches at that same scale.
+ */
+export function effectiveDpi(
+  source: { width: number; height: number },
+  plan: PrintFilePlan,
+  printAreaDpi: number = PRINT_AREA_DPI,
+): number {
+  const turnedWidth = plan.rotate ? source.height : source.width
+  const turnedHeight = plan.rotate ? source.width : source.height
+  return printAreaDpi * Math.min(turnedWidth / plan.resize.width, turnedHeight / plan.resize.height)
+}
+
+/** The print area scaled so its longer edge is at most `maxEdge` (never enlarged, never below 1 px). */
+export function previewSize(width: number, height: number, maxEdge: number): { width: number; height: number } {
+  const scale = Math.min(1, maxEdge / Math.max(width, height))
+  const scaled = { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) }
+  // Rounding must not make a nearly square print area square (or turn it): the quarter turn follows orientation.
+  if (width > height && scaled.width <= scaled.height) scaled.height = Math.max(1, scaled.width - 1)
+  if (height > width && scaled.height <= scaled.width) scaled.width = Math.max(1, scaled.height - 1)
+  return scaled
+}

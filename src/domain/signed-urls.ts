@@ -124,8 +124,11 @@ export function readFileLinkToken(
 export interface FileLinks {
   /** What a stored document holds for a file; `refresh` turns it into a link whenever the document is sent. */
   token(environment: FileEnvironment, key: string): string
-  /** An absolute link to the file, valid on `environment`'s address for the link lifetime from now. */
-  url(environment: FileEnvironment, key: string): string
+  /**
+   * An absolute link to the file, valid on `environment`'s address for the link lifetime from now, or until
+   * `expiresAt` when given (a file kept for a shorter time, such as a product preview).
+   */
+  url(environment: FileEnvironment, key: string, expiresAt?: Date): string
   /** The JSON text with every file token replaced by a fresh link; the text itself when it holds none. */
   refresh(json: string): string
   /** A link as received by `environment`'s file route (see checkFilePath). */
@@ -155,9 +158,9 @@ export function createFileLinks(settings: FileLinkSettings): FileLinks {
   // with 20 assets each holds thousands of tokens, and two HMACs each on every read would show in its latency.
   const known = new Map<string, { environment: FileEnvironment; key: string; url: string; madeAt: number }>()
 
-  const url = (environment: FileEnvironment, key: string) => {
-    const at = now()
-    return `${settings.baseUrl(environment)}${signFilePath(secret, environment, key, new Date(at.getTime() + ttlMs))}`
+  const url = (environment: FileEnvironment, key: string, expiresAt?: Date) => {
+    const until = expiresAt ?? new Date(now().getTime() + ttlMs)
+    return `${settings.baseUrl(environment)}${signFilePath(secret, environment, key, until)}`
   }
 
   const linkFor = (token: string): string | undefined => {

@@ -45,6 +45,7 @@ const TAGS = [
   { name: 'order actions', description: 'What an order allows now, and the changes it allows.' },
   { name: 'products', description: 'The catalogue: product details, the product list, book spine widths.' },
   { name: 'quotes', description: 'Prices per shipping method, without an order.' },
+  { name: 'previews', description: 'What an item will print as and look like, before it is ordered.' },
   { name: 'callbacks', description: 'Callback deliveries and the events feed (the webhooks below).' },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },

@@ -19,6 +19,7 @@ import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
+import type { PreviewsService } from '../services/previews.service.ts'
 import type { PrintFilesService } from '../services/print-files.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
@@ -47,6 +48,7 @@ import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
+import { registerPreviewRoutes } from './routes/previews.routes.ts'
 import { registerPrintFileRoutes } from './routes/print-files.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
 import { registerQuoteRoutes } from './routes/quotes.routes.ts'
@@ -109,6 +111,8 @@ export interface HttpServices {
   orderActions: OrderActionsService
   /** Print files, their placement on the source and their previews (printroute's own endpoint). */
   printFiles: PrintFilesService
+  /** Previews and mockups of items before they are ordered, and the resolution check of quotes. */
+  previews: PreviewsService
   products: ProductsService
   quotes: QuotesService
   spine: SpineService
@@ -348,7 +352,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerPrintFileRoutes(api, services.printFiles)
       registerProductRoutes(api, services.products)
       registerSpineRoutes(api, services.spine)
-      registerQuoteRoutes(api, services.quotes)
+      registerQuoteRoutes(api, services.quotes, services.previews)
+      registerPreviewRoutes(api, services.previews)
       registerCallbackRoutes(api, services.callbacks)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)

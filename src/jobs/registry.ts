@@ -8,6 +8,7 @@ import type { SimulatedLabs } from '../adapters/simulated-labs.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { PipelineService } from '../services/pipeline.service.ts'
+import type { PreviewsService } from '../services/previews.service.ts'
 
 /** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
 export const SCHEDULED_JOBS = {
@@ -17,6 +18,8 @@ export const SCHEDULED_JOBS = {
   'sweep-callback-deliveries': '*/5 * * * *',
   /** Daily at 03:37 UTC: deletes finished callback deliveries, their attempts and events past their retention. */
   'expire-callback-history': '37 3 * * *',
+  /** Hourly: deletes product previews and mockups past their 24 hours (docs/api.md#previews). */
+  'expire-previews': '47 * * * *',
 } as const
 export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
@@ -30,6 +33,7 @@ export interface JobServices {
   pipeline: PipelineService
   callbacks: CallbacksService
   simulatedLabs: SimulatedLabs
+  previews: PreviewsService
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -93,7 +97,7 @@ export function buildScheduledJobRegistry(
   services: JobServices,
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
-  const { pipeline, callbacks } = services
+  const { pipeline, callbacks, previews } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -124,6 +128,16 @@ export function buildScheduledJobRegistry(
       concurrency: 1,
       retryLimit: 3,
       expireInSeconds: 3600,
+    },
+    'expire-previews': {
+      handler: async () => {
+        const deleted = await previews.expirePreviews()
+        if (deleted > 0) report({ deleted }, 'deleted product previews and mockups past their 24 hours')
+      },
+      concurrency: 1,
+      // The next run, an hour later, is the retry.
+      retryLimit: 0,
+      expireInSeconds: 600,
     },
   }
   const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])

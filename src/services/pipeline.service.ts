@@ -38,6 +38,7 @@ import {
 } from '../domain/order-pipeline.ts'
 import type { PricedShipment } from '../domain/pricing.ts'
 import { lockedPrices } from '../domain/quote-lock.ts'
+import { checkResolution } from '../domain/resolution.ts'
 import {
   downloadRetryBaseSecondsOf,
   type SandboxScenario,
@@ -101,6 +102,7 @@ export interface PrintFileRenderer {
     spec: { width: number; height: number; sizing: SizingMode; format: PrintFileFormat },
   ): Promise<{ data: Buffer; width: number; height: number; format: string; preview: Buffer } & PrintFileGeometry>
   renderThumbnail(input: string | Buffer): Promise<Buffer>
+  probe(input: string | Buffer): Promise<{ width: number; height: number }>
 }
 
 /** Runs `use` with a local file path of its own, removed once `use` settles (adapters/scratch-files.ts). */
@@ -214,6 +216,24 @@ export function createPipelineService(deps: PipelineDeps) {
   type Applied = ChangedOrder<Transition>
 
   const orders = createOrderChanger(deps)
+
+  /** The LowResolution message for an asset of the order whose image has this size; null when sharp enough. */
+  function resolutionWarningOf(
+    document: PipelineOrder['document'],
+    assetId: string,
+    source: { width: number; height: number },
+  ): string | null {
+    const item = document.items.find((candidate) => candidate.assets.some((asset) => asset.id === assetId))
+    const asset = item?.assets.find((candidate) => candidate.id === assetId)
+    const product = item && deps.catalogue.findProduct(item.sku)
+    const target =
+      item && asset && deps.catalogue.findVariant(item.sku, item.attributes)?.printAreaSizes[asset.printArea]
+    if (!item || !asset || !product || !target) return null
+    return (
+      checkResolution({ product, printArea: asset.printArea, target, source, sizing: item.sizing }).warning?.message ??
+      null
+    )
+  }
 
   /**
    * Changes the order (services/order-change.ts). Once committed, if the order changed, `logStep` writes the
@@ -380,6 +400,7 @@ export function createPipelineService(deps: PipelineDeps) {
       const started = performance.now()
       let stored: StoredFile | undefined
       let thumbnailUrl: string | null = null
+      let lowResolution: string | null = null
       // A Sandbox scenario can fail the attempt without any request (docs/sandbox.md).
       let failure: string | undefined =
         file.kind === 'asset' ? simulatedDownloadFailure(snapshot.sandboxScenario, file.url, attempt) : undefined
@@ -403,6 +424,9 @@ export function createPipelineService(deps: PipelineDeps) {
               await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
               // Stored as a token: every read of the order turns it into a link valid from then.
               thumbnailUrl = deps.fileLinks.token(snapshot.environment, thumbnailKey)
+              const { width, height } = await deps.renderer.probe(path)
+              stored = { ...stored, width, height }
+              lowResolution = resolutionWarningOf(snapshot.document, fileKey, { width, height })
             } catch (error) {
               // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
               stored = undefined
@@ -445,7 +469,7 @@ export function createPipelineService(deps: PipelineDeps) {
         orderNumber,
         (order) =>
           stored
-            ? recordDownloadSuccess(order.document, order.pipeline, fileKey, stored, thumbnailUrl, now)
+            ? recordDownloadSuccess(order.document, order.pipeline, fileKey, stored, thumbnailUrl, now, lowResolution)
             : recordDownloadFailure(
                 order.document,
                 order.pipeline,

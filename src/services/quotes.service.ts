@@ -23,7 +23,7 @@ import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
 import type { QuoteLock } from '../domain/quote-lock.ts'
 import { type RoutingRound, routingRound } from '../domain/routing.ts'
-import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import { findQuote, insertQuotes } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 
@@ -36,7 +36,9 @@ export interface CreateQuoteInput {
     sku: string
     copies: number
     attributes?: Record<string, string> | null
-    assets: { printArea?: string; pageCount?: number | null }[]
+    assets: { printArea?: string; pageCount?: number | null; url?: string }[]
+    /** Only for the resolution check of asset URLs (services/previews.service.ts, quoteWarnings). */
+    sizing?: SizingMode
   }[]
 }
 

@@ -201,15 +201,15 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(minor(thick.items[0].unitCost, 'GBP') - minor(thin.items[0].unitCost, 'GBP'), 20 * perPage)
     })
 
-    test('unknown fields are refused by name, all at once: sizing and url belong to orders, not quotes', async () => {
+    test('unknown fields are refused by name, all at once: merchantReference and md5Hash belong to orders, not quotes', async () => {
       const response = await quote({
         destinationCountryCode: 'GB',
         recipient: { name: 'Ada' },
         items: [
           {
             ...canvas(),
-            sizing: 'fillPrintArea',
-            assets: [{ printArea: 'default', url: 'https://example.com/a.jpg' }],
+            merchantReference: 'poster',
+            assets: [{ printArea: 'default', md5Hash: '0123456789abcdef0123456789abcdef' }],
           },
         ],
       })
@@ -217,9 +217,9 @@ for (const kind of testDatabaseKinds()) {
       const body = json(response)
       assert.equal(body.outcome, 'ValidationFailed')
       assert.deepEqual(body.failures.recipient, [{ code: 'UnknownField', providedValue: { name: 'Ada' } }])
-      assert.deepEqual(body.failures['items[0].sizing'], [{ code: 'UnknownField', providedValue: 'fillPrintArea' }])
-      assert.deepEqual(body.failures['items[0].assets[0].url'], [
-        { code: 'UnknownField', providedValue: 'https://example.com/a.jpg' },
+      assert.deepEqual(body.failures['items[0].merchantReference'], [{ code: 'UnknownField', providedValue: 'poster' }])
+      assert.deepEqual(body.failures['items[0].assets[0].md5Hash'], [
+        { code: 'UnknownField', providedValue: '0123456789abcdef0123456789abcdef' },
       ])
     })
 

@@ -3,12 +3,13 @@
 // GET /quotes/{id}/routing: how a quote's items were allocated to labs.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import type { PreviewsService } from '../../services/previews.service.ts'
 import type { QuotesService } from '../../services/quotes.service.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import { CreateQuoteRequestSchema, QuoteResponseSchema } from '../schemas/quote.schema.ts'
 import { QuoteIdParamsSchema, RoutingResponseSchema } from '../schemas/routing.schema.ts'
 
-export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService): void {
+export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService, previews: PreviewsService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   api.post(
     '/quotes',
@@ -21,18 +22,26 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService)
           'One quote per shipping method: the requested one, or every method that can serve all items to the ' +
           'destination. Allocation and prices are those an order of the same items would get. Outcome Created, ' +
           'or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. ' +
-          'Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices.',
+          'Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices. ' +
+          'Assets with a url are downloaded and checked: LowResolution warnings under `warnings`.',
         body: CreateQuoteRequestSchema,
         response: { 200: QuoteResponseSchema, 400: ErrorResponseSchema, 401: ErrorResponseSchema },
       },
     },
     async (request) => {
+      // Asset URLs are downloaded and checked before the quotes are stored: a refused URL (400) leaves nothing.
+      const warnings = await previews.quoteWarnings(
+        request.body.items,
+        quotes.createQuote(request.caller, request.body).quotes[0]?.items ?? [],
+      )
       const result = await quotes.issueQuote(request.caller, request.body)
       return {
         outcome: result.outcome,
         quotes: result.quotes,
         issues: result.issues,
         traceParent: request.traceParent,
+        // printroute's addition, after the contract's keys (docs/wire-contract.md#key-order).
+        ...(warnings ? { warnings } : {}),
       }
     },
   )

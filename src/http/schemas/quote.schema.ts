@@ -1,8 +1,8 @@
 // Quotes on the wire (docs/wire-contract.md#quotes): the request and the answer, keys in the contract's order. Items
-// carry only what prices an item (no `sizing`, no asset `url`: those are refused as UnknownField), within the
-// order limits of order.schema.ts, so anything quotable can be ordered and the reverse.
+// carry what prices an item, within the order limits of order.schema.ts, so anything quotable can be ordered and
+// the reverse; printroute's optional asset `url` and item `sizing` only ask for resolution warnings.
 import { Type } from 'typebox'
-import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
+import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import {
   CaseInsensitiveEnum,
   MoneySchema,
@@ -14,8 +14,10 @@ import {
   SingleLineString,
   StringEnum,
   TraceParent,
+  UrlString,
 } from './common.schema.ts'
 import { ORDER_LIMITS } from './order.schema.ts'
+import { QuoteWarningSchema } from './preview.schema.ts'
 
 const QuoteAssetRequestSchema = Type.Object(
   {
@@ -31,6 +33,7 @@ const QuoteAssetRequestSchema = Type.Object(
         }),
       ),
     ),
+    url: Type.Optional(UrlString("printroute's own: the image's URL, downloaded to check its resolution (warnings).")),
   },
   { additionalProperties: false },
 )
@@ -45,6 +48,12 @@ const QuoteItemRequestSchema = named(
         Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
       ),
       assets: Type.Array(QuoteAssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
+      sizing: Type.Optional(
+        CaseInsensitiveEnum(
+          SIZING_MODES,
+          "printroute's own: the sizing of asset URLs' resolution check; fillPrintArea.",
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -121,5 +130,6 @@ export const QuoteResponseSchema = named(
     quotes: Type.Array(QuoteSchema),
     issues: Type.Array(named('QuoteIssue', Type.Object({ errorCode: Type.String(), description: Type.String() }))),
     traceParent: TraceParent,
+    warnings: Type.Optional(Type.Array(QuoteWarningSchema, { description: 'Only when an asset carries a url.' })),
   }),
 )

@@ -1,0 +1,204 @@
+// Each kind of mockup drawn from a small synthetic preview: sizes, the frame colour of every framed product of
+// the sample catalogue in its border, a mount, each canvas wrap's edges, a photo print's white border, a book's
+// spine beside its cover.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import sharp from 'sharp'
+import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
+import type { Variant } from '../domain/catalogue.types.ts'
+import { BACKGROUND_COLOUR, FRAME_COLOURS, MAT_COLOUR, planMockup, type Rgb } from '../domain/mockups.ts'
+import { previewSize } from '../domain/print-geometry.ts'
+import { renderMockup } from './mockup-renderer.ts'
+
+const catalogue = loadCatalogue()
+const RED: Rgb = { r: 220, g: 30, b: 30 }
+const BLUE: Rgb = { r: 30, g: 30, b: 220 }
+const GREEN: Rgb = { r: 30, g: 200, b: 30 }
+
+async function pixel(image: Buffer, x: number, y: number): Promise<Rgb> {
+  const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true })
+  const index = (Math.round(y) * info.width + Math.round(x)) * info.channels
+  return { r: data[index] as number, g: data[index + 1] as number, b: data[index + 2] as number }
+}
+
+function assertNear(actual: Rgb, expected: Rgb, where: string, tolerance = 24): void {
+  const close = [actual.r - expected.r, actual.g - expected.g, actual.b - expected.b].every(
+    (difference) => Math.abs(difference) <= tolerance,
+  )
+  assert.ok(close, `${where}: expected ~${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`)
+}
+
+const shade = (colour: Rgb, factor: number): Rgb => ({
+  r: Math.round(colour.r * factor),
+  g: Math.round(colour.g * factor),
+  b: Math.round(colour.b * factor),
+})
+
+const solidJpeg = (width: number, height: number, colour: Rgb) =>
+  sharp({ create: { width, height, channels: 3, background: colour } })
+    .jpeg({ quality: 95 })
+    .toBuffer()
+
+function variantOf(sku: string, attributes: Record<string, string>): Variant {
+  const variant = catalogue.findVariant(sku, attributes)
+  if (!variant) throw new Error(`no variant ${sku} ${JSON.stringify(attributes)}`)
+  return variant
+}
+
+/** A preview as the renderer makes it for this variant's print area: its size, one colour. */
+async function previewFor(variant: Variant, printArea: string, colour: Rgb) {
+  const area = variant.printAreaSizes[printArea]
+  if (!area) throw new Error(`no print area ${printArea}`)
+  const size = previewSize(area.horizontalResolution, area.verticalResolution, 400)
+  return { size, data: await solidJpeg(size.width, size.height, colour) }
+}
+
+describe('mockups', () => {
+  test('every frame colour of the sample catalogue is mapped and drawn in the frame, with the mount when there is one', async () => {
+    const framed = catalogue.products.filter((product) => product.category.startsWith('framed'))
+    const colours = new Set(framed.flatMap((product) => product.attributes.color ?? []))
+    assert.ok(colours.size >= 8, [...colours].join(', '))
+    for (const colour of colours) {
+      assert.ok(FRAME_COLOURS[colour], `frame colour ${colour} has an RGB value`)
+      // A mounted frame: 8x10 in around a 6x8 in window.
+      const variant = variantOf('GLOBAL-CFPM-8X10', { color: colour })
+      const product = catalogue.findProduct('GLOBAL-CFPM-8X10')
+      if (!product) throw new Error('no product')
+      const preview = await previewFor(variant, 'default', RED)
+      const plan = planMockup({ product, variant, printArea: 'default', preview: preview.size })
+      assert.equal(plan.kind, 'framedPrint')
+      if (plan.kind !== 'framedPrint') return
+      assert.ok(plan.mat && plan.mat.x > 0 && plan.mat.y > 0, 'a mount around the 6x8 in window')
+      const mockup = await renderMockup(plan, { preview: preview.data })
+      const info = await sharp(mockup.data).metadata()
+      assert.deepEqual([info.width, info.height, info.format], [mockup.width, mockup.height, 'jpeg'])
+      assert.ok(Math.max(mockup.width, mockup.height) <= 1200)
+      const margin = Math.max(8, Math.round(plan.frameWidth / 2))
+      const scale = mockup.width / (preview.size.width + 2 * (plan.mat.x + plan.frameWidth + margin))
+      const expected = FRAME_COLOURS[colour] as Rgb
+      assertNear(
+        await pixel(mockup.data, (margin + plan.frameWidth / 2) * scale, mockup.height / 2),
+        expected,
+        `${colour} frame, left`,
+      )
+      assertNear(
+        await pixel(mockup.data, mockup.width / 2, (margin + plan.frameWidth / 2) * scale),
+        expected,
+        `${colour} frame, top`,
+      )
+      assertNear(
+        await pixel(mockup.data, (margin + plan.frameWidth + plan.mat.x / 2) * scale, mockup.height / 2),
+        MAT_COLOUR,
+        'mount',
+      )
+      assertNear(await pixel(mockup.data, mockup.width / 2, mockup.height / 2), RED, 'the print')
+      assertNear(await pixel(mockup.data, 2, 2), BACKGROUND_COLOUR, 'the wall')
+    }
+  })
+
+  test('a frame without mount has none', () => {
+    const product = catalogue.findProduct('GLOBAL-CFP-8X10')
+    if (!product) throw new Error('no product')
+    const variant = variantOf('GLOBAL-CFP-8X10', { color: 'black' })
+    const plan = planMockup({ product, variant, printArea: 'default', preview: { width: 640, height: 800 } })
+    assert.equal(plan.kind === 'framedPrint' && plan.mat, null)
+  })
+
+  test('a canvas shows its front and its right and bottom edges for each wrap', async () => {
+    const product = catalogue.findProduct('GLOBAL-CAN-10x10')
+    if (!product) throw new Error('no product')
+    for (const wrap of ['ImageWrap', 'MirrorWrap', 'Black', 'White']) {
+      const variant = variantOf('GLOBAL-CAN-10x10', { wrap })
+      const area = variant.printAreaSizes.default
+      if (!area) throw new Error('no area')
+      const size = previewSize(area.horizontalResolution, area.verticalResolution, 400)
+      const plan = planMockup({ product, variant, printArea: 'default', preview: size })
+      assert.equal(plan.kind, 'canvas')
+      if (plan.kind !== 'canvas') return
+      const { front, depth } = plan
+      // The front red, a green band along its right and bottom edges inside it, blue beyond the front (the sides an
+      // image wrap folds round). Edges are sampled next to the front, where a mirror wrap repeats the green band.
+      const band = Math.max(2, Math.round(depth / 2))
+      const preview = await sharp({ create: { ...size, channels: 3, background: BLUE } })
+        .composite([
+          { input: await solidJpeg(front.width, front.height, GREEN), left: front.left, top: front.top },
+          { input: await solidJpeg(front.width - band, front.height - band, RED), left: front.left, top: front.top },
+        ])
+        .jpeg({ quality: 95 })
+        .toBuffer()
+      const mockup = await renderMockup(plan, { preview })
+      const margin = Math.max(8, Math.round(depth / 2))
+      assert.deepEqual(
+        [mockup.width, mockup.height],
+        [front.width + depth + 2 * margin, front.height + depth + 2 * margin],
+      )
+      const rightEdge = await pixel(mockup.data, margin + front.width + depth / 4, margin + front.height / 2)
+      const bottomEdge = await pixel(mockup.data, margin + front.width / 2, margin + front.height + depth / 4)
+      assertNear(await pixel(mockup.data, margin + front.width / 3, margin + front.height / 3), RED, `${wrap} front`)
+      const expected: Record<string, Rgb> = {
+        ImageWrap: BLUE,
+        MirrorWrap: GREEN,
+        Black: { r: 20, g: 20, b: 20 },
+        White: { r: 245, g: 245, b: 245 },
+      }
+      const edge = expected[wrap] as Rgb
+      assertNear(rightEdge, shade(edge, 0.78), `${wrap} right edge`)
+      assertNear(bottomEdge, shade(edge, 0.62), `${wrap} bottom edge`)
+    }
+  })
+
+  test('a photo print has a white border on the wall, with a shadow', async () => {
+    const product = catalogue.findProduct('GLOBAL-PHO-4x6')
+    if (!product) throw new Error('no product')
+    const variant = variantOf('GLOBAL-PHO-4x6', { finish: 'gloss' })
+    const preview = await previewFor(variant, 'default', BLUE)
+    const plan = planMockup({ product, variant, printArea: 'default', preview: preview.size })
+    assert.equal(plan.kind, 'photoPrint')
+    if (plan.kind !== 'photoPrint') return
+    const mockup = await renderMockup(plan, { preview: preview.data })
+    const blur = Math.max(4, plan.border)
+    const margin = 2 * blur
+    assert.deepEqual(
+      [mockup.width, mockup.height],
+      [preview.size.width + 2 * plan.border + 2 * margin, preview.size.height + 2 * plan.border + 2 * margin],
+    )
+    assertNear(
+      await pixel(mockup.data, margin + plan.border / 2, mockup.height / 2),
+      { r: 255, g: 255, b: 255 },
+      'border',
+    )
+    assertNear(await pixel(mockup.data, mockup.width / 2, mockup.height / 2), BLUE, 'the print')
+    const shadowed = await pixel(mockup.data, mockup.width - margin + blur / 2, mockup.height - margin + blur / 2)
+    assert.ok(shadowed.r < BACKGROUND_COLOUR.r - 10, `a shadow at the bottom right: ${JSON.stringify(shadowed)}`)
+  })
+
+  test('a book shows its cover and, to its left, the spine at the share of the cover its print area has', async () => {
+    const product = catalogue.findProduct('BOOK-A4-L-HARD-M')
+    if (!product) throw new Error('no product')
+    const variant = variantOf('BOOK-A4-L-HARD-M', {})
+    const cover = await previewFor(variant, 'default', RED)
+    const spine = await previewFor(variant, 'spine', GREEN)
+    const plan = planMockup({ product, variant, printArea: 'default', preview: cover.size })
+    assert.equal(plan.kind, 'book')
+    if (plan.kind !== 'book') return
+    assert.equal(plan.spineShare, 300 / 3508)
+    const mockup = await renderMockup(plan, {
+      preview: cover.data,
+      book: { cover: cover.data, spine: spine.data, coverSize: cover.size },
+    })
+    const spineWidth = Math.round(plan.spineShare * cover.size.width)
+    const margin = Math.max(12, Math.round(cover.size.width * 0.04))
+    assert.deepEqual(
+      [mockup.width, mockup.height],
+      [spineWidth + cover.size.width + 2 * margin, cover.size.height + 2 * margin],
+    )
+    assertNear(await pixel(mockup.data, margin + spineWidth / 3, mockup.height / 2), shade(GREEN, 0.85), 'spine')
+    assertNear(await pixel(mockup.data, margin + spineWidth + cover.size.width / 2, mockup.height / 2), RED, 'cover')
+    // Without a spine image the spine takes the cover's colour, shaded.
+    const plain = await renderMockup(plan, {
+      preview: cover.data,
+      book: { cover: cover.data, spine: null, coverSize: cover.size },
+    })
+    assertNear(await pixel(plain.data, margin + spineWidth / 3, plain.height / 2), shade(RED, 0.85), 'plain spine')
+  })
+})

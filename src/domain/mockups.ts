@@ -1,0 +1,174 @@
+// What a product mockup shows (docs/api.md#mockups), planned in the preview's own pixels from the catalogue: the
+// kind of picture for the product's category, the frame colour named by the variant, the mount (mat) a framed
+// print has when its print area is smaller than the product, a canvas's front and wrapped edges, a book's
+// spine. Pure; adapters/mockup-renderer.ts draws the plan with sharp.
+import type { PixelSize, Product, Variant } from './catalogue.types.ts'
+import { type PixelBox, PRINT_AREA_DPI } from './print-geometry.ts'
+import { SPINE_PRINT_AREA } from './spine.ts'
+
+export interface Rgb {
+  r: number
+  g: number
+  b: number
+}
+
+/**
+ * The frame colours of the catalogue's `color` attribute on framed products, as drawn. A name not listed here
+ * (an operator's own catalogue) is drawn in FALLBACK_FRAME_COLOUR.
+ */
+export const FRAME_COLOURS: Readonly<Record<string, Rgb>> = {
+  black: { r: 24, g: 24, b: 24 },
+  brown: { r: 101, g: 67, b: 33 },
+  'dark grey': { r: 72, g: 72, b: 72 },
+  gold: { r: 201, g: 162, b: 39 },
+  'light grey': { r: 190, g: 190, b: 190 },
+  natural: { r: 222, g: 184, b: 135 },
+  silver: { r: 192, g: 192, b: 200 },
+  white: { r: 248, g: 248, b: 248 },
+}
+export const FALLBACK_FRAME_COLOUR: Rgb = { r: 24, g: 24, b: 24 }
+
+/** Colour-wrapped canvas edges (the `wrap` attribute's colour values). */
+export const CANVAS_EDGE_COLOURS: Readonly<Record<string, Rgb>> = {
+  black: { r: 20, g: 20, b: 20 },
+  white: { r: 245, g: 245, b: 245 },
+}
+
+const WHITE_EDGE: Rgb = { r: 245, g: 245, b: 245 }
+
+/** The cream mount (mat) of a framed print. */
+export const MAT_COLOUR: Rgb = { r: 246, g: 243, b: 235 }
+/** The wall behind every mockup. */
+export const BACKGROUND_COLOUR: Rgb = { r: 236, g: 236, b: 236 }
+
+/** Drawn frame moulding, in inches of the product. */
+export const FRAME_WIDTH_INCHES = 1
+/** A stretched canvas's depth (the sample catalogue's 38 mm bars). */
+export const CANVAS_DEPTH_INCHES = 1.5
+/** The longest side a mockup may have; previews are at most 800 px, so their mockups stay well below. */
+export const MAX_MOCKUP_EDGE = 1200
+
+export type CanvasWrap = { kind: 'image' } | { kind: 'mirror' } | { kind: 'colour'; name: string; colour: Rgb }
+
+export type MockupPlan =
+  | {
+      kind: 'framedPrint'
+      frameColour: { name: string; rgb: Rgb }
+      /** Frame moulding in preview pixels. */
+      frameWidth: number
+      /** Mount on each side (preview pixels): the product is larger than its print area; null without one. */
+      mat: { x: number; y: number } | null
+      /** The part of the preview seen in the frame: all of it, or a canvas's front. */
+      front: PixelBox
+    }
+  | { kind: 'canvas'; wrap: CanvasWrap; depth: number; front: PixelBox }
+  | { kind: 'photoPrint'; border: number }
+  | {
+      kind: 'book'
+      /** The spine's width as a share of the cover's (their print areas' widths): it is drawn beside the cover. */
+      spineShare: number
+    }
+
+export interface MockupRequest {
+  product: Product
+  variant: Variant
+  printArea: string
+  /** The preview's size (the print area scaled down). */
+  preview: { width: number; height: number }
+}
+
+const INCHES_PER_UNIT: Readonly<Record<string, number>> = { in: 1, mm: 1 / 25.4, cm: 1 / 2.54 }
+
+/** The product's size in inches; null for units the catalogue may name but that are not a length. */
+function productInches(product: Product): { width: number; height: number } | null {
+  const factor = INCHES_PER_UNIT[product.productDimensions.units.toLowerCase()]
+  if (factor === undefined) return null
+  return { width: product.productDimensions.width * factor, height: product.productDimensions.height * factor }
+}
+
+function attributeValue(variant: Variant, name: string): string | undefined {
+  const found = Object.entries(variant.attributes).find(([key]) => key.toLowerCase() === name)
+  return found?.[1]
+}
+
+/**
+ * The centred part of the preview a product shows on its face: a canvas's print area has bleed (and, wrapped in
+ * the image, its sides) around the product's own size. The whole preview when the product is not smaller.
+ */
+function frontOf(request: MockupRequest, size: PixelSize, inches: { width: number; height: number } | null): PixelBox {
+  const { width, height } = request.preview
+  if (!inches) return { left: 0, top: 0, width, height }
+  // Print area pixels -> preview pixels; the product's inches -> print area pixels at PRINT_AREA_DPI. A canvas
+  // drawn turned (a portrait canvas from a landscape product size) keeps its own orientation.
+  const pixelsPerInch = (width / size.horizontalResolution) * PRINT_AREA_DPI
+  const [faceWidth, faceHeight] =
+    width >= height === inches.width >= inches.height ? [inches.width, inches.height] : [inches.height, inches.width]
+  const frontWidth = Math.min(width, Math.max(1, Math.round(faceWidth * pixelsPerInch)))
+  const frontHeight = Math.min(height, Math.max(1, Math.round(faceHeight * pixelsPerInch)))
+  return {
+    left: Math.floor((width - frontWidth) / 2),
+    top: Math.floor((height - frontHeight) / 2),
+    width: frontWidth,
+    height: frontHeight,
+  }
+}
+
+export function planMockup(request: MockupRequest): MockupPlan {
+  const { product, variant, printArea, preview } = request
+  const size = variant.printAreaSizes[printArea]
+  if (!size) throw new RangeError(`${product.sku} has no print area ${printArea}`)
+  const pixelsPerInch = (preview.width / size.horizontalResolution) * PRINT_AREA_DPI
+  const inches = productInches(product)
+  const category = product.category.toLowerCase()
+
+  if (category === 'photobook') {
+    const cover = variant.printAreaSizes.default ?? size
+    const spine = variant.printAreaSizes[SPINE_PRINT_AREA]?.horizontalResolution ?? PRINT_AREA_DPI
+    return { kind: 'book', spineShare: spine / cover.horizontalResolution }
+  }
+
+  const colour = attributeValue(variant, 'color') ?? attributeValue(variant, 'colour')
+  if ((category === 'framed-print' || category === 'framed-canvas') && printArea === 'default') {
+    const name = colour ?? 'black'
+    const rgb = FRAME_COLOURS[name.toLowerCase()] ?? FALLBACK_FRAME_COLOUR
+    let mat: { x: number; y: number } | null = null
+    let front: PixelBox = { left: 0, top: 0, width: preview.width, height: preview.height }
+    if (category === 'framed-canvas') {
+      front = frontOf(request, size, inches)
+    } else if (inches) {
+      // The print area is the mount's window: what the product is larger by is the mount.
+      const printWidth = size.horizontalResolution / PRINT_AREA_DPI
+      const printHeight = size.verticalResolution / PRINT_AREA_DPI
+      const [outerWidth, outerHeight] =
+        printWidth >= printHeight === inches.width >= inches.height
+          ? [inches.width, inches.height]
+          : [inches.height, inches.width]
+      const x = Math.round(((outerWidth - printWidth) / 2) * pixelsPerInch)
+      const y = Math.round(((outerHeight - printHeight) / 2) * pixelsPerInch)
+      if (x > 0 || y > 0) mat = { x: Math.max(0, x), y: Math.max(0, y) }
+    }
+    return {
+      kind: 'framedPrint',
+      frameColour: { name, rgb },
+      frameWidth: Math.max(4, Math.round(FRAME_WIDTH_INCHES * pixelsPerInch)),
+      mat,
+      front,
+    }
+  }
+
+  const wrap = attributeValue(variant, 'wrap')
+  if (category === 'canvas' && printArea === 'default') {
+    const front = frontOf(request, size, inches)
+    const depth = Math.max(3, Math.round(CANVAS_DEPTH_INCHES * pixelsPerInch))
+    const lower = (wrap ?? 'ImageWrap').toLowerCase()
+    const canvasWrap: CanvasWrap =
+      lower === 'imagewrap'
+        ? { kind: 'image' }
+        : lower === 'mirrorwrap'
+          ? { kind: 'mirror' }
+          : { kind: 'colour', name: wrap ?? 'White', colour: CANVAS_EDGE_COLOURS[lower] ?? WHITE_EDGE }
+    return { kind: 'canvas', wrap: canvasWrap, depth, front }
+  }
+
+  return { kind: 'photoPrint', border: Math.max(6, Math.round(Math.max(preview.width, preview.height) * 0.04)) }
+}

@@ -1,0 +1,367 @@
+// POST /v4.0/previews: previews and mockups of an item before it is ordered, and LowResolution warnings wherever
+// they apply (previews, quotes with asset URLs, orders after download). Real images made with sharp, served on
+// 127.0.0.1; the real fetcher, renderer, cache and pipeline steps, on every database backend.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import sharp from 'sharp'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, quadrantPhoto, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+
+type Rgb = { r: number; g: number; b: number }
+const GOLD: Rgb = { r: 201, g: 162, b: 39 }
+const GREEN: Rgb = { r: 30, g: 200, b: 30 }
+const RED: Rgb = { r: 220, g: 30, b: 30 }
+
+async function pixel(image: Buffer, x: number, y: number): Promise<Rgb> {
+  const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true })
+  const index = (Math.round(y) * info.width + Math.round(x)) * info.channels
+  return { r: data[index] as number, g: data[index + 1] as number, b: data[index + 2] as number }
+}
+
+function assertNear(actual: Rgb, expected: Rgb, where: string, tolerance = 30): void {
+  const close = [actual.r - expected.r, actual.g - expected.g, actual.b - expected.b].every(
+    (difference) => Math.abs(difference) <= tolerance,
+  )
+  assert.ok(close, `${where}: expected ~${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`)
+}
+
+/** Mean absolute difference per channel of two images of the same size, 0 to 255. */
+async function meanDifference(a: Buffer, b: Buffer): Promise<number> {
+  const [left, right] = await Promise.all(
+    [a, b].map((image) => sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true })),
+  )
+  if (!left || !right) throw new Error('no image')
+  assert.deepEqual([left.info.width, left.info.height], [right.info.width, right.info.height])
+  let sum = 0
+  for (let index = 0; index < left.data.length; index++) {
+    sum += Math.abs((left.data[index] as number) - (right.data[index] as number))
+  }
+  return sum / left.data.length
+}
+
+for (const kind of testDatabaseKinds()) {
+  describe(`previews and resolution warnings (${kind})`, () => {
+    let t: TestApp
+    let images: ImageServer
+    let drive: PipelineDriver
+
+    before(async () => {
+      t = await startTestApp({ kind })
+      images = await startImageServer(
+        {
+          '/landscape.jpg': { body: await quadrantPhoto(600, 400), type: 'image/jpeg' },
+          '/sharp.jpg': await solidJpeg(1200, 2200, { r: 40, g: 120, b: 200 }),
+          '/red.jpg': await solidJpeg(300, 400, RED),
+          '/green.jpg': await solidJpeg(40, 400, GREEN),
+          '/document.pdf': { body: Buffer.from('%PDF-1.4\n%%EOF\n'), type: 'application/pdf' },
+          // A whole header and half the pixels: the header reads, decoding fails.
+          '/truncated.jpg': { body: (await solidJpeg(300, 400, RED)).body.subarray(0, 700), type: 'image/jpeg' },
+        },
+        null,
+      )
+      drive = pipelineDriver(t)
+    })
+    after(async () => {
+      await t?.close()
+      await images?.close()
+    })
+
+    const preview = (body: Record<string, unknown>) =>
+      t.sandbox({ method: 'POST', url: '/v4.0/previews', payload: body })
+
+    /** The file behind a signed /files link, read through the Sandbox server like any client would. */
+    async function fetchLink(link: string): Promise<{ statusCode: number; body: Buffer }> {
+      const url = new URL(link)
+      const response = await t.app.sandbox.inject({ method: 'GET', url: `${url.pathname}${url.search}` })
+      return { statusCode: response.statusCode, body: response.rawPayload }
+    }
+
+    async function fileOf(link: string): Promise<Buffer> {
+      const file = await fetchLink(link)
+      assert.equal(file.statusCode, 200, `GET ${link}`)
+      return file.body
+    }
+
+    test('the preview is the print file the pipeline renders for the same item, reduced, pixel for pixel', async () => {
+      const item = { sku: PHONE_CASE, sizing: 'fillPrintArea', assets: [{ url: images.url('landscape.jpg') }] }
+      const response = await preview(item)
+      assert.equal(response.statusCode, 200, response.body)
+      const body = json(response)
+      assert.equal(body.outcome, 'Created')
+      assert.match(body.traceParent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
+      assert.equal(body.previews.length, 1)
+      const [made] = body.previews
+      // 600x400 landscape into the 1080x2070 portrait area: turned, resized to 1380x2070, 150 columns cut on each
+      // side: source rows 43..357 of all 600 columns. 300 x min(400/1380, 600/2070) = 86.96 dpi.
+      assert.deepEqual(
+        { ...made, previewUrl: null, mockupUrl: null, expiresAt: null },
+        {
+          printArea: 'default',
+          previewUrl: null,
+          mockupUrl: null,
+          width: 417,
+          height: 800,
+          rotated: true,
+          crop: { left: 0, top: 43, width: 600, height: 314 },
+          effectiveDpi: 86,
+          warnings: [
+            {
+              code: 'LowResolution',
+              printArea: 'default',
+              effectiveDpi: 86,
+              minimumDpi: 150,
+              message: made.warnings[0]?.message,
+            },
+          ],
+          expiresAt: null,
+        },
+      )
+      assert.match(made.warnings[0].message, /86 dpi .* below the 150 dpi/)
+      assert.equal(made.expiresAt, new Date(t.clock.now().getTime() + 24 * 3600 * 1000).toISOString())
+      const previewImage = await fileOf(made.previewUrl)
+      assert.deepEqual(
+        await sharp(previewImage)
+          .metadata()
+          .then((meta) => [meta.format, meta.width, meta.height]),
+        ['jpeg', 417, 800],
+      )
+
+      // The same item ordered: the pipeline renders its print file; its placement is the preview's crop.
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({ items: [{ ...item, copies: 1 }] }),
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id
+      await drive.allocate(orderId)
+      const rendered = await drive.render(orderId)
+      const printFile = Object.values(Object.values(rendered.pipeline.shipments)[0]?.printFiles ?? {})[0]
+      if (!printFile) throw new Error('no print file')
+      const full = await t.app.services.files.get(printFile.blobKey)
+      const reduced = await sharp(full).resize({ width: 417, height: 800, fit: 'fill' }).png().toBuffer()
+      const difference = await meanDifference(previewImage, reduced)
+      assert.ok(difference < 4, `mean difference ${difference.toFixed(2)} of 255`)
+      // A preview that was not turned would be far off: the comparison can tell.
+      const unturned = await sharp(await quadrantPhoto(600, 400))
+        .resize({ width: 417, height: 800, fit: 'cover' })
+        .png()
+        .toBuffer()
+      assert.ok((await meanDifference(unturned, reduced)) > 30, 'an unturned image differs')
+      const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
+      assert.deepEqual([listed.rotated, listed.placement], [true, { ...made.crop, margins: null }])
+
+      // The order carries the same warning as an issue once the image is downloaded, and goes on regardless.
+      const issues = rendered.document.status.issues
+      assert.deepEqual(
+        issues.map((issue) => [issue.objectId, issue.errorCode]),
+        [[rendered.document.items[0]?.id, 'order.items.assets.LowResolution']],
+      )
+      assert.match(issues[0]?.description ?? '', /86 dpi .* below the 150 dpi/)
+      assert.equal(rendered.document.status.details.printReadyAssetsPrepared, 'Complete')
+      assert.equal(rendered.pipeline.phase, 'producing')
+    })
+
+    test('an image sharp enough has no warning, and neither has its order', async () => {
+      const item = { sku: PHONE_CASE, sizing: 'fitPrintArea', assets: [{ url: images.url('sharp.jpg') }] }
+      const made = json(await preview(item)).previews[0]
+      // Fitted: 1200x2200 into 1080x2070 gives 1080x1980 (x 0.9), so 300 / 0.9 = 333 dpi.
+      assert.deepEqual([made.effectiveDpi, made.warnings, made.rotated], [333, [], false])
+      assert.deepEqual(made.crop, { left: 0, top: 0, width: 1200, height: 2200 })
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({ items: [{ ...item, copies: 1 }] }),
+      })
+      const allocated = await drive.allocate(json(created).order.id)
+      assert.deepEqual(allocated.document.status.issues, [])
+    })
+
+    test('mockups: a framed print in its frame colour, a canvas with its edges, a photo print, a book with its spine', async () => {
+      const mockupOf = async (body: Record<string, unknown>) => {
+        const response = await preview(body)
+        assert.equal(response.statusCode, 200, response.body)
+        const previews = json(response).previews
+        return Promise.all(
+          previews.map(async (entry: { mockupUrl: string }) => {
+            const data = await fileOf(entry.mockupUrl)
+            const meta = await sharp(data).metadata()
+            assert.equal(meta.format, 'jpeg')
+            assert.ok(Math.max(meta.width ?? 0, meta.height ?? 0) <= 1200, `${meta.width}x${meta.height}`)
+            return { data, width: meta.width ?? 0, height: meta.height ?? 0 }
+          }),
+        )
+      }
+      const red = [{ url: images.url('red.jpg') }]
+
+      const [framed] = await mockupOf({
+        sku: 'GLOBAL-CFPM-8X10',
+        attributes: { color: 'gold' },
+        sizing: 'fillPrintArea',
+        assets: red,
+      })
+      if (!framed) throw new Error('no mockup')
+      // 8x10 in frame around a 6x8 in mount window: preview 600x800, 100 px per inch, mount and frame 100 px, a 50 px
+      // wall, 1100x1300 reduced to fit 1200.
+      assert.deepEqual([framed.width, framed.height], [1015, 1200])
+      const scale = 1200 / 1300
+      assertNear(await pixel(framed.data, 100 * scale, framed.height / 2), GOLD, 'gold frame')
+      assertNear(await pixel(framed.data, framed.width / 2, framed.height / 2), RED, 'the print')
+
+      const [canvas] = await mockupOf({
+        sku: 'GLOBAL-CAN-8x8',
+        attributes: { wrap: 'Black' },
+        sizing: 'fillPrintArea',
+        assets: red,
+      })
+      if (!canvas) throw new Error('no mockup')
+      // 2454 px square area at 800 px: 97.8 px per inch, the 8 in front 782 px, the 1.5 in edges 147 px, 74 px of
+      // wall.
+      assert.deepEqual([canvas.width, canvas.height], [782 + 147 + 2 * 74, 782 + 147 + 2 * 74])
+      assertNear(await pixel(canvas.data, 74 + 782 + 30, 74 + 391), { r: 16, g: 16, b: 16 }, 'black edge')
+
+      const [photo] = await mockupOf({
+        sku: 'GLOBAL-PHO-4x6',
+        attributes: { finish: 'lustre' },
+        sizing: 'fillPrintArea',
+        assets: red,
+      })
+      if (!photo) throw new Error('no mockup')
+      // 533x800 preview, a 32 px white border, a 64 px wall around it.
+      assert.deepEqual([photo.width, photo.height], [533 + 64 + 128, 800 + 64 + 128])
+      assertNear(await pixel(photo.data, 64 + 16, photo.height / 2), { r: 255, g: 255, b: 255 }, 'white border')
+
+      const book = await mockupOf({
+        sku: 'BOOK-A4-L-HARD-M',
+        sizing: 'fillPrintArea',
+        assets: [
+          { printArea: 'default', url: images.url('red.jpg') },
+          { printArea: 'spine', url: images.url('green.jpg') },
+        ],
+      })
+      assert.equal(book.length, 2)
+      const [cover] = book
+      if (!cover) throw new Error('no mockup')
+      // Cover 800x566, spine 300/3508 of it: 68 px, a 32 px wall.
+      assert.deepEqual([cover.width, cover.height], [68 + 800 + 64, 566 + 64])
+      assertNear(await pixel(cover.data, 32 + 20, cover.height / 2), { r: 26, g: 170, b: 26 }, 'green spine')
+      assertNear(await pixel(cover.data, 32 + 68 + 400, cover.height / 2), RED, 'red cover')
+    })
+
+    test('quotes warn about low-resolution asset URLs, and answer as before without them', async () => {
+      const quote = (assets: Record<string, unknown>[]) =>
+        t.sandbox({
+          method: 'POST',
+          url: '/v4.0/quotes',
+          payload: { destinationCountryCode: 'GB', items: [{ sku: PHONE_CASE, copies: 1, assets }] },
+        })
+      const plain = await quote([{ printArea: 'default' }])
+      assert.equal(plain.statusCode, 200, plain.body)
+      assert.equal('warnings' in json(plain), false)
+
+      // Two items, the image on the second: the warning names that item.
+      const warned = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/quotes',
+        payload: {
+          destinationCountryCode: 'GB',
+          items: [
+            { sku: PHONE_CASE, copies: 1, assets: [{}] },
+            { sku: PHONE_CASE, copies: 2, assets: [{ url: images.url('landscape.jpg') }] },
+          ],
+        },
+      })
+      assert.equal(warned.statusCode, 200, warned.body)
+      const body = json(warned)
+      assert.deepEqual(Object.keys(body), ['outcome', 'quotes', 'issues', 'traceParent', 'warnings'])
+      assert.deepEqual(
+        body.warnings.map((warning: Record<string, unknown>) => ({ ...warning, message: null })),
+        [
+          {
+            code: 'LowResolution',
+            itemId: body.quotes[0].items[1].id,
+            printArea: 'default',
+            effectiveDpi: 86,
+            minimumDpi: 150,
+            message: null,
+          },
+        ],
+      )
+      const sharpEnough = json(await quote([{ url: images.url('sharp.jpg') }]))
+      assert.deepEqual(sharpEnough.warnings, [])
+
+      const missing = await quote([{ url: images.url('missing.jpg') }])
+      assert.equal(missing.statusCode, 400, missing.body)
+      assert.equal(json(missing).failures['items[0].assets[0].url'][0].code, 'NotDownloaded')
+    })
+
+    test('refusals name the field: unknown SKU, a URL that does not download, a PDF, an unknown field', async () => {
+      const failuresOf = async (body: Record<string, unknown>) => {
+        const response = await preview(body)
+        assert.equal(response.statusCode, 400, response.body)
+        assert.equal(json(response).outcome, 'ValidationFailed')
+        return json(response).failures
+      }
+      const asset = (name: string) => [{ url: images.url(name) }]
+      assert.equal(
+        (await failuresOf({ sku: 'NOPE', sizing: 'fillPrintArea', assets: asset('red.jpg') })).sku[0].code,
+        'UnknownSku',
+      )
+      const missing = await failuresOf({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: asset('missing.jpg') })
+      assert.equal(missing['assets[0].url'][0].code, 'NotDownloaded')
+      assert.match(missing['assets[0].url'][0].comparisonValue, /404/)
+      const pdf = await failuresOf({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: asset('document.pdf') })
+      assert.equal(pdf['assets[0].url'][0].code, 'NotAnImage')
+      const truncated = await failuresOf({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: asset('truncated.jpg') })
+      assert.equal(truncated['assets[0].url'][0].code, 'NotAnImage')
+      const area = await failuresOf({
+        sku: PHONE_CASE,
+        sizing: 'fillPrintArea',
+        assets: [{ printArea: 'back', url: images.url('red.jpg') }],
+      })
+      assert.equal(area['assets[0].printArea'][0].code, 'UnknownPrintArea')
+      const unknown = await failuresOf({
+        sku: PHONE_CASE,
+        sizing: 'fillPrintArea',
+        copies: 1,
+        assets: asset('red.jpg'),
+      })
+      assert.equal(unknown.copies[0].code, 'UnknownField')
+    })
+
+    // Last: it moves the clock past every entry's expiry.
+    test('cached by image and item for 24 hours, then the links expire and the expiry job removes the files', async () => {
+      const item = {
+        sku: 'GLOBAL-PHO-4x6',
+        attributes: { finish: 'gloss' },
+        sizing: 'fillPrintArea',
+        assets: [{ url: images.url('red.jpg') }],
+      }
+      const first = json(await preview(item)).previews[0]
+      const rows = async () =>
+        Number((await t.database.db.query<{ count: string }>('SELECT count(*) AS count FROM preview_cache'))[0]?.count)
+      const before = await rows()
+      const again = json(await preview(item)).previews[0]
+      assert.equal(await rows(), before, 'no new entry')
+      const keyOf = (link: string) => new URL(link).pathname
+      assert.equal(keyOf(again.previewUrl), keyOf(first.previewUrl))
+      assert.equal(again.expiresAt, first.expiresAt)
+      // Another sizing is another entry.
+      const fitted = json(await preview({ ...item, sizing: 'fitPrintArea' })).previews[0]
+      assert.notEqual(keyOf(fitted.previewUrl), keyOf(first.previewUrl))
+
+      t.clock.advanceSeconds(24 * 3600 + 1)
+      assert.equal((await fetchLink(first.mockupUrl)).statusCode, 410)
+      const deleted = await t.app.services.previews.expirePreviews()
+      assert.ok(deleted >= 4, `${deleted} files deleted`)
+      assert.equal(await rows(), 0)
+      const blobKey = decodeURIComponent(keyOf(first.previewUrl).replace(/^\/files\//, ''))
+      assert.equal(await t.app.services.files.exists(blobKey), false)
+      // Asked again, it is made again, with new links.
+      const remade = json(await preview(item)).previews[0]
+      assert.equal((await fetchLink(remade.previewUrl)).statusCode, 200)
+    })
+  })
+}
