@@ -1,6 +1,7 @@
 // The first order `printroute serve` suggests on its first start, and README.md shows (a test holds the two
 // to the same text). It uses a bundled sample image on the Sandbox's own address, so it completes on a
-// machine without internet, and an idempotency key, so pasting it twice places one order.
+// machine without internet, and an idempotency key, so pasting it twice places one order. An 8x10 print: the
+// sample (1200x1800) gives it 150 dpi, the product's minimum, so the first order carries no LowResolution issue.
 import { SAMPLE_PATH_PREFIX } from '../adapters/sample-images.ts'
 
 export const FIRST_ORDER_REFERENCE = 'my-first-order'
@@ -17,7 +18,7 @@ export function firstOrderCommands(sandboxUrl: string, sandboxKey: string): stri
       "address": { "line1": "14 Test Street", "postalOrZipCode": "EC1A 1BB", "countryCode": "GB", "townOrCity": "London" }
     },
     "items": [
-      { "sku": "GLOBAL-FAP-16x24", "copies": 1, "sizing": "fillPrintArea",
+      { "sku": "GLOBAL-FAP-8x10", "copies": 1, "sizing": "fillPrintArea",
         "assets": [ { "printArea": "default", "url": "${sandboxUrl}${SAMPLE_PATH_PREFIX}${FIRST_ORDER_SAMPLE}" } ] }
     ]
   }'`
