@@ -29,12 +29,10 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
       },
     },
     async (request) => {
-      // Asset URLs are downloaded and checked before the quotes are stored: a refused URL (400) leaves nothing.
-      const warnings = await previews.quoteWarnings(
-        request.body.items,
-        quotes.createQuote(request.caller, request.body).quotes[0]?.items ?? [],
-      )
       const result = await quotes.issueQuote(request.caller, request.body)
+      // The warnings name the quote's item ids. A URL that cannot be downloaded makes the answer a 400; the
+      // quotes stored just before are then never shown, and so never used.
+      const warnings = await previews.quoteWarnings(request.body.items, result.quotes[0]?.items ?? [])
       return {
         outcome: result.outcome,
         quotes: result.quotes,
