@@ -69,8 +69,7 @@ describe('a worker killed mid-pipeline', { concurrency: true }, () => {
         ]
         const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
         const first = serve(args, env)
-        // A first start makes its database (initdb on PGlite): generous, as the other database's run starts too.
-        const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m, 90_000))[1] as string
+        const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1] as string
         const sandbox = (await first.waitFor(/curl -s -X POST (http:\/\/\S+)\/orders/))[1] as string
         const order = {
           shippingMethod: 'Standard',
@@ -117,7 +116,7 @@ describe('a worker killed mid-pipeline', { concurrency: true }, () => {
         await first.exited
 
         const second = serve(args, env)
-        const restarted = (await second.waitFor(/Sandbox API ready at (http:\/\/[^\s"]+)/, 90_000))[1] as string
+        const restarted = (await second.waitFor(/Sandbox API ready at (http:\/\/[^\s"]+)/))[1] as string
         try {
           const complete = await waitFor(
             'stage Complete after the restart',

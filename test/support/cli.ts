@@ -114,7 +114,9 @@ export function startPrintroute(args: string[], env: Record<string, string | und
     child,
     output: () => output,
     exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
-    async waitFor(pattern, timeoutMs = 30_000) {
+    // Generous: a first start makes its database, while the suite runs other processes at the same time; the
+    // wait only runs long when the start is broken.
+    async waitFor(pattern, timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs
       while (Date.now() < deadline) {
         const match = output.match(pattern)
