@@ -7,20 +7,23 @@
 //   its own per file cost each file about 4 s of CPU before its first test (loading the modules, compiling
 //   PGlite's WebAssembly, building the first servers): more than half of the suite's CPU.
 // - A file that spawns processes, drives a browser, renders through the whole pipeline or changes the
-//   process's environment variables keeps a process of its own (OWN_PROCESS): those are the slowest files,
-//   they run four at a time beside the shards, and nothing they do can leak into another file.
-// - The slowest start first and the quick ones fill the gaps (longest first finishes a batch of jobs soonest on
-//   a few workers); `node --test` with globs started files in alphabetical order, leaving a tail of slow ones.
+//   process's environment variables keeps a process of its own (OWN_PROCESS): nothing it does can leak into
+//   another file, and it runs beside the shards.
+// - Longest first: each file weighs what it took in a recent run (test/suite-durations.json), the shards are
+//   filled heaviest file first into the lightest shard, and the processes start heaviest first, so the quick
+//   ones fill the gaps at the end (`node --test` with globs started files in alphabetical order and left a
+//   tail of slow ones).
 // - Node keeps the compiled code of the modules on disk (NODE_COMPILE_CACHE), so every process, the printroute
 //   processes the tests spawn included, starts about half a second sooner.
 //
 // A new test file is sharded unless it matches OWN_PROCESS: one that sets process.env, installs process-wide
-// handlers or must run alone belongs there. PRINTROUTE_TEST_TIMING=<file> also writes each process's time,
-// slowest first (test/support/file-timing.reporter.ts).
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// handlers or must run alone belongs there. After adding or slowing files, refresh the weights with
+// `PRINTROUTE_TEST_DURATIONS=test/suite-durations.json npm test`. PRINTROUTE_TEST_TIMING=<file> writes each
+// process's time, slowest first (test/support/file-timing.reporter.ts).
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { glob } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 import { run } from 'node:test'
 import { spec } from 'node:test/reporters'
 import fileTimingReporter from './support/file-timing.reporter.ts'
@@ -32,19 +35,19 @@ const CONCURRENCY = 4
 const SHARDS = 6
 /** Per test (as --test-timeout): the longest tests wait minutes on spawned processes. */
 const TEST_TIMEOUT_MS = 300_000
+const DURATIONS_FILE = join(ROOT, 'test', 'suite-durations.json')
+/** The weight of a file the durations do not list yet (seconds). */
+const UNKNOWN_FILE_SECONDS = 10
 
-/** Files run in a process of their own, in this order, before the shards (the longest first). */
+/** Files run in a process of their own. */
 const OWN_PROCESS: RegExp[] = [
-  /^test\/cli\/(several-processes|crash)\.test\.ts$/, // spawned processes and recovery waits: the longest files
   /\.browser\.test\.ts$/, // a real Chromium
   /^test\/(cli|pipeline)\//, // spawned processes, the pipeline's real renders and lab steps
   /^src\/adapters\/s3-blob-store\.test\.ts$/, // sets the AWS_* environment variables
   /^test\/sdk\/sdk\.package\.test\.ts$/, // packs and installs the SDK
 ]
 
-function ownProcessRank(file: string): number {
-  return OWN_PROCESS.findIndex((pattern) => pattern.test(file))
-}
+const runsAlone = (file: string) => OWN_PROCESS.some((pattern) => pattern.test(file))
 
 async function allTestFiles(): Promise<string[]> {
   const files: string[] = []
@@ -52,24 +55,56 @@ async function allTestFiles(): Promise<string[]> {
   return files.sort()
 }
 
-/** Writes the shard files (each imports its test files, one suite per file) into `directory`. */
-function writeShards(files: string[], directory: string): string[] {
-  // test/ files (applications, HTTP) are heavier than src/ unit tests: dealt out first, so each shard gets some.
-  const ordered = [
-    ...files.filter((file) => file.startsWith('test/')),
-    ...files.filter((file) => !file.startsWith('test/')),
-  ]
-  const count = Math.min(SHARDS, ordered.length)
-  const shards = Array.from({ length: count }, (_, shard) => ordered.filter((_file, index) => index % count === shard))
-  return shards.map((shardFiles, index) => {
+/** Seconds per file (relative path) from a recent run. */
+function recordedDurations(): Record<string, number> {
+  return existsSync(DURATIONS_FILE) ? JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) : {}
+}
+
+interface Batch {
+  /** What the runner starts: a test file, or a shard file importing several. */
+  path: string
+  seconds: number
+}
+
+/** Deals `files` into SHARDS shard files in `directory`, heaviest first into the lightest shard. */
+function writeShards(files: string[], weight: (file: string) => number, directory: string): Batch[] {
+  const shards = Array.from({ length: Math.min(SHARDS, files.length) }, () => ({ files: [] as string[], seconds: 0 }))
+  for (const file of [...files].sort((a, b) => weight(b) - weight(a))) {
+    const lightest = shards.reduce((best, shard) => (shard.seconds < best.seconds ? shard : best))
+    lightest.files.push(file)
+    lightest.seconds += weight(file)
+  }
+  return shards.map((shard, index) => {
     const path = join(directory, `shard-${index + 1}.test.mjs`)
-    const imports = shardFiles.map(
+    const suites = shard.files.map(
       (file) =>
         `describe(${JSON.stringify(file)}, async () => {\n  await import(${JSON.stringify(join(ROOT, file))})\n})\n`,
     )
-    writeFileSync(path, `import { describe } from 'node:test'\n${imports.join('')}`)
-    return path
+    writeFileSync(path, `import { describe } from 'node:test'\n${suites.join('')}`)
+    return { path, seconds: shard.seconds }
   })
+}
+
+/**
+ * A reporter that records each file's duration: a file run alone by its process's time, a sharded file by its
+ * suite's. Writes them to `file` (sorted by name) at the end.
+ */
+function durationsRecorder(file: string) {
+  return async function* (source: AsyncIterable<{ type: string; data?: Record<string, any> }>) {
+    const seconds: Record<string, number> = {}
+    for await (const event of source) {
+      const data = event.data
+      if ((event.type !== 'test:pass' && event.type !== 'test:fail') || data?.nesting !== 0) continue
+      const name = String(data.name)
+      const path = isAbsolute(name) ? relative(ROOT, name) : name
+      if (/\.test\.ts$/.test(path) && !path.startsWith('..')) {
+        seconds[path] = Math.round((data.details?.duration_ms ?? 0) / 100) / 10
+      }
+    }
+    const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)))
+    writeFileSync(file, `${JSON.stringify(sorted, null, 2)}\n`)
+    yield ''
+  }
 }
 
 process.env.NODE_COMPILE_CACHE ??= join(ROOT, 'node_modules', '.cache', 'node-compile-cache')
@@ -80,21 +115,19 @@ if (requested.length > 0) {
   processes = requested.map((file) => resolve(file))
 } else {
   const files = await allTestFiles()
-  const own = files
-    .filter((file) => ownProcessRank(file) !== -1)
-    .sort((a, b) => ownProcessRank(a) - ownProcessRank(b) || a.localeCompare(b))
+  const durations = recordedDurations()
+  const weight = (file: string) => durations[file] ?? UNKNOWN_FILE_SECONDS
   const shardDirectory = mkdtempSync(join(tmpdir(), 'printroute-test-shards-'))
   process.on('exit', () => rmSync(shardDirectory, { recursive: true, force: true }))
-  const shards = writeShards(
-    files.filter((file) => ownProcessRank(file) === -1),
-    shardDirectory,
-  )
-  // The two longest files, then the shards (about a minute each), then the other files of their own.
-  processes = [
-    ...own.slice(0, 2).map((file) => join(ROOT, file)),
-    ...shards,
-    ...own.slice(2).map((file) => join(ROOT, file)),
+  const batches: Batch[] = [
+    ...files.filter(runsAlone).map((file) => ({ path: join(ROOT, file), seconds: weight(file) })),
+    ...writeShards(
+      files.filter((file) => !runsAlone(file)),
+      weight,
+      shardDirectory,
+    ),
   ]
+  processes = batches.sort((a, b) => b.seconds - a.seconds).map((batch) => batch.path)
 }
 
 const events = run({ files: processes, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS })
@@ -104,3 +137,5 @@ events.on('test:fail', () => {
 events.compose(spec).pipe(process.stdout)
 const timingFile = process.env.PRINTROUTE_TEST_TIMING
 if (timingFile) events.compose(fileTimingReporter).pipe(createWriteStream(timingFile))
+const durationsFile = process.env.PRINTROUTE_TEST_DURATIONS
+if (durationsFile) events.compose(durationsRecorder(resolve(durationsFile))).resume()
