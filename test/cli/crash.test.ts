@@ -111,6 +111,7 @@ describe('a worker killed mid-pipeline', { concurrency: true }, () => {
             return current.shipments.length > 0 ? current : undefined
           },
           60_000,
+          500,
         )
         first.child.kill('SIGKILL')
         await first.exited
@@ -125,6 +126,7 @@ describe('a worker killed mid-pipeline', { concurrency: true }, () => {
               return current.status.stage === 'Complete' ? current : undefined
             },
             180_000,
+            500,
           )
           const shipmentIds = complete.shipments.map((shipment: any) => shipment.id)
           assert.equal(new Set(shipmentIds).size, shipmentIds.length)

@@ -155,7 +155,21 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
     const keys = (JSON.parse(created.stdout) as { keys: { sandbox: string; live: string } }).keys
 
     const api = startPrintroute(
-      ['serve', '--no-workers', '--port', '0', '--sandbox-port', '0', '--data-dir', apiDir, ...shared],
+      // No rate limit: the test reads a dozen orders and plays their labs several times a second, far above
+      // one merchant's budget.
+      [
+        'serve',
+        '--no-workers',
+        '--port',
+        '0',
+        '--sandbox-port',
+        '0',
+        '--rate-limit',
+        '0',
+        '--data-dir',
+        apiDir,
+        ...shared,
+      ],
       env,
     )
     processes.api = api
