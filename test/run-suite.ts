@@ -32,7 +32,7 @@ const ROOT = join(import.meta.dirname, '..')
 /** Processes at once. */
 const CONCURRENCY = 4
 /** Processes the sharded files share. */
-const SHARDS = 6
+const SHARDS = 8
 /** Per test (as --test-timeout): the longest tests wait minutes on spawned processes. */
 const TEST_TIMEOUT_MS = 300_000
 const DURATIONS_FILE = join(ROOT, 'test', 'suite-durations.json')
@@ -94,7 +94,9 @@ function durationsRecorder(file: string) {
     const seconds: Record<string, number> = {}
     for await (const event of source) {
       const data = event.data
-      if ((event.type !== 'test:pass' && event.type !== 'test:fail') || data?.nesting !== 0) continue
+      // A file run alone reports its process's end as test:complete; a shard's suites report test:pass/fail.
+      const ended = event.type === 'test:complete' || event.type === 'test:pass' || event.type === 'test:fail'
+      if (!ended || data?.nesting !== 0) continue
       const name = String(data.name)
       const path = isAbsolute(name) ? relative(ROOT, name) : name
       if (/\.test\.ts$/.test(path) && !path.startsWith('..')) {
