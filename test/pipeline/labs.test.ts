@@ -224,7 +224,7 @@ describe('simulated labs in Sandbox', () => {
       realClock: true,
       pipeline: {
         simulatedLabStepSeconds: 0.05,
-        simulatedUnavailableSkus: ['GLOBAL-TECH-IP11P-FC-CP', 'global-fap-16x24'],
+        simulatedUnavailableSkus: ['GLOBAL-TECH-IP11P-FC-CP', 'global-fap-8x10'],
       },
     })
     try {
@@ -241,12 +241,18 @@ describe('simulated labs in Sandbox', () => {
         ).order.id
       const get = async (orderId: string) =>
         json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-      // Every simulated lab is out of this SKU: each lab that makes it refuses in turn, then nobody is left.
-      const fineArt = await create('GLOBAL-FAP-16x24')
-      const unavailable = await waitFor('ItemUnavailable', async () => {
-        const order = await get(fineArt)
-        return order.status.details.allocateProductionLocation === 'Error' ? order : undefined
-      })
+      // Every simulated lab is out of this SKU: each of the seven labs that make it refuses in turn (each round
+      // renders its print file again: an 8x10, not a poster, keeps that quick), then nobody is left.
+      const fineArt = await create('GLOBAL-FAP-8x10')
+      const unavailable = await waitFor(
+        'ItemUnavailable',
+        async () => {
+          const order = await get(fineArt)
+          return order.status.details.allocateProductionLocation === 'Error' ? order : undefined
+        },
+        120_000, // seven rounds of allocation, print file and refusal: about half a minute on a quiet machine
+        250,
+      )
       assert.equal(unavailable.status.issues.at(-1).errorCode, 'order.items.ItemUnavailable')
       assert.equal(unavailable.status.issues.at(-1).objectId, unavailable.items[0].id)
       assert.deepEqual(unavailable.shipments, [])
