@@ -1,11 +1,17 @@
 // Pieces the benchmarks share: test photos, the vips command line, PostgreSQL reachability and the
 // docs/benchmarks.md block each benchmark rewrites.
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import sharp from 'sharp'
+import { type Database, PgliteDatabase, PostgresDatabase } from '../src/adapters/database.ts'
 import { PRINT_JPEG_QUALITY } from '../src/adapters/image-renderer.ts'
+import { migrate } from '../src/adapters/migrator.ts'
 
 export const BENCHMARKS_MD = join(import.meta.dirname, '..', 'docs', 'benchmarks.md')
 
@@ -64,6 +70,105 @@ export async function postgresReachable(url: string): Promise<boolean> {
     return true
   } catch {
     return false
+  }
+}
+
+/** A migrated, empty database for one benchmark run; `drop` closes it (and drops its schemas on PostgreSQL). */
+export interface BenchDatabase {
+  db: Database
+  /** The PostgreSQL URL for pg-boss's own pool; null with PGlite. */
+  databaseUrl: string | null
+  /** Schema of pg-boss's tables. */
+  jobSchema: string
+  drop(): Promise<void>
+}
+
+/** PGlite in memory, or a fresh schema (and one for pg-boss beside it) on the PostgreSQL server at `url`. */
+export async function openBenchDatabase(
+  kind: 'pglite' | 'postgres',
+  url: string,
+  options: { maxConnections?: number } = {},
+): Promise<BenchDatabase> {
+  if (kind === 'pglite') {
+    const db = await PgliteDatabase.open()
+    await migrate(db)
+    return { db, databaseUrl: null, jobSchema: 'pgboss', drop: () => db.close() }
+  }
+  const schema = `printroute_bench_${randomBytes(4).toString('hex')}`
+  const jobSchema = `${schema}_jobs`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}`)
+  } finally {
+    await admin.end()
+  }
+  const db = await PostgresDatabase.open(url, { searchPath: schema, maxConnections: options.maxConnections })
+  const drop = async () => {
+    await db.close()
+    const cleanup = new pg.Client({ connectionString: url })
+    await cleanup.connect()
+    try {
+      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await cleanup.query(`DROP SCHEMA IF EXISTS ${jobSchema} CASCADE`)
+    } finally {
+      await cleanup.end()
+    }
+  }
+  try {
+    await migrate(db)
+  } catch (error) {
+    await drop()
+    throw error
+  }
+  return { db, databaseUrl: url, jobSchema, drop }
+}
+
+/** The `q` quantile (0 to 1) of `values`, interpolated between neighbours; NaN for none. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const position = (sorted.length - 1) * q
+  const low = Math.floor(position)
+  const high = Math.ceil(position)
+  return item(sorted, low) + (item(sorted, high) - item(sorted, low)) * (position - low)
+}
+
+/** The machine a benchmark ran on: CPUs, memory, Node, and the load average (the machine is shared). */
+export function machineLine(): string {
+  const cpu = cpus()
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')
+  return `${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${process.platform}; load average ${load}`
+}
+
+export interface ImageServer {
+  base: string
+  requests: number
+  close(): Promise<void>
+}
+
+/** Serves each path of `files` (e.g. `/photos/a.jpg`) from memory on 127.0.0.1; the query string is ignored. */
+export async function startImageServer(files: Map<string, Buffer>): Promise<ImageServer> {
+  const state = { requests: 0 }
+  const server = createServer((request, response) => {
+    state.requests++
+    const body = files.get((request.url ?? '').split('?')[0] ?? '')
+    if (!body) {
+      response.writeHead(404).end('not found')
+      return
+    }
+    response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length }).end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    base: `http://127.0.0.1:${port}`,
+    get requests() {
+      return state.requests
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
   }
 }
 

@@ -24,27 +24,25 @@
 // (env): BENCH_ORDERS (12), BENCH_LAB_STEP_SECONDS (0), BENCH_TIMEOUT_SECONDS (per backend, 120),
 // BENCH_RENDER_IMAGES (4), BENCH_ROUNDS (3), DATABASE_URL.
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import pg from 'pg'
 import pino from 'pino'
 import sharp from 'sharp'
-import { type Database, PgliteDatabase, PostgresDatabase } from '../src/adapters/database.ts'
 import { createImageRenderer, DEFAULT_RENDER_CONCURRENCY } from '../src/adapters/image-renderer.ts'
-import { migrate } from '../src/adapters/migrator.ts'
 import { buildApplication } from '../src/app.ts'
 import type { OrderDocument } from '../src/domain/order.ts'
 import {
   BENCHMARKS_MD,
   cameraLikeJpeg,
   ensureVips,
+  type ImageServer,
   item,
+  openBenchDatabase,
   postgresReachable,
+  quantile,
+  startImageServer,
   VIPS_PROFILE_ARGS,
   VIPS_SAVE_OPTIONS,
   writeBenchmarksBlock,
@@ -105,47 +103,9 @@ const CASES: Case[] = [
 
 // ---- helpers ----
 
-function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  const position = (sorted.length - 1) * q
-  const low = Math.floor(position)
-  const high = Math.ceil(position)
-  return item(sorted, low) + (item(sorted, high) - item(sorted, low)) * (position - low)
-}
-
 const median = (values: readonly number[]) => quantile(values, 0.5)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
-
-interface ImageServer {
-  base: string
-  requests: number
-  close(): Promise<void>
-}
-
-/** Serves `/photos/<name>` from memory on 127.0.0.1 (the query string is ignored). */
-async function startImageServer(files: Map<string, Buffer>): Promise<ImageServer> {
-  const state = { requests: 0 }
-  const server = createServer((request, response) => {
-    state.requests++
-    const body = files.get((request.url ?? '').split('?')[0] ?? '')
-    if (!body) {
-      response.writeHead(404).end('not found')
-      return
-    }
-    response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length }).end(body)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    base: `http://127.0.0.1:${port}`,
-    get requests() {
-      return state.requests
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
 
 // ---- 1. orders through the whole pipeline ----
 
@@ -208,36 +168,16 @@ function orderBody(index: number, base: string): Record<string, unknown> {
 }
 
 async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Promise<PipelineResult> {
-  const schema = `printroute_bench_${randomBytes(4).toString('hex')}`
-  const jobSchema = kind === 'postgres' ? `${schema}_jobs` : 'pgboss'
-  let db: Database
-  let dropSchemas = async () => {}
-  if (kind === 'pglite') {
-    db = await PgliteDatabase.open()
-  } else {
-    const admin = new pg.Client({ connectionString: POSTGRES_URL })
-    await admin.connect()
-    await admin.query(`CREATE SCHEMA ${schema}`)
-    await admin.end()
-    db = await PostgresDatabase.open(POSTGRES_URL, { searchPath: schema })
-    dropSchemas = async () => {
-      const cleanup = new pg.Client({ connectionString: POSTGRES_URL })
-      await cleanup.connect()
-      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      await cleanup.query(`DROP SCHEMA IF EXISTS ${jobSchema} CASCADE`)
-      await cleanup.end()
-    }
-  }
+  const { db, databaseUrl, jobSchema, drop } = await openBenchDatabase(kind, POSTGRES_URL)
   const filesDir = await mkdtemp(join(tmpdir(), 'printroute-pipeline-bench-'))
   // Warnings and errors only (background job errors are logged, nothing else): collected for the report.
   const logged: string[] = []
   const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) })
   const problems: string[] = []
   try {
-    await migrate(db)
     const app = await buildApplication({
       db,
-      databaseUrl: kind === 'postgres' ? POSTGRES_URL : null,
+      databaseUrl,
       jobSchema,
       logger,
       filesDir,
@@ -390,8 +330,7 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
       await app.close()
     }
   } finally {
-    await db.close()
-    await dropSchemas()
+    await drop()
     await rm(filesDir, { recursive: true, force: true })
   }
 }
