@@ -65,6 +65,17 @@ export function jobIdFromKey(key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
 }
 
+/**
+ * Whether a job's start time is still ahead. One that is not is enqueued without it, due from the start of the
+ * enqueuing transaction: pg-boss wakes workers only for jobs due by then, and a time taken as "now" inside the
+ * transaction (a simulated lab step with `--sim-lab-step 0`, computed while the submission is applied) lies a
+ * moment after its start, so the job would wait for the next poll. Due at once either way; only the wake-up
+ * differs. Compared with the real time, which is the database's: a test's manual clock does not move jobs.
+ */
+function isLater(startAfter: Date | undefined): startAfter is Date {
+  return startAfter !== undefined && startAfter.getTime() > Date.now()
+}
+
 function asBossDatabase(tx: Queryable) {
   return { executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values ?? []) }) }
 }
@@ -142,7 +153,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
           list.map((job) => ({
             id: jobIdFromKey(job.key),
             data: job.data,
-            ...(job.startAfter ? { startAfter: job.startAfter } : {}),
+            ...(isLater(job.startAfter) ? { startAfter: job.startAfter } : {}),
           })),
           tx ? { db: asBossDatabase(tx) } : {},
         )
