@@ -1,6 +1,6 @@
 // W3C trace-context `traceparent`: 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>.
 // Every response carries one; a valid incoming header keeps its trace id (docs/wire-contract.md#transport).
-import { randomBytes } from 'node:crypto'
+import { randomHex } from './random-hex.ts'
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-[\da-f]{2}$/
 const ALL_ZERO_TRACE = '0'.repeat(32)
@@ -17,12 +17,12 @@ export function incomingTraceId(header: string | undefined): string | undefined 
 
 /** The trace id of a request: the caller's when its traceparent header is valid, else a fresh random one. */
 export function requestTraceId(incomingHeader?: string): string {
-  return incomingTraceId(incomingHeader) ?? randomBytes(16).toString('hex')
+  return incomingTraceId(incomingHeader) ?? randomHex(16)
 }
 
 /** A traceparent in trace `traceId` with a fresh span id. */
 export function traceparentFor(traceId: string): string {
-  return `00-${traceId}-${randomBytes(8).toString('hex')}-01`
+  return `00-${traceId}-${randomHex(8)}-01`
 }
 
 /** A traceparent for this request: the caller's trace id when given, a fresh span id always. */

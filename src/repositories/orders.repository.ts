@@ -1,10 +1,10 @@
 // SQL for orders. An order is one row: its API document plus the columns that filters and the pipeline
 // query. Only this module writes the row, so the columns can never drift from the document.
 
-import { randomBytes } from 'node:crypto'
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { NewOrderIds, OrderDocument } from '../domain/order.ts'
+import { randomHex } from '../domain/random-hex.ts'
 
 export interface OrderScope {
   accountId: number
@@ -28,7 +28,7 @@ export interface NewOrderIdPlaceholders {
 }
 
 export function newOrderIdPlaceholders(itemCount: number, assetCount: number): NewOrderIdPlaceholders {
-  const token = `@${randomBytes(12).toString('hex')}`
+  const token = `@${randomHex(12)}`
   return {
     token,
     ids: {
