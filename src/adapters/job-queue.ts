@@ -167,20 +167,27 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
           retryLimit: definition.retryLimit,
           expireInSeconds: definition.expireInSeconds,
         })
-        await boss.work(
-          name,
-          {
-            batchSize: 1,
-            localConcurrency: definition.concurrency,
-            pollingIntervalSeconds: workOptions.pollingIntervalSeconds,
-            // pg-boss relaxes polling to 30 s while notifications work; jobs due later (a retry's backoff, a
-            // simulated lab step) send theirs when inserted, not when due, so polling keeps its own pace.
-            notifyPollingIntervalSeconds: workOptions.pollingIntervalSeconds,
-          },
-          async (jobs) => {
-            for (const job of jobs) await definition.handler(job.data)
-          },
-        )
+        // One pg-boss worker per unit of concurrency, each fetching again at once after a job: pg-boss's worker
+        // otherwise waits out its polling interval after every job unless a wake-up came meanwhile, and wake-ups
+        // coalesce, so a backlog (50 orders created at once) drained at one job per worker per poll. An empty
+        // fetch ends the run; polling resumes.
+        for (let index = 0; index < definition.concurrency; index++) {
+          let workerId: string | undefined
+          workerId = await boss.work(
+            name,
+            {
+              batchSize: 1,
+              pollingIntervalSeconds: workOptions.pollingIntervalSeconds,
+              // pg-boss relaxes polling to 30 s while notifications work; jobs due later (a retry's backoff, a
+              // simulated lab step, a pause window) send no wake-up, so polling keeps its own pace.
+              notifyPollingIntervalSeconds: workOptions.pollingIntervalSeconds,
+            },
+            async (jobs) => {
+              for (const job of jobs) await definition.handler(job.data)
+              if (workerId) boss.notifyWorker(workerId)
+            },
+          )
+        }
       }
     },
 
