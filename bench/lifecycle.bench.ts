@@ -189,6 +189,12 @@ async function runBackend(kind: 'pglite' | 'postgres', images: ImageServer): Pro
       const atOnce = await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => create(`at-once-${index}`)))
       await untilComplete(atOnce, CONCURRENT_POLL_MS)
 
+      // A job's own record is completed just after its handler returns, so the last step of the last order can
+      // still be active when its GET already shows Complete.
+      const settleBy = performance.now() + 10_000
+      const unfinished = `SELECT count(*)::int AS count FROM ${jobSchema}.job WHERE state < 'completed' AND data->>'orderId' IS NOT NULL`
+      while ((await db.query<{ count: number }>(unfinished))[0]?.count && performance.now() < settleBy) await sleep(20)
+
       const jobs = (
         await db.query<Record<string, unknown>>(
           `SELECT data->>'orderId' AS order_id, name, state::text AS state, retry_count,
