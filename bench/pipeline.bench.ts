@@ -185,6 +185,8 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
       jobPollingSeconds: JOB_POLLING_SECONDS,
       allowPrivateUrls: true,
       pipeline: { simulatedLabStepSeconds: LAB_STEP_SECONDS, downloadRetryBaseSeconds: 1 },
+      // The bench's own polling (every order every 250 ms) would exceed the default per-key limit and stall it.
+      rateLimit: null,
     })
     try {
       const account = await app.services.accounts.createAccount({
