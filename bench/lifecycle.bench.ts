@@ -3,7 +3,7 @@
 // the run times pg-boss records for the order's jobs (completed_on - started_on). The ratio of the two is what
 // the hand-offs between the jobs cost (commit, wake-up, fetch), measured in one run on one machine.
 //
-// Each order is one GLOBAL-PHO-4x6 print (finish lustre) from a 600x400 JPEG served by a local HTTP server on
+// Each order is one GLOBAL-PHO-4x6 print (finish lustre) from a 1200x800 JPEG (200 dpi, the product's minimum) served by a local HTTP server on
 // 127.0.0.1. The application runs in this process with its job workers on, as `printroute serve` runs them
 // (the default job polling interval; workers woken on enqueue), and is driven through Fastify's inject.
 // 1. BENCH_ORDERS (30) orders one after another: create, then GET every POLL_MS until Complete, then the next.
@@ -43,7 +43,7 @@ const POLL_MS = 10
 /** GET interval for all orders in flight at once (one round of GETs, then this pause). */
 const CONCURRENT_POLL_MS = 50
 const TARGET = { p50: 0.5, p95: 1 }
-const PHOTO = { width: 600, height: 400 }
+const PHOTO = { width: 1200, height: 800 }
 const HEADING = '## Order lifecycle: `npm run bench:lifecycle`'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
