@@ -13,8 +13,11 @@ export type { JobName, JobRequest }
 /** A definition for every job an order change can cause (jobs/registry.ts builds it). */
 export type JobDefinitions = { readonly [N in JobName]: JobDefinition<JobPayloads[N]> }
 
-/** What a service needs of the queue: adding jobs in the transaction of the change that causes them. */
-export type JobEnqueuer = Pick<JobQueue, 'enqueue'>
+/**
+ * What a service needs of the queue: adding jobs in the transaction of the change that causes them, or the
+ * statement that adds them, to run inside a statement of its own.
+ */
+export type JobEnqueuer = Pick<JobQueue, 'enqueue' | 'insertStatement'>
 
 /** Workers prove they are alive this often (pg-boss's minimum is 10 s). */
 const HEARTBEAT_SECONDS = 10
@@ -34,6 +37,13 @@ export interface JobDefinition<Payload> {
 export interface JobQueue {
   /** Adds jobs in the caller's transaction (or on their own when `tx` is null). */
   enqueue(tx: Queryable | null, jobs: readonly JobRequest[]): Promise<void>
+  /**
+   * The one statement the queue would run to add `jobs` (all of one name), with its one parameter (the jobs as
+   * JSON text), for a caller that runs it inside a statement of its own: an order is created in one round trip,
+   * its start job included (create_order in the migrations). The statement is pg-boss's own, so the queue's
+   * tables stay pg-boss's business.
+   */
+  insertStatement(jobs: readonly JobRequest[]): Promise<{ text: string; parameter: string }>
   /** Starts working every job of the registry in this process. */
   work(registry: JobDefinitions, options: { pollingIntervalSeconds: number }): Promise<void>
   /** Registers a job that runs on a cron schedule (once across all processes). */
@@ -143,21 +153,36 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     await boss.insert(name, [])
   }
 
+  const toBossJobs = (list: readonly JobRequest[]) =>
+    list.map((job) => ({
+      id: jobIdFromKey(job.key),
+      data: job.data,
+      ...(isLater(job.startAfter) ? { startAfter: job.startAfter } : {}),
+    }))
+
   return {
     async enqueue(tx, jobs) {
       const byName = new Map<string, JobRequest[]>()
       for (const job of jobs) byName.set(job.name, [...(byName.get(job.name) ?? []), job])
       for (const [name, list] of byName) {
-        await boss.insert(
-          name,
-          list.map((job) => ({
-            id: jobIdFromKey(job.key),
-            data: job.data,
-            ...(isLater(job.startAfter) ? { startAfter: job.startAfter } : {}),
-          })),
-          tx ? { db: asBossDatabase(tx) } : {},
-        )
+        await boss.insert(name, toBossJobs(list), tx ? { db: asBossDatabase(tx) } : {})
       }
+    },
+
+    async insertStatement(jobs) {
+      const name = jobs[0]?.name
+      if (!name || jobs.some((job) => job.name !== name)) throw new Error('insertStatement takes jobs of one name')
+      // pg-boss's insert runs exactly one statement through the `db` it is given; this one records it instead.
+      let statement: { text: string; parameter: string } | undefined
+      const recorder = {
+        executeSql: async (text: string, values?: unknown[]) => {
+          statement = { text, parameter: String(values?.[0]) }
+          return { rows: [] }
+        },
+      }
+      await boss.insert(name, toBossJobs(jobs), { db: recorder })
+      if (!statement || statement.parameter === 'undefined') throw new Error('pg-boss ran no insert statement')
+      return statement
     },
 
     async work(registry, workOptions) {

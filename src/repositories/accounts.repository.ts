@@ -195,14 +195,6 @@ export async function updateCallbackUrl(
 }
 
 /** The scenario new Sandbox orders of the account get when they name none (docs/sandbox.md); null for none. */
-export async function readSandboxScenarioDefault(db: Queryable, accountId: number): Promise<string | null> {
-  const rows = await db.query<{ scenario: string | null }>(
-    `SELECT sandbox_scenario AS scenario FROM account_environments WHERE account_id = $1 AND environment = 'sandbox'`,
-    [accountId],
-  )
-  return rows[0]?.scenario ?? null
-}
-
 export async function updateSandboxScenarioDefault(
   db: Queryable,
   accountId: number,

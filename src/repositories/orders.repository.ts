@@ -20,7 +20,7 @@ export interface StoredOrder {
 
 /**
  * Placeholders for the IDs of a new order, to build its document before the database draws the IDs; the
- * random token makes them impossible to forge in merchant text (see insert_new_order in the migrations).
+ * random token makes them impossible to forge in merchant text (see create_order in the migrations).
  */
 export interface NewOrderIdPlaceholders {
   token: string
@@ -48,48 +48,86 @@ export interface NewOrderRow {
   placeholders: NewOrderIdPlaceholders
   /** The document's JSON text with the placeholders in place of its IDs. */
   documentTemplate: string
+  /** The quote the order uses (claimed by the same statement); null for none. */
+  quoteNumber: number | null
+  /**
+   * The Sandbox scenario the request named (null: named none); undefined when it named nothing, in which case a
+   * Sandbox order gets the account's default.
+   */
+  sandboxScenario: string | null | undefined
+  /**
+   * The job queue's statement that enqueues the order's start job, run by the same statement as the insert; its
+   * parameter may hold the order placeholder (`placeholders.ids.order`), which is replaced by the order's ID.
+   */
+  startJob: { text: string; parameter: string }
 }
 
+/** The order a quote is already used by, when a new order names a quote another order has claimed. */
+export class QuoteAlreadyClaimed extends Error {
+  readonly holderOrderNumber: number | null
+  constructor(holderOrderNumber: number | null) {
+    super(`quote already used by order ${holderOrderNumber}`)
+    this.holderOrderNumber = holderOrderNumber
+  }
+}
+
+/** SQLSTATE raised by create_order when the quote is taken (migrations/0012_create_order_statement.sql). */
+const QUOTE_ALREADY_CLAIMED = 'PRQ01'
+
 /**
- * Inserts a new order in one round trip, drawing its IDs. When the idempotency key is already taken in the
- * scope (also by a concurrent request), nothing is inserted and the existing order comes back instead.
+ * Creates an order in one statement, drawing its IDs: the insert, the quote claim, the Sandbox scenario and the
+ * start job commit together or not at all (create_order in the migrations). When the idempotency key is already
+ * taken in the scope (also by a concurrent request), nothing is written and the existing order comes back
+ * instead (`inserted: false`). Throws QuoteAlreadyClaimed when another order holds the quote.
  */
-export async function insertNewOrder(
+export async function createOrderRow(
   db: Queryable,
   scope: OrderScope,
   order: NewOrderRow,
-): Promise<StoredOrder & { inserted: boolean }> {
-  const rows = await db.query<{
+): Promise<StoredOrder & { inserted: boolean; sandboxScenario: string | null }> {
+  let rows: {
     result_order_number: number | string
     result_document: string
     result_on_hold_until: Date | null
     result_inserted: boolean
-  }>('SELECT * FROM insert_new_order($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
-    scope.accountId,
-    scope.environment,
-    order.idempotencyKey,
-    order.merchantReference,
-    order.stage,
-    order.createdAt,
-    order.onHoldUntil,
-    order.placeholders.token,
-    order.placeholders.ids.items.length,
-    order.placeholders.ids.assets.length,
-    order.documentTemplate,
-  ])
+    result_sandbox_scenario: string | null
+  }[]
+  try {
+    rows = await db.query(
+      'SELECT * FROM create_order($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)',
+      [
+        scope.accountId,
+        scope.environment,
+        order.idempotencyKey,
+        order.merchantReference,
+        order.stage,
+        order.createdAt,
+        order.onHoldUntil,
+        order.placeholders.token,
+        order.placeholders.ids.items.length,
+        order.placeholders.ids.assets.length,
+        order.documentTemplate,
+        order.quoteNumber,
+        order.sandboxScenario !== undefined,
+        order.sandboxScenario ?? null,
+        order.startJob.text,
+        order.startJob.parameter,
+      ],
+    )
+  } catch (error) {
+    const { code, detail } = error as { code?: string; detail?: string }
+    if (code === QUOTE_ALREADY_CLAIMED) throw new QuoteAlreadyClaimed(detail ? Number(detail) : null)
+    throw error
+  }
   const row = rows[0]
-  if (!row) throw new Error('insert_new_order returned no row')
+  if (!row) throw new Error('create_order returned no row')
   return {
     orderNumber: Number(row.result_order_number),
     documentJson: row.result_document,
     onHoldUntil: row.result_on_hold_until,
     inserted: row.result_inserted,
+    sandboxScenario: row.result_sandbox_scenario,
   }
-}
-
-/** Keeps the Sandbox scenario a new order was created with (in the transaction that inserted it). */
-export async function setOrderSandboxScenario(tx: Queryable, orderNumber: number, scenario: string): Promise<void> {
-  await tx.query('UPDATE orders SET sandbox_scenario = $2 WHERE id = $1', [orderNumber, scenario])
 }
 
 export function findOrder(db: Queryable, scope: OrderScope, orderNumber: number): Promise<StoredOrder | undefined> {

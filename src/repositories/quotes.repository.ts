@@ -94,16 +94,3 @@ export async function findQuoteOfOrder(db: Queryable, quoteNumber: number): Prom
   const rows = await db.query<QuoteRow>(`SELECT ${COLUMNS} FROM quotes WHERE id = $1`, [quoteNumber])
   return rows[0] && toStoredQuote(rows[0])
 }
-
-/**
- * Marks the quote used by the order, unless another order used it first (also concurrently: the row is updated
- * only while unused). Returns the id of the order that holds it after the call.
- */
-export async function claimQuote(db: Queryable, quoteNumber: number, orderNumber: number): Promise<string | null> {
-  await db.query('UPDATE quotes SET order_id = $2 WHERE id = $1 AND order_id IS NULL', [quoteNumber, orderNumber])
-  const rows = await db.query<{ order_id: number | string | null }>('SELECT order_id FROM quotes WHERE id = $1', [
-    quoteNumber,
-  ])
-  const holder = rows[0]?.order_id
-  return holder === null || holder === undefined ? null : formatId('ord', Number(holder))
-}

@@ -1,5 +1,5 @@
-// Orders: create (validated against the catalogue, idempotent), get and list. Every write happens in one
-// transaction; from the pipeline issue on, the same transaction enqueues the jobs the change causes.
+// Orders: create (validated against the catalogue, idempotent), get and list. An order is created by one
+// statement that also enqueues the job starting its fulfilment (repositories/orders.repository.ts).
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
@@ -31,20 +31,19 @@ import {
   scenarioProblem,
 } from '../domain/sandbox-scenarios.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
-import { readSandboxScenarioDefault } from '../repositories/accounts.repository.ts'
 import {
+  createOrderRow,
   findOrder,
   findOrderByIdempotencyKey,
-  insertNewOrder,
   listOrders,
   newOrderIdPlaceholders,
   type OrderListFilter,
   type OrderScope,
+  QuoteAlreadyClaimed,
   type StoredOrder,
-  setOrderSandboxScenario,
 } from '../repositories/orders.repository.ts'
 import { readOrder } from '../repositories/pipeline.repository.ts'
-import { claimQuote, findQuote } from '../repositories/quotes.repository.ts'
+import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
 import { allocateOrderItems } from './order-allocation.ts'
@@ -358,9 +357,14 @@ export function createOrdersService(deps: {
       const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
       const onHoldUntil =
         caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
-      // The order and the job that starts its fulfilment (now, or when the pause window ends) commit together.
-      const stored = await db.transaction(async (tx) => {
-        const inserted = await insertNewOrder(tx, scope, {
+      // The order, its quote claim, its scenario and the job that starts its fulfilment (now, or when the pause
+      // window ends) are written by one statement: they commit together, in one round trip. The job's payload
+      // names the order by its placeholder, replaced with the drawn ID; so does its key, whose random token
+      // makes the job's id unique to this order (it is enqueued once, by the statement that creates the order).
+      const startJob = await jobs.insertStatement([startOrderJob(placeholders.ids.order, onHoldUntil, traceId)])
+      let stored: Awaited<ReturnType<typeof createOrderRow>>
+      try {
+        stored = await createOrderRow(db, scope, {
           idempotencyKey: newOrder.idempotencyKey,
           merchantReference: newOrder.merchantReference,
           stage: document.status.stage,
@@ -368,24 +372,18 @@ export function createOrdersService(deps: {
           onHoldUntil,
           placeholders,
           documentTemplate: JSON.stringify(document),
+          quoteNumber: quote ? (parseId('quo', quote.id) as number) : null,
+          sandboxScenario: requested,
+          startJob,
         })
-        if (!inserted.inserted) return { ...inserted, scenario: null }
-        if (quote) {
-          // Another order may have taken the quote since it was checked: then this one is not created.
-          const holder = await claimQuote(tx, parseId('quo', quote.id) as number, inserted.orderNumber)
-          if (holder !== formatId('ord', inserted.orderNumber)) throw quoteAlreadyUsed(quote.id, holder)
+      } catch (error) {
+        // Another order took the quote since it was checked: this one is not created.
+        if (error instanceof QuoteAlreadyClaimed && quote) {
+          const holder = error.holderOrderNumber === null ? null : formatId('ord', error.holderOrderNumber)
+          throw quoteAlreadyUsed(quote.id, holder)
         }
-        // Resolved once: a later change of the account's default does not reach this order.
-        const scenario =
-          requested !== undefined
-            ? requested
-            : caller.environment === 'sandbox'
-              ? (parseSandboxScenario(await readSandboxScenarioDefault(tx, caller.accountId)) ?? null)
-              : null
-        if (scenario) await setOrderSandboxScenario(tx, inserted.orderNumber, scenario)
-        await jobs.enqueue(tx, [startOrderJob(formatId('ord', inserted.orderNumber), onHoldUntil, traceId)])
-        return { ...inserted, scenario }
-      })
+        throw error
+      }
       if (!stored.inserted) return existingOrderResult(stored, now)
       const orderId = formatId('ord', stored.orderNumber)
       metrics.orderCreated(caller.environment)
@@ -397,7 +395,7 @@ export function createOrdersService(deps: {
           environment: caller.environment,
           items: newOrder.items.length,
           onHoldUntil: onHoldUntil?.toISOString() ?? null,
-          ...(stored.scenario ? { sandboxScenario: stored.scenario } : {}),
+          ...(stored.sandboxScenario ? { sandboxScenario: stored.sandboxScenario } : {}),
         },
         `order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}`,
       )

@@ -1,18 +1,22 @@
 // The orders repository on every configured backend (PGlite always, PostgreSQL when
-// PRINTROUTE_TEST_DATABASE_URL is set): the one-round-trip insert, idempotency, reads and list filters.
+// PRINTROUTE_TEST_DATABASE_URL is set): the one-statement create (IDs, quote claim, Sandbox scenario, start job),
+// idempotency, reads and list filters.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { buildNewOrderDocument, type NewOrder } from '../../src/domain/order.ts'
-import { insertAccount } from '../../src/repositories/accounts.repository.ts'
+import { insertAccount, updateSandboxScenarioDefault } from '../../src/repositories/accounts.repository.ts'
 import {
+  createOrderRow,
   findOrder,
   findOrderByIdempotencyKey,
-  insertNewOrder,
   listOrders,
+  type NewOrderRow,
   newOrderIdPlaceholders,
   type OrderListFilter,
   type OrderScope,
+  QuoteAlreadyClaimed,
 } from '../../src/repositories/orders.repository.ts'
+import { findQuote, insertQuotes } from '../../src/repositories/quotes.repository.ts'
 import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
 
 function newOrder(overrides: Partial<NewOrder> = {}): NewOrder {
@@ -52,19 +56,24 @@ function newOrder(overrides: Partial<NewOrder> = {}): NewOrder {
   }
 }
 
+// The start job's statement, standing in for the job queue's: it records the parameter it was run with, so a
+// test sees whether it ran, and with the order's ID filled in for the placeholder.
+const RECORD_START_JOB = 'INSERT INTO test_start_jobs (parameter) VALUES ($1)'
+
 function insert(
   db: TestDatabase['db'],
   scope: OrderScope,
   order: NewOrder,
   createdAt: Date,
   onHoldUntil: Date | null = null,
+  more: Partial<Pick<NewOrderRow, 'quoteNumber' | 'sandboxScenario'>> = {},
 ) {
   const placeholders = newOrderIdPlaceholders(
     order.items.length,
     order.items.reduce((n, i) => n + i.assets.length, 0),
   )
   const document = buildNewOrderDocument(order, placeholders.ids, createdAt)
-  return insertNewOrder(db, scope, {
+  return createOrderRow(db, scope, {
     idempotencyKey: order.idempotencyKey,
     merchantReference: order.merchantReference,
     stage: 'InProgress',
@@ -72,7 +81,27 @@ function insert(
     onHoldUntil,
     placeholders,
     documentTemplate: JSON.stringify(document),
+    quoteNumber: null,
+    sandboxScenario: undefined,
+    startJob: { text: RECORD_START_JOB, parameter: JSON.stringify({ orderId: placeholders.ids.order }) },
+    ...more,
   })
+}
+
+async function startJobsOf(db: TestDatabase['db'], orderNumber: number): Promise<number> {
+  const rows = await db.query<{ count: string | number }>(
+    'SELECT count(*) AS count FROM test_start_jobs WHERE parameter = $1',
+    [JSON.stringify({ orderId: `ord_${orderNumber}` })],
+  )
+  return Number(rows[0]?.count)
+}
+
+async function scenarioOf(db: TestDatabase['db'], orderNumber: number): Promise<string | null | undefined> {
+  const rows = await db.query<{ scenario: string | null }>(
+    'SELECT sandbox_scenario AS scenario FROM orders WHERE id = $1',
+    [orderNumber],
+  )
+  return rows[0]?.scenario
 }
 
 const baseFilter: OrderListFilter = {
@@ -114,6 +143,7 @@ for (const kind of testDatabaseKinds()) {
       })
       scope = { accountId: account.id, environment: 'sandbox' }
       otherScope = { accountId: other.id, environment: 'sandbox' }
+      await database.db.exec('CREATE TABLE test_start_jobs (parameter text NOT NULL)')
     })
     after(() => database.close())
 
@@ -147,6 +177,98 @@ for (const kind of testDatabaseKinds()) {
       assert.doesNotMatch(first.documentJson, /@[0-9a-f]{24}/, 'no placeholder left behind')
     })
 
+    test('the start job statement runs once, in the same statement, with the order ID filled in', async () => {
+      const stored = await insert(database.db, scope, newOrder(), t0)
+      assert.equal(await startJobsOf(database.db, stored.orderNumber), 1)
+    })
+
+    test('a failing start job statement leaves no order behind', async () => {
+      const before = await database.db.query<{ last: string | number | null }>('SELECT max(id) AS last FROM orders')
+      const placeholders = newOrderIdPlaceholders(1, 1)
+      await assert.rejects(
+        createOrderRow(database.db, scope, {
+          idempotencyKey: 'fails-to-enqueue',
+          merchantReference: null,
+          stage: 'InProgress',
+          createdAt: t0,
+          onHoldUntil: null,
+          placeholders,
+          documentTemplate: JSON.stringify(buildNewOrderDocument(newOrder(), placeholders.ids, t0)),
+          quoteNumber: null,
+          sandboxScenario: undefined,
+          startJob: { text: 'INSERT INTO no_such_table VALUES ($1)', parameter: '{}' },
+        }),
+      )
+      assert.equal(await findOrderByIdempotencyKey(database.db, scope, 'fails-to-enqueue'), undefined)
+      const afterwards = await database.db.query<{ last: string | number | null }>('SELECT max(id) AS last FROM orders')
+      assert.equal(afterwards[0]?.last, before[0]?.last)
+    })
+
+    test('a Sandbox order gets the scenario it names, else the account default; Live gets none', async () => {
+      const account = await insertAccount(database.db, {
+        name: 'scenarios',
+        billingCurrency: 'GBP',
+        pauseWindowSeconds: 0,
+        callbackUrls: { sandbox: null, live: null },
+        createdAt: t0,
+      })
+      const sandbox: OrderScope = { accountId: account.id, environment: 'sandbox' }
+      const plain = await insert(database.db, sandbox, newOrder(), t0)
+      assert.equal(plain.sandboxScenario, null)
+      assert.equal(await scenarioOf(database.db, plain.orderNumber), null)
+      await updateSandboxScenarioDefault(database.db, account.id, 'labRejects')
+      const byDefault = await insert(database.db, sandbox, newOrder(), t0)
+      assert.equal(byDefault.sandboxScenario, 'labRejects')
+      assert.equal(await scenarioOf(database.db, byDefault.orderNumber), 'labRejects')
+      const named = await insert(database.db, sandbox, newOrder(), t0, null, { sandboxScenario: 'outOfStock' })
+      assert.equal(await scenarioOf(database.db, named.orderNumber), 'outOfStock')
+      const namedNone = await insert(database.db, sandbox, newOrder(), t0, null, { sandboxScenario: null })
+      assert.equal(await scenarioOf(database.db, namedNone.orderNumber), null, 'naming none beats the default')
+      const live = await insert(database.db, { ...sandbox, environment: 'live' }, newOrder(), t0)
+      assert.equal(await scenarioOf(database.db, live.orderNumber), null, 'Live ignores the default')
+    })
+
+    test('an order claims its quote; a second order naming it is not created', async () => {
+      const [quoteId] = await insertQuotes(
+        database.db,
+        scope,
+        [
+          {
+            shippingMethod: 'Standard',
+            destinationCountryCode: 'GB',
+            currency: 'GBP',
+            items: [],
+            shipments: [],
+            routing: {
+              basis: 'Quote',
+              at: t0.toISOString(),
+              shippingMethod: 'Standard',
+              items: [],
+              chosenPlan: null,
+              bestUnsplitPlan: null,
+              splitSaving: null,
+              unavailableItemIds: [],
+            },
+          },
+        ],
+        { createdAt: t0, expiresAt: new Date(t0.getTime() + 3_600_000) },
+      )
+      const quoteNumber = Number(quoteId?.split('_')[1])
+      const first = await insert(database.db, scope, newOrder(), t0, null, { quoteNumber })
+      assert.equal((await findQuote(database.db, scope, quoteNumber))?.usedByOrderId, `ord_${first.orderNumber}`)
+      const rejected = await insert(database.db, scope, newOrder({ idempotencyKey: 'second-on-quote' }), t0, null, {
+        quoteNumber,
+      }).catch((error: unknown) => error)
+      assert.ok(rejected instanceof QuoteAlreadyClaimed, String(rejected))
+      assert.equal(rejected.holderOrderNumber, first.orderNumber)
+      assert.equal(await findOrderByIdempotencyKey(database.db, scope, 'second-on-quote'), undefined)
+      const jobs = await database.db.query<{ count: string | number }>(
+        'SELECT count(*) AS count FROM test_start_jobs WHERE parameter NOT LIKE $1',
+        ['%ord_%'],
+      )
+      assert.equal(Number(jobs[0]?.count), 0, 'no job with a placeholder left')
+    })
+
     test('merchant text that looks like a placeholder is stored untouched', async () => {
       const { token } = newOrderIdPlaceholders(0, 0)
       const sneaky = `${token}:order ori_@000000000000000000000000:item:1`
@@ -168,6 +290,7 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(again.inserted, false)
       assert.equal(again.orderNumber, first.orderNumber)
       assert.equal(again.documentJson, first.documentJson)
+      assert.equal(await startJobsOf(database.db, first.orderNumber), 1, 'the retry enqueued no second start job')
       const elsewhere = await insert(database.db, otherScope, keyed, t0)
       assert.equal(elsewhere.inserted, true, 'keys are scoped to the account')
       const live = await insert(database.db, { ...scope, environment: 'live' }, keyed, t0)
