@@ -316,6 +316,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     connectionString: options.databaseUrl,
     schema: options.jobSchema ?? 'pgboss',
     queues: QUEUE_NAMES,
+    runsWorkers: options.workers,
     onError: logError,
   })
   const signingSecret = await getOrCreateSetting(options.db, 'file-signing-secret', newSigningSecret())
