@@ -1875,7 +1875,10 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
+                "x-sandbox-scenario"?: string;
+            };
             path?: never;
             cookie?: never;
         };

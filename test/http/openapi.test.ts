@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { parse as parseYaml } from 'yaml'
+import { SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
 import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 
 type Json = Record<string, any>
@@ -83,6 +84,15 @@ describe('OpenAPI document', () => {
             `${where}: no 4xx answer`,
           )
         }
+      })
+
+      test('create order declares the optional X-Sandbox-Scenario header, naming every scenario', () => {
+        const parameters = documents[environment].paths['/v4.0/orders'].post.parameters as Json[]
+        const header = parameters.find((parameter) => parameter.in === 'header')
+        assert.equal(header?.name, 'x-sandbox-scenario')
+        assert.equal(header?.required, false)
+        assert.equal(header?.schema.type, 'string')
+        for (const scenario of SANDBOX_SCENARIOS) assert.ok(header?.description.includes(scenario), scenario)
       })
 
       test('only the public API is documented: no dashboard, files, samples, payment pages or probes', () => {

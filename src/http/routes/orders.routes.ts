@@ -10,6 +10,7 @@ import type { OrdersService } from '../../services/orders.service.ts'
 import { nextPageUrl } from '../paging.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
+  CreateOrderHeadersSchema,
   CreateOrderRequestSchema,
   CreateOrderResponseSchema,
   ListOrdersQuerySchema,
@@ -67,6 +68,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
           'order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). ' +
           'Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test ' +
           'scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.',
+        headers: CreateOrderHeadersSchema,
         body: CreateOrderRequestSchema,
         response: { 200: CreateOrderResponseSchema, ...errorResponses },
       },

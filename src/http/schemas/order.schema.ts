@@ -10,6 +10,7 @@ import {
   SHIPMENT_STATUSES,
   STAGES,
 } from '../../domain/order.ts'
+import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import { MAX_URL_LENGTH } from '../../domain/urls.ts'
 import {
@@ -124,6 +125,20 @@ const BrandingRequestSchema = Type.Object(
 
 export const MetadataSchema = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Any JSON object, at most 2,000 characters serialised.',
+})
+
+/**
+ * The create-order request's own header, declared so the OpenAPI document (and the SDK made from it) shows it. Any
+ * string passes the schema: an unknown scenario is answered by the orders service, with the valid names.
+ */
+export const CreateOrderHeadersSchema = Type.Object({
+  [SANDBOX_SCENARIO_HEADER.toLowerCase()]: Type.Optional(
+    Type.String({
+      description:
+        `Sandbox only: the test scenario the order takes (docs/sandbox.md), one of ${SANDBOX_SCENARIOS.join(', ')}; ` +
+        'wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header.',
+    }),
+  ),
 })
 
 export const CreateOrderRequestSchema = named(
