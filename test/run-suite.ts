@@ -133,6 +133,8 @@ if (requested.length > 0) {
 }
 
 const events = run({ files: processes, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS })
+// Each reporter composed onto the stream adds listeners of its own; three of them pass Node's default warning mark.
+events.setMaxListeners(32)
 events.on('test:fail', () => {
   process.exitCode = 1
 })
