@@ -29,8 +29,8 @@ import { spec } from 'node:test/reporters'
 import fileTimingReporter from './support/file-timing.reporter.ts'
 
 const ROOT = join(import.meta.dirname, '..')
-/** Processes at once. */
-const CONCURRENCY = 4
+/** Processes at once (PRINTROUTE_TEST_CONCURRENCY overrides it, to measure another setting). */
+const CONCURRENCY = Number(process.env.PRINTROUTE_TEST_CONCURRENCY) || 4
 /** Processes the sharded files share. */
 const SHARDS = 8
 /** Per test (as --test-timeout): the longest tests wait minutes on spawned processes. */
