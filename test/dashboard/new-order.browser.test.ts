@@ -112,6 +112,11 @@ for (const kind of testDatabaseKinds()) {
       await sandbox.getByRole('button', { name: 'Advance' }).waitFor({ timeout: 30_000 })
       await assertAccessible(page, 'order page with advance')
       await sandbox.getByLabel('Advance').selectOption('Complete')
+      // The page refreshes itself while the order is in progress; the chosen target survives a refresh.
+      await page.evaluate(
+        "new Promise((resolve) => document.body.addEventListener('htmx:afterSettle', resolve, { once: true }))",
+      )
+      assert.equal(await sandbox.getByLabel('Advance').inputValue(), 'Complete')
       await sandbox.getByRole('button', { name: 'Advance' }).click()
       await page.getByRole('status').getByText(`Order ${orderId} is advanced to Complete.`).waitFor()
       assert.equal(await page.locator('.page-head .badge').first().innerText(), 'Complete')

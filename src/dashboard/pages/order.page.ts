@@ -362,7 +362,11 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
   }
 }
 
-/** The Sandbox part of the order page: the order's scenario, and the Advance form while the order can move. */
+/**
+ * The Sandbox part of the order page: the order's scenario, and the Advance form while the order can move. The
+ * page refreshes itself every few seconds while the order is in progress (a manual order waiting with its lab
+ * is); `hx-preserve` keeps the target the user chose across those refreshes instead of resetting it.
+ */
 function sandboxSection(orderId: string, facts: SandboxOrder, csrfToken: string): Html {
   const scenario = facts.scenario
     ? html`<p>Scenario: <strong data-scenario>${facts.scenario}</strong></p>`
@@ -371,7 +375,7 @@ function sandboxSection(orderId: string, facts: SandboxOrder, csrfToken: string)
     facts.cannotAdvance === null
       ? html`<form method="post" action="${orderPath(orderId, '/advance')}" >${csrfField(csrfToken)}
 <label for="advance-to">Advance</label>
-<select id="advance-to" name="to"><option value="">one lab step</option>${ADVANCE_TARGETS.map((target) => html`<option value="${target}">to ${target}</option>`)}</select>
+<select id="advance-to" name="to" hx-preserve><option value="">one lab step</option>${ADVANCE_TARGETS.map((target) => html`<option value="${target}">to ${target}</option>`)}</select>
 <button type="submit">Advance</button></form>
 <p class="muted small">Runs the simulated labs' next steps now, with their callbacks; authorises a payment the scenario holds.</p>`
       : html`<p class="muted small" id="cannot-advance">Advance: ${facts.cannotAdvance}.</p>`
