@@ -125,22 +125,20 @@ for (const kind of testDatabaseKinds()) {
     let otherScope: OrderScope
     const t0 = new Date('2026-03-01T09:00:00.000Z')
 
+    /** A new account with no pause window and no callback URLs. */
+    const newAccount = (name: string) =>
+      insertAccount(database.db, {
+        name,
+        billingCurrency: 'GBP',
+        pauseWindowSeconds: 0,
+        callbackUrls: { sandbox: null, live: null },
+        createdAt: t0,
+      })
+
     before(async () => {
       database = await openTestDatabase(kind, { maxConnections: 20 })
-      const account = await insertAccount(database.db, {
-        name: 'a',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrls: { sandbox: null, live: null },
-        createdAt: t0,
-      })
-      const other = await insertAccount(database.db, {
-        name: 'b',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrls: { sandbox: null, live: null },
-        createdAt: t0,
-      })
+      const account = await newAccount('a')
+      const other = await newAccount('b')
       scope = { accountId: account.id, environment: 'sandbox' }
       otherScope = { accountId: other.id, environment: 'sandbox' }
       await database.db.exec('CREATE TABLE test_start_jobs (parameter text NOT NULL)')
@@ -205,13 +203,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a Sandbox order gets the scenario it names, else the account default; Live gets none', async () => {
-      const account = await insertAccount(database.db, {
-        name: 'scenarios',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrls: { sandbox: null, live: null },
-        createdAt: t0,
-      })
+      const account = await newAccount('scenarios')
       const sandbox: OrderScope = { accountId: account.id, environment: 'sandbox' }
       const plain = await insert(database.db, sandbox, newOrder(), t0)
       assert.equal(plain.sandboxScenario, null)
@@ -321,13 +313,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('listing filters, pages newest first and hides orders on hold', async () => {
-      const lister = await insertAccount(database.db, {
-        name: 'c',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrls: { sandbox: null, live: null },
-        createdAt: t0,
-      })
+      const lister = await newAccount('c')
       const listScope: OrderScope = { accountId: lister.id, environment: 'live' }
       const created: number[] = []
       for (let index = 0; index < 5; index++) {
