@@ -9,6 +9,7 @@ import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { PipelineService } from '../services/pipeline.service.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
+import type { QuotesService } from '../services/quotes.service.ts'
 
 /** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
 export const SCHEDULED_JOBS = {
@@ -20,6 +21,8 @@ export const SCHEDULED_JOBS = {
   'expire-callback-history': '37 3 * * *',
   /** Hourly: deletes product previews and mockups past their 24 hours (docs/api.md#previews). */
   'expire-previews': '47 * * * *',
+  /** Daily at 03:57 UTC: deletes unused quotes 30 days after they expired (docs/api.md#price-locked-quotes). */
+  'expire-quotes': '57 3 * * *',
 } as const
 export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
@@ -34,6 +37,7 @@ export interface JobServices {
   callbacks: CallbacksService
   simulatedLabs: SimulatedLabs
   previews: PreviewsService
+  quotes: Pick<QuotesService, 'expireQuotes'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -97,7 +101,7 @@ export function buildScheduledJobRegistry(
   services: JobServices,
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
-  const { pipeline, callbacks, previews } = services
+  const { pipeline, callbacks, previews, quotes } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -137,6 +141,15 @@ export function buildScheduledJobRegistry(
       concurrency: 1,
       // The next run, an hour later, is the retry.
       retryLimit: 0,
+      expireInSeconds: 600,
+    },
+    'expire-quotes': {
+      handler: async () => {
+        const deleted = await quotes.expireQuotes()
+        if (deleted > 0) report({ deleted }, 'deleted unused quotes 30 days past their expiry')
+      },
+      concurrency: 1,
+      retryLimit: 3,
       expireInSeconds: 600,
     },
   }

@@ -94,3 +94,15 @@ export async function findQuoteOfOrder(db: Queryable, quoteNumber: number): Prom
   const rows = await db.query<QuoteRow>(`SELECT ${COLUMNS} FROM quotes WHERE id = $1`, [quoteNumber])
   return rows[0] && toStoredQuote(rows[0])
 }
+
+/**
+ * Deletes the quotes no order used that expired before `expiredBefore` (all accounts); returns how many. A quote an
+ * order holds is kept with the order.
+ */
+export async function deleteExpiredUnusedQuotes(db: Queryable, expiredBefore: Date): Promise<number> {
+  const rows = await db.query<{ id: number | string }>(
+    'DELETE FROM quotes WHERE order_id IS NULL AND expires_at < $1 RETURNING id',
+    [expiredBefore],
+  )
+  return rows.length
+}

@@ -24,7 +24,7 @@ import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
 import type { QuoteLock } from '../domain/quote-lock.ts'
 import { type RoutingRound, routingRound } from '../domain/routing.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
-import { findQuote, insertQuotes } from '../repositories/quotes.repository.ts'
+import { deleteExpiredUnusedQuotes, findQuote, insertQuotes } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 
 /** A quote request as the schema lets it through (the shipping method already in canonical spelling). */
@@ -90,6 +90,13 @@ export interface QuoteResult<Q = PricedQuote> {
 
 /** Quotes are kept 7 days unless configured otherwise (`--quote-lifetime`). */
 export const DEFAULT_QUOTE_LIFETIME_SECONDS = 7 * 86_400
+
+/**
+ * How long an unused quote is kept after its `expiresAt`: meanwhile an order naming it is told QuoteExpired and
+ * its routing can still be read; then the expire-quotes job deletes it (QuoteNotFound, 404). A quote an order
+ * used is kept with the order.
+ */
+export const EXPIRED_QUOTE_RETENTION_SECONDS = 30 * 86_400
 
 /** GET /quotes/{id}/routing: the routing behind a stored quote, as worked out when it was made. */
 export interface QuoteRouting {
@@ -353,6 +360,12 @@ export function createQuotesService(deps: QuotesDeps) {
         currency: quote.currency,
         allocations: [quote.routing],
       }
+    },
+
+    /** Deletes the unused quotes of every account that expired over EXPIRED_QUOTE_RETENTION_SECONDS ago. */
+    async expireQuotes(): Promise<number> {
+      const { db, clock } = storage()
+      return deleteExpiredUnusedQuotes(db, new Date(clock.now().getTime() - EXPIRED_QUOTE_RETENTION_SECONDS * 1000))
     },
   }
 }

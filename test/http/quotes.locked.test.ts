@@ -127,6 +127,31 @@ for (const kind of testDatabaseKinds()) {
         { code: 'QuoteExpired', providedValue: quote.id, comparisonValue: quote.expiresAt },
       ])
     })
+
+    test('unused quotes are deleted 30 days after they expire; a quote an order used is kept', async () => {
+      const [used] = (await quoteOf(t, quoteRequest())).quotes
+      assert.equal((await createOrder(t, sampleOrder({ quoteId: used.id }))).statusCode, 200)
+      const [unused] = (await quoteOf(t, quoteRequest())).quotes
+      const routing = (quoteId: string) => t.sandbox({ method: 'GET', url: `/v4.0/quotes/${quoteId}/routing` })
+      // Expired, but within the 30 days: kept, so an order naming it is still told QuoteExpired.
+      t.clock.advanceSeconds(SEVEN_DAYS_MS / 1000 + 29 * 86_400)
+      await t.app.services.quotes.expireQuotes()
+      assert.equal((await routing(unused.id)).statusCode, 200)
+      assert.equal(
+        failuresOf(await createOrder(t, sampleOrder({ quoteId: unused.id }))).quoteId?.[0]?.code,
+        'QuoteExpired',
+      )
+      t.clock.advanceSeconds(2 * 86_400)
+      const [fresh] = (await quoteOf(t, quoteRequest())).quotes
+      assert.ok((await t.app.services.quotes.expireQuotes()) >= 1)
+      assert.equal((await routing(unused.id)).statusCode, 404)
+      assert.equal(
+        failuresOf(await createOrder(t, sampleOrder({ quoteId: unused.id }))).quoteId?.[0]?.code,
+        'QuoteNotFound',
+      )
+      assert.equal((await routing(used.id)).statusCode, 200, 'the used quote stays with its order')
+      assert.equal((await routing(fresh.id)).statusCode, 200, 'a quote not yet expired stays')
+    })
   })
 
   describe(`a locked price survives a catalogue price change (${kind})`, () => {
