@@ -2,16 +2,18 @@
 // docs/benchmarks.md block each benchmark rewrites.
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { cpus, loadavg, totalmem } from 'node:os'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import pino from 'pino'
 import sharp from 'sharp'
 import { type Database, PgliteDatabase, PostgresDatabase } from '../src/adapters/database.ts'
 import { PRINT_JPEG_QUALITY } from '../src/adapters/image-renderer.ts'
 import { migrate } from '../src/adapters/migrator.ts'
+import { type Application, type ApplicationOptions, buildApplication } from '../src/app.ts'
 
 export const BENCHMARKS_MD = join(import.meta.dirname, '..', 'docs', 'benchmarks.md')
 
@@ -81,6 +83,73 @@ export interface BenchDatabase {
   /** Schema of pg-boss's tables. */
   jobSchema: string
   drop(): Promise<void>
+}
+
+/** What a pipeline benchmark drives: the application, its database and a Sandbox key. */
+export interface BenchApplication {
+  app: Application
+  db: Database
+  /** Schema of pg-boss's tables, for reading the job records. */
+  jobSchema: string
+  /** The Sandbox key of a new account. */
+  sandboxKey: string
+  /** A line for each warning or error the application logged so far, `<kind>: logged: ...`, for the report. */
+  loggedProblems(): string[]
+}
+
+/**
+ * Runs `measure` on the application built as the tests build it, on a fresh bench database of `kind`: job
+ * workers on, loopback image URLs allowed and no rate limit (a benchmark's polling would exceed any per-key
+ * limit, and what is measured is the pipeline). Warnings and errors the application logs are collected for the
+ * report (`loggedProblems`). Closes the application and drops the database and its files afterwards.
+ */
+export async function withBenchApplication<T>(
+  kind: 'pglite' | 'postgres',
+  url: string,
+  settings: Pick<ApplicationOptions, 'jobPollingSeconds' | 'pipeline'>,
+  measure: (bench: BenchApplication) => Promise<T>,
+): Promise<T> {
+  const { db, databaseUrl, jobSchema, drop } = await openBenchDatabase(kind, url)
+  const filesDir = await mkdtemp(join(tmpdir(), 'printroute-bench-files-'))
+  const logged: string[] = []
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) })
+  try {
+    const app = await buildApplication({
+      db,
+      databaseUrl,
+      jobSchema,
+      logger,
+      filesDir,
+      workers: true,
+      allowPrivateUrls: true,
+      rateLimit: null,
+      ...settings,
+    })
+    try {
+      const account = await app.services.accounts.createAccount({
+        name: 'bench',
+        billingCurrency: 'GBP',
+        pauseWindowSeconds: 0,
+        callbackUrl: null,
+      })
+      return await measure({
+        app,
+        db,
+        jobSchema,
+        sandboxKey: account.keys.sandbox.key,
+        loggedProblems: () =>
+          logged.map((line) => {
+            const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } }
+            return `${kind}: logged: ${entry.msg ?? ''}${entry.err?.message ? `: ${entry.err.message}` : ''}`
+          }),
+      })
+    } finally {
+      await app.close()
+    }
+  } finally {
+    await drop()
+    await rm(filesDir, { recursive: true, force: true })
+  }
 }
 
 /** PGlite in memory, or a fresh schema (and one for pg-boss beside it) on the PostgreSQL server at `url`. */

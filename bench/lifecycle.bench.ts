@@ -1,34 +1,13 @@
-// npm run bench:lifecycle — how long a small Sandbox order takes from create to the GET that shows it Complete
-// when the simulated labs do not wait (`--sim-lab-step 0`), next to its baseline: the work itself, the sum of
-// the run times pg-boss records for the order's jobs (completed_on - started_on). The ratio of the two is what
-// the hand-offs between the jobs cost (commit, wake-up, fetch), measured in one run on one machine.
-//
-// Each order is one GLOBAL-PHO-4x6 print (finish lustre) from a 1200x800 JPEG (200 dpi, the product's minimum) served by a local HTTP server on
-// 127.0.0.1. The application runs in this process with its job workers on, as `printroute serve` runs them
-// (the default job polling interval; workers woken on enqueue), and is driven through Fastify's inject.
-// 1. BENCH_ORDERS (30) orders one after another: create, then GET every POLL_MS until Complete, then the next.
-// 2. BENCH_CONCURRENT (50) orders created at once, all polled every CONCURRENT_POLL_MS until Complete.
-// On PGlite (in memory) and on PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test,
-// skipped when unreachable) in a fresh schema dropped at the end. Target (docs/pipeline.md#pace): one order at
-// a time, p50 <= 0.5 s and p95 <= 1 s from create to Complete on both databases.
-//
-// Prints the report and rewrites the block between the bench:lifecycle markers in docs/benchmarks.md.
-// Options (env): BENCH_ORDERS (30), BENCH_CONCURRENT (50), BENCH_TIMEOUT_SECONDS (per run, 120), DATABASE_URL.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import pino from 'pino'
-import { buildApplication } from '../src/app.ts'
 import type { OrderDocument } from '../src/domain/order.ts'
 import {
   BENCHMARKS_MD,
   cameraLikeJpeg,
   type ImageServer,
   machineLine,
-  openBenchDatabase,
   postgresReachable,
   quantile,
   startImageServer,
+  withBenchApplication,
   writeBenchmarksBlock,
 } from './bench-support.ts'
 
@@ -103,33 +82,13 @@ interface BackendResult {
 }
 
 async function runBackend(kind: 'pglite' | 'postgres', images: ImageServer): Promise<BackendResult> {
-  const { db, databaseUrl, jobSchema, drop } = await openBenchDatabase(kind, POSTGRES_URL)
-  const filesDir = await mkdtemp(join(tmpdir(), 'printroute-lifecycle-bench-'))
-  // Warnings and errors only (background job errors are logged, nothing else): collected for the report.
-  const logged: string[] = []
-  const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) })
   const problems: string[] = []
-  try {
-    const app = await buildApplication({
-      db,
-      databaseUrl,
-      jobSchema,
-      logger,
-      filesDir,
-      workers: true,
-      allowPrivateUrls: true,
-      pipeline: { simulatedLabStepSeconds: 0 },
-      // The bench's own polling would exceed any per-key limit; what is measured is the pipeline.
-      rateLimit: null,
-    })
-    try {
-      const account = await app.services.accounts.createAccount({
-        name: 'lifecycle bench',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrl: null,
-      })
-      const headers = { 'x-api-key': account.keys.sandbox.key }
+  return withBenchApplication(
+    kind,
+    POSTGRES_URL,
+    { pipeline: { simulatedLabStepSeconds: 0 } },
+    async ({ app, db, jobSchema, sandboxKey, loggedProblems }) => {
+      const headers = { 'x-api-key': sandboxKey }
       const seenIssues = new Set<string>()
 
       const create = async (label: string): Promise<Tracked> => {
@@ -218,10 +177,7 @@ async function runBackend(kind: 'pglite' | 'postgres', images: ImageServer): Pro
         if (job.state !== 'completed') problems.push(`${kind}: ${job.name} of ${job.orderId} left ${job.state}`)
         if (job.retries > 0) problems.push(`${kind}: ${job.name} of ${job.orderId}: ${job.retries} pg-boss retries`)
       }
-      for (const line of logged) {
-        const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } }
-        problems.push(`${kind}: logged: ${entry.msg ?? ''}${entry.err?.message ? `: ${entry.err.message}` : ''}`)
-      }
+      problems.push(...loggedProblems())
       const jobsOf = (orders: Tracked[]) => {
         const ids = new Set(orders.map((order) => order.id))
         return jobs.filter((job) => ids.has(job.orderId))
@@ -234,13 +190,8 @@ async function runBackend(kind: 'pglite' | 'postgres', images: ImageServer): Pro
         ],
         problems,
       }
-    } finally {
-      await app.close()
-    }
-  } finally {
-    await drop()
-    await rm(filesDir, { recursive: true, force: true })
-  }
+    },
+  )
 }
 
 // ---- the report ----

@@ -28,10 +28,8 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import pino from 'pino'
 import sharp from 'sharp'
 import { createImageRenderer, DEFAULT_RENDER_CONCURRENCY } from '../src/adapters/image-renderer.ts'
-import { buildApplication } from '../src/app.ts'
 import type { OrderDocument } from '../src/domain/order.ts'
 import {
   BENCHMARKS_MD,
@@ -39,12 +37,12 @@ import {
   ensureVips,
   type ImageServer,
   item,
-  openBenchDatabase,
   postgresReachable,
   quantile,
   startImageServer,
   VIPS_PROFILE_ARGS,
   VIPS_SAVE_OPTIONS,
+  withBenchApplication,
   writeBenchmarksBlock,
 } from './bench-support.ts'
 
@@ -168,34 +166,16 @@ function orderBody(index: number, base: string): Record<string, unknown> {
 }
 
 async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Promise<PipelineResult> {
-  const { db, databaseUrl, jobSchema, drop } = await openBenchDatabase(kind, POSTGRES_URL)
-  const filesDir = await mkdtemp(join(tmpdir(), 'printroute-pipeline-bench-'))
-  // Warnings and errors only (background job errors are logged, nothing else): collected for the report.
-  const logged: string[] = []
-  const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) })
   const problems: string[] = []
-  try {
-    const app = await buildApplication({
-      db,
-      databaseUrl,
-      jobSchema,
-      logger,
-      filesDir,
-      workers: true,
+  return withBenchApplication(
+    kind,
+    POSTGRES_URL,
+    {
       jobPollingSeconds: JOB_POLLING_SECONDS,
-      allowPrivateUrls: true,
       pipeline: { simulatedLabStepSeconds: LAB_STEP_SECONDS, downloadRetryBaseSeconds: 1 },
-      // The bench's own polling (every order every 250 ms) would exceed the default per-key limit and stall it.
-      rateLimit: null,
-    })
-    try {
-      const account = await app.services.accounts.createAccount({
-        name: 'pipeline bench',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrl: null,
-      })
-      const key = account.keys.sandbox.key
+    },
+    async ({ app, db, jobSchema, sandboxKey, loggedProblems }) => {
+      const key = sandboxKey
       process.stderr.write(`${kind}: placing ${ORDERS} orders ...\n`)
 
       interface Tracked {
@@ -303,10 +283,7 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
         Math.max(...renderRows.map((row) => Number(row.completed))) -
         Math.min(...renderRows.map((row) => Number(row.started)))
 
-      for (const line of logged) {
-        const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } }
-        problems.push(`${kind}: logged: ${entry.msg ?? ''}${entry.err?.message ? `: ${entry.err.message}` : ''}`)
-      }
+      problems.push(...loggedProblems())
       const complete = tracked.filter((order) => order.completeAt !== null)
       return {
         backend: kind,
@@ -328,13 +305,8 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
         renderPhaseImagesPerS: renderRows.length / renderSpan,
         problems,
       }
-    } finally {
-      await app.close()
-    }
-  } finally {
-    await drop()
-    await rm(filesDir, { recursive: true, force: true })
-  }
+    },
+  )
 }
 
 // ---- 2. the render step next to vipsthumbnail ----
