@@ -68,6 +68,26 @@ export interface MatchedItem {
   assets: MatchedAsset[]
 }
 
+/**
+ * The position of the asset whose `pageCount` prices an item of `product`: books are priced by the page count of
+ * their page-count print area, not of any asset. -1 for products not priced by page, or when no asset is there.
+ */
+export function pageCountAssetIndex(
+  product: Pick<Product, 'pagePricing'> | undefined,
+  assets: readonly { printArea: string }[],
+): number {
+  const area = product?.pagePricing?.pageCountPrintArea
+  return area === undefined ? -1 : assets.findIndex((asset) => asset.printArea === area)
+}
+
+/** The page count that prices an item of `product` (books); null for products not priced by page. */
+export function pricedPageCount(
+  product: Pick<Product, 'pagePricing'> | undefined,
+  assets: readonly { printArea: string; pageCount: number | null }[],
+): number | null {
+  return assets[pageCountAssetIndex(product, assets)]?.pageCount ?? null
+}
+
 export interface MatchResult {
   failures: Failures
   /** Items that matched without a problem, in request order; all of them when `failures` is empty. */

@@ -11,6 +11,11 @@ export interface QuotedItem {
   sku: string
   copies: number
   attributes: Record<string, string>
+  /**
+   * The page count the item was priced at (books); null for items not priced by page. Absent on quotes stored
+   * before page counts were kept: see `quoteMismatches` and `lockedPrices` for how those are compared.
+   */
+  pageCount?: number | null
   unitCost: string
   taxUnitCost: string
 }
@@ -48,6 +53,15 @@ export interface QuotableItem {
   sku: string
   copies: number
   attributes: Readonly<Record<string, string>>
+  /** The page count that prices the item (books), null for items not priced by page; absent: not known. */
+  pageCount?: number | null
+}
+
+/** An ordered item: its page count is always known, and where the request gave it (for naming a mismatch). */
+export interface OrderedItem extends QuotableItem {
+  pageCount: number | null
+  /** The position of the asset carrying the priced page count in the item's `assets`; -1 when none does. */
+  pageCountAssetIndex: number
 }
 
 function sameAttributes(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
@@ -55,11 +69,17 @@ function sameAttributes(a: Readonly<Record<string, string>>, b: Readonly<Record<
   return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && b[key] === a[key])
 }
 
+/** Equal page counts; a side that does not know its page count (undefined) is not compared. */
+function samePages(a: number | null | undefined, b: number | null | undefined): boolean {
+  return a === undefined || b === undefined || a === b
+}
+
 function sameItem(quoted: QuotableItem, ordered: QuotableItem): boolean {
   return (
     quoted.sku.toLowerCase() === ordered.sku.toLowerCase() &&
     quoted.copies === ordered.copies &&
-    sameAttributes(quoted.attributes, ordered.attributes)
+    sameAttributes(quoted.attributes, ordered.attributes) &&
+    samePages(quoted.pageCount, ordered.pageCount)
   )
 }
 
@@ -81,12 +101,17 @@ export function matchQuotedItems(
 }
 
 export interface OrderAgainstQuote {
-  items: readonly QuotableItem[]
+  items: readonly OrderedItem[]
   destinationCountryCode: string
   shippingMethod: ShippingMethod
   /** The currency the order will be charged in (the account's billing currency). */
   currency: string
   now: Date
+}
+
+/** Where an ordered item gives its priced page count: the asset's `pageCount`, else the item's assets. */
+function pageCountField(item: OrderedItem): string {
+  return item.pageCountAssetIndex < 0 ? 'assets' : `assets[${item.pageCountAssetIndex}].pageCount`
 }
 
 /**
@@ -131,22 +156,27 @@ export function quoteMismatches(quote: StoredQuote, order: OrderAgainstQuote): F
     })
     return failures
   }
+  // A quote stored before page counts were kept cannot tell the pages a book was priced at: taken as null, it
+  // still matches items not priced by page and refuses books rather than lock an unknown price.
+  const quotedItems = quote.items.map((item) => ({ ...item, pageCount: item.pageCount ?? null }))
   // Unmatched ordered items are compared, in order, with the unmatched quoted ones: the first field that differs
   // is named, so `copies: 3` where 2 were quoted reads as items[i].copies.
-  const matched = matchQuotedItems(quote.items, order.items)
+  const matched = matchQuotedItems(quotedItems, order.items)
   const used = new Set(matched.filter((index) => index !== undefined))
-  const leftQuoted = quote.items.filter((_, index) => !used.has(index))
+  const leftQuoted = quotedItems.filter((_, index) => !used.has(index))
   matched.forEach((match, index) => {
     if (match !== undefined) return
     const quoted = leftQuoted.shift()
-    const ordered = order.items[index] as QuotableItem
+    const ordered = order.items[index] as OrderedItem
     if (!quoted) return
     const [field, provided, compared] =
       quoted.sku.toLowerCase() !== ordered.sku.toLowerCase()
         ? ['sku', ordered.sku, quoted.sku]
         : !sameAttributes(quoted.attributes, ordered.attributes)
           ? ['attributes', ordered.attributes, quoted.attributes]
-          : ['copies', ordered.copies, quoted.copies]
+          : quoted.pageCount !== ordered.pageCount
+            ? [pageCountField(ordered), ordered.pageCount, quoted.pageCount]
+            : ['copies', ordered.copies, quoted.copies]
     addFailure(failures, `items[${index}].${field}`, {
       code: 'DiffersFromQuote',
       providedValue: provided,
@@ -160,7 +190,8 @@ export function quoteMismatches(quote: StoredQuote, order: OrderAgainstQuote): F
  * The priced shipments of an order's allocation with the quote's prices in place of the catalogue's: each item
  * costs what the quote said, and each quoted shipment's shipping and tax go to the planned shipment that takes
  * the first of its items (the labs may differ from the quote's; the totals do not). Undefined when the order's
- * items do not all match the quote's (then the caller prices from the catalogue).
+ * items do not all match the quote's (then the caller prices from the catalogue). Page counts are compared where
+ * the quote kept them: an order accepted against a quote stored before they were kept is charged that quote.
  */
 export function lockedPrices(
   quote: QuoteLock,

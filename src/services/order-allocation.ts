@@ -3,6 +3,7 @@
 
 import { allocateShipments, type ExclusionByHistory } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import { pricedPageCount } from '../domain/catalogue-matching.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import type { AllocatedShipment } from '../domain/order-pipeline.ts'
 import { type PricedShipment, priceAllocation } from '../domain/pricing.ts'
@@ -48,8 +49,7 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       continue
     }
     // Books are priced by the page count of the product's page print area (as quotes are), not of any asset.
-    const pageArea = catalogue.findProduct(item.sku)?.pagePricing?.pageCountPrintArea
-    const pageCount = pageArea ? (item.assets.find((asset) => asset.printArea === pageArea)?.pageCount ?? null) : null
+    const pageCount = pricedPageCount(catalogue.findProduct(item.sku), item.assets)
     items.push({ itemId, variant, copies: item.copies, pageCount })
     copies.set(itemId, item.copies)
   }

@@ -4,7 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { matchOrderItems } from '../domain/catalogue-matching.ts'
+import { matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { normaliseAmount } from '../domain/money.ts'
@@ -19,7 +19,7 @@ import {
 } from '../domain/order.ts'
 import { startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
-import { quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
+import { type OrderedItem, quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
 import type { RoutingRound } from '../domain/routing.ts'
 import {
   parseSandboxScenario,
@@ -297,8 +297,12 @@ export function createOrdersService(deps: {
     if (!quote) {
       throw validationFailed({ quoteId: [{ code: 'QuoteNotFound', providedValue: quoteId }] })
     }
+    const items = order.items.map((item): OrderedItem => {
+      const index = pageCountAssetIndex(catalogue.findProduct(item.sku), item.assets)
+      return { ...item, pageCount: item.assets[index]?.pageCount ?? null, pageCountAssetIndex: index }
+    })
     const failures = quoteMismatches(quote, {
-      items: order.items,
+      items,
       destinationCountryCode: order.recipient.address.countryCode,
       shippingMethod: order.shippingMethod,
       currency: caller.billingCurrency,

@@ -11,8 +11,8 @@ import { type AllocationItem, allocateShipments } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import {
   availableShippingMethods,
-  type MatchedItem,
   matchOrderItems,
+  pricedPageCount,
   QUOTE_PATHS,
 } from '../domain/catalogue-matching.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
@@ -117,20 +117,10 @@ export function newQuoteItemId(): string {
   return `qit_${randomBytes(16).toString('hex')}`
 }
 
-/**
- * The page count that prices a matched item: the `pageCount` of the asset on the product's page-count print area
- * (books); null for products not priced by page, whose `pageCount`s change nothing.
- */
-export function pricedPageCount(item: MatchedItem): number | null {
-  const pricing = item.product.pagePricing
-  if (!pricing) return null
-  return item.assets.find((asset) => asset.printArea === pricing.pageCountPrintArea)?.pageCount ?? null
-}
-
 export interface QuotesDeps {
   catalogue: Catalogue
   newItemId?: () => string
-  /** Where `issueQuote` stores quotes; only `createQuote` works without it. */
+  /** Where `storeQuotes` stores quotes; only `createQuote` works without it. */
   db?: Database
   clock?: Clock
   /** How long a stored quote's prices hold; DEFAULT_QUOTE_LIFETIME_SECONDS when absent. */
@@ -208,7 +198,7 @@ export function createQuotesService(deps: QuotesDeps) {
       itemId: ids[position] as string,
       variant: item.variant,
       copies: item.copies,
-      pageCount: pricedPageCount(item),
+      pageCount: pricedPageCount(item.product, item.assets),
     }))
     const copiesByItem = new Map(allocationItems.map((item) => [item.itemId, item.copies]))
     const quotes = methods.map((method) => {
@@ -275,6 +265,8 @@ export function createQuotesService(deps: QuotesDeps) {
             sku: item.sku,
             copies: item.copies,
             attributes: { ...item.attributes },
+            // Part of the lock: a book's price depends on its pages, so an order must have the pages quoted.
+            pageCount: pricedPageCount(item.product, item.assets),
             unitCost: String(price.unitCost),
             taxUnitCost: String(price.taxUnitCost),
           }

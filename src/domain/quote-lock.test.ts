@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { PricedShipment } from './pricing.ts'
+import { lockedPrices, type QuotedItem, type QuoteLock } from './quote-lock.ts'
+
+const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
+
+function book(pageCount: number | null | undefined, unitCost: number): QuotedItem {
+  const item: QuotedItem = { sku: BOOK, copies: 1, attributes: {}, unitCost: String(unitCost), taxUnitCost: '0' }
+  if (pageCount !== undefined) item.pageCount = pageCount
+  return item
+}
+
+function lock(items: QuotedItem[]): QuoteLock {
+  return {
+    shippingMethod: 'Standard',
+    destinationCountryCode: 'GB',
+    currency: 'GBP',
+    items,
+    shipments: [{ labCode: 'uk1', cost: '500', tax: '0', itemIndexes: items.map((_, index) => index) }],
+    routing: {} as QuoteLock['routing'],
+  }
+}
+
+/** The catalogue's pricing of the order: one shipment holding every item, at 1 each. */
+function planned(itemIds: string[]): PricedShipment[] {
+  return [
+    {
+      labCode: 'uk1',
+      cost: 1n,
+      tax: 0n,
+      items: itemIds.map((itemId) => ({ itemId, copies: 1, unitCost: 1n, taxUnitCost: 0n, cost: 1n, tax: 0n })),
+    },
+  ]
+}
+
+const costOf = (shipments: PricedShipment[] | undefined) =>
+  Object.fromEntries(shipments?.[0]?.items.map((item) => [item.itemId, item.unitCost]) ?? [])
+
+test('two copies of one book at different page counts each get the price quoted for their pages', () => {
+  const quote = lock([book(200, 9000), book(20, 3000)])
+  const order = [
+    { id: 'ori_1', sku: BOOK, copies: 1, attributes: {}, pageCount: 20 },
+    { id: 'ori_2', sku: BOOK, copies: 1, attributes: {}, pageCount: 200 },
+  ]
+  assert.deepEqual(costOf(lockedPrices(quote, order, planned(['ori_1', 'ori_2']))), { ori_1: 3000n, ori_2: 9000n })
+  // Pages that were not quoted: no locked prices at all (the caller prices from the catalogue).
+  const other = order.map((item) => ({ ...item, pageCount: 40 }))
+  assert.equal(lockedPrices(quote, other, planned(['ori_1', 'ori_2'])), undefined)
+})
+
+test('a quote stored before page counts were kept prices the order that was accepted with it', () => {
+  const order = [{ id: 'ori_1', sku: BOOK, copies: 1, attributes: {}, pageCount: 20 }]
+  assert.deepEqual(costOf(lockedPrices(lock([book(undefined, 3000)]), order, planned(['ori_1']))), { ori_1: 3000n })
+  // Products not priced by page carry null on both sides.
+  const canvas = { ...book(null, 1500), sku: 'GLOBAL-CAN-10x10' }
+  const ordered = [{ id: 'ori_1', sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: {}, pageCount: null }]
+  assert.deepEqual(costOf(lockedPrices(lock([canvas]), ordered, planned(['ori_1']))), { ori_1: 1500n })
+})
