@@ -162,10 +162,11 @@ export function createBillingService(deps: BillingDeps) {
 
   return {
     /**
-     * Starts billing an order that enters fulfilment, with the settlement its account and environment call for.
-     * Reads the account: call under the order's lock.
+     * Starts billing an order that enters fulfilment, with the settlement its account and environment call for,
+     * in `currency` (an order created with a quote: the quote's) or else the account's billing currency. Reads the
+     * account: call under the order's lock.
      */
-    async startBilling(tx: Queryable, order: PipelineOrder): Promise<BillingState> {
+    async startBilling(tx: Queryable, order: PipelineOrder, currency?: string): Promise<BillingState> {
       if (order.pipeline.billing) return order.pipeline.billing
       const account = await findAccount(tx, order.accountId)
       if (!account) throw new Error(`order ${order.document.id} has no account`)
@@ -175,7 +176,7 @@ export function createBillingService(deps: BillingDeps) {
           : order.sandboxScenario === 'paymentRequired'
             ? 'sandboxHold'
             : 'none'
-      order.pipeline.billing = newBillingState(account.billingCurrency, settlement)
+      order.pipeline.billing = newBillingState(currency ?? account.billingCurrency, settlement)
       return order.pipeline.billing
     },
 

@@ -9,6 +9,7 @@ import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { SimulatedLabSettings } from '../adapters/simulated-labs.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
+import { pricedPageCount } from '../domain/catalogue-matching.ts'
 import { followReallocatedItems, linesOfShipments } from '../domain/charges.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
@@ -37,7 +38,7 @@ import {
   type Transition,
 } from '../domain/order-pipeline.ts'
 import type { PricedShipment } from '../domain/pricing.ts'
-import { lockedPrices } from '../domain/quote-lock.ts'
+import { lockedPrices, type StoredQuote } from '../domain/quote-lock.ts'
 import { checkResolution } from '../domain/resolution.ts'
 import {
   downloadRetryBaseSecondsOf,
@@ -339,26 +340,34 @@ export function createPipelineService(deps: PipelineDeps) {
     return deps.allocate(request)
   }
 
+  /** The quote an order was created with (docs/api.md#price-locked-quotes); undefined for any other order. */
+  async function quoteOfOrder(tx: Queryable, order: PipelineOrder): Promise<StoredQuote | undefined> {
+    const quoteId = order.document.quoteId
+    return quoteId ? findQuoteOfOrder(tx, parseId('quo', quoteId) ?? 0) : undefined
+  }
+
   /**
    * What the first allocation charges: the catalogue's prices, or the quote's for an order created with one
-   * (docs/api.md#price-locked-quotes) when it is in the billing currency and still matches the order's items.
+   * (docs/api.md#price-locked-quotes). Such an order is billed in the quote's currency (see allocateOrder), so
+   * the quote applies unless its items no longer match the order's.
    */
-  async function chargedPrices(
-    tx: Queryable,
+  function chargedPrices(
     order: PipelineOrder,
+    quote: StoredQuote | undefined,
     catalogued: PricedShipment[],
-  ): Promise<PricedShipment[]> {
+  ): PricedShipment[] {
     const quoteId = order.document.quoteId
     if (!quoteId) return catalogued
-    const quote = await findQuoteOfOrder(tx, parseId('quo', quoteId) ?? 0)
+    const items = order.document.items.map((item) => ({
+      ...item,
+      pageCount: pricedPageCount(deps.catalogue.findProduct(item.sku), item.assets),
+    }))
     const locked =
-      quote && quote.currency === order.pipeline.billing?.currency
-        ? lockedPrices(quote, order.document.items, catalogued)
-        : undefined
+      quote && quote.currency === order.pipeline.billing?.currency ? lockedPrices(quote, items, catalogued) : undefined
     if (locked) return locked
     log.warn(
       { ...orderLogFields(order), step: 'allocate', quoteId },
-      `quote ${quoteId} no longer fits the order (currency or items): charged at catalogue prices`,
+      `quote ${quoteId} no longer fits the order (${quote ? 'items' : 'not found'}): charged at catalogue prices`,
     )
     return catalogued
   }
@@ -495,7 +504,10 @@ export function createPipelineService(deps: PipelineDeps) {
         const { document, pipeline } = order
         if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) return { changed: false, jobs: [] }
         const firstAllocation = pipeline.billing === undefined
-        const billing = await deps.billing.startBilling(tx, order)
+        // An order created with a quote was accepted on the quote's terms, its currency included: it is billed
+        // in that currency even if the account's billing currency changed since (say in its pause window).
+        const quote = firstAllocation ? await quoteOfOrder(tx, order) : undefined
+        const billing = await deps.billing.startBilling(tx, order, quote?.currency)
         const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
         const result = allocateFor(order.sandboxScenario, firstAllocation, {
           order: document,
@@ -516,9 +528,9 @@ export function createPipelineService(deps: PipelineDeps) {
         planned = shipments
         const applied = applyAllocation(document, pipeline, round, shipments, [], clock.now())
         if (firstAllocation) {
-          const prices = await chargedPrices(
-            tx,
+          const prices = chargedPrices(
             order,
+            quote,
             shipments.map((shipment) => shipment.price),
           )
           const target = linesOfShipments(prices, ids)
