@@ -1,9 +1,9 @@
 // Quotes (docs/wire-contract.md#quotes): what an order of these items would cost by each shipping method,
 // without creating it. The items are checked exactly as an order's (domain/catalogue-matching.ts), allocated by
 // the allocation the pipeline runs (domain/allocation.ts) and priced by the pricing behind order charges
-// (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. `issueQuote`
-// stores each quote (docs/api.md#price-locked-quotes) so an order can be charged exactly what it said;
-// `createQuote` prices without storing anything.
+// (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. `prepareQuotes`
+// then `storeQuotes` store each quote (docs/api.md#price-locked-quotes) so an order can be charged exactly what it
+// said; `createQuote` prices without storing anything.
 import { randomBytes } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
@@ -86,6 +86,16 @@ export interface QuoteResult<Q = PricedQuote> {
   outcome: 'Created' | 'CreatedWithIssues'
   quotes: Q[]
   issues: QuoteIssue[]
+}
+
+/**
+ * Quotes priced for storing and not stored yet (`storeQuotes`): a request can still be refused in between (its
+ * asset URLs are checked there) and then leaves nothing behind.
+ */
+export interface PreparedQuotes {
+  result: QuoteResult<{ quote: PricedQuote; lock: QuoteLock }>
+  createdAt: Date
+  expiresAt: Date
 }
 
 /** Quotes are kept 7 days unless configured otherwise (`--quote-lifetime`). */
@@ -306,7 +316,7 @@ export function createQuotesService(deps: QuotesDeps) {
   return {
     /**
      * One quote per requested method, or per method that can serve every item; ValidationFailed otherwise.
-     * Prices only: nothing is stored (`issueQuote` stores them).
+     * Prices only: nothing is stored (`prepareQuotes` and `storeQuotes` store them).
      */
     createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult {
       // Nothing is stored, so what storing would keep (and its time) is dropped.
@@ -314,12 +324,21 @@ export function createQuotesService(deps: QuotesDeps) {
       return { ...result, quotes: result.quotes.map(({ quote }) => quote) }
     },
 
-    /** Like createQuote, and stores every quote so an order can use its prices until it expires. */
-    async issueQuote(caller: Caller, input: CreateQuoteInput): Promise<QuoteResult<Quote>> {
-      const { db, clock } = storage()
+    /**
+     * Like createQuote, with what storing the quotes keeps and their times; nothing is stored yet: `storeQuotes`
+     * stores them once nothing else can refuse the request.
+     */
+    prepareQuotes(caller: QuoteCaller, input: CreateQuoteInput): PreparedQuotes {
+      const { clock } = storage()
       const createdAt = clock.now()
       const expiresAt = new Date(createdAt.getTime() + (deps.lifetimeSeconds ?? DEFAULT_QUOTE_LIFETIME_SECONDS) * 1000)
-      const result = priceQuotes(caller, input, createdAt)
+      return { result: priceQuotes(caller, input, createdAt), createdAt, expiresAt }
+    },
+
+    /** Stores every prepared quote so an order can use its prices until it expires; the quotes with their ids. */
+    async storeQuotes(caller: Caller, prepared: PreparedQuotes): Promise<QuoteResult<Quote>> {
+      const { db } = storage()
+      const { result, createdAt, expiresAt } = prepared
       const scope = { accountId: caller.accountId, environment: caller.environment }
       const ids = await insertQuotes(
         db,

@@ -29,10 +29,11 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
       },
     },
     async (request) => {
-      const result = await quotes.issueQuote(request.caller, request.body)
-      // The warnings name the quote's item ids. A URL that cannot be downloaded makes the answer a 400; the
-      // quotes stored just before are then never shown, and so never used.
-      const warnings = await previews.quoteWarnings(request.body.items, result.quotes[0]?.items ?? [])
+      const prepared = quotes.prepareQuotes(request.caller, request.body)
+      // The warnings name the quote's item ids, so the quotes are priced first; a URL that cannot be downloaded
+      // makes the answer a 400, so they are stored only after the check, and a refused request stores none.
+      const warnings = await previews.quoteWarnings(request.body.items, prepared.result.quotes[0]?.quote.items ?? [])
+      const result = await quotes.storeQuotes(request.caller, prepared)
       return {
         outcome: result.outcome,
         quotes: result.quotes,
