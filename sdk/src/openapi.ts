@@ -257,7 +257,7 @@ export interface paths {
         put?: never;
         /**
          * Quote items
-         * @description One quote per shipping method: the requested one, or every method that can serve all items to the destination. Allocation and prices are those an order of the same items would get. Outcome Created, or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices. Assets with a url are downloaded and checked: LowResolution warnings under `warnings`.
+         * @description One quote per shipping method: the requested one, or every method that can serve all items to the destination. Allocation and prices are those an order of the same items would get. Outcome Created, or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices (usableForOrders: only a quote in the account's billing currency can lock an order). Assets with a url are downloaded and checked: LowResolution warnings under `warnings`.
          */
         post: operations["createQuote"];
         delete?: never;
@@ -1467,6 +1467,8 @@ export interface components {
              * @description Until when an order can use this quote's prices (7 days by default).
              */
             expiresAt: string;
+            /** @description printroute's own: whether an order can use this quote. Only a quote in the account's billing currency (in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote. */
+            usableForOrders: boolean;
         };
         /** QuoteIssue */
         QuoteIssue: {
@@ -2555,7 +2557,8 @@ export interface operations {
                      *               ]
                      *             }
                      *           ],
-                     *           "expiresAt": "2026-03-08T09:00:00.000Z"
+                     *           "expiresAt": "2026-03-08T09:00:00.000Z",
+                     *           "usableForOrders": true
                      *         }
                      *       ],
                      *       "issues": [],

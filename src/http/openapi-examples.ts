@@ -116,6 +116,7 @@ export const createQuoteResponseExample = {
         },
       ],
       expiresAt: '2026-03-08T09:00:00.000Z',
+      usableForOrders: true,
     },
   ],
   issues: [],

@@ -74,8 +74,11 @@ export interface PricedQuote {
   items: QuoteItem[]
 }
 
-/** A stored quote as answered: its id first, the contract's fields, then when its prices stop holding. */
-export type Quote = { id: string } & PricedQuote & { expiresAt: string }
+/**
+ * A stored quote as answered: its id first, the contract's fields, then when its prices stop holding and whether
+ * an order can use them at all (only a quote in the account's billing currency can: orders are charged in it).
+ */
+export type Quote = { id: string } & PricedQuote & { expiresAt: string; usableForOrders: boolean }
 
 export interface QuoteIssue {
   errorCode: string
@@ -348,10 +351,11 @@ export function createQuotesService(deps: QuotesDeps) {
       )
       return {
         ...result,
-        quotes: result.quotes.map(({ quote }, index) => ({
+        quotes: result.quotes.map(({ quote, lock }, index) => ({
           id: ids[index] as string,
           ...quote,
           expiresAt: expiresAt.toISOString(),
+          usableForOrders: lock.currency === caller.billingCurrency.toUpperCase(),
         })),
       }
     },

@@ -9,7 +9,7 @@ import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
-const QUOTE_KEYS = ['id', 'shipmentMethod', 'costSummary', 'shipments', 'items', 'expiresAt']
+const QUOTE_KEYS = ['id', 'shipmentMethod', 'costSummary', 'shipments', 'items', 'expiresAt', 'usableForOrders']
 const COST_SUMMARY_KEYS = ['items', 'shipping', 'totalCost', 'totalTax']
 const SHIPMENT_KEYS = ['carrier', 'fulfillmentLocation', 'cost', 'tax', 'items']
 const ITEM_KEYS = ['id', 'sku', 'copies', 'unitCost', 'taxUnitCost', 'attributes', 'assets']

@@ -22,7 +22,8 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
           'One quote per shipping method: the requested one, or every method that can serve all items to the ' +
           'destination. Allocation and prices are those an order of the same items would get. Outcome Created, ' +
           'or CreatedWithIssues with destinationCountryCode.UsSalesTaxWarning where sales tax is not computed. ' +
-          'Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices. ' +
+          'Each quote has an id: an order created with it as quoteId before expiresAt is charged its prices ' +
+          "(usableForOrders: only a quote in the account's billing currency can lock an order). " +
           'Assets with a url are downloaded and checked: LowResolution warnings under `warnings`.',
         body: CreateQuoteRequestSchema,
         response: { 200: QuoteResponseSchema, 400: ErrorResponseSchema, 401: ErrorResponseSchema },

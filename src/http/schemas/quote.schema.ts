@@ -120,6 +120,11 @@ const QuoteSchema = named(
       format: 'date-time',
       description: "Until when an order can use this quote's prices (7 days by default).",
     }),
+    usableForOrders: Type.Boolean({
+      description:
+        "printroute's own: whether an order can use this quote. Only a quote in the account's billing currency " +
+        '(in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote.',
+    }),
   }),
 )
 
