@@ -79,6 +79,8 @@ export interface TestAppOptions {
   readinessTimeoutMs?: number
   /** Requests allowed per API key: the application's default (600/1m) when absent, none when null. */
   rateLimit?: ApplicationOptions['rateLimit']
+  /** How long quotes hold their prices (`--quote-lifetime`): the application's default (7 days) when absent. */
+  quoteLifetimeSeconds?: number
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -110,6 +112,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.readinessTimeoutMs !== undefined ? { readinessTimeoutMs: options.readinessTimeoutMs } : {}),
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.quoteLifetimeSeconds !== undefined ? { quoteLifetimeSeconds: options.quoteLifetimeSeconds } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({
