@@ -1137,9 +1137,10 @@ export interface components {
         ItemStatus: "Ok" | "Invalid" | "NotYetDownloaded";
         /**
          * LabExclusionReason
+         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order). More reasons may be added.
          * @enum {string}
          */
-        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock";
+        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "SandboxScenario";
         /** Money */
         Money: {
             /** @description Decimal amount with two places, negative for credits. */

@@ -55,13 +55,18 @@ export interface AllocationRequest {
    * Why a lab of `excludedLabsByItem` is excluded (item id -> lab code -> reason), for the explanation; a lab
    * excluded without a reason here counts as `Rejected`.
    */
-  exclusionReasons?: Readonly<Record<string, Readonly<Record<string, ExclusionByHistory>>>>
+  exclusionReasons?: Readonly<Record<string, Readonly<Record<string, ExclusionByRequest>>>>
 }
 
 /** Why a lab was not a candidate for an item (docs/allocation.md#explanation). */
-export type LabExclusionReason = 'DoesNotMakeProduct' | 'DoesNotShipThere' | ExclusionByHistory
+export type LabExclusionReason = 'DoesNotMakeProduct' | 'DoesNotShipThere' | ExclusionByRequest
 /** Exclusions an order's history causes: a lab refused a shipment of the item, or said it was out of stock. */
 export type ExclusionByHistory = 'Rejected' | 'OutOfStock'
+/**
+ * Why a request excludes a lab: the order's history, or its Sandbox scenario (`SandboxScenario`: the scenario kept
+ * the lab from the item to split the order; the scenario outOfStock says `OutOfStock` for every lab).
+ */
+export type ExclusionByRequest = ExclusionByHistory | 'SandboxScenario'
 
 /** A lab that could make an item and ship it to the destination by the method, with its costs for the item. */
 export interface ConsideredLab {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { OrderDocument } from '../domain/order.ts'
-import { type AllocationRequest, allocateOrderItems, allocateSplit } from './order-allocation.ts'
+import { type AllocationRequest, allocateInScenario, allocateOrderItems, allocateSplit } from './order-allocation.ts'
 
 const catalogue = loadCatalogue()
 
@@ -84,4 +84,79 @@ test('allocateSplit uses two labs where the cheapest allocation uses one; one it
   // With nl1 out for every item, no other lab is left: the one-lab allocation stands.
   const noSecondLab = canvasRequest(2, { ori_1: ['nl1'], ori_2: ['nl1'] })
   assert.deepEqual(labsOf(allocateSplit(allocate, noSecondLab)), [['uk6', ['ori_1', 'ori_2']]])
+})
+
+/** Every item's excluded labs as `lab: reason`, from the routing of an explained allocation. */
+function exclusionsOf(result: ReturnType<typeof allocateOrderItems>): Record<string, Record<string, string>> {
+  assert.ok(result.routing, 'explained')
+  return Object.fromEntries(
+    result.routing.items.map((item) => [
+      item.itemId,
+      Object.fromEntries(item.labsExcluded.map((lab) => [lab.labCode, lab.reason])),
+    ]),
+  )
+}
+
+const explained = (request: AllocationRequest): AllocationRequest => ({
+  ...request,
+  explain: { basis: 'Allocation', at: new Date('2026-03-01T10:00:00Z') },
+})
+
+test('a split scenario names the labs it kept away SandboxScenario, not Rejected', () => {
+  const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
+  const split = allocateInScenario(catalogue, allocate, 'splitShipments', true, explained(canvasRequest(2)))
+  assert.ok(split.ok)
+  assert.deepEqual(
+    split.shipments.map((shipment) => shipment.labCode),
+    ['nl1', 'uk6'],
+  )
+  const reasons = exclusionsOf(split)
+  // ori_2 was kept from uk6, ori_1 from nl1 (the lab ori_2 then went to); no lab refused anything.
+  assert.equal(reasons.ori_2?.uk6, 'SandboxScenario')
+  assert.equal(reasons.ori_1?.nl1, 'SandboxScenario')
+  const all = Object.values(reasons).flatMap((byLab) => Object.values(byLab))
+  assert.equal(all.includes('Rejected'), false)
+  assert.deepEqual(split.routing?.unavailableItemIds, [])
+  // A later allocation of a split order is the ordinary cheapest, with nothing kept away.
+  const later = allocateInScenario(catalogue, allocate, 'splitShipments', false, explained(canvasRequest(2)))
+  assert.ok(later.ok)
+  assert.deepEqual(
+    later.shipments.map((shipment) => shipment.labCode),
+    ['uk6'],
+  )
+  assert.equal(
+    Object.values(exclusionsOf(later)).some((byLab) => Object.values(byLab).includes('SandboxScenario')),
+    false,
+  )
+})
+
+test('the outOfStock scenario finds no lab, and the routing names every lab that makes the item OutOfStock', () => {
+  const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
+  const request = explained({ ...canvasRequest(1), order: { ...canvasRequest(1).order, shippingMethod: 'Budget' } })
+  const result = allocateInScenario(catalogue, allocate, 'outOfStock', true, request)
+  assert.equal(result.ok, false)
+  assert.ok(!result.ok)
+  assert.deepEqual(result.unavailableItemIds, ['ori_1'])
+  assert.ok(result.routing)
+  assert.equal(result.routing.chosenPlan, null)
+  assert.equal(result.routing.bestUnsplitPlan, null)
+  assert.deepEqual(result.routing.unavailableItemIds, ['ori_1'])
+  const [item] = result.routing.items
+  assert.equal(item?.chosenLabCode, null)
+  assert.deepEqual(item?.labsConsidered, [])
+  const reasons = exclusionsOf(result).ori_1 ?? {}
+  // uk6 makes the canvas and ships it to GB by Budget: out of stock. nl1 and us1 make it but have no Budget rate
+  // to GB, prodigi_gb2 does not make it: those reasons rule them out first.
+  assert.equal(reasons.uk6, 'OutOfStock')
+  assert.equal(reasons.nl1, 'DoesNotShipThere')
+  assert.equal(reasons.us1, 'DoesNotShipThere')
+  assert.equal(reasons.prodigi_gb2, 'DoesNotMakeProduct')
+  assert.equal(Object.keys(reasons).length, catalogue.labs.length)
+  // Without the scenario the same request is allocated to uk6.
+  const ordinary = allocateInScenario(catalogue, allocate, null, true, request)
+  assert.ok(ordinary.ok)
+  assert.deepEqual(
+    ordinary.shipments.map((shipment) => shipment.labCode),
+    ['uk6'],
+  )
 })

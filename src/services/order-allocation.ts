@@ -1,21 +1,22 @@
 // Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 
-import { allocateShipments, type ExclusionByHistory } from '../domain/allocation.ts'
+import { allocateShipments, type ExclusionByRequest } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { pricedPageCount } from '../domain/catalogue-matching.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import type { AllocatedShipment } from '../domain/order-pipeline.ts'
 import { type PricedShipment, priceAllocation } from '../domain/pricing.ts'
 import { type RoutingBasis, type RoutingRound, routingRound } from '../domain/routing.ts'
+import { type SandboxScenario, splitsShipments } from '../domain/sandbox-scenarios.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
 
 export interface AllocationRequest {
   order: OrderDocument
   itemIds: string[]
   excludedLabsByItem: Record<string, string[]>
-  /** Why those labs are excluded (the pipeline state keeps it); `Rejected` where absent. */
-  exclusionReasons?: Record<string, Record<string, ExclusionByHistory>>
+  /** Why those labs are excluded (the pipeline state keeps it, a scenario adds its own); `Rejected` where absent. */
+  exclusionReasons?: Record<string, Record<string, ExclusionByRequest>>
   /** The method to plan for; the order's own when absent (a shipping method change plans the new one). */
   shippingMethod?: ShippingMethod
   /** Currency the shipments are priced in (the account's billing currency). */
@@ -93,11 +94,49 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
 }
 
 /**
+ * The allocation of an order's items as its Sandbox scenario (docs/sandbox.md) bends it: outOfStock finds no lab
+ * with the items in stock; splitShipments and partialShipment split the first allocation (`allocateSplit`). Every
+ * other order, and every later allocation of a split one, gets the ordinary cheapest allocation. The pipeline
+ * allocates through this, and the routing estimate of an order not yet allocated too, so that the explanation
+ * says what the order's allocation does.
+ */
+export function allocateInScenario(
+  catalogue: Catalogue,
+  allocate: (request: AllocationRequest) => AllocationOutcome,
+  scenario: SandboxScenario | null,
+  firstAllocation: boolean,
+  request: AllocationRequest,
+): AllocationOutcome {
+  if (scenario === 'outOfStock') return allocate(withNothingInStock(catalogue, request))
+  if (firstAllocation && splitsShipments(scenario)) return allocateSplit(allocate, request)
+  return allocate(request)
+}
+
+/**
+ * The request with every lab of the catalogue out of stock for every item (Sandbox scenario outOfStock): the
+ * allocation then finds none, as when no lab has the items, and its explanation says so lab by lab (labs that do
+ * not make an item or do not ship it there keep that reason, being the first that rules them out). A reason the
+ * order's history gave a lab stays.
+ */
+function withNothingInStock(catalogue: Catalogue, request: AllocationRequest): AllocationRequest {
+  const excludedLabsByItem = { ...request.excludedLabsByItem }
+  const exclusionReasons = { ...request.exclusionReasons }
+  const labCodes = catalogue.labs.map((lab) => lab.code)
+  for (const itemId of request.itemIds) {
+    excludedLabsByItem[itemId] = labCodes
+    const outOfStock = Object.fromEntries(labCodes.map((code): [string, ExclusionByRequest] => [code, 'OutOfStock']))
+    exclusionReasons[itemId] = { ...outOfStock, ...exclusionReasons[itemId] }
+  }
+  return { ...request, excludedLabsByItem, exclusionReasons }
+}
+
+/**
  * An allocation that uses at least two labs when the order has two items or more (Sandbox scenarios
  * splitShipments and partialShipment, docs/sandbox.md). When the cheapest allocation uses one lab, the items are
  * tried from the last one up: that item is kept away from the lab, and the other items away from the lab it then
  * goes to; the first allocation that uses two labs is taken. When no other lab can make any of the items, the
- * one-lab allocation stands.
+ * one-lab allocation stands. The labs kept away are excluded with the reason `SandboxScenario`, so the routing
+ * explanation does not take them for labs that refused the items.
  */
 export function allocateSplit(
   allocate: (request: AllocationRequest) => AllocationOutcome,
@@ -108,8 +147,12 @@ export function allocateSplit(
   if (onlyLab === undefined || request.itemIds.length < 2) return cheapest
   const excluding = (excluded: Record<string, string>) => {
     const byItem = { ...request.excludedLabsByItem }
-    for (const [itemId, labCode] of Object.entries(excluded)) byItem[itemId] = [...(byItem[itemId] ?? []), labCode]
-    return allocate({ ...request, excludedLabsByItem: byItem })
+    const reasons = { ...request.exclusionReasons }
+    for (const [itemId, labCode] of Object.entries(excluded)) {
+      byItem[itemId] = [...(byItem[itemId] ?? []), labCode]
+      reasons[itemId] = { [labCode]: 'SandboxScenario', ...reasons[itemId] }
+    }
+    return allocate({ ...request, excludedLabsByItem: byItem, exclusionReasons: reasons })
   }
   for (const itemId of [...request.itemIds].reverse()) {
     const moved = excluding({ [itemId]: onlyLab })

@@ -46,7 +46,7 @@ import { readOrder } from '../repositories/pipeline.repository.ts'
 import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
-import { allocateOrderItems } from './order-allocation.ts'
+import { type AllocationRequest, allocateInScenario, allocateOrderItems } from './order-allocation.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
 export interface CreateOrderInput {
@@ -442,14 +442,21 @@ export function createOrdersService(deps: {
       const currency = pipeline.billing?.currency ?? caller.billingCurrency
       let allocations = pipeline.routing ?? []
       if (allocations.length === 0) {
-        const estimate = allocateOrderItems(catalogue, {
-          order: document,
-          itemIds: document.items.map((item) => item.id),
-          excludedLabsByItem: pipeline.excludedLabs,
-          ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
-          currency,
-          explain: { basis: 'Estimate', at: now },
-        })
+        // As the pipeline would allocate it, Sandbox scenario included (an outOfStock order finds no lab).
+        const estimate = allocateInScenario(
+          catalogue,
+          (request: AllocationRequest) => allocateOrderItems(catalogue, request),
+          order.sandboxScenario,
+          pipeline.billing === undefined,
+          {
+            order: document,
+            itemIds: document.items.map((item) => item.id),
+            excludedLabsByItem: pipeline.excludedLabs,
+            ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
+            currency,
+            explain: { basis: 'Estimate', at: now },
+          },
+        )
         allocations = estimate.routing ? [estimate.routing] : []
       }
       return {

@@ -44,7 +44,6 @@ import {
   downloadRetryBaseSecondsOf,
   type SandboxScenario,
   simulatedDownloadFailure,
-  splitsShipments,
 } from '../domain/sandbox-scenarios.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import { drawShipmentIds, readOrder, upsertLabJob } from '../repositories/pipeline.repository.ts'
@@ -62,7 +61,7 @@ import {
 import {
   type AllocationOutcome,
   type AllocationRequest,
-  allocateSplit,
+  allocateInScenario,
   type PlannedOrderShipment,
 } from './order-allocation.ts'
 import { type ChangedOrder, createOrderChanger } from './order-change.ts'
@@ -334,10 +333,7 @@ export function createPipelineService(deps: PipelineDeps) {
     firstAllocation: boolean,
     request: AllocationRequest,
   ): AllocationOutcome {
-    // As when no lab has the items in stock: the order stops with ItemUnavailable at once.
-    if (scenario === 'outOfStock') return { ok: false, unavailableItemIds: request.itemIds }
-    if (firstAllocation && splitsShipments(scenario)) return allocateSplit(deps.allocate, request)
-    return deps.allocate(request)
+    return allocateInScenario(deps.catalogue, deps.allocate, scenario, firstAllocation, request)
   }
 
   /** The quote an order was created with (docs/api.md#price-locked-quotes); undefined for any other order. */

@@ -1,5 +1,6 @@
 // The Orders table and an order's page in a real browser: the table lists, filters and searches; an order's
-// page shows it moving to Complete while it is open, its images load, and a callback is redelivered from it.
+// page shows it moving to Complete while it is open, its images load, and a callback is redelivered from it; an
+// order created from a quote shows the quote's routing beside its own; exclusions read in plain words.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
@@ -7,10 +8,21 @@ import { assertAccessible, assertImagesLoaded, newContext, screenshotForDocs, si
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
+import { json } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
 
 /** How long an order may take to complete with the fast simulated labs (it takes a few seconds). */
 const COMPLETE_WITHIN_MS = 45_000
+
+/** A black-wrap canvas: to GB by Standard, uk6 and nl1 make it and uk6 is the cheaper. */
+const CANVAS = { sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: { wrap: 'Black' } }
+
+/** Minor units of a wire amount ("12.50" -> 1250n). */
+function minor(amount: string): bigint {
+  const [whole = '0', fraction = ''] = amount.replace('-', '').split('.')
+  const value = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0'))
+  return amount.startsWith('-') ? -value : value
+}
 
 async function stageOf(page: Page): Promise<string> {
   return page.locator('.page-head .badge').first().innerText()
@@ -69,6 +81,8 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(await routing.getByText('chosen', { exact: true }).count(), allocation.items.length)
       const chosenLab = allocation.chosenPlan.shipments[0].labCode
       assert.match(await routing.innerText(), new RegExp(`Chosen plan\\s+${chosenLab} \\(`))
+      // Without a quote there is no quote routing and no comparison.
+      assert.equal(await routing.locator('.routing-quote, .routing-comparison').count(), 0)
       await assertAccessible(page, 'order')
       await screenshotForDocs(page, 'order')
 
@@ -94,6 +108,152 @@ for (const kind of testDatabaseKinds()) {
       const original = receiver.received.find((callback) => callback.event.id === redelivered?.event.id)
       assert.ok(original && original !== redelivered, 'the same event was sent again')
       await assert.doesNotReject(page.getByText(`again for ${callbackId}`).waitFor())
+      await context.close()
+    })
+
+    /** The order's routing once it is allocated (its first allocation is no longer the estimate). */
+    const allocatedRouting = (orderId: string) =>
+      waitFor(
+        `${orderId} allocated`,
+        async () => {
+          const answer = await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })
+          const routing = JSON.parse(answer.body).routing
+          return routing.allocations[0]?.basis === 'Allocation' ? routing : undefined
+        },
+        COMPLETE_WITHIN_MS,
+      )
+
+    test("an order created from a quote shows the quote's routing beside its own, the totals, and the labs that differ", async () => {
+      const image = `${h.urls.sandbox}/samples/landscape.jpg`
+      const canvas = { ...CANVAS, sizing: 'fillPrintArea', assets: [{ printArea: 'default', url: image }] }
+      const quoteOf = async (items: unknown[]) =>
+        json(
+          await h.t.sandbox({
+            method: 'POST',
+            url: '/v4.0/quotes',
+            payload: { shippingMethod: 'Standard', destinationCountryCode: 'GB', items },
+          }),
+        ).quotes[0]
+      // Two canvases: the quote puts both on uk6; the order's scenario splitShipments sends one from nl1.
+      const quote = await quoteOf([
+        { ...CANVAS, assets: [{}] },
+        { ...CANVAS, assets: [{}] },
+      ])
+      const orderId = await h.placeOrder({
+        quoteId: quote.id,
+        items: [canvas, canvas],
+        metadata: { sandboxScenario: 'splitShipments' },
+      })
+      const routing = await allocatedRouting(orderId)
+      const quoteRouting = JSON.parse(
+        (await h.t.sandbox({ method: 'GET', url: `/v4.0/quotes/${quote.id}/routing` })).body,
+      ).routing
+      const lockedTotal = quoteRouting.allocations[0].chosenPlan.totalCost
+      // The locked total is the quote's items and shipping before tax...
+      assert.equal(
+        minor(lockedTotal.amount),
+        minor(quote.costSummary.items.amount) + minor(quote.costSummary.shipping.amount),
+      )
+      const routedTotal = routing.allocations[0].chosenPlan.totalCost
+      assert.deepEqual(
+        routing.allocations[0].chosenPlan.shipments.map((shipment: any) => shipment.labCode),
+        ['nl1', 'uk6'],
+      )
+      // ...and the split costs more at catalogue prices than the one parcel quoted.
+      const delta = minor(routedTotal.amount) - minor(lockedTotal.amount)
+      assert.ok(delta > 0n, `split ${routedTotal.amount} against quoted ${lockedTotal.amount}`)
+
+      const context = await newContext(h.browser)
+      const page = await context.newPage()
+      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const section = page.locator('section[aria-labelledby="routing-heading"]')
+      const comparison = section.getByRole('group', { name: `Quote ${quote.id} and this order` })
+      assert.equal(
+        await comparison.locator('[data-locked-total]').innerText(),
+        `${lockedTotal.amount} ${lockedTotal.currency} the quote’s items and shipping, which the order is charged`,
+      )
+      assert.equal(
+        await comparison.locator('[data-routing-total]').innerText(),
+        `${routedTotal.amount} ${routedTotal.currency} as the order was allocated`,
+      )
+      const deltaAmount = `${delta / 100n}.${String(delta % 100n).padStart(2, '0')}`
+      assert.equal(
+        await comparison.locator('[data-routing-difference]').innerText(),
+        `${deltaAmount} GBP more than the locked total`,
+      )
+      assert.equal(
+        await comparison.locator('.routing-note').innerText(),
+        'The order’s labs are not the quote’s: the quote was priced on uk6, the order went to nl1 and uk6.',
+      )
+      // The quote's routing, labelled as such, before the order's own allocation.
+      const headings = await section.locator('h3').allInnerTexts()
+      const quoteHeading = headings.findIndex((text) =>
+        text.startsWith(`Quote ${quote.id}: the routing the quote was priced on, `),
+      )
+      const allocationHeading = headings.findIndex((text) => text.startsWith('Allocation, '))
+      assert.ok(quoteHeading > 0 && allocationHeading > quoteHeading, headings.join(' | '))
+      const quoteArticle = section.locator('.routing-quote')
+      assert.match(await quoteArticle.innerText(), /Chosen plan\s+uk6 \(/)
+      assert.match(await quoteArticle.innerText(), new RegExp(`Chosen plan\\s+uk6 \\(.*\\): ${lockedTotal.amount} GBP`))
+      // The labs the scenario kept away read as such, not as refusals.
+      const text = await section.innerText()
+      assert.match(text, /uk6 excluded \(kept away by the Sandbox scenario, to split the order\)/)
+      assert.doesNotMatch(text, /refused a shipment/)
+      // uk6 could take both canvases but was kept from one: no lab is left for both.
+      assert.match(text, /Best from one lab\s+none: no lab can take every item \(excluded labs do not count\)/)
+      await assertAccessible(page, 'order from a quote')
+      await screenshotForDocs(section, 'order-routing-quote')
+
+      // On a phone the comparison and both routings fit: their tables scroll inside their frames.
+      const phone = await newContext(h.browser, 'phone')
+      const small = await phone.newPage()
+      await signIn(small, h.urls.sandbox, h.t.account.sandboxKey)
+      await small.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
+      assert.ok(overflow <= 0, `the order page is ${overflow}px wider than the phone`)
+      await phone.close()
+
+      // The same labs as quoted: both sections, the totals equal, no note.
+      const phoneQuote = await quoteOf([{ sku: 'GLOBAL-TECH-IP11P-FC-CP', copies: 1, assets: [{}] }])
+      const sameLabs = await h.placeOrder({ quoteId: phoneQuote.id })
+      await allocatedRouting(sameLabs)
+      await page.goto(`${h.urls.sandbox}/dashboard/orders/${sameLabs}`)
+      assert.equal(await section.locator('.routing-quote').count(), 1)
+      assert.equal(await section.locator('[data-routing-difference]').innerText(), 'the same as the locked total')
+      assert.equal(await section.locator('.routing-note').count(), 0)
+      await context.close()
+    })
+
+    test('an order no lab has in stock: its routing says each lab was out of stock and no plan was chosen', async () => {
+      const orderId = await h.placeOrder({ metadata: { sandboxScenario: 'outOfStock' } })
+      await waitFor(
+        `${orderId} unavailable`,
+        async () => {
+          const order = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          return order.status.details.allocateProductionLocation === 'Error' ? order : undefined
+        },
+        COMPLETE_WITHIN_MS,
+      )
+      const [allocation] = JSON.parse(
+        (await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).body,
+      ).routing.allocations
+      assert.equal(allocation.basis, 'Allocation')
+      const itemId = allocation.items[0].itemId
+      const context = await newContext(h.browser)
+      const page = await context.newPage()
+      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const section = page.locator('section[aria-labelledby="routing-heading"]')
+      // The phone case is made by prodigi_gb2 only.
+      assert.equal(
+        (await section.locator('.routing-exclusions li').innerText()).trim(),
+        `${itemId}: no lab can take it. prodigi_gb2 excluded (out of stock); ${allocation.items[0].labsExcluded.length - 1} other labs do not make it.`,
+      )
+      assert.match(await section.innerText(), new RegExp(`Chosen plan\\s+none: ${itemId} could not be allocated`))
+      // No lab was left for the item: no table of labs considered, only the list of exclusions.
+      assert.equal(await section.locator('table').count(), 0)
+      await assertAccessible(page, 'order out of stock')
       await context.close()
     })
 

@@ -6,9 +6,9 @@ import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
-import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
-const REASONS = ['DoesNotMakeProduct', 'DoesNotShipThere', 'Rejected', 'OutOfStock']
+const REASONS = ['DoesNotMakeProduct', 'DoesNotShipThere', 'Rejected', 'OutOfStock', 'SandboxScenario']
 
 /** Every item's considered labs include the chosen one; every excluded lab has a documented reason. */
 function assertItemsExplained(allocation: any): void {
@@ -22,6 +22,27 @@ function assertItemsExplained(allocation: any): void {
     for (const excluded of item.labsExcluded) assert.ok(REASONS.includes(excluded.reason), excluded.reason)
     const considered = new Set(item.labsConsidered.map((lab: any) => lab.labCode))
     for (const excluded of item.labsExcluded) assert.equal(considered.has(excluded.labCode), false)
+  }
+}
+
+/** Per item, lab code -> reason of every excluded lab. */
+function exclusions(allocation: any): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    allocation.items.map((item: any) => [
+      item.itemId,
+      Object.fromEntries(item.labsExcluded.map((lab: any) => [lab.labCode, lab.reason])),
+    ]),
+  )
+}
+
+/** A black-wrap canvas: to GB, uk6 and nl1 make and ship it by Standard, only uk6 by Budget. */
+function canvasItem(url: string) {
+  return {
+    sku: 'GLOBAL-CAN-10x10',
+    copies: 1,
+    sizing: 'fillPrintArea',
+    attributes: { wrap: 'Black' },
+    assets: [{ url }],
   }
 }
 
@@ -161,6 +182,140 @@ for (const kind of testDatabaseKinds()) {
       const reasons = Object.fromEntries(third.items[0].labsExcluded.map((l: any) => [l.labCode, l.reason]))
       assert.equal(reasons[rejectedLab], 'Rejected')
       assert.equal(reasons[outOfStockLab], 'OutOfStock')
+    })
+
+    /** Creates a Sandbox order taking `scenario` (the X-Sandbox-Scenario header); returns its id. */
+    const createWithScenario = async (payload: Record<string, unknown>, scenario: string) => {
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload,
+        headers: { 'content-type': 'application/json', 'x-sandbox-scenario': scenario },
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      return json(created).order.id as string
+    }
+
+    test('outOfStock: the routing shows the failed allocation, every lab that could make an item OutOfStock', async () => {
+      // What an ordinary order of the same items would consider: those labs are the ones out of stock.
+      const ordinary = json(await t.sandbox({ method: 'POST', url: '/v4.0/orders', payload: twoLabOrder(images.url) }))
+      const [ordinaryEstimate] = (await routingOf(`orders/${ordinary.order.id}`)).body.routing.allocations
+      const couldMake = ordinaryEstimate.items.map((item: any) => item.labsConsidered.map((lab: any) => lab.labCode))
+      assert.ok(couldMake.every((labs: string[]) => labs.length > 0))
+
+      const orderId = await createWithScenario(twoLabOrder(images.url), 'outOfStock')
+      const assertOutOfStock = (allocation: any, itemIds: string[]) => {
+        assert.equal(allocation.chosenPlan, null)
+        assert.equal(allocation.bestUnsplitPlan, null)
+        assert.equal(allocation.splitSaving, null)
+        assert.deepEqual(allocation.unavailableItemIds, itemIds)
+        assertItemsExplained(allocation)
+        allocation.items.forEach((item: any, index: number) => {
+          assert.equal(item.chosenLabCode, null)
+          assert.deepEqual(item.labsConsidered, [])
+          const outOfStock = item.labsExcluded.filter((lab: any) => lab.reason === 'OutOfStock')
+          assert.deepEqual(
+            outOfStock.map((lab: any) => lab.labCode),
+            couldMake[index],
+          )
+        })
+      }
+      // Before the allocation, the estimate already says what the scenario will do.
+      const [estimate] = (await routingOf(`orders/${orderId}`)).body.routing.allocations
+      assert.equal(estimate.basis, 'Estimate')
+      const created = await driver.document(orderId)
+      assertOutOfStock(
+        estimate,
+        created.items.map((item) => item.id),
+      )
+
+      const allocated = await driver.allocate(orderId)
+      const order = allocated.document
+      assert.equal(order.status.details.allocateProductionLocation, 'Error')
+      assert.deepEqual(order.shipments, [])
+      const unavailable = order.status.issues
+        .filter((issue) => issue.errorCode === 'order.items.ItemUnavailable')
+        .map((issue) => issue.objectId)
+      assert.equal(unavailable.length, 2)
+      const allocations = (await routingOf(`orders/${orderId}`)).body.routing.allocations
+      assert.deepEqual(
+        allocations.map((allocation: any) => allocation.basis),
+        ['Allocation'],
+      )
+      // The routing matches the order: the items it could not allocate, and no plan since it has no shipments.
+      assertOutOfStock(allocations[0], unavailable)
+    })
+
+    test('splitShipments: the labs the scenario kept away are SandboxScenario, not Rejected; the plan is the order', async () => {
+      const orderId = await createWithScenario(
+        sampleOrder({ items: [canvasItem(images.url('a.jpg')), canvasItem(images.url('b.jpg'))] }),
+        'splitShipments',
+      )
+      const [estimate] = (await routingOf(`orders/${orderId}`)).body.routing.allocations
+      assert.equal(estimate.basis, 'Estimate')
+      assert.equal(estimate.chosenPlan.shipments.length, 2, 'the estimate splits as the scenario will')
+
+      const order = (await driver.allocate(orderId)).document
+      const [allocation] = (await routingOf(`orders/${orderId}`)).body.routing.allocations
+      assert.equal(allocation.basis, 'Allocation')
+      assertItemsExplained(allocation)
+      assert.deepEqual(
+        planLabs(allocation.chosenPlan),
+        Object.fromEntries(
+          order.shipments.map((s) => [s.fulfillmentLocation.labCode, s.items.map((entry) => entry.itemId)]),
+        ),
+      )
+      assert.deepEqual(Object.keys(planLabs(allocation.chosenPlan)).sort(), ['nl1', 'uk6'])
+      const reasons = exclusions(allocation)
+      const [first, second] = order.items.map((item) => item.id) as [string, string]
+      // The last item was kept from uk6 (the cheapest lab for both), the first from nl1, where the last then went.
+      assert.equal(reasons[second]?.uk6, 'SandboxScenario')
+      assert.equal(reasons[first]?.nl1, 'SandboxScenario')
+      const all = Object.values(reasons).flatMap((byLab) => Object.values(byLab))
+      assert.equal(all.includes('Rejected'), false, 'no lab refused anything')
+      // With both labs kept from one item each, no single lab is left for both.
+      assert.equal(allocation.bestUnsplitPlan, null)
+      assert.equal(allocation.splitSaving, null)
+    })
+
+    test('a lab that makes the item but has no rate there by the method is excluded DoesNotShipThere', async () => {
+      // To GB, nl1 ships canvases by Standard but not by Budget.
+      const orderId = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({ shippingMethod: 'Budget', items: [canvasItem(images.url('budget.jpg'))] }),
+        }),
+      ).order.id
+      const order = (await driver.allocate(orderId)).document
+      assert.deepEqual(
+        order.shipments.map((shipment) => shipment.fulfillmentLocation.labCode),
+        ['uk6'],
+      )
+      const [allocation] = (await routingOf(`orders/${orderId}`)).body.routing.allocations
+      assert.equal(allocation.basis, 'Allocation')
+      assert.equal(exclusions(allocation)[order.items[0]?.id as string]?.nl1, 'DoesNotShipThere')
+      assert.deepEqual(
+        allocation.items[0].labsConsidered.map((lab: any) => lab.labCode),
+        ['uk6'],
+      )
+
+      // The same canvas quoted by Standard: nl1 is considered.
+      const quoted = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/quotes',
+        payload: {
+          shippingMethod: 'Standard',
+          destinationCountryCode: 'GB',
+          items: [{ sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: { wrap: 'Black' }, assets: [{}] }],
+        },
+      })
+      const [quote] = json(quoted).quotes
+      const [quoteAllocation] = (await routingOf(`quotes/${quote.id}`)).body.routing.allocations
+      assert.deepEqual(
+        quoteAllocation.items[0].labsConsidered.map((lab: any) => lab.labCode),
+        ['nl1', 'uk6'],
+      )
     })
 
     test("another account's order has no routing to show", async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 
 /** Where Chromium is; CHROMIUM_PATH overrides (.ci/run installs Debian's package when it is missing). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -81,8 +81,11 @@ const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'docs', 'dashboard'
 /**
  * Saves a screenshot for docs/dashboard.md when PRINTROUTE_SCREENSHOTS=1 (`npm run docs:screenshots`), so
  * the pictures in the docs are the pages as the tests saw them; other runs leave the repository untouched.
+ * A page is taken whole; a locator, just that part of the page.
  */
-export async function screenshotForDocs(page: Page, name: string): Promise<void> {
+export async function screenshotForDocs(target: Page | Locator, name: string): Promise<void> {
   if (process.env.PRINTROUTE_SCREENSHOTS !== '1') return
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true })
+  const path = join(SCREENSHOT_DIR, `${name}.png`)
+  if ('goto' in target) await target.screenshot({ path, fullPage: true })
+  else await target.screenshot({ path })
 }

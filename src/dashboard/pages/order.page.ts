@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Type } from 'typebox'
 import { parseId } from '../../domain/ids.ts'
+import { formatMinorAsAmount, parseAmountToMinor } from '../../domain/money.ts'
 import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
 import { ADVANCE_TARGETS, type SandboxScenario } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
@@ -234,45 +235,137 @@ const EXCLUSION_WORDS: Record<string, string> = {
   DoesNotShipThere: 'does not ship it there by this method',
   Rejected: 'refused a shipment of it',
   OutOfStock: 'out of stock',
+  SandboxScenario: 'kept away by the Sandbox scenario, to split the order',
 }
 
-/** One allocation of the order: the labs per item with their costs, the chosen plan, and what splitting saved. */
-function routingAllocation(allocation: RoutingAllocation, index: number): Html {
-  const title =
-    allocation.basis === 'Estimate'
-      ? html`Estimate: what allocating the order would choose from the catalogue now`
-      : html`${index === 0 ? 'Allocation' : `Reallocation ${index}`}, ${formatTime(allocation.at)}`
+/** The order's allocation's title: the estimate before the first, else which allocation and when. */
+function orderAllocationTitle(allocation: RoutingAllocation, index: number): Html {
+  return allocation.basis === 'Estimate'
+    ? html`Estimate: what allocating the order would choose from the catalogue now`
+    : html`${index === 0 ? 'Allocation' : `Reallocation ${index}`}, ${formatTime(allocation.at)}`
+}
+
+/** One allocation: the labs per item with their costs, the chosen plan, and what splitting saved. */
+function routingAllocation(allocation: RoutingAllocation, title: Html, className = ''): Html {
   const chosen = allocation.chosenPlan
   const unsplit = allocation.bestUnsplitPlan
   const plan = (p: NonNullable<RoutingAllocation['chosenPlan']>) =>
     p.shipments.map((shipment) => `${shipment.labCode} (${shipment.itemIds.join(', ')})`).join(' + ')
-  return html`<article class="routing-allocation"><h3>${title} <span class="muted small">${allocation.shippingMethod}</span></h3>
-<div class="table-wrap"><table><caption class="visually-hidden">Labs considered per item</caption>
+  return html`<article class="routing-allocation${className ? ` ${className}` : ''}"><h3>${title} <span class="muted small">${allocation.shippingMethod}</span></h3>
+${
+  // A table without rows says nothing: when no lab was left for any item, the list below says why.
+  allocation.items.every((item) => item.labsConsidered.length === 0)
+    ? ''
+    : html`<div class="table-wrap"><table><caption class="visually-hidden">Labs considered per item</caption>
 <thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">Chosen</th></tr></thead>
 <tbody>${allocation.items.map((item) =>
-    item.labsConsidered.map(
-      (lab, labIndex) =>
-        html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td>${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number">${formatMoney(lab.productionCost)}</td><td class="number">${formatMoney(lab.shippingCost)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
-    ),
-  )}</tbody></table></div>
+        item.labsConsidered.map(
+          (lab, labIndex) =>
+            html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td>${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number">${formatMoney(lab.productionCost)}</td><td class="number">${formatMoney(lab.shippingCost)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
+        ),
+      )}</tbody></table></div>`
+}
 <ul class="routing-exclusions small">${allocation.items.map((item) => {
     const excluded = item.labsExcluded.filter((lab) => lab.reason !== 'DoesNotMakeProduct')
     const others = item.labsExcluded.length - excluded.length
     return html`<li><code>${item.itemId}</code>: ${
-      item.labsConsidered.length === 0 ? 'no lab can make it. ' : ''
+      item.labsConsidered.length === 0 ? 'no lab can take it. ' : ''
     }${excluded.map((lab) => html`${lab.labCode} excluded (${EXCLUSION_WORDS[lab.reason] ?? lab.reason}); `)}${others > 0 ? `${others} other lab${others === 1 ? '' : 's'} do not make it.` : ''}</li>`
   })}</ul>
 <dl class="facts">
 <div><dt>Chosen plan</dt><dd>${chosen ? html`${plan(chosen)}: ${formatMoney(chosen.totalCost)}` : html`none: ${allocation.unavailableItemIds.join(', ')} could not be allocated`}</dd></div>
-<div><dt>Best from one lab</dt><dd>${unsplit ? html`${plan(unsplit)}: ${formatMoney(unsplit.totalCost)}` : 'no single lab can make everything'}</dd></div>
+<div><dt>Best from one lab</dt><dd>${unsplit ? html`${plan(unsplit)}: ${formatMoney(unsplit.totalCost)}` : 'none: no lab can take every item (excluded labs do not count)'}</dd></div>
 ${allocation.splitSaving && chosen && chosen.shipments.length > 1 ? html`<div><dt>Splitting saved</dt><dd>${formatMoney(allocation.splitSaving)}</dd></div>` : ''}
 </dl></article>`
 }
 
-function routingSection(routing: Routing | null): Html {
-  if (!routing || routing.allocations.length === 0) return html`<p class="muted">No routing to show.</p>`
-  return html`<p class="muted small">Costs before tax, in ${routing.currency}.${routing.quoteId ? html` Charged at the prices of quote <code>${routing.quoteId}</code>.` : ''}</p>
-${routing.allocations.map((allocation, index) => routingAllocation(allocation, index))}`
+/** The quote an order was created with, and GET /v4.0/quotes/{id}/routing's answer for it. */
+interface QuoteRouting {
+  quoteId: string
+  answer: ApiAnswer<{ routing: Routing }>
+}
+
+function routingSection(routing: Routing | null, quote: QuoteRouting | null): Html {
+  const own =
+    !routing || routing.allocations.length === 0
+      ? html`<p class="muted">No routing to show.</p>`
+      : html`${routing.allocations.map((allocation, index) =>
+          routingAllocation(allocation, orderAllocationTitle(allocation, index)),
+        )}`
+  if (!quote) {
+    if (!routing || routing.allocations.length === 0) return own
+    return html`<p class="muted small">Costs before tax, in ${routing.currency}.</p>${own}`
+  }
+  if (!quote.answer.ok) {
+    return html`<p class="muted">The routing of quote <code>${quote.quoteId}</code>, which the order was created with, could not be read: ${describeApiError(quote.answer.body)}</p>${own}`
+  }
+  const quoted = quote.answer.body.routing
+  const [quoteAllocation] = quoted.allocations
+  const quoteRouting = quoteAllocation
+    ? routingAllocation(
+        quoteAllocation,
+        html`Quote <code>${quote.quoteId}</code>: the routing the quote was priced on, ${formatTime(quoteAllocation.at)}`,
+        'routing-quote',
+      )
+    : ''
+  return html`<p class="muted small">Costs before tax${routing && routing.currency === quoted.currency ? html`, in ${quoted.currency}` : ''}. The order was created with quote <code>${quote.quoteId}</code>: its routing comes first, then the order's own.</p>
+${quoteComparison(quote.quoteId, quoted, routing)}
+${quoteRouting}
+${own}`
+}
+
+/** Plan labs in words: `nl1 and uk6`. */
+function labsInWords(plan: RoutingAllocation['chosenPlan']): string {
+  const labs = [...new Set((plan?.shipments ?? []).map((shipment) => shipment.labCode))].sort()
+  return labs.length <= 1 ? (labs[0] ?? 'no lab') : `${labs.slice(0, -1).join(', ')} and ${labs.at(-1)}`
+}
+
+/**
+ * The locked total (the quote's plan, which the order is charged when the currencies agree) against what the
+ * order's own routing costs at catalogue prices (its first allocation, or the estimate before it), and a note
+ * when the order's labs are not the quote's.
+ */
+function quoteComparison(quoteId: string, quoted: Routing, routing: Routing | null): Html {
+  const quotePlan = quoted.allocations[0]?.chosenPlan ?? null
+  const first = routing?.allocations[0]
+  const orderPlan = first?.chosenPlan ?? null
+  const sameCurrency = routing !== null && routing.currency === quoted.currency
+  const locked = quotePlan ? formatMoney(quotePlan.totalCost) : '—'
+  const lockedNote = sameCurrency
+    ? 'the quote’s items and shipping, which the order is charged'
+    : routing
+      ? `not applied: the quote is in ${quoted.currency}, the order is charged in ${routing.currency} at catalogue prices`
+      : ''
+  const when = first?.basis === 'Estimate' ? 'if the order were allocated now' : 'as the order was allocated'
+  const routed = !first
+    ? html`<span class="muted">no routing yet</span>`
+    : orderPlan
+      ? html`${formatMoney(orderPlan.totalCost)} <span class="muted small">${when}</span>`
+      : html`none: ${first.unavailableItemIds.join(', ')} could not be allocated`
+  let difference: Html | string = ''
+  if (sameCurrency && quotePlan && orderPlan) {
+    const quotedMinor = parseAmountToMinor(quotePlan.totalCost.amount) ?? 0n
+    const routedMinor = parseAmountToMinor(orderPlan.totalCost.amount) ?? 0n
+    const delta = routedMinor - quotedMinor
+    const words =
+      delta === 0n
+        ? 'the same as the locked total'
+        : `${formatMinorAsAmount(delta < 0n ? -delta : delta)} ${quoted.currency} ${delta > 0n ? 'more' : 'less'} than the locked total`
+    difference = html`<div><dt>Routing against the quote</dt><dd data-routing-difference>${words}</dd></div>`
+  }
+  const quoteLabs = labsInWords(quotePlan)
+  const orderLabs = labsInWords(orderPlan)
+  const labsDiffer = first !== undefined && quoteLabs !== orderLabs
+  const went = first?.basis === 'Estimate' ? 'would go to' : 'went to'
+  return html`<div class="card routing-comparison" role="group" aria-labelledby="quote-comparison-heading">
+<h3 id="quote-comparison-heading">Quote <code>${quoteId}</code> and this order</h3>
+<dl class="facts">
+<div><dt>Locked total (quote)</dt><dd data-locked-total>${locked}${lockedNote ? html` <span class="muted small">${lockedNote}</span>` : ''}</dd></div>
+<div><dt>Routing at catalogue prices</dt><dd data-routing-total>${routed}</dd></div>
+${difference}
+</dl>
+${labsDiffer ? html`<p class="notice notice-info routing-note">The order’s labs are not the quote’s: the quote was priced on ${quoteLabs}, the order ${went} ${orderPlan ? orderLabs : 'no lab'}.</p>` : ''}
+</div>`
 }
 
 function chargesTable(order: OrderDocument): Html {
@@ -351,6 +444,11 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
     // The Sandbox's own endpoint: Live has none.
     sandbox ? api.get<{ sandboxOrder: SandboxOrder }>(`/sandbox/orders/${orderId}`) : undefined,
   ])
+  // Only the order tells whether it was created with a quote: its routing is fetched once the order is read.
+  const quoteId = order.ok ? order.body.order.quoteId : undefined
+  const quoteRouting: QuoteRouting | null = quoteId
+    ? { quoteId, answer: await api.get<{ routing: Routing }>(`/quotes/${encodeURIComponent(quoteId)}/routing`) }
+    : null
   return {
     order,
     actions,
@@ -358,6 +456,7 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
     callbacks,
     printFiles,
     routing,
+    quoteRouting,
     sandbox: sandboxOrder?.ok ? sandboxOrder.body.sandboxOrder : null,
   }
 }
@@ -485,7 +584,7 @@ ${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken) : ''}
 ${issues(order)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
 <section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${shipmentsTable(order.shipments)}</section>
-<section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing)}</section>
+<section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, loaded.quoteRouting)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order)}</section>
 <div class="two-columns">
 <section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}</section>

@@ -4,7 +4,13 @@ import { Type } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import { MoneySchema, Nullable, named, OkOutcome, StringEnum, TraceParent } from './common.schema.ts'
 
-export const LAB_EXCLUSION_REASONS = ['DoesNotMakeProduct', 'DoesNotShipThere', 'Rejected', 'OutOfStock'] as const
+export const LAB_EXCLUSION_REASONS = [
+  'DoesNotMakeProduct',
+  'DoesNotShipThere',
+  'Rejected',
+  'OutOfStock',
+  'SandboxScenario',
+] as const
 export const ROUTING_BASES = ['Allocation', 'Estimate', 'Quote'] as const
 
 const RoutingPlanSchema = named(
@@ -52,7 +58,17 @@ const RoutingAllocationSchema = named(
         labsExcluded: Type.Array(
           Type.Object({
             labCode: Type.String(),
-            reason: named('LabExclusionReason', StringEnum(LAB_EXCLUSION_REASONS)),
+            reason: named(
+              'LabExclusionReason',
+              StringEnum(
+                LAB_EXCLUSION_REASONS,
+                'The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the ' +
+                  'destination for the method); Rejected (the lab refused a shipment holding the item); ' +
+                  'OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); ' +
+                  'SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the ' +
+                  'item to split the order). More reasons may be added.',
+              ),
+            ),
           }),
         ),
       }),
