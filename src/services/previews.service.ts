@@ -338,6 +338,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
               variant,
               printArea: entry.printArea,
               preview: { width: entry.made.result.width, height: entry.made.result.height },
+              colours: catalogue.colours,
             })
             const cover = variant.printAreaSizes.default
             const mockup = await deps.drawMockup(plan, {
