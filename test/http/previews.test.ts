@@ -2,9 +2,14 @@
 // they apply (previews, quotes with asset URLs, orders after download). Real images made with sharp, served on
 // 127.0.0.1; the real fetcher, renderer, cache and pipeline steps, on every database backend.
 import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
-import { testDatabaseKinds } from '../support/databases.ts'
+import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
+import { deleteExpiredPreviews } from '../../src/repositories/previews.repository.ts'
+import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, quadrantPhoto, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -354,14 +359,128 @@ for (const kind of testDatabaseKinds()) {
 
       t.clock.advanceSeconds(24 * 3600 + 1)
       assert.equal((await fetchLink(first.mockupUrl)).statusCode, 410)
-      const deleted = await t.app.services.previews.expirePreviews()
-      assert.ok(deleted >= 4, `${deleted} files deleted`)
-      assert.equal(await rows(), 0)
-      const blobKey = decodeURIComponent(keyOf(first.previewUrl).replace(/^\/files\//, ''))
-      assert.equal(await t.app.services.files.exists(blobKey), false)
-      // Asked again, it is made again, with new links.
+      const blobKeyOf = (link: string) => decodeURIComponent(keyOf(link).replace(/^\/files\//, ''))
+
+      // Asked again before the expiry job ran: made again under new file names; the expired entry's files go.
       const remade = json(await preview(item)).previews[0]
+      assert.notEqual(keyOf(remade.previewUrl), keyOf(first.previewUrl))
       assert.equal((await fetchLink(remade.previewUrl)).statusCode, 200)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(first.previewUrl)), false)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(first.mockupUrl)), false)
+
+      // The expiry job takes the expired rows, then deletes their files; a render of the same entry in between
+      // writes files of its own, which those deletes cannot reach (they would with names fixed per entry).
+      const expiredKeys = await deleteExpiredPreviews(t.database.db, t.clock.now())
+      assert.ok(expiredKeys.includes(blobKeyOf(fitted.previewUrl)), 'the fitted entry had expired')
+      const refitted = json(await preview({ ...item, sizing: 'fitPrintArea' })).previews[0]
+      for (const key of expiredKeys) await t.app.services.files.delete(key)
+      assert.equal((await fetchLink(refitted.previewUrl)).statusCode, 200)
+      assert.equal((await fetchLink(refitted.mockupUrl)).statusCode, 200)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(fitted.previewUrl)), false)
+
+      // Nothing left to expire; the job removes each entry with its files once it has expired.
+      assert.equal(await t.app.services.previews.expirePreviews(), 0)
+      assert.equal(await rows(), 2)
+      t.clock.advanceSeconds(24 * 3600 + 1)
+      assert.equal(await t.app.services.previews.expirePreviews(), 4)
+      assert.equal(await rows(), 0)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(remade.previewUrl)), false)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(refitted.mockupUrl)), false)
+    })
+  })
+
+  describe(`previews follow the catalogue they are made with (${kind})`, () => {
+    let database: TestDatabase
+    let filesDir: string
+    let images: ImageServer
+    before(async () => {
+      database = await openTestDatabase(kind)
+      filesDir = mkdtempSync(join(tmpdir(), 'printroute-files-'))
+      images = await startImageServer({ '/red.jpg': await solidJpeg(300, 400, RED) }, null)
+    })
+    after(async () => {
+      await images?.close()
+      await database?.close()
+      if (filesDir) rmSync(filesDir, { recursive: true, force: true })
+    })
+
+    /** The sample catalogue with GLOBAL-PHO-4x6 changed (another print area size, a lower minimumDpi) and an Oak frame. */
+    function changedCatalogue(oak: string) {
+      const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+      const product = (sku: string) => file.products.find((entry: { sku: string }) => entry.sku === sku)
+      const photo = product('GLOBAL-PHO-4x6')
+      photo.minimumDpi = 50
+      photo.printAreas.default = { required: true, horizontalResolution: 1200, verticalResolution: 1600 }
+      product('GLOBAL-CFPM-8X10').attributes.color.push('Oak')
+      file.colours = { Oak: oak }
+      return parseCatalogue(file, `catalogue with Oak ${oak}`)
+    }
+
+    /** Runs `use` on an application with `catalogue` on the shared database (a restart with another file). */
+    async function withApp<R>(
+      catalogue: ReturnType<typeof parseCatalogue> | undefined,
+      use: (t: TestApp) => Promise<R>,
+    ) {
+      const t = await startTestApp({ kind, database, filesDir, ...(catalogue ? { catalogue } : {}) })
+      try {
+        return await use(t)
+      } finally {
+        await t.close()
+      }
+    }
+
+    async function previewOn(t: TestApp, body: Record<string, unknown>) {
+      const response = await t.sandbox({ method: 'POST', url: '/v4.0/previews', payload: body })
+      assert.equal(response.statusCode, 200, response.body)
+      const [made] = json(response).previews
+      const link = new URL(made.mockupUrl)
+      const mockup = await t.app.sandbox.inject({ method: 'GET', url: `${link.pathname}${link.search}` })
+      assert.equal(mockup.statusCode, 200)
+      return { ...made, mockup: mockup.rawPayload }
+    }
+
+    const photoItem = () => ({
+      sku: 'GLOBAL-PHO-4x6',
+      attributes: { finish: 'gloss' },
+      sizing: 'fillPrintArea',
+      assets: [{ url: images.url('red.jpg') }],
+    })
+    const oakItem = () => ({ ...photoItem(), sku: 'GLOBAL-CFPM-8X10', attributes: { color: 'oak' } })
+    /** The middle of the mockup's left frame moulding (see the gold frame above: 100 px of 1300 from the left). */
+    const frameColourOf = async (mockup: Buffer) => {
+      const { height } = await sharp(mockup).metadata()
+      return pixel(mockup, (100 * 1200) / 1300, (height ?? 0) / 2)
+    }
+
+    test('a catalogue change to a print area size, a minimumDpi or a colour makes a new entry, not the cached answer', async () => {
+      const sample = await withApp(undefined, (t) => previewOn(t, photoItem()))
+      // 300x400 filling 1200x1800 (4x6 in): 66 dpi, below the photo print's 200.
+      assert.deepEqual(
+        [sample.width, sample.height, sample.effectiveDpi, sample.warnings.map((w: { code: string }) => w.code)],
+        [533, 800, 66, ['LowResolution']],
+      )
+
+      const changed = await withApp(changedCatalogue('#8b5a2b'), async (t) => ({
+        photo: await previewOn(t, photoItem()),
+        oak: await previewOn(t, oakItem()),
+      }))
+      // 1200x1600 at 75 dpi, above the new minimum of 50: the geometry and the warnings of this catalogue.
+      assert.deepEqual(
+        [changed.photo.width, changed.photo.height, changed.photo.effectiveDpi, changed.photo.warnings],
+        [600, 800, 75, []],
+      )
+      assert.notEqual(new URL(changed.photo.previewUrl).pathname, new URL(sample.previewUrl).pathname)
+      // A colour only this catalogue has: the frame is drawn in it.
+      assertNear(await frameColourOf(changed.oak.mockup), { r: 0x8b, g: 0x5a, b: 0x2b }, 'oak frame', 12)
+
+      // The same names, Oak drawn otherwise: a new mockup for the frame; the photo print is served from the cache.
+      const recoloured = await withApp(changedCatalogue('#3b6e8f'), async (t) => ({
+        photo: await previewOn(t, photoItem()),
+        oak: await previewOn(t, oakItem()),
+      }))
+      assertNear(await frameColourOf(recoloured.oak.mockup), { r: 0x3b, g: 0x6e, b: 0x8f }, 'recoloured oak', 12)
+      assert.notEqual(new URL(recoloured.oak.mockupUrl).pathname, new URL(changed.oak.mockupUrl).pathname)
+      assert.equal(new URL(recoloured.photo.previewUrl).pathname, new URL(changed.photo.previewUrl).pathname)
     })
   })
 }
