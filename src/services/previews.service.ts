@@ -15,6 +15,7 @@ import { matchPreviewItem } from '../domain/catalogue-matching.ts'
 import type { Environment } from '../domain/environment.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { type MockupPlan, mockupColourOf, planMockup } from '../domain/mockups.ts'
+import { normaliseAmount } from '../domain/money.ts'
 import { validationFailed } from '../domain/outcomes.ts'
 import { type PrintFilePlan, placementOnSource, previewSize } from '../domain/print-geometry.ts'
 import { randomHex } from '../domain/random-hex.ts'
@@ -83,11 +84,15 @@ export interface PreviewsDeps {
   log?: ServiceLogger
 }
 
+/** An order's item (docs/api.md#previews): what only orders use is checked as on an order, then ignored. */
 export interface PreviewInput {
+  merchantReference?: string | null
   sku: string
-  attributes?: Record<string, string> | null
+  copies?: number
   sizing: SizingMode
-  assets: { printArea?: string; url: string }[]
+  recipientCost?: { amount: string; currency: string } | null
+  attributes?: Record<string, string> | null
+  assets: { printArea?: string; url: string; md5Hash?: string | null; pageCount?: number | null }[]
 }
 
 export interface Preview {
@@ -309,8 +314,14 @@ export function createPreviewsService(deps: PreviewsDeps) {
       const matched = matchPreviewItem(catalogue, {
         sku: input.sku,
         attributes: input.attributes ?? {},
-        assets: input.assets.map((asset) => ({ printArea: asset.printArea })),
+        assets: input.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
       })
+      if (input.recipientCost && normaliseAmount(input.recipientCost.amount) === undefined) {
+        addFailure(matched.failures, 'recipientCost.amount', {
+          code: 'InvalidFormat',
+          providedValue: input.recipientCost.amount,
+        })
+      }
       if (!matched.item || hasFailures(matched.failures)) {
         throw validationFailed(matched.failures, 'The preview could not be made')
       }

@@ -2,6 +2,7 @@
 // they apply (previews, quotes with asset URLs, orders after download). Real images made with sharp, served on
 // 127.0.0.1; the real fetcher, renderer, cache and pipeline steps, on every database backend.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -327,13 +328,84 @@ for (const kind of testDatabaseKinds()) {
         assets: [{ printArea: 'back', url: images.url('red.jpg') }],
       })
       assert.equal(area['assets[0].printArea'][0].code, 'UnknownPrintArea')
+      // An order's own fields are no item's.
       const unknown = await failuresOf({
         sku: PHONE_CASE,
         sizing: 'fillPrintArea',
-        copies: 1,
+        shippingMethod: 'Budget',
         assets: asset('red.jpg'),
       })
-      assert.equal(unknown.copies[0].code, 'UnknownField')
+      assert.equal(unknown.shippingMethod[0].code, 'UnknownField')
+    })
+
+    test("an order's item is previewed as it is: the fields only orders use are checked as on an order, then ignored", async () => {
+      const bare = {
+        sku: 'GLOBAL-PHO-4x6',
+        sizing: 'fillPrintArea',
+        attributes: { finish: 'gloss' },
+        assets: [{ url: images.url('red.jpg') }],
+      }
+      const redJpeg = await fetch(images.url('red.jpg')).then(async (response) =>
+        Buffer.from(await response.arrayBuffer()),
+      )
+      const item = {
+        merchantReference: 'item-1',
+        sku: 'global-pho-4x6',
+        copies: 3,
+        sizing: 'FillPrintArea',
+        recipientCost: { amount: '4.5', currency: 'gbp' },
+        attributes: { finish: 'gloss' },
+        assets: [
+          {
+            printArea: 'default',
+            url: images.url('red.jpg'),
+            md5Hash: createHash('md5').update(redJpeg).digest('hex'),
+            pageCount: null,
+          },
+        ],
+      }
+      // The same item ordered is a valid order: the body is exactly an order's item.
+      const ordered = await t.sandbox({ method: 'POST', url: '/v4.0/orders', payload: sampleOrder({ items: [item] }) })
+      assert.equal(ordered.statusCode, 200, ordered.body)
+
+      const plain = await preview(bare)
+      const whole = await preview(item)
+      assert.equal(whole.statusCode, 200, whole.body)
+      // Nothing the extra fields say changes the answer: the same cache entry, the same links.
+      assert.deepEqual(json(whole).previews, json(plain).previews)
+
+      // Checked as on an order: each bad value is refused under its own name.
+      const refused = await preview({
+        ...item,
+        merchantReference: 'two\nlines',
+        copies: 0,
+        recipientCost: { amount: '4.555', currency: 'GBP' },
+        assets: [{ ...item.assets[0], md5Hash: 'not-an-md5', pageCount: 0 }],
+      })
+      assert.equal(refused.statusCode, 400, refused.body)
+      const failures = json(refused).failures
+      for (const path of [
+        'merchantReference',
+        'copies',
+        'recipientCost.amount',
+        'assets[0].md5Hash',
+        'assets[0].pageCount',
+      ]) {
+        assert.ok(failures[path], `a failure under ${path}: ${JSON.stringify(failures)}`)
+      }
+      // A book's page count need not be given, but one given is held to the product's limits, as an order's.
+      const book = (pageCount: number | null) =>
+        preview({
+          sku: 'BOOK-A4-L-HARD-M',
+          copies: 1,
+          sizing: 'fillPrintArea',
+          assets: [{ printArea: 'default', url: images.url('red.jpg'), pageCount }],
+        })
+      assert.equal((await book(null)).statusCode, 200)
+      assert.equal((await book(40)).statusCode, 200)
+      const tooFew = await book(2)
+      assert.equal(tooFew.statusCode, 400, tooFew.body)
+      assert.equal(json(tooFew).failures['assets[0].pageCount'][0].code, 'MustBeGreaterThanOrEqualTo')
     })
 
     // Last: it moves the clock past every entry's expiry.
