@@ -11,7 +11,7 @@ import sharp from 'sharp'
 import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { deleteExpiredPreviews } from '../../src/repositories/previews.repository.ts'
 import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
-import { type ImageServer, quadrantPhoto, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { detailedPhoto, type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
@@ -33,18 +33,104 @@ function assertNear(actual: Rgb, expected: Rgb, where: string, tolerance = 30): 
   assert.ok(close, `${where}: expected ~${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`)
 }
 
-/** Mean absolute difference per channel of two images of the same size, 0 to 255. */
-async function meanDifference(a: Buffer, b: Buffer): Promise<number> {
-  const [left, right] = await Promise.all(
-    [a, b].map((image) => sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true })),
+// The preview is made straight from the source at its reduced size, the print file at full size; reduced here,
+// the print file must show the same picture, pixel by pixel. The two are resampled at different scales, so an
+// edge may fall up to a pixel apart, and the preview's JPEG (quality 80) adds its noise; what a wrong crop, turn,
+// margin or orientation moves is tens of pixels. Two measures, per pixel and channel (0 to 255):
+// - tolerant: how far a preview pixel lies outside the range of the reference's 3x3 neighbourhood (an edge one
+//   pixel off costs nothing);
+// - away from edges: the plain difference, where the reference's 7x7 neighbourhood spans under EDGE_RANGE levels.
+// Measured on detailedPhoto in the cases below (sharp 0.35.5, libvips 8.18.7): the previews have at least 99.84%
+// of their pixels within 16 (the fitted one; the others 99.99% or more), 41 at worst (the fitted one), and 25 at
+// worst away from edges. Shifted by 1% of its width, a preview keeps at most 75% within 16 and is 97 off away
+// from edges; by 3%, 74% and 210; an image not turned, or its EXIF orientation ignored, at most 10% within 16.
+// The bounds sit between the two, with room on either side for another CPU's rounding.
+const TOLERANCE = 16
+const SHARE_WITHIN_TOLERANCE = 0.99
+const WORST_TOLERANT = 56
+const EDGE_RANGE = 48
+const WORST_AWAY_FROM_EDGES = 48
+
+interface Comparison {
+  withinTolerance: number
+  worstTolerant: number
+  worstAwayFromEdges: number
+}
+
+async function compareToReference(preview: Buffer, reference: Buffer): Promise<Comparison> {
+  const [mine, theirs] = await Promise.all(
+    [preview, reference].map((image) => sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true })),
   )
-  if (!left || !right) throw new Error('no image')
-  assert.deepEqual([left.info.width, left.info.height], [right.info.width, right.info.height])
-  let sum = 0
-  for (let index = 0; index < left.data.length; index++) {
-    sum += Math.abs((left.data[index] as number) - (right.data[index] as number))
+  if (!mine || !theirs) throw new Error('no image')
+  const { width, height, channels } = theirs.info
+  assert.deepEqual([mine.info.width, mine.info.height, mine.info.channels], [width, height, channels])
+  /** The lowest and highest value of channel `c` within `radius` of (x, y), clamped at the borders. */
+  const range = (x: number, y: number, c: number, radius: number): [number, number] => {
+    let low = 255
+    let high = 0
+    for (let dy = -radius; dy <= radius; dy++) {
+      const row = Math.min(height - 1, Math.max(0, y + dy)) * width
+      for (let dx = -radius; dx <= radius; dx++) {
+        const value = theirs.data[(row + Math.min(width - 1, Math.max(0, x + dx))) * channels + c] as number
+        if (value < low) low = value
+        if (value > high) high = value
+      }
+    }
+    return [low, high]
   }
-  return sum / left.data.length
+  let within = 0
+  let worstTolerant = 0
+  let worstAwayFromEdges = 0
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let tolerant = 0
+      let plain = 0
+      let edge = false
+      for (let c = 0; c < channels; c++) {
+        const index = (y * width + x) * channels + c
+        const value = mine.data[index] as number
+        const [low, high] = range(x, y, c, 1)
+        tolerant = Math.max(tolerant, value > high ? value - high : value < low ? low - value : 0)
+        plain = Math.max(plain, Math.abs(value - (theirs.data[index] as number)))
+        const [wideLow, wideHigh] = range(x, y, c, 3)
+        if (wideHigh - wideLow >= EDGE_RANGE) edge = true
+      }
+      if (tolerant <= TOLERANCE) within++
+      worstTolerant = Math.max(worstTolerant, tolerant)
+      if (!edge) worstAwayFromEdges = Math.max(worstAwayFromEdges, plain)
+    }
+  }
+  return { withinTolerance: within / (width * height), worstTolerant, worstAwayFromEdges }
+}
+
+const isSamePicture = (found: Comparison) =>
+  found.withinTolerance >= SHARE_WITHIN_TOLERANCE &&
+  found.worstTolerant <= WORST_TOLERANT &&
+  found.worstAwayFromEdges <= WORST_AWAY_FROM_EDGES
+
+async function assertSamePicture(preview: Buffer, reference: Buffer, what: string): Promise<void> {
+  const found = await compareToReference(preview, reference)
+  assert.ok(isSamePicture(found), `${what}: ${JSON.stringify(found)}`)
+}
+
+/** A picture the test knows to be wrong fails the same bounds: by the share within tolerance alone, too. */
+async function assertOtherPicture(image: Buffer, reference: Buffer, what: string): Promise<void> {
+  const found = await compareToReference(image, reference)
+  assert.ok(
+    found.withinTolerance < SHARE_WITHIN_TOLERANCE && !isSamePicture(found),
+    `${what}: ${JSON.stringify(found)}`,
+  )
+}
+
+/** The same image with its content moved left by `share` of its width (the right edge repeated). */
+async function shifted(image: Buffer, share: number): Promise<Buffer> {
+  const { width = 0, height = 0 } = await sharp(image).metadata()
+  const by = Math.round(width * share)
+  return sharp(image)
+    .extract({ left: by, top: 0, width: width - by, height })
+    .extend({ right: by, extendWith: 'copy' })
+    .png()
+    .toBuffer()
 }
 
 for (const kind of testDatabaseKinds()) {
@@ -57,7 +143,12 @@ for (const kind of testDatabaseKinds()) {
       t = await startTestApp({ kind })
       images = await startImageServer(
         {
-          '/landscape.jpg': { body: await quadrantPhoto(600, 400), type: 'image/jpeg' },
+          '/landscape.jpg': { body: await detailedPhoto(600, 400), type: 'image/jpeg' },
+          '/square.jpg': { body: await detailedPhoto(600, 600), type: 'image/jpeg' },
+          '/wide.jpg': { body: await detailedPhoto(900, 700), type: 'image/jpeg' },
+          // Stored landscape, shown portrait (EXIF orientation 8); and the same pixels without the orientation.
+          '/oriented.jpg': { body: await detailedPhoto(600, 400, 8), type: 'image/jpeg' },
+          '/unoriented.jpg': { body: await detailedPhoto(600, 400), type: 'image/jpeg' },
           '/sharp.jpg': await solidJpeg(1200, 2200, { r: 40, g: 120, b: 200 }),
           '/red.jpg': await solidJpeg(300, 400, RED),
           '/green.jpg': await solidJpeg(40, 400, GREEN),
@@ -148,14 +239,15 @@ for (const kind of testDatabaseKinds()) {
       if (!printFile) throw new Error('no print file')
       const full = await t.app.services.files.get(printFile.blobKey)
       const reduced = await sharp(full).resize({ width: 417, height: 800, fit: 'fill' }).png().toBuffer()
-      const difference = await meanDifference(previewImage, reduced)
-      assert.ok(difference < 4, `mean difference ${difference.toFixed(2)} of 255`)
-      // A preview that was not turned would be far off: the comparison can tell.
-      const unturned = await sharp(await quadrantPhoto(600, 400))
+      await assertSamePicture(previewImage, reduced, 'the preview')
+      // The comparison can tell: the crop 3% (or even 1%) off, or the image not turned, fail its bounds.
+      await assertOtherPicture(await shifted(previewImage, 0.03), reduced, 'the crop 3% off')
+      await assertOtherPicture(await shifted(previewImage, 0.01), reduced, 'the crop 1% off')
+      const unturned = await sharp(await detailedPhoto(600, 400))
         .resize({ width: 417, height: 800, fit: 'cover' })
         .png()
         .toBuffer()
-      assert.ok((await meanDifference(unturned, reduced)) > 30, 'an unturned image differs')
+      await assertOtherPicture(unturned, reduced, 'the image not turned')
       const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
       assert.deepEqual([listed.rotated, listed.placement], [true, { ...made.crop, margins: null }])
 
@@ -168,6 +260,84 @@ for (const kind of testDatabaseKinds()) {
       assert.match(issues[0]?.description ?? '', /86 dpi .* below the 150 dpi/)
       assert.equal(rendered.document.status.details.printReadyAssetsPrepared, 'Complete')
       assert.equal(rendered.pipeline.phase, 'producing')
+    })
+
+    /** The print file the pipeline renders for `item` ordered alone, reduced to `size`, and as the API lists it. */
+    async function orderedPrintFile(item: Record<string, unknown>, size: { width: number; height: number }) {
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({ items: [{ ...item, copies: 1 }] }),
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id
+      await drive.allocate(orderId)
+      const rendered = await drive.render(orderId)
+      const printFile = Object.values(Object.values(rendered.pipeline.shipments)[0]?.printFiles ?? {})[0]
+      if (!printFile) throw new Error('no print file')
+      const full = await t.app.services.files.get(printFile.blobKey)
+      const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
+      return {
+        reduced: await sharp(full)
+          .resize({ ...size, fit: 'fill' })
+          .png()
+          .toBuffer(),
+        listed,
+      }
+    }
+
+    test('fitted with margins, an image-wrapped canvas, an EXIF-oriented image: each preview is its print file reduced', async () => {
+      const cases = [
+        {
+          what: 'fitted: white margins above and below',
+          item: { sku: PHONE_CASE, sizing: 'fitPrintArea', assets: [{ url: images.url('square.jpg') }] },
+          // 600x600 fitted into 1080x2070: 1080x1080 with 495 px of margin above and below; 300 / 1.8 = 166 dpi.
+          expected: { width: 417, height: 800, rotated: false, crop: { left: 0, top: 0, width: 600, height: 600 } },
+          margins: { top: 495, bottom: 495, left: 0, right: 0 },
+        },
+        {
+          what: 'an image-wrapped canvas: the print area is the front with its wrap and bleed around it',
+          item: {
+            sku: 'GLOBAL-CAN-8x8',
+            attributes: { wrap: 'ImageWrap' },
+            sizing: 'fillPrintArea',
+            assets: [{ url: images.url('wide.jpg') }],
+          },
+          // 900x700 filling 3354x3354 (8 in + 900 px of wrap and bleed): the middle 700 columns, 99.9 to 800.1, so
+          // every source column that shows at all, 99 to 801.
+          expected: { width: 800, height: 800, rotated: false, crop: { left: 99, top: 0, width: 702, height: 700 } },
+          margins: null,
+        },
+        {
+          what: 'an EXIF-oriented image: upright 400x600, so not turned',
+          item: { sku: PHONE_CASE, sizing: 'fillPrintArea', assets: [{ url: images.url('oriented.jpg') }] },
+          // 400x600 upright filling 1080x2070: x 3.45, so 313 of its 400 columns (43.5 to 356.5: 43 to 357).
+          expected: { width: 417, height: 800, rotated: false, crop: { left: 43, top: 0, width: 314, height: 600 } },
+          margins: null,
+        },
+      ]
+      const references = new Map<string, Buffer>()
+      for (const { what, item, expected, margins } of cases) {
+        const response = await preview(item)
+        assert.equal(response.statusCode, 200, response.body)
+        const [made] = json(response).previews
+        const { width, height, rotated, crop } = made
+        assert.deepEqual({ width, height, rotated, crop }, expected, what)
+        const { reduced, listed } = await orderedPrintFile(item, { width, height })
+        assert.deepEqual([listed.rotated, listed.placement], [rotated, { ...crop, margins }], what)
+        const previewImage = await fileOf(made.previewUrl)
+        await assertSamePicture(previewImage, reduced, what)
+        await assertOtherPicture(await shifted(previewImage, 0.03), reduced, `${what}, 3% off`)
+        references.set(what, reduced)
+      }
+      // The same pixels without their orientation are another picture (turned, and cropped otherwise).
+      const unoriented = json(
+        await preview({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: [{ url: images.url('unoriented.jpg') }] }),
+      ).previews[0]
+      assert.equal(unoriented.rotated, true)
+      const reference = references.get(cases[2]?.what ?? '')
+      if (!reference) throw new Error('no reference')
+      await assertOtherPicture(await fileOf(unoriented.previewUrl), reference, 'the orientation ignored')
     })
 
     test('an image sharp enough has no warning, and neither has its order', async () => {
