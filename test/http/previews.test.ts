@@ -355,7 +355,7 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(allocated.document.status.issues, [])
     })
 
-    test('mockups: a framed print in its frame colour, a canvas with its edges, a photo print, a book with its spine', async () => {
+    test('mockups: a framed print in its frame colour, canvases with their edges, a framed canvas, a photo print, a book with its spine', async () => {
       const mockupOf = async (body: Record<string, unknown>) => {
         const response = await preview(body)
         assert.equal(response.statusCode, 200, response.body)
@@ -397,6 +397,31 @@ for (const kind of testDatabaseKinds()) {
       // wall.
       assert.deepEqual([canvas.width, canvas.height], [782 + 147 + 2 * 74, 782 + 147 + 2 * 74])
       assertNear(await pixel(canvas.data, 74 + 782 + 30, 74 + 391), { r: 16, g: 16, b: 16 }, 'black edge')
+
+      const [mirrored] = await mockupOf({
+        sku: 'GLOBAL-CAN-8x8',
+        attributes: { wrap: 'MirrorWrap' },
+        sizing: 'fillPrintArea',
+        assets: red,
+      })
+      if (!mirrored) throw new Error('no mockup')
+      // The same geometry; the edges repeat the red front, shaded (0.78 on the right, 0.62 below).
+      assert.deepEqual([mirrored.width, mirrored.height], [canvas.width, canvas.height])
+      assertNear(await pixel(mirrored.data, 74 + 782 + 30, 74 + 391), { r: 172, g: 23, b: 23 }, 'mirrored right edge')
+      assertNear(await pixel(mirrored.data, 74 + 391, 74 + 782 + 30), { r: 136, g: 19, b: 19 }, 'mirrored bottom edge')
+
+      const [framedCanvas] = await mockupOf({
+        sku: 'GLOBAL-FRA-CAN-16X20',
+        attributes: { color: 'natural', wrap: 'ImageWrap' },
+        sizing: 'fillPrintArea',
+        assets: red,
+      })
+      if (!framedCanvas) throw new Error('no mockup')
+      // 5754x6954 (16x20 in, wrap and bleed) at 662x800: 34.5 px per inch, the 16x20 in front 552x690, 35 px of
+      // frame, an 18 px wall: 658x796, the wrap around the front hidden.
+      assert.deepEqual([framedCanvas.width, framedCanvas.height], [552 + 70 + 36, 690 + 70 + 36])
+      assertNear(await pixel(framedCanvas.data, 18 + 17, 398), { r: 222, g: 184, b: 135 }, 'natural frame')
+      assertNear(await pixel(framedCanvas.data, 18 + 35 + 3, 398), RED, 'the front right inside the frame')
 
       const [photo] = await mockupOf({
         sku: 'GLOBAL-PHO-4x6',
