@@ -1,17 +1,21 @@
-// npm run bench:preview — latency of POST /v4.0/previews for a 24 MP camera-like JPEG (6000x4000) on four kinds of
-// product (a poster, an image-wrapped canvas, a framed print with mount, a photo print), next to two baselines
-// measured on the same image in this one run on this machine: rendering the full print file of the same item
-// (what an order does, ImageRenderer.renderPrintFile) and the plainest possible preview, a sharp resize of the
-// source to 800 px. Compare ratios, not absolute figures, across runs (docs/benchmarks.md).
+// npm run bench:preview — latency of POST /v4.0/previews for a 24 MP camera-like JPEG (6000x4000) on each kind of
+// mockup (a poster, canvases wrapped in the image and mirrored, a framed canvas, a framed print with mount, a
+// photo print, a book's cover and spine), next to two baselines measured on the same image in this one run on
+// this machine: rendering the full print file of the same item (what an order does, ImageRenderer.renderPrintFile;
+// for the book, its cover and its spine) and the plainest possible preview, a sharp resize of the source to 800 px.
+// A first row times the download and hash alone (the fetcher, a scratch file, SHA-256: what every request does
+// before anything else, and all a cache hit does besides a lookup). Compare ratios, not absolute figures, across
+// runs (docs/benchmarks.md).
 //
 // The application is built in this process as the tests build it (PGlite in memory, no job workers) and driven
 // with Fastify's inject, one request at a time; the image is served from 127.0.0.1, so each request includes a
 // real download (local, 8 MB). `miss`: the preview cache emptied before each request (download, hash, preview,
-// mockup, two blob writes, one row); `hit`: the same request again (download and hash only). Also the sizes of
-// what each kind answers: preview and mockup pixels and bytes.
+// mockup, two blob writes, one row per asset); `hit`: the same request again (download and hash only). Also the
+// sizes of what each kind answers: preview and mockup pixels and bytes.
 //
 // Options (env): BENCH_ROUNDS (requests per scenario and figure, default 5; the figure is the median).
-// Prints the report and rewrites the block between the bench:preview markers in docs/benchmarks.md.
+// BENCH_SMOKE=1: one round on a 600x400 image, to check that the script runs; prints, writes no figures.
+// Otherwise prints the report and rewrites the block between the bench:preview markers in docs/benchmarks.md.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -21,24 +25,43 @@ import sharp from 'sharp'
 import { PgliteDatabase } from '../src/adapters/database.ts'
 import { createImageRenderer, THUMBNAIL_JPEG_QUALITY } from '../src/adapters/image-renderer.ts'
 import { migrate } from '../src/adapters/migrator.ts'
+import { createSafeFetcher } from '../src/adapters/safe-fetcher.ts'
+import { sha256File, withScratchFile } from '../src/adapters/scratch-files.ts'
 import { buildApplication } from '../src/app.ts'
 import { loadCatalogue } from '../src/catalogue/catalogue.loader.ts'
 import { PRODUCT_PREVIEW_EDGE } from '../src/services/previews.service.ts'
 import { BENCHMARKS_MD, cameraLikeJpeg, writeBenchmarksBlock } from './bench-support.ts'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const SMOKE = process.env.BENCH_SMOKE === '1'
+const ROUNDS = SMOKE ? 1 : Number(process.env.BENCH_ROUNDS ?? 5)
+const [IMAGE_WIDTH, IMAGE_HEIGHT] = SMOKE ? [600, 400] : [6000, 4000]
+const MEGAPIXELS = Math.round((IMAGE_WIDTH * IMAGE_HEIGHT) / 1e5) / 10
 const catalogue = loadCatalogue()
 
 interface Scenario {
   name: string
   sku: string
   attributes: Record<string, string>
+  /** Print areas, one asset each (the same image); `default` when absent. */
+  printAreas?: string[]
 }
 const SCENARIOS: Scenario[] = [
   { name: 'poster, 16x24 in fine art print', sku: 'GLOBAL-FAP-16x24', attributes: {} },
   { name: 'canvas 16x20 in, image wrap', sku: 'GLOBAL-CAN-16x20', attributes: { wrap: 'ImageWrap' } },
+  { name: 'canvas 16x20 in, mirror wrap', sku: 'GLOBAL-CAN-16x20', attributes: { wrap: 'MirrorWrap' } },
+  {
+    name: 'framed canvas 16x20 in, image wrap',
+    sku: 'GLOBAL-FRA-CAN-16X20',
+    attributes: { color: 'natural', wrap: 'ImageWrap' },
+  },
   { name: 'framed print with mount, 16x20 in', sku: 'GLOBAL-CFPM-16X20', attributes: { color: 'natural' } },
   { name: 'photo print, 8x10 in', sku: 'GLOBAL-PHO-8x10', attributes: { finish: 'lustre' } },
+  {
+    name: 'book A4 landscape, cover and spine',
+    sku: 'BOOK-A4-L-HARD-M',
+    attributes: {},
+    printAreas: ['default', 'spine'],
+  },
 ]
 
 const median = (values: number[]) => {
@@ -51,8 +74,8 @@ async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }
   return { ms: performance.now() - started, value }
 }
 
-process.stdout.write('making a 24 MP camera-like JPEG ...\n')
-const photo = await cameraLikeJpeg(6000, 4000)
+process.stdout.write(`making a ${MEGAPIXELS} MP camera-like JPEG ...\n`)
+const photo = await cameraLikeJpeg(IMAGE_WIDTH, IMAGE_HEIGHT)
 const server = createServer((_request, response) => {
   response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length }).end(photo)
 })
@@ -80,6 +103,15 @@ const { keys } = await app.services.accounts.createAccount({
   callbackUrl: null,
 })
 const renderer = createImageRenderer({ concurrency: 1 })
+// The fetcher the application builds for previews and orders: the same address rules and limits.
+const fetcher = createSafeFetcher({ allowPrivateAddresses: true })
+
+/** What every preview request does first: the download into a scratch file and its SHA-256. */
+const downloadAndHash = () =>
+  withScratchFile(async (path) => {
+    await fetcher.download(imageUrl, path, {})
+    return sha256File(path)
+  })
 
 async function preview(scenario: Scenario) {
   const response = await app.sandbox.inject({
@@ -90,7 +122,7 @@ async function preview(scenario: Scenario) {
       sku: scenario.sku,
       attributes: scenario.attributes,
       sizing: 'fillPrintArea',
-      assets: [{ url: imageUrl }],
+      assets: (scenario.printAreas ?? ['default']).map((printArea) => ({ printArea, url: imageUrl })),
     },
   })
   if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`)
@@ -102,12 +134,19 @@ async function fileBytes(link: string): Promise<Buffer> {
   return (await app.sandbox.inject({ method: 'GET', url: `${url.pathname}${url.search}` })).rawPayload
 }
 
-const rows: string[] = []
+const ms = (value: number) => value.toFixed(0)
+const downloads: number[] = []
+for (let round = 0; round < ROUNDS; round++) downloads.push((await timed(downloadAndHash)).ms)
+const rows: string[] = [
+  `| download and hash only, no preview (${(photo.length / 2 ** 20).toFixed(1)} MiB) | ${ms(median(downloads))} | ${ms(median(downloads))} | - | - | - | - |`,
+]
+process.stdout.write(`${rows[0]}\n`)
 const sizes: string[] = []
 for (const scenario of SCENARIOS) {
   const variant = catalogue.findVariant(scenario.sku, scenario.attributes)
-  const area = variant?.printAreaSizes.default
-  if (!area) throw new Error(`no print area for ${scenario.sku}`)
+  const areas = (scenario.printAreas ?? ['default']).map((name) => variant?.printAreaSizes[name])
+  const area = areas[0]
+  if (!area || areas.some((size) => !size)) throw new Error(`no print area for ${scenario.sku}`)
   const misses: number[] = []
   const hits: number[] = []
   const fullRenders: number[] = []
@@ -121,14 +160,17 @@ for (const scenario of SCENARIOS) {
     hits.push((await timed(() => preview(scenario))).ms)
     fullRenders.push(
       (
-        await timed(() =>
-          renderer.renderPrintFile(photo, {
-            width: area.horizontalResolution,
-            height: area.verticalResolution,
-            sizing: 'fillPrintArea',
-            format: 'jpeg',
-          }),
-        )
+        await timed(async () => {
+          for (const size of areas) {
+            if (!size) continue
+            await renderer.renderPrintFile(photo, {
+              width: size.horizontalResolution,
+              height: size.verticalResolution,
+              sizing: 'fillPrintArea',
+              format: 'jpeg',
+            })
+          }
+        })
       ).ms,
     )
     resizes.push(
@@ -143,7 +185,6 @@ for (const scenario of SCENARIOS) {
     )
   }
   const miss = median(misses)
-  const ms = (value: number) => value.toFixed(0)
   rows.push(
     `| ${scenario.name} (${area.horizontalResolution}x${area.verticalResolution}) | ${ms(miss)} | ${ms(median(hits))} | ${ms(median(fullRenders))} | ${ms(median(resizes))} | ${(median(fullRenders) / miss).toFixed(1)}x | ${(miss / median(resizes)).toFixed(1)}x |`,
   )
@@ -161,7 +202,7 @@ const report = [
   `Command: \`npm run bench:preview\`  (BENCH_ROUNDS=${ROUNDS}: median of the rounds)`,
   `Machine: ${machine}`,
   `Date: ${new Date().toISOString()}`,
-  `Image: a 24 MP camera-like JPEG, 6000x4000, ${(photo.length / 2 ** 20).toFixed(1)} MiB, served from 127.0.0.1; fillPrintArea.`,
+  `Image: a ${MEGAPIXELS} MP camera-like JPEG, ${IMAGE_WIDTH}x${IMAGE_HEIGHT}, ${(photo.length / 2 ** 20).toFixed(1)} MiB, served from 127.0.0.1; fillPrintArea. A book previews its cover and spine (two assets, the same image) and its print files are both.`,
   '',
   '| product (print area px) | preview, cache miss ms | preview, cache hit ms | print file render ms | sharp resize to 800 px ms | print file / preview | preview / resize |',
   '|---|---:|---:|---:|---:|---:|---:|',
@@ -175,11 +216,15 @@ const report = [
   '',
 ].join('\n')
 process.stdout.write(`\n${report}\n`)
-await writeBenchmarksBlock('preview', report, {
-  heading: '## Preview latency: `npm run bench:preview`',
-  before: '## Render throughput',
-})
-process.stdout.write(`figures written to ${BENCHMARKS_MD}\n`)
+if (SMOKE) {
+  process.stdout.write('BENCH_SMOKE=1: figures not written\n')
+} else {
+  await writeBenchmarksBlock('preview', report, {
+    heading: '## Preview latency: `npm run bench:preview`',
+    before: '## Render throughput',
+  })
+  process.stdout.write(`figures written to ${BENCHMARKS_MD}\n`)
+}
 
 await app.close()
 await db.close()

@@ -993,12 +993,22 @@ export interface components {
         };
         /** CreatePreviewRequest */
         CreatePreviewRequest: {
+            /** @description Accepted so that an order item can be sent as it is; checked as on an order, then ignored. */
+            merchantReference?: string | null;
             sku: string;
+            /** @description Accepted so that an order item can be sent as it is; checked as on an order, then ignored. */
+            copies?: number;
+            /** @description One of fillPrintArea, fitPrintArea, stretchToPrintArea (any letter case). */
+            sizing: string;
+            /** @description Accepted so that an order item can be sent as it is; checked as on an order, then ignored. */
+            recipientCost?: {
+                /** @description Decimal amount, e.g. "15.00". */
+                amount: string;
+                currency: string;
+            } | null;
             attributes?: {
                 [key: string]: string;
             } | null;
-            /** @description One of fillPrintArea, fitPrintArea, stretchToPrintArea (any letter case). */
-            sizing: string;
             assets: components["schemas"]["PreviewAssetInput"][];
         };
         /** CreateQuoteRequest */
@@ -1282,6 +1292,10 @@ export interface components {
             printArea?: string;
             /** @description Public http(s) URL of the image, fetched exactly as an order would fetch it. At most 2048 characters. */
             url: string;
+            /** @description Accepted so that an order item can be sent as it is; checked as on an order, then ignored. */
+            md5Hash?: string | null;
+            /** @description Accepted so that an order item can be sent as it is; checked as on an order, then ignored. A page-priced product's page count must be within its limits. */
+            pageCount?: number | null;
         };
         /**
          * PreviewOutcome

@@ -1,12 +1,19 @@
 // Each kind of mockup drawn from a small synthetic preview: sizes, the frame colour of every framed product of
-// the sample catalogue in its border, a mount, each canvas wrap's edges, a photo print's white border, a book's
-// spine beside its cover.
+// the sample catalogue in its border, a mount, a framed canvas's front without its wrap, each canvas wrap's edges,
+// colours the catalogue names, a photo print's white border, a book's spine beside its cover.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import sharp from 'sharp'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { Variant } from '../domain/catalogue.types.ts'
-import { BACKGROUND_COLOUR, FRAME_COLOURS, MAT_COLOUR, planMockup, type Rgb } from '../domain/mockups.ts'
+import {
+  BACKGROUND_COLOUR,
+  CANVAS_EDGE_COLOURS,
+  FRAME_COLOURS,
+  MAT_COLOUR,
+  planMockup,
+  type Rgb,
+} from '../domain/mockups.ts'
 import { previewSize } from '../domain/print-geometry.ts'
 import { renderMockup } from './mockup-renderer.ts'
 
@@ -102,6 +109,107 @@ describe('mockups', () => {
     const variant = variantOf('GLOBAL-CFP-8X10', { color: 'black' })
     const plan = planMockup({ product, variant, printArea: 'default', preview: { width: 640, height: 800 } })
     assert.equal(plan.kind === 'framedPrint' && plan.mat, null)
+  })
+
+  test('a framed canvas shows its front in the frame, the wrap and bleed around it hidden, for each wrap', async () => {
+    const product = catalogue.findProduct('GLOBAL-FRA-CAN-16X20')
+    if (!product) throw new Error('no product')
+    for (const wrap of ['ImageWrap', 'MirrorWrap', 'Black', 'White']) {
+      const variant = variantOf('GLOBAL-FRA-CAN-16X20', { color: 'gold', wrap })
+      const area = variant.printAreaSizes.default
+      if (!area) throw new Error('no area')
+      const size = previewSize(area.horizontalResolution, area.verticalResolution, 400)
+      const plan = planMockup({ product, variant, printArea: 'default', preview: size })
+      assert.equal(plan.kind, 'framedPrint')
+      if (plan.kind !== 'framedPrint') return
+      // 16x20 in of a print area with bleed (and for ImageWrap the 900 px of wrapped sides): centred, smaller.
+      const { front, frameWidth } = plan
+      assert.equal(plan.mat, null)
+      assert.ok(front.width < size.width && front.height < size.height, `${wrap}: ${JSON.stringify(front)}`)
+      assert.ok(Math.abs(front.width / front.height - 16 / 20) < 0.01, `${wrap}: the front is 16x20`)
+      assert.deepEqual(
+        [front.left, front.top],
+        [Math.floor((size.width - front.width) / 2), Math.floor((size.height - front.height) / 2)],
+      )
+      // Blue all round the front, red on it: nothing blue may show between the frame and the picture.
+      const preview = await sharp({ create: { ...size, channels: 3, background: BLUE } })
+        .composite([{ input: await solidJpeg(front.width, front.height, RED), left: front.left, top: front.top }])
+        .jpeg({ quality: 95 })
+        .toBuffer()
+      const mockup = await renderMockup(plan, { preview })
+      const margin = Math.max(8, Math.round(frameWidth / 2))
+      assert.deepEqual(
+        [mockup.width, mockup.height],
+        [front.width + 2 * (frameWidth + margin), front.height + 2 * (frameWidth + margin)],
+      )
+      const inside = margin + frameWidth
+      assertNear(await pixel(mockup.data, margin + frameWidth / 2, mockup.height / 2), FRAME_COLOURS.gold as Rgb, wrap)
+      for (const [x, y] of [
+        [inside + 2, mockup.height / 2],
+        [mockup.width - inside - 3, mockup.height / 2],
+        [mockup.width / 2, inside + 2],
+        [mockup.width / 2, mockup.height - inside - 3],
+      ] as const) {
+        assertNear(await pixel(mockup.data, x, y), RED, `${wrap}: the front right inside the frame at ${x},${y}`)
+      }
+    }
+  })
+
+  test("the catalogue's colours draw frames and colour-wrapped edges, before the built-in names", async () => {
+    const colours = { gold: '#3b6e8f', black: '#602010' }
+    const framed = catalogue.findProduct('GLOBAL-CFP-8X10')
+    const canvas = catalogue.findProduct('GLOBAL-CAN-8x8')
+    if (!framed || !canvas) throw new Error('no product')
+    const gold = variantOf('GLOBAL-CFP-8X10', { color: 'gold' })
+    const framedPreview = await previewFor(gold, 'default', RED)
+    const framedPlan = planMockup({
+      product: framed,
+      variant: gold,
+      printArea: 'default',
+      preview: framedPreview.size,
+      colours,
+    })
+    assert.deepEqual(framedPlan.kind === 'framedPrint' && framedPlan.frameColour, {
+      name: 'gold',
+      rgb: { r: 0x3b, g: 0x6e, b: 0x8f },
+    })
+    if (framedPlan.kind !== 'framedPrint') return
+    const framedMockup = await renderMockup(framedPlan, { preview: framedPreview.data })
+    const margin = Math.max(8, Math.round(framedPlan.frameWidth / 2))
+    const scale = framedMockup.width / (framedPreview.size.width + 2 * (framedPlan.frameWidth + margin))
+    assertNear(
+      await pixel(framedMockup.data, (margin + framedPlan.frameWidth / 2) * scale, framedMockup.height / 2),
+      { r: 0x3b, g: 0x6e, b: 0x8f },
+      "the frame in the catalogue's gold",
+    )
+
+    const black = variantOf('GLOBAL-CAN-8x8', { wrap: 'Black' })
+    const canvasPreview = await previewFor(black, 'default', RED)
+    const canvasPlan = planMockup({
+      product: canvas,
+      variant: black,
+      printArea: 'default',
+      preview: canvasPreview.size,
+      colours,
+    })
+    assert.equal(canvasPlan.kind, 'canvas')
+    if (canvasPlan.kind !== 'canvas') return
+    assert.deepEqual(canvasPlan.wrap, { kind: 'colour', name: 'Black', colour: { r: 0x60, g: 0x20, b: 0x10 } })
+    const canvasMockup = await renderMockup(canvasPlan, { preview: canvasPreview.data })
+    const { front, depth } = canvasPlan
+    const edgeMargin = Math.max(8, Math.round(depth / 2))
+    assertNear(
+      await pixel(canvasMockup.data, edgeMargin + front.width + depth / 4, edgeMargin + front.height / 2),
+      shade({ r: 0x60, g: 0x20, b: 0x10 }, 0.78),
+      "the right edge in the catalogue's black",
+    )
+    // Without the table, the built-in colours.
+    const plain = planMockup({ product: canvas, variant: black, printArea: 'default', preview: canvasPreview.size })
+    assert.deepEqual(plain.kind === 'canvas' && plain.wrap, {
+      kind: 'colour',
+      name: 'Black',
+      colour: CANVAS_EDGE_COLOURS.black,
+    })
   })
 
   test('a canvas shows its front and its right and bottom edges for each wrap', async () => {

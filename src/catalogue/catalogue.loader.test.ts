@@ -895,3 +895,45 @@ test('minimumDpi: the catalogue value, 150 when absent, refused unless a positiv
   assertProblem(problemsOf(withDpi(72.5)), 'products[0] (TEST-CANVAS).minimumDpi', 'must be a positive integer')
   assertProblem(problemsOf(withDpi(5000)), 'products[0] (TEST-CANVAS).minimumDpi', 'must be at most 2400')
 })
+
+test("colours: frame and canvas wrap colours come from the catalogue's colours or the built-in names, else refused", () => {
+  // The sample needs no table: every colour it offers is a built-in name.
+  assert.deepEqual(sample.colours, {})
+  const withColours = (colours: Record<string, unknown> | undefined, frameColours: string[], wraps: string[]) => {
+    const json = testCatalogueJson()
+    if (colours !== undefined) json.colours = colours
+    json.products[4].attributes.color = frameColours
+    json.products[4].variants = frameColours.map((color) => ({ attributes: { color, size: 'small' } }))
+    json.products[0].attributes.wrap = wraps
+    return json
+  }
+
+  // Unknown names are refused, one line each, naming the product, the attribute and the value.
+  const refused = problemsOf(withColours(undefined, ['black', 'Oak'], ['Black', 'ImageWrap', 'MirrorWrap', 'Navy']))
+  assertProblem(refused, 'products[4] (TEST-FRAME).attributes.color[1]', 'frame colour "Oak" has no colour')
+  assertProblem(refused, 'products[4] (TEST-FRAME).attributes.color[1]', `colours ({"Oak":"#rrggbb"})`)
+  assertProblem(refused, 'products[0] (TEST-CANVAS).attributes.wrap[3]', 'canvas wrap colour "Navy"')
+  assert.equal(refused.length, 2, refused.join('\n'))
+  // Attributes that are not drawn as colours are never checked: a tee's colour, a canvas's image wraps.
+  assert.ok(!refused.some((problem) => problem.includes('TEST-TEE') || problem.includes('ImageWrap')))
+
+  // Named in the table (any letter case), they load; the table may also redraw a built-in name.
+  const loaded = parseCatalogue(
+    withColours(
+      { oak: '#8B5A2B', NAVY: '#1b2a4a', Black: '#000000', $comment: 'mockup colours' },
+      ['Oak'],
+      ['Black', 'ImageWrap', 'navy'],
+    ),
+    'test.json',
+  )
+  assert.deepEqual(loaded.colours, { oak: '#8b5a2b', navy: '#1b2a4a', black: '#000000' })
+
+  // The table itself: "#rrggbb" values, names unique case-insensitively; a broken entry is reported once.
+  const bad = problemsOf(
+    withColours({ Oak: 'brown', oak: '#123456', teal: '#12345' }, ['Oak', 'teal'], ['Black', 'ImageWrap']),
+  )
+  assertProblem(bad, 'colours.Oak', 'must be a colour like "#8b5a2b"')
+  assertProblem(bad, 'colours.oak', 'duplicates colour Oak')
+  assertProblem(bad, 'colours.teal', 'must be a colour like')
+  assert.equal(bad.length, 3, bad.join('\n'))
+})

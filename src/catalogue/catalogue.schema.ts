@@ -13,6 +13,7 @@ import { type TSchema, Type } from 'typebox'
 import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS } from '../domain/catalogue.types.ts'
 import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from '../domain/catalogue-money.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
+import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 
 /** Letters, digits, `-`, `_`, `.`: SKUs travel in URL paths (GET /v4.0/products/{sku}). */
@@ -283,6 +284,14 @@ export const CatalogueSchema = Fields(
     ),
     products: List(Product, { nonEmpty: true }),
     labs: List(Lab, { nonEmpty: true }),
+    colours: Type.Optional(
+      MapOf(Matching(HEX_COLOUR_PATTERN, 'must be a colour like "#8b5a2b" (# and six hex digits)'), {
+        keys: { schema: { pattern: '\\S' }, reason: 'colour name must not be empty' },
+        description:
+          'Colour name (any letter case) -> "#rrggbb": how mockups draw a frame colour or canvas wrap colour of ' +
+          'that name. Needed for every frame colour and canvas wrap colour outside the built-in names.',
+      }),
+    ),
   },
   'A printroute product catalogue (docs/catalogue.md).',
 )

@@ -29,6 +29,14 @@ import {
   RATE_PATTERN,
 } from '../domain/catalogue-money.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
+import {
+  CANVAS_EDGE_COLOURS,
+  colourAttributeOf,
+  FRAME_COLOURS,
+  HEX_COLOUR_PATTERN,
+  isDrawnAsColour,
+  resolveColour,
+} from '../domain/mockups.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
 import { CatalogueSchema, IGNORED_FIELD_PREFIX, SPINE_MILLIMETRES_REASON } from './catalogue.schema.ts'
@@ -235,6 +243,10 @@ class References {
   readonly #products = new Map<string, CheckedProduct>()
   /** Lower-cased SKU -> path of every product entry, sound or not: a broken product is no unknown SKU. */
   readonly #seenSkus = new Map<string, string>()
+  /** The `colours` table: lower-cased name -> "#rrggbb", for the entries without problems. */
+  readonly #colours: Record<string, string> = {}
+  /** Lower-cased names of `colours` entries with problems: already reported, not again on each product. */
+  readonly #brokenColours = new Set<string>()
 
   constructor(root: JsonObject, problems: Problems, label: (path: string) => string) {
     this.#root = root
@@ -257,6 +269,7 @@ class References {
     this.#checkShippingClasses()
     this.#checkZones()
     this.#checkTaxRates()
+    this.#checkColours()
     const products: ProductEntry[] = []
     itemsOf(root.products).forEach((value, index) => {
       const checked = this.#checkProduct(value, join('products', index))
@@ -294,6 +307,9 @@ class References {
       ),
       products,
       labs,
+      ...(file.colours === undefined
+        ? {}
+        : { colours: Object.fromEntries(entriesOf(file.colours)) as Record<string, string> }),
     }
   }
 
@@ -379,6 +395,43 @@ class References {
     }
   }
 
+  #checkColours(): void {
+    const seen = new Map<string, string>()
+    for (const [name, hex] of entriesOf(this.#root.colours)) {
+      const lower = name.toLowerCase()
+      const earlier = seen.get(lower)
+      if (earlier !== undefined) {
+        this.#add(join('colours', name), `duplicates colour ${earlier} (names are compared case-insensitively)`)
+        this.#brokenColours.add(lower)
+        continue
+      }
+      seen.set(lower, name)
+      if (typeof hex === 'string' && HEX_COLOUR_PATTERN.test(hex)) this.#colours[lower] = hex
+      else this.#brokenColours.add(lower)
+    }
+  }
+
+  /**
+   * Every value a mockup draws as a colour (a framed product's frame colour, a canvas's colour wrap) must be one the
+   * catalogue's `colours` or the built-in names know: otherwise its mockup would show some other colour.
+   */
+  #checkMockupColours(product: ProductEntry, path: string): void {
+    const found = colourAttributeOf(product)
+    if (!found || found.attribute === null) return
+    const { use, attribute } = found
+    const builtIn = Object.keys(use === 'frame' ? FRAME_COLOURS : { ...CANVAS_EDGE_COLOURS, ...FRAME_COLOURS })
+    ;(product.attributes?.[attribute] ?? []).forEach((value, index) => {
+      if (!isDrawnAsColour(use, value) || this.#brokenColours.has(value.toLowerCase())) return
+      if (resolveColour(value, use, this.#colours) !== undefined) return
+      const what = use === 'frame' ? 'frame colour' : 'canvas wrap colour'
+      this.#add(
+        join(join(join(path, 'attributes'), attribute), index),
+        `${what} ${describe(value)} has no colour to draw its mockup with: add it to the catalogue's colours ` +
+          `(${JSON.stringify({ [value]: '#rrggbb' })}) or use a built-in name (${builtIn.join(', ')})`,
+      )
+    })
+  }
+
   // ---- products ---------------------------------------------------------------------------------------
 
   #checkProduct(value: unknown, path: string): CheckedProduct | undefined {
@@ -410,6 +463,7 @@ class References {
     if (this.#under(join(path, 'attributes')) || this.#under(printAreasPath)) return undefined
 
     const product = value as unknown as ProductEntry
+    if (typeof product.category === 'string') this.#checkMockupColours(product, path)
     const attributes = Object.fromEntries(entriesOf(product.attributes)) as Record<string, string[]>
     const printAreas: Record<string, PrintAreaEntry> = {}
     for (const [name, area] of entriesOf(product.printAreas)) {

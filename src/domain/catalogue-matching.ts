@@ -309,7 +309,10 @@ function matchAttributes(
   return { canonical, complete }
 }
 
-/** `partial`: only the assets given are checked (a preview need not have every required area nor page counts). */
+/**
+ * `partial`: only the assets given are checked (a preview need not have every required area nor page counts; a
+ * page count given is checked).
+ */
 function matchAssets(
   product: Product,
   assets: ItemToMatch['assets'],
@@ -340,7 +343,9 @@ function matchAssets(
     } else {
       placed.set(printArea, index)
     }
-    if (pagePricing && printArea === pagePricing.pageCountPrintArea && !options.partial) {
+    // A preview needs no page count, but one it is given is checked as an order's would be.
+    const pageCountGiven = asset.pageCount !== undefined && asset.pageCount !== null
+    if (pagePricing && printArea === pagePricing.pageCountPrintArea && (!options.partial || pageCountGiven)) {
       checkPageCount(pagePricing, asset.pageCount, `${at}.pageCount`, report)
     }
     return { printArea, pageCount }

@@ -117,6 +117,8 @@ export class Catalogue {
   readonly baseCurrency: string
   /** Every currency the rate table knows, as written in the file. */
   readonly currencies: readonly string[]
+  /** The file's `colours`: colour name in lower case -> "#rrggbb" in lower case (mockups, domain/mockups.ts). */
+  readonly colours: Readonly<Record<string, string>>
 
   readonly #productsBySku = new Map<string, Product>()
   readonly #variantsByLookupKey = new Map<Product, Map<string, Variant>>()
@@ -146,6 +148,11 @@ export class Catalogue {
       this.#currencyRates.set(code, millionths)
     }
     this.currencies = Object.freeze([...this.#currencyRates.keys()])
+    this.colours = Object.freeze(
+      Object.fromEntries(
+        Object.entries(file.colours ?? {}).map(([name, hex]) => [name.toLowerCase(), hex.toLowerCase()]),
+      ),
+    )
 
     this.zones = this.#buildZones(file)
     this.#restOfWorldZone = this.zones.find((zone) => zone.restOfWorld)

@@ -31,6 +31,11 @@ export interface CatalogueFile {
   taxRates: Record<string, TaxRateEntry>
   products: ProductEntry[]
   labs: LabEntry[]
+  /**
+   * Colour name -> "#rrggbb": how mockups draw a frame colour or a canvas's colour wrap that the built-in names do
+   * not know (or should draw otherwise). Names are compared case-insensitively. Omitted: built-in names only.
+   */
+  colours?: Record<string, string>
 }
 
 export interface CurrencyTableEntry {

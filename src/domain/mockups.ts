@@ -1,7 +1,8 @@
 // What a product mockup shows (docs/api.md#mockups), planned in the preview's own pixels from the catalogue: the
-// kind of picture for the product's category, the frame colour named by the variant, the mount (mat) a framed
-// print has when its print area is smaller than the product, a canvas's front and wrapped edges, a book's
-// spine. Pure; adapters/mockup-renderer.ts draws the plan with sharp.
+// kind of picture for the product's category, the frame colour named by the variant (the catalogue's own colour
+// names, else the built-in ones), the mount (mat) a framed print has when its print area is smaller than the
+// product, a canvas's front and wrapped edges, a book's spine. Pure; adapters/mockup-renderer.ts draws the plan
+// with sharp.
 import type { PixelSize, Product, Variant } from './catalogue.types.ts'
 import { type PixelBox, PRINT_AREA_DPI } from './print-geometry.ts'
 import { SPINE_PRINT_AREA } from './spine.ts'
@@ -13,8 +14,8 @@ export interface Rgb {
 }
 
 /**
- * The frame colours of the catalogue's `color` attribute on framed products, as drawn. A name not listed here
- * (an operator's own catalogue) is drawn in FALLBACK_FRAME_COLOUR.
+ * Frame colours drawn without the catalogue's help: the names of the sample catalogue's `color` attribute on
+ * framed products. A catalogue names its own in `colours` (docs/catalogue.md), which also override these.
  */
 export const FRAME_COLOURS: Readonly<Record<string, Rgb>> = {
   black: { r: 24, g: 24, b: 24 },
@@ -26,15 +27,89 @@ export const FRAME_COLOURS: Readonly<Record<string, Rgb>> = {
   silver: { r: 192, g: 192, b: 200 },
   white: { r: 248, g: 248, b: 248 },
 }
-export const FALLBACK_FRAME_COLOUR: Rgb = { r: 24, g: 24, b: 24 }
 
-/** Colour-wrapped canvas edges (the `wrap` attribute's colour values). */
+/** Colour-wrapped canvas edges drawn without the catalogue's help (the `wrap` attribute's colour values). */
 export const CANVAS_EDGE_COLOURS: Readonly<Record<string, Rgb>> = {
   black: { r: 20, g: 20, b: 20 },
   white: { r: 245, g: 245, b: 245 },
 }
 
+// Only for a catalogue built without the loader, which refuses colours that cannot be resolved.
+const UNRESOLVED_FRAME: Rgb = { r: 24, g: 24, b: 24 }
 const WHITE_EDGE: Rgb = { r: 245, g: 245, b: 245 }
+
+/** How the catalogue's `colours` spell a colour. */
+export const HEX_COLOUR_PATTERN = /^#[0-9A-Fa-f]{6}$/
+
+/** The catalogue's `colours`: colour name in lower case -> "#rrggbb". */
+export type ColourTable = Readonly<Record<string, string>>
+
+/** The two canvas wraps that are not a colour (any letter case). */
+const IMAGE_WRAPS = new Set(['imagewrap', 'mirrorwrap'])
+
+/** A frame's colour or a colour-wrapped canvas's edges. */
+export type ColourUse = 'frame' | 'edge'
+
+/**
+ * What a mockup draws as a colour, and from which attribute: the frame of a framed print or canvas (its `color`
+ * or `colour` attribute; black without one), the edges of a stretched canvas wrapped in a colour (its `wrap`
+ * values other than ImageWrap and MirrorWrap). Null for every other product. The catalogue loader checks that
+ * each such value can be drawn, so that no colour silently turns into another.
+ */
+export function colourAttributeOf(product: {
+  category: string
+  attributes?: Readonly<Record<string, readonly string[]>>
+}): { use: ColourUse; attribute: string | null } | null {
+  const category = product.category.toLowerCase()
+  const names = Object.keys(product.attributes ?? {})
+  const named = (wanted: string) => names.find((name) => name.toLowerCase() === wanted)
+  if (category === 'framed-print' || category === 'framed-canvas') {
+    return { use: 'frame', attribute: named('color') ?? named('colour') ?? null }
+  }
+  if (category === 'canvas') return { use: 'edge', attribute: named('wrap') ?? null }
+  return null
+}
+
+/** Whether a value of the colour attribute is drawn as a colour (a canvas's ImageWrap and MirrorWrap are not). */
+export function isDrawnAsColour(use: ColourUse, value: string): boolean {
+  return use === 'frame' || !IMAGE_WRAPS.has(value.toLowerCase())
+}
+
+export function hexToRgb(hex: string): Rgb {
+  const value = Number.parseInt(hex.slice(1), 16)
+  return { r: (value >> 16) & 255, g: (value >> 8) & 255, b: value & 255 }
+}
+
+/**
+ * The colour drawn for `name` (any letter case): the catalogue's own first, then the built-in names (for canvas
+ * edges, the edge shades before the frame colours). Undefined when neither knows it.
+ */
+export function resolveColour(name: string, use: ColourUse, colours: ColourTable = {}): Rgb | undefined {
+  const lower = name.toLowerCase()
+  const own = colours[lower]
+  if (own !== undefined) return hexToRgb(own)
+  return (use === 'edge' ? CANVAS_EDGE_COLOURS[lower] : undefined) ?? FRAME_COLOURS[lower]
+}
+
+/**
+ * The colour the mockup of `variant` draws (frame or canvas edge) with its name, or null when it draws none: what
+ * a cached mockup depends on besides the product's shape.
+ */
+export function mockupColourOf(
+  product: Product,
+  variant: Variant,
+  colours: ColourTable = {},
+): { name: string; rgb: Rgb } | null {
+  const found = colourAttributeOf(product)
+  if (!found) return null
+  const value = found.attribute === null ? undefined : variant.attributes[found.attribute]
+  if (found.use === 'frame') {
+    const name = value ?? 'black'
+    return { name, rgb: resolveColour(name, 'frame', colours) ?? UNRESOLVED_FRAME }
+  }
+  if (value === undefined || !isDrawnAsColour('edge', value)) return null
+  return { name: value, rgb: resolveColour(value, 'edge', colours) ?? WHITE_EDGE }
+}
 
 /** The cream mount (mat) of a framed print. */
 export const MAT_COLOUR: Rgb = { r: 246, g: 243, b: 235 }
@@ -75,6 +150,8 @@ export interface MockupRequest {
   printArea: string
   /** The preview's size (the print area scaled down). */
   preview: { width: number; height: number }
+  /** The catalogue's own colour names (Catalogue.colours). */
+  colours?: ColourTable
 }
 
 const INCHES_PER_UNIT: Readonly<Record<string, number>> = { in: 1, mm: 1 / 25.4, cm: 1 / 2.54 }
@@ -127,10 +204,8 @@ export function planMockup(request: MockupRequest): MockupPlan {
     return { kind: 'book', spineShare: spine / cover.horizontalResolution }
   }
 
-  const colour = attributeValue(variant, 'color') ?? attributeValue(variant, 'colour')
+  const colour = mockupColourOf(product, variant, request.colours)
   if ((category === 'framed-print' || category === 'framed-canvas') && printArea === 'default') {
-    const name = colour ?? 'black'
-    const rgb = FRAME_COLOURS[name.toLowerCase()] ?? FALLBACK_FRAME_COLOUR
     let mat: { x: number; y: number } | null = null
     let front: PixelBox = { left: 0, top: 0, width: preview.width, height: preview.height }
     if (category === 'framed-canvas') {
@@ -149,7 +224,7 @@ export function planMockup(request: MockupRequest): MockupPlan {
     }
     return {
       kind: 'framedPrint',
-      frameColour: { name, rgb },
+      frameColour: colour ?? { name: 'black', rgb: UNRESOLVED_FRAME },
       frameWidth: Math.max(4, Math.round(FRAME_WIDTH_INCHES * pixelsPerInch)),
       mat,
       front,
@@ -166,7 +241,7 @@ export function planMockup(request: MockupRequest): MockupPlan {
         ? { kind: 'image' }
         : lower === 'mirrorwrap'
           ? { kind: 'mirror' }
-          : { kind: 'colour', name: wrap ?? 'White', colour: CANVAS_EDGE_COLOURS[lower] ?? WHITE_EDGE }
+          : { kind: 'colour', name: colour?.name ?? lower, colour: colour?.rgb ?? WHITE_EDGE }
     return { kind: 'canvas', wrap: canvasWrap, depth, front }
   }
 

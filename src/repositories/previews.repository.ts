@@ -27,17 +27,29 @@ export async function findCachedPreview(
 }
 
 /**
- * Stores an entry; one made at the same time by another request (or an expired one under the same key) is
- * replaced, so the row always names the blobs written last.
+ * Stores an entry unless one is already under its key (made meanwhile by another request, or expired and not yet
+ * removed): true when stored. A row is never overwritten, so the files a live row names are never orphaned nor
+ * replaced under a link already handed out.
  */
-export async function saveCachedPreview(db: Queryable, entry: CachedPreview, now: Date): Promise<void> {
-  await db.query(
+export async function insertCachedPreview(db: Queryable, entry: CachedPreview, now: Date): Promise<boolean> {
+  const rows = await db.query(
     `INSERT INTO preview_cache (cache_key, result, preview_key, mockup_key, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (cache_key) DO UPDATE SET result = EXCLUDED.result, preview_key = EXCLUDED.preview_key,
-       mockup_key = EXCLUDED.mockup_key, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
+     ON CONFLICT (cache_key) DO NOTHING
+     RETURNING cache_key`,
     [entry.cacheKey, entry.result, entry.previewKey, entry.mockupKey, now, entry.expiresAt],
   )
+  return rows.length > 0
+}
+
+/** Deletes the entry under this key if it has expired by `now`, returning the blob keys it named. */
+export async function deleteExpiredPreview(db: Queryable, cacheKey: string, now: Date): Promise<string[]> {
+  const rows = await db.query<{ previewKey: string; mockupKey: string }>(
+    `DELETE FROM preview_cache WHERE cache_key = $1 AND expires_at <= $2
+     RETURNING preview_key AS "previewKey", mockup_key AS "mockupKey"`,
+    [cacheKey, now],
+  )
+  return rows.flatMap((row) => [row.previewKey, row.mockupKey])
 }
 
 /** Deletes the entries expired by `now`, returning the blob keys they named (the caller deletes the blobs). */

@@ -3,8 +3,9 @@
 // download, in the pipeline). Images are fetched by the pipeline's fetcher (same address rules and size limit),
 // the preview is the print file's own rendering at a reduced scale (adapters/image-renderer.ts, renderPreview),
 // the mockup is drawn from it (domain/mockups.ts, adapters/mockup-renderer.ts). Results are cached by image hash,
-// SKU, attributes, sizing and print area for PREVIEW_CACHE_SECONDS (table preview_cache, blobs under
-// `product-previews/`), and the expire-previews job removes them.
+// SKU, attributes, sizing, print area and what they depend on in the catalogue for PREVIEW_CACHE_SECONDS (table
+// preview_cache, blobs under `product-previews/`, named afresh for every render), and the expire-previews job
+// removes them.
 import { createHash } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
@@ -13,13 +14,21 @@ import type { Product, Variant } from '../domain/catalogue.types.ts'
 import { matchPreviewItem } from '../domain/catalogue-matching.ts'
 import type { Environment } from '../domain/environment.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
-import { type MockupPlan, planMockup } from '../domain/mockups.ts'
+import { type MockupPlan, mockupColourOf, planMockup } from '../domain/mockups.ts'
+import { normaliseAmount } from '../domain/money.ts'
 import { validationFailed } from '../domain/outcomes.ts'
 import { type PrintFilePlan, placementOnSource, previewSize } from '../domain/print-geometry.ts'
+import { randomHex } from '../domain/random-hex.ts'
 import { checkResolution, type ResolutionWarning } from '../domain/resolution.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import { SPINE_PRINT_AREA } from '../domain/spine.ts'
-import { deleteExpiredPreviews, findCachedPreview, saveCachedPreview } from '../repositories/previews.repository.ts'
+import {
+  type CachedPreview,
+  deleteExpiredPreview,
+  deleteExpiredPreviews,
+  findCachedPreview,
+  insertCachedPreview,
+} from '../repositories/previews.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import type { AssetFetcher, FileStore, ScratchFileProvider } from './pipeline.service.ts'
 
@@ -75,11 +84,15 @@ export interface PreviewsDeps {
   log?: ServiceLogger
 }
 
+/** An order's item (docs/api.md#previews): what only orders use is checked as on an order, then ignored. */
 export interface PreviewInput {
+  merchantReference?: string | null
   sku: string
-  attributes?: Record<string, string> | null
+  copies?: number
   sizing: SizingMode
-  assets: { printArea?: string; url: string }[]
+  recipientCost?: { amount: string; currency: string } | null
+  attributes?: Record<string, string> | null
+  assets: { printArea?: string; url: string; md5Hash?: string | null; pageCount?: number | null }[]
 }
 
 export interface Preview {
@@ -172,8 +185,29 @@ export function createPreviewsService(deps: PreviewsDeps) {
     return fetched
   }
 
+  /**
+   * What a preview and its mockup depend on in the catalogue besides the variant's identity: the print areas'
+   * pixel sizes (every area: a book's mockup draws cover and spine), the minimum resolution behind the warnings,
+   * the category and size that shape the mockup, and the colour it draws. A catalogue that changes any of them
+   * (a restart with another file) makes new entries instead of serving the old answer.
+   */
+  function catalogueIdentity(product: Product, variant: Variant): unknown {
+    return [
+      product.category,
+      product.productDimensions,
+      product.minimumDpi,
+      Object.entries(variant.printAreaSizes).map(([area, size]) => [
+        area,
+        size.horizontalResolution,
+        size.verticalResolution,
+      ]),
+      mockupColourOf(product, variant, catalogue.colours)?.rgb ?? null,
+    ]
+  }
+
   function cacheKeyOf(parts: {
     sha256: string
+    product: Product
     variant: Variant
     sizing: SizingMode
     printArea: string
@@ -184,11 +218,40 @@ export function createPreviewsService(deps: PreviewsDeps) {
       PRODUCT_PREVIEW_EDGE,
       parts.sha256,
       parts.variant.key,
+      catalogueIdentity(parts.product, parts.variant),
       parts.sizing,
       parts.printArea,
       parts.companion,
     ])
     return createHash('sha256').update(identity).digest('hex')
+  }
+
+  async function deleteFiles(keys: readonly string[], why: string): Promise<void> {
+    for (const key of keys) {
+      try {
+        await deps.files.delete(key)
+      } catch (error) {
+        log.warn({ err: error, key }, why)
+      }
+    }
+  }
+
+  /**
+   * Records a render whose files are written. An expired entry under the same key goes first, with its files (its
+   * links have stopped working). When another request stored the key meanwhile, its entry is the answer and this
+   * render's files are removed: a live entry is never replaced, so no link handed out loses its file.
+   */
+  async function saveRender(entry: CachedPreview, now: Date): Promise<CachedPreview> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await deleteFiles(await deleteExpiredPreview(db, entry.cacheKey, now), 'deleting an expired preview image failed')
+      if (await insertCachedPreview(db, entry, now)) return entry
+      const stored = await findCachedPreview(db, entry.cacheKey, now)
+      if (stored) {
+        await deleteFiles([entry.previewKey, entry.mockupKey], 'deleting an unused preview image failed')
+        return stored
+      }
+    }
+    throw new Error(`the preview cache entry ${entry.cacheKey} could be neither stored nor read`)
   }
 
   /**
@@ -251,8 +314,14 @@ export function createPreviewsService(deps: PreviewsDeps) {
       const matched = matchPreviewItem(catalogue, {
         sku: input.sku,
         attributes: input.attributes ?? {},
-        assets: input.assets.map((asset) => ({ printArea: asset.printArea })),
+        assets: input.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
       })
+      if (input.recipientCost && normaliseAmount(input.recipientCost.amount) === undefined) {
+        addFailure(matched.failures, 'recipientCost.amount', {
+          code: 'InvalidFormat',
+          providedValue: input.recipientCost.amount,
+        })
+      }
       if (!matched.item || hasFailures(matched.failures)) {
         throw validationFailed(matched.failures, 'The preview could not be made')
       }
@@ -283,7 +352,14 @@ export function createPreviewsService(deps: PreviewsDeps) {
         for (const [index, image] of images.entries()) {
           const printArea = printAreas[index] as string
           const companion = isBook ? hashOf(printArea === SPINE_PRINT_AREA ? 'default' : SPINE_PRINT_AREA) : null
-          const cacheKey = cacheKeyOf({ sha256: image.sha256, variant, sizing: input.sizing, printArea, companion })
+          const cacheKey = cacheKeyOf({
+            sha256: image.sha256,
+            product,
+            variant,
+            sizing: input.sizing,
+            printArea,
+            companion,
+          })
           const cached = await findCachedPreview(db, cacheKey, now)
           if (cached) {
             entries.push({ printArea, cacheKey, cached, made: null })
@@ -338,6 +414,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
               variant,
               printArea: entry.printArea,
               preview: { width: entry.made.result.width, height: entry.made.result.height },
+              colours: catalogue.colours,
             })
             const cover = variant.printAreaSizes.default
             const mockup = await deps.drawMockup(plan, {
@@ -354,18 +431,17 @@ export function createPreviewsService(deps: PreviewsDeps) {
                   }
                 : {}),
             })
-            const previewKey = `${BLOB_PREFIX}${entry.cacheKey}/preview.jpg`
-            const mockupKey = `${BLOB_PREFIX}${entry.cacheKey}/mockup.jpg`
+            // Names of this render's own: deleting an earlier render's files (the expiry job, a replaced expired
+            // entry) can never remove these, whatever the order the two happen in.
+            const token = randomHex(8)
+            const previewKey = `${BLOB_PREFIX}${entry.cacheKey}/${token}-preview.jpg`
+            const mockupKey = `${BLOB_PREFIX}${entry.cacheKey}/${token}-mockup.jpg`
             await deps.files.put(previewKey, preview, 'image/jpeg')
             await deps.files.put(mockupKey, mockup.data, 'image/jpeg')
-            stored = {
-              cacheKey: entry.cacheKey,
-              result: JSON.stringify(entry.made.result),
-              previewKey,
-              mockupKey,
-              expiresAt,
-            }
-            await saveCachedPreview(db, stored, now)
+            stored = await saveRender(
+              { cacheKey: entry.cacheKey, result: JSON.stringify(entry.made.result), previewKey, mockupKey, expiresAt },
+              now,
+            )
           }
           if (!stored) throw new Error('a preview was neither cached nor made')
           const result = JSON.parse(stored.result) as CachedResult
@@ -432,13 +508,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
     /** Deletes expired cache entries and their images; returns how many images were deleted. */
     async expirePreviews(): Promise<number> {
       const keys = await deleteExpiredPreviews(db, clock.now())
-      for (const key of keys) {
-        try {
-          await deps.files.delete(key)
-        } catch (error) {
-          log.warn({ err: error, key }, 'deleting an expired preview image failed')
-        }
-      }
+      await deleteFiles(keys, 'deleting an expired preview image failed')
       return keys.length
     },
   }

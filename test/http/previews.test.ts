@@ -2,10 +2,16 @@
 // they apply (previews, quotes with asset URLs, orders after download). Real images made with sharp, served on
 // 127.0.0.1; the real fetcher, renderer, cache and pipeline steps, on every database backend.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
-import { testDatabaseKinds } from '../support/databases.ts'
-import { type ImageServer, quadrantPhoto, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
+import { deleteExpiredPreviews } from '../../src/repositories/previews.repository.ts'
+import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { detailedPhoto, type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
@@ -27,18 +33,104 @@ function assertNear(actual: Rgb, expected: Rgb, where: string, tolerance = 30): 
   assert.ok(close, `${where}: expected ~${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`)
 }
 
-/** Mean absolute difference per channel of two images of the same size, 0 to 255. */
-async function meanDifference(a: Buffer, b: Buffer): Promise<number> {
-  const [left, right] = await Promise.all(
-    [a, b].map((image) => sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true })),
+// The preview is made straight from the source at its reduced size, the print file at full size; reduced here,
+// the print file must show the same picture, pixel by pixel. The two are resampled at different scales, so an
+// edge may fall up to a pixel apart, and the preview's JPEG (quality 80) adds its noise; what a wrong crop, turn,
+// margin or orientation moves is tens of pixels. Two measures, per pixel and channel (0 to 255):
+// - tolerant: how far a preview pixel lies outside the range of the reference's 3x3 neighbourhood (an edge one
+//   pixel off costs nothing);
+// - away from edges: the plain difference, where the reference's 7x7 neighbourhood spans under EDGE_RANGE levels.
+// Measured on detailedPhoto in the cases below (sharp 0.35.5, libvips 8.18.7): the previews have at least 99.84%
+// of their pixels within 16 (the fitted one; the others 99.99% or more), 41 at worst (the fitted one), and 25 at
+// worst away from edges. Shifted by 1% of its width, a preview keeps at most 75% within 16 and is 97 off away
+// from edges; by 3%, 74% and 210; an image not turned, or its EXIF orientation ignored, at most 10% within 16.
+// The bounds sit between the two, with room on either side for another CPU's rounding.
+const TOLERANCE = 16
+const SHARE_WITHIN_TOLERANCE = 0.99
+const WORST_TOLERANT = 56
+const EDGE_RANGE = 48
+const WORST_AWAY_FROM_EDGES = 48
+
+interface Comparison {
+  withinTolerance: number
+  worstTolerant: number
+  worstAwayFromEdges: number
+}
+
+async function compareToReference(preview: Buffer, reference: Buffer): Promise<Comparison> {
+  const [mine, theirs] = await Promise.all(
+    [preview, reference].map((image) => sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true })),
   )
-  if (!left || !right) throw new Error('no image')
-  assert.deepEqual([left.info.width, left.info.height], [right.info.width, right.info.height])
-  let sum = 0
-  for (let index = 0; index < left.data.length; index++) {
-    sum += Math.abs((left.data[index] as number) - (right.data[index] as number))
+  if (!mine || !theirs) throw new Error('no image')
+  const { width, height, channels } = theirs.info
+  assert.deepEqual([mine.info.width, mine.info.height, mine.info.channels], [width, height, channels])
+  /** The lowest and highest value of channel `c` within `radius` of (x, y), clamped at the borders. */
+  const range = (x: number, y: number, c: number, radius: number): [number, number] => {
+    let low = 255
+    let high = 0
+    for (let dy = -radius; dy <= radius; dy++) {
+      const row = Math.min(height - 1, Math.max(0, y + dy)) * width
+      for (let dx = -radius; dx <= radius; dx++) {
+        const value = theirs.data[(row + Math.min(width - 1, Math.max(0, x + dx))) * channels + c] as number
+        if (value < low) low = value
+        if (value > high) high = value
+      }
+    }
+    return [low, high]
   }
-  return sum / left.data.length
+  let within = 0
+  let worstTolerant = 0
+  let worstAwayFromEdges = 0
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let tolerant = 0
+      let plain = 0
+      let edge = false
+      for (let c = 0; c < channels; c++) {
+        const index = (y * width + x) * channels + c
+        const value = mine.data[index] as number
+        const [low, high] = range(x, y, c, 1)
+        tolerant = Math.max(tolerant, value > high ? value - high : value < low ? low - value : 0)
+        plain = Math.max(plain, Math.abs(value - (theirs.data[index] as number)))
+        const [wideLow, wideHigh] = range(x, y, c, 3)
+        if (wideHigh - wideLow >= EDGE_RANGE) edge = true
+      }
+      if (tolerant <= TOLERANCE) within++
+      worstTolerant = Math.max(worstTolerant, tolerant)
+      if (!edge) worstAwayFromEdges = Math.max(worstAwayFromEdges, plain)
+    }
+  }
+  return { withinTolerance: within / (width * height), worstTolerant, worstAwayFromEdges }
+}
+
+const isSamePicture = (found: Comparison) =>
+  found.withinTolerance >= SHARE_WITHIN_TOLERANCE &&
+  found.worstTolerant <= WORST_TOLERANT &&
+  found.worstAwayFromEdges <= WORST_AWAY_FROM_EDGES
+
+async function assertSamePicture(preview: Buffer, reference: Buffer, what: string): Promise<void> {
+  const found = await compareToReference(preview, reference)
+  assert.ok(isSamePicture(found), `${what}: ${JSON.stringify(found)}`)
+}
+
+/** A picture the test knows to be wrong fails the same bounds: by the share within tolerance alone, too. */
+async function assertOtherPicture(image: Buffer, reference: Buffer, what: string): Promise<void> {
+  const found = await compareToReference(image, reference)
+  assert.ok(
+    found.withinTolerance < SHARE_WITHIN_TOLERANCE && !isSamePicture(found),
+    `${what}: ${JSON.stringify(found)}`,
+  )
+}
+
+/** The same image with its content moved left by `share` of its width (the right edge repeated). */
+async function shifted(image: Buffer, share: number): Promise<Buffer> {
+  const { width = 0, height = 0 } = await sharp(image).metadata()
+  const by = Math.round(width * share)
+  return sharp(image)
+    .extract({ left: by, top: 0, width: width - by, height })
+    .extend({ right: by, extendWith: 'copy' })
+    .png()
+    .toBuffer()
 }
 
 for (const kind of testDatabaseKinds()) {
@@ -51,7 +143,12 @@ for (const kind of testDatabaseKinds()) {
       t = await startTestApp({ kind })
       images = await startImageServer(
         {
-          '/landscape.jpg': { body: await quadrantPhoto(600, 400), type: 'image/jpeg' },
+          '/landscape.jpg': { body: await detailedPhoto(600, 400), type: 'image/jpeg' },
+          '/square.jpg': { body: await detailedPhoto(600, 600), type: 'image/jpeg' },
+          '/wide.jpg': { body: await detailedPhoto(900, 700), type: 'image/jpeg' },
+          // Stored landscape, shown portrait (EXIF orientation 8); and the same pixels without the orientation.
+          '/oriented.jpg': { body: await detailedPhoto(600, 400, 8), type: 'image/jpeg' },
+          '/unoriented.jpg': { body: await detailedPhoto(600, 400), type: 'image/jpeg' },
           '/sharp.jpg': await solidJpeg(1200, 2200, { r: 40, g: 120, b: 200 }),
           '/red.jpg': await solidJpeg(300, 400, RED),
           '/green.jpg': await solidJpeg(40, 400, GREEN),
@@ -142,14 +239,15 @@ for (const kind of testDatabaseKinds()) {
       if (!printFile) throw new Error('no print file')
       const full = await t.app.services.files.get(printFile.blobKey)
       const reduced = await sharp(full).resize({ width: 417, height: 800, fit: 'fill' }).png().toBuffer()
-      const difference = await meanDifference(previewImage, reduced)
-      assert.ok(difference < 4, `mean difference ${difference.toFixed(2)} of 255`)
-      // A preview that was not turned would be far off: the comparison can tell.
-      const unturned = await sharp(await quadrantPhoto(600, 400))
+      await assertSamePicture(previewImage, reduced, 'the preview')
+      // The comparison can tell: the crop 3% (or even 1%) off, or the image not turned, fail its bounds.
+      await assertOtherPicture(await shifted(previewImage, 0.03), reduced, 'the crop 3% off')
+      await assertOtherPicture(await shifted(previewImage, 0.01), reduced, 'the crop 1% off')
+      const unturned = await sharp(await detailedPhoto(600, 400))
         .resize({ width: 417, height: 800, fit: 'cover' })
         .png()
         .toBuffer()
-      assert.ok((await meanDifference(unturned, reduced)) > 30, 'an unturned image differs')
+      await assertOtherPicture(unturned, reduced, 'the image not turned')
       const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
       assert.deepEqual([listed.rotated, listed.placement], [true, { ...made.crop, margins: null }])
 
@@ -162,6 +260,84 @@ for (const kind of testDatabaseKinds()) {
       assert.match(issues[0]?.description ?? '', /86 dpi .* below the 150 dpi/)
       assert.equal(rendered.document.status.details.printReadyAssetsPrepared, 'Complete')
       assert.equal(rendered.pipeline.phase, 'producing')
+    })
+
+    /** The print file the pipeline renders for `item` ordered alone, reduced to `size`, and as the API lists it. */
+    async function orderedPrintFile(item: Record<string, unknown>, size: { width: number; height: number }) {
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({ items: [{ ...item, copies: 1 }] }),
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id
+      await drive.allocate(orderId)
+      const rendered = await drive.render(orderId)
+      const printFile = Object.values(Object.values(rendered.pipeline.shipments)[0]?.printFiles ?? {})[0]
+      if (!printFile) throw new Error('no print file')
+      const full = await t.app.services.files.get(printFile.blobKey)
+      const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
+      return {
+        reduced: await sharp(full)
+          .resize({ ...size, fit: 'fill' })
+          .png()
+          .toBuffer(),
+        listed,
+      }
+    }
+
+    test('fitted with margins, an image-wrapped canvas, an EXIF-oriented image: each preview is its print file reduced', async () => {
+      const cases = [
+        {
+          what: 'fitted: white margins above and below',
+          item: { sku: PHONE_CASE, sizing: 'fitPrintArea', assets: [{ url: images.url('square.jpg') }] },
+          // 600x600 fitted into 1080x2070: 1080x1080 with 495 px of margin above and below; 300 / 1.8 = 166 dpi.
+          expected: { width: 417, height: 800, rotated: false, crop: { left: 0, top: 0, width: 600, height: 600 } },
+          margins: { top: 495, bottom: 495, left: 0, right: 0 },
+        },
+        {
+          what: 'an image-wrapped canvas: the print area is the front with its wrap and bleed around it',
+          item: {
+            sku: 'GLOBAL-CAN-8x8',
+            attributes: { wrap: 'ImageWrap' },
+            sizing: 'fillPrintArea',
+            assets: [{ url: images.url('wide.jpg') }],
+          },
+          // 900x700 filling 3354x3354 (8 in + 900 px of wrap and bleed): the middle 700 columns, 99.9 to 800.1, so
+          // every source column that shows at all, 99 to 801.
+          expected: { width: 800, height: 800, rotated: false, crop: { left: 99, top: 0, width: 702, height: 700 } },
+          margins: null,
+        },
+        {
+          what: 'an EXIF-oriented image: upright 400x600, so not turned',
+          item: { sku: PHONE_CASE, sizing: 'fillPrintArea', assets: [{ url: images.url('oriented.jpg') }] },
+          // 400x600 upright filling 1080x2070: x 3.45, so 313 of its 400 columns (43.5 to 356.5: 43 to 357).
+          expected: { width: 417, height: 800, rotated: false, crop: { left: 43, top: 0, width: 314, height: 600 } },
+          margins: null,
+        },
+      ]
+      const references = new Map<string, Buffer>()
+      for (const { what, item, expected, margins } of cases) {
+        const response = await preview(item)
+        assert.equal(response.statusCode, 200, response.body)
+        const [made] = json(response).previews
+        const { width, height, rotated, crop } = made
+        assert.deepEqual({ width, height, rotated, crop }, expected, what)
+        const { reduced, listed } = await orderedPrintFile(item, { width, height })
+        assert.deepEqual([listed.rotated, listed.placement], [rotated, { ...crop, margins }], what)
+        const previewImage = await fileOf(made.previewUrl)
+        await assertSamePicture(previewImage, reduced, what)
+        await assertOtherPicture(await shifted(previewImage, 0.03), reduced, `${what}, 3% off`)
+        references.set(what, reduced)
+      }
+      // The same pixels without their orientation are another picture (turned, and cropped otherwise).
+      const unoriented = json(
+        await preview({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: [{ url: images.url('unoriented.jpg') }] }),
+      ).previews[0]
+      assert.equal(unoriented.rotated, true)
+      const reference = references.get(cases[2]?.what ?? '')
+      if (!reference) throw new Error('no reference')
+      await assertOtherPicture(await fileOf(unoriented.previewUrl), reference, 'the orientation ignored')
     })
 
     test('an image sharp enough has no warning, and neither has its order', async () => {
@@ -179,7 +355,7 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(allocated.document.status.issues, [])
     })
 
-    test('mockups: a framed print in its frame colour, a canvas with its edges, a photo print, a book with its spine', async () => {
+    test('mockups: a framed print in its frame colour, canvases with their edges, a framed canvas, a photo print, a book with its spine', async () => {
       const mockupOf = async (body: Record<string, unknown>) => {
         const response = await preview(body)
         assert.equal(response.statusCode, 200, response.body)
@@ -221,6 +397,31 @@ for (const kind of testDatabaseKinds()) {
       // wall.
       assert.deepEqual([canvas.width, canvas.height], [782 + 147 + 2 * 74, 782 + 147 + 2 * 74])
       assertNear(await pixel(canvas.data, 74 + 782 + 30, 74 + 391), { r: 16, g: 16, b: 16 }, 'black edge')
+
+      const [mirrored] = await mockupOf({
+        sku: 'GLOBAL-CAN-8x8',
+        attributes: { wrap: 'MirrorWrap' },
+        sizing: 'fillPrintArea',
+        assets: red,
+      })
+      if (!mirrored) throw new Error('no mockup')
+      // The same geometry; the edges repeat the red front, shaded (0.78 on the right, 0.62 below).
+      assert.deepEqual([mirrored.width, mirrored.height], [canvas.width, canvas.height])
+      assertNear(await pixel(mirrored.data, 74 + 782 + 30, 74 + 391), { r: 172, g: 23, b: 23 }, 'mirrored right edge')
+      assertNear(await pixel(mirrored.data, 74 + 391, 74 + 782 + 30), { r: 136, g: 19, b: 19 }, 'mirrored bottom edge')
+
+      const [framedCanvas] = await mockupOf({
+        sku: 'GLOBAL-FRA-CAN-16X20',
+        attributes: { color: 'natural', wrap: 'ImageWrap' },
+        sizing: 'fillPrintArea',
+        assets: red,
+      })
+      if (!framedCanvas) throw new Error('no mockup')
+      // 5754x6954 (16x20 in, wrap and bleed) at 662x800: 34.5 px per inch, the 16x20 in front 552x690, 35 px of
+      // frame, an 18 px wall: 658x796, the wrap around the front hidden.
+      assert.deepEqual([framedCanvas.width, framedCanvas.height], [552 + 70 + 36, 690 + 70 + 36])
+      assertNear(await pixel(framedCanvas.data, 18 + 17, 398), { r: 222, g: 184, b: 135 }, 'natural frame')
+      assertNear(await pixel(framedCanvas.data, 18 + 35 + 3, 398), RED, 'the front right inside the frame')
 
       const [photo] = await mockupOf({
         sku: 'GLOBAL-PHO-4x6',
@@ -322,13 +523,84 @@ for (const kind of testDatabaseKinds()) {
         assets: [{ printArea: 'back', url: images.url('red.jpg') }],
       })
       assert.equal(area['assets[0].printArea'][0].code, 'UnknownPrintArea')
+      // An order's own fields are no item's.
       const unknown = await failuresOf({
         sku: PHONE_CASE,
         sizing: 'fillPrintArea',
-        copies: 1,
+        shippingMethod: 'Budget',
         assets: asset('red.jpg'),
       })
-      assert.equal(unknown.copies[0].code, 'UnknownField')
+      assert.equal(unknown.shippingMethod[0].code, 'UnknownField')
+    })
+
+    test("an order's item is previewed as it is: the fields only orders use are checked as on an order, then ignored", async () => {
+      const bare = {
+        sku: 'GLOBAL-PHO-4x6',
+        sizing: 'fillPrintArea',
+        attributes: { finish: 'gloss' },
+        assets: [{ url: images.url('red.jpg') }],
+      }
+      const redJpeg = await fetch(images.url('red.jpg')).then(async (response) =>
+        Buffer.from(await response.arrayBuffer()),
+      )
+      const item = {
+        merchantReference: 'item-1',
+        sku: 'global-pho-4x6',
+        copies: 3,
+        sizing: 'FillPrintArea',
+        recipientCost: { amount: '4.5', currency: 'gbp' },
+        attributes: { finish: 'gloss' },
+        assets: [
+          {
+            printArea: 'default',
+            url: images.url('red.jpg'),
+            md5Hash: createHash('md5').update(redJpeg).digest('hex'),
+            pageCount: null,
+          },
+        ],
+      }
+      // The same item ordered is a valid order: the body is exactly an order's item.
+      const ordered = await t.sandbox({ method: 'POST', url: '/v4.0/orders', payload: sampleOrder({ items: [item] }) })
+      assert.equal(ordered.statusCode, 200, ordered.body)
+
+      const plain = await preview(bare)
+      const whole = await preview(item)
+      assert.equal(whole.statusCode, 200, whole.body)
+      // Nothing the extra fields say changes the answer: the same cache entry, the same links.
+      assert.deepEqual(json(whole).previews, json(plain).previews)
+
+      // Checked as on an order: each bad value is refused under its own name.
+      const refused = await preview({
+        ...item,
+        merchantReference: 'two\nlines',
+        copies: 0,
+        recipientCost: { amount: '4.555', currency: 'GBP' },
+        assets: [{ ...item.assets[0], md5Hash: 'not-an-md5', pageCount: 0 }],
+      })
+      assert.equal(refused.statusCode, 400, refused.body)
+      const failures = json(refused).failures
+      for (const path of [
+        'merchantReference',
+        'copies',
+        'recipientCost.amount',
+        'assets[0].md5Hash',
+        'assets[0].pageCount',
+      ]) {
+        assert.ok(failures[path], `a failure under ${path}: ${JSON.stringify(failures)}`)
+      }
+      // A book's page count need not be given, but one given is held to the product's limits, as an order's.
+      const book = (pageCount: number | null) =>
+        preview({
+          sku: 'BOOK-A4-L-HARD-M',
+          copies: 1,
+          sizing: 'fillPrintArea',
+          assets: [{ printArea: 'default', url: images.url('red.jpg'), pageCount }],
+        })
+      assert.equal((await book(null)).statusCode, 200)
+      assert.equal((await book(40)).statusCode, 200)
+      const tooFew = await book(2)
+      assert.equal(tooFew.statusCode, 400, tooFew.body)
+      assert.equal(json(tooFew).failures['assets[0].pageCount'][0].code, 'MustBeGreaterThanOrEqualTo')
     })
 
     // Last: it moves the clock past every entry's expiry.
@@ -354,14 +626,128 @@ for (const kind of testDatabaseKinds()) {
 
       t.clock.advanceSeconds(24 * 3600 + 1)
       assert.equal((await fetchLink(first.mockupUrl)).statusCode, 410)
-      const deleted = await t.app.services.previews.expirePreviews()
-      assert.ok(deleted >= 4, `${deleted} files deleted`)
-      assert.equal(await rows(), 0)
-      const blobKey = decodeURIComponent(keyOf(first.previewUrl).replace(/^\/files\//, ''))
-      assert.equal(await t.app.services.files.exists(blobKey), false)
-      // Asked again, it is made again, with new links.
+      const blobKeyOf = (link: string) => decodeURIComponent(keyOf(link).replace(/^\/files\//, ''))
+
+      // Asked again before the expiry job ran: made again under new file names; the expired entry's files go.
       const remade = json(await preview(item)).previews[0]
+      assert.notEqual(keyOf(remade.previewUrl), keyOf(first.previewUrl))
       assert.equal((await fetchLink(remade.previewUrl)).statusCode, 200)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(first.previewUrl)), false)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(first.mockupUrl)), false)
+
+      // The expiry job takes the expired rows, then deletes their files; a render of the same entry in between
+      // writes files of its own, which those deletes cannot reach (they would with names fixed per entry).
+      const expiredKeys = await deleteExpiredPreviews(t.database.db, t.clock.now())
+      assert.ok(expiredKeys.includes(blobKeyOf(fitted.previewUrl)), 'the fitted entry had expired')
+      const refitted = json(await preview({ ...item, sizing: 'fitPrintArea' })).previews[0]
+      for (const key of expiredKeys) await t.app.services.files.delete(key)
+      assert.equal((await fetchLink(refitted.previewUrl)).statusCode, 200)
+      assert.equal((await fetchLink(refitted.mockupUrl)).statusCode, 200)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(fitted.previewUrl)), false)
+
+      // Nothing left to expire; the job removes each entry with its files once it has expired.
+      assert.equal(await t.app.services.previews.expirePreviews(), 0)
+      assert.equal(await rows(), 2)
+      t.clock.advanceSeconds(24 * 3600 + 1)
+      assert.equal(await t.app.services.previews.expirePreviews(), 4)
+      assert.equal(await rows(), 0)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(remade.previewUrl)), false)
+      assert.equal(await t.app.services.files.exists(blobKeyOf(refitted.mockupUrl)), false)
+    })
+  })
+
+  describe(`previews follow the catalogue they are made with (${kind})`, () => {
+    let database: TestDatabase
+    let filesDir: string
+    let images: ImageServer
+    before(async () => {
+      database = await openTestDatabase(kind)
+      filesDir = mkdtempSync(join(tmpdir(), 'printroute-files-'))
+      images = await startImageServer({ '/red.jpg': await solidJpeg(300, 400, RED) }, null)
+    })
+    after(async () => {
+      await images?.close()
+      await database?.close()
+      if (filesDir) rmSync(filesDir, { recursive: true, force: true })
+    })
+
+    /** The sample catalogue with GLOBAL-PHO-4x6 changed (another print area size, a lower minimumDpi) and an Oak frame. */
+    function changedCatalogue(oak: string) {
+      const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+      const product = (sku: string) => file.products.find((entry: { sku: string }) => entry.sku === sku)
+      const photo = product('GLOBAL-PHO-4x6')
+      photo.minimumDpi = 50
+      photo.printAreas.default = { required: true, horizontalResolution: 1200, verticalResolution: 1600 }
+      product('GLOBAL-CFPM-8X10').attributes.color.push('Oak')
+      file.colours = { Oak: oak }
+      return parseCatalogue(file, `catalogue with Oak ${oak}`)
+    }
+
+    /** Runs `use` on an application with `catalogue` on the shared database (a restart with another file). */
+    async function withApp<R>(
+      catalogue: ReturnType<typeof parseCatalogue> | undefined,
+      use: (t: TestApp) => Promise<R>,
+    ) {
+      const t = await startTestApp({ kind, database, filesDir, ...(catalogue ? { catalogue } : {}) })
+      try {
+        return await use(t)
+      } finally {
+        await t.close()
+      }
+    }
+
+    async function previewOn(t: TestApp, body: Record<string, unknown>) {
+      const response = await t.sandbox({ method: 'POST', url: '/v4.0/previews', payload: body })
+      assert.equal(response.statusCode, 200, response.body)
+      const [made] = json(response).previews
+      const link = new URL(made.mockupUrl)
+      const mockup = await t.app.sandbox.inject({ method: 'GET', url: `${link.pathname}${link.search}` })
+      assert.equal(mockup.statusCode, 200)
+      return { ...made, mockup: mockup.rawPayload }
+    }
+
+    const photoItem = () => ({
+      sku: 'GLOBAL-PHO-4x6',
+      attributes: { finish: 'gloss' },
+      sizing: 'fillPrintArea',
+      assets: [{ url: images.url('red.jpg') }],
+    })
+    const oakItem = () => ({ ...photoItem(), sku: 'GLOBAL-CFPM-8X10', attributes: { color: 'oak' } })
+    /** The middle of the mockup's left frame moulding (see the gold frame above: 100 px of 1300 from the left). */
+    const frameColourOf = async (mockup: Buffer) => {
+      const { height } = await sharp(mockup).metadata()
+      return pixel(mockup, (100 * 1200) / 1300, (height ?? 0) / 2)
+    }
+
+    test('a catalogue change to a print area size, a minimumDpi or a colour makes a new entry, not the cached answer', async () => {
+      const sample = await withApp(undefined, (t) => previewOn(t, photoItem()))
+      // 300x400 filling 1200x1800 (4x6 in): 66 dpi, below the photo print's 200.
+      assert.deepEqual(
+        [sample.width, sample.height, sample.effectiveDpi, sample.warnings.map((w: { code: string }) => w.code)],
+        [533, 800, 66, ['LowResolution']],
+      )
+
+      const changed = await withApp(changedCatalogue('#8b5a2b'), async (t) => ({
+        photo: await previewOn(t, photoItem()),
+        oak: await previewOn(t, oakItem()),
+      }))
+      // 1200x1600 at 75 dpi, above the new minimum of 50: the geometry and the warnings of this catalogue.
+      assert.deepEqual(
+        [changed.photo.width, changed.photo.height, changed.photo.effectiveDpi, changed.photo.warnings],
+        [600, 800, 75, []],
+      )
+      assert.notEqual(new URL(changed.photo.previewUrl).pathname, new URL(sample.previewUrl).pathname)
+      // A colour only this catalogue has: the frame is drawn in it.
+      assertNear(await frameColourOf(changed.oak.mockup), { r: 0x8b, g: 0x5a, b: 0x2b }, 'oak frame', 12)
+
+      // The same names, Oak drawn otherwise: a new mockup for the frame; the photo print is served from the cache.
+      const recoloured = await withApp(changedCatalogue('#3b6e8f'), async (t) => ({
+        photo: await previewOn(t, photoItem()),
+        oak: await previewOn(t, oakItem()),
+      }))
+      assertNear(await frameColourOf(recoloured.oak.mockup), { r: 0x3b, g: 0x6e, b: 0x8f }, 'recoloured oak', 12)
+      assert.notEqual(new URL(recoloured.oak.mockupUrl).pathname, new URL(changed.oak.mockupUrl).pathname)
+      assert.equal(new URL(recoloured.photo.previewUrl).pathname, new URL(changed.photo.previewUrl).pathname)
     })
   })
 }

@@ -73,6 +73,8 @@ export interface TestAppOptions {
   catalogue?: Catalogue
   /** An existing database to build the application on (a restart); `close` then leaves it open. */
   database?: TestDatabase
+  /** An existing files directory (a restart, with `database`); `close` then leaves it. */
+  filesDir?: string
   /** A logger (e.g. createLogger writing into a LogCapture); none by default. */
   logger?: ApplicationOptions['logger']
   metrics?: ApplicationOptions['metrics']
@@ -87,7 +89,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database =
     options.database ?? (await openTestDatabase(options.kind ?? 'pglite', { maxConnections: options.maxConnections }))
   const clock = options.realClock ? new SystemLikeClock() : new ManualClock(new Date('2026-03-01T09:00:00.000Z'))
-  const filesDir = mkdtempSync(join(tmpdir(), 'printroute-files-'))
+  const filesDir = options.filesDir ?? mkdtempSync(join(tmpdir(), 'printroute-files-'))
   const app = await buildApplication({
     db: database.db,
     databaseUrl: database.connectionString,
@@ -144,7 +146,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await app.close()
       if (!options.database) await database.close()
-      rmSync(filesDir, { recursive: true, force: true })
+      if (!options.filesDir) rmSync(filesDir, { recursive: true, force: true })
     },
   }
 }

@@ -88,7 +88,7 @@ const AssetRequestSchema = named(
   ),
 )
 
-const RecipientCostRequestSchema = Type.Object(
+export const RecipientCostRequestSchema = Type.Object(
   {
     amount: Type.String({ pattern: '^\\d{1,12}(\\.\\d{1,2})?$', description: 'Decimal amount, e.g. "15.00".' }),
     currency: Type.String({ pattern: '^[A-Za-z]{3}$' }),

@@ -1,5 +1,6 @@
-// POST /previews (printroute's own, docs/api.md#previews): an order item's shape in, a preview and a mockup per
-// asset out; and the LowResolution warning, which quotes share.
+// POST /previews (printroute's own, docs/api.md#previews): an order item's shape in (an order's item as it is: the
+// fields only orders use are checked, then ignored), a preview and a mockup per asset out; and the LowResolution
+// warning, which quotes share.
 import { Type } from 'typebox'
 import { LOW_RESOLUTION } from '../../domain/resolution.ts'
 import { SIZING_MODES } from '../../domain/shipping-methods.ts'
@@ -7,6 +8,7 @@ import {
   CaseInsensitiveEnum,
   NonBlankString,
   Nullable,
+  NullableString,
   named,
   Outcome,
   SingleLineString,
@@ -14,7 +16,7 @@ import {
   TraceParent,
   UrlString,
 } from './common.schema.ts'
-import { ORDER_LIMITS } from './order.schema.ts'
+import { ORDER_LIMITS, RecipientCostRequestSchema } from './order.schema.ts'
 
 export const ResolutionWarningSchema = named(
   'ResolutionWarning',
@@ -40,15 +42,30 @@ export const QuoteWarningSchema = named(
   }),
 )
 
+/** Fields of an order's item that a preview checks as an order would and then ignores. */
+const ORDER_ONLY = 'Accepted so that an order item can be sent as it is; checked as on an order, then ignored.'
+
 export const CreatePreviewRequestSchema = named(
   'CreatePreviewRequest',
   Type.Object(
     {
+      merchantReference: Type.Optional(
+        NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true, description: ORDER_ONLY }),
+      ),
       sku: NonBlankString({ maxLength: 100, singleLine: true }),
+      copies: Type.Optional(Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies, description: ORDER_ONLY })),
+      sizing: CaseInsensitiveEnum(SIZING_MODES),
+      recipientCost: Type.Optional(
+        Nullable(
+          Type.Object(RecipientCostRequestSchema.properties, {
+            additionalProperties: false,
+            description: ORDER_ONLY,
+          }),
+        ),
+      ),
       attributes: Type.Optional(
         Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
       ),
-      sizing: CaseInsensitiveEnum(SIZING_MODES),
       assets: Type.Array(
         named(
           'PreviewAssetInput',
@@ -58,6 +75,16 @@ export const CreatePreviewRequestSchema = named(
                 NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
               ),
               url: UrlString('Public http(s) URL of the image, fetched exactly as an order would fetch it.'),
+              md5Hash: Type.Optional(NullableString({ pattern: '^[0-9a-fA-F]{32}$', description: ORDER_ONLY })),
+              pageCount: Type.Optional(
+                Nullable(
+                  Type.Integer({
+                    minimum: 1,
+                    maximum: ORDER_LIMITS.maxPageCount,
+                    description: `${ORDER_ONLY} A page-priced product's page count must be within its limits.`,
+                  }),
+                ),
+              ),
             },
             { additionalProperties: false },
           ),
