@@ -297,7 +297,7 @@ export interface paths {
         put?: never;
         /**
          * Preview and mock up an item
-         * @description Downloads each asset like an order would and answers, per asset, a reduced image of exactly the print file an order would get, a mockup of the product, the crop in source pixels, the effective resolution and LowResolution warnings. Results are cached for 24 hours by image, SKU, attributes and sizing.
+         * @description Downloads each asset like an order would and answers, per asset, a reduced image of exactly the print file an order would get, a mockup of the product, the crop in source pixels, the effective resolution and LowResolution warnings. The body is an order item: its order-only fields (copies, merchantReference...) are checked as on an order and ignored. Results are cached for 24 hours by image, SKU, attributes, sizing and the catalogue entry; the links work until expiresAt. Limits: 1 to 20 assets; each image at most the download limit (200 MiB by default) and 150 megapixels (ImageTooLarge); one preview rendered at a time per process; each request counts once against the key's rate limit (600 a minute by default).
          */
         post: operations["createPreview"];
         delete?: never;
@@ -1084,6 +1084,7 @@ export interface components {
         /** Issue */
         Issue: {
             objectId: string;
+            /** @description What the issue is: order.items.assets.NotDownloaded, order.items.assets.FailedToDownloaded, order.items.ItemUnavailable, order.items.assets.InvalidAsset, order.items.assets.LowResolution, RequiresPaymentAuthorisation. order.items.assets.LowResolution is a warning: the order goes on. More codes may be added. */
             errorCode: string;
             description: string;
             authorisationDetails: {
@@ -2083,6 +2084,170 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outcome": "Ok",
+                     *       "routing": {
+                     *         "orderId": "ord_1042",
+                     *         "quoteId": null,
+                     *         "destinationCountryCode": "US",
+                     *         "currency": "GBP",
+                     *         "allocations": [
+                     *           {
+                     *             "basis": "Allocation",
+                     *             "at": "2026-03-01T09:00:05.000Z",
+                     *             "shippingMethod": "Standard",
+                     *             "items": [
+                     *               {
+                     *                 "itemId": "ori_2001",
+                     *                 "chosenLabCode": "us1",
+                     *                 "labsConsidered": [
+                     *                   {
+                     *                     "labCode": "us1",
+                     *                     "labCountryCode": "US",
+                     *                     "productionCost": {
+                     *                       "amount": "12.10",
+                     *                       "currency": "GBP"
+                     *                     },
+                     *                     "shippingCost": {
+                     *                       "amount": "6.50",
+                     *                       "currency": "GBP"
+                     *                     }
+                     *                   },
+                     *                   {
+                     *                     "labCode": "uk6",
+                     *                     "labCountryCode": "GB",
+                     *                     "productionCost": {
+                     *                       "amount": "14.37",
+                     *                       "currency": "GBP"
+                     *                     },
+                     *                     "shippingCost": {
+                     *                       "amount": "18.95",
+                     *                       "currency": "GBP"
+                     *                     }
+                     *                   }
+                     *                 ],
+                     *                 "labsExcluded": [
+                     *                   {
+                     *                     "labCode": "nl1",
+                     *                     "reason": "DoesNotShipThere"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "itemId": "ori_2002",
+                     *                 "chosenLabCode": "uk6",
+                     *                 "labsConsidered": [
+                     *                   {
+                     *                     "labCode": "uk6",
+                     *                     "labCountryCode": "GB",
+                     *                     "productionCost": {
+                     *                       "amount": "9.80",
+                     *                       "currency": "GBP"
+                     *                     },
+                     *                     "shippingCost": {
+                     *                       "amount": "18.95",
+                     *                       "currency": "GBP"
+                     *                     }
+                     *                   }
+                     *                 ],
+                     *                 "labsExcluded": [
+                     *                   {
+                     *                     "labCode": "us1",
+                     *                     "reason": "DoesNotMakeProduct"
+                     *                   },
+                     *                   {
+                     *                     "labCode": "nl1",
+                     *                     "reason": "DoesNotShipThere"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "chosenPlan": {
+                     *               "shipments": [
+                     *                 {
+                     *                   "labCode": "us1",
+                     *                   "labCountryCode": "US",
+                     *                   "itemIds": [
+                     *                     "ori_2001"
+                     *                   ],
+                     *                   "itemsCost": {
+                     *                     "amount": "12.10",
+                     *                     "currency": "GBP"
+                     *                   },
+                     *                   "shippingCost": {
+                     *                     "amount": "6.50",
+                     *                     "currency": "GBP"
+                     *                   },
+                     *                   "totalCost": {
+                     *                     "amount": "18.60",
+                     *                     "currency": "GBP"
+                     *                   }
+                     *                 },
+                     *                 {
+                     *                   "labCode": "uk6",
+                     *                   "labCountryCode": "GB",
+                     *                   "itemIds": [
+                     *                     "ori_2002"
+                     *                   ],
+                     *                   "itemsCost": {
+                     *                     "amount": "9.80",
+                     *                     "currency": "GBP"
+                     *                   },
+                     *                   "shippingCost": {
+                     *                     "amount": "18.95",
+                     *                     "currency": "GBP"
+                     *                   },
+                     *                   "totalCost": {
+                     *                     "amount": "28.75",
+                     *                     "currency": "GBP"
+                     *                   }
+                     *                 }
+                     *               ],
+                     *               "totalCost": {
+                     *                 "amount": "47.35",
+                     *                 "currency": "GBP"
+                     *               }
+                     *             },
+                     *             "bestUnsplitPlan": {
+                     *               "shipments": [
+                     *                 {
+                     *                   "labCode": "uk6",
+                     *                   "labCountryCode": "GB",
+                     *                   "itemIds": [
+                     *                     "ori_2001",
+                     *                     "ori_2002"
+                     *                   ],
+                     *                   "itemsCost": {
+                     *                     "amount": "24.17",
+                     *                     "currency": "GBP"
+                     *                   },
+                     *                   "shippingCost": {
+                     *                     "amount": "24.45",
+                     *                     "currency": "GBP"
+                     *                   },
+                     *                   "totalCost": {
+                     *                     "amount": "48.62",
+                     *                     "currency": "GBP"
+                     *                   }
+                     *                 }
+                     *               ],
+                     *               "totalCost": {
+                     *                 "amount": "48.62",
+                     *                 "currency": "GBP"
+                     *               }
+                     *             },
+                     *             "splitSaving": {
+                     *               "amount": "1.27",
+                     *               "currency": "GBP"
+                     *             },
+                     *             "unavailableItemIds": []
+                     *           }
+                     *         ]
+                     *       },
+                     *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RoutingResponse"];
                 };
             };
@@ -2630,6 +2795,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sku": "GLOBAL-CAN-10x10",
+                 *       "attributes": {
+                 *         "wrap": "MirrorWrap"
+                 *       },
+                 *       "sizing": "fillPrintArea",
+                 *       "assets": [
+                 *         {
+                 *           "printArea": "default",
+                 *           "url": "https://images.example.com/canvas.jpg"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePreviewRequest"];
             };
         };
@@ -2640,6 +2820,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "outcome": "Created",
+                     *       "previews": [
+                     *         {
+                     *           "printArea": "default",
+                     *           "previewUrl": "https://sandbox.printroute.example/files/product-previews/5f0c9a1e-preview.jpg?expires=1741424400&signature=3q2-7wAAAAA",
+                     *           "mockupUrl": "https://sandbox.printroute.example/files/product-previews/5f0c9a1e-mockup.jpg?expires=1741424400&signature=3q2-7wAAAAA",
+                     *           "width": 800,
+                     *           "height": 800,
+                     *           "rotated": false,
+                     *           "crop": {
+                     *             "left": 150,
+                     *             "top": 0,
+                     *             "width": 600,
+                     *             "height": 600
+                     *           },
+                     *           "effectiveDpi": 60,
+                     *           "warnings": [
+                     *             {
+                     *               "code": "LowResolution",
+                     *               "printArea": "default",
+                     *               "effectiveDpi": 60,
+                     *               "minimumDpi": 100,
+                     *               "message": "The 900 x 600 px image prints at 60 dpi on print area default of GLOBAL-CAN-10x10, below the 100 dpi it needs to print sharply: it may look soft or pixelated."
+                     *             }
+                     *           ],
+                     *           "expiresAt": "2026-03-02T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PreviewResponse"];
                 };
             };

@@ -141,3 +141,118 @@ export const getProductResponseExample = {
   },
   traceParent: TRACE_PARENT,
 }
+
+export const createPreviewRequestExample = {
+  sku: 'GLOBAL-CAN-10x10',
+  attributes: { wrap: 'MirrorWrap' },
+  sizing: 'fillPrintArea',
+  assets: [{ printArea: 'default', url: 'https://images.example.com/canvas.jpg' }],
+}
+
+const PREVIEW_LINK_QUERY = 'expires=1741424400&signature=3q2-7wAAAAA'
+
+export const createPreviewResponseExample = {
+  outcome: 'Created',
+  previews: [
+    {
+      printArea: 'default',
+      previewUrl: `https://sandbox.printroute.example/files/product-previews/5f0c9a1e-preview.jpg?${PREVIEW_LINK_QUERY}`,
+      mockupUrl: `https://sandbox.printroute.example/files/product-previews/5f0c9a1e-mockup.jpg?${PREVIEW_LINK_QUERY}`,
+      width: 800,
+      height: 800,
+      rotated: false,
+      crop: { left: 150, top: 0, width: 600, height: 600 },
+      effectiveDpi: 60,
+      warnings: [
+        {
+          code: 'LowResolution',
+          printArea: 'default',
+          effectiveDpi: 60,
+          minimumDpi: 100,
+          message:
+            'The 900 x 600 px image prints at 60 dpi on print area default of GLOBAL-CAN-10x10, below the 100 dpi ' +
+            'it needs to print sharply: it may look soft or pixelated.',
+        },
+      ],
+      expiresAt: '2026-03-02T09:00:00.000Z',
+    },
+  ],
+  traceParent: TRACE_PARENT,
+}
+
+/** Two canvases to the US: each from the cheapest lab that makes it, which splits the order and saves. */
+export const getOrderRoutingResponseExample = {
+  outcome: 'Ok',
+  routing: {
+    orderId: 'ord_1042',
+    quoteId: null,
+    destinationCountryCode: 'US',
+    currency: 'GBP',
+    allocations: [
+      {
+        basis: 'Allocation',
+        at: '2026-03-01T09:00:05.000Z',
+        shippingMethod: 'Standard',
+        items: [
+          {
+            itemId: 'ori_2001',
+            chosenLabCode: 'us1',
+            labsConsidered: [
+              { labCode: 'us1', labCountryCode: 'US', productionCost: money('12.10'), shippingCost: money('6.50') },
+              { labCode: 'uk6', labCountryCode: 'GB', productionCost: money('14.37'), shippingCost: money('18.95') },
+            ],
+            labsExcluded: [{ labCode: 'nl1', reason: 'DoesNotShipThere' }],
+          },
+          {
+            itemId: 'ori_2002',
+            chosenLabCode: 'uk6',
+            labsConsidered: [
+              { labCode: 'uk6', labCountryCode: 'GB', productionCost: money('9.80'), shippingCost: money('18.95') },
+            ],
+            labsExcluded: [
+              { labCode: 'us1', reason: 'DoesNotMakeProduct' },
+              { labCode: 'nl1', reason: 'DoesNotShipThere' },
+            ],
+          },
+        ],
+        chosenPlan: {
+          shipments: [
+            {
+              labCode: 'us1',
+              labCountryCode: 'US',
+              itemIds: ['ori_2001'],
+              itemsCost: money('12.10'),
+              shippingCost: money('6.50'),
+              totalCost: money('18.60'),
+            },
+            {
+              labCode: 'uk6',
+              labCountryCode: 'GB',
+              itemIds: ['ori_2002'],
+              itemsCost: money('9.80'),
+              shippingCost: money('18.95'),
+              totalCost: money('28.75'),
+            },
+          ],
+          totalCost: money('47.35'),
+        },
+        bestUnsplitPlan: {
+          shipments: [
+            {
+              labCode: 'uk6',
+              labCountryCode: 'GB',
+              itemIds: ['ori_2001', 'ori_2002'],
+              itemsCost: money('24.17'),
+              shippingCost: money('24.45'),
+              totalCost: money('48.62'),
+            },
+          ],
+          totalCost: money('48.62'),
+        },
+        splitSaving: money('1.27'),
+        unavailableItemIds: [],
+      },
+    ],
+  },
+  traceParent: TRACE_PARENT,
+}

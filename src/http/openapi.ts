@@ -20,8 +20,11 @@ import { csrfTokenOf, type SessionsService } from '../services/sessions.service.
 import {
   createOrderRequestExample,
   createOrderResponseExample,
+  createPreviewRequestExample,
+  createPreviewResponseExample,
   createQuoteRequestExample,
   createQuoteResponseExample,
+  getOrderRoutingResponseExample,
   getProductResponseExample,
 } from './openapi-examples.ts'
 import { CallbackEventSchema } from './schemas/callbacks.schema.ts'
@@ -253,6 +256,18 @@ function decorateOperation(operation: Json): void {
       const ok = okMedia()
       if (request) request.example = createQuoteRequestExample
       if (ok) ok.example = createQuoteResponseExample
+      break
+    }
+    case 'createPreview': {
+      const request = requestMedia()
+      const ok = okMedia()
+      if (request) request.example = createPreviewRequestExample
+      if (ok) ok.example = createPreviewResponseExample
+      break
+    }
+    case 'getOrderRouting': {
+      const ok = okMedia()
+      if (ok) ok.example = getOrderRoutingResponseExample
       break
     }
     case 'getProduct': {

@@ -9,6 +9,7 @@ import {
   PrintrouteConnectionError,
   PrintrouteError,
 } from '../../sdk/src/index.ts'
+import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/
@@ -205,6 +206,39 @@ describe('printroute-client against a Sandbox server', () => {
 
     const callbacks = await client.callbacks.list()
     assert.deepEqual(callbacks.callbacks, [], 'no callback URL is set, so nothing was delivered')
+  })
+
+  test('previews.create: a preview and a mockup per asset, both fetchable images, with a LowResolution warning', async () => {
+    // 300x200 px on a 10x10 in canvas: far under its minimum resolution, so the warning must come through.
+    const images: ImageServer = await startImageServer({
+      'small.jpg': await solidJpeg(300, 200, { r: 200, g: 60, b: 40 }),
+    })
+    try {
+      const answer = await client.previews.create({
+        sku: 'GLOBAL-CAN-10x10',
+        attributes: { wrap: 'MirrorWrap' },
+        sizing: 'fillPrintArea',
+        assets: [{ printArea: 'default', url: images.url('small.jpg') }],
+      })
+      assert.equal(answer.outcome, 'Created')
+      assert.match(answer.traceParent, TRACEPARENT)
+      const [preview] = answer.previews
+      assert.ok(preview)
+      assert.equal(preview.printArea, 'default')
+      assert.ok(preview.effectiveDpi < 100, `${preview.effectiveDpi} dpi`)
+      assert.deepEqual(
+        preview.warnings.map((warning) => warning.code),
+        ['LowResolution'],
+      )
+      for (const url of [preview.previewUrl, preview.mockupUrl]) {
+        const image = await fetch(url)
+        assert.equal(image.status, 200, url)
+        assert.match(image.headers.get('content-type') ?? '', /^image\//)
+        assert.ok((await image.arrayBuffer()).byteLength > 0)
+      }
+    } finally {
+      await images.close()
+    }
   })
 
   test("sandbox.getOrder tells an order's scenario; sandbox.advanceOrder's refusal is a PrintrouteError", async () => {

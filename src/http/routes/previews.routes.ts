@@ -18,7 +18,12 @@ export function registerPreviewRoutes(app: FastifyInstance, previews: PreviewsSe
         description:
           'Downloads each asset like an order would and answers, per asset, a reduced image of exactly the print ' +
           'file an order would get, a mockup of the product, the crop in source pixels, the effective resolution ' +
-          'and LowResolution warnings. Results are cached for 24 hours by image, SKU, attributes and sizing.',
+          'and LowResolution warnings. The body is an order item: its order-only fields (copies, ' +
+          'merchantReference...) are checked as on an order and ignored. Results are cached for 24 hours by image, ' +
+          'SKU, attributes, sizing and the catalogue entry; the links work until expiresAt. Limits: 1 to 20 ' +
+          'assets; each image at most the download limit (200 MiB by default) and 150 megapixels ' +
+          '(ImageTooLarge); one preview rendered at a time per process; each request counts once against the ' +
+          "key's rate limit (600 a minute by default).",
         body: CreatePreviewRequestSchema,
         response: {
           200: PreviewResponseSchema,

@@ -10,6 +10,7 @@ import {
   SHIPMENT_STATUSES,
   STAGES,
 } from '../../domain/order.ts'
+import { ISSUE_CODES } from '../../domain/order-pipeline.ts'
 import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import { MAX_URL_LENGTH } from '../../domain/urls.ts'
@@ -230,7 +231,11 @@ const IssueSchema = named(
   'Issue',
   Type.Object({
     objectId: Type.String(),
-    errorCode: Type.String(),
+    errorCode: Type.String({
+      description:
+        `What the issue is: ${Object.values(ISSUE_CODES).join(', ')}. ` +
+        'order.items.assets.LowResolution is a warning: the order goes on. More codes may be added.',
+    }),
     description: Type.String(),
     authorisationDetails: Nullable(Type.Object({ authorisationUrl: Type.String(), paymentDetails: MoneySchema })),
   }),
