@@ -226,19 +226,7 @@ for (const kind of testDatabaseKinds()) {
       )
 
       // The same item ordered: the pipeline renders its print file; its placement is the preview's crop.
-      const created = await t.sandbox({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({ items: [{ ...item, copies: 1 }] }),
-      })
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId = json(created).order.id
-      await drive.allocate(orderId)
-      const rendered = await drive.render(orderId)
-      const printFile = Object.values(Object.values(rendered.pipeline.shipments)[0]?.printFiles ?? {})[0]
-      if (!printFile) throw new Error('no print file')
-      const full = await t.app.services.files.get(printFile.blobKey)
-      const reduced = await sharp(full).resize({ width: 417, height: 800, fit: 'fill' }).png().toBuffer()
+      const { reduced, listed, rendered } = await orderedPrintFile(item, { width: 417, height: 800 })
       await assertSamePicture(previewImage, reduced, 'the preview')
       // The comparison can tell: the crop 3% (or even 1%) off, or the image not turned, fail its bounds.
       await assertOtherPicture(await shifted(previewImage, 0.03), reduced, 'the crop 3% off')
@@ -248,7 +236,6 @@ for (const kind of testDatabaseKinds()) {
         .png()
         .toBuffer()
       await assertOtherPicture(unturned, reduced, 'the image not turned')
-      const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
       assert.deepEqual([listed.rotated, listed.placement], [true, { ...made.crop, margins: null }])
 
       // The order carries the same warning as an issue once the image is downloaded, and goes on regardless.
@@ -262,7 +249,10 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(rendered.pipeline.phase, 'producing')
     })
 
-    /** The print file the pipeline renders for `item` ordered alone, reduced to `size`, and as the API lists it. */
+    /**
+     * The print file the pipeline renders for `item` ordered alone, reduced to `size`, as the API lists it, and the
+     * order's state once rendered.
+     */
     async function orderedPrintFile(item: Record<string, unknown>, size: { width: number; height: number }) {
       const created = await t.sandbox({
         method: 'POST',
@@ -283,6 +273,7 @@ for (const kind of testDatabaseKinds()) {
           .png()
           .toBuffer(),
         listed,
+        rendered,
       }
     }
 

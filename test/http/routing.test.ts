@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
-import { type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
+import { blackCanvasItem, type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const REASONS = ['DoesNotMakeProduct', 'DoesNotShipThere', 'Rejected', 'OutOfStock', 'SandboxScenario']
@@ -33,17 +33,6 @@ function exclusions(allocation: any): Record<string, Record<string, string>> {
       Object.fromEntries(item.labsExcluded.map((lab: any) => [lab.labCode, lab.reason])),
     ]),
   )
-}
-
-/** A black-wrap canvas: to GB, uk6 and nl1 make and ship it by Standard, only uk6 by Budget. */
-function canvasItem(url: string) {
-  return {
-    sku: 'GLOBAL-CAN-10x10',
-    copies: 1,
-    sizing: 'fillPrintArea',
-    attributes: { wrap: 'Black' },
-    assets: [{ url }],
-  }
 }
 
 function planLabs(plan: any): Record<string, string[]> {
@@ -248,7 +237,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('splitShipments: the labs the scenario kept away are SandboxScenario, not Rejected; the plan is the order', async () => {
       const orderId = await createWithScenario(
-        sampleOrder({ items: [canvasItem(images.url('a.jpg')), canvasItem(images.url('b.jpg'))] }),
+        sampleOrder({ items: [blackCanvasItem(images.url('a.jpg')), blackCanvasItem(images.url('b.jpg'))] }),
         'splitShipments',
       )
       const [estimate] = (await routingOf(`orders/${orderId}`)).body.routing.allocations
@@ -284,7 +273,7 @@ for (const kind of testDatabaseKinds()) {
         await t.sandbox({
           method: 'POST',
           url: '/v4.0/orders',
-          payload: sampleOrder({ shippingMethod: 'Budget', items: [canvasItem(images.url('budget.jpg'))] }),
+          payload: sampleOrder({ shippingMethod: 'Budget', items: [blackCanvasItem(images.url('budget.jpg'))] }),
         }),
       ).order.id
       const order = (await driver.allocate(orderId)).document

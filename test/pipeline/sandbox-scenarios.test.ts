@@ -10,7 +10,7 @@ import { type CallbackReceiver, startCallbackReceiver } from '../support/callbac
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
-import { PHONE_CASE } from '../support/pipeline-driver.ts'
+import { blackCanvasItem, PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -22,16 +22,6 @@ const COMPLETE = `${T}.status.stage.changed#Complete`
 const AUTHORISED = `${T}.status.issues.paymentAuthorisation#Authorised`
 const HAPPY_PATH = [DOWNLOADED, SHIPPED, SHIPPING_COMPLETE, COMPLETE]
 
-/** A canvas to the UK by Standard: two labs make it (nl1, uk6), the cheaper one gets it. */
-function canvas(url: string) {
-  return {
-    sku: 'GLOBAL-CAN-10x10',
-    copies: 1,
-    sizing: 'fillPrintArea',
-    attributes: { wrap: 'Black' },
-    assets: [{ url }],
-  }
-}
 function phoneCase(url: string) {
   return { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url }] }
 }
@@ -123,18 +113,18 @@ for (const kind of testDatabaseKinds()) {
       })
       await create('downloadFails', [phoneCase(images.url('fails.jpg'))], 'downloadFails', 'metadata')
       await create('downloadFlaky', [phoneCase(images.url('flaky.jpg'))], 'downloadFlaky', 'header')
-      await create('labRejects', [canvas(images.url('rejects.jpg'))], 'labRejects', 'metadata')
+      await create('labRejects', [blackCanvasItem(images.url('rejects.jpg'))], 'labRejects', 'metadata')
       await create('outOfStock', [phoneCase(images.url('stock.jpg'))], 'outOfStock', 'header')
       await create('paymentRequired', [phoneCase(images.url('payment.jpg'))], 'paymentRequired', 'metadata')
       await create(
         'splitShipments',
-        [canvas(images.url('a.jpg')), canvas(images.url('b.jpg'))],
+        [blackCanvasItem(images.url('a.jpg')), blackCanvasItem(images.url('b.jpg'))],
         'splitShipments',
         'header',
       )
       await create(
         'partialShipment',
-        [canvas(images.url('c.jpg')), canvas(images.url('d.jpg'))],
+        [blackCanvasItem(images.url('c.jpg')), blackCanvasItem(images.url('d.jpg'))],
         'partialShipment',
         'metadata',
       )

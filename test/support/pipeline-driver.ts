@@ -10,6 +10,20 @@ import { sampleOrder, type TestApp } from './test-app.ts'
 /** A phone case: the smallest print file of the sample catalogue, so rendering is quick. */
 export const PHONE_CASE = 'GLOBAL-TECH-IP11P-FC-CP'
 
+/**
+ * A black-wrap canvas item. To GB by Standard two sample labs make and ship it (nl1, uk6; the cheaper, uk6, gets
+ * it), by Budget only uk6.
+ */
+export function blackCanvasItem(url: string) {
+  return {
+    sku: 'GLOBAL-CAN-10x10',
+    copies: 1,
+    sizing: 'fillPrintArea',
+    attributes: { wrap: 'Black' },
+    assets: [{ url }],
+  }
+}
+
 export const US_RECIPIENT = {
   name: 'Grace Hopper',
   address: { line1: '1 Main St', postalOrZipCode: '10001', countryCode: 'US', townOrCity: 'New York' },
