@@ -27,6 +27,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import { run } from 'node:test'
 import { spec } from 'node:test/reporters'
 import fileTimingReporter from './support/file-timing.reporter.ts'
+import { dropRunSchemas, newTestRunId } from './support/test-run.ts'
 
 const ROOT = join(import.meta.dirname, '..')
 /** Processes at once (PRINTROUTE_TEST_CONCURRENCY overrides it, to measure another setting). */
@@ -110,6 +111,9 @@ function durationsRecorder(file: string) {
 }
 
 process.env.NODE_COMPILE_CACHE ??= join(ROOT, 'node_modules', '.cache', 'node-compile-cache')
+// The test processes inherit the run's id: their PostgreSQL schemas are named by it, and dropped by it at the end.
+const runId = newTestRunId()
+process.env.PRINTROUTE_TEST_RUN = runId
 
 const requested = process.argv.slice(2)
 let processes: string[]
@@ -137,6 +141,20 @@ const events = run({ files: processes, concurrency: CONCURRENCY, timeout: TEST_T
 events.setMaxListeners(32)
 events.on('test:fail', () => {
   process.exitCode = 1
+})
+// The run's own summary (every file's has its file) comes last: then no test process is left.
+events.on('test:summary', (summary: { file?: string }) => {
+  const url = process.env.PRINTROUTE_TEST_DATABASE_URL
+  if (summary.file !== undefined || !url) return
+  dropRunSchemas(url, runId).then(
+    (dropped) => {
+      if (dropped > 0) process.stderr.write(`dropped ${dropped} test schemas a test process left on the server\n`)
+    },
+    (error) => {
+      process.stderr.write(`could not drop this run's test schemas: ${error.message}\n`)
+      process.exitCode = 1
+    },
+  )
 })
 events.compose(spec).pipe(process.stdout)
 const timingFile = process.env.PRINTROUTE_TEST_TIMING

@@ -8,10 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
-import { type Database, PgliteDatabase, PostgresDatabase } from '../../src/adapters/database.ts'
+import { type Database, PgliteDatabase, PostgresDatabase, type Queryable } from '../../src/adapters/database.ts'
 import { openJobQueue } from '../../src/adapters/job-queue.ts'
 import { listMigrationFiles, migrate } from '../../src/adapters/migrator.ts'
 import { QUEUE_NAMES } from '../../src/jobs/registry.ts'
+import { type DatabaseSnapshot, resetToSnapshot, takeSnapshot } from './database-reset.ts'
+import { POSTGRES_SCHEMA_PREFIX } from './test-run.ts'
 
 export type TestDatabaseKind = 'pglite' | 'postgres'
 
@@ -94,39 +96,220 @@ function migratedPgliteTemplate(): Promise<Blob> {
   return pgliteTemplate
 }
 
-/** A migrated, empty database of the given kind; `close` drops it. */
+// Test databases are reused within a process (test/support/database-reset.ts): `close` empties a database back
+// to how it started and keeps it for the next `openTestDatabase` of its kind, unless a test changed its
+// structure. Whoever holds a closed one can no longer use it: a PGlite is handed out behind a lease that
+// refuses every call once closed, and a PostgreSQL database's connections are closed with it.
+/** Emptied databases kept per kind (each PGlite holds its own PostgreSQL in memory). */
+const IDLE_LIMIT = { pglite: 2, postgres: 4 } as const
+
+const idlePglites: PGlite[] = []
+let pgliteSnapshot: Promise<DatabaseSnapshot> | undefined
+
+/** PGlite's own schemas, which a snapshot leaves alone; every other schema is the tests'. */
+const PGLITE_SYSTEM_SCHEMAS = `nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'`
+
+async function userSchemas(client: PGlite): Promise<string[]> {
+  const result = await client.query<{ nspname: string }>(
+    `SELECT nspname FROM pg_namespace WHERE ${PGLITE_SYSTEM_SCHEMAS} ORDER BY nspname`,
+  )
+  return result.rows.map((row) => row.nspname)
+}
+
+async function newPglite(): Promise<PGlite> {
+  const client = new PGlite({ loadDataDir: await migratedPgliteTemplate() })
+  await client.waitReady
+  pgliteSnapshot ??= userSchemas(client).then((schemas) => takeSnapshot(new PgliteDatabase(client), schemas))
+  await pgliteSnapshot
+  return client
+}
+
+/**
+ * `client` for one test database's life: each method is the client's own until `release`, then refuses. LISTEN
+ * subscriptions still open at release are ended, so no callback of this test hears the next test's
+ * notifications.
+ */
+function leasePglite(client: PGlite): { client: PGlite; release(): Promise<void> } {
+  let released = false
+  const subscriptions = new Set<() => Promise<void>>()
+  const refuse = () => Promise.reject(new Error('this test database is closed'))
+  const lease = new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target)
+      if (typeof value !== 'function') return value
+      if (property === 'listen') {
+        return async (...args: Parameters<PGlite['listen']>) => {
+          if (released) return refuse()
+          const unsubscribe = await target.listen(...args)
+          const end = async () => {
+            subscriptions.delete(end)
+            await unsubscribe()
+          }
+          subscriptions.add(end)
+          return end
+        }
+      }
+      return (...args: unknown[]) => (released ? refuse() : value.apply(target, args))
+    },
+  })
+  return {
+    client: lease,
+    async release() {
+      if (released) return
+      released = true
+      for (const end of [...subscriptions]) await end().catch(() => {})
+      await keepOrClosePglite(client)
+    },
+  }
+}
+
+async function keepOrClosePglite(client: PGlite): Promise<void> {
+  if (client.closed) return
+  const snapshot = await pgliteSnapshot
+  let reusable = false
+  if (snapshot && idlePglites.length < IDLE_LIMIT.pglite) {
+    try {
+      // DISCARD ALL ends what a session keeps (settings, prepared statements, temporary tables, advisory
+      // locks, LISTENs); it fails inside a transaction, which a test then left open.
+      await client.exec('DISCARD ALL')
+      reusable =
+        (await userSchemas(client)).join() === snapshot.schemas.join() &&
+        (await resetToSnapshot(new PgliteDatabase(client), snapshot))
+    } catch {
+      reusable = false
+    }
+  }
+  if (reusable) keepIdle(client)
+  else await client.close()
+}
+
+// A PGlite loaded from the dump, or one a statement failed on, keeps a 10 s timer of PostgreSQL's running (an interval, re-armed as it
+// fires), which would keep the process alive after its last test. An idle one is therefore closed when no
+// test has taken it for IDLE_PGLITE_MS, and that timer itself does not keep the process alive.
+const IDLE_PGLITE_MS = 2_000
+const idleTimers = new Map<PGlite, NodeJS.Timeout>()
+
+function keepIdle(client: PGlite): void {
+  idlePglites.push(client)
+  const timer = setTimeout(() => {
+    idleTimers.delete(client)
+    const index = idlePglites.indexOf(client)
+    if (index >= 0) idlePglites.splice(index, 1)
+    client.close().catch(() => {})
+  }, IDLE_PGLITE_MS)
+  timer.unref()
+  idleTimers.set(client, timer)
+}
+
+function takeIdlePglite(): PGlite | undefined {
+  const client = idlePglites.pop()
+  if (client) {
+    clearTimeout(idleTimers.get(client))
+    idleTimers.delete(client)
+  }
+  return client
+}
+
+interface PostgresEntry {
+  schema: string
+  snapshot: DatabaseSnapshot
+}
+
+const idlePostgres: PostgresEntry[] = []
+
+async function onTestServer<T>(work: (db: Queryable) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_TEST_URL })
+  await client.connect()
+  try {
+    return await work({
+      query: async <Row>(sql: string, params: readonly unknown[] = []) =>
+        (await client.query(sql, params as unknown[])).rows as Row[],
+      exec: async (sql: string) => {
+        await client.query(sql)
+      },
+    })
+  } finally {
+    await client.end()
+  }
+}
+
+const dropSchemas = (schema: string) =>
+  onTestServer((db) => db.exec(`DROP SCHEMA IF EXISTS ${schema}, ${schema}_jobs CASCADE`))
+
+/** A new schema pair on the test server: printroute's tables migrated, pg-boss's schema and queues made. */
+async function newPostgresSchema(): Promise<PostgresEntry> {
+  const schema = `${POSTGRES_SCHEMA_PREFIX}${randomBytes(6).toString('hex')}`
+  await onTestServer((db) => db.exec(`CREATE SCHEMA ${schema}`))
+  try {
+    const db = await PostgresDatabase.open(POSTGRES_TEST_URL as string, { searchPath: schema })
+    try {
+      await migrate(db)
+      const queue = await openJobQueue({
+        db,
+        connectionString: POSTGRES_TEST_URL as string,
+        schema: `${schema}_jobs`,
+        queues: QUEUE_NAMES,
+        runsWorkers: false,
+        onError: (error) => {
+          throw error
+        },
+      })
+      await queue.stop()
+    } finally {
+      await db.close()
+    }
+    const snapshot = await onTestServer((db) => takeSnapshot(db, [schema, `${schema}_jobs`]))
+    return { schema, snapshot }
+  } catch (error) {
+    await dropSchemas(schema)
+    throw error
+  }
+}
+
+async function keepOrDropPostgres(entry: PostgresEntry): Promise<void> {
+  let reusable = false
+  if (idlePostgres.length < IDLE_LIMIT.postgres) {
+    try {
+      reusable = await onTestServer((db) => resetToSnapshot(db, entry.snapshot))
+    } catch {
+      reusable = false
+    }
+  }
+  if (reusable) idlePostgres.push(entry)
+  else await dropSchemas(entry.schema)
+}
+
+// The schemas still kept when the process has nothing else to do are dropped then, so none outlives its run.
+process.on('beforeExit', () => {
+  const leftover = idlePostgres.splice(0)
+  // `npm test` drops what fails here at the end of the run (test/support/test-run.ts).
+  if (leftover.length > 0) Promise.all(leftover.map((entry) => dropSchemas(entry.schema))).catch(() => {})
+})
+
+/** A migrated, empty database of the given kind; `close` gives it back to be emptied for the next test. */
 export async function openTestDatabase(
   kind: TestDatabaseKind,
   options: { maxConnections?: number } = {},
 ): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const client = new PGlite({ loadDataDir: await migratedPgliteTemplate() })
-    await client.waitReady
-    const db = new PgliteDatabase(client)
-    return { db, connectionString: null, jobSchema: 'pgboss', close: () => db.close() }
+    const lease = leasePglite(takeIdlePglite() ?? (await newPglite()))
+    const db = new PgliteDatabase(lease.client)
+    return { db, connectionString: null, jobSchema: 'pgboss', close: lease.release }
   }
   if (!POSTGRES_TEST_URL) throw new Error('PRINTROUTE_TEST_DATABASE_URL is not set')
-  const schema = `printroute_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: POSTGRES_TEST_URL })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
+  const entry = idlePostgres.pop() ?? (await newPostgresSchema())
   const db = await PostgresDatabase.open(POSTGRES_TEST_URL, {
-    searchPath: schema,
+    searchPath: entry.schema,
     maxConnections: options.maxConnections,
   })
-  await migrate(db)
+  let closed: Promise<void> | undefined
   return {
     db,
     connectionString: POSTGRES_TEST_URL,
-    jobSchema: `${schema}_jobs`,
-    async close() {
-      await db.close()
-      const cleanup = new pg.Client({ connectionString: POSTGRES_TEST_URL })
-      await cleanup.connect()
-      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`)
-      await cleanup.end()
+    jobSchema: `${entry.schema}_jobs`,
+    close() {
+      closed ??= db.close().then(() => keepOrDropPostgres(entry))
+      return closed
     },
   }
 }
