@@ -104,6 +104,12 @@ function migratedPgliteTemplate(): Promise<Blob> {
 const IDLE_LIMIT = { pglite: 2, postgres: 4 } as const
 
 const idlePglites: PGlite[] = []
+const made = { pglite: 0, postgres: 0 }
+
+/** How many databases of each kind this process has made (not reused), for the tests of the reuse itself. */
+export function testDatabasesMade(): Readonly<typeof made> {
+  return { ...made }
+}
 let pgliteSnapshot: Promise<DatabaseSnapshot> | undefined
 
 /** PGlite's own schemas, which a snapshot leaves alone; every other schema is the tests'. */
@@ -119,6 +125,7 @@ async function userSchemas(client: PGlite): Promise<string[]> {
 async function newPglite(): Promise<PGlite> {
   const client = new PGlite({ loadDataDir: await migratedPgliteTemplate() })
   await client.waitReady
+  made.pglite++
   pgliteSnapshot ??= userSchemas(client).then((schemas) => takeSnapshot(new PgliteDatabase(client), schemas))
   await pgliteSnapshot
   return client
@@ -259,6 +266,7 @@ async function newPostgresSchema(): Promise<PostgresEntry> {
       await db.close()
     }
     const snapshot = await onTestServer((db) => takeSnapshot(db, [schema, `${schema}_jobs`]))
+    made.postgres++
     return { schema, snapshot }
   } catch (error) {
     await dropSchemas(schema)
