@@ -3,7 +3,9 @@
 // lab, or with the lab and FailedToCancel with nothing refunded. On PostgreSQL the two really run at once on
 // separate connections.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
+import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import { findLabJob } from '../../src/repositories/pipeline.repository.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
@@ -14,13 +16,25 @@ import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-a
 
 const RUNS = 100
 
+/**
+ * The sample catalogue with the phone case's print area a tenth of its size (108x207 px): the race is over the
+ * order row's lock, for which the print files only have to exist, and 200 renders of the real 1080x2070 area
+ * were most of this file's CPU.
+ */
+function catalogueWithSmallPhoneCase() {
+  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+  const phoneCase = file.products.find((product: { sku: string }) => product.sku === PHONE_CASE)
+  phoneCase.printAreas.default = { required: true, horizontalResolution: 108, verticalResolution: 207 }
+  return parseCatalogue(file, 'sample catalogue with a small phone-case print area')
+}
+
 for (const kind of testDatabaseKinds()) {
   describe(`cancel racing lab submission (${kind})`, () => {
     let t: TestApp
     let images: ImageServer
     let drive: PipelineDriver
     before(async () => {
-      t = await startTestApp({ kind, maxConnections: 8 })
+      t = await startTestApp({ kind, maxConnections: 8, catalogue: catalogueWithSmallPhoneCase() })
       images = await startImageServer()
       drive = pipelineDriver(t)
     })
