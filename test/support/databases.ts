@@ -1,6 +1,6 @@
-// Test databases: an in-memory PGlite always, and a fresh schema on the real PostgreSQL server when
+// Test databases: an in-memory PGlite always, and a schema pair of its own on the real PostgreSQL server when
 // PRINTROUTE_TEST_DATABASE_URL is set (CI sets it). Tests that must hold on both backends loop over
-// `testDatabaseKinds()`.
+// `testDatabaseKinds()`. Every database a test opens is as new, though not always newly made (see below).
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -28,6 +28,7 @@ export interface TestDatabase {
   /** For pg-boss: the server URL (null for PGlite) and a schema of its own. */
   connectionString: string | null
   jobSchema: string
+  /** Ends this test's use of the database: it is emptied for the next test, or dropped. Closing again does nothing. */
   close(): Promise<void>
 }
 
