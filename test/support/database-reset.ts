@@ -8,7 +8,7 @@
 // Resetting empties every table, puts those rows back and the sequences where they were, so
 // the next test sees the database exactly as a new one. A database whose structure a test changed (a table,
 // column, function, trigger or constraint added, dropped or altered) no longer matches the fingerprint and is
-// not reused.
+// not reused; functions made since the snapshot (the application makes some as it goes) are dropped instead.
 import type { Queryable } from '../../src/adapters/database.ts'
 
 export interface DatabaseSnapshot {
@@ -16,7 +16,18 @@ export interface DatabaseSnapshot {
   /** Every table that holds rows, as `schema.table` quoted, with those rows as JSON (restored through the parent of a partitioned table). */
   rows: { table: string; columns: string[]; json: string }[]
   sequences: { name: string; value: string; isCalled: boolean }[]
+  /** The functions there were, each as `name(argument types)`. */
+  functions: string[]
   fingerprint: string
+}
+
+/** Every function in `schemas`, as `regprocedure` spells it (schema-qualified when off the search path). */
+async function functionsOf(db: Queryable, schemas: string[]): Promise<string[]> {
+  const rows = await db.query<{ signature: string }>(
+    `SELECT oid::regprocedure::text AS signature FROM pg_proc WHERE pronamespace = ANY($1::regnamespace[]) ORDER BY 1`,
+    [schemas],
+  )
+  return rows.map((row) => row.signature)
 }
 
 /** The tables to empty: every ordinary and partitioned table, partitions through their parent. */
@@ -88,6 +99,7 @@ export async function takeSnapshot(db: Queryable, schemas: string[]): Promise<Da
     schemas,
     rows,
     sequences: await sequencesOf(db, schemas),
+    functions: await functionsOf(db, schemas),
     fingerprint: await fingerprintOf(db, schemas),
   }
 }
@@ -97,6 +109,10 @@ export async function takeSnapshot(db: Queryable, schemas: string[]): Promise<Da
  * their structure is no longer the snapshot's: that database must be dropped instead.
  */
 export async function resetToSnapshot(db: Queryable, snapshot: DatabaseSnapshot): Promise<boolean> {
+  // Functions made since are dropped first: the application makes some as it goes (a PL/pgSQL wrapper of each
+  // queue's job insert, src/adapters/job-queue.ts), and a new database has none of them.
+  const added = (await functionsOf(db, snapshot.schemas)).filter((name) => !snapshot.functions.includes(name))
+  if (added.length > 0) await db.exec(`DROP FUNCTION ${added.join(', ')}`)
   if ((await fingerprintOf(db, snapshot.schemas)) !== snapshot.fingerprint) return false
   const tables = await tablesOf(db, snapshot.schemas)
   const statements = [

@@ -43,6 +43,23 @@ for (const kind of testDatabaseKinds()) {
       }
     })
 
+    test('functions made since it was new are dropped, and the database is handed out again', async () => {
+      const first = await openTestDatabase(kind)
+      // As the application's job queue makes its insert wrappers as it goes (src/adapters/job-queue.ts).
+      await first.db.exec(`CREATE FUNCTION made_by_a_test(value int) RETURNS int LANGUAGE sql AS 'SELECT value + 1'`)
+      await first.close()
+
+      const madeBefore = testDatabasesMade()[kind]
+      const second = await openTestDatabase(kind)
+      try {
+        assert.equal(testDatabasesMade()[kind], madeBefore, 'the first database was emptied and handed out again')
+        const functions = await second.db.query(`SELECT 1 FROM pg_proc WHERE proname = 'made_by_a_test'`)
+        assert.deepEqual(functions, [])
+      } finally {
+        await second.close()
+      }
+    })
+
     test('a database whose structure a test changed is not handed out again', async () => {
       const first = await openTestDatabase(kind)
       const fresh = await state(first.db)
