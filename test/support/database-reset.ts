@@ -1,5 +1,5 @@
 // Emptying a test database so the next test can have it, instead of making a new one: a new PGlite costs
-// about 0.6 s of CPU (its data directory unpacked, PostgreSQL started in WebAssembly) and a new PostgreSQL
+// 0.5-0.8 s of CPU (its data directory unpacked, PostgreSQL started in WebAssembly) and a new PostgreSQL
 // schema pair about 0.4 s (migrations, then pg-boss's schema and queues), a few hundred times a run; emptying
 // one costs a few tens of milliseconds.
 //
@@ -31,7 +31,7 @@ async function functionsOf(db: Queryable, schemas: string[]): Promise<string[]> 
 }
 
 /** The tables to empty: every ordinary and partitioned table, partitions through their parent. */
-export async function tablesOf(db: Queryable, schemas: string[]): Promise<string[]> {
+async function tablesOf(db: Queryable, schemas: string[]): Promise<string[]> {
   const rows = await db.query<{ name: string }>(
     `SELECT format('%I.%I', n.nspname, c.relname) AS name
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -43,7 +43,7 @@ export async function tablesOf(db: Queryable, schemas: string[]): Promise<string
 }
 
 /** A hash of the schemas' structure: relations with their columns and types, functions, triggers, constraints, types. */
-export async function fingerprintOf(db: Queryable, schemas: string[]): Promise<string> {
+async function fingerprintOf(db: Queryable, schemas: string[]): Promise<string> {
   // Kept to plain catalog columns (format_type and the like made it three times as slow): it runs at every reset.
   const [row] = await db.query<{ fingerprint: string }>(
     `SELECT md5(coalesce(string_agg(item, E'\n' ORDER BY item), '')) AS fingerprint FROM (
@@ -105,8 +105,9 @@ export async function takeSnapshot(db: Queryable, schemas: string[]): Promise<Da
 }
 
 /**
- * Puts `schemas` back as the snapshot found them, in one transaction. Returns false, changing nothing, when
- * their structure is no longer the snapshot's: that database must be dropped instead.
+ * Puts `schemas` back as the snapshot found them: functions made since dropped, then the rows and sequences in
+ * one transaction. Returns false, leaving the rows alone, when their structure is otherwise no longer the
+ * snapshot's: that database must be dropped instead.
  */
 export async function resetToSnapshot(db: Queryable, snapshot: DatabaseSnapshot): Promise<boolean> {
   // Functions made since are dropped first: the application makes some as it goes (a PL/pgSQL wrapper of each
