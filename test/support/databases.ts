@@ -337,15 +337,7 @@ export interface ScratchDatabase {
 export async function createScratchDatabase(prefix: string): Promise<ScratchDatabase> {
   if (!POSTGRES_TEST_URL) throw new Error('PRINTROUTE_TEST_DATABASE_URL is not set')
   const name = `${prefix}_${randomBytes(4).toString('hex')}`
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_TEST_URL })
-    await client.connect()
-    try {
-      await client.query(sql)
-    } finally {
-      await client.end()
-    }
-  }
+  const admin = (sql: string) => onTestServer((db) => db.exec(sql))
   await admin(`CREATE DATABASE ${name}`)
   const url = new URL(POSTGRES_TEST_URL)
   url.pathname = `/${name}`
