@@ -104,7 +104,8 @@ function migratedPgliteTemplate(): Promise<Blob> {
 /** Emptied databases kept per kind (each PGlite holds its own PostgreSQL in memory). */
 const IDLE_LIMIT = { pglite: 2, postgres: 4 } as const
 
-const idlePglites: PGlite[] = []
+/** Emptied PGlites, each with the timer that closes it unless a test takes it first. */
+const idlePglites: { client: PGlite; timer: NodeJS.Timeout }[] = []
 const made = { pglite: 0, postgres: 0 }
 
 /** How many databases of each kind this process has made (not reused), for the tests of the reuse itself. */
@@ -195,27 +196,23 @@ async function keepOrClosePglite(client: PGlite): Promise<void> {
 // fires), which would keep the process alive after its last test. An idle one is therefore closed when no
 // test has taken it for IDLE_PGLITE_MS, and that timer itself does not keep the process alive.
 const IDLE_PGLITE_MS = 2_000
-const idleTimers = new Map<PGlite, NodeJS.Timeout>()
 
 function keepIdle(client: PGlite): void {
-  idlePglites.push(client)
-  const timer = setTimeout(() => {
-    idleTimers.delete(client)
-    const index = idlePglites.indexOf(client)
-    if (index >= 0) idlePglites.splice(index, 1)
-    client.close().catch(() => {})
-  }, IDLE_PGLITE_MS)
-  timer.unref()
-  idleTimers.set(client, timer)
+  const idle = {
+    client,
+    timer: setTimeout(() => {
+      const index = idlePglites.indexOf(idle)
+      if (index >= 0) idlePglites.splice(index, 1)
+      client.close().catch(() => {})
+    }, IDLE_PGLITE_MS).unref(),
+  }
+  idlePglites.push(idle)
 }
 
 function takeIdlePglite(): PGlite | undefined {
-  const client = idlePglites.pop()
-  if (client) {
-    clearTimeout(idleTimers.get(client))
-    idleTimers.delete(client)
-  }
-  return client
+  const idle = idlePglites.pop()
+  if (idle) clearTimeout(idle.timer)
+  return idle?.client
 }
 
 interface PostgresEntry {
