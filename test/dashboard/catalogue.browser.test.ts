@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { assertAccessible, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
+import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
@@ -26,9 +26,7 @@ for (const kind of testDatabaseKinds()) {
     after(() => h.close())
 
     test('a search narrows the products; each shows options, print areas, variants with pixel sizes, destinations and labs', async () => {
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Catalogue' }).click()
       await page.waitForURL(/\/dashboard\/catalogue$/)
       const products = page.getByRole('article')
@@ -65,13 +63,10 @@ for (const kind of testDatabaseKinds()) {
       await page.getByRole('button', { name: 'Search', exact: true }).click()
       await page.getByText('No product matches “no such product anywhere”.').waitFor()
       assert.equal(await products.count(), 0)
-      await context.close()
     })
 
     test('a quote for a basket shows the prices per shipping method, as the API quotes them', async () => {
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/catalogue?q=canvas`)
       await page.getByRole('article', { name: 'GLOBAL-CAN-8x8' }).getByRole('link', { name: /Quote/ }).click()
       await page.waitForURL(/\/dashboard\/catalogue\/quote\?sku1=GLOBAL-CAN-8x8$/)
@@ -131,13 +126,10 @@ for (const kind of testDatabaseKinds()) {
       await quotes.waitFor()
       assert.equal(await quotes.getByRole('row').count(), 2)
       assert.match(await quotes.getByRole('row').nth(1).innerText(), /^Express/)
-      await context.close()
     })
 
     test('on a phone the catalogue and the quote fit the screen', async () => {
-      const context = await newContext(h.browser, 'phone')
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage('phone')
       await page.goto(`${h.urls.sandbox}/dashboard/catalogue?q=frame`)
       await assertFitsWidth(page)
       await page.goto(
@@ -148,7 +140,6 @@ for (const kind of testDatabaseKinds()) {
       assert.match(await page.getByRole('status').first().innerText(), /tax/i)
       await assertFitsWidth(page)
       await assertAccessible(page, 'catalogue-quote on a phone')
-      await context.close()
     })
   })
 }

@@ -78,9 +78,7 @@ for (const kind of testDatabaseKinds()) {
       assert.ok(original, 'a second page of delivered callbacks')
       assert.equal(receiver.received.filter((callback) => callback.event.id === original.eventId).length, 1)
 
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Developers' }).click()
       await page.waitForURL(/\/dashboard\/developers\/callbacks$/)
       assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Callbacks')
@@ -119,16 +117,13 @@ for (const kind of testDatabaseKinds()) {
       const row = page.getByRole('row').filter({ hasText: redeliveryId })
       await row.getByText(`again for ${original.id}`).waitFor()
       await row.getByText('Delivered', { exact: true }).waitFor({ timeout: 10_000 })
-      await context.close()
     })
 
     test('the events feed reads forward by cursor, shows the newest page, each event with its JSON', async () => {
       const ids = eventIds
       const ofOrder = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/events?orderId=${orderIds[1]}` })).events
 
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/developers`)
       await page.getByRole('navigation', { name: 'Developers' }).getByRole('link', { name: 'Events' }).click()
       await page.waitForURL(/\/dashboard\/developers\/events$/)
@@ -174,13 +169,10 @@ for (const kind of testDatabaseKinds()) {
       // A malformed cursor is the API's refusal, with the field.
       await page.goto(`${h.urls.sandbox}/dashboard/developers/events?after=yesterday`)
       assert.match(await page.getByRole('alert').innerText(), /after: InvalidFormat/)
-      await context.close()
     })
 
     test('a key created on the page is shown once, works, is listed by prefix, and once revoked is refused', async () => {
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/developers/keys`)
       await assertAccessible(page, 'developers-keys')
 
@@ -189,7 +181,10 @@ for (const kind of testDatabaseKinds()) {
       const key = await page.locator('#new-key').innerText()
       assert.match(key, /^pr_sandbox_/)
       assert.match(page.url(), /\/dashboard\/developers\/keys$/, 'the key is not in the URL')
-      assert.ok(!(await context.cookies()).some((cookie) => cookie.value.includes(key.slice(11))), 'nor in a cookie')
+      assert.ok(
+        !(await page.context().cookies()).some((cookie) => cookie.value.includes(key.slice(11))),
+        'nor in a cookie',
+      )
       await assertAccessible(page, 'developers-keys (a new key)')
       await screenshotForDocs(page, 'developers-keys')
 
@@ -215,7 +210,6 @@ for (const kind of testDatabaseKinds()) {
       await page.getByRole('row').filter({ hasText: prefix }).getByText('Revoked').waitFor()
       const refused = await fetch(`${h.urls.sandbox}/v4.0/orders?top=1`, { headers: { 'x-api-key': key } })
       assert.equal(refused.status, 401)
-      await context.close()
     })
 
     test('revoking the key a session was made from says so first, then ends the session', async () => {
@@ -292,10 +286,8 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test("Sandbox settings: its own callback URL and secret, Live's untouched; the pause window read-only; a test callback sent", async () => {
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
       const liveBefore = json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/developers/settings`)
       await page.getByText('only a Live key changes it').waitFor()
       assert.equal(await page.getByLabel('Pause window', { exact: true }).count(), 0, 'no pause window field')
@@ -340,20 +332,16 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(sandboxAfter.callbackUrl, hook)
       const liveAfter = json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings
       assert.deepEqual(liveAfter, liveBefore, "Live's settings are untouched by Sandbox")
-      await context.close()
     })
 
     test('at phone width each view fits the screen and stays accessible', async () => {
-      const context = await newContext(h.browser, 'phone')
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage('phone')
       for (const view of ['callbacks', 'events', 'settings', 'keys']) {
         await page.goto(`${h.urls.sandbox}/dashboard/developers/${view}`)
         await screenshotForDocs(page, `developers-${view}-phone`)
         await noHorizontalScroll(page)
         await assertAccessible(page, `developers-${view} (phone)`)
       }
-      await context.close()
     })
   })
 }

@@ -36,9 +36,7 @@ for (const kind of testDatabaseKinds()) {
     after(() => h.close())
 
     test('a test order placed from the form lands on its page and reaches Complete there; a double submit makes one order', async () => {
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'New order' }).click()
       await page.getByLabel('Search the catalogue').fill('iphone 11')
       await page.getByRole('button', { name: 'Search' }).click()
@@ -89,13 +87,10 @@ for (const kind of testDatabaseKinds()) {
         await h.t.sandbox({ method: 'GET', url: '/v4.0/orders?merchantReferences=dashboard-first' }),
       ).orders
       assert.equal(listed.length, 1, 'one order for two submits')
-      await context.close()
     })
 
     test('a manual scenario order from the form waits for the Advance button; the default scenario is a setting', async () => {
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/new-order?sku=${PHONE_CASE}`)
       await page.getByRole('radio', { name: /square/ }).check()
       await fillRecipient(page, 'Ada Lovelace')
@@ -132,13 +127,10 @@ for (const kind of testDatabaseKinds()) {
       await page.locator('#sandbox-scenario').selectOption('')
       await page.getByRole('button', { name: 'Save default scenario' }).click()
       await page.getByRole('status').getByText('Default scenario saved: none.').waitFor()
-      await context.close()
     })
 
     test('a refused order is shown on the form with the values kept and each failure next to its field', async () => {
-      const context = await newContext(h.browser, 'phone')
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage('phone')
       await page.goto(`${h.urls.sandbox}/dashboard/new-order?sku=${T_SHIRT}`)
       await page.getByLabel('color').selectOption('navy blue')
       await page.getByLabel('size').selectOption('m')
@@ -179,7 +171,6 @@ for (const kind of testDatabaseKinds()) {
       const order = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
       assert.deepEqual(order.items[0].attributes, { color: 'navy blue', size: 'm' })
       assert.equal(order.merchantReference, 'kept-reference')
-      await context.close()
     })
 
     test('without JavaScript, choosing a product is a step of its own; Live points to Sandbox', async () => {

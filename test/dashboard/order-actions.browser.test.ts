@@ -2,7 +2,7 @@
 // action is available, asks for confirmation saying what it will do, and shows the outcome.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { assertAccessible, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
+import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { json } from '../support/test-app.ts'
@@ -19,9 +19,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('change the shipping method and the metadata, then cancel, all from the page', async () => {
       const orderId = await h.placeOrder({ merchantReference: 'act-on-me' })
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
 
       await page.getByRole('link', { name: 'Change shipping method' }).click()
@@ -59,14 +57,11 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(await page.getByRole('button', { name: 'Cancel order' }).isDisabled(), true)
       assert.equal(await page.getByRole('button', { name: 'Change shipping method' }).isDisabled(), true)
       assert.equal(await page.getByRole('link', { name: 'Edit metadata' }).count(), 1)
-      await context.close()
     })
 
     test('the recipient can be changed within its country; the country field cannot be edited', async () => {
       const orderId = await h.placeOrder({ merchantReference: 'new-address' })
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}/recipient`)
       assert.equal(await page.getByLabel('Country').getAttribute('readonly'), '')
       await page.getByLabel('Name', { exact: true }).fill('Grace Hopper')
@@ -77,7 +72,6 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(order.recipient.name, 'Grace Hopper')
       assert.equal(order.recipient.address.line1, '1 Navy Way')
       assert.equal(order.recipient.address.countryCode, 'GB')
-      await context.close()
     })
   })
 }

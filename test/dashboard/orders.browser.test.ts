@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { assertAccessible, assertImagesLoaded, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
+import { assertAccessible, assertImagesLoaded, screenshotForDocs } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
@@ -42,9 +42,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('an order moves to Complete while its page is open; images load; a callback is redelivered', async () => {
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       const orderId = await h.placeOrder({ merchantReference: 'watch-me', callbackUrl: receiver.url() })
       await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
       assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), `Order ${orderId}`)
@@ -87,15 +85,12 @@ for (const kind of testDatabaseKinds()) {
       await screenshotForDocs(page, 'order')
 
       // On a phone the order page fits the screen: images shrink, tables scroll inside their frames.
-      const phone = await newContext(h.browser, 'phone')
-      const small = await phone.newPage()
-      await signIn(small, h.urls.sandbox, h.t.account.sandboxKey)
+      const small = await h.sandboxPage('phone')
       await small.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
       await assertImagesLoaded(small)
       await screenshotForDocs(small, 'order-phone')
       const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
       assert.ok(overflow <= 0, `the order page is ${overflow}px wider than the phone`)
-      await phone.close()
 
       await page.reload()
       const firstRedeliver = page.getByRole('button', { name: /^Redeliver cbd_/ }).first()
@@ -108,7 +103,6 @@ for (const kind of testDatabaseKinds()) {
       const original = receiver.received.find((callback) => callback.event.id === redelivered?.event.id)
       assert.ok(original && original !== redelivered, 'the same event was sent again')
       await assert.doesNotReject(page.getByText(`again for ${callbackId}`).waitFor())
-      await context.close()
     })
 
     /** The order's routing once it is allocated (its first allocation is no longer the estimate). */
@@ -163,9 +157,7 @@ for (const kind of testDatabaseKinds()) {
       const delta = minor(routedTotal.amount) - minor(lockedTotal.amount)
       assert.ok(delta > 0n, `split ${routedTotal.amount} against quoted ${lockedTotal.amount}`)
 
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
       const section = page.locator('section[aria-labelledby="routing-heading"]')
       const comparison = section.getByRole('group', { name: `Quote ${quote.id} and this order` })
@@ -206,13 +198,10 @@ for (const kind of testDatabaseKinds()) {
       await screenshotForDocs(section, 'order-routing-quote')
 
       // On a phone the comparison and both routings fit: their tables scroll inside their frames.
-      const phone = await newContext(h.browser, 'phone')
-      const small = await phone.newPage()
-      await signIn(small, h.urls.sandbox, h.t.account.sandboxKey)
+      const small = await h.sandboxPage('phone')
       await small.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
       const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
       assert.ok(overflow <= 0, `the order page is ${overflow}px wider than the phone`)
-      await phone.close()
 
       // The same labs as quoted: both sections, the totals equal, no note.
       const phoneQuote = await quoteOf([{ sku: 'GLOBAL-TECH-IP11P-FC-CP', copies: 1, assets: [{}] }])
@@ -222,7 +211,6 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(await section.locator('.routing-quote').count(), 1)
       assert.equal(await section.locator('[data-routing-difference]').innerText(), 'the same as the locked total')
       assert.equal(await section.locator('.routing-note').count(), 0)
-      await context.close()
     })
 
     test('an order no lab has in stock: its routing says each lab was out of stock and no plan was chosen', async () => {
@@ -240,9 +228,7 @@ for (const kind of testDatabaseKinds()) {
       ).routing.allocations
       assert.equal(allocation.basis, 'Allocation')
       const itemId = allocation.items[0].itemId
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
       const section = page.locator('section[aria-labelledby="routing-heading"]')
       // The phone case is made by prodigi_gb2 only.
@@ -254,15 +240,12 @@ for (const kind of testDatabaseKinds()) {
       // No lab was left for the item: no table of labs considered, only the list of exclusions.
       assert.equal(await section.locator('table').count(), 0)
       await assertAccessible(page, 'order out of stock')
-      await context.close()
     })
 
     test('the orders table lists, filters by status, searches by id and reference, and is accessible', async () => {
       const first = await h.placeOrder({ merchantReference: 'table-alpha' })
       const second = await h.placeOrder({ merchantReference: 'table-beta' })
-      const context = await newContext(h.browser)
-      const page = await context.newPage()
-      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const page = await h.sandboxPage()
       const table = page.getByRole('table', { name: 'Orders, newest first' })
       await table.waitFor()
       const link = table.getByRole('link', { name: second, exact: true })
@@ -310,14 +293,10 @@ for (const kind of testDatabaseKinds()) {
       await screenshotForDocs(page, 'orders')
 
       // On a phone the page still works: the table scrolls inside its frame, the page does not.
-      const phone = await newContext(h.browser, 'phone')
-      const small = await phone.newPage()
-      await signIn(small, h.urls.sandbox, h.t.account.sandboxKey)
+      const small = await h.sandboxPage('phone')
       await screenshotForDocs(small, 'orders-phone')
       const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
       assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`)
-      await phone.close()
-      await context.close()
     })
   })
 }

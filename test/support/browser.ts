@@ -24,6 +24,11 @@ export async function newContext(browser: Browser, viewport: Viewport = 'desktop
   return browser.newContext({ viewport: VIEWPORTS[viewport], locale: 'en-GB', timezoneId: 'UTC' })
 }
 
+/** Sizes an open page as a context of that viewport would be (the layout is the viewport's, as on a phone). */
+export async function setViewport(page: Page, viewport: Viewport): Promise<void> {
+  await page.setViewportSize(VIEWPORTS[viewport])
+}
+
 /** Signs in through the form, as a person does, and waits for the orders page. */
 export async function signIn(page: Page, baseUrl: string, apiKey: string): Promise<void> {
   await page.goto(`${baseUrl}/dashboard/`)

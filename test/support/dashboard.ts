@@ -1,8 +1,8 @@
 // A printroute for the dashboard's browser tests: both servers listening on 127.0.0.1, the pipeline running
 // fast (simulated labs step every 0.2 s), orders placed through the API with the bundled sample images.
 import { after } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { launchBrowser } from './browser.ts'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { launchBrowser, newContext, setViewport, signIn, type Viewport } from './browser.ts'
 import type { TestDatabaseKind } from './databases.ts'
 import { PHONE_CASE } from './pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp, type TestAppOptions } from './test-app.ts'
@@ -13,11 +13,21 @@ export interface DashboardHarness {
   urls: { live: string; sandbox: string }
   /** Places a Sandbox order (a phone case from the sample portrait) through the API; returns its id. */
   placeOrder(overrides?: Record<string, unknown>): Promise<string>
+  /**
+   * A page signed in to the Sandbox dashboard with the account's Sandbox key, at `viewport` (desktop unless
+   * said), on the orders page where signing in lands. The harness signs in once, in a browser context of its
+   * own, and keeps one page per viewport for its tests: a new context and page cost Chromium about 3
+   * CPU-seconds (three renderer processes), more than most of these tests' steps, and the browser tests were
+   * the largest part of the suite's CPU. So its tests share the session and its cookies; a test that must
+   * start signed out, signs in with another key or on Live, signs out, or turns JavaScript off opens a
+   * context of its own (`newContext`).
+   */
+  sandboxPage(viewport?: Viewport): Promise<Page>
   close(): Promise<void>
 }
 
 // One Chromium for every harness of a test file (each database kind has its own): starting it costs more
-// than most tests, and each test opens its own context, so nothing a test does is seen by the next.
+// than most tests.
 let sharedBrowser: Promise<Browser> | undefined
 after(async () => {
   await (await sharedBrowser)?.close()
@@ -37,10 +47,28 @@ export async function startDashboardHarness(
   const urls = await listenOnLoopback(t)
   sharedBrowser ??= launchBrowser()
   const browser = await sharedBrowser
+  let session: BrowserContext | undefined
+  const sandboxPages = new Map<Viewport, Page>()
   return {
     t,
     browser,
     urls,
+    async sandboxPage(viewport = 'desktop') {
+      session ??= await newContext(browser)
+      let page = sandboxPages.get(viewport)
+      if (page === undefined) {
+        page = await session.newPage()
+        await setViewport(page, viewport)
+        const signedIn = sandboxPages.size > 0
+        sandboxPages.set(viewport, page)
+        if (!signedIn) {
+          await signIn(page, urls.sandbox, t.account.sandboxKey)
+          return page
+        }
+      }
+      await page.goto(`${urls.sandbox}/dashboard/orders`)
+      return page
+    },
     async placeOrder(overrides = {}) {
       const response = await t.sandbox({
         method: 'POST',
@@ -62,6 +90,7 @@ export async function startDashboardHarness(
       return json(response).order.id as string
     },
     async close() {
+      await session?.close()
       await t.close()
     },
   }
