@@ -52,7 +52,7 @@ interface AxeViolation {
  */
 export async function assertAccessible(page: Page, label: string): Promise<void> {
   const violations = (await page.evaluate(`${axeSource}
-    ;axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
+    ;axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })
       .then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`)) as AxeViolation[]
   const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
   assert.deepEqual(
