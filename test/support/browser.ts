@@ -1,7 +1,7 @@
 // A real headless Chromium (Debian's `chromium` package, driven by playwright-core) for the dashboard's
 // browser tests, with the accessibility check (axe-core) and the screenshots docs/dashboard.md shows.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
@@ -9,12 +9,80 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 /** Where Chromium is; CHROMIUM_PATH overrides (.ci/run installs Debian's package when it is missing). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
+// Chromium features turned off for the tests. Headless Chromium still builds the address bar's suggestion
+// popups, two WebUI renderer processes for every browser context: nothing here uses them, and they were about a
+// third of a new context's CPU. Chromium keeps only the last --disable-features switch and Playwright passes a
+// list of its own, so ours repeats Playwright's (playwright-core 1.65, pinned by the lockfile), and launchBrowser
+// checks the command line Chromium was started with: an upgrade that changes Playwright's list fails there.
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+]
+const DISABLED_FEATURES = [
+  ...PLAYWRIGHT_DISABLED_FEATURES,
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+  'WebUIOmniboxFullPopup',
+]
+
+/** Command lines of the Chromiums this process started (their parent is this process), read from /proc. */
+function startedChromiumCommandLines(): string[] {
+  if (!existsSync('/proc/self/stat')) return []
+  const commandLines: string[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (parent !== process.pid) continue
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ')
+      if (commandLine.includes('--remote-debugging-pipe')) commandLines.push(commandLine)
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return commandLines
+}
+
+/** Features an earlier --disable-features switch names that the last one (the one Chromium keeps) does not. */
+function droppedDisabledFeatures(commandLine: string): string[] {
+  const lists = [...commandLine.matchAll(/--disable-features=(\S*)/g)].map((match) => (match[1] ?? '').split(','))
+  const kept = new Set(lists.at(-1))
+  return lists.flat().filter((feature) => !kept.has(feature))
+}
+
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`)
   }
-  // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] })
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+    args: ['--no-sandbox', `--disable-features=${DISABLED_FEATURES.join(',')}`],
+  })
+  const dropped = startedChromiumCommandLines().flatMap(droppedDisabledFeatures)
+  if (dropped.length > 0) {
+    await browser.close()
+    throw new Error(
+      `Chromium would run with Playwright's disabled features ${[...new Set(dropped)].join(', ')} turned back on: add them to PLAYWRIGHT_DISABLED_FEATURES in test/support/browser.ts`,
+    )
+  }
+  return browser
 }
 
 export type Viewport = 'desktop' | 'phone'
