@@ -3,17 +3,17 @@
 // 127.0.0.1; the real fetcher, renderer, cache and pipeline steps, on every database backend.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
-import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
+import type { parseCatalogue } from '../../src/catalogue/catalogue.loader.ts'
 import { deleteExpiredPreviews } from '../../src/repositories/previews.repository.ts'
 import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
 import { detailedPhoto, type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 type Rgb = { r: number; g: number; b: number }
 const GOLD: Rgb = { r: 201, g: 162, b: 39 }
@@ -664,14 +664,14 @@ for (const kind of testDatabaseKinds()) {
 
     /** The sample catalogue with GLOBAL-PHO-4x6 changed (another print area size, a lower minimumDpi) and an Oak frame. */
     function changedCatalogue(oak: string) {
-      const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
-      const product = (sku: string) => file.products.find((entry: { sku: string }) => entry.sku === sku)
-      const photo = product('GLOBAL-PHO-4x6')
-      photo.minimumDpi = 50
-      photo.printAreas.default = { required: true, horizontalResolution: 1200, verticalResolution: 1600 }
-      product('GLOBAL-CFPM-8X10').attributes.color.push('Oak')
-      file.colours = { Oak: oak }
-      return parseCatalogue(file, `catalogue with Oak ${oak}`)
+      return changedSampleCatalogue(`catalogue with Oak ${oak}`, (file) => {
+        const product = (sku: string) => file.products.find((entry: { sku: string }) => entry.sku === sku)
+        const photo = product('GLOBAL-PHO-4x6')
+        photo.minimumDpi = 50
+        photo.printAreas.default = { required: true, horizontalResolution: 1200, verticalResolution: 1600 }
+        product('GLOBAL-CFPM-8X10').attributes.color.push('Oak')
+        file.colours = { Oak: oak }
+      })
     }
 
     /** Runs `use` on an application with `catalogue` on the shared database (a restart with another file). */

@@ -1,15 +1,13 @@
 // Price-locked quotes (docs/api.md#price-locked-quotes): every quote has an id and an expiry; an order created
 // with `quoteId` must match it and is charged exactly its prices, even after the catalogue's prices change.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { readSettings } from '../../src/config.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const SEVEN_DAYS_MS = 7 * 86_400_000
 
@@ -392,18 +390,19 @@ for (const kind of testDatabaseKinds()) {
       await before.close()
 
       // Every lab now charges 10.00 more per canvas and 5.00 more per parcel.
-      const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
-      for (const lab of file.labs) {
-        for (const product of lab.products) {
-          if (product.sku === 'GLOBAL-CAN-10x10') product.unitCost = (Number(product.unitCost) + 10).toFixed(2)
-        }
-        for (const rate of lab.shippingRates) {
-          for (const cost of Object.values(rate.costs) as any[]) {
-            cost.perShipment = (Number(cost.perShipment) + 5).toFixed(2)
+      const dearer = changedSampleCatalogue('dearer catalogue', (file) => {
+        for (const lab of file.labs) {
+          for (const product of lab.products) {
+            if (product.sku === 'GLOBAL-CAN-10x10') product.unitCost = (Number(product.unitCost) + 10).toFixed(2)
+          }
+          for (const rate of lab.shippingRates) {
+            for (const cost of Object.values(rate.costs) as any[]) {
+              cost.perShipment = (Number(cost.perShipment) + 5).toFixed(2)
+            }
           }
         }
-      }
-      const t = await startTestApp({ kind, database, catalogue: parseCatalogue(file, 'dearer catalogue') })
+      })
+      const t = await startTestApp({ kind, database, catalogue: dearer })
       try {
         const driver = pipelineDriver(t)
         const item = {

@@ -3,16 +3,14 @@
 // lab, or with the lab and FailedToCancel with nothing refunded. On PostgreSQL the two really run at once on
 // separate connections.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import { findLabJob } from '../../src/repositories/pipeline.repository.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const RUNS = 100
 
@@ -22,10 +20,10 @@ const RUNS = 100
  * were most of this file's CPU.
  */
 function catalogueWithSmallPhoneCase() {
-  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
-  const phoneCase = file.products.find((product: { sku: string }) => product.sku === PHONE_CASE)
-  phoneCase.printAreas.default = { required: true, horizontalResolution: 108, verticalResolution: 207 }
-  return parseCatalogue(file, 'sample catalogue with a small phone-case print area')
+  return changedSampleCatalogue('sample catalogue with a small phone-case print area', (file) => {
+    const phoneCase = file.products.find((product: { sku: string }) => product.sku === PHONE_CASE)
+    phoneCase.printAreas.default = { required: true, horizontalResolution: 108, verticalResolution: 207 }
+  })
 }
 
 for (const kind of testDatabaseKinds()) {

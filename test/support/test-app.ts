@@ -1,17 +1,27 @@
 // An application on a test database with one account and its keys, driven through Fastify's inject.
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { ManualClock } from '../../src/adapters/clock.ts'
 import { type Application, type ApplicationOptions, buildApplication } from '../../src/app.ts'
-import { loadCatalogue } from '../../src/catalogue/catalogue.loader.ts'
+import { loadCatalogue, parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
 import type { PipelineSettings } from '../../src/services/pipeline.service.ts'
 import { openTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.ts'
 
 export const catalogue = loadCatalogue()
+
+/**
+ * The bundled sample catalogue with `change` made to its JSON document, then read as any catalogue file is
+ * (`name` says which in its errors): for a test that needs a price, print area or option of its own.
+ */
+export function changedSampleCatalogue(name: string, change: (file: any) => void): Catalogue {
+  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+  change(file)
+  return parseCatalogue(file, name)
+}
 
 export interface TestAccount {
   id: string
