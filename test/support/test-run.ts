@@ -6,8 +6,13 @@ import pg from 'pg'
 /** Set by `npm test` (test/run-suite.ts) for every test process it starts; absent when a file runs on its own. */
 const RUN = process.env.PRINTROUTE_TEST_RUN
 
+/** What the schemas of run `run` (or of no run) start with. */
+function schemaPrefix(run: string | undefined): string {
+  return `printroute_test_${run ? `${run}_` : ''}`
+}
+
 /** Every schema a test makes on the PostgreSQL server starts with this. */
-export const POSTGRES_SCHEMA_PREFIX = `printroute_test_${RUN ? `${RUN}_` : ''}`
+export const POSTGRES_SCHEMA_PREFIX = schemaPrefix(RUN)
 
 /** A new run id, for the runner to give its processes (PRINTROUTE_TEST_RUN). */
 export function newTestRunId(): string {
@@ -21,7 +26,7 @@ export async function dropRunSchemas(url: string, run: string): Promise<number> 
   try {
     const { rows } = await client.query<{ name: string }>(
       `SELECT quote_ident(nspname) AS name FROM pg_namespace WHERE starts_with(nspname, $1)`,
-      [`printroute_test_${run}_`],
+      [schemaPrefix(run)],
     )
     if (rows.length > 0) await client.query(`DROP SCHEMA ${rows.map((row) => row.name).join(', ')} CASCADE`)
     return rows.length
