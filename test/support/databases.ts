@@ -192,9 +192,9 @@ async function keepOrClosePglite(client: PGlite): Promise<void> {
   else await client.close()
 }
 
-// A PGlite loaded from the dump, or one a statement failed on, keeps a 10 s timer of PostgreSQL's running (an interval, re-armed as it
-// fires), which would keep the process alive after its last test. An idle one is therefore closed when no
-// test has taken it for IDLE_PGLITE_MS, and that timer itself does not keep the process alive.
+// A PGlite loaded from the dump, or one a statement failed on, keeps a 10-second timer of its WebAssembly
+// PostgreSQL running (re-armed each time it fires), which would keep the process alive after its last test. An
+// idle one is therefore closed when no test has taken it for IDLE_PGLITE_MS; that timer itself is unref'd.
 const IDLE_PGLITE_MS = 2_000
 
 function keepIdle(client: PGlite): void {
