@@ -57,6 +57,52 @@ interface Comparison {
   worstAwayFromEdges: number
 }
 
+/**
+ * The lowest and highest value of each pixel's channel within `radius` of it (a square, clamped at the borders),
+ * for every pixel at once. A square's extremes are the extremes over its rows of each row's, so the image is
+ * swept along the rows, then down the columns, instead of every square being read whole (a third of the time).
+ */
+function neighbourhoodRanges(
+  data: Uint8Array,
+  { width, height, channels }: { width: number; height: number; channels: number },
+  radius: number,
+): { low: Uint8Array; high: Uint8Array } {
+  /** One sweep: `step` apart in the data, `count` positions along the line, `lines` lines `lineStep` apart. */
+  const sweep = (
+    lowIn: Uint8Array,
+    highIn: Uint8Array,
+    step: number,
+    count: number,
+    lineStep: number,
+    lines: number,
+  ): [Uint8Array, Uint8Array] => {
+    const lowOut = new Uint8Array(data.length)
+    const highOut = new Uint8Array(data.length)
+    for (let line = 0; line < lines; line++) {
+      for (let c = 0; c < channels; c++) {
+        const start = line * lineStep + c
+        for (let at = 0; at < count; at++) {
+          let low = 255
+          let high = 0
+          const from = Math.max(0, at - radius)
+          const to = Math.min(count - 1, at + radius)
+          for (let near = from; near <= to; near++) {
+            const index = start + near * step
+            if ((lowIn[index] as number) < low) low = lowIn[index] as number
+            if ((highIn[index] as number) > high) high = highIn[index] as number
+          }
+          lowOut[start + at * step] = low
+          highOut[start + at * step] = high
+        }
+      }
+    }
+    return [lowOut, highOut]
+  }
+  const [rowLow, rowHigh] = sweep(data, data, channels, width, width * channels, height)
+  const [low, high] = sweep(rowLow, rowHigh, width * channels, height, channels, width)
+  return { low, high }
+}
+
 async function compareToReference(preview: Buffer, reference: Buffer): Promise<Comparison> {
   const [mine, theirs] = await Promise.all(
     [preview, reference].map((image) => sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true })),
@@ -64,41 +110,27 @@ async function compareToReference(preview: Buffer, reference: Buffer): Promise<C
   if (!mine || !theirs) throw new Error('no image')
   const { width, height, channels } = theirs.info
   assert.deepEqual([mine.info.width, mine.info.height, mine.info.channels], [width, height, channels])
-  /** The lowest and highest value of channel `c` within `radius` of (x, y), clamped at the borders. */
-  const range = (x: number, y: number, c: number, radius: number): [number, number] => {
-    let low = 255
-    let high = 0
-    for (let dy = -radius; dy <= radius; dy++) {
-      const row = Math.min(height - 1, Math.max(0, y + dy)) * width
-      for (let dx = -radius; dx <= radius; dx++) {
-        const value = theirs.data[(row + Math.min(width - 1, Math.max(0, x + dx))) * channels + c] as number
-        if (value < low) low = value
-        if (value > high) high = value
-      }
-    }
-    return [low, high]
-  }
+  const near = neighbourhoodRanges(theirs.data, theirs.info, 1)
+  const wide = neighbourhoodRanges(theirs.data, theirs.info, 3)
   let within = 0
   let worstTolerant = 0
   let worstAwayFromEdges = 0
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      let tolerant = 0
-      let plain = 0
-      let edge = false
-      for (let c = 0; c < channels; c++) {
-        const index = (y * width + x) * channels + c
-        const value = mine.data[index] as number
-        const [low, high] = range(x, y, c, 1)
-        tolerant = Math.max(tolerant, value > high ? value - high : value < low ? low - value : 0)
-        plain = Math.max(plain, Math.abs(value - (theirs.data[index] as number)))
-        const [wideLow, wideHigh] = range(x, y, c, 3)
-        if (wideHigh - wideLow >= EDGE_RANGE) edge = true
-      }
-      if (tolerant <= TOLERANCE) within++
-      worstTolerant = Math.max(worstTolerant, tolerant)
-      if (!edge) worstAwayFromEdges = Math.max(worstAwayFromEdges, plain)
+  for (let pixel = 0; pixel < width * height; pixel++) {
+    let tolerant = 0
+    let plain = 0
+    let edge = false
+    for (let c = 0; c < channels; c++) {
+      const index = pixel * channels + c
+      const value = mine.data[index] as number
+      const low = near.low[index] as number
+      const high = near.high[index] as number
+      tolerant = Math.max(tolerant, value > high ? value - high : value < low ? low - value : 0)
+      plain = Math.max(plain, Math.abs(value - (theirs.data[index] as number)))
+      if ((wide.high[index] as number) - (wide.low[index] as number) >= EDGE_RANGE) edge = true
     }
+    if (tolerant <= TOLERANCE) within++
+    worstTolerant = Math.max(worstTolerant, tolerant)
+    if (!edge) worstAwayFromEdges = Math.max(worstAwayFromEdges, plain)
   }
   return { withinTolerance: within / (width * height), worstTolerant, worstAwayFromEdges }
 }
