@@ -31,6 +31,10 @@ const LIVE_ORDERS = 8
 const SANDBOX_ORDERS = 4
 // Renders run two at a time per worker: three at once means both workers are rendering.
 const ACTIVE_RENDERS_BEFORE_THE_KILL = 3
+// The first orders' posters are 16x24 in (4800x7200 print files, over a second of rendering each), so the kill
+// finds renders under way; the later ones are 8x10 in (2400x3000), a fifth of the pixels, which the processes
+// handle the same way at a fifth of the CPU.
+const LARGE_POSTER_ORDERS = 4
 
 const GB = {
   name: 'Ada Lovelace',
@@ -199,7 +203,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
     await Promise.all([workerA.waitFor(/workers ready/), workerB.waitFor(/workers ready/)])
 
     // A poster and a phone case per order, to Britain and to the US in turn: one shipment or two (the case
-    // is made in Britain only).
+    // is made in Britain only). Orders are made one after another, so the large posters' renders come first.
     const orders: { id: string; base: string; key: string }[] = []
     for (let n = 0; n < LIVE_ORDERS + SANDBOX_ORDERS; n += 1) {
       const [base, key] = n < LIVE_ORDERS ? [live, keys.live] : [sandbox, keys.sandbox]
@@ -212,7 +216,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
           recipient: n % 2 === 0 ? GB : US,
           items: [
             {
-              sku: 'GLOBAL-FAP-16x24',
+              sku: n < LARGE_POSTER_ORDERS ? 'GLOBAL-FAP-16x24' : 'GLOBAL-FAP-8x10',
               copies: 1,
               sizing: 'fillPrintArea',
               assets: [{ printArea: 'default', url: `${imageBase}/poster-${n}.jpg` }],
