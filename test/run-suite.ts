@@ -6,9 +6,10 @@
 //   file's tests inside a suite named after the file (so a file's top-level hooks stay its own). A process of
 //   its own per file cost each file about 4 s of CPU before its first test (loading the modules, compiling
 //   PGlite's WebAssembly, building the first servers): more than half of the suite's CPU.
-// - A file that spawns processes, drives a browser, renders through the whole pipeline or changes the
-//   process's environment variables keeps a process of its own (OWN_PROCESS): nothing it does can leak into
-//   another file, and it runs beside the shards.
+// - A file that spawns processes, drives a browser or changes the process's environment variables keeps a
+//   process of its own (OWN_PROCESS): nothing it does can leak into another file, and it runs beside the
+//   shards. The pipeline's files (real renders, simulated lab steps) share the shards: a process of their own
+//   cost each about 1.5 s of CPU to start, and they touch nothing process-wide.
 // - Longest first: each file weighs what it took in a recent run (test/suite-durations.json), the shards are
 //   filled heaviest file first into the lightest shard, and the processes start heaviest first, so the quick
 //   ones fill the gaps at the end (`node --test` with globs started files in alphabetical order and left a
@@ -43,7 +44,7 @@ const UNKNOWN_FILE_SECONDS = 10
 /** Files run in a process of their own. */
 const OWN_PROCESS: RegExp[] = [
   /\.browser\.test\.ts$/, // a real Chromium
-  /^test\/(cli|pipeline)\//, // spawned processes, the pipeline's real renders and lab steps
+  /^test\/cli\//, // spawned processes
   /^src\/adapters\/s3-blob-store\.test\.ts$/, // sets the AWS_* environment variables
   /^test\/sdk\/sdk\.package\.test\.ts$/, // packs and installs the SDK
 ]
