@@ -66,8 +66,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a quote for a basket shows the prices per shipping method, as the API quotes them', async () => {
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/catalogue?q=canvas`)
+      const page = await h.sandboxPage('desktop', `/dashboard/catalogue?q=canvas`)
       await page.getByRole('article', { name: 'GLOBAL-CAN-8x8' }).getByRole('link', { name: /Quote/ }).click()
       await page.waitForURL(/\/dashboard\/catalogue\/quote\?sku1=GLOBAL-CAN-8x8$/)
 
@@ -129,8 +128,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('on a phone the catalogue and the quote fit the screen', async () => {
-      const page = await h.sandboxPage('phone')
-      await page.goto(`${h.urls.sandbox}/dashboard/catalogue?q=frame`)
+      const page = await h.sandboxPage('phone', `/dashboard/catalogue?q=frame`)
       await assertFitsWidth(page)
       await page.goto(
         `${h.urls.sandbox}/dashboard/catalogue/quote?sku1=GLOBAL-FAP-8x8&destination=US&shippingMethod=Standard`,

@@ -123,8 +123,7 @@ for (const kind of testDatabaseKinds()) {
       const ids = eventIds
       const ofOrder = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/events?orderId=${orderIds[1]}` })).events
 
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/developers`)
+      const page = await h.sandboxPage('desktop', `/dashboard/developers`)
       await page.getByRole('navigation', { name: 'Developers' }).getByRole('link', { name: 'Events' }).click()
       await page.waitForURL(/\/dashboard\/developers\/events$/)
       const entries = page.locator('.event-feed > li')
@@ -172,8 +171,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a key created on the page is shown once, works, is listed by prefix, and once revoked is refused', async () => {
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/developers/keys`)
+      const page = await h.sandboxPage('desktop', `/dashboard/developers/keys`)
       await assertAccessible(page, 'developers-keys')
 
       await page.getByRole('button', { name: 'Create a Sandbox key' }).click()
@@ -287,8 +285,7 @@ for (const kind of testDatabaseKinds()) {
 
     test("Sandbox settings: its own callback URL and secret, Live's untouched; the pause window read-only; a test callback sent", async () => {
       const liveBefore = json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/developers/settings`)
+      const page = await h.sandboxPage('desktop', `/dashboard/developers/settings`)
       await page.getByText('only a Live key changes it').waitFor()
       assert.equal(await page.getByLabel('Pause window', { exact: true }).count(), 0, 'no pause window field')
       assert.equal(

@@ -90,8 +90,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a manual scenario order from the form waits for the Advance button; the default scenario is a setting', async () => {
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/new-order?sku=${PHONE_CASE}`)
+      const page = await h.sandboxPage('desktop', `/dashboard/new-order?sku=${PHONE_CASE}`)
       await page.getByRole('radio', { name: /square/ }).check()
       await fillRecipient(page, 'Ada Lovelace')
       await page.locator('#sandbox-scenario').selectOption('manual')
@@ -130,8 +129,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a refused order is shown on the form with the values kept and each failure next to its field', async () => {
-      const page = await h.sandboxPage('phone')
-      await page.goto(`${h.urls.sandbox}/dashboard/new-order?sku=${T_SHIRT}`)
+      const page = await h.sandboxPage('phone', `/dashboard/new-order?sku=${T_SHIRT}`)
       await page.getByLabel('color').selectOption('navy blue')
       await page.getByLabel('size').selectOption('m')
       const front = page.getByRole('group', { name: /Print area “front”/ })

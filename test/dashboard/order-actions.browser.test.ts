@@ -19,8 +19,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('change the shipping method and the metadata, then cancel, all from the page', async () => {
       const orderId = await h.placeOrder({ merchantReference: 'act-on-me' })
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const page = await h.sandboxPage('desktop', `/dashboard/orders/${orderId}`)
 
       await page.getByRole('link', { name: 'Change shipping method' }).click()
       await page.getByRole('heading', { name: `Change the shipping method of ${orderId}` }).waitFor()
@@ -61,8 +60,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('the recipient can be changed within its country; the country field cannot be edited', async () => {
       const orderId = await h.placeOrder({ merchantReference: 'new-address' })
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}/recipient`)
+      const page = await h.sandboxPage('desktop', `/dashboard/orders/${orderId}/recipient`)
       assert.equal(await page.getByLabel('Country').getAttribute('readonly'), '')
       await page.getByLabel('Name', { exact: true }).fill('Grace Hopper')
       await page.getByLabel('Address line 1').fill('1 Navy Way')

@@ -85,8 +85,7 @@ for (const kind of testDatabaseKinds()) {
       await screenshotForDocs(page, 'order')
 
       // On a phone the order page fits the screen: images shrink, tables scroll inside their frames.
-      const small = await h.sandboxPage('phone')
-      await small.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const small = await h.sandboxPage('phone', `/dashboard/orders/${orderId}`)
       await assertImagesLoaded(small)
       await screenshotForDocs(small, 'order-phone')
       const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
@@ -157,8 +156,7 @@ for (const kind of testDatabaseKinds()) {
       const delta = minor(routedTotal.amount) - minor(lockedTotal.amount)
       assert.ok(delta > 0n, `split ${routedTotal.amount} against quoted ${lockedTotal.amount}`)
 
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const page = await h.sandboxPage('desktop', `/dashboard/orders/${orderId}`)
       const section = page.locator('section[aria-labelledby="routing-heading"]')
       const comparison = section.getByRole('group', { name: `Quote ${quote.id} and this order` })
       assert.equal(
@@ -198,8 +196,7 @@ for (const kind of testDatabaseKinds()) {
       await screenshotForDocs(section, 'order-routing-quote')
 
       // On a phone the comparison and both routings fit: their tables scroll inside their frames.
-      const small = await h.sandboxPage('phone')
-      await small.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const small = await h.sandboxPage('phone', `/dashboard/orders/${orderId}`)
       const overflow = (await small.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
       assert.ok(overflow <= 0, `the order page is ${overflow}px wider than the phone`)
 
@@ -228,8 +225,7 @@ for (const kind of testDatabaseKinds()) {
       ).routing.allocations
       assert.equal(allocation.basis, 'Allocation')
       const itemId = allocation.items[0].itemId
-      const page = await h.sandboxPage()
-      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const page = await h.sandboxPage('desktop', `/dashboard/orders/${orderId}`)
       const section = page.locator('section[aria-labelledby="routing-heading"]')
       // The phone case is made by prodigi_gb2 only.
       assert.equal(

@@ -15,16 +15,19 @@ export interface DashboardHarness {
   placeOrder(overrides?: Record<string, unknown>): Promise<string>
   /**
    * A page signed in to the Sandbox dashboard with the account's Sandbox key, at `viewport` (desktop unless
-   * said), on the orders page where signing in lands. The harness signs in once, in a browser context of its
+   * said), on the Sandbox's `path` (the orders page, where signing in lands, unless said). The harness signs in once, in a browser context of its
    * own, and keeps one page per viewport for its tests: a new context with its page and sign-in cost about 3
    * CPU-seconds, more than most of these tests' steps, and the browser tests are the largest part of the
    * suite's CPU (docs/benchmarks.md). So its tests share the session and its cookies; a test that must
    * start signed out, signs in with another key or on Live, signs out, or turns JavaScript off opens a
    * context of its own (`newContext`).
    */
-  sandboxPage(viewport?: Viewport): Promise<Page>
+  sandboxPage(viewport?: Viewport, path?: string): Promise<Page>
   close(): Promise<void>
 }
+
+/** Where signing in lands. */
+const ORDERS_PATH = '/dashboard/orders'
 
 // One Chromium for every harness of a test file (each database kind has its own): starting it costs more
 // than most tests.
@@ -53,7 +56,7 @@ export async function startDashboardHarness(
     t,
     browser,
     urls,
-    async sandboxPage(viewport = 'desktop') {
+    async sandboxPage(viewport = 'desktop', path = ORDERS_PATH) {
       session ??= await newContext(browser)
       let page = sandboxPages.get(viewport)
       if (page === undefined) {
@@ -63,10 +66,12 @@ export async function startDashboardHarness(
         sandboxPages.set(viewport, page)
         if (!signedIn) {
           await signIn(page, urls.sandbox, t.account.sandboxKey)
-          return page
+          if (path === ORDERS_PATH) return page
         }
       }
-      await page.goto(`${urls.sandbox}/dashboard/orders`)
+      // Straight to the test's page: each navigation, with its page's scripts and styles, costs the browser a
+      // few tenths of a CPU-second.
+      await page.goto(`${urls.sandbox}${path}`)
       return page
     },
     async placeOrder(overrides = {}) {
