@@ -6,14 +6,16 @@
 //   file's tests inside a suite named after the file (so a file's top-level hooks stay its own). A process of
 //   its own per file cost each file about 4 s of CPU before its first test (loading the modules, compiling
 //   PGlite's WebAssembly, building the first servers): more than half of the suite's CPU.
-// - A file that spawns processes, drives a browser or changes the process's environment variables keeps a
-//   process of its own (OWN_PROCESS): nothing it does can leak into another file, and it runs beside the
-//   shards. The pipeline's files (real renders, simulated lab steps) share the shards: a process of their own
-//   cost each about 1.5 s of CPU to start, and they touch nothing process-wide.
+// - A file that spawns processes or changes the process's environment variables keeps a process of its own
+//   (OWN_PROCESS): nothing it does can leak into another file, and it runs beside the shards. The pipeline's
+//   files (real renders, simulated lab steps) and the browser files share the shards: a process of their own
+//   cost each 1.5-3 s of CPU to start (Node, PGlite, Chromium), and they touch nothing process-wide; a shard's
+//   browser files take over one Chromium (acquireBrowser in test/support/browser.ts).
 // - Longest first: each file weighs what it took in a recent run (test/suite-durations.json), the shards are
 //   filled heaviest file first into the lightest shard, and the processes start heaviest first, so the quick
 //   ones fill the gaps at the end (`node --test` with globs started files in alphabetical order and left a
-//   tail of slow ones).
+//   tail of slow ones). The files run alone and the shards start in turn: the former (spawned processes, S3,
+//   npm) spend much of their time waiting, which the shards' CPU fills.
 // - Node keeps the compiled code of the modules on disk (NODE_COMPILE_CACHE), so every process, the printroute
 //   processes the tests spawn included, starts about half a second sooner.
 //
@@ -43,7 +45,6 @@ const UNKNOWN_FILE_SECONDS = 10
 
 /** Files run in a process of their own. */
 const OWN_PROCESS: RegExp[] = [
-  /\.browser\.test\.ts$/, // a real Chromium
   /^test\/cli\//, // spawned processes
   /^src\/adapters\/s3-blob-store\.test\.ts$/, // sets the AWS_* environment variables
   /^test\/sdk\/sdk\.package\.test\.ts$/, // packs and installs the SDK
@@ -126,15 +127,21 @@ if (requested.length > 0) {
   const weight = (file: string) => durations[file] ?? UNKNOWN_FILE_SECONDS
   const shardDirectory = mkdtempSync(join(tmpdir(), 'printroute-test-shards-'))
   process.on('exit', () => rmSync(shardDirectory, { recursive: true, force: true }))
-  const batches: Batch[] = [
-    ...files.filter(runsAlone).map((file) => ({ path: join(ROOT, file), seconds: weight(file) })),
-    ...writeShards(
+  const heaviestFirst = (batches: Batch[]) => batches.sort((a, b) => b.seconds - a.seconds).map((batch) => batch.path)
+  const alone = heaviestFirst(
+    files.filter(runsAlone).map((file) => ({ path: join(ROOT, file), seconds: weight(file) })),
+  )
+  const shards = heaviestFirst(
+    writeShards(
       files.filter((file) => !runsAlone(file)),
       weight,
       shardDirectory,
     ),
-  ]
-  processes = batches.sort((a, b) => b.seconds - a.seconds).map((batch) => batch.path)
+  )
+  processes = Array.from({ length: Math.max(alone.length, shards.length) }, (_, index) => [
+    alone[index],
+    shards[index],
+  ]).flatMap((pair) => pair.filter((path) => path !== undefined))
 }
 
 const events = run({ files: processes, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS })

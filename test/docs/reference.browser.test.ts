@@ -5,20 +5,21 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { launchBrowser, newContext } from '../support/browser.ts'
+import { acquireBrowser, newContext } from '../support/browser.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 let t: TestApp
 let base: { live: string; sandbox: string }
 let browser: Browser
+let releaseBrowser: (() => Promise<void>) | undefined
 
 before(async () => {
   t = await startTestApp()
   base = await listenOnLoopback(t)
-  browser = await launchBrowser()
+  ;({ browser, release: releaseBrowser } = await acquireBrowser())
 })
 after(async () => {
-  await browser?.close()
+  await releaseBrowser?.()
   await t?.close()
 })
 

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import type { Browser } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
-import { launchBrowser } from '../support/browser.ts'
+import { acquireBrowser } from '../support/browser.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const repository = join(import.meta.dirname, '..', '..')
@@ -21,6 +21,7 @@ const repository = join(import.meta.dirname, '..', '..')
 describe('printroute-client in a browser', () => {
   let t: TestApp
   let browser: Browser
+  let releaseBrowser: (() => Promise<void>) | undefined
   let site: Server
   let origin: string
   let built: string
@@ -71,10 +72,10 @@ describe('printroute-client in a browser', () => {
     })
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
     origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
-    browser = await launchBrowser()
+    ;({ browser, release: releaseBrowser } = await acquireBrowser())
   })
   after(async () => {
-    await browser?.close()
+    await releaseBrowser?.()
     await new Promise((resolve) => site?.close(resolve))
     await t?.close()
     rmSync(built, { recursive: true, force: true })

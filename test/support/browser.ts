@@ -85,6 +85,46 @@ export async function launchBrowser(): Promise<Browser> {
   return browser
 }
 
+/** How long the process's Chromium stays open after its last user, for a next test file to take it. */
+const SHARED_BROWSER_IDLE_MS = 1_000
+
+let sharedBrowser: { browser: Promise<Browser>; users: number; closing?: NodeJS.Timeout } | undefined
+
+/**
+ * The process's Chromium, for a test file (or a part of one) until `release`. A shard runs several test files
+ * one after another in one process (test/run-suite.ts): the first launches Chromium, the next ones take it over
+ * instead of launching their own. When the last user releases it, its browser contexts are closed at once and
+ * Chromium a moment later, unless another file takes it meanwhile; nothing is left running at the process's end.
+ */
+export async function acquireBrowser(): Promise<{ browser: Browser; release(): Promise<void> }> {
+  if (sharedBrowser === undefined) {
+    const launched = { browser: launchBrowser(), users: 0 }
+    launched.browser.catch(() => {
+      if (sharedBrowser === launched) sharedBrowser = undefined
+    })
+    sharedBrowser = launched
+  }
+  const held = sharedBrowser
+  clearTimeout(held.closing)
+  held.users += 1
+  const browser = await held.browser
+  let released = false
+  return {
+    browser,
+    async release() {
+      if (released) return
+      released = true
+      held.users -= 1
+      if (held.users > 0) return
+      await Promise.all(browser.contexts().map((context) => context.close()))
+      held.closing = setTimeout(() => {
+        if (sharedBrowser === held) sharedBrowser = undefined
+        browser.close().catch(() => {})
+      }, SHARED_BROWSER_IDLE_MS)
+    },
+  }
+}
+
 export type Viewport = 'desktop' | 'phone'
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const
 

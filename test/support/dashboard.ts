@@ -1,8 +1,7 @@
 // A printroute for the dashboard's browser tests: both servers listening on 127.0.0.1, the pipeline running
 // fast (simulated labs step every 0.2 s), orders placed through the API with the bundled sample images.
-import { after } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchBrowser, newContext, setViewport, signIn, type Viewport } from './browser.ts'
+import { acquireBrowser, newContext, setViewport, signIn, type Viewport } from './browser.ts'
 import type { TestDatabaseKind } from './databases.ts'
 import { PHONE_CASE } from './pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp, type TestAppOptions } from './test-app.ts'
@@ -29,13 +28,6 @@ export interface DashboardHarness {
 /** Where signing in lands. */
 const ORDERS_PATH = '/dashboard/orders'
 
-// One Chromium for every harness of a test file (each database kind has its own): starting it costs more
-// than most tests.
-let sharedBrowser: Promise<Browser> | undefined
-after(async () => {
-  await (await sharedBrowser)?.close()
-})
-
 export async function startDashboardHarness(
   kind: TestDatabaseKind,
   options: TestAppOptions = {},
@@ -48,8 +40,9 @@ export async function startDashboardHarness(
     ...options,
   })
   const urls = await listenOnLoopback(t)
-  sharedBrowser ??= launchBrowser()
-  const browser = await sharedBrowser
+  // One Chromium for every harness of the process (each database kind has its own harness): starting it costs
+  // more than most tests.
+  const { browser, release } = await acquireBrowser()
   let session: BrowserContext | undefined
   const sandboxPages = new Map<Viewport, Page>()
   return {
@@ -96,6 +89,7 @@ export async function startDashboardHarness(
     },
     async close() {
       await session?.close()
+      await release()
       await t.close()
     },
   }
