@@ -14,12 +14,12 @@ export interface DashboardHarness {
   placeOrder(overrides?: Record<string, unknown>): Promise<string>
   /**
    * A page signed in to the Sandbox dashboard with the account's Sandbox key, at `viewport` (desktop unless
-   * said), on the Sandbox's `path` (the orders page, where signing in lands, unless said). The harness signs in once, in a browser context of its
-   * own, and keeps one page per viewport for its tests: a new context with its page and sign-in cost about 3
-   * CPU-seconds, more than most of these tests' steps, and the browser tests are the largest part of the
-   * suite's CPU (docs/benchmarks.md). So its tests share the session and its cookies; a test that must
-   * start signed out, signs in with another key or on Live, signs out, or turns JavaScript off opens a
-   * context of its own (`newContext`).
+   * said), on the Sandbox's `path` (the orders page, where signing in lands, unless said). The harness signs in
+   * once, in a browser context of its own, and keeps one page per viewport for its tests: a new context with
+   * its page and sign-in cost about 3 CPU-seconds, more than most of these tests' steps, and the browser tests
+   * are the largest part of the suite's CPU (docs/benchmarks.md). So its tests share the session and its
+   * cookies; a test that must start signed out, signs in with another key or on Live, signs out, or turns
+   * JavaScript off opens a context of its own (`newContext`).
    */
   sandboxPage(viewport?: Viewport, path?: string): Promise<Page>
   close(): Promise<void>
