@@ -218,7 +218,14 @@ export function registerProcessCommands(program: Command): void {
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts(settings.host, metricsPort(settings))
     const opened = await openDatabase(settings)
-    const app = await buildApplication({ ...applicationOptions(settings), db: opened.db, catalogue, logger, servers })
+    const app = await buildApplication({
+      ...applicationOptions(settings),
+      db: opened.db,
+      catalogue,
+      logger,
+      servers,
+      answersRequests: false,
+    })
     openMetricsServer(servers.metrics, logger)
     logger.info('workers ready')
     stopOnSignals(logger, async () => {
