@@ -323,6 +323,9 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
         ? 'requests answer 503 and jobs wait until it is back'
         : 'requests answer 503 until it is back'
       : 'jobs wait until it is back',
+    probe: async () => {
+      await options.db.query('SELECT 1')
+    },
   })
   if (options.db instanceof PostgresDatabase) options.db.watchConnections(outage)
   const logError = (error: Error) => {
@@ -478,6 +481,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       // Fastify closes only servers it listened on itself; in-flight requests finish first.
       await Promise.all(Object.values(options.servers ?? {}).map((bound) => bound.close()))
       await jobs.stop()
+      outage.stop()
       await services.closeCallbackFetcher()
       s3?.close()
     },

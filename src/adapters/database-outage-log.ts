@@ -6,6 +6,8 @@
 
 /** While an outage lasts, a reminder at most this often. */
 export const OUTAGE_REMINDER_MS = 60_000
+/** While an outage lasts, whether the database answers again is asked this often. */
+export const OUTAGE_PROBE_MS = 2_000
 
 export interface OutageLogger {
   warn(fields: Record<string, unknown>, message: string): void
@@ -19,6 +21,15 @@ export interface DatabaseOutageLog {
   reachable(): void
   /** Whether the last word was a failure. */
   readonly unavailable: boolean
+  /** Stops probing (the process is stopping). */
+  stop(): void
+}
+
+/** Reasons met when opening a connection; the others end one that was open. */
+const REFUSALS = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOST|ENET|ETIMEDOUT|connection timeout|57P03|53300)/
+
+function firstWords(reason: string): string {
+  return REFUSALS.test(reason) ? 'database unreachable' : 'database connection lost'
 }
 
 function seconds(milliseconds: number): string {
@@ -30,17 +41,43 @@ export function createDatabaseOutageLog(
   options: {
     /** What the process does meanwhile, e.g. "requests answer 503 until it is back". */
     consequence: string
+    /**
+     * Resolves when the database answers. Run every OUTAGE_PROBE_MS during an outage, so its end is seen (and
+     * said) even when nothing else asks the database: an idle API process, or failures only pg-boss's own
+     * connections saw, which reconnect by themselves.
+     */
+    probe?: () => Promise<void>
     now?: () => number
   },
 ): DatabaseOutageLog {
   const now = options.now ?? Date.now
   let outage: { since: number; failures: number; lastLine: number; reason: string } | null = null
-  return {
+  let probing: NodeJS.Timeout | undefined
+  let stopped = false
+  const scheduleProbe = () => {
+    if (!options.probe || probing || stopped) return
+    probing = setTimeout(() => {
+      options.probe?.().then(
+        () => {
+          probing = undefined
+          self.reachable()
+        },
+        () => {
+          probing = undefined
+          if (outage) scheduleProbe()
+        },
+      )
+    }, OUTAGE_PROBE_MS)
+    // The probe never keeps a process alive that has nothing else to do.
+    probing.unref()
+  }
+  const self: DatabaseOutageLog = {
     failed(reason) {
       const at = now()
       if (!outage) {
         outage = { since: at, failures: 1, lastLine: at, reason }
-        log.warn({ reason }, `database unreachable (${reason}); ${options.consequence}`)
+        log.warn({ reason }, `${firstWords(reason)} (${reason}); ${options.consequence}`)
+        scheduleProbe()
         return
       }
       outage.failures += 1
@@ -64,5 +101,10 @@ export function createDatabaseOutageLog(
     get unavailable() {
       return outage !== null
     },
+    stop() {
+      stopped = true
+      clearTimeout(probing)
+    },
   }
+  return self
 }
