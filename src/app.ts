@@ -317,7 +317,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   // While the database is away, one line says so and what this process does meanwhile, instead of one per
   // failed query, fetch and heartbeat (adapters/database-outage-log.ts).
   const answersRequests = options.answersRequests ?? true
-  const outage = createDatabaseOutageLog(log, {
+  const outage = createDatabaseOutageLog(typeof options.logger === 'object' ? options.logger : silentLogger, {
     consequence: answersRequests
       ? options.workers
         ? 'requests answer 503 and jobs wait until it is back'

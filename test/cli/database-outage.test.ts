@@ -214,6 +214,14 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
       }
       return orders
     }
+    const assertAllRunning = (when: string) => {
+      for (const [name, running] of Object.entries(processes)) {
+        assert.ok(
+          running.child.exitCode === null && running.child.signalCode === null,
+          `${name} exited ${when} (code ${running.child.exitCode}, signal ${running.child.signalCode})`,
+        )
+      }
+    }
     const complete = (orders: any[]) => orders.filter((order) => order.status.stage === 'Complete').length
 
     // (a) Every backend terminated, several times, orders in flight. Each time the processes connect again
@@ -226,6 +234,7 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
       await waitFor(
         `printroute's processes to connect again after termination ${round + 1}`,
         async () => {
+          assertAllRunning(`after termination ${round + 1}`)
           await readOrders()
           const { rows: backends } = await sql.query<{ count: number }>(
             `SELECT count(*)::int AS count FROM pg_stat_activity
@@ -249,6 +258,7 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
 
     // The API answers at once, in the documented body: 503 ServiceUnavailable with Retry-After, not a 500, not a
     // hang (a request hanging until the request timeout would be a 500 TimedOut).
+    assertAllRunning('when the outage began')
     const read = await fetch(`${live}/v4.0/orders/${orderIds[0]}`, { headers })
     const readBody = (await read.json()) as any
     assert.equal(read.status, 503, JSON.stringify(readBody))
@@ -278,9 +288,7 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
     assert.equal(readinessBody.data.checks.database.ok, false)
 
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageStarted + OUTAGE_MS - Date.now())))
-    for (const [name, running] of Object.entries(processes)) {
-      assert.equal(running.child.exitCode, null, `${name} is still running at the end of the outage`)
-    }
+    assertAllRunning('during the outage')
     assert.ok(proxy.stats().refused > 0, 'the processes tried to reconnect during the outage')
     proxy.setMode('forward')
 
