@@ -68,7 +68,7 @@ export class PgliteDatabase implements Database {
  * a pool whose connections are all in use) before the caller gets DatabaseUnavailableError: well inside the
  * request timeout (60 s), so a request answers 503 instead of hanging (docs/operations.md).
  */
-export const DATABASE_CONNECT_TIMEOUT_MS = 5_000
+export const DATABASE_CONNECT_TIMEOUT_MS = 10_000
 
 /** Who hears that the database became unreachable, and reachable again (the process's outage log). */
 export interface ConnectionWatcher {
