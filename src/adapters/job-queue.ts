@@ -101,33 +101,34 @@ async function onBossPool<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * Waits until the database answers again, for the jobs that failed because it did not: one probe at a time for
- * the whole process, however many jobs wait. Resolves true once a probe succeeds, false at `deadline` (ms).
+ * the whole process, however many jobs wait, and only as long as one of them still does. Resolves true once a
+ * probe succeeds, false at `deadline` (ms since the epoch).
  */
 function createDatabaseWaiter(db: Database) {
-  let back: Promise<void> | null = null
-  const probeUntilBack = async () => {
+  let probing: Promise<boolean> | null = null
+  let until = 0
+  const probe = async (): Promise<boolean> => {
     for (;;) {
       try {
         await db.query('SELECT 1')
-        return
+        return true
       } catch {
+        if (Date.now() >= until) return false
         await new Promise((resolve) => setTimeout(resolve, DATABASE_PROBE_INTERVAL_MS))
       }
     }
   }
   return async (deadline: number): Promise<boolean> => {
-    if (!back) {
-      back = probeUntilBack()
-      void back.then(() => {
-        back = null
-      })
-    }
+    until = Math.max(until, deadline)
+    probing ??= probe().finally(() => {
+      probing = null
+    })
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))
     })
     try {
-      return await Promise.race([back.then(() => true), late])
+      return await Promise.race([probing, late])
     } finally {
       clearTimeout(timer)
     }
