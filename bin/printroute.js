@@ -3,6 +3,14 @@
 // which runs the TypeScript sources directly.
 import module from 'node:module'
 
+// Another node on the PATH (the system's, run as `node bin/printroute.js`) cannot load the sources.
+if (!process.features.typescript) {
+  process.stderr.write(
+    `printroute runs on the project's own Node 24, not on Node ${process.versions.node}: start it with ` +
+      '`npm start`, `npx printroute`, or `node_modules/.bin/node bin/printroute.js`\n',
+  )
+  process.exit(1)
+}
 stopWhenLauncherEnds()
 
 // Node keeps the compiled code of the modules on disk (in the system's temporary directory, or where
