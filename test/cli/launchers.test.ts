@@ -86,14 +86,15 @@ describe('stopping printroute by signalling its launcher', () => {
     launcher: Launcher,
     command: Command,
     signal: NodeJS.Signals,
-    env: Record<string, string> = {},
+    { env = {}, to = 'pid' }: { env?: Record<string, string>; to?: 'pid' | 'group' } = {},
   ): Promise<void> {
     const dataDir = mkdtempSync(join(tmpdir(), 'printroute-launcher-'))
     scratch.push(dataDir)
     const ports = command === 'serve' ? ['--port', '0', '--sandbox-port', '0'] : ['--metrics-port', '0']
     const args = ['--data-dir', dataDir, ...ports, '--log-format', 'json']
     const [file, fileArgs] = launcher.commandLine(command, args)
-    const running = startProcess(file, fileArgs, env, `${launcher.name} ${command}`, { cwd: ROOT })
+    // A group of its own, so that a signal to the group (Ctrl-C) reaches the launcher's processes only.
+    const running = startProcess(file, fileArgs, env, `${launcher.name} ${command}`, { cwd: ROOT, detached: true })
     const failWith = (message: string) =>
       assert.fail(`${launcher.name} ${command}: ${message}; output:\n${running.output()}`)
 
@@ -120,8 +121,9 @@ describe('stopping printroute by signalling its launcher', () => {
     assert.equal(statSync(`/proc/${serverPid}/exe`).ino, statSync(PROJECT_NODE).ino, 'the project Node runs it')
     for (const address of addresses) assert.equal((await fetch(`${address}/healthz`)).status, 200)
 
-    // The launcher's own PID only, as systemd, a container runtime or `kill <pid>` signals it.
-    process.kill(launcherPid, signal)
+    // The launcher's own PID only, as systemd, a container runtime or `kill <pid>` signals it; or, as Ctrl-C
+    // in a terminal does, every process of its group.
+    process.kill(to === 'group' ? -launcherPid : launcherPid, signal)
     // `closed`: the launcher and every process writing to its output (printroute among them) have ended.
     let timer: NodeJS.Timeout | undefined
     const stopped = await Promise.race([
@@ -155,6 +157,10 @@ describe('stopping printroute by signalling its launcher', () => {
 
   test('SIGTERM to npm start', () => startAndSignal(LAUNCHERS.npmStart, 'serve', 'SIGTERM'))
   test('SIGINT to npm start', () => startAndSignal(LAUNCHERS.npmStart, 'serve', 'SIGINT'))
+  // printroute gets this SIGINT twice, from the terminal and forwarded by npm: the second must not cut the
+  // graceful stop short.
+  test("Ctrl-C on npm start (SIGINT to the launcher's process group)", () =>
+    startAndSignal(LAUNCHERS.npmStart, 'serve', 'SIGINT', { to: 'group' }))
   test('SIGTERM to npx printroute serve', () => startAndSignal(LAUNCHERS.npx, 'serve', 'SIGTERM'))
   test('SIGTERM to the node process (serve)', () => startAndSignal(LAUNCHERS.node, 'serve', 'SIGTERM'))
   test('SIGINT to the node process (serve)', () => startAndSignal(LAUNCHERS.node, 'serve', 'SIGINT'))
@@ -164,7 +170,7 @@ describe('stopping printroute by signalling its launcher', () => {
     const workerOnPostgres = async (launcher: Launcher) => {
       const database = await createScratchDatabase('printroute_launcher')
       databases.push(database)
-      await startAndSignal(launcher, 'worker', 'SIGTERM', { DATABASE_URL: database.url })
+      await startAndSignal(launcher, 'worker', 'SIGTERM', { env: { DATABASE_URL: database.url } })
     }
     test('SIGTERM to npx printroute worker', () => workerOnPostgres(LAUNCHERS.npx))
     test('SIGTERM to the node process (worker)', () => workerOnPostgres(LAUNCHERS.node))

@@ -140,7 +140,7 @@ export function startProcess(
   args: string[],
   env: Record<string, string | undefined> = {},
   label = `${command} ${args.join(' ')}`,
-  options: { cwd?: string } = {},
+  options: { cwd?: string; detached?: boolean } = {},
 ): RunningPrintroute {
   const child = spawn(command, args, { env: commandEnv(env), ...options })
   let output = ''
