@@ -199,6 +199,12 @@ export function startProcess(
   }
 }
 
+/** The end of a long output, where a failure shows; what came before is counted, not printed. */
+function tail(output: string, characters = 30_000): string {
+  if (output.length <= characters) return output
+  return `(${output.length - characters} characters before)\n${output.slice(-characters)}`
+}
+
 /**
  * Runs `body`; when it fails, the error also carries the output of each process `processes` names (asked
  * then, so processes started inside `body` count), so a failure that is not about one line of output (a probe
@@ -213,7 +219,7 @@ export async function withOutputOnFailure<T>(
   } catch (error) {
     const outputs = Object.entries(processes())
       .filter((entry): entry is [string, RunningPrintroute] => entry[1] !== undefined)
-      .map(([name, running]) => `\n----- output of ${name} -----\n${running.output()}`)
+      .map(([name, running]) => `\n----- output of ${name} -----\n${tail(running.output())}`)
       .join('')
     if (error instanceof Error) error.message += outputs
     throw error
