@@ -72,7 +72,11 @@ function logFatalErrors(logger: pino.Logger): void {
   process.on('unhandledRejection', fatal)
 }
 
-/** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0. */
+/**
+ * Runs `stop` once on the first SIGTERM or SIGINT, then exits 0. The handlers stay for the signals that follow:
+ * Ctrl-C on `npm start` reaches printroute twice (from the terminal and forwarded by npm), and without a
+ * handler the second would end the process at once, in the middle of its graceful stop.
+ */
 function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
   let stopping = false
   const onSignal = async (signal: string) => {
@@ -83,8 +87,8 @@ function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
     logger.info('stopped')
     process.exit(0)
   }
-  process.once('SIGTERM', () => void onSignal('SIGTERM'))
-  process.once('SIGINT', () => void onSignal('SIGINT'))
+  process.on('SIGTERM', () => void onSignal('SIGTERM'))
+  process.on('SIGINT', () => void onSignal('SIGINT'))
 }
 
 /** Binds each port, or stops with one line naming the port and the flag that changes it. */
