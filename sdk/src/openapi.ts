@@ -1047,7 +1047,13 @@ export interface components {
             failures?: {
                 [key: string]: components["schemas"]["Failure"][];
             };
+            /** @description Details of the error; which depend on the outcome (docs/errors.md). */
             data: {
+                /** @description For an unknown SKU (UnknownSku, or 404 on /products/{sku}): by the failing field's path (`sku`, `items[0].sku`), up to 3 catalogue SKUs nearest to it in edit distance, nearest first; empty when none is near (docs/errors.md#nearest-skus). */
+                nearestSkus?: {
+                    [key: string]: string[];
+                };
+            } & {
                 [key: string]: unknown;
             };
             /** @description W3C traceparent of this request, also sent as a header. */

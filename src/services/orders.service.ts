@@ -4,7 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
+import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { normaliseAmount } from '../domain/money.ts'
@@ -237,7 +237,7 @@ export function createOrdersService(deps: {
         })
       }
     })
-    if (hasFailures(failures)) throw validationFailed(failures)
+    if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures)
 
     const newOrder: NewOrder = {
       merchantReference: nullIfAbsent(input.merchantReference),

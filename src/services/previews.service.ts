@@ -11,7 +11,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Product, Variant } from '../domain/catalogue.types.ts'
-import { matchPreviewItem } from '../domain/catalogue-matching.ts'
+import { catalogueValidationFailed, matchPreviewItem } from '../domain/catalogue-matching.ts'
 import type { Environment } from '../domain/environment.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { type MockupPlan, mockupColourOf, planMockup } from '../domain/mockups.ts'
@@ -323,7 +323,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
         })
       }
       if (!matched.item || hasFailures(matched.failures)) {
-        throw validationFailed(matched.failures, 'The preview could not be made')
+        throw catalogueValidationFailed(catalogue, matched.failures, 'The preview could not be made')
       }
       const { product, variant } = matched.item
       const printAreas = matched.item.assets.map((asset) => asset.printArea)

@@ -546,8 +546,25 @@ for (const kind of testDatabaseKinds()) {
       })
 
       test('an unknown SKU is UnknownSku at items[0].sku', async () => {
-        const failures = failuresOf(await create(sampleOrder({ items: [canvasItem({ sku: 'GLOBAL-NOPE' })] })))
+        const response = await create(sampleOrder({ items: [canvasItem({ sku: 'GLOBAL-NOPE' })] }))
+        const failures = failuresOf(response)
         assert.deepEqual(failures, { 'items[0].sku': [{ code: 'UnknownSku', providedValue: 'GLOBAL-NOPE' }] })
+        assert.deepEqual(json(response).data, { nearestSkus: { 'items[0].sku': [] } })
+      })
+
+      test("an unknown SKU's nearest SKUs are in data.nearestSkus under its path", async () => {
+        const response = await create(
+          sampleOrder({
+            items: [canvasItem(), canvasItem({ sku: 'global-cfmp-16x20' }), canvasItem({ sku: 'GLOBAL-CAN-10x1O' })],
+          }),
+        )
+        assert.equal(failuresOf(response)['items[1].sku']?.[0]?.code, 'UnknownSku')
+        assert.deepEqual(json(response).data, {
+          nearestSkus: {
+            'items[1].sku': ['GLOBAL-CFPM-16X20', 'GLOBAL-CFP-16X20', 'GLOBAL-FAP-16x20'],
+            'items[2].sku': ['GLOBAL-CAN-10x10', 'GLOBAL-CAN-12x12', 'GLOBAL-CAN-11x14'],
+          },
+        })
       })
 
       test('missing multi-valued attributes are MissingRequiredAttributes with missingItems.attributes', async () => {

@@ -533,6 +533,9 @@ for (const kind of testDatabaseKinds()) {
         (await failuresOf({ sku: 'NOPE', sizing: 'fillPrintArea', assets: asset('red.jpg') })).sku[0].code,
         'UnknownSku',
       )
+      const typo = await preview({ sku: `${PHONE_CASE}X`, sizing: 'fillPrintArea', assets: asset('red.jpg') })
+      assert.equal(json(typo).failures.sku[0].code, 'UnknownSku')
+      assert.equal(json(typo).data.nearestSkus.sku[0], PHONE_CASE, 'the nearest SKU is named in data')
       const missing = await failuresOf({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: asset('missing.jpg') })
       assert.equal(missing['assets[0].url'][0].code, 'NotDownloaded')
       assert.match(missing['assets[0].url'][0].comparisonValue, /404/)
