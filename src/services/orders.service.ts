@@ -47,6 +47,7 @@ import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
 import { type AllocationRequest, allocateInScenario, allocateOrderItems } from './order-allocation.ts'
+import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from './own-samples.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
 export interface CreateOrderInput {
@@ -195,6 +196,8 @@ export function createOrdersService(deps: {
   fileLinks: FileLinkRefresher
   log?: ServiceLogger
   metrics?: ServiceMetrics
+  /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
+  unknownSampleUrl?: UnknownSampleUrlCheck
 }) {
   const { db, catalogue, clock, jobs, fileLinks } = deps
   const log = deps.log ?? silentLogger
@@ -230,6 +233,9 @@ export function createOrdersService(deps: {
       })
     }
     input.items.forEach((item, index) => {
+      item.assets.forEach((asset, assetIndex) => {
+        refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `items[${index}].assets[${assetIndex}].url`, asset.url)
+      })
       if (item.recipientCost && normaliseAmount(item.recipientCost.amount) === undefined) {
         addFailure(failures, `items[${index}].recipientCost.amount`, {
           code: 'InvalidFormat',
@@ -237,6 +243,12 @@ export function createOrdersService(deps: {
         })
       }
     })
+    if (input.packingSlip) {
+      refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, 'packingSlip.url', input.packingSlip.url)
+    }
+    for (const [key, branded] of Object.entries(input.branding ?? {})) {
+      if (branded) refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `branding.${key}.url`, branded.url)
+    }
     if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures)
 
     const newOrder: NewOrder = {

@@ -30,6 +30,7 @@ import {
   insertCachedPreview,
 } from '../repositories/previews.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
+import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from './own-samples.ts'
 import type { AssetFetcher, FileStore, ScratchFileProvider } from './pipeline.service.ts'
 
 /** How long a preview, its mockup and their links last. */
@@ -82,6 +83,8 @@ export interface PreviewsDeps {
   drawMockup: MockupDrawer
   fileLinks: PreviewLinker
   log?: ServiceLogger
+  /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
+  unknownSampleUrl?: UnknownSampleUrlCheck
 }
 
 /** An order's item (docs/api.md#previews): what only orders use is checked as on an order, then ignored. */
@@ -163,6 +166,10 @@ export function createPreviewsService(deps: PreviewsDeps) {
   ): Promise<(FetchedImage | undefined)[]> {
     const fetched: (FetchedImage | undefined)[] = []
     for (const asset of assets) {
+      if (refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `${asset.at}.url`, asset.url)) {
+        fetched.push(undefined)
+        continue
+      }
       try {
         const download = await deps.fetcher.download(asset.url, asset.path, {})
         if (download.contentType === 'application/pdf') {
