@@ -820,8 +820,8 @@ export interface components {
             };
             /** @description The order ID. */
             subject: string;
-            /** @description The event's place among the order's events, from 1. */
-            sequence: number;
+            /** @description CloudEvents sequence extension: the event's place among the order's events, from 1, zero-padded to 19 digits (0000000000000000003), so that comparing the strings orders the events. */
+            sequence: string;
         };
         /** CallbackListResponse */
         CallbackListResponse: {
