@@ -19,7 +19,7 @@ import { checkPdf } from './adapters/pdf-check.ts'
 import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.ts'
 import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
-import { loadSampleImages, type SampleImages, withSampleImages } from './adapters/sample-images.ts'
+import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages } from './adapters/sample-images.ts'
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
 import { createSimulatedLabs } from './adapters/simulated-labs.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
@@ -238,6 +238,8 @@ function buildServices(
     deps.samples,
     () => Object.values(deps.publicUrls),
   )
+  // A URL under printroute's own /samples/ naming no sample is refused at the request (docs/assets.md).
+  const unknownSampleUrlOf = (url: string) => unknownSampleUrl(url, deps.samples, Object.values(deps.publicUrls))
   const pipelineSettings = { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline }
   const simulatedLabs = createSimulatedLabs({ clock, settings: pipelineSettings })
   const pipeline = createPipelineService({
@@ -261,7 +263,16 @@ function buildServices(
   })
   return {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
-    orders: createOrdersService({ db, catalogue, clock, jobs, fileLinks, log, metrics }),
+    orders: createOrdersService({
+      db,
+      catalogue,
+      clock,
+      jobs,
+      fileLinks,
+      log,
+      metrics,
+      unknownSampleUrl: unknownSampleUrlOf,
+    }),
     orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, fileLinks, log }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
     previews: createPreviewsService({
@@ -278,6 +289,7 @@ function buildServices(
       drawMockup: renderMockup,
       fileLinks,
       log,
+      unknownSampleUrl: unknownSampleUrlOf,
     }),
     payments: createPaymentsService({
       db,

@@ -820,8 +820,8 @@ export interface components {
             };
             /** @description The order ID. */
             subject: string;
-            /** @description The event's place among the order's events, from 1. */
-            sequence: number;
+            /** @description CloudEvents sequence extension: the event's place among the order's events, from 1, zero-padded to 19 digits (0000000000000000003), so that comparing the strings orders the events. */
+            sequence: string;
         };
         /** CallbackListResponse */
         CallbackListResponse: {
@@ -1047,7 +1047,13 @@ export interface components {
             failures?: {
                 [key: string]: components["schemas"]["Failure"][];
             };
+            /** @description Details of the error; which depend on the outcome (docs/errors.md). */
             data: {
+                /** @description For an unknown SKU (UnknownSku, or 404 on /products/{sku}): by the failing field's path (`sku`, `items[0].sku`), up to 3 catalogue SKUs nearest to it in edit distance, nearest first; empty when none is near (docs/errors.md#nearest-skus). */
+                nearestSkus?: {
+                    [key: string]: string[];
+                };
+            } & {
                 [key: string]: unknown;
             };
             /** @description W3C traceparent of this request, also sent as a header. */

@@ -114,8 +114,12 @@ export interface CallbackEvent {
   }
   /** The order id. */
   subject: string
-  /** Numbers the order's events from 1 in the order the changes happened. */
-  sequence: number
+  /**
+   * CloudEvents sequence extension: numbers the order's events from 1 in the order the changes happened, as 19
+   * zero-padded digits (`'0000000000000000003'`): compare the strings (`a.sequence < b.sequence`) to order them,
+   * or read the number with `Number(event.sequence)`.
+   */
+  sequence: string
 }
 
 // Sandbox (docs/sandbox.md): scenarios and advancing an order; the Sandbox address only

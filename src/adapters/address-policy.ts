@@ -134,9 +134,32 @@ export function addressRefusalReason(address: string, allowPrivateAddresses: boo
 export class ForbiddenAddressError extends Error {
   override name = 'ForbiddenAddressError'
   readonly code = 'PRINTROUTE_FORBIDDEN_ADDRESS'
+  /** "127.0.0.1 is a loopback address", or "h resolves to 10.0.0.5, which is a private address (RFC 1918)". */
+  readonly refused: string
+  /** Whether `--allow-private-urls` would let the connection through (never for cloud metadata). */
+  readonly allowedByFlag: boolean
+
+  constructor(refused: string, allowedByFlag: boolean) {
+    super(`${refused}; printroute does not download from such addresses${allowedByFlag ? FLAG_HINT : ''}`)
+    this.refused = refused
+    this.allowedByFlag = allowedByFlag
+  }
 }
+
+const FLAG_HINT = ' unless started with --allow-private-urls (meant for local testing)'
+// A receiver on the merchant's own machine needs no open address at all: `listen` polls the events feed.
+const LISTEN_HINT = '; or let printroute listen --forward-to <your URL> deliver the events to your machine'
 
 export function refusal(hostname: string, address: string, reason: string): ForbiddenAddressError {
   const subject = hostname === address ? address : `${hostname} resolves to ${address}, which`
-  return new ForbiddenAddressError(`${subject} is ${reason}; printroute does not download from such addresses`)
+  return new ForbiddenAddressError(`${subject} is ${reason}`, addressRefusalReason(address, true) === null)
+}
+
+/**
+ * The refusal as a callback delivery records it: what was refused and, for an address the flag would open, how
+ * to get the events anyway (the flag, or `printroute listen`, which forwards them to the merchant's machine).
+ */
+export function callbackRefusalMessage(error: ForbiddenAddressError): string {
+  const hints = error.allowedByFlag ? `${FLAG_HINT}${LISTEN_HINT}` : ''
+  return `${error.refused}; printroute does not call such addresses${hints}`
 }

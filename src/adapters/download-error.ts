@@ -9,6 +9,8 @@ export type DownloadErrorCode =
   | 'UnsupportedContent'
   | 'Md5Mismatch'
   | 'Network'
+  /** A URL under printroute's own /samples/ that names no bundled sample: not fetched, not worth retrying. */
+  | 'UnknownSample'
 
 /** Every way a download fails; `message` is written for the order's issue ("Download attempt n of 10 failed: ..."). */
 export class DownloadError extends Error {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
+import { callbackRefusalMessage, refusal } from './address-policy.ts'
 import { createSafeFetcher, DownloadError } from './safe-fetcher.ts'
 
 let server: Server
@@ -81,7 +82,10 @@ test('private addresses are refused unless allowed; no answer in time is a Timeo
       (error: unknown) =>
         error instanceof DownloadError &&
         error.code === 'ForbiddenAddress' &&
-        /127\.0\.0\.1 is a loopback address; printroute does not call such addresses/.test(error.message),
+        error.message ===
+          '127.0.0.1 is a loopback address; printroute does not call such addresses unless started with ' +
+            '--allow-private-urls (meant for local testing); or let printroute listen --forward-to <your URL> ' +
+            'deliver the events to your machine',
     )
     assert.equal(seen.length, before, 'nothing reached the server')
     await assert.rejects(
@@ -97,4 +101,16 @@ test('private addresses are refused unless allowed; no answer in time is a Timeo
     await strict.close()
     await lenient.close()
   }
+})
+
+test('a callback refused for an address the flag would not open points at neither the flag nor listen', () => {
+  const metadata = refusal('hooks.test', '169.254.169.254', 'a cloud metadata address')
+  assert.equal(metadata.allowedByFlag, false)
+  assert.equal(
+    callbackRefusalMessage(metadata),
+    'hooks.test resolves to 169.254.169.254, which is a cloud metadata address; printroute does not call such addresses',
+  )
+  const privateAddress = refusal('10.0.0.5', '10.0.0.5', 'a private address (RFC 1918)')
+  assert.equal(privateAddress.allowedByFlag, true)
+  assert.match(callbackRefusalMessage(privateAddress), /--allow-private-urls .*printroute listen --forward-to/)
 })

@@ -10,7 +10,7 @@ import { type FileHandle, open, rm } from 'node:fs/promises'
 import { isIPv4, isIPv6, type LookupFunction } from 'node:net'
 import { Agent, buildConnector, type Dispatcher } from 'undici'
 import { SNIFF_BYTES, type SniffedContentType, sniffContentType } from '../domain/content-type.ts'
-import { addressRefusalReason, ForbiddenAddressError, refusal } from './address-policy.ts'
+import { addressRefusalReason, callbackRefusalMessage, ForbiddenAddressError, refusal } from './address-policy.ts'
 import { DownloadError } from './download-error.ts'
 import { parseDownloadUrl, resolveRedirect } from './download-url.ts'
 
@@ -413,7 +413,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       if (error instanceof DownloadError) throw error
       const forbidden = findForbidden(error)
       if (forbidden) {
-        throw new DownloadError('ForbiddenAddress', forbidden.message.replace('download from', 'call'), {
+        throw new DownloadError('ForbiddenAddress', callbackRefusalMessage(forbidden), {
           cause: error,
         })
       }

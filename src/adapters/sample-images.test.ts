@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { createSafeFetcher, DownloadError } from './safe-fetcher.ts'
-import { loadSampleImages, sampleNameOf, withSampleImages } from './sample-images.ts'
+import { loadSampleImages, sampleNameOf, unknownSampleUrl, withSampleImages } from './sample-images.ts'
 
 describe('sample images', () => {
   const samples = loadSampleImages()
@@ -75,17 +75,51 @@ describe('sample images', () => {
         fetcher.download(`http://127.0.0.1:${port}/samples/portrait.jpg`, destination, { expectedMd5: '0'.repeat(32) }),
         (error: unknown) => error instanceof DownloadError && error.code === 'Md5Mismatch',
       )
+      // A sample printroute does not have fails at once, naming the samples, and is not looked for on the network.
+      await assert.rejects(
+        fetcher.download(`http://localhost:${port}/samples/nope.jpg`, destination),
+        (error: unknown) =>
+          error instanceof DownloadError &&
+          error.code === 'UnknownSample' &&
+          error.message ===
+            'printroute has no sample nope.jpg; its samples are landscape.jpg, portrait.jpg, square.jpg ' +
+              '(GET /samples/ lists them)',
+      )
       // Anything else on that address is still a private address, refused before connecting.
-      for (const url of [`http://127.0.0.1:${port}/samples/nope.jpg`, `http://127.0.0.1:${port}/files/x.jpg`]) {
-        await assert.rejects(
-          fetcher.download(url, destination),
-          (error: unknown) => error instanceof DownloadError && error.code === 'ForbiddenAddress',
-          url,
-        )
-      }
+      await assert.rejects(
+        fetcher.download(`http://127.0.0.1:${port}/files/x.jpg`, destination),
+        (error: unknown) => error instanceof DownloadError && error.code === 'ForbiddenAddress',
+      )
       assert.equal(connections, 0)
     } finally {
       await fetcher.close()
+    }
+  })
+
+  test('a URL under /samples/ on an own address naming no sample is recognised, with the sample URLs on its origin', () => {
+    const own = [`http://127.0.0.1:${port}`, 'https://printroute.test']
+    const names = 'landscape.jpg, portrait.jpg, square.jpg'
+    assert.deepEqual(unknownSampleUrl(`http://[::1]:${port}/samples/nope.jpg`, samples, own), {
+      reason: `printroute has no sample nope.jpg; its samples are ${names} (GET /samples/ lists them)`,
+      sampleUrls: ['landscape.jpg', 'portrait.jpg', 'square.jpg'].map((name) => `http://[::1]:${port}/samples/${name}`),
+    })
+    assert.match(
+      unknownSampleUrl('https://printroute.test/samples/Portrait.JPG', samples, own)?.reason ?? '',
+      /^printroute has no sample Portrait\.JPG;/,
+    )
+    assert.match(unknownSampleUrl('https://printroute.test/samples/', samples, own)?.reason ?? '', /no sample \(none\)/)
+    assert.match(
+      unknownSampleUrl('https://printroute.test/samples/portrait.jpg?w=100', samples, own)?.reason ?? '',
+      /^a sample URL takes no query string or user name \(portrait\.jpg\)/,
+    )
+    for (const notOurs of [
+      `http://127.0.0.1:${port}/samples/portrait.jpg`, // a sample: served
+      `http://127.0.0.1:${port + 1}/samples/nope.jpg`, // someone else's server
+      'https://images.test/samples/nope.jpg',
+      `http://127.0.0.1:${port}/files/nope.jpg`,
+      'not a url',
+    ]) {
+      assert.equal(unknownSampleUrl(notOurs, samples, own), null, notOurs)
     }
   })
 })

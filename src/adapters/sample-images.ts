@@ -39,21 +39,11 @@ export function loadSampleImages(directory = SAMPLES_DIR): SampleImages {
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
 
 /**
- * Whether `url` names a bundled sample on one of printroute's own base URLs (exact path, no query). A base URL
- * on a loopback address also matches the other loopback spellings with the same port, as a person pastes them.
+ * Whether `url` is on one of printroute's own base URLs: the same origin, or, for a base URL on a loopback
+ * address, another loopback spelling with the same scheme and port, as a person pastes them.
  */
-export function sampleNameOf(url: string, ownBaseUrls: readonly string[]): string | null {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return null
-  }
-  if (parsed.search !== '' || parsed.username !== '' || parsed.password !== '') return null
-  if (!parsed.pathname.startsWith(SAMPLE_PATH_PREFIX)) return null
-  const name = parsed.pathname.slice(SAMPLE_PATH_PREFIX.length)
-  if (!/^[a-z0-9-]+\.jpg$/.test(name)) return null
-  const own = ownBaseUrls.some((base) => {
+function isOwnOrigin(parsed: URL, ownBaseUrls: readonly string[]): boolean {
+  return ownBaseUrls.some((base) => {
     let origin: URL
     try {
       origin = new URL(base)
@@ -68,7 +58,72 @@ export function sampleNameOf(url: string, ownBaseUrls: readonly string[]): strin
       LOOPBACK_HOSTS.has(parsed.hostname)
     )
   })
-  return own ? name : null
+}
+
+/** `url` parsed when it is under /samples/ on one of printroute's own base URLs, else null. */
+function ownSamplesUrl(url: string, ownBaseUrls: readonly string[]): URL | null {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return null
+  }
+  if (!parsed.pathname.startsWith(SAMPLE_PATH_PREFIX)) return null
+  return isOwnOrigin(parsed, ownBaseUrls) ? parsed : null
+}
+
+/**
+ * Whether `url` names a bundled sample on one of printroute's own base URLs (exact path, no query). A base URL
+ * on a loopback address also matches the other loopback spellings with the same port, as a person pastes them.
+ */
+export function sampleNameOf(url: string, ownBaseUrls: readonly string[]): string | null {
+  const parsed = ownSamplesUrl(url, ownBaseUrls)
+  if (parsed === null || parsed.search !== '' || parsed.username !== '' || parsed.password !== '') return null
+  const name = parsed.pathname.slice(SAMPLE_PATH_PREFIX.length)
+  return /^[a-z0-9-]+\.jpg$/.test(name) ? name : null
+}
+
+/** Why a URL on printroute's own /samples/ path cannot be fetched, with the URLs that can. */
+export interface UnknownSampleUrl {
+  /** "printroute has no sample nope.jpg; its samples are landscape.jpg, portrait.jpg, square.jpg" */
+  reason: string
+  /** Each sample's URL on the origin the URL named. */
+  sampleUrls: string[]
+}
+
+/**
+ * For a URL under /samples/ on one of printroute's own base URLs that names no bundled sample (an unknown name,
+ * a sub-path, a query string, a user name): why, and the sample URLs that would work. Null for every other URL,
+ * which the fetcher's own rules then govern. Such a URL would otherwise go to the network and be refused as a
+ * loopback address (or answer 404) on every attempt.
+ */
+export function unknownSampleUrl(
+  url: string,
+  samples: SampleImages,
+  ownBaseUrls: readonly string[],
+): UnknownSampleUrl | null {
+  const parsed = ownSamplesUrl(url, ownBaseUrls)
+  if (parsed === null) return null
+  const name = sampleNameOf(url, ownBaseUrls)
+  if (name !== null && samples.get(name)) return null
+  const names = samples.list().map((sample) => sample.name)
+  const given = decodeURIComponentSafely(parsed.pathname.slice(SAMPLE_PATH_PREFIX.length)) || '(none)'
+  const problem =
+    name === null && /^[a-z0-9-]+\.jpg$/.test(given)
+      ? `a sample URL takes no query string or user name (${given})`
+      : `printroute has no sample ${given}`
+  return {
+    reason: `${problem}; its samples are ${names.join(', ')} (GET ${SAMPLE_PATH_PREFIX} lists them)`,
+    sampleUrls: names.map((sample) => `${parsed.origin}${SAMPLE_PATH_PREFIX}${sample}`),
+  }
+}
+
+function decodeURIComponentSafely(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 /** Wraps a fetcher so that printroute's own sample URLs are answered from the bundled files. */
@@ -82,7 +137,12 @@ export function withSampleImages(
     async download(url, destinationPath, options = {}) {
       const name = sampleNameOf(url, ownBaseUrls())
       const sample = name === null ? undefined : samples.get(name)
-      if (!sample) return fetcher.download(url, destinationPath, options)
+      if (!sample) {
+        // Never to the network: printroute's own address would be refused (loopback) or answer 404 each time.
+        const unknown = unknownSampleUrl(url, samples, ownBaseUrls())
+        if (unknown) throw new DownloadError('UnknownSample', unknown.reason)
+        return fetcher.download(url, destinationPath, options)
+      }
       if (options.expectedMd5 && options.expectedMd5.toLowerCase() !== sample.md5) {
         throw new DownloadError(
           'Md5Mismatch',

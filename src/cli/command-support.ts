@@ -2,7 +2,7 @@
 // operation either in the `serve` that holds the embedded database (admin channel) or in this process.
 // The application's modules (database, Fastify, sharp...) are imported only when a command runs, so that
 // help, version and mistakes answer at once.
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { type Command, Option } from 'commander'
 import type { Application } from '../app.ts'
 import {
@@ -69,6 +69,11 @@ export function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
 }
 
+/** A line about the command itself, on stderr: stdout is the command's result alone. */
+export function note(text: string): void {
+  process.stderr.write(`printroute: ${text}\n`)
+}
+
 export function printJson(value: unknown): void {
   print(JSON.stringify(value))
 }
@@ -83,8 +88,63 @@ interface DataSettings {
 }
 
 /**
+ * Which database a data command uses, for the one line it writes on stderr: the embedded one in the data
+ * directory (its absolute path), or the PostgreSQL server's host, port and database from its URL, never the
+ * user or password it carries.
+ */
+export function describeDatabase(settings: Pick<DataSettings, 'dataDir' | 'databaseUrl'>): string {
+  if (!settings.databaseUrl) return `the embedded database in ${resolve(settings.dataDir)}`
+  return `PostgreSQL at ${postgresAddress(settings.databaseUrl)}`
+}
+
+/** `host:port/database` of a PostgreSQL URL (libpq's defaults filled in), or a label when it is no URL. */
+export function postgresAddress(databaseUrl: string): string {
+  let url: URL
+  try {
+    url = new URL(databaseUrl)
+  } catch {
+    return '(DATABASE_URL, not a URL printroute can show)'
+  }
+  // A Unix socket is given as ?host=/path; the database defaults to the user's name, which is not shown.
+  const host = decodeURIComponent(url.hostname) || url.searchParams.get('host') || 'localhost'
+  const port = url.port || url.searchParams.get('port') || '5432'
+  const database = decodeURIComponent(url.pathname.slice(1)) || url.searchParams.get('dbname') || '(default database)'
+  return `${host}:${port}/${database}`
+}
+
+// Errors of reaching and logging in to the server, by Node's or PostgreSQL's code, said without the driver's
+// object (whose fields carry the connection's user and host) and without the user's name.
+const DATABASE_OPEN_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: is PostgreSQL running there?',
+  ECONNRESET: 'the connection was reset',
+  ENOTFOUND: 'the host name is not known',
+  EAI_AGAIN: 'the host name could not be looked up (temporary DNS failure)',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ENOENT: 'no PostgreSQL socket there',
+  '28P01': 'password authentication failed',
+  '28000': 'the server refused this user (no such role, or not allowed by pg_hba.conf)',
+  '3D000': 'the database does not exist',
+  '53300': 'the server has too many connections',
+  '57P03': 'the server is starting up or shutting down',
+}
+
+/** One line for a failure to open a PostgreSQL database, or undefined when `error` is not one. */
+export function databaseOpenFailure(error: unknown, databaseUrl: string): string | undefined {
+  // Node tries every address of a name (IPv4 and IPv6) and may report them together: the first says enough.
+  const failed = error instanceof AggregateError && !('code' in error) ? error.errors[0] : error
+  const code = (failed as { code?: unknown } | null)?.code
+  const reason = typeof code === 'string' ? DATABASE_OPEN_FAILURES[code] : undefined
+  if (reason === undefined) return undefined
+  return `cannot open the database, PostgreSQL at ${postgresAddress(databaseUrl)}: ${reason} (${code})`
+}
+
+/**
  * Runs a data operation. With the embedded database, a `serve` holding the data directory runs it itself
- * (admin channel); otherwise this process opens the database, runs it and closes it again.
+ * (admin channel); otherwise this process opens the database, runs it and closes it again. Either way one line
+ * on stderr says which database it is, so a command run against the wrong one shows it (stdout stays the
+ * result, parseable with --json).
  */
 export async function runDataOperation<N extends OperationName>(
   settings: DataSettings,
@@ -97,6 +157,7 @@ export async function runDataOperation<N extends OperationName>(
     const answer = await callAdminChannel(settings.dataDir, name, input ?? {})
     // A symbol: nothing serves this data directory, so this process opens it.
     if (typeof answer !== 'symbol') {
+      note(`using ${describeDatabase(settings)}, through the serve running on it (its admin channel)`)
       if ('error' in answer) throw new OperationError(answer.error.message, answer.error.exitCode)
       return answer.result as Result
     }
@@ -114,7 +175,11 @@ export async function runDataOperation<N extends OperationName>(
   const { createAccountsService } = accounts
   const { createLabsService } = labs
   // Only migrate reports what it applied; every other command brings the schema up to date first.
-  const opened = await openDatabase(settings, { migrate: name !== 'migrate' })
+  const opened = await openDatabase(settings, { migrate: name !== 'migrate' }).catch((error: unknown) => {
+    const failure = settings.databaseUrl ? databaseOpenFailure(error, settings.databaseUrl) : undefined
+    throw failure === undefined ? error : new OperationError(failure, 1)
+  })
+  note(`using ${describeDatabase(settings)}`)
   const catalogue = () => loadCatalogue(settings.catalogueFile ?? undefined)
   let application: Application | null = null
   try {

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
-import type { Environment } from '../domain/environment.ts'
+import { type Environment, portOfBaseUrl } from '../domain/environment.ts'
 import {
   csrfTokenOf,
   isCsrfTokenOf,
@@ -247,7 +247,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       const text =
         result.reason === 'otherEnvironment'
           ? `That is a ${environmentName(result.keyEnvironment)} key, and this is the ${environmentName(environment)} dashboard. ` +
-            `Sign in here with a ${environmentName(environment)} key, or use the ${environmentName(result.keyEnvironment)} dashboard at ${otherDashboardUrl()}.`
+            `Sign in here with a ${environmentName(environment)} key, or use the ${environmentName(result.keyEnvironment)} dashboard at ${otherDashboardUrl()} (port ${portOfBaseUrl(options.publicUrl(otherEnvironment))}).`
           : `That API key is not valid: it is unknown or has been revoked. Use a ${environmentName(environment)} key (pr_${environment}_…).`
       return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
     }

@@ -1,5 +1,5 @@
 // The page shell every dashboard page shares: head, navigation, the environment, notices, the footer.
-import type { Environment } from '../domain/environment.ts'
+import { type Environment, environmentName } from '../domain/environment.ts'
 import { type ApiAnswer, describeApiError } from './api-client.ts'
 import { type Html, html } from './html.ts'
 
@@ -28,9 +28,7 @@ export interface PageInput {
   otherDashboardUrl: string
 }
 
-export function environmentName(environment: Environment): string {
-  return environment === 'live' ? 'Live' : 'Sandbox'
-}
+export { environmentName }
 
 const NAVIGATION: { section: Section; label: string; path: string; sandboxOnly?: boolean }[] = [
   { section: 'orders', label: 'Orders', path: '/orders' },

@@ -9,6 +9,7 @@ import { DEFAULT_PRINT_AREA } from './catalogue.ts'
 import type { Product, Variant } from './catalogue.types.ts'
 import { isIsoCountryCode } from './country-codes.ts'
 import { addFailure, type Failure, type Failures } from './failures.ts'
+import { type ServiceError, validationFailed } from './outcomes.ts'
 import { canonicalSpelling, SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 
 export interface ItemToMatch {
@@ -382,4 +383,25 @@ function checkPageCount(
   } else if (pageCount > pagePricing.maximumPages) {
     report(at, { code: 'MustBeLessThanOrEqualTo', providedValue: pageCount, comparisonValue: pagePricing.maximumPages })
   }
+}
+
+/**
+ * The `data` of a ValidationFailed answer with catalogue failures: `nearestSkus` maps the path of every
+ * `UnknownSku` failure to the catalogue's nearest SKUs (docs/errors.md#nearest-skus); `{}` without one.
+ */
+export function unknownSkuData(catalogue: Catalogue, failures: Failures): Record<string, unknown> {
+  const nearestSkus: Record<string, string[]> = {}
+  for (const [path, list] of Object.entries(failures)) {
+    const unknown = list.find((failure) => failure.code === 'UnknownSku')
+    if (unknown && typeof unknown.providedValue === 'string') {
+      // Paths are printroute's own (`sku`, `items[0].sku`), never a client's key.
+      nearestSkus[path] = catalogue.nearestSkus(unknown.providedValue)
+    }
+  }
+  return Object.keys(nearestSkus).length === 0 ? {} : { nearestSkus }
+}
+
+/** `validationFailed` for failures that may include the catalogue's: an unknown SKU's nearest SKUs in `data`. */
+export function catalogueValidationFailed(catalogue: Catalogue, failures: Failures, statusText?: string): ServiceError {
+  return validationFailed(failures, statusText, unknownSkuData(catalogue, failures))
 }

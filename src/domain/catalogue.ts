@@ -28,12 +28,22 @@ import {
   parseRateToMillionths,
 } from './catalogue-money.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
+import { nearestMatches } from './edit-distance.ts'
 import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 import { millimetresToMicrometres } from './spine.ts'
 
 /** The print area an asset goes to when it names none (specification, Asset). */
 export const DEFAULT_PRINT_AREA = 'default'
+
+/**
+ * How an unknown SKU's nearest SKUs are chosen (docs/errors.md#nearest-skus): at most 3, each within a third of
+ * the given SKU's length in edits (at least 2), letter case ignored.
+ */
+export const NEAREST_SKUS = {
+  limit: 3,
+  maxDistance: (length: number) => Math.max(2, Math.floor(length / 3)),
+} as const
 
 /** A lab that can make a variant and ship it to a destination by a method, with the rate it would charge. */
 export interface LabOption {
@@ -192,6 +202,15 @@ export class Catalogue {
   productDetails(sku: string): ProductDetails | undefined {
     const product = this.findProduct(sku)
     return product && this.#productDetails.get(product)
+  }
+
+  /** The catalogue's SKUs nearest to an unknown `sku`, nearest first (NEAREST_SKUS); empty when none is near. */
+  nearestSkus(sku: string): string[] {
+    return nearestMatches(
+      sku,
+      this.products.map((product) => product.sku),
+      NEAREST_SKUS,
+    )
   }
 
   /** `productDetails(sku)` already serialised, for the HTTP layer's hot path. */

@@ -152,6 +152,7 @@ test('the CloudEvent: attributes in order, the order with mobilePhoneNumber, sub
   ])
   assert.equal(event.specversion, '1.0')
   assert.equal(event.subject, 'ord_1')
+  assert.equal(event.sequence, '0000000000000000003', 'the sequence extension: zero-padded digits')
   assert.equal(event.time, '2026-03-01T10:00:00.000Z')
   const recipient = event.data.order.recipient as Record<string, unknown>
   assert.deepEqual(Object.keys(recipient), ['name', 'email', 'phoneNumber', 'mobilePhoneNumber', 'address'])

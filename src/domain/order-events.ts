@@ -100,8 +100,24 @@ export interface CloudEvent {
   datacontenttype: 'application/json'
   data: { order: Record<string, unknown>; traceParent: string }
   subject: string
-  /** Extension attribute: the event's place among the order's events, from 1. */
-  sequence: number
+  /**
+   * The CloudEvents sequence extension: the event's place among the order's events, from 1, as a string whose
+   * lexicographic order is the events' order (formatEventSequence).
+   */
+  sequence: string
+}
+
+/**
+ * Digits of the `sequence` attribute: zero-padded to the width of the largest bigint (9223372036854775807), so
+ * that comparing the strings orders the events, as the CloudEvents sequence extension requires, and the width
+ * never has to grow.
+ */
+export const EVENT_SEQUENCE_DIGITS = 19
+
+/** The `sequence` attribute of an order's `n`th event (from 1): `0000000000000000003`. */
+export function formatEventSequence(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`an event sequence is a whole number, not ${n}`)
+  return String(n).padStart(EVENT_SEQUENCE_DIGITS, '0')
 }
 
 /** A CloudEvents 1.0 event (JSON format) for an order, attributes in the contract's order. */
@@ -118,7 +134,7 @@ export function buildCloudEvent(input: {
     ...envelopeOf(input),
     data: { order: callbackOrder(input.order), traceParent: input.traceParent },
     subject: input.order.id,
-    sequence: input.sequence,
+    sequence: formatEventSequence(input.sequence),
   }
 }
 

@@ -96,6 +96,28 @@ test('a download success is recorded once and leads to allocation once', () => {
   assert.deepEqual(recordDownloadSuccess(order, pipeline, 'ast_1', stored, null, now), { changed: false, jobs: [] })
 })
 
+test('a final failure is not retried: the asset fails at its first attempt, saying so', () => {
+  const { order, pipeline } = newOrder()
+  startPipeline(order, pipeline, now)
+  const reason = 'printroute has no sample nope.jpg; its samples are landscape.jpg'
+  const result = recordDownloadFailure(order, pipeline, 'ast_1', 1, reason, 30, now, { final: true })
+  assert.equal(result.changed, true)
+  assert.equal(
+    result.jobs.some((job) => job.name === 'download-file'),
+    false,
+    'no second attempt',
+  )
+  const issues = order.status.issues.map((issue) => [issue.errorCode, issue.description])
+  assert.equal(issues.length, 2, JSON.stringify(issues))
+  assert.match(
+    issues[0]?.[1] ?? '',
+    /^Download attempt 1 of 10 failed for asset ast_1 .*: printroute has no sample nope\.jpg.*\(not retried\)$/,
+  )
+  assert.equal(issues[1]?.[0], 'order.items.assets.FailedToDownloaded')
+  assert.match(issues[1]?.[1] ?? '', /failed to download after 1 attempt: printroute has no sample/)
+  assert.equal(order.items[0]?.assets[0]?.status, 'Error')
+})
+
 test('failed attempts are recorded once each, retried with backoff, and fail the asset after the tenth', () => {
   const { order, pipeline } = newOrder()
   startPipeline(order, pipeline, now)

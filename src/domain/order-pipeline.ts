@@ -322,6 +322,8 @@ export function recordDownloadFailure(
   reason: string,
   retryBaseSeconds: number,
   now: Date,
+  /** `final`: the failure cannot go away by waiting (a sample printroute does not have): no more attempts. */
+  options: { final?: boolean } = {},
 ): Transition {
   const file = pipeline.files[fileKey]
   // Each attempt is recorded once; a re-run of an attempt already recorded changes nothing.
@@ -340,9 +342,10 @@ export function recordDownloadFailure(
     order,
     objectId,
     ISSUE_CODES.notDownloaded,
-    `Download attempt ${attempt} of ${DOWNLOAD_MAX_ATTEMPTS} failed for ${what} (${withoutQuery(file.url)}): ${reason}`,
+    `Download attempt ${attempt} of ${DOWNLOAD_MAX_ATTEMPTS} failed for ${what} (${withoutQuery(file.url)}): ${reason}` +
+      (options.final ? ' (not retried)' : ''),
   )
-  if (attempt < DOWNLOAD_MAX_ATTEMPTS) {
+  if (attempt < DOWNLOAD_MAX_ATTEMPTS && !options.final) {
     const delay = downloadRetryDelaySeconds(retryBaseSeconds, attempt)
     return {
       changed: true,
@@ -356,7 +359,7 @@ export function recordDownloadFailure(
     order,
     objectId,
     ISSUE_CODES.failedToDownload,
-    `Asset ${fileKey} (${withoutQuery(file.url)}) failed to download after ${DOWNLOAD_MAX_ATTEMPTS} attempts: ${reason}`,
+    `Asset ${fileKey} (${withoutQuery(file.url)}) failed to download after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${reason}`,
   )
   if (found) {
     const asset = found.item.assets[found.index]

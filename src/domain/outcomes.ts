@@ -45,14 +45,18 @@ export class ServiceError extends Error {
   }
 }
 
-export function validationFailed(failures: Failures, statusText = 'The request could not be validated'): ServiceError {
+export function validationFailed(
+  failures: Failures,
+  statusText = 'The request could not be validated',
+  data: Record<string, unknown> = {},
+): ServiceError {
   const count = Object.values(failures).reduce((sum, list) => sum + list.length, 0)
   const paths = Object.keys(failures)
   const where = paths.length <= 3 ? paths.join(', ') : `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`
   return new ServiceError(
     'ValidationFailed',
     `${statusText}: ${count} problem${count === 1 ? '' : 's'} (${where})`,
-    {},
+    data,
     failures,
   )
 }

@@ -8,6 +8,7 @@ import secureJson from 'secure-json-parse'
 import type { SampleImages } from '../adapters/sample-images.ts'
 import { registerDashboard } from '../dashboard/dashboard.plugin.ts'
 import { sessionCookieName } from '../dashboard/session-cookie.ts'
+import { environmentName, otherEnvironmentKeyMessage } from '../domain/environment.ts'
 import { DEFAULT_EVENT_VENDOR } from '../domain/order-events.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
@@ -298,12 +299,14 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       request.caller = caller
       return
     }
-    const caller = hasKey ? await services.accounts.authenticate(key, environment) : undefined
-    if (!caller) {
-      const statusText =
-        typeof key === 'string' && key !== ''
-          ? `The X-API-Key is not a valid ${environment === 'live' ? 'Live' : 'Sandbox'} key`
-          : 'The X-API-Key header is missing'
+    const caller = hasKey ? await services.accounts.identify(key) : undefined
+    if (caller?.environment !== environment) {
+      // A key of the other environment is refused like a wrong one (same status, same budget), but says so.
+      const statusText = !hasKey
+        ? 'The X-API-Key header is missing'
+        : caller
+          ? otherEnvironmentKeyMessage(caller.environment, environment, services.publicUrl)
+          : `The X-API-Key is not a valid ${environmentName(environment)} key`
       return rateLimits.refuseUnauthenticated(request, reply, new ServiceError('Unauthorized', statusText))
     }
     request.caller = caller

@@ -161,6 +161,29 @@ export function createAccountsService(deps: {
     return { key, prefix, environment, created: createdAt.toISOString() }
   }
 
+  /**
+   * The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys.
+   * The HTTP layer compares the environment with the address the key came to, so that a key of the other
+   * environment can be told apart from a wrong one (docs/errors.md).
+   */
+  async function identify(apiKey: string): Promise<Caller | undefined> {
+    const keyHash = hashSecretKey(apiKey)
+    const now = Date.now()
+    const cached = keyCache.get(keyHash)
+    if (cached && cached.expires > now) return cached.caller
+    const owner = await findActiveApiKeyOwner(db, keyHash)
+    const caller = owner && {
+      accountId: owner.account.id,
+      environment: owner.environment,
+      keyPrefix: owner.keyPrefix,
+      pauseWindowSeconds: owner.account.pauseWindowSeconds,
+      billingCurrency: owner.account.billingCurrency,
+    }
+    // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
+    if (caller) keyCache.set(keyHash, { caller, expires: now + API_KEY_CACHE_SECONDS * 1000 })
+    return caller
+  }
+
   async function getSettings(accountId: number, environment: Environment): Promise<AccountSettings> {
     const account = await findAccount(db, accountId)
     const stored = await readEnvironmentSettings(db, accountId, environment)
@@ -342,26 +365,11 @@ export function createAccountsService(deps: {
       return { settings: await getSettings(accountId, environment) }
     },
 
+    identify,
+
     /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */
     async authenticate(apiKey: string, environment: Environment): Promise<Caller | undefined> {
-      const keyHash = hashSecretKey(apiKey)
-      const now = Date.now()
-      const cached = keyCache.get(keyHash)
-      let caller: Caller | undefined
-      if (cached && cached.expires > now) {
-        caller = cached.caller
-      } else {
-        const owner = await findActiveApiKeyOwner(db, keyHash)
-        caller = owner && {
-          accountId: owner.account.id,
-          environment: owner.environment,
-          keyPrefix: owner.keyPrefix,
-          pauseWindowSeconds: owner.account.pauseWindowSeconds,
-          billingCurrency: owner.account.billingCurrency,
-        }
-        // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
-        if (caller) keyCache.set(keyHash, { caller, expires: now + API_KEY_CACHE_SECONDS * 1000 })
-      }
+      const caller = await identify(apiKey)
       return caller && caller.environment === environment ? caller : undefined
     },
   }

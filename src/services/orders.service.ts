@@ -4,7 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
+import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { normaliseAmount } from '../domain/money.ts'
@@ -47,6 +47,7 @@ import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
 import { type AllocationRequest, allocateInScenario, allocateOrderItems } from './order-allocation.ts'
+import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from './own-samples.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
 export interface CreateOrderInput {
@@ -195,6 +196,8 @@ export function createOrdersService(deps: {
   fileLinks: FileLinkRefresher
   log?: ServiceLogger
   metrics?: ServiceMetrics
+  /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
+  unknownSampleUrl?: UnknownSampleUrlCheck
 }) {
   const { db, catalogue, clock, jobs, fileLinks } = deps
   const log = deps.log ?? silentLogger
@@ -230,6 +233,9 @@ export function createOrdersService(deps: {
       })
     }
     input.items.forEach((item, index) => {
+      item.assets.forEach((asset, assetIndex) => {
+        refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `items[${index}].assets[${assetIndex}].url`, asset.url)
+      })
       if (item.recipientCost && normaliseAmount(item.recipientCost.amount) === undefined) {
         addFailure(failures, `items[${index}].recipientCost.amount`, {
           code: 'InvalidFormat',
@@ -237,7 +243,13 @@ export function createOrdersService(deps: {
         })
       }
     })
-    if (hasFailures(failures)) throw validationFailed(failures)
+    if (input.packingSlip) {
+      refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, 'packingSlip.url', input.packingSlip.url)
+    }
+    for (const [key, branded] of Object.entries(input.branding ?? {})) {
+      if (branded) refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `branding.${key}.url`, branded.url)
+    }
+    if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures)
 
     const newOrder: NewOrder = {
       merchantReference: nullIfAbsent(input.merchantReference),

@@ -406,6 +406,7 @@ export function createPipelineService(deps: PipelineDeps) {
       let stored: StoredFile | undefined
       let thumbnailUrl: string | null = null
       let lowResolution: string | null = null
+      let final = false
       // A Sandbox scenario can fail the attempt without any request (docs/sandbox.md).
       let failure: string | undefined =
         file.kind === 'asset' ? simulatedDownloadFailure(snapshot.sandboxScenario, file.url, attempt) : undefined
@@ -440,6 +441,8 @@ export function createPipelineService(deps: PipelineDeps) {
           }
         } catch (error) {
           failure = (error as Error).message
+          // A URL under printroute's own /samples/ naming no sample will not appear by waiting.
+          final = (error as { code?: unknown }).code === 'UnknownSample'
         }
       })
       const ms = Math.round(performance.now() - started)
@@ -483,6 +486,7 @@ export function createPipelineService(deps: PipelineDeps) {
                 failure ?? 'unknown error',
                 downloadRetryBaseSecondsOf(order.sandboxScenario, deps.settings.downloadRetryBaseSeconds),
                 now,
+                { final },
               ),
         logDownload,
       )

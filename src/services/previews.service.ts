@@ -11,7 +11,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Product, Variant } from '../domain/catalogue.types.ts'
-import { matchPreviewItem } from '../domain/catalogue-matching.ts'
+import { catalogueValidationFailed, matchPreviewItem } from '../domain/catalogue-matching.ts'
 import type { Environment } from '../domain/environment.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { type MockupPlan, mockupColourOf, planMockup } from '../domain/mockups.ts'
@@ -30,6 +30,7 @@ import {
   insertCachedPreview,
 } from '../repositories/previews.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
+import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from './own-samples.ts'
 import type { AssetFetcher, FileStore, ScratchFileProvider } from './pipeline.service.ts'
 
 /** How long a preview, its mockup and their links last. */
@@ -82,6 +83,8 @@ export interface PreviewsDeps {
   drawMockup: MockupDrawer
   fileLinks: PreviewLinker
   log?: ServiceLogger
+  /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
+  unknownSampleUrl?: UnknownSampleUrlCheck
 }
 
 /** An order's item (docs/api.md#previews): what only orders use is checked as on an order, then ignored. */
@@ -163,6 +166,10 @@ export function createPreviewsService(deps: PreviewsDeps) {
   ): Promise<(FetchedImage | undefined)[]> {
     const fetched: (FetchedImage | undefined)[] = []
     for (const asset of assets) {
+      if (refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `${asset.at}.url`, asset.url)) {
+        fetched.push(undefined)
+        continue
+      }
       try {
         const download = await deps.fetcher.download(asset.url, asset.path, {})
         if (download.contentType === 'application/pdf') {
@@ -323,7 +330,7 @@ export function createPreviewsService(deps: PreviewsDeps) {
         })
       }
       if (!matched.item || hasFailures(matched.failures)) {
-        throw validationFailed(matched.failures, 'The preview could not be made')
+        throw catalogueValidationFailed(catalogue, matched.failures, 'The preview could not be made')
       }
       const { product, variant } = matched.item
       const printAreas = matched.item.assets.map((asset) => asset.printArea)

@@ -80,7 +80,10 @@ export function createProductsService(deps: { catalogue: Catalogue }) {
   return {
     getProduct(sku: string) {
       const details = catalogue.productDetails(sku)
-      if (!details) throw new ServiceError('EntityNotFound', `There is no product with SKU ${sku}`)
+      if (!details) {
+        const nearestSkus = { sku: catalogue.nearestSkus(sku) }
+        throw new ServiceError('EntityNotFound', `There is no product with SKU ${sku}`, { nearestSkus })
+      }
       return details
     },
 

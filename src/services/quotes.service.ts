@@ -11,6 +11,7 @@ import { type AllocationItem, allocateShipments } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import {
   availableShippingMethods,
+  catalogueValidationFailed,
   matchOrderItems,
   pricedPageCount,
   QUOTE_PATHS,
@@ -19,7 +20,7 @@ import { isIsoCountryCode } from '../domain/country-codes.ts'
 import { addFailure, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
 import { toWireMoney, type WireMoney } from '../domain/money.ts'
-import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { ServiceError } from '../domain/outcomes.ts'
 import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
 import type { QuoteLock } from '../domain/quote-lock.ts'
 import { type RoutingRound, routingRound } from '../domain/routing.ts'
@@ -202,7 +203,7 @@ export function createQuotesService(deps: QuotesDeps) {
         })
       }
     }
-    if (hasFailures(failures)) throw validationFailed(failures, 'The quote could not be made')
+    if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures, 'The quote could not be made')
 
     const currency = requestedCurrency.toUpperCase()
     // One id per request item, shared by every quote of the answer: item N is the same item in each of them.

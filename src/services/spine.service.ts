@@ -6,9 +6,9 @@
 import { allocateShipments } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Variant } from '../domain/catalogue.types.ts'
+import { catalogueValidationFailed } from '../domain/catalogue-matching.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
-import { validationFailed } from '../domain/outcomes.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
 import { hasSpine, micrometresToMillimetres, spineWidthMicrometres } from '../domain/spine.ts'
 
@@ -95,7 +95,8 @@ export function createSpineService(deps: { catalogue: Catalogue }) {
           }
         }
       }
-      if (hasFailures(failures)) throw validationFailed(failures, 'The spine width could not be given')
+      if (hasFailures(failures))
+        throw catalogueValidationFailed(catalogue, failures, 'The spine width could not be given')
 
       // Books are sold without choosable attributes; a book with variants is answered for its first variant (in
       // catalogue order) that reaches the destination, as docs/api.md says.

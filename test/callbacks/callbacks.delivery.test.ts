@@ -227,6 +227,8 @@ for (const kind of testDatabaseKinds()) {
         assert.equal(failed.attempts.length, 1, 'a refused address is not retried')
         assert.equal(failed.attempts[0].httpStatus, null)
         assert.match(failed.attempts[0].error, /127\.0\.0\.1 is a loopback address/)
+        assert.match(failed.attempts[0].error, /--allow-private-urls/, 'says how to allow it')
+        assert.match(failed.attempts[0].error, /printroute listen --forward-to/, 'and how to receive it locally')
         assert.equal(receiver.received.length, 0)
         // The service is still fine.
         assert.equal((await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).statusCode, 200)

@@ -99,9 +99,15 @@ for (const kind of testDatabaseKinds()) {
           `${T}.status.stage.changed#Complete`,
         ],
       )
+      // The CloudEvents sequence extension: strings whose lexicographic order is the events' order.
       assert.deepEqual(
         list.map((event) => event.sequence),
-        [1, 2, 3, 4, 5, 6],
+        ['1', '2', '3', '4', '5', '6'].map((n) => n.padStart(19, '0')),
+      )
+      assert.deepEqual(
+        list.map((event) => event.sequence),
+        list.map((event) => event.sequence).sort(),
+        'sorted as strings, the events keep their order',
       )
       const ids = list.map((event) => parseId('evt', event.id) as number)
       assert.deepEqual(
@@ -209,7 +215,7 @@ for (const kind of testDatabaseKinds()) {
       const list = (await events(account.sandboxKey)).events
       assert.deepEqual(
         list.map((event: any) => [event.type, event.sequence, event.data.order.status.stage]),
-        [[`${T}.status.stage.changed#Cancelled`, 1, 'Cancelled']],
+        [[`${T}.status.stage.changed#Cancelled`, '0000000000000000001', 'Cancelled']],
       )
     })
 
@@ -266,8 +272,8 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(
         secondEvents.map((event: any) => [event.subject, event.type, event.sequence]),
         [
-          [second.order.id, `${T}.status.details.downloadAssets#Complete`, 1],
-          [second.order.id, `${T}.status.issues.paymentAuthorisation#Authorised`, 2],
+          [second.order.id, `${T}.status.details.downloadAssets#Complete`, '0000000000000000001'],
+          [second.order.id, `${T}.status.issues.paymentAuthorisation#Authorised`, '0000000000000000002'],
         ],
       )
     })

@@ -49,14 +49,15 @@ for (const kind of testDatabaseKinds()) {
         () => (receiver.received.length >= expected.length ? true : undefined),
         45_000,
       )
-      const received = [...receiver.received].sort((a, b) => a.event.sequence - b.event.sequence)
+      // Sorted as strings, as the CloudEvents sequence extension says a receiver orders them.
+      const received = [...receiver.received].sort((a, b) => (a.event.sequence < b.event.sequence ? -1 : 1))
       assert.deepEqual(
         received.map((callback) => callback.event.type),
         expected,
       )
       assert.deepEqual(
         received.map((callback) => callback.event.sequence),
-        [1, 2, 3, 4],
+        ['0000000000000000001', '0000000000000000002', '0000000000000000003', '0000000000000000004'],
       )
       for (const callback of received) {
         assert.equal(callback.url, '/printroute')

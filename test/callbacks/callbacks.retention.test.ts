@@ -73,7 +73,7 @@ for (const kind of testDatabaseKinds()) {
       return {
         ids: events.map((event) => event.id),
         types: events.map((event) => event.type),
-        sequences: events.map((event) => event.sequence),
+        sequences: events.map((event) => Number(event.sequence)),
       }
     }
 

@@ -2,13 +2,16 @@
 // temporary data directory.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative as relativePath, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Command } from 'commander'
 import { buildProgram } from '../../src/cli/program.ts'
 import { SETTING_COMMANDS, SETTINGS, settingsOf } from '../../src/config.ts'
 import { type CliSession, startCliSession } from '../support/cli.ts'
+import { createScratchDatabase, POSTGRES_TEST_URL } from '../support/databases.ts'
 
 describe('printroute command line', () => {
   let dataDir: string
@@ -202,5 +205,68 @@ describe('printroute command line', () => {
     const catalogue = await withData(['serve', '--catalogue', catalogueFile, '--port', '0', '--sandbox-port', '0'])
     assert.equal(catalogue.code, 1)
     assert.match(catalogue.stderr, /bad-catalogue\.json/)
+  })
+
+  test('a data command says on stderr, in one line, which database it uses; stdout stays the result', async () => {
+    const listed = await withData(['accounts', 'list', '--json'])
+    assert.equal(listed.code, 0, listed.stderr)
+    assert.ok(Array.isArray(JSON.parse(listed.stdout)), 'stdout is the JSON alone')
+    assert.equal(listed.stderr, `printroute: using the embedded database in ${resolve(dataDir)}\n`)
+    // A relative --data-dir is named as the absolute directory it is.
+    const relative = await printroute(['migrate', '--data-dir', relativePath(process.cwd(), dataDir)])
+    assert.equal(relative.code, 0, relative.stderr)
+    assert.equal(relative.stderr, `printroute: using the embedded database in ${resolve(dataDir)}\n`)
+  })
+
+  test('an unreachable DATABASE_URL is one line naming host, port and database, never the user or password', async () => {
+    const closedPort = await new Promise<number>((done) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo
+        server.close(() => done(port))
+      })
+    })
+    for (const args of [['accounts', 'list', '--json'], ['migrate'], ['keys', 'list', '--account', 'acc_1']]) {
+      const refused = await printroute(args, {
+        DATABASE_URL: `postgres://shopkeeper:hunter2-secret@127.0.0.1:${closedPort}/printroute_prod`,
+      })
+      assert.equal(refused.code, 1, args.join(' '))
+      assert.equal(refused.stdout, '')
+      assert.equal(
+        refused.stderr,
+        `printroute ${args
+          .slice(0, 2)
+          .filter((word) => !word.startsWith('-'))
+          .join(' ')}: cannot open the database, ` +
+          `PostgreSQL at 127.0.0.1:${closedPort}/printroute_prod: connection refused: is PostgreSQL running there? ` +
+          '(ECONNREFUSED)\n',
+      )
+      assert.doesNotMatch(refused.stderr, /shopkeeper|hunter2/)
+    }
+  })
+
+  test('on PostgreSQL the line names host, port and database only', {
+    skip: !POSTGRES_TEST_URL && 'needs PostgreSQL',
+  }, async (t) => {
+    const database = await createScratchDatabase('printroute_cli')
+    t.after(() => database.drop())
+    const url = new URL(database.url)
+    url.username = 'postgres'
+    url.password = 'not-needed-secret'
+    const listed = await printroute(['accounts', 'list', '--json'], { DATABASE_URL: url.toString() })
+    assert.equal(listed.code, 0, listed.stderr)
+    assert.deepEqual(JSON.parse(listed.stdout), [])
+    assert.equal(
+      listed.stderr,
+      `printroute: using PostgreSQL at ${url.hostname}:${url.port || '5432'}${url.pathname}\n`,
+    )
+    const missing = new URL(url)
+    missing.pathname = `${url.pathname}_missing`
+    const refused = await printroute(['accounts', 'list'], { DATABASE_URL: missing.toString() })
+    assert.equal(refused.code, 1)
+    assert.match(
+      refused.stderr,
+      /^printroute accounts list: cannot open the database, PostgreSQL at .*_missing: the database does not exist \(3D000\)\n$/,
+    )
+    assert.doesNotMatch(refused.stderr, /not-needed-secret/)
   })
 })

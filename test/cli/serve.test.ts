@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { adminSocketPath } from '../../src/adapters/admin-channel.ts'
@@ -129,6 +129,10 @@ describe('printroute serve', () => {
     const listed = await withData(['accounts', 'list', '--json'])
     assert.equal(listed.code, 0, listed.stderr)
     assert.equal(JSON.parse(listed.stdout)[0].name, 'Demo merchant')
+    assert.equal(
+      listed.stderr,
+      `printroute: using the embedded database in ${resolve(dataDir)}, through the serve running on it (its admin channel)\n`,
+    )
     const migrated = await withData(['migrate'])
     assert.equal(migrated.code, 0, migrated.stderr)
     assert.match(migrated.stdout, /up to date/)

@@ -132,6 +132,11 @@ for (const kind of testDatabaseKinds()) {
       const live = await signIn(t.account.liveKey)
       assert.equal(live.statusCode, 401)
       assert.match(live.body, /That is a Live key, and this is the Sandbox dashboard/)
+      const liveUrl = t.app.publicUrl('live')
+      assert.ok(
+        live.body.includes(`use the Live dashboard at ${liveUrl}/dashboard/ (port ${new URL(liveUrl).port})`),
+        live.body,
+      )
       const empty = await signIn('   ')
       assert.equal(empty.statusCode, 400)
       assert.match(empty.body, /Enter an API key/)

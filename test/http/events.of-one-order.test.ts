@@ -80,7 +80,7 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(ids(timeline), [firstDownloaded, firstCancelled])
       assert.deepEqual(
         timeline.events.map((event: any) => event.sequence),
-        [1, 2],
+        ['0000000000000000001', '0000000000000000002'],
       )
       assert.equal(timeline.hasMore, false)
       assert.equal(timeline.nextCursor, firstCancelled)

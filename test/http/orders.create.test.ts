@@ -546,8 +546,62 @@ for (const kind of testDatabaseKinds()) {
       })
 
       test('an unknown SKU is UnknownSku at items[0].sku', async () => {
-        const failures = failuresOf(await create(sampleOrder({ items: [canvasItem({ sku: 'GLOBAL-NOPE' })] })))
+        const response = await create(sampleOrder({ items: [canvasItem({ sku: 'GLOBAL-NOPE' })] }))
+        const failures = failuresOf(response)
         assert.deepEqual(failures, { 'items[0].sku': [{ code: 'UnknownSku', providedValue: 'GLOBAL-NOPE' }] })
+        assert.deepEqual(json(response).data, { nearestSkus: { 'items[0].sku': [] } })
+      })
+
+      test("a URL under printroute's own /samples/ naming no sample is InvalidValue on its field, with the samples", async () => {
+        const own = new URL(t.app.publicUrl('sandbox'))
+        // The other loopback spelling of the same address, as a person pastes it.
+        const unknown = `http://localhost:${own.port}/samples/nope.jpg`
+        const response = await create(
+          sampleOrder({
+            items: [canvasItem({ assets: [{ printArea: 'default', url: unknown }] })],
+            packingSlip: { url: `${own.origin}/samples/slip.jpg` },
+            branding: { postcard: { url: `${own.origin}/samples/portrait.jpg` } },
+          }),
+        )
+        const failures = failuresOf(response)
+        assert.deepEqual(Object.keys(failures), ['items[0].assets[0].url', 'packingSlip.url'], 'a real sample passes')
+        assert.deepEqual(failures['items[0].assets[0].url'], [
+          {
+            code: 'InvalidValue',
+            providedValue: unknown,
+            comparisonValue:
+              'printroute has no sample nope.jpg; its samples are landscape.jpg, portrait.jpg, square.jpg ' +
+              '(GET /samples/ lists them)',
+            validValues: ['landscape.jpg', 'portrait.jpg', 'square.jpg'].map(
+              (name) => `http://localhost:${own.port}/samples/${name}`,
+            ),
+          },
+        ])
+        assert.match(failures['packingSlip.url']?.[0]?.comparisonValue as string, /no sample slip\.jpg/)
+        // Another port is someone else's server: accepted here, its address checked when it is fetched.
+        const ports = (['live', 'sandbox'] as const).map((environment) =>
+          Number(new URL(t.app.publicUrl(environment)).port),
+        )
+        const elsewhere = `http://127.0.0.1:${Math.max(...ports) + 1}/samples/nope.jpg`
+        const accepted = await create(
+          sampleOrder({ items: [canvasItem({ assets: [{ printArea: 'default', url: elsewhere }] })] }),
+        )
+        assert.equal(accepted.statusCode, 200, accepted.body)
+      })
+
+      test("an unknown SKU's nearest SKUs are in data.nearestSkus under its path", async () => {
+        const response = await create(
+          sampleOrder({
+            items: [canvasItem(), canvasItem({ sku: 'global-cfmp-16x20' }), canvasItem({ sku: 'GLOBAL-CAN-10x1O' })],
+          }),
+        )
+        assert.equal(failuresOf(response)['items[1].sku']?.[0]?.code, 'UnknownSku')
+        assert.deepEqual(json(response).data, {
+          nearestSkus: {
+            'items[1].sku': ['GLOBAL-CFPM-16X20', 'GLOBAL-CFP-16X20', 'GLOBAL-FAP-16x20'],
+            'items[2].sku': ['GLOBAL-CAN-10x10', 'GLOBAL-CAN-12x12', 'GLOBAL-CAN-11x14'],
+          },
+        })
       })
 
       test('missing multi-valued attributes are MissingRequiredAttributes with missingItems.attributes', async () => {

@@ -519,6 +519,16 @@ for (const kind of testDatabaseKinds()) {
       const missing = await quote([{ url: images.url('missing.jpg') }])
       assert.equal(missing.statusCode, 400, missing.body)
       assert.equal(json(missing).failures['items[0].assets[0].url'][0].code, 'NotDownloaded')
+
+      // printroute's own /samples/ naming no sample: refused on the field with the samples, nothing fetched.
+      const unknownSample = `${t.app.publicUrl('sandbox')}/samples/nope.jpg`
+      const noSample = await quote([{ url: unknownSample }])
+      assert.equal(noSample.statusCode, 400, noSample.body)
+      const [failure] = json(noSample).failures['items[0].assets[0].url']
+      assert.equal(failure.code, 'InvalidValue')
+      assert.equal(failure.providedValue, unknownSample)
+      assert.match(failure.comparisonValue, /^printroute has no sample nope\.jpg; its samples are landscape\.jpg/)
+      assert.ok(failure.validValues.includes(`${t.app.publicUrl('sandbox')}/samples/portrait.jpg`))
     })
 
     test('refusals name the field: unknown SKU, a URL that does not download, a PDF, an unknown field', async () => {
@@ -533,6 +543,16 @@ for (const kind of testDatabaseKinds()) {
         (await failuresOf({ sku: 'NOPE', sizing: 'fillPrintArea', assets: asset('red.jpg') })).sku[0].code,
         'UnknownSku',
       )
+      const typo = await preview({ sku: `${PHONE_CASE}X`, sizing: 'fillPrintArea', assets: asset('red.jpg') })
+      assert.equal(json(typo).failures.sku[0].code, 'UnknownSku')
+      assert.equal(json(typo).data.nearestSkus.sku[0], PHONE_CASE, 'the nearest SKU is named in data')
+      const noSample = await failuresOf({
+        sku: PHONE_CASE,
+        sizing: 'fillPrintArea',
+        assets: [{ url: `${t.app.publicUrl('live')}/samples/nope.jpg` }],
+      })
+      assert.equal(noSample['assets[0].url'][0].code, 'InvalidValue')
+      assert.match(noSample['assets[0].url'][0].comparisonValue, /no sample nope\.jpg; its samples are/)
       const missing = await failuresOf({ sku: PHONE_CASE, sizing: 'fillPrintArea', assets: asset('missing.jpg') })
       assert.equal(missing['assets[0].url'][0].code, 'NotDownloaded')
       assert.match(missing['assets[0].url'][0].comparisonValue, /404/)

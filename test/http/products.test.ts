@@ -113,8 +113,16 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(Object.keys(body), ['outcome', 'statusText', 'statusCode', 'data', 'traceParent'])
       assert.equal(body.outcome, 'EntityNotFound')
       assert.equal(body.statusCode, 404)
-      assert.deepEqual(body.data, {})
+      assert.deepEqual(body.data, { nearestSkus: { sku: [] } }, 'nothing in the catalogue is near')
       assert.equal(body.traceParent, response.headers.traceparent)
+    })
+
+    test('an unknown SKU near known ones names them in data.nearestSkus, nearest first, in any letter case', async () => {
+      const response = await t.sandbox({ method: 'GET', url: '/v4.0/products/global-can-16X21' })
+      assert.equal(response.statusCode, 404)
+      assert.deepEqual(json(response).data, {
+        nearestSkus: { sku: ['GLOBAL-CAN-16x20', 'GLOBAL-CAN-12x12', 'GLOBAL-CAN-16x16'] },
+      })
     })
 
     test('a product without an API key is 401 Unauthorized', async () => {

@@ -239,6 +239,7 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(body.failures.currencyCode[0].code, 'UnknownCurrency')
       assert.ok(body.failures.currencyCode[0].validValues.includes('GBP'))
       assert.deepEqual(body.failures['items[0].sku'], [{ code: 'UnknownSku', providedValue: 'GLOBAL-NOPE' }])
+      assert.deepEqual(body.data, { nearestSkus: { 'items[0].sku': [] } })
       const missing = body.failures['items[1].attributes'][0]
       assert.equal(missing.code, 'MissingRequiredAttributes')
       assert.deepEqual(

@@ -109,6 +109,8 @@ for (const kind of testDatabaseKinds()) {
       const unknown = await spine({ sku: 'BOOK-NOPE', destinationCountryCode: 'GB', numberOfPages: 40 })
       assert.equal(unknown.statusCode, 400)
       assert.deepEqual(json(unknown).failures, { sku: [{ code: 'UnknownSku', providedValue: 'BOOK-NOPE' }] })
+      const typo = await spine({ sku: 'BOOK-A4-L-HARD-N', destinationCountryCode: 'GB', numberOfPages: 40 })
+      assert.deepEqual(json(typo).data, { nearestSkus: { sku: ['BOOK-A4-L-HARD-M', 'BOOK-A4-P-HARD-M'] } })
     })
 
     test('the body is checked like every other: required fields, types, limits, unknown fields', async () => {

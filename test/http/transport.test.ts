@@ -173,12 +173,36 @@ for (const kind of testDatabaseKinds()) {
         assertUnauthorized(await t.live({ method: 'GET', url: '/v4.0/orders' }, 'pr_live_doesnotexist'))
       })
 
-      test('a Live key on the Sandbox address answers 401', async () => {
-        assertUnauthorized(await t.sandbox({ method: 'GET', url: '/v4.0/orders' }, t.account.liveKey))
+      test('a Live key on the Sandbox address answers 401 saying whose key it is and where it belongs', async () => {
+        const refused = await t.sandbox({ method: 'GET', url: '/v4.0/orders' }, t.account.liveKey)
+        assertUnauthorized(refused)
+        const livePort = new URL(t.app.publicUrl('live')).port
+        const sandboxPort = new URL(t.app.publicUrl('sandbox')).port
+        assert.notEqual(livePort, sandboxPort)
+        assert.equal(
+          json(refused).statusText,
+          `The X-API-Key is a Live key, and this is the Sandbox address (port ${sandboxPort}): send Live keys to ` +
+            `the Live address, ${t.app.publicUrl('live')} (port ${livePort}), or use a Sandbox key here`,
+        )
       })
 
-      test('a Sandbox key on the Live address answers 401', async () => {
-        assertUnauthorized(await t.live({ method: 'GET', url: '/v4.0/orders' }, t.account.sandboxKey))
+      test('a Sandbox key on the Live address answers 401 naming the Sandbox port', async () => {
+        const refused = await t.live({ method: 'GET', url: '/v4.0/orders' }, t.account.sandboxKey)
+        assertUnauthorized(refused)
+        assert.match(
+          json(refused).statusText,
+          new RegExp(`^The X-API-Key is a Sandbox key, .* \\(port ${new URL(t.app.publicUrl('sandbox')).port}\\)`),
+        )
+      })
+
+      test('an unknown or revoked key is not called a key of the other environment', async () => {
+        for (const refused of [
+          await t.sandbox({ method: 'GET', url: '/v4.0/orders' }, `${t.account.liveKey}x`),
+          await t.sandbox({ method: 'GET', url: '/v4.0/orders' }, 'pr_live_doesnotexist'),
+        ]) {
+          assertUnauthorized(refused)
+          assert.equal(json(refused).statusText, 'The X-API-Key is not a valid Sandbox key')
+        }
       })
 
       test('the right key for each environment is accepted', async () => {
@@ -384,7 +408,7 @@ describe('request timeout', () => {
 
   before(async () => {
     const services = {
-      accounts: { authenticate: async () => caller },
+      accounts: { identify: async () => caller },
       orders: { getOrder: () => new Promise(() => {}) },
       products: { getProduct: () => undefined },
       labs: null,

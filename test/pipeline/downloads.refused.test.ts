@@ -65,6 +65,11 @@ describe('downloads from private addresses', () => {
   test('are refused without --allow-private-urls', async () => {
     const { order, imageRequests } = await orderWithRefusedDownload({ allowPrivateUrls: false })
     assert.match(order.status.issues[0].description, /127\.0\.0\.1/)
+    assert.match(
+      order.status.issues[0].description,
+      /127\.0\.0\.1 is a loopback address; printroute does not download from such addresses unless started with --allow-private-urls/,
+      'the issue says how to allow it',
+    )
     assert.deepEqual(imageRequests, [], 'nothing was ever sent to the private address')
   })
 })

@@ -82,7 +82,7 @@ for (const kind of testDatabaseKinds()) {
       const mine = () => receiver.received.filter((callback) => callback.event.subject === orderId)
       await waitFor(`${count} callbacks of ${orderId}`, () => (mine().length >= count ? true : undefined))
       return mine()
-        .sort((a, b) => a.event.sequence - b.event.sequence)
+        .sort((a, b) => (a.event.sequence < b.event.sequence ? -1 : 1))
         .map((callback) => callback.event.type)
     }
 

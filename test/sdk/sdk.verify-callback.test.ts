@@ -62,7 +62,7 @@ describe('verifyCallback', () => {
     assert.equal(event.subject, orderId)
     assert.equal(event.data.order.id, orderId)
     assert.equal(event.data.order.status.stage, 'Cancelled')
-    assert.equal(event.sequence, 1)
+    assert.equal(event.sequence, '0000000000000000001')
   })
 
   test('the body as bytes, the headers as a Headers object or in any letter case', async () => {

@@ -33,7 +33,8 @@ interface FeedEvent {
   type: string
   time: string
   subject?: string
-  sequence?: number
+  /** The CloudEvents sequence attribute: zero-padded digits. */
+  sequence?: string
   data?: { order?: { id?: string } }
 }
 
@@ -195,7 +196,7 @@ function eventEntry(event: FeedEvent): Html {
 <div class="event-head"><strong>${eventWords(event.type)}</strong>
 ${orderId ? html`<a href="${DASHBOARD_PATH}/orders/${orderId}">${orderId}</a>` : ''}
 <span class="muted">${formatTime(event.time)}</span>
-<code>${event.id}</code>${event.sequence !== undefined ? html` <span class="muted small">sequence ${event.sequence}</span>` : ''}</div>
+<code>${event.id}</code>${event.sequence !== undefined ? html` <span class="muted small">sequence ${Number(event.sequence)}</span>` : ''}</div>
 <div class="muted small"><code class="event-type">${event.type}</code></div>
 <details><summary>Event JSON<span class="visually-hidden"> of ${event.id}</span></summary><pre class="event-json" tabindex="0">${JSON.stringify(event, null, 2)}</pre></details>
 </li>`

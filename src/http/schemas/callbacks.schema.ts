@@ -114,7 +114,12 @@ export const CallbackEventSchema = named(
       traceParent: TraceParent,
     }),
     subject: Type.String({ description: 'The order ID.' }),
-    sequence: Type.Integer({ minimum: 1, description: "The event's place among the order's events, from 1." }),
+    sequence: Type.String({
+      pattern: '^[0-9]{19}$',
+      description:
+        "CloudEvents sequence extension: the event's place among the order's events, from 1, zero-padded to 19 " +
+        'digits (0000000000000000003), so that comparing the strings orders the events.',
+    }),
   }),
 )
 

@@ -142,7 +142,22 @@ export const ErrorResponseSchema = named(
       failures: Type.Record(Type.String(), Type.Array(FailureSchema), {
         description: 'ValidationFailed only: the failures of each field, by its path (e.g. items[0].copies).',
       }),
-      data: Type.Record(Type.String(), Type.Unknown()),
+      data: Type.Object(
+        {
+          nearestSkus: Type.Optional(
+            Type.Record(Type.String(), Type.Array(Type.String()), {
+              description:
+                "For an unknown SKU (UnknownSku, or 404 on /products/{sku}): by the failing field's path (`sku`, " +
+                '`items[0].sku`), up to 3 catalogue SKUs nearest to it in edit distance, nearest first; empty ' +
+                'when none is near (docs/errors.md#nearest-skus).',
+            }),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description: 'Details of the error; which depend on the outcome (docs/errors.md).',
+        },
+      ),
       traceParent: TraceParent,
     }),
   ),
