@@ -103,7 +103,8 @@ const SESSION_COOKIE = /(printroute_[a-z]+_session=)[^;,\s"']+/gi
  * or more base64url characters with upper and lower case letters is taken for one: ids, trace ids, hashes
  * (hex) and words are shorter or of one case.
  */
-const RANDOM_TOKEN = /(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{40,}(?![A-Za-z0-9_-])/g
+const RANDOM_TOKEN =
+  /(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{40,}(?![A-Za-z0-9_-])/g
 const MIGHT_HOLD_A_SECRET = /[=@]|pr_|whsec_|[A-Za-z0-9_-]{40}/
 
 /**
