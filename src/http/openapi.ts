@@ -447,11 +447,11 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         requestInterceptor: addDashboardCsrfToken as never,
       },
       transformSpecification: (document, request) => {
-        const ownOrigin = `${request.protocol}://${request.host}`
         const shaped = withServers(document as Json, options.publicUrl(), environment)
-        // Opened on another address than the public one: try-it goes to this one (same origin, same cookie).
-        if (ownOrigin !== options.publicUrl()) {
-          ;(shaped.servers as Json[]).unshift({ url: ownOrigin, description: 'This address' })
+        // Opened on another address than the public one: try-it goes to this one (same origin, same cookie),
+        // as a relative URL: the Host header is compared, never written into the document.
+        if (request.host.toLowerCase() !== new URL(options.publicUrl()).host) {
+          ;(shaped.servers as Json[]).unshift({ url: '/', description: 'This address' })
         }
         return shaped
       },

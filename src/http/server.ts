@@ -37,6 +37,7 @@ import {
   sendError,
 } from './errors.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
+import { decoratePublicUrl } from './public-url.ts'
 import { installRateLimits, type RateLimitOptions } from './rate-limit.ts'
 import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
@@ -235,6 +236,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorateRequest('caller', null as unknown as Caller)
+  decoratePublicUrl(app, () => services.publicUrl(environment))
 
   // JSON only. An empty body counts as no body (bodiless POSTs such as cancel may still say JSON).
   // secure-json-parse refuses `__proto__` and `constructor.prototype` keys (prototype poisoning).
