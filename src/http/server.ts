@@ -367,7 +367,9 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   registerFileRoutes(app, { files: services.files.store, links: services.files.links, environment })
   const labs = services.labs
   if (labs) {
-    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
+    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now, rateLimits), {
+      prefix: '/labs/v1',
+    })
   }
   registerSampleRoutes(app, services.samples)
   await app.register(
@@ -377,6 +379,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
         environment,
         sessions: services.sessions,
         publicUrl: services.publicUrl,
+        limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
       }),
     { prefix: '/dashboard' },
   )
