@@ -30,9 +30,11 @@ import type { BoundServer } from './bound-server.ts'
 import {
   API_VERSION_PREFIX,
   answerClientError,
+  answerConnectRequests,
   answerFrameworkError,
   installErrorHandling,
   MalformedJsonError,
+  refuseOversizedBodies,
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
@@ -269,6 +271,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   // Trace context first, so even a refused request carries its traceparent; then the API key; then the
   // rate limit of the key (or, for a refused key, of the address).
   installTraceContext(app)
+  refuseOversizedBodies(app)
   const rateLimits = await installRateLimits(app, environment, options.rateLimit)
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
@@ -391,5 +394,6 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   // An `Expect` other than 100-continue: Node would answer a bare 417 itself. The expectation is ignored
   // instead (RFC 9110 allows it) and the request answered as any other.
   app.server.on('checkExpectation', (request, response) => app.routing(request, response))
+  answerConnectRequests(app)
   return app
 }
