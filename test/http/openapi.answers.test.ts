@@ -46,9 +46,11 @@ class AnswerChecker {
   private readonly compiled = new Map<string, ValidateFunction>()
 
   readonly server: Server
+  private readonly responses: Json
 
   constructor(server: Server, document: Json) {
     this.server = server
+    this.responses = document.components?.responses ?? {}
     this.ajv.addSchema({ $id: 'doc', components: document.components }, 'doc')
     // Literal paths before parameterised ones.
     this.operations = operationsOf(document).sort(
@@ -65,12 +67,18 @@ class AnswerChecker {
     const where = `${this.server} ${method} ${path} ${status}`
     const found = this.operationOf(method, path)
     assert.ok(found, `${where}: no documented operation`)
-    const response = found.operation.responses[String(status)]
+    const documented = found.operation.responses[String(status)]
     assert.ok(
-      response,
+      documented,
       `${where}: status ${status} not documented for ${found.operation.operationId}: ${body.slice(0, 300)}`,
     )
+    // Error answers refer to the shared responses (`#/components/responses/BadRequest`).
+    const response = documented.$ref
+      ? this.responses[String(documented.$ref).replace('#/components/responses/', '')]
+      : documented
+    assert.ok(response, `${where}: ${documented.$ref} is not in the document`)
     const media = response.content?.['application/json']
+    assert.ok(media || body === '', `${where}: the document gives no JSON body for it: ${body.slice(0, 300)}`)
     if (!media) return
     assert.match(String(contentType), /^application\/json/, `${where}: not JSON`)
     const key = `${found.operation.operationId} ${status}`
