@@ -118,10 +118,13 @@ function payloadTooLarge(request: FastifyRequest): ServiceError {
  * and the connection ended under the client.
  */
 export function refuseOversizedBodies(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const declared = Number(request.headers['content-length'] ?? 0)
     const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0
-    if (declared > limit) throw payloadTooLarge(request)
+    if (declared <= limit) return
+    // As Fastify's own 413: the body that follows is read and dropped, then the connection closes.
+    reply.header('connection', 'close')
+    throw payloadTooLarge(request)
   })
 }
 
