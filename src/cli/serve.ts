@@ -178,7 +178,7 @@ export function registerProcessCommands(program: Command): void {
     if ((await app.services.accounts.countAccounts()) === 0) {
       const { demoBanner, noAccountMessage, writeDemoAccountFiles } = await import('./first-start.ts')
       const { logFormatFor } = await import('../adapters/logger.ts')
-      // PostgreSQL is a production database: no account with well-known keys unless asked for.
+      // PostgreSQL is a production database: no account that nobody asked for, with keys nobody keeps.
       if (settings.databaseUrl && !settings.demoAccount) {
         logger.info(noAccountMessage())
         return
