@@ -239,6 +239,20 @@ export const SETTINGS = {
     commands: ['serve'],
     parse: parseBoolean,
   },
+  demoAccount: {
+    flag: 'demo-account',
+    env: 'PRINTROUTE_DEMO_ACCOUNT',
+    default: null,
+    defaultLabel: 'on with the embedded database, off with PostgreSQL',
+    help: 'on a first start with no account, make a demo account (always with the embedded database)',
+    docs:
+      'On a start with no account yet, make a demo account and give its keys and a first order (at a ' +
+      'terminal, printed once; otherwise in files in the data directory). The embedded database always ' +
+      'gets one; on PostgreSQL, a production database, only with this flag: create accounts with ' +
+      '`printroute accounts create` instead.',
+    commands: ['serve'],
+    parse: parseBoolean,
+  },
   catalogueFile: {
     flag: 'catalogue',
     placeholder: 'FILE',

@@ -51,6 +51,31 @@ describe('redactSecretsInText', () => {
     )
   })
 
+  test('keys past their visible prefix, signing secrets, session cookies and tokens go wherever they are', () => {
+    const random = 'AbCdEf12GhIjKl34MnOpQr56StUvWx78YzAbCd90EfG'
+    assert.equal(
+      redactSecretsInText(`POST /v4.0/account/keys/pr_live_${random}/revoke`),
+      `POST /v4.0/account/keys/pr_live_AbCdEf12${REDACTED}/revoke`,
+    )
+    assert.equal(redactSecretsInText(`X pr_lab_${random.slice(0, 20)}`), `X pr_lab_AbCdEf12${REDACTED}`)
+    assert.equal(
+      redactSecretsInText('whsec_QUJD+/ZGVm= and whsec_QUJD%2BZGVm'),
+      `whsec_${REDACTED} and whsec_${REDACTED}`,
+    )
+    assert.equal(
+      redactSecretsInText(`printroute_sandbox_session=${random}; theme=dark`),
+      `printroute_sandbox_session=${REDACTED}; theme=dark`,
+    )
+    assert.equal(redactSecretsInText(`/dashboard/${random}?_csrf=short`), `/dashboard/${REDACTED}?_csrf=${REDACTED}`)
+  })
+
+  test('key prefixes, ids, trace ids and hashes stay', () => {
+    const text =
+      'revoked pr_sandbox_AbCdEf12 (pr_live_Ab) ord_123 4bf92f3577b34da6a3ce929d0e0e4736 ' +
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 /work/node_modules/fastify/lib/route.js'
+    assert.equal(redactSecretsInText(text), text)
+  })
+
   test('text without secrets is returned unchanged', () => {
     const text = 'download of http://127.0.0.1:9000/image.jpg?size=large failed: HTTP 404'
     assert.equal(redactSecretsInText(text), text)

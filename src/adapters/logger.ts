@@ -1,8 +1,11 @@
 // The process's logger (pino): JSON lines for machines, or pino-pretty for a person at a terminal, written
 // synchronously so log lines and anything else printed (the first-start banner) stay in the order they
-// happened. Secrets are kept out in two ways: fields whose name says they hold one are censored (pino's
-// redaction), and secret-bearing query values in any URL found in a log line (payment tokens, `/files`
-// signatures, keys in a callback URL) are replaced, whatever field or message carries the URL.
+// happened. Secrets are kept out in three ways, whatever field or message carries them: fields whose name says
+// they hold one are censored (pino's redaction); secret-bearing query values in any URL (payment tokens,
+// `/files` signatures, keys in a callback URL) are replaced; and anything shaped like a secret printroute
+// issues (an API or lab key, a callback signing secret, a dashboard session or CSRF token) is replaced
+// wherever it appears, so a key pasted where a key prefix or an id belongs (`/v4.0/account/keys/<key>/revoke`)
+// is not logged either.
 import { isatty } from 'node:tty'
 import pino, { type Logger } from 'pino'
 import pinoPretty from 'pino-pretty'
@@ -35,6 +38,11 @@ export const SECRET_QUERY_PARAMETERS = [
   'x-amz-security-token',
   'x-goog-signature',
   'x-goog-credential',
+  '_csrf',
+  'csrf',
+  'csrftoken',
+  'csrf_token',
+  'session',
 ] as const
 
 /** Field names that hold a secret wherever they appear (matched at the top level and two levels down). */
@@ -51,6 +59,8 @@ const SECRET_FIELD_NAMES = [
   'authorization',
   'cookie',
   'card',
+  'csrfToken',
+  'sessionToken',
   '"x-api-key"',
   '"x-csrf-token"',
   '"set-cookie"',
@@ -72,11 +82,45 @@ const SECRET_QUERY_VALUE = new RegExp(
 )
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^/?#\s:@]*:)[^/?#\s@]*@/gi
 
-/** `text` with the value of every secret query parameter and URL password replaced by [REDACTED]. */
+/**
+ * Characters of a key's random part kept when a whole key is found: the visible prefix keys are listed and
+ * revoked by (src/services/secret-keys.ts), which is no secret.
+ */
+const KEY_PREFIX_RANDOM_CHARS = 8
+// `pr_live_`, `pr_sandbox_`, `pr_lab_` and the random part (base64url, maybe percent-encoded): all but the
+// prefix goes. A key cut short is redacted too, past its prefix.
+// (The lookahead and back-reference take the prefix whole, as an atomic group would: a bare prefix stays.)
+const API_KEY = new RegExp(
+  `(pr_(?:live|sandbox|lab)_(?=([A-Za-z0-9_-]{0,${KEY_PREFIX_RANDOM_CHARS}}))\\2)[A-Za-z0-9_%-]+`,
+  'g',
+)
+// `whsec_` and its base64 key, also percent-encoded in a URL.
+const SIGNING_SECRET = /(whsec_)[A-Za-z0-9+/=%]+/g
+// The dashboard's session cookie, `printroute_<environment>_session=<token>`, in a Cookie or Set-Cookie text.
+const SESSION_COOKIE = /(printroute_[a-z]+_session=)[^;,\s"']+/gi
+/**
+ * Session tokens and CSRF tokens have no prefix: 32 random bytes in base64url, 43 characters. Any run of 40
+ * or more base64url characters with upper and lower case letters is taken for one: ids, trace ids, hashes
+ * (hex) and words are shorter or of one case.
+ */
+const RANDOM_TOKEN =
+  /(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{40,}(?![A-Za-z0-9_-])/g
+const MIGHT_HOLD_A_SECRET = /[=@]|pr_|whsec_|[A-Za-z0-9_-]{40}/
+
+/**
+ * `text` with every secret replaced by [REDACTED]: secret query values, URL passwords, API and lab keys past
+ * their visible prefix, signing secrets, session cookies and session or CSRF tokens.
+ */
 export function redactSecretsInText(text: string): string {
-  // Most log strings hold no URL at all: skip the replacements for them.
-  if (!text.includes('=') && !text.includes('@')) return text
-  return text.replace(SECRET_QUERY_VALUE, `$1${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`)
+  // Most log strings hold nothing of the kind: skip the replacements for them.
+  if (!MIGHT_HOLD_A_SECRET.test(text)) return text
+  return text
+    .replace(API_KEY, `$1${REDACTED}`)
+    .replace(SIGNING_SECRET, `$1${REDACTED}`)
+    .replace(SESSION_COOKIE, `$1${REDACTED}`)
+    .replace(SECRET_QUERY_VALUE, `$1${REDACTED}`)
+    .replace(URL_PASSWORD, `$1${REDACTED}@`)
+    .replace(RANDOM_TOKEN, REDACTED)
 }
 
 const MAX_REDACTION_DEPTH = 6

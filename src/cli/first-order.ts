@@ -2,6 +2,7 @@
 // to the same text). It uses a bundled sample image on the Sandbox's own address, so it completes on a
 // machine without internet, and an idempotency key, so pasting it twice places one order. An 8x10 print: the
 // sample (1200x1800) gives it 150 dpi, the product's minimum, so the first order carries no LowResolution issue.
+// Each curl ends its answer with a newline (`-w '\n'`): pasted whole, the two answers print on lines of their own.
 import { SAMPLE_PATH_PREFIX } from '../adapters/sample-images.ts'
 
 export const FIRST_ORDER_REFERENCE = 'my-first-order'
@@ -24,9 +25,9 @@ export function firstOrderCommands(sandboxUrl: string, sandboxKey: string): stri
   }'`
   return [
     `KEY=${sandboxKey}`,
-    `curl -s -X POST ${sandboxUrl}/v4.0/orders \\`,
+    `curl -s -w '\\n' -X POST ${sandboxUrl}/v4.0/orders \\`,
     `  -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\`,
     `  -d '${body}`,
-    `curl -s '${sandboxUrl}/v4.0/orders?merchantReferences=${FIRST_ORDER_REFERENCE}' -H "X-API-Key: $KEY"`,
+    `curl -s -w '\\n' '${sandboxUrl}/v4.0/orders?merchantReferences=${FIRST_ORDER_REFERENCE}' -H "X-API-Key: $KEY"`,
   ].join('\n')
 }

@@ -9,7 +9,6 @@ import type { Settings, SettingsOf } from '../config.ts'
 import type { BoundServer } from '../http/bound-server.ts'
 import type { Environment } from '../services/accounts.service.ts'
 import { addSettingOptions, settingsFor } from './command-support.ts'
-import { firstOrderCommands } from './first-order.ts'
 
 type ProcessSettings = Pick<Settings, SettingsOf<'worker'>>
 
@@ -133,32 +132,15 @@ function metricsPort(settings: { metricsPort: number | null }) {
     : [{ name: 'metrics' as const, port: settings.metricsPort, flag: '--metrics-port (or PRINTROUTE_METRICS_PORT)' }]
 }
 
-function demoBanner(accountId: string, keys: Record<Environment, string>, sandboxUrl: string): string {
-  return [
-    `Demo account ${accountId} created. Its API keys, shown this once (printroute keeps only their hashes;`,
-    `\`npx printroute keys create --account ${accountId} --env sandbox\` makes another at any time):`,
-    '',
-    `  Sandbox: ${keys.sandbox}`,
-    `  Live:    ${keys.live}`,
-    '',
-    'Place a first order on the Sandbox and watch it: paste these lines into a shell. It reaches stage',
-    'Complete in about 10 seconds, with a sample image printroute serves itself.',
-    '',
-    firstOrderCommands(sandboxUrl, keys.sandbox),
-    '',
-    `Or watch it in the dashboard: open ${sandboxUrl}/dashboard/ and sign in with the Sandbox key.`,
-    '',
-  ].join('\n')
-}
-
 export function registerProcessCommands(program: Command): void {
   const serve = program
     .command('serve')
     .summary('run the API (Live and Sandbox) and the background workers')
     .description(
       'Runs the Live and the Sandbox API, each on its own port, and the fulfilment workers, until SIGTERM or ' +
-        'SIGINT. Ports are bound before anything is written. On an empty database it creates a demo account ' +
-        'and prints its keys and a first order to paste.',
+        'SIGINT. Ports are bound before anything is written. With no account yet it creates a demo account ' +
+        '(on PostgreSQL only with --demo-account) and gives its keys and a first order to paste: at a ' +
+        'terminal, printed once; otherwise in files in the data directory, which the log names.',
     )
   addSettingOptions(serve, 'serve').action(async () => {
     const settings = settingsFor(serve, 'serve')
@@ -211,16 +193,41 @@ export function registerProcessCommands(program: Command): void {
       )
     }
     openMetricsServer(servers.metrics, logger)
-    // The demo account is made only now that both ports answer, so its keys are printed in the same breath.
+    // The demo account is made only now that both ports answer, so its keys are given in the same breath.
     if ((await app.services.accounts.countAccounts()) === 0) {
+      const { demoBanner, noAccountMessage, writeDemoAccountFiles } = await import('./first-start.ts')
+      const { logFormatFor } = await import('../adapters/logger.ts')
+      // PostgreSQL is a production database: no account that nobody asked for, with keys nobody keeps.
+      if (settings.databaseUrl && !settings.demoAccount) {
+        logger.info(noAccountMessage())
+        return
+      }
       const demo = await app.services.accounts.createAccount({
         name: 'Demo merchant',
         billingCurrency: 'GBP',
         pauseWindowSeconds: 0,
         callbackUrl: null,
       })
-      const keys = { sandbox: demo.keys.sandbox.key, live: demo.keys.live.key }
-      logger.info({ accountId: demo.account.id }, demoBanner(demo.account.id, keys, app.publicUrl('sandbox')))
+      const shown = {
+        accountId: demo.account.id,
+        keys: { sandbox: demo.keys.sandbox.key, live: demo.keys.live.key },
+        sandboxUrl: app.publicUrl('sandbox'),
+      }
+      const atTerminal = process.stdout.isTTY === true
+      // At a terminal the keys are shown once, as the banner, written past the logger (which redacts every
+      // key); JSON lines there also get the files, where the first order stays pasteable. Anywhere else (a log
+      // collector) the keys go only to the owner's file.
+      if (atTerminal) {
+        logger.info({ accountId: shown.accountId }, `Demo account ${shown.accountId} created`)
+        process.stdout.write(`\n${demoBanner(shown)}\n`)
+      }
+      if (!atTerminal || logFormatFor(settings.logFormat ?? undefined, atTerminal) === 'json') {
+        const written = writeDemoAccountFiles(settings.dataDir, shown)
+        logger.info(
+          { accountId: shown.accountId, keysFile: written.keysFile, firstOrderScript: written.script },
+          written.message,
+        )
+      }
     }
   })
 

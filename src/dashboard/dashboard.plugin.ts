@@ -37,6 +37,12 @@ export interface DashboardOptions {
   environment: Environment
   sessions: SessionsService
   publicUrl: (environment: Environment) => string
+  /**
+   * Counts a sign-in with a key that is not valid against the client address's budget, as the API counts its
+   * requests without a valid key (docs/api.md#rate-limits); sets the rate limit headers, and gives the reason
+   * once the address has used the budget up.
+   */
+  limitFailedSignIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>
 }
 
 /** What a page handler of a signed-in request has. */
@@ -244,6 +250,10 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     }
     const result = await sessions.signIn(apiKey, environment)
     if (!result.signedIn) {
+      const limited = await options.limitFailedSignIn?.(request, reply)
+      if (limited !== undefined) {
+        return sendSignIn(request, reply, { next, status: 429, error: { kind: 'error', text: limited } })
+      }
       const text =
         result.reason === 'otherEnvironment'
           ? `That is a ${environmentName(result.keyEnvironment)} key, and this is the ${environmentName(environment)} dashboard. ` +
@@ -262,11 +272,26 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     return reply.code(303).redirect(next)
   })
 
+  /** A change refused for coming from another site or without the session's CSRF token. */
+  const sendRefused = (request: FastifyRequest, reply: FastifyReply) =>
+    dashboard.sendPage(request, reply, {
+      title: 'Refused',
+      section: 'orders',
+      status: 403,
+      content: html`<h1>Refused</h1><p>${crossSiteNotice.text}</p>`,
+    })
+
   app.post<{ Body: { _csrf?: unknown } }>('/sign-out', async (request, reply) => {
     const token = request.cookies[cookieName]
-    // Signing out needs the CSRF token too: another site must not be able to sign the user out.
-    if (token && !isCrossSite(request) && isCsrfTokenOf(token, request.body?._csrf)) await sessions.signOut(token)
-    reply.clearCookie(cookieName, { path: '/' })
+    // Signing out needs the CSRF token too: another site's form must neither end the session nor clear its
+    // cookie (a cross-site post carries no SameSite=Strict cookie, but its answer could still clear it).
+    if (isCrossSite(request) || (token !== undefined && !isCsrfTokenOf(token, request.body?._csrf))) {
+      return sendRefused(request, reply)
+    }
+    if (token !== undefined) {
+      await sessions.signOut(token)
+      reply.clearCookie(cookieName, { path: '/' })
+    }
     return dashboard.redirect(reply, '/sign-in', { kind: 'info', text: 'You are signed out.' })
   })
 
@@ -291,14 +316,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         const body = request.body as { _csrf?: unknown } | undefined
-        if (isCrossSite(request) || !isCsrfTokenOf(token, body?._csrf)) {
-          return dashboard.sendPage(request, reply, {
-            title: 'Refused',
-            section: 'orders',
-            status: 403,
-            content: html`<h1>Refused</h1><p>${crossSiteNotice.text}</p>`,
-          })
-        }
+        if (isCrossSite(request) || !isCsrfTokenOf(token, body?._csrf)) return sendRefused(request, reply)
       }
       const csrfToken = csrfTokenOf(token)
       request.signedIn = {

@@ -3,7 +3,7 @@
 // endpoint from a discontinued API version; unregistered methods on known paths answer 405. Requests that
 // never reach a route get the same body here too: a path Fastify's router cannot decode (frameworkErrors)
 // and whatever Node's HTTP parser refuses before Fastify sees a request (clientError).
-import { type IncomingMessage, maxHeaderSize, STATUS_CODES } from 'node:http'
+import { type IncomingMessage, maxHeaderSize, ServerResponse, STATUS_CODES } from 'node:http'
 import { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
@@ -106,6 +106,47 @@ function formatLimit(milliseconds = 0): string {
   return milliseconds % 1000 === 0 ? `${milliseconds / 1000} seconds` : `${milliseconds} ms`
 }
 
+function payloadTooLarge(request: FastifyRequest): ServiceError {
+  const limit = request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit
+  return new ServiceError('PayloadTooLarge', `The request body exceeds the limit of ${limit} bytes`, {
+    maxBodyBytes: limit,
+  })
+}
+
+/**
+ * A body over the limit is refused whatever the method. The content parser refuses it only for the methods it
+ * parses (POST, PUT, PATCH); a GET, HEAD or DELETE with a large body was answered while the body still came,
+ * and the connection ended under the client.
+ */
+export function refuseOversizedBodies(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const declared = Number(request.headers['content-length'] ?? 0)
+    const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0
+    if (declared <= limit) return
+    // As Fastify's own 413: the body that follows is read and dropped, then the connection closes.
+    reply.header('connection', 'close')
+    throw payloadTooLarge(request)
+  })
+}
+
+/**
+ * CONNECT asks for a tunnel, which printroute never opens; Node hands such requests to a `connect` listener
+ * and, without one, closes the connection unanswered. They are routed like any request instead, and so get the
+ * error body of a method no route allows.
+ */
+export function answerConnectRequests(app: FastifyInstance): void {
+  app.server.on('connect', (raw: IncomingMessage, socket: Socket) => {
+    const response = new ServerResponse(raw)
+    response.shouldKeepAlive = false
+    response.assignSocket(socket)
+    response.once('finish', () => {
+      response.detachSocket(socket)
+      socket.end()
+    })
+    app.routing(raw, response)
+  })
+}
+
 export class MalformedJsonError extends Error {
   readonly code: 'MalformedJson' | 'TooDeeplyNested'
 
@@ -152,13 +193,7 @@ function serviceErrorOf(error: FastifyError | Error, request: FastifyRequest, re
         `A request body must be sent as application/json (got ${request.headers['content-type'] ?? 'no Content-Type'})`,
       )
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return outcomeFor(
-        'PayloadTooLarge',
-        `The request body exceeds the limit of ${request.routeOptions.bodyLimit} bytes`,
-        {
-          maxBodyBytes: request.routeOptions.bodyLimit,
-        },
-      )
+      return payloadTooLarge(request)
     case 'FST_ERR_HANDLER_TIMEOUT':
       return outcomeFor(
         'TimedOut',

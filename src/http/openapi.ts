@@ -68,6 +68,10 @@ const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
   404: { name: 'NotFound', when: 'No such resource (for this account and environment), or no such endpoint.' },
   413: { name: 'PayloadTooLarge', when: 'The body is larger than the limit.' },
   415: { name: 'UnsupportedMediaType', when: 'The body is not JSON.' },
+  431: {
+    name: 'RequestHeadersTooLarge',
+    when: 'The request line and headers together are larger than the limit (16 KiB), whatever the operation.',
+  },
   429: {
     name: 'TooManyRequests',
     when: "The key's (or, without a valid key, the address's) rate limit is used up: retry after `Retry-After` seconds.",
@@ -113,8 +117,12 @@ function commonErrorStatuses(path: string, method: string, operation: Json): str
     ...(changes || parameters.length > 0 || operation.requestBody ? ['400'] : []),
     '401',
     ...(parameters.some((parameter) => parameter.in === 'path') ? ['404'] : []),
-    ...(changes ? ['413', '415'] : []),
+    // A body over the limit is refused whatever the method (http/errors.ts, refuseOversizedBodies).
+    '413',
+    ...(changes ? ['415'] : []),
     ...(limited ? ['429'] : []),
+    // Node's HTTP parser refuses headers over the limit before any route is known (http/errors.ts).
+    '431',
     '500',
     '503',
   ]
@@ -125,7 +133,10 @@ function splitNullable(schema: Json): { base: Json; nullable: boolean } {
   const type = schema.type
   if (!Array.isArray(type) || !type.includes('null')) return { base: schema, nullable: false }
   const rest = type.filter((entry) => entry !== 'null')
-  return { base: { ...schema, type: rest.length === 1 ? rest[0] : rest }, nullable: true }
+  const base: Json = { ...schema, type: rest.length === 1 ? rest[0] : rest }
+  // Nullable adds null to an enum's values; the component is the non-null schema.
+  if (Array.isArray(schema.enum)) base.enum = schema.enum.filter((value) => value !== null)
+  return { base, nullable: true }
 }
 
 /**
@@ -461,11 +472,11 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         requestInterceptor: addDashboardCsrfToken as never,
       },
       transformSpecification: (document, request) => {
-        const ownOrigin = `${request.protocol}://${request.host}`
         const shaped = withServers(document as Json, options.publicUrl(), environment)
-        // Opened on another address than the public one: try-it goes to this one (same origin, same cookie).
-        if (ownOrigin !== options.publicUrl()) {
-          ;(shaped.servers as Json[]).unshift({ url: ownOrigin, description: 'This address' })
+        // Opened on another address than the public one: try-it goes to this one (same origin, same cookie),
+        // as a relative URL: the Host header is compared, never written into the document.
+        if (request.host.toLowerCase() !== new URL(options.publicUrl()).host) {
+          ;(shaped.servers as Json[]).unshift({ url: '/', description: 'This address' })
         }
         return shaped
       },

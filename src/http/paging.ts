@@ -1,9 +1,10 @@
 // Paging of listings that page by `top` and `skip` (orders, products): the next page's address.
 import type { FastifyRequest } from 'fastify'
+import { publicUrlOf, requestTarget } from './public-url.ts'
 
-/** The absolute URL of the next page: this request's own host and path, every filter kept as spelled. */
+/** The absolute URL of the next page: the public URL and this request's path, every filter kept as spelled. */
 export function nextPageUrl(request: FastifyRequest, skip: number, top: number): string {
-  const url = new URL(request.url, `${request.protocol}://${request.host}`)
+  const url = requestTarget(request)
   const params = new URLSearchParams()
   for (const [name, value] of url.searchParams) {
     const lower = name.toLowerCase()
@@ -11,5 +12,5 @@ export function nextPageUrl(request: FastifyRequest, skip: number, top: number):
   }
   params.set('top', String(top))
   params.set('skip', String(skip + top))
-  return `${url.origin}${url.pathname}?${params.toString()}`
+  return publicUrlOf(request, `${url.pathname}?${params.toString()}`)
 }

@@ -1,9 +1,11 @@
 // Rate limits (docs/api.md#rate-limits): every /v4.0 request authenticated by an API key, or by a dashboard session
 // (which counts as the key it was made from), counts against that key's budget; requests refused for want of
 // a valid key count against their client address's. @fastify/rate-limit keeps the counts: in this process's
-// memory, or in the database's shared counters when several processes serve one PostgreSQL. The open routes
-// (the OpenAPI document, health, metrics, samples, signed file links, payment pages, the lab API with its own
-// keys) and the dashboard's own pages are not limited; the API calls a dashboard page makes count once per page.
+// memory, or in the database's shared counters when several processes serve one PostgreSQL. The lab API's
+// requests without a valid lab key and the dashboard's sign-ins with a key that is not valid count against the
+// same address budget. The open routes (the OpenAPI document, health, metrics, samples, signed file links,
+// payment pages) and the dashboard's own pages are not limited; the API calls a dashboard page makes count once
+// per page.
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimitCounters } from '../adapters/rate-limit-counters.ts'
@@ -38,6 +40,12 @@ export interface RateLimits {
    * or with 429 TooManyRequests once the address has used its budget.
    */
   refuseUnauthenticated(request: FastifyRequest, reply: FastifyReply, refusal: ServiceError): Promise<FastifyReply>
+  /**
+   * Counts a request without a valid key against the client's address and sets the rate limit headers; the
+   * 429 TooManyRequests error once the address has used its budget, for callers that answer in their own way
+   * (the dashboard's sign-in page).
+   */
+  countUnauthenticated(request: FastifyRequest, reply: FastifyReply): Promise<ServiceError | undefined>
 }
 
 type LimiterAnswer = Exclude<Awaited<ReturnType<ReturnType<FastifyInstance['createRateLimit']>>>, { isAllowed: true }>
@@ -63,6 +71,7 @@ function storeOver(counters: RateLimitCounters) {
 /** Limiting off: failed authentications are answered as they are. */
 const UNLIMITED: RateLimits = {
   refuseUnauthenticated: async (request, reply, refusal) => sendError(request, reply, refusal),
+  countUnauthenticated: async () => undefined,
 }
 
 export async function installRateLimits(
@@ -135,14 +144,14 @@ export async function installRateLimits(
     if (refusal) throw refusal
   })
 
+  const countUnauthenticated = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer = await count(request)
+    return (answer && headersAndRefusal(reply, answer, 'This address, without a valid API key,')) ?? undefined
+  }
   return {
     async refuseUnauthenticated(request, reply, refusal) {
-      const answer = await count(request)
-      return sendError(
-        request,
-        reply,
-        (answer && headersAndRefusal(reply, answer, 'This address, without a valid API key,')) ?? refusal,
-      )
+      return sendError(request, reply, (await countUnauthenticated(request, reply)) ?? refusal)
     },
+    countUnauthenticated,
   }
 }

@@ -31,13 +31,16 @@ import type { BoundServer } from './bound-server.ts'
 import {
   API_VERSION_PREFIX,
   answerClientError,
+  answerConnectRequests,
   answerFrameworkError,
   installErrorHandling,
   MalformedJsonError,
+  refuseOversizedBodies,
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
+import { decoratePublicUrl } from './public-url.ts'
 import { installRateLimits, type RateLimitOptions } from './rate-limit.ts'
 import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
@@ -236,6 +239,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorateRequest('caller', null as unknown as Caller)
+  decoratePublicUrl(app, () => services.publicUrl(environment))
 
   // JSON only. An empty body counts as no body (bodiless POSTs such as cancel may still say JSON).
   // secure-json-parse refuses `__proto__` and `constructor.prototype` keys (prototype poisoning).
@@ -268,6 +272,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   // Trace context first, so even a refused request carries its traceparent; then the API key; then the
   // rate limit of the key (or, for a refused key, of the address).
   installTraceContext(app)
+  refuseOversizedBodies(app)
   const rateLimits = await installRateLimits(app, environment, options.rateLimit)
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
@@ -368,7 +373,9 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   registerFileRoutes(app, { files: services.files.store, links: services.files.links, environment })
   const labs = services.labs
   if (labs) {
-    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now), { prefix: '/labs/v1' })
+    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now, rateLimits), {
+      prefix: '/labs/v1',
+    })
   }
   registerSampleRoutes(app, services.samples)
   await app.register(
@@ -378,6 +385,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
         environment,
         sessions: services.sessions,
         publicUrl: services.publicUrl,
+        limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
       }),
     { prefix: '/dashboard' },
   )
@@ -389,5 +397,6 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   // An `Expect` other than 100-continue: Node would answer a bare 417 itself. The expectation is ignored
   // instead (RFC 9110 allows it) and the request answered as any other.
   app.server.on('checkExpectation', (request, response) => app.routing(request, response))
+  answerConnectRequests(app)
   return app
 }

@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
-import { killStartedPrintroutes, type RunningPrintroute, startPrintroute, withOutputOnFailure } from '../support/cli.ts'
+import {
+  firstStartKeys,
+  killStartedPrintroutes,
+  type RunningPrintroute,
+  startPrintroute,
+  withOutputOnFailure,
+} from '../support/cli.ts'
 import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -68,6 +74,8 @@ describe('a worker killed mid-pipeline', { concurrency: true }, () => {
           '200ms',
           '--log-format',
           'pretty',
+          // On PostgreSQL too: the test's account is the demo one.
+          '--demo-account',
         ]
         const env = databaseUrl ? { DATABASE_URL: databaseUrl } : ({} as Record<string, string>)
         // Every wait below starts from a line the process wrote (or from its end), not from its start: on a
@@ -77,8 +85,8 @@ describe('a worker killed mid-pipeline', { concurrency: true }, () => {
         await withOutputOnFailure(
           () => ({ 'the first serve': first, 'the restarted serve': second }),
           async () => {
-            const key = (await first.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1] as string
-            const sandbox = (await first.waitFor(/curl -s -X POST (http:\/\/\S+)\/orders/))[1] as string
+            const key = (await firstStartKeys(first)).sandbox
+            const sandbox = `${(await first.waitFor(/Sandbox API ready at (http:\/\/\S+)\/v4\.0/))[1]}/v4.0`
             const order = {
               shippingMethod: 'Standard',
               recipient: {

@@ -1,14 +1,17 @@
 // `printroute serve` as an operator runs it: a real process on real ports with the embedded database, its
 // printed first order pasted into a real shell, and the other commands run beside it on the same data.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { execFile, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { adminSocketPath } from '../../src/adapters/admin-channel.ts'
 import {
+  BIN,
+  type FirstStartKeys,
+  firstStartKeys,
   killStartedPrintroutes,
   printroute,
   type RunningPrintroute,
@@ -16,6 +19,7 @@ import {
   startPrintroute,
   withOutputOnFailure,
 } from '../support/cli.ts'
+import { createScratchDatabase, POSTGRES_TEST_URL } from '../support/databases.ts'
 import { waitFor } from '../support/wait.ts'
 
 const exec = promisify(execFile)
@@ -39,16 +43,20 @@ describe('printroute serve', () => {
   let liveUrl: string
   let demoKey: string
   let banner: string
+  let keys: FirstStartKeys
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'printroute-serve-'))
-    // As in a terminal: readable logs (the test's pipe is not a TTY, so the format is asked for).
+    // Readable logs, as asked for; the test's pipe is no terminal, so the keys go to files, not to the log.
     server = startServe(['--data-dir', dataDir, '--log-format', 'pretty', '--metrics-port', '0'])
     liveUrl = (await server.waitFor(/Live API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
     sandboxUrl = (await server.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
-    // The banner, from the first line of the first order to the line that watches it.
-    banner = (await server.waitFor(/^KEY=pr_sandbox_\S+\n[\s\S]*?merchantReferences=my-first-order.*$/m))[0]
-    demoKey = (await server.waitFor(/^ {2}Sandbox: (pr_sandbox_\S+)$/m))[1]!
+    keys = await firstStartKeys(server)
+    demoKey = keys.sandbox
+    // The first order, as the script holds it: from the first line of the order to the line that watches it.
+    banner = /^KEY=pr_sandbox_\S+\n[\s\S]*?merchantReferences=my-first-order.*$/m.exec(
+      readFileSync(keys.script, 'utf8'),
+    )![0]
   })
 
   after(async () => {
@@ -57,16 +65,37 @@ describe('printroute serve', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  test('the first order it prints, pasted into a shell, reaches Complete with the bundled sample image', async () => {
+  test('off a terminal the keys are in a file only the owner reads, named by the log, and not in the log', async () => {
+    assert.equal(keys.keysFile, join(dataDir, 'first-start-keys.txt'))
+    assert.equal(keys.script, join(dataDir, 'first-order.sh'))
+    assert.equal(statSync(keys.keysFile).mode & 0o777, 0o600)
+    assert.equal(statSync(keys.script).mode & 0o777, 0o700)
+    assert.match(readFileSync(keys.keysFile, 'utf8'), new RegExp(`^ {2}Live: {4}${keys.live}$`, 'm'))
+    await server.waitFor(/open (http:\/\/127\.0\.0\.1:\d+\/dashboard\/) and sign in/)
+    const output = server.output()
+    for (const key of [keys.sandbox, keys.live]) {
+      assert.ok(!output.includes(key.slice(0, key.indexOf('_', 3) + 1 + 9)), 'no key (past its prefix) is logged')
+    }
+    assert.doesNotMatch(output, /pr_(sandbox|live)_[A-Za-z0-9_-]{9}/)
+    assert.match(output, new RegExp(`Demo account ${keys.accountId} created`))
+  })
+
+  test('the first order it gives, pasted into a shell or run as its script, reaches Complete with the bundled sample image', async () => {
     assert.ok(banner.startsWith(`KEY=${demoKey}\n`), banner)
     assert.match(banner, new RegExp(`"url": "${sandboxUrl}/samples/portrait\\.jpg"`))
-    // Pasted whole, it places the order and lists it; the two answers are two JSON bodies back to back.
+    // Pasted whole, it places the order and lists it; the two answers are two JSON bodies on lines of their own.
     const pasted = await paste(banner)
+    const answers = pasted.split('\n')
+    assert.equal(answers.length, 3, pasted)
+    assert.equal(answers[2], '', 'the last answer ends its line')
+    assert.equal(JSON.parse(answers[0]!).outcome, 'Created')
+    assert.equal(JSON.parse(answers[1]!).outcome, 'Ok')
+    // The script is the same block: run again, it finds the order the paste placed.
+    const { stdout: ran } = await exec(keys.script)
+    assert.equal(JSON.parse(ran.split('\n')[0]!).outcome, 'AlreadyExists')
     const lines = banner.split('\n')
     const create = lines.slice(0, -1).join('\n')
     const watch = `${lines[0]}\n${lines.at(-1)}`
-    assert.match(pasted, /^\{"outcome":"Created"/)
-    assert.match(pasted, /\}\{"outcome":"Ok","orders":\[/)
     const created = JSON.parse(await paste(create))
     assert.equal(created.outcome, 'AlreadyExists', 'the second paste finds the order the first one placed')
     const complete = await withOutputOnFailure(
@@ -91,7 +120,7 @@ describe('printroute serve', () => {
     assert.equal(thumbnail.headers.get('content-type'), 'image/jpeg')
   })
 
-  test('the banner names the dashboard, which answers with its sign-in page', async () => {
+  test('the log names the dashboard, which answers with its sign-in page', async () => {
     const line = (await server.waitFor(/open (http:\/\/127\.0\.0\.1:\d+\/dashboard\/) and sign in/))[1]!
     assert.equal(line, `${sandboxUrl}/dashboard/`)
     const page = await fetch(line)
@@ -205,3 +234,82 @@ describe('printroute serve', () => {
     assert.doesNotMatch(restarted.output(), /Demo account/)
   })
 })
+
+describe('printroute serve at a terminal', () => {
+  test('the keys and the first order are printed once, outside the JSON lines; the files are written too', async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'printroute-tty-'))
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }))
+    // `script` runs the command on a pseudo-terminal: its stdout is a TTY, as in a person's shell.
+    const command = [process.execPath, BIN, 'serve', '--data-dir', dataDir, '--log-format', 'json']
+    const child = spawn('script', ['-qfec', command.map((part) => `'${part}'`).join(' '), '/dev/null'], {
+      env: { ...process.env, DATABASE_URL: '', PRINTROUTE_DATA_DIR: '', PORT: '0', PRINTROUTE_SANDBOX_PORT: '0' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    let servePid: number | undefined
+    t.after(async () => {
+      if (servePid !== undefined && child.exitCode === null) process.kill(servePid, 'SIGKILL')
+      await exited
+    })
+    const sandboxKey = await waitFor(
+      'the banner at the terminal',
+      () => /^ {2}Sandbox: (pr_sandbox_\S+)\r?$/m.exec(output)?.[1],
+      90_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${output}`)
+    })
+    servePid = Number(/"pid":(\d+)/.exec(output)?.[1])
+    assert.ok(servePid > 0, output)
+    await waitFor('the line naming the files', () => (output.includes('first-order.sh') ? true : undefined))
+    assert.match(output, /^KEY=pr_sandbox_\S+\r?$/m)
+    assert.equal(output.split(sandboxKey).length - 1, 2, 'the key is shown once, with the first order that uses it')
+    for (const line of output.split(/\r?\n/).filter((text) => text.startsWith('{'))) {
+      assert.ok(!line.includes(sandboxKey), `a JSON line holds the key: ${line}`)
+    }
+    assert.match(readFileSync(join(dataDir, 'first-order.sh'), 'utf8'), new RegExp(`^KEY=${sandboxKey}$`, 'm'))
+    assert.equal(statSync(join(dataDir, 'first-start-keys.txt')).mode & 0o777, 0o600)
+    process.kill(servePid, 'SIGTERM')
+    await exited
+  })
+})
+
+// With PostgreSQL to test on (PRINTROUTE_TEST_DATABASE_URL), as CI has.
+if (POSTGRES_TEST_URL !== undefined)
+  describe('printroute serve on PostgreSQL', () => {
+    test('no demo account without --demo-account: the log says how to create one; with it, the keys go to the file', async (t) => {
+      const database = await createScratchDatabase('printroute_serve_demo')
+      const dataDir = mkdtempSync(join(tmpdir(), 'printroute-serve-pg-'))
+      t.after(async () => {
+        killStartedPrintroutes()
+        rmSync(dataDir, { recursive: true, force: true })
+        await database.drop()
+      })
+      const env = { DATABASE_URL: database.url }
+      const plain = startServe(['--data-dir', dataDir], env)
+      await plain.waitFor(/No account yet\. Create one with `npx printroute accounts create --name NAME`/)
+      const listed = await printroute(['accounts', 'list', '--json'], env)
+      assert.equal(listed.code, 0, listed.stderr)
+      assert.deepEqual(JSON.parse(listed.stdout), [])
+      assert.equal(existsSync(join(dataDir, 'first-start-keys.txt')), false)
+      assert.doesNotMatch(plain.output(), /Demo account/)
+      plain.child.kill('SIGTERM')
+      assert.equal(await plain.exited, 0, plain.output())
+
+      const demo = startServe(['--data-dir', dataDir, '--demo-account'], env)
+      const keys = await firstStartKeys(demo)
+      assert.equal(statSync(keys.keysFile).mode & 0o777, 0o600)
+      assert.ok(!demo.output().includes(keys.sandbox))
+      const sandboxUrl = (await demo.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
+      const answer = await fetch(`${sandboxUrl}/v4.0/orders`, { headers: { 'x-api-key': keys.sandbox } })
+      assert.equal(answer.status, 200)
+      demo.child.kill('SIGTERM')
+      assert.equal(await demo.exited, 0, demo.output())
+    })
+  })

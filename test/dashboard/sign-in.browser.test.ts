@@ -1,6 +1,8 @@
 // Signing in to the dashboard in a real browser: a good key, a wrong key, a key of the other environment,
 // signing out; and what the session cookie may and may not do.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { assertAccessible, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
@@ -81,6 +83,87 @@ for (const kind of testDatabaseKinds()) {
       await page.goto(`${h.urls.sandbox}/dashboard/orders`)
       assert.match(page.url(), /\/dashboard\/sign-in/)
       await context.close()
+    })
+
+    test('a form on another site cannot sign the user out: the session and its cookie stay', async (t) => {
+      const context = await newContext(h.browser)
+      t.after(() => context.close())
+      const page = await context.newPage()
+      await signIn(page, h.urls.sandbox, h.t.account.sandboxKey)
+      const [session] = await context.cookies()
+      assert.ok(session)
+      // Another origin of this machine (localhost, where the dashboard is 127.0.0.1: another site to the
+      // browser) whose page posts a sign-out form as soon as it loads, with a guessed token.
+      const signOutUrl = `${h.urls.sandbox}/dashboard/sign-out`
+      const attacker = createServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        response.end(
+          `<!doctype html><form method="post" action="${signOutUrl}"><input type="hidden" name="_csrf" value="guess"></form>` +
+            '<script>document.forms[0].submit()</script>',
+        )
+      })
+      await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve))
+      t.after(() => new Promise<void>((resolve) => attacker.close(() => resolve())))
+      const attackerUrl = `http://localhost:${(attacker.address() as AddressInfo).port}/`
+      const posted = page.waitForResponse((response) => response.url() === signOutUrl)
+      await page.goto(attackerUrl)
+      const answer = await posted
+      assert.equal(answer.request().method(), 'POST')
+      assert.equal(answer.status(), 403)
+      assert.equal(answer.headers()['set-cookie'], undefined, 'the refusal sets no cookie')
+
+      // Still signed in: the same cookie, the pages and the API.
+      const cookies = await context.cookies()
+      assert.deepEqual(
+        cookies.map((cookie) => [cookie.name, cookie.value]),
+        [[session.name, session.value]],
+      )
+      await page.goto(`${h.urls.sandbox}/dashboard/orders`)
+      assert.match(page.url(), /\/dashboard\/orders$/)
+      assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Orders')
+      const list = await fetch(`${h.urls.sandbox}/v4.0/orders`, {
+        headers: { cookie: `${session.name}=${session.value}` },
+      })
+      assert.equal(list.status, 200)
+
+      // The page's own button posts the token, and signs out.
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.waitForURL(/\/dashboard\/sign-in/)
+      assert.deepEqual(await context.cookies(), [])
+      const after = await fetch(`${h.urls.sandbox}/v4.0/orders`, {
+        headers: { cookie: `${session.name}=${session.value}` },
+      })
+      assert.equal(after.status, 401)
+    })
+
+    test('a sign-out without the CSRF token is refused and ends nothing', async () => {
+      const signedIn = await h.t.sandbox(
+        {
+          method: 'POST',
+          url: '/dashboard/sign-in',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ apiKey: h.t.account.sandboxKey, next: '/dashboard/orders' }).toString(),
+        },
+        null,
+      )
+      const token = signedIn.cookies.find((cookie) => cookie.name === 'printroute_sandbox_session')?.value
+      assert.ok(token)
+      const cookie = `printroute_sandbox_session=${token}`
+      for (const payload of ['', '_csrf=wrong', `_csrf=${token}`]) {
+        const refused = await h.t.sandbox(
+          {
+            method: 'POST',
+            url: '/dashboard/sign-out',
+            headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+            payload,
+          },
+          null,
+        )
+        assert.equal(refused.statusCode, 403, payload)
+        assert.equal(refused.headers['set-cookie'], undefined)
+      }
+      const page = await h.t.sandbox({ method: 'GET', url: '/dashboard/orders', headers: { cookie } }, null)
+      assert.equal(page.statusCode, 200, 'still signed in')
     })
 
     test('a form posted from another site is refused (Origin checked, CSRF token required)', async () => {

@@ -105,7 +105,7 @@ for (const kind of testDatabaseKinds()) {
         ['shop-100xxa'],
       )
       assert.equal(first.hasMore, true)
-      assert.equal(first.nextUrl, 'http://localhost/v4.0/orders?search=SHOP&top=1&skip=1')
+      assert.equal(first.nextUrl, `${t.app.publicUrl('sandbox')}/v4.0/orders?search=SHOP&top=1&skip=1`)
       const second = await search('search=SHOP&top=1&skip=1')
       assert.deepEqual(
         second.orders.map((order: any) => order.merchantReference),

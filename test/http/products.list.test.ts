@@ -43,7 +43,7 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(first.outcome, 'Ok')
       assert.deepEqual(skus(first), SKUS_BY_SKU.slice(0, 20))
       assert.equal(first.hasMore, true)
-      assert.equal(first.nextUrl, 'http://localhost/v4.0/products?top=20&skip=20')
+      assert.equal(first.nextUrl, `${t.app.publicUrl('sandbox')}/v4.0/products?top=20&skip=20`)
       const seen = [...skus(first)]
       let next: string | null = first.nextUrl
       while (next !== null) {
@@ -117,7 +117,7 @@ for (const kind of testDatabaseKinds()) {
 
       const paged = await page('/v4.0/products?search=Can-1&top=1')
       assert.deepEqual(skus(paged), skus(bySku).slice(0, 1))
-      assert.equal(paged.nextUrl, 'http://localhost/v4.0/products?search=Can-1&top=1&skip=1')
+      assert.equal(paged.nextUrl, `${t.app.publicUrl('sandbox')}/v4.0/products?search=Can-1&top=1&skip=1`)
       const none = await page('/v4.0/products?search=no-such-product-anywhere')
       assert.deepEqual(none.products, [])
       assert.equal(none.hasMore, false)

@@ -1,13 +1,13 @@
 // Rate limits through the real servers (docs/api.md#rate-limits): the RateLimit headers counting down, the 429
 // answer with Retry-After, one budget per API key and environment, the budget of requests without a valid key,
-// the dashboard's page views, the window's reset, no limit at all with `0`, and the count shared by two
-// applications on one PostgreSQL.
+// the lab API's and the dashboard sign-in's wrong keys on the same budget, the dashboard's page views, the
+// window's reset, no limit at all with `0`, and the count shared by two applications on one PostgreSQL.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
 import { testDatabaseKinds } from '../support/databases.ts'
-import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const PER_MINUTE = (max: number) => ({ max, windowMilliseconds: 60_000 })
 
@@ -116,6 +116,69 @@ for (const kind of testDatabaseKinds()) {
         assert.equal(valid.headers['ratelimit-remaining'], '1')
         // The other environment counts its own refusals.
         assert.equal((await t.live({ method: 'GET', url: '/v4.0/orders' }, 'pr_live_wrong')).statusCode, 401)
+      })
+    })
+
+    test('the lab API: wrong lab keys use up the address budget, then 429; a valid lab key goes on', async () => {
+      await withApp({ kind, rateLimit: PER_MINUTE(3) }, async (t) => {
+        const lab = (key: string | null) =>
+          t.app.live.inject({ method: 'GET', url: '/labs/v1/jobs', headers: key === null ? {} : { 'x-api-key': key } })
+        const first = await lab('pr_lab_wrong')
+        assert.equal(first.statusCode, 401)
+        assert.equal(json(first).outcome, 'Unauthorized')
+        assert.deepEqual(limitHeaders(first), {
+          limit: '3',
+          remaining: '2',
+          reset: first.headers['ratelimit-reset'],
+          retryAfter: undefined,
+        })
+        assert.equal((await lab(null)).statusCode, 401)
+        // A wrong API key on /v4.0 from the same address draws on the same budget.
+        assert.equal((await t.live({ method: 'GET', url: '/v4.0/orders' }, 'pr_live_wrong')).statusCode, 401)
+        for (let index = 0; index < 3; index++) {
+          const body = assertTooManyRequests(await lab(`pr_lab_wrong${index}`), 3, 60)
+          assert.match(body.statusText, /without a valid API key/)
+        }
+        assertTooManyRequests(await t.live({ method: 'GET', url: '/v4.0/orders' }, 'pr_live_wrong'), 3, 60)
+        const labKey = (await t.app.services.labs.createLabKey(catalogue.labs[0]?.code as string)).key
+        const valid = await lab(labKey)
+        assert.equal(valid.statusCode, 200, valid.body)
+      })
+    })
+
+    test('the dashboard sign-in: wrong keys use up the address budget, then 429 on the sign-in page', async () => {
+      await withApp({ kind, rateLimit: PER_MINUTE(3) }, async (t) => {
+        const signIn = (apiKey: string) =>
+          t.app.sandbox.inject({
+            method: 'POST',
+            url: '/dashboard/sign-in',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            payload: new URLSearchParams({ apiKey, next: '/dashboard/orders' }).toString(),
+          })
+        const first = await signIn('pr_sandbox_wrong')
+        assert.equal(first.statusCode, 401)
+        assert.match(first.body, /That API key is not valid/)
+        assert.equal(first.headers['ratelimit-remaining'], '2')
+        assert.equal((await signIn('pr_sandbox_wrong2')).statusCode, 401)
+        assert.equal((await t.sandbox({ method: 'GET', url: '/v4.0/orders' }, 'pr_sandbox_wrong')).statusCode, 401)
+        for (let index = 0; index < 3; index++) {
+          const refused = await signIn(`pr_sandbox_wrong${index}`)
+          assert.equal(refused.statusCode, 429)
+          assert.match(String(refused.headers['content-type']), /^text\/html/)
+          assert.ok(Number(refused.headers['retry-after']) >= 1, `Retry-After ${refused.headers['retry-after']}`)
+          assert.equal(refused.headers['ratelimit-remaining'], '0')
+          assert.match(
+            refused.body,
+            /without a valid API key, has made more than 3 requests in 1m; retry in \d+ seconds/,
+          )
+          assert.match(refused.body, /<label for="api-key">API key<\/label>/, 'the sign-in form again')
+          assert.equal(refused.headers['set-cookie'], undefined)
+        }
+        // The API answers the same address with its 429 too; a valid key still signs in.
+        assertTooManyRequests(await t.sandbox({ method: 'GET', url: '/v4.0/orders' }, 'pr_sandbox_wrong'), 3, 60)
+        const valid = await signIn(t.account.sandboxKey)
+        assert.equal(valid.statusCode, 303)
+        assert.ok(valid.cookies.some((cookie) => cookie.name === 'printroute_sandbox_session'))
       })
     })
 

@@ -14,7 +14,7 @@ describe('GET /samples/', () => {
   after(() => test_.close())
 
   for (const server of ['sandbox', 'live'] as const) {
-    test(`${server}: the list names each sample with its URL on this server, and each is served as JPEG`, async () => {
+    test(`${server}: the list names each sample with its URL on this server's public address (whatever the Host), and each is served as JPEG`, async () => {
       const listed = await test_[server](
         { method: 'GET', url: '/samples/', headers: { host: 'printroute.test:8081' } },
         null,
@@ -25,7 +25,7 @@ describe('GET /samples/', () => {
       assert.match(body.traceParent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
       assert.deepEqual(
         body.samples.map((sample: { url: string }) => sample.url),
-        bundled.list().map((sample) => `http://printroute.test:8081/samples/${sample.name}`),
+        bundled.list().map((sample) => `${test_.app.publicUrl(server)}/samples/${sample.name}`),
       )
       for (const sample of bundled.list()) {
         const image = await test_[server]({ method: 'GET', url: `/samples/${sample.name}` }, null)

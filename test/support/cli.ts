@@ -1,6 +1,7 @@
 // Runs the printroute command line as a child process, the way a user does: one command to its end
 // (`printroute`), or a long-running one (serve, worker) to watch and stop (`startPrintroute`).
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
@@ -223,5 +224,36 @@ export async function withOutputOnFailure<T>(
       .join('')
     if (error instanceof Error) error.message += outputs
     throw error
+  }
+}
+
+export interface FirstStartKeys {
+  accountId: string
+  sandbox: string
+  live: string
+  /** The file the keys were written to, and the first-order script beside it. */
+  keysFile: string
+  script: string
+}
+
+/**
+ * The demo account's keys of a `serve` whose output is not a terminal: it logs where it wrote them (never the
+ * keys themselves), and they are read from that file.
+ */
+export async function firstStartKeys(running: RunningPrintroute): Promise<FirstStartKeys> {
+  const keysFile = (await running.waitFor(/API keys are in (\S+), readable only by this user/))[1] as string
+  const script = (await running.waitFor(/watch it: sh (\S+first-order\.sh) /))[1] as string
+  const text = readFileSync(keysFile, 'utf8')
+  const field = (pattern: RegExp) => {
+    const found = pattern.exec(text)?.[1]
+    if (!found) throw new Error(`${pattern} not in ${keysFile}:\n${text}`)
+    return found
+  }
+  return {
+    accountId: field(/^Demo account (acc_\d+) created/m),
+    sandbox: field(/^ {2}Sandbox: (pr_sandbox_\S+)$/m),
+    live: field(/^ {2}Live: {4}(pr_live_\S+)$/m),
+    keysFile,
+    script,
   }
 }

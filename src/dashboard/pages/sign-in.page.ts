@@ -15,8 +15,9 @@ The key is exchanged for a session: the browser keeps only the session, never th
 <input id="api-key" name="apiKey" type="password" autocomplete="off" spellcheck="false" required>
 <button type="submit">Sign in</button>
 </form>
-<p class="muted">No key yet? <code>npm start</code> printed a Sandbox and a Live key when it created the demo
-account; <code>printroute keys create --account acc_1 --env ${input.environment}</code> makes another.
+<p class="muted">No key yet? <code>npm start</code> gave a Sandbox and a Live key when it created the demo
+account (printed at a terminal, otherwise in <code>data/first-start-keys.txt</code>);
+<code>printroute keys create --account acc_1 --env ${input.environment}</code> makes another.
 ${input.environment === 'live' ? html`` : html`The <a href="${input.otherDashboardUrl}">Live dashboard</a> takes Live keys.`}</p>
 </section>`
 }

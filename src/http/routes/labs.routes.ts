@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { LabsService } from '../../services/labs.service.ts'
-import { sendError } from '../errors.ts'
+import type { RateLimits } from '../rate-limit.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import {
   LabJobsResponseSchema,
@@ -19,14 +19,25 @@ declare module 'fastify' {
   }
 }
 
-export function registerLabRoutes(app: FastifyInstance, labs: LabsService, now: () => Date): void {
+export function registerLabRoutes(
+  app: FastifyInstance,
+  labs: LabsService,
+  now: () => Date,
+  rateLimits: Pick<RateLimits, 'refuseUnauthenticated'>,
+): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('labCode', '')
   api.addHook('onRequest', async (request, reply) => {
     const key = request.headers['x-api-key']
     const labCode = typeof key === 'string' && key.startsWith('pr_lab_') ? await labs.authenticateLab(key) : undefined
-    if (!labCode)
-      return sendError(request, reply, new ServiceError('Unauthorized', 'The X-API-Key is not a valid lab key'))
+    // A wrong lab key counts against the address's budget, as a wrong API key does on /v4.0.
+    if (!labCode) {
+      return rateLimits.refuseUnauthenticated(
+        request,
+        reply,
+        new ServiceError('Unauthorized', 'The X-API-Key is not a valid lab key'),
+      )
+    }
     request.labCode = labCode
   })
 

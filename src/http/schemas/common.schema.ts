@@ -68,7 +68,9 @@ export function NullableUrlString(description: string) {
 /** Any value or null, for response fields (`{type: [..., 'null']}` serialises faster than anyOf). */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const copy = { ...(schema as Record<string, unknown>) }
-  if (typeof copy.type === 'string') return Type.Unsafe({ ...copy, type: [copy.type, 'null'] })
+  // `enum` and `const` hold whatever the type says: null must be one of the values too, or a null fails them.
+  if (Array.isArray(copy.enum) && !copy.enum.includes(null)) copy.enum = [...copy.enum, null]
+  if (typeof copy.type === 'string' && !('const' in copy)) return Type.Unsafe({ ...copy, type: [copy.type, 'null'] })
   return Type.Unsafe({ anyOf: [schema, { type: 'null' }] })
 }
 
