@@ -98,6 +98,9 @@ export async function openDatabase(
   }
 }
 
+/** The due-job check's backstop interval on PGlite (see ApplicationOptions.jobPollingSeconds). */
+const PGLITE_JOB_CHECK_SECONDS = 30
+
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   downloadRetryBaseSeconds: 30,
   simulatedLabStepSeconds: 2,
@@ -123,6 +126,11 @@ export interface ApplicationOptions {
   blobStoreUrl?: string | null
   /** Run the background jobs in this process. */
   workers: boolean
+  /**
+   * How often the job queue looks for due jobs that no wake-up announced (JobQueue.work): by default every
+   * second on PostgreSQL (other processes enqueue too) and every 30 s on PGlite (one process: its own enqueues
+   * wake the workers; the check is a backstop).
+   */
   jobPollingSeconds?: number
   pipeline?: Partial<PipelineSettings>
   allowPrivateUrls?: boolean
@@ -435,7 +443,8 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   if (options.workers) {
     await startJobWorkers(jobs, services, {
       renderConcurrency: services.renderConcurrency,
-      pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
+      checkIntervalSeconds:
+        options.jobPollingSeconds ?? (options.db.kind === 'postgres' ? 1 : PGLITE_JOB_CHECK_SECONDS),
       report: (fields, message) => {
         if (typeof options.logger === 'object') options.logger.info(fields, message)
       },
