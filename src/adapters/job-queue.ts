@@ -33,7 +33,7 @@ const IDLE_SUPERVISE_SECONDS = 300
  * of a queue when it has work; 29 workers polling every second were most of the idle cost.
  */
 const WORKER_BACKSTOP_SECONDS = 300
-/** pg-boss's cron: how often a due schedule is turned into its job (its maximum; our schedules are minutes apart). */
+/** pg-boss's cron: how often schedules are checked and a due one turned into its job (its maximum; ours are minutes apart). */
 const CRON_WORKER_SECONDS = 45
 /** A failed job's retry is due after its backoff; the check that arms its wake-up runs this long after the failure. */
 const CHECK_AFTER_FAILURE_MS = 1000
@@ -311,7 +311,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
   //    and PGlite alike). A notification is only a hint: the worker then runs its usual locking fetch;
   //  - jobs due later (a retry's backoff, a simulated lab step, a pause window) send none: one due-job check per
   //    process, one statement over the unfinished jobs of every queue, wakes the workers of each queue with due
-  //    jobs and arms a timer for the next job coming due. It runs every `checkIntervalSeconds` (1 s on PostgreSQL,
+  //    jobs and arms a timer for the next job coming due. It runs every `checkIntervalSeconds` (2 s on PostgreSQL,
   //    where other processes enqueue too; on PGlite, one process, every enqueue and failure here arms the timer
   //    itself and the periodic check is a backstop), and when a job enqueued here, or a failed one's retry, comes
   //    due.
@@ -327,6 +327,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     // The cron (scheduled jobs) runs in processes that work jobs; it is claimed once across them.
     schedule: options.runsWorkers,
     cronWorkerIntervalSeconds: CRON_WORKER_SECONDS,
+    cronMonitorIntervalSeconds: CRON_WORKER_SECONDS,
   }
   const boss =
     options.db instanceof PgliteDatabase
