@@ -8,6 +8,7 @@ import { createCallbackPoster } from './adapters/callback-poster.ts'
 import { type Clock, systemClock } from './adapters/clock.ts'
 import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
+import { createDatabaseOutageLog } from './adapters/database-outage-log.ts'
 import { createImageRenderer } from './adapters/image-renderer.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { createMetrics } from './adapters/metrics.ts'
@@ -23,6 +24,7 @@ import { createSimulatedLabs } from './adapters/simulated-labs.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
 import type { Catalogue } from './domain/catalogue.ts'
+import { databaseUnavailableReason } from './domain/database-unavailable.ts'
 import type { Environment } from './domain/environment.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
 import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit, type RateLimit } from './domain/rate-limit.ts'
@@ -129,6 +131,8 @@ export interface ApplicationOptions {
   blobStoreUrl?: string | null
   /** Run the background jobs in this process. */
   workers: boolean
+  /** Whether this process answers API requests (false for `printroute worker`); true by default. */
+  answersRequests?: boolean
   /**
    * How often the job queue looks for due jobs that no wake-up announced (JobQueue.work): by default every
    * 2 s on PostgreSQL (other processes enqueue too) and every 30 s on PGlite (one process: its own enqueues
@@ -321,7 +325,25 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const clock = options.clock ?? systemClock
   // Services log through a logger that adds the trace id of the request being handled, if any.
   const log = withRequestTraceId(typeof options.logger === 'object' ? options.logger : silentLogger)
-  const logError = (error: Error) => log.error({ err: error }, 'background job error')
+  // While the database is away, one line says so and what this process does meanwhile, instead of one per
+  // failed query, fetch and heartbeat (adapters/database-outage-log.ts).
+  const answersRequests = options.answersRequests ?? true
+  const outage = createDatabaseOutageLog(typeof options.logger === 'object' ? options.logger : silentLogger, {
+    consequence: answersRequests
+      ? options.workers
+        ? 'requests answer 503 and jobs wait until it is back'
+        : 'requests answer 503 until it is back'
+      : 'jobs wait until it is back',
+    probe: async () => {
+      await options.db.query('SELECT 1')
+    },
+  })
+  if (options.db instanceof PostgresDatabase) options.db.watchConnections(outage)
+  const logError = (error: Error) => {
+    const reason = databaseUnavailableReason(error)
+    if (reason) outage.failed(reason)
+    else log.error({ err: error }, 'background job error')
+  }
   const jobs = await openJobQueue({
     db: options.db,
     connectionString: options.databaseUrl,
@@ -410,7 +432,10 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     ...(options.db.kind === 'postgres' && !options.rateLimitInMemory
       ? {
           sharedCounters: createDatabaseRateLimitCounters(options.db, {
-            onCleanupError: (error) => log.warn({ err: error }, 'deleting ended rate limit windows failed'),
+            onCleanupError: (error) => {
+              if (!databaseUnavailableReason(error))
+                log.warn({ err: error }, 'deleting ended rate limit windows failed')
+            },
           }),
         }
       : {}),
@@ -474,6 +499,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       // Fastify closes only servers it listened on itself; in-flight requests finish first.
       await Promise.all(Object.values(options.servers ?? {}).map((bound) => bound.close()))
       await jobs.stop()
+      outage.stop()
       await services.closeCallbackFetcher()
       s3?.close()
     },

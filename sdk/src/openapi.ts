@@ -1834,9 +1834,11 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The server is shutting down: retry. Outcome ServiceUnavailable or NotReady. */
+        /** @description The server is shutting down, or its database is unavailable (then `Retry-After` says when to try again): retry; an order is created again with the same idempotency key. Outcome ServiceUnavailable or NotReady. */
         ServiceUnavailable: {
             headers: {
+                /** @description Seconds to wait before retrying, when the database is unavailable. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

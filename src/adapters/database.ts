@@ -4,6 +4,7 @@
 // repositories serve both.
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
+import { DatabaseUnavailableError, databaseUnavailableReason } from '../domain/database-unavailable.ts'
 
 export interface Queryable {
   /** Runs one parameterised statement and returns its rows. */
@@ -62,31 +63,67 @@ export class PgliteDatabase implements Database {
   }
 }
 
+/**
+ * How long taking a connection from the pool may wait (a new connection to a server that does not answer, or
+ * a pool whose connections are all in use) before the caller gets DatabaseUnavailableError: well inside the
+ * request timeout (60 s), so a request answers 503 instead of hanging (docs/operations.md).
+ */
+export const DATABASE_CONNECT_TIMEOUT_MS = 10_000
+
+/** Who hears that the database became unreachable, and reachable again (the process's outage log). */
+export interface ConnectionWatcher {
+  failed(reason: string): void
+  reachable(): void
+}
+
+const UNWATCHED: ConnectionWatcher = { failed: () => {}, reachable: () => {} }
+
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres'
   readonly pool: pg.Pool
   // Every statement runs as a named prepared statement: PostgreSQL parses and plans it once per connection
   // instead of on every call (a quarter of a simple query's cost). Our SQL texts are a small fixed set.
   readonly #statementNames = new Map<string, string>()
+  #watcher: ConnectionWatcher = UNWATCHED
 
   constructor(pool: pg.Pool) {
     this.pool = pool
+    // A server that closes an idle connection (a restart, a failover, pg_terminate_backend, an idle timeout)
+    // makes the pool emit 'error'; unheard, that event ended the process. The pool has dropped the connection
+    // already and opens another for the next query, so there is only the outage to report.
+    pool.on('error', (error) => this.#watcher.failed(databaseUnavailableReason(error) ?? 'connection error'))
+    pool.on('connect', () => this.#watcher.reachable())
   }
 
   /** A pool on `connectionString`; `searchPath` isolates a schema (used by the PostgreSQL test runs). */
   static async open(
     connectionString: string,
-    options: { maxConnections?: number; searchPath?: string } = {},
+    options: { maxConnections?: number; searchPath?: string; connectTimeoutMs?: number } = {},
   ): Promise<PostgresDatabase> {
     const pool = new pg.Pool({
       connectionString,
       max: options.maxConnections ?? 10,
       options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DATABASE_CONNECT_TIMEOUT_MS,
     })
+    const db = new PostgresDatabase(pool)
     // Fail at start, with the server's own message, rather than on the first request.
     const client = await pool.connect()
     client.release()
-    return new PostgresDatabase(pool)
+    return db
+  }
+
+  /** Reports connection failures and recoveries to `watcher` from now on. */
+  watchConnections(watcher: ConnectionWatcher): void {
+    this.#watcher = watcher
+  }
+
+  /** `error` as DatabaseUnavailableError (reported to the watcher) when it says the server is unreachable. */
+  #unavailable(error: unknown): unknown {
+    const reason = databaseUnavailableReason(error)
+    if (reason === null) return error
+    this.#watcher.failed(reason)
+    return error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(reason)
   }
 
   statement(sql: string, params: readonly unknown[]): pg.QueryConfig {
@@ -99,16 +136,38 @@ export class PostgresDatabase implements Database {
   }
 
   async query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const result = await this.pool.query(this.statement(sql, params))
-    return result.rows as Row[]
+    try {
+      const result = await this.pool.query(this.statement(sql, params))
+      return result.rows as Row[]
+    } catch (error) {
+      throw this.#unavailable(error)
+    }
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql)
+    try {
+      await this.pool.query(sql)
+    } catch (error) {
+      throw this.#unavailable(error)
+    }
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect()
+    let client: pg.PoolClient
+    try {
+      client = await this.pool.connect()
+    } catch (error) {
+      throw this.#unavailable(error)
+    }
+    // pg-pool listens for the errors of idle connections only: a connection that breaks while it is checked
+    // out, between two statements of this transaction, would emit 'error' to nobody and end the process.
+    let broken: Error | undefined
+    const onError = (error: Error) => {
+      broken ??= error
+    }
+    client.on('error', onError)
+    // Set when the connection must not go back to the pool: it broke, or its transaction could not be ended.
+    let discard: Error | undefined
     try {
       await client.query('BEGIN')
       const result = await work({
@@ -118,13 +177,23 @@ export class PostgresDatabase implements Database {
           await client.query(sql)
         },
       })
+      // When the connection dies during COMMIT, whether the transaction committed is unknown. The caller gets
+      // DatabaseUnavailableError either way and retries: every step is idempotent (docs/pipeline.md), and an
+      // API client retries with its idempotency key.
       await client.query('COMMIT')
       return result
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      throw error
+      if (broken || databaseUnavailableReason(error) !== null) discard = broken ?? (error as Error)
+      else {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          discard = rollbackError
+        })
+      }
+      throw this.#unavailable(error)
     } finally {
-      client.release()
+      client.off('error', onError)
+      // A broken connection is destroyed (release with an error), never handed to the next caller.
+      client.release(discard ?? broken)
     }
   }
 

@@ -4,9 +4,10 @@
 // re-run after a crash) adds nothing.
 import { createHash } from 'node:crypto'
 import { fromPglite, PgBoss } from 'pg-boss'
+import { asDatabaseUnavailable, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import type { JobName, JobPayloads, JobRequest } from '../domain/jobs.ts'
 import type { Database, Queryable } from './database.ts'
-import { PgliteDatabase } from './database.ts'
+import { DATABASE_CONNECT_TIMEOUT_MS, PgliteDatabase } from './database.ts'
 
 export type { JobName, JobRequest }
 
@@ -37,6 +38,9 @@ const WORKER_BACKSTOP_SECONDS = 300
 const CRON_WORKER_SECONDS = 45
 /** A failed job's retry is due after its backoff; the check that arms its wake-up runs this long after the failure. */
 const CHECK_AFTER_FAILURE_MS = 1000
+
+/** While the database is unreachable, a job that failed for it asks again this often whether it is back. */
+const DATABASE_PROBE_INTERVAL_MS = 1_000
 
 /** How one kind of job runs; `handler` takes the payload the job was enqueued with. */
 export interface JobDefinition<Payload> {
@@ -102,6 +106,51 @@ export function jobIdFromKey(key: string): string {
  */
 function isLater(startAfter: Date | undefined): startAfter is Date {
   return startAfter !== undefined && startAfter.getTime() > Date.now()
+}
+
+/** Runs `work` on pg-boss's own pool, its errors saying "unreachable" as printroute's database does. */
+async function onBossPool<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    throw asDatabaseUnavailable(error)
+  }
+}
+
+/**
+ * Waits until the database answers again, for the jobs that failed because it did not: one probe at a time for
+ * the whole process, however many jobs wait, and only as long as one of them still does. Resolves true once a
+ * probe succeeds, false at `deadline` (ms since the epoch).
+ */
+function createDatabaseWaiter(db: Database) {
+  let probing: Promise<boolean> | null = null
+  let until = 0
+  const probe = async (): Promise<boolean> => {
+    for (;;) {
+      try {
+        await db.query('SELECT 1')
+        return true
+      } catch {
+        if (Date.now() >= until) return false
+        await new Promise((resolve) => setTimeout(resolve, DATABASE_PROBE_INTERVAL_MS))
+      }
+    }
+  }
+  return async (deadline: number): Promise<boolean> => {
+    until = Math.max(until, deadline)
+    probing ??= probe().finally(() => {
+      probing = null
+    })
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))
+    })
+    try {
+      return await Promise.race([probing, late])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
 }
 
 function asBossDatabase(tx: Queryable) {
@@ -332,7 +381,12 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
   const boss =
     options.db instanceof PgliteDatabase
       ? new PgBoss({ ...common, db: fromPglite(options.db.client), backend: 'pglite' })
-      : new PgBoss({ ...common, connectionString: options.connectionString ?? undefined, max: 4 })
+      : new PgBoss({
+          ...common,
+          connectionString: options.connectionString ?? undefined,
+          max: 4,
+          connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
+        })
   boss.on('error', options.onError)
   await boss.start()
   const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]))
@@ -358,6 +412,23 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
 
   const watcher = createDueJobWatcher(boss, options)
   const insertFunctions = createInsertFunctions(options.db, options.schema)
+  const waitForDatabase = createDatabaseWaiter(options.db)
+  /**
+   * A job whose handler failed because the database was unreachable runs again in this worker once it answers,
+   * within half the job's time: the job stays active meanwhile (no retry spent, no wait for pg-boss's backoff or
+   * its supervisor). Past that, the failure goes to pg-boss, which retries the job. Either way the step runs
+   * again from the start, which every handler allows (docs/pipeline.md).
+   */
+  const outlastingOutages = async (run: () => Promise<void>, expireInSeconds: number) => {
+    const deadline = Date.now() + (expireInSeconds * 1000) / 2
+    for (;;) {
+      try {
+        return await run()
+      } catch (error) {
+        if (!(error instanceof DatabaseUnavailableError) || !(await waitForDatabase(deadline))) throw error
+      }
+    }
+  }
   const insertCalls = new Map<string, Promise<string>>()
   const toBossJobs = (list: readonly JobRequest[]) =>
     list.map((job) => ({
@@ -372,7 +443,8 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
       const byName = new Map<string, JobRequest[]>()
       for (const job of jobs) byName.set(job.name, [...(byName.get(job.name) ?? []), job])
       for (const [name, list] of byName) {
-        await boss.insert(name, toBossJobs(list), tx ? { db: asBossDatabase(tx) } : {})
+        if (tx) await boss.insert(name, toBossJobs(list), { db: asBossDatabase(tx) })
+        else await onBossPool(() => boss.insert(name, toBossJobs(list)))
       }
     },
 
@@ -414,7 +486,11 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
         for (let index = 0; index < definition.concurrency; index++) {
           let workerId: string | undefined
           workerId = await boss.work(name, backstopPolling, async (jobs) => {
-            for (const job of jobs) await watcher.running(() => definition.handler(job.data))
+            for (const job of jobs) {
+              await watcher.running(() =>
+                outlastingOutages(() => definition.handler(job.data), definition.expireInSeconds),
+              )
+            }
             if (workerId) boss.notifyWorker(workerId)
           })
           watcher.addWorker(name, workerId)
@@ -432,24 +508,25 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
       watcher.addWorker(name, workerId)
     },
 
-    async requeueAbandoned(job) {
-      const id = jobIdFromKey(job.key)
-      const found = await boss.getJobById(job.name, id)
-      if (!found) {
-        // ON CONFLICT DO NOTHING: a job another process has just put back stays as it is.
-        await boss.insert(job.name, [{ id, data: job.data }])
+    requeueAbandoned: (job) =>
+      onBossPool(async () => {
+        const id = jobIdFromKey(job.key)
+        const found = await boss.getJobById(job.name, id)
+        if (!found) {
+          // ON CONFLICT DO NOTHING: a job another process has just put back stays as it is.
+          await boss.insert(job.name, [{ id, data: job.data }])
+          watcher.wake(job.name)
+          return true
+        }
+        // retry() gives a failed job one more try (its retry limit + 1); resume() makes a cancelled one wait
+        // again. Both change only a job still in that state, so a concurrent call changes nothing more.
+        if (found.state === 'failed') await boss.retry(job.name, id)
+        else if (found.state === 'cancelled') await boss.resume(job.name, id)
+        else return false
+        // Put back without a notification: this process's workers are woken here, other processes' by their check.
         watcher.wake(job.name)
         return true
-      }
-      // retry() gives a failed job one more try (its retry limit + 1); resume() makes a cancelled one wait
-      // again. Both change only a job still in that state, so a concurrent call changes nothing more.
-      if (found.state === 'failed') await boss.retry(job.name, id)
-      else if (found.state === 'cancelled') await boss.resume(job.name, id)
-      else return false
-      // Put back without a notification: this process's workers are woken here, other processes' by their check.
-      watcher.wake(job.name)
-      return true
-    },
+      }),
 
     async countJobs() {
       // Unfinished jobs only (states before 'completed' in pg-boss's ordered enum): the rows pg-boss's own
@@ -468,7 +545,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     },
 
     async checkReachable() {
-      await boss.getDb().executeSql(`SELECT version FROM ${quoteIdentifier(options.schema)}.version`)
+      await onBossPool(() => boss.getDb().executeSql(`SELECT version FROM ${quoteIdentifier(options.schema)}.version`))
     },
 
     async stop() {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import pg from 'pg'
 import { captureLogs } from '../../test/support/log-capture.ts'
 import { createLogger, LOG_FORMATS, logFormatFor, REDACTED, redactSecretsInText } from './logger.ts'
 
@@ -104,6 +105,55 @@ describe('createLogger', () => {
       assert.ok(output.includes(REDACTED), format)
       assert.ok(output.includes('/payments/ord_1?token='), `${format}: the URL without its secret stays`)
       assert.ok(output.includes('/files/x.jpg?signature='), `${format}: the error message stays`)
+    }
+  })
+
+  test('database driver errors keep their message and code, never SQL, values or the connection', () => {
+    // A server's error as node-postgres makes it, with the fields it fills in, and a client (holding its
+    // connection parameters, password included) attached as the pool and some callers do.
+    const client = new pg.Client({ connectionString: 'postgres://printroute:DriverPassword1@127.0.0.1:5432/shop' })
+    const serverError = Object.assign(
+      new pg.DatabaseError('duplicate key value violates unique constraint', 120, 'error'),
+      {
+        severity: 'ERROR',
+        code: '23505',
+        detail: 'Key (email)=(ada@example.test) already exists.',
+        where: 'SQL statement "INSERT INTO accounts (email) VALUES (\'ada@example.test\')"',
+        internalQuery: 'SELECT secret_column FROM accounts',
+        constraint: 'accounts_email_key',
+        client,
+      },
+    )
+    const poolError = Object.assign(new Error('Connection terminated unexpectedly'), {
+      query: 'UPDATE orders SET document = $1',
+      values: ['{"recipient":"Grace Hopper"}'],
+      connection: { user: 'printroute', password: 'DriverPassword1' },
+    })
+    for (const format of LOG_FORMATS) {
+      const logs = captureLogs()
+      const logger = createLogger({ level: 'info', format, destination: logs.stream })
+      logger.error({ err: serverError }, 'unexpected error')
+      logger.error({ err: { ...poolError, message: poolError.message, queue: 'start-order' } }, 'background job error')
+      const output = logs.text()
+      for (const leak of [
+        'DriverPassword1',
+        'ada@example.test',
+        'secret_column',
+        'INSERT INTO',
+        'UPDATE orders',
+        'Grace',
+      ]) {
+        assert.ok(!output.includes(leak), `${format}: ${leak} leaked:\n${output}`)
+      }
+      for (const kept of [
+        'duplicate key value',
+        '23505',
+        'accounts_email_key',
+        'Connection terminated',
+        'start-order',
+      ]) {
+        assert.ok(output.includes(kept), `${format}: ${kept} is kept:\n${output}`)
+      }
     }
   })
 

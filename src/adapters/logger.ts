@@ -116,9 +116,50 @@ function requestSerializer(request: {
   }
 }
 
+/**
+ * Fields of database driver errors (node-postgres, pg-boss) that carry SQL text, the values bound to it, the rows
+ * it touched (`detail`: `Key (email)=(...)`) or the connection with its parameters (user, host, database,
+ * password). An error keeps its message, code and stack; these never reach a log line.
+ */
+export const DRIVER_ERROR_FIELDS: ReadonlySet<string> = new Set([
+  'query',
+  'text',
+  'values',
+  'parameters',
+  'params',
+  'internalQuery',
+  'where',
+  'detail',
+  'client',
+  'connection',
+  'connectionParameters',
+  'config',
+  'pool',
+])
+
+/**
+ * A serialized error's fields without the driver's: no field in DRIVER_ERROR_FIELDS, and no object that is not
+ * plain data (a client, a socket, a pool), however deep. Plain objects and arrays are kept, cleaned the same way.
+ */
+function withoutDriverObjects(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value
+  if (depth >= MAX_REDACTION_DEPTH) return undefined
+  if (Array.isArray(value)) return value.map((entry) => withoutDriverObjects(entry, depth + 1))
+  const result: Record<string, unknown> = {}
+  for (const [name, entry] of Object.entries(value)) {
+    if (DRIVER_ERROR_FIELDS.has(name)) continue
+    if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) {
+      const prototype = Object.getPrototypeOf(entry)
+      if (prototype !== Object.prototype && prototype !== null) continue
+    }
+    result[name] = withoutDriverObjects(entry, depth + 1)
+  }
+  return result
+}
+
 function errorSerializer(error: Error) {
   // The serialized error is not a plain object (its prototype carries pino's getters): copy it into one.
-  return redactStrings({ ...pino.stdSerializers.err(error) }, 0)
+  return redactStrings(withoutDriverObjects({ ...pino.stdSerializers.err(error) }, 0), 0)
 }
 
 export interface LoggerOptions {

@@ -53,11 +53,30 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
 /** What serve and worker read first, before they bind a port or open the database. */
 async function loggerAndCatalogue(settings: ProcessSettings) {
   const logger = await loggerFor(settings)
+  logFatalErrors(logger)
   const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
   return { logger, catalogue: loadCatalogue(settings.catalogueFile ?? undefined) }
 }
 
-/** Runs `stop` once on the first SIGTERM or SIGINT, then exits 0. */
+/**
+ * An error nothing caught ends the process as Node would (exit 1), but as one log line through the logger, whose
+ * error serializer keeps driver objects out: Node's own report printed a database error's connection (user,
+ * host, database) and its SQL.
+ */
+function logFatalErrors(logger: pino.Logger): void {
+  const fatal = (error: unknown) => {
+    logger.fatal({ err: error }, 'stopping: an unexpected error that nothing handled')
+    process.exit(1)
+  }
+  process.on('uncaughtException', fatal)
+  process.on('unhandledRejection', fatal)
+}
+
+/**
+ * Runs `stop` once on the first SIGTERM or SIGINT, then exits 0. The handlers stay for the signals that follow:
+ * Ctrl-C on `npm start` reaches printroute twice (from the terminal and forwarded by npm), and without a
+ * handler the second would end the process at once, in the middle of its graceful stop.
+ */
 function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
   let stopping = false
   const onSignal = async (signal: string) => {
@@ -68,8 +87,8 @@ function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
     logger.info('stopped')
     process.exit(0)
   }
-  process.once('SIGTERM', () => void onSignal('SIGTERM'))
-  process.once('SIGINT', () => void onSignal('SIGINT'))
+  process.on('SIGTERM', () => void onSignal('SIGTERM'))
+  process.on('SIGINT', () => void onSignal('SIGINT'))
 }
 
 /** Binds each port, or stops with one line naming the port and the flag that changes it. */
@@ -218,7 +237,14 @@ export function registerProcessCommands(program: Command): void {
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts(settings.host, metricsPort(settings))
     const opened = await openDatabase(settings)
-    const app = await buildApplication({ ...applicationOptions(settings), db: opened.db, catalogue, logger, servers })
+    const app = await buildApplication({
+      ...applicationOptions(settings),
+      db: opened.db,
+      catalogue,
+      logger,
+      servers,
+      answersRequests: false,
+    })
     openMetricsServer(servers.metrics, logger)
     logger.info('workers ready')
     stopOnSignals(logger, async () => {

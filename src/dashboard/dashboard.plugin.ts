@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import type { Environment } from '../domain/environment.ts'
 import {
   csrfTokenOf,
@@ -178,6 +179,17 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   }
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (error instanceof DatabaseUnavailableError) {
+      reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
+      return dashboard.sendPage(request, reply, {
+        title: 'Unavailable',
+        section: 'orders',
+        status: 503,
+        content: html`<h1>The database is unavailable</h1>
+          <p>printroute cannot reach its database just now. Try again in a few seconds.</p>
+          <p class="muted">Trace: <code>${request.traceParent}</code></p>`,
+      })
+    }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) request.log.error({ err: error }, 'dashboard page failed')
     return dashboard.sendPage(request, reply, {

@@ -6,6 +6,7 @@
 import { type IncomingMessage, maxHeaderSize, STATUS_CODES } from 'node:http'
 import { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { type ErrorOutcome, ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { newTraceparent, traceparentFor } from '../domain/traceparent.ts'
@@ -114,8 +115,22 @@ export class MalformedJsonError extends Error {
   }
 }
 
-function serviceErrorOf(error: FastifyError | Error, request: FastifyRequest): ServiceError {
+/**
+ * The answer while the database cannot be reached: 503 with Retry-After, not a 500. The process's outage log has
+ * said so once already (adapters/database-outage-log.ts); each request adds only its own request line.
+ */
+export function databaseUnavailableAnswer(reply: FastifyReply): ServiceError {
+  reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
+  return new ServiceError(
+    'ServiceUnavailable',
+    `The database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds`,
+    { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+  )
+}
+
+function serviceErrorOf(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): ServiceError {
   if (error instanceof ServiceError) return error
+  if (error instanceof DatabaseUnavailableError) return databaseUnavailableAnswer(reply)
   if (error instanceof RequestValidationError) return validationFailed(error.failures)
   if (error instanceof MalformedJsonError) {
     return validationFailed(
@@ -253,7 +268,7 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    sendError(request, reply, serviceErrorOf(error, request))
+    sendError(request, reply, serviceErrorOf(error, request, reply))
   })
 
   app.setNotFoundHandler((request, reply) => {

@@ -73,7 +73,20 @@ const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
     when: "The key's (or, without a valid key, the address's) rate limit is used up: retry after `Retry-After` seconds.",
   },
   500: { name: 'ServerError', when: 'Something failed on the server, or the request was not answered in time.' },
-  503: { name: 'ServiceUnavailable', when: 'The server is shutting down: retry.' },
+  503: {
+    name: 'ServiceUnavailable',
+    when:
+      'The server is shutting down, or its database is unavailable (then `Retry-After` says when to try again): ' +
+      'retry; an order is created again with the same idempotency key.',
+  },
+}
+
+/** What a 503 says besides its body when the database is unavailable (not when the server is shutting down). */
+const SERVICE_UNAVAILABLE_HEADERS = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying, when the database is unavailable.',
+    schema: { type: 'integer', minimum: 1 },
+  },
 }
 
 /** What a 429 says besides its body (the same RateLimit-* headers are on every limited answer). */
@@ -329,6 +342,7 @@ export function shapeDocument(document: Json, vendor: string): Json {
       {
         description: `${when} Outcome ${outcomesOfStatus(Number(status)).join(' or ')}.`,
         ...(status === '429' ? { headers: RATE_LIMIT_HEADERS } : {}),
+        ...(status === '503' ? { headers: SERVICE_UNAVAILABLE_HEADERS } : {}),
         content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}ErrorBody` } } },
       },
     ]),

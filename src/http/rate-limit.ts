@@ -8,6 +8,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimitCounters } from '../adapters/rate-limit-counters.ts'
 import { type DashboardPageView, dashboardPageViewOfThisCall } from '../dashboard/api-client.ts'
+import { databaseUnavailableReason } from '../domain/database-unavailable.ts'
 import { formatDurationSeconds } from '../domain/duration.ts'
 import type { Environment } from '../domain/environment.ts'
 import { ServiceError } from '../domain/outcomes.ts'
@@ -94,7 +95,10 @@ export async function installRateLimits(
       return answer.isAllowed ? undefined : answer
     } catch (error) {
       // The shared counters are unreachable (the database): the request goes on unlimited rather than failing.
-      request.log.warn({ err: error }, 'rate limit counters unavailable; request not limited')
+      // While the whole database is away the process's outage log has said so once; not again per request.
+      if (databaseUnavailableReason(error) === null) {
+        request.log.warn({ err: error }, 'rate limit counters unavailable; request not limited')
+      }
       return undefined
     }
   }

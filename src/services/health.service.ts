@@ -1,6 +1,7 @@
 // Readiness of this process for operators (GET /readyz, docs/operations.md): the database answers, the job
 // queue is reachable, the blob store takes a write. Each check is cheap and bounded by a timeout, so a stuck
 // dependency makes the answer "not ready" rather than a request that hangs.
+import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import type { ServiceLogger } from './observability.ts'
 
 /** How long one check may take before it counts as failed (a load balancer's probe usually waits 1 to 5 s). */
@@ -59,7 +60,13 @@ export function createHealthService(deps: HealthDeps) {
     } catch (error) {
       const timedOut = error instanceof CheckTimedOut
       const reason = timedOut ? `timed out after ${timeoutMs} ms` : 'failed'
-      deps.log.warn({ check: name, ...(timedOut ? {} : { err: error }) }, `readiness check ${name} ${reason}`)
+      // An unreachable database is one known condition, said in words; other failures keep their error.
+      const details = timedOut
+        ? {}
+        : error instanceof DatabaseUnavailableError
+          ? { reason: error.reason }
+          : { err: error }
+      deps.log.warn({ check: name, ...details }, `readiness check ${name} ${reason}`)
       return { ok: false, ms: ms(), error: reason }
     }
   }

@@ -211,10 +211,15 @@ describe('listen and orders watch, against a running printroute', () => {
     })
     const orderId = json(response).order.id
     const connection = { PRINTROUTE_API_KEY: t.account.sandboxKey, PRINTROUTE_BASE_URL: urls.sandbox }
-    await waitFor('the shipment with its lab', async () => {
-      const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
-      return facts.cannotAdvance === null ? true : undefined
-    })
+    // Download and allocation first: seconds alone, a minute or more on a machine loaded by a whole suite.
+    await waitFor(
+      'the shipment with its lab',
+      async () => {
+        const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
+        return facts.cannotAdvance === null ? true : undefined
+      },
+      120_000,
+    )
     const step = await cli.run(['orders', 'advance', orderId], connection)
     assert.equal(step.code, 0, step.stderr)
     assert.match(step.stdout, new RegExp(`^${orderId}  Updated  InProgress  .*inProduction InProgress`))

@@ -8,7 +8,14 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { adminSocketPath } from '../../src/adapters/admin-channel.ts'
-import { printroute, type RunningPrintroute, startCliSession, startPrintroute } from '../support/cli.ts'
+import {
+  killStartedPrintroutes,
+  printroute,
+  type RunningPrintroute,
+  startCliSession,
+  startPrintroute,
+  withOutputOnFailure,
+} from '../support/cli.ts'
 import { waitFor } from '../support/wait.ts'
 
 const exec = promisify(execFile)
@@ -45,7 +52,8 @@ describe('printroute serve', () => {
   })
 
   after(async () => {
-    if (server.child.exitCode === null) server.child.kill('SIGKILL')
+    // A server still running here belongs to a failed test: its output is printed before it is killed.
+    killStartedPrintroutes()
     rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -61,14 +69,18 @@ describe('printroute serve', () => {
     assert.match(pasted, /\}\{"outcome":"Ok","orders":\[/)
     const created = JSON.parse(await paste(create))
     assert.equal(created.outcome, 'AlreadyExists', 'the second paste finds the order the first one placed')
-    const complete = await waitFor(
-      'the first order to reach Complete',
-      async () => {
-        const listed = JSON.parse(await paste(watch))
-        const order = listed.orders[0]
-        return order?.status.stage === 'Complete' ? order : undefined
-      },
-      60_000,
+    const complete = await withOutputOnFailure(
+      () => ({ serve: server }),
+      () =>
+        waitFor(
+          'the first order to reach Complete',
+          async () => {
+            const listed = JSON.parse(await paste(watch))
+            const order = listed.orders[0]
+            return order?.status.stage === 'Complete' ? order : undefined
+          },
+          60_000,
+        ),
     )
     assert.equal(complete.id, created.order.id)
     assert.equal(complete.status.details.downloadAssets, 'Complete')

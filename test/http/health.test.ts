@@ -84,12 +84,20 @@ for (const kind of testDatabaseKinds()) {
       // single connection anyway.
       const t = await startTestApp({ kind, maxConnections: 1, readinessTimeoutMs: 300 })
       let release = () => {}
+      let holding = () => {}
+      const holds = new Promise<void>((resolve) => {
+        holding = resolve
+      })
       const held = t.database.db.transaction(
         () =>
           new Promise<void>((resolve) => {
             release = resolve
+            holding()
           }),
       )
+      // The check must meet the connection taken: on a busy machine taking it can outlast the check's 300 ms,
+      // and `release` called before the transaction began would leave it open for ever.
+      await holds
       try {
         const body = assertNotReady(await get(t, 'live', '/readyz'), ['database'])
         assert.equal(body.data.checks.database.error, 'timed out after 300 ms')

@@ -84,46 +84,144 @@ export interface RunningPrintroute {
   child: ChildProcess
   /** Everything the process has written to stdout and stderr so far. */
   output(): string
-  /** Resolves with the first match of `pattern` in the output; fails after `timeoutMs` with the output. */
+  /**
+   * Resolves with the first match of `pattern` in the output. Fails, with the output, as soon as the process
+   * has ended without writing it, or after `timeoutMs` when one is given (for a line that should follow one
+   * already seen). Without one the wait lasts as long as the test may: a start on a loaded machine can take
+   * minutes, and a start that fails ends the process, which ends the wait at once.
+   */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
   /** The exit code (null when a signal ended it). */
   exited: Promise<number | null>
+  /**
+   * Resolves once every process holding the output pipes has ended: the child and anything it started that
+   * writes to the same output (npm's or a shell's children).
+   */
+  closed: Promise<void>
 }
 
-/** Starts `printroute <args>` and collects its output. */
-// Every process started here, so a failed test cannot leave one running (which would keep its file alive).
-const started = new Set<ChildProcess>()
+interface Started {
+  child: ChildProcess
+  label: string
+  output(): string
+  /** The patterns a test is still waiting for. */
+  awaited: Set<RegExp>
+}
 
-/** Kills (SIGKILL) every process startPrintroute started that is still running; for `after` hooks. */
+// Every process started here, so a failed test cannot leave one running (which would keep its file alive).
+const started = new Set<Started>()
+
+/**
+ * Kills (SIGKILL) every process startProcess started that is still running; for `after` hooks. A process
+ * still running here belongs to a test that failed or timed out: its output is printed first, with what the
+ * test was waiting for, since a test cut off by its timeout never reaches its own messages.
+ */
 export function killStartedPrintroutes(): void {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  for (const { child, label, output, awaited } of started) {
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    const waits = awaited.size > 0 ? ` (waited for ${[...awaited].join(', ')})` : ''
+    process.stderr.write(`\n----- ${label} was still running${waits}; its output: -----\n${output()}\n-----\n`)
+    child.kill('SIGKILL')
+  }
   started.clear()
 }
 
+/** Starts `printroute <args>` on the project's Node and collects its output. */
 export function startPrintroute(args: string[], env: Record<string, string | undefined> = {}): RunningPrintroute {
-  const child = spawn(process.execPath, [BIN, ...args], { env: commandEnv(env) })
-  started.add(child)
+  return startProcess(process.execPath, [BIN, ...args], env, `printroute ${args.join(' ')}`)
+}
+
+/**
+ * Starts any command (npm, npx, node) with the environment `printroute` gives a command, and collects its
+ * output; `label` names it in failures.
+ */
+export function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  label = `${command} ${args.join(' ')}`,
+  options: { cwd?: string; detached?: boolean } = {},
+): RunningPrintroute {
+  const child = spawn(command, args, { env: commandEnv(env), ...options })
   let output = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
+  let hasClosed = false
+  const onOutput = new Set<() => void>()
+  const awaited = new Set<RegExp>()
+  started.add({ child, label, output: () => output, awaited })
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      for (const listener of onOutput) listener()
+    })
+  }
+  const closed = new Promise<void>((resolve) =>
+    child.once('close', () => {
+      hasClosed = true
+      for (const listener of onOutput) listener()
+      resolve()
+    }),
+  )
   return {
     child,
     output: () => output,
     exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
-    // Generous: a first start makes its database, while the suite runs other processes at the same time; the
-    // wait only runs long when the start is broken.
-    async waitFor(pattern, timeoutMs = 90_000) {
-      const deadline = Date.now() + timeoutMs
-      while (Date.now() < deadline) {
-        const match = output.match(pattern)
-        if (match) return match
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      throw new Error(`timed out waiting for ${pattern}:\n${output}`)
+    closed,
+    waitFor(pattern, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        let timer: NodeJS.Timeout | undefined
+        const finish = () => {
+          onOutput.delete(check)
+          awaited.delete(pattern)
+          clearTimeout(timer)
+        }
+        function check() {
+          const match = output.match(pattern)
+          if (match) {
+            finish()
+            resolve(match)
+          } else if (hasClosed) {
+            finish()
+            const ending = child.signalCode ? `signal ${child.signalCode}` : `exit code ${child.exitCode}`
+            reject(new Error(`${label} ended (${ending}) without writing ${pattern}; its output:\n${output}`))
+          }
+        }
+        if (timeoutMs !== undefined) {
+          timer = setTimeout(() => {
+            finish()
+            reject(new Error(`${label} wrote no ${pattern} within ${timeoutMs} ms; its output:\n${output}`))
+          }, timeoutMs)
+        }
+        onOutput.add(check)
+        awaited.add(pattern)
+        check()
+      })
     },
+  }
+}
+
+/** The end of a long output, where a failure shows; what came before is counted, not printed. */
+function tail(output: string, characters = 30_000): string {
+  if (output.length <= characters) return output
+  return `(${output.length - characters} characters before)\n${output.slice(-characters)}`
+}
+
+/**
+ * Runs `body`; when it fails, the error also carries the output of each process `processes` names (asked
+ * then, so processes started inside `body` count), so a failure that is not about one line of output (a probe
+ * that timed out, a wrong answer) still shows what the processes said.
+ */
+export async function withOutputOnFailure<T>(
+  processes: () => Record<string, RunningPrintroute | undefined>,
+  body: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await body()
+  } catch (error) {
+    const outputs = Object.entries(processes())
+      .filter((entry): entry is [string, RunningPrintroute] => entry[1] !== undefined)
+      .map(([name, running]) => `\n----- output of ${name} -----\n${tail(running.output())}`)
+      .join('')
+    if (error instanceof Error) error.message += outputs
+    throw error
   }
 }
