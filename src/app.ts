@@ -17,7 +17,6 @@ import { renderMockup } from './adapters/mockup-renderer.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
 import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.ts'
-import { createS3BlobStore, parseS3Url } from './adapters/s3-blob-store.ts'
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages } from './adapters/sample-images.ts'
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
@@ -100,6 +99,13 @@ export async function openDatabase(
   }
 }
 
+/**
+ * How often the due-job check runs (see ApplicationOptions.jobPollingSeconds): on PostgreSQL it finds the jobs
+ * other processes enqueued to be due later; on PGlite it is a backstop.
+ */
+const POSTGRES_JOB_CHECK_SECONDS = 2
+const PGLITE_JOB_CHECK_SECONDS = 30
+
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   downloadRetryBaseSeconds: 30,
   simulatedLabStepSeconds: 2,
@@ -127,6 +133,11 @@ export interface ApplicationOptions {
   workers: boolean
   /** Whether this process answers API requests (false for `printroute worker`); true by default. */
   answersRequests?: boolean
+  /**
+   * How often the job queue looks for due jobs that no wake-up announced (JobQueue.work): by default every
+   * 2 s on PostgreSQL (other processes enqueue too) and every 30 s on PGlite (one process: its own enqueues
+   * wake the workers; the check is a backstop).
+   */
   jobPollingSeconds?: number
   pipeline?: Partial<PipelineSettings>
   allowPrivateUrls?: boolean
@@ -359,7 +370,12 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     sandbox: options.publicUrls?.sandbox ?? 'http://127.0.0.1:8081',
   }
   // Stored files: the data directory, or an S3-compatible bucket checked now rather than at the first upload.
-  const s3 = options.blobStoreUrl ? createS3BlobStore(parseS3Url(options.blobStoreUrl)) : null
+  // The S3 client (the AWS SDK) is loaded only when a bucket is configured.
+  const s3 = options.blobStoreUrl
+    ? await import('./adapters/s3-blob-store.ts').then(({ createS3BlobStore, parseS3Url }) =>
+        createS3BlobStore(parseS3Url(options.blobStoreUrl as string)),
+      )
+    : null
   if (s3) await s3.checkAccess()
   const files: BlobStore = s3 ?? createFileSystemBlobStore(options.filesDir)
   const fileLinks = createFileLinks({
@@ -472,7 +488,9 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   if (options.workers) {
     await startJobWorkers(jobs, services, {
       renderConcurrency: services.renderConcurrency,
-      pollingIntervalSeconds: options.jobPollingSeconds ?? 1,
+      checkIntervalSeconds:
+        options.jobPollingSeconds ??
+        (options.db.kind === 'postgres' ? POSTGRES_JOB_CHECK_SECONDS : PGLITE_JOB_CHECK_SECONDS),
       report: (fields, message) => {
         if (typeof options.logger === 'object') options.logger.info(fields, message)
       },

@@ -4,7 +4,7 @@
 // pixel limit are refused before decoding, and at most `concurrency` images are decoded at once.
 // docs/print-files.md explains every rule and the measured memory use.
 
-import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp'
+import type { Metadata, OutputInfo, Sharp, default as SharpConstructor, SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
 import { type PrintFilePlan, planPrintFile, previewSize } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
@@ -148,9 +148,20 @@ export class UnreadableImageError extends Error {
  *   comes from rendering `concurrency` images at once instead: two renders with one thread each measured
  *   1.14 images/s, with two threads each 1.21 for 46 MiB more (docs/print-files.md, "Limits and errors").
  */
-function configureSharp(): void {
+function configureSharp(sharp: typeof SharpConstructor): typeof SharpConstructor {
   sharp.cache(false)
   sharp.concurrency(1)
+  return sharp
+}
+
+/**
+ * sharp (libvips), loaded and configured at the first image: a process that renders nothing (an API process
+ * beside workers, an idle one) does not hold libvips and its modules in memory.
+ */
+let loadingSharp: Promise<typeof SharpConstructor> | null = null
+export function loadSharp(): Promise<typeof SharpConstructor> {
+  loadingSharp ??= import('sharp').then((module) => configureSharp(module.default))
+  return loadingSharp
 }
 
 export function createImageRenderer(options: ImageRendererOptions = {}): ImageRenderer {
@@ -158,7 +169,6 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
   const concurrency = options.concurrency ?? DEFAULT_RENDER_CONCURRENCY
   if (!Number.isInteger(maxInputPixels) || maxInputPixels < 1) throw new RangeError('maxInputPixels must be >= 1')
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be >= 1')
-  configureSharp()
   const limiter = createLimiter(concurrency)
 
   // 'truncated' refuses cut-off and corrupt files (they would print with a grey band) but accepts files with
@@ -169,6 +179,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
   /** Header only; refuses non-images, unaccepted formats and, when `enforceLimit`, oversized images. */
   async function readHeader(input: string | Buffer, enforceLimit: boolean): Promise<ImageProbe> {
     let metadata: Metadata
+    const sharp = await loadSharp()
     try {
       metadata = await sharp(input, { limitInputPixels: false }).metadata()
     } catch (error) {
@@ -198,6 +209,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
 
     renderPrintFile: (input, { width, height, sizing, format }) =>
       limiter.run(async () => {
+        const sharp = await loadSharp()
         if (!isRasterFormat(format)) {
           throw new RangeError(`print file format ${String(format)} is not rendered (PDFs are checked, not rendered)`)
         }
@@ -235,6 +247,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
 
     renderPreview: (input, { width, height, sizing, maxEdge = DEFAULT_PREVIEW_EDGE }) =>
       limiter.run(async () => {
+        const sharp = await loadSharp()
         if (!Number.isInteger(maxEdge) || maxEdge < 1) throw new RangeError('maxEdge must be a positive integer')
         const source = await readHeader(input, true)
         const printFile = { sourceWidth: source.width, sourceHeight: source.height, sizing }
@@ -256,6 +269,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
 
     renderThumbnail: (input, maxEdge = DEFAULT_THUMBNAIL_EDGE) =>
       limiter.run(async () => {
+        const sharp = await loadSharp()
         if (!Number.isInteger(maxEdge) || maxEdge < 1) throw new RangeError('maxEdge must be a positive integer')
         await readHeader(input, true)
         return (await encode(reducedJpeg(sharp(input, decodeOptions).autoOrient(), maxEdge))).data

@@ -22,7 +22,22 @@ export type JobEnqueuer = Pick<JobQueue, 'enqueue' | 'insertStatement'>
 
 /** Workers prove they are alive this often (pg-boss's minimum is 10 s). */
 const HEARTBEAT_SECONDS = 10
+/** pg-boss's supervision (heartbeat takeover, expiry) runs this often while a job is running anywhere. */
 const SUPERVISE_SECONDS = 5
+/**
+ * ... and this often while none is: what is left to do then (queue statistics, deleting old jobs) can wait, and
+ * on PGlite a supervision pass costs about 0.1 s of CPU.
+ */
+const IDLE_SUPERVISE_SECONDS = 300
+/**
+ * pg-boss's own polling of each worker: a backstop only. The due-job check (see openJobQueue) wakes the workers
+ * of a queue when it has work; 29 workers polling every second were most of the idle cost.
+ */
+const WORKER_BACKSTOP_SECONDS = 300
+/** pg-boss's cron: how often schedules are checked and a due one turned into its job (its maximum; ours are minutes apart). */
+const CRON_WORKER_SECONDS = 45
+/** A failed job's retry is due after its backoff; the check that arms its wake-up runs this long after the failure. */
+const CHECK_AFTER_FAILURE_MS = 1000
 
 /** While the database is unreachable, a job that failed for it asks again this often whether it is back. */
 const DATABASE_PROBE_INTERVAL_MS = 1_000
@@ -48,8 +63,11 @@ export interface JobQueue {
    * tables stay pg-boss's business.
    */
   insertStatement(jobs: readonly JobRequest[]): Promise<{ text: string; parameter: string }>
-  /** Starts working every job of the registry in this process. */
-  work(registry: JobDefinitions, options: { pollingIntervalSeconds: number }): Promise<void>
+  /**
+   * Starts working every job of the registry in this process. `checkIntervalSeconds`: how often the queue looks
+   * for jobs that are due (or come due) without a wake-up of their own (see openJobQueue).
+   */
+  work(registry: JobDefinitions, options: { checkIntervalSeconds: number }): Promise<void>
   /** Registers a job that runs on a cron schedule (once across all processes). */
   schedule(name: string, cron: string, definition: JobDefinition<Record<string, never>>): Promise<void>
   /**
@@ -200,23 +218,165 @@ function createInsertFunctions(db: Database, schema: string) {
   }
 }
 
+/** pg-boss's polling of every worker: the backstop only (workers are woken; see openJobQueue). */
+const backstopPolling = {
+  batchSize: 1,
+  pollingIntervalSeconds: WORKER_BACKSTOP_SECONDS,
+  notifyPollingIntervalSeconds: WORKER_BACKSTOP_SECONDS,
+}
+
+/**
+ * The due-job check of one process (see openJobQueue): wakes the workers of queues with due jobs, arms a timer
+ * for the next job coming due, and paces pg-boss's supervision by whether any job is running.
+ */
+function createDueJobWatcher(boss: PgBoss, options: Pick<JobQueueOptions, 'db' | 'schema' | 'onError'>) {
+  const workerIds = new Map<string, string[]>()
+  let intervalMs = 0
+  let started = false
+  let stopped = false
+  /** Jobs this process is running now, and whether the last check saw any running anywhere. */
+  let runningHere = 0
+  let runningAnywhere = false
+  let lastSupervised = 0
+  let supervising: Promise<void> | null = null
+  let checking: Promise<void> | null = null
+  /** The next check: when, and its timer. */
+  let next: { at: number; timer: NodeJS.Timeout } | null = null
+  const table = `${quoteIdentifier(options.schema)}.job`
+
+  const wake = (name: string) => {
+    for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id)
+  }
+  /** Runs a check in `ms` unless one is armed sooner. */
+  const checkIn = (ms: number) => {
+    if (!started || stopped) return
+    const at = Date.now() + Math.max(ms, 0)
+    if (next && next.at <= at) return
+    if (next) clearTimeout(next.timer)
+    const timer = setTimeout(() => {
+      next = null
+      void check()
+    }, at - Date.now())
+    // Timers never keep a stopping process alive.
+    timer.unref()
+    next = { at, timer }
+  }
+  const supervisePace = () => (runningHere > 0 || runningAnywhere ? SUPERVISE_SECONDS : IDLE_SUPERVISE_SECONDS) * 1000
+  const superviseIfDue = () => {
+    if (supervising || stopped || Date.now() - lastSupervised < supervisePace()) return
+    lastSupervised = Date.now()
+    supervising = boss
+      .supervise()
+      .catch((error: Error) => options.onError(error))
+      .finally(() => {
+        supervising = null
+        // A job supervision failed (expired, or its worker's heartbeat stopped) is retried after a backoff.
+        checkIn(CHECK_AFTER_FAILURE_MS)
+      })
+  }
+  const check = (): Promise<void> => {
+    if (checking) return checking
+    checking = (async () => {
+      try {
+        // Unfinished jobs only: the rows pg-boss's own fetch indexes cover. Seconds to the next due job are
+        // measured by the database's clock, which decides when pg-boss hands it out.
+        const rows = await options.db.query<{ name: string; due: boolean; running: boolean; seconds: number | null }>(
+          `SELECT name,
+                  bool_or(state < 'active' AND start_after <= now()) AS due,
+                  bool_or(state = 'active') AS running,
+                  extract(epoch FROM min(start_after) FILTER (WHERE state < 'active' AND start_after > now()) - now())::float8
+                    AS seconds
+             FROM ${table}
+            WHERE state < 'completed'
+            GROUP BY name`,
+        )
+        runningAnywhere = rows.some((row) => row.running)
+        for (const row of rows) {
+          if (row.due) wake(row.name)
+          // A few milliseconds late, so the job is due by the database's clock when the workers fetch.
+          if (row.seconds !== null) checkIn(Math.ceil(Number(row.seconds) * 1000) + 10)
+        }
+      } catch (error) {
+        options.onError(error as Error)
+      } finally {
+        checking = null
+      }
+      superviseIfDue()
+      checkIn(runningHere > 0 || runningAnywhere ? Math.min(intervalMs, SUPERVISE_SECONDS * 1000) : intervalMs)
+    })()
+    return checking
+  }
+
+  return {
+    wake,
+    addWorker(name: string, id: string) {
+      workerIds.set(name, [...(workerIds.get(name) ?? []), id])
+    },
+    /** Checks now, then every `intervalSeconds`. */
+    start(intervalSeconds: number) {
+      intervalMs = intervalSeconds * 1000
+      started = true
+      void check()
+    },
+    /** Jobs about to be enqueued here: a check when the first of those due later comes due. */
+    expect(jobs: readonly JobRequest[]) {
+      for (const job of jobs) if (isLater(job.startAfter)) checkIn(job.startAfter.getTime() - Date.now() + 10)
+    },
+    /** Runs one job's handler, counted as running; a failure's retry gets a check. */
+    async running(handler: () => Promise<void>) {
+      runningHere++
+      // Supervision keeps its running pace from the job's start.
+      checkIn(SUPERVISE_SECONDS * 1000)
+      try {
+        await handler()
+      } catch (error) {
+        checkIn(CHECK_AFTER_FAILURE_MS)
+        throw error
+      } finally {
+        runningHere--
+      }
+    },
+    async stop() {
+      stopped = true
+      if (next) clearTimeout(next.timer)
+      next = null
+      await checking
+      await supervising
+    },
+  }
+}
+
 export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
-  // A job whose worker died (kill -9, power loss) stops sending heartbeats; the supervisor, every
-  // SUPERVISE_SECONDS, hands it to another worker once HEARTBEAT_SECONDS have passed without one. pg-boss
-  // checks each queue's heartbeats in its monitor pass, which runs at most every monitorIntervalSeconds
-  // (60 s by default: a takeover then took over a minute), so the monitor keeps the supervisor's pace.
+  // A job whose worker died (kill -9, power loss) stops sending heartbeats; supervision, every
+  // SUPERVISE_SECONDS while jobs run, hands it to another worker once HEARTBEAT_SECONDS have passed without one.
+  // pg-boss checks each queue's heartbeats in its monitor pass, which runs at most every monitorIntervalSeconds,
+  // so the monitor keeps supervision's pace. Supervision is driven from here (`supervise: false` only disarms
+  // pg-boss's own timer, and its flow poller, unused here): at that pace while a job is running anywhere, every
+  // IDLE_SUPERVISE_SECONDS otherwise.
   //
-  // Workers are woken when work arrives instead of waiting out their polling interval: each queue opts in to
-  // pg-boss's LISTEN/NOTIFY, whose insert sends a pg_notify in the inserting transaction, so the notification
-  // reaches listeners only once the job is committed and visible (PostgreSQL and PGlite alike). A notification
-  // is only a hint: the worker then runs its usual locking fetch, and polling stays as the backstop (for jobs
-  // due later: retries, simulated lab steps, pause windows), so crash safety is what it was.
-  // Only a process that runs workers listens (`runsWorkers`); every process's inserts notify.
+  // Workers are woken when work arrives instead of polling for it:
+  //  - each queue opts in to pg-boss's LISTEN/NOTIFY, whose insert sends a pg_notify in the inserting
+  //    transaction, so the notification reaches listeners only once the job is committed and visible (PostgreSQL
+  //    and PGlite alike). A notification is only a hint: the worker then runs its usual locking fetch;
+  //  - jobs due later (a retry's backoff, a simulated lab step, a pause window) send none: one due-job check per
+  //    process, one statement over the unfinished jobs of every queue, wakes the workers of each queue with due
+  //    jobs and arms a timer for the next job coming due. It runs every `checkIntervalSeconds` (2 s on PostgreSQL,
+  //    where other processes enqueue too; on PGlite, one process, every enqueue and failure here arms the timer
+  //    itself and the periodic check is a backstop), and when a job enqueued here, or a failed one's retry, comes
+  //    due.
+  // pg-boss's own polling stays as a last backstop (WORKER_BACKSTOP_SECONDS), so crash safety is what it was.
+  // Only a process that runs workers listens, checks and supervises (`runsWorkers`); every process's inserts
+  // notify.
   const common = {
     schema: options.schema,
+    supervise: false,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     useListenNotify: options.runsWorkers,
+    // The cron (scheduled jobs) runs in processes that work jobs; it is claimed once across them.
+    schedule: options.runsWorkers,
+    cronWorkerIntervalSeconds: CRON_WORKER_SECONDS,
+    cronMonitorIntervalSeconds: CRON_WORKER_SECONDS,
   }
   const boss =
     options.db instanceof PgliteDatabase
@@ -250,6 +410,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     await boss.insert(name, [])
   }
 
+  const watcher = createDueJobWatcher(boss, options)
   const insertFunctions = createInsertFunctions(options.db, options.schema)
   const waitForDatabase = createDatabaseWaiter(options.db)
   /**
@@ -278,6 +439,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
 
   return {
     async enqueue(tx, jobs) {
+      watcher.expect(jobs)
       const byName = new Map<string, JobRequest[]>()
       for (const job of jobs) byName.set(job.name, [...(byName.get(job.name) ?? []), job])
       for (const [name, list] of byName) {
@@ -289,6 +451,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     async insertStatement(jobs) {
       const name = jobs[0]?.name
       if (!name || jobs.some((job) => job.name !== name)) throw new Error('insertStatement takes jobs of one name')
+      watcher.expect(jobs)
       const parameter = JSON.stringify(toBossJobs(jobs))
       const known = insertCalls.get(name)
       if (known) return { text: await known, parameter }
@@ -319,35 +482,30 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
         // One pg-boss worker per unit of concurrency, each fetching again at once after a job: pg-boss's worker
         // otherwise waits out its polling interval after every job unless a wake-up came meanwhile, and wake-ups
         // coalesce, so a backlog (50 orders created at once) drained at one job per worker per poll. An empty
-        // fetch ends the run; polling resumes.
+        // fetch ends the run; the worker then waits for a wake-up.
         for (let index = 0; index < definition.concurrency; index++) {
           let workerId: string | undefined
-          workerId = await boss.work(
-            name,
-            {
-              batchSize: 1,
-              pollingIntervalSeconds: workOptions.pollingIntervalSeconds,
-              // pg-boss relaxes polling to 30 s while notifications work; jobs due later (a retry's backoff, a
-              // simulated lab step, a pause window) send no wake-up, so polling keeps its own pace.
-              notifyPollingIntervalSeconds: workOptions.pollingIntervalSeconds,
-            },
-            async (jobs) => {
-              for (const job of jobs) {
-                await outlastingOutages(() => definition.handler(job.data), definition.expireInSeconds)
-              }
-              if (workerId) boss.notifyWorker(workerId)
-            },
-          )
+          workerId = await boss.work(name, backstopPolling, async (jobs) => {
+            for (const job of jobs) {
+              await watcher.running(() =>
+                outlastingOutages(() => definition.handler(job.data), definition.expireInSeconds),
+              )
+            }
+            if (workerId) boss.notifyWorker(workerId)
+          })
+          watcher.addWorker(name, workerId)
         }
       }
+      watcher.start(workOptions.checkIntervalSeconds)
     },
 
     async schedule(name, cron, definition) {
       await boss.updateQueue(name, { retryLimit: definition.retryLimit, expireInSeconds: definition.expireInSeconds })
       await boss.schedule(name, cron, {})
-      await boss.work(name, { batchSize: 1 }, async () => {
-        await definition.handler({})
+      const workerId = await boss.work(name, backstopPolling, async () => {
+        await watcher.running(() => definition.handler({}))
       })
+      watcher.addWorker(name, workerId)
     },
 
     requeueAbandoned: (job) =>
@@ -357,6 +515,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
         if (!found) {
           // ON CONFLICT DO NOTHING: a job another process has just put back stays as it is.
           await boss.insert(job.name, [{ id, data: job.data }])
+          watcher.wake(job.name)
           return true
         }
         // retry() gives a failed job one more try (its retry limit + 1); resume() makes a cancelled one wait
@@ -364,6 +523,8 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
         if (found.state === 'failed') await boss.retry(job.name, id)
         else if (found.state === 'cancelled') await boss.resume(job.name, id)
         else return false
+        // Put back without a notification: this process's workers are woken here, other processes' by their check.
+        watcher.wake(job.name)
         return true
       }),
 
@@ -388,6 +549,7 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     },
 
     async stop() {
+      await watcher.stop()
       await boss.stop({ graceful: true, timeout: 10_000 })
     },
   }

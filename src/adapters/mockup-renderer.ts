@@ -2,10 +2,10 @@
 // (domain/mockups.ts): a framed print in its frame colour (with its mount), a canvas with its wrapped edges, a
 // photo print with a white border and a shadow, a book's cover beside its spine. JPEG, at most MAX_MOCKUP_EDGE
 // on the longer side. docs/api.md#mockups describes what each looks like.
-import sharp, { type Sharp } from 'sharp'
+import type { Sharp, default as SharpConstructor } from 'sharp'
 import { BACKGROUND_COLOUR, MAT_COLOUR, MAX_MOCKUP_EDGE, type MockupPlan, type Rgb } from '../domain/mockups.ts'
 import type { PixelBox } from '../domain/print-geometry.ts'
-import { THUMBNAIL_JPEG_QUALITY } from './image-renderer.ts'
+import { loadSharp, THUMBNAIL_JPEG_QUALITY } from './image-renderer.ts'
 
 export interface MockupImages {
   /** The preview of the print area the mockup is for (a JPEG from ImageRenderer.renderPreview). */
@@ -19,6 +19,9 @@ export interface RenderedMockup {
   width: number
   height: number
 }
+
+/** sharp, loaded by the first mockup (see loadSharp). */
+let sharp: typeof SharpConstructor
 
 const WHITE: Rgb = { r: 255, g: 255, b: 255 }
 /** How much darker a canvas's side and bottom edges are drawn than they print, so they read as sides. */
@@ -113,6 +116,7 @@ async function finish(image: Buffer): Promise<RenderedMockup> {
 }
 
 export async function renderMockup(plan: MockupPlan, images: MockupImages): Promise<RenderedMockup> {
+  sharp = await loadSharp()
   const meta = await sharp(images.preview).metadata()
   const size = { width: meta.width ?? 1, height: meta.height ?? 1 }
 

@@ -3,7 +3,6 @@
 // (the price depends on it), and then passes the bytes on unchanged. docs/print-files.md, "PDF checks".
 
 import { readFile } from 'node:fs/promises'
-import { PDFDocument } from 'pdf-lib'
 
 export type InvalidPdfReason = 'unreadable' | 'encrypted' | 'noPages' | 'pageCountMismatch'
 
@@ -51,6 +50,8 @@ export async function checkPdf(
     // throwOnInvalidObject: a damaged object may be a page, so refuse the file rather than skip the object
     // (pdf-lib would skip it with a console warning). updateMetadata: false leaves pdf-lib's in-memory copy as
     // it is; the bytes passed on are the customer's either way.
+    // pdf-lib is loaded by the first PDF: most processes never check one.
+    const { PDFDocument } = await import('pdf-lib')
     const document = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: true })
     pageCount = document.getPageCount()
   } catch (error) {

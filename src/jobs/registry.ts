@@ -162,9 +162,9 @@ export function buildScheduledJobRegistry(
 export async function startJobWorkers(
   queue: JobQueue,
   services: JobServices,
-  options: { renderConcurrency: number; pollingIntervalSeconds: number; report: ScheduledJobReport },
+  options: { renderConcurrency: number; checkIntervalSeconds: number; report: ScheduledJobReport },
 ): Promise<void> {
-  await queue.work(buildJobRegistry(services, options), { pollingIntervalSeconds: options.pollingIntervalSeconds })
+  await queue.work(buildJobRegistry(services, options), { checkIntervalSeconds: options.checkIntervalSeconds })
   const scheduled = buildScheduledJobRegistry(services, options.report)
   for (const name of Object.keys(SCHEDULED_JOBS) as ScheduledJobName[]) {
     await queue.schedule(name, SCHEDULED_JOBS[name], scheduled[name])
