@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
+import { formatEventSequence } from '../../src/domain/order-events.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { killStartedPrintroutes, printroute, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
@@ -360,7 +361,7 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
     for (const event of events) {
       for (const copy of received.get(`evt_${event.id}`) ?? []) {
         assert.equal(copy.type, event.type)
-        assert.equal(copy.sequence, event.sequence)
+        assert.equal(copy.sequence, formatEventSequence(Number(event.sequence)))
         assert.equal(copy.subject, `ord_${event.order_id}`)
       }
     }
