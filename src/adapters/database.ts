@@ -73,7 +73,7 @@ const INITDB_SCRIPT = join(import.meta.dirname, 'pglite-initdb.ts')
 
 /**
  * On the first start (no data directory yet), runs initdb in a child process that exits when it is done, so
- * the serving process never holds initdb's memory (docs/operations.md, "Memory"). The child builds the
+ * the serving process never holds initdb's memory (docs/operations.md, "At rest"). The child builds the
  * directory under a temporary name beside it and this process renames it into place, so a start killed
  * during initdb leaves no half-made data directory; the caller holds the data directory's lock, so no other
  * process is making one at the same time. A directory that exists but holds no database is left to PGlite,
