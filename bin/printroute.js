@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --liftoff-only
 // The printroute command line. Run through npm scripts or npx, `node` is the project's pinned Node 24,
 // which runs the TypeScript sources directly.
 import module from 'node:module'

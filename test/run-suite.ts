@@ -47,6 +47,7 @@ const UNKNOWN_FILE_SECONDS = 10
 const OWN_PROCESS: RegExp[] = [
   /^test\/cli\//, // spawned processes
   /^src\/adapters\/s3-blob-store\.test\.ts$/, // sets the AWS_* environment variables
+  /^src\/adapters\/pglite-first-start\.test\.ts$/, // spawns the initdb child process
   /^test\/sdk\/sdk\.package\.test\.ts$/, // packs and installs the SDK
 ]
 

@@ -2,9 +2,14 @@
 // process) and an external PostgreSQL server (DATABASE_URL, several processes). Repositories see only
 // `Queryable`; services see `Database.transaction`. Both speak the same SQL, so the same migrations and
 // repositories serve both.
+import { execFile } from 'node:child_process'
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { promisify } from 'node:util'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { DatabaseUnavailableError, databaseUnavailableReason } from '../domain/database-unavailable.ts'
+import { PRINTROUTE_NODE_FLAGS } from './node-flags.ts'
 
 export interface Queryable {
   /** Runs one parameterised statement and returns its rows. */
@@ -30,6 +35,7 @@ export class PgliteDatabase implements Database {
 
   /** An embedded database in `directory`, or in memory when `directory` is undefined (tests). */
   static async open(directory?: string): Promise<PgliteDatabase> {
+    if (directory !== undefined) await createPgliteDataDirectory(directory)
     const client = directory === undefined ? new PGlite() : new PGlite(directory)
     await client.waitReady
     return new PgliteDatabase(client)
@@ -61,6 +67,38 @@ export class PgliteDatabase implements Database {
   async close(): Promise<void> {
     if (!this.client.closed) await this.client.close()
   }
+}
+
+const INITDB_SCRIPT = join(import.meta.dirname, 'pglite-initdb.ts')
+
+/**
+ * On the first start (no data directory yet), runs initdb in a child process that exits when it is done, so
+ * the serving process never holds initdb's memory (docs/operations.md, "At rest"). The child builds the
+ * directory under a temporary name beside it and this process renames it into place, so a start killed
+ * during initdb leaves no half-made data directory; the caller holds the data directory's lock, so no other
+ * process is making one at the same time. A directory that exists but holds no database is left to PGlite,
+ * as before.
+ */
+async function createPgliteDataDirectory(directory: string): Promise<void> {
+  if (existsSync(join(directory, 'PG_VERSION'))) return
+  if (existsSync(directory) && readdirSync(directory).length > 0) return
+  const parent = dirname(directory)
+  const prefix = `${basename(directory)}.initdb-`
+  for (const entry of existsSync(parent) ? readdirSync(parent) : []) {
+    if (entry.startsWith(prefix)) rmSync(join(parent, entry), { recursive: true, force: true })
+  }
+  const building = join(parent, `${prefix}${process.pid}`)
+  try {
+    await promisify(execFile)(process.execPath, [...PRINTROUTE_NODE_FLAGS, INITDB_SCRIPT, building], {
+      maxBuffer: 16 * 1024 * 1024,
+    })
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true })
+    const failed = error as { stderr?: string; message: string }
+    throw new Error(`creating the embedded database in ${directory} failed: ${failed.stderr || failed.message}`)
+  }
+  rmSync(directory, { recursive: true, force: true })
+  renameSync(building, directory)
 }
 
 /**

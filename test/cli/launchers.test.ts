@@ -9,6 +9,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
+import { PRINTROUTE_NODE_FLAGS } from '../../src/adapters/node-flags.ts'
 import { BIN, killStartedPrintroutes, type RunningPrintroute, startProcess } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
 
@@ -38,7 +39,7 @@ const LAUNCHERS = {
   },
   node: {
     name: 'node bin/printroute.js',
-    commandLine: (command, args) => [PROJECT_NODE, [BIN, command, ...args]],
+    commandLine: (command, args) => [PROJECT_NODE, [...PRINTROUTE_NODE_FLAGS, BIN, command, ...args]],
   },
 } satisfies Record<string, Launcher>
 
@@ -119,6 +120,9 @@ describe('stopping printroute by signalling its launcher', () => {
     else assert.notEqual(serverPid, launcherPid, `${launcher.name} runs printroute in a process of its own`)
     // Whatever started it, printroute runs on the project's Node 24 (the same file as node_modules/.bin/node).
     assert.equal(statSync(`/proc/${serverPid}/exe`).ino, statSync(PROJECT_NODE).ino, 'the project Node runs it')
+    // ... with printroute's V8 flags on node's command line (the shebang's for npx, the script's for npm start).
+    const nodeArguments = readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0')
+    for (const flag of PRINTROUTE_NODE_FLAGS) assert.ok(nodeArguments.includes(flag), `${flag} in ${nodeArguments}`)
     for (const address of addresses) assert.equal((await fetch(`${address}/healthz`)).status, 200)
 
     // The launcher's own PID only, as systemd, a container runtime or `kill <pid>` signals it; or, as Ctrl-C

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { PRINTROUTE_NODE_FLAGS } from '../../src/adapters/node-flags.ts'
 import { killStartedPrintroutes, type RunningPrintroute, startProcess, withOutputOnFailure } from '../support/cli.ts'
 import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
 
@@ -92,6 +93,7 @@ describe('the service recipes in docs/operations.md', () => {
       const execStart = (unit.get('ExecStart') as string).split(' ')
       assert.ok(execStart[0]?.startsWith('/'), 'systemd wants an absolute path')
       assert.ok(execStart.includes(stateDir), 'the data directory is the StateDirectory systemd makes')
+      for (const flag of PRINTROUTE_NODE_FLAGS) assert.ok(execStart.includes(flag), `node's ${flag} in ExecStart`)
       const dataDir = temporaryDirectory('unit-data')
       const command = relocate(relocate(execStart, installDir, ROOT), stateDir, dataDir)
       const database = kind === 'postgres' ? await createScratchDatabase('printroute_unit') : undefined
@@ -170,6 +172,7 @@ describe('the service recipes in docs/operations.md', () => {
     Object.assign(env, TEST_PORTS, { PRINTROUTE_HOST: '127.0.0.1', DATABASE_URL: '' }, NOT_NPM)
     const inImage = (json: string) => relocate(JSON.parse(json) as string[], workDir, installDir)
     const cmd = inImage(one('CMD'))
+    for (const flag of PRINTROUTE_NODE_FLAGS) assert.ok(cmd.includes(flag), `node's ${flag} in CMD`)
     const healthCheck = inImage(one('HEALTHCHECK').replace(/^.*?\bCMD\s+/, ''))
 
     const running = startProcess(cmd[0] as string, cmd.slice(1), env, 'CMD', { cwd: installDir })

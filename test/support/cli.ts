@@ -4,6 +4,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { PRINTROUTE_NODE_FLAGS } from '../../src/adapters/node-flags.ts'
 
 const run = promisify(execFile)
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'printroute.js')
@@ -24,7 +25,9 @@ export interface CliResult {
 
 export async function printroute(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: commandEnv(env) })
+    const { stdout, stderr } = await run(process.execPath, [...PRINTROUTE_NODE_FLAGS, BIN, ...args], {
+      env: commandEnv(env),
+    })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
@@ -129,7 +132,7 @@ export function killStartedPrintroutes(): void {
 
 /** Starts `printroute <args>` on the project's Node and collects its output. */
 export function startPrintroute(args: string[], env: Record<string, string | undefined> = {}): RunningPrintroute {
-  return startProcess(process.execPath, [BIN, ...args], env, `printroute ${args.join(' ')}`)
+  return startProcess(process.execPath, [...PRINTROUTE_NODE_FLAGS, BIN, ...args], env, `printroute ${args.join(' ')}`)
 }
 
 /**
