@@ -12,6 +12,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { stringify as toYaml } from 'yaml'
 import { sessionCookieName } from '../dashboard/session-cookie.ts'
+import { environmentName } from '../domain/environment.ts'
 import { STAGES } from '../domain/order.ts'
 import { eventType, type OrderEventKind } from '../domain/order-events.ts'
 import { ERROR_OUTCOME_STATUS } from '../domain/outcomes.ts'
@@ -383,8 +384,6 @@ export interface OpenApiOptions {
   eventVendor: string
   sessions: SessionsService
 }
-
-const environmentName = (environment: Environment) => (environment === 'live' ? 'Live' : 'Sandbox')
 
 /** The document with `servers` (right after `info`), as served. */
 function withServers(document: Json, url: string, environment: Environment): Json {

@@ -4,6 +4,7 @@
 // link or anything unsigned 404 EntityNotFound (docs/assets.md, "File links").
 import type { FastifyInstance } from 'fastify'
 import { SNIFF_BYTES, sniffContentType } from '../../domain/content-type.ts'
+import { environmentName } from '../../domain/environment.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinks } from '../../domain/signed-urls.ts'
 import { sendError } from '../errors.ts'
@@ -27,7 +28,6 @@ export function registerFileRoutes(
   app: FastifyInstance,
   deps: { files: ServedFiles; links: FileLinks; environment: FileEnvironment },
 ): void {
-  const environmentName = { live: 'Live', sandbox: 'Sandbox' } as const
   app.get(`${FILE_PATH_PREFIX}*`, { schema: { hide: true }, config: { auth: false } }, async (request, reply) => {
     const url = new URL(request.url, 'http://files.invalid')
     // The router has decoded the path already: a malformed escape never gets here (errors.ts answers it).
@@ -43,7 +43,7 @@ export function registerFileRoutes(
       return sendError(request, reply, new ServiceError('LinkExpired', statusText, { expiredAt: link.expiresAt }))
     }
     if (link.status === 'otherEnvironment') {
-      const owner = environmentName[link.environment]
+      const owner = environmentName(link.environment)
       const statusText = `This link belongs to the ${owner} environment: open it on the ${owner} address`
       return sendError(request, reply, new ServiceError('EntityNotFound', statusText))
     }
