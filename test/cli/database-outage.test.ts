@@ -15,7 +15,13 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { formatEventSequence } from '../../src/domain/order-events.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { killStartedPrintroutes, printroute, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
+import {
+  killStartedPrintroutes,
+  printroute,
+  type RunningPrintroute,
+  startPrintroute,
+  withOutputOnFailure,
+} from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -86,14 +92,7 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
     skip,
     timeout: 300_000,
   }, async () => {
-    try {
-      await run()
-    } catch (error) {
-      for (const [name, running] of Object.entries(processes)) {
-        process.stderr.write(`\n----- output of ${name} -----\n${running.output()}\n`)
-      }
-      throw error
-    }
+    await withOutputOnFailure(() => processes, run)
   })
 
   /** Ends every connection of printroute's processes to the server (never the test's own, nor other tests'). */

@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test'
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import pg from 'pg'
 import sharp from 'sharp'
-import { printroute, type RunningPrintroute, startPrintroute } from '../support/cli.ts'
+import { printroute, type RunningPrintroute, startPrintroute, withOutputOnFailure } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -116,14 +116,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
     skip,
     timeout: 300_000,
   }, async () => {
-    try {
-      await run()
-    } catch (error) {
-      for (const [name, running] of Object.entries(processes)) {
-        process.stderr.write(`\n----- output of ${name} -----\n${running.output()}\n`)
-      }
-      throw error
-    }
+    await withOutputOnFailure(() => processes, run)
   })
 
   async function run(): Promise<void> {
