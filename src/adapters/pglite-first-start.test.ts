@@ -1,11 +1,11 @@
 // The embedded database's first start: initdb runs in a child process under a temporary name beside the data
 // directory, which is renamed into place, so a start killed during initdb leaves no half-made data directory.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { PgliteDatabase } from './database.ts'
+import { PGLITE_SHARED_BUFFERS, PgliteDatabase } from './database.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'printroute-first-start-'))
 after(() => rmSync(root, { recursive: true, force: true }))
@@ -35,4 +35,26 @@ test('a new data directory is made whole by the initdb child, and what a killed 
   } finally {
     await reopened.close()
   }
+})
+
+test("the embedded database keeps a small page cache, set on the command line, and the directory's own settings", async () => {
+  const directory = join(root, 'settings')
+  const db = await PgliteDatabase.open(directory)
+  const conf = readFileSync(join(directory, 'postgresql.conf'), 'utf8')
+  try {
+    const settings = await db.query<{ name: string; setting: string; source: string }>(
+      `select name, current_setting(name) as setting, source from pg_settings
+        where name in ('shared_buffers', 'TimeZone', 'lc_messages') order by name`,
+    )
+    assert.deepEqual(settings, [
+      { name: 'TimeZone', setting: 'UTC', source: 'configuration file' },
+      { name: 'lc_messages', setting: 'C', source: 'configuration file' },
+      { name: 'shared_buffers', setting: PGLITE_SHARED_BUFFERS, source: 'command line' },
+    ])
+  } finally {
+    await db.close()
+  }
+  // PGlite's own option for settings rewrites this file; the command line leaves it as initdb wrote it.
+  assert.equal(readFileSync(join(directory, 'postgresql.conf'), 'utf8'), conf)
+  assert.match(conf, /^shared_buffers = 128MB/m)
 })

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
-import { type Database, PgliteDatabase, PostgresDatabase, type Queryable } from '../../src/adapters/database.ts'
+import {
+  type Database,
+  PgliteDatabase,
+  PostgresDatabase,
+  pgliteStartParams,
+  type Queryable,
+} from '../../src/adapters/database.ts'
 import { openJobQueue } from '../../src/adapters/job-queue.ts'
 import { listMigrationFiles, migrate } from '../../src/adapters/migrator.ts'
 import { QUEUE_NAMES } from '../../src/jobs/registry.ts'
@@ -125,7 +131,7 @@ async function userSchemas(client: PGlite): Promise<string[]> {
 }
 
 async function newPglite(): Promise<PGlite> {
-  const client = new PGlite({ loadDataDir: await migratedPgliteTemplate() })
+  const client = new PGlite({ loadDataDir: await migratedPgliteTemplate(), startParams: pgliteStartParams() })
   await client.waitReady
   made.pglite++
   pgliteSnapshot ??= userSchemas(client).then((schemas) => takeSnapshot(new PgliteDatabase(client), schemas))
