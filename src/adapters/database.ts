@@ -85,7 +85,8 @@ export class PgliteDatabase implements Database {
   }
 }
 
-const INITDB_SCRIPT = join(import.meta.dirname, 'pglite-initdb.ts')
+/** The initdb child's script (exported for the test that checks it finds PGlite's initdb). */
+export const INITDB_SCRIPT = join(import.meta.dirname, 'pglite-initdb.ts')
 
 /**
  * On the first start (no data directory yet), runs initdb in a child process that exits when it is done, so

@@ -1,11 +1,13 @@
 // The embedded database's first start: initdb runs in a child process under a temporary name beside the data
 // directory, which is renamed into place, so a start killed during initdb leaves no half-made data directory.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { PGLITE_SHARED_BUFFERS, PgliteDatabase } from './database.ts'
+import { INITDB_SCRIPT, PGLITE_SHARED_BUFFERS, PgliteDatabase } from './database.ts'
+import { PRINTROUTE_NODE_FLAGS } from './node-flags.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'printroute-first-start-'))
 after(() => rmSync(root, { recursive: true, force: true }))
@@ -57,4 +59,10 @@ test("the embedded database keeps a small page cache, set on the command line, a
   // PGlite's own option for settings rewrites this file; the command line leaves it as initdb wrote it.
   assert.equal(readFileSync(join(directory, 'postgresql.conf'), 'utf8'), conf)
   assert.match(conf, /^shared_buffers = 128MB/m)
+})
+
+test('the installed PGlite is the version whose initdb the lean first start uses (an upgrade must update it)', () => {
+  const check = spawnSync(process.execPath, [...PRINTROUTE_NODE_FLAGS, INITDB_SCRIPT, '--check'], { encoding: 'utf8' })
+  assert.equal(check.stdout, 'initdb: found\n', check.stderr)
+  assert.equal(check.status, 0)
 })

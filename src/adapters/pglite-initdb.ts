@@ -6,7 +6,8 @@
 // runs initdb, whose files it then copies over as a tarball): 630-700 MB at its peak even with --liftoff-only.
 // Run on its own, against the directory directly, initdb peaks at about 450 MB. That uses PGlite's initdb
 // function, which the package does not export by name: it is looked up in the exact version pinned in
-// package.json, and any other version falls back to PGlite's own first start (correct, only larger).
+// package.json, and any other version falls back to PGlite's own first start (correct, only larger);
+// `pglite-initdb.ts --check` says which one this install gets.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -47,7 +48,16 @@ async function createDataDirectory(directory: string): Promise<void> {
 
 const directory = process.argv[2]
 if (!directory) {
-  process.stderr.write('usage: pglite-initdb.ts <new data directory>\n')
+  process.stderr.write('usage: pglite-initdb.ts <new data directory> | --check\n')
   process.exit(2)
+}
+if (directory === '--check') {
+  // Whether the lean first start is in use: a PGlite upgrade silently falls back to the larger one, so a test
+  // runs this and fails until KNOWN_INITDB names the new version's initdb.
+  const found = (await findInitdb()) !== null
+  process.stdout.write(
+    found ? 'initdb: found\n' : `initdb: not found for this PGlite (known: ${KNOWN_INITDB.version})\n`,
+  )
+  process.exit(found ? 0 : 1)
 }
 await createDataDirectory(directory)
