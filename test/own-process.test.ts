@@ -18,7 +18,7 @@ async function testFiles(): Promise<string[]> {
 }
 
 describe('the files that need a process of their own', () => {
-  test('every test file that spawns processes, sets process.env or installs process-wide handlers runs alone', async () => {
+  test('a test file that spawns processes, sets process.env or installs process-wide handlers runs alone', async () => {
     const sharded = (await testFiles())
       .filter((file) => !runsAlone(file) && !(file in SHARDED_ALTHOUGH_SPAWNING))
       .map((file) => ({ file, reasons: processWideReasons(file) }))

@@ -1,7 +1,10 @@
 // Limits that both the services enforce and the API's wire schemas (http/schemas/) publish: defined here so the
 // schemas need not import a service for a number, and the two can never disagree.
 
-/** GET /v4.0/callbacks' page size when `top` is absent; the largest it and the events feed accept (the feed's default). */
+/**
+ * GET /v4.0/callbacks' page size when `top` is absent, and the largest page it and the events feed accept (the
+ * feed's default).
+ */
 export const CALLBACK_LIST_DEFAULT_TOP = 10
 export const CALLBACK_LIST_MAX_TOP = 100
 
