@@ -19,8 +19,9 @@
 // - Node keeps the compiled code of the modules on disk (NODE_COMPILE_CACHE), so every process, the printroute
 //   processes the tests spawn included, starts about half a second sooner.
 //
-// A new test file is sharded unless it matches OWN_PROCESS: one that sets process.env, installs process-wide
-// handlers or must run alone belongs there. After adding or slowing files, refresh the weights with
+// A new test file is sharded unless it matches OWN_PROCESS (test/support/own-process.ts): one that spawns
+// processes, sets process.env, installs process-wide handlers or must run alone belongs there, and
+// test/own-process.test.ts fails when a file that does the first three (or imports a helper that does) is not on it. After adding or slowing files, refresh the weights with
 // `PRINTROUTE_TEST_DURATIONS=test/suite-durations.json npm test`. PRINTROUTE_TEST_TIMING=<file> writes each
 // process's time, slowest first (test/support/file-timing.reporter.ts).
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -30,6 +31,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import { run } from 'node:test'
 import { spec } from 'node:test/reporters'
 import fileTimingReporter from './support/file-timing.reporter.ts'
+import { runsAlone } from './support/own-process.ts'
 import { dropRunSchemas, newTestRunId } from './support/test-run.ts'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -42,16 +44,6 @@ const TEST_TIMEOUT_MS = 300_000
 const DURATIONS_FILE = join(ROOT, 'test', 'suite-durations.json')
 /** The weight of a file the durations do not list yet (seconds). */
 const UNKNOWN_FILE_SECONDS = 10
-
-/** Files run in a process of their own. */
-const OWN_PROCESS: RegExp[] = [
-  /^test\/cli\//, // spawned processes
-  /^src\/adapters\/s3-blob-store\.test\.ts$/, // sets the AWS_* environment variables
-  /^src\/adapters\/pglite-first-start\.test\.ts$/, // spawns the initdb child process
-  /^test\/sdk\/sdk\.package\.test\.ts$/, // packs and installs the SDK
-]
-
-const runsAlone = (file: string) => OWN_PROCESS.some((pattern) => pattern.test(file))
 
 async function allTestFiles(): Promise<string[]> {
   const files: string[] = []

@@ -3,6 +3,7 @@
 // running `serve` reached through the admin channel (src/adapters/admin-channel.ts).
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
+import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
@@ -13,8 +14,6 @@ import {
   type AccountSettingsChange,
   type AccountsService,
   type ApiKeyView,
-  ENVIRONMENTS,
-  type Environment,
   toApiKeyView,
 } from '../services/accounts.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'

@@ -2,13 +2,9 @@
 // operation (in a running `serve` through the admin channel, or here) and prints the result.
 import { type Command, Option } from 'commander'
 import { parseDurationSeconds } from '../domain/duration.ts'
+import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { SANDBOX_SCENARIOS } from '../domain/sandbox-scenarios.ts'
-import {
-  type AccountSettings,
-  type AccountSettingsChange,
-  ENVIRONMENTS,
-  type Environment,
-} from '../services/accounts.service.ts'
+import type { AccountSettings, AccountSettingsChange } from '../services/accounts.service.ts'
 import {
   addSettingOptions,
   print,

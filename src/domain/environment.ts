@@ -1,5 +1,6 @@
 /** The two environments every account has: Live fulfils and bills; Sandbox never does. */
 export type Environment = 'sandbox' | 'live'
+export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'live']
 
 export function environmentName(environment: Environment): string {
   return environment === 'live' ? 'Live' : 'Sandbox'

@@ -2,8 +2,13 @@
 // only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
-import type { Environment } from '../domain/environment.ts'
+import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
+import {
+  DEFAULT_SIGNING_OVERLAP_SECONDS,
+  MAX_PAUSE_WINDOW_SECONDS,
+  MAX_SIGNING_OVERLAP_SECONDS,
+} from '../domain/limits.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { parseSandboxScenario, type SandboxScenario } from '../domain/sandbox-scenarios.ts'
@@ -35,7 +40,6 @@ import {
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 export type { Environment }
-export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'live']
 
 /** How long a successful key lookup is reused by this process; bounds how late a revocation bites. */
 export const API_KEY_CACHE_SECONDS = 5
@@ -87,13 +91,6 @@ export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
 }
 
 export class AccountError extends Error {}
-
-/** Longest pause window an account may set (ours; the specification gives none): 30 days. */
-export const MAX_PAUSE_WINDOW_SECONDS = 30 * 86_400
-/** After a rotation the old signing secret keeps signing this long unless told otherwise: 24 hours. */
-export const DEFAULT_SIGNING_OVERLAP_SECONDS = 86_400
-/** The longest overlap accepted: 30 days. */
-export const MAX_SIGNING_OVERLAP_SECONDS = 30 * 86_400
 
 /**
  * The settings of one environment of an account as the API shows them (GET/PATCH /v4.0/account/settings): the

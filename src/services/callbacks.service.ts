@@ -9,6 +9,7 @@ import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import type { Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
+import { CALLBACK_LIST_DEFAULT_TOP, CALLBACK_LIST_MAX_TOP } from '../domain/limits.ts'
 import { buildTestCloudEvent, testEventType } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
@@ -128,9 +129,6 @@ export interface CallbackView {
   lastUpdated: string
   attempts: CallbackAttemptView[]
 }
-
-export const LIST_DEFAULT_TOP = 10
-export const LIST_MAX_TOP = 100
 
 function toView(row: DeliveryRow, attempts: AttemptRow[]): CallbackView {
   return {
@@ -344,7 +342,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
       filter: { orderId?: string; status?: DeliveryStatus; top?: number; skip?: number },
     ): Promise<{ callbacks: CallbackView[]; hasMore: boolean }> {
       const orderNumber = parseOrderFilter(filter.orderId)
-      const { page, hasMore } = await readPage(filter.top ?? LIST_DEFAULT_TOP, (limit) =>
+      const { page, hasMore } = await readPage(filter.top ?? CALLBACK_LIST_DEFAULT_TOP, (limit) =>
         listDeliveries(db, {
           accountId: caller.accountId,
           environment: caller.environment,
@@ -520,7 +518,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
     ): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }> {
       const afterId = parseEventCursor(query.after)
       const orderNumber = parseOrderFilter(query.orderId)
-      const { page, hasMore } = await readPage(query.top ?? LIST_MAX_TOP, (limit) =>
+      const { page, hasMore } = await readPage(query.top ?? CALLBACK_LIST_MAX_TOP, (limit) =>
         listEvents(db, { accountId: caller.accountId, environment: caller.environment, afterId, orderNumber, limit }),
       )
       const last = page.at(-1)?.id ?? (afterId > 0 ? afterId : null)

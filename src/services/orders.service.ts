@@ -17,6 +17,7 @@ import {
   type Recipient,
   type Stage,
 } from '../domain/order.ts'
+import { type AllocationRequest, allocateInScenario, allocateOrderItems } from '../domain/order-allocation.ts'
 import { startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { type OrderedItem, quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
@@ -46,7 +47,6 @@ import { readOrder } from '../repositories/pipeline.repository.ts'
 import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
-import { type AllocationRequest, allocateInScenario, allocateOrderItems } from './order-allocation.ts'
 import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from './own-samples.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */

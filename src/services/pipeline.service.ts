@@ -16,6 +16,12 @@ import { parseId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import {
+  type AllocationOutcome,
+  type AllocationRequest,
+  allocateInScenario,
+  type PlannedOrderShipment,
+} from '../domain/order-allocation.ts'
+import {
   applyAllocation,
   DOWNLOAD_MAX_ATTEMPTS,
   isAwaitingPayment,
@@ -58,12 +64,6 @@ import {
   secondsSince,
   silentLogger,
 } from './observability.ts'
-import {
-  type AllocationOutcome,
-  type AllocationRequest,
-  allocateInScenario,
-  type PlannedOrderShipment,
-} from './order-allocation.ts'
 import { type ChangedOrder, createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
 

@@ -2,10 +2,8 @@
 // (printroute's addition: the specification has only the details).
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Product, ProductDetails } from '../domain/catalogue.types.ts'
+import { PRODUCT_LIST_DEFAULT_TOP } from '../domain/limits.ts'
 import { ServiceError } from '../domain/outcomes.ts'
-
-export const PRODUCT_LIST_DEFAULT_TOP = 20
-export const PRODUCT_LIST_MAX_TOP = 100
 
 export interface ProductLab {
   code: string

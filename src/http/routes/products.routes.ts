@@ -2,7 +2,8 @@
 // and paged (printroute's addition).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { PRODUCT_LIST_DEFAULT_TOP, type ProductsService } from '../../services/products.service.ts'
+import { PRODUCT_LIST_DEFAULT_TOP } from '../../domain/limits.ts'
+import type { ProductsService } from '../../services/products.service.ts'
 import { nextPageUrl } from '../paging.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {

@@ -1,6 +1,6 @@
 // The account's API keys (docs/api.md "API keys").
 import { Type } from 'typebox'
-import { ENVIRONMENTS } from '../../services/accounts.service.ts'
+import { ENVIRONMENTS } from '../../domain/environment.ts'
 import { Nullable, named, OkOutcome, Outcome, StringEnum, TraceParent } from './common.schema.ts'
 
 const Prefix = Type.String({ description: 'The visible start of the key (pr_live_AbCdEf12); not enough to use it.' })

@@ -1,8 +1,8 @@
 // Account settings: callback URL, pause window, callback signing secret (docs/api.md "Account settings"). The
 // callback URL and the signing secret are the caller's environment's; the pause window is the account's.
 import { Type } from 'typebox'
+import { MAX_PAUSE_WINDOW_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
-import { MAX_PAUSE_WINDOW_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../../services/accounts.service.ts'
 import {
   CaseInsensitiveEnum,
   Nullable,

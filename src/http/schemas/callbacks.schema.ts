@@ -1,7 +1,7 @@
 // Callback deliveries and the event feed (docs/callbacks.md).
 import { Type } from 'typebox'
 import { DELIVERY_STATUSES } from '../../domain/callback-deliveries.ts'
-import { LIST_DEFAULT_TOP, LIST_MAX_TOP } from '../../services/callbacks.service.ts'
+import { CALLBACK_LIST_DEFAULT_TOP, CALLBACK_LIST_MAX_TOP } from '../../domain/limits.ts'
 import {
   CaseInsensitiveEnum,
   Nullable,
@@ -47,7 +47,9 @@ export const ListCallbacksQuerySchema = Type.Object(
   {
     orderId: Type.Optional(Type.String({ maxLength: 40 })),
     status: Type.Optional(CaseInsensitiveEnum(DELIVERY_STATUSES)),
-    top: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX_TOP, default: LIST_DEFAULT_TOP })),
+    top: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: CALLBACK_LIST_MAX_TOP, default: CALLBACK_LIST_DEFAULT_TOP }),
+    ),
     skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
   },
   { additionalProperties: false },
@@ -127,7 +129,7 @@ export const EventsQuerySchema = Type.Object(
   {
     after: Type.Optional(Type.String({ maxLength: 40, description: 'An event id (evt_123); events after it.' })),
     orderId: Type.Optional(Type.String({ maxLength: 40, description: "Only this order's events (ord_123)." })),
-    top: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_MAX_TOP, default: LIST_MAX_TOP })),
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: CALLBACK_LIST_MAX_TOP, default: CALLBACK_LIST_MAX_TOP })),
   },
   { additionalProperties: false },
 )

@@ -1,6 +1,6 @@
 // Product details on the wire (docs/wire-contract.md#products).
 import { Type } from 'typebox'
-import { PRODUCT_LIST_DEFAULT_TOP, PRODUCT_LIST_MAX_TOP } from '../../services/products.service.ts'
+import { PRODUCT_LIST_DEFAULT_TOP, PRODUCT_LIST_MAX_TOP } from '../../domain/limits.ts'
 import { Nullable, named, OkOutcome, SingleLineString, TraceParent } from './common.schema.ts'
 import { ORDER_LIMITS } from './order.schema.ts'
 

@@ -1,15 +1,15 @@
 // Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 
-import { allocateShipments, type ExclusionByRequest } from '../domain/allocation.ts'
-import type { Catalogue } from '../domain/catalogue.ts'
-import { pricedPageCount } from '../domain/catalogue-matching.ts'
-import type { OrderDocument } from '../domain/order.ts'
-import type { AllocatedShipment } from '../domain/order-pipeline.ts'
-import { type PricedShipment, priceAllocation } from '../domain/pricing.ts'
-import { type RoutingBasis, type RoutingRound, routingRound } from '../domain/routing.ts'
-import { type SandboxScenario, splitsShipments } from '../domain/sandbox-scenarios.ts'
-import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import { allocateShipments, type ExclusionByRequest } from './allocation.ts'
+import type { Catalogue } from './catalogue.ts'
+import { pricedPageCount } from './catalogue-matching.ts'
+import type { OrderDocument } from './order.ts'
+import type { AllocatedShipment } from './order-pipeline.ts'
+import { type PricedShipment, priceAllocation } from './pricing.ts'
+import { type RoutingBasis, type RoutingRound, routingRound } from './routing.ts'
+import { type SandboxScenario, splitsShipments } from './sandbox-scenarios.ts'
+import type { ShippingMethod } from './shipping-methods.ts'
 
 export interface AllocationRequest {
   order: OrderDocument

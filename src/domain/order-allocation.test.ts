@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
-import type { OrderDocument } from '../domain/order.ts'
+import type { OrderDocument } from './order.ts'
 import { type AllocationRequest, allocateInScenario, allocateOrderItems, allocateSplit } from './order-allocation.ts'
 
 const catalogue = loadCatalogue()

@@ -1,0 +1,20 @@
+// Limits that both the services enforce and the API's wire schemas (http/schemas/) publish: defined here so the
+// schemas need not import a service for a number, and the two can never disagree.
+
+/**
+ * GET /v4.0/callbacks' page size when `top` is absent, and the largest page it and the events feed accept (the
+ * feed's default).
+ */
+export const CALLBACK_LIST_DEFAULT_TOP = 10
+export const CALLBACK_LIST_MAX_TOP = 100
+
+/** GET /v4.0/products (printroute's addition): the page size when `top` is absent, and the largest accepted. */
+export const PRODUCT_LIST_DEFAULT_TOP = 20
+export const PRODUCT_LIST_MAX_TOP = 100
+
+/** Longest pause window an account may set (ours; the specification gives none): 30 days. */
+export const MAX_PAUSE_WINDOW_SECONDS = 30 * 86_400
+/** After a rotation the old signing secret keeps signing this long unless told otherwise: 24 hours. */
+export const DEFAULT_SIGNING_OVERLAP_SECONDS = 86_400
+/** The longest overlap accepted: 30 days. */
+export const MAX_SIGNING_OVERLAP_SECONDS = 30 * 86_400
