@@ -58,7 +58,35 @@ export function paymentTokenMatches(billing: BillingState | undefined, token: st
   return timingSafeEqual(given, Buffer.from(billing.paymentTokenHash, 'hex'))
 }
 
-export function createBillingService(deps: BillingDeps) {
+/**
+ * Charging orders and settling the charges; every member runs inside the transaction holding the order's row
+ * lock, and changes the order it is given in place (the caller saves it).
+ */
+export interface BillingService {
+  /** Starts billing an order entering fulfilment, in `currency` or else its account's billing currency. */
+  startBilling(tx: Queryable, order: PipelineOrder, currency?: string): Promise<BillingState>
+  /** Charges the difference between `target` and the lines charged so far, settles it; the jobs it releases. */
+  chargeDifference(
+    tx: Queryable,
+    order: PipelineOrder,
+    target: Record<string, PriceLine>,
+    first?: boolean,
+  ): Promise<JobRequest[]>
+  /** Pays what a prepaid order still owes from the balance, if the balance now covers it. */
+  settleFromBalance(tx: Queryable, order: PipelineOrder): Promise<{ paid: boolean; jobs: JobRequest[] }>
+  /** Authorises what a Sandbox order held by the scenario paymentRequired owes; no money moves. */
+  authoriseSandboxPayment(order: PipelineOrder): { paid: boolean; jobs: JobRequest[] }
+  /** Adds money to an account's balance (a top-up or a card payment) with its ledger entry; the new balance. */
+  credit(
+    tx: Queryable,
+    accountId: number,
+    amountMinor: bigint,
+    entry: 'top-up' | 'card-payment',
+    details: { currency: string; reference: string | null; order?: PipelineOrder },
+  ): Promise<bigint>
+}
+
+export function createBillingService(deps: BillingDeps): BillingService {
   const { clock } = deps
 
   async function ledger(
@@ -245,5 +273,3 @@ export function createBillingService(deps: BillingDeps) {
     },
   }
 }
-
-export type BillingService = ReturnType<typeof createBillingService>

@@ -86,7 +86,30 @@ interface Change<T> {
 
 type ActionName = 'cancel' | 'updateShippingMethod' | 'updateRecipient' | 'updateMetadata'
 
-export function createOrderActionsService(deps: OrderActionsDeps) {
+/** The actions a merchant takes on an order, each under the order's row lock (docs/api.md#order-actions). */
+export interface OrderActionsService {
+  /** Which actions the caller's order allows now. */
+  listActions(caller: Caller, orderId: string): Promise<AvailableActions>
+  /** Cancels every shipment not yet with its lab (the whole order when that is all of them), refunding them. */
+  cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>>
+  /** Changes the shipping method, planning the shipments not yet with their lab again and charging the difference. */
+  updateShippingMethod(
+    caller: Caller,
+    orderId: string,
+    shippingMethod: ShippingMethod,
+  ): Promise<ActionResult<UpdateOutcome>>
+  /** Changes the recipient within the same destination country (`countryCodePath` names the field in refusals). */
+  updateRecipient(
+    caller: Caller,
+    orderId: string,
+    recipient: Recipient,
+    countryCodePath: string,
+  ): Promise<ActionResult<UpdateOutcome>>
+  /** Replaces the metadata, in any state. */
+  updateMetadata(caller: Caller, orderId: string, metadata: Record<string, unknown>): Promise<ActionResult<'Updated'>>
+}
+
+export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsService {
   const { db, clock } = deps
   const log = deps.log ?? silentLogger
   const changes = createOrderChanger(deps)
@@ -272,5 +295,3 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
 function sortResults(results: ShipmentUpdateResult[]): ShipmentUpdateResult[] {
   return results.sort(byShipmentId)
 }
-
-export type OrderActionsService = ReturnType<typeof createOrderActionsService>

@@ -141,7 +141,21 @@ export interface QuotesDeps {
   lifetimeSeconds?: number
 }
 
-export function createQuotesService(deps: QuotesDeps) {
+/** Quotes: what an order of these items would cost by each shipping method, stored or not. */
+export interface QuotesService {
+  /** One quote per requested (or possible) shipping method, priced only: nothing is stored. */
+  createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult
+  /** Like createQuote, with what storing the quotes keeps and their times; nothing is stored yet. */
+  prepareQuotes(caller: QuoteCaller, input: CreateQuoteInput): PreparedQuotes
+  /** Stores prepared quotes so an order can use their prices until they expire; the quotes with their ids. */
+  storeQuotes(caller: Caller, prepared: PreparedQuotes): Promise<QuoteResult<Quote>>
+  /** The routing of one of the caller's stored quotes; EntityNotFound when there is none. */
+  quoteRouting(caller: Caller, quoteId: string): Promise<QuoteRouting>
+  /** Deletes the unused quotes that expired over EXPIRED_QUOTE_RETENTION_SECONDS ago; how many. */
+  expireQuotes(): Promise<number>
+}
+
+export function createQuotesService(deps: QuotesDeps): QuotesService {
   const { catalogue } = deps
   const newItemId = deps.newItemId ?? newQuoteItemId
 
@@ -385,5 +399,3 @@ export function createQuotesService(deps: QuotesDeps) {
     },
   }
 }
-
-export type QuotesService = ReturnType<typeof createQuotesService>
