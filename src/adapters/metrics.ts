@@ -33,7 +33,32 @@ export interface MetricsOptions {
   onError: (error: Error) => void
 }
 
-export function createMetrics(options: MetricsOptions) {
+/** What services count and time; fits services/observability.ts's ServiceMetrics by shape. */
+export interface ServiceCounters {
+  /** One order created in `environment`. */
+  orderCreated(environment: string): void
+  /** How long one pipeline step took. */
+  pipelineStep(step: string, seconds: number): void
+  /** One asset download and how it ended. */
+  assetDownload(result: string): void
+  /** One callback delivery attempt and how it ended. */
+  callbackDelivery(result: string): void
+}
+
+/** The process's Prometheus metrics: what services record, HTTP request times, and the scrape. */
+export interface Metrics {
+  /** Handed to the services as their ServiceMetrics. */
+  service: ServiceCounters
+  /** Times one HTTP request by environment, route, method and status. */
+  observeHttpRequest(
+    labels: { environment: string; route: string; method: string; status: number },
+    seconds: number,
+  ): void
+  /** The exposition text of every metric (GET /metrics). */
+  scrape(): Promise<{ contentType: string; text: string }>
+}
+
+export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS })
   const registers = [registry]
@@ -123,5 +148,3 @@ export function createMetrics(options: MetricsOptions) {
     },
   }
 }
-
-export type Metrics = ReturnType<typeof createMetrics>

@@ -68,7 +68,33 @@ async function translated<T>(work: () => Promise<T>, exitCode = 1): Promise<T> {
   }
 }
 
-export function createAdminOperations(context: OperationContext) {
+/** What the data commands do, run on the database here or in the serving process over the admin channel. */
+export interface AdminOperations {
+  /** Applies the migrations not applied yet; their names. */
+  migrate(): Promise<{ applied: string[] }>
+  /** Creates an account with one key per environment; its id and the keys (shown this once). */
+  createAccount(input: AccountCreation): Promise<{ id: string; keys: Record<Environment, string> }>
+  /** Every account. */
+  listAccounts(): Promise<Account[]>
+  /** Changes an account's settings in the given environments (both by default); every environment's settings. */
+  updateAccount(input: {
+    account: string
+    change: AccountSettingsChange
+    environments?: Environment[]
+  }): Promise<{ settings: Record<Environment, AccountSettings> } | { problems: Record<string, string> }>
+  /** Adds to a prepaid account's balance and releases the orders it now pays for. */
+  topUp(input: { account: string; amount: string; reference: string | null }): Promise<TopUpResult>
+  /** A new key of an account for one environment; the only time it is shown. */
+  createKey(input: { account: string; environment: Environment }): Promise<{ key: string }>
+  /** An account's keys, as listings show them. */
+  listKeys(input: { account: string }): Promise<ApiKeyView[]>
+  /** Revokes the active key with this prefix. */
+  revokeKey(input: { prefix: string }): Promise<{ revoked: string }>
+  /** A new key for a catalogue lab; the only time it is shown. */
+  createLabKey(input: { lab: string }): Promise<{ key: string }>
+}
+
+export function createAdminOperations(context: OperationContext): AdminOperations {
   return {
     async migrate(): Promise<{ applied: string[] }> {
       const result = await migrate(context.db)
@@ -148,8 +174,6 @@ export function createAdminOperations(context: OperationContext) {
     },
   }
 }
-
-export type AdminOperations = ReturnType<typeof createAdminOperations>
 export type OperationName = keyof AdminOperations
 
 /** Runs an operation by name with a JSON input (the admin channel's handler). */

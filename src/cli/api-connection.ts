@@ -85,7 +85,17 @@ export function keyPrefixOf(apiKey: string): string {
   return apiKey.slice(0, head.length + 8)
 }
 
-export function createApiConnection(options: ApiConnectionOptions) {
+/** The command line's HTTP client of a printroute server's API, authenticated with one key. */
+export interface ApiConnection {
+  /** The server's base URL, without /v4.0. */
+  baseUrl: string
+  /** GET /v4.0<path>: the JSON body of a 2xx answer; ApiRequestError for any other. */
+  get<T>(path: string, query?: Record<string, string | number | undefined>, signal?: AbortSignal): Promise<T>
+  /** POST /v4.0<path> with a JSON body: the JSON body of a 2xx answer; ApiRequestError for any other. */
+  post<T>(path: string, payload: unknown, signal?: AbortSignal): Promise<T>
+}
+
+export function createApiConnection(options: ApiConnectionOptions): ApiConnection {
   /** One request to /v4.0<target>: the JSON body of a 2xx answer; ApiRequestError for any other. */
   async function send<T>(method: 'GET' | 'POST', target: string, payload?: unknown, signal?: AbortSignal) {
     const timeout = AbortSignal.timeout(API_REQUEST_TIMEOUT_MS)
@@ -123,8 +133,6 @@ export function createApiConnection(options: ApiConnectionOptions) {
     },
   }
 }
-
-export type ApiConnection = ReturnType<typeof createApiConnection>
 
 /** Waits `ms`, or less when `signal` aborts (then resolves at once: the caller checks the signal). */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {

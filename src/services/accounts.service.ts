@@ -1,7 +1,7 @@
 // Accounts and API keys: who may call the API, in which environment. A key is 32 random bytes shown once;
 // only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
 import type { Clock } from '../adapters/clock.ts'
-import type { Database } from '../adapters/database.ts'
+import type { Database, Queryable } from '../adapters/database.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import {
@@ -138,118 +138,71 @@ function parseAccountId(id: string): number {
   return value
 }
 
-export function createAccountsService(deps: {
+/** A new account (`printroute accounts create`). */
+export interface CreateAccountInput {
+  name: string
+  billingCurrency: string
+  billingMode?: BillingMode
+  pauseWindowSeconds: number
+  /** Both environments' callback URL... */
+  callbackUrl: string | null
+  /** ...unless one is given here. */
+  callbackUrls?: Partial<Record<Environment, string | null>>
+}
+
+/** Accounts and their API keys: who may call the API, in which environment, and each environment's settings. */
+export interface AccountsService {
+  /** Creates an account with a signing secret and a key per environment; the keys are shown this once. */
+  createAccount(input: CreateAccountInput): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }>
+  /** Every account. */
+  listAccounts(): Promise<Account[]>
+  /** How many accounts there are. */
+  countAccounts(): Promise<number>
+  /** A new key of an account (`acc_<number>`) for one environment; the only time the key is shown. */
+  createApiKey(accountId: string, environment: Environment): Promise<IssuedKey>
+  /** An account's keys, oldest first, as stored (hashes, never the keys). */
+  listApiKeys(accountId: string): Promise<ApiKeyRow[]>
+  /** Revokes the active key with this prefix, whoever's it is (`printroute keys revoke`). */
+  revokeApiKey(prefix: string): Promise<void>
+  /** The keys of the caller's account, both environments, newest first (GET /v4.0/account/keys). */
+  listAccountKeys(caller: Caller): Promise<ApiKeyView[]>
+  /** A new key of the caller's account for the caller's own environment; the only time the key is shown. */
+  issueAccountKey(caller: Caller): Promise<IssuedKey>
+  /** Revokes a key of the caller's account; a Sandbox caller may revoke only Sandbox keys. */
+  revokeAccountKey(caller: Caller, prefix: string): Promise<ApiKeyView>
+  /** The settings of one environment of an account as the API shows them. */
+  getSettings(accountId: number, environment: Environment): Promise<AccountSettings>
+  /** Changes the settings of one environment of an account; the problems by field instead when any is refused. */
+  updateSettings(
+    accountId: number,
+    environment: Environment,
+    change: AccountSettingsChange,
+  ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }>
+  /** The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys. */
+  identify(apiKey: string): Promise<Caller | undefined>
+  /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */
+  authenticate(apiKey: string, environment: Environment): Promise<Caller | undefined>
+}
+
+export interface AccountsDeps {
   db: Database
   clock: Clock
   /** Charges are priced in the billing currency, so it must be one the catalogue converts to. */
   isKnownCurrency: (code: string) => boolean
-}) {
+}
+
+/** What the functions of the service share: the dependencies and this process's cache of key lookups. */
+interface AccountsContext extends AccountsDeps {
+  keyCache: Map<string, { caller: Caller | undefined; expires: number }>
+}
+
+export function createAccountsService(deps: AccountsDeps): AccountsService {
   const { db, clock } = deps
-  const keyCache = new Map<string, { caller: Caller | undefined; expires: number }>()
-
-  async function issueKey(
-    tx: Parameters<Parameters<Database['transaction']>[0]>[0],
-    accountId: number,
-    environment: Environment,
-  ): Promise<IssuedKey> {
-    const { key, prefix } = newSecretKey(environment)
-    const createdAt = clock.now()
-    await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashSecretKey(key), createdAt })
-    return { key, prefix, environment, created: createdAt.toISOString() }
-  }
-
-  /**
-   * The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys.
-   * The HTTP layer compares the environment with the address the key came to, so that a key of the other
-   * environment can be told apart from a wrong one (docs/errors.md).
-   */
-  async function identify(apiKey: string): Promise<Caller | undefined> {
-    const keyHash = hashSecretKey(apiKey)
-    const now = Date.now()
-    const cached = keyCache.get(keyHash)
-    if (cached && cached.expires > now) return cached.caller
-    const owner = await findActiveApiKeyOwner(db, keyHash)
-    const caller = owner && {
-      accountId: owner.account.id,
-      environment: owner.environment,
-      keyPrefix: owner.keyPrefix,
-      pauseWindowSeconds: owner.account.pauseWindowSeconds,
-      billingCurrency: owner.account.billingCurrency,
-    }
-    // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
-    if (caller) keyCache.set(keyHash, { caller, expires: now + API_KEY_CACHE_SECONDS * 1000 })
-    return caller
-  }
-
-  async function getSettings(accountId: number, environment: Environment): Promise<AccountSettings> {
-    const account = await findAccount(db, accountId)
-    const stored = await readEnvironmentSettings(db, accountId, environment)
-    if (!account || !stored) throw new AccountError(`No account ${formatId('acc', accountId)}`)
-    const signingSecret = stored.current ?? (await ensureSigningSecret(db, accountId, environment, newSigningSecret()))
-    const now = clock.now()
-    const previousActive = stored.previous && stored.previousExpiresAt && stored.previousExpiresAt > now
-    return {
-      environment,
-      callbackUrl: stored.callbackUrl,
-      pauseWindowSeconds: account.pauseWindowSeconds,
-      signingSecret,
-      previousSigningSecretExpiresAt: previousActive ? (stored.previousExpiresAt?.toISOString() ?? null) : null,
-      // Live ignores scenarios, so its settings do not show one.
-      ...(environment === 'sandbox' ? { sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null } : {}),
-    }
-  }
+  const context: AccountsContext = { ...deps, keyCache: new Map() }
+  const identify = (apiKey: string) => identifyKey(context, apiKey)
 
   return {
-    async createAccount(input: {
-      name: string
-      billingCurrency: string
-      billingMode?: BillingMode
-      pauseWindowSeconds: number
-      /** Both environments' callback URL... */
-      callbackUrl: string | null
-      /** ...unless one is given here. */
-      callbackUrls?: Partial<Record<Environment, string | null>>
-    }): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }> {
-      if (input.name.trim() === '') throw new AccountError('The account name must not be empty')
-      const refused = refusedCharacter(input.name, false)
-      if (refused !== undefined) throw new AccountError(`The account name must not contain ${refused}`)
-      if (!/^[A-Z]{3}$/.test(input.billingCurrency)) {
-        throw new AccountError(`"${input.billingCurrency}" is not a currency code (expected e.g. GBP)`)
-      }
-      if (!deps.isKnownCurrency(input.billingCurrency)) {
-        throw new AccountError(
-          `The catalogue has no exchange rate for ${input.billingCurrency}, so it cannot bill in it`,
-        )
-      }
-      const billingMode = input.billingMode ?? 'invoice'
-      if (!BILLING_MODES.includes(billingMode)) {
-        throw new AccountError(`"${billingMode}" is not a billing mode (${BILLING_MODES.join(' or ')})`)
-      }
-      const callbackUrls: Record<Environment, string | null> = {
-        sandbox: input.callbackUrls?.sandbox !== undefined ? input.callbackUrls.sandbox : input.callbackUrl,
-        live: input.callbackUrls?.live !== undefined ? input.callbackUrls.live : input.callbackUrl,
-      }
-      for (const url of Object.values(callbackUrls)) {
-        const urlProblem = url === null ? undefined : unfetchableUrlReason(url)
-        if (urlProblem !== undefined)
-          throw new AccountError(`"${url}" is not an http(s) URL that can be called (${urlProblem})`)
-      }
-      return db.transaction(async (tx) => {
-        const row = await insertAccount(tx, {
-          name: input.name,
-          billingCurrency: input.billingCurrency,
-          pauseWindowSeconds: input.pauseWindowSeconds,
-          callbackUrls,
-          billingMode,
-          createdAt: clock.now(),
-        })
-        // Each environment its own secret: a Sandbox key never sees the one that signs Live callbacks.
-        for (const environment of ENVIRONMENTS) await ensureSigningSecret(tx, row.id, environment, newSigningSecret())
-        const sandbox = await issueKey(tx, row.id, 'sandbox')
-        const live = await issueKey(tx, row.id, 'live')
-        return { account: toAccount(row, callbackUrls), keys: { sandbox, live } }
-      })
-    },
+    createAccount: (input) => createAccount(context, input),
 
     async listAccounts(): Promise<Account[]> {
       return Promise.all(
@@ -265,7 +218,7 @@ export function createAccountsService(deps: {
       const id = parseAccountId(accountId)
       return db.transaction(async (tx) => {
         if (!(await findAccount(tx, id))) throw new AccountError(`No account ${accountId}`)
-        return issueKey(tx, id, environment)
+        return issueKey(context, tx, id, environment)
       })
     },
 
@@ -275,96 +228,22 @@ export function createAccountsService(deps: {
 
     async revokeApiKey(prefix: string): Promise<void> {
       if (!(await revokeApiKey(db, prefix, clock.now()))) throw new AccountError(`No active key with prefix ${prefix}`)
-      keyCache.clear()
+      context.keyCache.clear()
     },
 
-    /** The keys of the caller's account, both environments, newest first (GET /v4.0/account/keys). */
     async listAccountKeys(caller: Caller): Promise<ApiKeyView[]> {
       return (await listApiKeys(db, caller.accountId)).reverse().map(toApiKeyView)
     },
 
-    /** A new key of the caller's account for the caller's own environment; the only time the key is shown. */
     async issueAccountKey(caller: Caller): Promise<IssuedKey> {
-      return db.transaction((tx) => issueKey(tx, caller.accountId, caller.environment))
+      return db.transaction((tx) => issueKey(context, tx, caller.accountId, caller.environment))
     },
 
-    /**
-     * Revokes an unrevoked key of the caller's account, the caller's own included. A Sandbox caller may revoke
-     * only Sandbox keys: Sandbox keys are the ones handed to developers and test systems, which must not be
-     * able to cut off Live (as with the pause window, which only a Live key changes).
-     */
-    async revokeAccountKey(caller: Caller, prefix: string): Promise<ApiKeyView> {
-      const notFound = () => new ServiceError('EntityNotFound', `The account has no active key with prefix ${prefix}`)
-      const key = await findActiveApiKey(db, caller.accountId, prefix)
-      if (!key) throw notFound()
-      if (key.environment === 'live' && caller.environment !== 'live') {
-        throw new ServiceError('Unauthorized', 'Live keys are revoked with a Live key (a Sandbox key can list them)')
-      }
-      const revoked = await revokeApiKey(db, prefix, clock.now(), caller.accountId)
-      if (!revoked) throw notFound()
-      // Revocation bites at once in this process (other API processes within API_KEY_CACHE_SECONDS).
-      keyCache.clear()
-      return toApiKeyView(revoked)
-    },
-
-    getSettings,
-
-    /**
-     * Changes the settings of one environment of an account (API PATCH and `printroute accounts update`); the
-     * pause window, being the account's, changes for both. Problems are returned by field (nothing changes
-     * then), for the caller to report in its own way. Who may change what is the caller's rule (the API lets a
-     * Sandbox key change only Sandbox's own settings).
-     */
-    async updateSettings(
-      accountId: number,
-      environment: Environment,
-      change: AccountSettingsChange,
-    ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
-      const problems: Record<string, string> = {}
-      const urlProblem = typeof change.callbackUrl === 'string' ? unfetchableUrlReason(change.callbackUrl) : undefined
-      if (urlProblem !== undefined)
-        problems.callbackUrl = `"${change.callbackUrl}" is not an http(s) URL that can be called (${urlProblem})`
-      const pause = change.pauseWindowSeconds
-      if (pause !== undefined && (!Number.isInteger(pause) || pause < 0 || pause > MAX_PAUSE_WINDOW_SECONDS)) {
-        problems.pauseWindowSeconds = `the pause window must be whole seconds from 0 to ${MAX_PAUSE_WINDOW_SECONDS}`
-      }
-      const overlap = change.signingSecretOverlapSeconds
-      if (overlap !== undefined) {
-        if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_SIGNING_OVERLAP_SECONDS) {
-          problems.signingSecretOverlapSeconds = `the overlap must be whole seconds from 0 to ${MAX_SIGNING_OVERLAP_SECONDS}`
-        } else if (change.rotateSigningSecret !== true) {
-          problems.signingSecretOverlapSeconds = 'an overlap applies only together with rotateSigningSecret: true'
-        }
-      }
-      const scenario = change.sandboxScenario
-      const parsedScenario = typeof scenario === 'string' ? parseSandboxScenario(scenario) : null
-      if (scenario !== undefined && environment !== 'sandbox') {
-        problems.sandboxScenario = 'scenarios apply to Sandbox orders only: set the default with a Sandbox key'
-      } else if (scenario !== undefined && scenario !== null && !parsedScenario) {
-        problems.sandboxScenario = `"${scenario}" is not a Sandbox scenario (docs/sandbox.md)`
-      }
-      if (Object.keys(problems).length > 0) return { problems }
-      const found = await db.transaction(async (tx) => {
-        if (!(await findAccount(tx, accountId))) return false
-        if (pause !== undefined) await updatePauseWindow(tx, accountId, pause)
-        if (change.callbackUrl !== undefined) await updateCallbackUrl(tx, accountId, environment, change.callbackUrl)
-        if (scenario !== undefined) await updateSandboxScenarioDefault(tx, accountId, parsedScenario ?? null)
-        if (change.rotateSigningSecret === true) {
-          const expires = new Date(clock.now().getTime() + (overlap ?? DEFAULT_SIGNING_OVERLAP_SECONDS) * 1000)
-          await rotateSigningSecret(tx, accountId, environment, newSigningSecret(), expires)
-        }
-        return true
-      })
-      if (!found) throw new AccountError(`No account ${formatId('acc', accountId)}`)
-      // Callers carry the pause window: this process sees the change at once, others within
-      // API_KEY_CACHE_SECONDS.
-      keyCache.clear()
-      return { settings: await getSettings(accountId, environment) }
-    },
-
+    revokeAccountKey: (caller, prefix) => revokeAccountKey(context, caller, prefix),
+    getSettings: (accountId, environment) => getSettings(context, accountId, environment),
+    updateSettings: (accountId, environment, change) => updateSettings(context, accountId, environment, change),
     identify,
 
-    /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */
     async authenticate(apiKey: string, environment: Environment): Promise<Caller | undefined> {
       const caller = await identify(apiKey)
       return caller && caller.environment === environment ? caller : undefined
@@ -372,4 +251,189 @@ export function createAccountsService(deps: {
   }
 }
 
-export type AccountsService = ReturnType<typeof createAccountsService>
+async function issueKey(
+  context: AccountsContext,
+  tx: Queryable,
+  accountId: number,
+  environment: Environment,
+): Promise<IssuedKey> {
+  const { key, prefix } = newSecretKey(environment)
+  const createdAt = context.clock.now()
+  await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashSecretKey(key), createdAt })
+  return { key, prefix, environment, created: createdAt.toISOString() }
+}
+
+/**
+ * The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys.
+ * The HTTP layer compares the environment with the address the key came to, so that a key of the other
+ * environment can be told apart from a wrong one (docs/errors.md).
+ */
+async function identifyKey(context: AccountsContext, apiKey: string): Promise<Caller | undefined> {
+  const { keyCache } = context
+  const keyHash = hashSecretKey(apiKey)
+  const now = Date.now()
+  const cached = keyCache.get(keyHash)
+  if (cached && cached.expires > now) return cached.caller
+  const owner = await findActiveApiKeyOwner(context.db, keyHash)
+  const caller = owner && {
+    accountId: owner.account.id,
+    environment: owner.environment,
+    keyPrefix: owner.keyPrefix,
+    pauseWindowSeconds: owner.account.pauseWindowSeconds,
+    billingCurrency: owner.account.billingCurrency,
+  }
+  // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
+  if (caller) keyCache.set(keyHash, { caller, expires: now + API_KEY_CACHE_SECONDS * 1000 })
+  return caller
+}
+
+async function getSettings(
+  context: AccountsContext,
+  accountId: number,
+  environment: Environment,
+): Promise<AccountSettings> {
+  const { db } = context
+  const account = await findAccount(db, accountId)
+  const stored = await readEnvironmentSettings(db, accountId, environment)
+  if (!account || !stored) throw new AccountError(`No account ${formatId('acc', accountId)}`)
+  const signingSecret = stored.current ?? (await ensureSigningSecret(db, accountId, environment, newSigningSecret()))
+  const now = context.clock.now()
+  const previousActive = stored.previous && stored.previousExpiresAt && stored.previousExpiresAt > now
+  return {
+    environment,
+    callbackUrl: stored.callbackUrl,
+    pauseWindowSeconds: account.pauseWindowSeconds,
+    signingSecret,
+    previousSigningSecretExpiresAt: previousActive ? (stored.previousExpiresAt?.toISOString() ?? null) : null,
+    // Live ignores scenarios, so its settings do not show one.
+    ...(environment === 'sandbox' ? { sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null } : {}),
+  }
+}
+
+async function createAccount(
+  context: AccountsContext,
+  input: CreateAccountInput,
+): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }> {
+  if (input.name.trim() === '') throw new AccountError('The account name must not be empty')
+  const refused = refusedCharacter(input.name, false)
+  if (refused !== undefined) throw new AccountError(`The account name must not contain ${refused}`)
+  if (!/^[A-Z]{3}$/.test(input.billingCurrency)) {
+    throw new AccountError(`"${input.billingCurrency}" is not a currency code (expected e.g. GBP)`)
+  }
+  if (!context.isKnownCurrency(input.billingCurrency)) {
+    throw new AccountError(`The catalogue has no exchange rate for ${input.billingCurrency}, so it cannot bill in it`)
+  }
+  const billingMode = input.billingMode ?? 'invoice'
+  if (!BILLING_MODES.includes(billingMode)) {
+    throw new AccountError(`"${billingMode}" is not a billing mode (${BILLING_MODES.join(' or ')})`)
+  }
+  const callbackUrls: Record<Environment, string | null> = {
+    sandbox: input.callbackUrls?.sandbox !== undefined ? input.callbackUrls.sandbox : input.callbackUrl,
+    live: input.callbackUrls?.live !== undefined ? input.callbackUrls.live : input.callbackUrl,
+  }
+  for (const url of Object.values(callbackUrls)) {
+    const urlProblem = url === null ? undefined : unfetchableUrlReason(url)
+    if (urlProblem !== undefined)
+      throw new AccountError(`"${url}" is not an http(s) URL that can be called (${urlProblem})`)
+  }
+  return context.db.transaction(async (tx) => {
+    const row = await insertAccount(tx, {
+      name: input.name,
+      billingCurrency: input.billingCurrency,
+      pauseWindowSeconds: input.pauseWindowSeconds,
+      callbackUrls,
+      billingMode,
+      createdAt: context.clock.now(),
+    })
+    // Each environment its own secret: a Sandbox key never sees the one that signs Live callbacks.
+    for (const environment of ENVIRONMENTS) await ensureSigningSecret(tx, row.id, environment, newSigningSecret())
+    const sandbox = await issueKey(context, tx, row.id, 'sandbox')
+    const live = await issueKey(context, tx, row.id, 'live')
+    return { account: toAccount(row, callbackUrls), keys: { sandbox, live } }
+  })
+}
+
+/**
+ * Revokes an unrevoked key of the caller's account, the caller's own included. A Sandbox caller may revoke
+ * only Sandbox keys: Sandbox keys are the ones handed to developers and test systems, which must not be
+ * able to cut off Live (as with the pause window, which only a Live key changes).
+ */
+async function revokeAccountKey(context: AccountsContext, caller: Caller, prefix: string): Promise<ApiKeyView> {
+  const notFound = () => new ServiceError('EntityNotFound', `The account has no active key with prefix ${prefix}`)
+  const key = await findActiveApiKey(context.db, caller.accountId, prefix)
+  if (!key) throw notFound()
+  if (key.environment === 'live' && caller.environment !== 'live') {
+    throw new ServiceError('Unauthorized', 'Live keys are revoked with a Live key (a Sandbox key can list them)')
+  }
+  const revoked = await revokeApiKey(context.db, prefix, context.clock.now(), caller.accountId)
+  if (!revoked) throw notFound()
+  // Revocation bites at once in this process (other API processes within API_KEY_CACHE_SECONDS).
+  context.keyCache.clear()
+  return toApiKeyView(revoked)
+}
+
+/** What is wrong with a settings change, by field; empty when nothing is. */
+function settingsProblems(environment: Environment, change: AccountSettingsChange): Record<string, string> {
+  const problems: Record<string, string> = {}
+  const urlProblem = typeof change.callbackUrl === 'string' ? unfetchableUrlReason(change.callbackUrl) : undefined
+  if (urlProblem !== undefined)
+    problems.callbackUrl = `"${change.callbackUrl}" is not an http(s) URL that can be called (${urlProblem})`
+  const pause = change.pauseWindowSeconds
+  if (pause !== undefined && (!Number.isInteger(pause) || pause < 0 || pause > MAX_PAUSE_WINDOW_SECONDS)) {
+    problems.pauseWindowSeconds = `the pause window must be whole seconds from 0 to ${MAX_PAUSE_WINDOW_SECONDS}`
+  }
+  const overlap = change.signingSecretOverlapSeconds
+  if (overlap !== undefined) {
+    if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_SIGNING_OVERLAP_SECONDS) {
+      problems.signingSecretOverlapSeconds = `the overlap must be whole seconds from 0 to ${MAX_SIGNING_OVERLAP_SECONDS}`
+    } else if (change.rotateSigningSecret !== true) {
+      problems.signingSecretOverlapSeconds = 'an overlap applies only together with rotateSigningSecret: true'
+    }
+  }
+  const scenario = change.sandboxScenario
+  if (scenario !== undefined && environment !== 'sandbox') {
+    problems.sandboxScenario = 'scenarios apply to Sandbox orders only: set the default with a Sandbox key'
+  } else if (scenario !== undefined && scenario !== null && !parseSandboxScenario(scenario)) {
+    problems.sandboxScenario = `"${scenario}" is not a Sandbox scenario (docs/sandbox.md)`
+  }
+  return problems
+}
+
+/**
+ * Changes the settings of one environment of an account (API PATCH and `printroute accounts update`); the
+ * pause window, being the account's, changes for both. Problems are returned by field (nothing changes
+ * then), for the caller to report in its own way. Who may change what is the caller's rule (the API lets a
+ * Sandbox key change only Sandbox's own settings).
+ */
+async function updateSettings(
+  context: AccountsContext,
+  accountId: number,
+  environment: Environment,
+  change: AccountSettingsChange,
+): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
+  const problems = settingsProblems(environment, change)
+  if (Object.keys(problems).length > 0) return { problems }
+  const { clock } = context
+  const pause = change.pauseWindowSeconds
+  const scenario = change.sandboxScenario
+  const found = await context.db.transaction(async (tx) => {
+    if (!(await findAccount(tx, accountId))) return false
+    if (pause !== undefined) await updatePauseWindow(tx, accountId, pause)
+    if (change.callbackUrl !== undefined) await updateCallbackUrl(tx, accountId, environment, change.callbackUrl)
+    if (scenario !== undefined) {
+      const parsedScenario = typeof scenario === 'string' ? parseSandboxScenario(scenario) : null
+      await updateSandboxScenarioDefault(tx, accountId, parsedScenario ?? null)
+    }
+    if (change.rotateSigningSecret === true) {
+      const overlap = change.signingSecretOverlapSeconds ?? DEFAULT_SIGNING_OVERLAP_SECONDS
+      const expires = new Date(clock.now().getTime() + overlap * 1000)
+      await rotateSigningSecret(tx, accountId, environment, newSigningSecret(), expires)
+    }
+    return true
+  })
+  if (!found) throw new AccountError(`No account ${formatId('acc', accountId)}`)
+  // Callers carry the pause window: this process sees the change at once, others within
+  // API_KEY_CACHE_SECONDS.
+  context.keyCache.clear()
+  return { settings: await getSettings(context, accountId, environment) }
+}

@@ -58,107 +58,36 @@ export function paymentTokenMatches(billing: BillingState | undefined, token: st
   return timingSafeEqual(given, Buffer.from(billing.paymentTokenHash, 'hex'))
 }
 
-export function createBillingService(deps: BillingDeps) {
-  const { clock } = deps
-
-  async function ledger(
+/**
+ * Charging orders and settling the charges; every member runs inside the transaction holding the order's row
+ * lock, and changes the order it is given in place (the caller saves it).
+ */
+export interface BillingService {
+  /** Starts billing an order entering fulfilment, in `currency` or else its account's billing currency. */
+  startBilling(tx: Queryable, order: PipelineOrder, currency?: string): Promise<BillingState>
+  /** Charges the difference between `target` and the lines charged so far, settles it; the jobs it releases. */
+  chargeDifference(
     tx: Queryable,
-    order: PipelineOrder | null,
+    order: PipelineOrder,
+    target: Record<string, PriceLine>,
+    first?: boolean,
+  ): Promise<JobRequest[]>
+  /** Pays what a prepaid order still owes from the balance, if the balance now covers it. */
+  settleFromBalance(tx: Queryable, order: PipelineOrder): Promise<{ paid: boolean; jobs: JobRequest[] }>
+  /** Authorises what a Sandbox order held by the scenario paymentRequired owes; no money moves. */
+  authoriseSandboxPayment(order: PipelineOrder): { paid: boolean; jobs: JobRequest[] }
+  /** Adds money to an account's balance (a top-up or a card payment) with its ledger entry; the new balance. */
+  credit(
+    tx: Queryable,
     accountId: number,
-    entry: LedgerEntryKind,
     amountMinor: bigint,
-    currency: string,
-    balanceAfter: bigint,
-    details: { chargeId?: string | null; reference?: string | null } = {},
-  ): Promise<void> {
-    await insertLedgerEntry(
-      tx,
-      {
-        accountId,
-        orderNumber: order?.orderNumber ?? null,
-        chargeId: details.chargeId ?? null,
-        entry,
-        amountMinor,
-        currency,
-        reference: details.reference ?? null,
-      },
-      balanceAfter,
-      clock.now(),
-    )
-  }
+    entry: 'top-up' | 'card-payment',
+    details: { currency: string; reference: string | null; order?: PipelineOrder },
+  ): Promise<bigint>
+}
 
-  /** Settles one new charge of `total` (negative: a refund) according to the order's settlement. */
-  async function settle(tx: Queryable, order: PipelineOrder, chargeId: string, total: bigint): Promise<void> {
-    const billing = billingOf(order)
-    if (billing.settlement === 'none' || total === 0n) return
-    if (billing.settlement === 'sandboxHold') {
-      // Owed until authorised, like a prepaid order its balance cannot cover; no money moves.
-      const unpaid = BigInt(billing.unpaid) + total
-      billing.unpaid = String(unpaid > 0n ? unpaid : 0n)
-      return
-    }
-    if (billing.settlement === 'invoice') {
-      const balance = await readBalance(tx, order.accountId)
-      const entry = total > 0n ? 'invoice-charge' : 'invoice-refund'
-      await ledger(tx, order, order.accountId, entry, -total, billing.currency, balance, { chargeId })
-      return
-    }
-    const unpaid = BigInt(billing.unpaid)
-    if (total > 0n) {
-      // Charges are paid in order: while an earlier one is due, a new one joins it rather than jumping the queue.
-      const after = unpaid === 0n ? await debitBalance(tx, order.accountId, total) : undefined
-      if (after !== undefined) {
-        await ledger(tx, order, order.accountId, 'balance-charge', -total, billing.currency, after, { chargeId })
-      } else {
-        billing.unpaid = String(unpaid + total)
-      }
-      return
-    }
-    const credit = -total
-    const fromUnpaid = credit < unpaid ? credit : unpaid
-    billing.unpaid = String(unpaid - fromUnpaid)
-    const rest = credit - fromUnpaid
-    if (rest > 0n) {
-      const after = (await creditBalance(tx, order.accountId, rest)) ?? 0n
-      await ledger(tx, order, order.accountId, 'balance-refund', rest, billing.currency, after, { chargeId })
-    }
-  }
-
-  /**
-   * Makes the order's payment issue match what is due: the issue (with the current amount) while something is
-   * due, none otherwise. Returns the submission jobs released when nothing is due any more.
-   */
-  function syncPaymentHold(order: PipelineOrder): JobRequest[] {
-    const billing = billingOf(order)
-    const { document } = order
-    const wasHeld = document.status.issues.some((issue) => issue.errorCode === PAYMENT_ISSUE_CODE)
-    document.status.issues = document.status.issues.filter((issue) => issue.errorCode !== PAYMENT_ISSUE_CODE)
-    if (!isAwaitingPayment(order.pipeline)) {
-      return wasHeld ? submissionJobs(document, order.pipeline) : []
-    }
-    const sandbox = billing.settlement === 'sandboxHold'
-    if (sandbox) billing.paymentUrl = deps.sandboxAuthorisationUrl(document.id)
-    if (!billing.paymentUrl) {
-      // One URL per order for its whole life: a link already sent on keeps working when the amount changes.
-      const token = randomBytes(24).toString('base64url')
-      billing.paymentTokenHash = createHash('sha256').update(token).digest('hex')
-      billing.paymentUrl = deps.paymentPageUrl(document.id, token)
-    }
-    const amount = formatMinorAsAmount(BigInt(billing.unpaid))
-    const issue: Issue = {
-      objectId: document.id,
-      errorCode: PAYMENT_ISSUE_CODE,
-      description: sandbox
-        ? `A payment of ${amount} ${billing.currency} is needed before the order goes to production (Sandbox scenario paymentRequired: authorise it with POST /v4.0/sandbox/orders/${document.id}/advance or on the dashboard)`
-        : `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
-      authorisationDetails: {
-        authorisationUrl: billing.paymentUrl,
-        paymentDetails: { amount, currency: billing.currency },
-      },
-    }
-    document.status.issues.push(issue)
-    return []
-  }
+export function createBillingService(deps: BillingDeps): BillingService {
+  const { clock } = deps
 
   return {
     /**
@@ -196,8 +125,8 @@ export function createBillingService(deps: BillingDeps) {
       if (drafts.length === 0) return []
       const ids = await drawChargeIds(tx, drafts.length)
       order.document.charges.push(buildCharge(drafts, billing.currency, ids, first))
-      await settle(tx, order, ids.chargeId, chargeTotal(drafts).total)
-      return syncPaymentHold(order)
+      await settle(clock, tx, order, ids.chargeId, chargeTotal(drafts).total)
+      return syncPaymentHold(deps, order)
     },
 
     /** Pays what a prepaid order still owes from the balance, if the balance now covers it. */
@@ -207,12 +136,12 @@ export function createBillingService(deps: BillingDeps) {
       if (!billing || due === 0n) return { paid: false, jobs: [] }
       const after = await debitBalance(tx, order.accountId, due)
       if (after === undefined) return { paid: false, jobs: [] }
-      await ledger(tx, order, order.accountId, 'balance-charge', -due, billing.currency, after, {
+      await ledger(clock, tx, order, order.accountId, 'balance-charge', -due, billing.currency, after, {
         reference: `payment due on ${order.document.id}`,
       })
       billing.unpaid = '0'
       order.document.lastUpdated = clock.now().toISOString()
-      return { paid: true, jobs: syncPaymentHold(order) }
+      return { paid: true, jobs: syncPaymentHold(deps, order) }
     },
 
     /**
@@ -224,7 +153,7 @@ export function createBillingService(deps: BillingDeps) {
       if (billing?.settlement !== 'sandboxHold' || BigInt(billing.unpaid) === 0n) return { paid: false, jobs: [] }
       billing.unpaid = '0'
       order.document.lastUpdated = clock.now().toISOString()
-      return { paid: true, jobs: syncPaymentHold(order) }
+      return { paid: true, jobs: syncPaymentHold(deps, order) }
     },
 
     /** Adds money to an account's balance (a top-up, or a card payment for an order); the new balance. */
@@ -238,7 +167,7 @@ export function createBillingService(deps: BillingDeps) {
       if (amountMinor <= 0n) throw new RangeError('a credit must be positive')
       const after = await creditBalance(tx, accountId, amountMinor)
       if (after === undefined) throw new Error(`no account ${accountId}`)
-      await ledger(tx, details.order ?? null, accountId, entry, amountMinor, details.currency, after, {
+      await ledger(clock, tx, details.order ?? null, accountId, entry, amountMinor, details.currency, after, {
         reference: details.reference,
       })
       return after
@@ -246,4 +175,109 @@ export function createBillingService(deps: BillingDeps) {
   }
 }
 
-export type BillingService = ReturnType<typeof createBillingService>
+/** Writes one ledger entry of the account (and of the order, if any), with the balance after it. */
+async function ledger(
+  clock: Clock,
+  tx: Queryable,
+  order: PipelineOrder | null,
+  accountId: number,
+  entry: LedgerEntryKind,
+  amountMinor: bigint,
+  currency: string,
+  balanceAfter: bigint,
+  details: { chargeId?: string | null; reference?: string | null } = {},
+): Promise<void> {
+  await insertLedgerEntry(
+    tx,
+    {
+      accountId,
+      orderNumber: order?.orderNumber ?? null,
+      chargeId: details.chargeId ?? null,
+      entry,
+      amountMinor,
+      currency,
+      reference: details.reference ?? null,
+    },
+    balanceAfter,
+    clock.now(),
+  )
+}
+
+/** Settles one new charge of `total` (negative: a refund) according to the order's settlement. */
+async function settle(
+  clock: Clock,
+  tx: Queryable,
+  order: PipelineOrder,
+  chargeId: string,
+  total: bigint,
+): Promise<void> {
+  const billing = billingOf(order)
+  if (billing.settlement === 'none' || total === 0n) return
+  if (billing.settlement === 'sandboxHold') {
+    // Owed until authorised, like a prepaid order its balance cannot cover; no money moves.
+    const unpaid = BigInt(billing.unpaid) + total
+    billing.unpaid = String(unpaid > 0n ? unpaid : 0n)
+    return
+  }
+  if (billing.settlement === 'invoice') {
+    const balance = await readBalance(tx, order.accountId)
+    const entry = total > 0n ? 'invoice-charge' : 'invoice-refund'
+    await ledger(clock, tx, order, order.accountId, entry, -total, billing.currency, balance, { chargeId })
+    return
+  }
+  const unpaid = BigInt(billing.unpaid)
+  if (total > 0n) {
+    // Charges are paid in order: while an earlier one is due, a new one joins it rather than jumping the queue.
+    const after = unpaid === 0n ? await debitBalance(tx, order.accountId, total) : undefined
+    if (after !== undefined) {
+      await ledger(clock, tx, order, order.accountId, 'balance-charge', -total, billing.currency, after, { chargeId })
+    } else {
+      billing.unpaid = String(unpaid + total)
+    }
+    return
+  }
+  const credit = -total
+  const fromUnpaid = credit < unpaid ? credit : unpaid
+  billing.unpaid = String(unpaid - fromUnpaid)
+  const rest = credit - fromUnpaid
+  if (rest > 0n) {
+    const after = (await creditBalance(tx, order.accountId, rest)) ?? 0n
+    await ledger(clock, tx, order, order.accountId, 'balance-refund', rest, billing.currency, after, { chargeId })
+  }
+}
+
+/**
+ * Makes the order's payment issue match what is due: the issue (with the current amount) while something is
+ * due, none otherwise. Returns the submission jobs released when nothing is due any more.
+ */
+function syncPaymentHold(deps: BillingDeps, order: PipelineOrder): JobRequest[] {
+  const billing = billingOf(order)
+  const { document } = order
+  const wasHeld = document.status.issues.some((issue) => issue.errorCode === PAYMENT_ISSUE_CODE)
+  document.status.issues = document.status.issues.filter((issue) => issue.errorCode !== PAYMENT_ISSUE_CODE)
+  if (!isAwaitingPayment(order.pipeline)) {
+    return wasHeld ? submissionJobs(document, order.pipeline) : []
+  }
+  const sandbox = billing.settlement === 'sandboxHold'
+  if (sandbox) billing.paymentUrl = deps.sandboxAuthorisationUrl(document.id)
+  if (!billing.paymentUrl) {
+    // One URL per order for its whole life: a link already sent on keeps working when the amount changes.
+    const token = randomBytes(24).toString('base64url')
+    billing.paymentTokenHash = createHash('sha256').update(token).digest('hex')
+    billing.paymentUrl = deps.paymentPageUrl(document.id, token)
+  }
+  const amount = formatMinorAsAmount(BigInt(billing.unpaid))
+  const issue: Issue = {
+    objectId: document.id,
+    errorCode: PAYMENT_ISSUE_CODE,
+    description: sandbox
+      ? `A payment of ${amount} ${billing.currency} is needed before the order goes to production (Sandbox scenario paymentRequired: authorise it with POST /v4.0/sandbox/orders/${document.id}/advance or on the dashboard)`
+      : `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
+    authorisationDetails: {
+      authorisationUrl: billing.paymentUrl,
+      paymentDetails: { amount, currency: billing.currency },
+    },
+  }
+  document.status.issues.push(issue)
+  return []
+}

@@ -186,349 +186,451 @@ function parseOrderFilter(orderId: string | undefined): number | null {
   return number
 }
 
-export function createCallbacksService(deps: CallbacksDeps) {
-  const { db, clock } = deps
-  const schedule = deps.retryScheduleSeconds ?? CALLBACK_RETRY_SCHEDULE_SECONDS
-  const retentionSeconds = deps.retentionSeconds ?? CALLBACK_RETENTION_SECONDS
-  const log = deps.log ?? silentLogger
-  const metrics = deps.metrics ?? noMetrics
+/** The deliveries listing's filter (GET /v4.0/callbacks): one order's, one status, and the page. */
+export interface CallbackListFilter {
+  orderId?: string
+  status?: DeliveryStatus
+  top?: number
+  skip?: number
+}
 
-  /** The environment's secrets that sign now: the current one and, until its overlap ends, the one before it. */
-  async function signingSecretsOf(accountId: number, environment: Environment, now: Date): Promise<string[]> {
-    const stored = await readEnvironmentSettings(db, accountId, environment)
-    const current = stored?.current ?? (await ensureSigningSecret(db, accountId, environment, deps.newSigningSecret()))
-    const previous =
-      stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now ? [stored.previous] : []
-    return [current, ...previous]
+/** The events feed's query: the cursor, the page size, and one order's events only. */
+export interface EventFeedQuery {
+  after?: string
+  top?: number
+  orderId?: string
+}
+
+/** Callback delivery and the merchant's views of it (docs/callbacks.md). */
+export interface CallbacksService {
+  /** One attempt of a delivery (the `deliver-callback` job); re-running an attempt already recorded does nothing. */
+  deliver(deliveryId: number, attempt: number): Promise<void>
+  /** Puts back the attempt jobs the queue gave up on of deliveries long overdue; how many (a scheduled job). */
+  sweepStalledDeliveries(): Promise<number>
+  /** Deletes finished deliveries and unneeded events past the retention period; how many (a scheduled job). */
+  expireCallbackHistory(): Promise<{ deliveries: number; events: number }>
+  /** The caller's deliveries, newest first, each with every attempt. */
+  listCallbacks(caller: Caller, filter: CallbackListFilter): Promise<{ callbacks: CallbackView[]; hasMore: boolean }>
+  /** Sends a delivery's event again as a new delivery, to the order's callback URL as it is now. */
+  redeliver(caller: Caller, id: string): Promise<CallbackView>
+  /** Sends a signed test callback now, once, to `url` or the environment's callback URL, and records it. */
+  sendTestCallback(caller: Caller, input: { url?: string; traceParent?: string }): Promise<CallbackView>
+  /** The caller's events after the cursor, oldest first, as the CloudEvents' JSON texts exactly as sent. */
+  listEvents(
+    caller: Caller,
+    query: EventFeedQuery,
+  ): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }>
+}
+
+/** The dependencies with their defaults filled in, as every function of the service takes them. */
+interface CallbacksContext
+  extends Omit<CallbacksDeps, 'retryScheduleSeconds' | 'retentionSeconds' | 'log' | 'metrics'> {
+  schedule: readonly number[]
+  retentionSeconds: number
+  log: ServiceLogger
+  metrics: ServiceMetrics
+}
+
+export function createCallbacksService(deps: CallbacksDeps): CallbacksService {
+  const context: CallbacksContext = {
+    ...deps,
+    schedule: deps.retryScheduleSeconds ?? CALLBACK_RETRY_SCHEDULE_SECONDS,
+    retentionSeconds: deps.retentionSeconds ?? CALLBACK_RETENTION_SECONDS,
+    log: deps.log ?? silentLogger,
+    metrics: deps.metrics ?? noMetrics,
   }
-
-  function ownDelivery(caller: Caller, id: string, row: DeliveryRow | undefined): DeliveryRow {
-    if (!row || row.accountId !== caller.accountId || row.environment !== caller.environment) {
-      throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
-    }
-    return row
-  }
-
   return {
-    /** One attempt of a delivery (the `deliver-callback` job). Re-running an attempt already recorded does nothing. */
-    async deliver(deliveryId: number, attempt: number): Promise<void> {
-      const delivery = await findDelivery(db, deliveryId)
-      if (delivery?.status !== 'pending' || delivery.attempts !== attempt - 1) return
-      const event = await findEvent(db, delivery.eventId)
-      if (!event) return
-      const startedAt = clock.now()
-      const body = deps.fileLinks.refresh(event.body)
-      const headers = {
-        'content-type': 'application/json',
-        ...webhookHeaders(
-          await signingSecretsOf(delivery.accountId, delivery.environment, startedAt),
-          formatId('evt', event.id),
-          startedAt,
-          body,
-        ),
-      }
-      const started = performance.now()
-      const outcome = await deps.post(delivery.url, body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
-      const latencyMs = Math.round(performance.now() - started)
-      const recorded = await db.transaction(
-        async (tx): Promise<{ result: CallbackDeliveryResult; nextAttemptAt: Date | null } | undefined> => {
-          const locked = await findDelivery(tx, deliveryId, true)
-          // Another run of this attempt got here first (a job retried after a crash): keep its record.
-          if (locked?.status !== 'pending' || locked.attempts !== attempt - 1) return undefined
-          await insertAttempt(tx, {
-            deliveryId,
-            attempt,
-            attemptedAt: startedAt,
-            httpStatus: outcome.answered ? outcome.status : null,
-            latencyMs,
-            responseSnippet: outcome.answered ? outcome.body.slice(0, RESPONSE_SNIPPET_CHARACTERS) : null,
-            error: outcome.answered
-              ? outcome.status >= 200 && outcome.status <= 299
-                ? null
-                : `HTTP ${outcome.status}`
-              : outcome.error,
-          })
-          const now = clock.now()
-          const delivered = outcome.answered && outcome.status >= 200 && outcome.status <= 299
-          const retry = !delivered && !(!outcome.answered && outcome.permanent) && attempt < schedule.length
-          if (delivered || !retry) {
-            const status = delivered ? 'delivered' : 'failed'
-            await updateDelivery(tx, deliveryId, { status, attempts: attempt, nextAttemptAt: null, at: now })
-            return { result: delivered ? 'delivered' : 'gave_up', nextAttemptAt: null }
-          }
-          const nextAttemptAt = new Date(now.getTime() + (schedule[attempt] ?? 0) * 1000)
-          await updateDelivery(tx, deliveryId, { status: 'pending', attempts: attempt, nextAttemptAt, at: now })
-          await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, attempt + 1, nextAttemptAt)])
-          return { result: 'failed', nextAttemptAt }
-        },
-      )
-      if (!recorded) return
-      metrics.callbackDelivery(recorded.result)
-      const traceId = delivery.orderNumber === null ? undefined : await readOrderTraceId(db, delivery.orderNumber)
-      const answer = outcome.answered ? `HTTP ${outcome.status}` : outcome.error
-      const then =
-        recorded.result === 'delivered'
-          ? 'delivered'
-          : recorded.nextAttemptAt
-            ? `next attempt at ${recorded.nextAttemptAt.toISOString()}`
-            : 'gave up'
-      const line = {
-        ...(delivery.orderNumber === null ? {} : { orderId: formatId('ord', delivery.orderNumber) }),
-        ...(traceId ? { traceId } : {}),
-        step: 'callback',
-        deliveryId: formatId('cbd', deliveryId),
-        eventType: event.type,
-        url: delivery.url,
-        attempt,
-        maxAttempts: schedule.length,
-        status: outcome.answered ? outcome.status : null,
-        ...(outcome.answered ? {} : { error: outcome.error }),
-        latencyMs,
-        result: recorded.result,
-        nextAttemptAt: recorded.nextAttemptAt?.toISOString() ?? null,
-      }
-      const message = `callback ${line.deliveryId} (${event.type}) attempt ${attempt}/${schedule.length}: ${answer} in ${latencyMs} ms; ${then}`
-      if (recorded.result === 'gave_up') log.warn(line, message)
-      else log.info(line, message)
-    },
+    deliver: (deliveryId, attempt) => deliver(context, deliveryId, attempt),
+    sweepStalledDeliveries: () => sweepStalledDeliveries(context),
+    expireCallbackHistory: () => expireCallbackHistory(context),
+    listCallbacks: (caller, filter) => listCallbacks(context, caller, filter),
+    redeliver: (caller, id) => redeliver(context, caller, id),
+    sendTestCallback: (caller, input) => sendTestCallback(context, caller, input),
+    listEvents: (caller, query) => listFeedEvents(context, caller, query),
+  }
+}
 
-    /**
-     * The sweeper (a scheduled job): a pending delivery whose next attempt is overdue by the margin and whose
-     * attempt job the queue gave up on (failed after its retries, e.g. on repeated database errors, cancelled,
-     * or deleted) gets that job back, under its own deterministic id. Jobs still waiting or running are left
-     * to run; a second sweeper at the same moment puts nothing back twice, and an attempt already recorded is
-     * never made again (`deliver`). Returns how many jobs were put back.
-     */
-    async sweepStalledDeliveries(): Promise<number> {
-      const dueBefore = new Date(clock.now().getTime() - STALLED_DELIVERY_MARGIN_SECONDS * 1000)
-      let requeued = 0
-      let afterId = 0
-      for (;;) {
-        const page = await listOverdueDeliveries(db, { dueBefore, afterId, limit: SWEEP_PAGE_SIZE })
-        for (const delivery of page) {
-          if (await deps.jobs.requeueAbandoned(deliveryJob(delivery.id, delivery.attempts + 1))) requeued += 1
-        }
-        if (page.length < SWEEP_PAGE_SIZE) return requeued
-        afterId = page.at(-1)?.id ?? afterId
-      }
-    },
+/** The environment's secrets that sign now: the current one and, until its overlap ends, the one before it. */
+async function signingSecretsOf(
+  context: CallbacksContext,
+  accountId: number,
+  environment: Environment,
+  now: Date,
+): Promise<string[]> {
+  const { db } = context
+  const stored = await readEnvironmentSettings(db, accountId, environment)
+  const current = stored?.current ?? (await ensureSigningSecret(db, accountId, environment, context.newSigningSecret()))
+  const previous =
+    stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now ? [stored.previous] : []
+  return [current, ...previous]
+}
 
-    /**
-     * Retention (a scheduled job): deletes deliveries delivered or failed longer than the retention period ago
-     * with their attempts, then events older than that which no delivery refers to any more, keeping each
-     * order's latest event (the order's event `sequence` continues from it). Pending deliveries and their
-     * events are always kept. In batches, each one statement.
-     */
-    async expireCallbackHistory(): Promise<{ deliveries: number; events: number }> {
-      const before = new Date(clock.now().getTime() - retentionSeconds * 1000)
-      let deliveries = 0
-      for (;;) {
-        const deleted = await deleteFinishedDeliveries(db, { before, limit: RETENTION_BATCH_SIZE })
-        deliveries += deleted
-        if (deleted < RETENTION_BATCH_SIZE) break
-      }
-      let events = 0
-      for (;;) {
-        const deleted = await deleteUnneededEvents(db, { before, limit: RETENTION_BATCH_SIZE })
-        events += deleted
-        if (deleted < RETENTION_BATCH_SIZE) break
-      }
-      return { deliveries, events }
-    },
+function ownDelivery(caller: Caller, id: string, row: DeliveryRow | undefined): DeliveryRow {
+  if (!row || row.accountId !== caller.accountId || row.environment !== caller.environment) {
+    throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
+  }
+  return row
+}
 
-    /** The caller's deliveries, newest first, each with every attempt. */
-    async listCallbacks(
-      caller: Caller,
-      filter: { orderId?: string; status?: DeliveryStatus; top?: number; skip?: number },
-    ): Promise<{ callbacks: CallbackView[]; hasMore: boolean }> {
-      const orderNumber = parseOrderFilter(filter.orderId)
-      const { page, hasMore } = await readPage(filter.top ?? CALLBACK_LIST_DEFAULT_TOP, (limit) =>
-        listDeliveries(db, {
-          accountId: caller.accountId,
-          environment: caller.environment,
-          orderNumber,
-          status: filter.status ?? null,
-          limit,
-          offset: filter.skip ?? 0,
-        }),
-      )
-      const attempts = await listAttempts(
-        db,
-        page.map((row) => row.id),
-      )
-      return {
-        callbacks: page.map((row) =>
-          toView(
-            row,
-            attempts.filter((attempt) => attempt.deliveryId === row.id),
-          ),
-        ),
-        hasMore,
-      }
-    },
+/** What one signed POST of an event got: the answer, whether it counts as delivered, and its attempt's row. */
+interface SentEvent {
+  outcome: PostOutcome
+  /** Any 2xx. */
+  delivered: boolean
+  attempt: Omit<AttemptRow, 'deliveryId' | 'attempt'>
+}
 
-    /**
-     * Sends a delivery's event again, as a new delivery (same event, same `webhook-id`), to the order's callback
-     * URL as it is now (the order's own, else the environment's; the original URL when neither is set any
-     * more). A test callback is sent again to the URL it went to.
-     */
-    async redeliver(caller: Caller, id: string): Promise<CallbackView> {
-      const number = parseId('cbd', id)
-      if (number === undefined) {
-        throw validationFailed({ id: [{ code: 'InvalidFormat', providedValue: id, comparisonValue: 'cbd_<number>' }] })
-      }
-      const original = ownDelivery(caller, id, await findDelivery(db, number))
-      const newId = await db.transaction(async (tx) => {
-        // Locked, so that retention cannot delete it (and its event) under the new delivery referring to them.
-        if (!(await findDelivery(tx, original.id, true))) {
-          throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
-        }
-        const event = await findEvent(tx, original.eventId)
-        const settings = await readEnvironmentSettings(tx, original.accountId, original.environment)
-        const order =
-          event && event.orderNumber !== null
-            ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }).data.order
-            : null
-        const url = order ? (order.callbackUrl ?? settings?.callbackUrl ?? original.url) : original.url
-        const deliveryId = await insertDelivery(tx, {
-          eventId: original.eventId,
-          orderNumber: original.orderNumber,
-          accountId: original.accountId,
-          environment: original.environment,
-          url,
-          redeliveryOf: original.id,
-          at: clock.now(),
-        })
-        await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, 1)])
-        return deliveryId
-      })
-      const created = await findDelivery(db, newId)
-      return toView(created as DeliveryRow, [])
-    },
-
-    /**
-     * Sends a test callback now, once (no retries), to `url` or else the environment's callback URL, signed
-     * like every callback with the environment's secrets, and records it as a delivery with its one attempt
-     * (listed by GET /v4.0/callbacks with `orderId` null). Its event (`com.<vendor>.test`) is not in the feed.
-     */
-    async sendTestCallback(caller: Caller, input: { url?: string; traceParent?: string }): Promise<CallbackView> {
-      const settings = await readEnvironmentSettings(db, caller.accountId, caller.environment)
-      const url = input.url ?? settings?.callbackUrl ?? null
-      if (url === null) {
-        throw validationFailed({
-          url: [
-            {
-              code: 'Required',
-              providedValue: null,
-              comparisonValue: `a url, since the ${caller.environment} environment has no callback URL set`,
-            },
-          ],
-        })
-      }
-      const urlProblem = unfetchableUrlReason(url)
-      if (urlProblem !== undefined) {
-        throw validationFailed({ url: [{ code: 'InvalidValue', providedValue: url, comparisonValue: urlProblem }] })
-      }
-      const [eventNumber] = await drawEventIds(db, 1)
-      const eventId = eventNumber as number
-      const startedAt = clock.now()
-      const type = testEventType(deps.vendor)
-      const body = JSON.stringify(
-        buildTestCloudEvent({
-          id: formatId('evt', eventId),
-          type,
-          source: deps.testEventSource(caller.environment),
-          time: startedAt,
-          environment: caller.environment,
-          traceParent: newTraceparent(input.traceParent),
-        }),
-      )
-      const headers = {
-        'content-type': 'application/json',
-        ...webhookHeaders(
-          await signingSecretsOf(caller.accountId, caller.environment, startedAt),
-          formatId('evt', eventId),
-          startedAt,
-          body,
-        ),
-      }
-      const started = performance.now()
-      const outcome = await deps.post(url, body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
-      const latencyMs = Math.round(performance.now() - started)
-      const delivered = outcome.answered && outcome.status >= 200 && outcome.status <= 299
-      // Written once the answer is in, event and delivery together: nothing is ever pending, so neither the
-      // attempt jobs nor the sweeper see a test callback.
-      const deliveryId = await db.transaction(async (tx) => {
-        await insertEvent(tx, {
-          id: eventId,
-          orderNumber: null,
-          accountId: caller.accountId,
-          environment: caller.environment,
-          sequence: 0,
-          type,
-          createdAt: startedAt,
-          body,
-        })
-        return insertFinishedDelivery(
-          tx,
-          {
-            eventId,
-            accountId: caller.accountId,
-            environment: caller.environment,
-            url,
-            status: delivered ? 'delivered' : 'failed',
-            at: clock.now(),
-          },
-          {
-            attemptedAt: startedAt,
-            httpStatus: outcome.answered ? outcome.status : null,
-            latencyMs,
-            responseSnippet: outcome.answered ? outcome.body.slice(0, RESPONSE_SNIPPET_CHARACTERS) : null,
-            error: outcome.answered ? (delivered ? null : `HTTP ${outcome.status}`) : outcome.error,
-          },
-        )
-      })
-      const answer = outcome.answered ? `HTTP ${outcome.status}` : outcome.error
-      log.info(
-        {
-          step: 'callback',
-          deliveryId: formatId('cbd', deliveryId),
-          eventType: type,
-          url,
-          attempt: 1,
-          status: outcome.answered ? outcome.status : null,
-          latencyMs,
-          result: delivered ? 'delivered' : 'failed',
-        },
-        `test callback ${formatId('cbd', deliveryId)}: ${answer} in ${latencyMs} ms`,
-      )
-      const created = await findDelivery(db, deliveryId)
-      const attempts = await listAttempts(db, [deliveryId])
-      return toView(created as DeliveryRow, attempts)
-    },
-
-    /**
-     * The caller's events after the cursor, oldest first, as stored JSON texts (the CloudEvents exactly as
-     * sent), of one order when `orderId` is given. The cursor is an event id; the next one is the last id
-     * returned. Like the deliveries listing, an order the caller does not have just has no events.
-     */
-    async listEvents(
-      caller: Caller,
-      query: { after?: string; top?: number; orderId?: string },
-    ): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }> {
-      const afterId = parseEventCursor(query.after)
-      const orderNumber = parseOrderFilter(query.orderId)
-      const { page, hasMore } = await readPage(query.top ?? CALLBACK_LIST_MAX_TOP, (limit) =>
-        listEvents(db, { accountId: caller.accountId, environment: caller.environment, afterId, orderNumber, limit }),
-      )
-      const last = page.at(-1)?.id ?? (afterId > 0 ? afterId : null)
-      return {
-        events: page.map((row) => deps.fileLinks.refresh(row.body)),
-        nextCursor: last === null ? null : formatId('evt', last),
-        hasMore,
-      }
+/**
+ * POSTs an event's JSON text to `url` through the poster, signed with the environment's secrets as at `at` (the
+ * same headers for every callback, test or not), and times the answer: what its attempt is recorded as.
+ */
+async function postSignedEvent(
+  context: CallbacksContext,
+  signed: { accountId: number; environment: Environment; eventId: number; url: string; body: string; at: Date },
+): Promise<SentEvent> {
+  const { body, at } = signed
+  const headers = {
+    'content-type': 'application/json',
+    ...webhookHeaders(
+      await signingSecretsOf(context, signed.accountId, signed.environment, at),
+      formatId('evt', signed.eventId),
+      at,
+      body,
+    ),
+  }
+  const started = performance.now()
+  const outcome = await context.post(signed.url, body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
+  const latencyMs = Math.round(performance.now() - started)
+  const delivered = outcome.answered && outcome.status >= 200 && outcome.status <= 299
+  return {
+    outcome,
+    delivered,
+    attempt: {
+      attemptedAt: at,
+      httpStatus: outcome.answered ? outcome.status : null,
+      latencyMs,
+      responseSnippet: outcome.answered ? outcome.body.slice(0, RESPONSE_SNIPPET_CHARACTERS) : null,
+      error: outcome.answered ? (delivered ? null : `HTTP ${outcome.status}`) : outcome.error,
     },
   }
 }
 
-export type CallbacksService = ReturnType<typeof createCallbacksService>
+/** What recording an attempt decided: how it counts, and when the next attempt is due (null: none). */
+interface RecordedAttempt {
+  result: CallbackDeliveryResult
+  nextAttemptAt: Date | null
+}
+
+async function deliver(context: CallbacksContext, deliveryId: number, attempt: number): Promise<void> {
+  const { db, clock } = context
+  const delivery = await findDelivery(db, deliveryId)
+  if (delivery?.status !== 'pending' || delivery.attempts !== attempt - 1) return
+  const event = await findEvent(db, delivery.eventId)
+  if (!event) return
+  const at = clock.now()
+  const body = context.fileLinks.refresh(event.body)
+  const sent = await postSignedEvent(context, {
+    accountId: delivery.accountId,
+    environment: delivery.environment,
+    eventId: event.id,
+    url: delivery.url,
+    body,
+    at,
+  })
+  const recorded = await recordDeliveryAttempt(context, deliveryId, attempt, sent)
+  if (!recorded) return
+  context.metrics.callbackDelivery(recorded.result)
+  await logDeliveryAttempt(context, { delivery, eventType: event.type, attempt, sent, recorded })
+}
+
+/**
+ * Records an attempt with what follows from it: delivered, failed for good, or the next attempt scheduled.
+ * Undefined when another run of the same attempt recorded it first (a job retried after a crash).
+ */
+async function recordDeliveryAttempt(
+  context: CallbacksContext,
+  deliveryId: number,
+  attempt: number,
+  sent: SentEvent,
+): Promise<RecordedAttempt | undefined> {
+  const { clock, schedule } = context
+  const { outcome, delivered } = sent
+  return context.db.transaction(async (tx): Promise<RecordedAttempt | undefined> => {
+    const locked = await findDelivery(tx, deliveryId, true)
+    // Another run of this attempt got here first (a job retried after a crash): keep its record.
+    if (locked?.status !== 'pending' || locked.attempts !== attempt - 1) return undefined
+    await insertAttempt(tx, { deliveryId, attempt, ...sent.attempt })
+    const now = clock.now()
+    const retry = !delivered && !(!outcome.answered && outcome.permanent) && attempt < schedule.length
+    if (delivered || !retry) {
+      const status = delivered ? 'delivered' : 'failed'
+      await updateDelivery(tx, deliveryId, { status, attempts: attempt, nextAttemptAt: null, at: now })
+      return { result: delivered ? 'delivered' : 'gave_up', nextAttemptAt: null }
+    }
+    const nextAttemptAt = new Date(now.getTime() + (schedule[attempt] ?? 0) * 1000)
+    await updateDelivery(tx, deliveryId, { status: 'pending', attempts: attempt, nextAttemptAt, at: now })
+    await context.jobs.enqueue(tx, [deliveryJob(deliveryId, attempt + 1, nextAttemptAt)])
+    return { result: 'failed', nextAttemptAt }
+  })
+}
+
+/** One line per recorded attempt: a warning when the delivery is given up on. */
+async function logDeliveryAttempt(
+  context: CallbacksContext,
+  made: { delivery: DeliveryRow; eventType: string; attempt: number; sent: SentEvent; recorded: RecordedAttempt },
+): Promise<void> {
+  const { delivery, eventType, attempt, recorded } = made
+  const { outcome } = made.sent
+  const { latencyMs } = made.sent.attempt
+  const { schedule } = context
+  const traceId = delivery.orderNumber === null ? undefined : await readOrderTraceId(context.db, delivery.orderNumber)
+  const answer = outcome.answered ? `HTTP ${outcome.status}` : outcome.error
+  const then =
+    recorded.result === 'delivered'
+      ? 'delivered'
+      : recorded.nextAttemptAt
+        ? `next attempt at ${recorded.nextAttemptAt.toISOString()}`
+        : 'gave up'
+  const line = {
+    ...(delivery.orderNumber === null ? {} : { orderId: formatId('ord', delivery.orderNumber) }),
+    ...(traceId ? { traceId } : {}),
+    step: 'callback',
+    deliveryId: formatId('cbd', delivery.id),
+    eventType,
+    url: delivery.url,
+    attempt,
+    maxAttempts: schedule.length,
+    status: outcome.answered ? outcome.status : null,
+    ...(outcome.answered ? {} : { error: outcome.error }),
+    latencyMs,
+    result: recorded.result,
+    nextAttemptAt: recorded.nextAttemptAt?.toISOString() ?? null,
+  }
+  const message = `callback ${line.deliveryId} (${eventType}) attempt ${attempt}/${schedule.length}: ${answer} in ${latencyMs} ms; ${then}`
+  if (recorded.result === 'gave_up') context.log.warn(line, message)
+  else context.log.info(line, message)
+}
+
+/**
+ * The sweeper (a scheduled job): a pending delivery whose next attempt is overdue by the margin and whose
+ * attempt job the queue gave up on (failed after its retries, e.g. on repeated database errors, cancelled,
+ * or deleted) gets that job back, under its own deterministic id. Jobs still waiting or running are left
+ * to run; a second sweeper at the same moment puts nothing back twice, and an attempt already recorded is
+ * never made again (`deliver`). Returns how many jobs were put back.
+ */
+async function sweepStalledDeliveries(context: CallbacksContext): Promise<number> {
+  const dueBefore = new Date(context.clock.now().getTime() - STALLED_DELIVERY_MARGIN_SECONDS * 1000)
+  let requeued = 0
+  let afterId = 0
+  for (;;) {
+    const page = await listOverdueDeliveries(context.db, { dueBefore, afterId, limit: SWEEP_PAGE_SIZE })
+    for (const delivery of page) {
+      if (await context.jobs.requeueAbandoned(deliveryJob(delivery.id, delivery.attempts + 1))) requeued += 1
+    }
+    if (page.length < SWEEP_PAGE_SIZE) return requeued
+    afterId = page.at(-1)?.id ?? afterId
+  }
+}
+
+/**
+ * Retention (a scheduled job): deletes deliveries delivered or failed longer than the retention period ago
+ * with their attempts, then events older than that which no delivery refers to any more, keeping each
+ * order's latest event (the order's event `sequence` continues from it). Pending deliveries and their
+ * events are always kept. In batches, each one statement.
+ */
+async function expireCallbackHistory(context: CallbacksContext): Promise<{ deliveries: number; events: number }> {
+  const { db } = context
+  const before = new Date(context.clock.now().getTime() - context.retentionSeconds * 1000)
+  let deliveries = 0
+  for (;;) {
+    const deleted = await deleteFinishedDeliveries(db, { before, limit: RETENTION_BATCH_SIZE })
+    deliveries += deleted
+    if (deleted < RETENTION_BATCH_SIZE) break
+  }
+  let events = 0
+  for (;;) {
+    const deleted = await deleteUnneededEvents(db, { before, limit: RETENTION_BATCH_SIZE })
+    events += deleted
+    if (deleted < RETENTION_BATCH_SIZE) break
+  }
+  return { deliveries, events }
+}
+
+async function listCallbacks(
+  context: CallbacksContext,
+  caller: Caller,
+  filter: CallbackListFilter,
+): Promise<{ callbacks: CallbackView[]; hasMore: boolean }> {
+  const { db } = context
+  const orderNumber = parseOrderFilter(filter.orderId)
+  const { page, hasMore } = await readPage(filter.top ?? CALLBACK_LIST_DEFAULT_TOP, (limit) =>
+    listDeliveries(db, {
+      accountId: caller.accountId,
+      environment: caller.environment,
+      orderNumber,
+      status: filter.status ?? null,
+      limit,
+      offset: filter.skip ?? 0,
+    }),
+  )
+  const attempts = await listAttempts(
+    db,
+    page.map((row) => row.id),
+  )
+  return {
+    callbacks: page.map((row) =>
+      toView(
+        row,
+        attempts.filter((attempt) => attempt.deliveryId === row.id),
+      ),
+    ),
+    hasMore,
+  }
+}
+
+/**
+ * Sends a delivery's event again, as a new delivery (same event, same `webhook-id`), to the order's callback
+ * URL as it is now (the order's own, else the environment's; the original URL when neither is set any
+ * more). A test callback is sent again to the URL it went to.
+ */
+async function redeliver(context: CallbacksContext, caller: Caller, id: string): Promise<CallbackView> {
+  const { db, clock } = context
+  const number = parseId('cbd', id)
+  if (number === undefined) {
+    throw validationFailed({ id: [{ code: 'InvalidFormat', providedValue: id, comparisonValue: 'cbd_<number>' }] })
+  }
+  const original = ownDelivery(caller, id, await findDelivery(db, number))
+  const newId = await db.transaction(async (tx) => {
+    // Locked, so that retention cannot delete it (and its event) under the new delivery referring to them.
+    if (!(await findDelivery(tx, original.id, true))) {
+      throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
+    }
+    const event = await findEvent(tx, original.eventId)
+    const settings = await readEnvironmentSettings(tx, original.accountId, original.environment)
+    const order =
+      event && event.orderNumber !== null
+        ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }).data.order
+        : null
+    const url = order ? (order.callbackUrl ?? settings?.callbackUrl ?? original.url) : original.url
+    const deliveryId = await insertDelivery(tx, {
+      eventId: original.eventId,
+      orderNumber: original.orderNumber,
+      accountId: original.accountId,
+      environment: original.environment,
+      url,
+      redeliveryOf: original.id,
+      at: clock.now(),
+    })
+    await context.jobs.enqueue(tx, [deliveryJob(deliveryId, 1)])
+    return deliveryId
+  })
+  const created = await findDelivery(db, newId)
+  return toView(created as DeliveryRow, [])
+}
+
+/**
+ * Sends a test callback now, once (no retries), to `url` or else the environment's callback URL, signed
+ * like every callback with the environment's secrets, and records it as a delivery with its one attempt
+ * (listed by GET /v4.0/callbacks with `orderId` null). Its event (`com.<vendor>.test`) is not in the feed.
+ */
+async function sendTestCallback(
+  context: CallbacksContext,
+  caller: Caller,
+  input: { url?: string; traceParent?: string },
+): Promise<CallbackView> {
+  const { db, clock } = context
+  const url = await testCallbackUrl(context, caller, input.url)
+  const [eventNumber] = await drawEventIds(db, 1)
+  const eventId = eventNumber as number
+  const at = clock.now()
+  const type = testEventType(context.vendor)
+  const body = JSON.stringify(
+    buildTestCloudEvent({
+      id: formatId('evt', eventId),
+      type,
+      source: context.testEventSource(caller.environment),
+      time: at,
+      environment: caller.environment,
+      traceParent: newTraceparent(input.traceParent),
+    }),
+  )
+  const scope = { accountId: caller.accountId, environment: caller.environment }
+  const sent = await postSignedEvent(context, { ...scope, eventId, url, body, at })
+  // Written once the answer is in, event and delivery together: nothing is ever pending, so neither the
+  // attempt jobs nor the sweeper see a test callback.
+  const deliveryId = await db.transaction(async (tx) => {
+    await insertEvent(tx, { id: eventId, orderNumber: null, ...scope, sequence: 0, type, createdAt: at, body })
+    const status = sent.delivered ? 'delivered' : 'failed'
+    return insertFinishedDelivery(tx, { eventId, ...scope, url, status, at: clock.now() }, sent.attempt)
+  })
+  const { outcome } = sent
+  const { latencyMs } = sent.attempt
+  const answer = outcome.answered ? `HTTP ${outcome.status}` : outcome.error
+  context.log.info(
+    {
+      step: 'callback',
+      deliveryId: formatId('cbd', deliveryId),
+      eventType: type,
+      url,
+      attempt: 1,
+      status: outcome.answered ? outcome.status : null,
+      latencyMs,
+      result: sent.delivered ? 'delivered' : 'failed',
+    },
+    `test callback ${formatId('cbd', deliveryId)}: ${answer} in ${latencyMs} ms`,
+  )
+  const created = await findDelivery(db, deliveryId)
+  const attempts = await listAttempts(db, [deliveryId])
+  return toView(created as DeliveryRow, attempts)
+}
+
+/** Where a test callback goes: the URL given, else the environment's; ValidationFailed when neither will do. */
+async function testCallbackUrl(context: CallbacksContext, caller: Caller, given: string | undefined): Promise<string> {
+  const settings = await readEnvironmentSettings(context.db, caller.accountId, caller.environment)
+  const url = given ?? settings?.callbackUrl ?? null
+  if (url === null) {
+    throw validationFailed({
+      url: [
+        {
+          code: 'Required',
+          providedValue: null,
+          comparisonValue: `a url, since the ${caller.environment} environment has no callback URL set`,
+        },
+      ],
+    })
+  }
+  const urlProblem = unfetchableUrlReason(url)
+  if (urlProblem !== undefined) {
+    throw validationFailed({ url: [{ code: 'InvalidValue', providedValue: url, comparisonValue: urlProblem }] })
+  }
+  return url
+}
+
+/**
+ * The caller's events after the cursor, oldest first, as stored JSON texts (the CloudEvents exactly as
+ * sent), of one order when `orderId` is given. The cursor is an event id; the next one is the last id
+ * returned. Like the deliveries listing, an order the caller does not have just has no events.
+ */
+async function listFeedEvents(
+  context: CallbacksContext,
+  caller: Caller,
+  query: EventFeedQuery,
+): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }> {
+  const afterId = parseEventCursor(query.after)
+  const orderNumber = parseOrderFilter(query.orderId)
+  const { page, hasMore } = await readPage(query.top ?? CALLBACK_LIST_MAX_TOP, (limit) =>
+    listEvents(context.db, {
+      accountId: caller.accountId,
+      environment: caller.environment,
+      afterId,
+      orderNumber,
+      limit,
+    }),
+  )
+  const last = page.at(-1)?.id ?? (afterId > 0 ? afterId : null)
+  return {
+    events: page.map((row) => context.fileLinks.refresh(row.body)),
+    nextCursor: last === null ? null : formatId('evt', last),
+    hasMore,
+  }
+}

@@ -44,7 +44,13 @@ async function withTimeout(work: Promise<void>, timeoutMs: number): Promise<void
   }
 }
 
-export function createHealthService(deps: HealthDeps) {
+/** Whether this process can serve: GET /readyz. */
+export interface HealthService {
+  /** Runs every readiness check at once; ready when all pass, with each check's result and time. */
+  readiness(): Promise<Readiness>
+}
+
+export function createHealthService(deps: HealthDeps): HealthService {
   const timeoutMs = deps.timeoutMs ?? READINESS_CHECK_TIMEOUT_MS
 
   async function run(name: ReadinessCheckName): Promise<CheckResult> {
@@ -83,5 +89,3 @@ export function createHealthService(deps: HealthDeps) {
     },
   }
 }
-
-export type HealthService = ReturnType<typeof createHealthService>

@@ -4,6 +4,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { parseId } from '../domain/ids.ts'
+import type { Recipient } from '../domain/order.ts'
 import type { LabReport } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
@@ -17,6 +18,37 @@ const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
 
 export class LabError extends Error {}
 
+/** A shipment as the lab API lists it: what the lab was given at submission and where its files are. */
+export interface LabJobView {
+  shipmentId: string
+  orderId: string
+  state: string
+  shippingMethod: string
+  carrier: { name: string; service: string }
+  recipient: Recipient
+  items: {
+    itemId: string
+    sku: string
+    copies: number
+    attributes: Record<string, string>
+    printFiles: { printArea: string; url: string; format: string }[]
+  }[]
+  packingSlip: { url: string } | null
+  branding: Record<string, { url: string }> | null
+}
+
+/** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
+export interface LabsService {
+  /** A new key for a catalogue lab; the only time the key is shown. */
+  createLabKey(labCode: string): Promise<{ key: string; prefix: string }>
+  /** The lab code a lab key belongs to; undefined for an unknown key. */
+  authenticateLab(key: string): Promise<string | undefined>
+  /** The Live shipments a lab still has to make or ship, with everything it needs to do so. */
+  listJobs(labCode: string): Promise<LabJobView[]>
+  /** Applies a lab's report on one of its shipments; whether the order changed. */
+  report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }>
+}
+
 export function createLabsService(deps: {
   db: Database
   clock: Clock
@@ -24,7 +56,7 @@ export function createLabsService(deps: {
   pipeline: PipelineService
   /** One line per lab API call; silent when absent. */
   log?: ServiceLogger
-}) {
+}): LabsService {
   const { db, clock, catalogue, pipeline } = deps
   const log = deps.log ?? silentLogger
 
@@ -51,9 +83,9 @@ export function createLabsService(deps: {
     },
 
     /** The shipments a lab still has to make or ship, with everything it needs to do so. */
-    async listJobs(labCode: string) {
+    async listJobs(labCode: string): Promise<LabJobView[]> {
       const jobs = (await listLabJobs(db, labCode, OPEN_STATES)).filter((job) => job.environment === 'live')
-      const result = []
+      const result: LabJobView[] = []
       for (const job of jobs) {
         const order = await readOrder(db, job.orderNumber)
         const shipmentId = `shp_${job.shipmentNumber}`
@@ -129,5 +161,3 @@ export function createLabsService(deps: {
     },
   }
 }
-
-export type LabsService = ReturnType<typeof createLabsService>

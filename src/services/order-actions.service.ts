@@ -86,7 +86,30 @@ interface Change<T> {
 
 type ActionName = 'cancel' | 'updateShippingMethod' | 'updateRecipient' | 'updateMetadata'
 
-export function createOrderActionsService(deps: OrderActionsDeps) {
+/** The actions a merchant takes on an order, each under the order's row lock (docs/api.md#order-actions). */
+export interface OrderActionsService {
+  /** Which actions the caller's order allows now. */
+  listActions(caller: Caller, orderId: string): Promise<AvailableActions>
+  /** Cancels every shipment not yet with its lab (the whole order when that is all of them), refunding them. */
+  cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>>
+  /** Changes the shipping method, planning the shipments not yet with their lab again and charging the difference. */
+  updateShippingMethod(
+    caller: Caller,
+    orderId: string,
+    shippingMethod: ShippingMethod,
+  ): Promise<ActionResult<UpdateOutcome>>
+  /** Changes the recipient within the same destination country (`countryCodePath` names the field in refusals). */
+  updateRecipient(
+    caller: Caller,
+    orderId: string,
+    recipient: Recipient,
+    countryCodePath: string,
+  ): Promise<ActionResult<UpdateOutcome>>
+  /** Replaces the metadata, in any state. */
+  updateMetadata(caller: Caller, orderId: string, metadata: Record<string, unknown>): Promise<ActionResult<'Updated'>>
+}
+
+export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsService {
   const { db, clock } = deps
   const log = deps.log ?? silentLogger
   const changes = createOrderChanger(deps)
@@ -154,67 +177,9 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
       orderId: string,
       shippingMethod: ShippingMethod,
     ): Promise<ActionResult<UpdateOutcome>> {
-      return act('updateShippingMethod', caller, orderId, async (order, tx, now) => {
-        const { document, pipeline } = order
-        // Shipments already with their lab do not make the action unavailable: they report FailedToUpdate.
-        if (document.status.stage !== 'InProgress' || pipeline.phase === 'failed') {
-          return { outcome: 'ActionNotAvailable', changed: false }
-        }
-        const { open, submitted } = shipmentsByChangeability(document, pipeline)
-        const unchanged = submitted.map((shipment) => ({ shipmentId: shipment.id, successful: false }))
-        if (shippingMethod === document.shippingMethod) {
-          const results = [...open, ...submitted].map((shipment) => ({ shipmentId: shipment.id, successful: true }))
-          return { outcome: 'Updated', changed: false, shipmentUpdateResults: sortResults(results) }
-        }
-        const awaiting = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
-        if (open.length === 0 && awaiting.length === 0) {
-          return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: unchanged }
-        }
-        const currency = pipeline.billing?.currency ?? caller.billingCurrency
-        const plan = (itemIds: string[]) =>
-          deps.allocate({
-            order: document,
-            itemIds,
-            excludedLabsByItem: pipeline.excludedLabs,
-            ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
-            shippingMethod,
-            currency,
-            explain: { basis: 'Allocation', at: now },
-          })
-        const replanned = plan(open.flatMap((shipment) => shipment.items.map((entry) => entry.itemId)))
-        const stillToAllocate = awaiting.length > 0 ? plan(awaiting) : replanned
-        if (!replanned.ok || !stillToAllocate.ok) {
-          const failed = [...open, ...submitted].map((shipment) => ({ shipmentId: shipment.id, successful: false }))
-          return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: sortResults(failed) }
-        }
-        document.shippingMethod = shippingMethod
-        document.lastUpdated = now.toISOString()
-        const jobs: JobRequest[] = []
-        const updated: ShipmentUpdateResult[] = []
-        if (open.length > 0) {
-          if (replanned.routing) pipeline.routing = [...(pipeline.routing ?? []), replanned.routing]
-          const ids = await drawShipmentIds(tx, replanned.shipments.length)
-          const planned = replanned.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
-          const replaced = replaceOpenShipments(document, pipeline, open, planned, now)
-          jobs.push(...replaced.jobs)
-          for (const id of replaced.keptOrAddedIds) updated.push({ shipmentId: id, successful: true })
-          const billing = pipeline.billing
-          if (billing) {
-            const added = linesOfShipments(
-              planned.map((shipment) => shipment.price),
-              replaced.keptOrAddedIds,
-            )
-            const target = replaceShipmentLines(
-              billing.lines,
-              open.map((shipment) => shipment.id),
-              added,
-            )
-            jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
-          }
-        }
-        const outcome = submitted.length > 0 ? 'PartiallyUpdated' : 'Updated'
-        return { outcome, changed: true, jobs, shipmentUpdateResults: sortResults([...updated, ...unchanged]) }
-      })
+      return act('updateShippingMethod', caller, orderId, (order, tx, now) =>
+        changeShippingMethod(deps, caller, shippingMethod, order, tx, now),
+      )
     },
 
     /**
@@ -269,8 +234,76 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
   }
 }
 
+/** The change of shipping method on the locked order (`updateShippingMethod`). */
+async function changeShippingMethod(
+  deps: OrderActionsDeps,
+  caller: Caller,
+  shippingMethod: ShippingMethod,
+  order: PipelineOrder,
+  tx: Queryable,
+  now: Date,
+): Promise<Change<UpdateOutcome>> {
+  const { document, pipeline } = order
+  // Shipments already with their lab do not make the action unavailable: they report FailedToUpdate.
+  if (document.status.stage !== 'InProgress' || pipeline.phase === 'failed') {
+    return { outcome: 'ActionNotAvailable', changed: false }
+  }
+  const { open, submitted } = shipmentsByChangeability(document, pipeline)
+  const unchanged = submitted.map((shipment) => ({ shipmentId: shipment.id, successful: false }))
+  if (shippingMethod === document.shippingMethod) {
+    const results = [...open, ...submitted].map((shipment) => ({ shipmentId: shipment.id, successful: true }))
+    return { outcome: 'Updated', changed: false, shipmentUpdateResults: sortResults(results) }
+  }
+  const awaiting = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
+  if (open.length === 0 && awaiting.length === 0) {
+    return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: unchanged }
+  }
+  const currency = pipeline.billing?.currency ?? caller.billingCurrency
+  const plan = (itemIds: string[]) =>
+    deps.allocate({
+      order: document,
+      itemIds,
+      excludedLabsByItem: pipeline.excludedLabs,
+      ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
+      shippingMethod,
+      currency,
+      explain: { basis: 'Allocation', at: now },
+    })
+  const replanned = plan(open.flatMap((shipment) => shipment.items.map((entry) => entry.itemId)))
+  const stillToAllocate = awaiting.length > 0 ? plan(awaiting) : replanned
+  if (!replanned.ok || !stillToAllocate.ok) {
+    const failed = [...open, ...submitted].map((shipment) => ({ shipmentId: shipment.id, successful: false }))
+    return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: sortResults(failed) }
+  }
+  document.shippingMethod = shippingMethod
+  document.lastUpdated = now.toISOString()
+  const jobs: JobRequest[] = []
+  const updated: ShipmentUpdateResult[] = []
+  if (open.length > 0) {
+    if (replanned.routing) pipeline.routing = [...(pipeline.routing ?? []), replanned.routing]
+    const ids = await drawShipmentIds(tx, replanned.shipments.length)
+    const planned = replanned.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+    const replaced = replaceOpenShipments(document, pipeline, open, planned, now)
+    jobs.push(...replaced.jobs)
+    for (const id of replaced.keptOrAddedIds) updated.push({ shipmentId: id, successful: true })
+    const billing = pipeline.billing
+    if (billing) {
+      const added = linesOfShipments(
+        planned.map((shipment) => shipment.price),
+        replaced.keptOrAddedIds,
+      )
+      const target = replaceShipmentLines(
+        billing.lines,
+        open.map((shipment) => shipment.id),
+        added,
+      )
+      jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
+    }
+  }
+  const outcome = submitted.length > 0 ? 'PartiallyUpdated' : 'Updated'
+  return { outcome, changed: true, jobs, shipmentUpdateResults: sortResults([...updated, ...unchanged]) }
+}
+
 function sortResults(results: ShipmentUpdateResult[]): ShipmentUpdateResult[] {
   return results.sort(byShipmentId)
 }
-
-export type OrderActionsService = ReturnType<typeof createOrderActionsService>

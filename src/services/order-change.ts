@@ -29,7 +29,16 @@ export interface OrderChangeDeps {
   events: OrderEventsService
 }
 
-export function createOrderChanger(deps: OrderChangeDeps) {
+/** The one way an order is changed: lock, change, save, events, jobs, in one transaction. */
+export interface OrderChanger {
+  /** Applies `change` to the order under its row lock; undefined when there is no such order. */
+  change<R extends OrderChangeResult>(
+    orderNumber: number,
+    change: (order: PipelineOrder, tx: Queryable) => Promise<R> | R,
+  ): Promise<ChangedOrder<R> | undefined>
+}
+
+export function createOrderChanger(deps: OrderChangeDeps): OrderChanger {
   return {
     /**
      * Applies `change` to the order under its row lock, in a transaction of its own. `undefined` when there is no
@@ -54,5 +63,3 @@ export function createOrderChanger(deps: OrderChangeDeps) {
     },
   }
 }
-
-export type OrderChanger = ReturnType<typeof createOrderChanger>

@@ -39,7 +39,13 @@ export interface OrderEventsDeps {
   sourceOf: (environment: Environment, orderId: string) => string
 }
 
-export function createOrderEventsService(deps: OrderEventsDeps) {
+/** Writes the callbacks an order change causes (CloudEvents, their deliveries and first attempt jobs). */
+export interface OrderEventsService {
+  /** Records, in the order's locked transaction, the events of the change from `before` to `order`; how many. */
+  record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number>
+}
+
+export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsService {
   const { clock } = deps
   return {
     /**
@@ -101,5 +107,3 @@ export function createOrderEventsService(deps: OrderEventsDeps) {
     },
   }
 }
-
-export type OrderEventsService = ReturnType<typeof createOrderEventsService>

@@ -188,6 +188,26 @@ export interface FileLinkRefresher {
   refresh(json: string): string
 }
 
+/** Orders as the merchant's API sees them: create, read, list, and how they were routed. */
+export interface OrdersService {
+  /**
+   * Creates the order (checked against the catalogue, idempotent by key) with the job starting its fulfilment.
+   * `traceId`: the creating request's, for the pipeline's log lines; `scenarioHeader`: its X-Sandbox-Scenario.
+   */
+  createOrder(
+    caller: Caller,
+    input: CreateOrderInput,
+    traceId?: string,
+    scenarioHeader?: string,
+  ): Promise<CreateOrderResult>
+  /** The caller's order as JSON text with fresh file links; EntityNotFound while it is in its pause window. */
+  getOrder(caller: Caller, orderId: string): Promise<string>
+  /** How the order's items were allocated to labs; before the first allocation, what allocating now would do. */
+  orderRouting(caller: Caller, orderId: string): Promise<OrderRouting>
+  /** One page of the caller's orders as JSON texts, newest first. */
+  listOrders(caller: Caller, input: ListOrdersInput): Promise<{ ordersJson: string[]; hasMore: boolean }>
+}
+
 export function createOrdersService(deps: {
   db: Database
   catalogue: Catalogue
@@ -198,7 +218,7 @@ export function createOrdersService(deps: {
   metrics?: ServiceMetrics
   /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
   unknownSampleUrl?: UnknownSampleUrlCheck
-}) {
+}): OrdersService {
   const { db, catalogue, clock, jobs, fileLinks } = deps
   const log = deps.log ?? silentLogger
   const metrics = deps.metrics ?? noMetrics
@@ -519,5 +539,3 @@ export function createOrdersService(deps: {
     },
   }
 }
-
-export type OrdersService = ReturnType<typeof createOrdersService>

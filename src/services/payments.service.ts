@@ -36,6 +36,20 @@ export type PaymentAttempt =
 
 const NOT_FOUND = 'This payment link is not valid'
 
+/** Paying what prepaid orders owe: the payment page and balance top-ups. */
+export interface PaymentsService {
+  /** What the payment page of a Live order shows; EntityNotFound unless the token is the order's. */
+  describe(orderId: string, token: string): Promise<PaymentPageFacts>
+  /** Charges the card for what the order owes, if it is still `amountShown`; what came of it. */
+  pay(orderId: string, token: string, amountShown: string, card: CardDetails): Promise<PaymentAttempt>
+  /** Adds to a prepaid balance and pays the waiting orders it now covers: the new balance, the released orders. */
+  topUp(
+    accountId: number,
+    amountMinor: bigint,
+    reference: string | null,
+  ): Promise<{ balanceMinor: bigint; currency: string; releasedOrderIds: string[] }>
+}
+
 export function createPaymentsService(deps: {
   db: Database
   clock: Clock
@@ -46,7 +60,7 @@ export function createPaymentsService(deps: {
   events: OrderEventsService
   /** One line per payment taken, declined, or releasing an order; silent when absent. */
   log?: ServiceLogger
-}) {
+}): PaymentsService {
   const { db } = deps
   const log = deps.log ?? silentLogger
   const orders = createOrderChanger(deps)
@@ -172,5 +186,3 @@ export function createPaymentsService(deps: {
     },
   }
 }
-
-export type PaymentsService = ReturnType<typeof createPaymentsService>

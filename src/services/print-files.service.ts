@@ -35,7 +35,17 @@ export interface PrintFileView {
   previewUrl: string | null
 }
 
-export function createPrintFilesService(deps: { db: Database; catalogue: Catalogue; fileLinks: FileLinker }) {
+/** The print files of an order (GET /v4.0/orders/{id}/print-files). */
+export interface PrintFilesService {
+  /** Every print file of the caller's order's shipments, with its state and link; empty until allocated. */
+  listPrintFiles(caller: Caller, orderId: string): Promise<PrintFileView[]>
+}
+
+export function createPrintFilesService(deps: {
+  db: Database
+  catalogue: Catalogue
+  fileLinks: FileLinker
+}): PrintFilesService {
   const { db, catalogue, fileLinks } = deps
 
   return {
@@ -93,5 +103,3 @@ export function createPrintFilesService(deps: { db: Database; catalogue: Catalog
     return size ? { width: size.horizontalResolution, height: size.verticalResolution } : null
   }
 }
-
-export type PrintFilesService = ReturnType<typeof createPrintFilesService>

@@ -67,7 +67,15 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-export function createProductsService(deps: { catalogue: Catalogue }) {
+/** The catalogue's products as the API shows them. */
+export interface ProductsService {
+  /** One product's details; EntityNotFound, naming the nearest SKUs, for an unknown SKU. */
+  getProduct(sku: string): ProductDetails
+  /** One page of the products, by SKU, whose SKU, description or an attribute value contains the search. */
+  listProducts(query: ProductListQuery): { products: ProductListEntry[]; hasMore: boolean }
+}
+
+export function createProductsService(deps: { catalogue: Catalogue }): ProductsService {
   const { catalogue } = deps
   // Built once: the catalogue does not change while the process runs. SKUs are unique in any letter case, so
   // the lower-case order is total.
@@ -76,7 +84,7 @@ export function createProductsService(deps: { catalogue: Catalogue }) {
     .sort((a, b) => compareText(a.entry.sku.toLowerCase(), b.entry.sku.toLowerCase()))
 
   return {
-    getProduct(sku: string) {
+    getProduct(sku: string): ProductDetails {
       const details = catalogue.productDetails(sku)
       if (!details) {
         const nearestSkus = { sku: catalogue.nearestSkus(sku) }
@@ -101,5 +109,3 @@ export function createProductsService(deps: { catalogue: Catalogue }) {
     },
   }
 }
-
-export type ProductsService = ReturnType<typeof createProductsService>

@@ -12,6 +12,8 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import {
   availableShippingMethods,
   catalogueValidationFailed,
+  type MatchedItem,
+  type MatchResult,
   matchOrderItems,
   pricedPageCount,
   QUOTE_PATHS,
@@ -141,180 +143,29 @@ export interface QuotesDeps {
   lifetimeSeconds?: number
 }
 
-export function createQuotesService(deps: QuotesDeps) {
+/** Quotes: what an order of these items would cost by each shipping method, stored or not. */
+export interface QuotesService {
+  /** One quote per requested (or possible) shipping method, priced only: nothing is stored. */
+  createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult
+  /** Like createQuote, with what storing the quotes keeps and their times; nothing is stored yet. */
+  prepareQuotes(caller: QuoteCaller, input: CreateQuoteInput): PreparedQuotes
+  /** Stores prepared quotes so an order can use their prices until they expire; the quotes with their ids. */
+  storeQuotes(caller: Caller, prepared: PreparedQuotes): Promise<QuoteResult<Quote>>
+  /** The routing of one of the caller's stored quotes; EntityNotFound when there is none. */
+  quoteRouting(caller: Caller, quoteId: string): Promise<QuoteRouting>
+  /** Deletes the unused quotes that expired over EXPIRED_QUOTE_RETENTION_SECONDS ago; how many. */
+  expireQuotes(): Promise<number>
+}
+
+export function createQuotesService(deps: QuotesDeps): QuotesService {
   const { catalogue } = deps
   const newItemId = deps.newItemId ?? newQuoteItemId
+  const priceQuotes = (caller: QuoteCaller, input: CreateQuoteInput, now: Date) =>
+    priceQuotesOf(catalogue, newItemId, caller, input, now)
 
   function storage(): { db: Database; clock: Clock } {
     if (!deps.db || !deps.clock) throw new Error('the quotes service was built without a database')
     return { db: deps.db, clock: deps.clock }
-  }
-
-  /** Each quote with what storing it keeps: its items and shipments priced, its routing as at `now`. */
-  function priceQuotes(
-    caller: QuoteCaller,
-    input: CreateQuoteInput,
-    now: Date,
-  ): QuoteResult<{ quote: PricedQuote; lock: QuoteLock }> {
-    const matched = matchOrderItems(
-      catalogue,
-      {
-        destinationCountryCode: input.destinationCountryCode,
-        shippingMethod: input.shippingMethod ?? null,
-        items: input.items.map((item) => ({
-          sku: item.sku,
-          copies: item.copies,
-          attributes: item.attributes ?? {},
-          assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
-        })),
-      },
-      QUOTE_PATHS,
-    )
-    const failures = matched.failures
-    const destination = matched.destinationCountryCode
-
-    // The account's billing currency is the default, and is checked like a requested one: an account created
-    // with a currency the catalogue has no rate for gets the same named failure.
-    const requestedCurrency = input.currencyCode ?? caller.billingCurrency
-    if (!catalogue.isKnownCurrency(requestedCurrency)) {
-      addFailure(failures, 'currencyCode', {
-        code: 'UnknownCurrency',
-        providedValue: requestedCurrency,
-        validValues: [...catalogue.currencies],
-      })
-    }
-
-    let methods: ShippingMethod[] = matched.shippingMethod ? [matched.shippingMethod] : []
-    const everyItemMatched = matched.items.length === input.items.length && isIsoCountryCode(destination)
-    if (!matched.shippingMethod && everyItemMatched) {
-      methods = availableShippingMethods(catalogue, destination, matched.items)
-      if (methods.length === 0) {
-        // Each item reaches the destination (matching checked that), but no single method carries them all:
-        // name the methods of each item so the merchant can split the order.
-        addFailure(failures, QUOTE_PATHS.countryCode, {
-          code: 'NoCommonShippingMethod',
-          providedValue: destination,
-          comparisonValue: Object.fromEntries(
-            matched.items.map((item) => [
-              `${QUOTE_PATHS.items}[${item.index}]`,
-              catalogue.shippingMethodsForVariant(item.variant, destination),
-            ]),
-          ),
-        })
-      }
-    }
-    if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures, 'The quote could not be made')
-
-    const currency = requestedCurrency.toUpperCase()
-    // One id per request item, shared by every quote of the answer: item N is the same item in each of them.
-    const ids = matched.items.map(() => newItemId())
-    const allocationItems: AllocationItem[] = matched.items.map((item, position) => ({
-      itemId: ids[position] as string,
-      variant: item.variant,
-      copies: item.copies,
-      pageCount: pricedPageCount(item.product, item.assets),
-    }))
-    const copiesByItem = new Map(allocationItems.map((item) => [item.itemId, item.copies]))
-    const quotes = methods.map((method) => {
-      const allocation = allocateShipments(
-        catalogue,
-        {
-          destinationCountryCode: destination,
-          shippingMethod: method,
-          items: allocationItems,
-        },
-        { explain: true },
-      )
-      if (!allocation.ok) {
-        // Matching found a lab offering the method for every item, so this is a bug: logged, answered 500.
-        throw new Error(`no lab allocation for ${method} although every item matched`)
-      }
-      const priced = priceAllocation(catalogue, allocation.shipments, copiesByItem, destination, currency)
-      const money = (minor: bigint) => toWireMoney({ minor, currency: priced.currency })
-      const indexOfItem = new Map(ids.map((id, index) => [id, index]))
-      const pricedItems = new Map<string, PricedItem>()
-      for (const shipment of priced.shipments) for (const item of shipment.items) pricedItems.set(item.itemId, item)
-
-      const quote: PricedQuote = {
-        shipmentMethod: method,
-        costSummary: {
-          items: money(priced.totals.items),
-          shipping: money(priced.totals.shipping),
-          totalCost: money(priced.totals.total),
-          totalTax: money(priced.totals.tax),
-        },
-        shipments: allocation.shipments.map((planned, index) => {
-          const shipment = priced.shipments[index]
-          if (!shipment || shipment.labCode !== planned.labCode) throw new Error('pricing reordered the shipments')
-          return {
-            carrier: { name: planned.carrier.name, service: planned.carrier.service },
-            fulfillmentLocation: { countryCode: planned.labCountryCode, labCode: planned.labCode },
-            cost: money(shipment.cost),
-            tax: money(shipment.tax),
-            items: [...planned.itemIds],
-          }
-        }),
-        items: matched.items.map((item, position) => {
-          const id = ids[position] as string
-          const price = pricedItems.get(id)
-          if (!price) throw new Error(`item ${id} was allocated to no shipment`)
-          return {
-            id,
-            sku: item.sku,
-            copies: item.copies,
-            unitCost: money(price.unitCost),
-            taxUnitCost: money(price.taxUnitCost),
-            attributes: { ...item.attributes },
-            assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount })),
-          }
-        }),
-      }
-      const lock: QuoteLock = {
-        shippingMethod: method,
-        destinationCountryCode: destination,
-        currency: priced.currency,
-        items: matched.items.map((item, position) => {
-          const price = pricedItems.get(ids[position] as string) as PricedItem
-          return {
-            sku: item.sku,
-            copies: item.copies,
-            attributes: { ...item.attributes },
-            // Part of the lock: a book's price depends on its pages, so an order must have the pages quoted.
-            pageCount: pricedPageCount(item.product, item.assets),
-            unitCost: String(price.unitCost),
-            taxUnitCost: String(price.taxUnitCost),
-          }
-        }),
-        shipments: allocation.shipments.map((planned, index) => ({
-          labCode: planned.labCode,
-          cost: String(priced.shipments[index]?.cost ?? 0n),
-          tax: String(priced.shipments[index]?.tax ?? 0n),
-          itemIndexes: planned.itemIds.map((id) => indexOfItem.get(id) ?? -1),
-        })),
-        routing: routingRound(catalogue, allocation, {
-          basis: 'Quote',
-          at: now,
-          destinationCountryCode: destination,
-          shippingMethod: method,
-          copiesByItem,
-          currency: priced.currency,
-        }),
-      }
-      return { quote, lock }
-    })
-
-    const taxRate = catalogue.taxRate(destination)
-    const issues: QuoteIssue[] = taxRate.salesTaxNotComputed
-      ? [
-          {
-            errorCode: SALES_TAX_WARNING_CODE,
-            description:
-              `${taxRate.name ?? 'Sales tax'} is not computed for destination ${destination}: the quoted ` +
-              'amounts do not include it, and it may be due on delivery.',
-          },
-        ]
-      : []
-    return { outcome: issues.length > 0 ? 'CreatedWithIssues' : 'Created', quotes, issues }
   }
 
   return {
@@ -386,4 +237,207 @@ export function createQuotesService(deps: QuotesDeps) {
   }
 }
 
-export type QuotesService = ReturnType<typeof createQuotesService>
+/** Each quote with what storing it keeps: its items and shipments priced, its routing as at `now`. */
+function priceQuotesOf(
+  catalogue: Catalogue,
+  newItemId: () => string,
+  caller: QuoteCaller,
+  input: CreateQuoteInput,
+  now: Date,
+): QuoteResult<{ quote: PricedQuote; lock: QuoteLock }> {
+  const { matched, destination, currency, methods } = quotableMethods(catalogue, caller, input)
+  // One id per request item, shared by every quote of the answer: item N is the same item in each of them.
+  const ids = matched.items.map(() => newItemId())
+  const allocationItems: AllocationItem[] = matched.items.map((item, position) => ({
+    itemId: ids[position] as string,
+    variant: item.variant,
+    copies: item.copies,
+    pageCount: pricedPageCount(item.product, item.assets),
+  }))
+  const copiesByItem = new Map(allocationItems.map((item) => [item.itemId, item.copies]))
+  const basis: QuoteBasis = { destination, currency, items: matched.items, ids, allocationItems, copiesByItem, now }
+  const quotes = methods.map((method) => priceMethod(catalogue, basis, method))
+  const issues = salesTaxIssues(catalogue, destination)
+  return { outcome: issues.length > 0 ? 'CreatedWithIssues' : 'Created', quotes, issues }
+}
+
+/**
+ * The request's items matched against the catalogue, its destination and currency, and the shipping methods to
+ * quote (the one requested, or every one that can serve all the items); ValidationFailed naming every problem.
+ */
+function quotableMethods(
+  catalogue: Catalogue,
+  caller: QuoteCaller,
+  input: CreateQuoteInput,
+): { matched: MatchResult; destination: string; currency: string; methods: ShippingMethod[] } {
+  const matched = matchOrderItems(
+    catalogue,
+    {
+      destinationCountryCode: input.destinationCountryCode,
+      shippingMethod: input.shippingMethod ?? null,
+      items: input.items.map((item) => ({
+        sku: item.sku,
+        copies: item.copies,
+        attributes: item.attributes ?? {},
+        assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
+      })),
+    },
+    QUOTE_PATHS,
+  )
+  const failures = matched.failures
+  const destination = matched.destinationCountryCode
+
+  // The account's billing currency is the default, and is checked like a requested one: an account created
+  // with a currency the catalogue has no rate for gets the same named failure.
+  const requestedCurrency = input.currencyCode ?? caller.billingCurrency
+  if (!catalogue.isKnownCurrency(requestedCurrency)) {
+    addFailure(failures, 'currencyCode', {
+      code: 'UnknownCurrency',
+      providedValue: requestedCurrency,
+      validValues: [...catalogue.currencies],
+    })
+  }
+
+  let methods: ShippingMethod[] = matched.shippingMethod ? [matched.shippingMethod] : []
+  const everyItemMatched = matched.items.length === input.items.length && isIsoCountryCode(destination)
+  if (!matched.shippingMethod && everyItemMatched) {
+    methods = availableShippingMethods(catalogue, destination, matched.items)
+    if (methods.length === 0) {
+      // Each item reaches the destination (matching checked that), but no single method carries them all:
+      // name the methods of each item so the merchant can split the order.
+      addFailure(failures, QUOTE_PATHS.countryCode, {
+        code: 'NoCommonShippingMethod',
+        providedValue: destination,
+        comparisonValue: Object.fromEntries(
+          matched.items.map((item) => [
+            `${QUOTE_PATHS.items}[${item.index}]`,
+            catalogue.shippingMethodsForVariant(item.variant, destination),
+          ]),
+        ),
+      })
+    }
+  }
+  if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures, 'The quote could not be made')
+
+  return { matched, destination, currency: requestedCurrency.toUpperCase(), methods }
+}
+
+/** What pricing each method's quote starts from: the matched items, their ids and copies, the time of the routing. */
+interface QuoteBasis {
+  destination: string
+  currency: string
+  items: MatchedItem[]
+  ids: string[]
+  allocationItems: AllocationItem[]
+  copiesByItem: Map<string, number>
+  now: Date
+}
+
+/** One method's quote: its shipments and items priced, and the lock that storing it keeps (routing included). */
+function priceMethod(
+  catalogue: Catalogue,
+  basis: QuoteBasis,
+  method: ShippingMethod,
+): { quote: PricedQuote; lock: QuoteLock } {
+  const { destination, currency, ids, allocationItems, copiesByItem, now } = basis
+  const allocation = allocateShipments(
+    catalogue,
+    {
+      destinationCountryCode: destination,
+      shippingMethod: method,
+      items: allocationItems,
+    },
+    { explain: true },
+  )
+  if (!allocation.ok) {
+    // Matching found a lab offering the method for every item, so this is a bug: logged, answered 500.
+    throw new Error(`no lab allocation for ${method} although every item matched`)
+  }
+  const priced = priceAllocation(catalogue, allocation.shipments, copiesByItem, destination, currency)
+  const money = (minor: bigint) => toWireMoney({ minor, currency: priced.currency })
+  const indexOfItem = new Map(ids.map((id, index) => [id, index]))
+  const pricedItems = new Map<string, PricedItem>()
+  for (const shipment of priced.shipments) for (const item of shipment.items) pricedItems.set(item.itemId, item)
+
+  const quote: PricedQuote = {
+    shipmentMethod: method,
+    costSummary: {
+      items: money(priced.totals.items),
+      shipping: money(priced.totals.shipping),
+      totalCost: money(priced.totals.total),
+      totalTax: money(priced.totals.tax),
+    },
+    shipments: allocation.shipments.map((planned, index) => {
+      const shipment = priced.shipments[index]
+      if (!shipment || shipment.labCode !== planned.labCode) throw new Error('pricing reordered the shipments')
+      return {
+        carrier: { name: planned.carrier.name, service: planned.carrier.service },
+        fulfillmentLocation: { countryCode: planned.labCountryCode, labCode: planned.labCode },
+        cost: money(shipment.cost),
+        tax: money(shipment.tax),
+        items: [...planned.itemIds],
+      }
+    }),
+    items: basis.items.map((item, position) => {
+      const id = ids[position] as string
+      const price = pricedItems.get(id)
+      if (!price) throw new Error(`item ${id} was allocated to no shipment`)
+      return {
+        id,
+        sku: item.sku,
+        copies: item.copies,
+        unitCost: money(price.unitCost),
+        taxUnitCost: money(price.taxUnitCost),
+        attributes: { ...item.attributes },
+        assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount })),
+      }
+    }),
+  }
+  const lock: QuoteLock = {
+    shippingMethod: method,
+    destinationCountryCode: destination,
+    currency: priced.currency,
+    items: basis.items.map((item, position) => {
+      const price = pricedItems.get(ids[position] as string) as PricedItem
+      return {
+        sku: item.sku,
+        copies: item.copies,
+        attributes: { ...item.attributes },
+        // Part of the lock: a book's price depends on its pages, so an order must have the pages quoted.
+        pageCount: pricedPageCount(item.product, item.assets),
+        unitCost: String(price.unitCost),
+        taxUnitCost: String(price.taxUnitCost),
+      }
+    }),
+    shipments: allocation.shipments.map((planned, index) => ({
+      labCode: planned.labCode,
+      cost: String(priced.shipments[index]?.cost ?? 0n),
+      tax: String(priced.shipments[index]?.tax ?? 0n),
+      itemIndexes: planned.itemIds.map((id) => indexOfItem.get(id) ?? -1),
+    })),
+    routing: routingRound(catalogue, allocation, {
+      basis: 'Quote',
+      at: now,
+      destinationCountryCode: destination,
+      shippingMethod: method,
+      copiesByItem,
+      currency: priced.currency,
+    }),
+  }
+  return { quote, lock }
+}
+
+/** Destinations where sales tax is not computed (the US) get SALES_TAX_WARNING_CODE. */
+function salesTaxIssues(catalogue: Catalogue, destination: string): QuoteIssue[] {
+  const taxRate = catalogue.taxRate(destination)
+  return taxRate.salesTaxNotComputed
+    ? [
+        {
+          errorCode: SALES_TAX_WARNING_CODE,
+          description:
+            `${taxRate.name ?? 'Sales tax'} is not computed for destination ${destination}: the quoted ` +
+            'amounts do not include it, and it may be due on delivery.',
+        },
+      ]
+    : []
+}

@@ -81,6 +81,14 @@ function notWithLabsReason(order: PipelineOrder): string {
   }
 }
 
+/** Moving Sandbox orders through the simulated labs by hand (POST /v4.0/sandbox/orders/{id}/advance). */
+export interface SandboxService {
+  /** The order's scenario and whether a plain advance would move it. */
+  describeOrder(caller: Caller, orderId: string): Promise<SandboxOrderFacts>
+  /** Moves the order one lab step on, or on to `to`; whether anything changed (ValidationFailed when it cannot). */
+  advanceOrder(caller: Caller, orderId: string, to?: AdvanceTarget): Promise<{ changed: boolean }>
+}
+
 export function createSandboxService(
   deps: OrderChangeDeps & {
     pipeline: PipelineService
@@ -88,7 +96,7 @@ export function createSandboxService(
     billing: BillingService
     now: () => Date
   },
-) {
+): SandboxService {
   const { db, pipeline, simulatedLabs, billing } = deps
   const orders = createOrderChanger(deps)
 
@@ -212,5 +220,3 @@ export function createSandboxService(
     },
   }
 }
-
-export type SandboxService = ReturnType<typeof createSandboxService>

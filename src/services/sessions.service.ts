@@ -44,7 +44,17 @@ export function isCsrfTokenOf(sessionToken: string, candidate: unknown): boolean
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-export function createSessionsService(deps: { db: Database; clock: Clock }) {
+/** Dashboard sessions: signed in with an API key, held by a session token. */
+export interface SessionsService {
+  /** Opens a session for an active key of `environment`; the token, or why the key was refused. */
+  signIn(apiKey: string, environment: Environment): Promise<SignInResult>
+  /** The caller a session token stands for in `environment`; undefined when it does not (any more). */
+  authenticate(token: string, environment: Environment): Promise<SessionCaller | undefined>
+  /** Ends the session of a token. */
+  signOut(token: string): Promise<void>
+}
+
+export function createSessionsService(deps: { db: Database; clock: Clock }): SessionsService {
   const { db, clock } = deps
   return {
     async signIn(apiKey: string, environment: Environment): Promise<SignInResult> {
@@ -85,5 +95,3 @@ export function createSessionsService(deps: { db: Database; clock: Clock }) {
     },
   }
 }
-
-export type SessionsService = ReturnType<typeof createSessionsService>

@@ -32,7 +32,13 @@ export interface SpineWidth {
   widthMm: number
 }
 
-export function createSpineService(deps: { catalogue: Catalogue }) {
+/** The spine width of a book (POST /v4.0/spine). */
+export interface SpineService {
+  /** The spine width of a book of these pages, or ValidationFailed naming every problem at once. */
+  spineWidth(input: SpineWidthInput): SpineWidth
+}
+
+export function createSpineService(deps: { catalogue: Catalogue }): SpineService {
   const { catalogue } = deps
 
   return {
@@ -124,5 +130,3 @@ export function createSpineService(deps: { catalogue: Catalogue }) {
     },
   }
 }
-
-export type SpineService = ReturnType<typeof createSpineService>
