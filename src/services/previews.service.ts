@@ -31,7 +31,7 @@ import {
 } from '../repositories/previews.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from './own-samples.ts'
-import type { AssetFetcher, FileStore, ScratchFileProvider } from './pipeline.service.ts'
+import type { AssetFetcher, FileStore, ScratchFileProvider } from './pipeline/ports.ts'
 
 /** How long a preview, its mockup and their links last. */
 export const PREVIEW_CACHE_SECONDS = 24 * 3600
