@@ -12,7 +12,7 @@ import { type MockupPlan, planMockup } from '../../domain/mockups.ts'
 import { normaliseAmount } from '../../domain/money.ts'
 import { validationFailed } from '../../domain/outcomes.ts'
 import { placementOnSource, previewSize } from '../../domain/print-geometry.ts'
-import { checkResolution, type ResolutionWarning } from '../../domain/resolution.ts'
+import { checkResolution } from '../../domain/resolution.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import { SPINE_PRINT_AREA } from '../../domain/spine.ts'
 import { type CachedPreview, findCachedPreview } from '../../repositories/previews.repository.ts'
@@ -59,16 +59,11 @@ export interface PreviewInput {
   assets: { printArea?: string; url: string; md5Hash?: string | null; pageCount?: number | null }[]
 }
 
-export interface Preview {
+/** One print area's answer: what the cache keeps of its preview, and links to its two images. */
+export interface Preview extends CachedResult {
   printArea: string
   previewUrl: string
   mockupUrl: string
-  width: number
-  height: number
-  rotated: boolean
-  crop: { left: number; top: number; width: number; height: number }
-  effectiveDpi: number
-  warnings: ResolutionWarning[]
   expiresAt: string
 }
 
