@@ -24,7 +24,7 @@ import type { OrderEventsService } from '../order-events.service.ts'
 import { type AllocateOrder, createAllocateOrder } from './allocate-order.ts'
 import { createDownloadFile, type DownloadFile } from './download-file.ts'
 import { createExpireStoredFiles } from './expire-stored-files.ts'
-import { extraFileUrls, printFileUrls } from './lab-file-links.ts'
+import { type ExtraFileUrls, extraFileUrls, type PrintFileUrl, printFileUrls } from './lab-file-links.ts'
 import { createReportLab, type ReportLab } from './lab-report.ts'
 import { createStepTransition, orderNumberOf } from './order-transition.ts'
 import type {
@@ -87,9 +87,9 @@ export interface PipelineService {
   /** Scheduled job expire-stored-files: deletes kept copies and print files past retention; returns how many. */
   expireStoredFiles(): Promise<number>
   /** Signed URLs of the kept copies of the packing slip and branding files, for the lab. */
-  extraFileUrls(order: PipelineOrder): ReturnType<typeof extraFileUrls>
+  extraFileUrls(order: PipelineOrder): ExtraFileUrls
   /** Signs the print files of a shipment for its lab. */
-  printFileUrls(order: PipelineOrder, shipmentId: string): ReturnType<typeof printFileUrls>
+  printFileUrls(order: PipelineOrder, shipmentId: string): PrintFileUrl[]
 }
 
 export function createPipelineService(deps: PipelineDeps): PipelineService {

@@ -2,11 +2,22 @@
 import type { PipelineOrder } from '../../domain/order-pipeline.ts'
 import type { FileLinker } from './ports.ts'
 
+/** The packing slip and branding files of an order, as a lab gets them; null for what the order has none of. */
+export interface ExtraFileUrls {
+  packingSlip: { url: string } | null
+  /** Branding key (the part after `branding:`) -> its file. */
+  branding: Record<string, { url: string }> | null
+}
+
+/** A shipment's print file, as a lab gets it. */
+export interface PrintFileUrl {
+  assetId: string
+  url: string
+  format: string
+}
+
 /** Signed URLs of the kept copies of the packing slip and branding files, for the lab. */
-export function extraFileUrls(
-  fileLinks: Pick<FileLinker, 'url'>,
-  order: PipelineOrder,
-): { packingSlip: { url: string } | null; branding: Record<string, { url: string }> | null } {
+export function extraFileUrls(fileLinks: Pick<FileLinker, 'url'>, order: PipelineOrder): ExtraFileUrls {
   const urlOf = (fileKey: string) => {
     const stored = order.pipeline.files[fileKey]?.stored
     return stored ? { url: fileLinks.url(order.environment, stored.blobKey) } : null
@@ -25,7 +36,7 @@ export function printFileUrls(
   fileLinks: Pick<FileLinker, 'url'>,
   order: PipelineOrder,
   shipmentId: string,
-): { assetId: string; url: string; format: string }[] {
+): PrintFileUrl[] {
   const shipment = order.pipeline.shipments[shipmentId]
   if (!shipment) return []
   return Object.entries(shipment.printFiles).flatMap(([assetId, file]) =>
