@@ -29,7 +29,7 @@ import { createSafeFetcher } from '../src/adapters/safe-fetcher.ts'
 import { sha256File, withScratchFile } from '../src/adapters/scratch-files.ts'
 import { buildApplication } from '../src/app.ts'
 import { loadCatalogue } from '../src/catalogue/catalogue.loader.ts'
-import { PRODUCT_PREVIEW_EDGE } from '../src/services/previews.service.ts'
+import { PRODUCT_PREVIEW_EDGE } from '../src/services/previews/preview-cache.ts'
 import { BENCHMARKS_MD, cameraLikeJpeg, writeBenchmarksBlock } from './bench-support.ts'
 
 const SMOKE = process.env.BENCH_SMOKE === '1'

@@ -20,7 +20,6 @@ import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages } from './adapters/sample-images.ts'
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
-import { createSimulatedLabs } from './adapters/simulated-labs.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
 import type { Catalogue } from './domain/catalogue.ts'
@@ -49,12 +48,10 @@ import { createOrderActionsService } from './services/order-actions.service.ts'
 import { createOrderEventsService } from './services/order-events.service.ts'
 import { createOrdersService } from './services/orders.service.ts'
 import { createPaymentsService } from './services/payments.service.ts'
-import {
-  ASSET_RETENTION_DAYS,
-  createPipelineService,
-  newSigningSecret,
-  type PipelineSettings,
-} from './services/pipeline.service.ts'
+import { ASSET_RETENTION_DAYS } from './services/pipeline/expire-stored-files.ts'
+import { createPipelineService, newSigningSecret } from './services/pipeline/index.ts'
+import type { PipelineSettings } from './services/pipeline/ports.ts'
+import { createSimulatedLabs } from './services/pipeline/simulated-labs.ts'
 import { createPreviewsService } from './services/previews.service.ts'
 import { createPrintFilesService } from './services/print-files.service.ts'
 import { createProductsService } from './services/products.service.ts'

@@ -4,10 +4,10 @@
 // defined here whole. Start-up fails when a job name has no entry (the mapped types make a missing one a type
 // error too).
 import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-queue.ts'
-import type { SimulatedLabs } from '../adapters/simulated-labs.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
-import type { PipelineService } from '../services/pipeline.service.ts'
+import type { PipelineService } from '../services/pipeline/index.ts'
+import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
 

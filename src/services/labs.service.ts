@@ -10,7 +10,7 @@ import { ServiceError } from '../domain/outcomes.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { findLabJob, listLabJobs, readOrder } from '../repositories/pipeline.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
-import type { PipelineService } from './pipeline.service.ts'
+import type { PipelineService } from './pipeline/index.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 /** Lab job states a lab still has to act on. */

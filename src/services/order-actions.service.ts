@@ -31,7 +31,8 @@ import { type LogFields, type ServiceLogger, silentLogger } from './observabilit
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
 import type { FileLinkRefresher } from './orders.service.ts'
-import { type Allocator, orderLogFields } from './pipeline.service.ts'
+import { orderLogFields } from './pipeline/log-lines.ts'
+import type { Allocator } from './pipeline/ports.ts'
 
 export interface OrderActionsDeps {
   db: Database

@@ -16,7 +16,7 @@ import { type BillingService, paymentTokenMatches } from './billing.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
-import { orderLogFields } from './pipeline.service.ts'
+import { orderLogFields } from './pipeline/log-lines.ts'
 
 export interface PaymentPageFacts {
   orderId: string

@@ -10,7 +10,7 @@ import type { SizingMode } from '../domain/shipping-methods.ts'
 import { readOrder } from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { orderNumberOf, ownOrder } from './order-actions.service.ts'
-import type { FileLinker } from './pipeline.service.ts'
+import type { FileLinker } from './pipeline/ports.ts'
 
 export type PrintFileStatus = 'pending' | 'rendered' | 'failed'
 

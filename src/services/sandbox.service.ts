@@ -1,9 +1,8 @@
 // The Sandbox's test clock for one order (docs/sandbox.md#advance): POST /v4.0/sandbox/orders/{id}/advance
 // moves an order's shipments on by the simulated labs' own steps, at once, rather than on their timers. It
-// runs exactly the step a simulated lab would run next (adapters/simulated-labs.ts `runStep`), so the order,
-// its shipments, tracking and callbacks are the ones the timers would have produced; a timer that fires later
-// for a shipment already moved finds it past its step and does nothing.
-import type { SimulatedLabPipeline } from '../adapters/simulated-labs.ts'
+// runs exactly the step a simulated lab would run next (services/pipeline/simulated-labs.ts `runStep`), so the
+// order, its shipments, tracking and callbacks are the ones the timers would have produced; a timer that fires
+// later for a shipment already moved finds it past its step and does nothing.
 import { formatId, parseId } from '../domain/ids.ts'
 import { nextSimulatedLabStep, type SimulatedLabStep } from '../domain/jobs.ts'
 import { isAwaitingPayment, type PipelineOrder, type ShipmentState } from '../domain/order-pipeline.ts'
@@ -13,9 +12,10 @@ import { readOrder } from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { createOrderChanger, type OrderChangeDeps } from './order-change.ts'
-import type { PipelineService } from './pipeline.service.ts'
+import type { PipelineService } from './pipeline/index.ts'
+import type { SimulatedLabPipeline } from './pipeline/simulated-labs.ts'
 
-/** What the simulated labs do (adapters/simulated-labs.ts), met by shape. */
+/** What the simulated labs do (services/pipeline/simulated-labs.ts), met by shape. */
 export interface SimulatedLabStepper {
   runStep(pipeline: SimulatedLabPipeline, orderId: string, shipmentId: string, step: SimulatedLabStep): Promise<void>
 }

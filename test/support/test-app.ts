@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/adapters/clock.ts'
 import { type Application, type ApplicationOptions, buildApplication } from '../../src/app.ts'
 import { loadCatalogue, parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
-import type { PipelineSettings } from '../../src/services/pipeline.service.ts'
+import type { PipelineSettings } from '../../src/services/pipeline/ports.ts'
 import { openTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.ts'
 
 export const catalogue = loadCatalogue()

@@ -1,0 +1,131 @@
+// Step allocate-order: the order's unallocated items go to labs. The first allocation is where the order enters
+// fulfilment: it is charged then (prepaid orders the balance cannot cover wait for payment before any lab gets
+// them). A later allocation (a lab rejected a shipment) keeps the agreed price.
+import type { Clock } from '../../adapters/clock.ts'
+import type { Queryable } from '../../adapters/database.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
+import { pricedPageCount } from '../../domain/catalogue-matching.ts'
+import { followReallocatedItems, linesOfShipments } from '../../domain/charges.ts'
+import { parseId } from '../../domain/ids.ts'
+import { allocateInScenario, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
+import {
+  applyAllocation,
+  itemsAwaitingAllocation,
+  type PipelineOrder,
+  type Transition,
+} from '../../domain/order-pipeline.ts'
+import type { PricedShipment } from '../../domain/pricing.ts'
+import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
+import { drawShipmentIds } from '../../repositories/pipeline.repository.ts'
+import { findQuoteOfOrder } from '../../repositories/quotes.repository.ts'
+import type { BillingService } from '../billing.service.ts'
+import type { ServiceLogger } from '../observability.ts'
+import { allocationLine, quoteNoLongerFitsLine, writeLogLine } from './log-lines.ts'
+import { orderNumberOf, type StepTransition } from './order-transition.ts'
+import type { Allocator } from './ports.ts'
+
+export interface AllocateOrderDeps {
+  clock: Clock
+  catalogue: Catalogue
+  allocate: Allocator
+  billing: Pick<BillingService, 'startBilling' | 'chargeDifference'>
+  /** Says when an order's quote no longer applies (the step's own line is written by `transition`). */
+  log: ServiceLogger
+  transition: StepTransition
+}
+
+export type AllocateOrder = (orderId: string, round: number) => Promise<void>
+
+/** An allocation round as applied: the shipments made, or the items no lab could take. */
+interface AllocationTransition extends Transition {
+  planned: (PlannedOrderShipment & { id: string })[]
+  unavailableItemIds: string[]
+}
+
+/** The quote an order was created with (docs/api.md#price-locked-quotes); undefined for any other order. */
+async function quoteOfOrder(tx: Queryable, order: PipelineOrder): Promise<StoredQuote | undefined> {
+  const quoteId = order.document.quoteId
+  return quoteId ? findQuoteOfOrder(tx, parseId('quo', quoteId) ?? 0) : undefined
+}
+
+export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
+  const { clock } = deps
+
+  /**
+   * What the first allocation charges: the catalogue's prices, or the quote's for an order created with one
+   * (docs/api.md#price-locked-quotes). Such an order is billed in the quote's currency (see `allocate`), so
+   * the quote applies unless its items no longer match the order's.
+   */
+  function chargedPrices(
+    order: PipelineOrder,
+    quote: StoredQuote | undefined,
+    catalogued: PricedShipment[],
+  ): PricedShipment[] {
+    const quoteId = order.document.quoteId
+    if (!quoteId) return catalogued
+    const items = order.document.items.map((item) => ({
+      ...item,
+      pageCount: pricedPageCount(deps.catalogue.findProduct(item.sku), item.assets),
+    }))
+    const locked =
+      quote && quote.currency === order.pipeline.billing?.currency ? lockedPrices(quote, items, catalogued) : undefined
+    if (locked) return locked
+    writeLogLine(deps.log, quoteNoLongerFitsLine(order, quoteId, quote !== undefined))
+    return catalogued
+  }
+
+  async function allocate(order: PipelineOrder, tx: Queryable, round: number): Promise<AllocationTransition> {
+    const { document, pipeline } = order
+    if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) {
+      return { changed: false, jobs: [], planned: [], unavailableItemIds: [] }
+    }
+    const firstAllocation = pipeline.billing === undefined
+    // An order created with a quote was accepted on the quote's terms, its currency included: it is billed
+    // in that currency even if the account's billing currency changed since (say in its pause window).
+    const quote = firstAllocation ? await quoteOfOrder(tx, order) : undefined
+    const billing = await deps.billing.startBilling(tx, order, quote?.currency)
+    const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
+    // The allocation of an order's items, as its Sandbox scenario (docs/sandbox.md) bends it.
+    const result = allocateInScenario(deps.catalogue, deps.allocate, order.sandboxScenario, firstAllocation, {
+      order: document,
+      itemIds,
+      excludedLabsByItem: pipeline.excludedLabs,
+      ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
+      currency: billing.currency,
+      explain: { basis: 'Allocation', at: clock.now() },
+    })
+    if (result.routing) pipeline.routing = [...(pipeline.routing ?? []), result.routing]
+    if (!result.ok) {
+      if (firstAllocation) delete pipeline.billing
+      const unavailableItemIds = result.unavailableItemIds
+      const applied = applyAllocation(document, pipeline, round, [], unavailableItemIds, clock.now())
+      return { ...applied, planned: [], unavailableItemIds }
+    }
+    const ids = await drawShipmentIds(tx, result.shipments.length)
+    const planned = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+    const applied = applyAllocation(document, pipeline, round, planned, [], clock.now())
+    if (firstAllocation) {
+      const prices = chargedPrices(
+        order,
+        quote,
+        planned.map((shipment) => shipment.price),
+      )
+      const target = linesOfShipments(prices, ids)
+      applied.jobs.push(...(await deps.billing.chargeDifference(tx, order, target, true)))
+    } else {
+      const newShipmentOfItem = new Map(
+        planned.flatMap((shipment) => shipment.itemIds.map((itemId) => [itemId, shipment.id] as const)),
+      )
+      followReallocatedItems(billing, newShipmentOfItem)
+    }
+    return { ...applied, planned, unavailableItemIds: [] }
+  }
+
+  return async (orderId, round) => {
+    await deps.transition(
+      orderNumberOf(orderId),
+      (order, tx) => allocate(order, tx, round),
+      ({ order, result }) => allocationLine(order, round, result),
+    )
+  }
+}

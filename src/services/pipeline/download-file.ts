@@ -1,0 +1,176 @@
+// Step download-file: one attempt at one of the order's files (an asset, the packing slip, a branding file).
+// The file is kept in the blob store; an image asset is thumbnailed and measured for the LowResolution warning.
+// The attempt is then recorded: the file, or a failure retried with backoff up to DOWNLOAD_MAX_ATTEMPTS.
+import type { Clock } from '../../adapters/clock.ts'
+import type { Database } from '../../adapters/database.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
+import {
+  type PipelineFile,
+  type PipelineOrder,
+  recordDownloadFailure,
+  recordDownloadSuccess,
+  type StoredFile,
+} from '../../domain/order-pipeline.ts'
+import { checkResolution } from '../../domain/resolution.ts'
+import { downloadRetryBaseSecondsOf, simulatedDownloadFailure } from '../../domain/sandbox-scenarios.ts'
+import { readOrder } from '../../repositories/pipeline.repository.ts'
+import type { ServiceMetrics } from '../observability.ts'
+import { downloadLine } from './log-lines.ts'
+import { orderNumberOf, type StepTransition } from './order-transition.ts'
+import type {
+  AssetFetcher,
+  FileLinker,
+  FileStore,
+  PipelineSettings,
+  PrintFileRenderer,
+  ScratchFileProvider,
+} from './ports.ts'
+
+export interface DownloadFileDeps {
+  db: Database
+  clock: Clock
+  catalogue: Catalogue
+  fetcher: AssetFetcher
+  files: Pick<FileStore, 'put'>
+  withScratchFile: ScratchFileProvider
+  renderer: Pick<PrintFileRenderer, 'renderThumbnail' | 'probe'>
+  fileLinks: Pick<FileLinker, 'token'>
+  settings: Pick<PipelineSettings, 'downloadRetryBaseSeconds'>
+  metrics: Pick<ServiceMetrics, 'assetDownload'>
+  transition: StepTransition
+}
+
+export type DownloadFile = (orderId: string, fileKey: string, attempt: number) => Promise<void>
+
+/**
+ * What one attempt did: the file kept, with its thumbnail's link and the LowResolution message of a small image;
+ * or why not, and whether it is final (no later attempt can succeed).
+ */
+type DownloadOutcome =
+  | { stored: StoredFile; thumbnailUrl: string | null; lowResolution: string | null }
+  | { stored?: undefined; failure: string | undefined; final: boolean }
+
+export function assetBlobKey(orderId: string, fileKey: string): string {
+  return `assets/${orderId}/${fileKey.replace(':', '-')}`
+}
+
+/** The LowResolution message for an asset of the order whose image has this size; null when sharp enough. */
+function resolutionWarningOf(
+  catalogue: Catalogue,
+  document: PipelineOrder['document'],
+  assetId: string,
+  source: { width: number; height: number },
+): string | null {
+  const item = document.items.find((candidate) => candidate.assets.some((asset) => asset.id === assetId))
+  const asset = item?.assets.find((candidate) => candidate.id === assetId)
+  const product = item && catalogue.findProduct(item.sku)
+  const target = item && asset && catalogue.findVariant(item.sku, item.attributes)?.printAreaSizes[asset.printArea]
+  if (!item || !asset || !product || !target) return null
+  return (
+    checkResolution({ product, printArea: asset.printArea, target, source, sizing: item.sizing }).warning?.message ??
+    null
+  )
+}
+
+export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
+  /** Thumbnails and measures an image asset just kept; an image that cannot be read fails the attempt. */
+  async function withThumbnail(
+    path: string,
+    order: PipelineOrder,
+    orderId: string,
+    fileKey: string,
+    stored: StoredFile,
+  ): Promise<DownloadOutcome> {
+    try {
+      const thumbnailKey = `thumbnails/${orderId}/${fileKey}.jpg`
+      await deps.files.put(thumbnailKey, await deps.renderer.renderThumbnail(path), 'image/jpeg')
+      // Stored as a token: every read of the order turns it into a link valid from then.
+      const thumbnailUrl = deps.fileLinks.token(order.environment, thumbnailKey)
+      const { width, height } = await deps.renderer.probe(path)
+      const lowResolution = resolutionWarningOf(deps.catalogue, order.document, fileKey, { width, height })
+      return { stored: { ...stored, width, height }, thumbnailUrl, lowResolution }
+    } catch (error) {
+      // An image that cannot even be thumbnailed is refused now, as a failed attempt: it will not print.
+      return { failure: `the file is not a readable image (${(error as Error).message})`, final: false }
+    }
+  }
+
+  /** One attempt, in a scratch file of its own. */
+  async function attempt(
+    order: PipelineOrder,
+    orderId: string,
+    fileKey: string,
+    file: PipelineFile,
+    attemptNumber: number,
+  ): Promise<DownloadOutcome> {
+    // A Sandbox scenario can fail the attempt without any request (docs/sandbox.md).
+    const simulatedFailure =
+      file.kind === 'asset' ? simulatedDownloadFailure(order.sandboxScenario, file.url, attemptNumber) : undefined
+    return deps.withScratchFile(async (path): Promise<DownloadOutcome> => {
+      if (simulatedFailure !== undefined) return { failure: simulatedFailure, final: false }
+      try {
+        const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
+        const blobKey = assetBlobKey(orderId, fileKey)
+        await deps.files.put(blobKey, path, downloaded.contentType)
+        const stored: StoredFile = {
+          blobKey,
+          contentType: downloaded.contentType,
+          bytes: downloaded.bytes,
+          md5: downloaded.md5,
+          width: null,
+          height: null,
+        }
+        if (file.kind !== 'asset' || downloaded.contentType === 'application/pdf') {
+          return { stored, thumbnailUrl: null, lowResolution: null }
+        }
+        return await withThumbnail(path, order, orderId, fileKey, stored)
+      } catch (error) {
+        // A URL under printroute's own /samples/ naming no sample will not appear by waiting.
+        return { failure: (error as Error).message, final: (error as { code?: unknown }).code === 'UnknownSample' }
+      }
+    })
+  }
+
+  return async (orderId, fileKey, attemptNumber) => {
+    const orderNumber = orderNumberOf(orderId)
+    const snapshot = await readOrder(deps.db, orderNumber)
+    const file = snapshot?.pipeline.files[fileKey]
+    if (!snapshot || !file || file.status !== 'pending' || attemptNumber <= file.failedAttempts) return
+    const started = performance.now()
+    const outcome = await attempt(snapshot, orderId, fileKey, file, attemptNumber)
+    const ms = Math.round(performance.now() - started)
+    deps.metrics.assetDownload(outcome.stored ? 'ok' : 'failed')
+    const now = deps.clock.now()
+    await deps.transition(
+      orderNumber,
+      (order) =>
+        outcome.stored
+          ? recordDownloadSuccess(
+              order.document,
+              order.pipeline,
+              fileKey,
+              outcome.stored,
+              outcome.thumbnailUrl,
+              now,
+              outcome.lowResolution,
+            )
+          : recordDownloadFailure(
+              order.document,
+              order.pipeline,
+              fileKey,
+              attemptNumber,
+              outcome.failure ?? 'unknown error',
+              downloadRetryBaseSecondsOf(order.sandboxScenario, deps.settings.downloadRetryBaseSeconds),
+              now,
+              { final: outcome.final },
+            ),
+      ({ order, result }) =>
+        downloadLine(
+          order,
+          result.jobs,
+          { fileKey, kind: file.kind, url: file.url, attempt: attemptNumber, ms },
+          { stored: outcome.stored, failure: outcome.stored ? undefined : outcome.failure },
+        ),
+    )
+  }
+}

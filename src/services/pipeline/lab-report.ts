@@ -1,0 +1,54 @@
+// Step lab-report: a lab's report on a shipment (acknowledged, in production, shipped, rejected) applied to the
+// order, and the shipment's lab job brought to its new state. The one entry of every report: the lab API
+// (services/labs.service.ts) and the simulated labs (simulated-labs.ts) both end here.
+import type { Clock } from '../../adapters/clock.ts'
+import { parseId } from '../../domain/ids.ts'
+import type { JobRequest } from '../../domain/jobs.ts'
+import { type LabReport, recordLabReport } from '../../domain/order-pipeline.ts'
+import { upsertLabJob } from '../../repositories/pipeline.repository.ts'
+import { labReportLine } from './log-lines.ts'
+import { orderNumberOf, type StepTransition } from './order-transition.ts'
+
+export interface LabReportDeps {
+  clock: Clock
+  transition: StepTransition
+}
+
+/**
+ * Applies a lab's report; `changed` is false for a report the order already reflects (a repeat) or that does
+ * not apply to it. `followUp`: jobs enqueued with the change, in its transaction (a simulated lab's next step).
+ */
+export type ReportLab = (
+  orderId: string,
+  shipmentId: string,
+  report: LabReport,
+  followUp?: JobRequest[],
+) => Promise<{ changed: boolean }>
+
+export function createReportLab({ clock, transition }: LabReportDeps): ReportLab {
+  return async (orderId, shipmentId, report, followUp = []) => {
+    const applied = await transition(
+      orderNumberOf(orderId),
+      async (order, tx) => {
+        const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now())
+        if (result.changed) {
+          result.jobs.push(...followUp)
+          await upsertLabJob(
+            tx,
+            {
+              shipmentNumber: parseId('shp', shipmentId) ?? 0,
+              orderNumber: order.orderNumber,
+              labCode: order.pipeline.shipments[shipmentId]?.labCode ?? '',
+              environment: order.environment,
+              state: order.pipeline.shipments[shipmentId]?.state ?? 'submitted',
+            },
+            clock.now(),
+          )
+        }
+        return result
+      },
+      ({ order }) => labReportLine(order, shipmentId, report),
+    )
+    return { changed: applied?.result.changed ?? false }
+  }
+}

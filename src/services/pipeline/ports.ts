@@ -1,0 +1,63 @@
+// The small interfaces the pipeline needs from the outside world (adapters implement them), and its settings.
+import type { PrintFileFormat } from '../../domain/catalogue.types.ts'
+import type { Environment } from '../../domain/environment.ts'
+import type { JobRequest } from '../../domain/jobs.ts'
+import type { AllocationOutcome, AllocationRequest } from '../../domain/order-allocation.ts'
+import type { PipelineOrder, PrintFileGeometry } from '../../domain/order-pipeline.ts'
+import type { SizingMode } from '../../domain/shipping-methods.ts'
+import type { SimulatedLabSettings } from './simulated-labs.ts'
+
+export interface AssetFetcher {
+  download(
+    url: string,
+    destinationPath: string,
+    options: { expectedMd5?: string | null },
+  ): Promise<{ bytes: number; md5: string; contentType: string }>
+}
+
+export interface FileStore {
+  put(key: string, source: string | Buffer, contentType: string): Promise<void>
+  get(key: string): Promise<Buffer>
+  delete(key: string): Promise<void>
+  listOlderThan(prefix: string, cutoff: Date): AsyncIterable<string>
+}
+
+export interface PrintFileRenderer {
+  renderPrintFile(
+    input: string | Buffer,
+    spec: { width: number; height: number; sizing: SizingMode; format: PrintFileFormat },
+  ): Promise<{ data: Buffer; width: number; height: number; format: string; preview: Buffer } & PrintFileGeometry>
+  renderThumbnail(input: string | Buffer): Promise<Buffer>
+  probe(input: string | Buffer): Promise<{ width: number; height: number }>
+}
+
+/** Runs `use` with a local file path of its own, removed once `use` settles (adapters/scratch-files.ts). */
+export type ScratchFileProvider = <R>(use: (path: string) => Promise<R>) => Promise<R>
+
+export type PdfChecker = (input: Buffer, expectedPageCount: number | null) => Promise<{ pageCount: number }>
+
+export type Allocator = (request: AllocationRequest) => AllocationOutcome
+
+/** What happens once a shipment is submitted to its lab: the jobs that follow, in the same transaction. */
+export interface LabConnector {
+  afterSubmit(order: PipelineOrder, shipmentId: string): JobRequest[]
+}
+
+/**
+ * Links to the files printroute serves (domain/signed-urls.ts): a token for documents that are stored and
+ * served later (thumbnails in the order), a link valid from now for what is handed out at once (lab jobs).
+ */
+export interface FileLinker {
+  token(environment: Environment, key: string): string
+  url(environment: Environment, key: string): string
+}
+
+/** The pipeline's settings, with those of the simulated labs it hands shipments to (one set of options). */
+export interface PipelineSettings extends SimulatedLabSettings {
+  /** Base delay of download retries (attempt n waits base x 2^(n-2)). */
+  downloadRetryBaseSeconds: number
+  /** Live orders use the simulated labs too (demos); Sandbox always does. */
+  simulateLiveLabs: boolean
+  /** Days the kept copies of assets are stored. */
+  assetRetentionDays: number
+}

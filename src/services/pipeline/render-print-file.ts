@@ -1,0 +1,135 @@
+// Step render-print-file: the print file of one asset for one shipment, made outside any transaction (an image
+// rendered to the lab's size and format, with a reduced preview; a book's PDF checked and passed on as it is),
+// then recorded on the order, or its failure.
+import type { Clock } from '../../adapters/clock.ts'
+import type { Database } from '../../adapters/database.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
+import type { PrintFileFormat } from '../../domain/catalogue.types.ts'
+import {
+  type PipelineOrder,
+  type PrintFile,
+  printFileFormatOf,
+  recordPrintFile,
+  recordPrintFileFailure,
+} from '../../domain/order-pipeline.ts'
+import { readOrder } from '../../repositories/pipeline.repository.ts'
+import { renderLine } from './log-lines.ts'
+import { orderNumberOf, type StepTransition } from './order-transition.ts'
+import type { FileStore, PdfChecker, PrintFileRenderer } from './ports.ts'
+
+export interface RenderPrintFileDeps {
+  db: Database
+  clock: Clock
+  catalogue: Catalogue
+  files: Pick<FileStore, 'get' | 'put'>
+  renderer: Pick<PrintFileRenderer, 'renderPrintFile'>
+  checkPdf: PdfChecker
+  transition: StepTransition
+}
+
+export type RenderPrintFile = (orderId: string, shipmentId: string, assetId: string) => Promise<void>
+
+/** The print file made and its size in bytes, or why it could not be made. */
+type RenderOutcome =
+  | { printFile: PrintFile; bytes: number; failure?: undefined }
+  | { printFile?: undefined; failure: string | undefined }
+
+type OrderItem = PipelineOrder['document']['items'][number]
+
+/** Which print file to make: of `asset` of `item`, from the kept copy `sourceKey`, in `format`. */
+interface RenderRequest {
+  orderId: string
+  shipmentId: string
+  item: OrderItem
+  asset: OrderItem['assets'][number]
+  sourceKey: string
+  format: PrintFileFormat
+}
+
+function previewBlobKey(orderId: string, shipmentId: string, assetId: string): string {
+  return `previews/${orderId}/${shipmentId}/${assetId}.jpg`
+}
+
+export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFile {
+  async function render(request: RenderRequest): Promise<RenderOutcome> {
+    const { orderId, shipmentId, item, asset, format } = request
+    try {
+      const input = await deps.files.get(request.sourceKey)
+      if (format === 'pdf') {
+        // Books: the PDF is checked and passed through as it is.
+        await deps.checkPdf(input, asset.pageCount)
+        const printFile = {
+          blobKey: request.sourceKey,
+          width: 0,
+          height: 0,
+          format: 'pdf',
+          previewBlobKey: null,
+          geometry: null,
+        }
+        return { printFile, bytes: input.length }
+      }
+      const variant = deps.catalogue.findVariant(item.sku, item.attributes)
+      const size = variant?.printAreaSizes[asset.printArea]
+      if (!size) throw new Error(`the catalogue has no print area ${asset.printArea} for ${item.sku}`)
+      const rendered = await deps.renderer.renderPrintFile(input, {
+        width: size.horizontalResolution,
+        height: size.verticalResolution,
+        sizing: item.sizing,
+        format,
+      })
+      const blobKey = `print-files/${orderId}/${shipmentId}/${asset.id}.${rendered.format === 'jpeg' ? 'jpg' : rendered.format}`
+      await deps.files.put(blobKey, rendered.data, `image/${rendered.format}`)
+      const preview = previewBlobKey(orderId, shipmentId, asset.id)
+      await deps.files.put(preview, rendered.preview, 'image/jpeg')
+      const printFile = {
+        blobKey,
+        width: rendered.width,
+        height: rendered.height,
+        format: rendered.format,
+        previewBlobKey: preview,
+        geometry: { source: rendered.source, plan: rendered.plan },
+      }
+      return { printFile, bytes: rendered.data.length }
+    } catch (error) {
+      return { failure: (error as Error).message }
+    }
+  }
+
+  return async (orderId, shipmentId, assetId) => {
+    const orderNumber = orderNumberOf(orderId)
+    const snapshot = await readOrder(deps.db, orderNumber)
+    const shipment = snapshot?.pipeline.shipments[shipmentId]
+    if (!snapshot || !shipment || shipment.state !== 'allocated' || shipment.printFiles[assetId]) return
+    const source = snapshot.pipeline.files[assetId]?.stored
+    const item = snapshot.document.items.find((candidate) => candidate.assets.some((asset) => asset.id === assetId))
+    const asset = item?.assets.find((candidate) => candidate.id === assetId)
+    if (!source || !item || !asset) return
+    const format = printFileFormatOf(shipment.formats[assetId], source.contentType)
+    const started = performance.now()
+    const outcome = await render({ orderId, shipmentId, item, asset, sourceKey: source.blobKey, format })
+    const ms = Math.round(performance.now() - started)
+    const now = deps.clock.now()
+    await deps.transition(
+      orderNumber,
+      (order) =>
+        outcome.printFile
+          ? recordPrintFile(order.document, order.pipeline, shipmentId, assetId, outcome.printFile, now)
+          : recordPrintFileFailure(
+              order.document,
+              order.pipeline,
+              shipmentId,
+              assetId,
+              outcome.failure ?? 'unknown error',
+              now,
+            ),
+      ({ order }) =>
+        renderLine(
+          order,
+          { shipmentId, assetId, ms },
+          outcome.printFile
+            ? { printFile: outcome.printFile, bytes: outcome.bytes, failure: undefined }
+            : { printFile: undefined, bytes: 0, failure: outcome.failure },
+        ),
+    )
+  }
+}

@@ -1,0 +1,34 @@
+// Step start-order: the order enters the pipeline (at creation, or when its pause window expires) and its
+// files' downloads are queued.
+import type { Clock } from '../../adapters/clock.ts'
+import { startOrderJob, startPipeline, type Transition } from '../../domain/order-pipeline.ts'
+import { startLine } from './log-lines.ts'
+import { orderNumberOf, type StepTransition } from './order-transition.ts'
+
+export interface StartOrderDeps {
+  clock: Clock
+  transition: StepTransition
+}
+
+/** `traceId`: of the request that created the order, kept with it for the log lines of its background work. */
+export type StartOrder = (orderId: string, traceId?: string) => Promise<void>
+
+export function createStartOrder({ clock, transition }: StartOrderDeps): StartOrder {
+  return async (orderId, traceId) => {
+    await transition(
+      orderNumberOf(orderId),
+      (order): Transition => {
+        // The job runs by the database's clock; should it run before the window ends by this process's
+        // clock (skew, or a window extended since), it is queued again for the end of the window.
+        if (order.onHoldUntil && order.onHoldUntil > clock.now()) {
+          const retry = startOrderJob(orderId, order.onHoldUntil, traceId)
+          return { changed: false, jobs: [{ ...retry, key: `${retry.key}:${order.onHoldUntil.toISOString()}` }] }
+        }
+        const result = startPipeline(order.document, order.pipeline, clock.now())
+        if (result.changed && traceId) order.pipeline.traceId = traceId
+        return result
+      },
+      ({ order }) => startLine(order, orderId),
+    )
+  }
+}

@@ -1,0 +1,70 @@
+// Step submit-shipment: a shipment whose print files are ready is handed to its lab. Both connectors list it for
+// the lab API (lab_jobs); the simulated one also starts its timer-driven steps (simulated-labs.ts), which report
+// through the same entry as a real lab (lab-report.ts).
+import type { Clock } from '../../adapters/clock.ts'
+import type { Queryable } from '../../adapters/database.ts'
+import type { Environment } from '../../domain/environment.ts'
+import { parseId } from '../../domain/ids.ts'
+import { type PipelineOrder, recordSubmitted, type Transition } from '../../domain/order-pipeline.ts'
+import { upsertLabJob } from '../../repositories/pipeline.repository.ts'
+import { submitLine } from './log-lines.ts'
+import { orderNumberOf, type StepTransition } from './order-transition.ts'
+import type { LabConnector, PipelineSettings } from './ports.ts'
+
+/** A real lab learns of a shipment by listing its jobs on the lab API: nothing follows the submission. */
+const labApiConnector: LabConnector = { afterSubmit: () => [] }
+
+/** The connector a shipment of `environment` is submitted to, and its name for the log. */
+export function labConnectorFor(
+  environment: Environment,
+  settings: Pick<PipelineSettings, 'simulateLiveLabs'>,
+  simulatedLabs: LabConnector,
+): { connector: LabConnector; name: 'lab API' | 'simulated' } {
+  // Sandbox never fulfils for real; Live uses the simulated labs only when configured for a demo.
+  return environment === 'sandbox' || settings.simulateLiveLabs
+    ? { connector: simulatedLabs, name: 'simulated' }
+    : { connector: labApiConnector, name: 'lab API' }
+}
+
+export interface SubmitShipmentDeps {
+  clock: Clock
+  settings: Pick<PipelineSettings, 'simulateLiveLabs'>
+  /** Where Sandbox orders (and Live ones in a demo) are submitted (simulated-labs.ts). */
+  simulatedLabs: LabConnector
+  transition: StepTransition
+}
+
+export type SubmitShipment = (orderId: string, shipmentId: string) => Promise<void>
+
+export function createSubmitShipment(deps: SubmitShipmentDeps): SubmitShipment {
+  const { clock } = deps
+
+  async function submit(order: PipelineOrder, tx: Queryable, shipmentId: string): Promise<Transition> {
+    const result = recordSubmitted(order.document, order.pipeline, shipmentId, clock.now())
+    if (!result.changed) return result
+    const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
+    await upsertLabJob(
+      tx,
+      {
+        shipmentNumber: parseId('shp', shipmentId) ?? 0,
+        orderNumber: order.orderNumber,
+        labCode,
+        environment: order.environment,
+        state: 'submitted',
+      },
+      clock.now(),
+    )
+    const { connector } = labConnectorFor(order.environment, deps.settings, deps.simulatedLabs)
+    result.jobs.push(...connector.afterSubmit(order, shipmentId))
+    return result
+  }
+
+  return async (orderId, shipmentId) => {
+    await deps.transition(
+      orderNumberOf(orderId),
+      (order, tx) => submit(order, tx, shipmentId),
+      ({ order }) =>
+        submitLine(order, shipmentId, labConnectorFor(order.environment, deps.settings, deps.simulatedLabs).name),
+    )
+  }
+}
