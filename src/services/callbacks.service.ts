@@ -19,21 +19,24 @@ import {
   type AttemptRow,
   type DeliveryRow,
   deleteFinishedDeliveries,
-  deleteUnneededEvents,
-  drawEventIds,
   findDelivery,
-  findEvent,
+  findDeliveryForCaller,
   insertAttempt,
   insertDelivery,
-  insertEvent,
   insertFinishedDelivery,
   listAttempts,
   listDeliveries,
-  listEvents,
   listOverdueDeliveries,
   updateDelivery,
+} from '../repositories/callback-deliveries.repository.ts'
+import {
+  deleteUnneededEvents,
+  drawEventIds,
+  findEvent,
+  insertEvent,
+  listEvents,
 } from '../repositories/events.repository.ts'
-import { readOrderTraceId } from '../repositories/pipeline.repository.ts'
+import { readOrderTraceId } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import {
   type CallbackDeliveryResult,
@@ -204,13 +207,6 @@ export function createCallbacksService(deps: CallbacksDeps) {
     return [current, ...previous]
   }
 
-  function ownDelivery(caller: Caller, id: string, row: DeliveryRow | undefined): DeliveryRow {
-    if (!row || row.accountId !== caller.accountId || row.environment !== caller.environment) {
-      throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
-    }
-    return row
-  }
-
   return {
     /** One attempt of a delivery (the `deliver-callback` job). Re-running an attempt already recorded does nothing. */
     async deliver(deliveryId: number, attempt: number): Promise<void> {
@@ -379,7 +375,8 @@ export function createCallbacksService(deps: CallbacksDeps) {
       if (number === undefined) {
         throw validationFailed({ id: [{ code: 'InvalidFormat', providedValue: id, comparisonValue: 'cbd_<number>' }] })
       }
-      const original = ownDelivery(caller, id, await findDelivery(db, number))
+      const original = await findDeliveryForCaller(db, caller, number)
+      if (!original) throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
       const newId = await db.transaction(async (tx) => {
         // Locked, so that retention cannot delete it (and its event) under the new delivery referring to them.
         if (!(await findDelivery(tx, original.id, true))) {

@@ -24,7 +24,7 @@ import {
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
-import { drawShipmentIds, readOrder } from '../repositories/pipeline.repository.ts'
+import { drawShipmentIds, findOrderForCaller } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { type LogFields, type ServiceLogger, silentLogger } from './observability.ts'
@@ -64,10 +64,9 @@ export function orderNumberOf(orderId: string): number {
 }
 
 /** The caller's own order, or EntityNotFound (another account's or environment's order does not exist). */
-export function ownOrder(caller: Caller, orderId: string, order: PipelineOrder | undefined): PipelineOrder {
-  if (!order || order.accountId !== caller.accountId || order.environment !== caller.environment) {
-    throw orderNotFound(orderId)
-  }
+export async function findCallersOrder(db: Queryable, caller: Caller, orderId: string): Promise<PipelineOrder> {
+  const order = await findOrderForCaller(db, caller, orderNumberOf(orderId))
+  if (!order) throw orderNotFound(orderId)
   return order
 }
 
@@ -98,9 +97,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
     orderId: string,
     action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
   ): Promise<ActionResult<T>> {
-    const applied = await changes.change(orderNumberOf(orderId), (order, tx) =>
-      action(ownOrder(caller, orderId, order), tx, clock.now()),
-    )
+    const applied = await changes.change(orderNumberOf(orderId), (order, tx) => action(order, tx, clock.now()), caller)
     if (!applied) throw orderNotFound(orderId)
     const { order, result: change } = applied
     const result = {
@@ -118,7 +115,7 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
 
   return {
     async listActions(caller: Caller, orderId: string): Promise<AvailableActions> {
-      const order = ownOrder(caller, orderId, await readOrder(db, orderNumberOf(orderId)))
+      const order = await findCallersOrder(db, caller, orderId)
       return availableActions(order.document.status.stage, order.pipeline)
     },
 

@@ -35,6 +35,7 @@ import {
   createOrderRow,
   findOrder,
   findOrderByIdempotencyKey,
+  findOrderForCaller,
   listOrders,
   newOrderIdPlaceholders,
   type OrderListFilter,
@@ -42,7 +43,6 @@ import {
   QuoteAlreadyClaimed,
   type StoredOrder,
 } from '../repositories/orders.repository.ts'
-import { readOrder } from '../repositories/pipeline.repository.ts'
 import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
@@ -442,13 +442,9 @@ export function createOrdersService(deps: {
      */
     async orderRouting(caller: Caller, orderId: string): Promise<OrderRouting> {
       const orderNumber = parseOrderId(orderId)
-      const order = await readOrder(db, orderNumber)
+      const order = await findOrderForCaller(db, scopeOf(caller), orderNumber)
       const now = clock.now()
-      const visible =
-        order &&
-        order.accountId === caller.accountId &&
-        order.environment === caller.environment &&
-        !(order.onHoldUntil && order.onHoldUntil > now)
+      const visible = order && !(order.onHoldUntil && order.onHoldUntil > now)
       if (!visible) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
       const { document, pipeline } = order
       const currency = pipeline.billing?.currency ?? caller.billingCurrency

@@ -46,7 +46,8 @@ import {
   simulatedDownloadFailure,
 } from '../domain/sandbox-scenarios.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
-import { drawShipmentIds, readOrder, upsertLabJob } from '../repositories/pipeline.repository.ts'
+import { upsertLabJob } from '../repositories/lab-jobs.repository.ts'
+import { drawShipmentIds, readOrder } from '../repositories/orders.repository.ts'
 import { findQuoteOfOrder } from '../repositories/quotes.repository.ts'
 import type { BillingService } from './billing.service.ts'
 import {
