@@ -7,7 +7,7 @@ import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import type { Environment } from '../domain/environment.ts'
-import { formatId, parseId } from '../domain/ids.ts'
+import { formatId, invalidIdFailure, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
 import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
 import { buildTestCloudEvent, testEventType } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
@@ -161,16 +161,11 @@ function toView(row: DeliveryRow, attempts: AttemptRow[]): CallbackView {
 /** The event number of a feed cursor: `evt_123` or `123`; absent means from the start. */
 export function parseEventCursor(after: string | undefined): number {
   if (after === undefined || after === '') return 0
-  const number = /^\d{1,15}$/.test(after) ? Number(after) : parseId('evt', after)
-  if (number === undefined) {
-    throw validationFailed({
-      after: [{ code: 'InvalidFormat', providedValue: after, comparisonValue: 'evt_<number>' }],
-    })
-  }
+  const number = parseIdOrNumber('evt', after)
+  if (number === undefined) throw validationFailed({ after: [invalidIdFailure('evt', after)] })
   return number
 }
 
-/** The order number of an `orderId` filter (`ord_123`); null when absent. */
 /** At most `top` rows, read as one more so that `hasMore` needs no count. */
 async function readPage<Row>(
   top: number,
@@ -180,15 +175,9 @@ async function readPage<Row>(
   return { page: rows.slice(0, top), hasMore: rows.length > top }
 }
 
+/** The order number of an `orderId` filter (`ord_123`); null when absent. */
 function parseOrderFilter(orderId: string | undefined): number | null {
-  if (orderId === undefined) return null
-  const number = parseId('ord', orderId)
-  if (number === undefined) {
-    throw validationFailed({
-      orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }],
-    })
-  }
-  return number
+  return orderId === undefined ? null : parseRequestId('ord', orderId, 'orderId')
 }
 
 export function createCallbacksService(deps: CallbacksDeps) {
@@ -371,10 +360,7 @@ export function createCallbacksService(deps: CallbacksDeps) {
      * more). A test callback is sent again to the URL it went to.
      */
     async redeliver(caller: Caller, id: string): Promise<CallbackView> {
-      const number = parseId('cbd', id)
-      if (number === undefined) {
-        throw validationFailed({ id: [{ code: 'InvalidFormat', providedValue: id, comparisonValue: 'cbd_<number>' }] })
-      }
+      const number = parseRequestId('cbd', id, 'id')
       const original = await findDeliveryForCaller(db, caller, number)
       if (!original) throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
       const newId = await db.transaction(async (tx) => {

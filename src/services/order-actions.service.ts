@@ -6,7 +6,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
-import { parseId } from '../domain/ids.ts'
+import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
 import {
@@ -53,19 +53,9 @@ export interface ActionResult<T> {
   orderJson: string
 }
 
-export function orderNumberOf(orderId: string): number {
-  const number = parseId('ord', orderId)
-  if (number === undefined) {
-    throw validationFailed({
-      orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }],
-    })
-  }
-  return number
-}
-
 /** The caller's own order, or EntityNotFound (another account's or environment's order does not exist). */
 export async function findCallersOrder(db: Queryable, caller: Caller, orderId: string): Promise<PipelineOrder> {
-  const order = await findOrderForCaller(db, caller, orderNumberOf(orderId))
+  const order = await findOrderForCaller(db, caller, parseRequestId('ord', orderId, 'orderId'))
   if (!order) throw orderNotFound(orderId)
   return order
 }
@@ -97,7 +87,11 @@ export function createOrderActionsService(deps: OrderActionsDeps) {
     orderId: string,
     action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
   ): Promise<ActionResult<T>> {
-    const applied = await changes.change(orderNumberOf(orderId), (order, tx) => action(order, tx, clock.now()), caller)
+    const applied = await changes.change(
+      parseRequestId('ord', orderId, 'orderId'),
+      (order, tx) => action(order, tx, clock.now()),
+      caller,
+    )
     if (!applied) throw orderNotFound(orderId)
     const { order, result: change } = applied
     const result = {

@@ -10,6 +10,7 @@ import {
   SHIPMENT_STATUSES,
   STAGES,
 } from '../../domain/order.ts'
+import { ORDER_LIST_STATUSES } from '../../domain/order-list.ts'
 import { ISSUE_CODES } from '../../domain/order-pipeline.ts'
 import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
@@ -374,8 +375,6 @@ export const OrderIdParamsSchema = Type.Object({
   // The format (ord_<number>) is checked by the orders service, which names it in the failure.
   orderId: Type.String({ maxLength: 40, description: 'Order ID, e.g. ord_1042.' }),
 })
-
-export const ORDER_LIST_STATUSES = ['draft', 'awaitingPayment', 'inProgress', 'complete', 'cancelled'] as const
 
 export const ListOrdersQuerySchema = Type.Object(
   {
