@@ -1,6 +1,9 @@
 // Public IDs are a three-letter prefix, an underscore and a decimal number (specification, "ID format").
 // The numbers come from one PostgreSQL sequence per prefix, so they increase with creation and list order
-// equals ID order (docs/wire-contract.md#identifiers).
+// equals ID order (docs/wire-contract.md#identifiers). Every ID a request carries is parsed here.
+
+import type { Failure } from './failures.ts'
+import { validationFailed } from './outcomes.ts'
 
 export const ID_PREFIXES = {
   account: 'acc',
@@ -30,4 +33,22 @@ export function parseId(prefix: IdPrefix, id: string): number | undefined {
   if (!/^\d{1,15}$/.test(digits)) return undefined
   const value = Number(digits)
   return value > 0 ? value : undefined
+}
+
+/** An ID of the given prefix, or its bare number (`ord_12` or `12`: what a search box or a cursor takes). */
+export function parseIdOrNumber(prefix: IdPrefix, text: string): number | undefined {
+  // A bare number is taken as it is, 0 included (a cursor's start); an ID's number is never 0.
+  return /^\d{1,15}$/.test(text) ? Number(text) : parseId(prefix, text)
+}
+
+/** What a request is told about an ID that is not one of `prefix` (docs/errors.md, InvalidFormat). */
+export function invalidIdFailure(prefix: IdPrefix, id: string): Failure {
+  return { code: 'InvalidFormat', providedValue: id, comparisonValue: `${prefix}_<number>` }
+}
+
+/** The number inside an ID the request sent in `field`; ValidationFailed (InvalidFormat on `field`) when it is none. */
+export function parseRequestId(prefix: IdPrefix, id: string, field: string): number {
+  const number = parseId(prefix, id)
+  if (number === undefined) throw validationFailed({ [field]: [invalidIdFailure(prefix, id)] })
+  return number
 }

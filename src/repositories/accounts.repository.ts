@@ -1,4 +1,5 @@
-// SQL for accounts, their API keys and their per-environment callback settings (account_environments).
+// SQL for accounts, their API keys, their per-environment callback settings (account_environments) and their
+// prepaid balance: the tables that exist only for an account.
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 
@@ -264,4 +265,56 @@ export async function rotateSigningSecret(
       WHERE account_id = $1 AND environment = $2`,
     [accountId, environment, secret, previousExpiresAt],
   )
+}
+
+/** Takes `amountMinor` from the balance if it covers it; the new balance, or undefined (balance unchanged). */
+export async function debitBalance(tx: Queryable, accountId: number, amountMinor: bigint): Promise<bigint | undefined> {
+  const rows = await tx.query<{ balance: string }>(
+    `UPDATE accounts SET balance_minor = balance_minor - $2::bigint
+      WHERE id = $1 AND balance_minor >= $2::bigint RETURNING balance_minor::text AS balance`,
+    [accountId, String(amountMinor)],
+  )
+  return rows[0] ? BigInt(rows[0].balance) : undefined
+}
+
+/** Adds to the balance; the new balance (undefined when the account does not exist). */
+export async function creditBalance(
+  tx: Queryable,
+  accountId: number,
+  amountMinor: bigint,
+): Promise<bigint | undefined> {
+  const rows = await tx.query<{ balance: string }>(
+    `UPDATE accounts SET balance_minor = balance_minor + $2::bigint WHERE id = $1
+     RETURNING balance_minor::text AS balance`,
+    [accountId, String(amountMinor)],
+  )
+  return rows[0] ? BigInt(rows[0].balance) : undefined
+}
+
+export async function readBalance(db: Queryable, accountId: number): Promise<bigint> {
+  const rows = await db.query<{ balance: string }>(
+    'SELECT balance_minor::text AS balance FROM accounts WHERE id = $1',
+    [accountId],
+  )
+  return BigInt(rows[0]?.balance ?? '0')
+}
+
+/**
+ * Locks the account's row until the transaction ends and returns the callback URL of the environment. Every
+ * transaction that writes events takes this lock before drawing event ids, so one account's event ids grow in
+ * commit order (the feed's cursor relies on it). Called under the order's lock: order before account, as every
+ * path does.
+ */
+export async function lockAccountForEvents(
+  tx: Queryable,
+  accountId: number,
+  environment: Environment,
+): Promise<{ callbackUrl: string | null }> {
+  const rows = await tx.query<{ callbackUrl: string | null }>(
+    `SELECT e.callback_url AS "callbackUrl"
+       FROM accounts a LEFT JOIN account_environments e ON e.account_id = a.id AND e.environment = $2
+      WHERE a.id = $1 FOR UPDATE OF a`,
+    [accountId, environment],
+  )
+  return { callbackUrl: rows[0]?.callbackUrl ?? null }
 }

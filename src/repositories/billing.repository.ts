@@ -1,4 +1,5 @@
-// SQL of billing: charge ids, the prepaid balance and the ledger of every money movement (migrations/0003).
+// SQL of billing: charge ids and the ledger of every money movement (migrations/0003). The prepaid balance is a
+// column of the account (repositories/accounts.repository.ts).
 import type { Queryable } from '../adapters/database.ts'
 
 export type LedgerEntryKind =
@@ -33,38 +34,6 @@ export async function drawChargeIds(
   const row = rows[0]
   if (!row) throw new Error('drawing charge ids returned nothing')
   return { chargeId: `chg_${Number(row.chargeId)}`, lineIds: row.lineIds.map((id) => `chi_${Number(id)}`) }
-}
-
-/** Takes `amountMinor` from the balance if it covers it; the new balance, or undefined (balance unchanged). */
-export async function debitBalance(tx: Queryable, accountId: number, amountMinor: bigint): Promise<bigint | undefined> {
-  const rows = await tx.query<{ balance: string }>(
-    `UPDATE accounts SET balance_minor = balance_minor - $2::bigint
-      WHERE id = $1 AND balance_minor >= $2::bigint RETURNING balance_minor::text AS balance`,
-    [accountId, String(amountMinor)],
-  )
-  return rows[0] ? BigInt(rows[0].balance) : undefined
-}
-
-/** Adds to the balance; the new balance (undefined when the account does not exist). */
-export async function creditBalance(
-  tx: Queryable,
-  accountId: number,
-  amountMinor: bigint,
-): Promise<bigint | undefined> {
-  const rows = await tx.query<{ balance: string }>(
-    `UPDATE accounts SET balance_minor = balance_minor + $2::bigint WHERE id = $1
-     RETURNING balance_minor::text AS balance`,
-    [accountId, String(amountMinor)],
-  )
-  return rows[0] ? BigInt(rows[0].balance) : undefined
-}
-
-export async function readBalance(db: Queryable, accountId: number): Promise<bigint> {
-  const rows = await db.query<{ balance: string }>(
-    'SELECT balance_minor::text AS balance FROM accounts WHERE id = $1',
-    [accountId],
-  )
-  return BigInt(rows[0]?.balance ?? '0')
 }
 
 export async function insertLedgerEntry(
@@ -121,13 +90,4 @@ export async function listLedger(db: Queryable, accountId: number): Promise<Ledg
     amountMinor: BigInt(row.amountMinor),
     balanceAfterMinor: BigInt(row.balanceAfterMinor),
   }))
-}
-
-/** Orders of an account held for payment, oldest first. */
-export async function listOrdersAwaitingPayment(db: Queryable, accountId: number): Promise<number[]> {
-  const rows = await db.query<{ id: string | number }>(
-    `SELECT id FROM orders WHERE account_id = $1 AND environment = 'live' AND awaiting_payment ORDER BY id`,
-    [accountId],
-  )
-  return rows.map((row) => Number(row.id))
 }

@@ -1,15 +1,17 @@
-// SQL for orders. An order is one row: its API document plus the columns that filters and the pipeline
-// query. Only this module writes the row, so the columns can never drift from the document.
+// SQL for orders (and the shipment IDs drawn for them). An order is one row: its API document, its pipeline state
+// and the columns that filters and the pipeline query. Every statement on the table is here, so the columns can
+// never drift from the document. Reads for a caller carry the caller's account and environment in their WHERE
+// clause: another account's order is simply not found.
 
 import type { Queryable } from '../adapters/database.ts'
+import type { AccountScope } from '../domain/account-scope.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { NewOrderIds, OrderDocument } from '../domain/order.ts'
+import { isAwaitingPayment, type PipelineOrder, pipelineOf } from '../domain/order-pipeline.ts'
 import { randomHex } from '../domain/random-hex.ts'
+import { parseSandboxScenario } from '../domain/sandbox-scenarios.ts'
 
-export interface OrderScope {
-  accountId: number
-  environment: Environment
-}
+export type OrderScope = AccountScope
 
 export interface StoredOrder {
   orderNumber: number
@@ -130,6 +132,7 @@ export async function createOrderRow(
   }
 }
 
+/** The caller's order as stored and served (its JSON text), to answer a read of the order. */
 export function findOrder(db: Queryable, scope: OrderScope, orderNumber: number): Promise<StoredOrder | undefined> {
   return findOrderWhere(db, scope, 'id', orderNumber)
 }
@@ -218,4 +221,122 @@ export async function listOrders(
   const hasMore = rows.length > filter.top
   const page = hasMore ? rows.slice(0, filter.top) : rows
   return { ordersJson: page.map((row) => row.documentJson), hasMore }
+}
+
+/** Live orders of an account held for payment, oldest first (a top-up pays them in this order). */
+export async function listOrdersAwaitingPayment(db: Queryable, accountId: number): Promise<number[]> {
+  const rows = await db.query<{ id: string | number }>(
+    `SELECT id FROM orders WHERE account_id = $1 AND environment = 'live' AND awaiting_payment ORDER BY id`,
+    [accountId],
+  )
+  return rows.map((row) => Number(row.id))
+}
+
+interface PipelineOrderRow {
+  accountId: number | string
+  environment: Environment
+  onHoldUntil: Date | null
+  sandboxScenario: string | null
+  document: string
+  pipeline: unknown
+}
+
+function toPipelineOrder(orderNumber: number, row: PipelineOrderRow): PipelineOrder {
+  return {
+    orderNumber,
+    accountId: Number(row.accountId),
+    environment: row.environment,
+    onHoldUntil: row.onHoldUntil,
+    sandboxScenario: parseSandboxScenario(row.sandboxScenario) ?? null,
+    document: JSON.parse(row.document) as OrderDocument,
+    pipeline: pipelineOf(row.pipeline),
+  }
+}
+
+const PIPELINE_ORDER_COLUMNS = `account_id AS "accountId", environment, on_hold_until AS "onHoldUntil",
+  sandbox_scenario AS "sandboxScenario", document, pipeline`
+
+/** `WHERE id = $1`, and the scope's account and environment (`$2`, `$3`) when there is a scope. */
+function orderNumberInScope(orderNumber: number, scope: OrderScope | undefined): { where: string; params: unknown[] } {
+  if (!scope) return { where: 'id = $1', params: [orderNumber] }
+  return {
+    where: 'id = $1 AND account_id = $2 AND environment = $3',
+    params: [orderNumber, scope.accountId, scope.environment],
+  }
+}
+
+/**
+ * Reads an order and locks its row until the transaction ends: pipeline steps on one order never interleave. With
+ * a scope, only the scope's order is read (and locked): another account's order is not found.
+ */
+export async function lockOrder(
+  tx: Queryable,
+  orderNumber: number,
+  scope?: OrderScope,
+): Promise<PipelineOrder | undefined> {
+  const { where, params } = orderNumberInScope(orderNumber, scope)
+  const rows = await tx.query<PipelineOrderRow>(
+    `SELECT ${PIPELINE_ORDER_COLUMNS} FROM orders WHERE ${where} FOR UPDATE`,
+    params,
+  )
+  return rows[0] && toPipelineOrder(orderNumber, rows[0])
+}
+
+/**
+ * Reads an order of any account without locking it, for the service's own work (the pipeline's jobs, labs'
+ * reports, payment links): to prepare slow work outside a transaction.
+ */
+export async function readOrder(db: Queryable, orderNumber: number): Promise<PipelineOrder | undefined> {
+  const rows = await db.query<PipelineOrderRow>(`SELECT ${PIPELINE_ORDER_COLUMNS} FROM orders WHERE id = $1`, [
+    orderNumber,
+  ])
+  return rows[0] && toPipelineOrder(orderNumber, rows[0])
+}
+
+/** The caller's order with its pipeline state, without locking it; another account's order is not found. */
+export async function findOrderForCaller(
+  db: Queryable,
+  scope: OrderScope,
+  orderNumber: number,
+): Promise<PipelineOrder | undefined> {
+  const { where, params } = orderNumberInScope(orderNumber, scope)
+  const rows = await db.query<PipelineOrderRow>(`SELECT ${PIPELINE_ORDER_COLUMNS} FROM orders WHERE ${where}`, params)
+  return rows[0] && toPipelineOrder(orderNumber, rows[0])
+}
+
+/** The trace id of the request that created the order (kept in its pipeline state), for log lines. */
+export async function readOrderTraceId(db: Queryable, orderNumber: number): Promise<string | null> {
+  const rows = await db.query<{ traceId: string | null }>(
+    `SELECT pipeline->>'traceId' AS "traceId" FROM orders WHERE id = $1`,
+    [orderNumber],
+  )
+  return rows[0]?.traceId ?? null
+}
+
+/** Writes the document and pipeline state back, with the columns derived from them (and the hold's end). */
+export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<void> {
+  await tx.query(
+    `UPDATE orders SET document = $2, pipeline = $3, stage = $4, last_updated = $5, on_hold_until = $6,
+                       awaiting_payment = $7
+            WHERE id = $1`,
+    [
+      order.orderNumber,
+      JSON.stringify(order.document),
+      JSON.stringify(order.pipeline),
+      order.document.status.stage,
+      order.document.lastUpdated,
+      order.onHoldUntil,
+      isAwaitingPayment(order.pipeline),
+    ],
+  )
+}
+
+/** IDs for `count` new shipments of an order (`shp_12`), from their sequence. */
+export async function drawShipmentIds(tx: Queryable, count: number): Promise<string[]> {
+  if (count === 0) return []
+  const rows = await tx.query<{ id: number | string }>(
+    "SELECT nextval('shipment_id_seq') AS id FROM generate_series(1, $1::int)",
+    [count],
+  )
+  return rows.map((row) => `shp_${Number(row.id)}`)
 }

@@ -1,14 +1,11 @@
 // SQL for stored quotes (migrations/0010_quotes.sql): written by POST /quotes, read by order creation (the price
 // lock), the pipeline (the first charge) and the routing endpoint.
 import type { Queryable } from '../adapters/database.ts'
-import type { Environment } from '../domain/environment.ts'
+import type { AccountScope } from '../domain/account-scope.ts'
 import { formatId } from '../domain/ids.ts'
 import type { QuoteLock, StoredQuote } from '../domain/quote-lock.ts'
 
-export interface QuoteScope {
-  accountId: number
-  environment: Environment
-}
+export type QuoteScope = AccountScope
 
 interface QuoteRow {
   id: number | string

@@ -1,4 +1,5 @@
-// SQL for dashboard sessions: a session stands for the API key it was made from (migration 0006).
+// SQL for dashboard sessions: a session stands for the API key it was made from (migration 0006). The statements
+// read api_keys and accounts to make and answer for a session; they answer about sessions, so they live here.
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 

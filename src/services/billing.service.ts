@@ -25,15 +25,8 @@ import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import type { Issue } from '../domain/order.ts'
 import { ISSUE_CODES, isAwaitingPayment, type PipelineOrder, submissionJobs } from '../domain/order-pipeline.ts'
-import { findAccount } from '../repositories/accounts.repository.ts'
-import {
-  creditBalance,
-  debitBalance,
-  drawChargeIds,
-  insertLedgerEntry,
-  type LedgerEntryKind,
-  readBalance,
-} from '../repositories/billing.repository.ts'
+import { creditBalance, debitBalance, findAccount, readBalance } from '../repositories/accounts.repository.ts'
+import { drawChargeIds, insertLedgerEntry, type LedgerEntryKind } from '../repositories/billing.repository.ts'
 
 const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
 

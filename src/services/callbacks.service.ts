@@ -7,7 +7,7 @@ import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import type { Environment } from '../domain/environment.ts'
-import { formatId, parseId } from '../domain/ids.ts'
+import { formatId, invalidIdFailure, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
 import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
 import { CALLBACK_LIST_DEFAULT_TOP, CALLBACK_LIST_MAX_TOP } from '../domain/limits.ts'
 import { buildTestCloudEvent, testEventType } from '../domain/order-events.ts'
@@ -20,21 +20,24 @@ import {
   type AttemptRow,
   type DeliveryRow,
   deleteFinishedDeliveries,
-  deleteUnneededEvents,
-  drawEventIds,
   findDelivery,
-  findEvent,
+  findDeliveryForCaller,
   insertAttempt,
   insertDelivery,
-  insertEvent,
   insertFinishedDelivery,
   listAttempts,
   listDeliveries,
-  listEvents,
   listOverdueDeliveries,
   updateDelivery,
+} from '../repositories/callback-deliveries.repository.ts'
+import {
+  deleteUnneededEvents,
+  drawEventIds,
+  findEvent,
+  insertEvent,
+  listEvents,
 } from '../repositories/events.repository.ts'
-import { readOrderTraceId } from '../repositories/pipeline.repository.ts'
+import { readOrderTraceId } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import {
   type CallbackDeliveryResult,
@@ -156,16 +159,11 @@ function toView(row: DeliveryRow, attempts: AttemptRow[]): CallbackView {
 /** The event number of a feed cursor: `evt_123` or `123`; absent means from the start. */
 export function parseEventCursor(after: string | undefined): number {
   if (after === undefined || after === '') return 0
-  const number = /^\d{1,15}$/.test(after) ? Number(after) : parseId('evt', after)
-  if (number === undefined) {
-    throw validationFailed({
-      after: [{ code: 'InvalidFormat', providedValue: after, comparisonValue: 'evt_<number>' }],
-    })
-  }
+  const number = parseIdOrNumber('evt', after)
+  if (number === undefined) throw validationFailed({ after: [invalidIdFailure('evt', after)] })
   return number
 }
 
-/** The order number of an `orderId` filter (`ord_123`); null when absent. */
 /** At most `top` rows, read as one more so that `hasMore` needs no count. */
 async function readPage<Row>(
   top: number,
@@ -175,15 +173,9 @@ async function readPage<Row>(
   return { page: rows.slice(0, top), hasMore: rows.length > top }
 }
 
+/** The order number of an `orderId` filter (`ord_123`); null when absent. */
 function parseOrderFilter(orderId: string | undefined): number | null {
-  if (orderId === undefined) return null
-  const number = parseId('ord', orderId)
-  if (number === undefined) {
-    throw validationFailed({
-      orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }],
-    })
-  }
-  return number
+  return orderId === undefined ? null : parseRequestId('ord', orderId, 'orderId')
 }
 
 /** The deliveries listing's filter (GET /v4.0/callbacks): one order's, one status, and the page. */
@@ -263,13 +255,6 @@ async function signingSecretsOf(
   const previous =
     stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now ? [stored.previous] : []
   return [current, ...previous]
-}
-
-function ownDelivery(caller: Caller, id: string, row: DeliveryRow | undefined): DeliveryRow {
-  if (!row || row.accountId !== caller.accountId || row.environment !== caller.environment) {
-    throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
-  }
-  return row
 }
 
 /** What one signed POST of an event got: the answer, whether it counts as delivered, and its attempt's row. */
@@ -495,11 +480,9 @@ async function listCallbacks(
  */
 async function redeliver(context: CallbacksContext, caller: Caller, id: string): Promise<CallbackView> {
   const { db, clock } = context
-  const number = parseId('cbd', id)
-  if (number === undefined) {
-    throw validationFailed({ id: [{ code: 'InvalidFormat', providedValue: id, comparisonValue: 'cbd_<number>' }] })
-  }
-  const original = ownDelivery(caller, id, await findDelivery(db, number))
+  const number = parseRequestId('cbd', id, 'id')
+  const original = await findDeliveryForCaller(db, caller, number)
+  if (!original) throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
   const newId = await db.transaction(async (tx) => {
     // Locked, so that retention cannot delete it (and its event) under the new delivery referring to them.
     if (!(await findDelivery(tx, original.id, true))) {

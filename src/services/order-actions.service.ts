@@ -6,7 +6,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
-import { parseId } from '../domain/ids.ts'
+import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
 import {
@@ -24,7 +24,7 @@ import {
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
-import { drawShipmentIds, readOrder } from '../repositories/pipeline.repository.ts'
+import { drawShipmentIds, findOrderForCaller } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { type LogFields, type ServiceLogger, silentLogger } from './observability.ts'
@@ -54,21 +54,10 @@ export interface ActionResult<T> {
   orderJson: string
 }
 
-export function orderNumberOf(orderId: string): number {
-  const number = parseId('ord', orderId)
-  if (number === undefined) {
-    throw validationFailed({
-      orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }],
-    })
-  }
-  return number
-}
-
 /** The caller's own order, or EntityNotFound (another account's or environment's order does not exist). */
-export function ownOrder(caller: Caller, orderId: string, order: PipelineOrder | undefined): PipelineOrder {
-  if (!order || order.accountId !== caller.accountId || order.environment !== caller.environment) {
-    throw orderNotFound(orderId)
-  }
+export async function findCallersOrder(db: Queryable, caller: Caller, orderId: string): Promise<PipelineOrder> {
+  const order = await findOrderForCaller(db, caller, parseRequestId('ord', orderId, 'orderId'))
+  if (!order) throw orderNotFound(orderId)
   return order
 }
 
@@ -122,8 +111,10 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
     orderId: string,
     action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
   ): Promise<ActionResult<T>> {
-    const applied = await changes.change(orderNumberOf(orderId), (order, tx) =>
-      action(ownOrder(caller, orderId, order), tx, clock.now()),
+    const applied = await changes.change(
+      parseRequestId('ord', orderId, 'orderId'),
+      (order, tx) => action(order, tx, clock.now()),
+      caller,
     )
     if (!applied) throw orderNotFound(orderId)
     const { order, result: change } = applied
@@ -142,7 +133,7 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
 
   return {
     async listActions(caller: Caller, orderId: string): Promise<AvailableActions> {
-      const order = ownOrder(caller, orderId, await readOrder(db, orderNumberOf(orderId)))
+      const order = await findCallersOrder(db, caller, orderId)
       return availableActions(order.document.status.stage, order.pipeline)
     },
 

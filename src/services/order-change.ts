@@ -4,9 +4,10 @@
 // commit together or not at all, and a new kind of change cannot forget its callback.
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { AccountScope } from '../domain/account-scope.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import type { PipelineOrder } from '../domain/order-pipeline.ts'
-import { lockOrder, saveOrder } from '../repositories/pipeline.repository.ts'
+import { lockOrder, saveOrder } from '../repositories/orders.repository.ts'
 import { type OrderEventsService, type OrderSnapshot, snapshotOf } from './order-events.service.ts'
 
 /** What a change reports: whether it changed the order (then it is saved) and the jobs it causes. */
@@ -31,10 +32,14 @@ export interface OrderChangeDeps {
 
 /** The one way an order is changed: lock, change, save, events, jobs, in one transaction. */
 export interface OrderChanger {
-  /** Applies `change` to the order under its row lock; undefined when there is no such order. */
+  /**
+   * Applies `change` to the order under its row lock; undefined when there is no such order, or, given a
+   * caller's `scope`, when the order is another account's or environment's.
+   */
   change<R extends OrderChangeResult>(
     orderNumber: number,
     change: (order: PipelineOrder, tx: Queryable) => Promise<R> | R,
+    scope?: AccountScope,
   ): Promise<ChangedOrder<R> | undefined>
 }
 
@@ -42,14 +47,16 @@ export function createOrderChanger(deps: OrderChangeDeps): OrderChanger {
   return {
     /**
      * Applies `change` to the order under its row lock, in a transaction of its own. `undefined` when there is no
-     * such order. A change that throws rolls everything back.
+     * such order, or, given a caller's `scope`, when the order is another account's or environment's. A change
+     * that throws rolls everything back.
      */
     async change<R extends OrderChangeResult>(
       orderNumber: number,
       change: (order: PipelineOrder, tx: Queryable) => Promise<R> | R,
+      scope?: AccountScope,
     ): Promise<ChangedOrder<R> | undefined> {
       return deps.db.transaction(async (tx) => {
-        const order = await lockOrder(tx, orderNumber)
+        const order = await lockOrder(tx, orderNumber, scope)
         if (!order) return undefined
         const before = snapshotOf(order)
         const result = await change(order, tx)

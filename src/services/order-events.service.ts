@@ -12,13 +12,9 @@ import type { OrderDocument } from '../domain/order.ts'
 import { buildCloudEvent, eventType, orderEventsOf } from '../domain/order-events.ts'
 import type { PipelineOrder, PipelinePhase } from '../domain/order-pipeline.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
-import {
-  drawEventIds,
-  insertDelivery,
-  insertEvent,
-  lastOrderSequence,
-  lockAccountForEvents,
-} from '../repositories/events.repository.ts'
+import { lockAccountForEvents } from '../repositories/accounts.repository.ts'
+import { insertDelivery } from '../repositories/callback-deliveries.repository.ts'
+import { drawEventIds, insertEvent, lastOrderSequence } from '../repositories/events.repository.ts'
 
 /** The order as a transaction found it, right after locking it. */
 export interface OrderSnapshot {

@@ -6,7 +6,7 @@ import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
-import { formatId, parseId } from '../domain/ids.ts'
+import { formatId, invalidIdFailure, parseId, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
 import { normaliseAmount } from '../domain/money.ts'
 import {
   buildNewOrderDocument,
@@ -18,6 +18,7 @@ import {
   type Stage,
 } from '../domain/order.ts'
 import { type AllocationRequest, allocateInScenario, allocateOrderItems } from '../domain/order-allocation.ts'
+import type { OrderListStatus } from '../domain/order-list.ts'
 import { startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { type OrderedItem, quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
@@ -36,6 +37,7 @@ import {
   createOrderRow,
   findOrder,
   findOrderByIdempotencyKey,
+  findOrderForCaller,
   listOrders,
   newOrderIdPlaceholders,
   type OrderListFilter,
@@ -43,7 +45,6 @@ import {
   QuoteAlreadyClaimed,
   type StoredOrder,
 } from '../repositories/orders.repository.ts'
-import { readOrder } from '../repositories/pipeline.repository.ts'
 import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
@@ -100,10 +101,7 @@ export type CreateOrderResult =
   | { outcome: 'Created' | 'AlreadyExists'; orderJson: string }
   | { outcome: 'OnHold' | 'AlreadyExists'; onHold: { id: string; until: Date } }
 
-export const ORDER_LIST_STATUS_FILTERS = ['draft', 'awaitingPayment', 'inProgress', 'complete', 'cancelled'] as const
-export type OrderListStatusFilter = (typeof ORDER_LIST_STATUS_FILTERS)[number]
-
-const STAGE_OF_STATUS_FILTER: Partial<Record<OrderListStatusFilter, Stage>> = {
+const STAGE_OF_STATUS_FILTER: Partial<Record<OrderListStatus, Stage>> = {
   inProgress: 'InProgress',
   complete: 'Complete',
   cancelled: 'Cancelled',
@@ -114,7 +112,7 @@ export interface ListOrdersInput {
   skip: number
   createdFrom: Date | null
   createdTo: Date | null
-  status: OrderListStatusFilter | null
+  status: OrderListStatus | null
   orderIds: string[] | null
   merchantReferences: string[] | null
   /** An order id (`ord_123` or `123`, exact) or part of a merchant reference; blank: no filter. */
@@ -125,8 +123,8 @@ export interface ListOrdersInput {
 function searchFilter(search: string | null): OrderListFilter['search'] {
   const text = search?.trim() ?? ''
   if (text === '') return null
-  const orderNumber = parseId('ord', text) ?? (/^\d{1,15}$/.test(text) && Number(text) > 0 ? Number(text) : null)
-  return { orderNumber, referenceContains: text }
+  const number = parseIdOrNumber('ord', text)
+  return { orderNumber: number !== undefined && number > 0 ? number : null, referenceContains: text }
 }
 
 /**
@@ -357,16 +355,6 @@ export function createOrdersService(deps: {
     })
   }
 
-  function parseOrderId(orderId: string): number {
-    const number = parseId('ord', orderId)
-    if (number === undefined) {
-      throw validationFailed({
-        orderId: [{ code: 'InvalidFormat', providedValue: orderId, comparisonValue: 'ord_<number>' }],
-      })
-    }
-    return number
-  }
-
   return {
     /**
      * `traceId`: of the creating request, handed to the pipeline so its log lines can be found by it.
@@ -442,7 +430,7 @@ export function createOrdersService(deps: {
 
     /** The order's JSON text. */
     async getOrder(caller: Caller, orderId: string): Promise<string> {
-      const orderNumber = parseOrderId(orderId)
+      const orderNumber = parseRequestId('ord', orderId, 'orderId')
       const stored = await findOrder(db, scopeOf(caller), orderNumber)
       if (!stored) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
       if (stored.onHoldUntil && stored.onHoldUntil > clock.now()) {
@@ -461,14 +449,10 @@ export function createOrdersService(deps: {
      * allocating the order now would do (basis `Estimate`).
      */
     async orderRouting(caller: Caller, orderId: string): Promise<OrderRouting> {
-      const orderNumber = parseOrderId(orderId)
-      const order = await readOrder(db, orderNumber)
+      const orderNumber = parseRequestId('ord', orderId, 'orderId')
+      const order = await findOrderForCaller(db, scopeOf(caller), orderNumber)
       const now = clock.now()
-      const visible =
-        order &&
-        order.accountId === caller.accountId &&
-        order.environment === caller.environment &&
-        !(order.onHoldUntil && order.onHoldUntil > now)
+      const visible = order && !(order.onHoldUntil && order.onHoldUntil > now)
       if (!visible) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
       const { document, pipeline } = order
       const currency = pipeline.billing?.currency ?? caller.billingCurrency
@@ -505,13 +489,7 @@ export function createOrdersService(deps: {
       const failures: Failures = {}
       const orderNumbers = input.orderIds?.map((id, index) => {
         const number = parseId('ord', id)
-        if (number === undefined) {
-          addFailure(failures, `orderIds[${index}]`, {
-            code: 'InvalidFormat',
-            providedValue: id,
-            comparisonValue: 'ord_<number>',
-          })
-        }
+        if (number === undefined) addFailure(failures, `orderIds[${index}]`, invalidIdFailure('ord', id))
         return number ?? 0
       })
       if (input.createdFrom && input.createdTo && input.createdFrom > input.createdTo) {

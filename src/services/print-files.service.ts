@@ -7,9 +7,8 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import { printFileFormatOf } from '../domain/order-pipeline.ts'
 import { placementOnSource, type SourcePlacement } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
-import { readOrder } from '../repositories/pipeline.repository.ts'
 import type { Caller } from './accounts.service.ts'
-import { orderNumberOf, ownOrder } from './order-actions.service.ts'
+import { findCallersOrder } from './order-actions.service.ts'
 import type { FileLinker } from './pipeline/ports.ts'
 
 export type PrintFileStatus = 'pending' | 'rendered' | 'failed'
@@ -54,7 +53,7 @@ export function createPrintFilesService(deps: {
      * assets). Empty until the order is allocated to its labs (on hold included: nothing has started).
      */
     async listPrintFiles(caller: Caller, orderId: string): Promise<PrintFileView[]> {
-      const order = ownOrder(caller, orderId, await readOrder(db, orderNumberOf(orderId)))
+      const order = await findCallersOrder(db, caller, orderId)
       const { document, pipeline, environment } = order
       const views: PrintFileView[] = []
       for (const onOrder of document.shipments) {

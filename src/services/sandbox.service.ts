@@ -8,7 +8,7 @@ import { nextSimulatedLabStep, type SimulatedLabStep } from '../domain/jobs.ts'
 import { isAwaitingPayment, type PipelineOrder, type ShipmentState } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { AdvanceTarget, SandboxScenario } from '../domain/sandbox-scenarios.ts'
-import { readOrder } from '../repositories/pipeline.repository.ts'
+import { findOrderForCaller, readOrder } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { createOrderChanger, type OrderChangeDeps } from './order-change.ts'
@@ -102,8 +102,8 @@ export function createSandboxService(
 
   async function load(caller: Caller, orderId: string): Promise<PipelineOrder> {
     const number = parseId('ord', orderId)
-    const order = number === undefined ? undefined : await readOrder(db, number)
-    if (!order || order.accountId !== caller.accountId || order.environment !== caller.environment) {
+    const order = number === undefined ? undefined : await findOrderForCaller(db, caller, number)
+    if (!order) {
       throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
     }
     return order

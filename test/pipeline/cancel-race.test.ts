@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Charge } from '../../src/domain/order.ts'
-import { findLabJob } from '../../src/repositories/pipeline.repository.ts'
+import { findLabJob } from '../../src/repositories/lab-jobs.repository.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'

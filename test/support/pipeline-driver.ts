@@ -4,7 +4,7 @@
 import { parseId } from '../../src/domain/ids.ts'
 import type { OrderDocument } from '../../src/domain/order.ts'
 import type { PipelineOrder } from '../../src/domain/order-pipeline.ts'
-import { readOrder } from '../../src/repositories/pipeline.repository.ts'
+import { readOrder } from '../../src/repositories/orders.repository.ts'
 import { sampleOrder, type TestApp } from './test-app.ts'
 
 /** A phone case: the smallest print file of the sample catalogue, so rendering is quick. */

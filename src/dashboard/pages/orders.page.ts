@@ -2,7 +2,7 @@
 // refreshes itself (htmx polling) while an order on it is in progress.
 import type { FastifyInstance } from 'fastify'
 import type { OrderDocument } from '../../domain/order.ts'
-import { ORDER_LIST_STATUSES } from '../../http/schemas/order.schema.ts'
+import { ORDER_LIST_STATUSES } from '../../domain/order-list.ts'
 import type { Dashboard } from '../dashboard.plugin.ts'
 import { detailMarks, formatTime, stateBadge, sumMoney } from '../format.ts'
 import { type Html, html } from '../html.ts'

@@ -4,6 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { AccountsService } from '../../services/accounts.service.ts'
+import { outcomeReply } from '../replies.ts'
 import {
   IssuedKeyResponseSchema,
   KeyListResponseSchema,
@@ -26,11 +27,10 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
         response: { 200: KeyListResponseSchema, ...ErrorResponses },
       },
     },
-    async (request) => ({
-      outcome: 'Ok' as const,
-      keys: await accounts.listAccountKeys(request.caller),
-      traceParent: request.traceParent,
-    }),
+    async (request) =>
+      outcomeReply(request, 'Ok', {
+        keys: await accounts.listAccountKeys(request.caller),
+      }),
   )
 
   api.post(
@@ -46,7 +46,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     async (request) => {
       refuseBody(request.body, 'Issuing a key takes no body')
       const key = await accounts.issueAccountKey(request.caller)
-      return { outcome: 'Created' as const, key, traceParent: request.traceParent }
+      return outcomeReply(request, 'Created', { key })
     },
   )
 
@@ -64,7 +64,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     async (request) => {
       refuseBody(request.body, 'Revoking a key takes no body')
       const key = await accounts.revokeAccountKey(request.caller, request.params.prefix)
-      return { outcome: 'Updated' as const, key, traceParent: request.traceParent }
+      return outcomeReply(request, 'Updated', { key })
     },
   )
 }

@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
 import { AccountError, type AccountSettingsChange, type AccountsService } from '../../services/accounts.service.ts'
+import { outcomeReply } from '../replies.ts'
 import { PatchSettingsSchema, SettingsResponseSchema } from '../schemas/account-settings.schema.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 
@@ -29,7 +30,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
     },
     async (request) => {
       const settings = await accounts.getSettings(request.caller.accountId, request.caller.environment).catch(notFound)
-      return { outcome: 'Ok' as const, settings, traceParent: request.traceParent }
+      return outcomeReply(request, 'Ok', { settings })
     },
   )
 
@@ -73,7 +74,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
           ),
         )
       }
-      return { outcome: 'Updated' as const, settings: result.settings, traceParent: request.traceParent }
+      return outcomeReply(request, 'Updated', { settings: result.settings })
     },
   )
 }

@@ -7,6 +7,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { CallbacksService } from '../../services/callbacks.service.ts'
+import { outcomeReply, sendOutcomeJson } from '../replies.ts'
 import {
   CallbackIdParamsSchema,
   CallbackListResponseSchema,
@@ -39,7 +40,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
     },
     async (request) => {
       const result = await callbacks.listCallbacks(request.caller, request.query)
-      return { outcome: 'Ok' as const, ...result, traceParent: request.traceParent }
+      return outcomeReply(request, 'Ok', result)
     },
   )
 
@@ -57,7 +58,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
     async (request) => {
       refuseBody(request.body, 'Redeliver takes no body')
       const callback = await callbacks.redeliver(request.caller, request.params.callbackId)
-      return { outcome: 'Created' as const, callback, traceParent: request.traceParent }
+      return outcomeReply(request, 'Created', { callback })
     },
   )
 
@@ -82,7 +83,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
         traceParent: request.traceParent,
       })
       const outcome = callback.status === 'delivered' ? ('Delivered' as const) : ('Failed' as const)
-      return { outcome, callback, traceParent: request.traceParent }
+      return outcomeReply(request, outcome, { callback })
     },
   )
 
@@ -104,11 +105,11 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
       const result = await callbacks.listEvents(request.caller, request.query)
       // The events are served as stored (the exact JSON sent as callbacks), not re-serialised.
       const cursor = result.nextCursor === null ? 'null' : JSON.stringify(result.nextCursor)
-      return reply
-        .type('application/json; charset=utf-8')
-        .send(
-          `{"outcome":"Ok","events":[${result.events.join(',')}],"nextCursor":${cursor},"hasMore":${result.hasMore},"traceParent":"${request.traceParent}"}` as never,
-        )
+      return sendOutcomeJson(reply, request, 'Ok', [
+        ['events', `[${result.events.join(',')}]`],
+        ['nextCursor', cursor],
+        ['hasMore', String(result.hasMore)],
+      ])
     },
   )
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { LabsService } from '../../services/labs.service.ts'
 import type { RateLimits } from '../rate-limit.ts'
+import { outcomeReply } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import {
   LabJobsResponseSchema,
@@ -57,12 +58,11 @@ export function registerLabRoutes(
       },
       config: { auth: false },
     },
-    async (request, reply) =>
-      send(reply, { outcome: 'Ok', jobs: await labs.listJobs(request.labCode), traceParent: request.traceParent }),
+    async (request, reply) => send(reply, outcomeReply(request, 'Ok', { jobs: await labs.listJobs(request.labCode) })),
   )
 
   const ok = (request: { traceParent: string }, reply: FastifyReply, changed: boolean) =>
-    send(reply, { outcome: changed ? 'Updated' : 'Ok', traceParent: request.traceParent })
+    send(reply, outcomeReply(request, changed ? 'Updated' : 'Ok', {}))
 
   // The two reports without a body: the same route but for the path, the operation and the report's kind.
   const bodilessReports = [

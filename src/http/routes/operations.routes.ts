@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { HealthService } from '../../services/health.service.ts'
 import { sendError } from '../errors.ts'
+import { JSON_TYPE, outcomeReply } from '../replies.ts'
 
 export interface MetricsEndpoint {
   /** The current metrics in the Prometheus text format. */
@@ -15,13 +16,11 @@ export interface MetricsEndpoint {
   token: string | null
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8'
-
 export function registerHealthRoutes(app: FastifyInstance, health: HealthService): void {
   app.get(
     '/healthz',
     { schema: { hide: true }, config: { auth: false, quietRequestLog: true } },
-    async (request, reply) => reply.type(JSON_TYPE).send({ outcome: 'Ok', traceParent: request.traceParent }),
+    async (request, reply) => reply.type(JSON_TYPE).send(outcomeReply(request, 'Ok', {})),
   )
 
   app.get(
@@ -31,7 +30,7 @@ export function registerHealthRoutes(app: FastifyInstance, health: HealthService
       const { ready, checks } = await health.readiness()
       // A probe must see the current state, never a cached one.
       reply.header('cache-control', 'no-store')
-      if (ready) return reply.type(JSON_TYPE).send({ outcome: 'Ok', checks, traceParent: request.traceParent })
+      if (ready) return reply.type(JSON_TYPE).send(outcomeReply(request, 'Ok', { checks }))
       const failing = Object.entries(checks)
         .filter(([, result]) => !result.ok)
         .map(([name, result]) => `${name} (${result.error})`)

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { validationFailed } from '../../domain/outcomes.ts'
 import type { ActionResult, OrderActionsService } from '../../services/order-actions.service.ts'
 import { recipientFromRequest } from '../../services/orders.service.ts'
+import { outcomeReply, sendOutcomeJson } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import { OrderIdParamsSchema, RecipientRequestSchema } from '../schemas/order.schema.ts'
 import {
@@ -33,13 +34,15 @@ function bodyValidator(schema: object): (body: unknown) => void {
 }
 
 /** The order JSON is served as stored (already in contract key order), not re-serialised. */
-function sendOrder(reply: FastifyReply, traceParent: string, result: ActionResult<string>, withResults: boolean) {
-  const results = withResults ? `"shipmentUpdateResults":${JSON.stringify(result.shipmentUpdateResults)},` : ''
-  return reply
-    .type('application/json; charset=utf-8')
-    .send(
-      `{"outcome":"${result.outcome}",${results}"order":${result.orderJson},"traceParent":"${traceParent}"}` as never,
-    )
+function sendOrder(
+  reply: FastifyReply,
+  request: { traceParent: string },
+  result: ActionResult<string>,
+  withResults: boolean,
+) {
+  const fields: [string, string][] = [['order', result.orderJson]]
+  if (withResults) fields.unshift(['shipmentUpdateResults', JSON.stringify(result.shipmentUpdateResults)])
+  return sendOutcomeJson(reply, request, result.outcome, fields)
 }
 
 export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderActionsService): void {
@@ -56,11 +59,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
         response: { 200: ActionsResponseSchema, ...ErrorResponses },
       },
     },
-    async (request) => ({
-      outcome: 'Ok' as const,
-      ...(await actions.listActions(request.caller, request.params.orderId)),
-      traceParent: request.traceParent,
-    }),
+    async (request) => outcomeReply(request, 'Ok', await actions.listActions(request.caller, request.params.orderId)),
   )
 
   api.post(
@@ -89,7 +88,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
         )
       }
       const result = await actions.cancel(request.caller, request.params.orderId)
-      return sendOrder(reply, request.traceParent, result, false)
+      return sendOrder(reply, request, result, false)
     },
   )
 
@@ -117,7 +116,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
         request.params.orderId,
         request.body.shippingMethod,
       )
-      return sendOrder(reply, request.traceParent, result, true)
+      return sendOrder(reply, request, result, true)
     })
   }
 
@@ -149,7 +148,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
         recipientFromRequest(recipient),
         wrapped ? 'recipient.address.countryCode' : 'address.countryCode',
       )
-      return sendOrder(reply, request.traceParent, result, true)
+      return sendOrder(reply, request, result, true)
     },
   )
 
@@ -167,7 +166,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     },
     async (request, reply) => {
       const result = await actions.updateMetadata(request.caller, request.params.orderId, request.body.metadata)
-      return sendOrder(reply, request.traceParent, result, false)
+      return sendOrder(reply, request, result, false)
     },
   )
 }

@@ -1,13 +1,14 @@
 // POST /orders, GET /orders/{id}, GET /orders: parse, call one service function, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fastJson from 'fast-json-stringify'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { validationFailed } from '../../domain/outcomes.ts'
 import { LIVE_SCENARIO_WARNING, SANDBOX_SCENARIO_HEADER, scenarioInMetadata } from '../../domain/sandbox-scenarios.ts'
 import { traceIdOf } from '../../domain/traceparent.ts'
 import type { OrdersService } from '../../services/orders.service.ts'
 import { nextPageUrl } from '../paging.ts'
+import { JSON_TYPE, outcomeReply, sendOutcomeJson } from '../replies.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
   CreateOrderHeadersSchema,
@@ -21,20 +22,10 @@ import {
 } from '../schemas/order.schema.ts'
 import { RoutingResponseSchema } from '../schemas/routing.schema.ts'
 
-const JSON_TYPE = 'application/json; charset=utf-8'
 const errorResponses = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema }
 
 // The on-hold answer has its own shape (only the order id); its serializer is compiled once here.
 const serializeOnHold = fastJson(OnHoldResponseSchema as object)
-
-/**
- * `{outcome, <name>: <json>, traceParent}` around JSON text the service already holds in the contract's key
- * order (orders are stored as they are served), so the hot read path never re-serialises an order.
- * The response schemas still describe these bodies for validation of the docs and for OpenAPI.
- */
-function envelope(outcome: string, name: string, json: string, request: FastifyRequest, extra = ''): string {
-  return `{"outcome":${JSON.stringify(outcome)},"${name}":${json}${extra},"traceParent":"${request.traceParent}"}`
-}
 
 // No order predates the Unix epoch; the databases disagree about years near 0, so bounds are clamped.
 const EARLIEST_FILTER_DATE = new Date('1970-01-01T00:00:00.000Z')
@@ -92,9 +83,9 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
         return reply
           .type(JSON_TYPE)
           .serializer(serializeOnHold)
-          .send({ outcome: result.outcome, order: { id: result.onHold.id }, traceParent: request.traceParent } as never)
+          .send(outcomeReply(request, result.outcome, { order: { id: result.onHold.id } }) as never)
       }
-      return reply.type(JSON_TYPE).send(envelope(result.outcome, 'order', result.orderJson, request) as never)
+      return sendOutcomeJson(reply, request, result.outcome, [['order', result.orderJson]])
     },
   )
 
@@ -111,7 +102,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
     },
     async (request, reply) => {
       const orderJson = await orders.getOrder(request.caller, request.params.orderId)
-      return reply.type(JSON_TYPE).send(envelope('Ok', 'order', orderJson, request) as never)
+      return sendOutcomeJson(reply, request, 'Ok', [['order', orderJson]])
     },
   )
 
@@ -133,7 +124,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
     },
     async (request) => {
       const routing = await orders.orderRouting(request.caller, request.params.orderId)
-      return { outcome: 'Ok' as const, routing, traceParent: request.traceParent }
+      return outcomeReply(request, 'Ok', { routing })
     },
   )
 
@@ -169,10 +160,11 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
         search: query.search ?? null,
       })
       const nextUrl = result.hasMore ? nextPageUrl(request, skip, top) : null
-      const paging = `,"hasMore":${result.hasMore},"nextUrl":${JSON.stringify(nextUrl)}`
-      return reply
-        .type(JSON_TYPE)
-        .send(envelope('Ok', 'orders', `[${result.ordersJson.join(',')}]`, request, paging) as never)
+      return sendOutcomeJson(reply, request, 'Ok', [
+        ['orders', `[${result.ordersJson.join(',')}]`],
+        ['hasMore', String(result.hasMore)],
+        ['nextUrl', JSON.stringify(nextUrl)],
+      ])
     },
   )
 }

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { PaymentPageFacts, PaymentsService } from '../../services/payments.service.ts'
+import { outcomeReply } from '../replies.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
   PaymentPageQuerySchema,
@@ -117,34 +118,27 @@ export function registerPaymentRoutes(app: FastifyInstance, payments: PaymentsSe
         expiry: card.expiry,
         cvc: card.cvc,
       })
-      const traceParent = request.traceParent
       switch (result.status) {
         case 'paid':
-          return {
-            outcome: 'Paid' as const,
+          return outcomeReply(request, 'Paid', {
             message: `Paid ${result.amount} ${result.currency}: the order goes to production. Reference ${result.reference}.`,
             amount: result.amount,
             currency: result.currency,
-            traceParent,
-          }
+          })
         case 'declined':
-          return { outcome: 'Declined' as const, message: result.reason, amount: null, currency: null, traceParent }
+          return outcomeReply(request, 'Declined', { message: result.reason, amount: null, currency: null })
         case 'nothingDue':
-          return {
-            outcome: 'NothingDue' as const,
+          return outcomeReply(request, 'NothingDue', {
             message: 'Nothing is due on this order',
             amount: null,
             currency: null,
-            traceParent,
-          }
+          })
         case 'amountChanged':
-          return {
-            outcome: 'AmountChanged' as const,
+          return outcomeReply(request, 'AmountChanged', {
             message: `The order changed: ${result.amount} ${result.currency} is due now. Reload the page to pay it.`,
             amount: result.amount,
             currency: result.currency,
-            traceParent,
-          }
+          })
       }
     },
   )

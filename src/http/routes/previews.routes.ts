@@ -3,6 +3,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { PreviewsService } from '../../services/previews.service.ts'
+import { outcomeReply } from '../replies.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import { CreatePreviewRequestSchema, PreviewResponseSchema } from '../schemas/preview.schema.ts'
 
@@ -33,10 +34,9 @@ export function registerPreviewRoutes(app: FastifyInstance, previews: PreviewsSe
         },
       },
     },
-    async (request) => ({
-      outcome: 'Created' as const,
-      previews: await previews.createPreviews(request.caller.environment, request.body),
-      traceParent: request.traceParent,
-    }),
+    async (request) =>
+      outcomeReply(request, 'Created', {
+        previews: await previews.createPreviews(request.caller.environment, request.body),
+      }),
   )
 }

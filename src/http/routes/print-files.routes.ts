@@ -3,6 +3,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { PrintFilesService } from '../../services/print-files.service.ts'
+import { outcomeReply } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import { OrderIdParamsSchema } from '../schemas/order.schema.ts'
 import { PrintFilesResponseSchema } from '../schemas/print-files.schema.ts'
@@ -21,10 +22,9 @@ export function registerPrintFileRoutes(app: FastifyInstance, printFiles: PrintF
         response: { 200: PrintFilesResponseSchema, ...ErrorResponses },
       },
     },
-    async (request) => ({
-      outcome: 'Ok' as const,
-      printFiles: await printFiles.listPrintFiles(request.caller, request.params.orderId),
-      traceParent: request.traceParent,
-    }),
+    async (request) =>
+      outcomeReply(request, 'Ok', {
+        printFiles: await printFiles.listPrintFiles(request.caller, request.params.orderId),
+      }),
   )
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { PRODUCT_LIST_DEFAULT_TOP } from '../../domain/limits.ts'
 import type { ProductsService } from '../../services/products.service.ts'
 import { nextPageUrl } from '../paging.ts'
+import { outcomeReply } from '../replies.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import {
   ListProductsQuerySchema,
@@ -27,11 +28,10 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
         response: { 200: ProductResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema },
       },
     },
-    async (request) => ({
-      outcome: 'Ok' as const,
-      product: products.getProduct(request.params.sku),
-      traceParent: request.traceParent,
-    }),
+    async (request) =>
+      outcomeReply(request, 'Ok', {
+        product: products.getProduct(request.params.sku),
+      }),
   )
 
   api.get(
@@ -51,13 +51,11 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
       const top = request.query.top ?? PRODUCT_LIST_DEFAULT_TOP
       const skip = request.query.skip ?? 0
       const page = products.listProducts({ search: request.query.search, top, skip })
-      return {
-        outcome: 'Ok' as const,
+      return outcomeReply(request, 'Ok', {
         products: page.products,
         hasMore: page.hasMore,
         nextUrl: page.hasMore ? nextPageUrl(request, skip, top) : null,
-        traceParent: request.traceParent,
-      }
+      })
     },
   )
 }

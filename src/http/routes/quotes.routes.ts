@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { PreviewsService } from '../../services/previews.service.ts'
 import type { QuotesService } from '../../services/quotes.service.ts'
+import { outcomeReply } from '../replies.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import { CreateQuoteRequestSchema, QuoteResponseSchema } from '../schemas/quote.schema.ts'
 import { QuoteIdParamsSchema, RoutingResponseSchema } from '../schemas/routing.schema.ts'
@@ -68,7 +69,7 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
     },
     async (request) => {
       const routing = await quotes.quoteRouting(request.caller, request.params.quoteId)
-      return { outcome: 'Ok' as const, routing: { orderId: null, ...routing }, traceParent: request.traceParent }
+      return outcomeReply(request, 'Ok', { routing: { orderId: null, ...routing } })
     },
   )
 }

@@ -6,19 +6,20 @@ import { SAMPLE_PATH_PREFIX, type SampleImages } from '../../adapters/sample-ima
 import { ServiceError } from '../../domain/outcomes.ts'
 import { sendError } from '../errors.ts'
 import { publicUrlOf } from '../public-url.ts'
+import { outcomeReply } from '../replies.ts'
 
 export function registerSampleRoutes(app: FastifyInstance, samples: SampleImages): void {
-  app.get(SAMPLE_PATH_PREFIX, { schema: { hide: true }, config: { auth: false } }, async (request) => ({
-    outcome: 'Ok',
-    samples: samples.list().map((sample) => ({
-      name: sample.name,
-      url: publicUrlOf(request, `${SAMPLE_PATH_PREFIX}${sample.name}`),
-      contentType: sample.contentType,
-      bytes: sample.bytes.length,
-      md5Hash: sample.md5,
-    })),
-    traceParent: request.traceParent,
-  }))
+  app.get(SAMPLE_PATH_PREFIX, { schema: { hide: true }, config: { auth: false } }, async (request) =>
+    outcomeReply(request, 'Ok', {
+      samples: samples.list().map((sample) => ({
+        name: sample.name,
+        url: publicUrlOf(request, `${SAMPLE_PATH_PREFIX}${sample.name}`),
+        contentType: sample.contentType,
+        bytes: sample.bytes.length,
+        md5Hash: sample.md5,
+      })),
+    }),
+  )
   app.get<{ Params: { name: string } }>(
     `${SAMPLE_PATH_PREFIX}:name`,
     { schema: { hide: true }, config: { auth: false } },

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { OrdersService } from '../../services/orders.service.ts'
 import type { SandboxService } from '../../services/sandbox.service.ts'
+import { outcomeReply, sendOutcomeJson } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import { OrderIdParamsSchema } from '../schemas/order.schema.ts'
 import {
@@ -27,11 +28,10 @@ export function registerSandboxRoutes(app: FastifyInstance, sandbox: SandboxServ
         response: { 200: SandboxOrderResponseSchema, ...ErrorResponses },
       },
     },
-    async (request) => ({
-      outcome: 'Ok' as const,
-      sandboxOrder: await sandbox.describeOrder(request.caller, request.params.orderId),
-      traceParent: request.traceParent,
-    }),
+    async (request) =>
+      outcomeReply(request, 'Ok', {
+        sandboxOrder: await sandbox.describeOrder(request.caller, request.params.orderId),
+      }),
   )
 
   api.post(
@@ -60,9 +60,7 @@ export function registerSandboxRoutes(app: FastifyInstance, sandbox: SandboxServ
       const orderJson = await orders.getOrder(request.caller, orderId)
       const outcome = changed ? 'Updated' : 'Ok'
       // The order is served as stored (contract key order), as GET /orders/{id} serves it.
-      return reply
-        .type('application/json; charset=utf-8')
-        .send(`{"outcome":"${outcome}","order":${orderJson},"traceParent":"${request.traceParent}"}` as never)
+      return sendOutcomeJson(reply, request, outcome, [['order', orderJson]])
     },
   )
 }

@@ -3,6 +3,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { SpineService } from '../../services/spine.service.ts'
+import { outcomeReply } from '../replies.ts'
 import { ErrorResponseSchema } from '../schemas/common.schema.ts'
 import { SpineRequestSchema, SpineResponseSchema } from '../schemas/spine.schema.ts'
 
@@ -24,15 +25,13 @@ export function registerSpineRoutes(app: FastifyInstance, spine: SpineService): 
     },
     async (request) => {
       const width = spine.spineWidth(request.body)
-      return {
-        outcome: 'Ok' as const,
+      return outcomeReply(request, 'Ok', {
         success: true,
         message:
           `${width.sku} with ${width.numberOfPages} pages to ${width.destinationCountryCode} ` +
           `(${width.shippingMethod}) is made by ${width.labCode} on ${width.paper}: the spine is ${width.widthMm} mm wide`,
         spineInfo: { widthMm: width.widthMm },
-        traceParent: request.traceParent,
-      }
+      })
     },
   )
 }

@@ -1,7 +1,7 @@
 // The account's API keys (docs/api.md "API keys").
 import { Type } from 'typebox'
 import { ENVIRONMENTS } from '../../domain/environment.ts'
-import { Nullable, named, OkOutcome, Outcome, StringEnum, TraceParent } from './common.schema.ts'
+import { Nullable, named, OkOutcome, Outcome, outcomeResponse, StringEnum } from './common.schema.ts'
 
 const Prefix = Type.String({ description: 'The visible start of the key (pr_live_AbCdEf12); not enough to use it.' })
 const KeyEnvironment = named('Environment', StringEnum(ENVIRONMENTS))
@@ -27,27 +27,18 @@ export const IssuedKeySchema = named(
   }),
 )
 
-export const KeyListResponseSchema = named(
-  'ApiKeyListResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    keys: Type.Array(KeySchema),
-    traceParent: TraceParent,
-  }),
-)
+export const KeyListResponseSchema = outcomeResponse('ApiKeyListResponse', OkOutcome, {
+  keys: Type.Array(KeySchema),
+})
 
-export const IssuedKeyResponseSchema = named(
+export const IssuedKeyResponseSchema = outcomeResponse(
   'IssuedApiKeyResponse',
-  Type.Object({
-    outcome: Outcome('CreatedOutcome', ['Created'] as const),
-    key: IssuedKeySchema,
-    traceParent: TraceParent,
-  }),
+  Outcome('CreatedOutcome', ['Created'] as const),
+  { key: IssuedKeySchema },
 )
 
 export const KeyPrefixParamsSchema = Type.Object({ prefix: Type.String({ maxLength: 40 }) })
 
-export const KeyResponseSchema = named(
-  'ApiKeyResponse',
-  Type.Object({ outcome: Outcome('UpdatedOutcome', ['Updated'] as const), key: KeySchema, traceParent: TraceParent }),
-)
+export const KeyResponseSchema = outcomeResponse('ApiKeyResponse', Outcome('UpdatedOutcome', ['Updated'] as const), {
+  key: KeySchema,
+})

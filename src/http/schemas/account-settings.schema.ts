@@ -9,8 +9,8 @@ import {
   NullableUrlString,
   named,
   Outcome,
+  outcomeResponse,
   StringEnum,
-  TraceParent,
 } from './common.schema.ts'
 
 const SettingsSchema = named(
@@ -34,13 +34,10 @@ const SettingsSchema = named(
   }),
 )
 
-export const SettingsResponseSchema = named(
+export const SettingsResponseSchema = outcomeResponse(
   'AccountSettingsResponse',
-  Type.Object({
-    outcome: Outcome('AccountSettingsOutcome', ['Ok', 'Updated'] as const, 'Ok (read) or Updated (change).'),
-    settings: SettingsSchema,
-    traceParent: TraceParent,
-  }),
+  Outcome('AccountSettingsOutcome', ['Ok', 'Updated'] as const, 'Ok (read) or Updated (change).'),
+  { settings: SettingsSchema },
 )
 
 export const PatchSettingsSchema = named(

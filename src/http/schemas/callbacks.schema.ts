@@ -8,6 +8,7 @@ import {
   named,
   OkOutcome,
   Outcome,
+  outcomeResponse,
   StringEnum,
   TraceParent,
   UrlString,
@@ -55,25 +56,17 @@ export const ListCallbacksQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
-export const CallbackListResponseSchema = named(
-  'CallbackListResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    callbacks: Type.Array(CallbackSchema),
-    hasMore: Type.Boolean(),
-    traceParent: TraceParent,
-  }),
-)
+export const CallbackListResponseSchema = outcomeResponse('CallbackListResponse', OkOutcome, {
+  callbacks: Type.Array(CallbackSchema),
+  hasMore: Type.Boolean(),
+})
 
 export const CallbackIdParamsSchema = Type.Object({ callbackId: Type.String({ maxLength: 40 }) })
 
-export const CallbackResponseSchema = named(
+export const CallbackResponseSchema = outcomeResponse(
   'CallbackResponse',
-  Type.Object({
-    outcome: Outcome('CreatedOutcome', ['Created'] as const),
-    callback: CallbackSchema,
-    traceParent: TraceParent,
-  }),
+  Outcome('CreatedOutcome', ['Created'] as const),
+  { callback: CallbackSchema },
 )
 
 /**
@@ -134,16 +127,11 @@ export const EventsQuerySchema = Type.Object(
   { additionalProperties: false },
 )
 
-export const EventsResponseSchema = named(
-  'EventsResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    events: Type.Array(CallbackEventSchema),
-    nextCursor: Nullable(Type.String()),
-    hasMore: Type.Boolean(),
-    traceParent: TraceParent,
-  }),
-)
+export const EventsResponseSchema = outcomeResponse('EventsResponse', OkOutcome, {
+  events: Type.Array(CallbackEventSchema),
+  nextCursor: Nullable(Type.String()),
+  hasMore: Type.Boolean(),
+})
 
 export const TestCallbackBodySchema = named(
   'TestCallbackRequest',
@@ -157,15 +145,12 @@ export const TestCallbackBodySchema = named(
   ),
 )
 
-export const TestCallbackResponseSchema = named(
+export const TestCallbackResponseSchema = outcomeResponse(
   'TestCallbackResponse',
-  Type.Object({
-    outcome: Outcome(
-      'TestCallbackOutcome',
-      ['Delivered', 'Failed'] as const,
-      'Delivered when the receiver answered 2xx, else Failed.',
-    ),
-    callback: CallbackSchema,
-    traceParent: TraceParent,
-  }),
+  Outcome(
+    'TestCallbackOutcome',
+    ['Delivered', 'Failed'] as const,
+    'Delivered when the receiver answered 2xx, else Failed.',
+  ),
+  { callback: CallbackSchema },
 )

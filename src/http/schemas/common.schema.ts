@@ -1,7 +1,7 @@
 // Building blocks of the wire contract. Request objects reject unknown fields (additionalProperties: false,
 // reported as UnknownField); response objects list their keys in the specification's order, which is the
 // order the serializer writes them in.
-import { type Static, type TSchema, type TUnsafe, Type } from 'typebox'
+import { type Static, type TProperties, type TSchema, type TUnsafe, Type } from 'typebox'
 import { ERROR_OUTCOME_STATUS, type ErrorOutcome } from '../../domain/outcomes.ts'
 import { MAX_URL_LENGTH } from '../../domain/urls.ts'
 
@@ -114,6 +114,14 @@ export const MoneySchema = named(
 )
 
 export const TraceParent = Type.String({ description: 'W3C traceparent of this request, also sent as a header.' })
+
+/**
+ * `{outcome, ...fields, traceParent}`: the envelope of a successful answer, named `name` in the OpenAPI document.
+ * The keys come in this order on the wire (the serializer follows the schema).
+ */
+export function outcomeResponse<O extends TSchema, F extends TProperties>(name: string, outcome: O, fields: F) {
+  return named(name, Type.Object({ outcome, ...fields, traceParent: TraceParent }))
+}
 
 export const FailureSchema = named(
   'Failure',

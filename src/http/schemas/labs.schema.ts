@@ -7,9 +7,9 @@ import {
   named,
   OkOutcome,
   Outcome,
+  outcomeResponse,
   SingleLineString,
   StringEnum,
-  TraceParent,
 } from './common.schema.ts'
 
 export const ShipmentParams = Type.Object({ shipmentId: Type.String({ maxLength: 40 }) })
@@ -86,15 +86,10 @@ const LabJobSchema = named(
   }),
 )
 
-export const LabJobsResponseSchema = named(
-  'LabJobsResponse',
-  Type.Object({ outcome: OkOutcome, jobs: Type.Array(LabJobSchema), traceParent: TraceParent }),
-)
+export const LabJobsResponseSchema = outcomeResponse('LabJobsResponse', OkOutcome, { jobs: Type.Array(LabJobSchema) })
 
-export const LabReportResponseSchema = named(
+export const LabReportResponseSchema = outcomeResponse(
   'LabReportResponse',
-  Type.Object({
-    outcome: Outcome('LabReportOutcome', ['Updated', 'Ok'] as const, 'Updated, or Ok when the report changed nothing.'),
-    traceParent: TraceParent,
-  }),
+  Outcome('LabReportOutcome', ['Updated', 'Ok'] as const, 'Updated, or Ok when the report changed nothing.'),
+  {},
 )

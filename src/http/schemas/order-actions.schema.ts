@@ -1,7 +1,7 @@
 // The order actions: what an order allows now, and the four changes (docs/api.md).
 import { Type } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
-import { CaseInsensitiveEnum, named, OkOutcome, Outcome, TraceParent } from './common.schema.ts'
+import { CaseInsensitiveEnum, named, OkOutcome, Outcome, outcomeResponse } from './common.schema.ts'
 import { MetadataSchema, OrderSchema, orderEnvelope, RecipientRequestSchema } from './order.schema.ts'
 
 const Availability = named(
@@ -9,17 +9,12 @@ const Availability = named(
   Type.Object({ isAvailable: Type.Union([Type.Literal('Yes'), Type.Literal('No')]) }),
 )
 
-export const ActionsResponseSchema = named(
-  'OrderActionsResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    cancel: Availability,
-    changeRecipientDetails: Availability,
-    changeShippingMethod: Availability,
-    changeMetaData: Availability,
-    traceParent: TraceParent,
-  }),
-)
+export const ActionsResponseSchema = outcomeResponse('OrderActionsResponse', OkOutcome, {
+  cancel: Availability,
+  changeRecipientDetails: Availability,
+  changeShippingMethod: Availability,
+  changeMetaData: Availability,
+})
 
 /** Business refusals are answers like successes (HTTP 200 with the order), told apart by the outcome. */
 export const CancelResponseSchema = orderEnvelope(
@@ -32,16 +27,15 @@ export const UpdateMetadataResponseSchema = orderEnvelope(
   Outcome('UpdatedOutcome', ['Updated'] as const),
 )
 
-export const UpdateResponseSchema = named(
+export const UpdateResponseSchema = outcomeResponse(
   'OrderUpdateResponse',
-  Type.Object({
-    outcome: Outcome('UpdateOutcome', ['Updated', 'PartiallyUpdated', 'FailedToUpdate', 'ActionNotAvailable'] as const),
+  Outcome('UpdateOutcome', ['Updated', 'PartiallyUpdated', 'FailedToUpdate', 'ActionNotAvailable'] as const),
+  {
     shipmentUpdateResults: Type.Array(
       named('ShipmentUpdateResult', Type.Object({ shipmentId: Type.String(), successful: Type.Boolean() })),
     ),
     order: OrderSchema,
-    traceParent: TraceParent,
-  }),
+  },
 )
 
 export const WrappedRecipientSchema = Type.Object(

@@ -10,6 +10,7 @@ import {
   SHIPMENT_STATUSES,
   STAGES,
 } from '../../domain/order.ts'
+import { ORDER_LIST_STATUSES } from '../../domain/order-list.ts'
 import { ISSUE_CODES } from '../../domain/order-pipeline.ts'
 import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
@@ -24,9 +25,9 @@ import {
   named,
   OkOutcome,
   Outcome,
+  outcomeResponse,
   SingleLineString,
   StringEnum,
-  TraceParent,
   UrlString,
 } from './common.schema.ts'
 
@@ -339,7 +340,7 @@ export const OrderSchema = named(
 
 /** `{outcome, order, traceParent}`: the envelope of every answer carrying one order. */
 export function orderEnvelope<T extends string>(name: string, outcome: TUnsafe<T>) {
-  return named(name, Type.Object({ outcome, order: OrderSchema, traceParent: TraceParent }))
+  return outcomeResponse(name, outcome, { order: OrderSchema })
 }
 
 export const OrderResponseSchema = orderEnvelope('OrderResponse', OkOutcome)
@@ -354,17 +355,14 @@ export const CreatedOrderResponseSchema = orderEnvelope(
 )
 
 /** Create's answer for an order held in the pause window: only its ID (specification, "Order transitions"). */
-export const OnHoldResponseSchema = named(
+export const OnHoldResponseSchema = outcomeResponse(
   'OnHoldResponse',
-  Type.Object({
-    outcome: Outcome(
-      'OnHoldOutcome',
-      ['OnHold', 'AlreadyExists'] as const,
-      'OnHold, or AlreadyExists for a repeated key while still on hold.',
-    ),
-    order: Type.Object({ id: Type.String() }),
-    traceParent: TraceParent,
-  }),
+  Outcome(
+    'OnHoldOutcome',
+    ['OnHold', 'AlreadyExists'] as const,
+    'OnHold, or AlreadyExists for a repeated key while still on hold.',
+  ),
+  { order: Type.Object({ id: Type.String() }) },
 )
 
 /** Create's answer: the order, or only its ID while it waits in the pause window (served as text, not serialised). */
@@ -374,8 +372,6 @@ export const OrderIdParamsSchema = Type.Object({
   // The format (ord_<number>) is checked by the orders service, which names it in the failure.
   orderId: Type.String({ maxLength: 40, description: 'Order ID, e.g. ord_1042.' }),
 })
-
-export const ORDER_LIST_STATUSES = ['draft', 'awaitingPayment', 'inProgress', 'complete', 'cancelled'] as const
 
 export const ListOrdersQuerySchema = Type.Object(
   {
@@ -403,13 +399,8 @@ export const ListOrdersQuerySchema = Type.Object(
 )
 export type ListOrdersQuery = Type.Static<typeof ListOrdersQuerySchema>
 
-export const ListOrdersResponseSchema = named(
-  'OrderListResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    orders: Type.Array(OrderSchema),
-    hasMore: Type.Boolean(),
-    nextUrl: Nullable(Type.String()),
-    traceParent: TraceParent,
-  }),
-)
+export const ListOrdersResponseSchema = outcomeResponse('OrderListResponse', OkOutcome, {
+  orders: Type.Array(OrderSchema),
+  hasMore: Type.Boolean(),
+  nextUrl: Nullable(Type.String()),
+})

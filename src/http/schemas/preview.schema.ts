@@ -11,9 +11,9 @@ import {
   NullableString,
   named,
   Outcome,
+  outcomeResponse,
   SingleLineString,
   StringEnum,
-  TraceParent,
   UrlString,
 } from './common.schema.ts'
 import { ORDER_LIMITS, RecipientCostRequestSchema } from './order.schema.ts'
@@ -118,11 +118,8 @@ const PreviewSchema = named(
   }),
 )
 
-export const PreviewResponseSchema = named(
+export const PreviewResponseSchema = outcomeResponse(
   'PreviewResponse',
-  Type.Object({
-    outcome: Outcome('PreviewOutcome', ['Created'] as const),
-    previews: Type.Array(PreviewSchema),
-    traceParent: TraceParent,
-  }),
+  Outcome('PreviewOutcome', ['Created'] as const),
+  { previews: Type.Array(PreviewSchema) },
 )

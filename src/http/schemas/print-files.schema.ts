@@ -2,7 +2,7 @@
 // (docs/print-files.md).
 import { Type } from 'typebox'
 import { SIZING_MODES } from '../../domain/shipping-methods.ts'
-import { Nullable, named, OkOutcome, StringEnum, TraceParent } from './common.schema.ts'
+import { Nullable, named, OkOutcome, outcomeResponse, StringEnum } from './common.schema.ts'
 
 const Pixels = Type.Integer({ minimum: 0 })
 
@@ -49,11 +49,6 @@ const PrintFileSchema = named(
   }),
 )
 
-export const PrintFilesResponseSchema = named(
-  'PrintFilesResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    printFiles: Type.Array(PrintFileSchema),
-    traceParent: TraceParent,
-  }),
-)
+export const PrintFilesResponseSchema = outcomeResponse('PrintFilesResponse', OkOutcome, {
+  printFiles: Type.Array(PrintFileSchema),
+})

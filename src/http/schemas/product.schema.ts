@@ -1,7 +1,7 @@
 // Product details on the wire (docs/wire-contract.md#products).
 import { Type } from 'typebox'
 import { PRODUCT_LIST_DEFAULT_TOP, PRODUCT_LIST_MAX_TOP } from '../../domain/limits.ts'
-import { Nullable, named, OkOutcome, SingleLineString, TraceParent } from './common.schema.ts'
+import { Nullable, named, OkOutcome, outcomeResponse, SingleLineString } from './common.schema.ts'
 import { ORDER_LIMITS } from './order.schema.ts'
 
 const PixelSize = Type.Object({ horizontalResolution: Type.Integer(), verticalResolution: Type.Integer() })
@@ -24,14 +24,9 @@ export const ProductSchema = named(
   }),
 )
 
-export const ProductResponseSchema = named(
-  'ProductResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    product: ProductSchema,
-    traceParent: TraceParent,
-  }),
-)
+export const ProductResponseSchema = outcomeResponse('ProductResponse', OkOutcome, {
+  product: ProductSchema,
+})
 
 /** An entry of GET /v4.0/products (printroute's addition): the details, print areas by name, labs, destinations. */
 export const ProductListEntrySchema = named(
@@ -50,16 +45,11 @@ export const ProductListEntrySchema = named(
   }),
 )
 
-export const ProductListResponseSchema = named(
-  'ProductListResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    products: Type.Array(ProductListEntrySchema),
-    hasMore: Type.Boolean(),
-    nextUrl: Nullable(Type.String()),
-    traceParent: TraceParent,
-  }),
-)
+export const ProductListResponseSchema = outcomeResponse('ProductListResponse', OkOutcome, {
+  products: Type.Array(ProductListEntrySchema),
+  hasMore: Type.Boolean(),
+  nextUrl: Nullable(Type.String()),
+})
 
 export const ProductSkuParamsSchema = Type.Object({ sku: Type.String({ maxLength: 100 }) })
 

@@ -2,7 +2,7 @@
 // Keys in the order domain/routing.ts builds them.
 import { Type } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
-import { MoneySchema, Nullable, named, OkOutcome, StringEnum, TraceParent } from './common.schema.ts'
+import { MoneySchema, Nullable, named, OkOutcome, outcomeResponse, StringEnum } from './common.schema.ts'
 
 export const LAB_EXCLUSION_REASONS = [
   'DoesNotMakeProduct',
@@ -80,25 +80,20 @@ const RoutingAllocationSchema = named(
   }),
 )
 
-export const RoutingResponseSchema = named(
-  'RoutingResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    routing: named(
-      'Routing',
-      Type.Object({
-        orderId: Nullable(Type.String()),
-        quoteId: Nullable(Type.String()),
-        destinationCountryCode: Type.String(),
-        currency: Type.String({ description: 'The currency of every amount: the billing or quoted currency.' }),
-        allocations: Type.Array(RoutingAllocationSchema, {
-          description: 'Oldest first: the first allocation, then one per reallocation.',
-        }),
+export const RoutingResponseSchema = outcomeResponse('RoutingResponse', OkOutcome, {
+  routing: named(
+    'Routing',
+    Type.Object({
+      orderId: Nullable(Type.String()),
+      quoteId: Nullable(Type.String()),
+      destinationCountryCode: Type.String(),
+      currency: Type.String({ description: 'The currency of every amount: the billing or quoted currency.' }),
+      allocations: Type.Array(RoutingAllocationSchema, {
+        description: 'Oldest first: the first allocation, then one per reallocation.',
       }),
-    ),
-    traceParent: TraceParent,
-  }),
-)
+    }),
+  ),
+})
 
 export const QuoteIdParamsSchema = Type.Object({
   quoteId: Type.String({ maxLength: 40, description: 'Quote ID, e.g. quo_12.' }),

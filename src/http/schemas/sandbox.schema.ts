@@ -2,7 +2,15 @@
 // labs' steps. Served by the Sandbox server only.
 import { Type } from 'typebox'
 import { ADVANCE_TARGETS, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
-import { CaseInsensitiveEnum, Nullable, named, OkOutcome, Outcome, StringEnum, TraceParent } from './common.schema.ts'
+import {
+  CaseInsensitiveEnum,
+  Nullable,
+  named,
+  OkOutcome,
+  Outcome,
+  outcomeResponse,
+  StringEnum,
+} from './common.schema.ts'
 import { OrderSchema } from './order.schema.ts'
 
 export const AdvanceOrderBodySchema = named(
@@ -20,35 +28,27 @@ export const AdvanceOrderBodySchema = named(
   ),
 )
 
-export const AdvanceOrderResponseSchema = named(
+export const AdvanceOrderResponseSchema = outcomeResponse(
   'AdvanceOrderResponse',
-  Type.Object({
-    outcome: Outcome(
-      'AdvanceOrderOutcome',
-      ['Updated', 'Ok'] as const,
-      'Updated when the order moved; Ok when it had already reached `to` (the order unchanged).',
-    ),
-    order: OrderSchema,
-    traceParent: TraceParent,
-  }),
+  Outcome(
+    'AdvanceOrderOutcome',
+    ['Updated', 'Ok'] as const,
+    'Updated when the order moved; Ok when it had already reached `to` (the order unchanged).',
+  ),
+  { order: OrderSchema },
 )
 
-export const SandboxOrderResponseSchema = named(
-  'SandboxOrderResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    sandboxOrder: named(
-      'SandboxOrder',
-      Type.Object({
-        orderId: Type.String(),
-        scenario: Nullable(
-          StringEnum(SANDBOX_SCENARIOS, 'The scenario the order was created with (docs/sandbox.md), or null.'),
-        ),
-        cannotAdvance: Nullable(
-          Type.String({ description: 'Why a plain advance would be refused now; null when it would move the order.' }),
-        ),
-      }),
-    ),
-    traceParent: TraceParent,
-  }),
-)
+export const SandboxOrderResponseSchema = outcomeResponse('SandboxOrderResponse', OkOutcome, {
+  sandboxOrder: named(
+    'SandboxOrder',
+    Type.Object({
+      orderId: Type.String(),
+      scenario: Nullable(
+        StringEnum(SANDBOX_SCENARIOS, 'The scenario the order was created with (docs/sandbox.md), or null.'),
+      ),
+      cannotAdvance: Nullable(
+        Type.String({ description: 'Why a plain advance would be refused now; null when it would move the order.' }),
+      ),
+    }),
+  ),
+})

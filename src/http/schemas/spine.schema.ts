@@ -10,7 +10,7 @@ import {
   NullableString,
   named,
   OkOutcome,
-  TraceParent,
+  outcomeResponse,
 } from './common.schema.ts'
 import { ORDER_LIMITS } from './order.schema.ts'
 
@@ -46,13 +46,8 @@ export const SpineRequestSchema = named(
 )
 export type SpineRequest = Type.Static<typeof SpineRequestSchema>
 
-export const SpineResponseSchema = named(
-  'SpineResponse',
-  Type.Object({
-    outcome: OkOutcome,
-    success: Type.Boolean(),
-    message: Type.String(),
-    spineInfo: Type.Object({ widthMm: Type.Number({ description: 'Spine width in millimetres.' }) }),
-    traceParent: TraceParent,
-  }),
-)
+export const SpineResponseSchema = outcomeResponse('SpineResponse', OkOutcome, {
+  success: Type.Boolean(),
+  message: Type.String(),
+  spineInfo: Type.Object({ widthMm: Type.Number({ description: 'Spine width in millimetres.' }) }),
+})

@@ -16,7 +16,7 @@ import {
 } from '../../domain/order-pipeline.ts'
 import type { PricedShipment } from '../../domain/pricing.ts'
 import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
-import { drawShipmentIds } from '../../repositories/pipeline.repository.ts'
+import { drawShipmentIds } from '../../repositories/orders.repository.ts'
 import { findQuoteOfOrder } from '../../repositories/quotes.repository.ts'
 import type { BillingService } from '../billing.service.ts'
 import type { ServiceLogger } from '../observability.ts'

@@ -13,7 +13,7 @@ import {
 } from '../../domain/order-pipeline.ts'
 import { checkResolution } from '../../domain/resolution.ts'
 import { downloadRetryBaseSecondsOf, simulatedDownloadFailure } from '../../domain/sandbox-scenarios.ts'
-import { readOrder } from '../../repositories/pipeline.repository.ts'
+import { readOrder } from '../../repositories/orders.repository.ts'
 import type { ServiceMetrics } from '../observability.ts'
 import { downloadLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'

@@ -9,7 +9,7 @@ import type { Database } from '../../adapters/database.ts'
 import type { JobEnqueuer } from '../../adapters/job-queue.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import type { PipelineOrder } from '../../domain/order-pipeline.ts'
-import { readOrder } from '../../repositories/pipeline.repository.ts'
+import { readOrder } from '../../repositories/orders.repository.ts'
 import type { BillingService } from '../billing.service.ts'
 import {
   noMetrics,

@@ -5,7 +5,7 @@ import type { Clock } from '../../adapters/clock.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
 import { type LabReport, recordLabReport } from '../../domain/order-pipeline.ts'
-import { upsertLabJob } from '../../repositories/pipeline.repository.ts'
+import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import { labReportLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
 

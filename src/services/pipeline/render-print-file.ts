@@ -12,7 +12,7 @@ import {
   recordPrintFile,
   recordPrintFileFailure,
 } from '../../domain/order-pipeline.ts'
-import { readOrder } from '../../repositories/pipeline.repository.ts'
+import { readOrder } from '../../repositories/orders.repository.ts'
 import { renderLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
 import type { FileStore, PdfChecker, PrintFileRenderer } from './ports.ts'

@@ -1,0 +1,241 @@
+// SQL of callback deliveries: each delivery of an order event to a callback URL (callback_deliveries) and its
+// attempts (callback_attempts, rows that exist only for their delivery, written and deleted with it).
+import type { Queryable } from '../adapters/database.ts'
+import type { AccountScope } from '../domain/account-scope.ts'
+import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
+import type { Environment } from '../domain/environment.ts'
+
+export interface DeliveryRow {
+  id: number
+  eventId: number
+  /** Null for a test callback. */
+  orderNumber: number | null
+  accountId: number
+  environment: Environment
+  url: string
+  status: DeliveryStatus
+  attempts: number
+  nextAttemptAt: Date | null
+  redeliveryOf: number | null
+  createdAt: Date
+  updatedAt: Date
+  /** The event's type, for listings. */
+  type: string
+}
+
+// Deliveries are read with their event's type (joined from order_events): what a listing shows of each.
+const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.order_id AS "orderNumber", d.account_id AS "accountId",
+  d.environment, d.url, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt",
+  d.redelivery_of AS "redeliveryOf", d.created_at AS "createdAt", d.updated_at AS "updatedAt", e.type`
+
+type StoredDeliveryRow = DeliveryRow
+
+function toDelivery(row: StoredDeliveryRow): DeliveryRow {
+  return {
+    ...row,
+    id: Number(row.id),
+    eventId: Number(row.eventId),
+    orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
+    accountId: Number(row.accountId),
+    attempts: Number(row.attempts),
+    redeliveryOf: row.redeliveryOf === null ? null : Number(row.redeliveryOf),
+  }
+}
+
+export async function insertDelivery(
+  tx: Queryable,
+  delivery: {
+    eventId: number
+    orderNumber: number | null
+    accountId: number
+    environment: Environment
+    url: string
+    redeliveryOf: number | null
+    at: Date
+  },
+): Promise<number> {
+  const rows = await tx.query<{ id: number | string }>(
+    `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
+                                      next_attempt_at, redelivery_of, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6) RETURNING id`,
+    [
+      delivery.eventId,
+      delivery.orderNumber,
+      delivery.accountId,
+      delivery.environment,
+      delivery.url,
+      delivery.at,
+      delivery.redeliveryOf,
+    ],
+  )
+  return Number(rows[0]?.id)
+}
+
+/** Records a delivery already made, with its one attempt (a test callback: sent once, at once, no retries). */
+export async function insertFinishedDelivery(
+  tx: Queryable,
+  delivery: {
+    eventId: number
+    accountId: number
+    environment: Environment
+    url: string
+    status: 'delivered' | 'failed'
+    at: Date
+  },
+  attempt: Omit<AttemptRow, 'deliveryId' | 'attempt'>,
+): Promise<number> {
+  const rows = await tx.query<{ id: number | string }>(
+    `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
+                                      next_attempt_at, redelivery_of, created_at, updated_at)
+     VALUES ($1, NULL, $2, $3, $4, $5, 1, NULL, NULL, $6, $6) RETURNING id`,
+    [delivery.eventId, delivery.accountId, delivery.environment, delivery.url, delivery.status, delivery.at],
+  )
+  const deliveryId = Number(rows[0]?.id)
+  await insertAttempt(tx, { ...attempt, deliveryId, attempt: 1 })
+  return deliveryId
+}
+
+export async function findDelivery(db: Queryable, id: number, forUpdate = false): Promise<DeliveryRow | undefined> {
+  const rows = await db.query<StoredDeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
+      WHERE d.id = $1${forUpdate ? ' FOR UPDATE OF d' : ''}`,
+    [id],
+  )
+  return rows[0] && toDelivery(rows[0])
+}
+
+/** The caller's delivery with this number; another account's (or environment's) is not found. */
+export async function findDeliveryForCaller(
+  db: Queryable,
+  scope: AccountScope,
+  id: number,
+): Promise<DeliveryRow | undefined> {
+  const rows = await db.query<StoredDeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
+      WHERE d.id = $1 AND d.account_id = $2 AND d.environment = $3`,
+    [id, scope.accountId, scope.environment],
+  )
+  return rows[0] && toDelivery(rows[0])
+}
+
+export async function updateDelivery(
+  tx: Queryable,
+  id: number,
+  change: { status: DeliveryStatus; attempts: number; nextAttemptAt: Date | null; at: Date },
+): Promise<void> {
+  await tx.query(
+    `UPDATE callback_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, updated_at = $5 WHERE id = $1`,
+    [id, change.status, change.attempts, change.nextAttemptAt, change.at],
+  )
+}
+
+export interface AttemptRow {
+  deliveryId: number
+  attempt: number
+  attemptedAt: Date
+  httpStatus: number | null
+  latencyMs: number
+  responseSnippet: string | null
+  error: string | null
+}
+
+export async function insertAttempt(tx: Queryable, attempt: AttemptRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO callback_attempts (delivery_id, attempt, attempted_at, http_status, latency_ms, response_snippet, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      attempt.deliveryId,
+      attempt.attempt,
+      attempt.attemptedAt,
+      attempt.httpStatus,
+      attempt.latencyMs,
+      attempt.responseSnippet,
+      attempt.error,
+    ],
+  )
+}
+
+/** The account's deliveries, newest first, optionally of one order and in one status. */
+export async function listDeliveries(
+  db: Queryable,
+  filter: {
+    accountId: number
+    environment: Environment
+    orderNumber: number | null
+    status: DeliveryStatus | null
+    limit: number
+    offset: number
+  },
+): Promise<DeliveryRow[]> {
+  const rows = await db.query<StoredDeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
+      WHERE d.account_id = $1 AND d.environment = $2
+        AND ($3::bigint IS NULL OR d.order_id = $3) AND ($4::text IS NULL OR d.status = $4)
+      ORDER BY d.id DESC LIMIT $5 OFFSET $6`,
+    [filter.accountId, filter.environment, filter.orderNumber, filter.status, filter.limit, filter.offset],
+  )
+  return rows.map(toDelivery)
+}
+
+export async function listAttempts(db: Queryable, deliveryIds: readonly number[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return []
+  const rows = await db.query<AttemptRow>(
+    `SELECT delivery_id AS "deliveryId", attempt, attempted_at AS "attemptedAt", http_status AS "httpStatus",
+            latency_ms AS "latencyMs", response_snippet AS "responseSnippet", error
+       FROM callback_attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY delivery_id, attempt`,
+    [deliveryIds],
+  )
+  return rows.map((row) => ({
+    ...row,
+    deliveryId: Number(row.deliveryId),
+    attempt: Number(row.attempt),
+    latencyMs: Number(row.latencyMs),
+    httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
+  }))
+}
+
+/**
+ * Pending deliveries whose next attempt was due before `dueBefore`, by id after `afterId`: the sweeper's page
+ * (`afterId` lets it walk them all once, whatever it decides about each).
+ */
+export async function listOverdueDeliveries(
+  db: Queryable,
+  filter: { dueBefore: Date; afterId: number; limit: number },
+): Promise<{ id: number; attempts: number }[]> {
+  const rows = await db.query<{ id: number | string; attempts: number | string }>(
+    `SELECT id, attempts FROM callback_deliveries
+      WHERE status = 'pending' AND next_attempt_at < $1 AND id > $2
+      ORDER BY id LIMIT $3`,
+    [filter.dueBefore, filter.afterId, filter.limit],
+  )
+  return rows.map((row) => ({ id: Number(row.id), attempts: Number(row.attempts) }))
+}
+
+/**
+ * Deletes up to `limit` finished deliveries (delivered or failed) last changed before `before`, with their
+ * attempts, in one statement; returns how many deliveries went. A delivery that a kept delivery redelivers
+ * stays until that one goes too: newest first, so a redelivery always goes before (or with) the delivery it
+ * repeats, and the reference between them is checked at the end of the statement.
+ */
+export async function deleteFinishedDeliveries(
+  db: Queryable,
+  filter: { before: Date; limit: number },
+): Promise<number> {
+  const rows = await db.query<{ count: number | string }>(
+    `WITH doomed AS (
+       SELECT d.id FROM callback_deliveries d
+        WHERE d.status IN ('delivered', 'failed') AND d.updated_at < $1
+          AND NOT EXISTS (
+            SELECT 1 FROM callback_deliveries r
+             WHERE r.redelivery_of = d.id AND NOT (r.status IN ('delivered', 'failed') AND r.updated_at < $1))
+        ORDER BY d.id DESC LIMIT $2
+     ), attempts AS (
+       DELETE FROM callback_attempts WHERE delivery_id IN (SELECT id FROM doomed)
+     ), deliveries AS (
+       DELETE FROM callback_deliveries WHERE id IN (SELECT id FROM doomed) RETURNING 1
+     )
+     SELECT count(*) AS count FROM deliveries`,
+    [filter.before, filter.limit],
+  )
+  return Number(rows[0]?.count ?? 0)
+}
