@@ -20,9 +20,9 @@ export const OWN_PROCESS: RegExp[] = [
 export const runsAlone = (file: string) => OWN_PROCESS.some((pattern) => pattern.test(file))
 
 /**
- * Sharded files that spawn processes all the same: found by the scan, reported, and left in the shards until
- * someone decides (a process of their own would cost the browser file a Chromium of its own). Each child process
- * is awaited, so none outlives its test. An entry fails the check once its file no longer spawns.
+ * Sharded files that spawn processes all the same, on purpose: each awaits its short-lived child (curl, tsc),
+ * which changes nothing in the test process, so it can leak nothing into the files beside it; a process of its own
+ * would cost the browser file a Chromium of its own. An entry fails the check once its file no longer spawns.
  */
 export const SHARDED_ALTHOUGH_SPAWNING: Record<string, string> = {
   'test/docs/api-examples.test.ts': 'runs curl (execFile) for every example in the docs',
