@@ -9,6 +9,7 @@ import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { type Environment, portOfBaseUrl } from '../domain/environment.ts'
+import { sessionCookieName } from '../domain/session-cookie.ts'
 import {
   csrfTokenOf,
   isCsrfTokenOf,
@@ -25,7 +26,6 @@ import { registerNewOrderPages } from './pages/new-order.page.ts'
 import { registerOrderPages } from './pages/order.page.ts'
 import { registerOrdersPage } from './pages/orders.page.ts'
 import { renderSignIn } from './pages/sign-in.page.ts'
-import { sessionCookieName } from './session-cookie.ts'
 
 function noticeCookieName(environment: Environment): string {
   return `printroute_${environment}_notice`
