@@ -8,12 +8,12 @@ import { formatDurationSeconds, parseDurationSeconds } from '../../domain/durati
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { sessionCookieName } from '../../domain/session-cookie.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
-import type { Dashboard } from '../dashboard.plugin.ts'
-import { formatTime } from '../format.ts'
+import { type CallbackDelivery, callbacksTable } from '../components/callbacks-table.ts'
+import { refreshing } from '../components/refreshing.ts'
+import { eventWords, formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, DASHBOARD_PATH, environmentName, errorNotice, type Notice, pager, skipOf } from '../layout.ts'
-import { type CallbackDelivery, callbacksTable, eventWords } from './order.page.ts'
-import { refreshing } from './orders.page.ts'
+import type { Dashboard } from '../page-context.ts'
 
 /** Deliveries per page of the callbacks log. */
 export const CALLBACKS_PAGE_SIZE = 20
