@@ -22,6 +22,8 @@ import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
+import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
+import { registerDashboard } from './dashboard/dashboard.plugin.ts'
 import type { Catalogue } from './domain/catalogue.ts'
 import { databaseUnavailableReason } from './domain/database-unavailable.ts'
 import type { Environment } from './domain/environment.ts'
@@ -34,7 +36,7 @@ import type { BoundServer } from './http/bound-server.ts'
 import { buildMetricsServer } from './http/metrics-server.ts'
 import type { MetricsEndpoint } from './http/routes/operations.routes.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
-import { type App, buildHttpServer } from './http/server.ts'
+import { type App, buildHttpServer, type ServedDashboard } from './http/server.ts'
 import { withRequestTraceId } from './http/trace-context.ts'
 import { QUEUE_NAMES, startJobWorkers } from './jobs/registry.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
@@ -449,6 +451,25 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
         }
       : {}),
   }
+  // The dashboard (docs/dashboard.md) on each environment's server: wired here, so that the HTTP layer serves it
+  // without importing it.
+  const dashboardOn = (environment: Environment): ServedDashboard => ({
+    async register(server, rateLimits) {
+      await server.register(
+        async (dashboard) =>
+          registerDashboard(dashboard, {
+            api: server,
+            environment,
+            sessions: services.sessions,
+            publicUrl: (of: Environment) => publicUrls[of],
+            limitFailedSignIn: async (request, reply) =>
+              (await rateLimits.countUnauthenticated(request, reply))?.message,
+          }),
+        { prefix: '/dashboard' },
+      )
+    },
+    pageViewOfThisCall: dashboardPageViewOfThisCall,
+  })
   const common = {
     logger: options.logger,
     requestTimeoutMs: options.requestTimeoutMs,
@@ -467,12 +488,14 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     environment: 'live',
     services: httpServices('live'),
     metrics: ownMetricsPort ? null : metricsEndpoint,
+    dashboard: dashboardOn('live'),
   })
   const sandbox = await buildHttpServer({
     ...common,
     ...serverOf('sandbox'),
     environment: 'sandbox',
     services: httpServices('sandbox'),
+    dashboard: dashboardOn('sandbox'),
   })
   const metricsServer = ownMetricsPort
     ? await buildMetricsServer({

@@ -9,23 +9,23 @@ import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { type Environment, portOfBaseUrl } from '../domain/environment.ts'
+import { sessionCookieName } from '../domain/session-cookie.ts'
 import {
   csrfTokenOf,
   isCsrfTokenOf,
   SESSION_LIFETIME_SECONDS,
-  type SessionCaller,
   type SessionsService,
 } from '../services/sessions.service.ts'
-import { type ApiClient, createApiClient } from './api-client.ts'
+import { createApiClient } from './api-client.ts'
 import { html } from './html.ts'
-import { DASHBOARD_PATH, environmentName, type Notice, renderPage, type Section } from './layout.ts'
+import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from './layout.ts'
+import type { Dashboard, SignedIn } from './page-context.ts'
 import { registerCataloguePages } from './pages/catalogue.page.ts'
 import { registerDeveloperPages } from './pages/developers.page.ts'
 import { registerNewOrderPages } from './pages/new-order.page.ts'
 import { registerOrderPages } from './pages/order.page.ts'
 import { registerOrdersPage } from './pages/orders.page.ts'
 import { renderSignIn } from './pages/sign-in.page.ts'
-import { sessionCookieName } from './session-cookie.ts'
 
 function noticeCookieName(environment: Environment): string {
   return `printroute_${environment}_notice`
@@ -43,37 +43,6 @@ export interface DashboardOptions {
    * once the address has used the budget up.
    */
   limitFailedSignIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>
-}
-
-/** What a page handler of a signed-in request has. */
-export interface SignedIn {
-  caller: SessionCaller
-  csrfToken: string
-  api: ApiClient
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set on every dashboard page behind sign-in. */
-    signedIn: SignedIn
-  }
-}
-
-export interface PageOptions {
-  title: string
-  section: Section
-  content: ReturnType<typeof html>
-  status?: number
-  notice?: Notice | null
-}
-
-/** What page modules use to answer: the shell, notices carried across a redirect, the options. */
-export interface Dashboard {
-  environment: Environment
-  publicUrl: (environment: Environment) => string
-  sendPage(request: FastifyRequest, reply: FastifyReply, page: PageOptions): FastifyReply
-  /** Redirects (303) to a dashboard path, showing `notice` on the page it lands on. */
-  redirect(reply: FastifyReply, path: string, notice?: Notice): FastifyReply
 }
 
 const ASSET_DIR = join(import.meta.dirname, 'assets')

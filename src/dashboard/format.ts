@@ -1,4 +1,5 @@
-// How the dashboard words and formats what the API returns: dates, money, states, issues.
+// How the dashboard words and formats what the API returns: dates, money, states, issues, event types.
+import type { OrderDocument } from '../domain/order.ts'
 import { ISSUE_CODES } from '../domain/order-pipeline.ts'
 import { type Html, html } from './html.ts'
 
@@ -48,6 +49,11 @@ export function sumMoney(amounts: readonly Money[]): string {
     .join(' + ')
 }
 
+/** An order's total charge: its charges' totals, summed per currency. */
+export function orderTotal(order: OrderDocument): string {
+  return sumMoney(order.charges.map((charge) => charge.totalCost))
+}
+
 const STATE_WORDS: Record<string, string> = {
   NotStarted: 'Not started',
   InProgress: 'In progress',
@@ -95,4 +101,17 @@ const ISSUE_HEADLINES: Record<string, string> = {
 /** An order issue in plain words: a headline for its code, and the detail the order carries. */
 export function issueHeadline(errorCode: string): string {
   return ISSUE_HEADLINES[errorCode] ?? errorCode
+}
+
+/** The part of an event type after the vendor: `status.stage.changed#Complete`. */
+export function eventWords(type: string): string {
+  const name = type.replace(/^com\.[^.]+\.order\./, '')
+  const [what = '', state = ''] = name.split('#')
+  if (what === 'status.stage.changed') return `Stage changed to ${state}`
+  if (what === 'shipments.shipment') return `A shipment was ${state.toLowerCase()}`
+  if (what === 'status.details.downloadAssets') return `Images downloaded`
+  if (what === 'status.details.shipping') return `Everything shipped`
+  if (what === 'status.issues.paymentAuthorisation') return 'Payment authorised'
+  if (/^com\.[^.]+\.test$/.test(type)) return 'Test callback'
+  return name
 }

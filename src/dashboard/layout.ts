@@ -5,6 +5,11 @@ import { type Html, html } from './html.ts'
 
 export const DASHBOARD_PATH = '/dashboard'
 
+/** An order's page, or a page of it (`rest`: `/cancel`...). */
+export function orderPath(orderId: string, rest = ''): string {
+  return `${DASHBOARD_PATH}/orders/${orderId}${rest}`
+}
+
 export type Section = 'orders' | 'new-order' | 'catalogue' | 'developers' | 'sign-in'
 
 export interface Notice {

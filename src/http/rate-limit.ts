@@ -9,7 +9,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimitCounters } from '../adapters/rate-limit-counters.ts'
-import { type DashboardPageView, dashboardPageViewOfThisCall } from '../dashboard/api-client.ts'
 import { databaseUnavailableReason } from '../domain/database-unavailable.ts'
 import { formatDurationSeconds } from '../domain/duration.ts'
 import type { Environment } from '../domain/environment.ts'
@@ -48,6 +47,13 @@ export interface RateLimits {
   countUnauthenticated(request: FastifyRequest, reply: FastifyReply): Promise<ServiceError | undefined>
 }
 
+/**
+ * The dashboard page view whose in-process API call is being answered; undefined for every other request. Its
+ * identity is the view: the limiter counts a view once and gives all of its calls that count's answer. The
+ * dashboard keeps the views; the composition root hands this over, so that the HTTP layer does not import it.
+ */
+export type PageViewOfThisCall = () => object | undefined
+
 type LimiterAnswer = Exclude<Awaited<ReturnType<ReturnType<FastifyInstance['createRateLimit']>>>, { isAllowed: true }>
 
 /** The plugin's store interface (constructed by the plugin with its options), over shared counters. */
@@ -78,6 +84,7 @@ export async function installRateLimits(
   app: FastifyInstance,
   environment: Environment,
   options: RateLimitOptions | null | undefined,
+  pageViewOfThisCall: PageViewOfThisCall = () => undefined,
 ): Promise<RateLimits> {
   if (!options) return UNLIMITED
   const { limit } = options
@@ -128,12 +135,12 @@ export async function installRateLimits(
   // One count per dashboard page view, whose answer all of the view's calls share. The calls run at once: had
   // the others only read the count, a read could overtake the counting write on another connection and let a
   // part of a view through that its counted call was refused.
-  const pageViewCounts = new WeakMap<DashboardPageView, Promise<LimiterAnswer | undefined>>()
+  const pageViewCounts = new WeakMap<object, Promise<LimiterAnswer | undefined>>()
 
   // preParsing: after every onRequest hook (the API key check sets request.caller), before the body is read.
   app.addHook('preParsing', async (request, reply) => {
     if (!request.caller) return
-    const pageView = dashboardPageViewOfThisCall()
+    const pageView = pageViewOfThisCall()
     let counting = pageView && pageViewCounts.get(pageView)
     if (!counting) {
       counting = count(request)

@@ -6,11 +6,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { SampleImages } from '../adapters/sample-images.ts'
-import { registerDashboard } from '../dashboard/dashboard.plugin.ts'
-import { sessionCookieName } from '../dashboard/session-cookie.ts'
 import { environmentName, otherEnvironmentKeyMessage } from '../domain/environment.ts'
 import { DEFAULT_EVENT_VENDOR } from '../domain/order-events.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+import { sessionCookieName } from '../domain/session-cookie.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
@@ -41,7 +40,7 @@ import {
 } from './errors.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { decoratePublicUrl } from './public-url.ts'
-import { installRateLimits, type RateLimitOptions } from './rate-limit.ts'
+import { installRateLimits, type PageViewOfThisCall, type RateLimitOptions, type RateLimits } from './rate-limit.ts'
 import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
@@ -136,7 +135,7 @@ export interface HttpServices {
   health?: HealthService
   /** Dashboard sessions: a session cookie authenticates like the key it was made from. */
   sessions: SessionsService
-  /** The base URL of each environment (the dashboard links to the other one). */
+  /** The base URL of each environment (a key of the other environment is told where that one is). */
   publicUrl: (environment: Environment) => string
   /** `<vendor>` of the callback event types, for the OpenAPI document's webhooks; `printroute` when absent. */
   eventVendor?: string
@@ -159,6 +158,22 @@ export interface HttpServerOptions {
   metrics?: MetricsEndpoint | null
   /** Requests allowed per API key (docs/api.md#rate-limits); none when absent or null. */
   rateLimit?: RateLimitOptions | null
+  /** The web dashboard on this server; not served when absent. */
+  dashboard?: ServedDashboard
+}
+
+/**
+ * The dashboard (docs/dashboard.md) as this server needs it. The composition root hands it over, so that the
+ * HTTP layer serves the dashboard without importing it (docs/architecture.md, Boundaries).
+ */
+export interface ServedDashboard {
+  /**
+   * Registers its pages (under /dashboard/), after the sample images and before the payment pages;
+   * `rateLimits` counts its sign-ins with a key that is not valid.
+   */
+  register(server: App, rateLimits: RateLimits): Promise<void>
+  /** Its page views: the rate limit counts each view's API calls once. */
+  pageViewOfThisCall: PageViewOfThisCall
 }
 
 export type App = FastifyInstance
@@ -273,7 +288,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   // rate limit of the key (or, for a refused key, of the address).
   installTraceContext(app)
   refuseOversizedBodies(app)
-  const rateLimits = await installRateLimits(app, environment, options.rateLimit)
+  const rateLimits = await installRateLimits(app, environment, options.rateLimit, options.dashboard?.pageViewOfThisCall)
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       return sendError(request, reply, new ServiceError('ServiceUnavailable', 'The server is shutting down; retry'))
@@ -378,17 +393,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     })
   }
   registerSampleRoutes(app, services.samples)
-  await app.register(
-    async (dashboard) =>
-      registerDashboard(dashboard, {
-        api: app,
-        environment,
-        sessions: services.sessions,
-        publicUrl: services.publicUrl,
-        limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
-      }),
-    { prefix: '/dashboard' },
-  )
+  if (options.dashboard) await options.dashboard.register(app, rateLimits)
   if (services.payments) registerPaymentRoutes(app, services.payments)
   if (services.health) registerHealthRoutes(app, services.health)
   if (options.metrics) registerMetricsRoute(app, options.metrics)

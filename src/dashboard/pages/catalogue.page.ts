@@ -6,7 +6,6 @@ import type { Static } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { QuoteResponseSchema } from '../../http/schemas/quote.schema.ts'
 import type { ApiBody } from '../api-client.ts'
-import type { Dashboard } from '../dashboard.plugin.ts'
 import { formatMoney } from '../format.ts'
 import {
   errorSummary,
@@ -22,6 +21,7 @@ import {
 } from '../forms.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, errorNotice, pager, skipOf } from '../layout.ts'
+import type { Dashboard } from '../page-context.ts'
 import {
   allProducts,
   countriesSummary,

@@ -7,7 +7,7 @@ import type { OrderDocument, Recipient } from '../../domain/order.ts'
 import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import type { ApiBody, ApiClient } from '../api-client.ts'
-import type { Dashboard } from '../dashboard.plugin.ts'
+import { recipientFields, recipientFromForm } from '../components/recipient-form.ts'
 import {
   errorSummary,
   type FieldErrors,
@@ -23,6 +23,7 @@ import {
 } from '../forms.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, DASHBOARD_PATH } from '../layout.ts'
+import type { Dashboard } from '../page-context.ts'
 import {
   countryOptions,
   isChoice,
@@ -32,7 +33,6 @@ import {
   recommendedSize,
   shipsToOf,
 } from '../products.ts'
-import { recipientFields, recipientFromForm } from './order.page.ts'
 
 const PATH = `${DASHBOARD_PATH}/new-order`
 const DEFAULT_COUNTRY = 'GB'

@@ -8,14 +8,15 @@ import { formatMinorAsAmount, parseAmountToMinor } from '../../domain/money.ts'
 import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
 import { ADVANCE_TARGETS, type SandboxScenario } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
-import type { CallbackSchema } from '../../http/schemas/callbacks.schema.ts'
 import type { RoutingResponseSchema } from '../../http/schemas/routing.schema.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
-import type { Dashboard } from '../dashboard.plugin.ts'
-import { DETAIL_STEPS, formatMoney, formatTime, issueHeadline, stateBadge } from '../format.ts'
+import { type CallbackDelivery, callbacksTable } from '../components/callbacks-table.ts'
+import { recipientFields, recipientFromForm } from '../components/recipient-form.ts'
+import { refreshing } from '../components/refreshing.ts'
+import { DETAIL_STEPS, eventWords, formatMoney, formatTime, issueHeadline, orderTotal, stateBadge } from '../format.ts'
 import { type Html, html } from '../html.ts'
-import { csrfField, DASHBOARD_PATH, type Notice } from '../layout.ts'
-import { orderTotal, refreshing } from './orders.page.ts'
+import { csrfField, DASHBOARD_PATH, type Notice, orderPath } from '../layout.ts'
+import type { Dashboard } from '../page-context.ts'
 
 /** The most events and callbacks the page lists (the API's largest page). */
 const LIST_LIMIT = 100
@@ -38,9 +39,6 @@ interface OrderEvent {
 /** GET /v4.0/orders/{id}/routing's `routing`. */
 type Routing = Type.Static<typeof RoutingResponseSchema>['routing']
 type RoutingAllocation = Routing['allocations'][number]
-
-/** A callback delivery as GET /v4.0/callbacks answers it. */
-export type CallbackDelivery = Type.Static<typeof CallbackSchema>
 
 interface Box {
   left: number
@@ -65,23 +63,6 @@ interface PrintFile {
   source: { width: number; height: number } | null
   placement: (Box & { margins?: { left: number; top: number; right: number; bottom: number } | null }) | null
   previewUrl: string | null
-}
-
-function orderPath(orderId: string, rest = ''): string {
-  return `${DASHBOARD_PATH}/orders/${orderId}${rest}`
-}
-
-/** The part of an event type after the vendor: `status.stage.changed#Complete`. */
-export function eventWords(type: string): string {
-  const name = type.replace(/^com\.[^.]+\.order\./, '')
-  const [what = '', state = ''] = name.split('#')
-  if (what === 'status.stage.changed') return `Stage changed to ${state}`
-  if (what === 'shipments.shipment') return `A shipment was ${state.toLowerCase()}`
-  if (what === 'status.details.downloadAssets') return `Images downloaded`
-  if (what === 'status.details.shipping') return `Everything shipped`
-  if (what === 'status.issues.paymentAuthorisation') return 'Payment authorised'
-  if (/^com\.[^.]+\.test$/.test(type)) return 'Test callback'
-  return name
 }
 
 /** What changed between two snapshots of the order that the events carry: details and shipments. */
@@ -390,35 +371,6 @@ function recipientFacts(recipient: Recipient): Html {
 <div><dt>Phone</dt><dd>${recipient.phoneNumber ?? '—'}</dd></div>
 <div><dt>Address</dt><dd>${[address.line1, address.line2, address.townOrCity, address.stateOrCounty, address.postalOrZipCode, address.countryCode].filter(Boolean).join(', ')}</dd></div>
 </dl>`
-}
-
-export function callbacksTable(
-  callbacks: CallbackDelivery[],
-  csrfToken: string,
-  back: string,
-  showOrder: boolean,
-): Html {
-  if (callbacks.length === 0)
-    return html`<p class="muted">No callbacks: they are sent when the order or the account has a callback URL.</p>`
-  return html`<div class="table-wrap"><table class="callbacks"><caption class="visually-hidden">Callbacks</caption>
-<thead><tr><th scope="col">Callback</th>${showOrder ? html`<th scope="col">Order</th>` : ''}<th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${callbacks.map(
-    (delivery) => html`<tr>
-<th scope="row"><code>${delivery.id}</code>${delivery.redeliveryOf ? html`<div class="muted small">again for ${delivery.redeliveryOf}</div>` : ''}<div class="muted small">${formatTime(delivery.created)}</div></th>
-${showOrder ? html`<td>${delivery.orderId ? html`<a href="${orderPath(delivery.orderId)}">${delivery.orderId}</a>` : html`<span class="muted">none (test)</span>`}</td>` : ''}
-<td>${eventWords(delivery.type)}<div class="muted small">to ${delivery.url}</div></td>
-<td>${stateBadge(delivery.status)}${delivery.nextAttemptAt ? html`<div class="muted small">next ${formatTime(delivery.nextAttemptAt)}</div>` : ''}</td>
-<td>${
-      delivery.attempts.length === 0
-        ? html`<span class="muted">none yet</span>`
-        : html`<ol class="attempts">${delivery.attempts.map(
-            (attempt) =>
-              html`<li>${formatTime(attempt.time)}: ${attempt.httpStatus === null ? html`<span class="badge badge-error">no answer</span>` : html`<span class="badge ${attempt.httpStatus < 300 ? 'badge-complete' : 'badge-error'}">HTTP ${attempt.httpStatus}</span>`} ${attempt.latencyMs} ms${attempt.error ? html` <span class="muted">${attempt.error}</span>` : ''}${attempt.responseSnippet ? html`<details><summary>Response</summary><pre tabindex="0">${attempt.responseSnippet}</pre></details>` : ''}</li>`,
-          )}</ol>`
-    }</td>
-<td><form method="post" action="${DASHBOARD_PATH}/callbacks/${delivery.id}/redeliver">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button-small" aria-label="Redeliver ${delivery.id}">Redeliver</button></form></td>
-</tr>`,
-  )}</tbody></table></div>`
 }
 
 function actionButton(available: boolean, label: string, path: string, explanation: string): Html {
@@ -746,52 +698,4 @@ ${form(
     if (!answer.ok) return dashboard.redirect(reply, `/orders/${orderId}/metadata`, actionNotice(answer, ''))
     return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, 'The metadata is saved.'))
   })
-}
-
-const RECIPIENT_FIELDS = [
-  ['name', 'Name', true],
-  ['email', 'Email', false],
-  ['phoneNumber', 'Phone number', false],
-  ['line1', 'Address line 1', true],
-  ['line2', 'Address line 2', false],
-  ['townOrCity', 'Town or city', true],
-  ['stateOrCounty', 'State or county', false],
-  ['postalOrZipCode', 'Postal or ZIP code', true],
-] as const
-
-function recipientValue(recipient: Recipient, name: (typeof RECIPIENT_FIELDS)[number][0]): string {
-  if (name === 'name' || name === 'email' || name === 'phoneNumber') return recipient[name] ?? ''
-  return recipient.address[name] ?? ''
-}
-
-/** The recipient form's fields (change recipient, new order); without `countryField` the country is read-only. */
-export function recipientFields(recipient: Recipient | null, countryField?: Html): Html {
-  return html`<fieldset class="grid-fields"><legend>Recipient</legend>
-${RECIPIENT_FIELDS.map(
-  ([
-    name,
-    label,
-    required,
-  ]) => html`<div class="field"><label for="recipient-${name}">${label}${required ? '' : html` <span class="muted">(optional)</span>`}</label>
-<input id="recipient-${name}" name="${name}" value="${recipient ? recipientValue(recipient, name) : ''}"${required ? html` required` : ''}${name === 'email' ? html` type="email"` : ''}></div>`,
-)}
-${countryField ?? html`<div class="field"><label for="recipient-country">Country</label><input id="recipient-country" name="countryCode" value="${recipient?.address.countryCode ?? ''}" readonly aria-describedby="country-note"><p id="country-note" class="muted small">The country cannot change: labs and prices depend on it.</p></div>`}
-</fieldset>`
-}
-
-/** The API's recipient object from the form (empty optional fields are sent as null, as the contract wants). */
-export function recipientFromForm(body: Record<string, unknown>, countryCode?: string): Record<string, unknown> {
-  const text = (name: string) => {
-    const value = body[name]
-    return typeof value === 'string' && value.trim() !== '' ? value.trim() : null
-  }
-  const address: Record<string, unknown> = {
-    line1: text('line1'),
-    line2: text('line2'),
-    postalOrZipCode: text('postalOrZipCode'),
-    townOrCity: text('townOrCity'),
-    stateOrCounty: text('stateOrCounty'),
-  }
-  if (countryCode !== undefined) address.countryCode = countryCode
-  return { name: text('name'), email: text('email'), phoneNumber: text('phoneNumber'), address }
 }

@@ -3,15 +3,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { OrderDocument } from '../../domain/order.ts'
 import { ORDER_LIST_STATUSES } from '../../domain/order-list.ts'
-import type { Dashboard } from '../dashboard.plugin.ts'
-import { detailMarks, formatTime, stateBadge, sumMoney } from '../format.ts'
+import { REFRESH_SECONDS, refreshing } from '../components/refreshing.ts'
+import { detailMarks, formatTime, orderTotal, stateBadge } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, errorNotice, pager, skipOf } from '../layout.ts'
+import type { Dashboard } from '../page-context.ts'
 
 /** Orders per page of the table. */
 export const ORDERS_PAGE_SIZE = 20
-/** How often a table or order page with work in progress asks for fresh data. */
-export const REFRESH_SECONDS = 3
 
 const STATUS_LABELS: Record<(typeof ORDER_LIST_STATUSES)[number], string> = {
   draft: 'Draft',
@@ -40,17 +39,6 @@ function pageUrl(query: OrdersQuery, skip: number): string {
   if (skip > 0) params.set('skip', String(skip))
   const search = params.toString()
   return `${DASHBOARD_PATH}/orders${search ? `?${search}` : ''}`
-}
-
-/** Polls `url` every few seconds and swaps in the element with the same id, while `active`. */
-export function refreshing(id: string, url: string, active: boolean): Html {
-  return active
-    ? html` id="${id}" hx-get="${url}" hx-trigger="every ${REFRESH_SECONDS}s" hx-select="#${id}" hx-swap="outerHTML"`
-    : html` id="${id}"`
-}
-
-export function orderTotal(order: OrderDocument): string {
-  return sumMoney(order.charges.map((charge) => charge.totalCost))
 }
 
 function orderRow(order: OrderDocument): Html {
