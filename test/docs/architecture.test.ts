@@ -67,7 +67,8 @@ test('every file and folder the layout names exists', () => {
     .map((match) => (match[1] as string).replace(/[.,;:]+$/, ''))
     .filter((path) => !existsSync(join(ROOT, path)))
   assert.deepEqual(missingPaths, [], 'paths in the layout that do not exist')
-  const missingFiles = [...layout.matchAll(/([\w.-]+\.(?:ts|js))\b/g)]
+  // A whole file name, not the end of a pattern such as <resource>.routes.ts.
+  const missingFiles = [...layout.matchAll(/(?<![\w.<>-])([\w-][\w.-]*\.(?:ts|js))\b/g)]
     .map((match) => match[1] as string)
     .filter((name) => !everyFile.has(name))
   assert.deepEqual(missingFiles, [], 'file names in the layout that no file has')
