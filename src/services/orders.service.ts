@@ -206,7 +206,8 @@ export interface OrdersService {
   listOrders(caller: Caller, input: ListOrdersInput): Promise<{ ordersJson: string[]; hasMore: boolean }>
 }
 
-export function createOrdersService(deps: {
+/** What the orders service is built from. */
+export interface OrdersDeps {
   db: Database
   catalogue: Catalogue
   clock: Clock
@@ -216,304 +217,326 @@ export function createOrdersService(deps: {
   metrics?: ServiceMetrics
   /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
   unknownSampleUrl?: UnknownSampleUrlCheck
-}): OrdersService {
-  const { db, catalogue, clock, jobs, fileLinks } = deps
-  const log = deps.log ?? silentLogger
-  const metrics = deps.metrics ?? noMetrics
+}
 
-  /**
-   * Checks the request against the catalogue and returns it in canonical spelling with the Sandbox scenario it
-   * names (undefined: none named; always undefined on Live, which ignores scenarios), or throws ValidationFailed.
-   */
-  function toNewOrder(
-    input: CreateOrderInput,
-    environment: Caller['environment'],
-    scenarioHeader: string | undefined,
-  ): { newOrder: NewOrder; scenario: SandboxScenario | null | undefined } {
-    const countryCode = input.recipient.address.countryCode.toUpperCase()
-    const matched = matchOrderItems(catalogue, {
-      destinationCountryCode: countryCode,
-      shippingMethod: input.shippingMethod,
-      items: input.items.map((item) => ({
-        sku: item.sku,
+/** The dependencies with their defaults filled in: what each of the service's functions is given. */
+interface OrdersContext extends OrdersDeps {
+  log: ServiceLogger
+  metrics: ServiceMetrics
+}
+
+/**
+ * Checks the request against the catalogue and returns it in canonical spelling with the Sandbox scenario it
+ * names (undefined: none named; always undefined on Live, which ignores scenarios), or throws ValidationFailed.
+ */
+function toNewOrder(
+  context: OrdersContext,
+  input: CreateOrderInput,
+  environment: Caller['environment'],
+  scenarioHeader: string | undefined,
+): { newOrder: NewOrder; scenario: SandboxScenario | null | undefined } {
+  const { catalogue } = context
+  const countryCode = input.recipient.address.countryCode.toUpperCase()
+  const matched = matchOrderItems(catalogue, {
+    destinationCountryCode: countryCode,
+    shippingMethod: input.shippingMethod,
+    items: input.items.map((item) => ({
+      sku: item.sku,
+      copies: item.copies,
+      attributes: item.attributes ?? {},
+      assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
+    })),
+  })
+  const failures: Failures = matched.failures
+  const scenario = environment === 'sandbox' ? requestedScenario(input, scenarioHeader, failures) : undefined
+  if (input.metadata && metadataLength(input.metadata) > METADATA_MAX_CHARACTERS) {
+    addFailure(failures, 'metadata', {
+      code: 'TooLong',
+      providedValue: metadataLength(input.metadata),
+      comparisonValue: METADATA_MAX_CHARACTERS,
+    })
+  }
+  input.items.forEach((item, index) => {
+    item.assets.forEach((asset, assetIndex) => {
+      refuseUnknownSampleUrl(context.unknownSampleUrl, failures, `items[${index}].assets[${assetIndex}].url`, asset.url)
+    })
+    if (item.recipientCost && normaliseAmount(item.recipientCost.amount) === undefined) {
+      addFailure(failures, `items[${index}].recipientCost.amount`, {
+        code: 'InvalidFormat',
+        providedValue: item.recipientCost.amount,
+      })
+    }
+  })
+  if (input.packingSlip) {
+    refuseUnknownSampleUrl(context.unknownSampleUrl, failures, 'packingSlip.url', input.packingSlip.url)
+  }
+  for (const [key, branded] of Object.entries(input.branding ?? {})) {
+    if (branded) refuseUnknownSampleUrl(context.unknownSampleUrl, failures, `branding.${key}.url`, branded.url)
+  }
+  if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures)
+
+  const newOrder: NewOrder = {
+    merchantReference: nullIfAbsent(input.merchantReference),
+    shippingMethod: input.shippingMethod,
+    idempotencyKey: nullIfAbsent(input.idempotencyKey),
+    callbackUrl: nullIfAbsent(input.callbackUrl),
+    recipient: recipientFromRequest(input.recipient),
+    branding: nullIfAbsent(input.branding),
+    packingSlip: nullIfAbsent(input.packingSlip),
+    metadata: nullIfAbsent(input.metadata),
+    quoteId: nullIfAbsent(input.quoteId),
+    items: input.items.map((item, itemIndex) => {
+      const match = matched.items[itemIndex]
+      if (!match) throw new Error(`catalogue matching returned no item ${itemIndex}`)
+      return {
+        merchantReference: nullIfAbsent(item.merchantReference),
+        sku: match.sku,
         copies: item.copies,
-        attributes: item.attributes ?? {},
-        assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount ?? null })),
-      })),
-    })
-    const failures: Failures = matched.failures
-    const scenario = environment === 'sandbox' ? requestedScenario(input, scenarioHeader, failures) : undefined
-    if (input.metadata && metadataLength(input.metadata) > METADATA_MAX_CHARACTERS) {
-      addFailure(failures, 'metadata', {
-        code: 'TooLong',
-        providedValue: metadataLength(input.metadata),
-        comparisonValue: METADATA_MAX_CHARACTERS,
-      })
-    }
-    input.items.forEach((item, index) => {
-      item.assets.forEach((asset, assetIndex) => {
-        refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `items[${index}].assets[${assetIndex}].url`, asset.url)
-      })
-      if (item.recipientCost && normaliseAmount(item.recipientCost.amount) === undefined) {
-        addFailure(failures, `items[${index}].recipientCost.amount`, {
-          code: 'InvalidFormat',
-          providedValue: item.recipientCost.amount,
-        })
+        sizing: item.sizing,
+        recipientCost: item.recipientCost
+          ? {
+              amount: normaliseAmount(item.recipientCost.amount) as string,
+              currency: item.recipientCost.currency.toUpperCase(),
+            }
+          : null,
+        attributes: match.attributes,
+        assets: item.assets.map((asset, assetIndex) => ({
+          printArea: match.assets[assetIndex]?.printArea ?? 'default',
+          url: asset.url,
+          md5Hash: asset.md5Hash ? asset.md5Hash.toLowerCase() : null,
+          pageCount: nullIfAbsent(asset.pageCount),
+        })),
       }
-    })
-    if (input.packingSlip) {
-      refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, 'packingSlip.url', input.packingSlip.url)
-    }
-    for (const [key, branded] of Object.entries(input.branding ?? {})) {
-      if (branded) refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, `branding.${key}.url`, branded.url)
-    }
-    if (hasFailures(failures)) throw catalogueValidationFailed(catalogue, failures)
-
-    const newOrder: NewOrder = {
-      merchantReference: nullIfAbsent(input.merchantReference),
-      shippingMethod: input.shippingMethod,
-      idempotencyKey: nullIfAbsent(input.idempotencyKey),
-      callbackUrl: nullIfAbsent(input.callbackUrl),
-      recipient: recipientFromRequest(input.recipient),
-      branding: nullIfAbsent(input.branding),
-      packingSlip: nullIfAbsent(input.packingSlip),
-      metadata: nullIfAbsent(input.metadata),
-      quoteId: nullIfAbsent(input.quoteId),
-      items: input.items.map((item, itemIndex) => {
-        const match = matched.items[itemIndex]
-        if (!match) throw new Error(`catalogue matching returned no item ${itemIndex}`)
-        return {
-          merchantReference: nullIfAbsent(item.merchantReference),
-          sku: match.sku,
-          copies: item.copies,
-          sizing: item.sizing,
-          recipientCost: item.recipientCost
-            ? {
-                amount: normaliseAmount(item.recipientCost.amount) as string,
-                currency: item.recipientCost.currency.toUpperCase(),
-              }
-            : null,
-          attributes: match.attributes,
-          assets: item.assets.map((asset, assetIndex) => ({
-            printArea: match.assets[assetIndex]?.printArea ?? 'default',
-            url: asset.url,
-            md5Hash: asset.md5Hash ? asset.md5Hash.toLowerCase() : null,
-            pageCount: nullIfAbsent(asset.pageCount),
-          })),
-        }
-      }),
-    }
-    return { newOrder, scenario }
+    }),
   }
+  return { newOrder, scenario }
+}
 
-  function existingOrderResult(existing: StoredOrder, now: Date): CreateOrderResult {
-    if (existing.onHoldUntil && existing.onHoldUntil > now) {
-      return {
-        outcome: 'AlreadyExists',
-        onHold: { id: formatId('ord', existing.orderNumber), until: existing.onHoldUntil },
-      }
+function existingOrderResult(context: OrdersContext, existing: StoredOrder, now: Date): CreateOrderResult {
+  const { fileLinks } = context
+  if (existing.onHoldUntil && existing.onHoldUntil > now) {
+    return {
+      outcome: 'AlreadyExists',
+      onHold: { id: formatId('ord', existing.orderNumber), until: existing.onHoldUntil },
     }
-    return { outcome: 'AlreadyExists', orderJson: fileLinks.refresh(existing.documentJson) }
   }
+  return { outcome: 'AlreadyExists', orderJson: fileLinks.refresh(existing.documentJson) }
+}
 
-  /**
-   * The quote a new order names, checked against it (docs/api.md#price-locked-quotes): the caller's, unused, not
-   * expired, same items, destination, method and currency. Throws ValidationFailed naming what differs.
-   */
-  async function quoteFor(caller: Caller, order: NewOrder, now: Date): Promise<StoredQuote> {
-    const quoteId = order.quoteId ?? ''
-    const number = parseId('quo', quoteId)
-    const quote = number === undefined ? undefined : await findQuote(db, scopeOf(caller), number)
-    if (!quote) {
-      throw validationFailed({ quoteId: [{ code: 'QuoteNotFound', providedValue: quoteId }] })
-    }
-    const items = order.items.map((item): OrderedItem => {
-      const index = pageCountAssetIndex(catalogue.findProduct(item.sku), item.assets)
-      return { ...item, pageCount: item.assets[index]?.pageCount ?? null, pageCountAssetIndex: index }
-    })
-    const failures = quoteMismatches(quote, {
-      items,
-      destinationCountryCode: order.recipient.address.countryCode,
-      shippingMethod: order.shippingMethod,
-      currency: caller.billingCurrency,
-      now,
-    })
-    if (quote.usedByOrderId) {
-      addFailure(failures, 'quoteId', {
-        code: 'QuoteAlreadyUsed',
-        providedValue: quote.id,
-        comparisonValue: quote.usedByOrderId,
-      })
-    }
-    if (hasFailures(failures)) throw validationFailed(failures)
-    return quote
+/**
+ * The quote a new order names, checked against it (docs/api.md#price-locked-quotes): the caller's, unused, not
+ * expired, same items, destination, method and currency. Throws ValidationFailed naming what differs.
+ */
+async function quoteFor(context: OrdersContext, caller: Caller, order: NewOrder, now: Date): Promise<StoredQuote> {
+  const { db, catalogue } = context
+  const quoteId = order.quoteId ?? ''
+  const number = parseId('quo', quoteId)
+  const quote = number === undefined ? undefined : await findQuote(db, scopeOf(caller), number)
+  if (!quote) {
+    throw validationFailed({ quoteId: [{ code: 'QuoteNotFound', providedValue: quoteId }] })
   }
-
-  function quoteAlreadyUsed(quoteId: string, orderId: string | null): ServiceError {
-    return validationFailed({
-      quoteId: [{ code: 'QuoteAlreadyUsed', providedValue: quoteId, comparisonValue: orderId }],
+  const items = order.items.map((item): OrderedItem => {
+    const index = pageCountAssetIndex(catalogue.findProduct(item.sku), item.assets)
+    return { ...item, pageCount: item.assets[index]?.pageCount ?? null, pageCountAssetIndex: index }
+  })
+  const failures = quoteMismatches(quote, {
+    items,
+    destinationCountryCode: order.recipient.address.countryCode,
+    shippingMethod: order.shippingMethod,
+    currency: caller.billingCurrency,
+    now,
+  })
+  if (quote.usedByOrderId) {
+    addFailure(failures, 'quoteId', {
+      code: 'QuoteAlreadyUsed',
+      providedValue: quote.id,
+      comparisonValue: quote.usedByOrderId,
     })
   }
+  if (hasFailures(failures)) throw validationFailed(failures)
+  return quote
+}
 
-  return {
-    /**
-     * `traceId`: of the creating request, handed to the pipeline so its log lines can be found by it.
-     * `scenarioHeader`: the request's X-Sandbox-Scenario header, if any (docs/sandbox.md).
-     */
-    async createOrder(
-      caller: Caller,
-      input: CreateOrderInput,
-      traceId?: string,
-      scenarioHeader?: string,
-    ): Promise<CreateOrderResult> {
-      const { newOrder, scenario: requested } = toNewOrder(input, caller.environment, scenarioHeader)
-      const scope = scopeOf(caller)
-      // Fast path for retries: no IDs drawn when the key is already known.
-      if (newOrder.idempotencyKey !== null) {
-        const existing = await findOrderByIdempotencyKey(db, scope, newOrder.idempotencyKey)
-        if (existing) return existingOrderResult(existing, clock.now())
-      }
-      const now = clock.now()
-      // Checked after the idempotency lookup: a retry of an order that used the quote answers that order.
-      const quote = newOrder.quoteId ? await quoteFor(caller, newOrder, now) : null
-      if (quote) newOrder.quoteId = quote.id
-      const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
-      const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
-      const onHoldUntil =
-        caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
-      // The order, its quote claim, its scenario and the job that starts its fulfilment (now, or when the pause
-      // window ends) are written by one statement: they commit together, in one round trip. The job's payload
-      // names the order by its placeholder, replaced with the drawn ID; so does its key, whose random token
-      // makes the job's id unique to this order (it is enqueued once, by the statement that creates the order).
-      const startJob = await jobs.insertStatement([startOrderJob(placeholders.ids.order, onHoldUntil, traceId)])
-      let stored: Awaited<ReturnType<typeof createOrderRow>>
-      try {
-        stored = await createOrderRow(db, scope, {
-          idempotencyKey: newOrder.idempotencyKey,
-          merchantReference: newOrder.merchantReference,
-          stage: document.status.stage,
-          createdAt: now,
-          onHoldUntil,
-          placeholders,
-          documentTemplate: JSON.stringify(document),
-          quoteNumber: quote ? (parseId('quo', quote.id) as number) : null,
-          sandboxScenario: requested,
-          startJob,
-        })
-      } catch (error) {
-        // Another order took the quote since it was checked: this one is not created.
-        if (error instanceof QuoteAlreadyClaimed && quote) {
-          const holder = error.holderOrderNumber === null ? null : formatId('ord', error.holderOrderNumber)
-          throw quoteAlreadyUsed(quote.id, holder)
-        }
-        throw error
-      }
-      if (!stored.inserted) return existingOrderResult(stored, now)
-      const orderId = formatId('ord', stored.orderNumber)
-      metrics.orderCreated(caller.environment)
-      log.info(
-        {
-          orderId,
-          ...(traceId ? { traceId } : {}),
-          step: 'created',
-          environment: caller.environment,
-          items: newOrder.items.length,
-          onHoldUntil: onHoldUntil?.toISOString() ?? null,
-          ...(stored.sandboxScenario ? { sandboxScenario: stored.sandboxScenario } : {}),
-        },
-        `order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}`,
-      )
-      if (onHoldUntil)
-        return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
-      return { outcome: 'Created', orderJson: stored.documentJson }
+function quoteAlreadyUsed(quoteId: string, orderId: string | null): ServiceError {
+  return validationFailed({
+    quoteId: [{ code: 'QuoteAlreadyUsed', providedValue: quoteId, comparisonValue: orderId }],
+  })
+}
+
+/**
+ * `traceId`: of the creating request, handed to the pipeline so its log lines can be found by it.
+ * `scenarioHeader`: the request's X-Sandbox-Scenario header, if any (docs/sandbox.md).
+ */
+async function createOrder(
+  context: OrdersContext,
+  caller: Caller,
+  input: CreateOrderInput,
+  traceId?: string,
+  scenarioHeader?: string,
+): Promise<CreateOrderResult> {
+  const { db, clock, jobs, log, metrics } = context
+  const { newOrder, scenario: requested } = toNewOrder(context, input, caller.environment, scenarioHeader)
+  const scope = scopeOf(caller)
+  // Fast path for retries: no IDs drawn when the key is already known.
+  if (newOrder.idempotencyKey !== null) {
+    const existing = await findOrderByIdempotencyKey(db, scope, newOrder.idempotencyKey)
+    if (existing) return existingOrderResult(context, existing, clock.now())
+  }
+  const now = clock.now()
+  // Checked after the idempotency lookup: a retry of an order that used the quote answers that order.
+  const quote = newOrder.quoteId ? await quoteFor(context, caller, newOrder, now) : null
+  if (quote) newOrder.quoteId = quote.id
+  const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
+  const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
+  const onHoldUntil = caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
+  // The order, its quote claim, its scenario and the job that starts its fulfilment (now, or when the pause
+  // window ends) are written by one statement: they commit together, in one round trip. The job's payload
+  // names the order by its placeholder, replaced with the drawn ID; so does its key, whose random token
+  // makes the job's id unique to this order (it is enqueued once, by the statement that creates the order).
+  const startJob = await jobs.insertStatement([startOrderJob(placeholders.ids.order, onHoldUntil, traceId)])
+  let stored: Awaited<ReturnType<typeof createOrderRow>>
+  try {
+    stored = await createOrderRow(db, scope, {
+      idempotencyKey: newOrder.idempotencyKey,
+      merchantReference: newOrder.merchantReference,
+      stage: document.status.stage,
+      createdAt: now,
+      onHoldUntil,
+      placeholders,
+      documentTemplate: JSON.stringify(document),
+      quoteNumber: quote ? (parseId('quo', quote.id) as number) : null,
+      sandboxScenario: requested,
+      startJob,
+    })
+  } catch (error) {
+    // Another order took the quote since it was checked: this one is not created.
+    if (error instanceof QuoteAlreadyClaimed && quote) {
+      const holder = error.holderOrderNumber === null ? null : formatId('ord', error.holderOrderNumber)
+      throw quoteAlreadyUsed(quote.id, holder)
+    }
+    throw error
+  }
+  if (!stored.inserted) return existingOrderResult(context, stored, now)
+  const orderId = formatId('ord', stored.orderNumber)
+  metrics.orderCreated(caller.environment)
+  log.info(
+    {
+      orderId,
+      ...(traceId ? { traceId } : {}),
+      step: 'created',
+      environment: caller.environment,
+      items: newOrder.items.length,
+      onHoldUntil: onHoldUntil?.toISOString() ?? null,
+      ...(stored.sandboxScenario ? { sandboxScenario: stored.sandboxScenario } : {}),
     },
+    `order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}`,
+  )
+  if (onHoldUntil) return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
+  return { outcome: 'Created', orderJson: stored.documentJson }
+}
 
-    /** The order's JSON text. */
-    async getOrder(caller: Caller, orderId: string): Promise<string> {
-      const orderNumber = parseRequestId('ord', orderId, 'orderId')
-      const stored = await findOrder(db, scopeOf(caller), orderNumber)
-      if (!stored) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
-      if (stored.onHoldUntil && stored.onHoldUntil > clock.now()) {
-        const until = stored.onHoldUntil.toISOString()
-        throw new ServiceError(
-          'EntityNotFound',
-          `Order ${formatId('ord', orderNumber)} is on hold in the account's pause window until ${until}; it can be read once the window expires`,
-          { onHoldUntil: until },
-        )
-      }
-      return fileLinks.refresh(stored.documentJson)
-    },
+/** The order's JSON text. */
+async function getOrder(context: OrdersContext, caller: Caller, orderId: string): Promise<string> {
+  const { db, clock, fileLinks } = context
+  const orderNumber = parseRequestId('ord', orderId, 'orderId')
+  const stored = await findOrder(db, scopeOf(caller), orderNumber)
+  if (!stored) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
+  if (stored.onHoldUntil && stored.onHoldUntil > clock.now()) {
+    const until = stored.onHoldUntil.toISOString()
+    throw new ServiceError(
+      'EntityNotFound',
+      `Order ${formatId('ord', orderNumber)} is on hold in the account's pause window until ${until}; it can be read once the window expires`,
+      { onHoldUntil: until },
+    )
+  }
+  return fileLinks.refresh(stored.documentJson)
+}
 
-    /**
-     * How the order's items were allocated to labs, each allocation as it was made; before the first, what
-     * allocating the order now would do (basis `Estimate`).
-     */
-    async orderRouting(caller: Caller, orderId: string): Promise<OrderRouting> {
-      const orderNumber = parseRequestId('ord', orderId, 'orderId')
-      const order = await findOrderForCaller(db, scopeOf(caller), orderNumber)
-      const now = clock.now()
-      const visible = order && !(order.onHoldUntil && order.onHoldUntil > now)
-      if (!visible) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
-      const { document, pipeline } = order
-      const currency = pipeline.billing?.currency ?? caller.billingCurrency
-      let allocations = pipeline.routing ?? []
-      if (allocations.length === 0) {
-        // As the pipeline would allocate it, Sandbox scenario included (an outOfStock order finds no lab).
-        const estimate = allocateInScenario(
-          catalogue,
-          (request: AllocationRequest) => allocateOrderItems(catalogue, request),
-          order.sandboxScenario,
-          pipeline.billing === undefined,
-          {
-            order: document,
-            itemIds: document.items.map((item) => item.id),
-            excludedLabsByItem: pipeline.excludedLabs,
-            ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
-            currency,
-            explain: { basis: 'Estimate', at: now },
-          },
-        )
-        allocations = estimate.routing ? [estimate.routing] : []
-      }
-      return {
-        orderId: document.id,
-        quoteId: document.quoteId ?? null,
-        destinationCountryCode: document.recipient.address.countryCode,
+/**
+ * How the order's items were allocated to labs, each allocation as it was made; before the first, what
+ * allocating the order now would do (basis `Estimate`).
+ */
+async function orderRouting(context: OrdersContext, caller: Caller, orderId: string): Promise<OrderRouting> {
+  const { db, catalogue, clock } = context
+  const orderNumber = parseRequestId('ord', orderId, 'orderId')
+  const order = await findOrderForCaller(db, scopeOf(caller), orderNumber)
+  const now = clock.now()
+  const visible = order && !(order.onHoldUntil && order.onHoldUntil > now)
+  if (!visible) throw new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
+  const { document, pipeline } = order
+  const currency = pipeline.billing?.currency ?? caller.billingCurrency
+  let allocations = pipeline.routing ?? []
+  if (allocations.length === 0) {
+    // As the pipeline would allocate it, Sandbox scenario included (an outOfStock order finds no lab).
+    const estimate = allocateInScenario(
+      catalogue,
+      (request: AllocationRequest) => allocateOrderItems(catalogue, request),
+      order.sandboxScenario,
+      pipeline.billing === undefined,
+      {
+        order: document,
+        itemIds: document.items.map((item) => item.id),
+        excludedLabsByItem: pipeline.excludedLabs,
+        ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
         currency,
-        allocations,
-      }
-    },
+        explain: { basis: 'Estimate', at: now },
+      },
+    )
+    allocations = estimate.routing ? [estimate.routing] : []
+  }
+  return {
+    orderId: document.id,
+    quoteId: document.quoteId ?? null,
+    destinationCountryCode: document.recipient.address.countryCode,
+    currency,
+    allocations,
+  }
+}
 
-    /** One page of orders as JSON texts, newest first. */
-    async listOrders(caller: Caller, input: ListOrdersInput): Promise<{ ordersJson: string[]; hasMore: boolean }> {
-      const failures: Failures = {}
-      const orderNumbers = input.orderIds?.map((id, index) => {
-        const number = parseId('ord', id)
-        if (number === undefined) addFailure(failures, `orderIds[${index}]`, invalidIdFailure('ord', id))
-        return number ?? 0
-      })
-      if (input.createdFrom && input.createdTo && input.createdFrom > input.createdTo) {
-        addFailure(failures, 'createdTo', {
-          code: 'MustBeGreaterThanOrEqualTo',
-          providedValue: input.createdTo.toISOString(),
-          comparisonValue: input.createdFrom.toISOString(),
-        })
-      }
-      if (hasFailures(failures)) throw validationFailed(failures)
-      const page = await listOrders(db, scopeOf(caller), {
-        visibleAt: clock.now(),
-        createdFrom: input.createdFrom,
-        createdTo: input.createdTo,
-        stage: (input.status && STAGE_OF_STATUS_FILTER[input.status]) ?? null,
-        awaitingPayment: input.status === 'awaitingPayment',
-        matchNothing: input.status === 'draft',
-        orderNumbers: orderNumbers ?? null,
-        merchantReferences: input.merchantReferences,
-        search: searchFilter(input.search),
-        skip: input.skip,
-        top: input.top,
-      })
-      return { ordersJson: page.ordersJson.map((json) => fileLinks.refresh(json)), hasMore: page.hasMore }
-    },
+/** One page of orders as JSON texts, newest first. */
+async function listCallersOrders(
+  context: OrdersContext,
+  caller: Caller,
+  input: ListOrdersInput,
+): Promise<{ ordersJson: string[]; hasMore: boolean }> {
+  const { db, clock, fileLinks } = context
+  const failures: Failures = {}
+  const orderNumbers = input.orderIds?.map((id, index) => {
+    const number = parseId('ord', id)
+    if (number === undefined) addFailure(failures, `orderIds[${index}]`, invalidIdFailure('ord', id))
+    return number ?? 0
+  })
+  if (input.createdFrom && input.createdTo && input.createdFrom > input.createdTo) {
+    addFailure(failures, 'createdTo', {
+      code: 'MustBeGreaterThanOrEqualTo',
+      providedValue: input.createdTo.toISOString(),
+      comparisonValue: input.createdFrom.toISOString(),
+    })
+  }
+  if (hasFailures(failures)) throw validationFailed(failures)
+  const page = await listOrders(db, scopeOf(caller), {
+    visibleAt: clock.now(),
+    createdFrom: input.createdFrom,
+    createdTo: input.createdTo,
+    stage: (input.status && STAGE_OF_STATUS_FILTER[input.status]) ?? null,
+    awaitingPayment: input.status === 'awaitingPayment',
+    matchNothing: input.status === 'draft',
+    orderNumbers: orderNumbers ?? null,
+    merchantReferences: input.merchantReferences,
+    search: searchFilter(input.search),
+    skip: input.skip,
+    top: input.top,
+  })
+  return { ordersJson: page.ordersJson.map((json) => fileLinks.refresh(json)), hasMore: page.hasMore }
+}
+
+export function createOrdersService(deps: OrdersDeps): OrdersService {
+  const context: OrdersContext = { ...deps, log: deps.log ?? silentLogger, metrics: deps.metrics ?? noMetrics }
+  return {
+    createOrder: (caller, input, traceId, scenarioHeader) =>
+      createOrder(context, caller, input, traceId, scenarioHeader),
+    getOrder: (caller, orderId) => getOrder(context, caller, orderId),
+    orderRouting: (caller, orderId) => orderRouting(context, caller, orderId),
+    listOrders: (caller, input) => listCallersOrders(context, caller, input),
   }
 }
