@@ -134,6 +134,30 @@ export function createApiConnection(options: ApiConnectionOptions): ApiConnectio
   }
 }
 
+/** Events asked for per request of the events feed (GET /v4.0/events): the feed's most. */
+export const EVENTS_FEED_PAGE_SIZE = 100
+
+/**
+ * The feed's last event ID now (null when it has none), of the events `filter` selects: where following the feed
+ * starts, to see only what comes after. The feed reads only forward, so this pages through it.
+ */
+export async function lastEventIdOfFeed(
+  api: ApiConnection,
+  filter: { orderId?: string },
+  signal: AbortSignal,
+): Promise<string | null> {
+  let cursor: string | null = null
+  for (;;) {
+    const page: { nextCursor: string | null; hasMore: boolean } = await api.get(
+      '/events',
+      { ...filter, after: cursor ?? undefined, top: EVENTS_FEED_PAGE_SIZE },
+      signal,
+    )
+    cursor = page.nextCursor ?? cursor
+    if (!page.hasMore) return cursor
+  }
+}
+
 /** Waits `ms`, or less when `signal` aborts (then resolves at once: the caller checks the signal). */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve()

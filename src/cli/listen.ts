@@ -12,26 +12,19 @@ import { dirname, join } from 'node:path'
 import type { Command } from 'commander'
 import { webhookHeaders } from '../domain/webhook-signature.ts'
 import {
-  type ApiConnection,
   ApiRequestError,
   addConnectionOptions,
   connectionOf,
   createApiConnection,
+  EVENTS_FEED_PAGE_SIZE,
   intervalMs,
   keyPrefixOf,
+  lastEventIdOfFeed,
   pause,
   stopSignal,
 } from './api-connection.ts'
 import { print, UsageError } from './command-support.ts'
 
-/** Events asked for per request (the feed's most). */
-const FEED_PAGE_SIZE = 100
-
-/** What paging through the feed needs of a page. */
-interface FeedCursorPage {
-  nextCursor: string | null
-  hasMore: boolean
-}
 /** A local receiver has this long to answer. */
 export const FORWARD_TIMEOUT_MS = 15_000
 /** Pauses before trying an event (or the feed) again: 1 s, doubling, at most 30 s. */
@@ -101,23 +94,6 @@ function describeError(error: unknown): string {
   return (error as Error).message
 }
 
-/**
- * The feed's last event ID now (null when it has none): where a first run starts, to forward new events. The
- * feed reads only forward, so this pages through it.
- */
-async function newestEventId(api: ApiConnection, signal: AbortSignal): Promise<string | null> {
-  let cursor: string | null = null
-  for (;;) {
-    const page: FeedCursorPage = await api.get<FeedCursorPage>(
-      '/events',
-      { after: cursor ?? undefined, top: FEED_PAGE_SIZE },
-      signal,
-    )
-    cursor = page.nextCursor ?? cursor
-    if (!page.hasMore) return cursor
-  }
-}
-
 export function registerListenCommand(program: Command): void {
   const listen = program
     .command('listen')
@@ -178,13 +154,14 @@ export async function runListen(options: {
     }
     await signingSecret()
     const saved = options.after === undefined ? readState(options.stateFile) : undefined
-    // evt_0 means before every event: the feed's start, which takes no cursor.
+    // evt_0 means before every event: the feed's start, which takes no cursor. A first run starts after the
+    // feed's last event, to forward new events.
     let cursor: string | null =
       options.after !== undefined
         ? options.after === 'evt_0'
           ? null
           : options.after
-        : (saved?.lastEventId ?? (await newestEventId(api, signal)))
+        : (saved?.lastEventId ?? (await lastEventIdOfFeed(api, {}, signal)))
     const from = options.after ? 'as asked' : saved ? `where the last run stopped (${options.stateFile})` : 'now'
     const position = cursor === null ? 'from the first event' : `from after ${cursor}`
     print(`listening to ${options.baseUrl} ${position} (${from}); forwarding to ${options.forwardTo}`)
@@ -193,7 +170,7 @@ export async function runListen(options: {
     while (!signal.aborted) {
       let page: { events: FeedEvent[]; hasMore: boolean }
       try {
-        page = await api.get('/events', { after: cursor ?? undefined, top: FEED_PAGE_SIZE }, signal)
+        page = await api.get('/events', { after: cursor ?? undefined, top: EVENTS_FEED_PAGE_SIZE }, signal)
         feedRetryMs = RETRY_FIRST_MS
       } catch (error) {
         if (signal.aborted) break

@@ -9,7 +9,9 @@ import {
   addConnectionOptions,
   connectionOf,
   createApiConnection,
+  EVENTS_FEED_PAGE_SIZE,
   intervalMs,
+  lastEventIdOfFeed,
   pause,
   stopSignal,
 } from './api-connection.ts'
@@ -17,13 +19,6 @@ import { print, requireText, UsageError } from './command-support.ts'
 import { OperationError } from './operation-error.ts'
 
 const FINAL_STAGES = new Set(['Complete', 'Cancelled'])
-const FEED_PAGE_SIZE = 100
-
-/** What paging through the feed needs of a page. */
-interface FeedCursorPage {
-  nextCursor: string | null
-  hasMore: boolean
-}
 
 interface WatchedOrder {
   id: string
@@ -107,16 +102,7 @@ export async function watchOrder(api: ApiConnection, orderId: string, pollMs: nu
   const { signal } = stop
   try {
     // The events already written are the past: only what comes after them is printed as a change.
-    let cursor: string | null = null
-    for (;;) {
-      const page: FeedCursorPage = await api.get<FeedCursorPage>(
-        '/events',
-        { orderId, after: cursor ?? undefined, top: FEED_PAGE_SIZE },
-        signal,
-      )
-      cursor = page.nextCursor ?? cursor
-      if (!page.hasMore) break
-    }
+    let cursor = await lastEventIdOfFeed(api, { orderId }, signal)
     let now = await readOrder(api, orderId, signal)
     while ('onHoldUntil' in now && !signal.aborted) {
       print(`${new Date().toISOString()}  ${orderId}  on hold in the pause window until ${now.onHoldUntil}`)
@@ -132,7 +118,7 @@ export async function watchOrder(api: ApiConnection, orderId: string, pollMs: nu
     while (!signal.aborted) {
       const page = await api.get<{ events: OrderEvent[]; nextCursor: string | null; hasMore: boolean }>(
         '/events',
-        { orderId, after: cursor ?? undefined, top: FEED_PAGE_SIZE },
+        { orderId, after: cursor ?? undefined, top: EVENTS_FEED_PAGE_SIZE },
         signal,
       )
       for (const event of page.events) {

@@ -91,13 +91,17 @@ export function callbackOrder(order: OrderDocument): Record<string, unknown> {
   return { ...order, recipient: { name, email, phoneNumber, mobilePhoneNumber: phoneNumber, address } }
 }
 
-export interface CloudEvent {
+/** The CloudEvent attributes every callback starts with, order events and test callbacks alike (before `data`). */
+export interface CloudEventEnvelope {
   specversion: '1.0'
   type: string
   source: string
   id: string
   time: string
   datacontenttype: 'application/json'
+}
+
+export interface CloudEvent extends CloudEventEnvelope {
   data: { order: Record<string, unknown>; traceParent: string }
   subject: string
   /**
@@ -138,15 +142,15 @@ export function buildCloudEvent(input: {
   }
 }
 
-/** The CloudEvent attributes every callback starts with, in the order they are sent (before `data`). */
-function envelopeOf(input: { id: string; type: string; source: string; time: Date }) {
+/** The envelope's attributes in the order they are sent. */
+function envelopeOf(input: { id: string; type: string; source: string; time: Date }): CloudEventEnvelope {
   return {
-    specversion: '1.0' as const,
+    specversion: '1.0',
     type: input.type,
     source: input.source,
     id: input.id,
     time: input.time.toISOString(),
-    datacontenttype: 'application/json' as const,
+    datacontenttype: 'application/json',
   }
 }
 
@@ -156,13 +160,7 @@ export function testEventType(vendor: string): string {
 }
 
 /** What a receiver reads in a test callback: no order, no `subject` or `sequence`. */
-export interface TestCloudEvent {
-  specversion: '1.0'
-  type: string
-  source: string
-  id: string
-  time: string
-  datacontenttype: 'application/json'
+export interface TestCloudEvent extends CloudEventEnvelope {
   data: { message: string; environment: 'sandbox' | 'live'; traceParent: string }
 }
 

@@ -259,6 +259,15 @@ function webhooks(vendor: string): Json {
   )
 }
 
+/** The examples the document shows, by operationId: of the JSON request body, and of the 200 answer. */
+const EXAMPLES = new Map<string, { request?: unknown; ok: unknown }>([
+  ['createOrder', { request: createOrderRequestExample, ok: createOrderResponseExample }],
+  ['createQuote', { request: createQuoteRequestExample, ok: createQuoteResponseExample }],
+  ['createPreview', { request: createPreviewRequestExample, ok: createPreviewResponseExample }],
+  ['getOrderRouting', { ok: getOrderRoutingResponseExample }],
+  ['getProduct', { ok: getProductResponseExample }],
+])
+
 /** Doc-only additions, by operationId: examples, and the recipient body the route validates by hand. */
 function decorateOperation(operation: Json): void {
   const json = (path: string[]): Json | undefined => {
@@ -266,54 +275,22 @@ function decorateOperation(operation: Json): void {
     for (const key of path) node = (node as Json | undefined)?.[key]
     return node as Json | undefined
   }
-  const requestMedia = () => json(['requestBody', 'content', 'application/json'])
-  const okMedia = () => json(['responses', '200', 'content', 'application/json'])
-  switch (operation.operationId) {
-    case 'createOrder': {
-      const request = requestMedia()
-      const ok = okMedia()
-      if (request) request.example = createOrderRequestExample
-      if (ok) ok.example = createOrderResponseExample
-      break
-    }
-    case 'createQuote': {
-      const request = requestMedia()
-      const ok = okMedia()
-      if (request) request.example = createQuoteRequestExample
-      if (ok) ok.example = createQuoteResponseExample
-      break
-    }
-    case 'createPreview': {
-      const request = requestMedia()
-      const ok = okMedia()
-      if (request) request.example = createPreviewRequestExample
-      if (ok) ok.example = createPreviewResponseExample
-      break
-    }
-    case 'getOrderRouting': {
-      const ok = okMedia()
-      if (ok) ok.example = getOrderRoutingResponseExample
-      break
-    }
-    case 'getProduct': {
-      const ok = okMedia()
-      if (ok) ok.example = getProductResponseExample
-      break
-    }
-    case 'updateRecipient': {
-      // The route accepts the recipient or {recipient} and validates either itself (order-actions.routes.ts).
-      const request = requestMedia()
-      const recipient = toDocumentSchema(RecipientRequestSchema)
-      if (request) {
-        request.schema = {
-          description: 'The recipient object, as in create order; {recipient: {...}} also works.',
-          anyOf: [
-            recipient,
-            { type: 'object', properties: { recipient }, required: ['recipient'], additionalProperties: false },
-          ],
-        }
-      }
-      break
+  const requestMedia = json(['requestBody', 'content', 'application/json'])
+  const okMedia = json(['responses', '200', 'content', 'application/json'])
+  const examples = EXAMPLES.get(String(operation.operationId))
+  if (examples) {
+    if (requestMedia && examples.request !== undefined) requestMedia.example = examples.request
+    if (okMedia) okMedia.example = examples.ok
+  }
+  if (operation.operationId === 'updateRecipient' && requestMedia) {
+    // The route accepts the recipient or {recipient} and validates either itself (order-actions.routes.ts).
+    const recipient = toDocumentSchema(RecipientRequestSchema)
+    requestMedia.schema = {
+      description: 'The recipient object, as in create order; {recipient: {...}} also works.',
+      anyOf: [
+        recipient,
+        { type: 'object', properties: { recipient }, required: ['recipient'], additionalProperties: false },
+      ],
     }
   }
 }

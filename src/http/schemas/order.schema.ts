@@ -75,16 +75,38 @@ export const RecipientRequestSchema = named(
   ),
 )
 
+// An item's fields as an order takes them. Quotes and previews take the same fields the same way (quote.schema.ts,
+// preview.schema.ts): what can be quoted or previewed can be ordered, and the reverse.
+export const ItemSkuSchema = NonBlankString({ maxLength: 100, singleLine: true })
+export const ItemAttributesSchema = Type.Optional(
+  Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
+)
+export const AssetPrintAreaSchema = Type.Optional(
+  NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
+)
+export const ASSET_MD5_HASH_PATTERN = '^[0-9a-fA-F]{32}$'
+
+/** An asset's page count (books), with what the request it is part of does with it. */
+export function AssetPageCountSchema(description?: string) {
+  return Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: ORDER_LIMITS.maxPageCount,
+        ...(description === undefined ? {} : { description }),
+      }),
+    ),
+  )
+}
+
 const AssetRequestSchema = named(
   'AssetInput',
   Type.Object(
     {
-      printArea: Type.Optional(
-        NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
-      ),
+      printArea: AssetPrintAreaSchema,
       url: UrlString('Public http(s) URL of the image or PDF, fetched exactly as given.'),
-      md5Hash: Type.Optional(NullableString({ pattern: '^[0-9a-fA-F]{32}$' })),
-      pageCount: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxPageCount }))),
+      md5Hash: Type.Optional(NullableString({ pattern: ASSET_MD5_HASH_PATTERN })),
+      pageCount: AssetPageCountSchema(),
     },
     { additionalProperties: false },
   ),
@@ -103,13 +125,11 @@ const ItemRequestSchema = named(
   Type.Object(
     {
       merchantReference: Type.Optional(NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true })),
-      sku: NonBlankString({ maxLength: 100, singleLine: true }),
+      sku: ItemSkuSchema,
       copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
       sizing: CaseInsensitiveEnum(SIZING_MODES),
       recipientCost: Type.Optional(Nullable(RecipientCostRequestSchema)),
-      attributes: Type.Optional(
-        Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
-      ),
+      attributes: ItemAttributesSchema,
       assets: Type.Array(AssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
     },
     { additionalProperties: false },

@@ -6,17 +6,23 @@ import { LOW_RESOLUTION } from '../../domain/resolution.ts'
 import { SIZING_MODES } from '../../domain/shipping-methods.ts'
 import {
   CaseInsensitiveEnum,
-  NonBlankString,
   Nullable,
   NullableString,
   named,
   Outcome,
   outcomeResponse,
-  SingleLineString,
   StringEnum,
   UrlString,
 } from './common.schema.ts'
-import { ORDER_LIMITS, RecipientCostRequestSchema } from './order.schema.ts'
+import {
+  ASSET_MD5_HASH_PATTERN,
+  AssetPageCountSchema,
+  AssetPrintAreaSchema,
+  ItemAttributesSchema,
+  ItemSkuSchema,
+  ORDER_LIMITS,
+  RecipientCostRequestSchema,
+} from './order.schema.ts'
 
 export const ResolutionWarningSchema = named(
   'ResolutionWarning',
@@ -52,7 +58,7 @@ export const CreatePreviewRequestSchema = named(
       merchantReference: Type.Optional(
         NullableString({ maxLength: ORDER_LIMITS.shortText, singleLine: true, description: ORDER_ONLY }),
       ),
-      sku: NonBlankString({ maxLength: 100, singleLine: true }),
+      sku: ItemSkuSchema,
       copies: Type.Optional(Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies, description: ORDER_ONLY })),
       sizing: CaseInsensitiveEnum(SIZING_MODES),
       recipientCost: Type.Optional(
@@ -63,27 +69,17 @@ export const CreatePreviewRequestSchema = named(
           }),
         ),
       ),
-      attributes: Type.Optional(
-        Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
-      ),
+      attributes: ItemAttributesSchema,
       assets: Type.Array(
         named(
           'PreviewAssetInput',
           Type.Object(
             {
-              printArea: Type.Optional(
-                NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
-              ),
+              printArea: AssetPrintAreaSchema,
               url: UrlString('Public http(s) URL of the image, fetched exactly as an order would fetch it.'),
-              md5Hash: Type.Optional(NullableString({ pattern: '^[0-9a-fA-F]{32}$', description: ORDER_ONLY })),
-              pageCount: Type.Optional(
-                Nullable(
-                  Type.Integer({
-                    minimum: 1,
-                    maximum: ORDER_LIMITS.maxPageCount,
-                    description: `${ORDER_ONLY} A page-priced product's page count must be within its limits.`,
-                  }),
-                ),
+              md5Hash: Type.Optional(NullableString({ pattern: ASSET_MD5_HASH_PATTERN, description: ORDER_ONLY })),
+              pageCount: AssetPageCountSchema(
+                `${ORDER_ONLY} A page-priced product's page count must be within its limits.`,
               ),
             },
             { additionalProperties: false },

@@ -6,32 +6,28 @@ import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts
 import {
   CaseInsensitiveEnum,
   MoneySchema,
-  NonBlankString,
   Nullable,
   NullableString,
   named,
   Outcome,
-  SingleLineString,
   StringEnum,
   TraceParent,
   UrlString,
 } from './common.schema.ts'
-import { ORDER_LIMITS } from './order.schema.ts'
+import {
+  AssetPageCountSchema,
+  AssetPrintAreaSchema,
+  ItemAttributesSchema,
+  ItemSkuSchema,
+  ORDER_LIMITS,
+} from './order.schema.ts'
 import { QuoteWarningSchema } from './preview.schema.ts'
 
 const QuoteAssetRequestSchema = Type.Object(
   {
-    printArea: Type.Optional(
-      NonBlankString({ maxLength: 50, singleLine: true, description: 'Print area; `default` when omitted.' }),
-    ),
-    pageCount: Type.Optional(
-      Nullable(
-        Type.Integer({
-          minimum: 1,
-          maximum: ORDER_LIMITS.maxPageCount,
-          description: 'Pages of the book file; required on the page print area of page-priced products (books).',
-        }),
-      ),
+    printArea: AssetPrintAreaSchema,
+    pageCount: AssetPageCountSchema(
+      'Pages of the book file; required on the page print area of page-priced products (books).',
     ),
     url: Type.Optional(UrlString("printroute's own: the image's URL, downloaded to check its resolution (warnings).")),
   },
@@ -42,11 +38,9 @@ const QuoteItemRequestSchema = named(
   'QuoteItemInput',
   Type.Object(
     {
-      sku: NonBlankString({ maxLength: 100, singleLine: true }),
+      sku: ItemSkuSchema,
       copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
-      attributes: Type.Optional(
-        Nullable(Type.Record(Type.String(), SingleLineString({ maxLength: 100 }), { maxProperties: 20 })),
-      ),
+      attributes: ItemAttributesSchema,
       assets: Type.Array(QuoteAssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
       sizing: Type.Optional(
         CaseInsensitiveEnum(
