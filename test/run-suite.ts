@@ -21,7 +21,8 @@
 //
 // A new test file is sharded unless it matches OWN_PROCESS (test/support/own-process.ts): one that spawns
 // processes, sets process.env, installs process-wide handlers or must run alone belongs there, and
-// test/own-process.test.ts fails when a file that does the first three (or imports a helper that does) is not on it. After adding or slowing files, refresh the weights with
+// test/own-process.test.ts fails when a file that does the first three (or imports a helper that does) is not
+// on it. After adding or slowing files, refresh the weights with
 // `PRINTROUTE_TEST_DURATIONS=test/suite-durations.json npm test`. PRINTROUTE_TEST_TIMING=<file> writes each
 // process's time, slowest first (test/support/file-timing.reporter.ts).
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
