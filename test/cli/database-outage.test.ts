@@ -20,6 +20,7 @@ import {
   printroute,
   type RunningPrintroute,
   startPrintroute,
+  stopProcesses,
   withOutputOnFailure,
 } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
@@ -75,10 +76,7 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
   })
 
   after(async () => {
-    for (const running of Object.values(processes)) {
-      if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGTERM')
-      await running.exited
-    }
+    await stopProcesses(Object.values(processes))
     killStartedPrintroutes()
     await sql?.end()
     await proxy?.close()

@@ -16,7 +16,13 @@ import { after, before, describe, test } from 'node:test'
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import pg from 'pg'
 import sharp from 'sharp'
-import { printroute, type RunningPrintroute, startPrintroute, withOutputOnFailure } from '../support/cli.ts'
+import {
+  printroute,
+  type RunningPrintroute,
+  startPrintroute,
+  stopProcesses,
+  withOutputOnFailure,
+} from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -100,10 +106,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
   })
 
   after(async () => {
-    for (const running of Object.values(processes)) {
-      if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGTERM')
-      await running.exited
-    }
+    await stopProcesses(Object.values(processes))
     await sql?.end()
     await database?.drop()
     s3?.destroy()

@@ -130,6 +130,14 @@ export function killStartedPrintroutes(): void {
   started.clear()
 }
 
+/** Stops (SIGTERM) each of `processes` still running and waits for all of them to exit; for `after` hooks. */
+export async function stopProcesses(processes: Iterable<RunningPrintroute>): Promise<void> {
+  for (const running of processes) {
+    if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGTERM')
+    await running.exited
+  }
+}
+
 /** Starts `printroute <args>` on the project's Node and collects its output. */
 export function startPrintroute(args: string[], env: Record<string, string | undefined> = {}): RunningPrintroute {
   return startProcess(process.execPath, [...PRINTROUTE_NODE_FLAGS, BIN, ...args], env, `printroute ${args.join(' ')}`)
