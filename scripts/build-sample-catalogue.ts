@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { parseCatalogue } from '../src/catalogue/catalogue.loader.ts'
 import type {
   CatalogueFile,
+  LabCalendarEntry,
   LabEntry,
   LabProductEntry,
   PrintAreaEntry,
@@ -825,7 +826,74 @@ interface Route {
   zones: string[]
   /** Price relative to the lab's domestic table, in percent. */
   percent: number
+  /** How far the parcel goes, which sets its transit days (TRANSIT_DAYS). */
+  reach: Reach
   carriers: CarrierTable
+}
+
+type Reach = 'domestic' | 'near' | 'far' | 'farthest'
+
+/**
+ * Transit days [min, max] by reach and method: working days at the destination from the day after dispatch, as
+ * the carriers of each tier usually advertise them (a next-day domestic service is [1, 1]; an untracked
+ * international letter post to another continent takes two to three weeks).
+ */
+const TRANSIT_DAYS: Record<Reach, Partial<Record<ShippingMethod, [number, number]>>> = {
+  domestic: { Budget: [2, 5], Standard: [2, 3], StandardPlus: [1, 2], Express: [1, 1], Overnight: [1, 1] },
+  near: { Budget: [4, 8], Standard: [3, 6], StandardPlus: [2, 4], Express: [1, 3] },
+  far: { Budget: [6, 12], Standard: [4, 8], StandardPlus: [3, 6], Express: [2, 4] },
+  farthest: { Budget: [8, 16], Standard: [5, 10], StandardPlus: [4, 8], Express: [3, 5] },
+}
+
+/** Production days by product category; a lab's calendar lists those of the categories it makes. */
+const PRODUCTION_DAYS_BY_CATEGORY: Record<string, number> = {
+  canvas: 3,
+  'rolled-canvas': 2,
+  'framed-canvas': 4,
+  'framed-print': 4,
+  'fine-art-print': 2,
+  'photo-print': 1,
+  'phone-case': 2,
+  apparel: 2,
+  mug: 2,
+  jigsaw: 3,
+  photobook: 4,
+}
+
+const MONDAY_TO_FRIDAY: LabCalendarEntry['workingDays'] = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']
+
+/** A lab's time zone, working days, cut-off and public holidays (to the end of 2027; the operator extends them). */
+type SampleCalendar = Omit<LabCalendarEntry, 'productionDays'>
+
+const ENGLAND_HOLIDAYS = [
+  '2026-12-25',
+  '2026-12-28',
+  '2027-01-01',
+  '2027-03-26',
+  '2027-03-29',
+  '2027-05-03',
+  '2027-05-31',
+  '2027-08-30',
+  '2027-12-27',
+  '2027-12-28',
+]
+const US_HOLIDAYS = [
+  '2026-11-26',
+  '2026-12-25',
+  '2027-01-01',
+  '2027-01-18',
+  '2027-05-31',
+  '2027-07-05',
+  '2027-09-06',
+  '2027-11-25',
+  '2027-12-24',
+  '2027-12-31',
+]
+const LONDON: SampleCalendar = {
+  timeZone: 'Europe/London',
+  workingDays: MONDAY_TO_FRIDAY,
+  holidays: ENGLAND_HOLIDAYS,
+  cutOffTime: '14:00',
 }
 
 interface SampleLab {
@@ -840,6 +908,7 @@ interface SampleLab {
   domestic: CostTable
   domesticPercent: number
   routes: Route[]
+  calendar: SampleCalendar
   products: LabProductEntry[]
 }
 
@@ -852,6 +921,7 @@ const GB_ROUTES: Route[] = [
   {
     zones: ['uk'],
     percent: 100,
+    reach: 'domestic',
     carriers: {
       Budget: { carrier: 'Royal Mail', service: 'Standard' },
       Standard: { carrier: 'Evri', service: 'Evri Standard 48' },
@@ -860,22 +930,24 @@ const GB_ROUTES: Route[] = [
       Overnight: { carrier: 'FedEx', service: 'FedEx Next Day' },
     },
   },
-  { zones: ['nl', 'de', 'eu', 'europe'], percent: 160, carriers: ROYAL_MAIL_INTERNATIONAL },
+  { zones: ['nl', 'de', 'eu', 'europe'], percent: 160, reach: 'near', carriers: ROYAL_MAIL_INTERNATIONAL },
   {
     zones: ['us'],
     percent: 200,
+    reach: 'far',
     carriers: {
       Budget: { carrier: 'USPS', service: 'USPS First Class' },
       Standard: { carrier: 'USPS', service: 'USPS Priority Mail' },
       Express: { carrier: 'DHL Express', service: 'DHL Express Worldwide' },
     },
   },
-  { zones: ['ca', 'au', 'nz', 'rest-of-world'], percent: 240, carriers: ROYAL_MAIL_INTERNATIONAL },
+  { zones: ['ca', 'au', 'nz', 'rest-of-world'], percent: 240, reach: 'farthest', carriers: ROYAL_MAIL_INTERNATIONAL },
 ]
 const US_ROUTES: Route[] = [
   {
     zones: ['us'],
     percent: 100,
+    reach: 'domestic',
     carriers: {
       Budget: { carrier: 'USPS', service: 'USPS First Class' },
       Standard: { carrier: 'USPS', service: 'USPS Priority Mail' },
@@ -887,6 +959,7 @@ const US_ROUTES: Route[] = [
   {
     zones: ['ca'],
     percent: 160,
+    reach: 'near',
     carriers: {
       Budget: { carrier: 'USPS', service: 'USPS First Class International' },
       Standard: { carrier: 'USPS', service: 'USPS Priority Mail International' },
@@ -897,6 +970,7 @@ const US_ROUTES: Route[] = [
 const US_WORLDWIDE_ROUTE: Route = {
   zones: ['rest-of-world'],
   percent: 260,
+  reach: 'farthest',
   carriers: {
     Standard: { carrier: 'USPS', service: 'USPS Priority Mail International' },
     Express: { carrier: 'DHL Express', service: 'DHL Express Worldwide' },
@@ -906,6 +980,7 @@ const NL_ROUTES: Route[] = [
   {
     zones: ['nl'],
     percent: 100,
+    reach: 'domestic',
     carriers: {
       Budget: { carrier: 'PostNL', service: 'PostNL Brievenbuspakje' },
       Standard: { carrier: 'DPD NL', service: 'DPD Classic' },
@@ -917,6 +992,7 @@ const NL_ROUTES: Route[] = [
   {
     zones: ['de', 'eu'],
     percent: 130,
+    reach: 'near',
     carriers: {
       Budget: { carrier: 'PostNL', service: 'PostNL International' },
       Standard: { carrier: 'DPD NL', service: 'DPD Classic Europe' },
@@ -926,6 +1002,7 @@ const NL_ROUTES: Route[] = [
   {
     zones: ['europe', 'uk'],
     percent: 170,
+    reach: 'near',
     carriers: {
       Standard: { carrier: 'DPD NL', service: 'DPD Classic Europe' },
       Express: { carrier: 'DHL Express', service: 'DHL Express Worldwide' },
@@ -936,6 +1013,7 @@ const DE_ROUTES: Route[] = [
   {
     zones: ['de'],
     percent: 100,
+    reach: 'domestic',
     carriers: {
       Budget: { carrier: 'Deutsche Post', service: 'Warenpost' },
       Standard: { carrier: 'DHL', service: 'DHL Paket' },
@@ -947,6 +1025,7 @@ const DE_ROUTES: Route[] = [
   {
     zones: ['nl', 'eu'],
     percent: 130,
+    reach: 'near',
     carriers: {
       Budget: { carrier: 'Deutsche Post', service: 'Warenpost International' },
       Standard: { carrier: 'DHL', service: 'DHL Paket International' },
@@ -956,6 +1035,7 @@ const DE_ROUTES: Route[] = [
   {
     zones: ['europe'],
     percent: 170,
+    reach: 'near',
     carriers: {
       Standard: { carrier: 'DHL', service: 'DHL Paket International' },
       Express: { carrier: 'DHL Express', service: 'DHL Express Worldwide' },
@@ -966,6 +1046,7 @@ const AU_ROUTES: Route[] = [
   {
     zones: ['au'],
     percent: 100,
+    reach: 'domestic',
     carriers: {
       Budget: { carrier: 'Australia Post', service: 'Parcel Post' },
       Standard: { carrier: 'Australia Post', service: 'Parcel Post Tracked' },
@@ -977,6 +1058,7 @@ const AU_ROUTES: Route[] = [
   {
     zones: ['nz'],
     percent: 150,
+    reach: 'far',
     carriers: {
       Budget: { carrier: 'Australia Post', service: 'International Standard' },
       Standard: { carrier: 'Australia Post', service: 'International Standard Tracked' },
@@ -988,6 +1070,7 @@ const CA_ROUTES: Route[] = [
   {
     zones: ['ca'],
     percent: 100,
+    reach: 'domestic',
     carriers: {
       Budget: { carrier: 'Canada Post', service: 'Regular Parcel' },
       Standard: { carrier: 'Canada Post', service: 'Expedited Parcel' },
@@ -999,6 +1082,7 @@ const CA_ROUTES: Route[] = [
   {
     zones: ['us'],
     percent: 140,
+    reach: 'near',
     carriers: {
       Standard: { carrier: 'Canada Post', service: 'Tracked Packet USA' },
       Express: { carrier: 'UPS', service: 'UPS Worldwide Express' },
@@ -1094,6 +1178,7 @@ const GB_LAB = {
   domestic: GB_DOMESTIC,
   domesticPercent: 100,
   routes: GB_ROUTES,
+  calendar: LONDON,
 } as const
 const US_LAB = {
   countryCode: 'US',
@@ -1139,6 +1224,12 @@ const LABS: SampleLab[] = [
       costPercent: 100,
       ...US_LAB,
       routes: [...US_ROUTES, US_WORLDWIDE_ROUTE],
+      calendar: {
+        timeZone: 'America/Chicago',
+        workingDays: MONDAY_TO_FRIDAY,
+        holidays: US_HOLIDAYS,
+        cutOffTime: '13:00',
+      },
     },
     [{ skus: skus(...WALL_ART) }],
   ),
@@ -1150,6 +1241,12 @@ const LABS: SampleLab[] = [
       costPercent: 100,
       ...US_LAB,
       routes: US_ROUTES,
+      calendar: {
+        timeZone: 'America/New_York',
+        workingDays: MONDAY_TO_FRIDAY,
+        holidays: US_HOLIDAYS,
+        cutOffTime: '13:00',
+      },
     },
     [{ skus: skus('GLOBAL-TEE-*', 'GLOBAL-MUG-*', 'GLOBAL-JIG-*') }],
   ),
@@ -1161,6 +1258,12 @@ const LABS: SampleLab[] = [
       costPercent: 100,
       ...US_LAB,
       routes: US_ROUTES,
+      calendar: {
+        timeZone: 'America/Los_Angeles',
+        workingDays: MONDAY_TO_FRIDAY,
+        holidays: US_HOLIDAYS,
+        cutOffTime: '12:00',
+      },
     },
     [
       { skus: skus('BOOK-*', 'PHBK_*'), printFileFormat: 'pdf' },
@@ -1189,6 +1292,12 @@ const LABS: SampleLab[] = [
       domestic: GB_DOMESTIC,
       domesticPercent: 115,
       routes: NL_ROUTES,
+      calendar: {
+        timeZone: 'Europe/Amsterdam',
+        workingDays: MONDAY_TO_FRIDAY,
+        holidays: ['2026-12-25', '2027-01-01', '2027-03-29', '2027-04-27', '2027-05-06', '2027-05-17', '2027-12-27'],
+        cutOffTime: '15:00',
+      },
     },
     [
       { skus: CANVAS_UP_TO_24X24 },
@@ -1217,6 +1326,25 @@ const LABS: SampleLab[] = [
       domestic: GB_DOMESTIC,
       domesticPercent: 115,
       routes: DE_ROUTES,
+      calendar: {
+        // A Saturday shift: production and dispatch six days a week.
+        timeZone: 'Europe/Berlin',
+        workingDays: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'],
+        holidays: [
+          '2026-12-25',
+          '2026-12-26',
+          '2027-01-01',
+          '2027-03-26',
+          '2027-03-29',
+          '2027-05-01',
+          '2027-05-06',
+          '2027-05-17',
+          '2027-10-31',
+          '2027-11-17',
+          '2027-12-25',
+        ],
+        cutOffTime: '14:00',
+      },
     },
     [
       { skus: skus('GLOBAL-CAN-8*', 'GLOBAL-CAN-1*', 'GLOBAL-CAN-2*', 'GLOBAL-CAN-30x40', 'GLOBAL-FRA-CAN-*') },
@@ -1237,6 +1365,24 @@ const LABS: SampleLab[] = [
       domestic: GB_DOMESTIC,
       domesticPercent: 200,
       routes: AU_ROUTES,
+      calendar: {
+        timeZone: 'Australia/Melbourne',
+        workingDays: MONDAY_TO_FRIDAY,
+        holidays: [
+          '2026-12-25',
+          '2026-12-28',
+          '2027-01-01',
+          '2027-01-26',
+          '2027-03-08',
+          '2027-03-26',
+          '2027-03-29',
+          '2027-06-14',
+          '2027-11-02',
+          '2027-12-27',
+          '2027-12-28',
+        ],
+        cutOffTime: '12:00',
+      },
     },
     [
       { skus: CANVAS_UP_TO_24X24 },
@@ -1257,6 +1403,25 @@ const LABS: SampleLab[] = [
       domestic: US_DOMESTIC,
       domesticPercent: 135,
       routes: CA_ROUTES,
+      calendar: {
+        timeZone: 'America/Toronto',
+        workingDays: MONDAY_TO_FRIDAY,
+        holidays: [
+          '2026-12-25',
+          '2026-12-28',
+          '2027-01-01',
+          '2027-02-15',
+          '2027-03-26',
+          '2027-05-24',
+          '2027-07-01',
+          '2027-08-02',
+          '2027-09-06',
+          '2027-10-11',
+          '2027-12-27',
+          '2027-12-28',
+        ],
+        cutOffTime: '14:00',
+      },
     },
     [
       { skus: CANVAS_UP_TO_24X24 },
@@ -1278,12 +1443,26 @@ function shippingRates(sampleLab: SampleLab): ShippingRateEntry[] {
             perAdditionalItem: amount(scaled(perAdditionalItem, route.percent, sampleLab.domesticPercent)),
           }
         }
+        const transit = TRANSIT_DAYS[route.reach][method]
+        if (!transit) throw new Error(`TRANSIT_DAYS has no ${method} for reach ${route.reach}`)
+        const transitDays = { min: transit[0], max: transit[1] }
         // Budget is the untracked tier (facts: "slowest, usually untracked"); every other tier is tracked.
-        rates.push({ method, zone, ...carrier, tracked: method !== 'Budget', costs })
+        rates.push({ method, zone, ...carrier, tracked: method !== 'Budget', costs, transitDays })
       }
     }
   }
   return rates
+}
+
+/** The lab's calendar with production days for the categories it makes (2 days for anything else). */
+function calendarOf(sampleLab: SampleLab): LabCalendarEntry {
+  const made = new Set(
+    sampleLab.products.map((entry) => products.find((product) => product.entry.sku === entry.sku)?.entry.category),
+  )
+  const categories = Object.fromEntries(
+    Object.entries(PRODUCTION_DAYS_BY_CATEGORY).filter(([category]) => made.has(category)),
+  )
+  return { ...sampleLab.calendar, productionDays: { default: 2, categories } }
 }
 
 const catalogue: CatalogueFile = {
@@ -1302,6 +1481,7 @@ const catalogue: CatalogueFile = {
     defaultPrintFileFormat: sampleLab.defaultPrintFileFormat,
     products: sampleLab.products,
     shippingRates: shippingRates(sampleLab),
+    calendar: calendarOf(sampleLab),
   })),
 }
 

@@ -10,7 +10,7 @@
 // the bound ("must be at most 100000") instead of repeating the general reason.
 
 import { type TSchema, Type } from 'typebox'
-import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS } from '../domain/catalogue.types.ts'
+import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS, WEEKDAYS } from '../domain/catalogue.types.ts'
 import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from '../domain/catalogue-money.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
@@ -30,6 +30,12 @@ const MAX_MINIMUM_DPI = 2400
 /** Upper bounds of spine paper figures: far above any real book, low enough to catch a figure in micrometres. */
 const MAX_COVER_ALLOWANCE_MM = 50
 const MAX_PAGE_THICKNESS_MM = 5
+/** Upper bound of production and transit days: two months of working days is beyond any print or parcel. */
+export const MAX_PROMISE_DAYS = 60
+/** "HH:MM", 24-hour clock. */
+const CUT_OFF_TIME_PATTERN = /^([01][0-9]|2[0-3]):[0-5][0-9]$/
+/** The shape of a date; catalogue.validation.ts checks it is a real one. */
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/
 
 /** Fields starting with `$` are comments or tooling (`$schema`, `$comment`) and are allowed everywhere. */
 export const IGNORED_FIELD_PREFIX = '$'
@@ -188,6 +194,43 @@ function Millimetres(reason: string, minimum: { minimum: number } | { exclusiveM
   })
 }
 
+/** Production or transit days: a whole number from 0 to MAX_PROMISE_DAYS. */
+function Days(description?: string) {
+  return Type.Integer({
+    minimum: 0,
+    errorMessage: 'must be an integer of at least 0',
+    allOf: [{ maximum: MAX_PROMISE_DAYS, errorMessage: `must be at most ${MAX_PROMISE_DAYS}` }],
+    description,
+  })
+}
+
+const LabCalendar = Fields(
+  {
+    timeZone: Text('IANA time zone of the lab, e.g. "Europe/London".'),
+    workingDays: Type.Array(OneOf(WEEKDAYS), {
+      minItems: 1,
+      uniqueItems: true,
+      description: 'The weekdays the lab produces and dispatches on: "Mon" ... "Sun".',
+    }),
+    holidays: Type.Optional(
+      List(Matching(DATE_PATTERN, 'must be a date like "2026-12-25"'), {
+        nonEmpty: false,
+        description: 'Dates (lab time) the lab does not work although they fall on a working day.',
+      }),
+    ),
+    cutOffTime: Matching(
+      CUT_OFF_TIME_PATTERN,
+      'must be a time like "14:00" (24-hour HH:MM)',
+      'Lab time: work received before it starts that working day, at or after it the next working day.',
+    ),
+    productionDays: Fields({
+      default: Days('Working days from the start of production to dispatch.'),
+      categories: Type.Optional(MapOf(Days(), { description: 'Product category -> production days.' })),
+    }),
+  },
+  'When the lab works and how long it takes; omitted: its shipments carry no delivery estimate.',
+)
+
 const LabProduct = Fields({
   sku: Text('A product SKU (any letter case).'),
   attributes: Type.Optional(
@@ -217,6 +260,7 @@ const LabProduct = Fields({
       'Required for, and only allowed on, products with a spine print area: the paper of the book.',
     ),
   ),
+  productionDays: Type.Optional(Days("Overrides the lab calendar's production days for this product.")),
 })
 
 const ShippingRate = Fields({
@@ -229,6 +273,12 @@ const ShippingRate = Fields({
     nonEmpty: true,
     description: 'Shipping class -> cost; must price every class of the products this lab makes.',
   }),
+  transitDays: Type.Optional(
+    Fields(
+      { min: Days(), max: Days() },
+      'Working days at the destination (Monday to Friday) from the day after dispatch to delivery.',
+    ),
+  ),
 })
 
 const Lab = Fields({
@@ -239,6 +289,7 @@ const Lab = Fields({
   defaultPrintFileFormat: OneOf(PRINT_FILE_FORMATS),
   products: List(LabProduct, { nonEmpty: true }),
   shippingRates: List(ShippingRate, { nonEmpty: true }),
+  calendar: Type.Optional(LabCalendar),
 })
 
 export const CatalogueSchema = Fields(

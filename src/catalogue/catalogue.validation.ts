@@ -11,6 +11,7 @@ import { Ajv, type ErrorObject } from 'ajv'
 import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from '../domain/catalogue.ts'
 import type {
   CatalogueFile,
+  LabCalendarEntry,
   LabEntry,
   LabProductEntry,
   PixelSizeEntry,
@@ -29,6 +30,7 @@ import {
   RATE_PATTERN,
 } from '../domain/catalogue-money.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
+import { isIsoDate, isKnownTimeZone } from '../domain/delivery-promise.ts'
 import {
   CANVAS_EDGE_COLOURS,
   colourAttributeOf,
@@ -709,6 +711,7 @@ class References {
     }
     const products = this.#checkLabProducts(value.products, join(path, 'products'))
     const shippingRates = this.#checkShippingRates(value, path, products)
+    const calendar = this.#checkCalendar(value, path, products)
     if (this.#under(path)) return undefined
     const lab = value as unknown as LabEntry
     return {
@@ -719,6 +722,65 @@ class References {
       defaultPrintFileFormat: lab.defaultPrintFileFormat,
       products,
       shippingRates,
+      ...(calendar ? { calendar } : {}),
+    }
+  }
+
+  /**
+   * A lab's calendar (delivery estimates, domain/delivery-promise.ts): a time zone the runtime knows, real holiday
+   * dates, production-day categories that some product of the lab has; and no production days on a lab product
+   * of a lab without a calendar.
+   */
+  #checkCalendar(lab: JsonObject, labPath: string, products: readonly LabProductEntry[]): LabCalendarEntry | undefined {
+    const path = join(labPath, 'calendar')
+    const value = lab.calendar
+    if (!isJsonObject(value)) {
+      itemsOf(lab.products).forEach((item, index) => {
+        if (isJsonObject(item) && item.productionDays !== undefined) {
+          this.#add(join(join(join(labPath, 'products'), index), 'productionDays'), 'needs the lab to have a calendar')
+        }
+      })
+      return undefined
+    }
+    const timeZone = textOf(value.timeZone)
+    if (timeZone !== undefined && !this.#under(join(path, 'timeZone')) && !isKnownTimeZone(timeZone)) {
+      this.#add(join(path, 'timeZone'), `unknown time zone ${describe(timeZone)} (an IANA name like "Europe/London")`)
+    }
+    itemsOf(value.holidays).forEach((holiday, index) => {
+      const holidayPath = join(join(path, 'holidays'), index)
+      if (typeof holiday === 'string' && !this.#under(holidayPath) && !isIsoDate(holiday)) {
+        this.#add(holidayPath, `${describe(holiday)} is not a calendar date`)
+      }
+    })
+    const categoriesMade = new Set(
+      products.map((entry) => this.#products.get(entry.sku.toLowerCase())?.entry.category).filter(Boolean),
+    )
+    const productionDays = isJsonObject(value.productionDays) ? value.productionDays : {}
+    for (const [category] of entriesOf(productionDays.categories)) {
+      if (category.startsWith(IGNORED_FIELD_PREFIX) || categoriesMade.has(category)) continue
+      this.#add(
+        join(join(join(path, 'productionDays'), 'categories'), category),
+        `no product of this lab is in category ${describe(category)} (categories: ${[...categoriesMade].join(', ')})`,
+      )
+    }
+    if (this.#under(path)) return undefined
+    const calendar = value as unknown as LabCalendarEntry
+    const categories = calendar.productionDays.categories
+    return {
+      timeZone: calendar.timeZone,
+      workingDays: [...calendar.workingDays],
+      ...(calendar.holidays ? { holidays: [...calendar.holidays] } : {}),
+      cutOffTime: calendar.cutOffTime,
+      productionDays: {
+        default: calendar.productionDays.default,
+        ...(categories
+          ? {
+              categories: Object.fromEntries(
+                entriesOf(categories).filter(([name]) => !name.startsWith(IGNORED_FIELD_PREFIX)),
+              ) as Record<string, number>,
+            }
+          : {}),
+      },
     }
   }
 
@@ -797,6 +859,7 @@ class References {
       if (restriction) canonical.attributes = restriction
       if (entry.perAdditionalPageCost !== undefined) canonical.perAdditionalPageCost = entry.perAdditionalPageCost
       if (entry.printFileFormat !== undefined) canonical.printFileFormat = entry.printFileFormat
+      if (entry.productionDays !== undefined) canonical.productionDays = entry.productionDays
       if (entry.spine !== undefined) {
         const { paper, coverAllowanceMm, pageThicknessMm } = entry.spine
         canonical.spine = { paper, coverAllowanceMm, pageThicknessMm }
@@ -894,6 +957,19 @@ class References {
           return
         }
       }
+      const transit = isJsonObject(item.transitDays) ? item.transitDays : undefined
+      if (
+        transit &&
+        typeof transit.min === 'number' &&
+        typeof transit.max === 'number' &&
+        transit.min > transit.max &&
+        !this.#under(join(ratePath, 'transitDays'))
+      ) {
+        this.#add(
+          join(join(ratePath, 'transitDays'), 'min'),
+          `must be at most max (${transit.max}) on the ${describe(item.method)} rate to zone ${describe(zone)}`,
+        )
+      }
       if (this.#under(ratePath)) return
       const rate = item as unknown as ShippingRateEntry
       rates.push({
@@ -908,6 +984,7 @@ class References {
             return [shippingClass, { perShipment, perAdditionalItem }]
           }),
         ),
+        ...(rate.transitDays ? { transitDays: { min: rate.transitDays.min, max: rate.transitDays.max } } : {}),
       })
     })
     return rates

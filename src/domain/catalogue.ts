@@ -3,23 +3,29 @@
 // product details (GET /v4.0/products/{sku} is a hot path), each variant's labs and `shipsTo`, the zone of
 // every country, and each lab's rates by destination zone.
 
-import type {
-  CatalogueFile,
-  CatalogueMoney,
-  Lab,
-  LabOffer,
-  PixelSize,
-  PrintArea,
-  Product,
-  ProductDetails,
-  ShippingCost,
-  ShippingRate,
-  SpinePaper,
-  SpinePaperEntry,
-  TaxRate,
-  Variant,
-  VariantEntry,
-  Zone,
+import {
+  type CatalogueFile,
+  type CatalogueMoney,
+  type Lab,
+  type LabCalendar,
+  type LabCalendarEntry,
+  type LabEntry,
+  type LabOffer,
+  type LabProductEntry,
+  type PixelSize,
+  type PrintArea,
+  type Product,
+  type ProductDetails,
+  type ProductEntry,
+  type ShippingCost,
+  type ShippingRate,
+  type SpinePaper,
+  type SpinePaperEntry,
+  type TaxRate,
+  type Variant,
+  type VariantEntry,
+  WEEKDAYS,
+  type Zone,
 } from './catalogue.types.ts'
 import {
   convertMinorUnits,
@@ -432,6 +438,7 @@ export class Catalogue {
         service: rateEntry.service,
         tracked: rateEntry.tracked,
         costs,
+        transitDays: rateEntry.transitDays ? { min: rateEntry.transitDays.min, max: rateEntry.transitDays.max } : null,
       })
       const byMethod = byZone.get(rate.zone) ?? new Map<ShippingMethod, ShippingRate>()
       byMethod.set(rate.method, rate)
@@ -445,6 +452,7 @@ export class Catalogue {
       currency: entry.currency,
       defaultPrintFileFormat: entry.defaultPrintFileFormat,
       shippingRates,
+      calendar: entry.calendar ? labCalendar(entry.calendar) : null,
     })
     this.#labsByCode.set(lab.code.toLowerCase(), lab)
     this.#ratesByLab.set(lab.code.toLowerCase(), byZone)
@@ -539,6 +547,11 @@ export class Catalogue {
           made.perAdditionalPageCost === undefined ? null : money(made.perAdditionalPageCost, lab.currency),
         printFileFormat: made.printFileFormat ?? lab.defaultPrintFileFormat,
         spine: made.spine ? spinePaper(made.spine) : null,
+        productionDays: productionDaysOf(
+          labEntry,
+          made,
+          file.products.find((product) => product.sku === sku),
+        ),
       })
     }
     return offers.sort((a, b) => (a.lab.code < b.lab.code ? -1 : a.lab.code > b.lab.code ? 1 : 0))
@@ -582,6 +595,31 @@ export class Catalogue {
       })),
     })
   }
+}
+
+/** A validated `calendar` entry as delivery estimates read it (domain/delivery-promise.ts). */
+function labCalendar(entry: LabCalendarEntry): LabCalendar {
+  const [hours, minutes] = entry.cutOffTime.split(':').map(Number)
+  return {
+    timeZone: entry.timeZone,
+    workingDays: new Set(entry.workingDays.map((day) => WEEKDAYS.indexOf(day) + 1)),
+    holidays: new Set(entry.holidays ?? []),
+    cutOffMinutes: (hours ?? 0) * 60 + (minutes ?? 0),
+  }
+}
+
+/**
+ * The production days of a lab's product: its own figure, else the calendar's for the product's category, else
+ * the calendar's default; null for a lab without a calendar.
+ */
+function productionDaysOf(lab: LabEntry, made: LabProductEntry, product: ProductEntry | undefined): number | null {
+  const calendar = lab.calendar
+  if (!calendar) return null
+  if (made.productionDays !== undefined) return made.productionDays
+  const categories = calendar.productionDays.categories ?? {}
+  const category = product?.category
+  if (category !== undefined && Object.hasOwn(categories, category)) return categories[category] ?? null
+  return calendar.productionDays.default
 }
 
 /** A validated `spine` entry in micrometres (the validator has checked every figure converts exactly). */

@@ -124,6 +124,39 @@ export interface LabEntry {
   defaultPrintFileFormat: PrintFileFormat
   products: LabProductEntry[]
   shippingRates: ShippingRateEntry[]
+  /**
+   * When the lab works and how long it takes: what delivery estimates are computed from (docs/catalogue.md#labs,
+   * domain/delivery-promise.ts). Omitted: shipments from this lab carry no estimate, and an order or quote with a
+   * `deliverBy` date cannot use the lab.
+   */
+  calendar?: LabCalendarEntry
+}
+
+/** Days of the week as the catalogue spells them, Monday first (ISO 8601 order). */
+export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const
+export type Weekday = (typeof WEEKDAYS)[number]
+
+export interface LabCalendarEntry {
+  /** IANA time zone of the lab ("Europe/London"): its cut-off, working days and holidays are in this zone. */
+  timeZone: string
+  /** The days the lab produces and dispatches, e.g. ["Mon", "Tue", "Wed", "Thu", "Fri"]. */
+  workingDays: Weekday[]
+  /** Dates ("2026-12-25") the lab does not work although they fall on a working day. */
+  holidays?: string[]
+  /** "HH:MM", lab time: work received before it starts that working day, at or after it the next one. */
+  cutOffTime: string
+  /** Working days from the start of production to dispatch: the lab's default, and per product category. */
+  productionDays: { default: number; categories?: Record<string, number> }
+}
+
+/**
+ * Transit time of a shipping rate in working days at the destination (Monday to Friday; public holidays of the
+ * destination are not counted out), from the day after dispatch: `min` the fastest usual delivery, `max` the
+ * latest the promise allows.
+ */
+export interface TransitDaysEntry {
+  min: number
+  max: number
 }
 
 export interface LabProductEntry {
@@ -141,6 +174,8 @@ export interface LabProductEntry {
    * with, from which the spine width follows (POST /v4.0/products/spine, domain/spine.ts).
    */
   spine?: SpinePaperEntry
+  /** Overrides the lab calendar's production days (default and category) for this product; needs a calendar. */
+  productionDays?: number
 }
 
 /** A lab's book paper: spine width = coverAllowanceMm + pages x pageThicknessMm. Millimetres, up to 3 decimals. */
@@ -161,6 +196,8 @@ export interface ShippingRateEntry {
   tracked: boolean
   /** Shipping class -> cost; must price every class of the products this lab makes. */
   costs: Record<string, ShippingCostEntry>
+  /** Omitted: shipments by this rate carry no delivery estimate. */
+  transitDays?: TransitDaysEntry
 }
 
 export interface ShippingCostEntry {
@@ -245,6 +282,11 @@ export interface LabOffer {
   readonly printFileFormat: PrintFileFormat
   /** Books with a spine: the lab's paper (see SpinePaper); null for every other product. */
   readonly spine: SpinePaper | null
+  /**
+   * Working days this lab needs to make the product before dispatch: the lab product's own figure, else its
+   * calendar's figure for the product's category, else the calendar's default; null when the lab has no calendar.
+   */
+  readonly productionDays: number | null
 }
 
 /** `SpinePaperEntry` in whole micrometres, so widths are exact integers until they go on the wire. */
@@ -261,6 +303,25 @@ export interface Lab {
   readonly currency: string
   readonly defaultPrintFileFormat: PrintFileFormat
   readonly shippingRates: readonly ShippingRate[]
+  /** Null when the catalogue gives the lab none: its shipments then carry no delivery estimate. */
+  readonly calendar: LabCalendar | null
+}
+
+/** `LabCalendarEntry` loaded: what domain/delivery-promise.ts computes dates from. */
+export interface LabCalendar {
+  readonly timeZone: string
+  /** ISO weekday numbers, 1 = Monday ... 7 = Sunday. */
+  readonly workingDays: ReadonlySet<number>
+  /** "YYYY-MM-DD" dates. */
+  readonly holidays: ReadonlySet<string>
+  /** Minutes after local midnight: "14:30" = 870. */
+  readonly cutOffMinutes: number
+}
+
+/** Working days at the destination, Monday to Friday, counted from the day after dispatch. */
+export interface TransitDays {
+  readonly min: number
+  readonly max: number
 }
 
 export interface ShippingCost {
@@ -277,6 +338,8 @@ export interface ShippingRate {
   readonly tracked: boolean
   /** Shipping class -> cost, in the lab's currency. */
   readonly costs: Readonly<Record<string, ShippingCost>>
+  /** Null when the catalogue gives the rate none: its shipments then carry no delivery estimate. */
+  readonly transitDays: TransitDays | null
 }
 
 export interface Zone {
