@@ -12,6 +12,7 @@
 import type { ExclusionByHistory } from './allocation.ts'
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
+import type { DeliveryEstimate } from './delivery-promise.ts'
 import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
@@ -111,6 +112,11 @@ export interface PipelineShipment {
    * does not reach a shipment already with its lab.
    */
   submitted?: { recipient: Recipient; shippingMethod: string }
+  /**
+   * The delivery promise made when the shipment was allocated (domain/delivery-promise.ts): the shipment's own
+   * estimate moves with the real dispatch date, this stays, so a delivery after its `to` is known to be late.
+   */
+  promise?: DeliveryEstimate
 }
 
 export type PipelinePhase =

@@ -1,5 +1,6 @@
 // The order as the API shows it, and the pure rules that build a new one. The same document is stored in
 // orders.document and returned by GET, so what a merchant sees is exactly what the service holds.
+import type { DeliveryWindow } from './delivery-promise.ts'
 import type { WireMoney } from './money.ts'
 import type { ShippingMethod, SizingMode } from './shipping-methods.ts'
 
@@ -13,6 +14,23 @@ export const ASSET_STATUSES = ['InProgress', 'Complete', 'Error'] as const
 export type AssetStatus = (typeof ASSET_STATUSES)[number]
 export const SHIPMENT_STATUSES = ['Processing', 'Shipped', 'Cancelled'] as const
 export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number]
+/**
+ * Where a dispatched parcel is, as its carrier reports it (docs/api.md#delivery-tracking). A status only moves
+ * forward (DELIVERY_STATUS_RANK): a late report of an earlier status is kept in `trackingEvents` only.
+ */
+export const DELIVERY_STATUSES = ['InTransit', 'OutForDelivery', 'DeliveryFailed', 'Delivered', 'Returned'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+/** A carrier scan of a shipment, as its lab reported it. */
+export interface TrackingEvent {
+  /** When the carrier recorded it (ISO 8601 instant). */
+  time: string
+  status: DeliveryStatus
+  description: string
+  /** Where, when the carrier says ("Leipzig hub"). */
+  location?: string
+}
+
 export const PACKING_SLIP_STATUSES = ['NotYetDownloaded', 'Success', 'Error'] as const
 export type PackingSlipStatus = (typeof PACKING_SLIP_STATUSES)[number]
 export const CHARGE_TYPES = ['Item', 'Shipping', 'Refund', 'Other'] as const
@@ -100,6 +118,18 @@ export interface Shipment {
   items: { itemId: string }[]
   status: ShipmentStatus
   cancelled: boolean
+  // printroute's own, appended after the specification's keys (docs/api.md#delivery-estimates): absent until known.
+  /** The date the lab is expected to dispatch (from the allocation's plan; after dispatch, the real date). */
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
+  /** Absent until the lab reports the first carrier scan after dispatch. */
+  deliveryStatus?: DeliveryStatus
+  /** Oldest first; absent until the first scan. */
+  trackingEvents?: TrackingEvent[]
+  /** The time of the `Delivered` scan. */
+  deliveredAt?: string
+  /** With `deliveredAt`: whether it came after the promised `estimatedDelivery.to` (or the order's `deliverBy`). */
+  deliveredLate?: boolean
 }
 
 export interface ChargeItem {
@@ -142,6 +172,16 @@ export interface OrderDocument {
   metadata: Record<string, unknown> | null
   /** The quote whose prices the order is charged (docs/api.md#price-locked-quotes); absent without one. */
   quoteId?: string
+  // printroute's own delivery promise and outcome (docs/api.md#delivery-estimates), appended after every other key.
+  /** The date the merchant asked every shipment to arrive by ("YYYY-MM-DD"); absent when not given. */
+  deliverBy?: string
+  /** The latest of the shipments' estimates; absent until the order is allocated. */
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
+  /** When every shipment has been delivered: the last one's `deliveredAt`. */
+  deliveredAt?: string
+  /** With `deliveredAt`: whether any shipment was delivered late. */
+  deliveredLate?: boolean
 }
 
 /** A create-order request after validation against the schema and the catalogue, in canonical spelling. */
@@ -156,6 +196,8 @@ export interface NewOrder {
   metadata: Record<string, unknown> | null
   /** Canonical `quo_N`; absent or null without a quote. */
   quoteId?: string | null
+  /** "YYYY-MM-DD"; absent or null without a date. */
+  deliverBy?: string | null
   items: {
     merchantReference: string | null
     sku: string
@@ -246,6 +288,7 @@ export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Da
     metadata: order.metadata,
     // Only orders created with a quote carry the key, so every other order reads exactly as before.
     ...(order.quoteId ? { quoteId: order.quoteId } : {}),
+    ...(order.deliverBy ? { deliverBy: order.deliverBy } : {}),
   }
 }
 

@@ -4,6 +4,7 @@ import {
   ASSET_STATUSES,
   BRANDING_KEYS,
   CHARGE_TYPES,
+  DELIVERY_STATUSES,
   DETAIL_STATES,
   ITEM_STATUSES,
   PACKING_SLIP_STATUSES,
@@ -180,6 +181,14 @@ export const CreateOrderRequestSchema = named(
         ),
       ),
       metadata: Type.Optional(Nullable(MetadataSchema)),
+      deliverBy: Type.Optional(
+        Nullable(
+          IsoDate(
+            "printroute's own: every shipment must arrive by this date; the cheapest plan that does is chosen, " +
+              'and an order no plan can deliver in time is refused (DeliveryDateUnreachable).',
+          ),
+        ),
+      ),
       quoteId: Type.Optional(
         NullableString({
           maxLength: 40,
@@ -285,6 +294,34 @@ const FulfillmentLocationSchema = named(
   Type.Object({ countryCode: Type.String(), labCode: Type.String() }),
 )
 
+/** A civil date, "YYYY-MM-DD" (a real calendar date is checked by the service). */
+export function IsoDate(description: string) {
+  return Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date', description })
+}
+
+export const DeliveryWindowSchema = named(
+  'DeliveryWindow',
+  Type.Object(
+    {
+      from: IsoDate('The earliest usual delivery date.'),
+      to: IsoDate('The latest date of the promise.'),
+    },
+    { description: "printroute's own: when the parcel is expected (docs/api.md#delivery-estimates)." },
+  ),
+)
+
+const DeliveryStatusSchema = named('DeliveryStatus', StringEnum(DELIVERY_STATUSES))
+
+const TrackingEventSchema = named(
+  'TrackingEvent',
+  Type.Object({
+    time: Type.String({ format: 'date-time' }),
+    status: DeliveryStatusSchema,
+    description: Type.String(),
+    location: Type.Optional(Type.String()),
+  }),
+)
+
 const ShipmentSchema = named(
   'Shipment',
   Type.Object({
@@ -296,6 +333,20 @@ const ShipmentSchema = named(
     items: Type.Array(Type.Object({ itemId: Type.String() })),
     status: named('ShipmentStatus', StringEnum(SHIPMENT_STATUSES)),
     cancelled: Type.Boolean(),
+    estimatedDispatchDate: Type.Optional(
+      IsoDate("printroute's own: when the lab is expected to dispatch; after dispatch, the real date."),
+    ),
+    estimatedDelivery: Type.Optional(DeliveryWindowSchema),
+    deliveryStatus: Type.Optional(DeliveryStatusSchema),
+    trackingEvents: Type.Optional(
+      Type.Array(TrackingEventSchema, { description: "printroute's own: the carrier's scans, oldest first." }),
+    ),
+    deliveredAt: Type.Optional(
+      Type.String({ format: 'date-time', description: "printroute's own: the time of the Delivered scan." }),
+    ),
+    deliveredLate: Type.Optional(
+      Type.Boolean({ description: "printroute's own: delivered after the promised estimatedDelivery.to." }),
+    ),
   }),
 )
 
@@ -354,6 +405,17 @@ export const OrderSchema = named(
     metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
     quoteId: Type.Optional(
       Type.String({ description: 'The quote whose prices the order is charged; present only on such orders.' }),
+    ),
+    deliverBy: Type.Optional(IsoDate("printroute's own: the date every shipment must arrive by, when given.")),
+    estimatedDispatchDate: Type.Optional(
+      IsoDate("printroute's own: the latest estimated dispatch date of the shipments; absent until allocated."),
+    ),
+    estimatedDelivery: Type.Optional(DeliveryWindowSchema),
+    deliveredAt: Type.Optional(
+      Type.String({ format: 'date-time', description: "printroute's own: when the last shipment was delivered." }),
+    ),
+    deliveredLate: Type.Optional(
+      Type.Boolean({ description: "printroute's own: whether any shipment was delivered after its promise." }),
     ),
   }),
 )

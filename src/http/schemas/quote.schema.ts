@@ -17,6 +17,8 @@ import {
 import {
   AssetPageCountSchema,
   AssetPrintAreaSchema,
+  DeliveryWindowSchema,
+  IsoDate,
   ItemAttributesSchema,
   ItemSkuSchema,
   ORDER_LIMITS,
@@ -68,6 +70,14 @@ export const CreateQuoteRequestSchema = named(
         }),
       ),
       items: Type.Array(QuoteItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
+      deliverBy: Type.Optional(
+        Nullable(
+          IsoDate(
+            "printroute's own: quote the cheapest plan whose every shipment arrives by this date; when none can, " +
+              'the quote carries a DeliveryDateUnreachable issue with the earliest date any plan reaches.',
+          ),
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -97,6 +107,8 @@ const QuoteSchema = named(
         cost: MoneySchema,
         tax: MoneySchema,
         items: Type.Array(QuoteItemId),
+        estimatedDispatchDate: Type.Optional(IsoDate("printroute's own: when the lab is expected to dispatch.")),
+        estimatedDelivery: Type.Optional(DeliveryWindowSchema),
       }),
     ),
     items: Type.Array(
@@ -119,6 +131,10 @@ const QuoteSchema = named(
         "printroute's own: whether an order can use this quote. Only a quote in the account's billing currency " +
         '(in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote.',
     }),
+    estimatedDispatchDate: Type.Optional(
+      IsoDate("printroute's own: the latest of the shipments' estimated dispatch dates."),
+    ),
+    estimatedDelivery: Type.Optional(DeliveryWindowSchema),
   }),
 )
 
@@ -127,7 +143,20 @@ export const QuoteResponseSchema = named(
   Type.Object({
     outcome: Outcome('QuoteOutcome', ['Created', 'CreatedWithIssues'] as const),
     quotes: Type.Array(QuoteSchema),
-    issues: Type.Array(named('QuoteIssue', Type.Object({ errorCode: Type.String(), description: Type.String() }))),
+    issues: Type.Array(
+      named(
+        'QuoteIssue',
+        Type.Object({
+          errorCode: Type.String(),
+          description: Type.String(),
+          earliestDeliveryDate: Type.Optional(
+            IsoDate(
+              "printroute's own, on DeliveryDateUnreachable: the earliest date any plan of the method delivers by.",
+            ),
+          ),
+        }),
+      ),
+    ),
     traceParent: TraceParent,
     warnings: Type.Optional(Type.Array(QuoteWarningSchema, { description: 'Only when an asset carries a url.' })),
   }),
