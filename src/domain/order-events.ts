@@ -4,7 +4,7 @@
 //
 // Types (docs/wire-contract.md#orders-and-the-pause-window; specification, "Events"): a reverse-DNS prefix with the
 // configurable vendor, the object (order), the path of the changed nested object, `#` and the new value.
-import type { OrderDocument, Recipient, Stage } from './order.ts'
+import type { DeliveryStatus, OrderDocument, Recipient, Stage } from './order.ts'
 import { ISSUE_CODES } from './order-pipeline.ts'
 
 /** The vendor in `com.<vendor>.order...` when none is configured. */
@@ -16,6 +16,10 @@ export const EVENT_VENDOR_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i
 export type OrderEventKind =
   | { kind: 'stageChanged'; stage: Stage }
   | { kind: 'shipmentShipped'; shipmentId: string }
+  /** A shipment's `deliveryStatus` became one of the statuses that have a callback. */
+  | { kind: 'shipmentDelivery'; shipmentId: string; status: CallbackDeliveryStatus }
+  /** Every shipment of the order has been delivered (`deliveredAt` set on the order). */
+  | { kind: 'orderDelivered' }
   | { kind: 'downloadAssetsComplete' }
   | { kind: 'shippingComplete' }
   | { kind: 'paymentAuthorised' }
@@ -27,6 +31,10 @@ export function eventType(vendor: string, event: OrderEventKind): string {
       return `${prefix}.status.stage.changed#${event.stage}`
     case 'shipmentShipped':
       return `${prefix}.shipments.shipment#Shipped`
+    case 'shipmentDelivery':
+      return `${prefix}.shipments.shipment#${event.status}`
+    case 'orderDelivered':
+      return `${prefix}.status.delivery#Delivered`
     case 'downloadAssetsComplete':
       return `${prefix}.status.details.downloadAssets#Complete`
     case 'shippingComplete':
@@ -34,6 +42,17 @@ export function eventType(vendor: string, event: OrderEventKind): string {
     case 'paymentAuthorised':
       return `${prefix}.status.issues.paymentAuthorisation#Authorised`
   }
+}
+
+/**
+ * Delivery statuses a callback is sent for. OutForDelivery only shows on the order: it comes and goes within hours
+ * of Delivered, and a receiver learns nothing from it that the next event does not say.
+ */
+export const CALLBACK_DELIVERY_STATUSES = ['InTransit', 'DeliveryFailed', 'Delivered', 'Returned'] as const
+export type CallbackDeliveryStatus = (typeof CALLBACK_DELIVERY_STATUSES)[number]
+
+function hasDeliveryCallback(status: DeliveryStatus | undefined): status is CallbackDeliveryStatus {
+  return (CALLBACK_DELIVERY_STATUSES as readonly (DeliveryStatus | undefined)[]).includes(status)
 }
 
 export interface OrderChangeFacts {
@@ -77,6 +96,15 @@ export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
     events.push({ kind: 'shippingComplete' })
   }
   if (after.status.stage !== before.status.stage) events.push({ kind: 'stageChanged', stage: after.status.stage })
+  // After the parcel left: each shipment's delivery status, then the whole order delivered.
+  const statusBefore = new Map(before.shipments.map((shipment) => [shipment.id, shipment.deliveryStatus]))
+  for (const shipment of after.shipments) {
+    const status = shipment.deliveryStatus
+    if (status !== statusBefore.get(shipment.id) && hasDeliveryCallback(status)) {
+      events.push({ kind: 'shipmentDelivery', shipmentId: shipment.id, status })
+    }
+  }
+  if (after.deliveredAt !== undefined && before.deliveredAt === undefined) events.push({ kind: 'orderDelivered' })
   return events
 }
 

@@ -13,9 +13,10 @@ import type { ExclusionByHistory } from './allocation.ts'
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
+import { applyTrackingEvents } from './delivery-tracking.ts'
 import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
-import type { DetailState, Issue, Item, OrderDocument, Recipient } from './order.ts'
+import type { DetailState, Issue, Item, OrderDocument, Recipient, TrackingEvent } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
 import type { RoutingRound } from './routing.ts'
 import type { SandboxScenario } from './sandbox-scenarios.ts'
@@ -573,6 +574,8 @@ export type LabReport =
       dispatchDate: Date
     }
   | { kind: 'rejected'; reason: string; unavailableItemIds: string[] }
+  /** Carrier scans of a shipped shipment (domain/delivery-tracking.ts). */
+  | { kind: 'tracking'; events: TrackingEvent[] }
 
 const PROGRESS: Record<ShipmentState, number> = {
   allocated: 0,
@@ -595,6 +598,14 @@ export function recordLabReport(
   const shipment = pipeline.shipments[shipmentId]
   const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId)
   if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
+  if (report.kind === 'tracking') {
+    // Only a parcel that has left the lab has a carrier; the lab API refuses the others with a reason.
+    if (shipment.state !== 'shipped' || !applyTrackingEvents(order, onOrder, report.events, shipment.promise)) {
+      return NOTHING
+    }
+    touch(order, now)
+    return { changed: true, jobs: [] }
+  }
   if (shipment.state === 'shipped' || shipment.state === 'rejected' || shipment.state === 'cancelled') return NOTHING
   switch (report.kind) {
     case 'acknowledged':

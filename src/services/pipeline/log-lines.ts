@@ -206,6 +206,7 @@ const REPORT_WORDS: Record<LabReport['kind'], string> = {
   inProduction: 'in production',
   shipped: 'shipped',
   rejected: 'rejected',
+  tracking: 'tracked',
 }
 
 /** A lab's report on a shipment, with the tracking of a shipped one and the reason of a rejected one. */
@@ -222,6 +223,10 @@ export function labReportLine(order: PipelineOrder, shipmentId: string, report: 
     fields.reason = report.reason
     fields.unavailableItemIds = report.unavailableItemIds
     message += `: ${report.reason}`
+  } else if (report.kind === 'tracking') {
+    fields.deliveryStatus = onOrder?.deliveryStatus ?? null
+    fields.trackingEvents = report.events.length
+    message += `: ${report.events.length} carrier scan(s), delivery status ${onOrder?.deliveryStatus ?? 'none'}`
   }
   return { level: 'info', fields, message }
 }
