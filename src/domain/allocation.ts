@@ -13,6 +13,18 @@
 //
 // Orders of up to EXACT_ALLOCATION_MAX_ITEMS items get the proven optimum (a dynamic programme over labs and subsets
 // of items); larger ones a deterministic local search. docs/allocation.md explains both, with measured times.
+//
+// The delivery promise (docs/allocation.md#delivery-dates): with a promise context every planned shipment carries
+// its estimate (domain/delivery-promise.ts), and a `deliverBy` date keeps out every (item, lab) pair whose own
+// estimate is unknown (NoDeliveryEstimate) or arrives after the date (TooLate). That is exactly the set of plans
+// that meet the date: a shipment's estimate is `estimateDelivery` of its lab's calendar and rate with the largest
+// production days of its items, and the estimate grows with the production days, so a shipment's dates are the
+// latest of its items' own dates from that lab, and a shipment arrives by the date if and only if each of its items
+// would on its own. Every plan built from the remaining pairs therefore meets the date, every plan that meets it is
+// built from them, and the search's cheapest plan over them is the cheapest plan that meets the date. When no plan
+// can (some item has no pair left), the cheapest plan without the date is returned, saying so, with the earliest
+// date any plan reaches: the latest over the items of each item's earliest `to` (each item can take its own
+// earliest lab, and a shipment is as late as its latest item).
 
 import type { Catalogue } from './catalogue.ts'
 import type {
@@ -24,6 +36,7 @@ import type {
   ShippingRate,
   Variant,
 } from './catalogue.types.ts'
+import { type DeliveryEstimate, estimateDelivery } from './delivery-promise.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /**
@@ -56,10 +69,25 @@ export interface AllocationRequest {
    * excluded without a reason here counts as `Rejected`.
    */
   exclusionReasons?: Readonly<Record<string, Readonly<Record<string, ExclusionByRequest>>>>
+  /** When the work reaches the labs, and the date it must arrive by: every shipment then carries its estimate. */
+  promise?: DeliveryPromiseContext
+}
+
+/** What delivery estimates are computed from (domain/delivery-promise.ts). */
+export interface DeliveryPromiseContext {
+  /** The moment the labs are taken to receive the work. */
+  received: Date
+  /** "YYYY-MM-DD": use only labs whose estimate for an item arrives by this date, when some plan can. */
+  deliverBy?: string
 }
 
 /** Why a lab was not a candidate for an item (docs/allocation.md#explanation). */
-export type LabExclusionReason = 'DoesNotMakeProduct' | 'DoesNotShipThere' | ExclusionByRequest
+export type LabExclusionReason = 'DoesNotMakeProduct' | 'DoesNotShipThere' | ExclusionByRequest | ExclusionByPromise
+/**
+ * Why a `deliverBy` date excludes a lab for an item: the catalogue gives no estimate for it (the lab has no calendar
+ * or its rate no transit days), or its estimate arrives after the date.
+ */
+export type ExclusionByPromise = 'NoDeliveryEstimate' | 'TooLate'
 /** Exclusions an order's history causes: a lab refused a shipment of the item, or said it was out of stock. */
 export type ExclusionByHistory = 'Rejected' | 'OutOfStock'
 /**
@@ -76,6 +104,15 @@ export interface ConsideredLab {
   unitCost: CatalogueMoney
   /** `catalogue.shipmentCost` of the item's copies shipped on their own from this lab, in the lab's currency. */
   shippingCost: CatalogueMoney
+  /** With a promise context: the item's estimate from this lab (null when the catalogue gives none). */
+  estimate?: DeliveryEstimate | null
+}
+
+export interface ExcludedLab {
+  labCode: string
+  reason: LabExclusionReason
+  /** On `TooLate`: the estimate that arrives after the date. */
+  estimate?: DeliveryEstimate
 }
 
 export interface ItemExplanation {
@@ -83,7 +120,7 @@ export interface ItemExplanation {
   /** Sorted by lab code. */
   considered: ConsideredLab[]
   /** Every other lab of the catalogue, sorted by lab code, with the first reason that rules it out. */
-  excluded: { labCode: string; reason: LabExclusionReason }[]
+  excluded: ExcludedLab[]
 }
 
 /** How the allocation was reached: the same problem the search solved, seen item by item and lab by lab. */
@@ -119,7 +156,29 @@ export interface PlannedShipment {
   shippingCost: CatalogueMoney
   /** productionCost + shippingCost converted to the catalogue's base currency (rounded once, half-up). */
   costInBaseCurrency: CatalogueMoney
+  /**
+   * With a promise context: the lab's estimate for the shipment (its calendar, its rate's transit days and the
+   * largest production days of its items); null when the catalogue lacks any of them.
+   */
+  estimate?: DeliveryEstimate | null
 }
+
+/** What became of a request's `deliverBy` date. */
+export type DeliverByOutcome =
+  | {
+      date: string
+      /** Every shipment arrives by the date: the plan is the cheapest that does. */
+      met: true
+      /** The cheapest plan without the date (the same shipments when it already met it), for what the date cost. */
+      cheapestWithoutDate: PlannedShipment[]
+    }
+  | {
+      date: string
+      /** No plan arrives by the date: the plan is the cheapest without it. */
+      met: false
+      /** The earliest date any plan reaches; null when some item has no lab with an estimate. */
+      earliestDeliveryDate: string | null
+    }
 
 /** `exact`: the proven minimum; `heuristic`: the local-search result for orders above EXACT_ALLOCATION_MAX_ITEMS. */
 export type AllocationMethod = 'exact' | 'heuristic'
@@ -134,6 +193,8 @@ export type AllocationResult =
       totalCostInBaseCurrency: CatalogueMoney
       /** With `{explain: true}`. */
       explanation?: AllocationExplanation
+      /** When the request had a `deliverBy` date. */
+      deliverBy?: DeliverByOutcome
     }
   | {
       ok: false
@@ -141,6 +202,8 @@ export type AllocationResult =
       unavailableItemIds: string[]
       /** With `{explain: true}`. */
       explanation?: AllocationExplanation
+      /** When the request had a `deliverBy` date: not met, and no earliest date (an item has no lab at all). */
+      deliverBy?: DeliverByOutcome & { met: false }
     }
 
 export interface AllocationOptions {
@@ -161,13 +224,11 @@ export function allocateShipments(
   request: AllocationRequest,
   options: AllocationOptions = {},
 ): AllocationResult {
-  const prepared = prepareProblem(catalogue, request)
-  if (!('problem' in prepared)) return unavailable(catalogue, request, prepared.unavailableItemIds, options)
-  const { problem } = prepared
-  if (problem.items.length <= EXACT_ALLOCATION_MAX_ITEMS) {
-    return buildResult(request, problem, allocateExactly(problem), 'exact', options)
-  }
-  return buildResult(request, problem, allocateByLocalSearch(problem), 'heuristic', options)
+  return allocateWith(catalogue, request, options, (problem) =>
+    problem.items.length <= EXACT_ALLOCATION_MAX_ITEMS
+      ? { search: allocateExactly(problem), method: 'exact' }
+      : { search: allocateByLocalSearch(problem), method: 'heuristic' },
+  )
 }
 
 /**
@@ -179,9 +240,73 @@ export function allocateShipmentsHeuristically(
   request: AllocationRequest,
   options: AllocationOptions = {},
 ): AllocationResult {
-  const prepared = prepareProblem(catalogue, request)
-  if (!('problem' in prepared)) return unavailable(catalogue, request, prepared.unavailableItemIds, options)
-  return buildResult(request, prepared.problem, allocateByLocalSearch(prepared.problem), 'heuristic', options)
+  return allocateWith(catalogue, request, options, (problem) => ({
+    search: allocateByLocalSearch(problem),
+    method: 'heuristic',
+  }))
+}
+
+type Search = (problem: AllocationProblem) => { search: SearchResult; method: AllocationMethod }
+
+/** The allocation by `search`, with the `deliverBy` date applied as the opening comment explains. */
+function allocateWith(
+  catalogue: Catalogue,
+  request: AllocationRequest,
+  options: AllocationOptions,
+  search: Search,
+): AllocationResult {
+  const estimates = request.promise ? new PairEstimates(request.promise.received) : undefined
+  const deliverBy = request.promise?.deliverBy
+  const prepared = prepareProblem(catalogue, request, estimates)
+  if (!('problem' in prepared)) {
+    const failed = unavailable(catalogue, request, prepared.unavailableItemIds, options, estimates)
+    return deliverBy === undefined
+      ? failed
+      : { ...failed, deliverBy: { date: deliverBy, met: false, earliestDeliveryDate: null } }
+  }
+  const solve = (problem: AllocationProblem) => {
+    const { search: found, method } = search(problem)
+    return buildResult(request, problem, found, method, options)
+  }
+  const cheapest = solve(prepared.problem)
+  if (deliverBy === undefined) return cheapest
+  const earliest = prepared.earliestDeliveryDate ?? null
+  if (earliest === null || earliest > deliverBy) {
+    return { ...cheapest, deliverBy: { date: deliverBy, met: false, earliestDeliveryDate: earliest } }
+  }
+  const meeting = prepareProblem(catalogue, request, estimates, deliverBy)
+  if (!('problem' in meeting)) throw new Error('allocation: an item lost every lab that meets the date')
+  const chosen = solve(meeting.problem)
+  return { ...chosen, deliverBy: { date: deliverBy, met: true, cheapestWithoutDate: cheapest.shipments } }
+}
+
+/**
+ * The estimates of one allocation, each computed once: every item a lab makes with the same production days goes
+ * out by the same rate on the same dates.
+ */
+class PairEstimates {
+  readonly #received: Date
+  readonly #known = new Map<string, DeliveryEstimate | null>()
+
+  constructor(received: Date) {
+    this.#received = received
+  }
+
+  of(lab: Lab, productionDays: number | null, rate: ShippingRate): DeliveryEstimate | null {
+    const transit = rate.transitDays
+    const key = `${lab.code}\u0000${productionDays}\u0000${transit?.min}\u0000${transit?.max}`
+    let estimate = this.#known.get(key)
+    if (estimate === undefined) {
+      estimate = estimateDelivery(lab.calendar, productionDays, transit, this.#received)
+      this.#known.set(key, estimate)
+    }
+    return estimate
+  }
+}
+
+/** Whether an estimate arrives by `deliverBy`: an unknown one never does. */
+function arrivesBy(estimate: DeliveryEstimate | null, deliverBy: string): boolean {
+  return estimate !== null && estimate.estimatedDelivery.to <= deliverBy
 }
 
 function unavailable(
@@ -189,9 +314,14 @@ function unavailable(
   request: AllocationRequest,
   unavailableItemIds: string[],
   options: AllocationOptions,
-): AllocationResult {
+  estimates: PairEstimates | undefined,
+): AllocationResult & { ok: false } {
   if (!options.explain) return { ok: false, unavailableItemIds }
-  return { ok: false, unavailableItemIds, explanation: { items: explainItems(catalogue, request), bestUnsplit: null } }
+  return {
+    ok: false,
+    unavailableItemIds,
+    explanation: { items: explainItems(catalogue, request, estimates, undefined), bestUnsplit: null },
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -233,16 +363,30 @@ interface AllocationProblem {
   readonly items: readonly ItemFacts[]
   /** Labs that can serve at least one item, sorted by code: an index into this list is the lab's tie-break rank. */
   readonly labs: readonly LabFacts[]
+  /** With a promise context. */
+  readonly estimates: PairEstimates | undefined
+  /** The `deliverBy` date the problem's pairs meet; undefined when no date was applied. */
+  readonly deliverBy: string | undefined
 }
 
+/**
+ * The items and their candidate labs: those that make the variant and ship it by the method, minus the labs the
+ * request excludes and, with `deliverBy`, those whose estimate for the item does not arrive by then. With
+ * `estimates`, also the earliest date any plan reaches (see the opening comment).
+ */
 function prepareProblem(
   catalogue: Catalogue,
   request: AllocationRequest,
-): { problem: AllocationProblem } | { unavailableItemIds: string[] } {
+  estimates: PairEstimates | undefined,
+  deliverBy?: string,
+): { problem: AllocationProblem; earliestDeliveryDate: string | null | undefined } | { unavailableItemIds: string[] } {
   const items: ItemFacts[] = []
   const optionsByLab = new Map<string, { lab: Lab; rate: ShippingRate; offers: Map<number, LabOffer> }>()
   const unavailableItemIds: string[] = []
   const seenIds = new Set<string>()
+  // The latest over the items of each item's earliest `to`; null once an item has no estimate at all; '' (before
+  // every date) while no item has been seen, so a request without items meets any date.
+  let earliestDeliveryDate: string | null | undefined = estimates ? '' : undefined
   request.items.forEach((item, index) => {
     if (seenIds.has(item.itemId)) throw new RangeError(`allocation: itemId ${JSON.stringify(item.itemId)} repeated`)
     seenIds.add(item.itemId)
@@ -257,18 +401,32 @@ function prepareProblem(
 
     const excluded = excludedLabCodes(request, item.itemId)
     let available = false
+    let earliestOfItem: string | undefined
     for (const { offer, rate } of catalogue.labOptions(
       item.variant,
       request.destinationCountryCode,
       request.shippingMethod,
     )) {
       if (excluded.has(offer.lab.code.toLowerCase())) continue
+      const estimate = estimates?.of(offer.lab, offer.productionDays, rate) ?? null
+      if (deliverBy !== undefined && !arrivesBy(estimate, deliverBy)) continue
+      if (estimate && (earliestOfItem === undefined || estimate.estimatedDelivery.to < earliestOfItem)) {
+        earliestOfItem = estimate.estimatedDelivery.to
+      }
       available = true
       const byLab = optionsByLab.get(offer.lab.code) ?? { lab: offer.lab, rate, offers: new Map<number, LabOffer>() }
       byLab.offers.set(index, offer)
       optionsByLab.set(offer.lab.code, byLab)
     }
     if (!available) unavailableItemIds.push(item.itemId)
+    if (typeof earliestDeliveryDate === 'string') {
+      earliestDeliveryDate =
+        earliestOfItem === undefined
+          ? null
+          : earliestOfItem > earliestDeliveryDate
+            ? earliestOfItem
+            : earliestDeliveryDate
+    }
   })
   if (unavailableItemIds.length > 0) return { unavailableItemIds }
 
@@ -299,7 +457,7 @@ function prepareProblem(
       const baseRateMillionths = catalogue.convertMinorUnits(1_000_000n, catalogue.baseCurrency, lab.currency)
       return { lab, rate, offers: labOffers, unitCosts, lineCosts, largestClassSurcharges, baseRateMillionths }
     })
-  return { problem: { catalogue, items, labs } }
+  return { problem: { catalogue, items, labs, estimates, deliverBy }, earliestDeliveryDate }
 }
 
 function excludedLabCodes(request: AllocationRequest, itemId: string): Set<string> {
@@ -969,19 +1127,17 @@ function buildResult(
   search: SearchResult,
   method: AllocationMethod,
   options: AllocationOptions,
-): AllocationResult {
+): AllocationResult & { ok: true } {
   const { shipments, total } = plannedShipments(problem, search)
-  const result: AllocationResult = {
+  const result: AllocationResult & { ok: true } = {
     ok: true,
     method,
     shipments,
     totalCostInBaseCurrency: { minor: total, currency: problem.catalogue.baseCurrency },
   }
   if (!options.explain) return result
-  return {
-    ...result,
-    explanation: { items: explainItems(problem.catalogue, request), bestUnsplit: bestUnsplitShipment(problem) },
-  }
+  const items = explainItems(problem.catalogue, request, problem.estimates, problem.deliverBy)
+  return { ...result, explanation: { items, bestUnsplit: bestUnsplitShipment(problem) } }
 }
 
 /** The shipments of a search's assignment, priced with the catalogue's own functions. */
@@ -998,16 +1154,21 @@ function plannedShipments(
     let production = 0n
     const items: PlannedShipmentItem[] = []
     const units: { shippingClass: string; copies: number }[] = []
+    // The shipment is made when its slowest item is: the largest production days, unknown if any is.
+    let productionDays: number | null = 0
     for (const index of indexes) {
       const { item, product } = problem.items[index] as ItemFacts
+      const offer = offers[index] as LabOffer
       const unitCost = unitCosts[index] as bigint
       production += unitCost * BigInt(item.copies)
       items.push({
         itemId: item.itemId,
         unitCost: { minor: unitCost, currency: lab.currency },
-        printFileFormat: (offers[index] as LabOffer).printFileFormat,
+        printFileFormat: offer.printFileFormat,
       })
       units.push({ shippingClass: product.shippingClass, copies: item.copies })
+      productionDays =
+        productionDays === null || offer.productionDays === null ? null : Math.max(productionDays, offer.productionDays)
     }
     const shippingCost = catalogue.shipmentCost(rate, units)
     const costInBaseCurrency = catalogue.convertMoney(
@@ -1025,6 +1186,7 @@ function plannedShipments(
       productionCost: { minor: production, currency: lab.currency },
       shippingCost,
       costInBaseCurrency,
+      ...(problem.estimates ? { estimate: problem.estimates.of(lab, productionDays, rate) } : {}),
     })
   })
   // The searches price shipments their own (faster) way; the catalogue's functions above are the reference.
@@ -1036,8 +1198,16 @@ function plannedShipments(
 // The explanation (docs/allocation.md#explanation)
 // ---------------------------------------------------------------------------------------------------------
 
-/** Per item, every lab of the catalogue: a candidate with its costs, or why it is not one. */
-function explainItems(catalogue: Catalogue, request: AllocationRequest): ItemExplanation[] {
+/**
+ * Per item, every lab of the catalogue: a candidate with its costs (and its estimate, with `estimates`), or why it
+ * is not one. With `deliverBy` (the date the problem applied), labs whose estimate misses it are excluded.
+ */
+function explainItems(
+  catalogue: Catalogue,
+  request: AllocationRequest,
+  estimates: PairEstimates | undefined,
+  deliverBy: string | undefined,
+): ItemExplanation[] {
   const labs = [...catalogue.labs].sort((a, b) => compareCodes(a.code, b.code))
   return request.items.map((item): ItemExplanation => {
     const product = catalogue.findProduct(item.variant.sku)
@@ -1060,14 +1230,22 @@ function explainItems(catalogue: Catalogue, request: AllocationRequest): ItemExp
         const reason = (reasons && Object.hasOwn(reasons, lab.code) ? reasons[lab.code] : undefined) ?? 'Rejected'
         explanation.excluded.push({ labCode: lab.code, reason })
       } else {
-        explanation.considered.push({
-          labCode: lab.code,
-          labCountryCode: lab.countryCode,
-          unitCost: catalogue.costPerCopy(product, option.offer, item.pageCount),
-          shippingCost: catalogue.shipmentCost(option.rate, [
-            { shippingClass: product.shippingClass, copies: item.copies },
-          ]),
-        })
+        const estimate = estimates ? estimates.of(lab, option.offer.productionDays, option.rate) : undefined
+        if (deliverBy !== undefined && !estimate) {
+          explanation.excluded.push({ labCode: lab.code, reason: 'NoDeliveryEstimate' })
+        } else if (deliverBy !== undefined && estimate && !arrivesBy(estimate, deliverBy)) {
+          explanation.excluded.push({ labCode: lab.code, reason: 'TooLate', estimate })
+        } else {
+          explanation.considered.push({
+            labCode: lab.code,
+            labCountryCode: lab.countryCode,
+            unitCost: catalogue.costPerCopy(product, option.offer, item.pageCount),
+            shippingCost: catalogue.shipmentCost(option.rate, [
+              { shippingClass: product.shippingClass, copies: item.copies },
+            ]),
+            ...(estimate !== undefined ? { estimate } : {}),
+          })
+        }
       }
     }
     return explanation

@@ -5,6 +5,7 @@
 // explanation shows the catalogue of the moment it was made.
 import type { AllocationResult, LabExclusionReason, PlannedShipment } from './allocation.ts'
 import type { Catalogue } from './catalogue.ts'
+import type { DeliveryEstimate, DeliveryWindow } from './delivery-promise.ts'
 import { toWireMoney, type WireMoney } from './money.ts'
 import { priceAllocation } from './pricing.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
@@ -17,6 +18,17 @@ export interface RoutingLab {
   productionCost: WireMoney
   /** The item's copies shipped on their own from this lab. */
   shippingCost: WireMoney
+  /** The item's delivery estimate from this lab; absent when the catalogue gives none (or the round had none). */
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
+}
+
+export interface RoutingExclusion {
+  labCode: string
+  reason: LabExclusionReason
+  /** On `TooLate`: the estimate that misses the round's `deliverBy`. */
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
 }
 
 export interface RoutingItem {
@@ -24,7 +36,7 @@ export interface RoutingItem {
   /** The lab of the chosen plan; null when no lab can take the item. */
   chosenLabCode: string | null
   labsConsidered: RoutingLab[]
-  labsExcluded: { labCode: string; reason: LabExclusionReason }[]
+  labsExcluded: RoutingExclusion[]
 }
 
 export interface RoutingShipment {
@@ -35,6 +47,9 @@ export interface RoutingShipment {
   shippingCost: WireMoney
   /** itemsCost + shippingCost (before tax). */
   totalCost: WireMoney
+  /** The shipment's delivery estimate; absent when the catalogue gives none (or the round made none). */
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
 }
 
 export interface RoutingPlan {
@@ -64,6 +79,15 @@ export interface RoutingRound {
   /** bestUnsplitPlan.totalCost - chosenPlan.totalCost (0 when the chosen plan is not split); null without both. */
   splitSaving: WireMoney | null
   unavailableItemIds: string[]
+  // The delivery date asked for (docs/api.md#routing), only on rounds that had one.
+  /** The date every shipment was to arrive by. */
+  deliverBy?: string
+  /** Whether the chosen plan meets it; false: no plan could, and the cheapest plan without the date was chosen. */
+  deliverByMet?: boolean
+  /** When met: chosenPlan.totalCost minus the cheapest plan's without the date (0 when that one met it already). */
+  deliverByCost?: WireMoney
+  /** When not met: the earliest date any plan reaches; null when some item has no lab with an estimate. */
+  earliestDeliveryDate?: string | null
 }
 
 export interface RoutingContext {
@@ -98,6 +122,7 @@ export function routingRound(catalogue: Catalogue, result: AllocationResult, con
           itemsCost: money(itemsCost),
           shippingCost: money(shipment.cost),
           totalCost: money(itemsCost + shipment.cost),
+          ...estimateFields(planned.estimate),
         }
       }),
       totalCost: money(priced.totals.items + priced.totals.shipping),
@@ -125,13 +150,52 @@ export function routingRound(catalogue: Catalogue, result: AllocationResult, con
           // Like pricing: the unit cost is converted (and rounded) once, then multiplied.
           productionCost: money(convert(lab.unitCost.minor, lab.unitCost.currency) * copies),
           shippingCost: money(convert(lab.shippingCost.minor, lab.shippingCost.currency)),
+          ...estimateFields(lab.estimate),
         })),
-        labsExcluded: item.excluded.map((excluded) => ({ ...excluded })),
+        labsExcluded: item.excluded.map(({ labCode, reason, estimate }) => ({
+          labCode,
+          reason,
+          ...estimateFields(estimate),
+        })),
       }
     }),
     chosenPlan: chosen && withoutTotal(chosen),
     bestUnsplitPlan: unsplit && withoutTotal(unsplit),
     splitSaving: chosen && unsplit ? money(unsplit.total - chosen.total) : null,
     unavailableItemIds: result.ok ? [] : [...result.unavailableItemIds],
+    ...deliverByFields(result, chosen, planOf),
+  }
+}
+
+/** The keys of an estimate as the routing shows it: none without one. */
+function estimateFields(estimate: DeliveryEstimate | null | undefined): {
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
+} {
+  if (!estimate) return {}
+  return { estimatedDispatchDate: estimate.estimatedDispatchDate, estimatedDelivery: { ...estimate.estimatedDelivery } }
+}
+
+/** The round's `deliverBy` keys: none without a date; what meeting it cost, or the earliest date any plan reaches. */
+function deliverByFields(
+  result: AllocationResult,
+  chosen: (RoutingPlan & { total: bigint }) | null,
+  planOf: (shipments: readonly PlannedShipment[]) => RoutingPlan & { total: bigint },
+): Pick<RoutingRound, 'deliverBy' | 'deliverByMet' | 'deliverByCost' | 'earliestDeliveryDate'> {
+  const outcome = result.deliverBy
+  if (!outcome) return {}
+  if (!outcome.met || !chosen) {
+    return {
+      deliverBy: outcome.date,
+      deliverByMet: false,
+      earliestDeliveryDate: outcome.met ? null : outcome.earliestDeliveryDate,
+    }
+  }
+  const cheapest = planOf(outcome.cheapestWithoutDate)
+  const currency = chosen.totalCost.currency
+  return {
+    deliverBy: outcome.date,
+    deliverByMet: true,
+    deliverByCost: toWireMoney({ minor: chosen.total - cheapest.total, currency }),
   }
 }

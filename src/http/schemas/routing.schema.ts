@@ -3,6 +3,7 @@
 import { Type } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import { MoneySchema, Nullable, named, OkOutcome, outcomeResponse, StringEnum } from './common.schema.ts'
+import { DeliveryWindowSchema, IsoDate } from './order.schema.ts'
 
 export const LAB_EXCLUSION_REASONS = [
   'DoesNotMakeProduct',
@@ -10,8 +11,18 @@ export const LAB_EXCLUSION_REASONS = [
   'Rejected',
   'OutOfStock',
   'SandboxScenario',
+  'NoDeliveryEstimate',
+  'TooLate',
 ] as const
 export const ROUTING_BASES = ['Allocation', 'Estimate', 'Quote'] as const
+
+/** printroute's own estimate keys (docs/api.md#delivery-estimates): absent when the catalogue gives none. */
+function estimateProperties(what: string) {
+  return {
+    estimatedDispatchDate: Type.Optional(IsoDate(`The dispatch date of ${what}; absent without an estimate.`)),
+    estimatedDelivery: Type.Optional(DeliveryWindowSchema),
+  }
+}
 
 const RoutingPlanSchema = named(
   'RoutingPlan',
@@ -24,6 +35,7 @@ const RoutingPlanSchema = named(
         itemsCost: MoneySchema,
         shippingCost: MoneySchema,
         totalCost: MoneySchema,
+        ...estimateProperties("the shipment's delivery estimate"),
       }),
     ),
     totalCost: MoneySchema,
@@ -53,6 +65,7 @@ const RoutingAllocationSchema = named(
             labCountryCode: Type.String(),
             productionCost: MoneySchema,
             shippingCost: MoneySchema,
+            ...estimateProperties("the item's delivery estimate from this lab"),
           }),
         ),
         labsExcluded: Type.Array(
@@ -66,9 +79,12 @@ const RoutingAllocationSchema = named(
                   'destination for the method); Rejected (the lab refused a shipment holding the item); ' +
                   'OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); ' +
                   'SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the ' +
-                  'item to split the order). More reasons may be added.',
+                  'item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue ' +
+                  'gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy). ' +
+                  'More reasons may be added.',
               ),
             ),
+            ...estimateProperties('the item from this lab, on TooLate'),
           }),
         ),
       }),
@@ -77,6 +93,26 @@ const RoutingAllocationSchema = named(
     bestUnsplitPlan: Nullable(RoutingPlanSchema),
     splitSaving: Nullable(MoneySchema),
     unavailableItemIds: Type.Array(Type.String()),
+    deliverBy: Type.Optional(
+      IsoDate("printroute's own, on a round with a delivery date: the date every shipment was to arrive by."),
+    ),
+    deliverByMet: Type.Optional(
+      Type.Boolean({
+        description:
+          'With deliverBy: whether the chosen plan arrives by it; false when no plan could, and the cheapest plan ' +
+          'without the date was chosen.',
+      }),
+    ),
+    // When deliverByMet: chosenPlan.totalCost minus the cheapest plan's without the date (docs/api.md#routing).
+    deliverByCost: Type.Optional(MoneySchema),
+    earliestDeliveryDate: Type.Optional(
+      Nullable(
+        IsoDate(
+          'When deliverByMet is false: the earliest date any plan reaches; null when some item has no lab with an ' +
+            'estimate.',
+        ),
+      ),
+    ),
   }),
 )
 
