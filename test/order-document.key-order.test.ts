@@ -4,7 +4,19 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fastJson from 'fast-json-stringify'
+import { applyTrackingEvents } from '../src/domain/delivery-tracking.ts'
 import { buildNewOrderDocument, type NewOrder, normaliseBranding } from '../src/domain/order.ts'
+import {
+  applyAllocation,
+  emptyPipeline,
+  recordDownloadSuccess,
+  recordLabReport,
+  recordPrintFile,
+  recordSubmitted,
+  refreshOrderEstimate,
+  setShipmentEstimate,
+  startPipeline,
+} from '../src/domain/order-pipeline.ts'
 import { OrderSchema } from '../src/http/schemas/order.schema.ts'
 
 const serializeThroughSchema = fastJson(OrderSchema as object)
@@ -84,4 +96,61 @@ test('branding carries every key with the colour slip under both spellings, or i
   assert.equal(normaliseBranding(null), null)
   assert.equal(normaliseBranding({}), null)
   assert.equal(normaliseBranding({ flyer: null }), null)
+})
+
+test('delivery estimates and tracking keep the wire key order, whichever is set last', () => {
+  const now = new Date('2026-03-01T09:00:00.000Z')
+  const order = buildNewOrderDocument(
+    { ...fullOrder, deliverBy: '2026-03-20', items: fullOrder.items.slice(0, 1) },
+    { order: 'ord_9', items: ['ori_5'], assets: ['ast_7', 'ast_8'] },
+    now,
+  )
+  const pipeline = emptyPipeline()
+  startPipeline(order, pipeline, now)
+  const stored = { blobKey: 'k', contentType: 'image/jpeg', bytes: 1, md5: 'x', width: 10, height: 10 }
+  for (const asset of ['ast_7', 'ast_8']) recordDownloadSuccess(order, pipeline, asset, stored, null, now)
+  const estimate = {
+    estimatedDispatchDate: '2026-03-03',
+    estimatedDelivery: { from: '2026-03-05', to: '2026-03-09' },
+  }
+  applyAllocation(
+    order,
+    pipeline,
+    1,
+    [
+      {
+        id: 'shp_3',
+        labCode: 'us1',
+        labCountryCode: 'US',
+        carrier: { name: 'UPS', service: 'Ground' },
+        itemIds: ['ori_5'],
+        formats: {},
+        estimate,
+      },
+    ],
+    [],
+    now,
+  )
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  for (const asset of ['ast_7', 'ast_8']) {
+    recordPrintFile(order, pipeline, 'shp_3', asset, { blobKey: 'p', width: 1, height: 1, format: 'jpeg' }, now)
+  }
+  recordSubmitted(order, pipeline, 'shp_3', now)
+  const shipped = { kind: 'shipped' as const, carrier: null, tracking: null, dispatchDate: now }
+  recordLabReport(order, pipeline, 'shp_3', shipped, now, estimate)
+  const shipment = order.shipments[0]
+  assert.ok(shipment)
+  applyTrackingEvents(
+    order,
+    shipment,
+    [{ time: '2026-03-06T10:00:00Z', status: 'Delivered', description: 'left' }],
+    estimate,
+  )
+  assert.ok(order.deliveredAt, 'the order was delivered')
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  // An estimate set again once the tracking keys exist still goes before them (and the order's before its own).
+  setShipmentEstimate(shipment, { ...estimate, estimatedDispatchDate: '2026-03-02' })
+  refreshOrderEstimate(order, pipeline)
+  assert.equal(order.estimatedDispatchDate, '2026-03-02')
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
 })

@@ -84,8 +84,9 @@ export function applyTrackingEvents(
     status = event.status
     statusTime = event.time
   }
-  shipment.trackingEvents = [...(shipment.trackingEvents ?? []), ...fresh].sort(byTime)
+  // deliveryStatus before trackingEvents: on the first scan both keys are new, and the wire order puts it first.
   if (status !== undefined) shipment.deliveryStatus = status
+  shipment.trackingEvents = [...(shipment.trackingEvents ?? []), ...fresh].sort(byTime)
   if (delivered && shipment.deliveredAt === undefined) {
     shipment.deliveredAt = delivered.time
     shipment.deliveredLate = isLate(

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { DeliveryEstimate } from './delivery-promise.ts'
 import type { OrderDocument, Recipient, Stage } from './order.ts'
 import { STAGES } from './order.ts'
 import { availableActions, cancelOrder, replaceOpenShipments, updateRecipient } from './order-actions.ts'
-import { emptyPipeline, type PipelineState, type ShipmentState } from './order-pipeline.ts'
+import {
+  emptyPipeline,
+  type PipelineState,
+  refreshOrderEstimate,
+  type ShipmentState,
+  setShipmentEstimate,
+} from './order-pipeline.ts'
 
 function withShipments(...states: ShipmentState[]): PipelineState {
   const pipeline = emptyPipeline()
@@ -216,4 +223,82 @@ test('re-planning keeps a shipment with the same lab and items, and replaces the
     ['render:shp_8:ast_2'],
   )
   assert.equal(pipeline.phase, 'rendering')
+})
+
+const ESTIMATES: DeliveryEstimate[] = [
+  { estimatedDispatchDate: '2026-03-03', estimatedDelivery: { from: '2026-03-05', to: '2026-03-06' } },
+  { estimatedDispatchDate: '2026-03-04', estimatedDelivery: { from: '2026-03-06', to: '2026-03-10' } },
+]
+
+/** An order whose shipments carry ESTIMATES (one each, in order) as shipment estimates and promises. */
+function estimatedOrder(stage: Stage, ...states: ShipmentState[]) {
+  const { order, pipeline } = orderWith(stage, ...states)
+  order.shipments.forEach((shipment, index) => {
+    const estimate = ESTIMATES[index] ?? null
+    setShipmentEstimate(shipment, estimate)
+    const state = pipeline.shipments[shipment.id]
+    if (state && estimate) state.promise = estimate
+  })
+  refreshOrderEstimate(order, pipeline)
+  return { order, pipeline }
+}
+
+test('cancelled shipments lose their estimate, and the order keeps the latest of the others (none once cancelled)', () => {
+  const partial = estimatedOrder('InProgress', 'inProduction', 'allocated')
+  assert.deepEqual(partial.order.estimatedDelivery, ESTIMATES[1]?.estimatedDelivery)
+  cancelOrder(partial.order, partial.pipeline, NOW)
+  assert.equal('estimatedDelivery' in (partial.order.shipments[1] ?? {}), false)
+  assert.equal(partial.order.estimatedDispatchDate, '2026-03-03')
+  assert.deepEqual(partial.order.estimatedDelivery, ESTIMATES[0]?.estimatedDelivery)
+
+  const whole = estimatedOrder('InProgress', 'allocated', 'allocated')
+  cancelOrder(whole.order, whole.pipeline, NOW)
+  assert.equal('estimatedDispatchDate' in whole.order, false)
+  assert.equal('estimatedDelivery' in whole.order, false)
+})
+
+test("re-planning gives kept and new shipments the new plan's estimates and promises, and refreshes the order", () => {
+  const { order, pipeline } = estimatedOrder('InProgress', 'allocated', 'allocated')
+  const [first, second] = order.shipments
+  assert.ok(first && second)
+  const faster: DeliveryEstimate = {
+    estimatedDispatchDate: '2026-03-03',
+    estimatedDelivery: { from: '2026-03-04', to: '2026-03-04' },
+  }
+  replaceOpenShipments(
+    order,
+    pipeline,
+    [first, second],
+    [
+      {
+        id: 'shp_7',
+        labCode: 'uk6',
+        labCountryCode: 'GB',
+        carrier: { name: 'FedEx', service: 'FedEx Next Day' },
+        itemIds: ['ori_1'],
+        formats: {},
+        estimate: faster,
+      },
+      {
+        id: 'shp_8',
+        labCode: 'us1',
+        labCountryCode: 'US',
+        carrier: { name: 'UPS', service: 'UPS 1-day Shipping' },
+        itemIds: ['ori_2'],
+        formats: {},
+        estimate: faster,
+      },
+    ],
+    NOW,
+  )
+  assert.deepEqual(
+    order.shipments.map((shipment) => [shipment.id, shipment.estimatedDelivery]),
+    [
+      ['shp_1', faster.estimatedDelivery],
+      ['shp_8', faster.estimatedDelivery],
+    ],
+  )
+  assert.deepEqual(pipeline.shipments.shp_1?.promise, faster)
+  assert.deepEqual(pipeline.shipments.shp_8?.promise, faster)
+  assert.deepEqual(order.estimatedDelivery, faster.estimatedDelivery)
 })

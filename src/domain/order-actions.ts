@@ -13,7 +13,14 @@
 import { parseId } from './ids.ts'
 import type { JobRequest } from './jobs.ts'
 import type { OrderDocument, Recipient, Shipment, Stage } from './order.ts'
-import { type AllocatedShipment, addShipment, type PipelineShipment, type PipelineState } from './order-pipeline.ts'
+import {
+  type AllocatedShipment,
+  addShipment,
+  type PipelineShipment,
+  type PipelineState,
+  refreshOrderEstimate,
+  setShipmentEstimate,
+} from './order-pipeline.ts'
 
 export type Availability = 'Yes' | 'No'
 
@@ -90,16 +97,20 @@ export function cancelOrder(order: OrderDocument, pipeline: PipelineState, now: 
   for (const shipment of open) {
     shipment.status = 'Cancelled'
     shipment.cancelled = true
+    // A cancelled shipment is never dispatched: it keeps no estimate (its promise stays in the pipeline state).
+    setShipmentEstimate(shipment, null)
     const state = pipeline.shipments[shipment.id]
     if (state) state.state = 'cancelled'
   }
   order.lastUpdated = now.toISOString()
   const cancelledShipmentIds = open.map((shipment) => shipment.id)
   if (submitted.length > 0) {
+    refreshOrderEstimate(order, pipeline)
     return { outcome: 'FailedToCancel', changed: true, wholeOrder: false, cancelledShipmentIds }
   }
   order.status.stage = 'Cancelled'
   pipeline.phase = 'cancelled'
+  refreshOrderEstimate(order, pipeline)
   return { outcome: 'Cancelled', changed: true, wholeOrder: true, cancelledShipmentIds }
 }
 
@@ -140,8 +151,10 @@ export function byShipmentId(a: ShipmentUpdateResult, b: ShipmentUpdateResult): 
 /**
  * Puts re-planned shipments (a new shipping method) in place of the open shipments `replaced`. A planned
  * shipment from the same lab with the same items keeps the old shipment (its id and the print files made or
- * being made for it) and only takes the new carrier; any other is added as a new shipment whose print files are
- * rendered. Returns the render jobs and, per shipment id in the result, whether it is new.
+ * being made for it) and only takes the new carrier and the new plan's estimate (its promise too: the merchant
+ * chose another method, so the old promise no longer applies); any other is added as a new shipment whose print
+ * files are rendered. The order's estimate follows. Returns the render jobs and, per shipment id in the result,
+ * whether it is new.
  */
 export function replaceOpenShipments(
   order: OrderDocument,
@@ -166,6 +179,12 @@ export function replaceOpenShipments(
     if (same) {
       available.delete(same.id)
       same.carrier = plan.carrier
+      setShipmentEstimate(same, plan.estimate ?? null)
+      const state = pipeline.shipments[same.id]
+      if (state) {
+        if (plan.estimate) state.promise = plan.estimate
+        else delete state.promise
+      }
       keptOrAddedIds.push(same.id)
       continue
     }
@@ -175,6 +194,7 @@ export function replaceOpenShipments(
   const removedIds = [...available.keys()]
   order.shipments = order.shipments.filter((shipment) => !available.has(shipment.id))
   for (const id of removedIds) delete pipeline.shipments[id]
+  refreshOrderEstimate(order, pipeline)
   if (jobs.length > 0) {
     pipeline.phase = 'rendering'
     order.status.details.printReadyAssetsPrepared = 'InProgress'

@@ -1,7 +1,7 @@
 // Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 
-import { allocateShipments, type ExclusionByRequest } from './allocation.ts'
+import { allocateShipments, type DeliveryPromiseContext, type ExclusionByRequest } from './allocation.ts'
 import type { Catalogue } from './catalogue.ts'
 import { pricedPageCount } from './catalogue-matching.ts'
 import type { OrderDocument } from './order.ts'
@@ -23,7 +23,14 @@ export interface AllocationRequest {
   currency: string
   /** Also explain the allocation (`routing` in the outcome), as made on this basis at this time. */
   explain?: { basis: RoutingBasis; at: Date }
+  /** When the labs get the work and the date it must arrive by: shipments then carry their estimates. */
+  promise?: DeliveryPromiseContext
 }
+
+/** With a `deliverBy` date: whether the plan meets it, else the earliest date any plan reaches. */
+export type DeliverByResult =
+  | { date: string; met: true }
+  | { date: string; met: false; earliestDeliveryDate: string | null }
 
 /** A planned shipment with its price, in the order of `allocateShipments`' result. */
 export type PlannedOrderShipment = Omit<AllocatedShipment, 'id'> & { price: PricedShipment }
@@ -34,6 +41,8 @@ export type AllocationOutcome = (
 ) & {
   /** When `explain` was asked for and the catalogue still has every item: how the allocation was reached. */
   routing?: RoutingRound
+  /** When the request had a `deliverBy` date and the catalogue still has every item. */
+  deliverBy?: DeliverByResult
 }
 
 export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequest): AllocationOutcome {
@@ -65,9 +74,17 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       items,
       excludedLabsByItem: request.excludedLabsByItem,
       ...(request.exclusionReasons ? { exclusionReasons: request.exclusionReasons } : {}),
+      ...(request.promise ? { promise: request.promise } : {}),
     },
     { explain: request.explain !== undefined },
   )
+  const deliverBy: { deliverBy?: DeliverByResult } = result.deliverBy
+    ? {
+        deliverBy: result.deliverBy.met
+          ? { date: result.deliverBy.date, met: true }
+          : { date: result.deliverBy.date, met: false, earliestDeliveryDate: result.deliverBy.earliestDeliveryDate },
+      }
+    : {}
   const explained = request.explain && {
     routing: routingRound(catalogue, result, {
       ...request.explain,
@@ -77,10 +94,11 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       currency: request.currency,
     }),
   }
-  if (!result.ok) return { ok: false, unavailableItemIds: result.unavailableItemIds, ...explained }
+  if (!result.ok) return { ok: false, unavailableItemIds: result.unavailableItemIds, ...explained, ...deliverBy }
   const priced = priceAllocation(catalogue, result.shipments, copies, destination, request.currency)
   return {
     ...explained,
+    ...deliverBy,
     ok: true,
     shipments: result.shipments.map((shipment, index) => ({
       labCode: shipment.labCode,
@@ -88,6 +106,7 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       carrier: shipment.carrier,
       itemIds: shipment.itemIds,
       formats: Object.fromEntries(shipment.items.map((item) => [item.itemId, item.printFileFormat])),
+      ...(shipment.estimate !== undefined ? { estimate: shipment.estimate } : {}),
       price: priced.shipments[index] as PricedShipment,
     })),
   }

@@ -12,11 +12,11 @@
 import type { ExclusionByHistory } from './allocation.ts'
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
-import type { DeliveryEstimate } from './delivery-promise.ts'
+import { combinedEstimate, type DeliveryEstimate } from './delivery-promise.ts'
 import { applyTrackingEvents } from './delivery-tracking.ts'
 import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
-import type { DetailState, Issue, Item, OrderDocument, Recipient, TrackingEvent } from './order.ts'
+import type { DetailState, Issue, Item, OrderDocument, Recipient, Shipment, TrackingEvent } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
 import type { RoutingRound } from './routing.ts'
 import type { SandboxScenario } from './sandbox-scenarios.ts'
@@ -386,6 +386,62 @@ export interface AllocatedShipment {
   itemIds: string[]
   /** Item id -> print file format the lab wants. */
   formats: Record<string, string>
+  /** The allocation's delivery estimate for the shipment (null or absent: the catalogue gives none). */
+  estimate?: DeliveryEstimate | null
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Delivery estimates on the order (docs/api.md#delivery-estimates)
+// ---------------------------------------------------------------------------------------------------------
+
+/** Shipment keys the wire order puts after the estimate (delivery tracking's). */
+const SHIPMENT_KEYS_AFTER_ESTIMATE = ['deliveryStatus', 'trackingEvents', 'deliveredAt', 'deliveredLate'] as const
+/** Order keys the wire order puts after the estimate. */
+const ORDER_KEYS_AFTER_ESTIMATE = ['deliveredAt', 'deliveredLate'] as const
+
+type Estimated = Pick<Shipment, 'estimatedDispatchDate' | 'estimatedDelivery'>
+
+/**
+ * Sets (or, for null, removes) the estimate keys of a shipment or an order in their place of the wire order: the
+ * keys that follow them are taken out and put back after them, so the stored text stays in contract order.
+ */
+function setEstimate<T extends Estimated>(
+  target: T,
+  estimate: DeliveryEstimate | null,
+  keysAfter: readonly (keyof T & string)[],
+): void {
+  const following = keysAfter.filter((key) => Object.hasOwn(target, key)).map((key) => [key, target[key]] as const)
+  for (const [key] of following) delete target[key]
+  delete target.estimatedDispatchDate
+  delete target.estimatedDelivery
+  if (estimate) {
+    target.estimatedDispatchDate = estimate.estimatedDispatchDate
+    target.estimatedDelivery = { from: estimate.estimatedDelivery.from, to: estimate.estimatedDelivery.to }
+  }
+  for (const [key, value] of following) target[key] = value
+}
+
+/** Sets (null: removes) a shipment's `estimatedDispatchDate` and `estimatedDelivery`. */
+export function setShipmentEstimate(shipment: Shipment, estimate: DeliveryEstimate | null): void {
+  setEstimate(shipment, estimate, SHIPMENT_KEYS_AFTER_ESTIMATE)
+}
+
+/** A shipment's estimate as the order shows it; null when it has none. */
+export function shipmentEstimate(shipment: Shipment): DeliveryEstimate | null {
+  const { estimatedDispatchDate, estimatedDelivery } = shipment
+  return estimatedDispatchDate && estimatedDelivery ? { estimatedDispatchDate, estimatedDelivery } : null
+}
+
+/**
+ * The order's estimate made true again after its shipments changed: the latest of its live (not cancelled)
+ * shipments' estimates. None while an item waits for a lab (a refused shipment's items before their new
+ * allocation), when a live shipment has no estimate, when none is live, or once the order is cancelled.
+ */
+export function refreshOrderEstimate(order: OrderDocument, pipeline: PipelineState): void {
+  const live = order.shipments.filter((shipment) => !shipment.cancelled)
+  const known =
+    order.status.stage !== 'Cancelled' && live.length > 0 && itemsAwaitingAllocation(order, pipeline).length === 0
+  setEstimate(order, known ? combinedEstimate(live.map(shipmentEstimate)) : null, ORDER_KEYS_AFTER_ESTIMATE)
 }
 
 /** Items that still need a lab: not in any live (not rejected) shipment. */
@@ -420,19 +476,24 @@ export function applyAllocation(
     }
     setDetail(order, 'allocateProductionLocation', 'Error')
     pipeline.phase = 'failed'
+    refreshOrderEstimate(order, pipeline)
     return { changed: true, jobs: [] }
   }
   const jobs: JobRequest[] = []
   for (const planned of shipments) jobs.push(...addShipment(order, pipeline, planned))
+  refreshOrderEstimate(order, pipeline)
   setDetail(order, 'allocateProductionLocation', 'Complete')
   setDetail(order, 'printReadyAssetsPrepared', 'InProgress')
   pipeline.phase = 'rendering'
   return { changed: true, jobs }
 }
 
-/** Adds an allocated shipment to the order and the pipeline; its print-file render jobs. */
+/**
+ * Adds an allocated shipment to the order and the pipeline; its print-file render jobs. The allocation's estimate
+ * becomes the shipment's and its `promise` (the order's own estimate is the caller's to refresh).
+ */
 export function addShipment(order: OrderDocument, pipeline: PipelineState, planned: AllocatedShipment): JobRequest[] {
-  order.shipments.push({
+  const shipment: Shipment = {
     id: planned.id,
     dispatchDate: null,
     carrier: planned.carrier,
@@ -441,7 +502,9 @@ export function addShipment(order: OrderDocument, pipeline: PipelineState, plann
     items: planned.itemIds.map((itemId) => ({ itemId })),
     status: 'Processing',
     cancelled: false,
-  })
+  }
+  setShipmentEstimate(shipment, planned.estimate ?? null)
+  order.shipments.push(shipment)
   const printFiles: Record<string, PrintFile | null> = {}
   const formats: Record<string, string> = {}
   for (const itemId of planned.itemIds) {
@@ -451,7 +514,13 @@ export function addShipment(order: OrderDocument, pipeline: PipelineState, plann
       formats[asset.id] = planned.formats[itemId] ?? 'jpeg'
     }
   }
-  pipeline.shipments[planned.id] = { labCode: planned.labCode, state: 'allocated', printFiles, formats }
+  pipeline.shipments[planned.id] = {
+    labCode: planned.labCode,
+    state: 'allocated',
+    printFiles,
+    formats,
+    ...(planned.estimate ? { promise: planned.estimate } : {}),
+  }
   return Object.keys(printFiles).map((assetId) =>
     jobRequest('render-print-file', { orderId: order.id, shipmentId: planned.id, assetId }),
   )
@@ -587,13 +656,18 @@ const PROGRESS: Record<ShipmentState, number> = {
   cancelled: 4,
 }
 
-/** A lab reports on a shipment it holds. Reports that would move a shipment backwards are ignored. */
+/**
+ * A lab reports on a shipment it holds. Reports that would move a shipment backwards are ignored. With a `shipped`
+ * report, `afterDispatch` is the shipment's estimate from its real dispatch date (`estimateAfterDispatch`; null: the
+ * catalogue gives none), which replaces the allocation's; the promise stays.
+ */
 export function recordLabReport(
   order: OrderDocument,
   pipeline: PipelineState,
   shipmentId: string,
   report: LabReport,
   now: Date,
+  afterDispatch?: DeliveryEstimate | null,
 ): Transition {
   const shipment = pipeline.shipments[shipmentId]
   const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId)
@@ -621,6 +695,7 @@ export function recordLabReport(
       onOrder.dispatchDate = report.dispatchDate.toISOString()
       if (report.carrier) onOrder.carrier = report.carrier
       onOrder.tracking = report.tracking
+      if (afterDispatch !== undefined) setShipmentEstimate(onOrder, afterDispatch)
       touch(order, now)
       const live = Object.values(pipeline.shipments).filter(
         (candidate) => candidate.state !== 'rejected' && candidate.state !== 'cancelled',
@@ -636,6 +711,7 @@ export function recordLabReport(
       } else {
         setDetail(order, 'shipping', 'InProgress')
       }
+      refreshOrderEstimate(order, pipeline)
       return { changed: true, jobs: [] }
     }
     case 'rejected': {
@@ -655,6 +731,7 @@ export function recordLabReport(
         pipeline.exclusionReasons[itemId] = reasons
       }
       touch(order, now)
+      refreshOrderEstimate(order, pipeline)
       if (pipeline.phase === 'failed') return { changed: true, jobs: [] }
       return { changed: true, jobs: beginAllocation(order, pipeline) }
     }

@@ -260,6 +260,8 @@ async function changeShippingMethod(
       shippingMethod,
       currency,
       explain: { basis: 'Allocation', at: now },
+      // Re-planned shipments get new estimates and promises, for the order's date when it has one.
+      promise: { received: now, ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}) },
     })
   const replanned = plan(open.flatMap((shipment) => shipment.items.map((entry) => entry.itemId)))
   const stillToAllocate = awaiting.length > 0 ? plan(awaiting) : replanned

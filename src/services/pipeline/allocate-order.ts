@@ -1,13 +1,19 @@
 // Step allocate-order: the order's unallocated items go to labs. The first allocation is where the order enters
 // fulfilment: it is charged then (prepaid orders the balance cannot cover wait for payment before any lab gets
 // them). A later allocation (a lab rejected a shipment) keeps the agreed price.
+//
+// Every round is allocated with the delivery promise (docs/api.md#delivery-estimates): the labs receive the work
+// now, so each shipment gets its estimate (and keeps it as its promise), and an order's `deliverBy` takes the
+// cheapest plan that arrives by then. The date was reachable when the order was accepted, but time passes (the
+// order waited for payment, or a lab refused a shipment): when no plan can meet it any more, the cheapest plan
+// without it is allocated, and the round's routing and log line say so.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Queryable } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { pricedPageCount } from '../../domain/catalogue-matching.ts'
 import { followReallocatedItems, linesOfShipments } from '../../domain/charges.ts'
 import { parseId } from '../../domain/ids.ts'
-import { allocateInScenario, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
+import { allocateInScenario, type DeliverByResult, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
 import {
   applyAllocation,
   itemsAwaitingAllocation,
@@ -40,6 +46,8 @@ export type AllocateOrder = (orderId: string, round: number) => Promise<void>
 interface AllocationTransition extends Transition {
   planned: (PlannedOrderShipment & { id: string })[]
   unavailableItemIds: string[]
+  /** With the order's `deliverBy`: whether the plan meets it. */
+  deliverBy?: DeliverByResult
 }
 
 /** The quote an order was created with (docs/api.md#price-locked-quotes); undefined for any other order. */
@@ -93,13 +101,18 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
       ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
       currency: billing.currency,
       explain: { basis: 'Allocation', at: clock.now() },
+      promise: {
+        received: clock.now(),
+        ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}),
+      },
     })
     if (result.routing) pipeline.routing = [...(pipeline.routing ?? []), result.routing]
+    const deliverBy = result.deliverBy ? { deliverBy: result.deliverBy } : {}
     if (!result.ok) {
       if (firstAllocation) delete pipeline.billing
       const unavailableItemIds = result.unavailableItemIds
       const applied = applyAllocation(document, pipeline, round, [], unavailableItemIds, clock.now())
-      return { ...applied, planned: [], unavailableItemIds }
+      return { ...applied, planned: [], unavailableItemIds, ...deliverBy }
     }
     const ids = await drawShipmentIds(tx, result.shipments.length)
     const planned = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
@@ -118,7 +131,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
       )
       followReallocatedItems(billing, newShipmentOfItem)
     }
-    return { ...applied, planned, unavailableItemIds: [] }
+    return { ...applied, planned, unavailableItemIds: [], ...deliverBy }
   }
 
   return async (orderId, round) => {

@@ -118,7 +118,7 @@ export function createPipelineService(deps: PipelineDeps): PipelineService {
   const allocateOrder = createAllocateOrder({ ...deps, log, transition })
   const renderPrintFile = createRenderPrintFile({ ...deps, transition })
   const submitShipment = createSubmitShipment({ clock, settings, simulatedLabs: deps.simulatedLabs, transition })
-  const reportLab = createReportLab({ clock, transition })
+  const reportLab = createReportLab({ clock, catalogue: deps.catalogue, transition })
 
   return {
     startOrder: timedStep('start', startOrder),

@@ -2,16 +2,42 @@
 // order, and the shipment's lab job brought to its new state. The one entry of every report: the lab API
 // (services/labs.service.ts) and the simulated labs (simulated-labs.ts) both end here.
 import type { Clock } from '../../adapters/clock.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
+import { type DeliveryEstimate, estimateAfterDispatch } from '../../domain/delivery-promise.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
-import { type LabReport, recordLabReport } from '../../domain/order-pipeline.ts'
+import { type LabReport, type PipelineOrder, recordLabReport } from '../../domain/order-pipeline.ts'
+import type { ShippingMethod } from '../../domain/shipping-methods.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import { labReportLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
 
 export interface LabReportDeps {
   clock: Clock
+  /** Where a shipped shipment's lab calendar and rate are read, for its estimate from the real dispatch date. */
+  catalogue: Catalogue
   transition: StepTransition
+}
+
+/**
+ * A shipment's estimate from its real dispatch date (docs/api.md#delivery-estimates): its lab's calendar and the
+ * transit days of the rate it was submitted with (method and destination as the lab was given them); null when the
+ * catalogue has no such rate or no transit days for it.
+ */
+export function estimateOfDispatch(
+  catalogue: Catalogue,
+  order: PipelineOrder,
+  shipmentId: string,
+  dispatchedAt: Date,
+): DeliveryEstimate | null {
+  const shipment = order.pipeline.shipments[shipmentId]
+  if (!shipment) return null
+  // Stored in canonical spelling when the shipment was submitted (the order's own method at that time).
+  const method = (shipment.submitted?.shippingMethod ?? order.document.shippingMethod) as ShippingMethod
+  const country = (shipment.submitted?.recipient ?? order.document.recipient).address.countryCode
+  const rate = catalogue.shippingRate(shipment.labCode, method, country)
+  const lab = catalogue.findLab(shipment.labCode)
+  return estimateAfterDispatch(lab?.calendar ?? null, rate?.transitDays ?? null, dispatchedAt)
 }
 
 /**
@@ -25,12 +51,14 @@ export type ReportLab = (
   followUp?: JobRequest[],
 ) => Promise<{ changed: boolean }>
 
-export function createReportLab({ clock, transition }: LabReportDeps): ReportLab {
+export function createReportLab({ clock, catalogue, transition }: LabReportDeps): ReportLab {
   return async (orderId, shipmentId, report, followUp = []) => {
     const applied = await transition(
       orderNumberOf(orderId),
       async (order, tx) => {
-        const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now())
+        const afterDispatch =
+          report.kind === 'shipped' ? estimateOfDispatch(catalogue, order, shipmentId, report.dispatchDate) : undefined
+        const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now(), afterDispatch)
         if (result.changed) {
           result.jobs.push(...followUp)
           await upsertLabJob(

@@ -2,7 +2,7 @@
 // the fields and message it logs. Steps write the line once their change is committed (order-transition.ts).
 import type { JobRequest } from '../../domain/jobs.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
-import type { PlannedOrderShipment } from '../../domain/order-allocation.ts'
+import type { DeliverByResult, PlannedOrderShipment } from '../../domain/order-allocation.ts'
 import {
   DOWNLOAD_MAX_ATTEMPTS,
   isAwaitingPayment,
@@ -117,11 +117,18 @@ function shipmentTotal(shipment: PlannedOrderShipment): bigint {
   )
 }
 
-/** An allocation round: the items no lab can take, or the shipments made and what they cost. */
+/**
+ * An allocation round: the items no lab can take, or the shipments made and what they cost; with the order's
+ * `deliverBy`, whether the plan meets it (a warning when no plan could, and the cheapest was allocated).
+ */
 export function allocationLine(
   order: PipelineOrder,
   round: number,
-  outcome: { planned: readonly (PlannedOrderShipment & { id: string })[]; unavailableItemIds: readonly string[] },
+  outcome: {
+    planned: readonly (PlannedOrderShipment & { id: string })[]
+    unavailableItemIds: readonly string[]
+    deliverBy?: DeliverByResult
+  },
 ): LogLine {
   const fields = { ...orderLogFields(order), step: 'allocate', round }
   const { planned, unavailableItemIds } = outcome
@@ -142,10 +149,22 @@ export function allocationLine(
   }))
   const labs = planned.map((shipment) => `${shipment.labCode} (${shipment.id})`).join(', ')
   const awaitingPayment = isAwaitingPayment(order.pipeline)
+  const { deliverBy } = outcome
+  const missed = deliverBy && !deliverBy.met ? deliverBy : undefined
+  const dateFields = deliverBy
+    ? {
+        deliverBy: deliverBy.date,
+        deliverByMet: deliverBy.met,
+        ...(missed ? { earliestDeliveryDate: missed.earliestDeliveryDate } : {}),
+      }
+    : {}
+  const dateWords = missed
+    ? `; no plan delivers by ${missed.date} (earliest ${missed.earliestDeliveryDate ?? 'unknown'}): the cheapest was allocated`
+    : ''
   return {
-    level: 'info',
-    fields: { ...fields, result: 'allocated', shipments, cost, currency, awaitingPayment },
-    message: `allocated to ${labs}; cost ${cost} ${currency}${awaitingPayment ? '; awaiting payment' : ''}`,
+    level: missed ? 'warn' : 'info',
+    fields: { ...fields, result: 'allocated', shipments, cost, currency, awaitingPayment, ...dateFields },
+    message: `allocated to ${labs}; cost ${cost} ${currency}${awaitingPayment ? '; awaiting payment' : ''}${dateWords}`,
   }
 }
 
