@@ -310,7 +310,7 @@ export const DeliveryWindowSchema = named(
   ),
 )
 
-const DeliveryStatusSchema = named('DeliveryStatus', StringEnum(DELIVERY_STATUSES))
+const DeliveryStatusSchema = named('ShipmentDeliveryStatus', StringEnum(DELIVERY_STATUSES))
 
 const TrackingEventSchema = named(
   'TrackingEvent',
