@@ -11,6 +11,7 @@
 //   destination are not known to the catalogue and not counted out.
 // The estimate of several shipments (a quote, an order) is the latest of each of their dates.
 import type { LabCalendar, TransitDays } from './catalogue.types.ts'
+import type { Failure } from './failures.ts'
 
 export interface DeliveryWindow {
   /** The earliest usual delivery date. */
@@ -191,4 +192,21 @@ export function combinedEstimate(estimates: readonly (DeliveryEstimate | null)[]
       to: laterDate(latest.estimatedDelivery.to, estimate.estimatedDelivery.to),
     },
   }))
+}
+
+/** Today's date in UTC ("YYYY-MM-DD"): the first date a `deliverBy` may name. */
+export function utcDate(instant: Date): string {
+  return instant.toISOString().slice(0, 10)
+}
+
+/**
+ * What is wrong with a requested `deliverBy` date (quotes and orders, docs/api.md#delivery-estimates): not a real
+ * calendar date (the schema checks the shape; 2026-02-30 has it), or a date before today in UTC. Undefined for a
+ * good date.
+ */
+export function deliverByFailure(deliverBy: string, now: Date): Failure | undefined {
+  if (!isIsoDate(deliverBy)) return { code: 'InvalidFormat', providedValue: deliverBy, comparisonValue: 'date' }
+  const today = utcDate(now)
+  if (deliverBy < today) return { code: 'MustBeGreaterThanOrEqualTo', providedValue: deliverBy, comparisonValue: today }
+  return undefined
 }

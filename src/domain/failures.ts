@@ -39,6 +39,7 @@ export type FailureCode =
   | 'QuoteAlreadyUsed'
   | 'DiffersFromQuote'
   | 'CurrencyDiffersFromQuote'
+  | 'DeliveryDateUnreachable'
   | 'NotDownloaded'
   | 'NotAnImage'
   | 'ImageTooLarge'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { PricedShipment } from './pricing.ts'
-import { lockedPrices, type QuotedItem, type QuoteLock } from './quote-lock.ts'
+import { lockedPrices, type QuotedItem, type QuoteLock, quoteMismatches, type StoredQuote } from './quote-lock.ts'
 
 const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
 
@@ -56,4 +56,32 @@ test('a quote stored before page counts were kept prices the order that was acce
   const canvas = { ...book(null, 1500), sku: 'GLOBAL-CAN-10x10' }
   const ordered = [{ id: 'ori_1', sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: {}, pageCount: null }]
   assert.deepEqual(costOf(lockedPrices(lock([canvas]), ordered, planned(['ori_1']))), { ori_1: 1500n })
+})
+
+test('an order must ask the delivery date its quote was made for: the same date, or none for none', () => {
+  const canvas = { ...book(null, 1500), sku: 'GLOBAL-CAN-10x10' }
+  const stored = (deliverBy?: string): StoredQuote => ({
+    ...lock([canvas]),
+    routing: (deliverBy ? { deliverBy } : {}) as QuoteLock['routing'],
+    id: 'quo_1',
+    createdAt: new Date('2026-03-01T09:00:00Z'),
+    expiresAt: new Date('2026-03-08T09:00:00Z'),
+    usedByOrderId: null,
+  })
+  const order = (deliverBy: string | null) => ({
+    items: [{ sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: {}, pageCount: null, pageCountAssetIndex: -1 }],
+    destinationCountryCode: 'GB',
+    shippingMethod: 'Standard' as const,
+    currency: 'GBP',
+    deliverBy,
+    now: new Date('2026-03-02T09:00:00Z'),
+  })
+  assert.deepEqual(quoteMismatches(stored('2026-03-13'), order('2026-03-13')), {})
+  assert.deepEqual(quoteMismatches(stored(), order(null)), {})
+  assert.deepEqual(quoteMismatches(stored('2026-03-13'), order(null)), {
+    deliverBy: [{ code: 'DiffersFromQuote', providedValue: null, comparisonValue: '2026-03-13' }],
+  })
+  assert.deepEqual(quoteMismatches(stored(), order('2026-03-13')), {
+    deliverBy: [{ code: 'DiffersFromQuote', providedValue: '2026-03-13', comparisonValue: null }],
+  })
 })

@@ -106,7 +106,17 @@ export interface OrderAgainstQuote {
   shippingMethod: ShippingMethod
   /** The currency the order will be charged in (the account's billing currency). */
   currency: string
+  /** The order's `deliverBy`; null without one. */
+  deliverBy: string | null
   now: Date
+}
+
+/**
+ * The `deliverBy` date a quote was made for; null for none. Kept in the quote's routing round, which shows it (and
+ * quotes stored before dates existed have none), so the quote needs no column of its own.
+ */
+export function quotedDeliverBy(quote: QuoteLock): string | null {
+  return quote.routing.deliverBy ?? null
 }
 
 /** Where an ordered item gives its priced page count: the asset's `pageCount`, else the item's assets. */
@@ -139,6 +149,14 @@ export function quoteMismatches(quote: StoredQuote, order: OrderAgainstQuote): F
       code: 'DiffersFromQuote',
       providedValue: order.shippingMethod,
       comparisonValue: quote.shippingMethod,
+    })
+  }
+  // The quote's plan was the cheapest for its date (or for none): the same plan, at its price, needs the same date.
+  if (order.deliverBy !== quotedDeliverBy(quote)) {
+    addFailure(failures, 'deliverBy', {
+      code: 'DiffersFromQuote',
+      providedValue: order.deliverBy,
+      comparisonValue: quotedDeliverBy(quote),
     })
   }
   if (order.destinationCountryCode.toUpperCase() !== quote.destinationCountryCode) {

@@ -1,10 +1,15 @@
 // Orders: create (validated against the catalogue, idempotent), get and list. An order is created by one
 // statement that also enqueues the job starting its fulfilment (repositories/orders.repository.ts).
+//
+// An order with `deliverBy` (docs/api.md#delivery-estimates) is accepted only when some plan arrives by then: before
+// anything is written, its allocation is estimated as the pipeline will make it (allocateInScenario, the routing
+// estimate's call) from the moment its labs can first get it, the end of its pause window or now.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
+import { deliverByFailure, isIsoDate } from '../domain/delivery-promise.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, invalidIdFailure, parseId, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
 import { normaliseAmount } from '../domain/money.ts'
@@ -14,10 +19,16 @@ import {
   METADATA_MAX_CHARACTERS,
   metadataLength,
   type NewOrder,
+  type OrderDocument,
   type Recipient,
   type Stage,
 } from '../domain/order.ts'
-import { type AllocationRequest, allocateInScenario, allocateOrderItems } from '../domain/order-allocation.ts'
+import {
+  type AllocationRequest,
+  allocateInScenario,
+  allocateOrderItems,
+  type DeliverByResult,
+} from '../domain/order-allocation.ts'
 import type { OrderListStatus } from '../domain/order-list.ts'
 import { startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
@@ -33,6 +44,7 @@ import {
   scenarioProblem,
 } from '../domain/sandbox-scenarios.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
+import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
 import {
   createOrderRow,
   findOrder,
@@ -82,6 +94,8 @@ export interface CreateOrderInput {
   packingSlip?: { url: string } | null
   metadata?: Record<string, unknown> | null
   quoteId?: string | null
+  /** "YYYY-MM-DD": every shipment must arrive by then (docs/api.md#delivery-estimates). */
+  deliverBy?: string | null
 }
 
 /** GET /orders/{id}/routing: how the order's items were (or would now be) allocated to labs. */
@@ -270,6 +284,15 @@ function toNewOrder(
   if (input.packingSlip) {
     refuseUnknownSampleUrl(context.unknownSampleUrl, failures, 'packingSlip.url', input.packingSlip.url)
   }
+  // The schema checks the shape; a date that does not exist (2026-02-30) is refused here. Whether the date is past
+  // or reachable depends on the time and is checked once a retry of an existing order has been answered.
+  if (input.deliverBy && !isIsoDate(input.deliverBy)) {
+    addFailure(failures, 'deliverBy', {
+      code: 'InvalidFormat',
+      providedValue: input.deliverBy,
+      comparisonValue: 'date',
+    })
+  }
   for (const [key, branded] of Object.entries(input.branding ?? {})) {
     if (branded) refuseUnknownSampleUrl(context.unknownSampleUrl, failures, `branding.${key}.url`, branded.url)
   }
@@ -285,6 +308,7 @@ function toNewOrder(
     packingSlip: nullIfAbsent(input.packingSlip),
     metadata: nullIfAbsent(input.metadata),
     quoteId: nullIfAbsent(input.quoteId),
+    deliverBy: nullIfAbsent(input.deliverBy),
     items: input.items.map((item, itemIndex) => {
       const match = matched.items[itemIndex]
       if (!match) throw new Error(`catalogue matching returned no item ${itemIndex}`)
@@ -325,15 +349,23 @@ function existingOrderResult(context: OrdersContext, existing: StoredOrder, now:
 
 /**
  * The quote a new order names, checked against it (docs/api.md#price-locked-quotes): the caller's, unused, not
- * expired, same items, destination, method and currency. Throws ValidationFailed naming what differs.
+ * expired, same items, destination, method, currency and delivery date. Throws ValidationFailed naming what
+ * differs, with the `failures` already found.
  */
-async function quoteFor(context: OrdersContext, caller: Caller, order: NewOrder, now: Date): Promise<StoredQuote> {
+async function quoteFor(
+  context: OrdersContext,
+  caller: Caller,
+  order: NewOrder,
+  now: Date,
+  failuresSoFar: Failures,
+): Promise<StoredQuote> {
   const { db, catalogue } = context
   const quoteId = order.quoteId ?? ''
   const number = parseId('quo', quoteId)
   const quote = number === undefined ? undefined : await findQuote(db, scopeOf(caller), number)
   if (!quote) {
-    throw validationFailed({ quoteId: [{ code: 'QuoteNotFound', providedValue: quoteId }] })
+    addFailure(failuresSoFar, 'quoteId', { code: 'QuoteNotFound', providedValue: quoteId })
+    throw validationFailed(failuresSoFar)
   }
   const items = order.items.map((item): OrderedItem => {
     const index = pageCountAssetIndex(catalogue.findProduct(item.sku), item.assets)
@@ -344,8 +376,11 @@ async function quoteFor(context: OrdersContext, caller: Caller, order: NewOrder,
     destinationCountryCode: order.recipient.address.countryCode,
     shippingMethod: order.shippingMethod,
     currency: caller.billingCurrency,
+    deliverBy: order.deliverBy ?? null,
     now,
   })
+  for (const [path, list] of Object.entries(failuresSoFar))
+    for (const failure of list) addFailure(failures, path, failure)
   if (quote.usedByOrderId) {
     addFailure(failures, 'quoteId', {
       code: 'QuoteAlreadyUsed',
@@ -383,12 +418,33 @@ async function createOrder(
     if (existing) return existingOrderResult(context, existing, clock.now())
   }
   const now = clock.now()
-  // Checked after the idempotency lookup: a retry of an order that used the quote answers that order.
-  const quote = newOrder.quoteId ? await quoteFor(context, caller, newOrder, now) : null
+  // Checked after the idempotency lookup: a retry of an order that used the quote, or whose date has passed since,
+  // answers that order.
+  const failures: Failures = {}
+  const dateProblem = newOrder.deliverBy ? deliverByFailure(newOrder.deliverBy, now) : undefined
+  if (dateProblem) addFailure(failures, 'deliverBy', dateProblem)
+  const quote = newOrder.quoteId ? await quoteFor(context, caller, newOrder, now, failures) : null
+  if (hasFailures(failures)) throw validationFailed(failures)
   if (quote) newOrder.quoteId = quote.id
   const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
   const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
   const onHoldUntil = caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
+  if (newOrder.deliverBy) {
+    const scenario = await effectiveScenario(context, caller, requested)
+    const reach = deliveryDateReach(context, document, scenario, caller.billingCurrency, onHoldUntil ?? now)
+    if (reach && !reach.met) {
+      throw validationFailed(
+        {
+          deliverBy: [
+            { code: 'DeliveryDateUnreachable', providedValue: reach.date, comparisonValue: reach.earliestDeliveryDate },
+          ],
+        },
+        reach.earliestDeliveryDate === null
+          ? `The order cannot be delivered by ${reach.date}: some item has no delivery estimate by any lab`
+          : `The order cannot be delivered by ${reach.date}: the earliest any plan delivers is ${reach.earliestDeliveryDate}`,
+      )
+    }
+  }
   // The order, its quote claim, its scenario and the job that starts its fulfilment (now, or when the pause
   // window ends) are written by one statement: they commit together, in one round trip. The job's payload
   // names the order by its placeholder, replaced with the drawn ID; so does its key, whose random token
@@ -433,6 +489,52 @@ async function createOrder(
   )
   if (onHoldUntil) return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
   return { outcome: 'Created', orderJson: stored.documentJson }
+}
+
+/**
+ * The Sandbox scenario a new order will take: the one its request names, else (Sandbox) the account's default, as
+ * the create statement reads it.
+ */
+async function effectiveScenario(
+  context: OrdersContext,
+  caller: Caller,
+  requested: SandboxScenario | null | undefined,
+): Promise<SandboxScenario | null> {
+  if (requested !== undefined) return requested
+  if (caller.environment !== 'sandbox') return null
+  const settings = await readEnvironmentSettings(context.db, caller.accountId, caller.environment)
+  return parseSandboxScenario(settings?.sandboxScenario) ?? null
+}
+
+/**
+ * Whether a new order's `deliverBy` can be met: its allocation as the pipeline will make it (the first, in its
+ * scenario) with the labs receiving it at `received`. Undefined when no allocation is possible at all (an item no
+ * lab takes, as the outOfStock scenario makes it): that is the pipeline's to report, not the date's.
+ */
+function deliveryDateReach(
+  context: OrdersContext,
+  document: OrderDocument,
+  scenario: SandboxScenario | null,
+  currency: string,
+  received: Date,
+): DeliverByResult | undefined {
+  const { catalogue } = context
+  const deliverBy = document.deliverBy
+  if (!deliverBy) return undefined
+  const estimate = allocateInScenario(
+    catalogue,
+    (request: AllocationRequest) => allocateOrderItems(catalogue, request),
+    scenario,
+    true,
+    {
+      order: document,
+      itemIds: document.items.map((item) => item.id),
+      excludedLabsByItem: {},
+      currency,
+      promise: { received, deliverBy },
+    },
+  )
+  return estimate.ok ? estimate.deliverBy : undefined
 }
 
 /** The order's JSON text. */
@@ -480,6 +582,8 @@ async function orderRouting(context: OrdersContext, caller: Caller, orderId: str
         ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
         currency,
         explain: { basis: 'Estimate', at: now },
+        // As the pipeline would: the labs receive it now, for the order's date when it has one.
+        promise: { received: now, ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}) },
       },
     )
     allocations = estimate.routing ? [estimate.routing] : []

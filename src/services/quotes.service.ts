@@ -4,6 +4,11 @@
 // (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. `prepareQuotes`
 // then `storeQuotes` store each quote (docs/api.md#price-locked-quotes) so an order can be charged exactly what it
 // said; `createQuote` prices without storing anything.
+//
+// Quotes carry the delivery promise (docs/api.md#delivery-estimates): each is allocated as if the labs received the
+// work at the time of the request, so every shipment has its estimate and the quote the latest of them. With
+// `deliverBy`, each method's quote is the cheapest plan that arrives by then; a method no plan of which can is still
+// quoted (its cheapest plan) with a DeliveryDateUnreachable issue naming the earliest date.
 import { randomBytes } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
@@ -19,6 +24,12 @@ import {
   QUOTE_PATHS,
 } from '../domain/catalogue-matching.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
+import {
+  combinedEstimate,
+  type DeliveryEstimate,
+  type DeliveryWindow,
+  deliverByFailure,
+} from '../domain/delivery-promise.ts'
 import { addFailure, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
 import { toWireMoney, type WireMoney } from '../domain/money.ts'
@@ -43,6 +54,8 @@ export interface CreateQuoteInput {
     /** Only for the resolution check of asset URLs (services/previews.service.ts, quoteWarnings). */
     sizing?: SizingMode
   }[]
+  /** "YYYY-MM-DD": quote the cheapest plans that arrive by this date. */
+  deliverBy?: string | null
 }
 
 /** What a quote needs to know about the caller: the currency quotes default to. */
@@ -57,6 +70,9 @@ export interface QuoteShipment {
   tax: WireMoney
   /** Quote item ids, in request order. */
   items: string[]
+  /** printroute's own: the shipment's delivery estimate, absent when the catalogue gives none. */
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
 }
 
 export interface QuoteItem {
@@ -75,18 +91,33 @@ export interface PricedQuote {
   costSummary: { items: WireMoney; shipping: WireMoney; totalCost: WireMoney; totalTax: WireMoney }
   shipments: QuoteShipment[]
   items: QuoteItem[]
+  /** printroute's own: the latest of the shipments' estimates; absent when any shipment has none. */
+  estimatedDispatchDate?: string
+  estimatedDelivery?: DeliveryWindow
 }
+
+/** A quote's estimate keys, which the wire puts after every other key of the quote. */
+type QuoteEstimate = Pick<PricedQuote, 'estimatedDispatchDate' | 'estimatedDelivery'>
 
 /**
  * A stored quote as answered: its id first, the contract's fields, then when its prices stop holding and whether
- * an order can use them at all (only a quote in the account's billing currency can: orders are charged in it).
+ * an order can use them at all (only a quote in the account's billing currency can: orders are charged in it),
+ * then its delivery estimate.
  */
-export type Quote = { id: string } & PricedQuote & { expiresAt: string; usableForOrders: boolean }
+export type Quote = { id: string } & Omit<PricedQuote, keyof QuoteEstimate> & {
+    expiresAt: string
+    usableForOrders: boolean
+  } & QuoteEstimate
 
 export interface QuoteIssue {
   errorCode: string
   description: string
+  /** On DELIVERY_DATE_UNREACHABLE: the earliest date any plan of the method reaches, when one is known. */
+  earliestDeliveryDate?: string
 }
+
+/** The issue of a quoted method no plan of which arrives by the request's `deliverBy`. */
+export const DELIVERY_DATE_UNREACHABLE = 'DeliveryDateUnreachable'
 
 export interface QuoteResult<Q = PricedQuote> {
   outcome: 'Created' | 'CreatedWithIssues'
@@ -159,6 +190,9 @@ export interface QuotesService {
 
 export function createQuotesService(deps: QuotesDeps): QuotesService {
   const { catalogue } = deps
+  // Estimates count from the time of the request; a service built without a clock (createQuote alone) reads the
+  // system's.
+  const now = () => (deps.clock ? deps.clock.now() : new Date())
   const newItemId = deps.newItemId ?? newQuoteItemId
   const priceQuotes = (caller: QuoteCaller, input: CreateQuoteInput, now: Date) =>
     priceQuotesOf(catalogue, newItemId, caller, input, now)
@@ -174,8 +208,8 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
      * Prices only: nothing is stored (`prepareQuotes` and `storeQuotes` store them).
      */
     createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult {
-      // Nothing is stored, so what storing would keep (and its time) is dropped.
-      const result = priceQuotes(caller, input, new Date(0))
+      // Nothing is stored, so what storing would keep is dropped.
+      const result = priceQuotes(caller, input, now())
       return { ...result, quotes: result.quotes.map(({ quote }) => quote) }
     },
 
@@ -203,12 +237,16 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
       )
       return {
         ...result,
-        quotes: result.quotes.map(({ quote, lock }, index) => ({
-          id: ids[index] as string,
-          ...quote,
-          expiresAt: expiresAt.toISOString(),
-          usableForOrders: lock.currency === caller.billingCurrency.toUpperCase(),
-        })),
+        quotes: result.quotes.map(({ quote, lock }, index) => {
+          const { estimatedDispatchDate, estimatedDelivery, ...priced } = quote
+          return {
+            id: ids[index] as string,
+            ...priced,
+            expiresAt: expiresAt.toISOString(),
+            usableForOrders: lock.currency === caller.billingCurrency.toUpperCase(),
+            ...(estimatedDispatchDate && estimatedDelivery ? { estimatedDispatchDate, estimatedDelivery } : {}),
+          }
+        }),
       }
     },
 
@@ -245,7 +283,7 @@ function priceQuotesOf(
   input: CreateQuoteInput,
   now: Date,
 ): QuoteResult<{ quote: PricedQuote; lock: QuoteLock }> {
-  const { matched, destination, currency, methods } = quotableMethods(catalogue, caller, input)
+  const { matched, destination, currency, methods } = quotableMethods(catalogue, caller, input, now)
   // One id per request item, shared by every quote of the answer: item N is the same item in each of them.
   const ids = matched.items.map(() => newItemId())
   const allocationItems: AllocationItem[] = matched.items.map((item, position) => ({
@@ -255,10 +293,41 @@ function priceQuotesOf(
     pageCount: pricedPageCount(item.product, item.assets),
   }))
   const copiesByItem = new Map(allocationItems.map((item) => [item.itemId, item.copies]))
-  const basis: QuoteBasis = { destination, currency, items: matched.items, ids, allocationItems, copiesByItem, now }
-  const quotes = methods.map((method) => priceMethod(catalogue, basis, method))
-  const issues = salesTaxIssues(catalogue, destination)
+  const deliverBy = input.deliverBy ?? undefined
+  const basis: QuoteBasis = {
+    destination,
+    currency,
+    items: matched.items,
+    ids,
+    allocationItems,
+    copiesByItem,
+    now,
+    deliverBy,
+  }
+  const priced = methods.map((method) => priceMethod(catalogue, basis, method))
+  const issues = [
+    ...salesTaxIssues(catalogue, destination),
+    ...priced.flatMap(({ quote, missed }) => (missed ? [unreachableIssue(quote.shipmentMethod, missed)] : [])),
+  ]
+  const quotes = priced.map(({ quote, lock }) => ({ quote, lock }))
   return { outcome: issues.length > 0 ? 'CreatedWithIssues' : 'Created', quotes, issues }
+}
+
+/** The issue of a method that cannot deliver by the date: its name, the date, and the earliest date it can. */
+function unreachableIssue(
+  method: ShippingMethod,
+  missed: { date: string; earliestDeliveryDate: string | null },
+): QuoteIssue {
+  const { date, earliestDeliveryDate } = missed
+  const why =
+    earliestDeliveryDate === null
+      ? 'the catalogue gives no delivery estimate for some item by any lab'
+      : `the earliest any plan delivers is ${earliestDeliveryDate}`
+  return {
+    errorCode: DELIVERY_DATE_UNREACHABLE,
+    description: `No ${method} plan delivers by ${date}: ${why}. The quote is the cheapest ${method} plan.`,
+    ...(earliestDeliveryDate === null ? {} : { earliestDeliveryDate }),
+  }
 }
 
 /**
@@ -269,6 +338,7 @@ function quotableMethods(
   catalogue: Catalogue,
   caller: QuoteCaller,
   input: CreateQuoteInput,
+  now: Date,
 ): { matched: MatchResult; destination: string; currency: string; methods: ShippingMethod[] } {
   const matched = matchOrderItems(
     catalogue,
@@ -297,6 +367,9 @@ function quotableMethods(
       validValues: [...catalogue.currencies],
     })
   }
+
+  const dateProblem = input.deliverBy ? deliverByFailure(input.deliverBy, now) : undefined
+  if (dateProblem) addFailure(failures, 'deliverBy', dateProblem)
 
   let methods: ShippingMethod[] = matched.shippingMethod ? [matched.shippingMethod] : []
   const everyItemMatched = matched.items.length === input.items.length && isIsoCountryCode(destination)
@@ -331,21 +404,27 @@ interface QuoteBasis {
   allocationItems: AllocationItem[]
   copiesByItem: Map<string, number>
   now: Date
+  /** The request's date, if any. */
+  deliverBy: string | undefined
 }
 
-/** One method's quote: its shipments and items priced, and the lock that storing it keeps (routing included). */
+/**
+ * One method's quote: its shipments and items priced with their estimates, the lock that storing it keeps (routing
+ * included), and when no plan meets the request's `deliverBy`, that date and the earliest any plan reaches.
+ */
 function priceMethod(
   catalogue: Catalogue,
   basis: QuoteBasis,
   method: ShippingMethod,
-): { quote: PricedQuote; lock: QuoteLock } {
-  const { destination, currency, ids, allocationItems, copiesByItem, now } = basis
+): { quote: PricedQuote; lock: QuoteLock; missed?: { date: string; earliestDeliveryDate: string | null } } {
+  const { destination, currency, ids, allocationItems, copiesByItem, now, deliverBy } = basis
   const allocation = allocateShipments(
     catalogue,
     {
       destinationCountryCode: destination,
       shippingMethod: method,
       items: allocationItems,
+      promise: { received: now, ...(deliverBy ? { deliverBy } : {}) },
     },
     { explain: true },
   )
@@ -359,6 +438,7 @@ function priceMethod(
   const pricedItems = new Map<string, PricedItem>()
   for (const shipment of priced.shipments) for (const item of shipment.items) pricedItems.set(item.itemId, item)
 
+  const estimates = allocation.shipments.map((planned) => planned.estimate ?? null)
   const quote: PricedQuote = {
     shipmentMethod: method,
     costSummary: {
@@ -376,6 +456,7 @@ function priceMethod(
         cost: money(shipment.cost),
         tax: money(shipment.tax),
         items: [...planned.itemIds],
+        ...estimateKeys(estimates[index] ?? null),
       }
     }),
     items: basis.items.map((item, position) => {
@@ -392,6 +473,7 @@ function priceMethod(
         assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount })),
       }
     }),
+    ...estimateKeys(combinedEstimate(estimates)),
   }
   const lock: QuoteLock = {
     shippingMethod: method,
@@ -424,7 +506,17 @@ function priceMethod(
       currency: priced.currency,
     }),
   }
+  const outcome = allocation.deliverBy
+  if (outcome && !outcome.met) {
+    return { quote, lock, missed: { date: outcome.date, earliestDeliveryDate: outcome.earliestDeliveryDate } }
+  }
   return { quote, lock }
+}
+
+/** An estimate's wire keys; none without one. */
+function estimateKeys(estimate: DeliveryEstimate | null): QuoteEstimate {
+  if (!estimate) return {}
+  return { estimatedDispatchDate: estimate.estimatedDispatchDate, estimatedDelivery: { ...estimate.estimatedDelivery } }
 }
 
 /** Destinations where sales tax is not computed (the US) get SALES_TAX_WARNING_CODE. */

@@ -9,9 +9,29 @@ import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
-const QUOTE_KEYS = ['id', 'shipmentMethod', 'costSummary', 'shipments', 'items', 'expiresAt', 'usableForOrders']
+// The sample catalogue gives every lab a calendar and every rate transit days, so every quote and shipment carries
+// printroute's delivery estimate after the contract's keys (docs/api.md#delivery-estimates).
+const QUOTE_KEYS = [
+  'id',
+  'shipmentMethod',
+  'costSummary',
+  'shipments',
+  'items',
+  'expiresAt',
+  'usableForOrders',
+  'estimatedDispatchDate',
+  'estimatedDelivery',
+]
 const COST_SUMMARY_KEYS = ['items', 'shipping', 'totalCost', 'totalTax']
-const SHIPMENT_KEYS = ['carrier', 'fulfillmentLocation', 'cost', 'tax', 'items']
+const SHIPMENT_KEYS = [
+  'carrier',
+  'fulfillmentLocation',
+  'cost',
+  'tax',
+  'items',
+  'estimatedDispatchDate',
+  'estimatedDelivery',
+]
 const ITEM_KEYS = ['id', 'sku', 'copies', 'unitCost', 'taxUnitCost', 'attributes', 'assets']
 
 const canvas = (wrap = 'Black', copies = 1) => ({

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { jobRequest } from '../../domain/jobs.ts'
 import type { PipelineOrder } from '../../domain/order-pipeline.ts'
-import { downloadLine, labReportLine, orderLogFields, phaseChangeLine, renderLine } from './log-lines.ts'
+import {
+  allocationLine,
+  downloadLine,
+  labReportLine,
+  orderLogFields,
+  phaseChangeLine,
+  renderLine,
+} from './log-lines.ts'
 
 /** An order with only what log lines read of it. */
 function orderOf(parts: { traceId?: string; phase?: string; details?: Record<string, string> } = {}): PipelineOrder {
@@ -105,4 +112,38 @@ test('an order that stops names the details in Error; a running order has no pha
   assert.equal(failed?.message, 'order ord_7 stopped: downloaded failed (see its issues)')
   assert.equal(phaseChangeLine(orderOf({ phase: 'complete' }))?.message, 'order ord_7 complete')
   assert.equal(phaseChangeLine(orderOf()), undefined)
+})
+
+test("an allocation says whether it meets the order's deliverBy, and warns when no plan could", () => {
+  const planned = [
+    {
+      id: 'shp_4',
+      labCode: 'uk6',
+      labCountryCode: 'GB',
+      carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+      itemIds: ['ori_1'],
+      formats: {},
+      price: { labCode: 'uk6', cost: 500n, tax: 100n, items: [] },
+    },
+  ]
+  const plain = allocationLine(orderOf(), 1, { planned, unavailableItemIds: [] })
+  assert.equal(plain.level, 'info')
+  assert.equal('deliverBy' in plain.fields, false)
+  const met = allocationLine(orderOf(), 1, {
+    planned,
+    unavailableItemIds: [],
+    deliverBy: { date: '2026-03-13', met: true },
+  })
+  assert.equal(met.level, 'info')
+  assert.equal(met.fields.deliverBy, '2026-03-13')
+  assert.equal(met.fields.deliverByMet, true)
+  const missed = allocationLine(orderOf(), 2, {
+    planned,
+    unavailableItemIds: [],
+    deliverBy: { date: '2026-03-13', met: false, earliestDeliveryDate: '2026-03-17' },
+  })
+  assert.equal(missed.level, 'warn')
+  assert.equal(missed.fields.deliverByMet, false)
+  assert.equal(missed.fields.earliestDeliveryDate, '2026-03-17')
+  assert.match(missed.message, /no plan delivers by 2026-03-13 \(earliest 2026-03-17\): the cheapest was allocated/)
 })
