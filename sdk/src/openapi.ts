@@ -858,6 +858,24 @@ export interface components {
             } | null;
             /** @description The quote whose prices the order is charged; present only on such orders. */
             quoteId?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the date every shipment must arrive by, when given.
+             */
+            deliverBy?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            /**
+             * Format: date-time
+             * @description printroute's own: when the last shipment was delivered.
+             */
+            deliveredAt?: string;
+            /** @description printroute's own: whether any shipment was delivered after its promise. */
+            deliveredLate?: boolean;
         };
         /** CallbackRecipient */
         CallbackRecipient: {
@@ -988,6 +1006,11 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Format: date
+             * @description printroute's own: every shipment must arrive by this date; the cheapest plan that does is chosen, and an order no plan can deliver in time is refused (DeliveryDateUnreachable).
+             */
+            deliverBy?: string | null;
             /** @description A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and shipping method must match it and it must not have expired. */
             quoteId?: string | null;
         };
@@ -1020,12 +1043,33 @@ export interface components {
             /** @description ISO 4217 code; omitted: the account's billing currency. */
             currencyCode?: string | null;
             items: components["schemas"]["QuoteItemInput"][];
+            /**
+             * Format: date
+             * @description printroute's own: quote the cheapest plan whose every shipment arrives by this date; when none can, the quote carries a DeliveryDateUnreachable issue with the earliest date any plan reaches.
+             */
+            deliverBy?: string | null;
         };
         /**
          * DeliveryStatus
          * @enum {string}
          */
         DeliveryStatus: "pending" | "delivered" | "failed";
+        /**
+         * DeliveryWindow
+         * @description printroute's own: when the parcel is expected (docs/api.md#delivery-estimates).
+         */
+        DeliveryWindow: {
+            /**
+             * Format: date
+             * @description The earliest usual delivery date.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The latest date of the promise.
+             */
+            to: string;
+        };
         /**
          * DetailState
          * @enum {string}
@@ -1154,10 +1198,10 @@ export interface components {
         ItemStatus: "Ok" | "Invalid" | "NotYetDownloaded";
         /**
          * LabExclusionReason
-         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order). More reasons may be added.
+         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy). More reasons may be added.
          * @enum {string}
          */
-        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "SandboxScenario";
+        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate";
         /** Money */
         Money: {
             /** @description Decimal amount with two places, negative for credits. */
@@ -1209,6 +1253,24 @@ export interface components {
             } | null;
             /** @description The quote whose prices the order is charged; present only on such orders. */
             quoteId?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the date every shipment must arrive by, when given.
+             */
+            deliverBy?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            /**
+             * Format: date-time
+             * @description printroute's own: when the last shipment was delivered.
+             */
+            deliveredAt?: string;
+            /** @description printroute's own: whether any shipment was delivered after its promise. */
+            deliveredLate?: boolean;
         };
         /** OrderActionsResponse */
         OrderActionsResponse: {
@@ -1468,6 +1530,12 @@ export interface components {
                 cost: components["schemas"]["Money"];
                 tax: components["schemas"]["Money"];
                 items: string[];
+                /**
+                 * Format: date
+                 * @description printroute's own: when the lab is expected to dispatch.
+                 */
+                estimatedDispatchDate?: string;
+                estimatedDelivery?: components["schemas"]["DeliveryWindow"];
             }[];
             items: {
                 /** @description Quote item id, qit_ + 32 hex. */
@@ -1491,11 +1559,22 @@ export interface components {
             expiresAt: string;
             /** @description printroute's own: whether an order can use this quote. Only a quote in the account's billing currency (in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote. */
             usableForOrders: boolean;
+            /**
+             * Format: date
+             * @description printroute's own: the latest of the shipments' estimated dispatch dates.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
         };
         /** QuoteIssue */
         QuoteIssue: {
             errorCode: string;
             description: string;
+            /**
+             * Format: date
+             * @description printroute's own, on DeliveryDateUnreachable: the earliest date any plan of the method delivers by.
+             */
+            earliestDeliveryDate?: string;
         };
         /** QuoteItemInput */
         QuoteItemInput: {
@@ -1598,16 +1677,41 @@ export interface components {
                     labCountryCode: string;
                     productionCost: components["schemas"]["Money"];
                     shippingCost: components["schemas"]["Money"];
+                    /**
+                     * Format: date
+                     * @description The dispatch date of the item's delivery estimate from this lab; absent without an estimate.
+                     */
+                    estimatedDispatchDate?: string;
+                    estimatedDelivery?: components["schemas"]["DeliveryWindow"];
                 }[];
                 labsExcluded: {
                     labCode: string;
                     reason: components["schemas"]["LabExclusionReason"];
+                    /**
+                     * Format: date
+                     * @description The dispatch date of the item from this lab, on TooLate; absent without an estimate.
+                     */
+                    estimatedDispatchDate?: string;
+                    estimatedDelivery?: components["schemas"]["DeliveryWindow"];
                 }[];
             }[];
             chosenPlan: components["schemas"]["RoutingPlan"] | null;
             bestUnsplitPlan: components["schemas"]["RoutingPlan"] | null;
             splitSaving: components["schemas"]["Money"] | null;
             unavailableItemIds: string[];
+            /**
+             * Format: date
+             * @description printroute's own, on a round with a delivery date: the date every shipment was to arrive by.
+             */
+            deliverBy?: string;
+            /** @description With deliverBy: whether the chosen plan arrives by it; false when no plan could, and the cheapest plan without the date was chosen. */
+            deliverByMet?: boolean;
+            deliverByCost?: components["schemas"]["Money"];
+            /**
+             * Format: date
+             * @description When deliverByMet is false: the earliest date any plan reaches; null when some item has no lab with an estimate.
+             */
+            earliestDeliveryDate?: string | null;
         };
         /**
          * RoutingBasis
@@ -1624,6 +1728,12 @@ export interface components {
                 itemsCost: components["schemas"]["Money"];
                 shippingCost: components["schemas"]["Money"];
                 totalCost: components["schemas"]["Money"];
+                /**
+                 * Format: date
+                 * @description The dispatch date of the shipment's delivery estimate; absent without an estimate.
+                 */
+                estimatedDispatchDate?: string;
+                estimatedDelivery?: components["schemas"]["DeliveryWindow"];
             }[];
             totalCost: components["schemas"]["Money"];
         };
@@ -1664,7 +1774,28 @@ export interface components {
             }[];
             status: components["schemas"]["ShipmentStatus"];
             cancelled: boolean;
+            /**
+             * Format: date
+             * @description printroute's own: when the lab is expected to dispatch; after dispatch, the real date.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            deliveryStatus?: components["schemas"]["ShipmentDeliveryStatus"];
+            /** @description printroute's own: the carrier's scans, oldest first. */
+            trackingEvents?: components["schemas"]["TrackingEvent"][];
+            /**
+             * Format: date-time
+             * @description printroute's own: the time of the Delivered scan.
+             */
+            deliveredAt?: string;
+            /** @description printroute's own: delivered after the promised estimatedDelivery.to. */
+            deliveredLate?: boolean;
         };
+        /**
+         * ShipmentDeliveryStatus
+         * @enum {string}
+         */
+        ShipmentDeliveryStatus: "InTransit" | "OutForDelivery" | "DeliveryFailed" | "Delivered" | "Returned";
         /**
          * ShipmentStatus
          * @enum {string}
@@ -1737,6 +1868,14 @@ export interface components {
         Tracking: {
             number: string;
             url: string;
+        };
+        /** TrackingEvent */
+        TrackingEvent: {
+            /** Format: date-time */
+            time: string;
+            status: components["schemas"]["ShipmentDeliveryStatus"];
+            description: string;
+            location?: string;
         };
         /**
          * UpdatedOutcome
@@ -2748,7 +2887,12 @@ export interface operations {
                      *               },
                      *               "items": [
                      *                 "qit_9e915df3a2ba871d1b84f16c1626fb6a"
-                     *               ]
+                     *               ],
+                     *               "estimatedDispatchDate": "2026-03-05",
+                     *               "estimatedDelivery": {
+                     *                 "from": "2026-03-09",
+                     *                 "to": "2026-03-10"
+                     *               }
                      *             }
                      *           ],
                      *           "items": [
@@ -2776,7 +2920,12 @@ export interface operations {
                      *             }
                      *           ],
                      *           "expiresAt": "2026-03-08T09:00:00.000Z",
-                     *           "usableForOrders": true
+                     *           "usableForOrders": true,
+                     *           "estimatedDispatchDate": "2026-03-05",
+                     *           "estimatedDelivery": {
+                     *             "from": "2026-03-09",
+                     *             "to": "2026-03-10"
+                     *           }
                      *         }
                      *       ],
                      *       "issues": [],

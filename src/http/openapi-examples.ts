@@ -82,6 +82,11 @@ export const createQuoteRequestExample = {
 
 const money = (amount: string) => ({ amount, currency: 'GBP' })
 const QUOTE_ITEM_ID = 'qit_9e915df3a2ba871d1b84f16c1626fb6a'
+/** uk6's promise for a canvas quoted on Sunday 1 March 2026 (docs/api.md#delivery-estimates). */
+const QUOTE_ESTIMATE = {
+  estimatedDispatchDate: '2026-03-05',
+  estimatedDelivery: { from: '2026-03-09', to: '2026-03-10' },
+}
 
 export const createQuoteResponseExample = {
   outcome: 'Created',
@@ -102,6 +107,7 @@ export const createQuoteResponseExample = {
           cost: money('9.95'),
           tax: money('1.99'),
           items: [QUOTE_ITEM_ID],
+          ...QUOTE_ESTIMATE,
         },
       ],
       items: [
@@ -117,6 +123,7 @@ export const createQuoteResponseExample = {
       ],
       expiresAt: '2026-03-08T09:00:00.000Z',
       usableForOrders: true,
+      ...QUOTE_ESTIMATE,
     },
   ],
   issues: [],
