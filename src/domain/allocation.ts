@@ -36,7 +36,7 @@ import type {
   ShippingRate,
   Variant,
 } from './catalogue.types.ts'
-import { type DeliveryEstimate, estimateDelivery } from './delivery-promise.ts'
+import { type DeliveryEstimate, deliveryWindow, estimateDispatchDate } from './delivery-promise.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /**
@@ -281,23 +281,50 @@ function allocateWith(
 }
 
 /**
+ * Dispatch dates by lab and production days for the last `received` moment asked about: the dispatch date is the
+ * costly part of an estimate (the lab's time zone, a walk over its calendar), and the allocations of one request (a
+ * quote's methods, a routing estimate) share their moment. A memo, so allocation stays a function of its arguments.
+ */
+let dispatchMemo: { received: number; byLab: WeakMap<Lab, Map<number, string>> } | undefined
+
+function dispatchDatesAt(received: Date): WeakMap<Lab, Map<number, string>> {
+  if (dispatchMemo?.received !== received.getTime()) {
+    dispatchMemo = { received: received.getTime(), byLab: new WeakMap() }
+  }
+  return dispatchMemo.byLab
+}
+
+/**
  * The estimates of one allocation, each computed once: every item a lab makes with the same production days goes
- * out by the same rate on the same dates.
+ * out by the same rate on the same dates. The same as `estimateDelivery`, in two steps that are each kept.
  */
 class PairEstimates {
   readonly #received: Date
-  readonly #known = new Map<string, DeliveryEstimate | null>()
+  readonly #dispatchDates: WeakMap<Lab, Map<number, string>>
+  readonly #known = new Map<string, DeliveryEstimate>()
 
   constructor(received: Date) {
     this.#received = received
+    this.#dispatchDates = dispatchDatesAt(received)
   }
 
   of(lab: Lab, productionDays: number | null, rate: ShippingRate): DeliveryEstimate | null {
     const transit = rate.transitDays
-    const key = `${lab.code}\u0000${productionDays}\u0000${transit?.min}\u0000${transit?.max}`
+    if (!lab.calendar || productionDays === null || !transit) return null
+    let byDays = this.#dispatchDates.get(lab)
+    if (!byDays) {
+      byDays = new Map()
+      this.#dispatchDates.set(lab, byDays)
+    }
+    let dispatch = byDays.get(productionDays)
+    if (dispatch === undefined) {
+      dispatch = estimateDispatchDate(lab.calendar, productionDays, this.#received)
+      byDays.set(productionDays, dispatch)
+    }
+    const key = `${dispatch} ${transit.min} ${transit.max}`
     let estimate = this.#known.get(key)
-    if (estimate === undefined) {
-      estimate = estimateDelivery(lab.calendar, productionDays, transit, this.#received)
+    if (!estimate) {
+      estimate = { estimatedDispatchDate: dispatch, estimatedDelivery: deliveryWindow(dispatch, transit) }
       this.#known.set(key, estimate)
     }
     return estimate
