@@ -379,8 +379,9 @@ async function quoteFor(
     deliverBy: order.deliverBy ?? null,
     now,
   })
-  for (const [path, list] of Object.entries(failuresSoFar))
+  for (const [path, list] of Object.entries(failuresSoFar)) {
     for (const failure of list) addFailure(failures, path, failure)
+  }
   if (quote.usedByOrderId) {
     addFailure(failures, 'quoteId', {
       code: 'QuoteAlreadyUsed',
@@ -429,22 +430,8 @@ async function createOrder(
   const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
   const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
   const onHoldUntil = caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
-  if (newOrder.deliverBy) {
-    const scenario = await effectiveScenario(context, caller, requested)
-    const reach = deliveryDateReach(context, document, scenario, caller.billingCurrency, onHoldUntil ?? now)
-    if (reach && !reach.met) {
-      throw validationFailed(
-        {
-          deliverBy: [
-            { code: 'DeliveryDateUnreachable', providedValue: reach.date, comparisonValue: reach.earliestDeliveryDate },
-          ],
-        },
-        reach.earliestDeliveryDate === null
-          ? `The order cannot be delivered by ${reach.date}: some item has no delivery estimate by any lab`
-          : `The order cannot be delivered by ${reach.date}: the earliest any plan delivers is ${reach.earliestDeliveryDate}`,
-      )
-    }
-  }
+  // Its labs can first get the order when its pause window ends.
+  await refuseUnreachableDate(context, caller, document, requested, onHoldUntil ?? now)
   // The order, its quote claim, its scenario and the job that starts its fulfilment (now, or when the pause
   // window ends) are written by one statement: they commit together, in one round trip. The job's payload
   // names the order by its placeholder, replaced with the drawn ID; so does its key, whose random token
@@ -504,6 +491,30 @@ async function effectiveScenario(
   if (caller.environment !== 'sandbox') return null
   const settings = await readEnvironmentSettings(context.db, caller.accountId, caller.environment)
   return parseSandboxScenario(settings?.sandboxScenario) ?? null
+}
+
+/**
+ * Throws ValidationFailed (DeliveryDateUnreachable on `deliverBy`, with the earliest date any plan reaches) when the
+ * new order has a date no plan meets with its labs receiving it at `received`.
+ */
+async function refuseUnreachableDate(
+  context: OrdersContext,
+  caller: Caller,
+  document: OrderDocument,
+  requested: SandboxScenario | null | undefined,
+  received: Date,
+): Promise<void> {
+  if (!document.deliverBy) return
+  const scenario = await effectiveScenario(context, caller, requested)
+  const reach = deliveryDateReach(context, document, scenario, caller.billingCurrency, received)
+  if (!reach || reach.met) return
+  const { date, earliestDeliveryDate } = reach
+  throw validationFailed(
+    { deliverBy: [{ code: 'DeliveryDateUnreachable', providedValue: date, comparisonValue: earliestDeliveryDate }] },
+    earliestDeliveryDate === null
+      ? `The order cannot be delivered by ${date}: some item has no delivery estimate by any lab`
+      : `The order cannot be delivered by ${date}: the earliest any plan delivers is ${earliestDeliveryDate}`,
+  )
 }
 
 /**

@@ -192,7 +192,7 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
   const { catalogue } = deps
   // Estimates count from the time of the request; a service built without a clock (createQuote alone) reads the
   // system's.
-  const now = () => (deps.clock ? deps.clock.now() : new Date())
+  const requestTime = () => (deps.clock ? deps.clock.now() : new Date())
   const newItemId = deps.newItemId ?? newQuoteItemId
   const priceQuotes = (caller: QuoteCaller, input: CreateQuoteInput, now: Date) =>
     priceQuotesOf(catalogue, newItemId, caller, input, now)
@@ -209,7 +209,7 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
      */
     createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult {
       // Nothing is stored, so what storing would keep is dropped.
-      const result = priceQuotes(caller, input, now())
+      const result = priceQuotes(caller, input, requestTime())
       return { ...result, quotes: result.quotes.map(({ quote }) => quote) }
     },
 
