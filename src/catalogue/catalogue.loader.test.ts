@@ -844,6 +844,206 @@ test('a broken product is not reported again as an unknown SKU in the labs', () 
   assert.deepEqual(problems, ['products[3] (TEST-CASE).description: must be a string, got number 42'])
 })
 
+// ---- delivery estimates: calendars, production days, transit days ---------------------------------------------
+
+/** Transit days the test catalogue's gb1 rates get, by "method zone": faster methods never slower. */
+const GB1_TRANSIT_DAYS: Record<string, [number, number]> = {
+  'Budget uk': [2, 5],
+  'Standard uk': [2, 3],
+  'StandardPlus uk': [1, 2],
+  'Express uk': [1, 1],
+  'Overnight uk': [1, 1],
+  'Budget us': [6, 12],
+  'Standard us': [4, 8],
+  'Express us': [2, 4],
+  'Standard eu': [3, 6],
+}
+
+/** The test catalogue with a calendar for gb1 and transit days on every gb1 rate; us1 has neither. */
+function withDeliveryFigures() {
+  const json = testCatalogueJson()
+  json.labs[0].calendar = {
+    timeZone: 'Europe/London',
+    workingDays: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'],
+    holidays: ['2026-12-25', '2026-12-28'],
+    cutOffTime: '14:00',
+    productionDays: { default: 2, categories: { canvas: 3, apparel: 4 } },
+  }
+  for (const rate of json.labs[0].shippingRates) {
+    const days = GB1_TRANSIT_DAYS[`${rate.method} ${rate.zone}`]
+    assert.ok(days, `${rate.method} ${rate.zone}`)
+    rate.transitDays = { min: days[0], max: days[1] }
+  }
+  return json
+}
+
+/** Asserts the catalogue is refused with exactly these problem lines, in any order. */
+function assertProblems(json: unknown, expected: string[]): void {
+  assert.deepEqual([...problemsOf(json)].sort(), [...expected].sort())
+}
+
+test('a catalogue without any calendar or transit days loads: offers have no production days, rates no transit', () => {
+  const catalogue = parseCatalogue(testCatalogueFile(), 'test.json')
+  for (const lab of catalogue.labs) {
+    assert.equal(lab.calendar, null, lab.code)
+    for (const rate of lab.shippingRates) assert.equal(rate.transitDays, null, `${lab.code} ${rate.method}`)
+  }
+  for (const product of catalogue.products) {
+    for (const offer of product.variants.flatMap((variant) => variant.offers)) {
+      assert.equal(offer.productionDays, null, `${product.sku} at ${offer.lab.code}`)
+    }
+  }
+})
+
+test('a calendar and transit days load; production days: the lab product own > calendar category > default', () => {
+  const json = withDeliveryFigures()
+  json.labs[0].products[1].productionDays = 1 // TEST-TEE: apparel has 4 in the calendar
+  json.labs[0].products[2].productionDays = 0 // TEST-BOOK: 0 is a figure, not "none"
+  const catalogue = parseCatalogue(json, 'test.json')
+  const gb1 = catalogue.findLab('gb1')
+  assert.deepEqual(gb1?.calendar, {
+    timeZone: 'Europe/London',
+    workingDays: new Set([1, 2, 3, 4, 5]),
+    holidays: new Set(['2026-12-25', '2026-12-28']),
+    cutOffMinutes: 14 * 60,
+  })
+  assert.equal(catalogue.findLab('us1')?.calendar, null)
+  const productionDays = (sku: string, labCode: string, attributes: Record<string, string> = {}) =>
+    variantOf(catalogue, sku, attributes).offers.find((offer) => offer.lab.code === labCode)?.productionDays
+  assert.equal(productionDays('TEST-CANVAS', 'gb1', { wrap: 'Black' }), 3, 'the category canvas')
+  assert.equal(productionDays('TEST-TEE', 'gb1', { color: 'black', size: 's' }), 1, 'its own, over apparel 4')
+  assert.equal(productionDays('TEST-BOOK', 'gb1'), 0, 'its own 0, over the default')
+  assert.equal(productionDays('TEST-CASE', 'gb1'), 2, 'phone-case has no category figure: the default')
+  assert.equal(productionDays('TEST-FRAME', 'gb1', { color: 'black', size: 'small' }), 2)
+  assert.equal(productionDays('TEST-CANVAS', 'us1', { wrap: 'Black' }), null, 'us1 has no calendar')
+  assert.deepEqual(catalogue.shippingRate('gb1', 'Budget', 'GB')?.transitDays, { min: 2, max: 5 })
+  assert.deepEqual(catalogue.shippingRate('gb1', 'Express', 'US')?.transitDays, { min: 2, max: 4 })
+  assert.equal(catalogue.shippingRate('us1', 'Budget', 'US')?.transitDays, null)
+})
+
+test('calendar: unknown time zones, impossible holidays and bad cut-offs are refused', () => {
+  const zone = withDeliveryFigures()
+  zone.labs[0].calendar.timeZone = 'Europe/Londres'
+  assertProblems(zone, [
+    'labs[0] (gb1).calendar.timeZone: unknown time zone "Europe/Londres" (an IANA name like "Europe/London")',
+  ])
+
+  const holidays = withDeliveryFigures()
+  holidays.labs[0].calendar.holidays = ['2026-02-30', '25/12/2026', '2026-12-25']
+  assertProblems(holidays, [
+    'labs[0] (gb1).calendar.holidays[0]: "2026-02-30" is not a calendar date',
+    'labs[0] (gb1).calendar.holidays[1]: must be a date like "2026-12-25", got "25/12/2026"',
+  ])
+
+  for (const cutOffTime of ['24:00', '9:00', '14:60', '2pm']) {
+    const cutOff = withDeliveryFigures()
+    cutOff.labs[0].calendar.cutOffTime = cutOffTime
+    assertProblems(cutOff, [
+      `labs[0] (gb1).calendar.cutOffTime: must be a time like "14:00" (24-hour HH:MM), got "${cutOffTime}"`,
+    ])
+  }
+})
+
+test('calendar: working days are named, unique and not empty; production days whole, 0 to 60', () => {
+  const days = withDeliveryFigures()
+  days.labs[0].calendar.workingDays = ['Mon', 'Tue', 'Mon', 'Funday']
+  days.labs[0].calendar.productionDays.default = 61
+  days.labs[0].calendar.productionDays.categories.canvas = -1
+  days.labs[0].products[0].productionDays = 1.5
+  assertProblems(days, [
+    'labs[0] (gb1).calendar.workingDays[2]: duplicates "Mon" at [0]',
+    'labs[0] (gb1).calendar.workingDays[3]: must be one of Mon, Tue, Wed, Thu, Fri, Sat, Sun, got "Funday"',
+    'labs[0] (gb1).calendar.productionDays.default: must be at most 60, got number 61',
+    'labs[0] (gb1).calendar.productionDays.categories.canvas: must be an integer of at least 0, got number -1',
+    'labs[0] (gb1).products[0].productionDays: must be an integer of at least 0, got number 1.5',
+  ])
+
+  const empty = withDeliveryFigures()
+  empty.labs[0].calendar.workingDays = []
+  delete empty.labs[0].calendar.cutOffTime
+  assertProblems(empty, [
+    'labs[0] (gb1).calendar.cutOffTime: is required',
+    'labs[0] (gb1).calendar.workingDays: must not be empty',
+  ])
+})
+
+test('calendar: production-day categories must be ones the lab makes a product of', () => {
+  const json = withDeliveryFigures()
+  json.labs[0].calendar.productionDays.categories.mug = 2
+  assertProblems(json, [
+    'labs[0] (gb1).calendar.productionDays.categories.mug: no product of this lab is in category "mug" (categories: canvas, apparel, photobook, phone-case, framed-print)',
+  ])
+})
+
+test('production days on a lab product need the lab to have a calendar', () => {
+  const json = withDeliveryFigures()
+  json.labs[1].products[0].productionDays = 2
+  assertProblems(json, ['labs[1] (us1).products[0].productionDays: needs the lab to have a calendar'])
+})
+
+test('transit days: min at most max, whole days 0 to 60', () => {
+  const inverted = withDeliveryFigures()
+  inverted.labs[0].shippingRates[5].transitDays = { min: 13, max: 12 }
+  assertProblems(inverted, [
+    'labs[0] (gb1).shippingRates[5].transitDays.min: must be at most max (12) on the "Budget" rate to zone "us"',
+  ])
+
+  const range = withDeliveryFigures()
+  range.labs[0].shippingRates[0].transitDays = { min: -1, max: 61 }
+  range.labs[1].shippingRates[0].transitDays = { min: 1 }
+  assertProblems(range, [
+    'labs[0] (gb1).shippingRates[0].transitDays.min: must be an integer of at least 0, got number -1',
+    'labs[0] (gb1).shippingRates[0].transitDays.max: must be at most 60, got number 61',
+    'labs[1] (us1).shippingRates[0].transitDays.max: is required',
+  ])
+})
+
+test('transit days: per lab and zone, a faster method takes no longer than a slower one, at either end', () => {
+  // Express to the UK after StandardPlus [1, 2]: both ends too long.
+  const express = withDeliveryFigures()
+  express.labs[0].shippingRates[3].transitDays = { min: 3, max: 4 }
+  assertProblems(express, [
+    'labs[0] (gb1).shippingRates[3].transitDays.min: the Express rate to zone uk must not take longer than the slower StandardPlus rate (labs[0] (gb1).shippingRates[2]): min 3 is more than 1',
+    'labs[0] (gb1).shippingRates[3].transitDays.max: the Express rate to zone uk must not take longer than the slower StandardPlus rate (labs[0] (gb1).shippingRates[2]): max 4 is more than 2',
+  ])
+
+  // One end only, and the bound is the shortest of every slower method, not just the next one: to the US,
+  // Standard [4, 13] and Express [2, 13] both exceed Budget's max of 12, though Express is within Standard's.
+  const oneEnd = withDeliveryFigures()
+  oneEnd.labs[0].shippingRates[6].transitDays = { min: 4, max: 13 }
+  oneEnd.labs[0].shippingRates[7].transitDays = { min: 2, max: 13 }
+  assertProblems(oneEnd, [
+    'labs[0] (gb1).shippingRates[6].transitDays.max: the Standard rate to zone us must not take longer than the slower Budget rate (labs[0] (gb1).shippingRates[5]): max 13 is more than 12',
+    'labs[0] (gb1).shippingRates[7].transitDays.max: the Express rate to zone us must not take longer than the slower Budget rate (labs[0] (gb1).shippingRates[5]): max 13 is more than 12',
+  ])
+
+  // A method with no transit days is skipped: Overnight is compared with Express, then StandardPlus and the rest.
+  const skipped = withDeliveryFigures()
+  delete skipped.labs[0].shippingRates[3].transitDays
+  skipped.labs[0].shippingRates[4].transitDays = { min: 2, max: 2 }
+  assertProblems(skipped, [
+    'labs[0] (gb1).shippingRates[4].transitDays.min: the Overnight rate to zone uk must not take longer than the slower StandardPlus rate (labs[0] (gb1).shippingRates[2]): min 2 is more than 1',
+  ])
+
+  // Equal figures are fine, and so is the order of the entries in the file: zones are judged apart.
+  const equal = withDeliveryFigures()
+  equal.labs[0].shippingRates.reverse()
+  for (const rate of equal.labs[0].shippingRates) if (rate.zone === 'uk') rate.transitDays = { min: 2, max: 3 }
+  parseCatalogue(equal, 'test.json')
+})
+
+test('the sample gives every lab a calendar and every rate transit days, faster methods never slower', () => {
+  for (const lab of sample.labs) {
+    assert.ok(lab.calendar, `${lab.code} has no calendar`)
+    for (const rate of lab.shippingRates) assert.ok(rate.transitDays, `${lab.code} ${rate.method} ${rate.zone}`)
+  }
+  for (const product of sample.products) {
+    for (const offer of product.variants.flatMap((variant) => variant.offers)) {
+      assert.ok(offer.productionDays !== null, `${product.sku} at ${offer.lab.code}`)
+    }
+  }
+})
+
 // ---- docs/catalogue.md --------------------------------------------------------------------------------------
 
 test('the complete example in docs/catalogue.md loads and means what the text says', () => {
