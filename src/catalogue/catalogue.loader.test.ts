@@ -5,9 +5,11 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { testCatalogueFile, testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import type { CatalogueFile, LabEntry } from '../domain/catalogue.types.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
+import { estimateDelivery } from '../domain/delivery-promise.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
-import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
+import { CatalogueError, loadCatalogue, parseCatalogue, SAMPLE_CATALOGUE_PATH } from './catalogue.loader.ts'
 
 const sample = loadCatalogue()
 
@@ -1061,6 +1063,163 @@ test('the complete example in docs/catalogue.md loads and means what the text sa
   assert.ok(black.shipsTo.includes('US') && black.shipsTo.includes('GB') && black.shipsTo.includes('JP'))
   assert.ok(!imageWrap.shipsTo.includes('US') && imageWrap.shipsTo.includes('GB') && imageWrap.shipsTo.includes('JP'))
   assert.equal(imageWrap.printAreaSizes.default?.horizontalResolution, 3954)
+
+  // uk6 has a calendar and transit days: 3 days for the canvas, 4 for the photo book, its own 1 for the case.
+  const uk6 = catalogue.findLab('uk6')
+  assert.ok(uk6?.calendar)
+  const atUk6 = (sku: string, attributes: Record<string, string> = {}) =>
+    variantOf(catalogue, sku, attributes).offers.find((offer) => offer.lab.code === 'uk6')?.productionDays
+  assert.equal(atUk6('GLOBAL-CAN-10x10', { wrap: 'Black' }), 3)
+  assert.equal(atUk6('PHBK_14_SQ_HPC'), 4)
+  assert.equal(atUk6('GLOBAL-TECH-IP11P-FC-CP'), 1)
+  const budget = catalogue.shippingRate('uk6', 'Budget', 'GB')
+  assert.deepEqual(budget?.transitDays, { min: 2, max: 5 })
+  // "A canvas ordered on Wednesday 25 November 2026 at 10:00 is dispatched on Monday 30 November and, by Budget
+  // within GB (2 to 5 days), arrives between Wednesday 2 and Monday 7 December."
+  assert.deepEqual(estimateDelivery(uk6.calendar, 3, budget?.transitDays ?? null, new Date('2026-11-25T10:00:00Z')), {
+    estimatedDispatchDate: '2026-11-30',
+    estimatedDelivery: { from: '2026-12-02', to: '2026-12-07' },
+  })
+  // us1 has neither.
+  assert.equal(catalogue.findLab('us1')?.calendar, null)
+  assert.equal(catalogue.shippingRate('us1', 'Budget', 'US')?.transitDays, null)
+  assert.equal(black.offers.find((offer) => offer.lab.code === 'us1')?.productionDays, null)
+})
+
+/** The tables of a `### heading` section of docs/catalogue.md: rows of cells, backticks removed, no header. */
+function tablesOfSection(heading: string): string[][][] {
+  const markdown = readFileSync(new URL('../../docs/catalogue.md', import.meta.url), 'utf8')
+  const start = markdown.indexOf(`\n${heading}\n`)
+  assert.ok(start >= 0, `no ${heading} in docs/catalogue.md`)
+  const end = markdown.indexOf('\n#', start + heading.length + 2)
+  const tables: string[][][] = []
+  let current: string[][] | undefined
+  for (const line of markdown.slice(start, end).split('\n')) {
+    if (!line.startsWith('|')) {
+      current = undefined
+      continue
+    }
+    const cells = line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim().replaceAll('`', ''))
+    if (!current) {
+      current = []
+      tables.push(current) // the header row is skipped: the rows pushed start after it
+      continue
+    }
+    if (cells.every((cell) => /^-+$/.test(cell))) continue
+    current.push(cells)
+  }
+  return tables
+}
+
+test("the sample's delivery figures in docs/catalogue.md are the sample's", () => {
+  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8')) as CatalogueFile
+  const [labsTable, categoriesTable, transitTable, reachTable] = tablesOfSection('### Delivery figures')
+  const weekdays = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']
+  const daysOf = (days: string[]) => {
+    const [first, last] = [days[0] ?? '', days.at(-1) ?? '']
+    const contiguous = weekdays.slice(weekdays.indexOf(first), weekdays.indexOf(last) + 1).join() === days.join()
+    return contiguous ? `${first}-${last}` : days.join(', ')
+  }
+  const calendarOf = (lab: LabEntry) => {
+    assert.ok(lab.calendar, `${lab.code} has no calendar`)
+    return lab.calendar
+  }
+  assert.deepEqual(
+    labsTable,
+    file.labs.map((lab) => {
+      const calendar = calendarOf(lab)
+      return [
+        lab.code,
+        calendar.timeZone,
+        daysOf(calendar.workingDays),
+        calendar.cutOffTime,
+        (calendar.holidays ?? []).join(', '),
+      ]
+    }),
+  )
+  for (const lab of file.labs) {
+    const holidays = calendarOf(lab).holidays ?? []
+    assert.ok(
+      holidays.every((date) => date <= '2027-12-31'),
+      `${lab.code} lists holidays after 2027`,
+    )
+    assert.ok(
+      holidays.some((date) => date.startsWith('2027-12')),
+      `${lab.code} stops before the end of 2027`,
+    )
+  }
+
+  // Categories: one figure each, whichever lab; every category a lab makes is listed, so the default never applies.
+  const categories = new Map<string, { days: number; labs: string[] }>()
+  for (const lab of file.labs) {
+    const calendar = calendarOf(lab)
+    assert.equal(calendar.productionDays.default, 2, lab.code)
+    const listed = calendar.productionDays.categories ?? {}
+    for (const made of lab.products) {
+      assert.equal(made.productionDays, undefined, `${lab.code} ${made.sku} sets its own production days`)
+      const category = file.products.find((product) => product.sku === made.sku)?.category ?? ''
+      assert.ok(Object.hasOwn(listed, category), `${lab.code} has no figure for ${category}`)
+    }
+    for (const [category, days] of Object.entries(listed)) {
+      const entry = categories.get(category) ?? { days, labs: [] }
+      assert.equal(entry.days, days, `${category} differs between labs`)
+      entry.labs.push(lab.code)
+      categories.set(category, entry)
+    }
+  }
+  assert.deepEqual(
+    [...(categoriesTable ?? [])].sort(),
+    [...categories].map(([category, { days, labs }]) => [category, String(days), labs.join(', ')]).sort(),
+  )
+
+  // Transit days: each rate's figures are those of its method at its zone's reach for that lab.
+  const methods = ['Budget', 'Standard', 'StandardPlus', 'Express', 'Overnight']
+  const transitByReach = new Map((transitTable ?? []).map(([reach, ...figures]) => [reach, figures]))
+  const reaches = ['domestic', 'near', 'far', 'farthest']
+  assert.deepEqual(
+    (reachTable ?? []).map(([code]) => code),
+    file.labs.map((lab) => lab.code),
+  )
+  for (const [code, ...zonesByReach] of reachTable ?? []) {
+    const lab = file.labs.find((candidate) => candidate.code === code)
+    assert.ok(lab, code)
+    const reachOfZone = new Map(
+      zonesByReach.flatMap((zones, index) =>
+        zones === '-' ? [] : zones.split(', ').map((zone) => [zone, reaches[index] ?? ''] as const),
+      ),
+    )
+    assert.deepEqual(new Set(reachOfZone.keys()), new Set(lab.shippingRates.map((rate) => rate.zone)), code)
+    for (const rate of lab.shippingRates) {
+      const figure = transitByReach.get(reachOfZone.get(rate.zone) ?? '')?.[methods.indexOf(rate.method)]
+      const { min, max } = rate.transitDays ?? {}
+      assert.equal(figure, `${min}-${max}`, `${code} ${rate.method} to ${rate.zone}`)
+    }
+  }
+})
+
+test('the delivery estimate example of the sample in docs/catalogue.md holds', () => {
+  const canvas = variantOf(sample, 'GLOBAL-CAN-10x10', { wrap: 'Black' })
+  const offer = canvas.offers.find((candidate) => candidate.lab.code === 'uk6')
+  assert.equal(offer?.productionDays, 3)
+  const received = new Date('2026-11-25T10:00:00Z')
+  const estimate = (method: 'Standard' | 'Express', country: string) =>
+    estimateDelivery(
+      offer?.lab.calendar ?? null,
+      offer?.productionDays ?? null,
+      sample.shippingRate('uk6', method, country)?.transitDays ?? null,
+      received,
+    )
+  assert.deepEqual(estimate('Standard', 'GB'), {
+    estimatedDispatchDate: '2026-11-30',
+    estimatedDelivery: { from: '2026-12-02', to: '2026-12-03' },
+  })
+  assert.deepEqual(estimate('Express', 'US'), {
+    estimatedDispatchDate: '2026-11-30',
+    estimatedDelivery: { from: '2026-12-02', to: '2026-12-04' },
+  })
 })
 
 test('the shipment cost example in docs/catalogue.md holds on the sample', () => {
