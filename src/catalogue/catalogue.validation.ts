@@ -767,7 +767,7 @@ class References {
     const everyProductSound = itemsOf(lab.products).length === products.length
     const productionDays = isJsonObject(value.productionDays) ? value.productionDays : {}
     for (const [category] of entriesOf(productionDays.categories)) {
-      if (!everyProductSound || categoriesMade.has(category)) continue
+      if (category.startsWith(IGNORED_FIELD_PREFIX) || !everyProductSound || categoriesMade.has(category)) continue
       this.#add(
         join(join(join(path, 'productionDays'), 'categories'), category),
         `no product of this lab is in category ${describe(category)} (categories: ${[...categoriesMade].join(', ')})`,
