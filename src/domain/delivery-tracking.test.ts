@@ -241,7 +241,12 @@ test('a scan is kept in canonical form: a UTC time, location only when given, ke
     { time: '2026-03-04T10:00:00.000Z', status: 'Delivered', description: 'Delivered' },
   ])
   // The stored document is served as it is: the new keys come in the order the Shipment schema lists them.
-  assert.deepEqual(Object.keys(shipment).slice(-4), ['deliveryStatus', 'trackingEvents', 'deliveredAt', 'deliveredLate'])
+  assert.deepEqual(Object.keys(shipment).slice(-4), [
+    'deliveryStatus',
+    'trackingEvents',
+    'deliveredAt',
+    'deliveredLate',
+  ])
   assert.deepEqual(Object.keys(order).slice(-2), ['deliveredAt', 'deliveredLate'])
 })
 
@@ -365,7 +370,10 @@ const scanArbitrary = fc.record({
 })
 const scansArbitrary = fc.array(scanArbitrary, { minLength: 1, maxLength: 12 }).map((scans) =>
   scans.map(({ time, status, spelling }) => ({
-    time: spelling === 'utc' ? time.toISOString() : `${new Date(time.getTime() + 3_600_000).toISOString().slice(0, 19)}+01:00`,
+    time:
+      spelling === 'utc'
+        ? time.toISOString()
+        : `${new Date(time.getTime() + 3_600_000).toISOString().slice(0, 19)}+01:00`,
     status,
     description: `${status} scan`,
   })),
@@ -374,7 +382,9 @@ const scansArbitrary = fc.array(scanArbitrary, { minLength: 1, maxLength: 12 }).
 test('property: any permutation of the same scans, applied at once, gives the same status, scans and delivery', () => {
   fc.assert(
     fc.property(
-      scansArbitrary.chain((scans) => fc.tuple(fc.constant(scans), fc.shuffledSubarray(scans, { minLength: scans.length }))),
+      scansArbitrary.chain((scans) =>
+        fc.tuple(fc.constant(scans), fc.shuffledSubarray(scans, { minLength: scans.length })),
+      ),
       ([scans, shuffled]) => {
         const results = [scans, shuffled].map((events) => {
           const order = completeOrder()

@@ -11,7 +11,13 @@
 // The scans of one report are applied oldest first; scans of the same instant in rank order, then in the order of
 // DELIVERY_STATUSES. So the status one report leads to depends on its scans, never on the order they are listed in.
 import type { DeliveryEstimate } from './delivery-promise.ts'
-import { DELIVERY_STATUSES, type DeliveryStatus, type OrderDocument, type Shipment, type TrackingEvent } from './order.ts'
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  type OrderDocument,
+  type Shipment,
+  type TrackingEvent,
+} from './order.ts'
 import type { ShipmentState } from './order-pipeline.ts'
 
 export const DELIVERY_STATUS_RANK: Readonly<Record<DeliveryStatus, number>> = {

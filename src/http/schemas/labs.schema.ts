@@ -67,13 +67,17 @@ const TrackingReportEventSchema = Type.Object(
     description: NonBlankString({
       maxLength: TRACKING_REPORT_LIMITS.maxDescriptionLength,
       singleLine: true,
-      description: `The carrier's words for the scan ("Accepted by the carrier"), at most ${TRACKING_REPORT_LIMITS.maxDescriptionLength} characters.`,
+      description:
+        `The carrier's words for the scan ("Accepted by the carrier"), at most ` +
+        `${TRACKING_REPORT_LIMITS.maxDescriptionLength} characters.`,
     }),
     location: Type.Optional(
       NullableString({
         maxLength: TRACKING_REPORT_LIMITS.maxLocationLength,
         singleLine: true,
-        description: `Where the scan was made ("Leipzig hub"), at most ${TRACKING_REPORT_LIMITS.maxLocationLength} characters; null or absent when the carrier does not say.`,
+        description:
+          `Where the scan was made ("Leipzig hub"), at most ${TRACKING_REPORT_LIMITS.maxLocationLength} ` +
+          'characters; null or absent when the carrier does not say.',
       }),
     ),
   },

@@ -1,10 +1,10 @@
 // Step lab-report: a lab's report on a shipment (acknowledged, in production, shipped, rejected, the carrier's
-// tracking scans) applied to the order, and the shipment's lab job brought to its new state. The one entry of every report: the lab API
-// (services/labs.service.ts) and the simulated labs (simulated-labs.ts) both end here.
+// tracking scans) applied to the order, and the shipment's lab job brought to its new state. The one entry of every
+// report: the lab API (services/labs.service.ts) and the simulated labs (simulated-labs.ts) both end here.
 import type { Clock } from '../../adapters/clock.ts'
+import type { TrackingRefusal } from '../../domain/delivery-tracking.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
-import type { TrackingRefusal } from '../../domain/delivery-tracking.ts'
 import { type LabReport, recordLabReport } from '../../domain/order-pipeline.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import { labReportLine } from './log-lines.ts'
