@@ -168,6 +168,9 @@ for (const kind of testDatabaseKinds()) {
         const secondAttempt = [scan(40, 'OutForDelivery', 'Second attempt'), scan(20, 'Delivered', 'Delivered')]
         assert.equal(outcome(await track(second.labKey, second.id, secondAttempt)), 'Updated')
 
+        for (const shipment of shipments) {
+          assert.deepEqual(json(await lab(shipment.labKey, '/labs/v1/jobs')).jobs, [], 'tracked jobs stay off the list')
+        }
         const order = await getOrder(orderId, account.liveKey)
         assert.equal(JSON.stringify(order), serializeThroughSchema(order), 'keys in the wire order, nothing unknown')
         const [one, two] = order.shipments
