@@ -606,6 +606,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "com.printroute.order.shipments.shipment#InTransit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * After shipping, the carrier has the parcel (one event per shipment)
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#InTransit`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryInTransit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.shipments.shipment#DeliveryFailed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery attempt of a shipment failed; another attempt or a return follows
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#DeliveryFailed`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryDeliveryFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.shipments.shipment#Delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A shipment was delivered
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#Delivered`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.shipments.shipment#Returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A shipment is going back to the sender; it will not be delivered
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#Returned`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.status.delivery#Delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every shipment that was not cancelled has been delivered
+         * @description A CloudEvent of type `com.printroute.order.status.delivery#Delivered`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onOrderDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -858,6 +958,24 @@ export interface components {
             } | null;
             /** @description The quote whose prices the order is charged; present only on such orders. */
             quoteId?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the date every shipment must arrive by, when given.
+             */
+            deliverBy?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            /**
+             * Format: date-time
+             * @description printroute's own: when the last shipment was delivered.
+             */
+            deliveredAt?: string;
+            /** @description printroute's own: whether any shipment was delivered after its promise. */
+            deliveredLate?: boolean;
         };
         /** CallbackRecipient */
         CallbackRecipient: {
@@ -988,6 +1106,11 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Format: date
+             * @description printroute's own: every shipment must arrive by this date; the cheapest plan that does is chosen, and an order no plan can deliver in time is refused (DeliveryDateUnreachable).
+             */
+            deliverBy?: string | null;
             /** @description A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and shipping method must match it and it must not have expired. */
             quoteId?: string | null;
         };
@@ -1020,12 +1143,33 @@ export interface components {
             /** @description ISO 4217 code; omitted: the account's billing currency. */
             currencyCode?: string | null;
             items: components["schemas"]["QuoteItemInput"][];
+            /**
+             * Format: date
+             * @description printroute's own: quote the cheapest plan whose every shipment arrives by this date; when none can, the quote carries a DeliveryDateUnreachable issue with the earliest date any plan reaches.
+             */
+            deliverBy?: string | null;
         };
         /**
          * DeliveryStatus
          * @enum {string}
          */
         DeliveryStatus: "pending" | "delivered" | "failed";
+        /**
+         * DeliveryWindow
+         * @description printroute's own: when the parcel is expected (docs/api.md#delivery-estimates).
+         */
+        DeliveryWindow: {
+            /**
+             * Format: date
+             * @description The earliest usual delivery date.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The latest date of the promise.
+             */
+            to: string;
+        };
         /**
          * DetailState
          * @enum {string}
@@ -1209,6 +1353,24 @@ export interface components {
             } | null;
             /** @description The quote whose prices the order is charged; present only on such orders. */
             quoteId?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the date every shipment must arrive by, when given.
+             */
+            deliverBy?: string;
+            /**
+             * Format: date
+             * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            /**
+             * Format: date-time
+             * @description printroute's own: when the last shipment was delivered.
+             */
+            deliveredAt?: string;
+            /** @description printroute's own: whether any shipment was delivered after its promise. */
+            deliveredLate?: boolean;
         };
         /** OrderActionsResponse */
         OrderActionsResponse: {
@@ -1468,6 +1630,12 @@ export interface components {
                 cost: components["schemas"]["Money"];
                 tax: components["schemas"]["Money"];
                 items: string[];
+                /**
+                 * Format: date
+                 * @description printroute's own: when the lab is expected to dispatch.
+                 */
+                estimatedDispatchDate?: string;
+                estimatedDelivery?: components["schemas"]["DeliveryWindow"];
             }[];
             items: {
                 /** @description Quote item id, qit_ + 32 hex. */
@@ -1491,11 +1659,22 @@ export interface components {
             expiresAt: string;
             /** @description printroute's own: whether an order can use this quote. Only a quote in the account's billing currency (in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote. */
             usableForOrders: boolean;
+            /**
+             * Format: date
+             * @description printroute's own: the latest of the shipments' estimated dispatch dates.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
         };
         /** QuoteIssue */
         QuoteIssue: {
             errorCode: string;
             description: string;
+            /**
+             * Format: date
+             * @description printroute's own, on DeliveryDateUnreachable: the earliest date any plan of the method delivers by.
+             */
+            earliestDeliveryDate?: string;
         };
         /** QuoteItemInput */
         QuoteItemInput: {
@@ -1664,7 +1843,29 @@ export interface components {
             }[];
             status: components["schemas"]["ShipmentStatus"];
             cancelled: boolean;
+            /**
+             * Format: date
+             * @description printroute's own: when the lab is expected to dispatch; after dispatch, the real date.
+             */
+            estimatedDispatchDate?: string;
+            estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            deliveryStatus?: components["schemas"]["ShipmentDeliveryStatus"];
+            /** @description printroute's own: the carrier's scans, oldest first. */
+            trackingEvents?: components["schemas"]["TrackingEvent"][];
+            /**
+             * Format: date-time
+             * @description printroute's own: the time of the Delivered scan.
+             */
+            deliveredAt?: string;
+            /** @description printroute's own: delivered after the promised estimatedDelivery.to. */
+            deliveredLate?: boolean;
         };
+        /**
+         * ShipmentDeliveryStatus
+         * @description printroute's own: where a shipped parcel is, from its carrier's scans (forward only).
+         * @enum {string}
+         */
+        ShipmentDeliveryStatus: "InTransit" | "OutForDelivery" | "DeliveryFailed" | "Delivered" | "Returned";
         /**
          * ShipmentStatus
          * @enum {string}
@@ -1737,6 +1938,14 @@ export interface components {
         Tracking: {
             number: string;
             url: string;
+        };
+        /** TrackingEvent */
+        TrackingEvent: {
+            /** Format: date-time */
+            time: string;
+            status: components["schemas"]["ShipmentDeliveryStatus"];
+            description: string;
+            location?: string;
         };
         /**
          * UpdatedOutcome
@@ -3472,6 +3681,186 @@ export interface operations {
         };
     };
     onShippingComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryInTransit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryDeliveryFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderDelivered: {
         parameters: {
             query?: never;
             header: {

@@ -13,7 +13,7 @@ import type { ExclusionByHistory } from './allocation.ts'
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
-import { applyTrackingEvents } from './delivery-tracking.ts'
+import { applyTrackingEvents, type TrackingRefusal, trackingRefusal } from './delivery-tracking.ts'
 import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient, TrackingEvent } from './order.ts'
@@ -587,6 +587,11 @@ const PROGRESS: Record<ShipmentState, number> = {
   cancelled: 4,
 }
 
+/** What a lab report did; a tracking report that cannot apply also says why (the lab API answers with it). */
+export interface LabReportTransition extends Transition {
+  refusal?: TrackingRefusal
+}
+
 /** A lab reports on a shipment it holds. Reports that would move a shipment backwards are ignored. */
 export function recordLabReport(
   order: OrderDocument,
@@ -594,18 +599,19 @@ export function recordLabReport(
   shipmentId: string,
   report: LabReport,
   now: Date,
-): Transition {
+): LabReportTransition {
   const shipment = pipeline.shipments[shipmentId]
   const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId)
-  if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
   if (report.kind === 'tracking') {
-    // Only a parcel that has left the lab has a carrier; the lab API refuses the others with a reason.
-    if (shipment.state !== 'shipped' || !applyTrackingEvents(order, onOrder, report.events, shipment.promise)) {
-      return NOTHING
-    }
+    // Only a parcel that has left the lab has a carrier. Decided here, under the order's lock, whatever a check
+    // made before the lock found.
+    const refusal = trackingRefusal(shipment?.state, onOrder, report.events)
+    if (refusal) return { changed: false, jobs: [], refusal }
+    if (!onOrder || !applyTrackingEvents(order, onOrder, report.events, shipment?.promise)) return NOTHING
     touch(order, now)
     return { changed: true, jobs: [] }
   }
+  if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
   if (shipment.state === 'shipped' || shipment.state === 'rejected' || shipment.state === 'cancelled') return NOTHING
   switch (report.kind) {
     case 'acknowledged':
