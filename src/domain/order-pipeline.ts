@@ -16,7 +16,7 @@ import type { DeliveryEstimate } from './delivery-promise.ts'
 import { applyTrackingEvents, type TrackingRefusal, trackingRefusal } from './delivery-tracking.ts'
 import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
-import type { DetailState, Issue, Item, OrderDocument, Recipient, TrackingEvent } from './order.ts'
+import type { DeliveryStatus, DetailState, Issue, Item, OrderDocument, Recipient, TrackingEvent } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
 import type { RoutingRound } from './routing.ts'
 import type { SandboxScenario } from './sandbox-scenarios.ts'
@@ -574,8 +574,12 @@ export type LabReport =
       dispatchDate: Date
     }
   | { kind: 'rejected'; reason: string; unavailableItemIds: string[] }
-  /** Carrier scans of a shipped shipment (domain/delivery-tracking.ts). */
-  | { kind: 'tracking'; events: TrackingEvent[] }
+  /**
+   * Carrier scans of a shipped shipment (domain/delivery-tracking.ts). `fromStatus` (the simulated labs): applied
+   * only while the shipment's `deliveryStatus` is still that (null: no scan yet), so a step run twice at once, or
+   * by a timer and an advance together, reports its scan once.
+   */
+  | { kind: 'tracking'; events: TrackingEvent[]; fromStatus?: DeliveryStatus | null }
 
 const PROGRESS: Record<ShipmentState, number> = {
   allocated: 0,
@@ -607,7 +611,10 @@ export function recordLabReport(
     // made before the lock found.
     const refusal = trackingRefusal(shipment?.state, onOrder, report.events)
     if (refusal) return { changed: false, jobs: [], refusal }
-    if (!onOrder || !applyTrackingEvents(order, onOrder, report.events, shipment?.promise)) return NOTHING
+    if (!onOrder) return NOTHING
+    // A simulated lab's scan applies only from the status its step was decided on (a step run twice reports once).
+    if (report.fromStatus !== undefined && (onOrder.deliveryStatus ?? null) !== report.fromStatus) return NOTHING
+    if (!applyTrackingEvents(order, onOrder, report.events, shipment?.promise)) return NOTHING
     touch(order, now)
     return { changed: true, jobs: [] }
   }
