@@ -454,7 +454,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move an order one lab step on, or to InProduction, Shipped or Complete (Sandbox only)
+         * Move an order one lab step on, or to InProduction, Shipped, Complete or Delivered (Sandbox only)
          * @description Runs the simulated labs' next steps now, with the same order changes and callbacks their timers would cause (docs/sandbox.md). Idempotent with `to`: an order already there is answered unchanged (outcome Ok). 400 with the reason when the order cannot move that way.
          */
         post: operations["advanceSandboxOrder"];
@@ -724,7 +724,7 @@ export interface components {
              * @description Sandbox settings only (absent on Live): the scenario new Sandbox orders take when they name none (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "manual" | null;
+            sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
         };
         /** AccountSettingsChange */
         AccountSettingsChange: {
@@ -736,7 +736,7 @@ export interface components {
             rotateSigningSecret?: boolean;
             /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
             signingSecretOverlapSeconds?: number;
-            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, manual (any letter case). */
+            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual (any letter case). */
             sandboxScenario?: string | null;
         };
         /**
@@ -783,7 +783,7 @@ export interface components {
         AdvanceOrderOutcome: "Updated" | "Ok";
         /** AdvanceOrderRequest */
         AdvanceOrderRequest: {
-            /** @description How far to take the order: every shipment in production, every shipment shipped, or the order Complete. Absent: one lab step. One of InProduction, Shipped, Complete (any letter case). */
+            /** @description How far to take the order: every shipment in production, every shipment shipped, the order Complete, or every parcel at the end of its carrier scans (Delivered; Returned for the scenario returned). Absent: one lab step. One of InProduction, Shipped, Complete, Delivered (any letter case). */
             to?: string;
         };
         /** AdvanceOrderResponse */
@@ -1820,7 +1820,7 @@ export interface components {
              * @description The scenario the order was created with (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            scenario: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "manual" | null;
+            scenario: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
             /** @description Why a plain advance would be refused now; null when it would move the order. */
             cannotAdvance: string | null;
         };
@@ -2122,7 +2122,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
+                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
                 "x-sandbox-scenario"?: string;
             };
             path?: never;
