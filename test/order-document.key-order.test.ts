@@ -86,6 +86,43 @@ test('a new order document is built in the wire key order, byte for byte', () =>
   assert.equal(JSON.stringify(minimal), serializeThroughSchema(minimal))
 })
 
+test('a shipped order keeps the wire key order when its carrier scans and its delivery are added', () => {
+  const now = new Date('2026-03-01T09:00:00.000Z')
+  const order = buildNewOrderDocument(
+    { ...fullOrder, items: [fullOrder.items[0] as NewOrder['items'][number]] },
+    { order: 'ord_9', items: ['ori_5'], assets: ['ast_7', 'ast_8'] },
+    now,
+  )
+  const pipeline = emptyPipeline()
+  startPipeline(order, pipeline, now)
+  const stored = { blobKey: 'k', contentType: 'image/png', bytes: 1, md5: 'x', width: null, height: null }
+  for (const asset of ['ast_7', 'ast_8']) recordDownloadSuccess(order, pipeline, asset, stored, null, now)
+  const shipment = {
+    id: 'shp_3',
+    labCode: 'us1',
+    labCountryCode: 'US',
+    carrier: { name: 'USPS', service: 'Priority' },
+    itemIds: ['ori_5'],
+    formats: { ori_5: 'png' },
+  }
+  applyAllocation(order, pipeline, 1, [shipment], [], now)
+  for (const asset of ['ast_7', 'ast_8']) {
+    recordPrintFile(order, pipeline, 'shp_3', asset, { blobKey: 'p', width: 1, height: 1, format: 'png' }, now)
+  }
+  recordSubmitted(order, pipeline, 'shp_3', now)
+  const shipped = { kind: 'shipped' as const, carrier: null, tracking: null, dispatchDate: now }
+  assert.equal(recordLabReport(order, pipeline, 'shp_3', shipped, now).changed, true)
+  for (const [time, status] of [
+    ['2026-03-02T10:00:00Z', 'InTransit'],
+    ['2026-03-03T10:00:00Z', 'Delivered'],
+  ] as const) {
+    const report = { kind: 'tracking' as const, events: [{ time, status, description: status, location: 'DC' }] }
+    assert.equal(recordLabReport(order, pipeline, 'shp_3', report, now).changed, true)
+  }
+  assert.equal(order.deliveredAt, '2026-03-03T10:00:00.000Z')
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+})
+
 test('branding carries every key with the colour slip under both spellings, or is null', () => {
   const branding = normaliseBranding({ packing_slip_colour: { url: 'https://a.test/s.pdf' } })
   assert.ok(branding)

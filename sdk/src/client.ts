@@ -300,8 +300,8 @@ export class Sandbox extends Resource {
   }
 
   /**
-   * `POST /v4.0/sandbox/orders/{id}/advance`: one lab step on (no `to`), or to `InProduction`, `Shipped` or
-   * `Complete`; answers `Updated` or, when the order is already there, `Ok`, with the order. With `to` it is
+   * `POST /v4.0/sandbox/orders/{id}/advance`: one lab step on (no `to`), or to `InProduction`, `Shipped`,
+   * `Complete` or `Delivered`; answers `Updated` or, when the order is already there, `Ok`, with the order. With `to` it is
    * idempotent and retried; a plain step is not (each call moves the order on).
    */
   advanceOrder(

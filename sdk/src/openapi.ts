@@ -454,7 +454,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move an order one lab step on, or to InProduction, Shipped or Complete (Sandbox only)
+         * Move an order one lab step on, or to InProduction, Shipped, Complete or Delivered (Sandbox only)
          * @description Runs the simulated labs' next steps now, with the same order changes and callbacks their timers would cause (docs/sandbox.md). Idempotent with `to`: an order already there is answered unchanged (outcome Ok). 400 with the reason when the order cannot move that way.
          */
         post: operations["advanceSandboxOrder"];
@@ -606,6 +606,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "com.printroute.order.shipments.shipment#InTransit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * After shipping, the carrier has the parcel (one event per shipment)
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#InTransit`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryInTransit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.shipments.shipment#DeliveryFailed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery attempt of a shipment failed; another attempt or a return follows
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#DeliveryFailed`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryDeliveryFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.shipments.shipment#Delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A shipment was delivered
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#Delivered`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.shipments.shipment#Returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A shipment is going back to the sender; it will not be delivered
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#Returned`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentDeliveryReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.status.delivery#Delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every shipment that was not cancelled has been delivered
+         * @description A CloudEvent of type `com.printroute.order.status.delivery#Delivered`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onOrderDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -624,7 +724,7 @@ export interface components {
              * @description Sandbox settings only (absent on Live): the scenario new Sandbox orders take when they name none (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "manual" | null;
+            sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
         };
         /** AccountSettingsChange */
         AccountSettingsChange: {
@@ -636,7 +736,7 @@ export interface components {
             rotateSigningSecret?: boolean;
             /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
             signingSecretOverlapSeconds?: number;
-            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, manual (any letter case). */
+            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual (any letter case). */
             sandboxScenario?: string | null;
         };
         /**
@@ -683,7 +783,7 @@ export interface components {
         AdvanceOrderOutcome: "Updated" | "Ok";
         /** AdvanceOrderRequest */
         AdvanceOrderRequest: {
-            /** @description How far to take the order: every shipment in production, every shipment shipped, or the order Complete. Absent: one lab step. One of InProduction, Shipped, Complete (any letter case). */
+            /** @description How far to take the order: every shipment in production, every shipment shipped, the order Complete, or every parcel at the end of its carrier scans (Delivered; Returned for the scenario returned). Absent: one lab step. One of InProduction, Shipped, Complete, Delivered (any letter case). */
             to?: string;
         };
         /** AdvanceOrderResponse */
@@ -1751,7 +1851,7 @@ export interface components {
              * @description The scenario the order was created with (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            scenario: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "manual" | null;
+            scenario: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
             /** @description Why a plain advance would be refused now; null when it would move the order. */
             cannotAdvance: string | null;
         };
@@ -1793,6 +1893,7 @@ export interface components {
         };
         /**
          * ShipmentDeliveryStatus
+         * @description printroute's own: where a shipped parcel is, from its carrier's scans (forward only).
          * @enum {string}
          */
         ShipmentDeliveryStatus: "InTransit" | "OutForDelivery" | "DeliveryFailed" | "Delivered" | "Returned";
@@ -2052,7 +2153,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
+                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
                 "x-sandbox-scenario"?: string;
             };
             path?: never;
@@ -3621,6 +3722,186 @@ export interface operations {
         };
     };
     onShippingComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryInTransit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryDeliveryFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentDeliveryReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderDelivered: {
         parameters: {
             query?: never;
             header: {

@@ -5,9 +5,11 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { testCatalogueFile, testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import type { CatalogueFile, LabEntry } from '../domain/catalogue.types.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
+import { estimateDelivery } from '../domain/delivery-promise.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
-import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
+import { CatalogueError, loadCatalogue, parseCatalogue, SAMPLE_CATALOGUE_PATH } from './catalogue.loader.ts'
 
 const sample = loadCatalogue()
 
@@ -844,6 +846,206 @@ test('a broken product is not reported again as an unknown SKU in the labs', () 
   assert.deepEqual(problems, ['products[3] (TEST-CASE).description: must be a string, got number 42'])
 })
 
+// ---- delivery estimates: calendars, production days, transit days ---------------------------------------------
+
+/** Transit days the test catalogue's gb1 rates get, by "method zone": faster methods never slower. */
+const GB1_TRANSIT_DAYS: Record<string, [number, number]> = {
+  'Budget uk': [2, 5],
+  'Standard uk': [2, 3],
+  'StandardPlus uk': [1, 2],
+  'Express uk': [1, 1],
+  'Overnight uk': [1, 1],
+  'Budget us': [6, 12],
+  'Standard us': [4, 8],
+  'Express us': [2, 4],
+  'Standard eu': [3, 6],
+}
+
+/** The test catalogue with a calendar for gb1 and transit days on every gb1 rate; us1 has neither. */
+function withDeliveryFigures() {
+  const json = testCatalogueJson()
+  json.labs[0].calendar = {
+    timeZone: 'Europe/London',
+    workingDays: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'],
+    holidays: ['2026-12-25', '2026-12-28'],
+    cutOffTime: '14:00',
+    productionDays: { default: 2, categories: { canvas: 3, apparel: 4 } },
+  }
+  for (const rate of json.labs[0].shippingRates) {
+    const days = GB1_TRANSIT_DAYS[`${rate.method} ${rate.zone}`]
+    assert.ok(days, `${rate.method} ${rate.zone}`)
+    rate.transitDays = { min: days[0], max: days[1] }
+  }
+  return json
+}
+
+/** Asserts the catalogue is refused with exactly these problem lines, in any order. */
+function assertProblems(json: unknown, expected: string[]): void {
+  assert.deepEqual([...problemsOf(json)].sort(), [...expected].sort())
+}
+
+test('a catalogue without any calendar or transit days loads: offers have no production days, rates no transit', () => {
+  const catalogue = parseCatalogue(testCatalogueFile(), 'test.json')
+  for (const lab of catalogue.labs) {
+    assert.equal(lab.calendar, null, lab.code)
+    for (const rate of lab.shippingRates) assert.equal(rate.transitDays, null, `${lab.code} ${rate.method}`)
+  }
+  for (const product of catalogue.products) {
+    for (const offer of product.variants.flatMap((variant) => variant.offers)) {
+      assert.equal(offer.productionDays, null, `${product.sku} at ${offer.lab.code}`)
+    }
+  }
+})
+
+test('a calendar and transit days load; production days: the lab product own > calendar category > default', () => {
+  const json = withDeliveryFigures()
+  json.labs[0].products[1].productionDays = 1 // TEST-TEE: apparel has 4 in the calendar
+  json.labs[0].products[2].productionDays = 0 // TEST-BOOK: 0 is a figure, not "none"
+  const catalogue = parseCatalogue(json, 'test.json')
+  const gb1 = catalogue.findLab('gb1')
+  assert.deepEqual(gb1?.calendar, {
+    timeZone: 'Europe/London',
+    workingDays: new Set([1, 2, 3, 4, 5]),
+    holidays: new Set(['2026-12-25', '2026-12-28']),
+    cutOffMinutes: 14 * 60,
+  })
+  assert.equal(catalogue.findLab('us1')?.calendar, null)
+  const productionDays = (sku: string, labCode: string, attributes: Record<string, string> = {}) =>
+    variantOf(catalogue, sku, attributes).offers.find((offer) => offer.lab.code === labCode)?.productionDays
+  assert.equal(productionDays('TEST-CANVAS', 'gb1', { wrap: 'Black' }), 3, 'the category canvas')
+  assert.equal(productionDays('TEST-TEE', 'gb1', { color: 'black', size: 's' }), 1, 'its own, over apparel 4')
+  assert.equal(productionDays('TEST-BOOK', 'gb1'), 0, 'its own 0, over the default')
+  assert.equal(productionDays('TEST-CASE', 'gb1'), 2, 'phone-case has no category figure: the default')
+  assert.equal(productionDays('TEST-FRAME', 'gb1', { color: 'black', size: 'small' }), 2)
+  assert.equal(productionDays('TEST-CANVAS', 'us1', { wrap: 'Black' }), null, 'us1 has no calendar')
+  assert.deepEqual(catalogue.shippingRate('gb1', 'Budget', 'GB')?.transitDays, { min: 2, max: 5 })
+  assert.deepEqual(catalogue.shippingRate('gb1', 'Express', 'US')?.transitDays, { min: 2, max: 4 })
+  assert.equal(catalogue.shippingRate('us1', 'Budget', 'US')?.transitDays, null)
+})
+
+test('calendar: unknown time zones, impossible holidays and bad cut-offs are refused', () => {
+  const zone = withDeliveryFigures()
+  zone.labs[0].calendar.timeZone = 'Europe/Londres'
+  assertProblems(zone, [
+    'labs[0] (gb1).calendar.timeZone: unknown time zone "Europe/Londres" (an IANA name like "Europe/London")',
+  ])
+
+  const holidays = withDeliveryFigures()
+  holidays.labs[0].calendar.holidays = ['2026-02-30', '25/12/2026', '2026-12-25']
+  assertProblems(holidays, [
+    'labs[0] (gb1).calendar.holidays[0]: "2026-02-30" is not a calendar date',
+    'labs[0] (gb1).calendar.holidays[1]: must be a date like "2026-12-25", got "25/12/2026"',
+  ])
+
+  for (const cutOffTime of ['24:00', '9:00', '14:60', '2pm']) {
+    const cutOff = withDeliveryFigures()
+    cutOff.labs[0].calendar.cutOffTime = cutOffTime
+    assertProblems(cutOff, [
+      `labs[0] (gb1).calendar.cutOffTime: must be a time like "14:00" (24-hour HH:MM), got "${cutOffTime}"`,
+    ])
+  }
+})
+
+test('calendar: working days are named, unique and not empty; production days whole, 0 to 60', () => {
+  const days = withDeliveryFigures()
+  days.labs[0].calendar.workingDays = ['Mon', 'Tue', 'Mon', 'Funday']
+  days.labs[0].calendar.productionDays.default = 61
+  days.labs[0].calendar.productionDays.categories.canvas = -1
+  days.labs[0].products[0].productionDays = 1.5
+  assertProblems(days, [
+    'labs[0] (gb1).calendar.workingDays[2]: duplicates "Mon" at [0]',
+    'labs[0] (gb1).calendar.workingDays[3]: must be one of Mon, Tue, Wed, Thu, Fri, Sat, Sun, got "Funday"',
+    'labs[0] (gb1).calendar.productionDays.default: must be at most 60, got number 61',
+    'labs[0] (gb1).calendar.productionDays.categories.canvas: must be an integer of at least 0, got number -1',
+    'labs[0] (gb1).products[0].productionDays: must be an integer of at least 0, got number 1.5',
+  ])
+
+  const empty = withDeliveryFigures()
+  empty.labs[0].calendar.workingDays = []
+  delete empty.labs[0].calendar.cutOffTime
+  assertProblems(empty, [
+    'labs[0] (gb1).calendar.cutOffTime: is required',
+    'labs[0] (gb1).calendar.workingDays: must not be empty',
+  ])
+})
+
+test('calendar: production-day categories must be ones the lab makes a product of', () => {
+  const json = withDeliveryFigures()
+  json.labs[0].calendar.productionDays.categories.mug = 2
+  assertProblems(json, [
+    'labs[0] (gb1).calendar.productionDays.categories.mug: no product of this lab is in category "mug" (categories: canvas, apparel, photobook, phone-case, framed-print)',
+  ])
+})
+
+test('production days on a lab product need the lab to have a calendar', () => {
+  const json = withDeliveryFigures()
+  json.labs[1].products[0].productionDays = 2
+  assertProblems(json, ['labs[1] (us1).products[0].productionDays: needs the lab to have a calendar'])
+})
+
+test('transit days: min at most max, whole days 0 to 60', () => {
+  const inverted = withDeliveryFigures()
+  inverted.labs[0].shippingRates[5].transitDays = { min: 13, max: 12 }
+  assertProblems(inverted, [
+    'labs[0] (gb1).shippingRates[5].transitDays.min: must be at most max (12) on the "Budget" rate to zone "us"',
+  ])
+
+  const range = withDeliveryFigures()
+  range.labs[0].shippingRates[0].transitDays = { min: -1, max: 61 }
+  range.labs[1].shippingRates[0].transitDays = { min: 1 }
+  assertProblems(range, [
+    'labs[0] (gb1).shippingRates[0].transitDays.min: must be an integer of at least 0, got number -1',
+    'labs[0] (gb1).shippingRates[0].transitDays.max: must be at most 60, got number 61',
+    'labs[1] (us1).shippingRates[0].transitDays.max: is required',
+  ])
+})
+
+test('transit days: per lab and zone, a faster method takes no longer than a slower one, at either end', () => {
+  // Express to the UK after StandardPlus [1, 2]: both ends too long.
+  const express = withDeliveryFigures()
+  express.labs[0].shippingRates[3].transitDays = { min: 3, max: 4 }
+  assertProblems(express, [
+    'labs[0] (gb1).shippingRates[3].transitDays.min: the Express rate to zone uk must not take longer than the slower StandardPlus rate (labs[0] (gb1).shippingRates[2]): min 3 is more than 1',
+    'labs[0] (gb1).shippingRates[3].transitDays.max: the Express rate to zone uk must not take longer than the slower StandardPlus rate (labs[0] (gb1).shippingRates[2]): max 4 is more than 2',
+  ])
+
+  // One end only, and the bound is the shortest of every slower method, not just the next one: to the US,
+  // Standard [4, 13] and Express [2, 13] both exceed Budget's max of 12, though Express is within Standard's.
+  const oneEnd = withDeliveryFigures()
+  oneEnd.labs[0].shippingRates[6].transitDays = { min: 4, max: 13 }
+  oneEnd.labs[0].shippingRates[7].transitDays = { min: 2, max: 13 }
+  assertProblems(oneEnd, [
+    'labs[0] (gb1).shippingRates[6].transitDays.max: the Standard rate to zone us must not take longer than the slower Budget rate (labs[0] (gb1).shippingRates[5]): max 13 is more than 12',
+    'labs[0] (gb1).shippingRates[7].transitDays.max: the Express rate to zone us must not take longer than the slower Budget rate (labs[0] (gb1).shippingRates[5]): max 13 is more than 12',
+  ])
+
+  // A method with no transit days is skipped: Overnight is compared with Express, then StandardPlus and the rest.
+  const skipped = withDeliveryFigures()
+  delete skipped.labs[0].shippingRates[3].transitDays
+  skipped.labs[0].shippingRates[4].transitDays = { min: 2, max: 2 }
+  assertProblems(skipped, [
+    'labs[0] (gb1).shippingRates[4].transitDays.min: the Overnight rate to zone uk must not take longer than the slower StandardPlus rate (labs[0] (gb1).shippingRates[2]): min 2 is more than 1',
+  ])
+
+  // Equal figures are fine, and so is the order of the entries in the file: zones are judged apart.
+  const equal = withDeliveryFigures()
+  equal.labs[0].shippingRates.reverse()
+  for (const rate of equal.labs[0].shippingRates) if (rate.zone === 'uk') rate.transitDays = { min: 2, max: 3 }
+  parseCatalogue(equal, 'test.json')
+})
+
+test('the sample gives every lab a calendar and every rate transit days, faster methods never slower', () => {
+  for (const lab of sample.labs) {
+    assert.ok(lab.calendar, `${lab.code} has no calendar`)
+    for (const rate of lab.shippingRates) assert.ok(rate.transitDays, `${lab.code} ${rate.method} ${rate.zone}`)
+  }
+  for (const product of sample.products) {
+    for (const offer of product.variants.flatMap((variant) => variant.offers)) {
+      assert.ok(offer.productionDays !== null, `${product.sku} at ${offer.lab.code}`)
+    }
+  }
+})
+
 // ---- docs/catalogue.md --------------------------------------------------------------------------------------
 
 test('the complete example in docs/catalogue.md loads and means what the text says', () => {
@@ -861,6 +1063,163 @@ test('the complete example in docs/catalogue.md loads and means what the text sa
   assert.ok(black.shipsTo.includes('US') && black.shipsTo.includes('GB') && black.shipsTo.includes('JP'))
   assert.ok(!imageWrap.shipsTo.includes('US') && imageWrap.shipsTo.includes('GB') && imageWrap.shipsTo.includes('JP'))
   assert.equal(imageWrap.printAreaSizes.default?.horizontalResolution, 3954)
+
+  // uk6 has a calendar and transit days: 3 days for the canvas, 4 for the photo book, its own 1 for the case.
+  const uk6 = catalogue.findLab('uk6')
+  assert.ok(uk6?.calendar)
+  const atUk6 = (sku: string, attributes: Record<string, string> = {}) =>
+    variantOf(catalogue, sku, attributes).offers.find((offer) => offer.lab.code === 'uk6')?.productionDays
+  assert.equal(atUk6('GLOBAL-CAN-10x10', { wrap: 'Black' }), 3)
+  assert.equal(atUk6('PHBK_14_SQ_HPC'), 4)
+  assert.equal(atUk6('GLOBAL-TECH-IP11P-FC-CP'), 1)
+  const budget = catalogue.shippingRate('uk6', 'Budget', 'GB')
+  assert.deepEqual(budget?.transitDays, { min: 2, max: 5 })
+  // "A canvas ordered on Wednesday 25 November 2026 at 10:00 is dispatched on Monday 30 November and, by Budget
+  // within GB (2 to 5 days), arrives between Wednesday 2 and Monday 7 December."
+  assert.deepEqual(estimateDelivery(uk6.calendar, 3, budget?.transitDays ?? null, new Date('2026-11-25T10:00:00Z')), {
+    estimatedDispatchDate: '2026-11-30',
+    estimatedDelivery: { from: '2026-12-02', to: '2026-12-07' },
+  })
+  // us1 has neither.
+  assert.equal(catalogue.findLab('us1')?.calendar, null)
+  assert.equal(catalogue.shippingRate('us1', 'Budget', 'US')?.transitDays, null)
+  assert.equal(black.offers.find((offer) => offer.lab.code === 'us1')?.productionDays, null)
+})
+
+/** The tables of a `### heading` section of docs/catalogue.md: rows of cells, backticks removed, no header. */
+function tablesOfSection(heading: string): string[][][] {
+  const markdown = readFileSync(new URL('../../docs/catalogue.md', import.meta.url), 'utf8')
+  const start = markdown.indexOf(`\n${heading}\n`)
+  assert.ok(start >= 0, `no ${heading} in docs/catalogue.md`)
+  const end = markdown.indexOf('\n#', start + heading.length + 2)
+  const tables: string[][][] = []
+  let current: string[][] | undefined
+  for (const line of markdown.slice(start, end).split('\n')) {
+    if (!line.startsWith('|')) {
+      current = undefined
+      continue
+    }
+    const cells = line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim().replaceAll('`', ''))
+    if (!current) {
+      current = []
+      tables.push(current) // the header row is skipped: the rows pushed start after it
+      continue
+    }
+    if (cells.every((cell) => /^-+$/.test(cell))) continue
+    current.push(cells)
+  }
+  return tables
+}
+
+test("the sample's delivery figures in docs/catalogue.md are the sample's", () => {
+  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8')) as CatalogueFile
+  const [labsTable, categoriesTable, transitTable, reachTable] = tablesOfSection('### Delivery figures')
+  const weekdays = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']
+  const daysOf = (days: string[]) => {
+    const [first, last] = [days[0] ?? '', days.at(-1) ?? '']
+    const contiguous = weekdays.slice(weekdays.indexOf(first), weekdays.indexOf(last) + 1).join() === days.join()
+    return contiguous ? `${first}-${last}` : days.join(', ')
+  }
+  const calendarOf = (lab: LabEntry) => {
+    assert.ok(lab.calendar, `${lab.code} has no calendar`)
+    return lab.calendar
+  }
+  assert.deepEqual(
+    labsTable,
+    file.labs.map((lab) => {
+      const calendar = calendarOf(lab)
+      return [
+        lab.code,
+        calendar.timeZone,
+        daysOf(calendar.workingDays),
+        calendar.cutOffTime,
+        (calendar.holidays ?? []).join(', '),
+      ]
+    }),
+  )
+  for (const lab of file.labs) {
+    const holidays = calendarOf(lab).holidays ?? []
+    assert.ok(
+      holidays.every((date) => date <= '2027-12-31'),
+      `${lab.code} lists holidays after 2027`,
+    )
+    assert.ok(
+      holidays.some((date) => date.startsWith('2027-12')),
+      `${lab.code} stops before the end of 2027`,
+    )
+  }
+
+  // Categories: one figure each, whichever lab; every category a lab makes is listed, so the default never applies.
+  const categories = new Map<string, { days: number; labs: string[] }>()
+  for (const lab of file.labs) {
+    const calendar = calendarOf(lab)
+    assert.equal(calendar.productionDays.default, 2, lab.code)
+    const listed = calendar.productionDays.categories ?? {}
+    for (const made of lab.products) {
+      assert.equal(made.productionDays, undefined, `${lab.code} ${made.sku} sets its own production days`)
+      const category = file.products.find((product) => product.sku === made.sku)?.category ?? ''
+      assert.ok(Object.hasOwn(listed, category), `${lab.code} has no figure for ${category}`)
+    }
+    for (const [category, days] of Object.entries(listed)) {
+      const entry = categories.get(category) ?? { days, labs: [] }
+      assert.equal(entry.days, days, `${category} differs between labs`)
+      entry.labs.push(lab.code)
+      categories.set(category, entry)
+    }
+  }
+  assert.deepEqual(
+    [...(categoriesTable ?? [])].sort(),
+    [...categories].map(([category, { days, labs }]) => [category, String(days), labs.join(', ')]).sort(),
+  )
+
+  // Transit days: each rate's figures are those of its method at its zone's reach for that lab.
+  const methods = ['Budget', 'Standard', 'StandardPlus', 'Express', 'Overnight']
+  const transitByReach = new Map((transitTable ?? []).map(([reach, ...figures]) => [reach, figures]))
+  const reaches = ['domestic', 'near', 'far', 'farthest']
+  assert.deepEqual(
+    (reachTable ?? []).map(([code]) => code),
+    file.labs.map((lab) => lab.code),
+  )
+  for (const [code, ...zonesByReach] of reachTable ?? []) {
+    const lab = file.labs.find((candidate) => candidate.code === code)
+    assert.ok(lab, code)
+    const reachOfZone = new Map(
+      zonesByReach.flatMap((zones, index) =>
+        zones === '-' ? [] : zones.split(', ').map((zone) => [zone, reaches[index] ?? ''] as const),
+      ),
+    )
+    assert.deepEqual(new Set(reachOfZone.keys()), new Set(lab.shippingRates.map((rate) => rate.zone)), code)
+    for (const rate of lab.shippingRates) {
+      const figure = transitByReach.get(reachOfZone.get(rate.zone) ?? '')?.[methods.indexOf(rate.method)]
+      const { min, max } = rate.transitDays ?? {}
+      assert.equal(figure, `${min}-${max}`, `${code} ${rate.method} to ${rate.zone}`)
+    }
+  }
+})
+
+test('the delivery estimate example of the sample in docs/catalogue.md holds', () => {
+  const canvas = variantOf(sample, 'GLOBAL-CAN-10x10', { wrap: 'Black' })
+  const offer = canvas.offers.find((candidate) => candidate.lab.code === 'uk6')
+  assert.equal(offer?.productionDays, 3)
+  const received = new Date('2026-11-25T10:00:00Z')
+  const estimate = (method: 'Standard' | 'Express', country: string) =>
+    estimateDelivery(
+      offer?.lab.calendar ?? null,
+      offer?.productionDays ?? null,
+      sample.shippingRate('uk6', method, country)?.transitDays ?? null,
+      received,
+    )
+  assert.deepEqual(estimate('Standard', 'GB'), {
+    estimatedDispatchDate: '2026-11-30',
+    estimatedDelivery: { from: '2026-12-02', to: '2026-12-03' },
+  })
+  assert.deepEqual(estimate('Express', 'US'), {
+    estimatedDispatchDate: '2026-11-30',
+    estimatedDelivery: { from: '2026-12-02', to: '2026-12-04' },
+  })
 })
 
 test('the shipment cost example in docs/catalogue.md holds on the sample', () => {

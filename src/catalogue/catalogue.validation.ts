@@ -217,6 +217,13 @@ function checkStructure(json: unknown, problems: Problems): void {
       case 'not':
         problems.add(path, 'must not be empty')
         break
+      case 'uniqueItems': {
+        // Ajv reports the first pair of equal items it meets, in an order that depends on the item type.
+        const later = Math.max(Number(params.i), Number(params.j))
+        const earlier = Math.min(Number(params.i), Number(params.j))
+        problems.add(join(path, later), `duplicates ${describe(itemsOf(error.data)[earlier])} at [${earlier}]`)
+        break
+      }
       default:
         problems.add(path, `${reasonOf(error)}, got ${describe(error.data)}`)
     }
@@ -755,9 +762,12 @@ class References {
     const categoriesMade = new Set(
       products.map((entry) => this.#products.get(entry.sku.toLowerCase())?.entry.category).filter(Boolean),
     )
+    // A lab product entry with a problem of its own (or naming a product with one) is missing from `products`:
+    // its category would look unmade, a follow-on line burying the real one, so categories wait until all are sound.
+    const everyProductSound = itemsOf(lab.products).length === products.length
     const productionDays = isJsonObject(value.productionDays) ? value.productionDays : {}
     for (const [category] of entriesOf(productionDays.categories)) {
-      if (category.startsWith(IGNORED_FIELD_PREFIX) || categoriesMade.has(category)) continue
+      if (category.startsWith(IGNORED_FIELD_PREFIX) || !everyProductSound || categoriesMade.has(category)) continue
       this.#add(
         join(join(join(path, 'productionDays'), 'categories'), category),
         `no product of this lab is in category ${describe(category)} (categories: ${[...categoriesMade].join(', ')})`,
@@ -908,7 +918,8 @@ class References {
         classesUsed.set(product.entry.shippingClass, product.entry.sku)
       }
     }
-    const rates: ShippingRateEntry[] = []
+    /** The sound rates, with their index in the file. */
+    const rates: { rate: ShippingRateEntry; index: number }[] = []
     const seen = new Map<string, number>()
     itemsOf(lab.shippingRates).forEach((item, index) => {
       const ratePath = join(path, index)
@@ -973,21 +984,56 @@ class References {
       if (this.#under(ratePath)) return
       const rate = item as unknown as ShippingRateEntry
       rates.push({
-        method: rate.method,
-        zone: rate.zone,
-        carrier: rate.carrier,
-        service: rate.service,
-        tracked: rate.tracked,
-        costs: Object.fromEntries(
-          entriesOf(rate.costs).map(([shippingClass, cost]) => {
-            const { perShipment, perAdditionalItem } = cost as ShippingRateEntry['costs'][string]
-            return [shippingClass, { perShipment, perAdditionalItem }]
-          }),
-        ),
-        ...(rate.transitDays ? { transitDays: { min: rate.transitDays.min, max: rate.transitDays.max } } : {}),
+        index,
+        rate: {
+          method: rate.method,
+          zone: rate.zone,
+          carrier: rate.carrier,
+          service: rate.service,
+          tracked: rate.tracked,
+          costs: Object.fromEntries(
+            entriesOf(rate.costs).map(([shippingClass, cost]) => {
+              const { perShipment, perAdditionalItem } = cost as ShippingRateEntry['costs'][string]
+              return [shippingClass, { perShipment, perAdditionalItem }]
+            }),
+          ),
+          ...(rate.transitDays ? { transitDays: { min: rate.transitDays.min, max: rate.transitDays.max } } : {}),
+        },
       })
     })
-    return rates
+    this.#checkTransitByMethod(rates, path)
+    return rates.map(({ rate }) => rate)
+  }
+
+  /**
+   * Per zone, a faster method (SHIPPING_METHODS, slowest first) takes no longer than a slower one, at either end of
+   * its transit days: otherwise a merchant paying for Express could be promised a later delivery than Standard
+   * gives. Each end is compared with the shortest of the slower rates' (the nearest such method on a tie), so a
+   * rate out of order is reported once per end, naming the rate it must not exceed.
+   */
+  #checkTransitByMethod(rates: readonly { rate: ShippingRateEntry; index: number }[], path: string): void {
+    const zones = new Set(rates.map(({ rate }) => rate.zone))
+    for (const zone of zones) {
+      const byMethod = rates
+        .filter(({ rate }) => rate.zone === zone && rate.transitDays !== undefined)
+        .sort((a, b) => SHIPPING_METHODS.indexOf(a.rate.method) - SHIPPING_METHODS.indexOf(b.rate.method))
+      byMethod.forEach((faster, position) => {
+        for (const end of ['min', 'max'] as const) {
+          const days = (entry: { rate: ShippingRateEntry }) => entry.rate.transitDays?.[end] ?? 0
+          const slowers = byMethod.slice(0, position)
+          const bound = slowers.reduce<(typeof slowers)[number] | undefined>(
+            (shortest, slower) => (shortest === undefined || days(slower) <= days(shortest) ? slower : shortest),
+            undefined,
+          )
+          if (bound === undefined || days(faster) <= days(bound)) continue
+          this.#add(
+            join(join(join(path, faster.index), 'transitDays'), end),
+            `the ${faster.rate.method} rate to zone ${zone} must not take longer than the slower ${bound.rate.method} ` +
+              `rate (${this.#label(join(path, bound.index))}): ${end} ${days(faster)} is more than ${days(bound)}`,
+          )
+        }
+      })
+    }
   }
 
   // ---- coverage ---------------------------------------------------------------------------------------

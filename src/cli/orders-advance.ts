@@ -1,6 +1,6 @@
-// `printroute orders advance ORDER_ID [--to InProduction|Shipped|Complete]`: the Sandbox's test clock for one
-// order (docs/sandbox.md#advance) from the command line, through POST /v4.0/sandbox/orders/{id}/advance with a
-// Sandbox key. Prints the outcome and the order's state after it (the same line `orders watch` prints).
+// `printroute orders advance ORDER_ID [--to InProduction|Shipped|Complete|Delivered]`: the Sandbox's test clock
+// for one order (docs/sandbox.md#advance) from the command line, through POST /v4.0/sandbox/orders/{id}/advance
+// with a Sandbox key. Prints the outcome and the order's state after it (the same line `orders watch` prints).
 import type { Command } from 'commander'
 import { ADVANCE_TARGETS, type AdvanceTarget } from '../domain/sandbox-scenarios.ts'
 import { addConnectionOptions, connectionOf, createApiConnection } from './api-connection.ts'
@@ -18,10 +18,11 @@ function targetOf(value: unknown): AdvanceTarget | undefined {
 export function registerAdvanceCommand(orders: Command): void {
   const advance = orders
     .command('advance')
-    .summary('move a Sandbox order one lab step on, or to InProduction, Shipped or Complete')
+    .summary('move a Sandbox order one lab step on, or to InProduction, Shipped, Complete or Delivered')
     .description(
-      "Runs the simulated labs' next step on each of the order's shipments now (or every step up to --to), with " +
-        'the same order changes and callbacks their timers would cause; an order waiting for payment ' +
+      "Runs the simulated labs' next step on each of the order's shipments now (or every step up to --to; after " +
+        'shipping, the steps are the carrier scans up to Delivered), with the same order changes and callbacks ' +
+        'their timers would cause; an order waiting for payment ' +
         'authorisation (scenario paymentRequired) is authorised. Sandbox keys only (docs/sandbox.md#advance).',
     )
     .argument('<ORDER_ID>', 'the order (ord_123)')

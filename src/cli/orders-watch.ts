@@ -1,7 +1,8 @@
-// `printroute orders watch ORDER_ID`: an order's progress as it happens, from any printroute the key works
-// on. Prints the order's stage and status details now, then one line per event of the order (GET /v4.0/events
-// ?orderId=, which carries the order as it was then) until the order is Complete or Cancelled, and exits 0.
-// An order in its pause window is waited for; an order the key does not have is an error.
+// `printroute orders watch ORDER_ID [--until Complete|Delivered]`: an order's progress as it happens, from any
+// printroute the key works on. Prints the order's stage and status details now, then one line per event of the
+// order (GET /v4.0/events?orderId=, which carries the order as it was then) until the order is Complete (or, with
+// --until Delivered, until its parcels have arrived or come back) or Cancelled, and exits 0. An order in its pause
+// window is waited for; an order the key does not have is an error.
 import type { Command } from 'commander'
 import {
   type ApiConnection,
@@ -18,7 +19,15 @@ import {
 import { print, requireText, UsageError } from './command-support.ts'
 import { OperationError } from './operation-error.ts'
 
-const FINAL_STAGES = new Set(['Complete', 'Cancelled'])
+/**
+ * How far a watch follows the order: until it is Complete (everything shipped), or until every parcel not
+ * cancelled has been delivered or returned, which comes after Complete (docs/api.md#delivery-tracking).
+ */
+export const WATCH_UNTIL = ['Complete', 'Delivered'] as const
+export type WatchUntil = (typeof WATCH_UNTIL)[number]
+
+/** Delivery statuses after which a parcel's story is over. */
+const FINAL_DELIVERY_STATUSES = new Set(['Delivered', 'Returned'])
 
 interface WatchedOrder {
   id: string
@@ -27,7 +36,13 @@ interface WatchedOrder {
     details: Record<string, string>
     issues?: { errorCode?: string; description?: string }[]
   }
-  shipments?: { id: string; status?: string; tracking?: { number?: string } | null }[]
+  shipments?: {
+    id: string
+    status?: string
+    cancelled?: boolean
+    tracking?: { number?: string } | null
+    deliveryStatus?: string
+  }[]
 }
 
 interface OrderEvent {
@@ -37,13 +52,37 @@ interface OrderEvent {
   data?: { order?: WatchedOrder }
 }
 
-/** `InProgress  downloadAssets Complete, allocateProductionLocation InProgress, ...` (states not started left out). */
+/**
+ * `InProgress  downloadAssets Complete, allocateProductionLocation InProgress, ...` (states not started left out),
+ * then, once a carrier has scanned a parcel, where each is: `; shp_12 Delivered, shp_13 InTransit`.
+ */
 export function describeOrder(order: WatchedOrder): string {
   const details = Object.entries(order.status.details)
     .filter(([, state]) => state !== 'NotStarted')
     .map(([step, state]) => `${step} ${state}`)
   const issues = (order.status.issues ?? []).map((issue) => `issue ${issue.errorCode ?? '?'}`)
-  return [order.status.stage, [...details, ...issues].join(', ') || 'nothing started yet'].join('  ')
+  const line = [order.status.stage, [...details, ...issues].join(', ') || 'nothing started yet'].join('  ')
+  const parcels = (order.shipments ?? [])
+    .filter((shipment) => shipment.deliveryStatus !== undefined)
+    .map((shipment) => `${shipment.id} ${shipment.deliveryStatus}`)
+  return parcels.length > 0 ? `${line}; ${parcels.join(', ')}` : line
+}
+
+/** Whether the watch is over for `order`: Cancelled, or Complete and, --until Delivered, every parcel arrived or back. */
+export function watchEnded(order: WatchedOrder, until: WatchUntil): boolean {
+  if (order.status.stage === 'Cancelled') return true
+  if (order.status.stage !== 'Complete') return false
+  if (until === 'Complete') return true
+  const live = (order.shipments ?? []).filter((shipment) => !shipment.cancelled && shipment.status !== 'Cancelled')
+  return live.every((shipment) => FINAL_DELIVERY_STATUSES.has(shipment.deliveryStatus ?? ''))
+}
+
+/** The --until value, in any letter case. */
+function untilOf(value: unknown): WatchUntil {
+  if (value === undefined) return 'Complete'
+  const until = WATCH_UNTIL.find((candidate) => candidate.toLowerCase() === String(value).toLowerCase())
+  if (!until) throw new UsageError(`--until must be one of ${WATCH_UNTIL.join(', ')}, got "${String(value)}"`)
+  return until
 }
 
 /** The part of an event type after `com.<vendor>.order.` (`status.stage.changed#Complete`). */
@@ -58,18 +97,26 @@ export function registerOrderCommands(program: Command): Command {
     .summary("follow an order's progress on a running printroute, or advance a Sandbox order")
   const watch = orders
     .command('watch')
-    .summary("print an order's progress until it is complete or cancelled")
+    .summary("print an order's progress until it is complete (or delivered) or cancelled")
     .description(
       "Prints the order's stage and status details, then each change as it happens (from the events feed), " +
-        'and exits 0 once the order is Complete or Cancelled; an order in its pause window is waited for. ' +
+        'and exits 0 once the order is Complete (with --until Delivered: once every parcel has been delivered ' +
+        'or returned) or Cancelled; an order in its pause window is waited for. ' +
         'Talks to a printroute server with an API key (docs/callbacks.md#watching-an-order).',
     )
     .argument('<ORDER_ID>', 'the order (ord_123)')
+    .option('--until <STATE>', `how far to follow the order: ${WATCH_UNTIL.join(' or ')} (default: Complete)`)
   addConnectionOptions(watch, '2s').action(async (orderIdArgument: string, values: Record<string, unknown>) => {
     const orderId = requireText(orderIdArgument, 'ORDER_ID')
     if (!/^ord_\d{1,15}$/.test(orderId)) throw new UsageError(`"${orderId}" is not an order ID (ord_123)`)
+    const until = untilOf(values.until)
     const connection = connectionOf(values)
-    await watchOrder(createApiConnection(connection), orderId, intervalMs(values.pollInterval, '--poll-interval'))
+    await watchOrder(
+      createApiConnection(connection),
+      orderId,
+      intervalMs(values.pollInterval, '--poll-interval'),
+      until,
+    )
   })
   return orders
 }
@@ -97,7 +144,12 @@ function stoppedEarly(orderId: string): OperationError {
   return new OperationError(`stopped before ${orderId} was complete or cancelled`, 1)
 }
 
-export async function watchOrder(api: ApiConnection, orderId: string, pollMs: number): Promise<void> {
+export async function watchOrder(
+  api: ApiConnection,
+  orderId: string,
+  pollMs: number,
+  until: WatchUntil = 'Complete',
+): Promise<void> {
   const stop = stopSignal()
   const { signal } = stop
   try {
@@ -113,7 +165,7 @@ export async function watchOrder(api: ApiConnection, orderId: string, pollMs: nu
     if (!('order' in now)) throw stoppedEarly(orderId)
     let last = describeOrder(now.order)
     print(`${new Date().toISOString()}  ${orderId}  ${last}`)
-    if (FINAL_STAGES.has(now.order.status.stage)) return
+    if (watchEnded(now.order, until)) return
 
     while (!signal.aborted) {
       const page = await api.get<{ events: OrderEvent[]; nextCursor: string | null; hasMore: boolean }>(
@@ -129,7 +181,7 @@ export async function watchOrder(api: ApiConnection, orderId: string, pollMs: nu
         // Events that change nothing shown here (a shipment, a payment) still say what happened.
         print(`${event.time}  ${orderId}  ${state === last ? `${shortType(event.type)}` : state}`)
         last = state
-        if (FINAL_STAGES.has(order.status.stage)) return
+        if (watchEnded(order, until)) return
       }
       if (!page.hasMore) await pause(pollMs, signal)
     }

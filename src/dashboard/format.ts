@@ -66,6 +66,17 @@ const STATE_WORDS: Record<string, string> = {
   delivered: 'Delivered',
   failed: 'Failed',
   rendered: 'Rendered',
+  InTransit: 'In transit',
+  OutForDelivery: 'Out for delivery',
+  DeliveryFailed: 'Delivery failed',
+  Delivered: 'Delivered',
+  Returned: 'Returned',
+  Late: 'Late',
+}
+
+/** A state in words ("InTransit" -> "In transit"). */
+export function stateWords(state: string): string {
+  return STATE_WORDS[state] ?? state
 }
 
 /** A state as a coloured badge whose text says it (colour is never the only signal). */
@@ -103,12 +114,44 @@ export function issueHeadline(errorCode: string): string {
   return ISSUE_HEADLINES[errorCode] ?? errorCode
 }
 
+const SHIPMENT_EVENT_WORDS: Record<string, string> = {
+  InTransit: 'A shipment is on its way',
+  DeliveryFailed: 'A delivery attempt failed',
+  Delivered: 'A shipment was delivered',
+  Returned: 'A shipment was returned to the sender',
+}
+
+const WEEKDAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']
+const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/** `Tue 1 Dec 2026` for a "YYYY-MM-DD" date (a civil date: no time zone to convert). */
+export function dateWords(date: string): string {
+  const parsed = new Date(`${date}T00:00:00Z`)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(parsed.getTime())) return date
+  const weekday = WEEKDAY_NAMES[(parsed.getUTCDay() + 6) % 7]
+  return `${weekday} ${parsed.getUTCDate()} ${MONTH_NAMES[parsed.getUTCMonth()]} ${parsed.getUTCFullYear()}`
+}
+
+/** A date inside a <time> element carrying it. */
+export function formatDate(date: string | null | undefined): Html {
+  if (!date) return html`<span class="muted">—</span>`
+  return html`<time datetime="${date}">${dateWords(date)}</time>`
+}
+
+/** A delivery window: one date when `from` is `to`, else `from – to`. */
+export function formatDeliveryWindow(window: { from: string; to: string } | null | undefined): Html {
+  if (!window) return html`<span class="muted">—</span>`
+  if (window.from === window.to) return formatDate(window.from)
+  return html`${formatDate(window.from)} – ${formatDate(window.to)}`
+}
+
 /** The part of an event type after the vendor: `status.stage.changed#Complete`. */
 export function eventWords(type: string): string {
   const name = type.replace(/^com\.[^.]+\.order\./, '')
   const [what = '', state = ''] = name.split('#')
   if (what === 'status.stage.changed') return `Stage changed to ${state}`
-  if (what === 'shipments.shipment') return `A shipment was ${state.toLowerCase()}`
+  if (what === 'shipments.shipment') return SHIPMENT_EVENT_WORDS[state] ?? `A shipment was ${state.toLowerCase()}`
+  if (what === 'status.delivery') return 'Every shipment delivered'
   if (what === 'status.details.downloadAssets') return `Images downloaded`
   if (what === 'status.details.shipping') return `Everything shipped`
   if (what === 'status.issues.paymentAuthorisation') return 'Payment authorised'

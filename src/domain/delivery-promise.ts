@@ -4,7 +4,8 @@
 // Dates are civil dates, "YYYY-MM-DD", with no time zone of their own:
 // - Work is received at an instant. In the lab's time zone, that instant falls on a date and a time of day. If the
 //   date is a working day (one of the calendar's weekdays and not one of its holidays) and the time is before the
-//   cut-off, production starts that day; otherwise it starts on the next working day.
+//   cut-off, production starts that day; otherwise it starts on the next working day. Where the clocks go back and
+//   a time of day comes twice, the cut-off is its first occurrence: once passed, it stays passed that day.
 // - The dispatch date is `productionDays` working days after the start day (0: dispatched the day it starts).
 // - Transit counts working days at the destination, Monday to Friday, from the day after dispatch: the window is
 //   dispatch + `min` to dispatch + `max` such days (0: delivered the day it is dispatched). Public holidays at the
@@ -81,8 +82,9 @@ export function isKnownTimeZone(timeZone: string): boolean {
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
-/** The civil date and the minute of the day an instant falls on in a time zone. */
+/** The civil date and the minute of the day an instant falls on in a time zone; RangeError for an invalid Date. */
 export function zonedDateTime(instant: Date, timeZone: string): { date: string; minuteOfDay: number } {
+  if (Number.isNaN(instant.getTime())) throw new RangeError(`not a valid instant: ${String(instant)}`)
   let format = formatters.get(timeZone)
   if (!format) {
     format = new Intl.DateTimeFormat('en-GB', {
@@ -121,10 +123,34 @@ function advanceWorkingDays(date: string, count: number, works: (days: number) =
   return dateOfDayNumber(days)
 }
 
+/** Minutes the zone's clocks are ahead of UTC at an instant (seconds of the instant dropped). */
+function utcOffsetMinutes(instantMs: number, timeZone: string): number {
+  const local = zonedDateTime(new Date(instantMs), timeZone)
+  return dayNumber(local.date) * 1440 + local.minuteOfDay - Math.floor(instantMs / 60_000)
+}
+
+/**
+ * Whether `received`, which the lab's clock shows as `local`, came before that day's cut-off. The time of day
+ * alone is not enough where the clocks went back earlier that day: with a cut-off of 01:30 in London, 01:15 GMT
+ * comes after 01:30 BST, so work received then must wait like work received at 01:45 BST did, or a later receipt
+ * would start earlier. A time of day comes twice only on such a day, so only then is more than the clock read.
+ */
+function isBeforeCutOff(calendar: LabCalendar, received: Date, local: { date: string; minuteOfDay: number }): boolean {
+  if (local.minuteOfDay >= calendar.cutOffMinutes) return false
+  const receivedMs = received.getTime()
+  // Clocks turned back earlier on the local day received were turned back less than a day before it.
+  const offsetBefore = utcOffsetMinutes(receivedMs - DAY_MS, calendar.timeZone)
+  if (offsetBefore <= utcOffsetMinutes(receivedMs, calendar.timeZone)) return true
+  // The clocks went back: under the earlier offset, the cut-off showed at this minute, if it showed at all.
+  const firstCutOffMinute = dayNumber(local.date) * 1440 + calendar.cutOffMinutes - offsetBefore
+  const showed = utcOffsetMinutes(firstCutOffMinute * 60_000, calendar.timeZone) === offsetBefore
+  return !(showed && firstCutOffMinute <= Math.floor(receivedMs / 60_000))
+}
+
 /** The day production of work received at `received` starts: today before the cut-off on a working day. */
 export function productionStartDate(calendar: LabCalendar, received: Date): string {
   const local = zonedDateTime(received, calendar.timeZone)
-  if (isWorkingDay(calendar, local.date) && local.minuteOfDay < calendar.cutOffMinutes) return local.date
+  if (isWorkingDay(calendar, local.date) && isBeforeCutOff(calendar, received, local)) return local.date
   return advanceWorkingDays(local.date, 1, (days) => isWorkingDay(calendar, dateOfDayNumber(days)))
 }
 

@@ -7,8 +7,18 @@
 // it is not final and only when it is not older than the scan that set it (a failed attempt, then out for delivery
 // again); a scan of a lower rank, or any scan after a final status, is recorded and changes nothing. So a late
 // InTransit after Delivered is kept in `trackingEvents` and the shipment stays Delivered.
+//
+// The scans of one report are applied oldest first; scans of the same instant in rank order, then in the order of
+// DELIVERY_STATUSES. So the status one report leads to depends on its scans, never on the order they are listed in.
 import type { DeliveryEstimate } from './delivery-promise.ts'
-import type { DeliveryStatus, OrderDocument, Shipment, TrackingEvent } from './order.ts'
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  type OrderDocument,
+  type Shipment,
+  type TrackingEvent,
+} from './order.ts'
+import type { ShipmentState } from './order-pipeline.ts'
 
 export const DELIVERY_STATUS_RANK: Readonly<Record<DeliveryStatus, number>> = {
   InTransit: 1,
@@ -39,7 +49,7 @@ export function canonicalTrackingEvent(event: TrackingEvent): TrackingEvent {
   }
 }
 
-/** The scans of `events` the shipment does not have yet (repeats within `events` counted once). */
+/** The scans of `events` the shipment does not have yet (repeats within `events` counted once), canonical. */
 export function newTrackingEvents(shipment: Shipment, events: readonly TrackingEvent[]): TrackingEvent[] {
   const seen = new Set((shipment.trackingEvents ?? []).map(scanKey))
   const fresh: TrackingEvent[] = []
@@ -52,18 +62,55 @@ export function newTrackingEvents(shipment: Shipment, events: readonly TrackingE
   return fresh
 }
 
-/** Whether `event` sets the status, from `current` (set by a scan at `currentTime`), by the rule above. */
-function moves(current: DeliveryStatus | undefined, currentTime: string | undefined, event: TrackingEvent): boolean {
-  if (current === undefined) return true
-  const rank = DELIVERY_STATUS_RANK[current]
-  const eventRank = DELIVERY_STATUS_RANK[event.status]
-  if (eventRank !== rank) return eventRank > rank
-  return rank < FINAL_RANK && (currentTime === undefined || event.time >= currentTime)
+/** Why a lab's tracking report cannot apply to its shipment; the lab API answers it as a 400. */
+export type TrackingRefusal =
+  /** The parcel has not left the lab (or the lab gave the shipment back): there is no carrier to scan it. */
+  | { reason: 'notShipped'; state: ShipmentState | undefined }
+  /** The merchant cancelled the shipment. */
+  | { reason: 'cancelled' }
+  /** The shipment would keep more than MAX_TRACKING_EVENTS_PER_SHIPMENT scans. */
+  | { reason: 'tooManyScans'; kept: number; fresh: number }
+
+/**
+ * Whether a tracking report can apply to the shipment as it is now (`state` from the pipeline, `onOrder` the
+ * shipment on the order, absent once a lab rejected it). Decided again under the order's lock, where it is final.
+ */
+export function trackingRefusal(
+  state: ShipmentState | undefined,
+  onOrder: Shipment | undefined,
+  events: readonly TrackingEvent[],
+): TrackingRefusal | undefined {
+  if (state === 'cancelled' || onOrder?.cancelled) return { reason: 'cancelled' }
+  if (state !== 'shipped' || !onOrder) return { reason: 'notShipped', state }
+  const kept = onOrder.trackingEvents?.length ?? 0
+  const fresh = newTrackingEvents(onOrder, events).length
+  if (kept + fresh > MAX_TRACKING_EVENTS_PER_SHIPMENT) return { reason: 'tooManyScans', kept, fresh }
+  return undefined
+}
+
+/** Oldest first; at the same instant, lower ranks first, then in the order of DELIVERY_STATUSES. */
+function scanOrder(a: TrackingEvent, b: TrackingEvent): number {
+  if (a.time !== b.time) return a.time < b.time ? -1 : 1
+  const byRank = DELIVERY_STATUS_RANK[a.status] - DELIVERY_STATUS_RANK[b.status]
+  return byRank !== 0 ? byRank : DELIVERY_STATUSES.indexOf(a.status) - DELIVERY_STATUSES.indexOf(b.status)
 }
 
 /**
- * Adds a lab's scans to a shipped shipment and moves its status; true when anything changed. The delivery is
- * late when its date (UTC) is after the promise's `to` or the order's `deliverBy`.
+ * Whether `event` sets the status, from the scan that set the current one (none yet: any scan does), by the rule
+ * above; "not older" in scan order, so that reports of one instant end alike whichever arrives first.
+ */
+function moves(current: TrackingEvent | undefined, event: TrackingEvent): boolean {
+  if (current === undefined) return true
+  const rank = DELIVERY_STATUS_RANK[current.status]
+  const eventRank = DELIVERY_STATUS_RANK[event.status]
+  if (eventRank !== rank) return eventRank > rank
+  return rank < FINAL_RANK && scanOrder(event, current) >= 0
+}
+
+/**
+ * Adds a lab's scans to a shipped shipment and moves its status; true when anything changed (a new scan, even one
+ * that moves nothing). The delivery is late when its date (UTC) is after the promise's `to` (the estimate made at
+ * allocation; the shipment's own estimate when there was none) or after the order's `deliverBy`.
  */
 export function applyTrackingEvents(
   order: OrderDocument,
@@ -71,22 +118,20 @@ export function applyTrackingEvents(
   events: readonly TrackingEvent[],
   promise: DeliveryEstimate | undefined,
 ): boolean {
-  const fresh = newTrackingEvents(shipment, events)
+  const fresh = newTrackingEvents(shipment, events).sort(scanOrder)
   if (fresh.length === 0) return false
-  const byTime = (a: TrackingEvent, b: TrackingEvent) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0)
-  fresh.sort(byTime)
-  let status = shipment.deliveryStatus
-  let statusTime = status && latestScanOf(shipment.trackingEvents ?? [], status)?.time
+  const status = shipment.deliveryStatus
+  let current = status && latestScanOf(shipment.trackingEvents ?? [], status)
   let delivered: TrackingEvent | undefined
   for (const event of fresh) {
-    if (!moves(status, statusTime, event)) continue
-    if (event.status === 'Delivered' && status !== 'Delivered') delivered = event
-    status = event.status
-    statusTime = event.time
+    if (!moves(current, event)) continue
+    if (event.status === 'Delivered' && current?.status !== 'Delivered') delivered = event
+    current = event
   }
-  // deliveryStatus before trackingEvents: on the first scan both keys are new, and the wire order puts it first.
-  if (status !== undefined) shipment.deliveryStatus = status
-  shipment.trackingEvents = [...(shipment.trackingEvents ?? []), ...fresh].sort(byTime)
+  // Keys are set in the wire order (deliveryStatus, trackingEvents, deliveredAt, deliveredLate): the stored
+  // document is served as it is.
+  if (current !== undefined) shipment.deliveryStatus = current.status
+  shipment.trackingEvents = [...(shipment.trackingEvents ?? []), ...fresh].sort(scanOrder)
   if (delivered && shipment.deliveredAt === undefined) {
     shipment.deliveredAt = delivered.time
     shipment.deliveredLate = isLate(
@@ -99,6 +144,10 @@ export function applyTrackingEvents(
   return true
 }
 
+/**
+ * The scan that set `status`: the latest scan of it. A later scan of a status of the same rank would have moved
+ * it, and an earlier one cannot be it once a later one of that status exists.
+ */
 function latestScanOf(events: readonly TrackingEvent[], status: DeliveryStatus): TrackingEvent | undefined {
   let latest: TrackingEvent | undefined
   for (const event of events) if (event.status === status && (!latest || event.time >= latest.time)) latest = event

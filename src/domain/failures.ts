@@ -43,6 +43,9 @@ export type FailureCode =
   | 'NotDownloaded'
   | 'NotAnImage'
   | 'ImageTooLarge'
+  | 'ShipmentNotShipped'
+  | 'ShipmentCancelled'
+  | 'TooManyTrackingEvents'
 
 export interface Failure {
   code: FailureCode

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { deliveryJob, JOB_NAMES, jobRequest } from './jobs.ts'
+import {
+  carrierScanStep,
+  deliveryJob,
+  JOB_NAMES,
+  jobRequest,
+  nextSimulatedLabStep,
+  type SimulatedLabStep,
+  scanStatusOf,
+} from './jobs.ts'
+import { DELIVERY_STATUSES } from './order.ts'
+import { SANDBOX_SCENARIOS, simulatedCarrierPath } from './sandbox-scenarios.ts'
 
 // A job's id is derived from its key: a key that changed would enqueue again work already queued before an
 // upgrade, so the keys are held to their exact text.
@@ -34,4 +44,66 @@ test('a job request carries its payload, and a start time only when given one', 
     data: { deliveryId: 7, attempt: 1 },
   })
   assert.deepEqual(jobRequest('submit-shipment', { orderId: 'ord_1', shipmentId: 'shp_4' }, later).startAfter, later)
+})
+
+test('a carrier-scan step is named after the status it reports, and back', () => {
+  assert.deepEqual(DELIVERY_STATUSES.map(carrierScanStep), [
+    'inTransit',
+    'outForDelivery',
+    'deliveryFailed',
+    'delivered',
+    'returned',
+  ])
+  for (const status of DELIVERY_STATUSES) assert.equal(scanStatusOf(carrierScanStep(status)), status)
+  for (const step of ['acknowledge', 'produce', 'ship'] as const) assert.equal(scanStatusOf(step), undefined)
+  assert.equal(
+    jobRequest('simulated-lab-step', { orderId: 'ord_1', shipmentId: 'shp_4', step: 'deliveryFailed' }).key,
+    'simulated-lab:shp_4:deliveryFailed:0',
+  )
+})
+
+test('before dispatch the next simulated step follows the shipment state; none without a lab', () => {
+  assert.equal(nextSimulatedLabStep('submitted'), 'acknowledge')
+  assert.equal(nextSimulatedLabStep('acknowledged'), 'produce')
+  assert.equal(nextSimulatedLabStep('inProduction'), 'ship')
+  for (const state of [undefined, 'allocated', 'rejected', 'cancelled']) {
+    assert.equal(nextSimulatedLabStep(state), undefined, String(state))
+    assert.equal(nextSimulatedLabStep(state, 'InTransit', 'returned'), undefined, String(state))
+  }
+})
+
+/** Every step a shipment takes from `submitted` when each step moves it where its report leads. */
+function walk(scenario: (typeof SANDBOX_SCENARIOS)[number] | null): SimulatedLabStep[] {
+  const steps: SimulatedLabStep[] = []
+  let state = 'submitted'
+  let status: (typeof DELIVERY_STATUSES)[number] | undefined
+  for (let step = nextSimulatedLabStep(state, status, scenario); step; ) {
+    steps.push(step)
+    if (step === 'acknowledge') state = 'acknowledged'
+    else if (step === 'produce') state = 'inProduction'
+    else if (step === 'ship') state = 'shipped'
+    else status = scanStatusOf(step)
+    step = nextSimulatedLabStep(state, status, scenario)
+    assert.ok(steps.length <= 10, 'the walk ends')
+  }
+  return steps
+}
+
+test("after ship, the next step is the scan after the shipment's deliveryStatus on the scenario's carrier path", () => {
+  const before = ['acknowledge', 'produce', 'ship']
+  assert.deepEqual(walk(null), [...before, 'inTransit', 'delivered'])
+  assert.deepEqual(walk('lateDelivery'), [...before, 'inTransit', 'delivered'])
+  assert.deepEqual(walk('returned'), [...before, 'inTransit', 'returned'])
+  assert.deepEqual(walk('deliveryFailed'), [...before, 'inTransit', 'deliveryFailed', 'outForDelivery', 'delivered'])
+  for (const scenario of SANDBOX_SCENARIOS) {
+    assert.deepEqual(walk(scenario).slice(3), simulatedCarrierPath(scenario).map(carrierScanStep), scenario)
+  }
+  // Each step happens once: a step job that finds the shipment already past it (a repeat, a late timer) is not
+  // the next step, so it does nothing.
+  assert.equal(nextSimulatedLabStep('shipped', 'Delivered'), undefined)
+  assert.equal(nextSimulatedLabStep('shipped', 'Returned', 'returned'), undefined)
+  assert.equal(nextSimulatedLabStep('shipped', 'InTransit'), 'delivered')
+  // A status the simulated carrier does not report on this path (reported by someone else) ends its steps.
+  assert.equal(nextSimulatedLabStep('shipped', 'DeliveryFailed'), undefined)
+  assert.equal(nextSimulatedLabStep('shipped', 'OutForDelivery', 'returned'), undefined)
 })

@@ -1,20 +1,49 @@
 // What each background job caused by an order is: its payload and its deterministic key. The pure half of the
 // job registry, here so the pure transitions can ask for jobs; how each job runs (handler, concurrency,
 // retries) is the other half, in jobs/registry.ts, keyed by the same names.
+import { DELIVERY_STATUSES, type DeliveryStatus } from './order.ts'
+import { type SandboxScenario, simulatedCarrierPath } from './sandbox-scenarios.ts'
 
-/** Where a simulated lab is with a shipment; each step is one job. */
-export type SimulatedLabStep = 'acknowledge' | 'produce' | 'ship'
+/**
+ * Where a simulated lab is with a shipment; each step is one job. After `ship`, one step per carrier scan the
+ * simulated lab reports, named after the scan's status (`inTransit` reports InTransit).
+ */
+export type SimulatedLabStep = 'acknowledge' | 'produce' | 'ship' | CarrierScanStep
+export type CarrierScanStep = Uncapitalize<DeliveryStatus>
+
+/** The step that reports a carrier scan of `status`. */
+export function carrierScanStep(status: DeliveryStatus): CarrierScanStep {
+  return `${status.charAt(0).toLowerCase()}${status.slice(1)}` as CarrierScanStep
+}
+
+/** The status a carrier-scan step reports; undefined for the steps before dispatch. */
+export function scanStatusOf(step: SimulatedLabStep): DeliveryStatus | undefined {
+  return DELIVERY_STATUSES.find((status) => carrierScanStep(status) === step)
+}
 
 /**
  * The step a simulated lab takes next on a shipment in `state` (a pipeline shipment state); undefined when it has
- * none (not yet with the lab, or done). A step runs only from its own state, so a step job that fires after the
- * shipment moved on (the order was advanced in Sandbox, or the job ran twice) does nothing.
+ * none (not yet with the lab, or done). Once shipped, the pipeline state stays `shipped`: the next step is the
+ * scan after the shipment's `deliveryStatus` on the scenario's carrier path (simulatedCarrierPath). A step runs
+ * only from its own state, so a step job that fires after the shipment moved on (the order was advanced in
+ * Sandbox, or the job ran twice) does nothing.
  */
-export function nextSimulatedLabStep(state: string | undefined): SimulatedLabStep | undefined {
+export function nextSimulatedLabStep(
+  state: string | undefined,
+  deliveryStatus?: DeliveryStatus,
+  scenario: SandboxScenario | null = null,
+): SimulatedLabStep | undefined {
   if (state === 'submitted') return 'acknowledge'
   if (state === 'acknowledged') return 'produce'
   if (state === 'inProduction') return 'ship'
-  return undefined
+  if (state !== 'shipped') return undefined
+  const path = simulatedCarrierPath(scenario)
+  // indexOf is -1 before the first scan, so the next is the path's first; a status the simulated carrier does
+  // not report on this path (another reporter's) is treated as its end: nothing follows.
+  const at = deliveryStatus === undefined ? -1 : path.indexOf(deliveryStatus)
+  if (deliveryStatus !== undefined && at === -1) return undefined
+  const next = path[at + 1]
+  return next === undefined ? undefined : carrierScanStep(next)
 }
 
 /** Every job an order change can cause: name -> what the job carries. */

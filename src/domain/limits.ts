@@ -18,3 +18,16 @@ export const MAX_PAUSE_WINDOW_SECONDS = 30 * 86_400
 export const DEFAULT_SIGNING_OVERLAP_SECONDS = 86_400
 /** The longest overlap accepted: 30 days. */
 export const MAX_SIGNING_OVERLAP_SECONDS = 30 * 86_400
+
+/**
+ * The lab API's tracking report (POST /labs/v1/jobs/{shipmentId}/tracking, docs/pipeline.md#tracking-reports): how
+ * many scans one report carries, the longest text of each field, and how far in the future of the service's clock
+ * a scan's time may be (the lab's clock may run a little ahead; a scan further ahead is a mistake).
+ */
+export const TRACKING_REPORT_LIMITS = {
+  maxEvents: 100,
+  maxTimeLength: 40,
+  maxDescriptionLength: 500,
+  maxLocationLength: 200,
+  clockSkewSeconds: 300,
+} as const

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildNewOrderDocument, type OrderDocument } from './order.ts'
+import { buildNewOrderDocument, type OrderDocument, type Shipment } from './order.ts'
 import { buildCloudEvent, callbackOrder, eventType, type OrderEventKind, orderEventsOf } from './order-events.ts'
 
 function newOrder(): OrderDocument {
@@ -43,7 +43,7 @@ function newOrder(): OrderDocument {
   )
 }
 
-function shipment(id: string, status: 'Processing' | 'Shipped') {
+function shipment(id: string, status: 'Processing' | 'Shipped'): Shipment {
   return {
     id,
     dispatchDate: null,
@@ -104,6 +104,90 @@ test('downloads complete, shipments shipped one by one, then shipping complete a
     'com.acme.order.shipments.shipment#Shipped',
     'com.acme.order.status.details.shipping#Complete',
     'com.acme.order.status.stage.changed#Complete',
+  ])
+})
+
+test('after shipping, each delivery status with a callback is one event; the whole order delivered, one more', () => {
+  const shipped = newOrder()
+  shipped.shipments = [shipment('shp_1', 'Shipped'), shipment('shp_2', 'Shipped')]
+  shipped.status.stage = 'Complete'
+  const step = (before: OrderDocument, change: (order: OrderDocument) => void) => {
+    const after = structuredClone(before)
+    change(after)
+    return { after, events: orderEventsOf({ before, after, pauseWindowEnded: false }) }
+  }
+  const onOrder = (order: OrderDocument, index: number) => order.shipments[index] as Shipment
+
+  const inTransit = step(shipped, (order) => {
+    onOrder(order, 1).deliveryStatus = 'InTransit'
+    order.lastUpdated = '2026-03-03T08:00:00.000Z'
+  })
+  assert.deepEqual(inTransit.events, [{ kind: 'shipmentDelivery', shipmentId: 'shp_2', status: 'InTransit' }])
+  assert.deepEqual(types(inTransit.events), ['com.acme.order.shipments.shipment#InTransit'])
+
+  const rescanned = step(inTransit.after, (order) => {
+    onOrder(order, 1).trackingEvents = [{ time: '2026-03-03T09:00:00.000Z', status: 'InTransit', description: 'Hub' }]
+  })
+  assert.deepEqual(rescanned.events, [], 'a new scan that leaves the status as it was')
+  const outForDelivery = step(inTransit.after, (order) => {
+    onOrder(order, 1).deliveryStatus = 'OutForDelivery'
+  })
+  assert.deepEqual(outForDelivery.events, [], 'OutForDelivery shows on the order only')
+  const failed = step(outForDelivery.after, (order) => {
+    onOrder(order, 1).deliveryStatus = 'DeliveryFailed'
+  })
+  assert.deepEqual(types(failed.events), ['com.acme.order.shipments.shipment#DeliveryFailed'])
+  const returned = step(failed.after, (order) => {
+    onOrder(order, 0).deliveryStatus = 'Returned'
+  })
+  assert.deepEqual(types(returned.events), ['com.acme.order.shipments.shipment#Returned'])
+
+  const first = step(failed.after, (order) => {
+    onOrder(order, 0).deliveryStatus = 'Delivered'
+    onOrder(order, 0).deliveredAt = '2026-03-04T10:00:00.000Z'
+  })
+  assert.deepEqual(types(first.events), ['com.acme.order.shipments.shipment#Delivered'])
+  const last = step(first.after, (order) => {
+    onOrder(order, 1).deliveryStatus = 'Delivered'
+    onOrder(order, 1).deliveredAt = '2026-03-05T10:00:00.000Z'
+    order.deliveredAt = '2026-03-05T10:00:00.000Z'
+    order.deliveredLate = false
+  })
+  assert.deepEqual(last.events, [
+    { kind: 'shipmentDelivery', shipmentId: 'shp_2', status: 'Delivered' },
+    { kind: 'orderDelivered' },
+  ])
+  assert.deepEqual(types(last.events), [
+    'com.acme.order.shipments.shipment#Delivered',
+    'com.acme.order.status.delivery#Delivered',
+  ])
+  assert.deepEqual(
+    orderEventsOf({ before: last.after, after: structuredClone(last.after), pauseWindowEnded: false }),
+    [],
+    'delivered once',
+  )
+})
+
+test('one change that ships, completes and delivers: shipping first, then each delivery in shipment order', () => {
+  const before = newOrder()
+  before.shipments = [shipment('shp_1', 'Shipped'), shipment('shp_2', 'Processing')]
+  ;(before.shipments[0] as Shipment).deliveryStatus = 'InTransit'
+  before.status.details.shipping = 'InProgress'
+  const after = structuredClone(before)
+  const [first, second] = after.shipments as [Shipment, Shipment]
+  second.status = 'Shipped'
+  second.deliveryStatus = 'Delivered'
+  first.deliveryStatus = 'Delivered'
+  after.status.details.shipping = 'Complete'
+  after.status.stage = 'Complete'
+  after.deliveredAt = '2026-03-05T10:00:00.000Z'
+  assert.deepEqual(orderEventsOf({ before, after, pauseWindowEnded: false }), [
+    { kind: 'shipmentShipped', shipmentId: 'shp_2' },
+    { kind: 'shippingComplete' },
+    { kind: 'stageChanged', stage: 'Complete' },
+    { kind: 'shipmentDelivery', shipmentId: 'shp_1', status: 'Delivered' },
+    { kind: 'shipmentDelivery', shipmentId: 'shp_2', status: 'Delivered' },
+    { kind: 'orderDelivered' },
   ])
 })
 

@@ -67,8 +67,10 @@ export interface OrderChangeFacts {
 
 /**
  * The events a change causes, in the order they happened within it: fulfilment starting after the pause
- * window, downloads complete, payment authorised, each shipment made, shipping complete, then the stage
- * change it led to. Creation causes none (there is no `before`); a change that touches none of these, none.
+ * window, downloads complete, payment authorised, each shipment made, shipping complete, the stage change it led
+ * to, then what the carriers reported: each shipment's new delivery status (one event for the status it ends at,
+ * however many scans the change applied), then the whole order delivered. Creation causes none (there is no
+ * `before`); a change that touches none of these, none.
  */
 export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
   const { before, after } = facts

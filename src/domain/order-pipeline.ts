@@ -13,10 +13,19 @@ import type { ExclusionByHistory } from './allocation.ts'
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import { combinedEstimate, type DeliveryEstimate } from './delivery-promise.ts'
-import { applyTrackingEvents } from './delivery-tracking.ts'
+import { applyTrackingEvents, type TrackingRefusal, trackingRefusal } from './delivery-tracking.ts'
 import type { Environment } from './environment.ts'
 import { type JobRequest, jobRequest } from './jobs.ts'
-import type { DetailState, Issue, Item, OrderDocument, Recipient, Shipment, TrackingEvent } from './order.ts'
+import type {
+  DeliveryStatus,
+  DetailState,
+  Issue,
+  Item,
+  OrderDocument,
+  Recipient,
+  Shipment,
+  TrackingEvent,
+} from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
 import type { RoutingRound } from './routing.ts'
 import type { SandboxScenario } from './sandbox-scenarios.ts'
@@ -643,8 +652,12 @@ export type LabReport =
       dispatchDate: Date
     }
   | { kind: 'rejected'; reason: string; unavailableItemIds: string[] }
-  /** Carrier scans of a shipped shipment (domain/delivery-tracking.ts). */
-  | { kind: 'tracking'; events: TrackingEvent[] }
+  /**
+   * Carrier scans of a shipped shipment (domain/delivery-tracking.ts). `fromStatus` (the simulated labs): applied
+   * only while the shipment's `deliveryStatus` is still that (null: no scan yet), so a step run twice at once, or
+   * by a timer and an advance together, reports its scan once.
+   */
+  | { kind: 'tracking'; events: TrackingEvent[]; fromStatus?: DeliveryStatus | null }
 
 const PROGRESS: Record<ShipmentState, number> = {
   allocated: 0,
@@ -654,6 +667,11 @@ const PROGRESS: Record<ShipmentState, number> = {
   shipped: 4,
   rejected: 4,
   cancelled: 4,
+}
+
+/** What a lab report did; a tracking report that cannot apply also says why (the lab API answers with it). */
+export interface LabReportTransition extends Transition {
+  refusal?: TrackingRefusal
 }
 
 /**
@@ -668,18 +686,22 @@ export function recordLabReport(
   report: LabReport,
   now: Date,
   afterDispatch?: DeliveryEstimate | null,
-): Transition {
+): LabReportTransition {
   const shipment = pipeline.shipments[shipmentId]
   const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId)
-  if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
   if (report.kind === 'tracking') {
-    // Only a parcel that has left the lab has a carrier; the lab API refuses the others with a reason.
-    if (shipment.state !== 'shipped' || !applyTrackingEvents(order, onOrder, report.events, shipment.promise)) {
-      return NOTHING
-    }
+    // Only a parcel that has left the lab has a carrier. Decided here, under the order's lock, whatever a check
+    // made before the lock found.
+    const refusal = trackingRefusal(shipment?.state, onOrder, report.events)
+    if (refusal) return { changed: false, jobs: [], refusal }
+    if (!onOrder) return NOTHING
+    // A simulated lab's scan applies only from the status its step was decided on (a step run twice reports once).
+    if (report.fromStatus !== undefined && (onOrder.deliveryStatus ?? null) !== report.fromStatus) return NOTHING
+    if (!applyTrackingEvents(order, onOrder, report.events, shipment?.promise)) return NOTHING
     touch(order, now)
     return { changed: true, jobs: [] }
   }
+  if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
   if (shipment.state === 'shipped' || shipment.state === 'rejected' || shipment.state === 'cancelled') return NOTHING
   switch (report.kind) {
     case 'acknowledged':

@@ -3,7 +3,9 @@
 // (the X-Sandbox-Scenario header, else metadata.sandboxScenario, else the account's Sandbox default) and kept
 // with the order; Live ignores scenarios. Pure: the pipeline, the billing and the simulated labs ask these
 // functions what a scenario changes.
-import type { OrderDocument } from './order.ts'
+import type { DeliveryEstimate } from './delivery-promise.ts'
+import { addCalendarDays, deliveryWindow } from './delivery-promise.ts'
+import type { DeliveryStatus, OrderDocument, Shipment, TrackingEvent } from './order.ts'
 
 export const SANDBOX_SCENARIOS = [
   'downloadFails',
@@ -13,6 +15,9 @@ export const SANDBOX_SCENARIOS = [
   'paymentRequired',
   'splitShipments',
   'partialShipment',
+  'returned',
+  'deliveryFailed',
+  'lateDelivery',
   'manual',
 ] as const
 
@@ -20,9 +25,10 @@ export type SandboxScenario = (typeof SANDBOX_SCENARIOS)[number]
 
 /**
  * Where POST /v4.0/sandbox/orders/{id}/advance with `to` takes an order: every shipment in production (or
- * further), every shipment shipped, or the order Complete.
+ * further), every shipment shipped, the order Complete, or every parcel at the end of its carrier's path
+ * (Delivered; Returned for the scenario `returned`).
  */
-export const ADVANCE_TARGETS = ['InProduction', 'Shipped', 'Complete'] as const
+export const ADVANCE_TARGETS = ['InProduction', 'Shipped', 'Complete', 'Delivered'] as const
 export type AdvanceTarget = (typeof ADVANCE_TARGETS)[number]
 
 /** The request header naming a scenario (wins over the metadata key). */
@@ -101,4 +107,88 @@ export function labStepWaitsForAdvance(
   if (scenario === 'manual') return true
   if (scenario !== 'partialShipment') return false
   return order.shipments[0]?.id !== shipmentId
+}
+
+/**
+ * The carrier scans a simulated lab reports after it ships, in order, one step each (docs/sandbox.md#after-shipped):
+ * in transit, then delivered; `returned` comes back instead; `deliveryFailed` fails a first attempt and delivers on
+ * the second. The step after `ship` is the status after the shipment's current `deliveryStatus` on this path.
+ */
+export function simulatedCarrierPath(scenario: SandboxScenario | null): readonly DeliveryStatus[] {
+  switch (scenario) {
+    case 'returned':
+      return ['InTransit', 'Returned']
+    case 'deliveryFailed':
+      return ['InTransit', 'DeliveryFailed', 'OutForDelivery', 'Delivered']
+    default:
+      return ['InTransit', 'Delivered']
+  }
+}
+
+/** Whether a shipment's parcel is at the end of the simulated carrier's path (nothing is left to report). */
+export function carrierPathEnded(scenario: SandboxScenario | null, status: DeliveryStatus | undefined): boolean {
+  return status !== undefined && simulatedCarrierPath(scenario).at(-1) === status
+}
+
+/** Where a simulated scan happened: the lab's country before the parcel reaches the recipient's town. */
+function scanLocation(order: OrderDocument, shipment: Shipment, status: DeliveryStatus): string {
+  const { townOrCity, countryCode } = order.recipient.address
+  const atTheLab = status === 'InTransit' || status === 'Returned'
+  return atTheLab ? `Sorting centre, ${shipment.fulfillmentLocation.countryCode}` : `${townOrCity}, ${countryCode}`
+}
+
+const SCAN_DESCRIPTIONS: Record<DeliveryStatus, string> = {
+  InTransit: 'Accepted by the carrier',
+  DeliveryFailed: 'Recipient not available',
+  OutForDelivery: 'Out for delivery (second attempt)',
+  Delivered: 'Delivered',
+  Returned: 'Returned to the sender',
+}
+
+/**
+ * When `lateDelivery` delivers: one carrier working day (Monday to Friday) after the promised `to` at 12:00 UTC,
+ * so the delivery is late. The promise is the one made at allocation, else the shipment's estimate, else the order's
+ * `deliverBy`; with none of them, 30 days after dispatch (nothing to be late against). Never before `now`: a parcel
+ * is not delivered before the step that reports it. The time may be in the future, which only a simulation can do.
+ */
+export function lateDeliveryTime(
+  order: OrderDocument,
+  shipment: Shipment,
+  promise: DeliveryEstimate | undefined,
+  now: Date,
+): Date {
+  const promisedTo = promise?.estimatedDelivery.to ?? shipment.estimatedDelivery?.to ?? order.deliverBy
+  const dispatched = (shipment.dispatchDate ?? now.toISOString()).slice(0, 10)
+  // A window of exactly one day after `to` is the next day a carrier delivers on.
+  const date = promisedTo ? deliveryWindow(promisedTo, { min: 1, max: 1 }).to : addCalendarDays(dispatched, 30)
+  const late = new Date(`${date}T12:00:00.000Z`)
+  return late > now ? late : now
+}
+
+/**
+ * The scan a simulated lab reports for `status` on a shipment: at `now` (the step's time), except the delivery
+ * of `lateDelivery` (lateDeliveryTime). Each scan is at least a millisecond after the shipment's latest one: scans
+ * of one instant are ordered by status, not by arrival (domain/delivery-tracking.ts), so an OutForDelivery in the
+ * same millisecond as the DeliveryFailed before it (an advance, a fixed clock) would not move the status.
+ */
+export function simulatedCarrierScan(
+  scenario: SandboxScenario | null,
+  order: OrderDocument,
+  shipment: Shipment,
+  promise: DeliveryEstimate | undefined,
+  status: DeliveryStatus,
+  now: Date,
+): TrackingEvent {
+  const latest = Math.max(...(shipment.trackingEvents ?? []).map((scan) => new Date(scan.time).getTime()))
+  const stepTime = new Date(Math.max(now.getTime(), latest + 1))
+  const time =
+    scenario === 'lateDelivery' && status === 'Delivered'
+      ? lateDeliveryTime(order, shipment, promise, stepTime)
+      : stepTime
+  return {
+    time: time.toISOString(),
+    status,
+    description: SCAN_DESCRIPTIONS[status],
+    location: scanLocation(order, shipment, status),
+  }
 }

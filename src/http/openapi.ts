@@ -13,7 +13,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { stringify as toYaml } from 'yaml'
 import { environmentName } from '../domain/environment.ts'
 import { STAGES } from '../domain/order.ts'
-import { eventType, type OrderEventKind } from '../domain/order-events.ts'
+import {
+  CALLBACK_DELIVERY_STATUSES,
+  type CallbackDeliveryStatus,
+  eventType,
+  type OrderEventKind,
+} from '../domain/order-events.ts'
 import { ERROR_OUTCOME_STATUS } from '../domain/outcomes.ts'
 import { sessionCookieName } from '../domain/session-cookie.ts'
 import type { Environment } from '../services/accounts.service.ts'
@@ -196,6 +201,13 @@ function toDocumentSchema(schema: unknown): Json {
   return convert(JSON.parse(JSON.stringify(schema))) as Json
 }
 
+const DELIVERY_EVENT_SUMMARIES: Record<CallbackDeliveryStatus, string> = {
+  InTransit: 'After shipping, the carrier has the parcel (one event per shipment)',
+  DeliveryFailed: 'A delivery attempt of a shipment failed; another attempt or a return follows',
+  Delivered: 'A shipment was delivered',
+  Returned: 'A shipment is going back to the sender; it will not be delivered',
+}
+
 /** The event types callbacks carry (docs/callbacks.md), one webhook each. */
 const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
   ...STAGES.map((stage) => ({
@@ -209,10 +221,15 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
   { kind: { kind: 'paymentAuthorised' }, summary: 'A prepaid order waiting for payment was paid' },
   { kind: { kind: 'shipmentShipped', shipmentId: '' }, summary: 'A shipment was made (one event per shipment)' },
   { kind: { kind: 'shippingComplete' }, summary: 'Every shipment has shipped' },
+  ...CALLBACK_DELIVERY_STATUSES.map((status) => ({
+    kind: { kind: 'shipmentDelivery', shipmentId: '', status } as OrderEventKind,
+    summary: DELIVERY_EVENT_SUMMARIES[status],
+  })),
+  { kind: { kind: 'orderDelivered' }, summary: 'Every shipment that was not cancelled has been delivered' },
 ]
 
 function webhookOperationId(kind: OrderEventKind): string {
-  const suffix = kind.kind === 'stageChanged' ? kind.stage : ''
+  const suffix = kind.kind === 'stageChanged' ? kind.stage : kind.kind === 'shipmentDelivery' ? kind.status : ''
   return `on${kind.kind[0]?.toUpperCase()}${kind.kind.slice(1)}${suffix}`
 }
 

@@ -73,3 +73,25 @@ test('bodies are never type-coerced, query values are', () => {
   assert.equal(compile(numberSchema, 'querystring')(query).error, undefined)
   assert.equal(query.top, 5)
 })
+
+test('a date-time is one JavaScript reads: a leap second or an offset of hours alone is InvalidFormat', () => {
+  const dated = Type.Object({ at: Type.String({ format: 'date-time' }) })
+  for (const at of [
+    '2026-03-03T08:12:00Z',
+    '2026-03-03t08:12:00.5z',
+    '2026-03-03T09:12:00+01:00',
+    '2026-03-03T09:12:00+0100',
+  ]) {
+    assert.equal(compile(dated)({ at }).error, undefined, at)
+  }
+  for (const at of ['2026-12-31T23:59:60Z', '2026-03-03T09:12:00+01', '2026-03-03T08:12:00', '2026-02-30T08:12:00Z']) {
+    assert.deepEqual(
+      compile(dated)({ at }).error?.failures,
+      { at: [{ code: 'InvalidFormat', providedValue: at, comparisonValue: 'date-time' }] },
+      at,
+    )
+  }
+  // Query values are read by the same rule (orders' createdFrom, createdTo).
+  const query = compile(Type.Object({ createdFrom: Type.String({ format: 'date-time' }) }), 'querystring')
+  assert.equal(query({ createdFrom: '2026-12-31T23:59:60Z' }).error?.failures.createdFrom?.[0]?.code, 'InvalidFormat')
+})

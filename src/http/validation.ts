@@ -93,6 +93,20 @@ function addUrl(ajv: Ajv): void {
   })
 }
 
+/**
+ * `date-time` as RFC 3339 writes it and JavaScript's Date reads it. ajv-formats also takes a leap second (23:59:60)
+ * and an offset of hours alone (+01), which Date cannot read: a service would be handed an invalid date (and
+ * answer 500) for a value the schema had let through.
+ */
+function addReadableDateTime(ajv: Ajv): void {
+  const rfc3339 = ajv.formats['date-time'] as { validate: (data: string) => boolean } | undefined
+  if (!rfc3339) throw new Error('ajv-formats defines date-time')
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (data: string) => rfc3339.validate(data) && !Number.isNaN(Date.parse(data)),
+  })
+}
+
 function createAjv(coerceTypes: boolean | 'array'): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -102,6 +116,7 @@ function createAjv(coerceTypes: boolean | 'array'): Ajv {
     strict: false,
   })
   addFormats(ajv)
+  addReadableDateTime(ajv)
   addCaseInsensitiveEnum(ajv)
   addSingleLine(ajv)
   addUrl(ajv)

@@ -3,10 +3,13 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal } from '../domain/delivery-tracking.ts'
+import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
-import type { Recipient } from '../domain/order.ts'
+import { TRACKING_REPORT_LIMITS } from '../domain/limits.ts'
+import type { Recipient, TrackingEvent } from '../domain/order.ts'
 import type { LabReport } from '../domain/order-pipeline.ts'
-import { ServiceError } from '../domain/outcomes.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
@@ -152,13 +155,84 @@ export function createLabsService(deps: {
           )
         }
       }
+      if (report.kind === 'tracking') {
+        refuseScansFromTheFuture(report.events, clock.now())
+        // Read before the order's lock, for a prompt answer without a transaction. Only the check the pipeline makes
+        // again under the lock is final (two reports at once may both pass here and fill the shipment together).
+        const order = await readOrder(db, job.orderNumber)
+        const onOrder = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
+        const refusal = trackingRefusal(order?.pipeline.shipments[shipmentId]?.state, onOrder, report.events)
+        if (refusal) throw trackingRefused(shipmentId, refusal)
+      }
       const orderId = `ord_${job.orderNumber}`
       const result = await pipeline.reportLab(orderId, shipmentId, report)
+      if (result.refusal) throw trackingRefused(shipmentId, result.refusal)
       log.info(
         { orderId, labCode, step: 'lab-api', call: report.kind, shipmentId, changed: result.changed },
         `lab API: lab ${labCode} reports ${report.kind} for ${shipmentId}: ${result.changed ? 'Updated' : 'Ok (no change)'}`,
       )
-      return result
+      return { changed: result.changed }
     },
+  }
+}
+
+/**
+ * A scan's time may run ahead of the service's clock by the clock skew allowance at most: a lab's clock a little
+ * fast is tolerated, a scan of tomorrow is a mistake the lab should hear about.
+ */
+function refuseScansFromTheFuture(events: readonly TrackingEvent[], now: Date): void {
+  const latest = new Date(now.getTime() + TRACKING_REPORT_LIMITS.clockSkewSeconds * 1000)
+  const failures: Failures = {}
+  for (const [index, event] of events.entries()) {
+    if (Date.parse(event.time) > latest.getTime()) {
+      addFailure(failures, `events[${index}].time`, {
+        code: 'MustBeLessThanOrEqualTo',
+        providedValue: event.time,
+        comparisonValue: latest.toISOString(),
+      })
+    }
+  }
+  if (hasFailures(failures)) {
+    const minutes = TRACKING_REPORT_LIMITS.clockSkewSeconds / 60
+    throw validationFailed(
+      failures,
+      `A scan's time may be at most ${minutes} minutes after the service's clock (${now.toISOString()})`,
+    )
+  }
+}
+
+/** The 400 answer to a tracking report the shipment cannot take, naming what is wrong where. */
+function trackingRefused(shipmentId: string, refusal: TrackingRefusal): ServiceError {
+  switch (refusal.reason) {
+    case 'notShipped': {
+      const state = refusal.state ?? 'unknown'
+      const why =
+        state === 'rejected'
+          ? 'the lab rejected it, so it was never shipped'
+          : `it is ${state}: report tracking after the shipped report`
+      return validationFailed(
+        { shipmentId: [{ code: 'ShipmentNotShipped', providedValue: shipmentId, comparisonValue: state }] },
+        `Shipment ${shipmentId} has no carrier scans to report: ${why}`,
+      )
+    }
+    case 'cancelled':
+      return validationFailed(
+        { shipmentId: [{ code: 'ShipmentCancelled', providedValue: shipmentId }] },
+        `Shipment ${shipmentId} was cancelled: it has no carrier scans to report`,
+      )
+    case 'tooManyScans':
+      return validationFailed(
+        {
+          events: [
+            {
+              code: 'TooManyTrackingEvents',
+              providedValue: refusal.kept + refusal.fresh,
+              comparisonValue: MAX_TRACKING_EVENTS_PER_SHIPMENT,
+            },
+          ],
+        },
+        `Shipment ${shipmentId} keeps at most ${MAX_TRACKING_EVENTS_PER_SHIPMENT} carrier scans: it has ` +
+          `${refusal.kept} and the report adds ${refusal.fresh} new ones`,
+      )
   }
 }

@@ -1,13 +1,19 @@
 // The Sandbox's test clock for one order (docs/sandbox.md#advance): POST /v4.0/sandbox/orders/{id}/advance
 // moves an order's shipments on by the simulated labs' own steps, at once, rather than on their timers. It
 // runs exactly the step a simulated lab would run next (services/pipeline/simulated-labs.ts `runStep`), so the
-// order, its shipments, tracking and callbacks are the ones the timers would have produced; a timer that fires
-// later for a shipment already moved finds it past its step and does nothing.
+// order, its shipments, tracking, carrier scans and callbacks are the ones the timers would have produced; a
+// timer that fires later for a shipment already moved finds it past its step and does nothing.
 import { formatId, parseId } from '../domain/ids.ts'
 import { nextSimulatedLabStep, type SimulatedLabStep } from '../domain/jobs.ts'
+import type { DeliveryStatus } from '../domain/order.ts'
 import { isAwaitingPayment, type PipelineOrder, type ShipmentState } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
-import type { AdvanceTarget, SandboxScenario } from '../domain/sandbox-scenarios.ts'
+import {
+  type AdvanceTarget,
+  carrierPathEnded,
+  type SandboxScenario,
+  simulatedCarrierPath,
+} from '../domain/sandbox-scenarios.ts'
 import { findOrderForCaller, readOrder } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
@@ -20,7 +26,7 @@ export interface SimulatedLabStepper {
   runStep(pipeline: SimulatedLabPipeline, orderId: string, shipmentId: string, step: SimulatedLabStep): Promise<void>
 }
 
-/** How far a shipment is along its lab's steps. */
+/** How far a shipment is along its lab's steps; a shipped one whose parcel arrived (or came back) is one further. */
 const PROGRESS: Partial<Record<ShipmentState, number>> = {
   allocated: 0,
   submitted: 1,
@@ -28,7 +34,11 @@ const PROGRESS: Partial<Record<ShipmentState, number>> = {
   inProduction: 3,
   shipped: 4,
 }
-const TARGET_PROGRESS: Record<Exclude<AdvanceTarget, 'Complete'>, number> = { InProduction: 3, Shipped: 4 }
+const ARRIVED = 5
+/** The progress every shipment has once the order reached a target. */
+const TARGET_PROGRESS: Record<AdvanceTarget, number> = { InProduction: 3, Shipped: 4, Complete: 4, Delivered: ARRIVED }
+/** The lab's steps before its carrier's: acknowledge, produce, ship. */
+const LAB_STEPS = 3
 
 /** What an order's page and the CLI show of its Sandbox side. */
 export interface SandboxOrderFacts {
@@ -38,18 +48,38 @@ export interface SandboxOrderFacts {
   cannotAdvance: string | null
 }
 
+interface LiveShipment {
+  id: string
+  state: ShipmentState
+  deliveryStatus: DeliveryStatus | undefined
+}
+
 /** The shipments that count: not rejected (their items went to another lab) and not cancelled. */
-function liveShipments(order: PipelineOrder): [string, ShipmentState][] {
+function liveShipments(order: PipelineOrder): LiveShipment[] {
   return Object.entries(order.pipeline.shipments)
-    .map(([id, shipment]) => [id, shipment.state] as [string, ShipmentState])
-    .filter(([, state]) => state !== 'rejected' && state !== 'cancelled')
+    .filter(([, shipment]) => shipment.state !== 'rejected' && shipment.state !== 'cancelled')
+    .map(([id, shipment]) => ({
+      id,
+      state: shipment.state,
+      deliveryStatus: order.document.shipments.find((candidate) => candidate.id === id)?.deliveryStatus,
+    }))
+}
+
+function progressOf(order: PipelineOrder, shipment: LiveShipment): number {
+  if (shipment.state === 'shipped' && carrierPathEnded(order.sandboxScenario, shipment.deliveryStatus)) return ARRIVED
+  return PROGRESS[shipment.state] ?? 0
+}
+
+function nextStepOf(order: PipelineOrder, shipment: LiveShipment): SimulatedLabStep | undefined {
+  return nextSimulatedLabStep(shipment.state, shipment.deliveryStatus, order.sandboxScenario)
 }
 
 function hasReached(order: PipelineOrder, to: AdvanceTarget): boolean {
-  if (order.document.status.stage === 'Complete') return true
-  if (to === 'Complete') return false
+  const complete = order.document.status.stage === 'Complete'
+  if (complete && to !== 'Delivered') return true
+  if (to === 'Complete' || (to === 'Delivered' && !complete)) return false
   const shipments = liveShipments(order)
-  return shipments.length > 0 && shipments.every(([, state]) => (PROGRESS[state] ?? 0) >= TARGET_PROGRESS[to])
+  return shipments.length > 0 && shipments.every((shipment) => progressOf(order, shipment) >= TARGET_PROGRESS[to])
 }
 
 /** Why the order cannot be moved at all, or undefined. */
@@ -75,7 +105,7 @@ function notWithLabsReason(order: PipelineOrder): string {
     case 'rendering':
       return `order ${id} is having its print files made; advance once its shipments are with their labs`
     case 'complete':
-      return `order ${id} is Complete: nothing is left to advance`
+      return `order ${id} is Complete and every shipment is Delivered or Returned: nothing is left to advance`
     default:
       return `no shipment of order ${id} is with a lab`
   }
@@ -125,19 +155,19 @@ export function createSandboxService(
    */
   async function submitReady(order: PipelineOrder): Promise<boolean> {
     if (order.pipeline.phase !== 'producing' || isAwaitingPayment(order.pipeline)) return false
-    const ready = liveShipments(order).filter(([, state]) => state === 'allocated')
-    for (const [shipmentId] of ready) await pipeline.submitShipment(order.document.id, shipmentId)
+    const ready = liveShipments(order).filter((shipment) => shipment.state === 'allocated')
+    for (const { id } of ready) await pipeline.submitShipment(order.document.id, id)
     return ready.length > 0
   }
 
-  /** One lab step on every shipment that has one; false when none had. */
+  /** One step on every shipment that has one and has not reached `below`; false when none had. */
   async function stepAll(order: PipelineOrder, below: number): Promise<boolean> {
     let stepped = false
-    for (const [shipmentId, state] of liveShipments(order)) {
-      if ((PROGRESS[state] ?? 0) >= below) continue
-      const step = nextSimulatedLabStep(state)
+    for (const shipment of liveShipments(order)) {
+      if (progressOf(order, shipment) >= below) continue
+      const step = nextStepOf(order, shipment)
       if (!step) continue
-      await simulatedLabs.runStep(pipeline, order.document.id, shipmentId, step)
+      await simulatedLabs.runStep(pipeline, order.document.id, shipment.id, step)
       stepped = true
     }
     return stepped
@@ -160,8 +190,9 @@ export function createSandboxService(
     if (stopped) return stopped
     if (isAwaitingPayment(order.pipeline)) return undefined
     const movable = liveShipments(order).some(
-      ([, state]) =>
-        nextSimulatedLabStep(state) !== undefined || (state === 'allocated' && order.pipeline.phase === 'producing'),
+      (shipment) =>
+        nextStepOf(order, shipment) !== undefined ||
+        (shipment.state === 'allocated' && order.pipeline.phase === 'producing'),
     )
     return movable ? undefined : notWithLabsReason(order)
   }
@@ -201,13 +232,14 @@ export function createSandboxService(
       if (stopped) refuse(order, to, stopped)
       let changed = await authorise(order)
       if (changed) await reload()
-      if (to === 'Complete' && !['producing', 'complete'].includes(order.pipeline.phase)) {
-        refuse(order, to, `${notWithLabsReason(order)}, so it cannot reach Complete yet`)
+      if ((to === 'Complete' || to === 'Delivered') && !['producing', 'complete'].includes(order.pipeline.phase)) {
+        refuse(order, to, `${notWithLabsReason(order)}, so it cannot reach ${to} yet`)
       }
       if (await submitReady(order)) changed = true
-      const below = to === 'InProduction' ? TARGET_PROGRESS.InProduction : TARGET_PROGRESS.Shipped
-      // Each pass moves every shipment one step; a shipment needs at most three (acknowledge, produce, ship).
-      for (let pass = 0; pass < 3 && !hasReached(await reload(), to); pass += 1) {
+      const below = TARGET_PROGRESS[to]
+      // Each pass moves every shipment one step: the lab's three, then as many as its carrier's path has scans.
+      const passes = LAB_STEPS + simulatedCarrierPath(order.sandboxScenario).length
+      for (let pass = 0; pass < passes && !hasReached(await reload(), to); pass += 1) {
         if (!(await stepAll(order, below))) break
         changed = true
       }

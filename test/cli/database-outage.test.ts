@@ -297,15 +297,18 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
       60_000,
       250,
     )
+    // To the end of each order's path: its parcel delivered (the simulated carrier's scans follow Complete), so
+    // that no event is still to come when the callbacks are compared with the events below.
     const orders = await waitFor(
-      'every order to complete',
+      'every order to complete and be delivered',
       async () => {
         const current = await readOrders()
         if (!current) return undefined
         for (const order of current) {
           assert.deepEqual(withoutResolutionWarnings(order.status.issues), [], `${order.id} has no issues`)
         }
-        return complete(current) === orderIds.length ? current : undefined
+        const delivered = current.filter((order) => order.deliveredAt !== undefined).length
+        return complete(current) === orderIds.length && delivered === orderIds.length ? current : undefined
       },
       240_000,
       500,

@@ -58,6 +58,11 @@ describe('listen and orders watch, against a running printroute', () => {
     return response.statusCode === 200 ? json(response).order.status.stage : undefined
   }
 
+  async function deliveredAtOf(orderId: string, key: string): Promise<string | undefined> {
+    const response = await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` }, key)
+    return response.statusCode === 200 ? json(response).order.deliveredAt : undefined
+  }
+
   test('listen forwards each event signed, retries a refused one, and after a restart carries on without duplicates or gaps', async () => {
     const account = await t.createAccount()
     // The receiver refuses the very first request: that event must come again, not be skipped.
@@ -80,17 +85,25 @@ describe('listen and orders watch, against a running printroute', () => {
       const stoppedAt = first.output().match(/stopped; the last event forwarded is (evt_\d+)/)?.[1]
       assert.ok(stoppedAt, first.output())
 
-      // The order goes on while nothing listens.
+      // The order goes on while nothing listens, to its delivery: the last event it causes.
       await waitFor(
-        'the order to complete',
-        async () => ((await stageOf(orderId, account.sandboxKey)) === 'Complete' ? true : undefined),
+        'the order to be delivered',
+        async () => ((await deliveredAtOf(orderId, account.sandboxKey)) !== undefined ? true : undefined),
         45_000,
         250,
       )
       const feed: { id: string; type: string }[] = json(
         await t.sandbox({ method: 'GET', url: '/v4.0/events' }, account.sandboxKey),
       ).events
-      assert.ok(feed.length >= 4, `${feed.length} events`)
+      assert.deepEqual(
+        feed.slice(-3).map((event) => event.type),
+        [
+          'com.printroute.order.shipments.shipment#InTransit',
+          'com.printroute.order.shipments.shipment#Delivered',
+          'com.printroute.order.status.delivery#Delivered',
+        ],
+        'the carrier events are forwarded like the others',
+      )
 
       const second = startPrintroute(args, env)
       await second.waitFor(new RegExp(`from after ${stoppedAt} \\(where the last run stopped`))
@@ -200,7 +213,49 @@ describe('listen and orders watch, against a running printroute', () => {
     assert.match(badId.stderr, /"12" is not an order ID/)
   })
 
-  test('orders advance moves a manual Sandbox order a step, then to Complete; its refusals are errors', async () => {
+  test('orders watch --until Delivered follows a Sandbox order advanced through its carrier scans', async () => {
+    const response = await t.sandbox({
+      method: 'POST',
+      url: '/v4.0/orders',
+      payload: sampleOrder({
+        items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+      }),
+      // manual: nothing moves until the test advances it, so the watch sees every event from the start.
+      headers: { 'content-type': 'application/json', 'x-sandbox-scenario': 'manual' },
+    })
+    const orderId = json(response).order.id
+    await waitFor(
+      'the shipment with its lab',
+      async () => {
+        const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
+        return facts.cannotAdvance === null ? true : undefined
+      },
+      120_000,
+    )
+    const env = { PRINTROUTE_API_KEY: t.account.sandboxKey, PRINTROUTE_BASE_URL: urls.sandbox }
+    const watch = startPrintroute(['orders', 'watch', orderId, '--until', 'Delivered', '--poll-interval', '200ms'], env)
+    await watch.waitFor(new RegExp(`  ${orderId}  InProgress  `))
+    const advanced = await t.sandbox({
+      method: 'POST',
+      url: `/v4.0/sandbox/orders/${orderId}/advance`,
+      payload: { to: 'Delivered' },
+      headers: { 'content-type': 'application/json' },
+    })
+    assert.equal(advanced.statusCode, 200, advanced.body)
+    assert.equal(await watch.exited, 0, watch.output())
+    const lines = watch.output().trim().split('\n')
+    const shown = lines.slice(1).map((line) => line.split(`  ${orderId}  `)[1])
+    assert.match(shown[0] as string, /^Complete {2}.*shipping Complete/, watch.output())
+    // The events that change nothing shown say what happened; each scan shows where the parcel is, and the watch
+    // ends with it delivered.
+    assert.deepEqual(shown.slice(1, 3), ['status.details.shipping#Complete', 'status.stage.changed#Complete'])
+    assert.match(shown[3] as string, /^Complete {2}.*; shp_\d+ InTransit$/)
+    assert.match(shown[4] as string, /^Complete {2}.*; shp_\d+ Delivered$/)
+    assert.equal(shown.length, 5, watch.output())
+    assert.ok(await deliveredAtOf(orderId, t.account.sandboxKey))
+  })
+
+  test('orders advance moves a manual Sandbox order a step, then to Complete and Delivered; its refusals are errors', async () => {
     const response = await t.sandbox({
       method: 'POST',
       url: '/v4.0/orders',
@@ -226,14 +281,17 @@ describe('listen and orders watch, against a running printroute', () => {
     const completed = await cli.run(['orders', 'advance', orderId, '--to', 'Complete', '--json'], connection)
     assert.equal(completed.code, 0, completed.stderr)
     assert.equal(JSON.parse(completed.stdout).order.status.stage, 'Complete')
+    const delivered = await cli.run(['orders', 'advance', orderId, '--to', 'delivered', '--json'], connection)
+    assert.equal(delivered.code, 0, delivered.stderr)
+    assert.equal(JSON.parse(delivered.stdout).order.shipments[0].deliveryStatus, 'Delivered')
     const nothingLeft = await cli.run(['orders', 'advance', orderId], connection)
     assert.equal(nothingLeft.code, 1)
     assert.match(nothingLeft.stderr, /nothing is left to advance/)
     const again = await cli.run(['orders', 'advance', orderId, '--to', 'Complete'], connection)
     assert.equal(again.code, 0, again.stderr)
     assert.match(again.stdout, new RegExp(`^${orderId}  Ok  Complete  `))
-    const badTarget = await cli.run(['orders', 'advance', orderId, '--to', 'Delivered'], connection)
+    const badTarget = await cli.run(['orders', 'advance', orderId, '--to', 'Lost'], connection)
     assert.equal(badTarget.code, 2)
-    assert.match(badTarget.stderr, /--to must be one of InProduction, Shipped, Complete/)
+    assert.match(badTarget.stderr, /--to must be one of InProduction, Shipped, Complete, Delivered/)
   })
 })

@@ -105,14 +105,15 @@ for (const kind of testDatabaseKinds()) {
       // The page refreshes itself while the order is in progress: the form appears once the lab waits.
       await sandbox.getByRole('button', { name: 'Advance' }).waitFor({ timeout: 30_000 })
       await assertAccessible(page, 'order page with advance')
-      await sandbox.getByLabel('Advance').selectOption('Complete')
+      // Delivered: through the lab's steps and the carrier's scans, after which nothing is left to advance.
+      await sandbox.getByLabel('Advance').selectOption('Delivered')
       // The page refreshes itself while the order is in progress; the chosen target survives a refresh.
       await page.evaluate(
         "new Promise((resolve) => document.body.addEventListener('htmx:afterSettle', resolve, { once: true }))",
       )
-      assert.equal(await sandbox.getByLabel('Advance').inputValue(), 'Complete')
+      assert.equal(await sandbox.getByLabel('Advance').inputValue(), 'Delivered')
       await sandbox.getByRole('button', { name: 'Advance' }).click()
-      await page.getByRole('status').getByText(`Order ${orderId} is advanced to Complete.`).waitFor()
+      await page.getByRole('status').getByText(`Order ${orderId} is advanced to Delivered.`).waitFor()
       assert.equal(await page.locator('.page-head .badge').first().innerText(), 'Complete')
       assert.match(await page.locator('#cannot-advance').innerText(), /nothing is left to advance/)
 

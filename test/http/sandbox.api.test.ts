@@ -1,9 +1,12 @@
 // The Sandbox's API around scenarios (docs/sandbox.md): choosing a scenario at create (header, metadata, the
 // account's default) and its validation, Live ignoring scenarios with a Warning, the default in the account
-// settings, and advance: each target, idempotency, the refusals, and 404 on Live.
+// settings, and advance: each target (the carrier's scans to Delivered too), idempotency, the refusals, and 404 on
+// Live.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
+import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
+import { jobRequest, type SimulatedLabStep } from '../../src/domain/jobs.ts'
+import { ADVANCE_TARGETS, SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
@@ -153,7 +156,7 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(await scenarioOf(withDefault), 'manual', 'an order keeps the scenario it was created with')
     })
 
-    test('advance to InProduction, Shipped and Complete; each again answers Ok with the order unchanged', async () => {
+    test('advance to InProduction, Shipped, Complete and Delivered; each again answers Ok with the order unchanged', async () => {
       const id = await manualOrderWithItsLab()
       const driver = pipelineDriver(t)
       const shipmentState = async () => Object.values((await driver.state(id)).pipeline.shipments)[0]?.state
@@ -184,17 +187,37 @@ for (const kind of testDatabaseKinds()) {
         assert.equal(json(unchanged).outcome, 'Ok')
         assert.equal(json(unchanged).order.lastUpdated, order.lastUpdated)
       }
+
+      // After Complete the parcel is with the carrier: a plain advance is its first scan, Delivered the rest.
+      const inTransit = await advance(id)
+      assert.equal(json(inTransit).outcome, 'Updated', inTransit.body)
+      assert.equal(json(inTransit).order.shipments[0].deliveryStatus, 'InTransit')
+      const delivered = await advance(id, { to: 'delivered' })
+      assert.equal(json(delivered).outcome, 'Updated', delivered.body)
+      const done = json(delivered).order
+      assert.equal(done.shipments[0].deliveryStatus, 'Delivered')
+      assert.ok(done.deliveredAt)
+      for (const to of ADVANCE_TARGETS) {
+        const unchanged = await advance(id, { to })
+        assert.equal(unchanged.statusCode, 200, unchanged.body)
+        assert.equal(json(unchanged).outcome, 'Ok')
+        assert.equal(json(unchanged).order.lastUpdated, done.lastUpdated)
+      }
       const nothingLeft = await advance(id)
       assert.equal(nothingLeft.statusCode, 400)
       assert.equal(json(nothingLeft).outcome, 'ValidationFailed')
-      assert.match(json(nothingLeft).statusText, /Complete: nothing is left to advance/)
+      assert.match(
+        json(nothingLeft).statusText,
+        /is Complete and every shipment is Delivered or Returned: nothing is left to advance/,
+      )
 
       // A simulated lab's timer firing late for a shipment already advanced changes nothing.
       const shipmentId = order.shipments[0].id
-      for (const step of ['acknowledge', 'produce', 'ship'] as const) {
+      const steps: SimulatedLabStep[] = ['acknowledge', 'produce', 'ship', 'inTransit', 'delivered', 'returned']
+      for (const step of steps) {
         await t.app.services.simulatedLabs.runStep(t.app.services.pipeline, id, shipmentId, step)
       }
-      assert.equal((await driver.document(id)).lastUpdated, order.lastUpdated)
+      assert.equal((await driver.document(id)).lastUpdated, done.lastUpdated)
     })
 
     test('advance to Complete straight from the waiting lab', async () => {
@@ -202,12 +225,48 @@ for (const kind of testDatabaseKinds()) {
       const response = await advance(id, { to: 'Complete' })
       assert.equal(response.statusCode, 200, response.body)
       assert.equal(json(response).order.status.stage, 'Complete')
+      assert.equal(json(response).order.shipments[0].deliveryStatus, undefined, 'Complete is not delivered')
+    })
+
+    test('advance to Delivered straight from the waiting lab: shipped, in transit and delivered now', async () => {
+      const id = await manualOrderWithItsLab()
+      const before = new Date().toISOString()
+      const response = await advance(id, { to: 'Delivered' })
+      const after = new Date().toISOString()
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(json(response).outcome, 'Updated')
+      const order = json(response).order
+      assert.equal(order.status.stage, 'Complete')
+      const [shipment] = order.shipments
+      assert.deepEqual(
+        shipment.trackingEvents.map((scan: any) => scan.status),
+        ['InTransit', 'Delivered'],
+      )
+      for (const scan of shipment.trackingEvents) assert.ok(before <= scan.time && scan.time <= after, scan.time)
+      assert.ok(before <= shipment.dispatchDate && shipment.dispatchDate <= shipment.trackingEvents[0].time)
+      assert.equal(shipment.deliveryStatus, 'Delivered')
+      assert.equal(shipment.deliveredAt, shipment.trackingEvents[1].time)
+      assert.equal(order.deliveredAt, shipment.deliveredAt)
+      assert.equal(order.deliveredLate, false)
+      const events = json(await t.sandbox({ method: 'GET', url: `/v4.0/events?orderId=${id}` })).events
+      assert.deepEqual(
+        events.map((event: any) => event.type.replace('com.printroute.order.', '')),
+        [
+          'status.details.downloadAssets#Complete',
+          'shipments.shipment#Shipped',
+          'status.details.shipping#Complete',
+          'status.stage.changed#Complete',
+          'shipments.shipment#InTransit',
+          'shipments.shipment#Delivered',
+          'status.delivery#Delivered',
+        ],
+      )
     })
 
     test('advance refuses bad bodies, unknown orders, and orders that cannot move, with the reason', async () => {
-      const badTarget = await advance('ord_1', { to: 'Delivered' })
+      const badTarget = await advance('ord_1', { to: 'Lost' })
       assert.equal(badTarget.statusCode, 400)
-      assert.deepEqual(json(badTarget).failures.to[0].validValues, ['InProduction', 'Shipped', 'Complete'])
+      assert.deepEqual(json(badTarget).failures.to[0].validValues, ['InProduction', 'Shipped', 'Complete', 'Delivered'])
       const unknownField = await advance('ord_1', { step: 1 })
       assert.equal(unknownField.statusCode, 400)
       const unknownOrder = await advance('ord_999999')
@@ -243,6 +302,126 @@ for (const kind of testDatabaseKinds()) {
         assert.equal(refused.statusCode, 400)
         assert.match(json(refused).statusText, /has stopped: a step failed/)
       }
+    })
+  })
+  // Orders without the scenario manual keep their timers: an hour apart here, so advance does every step and the
+  // timers are left queued, to be found past their step when they fire.
+  describe(`advance through the carrier's scans, the simulated labs' timers an hour away (${kind})`, () => {
+    let t: TestApp
+    let images: ImageServer
+
+    before(async () => {
+      images = await startImageServer({}, { type: 'image/jpeg', body: await quadrantPhoto(200, 150) })
+      t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 3600 } })
+    })
+
+    after(async () => {
+      await t.close()
+      await images.close()
+    })
+
+    async function withItsLab(scenario?: string): Promise<string> {
+      const response = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({
+          items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+        }),
+        headers: { ...JSON_HEADERS, ...(scenario ? { 'x-sandbox-scenario': scenario } : {}) },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      const id = json(response).order.id
+      await waitFor('the shipment with its lab', async () => {
+        const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
+        return facts.cannotAdvance === null ? true : undefined
+      })
+      return id
+    }
+
+    function advance(orderId: string, body?: Record<string, unknown>) {
+      return t.sandbox({
+        method: 'POST',
+        url: `/v4.0/sandbox/orders/${orderId}/advance`,
+        ...(body ? { payload: body, headers: JSON_HEADERS } : {}),
+      })
+    }
+
+    /** When the simulated lab's timer for `step` of the shipment is due; undefined when none was queued. */
+    async function timerOf(orderId: string, shipmentId: string, step: SimulatedLabStep): Promise<Date | undefined> {
+      const id = jobIdFromKey(jobRequest('simulated-lab-step', { orderId, shipmentId, step }).key)
+      const rows = await t.database.db.query<{ start_after: Date }>(
+        `SELECT start_after FROM ${t.database.jobSchema}.job WHERE id = $1`,
+        [id],
+      )
+      return rows[0] ? new Date(rows[0].start_after) : undefined
+    }
+
+    async function eventsOf(orderId: string): Promise<string[]> {
+      const events = json(await t.sandbox({ method: 'GET', url: `/v4.0/events?orderId=${orderId}` })).events
+      return events.map((event: any) => event.type.replace('com.printroute.order.', ''))
+    }
+
+    test("shipping queues the carrier's first scan a step later; each plain advance after Complete is one scan", async () => {
+      const id = await withItsLab()
+      const complete = json(await advance(id, { to: 'Complete' })).order
+      const shipmentId = complete.shipments[0].id
+      const firstScan = await timerOf(id, shipmentId, 'inTransit')
+      assert.ok(firstScan, 'the ship step queued the in-transit scan')
+      assert.ok(firstScan.getTime() > Date.now() + 3000_000, 'one step (an hour) after shipping')
+      assert.equal(await timerOf(id, shipmentId, 'delivered'), undefined, 'one step at a time')
+
+      const before = new Date().toISOString()
+      const inTransit = json(await advance(id)).order
+      assert.equal(inTransit.shipments[0].deliveryStatus, 'InTransit')
+      assert.ok(inTransit.shipments[0].trackingEvents[0].time >= before, "the scan is at the step's time")
+      assert.ok(await timerOf(id, shipmentId, 'delivered'), 'the next scan is queued in turn')
+      const delivered = json(await advance(id)).order
+      assert.equal(delivered.shipments[0].deliveryStatus, 'Delivered')
+      assert.equal(delivered.deliveredAt, delivered.shipments[0].trackingEvents[1].time)
+      assert.equal((await advance(id)).statusCode, 400, 'nothing is left')
+
+      // The queued timers fire late: each finds its shipment past its step.
+      for (const step of ['inTransit', 'delivered'] as const) {
+        await t.app.services.simulatedLabs.runStep(t.app.services.pipeline, id, shipmentId, step)
+      }
+      const after = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${id}` })).order
+      assert.equal(after.lastUpdated, delivered.lastUpdated)
+      assert.equal(after.shipments[0].trackingEvents.length, 2)
+      assert.deepEqual((await eventsOf(id)).slice(-3), [
+        'shipments.shipment#InTransit',
+        'shipments.shipment#Delivered',
+        'status.delivery#Delivered',
+      ])
+    })
+
+    test('to Delivered: a returned parcel ends Returned; a failed attempt is followed by the second', async () => {
+      const returned = await withItsLab('returned')
+      const back = await advance(returned, { to: 'Delivered' })
+      assert.equal(json(back).outcome, 'Updated', back.body)
+      const order = json(back).order
+      assert.equal(order.shipments[0].deliveryStatus, 'Returned')
+      assert.equal(order.deliveredAt, undefined)
+      const again = await advance(returned, { to: 'Delivered' })
+      assert.equal(json(again).outcome, 'Ok', 'Returned is as far as it goes')
+      assert.deepEqual((await eventsOf(returned)).slice(-2), [
+        'shipments.shipment#InTransit',
+        'shipments.shipment#Returned',
+      ])
+
+      const failed = await withItsLab('deliveryFailed')
+      const second = json(await advance(failed, { to: 'Delivered' })).order
+      assert.deepEqual(
+        second.shipments[0].trackingEvents.map((scan: any) => scan.status),
+        ['InTransit', 'DeliveryFailed', 'OutForDelivery', 'Delivered'],
+      )
+      assert.equal(second.shipments[0].deliveryStatus, 'Delivered')
+      assert.ok(second.deliveredAt)
+      assert.deepEqual((await eventsOf(failed)).slice(-4), [
+        'shipments.shipment#InTransit',
+        'shipments.shipment#DeliveryFailed',
+        'shipments.shipment#Delivered',
+        'status.delivery#Delivered',
+      ])
     })
   })
 }

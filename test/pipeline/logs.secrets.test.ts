@@ -85,12 +85,13 @@ for (const kind of testDatabaseKinds()) {
       })
       assert.equal(created.statusCode, 200, created.body)
       const sandboxOrderId = json(created).order.id
-      const complete = await waitFor('the Sandbox order to complete', async () => {
+      // Its last step is the parcel's delivery, a few lab steps after Complete.
+      const complete = await waitFor('the Sandbox order to be delivered', async () => {
         const order = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${sandboxOrderId}` })).order
-        return order.status.stage === 'Complete' ? order : undefined
+        return order.deliveredAt ? order : undefined
       })
-      await waitFor('the completion callback', () =>
-        receiver.received.some((callback) => String(callback.event.type).endsWith('stage.changed#Complete'))
+      await waitFor('the delivery callback', () =>
+        receiver.received.some((callback) => String(callback.event.type).endsWith('status.delivery#Delivered'))
           ? true
           : undefined,
       )
@@ -206,9 +207,15 @@ for (const kind of testDatabaseKinds()) {
       const render = sandboxLines.find((entry) => entry.step === 'render')
       assert.ok(render?.bytes > 0 && typeof render?.ms === 'number', JSON.stringify(render))
       const reports = sandboxLines.filter((entry) => entry.step === 'lab-report').map((entry) => entry.report)
-      assert.deepEqual(reports, ['acknowledged', 'inProduction', 'shipped'])
+      assert.deepEqual(reports, ['acknowledged', 'inProduction', 'shipped', 'tracking', 'tracking'])
+      const scans = sandboxLines.filter((entry) => entry.report === 'tracking').map((entry) => entry.deliveryStatus)
+      assert.deepEqual(scans, ['InTransit', 'Delivered'])
       const steps = sandboxLines.filter((entry) => entry.step !== 'callback').map((entry) => entry.step)
-      assert.equal(steps.at(-1), 'complete', `complete comes last: ${steps.join(', ')}`)
+      assert.deepEqual(
+        steps.slice(-3),
+        ['complete', 'lab-report', 'lab-report'],
+        `the carrier's scans come last: ${steps.join(', ')}`,
+      )
       const callbacks = sandboxLines.filter((entry) => entry.step === 'callback')
       assert.ok(callbacks.length >= receiver.received.length, `${callbacks.length} callback lines`)
       for (const line of callbacks) {

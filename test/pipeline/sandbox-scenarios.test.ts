@@ -1,6 +1,7 @@
 // Every Sandbox scenario end to end (docs/sandbox.md): real workers, the simulated labs with no step delay, images
 // and a callback receiver on 127.0.0.1. All scenario orders are placed at once and move on together; each test
-// waits for its own order and checks the path it took and the callbacks it caused, in sequence.
+// waits for its own order and checks the path it took and the callbacks it caused, in sequence. An order's path
+// goes on after Complete: the simulated carrier's scans, until the parcel is delivered (or comes back).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
@@ -20,7 +21,21 @@ const SHIPPED = `${T}.shipments.shipment#Shipped`
 const SHIPPING_COMPLETE = `${T}.status.details.shipping#Complete`
 const COMPLETE = `${T}.status.stage.changed#Complete`
 const AUTHORISED = `${T}.status.issues.paymentAuthorisation#Authorised`
-const HAPPY_PATH = [DOWNLOADED, SHIPPED, SHIPPING_COMPLETE, COMPLETE]
+const IN_TRANSIT = `${T}.shipments.shipment#InTransit`
+const DELIVERY_FAILED = `${T}.shipments.shipment#DeliveryFailed`
+const DELIVERED = `${T}.shipments.shipment#Delivered`
+const RETURNED = `${T}.shipments.shipment#Returned`
+const ORDER_DELIVERED = `${T}.status.delivery#Delivered`
+const CARRIED = [IN_TRANSIT, DELIVERED, ORDER_DELIVERED]
+const HAPPY_PATH = [DOWNLOADED, SHIPPED, SHIPPING_COMPLETE, COMPLETE, ...CARRIED]
+
+/** The day after `date` ("YYYY-MM-DD") on which carriers deliver: Monday to Friday. */
+function nextCarrierDay(date: string): string {
+  const day = new Date(`${date}T00:00:00.000Z`)
+  do day.setUTCDate(day.getUTCDate() + 1)
+  while (day.getUTCDay() === 0 || day.getUTCDay() === 6)
+  return day.toISOString().slice(0, 10)
+}
 
 function phoneCase(url: string) {
   return { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url }] }
@@ -52,6 +67,11 @@ for (const kind of testDatabaseKinds()) {
       if (via === 'metadata')
         assert.deepEqual(order.metadata, { sandboxScenario: scenario, shop: 7 }, 'metadata as sent')
       orders[name] = order.id
+    }
+
+    /** The order once its simulated carrier has nothing left to report (every parcel delivered, or returned). */
+    function untilDelivered(orderId: string) {
+      return until(orderId, 'every parcel delivered', (o) => o.deliveredAt !== undefined)
     }
 
     async function state(orderId: string): Promise<PipelineOrder> {
@@ -128,6 +148,9 @@ for (const kind of testDatabaseKinds()) {
         'partialShipment',
         'metadata',
       )
+      await create('returned', [phoneCase(images.url('returned.jpg'))], 'returned', 'header')
+      await create('deliveryFailed', [phoneCase(images.url('failed.jpg'))], 'deliveryFailed', 'metadata')
+      await create('lateDelivery', [phoneCase(images.url('late.jpg'))], 'lateDelivery', 'header')
       await create('manual', [phoneCase(images.url('manual.jpg'))], 'MANUAL', 'header')
     })
 
@@ -155,7 +178,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('downloadFlaky: two failed attempts, then the real download, and the order completes', async () => {
       const id = orders.downloadFlaky as string
-      const order = await until(id, 'Complete', (o) => o.status.stage === 'Complete')
+      const order = await untilDelivered(id)
       const issues = withoutResolutionWarnings(order.status.issues).map((issue: any) => issue.errorCode)
       assert.deepEqual(issues, ['order.items.assets.NotDownloaded', 'order.items.assets.NotDownloaded'])
       assert.equal(images.requests.filter((path) => path.startsWith('/flaky.jpg')).length, 1, 'one real download')
@@ -164,7 +187,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('labRejects: the first lab rejects, the next lab makes and ships the order', async () => {
       const id = orders.labRejects as string
-      const order = await until(id, 'Complete', (o) => o.status.stage === 'Complete')
+      const order = await untilDelivered(id)
       const pipeline = (await state(id)).pipeline
       const rejected = Object.values(pipeline.shipments).filter((shipment) => shipment.state === 'rejected')
       assert.equal(rejected.length, 1)
@@ -212,13 +235,13 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(authorised.statusCode, 200, authorised.body)
       assert.equal(json(authorised).outcome, 'Updated')
       assert.deepEqual(withoutResolutionWarnings(json(authorised).order.status.issues), [])
-      await until(id, 'Complete', (o) => o.status.stage === 'Complete')
-      await assertCallbacks(id, [DOWNLOADED, AUTHORISED, SHIPPED, SHIPPING_COMPLETE, COMPLETE])
+      await untilDelivered(id)
+      await assertCallbacks(id, [DOWNLOADED, AUTHORISED, SHIPPED, SHIPPING_COMPLETE, COMPLETE, ...CARRIED])
     })
 
     test('splitShipments: two items one lab would make ship from two labs', async () => {
       const id = orders.splitShipments as string
-      const order = await until(id, 'Complete', (o) => o.status.stage === 'Complete')
+      const order = await untilDelivered(id)
       assert.equal(order.shipments.length, 2)
       const labs = order.shipments.map((shipment: any) => shipment.fulfillmentLocation.labCode)
       assert.deepEqual([...labs].sort(), ['nl1', 'uk6'])
@@ -226,7 +249,27 @@ for (const kind of testDatabaseKinds()) {
         order.shipments.map((shipment: any) => shipment.items.length),
         [1, 1],
       )
-      await assertCallbacks(id, [DOWNLOADED, SHIPPED, SHIPPED, SHIPPING_COMPLETE, COMPLETE])
+      // Each shipment's scans follow its own timers, so the two interleave; the order is delivered with the last.
+      const expected = [DOWNLOADED, SHIPPED, SHIPPED, SHIPPING_COMPLETE, COMPLETE, IN_TRANSIT, IN_TRANSIT]
+      expected.push(DELIVERED, DELIVERED, ORDER_DELIVERED)
+      const events = await received(id, expected.length)
+      assert.deepEqual([...events].sort(), [...expected].sort())
+      assert.deepEqual(await recorded(id), events)
+      assert.equal(events[0], DOWNLOADED)
+      assert.equal(events.at(-1), ORDER_DELIVERED)
+      assert.deepEqual(events.slice(events.indexOf(SHIPPING_COMPLETE) - 1, events.indexOf(COMPLETE) + 1), [
+        SHIPPED,
+        SHIPPING_COMPLETE,
+        COMPLETE,
+      ])
+      assert.ok(events.lastIndexOf(SHIPPED) < events.indexOf(SHIPPING_COMPLETE), 'Complete once both shipped')
+      assert.equal(
+        order.deliveredAt,
+        order.shipments
+          .map((shipment: any) => shipment.deliveredAt)
+          .sort()
+          .at(-1),
+      )
     })
 
     test('partialShipment: one shipment ships, the other waits for advance', async () => {
@@ -241,13 +284,102 @@ for (const kind of testDatabaseKinds()) {
       const waiting = (await state(id)).pipeline.shipments[partly.shipments[1].id]
       assert.equal(waiting?.state, 'submitted', 'with its lab, which waits')
       assert.equal(partly.status.stage, 'InProgress')
+      // The first shipment's carrier goes on by itself; the order is not delivered while the other waits.
+      const first = await until(id, 'the first parcel delivered', (o) => o.shipments[0].deliveryStatus === 'Delivered')
+      assert.equal(first.deliveredAt, undefined)
+      assert.equal(first.shipments[1].deliveryStatus, undefined)
       const advanced = await advance(id, { to: 'Complete' })
       assert.equal(advanced.statusCode, 200, advanced.body)
       const order = json(advanced).order
       assert.equal(order.status.stage, 'Complete')
       assert.equal(order.shipments[1].status, 'Shipped')
       assert.match(order.shipments[1].tracking.number, /^SIM\d{10}$/)
-      await assertCallbacks(id, [DOWNLOADED, SHIPPED, SHIPPED, SHIPPING_COMPLETE, COMPLETE])
+      assert.equal(order.shipments[1].deliveryStatus, undefined, 'its carrier waits for advance too')
+      assert.equal(order.deliveredAt, undefined)
+      const delivered = json(await advance(id, { to: 'Delivered' })).order
+      assert.equal(delivered.shipments[1].deliveryStatus, 'Delivered')
+      assert.equal(delivered.deliveredAt, delivered.shipments[1].deliveredAt, 'delivered with its last parcel')
+      await assertCallbacks(id, [
+        DOWNLOADED,
+        SHIPPED,
+        IN_TRANSIT,
+        DELIVERED,
+        SHIPPED,
+        SHIPPING_COMPLETE,
+        COMPLETE,
+        IN_TRANSIT,
+        DELIVERED,
+        ORDER_DELIVERED,
+      ])
+    })
+
+    test('returned: the parcel goes out, then comes back; the order is never delivered', async () => {
+      const id = orders.returned as string
+      const order = await until(id, 'Returned', (o) => o.shipments[0]?.deliveryStatus === 'Returned')
+      const [shipment] = order.shipments
+      assert.equal(order.status.stage, 'Complete')
+      assert.deepEqual(
+        shipment.trackingEvents.map((scan: any) => [scan.status, scan.description, scan.location]),
+        [
+          ['InTransit', 'Accepted by the carrier', `Sorting centre, ${shipment.fulfillmentLocation.countryCode}`],
+          ['Returned', 'Returned to the sender', `Sorting centre, ${shipment.fulfillmentLocation.countryCode}`],
+        ],
+      )
+      assert.equal(shipment.deliveredAt, undefined)
+      assert.equal(order.deliveredAt, undefined)
+      assert.equal(order.deliveredLate, undefined)
+      await assertCallbacks(id, [DOWNLOADED, SHIPPED, SHIPPING_COMPLETE, COMPLETE, IN_TRANSIT, RETURNED])
+      // Returned is the end of its path: advance to Delivered finds it there, and a plain advance has nothing left.
+      const there = await advance(id, { to: 'Delivered' })
+      assert.equal(there.statusCode, 200, there.body)
+      assert.equal(json(there).outcome, 'Ok')
+      assert.equal(json(there).order.lastUpdated, order.lastUpdated)
+      const nothingLeft = await advance(id)
+      assert.equal(nothingLeft.statusCode, 400)
+      assert.match(json(nothingLeft).statusText, /every shipment is Delivered or Returned: nothing is left to advance/)
+    })
+
+    test('deliveryFailed: a failed attempt, out for delivery again, then delivered', async () => {
+      const id = orders.deliveryFailed as string
+      const order = await untilDelivered(id)
+      const [shipment] = order.shipments
+      assert.deepEqual(
+        shipment.trackingEvents.map((scan: any) => [scan.status, scan.description, scan.location]),
+        [
+          ['InTransit', 'Accepted by the carrier', `Sorting centre, ${shipment.fulfillmentLocation.countryCode}`],
+          ['DeliveryFailed', 'Recipient not available', 'London, GB'],
+          ['OutForDelivery', 'Out for delivery (second attempt)', 'London, GB'],
+          ['Delivered', 'Delivered', 'London, GB'],
+        ],
+      )
+      const times = shipment.trackingEvents.map((scan: any) => scan.time)
+      assert.deepEqual(times, [...times].sort(), 'one step after the other')
+      assert.equal(shipment.deliveryStatus, 'Delivered')
+      assert.equal(shipment.deliveredAt, times[3])
+      assert.equal(order.deliveredAt, times[3])
+      // OutForDelivery shows on the order only: it has no callback.
+      const carried = [IN_TRANSIT, DELIVERY_FAILED, DELIVERED, ORDER_DELIVERED]
+      await assertCallbacks(id, [DOWNLOADED, SHIPPED, SHIPPING_COMPLETE, COMPLETE, ...carried])
+    })
+
+    test('lateDelivery: delivered a carrier day after the promised date (late), or 30 days after dispatch without one', async () => {
+      const id = orders.lateDelivery as string
+      const order = await untilDelivered(id)
+      const [shipment] = order.shipments
+      // The promise made at allocation (else the shipment's estimate, else the order's deliverBy): delivered at noon
+      // UTC on the next carrier working day after it, so late. Without any, 30 days after dispatch, not late.
+      const promise = (await state(id)).pipeline.shipments[shipment.id]?.promise
+      const promisedTo = promise?.estimatedDelivery.to ?? shipment.estimatedDelivery?.to ?? order.deliverBy
+      const dispatched = new Date(`${shipment.dispatchDate.slice(0, 10)}T12:00:00.000Z`)
+      dispatched.setUTCDate(dispatched.getUTCDate() + 30)
+      const expected = promisedTo ? `${nextCarrierDay(promisedTo)}T12:00:00.000Z` : dispatched.toISOString()
+      assert.equal(shipment.deliveredAt, expected)
+      assert.ok(shipment.deliveredAt > new Date().toISOString(), 'a simulated time in the future')
+      assert.equal(shipment.trackingEvents.at(-1).time, expected)
+      assert.equal(order.deliveredAt, expected)
+      assert.equal(shipment.deliveredLate, promisedTo !== undefined)
+      assert.equal(order.deliveredLate, promisedTo !== undefined)
+      await assertCallbacks(id, HAPPY_PATH)
     })
 
     test('manual: the order stops before each lab step until advanced, one step at a time', async () => {
@@ -264,8 +396,17 @@ for (const kind of testDatabaseKinds()) {
         assert.equal(json(step).outcome, 'Updated')
         assert.equal(await shipmentState(), expected)
       }
-      const order = await orderOf(id)
-      assert.equal(order.status.stage, 'Complete')
+      const complete = await orderOf(id)
+      assert.equal(complete.status.stage, 'Complete')
+      assert.equal(complete.shipments[0].deliveryStatus, undefined, 'the carrier waits for advance too')
+      // After Complete, each advance is one carrier scan.
+      for (const expected of ['InTransit', 'Delivered']) {
+        const step = await advance(id)
+        assert.equal(step.statusCode, 200, step.body)
+        assert.equal(json(step).order.shipments[0].deliveryStatus, expected)
+      }
+      const finished = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
+      assert.match(finished.cannotAdvance, /nothing is left to advance/)
       await assertCallbacks(id, HAPPY_PATH)
     })
   })

@@ -6,7 +6,7 @@ import type { Static } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { QuoteResponseSchema } from '../../http/schemas/quote.schema.ts'
 import type { ApiBody } from '../api-client.ts'
-import { formatMoney } from '../format.ts'
+import { formatDate, formatDeliveryWindow, formatMoney } from '../format.ts'
 import {
   errorSummary,
   type FieldErrors,
@@ -116,6 +116,8 @@ interface QuoteForm {
   rows: BasketRow[]
   destination: string
   shippingMethod: string
+  /** "YYYY-MM-DD" from a date input, or "" for none. */
+  deliverBy: string
 }
 
 function queryText(query: FormValues, name: string): string {
@@ -147,6 +149,7 @@ function basketFromQuery(query: FormValues): { form: QuoteForm; asked: boolean }
       rows,
       destination: queryText(query, 'destination').toUpperCase() || DEFAULT_DESTINATION,
       shippingMethod: queryText(query, 'shippingMethod'),
+      deliverBy: queryText(query, 'deliverBy'),
     },
     asked: queryText(query, 'destination') !== '' && !adding,
   }
@@ -160,6 +163,7 @@ function quoteRequest(form: QuoteForm) {
     body: {
       destinationCountryCode: form.destination,
       ...(form.shippingMethod === '' ? {} : { shippingMethod: form.shippingMethod }),
+      ...(form.deliverBy === '' ? {} : { deliverBy: form.deliverBy }),
       items: filled.map(({ row }) => {
         const pageCount = row.pages === '' ? {} : { pageCount: integerOrText(row.pages) }
         // A quote prices the product, not the pictures: one asset per required print area says which are printed.
@@ -193,6 +197,7 @@ function quoteTargetOf(rows: BasketRow[], rowOfItem: number[]): (path: string) =
   return (path) => {
     if (path === 'destinationCountryCode') return { id: 'quote-destination', label: 'Destination' }
     if (path === 'shippingMethod') return { id: 'quote-method', label: 'Shipping method' }
+    if (path === 'deliverBy') return { id: 'quote-deliver-by', label: 'Deliver by' }
     const item = /^items\[(\d+)\](?:\.(\w+)(?:\.(.+))?)?/.exec(path)
     const index = item ? rowOfItem[Number(item[1])] : undefined
     const row = index === undefined ? undefined : rows[index]
@@ -235,17 +240,18 @@ function quotesTable(answer: QuoteAnswer, labNames: Map<string, string>, destina
     'quotes-caption',
     html`<table class="quotes">
 <caption id="quotes-caption" class="visually-hidden">Quotes to ${countryName(destination)}, one per shipping method</caption>
-<thead><tr><th scope="col">Shipping method</th><th scope="col" class="number">Items</th><th scope="col" class="number">Shipping</th><th scope="col" class="number">Tax</th><th scope="col" class="number">Total</th><th scope="col">Shipments</th></tr></thead>
+<thead><tr><th scope="col">Shipping method</th><th scope="col">Estimated delivery</th><th scope="col" class="number">Items</th><th scope="col" class="number">Shipping</th><th scope="col" class="number">Tax</th><th scope="col" class="number">Total</th><th scope="col">Shipments</th></tr></thead>
 <tbody>${answer.quotes.map(
       (quote) => html`<tr>
 <th scope="row">${quote.shipmentMethod}</th>
+<td>${formatDeliveryWindow(quote.estimatedDelivery)}${quote.estimatedDispatchDate ? html`<div class="muted small">dispatched ${formatDate(quote.estimatedDispatchDate)}</div>` : ''}</td>
 <td class="number">${formatMoney(quote.costSummary.items)}</td>
 <td class="number">${formatMoney(quote.costSummary.shipping)}</td>
 <td class="number">${formatMoney(quote.costSummary.totalTax)}</td>
 <td class="number total">${formatMoney(quote.costSummary.totalCost)}</td>
 <td class="shipments"><ul class="plain">${quote.shipments.map(
         (shipment) =>
-          html`<li>${labNames.get(shipment.fulfillmentLocation.labCode) ?? shipment.fulfillmentLocation.labCode} <span class="muted">(${shipment.fulfillmentLocation.labCode}, ${countryName(shipment.fulfillmentLocation.countryCode)})</span>: ${shipment.carrier.name}, ${shipment.carrier.service} · ${formatMoney(shipment.cost)} · ${shipment.items.length} item${shipment.items.length === 1 ? '' : 's'}</li>`,
+          html`<li>${labNames.get(shipment.fulfillmentLocation.labCode) ?? shipment.fulfillmentLocation.labCode} <span class="muted">(${shipment.fulfillmentLocation.labCode}, ${countryName(shipment.fulfillmentLocation.countryCode)})</span>: ${shipment.carrier.name}, ${shipment.carrier.service} · ${formatMoney(shipment.cost)} · ${shipment.items.length} item${shipment.items.length === 1 ? '' : 's'}${shipment.estimatedDelivery ? html` · arrives ${formatDeliveryWindow(shipment.estimatedDelivery)}` : ''}</li>`,
       )}</ul></td>
 </tr>`,
     )}</tbody></table>`,
@@ -341,6 +347,8 @@ ${form.rows.map((row, index) => basketRowFields(row, index, errors))}
 <select id="quote-destination" name="destination"${invalidAttributes(errors, 'quote-destination')}>${countryOptions(countries.length > 0 ? countries : [form.destination], form.destination)}</select>${fieldMessages(errors, 'quote-destination')}</div>
 <div class="field"><label for="quote-method">Shipping method</label>
 <select id="quote-method" name="shippingMethod"${invalidAttributes(errors, 'quote-method')}><option value="">Every method that serves</option>${SHIPPING_METHODS.map((method) => html`<option value="${method}"${method === form.shippingMethod ? html` selected` : ''}>${method}</option>`)}</select>${fieldMessages(errors, 'quote-method')}</div>
+<div class="field"><label for="quote-deliver-by">Deliver by <span class="muted">(optional)</span></label>
+<input id="quote-deliver-by" name="deliverBy" type="date" value="${form.deliverBy}" aria-describedby="quote-deliver-by-hint"${invalidAttributes(errors, 'quote-deliver-by')}><div id="quote-deliver-by-hint" class="muted small">The cheapest labs that deliver by this date.</div>${fieldMessages(errors, 'quote-deliver-by')}</div>
 </fieldset>
 <div class="form-buttons"><button type="submit">Get quote</button>
 ${form.rows.length < MOST_BASKET_ROWS ? html`<button type="submit" name="add" value="1" class="button-quiet">Add a row</button>` : ''}</div>

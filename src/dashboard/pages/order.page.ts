@@ -13,7 +13,18 @@ import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.
 import { type CallbackDelivery, callbacksTable } from '../components/callbacks-table.ts'
 import { recipientFields, recipientFromForm } from '../components/recipient-form.ts'
 import { refreshing } from '../components/refreshing.ts'
-import { DETAIL_STEPS, eventWords, formatMoney, formatTime, issueHeadline, orderTotal, stateBadge } from '../format.ts'
+import {
+  DETAIL_STEPS,
+  eventWords,
+  formatDate,
+  formatDeliveryWindow,
+  formatMoney,
+  formatTime,
+  issueHeadline,
+  orderTotal,
+  stateBadge,
+  stateWords,
+} from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, DASHBOARD_PATH, type Notice, orderPath } from '../layout.ts'
 import type { Dashboard } from '../page-context.ts'
@@ -79,6 +90,8 @@ function changesBetween(before: OrderDocument | null, after: OrderDocument): str
     if (!previous) changes.push(`Shipment ${shipment.id} to be made by ${shipment.fulfillmentLocation.labCode}`)
     else if (previous.status !== shipment.status)
       changes.push(`Shipment ${shipment.id}: ${shipment.status.toLowerCase()}`)
+    else if (shipment.deliveryStatus && previous.deliveryStatus !== shipment.deliveryStatus)
+      changes.push(`Shipment ${shipment.id}: ${stateWords(shipment.deliveryStatus).toLowerCase()}`)
   }
   return changes
 }
@@ -196,19 +209,59 @@ ${item.assets.map((asset) => {
 </article>`
 }
 
+/** Where the shipment's parcel is: the carrier's status once it reported, else the shipment's own. */
+function shipmentState(shipment: Shipment): Html {
+  const status = stateBadge(shipment.deliveryStatus ?? shipment.status)
+  return shipment.deliveredLate ? html`${status} ${stateBadge('Late')}` : status
+}
+
+/** When it leaves and arrives: the estimate until it happened, then what happened. */
+function shipmentDates(shipment: Shipment): Html {
+  const dispatch = shipment.dispatchDate
+    ? html`Dispatched ${formatTime(shipment.dispatchDate)}`
+    : html`Dispatch ${formatDate(shipment.estimatedDispatchDate)}`
+  const delivery = shipment.deliveredAt
+    ? html`Delivered ${formatTime(shipment.deliveredAt)}`
+    : shipment.estimatedDelivery
+      ? html`Arrives ${formatDeliveryWindow(shipment.estimatedDelivery)}`
+      : html``
+  return html`<div>${dispatch}</div>${delivery ? html`<div>${delivery}</div>` : ''}`
+}
+
+/** The carrier's scans, oldest first. */
+function trackingEventsList(shipment: Shipment): Html {
+  const events = shipment.trackingEvents ?? []
+  if (events.length === 0) return html``
+  return html`<ol class="tracking-events" aria-label="Tracking of ${shipment.id}">${events.map(
+    (event) =>
+      html`<li>${formatTime(event.time)} ${stateBadge(event.status)} ${event.description}${event.location ? html` <span class="muted">(${event.location})</span>` : ''}</li>`,
+  )}</ol>`
+}
+
 function shipmentsTable(shipments: Shipment[]): Html {
   if (shipments.length === 0)
     return html`<p class="muted">No shipments yet: labs are chosen after the images download.</p>`
   return html`<div class="table-wrap"><table><caption class="visually-hidden">Shipments</caption>
-<thead><tr><th scope="col">Shipment</th><th scope="col">Lab</th><th scope="col">From</th><th scope="col">Carrier</th><th scope="col">Tracking</th><th scope="col">Items</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Shipment</th><th scope="col">Lab</th><th scope="col">From</th><th scope="col">Carrier</th><th scope="col">Tracking</th><th scope="col">Items</th><th scope="col">Dates</th><th scope="col">Status</th></tr></thead>
 <tbody>${shipments.map(
     (
       shipment,
     ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td>${shipment.fulfillmentLocation.labCode}</td><td>${shipment.fulfillmentLocation.countryCode}</td>
 <td>${shipment.carrier.name} ${shipment.carrier.service}</td>
-<td>${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}</td>
-<td>${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td>${stateBadge(shipment.status)}</td></tr>`,
+<td>${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}${trackingEventsList(shipment)}</td>
+<td>${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td>${shipmentDates(shipment)}</td><td>${shipmentState(shipment)}</td></tr>`,
   )}</tbody></table></div>`
+}
+
+/** The order's promise and what became of it; nothing before the order has an estimate or a date. */
+function deliveryFacts(order: OrderDocument): Html {
+  if (!order.deliverBy && !order.estimatedDelivery && !order.deliveredAt) return html``
+  return html`<dl class="facts delivery-facts">
+${order.deliverBy ? html`<div><dt>Deliver by</dt><dd>${formatDate(order.deliverBy)}</dd></div>` : ''}
+${order.estimatedDispatchDate ? html`<div><dt>Estimated dispatch</dt><dd>${formatDate(order.estimatedDispatchDate)}</dd></div>` : ''}
+${order.estimatedDelivery ? html`<div><dt>Estimated delivery</dt><dd>${formatDeliveryWindow(order.estimatedDelivery)}</dd></div>` : ''}
+${order.deliveredAt ? html`<div><dt>Delivered</dt><dd>${formatTime(order.deliveredAt)}${order.deliveredLate ? html` ${stateBadge('Late')}` : ''}</dd></div>` : ''}
+</dl>`
 }
 
 const EXCLUSION_WORDS: Record<string, string> = {
@@ -217,6 +270,8 @@ const EXCLUSION_WORDS: Record<string, string> = {
   Rejected: 'refused a shipment of it',
   OutOfStock: 'out of stock',
   SandboxScenario: 'kept away by the Sandbox scenario, to split the order',
+  TooLate: 'cannot deliver by the date asked for',
+  NoDeliveryEstimate: 'gives no delivery estimate, so cannot promise the date',
 }
 
 /** The order's allocation's title: the estimate before the first, else which allocation and when. */
@@ -535,7 +590,7 @@ ${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken) : ''}
 <section aria-labelledby="progress-heading"><h2 id="progress-heading">Progress</h2>${progress(order)}</section>
 ${issues(order)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
-<section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${shipmentsTable(order.shipments)}</section>
+<section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order)}${shipmentsTable(order.shipments)}</section>
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, loaded.quoteRouting)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order)}</section>
 <div class="two-columns">

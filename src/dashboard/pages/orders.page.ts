@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { OrderDocument } from '../../domain/order.ts'
 import { ORDER_LIST_STATUSES } from '../../domain/order-list.ts'
 import { REFRESH_SECONDS, refreshing } from '../components/refreshing.ts'
-import { detailMarks, formatTime, orderTotal, stateBadge } from '../format.ts'
+import { detailMarks, formatDate, formatDeliveryWindow, formatTime, orderTotal, stateBadge } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, errorNotice, pager, skipOf } from '../layout.ts'
 import type { Dashboard } from '../page-context.ts'
@@ -41,6 +41,16 @@ function pageUrl(query: OrdersQuery, skip: number): string {
   return `${DASHBOARD_PATH}/orders${search ? `?${search}` : ''}`
 }
 
+/** Delivered (late or not), else the promise, else a dash: what a customer asking "when?" is told. */
+function deliveryCell(order: OrderDocument): Html {
+  if (order.deliveredAt) {
+    return html`${stateBadge('Delivered')}${order.deliveredLate ? html` ${stateBadge('Late')}` : ''} ${formatTime(order.deliveredAt)}`
+  }
+  if (order.status.stage === 'Cancelled') return html`<span class="muted">—</span>`
+  const by = order.deliverBy ? html`<div class="muted">by ${formatDate(order.deliverBy)}</div>` : ''
+  return html`${formatDeliveryWindow(order.estimatedDelivery)}${by}`
+}
+
 function orderRow(order: OrderDocument): Html {
   const items = order.items.reduce((sum, item) => sum + item.copies, 0)
   return html`<tr>
@@ -49,6 +59,7 @@ function orderRow(order: OrderDocument): Html {
 <td>${formatTime(order.created)}</td>
 <td>${stateBadge(order.status.stage)}${order.status.issues.length > 0 ? html` <span class="badge badge-error">${order.status.issues.length} issue${order.status.issues.length > 1 ? 's' : ''}</span>` : ''}</td>
 <td>${detailMarks(order.status.details)}</td>
+<td>${deliveryCell(order)}</td>
 <td class="number">${order.items.length}${items !== order.items.length ? html` <span class="muted">(${items} copies)</span>` : ''}</td>
 <td class="number">${orderTotal(order)}</td>
 </tr>`
@@ -78,7 +89,7 @@ export function registerOrdersPage(pages: FastifyInstance, dashboard: Dashboard)
 ${dashboard.environment === 'sandbox' && !filtered ? html`<p><a class="button" href="${DASHBOARD_PATH}/new-order">Place a test order</a> or send one to <code>POST /v4.0/orders</code>.</p>` : ''}</div>`
         : html`<div class="table-wrap"><table class="orders">
 <caption class="visually-hidden">Orders, newest first</caption>
-<thead><tr><th scope="col">Order</th><th scope="col">Merchant reference</th><th scope="col">Created</th><th scope="col">Stage</th><th scope="col">Progress</th><th scope="col" class="number">Items</th><th scope="col" class="number">Total charge</th></tr></thead>
+<thead><tr><th scope="col">Order</th><th scope="col">Merchant reference</th><th scope="col">Created</th><th scope="col">Stage</th><th scope="col">Progress</th><th scope="col">Delivery</th><th scope="col" class="number">Items</th><th scope="col" class="number">Total charge</th></tr></thead>
 <tbody>${orders.map(orderRow)}</tbody>
 </table></div>`
     const pages = pager({

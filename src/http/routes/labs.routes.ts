@@ -12,6 +12,7 @@ import {
   RejectBody,
   ShipmentParams,
   ShippedBody,
+  TrackingBody,
 } from '../schemas/labs.schema.ts'
 
 declare module 'fastify' {
@@ -113,6 +114,31 @@ export function registerLabRoutes(
         tracking: body.tracking ?? null,
         dispatchDate: body.dispatchDate ? new Date(body.dispatchDate) : now(),
       })
+      return ok(request, reply, result.changed)
+    },
+  )
+  api.post(
+    '/jobs/:shipmentId/tracking',
+    {
+      schema: {
+        ...route(
+          'reportLabJobTracking',
+          "The carrier's scans of a shipped shipment: its delivery status moves forward only; a repeat is Ok",
+        ),
+        params: ShipmentParams,
+        body: TrackingBody,
+        response: responses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) => {
+      const events = request.body.events.map(({ time, status, description, location }) => ({
+        time,
+        status,
+        description,
+        ...(location ? { location } : {}),
+      }))
+      const result = await labs.report(request.labCode, request.params.shipmentId, { kind: 'tracking', events })
       return ok(request, reply, result.changed)
     },
   )

@@ -40,7 +40,7 @@ export function registerSandboxRoutes(app: FastifyInstance, sandbox: SandboxServ
       schema: {
         operationId: 'advanceSandboxOrder',
         tags: ['sandbox'],
-        summary: 'Move an order one lab step on, or to InProduction, Shipped or Complete (Sandbox only)',
+        summary: 'Move an order one lab step on, or to InProduction, Shipped, Complete or Delivered (Sandbox only)',
         description:
           "Runs the simulated labs' next steps now, with the same order changes and callbacks their timers " +
           'would cause (docs/sandbox.md). Idempotent with `to`: an order already there is answered unchanged ' +

@@ -1,6 +1,10 @@
 // The lab API: shipments assigned to a lab and the progress it reports (docs/pipeline.md).
 import { Type } from 'typebox'
+import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
+import { TRACKING_REPORT_LIMITS } from '../../domain/limits.ts'
+import { DELIVERY_STATUSES } from '../../domain/order.ts'
 import {
+  CaseInsensitiveEnum,
   NonBlankString,
   Nullable,
   NullableString,
@@ -45,6 +49,50 @@ export const RejectBody = Type.Object(
     reason: NonBlankString({ maxLength: 500 }),
     unavailableItemIds: Type.Optional(Type.Array(SingleLineString({ maxLength: 40 }), { maxItems: 100 })),
     note: Type.Optional(NullableString({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+)
+
+const TrackingReportEventSchema = Type.Object(
+  {
+    time: Type.String({
+      format: 'date-time',
+      maxLength: TRACKING_REPORT_LIMITS.maxTimeLength,
+      description:
+        'When the carrier recorded the scan: an ISO 8601 date-time with its offset (2026-03-03T08:12:00Z, ' +
+        `+01:00). At most ${TRACKING_REPORT_LIMITS.clockSkewSeconds / 60} minutes after the service's clock ` +
+        '(clock skew allowance); any time before is taken.',
+    }),
+    status: CaseInsensitiveEnum(DELIVERY_STATUSES, 'Where the parcel is.'),
+    description: NonBlankString({
+      maxLength: TRACKING_REPORT_LIMITS.maxDescriptionLength,
+      singleLine: true,
+      description:
+        `The carrier's words for the scan ("Accepted by the carrier"), at most ` +
+        `${TRACKING_REPORT_LIMITS.maxDescriptionLength} characters.`,
+    }),
+    location: Type.Optional(
+      NullableString({
+        maxLength: TRACKING_REPORT_LIMITS.maxLocationLength,
+        singleLine: true,
+        description:
+          `Where the scan was made ("Leipzig hub"), at most ${TRACKING_REPORT_LIMITS.maxLocationLength} ` +
+          'characters; null or absent when the carrier does not say.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const TrackingBody = Type.Object(
+  {
+    events: Type.Array(TrackingReportEventSchema, {
+      minItems: 1,
+      maxItems: TRACKING_REPORT_LIMITS.maxEvents,
+      description:
+        `The carrier's scans, 1 to ${TRACKING_REPORT_LIMITS.maxEvents}, in any order; a scan already reported ` +
+        `(same time and status) is a repeat. A shipment keeps at most ${MAX_TRACKING_EVENTS_PER_SHIPMENT} scans.`,
+    }),
   },
   { additionalProperties: false },
 )

@@ -310,7 +310,13 @@ export const DeliveryWindowSchema = named(
   ),
 )
 
-const DeliveryStatusSchema = named('ShipmentDeliveryStatus', StringEnum(DELIVERY_STATUSES))
+const DeliveryStatusSchema = named(
+  'ShipmentDeliveryStatus',
+  StringEnum(
+    DELIVERY_STATUSES,
+    "printroute's own: where a shipped parcel is, from its carrier's scans (forward only).",
+  ),
+)
 
 const TrackingEventSchema = named(
   'TrackingEvent',

@@ -20,7 +20,8 @@ export const AdvanceOrderBodySchema = named(
       to: Type.Optional(
         CaseInsensitiveEnum(
           ADVANCE_TARGETS,
-          'How far to take the order: every shipment in production, every shipment shipped, or the order Complete. Absent: one lab step.',
+          'How far to take the order: every shipment in production, every shipment shipped, the order Complete, or ' +
+            'every parcel at the end of its carrier scans (Delivered; Returned for the scenario returned). Absent: one lab step.',
         ),
       ),
     },

@@ -1,9 +1,10 @@
-// Step lab-report: a lab's report on a shipment (acknowledged, in production, shipped, rejected) applied to the
-// order, and the shipment's lab job brought to its new state. The one entry of every report: the lab API
-// (services/labs.service.ts) and the simulated labs (simulated-labs.ts) both end here.
+// Step lab-report: a lab's report on a shipment (acknowledged, in production, shipped, rejected, the carrier's
+// tracking scans) applied to the order, and the shipment's lab job brought to its new state. The one entry of every
+// report: the lab API (services/labs.service.ts) and the simulated labs (simulated-labs.ts) both end here.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { type DeliveryEstimate, estimateAfterDispatch } from '../../domain/delivery-promise.ts'
+import type { TrackingRefusal } from '../../domain/delivery-tracking.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
 import { type LabReport, type PipelineOrder, recordLabReport } from '../../domain/order-pipeline.ts'
@@ -42,14 +43,15 @@ export function estimateOfDispatch(
 
 /**
  * Applies a lab's report; `changed` is false for a report the order already reflects (a repeat) or that does
- * not apply to it. `followUp`: jobs enqueued with the change, in its transaction (a simulated lab's next step).
+ * not apply to it, and `refusal` says why a tracking report could not apply (decided under the order's lock).
+ * `followUp`: jobs enqueued with the change, in its transaction (a simulated lab's next step).
  */
 export type ReportLab = (
   orderId: string,
   shipmentId: string,
   report: LabReport,
   followUp?: JobRequest[],
-) => Promise<{ changed: boolean }>
+) => Promise<{ changed: boolean; refusal?: TrackingRefusal }>
 
 export function createReportLab({ clock, catalogue, transition }: LabReportDeps): ReportLab {
   return async (orderId, shipmentId, report, followUp = []) => {
@@ -77,6 +79,7 @@ export function createReportLab({ clock, catalogue, transition }: LabReportDeps)
       },
       ({ order }) => labReportLine(order, shipmentId, report),
     )
-    return { changed: applied?.result.changed ?? false }
+    const refusal = applied?.result.refusal
+    return { changed: applied?.result.changed ?? false, ...(refusal ? { refusal } : {}) }
   }
 }

@@ -1,13 +1,20 @@
 // The simulated labs: the connector Sandbox orders (and Live ones in a demo) are submitted to instead of the
 // lab API. Each shipment goes through timer-driven steps, one simulated-lab-step job each, that report to the
 // pipeline through the entry a real lab's report takes (lab-report.ts, `reportLab`): acknowledge (or refuse),
-// produce, ship. What a simulated lab answers is decided here (Sandbox scenarios, out-of-stock SKUs, the reject
-// rate); the report then changes the order exactly as a real lab's would.
+// produce, ship, then the carrier's scans until the parcel is delivered (or, by scenario, comes back). What a
+// simulated lab answers is decided here (Sandbox scenarios, out-of-stock SKUs, the reject rate); the report then
+// changes the order exactly as a real lab's would.
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.ts'
-import { type JobRequest, jobRequest, nextSimulatedLabStep, type SimulatedLabStep } from '../../domain/jobs.ts'
+import {
+  type JobRequest,
+  jobRequest,
+  nextSimulatedLabStep,
+  type SimulatedLabStep,
+  scanStatusOf,
+} from '../../domain/jobs.ts'
 import type { LabReport, PipelineOrder } from '../../domain/order-pipeline.ts'
-import { labStepWaitsForAdvance } from '../../domain/sandbox-scenarios.ts'
+import { labStepWaitsForAdvance, simulatedCarrierScan } from '../../domain/sandbox-scenarios.ts'
 import type { ReportLab } from './lab-report.ts'
 
 export interface SimulatedLabSettings {
@@ -72,8 +79,8 @@ export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLab
    * The job of the lab's next step, after one step's time; none while a Sandbox scenario makes the shipment wait
    * for the order to be advanced (docs/sandbox.md).
    */
-  function stepJobs(order: PipelineOrder, shipmentId: string, step: SimulatedLabStep): JobRequest[] {
-    if (labStepWaitsForAdvance(order.sandboxScenario, order.document, shipmentId)) return []
+  function stepJobs(order: PipelineOrder, shipmentId: string, step: SimulatedLabStep | undefined): JobRequest[] {
+    if (step === undefined || labStepWaitsForAdvance(order.sandboxScenario, order.document, shipmentId)) return []
     const startAfter = new Date(clock.now().getTime() + settings.simulatedLabStepSeconds * 1000)
     return [jobRequest('simulated-lab-step', { orderId: order.document.id, shipmentId, step }, startAfter)]
   }
@@ -86,8 +93,10 @@ export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLab
     async runStep(pipeline, orderId, shipmentId, step) {
       const order = await pipeline.orderOf(orderId)
       const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
-      if (!order || !shipment) return
-      if (nextSimulatedLabStep(order.pipeline.shipments[shipmentId]?.state) !== step) return
+      const inPipeline = order?.pipeline.shipments[shipmentId]
+      if (!order || !shipment || !inPipeline) return
+      const scenario = order.sandboxScenario
+      if (nextSimulatedLabStep(inPipeline.state, shipment.deliveryStatus, scenario) !== step) return
       const now = clock.now()
       if (step === 'acknowledge') {
         const refusal = refusalOf(order, shipment, settings)
@@ -103,12 +112,28 @@ export function createSimulatedLabs(deps: { clock: Clock; settings: SimulatedLab
         await pipeline.reportLab(orderId, shipmentId, { kind: 'inProduction' }, stepJobs(order, shipmentId, 'ship'))
       } else if (step === 'ship') {
         const trackingNumber = `SIM${shipmentId.replace('shp_', '').padStart(10, '0')}`
-        await pipeline.reportLab(orderId, shipmentId, {
-          kind: 'shipped',
-          carrier: null,
-          tracking: { number: trackingNumber, url: `https://tracking.example.com/track?number=${trackingNumber}` },
-          dispatchDate: now,
-        })
+        await pipeline.reportLab(
+          orderId,
+          shipmentId,
+          {
+            kind: 'shipped',
+            carrier: null,
+            tracking: { number: trackingNumber, url: `https://tracking.example.com/track?number=${trackingNumber}` },
+            dispatchDate: now,
+          },
+          stepJobs(order, shipmentId, nextSimulatedLabStep('shipped', undefined, scenario)),
+        )
+      } else {
+        // A carrier scan: the shipment stays `shipped`; its deliveryStatus says which scan comes next.
+        const status = scanStatusOf(step)
+        if (!status) return
+        const scan = simulatedCarrierScan(scenario, order.document, shipment, inPipeline.promise, status, now)
+        await pipeline.reportLab(
+          orderId,
+          shipmentId,
+          { kind: 'tracking', events: [scan], fromStatus: shipment.deliveryStatus ?? null },
+          stepJobs(order, shipmentId, nextSimulatedLabStep('shipped', status, scenario)),
+        )
       }
     },
   }
