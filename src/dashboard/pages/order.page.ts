@@ -274,6 +274,19 @@ const EXCLUSION_WORDS: Record<string, string> = {
   NoDeliveryEstimate: 'gives no delivery estimate, so cannot promise the date',
 }
 
+/** A round planned for a date: whether the plan meets it and what that cost, or the earliest any plan reaches. */
+function deliverByFacts(allocation: RoutingAllocation): Html {
+  if (!allocation.deliverBy) return html``
+  const by = formatDate(allocation.deliverBy)
+  if (allocation.deliverByMet) {
+    const cost = allocation.deliverByCost
+    const dearer = cost && cost.amount !== '0.00' && cost.amount !== '0'
+    return html`<div><dt>Deliver by ${by}</dt><dd>met${dearer ? html`, for ${formatMoney(cost)} more than the cheapest plan` : ', by the cheapest plan'}</dd></div>`
+  }
+  const earliest = allocation.earliestDeliveryDate
+  return html`<div><dt>Deliver by ${by}</dt><dd>not met: ${earliest ? html`the earliest any plan reaches is ${formatDate(earliest)}` : 'no lab gives an estimate for every item'}; the cheapest plan was chosen</dd></div>`
+}
+
 /** The order's allocation's title: the estimate before the first, else which allocation and when. */
 function orderAllocationTitle(allocation: RoutingAllocation, index: number): Html {
   return allocation.basis === 'Estimate'
@@ -293,11 +306,11 @@ ${
   allocation.items.every((item) => item.labsConsidered.length === 0)
     ? ''
     : html`<div class="table-wrap"><table><caption class="visually-hidden">Labs considered per item</caption>
-<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">Chosen</th></tr></thead>
+<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">Arrives</th><th scope="col">Chosen</th></tr></thead>
 <tbody>${allocation.items.map((item) =>
         item.labsConsidered.map(
           (lab, labIndex) =>
-            html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td>${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number">${formatMoney(lab.productionCost)}</td><td class="number">${formatMoney(lab.shippingCost)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
+            html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td>${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number">${formatMoney(lab.productionCost)}</td><td class="number">${formatMoney(lab.shippingCost)}</td><td>${formatDeliveryWindow(lab.estimatedDelivery)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
         ),
       )}</tbody></table></div>`
 }
@@ -312,6 +325,7 @@ ${
 <div><dt>Chosen plan</dt><dd>${chosen ? html`${plan(chosen)}: ${formatMoney(chosen.totalCost)}` : html`none: ${allocation.unavailableItemIds.join(', ')} could not be allocated`}</dd></div>
 <div><dt>Best from one lab</dt><dd>${unsplit ? html`${plan(unsplit)}: ${formatMoney(unsplit.totalCost)}` : 'none: no lab can take every item (excluded labs do not count)'}</dd></div>
 ${allocation.splitSaving && chosen && chosen.shipments.length > 1 ? html`<div><dt>Splitting saved</dt><dd>${formatMoney(allocation.splitSaving)}</dd></div>` : ''}
+${deliverByFacts(allocation)}
 </dl></article>`
 }
 
