@@ -20,7 +20,9 @@ import {
   isIsoDate,
   isKnownTimeZone,
   isWorkingDay,
+  latestDispatchDate,
   productionStartDate,
+  shipByDate,
   zonedDateTime,
 } from './delivery-promise.ts'
 import { SHIPPING_METHODS } from './shipping-methods.ts'
@@ -518,5 +520,107 @@ test('property: on the sample catalogue, a faster method of the same lab and zon
       assert.ok(fast.estimatedDelivery.to <= slow.estimatedDelivery.to, what)
     }),
     { numRuns: 1000 },
+  )
+})
+
+// ---- ship by: the latest dispatch that keeps the promise, else the lab's own dispatch date --------------------
+
+/** The promise a lab makes for work received at `instant`, which these tests then ask the ship-by date of. */
+function promiseOf(lab: LabCalendar, productionDays: number, transit: TransitDays, instant: string): DeliveryEstimate {
+  const estimate = estimateDelivery(lab, productionDays, transit, new Date(instant))
+  assert.ok(estimate)
+  return estimate
+}
+
+test('ship by: a Monday-to-Friday lab ships by the promised dispatch date, whatever the transit', () => {
+  // Received Wednesday 25 November before the cut-off, 2 production days: dispatch Friday 27, 1 to 2 days transit.
+  const promise = promiseOf(LONDON, 2, { min: 1, max: 2 }, '2026-11-25T10:00:00Z')
+  assert.equal(promise.estimatedDispatchDate, '2026-11-27')
+  assert.equal(promise.estimatedDelivery.to, '2026-12-01')
+  // Saturday and Sunday would still arrive Tuesday 1 December, but the lab does not work then.
+  assert.equal(latestDispatchDate(promise, { min: 1, max: 2 }, LONDON), '2026-11-27')
+  // Mid-week: dispatching a day later arrives a day later, so the promised date is the last one.
+  const midWeek = promiseOf(LONDON, 0, { min: 2, max: 3 }, '2026-11-24T10:00:00Z')
+  assert.equal(midWeek.estimatedDispatchDate, '2026-11-24')
+  assert.equal(latestDispatchDate(midWeek, { min: 2, max: 3 }, LONDON), '2026-11-24')
+})
+
+test('ship by: a lab working Saturdays can ship Friday work on Saturday, as transit starts on Monday either way', () => {
+  const saturdays = calendar({ timeZone: 'Europe/Berlin', workingDays: [1, 2, 3, 4, 5, 6] })
+  const promise = promiseOf(saturdays, 1, { min: 1, max: 1 }, '2026-11-26T09:00:00Z')
+  assert.equal(promise.estimatedDispatchDate, '2026-11-27')
+  assert.equal(promise.estimatedDelivery.to, '2026-11-30')
+  assert.equal(latestDispatchDate(promise, { min: 1, max: 1 }, saturdays), '2026-11-28')
+  // Sunday would arrive Monday as well, but the lab does not work on Sundays.
+  const everyDay = calendar({ timeZone: 'Europe/Berlin', workingDays: [1, 2, 3, 4, 5, 6, 7] })
+  assert.equal(latestDispatchDate(promise, { min: 1, max: 1 }, everyDay), '2026-11-29')
+  // A Saturday that is a holiday of the lab is not worked: Friday stays the last date.
+  const saturdayOff = calendar({ timeZone: 'Europe/Berlin', workingDays: [1, 2, 3, 4, 5, 6], holidays: ['2026-11-28'] })
+  assert.equal(latestDispatchDate(promise, { min: 1, max: 1 }, saturdayOff), '2026-11-27')
+  // Transit 0 (delivered the day it is dispatched): a Saturday dispatch arrives Monday, after Friday's promise.
+  const sameDay = promiseOf(saturdays, 1, { min: 0, max: 0 }, '2026-11-26T09:00:00Z')
+  assert.equal(sameDay.estimatedDelivery.to, '2026-11-27')
+  assert.equal(latestDispatchDate(sameDay, { min: 0, max: 0 }, saturdays), '2026-11-27')
+})
+
+test('ship by: never before the promised dispatch date, even without transit, calendar, or with a slower rate now', () => {
+  const promise = promiseOf(LONDON, 1, { min: 1, max: 2 }, '2026-11-26T09:00:00Z')
+  assert.equal(promise.estimatedDispatchDate, '2026-11-27')
+  assert.equal(latestDispatchDate(promise, null, LONDON), '2026-11-27')
+  assert.equal(latestDispatchDate(promise, { min: 1, max: 2 }, null), '2026-11-27')
+  assert.equal(latestDispatchDate(promise, { min: 3, max: 5 }, LONDON), '2026-11-27')
+})
+
+test('ship by without a promise: the lab calendar and production days from submission, across holidays', () => {
+  const base = { promise: null, transit: null, calendar: LONDON }
+  // Submitted Wednesday 23 December 2026 before the cut-off, 2 production days: 24, then 25 and 28 are holidays,
+  // 26 and 27 the weekend, so Tuesday 29.
+  assert.equal(
+    shipByDate({ ...base, productionDays: 2, submittedAt: new Date('2026-12-23T10:00:00Z') }),
+    '2026-12-29',
+  )
+  // Submitted on Christmas Eve after the cut-off, 0 production days: the next working day is Tuesday 29.
+  assert.equal(
+    shipByDate({ ...base, productionDays: 0, submittedAt: new Date('2026-12-24T15:00:00Z') }),
+    '2026-12-29',
+  )
+  // Submitted Saturday 28 November: production starts Monday, 3 days later is Thursday 3 December.
+  assert.equal(
+    shipByDate({ ...base, productionDays: 3, submittedAt: new Date('2026-11-28T10:00:00Z') }),
+    '2026-12-03',
+  )
+  // Nothing to go on: absent.
+  assert.equal(shipByDate({ ...base, productionDays: null, submittedAt: new Date('2026-11-28T10:00:00Z') }), null)
+  assert.equal(shipByDate({ ...base, productionDays: 2, submittedAt: null }), null)
+  assert.equal(shipByDate({ ...base, calendar: null, productionDays: 2, submittedAt: new Date() }), null)
+})
+
+test('ship by: a promise wins over the calendar fallback', () => {
+  const promise = promiseOf(LONDON, 1, { min: 1, max: 2 }, '2026-11-26T09:00:00Z')
+  const submittedAt = new Date('2026-12-23T10:00:00Z')
+  assert.equal(
+    shipByDate({ promise, transit: { min: 1, max: 2 }, calendar: LONDON, productionDays: 2, submittedAt }),
+    '2026-11-27',
+  )
+})
+
+test('ship by: property: dispatching on the ship-by date still arrives by the promise, the next working day later does not', () => {
+  const lab = calendar({ timeZone: 'UTC', workingDays: [1, 2, 3, 4, 5, 6, 7], holidays: [] })
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 6 }),
+      fc.integer({ min: 0, max: 5 }),
+      fc.integer({ min: 0, max: 3 }),
+      fc.integer({ min: 0, max: 60 }),
+      (productionDays, min, extra, dayOffset) => {
+        const transit = { min, max: min + extra }
+        const received = new Date(Date.UTC(2026, 10, 2 + dayOffset, 9))
+        const promise = promiseOf(lab, productionDays, transit, received.toISOString())
+        const shipBy = latestDispatchDate(promise, transit, lab)
+        assert.ok(shipBy >= promise.estimatedDispatchDate)
+        assert.ok(deliveryWindow(shipBy, transit).to <= promise.estimatedDelivery.to)
+        assert.ok(deliveryWindow(addCalendarDays(shipBy, 1), transit).to > promise.estimatedDelivery.to)
+      },
+    ),
   )
 })

@@ -199,6 +199,49 @@ export function estimateAfterDispatch(
   return { estimatedDispatchDate, estimatedDelivery: deliveryWindow(estimatedDispatchDate, transit) }
 }
 
+/**
+ * The latest date a lab can dispatch a shipment and still keep its delivery promise: the latest of the lab's
+ * working days, from the promise's own dispatch date on, whose delivery window by the rate's transit days still
+ * ends by the promise's `estimatedDelivery.to`. That is later than the promised dispatch date only when the days
+ * after it are days carriers do not count (a lab that works on Saturday can dispatch Friday's work then: transit
+ * starts on Monday either way). Never earlier than the promised dispatch date: without transit days, without a
+ * calendar, or when the rate is now slower than when the promise was made, it is the promised dispatch date.
+ */
+export function latestDispatchDate(
+  promise: DeliveryEstimate,
+  transit: TransitDays | null,
+  calendar: LabCalendar | null,
+): string {
+  let latest = promise.estimatedDispatchDate
+  if (!transit || !calendar) return latest
+  const promised = dayNumber(latest)
+  // Dispatch a week later is always at least one carrier working day later, so the walk stops within 7 days.
+  for (let days = promised + 1; days <= promised + 7; days++) {
+    const date = dateOfDayNumber(days)
+    if (deliveryWindow(date, transit).to > promise.estimatedDelivery.to) break
+    if (isWorkingDay(calendar, date)) latest = date
+  }
+  return latest
+}
+
+/**
+ * The date a lab should dispatch a shipment by ("ship by", docs/pipeline.md#labs): from its delivery promise when
+ * it has one (`latestDispatchDate`), else its lab's dispatch date for work of `productionDays` working days
+ * received at `submittedAt`, else null (no calendar, no production days, or no submission time known).
+ */
+export function shipByDate(input: {
+  promise: DeliveryEstimate | null
+  transit: TransitDays | null
+  calendar: LabCalendar | null
+  productionDays: number | null
+  submittedAt: Date | null
+}): string | null {
+  const { promise, transit, calendar, productionDays, submittedAt } = input
+  if (promise) return latestDispatchDate(promise, transit, calendar)
+  if (!calendar || productionDays === null || !submittedAt) return null
+  return estimateDispatchDate(calendar, productionDays, submittedAt)
+}
+
 /** The later of two dates. */
 export function laterDate(a: string, b: string): string {
   return a >= b ? a : b
