@@ -69,6 +69,8 @@ export interface RenderedPrintFile {
   plan: PrintFilePlan
   /** A JPEG of the print file whose longer edge is at most DEFAULT_PREVIEW_EDGE (never enlarged). */
   preview: Buffer
+  /** The colour space read back from the encoded file, as libvips names it (`srgb`, `cmyk`, `b-w`). */
+  colourSpace: string
 }
 
 export interface PreviewOptions {
@@ -233,6 +235,8 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
         const preview = await encode(
           reducedJpeg(sharp(data, { limitInputPixels: false, failOn: 'truncated' }), DEFAULT_PREVIEW_EDGE),
         )
+        // Read back from the file as written (a header read), so a lab is told what it will open, not what was meant.
+        const { space } = await sharp(data, { limitInputPixels: false }).metadata()
         return {
           data,
           width,
@@ -242,6 +246,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
           source: { width: source.width, height: source.height },
           plan,
           preview: preview.data,
+          colourSpace: space,
         }
       }),
 

@@ -575,20 +575,11 @@ test('ship by without a promise: the lab calendar and production days from submi
   const base = { promise: null, transit: null, calendar: LONDON }
   // Submitted Wednesday 23 December 2026 before the cut-off, 2 production days: 24, then 25 and 28 are holidays,
   // 26 and 27 the weekend, so Tuesday 29.
-  assert.equal(
-    shipByDate({ ...base, productionDays: 2, submittedAt: new Date('2026-12-23T10:00:00Z') }),
-    '2026-12-29',
-  )
+  assert.equal(shipByDate({ ...base, productionDays: 2, submittedAt: new Date('2026-12-23T10:00:00Z') }), '2026-12-29')
   // Submitted on Christmas Eve after the cut-off, 0 production days: the next working day is Tuesday 29.
-  assert.equal(
-    shipByDate({ ...base, productionDays: 0, submittedAt: new Date('2026-12-24T15:00:00Z') }),
-    '2026-12-29',
-  )
+  assert.equal(shipByDate({ ...base, productionDays: 0, submittedAt: new Date('2026-12-24T15:00:00Z') }), '2026-12-29')
   // Submitted Saturday 28 November: production starts Monday, 3 days later is Thursday 3 December.
-  assert.equal(
-    shipByDate({ ...base, productionDays: 3, submittedAt: new Date('2026-11-28T10:00:00Z') }),
-    '2026-12-03',
-  )
+  assert.equal(shipByDate({ ...base, productionDays: 3, submittedAt: new Date('2026-11-28T10:00:00Z') }), '2026-12-03')
   // Nothing to go on: absent.
   assert.equal(shipByDate({ ...base, productionDays: null, submittedAt: new Date('2026-11-28T10:00:00Z') }), null)
   assert.equal(shipByDate({ ...base, productionDays: 2, submittedAt: null }), null)

@@ -81,6 +81,16 @@ export interface PrintFile {
   previewBlobKey?: string | null
   /** How a raster print file was made from its source: null for PDFs, absent from older print files. */
   geometry?: PrintFileGeometry | null
+  /**
+   * What a lab checks the file against (docs/pipeline.md#labs), worked out once when the print file is made;
+   * absent from older print files. `sha256` (hex) and `bytes` are of the file's bytes as stored.
+   */
+  sha256?: string
+  bytes?: number
+  /** Whole source pixels per printed inch (domain/print-geometry.ts, effectiveDpi); absent for PDFs. */
+  dpi?: number
+  /** The rendered file's colour space as libvips names it (`srgb`, `cmyk`, `b-w`); absent for PDFs. */
+  colourSpace?: string
 }
 
 /**
@@ -121,7 +131,12 @@ export interface PipelineShipment {
    * What the lab was given at submission: a recipient or shipping method changed afterwards (a partial update)
    * does not reach a shipment already with its lab.
    */
-  submitted?: { recipient: Recipient; shippingMethod: string }
+  submitted?: {
+    recipient: Recipient
+    shippingMethod: string
+    /** When the shipment was submitted (ISO instant): absent from shipments submitted before it was kept. */
+    at?: string
+  }
   /**
    * The delivery promise made when the shipment was allocated (domain/delivery-promise.ts): the shipment's own
    * estimate moves with the real dispatch date, this stays, so a delivery after its `to` is known to be late.
@@ -637,7 +652,11 @@ export function recordSubmitted(
   // the action's change both happen under the order's row lock, so exactly one of them wins.
   if (shipment?.state !== 'allocated' || isAwaitingPayment(pipeline)) return NOTHING
   shipment.state = 'submitted'
-  shipment.submitted = { recipient: structuredClone(order.recipient), shippingMethod: order.shippingMethod }
+  shipment.submitted = {
+    recipient: structuredClone(order.recipient),
+    shippingMethod: order.shippingMethod,
+    at: now.toISOString(),
+  }
   touch(order, now)
   return { changed: true, jobs: [] }
 }

@@ -3,13 +3,15 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import { shipByDate } from '../domain/delivery-promise.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal } from '../domain/delivery-tracking.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
 import { TRACKING_REPORT_LIMITS } from '../domain/limits.ts'
 import type { Recipient, TrackingEvent } from '../domain/order.ts'
-import type { LabReport } from '../domain/order-pipeline.ts'
+import type { LabReport, PipelineOrder, PrintFile } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
@@ -35,10 +37,37 @@ export interface LabJobView {
     sku: string
     copies: number
     attributes: Record<string, string>
-    printFiles: { printArea: string; url: string; format: string }[]
+    printFiles: LabPrintFileView[]
   }[]
   packingSlip: { url: string } | null
   branding: Record<string, { url: string }> | null
+  /** The latest dispatch date that keeps the shipment's promise (domain/delivery-promise.ts, shipByDate). */
+  shipBy?: string
+  priority: LabPriority
+}
+
+/** A print file as a lab sees it; the facts after `format` are absent from print files made before they were kept. */
+export interface LabPrintFileView {
+  printArea: string
+  url: string
+  format: string
+  sha256?: string
+  bytes?: number
+  pixelSize?: { width: number; height: number }
+  dpi?: number
+  colourSpace?: string
+}
+
+/** What a print file made at render time tells a lab about itself; PDFs have no pixels, dpi or colour space. */
+function printFileFacts(file: PrintFile | null | undefined): Omit<LabPrintFileView, 'printArea' | 'url' | 'format'> {
+  if (!file || file.sha256 === undefined) return {}
+  return {
+    sha256: file.sha256,
+    ...(file.bytes !== undefined ? { bytes: file.bytes } : {}),
+    ...(file.format !== 'pdf' ? { pixelSize: { width: file.width, height: file.height } } : {}),
+    ...(file.dpi !== undefined ? { dpi: file.dpi } : {}),
+    ...(file.colourSpace !== undefined ? { colourSpace: file.colourSpace } : {}),
+  }
 }
 
 /** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
@@ -73,6 +102,36 @@ export function createLabsService(deps: {
     return job
   }
 
+  /**
+   * The shipment's ship-by date from its promise and the rate it was submitted with, else from its lab's calendar
+   * and the largest production days of its items at that lab, counted from submission; undefined without either.
+   */
+  function shipByOf(order: PipelineOrder, shipmentId: string, shippingMethod: string): string | undefined {
+    const shipment = order.pipeline.shipments[shipmentId]
+    if (!shipment) return undefined
+    const lab = catalogue.findLab(shipment.labCode)
+    const method = canonicalSpelling(SHIPPING_METHODS, shippingMethod)
+    const country = (shipment.submitted?.recipient ?? order.document.recipient).address.countryCode
+    const rate = method ? catalogue.shippingRate(shipment.labCode, method, country) : undefined
+    const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+    let productionDays: number | null = 0
+    for (const { itemId } of onOrder?.items ?? []) {
+      const item = order.document.items.find((candidate) => candidate.id === itemId)
+      const variant = item ? catalogue.findVariant(item.sku, item.attributes) : undefined
+      const days = variant?.offers.find((offer) => offer.lab.code === shipment.labCode)?.productionDays ?? null
+      productionDays = productionDays === null || days === null ? null : Math.max(productionDays, days)
+    }
+    const submittedAt = shipment.submitted?.at
+    const date = shipByDate({
+      promise: shipment.promise ?? null,
+      transit: rate?.transitDays ?? null,
+      calendar: lab?.calendar ?? null,
+      productionDays,
+      submittedAt: submittedAt ? new Date(submittedAt) : null,
+    })
+    return date ?? undefined
+  }
+
   return {
     async createLabKey(labCode: string): Promise<{ key: string; prefix: string }> {
       const lab = catalogue.findLab(labCode)
@@ -99,11 +158,14 @@ export function createLabsService(deps: {
         const extras = pipeline.extraFileUrls(order)
         // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
         const submitted = order.pipeline.shipments[shipmentId]?.submitted
+        const shippingMethod = submitted?.shippingMethod ?? order.document.shippingMethod
+        const shipBy = shipByOf(order, shipmentId, shippingMethod)
+        const stored = order.pipeline.shipments[shipmentId]?.printFiles ?? {}
         result.push({
           shipmentId,
           orderId: order.document.id,
           state: job.state,
-          shippingMethod: submitted?.shippingMethod ?? order.document.shippingMethod,
+          shippingMethod,
           carrier: shipment.carrier,
           recipient: submitted?.recipient ?? order.document.recipient,
           items: shipment.items.map(({ itemId }) => {
@@ -115,12 +177,16 @@ export function createLabsService(deps: {
               attributes: item?.attributes ?? {},
               printFiles: (item?.assets ?? []).flatMap((asset) => {
                 const file = printFiles.find((candidate) => candidate.assetId === asset.id)
-                return file ? [{ printArea: asset.printArea, url: file.url, format: file.format }] : []
+                if (!file) return []
+                const facts = printFileFacts(stored[asset.id])
+                return [{ printArea: asset.printArea, url: file.url, format: file.format, ...facts }]
               }),
             }
           }),
           packingSlip: extras.packingSlip,
           branding: extras.branding,
+          ...(shipBy ? { shipBy } : {}),
+          priority: labPriorityOf(shippingMethod),
         })
       }
       // The signed file URLs of the answer are not logged: they are the lab's access to the files.

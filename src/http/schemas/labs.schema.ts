@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
 import { TRACKING_REPORT_LIMITS } from '../../domain/limits.ts'
 import { DELIVERY_STATUSES } from '../../domain/order.ts'
+import { LAB_PRIORITIES } from '../../domain/shipping-methods.ts'
 import {
   CaseInsensitiveEnum,
   NonBlankString,
@@ -106,6 +107,36 @@ const LabPrintFileSchema = named(
     printArea: Type.String(),
     url: Type.String({ description: 'Signed, expiring link to the print file.' }),
     format: Type.String({ description: 'jpeg, png, tiff or pdf.' }),
+    sha256: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: "Hex SHA-256 of the file's bytes, to check the download. Absent from older print files.",
+      }),
+    ),
+    bytes: Type.Optional(
+      Type.Integer({ minimum: 0, description: "The file's size in bytes. Absent from older print files." }),
+    ),
+    pixelSize: Type.Optional(
+      Type.Object(
+        { width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) },
+        { description: "The image's width and height in pixels: the print area's. Absent for PDFs and older files." },
+      ),
+    ),
+    dpi: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Effective dots per inch at the print size, rounded down: source pixels per printed inch, the print ' +
+          'area printing at 300 px per inch. Absent for PDFs and older print files.',
+      }),
+    ),
+    colourSpace: Type.Optional(
+      Type.String({
+        description:
+          'The colour space of the file as written, as libvips names it: srgb, cmyk, b-w. Absent for PDFs and ' +
+          'older print files.',
+      }),
+    ),
   }),
 )
 
@@ -131,6 +162,22 @@ const LabJobSchema = named(
     ),
     packingSlip: Nullable(Type.Object({ url: Type.String() })),
     branding: Nullable(Type.Record(Type.String(), Type.Object({ url: Type.String() }))),
+    shipBy: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          "The latest date (YYYY-MM-DD, the lab's own calendar) to dispatch the shipment and keep its delivery " +
+          "promise; without a promise, the lab's dispatch date for its production days counted from submission; " +
+          'absent when neither is known.',
+      }),
+    ),
+    priority: named(
+      'LabJobPriority',
+      StringEnum(
+        LAB_PRIORITIES,
+        'From the shipping method: Budget and Standard normal, StandardPlus high, Express and Overnight urgent.',
+      ),
+    ),
   }),
 )
 

@@ -26,7 +26,17 @@ export interface PrintFileRenderer {
   renderPrintFile(
     input: string | Buffer,
     spec: { width: number; height: number; sizing: SizingMode; format: PrintFileFormat },
-  ): Promise<{ data: Buffer; width: number; height: number; format: string; preview: Buffer } & PrintFileGeometry>
+  ): Promise<
+    {
+      data: Buffer
+      width: number
+      height: number
+      format: string
+      preview: Buffer
+      /** The encoded file's colour space as libvips reads it back (`srgb`, `cmyk`, `b-w`). */
+      colourSpace: string
+    } & PrintFileGeometry
+  >
   renderThumbnail(input: string | Buffer): Promise<Buffer>
   probe(input: string | Buffer): Promise<{ width: number; height: number }>
 }

@@ -1,6 +1,7 @@
 // Step render-print-file: the print file of one asset for one shipment, made outside any transaction (an image
 // rendered to the lab's size and format, with a reduced preview; a book's PDF checked and passed on as it is),
 // then recorded on the order, or its failure.
+import { createHash } from 'node:crypto'
 import type { Clock } from '../../adapters/clock.ts'
 import type { Database } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
@@ -12,6 +13,7 @@ import {
   recordPrintFile,
   recordPrintFileFailure,
 } from '../../domain/order-pipeline.ts'
+import { effectiveDpi } from '../../domain/print-geometry.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import { renderLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
@@ -46,6 +48,11 @@ interface RenderRequest {
   format: PrintFileFormat
 }
 
+/** Hex SHA-256 of a file's bytes: what a lab compares the file it downloaded with. */
+function sha256Of(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
 function previewBlobKey(orderId: string, shipmentId: string, assetId: string): string {
   return `previews/${orderId}/${shipmentId}/${assetId}.jpg`
 }
@@ -65,6 +72,8 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
           format: 'pdf',
           previewBlobKey: null,
           geometry: null,
+          sha256: sha256Of(input),
+          bytes: input.length,
         }
         return { printFile, bytes: input.length }
       }
@@ -88,6 +97,10 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
         format: rendered.format,
         previewBlobKey: preview,
         geometry: { source: rendered.source, plan: rendered.plan },
+        sha256: sha256Of(rendered.data),
+        bytes: rendered.data.length,
+        dpi: Math.floor(effectiveDpi(rendered.source, rendered.plan)),
+        colourSpace: rendered.colourSpace,
       }
       return { printFile, bytes: rendered.data.length }
     } catch (error) {
