@@ -14,6 +14,7 @@ import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { createMetrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
 import { renderMockup } from './adapters/mockup-renderer.ts'
+import { renderPackingSlipPdf } from './adapters/packing-slip-pdf.ts'
 import { createSimulatedPaymentProvider, type PaymentProvider } from './adapters/payment-provider.ts'
 import { checkPdf } from './adapters/pdf-check.ts'
 import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.ts'
@@ -264,6 +265,7 @@ function buildServices(
     withScratchFile,
     renderer,
     checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
+    renderPackingSlip: renderPackingSlipPdf,
     allocate,
     fileLinks,
     settings: pipelineSettings,

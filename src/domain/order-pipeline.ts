@@ -138,6 +138,11 @@ export interface PipelineShipment {
     at?: string
   }
   /**
+   * printroute's packing slip, made at submission from what the lab was given (domain/packing-slip.ts); absent
+   * for shipments submitted before packing slips were made, or when making it failed.
+   */
+  packingSlipPdf?: { blobKey: string }
+  /**
    * The delivery promise made when the shipment was allocated (domain/delivery-promise.ts): the shipment's own
    * estimate moves with the real dispatch date, this stays, so a delivery after its `to` is known to be late.
    */

@@ -44,6 +44,7 @@ export interface LabJobView {
   /** The latest dispatch date that keeps the shipment's promise (domain/delivery-promise.ts, shipByDate). */
   shipBy?: string
   priority: LabPriority
+  packingSlipPdf: { url: string } | null
 }
 
 /** A print file as a lab sees it; the facts after `format` are absent from print files made before they were kept. */
@@ -187,6 +188,7 @@ export function createLabsService(deps: {
           branding: extras.branding,
           ...(shipBy ? { shipBy } : {}),
           priority: labPriorityOf(shippingMethod),
+          packingSlipPdf: pipeline.packingSlipPdfUrl(order, shipmentId),
         })
       }
       // The signed file URLs of the answer are not logged: they are the lab's access to the files.

@@ -178,6 +178,15 @@ const LabJobSchema = named(
         'From the shipping method: Budget and Standard normal, StandardPlus high, Express and Overnight urgent.',
       ),
     ),
+    packingSlipPdf: Nullable(
+      Type.Object({
+        url: Type.String({
+          description:
+            "Signed, expiring link to printroute's packing slip of the shipment (A4 PDF with a QR code of the " +
+            "shipment id); null for a shipment submitted without one. `packingSlip` is the merchant's own.",
+        }),
+      }),
+    ),
   }),
 )
 

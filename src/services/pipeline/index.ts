@@ -24,7 +24,13 @@ import type { OrderEventsService } from '../order-events.service.ts'
 import { type AllocateOrder, createAllocateOrder } from './allocate-order.ts'
 import { createDownloadFile, type DownloadFile } from './download-file.ts'
 import { createExpireStoredFiles } from './expire-stored-files.ts'
-import { type ExtraFileUrls, extraFileUrls, type PrintFileUrl, printFileUrls } from './lab-file-links.ts'
+import {
+  type ExtraFileUrls,
+  extraFileUrls,
+  type PrintFileUrl,
+  packingSlipPdfUrl,
+  printFileUrls,
+} from './lab-file-links.ts'
 import { createReportLab, type ReportLab } from './lab-report.ts'
 import { createStepTransition, orderNumberOf } from './order-transition.ts'
 import type {
@@ -33,6 +39,7 @@ import type {
   FileLinker,
   FileStore,
   LabConnector,
+  PackingSlipRenderer,
   PdfChecker,
   PipelineSettings,
   PrintFileRenderer,
@@ -52,6 +59,7 @@ export interface PipelineDeps {
   withScratchFile: ScratchFileProvider
   renderer: PrintFileRenderer
   checkPdf: PdfChecker
+  renderPackingSlip: PackingSlipRenderer
   allocate: Allocator
   billing: BillingService
   fileLinks: FileLinker
@@ -90,6 +98,8 @@ export interface PipelineService {
   extraFileUrls(order: PipelineOrder): ExtraFileUrls
   /** Signs the print files of a shipment for its lab. */
   printFileUrls(order: PipelineOrder, shipmentId: string): PrintFileUrl[]
+  /** Signs printroute's packing slip of a shipment for its lab; null when the shipment has none. */
+  packingSlipPdfUrl(order: PipelineOrder, shipmentId: string): { url: string } | null
 }
 
 export function createPipelineService(deps: PipelineDeps): PipelineService {
@@ -117,7 +127,16 @@ export function createPipelineService(deps: PipelineDeps): PipelineService {
   const downloadFile = createDownloadFile({ ...deps, metrics, transition })
   const allocateOrder = createAllocateOrder({ ...deps, log, transition })
   const renderPrintFile = createRenderPrintFile({ ...deps, transition })
-  const submitShipment = createSubmitShipment({ clock, settings, simulatedLabs: deps.simulatedLabs, transition })
+  const submitShipment = createSubmitShipment({
+    db,
+    clock,
+    settings,
+    simulatedLabs: deps.simulatedLabs,
+    files,
+    renderPackingSlip: deps.renderPackingSlip,
+    log,
+    transition,
+  })
   const reportLab = createReportLab({ clock, catalogue: deps.catalogue, transition })
 
   return {
@@ -131,6 +150,7 @@ export function createPipelineService(deps: PipelineDeps): PipelineService {
     expireStoredFiles: createExpireStoredFiles({ clock, files, settings }),
     extraFileUrls: (order) => extraFileUrls(deps.fileLinks, order),
     printFileUrls: (order, shipmentId) => printFileUrls(deps.fileLinks, order, shipmentId),
+    packingSlipPdfUrl: (order, shipmentId) => packingSlipPdfUrl(deps.fileLinks, order, shipmentId),
   }
 }
 

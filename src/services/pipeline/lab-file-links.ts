@@ -43,3 +43,13 @@ export function printFileUrls(
     file ? [{ assetId, url: fileLinks.url(order.environment, file.blobKey), format: file.format }] : [],
   )
 }
+
+/** Signs printroute's packing slip of a shipment for its lab; null when none was made (docs/print-files.md). */
+export function packingSlipPdfUrl(
+  fileLinks: Pick<FileLinker, 'url'>,
+  order: PipelineOrder,
+  shipmentId: string,
+): { url: string } | null {
+  const slip = order.pipeline.shipments[shipmentId]?.packingSlipPdf
+  return slip ? { url: fileLinks.url(order.environment, slip.blobKey) } : null
+}

@@ -4,6 +4,7 @@ import type { Environment } from '../../domain/environment.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
 import type { AllocationOutcome, AllocationRequest } from '../../domain/order-allocation.ts'
 import type { PipelineOrder, PrintFileGeometry } from '../../domain/order-pipeline.ts'
+import type { PackingSlipContent } from '../../domain/packing-slip.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import type { SimulatedLabSettings } from './simulated-labs.ts'
 
@@ -43,6 +44,9 @@ export interface PrintFileRenderer {
 
 /** Runs `use` with a local file path of its own, removed once `use` settles (adapters/scratch-files.ts). */
 export type ScratchFileProvider = <R>(use: (path: string) => Promise<R>) => Promise<R>
+
+/** printroute's packing slip of a shipment, as PDF bytes (adapters/packing-slip-pdf.ts). */
+export type PackingSlipRenderer = (slip: PackingSlipContent) => Promise<Buffer>
 
 export type PdfChecker = (input: Buffer, expectedPageCount: number | null) => Promise<{ pageCount: number }>
 

@@ -1,15 +1,19 @@
 // Step submit-shipment: a shipment whose print files are ready is handed to its lab. Both connectors list it for
 // the lab API (lab_jobs); the simulated one also starts its timer-driven steps (simulated-labs.ts), which report
-// through the same entry as a real lab (lab-report.ts).
+// through the same entry as a real lab (lab-report.ts). printroute's packing slip of the shipment is made first,
+// outside the transaction like a print file, and recorded with the submission.
 import type { Clock } from '../../adapters/clock.ts'
-import type { Queryable } from '../../adapters/database.ts'
+import type { Database, Queryable } from '../../adapters/database.ts'
 import type { Environment } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
 import { type PipelineOrder, recordSubmitted, type Transition } from '../../domain/order-pipeline.ts'
+import { packingSlipBlobKey, packingSlipContent } from '../../domain/packing-slip.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
-import { submitLine } from './log-lines.ts'
+import { readOrder } from '../../repositories/orders.repository.ts'
+import type { ServiceLogger } from '../observability.ts'
+import { orderLogFields, submitLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
-import type { LabConnector, PipelineSettings } from './ports.ts'
+import type { FileStore, LabConnector, PackingSlipRenderer, PipelineSettings } from './ports.ts'
 
 /** A real lab learns of a shipment by listing its jobs on the lab API: nothing follows the submission. */
 const labApiConnector: LabConnector = { afterSubmit: () => [] }
@@ -27,11 +31,21 @@ export function labConnectorFor(
 }
 
 export interface SubmitShipmentDeps {
+  db: Database
   clock: Clock
   settings: Pick<PipelineSettings, 'simulateLiveLabs'>
   /** Where Sandbox orders (and Live ones in a demo) are submitted (simulated-labs.ts). */
   simulatedLabs: LabConnector
+  files: Pick<FileStore, 'put'>
+  renderPackingSlip: PackingSlipRenderer
+  log: ServiceLogger
   transition: StepTransition
+}
+
+/** The packing slip made for a submission, and the recipient printed on it. */
+interface MadePackingSlip {
+  blobKey: string
+  recipientJson: string
 }
 
 export type SubmitShipment = (orderId: string, shipmentId: string) => Promise<void>
@@ -39,9 +53,41 @@ export type SubmitShipment = (orderId: string, shipmentId: string) => Promise<vo
 export function createSubmitShipment(deps: SubmitShipmentDeps): SubmitShipment {
   const { clock } = deps
 
-  async function submit(order: PipelineOrder, tx: Queryable, shipmentId: string): Promise<Transition> {
+  /**
+   * Makes and keeps the packing slip of a shipment about to be submitted, from the order as it stands. A slip
+   * that cannot be made does not hold the shipment back: the lab gets the order without it (logged as a warning).
+   */
+  async function makePackingSlip(orderId: string, shipmentId: string): Promise<MadePackingSlip | undefined> {
+    const snapshot = await readOrder(deps.db, orderNumberOf(orderId))
+    if (snapshot?.pipeline.shipments[shipmentId]?.state !== 'allocated') return undefined
+    const content = packingSlipContent(snapshot, shipmentId)
+    if (!content) return undefined
+    try {
+      const blobKey = packingSlipBlobKey(orderId, shipmentId)
+      await deps.files.put(blobKey, await deps.renderPackingSlip(content), 'application/pdf')
+      return { blobKey, recipientJson: JSON.stringify(content.recipient) }
+    } catch (error) {
+      deps.log.warn(
+        { ...orderLogFields(snapshot), step: 'submit', shipmentId, error: (error as Error).message },
+        `packing slip of shipment ${shipmentId} could not be made: ${(error as Error).message}; submitted without it`,
+      )
+      return undefined
+    }
+  }
+
+  async function submit(
+    order: PipelineOrder,
+    tx: Queryable,
+    shipmentId: string,
+    slip: MadePackingSlip | undefined,
+  ): Promise<Transition> {
     const result = recordSubmitted(order.document, order.pipeline, shipmentId, clock.now())
     if (!result.changed) return result
+    const shipment = order.pipeline.shipments[shipmentId]
+    // A recipient changed between the slip and the lock: the slip would send the parcel to the old address.
+    if (slip && shipment && JSON.stringify(shipment.submitted?.recipient) === slip.recipientJson) {
+      shipment.packingSlipPdf = { blobKey: slip.blobKey }
+    }
     const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
     await upsertLabJob(
       tx,
@@ -60,9 +106,10 @@ export function createSubmitShipment(deps: SubmitShipmentDeps): SubmitShipment {
   }
 
   return async (orderId, shipmentId) => {
+    const slip = await makePackingSlip(orderId, shipmentId)
     await deps.transition(
       orderNumberOf(orderId),
-      (order, tx) => submit(order, tx, shipmentId),
+      (order, tx) => submit(order, tx, shipmentId, slip),
       ({ order }) =>
         submitLine(order, shipmentId, labConnectorFor(order.environment, deps.settings, deps.simulatedLabs).name),
     )

@@ -1,0 +1,54 @@
+// What printroute's own packing slip of a shipment shows (the packer's checklist, made once when the shipment is
+// submitted to its lab), and where it is kept. Drawing it is the PDF adapter's job (adapters/packing-slip-pdf.ts).
+import type { Recipient } from './order.ts'
+import type { PipelineOrder } from './order-pipeline.ts'
+
+/** Everything printed on a shipment's packing slip; the QR code holds `shipmentId`. */
+export interface PackingSlipContent {
+  orderId: string
+  merchantReference: string | null
+  shipmentId: string
+  shippingMethod: string
+  carrier: { name: string; service: string }
+  recipient: Recipient
+  /** The shipment's items only, in the order's order. */
+  items: {
+    itemId: string
+    merchantReference: string | null
+    sku: string
+    copies: number
+    attributes: Record<string, string>
+  }[]
+}
+
+/**
+ * Kept beside the shipment's print files, so it is served like them (signed links, `application/pdf` from the
+ * extension) and deleted with them once past the retention: it carries the recipient's address.
+ */
+export function packingSlipBlobKey(orderId: string, shipmentId: string): string {
+  return `print-files/${orderId}/${shipmentId}/packing-slip.pdf`
+}
+
+/** The slip of `shipmentId` as the order stands now; undefined when the order has no such shipment. */
+export function packingSlipContent(order: PipelineOrder, shipmentId: string): PackingSlipContent | undefined {
+  const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  if (!shipment) return undefined
+  const inShipment = new Set(shipment.items.map((entry) => entry.itemId))
+  return {
+    orderId: order.document.id,
+    merchantReference: order.document.merchantReference,
+    shipmentId,
+    shippingMethod: order.document.shippingMethod,
+    carrier: shipment.carrier,
+    recipient: order.document.recipient,
+    items: order.document.items
+      .filter((item) => inShipment.has(item.id))
+      .map((item) => ({
+        itemId: item.id,
+        merchantReference: item.merchantReference,
+        sku: item.sku,
+        copies: item.copies,
+        attributes: item.attributes,
+      })),
+  }
+}
