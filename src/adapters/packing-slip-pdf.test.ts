@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { PDFDocument } from 'pdf-lib'
-import { documentText, pageTextRuns, qrCodesOnPage } from '../../test/support/pdf-reading.ts'
+import { PDFDocument, StandardFonts } from 'pdf-lib'
+import { documentText, pageTextRuns, placedTextRuns, qrCodesOnPage } from '../../test/support/pdf-reading.ts'
 import type { PackingSlipContent } from '../domain/packing-slip.ts'
 import { PACKING_SLIP_PAGE_SIZE, renderPackingSlipPdf } from './packing-slip-pdf.ts'
 
@@ -39,6 +39,31 @@ function slip(overrides: Partial<PackingSlipContent> = {}): PackingSlipContent {
   }
 }
 
+/**
+ * Fails when any text of the document leaves the page's 40-point margins, or a line of the first page's header
+ * runs into the QR code (100 points in the top right corner), measured with the fonts the slip uses.
+ */
+async function assertEverythingOnThePage(pdf: PDFDocument): Promise<void> {
+  const measuring = await PDFDocument.create()
+  const regular = await measuring.embedFont(StandardFonts.Helvetica)
+  const bold = await measuring.embedFont(StandardFonts.HelveticaBold)
+  const { width, height } = PACKING_SLIP_PAGE_SIZE
+  let checked = 0
+  for (let index = 0; index < pdf.getPageCount(); index += 1) {
+    for (const run of placedTextRuns(pdf, index)) {
+      const font = run.fontName.startsWith('Helvetica-Bold') ? bold : regular
+      const right = run.x + font.widthOfTextAtSize(run.text, run.size)
+      assert.ok(run.x >= 40 && run.y >= 40 && run.y + run.size <= height - 40, `${run.text} at ${run.x},${run.y}`)
+      assert.ok(right <= width - 40, `${run.text} ends at ${right}`)
+      if (index === 0 && run.y + run.size > height - 40 - 100) {
+        assert.ok(right <= width - 40 - 100, `${run.text} runs into the QR code (ends at ${right})`)
+      }
+      checked += 1
+    }
+  }
+  assert.ok(checked > 10, `${checked} text runs checked`)
+}
+
 describe('the packing slip PDF', () => {
   test('is one A4 page with the order, the shipment, the recipient, every item, and a QR code of the shipment', async () => {
     const pdf = await PDFDocument.load(await renderPackingSlipPdf(slip()))
@@ -67,6 +92,7 @@ describe('the packing slip PDF', () => {
       assert.ok(text.split('\n').includes(expected), `missing line ${JSON.stringify(expected)} in\n${text}`)
     }
     assert.deepEqual(qrCodesOnPage(pdf, 0), ['shp_381'])
+    await assertEverythingOnThePage(pdf)
   })
 
   test('long texts are cut with an ellipsis to the page width; other scripts are drawn as ?', async () => {
@@ -80,6 +106,7 @@ describe('the packing slip PDF', () => {
         }),
       ),
     )
+    await assertEverythingOnThePage(pdf)
     const lines = documentText(pdf).split('\n')
     const reference = lines.find((line) => line.startsWith('Merchant reference: W'))
     assert.ok(reference?.endsWith('...'), reference)
@@ -108,5 +135,6 @@ describe('the packing slip PDF', () => {
     for (const item of items) assert.ok(text.includes(`Item ${item.itemId}`), item.itemId)
     assert.ok(text.includes('100/100  SKU-100  x 1'))
     assert.deepEqual(qrCodesOnPage(pdf, 0), ['shp_381'], 'the QR code is on the first page')
+    await assertEverythingOnThePage(pdf)
   })
 })

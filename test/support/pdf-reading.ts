@@ -21,21 +21,51 @@ function streamBytes(stream: PDFRawStream): Uint8Array {
   return decodePDFRawStream(stream).decode()
 }
 
-/** Every text run of `page` (0-based), in drawing order, one string a run. */
-export function pageTextRuns(pdf: PDFDocument, pageIndex: number): string[] {
-  const page = pdf.getPage(pageIndex)
-  const contents = page.node.Contents()
-  const streams =
-    contents instanceof PDFArray ? contents.asArray().map((ref) => pdf.context.lookup(ref)) : contents ? [contents] : []
-  const runs: string[] = []
-  for (const stream of streams) {
-    if (!(stream instanceof PDFRawStream)) continue
-    const operators = Buffer.from(streamBytes(stream)).toString('latin1')
-    for (const match of operators.matchAll(/<([0-9A-Fa-f]*)> Tj/g)) {
-      runs.push(Buffer.from(match[1] ?? '', 'hex').toString('latin1'))
+/** A text run where it is drawn: its baseline's start in points, its font's resource name and size. */
+export interface PlacedTextRun {
+  text: string
+  x: number
+  y: number
+  fontName: string
+  size: number
+}
+
+/** Every text run of `page` (0-based) with its place, in drawing order (pdf-lib's `drawText` operators). */
+export function placedTextRuns(pdf: PDFDocument, pageIndex: number): PlacedTextRun[] {
+  const runs: PlacedTextRun[] = []
+  for (const operators of pageOperators(pdf, pageIndex)) {
+    const blocks = operators.matchAll(
+      /\/(\S+) ([\d.]+) Tf[\s\S]*?1 0 0 1 (-?[\d.]+) (-?[\d.]+) Tm\s*<([0-9A-Fa-f]*)> Tj/g,
+    )
+    for (const [, fontName = '', size = '0', x = '0', y = '0', hex = ''] of blocks) {
+      runs.push({
+        text: Buffer.from(hex, 'hex').toString('latin1'),
+        x: Number(x),
+        y: Number(y),
+        fontName,
+        size: Number(size),
+      })
     }
   }
   return runs
+}
+
+function pageOperators(pdf: PDFDocument, pageIndex: number): string[] {
+  const contents = pdf.getPage(pageIndex).node.Contents()
+  const streams =
+    contents instanceof PDFArray ? contents.asArray().map((ref) => pdf.context.lookup(ref)) : contents ? [contents] : []
+  return streams.flatMap((stream) =>
+    stream instanceof PDFRawStream ? [Buffer.from(streamBytes(stream)).toString('latin1')] : [],
+  )
+}
+
+/** Every text run of `page` (0-based), in drawing order, one string a run. */
+export function pageTextRuns(pdf: PDFDocument, pageIndex: number): string[] {
+  return pageOperators(pdf, pageIndex).flatMap((operators) =>
+    [...operators.matchAll(/<([0-9A-Fa-f]*)> Tj/g)].map((match) =>
+      Buffer.from(match[1] ?? '', 'hex').toString('latin1'),
+    ),
+  )
 }
 
 /** All text of the document, runs separated by line feeds. */
