@@ -138,8 +138,8 @@ export interface PipelineShipment {
     at?: string
   }
   /**
-   * printroute's packing slip, made at submission from what the lab was given (domain/packing-slip.ts); absent
-   * for shipments submitted before packing slips were made, or when making it failed.
+   * printroute's packing slip, made right after the submission from what the lab was given (domain/packing-slip.ts);
+   * absent until then, for shipments submitted before packing slips were made, and when making it failed.
    */
   packingSlipPdf?: { blobKey: string }
   /**

@@ -1,13 +1,13 @@
 // Step submit-shipment: a shipment whose print files are ready is handed to its lab. Both connectors list it for
 // the lab API (lab_jobs); the simulated one also starts its timer-driven steps (simulated-labs.ts), which report
-// through the same entry as a real lab (lab-report.ts). printroute's packing slip of the shipment is made first,
-// outside the transaction like a print file, and recorded with the submission.
+// through the same entry as a real lab (lab-report.ts). printroute's packing slip of the shipment is made once it
+// is submitted, outside the transaction like a print file, and then recorded on the shipment.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Database, Queryable } from '../../adapters/database.ts'
 import type { Environment } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
 import { type PipelineOrder, recordSubmitted, type Transition } from '../../domain/order-pipeline.ts'
-import { packingSlipBlobKey, packingSlipContent } from '../../domain/packing-slip.ts'
+import { packingSlipBlobKey, packingSlipContent, recordPackingSlipPdf } from '../../domain/packing-slip.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import type { ServiceLogger } from '../observability.ts'
@@ -42,52 +42,37 @@ export interface SubmitShipmentDeps {
   transition: StepTransition
 }
 
-/** The packing slip made for a submission, and the recipient printed on it. */
-interface MadePackingSlip {
-  blobKey: string
-  recipientJson: string
-}
-
 export type SubmitShipment = (orderId: string, shipmentId: string) => Promise<void>
 
 export function createSubmitShipment(deps: SubmitShipmentDeps): SubmitShipment {
   const { clock } = deps
 
   /**
-   * Makes and keeps the packing slip of a shipment about to be submitted, from the order as it stands. A slip
-   * that cannot be made does not hold the shipment back: the lab gets the order without it (logged as a warning).
+   * Makes, keeps and records the packing slip of a submitted shipment that has none yet: after the submission's
+   * transaction (like a print file, made outside one), so a re-run of the job after a crash makes it too. A slip
+   * that cannot be made does not hold the shipment back: the lab gets it without one (logged as a warning).
    */
-  async function makePackingSlip(orderId: string, shipmentId: string): Promise<MadePackingSlip | undefined> {
+  async function attachPackingSlip(orderId: string, shipmentId: string): Promise<void> {
     const snapshot = await readOrder(deps.db, orderNumberOf(orderId))
-    if (snapshot?.pipeline.shipments[shipmentId]?.state !== 'allocated') return undefined
+    if (!snapshot || snapshot.pipeline.shipments[shipmentId]?.packingSlipPdf) return
     const content = packingSlipContent(snapshot, shipmentId)
-    if (!content) return undefined
+    if (!content) return
+    const blobKey = packingSlipBlobKey(orderId, shipmentId)
     try {
-      const blobKey = packingSlipBlobKey(orderId, shipmentId)
       await deps.files.put(blobKey, await deps.renderPackingSlip(content), 'application/pdf')
-      return { blobKey, recipientJson: JSON.stringify(content.recipient) }
     } catch (error) {
       deps.log.warn(
         { ...orderLogFields(snapshot), step: 'submit', shipmentId, error: (error as Error).message },
-        `packing slip of shipment ${shipmentId} could not be made: ${(error as Error).message}; submitted without it`,
+        `packing slip of shipment ${shipmentId} could not be made: ${(error as Error).message}; the lab gets none`,
       )
-      return undefined
+      return
     }
+    await deps.transition(snapshot.orderNumber, (order) => recordPackingSlipPdf(order.pipeline, shipmentId, blobKey))
   }
 
-  async function submit(
-    order: PipelineOrder,
-    tx: Queryable,
-    shipmentId: string,
-    slip: MadePackingSlip | undefined,
-  ): Promise<Transition> {
+  async function submit(order: PipelineOrder, tx: Queryable, shipmentId: string): Promise<Transition> {
     const result = recordSubmitted(order.document, order.pipeline, shipmentId, clock.now())
     if (!result.changed) return result
-    const shipment = order.pipeline.shipments[shipmentId]
-    // A recipient changed between the slip and the lock: the slip would send the parcel to the old address.
-    if (slip && shipment && JSON.stringify(shipment.submitted?.recipient) === slip.recipientJson) {
-      shipment.packingSlipPdf = { blobKey: slip.blobKey }
-    }
     const labCode = order.pipeline.shipments[shipmentId]?.labCode ?? ''
     await upsertLabJob(
       tx,
@@ -106,12 +91,12 @@ export function createSubmitShipment(deps: SubmitShipmentDeps): SubmitShipment {
   }
 
   return async (orderId, shipmentId) => {
-    const slip = await makePackingSlip(orderId, shipmentId)
     await deps.transition(
       orderNumberOf(orderId),
-      (order, tx) => submit(order, tx, shipmentId, slip),
+      (order, tx) => submit(order, tx, shipmentId),
       ({ order }) =>
         submitLine(order, shipmentId, labConnectorFor(order.environment, deps.settings, deps.simulatedLabs).name),
     )
+    await attachPackingSlip(orderId, shipmentId)
   }
 }
