@@ -7,12 +7,17 @@
 // cheapest plan that arrives by then. The date was reachable when the order was accepted, but time passes (the
 // order waited for payment, or a lab refused a shipment): when no plan can meet it any more, the cheapest plan
 // without it is allocated, and the round's routing and log line say so.
+//
+// A Live order's allocation skips labs that take no new work (docs/allocation.md#lab-availability): paused, or at
+// their capacity for the day. The rows of the labs whose day is limited are locked for the round, and the jobs
+// given are counted in the same transaction, so two orders allocated at once cannot both take a lab's last job.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Queryable } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { pricedPageCount } from '../../domain/catalogue-matching.ts'
 import { followReallocatedItems, linesOfShipments } from '../../domain/charges.ts'
 import { parseId } from '../../domain/ids.ts'
+import { labDate, limitedLabCodes, unavailableLabs } from '../../domain/lab-availability.ts'
 import { allocateInScenario, type DeliverByResult, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
 import {
   applyAllocation,
@@ -22,6 +27,11 @@ import {
 } from '../../domain/order-pipeline.ts'
 import type { PricedShipment } from '../../domain/pricing.ts'
 import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
+import {
+  addJobsGiven,
+  listLabAvailability,
+  lockLabAvailability,
+} from '../../repositories/lab-availability.repository.ts'
 import { drawShipmentIds } from '../../repositories/orders.repository.ts'
 import { findQuoteOfOrder } from '../../repositories/quotes.repository.ts'
 import type { BillingService } from '../billing.service.ts'
@@ -82,6 +92,32 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     return catalogued
   }
 
+  /**
+   * The labs a Live order may not be given now, read with the limited labs' rows locked for the transaction;
+   * Sandbox work goes to the simulated labs, which neither pause nor count.
+   */
+  async function unavailableLabsFor(order: PipelineOrder, tx: Queryable) {
+    if (order.environment !== 'live') return {}
+    const now = clock.now()
+    const states = await listLabAvailability(tx)
+    const locked = await lockLabAvailability(tx, limitedLabCodes(deps.catalogue, states, now), now)
+    const lockedCodes = new Set(locked.map((state) => state.labCode))
+    const current = [...states.filter((state) => !lockedCodes.has(state.labCode)), ...locked]
+    return unavailableLabs(deps.catalogue, current, now)
+  }
+
+  /** Counts each planned shipment of a Live order as a job given to its lab on the lab's date. */
+  async function countJobsGiven(order: PipelineOrder, tx: Queryable, planned: readonly { labCode: string }[]) {
+    if (order.environment !== 'live') return
+    const now = clock.now()
+    const jobsByLab = new Map<string, number>()
+    for (const shipment of planned) jobsByLab.set(shipment.labCode, (jobsByLab.get(shipment.labCode) ?? 0) + 1)
+    for (const [labCode, jobs] of [...jobsByLab].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const lab = deps.catalogue.findLab(labCode)
+      if (lab) await addJobsGiven(tx, lab.code, labDate(lab, now), jobs, now)
+    }
+  }
+
   async function allocate(order: PipelineOrder, tx: Queryable, round: number): Promise<AllocationTransition> {
     const { document, pipeline } = order
     if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) {
@@ -93,12 +129,14 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     const quote = firstAllocation ? await quoteOfOrder(tx, order) : undefined
     const billing = await deps.billing.startBilling(tx, order, quote?.currency)
     const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
+    const unavailable = await unavailableLabsFor(order, tx)
     // The allocation of an order's items, as its Sandbox scenario (docs/sandbox.md) bends it.
     const result = allocateInScenario(deps.catalogue, deps.allocate, order.sandboxScenario, firstAllocation, {
       order: document,
       itemIds,
       excludedLabsByItem: pipeline.excludedLabs,
       ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
+      unavailableLabs: unavailable,
       currency: billing.currency,
       explain: { basis: 'Allocation', at: clock.now() },
       promise: {
@@ -116,6 +154,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     }
     const ids = await drawShipmentIds(tx, result.shipments.length)
     const planned = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+    await countJobsGiven(order, tx, planned)
     const applied = applyAllocation(document, pipeline, round, planned, [], clock.now())
     if (firstAllocation) {
       const prices = chargedPrices(
