@@ -70,6 +70,30 @@ for (const kind of testDatabaseKinds()) {
       return { labCode: order.shipments[0].fulfillmentLocation.labCode as string, reasons }
     }
 
+    /** A Standard quote of the same print to GB: its lab and what its routing says of each lab. */
+    async function quotedLabs(t: TestApp, environment: 'live' | 'sandbox') {
+      const call = environment === 'live' ? t.live : t.sandbox
+      const response = await call({
+        method: 'POST',
+        url: '/v4.0/quotes',
+        payload: {
+          shippingMethod: 'Standard',
+          destinationCountryCode: 'GB',
+          items: [{ sku: 'GLOBAL-FAP-16x24', copies: 1, assets: [{ printArea: 'default' }] }],
+        },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      const quote = json(response).quotes[0]
+      const routing = json(await call({ method: 'GET', url: `/v4.0/quotes/${quote.id}/routing` })).routing
+      const reasons: Record<string, string> = Object.fromEntries(
+        routing.allocations[0].items[0].labsExcluded.map((lab: { labCode: string; reason: string }) => [
+          lab.labCode,
+          lab.reason,
+        ]),
+      )
+      return { labCode: quote.shipments[0].fulfillmentLocation.labCode as string, reasons }
+    }
+
     describe('reported capacity and pause', () => {
       let t: TestApp
       before(async () => {
@@ -99,6 +123,11 @@ for (const kind of testDatabaseKinds()) {
         const second = await allocatedOrder(t)
         assert.notEqual(second.labCode, FIRST_CHOICE, 'the order is allocated elsewhere')
         assert.equal(second.reasons[FIRST_CHOICE], 'AtCapacity')
+        const quoted = await quotedLabs(t, 'live')
+        assert.notEqual(quoted.labCode, FIRST_CHOICE, 'a Live quote is allocated as an order made now')
+        assert.equal(quoted.reasons[FIRST_CHOICE], 'AtCapacity')
+        const sandboxQuote = await quotedLabs(t, 'sandbox')
+        assert.equal(sandboxQuote.labCode, FIRST_CHOICE, 'Sandbox work goes to the simulated labs: no capacity')
 
         await capacityCall(t, key, { jobsToday: 1 })
         const third = await allocatedOrder(t)
@@ -125,6 +154,20 @@ for (const kind of testDatabaseKinds()) {
         const resumed = await allocatedOrder(t)
         assert.equal(resumed.labCode, FIRST_CHOICE)
         assert.equal(resumed.reasons[FIRST_CHOICE], undefined)
+      })
+
+      test("two orders allocated at once cannot both take a lab's last job", async () => {
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        await capacityCall(t, key, { jobsToday: 1 })
+        const before = json(await capacityCall(t, key)).capacity.jobsGivenToday
+        const both = await Promise.all([allocatedOrder(t), allocatedOrder(t)])
+        const atFirstChoice = both.filter((order) => order.labCode === FIRST_CHOICE)
+        assert.equal(atFirstChoice.length, 1, JSON.stringify(both))
+        const other = both.find((order) => order.labCode !== FIRST_CHOICE)
+        assert.equal(other?.reasons[FIRST_CHOICE], 'AtCapacity')
+        const after = json(await capacityCall(t, key)).capacity
+        assert.equal(after.jobsGivenToday, before + 1)
+        assert.equal(after.jobsRemainingToday, 0)
       })
 
       test('a bad capacity report is a 400 naming jobsToday; the capacity stays as it was', async () => {
