@@ -209,5 +209,47 @@ for (const kind of testDatabaseKinds()) {
         await t.close()
       }
     })
+
+    test('with every lab full, an order finds no lab (ItemUnavailable, AtCapacity) and a quote is priced as if all were free', async () => {
+      const full = changedSampleCatalogue('full', (file) => {
+        for (const lab of file.labs) lab.dailyJobLimit = 0
+      })
+      const t = await app(full)
+      try {
+        const quoted = await quotedLabs(t, 'live')
+        assert.ok(quoted.labCode, 'the quote still has a plan')
+        const created = await t.live({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [
+              {
+                sku: 'GLOBAL-FAP-16x24',
+                copies: 1,
+                sizing: 'fillPrintArea',
+                assets: [{ url: images.url('print.jpg') }],
+              },
+            ],
+          }),
+          headers: { 'content-type': 'application/json' },
+        })
+        const orderId = json(created).order.id
+        const failed = await waitFor('the allocation round', async () => {
+          const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          return order.status.details.allocateProductionLocation === 'Error' ? order : undefined
+        })
+        const codes = failed.status.issues.map((issue: { errorCode: string }) => issue.errorCode)
+        assert.ok(codes.includes('order.items.ItemUnavailable'), JSON.stringify(codes))
+        const routing = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
+        const item = routing.allocations.at(-1).items[0]
+        assert.deepEqual(item.labsConsidered, [])
+        assert.equal(
+          item.labsExcluded.find((lab: { labCode: string }) => lab.labCode === FIRST_CHOICE).reason,
+          'AtCapacity',
+        )
+      } finally {
+        await t.close()
+      }
+    })
   })
 }
