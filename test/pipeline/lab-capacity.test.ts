@@ -5,10 +5,19 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import { createLogger } from '../../src/adapters/logger.ts'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { captureLogs } from '../support/log-capture.ts'
+import {
+  changedSampleCatalogue,
+  json,
+  catalogue as sampleCatalogue,
+  sampleOrder,
+  startTestApp,
+  type TestApp,
+} from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
 
 /** The lab the sample order goes to with every lab free, and the one it goes to without it. */
@@ -210,14 +219,19 @@ for (const kind of testDatabaseKinds()) {
       }
     })
 
-    test('with every lab full, an order finds no lab (ItemUnavailable, AtCapacity) and a quote is priced as if all were free', async () => {
-      const full = changedSampleCatalogue('full', (file) => {
-        for (const lab of file.labs) lab.dailyJobLimit = 0
+    test('with every lab paused or full, an order waits (no failure) and is allocated once a lab has room; a quote is still priced', async () => {
+      const logs = captureLogs()
+      const t = await startTestApp({
+        kind,
+        workers: true,
+        realClock: true,
+        pipeline: { downloadRetryBaseSeconds: 0.01, labRoomRetrySeconds: 0.2 },
+        logger: createLogger({ level: 'info', format: 'json', destination: logs.stream }),
       })
-      const t = await app(full)
       try {
+        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true)
         const quoted = await quotedLabs(t, 'live')
-        assert.ok(quoted.labCode, 'the quote still has a plan')
+        assert.ok(quoted.labCode, 'the quote still has a plan, as if every lab were free')
         const created = await t.live({
           method: 'POST',
           url: '/v4.0/orders',
@@ -233,20 +247,29 @@ for (const kind of testDatabaseKinds()) {
           }),
           headers: { 'content-type': 'application/json' },
         })
-        const orderId = json(created).order.id
-        const failed = await waitFor('the allocation round', async () => {
-          const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-          return order.status.details.allocateProductionLocation === 'Error' ? order : undefined
+        const orderId: string = json(created).order.id
+        // Two waits seen: the round came back after its first wait and still found no room.
+        await waitFor('the allocation waiting twice for a lab with room', () => {
+          const waits = logs.entries().filter((entry) => entry.orderId === orderId && entry.result === 'waitingForRoom')
+          return waits.length >= 2 || undefined
         })
-        const codes = failed.status.issues.map((issue: { errorCode: string }) => issue.errorCode)
-        assert.ok(codes.includes('order.items.ItemUnavailable'), JSON.stringify(codes))
-        const routing = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
-        const item = routing.allocations.at(-1).items[0]
-        assert.deepEqual(item.labsConsidered, [])
+        const waiting = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        assert.equal(waiting.status.details.allocateProductionLocation, 'InProgress')
+        assert.deepEqual(waiting.shipments, [])
+        const estimate = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
+        const item = estimate.allocations[0].items[0]
+        assert.equal(estimate.allocations[0].basis, 'Estimate', 'no round has been recorded')
         assert.equal(
           item.labsExcluded.find((lab: { labCode: string }) => lab.labCode === FIRST_CHOICE).reason,
-          'AtCapacity',
+          'LabPaused',
         )
+
+        await t.app.services.labs.setPaused(FIRST_CHOICE, false)
+        const allocated = await waitFor('allocation once a lab has room', async () => {
+          const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          return order.shipments.length > 0 ? order : undefined
+        })
+        assert.equal(allocated.shipments[0].fulfillmentLocation.labCode, FIRST_CHOICE)
       } finally {
         await t.close()
       }

@@ -17,6 +17,7 @@ import type { Catalogue } from '../../domain/catalogue.ts'
 import { pricedPageCount } from '../../domain/catalogue-matching.ts'
 import { followReallocatedItems, linesOfShipments } from '../../domain/charges.ts'
 import { parseId } from '../../domain/ids.ts'
+import { jobRequest } from '../../domain/jobs.ts'
 import { labDate, limitedLabCodes, unavailableLabs } from '../../domain/lab-availability.ts'
 import { allocateInScenario, type DeliverByResult, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
 import {
@@ -48,9 +49,12 @@ export interface AllocateOrderDeps {
   /** Says when an order's quote no longer applies (the step's own line is written by `transition`). */
   log: ServiceLogger
   transition: StepTransition
+  /** How long a round that only paused or full labs could serve waits before it tries again. */
+  labRoomRetrySeconds: number
 }
 
-export type AllocateOrder = (orderId: string, round: number) => Promise<void>
+/** `wait`: how many times the round has already waited for a lab with room. */
+export type AllocateOrder = (orderId: string, round: number, wait?: number) => Promise<void>
 
 /** An allocation round as applied: the shipments made, or the items no lab could take. */
 interface AllocationTransition extends Transition {
@@ -58,6 +62,8 @@ interface AllocationTransition extends Transition {
   unavailableItemIds: string[]
   /** With the order's `deliverBy`: whether the plan meets it. */
   deliverBy?: DeliverByResult
+  /** The round found labs for every item only among paused or full ones: it tries again then. */
+  waitingForRoom?: { itemIds: string[]; retryAt: Date }
 }
 
 /** The quote an order was created with (docs/api.md#price-locked-quotes); undefined for any other order. */
@@ -118,7 +124,12 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     }
   }
 
-  async function allocate(order: PipelineOrder, tx: Queryable, round: number): Promise<AllocationTransition> {
+  async function allocate(
+    order: PipelineOrder,
+    tx: Queryable,
+    round: number,
+    wait: number,
+  ): Promise<AllocationTransition> {
     const { document, pipeline } = order
     if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) {
       return { changed: false, jobs: [], planned: [], unavailableItemIds: [] }
@@ -131,19 +142,43 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
     const unavailable = await unavailableLabsFor(order, tx)
     // The allocation of an order's items, as its Sandbox scenario (docs/sandbox.md) bends it.
-    const result = allocateInScenario(deps.catalogue, deps.allocate, order.sandboxScenario, firstAllocation, {
+    const request = {
       order: document,
       itemIds,
       excludedLabsByItem: pipeline.excludedLabs,
       ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
-      unavailableLabs: unavailable,
       currency: billing.currency,
-      explain: { basis: 'Allocation', at: clock.now() },
       promise: {
         received: clock.now(),
         ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}),
       },
+    }
+    const result = allocateInScenario(deps.catalogue, deps.allocate, order.sandboxScenario, firstAllocation, {
+      ...request,
+      unavailableLabs: unavailable,
+      explain: { basis: 'Allocation', at: clock.now() },
     })
+    // Only paused or full labs could take some item: the order is not failed for a lab's day. Nothing changes
+    // (the billing started above is not saved); the round runs again later, when a lab may have room.
+    if (!result.ok && Object.keys(unavailable).length > 0) {
+      const withEveryLab = allocateInScenario(
+        deps.catalogue,
+        deps.allocate,
+        order.sandboxScenario,
+        firstAllocation,
+        request,
+      )
+      if (withEveryLab.ok) {
+        const retryAt = new Date(clock.now().getTime() + deps.labRoomRetrySeconds * 1000)
+        return {
+          changed: false,
+          jobs: [jobRequest('allocate-order', { orderId: document.id, round, wait: wait + 1 }, retryAt)],
+          planned: [],
+          unavailableItemIds: [],
+          waitingForRoom: { itemIds: result.unavailableItemIds, retryAt },
+        }
+      }
+    }
     if (result.routing) pipeline.routing = [...(pipeline.routing ?? []), result.routing]
     const deliverBy = result.deliverBy ? { deliverBy: result.deliverBy } : {}
     if (!result.ok) {
@@ -173,11 +208,13 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     return { ...applied, planned, unavailableItemIds: [], ...deliverBy }
   }
 
-  return async (orderId, round) => {
-    await deps.transition(
+  return async (orderId, round, wait = 0) => {
+    const applied = await deps.transition(
       orderNumberOf(orderId),
-      (order, tx) => allocate(order, tx, round),
+      (order, tx) => allocate(order, tx, round, wait),
       ({ order, result }) => allocationLine(order, round, result),
     )
+    // A round that waits changes nothing, so the transition writes no line for it: it is said here.
+    if (applied?.result.waitingForRoom) writeLogLine(deps.log, allocationLine(applied.order, round, applied.result))
   }
 }
