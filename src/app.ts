@@ -113,6 +113,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   simulatedUnavailableSkus: [],
   assetRetentionDays: ASSET_RETENTION_DAYS,
   simulatedRejectRate: 0,
+  labRoomRetrySeconds: 300,
 }
 
 export interface ApplicationOptions {

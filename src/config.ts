@@ -24,6 +24,8 @@ const DATA_COMMANDS = [
   'keys list',
   'keys revoke',
   'labs keys create',
+  'labs pause',
+  'labs resume',
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */
@@ -261,7 +263,16 @@ export const SETTINGS = {
     defaultLabel: 'the bundled sample',
     help: 'product catalogue to load',
     docs: 'Product catalogue to load; validated at start ([catalogue.md](catalogue.md)).',
-    commands: ['serve', 'worker', 'accounts create', 'accounts top-up', 'labs list', 'labs keys create'],
+    commands: [
+      'serve',
+      'worker',
+      'accounts create',
+      'accounts top-up',
+      'labs list',
+      'labs keys create',
+      'labs pause',
+      'labs resume',
+    ],
     parse: optionalPath,
   },
   logLevel: {

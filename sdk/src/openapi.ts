@@ -1298,10 +1298,10 @@ export interface components {
         ItemStatus: "Ok" | "Invalid" | "NotYetDownloaded";
         /**
          * LabExclusionReason
-         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy). More reasons may be added.
+         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had as many jobs today as its reported capacity or its daily limit allows). More reasons may be added.
          * @enum {string}
          */
-        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate";
+        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity";
         /** Money */
         Money: {
             /** @description Decimal amount with two places, negative for credits. */

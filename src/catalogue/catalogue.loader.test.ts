@@ -1296,3 +1296,23 @@ test("colours: frame and canvas wrap colours come from the catalogue's colours o
   assertProblem(bad, 'colours.teal', 'must be a colour like')
   assert.equal(bad.length, 3, bad.join('\n'))
 })
+
+test("labs: dailyJobLimit is a whole number from 0 to 10000, loaded as the lab's limit; omitted, none", () => {
+  const json = testCatalogueJson()
+  assert.equal(parseCatalogue(json, 'test.json').labs[0]?.dailyJobLimit, null)
+  json.labs[0].dailyJobLimit = 0
+  assert.equal(parseCatalogue(json, 'test.json').labs[0]?.dailyJobLimit, 0, '0: no jobs at all')
+  for (const [value, reason] of [
+    [-1, 'must be an integer of at least 0'],
+    [2.5, 'must be an integer of at least 0'],
+    [10_001, 'must be at most 10000'],
+    ['5', 'must be an integer of at least 0'],
+  ] as const) {
+    json.labs[0].dailyJobLimit = value
+    const problems = problemsOf(json)
+    assert.ok(
+      problems.some((problem) => /^labs\[0\][^:]*\.dailyJobLimit: /.test(problem) && problem.includes(reason)),
+      `${JSON.stringify(value)}: ${problems.join('\n')}`,
+    )
+  }
+})

@@ -13,6 +13,7 @@ import { type TSchema, Type } from 'typebox'
 import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS, WEEKDAYS } from '../domain/catalogue.types.ts'
 import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from '../domain/catalogue-money.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
+import { MAX_LAB_JOBS_PER_DAY } from '../domain/limits.ts'
 import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 
@@ -290,6 +291,16 @@ const Lab = Fields({
   products: List(LabProduct, { nonEmpty: true }),
   shippingRates: List(ShippingRate, { nonEmpty: true }),
   calendar: Type.Optional(LabCalendar),
+  dailyJobLimit: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      errorMessage: 'must be an integer of at least 0',
+      allOf: [{ maximum: MAX_LAB_JOBS_PER_DAY, errorMessage: `must be at most ${MAX_LAB_JOBS_PER_DAY}` }],
+      description:
+        'The most jobs (shipments) the lab is given a day, in its calendar time zone (UTC without a calendar); ' +
+        'omitted: no limit but what the lab reports through the lab API.',
+    }),
+  ),
 })
 
 export const CatalogueSchema = Fields(

@@ -730,6 +730,7 @@ class References {
       products,
       shippingRates,
       ...(calendar ? { calendar } : {}),
+      ...(lab.dailyJobLimit !== undefined ? { dailyJobLimit: lab.dailyJobLimit } : {}),
     }
   }
 

@@ -24,7 +24,7 @@ import { OperationError } from './operation-error.ts'
 export interface OperationContext {
   db: Database
   accounts: AccountsService
-  labs: Pick<LabsService, 'createLabKey'>
+  labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
 }
 
@@ -92,6 +92,8 @@ export interface AdminOperations {
   revokeKey(input: { prefix: string }): Promise<{ revoked: string }>
   /** A new key for a catalogue lab; the only time it is shown. */
   createLabKey(input: { lab: string }): Promise<{ key: string }>
+  /** Pauses a catalogue lab (no new work goes to it) or resumes it; whether it was paused before. */
+  setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -171,6 +173,11 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     async createLabKey(input: { lab: string }): Promise<{ key: string }> {
       const issued = await translated(() => context.labs.createLabKey(input.lab), 2)
       return { key: issued.key }
+    },
+
+    async setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }> {
+      const result = await translated(() => context.labs.setPaused(input.lab, input.paused === true), 2)
+      return { lab: input.lab, wasPaused: result.wasPaused }
     },
   }
 }

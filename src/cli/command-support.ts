@@ -181,6 +181,8 @@ export async function runDataOperation<N extends OperationName>(
   })
   note(`using ${describeDatabase(settings)}`)
   const catalogue = () => loadCatalogue(settings.catalogueFile ?? undefined)
+  const labsWithoutPipeline = () =>
+    createLabsService({ db: opened.db, clock: systemClock, catalogue: catalogue(), pipeline: undefined as never })
   let application: Application | null = null
   try {
     const operations = createAdminOperations({
@@ -190,15 +192,10 @@ export async function runDataOperation<N extends OperationName>(
         clock: systemClock,
         isKnownCurrency: (code) => catalogue().isKnownCurrency(code),
       }),
-      // Issuing a lab key needs only the database and the catalogue, not the pipeline.
+      // Issuing a lab key and pausing a lab need only the database and the catalogue, not the pipeline.
       labs: {
-        createLabKey: (labCode) =>
-          createLabsService({
-            db: opened.db,
-            clock: systemClock,
-            catalogue: catalogue(),
-            pipeline: undefined as never,
-          }).createLabKey(labCode),
+        createLabKey: (labCode) => labsWithoutPipeline().createLabKey(labCode),
+        setPaused: (labCode, paused) => labsWithoutPipeline().setPaused(labCode, paused),
       },
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
       async payments() {

@@ -1,4 +1,4 @@
-// The commands that read or write data: migrate, accounts, keys and lab keys. Each parses its flags, runs one
+// The commands that read or write data: migrate, accounts, keys, lab keys and lab pauses. Each parses its flags, runs one
 // operation (in a running `serve` through the admin channel, or here) and prints the result.
 import { type Command, Option } from 'commander'
 import { parseDurationSeconds } from '../domain/duration.ts'
@@ -303,4 +303,24 @@ export function registerDataCommands(program: Command): void {
     const issued = await runDataOperation(settingsFor(labKeysCreate, 'labs keys create'), 'createLabKey', { lab })
     print(issued.key)
   })
+
+  for (const paused of [true, false]) {
+    const name = paused ? 'pause' : 'resume'
+    const command = labs
+      .command(name)
+      .summary(paused ? 'stop giving a lab new work' : 'give a paused lab new work again')
+      .description(
+        paused
+          ? 'Pauses a lab: allocation gives it no new Live work (the routing says LabPaused) until it is resumed. ' +
+              'Work it already has stays with it. Works while serve runs.'
+          : 'Resumes a paused lab: allocation uses it again from the next order. Works while serve runs.',
+      )
+      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+    addSettingOptions(command, `labs ${name}`).action(async (values: Values) => {
+      const lab = requireText(values.lab, '--lab')
+      const result = await runDataOperation(settingsFor(command, `labs ${name}`), 'setLabPaused', { lab, paused })
+      if (paused) print(result.wasPaused ? `lab ${result.lab} was already paused` : `paused lab ${result.lab}`)
+      else print(result.wasPaused ? `resumed lab ${result.lab}` : `lab ${result.lab} was not paused`)
+    })
+  }
 }

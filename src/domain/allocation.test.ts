@@ -1453,3 +1453,45 @@ test('property: with deliverBy the plan is the cheapest that meets the date, or 
   assert.ok(met > 30 && missed > 30, `met ${met}, missed ${missed}`)
   assert.ok(dearer > 10, `only ${dearer} dearer plans chosen to meet the date`)
 })
+
+test('unavailable labs are excluded for every item with their reason; a reason of the order history comes first', () => {
+  const catalogue = parseCatalogue(
+    smallCatalogueFile([
+      { code: 'a', makes: { SMALL: '1.00', SMALL2: '1.00' } },
+      { code: 'b', makes: { SMALL: '2.00', SMALL2: '2.00' } },
+      { code: 'c', makes: { SMALL: '3.00', SMALL2: '3.00' } },
+    ]),
+    'allocation-test.json',
+  )
+  const request: AllocationRequest = {
+    destinationCountryCode: 'FR',
+    shippingMethod: 'Standard',
+    items: [item('x', variant(catalogue, 'SMALL')), item('y', variant(catalogue, 'SMALL2'))],
+    excludedLabsByItem: { x: ['b'] },
+    unavailableLabs: { a: 'AtCapacity', b: 'LabPaused' },
+  }
+  const result = allocateShipments(catalogue, request, { explain: true })
+  assert.deepEqual(labsOf(result), { c: ['x', 'y'] }, 'the cheapest labs are skipped')
+  const excluded = result.explanation?.items.map((entry) => [entry.itemId, entry.excluded])
+  assert.deepEqual(excluded, [
+    [
+      'x',
+      [
+        { labCode: 'a', reason: 'AtCapacity' },
+        { labCode: 'b', reason: 'Rejected' },
+      ],
+    ],
+    [
+      'y',
+      [
+        { labCode: 'a', reason: 'AtCapacity' },
+        { labCode: 'b', reason: 'LabPaused' },
+      ],
+    ],
+  ])
+  const none = allocateShipments(catalogue, {
+    ...request,
+    unavailableLabs: { a: 'LabPaused', b: 'LabPaused', c: 'AtCapacity' },
+  })
+  assert.equal(none.ok, false, 'no lab left: the items are unavailable')
+})

@@ -69,6 +69,11 @@ export interface AllocationRequest {
    * excluded without a reason here counts as `Rejected`.
    */
   exclusionReasons?: Readonly<Record<string, Readonly<Record<string, ExclusionByRequest>>>>
+  /**
+   * Labs that take no new work now, for every item (lab code -> why): the operator paused the lab, or it has had
+   * its jobs for the day (domain/lab-availability.ts). An exclusion of the order's history names its own reason.
+   */
+  unavailableLabs?: Readonly<Record<string, LabUnavailability>>
   /** When the work reaches the labs, and the date it must arrive by: every shipment then carries its estimate. */
   promise?: DeliveryPromiseContext
 }
@@ -94,7 +99,12 @@ export type ExclusionByHistory = 'Rejected' | 'OutOfStock'
  * Why a request excludes a lab: the order's history, or its Sandbox scenario (`SandboxScenario`: the scenario kept
  * the lab from the item to split the order; the scenario outOfStock says `OutOfStock` for every lab).
  */
-export type ExclusionByRequest = ExclusionByHistory | 'SandboxScenario'
+export type ExclusionByRequest = ExclusionByHistory | 'SandboxScenario' | LabUnavailability
+/**
+ * Why a lab takes no new work at the moment of the allocation: the operator paused it (`LabPaused`), or the jobs it
+ * was given today reached its capacity (`AtCapacity`, docs/allocation.md#lab-availability).
+ */
+export type LabUnavailability = 'LabPaused' | 'AtCapacity'
 
 /** A lab that could make an item and ship it to the destination by the method, with its costs for the item. */
 export interface ConsideredLab {
@@ -488,10 +498,27 @@ function prepareProblem(
 }
 
 function excludedLabCodes(request: AllocationRequest, itemId: string): Set<string> {
+  const unavailable = Object.keys(request.unavailableLabs ?? {}).map((code) => code.toLowerCase())
   const byItem = request.excludedLabsByItem
   // Object.hasOwn: an item id such as "constructor" must not pick up Object.prototype members.
-  if (!byItem || !Object.hasOwn(byItem, itemId)) return new Set()
-  return new Set((byItem[itemId] ?? []).map((code) => code.toLowerCase()))
+  if (!byItem || !Object.hasOwn(byItem, itemId)) return new Set(unavailable)
+  return new Set([...(byItem[itemId] ?? []).map((code) => code.toLowerCase()), ...unavailable])
+}
+
+/**
+ * Why an excluded lab is excluded for an item: the reason the order's history gave (`Rejected` when it gave none),
+ * else why the lab takes no new work.
+ */
+function exclusionReason(request: AllocationRequest, itemId: string, labCode: string): ExclusionByRequest {
+  const byItem = request.excludedLabsByItem
+  const byHistory =
+    byItem && Object.hasOwn(byItem, itemId) && (byItem[itemId] ?? []).some((code) => code.toLowerCase() === labCode)
+  const reasons = request.exclusionReasons?.[itemId]
+  const given = reasons && Object.hasOwn(reasons, labCode) ? reasons[labCode] : undefined
+  if (given !== undefined) return given
+  const unavailable = request.unavailableLabs
+  if (!byHistory && unavailable && Object.hasOwn(unavailable, labCode)) return unavailable[labCode] as LabUnavailability
+  return 'Rejected'
 }
 
 /** Code-point order, the order `Variant.offers` uses. */
@@ -1245,7 +1272,6 @@ function explainItems(
         .map((option) => [option.offer.lab.code, option]),
     )
     const excluded = excludedLabCodes(request, item.itemId)
-    const reasons = request.exclusionReasons?.[item.itemId]
     const explanation: ItemExplanation = { itemId: item.itemId, considered: [], excluded: [] }
     for (const lab of labs) {
       const option = options.get(lab.code)
@@ -1254,8 +1280,7 @@ function explainItems(
       } else if (!option || !product) {
         explanation.excluded.push({ labCode: lab.code, reason: 'DoesNotShipThere' })
       } else if (excluded.has(lab.code.toLowerCase())) {
-        const reason = (reasons && Object.hasOwn(reasons, lab.code) ? reasons[lab.code] : undefined) ?? 'Rejected'
-        explanation.excluded.push({ labCode: lab.code, reason })
+        explanation.excluded.push({ labCode: lab.code, reason: exclusionReason(request, item.itemId, lab.code) })
       } else {
         const estimate = estimates ? estimates.of(lab, option.offer.productionDays, option.rate) : undefined
         if (deliverBy !== undefined && !estimate) {

@@ -453,6 +453,7 @@ export class Catalogue {
       defaultPrintFileFormat: entry.defaultPrintFileFormat,
       shippingRates,
       calendar: entry.calendar ? labCalendar(entry.calendar) : null,
+      dailyJobLimit: entry.dailyJobLimit ?? null,
     })
     this.#labsByCode.set(lab.code.toLowerCase(), lab)
     this.#ratesByLab.set(lab.code.toLowerCase(), byZone)

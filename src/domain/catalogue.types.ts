@@ -130,6 +130,11 @@ export interface LabEntry {
    * `deliverBy` date cannot use the lab.
    */
   calendar?: LabCalendarEntry
+  /**
+   * The most jobs (shipments) the lab is given a day, counted in its calendar's time zone (UTC without one), 0 to
+   * 10000 (docs/catalogue.md#labs). Omitted: only the capacity the lab reports limits it.
+   */
+  dailyJobLimit?: number
 }
 
 /** Days of the week as the catalogue spells them, Monday first (ISO 8601 order). */
@@ -305,6 +310,8 @@ export interface Lab {
   readonly shippingRates: readonly ShippingRate[]
   /** Null when the catalogue gives the lab none: its shipments then carry no delivery estimate. */
   readonly calendar: LabCalendar | null
+  /** The catalogue's daily job limit of the lab; null when it sets none. */
+  readonly dailyJobLimit: number | null
 }
 
 /** `LabCalendarEntry` loaded: what domain/delivery-promise.ts computes dates from. */

@@ -51,7 +51,8 @@ export interface JobPayloads {
   /** `traceId`: of the request that created the order (jobs queued before trace ids were kept carry none). */
   'start-order': { orderId: string; traceId?: string }
   'download-file': { orderId: string; fileKey: string; attempt: number }
-  'allocate-order': { orderId: string; round: number }
+  /** `wait`: how many times the round has waited for a lab with room (docs/allocation.md#lab-availability). */
+  'allocate-order': { orderId: string; round: number; wait?: number }
   'render-print-file': { orderId: string; shipmentId: string; assetId: string }
   'submit-shipment': { orderId: string; shipmentId: string }
   'simulated-lab-step': { orderId: string; shipmentId: string; step: SimulatedLabStep }
@@ -68,7 +69,7 @@ export type JobName = keyof JobPayloads
 const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'start-order': ({ orderId }) => `start:${orderId}`,
   'download-file': ({ orderId, fileKey, attempt }) => `download:${orderId}:${fileKey}:${attempt}`,
-  'allocate-order': ({ orderId, round }) => `allocate:${orderId}:${round}`,
+  'allocate-order': ({ orderId, round, wait }) => `allocate:${orderId}:${round}${wait ? `:wait${wait}` : ''}`,
   'render-print-file': ({ shipmentId, assetId }) => `render:${shipmentId}:${assetId}`,
   'submit-shipment': ({ shipmentId }) => `submit:${shipmentId}`,
   // The trailing 0 is the attempt of a step, kept so the ids of jobs already queued stay the same.

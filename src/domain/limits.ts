@@ -31,3 +31,9 @@ export const TRACKING_REPORT_LIMITS = {
   maxLocationLength: 200,
   clockSkewSeconds: 300,
 } as const
+
+/**
+ * The most jobs a day a lab's capacity may name, whether the lab reports it (PUT /labs/v1/capacity `jobsToday`)
+ * or the catalogue sets it (`dailyJobLimit`): far above any one lab's day, low enough to catch a typo.
+ */
+export const MAX_LAB_JOBS_PER_DAY = 10_000

@@ -1,7 +1,12 @@
 // Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 
-import { allocateShipments, type DeliveryPromiseContext, type ExclusionByRequest } from './allocation.ts'
+import {
+  allocateShipments,
+  type DeliveryPromiseContext,
+  type ExclusionByRequest,
+  type LabUnavailability,
+} from './allocation.ts'
 import type { Catalogue } from './catalogue.ts'
 import { pricedPageCount } from './catalogue-matching.ts'
 import type { OrderDocument } from './order.ts'
@@ -17,6 +22,8 @@ export interface AllocationRequest {
   excludedLabsByItem: Record<string, string[]>
   /** Why those labs are excluded (the pipeline state keeps it, a scenario adds its own); `Rejected` where absent. */
   exclusionReasons?: Record<string, Record<string, ExclusionByRequest>>
+  /** Labs that take no new work now (paused, or at capacity), for every item: Live orders only. */
+  unavailableLabs?: Readonly<Record<string, LabUnavailability>>
   /** The method to plan for; the order's own when absent (a shipping method change plans the new one). */
   shippingMethod?: ShippingMethod
   /** Currency the shipments are priced in (the account's billing currency). */
@@ -74,6 +81,7 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       items,
       excludedLabsByItem: request.excludedLabsByItem,
       ...(request.exclusionReasons ? { exclusionReasons: request.exclusionReasons } : {}),
+      ...(request.unavailableLabs ? { unavailableLabs: request.unavailableLabs } : {}),
       ...(request.promise ? { promise: request.promise } : {}),
     },
     { explain: request.explain !== undefined },

@@ -58,7 +58,7 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       expireInSeconds: 600,
     },
     'allocate-order': {
-      handler: ({ orderId, round }) => pipeline.allocateOrder(orderId, round),
+      handler: ({ orderId, round, wait }) => pipeline.allocateOrder(orderId, round, wait ?? 0),
       concurrency: 2,
       retryLimit: 10,
       expireInSeconds: 60,

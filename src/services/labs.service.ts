@@ -7,11 +7,13 @@ import { shipByDate } from '../domain/delivery-promise.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal } from '../domain/delivery-tracking.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
+import { dailyCapacity, jobsGivenOn, labDate } from '../domain/lab-availability.ts'
 import { TRACKING_REPORT_LIMITS } from '../domain/limits.ts'
 import type { Recipient, TrackingEvent } from '../domain/order.ts'
 import type { LabReport, PipelineOrder, PrintFile } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
+import { listLabAvailability, setLabCapacity, setLabPaused } from '../repositories/lab-availability.repository.ts'
 import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
@@ -71,6 +73,22 @@ function printFileFacts(file: PrintFile | null | undefined): Omit<LabPrintFileVi
   }
 }
 
+/** A lab's capacity as the lab API answers it (docs/pipeline.md#capacity). */
+export interface LabCapacityView {
+  /** The lab's date ("YYYY-MM-DD"): in its calendar's time zone, UTC without a calendar. */
+  date: string
+  /** The jobs the lab said it can take today (on top of those it had when it said so); null: no report today. */
+  jobsToday: number | null
+  /** The catalogue's daily job limit; null when it sets none. */
+  dailyJobLimit: number | null
+  /** Jobs (shipments) given to the lab today. */
+  jobsGivenToday: number
+  /** How many more it may be given today; null when nothing limits it. */
+  jobsRemainingToday: number | null
+  /** Whether the operator paused the lab: it gets no new work. */
+  paused: boolean
+}
+
 /** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
 export interface LabsService {
   /** A new key for a catalogue lab; the only time the key is shown. */
@@ -81,6 +99,12 @@ export interface LabsService {
   listJobs(labCode: string): Promise<LabJobView[]>
   /** Applies a lab's report on one of its shipments; whether the order changed. */
   report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }>
+  /** The lab's capacity for its day, its jobs given today and whether it is paused. */
+  capacity(labCode: string): Promise<LabCapacityView>
+  /** Records that the lab can take `jobsToday` more jobs today; its capacity after it. */
+  reportCapacity(labCode: string, jobsToday: number): Promise<LabCapacityView>
+  /** Pauses (no new work goes to it) or resumes a catalogue lab; whether it was paused before. */
+  setPaused(labCode: string, paused: boolean): Promise<{ wasPaused: boolean }>
 }
 
 export function createLabsService(deps: {
@@ -131,6 +155,29 @@ export function createLabsService(deps: {
       submittedAt: submittedAt ? new Date(submittedAt) : null,
     })
     return date ?? undefined
+  }
+
+  /** The catalogue's lab; EntityNotFound when the catalogue no longer has it (its key outlived it). */
+  function catalogueLab(labCode: string) {
+    const lab = catalogue.findLab(labCode)
+    if (!lab) throw new ServiceError('EntityNotFound', `The catalogue has no lab ${labCode}`)
+    return lab
+  }
+
+  async function capacityOf(labCode: string): Promise<LabCapacityView> {
+    const lab = catalogueLab(labCode)
+    const state = (await listLabAvailability(db)).find((candidate) => candidate.labCode === lab.code)
+    const date = labDate(lab, clock.now())
+    const capacity = dailyCapacity(lab, state, date)
+    const given = jobsGivenOn(state, date)
+    return {
+      date,
+      jobsToday: state?.capacityDate === date ? state.capacityJobs : null,
+      dailyJobLimit: lab.dailyJobLimit,
+      jobsGivenToday: given,
+      jobsRemainingToday: capacity === null ? null : Math.max(0, capacity - given),
+      paused: state?.paused ?? false,
+    }
   }
 
   return {
@@ -240,6 +287,26 @@ export function createLabsService(deps: {
         `lab API: lab ${labCode} reports ${report.kind} for ${shipmentId}: ${result.changed ? 'Updated' : 'Ok (no change)'}`,
       )
       return { changed: result.changed }
+    },
+
+    capacity: capacityOf,
+
+    async reportCapacity(labCode: string, jobsToday: number): Promise<LabCapacityView> {
+      const lab = catalogueLab(labCode)
+      await setLabCapacity(db, lab.code, labDate(lab, clock.now()), jobsToday, clock.now())
+      const view = await capacityOf(lab.code)
+      log.info(
+        { labCode, step: 'lab-api', call: 'capacity', jobsToday, date: view.date },
+        `lab API: lab ${labCode} can take ${jobsToday} more job${jobsToday === 1 ? '' : 's'} on ${view.date}`,
+      )
+      return view
+    },
+
+    async setPaused(labCode: string, paused: boolean): Promise<{ wasPaused: boolean }> {
+      const lab = catalogueLab(labCode)
+      const before = (await listLabAvailability(db)).find((candidate) => candidate.labCode === lab.code)
+      await setLabPaused(db, lab.code, paused, clock.now())
+      return { wasPaused: before?.paused ?? false }
     },
   }
 }

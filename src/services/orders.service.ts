@@ -12,6 +12,7 @@ import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from 
 import { deliverByFailure, isIsoDate } from '../domain/delivery-promise.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, invalidIdFailure, parseId, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
+import { unavailableLabs } from '../domain/lab-availability.ts'
 import { normaliseAmount } from '../domain/money.ts'
 import {
   buildNewOrderDocument,
@@ -45,6 +46,7 @@ import {
 } from '../domain/sandbox-scenarios.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
+import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import {
   createOrderRow,
   findOrder,
@@ -580,6 +582,9 @@ async function orderRouting(context: OrdersContext, caller: Caller, orderId: str
   const currency = pipeline.billing?.currency ?? caller.billingCurrency
   let allocations = pipeline.routing ?? []
   if (allocations.length === 0) {
+    // A Live order's allocation leaves out the labs that take no new work (docs/allocation.md#lab-availability).
+    const unavailable =
+      order.environment === 'live' ? unavailableLabs(catalogue, await listLabAvailability(db), now) : {}
     // As the pipeline would allocate it, Sandbox scenario included (an outOfStock order finds no lab).
     const estimate = allocateInScenario(
       catalogue,
@@ -591,6 +596,7 @@ async function orderRouting(context: OrdersContext, caller: Caller, orderId: str
         itemIds: document.items.map((item) => item.id),
         excludedLabsByItem: pipeline.excludedLabs,
         ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
+        unavailableLabs: unavailable,
         currency,
         explain: { basis: 'Estimate', at: now },
         // As the pipeline would: the labs receive it now, for the order's date when it has one.

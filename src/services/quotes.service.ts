@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
-import { type AllocationItem, allocateShipments } from '../domain/allocation.ts'
+import { type AllocationItem, allocateShipments, type LabUnavailability } from '../domain/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import {
   availableShippingMethods,
@@ -32,12 +32,14 @@ import {
 } from '../domain/delivery-promise.ts'
 import { addFailure, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
+import { unavailableLabs } from '../domain/lab-availability.ts'
 import { toWireMoney, type WireMoney } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
 import type { QuoteLock } from '../domain/quote-lock.ts'
 import { type RoutingRound, routingRound } from '../domain/routing.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
+import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import { deleteExpiredUnusedQuotes, findQuote, insertQuotes } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 
@@ -61,6 +63,11 @@ export interface CreateQuoteInput {
 /** What a quote needs to know about the caller: the currency quotes default to. */
 export interface QuoteCaller {
   billingCurrency: string
+  /**
+   * Live: the labs that take no new work now (docs/allocation.md#lab-availability), from `unavailableLabs`; a
+   * quote is allocated without them, as an order made now would be.
+   */
+  unavailableLabs?: Readonly<Record<string, LabUnavailability>>
 }
 
 export interface QuoteShipment {
@@ -180,6 +187,8 @@ export interface QuotesService {
   createQuote(caller: QuoteCaller, input: CreateQuoteInput): QuoteResult
   /** Like createQuote, with what storing the quotes keeps and their times; nothing is stored yet. */
   prepareQuotes(caller: QuoteCaller, input: CreateQuoteInput): PreparedQuotes
+  /** The labs a quote of this caller leaves out now: paused or at capacity on Live, none in Sandbox. */
+  unavailableLabs(caller: Caller): Promise<Record<string, LabUnavailability>>
   /** Stores prepared quotes so an order can use their prices until they expire; the quotes with their ids. */
   storeQuotes(caller: Caller, prepared: PreparedQuotes): Promise<QuoteResult<Quote>>
   /** The routing of one of the caller's stored quotes; EntityNotFound when there is none. */
@@ -222,6 +231,13 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
       const createdAt = clock.now()
       const expiresAt = new Date(createdAt.getTime() + (deps.lifetimeSeconds ?? DEFAULT_QUOTE_LIFETIME_SECONDS) * 1000)
       return { result: priceQuotes(caller, input, createdAt), createdAt, expiresAt }
+    },
+
+    async unavailableLabs(caller: Caller): Promise<Record<string, LabUnavailability>> {
+      // Sandbox quotes, like Sandbox orders, are made by the simulated labs, which never pause or fill up.
+      if (caller.environment !== 'live') return {}
+      const { db, clock } = storage()
+      return unavailableLabs(catalogue, await listLabAvailability(db), clock.now())
     },
 
     /** Stores every prepared quote so an order can use its prices until it expires; the quotes with their ids. */
@@ -303,6 +319,7 @@ function priceQuotesOf(
     copiesByItem,
     now,
     deliverBy,
+    unavailableLabs: caller.unavailableLabs ?? {},
   }
   const priced = methods.map((method) => priceMethod(catalogue, basis, method))
   const issues = [
@@ -406,6 +423,7 @@ interface QuoteBasis {
   now: Date
   /** The request's date, if any. */
   deliverBy: string | undefined
+  unavailableLabs: Readonly<Record<string, LabUnavailability>>
 }
 
 /**
@@ -418,16 +436,22 @@ function priceMethod(
   method: ShippingMethod,
 ): { quote: PricedQuote; lock: QuoteLock; missed?: { date: string; earliestDeliveryDate: string | null } } {
   const { destination, currency, ids, allocationItems, copiesByItem, now, deliverBy } = basis
-  const allocation = allocateShipments(
-    catalogue,
-    {
-      destinationCountryCode: destination,
-      shippingMethod: method,
-      items: allocationItems,
-      promise: { received: now, ...(deliverBy ? { deliverBy } : {}) },
-    },
-    { explain: true },
-  )
+  const allocate = (unavailable: Readonly<Record<string, LabUnavailability>>) =>
+    allocateShipments(
+      catalogue,
+      {
+        destinationCountryCode: destination,
+        shippingMethod: method,
+        items: allocationItems,
+        unavailableLabs: unavailable,
+        promise: { received: now, ...(deliverBy ? { deliverBy } : {}) },
+      },
+      { explain: true },
+    )
+  const withAvailability = allocate(basis.unavailableLabs)
+  // When every lab that could make an item is paused or full, the quote is the plan with every lab free: a quote
+  // reserves nothing, and the labs may have room again by the time an order is placed.
+  const allocation = withAvailability.ok ? withAvailability : allocate({})
   if (!allocation.ok) {
     // Matching found a lab offering the method for every item, so this is a bug: logged, answered 500.
     throw new Error(`no lab allocation for ${method} although every item matched`)

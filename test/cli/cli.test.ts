@@ -184,6 +184,18 @@ describe('printroute command line', () => {
     assert.match(badEnv.stderr, /sandbox or live/)
   })
 
+  test('labs pause and resume on the data directory itself (no serve running)', async () => {
+    const pause = await withData(['labs', 'pause', '--lab', 'uk6'])
+    assert.equal(pause.code, 0, pause.stderr)
+    assert.equal(pause.stdout, 'paused lab uk6\n')
+    assert.equal((await withData(['labs', 'pause', '--lab', 'uk6'])).stdout, 'lab uk6 was already paused\n')
+    assert.equal((await withData(['labs', 'resume', '--lab', 'uk6'])).stdout, 'resumed lab uk6\n')
+    assert.equal((await withData(['labs', 'resume', '--lab', 'uk6'])).stdout, 'lab uk6 was not paused\n')
+    const missing = await withData(['labs', 'pause'])
+    assert.equal(missing.code, 2)
+    assert.match(missing.stderr, /--lab/)
+  })
+
   test('bad settings are refused with the setting named', async () => {
     const pause = await withData(['accounts', 'create', '--name', 'x', '--pause-window', 'soon'])
     assert.equal(pause.code, 2)

@@ -189,6 +189,27 @@ describe('printroute serve', () => {
     const labKey = await withData(['labs', 'keys', 'create', '--lab', 'NOPE'])
     assert.equal(labKey.code, 2)
     assert.match(labKey.stderr, /no lab NOPE/)
+    // Pausing a lab while serving takes effect at once: the lab API of the running process says so.
+    const uk6Key = await withData(['labs', 'keys', 'create', '--lab', 'uk6'])
+    assert.equal(uk6Key.code, 0, uk6Key.stderr)
+    const paused = async () => {
+      const answer = await fetch(`${liveUrl}/labs/v1/capacity`, { headers: { 'x-api-key': uk6Key.stdout.trim() } })
+      assert.equal(answer.status, 200)
+      return ((await answer.json()) as { capacity: { paused: boolean } }).capacity.paused
+    }
+    assert.equal(await paused(), false)
+    const pause = await withData(['labs', 'pause', '--lab', 'uk6'])
+    assert.equal(pause.code, 0, pause.stderr)
+    assert.equal(pause.stdout, 'paused lab uk6\n')
+    assert.equal(await paused(), true)
+    assert.equal((await withData(['labs', 'pause', '--lab', 'uk6'])).stdout, 'lab uk6 was already paused\n')
+    const resume = await withData(['labs', 'resume', '--lab', 'uk6'])
+    assert.equal(resume.code, 0, resume.stderr)
+    assert.equal(resume.stdout, 'resumed lab uk6\n')
+    assert.equal(await paused(), false)
+    const unknownLab = await withData(['labs', 'pause', '--lab', 'NOPE'])
+    assert.equal(unknownLab.code, 2)
+    assert.match(unknownLab.stderr, /no lab NOPE/)
     // A second server on the same data directory is still refused: one process holds the embedded database.
     const second = await printroute(['serve', '--port', '0', '--sandbox-port', '0', '--data-dir', dataDir])
     assert.equal(second.code, 1)

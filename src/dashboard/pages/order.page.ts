@@ -272,6 +272,8 @@ const EXCLUSION_WORDS: Record<string, string> = {
   SandboxScenario: 'kept away by the Sandbox scenario, to split the order',
   TooLate: 'cannot deliver by the date asked for',
   NoDeliveryEstimate: 'gives no delivery estimate, so cannot promise the date',
+  LabPaused: 'paused by the operator: takes no new work',
+  AtCapacity: 'has had all the jobs it can take today',
 }
 
 /** A round planned for a date: whether the plan meets it and what that cost, or the earliest any plan reaches. */

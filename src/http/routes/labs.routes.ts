@@ -7,6 +7,8 @@ import type { RateLimits } from '../rate-limit.ts'
 import { outcomeReply } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import {
+  CapacityBody,
+  LabCapacityResponseSchema,
   LabJobsResponseSchema,
   LabReportResponseSchema,
   RejectBody,
@@ -60,6 +62,41 @@ export function registerLabRoutes(
       config: { auth: false },
     },
     async (request, reply) => send(reply, outcomeReply(request, 'Ok', { jobs: await labs.listJobs(request.labCode) })),
+  )
+
+  const capacityResponses = { 200: LabCapacityResponseSchema, ...ErrorResponses }
+  api.get(
+    '/capacity',
+    {
+      schema: {
+        ...route(
+          'getLabCapacity',
+          "This lab's capacity for its day, the jobs it was given today, whether it is paused",
+        ),
+        response: capacityResponses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) =>
+      send(reply, outcomeReply(request, 'Ok', { capacity: await labs.capacity(request.labCode) })),
+  )
+  api.put(
+    '/capacity',
+    {
+      schema: {
+        ...route('setLabCapacity', 'How many more jobs this lab can take today; allocation gives it no more'),
+        body: CapacityBody,
+        response: capacityResponses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) =>
+      send(
+        reply,
+        outcomeReply(request, 'Updated', {
+          capacity: await labs.reportCapacity(request.labCode, request.body.jobsToday),
+        }),
+      ),
   )
 
   const ok = (request: { traceParent: string }, reply: FastifyReply, changed: boolean) =>

@@ -31,7 +31,9 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
       },
     },
     async (request) => {
-      const prepared = quotes.prepareQuotes(request.caller, request.body)
+      // Live quotes leave out the labs that take no new work now, as an order made now would be allocated.
+      const unavailableLabs = await quotes.unavailableLabs(request.caller)
+      const prepared = quotes.prepareQuotes({ ...request.caller, unavailableLabs }, request.body)
       // The warnings name the quote's item ids, so the quotes are priced first; a URL that cannot be downloaded
       // makes the answer a 400, so they are stored only after the check, and a refused request stores none.
       const warnings = await previews.quoteWarnings(request.body.items, prepared.result.quotes[0]?.quote.items ?? [])

@@ -1,7 +1,7 @@
 // The lab API: shipments assigned to a lab and the progress it reports (docs/pipeline.md).
 import { Type } from 'typebox'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
-import { TRACKING_REPORT_LIMITS } from '../../domain/limits.ts'
+import { MAX_LAB_JOBS_PER_DAY, TRACKING_REPORT_LIMITS } from '../../domain/limits.ts'
 import { DELIVERY_STATUSES } from '../../domain/order.ts'
 import { LAB_PRIORITIES } from '../../domain/shipping-methods.ts'
 import {
@@ -93,6 +93,20 @@ export const TrackingBody = Type.Object(
       description:
         `The carrier's scans, 1 to ${TRACKING_REPORT_LIMITS.maxEvents}, in any order; a scan already reported ` +
         `(same time and status) is a repeat. A shipment keeps at most ${MAX_TRACKING_EVENTS_PER_SHIPMENT} scans.`,
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const CapacityBody = Type.Object(
+  {
+    jobsToday: Type.Integer({
+      minimum: 0,
+      maximum: MAX_LAB_JOBS_PER_DAY,
+      description:
+        `How many more jobs (shipments) the lab can take today, 0 to ${MAX_LAB_JOBS_PER_DAY}, on top of those it ` +
+        "was given today so far. Today is the lab's date in its calendar's time zone (UTC without a calendar); " +
+        'the report applies to that date only. 0: no more today.',
     }),
   },
   { additionalProperties: false },
@@ -196,4 +210,30 @@ export const LabReportResponseSchema = outcomeResponse(
   'LabReportResponse',
   Outcome('LabReportOutcome', ['Updated', 'Ok'] as const, 'Updated, or Ok when the report changed nothing.'),
   {},
+)
+
+const LabCapacitySchema = named(
+  'LabCapacity',
+  Type.Object({
+    date: Type.String({ description: "The lab's date: in its calendar's time zone, UTC without a calendar." }),
+    jobsToday: Nullable(
+      Type.Integer({ description: 'The jobs the lab last said it can take today; null: no report for today.' }),
+    ),
+    dailyJobLimit: Nullable(Type.Integer({ description: "The catalogue's daily job limit; null: none." })),
+    jobsGivenToday: Type.Integer({ description: 'Jobs (shipments) given to the lab today.' }),
+    jobsRemainingToday: Nullable(
+      Type.Integer({
+        description:
+          'How many more it may be given today: the lower of its report (counted from when it reported) and the ' +
+          'daily limit, less those given; null when neither limits it.',
+      }),
+    ),
+    paused: Type.Boolean({ description: 'The operator paused the lab: no new work goes to it until resumed.' }),
+  }),
+)
+
+export const LabCapacityResponseSchema = outcomeResponse(
+  'LabCapacityResponse',
+  Outcome('LabCapacityOutcome', ['Updated', 'Ok'] as const, 'Updated after a report; Ok when read.'),
+  { capacity: LabCapacitySchema },
 )

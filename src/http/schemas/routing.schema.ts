@@ -13,6 +13,8 @@ export const LAB_EXCLUSION_REASONS = [
   'SandboxScenario',
   'NoDeliveryEstimate',
   'TooLate',
+  'LabPaused',
+  'AtCapacity',
 ] as const
 export const ROUTING_BASES = ['Allocation', 'Estimate', 'Quote'] as const
 
@@ -80,7 +82,9 @@ const RoutingAllocationSchema = named(
                   'OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); ' +
                   'SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the ' +
                   'item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue ' +
-                  'gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy). ' +
+                  'gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); ' +
+                  'LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had ' +
+                  'as many jobs today as its reported capacity or its daily limit allows). ' +
                   'More reasons may be added.',
               ),
             ),

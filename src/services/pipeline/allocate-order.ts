@@ -7,12 +7,18 @@
 // cheapest plan that arrives by then. The date was reachable when the order was accepted, but time passes (the
 // order waited for payment, or a lab refused a shipment): when no plan can meet it any more, the cheapest plan
 // without it is allocated, and the round's routing and log line say so.
+//
+// A Live order's allocation skips labs that take no new work (docs/allocation.md#lab-availability): paused, or at
+// their capacity for the day. The rows of the labs whose day is limited are locked for the round, and the jobs
+// given are counted in the same transaction, so two orders allocated at once cannot both take a lab's last job.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Queryable } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { pricedPageCount } from '../../domain/catalogue-matching.ts'
 import { followReallocatedItems, linesOfShipments } from '../../domain/charges.ts'
 import { parseId } from '../../domain/ids.ts'
+import { jobRequest } from '../../domain/jobs.ts'
+import { labDate, limitedLabCodes, unavailableLabs } from '../../domain/lab-availability.ts'
 import { allocateInScenario, type DeliverByResult, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
 import {
   applyAllocation,
@@ -22,6 +28,11 @@ import {
 } from '../../domain/order-pipeline.ts'
 import type { PricedShipment } from '../../domain/pricing.ts'
 import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
+import {
+  addJobsGiven,
+  listLabAvailability,
+  lockLabAvailability,
+} from '../../repositories/lab-availability.repository.ts'
 import { drawShipmentIds } from '../../repositories/orders.repository.ts'
 import { findQuoteOfOrder } from '../../repositories/quotes.repository.ts'
 import type { BillingService } from '../billing.service.ts'
@@ -38,9 +49,12 @@ export interface AllocateOrderDeps {
   /** Says when an order's quote no longer applies (the step's own line is written by `transition`). */
   log: ServiceLogger
   transition: StepTransition
+  /** How long a round that only paused or full labs could serve waits before it tries again. */
+  labRoomRetrySeconds: number
 }
 
-export type AllocateOrder = (orderId: string, round: number) => Promise<void>
+/** `wait`: how many times the round has already waited for a lab with room. */
+export type AllocateOrder = (orderId: string, round: number, wait?: number) => Promise<void>
 
 /** An allocation round as applied: the shipments made, or the items no lab could take. */
 interface AllocationTransition extends Transition {
@@ -48,6 +62,8 @@ interface AllocationTransition extends Transition {
   unavailableItemIds: string[]
   /** With the order's `deliverBy`: whether the plan meets it. */
   deliverBy?: DeliverByResult
+  /** The round found labs for every item only among paused or full ones: it tries again then. */
+  waitingForRoom?: { itemIds: string[]; retryAt: Date }
 }
 
 /** The quote an order was created with (docs/api.md#price-locked-quotes); undefined for any other order. */
@@ -82,7 +98,38 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     return catalogued
   }
 
-  async function allocate(order: PipelineOrder, tx: Queryable, round: number): Promise<AllocationTransition> {
+  /**
+   * The labs a Live order may not be given now, read with the limited labs' rows locked for the transaction;
+   * Sandbox work goes to the simulated labs, which neither pause nor count.
+   */
+  async function unavailableLabsFor(order: PipelineOrder, tx: Queryable) {
+    if (order.environment !== 'live') return {}
+    const now = clock.now()
+    const states = await listLabAvailability(tx)
+    const locked = await lockLabAvailability(tx, limitedLabCodes(deps.catalogue, states, now), now)
+    const lockedCodes = new Set(locked.map((state) => state.labCode))
+    const current = [...states.filter((state) => !lockedCodes.has(state.labCode)), ...locked]
+    return unavailableLabs(deps.catalogue, current, now)
+  }
+
+  /** Counts each planned shipment of a Live order as a job given to its lab on the lab's date. */
+  async function countJobsGiven(order: PipelineOrder, tx: Queryable, planned: readonly { labCode: string }[]) {
+    if (order.environment !== 'live') return
+    const now = clock.now()
+    const jobsByLab = new Map<string, number>()
+    for (const shipment of planned) jobsByLab.set(shipment.labCode, (jobsByLab.get(shipment.labCode) ?? 0) + 1)
+    for (const [labCode, jobs] of [...jobsByLab].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const lab = deps.catalogue.findLab(labCode)
+      if (lab) await addJobsGiven(tx, lab.code, labDate(lab, now), jobs, now)
+    }
+  }
+
+  async function allocate(
+    order: PipelineOrder,
+    tx: Queryable,
+    round: number,
+    wait: number,
+  ): Promise<AllocationTransition> {
     const { document, pipeline } = order
     if (pipeline.phase !== 'allocating' || pipeline.allocationRound !== round) {
       return { changed: false, jobs: [], planned: [], unavailableItemIds: [] }
@@ -93,19 +140,45 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     const quote = firstAllocation ? await quoteOfOrder(tx, order) : undefined
     const billing = await deps.billing.startBilling(tx, order, quote?.currency)
     const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
+    const unavailable = await unavailableLabsFor(order, tx)
     // The allocation of an order's items, as its Sandbox scenario (docs/sandbox.md) bends it.
-    const result = allocateInScenario(deps.catalogue, deps.allocate, order.sandboxScenario, firstAllocation, {
+    const request = {
       order: document,
       itemIds,
       excludedLabsByItem: pipeline.excludedLabs,
       ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
       currency: billing.currency,
-      explain: { basis: 'Allocation', at: clock.now() },
       promise: {
         received: clock.now(),
         ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}),
       },
+    }
+    const result = allocateInScenario(deps.catalogue, deps.allocate, order.sandboxScenario, firstAllocation, {
+      ...request,
+      unavailableLabs: unavailable,
+      explain: { basis: 'Allocation', at: clock.now() },
     })
+    // Only paused or full labs could take some item: the order is not failed for a lab's day. Nothing changes
+    // (the billing started above is not saved); the round runs again later, when a lab may have room.
+    if (!result.ok && Object.keys(unavailable).length > 0) {
+      const withEveryLab = allocateInScenario(
+        deps.catalogue,
+        deps.allocate,
+        order.sandboxScenario,
+        firstAllocation,
+        request,
+      )
+      if (withEveryLab.ok) {
+        const retryAt = new Date(clock.now().getTime() + deps.labRoomRetrySeconds * 1000)
+        return {
+          changed: false,
+          jobs: [jobRequest('allocate-order', { orderId: document.id, round, wait: wait + 1 }, retryAt)],
+          planned: [],
+          unavailableItemIds: [],
+          waitingForRoom: { itemIds: result.unavailableItemIds, retryAt },
+        }
+      }
+    }
     if (result.routing) pipeline.routing = [...(pipeline.routing ?? []), result.routing]
     const deliverBy = result.deliverBy ? { deliverBy: result.deliverBy } : {}
     if (!result.ok) {
@@ -116,6 +189,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     }
     const ids = await drawShipmentIds(tx, result.shipments.length)
     const planned = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+    await countJobsGiven(order, tx, planned)
     const applied = applyAllocation(document, pipeline, round, planned, [], clock.now())
     if (firstAllocation) {
       const prices = chargedPrices(
@@ -134,11 +208,13 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     return { ...applied, planned, unavailableItemIds: [], ...deliverBy }
   }
 
-  return async (orderId, round) => {
-    await deps.transition(
+  return async (orderId, round, wait = 0) => {
+    const applied = await deps.transition(
       orderNumberOf(orderId),
-      (order, tx) => allocate(order, tx, round),
+      (order, tx) => allocate(order, tx, round, wait),
       ({ order, result }) => allocationLine(order, round, result),
     )
+    // A round that waits changes nothing, so the transition writes no line for it: it is said here.
+    if (applied?.result.waitingForRoom) writeLogLine(deps.log, allocationLine(applied.order, round, applied.result))
   }
 }

@@ -125,7 +125,12 @@ export function createPipelineService(deps: PipelineDeps): PipelineService {
   const transition = createStepTransition({ orders: createOrderChanger(deps), log })
   const startOrder = createStartOrder({ clock, transition })
   const downloadFile = createDownloadFile({ ...deps, metrics, transition })
-  const allocateOrder = createAllocateOrder({ ...deps, log, transition })
+  const allocateOrder = createAllocateOrder({
+    ...deps,
+    log,
+    transition,
+    labRoomRetrySeconds: settings.labRoomRetrySeconds,
+  })
   const renderPrintFile = createRenderPrintFile({ ...deps, transition })
   const submitShipment = createSubmitShipment({
     db,

@@ -128,10 +128,19 @@ export function allocationLine(
     planned: readonly (PlannedOrderShipment & { id: string })[]
     unavailableItemIds: readonly string[]
     deliverBy?: DeliverByResult
+    waitingForRoom?: { itemIds: readonly string[]; retryAt: Date }
   },
 ): LogLine {
   const fields = { ...orderLogFields(order), step: 'allocate', round }
-  const { planned, unavailableItemIds } = outcome
+  const { planned, unavailableItemIds, waitingForRoom } = outcome
+  if (waitingForRoom) {
+    const retryAt = waitingForRoom.retryAt.toISOString()
+    return {
+      level: 'warn',
+      fields: { ...fields, result: 'waitingForRoom', waitingItemIds: waitingForRoom.itemIds, retryAt },
+      message: `allocation waits for a lab with room for ${waitingForRoom.itemIds.join(', ')} (every lab that can make it is paused or full); trying again at ${retryAt}`,
+    }
+  }
   if (unavailableItemIds.length > 0) {
     return {
       level: 'warn',

@@ -74,4 +74,9 @@ export interface PipelineSettings extends SimulatedLabSettings {
   simulateLiveLabs: boolean
   /** Days the kept copies of assets are stored. */
   assetRetentionDays: number
+  /**
+   * How long a Live allocation round waits before trying again when only paused or full labs could take an item
+   * (docs/allocation.md#lab-availability).
+   */
+  labRoomRetrySeconds: number
 }

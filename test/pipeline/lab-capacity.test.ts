@@ -1,0 +1,278 @@
+// Lab availability on Live (docs/allocation.md#lab-availability, docs/pipeline.md#capacity): a lab reports its
+// capacity through the lab API and is skipped once it has had that many jobs (AtCapacity in the order's routing);
+// a paused lab is skipped (LabPaused) and used again once resumed; the catalogue's dailyJobLimit holds the same way;
+// bad capacity reports are refused naming the field. Real workers allocate; on every configured database.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { createLogger } from '../../src/adapters/logger.ts'
+import type { Catalogue } from '../../src/domain/catalogue.ts'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { captureLogs } from '../support/log-capture.ts'
+import {
+  changedSampleCatalogue,
+  json,
+  catalogue as sampleCatalogue,
+  sampleOrder,
+  startTestApp,
+  type TestApp,
+} from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
+
+/** The lab the sample order goes to with every lab free, and the one it goes to without it. */
+const FIRST_CHOICE = 'uk6'
+
+for (const kind of testDatabaseKinds()) {
+  describe(`lab capacity and pause (${kind})`, () => {
+    let images: ImageServer
+    before(async () => {
+      images = await startImageServer()
+    })
+    after(async () => {
+      await images.close()
+    })
+
+    /** An app with real workers, on the sample catalogue or a changed one. */
+    async function app(catalogue?: Catalogue): Promise<TestApp> {
+      return startTestApp({
+        kind,
+        workers: true,
+        realClock: true,
+        pipeline: { downloadRetryBaseSeconds: 0.01 },
+        ...(catalogue ? { catalogue } : {}),
+      })
+    }
+
+    const capacityCall = (t: TestApp, key: string, payload?: unknown): Promise<LightMyRequestResponse> =>
+      t.app.live.inject({
+        method: payload === undefined ? 'GET' : 'PUT',
+        url: '/labs/v1/capacity',
+        headers: { 'x-api-key': key, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+      })
+
+    /** A Live order of one print to GB, allocated: the lab it went to and what its routing says of each lab. */
+    async function allocatedOrder(t: TestApp) {
+      const payload = sampleOrder({
+        items: [
+          { sku: 'GLOBAL-FAP-16x24', copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('print.jpg') }] },
+        ],
+      })
+      const created = await t.live({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId: string = json(created).order.id
+      const order = await waitFor('allocation', async () => {
+        const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return read.shipments.length > 0 ? read : undefined
+      })
+      const routing = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
+      const item = routing.allocations.at(-1).items[0]
+      const reasons: Record<string, string> = Object.fromEntries(
+        item.labsExcluded.map((lab: { labCode: string; reason: string }) => [lab.labCode, lab.reason]),
+      )
+      return { labCode: order.shipments[0].fulfillmentLocation.labCode as string, reasons }
+    }
+
+    /** A Standard quote of the same print to GB: its lab and what its routing says of each lab. */
+    async function quotedLabs(t: TestApp, environment: 'live' | 'sandbox') {
+      const call = environment === 'live' ? t.live : t.sandbox
+      const response = await call({
+        method: 'POST',
+        url: '/v4.0/quotes',
+        payload: {
+          shippingMethod: 'Standard',
+          destinationCountryCode: 'GB',
+          items: [{ sku: 'GLOBAL-FAP-16x24', copies: 1, assets: [{ printArea: 'default' }] }],
+        },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      const quote = json(response).quotes[0]
+      const routing = json(await call({ method: 'GET', url: `/v4.0/quotes/${quote.id}/routing` })).routing
+      const reasons: Record<string, string> = Object.fromEntries(
+        routing.allocations[0].items[0].labsExcluded.map((lab: { labCode: string; reason: string }) => [
+          lab.labCode,
+          lab.reason,
+        ]),
+      )
+      return { labCode: quote.shipments[0].fulfillmentLocation.labCode as string, reasons }
+    }
+
+    describe('reported capacity and pause', () => {
+      let t: TestApp
+      before(async () => {
+        t = await app()
+      })
+      after(async () => {
+        await t.close()
+      })
+
+      test('a lab at its reported capacity is skipped (AtCapacity) until it reports room again', async () => {
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        const first = await allocatedOrder(t)
+        assert.equal(first.labCode, FIRST_CHOICE, 'the cheapest lab with every lab free')
+        assert.equal(first.reasons[FIRST_CHOICE], undefined)
+
+        const unreported = json(await capacityCall(t, key))
+        assert.equal(unreported.outcome, 'Ok')
+        assert.equal(unreported.capacity.jobsToday, null)
+        assert.equal(unreported.capacity.jobsGivenToday, 1)
+        assert.equal(unreported.capacity.jobsRemainingToday, null, 'nothing limits it yet')
+        assert.equal(unreported.capacity.paused, false)
+
+        const full = await capacityCall(t, key, { jobsToday: 0 })
+        assert.equal(full.statusCode, 200, full.body)
+        assert.equal(json(full).outcome, 'Updated')
+        assert.equal(json(full).capacity.jobsRemainingToday, 0)
+        const second = await allocatedOrder(t)
+        assert.notEqual(second.labCode, FIRST_CHOICE, 'the order is allocated elsewhere')
+        assert.equal(second.reasons[FIRST_CHOICE], 'AtCapacity')
+        const quoted = await quotedLabs(t, 'live')
+        assert.notEqual(quoted.labCode, FIRST_CHOICE, 'a Live quote is allocated as an order made now')
+        assert.equal(quoted.reasons[FIRST_CHOICE], 'AtCapacity')
+        const sandboxQuote = await quotedLabs(t, 'sandbox')
+        assert.equal(sandboxQuote.labCode, FIRST_CHOICE, 'Sandbox work goes to the simulated labs: no capacity')
+
+        await capacityCall(t, key, { jobsToday: 1 })
+        const third = await allocatedOrder(t)
+        assert.equal(third.labCode, FIRST_CHOICE, 'one more job counted from the report')
+        const after = json(await capacityCall(t, key)).capacity
+        assert.equal(after.jobsToday, 1)
+        assert.equal(after.jobsGivenToday, 2)
+        assert.equal(after.jobsRemainingToday, 0)
+        assert.equal((await allocatedOrder(t)).reasons[FIRST_CHOICE], 'AtCapacity', 'full again')
+
+        await capacityCall(t, key, { jobsToday: 10_000 })
+        assert.equal((await allocatedOrder(t)).labCode, FIRST_CHOICE, 'room again after a higher report')
+      })
+
+      test('a paused lab is skipped (LabPaused) and used again once resumed', async () => {
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        assert.deepEqual(await t.app.services.labs.setPaused(FIRST_CHOICE, true), { wasPaused: false })
+        assert.equal(json(await capacityCall(t, key)).capacity.paused, true)
+        const paused = await allocatedOrder(t)
+        assert.notEqual(paused.labCode, FIRST_CHOICE)
+        assert.equal(paused.reasons[FIRST_CHOICE], 'LabPaused')
+
+        assert.deepEqual(await t.app.services.labs.setPaused(FIRST_CHOICE, false), { wasPaused: true })
+        const resumed = await allocatedOrder(t)
+        assert.equal(resumed.labCode, FIRST_CHOICE)
+        assert.equal(resumed.reasons[FIRST_CHOICE], undefined)
+      })
+
+      test("two orders allocated at once cannot both take a lab's last job", async () => {
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        await capacityCall(t, key, { jobsToday: 1 })
+        const before = json(await capacityCall(t, key)).capacity.jobsGivenToday
+        const both = await Promise.all([allocatedOrder(t), allocatedOrder(t)])
+        const atFirstChoice = both.filter((order) => order.labCode === FIRST_CHOICE)
+        assert.equal(atFirstChoice.length, 1, JSON.stringify(both))
+        const other = both.find((order) => order.labCode !== FIRST_CHOICE)
+        assert.equal(other?.reasons[FIRST_CHOICE], 'AtCapacity')
+        const after = json(await capacityCall(t, key)).capacity
+        assert.equal(after.jobsGivenToday, before + 1)
+        assert.equal(after.jobsRemainingToday, 0)
+      })
+
+      test('a bad capacity report is a 400 naming jobsToday; the capacity stays as it was', async () => {
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        await capacityCall(t, key, { jobsToday: 10_000 })
+        for (const jobsToday of [-1, 1.5, 10_001, '5', null]) {
+          const refused = await capacityCall(t, key, { jobsToday })
+          assert.equal(refused.statusCode, 400, `${JSON.stringify(jobsToday)}: ${refused.body}`)
+          const body = json(refused)
+          assert.equal(body.outcome, 'ValidationFailed')
+          assert.ok(body.failures.jobsToday?.length > 0, `${JSON.stringify(jobsToday)}: ${refused.body}`)
+        }
+        const missing = json(await capacityCall(t, key, {}))
+        assert.ok(missing.failures.jobsToday?.length > 0, JSON.stringify(missing))
+        assert.equal(json(await capacityCall(t, key)).capacity.jobsToday, 10_000)
+        const unauthenticated = await capacityCall(t, 'pr_lab_nothing', { jobsToday: 1 })
+        assert.equal(unauthenticated.statusCode, 401)
+      })
+    })
+
+    test("the catalogue's dailyJobLimit: the lab takes that many jobs a day, then is AtCapacity", async () => {
+      const limited = changedSampleCatalogue('limited', (file) => {
+        const lab = file.labs.find((candidate: { code: string }) => candidate.code === FIRST_CHOICE)
+        lab.dailyJobLimit = 1
+      })
+      const t = await app(limited)
+      try {
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        assert.equal(json(await capacityCall(t, key)).capacity.dailyJobLimit, 1)
+        assert.equal((await allocatedOrder(t)).labCode, FIRST_CHOICE)
+        const second = await allocatedOrder(t)
+        assert.notEqual(second.labCode, FIRST_CHOICE)
+        assert.equal(second.reasons[FIRST_CHOICE], 'AtCapacity')
+        // A higher report does not lift the catalogue's limit: the lower of the two applies.
+        await capacityCall(t, key, { jobsToday: 50 })
+        assert.equal(json(await capacityCall(t, key)).capacity.jobsRemainingToday, 0)
+        assert.equal((await allocatedOrder(t)).reasons[FIRST_CHOICE], 'AtCapacity')
+      } finally {
+        await t.close()
+      }
+    })
+
+    test('with every lab paused or full, an order waits (no failure) and is allocated once a lab has room; a quote is still priced', async () => {
+      const logs = captureLogs()
+      const t = await startTestApp({
+        kind,
+        workers: true,
+        realClock: true,
+        pipeline: { downloadRetryBaseSeconds: 0.01, labRoomRetrySeconds: 0.2 },
+        logger: createLogger({ level: 'info', format: 'json', destination: logs.stream }),
+      })
+      try {
+        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true)
+        const quoted = await quotedLabs(t, 'live')
+        assert.ok(quoted.labCode, 'the quote still has a plan, as if every lab were free')
+        const created = await t.live({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [
+              {
+                sku: 'GLOBAL-FAP-16x24',
+                copies: 1,
+                sizing: 'fillPrintArea',
+                assets: [{ url: images.url('print.jpg') }],
+              },
+            ],
+          }),
+          headers: { 'content-type': 'application/json' },
+        })
+        const orderId: string = json(created).order.id
+        // Two waits seen: the round came back after its first wait and still found no room.
+        await waitFor('the allocation waiting twice for a lab with room', () => {
+          const waits = logs.entries().filter((entry) => entry.orderId === orderId && entry.result === 'waitingForRoom')
+          return waits.length >= 2 || undefined
+        })
+        const waiting = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        assert.equal(waiting.status.details.allocateProductionLocation, 'InProgress')
+        assert.deepEqual(waiting.shipments, [])
+        const estimate = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
+        const item = estimate.allocations[0].items[0]
+        assert.equal(estimate.allocations[0].basis, 'Estimate', 'no round has been recorded')
+        assert.equal(
+          item.labsExcluded.find((lab: { labCode: string }) => lab.labCode === FIRST_CHOICE).reason,
+          'LabPaused',
+        )
+
+        await t.app.services.labs.setPaused(FIRST_CHOICE, false)
+        const allocated = await waitFor('allocation once a lab has room', async () => {
+          const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          return order.shipments.length > 0 ? order : undefined
+        })
+        assert.equal(allocated.shipments[0].fulfillmentLocation.labCode, FIRST_CHOICE)
+      } finally {
+        await t.close()
+      }
+    })
+  })
+}
