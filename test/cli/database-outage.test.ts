@@ -216,7 +216,8 @@ describe('the database goes away and comes back (PostgreSQL)', () => {
       for (const [name, running] of Object.entries(processes)) {
         assert.ok(
           running.child.exitCode === null && running.child.signalCode === null,
-          `${name} exited ${when} (code ${running.child.exitCode}, signal ${running.child.signalCode})`,
+          `${name} exited ${when} (code ${running.child.exitCode}, signal ${running.child.signalCode}); its last ` +
+            `output:\n${running.output().slice(-4000)}`,
         )
       }
     }
