@@ -247,8 +247,12 @@ export class PostgresDatabase implements Database {
       throw this.#unavailable(error)
     } finally {
       client.off('error', onError)
-      // A broken connection is destroyed (release with an error), never handed to the next caller.
-      client.release(discard ?? broken)
+      const failure = discard ?? broken
+      // A broken connection is destroyed (release with an error), never handed to the next caller. While it closes
+      // it may still deliver the server's last word (57P01 after the statement already failed): with no listener
+      // left, that 'error' would be an uncaught exception and end the process.
+      if (failure) client.on('error', () => {})
+      client.release(failure)
     }
   }
 
