@@ -53,6 +53,7 @@ import { createOrdersService } from './services/orders.service.ts'
 import { createPaymentsService } from './services/payments.service.ts'
 import { ASSET_RETENTION_DAYS } from './services/pipeline/expire-stored-files.ts'
 import { createPipelineService, newSigningSecret } from './services/pipeline/index.ts'
+import { createLabRoom } from './services/pipeline/lab-room.ts'
 import type { PipelineSettings } from './services/pipeline/ports.ts'
 import { createSimulatedLabs } from './services/pipeline/simulated-labs.ts'
 import { createPreviewsService } from './services/previews.service.ts'
@@ -286,7 +287,17 @@ function buildServices(
       metrics,
       unknownSampleUrl: unknownSampleUrlOf,
     }),
-    orderActions: createOrderActionsService({ db, clock, jobs, billing, allocate, events, fileLinks, log }),
+    orderActions: createOrderActionsService({
+      db,
+      clock,
+      jobs,
+      billing,
+      allocate,
+      labRoom: createLabRoom({ clock, catalogue }),
+      events,
+      fileLinks,
+      log,
+    }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
     previews: createPreviewsService({
       db,

@@ -31,6 +31,7 @@ import { type LogFields, type ServiceLogger, silentLogger } from './observabilit
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
 import type { FileLinkRefresher } from './orders.service.ts'
+import type { LabRoom } from './pipeline/lab-room.ts'
 import { orderLogFields } from './pipeline/log-lines.ts'
 import type { Allocator } from './pipeline/ports.ts'
 
@@ -40,6 +41,8 @@ export interface OrderActionsDeps {
   jobs: JobEnqueuer
   billing: BillingService
   allocate: Allocator
+  /** A re-plan (a new shipping method) skips paused and full labs and counts its jobs, as allocation does. */
+  labRoom: LabRoom
   /** Writes the callbacks a change causes (a cancelled order's stage change), in its transaction. */
   events: OrderEventsService
   fileLinks: FileLinkRefresher
@@ -251,20 +254,29 @@ async function changeShippingMethod(
     return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: unchanged }
   }
   const currency = pipeline.billing?.currency ?? caller.billingCurrency
-  const plan = (itemIds: string[]) =>
+  // A Live order's re-planned shipments go only to labs taking new work (paused or full labs are left out, as
+  // allocation leaves them out); when only those could take the new method, the change is FailedToUpdate.
+  const unavailableLabs = await deps.labRoom.unavailableLabsFor(order, tx)
+  const plan = (itemIds: string[], withAvailability: boolean) =>
     deps.allocate({
       order: document,
       itemIds,
       excludedLabsByItem: pipeline.excludedLabs,
       ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
+      ...(withAvailability ? { unavailableLabs } : {}),
       shippingMethod,
       currency,
       explain: { basis: 'Allocation', at: now },
       // Re-planned shipments get new estimates and promises, for the order's date when it has one.
       promise: { received: now, ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}) },
     })
-  const replanned = plan(open.flatMap((shipment) => shipment.items.map((entry) => entry.itemId)))
-  const stillToAllocate = awaiting.length > 0 ? plan(awaiting) : replanned
+  const replanned = plan(
+    open.flatMap((shipment) => shipment.items.map((entry) => entry.itemId)),
+    true,
+  )
+  // Items still waiting for a lab are only checked here (some lab makes them by the new method): their allocation
+  // round applies availability, and waits for room rather than fail.
+  const stillToAllocate = awaiting.length > 0 ? plan(awaiting, false) : replanned
   if (!replanned.ok || !stillToAllocate.ok) {
     const failed = [...open, ...submitted].map((shipment) => ({ shipmentId: shipment.id, successful: false }))
     return { outcome: 'FailedToUpdate', changed: false, shipmentUpdateResults: sortResults(failed) }
@@ -277,6 +289,7 @@ async function changeShippingMethod(
     if (replanned.routing) pipeline.routing = [...(pipeline.routing ?? []), replanned.routing]
     const ids = await drawShipmentIds(tx, replanned.shipments.length)
     const planned = replanned.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+    await deps.labRoom.countJobsGiven(order, tx, planned)
     const replaced = replaceOpenShipments(document, pipeline, open, planned, now)
     jobs.push(...replaced.jobs)
     for (const id of replaced.keptOrAddedIds) updated.push({ shipmentId: id, successful: true })

@@ -1,7 +1,8 @@
 // Lab availability on Live (docs/allocation.md#lab-availability, docs/pipeline.md#capacity): a lab reports its
 // capacity through the lab API and is skipped once it has had that many jobs (AtCapacity in the order's routing);
 // a paused lab is skipped (LabPaused) and used again once resumed; the catalogue's dailyJobLimit holds the same way;
-// bad capacity reports are refused naming the field. Real workers allocate; on every configured database.
+// a Live order's change of shipping method re-plans around paused labs; bad capacity reports are refused naming
+// the field. Real workers allocate; on every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
@@ -10,6 +11,7 @@ import type { Catalogue } from '../../src/domain/catalogue.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { captureLogs } from '../support/log-capture.ts'
+import { pipelineDriver } from '../support/pipeline-driver.ts'
 import {
   changedSampleCatalogue,
   json,
@@ -270,6 +272,61 @@ for (const kind of testDatabaseKinds()) {
           return order.shipments.length > 0 ? order : undefined
         })
         assert.equal(allocated.shipments[0].fulfillmentLocation.labCode, FIRST_CHOICE)
+      } finally {
+        await t.close()
+      }
+    })
+
+    test("a Live order's change of shipping method re-plans only to labs taking work, and counts the job", async () => {
+      const t = await startTestApp({ kind })
+      try {
+        const drive = pipelineDriver(t)
+        const created = await t.live({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [
+              {
+                sku: 'GLOBAL-FAP-16x24',
+                copies: 1,
+                sizing: 'fillPrintArea',
+                assets: [{ url: images.url('print.jpg') }],
+              },
+            ],
+          }),
+          headers: { 'content-type': 'application/json' },
+        })
+        assert.equal(created.statusCode, 200, created.body)
+        const orderId: string = json(created).order.id
+        const allocated = await drive.allocate(orderId)
+        assert.equal(allocated.document.shipments.length, 1, 'allocated, not yet with its lab')
+        const changeTo = (shippingMethod: string) =>
+          t.live({
+            method: 'POST',
+            url: `/v4.0/orders/${orderId}/actions/updateShippingMethod`,
+            payload: { shippingMethod },
+            headers: { 'content-type': 'application/json' },
+          })
+
+        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true)
+        const refused = json(await changeTo('Express'))
+        assert.equal(refused.outcome, 'FailedToUpdate', 'every lab paused: no lab may take the re-planned shipment')
+        assert.equal(refused.order.shippingMethod, allocated.document.shippingMethod)
+        assert.deepEqual(refused.order.shipments, allocated.document.shipments)
+
+        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, false)
+        const labCode = allocated.document.shipments[0]?.fulfillmentLocation.labCode as string
+        assert.equal(labCode, FIRST_CHOICE)
+        await t.app.services.labs.setPaused(labCode, true)
+        const changed = json(await changeTo('Express'))
+        assert.equal(changed.outcome, 'Updated', JSON.stringify(changed))
+        const newLab = changed.order.shipments[0].fulfillmentLocation.labCode as string
+        assert.notEqual(newLab, labCode, 'the paused lab is left out (nl1 also prints it and ships it Express)')
+        const routing = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
+        const excluded = routing.allocations.at(-1).items[0].labsExcluded
+        assert.equal(excluded.find((lab: { labCode: string }) => lab.labCode === labCode)?.reason, 'LabPaused')
+        const newLabKey = (await t.app.services.labs.createLabKey(newLab)).key
+        assert.equal(json(await capacityCall(t, newLabKey)).capacity.jobsGivenToday, 1, 'the re-planned job counts')
       } finally {
         await t.close()
       }

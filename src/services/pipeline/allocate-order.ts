@@ -18,7 +18,6 @@ import { pricedPageCount } from '../../domain/catalogue-matching.ts'
 import { followReallocatedItems, linesOfShipments } from '../../domain/charges.ts'
 import { parseId } from '../../domain/ids.ts'
 import { jobRequest } from '../../domain/jobs.ts'
-import { labDate, limitedLabCodes, unavailableLabs } from '../../domain/lab-availability.ts'
 import { allocateInScenario, type DeliverByResult, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
 import {
   applyAllocation,
@@ -28,15 +27,11 @@ import {
 } from '../../domain/order-pipeline.ts'
 import type { PricedShipment } from '../../domain/pricing.ts'
 import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
-import {
-  addJobsGiven,
-  listLabAvailability,
-  lockLabAvailability,
-} from '../../repositories/lab-availability.repository.ts'
 import { drawShipmentIds } from '../../repositories/orders.repository.ts'
 import { findQuoteOfOrder } from '../../repositories/quotes.repository.ts'
 import type { BillingService } from '../billing.service.ts'
 import type { ServiceLogger } from '../observability.ts'
+import type { LabRoom } from './lab-room.ts'
 import { allocationLine, quoteNoLongerFitsLine, writeLogLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
 import type { Allocator } from './ports.ts'
@@ -51,6 +46,8 @@ export interface AllocateOrderDeps {
   transition: StepTransition
   /** How long a round that only paused or full labs could serve waits before it tries again. */
   labRoomRetrySeconds: number
+  /** Which labs take no new work now, and the count of the jobs given to them. */
+  labRoom: LabRoom
 }
 
 /** `wait`: how many times the round has already waited for a lab with room. */
@@ -98,32 +95,6 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     return catalogued
   }
 
-  /**
-   * The labs a Live order may not be given now, read with the limited labs' rows locked for the transaction;
-   * Sandbox work goes to the simulated labs, which neither pause nor count.
-   */
-  async function unavailableLabsFor(order: PipelineOrder, tx: Queryable) {
-    if (order.environment !== 'live') return {}
-    const now = clock.now()
-    const states = await listLabAvailability(tx)
-    const locked = await lockLabAvailability(tx, limitedLabCodes(deps.catalogue, states, now), now)
-    const lockedCodes = new Set(locked.map((state) => state.labCode))
-    const current = [...states.filter((state) => !lockedCodes.has(state.labCode)), ...locked]
-    return unavailableLabs(deps.catalogue, current, now)
-  }
-
-  /** Counts each planned shipment of a Live order as a job given to its lab on the lab's date. */
-  async function countJobsGiven(order: PipelineOrder, tx: Queryable, planned: readonly { labCode: string }[]) {
-    if (order.environment !== 'live') return
-    const now = clock.now()
-    const jobsByLab = new Map<string, number>()
-    for (const shipment of planned) jobsByLab.set(shipment.labCode, (jobsByLab.get(shipment.labCode) ?? 0) + 1)
-    for (const [labCode, jobs] of [...jobsByLab].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const lab = deps.catalogue.findLab(labCode)
-      if (lab) await addJobsGiven(tx, lab.code, labDate(lab, now), jobs, now)
-    }
-  }
-
   async function allocate(
     order: PipelineOrder,
     tx: Queryable,
@@ -140,7 +111,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     const quote = firstAllocation ? await quoteOfOrder(tx, order) : undefined
     const billing = await deps.billing.startBilling(tx, order, quote?.currency)
     const itemIds = itemsAwaitingAllocation(document, pipeline).map((item) => item.id)
-    const unavailable = await unavailableLabsFor(order, tx)
+    const unavailable = await deps.labRoom.unavailableLabsFor(order, tx)
     // The allocation of an order's items, as its Sandbox scenario (docs/sandbox.md) bends it.
     const request = {
       order: document,
@@ -189,7 +160,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     }
     const ids = await drawShipmentIds(tx, result.shipments.length)
     const planned = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
-    await countJobsGiven(order, tx, planned)
+    await deps.labRoom.countJobsGiven(order, tx, planned)
     const applied = applyAllocation(document, pipeline, round, planned, [], clock.now())
     if (firstAllocation) {
       const prices = chargedPrices(

@@ -32,6 +32,7 @@ import {
   printFileUrls,
 } from './lab-file-links.ts'
 import { createReportLab, type ReportLab } from './lab-report.ts'
+import { createLabRoom } from './lab-room.ts'
 import { createStepTransition, orderNumberOf } from './order-transition.ts'
 import type {
   Allocator,
@@ -130,6 +131,7 @@ export function createPipelineService(deps: PipelineDeps): PipelineService {
     log,
     transition,
     labRoomRetrySeconds: settings.labRoomRetrySeconds,
+    labRoom: createLabRoom({ clock, catalogue: deps.catalogue }),
   })
   const renderPrintFile = createRenderPrintFile({ ...deps, transition })
   const submitShipment = createSubmitShipment({
