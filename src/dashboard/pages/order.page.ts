@@ -269,6 +269,8 @@ const EXCLUSION_WORDS: Record<string, string> = {
   DoesNotShipThere: 'does not ship it there by this method',
   Rejected: 'refused a shipment of it',
   OutOfStock: 'out of stock',
+  FileDefect: 'gave it back: a defect in its file',
+  CannotProduce: 'gave it back: cannot make it',
   SandboxScenario: 'kept away by the Sandbox scenario, to split the order',
   TooLate: 'cannot deliver by the date asked for',
   NoDeliveryEstimate: 'gives no delivery estimate, so cannot promise the date',
