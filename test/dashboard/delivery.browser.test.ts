@@ -142,6 +142,62 @@ for (const kind of testDatabaseKinds()) {
       await assertAccessible(orders, 'orders with delivery')
     })
 
+    test('an order’s page shows the parcels of a shipment sent in several, and the item a lab gave back', async () => {
+      // A manual Sandbox order waits with its lab; the lab's item reports go through the pipeline as the lab API's do.
+      const print = (copies: number) => ({
+        sku: 'GLOBAL-FAP-8x8',
+        copies,
+        sizing: 'fillPrintArea',
+        assets: [{ printArea: 'default', url: `${h.urls.sandbox}/samples/landscape.jpg` }],
+      })
+      const orderId = await h.placeOrder({
+        items: [print(1), print(2), print(3)],
+        metadata: { sandboxScenario: 'manual' },
+      })
+      const atLab = await waitFor('the shipment with its lab', async () => {
+        const facts = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
+        if (facts.cannotAdvance !== null) return undefined
+        return json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      })
+      assert.equal(atLab.shipments.length, 1, 'one lab makes the three prints')
+      const shipmentId: string = atLab.shipments[0].id
+      const [first, , third] = atLab.items.map((item: { id: string }) => item.id) as string[]
+      const pipeline = h.t.app.services.pipeline
+      const sent = await pipeline.reportLab(orderId, shipmentId, {
+        kind: 'shipped',
+        carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+        tracking: { number: 'PARCEL-ONE', url: 'https://www.royalmail.com/track?trackNumber=PARCEL-ONE' },
+        dispatchDate: new Date(),
+        itemIds: [first as string],
+      })
+      assert.equal(sent.changed, true)
+      const given = await pipeline.reportLab(orderId, shipmentId, {
+        kind: 'rejected',
+        reason: 'one print cannot be made',
+        unavailableItemIds: [],
+        items: [{ itemId: third as string, reason: 'CannotProduce' }],
+      })
+      assert.equal(given.changed, true)
+      await waitFor('the given-back print at a new shipment', async () => {
+        const order = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return order.shipments.length === 2 ? order : undefined
+      })
+
+      const page = await h.sandboxPage('desktop', `/dashboard/orders/${orderId}`)
+      const parcels = page.locator(`ol.parcels[aria-label="Parcels of ${shipmentId}"] li`)
+      assert.equal(await parcels.count(), 1)
+      assert.match(await parcels.first().innerText(), new RegExp(`PARCEL-ONE: ${first}`))
+      await assert.doesNotReject(
+        page.locator('.timeline').getByText(`Shipment ${shipmentId}: parcel 1 dispatched`).first().waitFor(),
+      )
+      const rerouted = page.locator('ul.rerouted-items li')
+      assert.match(
+        await rerouted.first().innerText(),
+        new RegExp(`Re-routed ${third} from \\S+ \\(${shipmentId}\\): cannot make it`),
+      )
+      await assertAccessible(page, 'order with parcels and a re-routed item')
+    })
+
     test('a late delivery is marked late on the order page and in the orders table', async () => {
       const orderId = await h.placeOrder({ metadata: { sandboxScenario: 'lateDelivery' } })
       const delivered = await waitFor(
