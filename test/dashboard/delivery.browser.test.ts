@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core'
 import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
+import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -154,14 +155,16 @@ for (const kind of testDatabaseKinds()) {
         items: [print(1), print(2), print(3)],
         metadata: { sandboxScenario: 'manual' },
       })
-      const atLab = await waitFor('the shipment with its lab', async () => {
-        const facts = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
-        if (facts.cannotAdvance !== null) return undefined
-        return json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      const atLab = await waitFor('the shipment submitted to its lab', async () => {
+        const { pipeline, document } = await pipelineDriver(h.t).state(orderId)
+        const shipments = Object.values(pipeline.shipments)
+        return shipments.length > 0 && shipments.every((shipment) => shipment.state === 'submitted')
+          ? document
+          : undefined
       })
       assert.equal(atLab.shipments.length, 1, 'one lab makes the three prints')
-      const shipmentId: string = atLab.shipments[0].id
-      const [first, , third] = atLab.items.map((item: { id: string }) => item.id) as string[]
+      const shipmentId = atLab.shipments[0]?.id as string
+      const [first, , third] = atLab.items.map((item) => item.id)
       const pipeline = h.t.app.services.pipeline
       const sent = await pipeline.reportLab(orderId, shipmentId, {
         kind: 'shipped',
