@@ -1,10 +1,12 @@
 // Item-by-item lab reports through the lab API on Live (docs/pipeline.md#lab-reports): real workers take the order
-// to its lab; the lab reports items printed, ships them in two parcels with their own tracking, and gives single
-// items back, which are allocated again to another lab while the rest of the shipment stays where it is. Every
-// refusal answers 400 with the field and the reason. On every configured database.
+// to its lab; the lab reports items printed, ships them in two parcels with their own tracking (the merchant's order
+// and callbacks show each parcel), and gives single items back, which are allocated again to another lab while the
+// rest of the shipment stays where it is. Every refusal answers 400 with the field and the reason. On every
+// configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
@@ -12,8 +14,9 @@ import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-a
 import { waitFor } from '../support/wait.ts'
 
 /** Fine art prints to GB: uk6 makes them cheapest, de1 and nl1 make them too. */
-const printsOrder = (url: (name: string) => string, count: number) =>
+const printsOrder = (url: (name: string) => string, count: number, overrides: Record<string, unknown> = {}) =>
   sampleOrder({
+    ...overrides,
     items: Array.from({ length: count }, (_, index) => ({
       sku: 'GLOBAL-FAP-8x8',
       copies: index + 1,
@@ -70,11 +73,11 @@ for (const kind of testDatabaseKinds()) {
       ) as any
 
     /** A Live order of `count` prints in one shipment at its lab, with a key of that lab. */
-    async function atTheLab(count: number) {
+    async function atTheLab(count: number, overrides: Record<string, unknown> = {}) {
       const created = await t.live({
         method: 'POST',
         url: '/v4.0/orders',
-        payload: printsOrder(images.url, count),
+        payload: printsOrder(images.url, count, overrides),
         headers: { 'content-type': 'application/json' },
       })
       assert.equal(created.statusCode, 200, created.body)
@@ -98,7 +101,9 @@ for (const kind of testDatabaseKinds()) {
     }
 
     test('a lab prints items, ships them in two parcels with their own tracking; the order shows both and is Complete after the last', async () => {
-      const { orderId, shipmentId, key, itemIds } = await atTheLab(3)
+      const receiver = await startCallbackReceiver()
+      after(() => receiver.close())
+      const { orderId, shipmentId, key, itemIds } = await atTheLab(3, { callbackUrl: receiver.url('/hook') })
       const [a, b, c] = itemIds as [string, string, string]
       const base = `/labs/v1/jobs/${shipmentId}`
       const states = async () =>
@@ -162,6 +167,17 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(complete.shipments[0].dispatchDate, '2026-11-21T10:00:00.000Z')
       assert.equal(await jobOf(key, shipmentId), undefined, 'a shipped job leaves the list')
       assert.equal(outcome(await lab(key, `${base}/shipped`, parcel('RM2', '2026-11-21T10:00:00Z'))), 'Ok')
+
+      // The merchant hears of each parcel, then of the shipment with its last parcel.
+      const T = 'com.printroute.order'
+      const types = await waitFor('the callbacks of the two parcels and the completion', async () => {
+        const received = receiver.received.map((callback) => callback.event.type as string)
+        return received.includes(`${T}.status.stage.changed#Complete`) ? received : undefined
+      })
+      assert.deepEqual(
+        types.filter((type) => type.includes('.shipments.')),
+        [`${T}.shipments.parcel#Shipped`, `${T}.shipments.parcel#Shipped`, `${T}.shipments.shipment#Shipped`],
+      )
     })
 
     test('a lab gives one item back: only it is allocated again, to another lab, and the rest stays untouched', async () => {
