@@ -170,9 +170,13 @@ for (const kind of testDatabaseKinds()) {
 
       // The merchant hears of each parcel, then of the shipment with its last parcel.
       const T = 'com.printroute.order'
+      // Deliveries run in parallel: the events' order is their `sequence`, not their arrival.
       const types = await waitFor('the callbacks of the two parcels and the completion', async () => {
-        const received = receiver.received.map((callback) => callback.event.type as string)
-        return received.includes(`${T}.status.stage.changed#Complete`) ? received : undefined
+        const received = [...receiver.received]
+          .sort((x, y) => String(x.event.sequence).localeCompare(String(y.event.sequence)))
+          .map((callback) => callback.event.type as string)
+        const expected = [`${T}.shipments.shipment#Shipped`, `${T}.status.stage.changed#Complete`]
+        return expected.every((type) => received.includes(type)) ? received : undefined
       })
       assert.deepEqual(
         types.filter((type) => type.includes('.shipments.')),
