@@ -191,3 +191,49 @@ test('delivery estimates and tracking keep the wire key order, whichever is set 
   assert.equal(order.estimatedDispatchDate, '2026-03-02')
   assert.equal(JSON.stringify(order), serializeThroughSchema(order))
 })
+
+test('a shipment sent in two parcels keeps the wire key order: parcels after the estimate, before the tracking', () => {
+  const now = new Date('2026-03-01T09:00:00.000Z')
+  const order = buildNewOrderDocument(
+    fullOrder,
+    { order: 'ord_9', items: ['ori_5', 'ori_6'], assets: ['ast_7', 'ast_8', 'ast_9'] },
+    now,
+  )
+  const pipeline = emptyPipeline()
+  startPipeline(order, pipeline, now)
+  const stored = { blobKey: 'k', contentType: 'image/jpeg', bytes: 1, md5: 'x', width: 10, height: 10 }
+  for (const asset of ['ast_7', 'ast_8', 'ast_9']) recordDownloadSuccess(order, pipeline, asset, stored, null, now)
+  const estimate = { estimatedDispatchDate: '2026-03-03', estimatedDelivery: { from: '2026-03-05', to: '2026-03-09' } }
+  const planned = {
+    id: 'shp_3',
+    labCode: 'us1',
+    labCountryCode: 'US',
+    carrier: { name: 'UPS', service: 'Ground' },
+    itemIds: ['ori_5', 'ori_6'],
+    formats: {},
+    estimate,
+  }
+  applyAllocation(order, pipeline, 1, [planned], [], now)
+  for (const asset of ['ast_7', 'ast_8', 'ast_9']) {
+    recordPrintFile(order, pipeline, 'shp_3', asset, { blobKey: 'p', width: 1, height: 1, format: 'jpeg' }, now)
+  }
+  recordSubmitted(order, pipeline, 'shp_3', now)
+  const parcel = (number: string, itemIds: string[]) => ({
+    kind: 'shipped' as const,
+    carrier: null,
+    tracking: { number, url: `https://t.test/${number}` },
+    dispatchDate: now,
+    itemIds,
+  })
+  assert.equal(recordLabReport(order, pipeline, 'shp_3', parcel('P1', ['ori_6']), now, estimate).changed, true)
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  assert.equal(recordLabReport(order, pipeline, 'shp_3', parcel('P2', ['ori_5']), now, estimate).changed, true)
+  assert.equal(order.shipments[0]?.parcels?.length, 2)
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  const report = {
+    kind: 'tracking' as const,
+    events: [{ time: '2026-03-06T10:00:00Z', status: 'Delivered' as const, description: 'left' }],
+  }
+  assert.equal(recordLabReport(order, pipeline, 'shp_3', report, now).changed, true)
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+})

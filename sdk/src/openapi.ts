@@ -566,6 +566,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "com.printroute.order.shipments.parcel#Shipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A parcel of a shipment shipped in several parcels left the lab (one event per parcel)
+         * @description A CloudEvent of type `com.printroute.order.shipments.parcel#Shipped`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onParcelShipped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "com.printroute.order.shipments.shipment#Shipped": {
         parameters: {
             query?: never;
@@ -1298,10 +1318,10 @@ export interface components {
         ItemStatus: "Ok" | "Invalid" | "NotYetDownloaded";
         /**
          * LabExclusionReason
-         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had as many jobs today as its reported capacity or its daily limit allows). More reasons may be added.
+         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); FileDefect (the lab gave the item back for a defect in its file); CannotProduce (the lab gave the item back: it cannot make it); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had as many jobs today as its reported capacity or its daily limit allows). More reasons may be added.
          * @enum {string}
          */
-        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity";
+        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "FileDefect" | "CannotProduce" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity";
         /** Money */
         Money: {
             /** @description Decimal amount with two places, negative for credits. */
@@ -1428,6 +1448,16 @@ export interface components {
          * @enum {string}
          */
         PackingSlipStatus: "NotYetDownloaded" | "Success" | "Error";
+        /** Parcel */
+        Parcel: {
+            items: {
+                itemId: string;
+            }[];
+            carrier: components["schemas"]["Carrier"];
+            tracking: components["schemas"]["Tracking"] | null;
+            /** Format: date-time */
+            dispatchDate: string;
+        };
         /** Preview */
         Preview: {
             printArea: string;
@@ -1734,6 +1764,23 @@ export interface components {
             phoneNumber?: string | null;
             address: components["schemas"]["AddressInput"];
         };
+        /** ReroutedItem */
+        ReroutedItem: {
+            itemId: string;
+            /** @description The shipment the item left. */
+            fromShipmentId: string;
+            /** @description The lab that gave the item back. */
+            fromLabCode: string;
+            reason: components["schemas"]["ReroutedItemReason"];
+            /** @description The lab's words: the rejection's reason, or what is wrong with the file. */
+            description?: string;
+        };
+        /**
+         * ReroutedItemReason
+         * @description Rejected: the lab refused its whole shipment; OutOfStock, FileDefect, CannotProduce: the lab gave the item back for that reason.
+         * @enum {string}
+         */
+        ReroutedItemReason: "Rejected" | "OutOfStock" | "FileDefect" | "CannotProduce";
         /** ResolutionWarning */
         ResolutionWarning: {
             /**
@@ -1812,6 +1859,8 @@ export interface components {
              * @description When deliverByMet is false: the earliest date any plan reaches; null when some item has no lab with an estimate.
              */
             earliestDeliveryDate?: string | null;
+            /** @description printroute's own, on a round after a lab gave items back (docs/allocation.md#re-routed-items): the items this round allocated again, the shipment and lab they left, and why. */
+            reroutedItems?: components["schemas"]["ReroutedItem"][];
         };
         /**
          * RoutingBasis
@@ -1880,6 +1929,8 @@ export interface components {
              */
             estimatedDispatchDate?: string;
             estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            /** @description printroute's own (docs/api.md#parcels): the parcels the lab dispatched, in the order it reported them; absent until the first. While some items have not shipped, the shipment's carrier, tracking and dispatchDate are its first parcel's; once every item has shipped, its last parcel's. */
+            parcels?: components["schemas"]["Parcel"][];
             deliveryStatus?: components["schemas"]["ShipmentDeliveryStatus"];
             /** @description printroute's own: the carrier's scans, oldest first. */
             trackingEvents?: components["schemas"]["TrackingEvent"][];
@@ -3650,6 +3701,42 @@ export interface operations {
         };
     };
     onPaymentAuthorised: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onParcelShipped: {
         parameters: {
             query?: never;
             header: {

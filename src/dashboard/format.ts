@@ -151,6 +151,7 @@ export function eventWords(type: string): string {
   const [what = '', state = ''] = name.split('#')
   if (what === 'status.stage.changed') return `Stage changed to ${state}`
   if (what === 'shipments.shipment') return SHIPMENT_EVENT_WORDS[state] ?? `A shipment was ${state.toLowerCase()}`
+  if (what === 'shipments.parcel') return 'A parcel of a shipment was dispatched'
   if (what === 'status.delivery') return 'Every shipment delivered'
   if (what === 'status.details.downloadAssets') return `Images downloaded`
   if (what === 'status.details.shipping') return `Everything shipped`

@@ -93,8 +93,18 @@ export type LabExclusionReason = 'DoesNotMakeProduct' | 'DoesNotShipThere' | Exc
  * or its rate no transit days), or its estimate arrives after the date.
  */
 export type ExclusionByPromise = 'NoDeliveryEstimate' | 'TooLate'
-/** Exclusions an order's history causes: a lab refused a shipment of the item, or said it was out of stock. */
-export type ExclusionByHistory = 'Rejected' | 'OutOfStock'
+/**
+ * Exclusions an order's history causes: a lab refused a shipment of the item, or gave the item back saying why: out of
+ * stock, a defect in its file, or it cannot make it (docs/allocation.md#re-routed-items).
+ */
+export type ExclusionByHistory = 'Rejected' | ItemRejectionReason
+/** Why a lab gives one item of a shipment back (POST /labs/v1/jobs/{id}/reject with `items`). */
+export type ItemRejectionReason = 'OutOfStock' | 'FileDefect' | 'CannotProduce'
+export const ITEM_REJECTION_REASONS = [
+  'OutOfStock',
+  'FileDefect',
+  'CannotProduce',
+] as const satisfies readonly ItemRejectionReason[]
 /**
  * Why a request excludes a lab: the order's history, or its Sandbox scenario (`SandboxScenario`: the scenario kept
  * the lab from the item to split the order; the scenario outOfStock says `OutOfStock` for every lab).

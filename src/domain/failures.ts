@@ -46,6 +46,7 @@ export type FailureCode =
   | 'ShipmentNotShipped'
   | 'ShipmentCancelled'
   | 'TooManyTrackingEvents'
+  | 'ItemAlreadyShipped'
 
 export interface Failure {
   code: FailureCode

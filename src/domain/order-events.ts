@@ -16,6 +16,11 @@ export const EVENT_VENDOR_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i
 export type OrderEventKind =
   | { kind: 'stageChanged'; stage: Stage }
   | { kind: 'shipmentShipped'; shipmentId: string }
+  /**
+   * A parcel of a shipment shipped in several parcels left the lab (`parcel` counts the shipment's parcels from 0). A
+   * shipment shipped whole in one parcel has only `shipmentShipped`.
+   */
+  | { kind: 'parcelShipped'; shipmentId: string; parcel: number }
   /** A shipment's `deliveryStatus` became one of the statuses that have a callback. */
   | { kind: 'shipmentDelivery'; shipmentId: string; status: CallbackDeliveryStatus }
   /** Every shipment of the order has been delivered (`deliveredAt` set on the order). */
@@ -31,6 +36,8 @@ export function eventType(vendor: string, event: OrderEventKind): string {
       return `${prefix}.status.stage.changed#${event.stage}`
     case 'shipmentShipped':
       return `${prefix}.shipments.shipment#Shipped`
+    case 'parcelShipped':
+      return `${prefix}.shipments.parcel#Shipped`
     case 'shipmentDelivery':
       return `${prefix}.shipments.shipment#${event.status}`
     case 'orderDelivered':
@@ -67,7 +74,8 @@ export interface OrderChangeFacts {
 
 /**
  * The events a change causes, in the order they happened within it: fulfilment starting after the pause
- * window, downloads complete, payment authorised, each shipment made, shipping complete, the stage change it led
+ * window, downloads complete, payment authorised, each parcel of a shipment shipped in several, each shipment made,
+ * shipping complete, the stage change it led
  * to, then what the carriers reported: each shipment's new delivery status (one event for the status it ends at,
  * however many scans the change applied), then the whole order delivered. Creation causes none (there is no
  * `before`); a change that touches none of these, none.
@@ -89,7 +97,15 @@ export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
   const shippedBefore = new Set(
     before.shipments.filter((shipment) => shipment.status === 'Shipped').map((shipment) => shipment.id),
   )
+  const parcelsBefore = new Map(before.shipments.map((shipment) => [shipment.id, shipment.parcels?.length ?? 0]))
   for (const shipment of after.shipments) {
+    const parcels = shipment.parcels?.length ?? 0
+    const shippedWhole = shipment.status === 'Shipped' && parcels <= 1 && !parcelsBefore.get(shipment.id)
+    if (!shippedWhole) {
+      for (let parcel = parcelsBefore.get(shipment.id) ?? 0; parcel < parcels; parcel++) {
+        events.push({ kind: 'parcelShipped', shipmentId: shipment.id, parcel })
+      }
+    }
     if (shipment.status === 'Shipped' && !shippedBefore.has(shipment.id)) {
       events.push({ kind: 'shipmentShipped', shipmentId: shipment.id })
     }

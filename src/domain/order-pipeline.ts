@@ -9,7 +9,7 @@
 //
 // Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
-import type { ExclusionByHistory } from './allocation.ts'
+import type { ExclusionByHistory, ItemRejectionReason } from './allocation.ts'
 import type { PrintFileFormat } from './catalogue.types.ts'
 import type { BillingState } from './charges.ts'
 import { combinedEstimate, type DeliveryEstimate } from './delivery-promise.ts'
@@ -22,12 +22,13 @@ import type {
   Issue,
   Item,
   OrderDocument,
+  Parcel,
   Recipient,
   Shipment,
   TrackingEvent,
 } from './order.ts'
 import type { PrintFilePlan } from './print-geometry.ts'
-import type { RoutingRound } from './routing.ts'
+import type { ReroutedItem, RoutingRound } from './routing.ts'
 import type { SandboxScenario } from './sandbox-scenarios.ts'
 
 /** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
@@ -118,6 +119,9 @@ export type ShipmentState =
   /** Cancelled by the merchant before it reached its lab. */
   | 'cancelled'
 
+/** Where one item of a shipment is at its lab: `rejected` items left the shipment for another allocation. */
+export type LabItemState = 'open' | 'printed' | 'shipped' | 'rejected'
+
 export interface PipelineShipment {
   labCode: string
   state: ShipmentState
@@ -142,6 +146,11 @@ export interface PipelineShipment {
    * absent until then, for shipments submitted before packing slips were made, and when making it failed.
    */
   packingSlipPdf?: { blobKey: string }
+  /**
+   * Item id -> how far the lab got with the item, reported item by item (docs/pipeline.md#lab-reports); an item not
+   * here is open (or, in a shipment shipped whole before item reports existed, shipped). Absent until the first.
+   */
+  itemStates?: Record<string, Exclude<LabItemState, 'open'>>
   /**
    * The delivery promise made when the shipment was allocated (domain/delivery-promise.ts): the shipment's own
    * estimate moves with the real dispatch date, this stays, so a delivery after its `to` is known to be late.
@@ -171,6 +180,11 @@ export interface PipelineState {
    * `Rejected` when it refused the whole shipment. Absent from orders older than routing explanations.
    */
   exclusionReasons?: Record<string, Record<string, ExclusionByHistory>>
+  /**
+   * Items a lab gave back that wait for their next allocation round, which names them in its routing
+   * (`reroutedItems`) and takes them from here. Absent when none wait.
+   */
+  reroutes?: ReroutedItem[]
   /** How each allocation of the order was reached, oldest first (GET /orders/{id}/routing). */
   routing?: RoutingRound[]
   /** Incremented on every allocation round, so each round's job key is new. */
@@ -424,7 +438,15 @@ export interface AllocatedShipment {
 // ---------------------------------------------------------------------------------------------------------
 
 /** Shipment keys the wire order puts after the estimate (delivery tracking's). */
-const SHIPMENT_KEYS_AFTER_ESTIMATE = ['deliveryStatus', 'trackingEvents', 'deliveredAt', 'deliveredLate'] as const
+const SHIPMENT_KEYS_AFTER_ESTIMATE = [
+  'parcels',
+  'deliveryStatus',
+  'trackingEvents',
+  'deliveredAt',
+  'deliveredLate',
+] as const
+/** Shipment keys the wire order puts after `parcels` (delivery tracking's). */
+const SHIPMENT_KEYS_AFTER_PARCELS = ['deliveryStatus', 'trackingEvents', 'deliveredAt', 'deliveredLate'] as const
 /** Order keys the wire order puts after the estimate. */
 const ORDER_KEYS_AFTER_ESTIMATE = ['deliveredAt', 'deliveredLate'] as const
 
@@ -448,6 +470,16 @@ function setEstimate<T extends Estimated>(
     target.estimatedDelivery = { from: estimate.estimatedDelivery.from, to: estimate.estimatedDelivery.to }
   }
   for (const [key, value] of following) target[key] = value
+}
+
+/** Sets a shipment's `parcels` in its place of the wire order (after the estimate, before delivery tracking). */
+function setParcels(shipment: Shipment, parcels: Parcel[]): void {
+  const following = SHIPMENT_KEYS_AFTER_PARCELS.filter((key) => Object.hasOwn(shipment, key)).map(
+    (key) => [key, shipment[key]] as const,
+  )
+  for (const [key] of following) delete shipment[key]
+  shipment.parcels = parcels
+  for (const [key, value] of following) Object.assign(shipment, { [key]: value })
 }
 
 /** Sets (null: removes) a shipment's `estimatedDispatchDate` and `estimatedDelivery`. */
@@ -587,6 +619,9 @@ export function recordPrintFile(
   if (waiting.some((candidate) => Object.values(candidate.printFiles).some((file) => file === null))) {
     return { changed: true, jobs: [] }
   }
+  // A lab gave items back while this shipment was rendering: the submission waits for that round's shipments, which
+  // submit this one too when their own print files are made.
+  if (pipeline.phase === 'allocating') return { changed: true, jobs: [] }
   setDetail(order, 'printReadyAssetsPrepared', 'Complete')
   pipeline.phase = 'producing'
   return { changed: true, jobs: submissionJobs(order, pipeline) }
@@ -666,16 +701,31 @@ export function recordSubmitted(
   return { changed: true, jobs: [] }
 }
 
+/** One item a lab gives back, and why (docs/pipeline.md#lab-reports); a `FileDefect` says what is wrong. */
+export interface RejectedItem {
+  itemId: string
+  reason: ItemRejectionReason
+  description?: string
+}
+
 export type LabReport =
   | { kind: 'acknowledged' }
   | { kind: 'inProduction' }
+  /** These items are printed (empty: every open item of the shipment). */
+  | { kind: 'printed'; itemIds: string[] }
   | {
       kind: 'shipped'
       carrier: { name: string; service: string } | null
       tracking: { number: string; url: string } | null
       dispatchDate: Date
+      /** The items of this parcel; absent: every item of the shipment not yet shipped. */
+      itemIds?: string[]
     }
-  | { kind: 'rejected'; reason: string; unavailableItemIds: string[] }
+  /**
+   * With `items`: only those items leave the shipment and are allocated again. Without: the whole shipment (its
+   * items not yet shipped), the lab excluded for `unavailableItemIds` (out of stock) or, when none, for every item.
+   */
+  | { kind: 'rejected'; reason: string; unavailableItemIds: string[]; items?: RejectedItem[] }
   /**
    * Carrier scans of a shipped shipment (domain/delivery-tracking.ts). `fromStatus` (the simulated labs): applied
    * only while the shipment's `deliveryStatus` is still that (null: no scan yet), so a step run twice at once, or
@@ -693,15 +743,111 @@ const PROGRESS: Record<ShipmentState, number> = {
   cancelled: 4,
 }
 
-/** What a lab report did; a tracking report that cannot apply also says why (the lab API answers with it). */
+/**
+ * Why an item report cannot apply: an item id the shipment does not hold (`InvalidValue`), or an item already in a
+ * different parcel or shipped and now rejected (`ItemAlreadyShipped`). `field` names the report's field
+ * (`itemIds[1]`, `items[0].itemId`), as the lab API's 400 answer does.
+ */
+export interface ItemReportRefusal {
+  code: 'InvalidValue' | 'ItemAlreadyShipped'
+  field: string
+  itemId: string
+  shipmentId: string
+}
+
+/** What a lab report did; a report that cannot apply also says why (the lab API answers with it). */
 export interface LabReportTransition extends Transition {
   refusal?: TrackingRefusal
+  itemRefusal?: ItemReportRefusal
+}
+
+/** Where one item of a shipment is at its lab (the lab API's job view shows it). */
+export function labItemState(pipeline: PipelineState, shipmentId: string, itemId: string): LabItemState {
+  const shipment = pipeline.shipments[shipmentId]
+  const reported = shipment?.itemStates?.[itemId]
+  if (reported) return reported
+  return shipment?.state === 'shipped' ? 'shipped' : 'open'
+}
+
+/** The parcel an item of the shipment went in; undefined while it has not shipped. */
+function parcelOf(onOrder: Shipment, itemId: string): Parcel | undefined {
+  return onOrder.parcels?.find((parcel) => parcel.items.some((entry) => entry.itemId === itemId))
+}
+
+function sameParcel(parcel: Parcel, other: Omit<Parcel, 'items'>): boolean {
+  return (
+    parcel.carrier.name === other.carrier.name &&
+    parcel.carrier.service === other.carrier.service &&
+    (parcel.tracking?.number ?? null) === (other.tracking?.number ?? null) &&
+    parcel.dispatchDate === other.dispatchDate
+  )
+}
+
+/** The parcel a `shipped` report describes, before its items (the shipment's carrier when the report names none). */
+function parcelOfReport(onOrder: Shipment, report: Extract<LabReport, { kind: 'shipped' }>): Omit<Parcel, 'items'> {
+  return {
+    carrier: report.carrier ?? onOrder.carrier,
+    tracking: report.tracking,
+    dispatchDate: report.dispatchDate.toISOString(),
+  }
 }
 
 /**
- * A lab reports on a shipment it holds. Reports that would move a shipment backwards are ignored. With a `shipped`
- * report, `afterDispatch` is the shipment's estimate from its real dispatch date (`estimateAfterDispatch`; null: the
- * catalogue gives none), which replaces the allocation's; the promise stays.
+ * Why an item report (`printed`, `shipped`, `rejected` with `items`) cannot apply to the shipment as it is; undefined
+ * when it can (a repeat can: it changes nothing). Decided again under the order's lock by `recordLabReport`.
+ */
+export function itemReportRefusal(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipmentId: string,
+  report: LabReport,
+): ItemReportRefusal | undefined {
+  const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId)
+  const shipment = pipeline.shipments[shipmentId]
+  if (!onOrder || !shipment) return undefined
+  const held = new Set(onOrder.items.map((entry) => entry.itemId))
+  const refuse = (code: ItemReportRefusal['code'], field: string, itemId: string): ItemReportRefusal => ({
+    code,
+    field,
+    itemId,
+    shipmentId,
+  })
+  switch (report.kind) {
+    case 'printed': {
+      const index = report.itemIds.findIndex((itemId) => !held.has(itemId))
+      return index < 0 ? undefined : refuse('InvalidValue', `itemIds[${index}]`, report.itemIds[index] as string)
+    }
+    case 'shipped': {
+      const parcel = parcelOfReport(onOrder, report)
+      for (const [index, itemId] of (report.itemIds ?? []).entries()) {
+        if (!held.has(itemId)) return refuse('InvalidValue', `itemIds[${index}]`, itemId)
+        const shippedIn = parcelOf(onOrder, itemId)
+        if (shippedIn && !sameParcel(shippedIn, parcel))
+          return refuse('ItemAlreadyShipped', `itemIds[${index}]`, itemId)
+      }
+      return undefined
+    }
+    case 'rejected': {
+      for (const [index, { itemId }] of (report.items ?? []).entries()) {
+        const field = `items[${index}].itemId`
+        // An item this shipment already gave back: a repeat.
+        if (shipment.itemStates?.[itemId] === 'rejected') continue
+        if (!held.has(itemId)) return refuse('InvalidValue', field, itemId)
+        if (labItemState(pipeline, shipmentId, itemId) === 'shipped') return refuse('ItemAlreadyShipped', field, itemId)
+      }
+      return undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * A lab reports on a shipment it holds. Reports that would move a shipment (or an item) backwards are ignored; a
+ * report the shipment cannot take (an item it does not hold, an item shipped in another parcel) changes nothing
+ * and says why in `itemRefusal`. With a `shipped` report, `afterDispatch` is the shipment's estimate from its real
+ * dispatch date (`estimateAfterDispatch`; null: the catalogue gives none), which replaces the allocation's once the
+ * last parcel has shipped; the promise stays.
  */
 export function recordLabReport(
   order: OrderDocument,
@@ -726,6 +872,8 @@ export function recordLabReport(
     return { changed: true, jobs: [] }
   }
   if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
+  const itemRefusal = itemReportRefusal(order, pipeline, shipmentId, report)
+  if (itemRefusal) return { changed: false, jobs: [], itemRefusal }
   if (shipment.state === 'shipped' || shipment.state === 'rejected' || shipment.state === 'cancelled') return NOTHING
   switch (report.kind) {
     case 'acknowledged':
@@ -735,51 +883,199 @@ export function recordLabReport(
       touch(order, now)
       return { changed: true, jobs: [] }
     }
-    case 'shipped': {
-      shipment.state = 'shipped'
-      onOrder.status = 'Shipped'
-      onOrder.dispatchDate = report.dispatchDate.toISOString()
-      if (report.carrier) onOrder.carrier = report.carrier
-      onOrder.tracking = report.tracking
-      if (afterDispatch !== undefined) setShipmentEstimate(onOrder, afterDispatch)
-      touch(order, now)
-      const live = Object.values(pipeline.shipments).filter(
-        (candidate) => candidate.state !== 'rejected' && candidate.state !== 'cancelled',
-      )
-      const allShipped =
-        live.every((candidate) => candidate.state === 'shipped') &&
-        itemsAwaitingAllocation(order, pipeline).length === 0
-      if (allShipped) {
-        setDetail(order, 'inProduction', 'Complete')
-        setDetail(order, 'shipping', 'Complete')
-        order.status.stage = 'Complete'
-        pipeline.phase = 'complete'
-      } else {
-        setDetail(order, 'shipping', 'InProgress')
+    case 'printed': {
+      const itemIds = report.itemIds.length > 0 ? report.itemIds : onOrder.items.map((entry) => entry.itemId)
+      let changed = startProduction(shipment)
+      for (const itemId of itemIds) {
+        if (labItemState(pipeline, shipmentId, itemId) !== 'open') continue
+        shipment.itemStates = { ...shipment.itemStates, [itemId]: 'printed' }
+        changed = true
       }
-      refreshOrderEstimate(order, pipeline)
+      if (!changed) return NOTHING
+      touch(order, now)
       return { changed: true, jobs: [] }
     }
-    case 'rejected': {
-      // The work goes to the next-best lab from the kept copies of the assets.
-      shipment.state = 'rejected'
-      order.shipments = order.shipments.filter((candidate) => candidate.id !== shipmentId)
-      const itemIds = onOrder.items.map((entry) => entry.itemId)
-      const outOfStock = report.unavailableItemIds.length > 0
-      const excludedFor = outOfStock ? report.unavailableItemIds : itemIds
-      pipeline.exclusionReasons ??= {}
-      for (const itemId of excludedFor) {
-        const excluded = pipeline.excludedLabs[itemId] ?? []
-        if (!excluded.includes(shipment.labCode)) excluded.push(shipment.labCode)
-        pipeline.excludedLabs[itemId] = excluded
-        const reasons = pipeline.exclusionReasons[itemId] ?? {}
-        reasons[shipment.labCode] = outOfStock ? 'OutOfStock' : 'Rejected'
-        pipeline.exclusionReasons[itemId] = reasons
+    case 'shipped':
+      return recordParcel(order, pipeline, shipment, onOrder, report, now, afterDispatch)
+    case 'rejected':
+      return recordRejection(order, pipeline, shipmentId, report, now)
+  }
+}
+
+/** A shipment with an item printed or shipped is in production, if it was not already; whether it moved. */
+function startProduction(shipment: PipelineShipment): boolean {
+  if (PROGRESS[shipment.state] >= PROGRESS.inProduction) return false
+  shipment.state = 'inProduction'
+  return true
+}
+
+/**
+ * One parcel of the shipment left the lab: its items are shipped. The shipment's own carrier, tracking and dispatch
+ * date are its first parcel's while items remain, and the last parcel's once every item has shipped (the delivery
+ * estimate follows that dispatch). A parcel with the same carrier, tracking and dispatch date as one already reported
+ * is that parcel: its new items join it, and a repeat changes nothing.
+ */
+function recordParcel(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipment: PipelineShipment,
+  onOrder: Shipment,
+  report: Extract<LabReport, { kind: 'shipped' }>,
+  now: Date,
+  afterDispatch: DeliveryEstimate | null | undefined,
+): LabReportTransition {
+  const shipmentId = onOrder.id
+  const requested = report.itemIds ?? onOrder.items.map((entry) => entry.itemId)
+  const fresh = [...new Set(requested)].filter((itemId) => labItemState(pipeline, shipmentId, itemId) !== 'shipped')
+  if (fresh.length === 0) return NOTHING
+  const described = parcelOfReport(onOrder, report)
+  const parcels = structuredClone(onOrder.parcels ?? [])
+  let parcel = parcels.find((candidate) => sameParcel(candidate, described))
+  if (!parcel) {
+    parcel = { items: [], ...described }
+    parcels.push(parcel)
+  }
+  parcel.items.push(...fresh.map((itemId) => ({ itemId })))
+  setParcels(onOrder, parcels)
+  shipment.itemStates = { ...shipment.itemStates, ...Object.fromEntries(fresh.map((id) => [id, 'shipped' as const])) }
+  touch(order, now)
+  const remaining = onOrder.items.filter((entry) => labItemState(pipeline, shipmentId, entry.itemId) !== 'shipped')
+  if (remaining.length > 0) {
+    startProduction(shipment)
+    showParcel(onOrder, parcels[0] as Parcel)
+    setDetail(order, 'shipping', 'InProgress')
+    return { changed: true, jobs: [] }
+  }
+  showParcel(onOrder, parcel)
+  if (afterDispatch !== undefined) setShipmentEstimate(onOrder, afterDispatch)
+  finishShipment(order, pipeline, shipment, onOrder)
+  return { changed: true, jobs: [] }
+}
+
+/** The shipment's own carrier, tracking and dispatch date become the parcel's. */
+function showParcel(onOrder: Shipment, parcel: Parcel): void {
+  onOrder.dispatchDate = parcel.dispatchDate
+  onOrder.carrier = { ...parcel.carrier }
+  onOrder.tracking = parcel.tracking ? { ...parcel.tracking } : null
+}
+
+/** Every live item of the shipment has shipped: it is Shipped, and the order Complete when nothing else is left. */
+function finishShipment(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipment: PipelineShipment,
+  onOrder: Shipment,
+): void {
+  shipment.state = 'shipped'
+  onOrder.status = 'Shipped'
+  const live = Object.values(pipeline.shipments).filter(
+    (candidate) => candidate.state !== 'rejected' && candidate.state !== 'cancelled',
+  )
+  const allShipped =
+    live.every((candidate) => candidate.state === 'shipped') && itemsAwaitingAllocation(order, pipeline).length === 0
+  if (allShipped) {
+    setDetail(order, 'inProduction', 'Complete')
+    setDetail(order, 'shipping', 'Complete')
+    order.status.stage = 'Complete'
+    pipeline.phase = 'complete'
+  } else {
+    setDetail(order, 'shipping', 'InProgress')
+  }
+  refreshOrderEstimate(order, pipeline)
+}
+
+/**
+ * The lab gives items back: with `items`, only those leave the shipment (the rest stay with the lab, untouched);
+ * without, every item not yet shipped does. Leaving every remaining item is the whole shipment rejected: it leaves
+ * the order. The lab is excluded for each item with the reason given (docs/allocation.md#re-routed-items), and the
+ * items are allocated again from the kept copies of their assets; the next round's routing names them.
+ */
+function recordRejection(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  shipmentId: string,
+  report: Extract<LabReport, { kind: 'rejected' }>,
+  now: Date,
+): LabReportTransition {
+  const shipment = pipeline.shipments[shipmentId] as PipelineShipment
+  const onOrder = order.shipments.find((candidate) => candidate.id === shipmentId) as Shipment
+  const unshipped = onOrder.items
+    .map((entry) => entry.itemId)
+    .filter((itemId) => labItemState(pipeline, shipmentId, itemId) !== 'shipped')
+  const byItem = report.items && report.items.length > 0
+  // Item id -> why the lab is excluded for it (none: the item is allocated again, the lab still a candidate).
+  const leaving = new Map<
+    string,
+    { exclusion?: ExclusionByHistory; reason: ExclusionByHistory; description?: string }
+  >()
+  if (byItem) {
+    for (const item of report.items ?? []) {
+      if (!unshipped.includes(item.itemId) || leaving.has(item.itemId)) continue
+      const description = item.description ? { description: item.description } : {}
+      leaving.set(item.itemId, { exclusion: item.reason, reason: item.reason, ...description })
+    }
+  } else {
+    const outOfStock = new Set(report.unavailableItemIds)
+    for (const itemId of unshipped) {
+      if (outOfStock.has(itemId)) leaving.set(itemId, { exclusion: 'OutOfStock', reason: 'OutOfStock' })
+      else {
+        const exclusion = outOfStock.size > 0 ? {} : { exclusion: 'Rejected' as const }
+        leaving.set(itemId, { ...exclusion, reason: 'Rejected', description: report.reason })
       }
-      touch(order, now)
-      refreshOrderEstimate(order, pipeline)
-      if (pipeline.phase === 'failed') return { changed: true, jobs: [] }
-      return { changed: true, jobs: beginAllocation(order, pipeline) }
     }
   }
+  if (leaving.size === 0) return NOTHING
+  pipeline.exclusionReasons ??= {}
+  for (const [itemId, { exclusion }] of leaving) {
+    if (!exclusion) continue
+    const excluded = pipeline.excludedLabs[itemId] ?? []
+    if (!excluded.includes(shipment.labCode)) excluded.push(shipment.labCode)
+    pipeline.excludedLabs[itemId] = excluded
+    const reasons = pipeline.exclusionReasons[itemId] ?? {}
+    reasons[shipment.labCode] = exclusion
+    pipeline.exclusionReasons[itemId] = reasons
+  }
+  pipeline.reroutes = [
+    ...(pipeline.reroutes ?? []).filter((entry) => !leaving.has(entry.itemId)),
+    ...[...leaving].map(([itemId, { reason, description }]) => ({
+      itemId,
+      fromShipmentId: shipmentId,
+      fromLabCode: shipment.labCode,
+      reason,
+      ...(description ? { description } : {}),
+    })),
+  ]
+  shipment.itemStates = {
+    ...shipment.itemStates,
+    ...Object.fromEntries([...leaving.keys()].map((itemId) => [itemId, 'rejected' as const])),
+  }
+  const staying = onOrder.items.filter((entry) => !leaving.has(entry.itemId))
+  if (staying.length === 0) {
+    // The whole shipment: it leaves the order, as a shipment the lab refused always has.
+    shipment.state = 'rejected'
+    order.shipments = order.shipments.filter((candidate) => candidate.id !== shipmentId)
+  } else {
+    onOrder.items = staying
+    if (staying.every((entry) => labItemState(pipeline, shipmentId, entry.itemId) === 'shipped')) {
+      finishShipment(order, pipeline, shipment, onOrder)
+    }
+  }
+  touch(order, now)
+  refreshOrderEstimate(order, pipeline)
+  if (pipeline.phase === 'failed') return { changed: true, jobs: [] }
+  return { changed: true, jobs: beginAllocation(order, pipeline) }
+}
+
+/**
+ * The items of `itemIds` a lab gave back, taken from those waiting (`pipeline.reroutes`): the allocation round
+ * that allocates them names them in its routing.
+ */
+export function takeReroutedItems(pipeline: PipelineState, itemIds: readonly string[]): ReroutedItem[] {
+  const waiting = pipeline.reroutes ?? []
+  const wanted = new Set(itemIds)
+  const taken = waiting.filter((entry) => wanted.has(entry.itemId))
+  const left = waiting.filter((entry) => !wanted.has(entry.itemId))
+  if (left.length > 0) pipeline.reroutes = left
+  else delete pipeline.reroutes
+  return taken
 }

@@ -109,6 +109,17 @@ export interface OrderStatus {
   issues: Issue[]
 }
 
+/**
+ * One parcel of a shipment as its lab dispatched it (docs/api.md#parcels): a lab may ship a shipment's items in
+ * several parcels, each with its own carrier, tracking and dispatch date.
+ */
+export interface Parcel {
+  items: { itemId: string }[]
+  carrier: { name: string; service: string }
+  tracking: { number: string; url: string } | null
+  dispatchDate: string
+}
+
 export interface Shipment {
   id: string
   dispatchDate: string | null
@@ -122,6 +133,8 @@ export interface Shipment {
   /** The date the lab is expected to dispatch (from the allocation's plan; after dispatch, the real date). */
   estimatedDispatchDate?: string
   estimatedDelivery?: DeliveryWindow
+  /** The parcels the lab dispatched, in the order it reported them; absent until the first one. */
+  parcels?: Parcel[]
   /** Absent until the lab reports the first carrier scan after dispatch. */
   deliveryStatus?: DeliveryStatus
   /** Oldest first; absent until the first scan. */

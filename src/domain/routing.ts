@@ -3,7 +3,7 @@
 // pricing behind charges and quotes (domain/pricing.ts), so a chosen plan's total is what the order's items and
 // shipping cost before tax. Stored as it is made (in the order's pipeline state, in the quote's row): an
 // explanation shows the catalogue of the moment it was made.
-import type { AllocationResult, LabExclusionReason, PlannedShipment } from './allocation.ts'
+import type { AllocationResult, ExclusionByHistory, LabExclusionReason, PlannedShipment } from './allocation.ts'
 import type { Catalogue } from './catalogue.ts'
 import type { DeliveryEstimate, DeliveryWindow } from './delivery-promise.ts'
 import { toWireMoney, type WireMoney } from './money.ts'
@@ -65,6 +65,18 @@ export interface RoutingPlan {
  */
 export type RoutingBasis = 'Allocation' | 'Estimate' | 'Quote'
 
+/**
+ * An item a lab gave back, allocated again by the round that names it (docs/allocation.md#re-routed-items): the
+ * shipment and lab it left, and why. `Rejected`: the lab refused its whole shipment (`description` is its reason).
+ */
+export interface ReroutedItem {
+  itemId: string
+  fromShipmentId: string
+  fromLabCode: string
+  reason: ExclusionByHistory
+  description?: string
+}
+
 export interface RoutingRound {
   basis: RoutingBasis
   /** When the allocation (or the estimate, or the quote) was made. */
@@ -88,6 +100,8 @@ export interface RoutingRound {
   deliverByCost?: WireMoney
   /** When not met: the earliest date any plan reaches; null when some item has no lab with an estimate. */
   earliestDeliveryDate?: string | null
+  /** On a round after a lab gave items back: which items, from where and why. */
+  reroutedItems?: ReroutedItem[]
 }
 
 export interface RoutingContext {

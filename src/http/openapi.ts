@@ -219,6 +219,10 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
   })),
   { kind: { kind: 'downloadAssetsComplete' }, summary: 'Every asset has downloaded' },
   { kind: { kind: 'paymentAuthorised' }, summary: 'A prepaid order waiting for payment was paid' },
+  {
+    kind: { kind: 'parcelShipped', shipmentId: '', parcel: 0 },
+    summary: 'A parcel of a shipment shipped in several parcels left the lab (one event per parcel)',
+  },
   { kind: { kind: 'shipmentShipped', shipmentId: '' }, summary: 'A shipment was made (one event per shipment)' },
   { kind: { kind: 'shippingComplete' }, summary: 'Every shipment has shipped' },
   ...CALLBACK_DELIVERY_STATUSES.map((status) => ({

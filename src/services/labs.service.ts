@@ -10,7 +10,15 @@ import { parseId } from '../domain/ids.ts'
 import { dailyCapacity, jobsGivenOn, labDate } from '../domain/lab-availability.ts'
 import { TRACKING_REPORT_LIMITS } from '../domain/limits.ts'
 import type { Recipient, TrackingEvent } from '../domain/order.ts'
-import type { LabReport, PipelineOrder, PrintFile } from '../domain/order-pipeline.ts'
+import {
+  type ItemReportRefusal,
+  itemReportRefusal,
+  type LabItemState,
+  type LabReport,
+  labItemState,
+  type PipelineOrder,
+  type PrintFile,
+} from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { listLabAvailability, setLabCapacity, setLabPaused } from '../repositories/lab-availability.repository.ts'
@@ -36,6 +44,8 @@ export interface LabJobView {
   recipient: Recipient
   items: {
     itemId: string
+    /** Where the item is at the lab; a `rejected` item was given back and is no longer the lab's to make. */
+    state: LabItemState
     sku: string
     copies: number
     attributes: Record<string, string>
@@ -209,6 +219,12 @@ export function createLabsService(deps: {
         const shippingMethod = submitted?.shippingMethod ?? order.document.shippingMethod
         const shipBy = shipByOf(order, shipmentId, shippingMethod)
         const stored = order.pipeline.shipments[shipmentId]?.printFiles ?? {}
+        // The shipment's items and those it gave back, in the order's order: the lab sees what left its job.
+        const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
+        const held = new Set(shipment.items.map((entry) => entry.itemId))
+        const itemIds = order.document.items
+          .map((item) => item.id)
+          .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')
         result.push({
           shipmentId,
           orderId: order.document.id,
@@ -216,10 +232,11 @@ export function createLabsService(deps: {
           shippingMethod,
           carrier: shipment.carrier,
           recipient: submitted?.recipient ?? order.document.recipient,
-          items: shipment.items.map(({ itemId }) => {
+          items: itemIds.map((itemId) => {
             const item = order.document.items.find((candidate) => candidate.id === itemId)
             return {
               itemId,
+              state: labItemState(order.pipeline, shipmentId, itemId),
               sku: item?.sku ?? '',
               copies: item?.copies ?? 0,
               attributes: item?.attributes ?? {},
@@ -270,6 +287,13 @@ export function createLabsService(deps: {
           )
         }
       }
+      if (report.kind === 'rejected') refuseFileDefectsWithoutDescription(report)
+      if (report.kind === 'printed' || report.kind === 'shipped' || report.kind === 'rejected') {
+        // Read before the order's lock for a prompt answer; the pipeline decides again under the lock.
+        const order = await readOrder(db, job.orderNumber)
+        const refusal = order && itemReportRefusal(order.document, order.pipeline, shipmentId, report)
+        if (refusal) throw itemRefused(refusal)
+      }
       if (report.kind === 'tracking') {
         refuseScansFromTheFuture(report.events, clock.now())
         // Read before the order's lock, for a prompt answer without a transaction. Only the check the pipeline makes
@@ -282,6 +306,7 @@ export function createLabsService(deps: {
       const orderId = `ord_${job.orderNumber}`
       const result = await pipeline.reportLab(orderId, shipmentId, report)
       if (result.refusal) throw trackingRefused(shipmentId, result.refusal)
+      if (result.itemRefusal) throw itemRefused(result.itemRefusal)
       log.info(
         { orderId, labCode, step: 'lab-api', call: report.kind, shipmentId, changed: result.changed },
         `lab API: lab ${labCode} reports ${report.kind} for ${shipmentId}: ${result.changed ? 'Updated' : 'Ok (no change)'}`,
@@ -334,6 +359,30 @@ function refuseScansFromTheFuture(events: readonly TrackingEvent[], now: Date): 
       `A scan's time may be at most ${minutes} minutes after the service's clock (${now.toISOString()})`,
     )
   }
+}
+
+/** A FileDefect says what is wrong with the file: the merchant is told, and may send a better one. */
+function refuseFileDefectsWithoutDescription(report: Extract<LabReport, { kind: 'rejected' }>): void {
+  const failures: Failures = {}
+  for (const [index, item] of (report.items ?? []).entries()) {
+    if (item.reason === 'FileDefect' && !item.description) {
+      addFailure(failures, `items[${index}].description`, { code: 'Required', providedValue: null })
+    }
+  }
+  if (hasFailures(failures)) {
+    throw validationFailed(failures, 'An item given back as FileDefect needs a description of what is wrong')
+  }
+}
+
+/** The 400 answer to an item report the shipment cannot take, naming the item's field. */
+function itemRefused(refusal: ItemReportRefusal): ServiceError {
+  const { code, field, itemId, shipmentId } = refusal
+  const why =
+    code === 'ItemAlreadyShipped'
+      ? `Item ${itemId} of shipment ${shipmentId} has already shipped` +
+        (field.startsWith('items') ? ': it cannot be given back' : ' in a different parcel')
+      : `Item ${itemId} is not in shipment ${shipmentId}`
+  return validationFailed({ [field]: [{ code, providedValue: itemId, comparisonValue: shipmentId }] }, why)
 }
 
 /** The 400 answer to a tracking report the shipment cannot take, naming what is wrong where. */

@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core'
 import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
+import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -140,6 +141,64 @@ for (const kind of testDatabaseKinds()) {
         `the Delivery column: ${cells.join(' | ')}`,
       )
       await assertAccessible(orders, 'orders with delivery')
+    })
+
+    test('an order’s page shows the parcels of a shipment sent in several, and the item a lab gave back', async () => {
+      // A manual Sandbox order waits with its lab; the lab's item reports go through the pipeline as the lab API's do.
+      const print = (copies: number) => ({
+        sku: 'GLOBAL-FAP-8x8',
+        copies,
+        sizing: 'fillPrintArea',
+        assets: [{ printArea: 'default', url: `${h.urls.sandbox}/samples/landscape.jpg` }],
+      })
+      const orderId = await h.placeOrder({
+        items: [print(1), print(2), print(3)],
+        metadata: { sandboxScenario: 'manual' },
+      })
+      const atLab = await waitFor('the shipment submitted to its lab', async () => {
+        const { pipeline, document } = await pipelineDriver(h.t).state(orderId)
+        const shipments = Object.values(pipeline.shipments)
+        return shipments.length > 0 && shipments.every((shipment) => shipment.state === 'submitted')
+          ? document
+          : undefined
+      })
+      assert.equal(atLab.shipments.length, 1, 'one lab makes the three prints')
+      const shipmentId = atLab.shipments[0]?.id as string
+      const [first, , third] = atLab.items.map((item) => item.id)
+      const pipeline = h.t.app.services.pipeline
+      const sent = await pipeline.reportLab(orderId, shipmentId, {
+        kind: 'shipped',
+        carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+        tracking: { number: 'PARCEL-ONE', url: 'https://www.royalmail.com/track?trackNumber=PARCEL-ONE' },
+        dispatchDate: new Date(),
+        itemIds: [first as string],
+      })
+      assert.equal(sent.changed, true)
+      const given = await pipeline.reportLab(orderId, shipmentId, {
+        kind: 'rejected',
+        reason: 'one print cannot be made',
+        unavailableItemIds: [],
+        items: [{ itemId: third as string, reason: 'CannotProduce' }],
+      })
+      assert.equal(given.changed, true)
+      await waitFor('the given-back print at a new shipment', async () => {
+        const order = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return order.shipments.length === 2 ? order : undefined
+      })
+
+      const page = await h.sandboxPage('desktop', `/dashboard/orders/${orderId}`)
+      const parcels = page.locator(`ol.parcels[aria-label="Parcels of ${shipmentId}"] li`)
+      assert.equal(await parcels.count(), 1)
+      assert.match(await parcels.first().innerText(), new RegExp(`PARCEL-ONE: ${first}`))
+      await assert.doesNotReject(
+        page.locator('.timeline').getByText(`Shipment ${shipmentId}: parcel 1 dispatched`).first().waitFor(),
+      )
+      const rerouted = page.locator('ul.rerouted-items li')
+      assert.match(
+        await rerouted.first().innerText(),
+        new RegExp(`Re-routed ${third} from \\S+ \\(${shipmentId}\\): cannot make it`),
+      )
+      await assertAccessible(page, 'order with parcels and a re-routed item')
     })
 
     test('a late delivery is marked late on the order page and in the orders table', async () => {

@@ -87,6 +87,14 @@ function changesBetween(before: OrderDocument | null, after: OrderDocument): str
   }
   for (const shipment of after.shipments) {
     const previous = before?.shipments.find((candidate) => candidate.id === shipment.id)
+    const parcelsBefore = previous?.parcels?.length ?? 0
+    const parcels = shipment.parcels ?? []
+    // A shipment sent in several parcels: each parcel as it left.
+    if (parcels.length > 1 || (parcels.length === 1 && shipment.status !== 'Shipped')) {
+      parcels.slice(parcelsBefore).forEach((parcel, index) => {
+        changes.push(`Shipment ${shipment.id}: parcel ${parcelsBefore + index + 1} dispatched (${itemList(parcel)})`)
+      })
+    }
     if (!previous) changes.push(`Shipment ${shipment.id} to be made by ${shipment.fulfillmentLocation.labCode}`)
     else if (previous.status !== shipment.status)
       changes.push(`Shipment ${shipment.id}: ${shipment.status.toLowerCase()}`)
@@ -94,6 +102,28 @@ function changesBetween(before: OrderDocument | null, after: OrderDocument): str
       changes.push(`Shipment ${shipment.id}: ${stateWords(shipment.deliveryStatus).toLowerCase()}`)
   }
   return changes
+}
+
+/** The item ids of a parcel or shipment, as the page lists them. */
+function itemList(holder: { items: { itemId: string }[] }): string {
+  return holder.items.map((entry) => entry.itemId).join(', ')
+}
+
+/** The dispatches the timeline shows: each parcel of a shipment sent in several, else the shipment. */
+function dispatches(order: OrderDocument): Html[] {
+  return order.shipments.flatMap((shipment) => {
+    const parcels = shipment.parcels ?? []
+    if (parcels.length > 1 || (parcels.length === 1 && shipment.status !== 'Shipped')) {
+      return parcels.map(
+        (parcel, index) =>
+          html`<li><div class="timeline-time">${formatTime(parcel.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id}: parcel ${String(index + 1)} dispatched</strong> by ${parcel.carrier.name}${parcel.tracking ? html`, tracking ${parcel.tracking.number}` : ''} <span class="muted">(${itemList(parcel)})</span></div></li>`,
+      )
+    }
+    if (!shipment.dispatchDate) return []
+    return [
+      html`<li><div class="timeline-time">${formatTime(shipment.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id} dispatched</strong> by ${shipment.carrier.name}</div></li>`,
+    ]
+  })
 }
 
 function timeline(order: OrderDocument, events: OrderEvent[], callbacks: CallbackDelivery[]): Html {
@@ -116,12 +146,7 @@ ${deliveries.map((delivery) => html`<div class="muted">Callback ${delivery.id}: 
   return html`<ol class="timeline">
 <li><div class="timeline-time">${formatTime(order.created)}</div><div class="timeline-body"><strong>Order created</strong></div></li>
 ${entries}
-${order.shipments
-  .filter((shipment) => shipment.dispatchDate)
-  .map(
-    (shipment) =>
-      html`<li><div class="timeline-time">${formatTime(shipment.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id} dispatched</strong> by ${shipment.carrier.name}</div></li>`,
-  )}
+${dispatches(order)}
 <li><div class="timeline-time">${formatTime(order.lastUpdated)}</div><div class="timeline-body muted">Last update</div></li>
 </ol>`
 }
@@ -238,6 +263,16 @@ function trackingEventsList(shipment: Shipment): Html {
   )}</ol>`
 }
 
+/** A shipment sent in several parcels: each with its tracking and items. */
+function parcelList(shipment: Shipment): Html {
+  const parcels = shipment.parcels ?? []
+  if (parcels.length === 0 || (parcels.length === 1 && shipment.status === 'Shipped')) return html``
+  return html`<ol class="parcels small" aria-label="Parcels of ${shipment.id}">${parcels.map(
+    (parcel) =>
+      html`<li>${parcel.tracking ? html`<a href="${parcel.tracking.url}" rel="noreferrer">${parcel.tracking.number}</a>` : parcel.carrier.name}: ${itemList(parcel)}</li>`,
+  )}</ol>`
+}
+
 function shipmentsTable(shipments: Shipment[]): Html {
   if (shipments.length === 0)
     return html`<p class="muted">No shipments yet: labs are chosen after the images download.</p>`
@@ -248,7 +283,7 @@ function shipmentsTable(shipments: Shipment[]): Html {
       shipment,
     ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td>${shipment.fulfillmentLocation.labCode}</td><td>${shipment.fulfillmentLocation.countryCode}</td>
 <td>${shipment.carrier.name} ${shipment.carrier.service}</td>
-<td>${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}${trackingEventsList(shipment)}</td>
+<td>${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}${parcelList(shipment)}${trackingEventsList(shipment)}</td>
 <td>${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td>${shipmentDates(shipment)}</td><td>${shipmentState(shipment)}</td></tr>`,
   )}</tbody></table></div>`
 }
@@ -269,6 +304,8 @@ const EXCLUSION_WORDS: Record<string, string> = {
   DoesNotShipThere: 'does not ship it there by this method',
   Rejected: 'refused a shipment of it',
   OutOfStock: 'out of stock',
+  FileDefect: 'gave it back: a defect in its file',
+  CannotProduce: 'gave it back: cannot make it',
   SandboxScenario: 'kept away by the Sandbox scenario, to split the order',
   TooLate: 'cannot deliver by the date asked for',
   NoDeliveryEstimate: 'gives no delivery estimate, so cannot promise the date',
@@ -323,12 +360,30 @@ ${
       item.labsConsidered.length === 0 ? 'no lab can take it. ' : ''
     }${excluded.map((lab) => html`${lab.labCode} excluded (${EXCLUSION_WORDS[lab.reason] ?? lab.reason}); `)}${others > 0 ? `${others} other lab${others === 1 ? '' : 's'} do not make it.` : ''}</li>`
   })}</ul>
+${reroutedItems(allocation)}
 <dl class="facts">
 <div><dt>Chosen plan</dt><dd>${chosen ? html`${plan(chosen)}: ${formatMoney(chosen.totalCost)}` : html`none: ${allocation.unavailableItemIds.join(', ')} could not be allocated`}</dd></div>
 <div><dt>Best from one lab</dt><dd>${unsplit ? html`${plan(unsplit)}: ${formatMoney(unsplit.totalCost)}` : 'none: no lab can take every item (excluded labs do not count)'}</dd></div>
 ${allocation.splitSaving && chosen && chosen.shipments.length > 1 ? html`<div><dt>Splitting saved</dt><dd>${formatMoney(allocation.splitSaving)}</dd></div>` : ''}
 ${deliverByFacts(allocation)}
 </dl></article>`
+}
+
+const REROUTE_WORDS: Record<string, string> = {
+  Rejected: 'refused its shipment',
+  OutOfStock: 'out of stock',
+  FileDefect: 'a defect in its file',
+  CannotProduce: 'cannot make it',
+}
+
+/** The items a lab gave back that the round allocated again: from where and why. */
+function reroutedItems(allocation: RoutingAllocation): Html {
+  const rerouted = allocation.reroutedItems ?? []
+  if (rerouted.length === 0) return html``
+  return html`<ul class="rerouted-items small" aria-label="Re-routed items">${rerouted.map(
+    (item) =>
+      html`<li>Re-routed <code>${item.itemId}</code> from ${item.fromLabCode} (<code>${item.fromShipmentId}</code>): ${REROUTE_WORDS[item.reason] ?? item.reason}${item.description ? html`: ${item.description}` : ''}</li>`,
+  )}</ul>`
 }
 
 /** The quote an order was created with, and GET /v4.0/quotes/{id}/routing's answer for it. */

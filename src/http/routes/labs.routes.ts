@@ -11,6 +11,7 @@ import {
   LabCapacityResponseSchema,
   LabJobsResponseSchema,
   LabReportResponseSchema,
+  PrintedBody,
   RejectBody,
   ShipmentParams,
   ShippedBody,
@@ -133,10 +134,35 @@ export function registerLabRoutes(
     )
   }
   api.post(
+    '/jobs/:shipmentId/printed',
+    {
+      schema: {
+        ...route('printLabJobItems', 'Items of the shipment are printed (no body or no itemIds: all of them)'),
+        params: ShipmentParams,
+        body: PrintedBody,
+        response: responses,
+      },
+      config: { auth: false },
+      // The body is optional: a call without one is every open item, as `{}` is.
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
+    },
+    async (request, reply) => {
+      const itemIds = request.body?.itemIds ?? []
+      const result = await labs.report(request.labCode, request.params.shipmentId, { kind: 'printed', itemIds })
+      return ok(request, reply, result.changed)
+    },
+  )
+  api.post(
     '/jobs/:shipmentId/shipped',
     {
       schema: {
-        ...route('shipLabJob', 'The shipment has left the lab: carrier, tracking and dispatch date'),
+        ...route(
+          'shipLabJob',
+          'A parcel of the shipment has left the lab (itemIds; absent: every item not yet shipped): carrier, ' +
+            'tracking and dispatch date',
+        ),
         params: ShipmentParams,
         body: ShippedBody,
         response: responses,
@@ -150,6 +176,7 @@ export function registerLabRoutes(
         carrier: body.carrier,
         tracking: body.tracking ?? null,
         dispatchDate: body.dispatchDate ? new Date(body.dispatchDate) : now(),
+        ...(body.itemIds ? { itemIds: body.itemIds } : {}),
       })
       return ok(request, reply, result.changed)
     },
@@ -183,7 +210,10 @@ export function registerLabRoutes(
     '/jobs/:shipmentId/reject',
     {
       schema: {
-        ...route('rejectLabJob', 'The lab cannot make the shipment; the order is allocated again or fails'),
+        ...route(
+          'rejectLabJob',
+          'The lab cannot make the shipment, or (items) some of its items; they are allocated again or the order fails',
+        ),
         params: ShipmentParams,
         body: RejectBody,
         response: responses,
@@ -195,6 +225,15 @@ export function registerLabRoutes(
         kind: 'rejected',
         reason: request.body.reason,
         unavailableItemIds: request.body.unavailableItemIds ?? [],
+        ...(request.body.items
+          ? {
+              items: request.body.items.map(({ itemId, reason, description }) => ({
+                itemId,
+                reason,
+                ...(description ? { description } : {}),
+              })),
+            }
+          : {}),
       })
       return ok(request, reply, result.changed)
     },

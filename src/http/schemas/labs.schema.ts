@@ -1,5 +1,6 @@
 // The lab API: shipments assigned to a lab and the progress it reports (docs/pipeline.md).
 import { Type } from 'typebox'
+import { ITEM_REJECTION_REASONS } from '../../domain/allocation.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
 import { MAX_LAB_JOBS_PER_DAY, TRACKING_REPORT_LIMITS } from '../../domain/limits.ts'
 import { DELIVERY_STATUSES } from '../../domain/order.ts'
@@ -19,8 +20,30 @@ import {
 
 export const ShipmentParams = Type.Object({ shipmentId: Type.String({ maxLength: 40 }) })
 
+/** Item ids of a shipment in a report: 1 to 100 (a shipment holds at most the order's items). */
+const ReportItemIds = (description: string) =>
+  Type.Array(SingleLineString({ maxLength: 40 }), { minItems: 1, maxItems: 100, description })
+
+export const PrintedBody = Type.Object(
+  {
+    itemIds: Type.Optional(
+      ReportItemIds(
+        'The printed items (order item ids, ori_); absent: every item of the shipment not yet printed, shipped or ' +
+          'given back. A printed item stays printed; a repeat is Ok.',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 export const ShippedBody = Type.Object(
   {
+    itemIds: Type.Optional(
+      ReportItemIds(
+        'The items in this parcel (one report per parcel); absent: every item of the shipment not yet shipped. ' +
+          'The shipment is Shipped once all its items are.',
+      ),
+    ),
     carrier: Type.Object(
       {
         name: NonBlankString({ maxLength: 100, singleLine: true }),
@@ -49,6 +72,28 @@ export const RejectBody = Type.Object(
   {
     reason: NonBlankString({ maxLength: 500 }),
     unavailableItemIds: Type.Optional(Type.Array(SingleLineString({ maxLength: 40 }), { maxItems: 100 })),
+    items: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            itemId: SingleLineString({ maxLength: 40 }),
+            reason: StringEnum(
+              ITEM_REJECTION_REASONS,
+              'OutOfStock; FileDefect (the file cannot be printed as it is: say why in description); CannotProduce.',
+            ),
+            description: Type.Optional(NonBlankString({ maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          minItems: 1,
+          maxItems: 100,
+          description:
+            'Only these items leave the shipment and are allocated again, the lab excluded for them; the rest stay ' +
+            'with the lab. Absent: the whole shipment is rejected. Items already shipped cannot be given back.',
+        },
+      ),
+    ),
     note: Type.Optional(NullableString({ maxLength: 500 })),
   },
   { additionalProperties: false },
@@ -168,6 +213,13 @@ const LabJobSchema = named(
     items: Type.Array(
       Type.Object({
         itemId: Type.String(),
+        state: named(
+          'LabJobItemState',
+          StringEnum(
+            ['open', 'printed', 'shipped', 'rejected'] as const,
+            'Where the item is: open, printed, shipped (in a parcel), or rejected (given back: no longer to be made).',
+          ),
+        ),
         sku: Type.String(),
         copies: Type.Integer(),
         attributes: Type.Record(Type.String(), Type.String()),

@@ -328,6 +328,8 @@ const TrackingEventSchema = named(
   }),
 )
 
+const TrackingSchema = named('Tracking', Type.Object({ number: Type.String(), url: Type.String() }))
+
 const ShipmentSchema = named(
   'Shipment',
   Type.Object({
@@ -335,7 +337,7 @@ const ShipmentSchema = named(
     dispatchDate: Nullable(Type.String()),
     carrier: CarrierSchema,
     fulfillmentLocation: FulfillmentLocationSchema,
-    tracking: Nullable(named('Tracking', Type.Object({ number: Type.String(), url: Type.String() }))),
+    tracking: Nullable(TrackingSchema),
     items: Type.Array(Type.Object({ itemId: Type.String() })),
     status: named('ShipmentStatus', StringEnum(SHIPMENT_STATUSES)),
     cancelled: Type.Boolean(),
@@ -343,6 +345,25 @@ const ShipmentSchema = named(
       IsoDate("printroute's own: when the lab is expected to dispatch; after dispatch, the real date."),
     ),
     estimatedDelivery: Type.Optional(DeliveryWindowSchema),
+    parcels: Type.Optional(
+      Type.Array(
+        named(
+          'Parcel',
+          Type.Object({
+            items: Type.Array(Type.Object({ itemId: Type.String() })),
+            carrier: CarrierSchema,
+            tracking: Nullable(TrackingSchema),
+            dispatchDate: Type.String({ format: 'date-time' }),
+          }),
+        ),
+        {
+          description:
+            "printroute's own (docs/api.md#parcels): the parcels the lab dispatched, in the order it reported them; " +
+            "absent until the first. While some items have not shipped, the shipment's carrier, tracking and " +
+            "dispatchDate are its first parcel's; once every item has shipped, its last parcel's.",
+        },
+      ),
+    ),
     deliveryStatus: Type.Optional(DeliveryStatusSchema),
     trackingEvents: Type.Optional(
       Type.Array(TrackingEventSchema, { description: "printroute's own: the carrier's scans, oldest first." }),

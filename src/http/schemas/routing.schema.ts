@@ -10,6 +10,8 @@ export const LAB_EXCLUSION_REASONS = [
   'DoesNotShipThere',
   'Rejected',
   'OutOfStock',
+  'FileDefect',
+  'CannotProduce',
   'SandboxScenario',
   'NoDeliveryEstimate',
   'TooLate',
@@ -80,6 +82,8 @@ const RoutingAllocationSchema = named(
                 'The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the ' +
                   'destination for the method); Rejected (the lab refused a shipment holding the item); ' +
                   'OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); ' +
+                  'FileDefect (the lab gave the item back for a defect in its file); CannotProduce (the lab gave ' +
+                  'the item back: it cannot make it); ' +
                   'SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the ' +
                   'item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue ' +
                   'gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); ' +
@@ -115,6 +119,34 @@ const RoutingAllocationSchema = named(
           'When deliverByMet is false: the earliest date any plan reaches; null when some item has no lab with an ' +
             'estimate.',
         ),
+      ),
+    ),
+    reroutedItems: Type.Optional(
+      Type.Array(
+        named(
+          'ReroutedItem',
+          Type.Object({
+            itemId: Type.String(),
+            fromShipmentId: Type.String({ description: 'The shipment the item left.' }),
+            fromLabCode: Type.String({ description: 'The lab that gave the item back.' }),
+            reason: named(
+              'ReroutedItemReason',
+              StringEnum(
+                ['Rejected', 'OutOfStock', 'FileDefect', 'CannotProduce'] as const,
+                'Rejected: the lab refused its whole shipment; OutOfStock, FileDefect, CannotProduce: the lab gave ' +
+                  'the item back for that reason.',
+              ),
+            ),
+            description: Type.Optional(
+              Type.String({ description: "The lab's words: the rejection's reason, or what is wrong with the file." }),
+            ),
+          }),
+        ),
+        {
+          description:
+            "printroute's own, on a round after a lab gave items back (docs/allocation.md#re-routed-items): the " +
+            'items this round allocated again, the shipment and lab they left, and why.',
+        },
       ),
     ),
   }),

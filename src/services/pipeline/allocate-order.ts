@@ -24,6 +24,7 @@ import {
   itemsAwaitingAllocation,
   type PipelineOrder,
   type Transition,
+  takeReroutedItems,
 } from '../../domain/order-pipeline.ts'
 import type { PricedShipment } from '../../domain/pricing.ts'
 import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
@@ -150,7 +151,12 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
         }
       }
     }
-    if (result.routing) pipeline.routing = [...(pipeline.routing ?? []), result.routing]
+    if (result.routing) {
+      // The items a lab gave back that this round allocates again: its routing says which, from where and why.
+      const rerouted = takeReroutedItems(pipeline, itemIds)
+      const round = rerouted.length > 0 ? { ...result.routing, reroutedItems: rerouted } : result.routing
+      pipeline.routing = [...(pipeline.routing ?? []), round]
+    }
     const deliverBy = result.deliverBy ? { deliverBy: result.deliverBy } : {}
     if (!result.ok) {
       if (firstAllocation) delete pipeline.billing

@@ -1,13 +1,19 @@
-// Step lab-report: a lab's report on a shipment (acknowledged, in production, shipped, rejected, the carrier's
-// tracking scans) applied to the order, and the shipment's lab job brought to its new state. The one entry of every
-// report: the lab API (services/labs.service.ts) and the simulated labs (simulated-labs.ts) both end here.
+// Step lab-report: a lab's report on a shipment (acknowledged, in production, items printed, a parcel shipped, items
+// or the whole shipment rejected, the carrier's tracking scans) applied to the order, and the shipment's lab job
+// brought to its new state. The one entry of every report: the lab API (services/labs.service.ts) and the simulated
+// labs (simulated-labs.ts) both end here.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { type DeliveryEstimate, estimateAfterDispatch } from '../../domain/delivery-promise.ts'
 import type { TrackingRefusal } from '../../domain/delivery-tracking.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
-import { type LabReport, type PipelineOrder, recordLabReport } from '../../domain/order-pipeline.ts'
+import {
+  type ItemReportRefusal,
+  type LabReport,
+  type PipelineOrder,
+  recordLabReport,
+} from '../../domain/order-pipeline.ts'
 import type { ShippingMethod } from '../../domain/shipping-methods.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import { labReportLine } from './log-lines.ts'
@@ -43,7 +49,8 @@ export function estimateOfDispatch(
 
 /**
  * Applies a lab's report; `changed` is false for a report the order already reflects (a repeat) or that does
- * not apply to it, and `refusal` says why a tracking report could not apply (decided under the order's lock).
+ * not apply to it; `refusal` says why a tracking report could not apply, `itemRefusal` why an item report could not
+ * (both decided under the order's lock).
  * `followUp`: jobs enqueued with the change, in its transaction (a simulated lab's next step).
  */
 export type ReportLab = (
@@ -51,7 +58,7 @@ export type ReportLab = (
   shipmentId: string,
   report: LabReport,
   followUp?: JobRequest[],
-) => Promise<{ changed: boolean; refusal?: TrackingRefusal }>
+) => Promise<{ changed: boolean; refusal?: TrackingRefusal; itemRefusal?: ItemReportRefusal }>
 
 export function createReportLab({ clock, catalogue, transition }: LabReportDeps): ReportLab {
   return async (orderId, shipmentId, report, followUp = []) => {
@@ -80,6 +87,11 @@ export function createReportLab({ clock, catalogue, transition }: LabReportDeps)
       ({ order }) => labReportLine(order, shipmentId, report),
     )
     const refusal = applied?.result.refusal
-    return { changed: applied?.result.changed ?? false, ...(refusal ? { refusal } : {}) }
+    const itemRefusal = applied?.result.itemRefusal
+    return {
+      changed: applied?.result.changed ?? false,
+      ...(refusal ? { refusal } : {}),
+      ...(itemRefusal ? { itemRefusal } : {}),
+    }
   }
 }

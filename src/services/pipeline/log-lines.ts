@@ -232,6 +232,7 @@ export function submitLine(order: PipelineOrder, shipmentId: string, connector: 
 const REPORT_WORDS: Record<LabReport['kind'], string> = {
   acknowledged: 'acknowledged',
   inProduction: 'in production',
+  printed: 'printed',
   shipped: 'shipped',
   rejected: 'rejected',
   tracking: 'tracked',
@@ -243,14 +244,25 @@ export function labReportLine(order: PipelineOrder, shipmentId: string, report: 
   const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
   const fields: LogFields = { ...orderLogFields(order), step: 'lab-report', labCode, shipmentId, report: report.kind }
   let message = `lab ${labCode} reports shipment ${shipmentId} ${REPORT_WORDS[report.kind]}`
-  if (report.kind === 'shipped') {
-    fields.carrier = onOrder?.carrier ?? null
-    fields.trackingNumber = onOrder?.tracking?.number ?? null
-    message += ` (${onOrder?.carrier.name ?? 'carrier unknown'}, tracking ${onOrder?.tracking?.number ?? 'none'})`
+  if (report.kind === 'printed') {
+    fields.itemIds = report.itemIds
+    if (report.itemIds.length > 0) message += ` for items ${report.itemIds.join(', ')}`
+  } else if (report.kind === 'shipped') {
+    // One parcel of several: the report's own carrier and tracking (the shipment shows its first parcel's).
+    const carrier = report.itemIds ? (report.carrier ?? onOrder?.carrier ?? null) : (onOrder?.carrier ?? null)
+    const trackingNumber = report.itemIds ? (report.tracking?.number ?? null) : (onOrder?.tracking?.number ?? null)
+    fields.carrier = carrier
+    fields.trackingNumber = trackingNumber
+    if (report.itemIds) fields.itemIds = report.itemIds
+    message += ` (${carrier?.name ?? 'carrier unknown'}, tracking ${trackingNumber ?? 'none'})`
+    if (report.itemIds) message += ` for items ${report.itemIds.join(', ')}`
   } else if (report.kind === 'rejected') {
     fields.reason = report.reason
     fields.unavailableItemIds = report.unavailableItemIds
-    message += `: ${report.reason}`
+    if (report.items) fields.items = report.items.map(({ itemId, reason }) => ({ itemId, reason }))
+    message += report.items?.length
+      ? ` for items ${report.items.map(({ itemId, reason }) => `${itemId} (${reason})`).join(', ')}: ${report.reason}`
+      : `: ${report.reason}`
   } else if (report.kind === 'tracking') {
     fields.deliveryStatus = onOrder?.deliveryStatus ?? null
     fields.trackingEvents = report.events.length
