@@ -46,6 +46,9 @@ export type FailureCode =
   | 'ShipmentNotShipped'
   | 'ShipmentCancelled'
   | 'TooManyTrackingEvents'
+  | 'CancellationNotRequested'
+  | 'CancellationAlreadyAnswered'
+  | 'CancellationRequestLapsed'
 
 export interface Failure {
   code: FailureCode
