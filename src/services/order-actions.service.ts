@@ -213,15 +213,13 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
           requested.length > 0 && deps.labCancellation?.onCancellationRequested
             ? await deps.labCancellation.onCancellationRequested(tx, order, requested)
             : []
-        if (result.cancelledShipmentIds.length === 0) {
-          const logFields = { requestedShipmentIds: requested, awaitedShipmentIds: awaited }
-          return { outcome: result.outcome, changed: result.changed, jobs: pushes, logFields }
-        }
+        if (!result.changed)
+          return { outcome: result.outcome, changed: false, logFields: { awaitedShipmentIds: awaited } }
         // An order cancelled in its pause window is shown from now on, as cancelled.
         if (result.wholeOrder && order.onHoldUntil && order.onHoldUntil > now) order.onHoldUntil = now
         const billing = order.pipeline.billing
         const jobs: JobRequest[] = []
-        if (billing) {
+        if (billing && (result.wholeOrder || result.cancelledShipmentIds.length > 0)) {
           const target = result.wholeOrder ? {} : withoutShipping(billing.lines, result.cancelledShipmentIds)
           jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
         }
