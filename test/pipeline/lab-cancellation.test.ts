@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import { parseId } from '../../src/domain/ids.ts'
 import type { Charge } from '../../src/domain/order.ts'
+import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
@@ -26,8 +28,10 @@ for (const kind of testDatabaseKinds()) {
     let t: TestApp
     /** The cancel waits briefly here: the lab answers after it has given up. */
     let brief: TestApp
+    let receiver: CallbackReceiver
     before(async () => {
       images = await startImageServer()
+      receiver = await startCallbackReceiver()
       t = await startTestApp({ kind, realClock: true, labCancelWaitSeconds: 120 })
       brief = await startTestApp({ kind, realClock: true, labCancelWaitSeconds: 0.3 })
     })
@@ -35,6 +39,7 @@ for (const kind of testDatabaseKinds()) {
       await t.close()
       await brief.close()
       await images.close()
+      await receiver.close()
     })
 
     const keys = new Map<string, string>()
@@ -78,11 +83,12 @@ for (const kind of testDatabaseKinds()) {
       )
 
     /** A Live order submitted to its lab(s): one phone case to GB, or a canvas and a phone case to the US. */
-    async function submitted(app: TestApp, shape: 'single' | 'split' = 'single') {
+    async function submitted(app: TestApp, shape: 'single' | 'split' = 'single', callbackUrl?: string) {
       const payload =
         shape === 'single'
           ? sampleOrder({
               items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('a.jpg') }] }],
+              ...(callbackUrl ? { callbackUrl } : {}),
             })
           : twoLabOrder(images.url, { shippingMethod: 'Standard' })
       const created = await app.live({
@@ -230,7 +236,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('no answer in time: FailedToCancel with the request open; a late cancelled cancels and refunds', async () => {
-      const { orderId, shipments, drive } = await submitted(brief)
+      const { orderId, shipments, drive } = await submitted(brief, 'single', receiver.url('/late'))
       const [shipment] = shipments
       assert.ok(shipment)
       const key = await labKey(brief, shipment.labCode)
@@ -254,6 +260,19 @@ for (const kind of testDatabaseKinds()) {
       )
       assert.equal(net(after.charges as Charge[]), 0n)
       assert.ok((await events(brief, orderId)).includes(STAGE_CANCELLED), 'the merchant is told')
+      // The callback of the late cancellation, delivered to the order's callback URL as its delivery job would.
+      const deliveries = json(await brief.live({ method: 'GET', url: `/v4.0/callbacks?orderId=${orderId}&top=100` }))
+        .callbacks as { id: string; type: string }[]
+      const cancelled = deliveries.filter((delivery) => delivery.type === STAGE_CANCELLED)
+      assert.equal(cancelled.length, 1)
+      const sent = receiver.received.length
+      await brief.app.services.callbacks.deliver(parseId('cbd', cancelled[0]?.id ?? '') as number, 1)
+      const callback = receiver.received[sent]
+      assert.ok(callback, 'the callback was posted')
+      assert.equal(callback.url, '/late')
+      assert.equal(callback.event.type, STAGE_CANCELLED)
+      assert.equal(callback.event.data.order.status.stage, 'Cancelled')
+      assert.equal(callback.event.data.order.charges.at(-1).chargeType, 'Refund')
       assert.equal(json(await cancel(brief, orderId)).outcome, 'ActionNotAvailable')
     })
 
