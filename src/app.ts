@@ -107,6 +107,9 @@ export async function openDatabase(
 const POSTGRES_JOB_CHECK_SECONDS = 2
 const PGLITE_JOB_CHECK_SECONDS = 30
 
+/** How long a merchant's cancel waits for labs' answers by default (`--lab-cancel-wait`). */
+const DEFAULT_LAB_CANCEL_WAIT_SECONDS = 10
+
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   downloadRetryBaseSeconds: 30,
   simulatedLabStepSeconds: 2,
@@ -177,6 +180,11 @@ export interface ApplicationOptions {
    * it). With `token`, scrapes must send `Authorization: Bearer <token>`.
    */
   metrics?: { port?: number | null; token?: string | null }
+  /**
+   * How long a merchant's cancel waits for the answers of labs asked to cancel shipments they hold; 10 s by default,
+   * 0: it answers at once (docs/api.md#order-actions).
+   */
+  labCancelWaitSeconds?: number
   /** How long each readiness check (GET /readyz) may take; 2 s by default. */
   readinessTimeoutMs?: number
 }
@@ -297,6 +305,12 @@ function buildServices(
       events,
       fileLinks,
       log,
+      labCancellation: {
+        // Real labs are asked; simulated ones (Sandbox, Live in a demo) are not (docs/sandbox.md).
+        asksLabs: (environment) => environment === 'live' && !pipelineSettings.simulateLiveLabs,
+        waitSeconds: options.labCancelWaitSeconds ?? DEFAULT_LAB_CANCEL_WAIT_SECONDS,
+        // The lab push (lab.job.cancellationRequested) hooks in here: onCancellationRequested(tx, order, shipmentIds).
+      },
     }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
     previews: createPreviewsService({

@@ -48,6 +48,18 @@ test('durations take milliseconds and fractions of a second wherever a duration 
   assert.equal(readSettings(['assetRetentionDays'], { assetRetentionDays: '36h' }).assetRetentionDays, 1)
 })
 
+test('--lab-cancel-wait: 10 s by default, 0 for no wait, at most 5 minutes', () => {
+  const read = (text?: string) =>
+    readSettings(['labCancelWaitSeconds'], text === undefined ? {} : { labCancelWaitSeconds: text }, {})
+      .labCancelWaitSeconds
+  assert.equal(read(), 10)
+  assert.equal(read('0'), 0)
+  assert.equal(read('500ms'), 0.5)
+  assert.equal(read('5m'), 300)
+  assert.throws(() => read('6m'), /--lab-cancel-wait: must be at most 5m/)
+  assert.equal(readSettings(['labCancelWaitSeconds'], {}, { PRINTROUTE_LAB_CANCEL_WAIT: '2s' }).labCancelWaitSeconds, 2)
+})
+
 test('booleans: a flag turns on (or, for --no-x, off); variables say 1/0, true/false, yes/no', () => {
   assert.equal(readSettings(['allowPrivateUrls'], {}, {}).allowPrivateUrls, false)
   assert.equal(readSettings(['allowPrivateUrls'], { allowPrivateUrls: true }, {}).allowPrivateUrls, true)

@@ -219,6 +219,24 @@ export const SETTINGS = {
     commands: ['serve'],
     parse: duration(0.001),
   },
+  labCancelWaitSeconds: {
+    flag: 'lab-cancel-wait',
+    placeholder: 'DUR',
+    env: 'PRINTROUTE_LAB_CANCEL_WAIT',
+    default: '10s',
+    help: "how long a cancel waits for labs' answers to cancelling shipments they hold (0: not at all)",
+    docs:
+      "How long a merchant's cancel waits for the answers of labs asked to cancel shipments they hold, before it " +
+      'answers `FailedToCancel` (a later `cancelled` answer still cancels and refunds: ' +
+      '[api.md](api.md#order-actions)); `0` answers at once. At most 5 minutes, and keep it below ' +
+      '`--request-timeout`.',
+    commands: ['serve'],
+    parse: (text: string) => {
+      const seconds = duration(0)(text)
+      if (seconds > 300) throw new Error(`must be at most 5m, got "${text}"`)
+      return seconds
+    },
+  },
   rateLimit: {
     flag: 'rate-limit',
     placeholder: 'N/PERIOD',

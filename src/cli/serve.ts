@@ -175,6 +175,7 @@ export function registerProcessCommands(program: Command): void {
       catalogue,
       logger,
       requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
+      labCancelWaitSeconds: settings.labCancelWaitSeconds,
       rateLimit: settings.rateLimit,
       workers: settings.workers,
       servers,

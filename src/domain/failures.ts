@@ -47,6 +47,9 @@ export type FailureCode =
   | 'ShipmentCancelled'
   | 'TooManyTrackingEvents'
   | 'ItemAlreadyShipped'
+  | 'CancellationNotRequested'
+  | 'CancellationAlreadyAnswered'
+  | 'CancellationRequestLapsed'
 
 export interface Failure {
   code: FailureCode

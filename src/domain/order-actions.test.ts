@@ -109,6 +109,8 @@ test('cancel: nothing with a lab -> the whole order; some -> those not with a la
     changed: true,
     wholeOrder: true,
     cancelledShipmentIds: ['shp_1', 'shp_2'],
+    requestedShipmentIds: [],
+    awaitedShipmentIds: [],
   })
   assert.equal(whole.order.status.stage, 'Cancelled')
   assert.equal(whole.pipeline.phase, 'cancelled')
@@ -141,6 +143,72 @@ test('cancel: nothing with a lab -> the whole order; some -> those not with a la
   // No shipments yet (new or on hold): the whole order.
   const fresh = orderWith('InProgress')
   assert.equal(cancelOrder(fresh.order, fresh.pipeline, NOW).outcome, 'Cancelled')
+})
+
+test('asking labs: shipments not yet in production get a request; the labs decide while all can be asked', () => {
+  const asking = { asksLabs: true }
+  const all = orderWith('InProgress', 'submitted', 'acknowledged')
+  const before = structuredClone(all.order)
+  const result = cancelOrder(all.order, all.pipeline, NOW, asking)
+  assert.deepEqual(result, {
+    outcome: 'FailedToCancel',
+    changed: true,
+    wholeOrder: false,
+    cancelledShipmentIds: [],
+    requestedShipmentIds: ['shp_1', 'shp_2'],
+    awaitedShipmentIds: ['shp_1', 'shp_2'],
+  })
+  assert.deepEqual(all.order, before, 'the order document waits for the answers')
+  assert.deepEqual(all.pipeline.shipments.shp_1?.cancellationRequested, { at: NOW.toISOString() })
+  // A second cancel while the requests are open waits again without asking again.
+  const again = cancelOrder(all.order, all.pipeline, new Date(NOW.getTime() + 60_000), asking)
+  assert.deepEqual(
+    [again.changed, again.requestedShipmentIds, again.awaitedShipmentIds],
+    [false, [], ['shp_1', 'shp_2']],
+  )
+  assert.equal(all.pipeline.shipments.shp_1?.cancellationRequested?.at, NOW.toISOString())
+
+  // One in production: the others are asked (and the open one cancelled) but nothing waits: FailedToCancel.
+  const mixed = orderWith('InProgress', 'inProduction', 'submitted', 'allocated')
+  const partly = cancelOrder(mixed.order, mixed.pipeline, NOW, asking)
+  assert.deepEqual(
+    [partly.outcome, partly.cancelledShipmentIds, partly.requestedShipmentIds, partly.awaitedShipmentIds],
+    ['FailedToCancel', ['shp_3'], ['shp_2'], []],
+  )
+  assert.equal(mixed.pipeline.shipments.shp_1?.cancellationRequested, undefined)
+
+  // A lab that answered too late is not asked again; without asking (Sandbox) nothing is requested.
+  const late = orderWith('InProgress', 'acknowledged')
+  const lateShipment = late.pipeline.shipments.shp_1
+  assert.ok(lateShipment)
+  lateShipment.cancellationRequested = { at: NOW.toISOString(), answer: 'tooLate', answeredAt: NOW.toISOString() }
+  const refused = cancelOrder(late.order, late.pipeline, NOW, asking)
+  assert.deepEqual([refused.changed, refused.requestedShipmentIds, refused.awaitedShipmentIds], [false, [], []])
+  const sandbox = orderWith('InProgress', 'submitted')
+  cancelOrder(sandbox.order, sandbox.pipeline, NOW)
+  assert.equal(sandbox.pipeline.shipments.shp_1?.cancellationRequested, undefined)
+})
+
+test('cancel stays available while every shipment with a lab can still be asked', () => {
+  const asking = { asksLabs: true }
+  for (const state of ['submitted', 'acknowledged'] as ShipmentState[]) {
+    assert.equal(availableActions('InProgress', withShipments('allocated', state), asking).cancel.isAvailable, 'Yes')
+    assert.equal(availableActions('InProgress', withShipments('allocated', state)).cancel.isAvailable, 'No')
+    const actions = availableActions('InProgress', withShipments(state), asking)
+    assert.deepEqual(
+      [actions.changeRecipientDetails.isAvailable, actions.changeShippingMethod.isAvailable],
+      ['No', 'No'],
+    )
+  }
+  for (const state of ['inProduction', 'shipped'] as ShipmentState[]) {
+    assert.equal(availableActions('InProgress', withShipments('submitted', state), asking).cancel.isAvailable, 'No')
+  }
+  const answered = withShipments('acknowledged')
+  const shipment = answered.shipments.shp_1
+  assert.ok(shipment)
+  shipment.cancellationRequested = { at: NOW.toISOString(), answer: 'tooLate' }
+  assert.equal(availableActions('InProgress', answered, asking).cancel.isAvailable, 'No')
+  assert.equal(availableActions('Complete', withShipments('submitted'), asking).cancel.isAvailable, 'No')
 })
 
 const RECIPIENT: Recipient = {

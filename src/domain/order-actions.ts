@@ -6,12 +6,17 @@
 //     InProgress (or on hold) and no shipment has been submitted; change metadata always;
 //   - a cancel cancels every shipment not yet submitted: all of them -> the order is Cancelled; some -> the order
 //     goes on with the rest (outcome FailedToCancel, the cancelled shipments show `cancelled: true`);
+//   - on Live, a shipment with its lab that the lab has not started producing (submitted, acknowledged) is not
+//     lost to a cancel: the lab is asked to cancel it (domain/lab-cancellation.ts) and the order's outcome follows
+//     the lab's answer (the service waits for it a while), so cancel stays available while every shipment with a
+//     lab can still be asked;
 //   - an update applies to the shipments not yet submitted: all -> Updated, some -> PartiallyUpdated, none ->
 //     FailedToUpdate, each shipment reported in `shipmentUpdateResults`.
 // The service runs these under the order's row lock, in the same transaction as the pipeline's own steps, so
 // an action and a pipeline step on one order never interleave.
 import { parseId } from './ids.ts'
 import type { JobRequest } from './jobs.ts'
+import { canAskToCancel, requestCancellation } from './lab-cancellation.ts'
 import type { OrderDocument, Recipient, Shipment, Stage } from './order.ts'
 import {
   type AllocatedShipment,
@@ -49,11 +54,29 @@ export function anyShipmentSubmitted(pipeline: PipelineState): boolean {
   return Object.values(pipeline.shipments).some((shipment) => isSubmitted(shipment.state))
 }
 
-export function availableActions(stage: Stage, pipeline: PipelineState): AvailableActions {
+/**
+ * Whether the order's shipments may be asked to cancel at their labs (Live orders at real labs): then a shipment
+ * with its lab that has not started production does not stop a cancel.
+ */
+export interface CancelOptions {
+  asksLabs: boolean
+}
+
+export function availableActions(
+  stage: Stage,
+  pipeline: PipelineState,
+  options: CancelOptions = { asksLabs: false },
+): AvailableActions {
   const changeable = stage === 'InProgress' && !anyShipmentSubmitted(pipeline)
+  // Cancel can still stop the whole order while every shipment with a lab can be asked to cancel.
+  const cancellable =
+    changeable ||
+    (stage === 'InProgress' &&
+      options.asksLabs &&
+      Object.values(pipeline.shipments).every((shipment) => !isSubmitted(shipment.state) || canAskToCancel(shipment)))
   const yesNo = (available: boolean): Availability => (available ? 'Yes' : 'No')
   return {
-    cancel: { isAvailable: yesNo(changeable) },
+    cancel: { isAvailable: yesNo(cancellable) },
     changeRecipientDetails: { isAvailable: yesNo(changeable) },
     // A failed order (assets that never downloaded, a file that cannot print) is not re-planned: cancel it.
     changeShippingMethod: { isAvailable: yesNo(changeable && pipeline.phase !== 'failed') },
@@ -82,18 +105,50 @@ export interface CancelResult {
   /** True when the whole order was cancelled (refund everything); otherwise only `cancelledShipmentIds`. */
   wholeOrder: boolean
   cancelledShipmentIds: string[]
+  /** Shipments whose labs were asked to cancel by this cancel (a request already open is not asked again). */
+  requestedShipmentIds: string[]
+  /**
+   * Shipments whose labs' answers decide the outcome: every shipment with a lab has an open request. The outcome
+   * is FailedToCancel until they all answer `cancelled` (the service waits for that a while).
+   */
+  awaitedShipmentIds: string[]
 }
 
-export function cancelOrder(order: OrderDocument, pipeline: PipelineState, now: Date): CancelResult {
+export function cancelOrder(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  now: Date,
+  options: CancelOptions = { asksLabs: false },
+): CancelResult {
   const none = (outcome: CancelOutcome): CancelResult => ({
     outcome,
     changed: false,
     wholeOrder: false,
     cancelledShipmentIds: [],
+    requestedShipmentIds: [],
+    awaitedShipmentIds: [],
   })
   if (order.status.stage !== 'InProgress') return none('ActionNotAvailable')
   const { open, submitted } = shipmentsByChangeability(order, pipeline)
-  if (submitted.length > 0 && open.length === 0) return none('FailedToCancel')
+  const askable = options.asksLabs
+    ? submitted.filter((shipment) => canAskToCancel(pipeline.shipments[shipment.id]))
+    : []
+  const requestedShipmentIds = askable
+    .filter((shipment) => {
+      const state = pipeline.shipments[shipment.id]
+      return state !== undefined && requestCancellation(state, now)
+    })
+    .map((shipment) => shipment.id)
+  // Every shipment with a lab can be asked: the labs' answers decide.
+  const awaitedShipmentIds = askable.length === submitted.length ? askable.map((shipment) => shipment.id) : []
+  if (submitted.length > 0 && open.length === 0) {
+    return {
+      ...none('FailedToCancel'),
+      changed: requestedShipmentIds.length > 0,
+      requestedShipmentIds,
+      awaitedShipmentIds,
+    }
+  }
   for (const shipment of open) {
     shipment.status = 'Cancelled'
     shipment.cancelled = true
@@ -106,12 +161,26 @@ export function cancelOrder(order: OrderDocument, pipeline: PipelineState, now: 
   const cancelledShipmentIds = open.map((shipment) => shipment.id)
   if (submitted.length > 0) {
     refreshOrderEstimate(order, pipeline)
-    return { outcome: 'FailedToCancel', changed: true, wholeOrder: false, cancelledShipmentIds }
+    return {
+      outcome: 'FailedToCancel',
+      changed: true,
+      wholeOrder: false,
+      cancelledShipmentIds,
+      requestedShipmentIds,
+      awaitedShipmentIds,
+    }
   }
   order.status.stage = 'Cancelled'
   pipeline.phase = 'cancelled'
   refreshOrderEstimate(order, pipeline)
-  return { outcome: 'Cancelled', changed: true, wholeOrder: true, cancelledShipmentIds }
+  return {
+    outcome: 'Cancelled',
+    changed: true,
+    wholeOrder: true,
+    cancelledShipmentIds,
+    requestedShipmentIds: [],
+    awaitedShipmentIds: [],
+  }
 }
 
 export function updateOutcome(results: readonly ShipmentUpdateResult[]): UpdateOutcome {

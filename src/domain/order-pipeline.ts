@@ -156,7 +156,26 @@ export interface PipelineShipment {
    * estimate moves with the real dispatch date, this stays, so a delivery after its `to` is known to be late.
    */
   promise?: DeliveryEstimate
+  /**
+   * printroute asked the lab to cancel the shipment (the merchant cancelled the order while the lab had not
+   * started production) and, once given, the lab's answer (domain/lab-cancellation.ts); absent when never asked.
+   */
+  cancellationRequested?: CancellationRequest
 }
+
+/** A request to a lab to cancel a shipment it holds, and how it was answered (docs/pipeline.md#cancellation). */
+export interface CancellationRequest {
+  /** When printroute asked (ISO instant). */
+  at: string
+  /** The lab's answer; absent while the request is open. A report of production or shipping answers `tooLate`. */
+  answer?: CancellationAnswer
+  /** When the answer came (ISO instant). */
+  answeredAt?: string
+  /** How the request was closed when not by the lab's answer: it reported production or shipping, or rejected. */
+  closedBy?: 'progress' | 'rejection'
+}
+
+export type CancellationAnswer = 'cancelled' | 'tooLate'
 
 export type PipelinePhase =
   | 'waiting'
@@ -732,6 +751,8 @@ export type LabReport =
    * by a timer and an advance together, reports its scan once.
    */
   | { kind: 'tracking'; events: TrackingEvent[]; fromStatus?: DeliveryStatus | null }
+  /** The lab's answer to a cancellation request: applied by domain/lab-cancellation.ts, not recordLabReport. */
+  | { kind: 'cancellation'; answer: CancellationAnswer }
 
 const PROGRESS: Record<ShipmentState, number> = {
   allocated: 0,
@@ -876,6 +897,9 @@ export function recordLabReport(
   if (itemRefusal) return { changed: false, jobs: [], itemRefusal }
   if (shipment.state === 'shipped' || shipment.state === 'rejected' || shipment.state === 'cancelled') return NOTHING
   switch (report.kind) {
+    case 'cancellation':
+      // Answers to cancellation requests are applied by recordCancellationAnswer (domain/lab-cancellation.ts).
+      return NOTHING
     case 'acknowledged':
     case 'inProduction': {
       if (PROGRESS[report.kind] <= PROGRESS[shipment.state]) return NOTHING

@@ -8,6 +8,11 @@ import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
 import { dailyCapacity, jobsGivenOn, labDate } from '../domain/lab-availability.ts'
+import {
+  CANCELLATION_REQUEST_LAPSE_HOURS,
+  type CancellationRefusal,
+  openCancellationRequest,
+} from '../domain/lab-cancellation.ts'
 import { TRACKING_REPORT_LIMITS } from '../domain/limits.ts'
 import type { Recipient, TrackingEvent } from '../domain/order.ts'
 import {
@@ -57,6 +62,8 @@ export interface LabJobView {
   shipBy?: string
   priority: LabPriority
   packingSlipPdf: { url: string } | null
+  /** printroute asks the lab to cancel the shipment (docs/pipeline.md#cancellation); absent unless a request is open. */
+  cancellationRequested?: { at: string }
 }
 
 /** A print file as a lab sees it; the facts after `format` are absent from print files made before they were kept. */
@@ -225,6 +232,7 @@ export function createLabsService(deps: {
         const itemIds = order.document.items
           .map((item) => item.id)
           .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')
+        const cancellation = openCancellationRequest(order.pipeline.shipments[shipmentId], clock.now())
         result.push({
           shipmentId,
           orderId: order.document.id,
@@ -253,6 +261,7 @@ export function createLabsService(deps: {
           ...(shipBy ? { shipBy } : {}),
           priority: labPriorityOf(shippingMethod),
           packingSlipPdf: pipeline.packingSlipPdfUrl(order, shipmentId),
+          ...(cancellation ? { cancellationRequested: { at: cancellation.at } } : {}),
         })
       }
       // The signed file URLs of the answer are not logged: they are the lab's access to the files.
@@ -307,6 +316,7 @@ export function createLabsService(deps: {
       const result = await pipeline.reportLab(orderId, shipmentId, report)
       if (result.refusal) throw trackingRefused(shipmentId, result.refusal)
       if (result.itemRefusal) throw itemRefused(result.itemRefusal)
+      if (result.cancellationRefusal) throw cancellationRefused(shipmentId, report, result.cancellationRefusal)
       log.info(
         { orderId, labCode, step: 'lab-api', call: report.kind, shipmentId, changed: result.changed },
         `lab API: lab ${labCode} reports ${report.kind} for ${shipmentId}: ${result.changed ? 'Updated' : 'Ok (no change)'}`,
@@ -417,6 +427,29 @@ function trackingRefused(shipmentId: string, refusal: TrackingRefusal): ServiceE
         },
         `Shipment ${shipmentId} keeps at most ${MAX_TRACKING_EVENTS_PER_SHIPMENT} carrier scans: it has ` +
           `${refusal.kept} and the report adds ${refusal.fresh} new ones`,
+      )
+  }
+}
+
+/** The 400 answer to a cancellation answer that cannot apply, on `answer` (docs/pipeline.md#cancellation). */
+function cancellationRefused(shipmentId: string, report: LabReport, refusal: CancellationRefusal): ServiceError {
+  const answer = report.kind === 'cancellation' ? report.answer : ''
+  switch (refusal.reason) {
+    case 'notRequested':
+      return validationFailed(
+        { answer: [{ code: 'CancellationNotRequested', providedValue: answer }] },
+        `printroute has not asked to cancel shipment ${shipmentId}`,
+      )
+    case 'lapsed':
+      return validationFailed(
+        { answer: [{ code: 'CancellationRequestLapsed', providedValue: answer, comparisonValue: refusal.at }] },
+        `The request of ${refusal.at} to cancel shipment ${shipmentId} lapsed unanswered after ` +
+          `${CANCELLATION_REQUEST_LAPSE_HOURS} hours: the shipment goes on`,
+      )
+    case 'alreadyAnswered':
+      return validationFailed(
+        { answer: [{ code: 'CancellationAlreadyAnswered', providedValue: answer, comparisonValue: refusal.answer }] },
+        `The request to cancel shipment ${shipmentId} was already answered ${refusal.answer}`,
       )
   }
 }

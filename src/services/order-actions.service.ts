@@ -6,6 +6,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
+import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
@@ -24,7 +25,7 @@ import {
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
-import { drawShipmentIds, findOrderForCaller } from '../repositories/orders.repository.ts'
+import { drawShipmentIds, findOrderForCaller, readOrder } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { type LogFields, type ServiceLogger, silentLogger } from './observability.ts'
@@ -48,6 +49,23 @@ export interface OrderActionsDeps {
   fileLinks: FileLinkRefresher
   /** One line per action taken; silent when absent. */
   log?: ServiceLogger
+  /** Asking labs to cancel shipments they hold (docs/api.md#order-actions); never asked when absent. */
+  labCancellation?: LabCancellationSettings
+}
+
+/** How a cancel asks labs and waits for their answers. */
+export interface LabCancellationSettings {
+  /** Whether shipments of this environment are at real labs that can be asked (Live, unless labs are simulated). */
+  asksLabs(environment: Environment): boolean
+  /** How long the cancel waits for the labs' answers before answering FailedToCancel; 0: it does not wait. */
+  waitSeconds: number
+  /** How often the waiting cancel reads the order again; 100 ms when absent. */
+  pollMilliseconds?: number
+  /**
+   * Called in the cancel's transaction with the shipments whose labs were just asked, for the jobs that tell a
+   * lab with a push endpoint (`lab.job.cancellationRequested`); polling labs see the request in their job list.
+   */
+  onCancellationRequested?(tx: Queryable, order: PipelineOrder, shipmentIds: readonly string[]): Promise<JobRequest[]>
 }
 
 /** An action's result and the order as it stands after it, as JSON text in contract key order. */
@@ -106,6 +124,45 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
   const { db, clock } = deps
   const log = deps.log ?? silentLogger
   const changes = createOrderChanger(deps)
+  const asksLabs = (environment: Environment) => deps.labCancellation?.asksLabs(environment) ?? false
+
+  /**
+   * Waits, holding no transaction or lock, until the labs asked to cancel `awaited` have all answered or
+   * `waitSeconds` have passed, reading the order row (any process may take the answers); then the outcome as they
+   * left the order: Cancelled when the order is, else FailedToCancel (a lab too late, or not answered yet: its
+   * later `cancelled` still cancels and refunds, with the callbacks that causes).
+   */
+  async function awaitLabAnswers(
+    orderId: string,
+    awaited: readonly string[],
+    waitSeconds: number,
+  ): Promise<ActionResult<CancelOutcome>> {
+    const deadline = Date.now() + waitSeconds * 1000
+    const pollMilliseconds = deps.labCancellation?.pollMilliseconds ?? 100
+    const orderNumber = parseRequestId('ord', orderId, 'orderId')
+    let order = await readOrder(db, orderNumber)
+    const answered = (current: PipelineOrder) =>
+      awaited.every((shipmentId) => {
+        const shipment = current.pipeline.shipments[shipmentId]
+        return shipment?.state !== 'submitted' && shipment?.state !== 'acknowledged'
+          ? true
+          : shipment.cancellationRequested?.answer !== undefined
+      })
+    while (order && !answered(order) && Date.now() < deadline) {
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(pollMilliseconds, Math.max(0, deadline - Date.now()))),
+      )
+      order = await readOrder(db, orderNumber)
+    }
+    if (!order) throw orderNotFound(orderId)
+    const outcome: CancelOutcome = order.document.status.stage === 'Cancelled' ? 'Cancelled' : 'FailedToCancel'
+    const timedOut = !answered(order)
+    log.info(
+      { ...orderLogFields(order), step: 'cancel', action: 'cancel', outcome, awaitedShipmentIds: awaited, timedOut },
+      `cancel on ${orderId}: ${outcome} after ${timedOut ? 'waiting in vain for' : 'the answers of'} the labs`,
+    )
+    return { outcome, shipmentUpdateResults: [], orderJson: deps.fileLinks.refresh(JSON.stringify(order.document)) }
+  }
 
   /** Changes the caller's order by `action` (services/order-change.ts); once committed, logs what it did. */
   async function act<T>(
@@ -137,28 +194,47 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
   return {
     async listActions(caller: Caller, orderId: string): Promise<AvailableActions> {
       const order = await findCallersOrder(db, caller, orderId)
-      return availableActions(order.document.status.stage, order.pipeline)
+      return availableActions(order.document.status.stage, order.pipeline, { asksLabs: asksLabs(order.environment) })
     },
 
     /**
      * Cancels every shipment not yet with its lab. The whole order: stage Cancelled and everything charged is
-     * refunded. Only some shipments: the order goes on (FailedToCancel) and their shipping is refunded.
+     * refunded. Only some shipments: the order goes on (FailedToCancel) and their shipping is refunded. Shipments
+     * with a lab that has not started production are asked to cancel there; when the order's outcome hangs on
+     * those answers, the cancel waits for them (`waitSeconds`) and answers as they left the order.
      */
-    cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>> {
-      return act('cancel', caller, orderId, async (order, tx, now) => {
-        const result = cancelOrder(order.document, order.pipeline, now)
-        if (!result.changed) return { outcome: result.outcome, changed: false }
+    async cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>> {
+      let awaited: string[] = []
+      const result = await act('cancel', caller, orderId, async (order, tx, now) => {
+        const result = cancelOrder(order.document, order.pipeline, now, { asksLabs: asksLabs(order.environment) })
+        awaited = result.awaitedShipmentIds
+        const requested = result.requestedShipmentIds
+        const pushes =
+          requested.length > 0 && deps.labCancellation?.onCancellationRequested
+            ? await deps.labCancellation.onCancellationRequested(tx, order, requested)
+            : []
+        if (!result.changed)
+          return { outcome: result.outcome, changed: false, logFields: { awaitedShipmentIds: awaited } }
         // An order cancelled in its pause window is shown from now on, as cancelled.
         if (result.wholeOrder && order.onHoldUntil && order.onHoldUntil > now) order.onHoldUntil = now
         const billing = order.pipeline.billing
         const jobs: JobRequest[] = []
-        if (billing) {
+        if (billing && (result.wholeOrder || result.cancelledShipmentIds.length > 0)) {
           const target = result.wholeOrder ? {} : withoutShipping(billing.lines, result.cancelledShipmentIds)
           jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
         }
-        const logFields = { wholeOrder: result.wholeOrder, cancelledShipmentIds: result.cancelledShipmentIds }
+        jobs.push(...pushes)
+        const logFields = {
+          wholeOrder: result.wholeOrder,
+          cancelledShipmentIds: result.cancelledShipmentIds,
+          requestedShipmentIds: requested,
+          awaitedShipmentIds: awaited,
+        }
         return { outcome: result.outcome, changed: true, jobs, logFields }
       })
+      const waitSeconds = deps.labCancellation?.waitSeconds ?? 0
+      if (awaited.length === 0 || waitSeconds <= 0) return result
+      return awaitLabAnswers(orderId, awaited, waitSeconds)
     },
 
     /**

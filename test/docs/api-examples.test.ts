@@ -56,6 +56,7 @@ const VARIABLES = [
   'KEY_PREFIX',
   'LAB_KEY',
   'SHIPMENT',
+  'LIVE_ORDER',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -96,7 +97,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   let urls: { live: string; sandbox: string }
   let shimDir: string
   let receiver: CallbackReceiver
-  let atLab: { shipment: string; labKey: string } | undefined
+  let atLab: { shipment: string; labKey: string; orderId: string } | undefined
 
   before(async () => {
     // Workers run, so that a Live order reaches its lab (the lab API examples); the simulated Sandbox labs stay
@@ -105,6 +106,8 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       workers: true,
       realClock: true,
       pipeline: { downloadRetryBaseSeconds: 0.01, simulatedLabStepSeconds: 3600 },
+      // The cancellation example's cancel answers FailedToCancel after a second; the lab's answer then cancels.
+      labCancelWaitSeconds: 1,
     })
     urls = await listenOnLoopback(t)
     receiver = await startCallbackReceiver()
@@ -165,7 +168,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   }
 
   /** A Live order's shipment waiting at its lab, and a lab key of that lab. */
-  async function shipmentAtItsLab(): Promise<{ shipment: string; labKey: string }> {
+  async function shipmentAtItsLab(): Promise<{ shipment: string; labKey: string; orderId: string }> {
     const created = await t.live({
       method: 'POST',
       url: '/v4.0/orders',
@@ -184,7 +187,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       const listed = await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': key } })
       return json(listed).jobs.some((job: { shipmentId: string }) => job.shipmentId === shipment.id) || undefined
     })
-    return { shipment: shipment.id, labKey: key }
+    return { shipment: shipment.id, labKey: key, orderId }
   }
 
   /** A delivery of the test account's Sandbox callbacks: an order's first event sent to a local receiver. */
@@ -212,6 +215,8 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     // A report changes its shipment, so each example that names one gets a new one; listing needs only a key.
     if (used.has('SHIPMENT') || (used.has('LAB_KEY') && !atLab)) atLab = await shipmentAtItsLab()
     if (atLab && used.has('SHIPMENT')) values.SHIPMENT = atLab.shipment
+    // `$LIVE_ORDER` is the Live order of `$SHIPMENT` (the lab's cancellation example).
+    if (atLab && used.has('LIVE_ORDER')) values.LIVE_ORDER = atLab.orderId
     if (atLab && used.has('LAB_KEY')) values.LAB_KEY = atLab.labKey
     return values
   }

@@ -93,6 +93,8 @@ export interface TestAppOptions {
   rateLimit?: ApplicationOptions['rateLimit']
   /** How long quotes hold their prices (`--quote-lifetime`): the application's default (7 days) when absent. */
   quoteLifetimeSeconds?: number
+  /** How long a merchant's cancel waits for labs' answers (`--lab-cancel-wait`): the application's 10 s when absent. */
+  labCancelWaitSeconds?: number
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -125,6 +127,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.readinessTimeoutMs !== undefined ? { readinessTimeoutMs: options.readinessTimeoutMs } : {}),
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
     ...(options.quoteLifetimeSeconds !== undefined ? { quoteLifetimeSeconds: options.quoteLifetimeSeconds } : {}),
+    ...(options.labCancelWaitSeconds !== undefined ? { labCancelWaitSeconds: options.labCancelWaitSeconds } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount({

@@ -590,7 +590,12 @@ function actionNotice(answer: ApiAnswer<unknown>, done: string): Notice {
     case 'PartiallyUpdated':
       return { kind: 'info', text: `${done}, except shipments already in production: ${failed.join(', ')}.` }
     case 'FailedToCancel':
-      return { kind: 'error', text: 'The order could not be cancelled: its shipments are already in production.' }
+      return {
+        kind: 'error',
+        text:
+          'The order could not be cancelled (yet): some shipments are already in production, or their lab has not ' +
+          'answered the request to cancel them. A lab that agrees later still cancels and refunds them.',
+      }
     case 'FailedToUpdate':
       return {
         kind: 'error',
@@ -724,7 +729,7 @@ function registerActionPages(pages: FastifyInstance, dashboard: Dashboard): void
     withOrder(request, reply, (order) => ({
       title: `Cancel ${order.id}`,
       content: html`<h1>Cancel order ${order.id}?</h1>
-${form(order.id, '/cancel', request.signedIn.csrfToken, html`<p>This cancels every shipment of the order that is not yet in production. Shipments already in production are still made and shipped. ${dashboard.environment === 'live' ? 'Charges for cancelled shipments are refunded.' : 'This is Sandbox: nothing is billed.'} A callback is sent if the order has a callback URL. This cannot be undone.</p>`, 'Cancel order', true)}`,
+${form(order.id, '/cancel', request.signedIn.csrfToken, html`<p>This cancels every shipment of the order that is not yet in production. Shipments already in production are still made and shipped. ${dashboard.environment === 'live' ? 'A shipment already with its lab is cancelled if the lab agrees: printroute asks it and waits a few seconds for its answer (a later yes still cancels it). Charges for cancelled shipments are refunded.' : 'This is Sandbox: nothing is billed, and shipments already with a simulated lab are not cancelled.'} A callback is sent if the order has a callback URL. This cannot be undone.</p>`, 'Cancel order', true)}`,
     })),
   )
   pages.post<OrderParams>('/orders/:orderId/cancel', async (request, reply) => {

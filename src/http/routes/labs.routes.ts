@@ -7,6 +7,7 @@ import type { RateLimits } from '../rate-limit.ts'
 import { outcomeReply } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import {
+  CancellationBody,
   CapacityBody,
   LabCapacityResponseSchema,
   LabJobsResponseSchema,
@@ -203,6 +204,28 @@ export function registerLabRoutes(
         ...(location ? { location } : {}),
       }))
       const result = await labs.report(request.labCode, request.params.shipmentId, { kind: 'tracking', events })
+      return ok(request, reply, result.changed)
+    },
+  )
+  api.post(
+    '/jobs/:shipmentId/cancellation',
+    {
+      schema: {
+        ...route(
+          'answerLabJobCancellation',
+          "The lab's answer to printroute's request to cancel the shipment: cancelled or tooLate; a repeat is Ok",
+        ),
+        params: ShipmentParams,
+        body: CancellationBody,
+        response: responses,
+      },
+      config: { auth: false },
+    },
+    async (request, reply) => {
+      const result = await labs.report(request.labCode, request.params.shipmentId, {
+        kind: 'cancellation',
+        answer: request.body.answer,
+      })
       return ok(request, reply, result.changed)
     },
   )

@@ -157,6 +157,16 @@ export const CapacityBody = Type.Object(
   { additionalProperties: false },
 )
 
+export const CancellationBody = Type.Object(
+  {
+    answer: CaseInsensitiveEnum(
+      ['cancelled', 'tooLate'] as const,
+      'cancelled: the lab will not make or ship the shipment; tooLate: it is made or shipped as planned.',
+    ),
+  },
+  { additionalProperties: false },
+)
+
 // ---- Answers. They are sent as JSON.stringify text (routes/labs.routes.ts), not through these schemas, which
 // describe them for the OpenAPI document and type the handlers.
 
@@ -252,6 +262,16 @@ const LabJobSchema = named(
             "shipment id); null for a shipment submitted without one. `packingSlip` is the merchant's own.",
         }),
       }),
+    ),
+    cancellationRequested: Type.Optional(
+      Type.Object(
+        { at: Type.String({ format: 'date-time', description: 'When printroute asked.' }) },
+        {
+          description:
+            'printroute asks the lab to cancel the shipment (the merchant cancelled): answer with POST ' +
+            '/jobs/{shipmentId}/cancellation. Absent unless a request is open.',
+        },
+      ),
     ),
   }),
 )

@@ -144,7 +144,7 @@ export function createPipelineService(deps: PipelineDeps): PipelineService {
     log,
     transition,
   })
-  const reportLab = createReportLab({ clock, catalogue: deps.catalogue, transition })
+  const reportLab = createReportLab({ clock, catalogue: deps.catalogue, transition, billing: deps.billing })
 
   return {
     startOrder: timedStep('start', startOrder),

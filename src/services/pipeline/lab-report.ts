@@ -4,18 +4,27 @@
 // labs (simulated-labs.ts) both end here.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
+import { withoutShipping } from '../../domain/charges.ts'
 import { type DeliveryEstimate, estimateAfterDispatch } from '../../domain/delivery-promise.ts'
 import type { TrackingRefusal } from '../../domain/delivery-tracking.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
 import {
+  type CancellationRefusal,
+  type CancellationTransition,
+  closeCancellationOnReport,
+  recordCancellationAnswer,
+} from '../../domain/lab-cancellation.ts'
+import {
   type ItemReportRefusal,
   type LabReport,
+  type LabReportTransition,
   type PipelineOrder,
   recordLabReport,
 } from '../../domain/order-pipeline.ts'
 import type { ShippingMethod } from '../../domain/shipping-methods.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
+import type { BillingService } from '../billing.service.ts'
 import { labReportLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
 
@@ -24,6 +33,8 @@ export interface LabReportDeps {
   /** Where a shipped shipment's lab calendar and rate are read, for its estimate from the real dispatch date. */
   catalogue: Catalogue
   transition: StepTransition
+  /** Refunds a shipment (or an order) its lab cancelled on printroute's request, in the report's transaction. */
+  billing: Pick<BillingService, 'chargeDifference'>
 }
 
 /**
@@ -58,16 +69,49 @@ export type ReportLab = (
   shipmentId: string,
   report: LabReport,
   followUp?: JobRequest[],
-) => Promise<{ changed: boolean; refusal?: TrackingRefusal; itemRefusal?: ItemReportRefusal }>
+) => Promise<{
+  changed: boolean
+  refusal?: TrackingRefusal
+  itemRefusal?: ItemReportRefusal
+  cancellationRefusal?: CancellationRefusal
+}>
 
-export function createReportLab({ clock, catalogue, transition }: LabReportDeps): ReportLab {
+/**
+ * A report on the locked order: an answer to a cancellation request (domain/lab-cancellation.ts), or a report that
+ * first closes an open request (production or shipping: too late; a rejection: the shipment is cancelled instead).
+ */
+function applyReport(
+  order: PipelineOrder,
+  shipmentId: string,
+  report: LabReport,
+  now: Date,
+  afterDispatch: Parameters<typeof recordLabReport>[5],
+): LabReportTransition & CancellationTransition {
+  const { document, pipeline } = order
+  if (report.kind === 'cancellation') {
+    return recordCancellationAnswer(document, pipeline, shipmentId, report.answer, now)
+  }
+  const closed = closeCancellationOnReport(document, pipeline, shipmentId, report, now)
+  if (closed?.insteadOfReport) return closed.insteadOfReport
+  const result = recordLabReport(document, pipeline, shipmentId, report, now, afterDispatch)
+  return closed?.closedTooLate ? { ...result, jobs: [...result.jobs], changed: true } : result
+}
+
+export function createReportLab({ clock, catalogue, transition, billing }: LabReportDeps): ReportLab {
   return async (orderId, shipmentId, report, followUp = []) => {
     const applied = await transition(
       orderNumberOf(orderId),
       async (order, tx) => {
         const afterDispatch =
           report.kind === 'shipped' ? estimateOfDispatch(catalogue, order, shipmentId, report.dispatchDate) : undefined
-        const result = recordLabReport(order.document, order.pipeline, shipmentId, report, clock.now(), afterDispatch)
+        const result = applyReport(order, shipmentId, report, clock.now(), afterDispatch)
+        // A shipment its lab cancelled is refunded as a merchant's cancel refunds: its shipping, or everything
+        // when it was the order's last live shipment.
+        const lines = order.pipeline.billing?.lines
+        if (result.cancelled && lines) {
+          const target = result.cancelled.wholeOrder ? {} : withoutShipping(lines, [result.cancelled.shipmentId])
+          result.jobs.push(...(await billing.chargeDifference(tx, order, target)))
+        }
         if (result.changed) {
           result.jobs.push(...followUp)
           await upsertLabJob(
@@ -88,10 +132,12 @@ export function createReportLab({ clock, catalogue, transition }: LabReportDeps)
     )
     const refusal = applied?.result.refusal
     const itemRefusal = applied?.result.itemRefusal
+    const cancellationRefusal = applied?.result.cancellationRefusal
     return {
       changed: applied?.result.changed ?? false,
       ...(refusal ? { refusal } : {}),
       ...(itemRefusal ? { itemRefusal } : {}),
+      ...(cancellationRefusal ? { cancellationRefusal } : {}),
     }
   }
 }

@@ -236,6 +236,7 @@ const REPORT_WORDS: Record<LabReport['kind'], string> = {
   shipped: 'shipped',
   rejected: 'rejected',
   tracking: 'tracked',
+  cancellation: 'answered on cancelling',
 }
 
 /** A lab's report on a shipment, with the tracking of a shipped one and the reason of a rejected one. */
@@ -267,6 +268,9 @@ export function labReportLine(order: PipelineOrder, shipmentId: string, report: 
     fields.deliveryStatus = onOrder?.deliveryStatus ?? null
     fields.trackingEvents = report.events.length
     message += `: ${report.events.length} carrier scan(s), delivery status ${onOrder?.deliveryStatus ?? 'none'}`
+  } else if (report.kind === 'cancellation') {
+    fields.answer = report.answer
+    message += `: ${report.answer}`
   }
   return { level: 'info', fields, message }
 }
