@@ -674,8 +674,15 @@ export type LabReport =
       carrier: { name: string; service: string } | null
       tracking: { number: string; url: string } | null
       dispatchDate: Date
+      itemIds?: string[]
     }
-  | { kind: 'rejected'; reason: string; unavailableItemIds: string[] }
+  | {
+      kind: 'rejected'
+      reason: string
+      unavailableItemIds: string[]
+      items?: { itemId: string; reason: 'OutOfStock' | 'FileDefect' | 'CannotProduce'; description?: string }[]
+    }
+  | { kind: 'printed'; itemIds: string[] }
   /**
    * Carrier scans of a shipped shipment (domain/delivery-tracking.ts). `fromStatus` (the simulated labs): applied
    * only while the shipment's `deliveryStatus` is still that (null: no scan yet), so a step run twice at once, or
@@ -728,6 +735,9 @@ export function recordLabReport(
   if (!shipment || !onOrder || PROGRESS[shipment.state] < 1) return NOTHING
   if (shipment.state === 'shipped' || shipment.state === 'rejected' || shipment.state === 'cancelled') return NOTHING
   switch (report.kind) {
+    // Typed ahead of its recording (item-by-item reports): until then a printed report changes nothing.
+    case 'printed':
+      return NOTHING
     case 'acknowledged':
     case 'inProduction': {
       if (PROGRESS[report.kind] <= PROGRESS[shipment.state]) return NOTHING

@@ -235,6 +235,7 @@ const REPORT_WORDS: Record<LabReport['kind'], string> = {
   shipped: 'shipped',
   rejected: 'rejected',
   tracking: 'tracked',
+  printed: 'printed',
 }
 
 /** A lab's report on a shipment, with the tracking of a shipped one and the reason of a rejected one. */
