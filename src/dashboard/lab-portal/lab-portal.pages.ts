@@ -166,10 +166,10 @@ ${
     : html`<p><strong>Taking new jobs.</strong></p>`
 }
 <dl class="facts">
-<dt>Jobs given today</dt><dd>${capacity.jobsGivenToday}</dd>
-<dt>You said you can take</dt><dd>${capacity.jobsToday === null ? html`<span class="muted">nothing said today</span>` : capacity.jobsToday}</dd>
-<dt>Daily limit</dt><dd>${capacity.dailyJobLimit ?? html`<span class="muted">none</span>`}</dd>
-<dt>Can still be given</dt><dd>${remaining}</dd>
+<div><dt>Jobs given today</dt><dd>${capacity.jobsGivenToday}</dd></div>
+<div><dt>You said you can take</dt><dd>${capacity.jobsToday === null ? html`<span class="muted">nothing said today</span>` : capacity.jobsToday}</dd></div>
+<div><dt>Daily limit</dt><dd>${capacity.dailyJobLimit ?? html`<span class="muted">none</span>`}</dd></div>
+<div><dt>Can still be given</dt><dd>${remaining}</dd></div>
 </dl>
 ${errorSummary(refusal, errors, 'The capacity was not saved')}
 <form method="post" action="${LAB_PORTAL_PATH}/capacity" class="stack">
@@ -272,7 +272,7 @@ function itemChoices(
 <p class="muted small">${input.hint}</p>
 ${items.map(
   (item) =>
-    html`<label><input type="checkbox" name="${input.name}" value="${item.itemId}"${input.checked.includes(item.itemId) ? html` checked` : ''}> ${item.copies} × ${item.sku} <span class="muted">(${item.itemId})</span></label>`,
+    html`<label class="item-choice"><input type="checkbox" name="${input.name}" value="${item.itemId}"${input.checked.includes(item.itemId) ? html` checked` : ''}> ${item.copies} × ${item.sku} <span class="muted">(${item.itemId})</span></label>`,
 )}
 </fieldset>`
 }
@@ -295,9 +295,9 @@ function itemCard(item: PortalJob['items'][number]): Html {
   return html`<li class="card item">
 <h3>${item.copies} × ${item.sku} <span class="muted small">${item.itemId}</span> ${item.state ? html`<span class="badge badge-${item.state === 'rejected' ? 'error' : item.state === 'open' ? 'pending' : 'ok'}">${ITEM_STATE_LABELS[item.state]}</span>` : ''}</h3>
 ${attributes.length > 0 ? html`<p>${attributes.map(([name, value], index) => html`${index > 0 ? ', ' : ''}${name}: <strong>${value}</strong>`)}</p>` : ''}
-<ul class="image-choices">${item.printFiles.map(
+<ul class="lab-files">${item.printFiles.map(
     (file) => html`<li class="image-figure">
-${file.format === 'pdf' ? html`<p class="image-placeholder">PDF print file</p>` : html`<img src="${file.url}" alt="Print file for ${file.printArea} of ${item.sku}" loading="lazy" width="160">`}
+${file.format === 'pdf' ? html`<p class="image-placeholder">PDF print file</p>` : html`<img src="${file.url}" alt="Print file for ${file.printArea} of ${item.sku}" loading="lazy"${file.pixelSize ? html` width="${file.pixelSize.width}" height="${file.pixelSize.height}"` : ''}>`}
 <p><a href="${file.url}" download>Download ${file.printArea} (${file.format.toUpperCase()}${file.pixelSize ? `, ${file.pixelSize.width}×${file.pixelSize.height} px` : ''})</a></p>
 </li>`,
   )}</ul>
@@ -321,18 +321,18 @@ function renderJob(job: PortalJob, today: string, csrfToken: string, state: JobP
   const text = (errors: FieldErrors, id: string, name: string, value: string, extra = html``) =>
     html`<input id="${id}" name="${name}" value="${value}"${extra}${invalidAttributes(errors, id)}>`
   return html`<nav class="breadcrumb" aria-label="Breadcrumb"><a href="${LAB_PORTAL_PATH}/jobs">Jobs</a> › ${job.shipmentId}</nav>
-<div class="page-head"><h1>Job ${job.shipmentId}</h1> ${stateBadge(job.state)}</div>
+<div class="page-head"><h1>Job ${job.shipmentId} ${stateBadge(job.state)}</h1></div>
 <div class="two-columns">
 <section class="card" aria-labelledby="job-facts">
 <h2 id="job-facts">What and when</h2>
 <dl class="facts">
-<dt>Ship by</dt><dd>${shipByCell(job, today)}</dd>
-<dt>Priority</dt><dd>${priorityBadge(job.priority)}</dd>
-<dt>Shipping method</dt><dd>${job.shippingMethod}</dd>
-<dt>Order</dt><dd><code>${job.orderId}</code></dd>
-<dt>Packing slip</dt><dd>${job.packingSlipPdf ? html`<a href="${job.packingSlipPdf.url}">Packing slip (PDF)</a>` : html`<span class="muted">none</span>`}</dd>
+<div><dt>Ship by</dt><dd>${shipByCell(job, today)}</dd></div>
+<div><dt>Priority</dt><dd>${priorityBadge(job.priority)}</dd></div>
+<div><dt>Shipping method</dt><dd>${job.shippingMethod}</dd></div>
+<div><dt>Order</dt><dd><code>${job.orderId}</code></dd></div>
+<div><dt>Packing slip</dt><dd>${job.packingSlipPdf ? html`<a href="${job.packingSlipPdf.url}">Packing slip (PDF)</a>` : html`<span class="muted">none</span>`}</dd></div>
 </dl>
-<div class="form-buttons">
+<div class="job-actions">
 ${job.state === 'submitted' ? html`<form method="post" action="${jobPath(job.shipmentId, '/acknowledge')}">${csrfField(csrfToken)}<button type="submit">Acknowledge</button></form>` : ''}
 ${job.state === 'submitted' || job.state === 'acknowledged' ? html`<form method="post" action="${jobPath(job.shipmentId, '/in-production')}">${csrfField(csrfToken)}<button type="submit">Mark in production</button></form>` : ''}
 </div>
@@ -345,7 +345,7 @@ ${job.recipient.email ? html`<p>Email: ${job.recipient.email}</p>` : ''}
 </section>
 </div>
 <h2>Items</h2>
-<ul class="stack">${job.items.map(itemCard)}</ul>
+<ul class="lab-items">${job.items.map(itemCard)}</ul>
 <section class="card" aria-labelledby="printed-heading">
 <h2 id="printed-heading">Mark items printed</h2>
 ${summaryOf('printed', printedErrors, 'The items were not marked printed')}
@@ -500,11 +500,11 @@ export function registerPortalPages(pages: FastifyInstance, portal: Portal, labs
 <tbody>${shown.map(
             (job) => html`<tr>
 <th scope="row"><a href="${jobPath(job.shipmentId)}">${job.shipmentId}</a></th>
-<td>${stateBadge(job.state)}</td>
-<td>${shipByCell(job, today)}</td>
-<td>${priorityBadge(job.priority)}</td>
-<td>${itemsSummary(job)}</td>
-<td>${job.recipient.name}, ${job.recipient.address.countryCode}</td>
+<td data-label="State">${stateBadge(job.state)}</td>
+<td data-label="Ship by">${shipByCell(job, today)}</td>
+<td data-label="Priority">${priorityBadge(job.priority)}</td>
+<td data-label="Items">${itemsSummary(job)}</td>
+<td data-label="Ship to">${job.recipient.name}, ${job.recipient.address.countryCode}</td>
 </tr>`,
           )}</tbody>
 </table></div>`
