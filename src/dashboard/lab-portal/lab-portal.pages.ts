@@ -10,7 +10,7 @@ import type { LabReport } from '../../domain/order-pipeline.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { LAB_PRIORITIES, type LabPriority } from '../../domain/shipping-methods.ts'
 import type { ApiBody } from '../api-client.ts'
-import { dateWords, formatDate } from '../format.ts'
+import { dateWords, formatDate, formatTime } from '../format.ts'
 import {
   errorSummary,
   type FieldErrors,
@@ -47,7 +47,18 @@ export interface PortalJob {
   shipBy?: string
   priority: LabPriority
   packingSlipPdf: { url: string } | null
+  /** The merchant asked to cancel: the lab answers whether it still can (absent: no request). */
+  cancellationRequested?: { at: string }
 }
+
+/** A lab's answer to a cancellation request. */
+export type CancellationAnswer = 'cancelled' | 'tooLate'
+
+/**
+ * A report the portal makes: the lab API's (`LabReport`), and the answer to a cancellation request, offered only
+ * on a job whose view carries that request.
+ */
+export type PortalReport = LabReport | { kind: 'cancellation'; answer: CancellationAnswer }
 
 export interface PortalCapacity {
   date: string
@@ -61,7 +72,7 @@ export interface PortalCapacity {
 /** The lab operations the portal uses: the labs service's, as the lab API calls them (app.ts fills them). */
 export interface PortalLabs {
   listJobs(labCode: string): Promise<PortalJob[]>
-  report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }>
+  report(labCode: string, shipmentId: string, report: PortalReport): Promise<{ changed: boolean }>
   capacity(labCode: string): Promise<PortalCapacity>
   reportCapacity(labCode: string, jobsToday: number): Promise<PortalCapacity>
 }
@@ -304,6 +315,20 @@ ${file.format === 'pdf' ? html`<p class="image-placeholder">PDF print file</p>` 
 </li>`
 }
 
+/** The merchant's cancel waits a short while for this answer: the card comes first on the page. */
+function cancellationCard(job: PortalJob, csrfToken: string): Html {
+  const answerButton = (answer: CancellationAnswer, label: string, style: string) =>
+    html`<form method="post" action="${jobPath(job.shipmentId, '/cancellation')}">${csrfField(csrfToken)}<input type="hidden" name="answer" value="${answer}"><button type="submit"${style ? html` class="${style}"` : ''}>${label}</button></form>`
+  return html`<section class="notice notice-error" aria-labelledby="cancellation-heading">
+<h2 id="cancellation-heading">The merchant asks to cancel this job</h2>
+<p>Asked at ${formatTime(job.cancellationRequested?.at)}. Answer now: the merchant is waiting for it.</p>
+<div class="job-actions">
+${answerButton('cancelled', 'Cancelled: we will not make it', 'button-danger')}
+${answerButton('tooLate', 'Too late: already made or on its way', '')}
+</div>
+</section>`
+}
+
 function renderJob(job: PortalJob, today: string, csrfToken: string, state: JobPageState): Html {
   const errorsOf = (form: JobForm, targets: Record<string, FieldTarget>): FieldErrors =>
     state.form === form && state.refusal ? fieldErrors(state.refusal, targetIn(targets)) : NO_ERRORS
@@ -322,6 +347,7 @@ function renderJob(job: PortalJob, today: string, csrfToken: string, state: JobP
     html`<input id="${id}" name="${name}" value="${value}"${extra}${invalidAttributes(errors, id)}>`
   return html`<nav class="breadcrumb" aria-label="Breadcrumb"><a href="${LAB_PORTAL_PATH}/jobs">Jobs</a> › ${job.shipmentId}</nav>
 <div class="page-head"><h1>Job ${job.shipmentId} ${stateBadge(job.state)}</h1></div>
+${job.cancellationRequested ? cancellationCard(job, csrfToken) : ''}
 <div class="two-columns">
 <section class="card" aria-labelledby="job-facts">
 <h2 id="job-facts">What and when</h2>
@@ -500,7 +526,7 @@ export function registerPortalPages(pages: FastifyInstance, portal: Portal, labs
 <tbody>${shown.map(
             (job) => html`<tr>
 <th scope="row"><a href="${jobPath(job.shipmentId)}">${job.shipmentId}</a></th>
-<td data-label="State">${stateBadge(job.state)}</td>
+<td data-label="State">${stateBadge(job.state)}${job.cancellationRequested ? html` <span class="badge badge-error">Cancel?</span>` : ''}</td>
 <td data-label="Ship by">${shipByCell(job, today)}</td>
 <td data-label="Priority">${priorityBadge(job.priority)}</td>
 <td data-label="Items">${itemsSummary(job)}</td>
@@ -589,7 +615,7 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
     request: FastifyRequest<{ Params: { shipmentId: string }; Body: FormValues }>,
     reply: FastifyReply,
     form: JobForm | null,
-    report: LabReport,
+    report: PortalReport,
     done: string,
   ) {
     const { lab } = request.signedInLab
@@ -622,6 +648,29 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
   pages.post<JobPost>('/jobs/:shipmentId/in-production', (request, reply) =>
     applyReport(request, reply, null, { kind: 'inProduction' }, 'in production'),
   )
+
+  pages.post<JobPost>('/jobs/:shipmentId/cancellation', async (request, reply) => {
+    const { shipmentId } = request.params
+    const job = await findJob(request.signedInLab.lab.labCode, shipmentId)
+    if (!job) return sendGone(request, reply, shipmentId)
+    const answer = formValue(request.body ?? {}, 'answer')
+    // Answered only where the job view carries a request, as the form is shown only there.
+    if (!job.cancellationRequested || (answer !== 'cancelled' && answer !== 'tooLate')) {
+      return portal.redirect(reply, `/jobs/${encodeURIComponent(shipmentId)}`, {
+        kind: 'error',
+        text: job.cancellationRequested
+          ? 'Choose an answer: cancelled or too late.'
+          : 'Nobody asked to cancel this job: there is nothing to answer.',
+      })
+    }
+    return applyReport(
+      request,
+      reply,
+      null,
+      { kind: 'cancellation', answer },
+      answer === 'cancelled' ? 'cancelled, as the merchant asked' : 'answered too late to cancel',
+    )
+  })
 
   const formReports: [string, JobForm, (values: FormValues, job: PortalJob) => LabReport | ApiBody, string][] = [
     ['/printed', 'printed', printedReport, 'items marked printed'],
