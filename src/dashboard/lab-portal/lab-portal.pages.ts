@@ -155,8 +155,11 @@ function jobPath(shipmentId: string, rest = ''): string {
   return `${LAB_PORTAL_PATH}/jobs/${encodeURIComponent(shipmentId)}${rest}`
 }
 
+/** `3 × GLOBAL-CAN-10x10, 1 × GLOBAL-FAP-16x24`: the copies to make of each product, in the items' order. */
 function itemsSummary(job: PortalJob): string {
-  return job.items.map((item) => `${item.copies} × ${item.sku}`).join(', ')
+  const copies = new Map<string, number>()
+  for (const item of job.items) copies.set(item.sku, (copies.get(item.sku) ?? 0) + item.copies)
+  return [...copies].map(([sku, count]) => `${count} × ${sku}`).join(', ')
 }
 
 // ---- Capacity
