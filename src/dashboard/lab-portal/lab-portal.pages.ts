@@ -77,8 +77,8 @@ export interface PortalLabs {
   reportCapacity(labCode: string, jobsToday: number): Promise<PortalCapacity>
 }
 
-const VIEWS = ['all', 'new', 'acknowledged', 'inProduction', 'overdue'] as const
-type View = (typeof VIEWS)[number]
+export const VIEWS = ['all', 'new', 'acknowledged', 'inProduction', 'overdue'] as const
+export type View = (typeof VIEWS)[number]
 const VIEW_LABELS: Record<View, string> = {
   all: 'All open',
   new: 'New',
@@ -127,6 +127,11 @@ function inView(job: PortalJob, view: View, today: string): boolean {
     case 'overdue':
       return isOverdue(job, today)
   }
+}
+
+/** The jobs of a view of the queue, in the order the queue shows them; `today` is the lab's date. */
+export function queueOf(jobs: readonly PortalJob[], view: View, today: string): PortalJob[] {
+  return jobs.filter((job) => inView(job, view, today)).sort(byShipByThenPriority)
 }
 
 /** Earliest ship-by date first (none last), then the most urgent. */
@@ -519,7 +524,7 @@ export function registerPortalPages(pages: FastifyInstance, portal: Portal, labs
     const view = VIEWS.find((candidate) => candidate === request.query.view) ?? 'all'
     const [jobs, capacity] = await Promise.all([labs.listJobs(lab.labCode), labs.capacity(lab.labCode)])
     const today = capacity.date
-    const shown = jobs.filter((job) => inView(job, view, today)).sort(byShipByThenPriority)
+    const shown = queueOf(jobs, view, today)
     const table =
       shown.length === 0
         ? html`<div class="empty card"><p>${view === 'all' ? 'No open jobs: everything is shipped.' : `No jobs are ${VIEW_LABELS[view].toLowerCase()}.`}</p></div>`
