@@ -25,6 +25,7 @@ import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
 import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
 import { registerDashboard } from './dashboard/dashboard.plugin.ts'
+import { registerLabPortal } from './dashboard/lab-portal/lab-portal.plugin.ts'
 import type { Catalogue } from './domain/catalogue.ts'
 import { databaseUnavailableReason } from './domain/database-unavailable.ts'
 import type { Environment } from './domain/environment.ts'
@@ -495,6 +496,20 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
           }),
         { prefix: '/dashboard' },
       )
+      // The lab portal (docs/labs-portal.md): Live only, as the lab API is; real labs never see Sandbox work.
+      if (environment === 'live') {
+        await server.register(
+          async (portal) =>
+            registerLabPortal(portal, {
+              sessions: services.sessions,
+              labs: services.labs,
+              publicUrl: () => publicUrls.live,
+              limitFailedSignIn: async (request, reply) =>
+                (await rateLimits.countUnauthenticated(request, reply))?.message,
+            }),
+          { prefix: '/labs/portal' },
+        )
+      }
     },
     pageViewOfThisCall: dashboardPageViewOfThisCall,
   })

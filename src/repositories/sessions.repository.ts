@@ -56,3 +56,42 @@ export async function deleteExpiredSessions(db: Queryable, now: Date): Promise<n
   const rows = await db.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1 RETURNING token_hash', [now])
   return rows.length
 }
+
+/** A lab portal session's lab: the lab key's lab code and visible prefix. */
+export interface LabSessionOwner {
+  labCode: string
+  keyPrefix: string
+}
+
+/**
+ * Makes a lab portal session for the active lab key with this hash; returns false (nothing written) when there
+ * is none. The same table as the dashboard's sessions: a row stands for either an API key or a lab key.
+ */
+export async function insertLabSession(
+  db: Queryable,
+  session: { tokenHash: string; keyHash: string; createdAt: Date; expiresAt: Date },
+): Promise<boolean> {
+  const rows = await db.query(
+    `INSERT INTO dashboard_sessions (token_hash, lab_key_id, created_at, expires_at)
+     SELECT $1, k.id, $2, $3 FROM lab_keys k WHERE k.key_hash = $4 AND k.revoked_at IS NULL
+     RETURNING token_hash`,
+    [session.tokenHash, session.createdAt, session.expiresAt, session.keyHash],
+  )
+  return rows.length > 0
+}
+
+/** The lab of an unexpired lab portal session whose lab key is still active; undefined otherwise. */
+export async function findLabSessionOwner(
+  db: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<LabSessionOwner | undefined> {
+  const rows = await db.query<LabSessionOwner>(
+    `SELECT k.lab_code AS "labCode", k.prefix AS "keyPrefix"
+       FROM dashboard_sessions s
+       JOIN lab_keys k ON k.id = s.lab_key_id
+      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL`,
+    [tokenHash, now],
+  )
+  return rows[0]
+}

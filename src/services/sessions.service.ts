@@ -10,8 +10,11 @@ import { findActiveApiKeyOwner } from '../repositories/accounts.repository.ts'
 import {
   deleteExpiredSessions,
   deleteSession,
+  findLabSessionOwner,
   findSessionOwner,
+  insertLabSession,
   insertSession,
+  type LabSessionOwner,
 } from '../repositories/sessions.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { hashSecretKey } from './secret-keys.ts'
@@ -44,14 +47,21 @@ export function isCsrfTokenOf(sessionToken: string, candidate: unknown): boolean
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-/** Dashboard sessions: signed in with an API key, held by a session token. */
+/** A lab portal session stands for the lab key it was made from: its lab and the key's visible prefix. */
+export type LabSessionCaller = LabSessionOwner
+
+/** Dashboard sessions (signed in with an API key) and lab portal sessions (with a lab key), held by a token. */
 export interface SessionsService {
   /** Opens a session for an active key of `environment`; the token, or why the key was refused. */
   signIn(apiKey: string, environment: Environment): Promise<SignInResult>
   /** The caller a session token stands for in `environment`; undefined when it does not (any more). */
   authenticate(token: string, environment: Environment): Promise<SessionCaller | undefined>
-  /** Ends the session of a token. */
+  /** Ends the session of a token (either kind). */
   signOut(token: string): Promise<void>
+  /** Opens a lab portal session for an active lab key; its token, or undefined for a key that is not one. */
+  signInLab(labKey: string): Promise<{ token: string; expiresAt: Date } | undefined>
+  /** The lab a lab portal session token stands for; undefined when it does not (any more). */
+  authenticateLab(token: string): Promise<LabSessionCaller | undefined>
 }
 
 export function createSessionsService(deps: { db: Database; clock: Clock }): SessionsService {
@@ -92,6 +102,27 @@ export function createSessionsService(deps: { db: Database; clock: Clock }): Ses
 
     async signOut(token: string): Promise<void> {
       await deleteSession(db, hashSecretKey(token))
+    },
+
+    async signInLab(labKey: string): Promise<{ token: string; expiresAt: Date } | undefined> {
+      const now = clock.now()
+      const token = randomBytes(SESSION_TOKEN_BYTES).toString('base64url')
+      const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000)
+      const made = await db.transaction(async (tx) => {
+        await deleteExpiredSessions(tx, now)
+        return insertLabSession(tx, {
+          tokenHash: hashSecretKey(token),
+          keyHash: hashSecretKey(labKey.trim()),
+          createdAt: now,
+          expiresAt,
+        })
+      })
+      return made ? { token, expiresAt } : undefined
+    },
+
+    /** Not cached either: signing out or revoking the lab key bites at once. */
+    async authenticateLab(token: string): Promise<LabSessionCaller | undefined> {
+      return findLabSessionOwner(db, hashSecretKey(token), clock.now())
     },
   }
 }

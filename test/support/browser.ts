@@ -189,16 +189,17 @@ export async function assertImagesLoaded(page: Page): Promise<number> {
   return (await page.evaluate('document.images.length')) as number
 }
 
-const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'docs', 'dashboard')
+const DOCS_DIR = join(import.meta.dirname, '..', '..', 'docs')
 
 /**
- * Saves a screenshot for docs/dashboard.md when PRINTROUTE_SCREENSHOTS=1 (`npm run docs:screenshots`), so
- * the pictures in the docs are the pages as the tests saw them; other runs leave the repository untouched.
+ * Saves a screenshot for the docs (in docs/dashboard/, or the `folder` of docs/ named) when PRINTROUTE_SCREENSHOTS=1
+ * (`npm run docs:screenshots`), so the pictures in the docs are the pages as the tests saw them; other runs leave
+ * the repository untouched.
  * A page is taken whole; a locator, just that part of the page.
  */
-export async function screenshotForDocs(target: Page | Locator, name: string): Promise<void> {
+export async function screenshotForDocs(target: Page | Locator, name: string, folder = 'dashboard'): Promise<void> {
   if (process.env.PRINTROUTE_SCREENSHOTS !== '1') return
-  const path = join(SCREENSHOT_DIR, `${name}.png`)
+  const path = join(DOCS_DIR, folder, `${name}.png`)
   if ('goto' in target) await target.screenshot({ path, fullPage: true })
   else await target.screenshot({ path })
 }
