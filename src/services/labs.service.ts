@@ -73,6 +73,98 @@ function printFileFacts(file: PrintFile | null | undefined): Omit<LabPrintFileVi
   }
 }
 
+/** What building a job view needs: the catalogue (the ship-by date) and how the job's files are linked. */
+export interface LabJobViewContext {
+  catalogue: Catalogue
+  /** Signed links when answering the lab API; file tokens (refreshed when sent) when storing a pushed job. */
+  links: Pick<PipelineService, 'printFileUrls' | 'extraFileUrls' | 'packingSlipPdfUrl'>
+}
+
+/**
+ * One shipment as a lab sees it, in `state`: what GET /labs/v1/jobs lists and what a pushed job carries (the same
+ * function, so a pushed job is exactly what polling shows). Undefined when the order has no such shipment.
+ */
+export function buildLabJobView(
+  context: LabJobViewContext,
+  order: PipelineOrder,
+  shipmentId: string,
+  state: string,
+): LabJobView | undefined {
+  const { catalogue, links } = context
+  const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  if (!shipment) return undefined
+  const printFiles = links.printFileUrls(order, shipmentId)
+  const extras = links.extraFileUrls(order)
+  // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
+  const submitted = order.pipeline.shipments[shipmentId]?.submitted
+  const shippingMethod = submitted?.shippingMethod ?? order.document.shippingMethod
+  const shipBy = shipByOf(catalogue, order, shipmentId, shippingMethod)
+  const stored = order.pipeline.shipments[shipmentId]?.printFiles ?? {}
+  return {
+    shipmentId,
+    orderId: order.document.id,
+    state,
+    shippingMethod,
+    carrier: shipment.carrier,
+    recipient: submitted?.recipient ?? order.document.recipient,
+    items: shipment.items.map(({ itemId }) => {
+      const item = order.document.items.find((candidate) => candidate.id === itemId)
+      return {
+        itemId,
+        sku: item?.sku ?? '',
+        copies: item?.copies ?? 0,
+        attributes: item?.attributes ?? {},
+        printFiles: (item?.assets ?? []).flatMap((asset) => {
+          const file = printFiles.find((candidate) => candidate.assetId === asset.id)
+          if (!file) return []
+          const facts = printFileFacts(stored[asset.id])
+          return [{ printArea: asset.printArea, url: file.url, format: file.format, ...facts }]
+        }),
+      }
+    }),
+    packingSlip: extras.packingSlip,
+    branding: extras.branding,
+    ...(shipBy ? { shipBy } : {}),
+    priority: labPriorityOf(shippingMethod),
+    packingSlipPdf: links.packingSlipPdfUrl(order, shipmentId),
+  }
+}
+
+/**
+ * The shipment's ship-by date from its promise and the rate it was submitted with, else from its lab's calendar
+ * and the largest production days of its items at that lab, counted from submission; undefined without either.
+ */
+function shipByOf(
+  catalogue: Catalogue,
+  order: PipelineOrder,
+  shipmentId: string,
+  shippingMethod: string,
+): string | undefined {
+  const shipment = order.pipeline.shipments[shipmentId]
+  if (!shipment) return undefined
+  const lab = catalogue.findLab(shipment.labCode)
+  const method = canonicalSpelling(SHIPPING_METHODS, shippingMethod)
+  const country = (shipment.submitted?.recipient ?? order.document.recipient).address.countryCode
+  const rate = method ? catalogue.shippingRate(shipment.labCode, method, country) : undefined
+  const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  let productionDays: number | null = 0
+  for (const { itemId } of onOrder?.items ?? []) {
+    const item = order.document.items.find((candidate) => candidate.id === itemId)
+    const variant = item ? catalogue.findVariant(item.sku, item.attributes) : undefined
+    const days = variant?.offers.find((offer) => offer.lab.code === shipment.labCode)?.productionDays ?? null
+    productionDays = productionDays === null || days === null ? null : Math.max(productionDays, days)
+  }
+  const submittedAt = shipment.submitted?.at
+  const date = shipByDate({
+    promise: shipment.promise ?? null,
+    transit: rate?.transitDays ?? null,
+    calendar: lab?.calendar ?? null,
+    productionDays,
+    submittedAt: submittedAt ? new Date(submittedAt) : null,
+  })
+  return date ?? undefined
+}
+
 /** A lab's capacity as the lab API answers it (docs/pipeline.md#capacity). */
 export interface LabCapacityView {
   /** The lab's date ("YYYY-MM-DD"): in its calendar's time zone, UTC without a calendar. */
@@ -127,36 +219,6 @@ export function createLabsService(deps: {
     return job
   }
 
-  /**
-   * The shipment's ship-by date from its promise and the rate it was submitted with, else from its lab's calendar
-   * and the largest production days of its items at that lab, counted from submission; undefined without either.
-   */
-  function shipByOf(order: PipelineOrder, shipmentId: string, shippingMethod: string): string | undefined {
-    const shipment = order.pipeline.shipments[shipmentId]
-    if (!shipment) return undefined
-    const lab = catalogue.findLab(shipment.labCode)
-    const method = canonicalSpelling(SHIPPING_METHODS, shippingMethod)
-    const country = (shipment.submitted?.recipient ?? order.document.recipient).address.countryCode
-    const rate = method ? catalogue.shippingRate(shipment.labCode, method, country) : undefined
-    const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
-    let productionDays: number | null = 0
-    for (const { itemId } of onOrder?.items ?? []) {
-      const item = order.document.items.find((candidate) => candidate.id === itemId)
-      const variant = item ? catalogue.findVariant(item.sku, item.attributes) : undefined
-      const days = variant?.offers.find((offer) => offer.lab.code === shipment.labCode)?.productionDays ?? null
-      productionDays = productionDays === null || days === null ? null : Math.max(productionDays, days)
-    }
-    const submittedAt = shipment.submitted?.at
-    const date = shipByDate({
-      promise: shipment.promise ?? null,
-      transit: rate?.transitDays ?? null,
-      calendar: lab?.calendar ?? null,
-      productionDays,
-      submittedAt: submittedAt ? new Date(submittedAt) : null,
-    })
-    return date ?? undefined
-  }
-
   /** The catalogue's lab; EntityNotFound when the catalogue no longer has it (its key outlived it). */
   function catalogueLab(labCode: string) {
     const lab = catalogue.findLab(labCode)
@@ -199,44 +261,9 @@ export function createLabsService(deps: {
       const result: LabJobView[] = []
       for (const job of jobs) {
         const order = await readOrder(db, job.orderNumber)
-        const shipmentId = `shp_${job.shipmentNumber}`
-        const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
-        if (!order || !shipment) continue
-        const printFiles = pipeline.printFileUrls(order, shipmentId)
-        const extras = pipeline.extraFileUrls(order)
-        // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
-        const submitted = order.pipeline.shipments[shipmentId]?.submitted
-        const shippingMethod = submitted?.shippingMethod ?? order.document.shippingMethod
-        const shipBy = shipByOf(order, shipmentId, shippingMethod)
-        const stored = order.pipeline.shipments[shipmentId]?.printFiles ?? {}
-        result.push({
-          shipmentId,
-          orderId: order.document.id,
-          state: job.state,
-          shippingMethod,
-          carrier: shipment.carrier,
-          recipient: submitted?.recipient ?? order.document.recipient,
-          items: shipment.items.map(({ itemId }) => {
-            const item = order.document.items.find((candidate) => candidate.id === itemId)
-            return {
-              itemId,
-              sku: item?.sku ?? '',
-              copies: item?.copies ?? 0,
-              attributes: item?.attributes ?? {},
-              printFiles: (item?.assets ?? []).flatMap((asset) => {
-                const file = printFiles.find((candidate) => candidate.assetId === asset.id)
-                if (!file) return []
-                const facts = printFileFacts(stored[asset.id])
-                return [{ printArea: asset.printArea, url: file.url, format: file.format, ...facts }]
-              }),
-            }
-          }),
-          packingSlip: extras.packingSlip,
-          branding: extras.branding,
-          ...(shipBy ? { shipBy } : {}),
-          priority: labPriorityOf(shippingMethod),
-          packingSlipPdf: pipeline.packingSlipPdfUrl(order, shipmentId),
-        })
+        const view =
+          order && buildLabJobView({ catalogue, links: pipeline }, order, `shp_${job.shipmentNumber}`, job.state)
+        if (view) result.push(view)
       }
       // The signed file URLs of the answer are not logged: they are the lab's access to the files.
       log.info(

@@ -1,9 +1,15 @@
 // The lab API: shipments assigned to a lab and the progress it reports (docs/pipeline.md).
 import { Type } from 'typebox'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
-import { MAX_LAB_JOBS_PER_DAY, TRACKING_REPORT_LIMITS } from '../../domain/limits.ts'
+import {
+  CALLBACK_LIST_DEFAULT_TOP,
+  CALLBACK_LIST_MAX_TOP,
+  MAX_LAB_JOBS_PER_DAY,
+  TRACKING_REPORT_LIMITS,
+} from '../../domain/limits.ts'
 import { DELIVERY_STATUSES } from '../../domain/order.ts'
 import { LAB_PRIORITIES } from '../../domain/shipping-methods.ts'
+import { CallbackSchema } from './callbacks.schema.ts'
 import {
   CaseInsensitiveEnum,
   NonBlankString,
@@ -18,6 +24,33 @@ import {
 } from './common.schema.ts'
 
 export const ShipmentParams = Type.Object({ shipmentId: Type.String({ maxLength: 40 }) })
+
+/** GET /labs/v1/pushes: paged like GET /v4.0/callbacks. */
+export const LabPushesQuery = Type.Object(
+  {
+    top: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: CALLBACK_LIST_MAX_TOP, default: CALLBACK_LIST_DEFAULT_TOP }),
+    ),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+export const PushParams = Type.Object({ pushId: Type.String({ maxLength: 40 }) })
+
+/** A push to the lab: one delivery of one lab.job event, with every attempt (the callbacks' delivery shape). */
+export const LabPushesResponseSchema = outcomeResponse('LabPushesResponse', OkOutcome, {
+  pushes: Type.Array(CallbackSchema),
+  hasMore: Type.Boolean(),
+})
+
+export const LabPushResponseSchema = outcomeResponse(
+  'LabPushResponse',
+  Outcome('CreatedOutcome', ['Created'] as const),
+  {
+    push: CallbackSchema,
+  },
+)
 
 export const ShippedBody = Type.Object(
   {
