@@ -131,9 +131,90 @@ function pushUrlOf(
   return catalogueUrl ? { url: catalogueUrl, source: 'catalogue' } : { url: null, source: null }
 }
 
-export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
+/** The operator's side only (printroute labs configure / show): the database and the catalogue, no queue. */
+export type LabPushSettings = Pick<LabPushesService, 'configure' | 'show'>
+
+export function createLabPushSettings(
+  deps: Pick<LabPushesDeps, 'db' | 'clock' | 'catalogue' | 'newSigningSecret' | 'log'>,
+): LabPushSettings {
   const { db, clock, catalogue } = deps
   const log = deps.log ?? silentLogger
+
+  function catalogueLab(labCode: string) {
+    const lab = catalogue.findLab(labCode)
+    if (!lab) throw new LabError(`The catalogue has no lab ${labCode}`)
+    return lab
+  }
+
+  async function show(labCode: string): Promise<LabPushSettingsView> {
+    const lab = catalogueLab(labCode)
+    const row = await readLabPushEndpoint(db, lab.code)
+    const { url, source } = pushUrlOf(row, lab.pushUrl)
+    const health = await readLabPushHealth(db, lab.code)
+    const now = clock.now()
+    const overlapping = row?.previous && row.previousExpiresAt && row.previousExpiresAt > now
+    return {
+      lab: lab.code,
+      url,
+      source,
+      removed: row?.removed ?? false,
+      secretPrefix: row?.current ? `${row.current.slice(0, SECRET_PREFIX_CHARACTERS)}...` : null,
+      previousSecretExpiresAt: overlapping ? (row.previousExpiresAt?.toISOString() ?? null) : null,
+      health: {
+        pending: health.pending,
+        delivered: health.delivered,
+        failed: health.failed,
+        lastAttemptAt: health.lastAttemptAt?.toISOString() ?? null,
+        lastHttpStatus: health.lastHttpStatus,
+        lastError: health.lastError,
+      },
+    }
+  }
+
+  async function configure(labCode: string, change: LabPushChange): Promise<LabPushSettingsView & { secret?: string }> {
+    const lab = catalogueLab(labCode)
+    const chosen = [change.pushUrl !== undefined, change.rotateSecret === true, change.removePush === true]
+    if (chosen.every((given) => !given))
+      throw new LabError('nothing to change: give --push-url, --rotate-secret or --remove-push')
+    if (change.removePush === true && (chosen[0] || chosen[1])) {
+      throw new LabError('--remove-push goes alone: it removes the URL and the secrets')
+    }
+    const now = clock.now()
+    let secret: string | undefined
+    if (change.removePush === true) {
+      await removeLabPush(db, lab.code, now)
+    }
+    if (change.pushUrl !== undefined) {
+      const problem = unfetchableUrlReason(change.pushUrl)
+      if (problem !== undefined) throw new LabError(`--push-url ${change.pushUrl} cannot be called: ${problem}`)
+      const set = await setLabPushUrl(db, lab.code, change.pushUrl, deps.newSigningSecret(), now)
+      if (set.created) secret = set.secret
+    }
+    if (change.rotateSecret === true) {
+      secret = deps.newSigningSecret()
+      const overlapEnds = new Date(now.getTime() + DEFAULT_SIGNING_OVERLAP_SECONDS * 1000)
+      await rotateLabSigningSecret(db, lab.code, secret, overlapEnds, now)
+    }
+    // The secret is printed once by the command; the log says only what changed.
+    log.info(
+      {
+        labCode: lab.code,
+        step: 'lab-push',
+        pushUrlSet: change.pushUrl !== undefined,
+        rotated: change.rotateSecret === true,
+        removed: change.removePush === true,
+      },
+      `lab ${lab.code}: push settings changed`,
+    )
+    return { ...(await show(lab.code)), ...(secret ? { secret } : {}) }
+  }
+
+  return { configure, show }
+}
+
+export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
+  const { db, clock, catalogue } = deps
+  const settings = createLabPushSettings(deps)
   // A stored event holds file tokens, not links: each attempt refreshes them (callbacks.service.ts deliver).
   const viewContext: LabJobViewContext = {
     catalogue,
@@ -142,12 +223,6 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
       extraFileUrls: (order) => extraFileUrls(deps.fileTokens, order),
       packingSlipPdfUrl: (order, shipmentId) => packingSlipPdfUrl(deps.fileTokens, order, shipmentId),
     },
-  }
-
-  function catalogueLab(labCode: string) {
-    const lab = catalogue.findLab(labCode)
-    if (!lab) throw new LabError(`The catalogue has no lab ${labCode}`)
-    return lab
   }
 
   async function pushUrlFor(tx: Queryable, labCode: string): Promise<string | null> {
@@ -212,69 +287,6 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
       written += 1
     }
     return written
-  }
-
-  async function show(labCode: string): Promise<LabPushSettingsView> {
-    const lab = catalogueLab(labCode)
-    const row = await readLabPushEndpoint(db, lab.code)
-    const { url, source } = pushUrlOf(row, lab.pushUrl)
-    const health = await readLabPushHealth(db, lab.code)
-    const now = clock.now()
-    const overlapping = row?.previous && row.previousExpiresAt && row.previousExpiresAt > now
-    return {
-      lab: lab.code,
-      url,
-      source,
-      removed: row?.removed ?? false,
-      secretPrefix: row?.current ? `${row.current.slice(0, SECRET_PREFIX_CHARACTERS)}...` : null,
-      previousSecretExpiresAt: overlapping ? (row.previousExpiresAt?.toISOString() ?? null) : null,
-      health: {
-        pending: health.pending,
-        delivered: health.delivered,
-        failed: health.failed,
-        lastAttemptAt: health.lastAttemptAt?.toISOString() ?? null,
-        lastHttpStatus: health.lastHttpStatus,
-        lastError: health.lastError,
-      },
-    }
-  }
-
-  async function configure(labCode: string, change: LabPushChange): Promise<LabPushSettingsView & { secret?: string }> {
-    const lab = catalogueLab(labCode)
-    const chosen = [change.pushUrl !== undefined, change.rotateSecret === true, change.removePush === true]
-    if (chosen.every((given) => !given))
-      throw new LabError('nothing to change: give --push-url, --rotate-secret or --remove-push')
-    if (change.removePush === true && (chosen[0] || chosen[1])) {
-      throw new LabError('--remove-push goes alone: it removes the URL and the secrets')
-    }
-    const now = clock.now()
-    let secret: string | undefined
-    if (change.removePush === true) {
-      await removeLabPush(db, lab.code, now)
-    }
-    if (change.pushUrl !== undefined) {
-      const problem = unfetchableUrlReason(change.pushUrl)
-      if (problem !== undefined) throw new LabError(`--push-url ${change.pushUrl} cannot be called: ${problem}`)
-      const set = await setLabPushUrl(db, lab.code, change.pushUrl, deps.newSigningSecret(), now)
-      if (set.created) secret = set.secret
-    }
-    if (change.rotateSecret === true) {
-      secret = deps.newSigningSecret()
-      const overlapEnds = new Date(now.getTime() + DEFAULT_SIGNING_OVERLAP_SECONDS * 1000)
-      await rotateLabSigningSecret(db, lab.code, secret, overlapEnds, now)
-    }
-    // The secret is printed once by the command; the log says only what changed.
-    log.info(
-      {
-        labCode: lab.code,
-        step: 'lab-push',
-        pushUrlSet: change.pushUrl !== undefined,
-        rotated: change.rotateSecret === true,
-        removed: change.removePush === true,
-      },
-      `lab ${lab.code}: push settings changed`,
-    )
-    return { ...(await show(lab.code)), ...(secret ? { secret } : {}) }
   }
 
   async function listPushes(
@@ -377,5 +389,5 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
     return pushed
   }
 
-  return { record, configure, show, listPushes, redeliver, remind }
+  return { ...settings, record, listPushes, redeliver, remind }
 }
