@@ -192,6 +192,46 @@ describe('a serve killed while pushing a job to its lab', { concurrency: true },
               assert.equal(show.code, 0, show.stderr)
               assert.match(show.stdout, /push url: +http:\/\/127\.0\.0\.1:\d+\/lab\/\S+ \(from the catalogue\)/)
               assert.match(show.stdout, /secret: +whsec_\S{4}\.\.\./, 'made on the first push; only its start shown')
+              // While serve runs: the operator gives the lab a new secret, printed once and never logged.
+              const rotated = await printroute(
+                [
+                  'labs',
+                  'configure',
+                  '--lab',
+                  labCode,
+                  '--rotate-secret',
+                  '--data-dir',
+                  dataDir,
+                  '--catalogue',
+                  catalogueFile,
+                ],
+                env,
+              )
+              assert.equal(rotated.code, 0, rotated.stderr)
+              const secret = /signing secret: +(whsec_\S+)/.exec(rotated.stdout)?.[1] as string
+              assert.ok(secret, rotated.stdout)
+              assert.match(rotated.stdout, /previous secret: signs too until /)
+              assert.ok(!second.output().includes(secret), 'the secret is not in the log')
+              const refused = await printroute(
+                [
+                  'labs',
+                  'configure',
+                  '--lab',
+                  labCode,
+                  '--push-url',
+                  'ftp://lab.example/x',
+                  '--data-dir',
+                  dataDir,
+                  '--catalogue',
+                  catalogueFile,
+                ],
+                env,
+              )
+              assert.equal(refused.code, 2, refused.stderr)
+              assert.match(
+                refused.stderr,
+                /--push-url ftp:\/\/lab\.example\/x cannot be called: the scheme must be http or https/,
+              )
             } finally {
               second.child.kill('SIGTERM')
               await second.exited
