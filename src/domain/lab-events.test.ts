@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildLabCloudEvent, type LabShipmentSnapshot, labEventsOf, labEventType } from './lab-events.ts'
+import {
+  buildLabCloudEvent,
+  type LabShipmentSnapshot,
+  labEventsOf,
+  labEventType,
+  labShipmentsOf,
+} from './lab-events.ts'
+import type { PipelineOrder } from './order-pipeline.ts'
 
 const shipment = (overrides: Partial<LabShipmentSnapshot> = {}): LabShipmentSnapshot => ({
   labCode: 'uk6',
@@ -89,4 +96,18 @@ test('a pushed job is a CloudEvent with the job as data, the shipment as subject
     data: { job: { shipmentId: 'shp_4' }, reason: 'overdue' },
     subject: 'shp_4',
   })
+})
+
+test('Sandbox shipments never push: their labs are simulated', () => {
+  const order = (environment: 'live' | 'sandbox') =>
+    ({
+      environment,
+      document: { shipments: [{ id: 'shp_1', items: [{ itemId: 'itm_1' }] }] },
+      pipeline: { shipments: { shp_1: { labCode: 'uk6', state: 'submitted', printFiles: {}, formats: {} } } },
+    }) as unknown as PipelineOrder
+  assert.deepEqual(labShipmentsOf(order('sandbox')), {})
+  assert.deepEqual(labShipmentsOf(order('live')), {
+    shp_1: { labCode: 'uk6', state: 'submitted', itemIds: ['itm_1'], packingSlip: false, cancellationRequested: false },
+  })
+  assert.equal(labEventsOf({}, labShipmentsOf(order('sandbox'))).length, 0)
 })
