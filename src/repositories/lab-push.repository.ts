@@ -115,6 +115,12 @@ export async function claimLabReminder(
   return rows.length > 0
 }
 
+/** Forgets the reminders recorded before `before` (their lab dates are long past); how many went. */
+export async function deleteOldLabReminders(db: Queryable, before: Date): Promise<number> {
+  const rows = await db.query('DELETE FROM lab_push_reminders WHERE created_at < $1 RETURNING 1', [before])
+  return rows.length
+}
+
 /** Delivery health of a lab's pushes: counts by status and the latest attempt. */
 export interface LabPushHealthRow {
   pending: number

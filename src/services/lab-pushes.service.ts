@@ -35,6 +35,7 @@ import { drawEventIds, insertEvent } from '../repositories/events.repository.ts'
 import { listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import {
   claimLabReminder,
+  deleteOldLabReminders,
   type LabPushEndpointRow,
   readLabPushEndpoint,
   readLabPushHealth,
@@ -55,6 +56,9 @@ import type { FileLinker } from './pipeline/ports.ts'
  * hours, long enough for a lab that polls a few times a day, short enough to be told the same working day.
  */
 export const LAB_REMINDER_NOT_ACKNOWLEDGED_SECONDS = 4 * 3600
+
+/** How long a reminder pushed is remembered (one per job, reason and lab day needs only the day's). */
+const REMINDER_MEMORY_SECONDS = 7 * 86_400
 
 /** How many characters of a signing secret `labs show` prints: `whsec_` and four more. */
 const SECRET_PREFIX_CHARACTERS = 10
@@ -345,6 +349,8 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
    */
   async function remind(): Promise<number> {
     const now = clock.now()
+    // What was reminded is needed for the lab's day only: a week's worth is kept, then forgotten.
+    await deleteOldLabReminders(db, new Date(now.getTime() - REMINDER_MEMORY_SECONDS * 1000))
     let pushed = 0
     for (const lab of catalogue.labs) {
       const url = await pushUrlFor(db, lab.code)

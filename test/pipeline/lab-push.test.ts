@@ -141,6 +141,10 @@ describe('jobs pushed to labs', () => {
     assert.equal(json(await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).errorCode ?? 'refused', 'refused')
     assert.equal((await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).statusCode, 400)
     const otherLab = catalogue.labs.find((candidate) => candidate.code !== labCode)?.code as string
+    const malformed = await lab(labCode, 'POST', '/labs/v1/pushes/nope/redeliver')
+    assert.equal(malformed.statusCode, 400, malformed.body)
+    assert.equal(json(malformed).outcome, 'ValidationFailed')
+    assert.ok(json(malformed).failures.id, 'the failure names the id')
     const foreign = await lab(otherLab, 'POST', `/labs/v1/pushes/${listed[1].id}/redeliver`)
     assert.equal(foreign.statusCode, 404, "a lab cannot redeliver another lab's push")
 
