@@ -46,6 +46,7 @@ import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import { createHealthService } from './services/health.service.ts'
+import { createLabPushesService } from './services/lab-pushes.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { type ServiceLogger, type ServiceMetrics, silentLogger } from './services/observability.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
@@ -230,11 +231,23 @@ function buildServices(
     sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
+  const labPushes = createLabPushesService({
+    db,
+    clock,
+    jobs,
+    catalogue,
+    fileTokens: { url: (environment, key) => fileLinks.token(environment, key) },
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    source: () => `${deps.publicUrls.live}/labs/v1/jobs`,
+    newSigningSecret: newCallbackSigningSecret,
+    log,
+  })
   const events = createOrderEventsService({
     clock,
     jobs,
     vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
     sourceOf: (environment, orderId) => `${deps.publicUrls[environment]}/v4.0/orders/${orderId}`,
+    labEvents: labPushes,
   })
   const callbacks = createCallbacksService({
     db,
@@ -351,6 +364,7 @@ function buildServices(
     pipeline,
     simulatedLabs,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
+    labPushes,
     sandbox: createSandboxService({ db, jobs, events, pipeline, simulatedLabs, billing, now: () => clock.now() }),
     callbacks,
     closeCallbackFetcher: callbackPoster.close,
@@ -455,6 +469,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     quotes: services.quotes,
     spine: services.spine,
     labs: environment === 'live' ? services.labs : null,
+    labPushes: services.labPushes,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     sandbox: environment === 'sandbox' ? services.sandbox : null,

@@ -26,6 +26,8 @@ const DATA_COMMANDS = [
   'labs keys create',
   'labs pause',
   'labs resume',
+  'labs configure',
+  'labs show',
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */
@@ -290,6 +292,8 @@ export const SETTINGS = {
       'labs keys create',
       'labs pause',
       'labs resume',
+      'labs configure',
+      'labs show',
     ],
     parse: optionalPath,
   },

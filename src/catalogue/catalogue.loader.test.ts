@@ -1316,3 +1316,27 @@ test("labs: dailyJobLimit is a whole number from 0 to 10000, loaded as the lab's
     )
   }
 })
+
+test("labs: push.url is a URL printroute could call, loaded as the lab's push URL; omitted, none", () => {
+  const json = testCatalogueJson()
+  assert.equal(parseCatalogue(json, 'test.json').labs[0]?.pushUrl, null)
+  json.labs[0].push = { url: 'https://lab.example/pushes?from=printroute' }
+  assert.equal(parseCatalogue(json, 'test.json').labs[0]?.pushUrl, 'https://lab.example/pushes?from=printroute')
+  for (const [value, reason] of [
+    ['ftp://lab.example/x', 'the scheme must be http or https'],
+    ['https://user:pw@lab.example/x', 'user name or password'],
+    ['', 'must not be empty'],
+  ] as const) {
+    json.labs[0].push = { url: value }
+    const problems = problemsOf(json)
+    assert.ok(
+      problems.some((problem) => /^labs\[0\][^:]*\.push\.url: /.test(problem) && problem.includes(reason)),
+      `${JSON.stringify(value)}: ${problems.join('\n')}`,
+    )
+  }
+  json.labs[0].push = { url: 'https://lab.example/x', secret: 'whsec_no' }
+  assert.ok(
+    problemsOf(json).some((problem) => /^labs\[0\][^:]*\.push/.test(problem)),
+    'a secret has no place in the catalogue file',
+  )
+})

@@ -301,6 +301,17 @@ const Lab = Fields({
         'omitted: no limit but what the lab reports through the lab API.',
     }),
   ),
+  push: Type.Optional(
+    Fields(
+      {
+        url: Text(
+          "Where the lab's jobs are pushed (POSTed, signed, as they change: docs/pipeline.md#jobs-pushed-to-labs); " +
+            'the URL set with `printroute labs configure --push-url` wins over it. Never put the secret here.',
+        ),
+      },
+      'Push the lab its jobs as well as letting it poll them; omitted: the lab polls.',
+    ),
+  ),
 })
 
 export const CatalogueSchema = Fields(

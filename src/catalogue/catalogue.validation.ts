@@ -41,6 +41,7 @@ import {
 } from '../domain/mockups.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
+import { unfetchableUrlReason } from '../domain/urls.ts'
 import { CatalogueSchema, IGNORED_FIELD_PREFIX, SPINE_MILLIMETRES_REASON } from './catalogue.schema.ts'
 
 /** How many uncovered variants one problem line lists before summarising the rest. */
@@ -719,6 +720,7 @@ class References {
     const products = this.#checkLabProducts(value.products, join(path, 'products'))
     const shippingRates = this.#checkShippingRates(value, path, products)
     const calendar = this.#checkCalendar(value, path, products)
+    this.#checkPushUrl(value, path)
     if (this.#under(path)) return undefined
     const lab = value as unknown as LabEntry
     return {
@@ -731,6 +733,7 @@ class References {
       shippingRates,
       ...(calendar ? { calendar } : {}),
       ...(lab.dailyJobLimit !== undefined ? { dailyJobLimit: lab.dailyJobLimit } : {}),
+      ...(lab.push !== undefined ? { push: { url: lab.push.url } } : {}),
     }
   }
 
@@ -739,6 +742,17 @@ class References {
    * dates, production-day categories that some product of the lab has; and no production days on a lab product
    * of a lab without a calendar.
    */
+  /** A lab's push URL is checked like a callback URL (domain/urls.ts): one the fetcher could never call is refused here. */
+  #checkPushUrl(lab: JsonObject, labPath: string): void {
+    const push = lab.push
+    if (!isJsonObject(push)) return
+    const url = textOf(push.url)
+    const urlPath = join(join(labPath, 'push'), 'url')
+    if (url === undefined || this.#under(urlPath)) return
+    const reason = unfetchableUrlReason(url)
+    if (reason !== undefined) this.#add(urlPath, reason)
+  }
+
   #checkCalendar(lab: JsonObject, labPath: string, products: readonly LabProductEntry[]): LabCalendarEntry | undefined {
     const path = join(labPath, 'calendar')
     const value = lab.calendar

@@ -16,6 +16,7 @@ import {
   type ApiKeyView,
   toApiKeyView,
 } from '../services/accounts.service.ts'
+import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import { OperationError } from './operation-error.ts'
@@ -25,6 +26,7 @@ export interface OperationContext {
   db: Database
   accounts: AccountsService
   labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
+  labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
 }
 
@@ -94,6 +96,10 @@ export interface AdminOperations {
   createLabKey(input: { lab: string }): Promise<{ key: string }>
   /** Pauses a catalogue lab (no new work goes to it) or resumes it; whether it was paused before. */
   setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }>
+  /** Sets, rotates or removes a lab's push endpoint; `secret` only when a new one was made (shown this once). */
+  configureLabPush(input: { lab: string } & LabPushChange): Promise<LabPushSettingsView & { secret?: string }>
+  /** A lab's push settings (never the secret, only its start) and delivery health. */
+  showLabPush(input: { lab: string }): Promise<LabPushSettingsView>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -178,6 +184,19 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     async setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }> {
       const result = await translated(() => context.labs.setPaused(input.lab, input.paused === true), 2)
       return { lab: input.lab, wasPaused: result.wasPaused }
+    },
+
+    async configureLabPush(input: { lab: string } & LabPushChange): Promise<LabPushSettingsView & { secret?: string }> {
+      const change: LabPushChange = {
+        ...(typeof input.pushUrl === 'string' ? { pushUrl: input.pushUrl } : {}),
+        ...(input.rotateSecret === true ? { rotateSecret: true } : {}),
+        ...(input.removePush === true ? { removePush: true } : {}),
+      }
+      return translated(() => context.labPushes.configure(input.lab, change), 2)
+    },
+
+    async showLabPush(input: { lab: string }): Promise<LabPushSettingsView> {
+      return translated(() => context.labPushes.show(input.lab), 2)
     },
   }
 }

@@ -162,15 +162,25 @@ export async function runDataOperation<N extends OperationName>(
       return answer.result as Result
     }
   }
-  const [{ systemClock }, { createLogger }, { buildApplication, openDatabase }, { loadCatalogue }, accounts, labs] =
-    await Promise.all([
-      import('../adapters/clock.ts'),
-      import('../adapters/logger.ts'),
-      import('../app.ts'),
-      import('../catalogue/catalogue.loader.ts'),
-      import('../services/accounts.service.ts'),
-      import('../services/labs.service.ts'),
-    ])
+  const [
+    { systemClock },
+    { createLogger },
+    { buildApplication, openDatabase },
+    { loadCatalogue },
+    accounts,
+    labs,
+    labPushes,
+    { newSigningSecret },
+  ] = await Promise.all([
+    import('../adapters/clock.ts'),
+    import('../adapters/logger.ts'),
+    import('../app.ts'),
+    import('../catalogue/catalogue.loader.ts'),
+    import('../services/accounts.service.ts'),
+    import('../services/labs.service.ts'),
+    import('../services/lab-pushes.service.ts'),
+    import('../domain/webhook-signature.ts'),
+  ])
   const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
   const { createLabsService } = labs
@@ -183,6 +193,8 @@ export async function runDataOperation<N extends OperationName>(
   const catalogue = () => loadCatalogue(settings.catalogueFile ?? undefined)
   const labsWithoutPipeline = () =>
     createLabsService({ db: opened.db, clock: systemClock, catalogue: catalogue(), pipeline: undefined as never })
+  const labPushSettings = () =>
+    labPushes.createLabPushSettings({ db: opened.db, clock: systemClock, catalogue: catalogue(), newSigningSecret })
   let application: Application | null = null
   try {
     const operations = createAdminOperations({
@@ -196,6 +208,11 @@ export async function runDataOperation<N extends OperationName>(
       labs: {
         createLabKey: (labCode) => labsWithoutPipeline().createLabKey(labCode),
         setPaused: (labCode, paused) => labsWithoutPipeline().setPaused(labCode, paused),
+      },
+      // A lab's push settings, too: its pushes are made by the serving process's workers.
+      labPushes: {
+        configure: (labCode, change) => labPushSettings().configure(labCode, change),
+        show: (labCode) => labPushSettings().show(labCode),
       },
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
       async payments() {

@@ -1,10 +1,11 @@
-// The commands that read or write data: migrate, accounts, keys, lab keys and lab pauses. Each parses its flags, runs one
+// The commands that read or write data: migrate, accounts, keys, lab keys, lab pauses and lab push endpoints. Each parses its flags, runs one
 // operation (in a running `serve` through the admin channel, or here) and prints the result.
 import { type Command, Option } from 'commander'
 import { parseDurationSeconds } from '../domain/duration.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { SANDBOX_SCENARIOS } from '../domain/sandbox-scenarios.ts'
 import type { AccountSettings, AccountSettingsChange } from '../services/accounts.service.ts'
+import type { LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import {
   addSettingOptions,
   print,
@@ -304,6 +305,47 @@ export function registerDataCommands(program: Command): void {
     print(issued.key)
   })
 
+  const labsConfigure = labs
+    .command('configure')
+    .summary("set, rotate or remove a lab's push endpoint")
+    .description(
+      "Sets where a lab's jobs are pushed (--push-url), as signed CloudEvents (docs/pipeline.md, Jobs pushed to " +
+        'labs). The first URL makes the signing secret and prints it once; setting another URL keeps it. ' +
+        '--rotate-secret prints a new secret once; the old one keeps signing beside it for 24 hours. ' +
+        "--remove-push stops the pushes (the catalogue's push URL too) and forgets the secrets. Works while serve runs.",
+    )
+    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+    .option('--push-url <URL>', "the lab's push endpoint (http or https)")
+    .option('--rotate-secret', 'make a new signing secret (printed once); the old one signs too for 24 hours')
+    .option('--remove-push', 'stop pushing to the lab')
+  addSettingOptions(labsConfigure, 'labs configure').action(async (values: Values) => {
+    const lab = requireText(values.lab, '--lab')
+    const result = await runDataOperation(settingsFor(labsConfigure, 'labs configure'), 'configureLabPush', {
+      lab,
+      ...(values.pushUrl !== undefined ? { pushUrl: String(values.pushUrl) } : {}),
+      ...(values.rotateSecret === true ? { rotateSecret: true } : {}),
+      ...(values.removePush === true ? { removePush: true } : {}),
+    })
+    printLabPush(result)
+    if (result.secret) {
+      print(`signing secret:  ${result.secret}`)
+      print('(shown this once: give it to the lab, which verifies each push with it)')
+    }
+  })
+
+  const labsShow = labs
+    .command('show')
+    .summary("a lab's push endpoint and how its pushes are doing")
+    .description(
+      "Shows a lab's push URL and where it comes from (the operator or the catalogue), the start of its signing " +
+        'secret (never the secret), and its pushes: pending, delivered, failed, the last attempt. Works while serve runs.',
+    )
+    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+  addSettingOptions(labsShow, 'labs show').action(async (values: Values) => {
+    const lab = requireText(values.lab, '--lab')
+    printLabPush(await runDataOperation(settingsFor(labsShow, 'labs show'), 'showLabPush', { lab }))
+  })
+
   for (const paused of [true, false]) {
     const name = paused ? 'pause' : 'resume'
     const command = labs
@@ -323,4 +365,20 @@ export function registerDataCommands(program: Command): void {
       else print(result.wasPaused ? `resumed lab ${result.lab}` : `lab ${result.lab} was not paused`)
     })
   }
+}
+
+/** A lab's push settings as `labs configure` and `labs show` print them (never the secret itself). */
+function printLabPush(view: LabPushSettingsView): void {
+  const from = view.source === null ? '' : ` (from the ${view.source === 'operator' ? 'operator' : 'catalogue'})`
+  const health = view.health
+  const last =
+    health.lastAttemptAt === null
+      ? 'none'
+      : `${health.lastAttemptAt} ${health.lastHttpStatus === null ? (health.lastError ?? '') : `HTTP ${health.lastHttpStatus}`}`
+  print(`lab ${view.lab}`)
+  print(`push url:        ${view.url ?? (view.removed ? 'none (removed)' : 'none (the lab polls)')}${from}`)
+  print(`secret:          ${view.secretPrefix ?? 'none yet'}`)
+  if (view.previousSecretExpiresAt) print(`previous secret: signs too until ${view.previousSecretExpiresAt}`)
+  print(`pushes:          ${health.pending} pending, ${health.delivered} delivered, ${health.failed} failed`)
+  print(`last attempt:    ${last}`)
 }

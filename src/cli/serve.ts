@@ -193,6 +193,7 @@ export function registerProcessCommands(program: Command): void {
         db: opened.db,
         accounts: app.services.accounts,
         labs: app.services.labs,
+        labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
       })
       adminChannel = await startAdminChannel(settings.dataDir, (name, input) => runOperation(operations, name, input))

@@ -454,6 +454,7 @@ export class Catalogue {
       shippingRates,
       calendar: entry.calendar ? labCalendar(entry.calendar) : null,
       dailyJobLimit: entry.dailyJobLimit ?? null,
+      pushUrl: entry.push?.url ?? null,
     })
     this.#labsByCode.set(lab.code.toLowerCase(), lab)
     this.#ratesByLab.set(lab.code.toLowerCase(), byZone)

@@ -135,6 +135,11 @@ export interface LabEntry {
    * 10000 (docs/catalogue.md#labs). Omitted: only the capacity the lab reports limits it.
    */
   dailyJobLimit?: number
+  /**
+   * Where the lab's jobs are pushed (docs/pipeline.md#jobs-pushed-to-labs); the URL the operator sets with
+   * `printroute labs configure` wins over it. Omitted: the lab polls, unless the operator sets one.
+   */
+  push?: { url: string }
 }
 
 /** Days of the week as the catalogue spells them, Monday first (ISO 8601 order). */
@@ -312,6 +317,8 @@ export interface Lab {
   readonly calendar: LabCalendar | null
   /** The catalogue's daily job limit of the lab; null when it sets none. */
   readonly dailyJobLimit: number | null
+  /** The catalogue's push URL of the lab; null when it sets none (the operator's setting may still give one). */
+  readonly pushUrl: string | null
 }
 
 /** `LabCalendarEntry` loaded: what domain/delivery-promise.ts computes dates from. */

@@ -14,6 +14,7 @@ import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { HealthService } from '../services/health.service.ts'
+import type { LabPushesService } from '../services/lab-pushes.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
 import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
@@ -121,6 +122,8 @@ export interface HttpServices {
   spine: SpineService
   /** The lab API is served on the Live address only. */
   labs: LabsService | null
+  /** The lab's pushes (GET /labs/v1/pushes); with `labs`. */
+  labPushes: LabPushesService
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
@@ -388,9 +391,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   registerFileRoutes(app, { files: services.files.store, links: services.files.links, environment })
   const labs = services.labs
   if (labs) {
-    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.files.now, rateLimits), {
-      prefix: '/labs/v1',
-    })
+    await app.register(
+      async (labApi) => registerLabRoutes(labApi, labs, services.labPushes, services.files.now, rateLimits),
+      {
+        prefix: '/labs/v1',
+      },
+    )
   }
   registerSampleRoutes(app, services.samples)
   if (options.dashboard) await options.dashboard.register(app, rateLimits)

@@ -6,6 +6,7 @@
 import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-queue.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { LabPushesService } from '../services/lab-pushes.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
@@ -23,6 +24,8 @@ export const SCHEDULED_JOBS = {
   'expire-previews': '47 * * * *',
   /** Daily at 03:57 UTC: deletes unused quotes 30 days after they expired (docs/api.md#price-locked-quotes). */
   'expire-quotes': '57 3 * * *',
+  /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
+  'remind-labs': '*/15 * * * *',
 } as const
 export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
@@ -38,6 +41,7 @@ export interface JobServices {
   simulatedLabs: SimulatedLabs
   previews: PreviewsService
   quotes: Pick<QuotesService, 'expireQuotes'>
+  labPushes: Pick<LabPushesService, 'remind'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -101,7 +105,7 @@ export function buildScheduledJobRegistry(
   services: JobServices,
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
-  const { pipeline, callbacks, previews, quotes } = services
+  const { pipeline, callbacks, previews, quotes, labPushes } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -150,6 +154,16 @@ export function buildScheduledJobRegistry(
       },
       concurrency: 1,
       retryLimit: 3,
+      expireInSeconds: 600,
+    },
+    'remind-labs': {
+      handler: async () => {
+        const reminded = await labPushes.remind()
+        if (reminded > 0) report({ reminded }, 'pushed labs reminders of their jobs')
+      },
+      concurrency: 1,
+      // The next run, 15 minutes later, is the retry; a reminder already pushed today is not pushed again.
+      retryLimit: 0,
       expireInSeconds: 600,
     },
   }

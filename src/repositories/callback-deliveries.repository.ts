@@ -10,7 +10,10 @@ export interface DeliveryRow {
   eventId: number
   /** Null for a test callback. */
   orderNumber: number | null
-  accountId: number
+  /** Null for a lab's delivery (a pushed job): it belongs to no merchant. */
+  accountId: number | null
+  /** The lab a pushed job goes to; null for a merchant's callback. */
+  labCode: string | null
   environment: Environment
   url: string
   status: DeliveryStatus
@@ -26,7 +29,8 @@ export interface DeliveryRow {
 // Deliveries are read with their event's type (joined from order_events): what a listing shows of each.
 const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.order_id AS "orderNumber", d.account_id AS "accountId",
   d.environment, d.url, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt",
-  d.redelivery_of AS "redeliveryOf", d.created_at AS "createdAt", d.updated_at AS "updatedAt", e.type`
+  d.redelivery_of AS "redeliveryOf", d.created_at AS "createdAt", d.updated_at AS "updatedAt", e.type,
+  d.lab_code AS "labCode"`
 
 type StoredDeliveryRow = DeliveryRow
 
@@ -36,7 +40,7 @@ function toDelivery(row: StoredDeliveryRow): DeliveryRow {
     id: Number(row.id),
     eventId: Number(row.eventId),
     orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
-    accountId: Number(row.accountId),
+    accountId: row.accountId === null ? null : Number(row.accountId),
     attempts: Number(row.attempts),
     redeliveryOf: row.redeliveryOf === null ? null : Number(row.redeliveryOf),
   }
@@ -47,7 +51,9 @@ export async function insertDelivery(
   delivery: {
     eventId: number
     orderNumber: number | null
-    accountId: number
+    /** Null, with `labCode`, for a pushed job. */
+    accountId: number | null
+    labCode?: string | null
     environment: Environment
     url: string
     redeliveryOf: number | null
@@ -56,8 +62,8 @@ export async function insertDelivery(
 ): Promise<number> {
   const rows = await tx.query<{ id: number | string }>(
     `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
-                                      next_attempt_at, redelivery_of, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6) RETURNING id`,
+                                      next_attempt_at, redelivery_of, created_at, updated_at, lab_code)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6, $8) RETURNING id`,
     [
       delivery.eventId,
       delivery.orderNumber,
@@ -66,6 +72,7 @@ export async function insertDelivery(
       delivery.url,
       delivery.at,
       delivery.redeliveryOf,
+      delivery.labCode ?? null,
     ],
   )
   return Number(rows[0]?.id)
@@ -116,6 +123,29 @@ export async function findDeliveryForCaller(
     [id, scope.accountId, scope.environment],
   )
   return rows[0] && toDelivery(rows[0])
+}
+
+/** The lab's delivery with this number; another lab's, or a merchant's, is not found. */
+export async function findLabDelivery(db: Queryable, labCode: string, id: number): Promise<DeliveryRow | undefined> {
+  const rows = await db.query<StoredDeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
+      WHERE d.id = $1 AND d.lab_code = $2`,
+    [id, labCode],
+  )
+  return rows[0] && toDelivery(rows[0])
+}
+
+/** The lab's deliveries (its pushed jobs), newest first. */
+export async function listLabDeliveries(
+  db: Queryable,
+  filter: { labCode: string; limit: number; offset: number },
+): Promise<DeliveryRow[]> {
+  const rows = await db.query<StoredDeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
+      WHERE d.lab_code = $1 ORDER BY d.id DESC LIMIT $2 OFFSET $3`,
+    [filter.labCode, filter.limit, filter.offset],
+  )
+  return rows.map(toDelivery)
 }
 
 export async function updateDelivery(

@@ -22,9 +22,12 @@ export async function drawEventIds(tx: Queryable, count: number): Promise<number
 
 export interface EventRow {
   id: number
-  /** Null for a test callback's event (no order; `sequence` 0). */
+  /** Null for a test callback's event and a lab's event (no order; `sequence` 0). */
   orderNumber: number | null
-  accountId: number
+  /** Null for a lab's event: it belongs to no merchant. */
+  accountId: number | null
+  /** The lab a lab event (lab.job.*) is for; absent or null for a merchant's. */
+  labCode?: string | null
   environment: Environment
   sequence: number
   type: string
@@ -34,8 +37,8 @@ export interface EventRow {
 
 export async function insertEvent(tx: Queryable, event: EventRow): Promise<void> {
   await tx.query(
-    `INSERT INTO order_events (id, order_id, account_id, environment, sequence, type, created_at, body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO order_events (id, order_id, account_id, environment, sequence, type, created_at, body, lab_code)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       event.id,
       event.orderNumber,
@@ -45,6 +48,7 @@ export async function insertEvent(tx: Queryable, event: EventRow): Promise<void>
       event.type,
       event.createdAt,
       event.body,
+      event.labCode ?? null,
     ],
   )
 }
@@ -74,7 +78,7 @@ export async function listEvents(
 export async function findEvent(db: Queryable, id: number): Promise<EventRow | undefined> {
   const rows = await db.query<EventRow>(
     `SELECT id, order_id AS "orderNumber", account_id AS "accountId", environment, sequence, type,
-            created_at AS "createdAt", body
+            created_at AS "createdAt", body, lab_code AS "labCode"
        FROM order_events WHERE id = $1`,
     [id],
   )
@@ -84,7 +88,7 @@ export async function findEvent(db: Queryable, id: number): Promise<EventRow | u
       ...row,
       id: Number(row.id),
       orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
-      accountId: Number(row.accountId),
+      accountId: row.accountId === null ? null : Number(row.accountId),
     }
   )
 }

@@ -37,6 +37,7 @@ import {
   insertEvent,
   listEvents,
 } from '../repositories/events.repository.ts'
+import { ensureLabSigningSecret, readLabPushEndpoint } from '../repositories/lab-push.repository.ts'
 import { readOrderTraceId } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import {
@@ -133,7 +134,8 @@ export interface CallbackView {
   attempts: CallbackAttemptView[]
 }
 
-function toView(row: DeliveryRow, attempts: AttemptRow[]): CallbackView {
+/** A delivery as listings show it (the merchant's GET /v4.0/callbacks, and a lab's GET /labs/v1/pushes). */
+export function toCallbackView(row: DeliveryRow, attempts: AttemptRow[]): CallbackView {
   return {
     id: formatId('cbd', row.id),
     eventId: formatId('evt', row.eventId),
@@ -242,16 +244,28 @@ export function createCallbacksService(deps: CallbacksDeps): CallbacksService {
   }
 }
 
-/** The environment's secrets that sign now: the current one and, until its overlap ends, the one before it. */
+/**
+ * The secrets that sign now: the current one and, until its overlap ends, the one before it. A merchant's
+ * callback is signed with its environment's secrets; a lab's pushed job with the lab's (made on first need, as
+ * for a lab whose push URL comes from the catalogue).
+ */
 async function signingSecretsOf(
   context: CallbacksContext,
-  accountId: number,
-  environment: Environment,
+  signer: { accountId: number | null; labCode: string | null; environment: Environment },
   now: Date,
 ): Promise<string[]> {
   const { db } = context
-  const stored = await readEnvironmentSettings(db, accountId, environment)
-  const current = stored?.current ?? (await ensureSigningSecret(db, accountId, environment, context.newSigningSecret()))
+  const { accountId, labCode, environment } = signer
+  let stored: { current: string | null; previous: string | null; previousExpiresAt: Date | null } | undefined
+  let current: string
+  if (labCode !== null) {
+    stored = await readLabPushEndpoint(db, labCode)
+    current = stored?.current ?? (await ensureLabSigningSecret(db, labCode, context.newSigningSecret(), now))
+  } else {
+    stored = await readEnvironmentSettings(db, accountId as number, environment)
+    current =
+      stored?.current ?? (await ensureSigningSecret(db, accountId as number, environment, context.newSigningSecret()))
+  }
   const previous =
     stored?.previous && stored.previousExpiresAt && stored.previousExpiresAt > now ? [stored.previous] : []
   return [current, ...previous]
@@ -271,17 +285,21 @@ interface SentEvent {
  */
 async function postSignedEvent(
   context: CallbacksContext,
-  signed: { accountId: number; environment: Environment; eventId: number; url: string; body: string; at: Date },
+  signed: {
+    accountId: number | null
+    labCode?: string | null
+    environment: Environment
+    eventId: number
+    url: string
+    body: string
+    at: Date
+  },
 ): Promise<SentEvent> {
   const { body, at } = signed
+  const signer = { accountId: signed.accountId, labCode: signed.labCode ?? null, environment: signed.environment }
   const headers = {
     'content-type': 'application/json',
-    ...webhookHeaders(
-      await signingSecretsOf(context, signed.accountId, signed.environment, at),
-      formatId('evt', signed.eventId),
-      at,
-      body,
-    ),
+    ...webhookHeaders(await signingSecretsOf(context, signer, at), formatId('evt', signed.eventId), at, body),
   }
   const started = performance.now()
   const outcome = await context.post(signed.url, body, { headers, timeoutMs: CALLBACK_TIMEOUT_MS })
@@ -316,6 +334,7 @@ async function deliver(context: CallbacksContext, deliveryId: number, attempt: n
   const body = context.fileLinks.refresh(event.body)
   const sent = await postSignedEvent(context, {
     accountId: delivery.accountId,
+    labCode: delivery.labCode,
     environment: delivery.environment,
     eventId: event.id,
     url: delivery.url,
@@ -379,7 +398,8 @@ async function logDeliveryAttempt(
   const line = {
     ...(delivery.orderNumber === null ? {} : { orderId: formatId('ord', delivery.orderNumber) }),
     ...(traceId ? { traceId } : {}),
-    step: 'callback',
+    step: delivery.labCode === null ? 'callback' : 'lab-push',
+    ...(delivery.labCode === null ? {} : { labCode: delivery.labCode }),
     deliveryId: formatId('cbd', delivery.id),
     eventType,
     url: delivery.url,
@@ -391,7 +411,8 @@ async function logDeliveryAttempt(
     result: recorded.result,
     nextAttemptAt: recorded.nextAttemptAt?.toISOString() ?? null,
   }
-  const message = `callback ${line.deliveryId} (${eventType}) attempt ${attempt}/${schedule.length}: ${answer} in ${latencyMs} ms; ${then}`
+  const what = delivery.labCode === null ? 'callback' : `push to lab ${delivery.labCode}`
+  const message = `${what} ${line.deliveryId} (${eventType}) attempt ${attempt}/${schedule.length}: ${answer} in ${latencyMs} ms; ${then}`
   if (recorded.result === 'gave_up') context.log.warn(line, message)
   else context.log.info(line, message)
 }
@@ -464,7 +485,7 @@ async function listCallbacks(
   )
   return {
     callbacks: page.map((row) =>
-      toView(
+      toCallbackView(
         row,
         attempts.filter((attempt) => attempt.deliveryId === row.id),
       ),
@@ -482,14 +503,16 @@ async function redeliver(context: CallbacksContext, caller: Caller, id: string):
   const { db, clock } = context
   const number = parseRequestId('cbd', id, 'id')
   const original = await findDeliveryForCaller(db, caller, number)
-  if (!original) throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
+  // A lab's push has no account: a merchant never finds one (the query asks for the caller's account).
+  if (!original || original.accountId === null) throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
   const newId = await db.transaction(async (tx) => {
     // Locked, so that retention cannot delete it (and its event) under the new delivery referring to them.
     if (!(await findDelivery(tx, original.id, true))) {
       throw new ServiceError('EntityNotFound', `Callback ${id} was not found`)
     }
     const event = await findEvent(tx, original.eventId)
-    const settings = await readEnvironmentSettings(tx, original.accountId, original.environment)
+    const accountId = original.accountId as number
+    const settings = await readEnvironmentSettings(tx, accountId, original.environment)
     const order =
       event && event.orderNumber !== null
         ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }).data.order
@@ -498,7 +521,7 @@ async function redeliver(context: CallbacksContext, caller: Caller, id: string):
     const deliveryId = await insertDelivery(tx, {
       eventId: original.eventId,
       orderNumber: original.orderNumber,
-      accountId: original.accountId,
+      accountId,
       environment: original.environment,
       url,
       redeliveryOf: original.id,
@@ -508,7 +531,7 @@ async function redeliver(context: CallbacksContext, caller: Caller, id: string):
     return deliveryId
   })
   const created = await findDelivery(db, newId)
-  return toView(created as DeliveryRow, [])
+  return toCallbackView(created as DeliveryRow, [])
 }
 
 /**
@@ -564,7 +587,7 @@ async function sendTestCallback(
   )
   const created = await findDelivery(db, deliveryId)
   const attempts = await listAttempts(db, [deliveryId])
-  return toView(created as DeliveryRow, attempts)
+  return toCallbackView(created as DeliveryRow, attempts)
 }
 
 /** Where a test callback goes: the URL given, else the environment's; ValidationFailed when neither will do. */

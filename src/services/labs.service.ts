@@ -14,6 +14,7 @@ import {
   openCancellationRequest,
 } from '../domain/lab-cancellation.ts'
 import { TRACKING_REPORT_LIMITS } from '../domain/limits.ts'
+import type { WireMoney } from '../domain/money.ts'
 import type { Recipient, TrackingEvent } from '../domain/order.ts'
 import {
   type ItemReportRefusal,
@@ -64,6 +65,15 @@ export interface LabJobView {
   packingSlipPdf: { url: string } | null
   /** printroute asks the lab to cancel the shipment (docs/pipeline.md#cancellation); absent unless a request is open. */
   cancellationRequested?: { at: string }
+  /**
+   * For a shipment that crosses a border: what printroute holds for its customs declaration (each item's product
+   * description, copies and the merchant's declared value, `recipientCost`); absent for a domestic shipment.
+   */
+  customs?: {
+    originCountryCode: string
+    destinationCountryCode: string
+    items: { itemId: string; description: string; copies: number; declaredValue: WireMoney | null }[]
+  }
 }
 
 /** A print file as a lab sees it; the facts after `format` are absent from print files made before they were kept. */
@@ -88,6 +98,138 @@ function printFileFacts(file: PrintFile | null | undefined): Omit<LabPrintFileVi
     ...(file.dpi !== undefined ? { dpi: file.dpi } : {}),
     ...(file.colourSpace !== undefined ? { colourSpace: file.colourSpace } : {}),
   }
+}
+
+/** What building a job view needs: the catalogue (the ship-by date) and how the job's files are linked. */
+export interface LabJobViewContext {
+  catalogue: Catalogue
+  /** Signed links when answering the lab API; file tokens (refreshed when sent) when storing a pushed job. */
+  links: Pick<PipelineService, 'printFileUrls' | 'extraFileUrls' | 'packingSlipPdfUrl'>
+  /** The time the view is made at: whether a cancellation request is still open (it lapses). */
+  now: () => Date
+}
+
+/**
+ * One shipment as a lab sees it, in `state`: what GET /labs/v1/jobs lists and what a pushed job carries (the same
+ * function, so a pushed job is exactly what polling shows). Undefined when the order has no such shipment.
+ */
+export function buildLabJobView(
+  context: LabJobViewContext,
+  order: PipelineOrder,
+  shipmentId: string,
+  state: string,
+): LabJobView | undefined {
+  const { catalogue, links } = context
+  const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  if (!shipment) return undefined
+  const printFiles = links.printFileUrls(order, shipmentId)
+  const extras = links.extraFileUrls(order)
+  // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
+  const submitted = order.pipeline.shipments[shipmentId]?.submitted
+  const shippingMethod = submitted?.shippingMethod ?? order.document.shippingMethod
+  const shipBy = shipByOf(catalogue, order, shipmentId, shippingMethod)
+  const stored = order.pipeline.shipments[shipmentId]?.printFiles ?? {}
+  // The shipment's items and those it gave back, in the order's order: the lab sees what left its job.
+  const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
+  const held = new Set(shipment.items.map((entry) => entry.itemId))
+  const itemIds = order.document.items
+    .map((item) => item.id)
+    .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')
+  const cancellation = openCancellationRequest(order.pipeline.shipments[shipmentId], context.now())
+  const recipient = submitted?.recipient ?? order.document.recipient
+  const customs = customsOf(catalogue, order, shipment.fulfillmentLocation.countryCode, recipient, itemIds)
+  return {
+    shipmentId,
+    orderId: order.document.id,
+    state,
+    shippingMethod,
+    carrier: shipment.carrier,
+    recipient,
+    items: itemIds.map((itemId) => {
+      const item = order.document.items.find((candidate) => candidate.id === itemId)
+      return {
+        itemId,
+        state: labItemState(order.pipeline, shipmentId, itemId),
+        sku: item?.sku ?? '',
+        copies: item?.copies ?? 0,
+        attributes: item?.attributes ?? {},
+        printFiles: (item?.assets ?? []).flatMap((asset) => {
+          const file = printFiles.find((candidate) => candidate.assetId === asset.id)
+          if (!file) return []
+          const facts = printFileFacts(stored[asset.id])
+          return [{ printArea: asset.printArea, url: file.url, format: file.format, ...facts }]
+        }),
+      }
+    }),
+    packingSlip: extras.packingSlip,
+    branding: extras.branding,
+    ...(shipBy ? { shipBy } : {}),
+    priority: labPriorityOf(shippingMethod),
+    packingSlipPdf: links.packingSlipPdfUrl(order, shipmentId),
+    ...(cancellation ? { cancellationRequested: { at: cancellation.at } } : {}),
+    ...(customs ? { customs } : {}),
+  }
+}
+
+/**
+ * What printroute holds for a customs declaration, for a shipment that crosses a border (the lab's country is not
+ * the recipient's): each item's product description, copies and the declared value the merchant gave
+ * (`recipientCost`, null when none was given). Undefined for a domestic shipment.
+ */
+function customsOf(
+  catalogue: Catalogue,
+  order: PipelineOrder,
+  labCountryCode: string,
+  recipient: Recipient,
+  itemIds: readonly string[],
+): LabJobView['customs'] {
+  const destinationCountryCode = recipient.address.countryCode
+  if (labCountryCode.toUpperCase() === destinationCountryCode.toUpperCase()) return undefined
+  return {
+    originCountryCode: labCountryCode,
+    destinationCountryCode,
+    items: itemIds.flatMap((itemId) => {
+      const item = order.document.items.find((candidate) => candidate.id === itemId)
+      if (!item) return []
+      const description = catalogue.findProduct(item.sku)?.description ?? item.sku
+      return [{ itemId, description, copies: item.copies, declaredValue: item.recipientCost }]
+    }),
+  }
+}
+
+/**
+ * The shipment's ship-by date from its promise and the rate it was submitted with, else from its lab's calendar
+ * and the largest production days of its items at that lab, counted from submission; undefined without either.
+ */
+function shipByOf(
+  catalogue: Catalogue,
+  order: PipelineOrder,
+  shipmentId: string,
+  shippingMethod: string,
+): string | undefined {
+  const shipment = order.pipeline.shipments[shipmentId]
+  if (!shipment) return undefined
+  const lab = catalogue.findLab(shipment.labCode)
+  const method = canonicalSpelling(SHIPPING_METHODS, shippingMethod)
+  const country = (shipment.submitted?.recipient ?? order.document.recipient).address.countryCode
+  const rate = method ? catalogue.shippingRate(shipment.labCode, method, country) : undefined
+  const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  let productionDays: number | null = 0
+  for (const { itemId } of onOrder?.items ?? []) {
+    const item = order.document.items.find((candidate) => candidate.id === itemId)
+    const variant = item ? catalogue.findVariant(item.sku, item.attributes) : undefined
+    const days = variant?.offers.find((offer) => offer.lab.code === shipment.labCode)?.productionDays ?? null
+    productionDays = productionDays === null || days === null ? null : Math.max(productionDays, days)
+  }
+  const submittedAt = shipment.submitted?.at
+  const date = shipByDate({
+    promise: shipment.promise ?? null,
+    transit: rate?.transitDays ?? null,
+    calendar: lab?.calendar ?? null,
+    productionDays,
+    submittedAt: submittedAt ? new Date(submittedAt) : null,
+  })
+  return date ?? undefined
 }
 
 /** A lab's capacity as the lab API answers it (docs/pipeline.md#capacity). */
@@ -134,6 +276,7 @@ export function createLabsService(deps: {
 }): LabsService {
   const { db, clock, catalogue, pipeline } = deps
   const log = deps.log ?? silentLogger
+  const viewContext: LabJobViewContext = { catalogue, links: pipeline, now: () => clock.now() }
 
   async function jobOf(labCode: string, shipmentId: string) {
     const number = parseId('shp', shipmentId)
@@ -142,36 +285,6 @@ export function createLabsService(deps: {
     if (!job || job.labCode !== labCode || job.environment !== 'live')
       throw new ServiceError('EntityNotFound', `Shipment ${shipmentId} is not assigned to lab ${labCode}`)
     return job
-  }
-
-  /**
-   * The shipment's ship-by date from its promise and the rate it was submitted with, else from its lab's calendar
-   * and the largest production days of its items at that lab, counted from submission; undefined without either.
-   */
-  function shipByOf(order: PipelineOrder, shipmentId: string, shippingMethod: string): string | undefined {
-    const shipment = order.pipeline.shipments[shipmentId]
-    if (!shipment) return undefined
-    const lab = catalogue.findLab(shipment.labCode)
-    const method = canonicalSpelling(SHIPPING_METHODS, shippingMethod)
-    const country = (shipment.submitted?.recipient ?? order.document.recipient).address.countryCode
-    const rate = method ? catalogue.shippingRate(shipment.labCode, method, country) : undefined
-    const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
-    let productionDays: number | null = 0
-    for (const { itemId } of onOrder?.items ?? []) {
-      const item = order.document.items.find((candidate) => candidate.id === itemId)
-      const variant = item ? catalogue.findVariant(item.sku, item.attributes) : undefined
-      const days = variant?.offers.find((offer) => offer.lab.code === shipment.labCode)?.productionDays ?? null
-      productionDays = productionDays === null || days === null ? null : Math.max(productionDays, days)
-    }
-    const submittedAt = shipment.submitted?.at
-    const date = shipByDate({
-      promise: shipment.promise ?? null,
-      transit: rate?.transitDays ?? null,
-      calendar: lab?.calendar ?? null,
-      productionDays,
-      submittedAt: submittedAt ? new Date(submittedAt) : null,
-    })
-    return date ?? undefined
   }
 
   /** The catalogue's lab; EntityNotFound when the catalogue no longer has it (its key outlived it). */
@@ -216,53 +329,8 @@ export function createLabsService(deps: {
       const result: LabJobView[] = []
       for (const job of jobs) {
         const order = await readOrder(db, job.orderNumber)
-        const shipmentId = `shp_${job.shipmentNumber}`
-        const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
-        if (!order || !shipment) continue
-        const printFiles = pipeline.printFileUrls(order, shipmentId)
-        const extras = pipeline.extraFileUrls(order)
-        // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
-        const submitted = order.pipeline.shipments[shipmentId]?.submitted
-        const shippingMethod = submitted?.shippingMethod ?? order.document.shippingMethod
-        const shipBy = shipByOf(order, shipmentId, shippingMethod)
-        const stored = order.pipeline.shipments[shipmentId]?.printFiles ?? {}
-        // The shipment's items and those it gave back, in the order's order: the lab sees what left its job.
-        const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
-        const held = new Set(shipment.items.map((entry) => entry.itemId))
-        const itemIds = order.document.items
-          .map((item) => item.id)
-          .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')
-        const cancellation = openCancellationRequest(order.pipeline.shipments[shipmentId], clock.now())
-        result.push({
-          shipmentId,
-          orderId: order.document.id,
-          state: job.state,
-          shippingMethod,
-          carrier: shipment.carrier,
-          recipient: submitted?.recipient ?? order.document.recipient,
-          items: itemIds.map((itemId) => {
-            const item = order.document.items.find((candidate) => candidate.id === itemId)
-            return {
-              itemId,
-              state: labItemState(order.pipeline, shipmentId, itemId),
-              sku: item?.sku ?? '',
-              copies: item?.copies ?? 0,
-              attributes: item?.attributes ?? {},
-              printFiles: (item?.assets ?? []).flatMap((asset) => {
-                const file = printFiles.find((candidate) => candidate.assetId === asset.id)
-                if (!file) return []
-                const facts = printFileFacts(stored[asset.id])
-                return [{ printArea: asset.printArea, url: file.url, format: file.format, ...facts }]
-              }),
-            }
-          }),
-          packingSlip: extras.packingSlip,
-          branding: extras.branding,
-          ...(shipBy ? { shipBy } : {}),
-          priority: labPriorityOf(shippingMethod),
-          packingSlipPdf: pipeline.packingSlipPdfUrl(order, shipmentId),
-          ...(cancellation ? { cancellationRequested: { at: cancellation.at } } : {}),
-        })
+        const view = order && buildLabJobView(viewContext, order, `shp_${job.shipmentNumber}`, job.state)
+        if (view) result.push(view)
       }
       // The signed file URLs of the answer are not logged: they are the lab's access to the files.
       log.info(

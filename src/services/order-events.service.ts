@@ -8,6 +8,7 @@ import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { Environment } from '../domain/environment.ts'
 import { formatId } from '../domain/ids.ts'
 import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
+import { type LabShipmentSnapshot, labShipmentsOf } from '../domain/lab-events.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { buildCloudEvent, eventType, orderEventsOf } from '../domain/order-events.ts'
 import type { PipelineOrder, PipelinePhase } from '../domain/order-pipeline.ts'
@@ -20,10 +21,17 @@ import { drawEventIds, insertEvent, lastOrderSequence } from '../repositories/ev
 export interface OrderSnapshot {
   document: OrderDocument
   phase: PipelinePhase
+  /** Each Live shipment as its lab saw it: what the pushes to labs are derived from. */
+  labShipments: Record<string, LabShipmentSnapshot>
 }
 
 export function snapshotOf(order: PipelineOrder): OrderSnapshot {
-  return { document: structuredClone(order.document), phase: order.pipeline.phase }
+  return { document: structuredClone(order.document), phase: order.pipeline.phase, labShipments: labShipmentsOf(order) }
+}
+
+/** Writes the pushes to labs a change causes, in its transaction (services/lab-pushes.service.ts). */
+export interface LabEventsRecorder {
+  record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number>
 }
 
 export interface OrderEventsDeps {
@@ -33,9 +41,14 @@ export interface OrderEventsDeps {
   vendor: string
   /** The CloudEvent `source`: where the order can be read (the environment's API address). */
   sourceOf: (environment: Environment, orderId: string) => string
+  /** The pushes to labs, derived from the same change; none when absent. */
+  labEvents?: LabEventsRecorder
 }
 
-/** Writes the callbacks an order change causes (CloudEvents, their deliveries and first attempt jobs). */
+/**
+ * Writes the callbacks an order change causes (CloudEvents, their deliveries and first attempt jobs), and the
+ * pushes to labs it causes.
+ */
 export interface OrderEventsService {
   /** Records, in the order's locked transaction, the events of the change from `before` to `order`; how many. */
   record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number>
@@ -54,8 +67,9 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
         before.phase === 'waiting' &&
         order.pipeline.phase !== 'waiting' &&
         order.pipeline.phase !== 'cancelled'
+      const labEvents = (await deps.labEvents?.record(tx, before, order)) ?? 0
       const events = orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded })
-      if (events.length === 0) return 0
+      if (events.length === 0) return labEvents
       const account = await lockAccountForEvents(tx, order.accountId, order.environment)
       const url = order.document.callbackUrl ?? account.callbackUrl
       const ids = await drawEventIds(tx, events.length)
@@ -99,7 +113,7 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
         }
       }
       if (jobs.length > 0) await deps.jobs.enqueue(tx, jobs)
-      return events.length
+      return events.length + labEvents
     },
   }
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
 
 const run = promisify(execFile)
@@ -57,6 +57,7 @@ const VARIABLES = [
   'LAB_KEY',
   'SHIPMENT',
   'LIVE_ORDER',
+  'PUSH',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -211,6 +212,18 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     if (used.has('KEY_PREFIX')) {
       const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }))
       values.KEY_PREFIX = created.key.prefix
+    }
+    // A push needs a lab with a push endpoint before the shipment reaches it: every lab pushes to the receiver.
+    if (used.has('PUSH')) {
+      for (const { code } of catalogue.labs)
+        await t.app.services.labPushes.configure(code, { pushUrl: receiver.url('/lab') })
+      const pushed = await shipmentAtItsLab()
+      values.PUSH = await waitFor("the lab's first push", async () => {
+        const listed = await t.live({ method: 'GET', url: '/labs/v1/pushes', headers: { 'x-api-key': pushed.labKey } })
+        return json(listed).pushes[0]?.id as string | undefined
+      })
+      values.LAB_KEY = pushed.labKey
+      return values
     }
     // A report changes its shipment, so each example that names one gets a new one; listing needs only a key.
     if (used.has('SHIPMENT') || (used.has('LAB_KEY') && !atLab)) atLab = await shipmentAtItsLab()

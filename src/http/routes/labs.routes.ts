@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ServiceError } from '../../domain/outcomes.ts'
+import type { LabPushesService } from '../../services/lab-pushes.service.ts'
 import type { LabsService } from '../../services/labs.service.ts'
 import type { RateLimits } from '../rate-limit.ts'
 import { outcomeReply } from '../replies.ts'
@@ -11,8 +12,12 @@ import {
   CapacityBody,
   LabCapacityResponseSchema,
   LabJobsResponseSchema,
+  LabPushesQuery,
+  LabPushesResponseSchema,
+  LabPushResponseSchema,
   LabReportResponseSchema,
   PrintedBody,
+  PushParams,
   RejectBody,
   ShipmentParams,
   ShippedBody,
@@ -28,6 +33,7 @@ declare module 'fastify' {
 export function registerLabRoutes(
   app: FastifyInstance,
   labs: LabsService,
+  labPushes: Pick<LabPushesService, 'listPushes' | 'redeliver'>,
   now: () => Date,
   rateLimits: Pick<RateLimits, 'refuseUnauthenticated'>,
 ): void {
@@ -64,6 +70,35 @@ export function registerLabRoutes(
       config: { auth: false },
     },
     async (request, reply) => send(reply, outcomeReply(request, 'Ok', { jobs: await labs.listJobs(request.labCode) })),
+  )
+
+  api.get(
+    '/pushes',
+    {
+      schema: {
+        ...route('listLabPushes', 'The jobs pushed to this lab, newest first, each with every attempt'),
+        querystring: LabPushesQuery,
+        response: { 200: LabPushesResponseSchema, ...ErrorResponses },
+      },
+      config: { auth: false },
+    },
+    async (request, reply) =>
+      send(reply, outcomeReply(request, 'Ok', await labPushes.listPushes(request.labCode, request.query))),
+  )
+  api.post(
+    '/pushes/:pushId/redeliver',
+    {
+      schema: {
+        ...route('redeliverLabPush', "Sends a push's event again (same webhook-id) to this lab's push URL"),
+        params: PushParams,
+        response: { 200: LabPushResponseSchema, ...ErrorResponses },
+      },
+      config: { auth: false },
+    },
+    async (request, reply) => {
+      const push = await labPushes.redeliver(request.labCode, request.params.pushId)
+      return send(reply, outcomeReply(request, 'Created', { push }))
+    },
   )
 
   const capacityResponses = { 200: LabCapacityResponseSchema, ...ErrorResponses }

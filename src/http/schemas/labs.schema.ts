@@ -2,9 +2,15 @@
 import { Type } from 'typebox'
 import { ITEM_REJECTION_REASONS } from '../../domain/allocation.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
-import { MAX_LAB_JOBS_PER_DAY, TRACKING_REPORT_LIMITS } from '../../domain/limits.ts'
+import {
+  CALLBACK_LIST_DEFAULT_TOP,
+  CALLBACK_LIST_MAX_TOP,
+  MAX_LAB_JOBS_PER_DAY,
+  TRACKING_REPORT_LIMITS,
+} from '../../domain/limits.ts'
 import { DELIVERY_STATUSES } from '../../domain/order.ts'
 import { LAB_PRIORITIES } from '../../domain/shipping-methods.ts'
+import { CallbackSchema } from './callbacks.schema.ts'
 import {
   CaseInsensitiveEnum,
   NonBlankString,
@@ -34,6 +40,33 @@ export const PrintedBody = Type.Object(
     ),
   },
   { additionalProperties: false },
+)
+
+/** GET /labs/v1/pushes: paged like GET /v4.0/callbacks. */
+export const LabPushesQuery = Type.Object(
+  {
+    top: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: CALLBACK_LIST_MAX_TOP, default: CALLBACK_LIST_DEFAULT_TOP }),
+    ),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+export const PushParams = Type.Object({ pushId: Type.String({ maxLength: 40 }) })
+
+/** A push to the lab: one delivery of one lab.job event, with every attempt (the callbacks' delivery shape). */
+export const LabPushesResponseSchema = outcomeResponse('LabPushesResponse', OkOutcome, {
+  pushes: Type.Array(CallbackSchema),
+  hasMore: Type.Boolean(),
+})
+
+export const LabPushResponseSchema = outcomeResponse(
+  'LabPushResponse',
+  Outcome('CreatedOutcome', ['Created'] as const),
+  {
+    push: CallbackSchema,
+  },
 )
 
 export const ShippedBody = Type.Object(
@@ -270,6 +303,32 @@ const LabJobSchema = named(
           description:
             'printroute asks the lab to cancel the shipment (the merchant cancelled): answer with POST ' +
             '/jobs/{shipmentId}/cancellation. Absent unless a request is open.',
+        },
+      ),
+    ),
+    customs: Type.Optional(
+      Type.Object(
+        {
+          originCountryCode: Type.String({ description: "The lab's country: where the parcel leaves from." }),
+          destinationCountryCode: Type.String({ description: "The recipient's country." }),
+          items: Type.Array(
+            Type.Object({
+              itemId: Type.String(),
+              description: Type.String({ description: "The catalogue product's description." }),
+              copies: Type.Integer(),
+              declaredValue: Nullable(
+                Type.Object(
+                  { amount: Type.String(), currency: Type.String() },
+                  { description: "The merchant's `recipientCost` of the item; null when none was given." },
+                ),
+              ),
+            }),
+          ),
+        },
+        {
+          description:
+            'For a shipment that crosses a border (the lab is in another country than the recipient): what ' +
+            'printroute holds for its customs declaration. Absent for a domestic shipment.',
         },
       ),
     ),

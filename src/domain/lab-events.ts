@@ -1,0 +1,136 @@
+// Which pushes to labs an order change causes, and what a pushed job looks like (docs/pipeline.md#jobs-pushed-to-labs).
+// Pure, like domain/order-events.ts: the order-change transaction compares each shipment as it was when the order
+// was locked with how it is about to be saved, and writes the events this returns in the same transaction.
+import type { PipelineOrder } from './order-pipeline.ts'
+
+/** Why a job changed while its lab has it (`lab.job.changed`). */
+export type LabJobChange =
+  /** Some of its items left it (e.g. the lab rejected them and they went elsewhere). */
+  | 'itemsRemoved'
+  /** Its items are different: some came in, or some went and others came. */
+  | 'replanned'
+  /** printroute's packing slip was made, just after the submission: the job now links it. */
+  | 'packingSlipAdded'
+
+export type LabReminderReason = 'notAcknowledged' | 'shipByToday' | 'overdue'
+export const LAB_REMINDER_REASONS: readonly LabReminderReason[] = ['notAcknowledged', 'shipByToday', 'overdue']
+
+export type LabEventKind =
+  | { kind: 'created' }
+  | { kind: 'changed'; change: LabJobChange }
+  | { kind: 'cancellationRequested' }
+  | { kind: 'reminder'; reason: LabReminderReason }
+
+/** `com.<vendor>.lab.job.<kind>`, the vendor as in the merchants' callbacks. */
+export function labEventType(vendor: string, event: LabEventKind): string {
+  return `com.${vendor}.lab.job.${event.kind}`
+}
+
+/** Shipment states in which its lab has the job and has not shipped it: what GET /labs/v1/jobs lists. */
+export const LAB_OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
+
+/** What a shipment looked like to its lab, for comparing before and after a change. */
+export interface LabShipmentSnapshot {
+  labCode: string
+  state: string
+  itemIds: string[]
+  packingSlip: boolean
+  /**
+   * When the merchant's cancel last asked the lab to cancel the job (the pipeline shipment's
+   * `cancellationRequested.at`); null when never asked. A new request after one lapsed has a new time.
+   */
+  cancellationRequestedAt: string | null
+}
+
+/** Every Live shipment of the order as its lab sees it; none for Sandbox (its labs are simulated: nothing pushes). */
+export function labShipmentsOf(order: PipelineOrder): Record<string, LabShipmentSnapshot> {
+  if (order.environment !== 'live') return {}
+  const snapshot: Record<string, LabShipmentSnapshot> = {}
+  for (const [shipmentId, shipment] of Object.entries(order.pipeline.shipments)) {
+    const onOrder = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+    snapshot[shipmentId] = {
+      labCode: shipment.labCode,
+      state: shipment.state,
+      itemIds: (onOrder?.items ?? []).map((entry) => entry.itemId),
+      packingSlip: shipment.packingSlipPdf !== undefined,
+      cancellationRequestedAt: shipment.cancellationRequested?.at ?? null,
+    }
+  }
+  return snapshot
+}
+
+function isOpen(state: string | undefined): boolean {
+  return (LAB_OPEN_STATES as readonly (string | undefined)[]).includes(state)
+}
+
+/**
+ * The pushes a change causes, shipment by shipment: `created` when a shipment reaches its lab (submitted); while
+ * the lab has it (open before and after), `changed` when its items differ (`itemsRemoved` when only some left,
+ * `replanned` otherwise) or its packing slip appeared; `cancellationRequested` when a request (a new one after a
+ * lapse too) appears on a shipment its lab had. Whether the lab has a push endpoint is not decided here.
+ */
+export function labEventsOf(
+  before: Record<string, LabShipmentSnapshot>,
+  after: Record<string, LabShipmentSnapshot>,
+): { shipmentId: string; labCode: string; event: LabEventKind }[] {
+  const events: { shipmentId: string; labCode: string; event: LabEventKind }[] = []
+  for (const [shipmentId, now] of Object.entries(after)) {
+    const was = before[shipmentId]
+    const push = (event: LabEventKind) => events.push({ shipmentId, labCode: now.labCode, event })
+    if (now.state === 'submitted' && !isOpen(was?.state) && was?.state !== 'shipped') {
+      push({ kind: 'created' })
+      continue
+    }
+    if (!was || was.labCode !== now.labCode || !isOpen(was.state)) continue
+    if (isOpen(now.state)) {
+      const kept = new Set(now.itemIds)
+      const sameItems = was.itemIds.length === now.itemIds.length && was.itemIds.every((id) => kept.has(id))
+      if (!sameItems) {
+        const onlyRemoved = now.itemIds.every((id) => was.itemIds.includes(id))
+        push({ kind: 'changed', change: onlyRemoved ? 'itemsRemoved' : 'replanned' })
+      }
+      if (now.packingSlip && !was.packingSlip) push({ kind: 'changed', change: 'packingSlipAdded' })
+    }
+    if (now.cancellationRequestedAt !== null && now.cancellationRequestedAt !== was.cancellationRequestedAt) {
+      push({ kind: 'cancellationRequested' })
+    }
+  }
+  return events
+}
+
+/** A pushed job's CloudEvent: the callbacks' envelope, the job (and why it is pushed) as data, the shipment as subject. */
+export interface LabCloudEvent {
+  specversion: '1.0'
+  type: string
+  source: string
+  id: string
+  time: string
+  datacontenttype: 'application/json'
+  data: { job: unknown; change?: LabJobChange; reason?: LabReminderReason }
+  subject: string
+}
+
+export function buildLabCloudEvent(input: {
+  id: string
+  type: string
+  source: string
+  time: Date
+  event: LabEventKind
+  job: { shipmentId: string }
+}): LabCloudEvent {
+  const { event } = input
+  return {
+    specversion: '1.0',
+    type: input.type,
+    source: input.source,
+    id: input.id,
+    time: input.time.toISOString(),
+    datacontenttype: 'application/json',
+    data: {
+      job: input.job,
+      ...(event.kind === 'changed' ? { change: event.change } : {}),
+      ...(event.kind === 'reminder' ? { reason: event.reason } : {}),
+    },
+    subject: input.job.shipmentId,
+  }
+}

@@ -1,0 +1,333 @@
+// Jobs pushed to labs: a Live shipment submitted to a lab with a push endpoint is POSTed to it as a signed
+// CloudEvent through the callbacks' delivery machinery (retried, recorded attempt by attempt, the same webhook-id
+// on every attempt), verified here with the lab's own secret (and both secrets during a rotation's overlap); the
+// job pushed is the job polling lists; merchants never see a lab's pushes; reminders are pushed once per job,
+// reason and lab day, to a paused lab too.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { Webhook } from 'standardwebhooks'
+import { ManualClock } from '../../src/adapters/clock.ts'
+import { newSigningSecret } from '../../src/domain/webhook-signature.ts'
+import { createLabPushesService } from '../../src/services/lab-pushes.service.ts'
+import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { waitFor } from '../support/wait.ts'
+
+const LAB_EVENT = 'com.printroute.lab.job'
+
+/** The job's file links without their signature and expiry: a link is signed afresh each time it is sent. */
+function withoutLinkSignatures(job: unknown): unknown {
+  return JSON.parse(JSON.stringify(job).replace(/(\/files\/[^"?]*)\?[^"]*/g, '$1'))
+}
+
+for (const kind of testDatabaseKinds())
+  describe(`jobs pushed to labs (${kind})`, () => {
+    let images: ImageServer
+    let receiver: CallbackReceiver
+    let t: TestApp
+    /** How the receiver answers, per lab: 200 unless a test says otherwise. */
+    const answers = new Map<string, (callback: ReceivedCallback, index: number) => number>()
+    const secrets = new Map<string, string>()
+    const labKeys = new Map<string, string>()
+    const pushesTo = (labCode: string) => receiver.received.filter((callback) => callback.url === `/lab/${labCode}`)
+    const lab = (labCode: string, method: 'GET' | 'POST', url: string) =>
+      t.app.live.inject({ method, url, headers: { 'x-api-key': labKeys.get(labCode) as string } })
+
+    before(async () => {
+      images = await startImageServer({}, await solidJpeg(800, 1200, { r: 200, g: 80, b: 40 }))
+      receiver = await startCallbackReceiver({
+        respond: (callback, index) => {
+          const labCode = callback.url.slice('/lab/'.length)
+          return answers.get(labCode)?.(callback, index) ?? 200
+        },
+      })
+      t = await startTestApp({
+        kind,
+        workers: true,
+        realClock: true,
+        pipeline: { downloadRetryBaseSeconds: 0.01 },
+        callbackRetryScheduleSeconds: [0, 0.2, 0.2],
+      })
+      // Every lab of the catalogue pushes to the receiver, under its own path: whichever the order goes to.
+      for (const { code } of catalogue.labs) {
+        const configured = await t.app.services.labPushes.configure(code, { pushUrl: receiver.url(`/lab/${code}`) })
+        assert.match(configured.secret ?? '', /^whsec_/, 'the first URL makes the secret, shown this once')
+        secrets.set(code, configured.secret as string)
+        labKeys.set(code, (await t.app.services.labs.createLabKey(code)).key)
+      }
+    })
+    after(async () => {
+      await t.close()
+      await receiver.close()
+      await images.close()
+    })
+
+    /** A Live order of one item; its shipment once submitted to its lab. */
+    async function submittedOrder(): Promise<{ orderId: string; shipmentId: string; labCode: string }> {
+      const created = await t.live({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({
+          items: [
+            { sku: 'GLOBAL-FAP-16x24', copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('a.jpg') }] },
+          ],
+        }),
+        headers: { 'content-type': 'application/json' },
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id
+      const order = await waitFor('the shipment submitted', async () => {
+        const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return read.shipments[0]?.status === 'InProgress' || read.status.stage === 'InProgress' ? read : undefined
+      })
+      const shipment = await waitFor('the shipment with its lab', async () => {
+        const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        const first = read.shipments[0]
+        if (!first) return undefined
+        const listed = json(await lab(first.fulfillmentLocation.labCode, 'GET', '/labs/v1/jobs')).jobs
+        return listed.some((job: any) => job.shipmentId === first.id) ? first : undefined
+      })
+      assert.ok(order)
+      return { orderId, shipmentId: shipment.id, labCode: shipment.fulfillmentLocation.labCode }
+    }
+
+    test('a submitted job is pushed, signed with the lab secret, exactly as polling lists it; merchants see none of it', async () => {
+      const { orderId, shipmentId, labCode } = await submittedOrder()
+      const created = await waitFor('the created push', () =>
+        pushesTo(labCode).find(
+          (push) => push.event.type === `${LAB_EVENT}.created` && push.event.data.job.shipmentId === shipmentId,
+        ),
+      )
+      const verified = new Webhook(secrets.get(labCode) as string).verify(
+        created.body,
+        created.headers as Record<string, string>,
+      ) as { data: { job: any } }
+      assert.equal(verified.data.job.orderId, orderId)
+      assert.equal(created.headers['webhook-id'], created.event.id)
+      assert.equal(created.event.subject, shipmentId)
+      assert.throws(
+        () => new Webhook(newSigningSecret()).verify(created.body, created.headers as Record<string, string>),
+        'another secret does not verify it',
+      )
+      assert.match(created.event.data.job.items[0].printFiles[0].url, /^http:\/\/.*\/files\/print-files\/.*\?/)
+      assert.doesNotMatch(created.body, /printroute-file:/, 'file tokens are turned into links when sent')
+
+      // The packing slip is made right after the submission: the lab hears of it too.
+      const slip = await waitFor('the packingSlipAdded push', () =>
+        pushesTo(labCode).find(
+          (push) => push.event.type === `${LAB_EVENT}.changed` && push.event.data.job.shipmentId === shipmentId,
+        ),
+      )
+      assert.equal(slip.event.data.change, 'packingSlipAdded')
+      assert.ok(slip.event.data.job.packingSlipPdf?.url)
+      const polled = json(await lab(labCode, 'GET', '/labs/v1/jobs')).jobs.find(
+        (job: any) => job.shipmentId === shipmentId,
+      )
+      assert.deepEqual(
+        withoutLinkSignatures(slip.event.data.job),
+        withoutLinkSignatures(polled),
+        'the pushed job is the polled job',
+      )
+
+      // The lab's own listing: its deliveries with their attempts, newest first.
+      const pushes = await lab(labCode, 'GET', '/labs/v1/pushes?top=50')
+      assert.equal(pushes.statusCode, 200, pushes.body)
+      const listed = json(pushes).pushes.filter((push: any) => push.orderId === orderId)
+      assert.deepEqual(
+        listed.map((push: any) => push.type),
+        [`${LAB_EVENT}.changed`, `${LAB_EVENT}.created`],
+      )
+      assert.equal(listed[1].status, 'delivered')
+      assert.equal(listed[1].attempts[0].httpStatus, 200)
+      assert.equal(json(await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).errorCode ?? 'refused', 'refused')
+      assert.equal((await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).statusCode, 400)
+      const otherLab = catalogue.labs.find((candidate) => candidate.code !== labCode)?.code as string
+      const malformed = await lab(labCode, 'POST', '/labs/v1/pushes/nope/redeliver')
+      assert.equal(malformed.statusCode, 400, malformed.body)
+      assert.equal(json(malformed).outcome, 'ValidationFailed')
+      assert.ok(json(malformed).failures.id, 'the failure names the id')
+      const foreign = await lab(otherLab, 'POST', `/labs/v1/pushes/${listed[1].id}/redeliver`)
+      assert.equal(foreign.statusCode, 404, "a lab cannot redeliver another lab's push")
+
+      // Merchants: neither the callbacks listing, nor the feed, nor redelivery shows a lab's push.
+      const callbacks = json(await t.live({ method: 'GET', url: '/v4.0/callbacks?top=100' })).callbacks
+      assert.equal(
+        callbacks.filter((callback: any) => callback.type.startsWith(LAB_EVENT)).length,
+        0,
+        'no lab push among the merchant callbacks',
+      )
+      const feed = json(await t.live({ method: 'GET', url: '/v4.0/events?top=100' })).events
+      assert.equal(feed.filter((event: any) => String(event.type).startsWith(LAB_EVENT)).length, 0, 'nor in the feed')
+      const merchantRedeliver = await t.live({ method: 'POST', url: `/v4.0/callbacks/${listed[1].id}/redeliver` })
+      assert.equal(merchantRedeliver.statusCode, 404, merchantRedeliver.body)
+    })
+
+    test('a receiver answering 500 then 200: retried with the same webhook-id, attempts recorded, the job still polled', async () => {
+      let calls = 0
+      let release: () => void = () => {}
+      const polledMeanwhile = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      const failing = new Set<string>()
+      for (const { code } of catalogue.labs) {
+        answers.set(code, (callback) => {
+          if (callback.event.type !== `${LAB_EVENT}.created`) return 200
+          calls += 1
+          if (!failing.has(callback.event.id)) {
+            failing.add(callback.event.id)
+            return 500
+          }
+          release()
+          return 200
+        })
+      }
+      try {
+        const { shipmentId, labCode } = await submittedOrder()
+        // While the push is failing and retried, polling keeps listing the job.
+        assert.ok(
+          json(await lab(labCode, 'GET', '/labs/v1/jobs')).jobs.some((job: any) => job.shipmentId === shipmentId),
+        )
+        await polledMeanwhile
+        const attempts = pushesTo(labCode).filter(
+          (push) => push.event.type === `${LAB_EVENT}.created` && push.event.data.job.shipmentId === shipmentId,
+        )
+        assert.equal(attempts.length, 2)
+        assert.equal(attempts[0]?.headers['webhook-id'], attempts[1]?.headers['webhook-id'], 'the lab can de-duplicate')
+        const push = await waitFor('the push recorded as delivered', async () => {
+          const listed = json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
+            (candidate: any) =>
+              candidate.type === `${LAB_EVENT}.created` && candidate.eventId === attempts[0]?.event.id,
+          )
+          return listed?.status === 'delivered' ? listed : undefined
+        })
+        assert.deepEqual(
+          push.attempts.map((attempt: any) => [attempt.attempt, attempt.httpStatus, attempt.error]),
+          [
+            [1, 500, 'HTTP 500'],
+            [2, 200, null],
+          ],
+        )
+        assert.ok(calls >= 2)
+      } finally {
+        answers.clear()
+      }
+    })
+
+    test('a rotated secret: a redelivery is signed with both the new and, for 24 hours, the old secret', async () => {
+      const { orderId, shipmentId, labCode } = await submittedOrder()
+      const original = await waitFor('the created push', async () =>
+        json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
+          (push: any) =>
+            push.type === `${LAB_EVENT}.created` && push.orderId === orderId && push.status === 'delivered',
+        ),
+      )
+      const before = await t.app.services.labPushes.show(labCode)
+      const rotated = await t.app.services.labPushes.configure(labCode, { rotateSecret: true })
+      const oldSecret = secrets.get(labCode) as string
+      const newSecret = rotated.secret as string
+      assert.notEqual(newSecret, oldSecret)
+      assert.ok(rotated.previousSecretExpiresAt, 'the old secret still signs')
+      assert.notEqual(rotated.secretPrefix, before.secretPrefix)
+      assert.ok(!JSON.stringify(before).includes(oldSecret), 'show never gives the secret itself')
+      const again = await t.app.services.labPushes.configure(labCode, { pushUrl: receiver.url(`/lab/${labCode}`) })
+      assert.equal(again.secret, undefined, 'setting the URL again keeps the secret')
+      secrets.set(labCode, newSecret)
+
+      const redelivered = await lab(labCode, 'POST', `/labs/v1/pushes/${original.id}/redeliver`)
+      assert.equal(redelivered.statusCode, 200, redelivered.body)
+      assert.equal(json(redelivered).push.redeliveryOf, original.id)
+      const received = await waitFor('the redelivery', () => {
+        const matching = pushesTo(labCode).filter((push) => push.event.id === original.eventId)
+        return matching.length >= 2 ? matching.at(-1) : undefined
+      })
+      assert.equal(received.event.data.job.shipmentId, shipmentId)
+      for (const secret of [oldSecret, newSecret]) {
+        assert.doesNotThrow(() => new Webhook(secret).verify(received.body, received.headers as Record<string, string>))
+      }
+    })
+
+    test('a receiver that never answers: the attempt records the timeout and the push stays pending for its retry', async () => {
+      const silent = await startCallbackReceiver()
+      const hanging = (await import('node:http')).createServer(() => {})
+      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+      const port = (hanging.address() as { port: number }).port
+      try {
+        for (const { code } of catalogue.labs) {
+          await t.app.services.labPushes.configure(code, { pushUrl: `http://127.0.0.1:${port}/never` })
+        }
+        const { labCode, shipmentId } = await submittedOrder()
+        const push = await waitFor(
+          'an attempt that timed out',
+          async () =>
+            json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
+              (candidate: any) =>
+                candidate.type === `${LAB_EVENT}.created` &&
+                candidate.url.endsWith('/never') &&
+                candidate.attempts.length > 0,
+            ),
+          60_000,
+          500,
+        )
+        assert.equal(push.attempts[0].httpStatus, null)
+        assert.match(push.attempts[0].error, /^no answer from 127\.0\.0\.1:\d+ within 15 s$/)
+        assert.equal(push.status, 'pending', 'retried on the schedule')
+        assert.ok(
+          json(await lab(labCode, 'GET', '/labs/v1/jobs')).jobs.some((job: any) => job.shipmentId === shipmentId),
+          'polling still lists the job',
+        )
+        const show = await t.app.services.labPushes.show(labCode)
+        assert.ok(show.health.lastAttemptAt)
+        assert.equal(show.health.lastHttpStatus, null)
+      } finally {
+        for (const { code } of catalogue.labs) {
+          await t.app.services.labPushes.configure(code, { pushUrl: receiver.url(`/lab/${code}`) })
+        }
+        hanging.closeAllConnections()
+        await new Promise((resolve) => hanging.close(resolve))
+        await silent.close()
+      }
+    })
+
+    test('reminders: once per job, reason and lab day, to a paused lab too', async () => {
+      const { shipmentId, labCode } = await submittedOrder()
+      await t.app.services.labs.setPaused(labCode, true)
+      try {
+        // The reminders' own clock, five hours on: the job was not acknowledged.
+        const clock = new ManualClock(new Date(Date.now() + 5 * 3600 * 1000))
+        const reminders = createLabPushesService({
+          db: t.database.db,
+          clock,
+          jobs: t.app.jobs,
+          catalogue,
+          fileTokens: { url: (environment, key) => t.app.services.fileLinks.token(environment, key) },
+          vendor: 'printroute',
+          source: () => 'http://127.0.0.1/labs/v1/jobs',
+          newSigningSecret,
+        })
+        const pushed = await reminders.remind()
+        assert.ok(pushed >= 1)
+        const reminder = await waitFor('the reminder pushed', () =>
+          pushesTo(labCode).find(
+            (push) => push.event.type === `${LAB_EVENT}.reminder` && push.event.data.job.shipmentId === shipmentId,
+          ),
+        )
+        assert.equal(reminder.event.data.reason, 'notAcknowledged')
+        assert.doesNotThrow(() =>
+          new Webhook(secrets.get(labCode) as string).verify(reminder.body, reminder.headers as Record<string, string>),
+        )
+        const sameDay = await reminders.remind()
+        const forThisJob = () =>
+          pushesTo(labCode).filter(
+            (push) => push.event.type === `${LAB_EVENT}.reminder` && push.event.data.job.shipmentId === shipmentId,
+          )
+        assert.equal(sameDay, 0, 'not again the same lab day')
+        clock.advanceSeconds(86_400)
+        assert.ok((await reminders.remind()) >= 1, 'again the next day')
+        await waitFor('the next day reminder', () => (forThisJob().length >= 2 ? true : undefined))
+      } finally {
+        await t.app.services.labs.setPaused(labCode, false)
+      }
+    })
+  })
