@@ -72,7 +72,6 @@ async function placeLiveOrder(served: Served, liveKey: string): Promise<string> 
   return body.order.id
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the order as the API answers it
 async function getOrder(served: Served, liveKey: string, orderId: string): Promise<any> {
   const response = await fetch(`${served.liveUrl}/v4.0/orders/${orderId}`, { headers: { 'x-api-key': liveKey } })
   assert.equal(response.status, 200)
