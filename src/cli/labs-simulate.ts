@@ -3,8 +3,8 @@
 // protocol is meant to be used and an operator can run a Live order end to end without a real lab. Each pass
 // lists the lab's jobs and takes every job one step further: check the files (sha256 and size against the job),
 // acknowledge, in production, printed, shipped (in --parcels parcels), then the carrier's scans up to Delivered.
-// One step per job per pass, so a cancellation request or a change seen in the next listing applies before the
-// next step. What it did is kept per shipment in a state file, and every time and tracking number it reports is
+// One step per job per pass (--delay-ms before each pass: a slow lab), so a cancellation request or a change
+// seen in the next listing applies before the next step. What it did is kept per shipment in a state file, and every time and tracking number it reports is
 // decided and saved before it is sent: a restart repeats a step with exactly the same report, which the lab API
 // answers Ok (a repeat), and never doubles a parcel or a scan. With --push-port it also takes pushed events on
 // 127.0.0.1, verifies their Standard Webhooks signature, and looks at its jobs at once; it still polls, more
@@ -235,7 +235,7 @@ export function registerLabSimulateCommand(labs: Command): void {
     .option('--push-secret <SECRET>', `the push signing secret, whsec_... (or set ${PUSH_SECRET_ENV})`)
     .option('--reject-items <SKU|all>', 'reject the items of this SKU (or every item) instead of making them')
     .option('--reject-reason <REASON>', `why: ${REJECT_REASONS.join(', ')} (default CannotProduce)`)
-    .option('--delay-ms <N>', 'wait this long before each step: a slow lab', '0')
+    .option('--delay-ms <N>', "wait this long before each pass (each job's next step): a slow lab", '0')
     .option('--parcels <N>', 'ship each shipment in this many parcels (at most one per item)', '1')
     .option('--poll-interval <DUR>', 'how often to list the jobs when idle (default 2s; 30s with --push-port)')
     .option('--state-file <FILE>', 'where what was done is kept (default: under $XDG_STATE_HOME)')
@@ -366,9 +366,8 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
       `simulating the lab of ${keyPrefixOf(options.apiKey)} at ${options.baseUrl} (${mode}; state ${options.stateFile})`,
     )
 
-    /** One step of one job: reported to the lab API after --delay-ms, its outcome logged. */
+    /** One step of one job: reported to the lab API, its outcome logged. */
     const step = async (shipmentId: string, name: string, path: string, payload?: unknown): Promise<string> => {
-      if (options.delayMs > 0) await pause(options.delayMs, signal)
       if (signal.aborted) throw signal.reason
       const answer = await call<{ outcome: string }>('POST', `/jobs/${shipmentId}${path}`, payload)
       log(shipmentId, `${name} -> ${answer.outcome}${answer.outcome === 'Ok' ? ' (a repeat)' : ''}`)
@@ -576,6 +575,10 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
     while (!signal.aborted) {
       let moved: boolean
       try {
+        // The slow lab's pause comes before the listing, so the step after it is taken on what the job is now
+        // (a cancellation requested during the pause is answered instead of the next step).
+        if (options.delayMs > 0) await pause(options.delayMs, signal)
+        if (signal.aborted) break
         moved = await pass()
         retryMs = RETRY_FIRST_MS
       } catch (error) {

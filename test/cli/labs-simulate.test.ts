@@ -4,7 +4,10 @@
 // scans to Delivered, and the merchant's order ends Complete and delivered. A restart of the simulator repeats
 // nothing. On the embedded PGlite and, with PRINTROUTE_TEST_DATABASE_URL, on PostgreSQL.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -20,6 +23,8 @@ import {
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { waitFor } from '../support/wait.ts'
+
+type Json = Record<string, any>
 
 const RECIPIENT = {
   name: 'Ada Lovelace',
@@ -246,6 +251,105 @@ function endToEnd(label: string, database: () => Promise<ScratchDatabase | null>
       })
   })
 }
+
+// A lab API of the test's own (the jobs it lists, the reports it records), for what a real server cannot be made
+// to do: hand out a print file that differs from what its job says.
+describe('the reference lab against a lab API that serves a damaged file', () => {
+  test('it rejects the item with FileDefect and what differed, ships the good one, and sends each report once', async () => {
+    const good = Buffer.from('a good print file')
+    const damaged = Buffer.from('a print file cut shor')
+    const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
+    const reports: { path: string; body: Json }[] = []
+    const server = createServer(async (request, response) => {
+      const chunks: Buffer[] = []
+      for await (const chunk of request) chunks.push(chunk as Buffer)
+      const send = (status: number, body: unknown, type = 'application/json') => {
+        response.writeHead(status, { 'content-type': type })
+        response.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body))
+      }
+      if (request.headers['x-api-key'] !== 'pr_lab_test' && request.url?.startsWith('/labs/')) {
+        return send(401, { outcome: 'Unauthorized' })
+      }
+      if (request.url === '/files/good.png') return send(200, good, 'image/png')
+      if (request.url === '/files/damaged.png') return send(200, damaged, 'image/png')
+      if (request.url === '/files/slip.pdf') return send(200, '%PDF-1.7\n', 'application/pdf')
+      if (request.method === 'GET' && request.url === '/labs/v1/jobs') {
+        const shipped = reports.some((report) => report.path.endsWith('/shipped'))
+        return send(200, { outcome: 'Ok', jobs: shipped ? [] : [job()] })
+      }
+      if (request.method === 'POST' && request.url?.startsWith('/labs/v1/jobs/shp_7/')) {
+        const text = Buffer.concat(chunks).toString('utf8')
+        reports.push({ path: request.url, body: text ? JSON.parse(text) : {} })
+        return send(200, { outcome: 'Updated' })
+      }
+      send(404, { outcome: 'EndpointDoesNotExist' })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const printFile = (itemId: string, name: string) => ({
+      itemId,
+      sku: itemId === 'ori_1' ? 'GLOBAL-FAP-8x10' : 'GLOBAL-FAP-16x24',
+      copies: 1,
+      attributes: {},
+      printFiles: [
+        { printArea: 'default', url: `${base}/files/${name}`, format: 'png', sha256: sha256(good), bytes: good.length },
+      ],
+    })
+    const job = () => ({
+      shipmentId: 'shp_7',
+      orderId: 'ord_7',
+      state: 'submitted',
+      carrier: { name: 'Evri', service: 'Evri Standard 48' },
+      items: [printFile('ori_1', 'good.png'), printFile('ori_2', 'damaged.png')],
+      packingSlipPdf: { url: `${base}/files/slip.pdf` },
+    })
+    const stateDir = mkdtempSync(join(tmpdir(), 'printroute-lab-simulate-defect-'))
+    try {
+      const run = await printroute([
+        'labs',
+        'simulate',
+        '--base-url',
+        base,
+        '--api-key',
+        'pr_lab_test',
+        '--once',
+        '--state-file',
+        join(stateDir, 'state.json'),
+      ])
+      assert.equal(run.code, 0, run.stderr + run.stdout)
+      assert.match(run.stdout, / {2}shp_7 {2}reject items ori_2 FileDefect -> Updated/)
+      const rejects = reports.filter((report) => report.path.endsWith('/reject'))
+      assert.equal(rejects.length, 1)
+      assert.deepEqual(rejects[0]?.body.items, [
+        {
+          itemId: 'ori_2',
+          reason: 'FileDefect',
+          description: `the default print file of ori_2 is ${damaged.length} bytes, the job says ${good.length}`,
+        },
+      ])
+      const paths = reports.map((report) => report.path.replace('/labs/v1/jobs/shp_7/', ''))
+      assert.deepEqual(paths, [
+        'reject',
+        'acknowledge',
+        'in-production',
+        'printed',
+        'shipped',
+        'tracking',
+        'tracking',
+        'tracking',
+      ])
+      assert.deepEqual(reports[3]?.body, { itemIds: ['ori_1'] }, 'only the good item is printed')
+      assert.equal(reports[4]?.body.itemIds, undefined, 'one parcel: everything left')
+      assert.deepEqual(
+        reports.slice(5).map((report) => report.body.events[0].status),
+        ['InTransit', 'OutForDelivery', 'Delivered'],
+      )
+    } finally {
+      server.close()
+      rmSync(stateDir, { recursive: true, force: true })
+    }
+  })
+})
 
 endToEnd('PGlite', async () => null)
 if (POSTGRES_TEST_URL !== undefined) endToEnd('PostgreSQL', () => createScratchDatabase('printroute_lab_simulate'))
