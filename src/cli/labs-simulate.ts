@@ -413,7 +413,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
             })
           }
         }
-        if (defects.shipment || refused.size === openItems(job, record).length) {
+        if (defects.shipment || (refused.size > 0 && refused.size === openItems(job, record).length)) {
           // Nothing of it can be made: the whole shipment goes back to printroute.
           const first = [...refused.values()][0]
           const reason = defects.shipment ?? `${first?.reason}: ${first?.description}`
