@@ -111,7 +111,12 @@ function withParts(label: string, database: () => Promise<ScratchDatabase | null
       labKey = key.stdout.trim()
     })
     after(async () => {
-      await stopProcesses([server, ...running])
+      // Stopped gracefully (SIGTERM) when they end in time; any still running after that is one a failed test left
+      // hanging: its output is printed and it is killed.
+      await Promise.race([
+        stopProcesses([server, ...running]),
+        new Promise((resolve) => setTimeout(resolve, 30_000).unref()),
+      ])
       killStartedPrintroutes()
       rmSync(dataDir, { recursive: true, force: true })
       rmSync(stateHome, { recursive: true, force: true })

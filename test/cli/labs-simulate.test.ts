@@ -96,7 +96,12 @@ function endToEnd(label: string, database: () => Promise<ScratchDatabase | null>
       stateHome = mkdtempSync(join(tmpdir(), 'printroute-lab-simulate-state-'))
     })
     after(async () => {
-      await stopProcesses([served.server, ...running])
+      // Stopped gracefully (SIGTERM) when they end in time; any still running after that is one a failed test left
+      // hanging: its output is printed and it is killed.
+      await Promise.race([
+        stopProcesses([served.server, ...running]),
+        new Promise((resolve) => setTimeout(resolve, 30_000).unref()),
+      ])
       killStartedPrintroutes()
       rmSync(served.dataDir, { recursive: true, force: true })
       rmSync(stateHome, { recursive: true, force: true })
@@ -130,7 +135,7 @@ function endToEnd(label: string, database: () => Promise<ScratchDatabase | null>
         () => ({ serve: served.server, simulator }),
         async () => {
           await simulator.waitFor(/simulating the lab of pr_lab_\w+ at http:\/\/127\.0\.0\.1:\d+ /)
-          await simulator.waitFor(new RegExp(`  ${shipmentId}  files checked: 1 print files, sha256 and size`))
+          await simulator.waitFor(new RegExp(`  ${shipmentId}  files checked: 1 print files, sha256 and size`), 120_000)
           for (const step of ['acknowledge', 'in production', 'shipped parcel 1/1', 'tracking InTransit']) {
             await simulator.waitFor(line(step), 60_000)
           }
