@@ -1,6 +1,7 @@
 // npm run lint:openapi: builds the application (an in-memory PGlite database, no port), writes the OpenAPI
-// document each environment serves at GET /v4.0/openapi.json to a temporary directory, and runs Redocly's
-// recommended rules (redocly.yaml) on both. Fails on any error or warning.
+// document each environment serves at GET /v4.0/openapi.json, and the lab API's own (GET /labs/v1/openapi.json on
+// Live), to a temporary directory, and runs Redocly's recommended rules (redocly.yaml) on each. Fails on any error
+// or warning.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,6 +33,11 @@ try {
     writeFileSync(file, response.body)
     files.push(file)
   }
+  const labs = await app.live.inject({ method: 'GET', url: '/labs/v1/openapi.json' })
+  if (labs.statusCode !== 200) throw new Error(`labs: ${labs.statusCode} ${labs.body}`)
+  const labFile = join(directory, 'labs.openapi.json')
+  writeFileSync(labFile, labs.body)
+  files.push(labFile)
 } finally {
   await app.close()
   await database.close()
@@ -55,4 +61,4 @@ for (const file of files) {
 }
 rmSync(directory, { recursive: true, force: true })
 if (problems > 0) process.exit(1)
-console.log('OpenAPI lint: both documents pass the recommended rules with no warning')
+console.log('OpenAPI lint: the three documents pass the recommended rules with no warning')

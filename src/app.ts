@@ -323,7 +323,6 @@ function buildServices(
         // Real labs are asked; simulated ones (Sandbox, Live in a demo) are not (docs/sandbox.md).
         asksLabs: (environment) => environment === 'live' && !pipelineSettings.simulateLiveLabs,
         waitSeconds: options.labCancelWaitSeconds ?? DEFAULT_LAB_CANCEL_WAIT_SECONDS,
-        // The lab push (lab.job.cancellationRequested) hooks in here: onCancellationRequested(tx, order, shipmentIds).
       },
     }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),

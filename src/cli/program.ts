@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { registerDataCommands } from './data-commands.ts'
+import { registerLabSimulateCommand } from './labs-simulate.ts'
 import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
 import { registerAdvanceCommand } from './orders-advance.ts'
@@ -25,6 +26,8 @@ export function buildProgram(): Command {
     .configureHelp({ sortSubcommands: false, showGlobalOptions: false })
   registerProcessCommands(program)
   registerDataCommands(program)
+  const labs = program.commands.find((command) => command.name() === 'labs')
+  if (labs) registerLabSimulateCommand(labs)
   registerListenCommand(program)
   registerAdvanceCommand(registerOrderCommands(program))
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.

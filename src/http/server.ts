@@ -39,6 +39,7 @@ import {
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
+import { registerLabOpenApiRoute } from './lab-openapi.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { decoratePublicUrl } from './public-url.ts'
 import { installRateLimits, type PageViewOfThisCall, type RateLimitOptions, type RateLimits } from './rate-limit.ts'
@@ -397,6 +398,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
         prefix: '/labs/v1',
       },
     )
+    registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)
   if (options.dashboard) await options.dashboard.register(app, rateLimits)

@@ -61,11 +61,6 @@ export interface LabCancellationSettings {
   waitSeconds: number
   /** How often the waiting cancel reads the order again; 100 ms when absent. */
   pollMilliseconds?: number
-  /**
-   * Called in the cancel's transaction with the shipments whose labs were just asked, for the jobs that tell a
-   * lab with a push endpoint (`lab.job.cancellationRequested`); polling labs see the request in their job list.
-   */
-  onCancellationRequested?(tx: Queryable, order: PipelineOrder, shipmentIds: readonly string[]): Promise<JobRequest[]>
 }
 
 /** An action's result and the order as it stands after it, as JSON text in contract key order. */
@@ -208,11 +203,6 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
       const result = await act('cancel', caller, orderId, async (order, tx, now) => {
         const result = cancelOrder(order.document, order.pipeline, now, { asksLabs: asksLabs(order.environment) })
         awaited = result.awaitedShipmentIds
-        const requested = result.requestedShipmentIds
-        const pushes =
-          requested.length > 0 && deps.labCancellation?.onCancellationRequested
-            ? await deps.labCancellation.onCancellationRequested(tx, order, requested)
-            : []
         if (!result.changed)
           return { outcome: result.outcome, changed: false, logFields: { awaitedShipmentIds: awaited } }
         // An order cancelled in its pause window is shown from now on, as cancelled.
@@ -223,11 +213,11 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
           const target = result.wholeOrder ? {} : withoutShipping(billing.lines, result.cancelledShipmentIds)
           jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
         }
-        jobs.push(...pushes)
         const logFields = {
           wholeOrder: result.wholeOrder,
           cancelledShipmentIds: result.cancelledShipmentIds,
-          requestedShipmentIds: requested,
+          // A lab with a push endpoint is told by the order change itself (lab.job.cancellationRequested).
+          requestedShipmentIds: result.requestedShipmentIds,
           awaitedShipmentIds: awaited,
         }
         return { outcome: result.outcome, changed: true, jobs, logFields }
