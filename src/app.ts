@@ -510,7 +510,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
           }),
         { prefix: '/dashboard' },
       )
-      // The lab portal (docs/labs-portal.md): Live only, as the lab API is; real labs never see Sandbox work.
+      // The lab portal (docs/labs.md#the-lab-portal): Live only, as the lab API is; real labs never see Sandbox work.
       if (environment === 'live') {
         await server.register(
           async (portal) =>

@@ -1,4 +1,4 @@
-// The lab portal's pages (docs/labs-portal.md): the job queue with the lab's capacity, and a job's page with its
+// The lab portal's pages (docs/labs.md#the-lab-portal): the job queue with the lab's capacity, and a job's page with its
 // items, files and the reports a lab makes (acknowledge, in production, printed, shipped in parcels, rejected).
 // Forms are checked here as the lab API's schemas check its bodies, and every refusal, the portal's or the
 // service's (ValidationFailed), is shown beside its form: never an error page.

@@ -1,4 +1,4 @@
-// The lab portal (docs/labs-portal.md): server-rendered pages under /labs/portal/ on the Live port, for a print
+// The lab portal (docs/labs.md#the-lab-portal): server-rendered pages under /labs/portal/ on the Live port, for a print
 // shop without programmers. Signing in exchanges a lab key for a session (the dashboard's sessions, of the lab
 // kind); the browser keeps only the session id, never the key. Pages read and report through the lab
 // operations the lab API uses (`PortalLabs`, filled by app.ts with the labs service), so the portal can do
