@@ -20,6 +20,7 @@ import { createApiClient } from './api-client.ts'
 import { html } from './html.ts'
 import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from './layout.ts'
 import type { Dashboard, SignedIn } from './page-context.ts'
+import { noticeCookie, setPageSecurityHeaders } from './page-replies.ts'
 import { registerCataloguePages } from './pages/catalogue.page.ts'
 import { registerDeveloperPages } from './pages/developers.page.ts'
 import { registerNewOrderPages } from './pages/new-order.page.ts'
@@ -86,7 +87,6 @@ function isCrossSite(request: FastifyRequest): boolean {
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { environment, sessions } = options
   const cookieName = sessionCookieName(environment)
-  const noticeCookie = noticeCookieName(environment)
   const assets = loadAssets()
   const otherEnvironment: Environment = environment === 'live' ? 'sandbox' : 'live'
   const otherDashboardUrl = () => `${options.publicUrl(otherEnvironment)}${DASHBOARD_PATH}/`
@@ -98,28 +98,11 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     route.config = { ...(route.config ?? {}), auth: false }
   })
   app.addHook('onSend', async (request, reply) => {
-    const images = new URL(options.publicUrl(environment)).origin
-    reply.header(
-      'content-security-policy',
-      `default-src 'self'; img-src 'self' data: ${images}; style-src 'self'; script-src 'self'; ` +
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
-    )
-    reply.header('x-content-type-options', 'nosniff')
-    reply.header('referrer-policy', 'same-origin')
+    setPageSecurityHeaders(reply, new URL(options.publicUrl(environment)).origin)
     if (!request.url.startsWith(`${DASHBOARD_PATH}/assets/`)) reply.header('cache-control', 'no-store')
   })
 
-  function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice | null {
-    const stored = request.cookies[noticeCookie]
-    if (!stored) return null
-    reply.clearCookie(noticeCookie, { path: DASHBOARD_PATH })
-    try {
-      const notice = JSON.parse(stored) as Notice
-      return ['success', 'error', 'info'].includes(notice.kind) && typeof notice.text === 'string' ? notice : null
-    } catch {
-      return null
-    }
-  }
+  const notices = noticeCookie(noticeCookieName(environment), DASHBOARD_PATH)
 
   const dashboard: Dashboard = {
     environment,
@@ -132,7 +115,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         content: page.content,
         section: page.section,
         ...(signedIn ? { session: { csrfToken: signedIn.csrfToken, keyPrefix: signedIn.caller.keyPrefix } } : {}),
-        notice: page.notice ?? takeNotice(request, reply),
+        notice: page.notice ?? notices.take(request, reply),
         otherDashboardUrl: otherDashboardUrl(),
       })
       return reply
@@ -140,17 +123,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         .type('text/html; charset=utf-8')
         .send(body)
     },
-    redirect(reply, path, notice) {
-      if (notice) {
-        reply.setCookie(noticeCookie, JSON.stringify(notice), {
-          path: DASHBOARD_PATH,
-          httpOnly: true,
-          sameSite: 'strict',
-          maxAge: 60,
-        })
-      }
-      return reply.code(303).redirect(`${DASHBOARD_PATH}${path}`)
-    },
+    redirect: (reply, path, notice) => notices.redirect(reply, path, notice),
   }
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {

@@ -14,6 +14,7 @@ import {
 } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, type Notice, noticeBox } from '../layout.ts'
+import { noticeCookie, setPageSecurityHeaders } from '../page-replies.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
 import { LAB_PORTAL_PATH, type Portal, type PortalPage, type SignedInLab } from './lab-portal-context.ts'
 
@@ -114,52 +115,25 @@ export async function registerLabPortal(app: FastifyInstance, options: LabPortal
     route.config = { ...(route.config ?? {}), auth: false }
   })
   app.addHook('onSend', async (_request, reply) => {
-    const files = new URL(options.publicUrl()).origin
-    reply.header(
-      'content-security-policy',
-      `default-src 'self'; img-src 'self' data: ${files}; style-src 'self'; script-src 'self'; ` +
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
-    )
-    reply.header('x-content-type-options', 'nosniff')
-    reply.header('referrer-policy', 'same-origin')
+    setPageSecurityHeaders(reply, new URL(options.publicUrl()).origin)
     reply.header('cache-control', 'no-store')
   })
 
-  function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice | null {
-    const stored = request.cookies[NOTICE_COOKIE]
-    if (!stored) return null
-    reply.clearCookie(NOTICE_COOKIE, { path: LAB_PORTAL_PATH })
-    try {
-      const notice = JSON.parse(stored) as Notice
-      return ['success', 'error', 'info'].includes(notice.kind) && typeof notice.text === 'string' ? notice : null
-    } catch {
-      return null
-    }
-  }
+  const notices = noticeCookie(NOTICE_COOKIE, LAB_PORTAL_PATH)
 
   const portal: Portal = {
     sendPage(request, reply, page) {
       const body = renderPortalPage({
         ...page,
         signedIn: request.signedInLab,
-        notice: page.notice ?? takeNotice(request, reply),
+        notice: page.notice ?? notices.take(request, reply),
       })
       return reply
         .code(page.status ?? 200)
         .type('text/html; charset=utf-8')
         .send(body)
     },
-    redirect(reply, path, notice) {
-      if (notice) {
-        reply.setCookie(NOTICE_COOKIE, JSON.stringify(notice), {
-          path: LAB_PORTAL_PATH,
-          httpOnly: true,
-          sameSite: 'strict',
-          maxAge: 60,
-        })
-      }
-      return reply.code(303).redirect(`${LAB_PORTAL_PATH}${path}`)
-    },
+    redirect: (reply, path, notice) => notices.redirect(reply, path, notice),
   }
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
