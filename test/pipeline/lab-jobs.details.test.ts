@@ -135,6 +135,70 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(printFile.dpi, 150)
     })
 
+    test('a job crossing a border carries the customs data printroute holds; a domestic job none', async () => {
+      const domestic = await submittedJob('Standard')
+      assert.equal(domestic.job.customs, undefined, 'GB lab to a GB recipient')
+
+      const payload = sampleOrder({
+        recipient: {
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          phoneNumber: '+353 1 555 0100',
+          address: {
+            line1: '1 Test Street',
+            line2: null,
+            postalOrZipCode: 'D02 X285',
+            countryCode: 'IE',
+            townOrCity: 'Dublin',
+            stateOrCounty: null,
+          },
+        },
+        items: [
+          {
+            sku: PHONE_CASE,
+            copies: 2,
+            sizing: 'fillPrintArea',
+            recipientCost: { amount: '19.50', currency: 'EUR' },
+            assets: [{ url: images.url('case.jpg') }],
+          },
+          { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] },
+        ],
+      })
+      const created = await t.live({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const order = json(created).order
+      await drive().allocate(order.id)
+      await drive().render(order.id)
+      const submitted = await drive().submit(order.id)
+      const shipment = submitted.document.shipments[0]
+      assert.ok(shipment)
+      assert.equal(shipment.fulfillmentLocation.countryCode, 'GB')
+      const job = await jobOf(shipment.id)
+      assert.deepEqual(job.customs, {
+        originCountryCode: 'GB',
+        destinationCountryCode: 'IE',
+        items: [
+          {
+            itemId: order.items[0].id,
+            description: 'iPhone 11 Pro snap case, full-colour print',
+            copies: 2,
+            declaredValue: { amount: '19.50', currency: 'EUR' },
+          },
+          {
+            itemId: order.items[1].id,
+            description: 'iPhone 11 Pro snap case, full-colour print',
+            copies: 1,
+            declaredValue: null,
+          },
+        ],
+      })
+    })
+
     test('priority follows the shipping method; each faster promise also lets Friday work leave on Saturday', async () => {
       const expected = {
         StandardPlus: { priority: 'high', promisedDispatch: '2026-03-06', shipBy: '2026-03-07' },
