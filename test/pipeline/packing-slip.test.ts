@@ -68,7 +68,12 @@ for (const kind of testDatabaseKinds()) {
       const order = await driver.document(orderId)
       assert.equal(jobs.length, 2, 'two labs, two shipments')
       for (const job of jobs) {
-        assert.equal(Object.keys(job).at(-1), 'packingSlipPdf', 'appended after the existing keys')
+        // Appended after the keys that came before it; only the later optional keys follow it.
+        const keys = Object.keys(job)
+        const slipAt = keys.indexOf('packingSlipPdf')
+        assert.equal(keys[slipAt - 1], 'priority', keys.join())
+        for (const later of keys.slice(slipAt + 1))
+          assert.ok(['cancellationRequested', 'customs'].includes(later), later)
         assert.match(job.packingSlip.url, /\/files\/assets\//, "the merchant's own slip is still linked")
         const link = job.packingSlipPdf.url as string
         assert.ok(link.startsWith(`${addresses.live}/files/print-files/${orderId}/${job.shipmentId}/`), link)
