@@ -1,4 +1,4 @@
--- printroute schema, version 17: lab portal sessions (docs/labs-portal.md). A print shop signs in to the lab
+-- printroute schema, version 17: lab portal sessions (docs/labs.md#the-lab-portal). A print shop signs in to the lab
 -- portal with a lab key, as a merchant signs in to the dashboard with an API key: the same table holds both
 -- kinds of session, each standing for exactly one key. Revoking (or deleting) the lab key ends its sessions.
 ALTER TABLE dashboard_sessions ALTER COLUMN api_key_id DROP NOT NULL;
