@@ -20,7 +20,7 @@ import { createApiClient } from './api-client.ts'
 import { html } from './html.ts'
 import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from './layout.ts'
 import type { Dashboard, SignedIn } from './page-context.ts'
-import { noticeCookie, setPageSecurityHeaders } from './page-replies.ts'
+import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from './page-replies.ts'
 import { registerCataloguePages } from './pages/catalogue.page.ts'
 import { registerDeveloperPages } from './pages/developers.page.ts'
 import { registerNewOrderPages } from './pages/new-order.page.ts'
@@ -64,25 +64,7 @@ function loadAssets(): Map<string, { body: Buffer; type: string }> {
 }
 
 /** Where to go after signing in: a dashboard path only, never another site (an open redirect). */
-export function safeNextPath(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith(`${DASHBOARD_PATH}/`) || next.startsWith('//')) {
-    return `${DASHBOARD_PATH}/orders`
-  }
-  return /[\\\s]/.test(next) ? `${DASHBOARD_PATH}/orders` : next
-}
-
-/** A form post from another site (Origin present and not ours) is refused before anything else. */
-function isCrossSite(request: FastifyRequest): boolean {
-  const origin = request.headers.origin
-  if (origin === undefined) return false
-  // Browsers send `null` from sandboxed frames and opaque origins: never this dashboard's own page.
-  if (origin === 'null') return true
-  try {
-    return new URL(origin).host !== request.host
-  } catch {
-    return true
-  }
-}
+const nextAfterSignIn = (next: unknown) => safeNextPath(next, DASHBOARD_PATH, `${DASHBOARD_PATH}/orders`)
 
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { environment, sessions } = options
@@ -180,11 +162,11 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     })
 
   app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
-    sendSignIn(request, reply, { next: safeNextPath(request.query.next) }),
+    sendSignIn(request, reply, { next: nextAfterSignIn(request.query.next) }),
   )
 
   app.post<{ Body: { apiKey?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
-    const next = safeNextPath(request.body?.next)
+    const next = nextAfterSignIn(request.body?.next)
     if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
     const apiKey = typeof request.body?.apiKey === 'string' ? request.body.apiKey.trim() : ''
     if (apiKey === '') {

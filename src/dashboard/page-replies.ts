@@ -1,5 +1,6 @@
-// What the dashboard and the lab portal answer alike: the security headers of their pages, and the one-time notice
-// a redirect carries to the next page (a short-lived cookie of each site's own name and path).
+// What the dashboard and the lab portal do alike: the security headers of their pages, the one-time notice a redirect
+// carries to the next page (a short-lived cookie of each site's own name and path), the refusal of another site's
+// form posts, and where a sign-in may send the browser next.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Notice } from './layout.ts'
 
@@ -50,4 +51,26 @@ export function noticeCookie(name: string, sitePath: string): NoticeCookie {
       return reply.code(303).redirect(`${sitePath}${path}`)
     },
   }
+}
+
+/** A form post from another site (Origin present and not ours) is refused before anything else. */
+export function isCrossSite(request: FastifyRequest): boolean {
+  const origin = request.headers.origin
+  if (origin === undefined) return false
+  // Browsers send `null` from sandboxed frames and opaque origins: never the site's own page.
+  if (origin === 'null') return true
+  try {
+    return new URL(origin).host !== request.host
+  } catch {
+    return true
+  }
+}
+
+/**
+ * Where a sign-in sends the browser next: `next` when it is a page of the site (under `sitePath`, no second slash
+ * that would make it another host, no backslash or whitespace a browser might read otherwise), else `fallback`.
+ */
+export function safeNextPath(next: unknown, sitePath: string, fallback: string): string {
+  if (typeof next !== 'string' || !next.startsWith(`${sitePath}/`) || next.startsWith('//')) return fallback
+  return /[\\\s]/.test(next) ? fallback : next
 }

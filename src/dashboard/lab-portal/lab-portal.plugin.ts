@@ -14,7 +14,7 @@ import {
 } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, type Notice, noticeBox } from '../layout.ts'
-import { noticeCookie, setPageSecurityHeaders } from '../page-replies.ts'
+import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from '../page-replies.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
 import { LAB_PORTAL_PATH, type Portal, type PortalPage, type SignedInLab } from './lab-portal-context.ts'
 
@@ -29,18 +29,6 @@ export interface LabPortalOptions {
   publicUrl: () => string
   /** Counts a sign-in with a key that is not valid against the address's budget, as the dashboard does. */
   limitFailedSignIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>
-}
-
-/** A form post from another site (Origin present and not ours) is refused before anything else. */
-function isCrossSite(request: FastifyRequest): boolean {
-  const origin = request.headers.origin
-  if (origin === undefined) return false
-  if (origin === 'null') return true
-  try {
-    return new URL(origin).host !== request.host
-  } catch {
-    return true
-  }
 }
 
 const crossSiteNotice: Notice = {
@@ -83,13 +71,8 @@ ${signedIn ? html`<span>Signed in with lab key <code>${signedIn.lab.keyPrefix}â€
 `.text
 }
 
-/** Where to go after signing in: a portal path only, never another site. */
-function safeNextPath(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith(`${LAB_PORTAL_PATH}/`) || /[\\\s]/.test(next)) {
-    return `${LAB_PORTAL_PATH}/jobs`
-  }
-  return next
-}
+/** Where to go after signing in: a portal path only, never another site (an open redirect). */
+const nextAfterSignIn = (next: unknown) => safeNextPath(next, LAB_PORTAL_PATH, `${LAB_PORTAL_PATH}/jobs`)
 
 function renderSignIn(next: string): Html {
   return html`<section class="sign-in card">
@@ -180,11 +163,11 @@ export async function registerLabPortal(app: FastifyInstance, options: LabPortal
     })
 
   app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
-    sendSignIn(request, reply, { next: safeNextPath(request.query.next) }),
+    sendSignIn(request, reply, { next: nextAfterSignIn(request.query.next) }),
   )
 
   app.post<{ Body: { labKey?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
-    const next = safeNextPath(request.body?.next)
+    const next = nextAfterSignIn(request.body?.next)
     if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
     const labKey = typeof request.body?.labKey === 'string' ? request.body.labKey.trim() : ''
     if (labKey === '') {
