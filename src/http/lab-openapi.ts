@@ -3,6 +3,7 @@
 // a lab's push URL as `webhooks` (docs/labs.md). Cut from the served document rather than built again, so the two
 // cannot disagree about an operation.
 import type { FastifyInstance } from 'fastify'
+import { signedWebhookHeaders } from './openapi.ts'
 
 type Json = Record<string, unknown>
 const COMPONENT_PREFIX = '#/components/schemas/'
@@ -45,22 +46,10 @@ export const LAB_PUSH_EVENTS = [
 
 /** The `webhooks` of the lab document: one POST per pushed event type, signed as merchant callbacks are. */
 function labWebhooks(vendor: string): Json {
-  const header = (name: string, description: string) => ({
-    name,
-    in: 'header',
-    required: true,
-    description,
-    schema: { type: 'string' },
+  const parameters = signedWebhookHeaders({
+    id: ': deduplicate on it',
+    secret: "the lab's push secret (whsec_...)",
   })
-  const parameters = [
-    header('webhook-id', 'The event ID, the same on every attempt (Standard Webhooks): deduplicate on it.'),
-    header('webhook-timestamp', 'Unix time of this attempt, in seconds.'),
-    header(
-      'webhook-signature',
-      'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the lab\'s push secret ' +
-        '(whsec_...); during a rotation also the signature with the previous secret, space-separated.',
-    ),
-  ]
   return Object.fromEntries(
     LAB_PUSH_EVENTS.map(({ kind, operationId, summary, extra }) => {
       const type = `com.${vendor}.${kind}`

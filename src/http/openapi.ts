@@ -237,7 +237,11 @@ function webhookOperationId(kind: OrderEventKind): string {
   return `on${kind.kind[0]?.toUpperCase()}${kind.kind.slice(1)}${suffix}`
 }
 
-function webhooks(vendor: string): Json {
+/**
+ * The Standard Webhooks headers of a signed POST (merchant callbacks, pushes to labs): `id` says what to do with the
+ * event ID, `secret` names the secret that signs it.
+ */
+export function signedWebhookHeaders(notes: { id: string; secret: string }): Json[] {
   const header = (name: string, description: string) => ({
     name,
     in: 'header',
@@ -245,15 +249,19 @@ function webhooks(vendor: string): Json {
     description,
     schema: { type: 'string' },
   })
-  const parameters = [
-    header('webhook-id', 'The event ID, the same on every attempt (Standard Webhooks).'),
+  return [
+    header('webhook-id', `The event ID, the same on every attempt (Standard Webhooks)${notes.id}.`),
     header('webhook-timestamp', 'Unix time of this attempt, in seconds.'),
     header(
       'webhook-signature',
-      'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the ' +
-        'account settings; during a rotation also the signature with the previous secret, space-separated.',
+      `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with ${notes.secret}; during a ` +
+        'rotation also the signature with the previous secret, space-separated.',
     ),
   ]
+}
+
+function webhooks(vendor: string): Json {
+  const parameters = signedWebhookHeaders({ id: '', secret: 'the signing secret of the account settings' })
   const payload = toDocumentSchema(CallbackEventSchema)
   return Object.fromEntries(
     EVENT_KINDS.map(({ kind, summary }) => {
