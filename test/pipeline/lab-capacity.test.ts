@@ -54,8 +54,8 @@ for (const kind of testDatabaseKinds()) {
         ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
       })
 
-    /** A Live order of one print to GB, allocated: the lab it went to and what its routing says of each lab. */
-    async function allocatedOrder(t: TestApp) {
+    /** Creates a Live order of one print to GB; its id. */
+    async function createPrintOrder(t: TestApp): Promise<string> {
       const payload = sampleOrder({
         items: [
           { sku: 'GLOBAL-FAP-16x24', copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('print.jpg') }] },
@@ -68,7 +68,12 @@ for (const kind of testDatabaseKinds()) {
         headers: { 'content-type': 'application/json' },
       })
       assert.equal(created.statusCode, 200, created.body)
-      const orderId: string = json(created).order.id
+      return json(created).order.id
+    }
+
+    /** A Live order of one print to GB, allocated: the lab it went to and what its routing says of each lab. */
+    async function allocatedOrder(t: TestApp) {
+      const orderId = await createPrintOrder(t)
       const order = await waitFor('allocation', async () => {
         const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
         return read.shipments.length > 0 ? read : undefined
@@ -234,22 +239,7 @@ for (const kind of testDatabaseKinds()) {
         for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true)
         const quoted = await quotedLabs(t, 'live')
         assert.ok(quoted.labCode, 'the quote still has a plan, as if every lab were free')
-        const created = await t.live({
-          method: 'POST',
-          url: '/v4.0/orders',
-          payload: sampleOrder({
-            items: [
-              {
-                sku: 'GLOBAL-FAP-16x24',
-                copies: 1,
-                sizing: 'fillPrintArea',
-                assets: [{ url: images.url('print.jpg') }],
-              },
-            ],
-          }),
-          headers: { 'content-type': 'application/json' },
-        })
-        const orderId: string = json(created).order.id
+        const orderId = await createPrintOrder(t)
         // Two waits seen: the round came back after its first wait and still found no room.
         await waitFor('the allocation waiting twice for a lab with room', () => {
           const waits = logs.entries().filter((entry) => entry.orderId === orderId && entry.result === 'waitingForRoom')
@@ -281,23 +271,7 @@ for (const kind of testDatabaseKinds()) {
       const t = await startTestApp({ kind })
       try {
         const drive = pipelineDriver(t)
-        const created = await t.live({
-          method: 'POST',
-          url: '/v4.0/orders',
-          payload: sampleOrder({
-            items: [
-              {
-                sku: 'GLOBAL-FAP-16x24',
-                copies: 1,
-                sizing: 'fillPrintArea',
-                assets: [{ url: images.url('print.jpg') }],
-              },
-            ],
-          }),
-          headers: { 'content-type': 'application/json' },
-        })
-        assert.equal(created.statusCode, 200, created.body)
-        const orderId: string = json(created).order.id
+        const orderId = await createPrintOrder(t)
         const allocated = await drive.allocate(orderId)
         assert.equal(allocated.document.shipments.length, 1, 'allocated, not yet with its lab')
         const changeTo = (shippingMethod: string) =>
