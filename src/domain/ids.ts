@@ -18,6 +18,10 @@ export const ID_PREFIXES = {
   callbackDelivery: 'cbd',
   /** A stored, price-locked quote (one per shipping method of a quote answer). */
   quote: 'quo',
+  /** An entry of the audit trail. */
+  auditEvent: 'aud',
+  /** An operator of the console (docs/admin.md). */
+  operator: 'opr',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -1,0 +1,95 @@
+// The audit trail (docs/audit.md): who changed what, when, with before and after where it applies. Entries are
+// appended in the transaction of the change they record and never changed or deleted (the database refuses both,
+// migrations/0018_audit_trail.sql). Values recorded never hold a secret: a key is named by its prefix, a signing
+// secret by whether it was rotated, never by its value.
+
+import type { Environment } from './environment.ts'
+
+/**
+ * Who made a change: an operator of the console, a merchant's API key (`key`) or a dashboard session made from
+ * one (`session`), a lab through the lab API or portal, the command line on a host, or printroute itself.
+ */
+export type AuditActor =
+  | { kind: 'operator'; operatorId: string; name: string }
+  | { kind: 'key'; accountId: number; keyPrefix: string }
+  | { kind: 'session'; accountId: number; keyPrefix: string }
+  | { kind: 'lab'; labCode: string }
+  | { kind: 'cli'; host: string; user: string }
+  | { kind: 'system' }
+
+export type AuditActorKind = AuditActor['kind']
+
+/** Every action the trail records; the API's `action` filter takes these. */
+export const AUDIT_ACTIONS = [
+  'account.created',
+  'account.settingsChanged',
+  'account.suspended',
+  'account.reactivated',
+  'account.toppedUp',
+  'key.created',
+  'key.revoked',
+  'lab.keyCreated',
+  'lab.paused',
+  'lab.resumed',
+  'lab.pushConfigured',
+  'lab.capacityReported',
+  'catalogue.imported',
+  'catalogue.activated',
+  'invoice.issued',
+  'creditNote.issued',
+  'operator.created',
+  'operator.revoked',
+] as const
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+export function isAuditAction(value: string): value is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(value)
+}
+
+/** One change to record. `accountId` is the account it concerns (null: the instance's own, a lab or catalogue). */
+export interface AuditRecord {
+  actor: AuditActor
+  action: AuditAction
+  accountId: number | null
+  environment: Environment | null
+  /** What was changed, by its public name: `acc_3`, a key prefix, a lab code, `catalogue v4`, an invoice number. */
+  target: string | null
+  /** The state before and after the change (JSON-safe, no secrets); null where it does not apply. */
+  before?: unknown
+  after?: unknown
+}
+
+/** The actor as one line of text: `operator opr_2 (Dana)`, `key pr_live_ab12 of acc_3`, `lab LAB-UK`, ... */
+export function describeActor(actor: AuditActor): string {
+  switch (actor.kind) {
+    case 'operator':
+      return `operator ${actor.operatorId} (${actor.name})`
+    case 'key':
+      return `key ${actor.keyPrefix} of acc_${actor.accountId}`
+    case 'session':
+      return `dashboard session of key ${actor.keyPrefix} of acc_${actor.accountId}`
+    case 'lab':
+      return `lab ${actor.labCode}`
+    case 'cli':
+      return `command line (${actor.user}@${actor.host})`
+    case 'system':
+      return 'printroute'
+  }
+}
+
+/** The actor's identity as stored in its own column (`actor`): the part after the kind. */
+export function actorIdentity(actor: AuditActor): string {
+  switch (actor.kind) {
+    case 'operator':
+      return actor.operatorId
+    case 'key':
+    case 'session':
+      return actor.keyPrefix
+    case 'lab':
+      return actor.labCode
+    case 'cli':
+      return `${actor.user}@${actor.host}`
+    case 'system':
+      return 'printroute'
+  }
+}
