@@ -10,6 +10,7 @@ import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
 import { createDatabaseOutageLog } from './adapters/database-outage-log.ts'
 import { createImageRenderer } from './adapters/image-renderer.ts'
+import { renderInvoicePdf, renderStatementPdf } from './adapters/invoice-pdf.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { createMetrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
@@ -29,6 +30,7 @@ import { registerLabPortal } from './dashboard/lab-portal/lab-portal.plugin.ts'
 import type { Catalogue } from './domain/catalogue.ts'
 import { databaseUnavailableReason } from './domain/database-unavailable.ts'
 import type { Environment } from './domain/environment.ts'
+import { invoicePdfKey } from './domain/invoices.ts'
 import { type AllocationRequest, allocateOrderItems } from './domain/order-allocation.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
 import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit, type RateLimit } from './domain/rate-limit.ts'
@@ -46,6 +48,7 @@ import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import { createHealthService } from './services/health.service.ts'
+import { createInvoicesService } from './services/invoices.service.ts'
 import { createLabPushesService } from './services/lab-pushes.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { type ServiceLogger, type ServiceMetrics, silentLogger } from './services/observability.ts'
@@ -224,7 +227,17 @@ function buildServices(
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
+  const invoices = createInvoicesService({
+    db,
+    clock,
+    taxRateOf: (countryCode) => catalogue.taxRate(countryCode),
+    instanceName: () => deps.publicUrls.live,
+    pdfLink: (environment, number) => deps.fileLinks.url(environment, invoicePdfKey(number)),
+    renderInvoicePdf,
+    renderStatementPdf,
+  })
   const billing = createBillingService({
+    invoices,
     clock,
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
@@ -326,6 +339,7 @@ function buildServices(
       },
     }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
+    invoices,
     previews: createPreviewsService({
       db,
       clock,
@@ -463,6 +477,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     orders: services.orders,
     orderActions: services.orderActions,
     printFiles: services.printFiles,
+    invoices: services.invoices,
     previews: services.previews,
     products: services.products,
     quotes: services.quotes,
