@@ -30,6 +30,8 @@ CREATE TABLE invoices (
   -- reference, the lines, tax by rate, the invoices a credit note credits. The PDF is drawn from it alone, so
   -- it never changes afterwards whatever happens to the settings, the account or the catalogue.
   content text NOT NULL,
+  -- the order documents were issued in, across series (issue times can be equal); gaps here mean nothing
+  issue_order bigserial NOT NULL UNIQUE,
   UNIQUE (series, sequence)
 );
 CREATE INDEX invoices_order_idx ON invoices (order_id, issued_at);

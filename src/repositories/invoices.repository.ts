@@ -87,7 +87,7 @@ function toSummary(row: StoredSummary): InvoiceSummary {
 /** The documents of an order, in issue order. */
 export async function listInvoicesOfOrder(db: Queryable, orderNumber: number): Promise<InvoiceSummary[]> {
   const rows = await db.query<StoredSummary>(
-    `SELECT ${SUMMARY_COLUMNS} FROM invoices WHERE order_id = $1 ORDER BY issued_at, series, sequence`,
+    `SELECT ${SUMMARY_COLUMNS} FROM invoices WHERE order_id = $1 ORDER BY issued_at, issue_order`,
     [orderNumber],
   )
   return rows.map(toSummary)
@@ -125,7 +125,7 @@ export async function listInvoices(db: Queryable, filter: InvoiceFilter): Promis
   const direction = filter.oldestFirst ? 'ASC' : 'DESC'
   const rows = await db.query<StoredSummary>(
     `SELECT ${SUMMARY_COLUMNS} FROM invoices ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-      ORDER BY issued_at ${direction}, series ${direction}, sequence ${direction} LIMIT $${params.length}`,
+      ORDER BY issued_at ${direction}, issue_order ${direction} LIMIT $${params.length}`,
     params,
   )
   return rows.map(toSummary)
