@@ -171,6 +171,30 @@ for (const kind of testDatabaseKinds()) {
 
       const url = new URL(invoice.pdfUrl)
       assert.equal(url.pathname, `/files/invoices/${invoice.number}.pdf`)
+
+      // The dashboard's order page links the charge's number to the PDF.
+      const signIn = await t.app.sandbox.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ apiKey: t.account.sandboxKey, next: '/dashboard/orders' }).toString(),
+      })
+      const cookie = signIn.cookies.find((candidate) => candidate.name === 'printroute_sandbox_session')
+      assert.ok(cookie)
+      const page = await t.app.sandbox.inject({
+        method: 'GET',
+        url: `/dashboard/orders/${orderId}`,
+        headers: { cookie: `${cookie.name}=${cookie.value}` },
+      })
+      assert.equal(page.statusCode, 200)
+      const link = new RegExp(
+        `<a class="small" href="([^"]+)" data-invoice="${invoice.number}">invoice ${invoice.number} \\(PDF\\)</a>`,
+      )
+      const linked = link.exec(page.body)
+      assert.ok(linked, 'the order page links the invoice')
+      const fromPage = await fetchLink('sandbox', (linked[1] as string).replaceAll('&amp;', '&'))
+      assert.equal(fromPage.statusCode, 200)
+      assert.equal(fromPage.headers['content-type'], 'application/pdf')
       // The Live address does not serve a Sandbox document.
       const elsewhere = await fetchLink('live', invoice.pdfUrl)
       assert.equal(elsewhere.statusCode, 404)
