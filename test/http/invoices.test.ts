@@ -296,6 +296,41 @@ for (const kind of testDatabaseKinds()) {
       await assert.rejects(t.app.services.invoices.statement(accountNumber(account), 'live', '2026-13'), /YYYY-MM/)
     })
 
+    test('the seller: printroute until set; a document keeps the seller it was issued with; changes audited', async () => {
+      const account = await t.createAccount()
+      const before = await create('live', account.liveKey, 'before-seller')
+      await drive.allocate(before)
+      const invoices = t.app.services.invoices
+      assert.deepEqual(await invoices.seller(), {
+        seller: { name: 'printroute', address: ['http://127.0.0.1:8080'], taxNumber: null, email: null },
+        configured: false,
+      })
+      const operator = { kind: 'operator', operatorId: 'opr_1', name: 'Dana' } as const
+      const refused = await invoices.setSeller({ name: ' ', address: [], taxNumber: null, email: 'nope' }, operator)
+      assert.deepEqual(refused, { problems: { name: 'must not be empty', email: 'must be an email address' } })
+      const seller = { name: 'Print Co Ltd', address: ['1 Press Lane', 'Leeds'], taxNumber: 'GB123', email: null }
+      assert.deepEqual(await invoices.setSeller({ ...seller, name: ' Print Co Ltd ' }, operator), { seller })
+      const after = await create('live', account.liveKey, 'after-seller')
+      await drive.allocate(after)
+
+      const pdfText = async (orderId: string) => {
+        const [invoice] = (await listInvoices('live', orderId, account.liveKey)).body.invoices
+        return documentText(await PDFDocument.load((await fetchLink('live', invoice.pdfUrl)).rawPayload))
+      }
+      const old = await pdfText(before)
+      assert.match(old, /^printroute$/m)
+      assert.doesNotMatch(old, /Print Co Ltd/)
+      const fresh = await pdfText(after)
+      assert.match(fresh, /^Print Co Ltd$/m)
+      assert.match(fresh, /^Tax number: GB123$/m)
+
+      const audit = await listAuditEvents(t.database.db, { actions: ['invoice.sellerChanged'], limit: 10 })
+      assert.equal(audit.length, 1)
+      assert.equal(audit[0]?.actorKind, 'operator')
+      assert.equal(audit[0]?.before, null)
+      assert.deepEqual(JSON.parse(audit[0]?.after as string), seller)
+    })
+
     if (kind === 'postgres') {
       test('50 concurrent charges from two connection pools take INV-000001..50: no gap, no duplicate', async () => {
         const fresh = await startTestApp({ kind })
