@@ -226,8 +226,15 @@ async function statement(
     from: range.from,
     to: range.to,
     oldestFirst: true,
-    limit: INVOICE_LIST_LIMIT,
+    limit: INVOICE_LIST_LIMIT + 1,
   })
+  // A statement cut short would show wrong totals: refused instead.
+  if (documents.length > INVOICE_LIST_LIMIT) {
+    throw new ServiceError(
+      'ValidationFailed',
+      `month: more than ${INVOICE_LIST_LIMIT} documents, too many for one statement`,
+    )
+  }
   return {
     accountId: `acc_${account.id}`,
     accountName: account.name,
