@@ -296,6 +296,40 @@ for (const kind of testDatabaseKinds()) {
       await assert.rejects(t.app.services.invoices.statement(accountNumber(account), 'live', '2026-13'), /YYYY-MM/)
     })
 
+    test('an order of 100 items (the most an order takes): its invoice PDF lists every item and the totals', async () => {
+      const items = Array.from({ length: 100 }, (_, index) => ({
+        sku: PHONE_CASE,
+        copies: (index % 4) + 1,
+        sizing: 'fillPrintArea',
+        assets: [{ url: images.url('case.jpg') }],
+      }))
+      const response = await t.live(
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({ merchantReference: 'hundred', items }),
+          headers: { 'content-type': 'application/json' },
+        },
+        t.account.liveKey,
+      )
+      assert.equal(response.statusCode, 200, response.body)
+      const orderId = json(response).order.id
+      const order = (await drive.allocate(orderId)).document
+      const charge = order.charges[0] as Charge
+      assert.equal(order.items.length, 100)
+      const [invoice] = (await listInvoices('live', orderId, t.account.liveKey)).body.invoices
+      const pdf = await PDFDocument.load((await fetchLink('live', invoice.pdfUrl)).rawPayload)
+      assert.ok(pdf.getPageCount() >= 2)
+      const text = documentText(pdf)
+      for (const item of order.items) {
+        assert.match(text, new RegExp(`^${item.sku} x ${item.copies} \\(${item.id}\\)$`, 'm'), item.id)
+      }
+      const runs = text.split('\n')
+      const after = (label: string) => runs[runs.indexOf(label) + 1]
+      assert.equal(after('Total tax'), charge.totalTax.amount)
+      assert.equal(after(`Total due (${charge.totalCost.currency})`), charge.totalCost.amount)
+    })
+
     test('the seller: printroute until set; a document keeps the seller it was issued with; changes audited', async () => {
       const account = await t.createAccount()
       const before = await create('live', account.liveKey, 'before-seller')
