@@ -10,6 +10,7 @@ import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
 import { createDatabaseOutageLog } from './adapters/database-outage-log.ts'
 import { createImageRenderer } from './adapters/image-renderer.ts'
+import { renderInvoicePdf, renderStatementPdf } from './adapters/invoice-pdf.ts'
 import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { createMetrics } from './adapters/metrics.ts'
 import { migrate } from './adapters/migrator.ts'
@@ -23,14 +24,17 @@ import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
 import { loadCatalogue } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
+import type { AdminInvoices } from './dashboard/admin/invoices.pages.ts'
 import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
 import { registerDashboard } from './dashboard/dashboard.plugin.ts'
 import { registerLabPortal } from './dashboard/lab-portal/lab-portal.plugin.ts'
 import type { Catalogue } from './domain/catalogue.ts'
 import { databaseUnavailableReason } from './domain/database-unavailable.ts'
 import type { Environment } from './domain/environment.ts'
+import { invoicePdfKey, parseStatementMonth, statementCsv } from './domain/invoices.ts'
 import { type AllocationRequest, allocateOrderItems } from './domain/order-allocation.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
+import { ServiceError } from './domain/outcomes.ts'
 import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit, type RateLimit } from './domain/rate-limit.ts'
 import { createFileLinks, DEFAULT_FILE_LINK_TTL_SECONDS, type FileLinks } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
@@ -46,6 +50,7 @@ import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import { createHealthService } from './services/health.service.ts'
+import { createInvoicesService, type InvoicesService } from './services/invoices.service.ts'
 import { createLabPushesService } from './services/lab-pushes.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { type ServiceLogger, type ServiceMetrics, silentLogger } from './services/observability.ts'
@@ -224,7 +229,17 @@ function buildServices(
   const renderConcurrency = options.renderConcurrency ?? 2
   const renderer = createImageRenderer({ concurrency: renderConcurrency })
   const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
+  const invoices = createInvoicesService({
+    db,
+    clock,
+    taxRateOf: (countryCode) => catalogue.taxRate(countryCode),
+    instanceName: () => deps.publicUrls.live,
+    pdfLink: (environment, number) => deps.fileLinks.url(environment, invoicePdfKey(number)),
+    renderInvoicePdf,
+    renderStatementPdf,
+  })
   const billing = createBillingService({
+    invoices,
     clock,
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
@@ -326,6 +341,7 @@ function buildServices(
       },
     }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
+    invoices,
     previews: createPreviewsService({
       db,
       clock,
@@ -370,6 +386,36 @@ function buildServices(
     files,
     fileLinks,
     renderConcurrency,
+  }
+}
+
+/**
+ * The console's invoices section's dependencies (dashboard/admin/invoices.pages.ts), from the invoices service:
+ * for `registerInvoicesPages` when the console is registered.
+ */
+export function adminInvoicesOf(invoices: InvoicesService): AdminInvoices {
+  return {
+    list: (filter, limit) => {
+      const range = filter.month ? parseStatementMonth(filter.month) : undefined
+      return invoices.list({
+        ...(filter.accountId !== undefined ? { accountId: filter.accountId } : {}),
+        ...(filter.environment ? { environment: filter.environment } : {}),
+        ...(range ? { from: range.from, to: range.to } : {}),
+        limit,
+      })
+    },
+    invoicePdf: async (number) => (await invoices.pdfOf(number))?.pdf,
+    async statement(accountId, environment, month, format) {
+      const made = await invoices.statement(accountId, environment, month).catch((error: unknown) => {
+        if (error instanceof ServiceError && error.outcome === 'EntityNotFound') return undefined
+        throw error
+      })
+      if (!made) return undefined
+      const fileName = `statement-acc_${accountId}-${month}${environment === 'sandbox' ? '-sandbox' : ''}.${format}`
+      return format === 'csv'
+        ? { fileName, contentType: 'text/csv', body: statementCsv(made) }
+        : { fileName, contentType: 'application/pdf', body: await invoices.statementPdf(made) }
+    },
   }
 }
 
@@ -463,6 +509,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     orders: services.orders,
     orderActions: services.orderActions,
     printFiles: services.printFiles,
+    invoices: services.invoices,
     previews: services.previews,
     products: services.products,
     quotes: services.quotes,

@@ -20,6 +20,8 @@ const DATA_COMMANDS = [
   'accounts list',
   'accounts update',
   'accounts top-up',
+  'accounts statement',
+  'invoices seller',
   'keys create',
   'keys list',
   'keys revoke',

@@ -10,6 +10,7 @@ import type {
   EventListFilters,
   EventPage,
   GetOrderResponse,
+  Invoice,
   Metadata,
   Order,
   OrderActions,
@@ -167,6 +168,17 @@ export class Orders extends Resource {
       read(`/orders/${segment(orderId)}/routing`, {}, options),
     )
     return answer.routing
+  }
+
+  /**
+   * `GET /v4.0/orders/{id}/invoices`: the order's invoices and credit notes, one per charge, each with a signed
+   * `pdfUrl` that works without a key until it expires (list again for a fresh one).
+   */
+  async invoices(orderId: string, options?: RequestOptions): Promise<Invoice[]> {
+    const answer = await this.transport.request<{ invoices: Invoice[] }>(
+      read(`/orders/${segment(orderId)}/invoices`, {}, options),
+    )
+    return answer.invoices
   }
 
   /** `GET /v4.0/orders/{id}/actions`: which actions are available now. */

@@ -186,6 +186,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/orders/{orderId}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The order's invoices and credit notes, one per charge, with links to their PDFs */
+        get: operations["listOrderInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/products/{sku}": {
         parameters: {
             query?: never;
@@ -1250,6 +1267,33 @@ export interface components {
         FulfillmentLocation: {
             countryCode: string;
             labCode: string;
+        };
+        /** Invoice */
+        Invoice: {
+            /** @description Gapless per series: Live invoices INV-000001..., Live credit notes CN-000001..., Sandbox SBX-INV-000001... and SBX-CN-000001.... The charge's prodigiInvoiceNumber holds it. */
+            number: string;
+            /**
+             * @description A Refund charge gets a credit note, any other an invoice.
+             * @enum {string}
+             */
+            kind: "Invoice" | "CreditNote";
+            chargeId: string;
+            /** Format: date-time */
+            issuedAt: string;
+            /** @enum {string} */
+            environment: "live" | "sandbox";
+            currency: string;
+            totalCost: components["schemas"]["Money"];
+            totalTax: components["schemas"]["Money"];
+            /** @description A signed link to the PDF, valid for the file link lifetime (7 days by default) on this environment's address; no API key needed. Expired: 410 LinkExpired (list the invoices again for a fresh link). */
+            pdfUrl: string;
+        };
+        /** InvoicesResponse */
+        InvoicesResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            invoices: components["schemas"]["Invoice"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** Issue */
         Issue: {
@@ -2803,6 +2847,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PrintFilesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrderInvoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoicesResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -68,6 +68,10 @@ export type PreviewResponse = OkBodyOf<paths['/v4.0/previews']['post']>
 export type Preview = PreviewResponse['previews'][number]
 export type ResolutionWarning = Preview['warnings'][number]
 
+// Invoices and credit notes of an order
+/** One invoice or credit note: its number (the charge's prodigiInvoiceNumber), totals and a signed PDF link. */
+export type Invoice = OkBodyOf<paths['/v4.0/orders/{orderId}/invoices']['get']>['invoices'][number]
+
 // Routing explanations
 
 /** How an order's or a quote's items were allocated to labs (`GET /v4.0/orders/{id}/routing`). */

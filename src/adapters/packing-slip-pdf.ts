@@ -33,7 +33,7 @@ async function qrCodePng(text: string): Promise<Buffer> {
  * `text` in what the standard fonts can draw (WinAnsi): control characters become spaces, anything else the
  * font has no glyph for becomes `?`, so a name in another script is marked rather than refused.
  */
-function drawable(supported: Set<number>, text: string): string {
+export function drawable(supported: Set<number>, text: string): string {
   let result = ''
   for (const character of text) {
     const code = character.codePointAt(0) ?? 0
@@ -44,7 +44,7 @@ function drawable(supported: Set<number>, text: string): string {
 }
 
 /** `text` cut to `maxWidth` points at `size`, with an ellipsis when anything was cut. */
-function fitted(font: PDFFont, text: string, size: number, maxWidth: number): string {
+export function fitted(font: PDFFont, text: string, size: number, maxWidth: number): string {
   if (font.widthOfTextAtSize(text, size) <= maxWidth) return text
   const characters = [...text]
   let low = 0

@@ -1,10 +1,13 @@
 // What the data commands of the CLI do, as operations with plain JSON inputs and results, so the same code
 // runs in the command's own process (the data directory is free, or the database is PostgreSQL) and inside a
 // running `serve` reached through the admin channel (src/adapters/admin-channel.ts).
+import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
+import { type InvoiceSeller, statementCsv } from '../domain/invoices.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import {
@@ -16,6 +19,7 @@ import {
   type ApiKeyView,
   toApiKeyView,
 } from '../services/accounts.service.ts'
+import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
@@ -28,6 +32,16 @@ export interface OperationContext {
   labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
+  invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller'>
+}
+
+/** A statement as a file: CSV text, or a PDF in base64 (operation results are JSON). */
+export interface StatementFile {
+  fileName: string
+  contentType: 'text/csv' | 'application/pdf'
+  encoding: 'utf8' | 'base64'
+  content: string
+  documentCount: number
 }
 
 export interface AccountCreation {
@@ -50,6 +64,11 @@ export interface TopUpResult {
 /** Refusals the user can fix by changing the command (exit 2); others are failures (exit 1). */
 function refused(message: string): OperationError {
   return new OperationError(message, 2)
+}
+
+/** The command line as the audit trail names it: who ran it, on which host. */
+function cliActor(): AuditActor {
+  return { kind: 'cli', host: hostname(), user: userInfo().username }
 }
 
 function accountNumberOf(accountId: string): number {
@@ -100,6 +119,17 @@ export interface AdminOperations {
   configureLabPush(input: { lab: string } & LabPushChange): Promise<LabPushSettingsView & { secret?: string }>
   /** A lab's push settings (never the secret, only its start) and delivery health. */
   showLabPush(input: { lab: string }): Promise<LabPushSettingsView>
+  /** Sets the seller printed on invoices issued from now on; `problems` names each field refused. */
+  setInvoiceSeller(input: InvoiceSeller): Promise<{ seller: InvoiceSeller } | { problems: Record<string, string> }>
+  /** The seller invoices are issued with, and whether one was set (else printroute and the instance). */
+  showInvoiceSeller(): Promise<{ seller: InvoiceSeller; configured: boolean }>
+  /** An account's statement of one month (UTC) and environment (Live by default), as CSV or PDF. */
+  accountStatement(input: {
+    account: string
+    month: string
+    format: 'csv' | 'pdf'
+    environment?: Environment
+  }): Promise<StatementFile>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -197,6 +227,47 @@ export function createAdminOperations(context: OperationContext): AdminOperation
 
     async showLabPush(input: { lab: string }): Promise<LabPushSettingsView> {
       return translated(() => context.labPushes.show(input.lab), 2)
+    },
+
+    async setInvoiceSeller(input: InvoiceSeller) {
+      const text = (value: unknown) => (typeof value === 'string' ? value : null)
+      const address = Array.isArray(input.address) ? input.address.filter((line) => typeof line === 'string') : []
+      return context.invoices.setSeller(
+        { name: text(input.name) ?? '', address, taxNumber: text(input.taxNumber), email: text(input.email) },
+        cliActor(),
+      )
+    },
+
+    async showInvoiceSeller() {
+      return context.invoices.seller()
+    },
+
+    async accountStatement(input): Promise<StatementFile> {
+      const accountNumber = accountNumberOf(input.account)
+      if (input.format !== 'csv' && input.format !== 'pdf') {
+        throw refused(`--format must be csv or pdf, got "${String(input.format)}"`)
+      }
+      const environment = input.environment ?? 'live'
+      if (!ENVIRONMENTS.includes(environment)) throw refused(`--env must be sandbox or live, got "${environment}"`)
+      const statement = await translated(() => context.invoices.statement(accountNumber, environment, input.month), 2)
+      const fileName = `statement-${input.account}-${input.month}${environment === 'sandbox' ? '-sandbox' : ''}.${input.format}`
+      if (input.format === 'csv') {
+        return {
+          fileName,
+          contentType: 'text/csv',
+          encoding: 'utf8',
+          content: statementCsv(statement),
+          documentCount: statement.documents.length,
+        }
+      }
+      const pdf = await context.invoices.statementPdf(statement)
+      return {
+        fileName,
+        contentType: 'application/pdf',
+        encoding: 'base64',
+        content: Buffer.from(pdf).toString('base64'),
+        documentCount: statement.documents.length,
+      }
     },
   }
 }

@@ -78,6 +78,9 @@ export function printJson(value: unknown): void {
   print(JSON.stringify(value))
 }
 
+/** The Live address `serve` has when none is configured: what names the instance on documents of no seller. */
+const DEFAULT_LIVE_ADDRESS = 'http://127.0.0.1:8080'
+
 interface DataSettings {
   dataDir: string
   databaseUrl: string | null
@@ -171,6 +174,8 @@ export async function runDataOperation<N extends OperationName>(
     labs,
     labPushes,
     { newSigningSecret },
+    { createInvoicesService },
+    { renderInvoicePdf, renderStatementPdf },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -180,6 +185,8 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/labs.service.ts'),
     import('../services/lab-pushes.service.ts'),
     import('../domain/webhook-signature.ts'),
+    import('../services/invoices.service.ts'),
+    import('../adapters/invoice-pdf.ts'),
   ])
   const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -231,6 +238,18 @@ export async function runDataOperation<N extends OperationName>(
         })
         return application.services.payments
       },
+      // Statements and the seller need only the database (and the PDF adapter), not the application.
+      invoices: createInvoicesService({
+        db: opened.db,
+        clock: systemClock,
+        taxRateOf: (countryCode) => catalogue().taxRate(countryCode),
+        instanceName: () => settings.livePublicUrl ?? DEFAULT_LIVE_ADDRESS,
+        pdfLink: () => {
+          throw new Error('the command line makes no invoice links')
+        },
+        renderInvoicePdf,
+        renderStatementPdf,
+      }),
     })
     return (await runOperation(operations, name, input ?? {})) as Result
   } finally {

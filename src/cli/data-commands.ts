@@ -8,6 +8,7 @@ import type { AccountSettings, AccountSettingsChange } from '../services/account
 import type { LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import {
   addSettingOptions,
+  note,
   print,
   printJson,
   requireText,
@@ -229,6 +230,96 @@ export function registerDataCommands(program: Command): void {
     if (values.json) return printJson(result)
     print(`${result.account} balance ${result.balance} ${result.currency}`)
     for (const orderId of result.releasedOrderIds) print(`paid and released ${orderId}`)
+  })
+
+  const statement = accounts
+    .command('statement')
+    .summary("an account's monthly statement of invoices and credit notes (CSV or PDF)")
+    .description(
+      'Every invoice and credit note issued to the account in MONTH (YYYY-MM, UTC) in one environment (Live by ' +
+        'default), with totals per currency. CSV is printed unless --output names a file; a PDF is written to ' +
+        '--output, or to statement-<account>-<month>.pdf in the current directory.',
+    )
+    .option('--account <ID>', 'the account (acc_...)')
+    .option('--month <YYYY-MM>', 'the month, in UTC')
+    .addOption(new Option('--format <FORMAT>', 'csv or pdf').choices(['csv', 'pdf']).default('csv'))
+    .option('--env <ENV>', 'live (default) or sandbox')
+    .option('--output <FILE>', 'write the statement to FILE')
+  addSettingOptions(statement, 'accounts statement').action(async (values: Values) => {
+    const account = requireText(values.account, '--account')
+    const month = requireText(values.month, '--month')
+    const format = values.format === 'pdf' ? 'pdf' : 'csv'
+    const environment = typeof values.env === 'string' ? environmentOf(values.env) : 'live'
+    const file = await runDataOperation(settingsFor(statement, 'accounts statement'), 'accountStatement', {
+      account,
+      month,
+      format,
+      environment,
+    })
+    const bytes = Buffer.from(file.content, file.encoding)
+    const output = typeof values.output === 'string' ? values.output : format === 'pdf' ? file.fileName : null
+    if (output === null) {
+      process.stdout.write(bytes)
+      return
+    }
+    const { writeFileSync } = await import('node:fs')
+    writeFileSync(output, bytes)
+    print(`${output}: ${file.documentCount} document${file.documentCount === 1 ? '' : 's'}`)
+  })
+
+  const invoices = program.command('invoices').summary('the seller printed on invoices and credit notes')
+  const seller = invoices
+    .command('seller')
+    .summary('show or set the seller on invoices')
+    .description(
+      'Without options, shows the seller invoices are issued with. With --name (and the others), sets it for ' +
+        'documents issued from now on; documents already issued keep the seller they were issued with. Until ' +
+        'one is set, documents name "printroute" and this instance.',
+    )
+    .option('--name <NAME>', 'the business name')
+    .option(
+      '--address <LINE>',
+      'an address line (repeat for each line, at most 6)',
+      (line: string, lines: string[] = []) => [...lines, line],
+    )
+    .option('--tax-number <NUMBER>', 'VAT or other tax registration number')
+    .option('--email <EMAIL>', 'a contact address for billing')
+    .option('--json', 'print the seller as JSON')
+  addSettingOptions(seller, 'invoices seller').action(async (values: Record<string, unknown>) => {
+    const settings = settingsFor(seller, 'invoices seller')
+    const show = (shown: { name: string; address: string[]; taxNumber: string | null; email: string | null }) =>
+      values.json
+        ? printJson(shown)
+        : print(
+            [
+              `name:       ${shown.name}`,
+              `address:    ${shown.address.join(', ') || '-'}`,
+              `tax number: ${shown.taxNumber ?? '-'}`,
+              `email:      ${shown.email ?? '-'}`,
+            ].join('\n'),
+          )
+    if (values.name === undefined) {
+      if (values.address !== undefined || values.taxNumber !== undefined || values.email !== undefined) {
+        throw new UsageError('--name is required to set the seller')
+      }
+      const current = await runDataOperation(settings, 'showInvoiceSeller', undefined)
+      if (!current.configured) note('no seller is set: documents name printroute and this instance')
+      return show(current.seller)
+    }
+    const result = await runDataOperation(settings, 'setInvoiceSeller', {
+      name: String(values.name),
+      address: Array.isArray(values.address) ? values.address.map(String) : [],
+      taxNumber: typeof values.taxNumber === 'string' ? values.taxNumber : null,
+      email: typeof values.email === 'string' ? values.email : null,
+    })
+    if ('problems' in result) {
+      throw new UsageError(
+        Object.entries(result.problems)
+          .map(([field, reason]) => `--${field === 'taxNumber' ? 'tax-number' : field}: ${reason}`)
+          .join('; '),
+      )
+    }
+    show(result.seller)
   })
 
   const keys = program.command('keys').summary('create, list and revoke API keys')

@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'catalogue.activated',
   'invoice.issued',
   'creditNote.issued',
+  'invoice.sellerChanged',
   'operator.created',
   'operator.revoked',
 ] as const

@@ -14,6 +14,7 @@ import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { HealthService } from '../services/health.service.ts'
+import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabPushesService } from '../services/lab-pushes.service.ts'
 import type { LabsService } from '../services/labs.service.ts'
 import type { HttpRequestLabels } from '../services/observability.ts'
@@ -48,6 +49,7 @@ import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
+import { registerInvoicePdfRoute, registerInvoiceRoutes } from './routes/invoices.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
 import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
@@ -116,6 +118,8 @@ export interface HttpServices {
   orderActions: OrderActionsService
   /** Print files, their placement on the source and their previews (printroute's own endpoint). */
   printFiles: PrintFilesService
+  /** Invoices and credit notes of orders, and their PDFs under signed links. */
+  invoices: InvoicesService
   /** Previews and mockups of items before they are ordered, and the resolution check of quotes. */
   previews: PreviewsService
   products: ProductsService
@@ -377,6 +381,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerOrderRoutes(api, services.orders)
       registerOrderActionRoutes(api, services.orderActions)
       registerPrintFileRoutes(api, services.printFiles)
+      registerInvoiceRoutes(api, services.invoices)
       registerProductRoutes(api, services.products)
       registerSpineRoutes(api, services.spine)
       registerQuoteRoutes(api, services.quotes, services.previews)
@@ -390,6 +395,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     { prefix: API_VERSION_PREFIX },
   )
   registerFileRoutes(app, { files: services.files.store, links: services.files.links, environment })
+  registerInvoicePdfRoute(app, { invoices: services.invoices, links: services.files.links, environment })
   const labs = services.labs
   if (labs) {
     await app.register(

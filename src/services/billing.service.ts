@@ -27,6 +27,7 @@ import type { Issue } from '../domain/order.ts'
 import { ISSUE_CODES, isAwaitingPayment, type PipelineOrder, submissionJobs } from '../domain/order-pipeline.ts'
 import { creditBalance, debitBalance, findAccount, readBalance } from '../repositories/accounts.repository.ts'
 import { drawChargeIds, insertLedgerEntry, type LedgerEntryKind } from '../repositories/billing.repository.ts'
+import type { InvoicesService } from './invoices.service.ts'
 
 const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
 
@@ -36,6 +37,8 @@ export interface BillingDeps {
   paymentPageUrl: (orderId: string, token: string) => string
   /** Where a Sandbox order held by the scenario paymentRequired is authorised: its page on the Sandbox dashboard. */
   sandboxAuthorisationUrl: (orderId: string) => string
+  /** Issues each new charge's invoice or credit note in the charge's transaction (docs/billing.md#invoices). */
+  invoices: Pick<InvoicesService, 'issueForCharge'>
 }
 
 function billingOf(order: PipelineOrder): BillingState {
@@ -117,7 +120,10 @@ export function createBillingService(deps: BillingDeps): BillingService {
       applyLines(billing, target)
       if (drafts.length === 0) return []
       const ids = await drawChargeIds(tx, drafts.length)
-      order.document.charges.push(buildCharge(drafts, billing.currency, ids, first))
+      const charge = buildCharge(drafts, billing.currency, ids, first)
+      // The document's number is drawn here, in the charge's transaction: a charge rolled back gives it back.
+      charge.prodigiInvoiceNumber = await deps.invoices.issueForCharge(tx, order, charge, drafts)
+      order.document.charges.push(charge)
       await settle(clock, tx, order, ids.chargeId, chargeTotal(drafts).total)
       return syncPaymentHold(deps, order)
     },

@@ -172,7 +172,7 @@ describe('printroute-client against a Sandbox server', () => {
     assert.deepEqual(iterated, [event?.id])
   })
 
-  test('quotes.create, quotes.routing, orders.routing, products.get, products.list, products.spine, callbacks.list', async () => {
+  test('quotes.create, quotes.routing, orders.routing, orders.invoices, products.get, products.list, products.spine, callbacks.list', async () => {
     const quote = await client.quotes.create({
       destinationCountryCode: 'GB',
       shippingMethod: 'Standard',
@@ -189,6 +189,13 @@ describe('printroute-client against a Sandbox server', () => {
     const orderRouting = await client.orders.routing(ordered.order.id)
     assert.equal(orderRouting.quoteId, quote.quotes[0]?.id)
     assert.equal(orderRouting.allocations[0]?.basis, 'Estimate')
+    // Not charged yet (no workers run here): no invoice; another order id is a typed not-found error.
+    assert.deepEqual(await client.orders.invoices(ordered.order.id), [])
+    await assert.rejects(client.orders.invoices('ord_999999'), (error: unknown) => {
+      assert.ok(error instanceof PrintrouteError)
+      assert.equal(error.statusCode, 404)
+      return true
+    })
 
     const product = await client.products.get('global-can-10x10')
     assert.equal(product.sku, 'GLOBAL-CAN-10x10')

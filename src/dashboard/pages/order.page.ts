@@ -475,12 +475,28 @@ ${labsDiffer ? html`<p class="notice notice-info routing-note">The order’s lab
 </div>`
 }
 
-function chargesTable(order: OrderDocument): Html {
+/** An invoice or credit note of the order, as GET /orders/{id}/invoices lists it (the parts the page shows). */
+interface OrderInvoice {
+  number: string
+  kind: 'Invoice' | 'CreditNote'
+  pdfUrl: string
+}
+
+/** The charge's invoice or credit note number, linked to its PDF when the listing has it. */
+function invoiceLink(number: string, invoices: readonly OrderInvoice[]): Html {
+  const invoice = invoices.find((candidate) => candidate.number === number)
+  const label = invoice?.kind === 'CreditNote' ? 'credit note' : 'invoice'
+  return invoice
+    ? html` <a class="small" href="${invoice.pdfUrl}" data-invoice="${number}">${label} ${number} (PDF)</a>`
+    : html` <span class="muted">${label} ${number}</span>`
+}
+
+function chargesTable(order: OrderDocument, invoices: readonly OrderInvoice[]): Html {
   if (order.charges.length === 0) return html`<p class="muted">No charges yet.</p>`
   return html`<div class="table-wrap"><table><caption class="visually-hidden">Charges and refunds</caption>
 <thead><tr><th scope="col">Charge</th><th scope="col">Type</th><th scope="col">For</th><th scope="col" class="number">Cost</th></tr></thead>
 <tbody>${order.charges.map((charge) => [
-    html`<tr class="charge-head"><th scope="row"><code>${charge.id}</code>${charge.prodigiInvoiceNumber ? html` <span class="muted">invoice ${charge.prodigiInvoiceNumber}</span>` : ''}</th><td>${charge.chargeType === 'Refund' ? 'Refund' : charge.chargeType}</td><td>Total (tax ${formatMoney(charge.totalTax)})</td><td class="number">${formatMoney(charge.totalCost)}</td></tr>`,
+    html`<tr class="charge-head"><th scope="row"><code>${charge.id}</code>${charge.prodigiInvoiceNumber ? invoiceLink(charge.prodigiInvoiceNumber, invoices) : ''}</th><td>${charge.chargeType === 'Refund' ? 'Refund' : charge.chargeType}</td><td>Total (tax ${formatMoney(charge.totalTax)})</td><td class="number">${formatMoney(charge.totalCost)}</td></tr>`,
     charge.items.map(
       (line) =>
         html`<tr><td></td><td>${line.chargeType}</td><td>${line.itemId ?? line.shipmentId ?? ''}</td><td class="number">${formatMoney(line.cost)}</td></tr>`,
@@ -512,13 +528,14 @@ interface SandboxOrder {
 }
 
 async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
-  const [order, actions, events, callbacks, printFiles, routing, sandboxOrder] = await Promise.all([
+  const [order, actions, events, callbacks, printFiles, routing, invoices, sandboxOrder] = await Promise.all([
     api.get<{ order: OrderDocument }>(`/orders/${orderId}`),
     api.get<Actions>(`/orders/${orderId}/actions`),
     api.get<{ events: OrderEvent[] }>('/events', { orderId, top: LIST_LIMIT }),
     api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT }),
     api.get<{ printFiles: PrintFile[] }>(`/orders/${orderId}/print-files`),
     api.get<{ routing: Routing }>(`/orders/${orderId}/routing`),
+    api.get<{ invoices: OrderInvoice[] }>(`/orders/${orderId}/invoices`),
     // The Sandbox's own endpoint: Live has none.
     sandbox ? api.get<{ sandboxOrder: SandboxOrder }>(`/sandbox/orders/${orderId}`) : undefined,
   ])
@@ -535,6 +552,7 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
     printFiles,
     routing,
     quoteRouting,
+    invoices: invoices.ok ? invoices.body.invoices : [],
     sandbox: sandboxOrder?.ok ? sandboxOrder.body.sandboxOrder : null,
   }
 }
@@ -668,7 +686,7 @@ ${issues(order)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
 <section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order)}${shipmentsTable(order.shipments)}</section>
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, loaded.quoteRouting)}</section>
-<section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order)}</section>
+<section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, loaded.invoices)}</section>
 <div class="two-columns">
 <section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}</section>
 <section aria-labelledby="metadata-heading"><h2 id="metadata-heading">Metadata</h2>${metadata && Object.keys(metadata).length > 0 ? html`<pre class="code">${JSON.stringify(metadata, null, 2)}</pre>` : html`<p class="muted">None.</p>`}</section>

@@ -1,0 +1,132 @@
+// SQL of invoices and credit notes (migrations/0020_invoices.sql): the gapless counter of each series, the
+// issued documents, and the listings of them. A document is written once and never changed.
+import type { Queryable } from '../adapters/database.ts'
+import type { Environment } from '../domain/environment.ts'
+import type { InvoiceContent, InvoiceKind, InvoiceSeries, InvoiceSummary } from '../domain/invoices.ts'
+
+/**
+ * The next number of `series`, counted in the caller's transaction: the row stays locked until it ends, so
+ * concurrent charges (in any process) take numbers one after another, and a rollback gives the number back.
+ */
+export async function drawInvoiceSequence(tx: Queryable, series: InvoiceSeries): Promise<number> {
+  const rows = await tx.query<{ last: string | number }>(
+    'UPDATE invoice_counters SET last = last + 1 WHERE series = $1 RETURNING last',
+    [series],
+  )
+  const row = rows[0]
+  if (!row) throw new Error(`no invoice counter for series ${series}`)
+  return Number(row.last)
+}
+
+export interface NewInvoice {
+  series: InvoiceSeries
+  sequence: number
+  accountId: number
+  orderNumber: number
+  totalCostMinor: bigint
+  totalTaxMinor: bigint
+  content: InvoiceContent
+}
+
+export async function insertInvoice(tx: Queryable, invoice: NewInvoice): Promise<void> {
+  const { content } = invoice
+  await tx.query(
+    `INSERT INTO invoices (number, series, sequence, kind, environment, account_id, order_id, charge_id, issued_at,
+                           currency, total_cost_minor, total_tax_minor, content)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::bigint, $12::bigint, $13)`,
+    [
+      content.number,
+      invoice.series,
+      invoice.sequence,
+      content.kind,
+      content.environment,
+      invoice.accountId,
+      invoice.orderNumber,
+      content.chargeId,
+      new Date(content.issuedAt),
+      content.currency,
+      String(invoice.totalCostMinor),
+      String(invoice.totalTaxMinor),
+      JSON.stringify(content),
+    ],
+  )
+}
+
+interface StoredSummary {
+  number: string
+  kind: InvoiceKind
+  environment: Environment
+  accountId: string | number
+  orderNumber: string | number
+  chargeId: string
+  issuedAt: Date
+  currency: string
+  totalCostMinor: string
+  totalTaxMinor: string
+}
+
+const SUMMARY_COLUMNS = `number, kind, environment, account_id AS "accountId", order_id AS "orderNumber",
+  charge_id AS "chargeId", issued_at AS "issuedAt", currency, total_cost_minor::text AS "totalCostMinor",
+  total_tax_minor::text AS "totalTaxMinor"`
+
+function toSummary(row: StoredSummary): InvoiceSummary {
+  return {
+    number: row.number,
+    kind: row.kind,
+    environment: row.environment,
+    accountId: Number(row.accountId),
+    orderNumber: Number(row.orderNumber),
+    chargeId: row.chargeId,
+    issuedAt: new Date(row.issuedAt),
+    currency: row.currency,
+    totalCostMinor: BigInt(row.totalCostMinor),
+    totalTaxMinor: BigInt(row.totalTaxMinor),
+  }
+}
+
+/** The documents of an order, in issue order. */
+export async function listInvoicesOfOrder(db: Queryable, orderNumber: number): Promise<InvoiceSummary[]> {
+  const rows = await db.query<StoredSummary>(
+    `SELECT ${SUMMARY_COLUMNS} FROM invoices WHERE order_id = $1 ORDER BY issued_at, issue_order`,
+    [orderNumber],
+  )
+  return rows.map(toSummary)
+}
+
+/** What a document shows, as fixed at issue; undefined for an unknown number. */
+export async function readInvoiceContent(db: Queryable, number: string): Promise<InvoiceContent | undefined> {
+  const rows = await db.query<{ content: string }>('SELECT content FROM invoices WHERE number = $1', [number])
+  return rows[0] ? (JSON.parse(rows[0].content) as InvoiceContent) : undefined
+}
+
+/** Which documents to list: every filter optional; newest first. */
+export interface InvoiceFilter {
+  accountId?: number
+  environment?: Environment
+  from?: Date
+  to?: Date
+  /** Oldest first instead (a statement reads like a ledger). */
+  oldestFirst?: boolean
+  limit: number
+}
+
+export async function listInvoices(db: Queryable, filter: InvoiceFilter): Promise<InvoiceSummary[]> {
+  const conditions: string[] = []
+  const params: unknown[] = []
+  const add = (condition: string, value: unknown) => {
+    params.push(value)
+    conditions.push(condition.replace('?', `$${params.length}`))
+  }
+  if (filter.accountId !== undefined) add('account_id = ?', filter.accountId)
+  if (filter.environment !== undefined) add('environment = ?', filter.environment)
+  if (filter.from !== undefined) add('issued_at >= ?', filter.from)
+  if (filter.to !== undefined) add('issued_at < ?', filter.to)
+  params.push(filter.limit)
+  const direction = filter.oldestFirst ? 'ASC' : 'DESC'
+  const rows = await db.query<StoredSummary>(
+    `SELECT ${SUMMARY_COLUMNS} FROM invoices ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+      ORDER BY issued_at ${direction}, issue_order ${direction} LIMIT $${params.length}`,
+    params,
+  )
+  return rows.map(toSummary)
+}

@@ -1,0 +1,279 @@
+// Invoices and credit notes (docs/billing.md#invoices): every charge gets its document in the charge's own
+// transaction (the billing service calls `issueForCharge` under the order's lock), numbered gaplessly in its
+// series, its content fixed at issue. Merchants list their order's documents with signed PDF links; the operator
+// lists them across accounts, sets the seller printed on them, and takes an account's monthly statement.
+import type { Clock } from '../adapters/clock.ts'
+import type { Database, Queryable } from '../adapters/database.ts'
+import type { AuditActor } from '../domain/audit.ts'
+import type { ChargeLineDraft } from '../domain/charges.ts'
+import type { Environment } from '../domain/environment.ts'
+import {
+  buildInvoiceContent,
+  defaultSeller,
+  formatInvoiceNumber,
+  type InvoiceContent,
+  type InvoiceKind,
+  type InvoiceSeller,
+  type InvoiceSummary,
+  invoiceKindOf,
+  invoiceSeriesOf,
+  isInvoiceNumber,
+  parseStatementMonth,
+  type Statement,
+  sellerProblems,
+  statementTotals,
+  type TaxRateOfLine,
+} from '../domain/invoices.ts'
+import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
+import type { Charge } from '../domain/order.ts'
+import type { PipelineOrder } from '../domain/order-pipeline.ts'
+import { ServiceError } from '../domain/outcomes.ts'
+import { findAccount } from '../repositories/accounts.repository.ts'
+import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import {
+  drawInvoiceSequence,
+  type InvoiceFilter,
+  insertInvoice,
+  listInvoices,
+  listInvoicesOfOrder,
+  readInvoiceContent,
+} from '../repositories/invoices.repository.ts'
+import { readSetting, writeSetting } from '../repositories/settings.repository.ts'
+import type { Caller } from './accounts.service.ts'
+import { findCallersOrder } from './order-actions.service.ts'
+
+/** The settings row holding the seller (JSON of InvoiceSeller). */
+const SELLER_SETTING = 'invoice-seller'
+
+/** Most documents one listing or statement holds (a month of one account: far more than any shop issues). */
+export const INVOICE_LIST_LIMIT = 10_000
+
+/** A document as the merchant API lists it (amounts as the charges write them). */
+export interface InvoiceView {
+  number: string
+  kind: InvoiceKind
+  chargeId: string
+  issuedAt: string
+  environment: Environment
+  currency: string
+  totalCost: { amount: string; currency: string }
+  totalTax: { amount: string; currency: string }
+  pdfUrl: string
+}
+
+export interface InvoicesService {
+  /** Issues the document of `charge`, just made on `order` from `drafts`, in the charge's transaction; its number. */
+  issueForCharge(
+    tx: Queryable,
+    order: PipelineOrder,
+    charge: Charge,
+    drafts: readonly ChargeLineDraft[],
+  ): Promise<string>
+  /** The documents of the caller's order, oldest first, each with a fresh signed PDF link. */
+  listForOrder(caller: Caller, orderId: string): Promise<InvoiceView[]>
+  /** A document's PDF, drawn from what was fixed at issue; undefined for an unknown number. */
+  pdfOf(number: string): Promise<{ content: InvoiceContent; pdf: Uint8Array } | undefined>
+  /** Documents across accounts, newest first (the console). */
+  list(filter: Omit<InvoiceFilter, 'limit' | 'oldestFirst'> & { limit?: number }): Promise<InvoiceSummary[]>
+  /** An account's documents of one month (`YYYY-MM`, UTC) in one environment, with totals per currency. */
+  statement(accountId: number, environment: Environment, month: string): Promise<Statement>
+  /** The statement as a PDF. */
+  statementPdf(statement: Statement): Promise<Uint8Array>
+  /** The seller documents are issued with, and whether the operator has set one. */
+  seller(): Promise<{ seller: InvoiceSeller; configured: boolean }>
+  /** Sets the seller for documents issued from now on (issued ones keep theirs); refuses a bad one. */
+  setSeller(
+    seller: InvoiceSeller,
+    actor: AuditActor,
+  ): Promise<{ problems: Record<string, string> } | { seller: InvoiceSeller }>
+}
+
+export interface InvoicesDeps {
+  db: Database
+  clock: Clock
+  /** The tax rate of a destination country, as the active catalogue lists it. */
+  taxRateOf: (countryCode: string) => TaxRateOfLine
+  /** What names this instance when no seller is set (its Live address). */
+  instanceName: () => string
+  /** A signed, expiring absolute link to a document's PDF, valid on its environment's address. */
+  pdfLink: (environment: Environment, number: string) => string
+  renderInvoicePdf: (content: InvoiceContent) => Promise<Uint8Array>
+  renderStatementPdf: (statement: Statement) => Promise<Uint8Array>
+}
+
+export function createInvoicesService(deps: InvoicesDeps): InvoicesService {
+  return {
+    issueForCharge: (tx, order, charge, drafts) => issueForCharge(deps, tx, order, charge, drafts),
+    async listForOrder(caller, orderId) {
+      const order = await findCallersOrder(deps.db, caller, orderId)
+      const documents = await listInvoicesOfOrder(deps.db, order.orderNumber)
+      return documents.map((document) => toView(deps, document))
+    },
+    async pdfOf(number) {
+      if (!isInvoiceNumber(number)) return undefined
+      const content = await readInvoiceContent(deps.db, number)
+      return content ? { content, pdf: await deps.renderInvoicePdf(content) } : undefined
+    },
+    list: (filter) => listInvoices(deps.db, { ...filter, limit: Math.min(filter.limit ?? 200, INVOICE_LIST_LIMIT) }),
+    statement: (accountId, environment, month) => statement(deps, accountId, environment, month),
+    statementPdf: (made) => deps.renderStatementPdf(made),
+    seller: () => readSeller(deps, deps.db),
+    setSeller: (seller, actor) => setSeller(deps, seller, actor),
+  }
+}
+
+async function readSeller(deps: InvoicesDeps, db: Queryable): Promise<{ seller: InvoiceSeller; configured: boolean }> {
+  const stored = await readSetting(db, SELLER_SETTING)
+  if (stored === undefined) return { seller: defaultSeller(deps.instanceName()), configured: false }
+  return { seller: JSON.parse(stored) as InvoiceSeller, configured: true }
+}
+
+async function issueForCharge(
+  deps: InvoicesDeps,
+  tx: Queryable,
+  order: PipelineOrder,
+  charge: Charge,
+  drafts: readonly ChargeLineDraft[],
+): Promise<string> {
+  const kind = invoiceKindOf(charge)
+  const series = invoiceSeriesOf(kind, order.environment)
+  // Everything is read before the counter is taken: its row lock is held until commit, so the time between
+  // the number and the end of the transaction is what concurrent charges wait for.
+  const account = await findAccount(tx, order.accountId)
+  if (!account) throw new Error(`order ${order.document.id} has no account`)
+  const { seller } = await readSeller(deps, tx)
+  const credits =
+    kind === 'CreditNote'
+      ? (await listInvoicesOfOrder(tx, order.orderNumber))
+          .filter((document) => document.kind === 'Invoice')
+          .map((document) => document.number)
+      : []
+  const issuedAt = deps.clock.now()
+  const sequence = await drawInvoiceSequence(tx, series)
+  const number = formatInvoiceNumber(series, sequence)
+  const content = buildInvoiceContent({
+    number,
+    environment: order.environment,
+    issuedAt,
+    seller,
+    buyer: { accountId: `acc_${account.id}`, name: account.name },
+    order: order.document,
+    charge,
+    drafts,
+    taxRate: deps.taxRateOf(order.document.recipient.address.countryCode),
+    credits,
+  })
+  const totalCostMinor = parseAmountToMinor(charge.totalCost.amount) ?? 0n
+  const totalTaxMinor = parseAmountToMinor(charge.totalTax.amount) ?? 0n
+  await insertInvoice(tx, {
+    series,
+    sequence,
+    accountId: order.accountId,
+    orderNumber: order.orderNumber,
+    totalCostMinor,
+    totalTaxMinor,
+    content,
+  })
+  await appendAuditEvent(
+    tx,
+    {
+      actor: { kind: 'system' },
+      action: kind === 'Invoice' ? 'invoice.issued' : 'creditNote.issued',
+      accountId: order.accountId,
+      environment: order.environment,
+      target: number,
+      after: {
+        orderId: order.document.id,
+        chargeId: charge.id,
+        totalCost: charge.totalCost,
+        totalTax: charge.totalTax,
+        ...(credits.length > 0 ? { credits } : {}),
+      },
+    },
+    issuedAt,
+  )
+  return number
+}
+
+function toView(deps: InvoicesDeps, document: InvoiceSummary): InvoiceView {
+  const money = (minor: bigint) => ({ amount: formatMinorAsAmount(minor), currency: document.currency })
+  return {
+    number: document.number,
+    kind: document.kind,
+    chargeId: document.chargeId,
+    issuedAt: document.issuedAt.toISOString(),
+    environment: document.environment,
+    currency: document.currency,
+    totalCost: money(document.totalCostMinor),
+    totalTax: money(document.totalTaxMinor),
+    pdfUrl: deps.pdfLink(document.environment, document.number),
+  }
+}
+
+async function statement(
+  deps: InvoicesDeps,
+  accountId: number,
+  environment: Environment,
+  month: string,
+): Promise<Statement> {
+  const range = parseStatementMonth(month)
+  if (!range) throw new ServiceError('ValidationFailed', `month must be YYYY-MM, got "${month}"`)
+  const account = await findAccount(deps.db, accountId)
+  if (!account) throw new ServiceError('EntityNotFound', `No account acc_${accountId}`)
+  const documents = await listInvoices(deps.db, {
+    accountId,
+    environment,
+    from: range.from,
+    to: range.to,
+    oldestFirst: true,
+    limit: INVOICE_LIST_LIMIT + 1,
+  })
+  // A statement cut short would show wrong totals: refused instead.
+  if (documents.length > INVOICE_LIST_LIMIT) {
+    throw new ServiceError(
+      'ValidationFailed',
+      `month: more than ${INVOICE_LIST_LIMIT} documents, too many for one statement`,
+    )
+  }
+  return {
+    accountId: `acc_${account.id}`,
+    accountName: account.name,
+    environment,
+    month,
+    seller: (await readSeller(deps, deps.db)).seller,
+    documents,
+    totals: statementTotals(documents),
+  }
+}
+
+async function setSeller(
+  deps: InvoicesDeps,
+  given: InvoiceSeller,
+  actor: AuditActor,
+): Promise<{ problems: Record<string, string> } | { seller: InvoiceSeller }> {
+  const seller: InvoiceSeller = {
+    name: given.name.trim(),
+    address: given.address.map((line) => line.trim()).filter((line) => line !== ''),
+    taxNumber: given.taxNumber?.trim() || null,
+    email: given.email?.trim() || null,
+  }
+  const problems = sellerProblems(seller)
+  if (Object.keys(problems).length > 0) return { problems }
+  await deps.db.transaction(async (tx) => {
+    const before = await writeSetting(tx, SELLER_SETTING, JSON.stringify(seller))
+    await appendAuditEvent(
+      tx,
+      {
+        actor,
+        action: 'invoice.sellerChanged',
+        accountId: null,
+        environment: null,
+        target: 'invoice seller',
+        before: before === undefined ? null : JSON.parse(before),
+        after: seller,
+      },
+      deps.clock.now(),
+    )
+  })
+  return { seller }
+}
