@@ -21,7 +21,7 @@ import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages } from './adapters/sample-images.ts'
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
-import { loadCatalogue } from './catalogue/catalogue.loader.ts'
+import { checkCatalogueText, readCatalogueFile } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
 import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
 import { registerDashboard } from './dashboard/dashboard.plugin.ts'
@@ -45,6 +45,12 @@ import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
+import {
+  type CatalogueVersionsService,
+  createCatalogueVersionsService,
+  DEFAULT_CATALOGUE_POLL_SECONDS,
+  type StartingCatalogue,
+} from './services/catalogue-versions.service.ts'
 import { createHealthService } from './services/health.service.ts'
 import { createLabPushesService } from './services/lab-pushes.service.ts'
 import { createLabsService } from './services/labs.service.ts'
@@ -128,7 +134,16 @@ export interface ApplicationOptions {
   databaseUrl: string | null
   /** Schema of the job tables (tests isolate themselves with their own). */
   jobSchema?: string
+  /**
+   * A catalogue to serve (`--catalogue FILE`, tests): stored as a version when its text is new, and activated
+   * when the active version's text differs (docs/catalogue.md#versions). Absent: the active version, or the
+   * bundled sample as version 1 of an empty database.
+   */
   catalogue?: Catalogue
+  /** The text `catalogue` was read from (`--catalogue FILE`), stored as it is; else `catalogue.fileText()`. */
+  catalogueText?: string
+  /** How often this process looks for a newly activated catalogue version; 2 s by default. */
+  cataloguePollSeconds?: number
   clock?: Clock
   logger: FastifyBaseLogger | boolean
   requestTimeoutMs?: number
@@ -192,7 +207,7 @@ export interface ApplicationOptions {
 }
 
 export interface Application {
-  services: ReturnType<typeof buildServices>
+  services: ReturnType<typeof buildServices> & { catalogueVersions: CatalogueVersionsService }
   live: App
   sandbox: App
   jobs: JobQueue
@@ -209,6 +224,7 @@ function buildServices(
   options: ApplicationOptions,
   deps: {
     catalogue: Catalogue
+    catalogueVersions: CatalogueVersionsService
     clock: Clock
     jobs: JobQueue
     files: BlobStore
@@ -373,11 +389,28 @@ function buildServices(
   }
 }
 
+/** What start-up serves when the database has no active version, or, when explicit, in any case. */
+function startingCatalogue(options: ApplicationOptions): StartingCatalogue {
+  if (options.catalogue) {
+    return {
+      text: options.catalogueText ?? options.catalogue.fileText(),
+      sourceName: options.catalogue.sourceName,
+      catalogue: options.catalogue,
+      explicit: true,
+    }
+  }
+  return { ...readCatalogueFile(), explicit: false }
+}
+
 export async function buildApplication(options: ApplicationOptions): Promise<Application> {
-  const catalogue = options.catalogue ?? loadCatalogue()
   const clock = options.clock ?? systemClock
   // Services log through a logger that adds the trace id of the request being handled, if any.
   const log = withRequestTraceId(typeof options.logger === 'object' ? options.logger : silentLogger)
+  // The catalogue is data (docs/catalogue.md#versions): the active version, switched to a newly activated one
+  // by the watcher below. Services hold the live catalogue, which always hands them the version served.
+  const catalogueVersions = createCatalogueVersionsService({ db: options.db, clock, parse: checkCatalogueText, log })
+  const liveCatalogue = await catalogueVersions.start(startingCatalogue(options), { kind: 'system' })
+  const catalogue = liveCatalogue.catalogue
   // While the database is away, one line says so and what this process does meanwhile, instead of one per
   // failed query, fetch and heartbeat (adapters/database-outage-log.ts).
   const answersRequests = options.answersRequests ?? true
@@ -430,6 +463,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     countJobs: () => jobs.countJobs(),
     jobNames: QUEUE_NAMES,
     onError: (error) => log.warn({ err: error }, 'reading the job queue depth for the metrics failed'),
+    catalogueVersion: () => liveCatalogue.version,
   })
   const health = createHealthService({
     checks: {
@@ -446,18 +480,23 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     },
     ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
     log,
+    catalogueVersion: () => liveCatalogue.version,
   })
-  const services = buildServices(options, {
-    catalogue,
-    clock,
-    jobs,
-    files,
-    fileLinks,
-    publicUrls,
-    samples,
-    log,
-    metrics: metrics.service,
-  })
+  const services = {
+    ...buildServices(options, {
+      catalogue,
+      catalogueVersions,
+      clock,
+      jobs,
+      files,
+      fileLinks,
+      publicUrls,
+      samples,
+      log,
+      metrics: metrics.service,
+    }),
+    catalogueVersions,
+  }
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
@@ -573,6 +612,11 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       },
     })
   }
+  const watcher = watchActiveCatalogue(
+    catalogueVersions,
+    options.cataloguePollSeconds ?? DEFAULT_CATALOGUE_POLL_SECONDS,
+    logError,
+  )
   return {
     services,
     live,
@@ -584,6 +628,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     },
     publicUrl: (environment) => publicUrls[environment],
     async close() {
+      await watcher.stop()
       await Promise.all([live.close(), sandbox.close(), metricsServer?.close()])
       // Fastify closes only servers it listened on itself; in-flight requests finish first.
       await Promise.all(Object.values(options.servers ?? {}).map((bound) => bound.close()))
@@ -591,6 +636,35 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       outage.stop()
       await services.closeCallbackFetcher()
       s3?.close()
+    },
+  }
+}
+
+/**
+ * Polls the active catalogue version and switches to a newly activated one (docs/catalogue.md#switching). One
+ * check at a time; a failed check (the database away) is reported like a background job's error and tried
+ * again at the next tick.
+ */
+function watchActiveCatalogue(
+  versions: CatalogueVersionsService,
+  pollSeconds: number,
+  onError: (error: Error) => void,
+): { stop(): Promise<void> } {
+  let running: Promise<unknown> | null = null
+  const timer = setInterval(() => {
+    if (running) return
+    running = versions
+      .refresh()
+      .catch((error: Error) => onError(error))
+      .finally(() => {
+        running = null
+      })
+  }, pollSeconds * 1000)
+  timer.unref()
+  return {
+    async stop() {
+      clearInterval(timer)
+      await running
     },
   }
 }
