@@ -21,7 +21,7 @@ import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages } from './adapters/sample-images.ts'
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
-import { checkCatalogueText, readCatalogueFile } from './catalogue/catalogue.loader.ts'
+import { checkCatalogueText, readCatalogueFile, readSampleCatalogueText } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
 import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
 import { registerDashboard } from './dashboard/dashboard.plugin.ts'
@@ -408,7 +408,13 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   const log = withRequestTraceId(typeof options.logger === 'object' ? options.logger : silentLogger)
   // The catalogue is data (docs/catalogue.md#versions): the active version, switched to a newly activated one
   // by the watcher below. Services hold the live catalogue, which always hands them the version served.
-  const catalogueVersions = createCatalogueVersionsService({ db: options.db, clock, parse: checkCatalogueText, log })
+  const catalogueVersions = createCatalogueVersionsService({
+    db: options.db,
+    clock,
+    parse: checkCatalogueText,
+    log,
+    sample: readSampleCatalogueText,
+  })
   const liveCatalogue = await catalogueVersions.start(startingCatalogue(options), { kind: 'system' })
   const catalogue = liveCatalogue.catalogue
   // While the database is away, one line says so and what this process does meanwhile, instead of one per

@@ -81,3 +81,8 @@ export function checkCatalogueText(
     throw error
   }
 }
+
+/** The bundled sample's text as shipped (version 1 of a new database). */
+export function readSampleCatalogueText(): { text: string; sourceName: string } {
+  return { text: readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'), sourceName: SAMPLE_CATALOGUE_NAME }
+}

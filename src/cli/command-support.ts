@@ -166,11 +166,13 @@ export async function runDataOperation<N extends OperationName>(
     { systemClock },
     { createLogger },
     { buildApplication, openDatabase },
-    { loadCatalogue },
+    { loadCatalogue, checkCatalogueText, readCatalogueFile, readSampleCatalogueText },
     accounts,
     labs,
     labPushes,
     { newSigningSecret },
+    { createCatalogueVersionsService },
+    { silentLogger },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -180,6 +182,8 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/labs.service.ts'),
     import('../services/lab-pushes.service.ts'),
     import('../domain/webhook-signature.ts'),
+    import('../services/catalogue-versions.service.ts'),
+    import('../services/observability.ts'),
   ])
   const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -214,12 +218,21 @@ export async function runDataOperation<N extends OperationName>(
         configure: (labCode, change) => labPushSettings().configure(labCode, change),
         show: (labCode) => labPushSettings().show(labCode),
       },
+      catalogueVersions: createCatalogueVersionsService({
+        db: opened.db,
+        clock: systemClock,
+        parse: checkCatalogueText,
+        log: silentLogger,
+        sample: readSampleCatalogueText,
+      }),
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
+      // It serves the active catalogue version, or the file given with --catalogue as serve would.
       async payments() {
+        const file = settings.catalogueFile ? readCatalogueFile(settings.catalogueFile) : null
         application = await buildApplication({
           db: opened.db,
           databaseUrl: settings.databaseUrl,
-          catalogue: catalogue(),
+          ...(file ? { catalogue: file.catalogue, catalogueText: file.text } : {}),
           logger: createLogger({ level: 'warn', format: 'json', destination: 2 }),
           filesDir: join(settings.dataDir, 'files'),
           workers: false,

@@ -10,6 +10,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import { type AuditActor, describeActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { type CatalogueDiff, diffCatalogues } from '../domain/catalogue-diff.ts'
+import { MAX_CATALOGUE_BYTES } from '../domain/limits.ts'
 import { createLiveCatalogue, type LiveCatalogue } from '../domain/live-catalogue.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {
@@ -24,12 +25,6 @@ import {
   setActiveCatalogue,
 } from '../repositories/catalogue-versions.repository.ts'
 import type { ServiceLogger } from './observability.ts'
-
-/**
- * The largest catalogue file accepted, in bytes (16 MiB): the bundled sample is about 60 KB; the admin channel and
- * the console's form take bodies of this size (docs/catalogue.md#versions).
- */
-export const MAX_CATALOGUE_BYTES = 16 * 1024 * 1024
 
 /** How often each process looks for a newly activated version, by default (docs/catalogue.md#switching). */
 export const DEFAULT_CATALOGUE_POLL_SECONDS = 2
@@ -127,6 +122,11 @@ export interface CatalogueVersionsDeps {
   clock: Clock
   parse: CatalogueParser
   log: ServiceLogger
+  /**
+   * The bundled sample's text: version 1 of a database that has none, stored and activated by whichever comes
+   * first, a process's start or an import or activation from the command line.
+   */
+  sample: () => { text: string; sourceName: string }
 }
 
 interface Context extends CatalogueVersionsDeps {
@@ -230,6 +230,20 @@ async function makeActive(
   return { version, previous: active.version }
 }
 
+/**
+ * The active version under the lock; on a database with none yet, the bundled sample stored and activated first
+ * (by printroute itself), so it is version 1 whatever is imported next.
+ */
+async function lockActive(tx: Queryable, context: Context): Promise<ActiveCatalogueRow> {
+  const active = await readActiveCatalogue(tx, true)
+  if (active.version !== null) return active
+  const sample = context.sample()
+  const system: AuditActor = { kind: 'system' }
+  const stored = await store(tx, context, sample.text, sample.sourceName, system)
+  await makeActive(tx, context, active, stored.version, system)
+  return readActiveCatalogue(tx)
+}
+
 async function importVersion(
   context: Context,
   content: string,
@@ -240,7 +254,7 @@ async function importVersion(
   // Validated before the transaction: a refused file takes no lock and changes nothing.
   parsed(context, content, sourceName)
   return context.db.transaction(async (tx) => {
-    const active = await readActiveCatalogue(tx, true)
+    const active = await lockActive(tx, context)
     const stored = await store(tx, context, content, sourceName, actor)
     if (options.activate) await makeActive(tx, context, active, stored.version, actor)
     return { ...stored, active: options.activate === true || active.version === stored.version }
@@ -252,7 +266,7 @@ async function activate(context: Context, version: number, actor: AuditActor): P
     throw new CatalogueVersionError(`"${version}" is not a catalogue version (a number from 1)`)
   }
   const result = await context.db.transaction(async (tx) => {
-    const active = await readActiveCatalogue(tx, true)
+    const active = await lockActive(tx, context)
     if (!(await findCatalogueVersion(tx, version))) {
       throw new CatalogueVersionError(`no catalogue version ${version}: nothing changed`)
     }
