@@ -23,6 +23,7 @@ import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
 import { checkCatalogueText, readCatalogueFile, readSampleCatalogueText } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
+import type { AdminCatalogue, AdminCatalogueRefusal } from './dashboard/admin/catalogue.pages.ts'
 import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
 import { registerDashboard } from './dashboard/dashboard.plugin.ts'
 import { registerLabPortal } from './dashboard/lab-portal/lab-portal.plugin.ts'
@@ -46,6 +47,7 @@ import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import {
+  CatalogueVersionError,
   type CatalogueVersionsService,
   createCatalogueVersionsService,
   DEFAULT_CATALOGUE_POLL_SECONDS,
@@ -672,5 +674,27 @@ function watchActiveCatalogue(
       clearInterval(timer)
       await running
     },
+  }
+}
+
+/** A refusal of the catalogue versions service as the console shows it; anything else is thrown on. */
+async function orRefusal<T>(work: () => Promise<T>): Promise<T | AdminCatalogueRefusal> {
+  try {
+    return await work()
+  } catch (error) {
+    if (!(error instanceof CatalogueVersionError)) throw error
+    return { refused: error.message.split('\n')[0] ?? error.message, problems: error.problems }
+  }
+}
+
+/** The console's catalogue pages' dependencies (dashboard/admin/catalogue.pages.ts) from the versions service. */
+export function adminCatalogueOf(versions: CatalogueVersionsService): AdminCatalogue {
+  return {
+    list: () => versions.list(),
+    servedVersion: () => versions.live().version,
+    diff: (from, to) => orRefusal(() => versions.diff(from, to)),
+    activate: (version, actor) => orRefusal(() => versions.activate(version, actor)),
+    import: (content, sourceName, actor, options) =>
+      orRefusal(() => versions.import(content, sourceName, actor, options)),
   }
 }

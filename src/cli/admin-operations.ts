@@ -3,9 +3,9 @@
 // running `serve` reached through the admin channel (src/adapters/admin-channel.ts).
 import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
+import { migrate } from '../adapters/migrator.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { CatalogueDiff } from '../domain/catalogue-diff.ts'
-import { migrate } from '../adapters/migrator.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
