@@ -253,12 +253,15 @@ async function importVersion(
 ): Promise<CatalogueImport> {
   // Validated before the transaction: a refused file takes no lock and changes nothing.
   parsed(context, content, sourceName)
-  return context.db.transaction(async (tx) => {
+  const imported = await context.db.transaction(async (tx) => {
     const active = await lockActive(tx, context)
     const stored = await store(tx, context, content, sourceName, actor)
     if (options.activate) await makeActive(tx, context, active, stored.version, actor)
     return { ...stored, active: options.activate === true || active.version === stored.version }
   })
+  // This process need not wait for its next poll.
+  if (options.activate) await refresh(context)
+  return imported
 }
 
 async function activate(context: Context, version: number, actor: AuditActor): Promise<CatalogueActivation> {
