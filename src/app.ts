@@ -301,6 +301,7 @@ function buildServices(
     jobs,
     clock,
     catalogue,
+    catalogueOf: (version) => deps.catalogueVersions.catalogueOf(version),
     billing,
     fetcher,
     files,

@@ -324,5 +324,48 @@ for (const kind of testDatabaseKinds()) {
         await t.close()
       }
     })
+
+    test('work on an order in flight reads the version it was allocated with: its lab gone, its sizes changed, it completes', async () => {
+      const t = await startTestApp({ kind })
+      try {
+        const driver = pipelineDriver(t)
+        const order = sampleOrder()
+        ;(order.items as any[])[0].assets = [{ printArea: 'default', url: images.url('a.jpg') }]
+        const created = await t.sandbox({ method: 'POST', url: '/v4.0/orders', payload: order })
+        assert.equal(created.statusCode, 200, created.body)
+        const orderId = json(created).order.id as string
+        const allocated = await driver.allocate(orderId)
+        const [shipment] = allocated.document.shipments
+        assert.ok(shipment)
+        const labCode = shipment.fulfillmentLocation.labCode
+        const sku = allocated.document.items[0]?.sku as string
+        const size = t.app.services.catalogueVersions.live().current().findVariant(sku, { wrap: 'ImageWrap' })
+          ?.printAreaSizes.default
+        assert.ok(size)
+        // The next version has no such lab (nor the products only it made), and other sizes for the product.
+        const withoutLab = changedSampleText((file) => {
+          file.labs = file.labs.filter((lab: any) => lab.code !== labCode)
+          const made = new Set(file.labs.flatMap((lab: any) => lab.products.map((product: any) => product.sku)))
+          file.products = file.products.filter((product: any) => made.has(product.sku))
+          const product = file.products.find((entry: any) => entry.sku === sku)
+          product.printAreas.default.horizontalResolution = 1000
+          product.printAreas.default.verticalResolution = 1000
+          delete product.variantOverrides
+        })
+        await t.app.services.catalogueVersions.import(withoutLab, 'without-lab.json', CLI, { activate: true })
+        assert.equal(t.app.services.catalogueVersions.live().current().findLab(labCode), undefined)
+
+        const rendered = await driver.render(orderId)
+        const printFile = Object.values(rendered.pipeline.shipments[shipment.id]?.printFiles ?? {})[0]
+        assert.ok(printFile, 'the print file was made')
+        assert.deepEqual([printFile.width, printFile.height], [size.horizontalResolution, size.verticalResolution])
+        await driver.submit(orderId)
+        const shipped = await driver.ship(orderId)
+        assert.equal(shipped.document.status.stage, 'Complete')
+        assert.deepEqual(shipped.document.charges, allocated.document.charges)
+      } finally {
+        await t.close()
+      }
+    })
   })
 }
