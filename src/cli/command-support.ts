@@ -194,7 +194,26 @@ export async function runDataOperation<N extends OperationName>(
     throw failure === undefined ? error : new OperationError(failure, 1)
   })
   note(`using ${describeDatabase(settings)}`)
-  const catalogue = () => loadCatalogue(settings.catalogueFile ?? undefined)
+  const catalogueVersions = createCatalogueVersionsService({
+    db: opened.db,
+    clock: systemClock,
+    parse: checkCatalogueText,
+    log: silentLogger,
+    sample: readSampleCatalogueText,
+  })
+  // Labs and currencies are checked against the catalogue the processes serve: the file given (which serve would
+  // activate), else the active version. `migrate` runs before the versions' table may exist.
+  let served =
+    settings.catalogueFile || name === 'migrate'
+      ? undefined
+      : await catalogueVersions.activeCatalogue().catch(async (error: unknown) => {
+          await opened.close()
+          throw error
+        })
+  const catalogue = () => {
+    served ??= loadCatalogue(settings.catalogueFile ?? undefined)
+    return served
+  }
   const labsWithoutPipeline = () =>
     createLabsService({ db: opened.db, clock: systemClock, catalogue: catalogue(), pipeline: undefined as never })
   const labPushSettings = () =>
@@ -218,13 +237,7 @@ export async function runDataOperation<N extends OperationName>(
         configure: (labCode, change) => labPushSettings().configure(labCode, change),
         show: (labCode) => labPushSettings().show(labCode),
       },
-      catalogueVersions: createCatalogueVersionsService({
-        db: opened.db,
-        clock: systemClock,
-        parse: checkCatalogueText,
-        log: silentLogger,
-        sample: readSampleCatalogueText,
-      }),
+      catalogueVersions,
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
       // It serves the active catalogue version, or the file given with --catalogue as serve would.
       async payments() {

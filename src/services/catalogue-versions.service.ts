@@ -104,6 +104,8 @@ export interface CatalogueVersionsService {
   export(version: number): Promise<string>
   /** The active version's row (version null before the first start imported one). */
   active(): Promise<ActiveCatalogueRow>
+  /** The active version's catalogue, read now (the bundled sample on a database with none yet); for the command line. */
+  activeCatalogue(): Promise<Catalogue>
   /** A version's catalogue, parsed once and kept (an in-flight order's, a quote's): the served one for null or unknown. */
   catalogueOf(version: number | null): Promise<Catalogue>
   /**
@@ -359,6 +361,13 @@ async function refresh(context: Context): Promise<boolean> {
   return true
 }
 
+async function activeCatalogue(context: Context): Promise<Catalogue> {
+  const { version } = await readActiveCatalogue(context.db)
+  if (version !== null) return load(context, version)
+  const sample = context.sample()
+  return parsed(context, sample.text, sample.sourceName)
+}
+
 async function list(context: Context): Promise<CatalogueVersionView[]> {
   const active = await readActiveCatalogue(context.db)
   return (await listCatalogueVersions(context.db)).map((row) => toView(row, active))
@@ -378,6 +387,7 @@ export function createCatalogueVersionsService(deps: CatalogueVersionsDeps): Cat
     activate: (version, actor) => activate(context, version, actor),
     export: (version) => versionText(context, version),
     active: () => readActiveCatalogue(context.db),
+    activeCatalogue: () => activeCatalogue(context),
     catalogueOf: (version) => catalogueOf(context, version),
     start: (starting, actor) => start(context, starting, actor),
     refresh: () => refresh(context),
