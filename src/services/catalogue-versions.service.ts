@@ -133,6 +133,8 @@ export interface CatalogueVersionsDeps {
 
 interface Context extends CatalogueVersionsDeps {
   live: LiveCatalogue | null
+  /** The refresh running, if any: refreshes run one at a time, so a slow one cannot switch back to an older version. */
+  refreshing: Promise<boolean> | null
 }
 
 function sha256Of(text: string): string {
@@ -338,17 +340,26 @@ async function start(context: Context, starting: StartingCatalogue, actor: Audit
   return context.live
 }
 
+/** Runs after the refresh under way, if any (the watcher's tick and an activation in this process may overlap). */
 async function refresh(context: Context): Promise<boolean> {
+  const previous = context.refreshing ?? Promise.resolve(false)
+  const next = previous.catch(() => false).then(() => refreshNow(context))
+  context.refreshing = next
+  try {
+    return await next
+  } finally {
+    if (context.refreshing === next) context.refreshing = null
+  }
+}
+
+async function refreshNow(context: Context): Promise<boolean> {
   const live = context.live
   if (!live) return false
   const { version } = await readActiveCatalogue(context.db)
   if (version === null || version === live.version) return false
   const from = live.version
   try {
-    const catalogue = await load(context, version)
-    // Another refresh may have switched meanwhile (activate's own, beside the watcher's tick).
-    if (live.version === version) return false
-    live.switchTo(catalogue, version)
+    live.switchTo(await load(context, version), version)
   } catch (error) {
     // Validated on import, so not expected: the version served stays, and the next poll tries again.
     context.log.error(
@@ -379,7 +390,7 @@ async function diff(context: Context, from: number, to: number): Promise<Catalog
 }
 
 export function createCatalogueVersionsService(deps: CatalogueVersionsDeps): CatalogueVersionsService {
-  const context: Context = { ...deps, live: null }
+  const context: Context = { ...deps, live: null, refreshing: null }
   return {
     import: (content, sourceName, actor, options) => importVersion(context, content, sourceName, actor, options),
     list: () => list(context),

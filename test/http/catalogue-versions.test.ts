@@ -6,11 +6,13 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
+import { createLogger } from '../../src/adapters/logger.ts'
 import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { CatalogueVersionError } from '../../src/services/catalogue-versions.service.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { captureLogs } from '../support/log-capture.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
@@ -236,6 +238,37 @@ for (const kind of testDatabaseKinds()) {
           ],
         )
         assert.match(String(audited[1]?.after), /"sourceName":"dearer.json"/)
+      } finally {
+        await t.close()
+      }
+    })
+
+    test('an active version that cannot be loaded keeps the process on the version it serves, and says so', async () => {
+      const logs = captureLogs()
+      const t = await startTestApp({
+        kind,
+        logger: createLogger({ level: 'info', format: 'json', destination: logs.stream }),
+      })
+      try {
+        const versions = t.app.services.catalogueVersions
+        await versions.import(changedSampleText(pricesTimes(2)), 'dearer.json', CLI)
+        // Not possible through printroute (a version is validated on import): a damaged row, made active by hand.
+        await t.database.db.query("UPDATE catalogue_versions SET content = '{}' WHERE version = 2")
+        await t.database.db.query('UPDATE catalogue_active SET version = 2')
+        assert.equal(await versions.refresh(), false)
+        assert.equal(versions.live().version, 1)
+        assert.equal(await readyVersion(t), 1)
+        const line = logs.entries().find((entry) => entry.catalogueVersion === 2 && entry.level >= 50)
+        assert.match(
+          String(line?.msg),
+          /catalogue version 2 was activated but cannot be loaded: still serving version 1/,
+        )
+        // Put right, the next check switches.
+        await t.database.db.query('UPDATE catalogue_versions SET content = $1 WHERE version = 2', [
+          changedSampleText(pricesTimes(2)),
+        ])
+        assert.equal(await versions.refresh(), true)
+        assert.equal(await readyVersion(t), 2)
       } finally {
         await t.close()
       }
