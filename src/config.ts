@@ -290,7 +290,9 @@ export const SETTINGS = {
     docs:
       'Product catalogue to serve: validated at start, stored as a catalogue version when its text is new and ' +
       'activated when the active version differs ([catalogue.md](catalogue.md#versions)). Without it, the ' +
-      'active version is served (the bundled sample on a new database).',
+      'active version is served (the bundled sample on a new database). The data commands check labs and ' +
+      'currencies against it (`accounts top-up` serves it, as serve would); `labs list` lists its labs, those ' +
+      'of the bundled sample without it.',
     commands: [
       'serve',
       'worker',
