@@ -22,8 +22,9 @@ import { createDatabaseRateLimitCounters } from './adapters/rate-limit-counters.
 import { createSafeFetcher } from './adapters/safe-fetcher.ts'
 import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages } from './adapters/sample-images.ts'
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
-import { loadCatalogue } from './catalogue/catalogue.loader.ts'
+import { checkCatalogueText, readCatalogueFile, readSampleCatalogueText } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
+import type { AdminCatalogue, AdminCatalogueRefusal } from './dashboard/admin/catalogue.pages.ts'
 import type { AdminInvoices } from './dashboard/admin/invoices.pages.ts'
 import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
 import { registerDashboard } from './dashboard/dashboard.plugin.ts'
@@ -49,6 +50,13 @@ import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
+import {
+  CatalogueVersionError,
+  type CatalogueVersionsService,
+  createCatalogueVersionsService,
+  DEFAULT_CATALOGUE_POLL_SECONDS,
+  type StartingCatalogue,
+} from './services/catalogue-versions.service.ts'
 import { createHealthService } from './services/health.service.ts'
 import { createInvoicesService, type InvoicesService } from './services/invoices.service.ts'
 import { createLabPushesService } from './services/lab-pushes.service.ts'
@@ -133,7 +141,16 @@ export interface ApplicationOptions {
   databaseUrl: string | null
   /** Schema of the job tables (tests isolate themselves with their own). */
   jobSchema?: string
+  /**
+   * A catalogue to serve (`--catalogue FILE`, tests): stored as a version when its text is new, and activated
+   * when the active version's text differs (docs/catalogue.md#versions). Absent: the active version, or the
+   * bundled sample as version 1 of an empty database.
+   */
   catalogue?: Catalogue
+  /** The text `catalogue` was read from (`--catalogue FILE`), stored as it is; else `catalogue.fileText()`. */
+  catalogueText?: string
+  /** How often this process looks for a newly activated catalogue version; 2 s by default. */
+  cataloguePollSeconds?: number
   clock?: Clock
   logger: FastifyBaseLogger | boolean
   requestTimeoutMs?: number
@@ -197,7 +214,7 @@ export interface ApplicationOptions {
 }
 
 export interface Application {
-  services: ReturnType<typeof buildServices>
+  services: ReturnType<typeof buildServices> & { catalogueVersions: CatalogueVersionsService }
   live: App
   sandbox: App
   jobs: JobQueue
@@ -214,6 +231,7 @@ function buildServices(
   options: ApplicationOptions,
   deps: {
     catalogue: Catalogue
+    catalogueVersions: CatalogueVersionsService
     clock: Clock
     jobs: JobQueue
     files: BlobStore
@@ -298,6 +316,7 @@ function buildServices(
     jobs,
     clock,
     catalogue,
+    catalogueOf: (version) => deps.catalogueVersions.catalogueOf(version),
     billing,
     fetcher,
     files,
@@ -419,11 +438,34 @@ export function adminInvoicesOf(invoices: InvoicesService): AdminInvoices {
   }
 }
 
+/** What start-up serves when the database has no active version, or, when explicit, in any case. */
+function startingCatalogue(options: ApplicationOptions): StartingCatalogue {
+  if (options.catalogue) {
+    return {
+      text: options.catalogueText ?? options.catalogue.fileText(),
+      sourceName: options.catalogue.sourceName,
+      catalogue: options.catalogue,
+      explicit: true,
+    }
+  }
+  return { ...readCatalogueFile(), explicit: false }
+}
+
 export async function buildApplication(options: ApplicationOptions): Promise<Application> {
-  const catalogue = options.catalogue ?? loadCatalogue()
   const clock = options.clock ?? systemClock
   // Services log through a logger that adds the trace id of the request being handled, if any.
   const log = withRequestTraceId(typeof options.logger === 'object' ? options.logger : silentLogger)
+  // The catalogue is data (docs/catalogue.md#versions): the active version, switched to a newly activated one
+  // by the watcher below. Services hold the live catalogue, which always hands them the version served.
+  const catalogueVersions = createCatalogueVersionsService({
+    db: options.db,
+    clock,
+    parse: checkCatalogueText,
+    log,
+    sample: readSampleCatalogueText,
+  })
+  const liveCatalogue = await catalogueVersions.start(startingCatalogue(options), { kind: 'system' })
+  const catalogue = liveCatalogue.catalogue
   // While the database is away, one line says so and what this process does meanwhile, instead of one per
   // failed query, fetch and heartbeat (adapters/database-outage-log.ts).
   const answersRequests = options.answersRequests ?? true
@@ -476,6 +518,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     countJobs: () => jobs.countJobs(),
     jobNames: QUEUE_NAMES,
     onError: (error) => log.warn({ err: error }, 'reading the job queue depth for the metrics failed'),
+    catalogueVersion: () => liveCatalogue.version,
   })
   const health = createHealthService({
     checks: {
@@ -492,18 +535,23 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     },
     ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
     log,
+    catalogueVersion: () => liveCatalogue.version,
   })
-  const services = buildServices(options, {
-    catalogue,
-    clock,
-    jobs,
-    files,
-    fileLinks,
-    publicUrls,
-    samples,
-    log,
-    metrics: metrics.service,
-  })
+  const services = {
+    ...buildServices(options, {
+      catalogue,
+      catalogueVersions,
+      clock,
+      jobs,
+      files,
+      fileLinks,
+      publicUrls,
+      samples,
+      log,
+      metrics: metrics.service,
+    }),
+    catalogueVersions,
+  }
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
     orders: services.orders,
@@ -620,6 +668,11 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       },
     })
   }
+  const watcher = watchActiveCatalogue(
+    catalogueVersions,
+    options.cataloguePollSeconds ?? DEFAULT_CATALOGUE_POLL_SECONDS,
+    logError,
+  )
   return {
     services,
     live,
@@ -631,6 +684,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     },
     publicUrl: (environment) => publicUrls[environment],
     async close() {
+      await watcher.stop()
       await Promise.all([live.close(), sandbox.close(), metricsServer?.close()])
       // Fastify closes only servers it listened on itself; in-flight requests finish first.
       await Promise.all(Object.values(options.servers ?? {}).map((bound) => bound.close()))
@@ -639,5 +693,56 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       await services.closeCallbackFetcher()
       s3?.close()
     },
+  }
+}
+
+/**
+ * Polls the active catalogue version and switches to a newly activated one (docs/catalogue.md#switching). One
+ * check at a time; a failed check (the database away) is reported like a background job's error and tried
+ * again at the next tick.
+ */
+function watchActiveCatalogue(
+  versions: CatalogueVersionsService,
+  pollSeconds: number,
+  onError: (error: Error) => void,
+): { stop(): Promise<void> } {
+  let running: Promise<unknown> | null = null
+  const timer = setInterval(() => {
+    if (running) return
+    running = versions
+      .refresh()
+      .catch((error: Error) => onError(error))
+      .finally(() => {
+        running = null
+      })
+  }, pollSeconds * 1000)
+  timer.unref()
+  return {
+    async stop() {
+      clearInterval(timer)
+      await running
+    },
+  }
+}
+
+/** A refusal of the catalogue versions service as the console shows it; anything else is thrown on. */
+async function orRefusal<T>(work: () => Promise<T>): Promise<T | AdminCatalogueRefusal> {
+  try {
+    return await work()
+  } catch (error) {
+    if (!(error instanceof CatalogueVersionError)) throw error
+    return { refused: error.message.split('\n')[0] ?? error.message, problems: error.problems }
+  }
+}
+
+/** The console's catalogue pages' dependencies (dashboard/admin/catalogue.pages.ts) from the versions service. */
+export function adminCatalogueOf(versions: CatalogueVersionsService): AdminCatalogue {
+  return {
+    list: () => versions.list(),
+    servedVersion: () => versions.live().version,
+    diff: (from, to) => orRefusal(() => versions.diff(from, to)),
+    activate: (version, actor) => orRefusal(() => versions.activate(version, actor)),
+    import: (content, sourceName, actor, options) =>
+      orRefusal(() => versions.import(content, sourceName, actor, options)),
   }
 }

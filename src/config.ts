@@ -30,6 +30,11 @@ const DATA_COMMANDS = [
   'labs resume',
   'labs configure',
   'labs show',
+  'catalogue import',
+  'catalogue list',
+  'catalogue diff',
+  'catalogue activate',
+  'catalogue export',
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */
@@ -282,9 +287,14 @@ export const SETTINGS = {
     placeholder: 'FILE',
     env: 'PRINTROUTE_CATALOGUE',
     default: null,
-    defaultLabel: 'the bundled sample',
-    help: 'product catalogue to load',
-    docs: 'Product catalogue to load; validated at start ([catalogue.md](catalogue.md)).',
+    defaultLabel: 'the active version',
+    help: 'product catalogue to serve (imported as a version when it differs from the active one)',
+    docs:
+      'Product catalogue to serve: validated at start, stored as a catalogue version when its text is new and ' +
+      'activated when the active version differs ([catalogue.md](catalogue.md#versions)). Without it, the ' +
+      'active version is served (the bundled sample on a new database). The data commands check labs and ' +
+      'currencies against it (`accounts top-up` serves it, as serve would); `labs list` lists its labs, those ' +
+      'of the bundled sample without it.',
     commands: [
       'serve',
       'worker',

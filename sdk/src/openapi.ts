@@ -1905,6 +1905,8 @@ export interface components {
             earliestDeliveryDate?: string | null;
             /** @description printroute's own, on a round after a lab gave items back (docs/allocation.md#re-routed-items): the items this round allocated again, the shipment and lab they left, and why. */
             reroutedItems?: components["schemas"]["ReroutedItem"][];
+            /** @description printroute's own (docs/catalogue.md#versions): the catalogue version this round was worked out with. A re-allocation after a lab gave items back uses the version active then, which may be newer than the first round's. */
+            catalogueVersion?: number;
         };
         /**
          * RoutingBasis

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import { Agent, request } from 'undici'
+import { CATALOGUE_BODY_LIMIT_BYTES } from '../domain/limits.ts'
 
 /** Unix socket paths are limited to 108 bytes on Linux (104 on macOS); longer ones go to the temp directory. */
 const MAX_SOCKET_PATH_BYTES = 100
@@ -42,7 +43,8 @@ export async function startAdminChannel(dataDir: string, handle: AdminHandler): 
   chmodSync(directory, 0o700)
   // A socket left by a process that died: the lock we hold says nobody else is listening on it.
   rmSync(path, { force: true })
-  const server = Fastify({ logger: false, bodyLimit: 1_048_576 })
+  // Operations carry catalogue files (`catalogue import`): the limit fits the largest one accepted.
+  const server = Fastify({ logger: false, bodyLimit: CATALOGUE_BODY_LIMIT_BYTES })
   server.post<{ Params: { operation: string } }>('/operations/:operation', async (request, reply) => {
     try {
       return { result: (await handle(request.params.operation, request.body ?? {})) ?? null }

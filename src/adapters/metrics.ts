@@ -31,6 +31,8 @@ export interface MetricsOptions {
   jobNames: readonly string[]
   /** A failed read of the job counts (the gauge is then left empty for that scrape). */
   onError: (error: Error) => void
+  /** The catalogue version this process serves (docs/catalogue.md#switching); null before it has one. */
+  catalogueVersion?: () => number | null
 }
 
 /** What services count and time; fits services/observability.ts's ServiceMetrics by shape. */
@@ -123,6 +125,18 @@ export function createMetrics(options: MetricsOptions): Metrics {
       }
       for (const name of options.jobNames) for (const state of JOB_DEPTH_STATES) this.set({ name, state }, 0)
       for (const { name, state, count } of counts) this.set({ name, state }, count)
+    },
+  })
+
+  new Gauge({
+    name: 'printroute_catalogue_version',
+    help: 'The catalogue version this process serves: the value and the label version are its number',
+    labelNames: ['version'] as const,
+    registers,
+    collect() {
+      this.reset()
+      const version = options.catalogueVersion?.() ?? null
+      if (version !== null) this.set({ version: String(version) }, version)
     },
   })
 

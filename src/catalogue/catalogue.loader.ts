@@ -28,6 +28,25 @@ export class CatalogueError extends Error {
 
 /** Loads a catalogue file (default: the bundled sample). Throws CatalogueError when unreadable or invalid. */
 export function loadCatalogue(filePath?: string): Catalogue {
+  return readCatalogueFile(filePath).catalogue
+}
+
+/** Validates an already-parsed catalogue document and builds the indexed catalogue. */
+export function parseCatalogue(json: unknown, sourceName: string): Catalogue {
+  const { file, problems } = validateCatalogueFile(json)
+  if (!file || problems.length > 0) throw new CatalogueError(sourceName, problems)
+  return new Catalogue(file, sourceName)
+}
+
+/** A catalogue file's text with the catalogue read from it: what start-up stores as a version. */
+export interface CatalogueFileText {
+  text: string
+  sourceName: string
+  catalogue: Catalogue
+}
+
+/** Reads and validates a catalogue file (default: the bundled sample), keeping its text. Throws CatalogueError. */
+export function readCatalogueFile(filePath?: string): CatalogueFileText {
   const path = filePath ?? SAMPLE_CATALOGUE_PATH
   const sourceName = filePath ?? SAMPLE_CATALOGUE_NAME
   let text: string
@@ -36,6 +55,11 @@ export function loadCatalogue(filePath?: string): Catalogue {
   } catch (error) {
     throw new CatalogueError(sourceName, [`cannot be read: ${(error as Error).message}`])
   }
+  return { text, sourceName, catalogue: parseCatalogueText(text, sourceName) }
+}
+
+/** Validates catalogue text (JSON, then the schema and cross-checks) and builds the catalogue. Throws CatalogueError. */
+export function parseCatalogueText(text: string, sourceName: string): Catalogue {
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -45,9 +69,20 @@ export function loadCatalogue(filePath?: string): Catalogue {
   return parseCatalogue(json, sourceName)
 }
 
-/** Validates an already-parsed catalogue document and builds the indexed catalogue. */
-export function parseCatalogue(json: unknown, sourceName: string): Catalogue {
-  const { file, problems } = validateCatalogueFile(json)
-  if (!file || problems.length > 0) throw new CatalogueError(sourceName, problems)
-  return new Catalogue(file, sourceName)
+/** `parseCatalogueText` answering every problem instead of throwing (the catalogue versions service's parser). */
+export function checkCatalogueText(
+  text: string,
+  sourceName: string,
+): { catalogue: Catalogue; problems?: undefined } | { catalogue?: undefined; problems: readonly string[] } {
+  try {
+    return { catalogue: parseCatalogueText(text, sourceName) }
+  } catch (error) {
+    if (error instanceof CatalogueError) return { problems: error.problems }
+    throw error
+  }
+}
+
+/** The bundled sample's text as shipped (version 1 of a new database). */
+export function readSampleCatalogueText(): { text: string; sourceName: string } {
+  return { text: readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'), sourceName: SAMPLE_CATALOGUE_NAME }
 }

@@ -5,6 +5,7 @@ import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
 import type { AuditActor } from '../domain/audit.ts'
+import type { CatalogueDiff } from '../domain/catalogue-diff.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { type InvoiceSeller, statementCsv } from '../domain/invoices.ts'
@@ -19,6 +20,12 @@ import {
   type ApiKeyView,
   toApiKeyView,
 } from '../services/accounts.service.ts'
+import {
+  type CatalogueImport,
+  CatalogueVersionError,
+  type CatalogueVersionsService,
+  type CatalogueVersionView,
+} from '../services/catalogue-versions.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'
@@ -33,6 +40,7 @@ export interface OperationContext {
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller'>
+  catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
 }
 
 /** A statement as a file: CSV text, or a PDF in base64 (operation results are JSON). */
@@ -42,6 +50,19 @@ export interface StatementFile {
   encoding: 'utf8' | 'base64'
   content: string
   documentCount: number
+}
+
+/** The command line as the audit trail names it: this host and user (the process running the operation). */
+function cliActor(): AuditActor {
+  return { kind: 'cli', host: hostname(), user: userInfo().username }
+}
+
+/** A catalogue version number from the command line: a whole number from 1. */
+function catalogueVersionOf(value: unknown, what: string): number {
+  const text = String(value)
+  if (!/^[1-9]\d{0,8}$/.test(text))
+    throw refused(`${what} must be a catalogue version number (1, 2, ...), got "${text}"`)
+  return Number(text)
 }
 
 export interface AccountCreation {
@@ -66,11 +87,6 @@ function refused(message: string): OperationError {
   return new OperationError(message, 2)
 }
 
-/** The command line as the audit trail names it: who ran it, on which host. */
-function cliActor(): AuditActor {
-  return { kind: 'cli', host: hostname(), user: userInfo().username }
-}
-
 function accountNumberOf(accountId: string): number {
   const number = parseId('acc', accountId)
   if (number === undefined) throw refused(`"${accountId}" is not an account ID (expected acc_<number>)`)
@@ -82,7 +98,12 @@ async function translated<T>(work: () => Promise<T>, exitCode = 1): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    if (error instanceof AccountError || error instanceof LabError || error instanceof ServiceError) {
+    if (
+      error instanceof AccountError ||
+      error instanceof LabError ||
+      error instanceof ServiceError ||
+      error instanceof CatalogueVersionError
+    ) {
       throw new OperationError(error.message, exitCode)
     }
     throw error
@@ -130,6 +151,16 @@ export interface AdminOperations {
     format: 'csv' | 'pdf'
     environment?: Environment
   }): Promise<StatementFile>
+  /** Validates and stores a catalogue file's text as a version (every problem listed on refusal); `activate`: makes it active. */
+  importCatalogue(input: { content: string; sourceName: string; activate?: boolean }): Promise<CatalogueImport>
+  /** Every catalogue version, oldest first, the active one marked. */
+  listCatalogues(): Promise<CatalogueVersionView[]>
+  /** What changed from one catalogue version to another. */
+  diffCatalogues(input: { from: number; to: number }): Promise<CatalogueDiff>
+  /** Makes a stored catalogue version the active one; the version active before. */
+  activateCatalogue(input: { version: number }): Promise<{ version: number; previous: number | null }>
+  /** A catalogue version's stored text. */
+  exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -268,6 +299,43 @@ export function createAdminOperations(context: OperationContext): AdminOperation
         content: Buffer.from(pdf).toString('base64'),
         documentCount: statement.documents.length,
       }
+    },
+
+    async importCatalogue(input: {
+      content: string
+      sourceName: string
+      activate?: boolean
+    }): Promise<CatalogueImport> {
+      if (typeof input.content !== 'string') throw refused('the catalogue file is missing')
+      const sourceName =
+        typeof input.sourceName === 'string' && input.sourceName !== '' ? input.sourceName : 'catalogue'
+      return translated(
+        () =>
+          context.catalogueVersions.import(input.content, sourceName, cliActor(), {
+            activate: input.activate === true,
+          }),
+        2,
+      )
+    },
+
+    async listCatalogues(): Promise<CatalogueVersionView[]> {
+      return context.catalogueVersions.list()
+    },
+
+    async diffCatalogues(input: { from: number; to: number }): Promise<CatalogueDiff> {
+      const from = catalogueVersionOf(input.from, 'A')
+      const to = catalogueVersionOf(input.to, 'B')
+      return translated(() => context.catalogueVersions.diff(from, to), 2)
+    },
+
+    async activateCatalogue(input: { version: number }): Promise<{ version: number; previous: number | null }> {
+      const version = catalogueVersionOf(input.version, 'N')
+      return translated(() => context.catalogueVersions.activate(version, cliActor()), 2)
+    },
+
+    async exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }> {
+      const version = catalogueVersionOf(input.version, 'N')
+      return { version, content: await translated(() => context.catalogueVersions.export(version), 2) }
     },
   }
 }

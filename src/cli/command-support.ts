@@ -169,13 +169,15 @@ export async function runDataOperation<N extends OperationName>(
     { systemClock },
     { createLogger },
     { buildApplication, openDatabase },
-    { loadCatalogue },
+    { loadCatalogue, checkCatalogueText, readCatalogueFile, readSampleCatalogueText },
     accounts,
     labs,
     labPushes,
     { newSigningSecret },
     { createInvoicesService },
     { renderInvoicePdf, renderStatementPdf },
+    { createCatalogueVersionsService },
+    { silentLogger },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -187,6 +189,8 @@ export async function runDataOperation<N extends OperationName>(
     import('../domain/webhook-signature.ts'),
     import('../services/invoices.service.ts'),
     import('../adapters/invoice-pdf.ts'),
+    import('../services/catalogue-versions.service.ts'),
+    import('../services/observability.ts'),
   ])
   const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -197,7 +201,26 @@ export async function runDataOperation<N extends OperationName>(
     throw failure === undefined ? error : new OperationError(failure, 1)
   })
   note(`using ${describeDatabase(settings)}`)
-  const catalogue = () => loadCatalogue(settings.catalogueFile ?? undefined)
+  const catalogueVersions = createCatalogueVersionsService({
+    db: opened.db,
+    clock: systemClock,
+    parse: checkCatalogueText,
+    log: silentLogger,
+    sample: readSampleCatalogueText,
+  })
+  // Labs and currencies are checked against the catalogue the processes serve: the file given (which serve would
+  // activate), else the active version. `migrate` runs before the versions' table may exist.
+  let served =
+    settings.catalogueFile || name === 'migrate'
+      ? undefined
+      : await catalogueVersions.activeCatalogue().catch(async (error: unknown) => {
+          await opened.close()
+          throw error
+        })
+  const catalogue = () => {
+    served ??= loadCatalogue(settings.catalogueFile ?? undefined)
+    return served
+  }
   const labsWithoutPipeline = () =>
     createLabsService({ db: opened.db, clock: systemClock, catalogue: catalogue(), pipeline: undefined as never })
   const labPushSettings = () =>
@@ -221,12 +244,15 @@ export async function runDataOperation<N extends OperationName>(
         configure: (labCode, change) => labPushSettings().configure(labCode, change),
         show: (labCode) => labPushSettings().show(labCode),
       },
+      catalogueVersions,
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
+      // It serves the active catalogue version, or the file given with --catalogue as serve would.
       async payments() {
+        const file = settings.catalogueFile ? readCatalogueFile(settings.catalogueFile) : null
         application = await buildApplication({
           db: opened.db,
           databaseUrl: settings.databaseUrl,
-          catalogue: catalogue(),
+          ...(file ? { catalogue: file.catalogue, catalogueText: file.text } : {}),
           logger: createLogger({ level: 'warn', format: 'json', destination: 2 }),
           filesDir: join(settings.dataDir, 'files'),
           workers: false,

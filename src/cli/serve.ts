@@ -54,8 +54,12 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
 async function loggerAndCatalogue(settings: ProcessSettings) {
   const logger = await loggerFor(settings)
   logFatalErrors(logger)
-  const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
-  return { logger, catalogue: loadCatalogue(settings.catalogueFile ?? undefined) }
+  // A catalogue file given is read and checked now, before a port is bound: a bad one stops the process here.
+  // Without one, the process serves the active catalogue version (docs/catalogue.md#versions).
+  if (!settings.catalogueFile) return { logger, catalogue: {} }
+  const { readCatalogueFile } = await import('../catalogue/catalogue.loader.ts')
+  const file = readCatalogueFile(settings.catalogueFile)
+  return { logger, catalogue: { catalogue: file.catalogue, catalogueText: file.text } }
 }
 
 /**
@@ -172,7 +176,7 @@ export function registerProcessCommands(program: Command): void {
     const app = await buildApplication({
       ...applicationOptions(settings),
       db: opened.db,
-      catalogue,
+      ...catalogue,
       logger,
       requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
       labCancelWaitSeconds: settings.labCancelWaitSeconds,
@@ -196,6 +200,7 @@ export function registerProcessCommands(program: Command): void {
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
         invoices: app.services.invoices,
+        catalogueVersions: app.services.catalogueVersions,
       })
       adminChannel = await startAdminChannel(settings.dataDir, (name, input) => runOperation(operations, name, input))
     }
@@ -263,7 +268,7 @@ export function registerProcessCommands(program: Command): void {
     const app = await buildApplication({
       ...applicationOptions(settings),
       db: opened.db,
-      catalogue,
+      ...catalogue,
       logger,
       servers,
       answersRequests: false,

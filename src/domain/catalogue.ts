@@ -135,7 +135,15 @@ export class Catalogue {
   readonly currencies: readonly string[]
   /** The file's `colours`: colour name in lower case -> "#rrggbb" in lower case (mockups, domain/mockups.ts). */
   readonly colours: Readonly<Record<string, string>>
+  /**
+   * The stored version this catalogue is (docs/catalogue.md#versions); null for one read from a file and not
+   * (yet) stored. A catalogue served from the database is reached through domain/live-catalogue.ts, which
+   * answers this member with the version it serves.
+   */
+  readonly version: number | null = null
 
+  /** The validated file it was built from, for `fileText()`. */
+  readonly #file: CatalogueFile
   readonly #productsBySku = new Map<string, Product>()
   readonly #variantsByLookupKey = new Map<Product, Map<string, Variant>>()
   readonly #productDetails = new Map<Product, ProductDetails>()
@@ -151,6 +159,7 @@ export class Catalogue {
 
   constructor(file: CatalogueFile, sourceName: string) {
     this.sourceName = sourceName
+    this.#file = file
     this.name = file.name
     this.shippingClasses = Object.freeze([...file.shippingClasses])
     file.shippingClasses.forEach((shippingClass, rank) => {
@@ -195,6 +204,14 @@ export class Catalogue {
       this.#productDetails.set(product, details)
       this.#productDetailsJson.set(product, JSON.stringify(details))
     }
+  }
+
+  /**
+   * The validated file as JSON text: a catalogue built in memory (a test's) is stored as a version from this.
+   * Reading it back gives an equal catalogue.
+   */
+  fileText(): string {
+    return `${JSON.stringify(this.#file, null, 2)}\n`
   }
 
   // ---- products and variants ----------------------------------------------------------------------------

@@ -37,3 +37,15 @@ export const TRACKING_REPORT_LIMITS = {
  * or the catalogue sets it (`dailyJobLimit`): far above any one lab's day, low enough to catch a typo.
  */
 export const MAX_LAB_JOBS_PER_DAY = 10_000
+
+/**
+ * The largest catalogue file a version may be (docs/catalogue.md#versions), in bytes: 8 MiB, over 30 times the
+ * bundled sample. The admin channel and the console's import form take bodies big enough for a file this size
+ * (`CATALOGUE_BODY_LIMIT_BYTES`).
+ */
+export const MAX_CATALOGUE_BYTES = 8 * 1_048_576
+/**
+ * The body limit of the requests that carry a catalogue file (the admin channel, the console's import form):
+ * three times the file's, as JSON or form encoding can escape each byte into several.
+ */
+export const CATALOGUE_BODY_LIMIT_BYTES = 3 * MAX_CATALOGUE_BYTES

@@ -208,6 +208,12 @@ export interface PipelineState {
   routing?: RoutingRound[]
   /** Incremented on every allocation round, so each round's job key is new. */
   allocationRound: number
+  /**
+   * The catalogue version of the latest round that gave shipments to labs (docs/catalogue.md#versions): work on
+   * those shipments reads that version, even after another is activated. Absent before, and for a catalogue not
+   * stored as a version.
+   */
+  catalogueVersion?: number
   /** What the order has been charged and how it is paid; absent until it enters fulfilment (domain/charges.ts). */
   billing?: BillingState
   /**

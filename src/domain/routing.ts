@@ -102,6 +102,11 @@ export interface RoutingRound {
   earliestDeliveryDate?: string | null
   /** On a round after a lab gave items back: which items, from where and why. */
   reroutedItems?: ReroutedItem[]
+  /**
+   * The catalogue version the round was worked out with (docs/catalogue.md#versions): the active one at the time,
+   * so a re-allocation after a lab gave items back names the version it used. Absent for a catalogue not stored.
+   */
+  catalogueVersion?: number
 }
 
 export interface RoutingContext {
@@ -178,7 +183,14 @@ export function routingRound(catalogue: Catalogue, result: AllocationResult, con
     splitSaving: chosen && unsplit ? money(unsplit.total - chosen.total) : null,
     unavailableItemIds: result.ok ? [] : [...result.unavailableItemIds],
     ...deliverByFields(result, chosen, planOf),
+    ...(catalogue.version === null ? {} : { catalogueVersion: catalogue.version }),
   }
+}
+
+/** A round with the items a lab gave back, keys in wire order (`catalogueVersion` last). */
+export function withReroutedItems(round: RoutingRound, reroutedItems: ReroutedItem[]): RoutingRound {
+  const { catalogueVersion, ...rest } = round
+  return { ...rest, reroutedItems, ...(catalogueVersion === undefined ? {} : { catalogueVersion }) }
 }
 
 /** The keys of an estimate as the routing shows it: none without one. */

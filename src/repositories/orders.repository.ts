@@ -317,7 +317,7 @@ export async function readOrderTraceId(db: Queryable, orderNumber: number): Prom
 export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<void> {
   await tx.query(
     `UPDATE orders SET document = $2, pipeline = $3, stage = $4, last_updated = $5, on_hold_until = $6,
-                       awaiting_payment = $7
+                       awaiting_payment = $7, catalogue_version = $8
             WHERE id = $1`,
     [
       order.orderNumber,
@@ -327,6 +327,7 @@ export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<vo
       order.document.lastUpdated,
       order.onHoldUntil,
       isAwaitingPayment(order.pipeline),
+      order.pipeline.catalogueVersion ?? null,
     ],
   )
 }

@@ -44,6 +44,8 @@ export async function insertQuotes(
   scope: QuoteScope,
   quotes: readonly QuoteLock[],
   times: { createdAt: Date; expiresAt: Date },
+  /** The catalogue version the quotes were priced with; null for a catalogue not stored as a version. */
+  catalogueVersion: number | null = null,
 ): Promise<string[]> {
   if (quotes.length === 0) return []
   const drawn = await db.query<{ id: number | string }>(
@@ -51,7 +53,7 @@ export async function insertQuotes(
     [quotes.length],
   )
   const ids = drawn.map((row) => Number(row.id))
-  const params: unknown[] = [scope.accountId, scope.environment, times.createdAt, times.expiresAt]
+  const params: unknown[] = [scope.accountId, scope.environment, times.createdAt, times.expiresAt, catalogueVersion]
   const values = quotes.map((quote, index) => {
     const at = params.length
     params.push(
@@ -63,11 +65,11 @@ export async function insertQuotes(
       JSON.stringify(quote.shipments),
       JSON.stringify(quote.routing),
     )
-    return `($${at + 1}, $1, $2, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}::jsonb, $${at + 6}::jsonb, $${at + 7}::jsonb, $3, $4)`
+    return `($${at + 1}, $1, $2, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}::jsonb, $${at + 6}::jsonb, $${at + 7}::jsonb, $3, $4, $5::int)`
   })
   await db.query(
     `INSERT INTO quotes (id, account_id, environment, shipping_method, destination_country_code, currency, items,
-       shipments, routing, created_at, expires_at) VALUES ${values.join(', ')}`,
+       shipments, routing, created_at, expires_at, catalogue_version) VALUES ${values.join(', ')}`,
     params,
   )
   return ids.map((id) => formatId('quo', id))

@@ -21,6 +21,8 @@ export interface CheckResult {
 export interface Readiness {
   ready: boolean
   checks: Record<ReadinessCheckName, CheckResult>
+  /** The catalogue version this process serves (docs/catalogue.md#switching); absent when it has none. */
+  catalogueVersion?: number
 }
 
 export interface HealthDeps {
@@ -28,6 +30,8 @@ export interface HealthDeps {
   checks: Record<ReadinessCheckName, () => Promise<void>>
   timeoutMs?: number
   log: ServiceLogger
+  /** The catalogue version served now, reported with every answer. */
+  catalogueVersion?: () => number | null
 }
 
 class CheckTimedOut extends Error {}
@@ -85,7 +89,12 @@ export function createHealthService(deps: HealthDeps): HealthService {
         ReadinessCheckName,
         CheckResult
       >
-      return { ready: results.every((result) => result.ok), checks }
+      const catalogueVersion = deps.catalogueVersion?.() ?? null
+      return {
+        ready: results.every((result) => result.ok),
+        checks,
+        ...(catalogueVersion === null ? {} : { catalogueVersion }),
+      }
     },
   }
 }

@@ -140,6 +140,8 @@ export interface PreparedQuotes {
   result: QuoteResult<{ quote: PricedQuote; lock: QuoteLock }>
   createdAt: Date
   expiresAt: Date
+  /** The catalogue version the quotes were priced with (null: a catalogue not stored as a version). */
+  catalogueVersion: number | null
 }
 
 /** Quotes are kept 7 days unless configured otherwise (`--quote-lifetime`). */
@@ -230,7 +232,13 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
       const { clock } = storage()
       const createdAt = clock.now()
       const expiresAt = new Date(createdAt.getTime() + (deps.lifetimeSeconds ?? DEFAULT_QUOTE_LIFETIME_SECONDS) * 1000)
-      return { result: priceQuotes(caller, input, createdAt), createdAt, expiresAt }
+      // The version is read in the same turn as the pricing: the one the prices come from.
+      return {
+        result: priceQuotes(caller, input, createdAt),
+        createdAt,
+        expiresAt,
+        catalogueVersion: catalogue.version,
+      }
     },
 
     async unavailableLabs(caller: Caller): Promise<Record<string, LabUnavailability>> {
@@ -250,6 +258,7 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
         scope,
         result.quotes.map(({ lock }) => lock),
         { createdAt, expiresAt },
+        prepared.catalogueVersion,
       )
       return {
         ...result,

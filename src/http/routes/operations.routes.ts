@@ -27,14 +27,19 @@ export function registerHealthRoutes(app: FastifyInstance, health: HealthService
     '/readyz',
     { schema: { hide: true }, config: { auth: false, quietRequestLog: true } },
     async (request, reply) => {
-      const { ready, checks } = await health.readiness()
+      const { ready, checks, catalogueVersion } = await health.readiness()
+      const version = catalogueVersion === undefined ? {} : { catalogueVersion }
       // A probe must see the current state, never a cached one.
       reply.header('cache-control', 'no-store')
-      if (ready) return reply.type(JSON_TYPE).send(outcomeReply(request, 'Ok', { checks }))
+      if (ready) return reply.type(JSON_TYPE).send(outcomeReply(request, 'Ok', { checks, ...version }))
       const failing = Object.entries(checks)
         .filter(([, result]) => !result.ok)
         .map(([name, result]) => `${name} (${result.error})`)
-      return sendError(request, reply, new ServiceError('NotReady', `Not ready: ${failing.join(', ')}`, { checks }))
+      return sendError(
+        request,
+        reply,
+        new ServiceError('NotReady', `Not ready: ${failing.join(', ')}`, { checks, ...version }),
+      )
     },
   )
 }

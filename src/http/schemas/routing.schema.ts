@@ -149,6 +149,15 @@ const RoutingAllocationSchema = named(
         },
       ),
     ),
+    catalogueVersion: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "printroute's own (docs/catalogue.md#versions): the catalogue version this round was worked out with. A " +
+          're-allocation after a lab gave items back uses the version active then, which may be newer than the ' +
+          "first round's.",
+      }),
+    ),
   }),
 )
 

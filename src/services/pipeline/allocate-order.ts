@@ -28,6 +28,7 @@ import {
 } from '../../domain/order-pipeline.ts'
 import type { PricedShipment } from '../../domain/pricing.ts'
 import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
+import { withReroutedItems } from '../../domain/routing.ts'
 import { drawShipmentIds } from '../../repositories/orders.repository.ts'
 import { findQuoteOfOrder } from '../../repositories/quotes.repository.ts'
 import type { BillingService } from '../billing.service.ts'
@@ -125,6 +126,8 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
         ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}),
       },
     }
+    // Read in the same turn as the allocation below: the version it is worked out with (domain/live-catalogue.ts).
+    const catalogueVersion = deps.catalogue.version
     const result = allocateInScenario(deps.catalogue, deps.allocate, order.sandboxScenario, firstAllocation, {
       ...request,
       unavailableLabs: unavailable,
@@ -154,7 +157,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     if (result.routing) {
       // The items a lab gave back that this round allocates again: its routing says which, from where and why.
       const rerouted = takeReroutedItems(pipeline, itemIds)
-      const round = rerouted.length > 0 ? { ...result.routing, reroutedItems: rerouted } : result.routing
+      const round = rerouted.length > 0 ? withReroutedItems(result.routing, rerouted) : result.routing
       pipeline.routing = [...(pipeline.routing ?? []), round]
     }
     const deliverBy = result.deliverBy ? { deliverBy: result.deliverBy } : {}
@@ -167,6 +170,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     const ids = await drawShipmentIds(tx, result.shipments.length)
     const planned = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
     await deps.labRoom.countJobsGiven(order, tx, planned)
+    if (catalogueVersion !== null) pipeline.catalogueVersion = catalogueVersion
     const applied = applyAllocation(document, pipeline, round, planned, [], clock.now())
     if (firstAllocation) {
       const prices = chargedPrices(

@@ -55,6 +55,12 @@ export interface PipelineDeps {
   jobs: JobEnqueuer
   clock: Clock
   catalogue: Catalogue
+  /**
+   * The catalogue version an order's shipments were allocated with (docs/catalogue.md#switching): work on them
+   * reads it, even when another version is active (its lab or product may be gone from the active one). The
+   * served catalogue when absent.
+   */
+  catalogueOf?: (version: number | null) => Promise<Catalogue>
   fetcher: AssetFetcher
   files: FileStore
   withScratchFile: ScratchFileProvider

@@ -23,6 +23,8 @@ export interface RenderPrintFileDeps {
   db: Database
   clock: Clock
   catalogue: Catalogue
+  /** The catalogue version the order's shipments were allocated with; the served one when absent. */
+  catalogueOf?: (version: number | null) => Promise<Catalogue>
   files: Pick<FileStore, 'get' | 'put'>
   renderer: Pick<PrintFileRenderer, 'renderPrintFile'>
   checkPdf: PdfChecker
@@ -46,6 +48,8 @@ interface RenderRequest {
   asset: OrderItem['assets'][number]
   sourceKey: string
   format: PrintFileFormat
+  /** The catalogue the shipment was allocated with: its print area sizes are the ones the lab was given. */
+  catalogue: Catalogue
 }
 
 /** Hex SHA-256 of a file's bytes: what a lab compares the file it downloaded with. */
@@ -77,7 +81,7 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
         }
         return { printFile, bytes: input.length }
       }
-      const variant = deps.catalogue.findVariant(item.sku, item.attributes)
+      const variant = request.catalogue.findVariant(item.sku, item.attributes)
       const size = variant?.printAreaSizes[asset.printArea]
       if (!size) throw new Error(`the catalogue has no print area ${asset.printArea} for ${item.sku}`)
       const rendered = await deps.renderer.renderPrintFile(input, {
@@ -119,7 +123,10 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
     if (!source || !item || !asset) return
     const format = printFileFormatOf(shipment.formats[assetId], source.contentType)
     const started = performance.now()
-    const outcome = await render({ orderId, shipmentId, item, asset, sourceKey: source.blobKey, format })
+    const catalogue = deps.catalogueOf
+      ? await deps.catalogueOf(snapshot.pipeline.catalogueVersion ?? null)
+      : deps.catalogue
+    const outcome = await render({ orderId, shipmentId, item, asset, sourceKey: source.blobKey, format, catalogue })
     const ms = Math.round(performance.now() - started)
     const now = deps.clock.now()
     await deps.transition(

@@ -1,0 +1,176 @@
+// What changed between two catalogue versions (docs/catalogue.md#comparing-versions): per section, each entry
+// added, removed or changed, with a short text of it before and after. Plain data, so the command line prints
+// it (or its JSON) and the console renders it as tables from the same result.
+import type { Catalogue } from './catalogue.ts'
+import type { CatalogueFile, CatalogueMoney, ShippingRate } from './catalogue.types.ts'
+import { formatMinorAsAmount } from './money.ts'
+
+export const CATALOGUE_DIFF_SECTIONS = [
+  'products',
+  'prices',
+  'labs',
+  'shippingRates',
+  'zones',
+  'taxRates',
+  'currencies',
+] as const
+export type CatalogueDiffSection = (typeof CATALOGUE_DIFF_SECTIONS)[number]
+
+/** What each section lists, for headings. */
+export const CATALOGUE_DIFF_SECTION_TITLES: Readonly<Record<CatalogueDiffSection, string>> = {
+  products: 'Products and their variants',
+  prices: 'Prices (a variant from a lab)',
+  labs: 'Labs',
+  shippingRates: 'Shipping rates (lab, zone, method)',
+  zones: 'Zones',
+  taxRates: 'Tax rates',
+  currencies: 'Currencies',
+}
+
+export interface CatalogueChange {
+  change: 'added' | 'removed' | 'changed'
+  /** The entry: a SKU, `GLOBAL-FAP-8x10{} from LAB-UK`, a lab code, `LAB-UK Budget to Europe`, a zone, a country. */
+  key: string
+  /** The entry before, as short text; absent when added. */
+  before?: string
+  /** The entry after; absent when removed. */
+  after?: string
+}
+
+export interface CatalogueDiff {
+  from: number
+  to: number
+  /** Every section in CATALOGUE_DIFF_SECTIONS order, each with its changes sorted by key (empty: unchanged). */
+  sections: { section: CatalogueDiffSection; changes: CatalogueChange[] }[]
+  /** The number of changes over all sections. */
+  total: number
+}
+
+/** `12.50 GBP` */
+function moneyText(money: CatalogueMoney): string {
+  return `${formatMinorAsAmount(money.minor)} ${money.currency}`
+}
+
+function compare(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): CatalogueChange[] {
+  const changes: CatalogueChange[] = []
+  for (const [key, text] of before) {
+    const now = after.get(key)
+    if (now === undefined) changes.push({ change: 'removed', key, before: text })
+    else if (now !== text) changes.push({ change: 'changed', key, before: text, after: now })
+  }
+  for (const [key, text] of after) {
+    if (!before.has(key)) changes.push({ change: 'added', key, after: text })
+  }
+  return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+}
+
+function products(catalogue: Catalogue): Map<string, string> {
+  return new Map(
+    catalogue.products.map((product) => [
+      product.sku,
+      JSON.stringify({
+        description: product.description,
+        shippingClass: product.shippingClass,
+        attributes: product.attributes,
+        printAreas: Object.fromEntries(
+          Object.values(product.printAreas).map((area) => [
+            area.name,
+            `${area.size.horizontalResolution}x${area.size.verticalResolution}${area.required ? ' required' : ''}`,
+          ]),
+        ),
+        variants: product.variants.length,
+      }),
+    ]),
+  )
+}
+
+function prices(catalogue: Catalogue): Map<string, string> {
+  const entries = new Map<string, string>()
+  for (const product of catalogue.products) {
+    for (const variant of product.variants) {
+      for (const offer of variant.offers) {
+        const perPage = offer.perAdditionalPageCost ? ` + ${moneyText(offer.perAdditionalPageCost)} a page` : ''
+        entries.set(`${variant.key} from ${offer.lab.code}`, `${moneyText(offer.unitCost)}${perPage}`)
+      }
+    }
+  }
+  return entries
+}
+
+function labs(catalogue: Catalogue): Map<string, string> {
+  return new Map(
+    catalogue.labs.map((lab) => [
+      lab.code,
+      JSON.stringify({
+        name: lab.name,
+        countryCode: lab.countryCode,
+        currency: lab.currency,
+        dailyJobLimit: lab.dailyJobLimit,
+        calendar: lab.calendar ? lab.calendar.timeZone : null,
+      }),
+    ]),
+  )
+}
+
+function rateText(rate: ShippingRate): string {
+  const costs = Object.entries(rate.costs)
+    .map(
+      ([shippingClass, cost]) =>
+        `${shippingClass} ${moneyText(cost.perShipment)} + ${moneyText(cost.perAdditionalItem)}`,
+    )
+    .join('; ')
+  const transit = rate.transitDays ? `, ${rate.transitDays.min}-${rate.transitDays.max} days` : ''
+  return `${rate.carrier} ${rate.service}${rate.tracked ? ' tracked' : ''}${transit}: ${costs}`
+}
+
+function shippingRates(catalogue: Catalogue): Map<string, string> {
+  const entries = new Map<string, string>()
+  for (const lab of catalogue.labs) {
+    for (const rate of lab.shippingRates) entries.set(`${lab.code} ${rate.method} to ${rate.zone}`, rateText(rate))
+  }
+  return entries
+}
+
+function zones(file: CatalogueFile): Map<string, string> {
+  return new Map(
+    Object.entries(file.zones).map(([name, entry]) => [
+      name,
+      'restOfWorld' in entry ? 'rest of world' : [...entry.countries].sort().join(' '),
+    ]),
+  )
+}
+
+function taxRates(file: CatalogueFile): Map<string, string> {
+  return new Map(
+    Object.entries(file.taxRates).map(([country, entry]) => [
+      country,
+      `${entry.name} ${entry.ratePercent}%${entry.salesTaxNotComputed ? ' (sales tax not computed)' : ''}`,
+    ]),
+  )
+}
+
+function currencies(file: CatalogueFile): Map<string, string> {
+  return new Map(
+    Object.entries(file.currencies.rates).map(([code, rate]) => [
+      code,
+      code === file.currencies.base ? `${rate} (base)` : rate,
+    ]),
+  )
+}
+
+/** The changes from catalogue `a` (version `from`) to `b` (version `to`). */
+export function diffCatalogues(from: number, a: Catalogue, to: number, b: Catalogue): CatalogueDiff {
+  const fileA = JSON.parse(a.fileText()) as CatalogueFile
+  const fileB = JSON.parse(b.fileText()) as CatalogueFile
+  const bySection: Record<CatalogueDiffSection, CatalogueChange[]> = {
+    products: compare(products(a), products(b)),
+    prices: compare(prices(a), prices(b)),
+    labs: compare(labs(a), labs(b)),
+    shippingRates: compare(shippingRates(a), shippingRates(b)),
+    zones: compare(zones(fileA), zones(fileB)),
+    taxRates: compare(taxRates(fileA), taxRates(fileB)),
+    currencies: compare(currencies(fileA), currencies(fileB)),
+  }
+  const sections = CATALOGUE_DIFF_SECTIONS.map((section) => ({ section, changes: bySection[section] }))
+  return { from, to, sections, total: sections.reduce((sum, section) => sum + section.changes.length, 0) }
+}

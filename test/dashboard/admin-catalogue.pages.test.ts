@@ -1,0 +1,95 @@
+// The console's catalogue pages (src/dashboard/admin/catalogue.pages.ts) on their own, over a real application's
+// catalogue versions service (both databases): the versions table, the diff view, activating, and importing a
+// pasted file, refused with every problem listed and kept in the form. The console's shell, sign-in and CSRF are
+// the console plugin's, tested with it.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import { adminCatalogueOf } from '../../src/app.ts'
+import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
+import { registerCataloguePages } from '../../src/dashboard/admin/catalogue.pages.ts'
+import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
+import { startAdminPages, TEST_OPERATOR } from '../support/admin-pages.ts'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { startTestApp } from '../support/test-app.ts'
+
+function dearerSample(): string {
+  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+  for (const lab of file.labs) {
+    for (const product of lab.products) product.unitCost = (Number(product.unitCost) * 2).toFixed(2)
+  }
+  return JSON.stringify(file)
+}
+
+for (const kind of testDatabaseKinds()) {
+  describe(`console catalogue pages (${kind})`, () => {
+    test('versions, import (refused with every problem, then stored), diff and activation by the operator', async () => {
+      const t = await startTestApp({ kind })
+      const pages = await startAdminPages((server, console) =>
+        registerCataloguePages(server, console, adminCatalogueOf(t.app.services.catalogueVersions)),
+      )
+      try {
+        const listed = await pages.request('/admin/catalogue')
+        assert.equal(listed.status, 200)
+        assert.match(listed.body, /Active version: <strong>1<\/strong>/)
+        assert.match(listed.body, /<label for="import-content">Catalogue JSON<\/label>/)
+        assert.match(listed.body, /name="_csrf" value="csrf-test"/)
+
+        const broken = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+        broken.products[0].sku = 7
+        broken.taxRates.GB.ratePercent = 'a lot'
+        const refused = await pages.request('/admin/catalogue/import', {
+          _csrf: 'csrf-test',
+          sourceName: 'broken.json',
+          content: JSON.stringify(broken),
+        })
+        assert.equal(refused.status, 400)
+        assert.match(refused.body, /catalogue broken\.json refused, nothing stored: \d+ problems/)
+        assert.match(refused.body, /<li>products\[0\]\.sku: [^<]+<\/li>/)
+        assert.match(refused.body, /<li>taxRates\.GB\.ratePercent: [^<]+<\/li>/)
+        // The pasted text stays in the form, escaped.
+        assert.match(refused.body, /<textarea[^>]*>\{&quot;formatVersion&quot;/)
+        assert.equal((await t.app.services.catalogueVersions.list()).length, 1)
+
+        const imported = await pages.request('/admin/catalogue/import', {
+          _csrf: 'csrf-test',
+          sourceName: 'dearer.json',
+          content: dearerSample(),
+        })
+        assert.equal(imported.status, 303)
+        assert.equal(imported.location, '/admin/catalogue')
+        assert.equal((await t.app.services.catalogueVersions.active()).version, 1)
+        const versions = await pages.request('/admin/catalogue')
+        assert.match(versions.body, /<td>dearer\.json<\/td>/)
+        assert.match(versions.body, /Activate version 2/)
+
+        const diff = await pages.request('/admin/catalogue/diff?from=1&to=2')
+        assert.equal(diff.status, 200)
+        assert.match(diff.body, /Prices \(a variant from a lab\)/)
+        assert.match(diff.body, /<td>12\.50 GBP<\/td><td>25\.00 GBP<\/td>/)
+        const missing = await pages.request('/admin/catalogue/diff?from=1&to=8')
+        assert.equal(missing.status, 404)
+        assert.match(missing.body, /no catalogue version 8/)
+        assert.equal((await pages.request('/admin/catalogue/diff?from=x')).status, 400)
+
+        const unknown = await pages.request('/admin/catalogue/activate', { _csrf: 'csrf-test', version: '5' })
+        assert.equal(unknown.status, 303)
+        assert.equal((await t.app.services.catalogueVersions.active()).version, 1)
+        const activated = await pages.request('/admin/catalogue/activate', { _csrf: 'csrf-test', version: '2' })
+        assert.equal(activated.status, 303)
+        assert.equal((await t.app.services.catalogueVersions.active()).version, 2)
+        assert.equal(t.app.services.catalogueVersions.live().version, 2)
+        const [entry] = await listAuditEvents(t.database.db, { actions: ['catalogue.activated'], limit: 1 })
+        assert.deepEqual(entry && [entry.actorKind, entry.actor, entry.actorDescription, entry.after], [
+          'operator',
+          TEST_OPERATOR.operator.id,
+          `operator ${TEST_OPERATOR.operator.id} (${TEST_OPERATOR.operator.name})`,
+          '{"version":2}',
+        ])
+      } finally {
+        await pages.close()
+        await t.close()
+      }
+    })
+  })
+}
