@@ -43,6 +43,7 @@ import { withRequestTraceId } from './http/trace-context.ts'
 import { QUEUE_NAMES, startJobWorkers } from './jobs/registry.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
+import { createAdminViewsService } from './services/admin-views.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import { createHealthService } from './services/health.service.ts'
@@ -297,7 +298,7 @@ function buildServices(
     log,
     metrics,
   })
-  return {
+  const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     orders: createOrdersService({
       db,
@@ -371,6 +372,9 @@ function buildServices(
     fileLinks,
     renderConcurrency,
   }
+  // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
+  const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
+  return { ...services, adminViews }
 }
 
 export async function buildApplication(options: ApplicationOptions): Promise<Application> {
