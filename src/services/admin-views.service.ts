@@ -74,7 +74,11 @@ export interface AdminOrderDetailView {
     callbacks: CallbackView[]
     printFiles: PrintFileView[]
     routing: OrderRouting | null
-    quoteRouting: { quoteId: string; routing: QuoteRouting | null; error: string | null } | null
+    quoteRouting: {
+      quoteId: string
+      routing: (QuoteRouting & { orderId: null }) | null
+      error: string | null
+    } | null
   }
 }
 
@@ -223,7 +227,9 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
   let quoteRouting: AdminOrderDetailView['view']['quoteRouting'] = null
   if (quoteId) {
     try {
-      quoteRouting = { quoteId, routing: await deps.quotes.quoteRouting(caller, quoteId), error: null }
+      // As GET /v4.0/quotes/{id}/routing answers it: a quote's routing names no order.
+      const routing = await deps.quotes.quoteRouting(caller, quoteId)
+      quoteRouting = { quoteId, routing: { orderId: null, ...routing }, error: null }
     } catch (error) {
       quoteRouting = { quoteId, routing: null, error: (error as Error).message }
     }

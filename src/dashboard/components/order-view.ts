@@ -48,8 +48,9 @@ export interface PrintFile {
   format: string
   status: string
   failureReason: string | null
-  width: number
-  height: number
+  /** The print area in pixels; null for PDFs (passed on as sent, so they have no preview either). */
+  width: number | null
+  height: number | null
   sizing: string
   rotated: boolean | null
   source: { width: number; height: number } | null
@@ -184,14 +185,17 @@ function previewFigure(item: Item, file: PrintFile | undefined): Html {
           : 'Not rendered yet'
     return html`<figure class="image-figure"><div class="image-placeholder">${words}</div><figcaption>Print file for ${file.labCode ?? 'the lab'}</figcaption></figure>`
   }
+  // A file with a preview is an image, so it has pixels.
+  const width = file.width ?? 0
+  const height = file.height ?? 0
   const margins = file.placement?.margins
   const inner =
     margins && (margins.left || margins.top || margins.right || margins.bottom)
-      ? html`<svg class="overlay" viewBox="0 0 ${file.width} ${file.height}" preserveAspectRatio="none" aria-hidden="true" focusable="false"><rect class="overlay-image" x="${margins.left}" y="${margins.top}" width="${file.width - margins.left - margins.right}" height="${file.height - margins.top - margins.bottom}" vector-effect="non-scaling-stroke"/></svg>`
+      ? html`<svg class="overlay" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" aria-hidden="true" focusable="false"><rect class="overlay-image" x="${margins.left}" y="${margins.top}" width="${width - margins.left - margins.right}" height="${height - margins.top - margins.bottom}" vector-effect="non-scaling-stroke"/></svg>`
       : ''
-  const alt = `Preview of the print file for ${item.sku}, print area ${file.printArea}: ${file.width}×${file.height} px ${file.format}${file.rotated ? ', image turned a quarter turn' : ''}`
+  const alt = `Preview of the print file for ${item.sku}, print area ${file.printArea}: ${width}×${height} px ${file.format}${file.rotated ? ', image turned a quarter turn' : ''}`
   return html`<figure class="image-figure"><div class="image-frame print-area"><img src="${file.previewUrl}" alt="${alt}" loading="lazy">${inner}</div>
-<figcaption>Print file for ${file.labCode ?? 'the lab'}: ${file.width}×${file.height} px ${file.format.toUpperCase()}${file.rotated ? ', turned 90°' : ''}; the frame is the print area</figcaption></figure>`
+<figcaption>Print file for ${file.labCode ?? 'the lab'}: ${width}×${height} px ${file.format.toUpperCase()}${file.rotated ? ', turned 90°' : ''}; the frame is the print area</figcaption></figure>`
 }
 
 function itemCard(item: Item, printFiles: PrintFile[]): Html {
