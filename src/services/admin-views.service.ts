@@ -297,7 +297,7 @@ async function listLabs(deps: AdminViewsDeps): Promise<AdminLabView[]> {
                 ? settings.health.lastAttemptAt
                 : null,
             failingSince: failing ? failing.failingSince.toISOString() : null,
-            lastError: failing ? failing.lastError : null,
+            lastError: failing ? endpointView(failing).lastError : null,
           }
         : null,
       lastReportAt: work?.lastReportAt?.toISOString() ?? null,
