@@ -15,7 +15,7 @@ import { findAccount } from '../repositories/accounts.repository.ts'
 import { type FailingEndpointRow, listFailingEndpoints } from '../repositories/callback-deliveries.repository.ts'
 import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import { labWorkFigures, listLabJobs } from '../repositories/lab-jobs.repository.ts'
-import { listOrdersOfAllAccounts, readOrder } from '../repositories/orders.repository.ts'
+import { listOrdersOfAllAccounts, readOrder, readOrders } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 import type { LabPushesService } from './lab-pushes.service.ts'
@@ -250,9 +250,15 @@ async function overdueJobsByLab(deps: AdminViewsDeps): Promise<Map<string, numbe
   for (const lab of deps.catalogue.labs) {
     const jobs = (await listLabJobs(deps.db, lab.code, OPEN_STATES)).filter((job) => job.environment === 'live')
     const today = labDate(lab, now)
+    const orders = new Map(
+      (await readOrders(deps.db, [...new Set(jobs.map((job) => job.orderNumber))])).map((order) => [
+        order.orderNumber,
+        order,
+      ]),
+    )
     let count = 0
     for (const job of jobs) {
-      const order = await readOrder(deps.db, job.orderNumber)
+      const order = orders.get(job.orderNumber)
       const shipBy = order ? shipByOfShipment(deps.catalogue, order, formatId('shp', job.shipmentNumber)) : undefined
       if (shipBy !== undefined && shipBy < today) count += 1
     }

@@ -164,6 +164,28 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(between(console), between(merchant.body))
     })
 
+    test('an order in its account’s pause window is listed as on hold and its page says until when', async () => {
+      const pausing = await t.createAccount({ pauseWindowSeconds: 3600 })
+      const created = await t.live(
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          headers: { 'content-type': 'application/json' },
+          payload: sampleOrder({ merchantReference: 'held-1' }),
+        },
+        pausing.liveKey,
+      )
+      assert.equal(json(created).outcome, 'OnHold')
+      const held = json(created).order.id as string
+      // The merchant cannot read it yet; the operator can.
+      assert.equal((await t.live({ method: 'GET', url: `/v4.0/orders/${held}` }, pausing.liveKey)).statusCode, 404)
+      assert.deepEqual(listed((await pages.request('/admin/orders?status=OnHold')).body), [held])
+      const page = await pages.request(`/admin/orders/${held}`)
+      assert.equal(page.status, 200)
+      assert.match(page.body, /<dt>On hold until<\/dt>/)
+      assert.match(page.body, /held-1/)
+    })
+
     test('an unknown order or a text that is no order ID is not found', async () => {
       const unknown = await pages.request('/admin/orders/ord_999999')
       assert.equal(unknown.status, 404)
