@@ -11,6 +11,7 @@ import type { Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { labDate } from '../domain/lab-availability.ts'
 import type { OrderDocument } from '../domain/order.ts'
+import { ServiceError } from '../domain/outcomes.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import { type FailingEndpointRow, listFailingEndpoints } from '../repositories/callback-deliveries.repository.ts'
 import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
@@ -183,12 +184,16 @@ async function listOrders(
   }
 }
 
-/** A read the page can do without (its section then shows nothing): the order itself was found. */
+/**
+ * A read the page can do without: the order itself was found, but the merchant's API refuses this part (an order
+ * in its pause window is not found by it yet); the section then shows nothing. Any other error is an error.
+ */
 async function orEmpty<T>(read: Promise<T>, empty: T): Promise<T> {
   try {
     return await read
-  } catch {
-    return empty
+  } catch (error) {
+    if (error instanceof ServiceError) return empty
+    throw error
   }
 }
 
@@ -231,7 +236,8 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
       const routing = await deps.quotes.quoteRouting(caller, quoteId)
       quoteRouting = { quoteId, routing: { orderId: null, ...routing }, error: null }
     } catch (error) {
-      quoteRouting = { quoteId, routing: null, error: (error as Error).message }
+      if (!(error instanceof ServiceError)) throw error
+      quoteRouting = { quoteId, routing: null, error: error.message }
     }
   }
   const now = deps.clock.now()

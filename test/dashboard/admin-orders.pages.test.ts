@@ -16,7 +16,7 @@ for (const kind of testDatabaseKinds()) {
     let pages: AdminPagesHarness
     let images: ImageServer
     let other: TestAccount
-    const ids: Record<string, string> = {}
+    const ids = { liveFirst: '', sandboxFirst: '', otherLive: '' }
 
     async function place(
       environment: 'live' | 'sandbox',
@@ -139,8 +139,8 @@ for (const kind of testDatabaseKinds()) {
       assert.doesNotMatch(page.body, /\/dashboard\/orders/)
     })
 
-    test('shows the order’s sections exactly as the merchant’s page shows them', async () => {
-      // The merchant's page needs a session: sign in as the dashboard does, with the Live key.
+    /** The order's page in the merchant's Live dashboard, signed in with the account's Live key. */
+    async function merchantOrderPage(orderId: string): Promise<string> {
       const signIn = await t.app.live.inject({
         method: 'POST',
         url: '/dashboard/sign-in',
@@ -150,18 +150,43 @@ for (const kind of testDatabaseKinds()) {
       const cookie = String(signIn.headers['set-cookie'] ?? '').split(';')[0] ?? ''
       const merchant = await t.app.live.inject({
         method: 'GET',
-        url: `/dashboard/orders/${ids.liveFirst}`,
+        url: `/dashboard/orders/${orderId}`,
         headers: { cookie },
       })
       assert.equal(merchant.statusCode, 200, merchant.body.slice(0, 300))
-      const console = (await pages.request(`/admin/orders/${ids.liveFirst}`)).body
-      const between = (body: string) => {
-        const start = body.indexOf('<section aria-labelledby="progress-heading">')
-        const end = body.indexOf('<section aria-labelledby="callbacks-heading">')
-        assert.ok(start > 0 && end > start)
-        return body.slice(start, end)
-      }
-      assert.equal(between(console), between(merchant.body))
+      return merchant.body
+    }
+
+    /** An order page's sections from its progress to its callbacks (which differ: the console's cannot redeliver). */
+    function sections(body: string): string {
+      const start = body.indexOf('<section aria-labelledby="progress-heading">')
+      const end = body.indexOf('<section aria-labelledby="callbacks-heading">')
+      assert.ok(start > 0 && end > start)
+      return body.slice(start, end)
+    }
+
+    test('shows the order’s sections exactly as the merchant’s page shows them', async () => {
+      const consolePage = (await pages.request(`/admin/orders/${ids.liveFirst}`)).body
+      assert.equal(sections(consolePage), sections(await merchantOrderPage(ids.liveFirst)))
+    })
+
+    test('an order made with a quote shows the quote’s routing beside its own, as the merchant’s page does', async () => {
+      const quoted = await t.live({
+        method: 'POST',
+        url: '/v4.0/quotes',
+        headers: { 'content-type': 'application/json' },
+        payload: {
+          shippingMethod: 'Standard',
+          destinationCountryCode: 'GB',
+          items: [{ sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: { wrap: 'Black' }, assets: [{}] }],
+        },
+      })
+      assert.equal(quoted.statusCode, 200, quoted.body)
+      const quoteId = json(quoted).quotes[0].id as string
+      const orderId = await place('live', t.account.liveKey, 'quoted-1', { quoteId })
+      const consolePage = (await pages.request(`/admin/orders/${orderId}`)).body
+      assert.match(consolePage, new RegExp(`Quote <code>${quoteId}</code> and this order`))
+      assert.equal(sections(consolePage), sections(await merchantOrderPage(orderId)))
     })
 
     test('an order in its account’s pause window is listed as on hold and its page says until when', async () => {
