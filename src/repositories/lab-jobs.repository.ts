@@ -68,28 +68,44 @@ export async function labWorkFigures(
   db: Queryable,
   input: { openStates: readonly string[]; windowStart: Date; shortWindowStart: Date; longWindowStart: Date },
 ): Promise<LabWorkFigures[]> {
+  // Only jobs in flight and jobs changed since the earliest window start can count (a job is submitted, and
+  // reported dispatched, before its last change), so older history is never read.
+  const earliest = new Date(
+    Math.min(input.windowStart.getTime(), input.shortWindowStart.getTime(), input.longWindowStart.getTime()),
+  )
   const rows = await db.query<Record<keyof LabWorkFigures, unknown>>(
     `WITH jobs AS (
-       SELECT j.lab_code, j.state, j.updated_at,
+       SELECT j.lab_code, j.state,
               (o.pipeline #>> ARRAY['shipments', 'shp_' || j.shipment_id, 'submitted', 'at'])::timestamptz
                 AS submitted_at,
               (SELECT (s ->> 'dispatchDate')::timestamptz
                  FROM jsonb_array_elements(o.document::jsonb -> 'shipments') AS s
                 WHERE s ->> 'id' = 'shp_' || j.shipment_id) AS dispatched_at
          FROM lab_jobs j JOIN orders o ON o.id = j.order_id
-        WHERE j.environment = 'live'
+        WHERE j.environment = 'live' AND (j.state = ANY($1::text[]) OR j.updated_at >= $5)
+     ),
+     figures AS (
+       SELECT lab_code,
+              count(*) FILTER (WHERE state = ANY($1::text[])) AS jobs_in_flight,
+              count(*) FILTER (WHERE submitted_at >= $2) AS submitted_in_window,
+              count(*) FILTER (WHERE submitted_at >= $2 AND state = 'rejected') AS rejected_in_window,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - submitted_at))
+                FILTER (WHERE state = 'shipped' AND dispatched_at >= $3) AS median_short,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - submitted_at))
+                FILTER (WHERE state = 'shipped' AND dispatched_at >= $4) AS median_long
+         FROM jobs GROUP BY lab_code
+     ),
+     reports AS (
+       SELECT lab_code, max(updated_at) AS last_report_at FROM lab_jobs
+        WHERE environment = 'live' AND state <> 'submitted' GROUP BY lab_code
      )
-     SELECT lab_code AS "labCode",
-            count(*) FILTER (WHERE state = ANY($1::text[])) AS "jobsInFlight",
-            max(updated_at) FILTER (WHERE state <> 'submitted') AS "lastReportAt",
-            count(*) FILTER (WHERE submitted_at >= $2) AS "submittedInWindow",
-            count(*) FILTER (WHERE submitted_at >= $2 AND state = 'rejected') AS "rejectedInWindow",
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - submitted_at))
-              FILTER (WHERE state = 'shipped' AND dispatched_at >= $3) AS "medianDispatchSecondsSinceShort",
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - submitted_at))
-              FILTER (WHERE state = 'shipped' AND dispatched_at >= $4) AS "medianDispatchSecondsSinceLong"
-       FROM jobs GROUP BY lab_code ORDER BY lab_code`,
-    [input.openStates, input.windowStart, input.shortWindowStart, input.longWindowStart],
+     SELECT coalesce(f.lab_code, r.lab_code) AS "labCode", coalesce(f.jobs_in_flight, 0) AS "jobsInFlight",
+            r.last_report_at AS "lastReportAt", coalesce(f.submitted_in_window, 0) AS "submittedInWindow",
+            coalesce(f.rejected_in_window, 0) AS "rejectedInWindow",
+            f.median_short AS "medianDispatchSecondsSinceShort", f.median_long AS "medianDispatchSecondsSinceLong"
+       FROM figures f FULL JOIN reports r ON r.lab_code = f.lab_code
+      ORDER BY 1`,
+    [input.openStates, input.windowStart, input.shortWindowStart, input.longWindowStart, earliest],
   )
   const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value))
   return rows.map((row) => ({
