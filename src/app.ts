@@ -48,6 +48,7 @@ import { withRequestTraceId } from './http/trace-context.ts'
 import { QUEUE_NAMES, startJobWorkers } from './jobs/registry.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
+import { createAdminViewsService } from './services/admin-views.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import {
@@ -331,7 +332,7 @@ function buildServices(
     log,
     metrics,
   })
-  return {
+  const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     orders: createOrdersService({
       db,
@@ -406,6 +407,9 @@ function buildServices(
     fileLinks,
     renderConcurrency,
   }
+  // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
+  const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
+  return { ...services, adminViews }
 }
 
 /**

@@ -269,3 +269,70 @@ export async function deleteFinishedDeliveries(
   )
   return Number(rows[0]?.count ?? 0)
 }
+
+/** An endpoint (an account's environment, or a lab) whose newest attempt failed, for the operator console. */
+export interface FailingEndpointRow {
+  accountId: number | null
+  /** Joined from accounts for the console's list; null for a lab. */
+  accountName: string | null
+  labCode: string | null
+  environment: Environment
+  /** The URL of the newest failed attempt's delivery. */
+  url: string
+  /** The first failed attempt after the last successful one (or the oldest kept, without a success). */
+  failingSince: Date
+  /** Deliveries with a failed attempt since the last success. */
+  failedDeliveries: number
+  lastAttemptAt: Date
+  /** The newest failed attempt's error (`HTTP 500`, a connection error). */
+  lastError: string
+  /** The start of the newest failed attempt's answer, when there was one. */
+  lastResponseSnippet: string | null
+  lastSuccessAt: Date | null
+}
+
+/**
+ * Endpoints whose newest attempt failed (no 2xx answer), the longest failing first: merchants' callback endpoints
+ * per account and environment (`labs` false), or labs' push endpoints (`labs` true). Counted over the deliveries and
+ * attempts still kept (the retention job deletes old ones).
+ */
+export async function listFailingEndpoints(
+  db: Queryable,
+  filter: { labs: boolean; limit: number },
+): Promise<FailingEndpointRow[]> {
+  const rows = await db.query<FailingEndpointRow>(
+    `WITH attempts AS (
+       SELECT d.account_id, d.lab_code, d.environment, d.url, d.id AS delivery_id, a.attempted_at, a.http_status,
+              a.error, a.response_snippet, coalesce(a.http_status BETWEEN 200 AND 299, false) AS ok
+         FROM callback_attempts a JOIN callback_deliveries d ON d.id = a.delivery_id
+        WHERE (d.lab_code IS NOT NULL) = $1
+     ),
+     endpoints AS (
+       SELECT account_id, lab_code, environment, max(attempted_at) FILTER (WHERE ok) AS last_success
+         FROM attempts GROUP BY account_id, lab_code, environment
+     ),
+     failures AS (
+       SELECT x.*, e.last_success FROM attempts x JOIN endpoints e
+           ON e.account_id IS NOT DISTINCT FROM x.account_id AND e.lab_code IS NOT DISTINCT FROM x.lab_code
+          AND e.environment = x.environment
+        WHERE NOT x.ok AND (e.last_success IS NULL OR x.attempted_at > e.last_success)
+     )
+     SELECT f.account_id AS "accountId", acc.name AS "accountName", f.lab_code AS "labCode", f.environment,
+            (array_agg(f.url ORDER BY f.attempted_at DESC, f.delivery_id DESC))[1] AS url,
+            min(f.attempted_at) AS "failingSince", count(DISTINCT f.delivery_id) AS "failedDeliveries",
+            max(f.attempted_at) AS "lastAttemptAt",
+            (array_agg(coalesce(f.error, 'HTTP ' || f.http_status) ORDER BY f.attempted_at DESC, f.delivery_id DESC))[1]
+              AS "lastError",
+            (array_agg(f.response_snippet ORDER BY f.attempted_at DESC, f.delivery_id DESC))[1] AS "lastResponseSnippet",
+            max(f.last_success) AS "lastSuccessAt"
+       FROM failures f LEFT JOIN accounts acc ON acc.id = f.account_id
+      GROUP BY f.account_id, acc.name, f.lab_code, f.environment
+      ORDER BY "failingSince", f.account_id, f.lab_code, f.environment LIMIT $2`,
+    [filter.labs, filter.limit],
+  )
+  return rows.map((row) => ({
+    ...row,
+    accountId: row.accountId === null ? null : Number(row.accountId),
+    failedDeliveries: Number(row.failedDeliveries),
+  }))
+}

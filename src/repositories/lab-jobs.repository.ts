@@ -42,3 +42,79 @@ export async function listLabJobs(db: Queryable, labCode: string, states: readon
     orderNumber: Number(row.orderNumber),
   }))
 }
+
+/** One lab's Live work in figures, for the operator console (docs/admin.md#labs). */
+export interface LabWorkFigures {
+  labCode: string
+  /** Jobs in `openStates` (given to the lab, not yet shipped, rejected or cancelled). */
+  jobsInFlight: number
+  /** When the lab last moved a job past `submitted` (a report through the lab API or portal); null if never. */
+  lastReportAt: Date | null
+  /** Jobs submitted since `windowStart`, and how many of them the lab rejected. */
+  submittedInWindow: number
+  rejectedInWindow: number
+  /** Median seconds from submission to dispatch of the jobs dispatched since each start; null without any. */
+  medianDispatchSecondsSinceShort: number | null
+  medianDispatchSecondsSinceLong: number | null
+}
+
+/**
+ * Each lab's Live jobs in figures. A job's submission time is the one its order's pipeline state keeps
+ * (`shipments.<id>.submitted.at`, absent from jobs submitted before it was kept, which these figures leave out) and
+ * its dispatch the shipment's `dispatchDate` in the order document; joins orders for both, so it sits with the
+ * table it counts.
+ */
+export async function labWorkFigures(
+  db: Queryable,
+  input: { openStates: readonly string[]; windowStart: Date; shortWindowStart: Date; longWindowStart: Date },
+): Promise<LabWorkFigures[]> {
+  // Only jobs in flight and jobs changed since the earliest window start can count (a job is submitted, and
+  // reported dispatched, before its last change), so older history is never read.
+  const earliest = new Date(
+    Math.min(input.windowStart.getTime(), input.shortWindowStart.getTime(), input.longWindowStart.getTime()),
+  )
+  const rows = await db.query<Record<keyof LabWorkFigures, unknown>>(
+    `WITH jobs AS (
+       SELECT j.lab_code, j.state,
+              (o.pipeline #>> ARRAY['shipments', 'shp_' || j.shipment_id, 'submitted', 'at'])::timestamptz
+                AS submitted_at,
+              (SELECT (s ->> 'dispatchDate')::timestamptz
+                 FROM jsonb_array_elements(o.document::jsonb -> 'shipments') AS s
+                WHERE s ->> 'id' = 'shp_' || j.shipment_id) AS dispatched_at
+         FROM lab_jobs j JOIN orders o ON o.id = j.order_id
+        WHERE j.environment = 'live' AND (j.state = ANY($1::text[]) OR j.updated_at >= $5)
+     ),
+     figures AS (
+       SELECT lab_code,
+              count(*) FILTER (WHERE state = ANY($1::text[])) AS jobs_in_flight,
+              count(*) FILTER (WHERE submitted_at >= $2) AS submitted_in_window,
+              count(*) FILTER (WHERE submitted_at >= $2 AND state = 'rejected') AS rejected_in_window,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - submitted_at))
+                FILTER (WHERE state = 'shipped' AND dispatched_at >= $3) AS median_short,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM dispatched_at - submitted_at))
+                FILTER (WHERE state = 'shipped' AND dispatched_at >= $4) AS median_long
+         FROM jobs GROUP BY lab_code
+     ),
+     reports AS (
+       SELECT lab_code, max(updated_at) AS last_report_at FROM lab_jobs
+        WHERE environment = 'live' AND state <> 'submitted' GROUP BY lab_code
+     )
+     SELECT coalesce(f.lab_code, r.lab_code) AS "labCode", coalesce(f.jobs_in_flight, 0) AS "jobsInFlight",
+            r.last_report_at AS "lastReportAt", coalesce(f.submitted_in_window, 0) AS "submittedInWindow",
+            coalesce(f.rejected_in_window, 0) AS "rejectedInWindow",
+            f.median_short AS "medianDispatchSecondsSinceShort", f.median_long AS "medianDispatchSecondsSinceLong"
+       FROM figures f FULL JOIN reports r ON r.lab_code = f.lab_code
+      ORDER BY 1`,
+    [input.openStates, input.windowStart, input.shortWindowStart, input.longWindowStart, earliest],
+  )
+  const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value))
+  return rows.map((row) => ({
+    labCode: String(row.labCode),
+    jobsInFlight: Number(row.jobsInFlight),
+    lastReportAt: row.lastReportAt === null ? null : new Date(row.lastReportAt as string | Date),
+    submittedInWindow: Number(row.submittedInWindow),
+    rejectedInWindow: Number(row.rejectedInWindow),
+    medianDispatchSecondsSinceShort: numberOrNull(row.medianDispatchSecondsSinceShort),
+    medianDispatchSecondsSinceLong: numberOrNull(row.medianDispatchSecondsSinceLong),
+  }))
+}

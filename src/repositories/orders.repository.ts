@@ -293,6 +293,16 @@ export async function readOrder(db: Queryable, orderNumber: number): Promise<Pip
   return rows[0] && toPipelineOrder(orderNumber, rows[0])
 }
 
+/** Several orders of any account without locking them (as readOrder), in one statement; missing ones are left out. */
+export async function readOrders(db: Queryable, orderNumbers: readonly number[]): Promise<PipelineOrder[]> {
+  if (orderNumbers.length === 0) return []
+  const rows = await db.query<PipelineOrderRow & { orderNumber: number | string }>(
+    `SELECT id AS "orderNumber", ${PIPELINE_ORDER_COLUMNS} FROM orders WHERE id = ANY($1::bigint[]) ORDER BY id`,
+    [orderNumbers],
+  )
+  return rows.map((row) => toPipelineOrder(Number(row.orderNumber), row))
+}
+
 /** The caller's order with its pipeline state, without locking it; another account's order is not found. */
 export async function findOrderForCaller(
   db: Queryable,
@@ -340,4 +350,76 @@ export async function drawShipmentIds(tx: Queryable, count: number): Promise<str
     [count],
   )
   return rows.map((row) => `shp_${Number(row.id)}`)
+}
+
+/** The operator console's search over every account's orders (docs/admin.md#orders). */
+export interface AllAccountsOrderFilter {
+  orderNumber: number | null
+  accountNumber: number | null
+  /** Merchant references containing this text (any letter case). */
+  referenceContains: string | null
+  environment: Environment | null
+  stage: OrderDocument['status']['stage'] | null
+  awaitingPayment: boolean
+  /** Only orders still inside their account's pause window at this instant. */
+  onHoldAt: Date | null
+  skip: number
+  /** Rows wanted; one more is read to know whether there are more. */
+  top: number
+}
+
+export interface AllAccountsOrderRow {
+  orderNumber: number
+  accountNumber: number
+  /** Joined from accounts: what the console's list shows beside each order. */
+  accountName: string
+  environment: Environment
+  stage: OrderDocument['status']['stage']
+  merchantReference: string | null
+  createdAt: Date
+  onHoldUntil: Date | null
+  awaitingPayment: boolean
+}
+
+/**
+ * Orders of every account and environment, newest first, with their account's name (the console's list; orders in
+ * a pause window included). Joins accounts for the name only: the question is about orders.
+ */
+export async function listOrdersOfAllAccounts(
+  db: Queryable,
+  filter: AllAccountsOrderFilter,
+): Promise<{ rows: AllAccountsOrderRow[]; hasMore: boolean }> {
+  const conditions: string[] = ['true']
+  const params: unknown[] = []
+  const add = (condition: string, value: unknown) => {
+    params.push(value)
+    conditions.push(condition.replaceAll('?', `$${params.length}`))
+  }
+  if (filter.orderNumber !== null) add('o.id = ?', filter.orderNumber)
+  if (filter.accountNumber !== null) add('o.account_id = ?', filter.accountNumber)
+  if (filter.referenceContains !== null)
+    add(`o.merchant_reference ILIKE ? ESCAPE '\\'`, `%${escapeLikePattern(filter.referenceContains)}%`)
+  if (filter.environment) add('o.environment = ?', filter.environment)
+  if (filter.stage) add('o.stage = ?', filter.stage)
+  if (filter.awaitingPayment) conditions.push('o.awaiting_payment')
+  if (filter.onHoldAt) add('o.on_hold_until > ?', filter.onHoldAt)
+  params.push(filter.top + 1, filter.skip)
+  const rows = await db.query<AllAccountsOrderRow>(
+    `SELECT o.id AS "orderNumber", o.account_id AS "accountNumber", a.name AS "accountName", o.environment,
+            o.stage, o.merchant_reference AS "merchantReference", o.created_at AS "createdAt",
+            o.on_hold_until AS "onHoldUntil", o.awaiting_payment AS "awaitingPayment"
+       FROM orders o JOIN accounts a ON a.id = o.account_id
+      WHERE ${conditions.join(' AND ')}
+      ORDER BY o.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    params,
+  )
+  const hasMore = rows.length > filter.top
+  return {
+    rows: (hasMore ? rows.slice(0, filter.top) : rows).map((row) => ({
+      ...row,
+      orderNumber: Number(row.orderNumber),
+      accountNumber: Number(row.accountNumber),
+    })),
+    hasMore,
+  }
 }

@@ -35,8 +35,8 @@ import { type ServiceLogger, silentLogger } from './observability.ts'
 import type { PipelineService } from './pipeline/index.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
-/** Lab job states a lab still has to act on. */
-const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
+/** Lab job states a lab still has to act on (its jobs in flight). */
+export const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
 
 export class LabError extends Error {}
 
@@ -195,6 +195,15 @@ function customsOf(
       return [{ itemId, description, copies: item.copies, declaredValue: item.recipientCost }]
     }),
   }
+}
+
+/**
+ * A shipment's ship-by date as its lab is shown it (by the shipping method it was submitted with); undefined
+ * without one. The operator console's overdue count uses it, so it counts what the lab sees.
+ */
+export function shipByOfShipment(catalogue: Catalogue, order: PipelineOrder, shipmentId: string): string | undefined {
+  const submitted = order.pipeline.shipments[shipmentId]?.submitted
+  return shipByOf(catalogue, order, shipmentId, submitted?.shippingMethod ?? order.document.shippingMethod)
 }
 
 /**

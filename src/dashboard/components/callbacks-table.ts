@@ -11,18 +11,20 @@ export type CallbackDelivery = Type.Static<typeof CallbackSchema>
 
 /**
  * The deliveries, in the order given. `back`: the page a redelivery returns to; `showOrder`: a column naming
- * each delivery's order (the account's log).
+ * each delivery's order (the account's log); `redeliver`: false for a read-only view (the operator console's),
+ * which has no redeliver buttons.
  */
 export function callbacksTable(
   callbacks: CallbackDelivery[],
   csrfToken: string,
   back: string,
   showOrder: boolean,
+  redeliver = true,
 ): Html {
   if (callbacks.length === 0)
     return html`<p class="muted">No callbacks: they are sent when the order or the account has a callback URL.</p>`
   return html`<div class="table-wrap"><table class="callbacks"><caption class="visually-hidden">Callbacks</caption>
-<thead><tr><th scope="col">Callback</th>${showOrder ? html`<th scope="col">Order</th>` : ''}<th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Callback</th>${showOrder ? html`<th scope="col">Order</th>` : ''}<th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th>${redeliver ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
 <tbody>${callbacks.map(
     (delivery) => html`<tr>
 <th scope="row"><code>${delivery.id}</code>${delivery.redeliveryOf ? html`<div class="muted small">again for ${delivery.redeliveryOf}</div>` : ''}<div class="muted small">${formatTime(delivery.created)}</div></th>
@@ -37,7 +39,7 @@ ${showOrder ? html`<td>${delivery.orderId ? html`<a href="${orderPath(delivery.o
               html`<li>${formatTime(attempt.time)}: ${attempt.httpStatus === null ? html`<span class="badge badge-error">no answer</span>` : html`<span class="badge ${attempt.httpStatus < 300 ? 'badge-complete' : 'badge-error'}">HTTP ${attempt.httpStatus}</span>`} ${attempt.latencyMs} ms${attempt.error ? html` <span class="muted">${attempt.error}</span>` : ''}${attempt.responseSnippet ? html`<details><summary>Response</summary><pre tabindex="0">${attempt.responseSnippet}</pre></details>` : ''}</li>`,
           )}</ol>`
     }</td>
-<td><form method="post" action="${DASHBOARD_PATH}/callbacks/${delivery.id}/redeliver">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button-small" aria-label="Redeliver ${delivery.id}">Redeliver</button></form></td>
+${redeliver ? html`<td><form method="post" action="${DASHBOARD_PATH}/callbacks/${delivery.id}/redeliver">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button-small" aria-label="Redeliver ${delivery.id}">Redeliver</button></form></td>` : ''}
 </tr>`,
   )}</tbody></table></div>`
 }

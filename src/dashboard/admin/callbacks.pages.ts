@@ -1,0 +1,89 @@
+// The console's callbacks health: the merchants' callback endpoints (per account and environment) and the labs'
+// push endpoints whose newest delivery attempt failed, with since when, how many deliveries failed since the last
+// success, the last error and the last success. An endpoint drops off the list with its next successful attempt.
+import type { FastifyInstance } from 'fastify'
+import { type Environment, environmentName } from '../../domain/environment.ts'
+import { formatTime } from '../format.ts'
+import { type Html, html } from '../html.ts'
+import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+
+/** The most failing endpoints each table lists, the longest failing first. */
+export const FAILING_ENDPOINTS_LIMIT = 200
+
+interface FailingEndpointFacts {
+  /** The URL the newest failed attempt was sent to. */
+  url: string
+  /** ISO instant of the first failed attempt since the last successful one (or since the oldest kept attempt). */
+  failingSince: string
+  /** Deliveries with a failed attempt since the last success (each retried delivery counts once). */
+  failedDeliveries: number
+  /** The newest failed attempt's error (`HTTP 500`, a connection error), with the start of its answer if any. */
+  lastError: string
+  lastAttemptAt: string
+  /** ISO instant of the last successful attempt; null when none is kept. */
+  lastSuccessAt: string | null
+}
+
+export interface FailingCallbackEndpoint extends FailingEndpointFacts {
+  accountId: string
+  accountName: string
+  environment: Environment
+}
+
+export interface FailingLabEndpoint extends FailingEndpointFacts {
+  labCode: string
+}
+
+/** What the callbacks health page needs, filled by app.ts from the services (services/admin-views.service.ts). */
+export interface AdminCallbacks {
+  /** Each list the longest failing first, at most FAILING_ENDPOINTS_LIMIT. */
+  listFailingEndpoints(): Promise<{ callbacks: FailingCallbackEndpoint[]; labs: FailingLabEndpoint[] }>
+}
+
+function facts(endpoint: FailingEndpointFacts): Html {
+  return html`<td><code class="small">${endpoint.url}</code></td>
+<td>${formatTime(endpoint.failingSince)}</td>
+<td class="number" data-failed-deliveries>${String(endpoint.failedDeliveries)}</td>
+<td data-last-error>${endpoint.lastError} <div class="muted small">${formatTime(endpoint.lastAttemptAt)}</div></td>
+<td>${endpoint.lastSuccessAt ? formatTime(endpoint.lastSuccessAt) : html`<span class="muted">none kept</span>`}</td>`
+}
+
+const FACT_HEADINGS = html`<th scope="col">URL</th><th scope="col">Failing since</th><th scope="col" class="number">Failed deliveries</th><th scope="col">Last error</th><th scope="col">Last success</th>`
+
+function callbacksTable(endpoints: FailingCallbackEndpoint[]): Html {
+  if (endpoints.length === 0) return html`<p class="muted" data-none>No merchant's callback endpoint is failing.</p>`
+  return html`<div class="table-wrap"><table class="table failing-callbacks">
+<caption class="visually-hidden">Failing callback endpoints of accounts</caption>
+<thead><tr><th scope="col">Account</th><th scope="col">Environment</th>${FACT_HEADINGS}</tr></thead>
+<tbody>${endpoints.map(
+    (
+      endpoint,
+    ) => html`<tr data-account="${endpoint.accountId}" data-environment="${endpoint.environment}"><th scope="row"><a href="${ADMIN_PATH}/accounts/${endpoint.accountId}">${endpoint.accountId}</a> <span class="muted">${endpoint.accountName}</span></th>
+<td>${environmentName(endpoint.environment)}</td>${facts(endpoint)}</tr>`,
+  )}</tbody></table></div>`
+}
+
+function labsTable(endpoints: FailingLabEndpoint[]): Html {
+  if (endpoints.length === 0) return html`<p class="muted" data-none>No lab's push endpoint is failing.</p>`
+  return html`<div class="table-wrap"><table class="table failing-lab-pushes">
+<caption class="visually-hidden">Failing push endpoints of labs</caption>
+<thead><tr><th scope="col">Lab</th>${FACT_HEADINGS}</tr></thead>
+<tbody>${endpoints.map(
+    (endpoint) =>
+      html`<tr data-lab="${endpoint.labCode}"><th scope="row"><code>${endpoint.labCode}</code></th>${facts(endpoint)}</tr>`,
+  )}</tbody></table></div>`
+}
+
+export function registerCallbacksPages(pages: FastifyInstance, console: AdminConsole, deps: AdminCallbacks): void {
+  pages.get('/callbacks', async (request, reply) => {
+    const failing = await deps.listFailingEndpoints()
+    return console.sendPage(request, reply, {
+      section: 'callbacks',
+      title: 'Callbacks health',
+      content: html`<div class="page-head"><h1>Callbacks health</h1></div>
+<p class="muted">Endpoints whose newest delivery attempt failed, the longest failing first; one leaves the list with its next delivered attempt. From the deliveries kept (docs/callbacks.md: how long they are kept).</p>
+<section aria-labelledby="merchant-callbacks-heading"><h2 id="merchant-callbacks-heading">Merchants' callback endpoints</h2>${callbacksTable(failing.callbacks)}</section>
+<section aria-labelledby="lab-pushes-heading"><h2 id="lab-pushes-heading">Labs' push endpoints</h2>${labsTable(failing.labs)}</section>`,
+    })
+  })
+}

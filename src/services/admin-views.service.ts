@@ -1,0 +1,387 @@
+// What the operator console's orders, labs and callbacks pages show (docs/admin.md), read across every account.
+// The console's pages declare what they need (dashboard/admin/<section>.pages.ts: AdminOrders, AdminLabs,
+// AdminCallbacks); this service answers in those shapes and app.ts hands its three parts to them. An order is read
+// through the same services that answer its merchant's API calls, on behalf of the order's own account, so the
+// console shows exactly what the merchant's order page shows.
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import type { AuditActor } from '../domain/audit.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
+import type { Environment } from '../domain/environment.ts'
+import { formatId, parseId } from '../domain/ids.ts'
+import { labDate } from '../domain/lab-availability.ts'
+import type { OrderDocument } from '../domain/order.ts'
+import { ServiceError } from '../domain/outcomes.ts'
+import { findAccount } from '../repositories/accounts.repository.ts'
+import { type FailingEndpointRow, listFailingEndpoints } from '../repositories/callback-deliveries.repository.ts'
+import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
+import { labWorkFigures, listLabJobs } from '../repositories/lab-jobs.repository.ts'
+import { listOrdersOfAllAccounts, readOrder, readOrders } from '../repositories/orders.repository.ts'
+import type { Caller } from './accounts.service.ts'
+import type { CallbacksService, CallbackView } from './callbacks.service.ts'
+import type { InvoicesService, InvoiceView } from './invoices.service.ts'
+import type { LabPushesService } from './lab-pushes.service.ts'
+import { type LabsService, OPEN_STATES, shipByOfShipment } from './labs.service.ts'
+import type { OrderRouting, OrdersService } from './orders.service.ts'
+import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
+import type { QuoteRouting, QuotesService } from './quotes.service.ts'
+
+/** The most events and callbacks an order's page lists (the API's largest page, as the merchant's page). */
+const ORDER_LIST_LIMIT = 100
+/** The rejection rate's window, in days (the labs page says so). */
+const REJECTION_WINDOW_DAYS = 30
+/** The most failing endpoints listed of each kind (the callbacks page says so). */
+const FAILING_ENDPOINTS_LIMIT = 200
+const DAY_MS = 86_400_000
+
+// ---- orders -----------------------------------------------------------------------------------------------------
+
+export type AdminOrderStatusFilter = 'InProgress' | 'Complete' | 'Cancelled' | 'AwaitingPayment' | 'OnHold'
+
+export interface AdminOrderSearch {
+  search: string | null
+  environment: Environment | null
+  status: AdminOrderStatusFilter | null
+  skip: number
+  top: number
+}
+
+export interface AdminOrderListRow {
+  orderId: string
+  accountId: string
+  accountName: string
+  environment: Environment
+  stage: string
+  merchantReference: string | null
+  created: string
+  onHoldUntil: string | null
+  awaitingPayment: boolean
+}
+
+/** An order event as the events feed serves it (a CloudEvent carrying the order). */
+export interface AdminOrderEvent {
+  id: string
+  type: string
+  time: string
+  data: { order: OrderDocument }
+}
+
+export interface AdminOrderDetailView {
+  account: { id: string; name: string }
+  environment: Environment
+  onHoldUntil: string | null
+  view: {
+    order: OrderDocument
+    events: AdminOrderEvent[]
+    callbacks: CallbackView[]
+    printFiles: PrintFileView[]
+    routing: OrderRouting | null
+    quoteRouting: {
+      quoteId: string
+      routing: (QuoteRouting & { orderId: null }) | null
+      error: string | null
+    } | null
+    /** The order's invoices and credit notes (GET /v4.0/orders/{id}/invoices). */
+    invoices: InvoiceView[]
+  }
+}
+
+// ---- labs -------------------------------------------------------------------------------------------------------
+
+export interface AdminLabView {
+  code: string
+  name: string
+  countryCode: string
+  paused: boolean
+  push: { url: string; lastDeliveredAt: string | null; failingSince: string | null; lastError: string | null } | null
+  lastReportAt: string | null
+  jobsInFlight: number
+  overdueJobs: number
+  rejections: { submitted: number; rejected: number }
+  medianDispatchSeconds: { last7Days: number | null; last30Days: number | null }
+}
+
+// ---- callbacks --------------------------------------------------------------------------------------------------
+
+interface FailingEndpointView {
+  url: string
+  failingSince: string
+  failedDeliveries: number
+  lastError: string
+  lastAttemptAt: string
+  lastSuccessAt: string | null
+}
+
+export interface AdminViewsService {
+  /** The orders pages' deps (dashboard/admin/orders.pages.ts, AdminOrders). */
+  orders: {
+    listOrders(query: AdminOrderSearch): Promise<{ orders: AdminOrderListRow[]; hasMore: boolean }>
+    readOrder(orderId: string): Promise<AdminOrderDetailView | null>
+  }
+  /** The labs page's deps (dashboard/admin/labs.pages.ts, AdminLabs). */
+  labs: {
+    listLabs(): Promise<AdminLabView[]>
+    setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
+  }
+  /** The callbacks health page's deps (dashboard/admin/callbacks.pages.ts, AdminCallbacks). */
+  callbacks: {
+    listFailingEndpoints(): Promise<{
+      callbacks: (FailingEndpointView & { accountId: string; accountName: string; environment: Environment })[]
+      labs: (FailingEndpointView & { labCode: string })[]
+    }>
+  }
+}
+
+export interface AdminViewsDeps {
+  db: Database
+  clock: Clock
+  catalogue: Catalogue
+  orders: Pick<OrdersService, 'orderRouting'>
+  callbacks: Pick<CallbacksService, 'listCallbacks' | 'listEvents'>
+  printFiles: Pick<PrintFilesService, 'listPrintFiles'>
+  quotes: Pick<QuotesService, 'quoteRouting'>
+  labs: Pick<LabsService, 'setPaused'>
+  invoices: Pick<InvoicesService, 'listForOrder'>
+  labPushes: Pick<LabPushesService, 'show'>
+  /** Makes an order document's file tokens into links, as the merchant's GET of the order does. */
+  fileLinks: { refresh(json: string): string }
+}
+
+/** The search text's meaning: an order ID, an account ID, or part of a merchant reference. */
+function searchFilter(search: string | null) {
+  if (search === null) return { orderNumber: null, accountNumber: null, referenceContains: null }
+  const orderNumber = parseId('ord', search)
+  if (orderNumber !== undefined) return { orderNumber, accountNumber: null, referenceContains: null }
+  const accountNumber = parseId('acc', search)
+  if (accountNumber !== undefined) return { orderNumber: null, accountNumber, referenceContains: null }
+  return { orderNumber: null, accountNumber: null, referenceContains: search }
+}
+
+async function listOrders(
+  deps: AdminViewsDeps,
+  query: AdminOrderSearch,
+): Promise<{ orders: AdminOrderListRow[]; hasMore: boolean }> {
+  const status = query.status
+  const { rows, hasMore } = await listOrdersOfAllAccounts(deps.db, {
+    ...searchFilter(query.search),
+    environment: query.environment,
+    stage: status === 'InProgress' || status === 'Complete' || status === 'Cancelled' ? status : null,
+    awaitingPayment: status === 'AwaitingPayment',
+    onHoldAt: status === 'OnHold' ? deps.clock.now() : null,
+    skip: query.skip,
+    top: query.top,
+  })
+  const now = deps.clock.now()
+  return {
+    orders: rows.map((row) => ({
+      orderId: formatId('ord', row.orderNumber),
+      accountId: formatId('acc', row.accountNumber),
+      accountName: row.accountName,
+      environment: row.environment,
+      stage: row.stage,
+      merchantReference: row.merchantReference,
+      created: row.createdAt.toISOString(),
+      onHoldUntil: row.onHoldUntil && row.onHoldUntil > now ? row.onHoldUntil.toISOString() : null,
+      awaitingPayment: row.awaitingPayment,
+    })),
+    hasMore,
+  }
+}
+
+/**
+ * A read the page can do without: the order itself was found, but the merchant's API refuses this part (an order
+ * in its pause window is not found by it yet); the section then shows nothing. Any other error is an error.
+ */
+async function orEmpty<T>(read: Promise<T>, empty: T): Promise<T> {
+  try {
+    return await read
+  } catch (error) {
+    if (error instanceof ServiceError) return empty
+    throw error
+  }
+}
+
+async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<AdminOrderDetailView | null> {
+  const orderNumber = parseId('ord', orderId)
+  if (orderNumber === undefined) return null
+  const stored = await readOrder(deps.db, orderNumber)
+  if (!stored) return null
+  const account = await findAccount(deps.db, stored.accountId)
+  if (!account) return null
+  // The order's own account reads it: the same services, scope and links as its merchant's page. An order in its
+  // pause window is hidden from the merchant's reads until it ends; the console reads the document directly.
+  const caller: Caller = {
+    accountId: stored.accountId,
+    environment: stored.environment,
+    keyPrefix: '',
+    pauseWindowSeconds: account.pauseWindowSeconds,
+    billingCurrency: account.billingCurrency,
+  }
+  const order = JSON.parse(deps.fileLinks.refresh(JSON.stringify(stored.document))) as OrderDocument
+  const [events, callbacks, printFiles, routing, invoices] = await Promise.all([
+    orEmpty(
+      deps.callbacks
+        .listEvents(caller, { orderId, top: ORDER_LIST_LIMIT })
+        .then((page) => page.events.map((event) => JSON.parse(event) as AdminOrderEvent)),
+      [],
+    ),
+    orEmpty(
+      deps.callbacks.listCallbacks(caller, { orderId, top: ORDER_LIST_LIMIT }).then((page) => page.callbacks),
+      [],
+    ),
+    orEmpty(deps.printFiles.listPrintFiles(caller, orderId), []),
+    orEmpty<OrderRouting | null>(deps.orders.orderRouting(caller, orderId), null),
+    orEmpty(deps.invoices.listForOrder(caller, orderId), []),
+  ])
+  const quoteId = order.quoteId
+  let quoteRouting: AdminOrderDetailView['view']['quoteRouting'] = null
+  if (quoteId) {
+    try {
+      // As GET /v4.0/quotes/{id}/routing answers it: a quote's routing names no order.
+      const routing = await deps.quotes.quoteRouting(caller, quoteId)
+      quoteRouting = { quoteId, routing: { orderId: null, ...routing }, error: null }
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error
+      quoteRouting = { quoteId, routing: null, error: error.message }
+    }
+  }
+  const now = deps.clock.now()
+  return {
+    account: { id: formatId('acc', account.id), name: account.name },
+    environment: stored.environment,
+    onHoldUntil: stored.onHoldUntil && stored.onHoldUntil > now ? stored.onHoldUntil.toISOString() : null,
+    view: { order, events, callbacks, printFiles, routing, quoteRouting, invoices },
+  }
+}
+
+/** The Live jobs in flight per lab that are past their ship-by date in the lab's calendar. */
+async function overdueJobsByLab(deps: AdminViewsDeps): Promise<Map<string, number>> {
+  const now = deps.clock.now()
+  const overdue = new Map<string, number>()
+  for (const lab of deps.catalogue.labs) {
+    const jobs = (await listLabJobs(deps.db, lab.code, OPEN_STATES)).filter((job) => job.environment === 'live')
+    const today = labDate(lab, now)
+    const orders = new Map(
+      (await readOrders(deps.db, [...new Set(jobs.map((job) => job.orderNumber))])).map((order) => [
+        order.orderNumber,
+        order,
+      ]),
+    )
+    let count = 0
+    for (const job of jobs) {
+      const order = orders.get(job.orderNumber)
+      const shipBy = order ? shipByOfShipment(deps.catalogue, order, formatId('shp', job.shipmentNumber)) : undefined
+      if (shipBy !== undefined && shipBy < today) count += 1
+    }
+    overdue.set(lab.code, count)
+  }
+  return overdue
+}
+
+async function listLabs(deps: AdminViewsDeps): Promise<AdminLabView[]> {
+  const now = deps.clock.now()
+  const [availability, figures, overdue, failingPushes] = await Promise.all([
+    listLabAvailability(deps.db),
+    labWorkFigures(deps.db, {
+      openStates: OPEN_STATES,
+      windowStart: new Date(now.getTime() - REJECTION_WINDOW_DAYS * DAY_MS),
+      shortWindowStart: new Date(now.getTime() - 7 * DAY_MS),
+      longWindowStart: new Date(now.getTime() - 30 * DAY_MS),
+    }),
+    overdueJobsByLab(deps),
+    listFailingEndpoints(deps.db, { labs: true, limit: FAILING_ENDPOINTS_LIMIT }),
+  ])
+  const labs: AdminLabView[] = []
+  for (const lab of deps.catalogue.labs) {
+    const work = figures.find((entry) => entry.labCode === lab.code)
+    const settings = await deps.labPushes.show(lab.code)
+    const failing = failingPushes.find((entry) => entry.labCode === lab.code)
+    const lastAttemptOk =
+      settings.health.lastHttpStatus !== null &&
+      settings.health.lastHttpStatus >= 200 &&
+      settings.health.lastHttpStatus <= 299
+    labs.push({
+      code: lab.code,
+      name: lab.name,
+      countryCode: lab.countryCode,
+      paused: availability.find((entry) => entry.labCode === lab.code)?.paused ?? false,
+      push: settings.url
+        ? {
+            url: settings.url,
+            lastDeliveredAt: failing
+              ? (failing.lastSuccessAt?.toISOString() ?? null)
+              : lastAttemptOk
+                ? settings.health.lastAttemptAt
+                : null,
+            failingSince: failing ? failing.failingSince.toISOString() : null,
+            lastError: failing ? endpointView(failing).lastError : null,
+          }
+        : null,
+      lastReportAt: work?.lastReportAt?.toISOString() ?? null,
+      jobsInFlight: work?.jobsInFlight ?? 0,
+      overdueJobs: overdue.get(lab.code) ?? 0,
+      rejections: { submitted: work?.submittedInWindow ?? 0, rejected: work?.rejectedInWindow ?? 0 },
+      medianDispatchSeconds: {
+        last7Days: work?.medianDispatchSecondsSinceShort ?? null,
+        last30Days: work?.medianDispatchSecondsSinceLong ?? null,
+      },
+    })
+  }
+  return labs
+}
+
+async function setLabPaused(
+  deps: AdminViewsDeps,
+  labCode: string,
+  paused: boolean,
+  // The labs service records the change in the audit trail once its setPaused takes the actor; until then the
+  // console's operator is known here and passed no further.
+  _actor: AuditActor,
+): Promise<{ wasPaused: boolean } | null> {
+  const lab = deps.catalogue.findLab(labCode)
+  if (!lab) return null
+  return deps.labs.setPaused(lab.code, paused)
+}
+
+function endpointView(row: FailingEndpointRow): FailingEndpointView {
+  return {
+    url: row.url,
+    failingSince: row.failingSince.toISOString(),
+    failedDeliveries: row.failedDeliveries,
+    lastError: row.lastResponseSnippet ? `${row.lastError}: ${row.lastResponseSnippet}` : row.lastError,
+    lastAttemptAt: row.lastAttemptAt.toISOString(),
+    lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
+  }
+}
+
+async function listFailing(deps: AdminViewsDeps): ReturnType<AdminViewsService['callbacks']['listFailingEndpoints']> {
+  const [merchants, labs] = await Promise.all([
+    listFailingEndpoints(deps.db, { labs: false, limit: FAILING_ENDPOINTS_LIMIT }),
+    listFailingEndpoints(deps.db, { labs: true, limit: FAILING_ENDPOINTS_LIMIT }),
+  ])
+  return {
+    callbacks: merchants.map((row) => ({
+      ...endpointView(row),
+      accountId: formatId('acc', row.accountId ?? 0),
+      accountName: row.accountName ?? '',
+      environment: row.environment,
+    })),
+    labs: labs.map((row) => ({ ...endpointView(row), labCode: row.labCode ?? '' })),
+  }
+}
+
+export function createAdminViewsService(deps: AdminViewsDeps): AdminViewsService {
+  return {
+    orders: {
+      listOrders: (query) => listOrders(deps, query),
+      readOrder: (orderId) => readAdminOrder(deps, orderId),
+    },
+    labs: {
+      listLabs: () => listLabs(deps),
+      setPaused: (labCode, paused, actor) => setLabPaused(deps, labCode, paused, actor),
+    },
+    callbacks: {
+      listFailingEndpoints: () => listFailing(deps),
+    },
+  }
+}

@@ -1,0 +1,161 @@
+// The console's labs page (src/dashboard/admin/labs.pages.ts) over the admin views service: each lab's jobs in
+// flight, overdue jobs against their ship-by date, rejection rate and median time from submission to dispatch over
+// 7 and 30 days, from real Live orders driven through the pipeline on a controlled clock (a Sandbox order beside
+// them counts for nothing); pause and resume through the page. On every configured database.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { registerLabsPages } from '../../src/dashboard/admin/labs.pages.ts'
+import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
+import { testDatabaseKinds } from '../support/databases.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+
+/** The sample catalogue's lab for a black canvas to GB by Standard. */
+const LAB = 'uk6'
+const HOUR = 3600
+
+for (const kind of testDatabaseKinds()) {
+  describe(`console labs page (${kind})`, () => {
+    let t: TestApp
+    let images: ImageServer
+    let pages: AdminPagesHarness
+    const start = new Date('2026-03-01T09:00:00.000Z')
+    let inFlightShipment = ''
+
+    /** A canvas order to GB taken to its lab: its order ID and its one shipment's ID. */
+    async function submittedOrder(environment: 'live' | 'sandbox'): Promise<{ orderId: string; shipmentId: string }> {
+      const send = environment === 'live' ? t.live : t.sandbox
+      const created = await send({
+        method: 'POST',
+        url: '/v4.0/orders',
+        headers: { 'content-type': 'application/json' },
+        payload: sampleOrder({ items: [blackCanvasItem(images.url('canvas.jpg'))] }),
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id as string
+      const driver = pipelineDriver(t)
+      await driver.allocate(orderId)
+      await driver.render(orderId)
+      const submitted = await driver.submit(orderId)
+      const [shipmentId, shipment] = Object.entries(submitted.pipeline.shipments)[0] ?? []
+      assert.equal(shipment?.labCode, LAB)
+      assert.equal(shipment?.state, 'submitted')
+      return { orderId, shipmentId: shipmentId as string }
+    }
+
+    async function shipAfter(order: { orderId: string; shipmentId: string }, hours: number) {
+      const pipeline = t.app.services.pipeline
+      await pipeline.reportLab(order.orderId, order.shipmentId, { kind: 'acknowledged' })
+      await pipeline.reportLab(order.orderId, order.shipmentId, {
+        kind: 'shipped',
+        carrier: null,
+        tracking: { number: `T-${order.shipmentId}`, url: `https://tracking.example.com/${order.shipmentId}` },
+        dispatchDate: new Date(start.getTime() + hours * HOUR * 1000),
+      })
+    }
+
+    async function lab() {
+      const labs = await t.app.services.adminViews.labs.listLabs()
+      const found = labs.find((entry) => entry.code === LAB)
+      assert.ok(found)
+      return found
+    }
+
+    before(async () => {
+      images = await startImageServer()
+      t = await startTestApp({ kind })
+      assert.equal(t.clock.now().toISOString(), start.toISOString())
+      // Four Live jobs submitted now: two shipped (10 and 26 hours after submission), one rejected, one in flight.
+      await shipAfter(await submittedOrder('live'), 10)
+      await shipAfter(await submittedOrder('live'), 26)
+      const rejected = await submittedOrder('live')
+      await t.app.services.pipeline.reportLab(rejected.orderId, rejected.shipmentId, {
+        kind: 'rejected',
+        reason: 'Printer down',
+        unavailableItemIds: [],
+      })
+      inFlightShipment = (await submittedOrder('live')).shipmentId
+      // A Sandbox job with the same lab: the figures are of Live work only.
+      await submittedOrder('sandbox')
+      pages = await startAdminPages((scope, console) =>
+        registerLabsPages(scope, console, t.app.services.adminViews.labs),
+      )
+    })
+    after(async () => {
+      await pages.close()
+      await t.close()
+      await images.close()
+    })
+
+    test('counts the lab’s Live jobs in flight, rejections and the median time to dispatch', async () => {
+      t.clock.advanceSeconds(2 * 24 * HOUR)
+      const figures = await lab()
+      assert.equal(figures.jobsInFlight, 1)
+      assert.deepEqual(figures.rejections, { submitted: 4, rejected: 1 })
+      // The median of 10 and 26 hours.
+      assert.deepEqual(figures.medianDispatchSeconds, { last7Days: 18 * HOUR, last30Days: 18 * HOUR })
+      assert.equal(figures.lastReportAt, start.toISOString())
+      assert.equal(figures.overdueJobs, 0)
+      assert.equal(figures.paused, false)
+      const other = (await t.app.services.adminViews.labs.listLabs()).find((entry) => entry.code !== LAB)
+      assert.ok(other)
+      assert.equal(other.jobsInFlight, 0)
+      assert.deepEqual(other.rejections, { submitted: 0, rejected: 0 })
+
+      const page = await pages.request('/admin/labs')
+      assert.equal(page.status, 200)
+      const row = page.body.slice(page.body.indexOf(`<tr data-lab="${LAB}">`))
+      assert.match(row, /<td class="number" data-jobs-in-flight>1<\/td>/)
+      assert.match(row, /<td data-rejections>25% <span class="muted small">\(1 of 4\)<\/span><\/td>/)
+      assert.match(row, /<td data-median-7>18\.0 h<\/td>/)
+      assert.match(row, /<td data-median-30>18\.0 h<\/td>/)
+    })
+
+    test('a job in flight past its ship-by date is overdue; dispatches older than 7 days leave the 7-day median', async () => {
+      const jobs = await t.app.services.labs.listJobs(LAB)
+      const shipBy = jobs.find((job) => job.shipmentId === inFlightShipment)?.shipBy
+      assert.ok(shipBy, 'the sample lab gives its jobs a ship-by date')
+      // Well past the ship-by date and more than 7 days after both dispatches, within 30 days of them.
+      const target = Math.max(
+        new Date(`${shipBy}T00:00:00Z`).getTime() + 2 * 24 * HOUR * 1000,
+        start.getTime() + 9 * 24 * HOUR * 1000,
+      )
+      t.clock.advanceSeconds(Math.ceil((target - t.clock.now().getTime()) / 1000))
+      const figures = await lab()
+      assert.equal(figures.overdueJobs, 1)
+      assert.deepEqual(figures.medianDispatchSeconds, { last7Days: null, last30Days: 18 * HOUR })
+      const page = await pages.request('/admin/labs')
+      const row = page.body.slice(page.body.indexOf(`<tr data-lab="${LAB}">`))
+      assert.match(row, /<td class="number" data-overdue><span class="badge badge-error">1<\/span><\/td>/)
+    })
+
+    test('pauses and resumes a lab through the page; an unknown lab changes nothing', async () => {
+      const paused = await pages.request(`/admin/labs/${LAB}/pause`, { _csrf: 'csrf-test' })
+      assert.equal(paused.status, 303)
+      assert.equal(paused.location, '/admin/labs')
+      assert.equal((await t.app.services.labs.capacity(LAB)).paused, true)
+      assert.equal((await lab()).paused, true)
+      const page = await pages.request('/admin/labs')
+      const row = page.body.slice(page.body.indexOf(`<tr data-lab="${LAB}">`))
+      assert.match(row, /Paused/)
+      assert.match(
+        row,
+        new RegExp(
+          `<form method="post" action="/admin/labs/${LAB}/resume"><input type="hidden" name="_csrf" value="csrf-test">`,
+        ),
+      )
+
+      const resumed = await pages.request(`/admin/labs/${LAB}/resume`, { _csrf: 'csrf-test' })
+      assert.equal(resumed.status, 303)
+      assert.equal((await t.app.services.labs.capacity(LAB)).paused, false)
+
+      const unknown = await pages.request('/admin/labs/zz9/pause', { _csrf: 'csrf-test' })
+      assert.equal(unknown.status, 303)
+      assert.match(String(unknown.location), /\/admin\/labs$/)
+      // Nothing changed: every lab takes work.
+      assert.ok((await t.app.services.adminViews.labs.listLabs()).every((entry) => !entry.paused))
+      assert.equal(await t.app.services.adminViews.labs.setPaused('zz9', true, { kind: 'system' }), null)
+    })
+  })
+}
