@@ -157,13 +157,25 @@ for (const kind of testDatabaseKinds()) {
       return merchant.body
     }
 
-    /** An order page's sections from its progress to its callbacks (which differ: the console's cannot redeliver). */
+    /**
+     * An order page's sections from its progress to its callbacks (which differ: the console's cannot redeliver),
+     * with each invoice's PDF link reduced to its number: the console links its own PDF route, the merchant's page
+     * the environment's signed file link.
+     */
     function sections(body: string): string {
       const start = body.indexOf('<section aria-labelledby="progress-heading">')
       const end = body.indexOf('<section aria-labelledby="callbacks-heading">')
       assert.ok(start > 0 && end > start)
-      return body.slice(start, end)
+      return body
+        .slice(start, end)
+        .replace(/href="[^"]*" data-invoice="([^"]+)"/g, 'href="(PDF of $1)" data-invoice="$1"')
     }
+
+    test('the console links an order’s invoices to its own PDF route', async () => {
+      const consolePage = (await pages.request(`/admin/orders/${ids.liveFirst}`)).body
+      const [link] = consolePage.match(/href="[^"]*" data-invoice="[^"]+"/) ?? []
+      assert.match(link ?? '', /^href="\/admin\/invoices\/INV-\d{6}\.pdf" data-invoice="INV-\d{6}"$/)
+    })
 
     test('shows the order’s sections exactly as the merchant’s page shows them', async () => {
       const consolePage = (await pages.request(`/admin/orders/${ids.liveFirst}`)).body
