@@ -14,6 +14,7 @@ import { migrate } from '../src/adapters/migrator.ts'
 import { buildApplication } from '../src/app.ts'
 import { CreateOrderRequestSchema } from '../src/http/schemas/order.schema.ts'
 import { validatorCompiler } from '../src/http/validation.ts'
+import { TEST_ACTOR } from '../test/support/audit-actor.ts'
 import { BENCH_ORDER } from './bench-order.ts'
 
 const mode = process.argv[2]
@@ -67,12 +68,15 @@ async function startPrintroute(kind: 'pglite' | 'postgres') {
     rateLimit: rateLimitMode === 'off' ? null : UNREACHABLE_LIMIT,
     rateLimitInMemory: rateLimitMode === 'memory',
   })
-  const account = await app.services.accounts.createAccount({
-    name: 'bench',
-    billingCurrency: 'GBP',
-    pauseWindowSeconds: 0,
-    callbackUrl: null,
-  })
+  const account = await app.services.accounts.createAccount(
+    {
+      name: 'bench',
+      billingCurrency: 'GBP',
+      pauseWindowSeconds: 0,
+      callbackUrl: null,
+    },
+    TEST_ACTOR,
+  )
   const key = account.keys.sandbox.key
   const created = await app.sandbox.inject({
     method: 'POST',

@@ -14,6 +14,7 @@ import { type Database, PgliteDatabase, PostgresDatabase } from '../src/adapters
 import { PRINT_JPEG_QUALITY } from '../src/adapters/image-renderer.ts'
 import { migrate } from '../src/adapters/migrator.ts'
 import { type Application, type ApplicationOptions, buildApplication } from '../src/app.ts'
+import { TEST_ACTOR } from '../test/support/audit-actor.ts'
 
 export const BENCHMARKS_MD = join(import.meta.dirname, '..', 'docs', 'benchmarks.md')
 
@@ -126,12 +127,15 @@ export async function withBenchApplication<T>(
       ...settings,
     })
     try {
-      const account = await app.services.accounts.createAccount({
-        name: 'bench',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrl: null,
-      })
+      const account = await app.services.accounts.createAccount(
+        {
+          name: 'bench',
+          billingCurrency: 'GBP',
+          pauseWindowSeconds: 0,
+          callbackUrl: null,
+        },
+        TEST_ACTOR,
+      )
       return await measure({
         app,
         db,

@@ -30,6 +30,7 @@ import { sha256File, withScratchFile } from '../src/adapters/scratch-files.ts'
 import { buildApplication } from '../src/app.ts'
 import { loadCatalogue } from '../src/catalogue/catalogue.loader.ts'
 import { PRODUCT_PREVIEW_EDGE } from '../src/services/previews/preview-cache.ts'
+import { TEST_ACTOR } from '../test/support/audit-actor.ts'
 import { BENCHMARKS_MD, cameraLikeJpeg, writeBenchmarksBlock } from './bench-support.ts'
 
 const SMOKE = process.env.BENCH_SMOKE === '1'
@@ -95,13 +96,16 @@ const app = await buildApplication({
   allowPrivateUrls: true,
   rateLimit: null,
 })
-const { keys } = await app.services.accounts.createAccount({
-  name: 'Bench',
-  billingCurrency: 'GBP',
-  billingMode: 'invoice',
-  pauseWindowSeconds: 0,
-  callbackUrl: null,
-})
+const { keys } = await app.services.accounts.createAccount(
+  {
+    name: 'Bench',
+    billingCurrency: 'GBP',
+    billingMode: 'invoice',
+    pauseWindowSeconds: 0,
+    callbackUrl: null,
+  },
+  TEST_ACTOR,
+)
 const renderer = createImageRenderer({ concurrency: 1 })
 // The fetcher the application builds for previews and orders: the same address rules and limits.
 const fetcher = createSafeFetcher({ allowPrivateAddresses: true })

@@ -31,6 +31,7 @@ import { loadCatalogue } from '../src/catalogue/catalogue.loader.ts'
 import { type AllocationItem, allocateShipments, EXACT_ALLOCATION_MAX_ITEMS } from '../src/domain/allocation.ts'
 import type { Variant } from '../src/domain/catalogue.types.ts'
 import type { SHIPPING_METHODS } from '../src/domain/shipping-methods.ts'
+import { TEST_ACTOR } from '../test/support/audit-actor.ts'
 import { BENCHMARKS_MD, writeBenchmarksBlock } from './bench-support.ts'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000)
@@ -126,12 +127,15 @@ const app = await buildApplication({
   workers: false,
   rateLimit: null,
 })
-const account = await app.services.accounts.createAccount({
-  name: 'bench',
-  billingCurrency: 'GBP',
-  pauseWindowSeconds: 0,
-  callbackUrl: null,
-})
+const account = await app.services.accounts.createAccount(
+  {
+    name: 'bench',
+    billingCurrency: 'GBP',
+    pauseWindowSeconds: 0,
+    callbackUrl: null,
+  },
+  TEST_ACTOR,
+)
 const headers = { 'x-api-key': account.keys.sandbox.key, 'content-type': 'application/json' }
 const labsUsed = new Set<string>()
 /** Quotes answered, those with a delivery estimate, and the DeliveryDateUnreachable issues among the answers. */

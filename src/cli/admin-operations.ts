@@ -1,8 +1,10 @@
 // What the data commands of the CLI do, as operations with plain JSON inputs and results, so the same code
 // runs in the command's own process (the data directory is free, or the database is PostgreSQL) and inside a
 // running `serve` reached through the admin channel (src/adapters/admin-channel.ts).
+import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
@@ -28,6 +30,16 @@ export interface OperationContext {
   labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
+  /** Who the audit trail names for the changes these operations make: the command line, on this host. */
+  actor: AuditActor
+}
+
+/**
+ * The command line as an audit actor: this host and the user running it. Through the admin channel the serving
+ * process names itself, which is the same host and user (only its owner may use the channel's socket).
+ */
+export function commandLineActor(): AuditActor {
+  return { kind: 'cli', host: hostname(), user: userInfo().username }
 }
 
 export interface AccountCreation {
@@ -110,7 +122,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     },
 
     async createAccount(input: AccountCreation): Promise<{ id: string; keys: Record<Environment, string> }> {
-      const created = await translated(() => context.accounts.createAccount(input))
+      const created = await translated(() => context.accounts.createAccount(input, context.actor))
       return { id: created.account.id, keys: { sandbox: created.keys.sandbox.key, live: created.keys.live.key } }
     },
 
@@ -132,7 +144,10 @@ export function createAdminOperations(context: OperationContext): AdminOperation
       for (const environment of input.environments ?? ENVIRONMENTS) {
         // The default scenario is a Sandbox setting: Live gets the rest of the change.
         const change = environment === 'sandbox' ? input.change : { ...input.change, sandboxScenario: undefined }
-        const result = await translated(() => context.accounts.updateSettings(accountNumber, environment, change), 2)
+        const result = await translated(
+          () => context.accounts.updateSettings(accountNumber, environment, change, context.actor),
+          2,
+        )
         if ('problems' in result) return result
       }
       const read = (environment: Environment) =>
@@ -152,7 +167,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
         throw refused(`${input.account} is billed by invoice; only prepaid accounts have a balance`)
       }
       const payments = await context.payments()
-      const result = await translated(() => payments.topUp(accountNumber, amountMinor, input.reference))
+      const result = await translated(() => payments.topUp(accountNumber, amountMinor, input.reference, context.actor))
       return {
         account: input.account,
         balance: formatMinorAsAmount(result.balanceMinor),
@@ -162,7 +177,9 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     },
 
     async createKey(input: { account: string; environment: Environment }): Promise<{ key: string }> {
-      const issued = await translated(() => context.accounts.createApiKey(input.account, input.environment))
+      const issued = await translated(() =>
+        context.accounts.createApiKey(input.account, input.environment, context.actor),
+      )
       return { key: issued.key }
     },
 
@@ -172,17 +189,17 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     },
 
     async revokeKey(input: { prefix: string }): Promise<{ revoked: string }> {
-      await translated(() => context.accounts.revokeApiKey(input.prefix))
+      await translated(() => context.accounts.revokeApiKey(input.prefix, context.actor))
       return { revoked: input.prefix }
     },
 
     async createLabKey(input: { lab: string }): Promise<{ key: string }> {
-      const issued = await translated(() => context.labs.createLabKey(input.lab), 2)
+      const issued = await translated(() => context.labs.createLabKey(input.lab, context.actor), 2)
       return { key: issued.key }
     },
 
     async setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }> {
-      const result = await translated(() => context.labs.setPaused(input.lab, input.paused === true), 2)
+      const result = await translated(() => context.labs.setPaused(input.lab, input.paused === true, context.actor), 2)
       return { lab: input.lab, wasPaused: result.wasPaused }
     },
 
@@ -192,7 +209,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
         ...(input.rotateSecret === true ? { rotateSecret: true } : {}),
         ...(input.removePush === true ? { removePush: true } : {}),
       }
-      return translated(() => context.labPushes.configure(input.lab, change), 2)
+      return translated(() => context.labPushes.configure(input.lab, change, context.actor), 2)
     },
 
     async showLabPush(input: { lab: string }): Promise<LabPushSettingsView> {

@@ -181,7 +181,7 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/lab-pushes.service.ts'),
     import('../domain/webhook-signature.ts'),
   ])
-  const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
+  const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
   const { createLabsService } = labs
   // Only migrate reports what it applied; every other command brings the schema up to date first.
@@ -206,12 +206,12 @@ export async function runDataOperation<N extends OperationName>(
       }),
       // Issuing a lab key and pausing a lab need only the database and the catalogue, not the pipeline.
       labs: {
-        createLabKey: (labCode) => labsWithoutPipeline().createLabKey(labCode),
-        setPaused: (labCode, paused) => labsWithoutPipeline().setPaused(labCode, paused),
+        createLabKey: (labCode, actor) => labsWithoutPipeline().createLabKey(labCode, actor),
+        setPaused: (labCode, paused, actor) => labsWithoutPipeline().setPaused(labCode, paused, actor),
       },
       // A lab's push settings, too: its pushes are made by the serving process's workers.
       labPushes: {
-        configure: (labCode, change) => labPushSettings().configure(labCode, change),
+        configure: (labCode, change, actor) => labPushSettings().configure(labCode, change, actor),
         show: (labCode) => labPushSettings().show(labCode),
       },
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
@@ -231,6 +231,7 @@ export async function runDataOperation<N extends OperationName>(
         })
         return application.services.payments
       },
+      actor: commandLineActor(),
     })
     return (await runOperation(operations, name, input ?? {})) as Result
   } finally {

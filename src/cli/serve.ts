@@ -188,13 +188,14 @@ export function registerProcessCommands(program: Command): void {
     })
     if (!settings.databaseUrl) {
       const { startAdminChannel } = await import('../adapters/admin-channel.ts')
-      const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
+      const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
       const operations = createAdminOperations({
         db: opened.db,
         accounts: app.services.accounts,
         labs: app.services.labs,
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
+        actor: commandLineActor(),
       })
       adminChannel = await startAdminChannel(settings.dataDir, (name, input) => runOperation(operations, name, input))
     }
@@ -217,12 +218,11 @@ export function registerProcessCommands(program: Command): void {
         logger.info(noAccountMessage())
         return
       }
-      const demo = await app.services.accounts.createAccount({
-        name: 'Demo merchant',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrl: null,
-      })
+      // printroute makes the demo account on its own at first start: the trail names it, not a person.
+      const demo = await app.services.accounts.createAccount(
+        { name: 'Demo merchant', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: null },
+        { kind: 'system' },
+      )
       const shown = {
         accountId: demo.account.id,
         keys: { sandbox: demo.keys.sandbox.key, live: demo.keys.live.key },
