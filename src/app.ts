@@ -43,6 +43,7 @@ import { withRequestTraceId } from './http/trace-context.ts'
 import { QUEUE_NAMES, startJobWorkers } from './jobs/registry.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
+import { createAuditService } from './services/audit.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import { createHealthService } from './services/health.service.ts'
@@ -299,6 +300,7 @@ function buildServices(
   })
   return {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
+    audit: createAuditService({ db }),
     orders: createOrdersService({
       db,
       catalogue,
@@ -460,6 +462,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   })
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
+    audit: services.audit,
     orders: services.orders,
     orderActions: services.orderActions,
     printFiles: services.printFiles,

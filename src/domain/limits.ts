@@ -37,3 +37,7 @@ export const TRACKING_REPORT_LIMITS = {
  * or the catalogue sets it (`dailyJobLimit`): far above any one lab's day, low enough to catch a typo.
  */
 export const MAX_LAB_JOBS_PER_DAY = 10_000
+
+/** GET /v4.0/account/audit (and the console's audit page): the page size when `top` is absent, and the largest. */
+export const AUDIT_LIST_DEFAULT_TOP = 20
+export const AUDIT_LIST_MAX_TOP = 100

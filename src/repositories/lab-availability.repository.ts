@@ -87,24 +87,29 @@ export async function setLabCapacity(
   return toState(rows[0] as LabAvailabilityState)
 }
 
-/**
- * Pauses the lab (keeping the moment of an earlier pause) or resumes it; whether it was paused before. One
- * statement that locks the row it reads, so of two concurrent changes the second sees the first's result.
- */
-export async function setLabPaused(
-  db: Queryable,
-  labCode: string,
-  paused: boolean,
-  at: Date,
-): Promise<{ wasPaused: boolean }> {
-  const rows = await db.query<{ wasPaused: boolean | null }>(
-    `WITH previous AS (SELECT paused_at FROM lab_availability WHERE lab_code = $1 FOR UPDATE)
-     INSERT INTO lab_availability AS current (lab_code, paused_at, updated_at)
+/** Pauses the lab (keeping the moment of an earlier pause) or resumes it. */
+export async function setLabPaused(db: Queryable, labCode: string, paused: boolean, at: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO lab_availability AS current (lab_code, paused_at, updated_at)
      VALUES ($1, CASE WHEN $2::boolean THEN $3::timestamptz END, $3)
      ON CONFLICT (lab_code) DO UPDATE SET
-       paused_at = CASE WHEN $2::boolean THEN COALESCE(current.paused_at, $3::timestamptz) END, updated_at = $3
-     RETURNING (SELECT paused_at IS NOT NULL FROM previous) AS "wasPaused"`,
+       paused_at = CASE WHEN $2::boolean THEN COALESCE(current.paused_at, $3::timestamptz) END, updated_at = $3`,
     [labCode, paused, at],
   )
-  return { wasPaused: rows[0]?.wasPaused === true }
+}
+
+/**
+ * Whether the lab is paused, its row locked until the transaction ends (made, unpaused, when it has none): of two
+ * transactions pausing a lab at once, the second sees the first's pause and does not report a change.
+ */
+export async function lockLabPaused(tx: Queryable, labCode: string, at: Date): Promise<boolean> {
+  await tx.query(
+    `INSERT INTO lab_availability (lab_code, updated_at) VALUES ($1, $2) ON CONFLICT (lab_code) DO NOTHING`,
+    [labCode, at],
+  )
+  const rows = await tx.query<{ paused: boolean }>(
+    'SELECT paused_at IS NOT NULL AS paused FROM lab_availability WHERE lab_code = $1 FOR UPDATE',
+    [labCode],
+  )
+  return rows[0]?.paused === true
 }

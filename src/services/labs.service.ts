@@ -29,7 +29,7 @@ import {
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
-import { listLabAvailability, setLabCapacity, setLabPaused } from '../repositories/lab-availability.repository.ts'
+import { listLabAvailability, lockLabPaused, setLabCapacity, setLabPaused } from '../repositories/lab-availability.repository.ts'
 import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
@@ -435,7 +435,8 @@ export function createLabsService(deps: {
     async setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean }> {
       const lab = catalogueLab(labCode)
       return db.transaction(async (tx) => {
-        const { wasPaused } = await setLabPaused(tx, lab.code, paused, clock.now())
+        const wasPaused = await lockLabPaused(tx, lab.code, clock.now())
+        await setLabPaused(tx, lab.code, paused, clock.now())
         // Pausing a paused lab changes nothing, so it records nothing.
         if (wasPaused !== paused) {
           await appendAuditEvent(
