@@ -29,7 +29,12 @@ import {
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
-import { listLabAvailability, lockLabPaused, setLabCapacity, setLabPaused } from '../repositories/lab-availability.repository.ts'
+import {
+  listLabAvailability,
+  lockLabPaused,
+  setLabCapacity,
+  setLabPaused,
+} from '../repositories/lab-availability.repository.ts'
 import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
