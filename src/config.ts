@@ -28,6 +28,7 @@ const DATA_COMMANDS = [
   'labs resume',
   'labs configure',
   'labs show',
+  'audit list',
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */

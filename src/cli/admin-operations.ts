@@ -4,9 +4,10 @@
 import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
-import type { AuditActor } from '../domain/audit.ts'
+import { type AuditActor, isAuditAction, isAuditActorKind } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
+import { AUDIT_LIST_MAX_TOP } from '../domain/limits.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import {
@@ -18,6 +19,7 @@ import {
   type ApiKeyView,
   toApiKeyView,
 } from '../services/accounts.service.ts'
+import type { AuditPage, AuditQuery, AuditService } from '../services/audit.service.ts'
 import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
@@ -30,6 +32,7 @@ export interface OperationContext {
   labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
+  audit: Pick<AuditService, 'list'>
   /** Who the audit trail names for the changes these operations make: the command line, on this host. */
   actor: AuditActor
 }
@@ -57,6 +60,17 @@ export interface TopUpResult {
   balance: string
   currency: string
   releasedOrderIds: string[]
+}
+
+/** What `audit list` asks for: every filter optional, as typed on the command line. */
+export interface AuditListInput {
+  account?: string
+  actions?: string[]
+  actor?: string
+  from?: string
+  to?: string
+  before?: string
+  top?: number
 }
 
 /** Refusals the user can fix by changing the command (exit 2); others are failures (exit 1). */
@@ -112,6 +126,8 @@ export interface AdminOperations {
   configureLabPush(input: { lab: string } & LabPushChange): Promise<LabPushSettingsView & { secret?: string }>
   /** A lab's push settings (never the secret, only its start) and delivery health. */
   showLabPush(input: { lab: string }): Promise<LabPushSettingsView>
+  /** The audit trail, every account's and the instance's own, newest first, one page. */
+  listAudit(input: AuditListInput): Promise<AuditPage>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -215,8 +231,51 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     async showLabPush(input: { lab: string }): Promise<LabPushSettingsView> {
       return translated(() => context.labPushes.show(input.lab), 2)
     },
+
+    async listAudit(input: AuditListInput): Promise<AuditPage> {
+      return translated(() => context.audit.list(auditQueryOf(input)), 2)
+    },
   }
 }
+/** The audit service's query from the command's flags; a refusal (exit 2) naming the flag that is wrong. */
+function auditQueryOf(input: AuditListInput): AuditQuery {
+  const query: AuditQuery = {}
+  if (input.account !== undefined) query.accountId = accountNumberOf(input.account)
+  if (input.actions !== undefined) {
+    const unknown = input.actions.filter((action) => !isAuditAction(action))
+    if (unknown.length > 0)
+      throw refused(`--action: "${unknown.join('", "')}" is not an action of the trail (docs/audit.md)`)
+    query.actions = input.actions.filter(isAuditAction)
+  }
+  if (input.actor !== undefined) {
+    if (!isAuditActorKind(input.actor)) {
+      throw refused(`--actor must be operator, key, session, lab, cli or system, got "${input.actor}"`)
+    }
+    query.actorKind = input.actor
+  }
+  for (const flag of ['from', 'to'] as const) {
+    const text = input[flag]
+    if (text === undefined) continue
+    const at = new Date(text)
+    if (Number.isNaN(at.getTime()))
+      throw refused(`--${flag} must be a date or date-time (2026-11-01, 2026-11-01T09:00Z), got "${text}"`)
+    query[flag] = at
+  }
+  if (query.from && query.to && query.from > query.to) throw refused('--from is after --to')
+  if (input.top !== undefined) {
+    if (!Number.isInteger(input.top) || input.top < 1 || input.top > AUDIT_LIST_MAX_TOP) {
+      throw refused(`--top must be a whole number from 1 to ${AUDIT_LIST_MAX_TOP}`)
+    }
+    query.top = input.top
+  }
+  if (input.before !== undefined) {
+    if (parseId('aud', input.before) === undefined)
+      throw refused(`--before must be an entry ID (aud_<number>), got "${input.before}"`)
+    query.before = input.before
+  }
+  return query
+}
+
 export type OperationName = keyof AdminOperations
 
 /** Runs an operation by name with a JSON input (the admin channel's handler). */

@@ -171,6 +171,7 @@ export async function runDataOperation<N extends OperationName>(
     labs,
     labPushes,
     { newSigningSecret },
+    { createAuditService },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -180,6 +181,7 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/labs.service.ts'),
     import('../services/lab-pushes.service.ts'),
     import('../domain/webhook-signature.ts'),
+    import('../services/audit.service.ts'),
   ])
   const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -231,6 +233,7 @@ export async function runDataOperation<N extends OperationName>(
         })
         return application.services.payments
       },
+      audit: createAuditService({ db: opened.db }),
       actor: commandLineActor(),
     })
     return (await runOperation(operations, name, input ?? {})) as Result

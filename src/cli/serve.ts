@@ -195,6 +195,7 @@ export function registerProcessCommands(program: Command): void {
         labs: app.services.labs,
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
+        audit: app.services.audit,
         actor: commandLineActor(),
       })
       adminChannel = await startAdminChannel(settings.dataDir, (name, input) => runOperation(operations, name, input))

@@ -177,6 +177,16 @@ for (const kind of testDatabaseKinds()) {
       })
       assert.deepEqual(entry.after, { signingSecretRotated: true })
       assert.equal(entry.environment, 'sandbox')
+      // The Developers page's Activity view shows the account's recent trail, this change first.
+      const activity = await t.app.sandbox.inject({ method: 'GET', url: '/dashboard/developers/activity', headers })
+      assert.equal(activity.statusCode, 200)
+      const rows = [...activity.body.matchAll(/<tr>\n<td>[\s\S]*?<\/tr>/g)].map((row) => row[0])
+      assert.deepEqual(
+        rows.map((row) => /<code>([a-zA-Z.]+)<\/code>/.exec(row)?.[1]),
+        ['account.settingsChanged', 'account.created'],
+      )
+      assert.match(rows[0] ?? '', /dashboard session of key pr_sandbox_/)
+      assert.match(rows[0] ?? '', /signingSecretRotated/)
     })
 
     test('a refused change records nothing', async () => {
@@ -208,6 +218,7 @@ for (const kind of testDatabaseKinds()) {
         labs: t.app.services.labs,
         labPushes: t.app.services.labPushes,
         payments: async () => t.app.services.payments,
+        audit: t.app.services.audit,
         actor: commandLineActor(),
       })
       const labCode = catalogue.labs[0]?.code as string
