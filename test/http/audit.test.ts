@@ -321,6 +321,36 @@ for (const kind of testDatabaseKinds()) {
       )
     })
 
+    test('a capacity saved in the lab portal names the lab too', async () => {
+      const labCode = catalogue.labs[2]?.code as string
+      const { key } = await t.app.services.labs.createLabKey(labCode, { kind: 'system' })
+      const form = { 'content-type': 'application/x-www-form-urlencoded' }
+      const signIn = await t.app.live.inject({
+        method: 'POST',
+        url: '/labs/portal/sign-in',
+        headers: form,
+        payload: new URLSearchParams({ labKey: key }).toString(),
+      })
+      const cookie = signIn.cookies.find((candidate) => candidate.name === 'printroute_lab_session')
+      assert.ok(cookie)
+      const headers = { cookie: `${cookie.name}=${cookie.value}` }
+      const page = await t.app.live.inject({ method: 'GET', url: '/labs/portal/jobs', headers })
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] as string
+      assert.ok(csrf)
+      const saved = await t.app.live.inject({
+        method: 'POST',
+        url: '/labs/portal/capacity',
+        headers: { ...headers, ...form },
+        payload: new URLSearchParams({ _csrf: csrf, jobsToday: '4' }).toString(),
+      })
+      assert.equal(saved.statusCode, 303, saved.body)
+      const [entry] = (await t.app.services.audit.list({ actions: ['lab.capacityReported'], actorKind: 'lab', top: 1 }))
+        .entries
+      assert.equal(entry?.target, labCode)
+      assert.deepEqual(entry?.actor, { kind: 'lab', description: `lab ${labCode}` })
+      assert.equal((entry?.after as { jobsToday: number } | undefined)?.jobsToday, 4)
+    })
+
     test('pages newest first by a cursor that new entries do not shift; another account sees none of it', async () => {
       const account = await t.createAccount()
       const other = await t.createAccount()

@@ -164,8 +164,9 @@ export function registerAuditPages(pages: FastifyInstance, console: AdminConsole
       ? ''
       : page.entries.length === 0
         ? html`<div class="empty card"><p>${filtered ? 'No entries match these filters.' : 'No entries yet.'}</p></div>`
-        : html`<div class="table-wrap"><table>
-<caption class="visually-hidden">Audit trail, newest first</caption>
+        : // Focusable, so that a keyboard can scroll the wide table on a phone.
+          html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="audit-caption"><table>
+<caption id="audit-caption" class="visually-hidden">Audit trail, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Account</th><th scope="col">Target</th><th scope="col">Change</th></tr></thead>
 <tbody>${page.entries.map(entryRow)}</tbody>
 </table></div>`

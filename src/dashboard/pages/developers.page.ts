@@ -144,7 +144,8 @@ settings changed, top-ups, and who made each. The whole trail: <code>GET /v4.0/a
 ${
   entries.length === 0
     ? html`<div class="empty card"><p>No changes recorded yet.</p></div>`
-    : html`<div class="table-wrap"><table><caption class="visually-hidden">Recent changes, newest first</caption>
+    : // Focusable, so that a keyboard can scroll the wide table on a phone.
+      html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="activity-caption"><table><caption id="activity-caption" class="visually-hidden">Recent changes, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Environment</th><th scope="col">Target</th><th scope="col">Change</th></tr></thead>
 <tbody>${entries.map(
         (entry) => html`<tr>
