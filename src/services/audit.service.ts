@@ -62,7 +62,10 @@ export function createAuditService(deps: { db: Database }): AuditService {
 async function list(db: Database, query: AuditQuery): Promise<AuditPage> {
   const failures: Failures = {}
   const top = query.top ?? AUDIT_LIST_DEFAULT_TOP
-  if (!Number.isInteger(top) || top < 1 || top > AUDIT_LIST_MAX_TOP) {
+  // The API's schema checks `top` first; the console and the command line reach here with theirs.
+  if (!Number.isInteger(top) || top < 1) {
+    addFailure(failures, 'top', { code: 'MustBeGreaterThanOrEqualTo', providedValue: top, comparisonValue: 1 })
+  } else if (top > AUDIT_LIST_MAX_TOP) {
     addFailure(failures, 'top', {
       code: 'MustBeLessThanOrEqualTo',
       providedValue: top,
