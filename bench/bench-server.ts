@@ -14,7 +14,6 @@ import { migrate } from '../src/adapters/migrator.ts'
 import { buildApplication } from '../src/app.ts'
 import { CreateOrderRequestSchema } from '../src/http/schemas/order.schema.ts'
 import { validatorCompiler } from '../src/http/validation.ts'
-import { TEST_ACTOR } from '../test/support/audit-actor.ts'
 import { BENCH_ORDER } from './bench-order.ts'
 
 const mode = process.argv[2]
@@ -75,7 +74,8 @@ async function startPrintroute(kind: 'pglite' | 'postgres') {
       pauseWindowSeconds: 0,
       callbackUrl: null,
     },
-    TEST_ACTOR,
+    // The benchmark's own setup: printroute, as the audit trail names it.
+    { kind: 'system' },
   )
   const key = account.keys.sandbox.key
   const created = await app.sandbox.inject({

@@ -14,7 +14,6 @@ import { type Database, PgliteDatabase, PostgresDatabase } from '../src/adapters
 import { PRINT_JPEG_QUALITY } from '../src/adapters/image-renderer.ts'
 import { migrate } from '../src/adapters/migrator.ts'
 import { type Application, type ApplicationOptions, buildApplication } from '../src/app.ts'
-import { TEST_ACTOR } from '../test/support/audit-actor.ts'
 
 export const BENCHMARKS_MD = join(import.meta.dirname, '..', 'docs', 'benchmarks.md')
 
@@ -134,7 +133,8 @@ export async function withBenchApplication<T>(
           pauseWindowSeconds: 0,
           callbackUrl: null,
         },
-        TEST_ACTOR,
+        // The benchmark's own setup: printroute, as the audit trail names it.
+        { kind: 'system' },
       )
       return await measure({
         app,

@@ -30,7 +30,6 @@ import { sha256File, withScratchFile } from '../src/adapters/scratch-files.ts'
 import { buildApplication } from '../src/app.ts'
 import { loadCatalogue } from '../src/catalogue/catalogue.loader.ts'
 import { PRODUCT_PREVIEW_EDGE } from '../src/services/previews/preview-cache.ts'
-import { TEST_ACTOR } from '../test/support/audit-actor.ts'
 import { BENCHMARKS_MD, cameraLikeJpeg, writeBenchmarksBlock } from './bench-support.ts'
 
 const SMOKE = process.env.BENCH_SMOKE === '1'
@@ -104,7 +103,8 @@ const { keys } = await app.services.accounts.createAccount(
     pauseWindowSeconds: 0,
     callbackUrl: null,
   },
-  TEST_ACTOR,
+  // The benchmark's own setup: printroute, as the audit trail names it.
+  { kind: 'system' },
 )
 const renderer = createImageRenderer({ concurrency: 1 })
 // The fetcher the application builds for previews and orders: the same address rules and limits.
