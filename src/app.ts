@@ -49,6 +49,7 @@ import { QUEUE_NAMES, startJobWorkers } from './jobs/registry.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
 import { createAccountsService } from './services/accounts.service.ts'
 import { createAdminViewsService } from './services/admin-views.service.ts'
+import { createAuditService } from './services/audit.service.ts'
 import { createBillingService } from './services/billing.service.ts'
 import { createCallbacksService } from './services/callbacks.service.ts'
 import {
@@ -334,6 +335,7 @@ function buildServices(
   })
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
+    audit: createAuditService({ db }),
     orders: createOrdersService({
       db,
       catalogue,
@@ -558,6 +560,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
   }
   const httpServices = (environment: Environment) => ({
     accounts: services.accounts,
+    audit: services.audit,
     orders: services.orders,
     orderActions: services.orderActions,
     printFiles: services.printFiles,

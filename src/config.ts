@@ -35,6 +35,7 @@ const DATA_COMMANDS = [
   'catalogue diff',
   'catalogue activate',
   'catalogue export',
+  'audit list',
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */

@@ -444,6 +444,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/account/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's audit trail (both environments), newest first: who changed what, and when */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/sandbox/orders/{orderId}": {
         parameters: {
             query?: never;
@@ -878,6 +895,47 @@ export interface components {
          * @enum {string}
          */
         AssetStatus: "InProgress" | "Complete" | "Error";
+        /** AuditActor */
+        AuditActor: {
+            /** @enum {string} */
+            kind: "operator" | "key" | "session" | "lab" | "cli" | "system";
+            /** @description Who, in words: "key pr_live_AbCd of acc_3", "dashboard session of key ...", "operator opr_2 (Dana)", "command line (user@host)", "lab uk6", "printroute". */
+            description: string;
+        };
+        /** AuditEntry */
+        AuditEntry: {
+            /** @description Entry ID, aud_<number>; a later entry has a higher number. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            at: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @enum {string} */
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "operator.created" | "operator.revoked";
+            /**
+             * @description The environment the change concerns; null when it concerns the whole account.
+             * @enum {string|null}
+             */
+            environment: "sandbox" | "live" | null;
+            /** @description What was changed: an account ID, a key prefix, a lab code... */
+            target: string | null;
+            /** @description The state before the change, as JSON (only the fields that changed; never a secret: keys by prefix); null where it does not apply. */
+            before: unknown;
+            /** @description The state after the change, as JSON (only the fields that changed; never a secret: keys by prefix); null where it does not apply. */
+            after: unknown;
+        };
+        /** AuditListResponse */
+        AuditListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            entries: components["schemas"]["AuditEntry"][];
+            hasMore: boolean;
+            /** @description The next (older) page; null on the last page. */
+            nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Branding */
         Branding: {
             postcard: {
@@ -3560,6 +3618,44 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only entries of these actions. Repeated or comma-separated. */
+                action?: string[];
+                /** @description Only entries made at or after this time. */
+                from?: string;
+                /** @description Only entries made before this time. */
+                to?: string;
+                /** @description An entry ID (aud_123): the page continues with older entries (the previous page's nextUrl). */
+                before?: string;
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

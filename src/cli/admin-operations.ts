@@ -4,11 +4,12 @@
 import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
-import type { AuditActor } from '../domain/audit.ts'
+import { type AuditActor, isAuditAction, isAuditActorKind } from '../domain/audit.ts'
 import type { CatalogueDiff } from '../domain/catalogue-diff.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { type InvoiceSeller, statementCsv } from '../domain/invoices.ts'
+import { AUDIT_LIST_MAX_TOP } from '../domain/limits.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import {
@@ -20,6 +21,7 @@ import {
   type ApiKeyView,
   toApiKeyView,
 } from '../services/accounts.service.ts'
+import type { AuditPage, AuditQuery, AuditService } from '../services/audit.service.ts'
 import {
   type CatalogueImport,
   CatalogueVersionError,
@@ -41,6 +43,9 @@ export interface OperationContext {
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller'>
   catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
+  audit: Pick<AuditService, 'list'>
+  /** Who the audit trail names for the changes these operations make: the command line, on this host. */
+  actor: AuditActor
 }
 
 /** A statement as a file: CSV text, or a PDF in base64 (operation results are JSON). */
@@ -52,17 +57,20 @@ export interface StatementFile {
   documentCount: number
 }
 
-/** The command line as the audit trail names it: this host and user (the process running the operation). */
-function cliActor(): AuditActor {
-  return { kind: 'cli', host: hostname(), user: userInfo().username }
-}
-
 /** A catalogue version number from the command line: a whole number from 1. */
 function catalogueVersionOf(value: unknown, what: string): number {
   const text = String(value)
   if (!/^[1-9]\d{0,8}$/.test(text))
     throw refused(`${what} must be a catalogue version number (1, 2, ...), got "${text}"`)
   return Number(text)
+}
+
+/**
+ * The command line as an audit actor: this host and the user running it. Through the admin channel the serving
+ * process names itself, which is the same host and user (only its owner may use the channel's socket).
+ */
+export function commandLineActor(): AuditActor {
+  return { kind: 'cli', host: hostname(), user: userInfo().username }
 }
 
 export interface AccountCreation {
@@ -80,6 +88,17 @@ export interface TopUpResult {
   balance: string
   currency: string
   releasedOrderIds: string[]
+}
+
+/** What `audit list` asks for: every filter optional, as typed on the command line. */
+export interface AuditListInput {
+  account?: string
+  actions?: string[]
+  actor?: string
+  from?: string
+  to?: string
+  before?: string
+  top?: number
 }
 
 /** Refusals the user can fix by changing the command (exit 2); others are failures (exit 1). */
@@ -161,6 +180,8 @@ export interface AdminOperations {
   activateCatalogue(input: { version: number }): Promise<{ version: number; previous: number | null }>
   /** A catalogue version's stored text. */
   exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }>
+  /** The audit trail, every account's and the instance's own, newest first, one page. */
+  listAudit(input: AuditListInput): Promise<AuditPage>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -171,7 +192,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     },
 
     async createAccount(input: AccountCreation): Promise<{ id: string; keys: Record<Environment, string> }> {
-      const created = await translated(() => context.accounts.createAccount(input))
+      const created = await translated(() => context.accounts.createAccount(input, context.actor))
       return { id: created.account.id, keys: { sandbox: created.keys.sandbox.key, live: created.keys.live.key } }
     },
 
@@ -193,7 +214,10 @@ export function createAdminOperations(context: OperationContext): AdminOperation
       for (const environment of input.environments ?? ENVIRONMENTS) {
         // The default scenario is a Sandbox setting: Live gets the rest of the change.
         const change = environment === 'sandbox' ? input.change : { ...input.change, sandboxScenario: undefined }
-        const result = await translated(() => context.accounts.updateSettings(accountNumber, environment, change), 2)
+        const result = await translated(
+          () => context.accounts.updateSettings(accountNumber, environment, change, context.actor),
+          2,
+        )
         if ('problems' in result) return result
       }
       const read = (environment: Environment) =>
@@ -213,7 +237,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
         throw refused(`${input.account} is billed by invoice; only prepaid accounts have a balance`)
       }
       const payments = await context.payments()
-      const result = await translated(() => payments.topUp(accountNumber, amountMinor, input.reference))
+      const result = await translated(() => payments.topUp(accountNumber, amountMinor, input.reference, context.actor))
       return {
         account: input.account,
         balance: formatMinorAsAmount(result.balanceMinor),
@@ -223,7 +247,9 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     },
 
     async createKey(input: { account: string; environment: Environment }): Promise<{ key: string }> {
-      const issued = await translated(() => context.accounts.createApiKey(input.account, input.environment))
+      const issued = await translated(() =>
+        context.accounts.createApiKey(input.account, input.environment, context.actor),
+      )
       return { key: issued.key }
     },
 
@@ -233,17 +259,17 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     },
 
     async revokeKey(input: { prefix: string }): Promise<{ revoked: string }> {
-      await translated(() => context.accounts.revokeApiKey(input.prefix))
+      await translated(() => context.accounts.revokeApiKey(input.prefix, context.actor))
       return { revoked: input.prefix }
     },
 
     async createLabKey(input: { lab: string }): Promise<{ key: string }> {
-      const issued = await translated(() => context.labs.createLabKey(input.lab), 2)
+      const issued = await translated(() => context.labs.createLabKey(input.lab, context.actor), 2)
       return { key: issued.key }
     },
 
     async setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }> {
-      const result = await translated(() => context.labs.setPaused(input.lab, input.paused === true), 2)
+      const result = await translated(() => context.labs.setPaused(input.lab, input.paused === true, context.actor), 2)
       return { lab: input.lab, wasPaused: result.wasPaused }
     },
 
@@ -253,7 +279,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
         ...(input.rotateSecret === true ? { rotateSecret: true } : {}),
         ...(input.removePush === true ? { removePush: true } : {}),
       }
-      return translated(() => context.labPushes.configure(input.lab, change), 2)
+      return translated(() => context.labPushes.configure(input.lab, change, context.actor), 2)
     },
 
     async showLabPush(input: { lab: string }): Promise<LabPushSettingsView> {
@@ -265,7 +291,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
       const address = Array.isArray(input.address) ? input.address.filter((line) => typeof line === 'string') : []
       return context.invoices.setSeller(
         { name: text(input.name) ?? '', address, taxNumber: text(input.taxNumber), email: text(input.email) },
-        cliActor(),
+        context.actor,
       )
     },
 
@@ -311,7 +337,7 @@ export function createAdminOperations(context: OperationContext): AdminOperation
         typeof input.sourceName === 'string' && input.sourceName !== '' ? input.sourceName : 'catalogue'
       return translated(
         () =>
-          context.catalogueVersions.import(input.content, sourceName, cliActor(), {
+          context.catalogueVersions.import(input.content, sourceName, context.actor, {
             activate: input.activate === true,
           }),
         2,
@@ -330,15 +356,58 @@ export function createAdminOperations(context: OperationContext): AdminOperation
 
     async activateCatalogue(input: { version: number }): Promise<{ version: number; previous: number | null }> {
       const version = catalogueVersionOf(input.version, 'N')
-      return translated(() => context.catalogueVersions.activate(version, cliActor()), 2)
+      return translated(() => context.catalogueVersions.activate(version, context.actor), 2)
     },
 
     async exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }> {
       const version = catalogueVersionOf(input.version, 'N')
       return { version, content: await translated(() => context.catalogueVersions.export(version), 2) }
     },
+
+    async listAudit(input: AuditListInput): Promise<AuditPage> {
+      return translated(() => context.audit.list(auditQueryOf(input)), 2)
+    },
   }
 }
+/** The audit service's query from the command's flags; a refusal (exit 2) naming the flag that is wrong. */
+function auditQueryOf(input: AuditListInput): AuditQuery {
+  const query: AuditQuery = {}
+  if (input.account !== undefined) query.accountId = accountNumberOf(input.account)
+  if (input.actions !== undefined) {
+    const unknown = input.actions.filter((action) => !isAuditAction(action))
+    if (unknown.length > 0)
+      throw refused(`--action: "${unknown.join('", "')}" is not an action of the trail (docs/audit.md)`)
+    query.actions = input.actions.filter(isAuditAction)
+  }
+  if (input.actor !== undefined) {
+    if (!isAuditActorKind(input.actor)) {
+      throw refused(`--actor must be operator, key, session, lab, cli or system, got "${input.actor}"`)
+    }
+    query.actorKind = input.actor
+  }
+  for (const flag of ['from', 'to'] as const) {
+    const text = input[flag]
+    if (text === undefined) continue
+    const at = new Date(text)
+    if (Number.isNaN(at.getTime()))
+      throw refused(`--${flag} must be a date or date-time (2026-11-01, 2026-11-01T09:00Z), got "${text}"`)
+    query[flag] = at
+  }
+  if (query.from && query.to && query.from > query.to) throw refused('--from is after --to')
+  if (input.top !== undefined) {
+    if (!Number.isInteger(input.top) || input.top < 1 || input.top > AUDIT_LIST_MAX_TOP) {
+      throw refused(`--top must be a whole number from 1 to ${AUDIT_LIST_MAX_TOP}`)
+    }
+    query.top = input.top
+  }
+  if (input.before !== undefined) {
+    if (parseId('aud', input.before) === undefined)
+      throw refused(`--before must be an entry ID (aud_<number>), got "${input.before}"`)
+    query.before = input.before
+  }
+  return query
+}
+
 export type OperationName = keyof AdminOperations
 
 /** Runs an operation by name with a JSON input (the admin channel's handler). */

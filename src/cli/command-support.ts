@@ -178,6 +178,7 @@ export async function runDataOperation<N extends OperationName>(
     { renderInvoicePdf, renderStatementPdf },
     { createCatalogueVersionsService },
     { silentLogger },
+    { createAuditService },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -191,8 +192,9 @@ export async function runDataOperation<N extends OperationName>(
     import('../adapters/invoice-pdf.ts'),
     import('../services/catalogue-versions.service.ts'),
     import('../services/observability.ts'),
+    import('../services/audit.service.ts'),
   ])
-  const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
+  const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
   const { createLabsService } = labs
   // Only migrate reports what it applied; every other command brings the schema up to date first.
@@ -236,12 +238,12 @@ export async function runDataOperation<N extends OperationName>(
       }),
       // Issuing a lab key and pausing a lab need only the database and the catalogue, not the pipeline.
       labs: {
-        createLabKey: (labCode) => labsWithoutPipeline().createLabKey(labCode),
-        setPaused: (labCode, paused) => labsWithoutPipeline().setPaused(labCode, paused),
+        createLabKey: (labCode, actor) => labsWithoutPipeline().createLabKey(labCode, actor),
+        setPaused: (labCode, paused, actor) => labsWithoutPipeline().setPaused(labCode, paused, actor),
       },
       // A lab's push settings, too: its pushes are made by the serving process's workers.
       labPushes: {
-        configure: (labCode, change) => labPushSettings().configure(labCode, change),
+        configure: (labCode, change, actor) => labPushSettings().configure(labCode, change, actor),
         show: (labCode) => labPushSettings().show(labCode),
       },
       catalogueVersions,
@@ -276,6 +278,8 @@ export async function runDataOperation<N extends OperationName>(
         renderInvoicePdf,
         renderStatementPdf,
       }),
+      audit: createAuditService({ db: opened.db }),
+      actor: commandLineActor(),
     })
     return (await runOperation(operations, name, input ?? {})) as Result
   } finally {

@@ -192,7 +192,7 @@ export function registerProcessCommands(program: Command): void {
     })
     if (!settings.databaseUrl) {
       const { startAdminChannel } = await import('../adapters/admin-channel.ts')
-      const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
+      const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
       const operations = createAdminOperations({
         db: opened.db,
         accounts: app.services.accounts,
@@ -201,6 +201,8 @@ export function registerProcessCommands(program: Command): void {
         payments: async () => app.services.payments,
         invoices: app.services.invoices,
         catalogueVersions: app.services.catalogueVersions,
+        audit: app.services.audit,
+        actor: commandLineActor(),
       })
       adminChannel = await startAdminChannel(settings.dataDir, (name, input) => runOperation(operations, name, input))
     }
@@ -223,12 +225,11 @@ export function registerProcessCommands(program: Command): void {
         logger.info(noAccountMessage())
         return
       }
-      const demo = await app.services.accounts.createAccount({
-        name: 'Demo merchant',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrl: null,
-      })
+      // printroute makes the demo account on its own at first start: the trail names it, not a person.
+      const demo = await app.services.accounts.createAccount(
+        { name: 'Demo merchant', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: null },
+        { kind: 'system' },
+      )
       const shown = {
         accountId: demo.account.id,
         keys: { sandbox: demo.keys.sandbox.key, live: demo.keys.live.key },

@@ -18,6 +18,19 @@ export type AuditActor =
   | { kind: 'system' }
 
 export type AuditActorKind = AuditActor['kind']
+/** Every kind of actor, in the order the console's filter lists them. */
+export const AUDIT_ACTOR_KINDS = [
+  'operator',
+  'key',
+  'session',
+  'lab',
+  'cli',
+  'system',
+] as const satisfies readonly AuditActorKind[]
+
+export function isAuditActorKind(value: string): value is AuditActorKind {
+  return (AUDIT_ACTOR_KINDS as readonly string[]).includes(value)
+}
 
 /** Every action the trail records; the API's `action` filter takes these. */
 export const AUDIT_ACTIONS = [

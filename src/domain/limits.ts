@@ -49,3 +49,6 @@ export const MAX_CATALOGUE_BYTES = 8 * 1_048_576
  * three times the file's, as JSON or form encoding can escape each byte into several.
  */
 export const CATALOGUE_BODY_LIMIT_BYTES = 3 * MAX_CATALOGUE_BYTES
+/** GET /v4.0/account/audit (and the console's audit page): the page size when `top` is absent, and the largest. */
+export const AUDIT_LIST_DEFAULT_TOP = 20
+export const AUDIT_LIST_MAX_TOP = 100

@@ -12,6 +12,7 @@ import { ServiceError } from '../domain/outcomes.ts'
 import { sessionCookieName } from '../domain/session-cookie.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
+import type { AuditService } from '../services/audit.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { HealthService } from '../services/health.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
@@ -47,6 +48,7 @@ import { installRateLimits, type PageViewOfThisCall, type RateLimitOptions, type
 import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
+import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerInvoicePdfRoute, registerInvoiceRoutes } from './routes/invoices.routes.ts'
@@ -114,6 +116,7 @@ export function jsonNestingDepth(text: string): number {
 
 export interface HttpServices {
   accounts: AccountsService
+  audit: AuditService
   orders: OrdersService
   orderActions: OrderActionsService
   /** Print files, their placement on the source and their previews (printroute's own endpoint). */
@@ -389,6 +392,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerCallbackRoutes(api, services.callbacks)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)
+      registerAuditRoutes(api, services.audit)
       if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders)
       registerOpenApiDocumentRoutes(api, app, openApi)
     },

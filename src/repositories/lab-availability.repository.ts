@@ -97,3 +97,19 @@ export async function setLabPaused(db: Queryable, labCode: string, paused: boole
     [labCode, paused, at],
   )
 }
+
+/**
+ * Whether the lab is paused, its row locked until the transaction ends (made, unpaused, when it has none): of two
+ * transactions pausing a lab at once, the second sees the first's pause and does not report a change.
+ */
+export async function lockLabPaused(tx: Queryable, labCode: string, at: Date): Promise<boolean> {
+  await tx.query(
+    `INSERT INTO lab_availability (lab_code, updated_at) VALUES ($1, $2) ON CONFLICT (lab_code) DO NOTHING`,
+    [labCode, at],
+  )
+  const rows = await tx.query<{ paused: boolean }>(
+    'SELECT paused_at IS NOT NULL AS paused FROM lab_availability WHERE lab_code = $1 FOR UPDATE',
+    [labCode],
+  )
+  return rows[0]?.paused === true
+}

@@ -2,6 +2,7 @@
 // only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import {
@@ -37,6 +38,7 @@ import {
   updatePauseWindow,
   updateSandboxScenarioDefault,
 } from '../repositories/accounts.repository.ts'
+import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 export type { Environment }
@@ -49,8 +51,15 @@ export interface Caller {
   environment: Environment
   /** The visible prefix of the key the request was made with (a dashboard session: the key it was made from). */
   keyPrefix: string
+  /** How the request was authenticated: the key itself, or a dashboard session made from it (its cookie). */
+  via: 'key' | 'session'
   pauseWindowSeconds: number
   billingCurrency: string
+}
+
+/** Who the audit trail names for a change made by this caller: the key, or the dashboard session made from it. */
+export function auditActorOf(caller: Caller): AuditActor {
+  return { kind: caller.via, accountId: caller.accountId, keyPrefix: caller.keyPrefix }
 }
 
 export interface Account {
@@ -153,23 +162,26 @@ export interface CreateAccountInput {
 /** Accounts and their API keys: who may call the API, in which environment, and each environment's settings. */
 export interface AccountsService {
   /** Creates an account with a signing secret and a key per environment; the keys are shown this once. */
-  createAccount(input: CreateAccountInput): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }>
+  createAccount(
+    input: CreateAccountInput,
+    actor: AuditActor,
+  ): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }>
   /** Every account. */
   listAccounts(): Promise<Account[]>
   /** How many accounts there are. */
   countAccounts(): Promise<number>
   /** A new key of an account (`acc_<number>`) for one environment; the only time the key is shown. */
-  createApiKey(accountId: string, environment: Environment): Promise<IssuedKey>
+  createApiKey(accountId: string, environment: Environment, actor: AuditActor): Promise<IssuedKey>
   /** An account's keys, oldest first, as stored (hashes, never the keys). */
   listApiKeys(accountId: string): Promise<ApiKeyRow[]>
   /** Revokes the active key with this prefix, whoever's it is (`printroute keys revoke`). */
-  revokeApiKey(prefix: string): Promise<void>
+  revokeApiKey(prefix: string, actor: AuditActor): Promise<void>
   /** The keys of the caller's account, both environments, newest first (GET /v4.0/account/keys). */
   listAccountKeys(caller: Caller): Promise<ApiKeyView[]>
   /** A new key of the caller's account for the caller's own environment; the only time the key is shown. */
-  issueAccountKey(caller: Caller): Promise<IssuedKey>
+  issueAccountKey(caller: Caller, actor: AuditActor): Promise<IssuedKey>
   /** Revokes a key of the caller's account; a Sandbox caller may revoke only Sandbox keys. */
-  revokeAccountKey(caller: Caller, prefix: string): Promise<ApiKeyView>
+  revokeAccountKey(caller: Caller, prefix: string, actor: AuditActor): Promise<ApiKeyView>
   /** The settings of one environment of an account as the API shows them. */
   getSettings(accountId: number, environment: Environment): Promise<AccountSettings>
   /** Changes the settings of one environment of an account; the problems by field instead when any is refused. */
@@ -177,6 +189,7 @@ export interface AccountsService {
     accountId: number,
     environment: Environment,
     change: AccountSettingsChange,
+    actor: AuditActor,
   ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }>
   /** The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys. */
   identify(apiKey: string): Promise<Caller | undefined>
@@ -202,7 +215,7 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
   const identify = (apiKey: string) => identifyKey(context, apiKey)
 
   return {
-    createAccount: (input) => createAccount(context, input),
+    createAccount: (input, actor) => createAccount(context, input, actor),
 
     async listAccounts(): Promise<Account[]> {
       return Promise.all(
@@ -214,11 +227,11 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
       return countAccounts(db)
     },
 
-    async createApiKey(accountId: string, environment: Environment): Promise<IssuedKey> {
+    async createApiKey(accountId: string, environment: Environment, actor: AuditActor): Promise<IssuedKey> {
       const id = parseAccountId(accountId)
       return db.transaction(async (tx) => {
         if (!(await findAccount(tx, id))) throw new AccountError(`No account ${accountId}`)
-        return issueKey(context, tx, id, environment)
+        return issueRecordedKey(context, tx, id, environment, actor)
       })
     },
 
@@ -226,8 +239,13 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
       return listApiKeys(db, parseAccountId(accountId))
     },
 
-    async revokeApiKey(prefix: string): Promise<void> {
-      if (!(await revokeApiKey(db, prefix, clock.now()))) throw new AccountError(`No active key with prefix ${prefix}`)
+    async revokeApiKey(prefix: string, actor: AuditActor): Promise<void> {
+      const revoked = await db.transaction(async (tx) => {
+        const key = await revokeApiKey(tx, prefix, clock.now())
+        if (key) await recordKeyRevoked(tx, key, actor, clock.now())
+        return key
+      })
+      if (!revoked) throw new AccountError(`No active key with prefix ${prefix}`)
       context.keyCache.clear()
     },
 
@@ -235,13 +253,14 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
       return (await listApiKeys(db, caller.accountId)).reverse().map(toApiKeyView)
     },
 
-    async issueAccountKey(caller: Caller): Promise<IssuedKey> {
-      return db.transaction((tx) => issueKey(context, tx, caller.accountId, caller.environment))
+    async issueAccountKey(caller: Caller, actor: AuditActor): Promise<IssuedKey> {
+      return db.transaction((tx) => issueRecordedKey(context, tx, caller.accountId, caller.environment, actor))
     },
 
-    revokeAccountKey: (caller, prefix) => revokeAccountKey(context, caller, prefix),
+    revokeAccountKey: (caller, prefix, actor) => revokeAccountKey(context, caller, prefix, actor),
     getSettings: (accountId, environment) => getSettings(context, accountId, environment),
-    updateSettings: (accountId, environment, change) => updateSettings(context, accountId, environment, change),
+    updateSettings: (accountId, environment, change, actor) =>
+      updateSettings(context, accountId, environment, change, actor),
     identify,
 
     async authenticate(apiKey: string, environment: Environment): Promise<Caller | undefined> {
@@ -263,6 +282,46 @@ async function issueKey(
   return { key, prefix, environment, created: createdAt.toISOString() }
 }
 
+/** Issues a key and records it in the audit trail (by its prefix: the key itself is never recorded). */
+async function issueRecordedKey(
+  context: AccountsContext,
+  tx: Queryable,
+  accountId: number,
+  environment: Environment,
+  actor: AuditActor,
+): Promise<IssuedKey> {
+  const issued = await issueKey(context, tx, accountId, environment)
+  await appendAuditEvent(
+    tx,
+    {
+      actor,
+      action: 'key.created',
+      accountId,
+      environment,
+      target: issued.prefix,
+      after: { prefix: issued.prefix, environment },
+    },
+    context.clock.now(),
+  )
+  return issued
+}
+
+async function recordKeyRevoked(tx: Queryable, key: ApiKeyRow, actor: AuditActor, at: Date): Promise<void> {
+  await appendAuditEvent(
+    tx,
+    {
+      actor,
+      action: 'key.revoked',
+      accountId: key.accountId,
+      environment: key.environment,
+      target: key.prefix,
+      before: { revoked: null },
+      after: { revoked: key.revokedAt?.toISOString() ?? at.toISOString() },
+    },
+    at,
+  )
+}
+
 /**
  * The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys.
  * The HTTP layer compares the environment with the address the key came to, so that a key of the other
@@ -279,6 +338,7 @@ async function identifyKey(context: AccountsContext, apiKey: string): Promise<Ca
     accountId: owner.account.id,
     environment: owner.environment,
     keyPrefix: owner.keyPrefix,
+    via: 'key' as const,
     pauseWindowSeconds: owner.account.pauseWindowSeconds,
     billingCurrency: owner.account.billingCurrency,
   }
@@ -313,6 +373,7 @@ async function getSettings(
 async function createAccount(
   context: AccountsContext,
   input: CreateAccountInput,
+  actor: AuditActor,
 ): Promise<{ account: Account; keys: { sandbox: IssuedKey; live: IssuedKey } }> {
   if (input.name.trim() === '') throw new AccountError('The account name must not be empty')
   const refused = refusedCharacter(input.name, false)
@@ -349,7 +410,28 @@ async function createAccount(
     for (const environment of ENVIRONMENTS) await ensureSigningSecret(tx, row.id, environment, newSigningSecret())
     const sandbox = await issueKey(context, tx, row.id, 'sandbox')
     const live = await issueKey(context, tx, row.id, 'live')
-    return { account: toAccount(row, callbackUrls), keys: { sandbox, live } }
+    const account = toAccount(row, callbackUrls)
+    // One entry for the account and its first two keys (named by prefix), made in the same instant.
+    await appendAuditEvent(
+      tx,
+      {
+        actor,
+        action: 'account.created',
+        accountId: row.id,
+        environment: null,
+        target: account.id,
+        after: {
+          name: account.name,
+          billingCurrency: account.billingCurrency,
+          billingMode: account.billingMode,
+          pauseWindowSeconds: account.pauseWindowSeconds,
+          callbackUrls,
+          keyPrefixes: { sandbox: sandbox.prefix, live: live.prefix },
+        },
+      },
+      context.clock.now(),
+    )
+    return { account, keys: { sandbox, live } }
   })
 }
 
@@ -358,14 +440,23 @@ async function createAccount(
  * only Sandbox keys: Sandbox keys are the ones handed to developers and test systems, which must not be
  * able to cut off Live (as with the pause window, which only a Live key changes).
  */
-async function revokeAccountKey(context: AccountsContext, caller: Caller, prefix: string): Promise<ApiKeyView> {
+async function revokeAccountKey(
+  context: AccountsContext,
+  caller: Caller,
+  prefix: string,
+  actor: AuditActor,
+): Promise<ApiKeyView> {
   const notFound = () => new ServiceError('EntityNotFound', `The account has no active key with prefix ${prefix}`)
   const key = await findActiveApiKey(context.db, caller.accountId, prefix)
   if (!key) throw notFound()
   if (key.environment === 'live' && caller.environment !== 'live') {
     throw new ServiceError('Unauthorized', 'Live keys are revoked with a Live key (a Sandbox key can list them)')
   }
-  const revoked = await revokeApiKey(context.db, prefix, context.clock.now(), caller.accountId)
+  const revoked = await context.db.transaction(async (tx) => {
+    const row = await revokeApiKey(tx, prefix, context.clock.now(), caller.accountId)
+    if (row) await recordKeyRevoked(tx, row, actor, context.clock.now())
+    return row
+  })
   if (!revoked) throw notFound()
   // Revocation bites at once in this process (other API processes within API_KEY_CACHE_SECONDS).
   context.keyCache.clear()
@@ -410,6 +501,7 @@ async function updateSettings(
   accountId: number,
   environment: Environment,
   change: AccountSettingsChange,
+  actor: AuditActor,
 ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }> {
   const problems = settingsProblems(environment, change)
   if (Object.keys(problems).length > 0) return { problems }
@@ -417,17 +509,48 @@ async function updateSettings(
   const pause = change.pauseWindowSeconds
   const scenario = change.sandboxScenario
   const found = await context.db.transaction(async (tx) => {
-    if (!(await findAccount(tx, accountId))) return false
-    if (pause !== undefined) await updatePauseWindow(tx, accountId, pause)
-    if (change.callbackUrl !== undefined) await updateCallbackUrl(tx, accountId, environment, change.callbackUrl)
+    const account = await findAccount(tx, accountId)
+    const stored = await readEnvironmentSettings(tx, accountId, environment)
+    if (!account || !stored) return false
+    const was: RecordedSettings = {
+      callbackUrl: stored.callbackUrl,
+      pauseWindowSeconds: account.pauseWindowSeconds,
+      sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null,
+    }
+    const now: RecordedSettings = { ...was }
+    if (pause !== undefined) {
+      await updatePauseWindow(tx, accountId, pause)
+      now.pauseWindowSeconds = pause
+    }
+    if (change.callbackUrl !== undefined) {
+      await updateCallbackUrl(tx, accountId, environment, change.callbackUrl)
+      now.callbackUrl = change.callbackUrl
+    }
     if (scenario !== undefined) {
       const parsedScenario = typeof scenario === 'string' ? parseSandboxScenario(scenario) : null
       await updateSandboxScenarioDefault(tx, accountId, parsedScenario ?? null)
+      now.sandboxScenario = parsedScenario ?? null
     }
-    if (change.rotateSigningSecret === true) {
+    const rotated = change.rotateSigningSecret === true
+    if (rotated) {
       const overlap = change.signingSecretOverlapSeconds ?? DEFAULT_SIGNING_OVERLAP_SECONDS
       const expires = new Date(clock.now().getTime() + overlap * 1000)
       await rotateSigningSecret(tx, accountId, environment, newSigningSecret(), expires)
+    }
+    const difference = settingsDifference(was, now, rotated)
+    if (difference) {
+      await appendAuditEvent(
+        tx,
+        {
+          actor,
+          action: 'account.settingsChanged',
+          accountId,
+          environment,
+          target: formatId('acc', accountId),
+          ...difference,
+        },
+        clock.now(),
+      )
     }
     return true
   })
@@ -436,4 +559,33 @@ async function updateSettings(
   // API_KEY_CACHE_SECONDS.
   context.keyCache.clear()
   return { settings: await getSettings(context, accountId, environment) }
+}
+
+/** The settings the audit trail shows before and after a change: never the signing secret itself. */
+interface RecordedSettings {
+  callbackUrl: string | null
+  pauseWindowSeconds: number
+  sandboxScenario: SandboxScenario | null
+}
+
+/**
+ * The fields a settings change changed, before and after; a rotation is `signingSecretRotated: true` (the secret
+ * is never recorded). Undefined when nothing changed (a change to the values already set is not recorded).
+ */
+function settingsDifference(
+  was: RecordedSettings,
+  now: RecordedSettings,
+  rotated: boolean,
+): { before: Record<string, unknown> | null; after: Record<string, unknown> } | undefined {
+  const before: Record<string, unknown> = {}
+  const after: Record<string, unknown> = {}
+  for (const field of ['callbackUrl', 'pauseWindowSeconds', 'sandboxScenario'] as const) {
+    if (was[field] !== now[field]) {
+      before[field] = was[field]
+      after[field] = now[field]
+    }
+  }
+  if (rotated) after.signingSecretRotated = true
+  if (Object.keys(after).length === 0) return undefined
+  return { before: Object.keys(before).length > 0 ? before : null, after }
 }

@@ -214,6 +214,8 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
     accountId: stored.accountId,
     environment: stored.environment,
     keyPrefix: '',
+    // Reads only: nothing the console shows through this caller is recorded in the audit trail.
+    via: 'key',
     pauseWindowSeconds: account.pauseWindowSeconds,
     billingCurrency: account.billingCurrency,
   }
@@ -334,13 +336,11 @@ async function setLabPaused(
   deps: AdminViewsDeps,
   labCode: string,
   paused: boolean,
-  // The labs service records the change in the audit trail once its setPaused takes the actor; until then the
-  // console's operator is known here and passed no further.
-  _actor: AuditActor,
+  actor: AuditActor,
 ): Promise<{ wasPaused: boolean } | null> {
   const lab = deps.catalogue.findLab(labCode)
   if (!lab) return null
-  return deps.labs.setPaused(lab.code, paused)
+  return deps.labs.setPaused(lab.code, paused, actor)
 }
 
 function endpointView(row: FailingEndpointRow): FailingEndpointView {

@@ -7,6 +7,7 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { formatId, parseRequestId } from '../domain/ids.ts'
 import { deliveryJob } from '../domain/jobs.ts'
@@ -24,6 +25,7 @@ import { CALLBACK_LIST_DEFAULT_TOP, DEFAULT_SIGNING_OVERLAP_SECONDS } from '../d
 import type { PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
+import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {
   findDelivery,
   findLabDelivery,
@@ -111,7 +113,11 @@ export interface LabPushChange {
 
 export interface LabPushesService extends LabEventsRecorder {
   /** Changes a lab's push settings; `secret` is set when a new one was made (the only time it is shown). */
-  configure(labCode: string, change: LabPushChange): Promise<LabPushSettingsView & { secret?: string }>
+  configure(
+    labCode: string,
+    change: LabPushChange,
+    actor: AuditActor,
+  ): Promise<LabPushSettingsView & { secret?: string }>
   /** A lab's push settings and delivery health. */
   show(labCode: string): Promise<LabPushSettingsView>
   /** The lab's pushes, newest first, each with its attempts (GET /labs/v1/pushes). */
@@ -175,7 +181,11 @@ export function createLabPushSettings(
     }
   }
 
-  async function configure(labCode: string, change: LabPushChange): Promise<LabPushSettingsView & { secret?: string }> {
+  async function configure(
+    labCode: string,
+    change: LabPushChange,
+    actor: AuditActor,
+  ): Promise<LabPushSettingsView & { secret?: string }> {
     const lab = catalogueLab(labCode)
     const chosen = [change.pushUrl !== undefined, change.rotateSecret === true, change.removePush === true]
     if (chosen.every((given) => !given))
@@ -183,22 +193,48 @@ export function createLabPushSettings(
     if (change.removePush === true && (chosen[0] || chosen[1])) {
       throw new LabError('--remove-push goes alone: it removes the URL and the secrets')
     }
+    const problem = change.pushUrl === undefined ? undefined : unfetchableUrlReason(change.pushUrl)
+    if (problem !== undefined) throw new LabError(`--push-url ${change.pushUrl} cannot be called: ${problem}`)
     const now = clock.now()
     let secret: string | undefined
-    if (change.removePush === true) {
-      await removeLabPush(db, lab.code, now)
-    }
-    if (change.pushUrl !== undefined) {
-      const problem = unfetchableUrlReason(change.pushUrl)
-      if (problem !== undefined) throw new LabError(`--push-url ${change.pushUrl} cannot be called: ${problem}`)
-      const set = await setLabPushUrl(db, lab.code, change.pushUrl, deps.newSigningSecret(), now)
-      if (set.created) secret = set.secret
-    }
-    if (change.rotateSecret === true) {
-      secret = deps.newSigningSecret()
-      const overlapEnds = new Date(now.getTime() + DEFAULT_SIGNING_OVERLAP_SECONDS * 1000)
-      await rotateLabSigningSecret(db, lab.code, secret, overlapEnds, now)
-    }
+    // The change and its audit entry together: both kept or neither.
+    await db.transaction(async (tx) => {
+      const before = pushUrlOf(await readLabPushEndpoint(tx, lab.code), lab.pushUrl)
+      let secretCreated = false
+      if (change.removePush === true) {
+        await removeLabPush(tx, lab.code, now)
+      }
+      if (change.pushUrl !== undefined) {
+        const set = await setLabPushUrl(tx, lab.code, change.pushUrl, deps.newSigningSecret(), now)
+        if (set.created) secret = set.secret
+        secretCreated = set.created
+      }
+      if (change.rotateSecret === true) {
+        secret = deps.newSigningSecret()
+        const overlapEnds = new Date(now.getTime() + DEFAULT_SIGNING_OVERLAP_SECONDS * 1000)
+        await rotateLabSigningSecret(tx, lab.code, secret, overlapEnds, now)
+      }
+      const after = pushUrlOf(await readLabPushEndpoint(tx, lab.code), lab.pushUrl)
+      // Whether a secret was made or rotated, never the secret.
+      await appendAuditEvent(
+        tx,
+        {
+          actor,
+          action: 'lab.pushConfigured',
+          accountId: null,
+          environment: null,
+          target: lab.code,
+          before: { url: before.url },
+          after: {
+            url: after.url,
+            secretCreated,
+            secretRotated: change.rotateSecret === true,
+            removed: change.removePush === true,
+          },
+        },
+        now,
+      )
+    })
     // The secret is printed once by the command; the log says only what changed.
     log.info(
       {

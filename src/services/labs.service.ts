@@ -2,6 +2,7 @@
 // the same pipeline functions the simulated labs use.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { shipByDate } from '../domain/delivery-promise.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal } from '../domain/delivery-tracking.ts'
@@ -27,7 +28,13 @@ import {
 } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
-import { listLabAvailability, setLabCapacity, setLabPaused } from '../repositories/lab-availability.repository.ts'
+import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import {
+  listLabAvailability,
+  lockLabPaused,
+  setLabCapacity,
+  setLabPaused,
+} from '../repositories/lab-availability.repository.ts'
 import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
@@ -260,7 +267,7 @@ export interface LabCapacityView {
 /** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
 export interface LabsService {
   /** A new key for a catalogue lab; the only time the key is shown. */
-  createLabKey(labCode: string): Promise<{ key: string; prefix: string }>
+  createLabKey(labCode: string, actor: AuditActor): Promise<{ key: string; prefix: string }>
   /** The lab code a lab key belongs to; undefined for an unknown key. */
   authenticateLab(key: string): Promise<string | undefined>
   /** The Live shipments a lab still has to make or ship, with everything it needs to do so. */
@@ -270,9 +277,9 @@ export interface LabsService {
   /** The lab's capacity for its day, its jobs given today and whether it is paused. */
   capacity(labCode: string): Promise<LabCapacityView>
   /** Records that the lab can take `jobsToday` more jobs today; its capacity after it. */
-  reportCapacity(labCode: string, jobsToday: number): Promise<LabCapacityView>
+  reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<LabCapacityView>
   /** Pauses (no new work goes to it) or resumes a catalogue lab; whether it was paused before. */
-  setPaused(labCode: string, paused: boolean): Promise<{ wasPaused: boolean }>
+  setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean }>
 }
 
 export function createLabsService(deps: {
@@ -320,11 +327,19 @@ export function createLabsService(deps: {
   }
 
   return {
-    async createLabKey(labCode: string): Promise<{ key: string; prefix: string }> {
+    async createLabKey(labCode: string, actor: AuditActor): Promise<{ key: string; prefix: string }> {
       const lab = catalogue.findLab(labCode)
       if (!lab) throw new LabError(`The catalogue has no lab ${labCode}`)
       const { key, prefix } = newSecretKey('lab')
-      await insertLabKey(db, { labCode: lab.code, prefix, keyHash: hashSecretKey(key), createdAt: clock.now() })
+      await db.transaction(async (tx) => {
+        await insertLabKey(tx, { labCode: lab.code, prefix, keyHash: hashSecretKey(key), createdAt: clock.now() })
+        // The key by its prefix only: the trail never holds a secret.
+        await appendAuditEvent(
+          tx,
+          { actor, action: 'lab.keyCreated', accountId: null, environment: null, target: lab.code, after: { prefix } },
+          clock.now(),
+        )
+      })
       return { key, prefix }
     },
 
@@ -403,9 +418,26 @@ export function createLabsService(deps: {
 
     capacity: capacityOf,
 
-    async reportCapacity(labCode: string, jobsToday: number): Promise<LabCapacityView> {
+    async reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<LabCapacityView> {
       const lab = catalogueLab(labCode)
-      await setLabCapacity(db, lab.code, labDate(lab, clock.now()), jobsToday, clock.now())
+      const date = labDate(lab, clock.now())
+      await db.transaction(async (tx) => {
+        const before = (await listLabAvailability(tx)).find((candidate) => candidate.labCode === lab.code)
+        await setLabCapacity(tx, lab.code, date, jobsToday, clock.now())
+        await appendAuditEvent(
+          tx,
+          {
+            actor,
+            action: 'lab.capacityReported',
+            accountId: null,
+            environment: null,
+            target: lab.code,
+            before: { date, jobsToday: before?.capacityDate === date ? before.capacityJobs : null },
+            after: { date, jobsToday },
+          },
+          clock.now(),
+        )
+      })
       const view = await capacityOf(lab.code)
       log.info(
         { labCode, step: 'lab-api', call: 'capacity', jobsToday, date: view.date },
@@ -414,11 +446,29 @@ export function createLabsService(deps: {
       return view
     },
 
-    async setPaused(labCode: string, paused: boolean): Promise<{ wasPaused: boolean }> {
+    async setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean }> {
       const lab = catalogueLab(labCode)
-      const before = (await listLabAvailability(db)).find((candidate) => candidate.labCode === lab.code)
-      await setLabPaused(db, lab.code, paused, clock.now())
-      return { wasPaused: before?.paused ?? false }
+      return db.transaction(async (tx) => {
+        const wasPaused = await lockLabPaused(tx, lab.code, clock.now())
+        await setLabPaused(tx, lab.code, paused, clock.now())
+        // Pausing a paused lab changes nothing, so it records nothing.
+        if (wasPaused !== paused) {
+          await appendAuditEvent(
+            tx,
+            {
+              actor,
+              action: paused ? 'lab.paused' : 'lab.resumed',
+              accountId: null,
+              environment: null,
+              target: lab.code,
+              before: { paused: wasPaused },
+              after: { paused },
+            },
+            clock.now(),
+          )
+        }
+        return { wasPaused }
+      })
     },
   }
 }

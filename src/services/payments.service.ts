@@ -5,11 +5,13 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { CardDetails, PaymentProvider } from '../adapters/payment-provider.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import type { PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { findAccount, readBalance } from '../repositories/accounts.repository.ts'
+import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import { listOrdersAwaitingPayment, readOrder } from '../repositories/orders.repository.ts'
 import { type BillingService, paymentTokenMatches } from './billing.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
@@ -46,6 +48,7 @@ export interface PaymentsService {
     accountId: number,
     amountMinor: bigint,
     reference: string | null,
+    actor: AuditActor,
   ): Promise<{ balanceMinor: bigint; currency: string; releasedOrderIds: string[] }>
 }
 
@@ -158,12 +161,34 @@ export function createPaymentsService(deps: {
       accountId: number,
       amountMinor: bigint,
       reference: string | null,
+      actor: AuditActor,
     ): Promise<{ balanceMinor: bigint; currency: string; releasedOrderIds: string[] }> {
       const account = await findAccount(db, accountId)
       if (!account) throw new ServiceError('EntityNotFound', `No account ${formatId('acc', accountId)}`)
-      let balanceMinor = await db.transaction((tx) =>
-        deps.billing.credit(tx, accountId, amountMinor, 'top-up', { currency: account.billingCurrency, reference }),
-      )
+      const currency = account.billingCurrency
+      let balanceMinor = await db.transaction(async (tx) => {
+        const after = await deps.billing.credit(tx, accountId, amountMinor, 'top-up', { currency, reference })
+        // Balances are Live money (Sandbox never bills).
+        await appendAuditEvent(
+          tx,
+          {
+            actor,
+            action: 'account.toppedUp',
+            accountId,
+            environment: 'live',
+            target: formatId('acc', accountId),
+            before: { balance: formatMinorAsAmount(after - amountMinor), currency },
+            after: {
+              amount: formatMinorAsAmount(amountMinor),
+              currency,
+              reference,
+              balance: formatMinorAsAmount(after),
+            },
+          },
+          deps.clock.now(),
+        )
+        return after
+      })
       const releasedOrderIds: string[] = []
       // One transaction per order, each locking the order before the account (the order every path takes).
       for (const orderNumber of await listOrdersAwaitingPayment(db, accountId)) {

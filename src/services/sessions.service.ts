@@ -95,6 +95,7 @@ export function createSessionsService(deps: { db: Database; clock: Clock }): Ses
         accountId: owner.accountId,
         environment: owner.environment,
         keyPrefix: owner.keyPrefix,
+        via: 'session',
         pauseWindowSeconds: owner.pauseWindowSeconds,
         billingCurrency: owner.billingCurrency,
       }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -231,7 +232,7 @@ for (const kind of testDatabaseKinds()) {
       const orderId = created.order.id
       const held = await drive.allocate(orderId)
       assert.ok(held.document.status.issues.some((issue) => issue.errorCode === 'RequiresPaymentAuthorisation'))
-      await t.app.services.payments.topUp(parseId('acc', account.id) as number, 100_000n, null)
+      await t.app.services.payments.topUp(parseId('acc', account.id) as number, 100_000n, null, TEST_ACTOR)
       const list = (await events(account.liveKey, '', 'live')).events
       assert.deepEqual(
         list.map((event: any) => event.type),

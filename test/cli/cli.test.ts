@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir, userInfo } from 'node:os'
 import { join, relative as relativePath, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Command } from 'commander'
@@ -122,6 +122,54 @@ describe('printroute command line', () => {
     assert.equal(account.name, 'Shop One')
     assert.equal(account.pauseWindowSeconds, 1800)
     assert.equal(account.billingCurrency, 'GBP')
+  })
+
+  test("audit list: the command line's changes, named by user and host, newest first; bad filters refused", async () => {
+    const created = JSON.parse((await withData(['accounts', 'create', '--name', 'Audited', '--json'])).stdout)
+    const issued = await withData(['keys', 'create', '--account', created.id, '--env', 'live'])
+    assert.equal(issued.code, 0, issued.stderr)
+    const key = issued.stdout.trim()
+    const listed = await withData(['audit', 'list', '--account', created.id, '--json'])
+    assert.equal(listed.code, 0, listed.stderr)
+    const page = JSON.parse(listed.stdout)
+    assert.deepEqual(
+      page.entries.map((entry: any) => [entry.action, entry.accountId, entry.actor]),
+      [
+        [
+          'key.created',
+          created.id,
+          { kind: 'cli', description: `command line (${userInfo().username}@${hostname()})` },
+        ],
+        [
+          'account.created',
+          created.id,
+          { kind: 'cli', description: `command line (${userInfo().username}@${hostname()})` },
+        ],
+      ],
+    )
+    assert.equal(page.hasMore, false)
+    assert.ok(!listed.stdout.includes(key), 'the key is not in the trail')
+    const text = await withData(['audit', 'list', '--account', created.id, '--action', 'key.created', '--top', '1'])
+    assert.equal(text.code, 0, text.stderr)
+    const lines = text.stdout.trim().split('\n')
+    assert.equal(lines.length, 1)
+    assert.match(
+      lines[0] ?? '',
+      new RegExp(`^aud_\\d+\t\\S+\tcommand line \\(.+\\)\tkey.created\t${created.id} live\tpr_live_`),
+    )
+    for (const [args, message] of [
+      [['--action', 'key.stolen'], /--action: "key.stolen" is not an action/],
+      [['--actor', 'robot'], /--actor must be operator/],
+      [['--from', 'someday'], /--from must be a date/],
+      [['--from', '2026-03-02', '--to', '2026-03-01'], /--from is after --to/],
+      [['--top', '0'], /--top must be a whole number from 1 to 100/],
+      [['--before', 'ord_1'], /--before must be an entry ID/],
+      [['--account', 'shop'], /is not an account ID/],
+    ] as const) {
+      const refused = await withData(['audit', 'list', ...args])
+      assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stdout}`)
+      assert.match(refused.stderr, message)
+    }
   })
 
   test('prepaid accounts: created with --billing-mode, topped up, the balance listed', async () => {

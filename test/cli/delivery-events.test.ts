@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type CliSession, killStartedPrintroutes, startCliSession, startPrintroute } from '../support/cli.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -72,7 +73,7 @@ describe('delivery events in orders watch and listen', () => {
       const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` }, account.liveKey)).order
       return order.shipments[0]
     })
-    const labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)).key
+    const labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
     await waitFor("the shipment in its lab's job list", async () => {
       const listed = await t.app.live.inject({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': labKey } })
       return json(listed).jobs.some((job: { shipmentId: string }) => job.shipmentId === shipment.id) || undefined

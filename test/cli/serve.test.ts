@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
@@ -210,6 +210,27 @@ describe('printroute serve', () => {
     const unknownLab = await withData(['labs', 'pause', '--lab', 'NOPE'])
     assert.equal(unknownLab.code, 2)
     assert.match(unknownLab.stderr, /no lab NOPE/)
+    // Every change above is in the audit trail, run by the serving process for the command line that asked;
+    // the demo account was made by printroute itself. The refused ones recorded nothing.
+    const trail = await withData(['audit', 'list', '--top', '100', '--json'])
+    assert.equal(trail.code, 0, trail.stderr)
+    const entries = JSON.parse(trail.stdout).entries as { action: string; target: string; actor: any }[]
+    const commandLine = { kind: 'cli', description: `command line (${userInfo().username}@${hostname()})` }
+    assert.deepEqual(
+      entries.map((entry) => [entry.action, entry.target]),
+      [
+        ['lab.resumed', 'uk6'],
+        ['lab.paused', 'uk6'],
+        ['lab.keyCreated', 'uk6'],
+        ['account.toppedUp', account.id],
+        ['account.created', account.id],
+        ['key.revoked', key.slice(0, 'pr_sandbox_'.length + 8)],
+        ['key.created', key.slice(0, 'pr_sandbox_'.length + 8)],
+        ['account.created', 'acc_1'],
+      ],
+    )
+    for (const entry of entries.slice(0, -1)) assert.deepEqual(entry.actor, commandLine)
+    assert.deepEqual(entries.at(-1)?.actor, { kind: 'system', description: 'printroute' })
     // A second server on the same data directory is still refused: one process holds the embedded database.
     const second = await printroute(['serve', '--port', '0', '--sandbox-port', '0', '--data-dir', dataDir])
     assert.equal(second.code, 1)

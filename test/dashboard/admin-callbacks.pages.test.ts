@@ -2,11 +2,13 @@
 // merchants' endpoints (per account and environment) and labs' push endpoints whose newest attempt failed, with
 // since when, how many deliveries failed, the last error and the last success; an endpoint leaves the list with its
 // next delivered attempt. Real signed posts to a receiver on 127.0.0.1 on a controlled clock, every database.
+
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { registerCallbacksPages } from '../../src/dashboard/admin/callbacks.pages.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -119,7 +121,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('a lab’s failing push endpoint is listed with the labs', async () => {
       const labCode = 'uk6'
-      await t.app.services.labPushes.configure(labCode, { pushUrl: receiver.url('/lab') })
+      await t.app.services.labPushes.configure(labCode, { pushUrl: receiver.url('/lab') }, TEST_ACTOR)
       const created = await t.live({
         method: 'POST',
         url: '/v4.0/orders',

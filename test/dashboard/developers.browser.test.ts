@@ -335,7 +335,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('at phone width each view fits the screen and stays accessible', async () => {
       const page = await h.sandboxPage('phone')
-      for (const view of ['callbacks', 'events', 'settings', 'keys']) {
+      for (const view of ['callbacks', 'events', 'settings', 'keys', 'activity']) {
         await page.goto(`${h.urls.sandbox}/dashboard/developers/${view}`)
         await screenshotForDocs(page, `developers-${view}-phone`)
         await noHorizontalScroll(page)

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { assertAccessible, assertImagesLoaded, newContext, screenshotForDocs, setViewport } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
@@ -77,7 +78,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('a wrong key is refused; a lab key signs in with a session that is not the key; sign out ends it', async () => {
       const first = await placeLiveOrder(1, 'PORTAL-SIGN-IN')
-      labKey = (await h.t.app.services.labs.createLabKey(labCode)).key
+      labKey = (await h.t.app.services.labs.createLabKey(labCode, TEST_ACTOR)).key
       const context = await newContext(h.browser)
       const page = await context.newPage()
       await page.goto(`${h.urls.live}${PORTAL}/jobs`)

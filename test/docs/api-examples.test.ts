@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { waitFor } from '../support/wait.ts'
@@ -182,7 +183,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
       return order.shipments[0]
     })
-    const { key } = await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)
+    const { key } = await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)
     // The shipment is the lab's once its print files are made and it is submitted: then the lab lists it.
     await waitFor("the shipment in its lab's job list", async () => {
       const listed = await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': key } })
@@ -216,7 +217,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     // A push needs a lab with a push endpoint before the shipment reaches it: every lab pushes to the receiver.
     if (used.has('PUSH')) {
       for (const { code } of catalogue.labs)
-        await t.app.services.labPushes.configure(code, { pushUrl: receiver.url('/lab') })
+        await t.app.services.labPushes.configure(code, { pushUrl: receiver.url('/lab') }, TEST_ACTOR)
       const pushed = await shipmentAtItsLab()
       values.PUSH = await waitFor("the lab's first push", async () => {
         const listed = await t.live({ method: 'GET', url: '/labs/v1/pushes', headers: { 'x-api-key': pushed.labKey } })

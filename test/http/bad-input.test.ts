@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -188,10 +189,10 @@ for (const kind of testDatabaseKinds()) {
       test('an account name with a NUL is refused before the database (printroute accounts create)', async () => {
         const input = { billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: null }
         await assert.rejects(
-          t.app.services.accounts.createAccount({ ...input, name: `Shop${NUL}` }),
+          t.app.services.accounts.createAccount({ ...input, name: `Shop${NUL}` }, TEST_ACTOR),
           /The account name must not contain U\+0000/,
         )
-        const created = await t.app.services.accounts.createAccount({ ...input, name: 'Shop\tTwo' })
+        const created = await t.app.services.accounts.createAccount({ ...input, name: 'Shop\tTwo' }, TEST_ACTOR)
         assert.equal(created.account.name, 'Shop\tTwo')
       })
 
@@ -318,7 +319,7 @@ for (const kind of testDatabaseKinds()) {
     describe('every endpoint', () => {
       test('a NUL in any string of a valid request is 400 InvalidCharacter naming it, on both addresses', async () => {
         const labCode = catalogue.labs[0]?.code as string
-        const labKey = (await t.app.services.labs.createLabKey(labCode)).key
+        const labKey = (await t.app.services.labs.createLabKey(labCode, TEST_ACTOR)).key
         const recipient = sampleOrder().recipient
         const requests: {
           server: 'live' | 'sandbox'

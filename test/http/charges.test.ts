@@ -10,6 +10,7 @@ import type { Charge, OrderDocument } from '../../src/domain/order.ts'
 import { priceAllocation } from '../../src/domain/pricing.ts'
 import { readBalance } from '../../src/repositories/accounts.repository.ts'
 import { listLedger } from '../../src/repositories/billing.repository.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -165,7 +166,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('Live prepaid with enough balance: paid from the balance, no hold', async () => {
       const account = await t.createAccount({ billingMode: 'prepaid' })
-      await t.app.services.payments.topUp(accountNumber(account), 100_000n, 'bank transfer 42')
+      await t.app.services.payments.topUp(accountNumber(account), 100_000n, 'bank transfer 42', TEST_ACTOR)
       const orderId = await create('live', phoneOrder(), account.liveKey)
       const charged = await drive.allocate(orderId)
       const total = minor((charged.document.charges[0] as Charge).totalCost.amount)
@@ -178,7 +179,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('Live prepaid without balance: held with RequiresPaymentAuthorisation until paid on the payment page', async () => {
       const account = await t.createAccount({ billingMode: 'prepaid' })
-      await t.app.services.payments.topUp(accountNumber(account), 500n, null)
+      await t.app.services.payments.topUp(accountNumber(account), 500n, null, TEST_ACTOR)
       const orderId = await create('live', phoneOrder(), account.liveKey)
       const held = await drive.allocate(orderId)
       const total = (held.document.charges[0] as Charge).totalCost
@@ -270,7 +271,7 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(withoutResolutionWarnings(cancelled.order.status.issues), [])
 
       // Enough for one order and a bit: the oldest is paid, the next still waits.
-      const result = await t.app.services.payments.topUp(accountNumber(account), due + 1n, 'top-up')
+      const result = await t.app.services.payments.topUp(accountNumber(account), due + 1n, 'top-up', TEST_ACTOR)
       assert.deepEqual(result.releasedOrderIds, [first])
       assert.equal(result.balanceMinor, 1n)
       assert.equal(withoutResolutionWarnings((await drive.document(first)).status.issues).length, 0)

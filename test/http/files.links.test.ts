@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import { signatureOf } from '../../src/domain/webhook-signature.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -182,7 +183,7 @@ for (const kind of testDatabaseKinds()) {
       await driver.render(liveOrderId)
       const submitted = await driver.submit(liveOrderId)
       const labCode = submitted.document.shipments[0]?.fulfillmentLocation.labCode as string
-      const { key } = await t.app.services.labs.createLabKey(labCode)
+      const { key } = await t.app.services.labs.createLabKey(labCode, TEST_ACTOR)
       const jobs = json(await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': key } }, null)).jobs
       const job = jobs.find((candidate: any) => candidate.orderId === liveOrderId)
       const link = job.items[0].printFiles[0].url as string

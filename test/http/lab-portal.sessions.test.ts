@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { SESSION_LIFETIME_SECONDS } from '../../src/services/sessions.service.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
 
@@ -39,7 +40,7 @@ for (const kind of testDatabaseKinds()) {
       t.app.live.inject({ method: 'GET', url: '/labs/portal/jobs', headers: { cookie } })
 
     test('a lab key opens a session for 12 hours; the page names the lab', async () => {
-      const { key } = await t.app.services.labs.createLabKey(LAB)
+      const { key } = await t.app.services.labs.createLabKey(LAB, TEST_ACTOR)
       const cookie = await sessionCookie(key)
       const page = await jobsPage(cookie)
       assert.equal(page.statusCode, 200)
@@ -63,7 +64,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('revoking the lab key ends its sessions; a lab session is no merchant session', async () => {
-      const { key, prefix } = await t.app.services.labs.createLabKey(LAB)
+      const { key, prefix } = await t.app.services.labs.createLabKey(LAB, TEST_ACTOR)
       const cookie = await sessionCookie(key)
       const token = cookie.split('=')[1] ?? ''
       // Under the merchant cookie's name the lab session's token stands for no API key.
@@ -85,7 +86,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('changes need the CSRF token and our origin; sign out ends the session', async () => {
-      const { key } = await t.app.services.labs.createLabKey(LAB)
+      const { key } = await t.app.services.labs.createLabKey(LAB, TEST_ACTOR)
       const cookie = await sessionCookie(key)
       const page = await jobsPage(cookie)
       const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? ''
@@ -119,7 +120,7 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a job of another lab, or none, is not shown', async () => {
-      const { key } = await t.app.services.labs.createLabKey(LAB)
+      const { key } = await t.app.services.labs.createLabKey(LAB, TEST_ACTOR)
       const cookie = await sessionCookie(key)
       const page = await t.app.live.inject({ method: 'GET', url: '/labs/portal/jobs/shp_999999', headers: { cookie } })
       assert.equal(page.statusCode, 404)

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createLogger, REDACTED } from '../../src/adapters/logger.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import { catalogue, json, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -28,7 +29,7 @@ for (const kind of testDatabaseKinds()) {
 
       test('keys, the lab key, the signing secret, session and CSRF tokens are redacted everywhere', async () => {
         const { sandboxKey, liveKey } = t.account
-        const labKey = (await t.app.services.labs.createLabKey(catalogue.labs[0]?.code as string)).key
+        const labKey = (await t.app.services.labs.createLabKey(catalogue.labs[0]?.code as string, TEST_ACTOR)).key
         const settings = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings
         const signingSecret = settings.signingSecret as string
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import { SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { rawRequest } from '../support/raw-http.ts'
@@ -321,7 +322,7 @@ for (const kind of testDatabaseKinds()) {
       }
 
       // The lab API, with a lab key and without.
-      const labKey = (await t.app.services.labs.createLabKey(catalogue.labs[0]?.code as string)).key
+      const labKey = (await t.app.services.labs.createLabKey(catalogue.labs[0]?.code as string, TEST_ACTOR)).key
       await call('live', 'GET', '/labs/v1/jobs', { key: labKey })
       await call('live', 'POST', '/labs/v1/jobs/shp_1/acknowledge', { key: labKey })
       await call('live', 'POST', '/labs/v1/jobs/shp_1/reject', { key: labKey, body: { reason: 'x' } })

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
 import { type DeliveryEstimate, estimateAfterDispatch, estimateDelivery } from '../../src/domain/delivery-promise.ts'
 import type { ShippingMethod } from '../../src/domain/shipping-methods.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
@@ -218,7 +219,7 @@ for (const kind of testDatabaseKinds()) {
       const promised = expectedEstimate(slowCanvasAtUk6, labCode, PHONE_CASE, {}, 'Standard', t.clock.now())
       assert.deepEqual(estimateOf(shipment), promised)
 
-      const { key } = await t.app.services.labs.createLabKey(labCode)
+      const { key } = await t.app.services.labs.createLabKey(labCode, TEST_ACTOR)
       const dispatchDate = '2026-03-10T16:30:00Z'
       const shipped = await t.live(
         {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
@@ -140,7 +141,7 @@ for (const kind of testDatabaseKinds()) {
           assert.match(body.statusText, /without a valid API key/)
         }
         assertTooManyRequests(await t.live({ method: 'GET', url: '/v4.0/orders' }, 'pr_live_wrong'), 3, 60)
-        const labKey = (await t.app.services.labs.createLabKey(catalogue.labs[0]?.code as string)).key
+        const labKey = (await t.app.services.labs.createLabKey(catalogue.labs[0]?.code as string, TEST_ACTOR)).key
         const valid = await lab(labKey)
         assert.equal(valid.statusCode, 200, valid.body)
       })

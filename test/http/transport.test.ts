@@ -401,6 +401,7 @@ describe('request timeout', () => {
     accountId: 1,
     environment: 'sandbox',
     keyPrefix: 'pr_sandbox_test',
+    via: 'key',
     pauseWindowSeconds: 0,
     billingCurrency: 'GBP',
   }

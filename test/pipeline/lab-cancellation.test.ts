@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { parseId } from '../../src/domain/ids.ts'
 import type { Charge } from '../../src/domain/order.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -48,7 +49,7 @@ for (const kind of testDatabaseKinds()) {
       const id = `${app === t ? 't' : 'brief'}:${labCode}`
       const known = keys.get(id)
       if (known) return known
-      const { key } = await app.app.services.labs.createLabKey(labCode)
+      const { key } = await app.app.services.labs.createLabKey(labCode, TEST_ACTOR)
       keys.set(id, key)
       return key
     }

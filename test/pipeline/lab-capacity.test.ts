@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { createLogger } from '../../src/adapters/logger.ts'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { captureLogs } from '../support/log-capture.ts'
@@ -120,7 +121,7 @@ for (const kind of testDatabaseKinds()) {
       })
 
       test('a lab at its reported capacity is skipped (AtCapacity) until it reports room again', async () => {
-        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE, TEST_ACTOR)).key
         const first = await allocatedOrder(t)
         assert.equal(first.labCode, FIRST_CHOICE, 'the cheapest lab with every lab free')
         assert.equal(first.reasons[FIRST_CHOICE], undefined)
@@ -159,21 +160,21 @@ for (const kind of testDatabaseKinds()) {
       })
 
       test('a paused lab is skipped (LabPaused) and used again once resumed', async () => {
-        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
-        assert.deepEqual(await t.app.services.labs.setPaused(FIRST_CHOICE, true), { wasPaused: false })
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE, TEST_ACTOR)).key
+        assert.deepEqual(await t.app.services.labs.setPaused(FIRST_CHOICE, true, TEST_ACTOR), { wasPaused: false })
         assert.equal(json(await capacityCall(t, key)).capacity.paused, true)
         const paused = await allocatedOrder(t)
         assert.notEqual(paused.labCode, FIRST_CHOICE)
         assert.equal(paused.reasons[FIRST_CHOICE], 'LabPaused')
 
-        assert.deepEqual(await t.app.services.labs.setPaused(FIRST_CHOICE, false), { wasPaused: true })
+        assert.deepEqual(await t.app.services.labs.setPaused(FIRST_CHOICE, false, TEST_ACTOR), { wasPaused: true })
         const resumed = await allocatedOrder(t)
         assert.equal(resumed.labCode, FIRST_CHOICE)
         assert.equal(resumed.reasons[FIRST_CHOICE], undefined)
       })
 
       test("two orders allocated at once cannot both take a lab's last job", async () => {
-        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE, TEST_ACTOR)).key
         await capacityCall(t, key, { jobsToday: 1 })
         const before = json(await capacityCall(t, key)).capacity.jobsGivenToday
         const both = await Promise.all([allocatedOrder(t), allocatedOrder(t)])
@@ -187,7 +188,7 @@ for (const kind of testDatabaseKinds()) {
       })
 
       test('a bad capacity report is a 400 naming jobsToday; the capacity stays as it was', async () => {
-        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE, TEST_ACTOR)).key
         await capacityCall(t, key, { jobsToday: 10_000 })
         for (const jobsToday of [-1, 1.5, 10_001, '5', null]) {
           const refused = await capacityCall(t, key, { jobsToday })
@@ -211,7 +212,7 @@ for (const kind of testDatabaseKinds()) {
       })
       const t = await app(limited)
       try {
-        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE)).key
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE, TEST_ACTOR)).key
         assert.equal(json(await capacityCall(t, key)).capacity.dailyJobLimit, 1)
         assert.equal((await allocatedOrder(t)).labCode, FIRST_CHOICE)
         const second = await allocatedOrder(t)
@@ -236,7 +237,7 @@ for (const kind of testDatabaseKinds()) {
         logger: createLogger({ level: 'info', format: 'json', destination: logs.stream }),
       })
       try {
-        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true)
+        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true, TEST_ACTOR)
         const quoted = await quotedLabs(t, 'live')
         assert.ok(quoted.labCode, 'the quote still has a plan, as if every lab were free')
         const orderId = await createPrintOrder(t)
@@ -256,7 +257,7 @@ for (const kind of testDatabaseKinds()) {
           'LabPaused',
         )
 
-        await t.app.services.labs.setPaused(FIRST_CHOICE, false)
+        await t.app.services.labs.setPaused(FIRST_CHOICE, false, TEST_ACTOR)
         const allocated = await waitFor('allocation once a lab has room', async () => {
           const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
           return order.shipments.length > 0 ? order : undefined
@@ -282,16 +283,16 @@ for (const kind of testDatabaseKinds()) {
             headers: { 'content-type': 'application/json' },
           })
 
-        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true)
+        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, true, TEST_ACTOR)
         const refused = json(await changeTo('Express'))
         assert.equal(refused.outcome, 'FailedToUpdate', 'every lab paused: no lab may take the re-planned shipment')
         assert.equal(refused.order.shippingMethod, allocated.document.shippingMethod)
         assert.deepEqual(refused.order.shipments, allocated.document.shipments)
 
-        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, false)
+        for (const lab of sampleCatalogue.labs) await t.app.services.labs.setPaused(lab.code, false, TEST_ACTOR)
         const labCode = allocated.document.shipments[0]?.fulfillmentLocation.labCode as string
         assert.equal(labCode, FIRST_CHOICE)
-        await t.app.services.labs.setPaused(labCode, true)
+        await t.app.services.labs.setPaused(labCode, true, TEST_ACTOR)
         const changed = json(await changeTo('Express'))
         assert.equal(changed.outcome, 'Updated', JSON.stringify(changed))
         const newLab = changed.order.shipments[0].fulfillmentLocation.labCode as string
@@ -299,7 +300,7 @@ for (const kind of testDatabaseKinds()) {
         const routing = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
         const excluded = routing.allocations.at(-1).items[0].labsExcluded
         assert.equal(excluded.find((lab: { labCode: string }) => lab.labCode === labCode)?.reason, 'LabPaused')
-        const newLabKey = (await t.app.services.labs.createLabKey(newLab)).key
+        const newLabKey = (await t.app.services.labs.createLabKey(newLab, TEST_ACTOR)).key
         assert.equal(json(await capacityCall(t, newLabKey)).capacity.jobsGivenToday, 1, 'the re-planned job counts')
       } finally {
         await t.close()

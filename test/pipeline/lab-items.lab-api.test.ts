@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -88,7 +89,7 @@ for (const kind of testDatabaseKinds()) {
       })
       assert.equal(allocated.shipments.length, 1, 'one lab makes every print')
       const shipment = allocated.shipments[0]
-      const key = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)).key
+      const key = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
       await waitFor('the shipment in its lab job list', async () => (await jobOf(key, shipment.id)) ?? undefined)
       const itemIds: string[] = order.items.map((item: { id: string }) => item.id)
       return {
@@ -252,7 +253,7 @@ for (const kind of testDatabaseKinds()) {
 
       assert.equal(outcome(await lab(key, `${base}/shipped`, parcel('RM7', '2026-11-22T10:00:00Z'))), 'Updated')
       assert.equal((await getOrder(orderId)).status.stage, 'InProgress', 'the moved item has not shipped yet')
-      const freshKey = (await t.app.services.labs.createLabKey(fresh.fulfillmentLocation.labCode)).key
+      const freshKey = (await t.app.services.labs.createLabKey(fresh.fulfillmentLocation.labCode, TEST_ACTOR)).key
       await waitFor('the new shipment in its lab job list', async () => (await jobOf(freshKey, fresh.id)) ?? undefined)
       assert.equal(
         outcome(await lab(freshKey, `/labs/v1/jobs/${fresh.id}/shipped`, parcel('DE1', '2026-11-23T10:00:00Z'))),
@@ -297,7 +298,7 @@ for (const kind of testDatabaseKinds()) {
         ),
         { 'items[0].itemId': [{ code: 'InvalidValue', providedValue: 'ori_1', comparisonValue: shipmentId }] },
       )
-      const otherLab = (await t.app.services.labs.createLabKey('us1')).key
+      const otherLab = (await t.app.services.labs.createLabKey('us1', TEST_ACTOR)).key
       assert.equal((await lab(otherLab, `${base}/printed`, { itemIds: [only] })).statusCode, 404, "another lab's job")
       assert.equal(outcome(await lab(key, `${base}/printed`, null)), 'Updated', 'no body: every open item')
       assert.equal((await jobOf(key, shipmentId)).items[0].state, 'printed')

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
@@ -43,7 +44,7 @@ for (const kind of testDatabaseKinds()) {
       t.clock.advanceSeconds(3 * 86_400)
       // 540 x 1035 px onto the phone case's 1080 x 2070 px print area: half the pixels, so 150 dpi.
       images = await startImageServer({}, await solidJpeg(540, 1035, { r: 200, g: 80, b: 40 }))
-      labKey = (await t.app.services.labs.createLabKey(CASE_LAB)).key
+      labKey = (await t.app.services.labs.createLabKey(CASE_LAB, TEST_ACTOR)).key
     })
     after(async () => {
       await t.close()

@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks'
 import { ManualClock } from '../../src/adapters/clock.ts'
 import { newSigningSecret } from '../../src/domain/webhook-signature.ts'
 import { createLabPushesService } from '../../src/services/lab-pushes.service.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
@@ -52,10 +53,14 @@ for (const kind of testDatabaseKinds())
       })
       // Every lab of the catalogue pushes to the receiver, under its own path: whichever the order goes to.
       for (const { code } of catalogue.labs) {
-        const configured = await t.app.services.labPushes.configure(code, { pushUrl: receiver.url(`/lab/${code}`) })
+        const configured = await t.app.services.labPushes.configure(
+          code,
+          { pushUrl: receiver.url(`/lab/${code}`) },
+          TEST_ACTOR,
+        )
         assert.match(configured.secret ?? '', /^whsec_/, 'the first URL makes the secret, shown this once')
         secrets.set(code, configured.secret as string)
-        labKeys.set(code, (await t.app.services.labs.createLabKey(code)).key)
+        labKeys.set(code, (await t.app.services.labs.createLabKey(code, TEST_ACTOR)).key)
       }
     })
     after(async () => {
@@ -224,14 +229,18 @@ for (const kind of testDatabaseKinds())
         ),
       )
       const before = await t.app.services.labPushes.show(labCode)
-      const rotated = await t.app.services.labPushes.configure(labCode, { rotateSecret: true })
+      const rotated = await t.app.services.labPushes.configure(labCode, { rotateSecret: true }, TEST_ACTOR)
       const oldSecret = secrets.get(labCode) as string
       const newSecret = rotated.secret as string
       assert.notEqual(newSecret, oldSecret)
       assert.ok(rotated.previousSecretExpiresAt, 'the old secret still signs')
       assert.notEqual(rotated.secretPrefix, before.secretPrefix)
       assert.ok(!JSON.stringify(before).includes(oldSecret), 'show never gives the secret itself')
-      const again = await t.app.services.labPushes.configure(labCode, { pushUrl: receiver.url(`/lab/${labCode}`) })
+      const again = await t.app.services.labPushes.configure(
+        labCode,
+        { pushUrl: receiver.url(`/lab/${labCode}`) },
+        TEST_ACTOR,
+      )
       assert.equal(again.secret, undefined, 'setting the URL again keeps the secret')
       secrets.set(labCode, newSecret)
 
@@ -255,7 +264,7 @@ for (const kind of testDatabaseKinds())
       const port = (hanging.address() as { port: number }).port
       try {
         for (const { code } of catalogue.labs) {
-          await t.app.services.labPushes.configure(code, { pushUrl: `http://127.0.0.1:${port}/never` })
+          await t.app.services.labPushes.configure(code, { pushUrl: `http://127.0.0.1:${port}/never` }, TEST_ACTOR)
         }
         const { labCode, shipmentId } = await submittedOrder()
         const push = await waitFor(
@@ -282,7 +291,7 @@ for (const kind of testDatabaseKinds())
         assert.equal(show.health.lastHttpStatus, null)
       } finally {
         for (const { code } of catalogue.labs) {
-          await t.app.services.labPushes.configure(code, { pushUrl: receiver.url(`/lab/${code}`) })
+          await t.app.services.labPushes.configure(code, { pushUrl: receiver.url(`/lab/${code}`) }, TEST_ACTOR)
         }
         hanging.closeAllConnections()
         await new Promise((resolve) => hanging.close(resolve))
@@ -292,7 +301,7 @@ for (const kind of testDatabaseKinds())
 
     test('reminders: once per job, reason and lab day, to a paused lab too', async () => {
       const { shipmentId, labCode } = await submittedOrder()
-      await t.app.services.labs.setPaused(labCode, true)
+      await t.app.services.labs.setPaused(labCode, true, TEST_ACTOR)
       try {
         // The reminders' own clock, five hours on: the job was not acknowledged.
         const clock = new ManualClock(new Date(Date.now() + 5 * 3600 * 1000))
@@ -327,7 +336,7 @@ for (const kind of testDatabaseKinds())
         assert.ok((await reminders.remind()) >= 1, 'again the next day')
         await waitFor('the next day reminder', () => (forThisJob().length >= 2 ? true : undefined))
       } finally {
-        await t.app.services.labs.setPaused(labCode, false)
+        await t.app.services.labs.setPaused(labCode, false, TEST_ACTOR)
       }
     })
   })

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -57,7 +58,7 @@ describe('the lab API (Live)', () => {
       return order.shipments.length > 0 ? order : undefined
     })
     const shipment = allocated.shipments[0]
-    labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)).key
+    labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
 
     assert.equal((await lab('GET', '/labs/v1/jobs', undefined, null)).statusCode, 401)
     assert.equal(
@@ -108,7 +109,7 @@ describe('the lab API (Live)', () => {
     assert.deepEqual(json(await lab('GET', '/labs/v1/jobs')).jobs, [], 'shipped jobs leave the list')
 
     const otherLab = (
-      await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode === 'us1' ? 'uk6' : 'us1')
+      await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode === 'us1' ? 'uk6' : 'us1', TEST_ACTOR)
     ).key
     const foreign = await lab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`, undefined, otherLab)
     assert.equal(foreign.statusCode, 404, 'a lab sees only its own shipments')
@@ -134,7 +135,7 @@ describe('the lab API (Live)', () => {
         return order.status.details.inProduction === 'InProgress' ? order : undefined
       })
       const shipment = submitted.shipments[0]
-      const key = (await slow.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)).key
+      const key = (await slow.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
       const asLab = (method: 'GET' | 'POST', url: string) =>
         slow.app.live.inject({ method, url, headers: { 'x-api-key': key } })
       assert.deepEqual(json(await asLab('GET', '/labs/v1/jobs')).jobs, [])
@@ -158,7 +159,7 @@ describe('the lab API (Live)', () => {
       return order.shipments.length > 0 ? order : undefined
     })
     const rejectedLab = first.shipments[0].fulfillmentLocation.labCode
-    const key = (await t.app.services.labs.createLabKey(rejectedLab)).key
+    const key = (await t.app.services.labs.createLabKey(rejectedLab, TEST_ACTOR)).key
     await waitFor('the shipment in the lab job list', async () => {
       const jobs = json(await lab('GET', '/labs/v1/jobs', undefined, key)).jobs as { shipmentId: string }[]
       return jobs.find((candidate) => candidate.shipmentId === first.shipments[0].id)

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createLogger, REDACTED } from '../../src/adapters/logger.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -138,7 +139,7 @@ for (const kind of testDatabaseKinds()) {
 
       const allocated = await getLive()
       const labCode = allocated.shipments[0].fulfillmentLocation.labCode
-      const labKey = (await t.app.services.labs.createLabKey(labCode)).key
+      const labKey = (await t.app.services.labs.createLabKey(labCode, TEST_ACTOR)).key
       secrets['lab key'] = labKey
       const lab = (method: 'GET' | 'POST', url: string, payload?: object, trace?: string) =>
         t.app.live.inject({

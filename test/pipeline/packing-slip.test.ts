@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { PACKING_SLIP_PAGE_SIZE } from '../../src/adapters/packing-slip-pdf.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { documentText, qrCodesOnPage } from '../support/pdf-reading.ts'
@@ -54,7 +55,7 @@ for (const kind of testDatabaseKinds()) {
       const submitted = await driver.submit(orderId)
       jobs = []
       for (const shipment of submitted.document.shipments) {
-        const { key } = await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)
+        const { key } = await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)
         const listed = await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': key } }, null)
         jobs.push(...json(listed).jobs.filter((job: any) => job.shipmentId === shipment.id))
       }

@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../src/domain/delivery-tracking.ts'
 import { DELIVERY_STATUSES } from '../../src/domain/order.ts'
 import { OrderSchema } from '../../src/http/schemas/order.schema.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -70,7 +71,7 @@ for (const kind of testDatabaseKinds()) {
       })
       const shipments: { id: string; labKey: string }[] = []
       for (const shipment of allocated.shipments) {
-        const labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode)).key
+        const labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
         await waitFor(`${shipment.id} in its lab's job list`, async () => {
           const jobs = json(await lab(labKey, '/labs/v1/jobs')).jobs as { shipmentId: string }[]
           return jobs.some((job) => job.shipmentId === shipment.id) || undefined
@@ -331,7 +332,7 @@ for (const kind of testDatabaseKinds()) {
 
       // Unknown, another lab's, or not a shipment id: 404, as for the other reports.
       const labCode = (await getOrder(orderId)).shipments[0].fulfillmentLocation.labCode
-      const foreignKey = (await t.app.services.labs.createLabKey(labCode === 'us1' ? 'uk6' : 'us1')).key
+      const foreignKey = (await t.app.services.labs.createLabKey(labCode === 'us1' ? 'uk6' : 'us1', TEST_ACTOR)).key
       for (const [id, key] of [
         ['shp_999999', shipment.labKey],
         ['not-a-shipment', shipment.labKey],

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { ManualClock } from '../../src/adapters/clock.ts'
 import { type AccountsService, createAccountsService } from '../../src/services/accounts.service.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
 
 for (const kind of testDatabaseKinds()) {
@@ -17,12 +18,15 @@ for (const kind of testDatabaseKinds()) {
     after(() => database.close())
 
     test('an account comes with one random key per environment, stored only as a hash', async () => {
-      const created = await accounts.createAccount({
-        name: 'Shop',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 60,
-        callbackUrl: null,
-      })
+      const created = await accounts.createAccount(
+        {
+          name: 'Shop',
+          billingCurrency: 'GBP',
+          pauseWindowSeconds: 60,
+          callbackUrl: null,
+        },
+        TEST_ACTOR,
+      )
       assert.match(created.account.id, /^acc_\d+$/)
       assert.match(created.keys.sandbox.key, /^pr_sandbox_[A-Za-z0-9_-]{43}$/)
       assert.match(created.keys.live.key, /^pr_live_[A-Za-z0-9_-]{43}$/)
@@ -38,12 +42,15 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a key authenticates only in its own environment', async () => {
-      const created = await accounts.createAccount({
-        name: 'Shop',
-        billingCurrency: 'USD',
-        pauseWindowSeconds: 0,
-        callbackUrl: 'https://shop.test/cb',
-      })
+      const created = await accounts.createAccount(
+        {
+          name: 'Shop',
+          billingCurrency: 'USD',
+          pauseWindowSeconds: 0,
+          callbackUrl: 'https://shop.test/cb',
+        },
+        TEST_ACTOR,
+      )
       const sandbox = await accounts.authenticate(created.keys.sandbox.key, 'sandbox')
       assert.equal(sandbox?.environment, 'sandbox')
       assert.equal(sandbox?.billingCurrency, 'USD')
@@ -52,13 +59,16 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('each environment has its own callback URL and signing secret', async () => {
-      const created = await accounts.createAccount({
-        name: 'Shop',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrl: 'https://shop.test/live',
-        callbackUrls: { sandbox: 'https://staging.shop.test/cb' },
-      })
+      const created = await accounts.createAccount(
+        {
+          name: 'Shop',
+          billingCurrency: 'GBP',
+          pauseWindowSeconds: 0,
+          callbackUrl: 'https://shop.test/live',
+          callbackUrls: { sandbox: 'https://staging.shop.test/cb' },
+        },
+        TEST_ACTOR,
+      )
       assert.deepEqual(created.account.callbackUrls, {
         sandbox: 'https://staging.shop.test/cb',
         live: 'https://shop.test/live',
@@ -70,10 +80,15 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(live.callbackUrl, 'https://shop.test/live')
       assert.match(sandbox.signingSecret, /^whsec_/)
       assert.notEqual(sandbox.signingSecret, live.signingSecret)
-      const changed = await accounts.updateSettings(accountNumber, 'sandbox', {
-        callbackUrl: null,
-        rotateSigningSecret: true,
-      })
+      const changed = await accounts.updateSettings(
+        accountNumber,
+        'sandbox',
+        {
+          callbackUrl: null,
+          rotateSigningSecret: true,
+        },
+        TEST_ACTOR,
+      )
       assert.ok('settings' in changed)
       assert.equal(changed.settings.callbackUrl, null)
       assert.notEqual(changed.settings.signingSecret, sandbox.signingSecret)
@@ -83,18 +98,21 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('a revoked key stops working; an unknown prefix is refused', async () => {
-      const created = await accounts.createAccount({
-        name: 'Shop',
-        billingCurrency: 'GBP',
-        pauseWindowSeconds: 0,
-        callbackUrl: null,
-      })
-      const extra = await accounts.createApiKey(created.account.id, 'live')
+      const created = await accounts.createAccount(
+        {
+          name: 'Shop',
+          billingCurrency: 'GBP',
+          pauseWindowSeconds: 0,
+          callbackUrl: null,
+        },
+        TEST_ACTOR,
+      )
+      const extra = await accounts.createApiKey(created.account.id, 'live', TEST_ACTOR)
       assert.ok(await accounts.authenticate(extra.key, 'live'))
-      await accounts.revokeApiKey(extra.prefix)
+      await accounts.revokeApiKey(extra.prefix, TEST_ACTOR)
       assert.equal(await accounts.authenticate(extra.key, 'live'), undefined)
       assert.ok(await accounts.authenticate(created.keys.live.key, 'live'), 'other keys keep working')
-      await assert.rejects(accounts.revokeApiKey(extra.prefix), /No active key/)
+      await assert.rejects(accounts.revokeApiKey(extra.prefix, TEST_ACTOR), /No active key/)
       const listed = await accounts.listApiKeys(created.account.id)
       assert.equal(listed.length, 3)
       assert.ok(listed.find((key) => key.prefix === extra.prefix)?.revokedAt)
@@ -102,19 +120,28 @@ for (const kind of testDatabaseKinds()) {
 
     test('bad account input is refused with a message', async () => {
       await assert.rejects(
-        accounts.createAccount({ name: ' ', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: null }),
+        accounts.createAccount(
+          { name: ' ', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: null },
+          TEST_ACTOR,
+        ),
         /name/,
       )
       await assert.rejects(
-        accounts.createAccount({ name: 'x', billingCurrency: 'pounds', pauseWindowSeconds: 0, callbackUrl: null }),
+        accounts.createAccount(
+          { name: 'x', billingCurrency: 'pounds', pauseWindowSeconds: 0, callbackUrl: null },
+          TEST_ACTOR,
+        ),
         /currency/,
       )
       await assert.rejects(
-        accounts.createAccount({ name: 'x', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: 'ftp://x' }),
+        accounts.createAccount(
+          { name: 'x', billingCurrency: 'GBP', pauseWindowSeconds: 0, callbackUrl: 'ftp://x' },
+          TEST_ACTOR,
+        ),
         /URL/,
       )
-      await assert.rejects(accounts.createApiKey('acc_999999', 'live'), /No account/)
-      await assert.rejects(accounts.createApiKey('nope', 'live'), /not an account ID/)
+      await assert.rejects(accounts.createApiKey('acc_999999', 'live', TEST_ACTOR), /No account/)
+      await assert.rejects(accounts.createApiKey('nope', 'live', TEST_ACTOR), /not an account ID/)
     })
   })
 }

@@ -56,5 +56,39 @@ for (const kind of testDatabaseKinds()) {
       const rows = await listAuditEvents(database.db, { actions: ['lab.paused'], limit: 10 })
       assert.equal(rows.length, 1)
     })
+
+    test('an upsert cannot rewrite an entry either, and an entry made in a rolled-back change is not kept', async () => {
+      const id = await appendAuditEvent(
+        database.db,
+        { actor: { kind: 'system' }, action: 'lab.resumed', accountId: null, environment: null, target: 'LAB-2' },
+        new Date(),
+      )
+      // INSERT ... ON CONFLICT DO UPDATE updates the existing row: the UPDATE trigger refuses it too.
+      await assert.rejects(
+        database.db.query(
+          `INSERT INTO audit_events (id, at, actor_kind, actor, actor_description, action)
+           VALUES ($1, now(), 'system', 'printroute', 'printroute', 'lab.paused')
+           ON CONFLICT (id) DO UPDATE SET action = EXCLUDED.action`,
+          [id],
+        ),
+        /append-only/,
+      )
+      await assert.rejects(
+        database.db.transaction(async (tx) => {
+          await appendAuditEvent(
+            tx,
+            { actor: { kind: 'system' }, action: 'lab.paused', accountId: null, environment: null, target: 'LAB-3' },
+            new Date(),
+          )
+          throw new Error('the change failed')
+        }),
+        /the change failed/,
+      )
+      const kept = await listAuditEvents(database.db, { actions: ['lab.paused', 'lab.resumed'], limit: 10 })
+      assert.deepEqual(
+        kept.filter((row) => row.target !== 'LAB').map((row) => [row.target, row.action]),
+        [['LAB-2', 'lab.resumed']],
+      )
+    })
   })
 }

@@ -9,6 +9,7 @@ import { type Application, type ApplicationOptions, buildApplication } from '../
 import { loadCatalogue, parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
 import type { PipelineSettings } from '../../src/services/pipeline/ports.ts'
+import { TEST_ACTOR } from './audit-actor.ts'
 import { openTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.ts'
 
 export const catalogue = loadCatalogue()
@@ -130,13 +131,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.labCancelWaitSeconds !== undefined ? { labCancelWaitSeconds: options.labCancelWaitSeconds } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
-    const created = await app.services.accounts.createAccount({
-      name: 'Test merchant',
-      billingCurrency: accountOptions.billingCurrency ?? 'GBP',
-      billingMode: accountOptions.billingMode ?? 'invoice',
-      pauseWindowSeconds: accountOptions.pauseWindowSeconds ?? 0,
-      callbackUrl: null,
-    })
+    const created = await app.services.accounts.createAccount(
+      {
+        name: 'Test merchant',
+        billingCurrency: accountOptions.billingCurrency ?? 'GBP',
+        billingMode: accountOptions.billingMode ?? 'invoice',
+        pauseWindowSeconds: accountOptions.pauseWindowSeconds ?? 0,
+        callbackUrl: null,
+      },
+      TEST_ACTOR,
+    )
     return { id: created.account.id, sandboxKey: created.keys.sandbox.key, liveKey: created.keys.live.key }
   }
   const account = await createAccount({ pauseWindowSeconds: options.pauseWindowSeconds })

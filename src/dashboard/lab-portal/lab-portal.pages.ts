@@ -3,6 +3,7 @@
 // Forms are checked here as the lab API's schemas check its bodies, and every refusal, the portal's or the
 // service's (ValidationFailed), is shown beside its form: never an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AuditActor } from '../../domain/audit.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { MAX_LAB_JOBS_PER_DAY } from '../../domain/limits.ts'
 import type { Recipient } from '../../domain/order.ts'
@@ -74,7 +75,8 @@ export interface PortalLabs {
   listJobs(labCode: string): Promise<PortalJob[]>
   report(labCode: string, shipmentId: string, report: PortalReport): Promise<{ changed: boolean }>
   capacity(labCode: string): Promise<PortalCapacity>
-  reportCapacity(labCode: string, jobsToday: number): Promise<PortalCapacity>
+  /** `actor`: the lab itself, signed in to the portal (the audit trail names it). */
+  reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<PortalCapacity>
 }
 
 export const VIEWS = ['all', 'new', 'acknowledged', 'inProduction', 'overdue'] as const
@@ -574,7 +576,8 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
       return sendQueue(request, reply, refusalOf(failures, 'The capacity could not be saved'))
     }
     try {
-      await labs.reportCapacity(request.signedInLab.lab.labCode, jobsToday)
+      const { labCode } = request.signedInLab.lab
+      await labs.reportCapacity(labCode, jobsToday, { kind: 'lab', labCode })
     } catch (error) {
       return sendQueue(request, reply, serviceRefusal(error))
     }

@@ -1,7 +1,7 @@
 // Developers: what an integration needs besides the orders themselves. The callbacks log across orders
 // (filter by status, redeliver), the events feed, the settings of this dashboard's environment (callback URL,
-// signing secret, test callback; the account's pause window) and the account's API keys (create, list,
-// revoke). All through the public API, as any client.
+// signing secret, test callback; the account's pause window), the account's API keys (create, list,
+// revoke) and its recent activity (the last entries of its audit trail). All through the public API, as any client.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
@@ -19,12 +19,15 @@ import type { Dashboard } from '../page-context.ts'
 export const CALLBACKS_PAGE_SIZE = 20
 /** Events per page of the feed (each carries a whole order). */
 export const EVENTS_PAGE_SIZE = 20
+/** Entries of the audit trail the Activity view shows: the most recent. */
+export const ACTIVITY_ENTRIES = 20
 
 const VIEWS = [
   ['callbacks', 'Callbacks'],
   ['events', 'Events'],
   ['settings', 'Settings'],
   ['keys', 'API keys'],
+  ['activity', 'Activity'],
 ] as const
 type View = (typeof VIEWS)[number][0]
 
@@ -59,6 +62,18 @@ interface AccountKey {
   environment: 'sandbox' | 'live'
   created: string
   revoked: string | null
+}
+
+/** An entry of the account's audit trail (GET /v4.0/account/audit). */
+interface AuditEntry {
+  id: string
+  at: string
+  actor: { kind: string; description: string }
+  action: string
+  environment: 'sandbox' | 'live' | null
+  target: string | null
+  before: unknown
+  after: unknown
 }
 
 interface IssuedKey {
@@ -102,6 +117,49 @@ export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashbo
   registerEventsFeed(pages, dashboard)
   registerSettings(pages, dashboard)
   registerKeys(pages, dashboard)
+  registerActivity(pages, dashboard)
+}
+
+/** The account's recent activity: the last entries of its audit trail, both environments (docs/audit.md). */
+function registerActivity(pages: FastifyInstance, dashboard: Dashboard): void {
+  const change = (entry: AuditEntry) => {
+    const line = (label: string, value: unknown) =>
+      value === null || value === undefined
+        ? ''
+        : html`<div><span class="muted">${label}</span> <code>${JSON.stringify(value)}</code></div>`
+    const cell = html`${line('before', entry.before)}${line('after', entry.after)}`
+    return cell.text === '' ? html`<span class="muted">—</span>` : cell
+  }
+  pages.get('/developers/activity', async (request, reply) => {
+    const answer = await request.signedIn.api.get<{ entries: AuditEntry[]; hasMore: boolean }>('/account/audit', {
+      top: ACTIVITY_ENTRIES,
+    })
+    const entries = answer.ok ? answer.body.entries : []
+    return sendDeveloperPage(dashboard, request, reply, 'activity', {
+      title: 'Activity',
+      notice: errorNotice(answer),
+      content: html`<h1>Activity</h1>
+<p>The last ${ACTIVITY_ENTRIES} changes to the account, Sandbox and Live, newest first: keys created and revoked,
+settings changed, top-ups, and who made each. The whole trail: <code>GET /v4.0/account/audit</code>.</p>
+${
+  entries.length === 0
+    ? html`<div class="empty card"><p>No changes recorded yet.</p></div>`
+    : // Focusable, so that a keyboard can scroll the wide table on a phone.
+      html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="activity-caption"><table><caption id="activity-caption" class="visually-hidden">Recent changes, newest first</caption>
+<thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Environment</th><th scope="col">Target</th><th scope="col">Change</th></tr></thead>
+<tbody>${entries.map(
+        (entry) => html`<tr>
+<td>${formatTime(entry.at)}</td>
+<td>${entry.actor.description}</td>
+<td><code>${entry.action}</code></td>
+<td>${entry.environment ? environmentName(entry.environment) : html`<span class="muted">—</span>`}</td>
+<td>${entry.target ?? html`<span class="muted">—</span>`}</td>
+<td>${change(entry)}</td>
+</tr>`,
+      )}</tbody></table></div>`
+}`,
+    })
+  })
 }
 
 function registerCallbacksLog(pages: FastifyInstance, dashboard: Dashboard): void {

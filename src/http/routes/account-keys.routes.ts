@@ -3,7 +3,7 @@
 // POST /v4.0/account/keys/{prefix}/revoke revokes one. Always the caller's account.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { AccountsService } from '../../services/accounts.service.ts'
+import { type AccountsService, auditActorOf } from '../../services/accounts.service.ts'
 import { outcomeReply } from '../replies.ts'
 import {
   IssuedKeyResponseSchema,
@@ -45,7 +45,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     },
     async (request) => {
       refuseBody(request.body, 'Issuing a key takes no body')
-      const key = await accounts.issueAccountKey(request.caller)
+      const key = await accounts.issueAccountKey(request.caller, auditActorOf(request.caller))
       return outcomeReply(request, 'Created', { key })
     },
   )
@@ -63,7 +63,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     },
     async (request) => {
       refuseBody(request.body, 'Revoking a key takes no body')
-      const key = await accounts.revokeAccountKey(request.caller, request.params.prefix)
+      const key = await accounts.revokeAccountKey(request.caller, request.params.prefix, auditActorOf(request.caller))
       return outcomeReply(request, 'Updated', { key })
     },
   )

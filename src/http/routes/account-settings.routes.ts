@@ -5,7 +5,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
-import { AccountError, type AccountSettingsChange, type AccountsService } from '../../services/accounts.service.ts'
+import {
+  AccountError,
+  type AccountSettingsChange,
+  type AccountsService,
+  auditActorOf,
+} from '../../services/accounts.service.ts'
 import { outcomeReply } from '../replies.ts'
 import { PatchSettingsSchema, SettingsResponseSchema } from '../schemas/account-settings.schema.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
@@ -55,7 +60,12 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
         )
       }
       const result = await accounts
-        .updateSettings(request.caller.accountId, request.caller.environment, request.body as AccountSettingsChange)
+        .updateSettings(
+          request.caller.accountId,
+          request.caller.environment,
+          request.body as AccountSettingsChange,
+          auditActorOf(request.caller),
+        )
         .catch(notFound)
       if ('problems' in result) {
         const body = request.body as Record<string, unknown>

@@ -131,7 +131,10 @@ export function registerLabRoutes(
       send(
         reply,
         outcomeReply(request, 'Updated', {
-          capacity: await labs.reportCapacity(request.labCode, request.body.jobsToday),
+          capacity: await labs.reportCapacity(request.labCode, request.body.jobsToday, {
+            kind: 'lab',
+            labCode: request.labCode,
+          }),
         }),
       ),
   )
