@@ -93,6 +93,10 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('pages by a cursor: Older continues where the page stopped, Newest goes back', async () => {
+      // printroute's own entries so far (the first start imports and activates the bundled catalogue).
+      const [{ count: earlier } = { count: 0 }] = await t.database.db.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM audit_events WHERE actor_kind = 'system'",
+      )
       for (let index = 0; index < 55; index += 1) {
         await t.app.services.labs.setPaused(labCode, index % 2 === 1, { kind: 'system' })
       }
@@ -102,7 +106,7 @@ for (const kind of testDatabaseKinds()) {
       assert.ok(older, 'an Older link')
       assert.match(older, /^\/admin\/audit\?actor=system&before=aud_\d+$/)
       const second = await pages.request(older)
-      assert.equal(rowsOf(second.body).length, 5)
+      assert.equal(rowsOf(second.body).length, 55 + earlier - 50)
       assert.doesNotMatch(second.body, /rel="next"/)
       assert.match(second.body, /<a href="\/admin\/audit\?actor=system">Newest<\/a>/)
     })
