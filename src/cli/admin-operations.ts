@@ -1,8 +1,10 @@
 // What the data commands of the CLI do, as operations with plain JSON inputs and results, so the same code
 // runs in the command's own process (the data directory is free, or the database is PostgreSQL) and inside a
 // running `serve` reached through the admin channel (src/adapters/admin-channel.ts).
+import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
@@ -18,6 +20,7 @@ import {
 } from '../services/accounts.service.ts'
 import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'
+import { OperatorError, type OperatorsService, type OperatorView } from '../services/operators.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import { OperationError } from './operation-error.ts'
 
@@ -25,6 +28,7 @@ import { OperationError } from './operation-error.ts'
 export interface OperationContext {
   db: Database
   accounts: AccountsService
+  operators: OperatorsService
   labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
@@ -47,6 +51,14 @@ export interface TopUpResult {
   releasedOrderIds: string[]
 }
 
+/**
+ * Who the audit trail names for a data command: the command line on this host, as this user. The operations run in
+ * the CLI's process or, through the admin channel, in `serve`'s: the same machine and data directory either way.
+ */
+function cliActor(): AuditActor {
+  return { kind: 'cli', host: hostname(), user: userInfo().username }
+}
+
 /** Refusals the user can fix by changing the command (exit 2); others are failures (exit 1). */
 function refused(message: string): OperationError {
   return new OperationError(message, 2)
@@ -63,7 +75,12 @@ async function translated<T>(work: () => Promise<T>, exitCode = 1): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    if (error instanceof AccountError || error instanceof LabError || error instanceof ServiceError) {
+    if (
+      error instanceof AccountError ||
+      error instanceof LabError ||
+      error instanceof OperatorError ||
+      error instanceof ServiceError
+    ) {
       throw new OperationError(error.message, exitCode)
     }
     throw error
@@ -100,6 +117,16 @@ export interface AdminOperations {
   configureLabPush(input: { lab: string } & LabPushChange): Promise<LabPushSettingsView & { secret?: string }>
   /** A lab's push settings (never the secret, only its start) and delivery health. */
   showLabPush(input: { lab: string }): Promise<LabPushSettingsView>
+  /** Suspends an account: its keys answer 403 and its dashboard sessions end; its orders in flight go on. */
+  suspendAccount(input: { account: string; reason: string | null }): Promise<Account>
+  /** Reactivates a suspended account. */
+  reactivateAccount(input: { account: string }): Promise<Account>
+  /** Creates a console operator; the token is returned this once. */
+  createOperator(input: { name: string }): Promise<{ operator: OperatorView; token: string }>
+  /** Every operator (never a token). */
+  listOperators(): Promise<OperatorView[]>
+  /** Revokes an operator (`opr_N`): its console sessions end at their next request. */
+  revokeOperator(input: { operator: string }): Promise<OperatorView>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -197,6 +224,29 @@ export function createAdminOperations(context: OperationContext): AdminOperation
 
     async showLabPush(input: { lab: string }): Promise<LabPushSettingsView> {
       return translated(() => context.labPushes.show(input.lab), 2)
+    },
+
+    async suspendAccount(input: { account: string; reason: string | null }): Promise<Account> {
+      accountNumberOf(input.account)
+      const reason = typeof input.reason === 'string' ? input.reason : null
+      return translated(() => context.accounts.suspendAccount(input.account, reason, cliActor()), 2)
+    },
+
+    async reactivateAccount(input: { account: string }): Promise<Account> {
+      accountNumberOf(input.account)
+      return translated(() => context.accounts.reactivateAccount(input.account, cliActor()), 2)
+    },
+
+    async createOperator(input: { name: string }): Promise<{ operator: OperatorView; token: string }> {
+      return translated(() => context.operators.createOperator(String(input.name ?? ''), cliActor()), 2)
+    },
+
+    async listOperators(): Promise<OperatorView[]> {
+      return context.operators.listOperators()
+    },
+
+    async revokeOperator(input: { operator: string }): Promise<OperatorView> {
+      return translated(() => context.operators.revokeOperator(String(input.operator ?? ''), cliActor()), 2)
     },
   }
 }

@@ -171,6 +171,7 @@ export async function runDataOperation<N extends OperationName>(
     labs,
     labPushes,
     { newSigningSecret },
+    { createOperatorsService },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -180,6 +181,7 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/labs.service.ts'),
     import('../services/lab-pushes.service.ts'),
     import('../domain/webhook-signature.ts'),
+    import('../services/operators.service.ts'),
   ])
   const { createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -204,6 +206,7 @@ export async function runDataOperation<N extends OperationName>(
         clock: systemClock,
         isKnownCurrency: (code) => catalogue().isKnownCurrency(code),
       }),
+      operators: createOperatorsService({ db: opened.db, clock: systemClock }),
       // Issuing a lab key and pausing a lab need only the database and the catalogue, not the pipeline.
       labs: {
         createLabKey: (labCode) => labsWithoutPipeline().createLabKey(labCode),
