@@ -89,8 +89,9 @@ export async function listAccounts(db: Queryable): Promise<AccountRow[]> {
 }
 
 /**
- * Suspends the account (`suspension` given) or reactivates it (null). Returns the account as it was before, or
- * undefined when there is no such account; the row is locked, so two changes at once apply one after the other.
+ * Suspends the account (`suspension` given) or reactivates it (null), unless it is in that state already (a
+ * suspension keeps its first time and reason). Returns the account as it was before, or undefined when there is no
+ * such account; the row is locked, so two changes at once apply one after the other.
  */
 export async function setAccountSuspension(
   tx: Queryable,
@@ -102,6 +103,7 @@ export async function setAccountSuspension(
     [id],
   )
   if (!before[0]) return undefined
+  if ((before[0].suspendedAt !== null) === (suspension !== null)) return toAccount(before[0])
   await tx.query('UPDATE accounts SET suspended_at = $2, suspended_reason = $3 WHERE id = $1', [
     id,
     suspension?.at ?? null,
