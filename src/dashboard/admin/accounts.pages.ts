@@ -136,7 +136,7 @@ function accountsList(accounts: AdminAccount[], search: string): Html {
   if (accounts.length === 0) {
     return html`<p class="empty card">${search === '' ? 'No accounts yet.' : html`No account matches <strong>${search}</strong>.`}</p>`
   }
-  return html`<div class="table-wrap"><table class="accounts"><caption class="visually-hidden">Accounts</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="accounts-caption"><table class="accounts"><caption id="accounts-caption" class="visually-hidden">Accounts</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Billing</th><th scope="col" class="number">Balance</th><th scope="col">Created</th></tr></thead>
 <tbody>${accounts.map(
     (account) => html`<tr>
@@ -156,7 +156,7 @@ function keysOnce(account: AdminAccount, keys: Partial<Record<Environment, strin
   return html`<section class="key-once" aria-labelledby="new-keys-heading">
 <h2 id="new-keys-heading">${shown.length === 1 ? 'The new key' : 'The new keys'} of ${account.id}</h2>
 <p><strong>Copy ${shown.length === 1 ? 'it' : 'them'} now, ${shown.length === 1 ? 'it is' : 'they are'} not shown again.</strong> printroute keeps only a hash; the list shows the prefix.</p>
-<dl class="facts">${shown.map(
+<dl class="new-keys">${shown.map(
     (environment) =>
       html`<div><dt>${environmentName(environment)} key</dt><dd><code class="new-key" data-environment="${environment}">${keys[environment]}</code></dd></div>`,
   )}</dl>
@@ -210,7 +210,7 @@ function keysCard(account: AdminAccount, keys: AdminApiKey[], csrfToken: string)
 ${
   rows.length === 0
     ? html`<p class="empty">No keys.</p>`
-    : html`<div class="table-wrap"><table class="keys"><caption class="visually-hidden">Keys of ${account.id}, newest first</caption>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="keys-caption"><table class="keys"><caption id="keys-caption" class="visually-hidden">Keys of ${account.id}, newest first</caption>
 <thead><tr><th scope="col">Key</th><th scope="col">Environment</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.map(
         (key) => html`<tr>
@@ -259,7 +259,7 @@ function ledgerCard(entries: AdminLedgerEntry[]): Html {
 ${
   entries.length === 0
     ? html`<p class="empty card">No charges or payments yet.</p>`
-    : html`<div class="table-wrap"><table class="ledger"><caption class="visually-hidden">The latest ${RECENT_LEDGER_ENTRIES} money movements, newest first</caption>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="ledger-caption"><table class="ledger"><caption id="ledger-caption" class="visually-hidden">The latest ${RECENT_LEDGER_ENTRIES} money movements, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Order</th><th scope="col">Charge</th><th scope="col" class="number">Amount</th><th scope="col">Reference</th></tr></thead>
 <tbody>${entries.map(
         (entry) => html`<tr>
@@ -373,9 +373,9 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 <div class="page-head"><h1>${account.name} <span class="muted">${account.id}</span></h1>${statusBadge(account)}</div>
 ${keysOnce(account, input.keys ?? {})}
 ${factsCard(account)}
-<div class="two-columns">
 ${keysCard(account, keys, csrfToken)}
-<div>${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}</div>
+<div class="two-columns">
+${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
 </div>
 ${ledgerCard(ledger)}`,
     })

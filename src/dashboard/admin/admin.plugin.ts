@@ -121,7 +121,6 @@ ${page.content}
 </main>
 <footer class="page-footer">
 ${signedIn ? html`<span>Signed in as ${signedIn.operator.name} (<code>${signedIn.operator.id}</code>)</span>` : html`<span>printroute operator console</span>`}
-<a href="/docs">API reference</a>
 </footer>
 </body>
 </html>
