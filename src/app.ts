@@ -24,30 +24,49 @@ import { loadSampleImages, type SampleImages, unknownSampleUrl, withSampleImages
 import { sha256File, withScratchFile } from './adapters/scratch-files.ts'
 import { checkCatalogueText, readCatalogueFile, readSampleCatalogueText } from './catalogue/catalogue.loader.ts'
 import type { DatabaseSettings } from './config.ts'
+import type { AdminAccounts } from './dashboard/admin/accounts.pages.ts'
+import { registerAdminConsole } from './dashboard/admin/admin.plugin.ts'
+import { ADMIN_PATH } from './dashboard/admin/admin-context.ts'
+import { registerAuditPages } from './dashboard/admin/audit.pages.ts'
+import { registerCallbacksPages } from './dashboard/admin/callbacks.pages.ts'
 import type { AdminCatalogue, AdminCatalogueRefusal } from './dashboard/admin/catalogue.pages.ts'
+import { registerCataloguePages } from './dashboard/admin/catalogue.pages.ts'
 import type { AdminInvoices } from './dashboard/admin/invoices.pages.ts'
+import { registerInvoicesPages } from './dashboard/admin/invoices.pages.ts'
+import { registerLabsPages } from './dashboard/admin/labs.pages.ts'
+import { registerOrdersPages } from './dashboard/admin/orders.pages.ts'
 import { dashboardPageViewOfThisCall } from './dashboard/api-client.ts'
 import { registerDashboard } from './dashboard/dashboard.plugin.ts'
 import { registerLabPortal } from './dashboard/lab-portal/lab-portal.plugin.ts'
 import type { Catalogue } from './domain/catalogue.ts'
 import { databaseUnavailableReason } from './domain/database-unavailable.ts'
 import type { Environment } from './domain/environment.ts'
+import { formatId, parseId } from './domain/ids.ts'
 import { invoicePdfKey, parseStatementMonth, statementCsv } from './domain/invoices.ts'
+import { formatMinorAsAmount, parseAmountToMinor } from './domain/money.ts'
 import { type AllocationRequest, allocateOrderItems } from './domain/order-allocation.ts'
 import { DEFAULT_EVENT_VENDOR } from './domain/order-events.ts'
 import { ServiceError } from './domain/outcomes.ts'
 import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit, type RateLimit } from './domain/rate-limit.ts'
 import { createFileLinks, DEFAULT_FILE_LINK_TTL_SECONDS, type FileLinks } from './domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from './domain/webhook-signature.ts'
+import { buildAdminServer } from './http/admin-server.ts'
 import type { BoundServer } from './http/bound-server.ts'
 import { buildMetricsServer } from './http/metrics-server.ts'
+import type { RateLimits } from './http/rate-limit.ts'
 import type { MetricsEndpoint } from './http/routes/operations.routes.ts'
 import { PAYMENT_PATH_PREFIX } from './http/routes/payments.routes.ts'
 import { type App, buildHttpServer, type ServedDashboard } from './http/server.ts'
 import { withRequestTraceId } from './http/trace-context.ts'
 import { QUEUE_NAMES, startJobWorkers } from './jobs/registry.ts'
 import { getOrCreateSetting } from './repositories/settings.repository.ts'
-import { createAccountsService } from './services/accounts.service.ts'
+import {
+  type Account,
+  AccountError,
+  type AccountsService,
+  createAccountsService,
+  toApiKeyView,
+} from './services/accounts.service.ts'
 import { createAdminViewsService } from './services/admin-views.service.ts'
 import { createAuditService } from './services/audit.service.ts'
 import { createBillingService } from './services/billing.service.ts'
@@ -64,10 +83,11 @@ import { createInvoicesService, type InvoicesService } from './services/invoices
 import { createLabPushesService } from './services/lab-pushes.service.ts'
 import { createLabsService } from './services/labs.service.ts'
 import { type ServiceLogger, type ServiceMetrics, silentLogger } from './services/observability.ts'
+import { createOperatorsService } from './services/operators.service.ts'
 import { createOrderActionsService } from './services/order-actions.service.ts'
 import { createOrderEventsService } from './services/order-events.service.ts'
 import { createOrdersService } from './services/orders.service.ts'
-import { createPaymentsService } from './services/payments.service.ts'
+import { createPaymentsService, type PaymentsService } from './services/payments.service.ts'
 import { ASSET_RETENTION_DAYS } from './services/pipeline/expire-stored-files.ts'
 import { createPipelineService, newSigningSecret } from './services/pipeline/index.ts'
 import { createLabRoom } from './services/pipeline/lab-room.ts'
@@ -191,7 +211,7 @@ export interface ApplicationOptions {
   /** Delays of the callback delivery attempts (tests shorten them); the documented schedule by default. */
   callbackRetryScheduleSeconds?: readonly number[]
   /** Ports bound before the application was built (`serve`); they answer once it is ready. */
-  servers?: Partial<Record<Environment | 'metrics', BoundServer>>
+  servers?: Partial<Record<Environment | 'metrics' | 'admin', BoundServer>>
   /** How long finished callback deliveries, their attempts and unneeded events are kept; 30 days by default. */
   callbackRetentionSeconds?: number
   /**
@@ -206,6 +226,11 @@ export interface ApplicationOptions {
    * it). With `token`, scrapes must send `Authorization: Bearer <token>`.
    */
   metrics?: { port?: number | null; token?: string | null }
+  /**
+   * Serve the operator console (/admin/) on a server of its own (`--admin-port`) instead of on the Live server:
+   * `adminServer` is then built, not listening (or on `servers.admin`).
+   */
+  adminOwnServer?: boolean
   /**
    * How long a merchant's cancel waits for the answers of labs asked to cancel shipments they hold; 10 s by default,
    * 0: it answers at once (docs/api.md#order-actions).
@@ -222,6 +247,8 @@ export interface Application {
   jobs: JobQueue
   /** The metrics server when `metrics.port` is set, built but not listening; null otherwise. */
   metricsServer: App | null
+  /** The console's own server when `adminOwnServer` is set, built but not listening; null otherwise. */
+  adminServer: App | null
   /** Sets the base URL of an environment once its server listens (when none was configured). */
   setPublicUrl(environment: Environment, url: string): void
   /** The base URL an environment's links and sample images use. */
@@ -397,6 +424,7 @@ function buildServices(
       ...(options.quoteLifetimeSeconds ? { lifetimeSeconds: options.quoteLifetimeSeconds } : {}),
     }),
     sessions: createSessionsService({ db, clock }),
+    operators: createOperatorsService({ db, clock }),
     spine: createSpineService({ catalogue }),
     pipeline,
     simulatedLabs,
@@ -596,6 +624,29 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
         }
       : {}),
   }
+  // The operator console (docs/admin.md): on the Live server under /admin/, or on a server of its own.
+  const registerConsole = async (server: App, rateLimits: RateLimits) => {
+    await server.register(
+      async (adminScope) =>
+        registerAdminConsole(adminScope, {
+          sessions: services.sessions,
+          publicUrl: () => publicUrls.live,
+          imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
+          limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
+          accounts: adminAccountsOf(services.accounts, services.payments),
+          // The other sections, each module's register<Section>Pages with its deps filled from the services.
+          sections: [
+            (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
+            (pages, console) => registerLabsPages(pages, console, services.adminViews.labs),
+            (pages, console) => registerCataloguePages(pages, console, adminCatalogueOf(services.catalogueVersions)),
+            (pages, console) => registerInvoicesPages(pages, console, adminInvoicesOf(services.invoices)),
+            (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
+            (pages, console) => registerAuditPages(pages, console, services.audit),
+          ],
+        }),
+      { prefix: ADMIN_PATH },
+    )
+  }
   // The dashboard (docs/dashboard.md) on each environment's server: wired here, so that the HTTP layer serves it
   // without importing it.
   const dashboardOn = (environment: Environment): ServedDashboard => ({
@@ -625,6 +676,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
             }),
           { prefix: '/labs/portal' },
         )
+        if (!options.adminOwnServer) await registerConsole(server, rateLimits)
       }
     },
     pageViewOfThisCall: dashboardPageViewOfThisCall,
@@ -664,6 +716,14 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
         ...(options.servers?.metrics ? { boundServer: options.servers.metrics } : {}),
       })
     : null
+  const adminServer = options.adminOwnServer
+    ? await buildAdminServer({
+        logger: options.logger,
+        rateLimit,
+        register: registerConsole,
+        ...(options.servers?.admin ? { boundServer: options.servers.admin } : {}),
+      })
+    : null
   if (options.workers) {
     await startJobWorkers(jobs, services, {
       renderConcurrency: services.renderConcurrency,
@@ -686,13 +746,14 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     sandbox,
     jobs,
     metricsServer,
+    adminServer,
     setPublicUrl(environment, url) {
       if (!options.publicUrls?.[environment]) publicUrls[environment] = url
     },
     publicUrl: (environment) => publicUrls[environment],
     async close() {
       await watcher.stop()
-      await Promise.all([live.close(), sandbox.close(), metricsServer?.close()])
+      await Promise.all([live.close(), sandbox.close(), metricsServer?.close(), adminServer?.close()])
       // Fastify closes only servers it listened on itself; in-flight requests finish first.
       await Promise.all(Object.values(options.servers ?? {}).map((bound) => bound.close()))
       await jobs.stop()
@@ -751,5 +812,92 @@ export function adminCatalogueOf(versions: CatalogueVersionsService): AdminCatal
     activate: (version, actor) => orRefusal(() => versions.activate(version, actor)),
     import: (content, sourceName, actor, options) =>
       orRefusal(() => versions.import(content, sourceName, actor, options)),
+  }
+}
+
+/** A refusal of the accounts service (a name, a currency, an unknown account) as the console shows it. */
+async function refusalsAsServiceErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof AccountError) throw new ServiceError('ValidationFailed', error.message)
+    throw error
+  }
+}
+
+/** The console's accounts section, from the accounts and payments services. */
+function adminAccountsOf(accounts: AccountsService, payments: PaymentsService): AdminAccounts {
+  const find = async (accountId: string): Promise<Account | undefined> => {
+    if (parseId('acc', accountId) === undefined) return undefined
+    try {
+      return await accounts.getAccount(accountId)
+    } catch (error) {
+      if (error instanceof AccountError) return undefined
+      throw error
+    }
+  }
+  return {
+    listAccounts: () => accounts.listAccounts(),
+    getAccount: find,
+    createAccount: (input, actor) =>
+      refusalsAsServiceErrors(async () => {
+        const created = await accounts.createAccount({ ...input, pauseWindowSeconds: 0, callbackUrl: null }, actor)
+        return { account: created.account, keys: { sandbox: created.keys.sandbox.key, live: created.keys.live.key } }
+      }),
+    listKeys: (accountId) =>
+      refusalsAsServiceErrors(async () => (await accounts.listApiKeys(accountId)).map(toApiKeyView)),
+    createKey: (accountId, environment, actor) =>
+      refusalsAsServiceErrors(async () => {
+        const issued = await accounts.createApiKey(accountId, environment, actor)
+        return { key: issued.key, prefix: issued.prefix }
+      }),
+    revokeKey: (accountId, prefix, actor) =>
+      refusalsAsServiceErrors(async () => {
+        // The console revokes a key from its account's page: a prefix of another account's key is not found there.
+        const keys = await accounts.listApiKeys(accountId)
+        if (!keys.some((key) => key.prefix === prefix && key.revokedAt === null)) {
+          throw new ServiceError('EntityNotFound', `${accountId} has no active key with prefix ${prefix}`)
+        }
+        await accounts.revokeApiKey(prefix, actor)
+      }),
+    topUp: (accountId, amount, reference, actor) =>
+      refusalsAsServiceErrors(async () => {
+        const account = await find(accountId)
+        if (!account) throw new ServiceError('EntityNotFound', `No account ${accountId}`)
+        if (account.billingMode !== 'prepaid') {
+          throw new ServiceError(
+            'ValidationFailed',
+            `${accountId} is billed by invoice; only prepaid accounts have a balance`,
+          )
+        }
+        const amountMinor = /^\d{1,10}(\.\d{1,2})?$/.test(amount) ? parseAmountToMinor(amount) : undefined
+        if (amountMinor === undefined || amountMinor <= 0n) {
+          throw new ServiceError(
+            'ValidationFailed',
+            `Amount: a positive amount such as 50.00 is needed, not "${amount}"`,
+          )
+        }
+        const result = await payments.topUp(parseId('acc', accountId) as number, amountMinor, reference, actor)
+        return {
+          balance: formatMinorAsAmount(result.balanceMinor),
+          currency: result.currency,
+          releasedOrderIds: result.releasedOrderIds,
+        }
+      }),
+    suspend: (accountId, reason, actor) =>
+      refusalsAsServiceErrors(() => accounts.suspendAccount(accountId, reason, actor)),
+    reactivate: (accountId, actor) => refusalsAsServiceErrors(() => accounts.reactivateAccount(accountId, actor)),
+    recentLedger: (accountId, limit) =>
+      refusalsAsServiceErrors(async () =>
+        (await accounts.listRecentLedger(accountId, limit)).map((row) => ({
+          at: row.createdAt.toISOString(),
+          entry: row.entry,
+          orderId: row.orderNumber === null ? null : formatId('ord', row.orderNumber),
+          chargeId: row.chargeId,
+          amount: formatMinorAsAmount(row.amountMinor),
+          currency: row.currency,
+          reference: row.reference,
+        })),
+      ),
   }
 }

@@ -22,6 +22,8 @@ const DATA_COMMANDS = [
   'accounts top-up',
   'accounts statement',
   'invoices seller',
+  'accounts suspend',
+  'accounts reactivate',
   'keys create',
   'keys list',
   'keys revoke',
@@ -36,6 +38,9 @@ const DATA_COMMANDS = [
   'catalogue activate',
   'catalogue export',
   'audit list',
+  'operators create',
+  'operators list',
+  'operators revoke',
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */
@@ -344,6 +349,19 @@ export const SETTINGS = {
       'Serve `GET /metrics` (Prometheus) on a port of its own instead of the Live port; `worker` processes ' +
       'serve metrics only when it is set.',
     commands: PROCESS_COMMANDS,
+    parse: optionalPort,
+  },
+  adminPort: {
+    flag: 'admin-port',
+    placeholder: 'PORT',
+    env: 'PRINTROUTE_ADMIN_PORT',
+    default: null,
+    defaultLabel: 'the Live port, under /admin/',
+    help: 'serve the operator console (/admin/) only on this port, not on the Live port',
+    docs:
+      'Serve the operator console (`/admin/`) on a port of its own, and not on the Live port, so that a firewall ' +
+      'can keep it off the public internet ([admin.md](admin.md#keeping-the-console-private)).',
+    commands: ['serve'],
     parse: optionalPort,
   },
   metricsToken: {

@@ -31,6 +31,7 @@ import {
 import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../services/labs.service.ts'
+import { OperatorError, type OperatorsService, type OperatorView } from '../services/operators.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import { OperationError } from './operation-error.ts'
 
@@ -38,6 +39,7 @@ import { OperationError } from './operation-error.ts'
 export interface OperationContext {
   db: Database
   accounts: AccountsService
+  operators: OperatorsService
   labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
@@ -120,6 +122,7 @@ async function translated<T>(work: () => Promise<T>, exitCode = 1): Promise<T> {
     if (
       error instanceof AccountError ||
       error instanceof LabError ||
+      error instanceof OperatorError ||
       error instanceof ServiceError ||
       error instanceof CatalogueVersionError
     ) {
@@ -182,6 +185,16 @@ export interface AdminOperations {
   exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }>
   /** The audit trail, every account's and the instance's own, newest first, one page. */
   listAudit(input: AuditListInput): Promise<AuditPage>
+  /** Suspends an account: its keys answer 403 and its dashboard sessions end; its orders in flight go on. */
+  suspendAccount(input: { account: string; reason: string | null }): Promise<Account>
+  /** Reactivates a suspended account. */
+  reactivateAccount(input: { account: string }): Promise<Account>
+  /** Creates a console operator; the token is returned this once. */
+  createOperator(input: { name: string }): Promise<{ operator: OperatorView; token: string }>
+  /** Every operator (never a token). */
+  listOperators(): Promise<OperatorView[]>
+  /** Revokes an operator (`opr_N`): its console sessions end at their next request. */
+  revokeOperator(input: { operator: string }): Promise<OperatorView>
 }
 
 export function createAdminOperations(context: OperationContext): AdminOperations {
@@ -366,6 +379,29 @@ export function createAdminOperations(context: OperationContext): AdminOperation
 
     async listAudit(input: AuditListInput): Promise<AuditPage> {
       return translated(() => context.audit.list(auditQueryOf(input)), 2)
+    },
+
+    async suspendAccount(input: { account: string; reason: string | null }): Promise<Account> {
+      accountNumberOf(input.account)
+      const reason = typeof input.reason === 'string' ? input.reason : null
+      return translated(() => context.accounts.suspendAccount(input.account, reason, context.actor), 2)
+    },
+
+    async reactivateAccount(input: { account: string }): Promise<Account> {
+      accountNumberOf(input.account)
+      return translated(() => context.accounts.reactivateAccount(input.account, context.actor), 2)
+    },
+
+    async createOperator(input: { name: string }): Promise<{ operator: OperatorView; token: string }> {
+      return translated(() => context.operators.createOperator(String(input.name ?? ''), context.actor), 2)
+    },
+
+    async listOperators(): Promise<OperatorView[]> {
+      return context.operators.listOperators()
+    },
+
+    async revokeOperator(input: { operator: string }): Promise<OperatorView> {
+      return translated(() => context.operators.revokeOperator(String(input.operator ?? ''), context.actor), 2)
     },
   }
 }

@@ -179,6 +179,7 @@ export async function runDataOperation<N extends OperationName>(
     { createCatalogueVersionsService },
     { silentLogger },
     { createAuditService },
+    { createOperatorsService },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -193,6 +194,7 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/catalogue-versions.service.ts'),
     import('../services/observability.ts'),
     import('../services/audit.service.ts'),
+    import('../services/operators.service.ts'),
   ])
   const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -236,6 +238,7 @@ export async function runDataOperation<N extends OperationName>(
         clock: systemClock,
         isKnownCurrency: (code) => catalogue().isKnownCurrency(code),
       }),
+      operators: createOperatorsService({ db: opened.db, clock: systemClock }),
       // Issuing a lab key and pausing a lab need only the database and the catalogue, not the pipeline.
       labs: {
         createLabKey: (labCode, actor) => labsWithoutPipeline().createLabKey(labCode, actor),

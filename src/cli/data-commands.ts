@@ -1,6 +1,6 @@
-// The commands that read or write data: migrate, accounts, keys, lab keys, lab pauses, lab push endpoints,
-// catalogue versions, invoices and the audit trail. Each parses its flags, runs one operation (in a running `serve`
-// through the admin channel, or here) and prints the result.
+// The commands that read or write data: migrate, accounts (and their suspension), keys, lab keys, lab pauses, lab
+// push endpoints, catalogue versions, invoices, the audit trail and the console's operators. Each parses its flags,
+// runs one operation (in a running `serve` through the admin channel, or here) and prints the result.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { type Command, Option } from 'commander'
@@ -169,7 +169,7 @@ export function registerDataCommands(program: Command): void {
     print(result.applied.length ? `applied ${result.applied.join(', ')}` : 'database is up to date')
   })
 
-  const accounts = program.command('accounts').summary('create, list, update and top up accounts')
+  const accounts = program.command('accounts').summary('create, list, update, top up, suspend and reactivate accounts')
 
   const create = accounts
     .command('create')
@@ -447,6 +447,42 @@ export function registerDataCommands(program: Command): void {
     show(result.seller)
   })
 
+  const suspend = accounts
+    .command('suspend')
+    .summary('suspend an account: its keys answer 403, its dashboard sessions end')
+    .description(
+      'Suspends an account: every request with one of its keys answers 403 Forbidden (docs/errors.md) and its ' +
+        'dashboard sessions end at once; its orders in flight go on to completion. The serving process refuses the ' +
+        'keys at once, other processes on the same PostgreSQL within 5 seconds. Recorded in the audit trail. ' +
+        'Works while serve runs.',
+    )
+    .option('--account <ID>', 'the account (acc_...)')
+    .option('--reason <TEXT>', 'a note kept with the suspension (shown in the console and the audit trail)')
+  addSettingOptions(suspend, 'accounts suspend').action(async (values: Values) => {
+    const account = requireText(values.account, '--account')
+    const result = await runDataOperation(settingsFor(suspend, 'accounts suspend'), 'suspendAccount', {
+      account,
+      reason: typeof values.reason === 'string' ? values.reason : null,
+    })
+    print(`suspended ${result.id} (${result.name}) since ${result.suspended}`)
+  })
+
+  const reactivate = accounts
+    .command('reactivate')
+    .summary('reactivate a suspended account')
+    .description(
+      "Lifts an account's suspension: its keys work again (other processes within 5 seconds) and its users can " +
+        'sign in to the dashboard again. Recorded in the audit trail. Works while serve runs.',
+    )
+    .option('--account <ID>', 'the account (acc_...)')
+  addSettingOptions(reactivate, 'accounts reactivate').action(async (values: Values) => {
+    const account = requireText(values.account, '--account')
+    const result = await runDataOperation(settingsFor(reactivate, 'accounts reactivate'), 'reactivateAccount', {
+      account,
+    })
+    print(`reactivated ${result.id} (${result.name})`)
+  })
+
   const keys = program.command('keys').summary('create, list and revoke API keys')
 
   const keysCreate = keys
@@ -629,6 +665,61 @@ export function registerDataCommands(program: Command): void {
       )
     }
     if (page.nextBefore) print(`(more: --before ${page.nextBefore})`)
+  })
+
+  registerOperatorCommands(program)
+}
+
+function registerOperatorCommands(program: Command): void {
+  const operators = program.command('operators').summary('create, list and revoke operators of the console (/admin/)')
+
+  const create = operators
+    .command('create')
+    .summary('create an operator and print its token (shown once)')
+    .description(
+      'Creates an operator of the console (docs/admin.md) and prints its token (pr_operator_...) once: printroute ' +
+        'keeps only its hash. The operator signs in at /admin/ with it. Works while serve runs.',
+    )
+    .option('--name <NAME>', "the operator's name, shown in the console and the audit trail (required)")
+  addSettingOptions(create, 'operators create').action(async (values: Values) => {
+    const name = requireText(values.name, '--name')
+    const made = await runDataOperation(settingsFor(create, 'operators create'), 'createOperator', { name })
+    print(
+      `operator ${made.operator.id} (${made.operator.name})
+` +
+        `token: ${made.token}
+` +
+        'The token is shown once; printroute keeps only its hash. Sign in at /admin/ with it.',
+    )
+  })
+
+  const list = operators
+    .command('list')
+    .summary('list operators (token prefixes only)')
+    .option('--json', 'print the operators as JSON')
+  addSettingOptions(list, 'operators list').action(async (values: Values) => {
+    const found = await runDataOperation(settingsFor(list, 'operators list'), 'listOperators', undefined)
+    if (values.json) return printJson(found)
+    for (const operator of found) {
+      print(
+        `${operator.id}	${operator.prefix}	created ${operator.created}	` +
+          `${operator.revoked ? `revoked ${operator.revoked}` : 'active'}	${operator.name}`,
+      )
+    }
+  })
+
+  const revoke = operators
+    .command('revoke')
+    .summary('revoke an operator: its console sessions end at once')
+    .description(
+      'Revokes an operator: its token no longer signs in, and its console sessions end at their next request, in ' +
+        'every process. Works while serve runs.',
+    )
+    .option('--operator <ID>', 'the operator (opr_...)')
+  addSettingOptions(revoke, 'operators revoke').action(async (values: Values) => {
+    const operator = requireText(values.operator, '--operator')
+    const revoked = await runDataOperation(settingsFor(revoke, 'operators revoke'), 'revokeOperator', { operator })
+    print(`revoked ${revoked.id} (${revoked.name})`)
   })
 }
 

@@ -108,8 +108,13 @@ function stopOnSignals(logger: pino.Logger, stop: () => Promise<void>): void {
 }
 
 /** Binds each port, or stops with one line naming the port and the flag that changes it. */
-type ServerName = Environment | 'metrics'
-const SERVER_LABELS: Record<ServerName, string> = { live: 'Live API', sandbox: 'Sandbox API', metrics: 'metrics' }
+type ServerName = Environment | 'metrics' | 'admin'
+const SERVER_LABELS: Record<ServerName, string> = {
+  live: 'Live API',
+  sandbox: 'Sandbox API',
+  metrics: 'metrics',
+  admin: 'operator console',
+}
 
 async function bindPorts<N extends ServerName>(
   host: string,
@@ -167,6 +172,9 @@ export function registerProcessCommands(program: Command): void {
       { name: 'live', port: settings.livePort, flag: '--port (or PORT)' },
       { name: 'sandbox', port: settings.sandboxPort, flag: '--sandbox-port (or PRINTROUTE_SANDBOX_PORT)' },
       ...metricsPort(settings),
+      ...(settings.adminPort === null
+        ? []
+        : [{ name: 'admin' as const, port: settings.adminPort, flag: '--admin-port (or PRINTROUTE_ADMIN_PORT)' }]),
     ])
     let adminChannel: AdminChannel | null = null
     const opened = await openDatabase(settings).catch(async (error) => {
@@ -183,6 +191,7 @@ export function registerProcessCommands(program: Command): void {
       rateLimit: settings.rateLimit,
       workers: settings.workers,
       servers,
+      adminOwnServer: settings.adminPort !== null,
     })
     // Before answering: a signal that arrives the moment the server is ready must stop it gracefully too.
     stopOnSignals(logger, async () => {
@@ -196,6 +205,7 @@ export function registerProcessCommands(program: Command): void {
       const operations = createAdminOperations({
         db: opened.db,
         accounts: app.services.accounts,
+        operators: app.services.operators,
         labs: app.services.labs,
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
@@ -216,6 +226,12 @@ export function registerProcessCommands(program: Command): void {
       )
     }
     openMetricsServer(servers.metrics, logger)
+    if (servers.admin) {
+      servers.admin.open()
+      logger.info(`operator console at ${servers.admin.address}/admin/ (not on the Live port)`)
+    } else {
+      logger.info(`operator console at ${servers.live.address}/admin/`)
+    }
     // The demo account is made only now that both ports answer, so its keys are given in the same breath.
     if ((await app.services.accounts.countAccounts()) === 0) {
       const { demoBanner, noAccountMessage, writeDemoAccountFiles } = await import('./first-start.ts')

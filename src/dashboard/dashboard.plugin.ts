@@ -179,10 +179,12 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         return sendSignIn(request, reply, { next, status: 429, error: { kind: 'error', text: limited } })
       }
       const text =
-        result.reason === 'otherEnvironment'
-          ? `That is a ${environmentName(result.keyEnvironment)} key, and this is the ${environmentName(environment)} dashboard. ` +
-            `Sign in here with a ${environmentName(environment)} key, or use the ${environmentName(result.keyEnvironment)} dashboard at ${otherDashboardUrl()} (port ${portOfBaseUrl(options.publicUrl(otherEnvironment))}).`
-          : `That API key is not valid: it is unknown or has been revoked. Use a ${environmentName(environment)} key (pr_${environment}_…).`
+        result.reason === 'accountSuspended'
+          ? "That key's account is suspended, so it cannot sign in. Contact the operator of this printroute."
+          : result.reason === 'otherEnvironment'
+            ? `That is a ${environmentName(result.keyEnvironment)} key, and this is the ${environmentName(environment)} dashboard. ` +
+              `Sign in here with a ${environmentName(environment)} key, or use the ${environmentName(result.keyEnvironment)} dashboard at ${otherDashboardUrl()} (port ${portOfBaseUrl(options.publicUrl(otherEnvironment))}).`
+            : `That API key is not valid: it is unknown or has been revoked. Use a ${environmentName(environment)} key (pr_${environment}_…).`
       return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
     }
     reply.setCookie(cookieName, result.token, {
@@ -233,7 +235,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
           reply.clearCookie(cookieName, { path: '/' })
           return dashboard.redirect(reply, `/sign-in?next=${encodeURIComponent(next)}`, {
             kind: 'info',
-            text: 'Your session has ended (it expired, or its key was revoked). Sign in again.',
+            text: 'Your session has ended (it expired, its key was revoked or its account was suspended). Sign in again.',
           })
         }
         return reply.code(303).redirect(target)

@@ -8,6 +8,8 @@ export const ERROR_OUTCOME_STATUS = {
   /** Not HTTP that can be read (Node's parser refused it): no field to name. */
   MalformedRequest: 400,
   Unauthorized: 401,
+  /** printroute's own: the key is valid but its account is suspended by the operator. */
+  Forbidden: 403,
   EntityNotFound: 404,
   EndpointDoesNotExist: 404,
   MethodNotAllowed: 405,

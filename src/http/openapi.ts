@@ -71,6 +71,10 @@ const COMPONENT_PREFIX = '#/components/schemas/'
 const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
   400: { name: 'BadRequest', when: 'The request is not valid: each failing field is named under `failures`.' },
   401: { name: 'Unauthorized', when: 'The key is missing or not valid for this environment.' },
+  403: {
+    name: 'Forbidden',
+    when: "The key is valid but its account is suspended by printroute's operator: contact the operator.",
+  },
   404: { name: 'NotFound', when: 'No such resource (for this account and environment), or no such endpoint.' },
   413: { name: 'PayloadTooLarge', when: 'The body is larger than the limit.' },
   415: { name: 'UnsupportedMediaType', when: 'The body is not JSON.' },
@@ -122,6 +126,8 @@ function commonErrorStatuses(path: string, method: string, operation: Json): str
   return [
     ...(changes || parameters.length > 0 || operation.requestBody ? ['400'] : []),
     '401',
+    // An account's keys (and sessions) belong to an account the operator may suspend; lab keys do not.
+    ...(limited ? ['403'] : []),
     ...(parameters.some((parameter) => parameter.in === 'path') ? ['404'] : []),
     // A body over the limit is refused whatever the method (http/errors.ts, refuseOversizedBodies).
     '413',

@@ -16,6 +16,9 @@ export interface AccountRow {
   balanceMinor: bigint
   pauseWindowSeconds: number
   createdAt: Date
+  /** When the operator suspended the account (its keys are refused); null when it is not suspended. */
+  suspendedAt: Date | null
+  suspendedReason: string | null
 }
 
 export interface ApiKeyRow {
@@ -28,7 +31,7 @@ export interface ApiKeyRow {
 
 const ACCOUNT_COLUMNS = `a.id, a.name, a.billing_currency AS "billingCurrency", a.billing_mode AS "billingMode",
   a.balance_minor::text AS "balanceMinor", a.pause_window_seconds AS "pauseWindowSeconds",
-  a.created_at AS "createdAt"`
+  a.created_at AS "createdAt", a.suspended_at AS "suspendedAt", a.suspended_reason AS "suspendedReason"`
 
 type StoredAccountRow = Omit<AccountRow, 'balanceMinor'> & { balanceMinor: string }
 
@@ -39,7 +42,7 @@ function toAccount(row: StoredAccountRow): AccountRow {
 /** Inserts the account with its two environments' settings (call in a transaction). */
 export async function insertAccount(
   db: Queryable,
-  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode'> & {
+  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode' | 'suspendedAt' | 'suspendedReason'> & {
     billingMode?: BillingMode
     callbackUrls: Record<Environment, string | null>
   },
@@ -83,6 +86,30 @@ export async function findAccount(db: Queryable, id: number): Promise<AccountRow
 export async function listAccounts(db: Queryable): Promise<AccountRow[]> {
   const rows = await db.query<StoredAccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a ORDER BY a.id`)
   return rows.map(toAccount)
+}
+
+/**
+ * Suspends the account (`suspension` given) or reactivates it (null), unless it is in that state already (a
+ * suspension keeps its first time and reason). Returns the account as it was before, or undefined when there is no
+ * such account; the row is locked, so two changes at once apply one after the other.
+ */
+export async function setAccountSuspension(
+  tx: Queryable,
+  id: number,
+  suspension: { at: Date; reason: string | null } | null,
+): Promise<AccountRow | undefined> {
+  const before = await tx.query<StoredAccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = $1 FOR UPDATE`,
+    [id],
+  )
+  if (!before[0]) return undefined
+  if ((before[0].suspendedAt !== null) === (suspension !== null)) return toAccount(before[0])
+  await tx.query('UPDATE accounts SET suspended_at = $2, suspended_reason = $3 WHERE id = $1', [
+    id,
+    suspension?.at ?? null,
+    suspension?.reason ?? null,
+  ])
+  return toAccount(before[0])
 }
 
 export async function countAccounts(db: Queryable): Promise<number> {

@@ -66,6 +66,20 @@ export interface LedgerRow extends LedgerEntry {
 }
 
 export async function listLedger(db: Queryable, accountId: number): Promise<LedgerRow[]> {
+  return readLedger(db, accountId, 'ORDER BY id', null)
+}
+
+/** The account's latest `limit` entries, newest first (the console's recent charges). */
+export async function listRecentLedger(db: Queryable, accountId: number, limit: number): Promise<LedgerRow[]> {
+  return readLedger(db, accountId, 'ORDER BY id DESC', limit)
+}
+
+async function readLedger(
+  db: Queryable,
+  accountId: number,
+  order: 'ORDER BY id' | 'ORDER BY id DESC',
+  limit: number | null,
+): Promise<LedgerRow[]> {
   const rows = await db.query<{
     accountId: string | number
     orderNumber: string | number | null
@@ -80,8 +94,8 @@ export async function listLedger(db: Queryable, accountId: number): Promise<Ledg
     `SELECT account_id AS "accountId", order_id AS "orderNumber", charge_id AS "chargeId", entry,
             amount_minor::text AS "amountMinor", currency, reference,
             balance_after_minor::text AS "balanceAfterMinor", created_at AS "createdAt"
-       FROM account_ledger WHERE account_id = $1 ORDER BY id`,
-    [accountId],
+       FROM account_ledger WHERE account_id = $1 ${order} LIMIT $2`,
+    [accountId, limit],
   )
   return rows.map((row) => ({
     ...row,

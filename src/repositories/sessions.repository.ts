@@ -15,7 +15,7 @@ export interface SessionOwner {
 
 /**
  * Makes a session for the active key with this hash in `environment`; returns false (nothing written) when
- * there is none.
+ * there is none, or when its account is suspended.
  */
 export async function insertSession(
   db: Queryable,
@@ -25,13 +25,14 @@ export async function insertSession(
     `INSERT INTO dashboard_sessions (token_hash, api_key_id, created_at, expires_at)
      SELECT $1, k.id, $2, $3 FROM api_keys k
       WHERE k.key_hash = $4 AND k.environment = $5 AND k.revoked_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = k.account_id AND a.suspended_at IS NOT NULL)
      RETURNING token_hash`,
     [session.tokenHash, session.createdAt, session.expiresAt, session.keyHash, session.environment],
   )
   return rows.length > 0
 }
 
-/** The owner of an unexpired session whose key is still active; undefined otherwise. */
+/** The owner of an unexpired session whose key is still active and whose account is not suspended. */
 export async function findSessionOwner(db: Queryable, tokenHash: string, now: Date): Promise<SessionOwner | undefined> {
   const rows = await db.query<SessionOwner & { accountId: string }>(
     `SELECT a.id AS "accountId", k.environment, k.prefix AS "keyPrefix",
@@ -40,7 +41,7 @@ export async function findSessionOwner(db: Queryable, tokenHash: string, now: Da
        FROM dashboard_sessions s
        JOIN api_keys k ON k.id = s.api_key_id
        JOIN accounts a ON a.id = k.account_id
-      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL`,
+      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL AND a.suspended_at IS NULL`,
     [tokenHash, now],
   )
   const row = rows[0]
@@ -94,4 +95,59 @@ export async function findLabSessionOwner(
     [tokenHash, now],
   )
   return rows[0]
+}
+
+/**
+ * Ends every dashboard session made with a key of the account (its suspension): the merchant is signed out at
+ * once and signs in again only after reactivation. Returns how many ended.
+ */
+export async function deleteAccountSessions(db: Queryable, accountId: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM dashboard_sessions
+      WHERE api_key_id IN (SELECT id FROM api_keys WHERE account_id = $1) RETURNING token_hash`,
+    [accountId],
+  )
+  return rows.length
+}
+
+/** A console session's operator. */
+export interface OperatorSessionOwner {
+  operatorId: number
+  name: string
+}
+
+/**
+ * Makes a console session for the unrevoked operator whose token has this hash; the operator, or undefined
+ * (nothing written) when there is none.
+ */
+export async function insertOperatorSession(
+  db: Queryable,
+  session: { tokenHash: string; operatorTokenHash: string; createdAt: Date; expiresAt: Date },
+): Promise<OperatorSessionOwner | undefined> {
+  const rows = await db.query<OperatorSessionOwner>(
+    `WITH operator AS (SELECT id, name FROM operators WHERE token_hash = $4 AND revoked_at IS NULL),
+          made AS (INSERT INTO dashboard_sessions (token_hash, operator_id, created_at, expires_at)
+                   SELECT $1, id, $2, $3 FROM operator RETURNING operator_id)
+     SELECT operator.id AS "operatorId", operator.name FROM operator JOIN made ON made.operator_id = operator.id`,
+    [session.tokenHash, session.createdAt, session.expiresAt, session.operatorTokenHash],
+  )
+  const row = rows[0]
+  return row && { ...row, operatorId: Number(row.operatorId) }
+}
+
+/** The operator of an unexpired console session who is not revoked; undefined otherwise. Read on every request. */
+export async function findOperatorSessionOwner(
+  db: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<OperatorSessionOwner | undefined> {
+  const rows = await db.query<OperatorSessionOwner>(
+    `SELECT o.id AS "operatorId", o.name
+       FROM dashboard_sessions s
+       JOIN operators o ON o.id = s.operator_id
+      WHERE s.token_hash = $1 AND s.expires_at > $2 AND o.revoked_at IS NULL`,
+    [tokenHash, now],
+  )
+  const row = rows[0]
+  return row && { ...row, operatorId: Number(row.operatorId) }
 }

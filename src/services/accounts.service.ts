@@ -34,11 +34,14 @@ import {
   readEnvironmentSettings,
   revokeApiKey,
   rotateSigningSecret,
+  setAccountSuspension,
   updateCallbackUrl,
   updatePauseWindow,
   updateSandboxScenarioDefault,
 } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import { type LedgerRow, listRecentLedger } from '../repositories/billing.repository.ts'
+import { deleteAccountSessions } from '../repositories/sessions.repository.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 export type { Environment }
@@ -73,6 +76,21 @@ export interface Account {
   /** Each environment's callback URL. */
   callbackUrls: Record<Environment, string | null>
   created: string
+  /** When the operator suspended the account (its keys answer 403); null when it is not suspended. */
+  suspended: string | null
+  /** The operator's reason for the suspension, when one was given. */
+  suspendedReason: string | null
+}
+
+/** Longest suspension reason accepted: a note for the console and the audit trail. */
+export const MAX_SUSPENSION_REASON_LENGTH = 500
+
+/** What a suspended account's keys are told (403 Forbidden, docs/errors.md). */
+export function accountSuspendedMessage(accountId: number): string {
+  return (
+    `The account ${formatId('acc', accountId)} is suspended: its keys are refused until it is reactivated. ` +
+    'Contact the operator of this printroute.'
+  )
 }
 
 export interface IssuedKey {
@@ -138,6 +156,8 @@ function toAccount(row: AccountRow, callbackUrls: Record<Environment, string | n
     pauseWindowSeconds: row.pauseWindowSeconds,
     callbackUrls,
     created: row.createdAt.toISOString(),
+    suspended: row.suspendedAt ? row.suspendedAt.toISOString() : null,
+    suspendedReason: row.suspendedReason,
   }
 }
 
@@ -191,10 +211,24 @@ export interface AccountsService {
     change: AccountSettingsChange,
     actor: AuditActor,
   ): Promise<{ settings: AccountSettings } | { problems: Record<string, string> }>
-  /** The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys. */
+  /**
+   * The caller an active key stands for, in the key's own environment; undefined for unknown or revoked keys.
+   * Throws ServiceError Forbidden for a key of a suspended account.
+   */
   identify(apiKey: string): Promise<Caller | undefined>
   /** The caller a key stands for in `environment`; undefined for unknown, revoked or other-environment keys. */
   authenticate(apiKey: string, environment: Environment): Promise<Caller | undefined>
+  /** One account (`acc_N`), as listings show it. */
+  getAccount(accountId: string): Promise<Account>
+  /**
+   * Suspends an account: its keys answer 403 (this process at once, others within API_KEY_CACHE_SECONDS), its
+   * dashboard sessions end now; its orders in flight go on. Suspending a suspended account changes nothing.
+   */
+  suspendAccount(accountId: string, reason: string | null, actor: AuditActor): Promise<Account>
+  /** Reactivates a suspended account: its keys work again. Reactivating an active account changes nothing. */
+  reactivateAccount(accountId: string, actor: AuditActor): Promise<Account>
+  /** The account's latest money movements (charges, refunds, top-ups, payments), newest first. */
+  listRecentLedger(accountId: string, limit: number): Promise<LedgerRow[]>
 }
 
 export interface AccountsDeps {
@@ -206,7 +240,8 @@ export interface AccountsDeps {
 
 /** What the functions of the service share: the dependencies and this process's cache of key lookups. */
 interface AccountsContext extends AccountsDeps {
-  keyCache: Map<string, { caller: Caller | undefined; expires: number }>
+  /** `suspendedAccountId`: the key is its account's, and the account was suspended when it was looked up. */
+  keyCache: Map<string, { caller: Caller | undefined; suspendedAccountId?: number; expires: number }>
 }
 
 export function createAccountsService(deps: AccountsDeps): AccountsService {
@@ -267,7 +302,73 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
       const caller = await identify(apiKey)
       return caller && caller.environment === environment ? caller : undefined
     },
+
+    async getAccount(accountId: string): Promise<Account> {
+      const id = parseAccountId(accountId)
+      const row = await findAccount(db, id)
+      if (!row) throw new AccountError(`No account ${accountId}`)
+      return toAccount(row, await readCallbackUrls(db, id))
+    },
+
+    suspendAccount: (accountId, reason, actor) => changeSuspension(context, accountId, { reason }, actor),
+    reactivateAccount: (accountId, actor) => changeSuspension(context, accountId, null, actor),
+
+    async listRecentLedger(accountId: string, limit: number): Promise<LedgerRow[]> {
+      return listRecentLedger(db, parseAccountId(accountId), limit)
+    },
   }
+}
+
+/**
+ * Suspends (`suspension` given) or reactivates (null) an account, with its audit entry, in one transaction.
+ * Suspending also ends the account's dashboard sessions; the key cache of this process is cleared, so the change
+ * bites here at once (other processes within API_KEY_CACHE_SECONDS). A change to the state the account is
+ * already in is not recorded again.
+ */
+async function changeSuspension(
+  context: AccountsContext,
+  accountId: string,
+  suspension: { reason: string | null } | null,
+  actor: AuditActor,
+): Promise<Account> {
+  const id = parseAccountId(accountId)
+  const reason = suspension?.reason?.trim() || null
+  if (reason !== null) {
+    if (reason.length > MAX_SUSPENSION_REASON_LENGTH) {
+      throw new AccountError(`The reason must be at most ${MAX_SUSPENSION_REASON_LENGTH} characters`)
+    }
+    const refused = refusedCharacter(reason, false)
+    if (refused !== undefined) throw new AccountError(`The reason must not contain ${refused}`)
+  }
+  const now = context.clock.now()
+  await context.db.transaction(async (tx) => {
+    const before = await setAccountSuspension(tx, id, suspension ? { at: now, reason } : null)
+    if (!before) throw new AccountError(`No account ${accountId}`)
+    const wasSuspended = before.suspendedAt !== null
+    if (suspension) {
+      if (wasSuspended) return
+      await deleteAccountSessions(tx, id)
+    } else if (!wasSuspended) {
+      return
+    }
+    await appendAuditEvent(
+      tx,
+      {
+        actor,
+        action: suspension ? 'account.suspended' : 'account.reactivated',
+        accountId: id,
+        environment: null,
+        target: formatId('acc', id),
+        before: { suspended: wasSuspended, reason: before.suspendedReason },
+        after: { suspended: suspension !== null, reason: suspension ? reason : null },
+      },
+      now,
+    )
+  })
+  context.keyCache.clear()
+  const row = await findAccount(context.db, id)
+  if (!row) throw new AccountError(`No account ${accountId}`)
+  return toAccount(row, await readCallbackUrls(context.db, id))
 }
 
 async function issueKey(
@@ -332,7 +433,10 @@ async function identifyKey(context: AccountsContext, apiKey: string): Promise<Ca
   const keyHash = hashSecretKey(apiKey)
   const now = Date.now()
   const cached = keyCache.get(keyHash)
-  if (cached && cached.expires > now) return cached.caller
+  if (cached && cached.expires > now) {
+    if (cached.suspendedAccountId !== undefined) throw suspendedError(cached.suspendedAccountId)
+    return cached.caller
+  }
   const owner = await findActiveApiKeyOwner(context.db, keyHash)
   const caller = owner && {
     accountId: owner.account.id,
@@ -342,9 +446,21 @@ async function identifyKey(context: AccountsContext, apiKey: string): Promise<Ca
     pauseWindowSeconds: owner.account.pauseWindowSeconds,
     billingCurrency: owner.account.billingCurrency,
   }
+  const suspendedAccountId = owner?.account.suspendedAt ? owner.account.id : undefined
   // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
-  if (caller) keyCache.set(keyHash, { caller, expires: now + API_KEY_CACHE_SECONDS * 1000 })
+  if (caller) {
+    keyCache.set(keyHash, {
+      caller,
+      ...(suspendedAccountId !== undefined ? { suspendedAccountId } : {}),
+      expires: now + API_KEY_CACHE_SECONDS * 1000,
+    })
+  }
+  if (suspendedAccountId !== undefined) throw suspendedError(suspendedAccountId)
   return caller
+}
+
+function suspendedError(accountId: number): ServiceError {
+  return new ServiceError('Forbidden', accountSuspendedMessage(accountId), { accountId: formatId('acc', accountId) })
 }
 
 async function getSettings(

@@ -6,13 +6,16 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
+import { formatId } from '../domain/ids.ts'
 import { findActiveApiKeyOwner } from '../repositories/accounts.repository.ts'
 import {
   deleteExpiredSessions,
   deleteSession,
   findLabSessionOwner,
+  findOperatorSessionOwner,
   findSessionOwner,
   insertLabSession,
+  insertOperatorSession,
   insertSession,
   type LabSessionOwner,
 } from '../repositories/sessions.repository.ts'
@@ -32,6 +35,8 @@ export type SignInResult =
   | { signedIn: true; token: string; csrfToken: string; expiresAt: Date }
   /** `otherEnvironment`: the key is valid, but for the other environment (named). */
   | { signedIn: false; reason: 'unknownKey' }
+  /** The key is valid but its account is suspended by the operator. */
+  | { signedIn: false; reason: 'accountSuspended' }
   | { signedIn: false; reason: 'otherEnvironment'; keyEnvironment: Environment }
 
 /** The CSRF token of a session: derived from its token, so nothing more is stored and every process agrees. */
@@ -50,7 +55,17 @@ export function isCsrfTokenOf(sessionToken: string, candidate: unknown): boolean
 /** A lab portal session stands for the lab key it was made from: its lab and the key's visible prefix. */
 export type LabSessionCaller = LabSessionOwner
 
-/** Dashboard sessions (signed in with an API key) and lab portal sessions (with a lab key), held by a token. */
+/** A console session's operator (docs/admin.md). */
+export interface OperatorSessionCaller {
+  /** `opr_N`. */
+  id: string
+  name: string
+}
+
+/**
+ * Dashboard sessions (signed in with an API key), lab portal sessions (with a lab key) and console sessions
+ * (with an operator token), held by a token.
+ */
 export interface SessionsService {
   /** Opens a session for an active key of `environment`; the token, or why the key was refused. */
   signIn(apiKey: string, environment: Environment): Promise<SignInResult>
@@ -62,6 +77,12 @@ export interface SessionsService {
   signInLab(labKey: string): Promise<{ token: string; expiresAt: Date } | undefined>
   /** The lab a lab portal session token stands for; undefined when it does not (any more). */
   authenticateLab(token: string): Promise<LabSessionCaller | undefined>
+  /** Opens a console session for an unrevoked operator's token; the token and operator, or undefined. */
+  signInOperator(
+    operatorToken: string,
+  ): Promise<{ token: string; expiresAt: Date; operator: OperatorSessionCaller } | undefined>
+  /** The operator a console session token stands for; undefined when it does not (any more: expired, revoked). */
+  authenticateOperator(token: string): Promise<OperatorSessionCaller | undefined>
 }
 
 export function createSessionsService(deps: { db: Database; clock: Clock }): SessionsService {
@@ -78,6 +99,7 @@ export function createSessionsService(deps: { db: Database; clock: Clock }): Ses
       })
       if (made) return { signedIn: true, token, csrfToken: csrfTokenOf(token), expiresAt }
       const owner = await findActiveApiKeyOwner(db, keyHash)
+      if (owner?.account.suspendedAt) return { signedIn: false, reason: 'accountSuspended' }
       if (owner && owner.environment !== environment) {
         return { signedIn: false, reason: 'otherEnvironment', keyEnvironment: owner.environment }
       }
@@ -124,6 +146,28 @@ export function createSessionsService(deps: { db: Database; clock: Clock }): Ses
     /** Not cached either: signing out or revoking the lab key bites at once. */
     async authenticateLab(token: string): Promise<LabSessionCaller | undefined> {
       return findLabSessionOwner(db, hashSecretKey(token), clock.now())
+    },
+
+    async signInOperator(operatorToken: string) {
+      const now = clock.now()
+      const token = randomBytes(SESSION_TOKEN_BYTES).toString('base64url')
+      const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000)
+      const owner = await db.transaction(async (tx) => {
+        await deleteExpiredSessions(tx, now)
+        return insertOperatorSession(tx, {
+          tokenHash: hashSecretKey(token),
+          operatorTokenHash: hashSecretKey(operatorToken.trim()),
+          createdAt: now,
+          expiresAt,
+        })
+      })
+      return owner && { token, expiresAt, operator: { id: formatId('opr', owner.operatorId), name: owner.name } }
+    },
+
+    /** Not cached: revoking the operator ends its sessions at their next request, in every process. */
+    async authenticateOperator(token: string): Promise<OperatorSessionCaller | undefined> {
+      const owner = await findOperatorSessionOwner(db, hashSecretKey(token), clock.now())
+      return owner && { id: formatId('opr', owner.operatorId), name: owner.name }
     },
   }
 }

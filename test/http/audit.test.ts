@@ -220,6 +220,7 @@ for (const kind of testDatabaseKinds()) {
         payments: async () => t.app.services.payments,
         invoices: t.app.services.invoices,
         catalogueVersions: t.app.services.catalogueVersions,
+        operators: t.app.services.operators,
         audit: t.app.services.audit,
         actor: commandLineActor(),
       })

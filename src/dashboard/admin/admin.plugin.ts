@@ -1,0 +1,349 @@
+// The operator console (docs/admin.md): server-rendered pages under /admin/, for the person who runs printroute.
+// Signing in exchanges an operator token (`pr_operator_...`, from `printroute operators create`) for a session, as
+// the dashboard exchanges an API key and the lab portal a lab key: the browser keeps only the session id. The
+// session is looked up on every request, so revoking the operator ends it at once in every process. Every POST
+// passes the CSRF check (and the cross-site check) before any page handler runs. Pages come from one
+// `<section>.pages.ts` module per section; the shell's navigation lists the sections that registered pages.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import formBody from '@fastify/formbody'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../../domain/database-unavailable.ts'
+import {
+  csrfTokenOf,
+  isCsrfTokenOf,
+  SESSION_LIFETIME_SECONDS,
+  type SessionsService,
+} from '../../services/sessions.service.ts'
+import { type Html, html } from '../html.ts'
+import { csrfField, type Notice, noticeBox } from '../layout.ts'
+import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from '../page-replies.ts'
+import { type AdminAccounts, registerAccountsPages } from './accounts.pages.ts'
+import {
+  ADMIN_PATH,
+  ADMIN_SECTIONS,
+  type AdminConsole,
+  type AdminPage,
+  type AdminSection,
+  type SignedInOperator,
+} from './admin-context.ts'
+
+/** The console's session cookie: its own name and path, so neither a dashboard nor the lab portal ever sees it. */
+export const ADMIN_SESSION_COOKIE = 'printroute_admin_session'
+const NOTICE_COOKIE = 'printroute_admin_notice'
+
+/** The names the navigation gives the sections. */
+const SECTION_LABELS: Record<AdminSection, string> = {
+  accounts: 'Accounts',
+  orders: 'Orders',
+  labs: 'Labs',
+  catalogue: 'Catalogue',
+  invoices: 'Invoices',
+  callbacks: 'Callbacks',
+  audit: 'Audit trail',
+}
+
+export interface AdminConsoleOptions {
+  sessions: SessionsService
+  /** The Live server's public URL: images on console pages (print files, thumbnails) come from it. */
+  publicUrl: () => string
+  /**
+   * Where the images an order page shows are served: both environments' public addresses, as the console shows
+   * Live and Sandbox orders alike (their thumbnails and previews are signed links on their own environment's).
+   */
+  imageOrigins: () => string[]
+  /** Counts a sign-in with a token that is not valid against the address's budget, as the dashboard does. */
+  limitFailedSignIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>
+  /** The accounts section (accounts.pages.ts). */
+  accounts: AdminAccounts
+  /**
+   * The other sections, each registered by its own module's `register<Section>Pages(pages, console, deps)`
+   * (orders, labs, callbacks, catalogue, invoices, audit): app.ts passes one function per section here, which
+   * calls the module's register function with the deps it fills from the services.
+   */
+  sections?: ((pages: FastifyInstance, console: AdminConsole) => void | Promise<void>)[]
+}
+
+const ASSET_DIR = join(import.meta.dirname, '..', 'assets')
+const ASSETS = new Map([
+  ['dashboard.css', { file: 'dashboard.css', type: 'text/css; charset=utf-8' }],
+  ['admin.css', { file: 'admin.css', type: 'text/css; charset=utf-8' }],
+  ['favicon.svg', { file: 'favicon.svg', type: 'image/svg+xml' }],
+])
+
+function loadAssets(): Map<string, { body: Buffer; type: string }> {
+  return new Map(
+    [...ASSETS].map(([name, asset]) => [name, { body: readFileSync(join(ASSET_DIR, asset.file)), type: asset.type }]),
+  )
+}
+
+const crossSiteNotice: Notice = {
+  kind: 'error',
+  text: 'This form was not sent from this console page (its security token is missing or stale). Reload the page and try again.',
+}
+
+/** Where to go after signing in: a console path only, never another site (an open redirect). */
+const nextAfterSignIn = (next: unknown) => safeNextPath(next, ADMIN_PATH, `${ADMIN_PATH}/accounts`)
+
+interface ShellInput {
+  title: string
+  content: Html
+  section: AdminSection | null
+  signedIn: SignedInOperator | null
+  notice: Notice | null
+  sections: readonly AdminSection[]
+}
+
+function renderShell(page: ShellInput): string {
+  const signedIn = page.signedIn
+  const navigation = signedIn
+    ? html`<nav aria-label="Console sections"><ul>${page.sections.map(
+        (section) =>
+          html`<li><a href="${ADMIN_PATH}/${section}"${section === page.section ? html` aria-current="page"` : ''}>${SECTION_LABELS[section]}</a></li>`,
+      )}</ul></nav>
+<form class="sign-out" method="post" action="${ADMIN_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
+    : html``
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title} · printroute console</title>
+<link rel="stylesheet" href="${ADMIN_PATH}/assets/dashboard.css">
+<link rel="stylesheet" href="${ADMIN_PATH}/assets/admin.css">
+<link rel="icon" href="${ADMIN_PATH}/assets/favicon.svg" type="image/svg+xml">
+</head>
+<body class="admin-console">
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="top-bar">
+<a class="brand" href="${ADMIN_PATH}/accounts">printroute</a>
+<span class="environment-badge admin-badge">Console</span>
+${navigation}
+</header>
+<main id="main" tabindex="-1">
+${noticeBox(page.notice)}
+${page.content}
+</main>
+<footer class="page-footer">
+${signedIn ? html`<span>Signed in as ${signedIn.operator.name} (<code>${signedIn.operator.id}</code>)</span>` : html`<span>printroute operator console</span>`}
+</footer>
+</body>
+</html>
+`.text
+}
+
+function renderSignIn(next: string): Html {
+  return html`<section class="sign-in card">
+<h1>Sign in to the console</h1>
+<p>Use your operator token (<code>pr_operator_…</code>), the one <code>printroute operators create</code> printed.
+The token is exchanged for a session: the browser keeps only the session, never the token.</p>
+<form method="post" action="${ADMIN_PATH}/sign-in" class="stack">
+<input type="hidden" name="next" value="${next}">
+<label for="operator-token">Operator token</label>
+<input id="operator-token" name="operatorToken" type="password" autocomplete="off" spellcheck="false" required>
+<button type="submit">Sign in</button>
+</form>
+<p class="muted">No token yet? Whoever runs printroute makes one with <code>printroute operators create --name NAME</code>.</p>
+</section>`
+}
+
+/**
+ * Registers the console on `app`, a scope whose prefix is ADMIN_PATH (on the Live server, or on the console's own
+ * server with `--admin-port`).
+ */
+export async function registerAdminConsole(app: FastifyInstance, options: AdminConsoleOptions): Promise<void> {
+  const { sessions } = options
+  const assets = loadAssets()
+  await app.register(formBody)
+  app.decorateRequest('signedInOperator', null as unknown as SignedInOperator)
+  // The console authenticates by its session, not by X-API-Key (on the Live server, whose API checks keys).
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), auth: false }
+  })
+  app.addHook('onSend', async (request, reply) => {
+    setPageSecurityHeaders(
+      reply,
+      options
+        .imageOrigins()
+        .map((address) => new URL(address).origin)
+        .join(' '),
+    )
+    if (!request.url.startsWith(`${ADMIN_PATH}/assets/`)) reply.header('cache-control', 'no-store')
+  })
+
+  const notices = noticeCookie(NOTICE_COOKIE, ADMIN_PATH)
+  // The sections whose pages are registered, in ADMIN_SECTIONS order: the navigation shows only these.
+  const registered = new Set<AdminSection>()
+  const sectionsShown = () => ADMIN_SECTIONS.filter((section) => registered.has(section))
+
+  const send = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: Omit<AdminPage, 'section'> & { section: AdminSection | null },
+  ) =>
+    reply
+      .code(page.status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(
+        renderShell({
+          title: page.title,
+          content: page.content,
+          section: page.section,
+          signedIn: request.signedInOperator,
+          notice: page.notice ?? notices.take(request, reply),
+          sections: sectionsShown(),
+        }),
+      )
+
+  const adminConsole: AdminConsole = {
+    sendPage: (request, reply, page) => send(request, reply, page),
+    // Pages name the whole console path (`/admin/accounts/acc_3`); the notice cookie's redirect adds the prefix.
+    redirect: (reply, path, notice) =>
+      notices.redirect(reply, path.startsWith(`${ADMIN_PATH}/`) ? path.slice(ADMIN_PATH.length) : path, notice),
+  }
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (error instanceof DatabaseUnavailableError) {
+      reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
+      return send(request, reply, {
+        title: 'Unavailable',
+        section: null,
+        status: 503,
+        content: html`<h1>The database is unavailable</h1>
+          <p>printroute cannot reach its database just now. Try again in a few seconds.</p>`,
+      })
+    }
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    if (status === 500) request.log.error({ err: error }, 'console page failed')
+    return send(request, reply, {
+      title: status === 500 ? 'Something went wrong' : 'Bad request',
+      section: null,
+      status,
+      content: html`<h1>${status === 500 ? 'Something went wrong' : 'That request could not be read'}</h1>
+        <p>${status === 500 ? 'printroute could not show this page.' : error.message}</p>
+        <p class="muted">Trace: <code>${request.traceParent}</code></p>`,
+    })
+  })
+  app.setNotFoundHandler((request, reply) =>
+    send(request, reply, {
+      title: 'Not found',
+      section: null,
+      status: 404,
+      content: html`<h1>Not found</h1><p>There is no console page at <code>${request.url}</code>.</p>
+        <p><a href="${ADMIN_PATH}/accounts">Go to the accounts</a></p>`,
+    }),
+  )
+
+  app.get('/', (_request, reply) => reply.redirect(`${ADMIN_PATH}/accounts`))
+  app.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
+    const asset = assets.get(request.params.name)
+    if (!asset) return reply.callNotFound()
+    return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body)
+  })
+
+  const sendSignIn = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    input: { next: string; error?: Notice | null; status?: number },
+  ) =>
+    send(request, reply, {
+      title: 'Sign in',
+      section: null,
+      status: input.status ?? 200,
+      notice: input.error ?? null,
+      content: renderSignIn(input.next),
+    })
+
+  app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
+    sendSignIn(request, reply, { next: nextAfterSignIn(request.query.next) }),
+  )
+
+  app.post<{ Body: { operatorToken?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
+    const next = nextAfterSignIn(request.body?.next)
+    if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
+    const token = typeof request.body?.operatorToken === 'string' ? request.body.operatorToken.trim() : ''
+    if (token === '') {
+      return sendSignIn(request, reply, {
+        next,
+        status: 400,
+        error: { kind: 'error', text: 'Enter an operator token.' },
+      })
+    }
+    const session = token.startsWith('pr_operator_') ? await sessions.signInOperator(token) : undefined
+    if (!session) {
+      const limited = await options.limitFailedSignIn?.(request, reply)
+      if (limited !== undefined) {
+        return sendSignIn(request, reply, { next, status: 429, error: { kind: 'error', text: limited } })
+      }
+      const text = token.startsWith('pr_operator_')
+        ? 'That operator token is not valid: it is unknown or has been revoked.'
+        : 'That is not an operator token. Operator tokens start with pr_operator_; merchant API keys sign in to the dashboard instead.'
+      return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
+    }
+    reply.setCookie(ADMIN_SESSION_COOKIE, session.token, {
+      path: ADMIN_PATH,
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: request.protocol === 'https' || options.publicUrl().startsWith('https:'),
+      maxAge: SESSION_LIFETIME_SECONDS,
+    })
+    return reply.code(303).redirect(next)
+  })
+
+  const sendRefused = (request: FastifyRequest, reply: FastifyReply) =>
+    send(request, reply, {
+      title: 'Refused',
+      section: null,
+      status: 403,
+      content: html`<h1>Refused</h1><p>${crossSiteNotice.text}</p>`,
+    })
+
+  app.post<{ Body: { _csrf?: unknown } }>('/sign-out', async (request, reply) => {
+    const token = request.cookies[ADMIN_SESSION_COOKIE]
+    // Signing out needs the CSRF token too: another site's form must neither end the session nor clear its cookie.
+    if (isCrossSite(request) || (token !== undefined && !isCsrfTokenOf(token, request.body?._csrf))) {
+      return sendRefused(request, reply)
+    }
+    if (token !== undefined) {
+      await sessions.signOut(token)
+      reply.clearCookie(ADMIN_SESSION_COOKIE, { path: ADMIN_PATH })
+    }
+    return adminConsole.redirect(reply, `${ADMIN_PATH}/sign-in`, { kind: 'info', text: 'You are signed out.' })
+  })
+
+  // Everything else needs an operator's session.
+  await app.register(async (pages) => {
+    pages.addHook('onRoute', (route) => {
+      const methods = ([] as string[]).concat(route.method)
+      const section = ADMIN_SECTIONS.find(
+        (candidate) =>
+          route.url === `${ADMIN_PATH}/${candidate}` || route.url.startsWith(`${ADMIN_PATH}/${candidate}/`),
+      )
+      if (section && methods.includes('GET')) registered.add(section)
+    })
+    pages.addHook('preHandler', async (request, reply) => {
+      const token = request.cookies[ADMIN_SESSION_COOKIE]
+      const operator = token ? await sessions.authenticateOperator(token) : undefined
+      if (!token || !operator) {
+        const next = request.method === 'GET' ? request.url : `${ADMIN_PATH}/accounts`
+        if (token) {
+          reply.clearCookie(ADMIN_SESSION_COOKIE, { path: ADMIN_PATH })
+          return adminConsole.redirect(reply, `${ADMIN_PATH}/sign-in?next=${encodeURIComponent(next)}`, {
+            kind: 'info',
+            text: 'Your session has ended (it expired, or the operator was revoked). Sign in again.',
+          })
+        }
+        return reply.code(303).redirect(`${ADMIN_PATH}/sign-in?next=${encodeURIComponent(next)}`)
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        const body = request.body as { _csrf?: unknown } | undefined
+        if (isCrossSite(request) || !isCsrfTokenOf(token, body?._csrf)) return sendRefused(request, reply)
+      }
+      request.signedInOperator = { operator, csrfToken: csrfTokenOf(token) }
+    })
+    registerAccountsPages(pages, adminConsole, options.accounts)
+    // The other sections' modules (orders, labs, callbacks: the console pages; catalogue, invoices, audit) are
+    // registered here from `options.sections`, which app.ts fills.
+    for (const register of options.sections ?? []) await register(pages, adminConsole)
+  })
+}
