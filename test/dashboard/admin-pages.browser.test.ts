@@ -1,71 +1,43 @@
-// The console's orders, labs and callbacks health pages in Chromium, at desktop and phone width: accessible
-// (axe-core), the order page's images loaded, nothing wider than a phone's screen but the tables that scroll in
-// their frame. The pages are served in a shell of this test's (the console's own plugin, with its sign-in and
-// CSP, has browser tests of its own) with the dashboard's stylesheet, over real orders on every database.
+// Every section of the operator console but accounts (admin.browser.test.ts has those) in Chromium, signed in
+// through the console itself, at desktop and phone width: the orders of every account and an order's read-only page
+// (its images loaded), the labs with pause and resume, the catalogue's versions and a diff, invoices, callbacks health
+// and the audit trail; accessible (axe-core), nothing wider than a phone's screen but the tables that scroll in
+// their frame. The screenshots in docs/admin.md come from here (`npm run docs:screenshots`).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import formBody from '@fastify/formbody'
-import Fastify, { type FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
-import { ADMIN_PATH, type AdminConsole } from '../../src/dashboard/admin/admin-context.ts'
-import { registerCallbacksPages } from '../../src/dashboard/admin/callbacks.pages.ts'
-import { registerLabsPages } from '../../src/dashboard/admin/labs.pages.ts'
-import { registerOrdersPages } from '../../src/dashboard/admin/orders.pages.ts'
-import { escapeHtml } from '../../src/dashboard/html.ts'
-import { noticeBox } from '../../src/dashboard/layout.ts'
-import { TEST_OPERATOR } from '../support/admin-pages.ts'
-import { acquireBrowser, assertAccessible, assertImagesLoaded, newContext, type Viewport } from '../support/browser.ts'
+import {
+  acquireBrowser,
+  assertAccessible,
+  assertImagesLoaded,
+  newContext,
+  screenshotForDocs,
+  type Viewport,
+} from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
-/** A document like the console's: language, viewport, the dashboard's stylesheet, one main landmark. */
-async function serveConsolePages(t: TestApp, stylesheet: string): Promise<{ app: FastifyInstance; origin: string }> {
-  const app = Fastify({ logger: false })
-  await app.register(formBody)
-  app.decorateRequest('signedInOperator', null as never)
-  const shell: AdminConsole = {
-    sendPage(_request, reply, page) {
-      return reply
-        .code(page.status ?? 200)
-        .type('text/html; charset=utf-8')
-        .send(`<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(page.title)} · printroute console</title>
-<link rel="stylesheet" href="${stylesheet}"></head>
-<body><main id="main" class="container">${noticeBox(page.notice).text}${page.content.text}</main></body></html>`)
-    },
-    redirect: (reply, path) => reply.code(303).redirect(path),
-  }
-  await app.register(
-    async (pages) => {
-      pages.addHook('preHandler', async (request) => {
-        request.signedInOperator = TEST_OPERATOR
-      })
-      registerOrdersPages(pages, shell, t.app.services.adminViews.orders)
-      registerLabsPages(pages, shell, t.app.services.adminViews.labs)
-      registerCallbacksPages(pages, shell, t.app.services.adminViews.callbacks)
-    },
-    { prefix: ADMIN_PATH },
-  )
-  const origin = await app.listen({ host: '127.0.0.1', port: 0 })
-  return { app, origin }
-}
+const CLI = { kind: 'cli', host: 'ops-host', user: 'ops' } as const
 
 for (const kind of testDatabaseKinds()) {
-  describe(`console orders, labs and callbacks pages in Chromium (${kind})`, () => {
+  describe(`the console's sections in Chromium (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver
     let browser: Browser
     let release: () => Promise<void>
-    let served: { app: FastifyInstance; origin: string }
+    let live = ''
+    let token = ''
     let orderId = ''
 
     before(async () => {
       receiver = await startCallbackReceiver({ respond: () => 500 })
       t = await startTestApp({ kind })
-      const urls = await listenOnLoopback(t)
-      // A Live order with its print file made, from printroute's own sample image: a page with real images.
+      live = (await listenOnLoopback(t)).live
+      token = (await t.app.services.operators.createOperator('Dana Ops', CLI)).token
+      // A Live order with its print file made, from printroute's own sample image: a page with real images, and a
+      // charge with its invoice.
       const created = await t.live({
         method: 'POST',
         url: '/v4.0/orders',
@@ -78,7 +50,7 @@ for (const kind of testDatabaseKinds()) {
               copies: 1,
               sizing: 'fillPrintArea',
               attributes: { wrap: 'Black' },
-              assets: [{ url: `${urls.live}/samples/square.jpg` }],
+              assets: [{ url: `${live}/samples/square.jpg` }],
             },
           ],
         }),
@@ -95,22 +67,27 @@ for (const kind of testDatabaseKinds()) {
         payload: { url: receiver.url() },
       })
       assert.equal(sent.statusCode, 200, sent.body)
-      served = await serveConsolePages(t, `${urls.live}/dashboard/assets/dashboard.css`)
+      // A second catalogue version, with a lab renamed and a price changed, for the versions list and the diff.
+      const first = JSON.parse(await t.app.services.catalogueVersions.export(1))
+      first.labs[0].name = `${first.labs[0].name} (Leicester)`
+      first.labs[0].products[0].unitCost = '12.90'
+      await t.app.services.catalogueVersions.import(JSON.stringify(first, null, 2), 'spring-prices.json', CLI)
       ;({ browser, release } = await acquireBrowser())
     })
     after(async () => {
       await release?.()
-      await served?.app.close()
       await t.close()
       await receiver.close()
     })
 
-    /** The page at `path` in a new context of `viewport`; closed by the caller through its context. */
+    /** A page signed in to the console at `viewport`, at `path`; closed by the caller through its context. */
     async function open(path: string, viewport: Viewport): Promise<Page> {
       const context = await newContext(browser, viewport)
       const page = await context.newPage()
-      const response = await page.goto(`${served.origin}${path}`)
-      assert.equal(response?.status(), 200, path)
+      await page.goto(`${live}/admin/sign-in?next=${encodeURIComponent(`/admin${path}`)}`)
+      await page.getByLabel('Operator token').fill(token)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.waitForURL((url) => url.pathname === `/admin${path.split('?')[0]}`)
       return page
     }
 
@@ -122,30 +99,49 @@ for (const kind of testDatabaseKinds()) {
       assert.ok(overflow <= 1, `${label} is ${overflow} px wider than the screen`)
     }
 
+    /** The console's navigation names every section, and marks the one shown. */
+    async function assertNavigation(page: Page, current: string) {
+      const links = await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link').allInnerTexts()
+      assert.deepEqual(
+        links.map((text) => text.trim()),
+        ['Accounts', 'Orders', 'Labs', 'Catalogue', 'Invoices', 'Callbacks', 'Audit trail'],
+      )
+      assert.equal(await page.locator('nav [aria-current="page"]').innerText(), current)
+    }
+
     for (const viewport of ['desktop', 'phone'] as const) {
+      const suffix = viewport === 'phone' ? '-phone' : ''
+
       test(`the orders list and an order's page (${viewport})`, async () => {
-        const list = await open('/admin/orders', viewport)
-        await assertAccessible(list, `console orders (${viewport})`)
-        await assertFitsWidth(list, 'the orders list')
-        await list.getByRole('searchbox', { name: 'Search' }).fill('console-browser')
-        await list.getByRole('button', { name: 'Search' }).click()
-        await list.waitForURL(/q=console-browser/)
-        await list.getByRole('link', { name: orderId }).click()
-        await list.waitForURL(new RegExp(`/admin/orders/${orderId}$`))
-        assert.equal(await list.getByRole('heading', { level: 1 }).textContent(), `Order ${orderId}`)
-        assert.ok((await assertImagesLoaded(list)) >= 2, 'the source image and the print file preview')
-        assert.equal(await list.locator('form').count(), 0, 'read-only')
-        // At phone width axe finds the shipments and routing tables' scrolling frames not keyboard-focusable when no
-        // cell holds a link: the merchant's order page (the same markup) has that too, so only desktop is held here.
-        if (viewport === 'desktop') await assertAccessible(list, 'console order')
-        await assertFitsWidth(list, 'the order page')
-        await list.context().close()
+        const page = await open('/orders', viewport)
+        if (viewport === 'desktop') await assertNavigation(page, 'Orders')
+        await assertAccessible(page, `console orders (${viewport})`)
+        await assertFitsWidth(page, 'the orders list')
+        await screenshotForDocs(page, `orders${suffix}`, 'admin')
+        await page.getByRole('searchbox', { name: 'Search' }).fill('console-browser')
+        await page.getByRole('button', { name: 'Search' }).click()
+        await page.waitForURL(/q=console-browser/)
+        await page.getByRole('link', { name: orderId }).click()
+        await page.waitForURL(new RegExp(`/admin/orders/${orderId}$`))
+        assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), `Order ${orderId}`)
+        assert.ok((await assertImagesLoaded(page)) >= 2, 'the source image and the print file preview')
+        assert.equal(await page.locator('main form').count(), 0, 'read-only')
+        await assertAccessible(page, `console order (${viewport})`)
+        await assertFitsWidth(page, 'the order page')
+        // The charge's invoice opens as a PDF from the console.
+        const invoiceLink = page.locator('a[data-invoice]').first()
+        const pdf = await page.request.get(new URL((await invoiceLink.getAttribute('href')) as string, live).href)
+        assert.equal(pdf.headers()['content-type'], 'application/pdf')
+        assert.equal((await pdf.body()).subarray(0, 5).toString(), '%PDF-')
+        if (viewport === 'desktop') await screenshotForDocs(page, 'order', 'admin')
+        await page.context().close()
       })
 
       test(`the labs page pauses and resumes a lab (${viewport})`, async () => {
-        const page = await open('/admin/labs', viewport)
+        const page = await open('/labs', viewport)
         await assertAccessible(page, `console labs (${viewport})`)
         await assertFitsWidth(page, 'the labs page')
+        await screenshotForDocs(page, `labs${suffix}`, 'admin')
         await page.getByRole('button', { name: 'Pause uk6' }).click()
         await page.waitForURL(/\/admin\/labs$/)
         await page.getByRole('button', { name: 'Resume uk6' }).waitFor()
@@ -156,11 +152,38 @@ for (const kind of testDatabaseKinds()) {
         await page.context().close()
       })
 
-      test(`the callbacks health page (${viewport})`, async () => {
-        const page = await open('/admin/callbacks', viewport)
+      test(`the catalogue's versions and the changes between two (${viewport})`, async () => {
+        const page = await open('/catalogue', viewport)
+        await assertAccessible(page, `console catalogue (${viewport})`)
+        await assertFitsWidth(page, 'the catalogue page')
+        assert.match(await page.locator('main').innerText(), /spring-prices\.json/)
+        await screenshotForDocs(page, `catalogue${suffix}`, 'admin')
+        await page.goto(`${live}/admin/catalogue/diff?from=1&to=2`)
+        assert.match(await page.locator('main').innerText(), /Leicester/)
+        await assertAccessible(page, `console catalogue diff (${viewport})`)
+        await assertFitsWidth(page, 'the catalogue diff')
+        if (viewport === 'desktop') await screenshotForDocs(page, 'catalogue-diff', 'admin')
+        await page.context().close()
+      })
+
+      test(`invoices, callbacks health and the audit trail (${viewport})`, async () => {
+        const page = await open('/invoices', viewport)
+        assert.match(await page.locator('main').innerText(), /INV-000001/)
+        await assertAccessible(page, `console invoices (${viewport})`)
+        await assertFitsWidth(page, 'the invoices page')
+        await screenshotForDocs(page, `invoices${suffix}`, 'admin')
+
+        await page.goto(`${live}/admin/callbacks`)
+        assert.match((await page.locator('[data-last-error]').first().textContent()) ?? '', /HTTP 500/)
         await assertAccessible(page, `console callbacks health (${viewport})`)
         await assertFitsWidth(page, 'the callbacks health page')
-        assert.match((await page.locator('[data-last-error]').first().textContent()) ?? '', /HTTP 500/)
+        if (viewport === 'desktop') await screenshotForDocs(page, 'callbacks', 'admin')
+
+        await page.goto(`${live}/admin/audit`)
+        assert.match(await page.locator('main').innerText(), /catalogue\.imported/)
+        await assertAccessible(page, `console audit trail (${viewport})`)
+        await assertFitsWidth(page, 'the audit trail page')
+        await screenshotForDocs(page, `audit${suffix}`, 'admin')
         await page.context().close()
       })
     }

@@ -52,7 +52,7 @@ const FACT_HEADINGS = html`<th scope="col">URL</th><th scope="col">Failing since
 
 function callbacksTable(endpoints: FailingCallbackEndpoint[]): Html {
   if (endpoints.length === 0) return html`<p class="muted" data-none>No merchant's callback endpoint is failing.</p>`
-  return html`<div class="table-wrap"><table class="table failing-callbacks">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing callback endpoints of accounts"><table class="table failing-callbacks">
 <caption class="visually-hidden">Failing callback endpoints of accounts</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Environment</th>${FACT_HEADINGS}</tr></thead>
 <tbody>${endpoints.map(
@@ -65,7 +65,7 @@ function callbacksTable(endpoints: FailingCallbackEndpoint[]): Html {
 
 function labsTable(endpoints: FailingLabEndpoint[]): Html {
   if (endpoints.length === 0) return html`<p class="muted" data-none>No lab's push endpoint is failing.</p>`
-  return html`<div class="table-wrap"><table class="table failing-lab-pushes">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing push endpoints of labs"><table class="table failing-lab-pushes">
 <caption class="visually-hidden">Failing push endpoints of labs</caption>
 <thead><tr><th scope="col">Lab</th>${FACT_HEADINGS}</tr></thead>
 <tbody>${endpoints.map(

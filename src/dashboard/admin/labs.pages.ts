@@ -84,7 +84,7 @@ function pauseForm(lab: AdminLabRow, csrfToken: string): Html {
 
 function labsTable(labs: AdminLabRow[], csrfToken: string): Html {
   if (labs.length === 0) return html`<p class="muted">The catalogue has no labs.</p>`
-  return html`<div class="table-wrap"><table class="table admin-labs">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs of the catalogue"><table class="table admin-labs">
 <caption class="visually-hidden">Labs of the catalogue</caption>
 <thead><tr><th scope="col">Lab</th><th scope="col">Status</th><th scope="col">Push endpoint</th><th scope="col">Last report</th><th scope="col" class="number">Jobs in flight</th><th scope="col" class="number">Overdue</th><th scope="col">Rejected (${String(LAB_REJECTION_WINDOW_DAYS)} days)</th><th scope="col">Median to dispatch, 7 days</th><th scope="col">Median to dispatch, 30 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${labs.map(

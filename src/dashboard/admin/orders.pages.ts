@@ -150,7 +150,7 @@ function filtersForm(query: ListQuery): Html {
 
 function ordersTable(orders: AdminOrderRow[]): Html {
   if (orders.length === 0) return html`<div class="empty card"><p>No orders match.</p></div>`
-  return html`<div class="table-wrap"><table class="table admin-orders">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Orders of every account, newest first"><table class="table admin-orders">
 <caption class="visually-hidden">Orders of every account, newest first</caption>
 <thead><tr><th scope="col">Order</th><th scope="col">Account</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">Merchant reference</th><th scope="col">Created</th></tr></thead>
 <tbody>${orders.map(

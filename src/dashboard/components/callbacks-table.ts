@@ -23,7 +23,7 @@ export function callbacksTable(
 ): Html {
   if (callbacks.length === 0)
     return html`<p class="muted">No callbacks: they are sent when the order or the account has a callback URL.</p>`
-  return html`<div class="table-wrap"><table class="callbacks"><caption class="visually-hidden">Callbacks</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Callbacks"><table class="callbacks"><caption class="visually-hidden">Callbacks</caption>
 <thead><tr><th scope="col">Callback</th>${showOrder ? html`<th scope="col">Order</th>` : ''}<th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th>${redeliver ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
 <tbody>${callbacks.map(
     (delivery) => html`<tr>

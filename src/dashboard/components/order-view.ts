@@ -261,7 +261,7 @@ function parcelList(shipment: Shipment): Html {
 function shipmentsTable(shipments: Shipment[]): Html {
   if (shipments.length === 0)
     return html`<p class="muted">No shipments yet: labs are chosen after the images download.</p>`
-  return html`<div class="table-wrap"><table><caption class="visually-hidden">Shipments</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Shipments"><table><caption class="visually-hidden">Shipments</caption>
 <thead><tr><th scope="col">Shipment</th><th scope="col">Lab</th><th scope="col">From</th><th scope="col">Carrier</th><th scope="col">Tracking</th><th scope="col">Items</th><th scope="col">Dates</th><th scope="col">Status</th></tr></thead>
 <tbody>${shipments.map(
     (
@@ -329,7 +329,7 @@ ${
   // A table without rows says nothing: when no lab was left for any item, the list below says why.
   allocation.items.every((item) => item.labsConsidered.length === 0)
     ? ''
-    : html`<div class="table-wrap"><table><caption class="visually-hidden">Labs considered per item</caption>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs considered per item"><table><caption class="visually-hidden">Labs considered per item</caption>
 <thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">Arrives</th><th scope="col">Chosen</th></tr></thead>
 <tbody>${allocation.items.map((item) =>
         item.labsConsidered.map(
@@ -483,7 +483,7 @@ function invoiceLink(number: string, invoices: readonly OrderInvoice[]): Html {
 
 function chargesTable(order: OrderDocument, invoices: readonly OrderInvoice[]): Html {
   if (order.charges.length === 0) return html`<p class="muted">No charges yet.</p>`
-  return html`<div class="table-wrap"><table><caption class="visually-hidden">Charges and refunds</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Charges and refunds"><table><caption class="visually-hidden">Charges and refunds</caption>
 <thead><tr><th scope="col">Charge</th><th scope="col">Type</th><th scope="col">For</th><th scope="col" class="number">Cost</th></tr></thead>
 <tbody>${order.charges.map((charge) => [
     html`<tr class="charge-head"><th scope="row"><code>${charge.id}</code>${charge.prodigiInvoiceNumber ? invoiceLink(charge.prodigiInvoiceNumber, invoices) : ''}</th><td>${charge.chargeType === 'Refund' ? 'Refund' : charge.chargeType}</td><td>Total (tax ${formatMoney(charge.totalTax)})</td><td class="number">${formatMoney(charge.totalCost)}</td></tr>`,
