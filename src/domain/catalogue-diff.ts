@@ -64,11 +64,46 @@ function compare(before: ReadonlyMap<string, string>, after: ReadonlyMap<string,
   return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
 }
 
-function products(catalogue: Catalogue): Map<string, string> {
+/** An entry of several fields (a product, a lab): compared field by field. */
+type Fields = Record<string, unknown>
+
+/** `name: Wall art lab; countryCode: GB`: the fields given (all by default), each value as JSON unless text. */
+function fieldsText(fields: Fields, names: readonly string[] = Object.keys(fields)): string {
+  return names
+    .map((name) => `${name}: ${typeof fields[name] === 'string' ? fields[name] : JSON.stringify(fields[name])}`)
+    .join('; ')
+}
+
+/**
+ * Like `compare`, for entries of several fields: a changed entry shows only the fields that changed, so an
+ * operator reads `name: Wall art lab` -> `name: Wall art lab (Leicester)`, not two whole records.
+ */
+function compareFields(before: ReadonlyMap<string, Fields>, after: ReadonlyMap<string, Fields>): CatalogueChange[] {
+  const changes: CatalogueChange[] = []
+  for (const [key, fields] of before) {
+    const now = after.get(key)
+    if (now === undefined) {
+      changes.push({ change: 'removed', key, before: fieldsText(fields) })
+      continue
+    }
+    const changed = [...new Set([...Object.keys(fields), ...Object.keys(now)])].filter(
+      (name) => JSON.stringify(fields[name]) !== JSON.stringify(now[name]),
+    )
+    if (changed.length > 0) {
+      changes.push({ change: 'changed', key, before: fieldsText(fields, changed), after: fieldsText(now, changed) })
+    }
+  }
+  for (const [key, fields] of after) {
+    if (!before.has(key)) changes.push({ change: 'added', key, after: fieldsText(fields) })
+  }
+  return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+}
+
+function products(catalogue: Catalogue): Map<string, Fields> {
   return new Map(
     catalogue.products.map((product) => [
       product.sku,
-      JSON.stringify({
+      {
         description: product.description,
         shippingClass: product.shippingClass,
         attributes: product.attributes,
@@ -79,7 +114,7 @@ function products(catalogue: Catalogue): Map<string, string> {
           ]),
         ),
         variants: product.variants.length,
-      }),
+      },
     ]),
   )
 }
@@ -97,17 +132,17 @@ function prices(catalogue: Catalogue): Map<string, string> {
   return entries
 }
 
-function labs(catalogue: Catalogue): Map<string, string> {
+function labs(catalogue: Catalogue): Map<string, Fields> {
   return new Map(
     catalogue.labs.map((lab) => [
       lab.code,
-      JSON.stringify({
+      {
         name: lab.name,
         countryCode: lab.countryCode,
         currency: lab.currency,
         dailyJobLimit: lab.dailyJobLimit,
         calendar: lab.calendar ? lab.calendar.timeZone : null,
-      }),
+      },
     ]),
   )
 }
@@ -163,9 +198,9 @@ export function diffCatalogues(from: number, a: Catalogue, to: number, b: Catalo
   const fileA = JSON.parse(a.fileText()) as CatalogueFile
   const fileB = JSON.parse(b.fileText()) as CatalogueFile
   const bySection: Record<CatalogueDiffSection, CatalogueChange[]> = {
-    products: compare(products(a), products(b)),
+    products: compareFields(products(a), products(b)),
     prices: compare(prices(a), prices(b)),
-    labs: compare(labs(a), labs(b)),
+    labs: compareFields(labs(a), labs(b)),
     shippingRates: compare(shippingRates(a), shippingRates(b)),
     zones: compare(zones(fileA), zones(fileB)),
     taxRates: compare(taxRates(fileA), taxRates(fileB)),

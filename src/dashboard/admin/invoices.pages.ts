@@ -78,18 +78,18 @@ const money = (minor: bigint, currency: string) => `${formatMinorAsAmount(minor)
 
 function filterForm(query: FilterQuery): Html {
   const environment = query.environment ?? ''
-  return html`<form class="stack filters" method="get" action="${ADMIN_PATH}/invoices">
-<label for="invoices-account">Account</label>
-<input id="invoices-account" name="account" placeholder="acc_3" value="${query.account ?? ''}">
-<label for="invoices-environment">Environment</label>
+  return html`<form class="filters" method="get" action="${ADMIN_PATH}/invoices" role="search" aria-label="Filter the invoices">
+<div class="field"><label for="invoices-account">Account</label>
+<input id="invoices-account" name="account" placeholder="acc_3" value="${query.account ?? ''}"></div>
+<div class="field"><label for="invoices-environment">Environment</label>
 <select id="invoices-environment" name="environment">
 <option value=""${environment === '' ? ' selected' : ''}>Both</option>
 <option value="live"${environment === 'live' ? ' selected' : ''}>Live</option>
 <option value="sandbox"${environment === 'sandbox' ? ' selected' : ''}>Sandbox</option>
-</select>
-<label for="invoices-month">Month (UTC)</label>
-<input id="invoices-month" name="month" placeholder="2026-03" value="${query.month ?? ''}">
-<button class="button" type="submit">Show</button>
+</select></div>
+<div class="field"><label for="invoices-month">Month (UTC)</label>
+<input id="invoices-month" name="month" placeholder="2026-03" value="${query.month ?? ''}"></div>
+<div class="field field-buttons"><button class="button" type="submit">Show</button></div>
 </form>`
 }
 
