@@ -161,10 +161,11 @@ for (const kind of testDatabaseKinds()) {
         await page.goto(`${live}/admin/catalogue/diff?from=1&to=2`)
         // A changed lab shows the field that changed, not its whole record.
         const lab = page.locator('tr', { has: page.getByRole('cell', { name: 'uk6', exact: true }) })
-        assert.deepEqual(
-          (await lab.getByRole('cell').allInnerTexts()).slice(1),
-          ['uk6', 'name: Wall art lab, Midlands', 'name: Wall art lab, Midlands (Leicester)'],
-        )
+        assert.deepEqual((await lab.getByRole('cell').allInnerTexts()).slice(1), [
+          'uk6',
+          'name: Wall art lab, Midlands',
+          'name: Wall art lab, Midlands (Leicester)',
+        ])
         await assertAccessible(page, `console catalogue diff (${viewport})`)
         await assertFitsWidth(page, 'the catalogue diff')
         if (viewport === 'desktop') await screenshotForDocs(page, 'catalogue-diff', 'admin')
