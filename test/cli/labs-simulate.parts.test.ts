@@ -81,6 +81,24 @@ function withParts(label: string, database: () => Promise<ScratchDatabase | null
       )
       return { orderId, shipment }
     }
+    /**
+     * Waits until GET /labs/v1/jobs, with the lab's key, lists the shipment: allocated is not yet handed over (its
+     * print files are made first), and a simulator run with --once sees only the jobs its lab holds.
+     */
+    const inLabHands = (shipmentId: string) =>
+      withOutputOnFailure(
+        () => ({ serve: server }),
+        () =>
+          waitFor(
+            `${shipmentId} submitted to the lab`,
+            async () => {
+              const response = await fetch(`${liveUrl}/labs/v1/jobs`, { headers: { 'x-api-key': labKey } })
+              const answer = (await response.json()) as { jobs?: { shipmentId: string }[] }
+              return answer.jobs?.some((job) => job.shipmentId === shipmentId) || undefined
+            },
+            120_000,
+          ),
+      )
     const simulate = (name: string, args: string[]) => [
       'labs',
       'simulate',
@@ -127,6 +145,7 @@ function withParts(label: string, database: () => Promise<ScratchDatabase | null
     test('--parcels 2: each item printed, then shipped in a parcel of its own with its own tracking, to Delivered', async () => {
       const { orderId, shipment } = await allocatedOrder([PHONE_CASE, OTHER_CASE])
       assert.equal(shipment.items.length, 2, 'one shipment of both cases')
+      await inLabHands(shipment.id)
       const run = await printroute(simulate('parcels', ['--parcels', '2', '--once']))
       assert.equal(run.code, 0, run.stderr + run.stdout)
       const [first, second] = shipment.items.map((item: Json) => item.itemId)
@@ -155,6 +174,7 @@ function withParts(label: string, database: () => Promise<ScratchDatabase | null
     test('--reject-items SKU: that item leaves the shipment (allocated again without this lab); the rest ships', async () => {
       const { orderId, shipment } = await allocatedOrder([PHONE_CASE, OTHER_CASE])
       assert.equal(shipment.items.length, 2, 'one shipment of both cases')
+      await inLabHands(shipment.id)
       const rejected = (await order(orderId)).items.find((item: Json) => item.sku === OTHER_CASE).id
       const run = await printroute(
         simulate('reject', ['--reject-items', OTHER_CASE, '--reject-reason', 'OutOfStock', '--once']),
