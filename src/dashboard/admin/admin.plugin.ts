@@ -8,16 +8,11 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../../domain/database-unavailable.ts'
-import {
-  csrfTokenOf,
-  isCsrfTokenOf,
-  SESSION_LIFETIME_SECONDS,
-  type SessionsService,
-} from '../../services/sessions.service.ts'
+import type { SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, type Notice, noticeBox } from '../layout.ts'
-import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from '../page-replies.ts'
+import { noticeCookie, setPageSecurityHeaders } from '../page-replies.ts'
+import { registerSignInRoutes, registerSiteErrorPages, type SessionSite, sessionGuard } from '../session-site.ts'
 import { type AdminAccounts, registerAccountsPages } from './accounts.pages.ts'
 import {
   ADMIN_PATH,
@@ -81,9 +76,6 @@ const crossSiteNotice: Notice = {
   kind: 'error',
   text: 'This form was not sent from this console page (its security token is missing or stale). Reload the page and try again.',
 }
-
-/** Where to go after signing in: a console path only, never another site (an open redirect). */
-const nextAfterSignIn = (next: unknown) => safeNextPath(next, ADMIN_PATH, `${ADMIN_PATH}/accounts`)
 
 interface ShellInput {
   title: string
@@ -202,38 +194,33 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
       notices.redirect(reply, path.startsWith(`${ADMIN_PATH}/`) ? path.slice(ADMIN_PATH.length) : path, notice),
   }
 
-  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-    if (error instanceof DatabaseUnavailableError) {
-      reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
-      return send(request, reply, {
-        title: 'Unavailable',
-        section: null,
-        status: 503,
-        content: html`<h1>The database is unavailable</h1>
-          <p>printroute cannot reach its database just now. Try again in a few seconds.</p>`,
-      })
-    }
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-    if (status === 500) request.log.error({ err: error }, 'console page failed')
-    return send(request, reply, {
-      title: status === 500 ? 'Something went wrong' : 'Bad request',
-      section: null,
-      status,
-      content: html`<h1>${status === 500 ? 'Something went wrong' : 'That request could not be read'}</h1>
-        <p>${status === 500 ? 'printroute could not show this page.' : error.message}</p>
-        <p class="muted">Trace: <code>${request.traceParent}</code></p>`,
-    })
+  const site: SessionSite<SignedInOperator['operator']> = {
+    path: ADMIN_PATH,
+    home: `${ADMIN_PATH}/accounts`,
+    cookie: ADMIN_SESSION_COOKIE,
+    credential: {
+      field: 'operatorToken',
+      prefix: 'pr_operator_',
+      missing: 'Enter an operator token.',
+      invalid: 'That operator token is not valid: it is unknown or has been revoked.',
+      wrongKind:
+        'That is not an operator token. Operator tokens start with pr_operator_; merchant API keys sign in to the dashboard instead.',
+    },
+    sessionEnded: 'Your session has ended (it expired, or the operator was revoked). Sign in again.',
+    crossSite: crossSiteNotice,
+    signIn: (token) => sessions.signInOperator(token),
+    authenticate: (token) => sessions.authenticateOperator(token),
+    signOut: (token) => sessions.signOut(token),
+    publicUrl: options.publicUrl,
+    ...(options.limitFailedSignIn ? { limitFailedSignIn: options.limitFailedSignIn } : {}),
+    send: (request, reply, page) => send(request, reply, { ...page, section: null }),
+    redirect: (reply, path, notice) => adminConsole.redirect(reply, path, notice),
+    renderSignIn,
+  }
+  registerSiteErrorPages(app, site, {
+    what: 'console page',
+    homeLink: html`<a href="${ADMIN_PATH}/accounts">Go to the accounts</a>`,
   })
-  app.setNotFoundHandler((request, reply) =>
-    send(request, reply, {
-      title: 'Not found',
-      section: null,
-      status: 404,
-      content: html`<h1>Not found</h1><p>There is no console page at <code>${request.url}</code>.</p>
-        <p><a href="${ADMIN_PATH}/accounts">Go to the accounts</a></p>`,
-    }),
-  )
-
   app.get('/', (_request, reply) => reply.redirect(`${ADMIN_PATH}/accounts`))
   app.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
     const asset = assets.get(request.params.name)
@@ -241,75 +228,7 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
     return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body)
   })
 
-  const sendSignIn = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    input: { next: string; error?: Notice | null; status?: number },
-  ) =>
-    send(request, reply, {
-      title: 'Sign in',
-      section: null,
-      status: input.status ?? 200,
-      notice: input.error ?? null,
-      content: renderSignIn(input.next),
-    })
-
-  app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
-    sendSignIn(request, reply, { next: nextAfterSignIn(request.query.next) }),
-  )
-
-  app.post<{ Body: { operatorToken?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
-    const next = nextAfterSignIn(request.body?.next)
-    if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
-    const token = typeof request.body?.operatorToken === 'string' ? request.body.operatorToken.trim() : ''
-    if (token === '') {
-      return sendSignIn(request, reply, {
-        next,
-        status: 400,
-        error: { kind: 'error', text: 'Enter an operator token.' },
-      })
-    }
-    const session = token.startsWith('pr_operator_') ? await sessions.signInOperator(token) : undefined
-    if (!session) {
-      const limited = await options.limitFailedSignIn?.(request, reply)
-      if (limited !== undefined) {
-        return sendSignIn(request, reply, { next, status: 429, error: { kind: 'error', text: limited } })
-      }
-      const text = token.startsWith('pr_operator_')
-        ? 'That operator token is not valid: it is unknown or has been revoked.'
-        : 'That is not an operator token. Operator tokens start with pr_operator_; merchant API keys sign in to the dashboard instead.'
-      return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
-    }
-    reply.setCookie(ADMIN_SESSION_COOKIE, session.token, {
-      path: ADMIN_PATH,
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: request.protocol === 'https' || options.publicUrl().startsWith('https:'),
-      maxAge: SESSION_LIFETIME_SECONDS,
-    })
-    return reply.code(303).redirect(next)
-  })
-
-  const sendRefused = (request: FastifyRequest, reply: FastifyReply) =>
-    send(request, reply, {
-      title: 'Refused',
-      section: null,
-      status: 403,
-      content: html`<h1>Refused</h1><p>${crossSiteNotice.text}</p>`,
-    })
-
-  app.post<{ Body: { _csrf?: unknown } }>('/sign-out', async (request, reply) => {
-    const token = request.cookies[ADMIN_SESSION_COOKIE]
-    // Signing out needs the CSRF token too: another site's form must neither end the session nor clear its cookie.
-    if (isCrossSite(request) || (token !== undefined && !isCsrfTokenOf(token, request.body?._csrf))) {
-      return sendRefused(request, reply)
-    }
-    if (token !== undefined) {
-      await sessions.signOut(token)
-      reply.clearCookie(ADMIN_SESSION_COOKIE, { path: ADMIN_PATH })
-    }
-    return adminConsole.redirect(reply, `${ADMIN_PATH}/sign-in`, { kind: 'info', text: 'You are signed out.' })
-  })
+  registerSignInRoutes(app, site)
 
   // Everything else needs an operator's session.
   await app.register(async (pages) => {
@@ -321,26 +240,12 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
       )
       if (section && methods.includes('GET')) registered.add(section)
     })
-    pages.addHook('preHandler', async (request, reply) => {
-      const token = request.cookies[ADMIN_SESSION_COOKIE]
-      const operator = token ? await sessions.authenticateOperator(token) : undefined
-      if (!token || !operator) {
-        const next = request.method === 'GET' ? request.url : `${ADMIN_PATH}/accounts`
-        if (token) {
-          reply.clearCookie(ADMIN_SESSION_COOKIE, { path: ADMIN_PATH })
-          return adminConsole.redirect(reply, `${ADMIN_PATH}/sign-in?next=${encodeURIComponent(next)}`, {
-            kind: 'info',
-            text: 'Your session has ended (it expired, or the operator was revoked). Sign in again.',
-          })
-        }
-        return reply.code(303).redirect(`${ADMIN_PATH}/sign-in?next=${encodeURIComponent(next)}`)
-      }
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        const body = request.body as { _csrf?: unknown } | undefined
-        if (isCrossSite(request) || !isCsrfTokenOf(token, body?._csrf)) return sendRefused(request, reply)
-      }
-      request.signedInOperator = { operator, csrfToken: csrfTokenOf(token) }
-    })
+    pages.addHook(
+      'preHandler',
+      sessionGuard(site, (request, operator, csrfToken) => {
+        request.signedInOperator = { operator, csrfToken }
+      }),
+    )
     registerAccountsPages(pages, adminConsole, options.accounts)
     // The other sections' modules (orders, labs, callbacks: the console pages; catalogue, invoices, audit) are
     // registered here from `options.sections`, which app.ts fills.

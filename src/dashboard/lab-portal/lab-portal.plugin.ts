@@ -5,16 +5,11 @@
 // nothing the lab API cannot. The dashboard's stylesheet, htmx-free markup, CSP and CSRF rules apply.
 import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../../domain/database-unavailable.ts'
-import {
-  csrfTokenOf,
-  isCsrfTokenOf,
-  SESSION_LIFETIME_SECONDS,
-  type SessionsService,
-} from '../../services/sessions.service.ts'
+import type { LabSessionCaller, SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, type Notice, noticeBox } from '../layout.ts'
-import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from '../page-replies.ts'
+import { noticeCookie, setPageSecurityHeaders } from '../page-replies.ts'
+import { registerSignInRoutes, registerSiteErrorPages, type SessionSite, sessionGuard } from '../session-site.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
 import { LAB_PORTAL_PATH, type Portal, type PortalPage, type SignedInLab } from './lab-portal-context.ts'
 
@@ -71,9 +66,6 @@ ${signedIn ? html`<span>Signed in with lab key <code>${signedIn.lab.keyPrefix}â€
 `.text
 }
 
-/** Where to go after signing in: a portal path only, never another site (an open redirect). */
-const nextAfterSignIn = (next: unknown) => safeNextPath(next, LAB_PORTAL_PATH, `${LAB_PORTAL_PATH}/jobs`)
-
 function renderSignIn(next: string): Html {
   return html`<section class="sign-in card">
 <h1>Sign in to the lab portal</h1>
@@ -119,122 +111,44 @@ export async function registerLabPortal(app: FastifyInstance, options: LabPortal
     redirect: (reply, path, notice) => notices.redirect(reply, path, notice),
   }
 
-  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-    if (error instanceof DatabaseUnavailableError) {
-      reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS)
-      return portal.sendPage(request, reply, {
-        title: 'Unavailable',
-        status: 503,
-        content: html`<h1>The database is unavailable</h1>
-          <p>printroute cannot reach its database just now. Try again in a few seconds.</p>`,
-      })
-    }
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-    if (status === 500) request.log.error({ err: error }, 'lab portal page failed')
-    return portal.sendPage(request, reply, {
-      title: status === 500 ? 'Something went wrong' : 'Bad request',
-      status,
-      content: html`<h1>${status === 500 ? 'Something went wrong' : 'That request could not be read'}</h1>
-        <p>${status === 500 ? 'printroute could not show this page.' : error.message}</p>
-        <p class="muted">Trace: <code>${request.traceParent}</code></p>`,
-    })
+  const site: SessionSite<LabSessionCaller> = {
+    path: LAB_PORTAL_PATH,
+    home: `${LAB_PORTAL_PATH}/jobs`,
+    cookie: LAB_SESSION_COOKIE,
+    credential: {
+      field: 'labKey',
+      prefix: 'pr_lab_',
+      missing: 'Enter a lab key.',
+      invalid: 'That lab key is not valid: it is unknown or has been revoked.',
+      wrongKind:
+        'That is not a lab key. Lab keys start with pr_lab_; merchant API keys sign in to the dashboard instead.',
+    },
+    sessionEnded: 'Your session has ended (it expired, or its lab key was revoked). Sign in again.',
+    crossSite: crossSiteNotice,
+    signIn: (labKey) => sessions.signInLab(labKey),
+    authenticate: (token) => sessions.authenticateLab(token),
+    signOut: (token) => sessions.signOut(token),
+    publicUrl: options.publicUrl,
+    ...(options.limitFailedSignIn ? { limitFailedSignIn: options.limitFailedSignIn } : {}),
+    send: (request, reply, page) => portal.sendPage(request, reply, page),
+    redirect: (reply, path, notice) => portal.redirect(reply, path, notice),
+    renderSignIn,
+  }
+  registerSiteErrorPages(app, site, {
+    what: 'lab portal page',
+    homeLink: html`<a href="${LAB_PORTAL_PATH}/jobs">Go to the jobs</a>`,
   })
-  app.setNotFoundHandler((request, reply) =>
-    portal.sendPage(request, reply, {
-      title: 'Not found',
-      status: 404,
-      content: html`<h1>Not found</h1><p>There is no lab portal page at <code>${request.url}</code>.</p>
-        <p><a href="${LAB_PORTAL_PATH}/jobs">Go to the jobs</a></p>`,
-    }),
-  )
-
   app.get('/', (_request, reply) => reply.redirect(`${LAB_PORTAL_PATH}/jobs`))
-
-  const sendSignIn = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    input: { next: string; error?: Notice | null; status?: number },
-  ) =>
-    portal.sendPage(request, reply, {
-      title: 'Sign in',
-      status: input.status ?? 200,
-      notice: input.error ?? null,
-      content: renderSignIn(input.next),
-    })
-
-  app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
-    sendSignIn(request, reply, { next: nextAfterSignIn(request.query.next) }),
-  )
-
-  app.post<{ Body: { labKey?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
-    const next = nextAfterSignIn(request.body?.next)
-    if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
-    const labKey = typeof request.body?.labKey === 'string' ? request.body.labKey.trim() : ''
-    if (labKey === '') {
-      return sendSignIn(request, reply, { next, status: 400, error: { kind: 'error', text: 'Enter a lab key.' } })
-    }
-    const session = labKey.startsWith('pr_lab_') ? await sessions.signInLab(labKey) : undefined
-    if (!session) {
-      const limited = await options.limitFailedSignIn?.(request, reply)
-      if (limited !== undefined) {
-        return sendSignIn(request, reply, { next, status: 429, error: { kind: 'error', text: limited } })
-      }
-      const text = labKey.startsWith('pr_lab_')
-        ? 'That lab key is not valid: it is unknown or has been revoked.'
-        : 'That is not a lab key. Lab keys start with pr_lab_; merchant API keys sign in to the dashboard instead.'
-      return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
-    }
-    reply.setCookie(LAB_SESSION_COOKIE, session.token, {
-      path: LAB_PORTAL_PATH,
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: request.protocol === 'https' || options.publicUrl().startsWith('https:'),
-      maxAge: SESSION_LIFETIME_SECONDS,
-    })
-    return reply.code(303).redirect(next)
-  })
-
-  const sendRefused = (request: FastifyRequest, reply: FastifyReply) =>
-    portal.sendPage(request, reply, {
-      title: 'Refused',
-      status: 403,
-      content: html`<h1>Refused</h1><p>${crossSiteNotice.text}</p>`,
-    })
-
-  app.post<{ Body: { _csrf?: unknown } }>('/sign-out', async (request, reply) => {
-    const token = request.cookies[LAB_SESSION_COOKIE]
-    if (isCrossSite(request) || (token !== undefined && !isCsrfTokenOf(token, request.body?._csrf))) {
-      return sendRefused(request, reply)
-    }
-    if (token !== undefined) {
-      await sessions.signOut(token)
-      reply.clearCookie(LAB_SESSION_COOKIE, { path: LAB_PORTAL_PATH })
-    }
-    return portal.redirect(reply, '/sign-in', { kind: 'info', text: 'You are signed out.' })
-  })
+  registerSignInRoutes(app, site)
 
   // Everything else needs a lab session.
   await app.register(async (pages) => {
-    pages.addHook('preHandler', async (request, reply) => {
-      const token = request.cookies[LAB_SESSION_COOKIE]
-      const lab = token ? await sessions.authenticateLab(token) : undefined
-      if (!token || !lab) {
-        const next = request.method === 'GET' ? request.url : `${LAB_PORTAL_PATH}/jobs`
-        if (token) {
-          reply.clearCookie(LAB_SESSION_COOKIE, { path: LAB_PORTAL_PATH })
-          return portal.redirect(reply, `/sign-in?next=${encodeURIComponent(next)}`, {
-            kind: 'info',
-            text: 'Your session has ended (it expired, or its lab key was revoked). Sign in again.',
-          })
-        }
-        return reply.code(303).redirect(`${LAB_PORTAL_PATH}/sign-in?next=${encodeURIComponent(next)}`)
-      }
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        const body = request.body as { _csrf?: unknown } | undefined
-        if (isCrossSite(request) || !isCsrfTokenOf(token, body?._csrf)) return sendRefused(request, reply)
-      }
-      request.signedInLab = { lab, csrfToken: csrfTokenOf(token) }
-    })
+    pages.addHook(
+      'preHandler',
+      sessionGuard(site, (request, lab, csrfToken) => {
+        request.signedInLab = { lab, csrfToken }
+      }),
+    )
     registerPortalPages(pages, portal, options.labs)
   })
 }
