@@ -134,7 +134,8 @@ function endToEnd(label: string, database: () => Promise<ScratchDatabase | null>
       await withOutputOnFailure(
         () => ({ serve: served.server, simulator }),
         async () => {
-          await simulator.waitFor(/simulating the lab of pr_lab_\w+ at http:\/\/127\.0\.0\.1:\d+ /)
+          // A key prefix is base64url: it may hold "-" as well as word characters.
+          await simulator.waitFor(/simulating the lab of pr_lab_[\w-]+ at http:\/\/127\.0\.0\.1:\d+ /, 120_000)
           await simulator.waitFor(new RegExp(`  ${shipmentId}  files checked: 1 print files, sha256 and size`), 120_000)
           for (const step of ['acknowledge', 'in production', 'shipped parcel 1/1', 'tracking InTransit']) {
             await simulator.waitFor(line(step), 60_000)
