@@ -8,7 +8,11 @@
 // phone) are what those packages do not hold; each says where it comes from.
 import { allCountries } from 'country-region-data'
 import { POSTCODE_REGEXES } from 'postcode-validator/lib/cjs/postcode-regexes.js'
+import type { Catalogue } from './catalogue.ts'
 import { isIsoCountryCode } from './country-codes.ts'
+import { addFailure, type Failures } from './failures.ts'
+import { ISSUE_CODES } from './order-pipeline.ts'
+import type { ShippingMethod } from './shipping-methods.ts'
 
 /** The date the bundled data was taken (the packages' versions in package-lock.json: postcode-validator 3.10.22,
  * country-region-data 4.1.0) and the hand tables below were checked. */
@@ -17,6 +21,18 @@ export const ADDRESS_RULES_SOURCES = [
   { package: 'postcode-validator', version: '3.10.22', licence: 'MIT', provides: 'postcode patterns' },
   { package: 'country-region-data', version: '4.1.0', licence: 'MIT', provides: 'ISO 3166-2 subdivisions' },
 ] as const
+
+/**
+ * What an environment of an account does with an order whose address has problems (the account setting
+ * `addressValidation`): `warn` creates it with the issue order.recipient.AddressUnverified, `refuse` answers 400.
+ */
+export const ADDRESS_VALIDATION_MODES = ['warn', 'refuse'] as const
+export type AddressValidationMode = (typeof ADDRESS_VALIDATION_MODES)[number]
+
+/** The mode stored for an environment; `warn` for anything else (the column's default). */
+export function parseAddressValidationMode(value: string | null | undefined): AddressValidationMode {
+  return value === 'refuse' ? 'refuse' : 'warn'
+}
 
 export const ADDRESS_FIELDS = ['line1', 'line2', 'postalOrZipCode', 'townOrCity', 'stateOrCounty'] as const
 export type AddressField = (typeof ADDRESS_FIELDS)[number]
@@ -322,4 +338,102 @@ const CARRIERS_NEEDING_PHONE: readonly string[] = ['dhl express', 'fedex', 'ups'
 export function carrierNeedsPhone(carrier: string): boolean {
   const name = carrier.trim().toLowerCase()
   return CARRIERS_NEEDING_PHONE.some((needing) => name === needing || name.startsWith(`${needing} `))
+}
+
+/**
+ * What the catalogue says of shipping to a country: the methods some lab ships there by, and those of them whose
+ * carrier (at some lab) needs the recipient's phone number.
+ */
+export function countryShipping(
+  catalogue: Catalogue,
+  countryCode: string,
+): { methods: ShippingMethod[]; methodsNeedingPhone: ShippingMethod[] } {
+  const code = countryCode.toUpperCase()
+  const methods = catalogue.shippingMethodsFor(code, [])
+  const methodsNeedingPhone = methods.filter((method) =>
+    catalogue.labs.some((lab) => {
+      const rate = catalogue.shippingRate(lab.code, method, code)
+      return rate !== undefined && carrierNeedsPhone(rate.carrier)
+    }),
+  )
+  return { methods, methodsNeedingPhone }
+}
+
+/**
+ * An order's recipient checked against its country's rules and the carriers of its shipping method; undefined
+ * when the country code is no country (the catalogue check refuses it on its own).
+ */
+export function checkRecipientAddress(
+  catalogue: Catalogue,
+  recipient: { phoneNumber?: string | null; address: CheckedAddress },
+  shippingMethod?: ShippingMethod,
+): { problems: AddressProblem[]; suggested: NormalisedAddress } | undefined {
+  const rules = addressRulesFor(recipient.address.countryCode)
+  if (!rules) return undefined
+  const shipping = countryShipping(catalogue, rules.countryCode)
+  return checkAddress(rules, recipient.address, recipient.phoneNumber, {
+    methodsNeedingPhone: shipping.methodsNeedingPhone,
+    methodsToCountry: shipping.methods,
+    ...(shippingMethod ? { shippingMethod } : {}),
+  })
+}
+
+/** The issue code an order's address problems are reported under (docs/addresses.md). */
+export const ADDRESS_UNVERIFIED_ISSUE = ISSUE_CODES.addressUnverified
+
+/**
+ * The order issues for an address's problems, one per problem, naming the field, the problem and the normal form
+ * where it differs from what was sent.
+ */
+export function addressUnverifiedIssues(
+  orderId: string,
+  problems: readonly AddressProblem[],
+  sent: CheckedAddress,
+  suggested: NormalisedAddress,
+): { objectId: string; errorCode: string; description: string; authorisationDetails: null }[] {
+  return problems.map((problem) => {
+    const path = problem.field === 'phoneNumber' ? 'recipient.phoneNumber' : `recipient.address.${problem.field}`
+    const suggestion = suggestedValue(problem, sent, suggested)
+    return {
+      objectId: orderId,
+      errorCode: ADDRESS_UNVERIFIED_ISSUE,
+      description: `${path} (${problem.code}): ${problem.message}${suggestion === undefined ? '' : `; suggested: "${suggestion}"`}`,
+      authorisationDetails: null,
+    }
+  })
+}
+
+/** The normal form of a problem's field when it differs from what was sent; undefined when it does not. */
+export function suggestedValue(
+  problem: AddressProblem,
+  sent: CheckedAddress,
+  suggested: NormalisedAddress,
+): string | undefined {
+  if (problem.field === 'phoneNumber') return undefined
+  const value = suggested[problem.field]
+  return value !== null && value !== (sent[problem.field] ?? null) ? value : undefined
+}
+
+/**
+ * An address's problems as validation failures (the `refuse` mode), under `prefix` (`recipient.address`):
+ * `providedValue` is what was sent, `comparisonValue` the field's normal form (null where none differs).
+ */
+export function addressProblemFailures(
+  prefix: string,
+  phonePath: string,
+  problems: readonly AddressProblem[],
+  sent: CheckedAddress & { phoneNumber?: string | null },
+  suggested: NormalisedAddress,
+): Failures {
+  const failures: Failures = {}
+  for (const problem of problems) {
+    const path = problem.field === 'phoneNumber' ? phonePath : `${prefix}.${problem.field}`
+    const provided = problem.field === 'phoneNumber' ? (sent.phoneNumber ?? null) : (sent[problem.field] ?? null)
+    addFailure(failures, path, {
+      code: problem.code,
+      providedValue: provided,
+      comparisonValue: suggestedValue(problem, sent, suggested) ?? null,
+    })
+  }
+  return failures
 }
