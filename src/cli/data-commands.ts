@@ -273,7 +273,9 @@ export function registerDataCommands(program: Command): void {
       ...(typeof scenario === 'string'
         ? { sandboxScenario: scenario === 'none' || scenario === '' ? null : scenario }
         : {}),
-      ...(typeof values.addressValidation === 'string' ? { addressValidation: values.addressValidation } : {}),
+      ...(typeof values.addressValidation === 'string'
+        ? { addressValidation: values.addressValidation.toLowerCase() }
+        : {}),
     }
     if (Object.keys(change).length === 0) {
       throw new UsageError(
