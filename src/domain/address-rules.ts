@@ -416,7 +416,8 @@ export function suggestedValue(
 
 /**
  * An address's problems as validation failures (the `refuse` mode), under `prefix` (`recipient.address`):
- * `providedValue` is what was sent, `comparisonValue` the field's normal form (null where none differs).
+ * `providedValue` is what was sent, `comparisonValue` the field's normal form (null where none differs; for
+ * TooLong the limit).
  */
 export function addressProblemFailures(
   prefix: string,
@@ -432,7 +433,11 @@ export function addressProblemFailures(
     addFailure(failures, path, {
       code: problem.code,
       providedValue: provided,
-      comparisonValue: suggestedValue(problem, sent, suggested) ?? null,
+      // TooLong names its limit, as every TooLong of the API does; the others the field's normal form.
+      comparisonValue:
+        problem.code === 'TooLong' && problem.field !== 'phoneNumber'
+          ? MAX_LENGTHS[problem.field]
+          : (suggestedValue(problem, sent, suggested) ?? null),
     })
   }
   return failures

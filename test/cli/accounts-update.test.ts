@@ -113,7 +113,16 @@ test('accounts update sets the callback URLs and pause window, rotates the signi
   const noScenario = await withData(['accounts', 'update', '--account', id, '--sandbox-scenario', 'none'])
   assert.match(noScenario.stdout, /sandbox:\n(?: {2}.*\n)* {2}scenario: {8}-/)
 
-  const refuse = await withData(['accounts', 'update', '--account', id, '--env', 'live', '--address-validation', 'Refuse'])
+  const refuse = await withData([
+    'accounts',
+    'update',
+    '--account',
+    id,
+    '--env',
+    'live',
+    '--address-validation',
+    'Refuse',
+  ])
   assert.equal(refuse.code, 0, refuse.stderr)
   assert.match(refuse.stdout, /live:\n(?: {2}.*\n)* {2}addresses: {7}refuse/)
   assert.match(refuse.stdout, /sandbox:\n(?: {2}.*\n)* {2}addresses: {7}warn/, 'only the environment named')
