@@ -203,6 +203,17 @@ for (const kind of testDatabaseKinds()) {
       // Live keeps its own setting.
       const live = await t.live({ method: 'GET', url: '/v4.0/account/settings' }, account.liveKey)
       assert.equal(json(live).settings.addressValidation, 'warn')
+      // The change is in the audit trail, before and after.
+      const audit = json(
+        await t.sandbox(
+          { method: 'GET', url: '/v4.0/account/audit?action=account.settingsChanged' },
+          account.sandboxKey,
+        ),
+      )
+      assert.deepEqual(
+        audit.entries.map((entry: { before: unknown; after: unknown }) => [entry.before, entry.after]),
+        [[{ addressValidation: 'warn' }, { addressValidation: 'refuse' }]],
+      )
 
       const refused = await t.sandbox(
         {
