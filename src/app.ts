@@ -67,6 +67,7 @@ import {
   createAccountsService,
   toApiKeyView,
 } from './services/accounts.service.ts'
+import { createAddressesService } from './services/addresses.service.ts'
 import { createAdminViewsService } from './services/admin-views.service.ts'
 import { createAuditService } from './services/audit.service.ts'
 import { createBillingService } from './services/billing.service.ts'
@@ -375,6 +376,7 @@ function buildServices(
     }),
     orderActions: createOrderActionsService({
       db,
+      catalogue,
       clock,
       jobs,
       billing,
@@ -426,6 +428,7 @@ function buildServices(
     sessions: createSessionsService({ db, clock }),
     operators: createOperatorsService({ db, clock }),
     spine: createSpineService({ catalogue }),
+    addresses: createAddressesService({ catalogue }),
     pipeline,
     simulatedLabs,
     labs: createLabsService({ db, clock, catalogue, pipeline, log }),
@@ -597,6 +600,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     products: services.products,
     quotes: services.quotes,
     spine: services.spine,
+    addresses: services.addresses,
     labs: environment === 'live' ? services.labs : null,
     labPushes: services.labPushes,
     // Sandbox never bills, so only Live serves payment pages.

@@ -5,6 +5,8 @@ import type {
   CallbackListFilters,
   CallbackPage,
   CancelOrderResponse,
+  Country,
+  CountrySummary,
   CreateOrderRequest,
   CreateOrderResponse,
   EventListFilters,
@@ -33,6 +35,8 @@ import type {
   UpdateRecipientResponse,
   UpdateShippingMethodRequest,
   UpdateShippingMethodResponse,
+  ValidateAddressRequest,
+  ValidateAddressResponse,
 } from './types.ts'
 
 export interface PrintrouteClientOptions {
@@ -70,6 +74,10 @@ export class PrintrouteClient {
   readonly quotes: Quotes
   readonly previews: Previews
   readonly products: Products
+  /** Countries' address rules (docs/addresses.md). */
+  readonly countries: Countries
+  /** An address checked against its country's rules (docs/addresses.md). */
+  readonly addresses: Addresses
   readonly events: Events
   readonly callbacks: Callbacks
   /** Sandbox only: an order's test scenario, and advancing an order (docs/sandbox.md). */
@@ -84,6 +92,8 @@ export class PrintrouteClient {
     this.quotes = new Quotes(transport)
     this.previews = new Previews(transport)
     this.products = new Products(transport)
+    this.countries = new Countries(transport)
+    this.addresses = new Addresses(transport)
     this.events = new Events(transport)
     this.callbacks = new Callbacks(transport)
     this.sandbox = new Sandbox(transport)
@@ -258,6 +268,38 @@ export class Products extends Resource {
   /** `POST /v4.0/products/spine`: a book's spine width; read-only, so retried. */
   spine(request: SpineRequest, options?: RequestOptions): Promise<SpineResponse> {
     return this.transport.request({ method: 'POST', path: '/products/spine', body: request, retryable: true, options })
+  }
+}
+
+export class Countries extends Resource {
+  /** `GET /v4.0/countries`: every country's address rules and whether the catalogue ships there (printroute's). */
+  async list(options?: RequestOptions): Promise<CountrySummary[]> {
+    const answer = await this.transport.request<{ countries: CountrySummary[] }>(read('/countries', {}, options))
+    return answer.countries
+  }
+
+  /** `GET /v4.0/countries/{code}` (any letter case) with its subdivisions; 404 `EntityNotFound` for no country. */
+  async get(countryCode: string, options?: RequestOptions): Promise<Country> {
+    const answer = await this.transport.request<{ country: Country }>(
+      read(`/countries/${segment(countryCode)}`, {}, options),
+    )
+    return answer.country
+  }
+}
+
+export class Addresses extends Resource {
+  /**
+   * `POST /v4.0/addresses/validate`: the address's problems and its normal form (`valid` is false when there are
+   * problems: the answer is `Ok` either way). Changes nothing, so it is retried.
+   */
+  validate(request: ValidateAddressRequest, options?: RequestOptions): Promise<ValidateAddressResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: '/addresses/validate',
+      body: request,
+      retryable: true,
+      options,
+    })
   }
 }
 

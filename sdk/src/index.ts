@@ -1,6 +1,8 @@
 // printroute-client: a typed client for printroute's Print API v4.0 (fetch only: Node >= 20 and browsers).
 export {
+  Addresses,
   Callbacks,
+  Countries,
   type CreateOrderOptions,
   Events,
   Orders,

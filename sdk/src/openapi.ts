@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates and submits an order. Outcome Created, OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.
+         * @description Creates and submits an order. Outcome Created, CreatedWithIssues (the recipient address breaks its country's rules: the order carries order.recipient.AddressUnverified issues; docs/addresses.md), OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -257,6 +257,66 @@ export interface paths {
          * @description The width follows from the page count and the paper of the lab allocation picks for the destination (by shippingMethod when given, else the slowest method that reaches it).
          */
         post: operations["getSpineWidth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/countries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List countries and their address rules
+         * @description Every ISO 3166-1 country: whether the catalogue ships there and by which methods, its postcode format, whether a state is required, field lengths and the methods whose carriers need a phone number. Subdivisions are listed by GET /countries/{countryCode}.
+         */
+        get: operations["listCountries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/countries/{countryCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a country and its address rules
+         * @description The rules of one country with its ISO 3166-2 subdivisions. A code that is no country: 404.
+         */
+        get: operations["getCountry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/addresses/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an address
+         * @description An address (and the recipient's phone number) checked against its country's rules: the problems found and the address in normal form (postcode spaced and upper-cased, state names as codes, whitespace trimmed). Outcome Ok whether or not the address is valid; a code that is no country: 400.
+         */
+        post: operations["validateAddress"];
         delete?: never;
         options?: never;
         head?: never;
@@ -779,6 +839,11 @@ export interface components {
              * @enum {string|null}
              */
             sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
+            /**
+             * @description This environment's: an order whose address breaks its country's rules is created with the issue order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse).
+             * @enum {string}
+             */
+            addressValidation: "warn" | "refuse";
         };
         /** AccountSettingsChange */
         AccountSettingsChange: {
@@ -792,6 +857,8 @@ export interface components {
             signingSecretOverlapSeconds?: number;
             /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual (any letter case). */
             sandboxScenario?: string | null;
+            /** @description This environment's: warn (create the order with the issue order.recipient.AddressUnverified) or refuse (400 ValidationFailed naming each field and its suggestion) when an address has problems. One of warn, refuse (any letter case). */
+            addressValidation?: string;
         };
         /**
          * AccountSettingsOutcome
@@ -819,6 +886,11 @@ export interface components {
             townOrCity: string;
             stateOrCounty: string | null;
         };
+        /**
+         * AddressField
+         * @enum {string}
+         */
+        AddressField: "line1" | "line2" | "postalOrZipCode" | "townOrCity" | "stateOrCounty";
         /** AddressInput */
         AddressInput: {
             line1: string;
@@ -828,6 +900,14 @@ export interface components {
             countryCode: string;
             townOrCity: string;
             stateOrCounty?: string | null;
+        };
+        /** AddressProblem */
+        AddressProblem: {
+            /** @enum {string} */
+            field: "line1" | "line2" | "postalOrZipCode" | "townOrCity" | "stateOrCounty" | "phoneNumber";
+            /** @enum {string} */
+            code: "Required" | "InvalidPostcode" | "UnknownState" | "TooLong" | "PhoneNumberRequired";
+            message: string;
         };
         /**
          * AdvanceOrderOutcome
@@ -1127,6 +1207,83 @@ export interface components {
          * @enum {string}
          */
         ChargeType: "Item" | "Shipping" | "Refund" | "Other";
+        /** Country */
+        Country: {
+            /** @description ISO 3166-1 alpha-2. */
+            countryCode: string;
+            /** @description The English name. */
+            name: string;
+            /** @description Whether some lab of the catalogue ships there. */
+            shipsTo: boolean;
+            /** @description The methods some lab ships there by. */
+            shippingMethods: components["schemas"]["ShippingMethod"][];
+            postcodeRequired: boolean;
+            /** @description A regular expression the postcode in normal form matches; null: none known. */
+            postcodePattern: string | null;
+            /** @description A postcode in normal form. */
+            postcodeExample: string | null;
+            /** @description Whether carriers need stateOrCounty, as one of the subdivisions. */
+            stateRequired: boolean;
+            requiredFields: components["schemas"]["AddressField"][];
+            /** @description The longest each field may be for carriers, in characters. */
+            maxLengths: {
+                line1: number;
+                line2: number;
+                postalOrZipCode: number;
+                townOrCity: number;
+                stateOrCounty: number;
+            };
+            /** @description The methods whose carriers need the recipient's phone number. */
+            phoneRequiredFor: components["schemas"]["ShippingMethod"][];
+            /** @description When the bundled rules were taken (YYYY-MM-DD). */
+            rulesDate: string;
+            subdivisions: components["schemas"]["Subdivision"][];
+        };
+        /** CountryListResponse */
+        CountryListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            countries: components["schemas"]["CountrySummary"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** CountryResponse */
+        CountryResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            country: components["schemas"]["Country"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** CountrySummary */
+        CountrySummary: {
+            /** @description ISO 3166-1 alpha-2. */
+            countryCode: string;
+            /** @description The English name. */
+            name: string;
+            /** @description Whether some lab of the catalogue ships there. */
+            shipsTo: boolean;
+            /** @description The methods some lab ships there by. */
+            shippingMethods: components["schemas"]["ShippingMethod"][];
+            postcodeRequired: boolean;
+            /** @description A regular expression the postcode in normal form matches; null: none known. */
+            postcodePattern: string | null;
+            /** @description A postcode in normal form. */
+            postcodeExample: string | null;
+            /** @description Whether carriers need stateOrCounty, as one of the subdivisions. */
+            stateRequired: boolean;
+            requiredFields: components["schemas"]["AddressField"][];
+            /** @description The longest each field may be for carriers, in characters. */
+            maxLengths: {
+                line1: number;
+                line2: number;
+                postalOrZipCode: number;
+                townOrCity: number;
+                stateOrCounty: number;
+            };
+            /** @description The methods whose carriers need the recipient's phone number. */
+            phoneRequiredFor: components["schemas"]["ShippingMethod"][];
+            /** @description When the bundled rules were taken (YYYY-MM-DD). */
+            rulesDate: string;
+        };
         /** CreatedOrderResponse */
         CreatedOrderResponse: {
             outcome: components["schemas"]["CreateOrderOutcome"];
@@ -1141,10 +1298,10 @@ export interface components {
         CreatedOutcome: "Created";
         /**
          * CreateOrderOutcome
-         * @description Created, or AlreadyExists for a repeated idempotencyKey (the existing order is returned).
+         * @description Created; CreatedWithIssues when the recipient address breaks its country's rules (the order is created with order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order is returned).
          * @enum {string}
          */
-        CreateOrderOutcome: "Created" | "AlreadyExists";
+        CreateOrderOutcome: "Created" | "CreatedWithIssues" | "AlreadyExists";
         /** CreateOrderRequest */
         CreateOrderRequest: {
             merchantReference?: string | null;
@@ -1208,6 +1365,8 @@ export interface components {
             deliverBy?: string | null;
             /** @description A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and shipping method must match it and it must not have expired. */
             quoteId?: string | null;
+            /** @description printroute's own: true accepts the recipient's address as sent even where it breaks its country's rules (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode. */
+            acceptUnverifiedAddress?: boolean | null;
         };
         /** CreatePreviewRequest */
         CreatePreviewRequest: {
@@ -1356,7 +1515,7 @@ export interface components {
         /** Issue */
         Issue: {
             objectId: string;
-            /** @description What the issue is: order.items.assets.NotDownloaded, order.items.assets.FailedToDownloaded, order.items.ItemUnavailable, order.items.assets.InvalidAsset, order.items.assets.LowResolution, RequiresPaymentAuthorisation. order.items.assets.LowResolution is a warning: the order goes on. More codes may be added. */
+            /** @description What the issue is: order.items.assets.NotDownloaded, order.items.assets.FailedToDownloaded, order.items.ItemUnavailable, order.items.assets.InvalidAsset, order.items.assets.LowResolution, RequiresPaymentAuthorisation, order.recipient.AddressUnverified. order.items.assets.LowResolution is a warning: the order goes on. More codes may be added. */
             errorCode: string;
             description: string;
             authorisationDetails: {
@@ -2102,6 +2261,21 @@ export interface components {
          * @enum {string}
          */
         Stage: "InProgress" | "Complete" | "Cancelled";
+        /** Subdivision */
+        Subdivision: {
+            /** @description The ISO 3166-2 code without its country prefix (CA for US-CA). */
+            code: string;
+            name: string;
+        };
+        /** SuggestedAddress */
+        SuggestedAddress: {
+            line1: string;
+            line2: string | null;
+            postalOrZipCode: string;
+            countryCode: string;
+            townOrCity: string;
+            stateOrCounty: string | null;
+        };
         /**
          * TestCallbackOutcome
          * @description Delivered when the receiver answered 2xx, else Failed.
@@ -2161,6 +2335,23 @@ export interface components {
         UpdateShippingMethodRequest: {
             /** @description One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
             shippingMethod: string;
+        };
+        /** ValidateAddressRequest */
+        ValidateAddressRequest: {
+            address: components["schemas"]["AddressInput"];
+            phoneNumber?: string | null;
+            /** @description The method the order will use: a phone number is then needed when its carriers need one. Omitted: only when every method to the country needs one. One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
+            shippingMethod?: string | null;
+        };
+        /** ValidateAddressResponse */
+        ValidateAddressResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            /** @description True when there are no problems. */
+            valid: boolean;
+            problems: components["schemas"]["AddressProblem"][];
+            suggested: components["schemas"]["SuggestedAddress"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
     };
     responses: {
@@ -2840,7 +3031,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The recipient object, as in create order; {recipient: {...}} also works. */
+        /** @description The recipient object, as in create order; {recipient: {...}} also works, and takes printroute's acceptUnverifiedAddress: true beside it to accept an address that breaks its country's rules (docs/addresses.md). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RecipientInput"] | {
@@ -3100,6 +3291,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SpineResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCountries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountryListResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCountry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ISO 3166-1 alpha-2, any letter case. */
+                countryCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    validateAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidateAddressRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidateAddressResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -84,6 +84,10 @@ export type ProductListFilters = QueryOf<paths['/v4.0/products']['get']>
 export type ProductPage = OkBodyOf<paths['/v4.0/products']['get']>
 export type SpineRequest = RequestBodyOf<paths['/v4.0/products/spine']['post']>
 export type SpineResponse = OkBodyOf<paths['/v4.0/products/spine']['post']>
+export type CountrySummary = OkBodyOf<paths['/v4.0/countries']['get']>['countries'][number]
+export type Country = OkBodyOf<paths['/v4.0/countries/{countryCode}']['get']>['country']
+export type ValidateAddressRequest = RequestBodyOf<paths['/v4.0/addresses/validate']['post']>
+export type ValidateAddressResponse = OkBodyOf<paths['/v4.0/addresses/validate']['post']>
 
 // Callbacks and the events feed
 

@@ -229,7 +229,7 @@ export function registerDataCommands(program: Command): void {
 
   const update = accounts
     .command('update')
-    .summary("change an account's callback URL, pause window or callback signing secret")
+    .summary("change an account's callback URL, pause window, callback signing secret or address validation")
     .description(
       'Changes the settings given; the others stay as they are. Sandbox and Live each have their own callback ' +
         'URL and signing secret: --callback-url and --rotate-signing-secret apply to both unless --env names ' +
@@ -244,6 +244,11 @@ export function registerDataCommands(program: Command): void {
     .option(
       '--sandbox-scenario <NAME>',
       `the scenario new Sandbox orders take when they name none (docs/sandbox.md): ${SANDBOX_SCENARIOS.join(', ')}; none removes it`,
+    )
+    .option(
+      '--address-validation <MODE>',
+      "an order whose address breaks its country's rules: warn (created with an issue) or refuse (400); both " +
+        'environments unless --env names one (docs/addresses.md)',
     )
     .option(
       '--signing-overlap <DUR>',
@@ -268,10 +273,14 @@ export function registerDataCommands(program: Command): void {
       ...(typeof scenario === 'string'
         ? { sandboxScenario: scenario === 'none' || scenario === '' ? null : scenario }
         : {}),
+      ...(typeof values.addressValidation === 'string'
+        ? { addressValidation: values.addressValidation.toLowerCase() }
+        : {}),
     }
     if (Object.keys(change).length === 0) {
       throw new UsageError(
-        'nothing to change: give --callback-url, --pause-window, --rotate-signing-secret or --sandbox-scenario',
+        'nothing to change: give --callback-url, --pause-window, --rotate-signing-secret, --sandbox-scenario or ' +
+          '--address-validation',
       )
     }
     const environments = typeof values.env === 'string' ? [environmentOf(values.env)] : undefined
@@ -289,6 +298,7 @@ export function registerDataCommands(program: Command): void {
         pauseWindowSeconds: '--pause-window',
         signingSecretOverlapSeconds: '--signing-overlap',
         sandboxScenario: '--sandbox-scenario',
+        addressValidation: '--address-validation',
       }
       throw new UsageError(
         Object.entries(result.problems)
@@ -302,11 +312,13 @@ export function registerDataCommands(program: Command): void {
       signingSecret,
       previousSigningSecretExpiresAt,
       sandboxScenario,
+      addressValidation,
     }: AccountSettings) => ({
       callbackUrl,
       signingSecret,
       previousSigningSecretExpiresAt,
       ...(sandboxScenario !== undefined ? { sandboxScenario } : {}),
+      addressValidation,
     })
     if (values.json) {
       return printJson({
@@ -327,6 +339,7 @@ export function registerDataCommands(program: Command): void {
           ? [`  previous secret signs too until ${shown.previousSigningSecretExpiresAt}`]
           : []),
         ...(shown.sandboxScenario !== undefined ? [`  scenario:        ${shown.sandboxScenario ?? '-'}`] : []),
+        `  addresses:       ${shown.addressValidation}`,
       )
     }
     print(lines.join('\n'))

@@ -81,6 +81,15 @@ export function failureWords(failure: Failure): string {
       return 'is not made for this destination'
     case 'ShippingMethodNotAvailable':
       return `is not available for this destination${failure.validValues ? ` (available: ${listed(failure.validValues)})` : ''}`
+    case 'AddressProblem':
+      // The dashboard's own: an address check's message, already in words (new order).
+      return String(bound)
+    case 'InvalidPostcode':
+      return `is not a postcode of the country${bound ? ` (suggested: ${bound})` : ''}`
+    case 'UnknownState':
+      return 'is not a state or province of the country'
+    case 'PhoneNumberRequired':
+      return "is needed: the shipping method's carrier calls the recipient"
     case 'NoCommonShippingMethod':
       return 'has no shipping method that carries every item: quote the items separately'
     default:

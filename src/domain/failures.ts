@@ -50,6 +50,9 @@ export type FailureCode =
   | 'CancellationNotRequested'
   | 'CancellationAlreadyAnswered'
   | 'CancellationRequestLapsed'
+  | 'InvalidPostcode'
+  | 'UnknownState'
+  | 'PhoneNumberRequired'
 
 export interface Failure {
   code: FailureCode

@@ -47,6 +47,11 @@ export const ISSUE_CODES = {
   lowResolution: 'order.items.assets.LowResolution',
   /** A prepaid order the balance cannot cover waits for a payment (docs/billing.md). */
   paymentAuthorisation: 'RequiresPaymentAuthorisation',
+  /**
+   * Ours, a warning: the recipient's address breaks its country's rules (docs/addresses.md), one issue per
+   * problem. The order goes on; the merchant may correct it with updateRecipient.
+   */
+  addressUnverified: 'order.recipient.AddressUnverified',
 } as const
 
 export interface StoredFile {

@@ -53,6 +53,7 @@ const TAGS = [
   { name: 'orders', description: 'Create, read and list orders, and their print files.' },
   { name: 'order actions', description: 'What an order allows now, and the changes it allows.' },
   { name: 'products', description: 'The catalogue: product details, the product list, book spine widths.' },
+  { name: 'addresses', description: "Countries' address rules, and an address checked against them." },
   { name: 'quotes', description: 'Prices per shipping method, without an order.' },
   { name: 'previews', description: 'What an item will print as and look like, before it is ordered.' },
   { name: 'callbacks', description: 'Callback deliveries and the events feed (the webhooks below).' },

@@ -12,6 +12,7 @@ import { ServiceError } from '../domain/outcomes.ts'
 import { sessionCookieName } from '../domain/session-cookie.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
+import type { AddressesService } from '../services/addresses.service.ts'
 import type { AuditService } from '../services/audit.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { HealthService } from '../services/health.service.ts'
@@ -48,6 +49,7 @@ import { installRateLimits, type PageViewOfThisCall, type RateLimitOptions, type
 import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
+import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
@@ -128,6 +130,8 @@ export interface HttpServices {
   products: ProductsService
   quotes: QuotesService
   spine: SpineService
+  /** Countries' address rules and address checks (docs/addresses.md). */
+  addresses: AddressesService
   /** The lab API is served on the Live address only. */
   labs: LabsService | null
   /** The lab's pushes (GET /labs/v1/pushes); with `labs`. */
@@ -387,6 +391,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerInvoiceRoutes(api, services.invoices)
       registerProductRoutes(api, services.products)
       registerSpineRoutes(api, services.spine)
+      registerAddressRoutes(api, services.addresses)
       registerQuoteRoutes(api, services.quotes, services.previews)
       registerPreviewRoutes(api, services.previews)
       registerCallbackRoutes(api, services.callbacks)

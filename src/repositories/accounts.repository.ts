@@ -222,6 +222,20 @@ export async function updateCallbackUrl(
   return rows.length > 0
 }
 
+/** What the environment does with an order whose address has problems: `warn` or `refuse` (docs/addresses.md). */
+export async function updateAddressValidation(
+  db: Queryable,
+  accountId: number,
+  environment: Environment,
+  mode: string,
+): Promise<void> {
+  await db.query(`UPDATE account_environments SET address_validation = $3 WHERE account_id = $1 AND environment = $2`, [
+    accountId,
+    environment,
+    mode,
+  ])
+}
+
 /** The scenario new Sandbox orders of the account get when they name none (docs/sandbox.md); null for none. */
 export async function updateSandboxScenarioDefault(
   db: Queryable,
@@ -242,7 +256,12 @@ export interface SigningSecrets {
 }
 
 /** One environment's callback settings: its callback URL and signing secrets. */
-export type EnvironmentSettingsRow = SigningSecrets & { callbackUrl: string | null; sandboxScenario: string | null }
+export type EnvironmentSettingsRow = SigningSecrets & {
+  callbackUrl: string | null
+  sandboxScenario: string | null
+  /** `warn` or `refuse` (migration 0022). */
+  addressValidation: string
+}
 
 export async function readEnvironmentSettings(
   db: Queryable,
@@ -252,7 +271,7 @@ export async function readEnvironmentSettings(
   const rows = await db.query<EnvironmentSettingsRow>(
     `SELECT signing_secret AS current, previous_signing_secret AS previous,
             previous_signing_secret_expires_at AS "previousExpiresAt", callback_url AS "callbackUrl",
-            sandbox_scenario AS "sandboxScenario"
+            sandbox_scenario AS "sandboxScenario", address_validation AS "addressValidation"
        FROM account_environments WHERE account_id = $1 AND environment = $2`,
     [accountId, environment],
   )

@@ -2,6 +2,11 @@
 // only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
+import {
+  ADDRESS_VALIDATION_MODES,
+  type AddressValidationMode,
+  parseAddressValidationMode,
+} from '../domain/address-rules.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
@@ -35,6 +40,7 @@ import {
   revokeApiKey,
   rotateSigningSecret,
   setAccountSuspension,
+  updateAddressValidation,
   updateCallbackUrl,
   updatePauseWindow,
   updateSandboxScenarioDefault,
@@ -134,6 +140,8 @@ export interface AccountSettings {
   previousSigningSecretExpiresAt: string | null
   /** Sandbox only: the scenario new Sandbox orders get when they name none (docs/sandbox.md); null for none. */
   sandboxScenario?: SandboxScenario | null
+  /** This environment's: what an order whose address has problems gets (docs/addresses.md). */
+  addressValidation: AddressValidationMode
 }
 
 export interface AccountSettingsChange {
@@ -144,6 +152,8 @@ export interface AccountSettingsChange {
   signingSecretOverlapSeconds?: number
   /** Sandbox only: the default scenario of new Sandbox orders, or null for none. */
   sandboxScenario?: string | null
+  /** `warn` or `refuse`: what this environment does with an order whose address has problems. */
+  addressValidation?: string
 }
 
 function toAccount(row: AccountRow, callbackUrls: Record<Environment, string | null>): Account {
@@ -483,6 +493,7 @@ async function getSettings(
     previousSigningSecretExpiresAt: previousActive ? (stored.previousExpiresAt?.toISOString() ?? null) : null,
     // Live ignores scenarios, so its settings do not show one.
     ...(environment === 'sandbox' ? { sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null } : {}),
+    addressValidation: parseAddressValidationMode(stored.addressValidation),
   }
 }
 
@@ -603,6 +614,10 @@ function settingsProblems(environment: Environment, change: AccountSettingsChang
   } else if (scenario !== undefined && scenario !== null && !parseSandboxScenario(scenario)) {
     problems.sandboxScenario = `"${scenario}" is not a Sandbox scenario (docs/sandbox.md)`
   }
+  const mode = change.addressValidation
+  if (mode !== undefined && !(ADDRESS_VALIDATION_MODES as readonly string[]).includes(mode)) {
+    problems.addressValidation = `"${mode}" is not an address validation mode (${ADDRESS_VALIDATION_MODES.join(' or ')})`
+  }
   return problems
 }
 
@@ -632,6 +647,7 @@ async function updateSettings(
       callbackUrl: stored.callbackUrl,
       pauseWindowSeconds: account.pauseWindowSeconds,
       sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null,
+      addressValidation: parseAddressValidationMode(stored.addressValidation),
     }
     const now: RecordedSettings = { ...was }
     if (pause !== undefined) {
@@ -646,6 +662,11 @@ async function updateSettings(
       const parsedScenario = typeof scenario === 'string' ? parseSandboxScenario(scenario) : null
       await updateSandboxScenarioDefault(tx, accountId, parsedScenario ?? null)
       now.sandboxScenario = parsedScenario ?? null
+    }
+    if (change.addressValidation !== undefined) {
+      const mode = parseAddressValidationMode(change.addressValidation)
+      await updateAddressValidation(tx, accountId, environment, mode)
+      now.addressValidation = mode
     }
     const rotated = change.rotateSigningSecret === true
     if (rotated) {
@@ -682,6 +703,7 @@ interface RecordedSettings {
   callbackUrl: string | null
   pauseWindowSeconds: number
   sandboxScenario: SandboxScenario | null
+  addressValidation: AddressValidationMode
 }
 
 /**
@@ -695,7 +717,7 @@ function settingsDifference(
 ): { before: Record<string, unknown> | null; after: Record<string, unknown> } | undefined {
   const before: Record<string, unknown> = {}
   const after: Record<string, unknown> = {}
-  for (const field of ['callbackUrl', 'pauseWindowSeconds', 'sandboxScenario'] as const) {
+  for (const field of ['callbackUrl', 'pauseWindowSeconds', 'sandboxScenario', 'addressValidation'] as const) {
     if (was[field] !== now[field]) {
       before[field] = was[field]
       after[field] = now[field]

@@ -5,11 +5,19 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import {
+  ADDRESS_UNVERIFIED_ISSUE,
+  addressProblemFailures,
+  addressUnverifiedIssues,
+  checkRecipientAddress,
+  parseAddressValidationMode,
+} from '../domain/address-rules.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
-import { METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
+import { type Issue, METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
 import {
   type AvailableActions,
   availableActions,
@@ -25,6 +33,7 @@ import {
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
 import { drawShipmentIds, findOrderForCaller, readOrder } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
@@ -38,6 +47,8 @@ import type { Allocator } from './pipeline/ports.ts'
 
 export interface OrderActionsDeps {
   db: Database
+  /** The address rules' shipping facts (which carriers need a phone number) for updateRecipient's check. */
+  catalogue: Catalogue
   clock: Clock
   jobs: JobEnqueuer
   billing: BillingService
@@ -104,12 +115,16 @@ export interface OrderActionsService {
     orderId: string,
     shippingMethod: ShippingMethod,
   ): Promise<ActionResult<UpdateOutcome>>
-  /** Changes the recipient within the same destination country (`countryCodePath` names the field in refusals). */
+  /**
+   * Changes the recipient within the same destination country (`countryCodePath` names the field in refusals), its
+   * address checked as on create (docs/addresses.md) unless `acceptUnverifiedAddress`.
+   */
   updateRecipient(
     caller: Caller,
     orderId: string,
     recipient: Recipient,
     countryCodePath: string,
+    acceptUnverifiedAddress?: boolean,
   ): Promise<ActionResult<UpdateOutcome>>
   /** Replaces the metadata, in any state. */
   updateMetadata(caller: Caller, orderId: string, metadata: Record<string, unknown>): Promise<ActionResult<'Updated'>>
@@ -252,8 +267,9 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
       orderId: string,
       recipient: Recipient,
       countryCodePath: string,
+      acceptUnverifiedAddress = false,
     ): Promise<ActionResult<UpdateOutcome>> {
-      return act('updateRecipient', caller, orderId, async (order, _tx, now) => {
+      return act('updateRecipient', caller, orderId, async (order, tx, now) => {
         const current = order.document.recipient.address.countryCode
         if (recipient.address.countryCode !== current) {
           throw validationFailed(
@@ -269,7 +285,17 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
             'The destination country of an order cannot be changed',
           )
         }
+        const issues = acceptUnverifiedAddress
+          ? []
+          : await recipientAddressIssues(deps.catalogue, tx, caller, order, recipient, countryCodePath)
         const result = updateRecipient(order.document, order.pipeline, recipient, now)
+        if (result.changed) {
+          // The new address's problems replace the old one's: an address corrected clears them.
+          order.document.status.issues = [
+            ...order.document.status.issues.filter((issue) => issue.errorCode !== ADDRESS_UNVERIFIED_ISSUE),
+            ...issues,
+          ]
+        }
         return { outcome: result.outcome, changed: result.changed, shipmentUpdateResults: result.results }
       })
     },
@@ -293,6 +319,39 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
       })
     },
   }
+}
+
+/**
+ * The AddressUnverified issues of a new recipient's address (docs/addresses.md); in the `refuse` mode of the
+ * caller's environment, ValidationFailed naming each field (under the prefix `countryCodePath` has) instead.
+ */
+async function recipientAddressIssues(
+  catalogue: Catalogue,
+  tx: Queryable,
+  caller: Caller,
+  order: PipelineOrder,
+  recipient: Recipient,
+  countryCodePath: string,
+): Promise<Issue[]> {
+  const checked = checkRecipientAddress(catalogue, recipient, order.document.shippingMethod)
+  if (!checked || checked.problems.length === 0) return []
+  const settings = await readEnvironmentSettings(tx, caller.accountId, caller.environment)
+  if (parseAddressValidationMode(settings?.addressValidation) === 'warn') {
+    return addressUnverifiedIssues(order.document.id, checked.problems, recipient.address, checked.suggested)
+  }
+  const prefix = countryCodePath.slice(0, -'.countryCode'.length)
+  const phonePath = prefix === 'address' ? 'phoneNumber' : 'recipient.phoneNumber'
+  throw validationFailed(
+    addressProblemFailures(
+      prefix,
+      phonePath,
+      checked.problems,
+      { ...recipient.address, phoneNumber: recipient.phoneNumber },
+      checked.suggested,
+    ),
+    "The recipient's address breaks its country's rules",
+    { suggestedAddress: checked.suggested, addressProblems: checked.problems },
+  )
 }
 
 /** The change of shipping method on the locked order (`updateShippingMethod`). */

@@ -7,6 +7,14 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import {
+  type AddressProblem,
+  addressProblemFailures,
+  addressUnverifiedIssues,
+  checkRecipientAddress,
+  type NormalisedAddress,
+  parseAddressValidationMode,
+} from '../domain/address-rules.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
 import { deliverByFailure, isIsoDate } from '../domain/delivery-promise.ts'
@@ -98,6 +106,8 @@ export interface CreateOrderInput {
   quoteId?: string | null
   /** "YYYY-MM-DD": every shipment must arrive by then (docs/api.md#delivery-estimates). */
   deliverBy?: string | null
+  /** True: an address that breaks its country's rules is accepted as sent, without issue (docs/addresses.md). */
+  acceptUnverifiedAddress?: boolean | null
 }
 
 /** GET /orders/{id}/routing: how the order's items were (or would now be) allocated to labs. */
@@ -114,7 +124,7 @@ export interface OrderRouting {
  * places in its envelope as is: reading an order costs no parse and no re-serialisation.
  */
 export type CreateOrderResult =
-  | { outcome: 'Created' | 'AlreadyExists'; orderJson: string }
+  | { outcome: 'Created' | 'CreatedWithIssues' | 'AlreadyExists'; orderJson: string }
   | { outcome: 'OnHold' | 'AlreadyExists'; onHold: { id: string; until: Date } }
 
 const STAGE_OF_STATUS_FILTER: Partial<Record<OrderListStatus, Stage>> = {
@@ -426,11 +436,22 @@ async function createOrder(
   const failures: Failures = {}
   const dateProblem = newOrder.deliverBy ? deliverByFailure(newOrder.deliverBy, now) : undefined
   if (dateProblem) addFailure(failures, 'deliverBy', dateProblem)
+  const unverified = await unverifiedAddress(context, caller, input, failures)
   const quote = newOrder.quoteId ? await quoteFor(context, caller, newOrder, now, failures) : null
-  if (hasFailures(failures)) throw validationFailed(failures)
+  if (hasFailures(failures)) throw validationFailed(failures, undefined, unverified?.refusalData ?? {})
   if (quote) newOrder.quoteId = quote.id
   const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
   const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
+  if (unverified) {
+    document.status.issues.push(
+      ...addressUnverifiedIssues(
+        placeholders.ids.order,
+        unverified.problems,
+        input.recipient.address,
+        unverified.suggested,
+      ),
+    )
+  }
   const onHoldUntil = caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
   // Its labs can first get the order when its pause window ends.
   await refuseUnreachableDate(context, caller, document, requested, onHoldUntil ?? now)
@@ -477,7 +498,40 @@ async function createOrder(
     `order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}`,
   )
   if (onHoldUntil) return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
-  return { outcome: 'Created', orderJson: stored.documentJson }
+  return { outcome: unverified ? 'CreatedWithIssues' : 'Created', orderJson: stored.documentJson }
+}
+
+/**
+ * The new order's address problems (docs/addresses.md), unless the order accepts its address as sent: in the
+ * `refuse` mode of the caller's environment added to `failures` (with `refusalData`, the answer's `data`: the
+ * suggested address and the problems), else returned for the order's AddressUnverified issues. Undefined when
+ * there are none to report.
+ */
+async function unverifiedAddress(
+  context: OrdersContext,
+  caller: Caller,
+  input: CreateOrderInput,
+  failures: Failures,
+): Promise<
+  { problems: AddressProblem[]; suggested: NormalisedAddress; refusalData?: Record<string, unknown> } | undefined
+> {
+  if (input.acceptUnverifiedAddress === true) return undefined
+  const checked = checkRecipientAddress(context.catalogue, input.recipient, input.shippingMethod)
+  if (!checked || checked.problems.length === 0) return undefined
+  const settings = await readEnvironmentSettings(context.db, caller.accountId, caller.environment)
+  if (parseAddressValidationMode(settings?.addressValidation) === 'warn') return checked
+  const refused = addressProblemFailures(
+    'recipient.address',
+    'recipient.phoneNumber',
+    checked.problems,
+    { ...input.recipient.address, phoneNumber: input.recipient.phoneNumber ?? null },
+    checked.suggested,
+  )
+  for (const [path, list] of Object.entries(refused)) {
+    for (const failure of list) addFailure(failures, path, failure)
+  }
+  // The order is refused: nothing to report on it, but the answer carries the suggestion.
+  return { ...checked, refusalData: { suggestedAddress: checked.suggested, addressProblems: checked.problems } }
 }
 
 /**

@@ -55,7 +55,12 @@ test('accounts update sets the callback URLs and pause window, rotates the signi
   assert.equal(updated.code, 0, updated.stderr)
   const settings = JSON.parse(updated.stdout)
   assert.deepEqual(Object.keys(settings), ['id', 'pauseWindowSeconds', 'sandbox', 'live'])
-  assert.deepEqual(Object.keys(settings.live), ['callbackUrl', 'signingSecret', 'previousSigningSecretExpiresAt'])
+  assert.deepEqual(Object.keys(settings.live), [
+    'callbackUrl',
+    'signingSecret',
+    'previousSigningSecretExpiresAt',
+    'addressValidation',
+  ])
   assert.equal(settings.sandbox.sandboxScenario, null, "only Sandbox's settings have a default scenario")
   assert.equal(settings.id, id)
   assert.equal(settings.pauseWindowSeconds, 300)
@@ -108,7 +113,22 @@ test('accounts update sets the callback URLs and pause window, rotates the signi
   const noScenario = await withData(['accounts', 'update', '--account', id, '--sandbox-scenario', 'none'])
   assert.match(noScenario.stdout, /sandbox:\n(?: {2}.*\n)* {2}scenario: {8}-/)
 
+  const refuse = await withData([
+    'accounts',
+    'update',
+    '--account',
+    id,
+    '--env',
+    'live',
+    '--address-validation',
+    'Refuse',
+  ])
+  assert.equal(refuse.code, 0, refuse.stderr)
+  assert.match(refuse.stdout, /live:\n(?: {2}.*\n)* {2}addresses: {7}refuse/)
+  assert.match(refuse.stdout, /sandbox:\n(?: {2}.*\n)* {2}addresses: {7}warn/, 'only the environment named')
+
   const refusals: [string[], RegExp][] = [
+    [['--address-validation', 'strict'], /--address-validation: "strict" is not an address validation mode/],
     [['--sandbox-scenario', 'explode'], /--sandbox-scenario: "explode" is not a Sandbox scenario/],
     [['--env', 'live', '--sandbox-scenario', 'manual'], /--sandbox-scenario is a Sandbox setting/],
     [['--callback-url', 'ftp://x'], /--callback-url: "ftp:\/\/x" is not an http\(s\) URL/],

@@ -132,6 +132,7 @@ describe('a serve killed while pushing a job to its lab', { concurrency: true },
                     postalOrZipCode: '20001',
                     countryCode: 'US',
                     townOrCity: 'Washington',
+                    stateOrCounty: 'DC',
                   },
                 },
                 items: [

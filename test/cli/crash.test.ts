@@ -91,7 +91,13 @@ describe('a worker killed mid-pipeline', { concurrency: true }, () => {
               shippingMethod: 'Standard',
               recipient: {
                 name: 'Grace Hopper',
-                address: { line1: '1 Navy Way', postalOrZipCode: '20001', countryCode: 'US', townOrCity: 'Washington' },
+                address: {
+                  line1: '1 Navy Way',
+                  postalOrZipCode: '20001',
+                  countryCode: 'US',
+                  townOrCity: 'Washington',
+                  stateOrCounty: 'DC',
+                },
               },
               items: [
                 {

@@ -47,7 +47,13 @@ const GB = {
 }
 const US = {
   name: 'Grace Hopper',
-  address: { line1: '1 Navy Way', postalOrZipCode: '20001', countryCode: 'US', townOrCity: 'Washington' },
+  address: {
+    line1: '1 Navy Way',
+    postalOrZipCode: '20001',
+    countryCode: 'US',
+    townOrCity: 'Washington',
+    stateOrCounty: 'DC',
+  },
 }
 
 const skip = POSTGRES_TEST_URL ? false : 'needs PostgreSQL: set PRINTROUTE_TEST_DATABASE_URL (CI does)'

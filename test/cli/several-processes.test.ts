@@ -48,7 +48,13 @@ const GB = {
 }
 const US = {
   name: 'Grace Hopper',
-  address: { line1: '1 Navy Way', postalOrZipCode: '20001', countryCode: 'US', townOrCity: 'Washington' },
+  address: {
+    line1: '1 Navy Way',
+    postalOrZipCode: '20001',
+    countryCode: 'US',
+    townOrCity: 'Washington',
+    stateOrCounty: 'DC',
+  },
 }
 
 /** Regular files anywhere under `directory` (sockets and the like are not files written). */

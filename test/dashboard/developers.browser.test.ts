@@ -333,6 +333,33 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(liveAfter, liveBefore, "Live's settings are untouched by Sandbox")
     })
 
+    test("address checks: Sandbox's mode saved from the settings page, Live's untouched", async () => {
+      const page = await h.sandboxPage('desktop', `/dashboard/developers/settings`)
+      const group = page.getByRole('group', { name: 'When an address has problems' })
+      assert.equal(await group.getByRole('radio', { name: /Create the order with a warning/ }).isChecked(), true)
+      await group.getByRole('radio', { name: /Refuse the order/ }).check()
+      await page.getByRole('button', { name: 'Save address checks' }).click()
+      await page.getByRole('status').getByText('orders with address problems are refused').waitFor()
+      assert.equal(await group.getByRole('radio', { name: /Refuse the order/ }).isChecked(), true)
+      await assertAccessible(page, 'developers-settings address checks')
+      assert.equal(
+        json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings.addressValidation,
+        'refuse',
+      )
+      assert.equal(
+        json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings.addressValidation,
+        'warn',
+      )
+
+      await group.getByRole('radio', { name: /Create the order with a warning/ }).check()
+      await page.getByRole('button', { name: 'Save address checks' }).click()
+      await page.getByRole('status').getByText('created with a warning').waitFor()
+      assert.equal(
+        json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings.addressValidation,
+        'warn',
+      )
+    })
+
     test('at phone width each view fits the screen and stays accessible', async () => {
       const page = await h.sandboxPage('phone')
       for (const view of ['callbacks', 'events', 'settings', 'keys', 'activity']) {

@@ -70,6 +70,19 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(order.recipient.name, 'Grace Hopper')
       assert.equal(order.recipient.address.line1, '1 Navy Way')
       assert.equal(order.recipient.address.countryCode, 'GB')
+
+      // An address with problems is kept (the account warns), and the notice names each problem at once.
+      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}/recipient`)
+      await page.getByLabel('Postal or ZIP code').fill('NOT-A-POSTCODE')
+      await page.getByRole('button', { name: 'Change recipient' }).click()
+      const notice = page.getByRole('status').getByText(/The recipient is changed, but its address breaks/)
+      await notice.waitFor()
+      assert.match(await notice.innerText(), /recipient\.address\.postalOrZipCode \(InvalidPostcode\)/)
+      const changed = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      assert.deepEqual(
+        changed.status.issues.map((issue: { errorCode: string }) => issue.errorCode),
+        ['order.recipient.AddressUnverified'],
+      )
     })
   })
 }

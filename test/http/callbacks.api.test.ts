@@ -47,6 +47,7 @@ for (const kind of testDatabaseKinds()) {
         'pauseWindowSeconds',
         'signingSecret',
         'previousSigningSecretExpiresAt',
+        'addressValidation',
         'sandboxScenario',
       ])
       assert.equal(initial.settings.environment, 'sandbox')

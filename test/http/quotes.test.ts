@@ -387,7 +387,13 @@ for (const kind of testDatabaseKinds()) {
     test("the order's shipments and first charge are the quote's, line by line", async () => {
       const recipient = {
         name: 'Grace Hopper',
-        address: { line1: '1 Navy Way', postalOrZipCode: '20001', countryCode: 'US', townOrCity: 'Washington' },
+        address: {
+          line1: '1 Navy Way',
+          postalOrZipCode: '20001',
+          countryCode: 'US',
+          townOrCity: 'Washington',
+          stateOrCounty: 'DC',
+        },
       }
       const items = [
         {

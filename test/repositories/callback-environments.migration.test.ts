@@ -46,6 +46,7 @@ test('0007 copies the callback URL to both environments, keeps the Live secret, 
       pauseWindowSeconds: 120,
       signingSecret: liveSecret,
       previousSigningSecretExpiresAt: overlapEnds.toISOString(),
+      addressValidation: 'warn',
     })
     const sandbox = await accounts.getSettings(shop, 'sandbox')
     assert.equal(sandbox.callbackUrl, 'https://shop.example.com/hook')

@@ -307,4 +307,34 @@ describe('printroute-client against a Sandbox server', () => {
       return true
     })
   })
+
+  test('countries.list, countries.get and addresses.validate; an unknown country is a typed 404', async () => {
+    const countries = await client.countries.list()
+    assert.ok(countries.length >= 240)
+    const gb = countries.find((country) => country.countryCode === 'GB')
+    assert.equal(gb?.shipsTo, true)
+    assert.equal(gb?.postcodeExample, 'EC1A 1BB')
+    const us = await client.countries.get('us')
+    assert.equal(us.stateRequired, true)
+    assert.ok(us.subdivisions.some((subdivision) => subdivision.code === 'CA' && subdivision.name === 'California'))
+    await assert.rejects(client.countries.get('XX'), (error: unknown) => {
+      assert.ok(error instanceof PrintrouteError)
+      assert.equal(error.statusCode, 404)
+      assert.equal(error.outcome, 'EntityNotFound')
+      return true
+    })
+    const checked = await client.addresses.validate({
+      address: { line1: '14 Test Street', postalOrZipCode: 'ec1a1bb', countryCode: 'GB', townOrCity: 'London' },
+    })
+    assert.equal(checked.valid, true)
+    assert.equal(checked.suggested.postalOrZipCode, 'EC1A 1BB')
+    const wrong = await client.addresses.validate({
+      address: { line1: '14 Test Street', postalOrZipCode: 'NOT-A-POSTCODE', countryCode: 'GB', townOrCity: 'London' },
+    })
+    assert.equal(wrong.valid, false)
+    assert.deepEqual(
+      wrong.problems.map((problem) => [problem.field, problem.code]),
+      [['postalOrZipCode', 'InvalidPostcode']],
+    )
+  })
 })

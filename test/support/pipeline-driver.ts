@@ -26,7 +26,13 @@ export function blackCanvasItem(url: string) {
 
 export const US_RECIPIENT = {
   name: 'Grace Hopper',
-  address: { line1: '1 Main St', postalOrZipCode: '10001', countryCode: 'US', townOrCity: 'New York' },
+  address: {
+    line1: '1 Main St',
+    postalOrZipCode: '10001',
+    countryCode: 'US',
+    townOrCity: 'New York',
+    stateOrCounty: 'NY',
+  },
 }
 
 /**

@@ -1,6 +1,7 @@
 // The recipient's form fields, shared by the change-recipient page and the new order page, and the API's
 // recipient object read back from them.
 import type { Recipient } from '../../domain/order.ts'
+import { type FieldErrors, fieldMessages, invalidAttributes, NO_ERRORS } from '../forms.ts'
 import { type Html, html } from '../html.ts'
 
 const RECIPIENT_FIELDS = [
@@ -19,8 +20,15 @@ function recipientValue(recipient: Recipient, name: (typeof RECIPIENT_FIELDS)[nu
   return recipient.address[name] ?? ''
 }
 
-/** The recipient form's fields (change recipient, new order); without `countryField` the country is read-only. */
-export function recipientFields(recipient: Recipient | null, countryField?: Html): Html {
+/**
+ * The recipient form's fields (change recipient, new order); without `countryField` the country is read-only.
+ * `errors` are shown beside the fields they are about (ids `recipient-<field>`).
+ */
+export function recipientFields(
+  recipient: Recipient | null,
+  countryField?: Html,
+  errors: FieldErrors = NO_ERRORS,
+): Html {
   return html`<fieldset class="grid-fields"><legend>Recipient</legend>
 ${RECIPIENT_FIELDS.map(
   ([
@@ -28,7 +36,7 @@ ${RECIPIENT_FIELDS.map(
     label,
     required,
   ]) => html`<div class="field"><label for="recipient-${name}">${label}${required ? '' : html` <span class="muted">(optional)</span>`}</label>
-<input id="recipient-${name}" name="${name}" value="${recipient ? recipientValue(recipient, name) : ''}"${required ? html` required` : ''}${name === 'email' ? html` type="email"` : ''}></div>`,
+<input id="recipient-${name}" name="${name}" value="${recipient ? recipientValue(recipient, name) : ''}"${required ? html` required` : ''}${name === 'email' ? html` type="email"` : ''}${invalidAttributes(errors, `recipient-${name}`)}>${fieldMessages(errors, `recipient-${name}`)}</div>`,
 )}
 ${countryField ?? html`<div class="field"><label for="recipient-country">Country</label><input id="recipient-country" name="countryCode" value="${recipient?.address.countryCode ?? ''}" readonly aria-describedby="country-note"><p id="country-note" class="muted small">The country cannot change: labs and prices depend on it.</p></div>`}
 </fieldset>`

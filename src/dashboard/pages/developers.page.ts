@@ -55,6 +55,8 @@ interface AccountSettings {
   previousSigningSecretExpiresAt: string | null
   /** Sandbox only: the default scenario of new Sandbox orders (docs/sandbox.md). */
   sandboxScenario?: string | null
+  /** What an order whose address breaks its country's rules gets: warn or refuse (docs/addresses.md). */
+  addressValidation: 'warn' | 'refuse'
 }
 
 interface AccountKey {
@@ -432,12 +434,25 @@ shipments, or manual steps. Orders keep the scenario they were created with.</p>
 <select id="sandbox-scenario" name="sandboxScenario"><option value="">None</option>${SANDBOX_SCENARIOS.map((scenario) => html`<option value="${scenario}"${scenario === current ? html` selected` : ''}>${scenario}</option>`)}</select></div>
 <button type="submit">Save default scenario</button>
 </form>`
+    const addressMode = settings.addressValidation
+    const addressSection = html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/address-validation" class="card settings-card stack" aria-labelledby="address-heading">${csrfField(csrfToken)}
+<h2 id="address-heading">Address checks</h2>
+<p>What a new ${name} order gets when its recipient's address breaks its country's rules (a postcode in no valid
+format, a missing state, a line too long for carriers). Orders with <code>acceptUnverifiedAddress: true</code> are
+accepted as sent either way.</p>
+<fieldset class="setting-field"><legend>When an address has problems</legend>
+<label class="option-line"><input type="radio" name="addressValidation" value="warn"${addressMode === 'warn' ? html` checked` : ''}> Create the order with a warning (<code>CreatedWithIssues</code>)</label>
+<label class="option-line"><input type="radio" name="addressValidation" value="refuse"${addressMode === 'refuse' ? html` checked` : ''}> Refuse the order (400, naming each field and its suggestion)</label>
+</fieldset>
+<button type="submit">Save address checks</button>
+</form>`
     return sendDeveloperPage(dashboard, request, reply, 'settings', {
       title: 'Settings',
       ...(failure ?? {}),
       content: html`<h1>Settings</h1>
 <p>The ${name} settings: Sandbox and Live each have their own callback URL and signing secret; the pause window is the account's.</p>
 ${callbacksSection}
+${addressSection}
 ${scenarioSection}
 ${testSection}
 ${signingSection(settings, csrfToken, entered)}`,
@@ -499,6 +514,21 @@ ${signingSection(settings, csrfToken, entered)}`,
       return dashboard.redirect(reply, '/developers/settings', {
         kind: 'success',
         text: `Default scenario saved: ${answer.body.settings.sandboxScenario ?? 'none'}.`,
+      })
+    },
+  )
+
+  pages.post<{ Body: { addressValidation?: string } }>(
+    '/developers/settings/address-validation',
+    async (request, reply) => {
+      const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
+        addressValidation: String(request.body?.addressValidation ?? ''),
+      })
+      if (!answer.ok) return refused(request, reply, {}, answer.status, describeApiError(answer.body))
+      const mode = answer.body.settings.addressValidation
+      return dashboard.redirect(reply, '/developers/settings', {
+        kind: 'success',
+        text: `Address checks saved: ${mode === 'refuse' ? 'orders with address problems are refused' : 'orders with address problems are created with a warning'}.`,
       })
     },
   )

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { OrderDocument, Recipient } from '../../domain/order.ts'
 import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
-import type { ApiBody, ApiClient } from '../api-client.ts'
+import type { ApiBody, ApiClient, ApiFailure } from '../api-client.ts'
 import { recipientFields, recipientFromForm } from '../components/recipient-form.ts'
 import {
   errorSummary,
@@ -61,6 +61,10 @@ interface OrderForm {
   merchantReference: string
   /** The Sandbox scenario chosen (docs/sandbox.md), '' for none. */
   scenario: string
+  /** Place the order with its address as typed even where it breaks its country's rules (docs/addresses.md). */
+  acceptUnverifiedAddress: boolean
+  /** Whether the form was shown with address problems: it then offers to accept the address as typed. */
+  addressProblemsShown: boolean
 }
 
 function freshForm(product: Product, samples: string[]): OrderForm {
@@ -84,6 +88,8 @@ function freshForm(product: Product, samples: string[]): OrderForm {
     shippingMethod: DEFAULT_SHIPPING_METHOD,
     merchantReference: '',
     scenario: '',
+    acceptUnverifiedAddress: false,
+    addressProblemsShown: false,
   }
 }
 
@@ -112,6 +118,8 @@ function formFromBody(body: FormValues, product: Product): OrderForm {
     shippingMethod: formValue(body, 'shippingMethod'),
     scenario: formValue(body, 'sandboxScenario'),
     merchantReference: formValue(body, 'merchantReference').trim(),
+    acceptUnverifiedAddress: formValue(body, 'acceptUnverifiedAddress') === 'on',
+    addressProblemsShown: false,
   }
 }
 
@@ -134,6 +142,7 @@ function orderRequest(form: OrderForm, product: Product, sampleUrl: (name: strin
       shippingMethod: form.shippingMethod,
       idempotencyKey: form.idempotencyKey,
       recipient: recipientFromForm(form.recipient, form.countryCode),
+      ...(form.acceptUnverifiedAddress ? { acceptUnverifiedAddress: true } : {}),
       items: [
         {
           sku: form.sku,
@@ -286,7 +295,6 @@ function orderForm(
   sampleUrl: (name: string) => string,
 ): Html {
   const countries = shipsToOf(product)
-  const recipientMessages = errors.all.filter((entry) => entry.target?.id.startsWith('recipient-'))
   return html`<form method="post" action="${PATH}" class="order-form">
 ${csrfField(csrfToken)}
 <input type="hidden" name="sku" value="${product.sku}">
@@ -309,8 +317,13 @@ ${recipientFields(
     : (recipientFromForm(form.recipient, form.countryCode) as unknown as Recipient),
   html`<div class="field"><label for="recipient-country">Country</label>
 <select id="recipient-country" name="countryCode"${invalidAttributes(errors, 'recipient-country')}>${countryOptions(countries, form.countryCode)}</select>${fieldMessages(errors, 'recipient-country')}</div>`,
+  errors,
 )}
-${recipientMessages.length > 0 ? html`<ul class="field-error">${recipientMessages.map((entry) => html`<li>${entry.target?.label} ${entry.text}</li>`)}</ul>` : ''}
+${
+  form.addressProblemsShown || form.acceptUnverifiedAddress
+    ? html`<label class="option-line"><input type="checkbox" name="acceptUnverifiedAddress"${form.acceptUnverifiedAddress ? html` checked` : ''}> Place the order with the address as it is typed (<code>acceptUnverifiedAddress</code>)</label>`
+    : ''
+}
 <fieldset class="grid-fields"><legend>Shipping</legend>
 <div class="field"><label for="shipping-method">Shipping method</label>
 <select id="shipping-method" name="shippingMethod"${invalidAttributes(errors, 'shipping-method')}>${SHIPPING_METHODS.map((method) => html`<option value="${method}"${method === form.shippingMethod ? html` selected` : ''}>${method}</option>`)}</select>${fieldMessages(errors, 'shipping-method')}</div>
@@ -370,6 +383,40 @@ function sendLivePage(dashboard: Dashboard, request: FastifyRequest, reply: Fast
   })
 }
 
+interface AddressCheck {
+  valid: boolean
+  problems: { field: string; code: string; message: string }[]
+  suggested: Record<string, string | null>
+}
+
+/**
+ * The order's address problems (POST /v4.0/addresses/validate with its shipping method) as an error answer's
+ * failures, each on its field with the suggestion; null when there are none, or when the check cannot be made (the
+ * order's own refusal then says what is wrong).
+ */
+async function addressProblems(api: ApiClient, order: { shippingMethod: string; recipient: Record<string, unknown> }) {
+  const recipient = order.recipient as { phoneNumber: string | null; address: Record<string, unknown> }
+  const answer = await api.post<AddressCheck>('/addresses/validate', {
+    address: recipient.address,
+    phoneNumber: recipient.phoneNumber,
+    shippingMethod: order.shippingMethod,
+  })
+  if (!answer.ok || answer.body.valid) return null
+  const { problems, suggested } = answer.body
+  const failures: Record<string, ApiFailure[]> = {}
+  for (const problem of problems) {
+    const path = problem.field === 'phoneNumber' ? 'recipient.phoneNumber' : `recipient.address.${problem.field}`
+    const normal = problem.field === 'phoneNumber' ? null : suggested[problem.field]
+    const sent = problem.field === 'phoneNumber' ? null : (recipient.address[problem.field] ?? null)
+    const suggestion = normal !== null && normal !== undefined && normal !== sent ? ` Suggested: ${normal}.` : ''
+    failures[path] = [
+      ...(failures[path] ?? []),
+      { code: 'AddressProblem', providedValue: sent, comparisonValue: `${problem.message}.${suggestion}` },
+    ]
+  }
+  return { outcome: 'AddressUnverified', failures }
+}
+
 async function loadProduct(api: ApiClient, sku: string) {
   return api.get<{ product: Product }>(`/products/${encodeURIComponent(sku)}`)
 }
@@ -419,6 +466,26 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
         image.choice = 'none'
     }
     const { body: order, assetAreas } = orderRequest(form, product, sampleUrlOf(dashboard))
+    // The address is checked first, so its problems show beside its fields before anything is placed; the
+    // merchant may then correct it or place the order with it as typed.
+    if (!form.acceptUnverifiedAddress) {
+      const problems = await addressProblems(api, order)
+      if (problems) {
+        form.addressProblemsShown = true
+        return sendNewOrderPage(dashboard, request, reply, {
+          data,
+          product,
+          form,
+          errorBody: {
+            outcome: 'AddressUnverified',
+            statusText:
+              "The recipient's address breaks its country's rules: correct it, or place the order with the address as it is typed.",
+          },
+          errors: fieldErrors(problems, targetOf(product, assetAreas)),
+          status: 400,
+        })
+      }
+    }
     // The scenario goes as the header, so the order's metadata stays the client's own.
     const scenario: Record<string, string> = form.scenario === '' ? {} : { [SANDBOX_SCENARIO_HEADER]: form.scenario }
     const answer = await api.post<{ order: Pick<OrderDocument, 'id'> }>('/orders', order, scenario)

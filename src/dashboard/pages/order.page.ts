@@ -2,6 +2,7 @@
 // comes from the API: the order, its actions, its events, its callbacks and its print files.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ADDRESS_UNVERIFIED_ISSUE } from '../../domain/address-rules.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { OrderDocument } from '../../domain/order.ts'
 import { ADVANCE_TARGETS, type SandboxScenario } from '../../domain/sandbox-scenarios.ts'
@@ -330,7 +331,18 @@ ${form(order.id, '/recipient', request.signedIn.csrfToken, recipientFields(order
       `/orders/${orderId}/actions/updateRecipient`,
       recipientFromForm(request.body ?? {}, request.body?.countryCode ?? ''),
     )
-    return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, 'The recipient is changed.'))
+    const notice = actionNotice(answer, 'The recipient is changed.')
+    // In the warn mode a changed address with problems is kept, with an issue per problem: say so at once.
+    const issues = answer.ok
+      ? ((answer.body as { order?: OrderDocument }).order?.status.issues ?? []).filter(
+          (issue) => issue.errorCode === ADDRESS_UNVERIFIED_ISSUE,
+        )
+      : []
+    if (notice.kind === 'success' && issues.length > 0) {
+      notice.kind = 'info'
+      notice.text = `The recipient is changed, but its address breaks its country's rules: ${issues.map((issue) => issue.description).join('; ')}.`
+    }
+    return dashboard.redirect(reply, `/orders/${orderId}`, notice)
   })
 
   pages.get<OrderParams>('/orders/:orderId/metadata', (request, reply) =>

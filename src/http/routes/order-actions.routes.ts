@@ -147,6 +147,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
         request.params.orderId,
         recipientFromRequest(recipient),
         wrapped ? 'recipient.address.countryCode' : 'address.countryCode',
+        wrapped && body.acceptUnverifiedAddress === true,
       )
       return sendOrder(reply, request, result, true)
     },

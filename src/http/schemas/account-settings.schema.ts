@@ -1,6 +1,7 @@
 // Account settings: callback URL, pause window, callback signing secret (docs/api.md "Account settings"). The
 // callback URL and the signing secret are the caller's environment's; the pause window is the account's.
 import { Type } from 'typebox'
+import { ADDRESS_VALIDATION_MODES } from '../../domain/address-rules.ts'
 import { MAX_PAUSE_WINDOW_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import {
@@ -30,6 +31,11 @@ const SettingsSchema = named(
           'Sandbox settings only (absent on Live): the scenario new Sandbox orders take when they name none (docs/sandbox.md), or null.',
         ),
       ),
+    ),
+    addressValidation: StringEnum(
+      ADDRESS_VALIDATION_MODES,
+      "This environment's: an order whose address breaks its country's rules is created with the issue " +
+        'order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse).',
     ),
   }),
 )
@@ -70,6 +76,13 @@ export const PatchSettingsSchema = named(
             SANDBOX_SCENARIOS,
             'Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none.',
           ),
+        ),
+      ),
+      addressValidation: Type.Optional(
+        CaseInsensitiveEnum(
+          ADDRESS_VALIDATION_MODES,
+          "This environment's: warn (create the order with the issue order.recipient.AddressUnverified) or refuse " +
+            '(400 ValidationFailed naming each field and its suggestion) when an address has problems.',
         ),
       ),
     },

@@ -1,7 +1,7 @@
 // The order actions: what an order allows now, and the four changes (docs/api.md).
 import { Type } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
-import { CaseInsensitiveEnum, named, OkOutcome, Outcome, outcomeResponse } from './common.schema.ts'
+import { CaseInsensitiveEnum, Nullable, named, OkOutcome, Outcome, outcomeResponse } from './common.schema.ts'
 import { MetadataSchema, OrderSchema, orderEnvelope, RecipientRequestSchema } from './order.schema.ts'
 
 const Availability = named(
@@ -39,7 +39,11 @@ export const UpdateResponseSchema = outcomeResponse(
 )
 
 export const WrappedRecipientSchema = Type.Object(
-  { recipient: RecipientRequestSchema },
+  {
+    recipient: RecipientRequestSchema,
+    // printroute's own, in the wrapped form only (the flat form is the recipient object itself).
+    acceptUnverifiedAddress: Type.Optional(Nullable(Type.Boolean())),
+  },
   { additionalProperties: false },
 )
 export type RecipientBody = Type.Static<typeof RecipientRequestSchema>
@@ -50,7 +54,9 @@ export const UpdateShippingMethodBodySchema = named(
 )
 
 export const UpdateRecipientBodySchema = Type.Unknown({
-  description: 'The recipient object, as in create order; {recipient: {...}} also works.',
+  description:
+    "The recipient object, as in create order; {recipient: {...}} also works, and takes printroute's " +
+    "acceptUnverifiedAddress: true beside it to accept an address that breaks its country's rules (docs/addresses.md).",
 })
 
 export const UpdateMetadataBodySchema = named(

@@ -198,6 +198,15 @@ export const CreateOrderRequestSchema = named(
             'shipping method must match it and it must not have expired.',
         }),
       ),
+      acceptUnverifiedAddress: Type.Optional(
+        Nullable(
+          Type.Boolean({
+            description:
+              "printroute's own: true accepts the recipient's address as sent even where it breaks its country's " +
+              'rules (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode.',
+          }),
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -458,8 +467,10 @@ export const CreatedOrderResponseSchema = orderEnvelope(
   'CreatedOrderResponse',
   Outcome(
     'CreateOrderOutcome',
-    ['Created', 'AlreadyExists'] as const,
-    'Created, or AlreadyExists for a repeated idempotencyKey (the existing order is returned).',
+    ['Created', 'CreatedWithIssues', 'AlreadyExists'] as const,
+    "Created; CreatedWithIssues when the recipient address breaks its country's rules (the order is created with " +
+      'order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order ' +
+      'is returned).',
   ),
 )
 
