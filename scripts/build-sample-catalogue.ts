@@ -247,7 +247,8 @@ const IMPORT_RULES: CatalogueFile['importRules'] = [
     dutyPercentByHsChapter: { '49': '0', '61': '10' },
     defaultDutyPercent: '0',
     effectiveDate: '2019-12-01',
-    source: 'Taxation (Annual Rates for 2019-20, GST Offshore Supplier Registration) Act 2019 (NZD 1,000); NZ Working Tariff',
+    source:
+      'Taxation (Annual Rates for 2019-20, GST Offshore Supplier Registration) Act 2019 (NZD 1,000); NZ Working Tariff',
   },
 ]
 

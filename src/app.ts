@@ -383,6 +383,7 @@ function buildServices(
       events,
       fileLinks,
       log,
+      catalogue,
       labCancellation: {
         // Real labs are asked; simulated ones (Sandbox, Live in a demo) are not (docs/sandbox.md).
         asksLabs: (environment) => environment === 'live' && !pipelineSettings.simulateLiveLabs,

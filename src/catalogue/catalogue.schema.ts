@@ -18,7 +18,7 @@ import {
 } from '../domain/catalogue.types.ts'
 import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from '../domain/catalogue-money.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
-import { HS_CODE_PATTERN, HS_CHAPTER_PATTERN, MAX_WEIGHT_GRAMS } from '../domain/customs.ts'
+import { HS_CHAPTER_PATTERN, HS_CODE_PATTERN, MAX_WEIGHT_GRAMS } from '../domain/customs.ts'
 import { MAX_LAB_JOBS_PER_DAY } from '../domain/limits.ts'
 import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
@@ -222,7 +222,7 @@ const Product = Fields(
           customs: Type.Optional(Customs),
         }),
         {
-        nonEmpty: true,
+          nonEmpty: true,
           description: 'Explicit variant list; omitted = every combination of the attribute values.',
         },
       ),

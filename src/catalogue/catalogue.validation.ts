@@ -363,9 +363,10 @@ class References {
       const percents: [string, unknown][] = [
         ['importTaxPercent', rule.importTaxPercent],
         ['defaultDutyPercent', rule.defaultDutyPercent],
-        ...entriesOf(rule.dutyPercentByHsChapter).map(
-          ([chapter, percent]): [string, unknown] => [`dutyPercentByHsChapter.${chapter}`, percent],
-        ),
+        ...entriesOf(rule.dutyPercentByHsChapter).map(([chapter, percent]): [string, unknown] => [
+          `dutyPercentByHsChapter.${chapter}`,
+          percent,
+        ]),
       ]
       for (const [field, percent] of percents) {
         if (typeof percent === 'string' && PERCENT_PATTERN.test(percent)) {

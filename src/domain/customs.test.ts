@@ -19,7 +19,11 @@ function tees(copies: number, unitValue: CatalogueMoney) {
 }
 
 test('itemCustoms: the product data, a variant override, and the lab country as default origin', () => {
-  assert.deepEqual(itemCustoms(catalogue, 'test-tee', 'gb'), { hsCode: '610910', originCountryCode: 'GB', weightGrams: 180 })
+  assert.deepEqual(itemCustoms(catalogue, 'test-tee', 'gb'), {
+    hsCode: '610910',
+    originCountryCode: 'GB',
+    weightGrams: 180,
+  })
   assert.deepEqual(itemCustoms(catalogue, 'TEST-CANVAS', 'US'), {
     hsCode: '491191',
     originCountryCode: 'US',
@@ -37,7 +41,11 @@ test('itemCustoms: the product data, a variant override, and the lab country as 
     weightGrams: 800,
   })
   // A product without customs data is declared without an HS code or weight.
-  assert.deepEqual(itemCustoms(catalogue, 'TEST-CASE', 'GB'), { hsCode: null, originCountryCode: 'GB', weightGrams: null })
+  assert.deepEqual(itemCustoms(catalogue, 'TEST-CASE', 'GB'), {
+    hsCode: null,
+    originCountryCode: 'GB',
+    weightGrams: null,
+  })
 })
 
 test('EU destination under the IOSS threshold: no duty, VAT collected under IOSS', () => {
@@ -158,9 +166,9 @@ test('no customs: domestic, inside the EU customs union; unknown duties where no
 
 test('declaredValue: the recipientCost when given, else the item price flagged as such', () => {
   const price = { minor: 1200n, currency: 'GBP' }
-  assert.deepEqual(declaredValue({ amount: '19.99', currency: 'eur' }, price, parseAmountToMinor), {
+  assert.deepEqual(declaredValue({ amount: '19.99', currency: 'eur' }, price), {
     unitValue: { minor: 1999n, currency: 'EUR' },
     source: 'recipientCost',
   })
-  assert.deepEqual(declaredValue(null, price, parseAmountToMinor), { unitValue: price, source: 'itemPrice' })
+  assert.deepEqual(declaredValue(null, price), { unitValue: price, source: 'itemPrice' })
 })

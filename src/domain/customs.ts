@@ -11,6 +11,7 @@
 import type { Catalogue } from './catalogue.ts'
 import type { CatalogueMoney, ImportRule, LowValueVatCollection } from './catalogue.types.ts'
 import { formatMinor, percentOfMinorUnits } from './catalogue-money.ts'
+import { parseAmountToMinor } from './money.ts'
 
 /** Who pays duties and taxes: DDP the merchant (through printroute's charge), DAP the recipient on delivery. */
 export const INCOTERMS = ['DDP', 'DAP'] as const
@@ -122,9 +123,8 @@ export interface DeclaredValue {
 export function declaredValue(
   recipientCost: { amount: string; currency: string } | null | undefined,
   itemPrice: CatalogueMoney,
-  parseAmount: (amount: string) => bigint | undefined,
 ): DeclaredValue {
-  const minor = recipientCost ? parseAmount(recipientCost.amount) : undefined
+  const minor = recipientCost ? parseAmountToMinor(recipientCost.amount) : undefined
   if (recipientCost && minor !== undefined) {
     return { unitValue: { minor, currency: recipientCost.currency.toUpperCase() }, source: 'recipientCost' }
   }
@@ -284,10 +284,14 @@ export function shipmentCustoms(catalogue: Catalogue, input: ShipmentCustomsInpu
   const over = lowValue
     ? `Goods value ${money(goodsValue)} is over the low-value threshold of ${rule.currency} ${formatMinor(lowValue.threshold.minor)}`
     : `Goods value ${money(goodsValue)}; ${destination} has no low-value threshold`
-  const rates = [...new Set(items.map((item) => `${chapterWords(item.hsCode)} at ${percentWords(item.dutyBasisPoints)}`))]
+  const rates = [
+    ...new Set(items.map((item) => `${chapterWords(item.hsCode)} at ${percentWords(item.dutyBasisPoints)}`)),
+  ]
   const taxName = taxRate.name && !taxRate.salesTaxNotComputed ? `import ${taxRate.name}` : 'import tax'
   const payer =
-    incoterm === 'DDP' ? 'paid by the merchant (DDP, charged by printroute)' : 'due from the recipient on delivery (DAP)'
+    incoterm === 'DDP'
+      ? 'paid by the merchant (DDP, charged by printroute)'
+      : 'due from the recipient on delivery (DAP)'
   return {
     incoterm,
     dutiesAndTaxes: { minor: duties + importTax, currency },
@@ -318,4 +322,114 @@ function percentWords(basisPoints: number): string {
   const fraction = basisPoints % 100
   if (fraction === 0) return `${whole}%`
   return `${whole}.${String(fraction).padStart(2, '0').replace(/0$/, '')}%`
+}
+
+// ---- orders ------------------------------------------------------------------------------------------------
+
+/** What the customs of an order's shipments read from the order document (domain/order.ts `OrderDocument`). */
+export interface CustomsOrder {
+  recipient: { address: { countryCode: string } }
+  customs?: OrderCustoms
+  items: readonly {
+    id: string
+    sku: string
+    copies: number
+    attributes: Readonly<Record<string, string>>
+    /** Per copy; null: the item's price is declared. */
+    recipientCost: { amount: string; currency: string } | null
+  }[]
+}
+
+/** The incoterm an order ships on: its `customs.incoterm`, DAP without. */
+export function incotermOf(order: Pick<CustomsOrder, 'customs'>): Incoterm {
+  return order.customs?.incoterm ?? DEFAULT_INCOTERM
+}
+
+/** One item of a shipment's customs: the order item, what it is declared as, and its declared value per copy. */
+export interface DeclaredOrderItem extends ItemCustoms {
+  itemId: string
+  sku: string
+  copies: number
+  declared: DeclaredValue
+}
+
+/** A shipment of an order under customs: the computation, and each item as declared. */
+export interface OrderShipmentCustoms extends ShipmentCustoms {
+  items: ItemDuty[]
+  declaredItems: DeclaredOrderItem[]
+}
+
+/**
+ * The customs of one shipment of an order: its lab's country, its items (`itemIds`) declared at their
+ * `recipientCost` or else their price per copy (`unitPriceOf`, in `currency`), amounts in `currency`. The lab
+ * declaration and the DDP charge both come from here, so they agree.
+ */
+export function orderShipmentCustoms(
+  catalogue: Catalogue,
+  order: CustomsOrder,
+  shipment: { labCountryCode: string; itemIds: readonly string[] },
+  currency: string,
+  unitPriceOf: (itemId: string) => CatalogueMoney,
+): OrderShipmentCustoms {
+  const itemsById = new Map(order.items.map((item) => [item.id, item]))
+  const declaredItems = shipment.itemIds.map((itemId): DeclaredOrderItem => {
+    const item = itemsById.get(itemId)
+    if (!item) throw new RangeError(`no item ${itemId} on the order`)
+    return {
+      itemId,
+      sku: item.sku,
+      copies: item.copies,
+      ...itemCustoms(catalogue, item.sku, shipment.labCountryCode, item.attributes),
+      declared: declaredValue(item.recipientCost, unitPriceOf(itemId)),
+    }
+  })
+  const computed = shipmentCustoms(catalogue, {
+    destinationCountryCode: order.recipient.address.countryCode,
+    labCountryCode: shipment.labCountryCode,
+    incoterm: incotermOf(order),
+    currency,
+    items: declaredItems.map((item) => ({
+      sku: item.sku,
+      attributes: itemsById.get(item.itemId)?.attributes ?? {},
+      copies: item.copies,
+      unitValue: item.declared.unitValue,
+    })),
+  })
+  return { ...computed, declaredItems }
+}
+
+/** A priced shipment, as far as prepaid duties go (domain/pricing.ts `PricedShipment`). */
+interface PricedForDuties {
+  labCode: string
+  items: readonly { itemId: string; unitCost: bigint }[]
+  duties?: bigint
+}
+
+/**
+ * Priced shipments of a DDP order with the duties printroute prepays set on each (`duties`, in `currency`); the
+ * shipments as they are for any other order. A shipment's lab is looked up for its country; an unknown lab (a
+ * catalogue that dropped it) prepays nothing.
+ */
+export function withPrepaidDuties<S extends PricedForDuties>(
+  catalogue: Catalogue,
+  order: CustomsOrder,
+  priced: readonly S[],
+  currency: string,
+): S[] {
+  if (incotermOf(order) !== 'DDP') return [...priced]
+  const unitPrices = new Map(
+    priced.flatMap((shipment) => shipment.items.map((item) => [item.itemId, item.unitCost] as const)),
+  )
+  return priced.map((shipment) => {
+    const lab = catalogue.findLab(shipment.labCode)
+    if (!lab) return { ...shipment, duties: 0n }
+    const customs = orderShipmentCustoms(
+      catalogue,
+      order,
+      { labCountryCode: lab.countryCode, itemIds: shipment.items.map((item) => item.itemId) },
+      currency,
+      (itemId) => ({ minor: unitPrices.get(itemId) ?? 0n, currency: currency.toUpperCase() }),
+    )
+    return { ...shipment, duties: prepaidDuties(customs) }
+  })
 }

@@ -5,7 +5,9 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
+import { withPrepaidDuties } from '../domain/customs.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
@@ -51,6 +53,11 @@ export interface OrderActionsDeps {
   log?: ServiceLogger
   /** Asking labs to cancel shipments they hold (docs/api.md#order-actions); never asked when absent. */
   labCancellation?: LabCancellationSettings
+  /**
+   * What the duties a DDP order prepays are worked out with when a re-plan gives it new shipments
+   * (docs/billing.md#ddp); without it the new shipments prepay none.
+   */
+  catalogue?: Catalogue
 }
 
 /** How a cancel asks labs and waits for their answers. */
@@ -361,8 +368,10 @@ async function changeShippingMethod(
     for (const id of replaced.keptOrAddedIds) updated.push({ shipmentId: id, successful: true })
     const billing = pipeline.billing
     if (billing) {
+      // The new shipments of a DDP order prepay their own duties (another lab may mean another border).
+      const prices = planned.map((shipment) => shipment.price)
       const added = linesOfShipments(
-        planned.map((shipment) => shipment.price),
+        deps.catalogue ? withPrepaidDuties(deps.catalogue, document, prices, billing.currency) : prices,
         replaced.keptOrAddedIds,
       )
       const target = replaceShipmentLines(
