@@ -45,7 +45,7 @@ export const IncotermSchema = named(
 )
 
 const CustomsIdSchema = (description: string) =>
-  Type.Optional(Type.String({ minLength: 1, maxLength: CUSTOMS_ID_MAX_LENGTH, pattern: '^\\S+$', description }))
+  Type.Optional(NonBlankString({ maxLength: CUSTOMS_ID_MAX_LENGTH, singleLine: true, description }))
 
 /** The order's `customs` (docs/api.md#customs-and-duties): the same shape in the request and on the order. */
 export const OrderCustomsSchema = named(
