@@ -2,7 +2,7 @@
 //
 // An order's price is a set of lines: one per item (`item:<itemId>`: unit cost x copies, in the shipment that
 // makes it), one per shipment (`shipping:<shipmentId>`), each with its tax, and for a DDP shipment with duties
-// to prepay one more (`duties:<shipmentId>`: the duties and import taxes, untaxed, docs/billing.md#ddp), priced by domain/pricing.ts (the
+// to prepay one more (`duties:<shipmentId>`: the duties and import taxes, untaxed, docs/billing.md#ddp-duties-and-taxes), priced by domain/pricing.ts (the
 // code quotes use). The pipeline state keeps the lines charged so far. Whenever the price changes (the order
 // enters fulfilment, a shipping method change re-plans shipments, a cancel refunds), the new set of lines is
 // compared with the charged one and the difference becomes one charge on the order:

@@ -55,7 +55,7 @@ export interface OrderActionsDeps {
   labCancellation?: LabCancellationSettings
   /**
    * What the duties a DDP order prepays are worked out with when a re-plan gives it new shipments
-   * (docs/billing.md#ddp); without it the new shipments prepay none.
+   * (docs/billing.md#ddp-duties-and-taxes); without it the new shipments prepay none.
    */
   catalogue?: Catalogue
 }

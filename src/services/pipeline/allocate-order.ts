@@ -86,7 +86,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     catalogued: PricedShipment[],
   ): PricedShipment[] {
     const quoteId = order.document.quoteId
-    // A DDP order prepays its shipments' duties (docs/billing.md#ddp): with the quote's locked ones, or else
+    // A DDP order prepays its shipments' duties (docs/billing.md#ddp-duties-and-taxes): with the quote's locked ones, or else
     // worked out now from the items' declared values.
     const currency = order.pipeline.billing?.currency ?? deps.catalogue.baseCurrency
     const prepaying = (shipments: PricedShipment[]) =>
