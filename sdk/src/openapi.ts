@@ -1773,9 +1773,9 @@ export interface components {
             costSummary: {
                 items: components["schemas"]["Money"];
                 shipping: components["schemas"]["Money"];
-                dutiesAndTaxes?: components["schemas"]["Money"];
                 totalCost: components["schemas"]["Money"];
                 totalTax: components["schemas"]["Money"];
+                dutiesAndTaxes?: components["schemas"]["Money"];
             };
             shipments: {
                 carrier: {
@@ -1795,7 +1795,7 @@ export interface components {
                  */
                 estimatedDispatchDate?: string;
                 estimatedDelivery?: components["schemas"]["DeliveryWindow"];
-                customs: components["schemas"]["QuoteShipmentCustoms"];
+                customs?: components["schemas"]["QuoteShipmentCustoms"];
             }[];
             items: {
                 /** @description Quote item id, qit_ + 32 hex. */

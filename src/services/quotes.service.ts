@@ -118,13 +118,13 @@ export interface QuoteItem {
 /** Keys in the contract's order; `shipmentMethod` is the contract's (and the public API's) spelling. */
 export interface PricedQuote {
   shipmentMethod: ShippingMethod
-  /** `dutiesAndTaxes` only on a DDP quote: the duties printroute prepays, which its totalCost includes. */
+  /** `dutiesAndTaxes` only on a DDP quote, last: the duties printroute prepays, which its totalCost includes. */
   costSummary: {
     items: WireMoney
     shipping: WireMoney
-    dutiesAndTaxes?: WireMoney
     totalCost: WireMoney
     totalTax: WireMoney
+    dutiesAndTaxes?: WireMoney
   }
   shipments: QuoteShipment[]
   items: QuoteItem[]
@@ -547,9 +547,9 @@ function priceMethod(
     costSummary: {
       items: money(priced.totals.items),
       shipping: money(priced.totals.shipping),
-      ...(basis.incoterm === 'DDP' ? { dutiesAndTaxes: money(duties) } : {}),
       totalCost: money(priced.totals.total + duties),
       totalTax: money(priced.totals.tax),
+      ...(basis.incoterm === 'DDP' ? { dutiesAndTaxes: money(duties) } : {}),
     },
     shipments: allocation.shipments.map((planned, index) => {
       const shipment = priced.shipments[index]

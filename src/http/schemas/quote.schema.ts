@@ -133,10 +133,10 @@ const QuoteSchema = named(
     costSummary: Type.Object({
       items: MoneySchema,
       shipping: MoneySchema,
-      // printroute's own, on a DDP quote only: the duties and import taxes printroute prepays, in totalCost.
-      dutiesAndTaxes: Type.Optional(MoneySchema),
       totalCost: MoneySchema,
       totalTax: MoneySchema,
+      // printroute's own, on a DDP quote only: the duties and import taxes printroute prepays, in totalCost.
+      dutiesAndTaxes: Type.Optional(MoneySchema),
     }),
     shipments: Type.Array(
       Type.Object({
@@ -147,7 +147,9 @@ const QuoteSchema = named(
         items: Type.Array(QuoteItemId),
         estimatedDispatchDate: Type.Optional(IsoDate("printroute's own: when the lab is expected to dispatch.")),
         estimatedDelivery: Type.Optional(DeliveryWindowSchema),
-        customs: QuoteShipmentCustomsSchema,
+        // Optional to the serializer only, which writes required keys first: present on every shipment, it
+        // goes after the estimate, so the keys clients know keep their places.
+        customs: Type.Optional(QuoteShipmentCustomsSchema),
       }),
     ),
     items: Type.Array(
