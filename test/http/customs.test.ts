@@ -146,6 +146,46 @@ for (const kind of testDatabaseKinds()) {
       }
     })
 
+    test('the duties stay charged once through a shipping method change, and a cancel refunds them', async () => {
+      const account = await t.createAccount({ billingCurrency: 'AUD' })
+      const created = await t.sandbox(
+        { method: 'POST', url: '/v4.0/orders', payload: auOrder({ customs: { incoterm: 'DDP' } }) },
+        account.sandboxKey,
+      )
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id
+      const first = (await pipelineDriver(t).allocate(orderId)).document
+      const oldShipment = first.shipments[0]?.id
+      const changed = json(
+        await t.sandbox(
+          {
+            method: 'POST',
+            url: `/v4.0/orders/${orderId}/actions/updateShippingMethod`,
+            payload: { shippingMethod: 'Standard' },
+          },
+          account.sandboxKey,
+        ),
+      )
+      assert.equal(changed.outcome, 'Updated')
+      // Re-planned with the same lab, the shipment keeps its id and its duties line: only the shipping changes.
+      // Duties charged on any shipment and refunded on any other still net to one shipment's 186.00.
+      const dutiesNet = (changed.order.charges as Charge[])
+        .flatMap((charge) => charge.items)
+        .filter((line) => line.itemId === null && ['186.00', '-186.00'].includes(line.cost.amount))
+        .reduce((sum, line) => sum + Math.round(Number(line.cost.amount) * 100), 0)
+      assert.equal(dutiesNet, 18600)
+      assert.equal(changed.order.charges.length, 2, 'the new shipping was charged')
+      assert.ok(oldShipment)
+
+      const cancelled = json(
+        await t.sandbox({ method: 'POST', url: `/v4.0/orders/${orderId}/actions/cancel` }, account.sandboxKey),
+      )
+      assert.equal(cancelled.outcome, 'Cancelled')
+      const cents = (amount: string) => Math.round(Number(amount) * 100)
+      const net = (cancelled.order.charges as Charge[]).reduce((sum, charge) => sum + cents(charge.totalCost.amount), 0)
+      assert.equal(net, 0, 'everything, duties included, is refunded')
+    })
+
     test('a DAP order (or one without customs) is charged no duties', async () => {
       const account = await t.createAccount({ billingCurrency: 'AUD' })
       for (const customs of [{ incoterm: 'DAP' }, undefined]) {
