@@ -4,8 +4,17 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { customsTestCatalogue } from '../../test/support/customs-catalogue.fixture.ts'
 import type { CatalogueMoney } from './catalogue.types.ts'
-import { declaredValue, itemCustoms, prepaidDuties, shipmentCustoms } from './customs.ts'
+import {
+  type CustomsOrder,
+  declaredValue,
+  itemCustoms,
+  orderShipmentCustoms,
+  prepaidDuties,
+  shipmentCustoms,
+  withPrepaidDuties,
+} from './customs.ts'
 import { parseAmountToMinor } from './money.ts'
+import type { PricedShipment } from './pricing.ts'
 
 const catalogue = customsTestCatalogue()
 
@@ -171,4 +180,76 @@ test('declaredValue: the recipientCost when given, else the item price flagged a
     source: 'recipientCost',
   })
   assert.deepEqual(declaredValue(null, price), { unitValue: price, source: 'itemPrice' })
+})
+
+test("an order's shipment: each item declared at its recipientCost or else its price, flagged; DDP prepays the duties", () => {
+  const order = (incoterm?: 'DDP' | 'DAP'): CustomsOrder => ({
+    recipient: { address: { countryCode: 'DE' } },
+    ...(incoterm ? { customs: { incoterm } } : {}),
+    items: [
+      {
+        id: 'ori_1',
+        sku: 'TEST-TEE',
+        copies: 2,
+        attributes: { color: 'white', size: 'm' },
+        recipientCost: { amount: '60.00', currency: 'EUR' },
+      },
+      { id: 'ori_2', sku: 'TEST-CANVAS', copies: 1, attributes: { wrap: 'Black', edge: '38mm' }, recipientCost: null },
+    ],
+  })
+  // The canvas is declared at its price, 12.00 GBP = 14.40 EUR; goods EUR 134.40, under EUR 150.
+  const under = orderShipmentCustoms(
+    catalogue,
+    order('DDP'),
+    { labCountryCode: 'GB', itemIds: ['ori_1', 'ori_2'] },
+    'EUR',
+    () => ({
+      minor: 1200n,
+      currency: 'GBP',
+    }),
+  )
+  assert.deepEqual(
+    under.declaredItems.map(({ itemId, hsCode, originCountryCode, weightGrams, declared }) => ({
+      itemId,
+      hsCode,
+      originCountryCode,
+      weightGrams,
+      declared,
+    })),
+    [
+      {
+        itemId: 'ori_1',
+        hsCode: '610910',
+        originCountryCode: 'GB',
+        weightGrams: 180,
+        declared: { unitValue: { minor: 6000n, currency: 'EUR' }, source: 'recipientCost' },
+      },
+      {
+        itemId: 'ori_2',
+        hsCode: '491191',
+        originCountryCode: 'GB',
+        weightGrams: 900,
+        declared: { unitValue: { minor: 1200n, currency: 'GBP' }, source: 'itemPrice' },
+      },
+    ],
+  )
+  assert.equal(under.goodsValue, 13440n)
+  assert.equal(under.collectedBy, 'ioss')
+
+  // Priced at 20.00 EUR a copy, the canvas makes it EUR 140.00: still under. At 40.00: EUR 160.00, over: the tee
+  // pays 12% of 120.00 = 14.40, the canvas 0%; VAT 19% of 174.40 = 33.14; total 47.54.
+  const priced: PricedShipment[] = [
+    {
+      labCode: 'gb1',
+      cost: 0n,
+      tax: 0n,
+      items: [
+        { itemId: 'ori_1', copies: 2, unitCost: 900n, taxUnitCost: 0n, cost: 1800n, tax: 0n },
+        { itemId: 'ori_2', copies: 1, unitCost: 4000n, taxUnitCost: 0n, cost: 4000n, tax: 0n },
+      ],
+    },
+  ]
+  assert.equal(withPrepaidDuties(catalogue, order('DDP'), priced, 'EUR')[0]?.duties, 4754n)
+  assert.equal(withPrepaidDuties(catalogue, order('DAP'), priced, 'EUR')[0]?.duties, undefined)
+  assert.equal(withPrepaidDuties(catalogue, order(), priced, 'EUR')[0]?.duties, undefined)
 })

@@ -355,7 +355,7 @@ export interface DeclaredOrderItem extends ItemCustoms {
 
 /** A shipment of an order under customs: the computation, and each item as declared. */
 export interface OrderShipmentCustoms extends ShipmentCustoms {
-  items: ItemDuty[]
+  /** The shipment's items in `itemIds` order, with what each is declared as (`items` holds their duties). */
   declaredItems: DeclaredOrderItem[]
 }
 
