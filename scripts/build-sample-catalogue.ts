@@ -168,6 +168,90 @@ const TAX_RATES: CatalogueFile['taxRates'] = {
   NZ: { name: 'GST', ratePercent: '15' },
 }
 
+/**
+ * What each destination the sample ships to charges at its border (docs/catalogue.md#customs). Thresholds and VAT
+ * collection are the law as dated; duty rates are the general (most-favoured-nation) rate of each tariff for the
+ * sample's HS chapters, rounded to the chapter, and leave out trade-remedy and origin-specific tariffs. Operators
+ * should check them against their own goods. Switzerland, Norway and the rest of the world have no rule: their
+ * duties are unknown in advance (quotes say so).
+ */
+const IMPORT_RULES: CatalogueFile['importRules'] = [
+  {
+    name: 'European Union',
+    destinations: [...EU_OTHER, 'DE', 'NL'].sort(),
+    customsUnion: true,
+    currency: 'EUR',
+    lowValueThreshold: '150.00',
+    lowValueVatCollection: 'ioss',
+    dutyPercentByHsChapter: { '39': '6.5', '49': '0', '61': '12', '69': '5', '95': '0' },
+    defaultDutyPercent: '0',
+    effectiveDate: '2021-07-01',
+    source:
+      'Council Directive (EU) 2017/2455 and Regulation (EU) 2019/1995 (IOSS, EUR 150); Common Customs Tariff ' +
+      '(TARIC) third-country duty',
+  },
+  {
+    name: 'United Kingdom',
+    destinations: ['GB'],
+    currency: 'GBP',
+    lowValueThreshold: '135.00',
+    lowValueVatCollection: 'atSale',
+    dutyPercentByHsChapter: { '39': '6', '49': '0', '61': '12', '69': '6', '95': '0' },
+    defaultDutyPercent: '0',
+    effectiveDate: '2021-01-01',
+    source: 'HMRC, VAT and overseas goods sold directly to customers in the UK (GBP 135); UK Global Tariff',
+  },
+  {
+    name: 'United States',
+    destinations: ['US'],
+    currency: 'USD',
+    importTaxPercent: '0',
+    dutyPercentByHsChapter: { '39': '5.3', '49': '0', '61': '16.5', '69': '9.8', '95': '0' },
+    defaultDutyPercent: '0',
+    effectiveDate: '2025-08-29',
+    source:
+      'Executive Order 14324 (duty-free de minimis treatment suspended for every country); HTSUS general rates, ' +
+      'additional tariffs by country of origin not included',
+  },
+  {
+    name: 'Canada',
+    destinations: ['CA'],
+    currency: 'CAD',
+    lowValueThreshold: '20.00',
+    lowValueVatCollection: 'exempt',
+    importTaxPercent: '5',
+    dutyPercentByHsChapter: { '39': '6.5', '49': '0', '61': '18', '69': '0', '95': '0' },
+    defaultDutyPercent: '0',
+    effectiveDate: '2020-07-01',
+    source:
+      'CBSA D8-2-16 (CAD 20 courier low-value threshold; the CUSMA thresholds for US and Mexican goods are not ' +
+      'modelled); Customs Tariff MFN rates; GST 5% (provincial sales taxes not included)',
+  },
+  {
+    name: 'Australia',
+    destinations: ['AU'],
+    currency: 'AUD',
+    lowValueThreshold: '1000.00',
+    lowValueVatCollection: 'atSale',
+    dutyPercentByHsChapter: { '49': '0' },
+    defaultDutyPercent: '5',
+    effectiveDate: '2018-07-01',
+    source: 'Treasury Laws Amendment (GST Low Value Goods) Act 2017 (AUD 1,000); Customs Tariff Act 1995 general rate',
+  },
+  {
+    name: 'New Zealand',
+    destinations: ['NZ'],
+    currency: 'NZD',
+    lowValueThreshold: '1000.00',
+    lowValueVatCollection: 'atSale',
+    dutyPercentByHsChapter: { '49': '0', '61': '10' },
+    defaultDutyPercent: '0',
+    effectiveDate: '2019-12-01',
+    source:
+      'Taxation (Annual Rates for 2019-20, GST Offshore Supplier Registration) Act 2019 (NZD 1,000); NZ Working Tariff',
+  },
+]
+
 // ---- products ---------------------------------------------------------------------------------------------
 
 /** Each product with its indicative production cost in GBP and USD minor units (labs scale from these). */
@@ -202,9 +286,53 @@ const MINIMUM_DPI_BY_CATEGORY: Record<string, number> = {
   'photo-print': 200,
 }
 
+/**
+ * Customs data per category (docs/catalogue.md#customs): the HS code (6 digits, the level every tariff shares)
+ * and the packed weight, a base plus grams per square inch of the product. Origin is the making lab's country,
+ * except where the blank is made elsewhere (SAMPLE_ORIGINS).
+ */
+const CUSTOMS_BY_CATEGORY: Record<string, { hsCode: string; baseGrams: number; gramsPerSquareInch: number }> = {
+  // 4911.91: pictures, designs and photographs, printed (framed or not, on paper or canvas).
+  canvas: { hsCode: '491191', baseGrams: 300, gramsPerSquareInch: 2 },
+  'rolled-canvas': { hsCode: '491191', baseGrams: 150, gramsPerSquareInch: 0.6 },
+  'framed-canvas': { hsCode: '491191', baseGrams: 500, gramsPerSquareInch: 3 },
+  'framed-print': { hsCode: '491191', baseGrams: 400, gramsPerSquareInch: 2.5 },
+  'fine-art-print': { hsCode: '491191', baseGrams: 80, gramsPerSquareInch: 0.35 },
+  'photo-print': { hsCode: '491191', baseGrams: 30, gramsPerSquareInch: 0.3 },
+  // 4901.99: printed books (other than single sheets, dictionaries and series).
+  photobook: { hsCode: '490199', baseGrams: 400, gramsPerSquareInch: 1.5 },
+  // 3926.90: other articles of plastics.
+  'phone-case': { hsCode: '392690', baseGrams: 60, gramsPerSquareInch: 0 },
+  // 6109.10: T-shirts, knitted, of cotton.
+  apparel: { hsCode: '610910', baseGrams: 180, gramsPerSquareInch: 0 },
+  // 6912.00: ceramic tableware other than porcelain.
+  mug: { hsCode: '691200', baseGrams: 450, gramsPerSquareInch: 0 },
+  // 9503.00: puzzles (with toys).
+  jigsaw: { hsCode: '950300', baseGrams: 300, gramsPerSquareInch: 0.8 },
+}
+
+/** Products whose blank is made in another country than the lab printing it: the declared origin. */
+const SAMPLE_ORIGINS: Record<string, string> = { 'GLOBAL-TEE-GIL-64000': 'HN' }
+
+const SQUARE_MILLIMETRES_PER_SQUARE_INCH = MILLIMETRES_PER_INCH * MILLIMETRES_PER_INCH
+
+function customsOf(entry: ProductEntry): NonNullable<ProductEntry['customs']> {
+  const data = CUSTOMS_BY_CATEGORY[entry.category]
+  if (!data) throw new Error(`no customs data for category ${entry.category}`)
+  const { width, height, units } = entry.productDimensions
+  const squareInches = units === 'mm' ? (width * height) / SQUARE_MILLIMETRES_PER_SQUARE_INCH : width * height
+  // Rounded to 10 g, like a packed weight on a price list.
+  const weightGrams = Math.round((data.baseGrams + squareInches * data.gramsPerSquareInch) / 10) * 10
+  const origin = SAMPLE_ORIGINS[entry.sku]
+  return origin === undefined
+    ? { hsCode: data.hsCode, weightGrams }
+    : { hsCode: data.hsCode, originCountryCode: origin, weightGrams }
+}
+
 function add(entry: ProductEntry, gbp: number, usd: number): void {
   const minimumDpi = MINIMUM_DPI_BY_CATEGORY[entry.category]
-  products.push({ entry: minimumDpi === undefined ? entry : { ...entry, minimumDpi }, gbp, usd })
+  const withDpi = minimumDpi === undefined ? entry : { ...entry, minimumDpi }
+  products.push({ entry: { ...withDpi, customs: customsOf(entry) }, gbp, usd })
 }
 
 function parseSize(size: string): [number, number] {
@@ -1492,6 +1620,7 @@ const catalogue: CatalogueFile = {
     shippingRates: shippingRates(sampleLab),
     calendar: calendarOf(sampleLab),
   })),
+  importRules: IMPORT_RULES,
 }
 
 const json = JSON.parse(JSON.stringify(catalogue)) as unknown

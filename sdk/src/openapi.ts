@@ -1138,6 +1138,7 @@ export interface components {
              * @description printroute's own: the date every shipment must arrive by, when given.
              */
             deliverBy?: string;
+            customs?: components["schemas"]["OrderCustoms"];
             /**
              * Format: date
              * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
@@ -1358,6 +1359,7 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+            customs?: components["schemas"]["OrderCustoms"] | null;
             /**
              * Format: date
              * @description printroute's own: every shipment must arrive by this date; the cheapest plan that does is chosen, and an order no plan can deliver in time is refused (DeliveryDateUnreachable).
@@ -1397,6 +1399,10 @@ export interface components {
             /** @description ISO 4217 code; omitted: the account's billing currency. */
             currencyCode?: string | null;
             items: components["schemas"]["QuoteItemInput"][];
+            /** @description printroute's own: quote DDP (the total includes the duties printroute prepays) or DAP; omitted: DAP. */
+            customs?: {
+                incoterm: components["schemas"]["Incoterm"];
+            } | null;
             /**
              * Format: date
              * @description printroute's own: quote the cheapest plan whose every shipment arrives by this date; when none can, the quote carries a DeliveryDateUnreachable issue with the earliest date any plan reaches.
@@ -1485,6 +1491,12 @@ export interface components {
             countryCode: string;
             labCode: string;
         };
+        /**
+         * Incoterm
+         * @description Who pays duties and import taxes: DDP the merchant (printroute charges them with the order), DAP the recipient on delivery.
+         * @enum {string}
+         */
+        Incoterm: "DDP" | "DAP";
         /** Invoice */
         Invoice: {
             /** @description Gapless per series: Live invoices INV-000001..., Live credit notes CN-000001..., Sandbox SBX-INV-000001... and SBX-CN-000001.... The charge's prodigiInvoiceNumber holds it. */
@@ -1639,6 +1651,7 @@ export interface components {
              * @description printroute's own: the date every shipment must arrive by, when given.
              */
             deliverBy?: string;
+            customs?: components["schemas"]["OrderCustoms"];
             /**
              * Format: date
              * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
@@ -1662,6 +1675,19 @@ export interface components {
             changeMetaData: components["schemas"]["ActionAvailability"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
+        };
+        /**
+         * OrderCustoms
+         * @description printroute's own: the incoterm and customs numbers of a cross-border order; omitted: DAP, no numbers.
+         */
+        OrderCustoms: {
+            incoterm: components["schemas"]["Incoterm"];
+            /** @description EU Import One-Stop Shop number (IM + 10 digits); EU destinations only. */
+            iossNumber?: string;
+            /** @description The merchant's EORI number, for the customs declaration. */
+            eoriNumber?: string;
+            /** @description The recipient's tax id (VAT number, CPF, ...), for the customs declaration. */
+            recipientTaxId?: string;
         };
         /** OrderListResponse */
         OrderListResponse: {
@@ -1908,6 +1934,7 @@ export interface components {
                 shipping: components["schemas"]["Money"];
                 totalCost: components["schemas"]["Money"];
                 totalTax: components["schemas"]["Money"];
+                dutiesAndTaxes?: components["schemas"]["Money"];
             };
             shipments: {
                 carrier: {
@@ -1927,6 +1954,7 @@ export interface components {
                  */
                 estimatedDispatchDate?: string;
                 estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+                customs?: components["schemas"]["QuoteShipmentCustoms"];
             }[];
             items: {
                 /** @description Quote item id, qit_ + 32 hex. */
@@ -1982,6 +2010,11 @@ export interface components {
                 /** @description printroute's own: the image's URL, downloaded to check its resolution (warnings). At most 2048 characters. */
                 url?: string;
             }[];
+            recipientCost?: {
+                /** @description Decimal amount, e.g. "15.00". */
+                amount: string;
+                currency: string;
+            } | null;
             /** @description printroute's own: the sizing of asset URLs' resolution check; fillPrintArea. One of fillPrintArea, fitPrintArea, stretchToPrintArea (any letter case). */
             sizing?: string;
         };
@@ -1999,6 +2032,21 @@ export interface components {
             traceParent: string;
             /** @description Only when an asset carries a url. */
             warnings?: components["schemas"]["QuoteWarning"][];
+        };
+        /**
+         * QuoteShipmentCustoms
+         * @description printroute's own: the shipment's customs at its destination (docs/api.md#customs-and-duties).
+         */
+        QuoteShipmentCustoms: {
+            incoterm: components["schemas"]["Incoterm"];
+            dutiesAndTaxes: components["schemas"]["Money"] | null;
+            /**
+             * @description Who pays them: merchant (DDP, or VAT charged at sale), recipient (DAP, on delivery), ioss (VAT charged at sale under the EU IOSS), none (nothing due).
+             * @enum {string}
+             */
+            collectedBy: "merchant" | "recipient" | "ioss" | "none";
+            /** @description Why, in words: the rule, its threshold and rates, its date and source. */
+            basis: string;
         };
         /** QuoteWarning */
         QuoteWarning: {
@@ -3486,6 +3534,12 @@ export interface operations {
                      *               "estimatedDelivery": {
                      *                 "from": "2026-03-09",
                      *                 "to": "2026-03-10"
+                     *               },
+                     *               "customs": {
+                     *                 "incoterm": "DAP",
+                     *                 "dutiesAndTaxes": null,
+                     *                 "collectedBy": "none",
+                     *                 "basis": "Domestic shipment (GB to GB): no customs."
                      *               }
                      *             }
                      *           ],

@@ -10,9 +10,15 @@
 // the bound ("must be at most 100000") instead of repeating the general reason.
 
 import { type TSchema, Type } from 'typebox'
-import { CATALOGUE_FORMAT_VERSION, PRINT_FILE_FORMATS, WEEKDAYS } from '../domain/catalogue.types.ts'
+import {
+  CATALOGUE_FORMAT_VERSION,
+  LOW_VALUE_VAT_COLLECTIONS,
+  PRINT_FILE_FORMATS,
+  WEEKDAYS,
+} from '../domain/catalogue.types.ts'
 import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from '../domain/catalogue-money.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
+import { HS_CHAPTER_PATTERN, HS_CODE_PATTERN, MAX_WEIGHT_GRAMS } from '../domain/customs.ts'
 import { MAX_LAB_JOBS_PER_DAY } from '../domain/limits.ts'
 import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
@@ -124,6 +130,64 @@ const PrintAreaSizes = MapOf(PixelSize, {
   description: 'Print area -> recommended pixel size for these variants.',
 })
 
+const Percent = (description?: string) =>
+  Matching(PERCENT_PATTERN, 'must be a percentage string with at most 2 decimals like "20" or "25.5"', description)
+
+/** A product's or variant's customs data (docs/catalogue.md#customs). */
+const Customs = Fields(
+  {
+    hsCode: Matching(
+      HS_CODE_PATTERN,
+      'must be an HS code of 6 to 10 digits like "491191"',
+      'Harmonized System code, 6 to 10 digits; its first two digits are the chapter duty rates are given for.',
+    ),
+    originCountryCode: Type.Optional(CountryCode("Where the goods are made; omitted: the making lab's country.")),
+    weightGrams: Type.Integer({
+      minimum: 1,
+      errorMessage: 'must be a positive integer',
+      allOf: [{ maximum: MAX_WEIGHT_GRAMS, errorMessage: `must be at most ${MAX_WEIGHT_GRAMS}` }],
+      description: 'Shipping weight of one copy, packed, in grams.',
+    }),
+  },
+  'HS code, country of origin and weight: what customs declarations and duties are worked out from.',
+)
+
+const ImportRule = Fields(
+  {
+    name: Text('For people and the basis of a quote: "European Union".'),
+    destinations: Type.Array(CountryCode(), {
+      minItems: 1,
+      uniqueItems: true,
+      description: 'The destination countries the rule applies to; a country is in at most one rule.',
+    }),
+    customsUnion: Type.Optional(
+      Type.Boolean({ description: 'True where goods move between these destinations without customs.' }),
+    ),
+    currency: Text('Currency of the threshold; one of the currency rate table.'),
+    lowValueThreshold: Type.Optional(
+      Money('Goods value of a consignment (shipping excluded) at or under which no duty is due.'),
+    ),
+    lowValueVatCollection: Type.Optional(
+      OneOf(
+        LOW_VALUE_VAT_COLLECTIONS,
+        'How VAT is collected at or under the threshold: "ioss" (EU Import One-Stop Shop, at sale), "atSale" ' +
+          '(by the seller at sale), "exempt" (none due). Required with lowValueThreshold.',
+      ),
+    ),
+    importTaxPercent: Type.Optional(
+      Percent("Import VAT/GST at the border on goods value plus duty; omitted: the destination's taxRates entry."),
+    ),
+    dutyPercentByHsChapter: MapOf(Percent(), {
+      keys: { schema: { pattern: HS_CHAPTER_PATTERN.source }, reason: 'HS chapter must be two digits like "49"' },
+      description: 'HS chapter (two digits) -> duty percent of the goods value.',
+    }),
+    defaultDutyPercent: Percent('Duty percent of chapters not listed.'),
+    effectiveDate: Matching(DATE_PATTERN, 'must be a date like "2021-07-01"', 'When the rule took effect.'),
+    source: Text('Where the rule comes from, for people checking it.'),
+  },
+  "A destination's import rule: thresholds, VAT collection and duty rates, dated.",
+)
+
 const AttributeValues = MapOf(Text(), { description: 'Attribute name -> one of its values (any letter case).' })
 
 const Product = Fields(
@@ -151,10 +215,17 @@ const Product = Fields(
       },
     }),
     variants: Type.Optional(
-      List(Fields({ attributes: AttributeValues, printAreaSizes: Type.Optional(PrintAreaSizes) }), {
-        nonEmpty: true,
-        description: 'Explicit variant list; omitted = every combination of the attribute values.',
-      }),
+      List(
+        Fields({
+          attributes: AttributeValues,
+          printAreaSizes: Type.Optional(PrintAreaSizes),
+          customs: Type.Optional(Customs),
+        }),
+        {
+          nonEmpty: true,
+          description: 'Explicit variant list; omitted = every combination of the attribute values.',
+        },
+      ),
     ),
     variantOverrides: Type.Optional(
       List(Fields({ when: AttributeValues, printAreaSizes: PrintAreaSizes }), {
@@ -183,6 +254,7 @@ const Product = Fields(
           'carry a LowResolution warning. Omitted: 150.',
       }),
     ),
+    customs: Type.Optional(Customs),
   },
   'A product; its SKU is what orders name.',
 )
@@ -363,6 +435,12 @@ export const CatalogueSchema = Fields(
         description:
           'Colour name (any letter case) -> "#rrggbb": how mockups draw a frame colour or canvas wrap colour of ' +
           'that name. Needed for every frame colour and canvas wrap colour outside the built-in names.',
+      }),
+    ),
+    importRules: Type.Optional(
+      List(ImportRule, {
+        nonEmpty: false,
+        description: 'Per destination: low-value thresholds, how VAT is collected, duty rates; each rule dated.',
       }),
     ),
   },

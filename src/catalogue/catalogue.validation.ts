@@ -11,6 +11,8 @@ import { Ajv, type ErrorObject } from 'ajv'
 import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from '../domain/catalogue.ts'
 import type {
   CatalogueFile,
+  CustomsEntry,
+  ImportRuleEntry,
   LabCalendarEntry,
   LabEntry,
   LabProductEntry,
@@ -86,6 +88,13 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value)
   if (typeof value === 'object') return 'an object'
   return `${typeof value} ${String(value)}`
+}
+
+/** A schema-checked customs entry without `$` comment fields, in the file's key order. */
+function customsEntry(value: CustomsEntry): CustomsEntry {
+  return value.originCountryCode === undefined
+    ? { hsCode: value.hsCode, weightGrams: value.weightGrams }
+    : { hsCode: value.hsCode, originCountryCode: value.originCountryCode, weightGrams: value.weightGrams }
 }
 
 /** Case-insensitive lookup of a name among `names`, returning the catalogue's spelling. */
@@ -280,6 +289,7 @@ class References {
     this.#checkZones()
     this.#checkTaxRates()
     this.#checkColours()
+    const importRules = this.#checkImportRules()
     const products: ProductEntry[] = []
     itemsOf(root.products).forEach((value, index) => {
       const checked = this.#checkProduct(value, join('products', index))
@@ -320,7 +330,76 @@ class References {
       ...(file.colours === undefined
         ? {}
         : { colours: Object.fromEntries(entriesOf(file.colours)) as Record<string, string> }),
+      ...(importRules === undefined ? {} : { importRules }),
     }
+  }
+
+  /**
+   * Import rules: a known currency, a real effective date, the threshold and its VAT collection given together,
+   * percents of at most 100, and each destination in one rule only. The rules in canonical form.
+   */
+  #checkImportRules(): ImportRuleEntry[] | undefined {
+    if (this.#root.importRules === undefined) return undefined
+    const ruleOfCountry = new Map<string, number>()
+    const rules: ImportRuleEntry[] = []
+    itemsOf(this.#root.importRules).forEach((value, index) => {
+      const path = join('importRules', index)
+      if (!isJsonObject(value)) return
+      const rule = value as unknown as ImportRuleEntry
+      if (typeof rule.currency === 'string' && rule.currency.trim() !== '' && !this.#currencies.has(rule.currency)) {
+        this.#add(
+          join(path, 'currency'),
+          `must be a currency of the rate table (${[...this.#currencies].join(', ')}), got ${describe(rule.currency)}`,
+        )
+      }
+      if (typeof rule.effectiveDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(rule.effectiveDate)) {
+        if (!isIsoDate(rule.effectiveDate)) this.#add(join(path, 'effectiveDate'), 'must be a real date')
+      }
+      if ((rule.lowValueThreshold === undefined) !== (rule.lowValueVatCollection === undefined)) {
+        const missing = rule.lowValueThreshold === undefined ? 'lowValueThreshold' : 'lowValueVatCollection'
+        const given = rule.lowValueThreshold === undefined ? 'lowValueVatCollection' : 'lowValueThreshold'
+        this.#add(join(path, missing), `is required with ${given}`)
+      }
+      const percents: [string, unknown][] = [
+        ['importTaxPercent', rule.importTaxPercent],
+        ['defaultDutyPercent', rule.defaultDutyPercent],
+        ...entriesOf(rule.dutyPercentByHsChapter).map(([chapter, percent]): [string, unknown] => [
+          `dutyPercentByHsChapter.${chapter}`,
+          percent,
+        ]),
+      ]
+      for (const [field, percent] of percents) {
+        if (typeof percent === 'string' && PERCENT_PATTERN.test(percent)) {
+          if (parsePercentToBasisPoints(percent) === undefined) this.#add(join(path, field), 'must not exceed 100')
+        }
+      }
+      itemsOf(rule.destinations).forEach((country, countryIndex) => {
+        if (typeof country !== 'string' || !isIsoCountryCode(country)) return
+        const other = ruleOfCountry.get(country)
+        if (other !== undefined && other !== index) {
+          this.#add(
+            join(join(path, 'destinations'), countryIndex),
+            `${country} already has a rule (importRules[${other}])`,
+          )
+        } else ruleOfCountry.set(country, index)
+      })
+      if (this.#under(path)) return
+      const entry: ImportRuleEntry = {
+        name: rule.name,
+        destinations: [...rule.destinations],
+        currency: rule.currency,
+        dutyPercentByHsChapter: Object.fromEntries(entriesOf(rule.dutyPercentByHsChapter)) as Record<string, string>,
+        defaultDutyPercent: rule.defaultDutyPercent,
+        effectiveDate: rule.effectiveDate,
+        source: rule.source,
+      }
+      if (rule.customsUnion !== undefined) entry.customsUnion = rule.customsUnion
+      if (rule.lowValueThreshold !== undefined) entry.lowValueThreshold = rule.lowValueThreshold
+      if (rule.lowValueVatCollection !== undefined) entry.lowValueVatCollection = rule.lowValueVatCollection
+      if (rule.importTaxPercent !== undefined) entry.importTaxPercent = rule.importTaxPercent
+      rules.push(entry)
+    })
+    return rules
   }
 
   // ---- top-level tables -------------------------------------------------------------------------------
@@ -513,6 +592,7 @@ class References {
     if (variantOverrides) entry.variantOverrides = variantOverrides
     if (pagePricing) entry.pagePricing = pagePricing
     if (product.minimumDpi !== undefined) entry.minimumDpi = product.minimumDpi
+    if (product.customs !== undefined) entry.customs = customsEntry(product.customs)
     const checked: CheckedProduct = { path, entry, variants: combinations }
     this.#products.set(sku.toLowerCase(), checked)
     return checked
@@ -649,7 +729,9 @@ class References {
         return
       }
       seen.set(key, index)
-      variants.push(sizes ? { attributes: values, printAreaSizes: sizes } : { attributes: values })
+      const entry: VariantEntry = sizes ? { attributes: values, printAreaSizes: sizes } : { attributes: values }
+      if (variant.customs !== undefined) entry.customs = customsEntry(variant.customs)
+      variants.push(entry)
     })
     return valid ? variants : undefined
   }

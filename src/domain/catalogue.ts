@@ -6,6 +6,9 @@
 import {
   type CatalogueFile,
   type CatalogueMoney,
+  type CustomsEntry,
+  type ImportRule,
+  type ImportRuleEntry,
   type Lab,
   type LabCalendar,
   type LabCalendarEntry,
@@ -15,6 +18,7 @@ import {
   type PixelSize,
   type PrintArea,
   type Product,
+  type ProductCustoms,
   type ProductDetails,
   type ProductEntry,
   type ShippingCost,
@@ -135,6 +139,8 @@ export class Catalogue {
   readonly currencies: readonly string[]
   /** The file's `colours`: colour name in lower case -> "#rrggbb" in lower case (mockups, domain/mockups.ts). */
   readonly colours: Readonly<Record<string, string>>
+  /** The file's `importRules`, loaded (docs/catalogue.md#customs); empty when it gives none. */
+  readonly importRules: readonly ImportRule[]
   /**
    * The stored version this catalogue is (docs/catalogue.md#versions); null for one read from a file and not
    * (yet) stored. A catalogue served from the database is reached through domain/live-catalogue.ts, which
@@ -156,6 +162,7 @@ export class Catalogue {
   readonly #taxRates = new Map<string, TaxRate>()
   readonly #currencyRates = new Map<string, bigint>()
   readonly #shippingClassRank = new Map<string, number>()
+  readonly #importRulesByCountry = new Map<string, ImportRule>()
 
   constructor(file: CatalogueFile, sourceName: string) {
     this.sourceName = sourceName
@@ -195,6 +202,11 @@ export class Catalogue {
           salesTaxNotComputed: entry.salesTaxNotComputed === true,
         }),
       )
+    }
+
+    this.importRules = Object.freeze((file.importRules ?? []).map((entry) => importRule(entry)))
+    for (const rule of this.importRules) {
+      for (const country of rule.destinations) this.#importRulesByCountry.set(country, rule)
     }
 
     this.labs = Object.freeze(file.labs.map((entry) => this.#buildLab(entry)))
@@ -382,6 +394,11 @@ export class Catalogue {
     )
   }
 
+  /** The import rule of a destination country (docs/catalogue.md#customs); undefined where none is given. */
+  importRuleFor(countryCode: string): ImportRule | undefined {
+    return this.#importRulesByCountry.get(countryCode.toUpperCase())
+  }
+
   isKnownCurrency(code: string): boolean {
     return this.#currencyRates.has(code.toUpperCase())
   }
@@ -502,6 +519,7 @@ export class Catalogue {
     const variantEntries: readonly VariantEntry[] =
       entry.variants ?? attributeCombinations(attributes).map((combination) => ({ attributes: combination }))
     const shipsToCache = new Map<string, readonly string[]>()
+    const productCustoms = entry.customs ? customsOf(entry.customs) : null
     const variants = variantEntries.map((variantEntry): Variant => {
       const printAreaSizes: Record<string, PixelSize> = {}
       for (const area of Object.values(printAreas)) printAreaSizes[area.name] = area.size
@@ -520,6 +538,7 @@ export class Catalogue {
         printAreaSizes,
         offers,
         shipsTo: this.#shipsTo(offers, shipsToCache),
+        customs: variantEntry.customs ? customsOf(variantEntry.customs) : productCustoms,
       }
     })
 
@@ -534,6 +553,7 @@ export class Catalogue {
       pagePricing,
       minimumDpi: entry.minimumDpi ?? DEFAULT_MINIMUM_DPI,
       variants,
+      customs: productCustoms,
     })
     this.#productsBySku.set(product.sku.toLowerCase(), product)
     const byKey = new Map<string, Variant>()
@@ -614,6 +634,39 @@ export class Catalogue {
       })),
     })
   }
+}
+
+function customsOf(entry: CustomsEntry): ProductCustoms {
+  return { hsCode: entry.hsCode, originCountryCode: entry.originCountryCode ?? null, weightGrams: entry.weightGrams }
+}
+
+function basisPointsOf(percent: string): number {
+  const basisPoints = parsePercentToBasisPoints(percent)
+  if (basisPoints === undefined) throw new Error(`catalogue: unvalidated percent ${JSON.stringify(percent)}`)
+  return basisPoints
+}
+
+/** A validated `importRules` entry with its percents in basis points and its threshold in minor units. */
+function importRule(entry: ImportRuleEntry): ImportRule {
+  return deepFreeze({
+    name: entry.name,
+    destinations: [...entry.destinations].sort(),
+    customsUnion: entry.customsUnion === true,
+    currency: entry.currency,
+    lowValue:
+      entry.lowValueThreshold !== undefined && entry.lowValueVatCollection !== undefined
+        ? { threshold: money(entry.lowValueThreshold, entry.currency), vatCollection: entry.lowValueVatCollection }
+        : null,
+    importTaxBasisPoints: entry.importTaxPercent === undefined ? null : basisPointsOf(entry.importTaxPercent),
+    dutyBasisPointsByChapter: Object.fromEntries(
+      Object.entries(entry.dutyPercentByHsChapter)
+        .filter(([chapter]) => !chapter.startsWith('$'))
+        .map(([chapter, percent]) => [chapter, basisPointsOf(percent)]),
+    ),
+    defaultDutyBasisPoints: basisPointsOf(entry.defaultDutyPercent),
+    effectiveDate: entry.effectiveDate,
+    source: entry.source,
+  })
 }
 
 /** A validated `calendar` entry as delivery estimates read it (domain/delivery-promise.ts). */

@@ -36,6 +36,56 @@ export interface CatalogueFile {
    * not know (or should draw otherwise). Names are compared case-insensitively. Omitted: built-in names only.
    */
   colours?: Record<string, string>
+  /**
+   * What each destination charges on goods crossing its border (docs/catalogue.md#customs): low-value thresholds,
+   * how VAT is collected, duty rates by HS chapter, each rule dated. A destination no rule lists has no known
+   * duties: quotes say so and DDP cannot prepay them. Omitted: no rules.
+   */
+  importRules?: ImportRuleEntry[]
+}
+
+/** How VAT (or GST) is collected on a consignment at or under a destination's low-value threshold. */
+export const LOW_VALUE_VAT_COLLECTIONS = ['ioss', 'atSale', 'exempt'] as const
+export type LowValueVatCollection = (typeof LOW_VALUE_VAT_COLLECTIONS)[number]
+
+/** A product's (or variant's) customs data: what a declaration and the duty computation read. */
+export interface CustomsEntry {
+  /** Harmonized System code, 6 to 10 digits ("491191"); its first two digits are the chapter duty rates name. */
+  hsCode: string
+  /** Where the goods are made; omitted: the country of the lab that makes them. */
+  originCountryCode?: string
+  /** Shipping weight of one copy, packed, in grams. */
+  weightGrams: number
+}
+
+export interface ImportRuleEntry {
+  /** For people and the basis of a quote ("European Union"). */
+  name: string
+  /** The destination countries the rule applies to; a country is in at most one rule. */
+  destinations: string[]
+  /** True where goods move between these destinations without customs (the EU single market). */
+  customsUnion?: boolean
+  /** Currency of the threshold. */
+  currency: string
+  /**
+   * Goods value of a consignment (shipping excluded) at or under which `lowValueVatCollection` applies and no
+   * duty is due; omitted: every consignment pays duty and import tax at the border.
+   */
+  lowValueThreshold?: string
+  /** Required with, and only allowed with, `lowValueThreshold`. */
+  lowValueVatCollection?: LowValueVatCollection
+  /**
+   * Import VAT/GST percent charged at the border on goods value plus duty; omitted: the destination's rate in
+   * `taxRates` (none where its sales tax is not computed).
+   */
+  importTaxPercent?: string
+  /** HS chapter ("49", two digits) -> duty percent of the goods value; chapters not listed pay `defaultDutyPercent`. */
+  dutyPercentByHsChapter: Record<string, string>
+  defaultDutyPercent: string
+  /** "YYYY-MM-DD": the date the rule took effect in law. */
+  effectiveDate: string
+  /** Where the rule comes from, for people checking it ("EU Council Directive 2017/2455; TARIC"). */
+  source: string
 }
 
 export interface CurrencyTableEntry {
@@ -92,11 +142,15 @@ export interface ProductEntry {
    * `LowResolution` warning (previews, quotes with asset URLs, orders). Omitted: DEFAULT_MINIMUM_DPI (150).
    */
   minimumDpi?: number
+  /** HS code, origin and weight for customs declarations and duties; omitted: the product is declared without. */
+  customs?: CustomsEntry
 }
 
 export interface VariantEntry {
   attributes: Record<string, string>
   printAreaSizes?: Record<string, PixelSizeEntry>
+  /** Overrides the product's customs data for this variant. */
+  customs?: CustomsEntry
 }
 
 export interface VariantOverrideEntry {
@@ -267,6 +321,32 @@ export interface Product {
   /** The catalogue's `minimumDpi`, or DEFAULT_MINIMUM_DPI when it gives none (domain/resolution.ts). */
   readonly minimumDpi: number
   readonly variants: readonly Variant[]
+  /** The product's customs data; null where the catalogue gives none. */
+  readonly customs: ProductCustoms | null
+}
+
+/** `CustomsEntry` loaded; the origin is null where the lab's country applies. */
+export interface ProductCustoms {
+  readonly hsCode: string
+  readonly originCountryCode: string | null
+  readonly weightGrams: number
+}
+
+/** An `ImportRuleEntry` loaded: percents in basis points, the threshold in minor units. */
+export interface ImportRule {
+  readonly name: string
+  readonly destinations: readonly string[]
+  readonly customsUnion: boolean
+  readonly currency: string
+  /** Null: no low-value treatment, every consignment pays at the border. */
+  readonly lowValue: { readonly threshold: CatalogueMoney; readonly vatCollection: LowValueVatCollection } | null
+  /** Null: the destination's `taxRates` entry applies at the border. */
+  readonly importTaxBasisPoints: number | null
+  /** Two-digit chapter -> basis points. */
+  readonly dutyBasisPointsByChapter: Readonly<Record<string, number>>
+  readonly defaultDutyBasisPoints: number
+  readonly effectiveDate: string
+  readonly source: string
 }
 
 export interface Variant {
@@ -281,6 +361,8 @@ export interface Variant {
   readonly offers: readonly LabOffer[]
   /** Countries at least one of those labs ships to, by any method; sorted. */
   readonly shipsTo: readonly string[]
+  /** The variant's own customs data, else the product's; null where the catalogue gives none. */
+  readonly customs: ProductCustoms | null
 }
 
 export interface LabOffer {

@@ -7,6 +7,7 @@ import {
   chargeTotal,
   diffLines,
   followReallocatedItems,
+  linesOfShipments,
   newBillingState,
   type PriceLine,
   replaceShipmentLines,
@@ -139,4 +140,40 @@ test('charges always add up to the current price, whatever sequence of price cha
       }
     }),
   )
+})
+
+test("a DDP shipment's duties are an untaxed line of their own, an Other charge item after the shipping; a cancel refunds them", () => {
+  const priced = [
+    {
+      labCode: 'uk6',
+      cost: 500n,
+      tax: 100n,
+      duties: 1860n,
+      items: [{ itemId: 'ori_1', copies: 1, unitCost: 1500n, taxUnitCost: 300n, cost: 1500n, tax: 300n }],
+    },
+    // Nothing due: no line at all.
+    { labCode: 'uk6', cost: 250n, tax: 50n, duties: 0n, items: [] },
+  ]
+  const lines = linesOfShipments(priced, ['shp_1', 'shp_2'])
+  assert.deepEqual(lines['duties:shp_1'], line(null, 'shp_1', 1860, 0))
+  assert.equal(lines['duties:shp_2'], undefined)
+  const drafts = diffLines({}, lines)
+  assert.deepEqual(
+    drafts.map((draft) => draft.key),
+    ['item:ori_1', 'shipping:shp_1', 'shipping:shp_2', 'duties:shp_1'],
+  )
+  const charge = buildCharge(drafts, 'AUD', ids(drafts.length), true)
+  assert.deepEqual(
+    charge.items.map((item) => [item.chargeType, item.shipmentId, item.cost.amount]),
+    [
+      ['Item', 'shp_1', '15.00'],
+      ['Shipping', 'shp_1', '5.00'],
+      ['Shipping', 'shp_2', '2.50'],
+      ['Other', 'shp_1', '18.60'],
+    ],
+  )
+  // 15.00 + 5.00 + 2.50 + 18.60 of lines, 3.00 + 1.00 + 0.50 of tax (none on the duties).
+  assert.deepEqual(charge.totalCost, { amount: '45.60', currency: 'AUD' })
+  assert.deepEqual(charge.totalTax, { amount: '4.50', currency: 'AUD' })
+  assert.deepEqual(Object.keys(withoutShipping(lines, ['shp_1'])).sort(), ['item:ori_1', 'shipping:shp_2'])
 })

@@ -1,7 +1,8 @@
 // The money side of an order, as pure functions (docs/billing.md).
 //
 // An order's price is a set of lines: one per item (`item:<itemId>`: unit cost x copies, in the shipment that
-// makes it) and one per shipment (`shipping:<shipmentId>`), each with its tax, priced by domain/pricing.ts (the
+// makes it), one per shipment (`shipping:<shipmentId>`), each with its tax, and for a DDP shipment with duties
+// to prepay one more (`duties:<shipmentId>`: the duties and import taxes, untaxed, docs/billing.md#ddp-duties-and-taxes), priced by domain/pricing.ts (the
 // code quotes use). The pipeline state keeps the lines charged so far. Whenever the price changes (the order
 // enters fulfilment, a shipping method change re-plans shipments, a cancel refunds), the new set of lines is
 // compared with the charged one and the difference becomes one charge on the order:
@@ -47,6 +48,12 @@ export function newBillingState(currency: string, settlement: Settlement): Billi
 
 export const itemLineKey = (itemId: string) => `item:${itemId}`
 export const shippingLineKey = (shipmentId: string) => `shipping:${shipmentId}`
+export const dutiesLineKey = (shipmentId: string) => `duties:${shipmentId}`
+
+/** Whether a line key is a shipment's prepaid duties (its charge item is an `Other` one). */
+export function isDutiesLineKey(key: string): boolean {
+  return key.startsWith('duties:')
+}
 
 /** The lines of priced shipments; `shipmentIds[i]` is the id of `priced[i]`. */
 export function linesOfShipments(
@@ -70,6 +77,9 @@ export function linesOfShipments(
       shipmentId,
       cost: String(shipment.cost),
       tax: String(shipment.tax),
+    }
+    if (shipment.duties !== undefined && shipment.duties !== 0n) {
+      lines[dutiesLineKey(shipmentId)] = { itemId: null, shipmentId, cost: String(shipment.duties), tax: '0' }
     }
   })
   return lines
@@ -107,7 +117,7 @@ export function diffLines(charged: Record<string, PriceLine>, target: Record<str
 function sortKey(key: string): string {
   const [kind, id = ''] = key.split(':')
   const number = id.replace(/^\D+_/, '').padStart(15, '0')
-  return `${kind === 'item' ? 0 : 1}:${number}`
+  return `${kind === 'item' ? 0 : kind === 'shipping' ? 1 : 2}:${number}`
 }
 
 export function chargeTotal(drafts: readonly ChargeLineDraft[]): { cost: bigint; tax: bigint; total: bigint } {
@@ -133,7 +143,8 @@ export function buildCharge(
   const { tax, total } = chargeTotal(drafts)
   const items: ChargeItem[] = drafts.map((draft, index) => ({
     id: ids.lineIds[index] as string,
-    chargeType: draft.cost < 0n ? 'Refund' : draft.itemId ? 'Item' : 'Shipping',
+    // Duties are neither item nor shipping: the contract's `Other` (existing clients know it), the key says which.
+    chargeType: draft.cost < 0n ? 'Refund' : draft.itemId ? 'Item' : isDutiesLineKey(draft.key) ? 'Other' : 'Shipping',
     itemId: draft.itemId,
     shipmentId: draft.shipmentId,
     cost: { amount: formatMinorAsAmount(draft.cost), currency },
@@ -153,12 +164,15 @@ export function applyLines(billing: BillingState, target: Record<string, PriceLi
   billing.lines = Object.fromEntries(Object.entries(target).filter(([, line]) => line.cost !== '0' || line.tax !== '0'))
 }
 
-/** The charged lines without the shipping of these shipments (a cancel after fulfilment has started). */
+/**
+ * The charged lines without the shipping (and prepaid duties) of these shipments (a cancel after fulfilment has
+ * started): a shipment that never ships crosses no border.
+ */
 export function withoutShipping(
   lines: Record<string, PriceLine>,
   shipmentIds: readonly string[],
 ): Record<string, PriceLine> {
-  const dropped = new Set(shipmentIds.map(shippingLineKey))
+  const dropped = new Set([...shipmentIds.map(shippingLineKey), ...shipmentIds.map(dutiesLineKey)])
   return Object.fromEntries(Object.entries(lines).filter(([key]) => !dropped.has(key)))
 }
 

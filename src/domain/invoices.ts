@@ -6,7 +6,7 @@
 // invoice. Live and Sandbox are numbered apart, so a Sandbox document can never take a Live number:
 //   Live invoices INV-000001..., Live credit notes CN-000001..., Sandbox SBX-INV-000001..., SBX-CN-000001...
 
-import type { ChargeLineDraft } from './charges.ts'
+import { type ChargeLineDraft, isDutiesLineKey } from './charges.ts'
 import type { Environment } from './environment.ts'
 import { formatMinorAsAmount } from './money.ts'
 import type { Charge, OrderDocument } from './order.ts'
@@ -78,8 +78,11 @@ export function sellerProblems(seller: InvoiceSeller): Record<string, string> {
 
 /** One line of a document; amounts are minor units as decimal strings (the content is JSON). */
 export interface InvoiceLine {
-  kind: 'Item' | 'Shipping'
-  /** `Item 3 x GLOBAL-FAP-8x10`, `Shipping shp_4 (Budget)`; a refund line starts with `Refund:`. */
+  kind: 'Item' | 'Shipping' | 'Duties'
+  /**
+   * `Item 3 x GLOBAL-FAP-8x10`, `Shipping shp_4 (Budget)`, `Duties and import taxes shp_4 (DDP)`; a refund line
+   * starts with `Refund:`.
+   */
   description: string
   sku: string | null
   copies: number | null
@@ -150,6 +153,21 @@ export function buildInvoiceContent(input: {
   const lines = drafts.map((draft): InvoiceLine => {
     const item = draft.itemId ? itemOf.get(draft.itemId) : undefined
     const refund = draft.cost < 0n ? 'Refund: ' : ''
+    if (isDutiesLineKey(draft.key)) {
+      // Duties printroute prepays at the border are passed on as they are: no tax of its own on them.
+      return {
+        kind: 'Duties',
+        description: `${refund}Duties and import taxes ${draft.shipmentId} (DDP)`,
+        sku: null,
+        copies: null,
+        itemId: null,
+        shipmentId: draft.shipmentId,
+        cost: String(draft.cost),
+        tax: String(draft.tax),
+        taxRatePercent: '0',
+        taxName: null,
+      }
+    }
     const description = item
       ? `${refund}${item.sku} x ${item.copies} (${item.id})`
       : `${refund}Shipping ${draft.shipmentId}${methodOf.has(draft.shipmentId) ? ` (${order.shippingMethod})` : ''}`

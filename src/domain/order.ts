@@ -1,5 +1,6 @@
 // The order as the API shows it, and the pure rules that build a new one. The same document is stored in
 // orders.document and returned by GET, so what a merchant sees is exactly what the service holds.
+import type { OrderCustoms } from './customs.ts'
 import type { DeliveryWindow } from './delivery-promise.ts'
 import type { WireMoney } from './money.ts'
 import type { ShippingMethod, SizingMode } from './shipping-methods.ts'
@@ -188,6 +189,11 @@ export interface OrderDocument {
   // printroute's own delivery promise and outcome (docs/api.md#delivery-estimates), appended after every other key.
   /** The date the merchant asked every shipment to arrive by ("YYYY-MM-DD"); absent when not given. */
   deliverBy?: string
+  /**
+   * The incoterm and customs numbers the merchant gave (docs/api.md#customs-and-duties); absent when not given
+   * (the order ships DAP). Items' declared values are their `recipientCost`, else their price.
+   */
+  customs?: OrderCustoms
   /** The latest of the shipments' estimates; absent until the order is allocated. */
   estimatedDispatchDate?: string
   estimatedDelivery?: DeliveryWindow
@@ -211,6 +217,8 @@ export interface NewOrder {
   quoteId?: string | null
   /** "YYYY-MM-DD"; absent or null without a date. */
   deliverBy?: string | null
+  /** Absent or null: DAP without customs numbers. Keys in wire order (incoterm, iossNumber, eoriNumber, recipientTaxId). */
+  customs?: OrderCustoms | null
   items: {
     merchantReference: string | null
     sku: string
@@ -302,6 +310,7 @@ export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Da
     // Only orders created with a quote carry the key, so every other order reads exactly as before.
     ...(order.quoteId ? { quoteId: order.quoteId } : {}),
     ...(order.deliverBy ? { deliverBy: order.deliverBy } : {}),
+    ...(order.customs ? { customs: order.customs } : {}),
   }
 }
 

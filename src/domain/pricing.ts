@@ -34,6 +34,11 @@ export interface PricedShipment {
   tax: bigint
   /** The shipment's items, in the shipment's order. */
   items: PricedItem[]
+  /**
+   * Duties and import taxes printroute prepays for a DDP shipment (domain/customs.ts `prepaidDuties`), in the priced
+   * currency, untaxed; absent (or 0) for every other shipment.
+   */
+  duties?: bigint
 }
 
 export interface PriceTotals {

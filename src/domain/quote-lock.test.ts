@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { PricedShipment } from './pricing.ts'
-import { lockedPrices, type QuotedItem, type QuoteLock, quoteMismatches, type StoredQuote } from './quote-lock.ts'
+import {
+  lockedPrices,
+  type QuotedItem,
+  type QuoteLock,
+  quotedIncoterm,
+  quoteMismatches,
+  type StoredQuote,
+} from './quote-lock.ts'
 
 const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
 
@@ -74,6 +81,7 @@ test('an order must ask the delivery date its quote was made for: the same date,
     shippingMethod: 'Standard' as const,
     currency: 'GBP',
     deliverBy,
+    incoterm: 'DAP' as const,
     now: new Date('2026-03-02T09:00:00Z'),
   })
   assert.deepEqual(quoteMismatches(stored('2026-03-13'), order('2026-03-13')), {})
@@ -84,4 +92,44 @@ test('an order must ask the delivery date its quote was made for: the same date,
   assert.deepEqual(quoteMismatches(stored(), order('2026-03-13')), {
     deliverBy: [{ code: 'DiffersFromQuote', providedValue: '2026-03-13', comparisonValue: null }],
   })
+})
+
+test("a DDP quote locks its duties: an order on other terms differs, the order's shipments are charged them", () => {
+  const canvas = { ...book(null, 1500), sku: 'GLOBAL-CAN-10x10' }
+  const ddp: StoredQuote = {
+    ...lock([canvas]),
+    shipments: [{ labCode: 'uk6', cost: '500', tax: '100', itemIndexes: [0], duties: '734' }],
+    routing: {} as QuoteLock['routing'],
+    id: 'quo_2',
+    createdAt: new Date('2026-03-01T09:00:00Z'),
+    expiresAt: new Date('2026-03-08T09:00:00Z'),
+    usedByOrderId: null,
+  }
+  assert.equal(quotedIncoterm(ddp), 'DDP')
+  assert.equal(quotedIncoterm({ shipments: [{ labCode: 'uk6', cost: '1', tax: '0', itemIndexes: [0] }] }), 'DAP')
+  const order = (incoterm: 'DDP' | 'DAP') => ({
+    items: [{ sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: {}, pageCount: null, pageCountAssetIndex: -1 }],
+    destinationCountryCode: 'GB',
+    shippingMethod: 'Standard' as const,
+    currency: 'GBP',
+    deliverBy: null,
+    incoterm,
+    now: new Date('2026-03-02T09:00:00Z'),
+  })
+  assert.deepEqual(quoteMismatches(ddp, order('DDP')), {})
+  assert.deepEqual(quoteMismatches(ddp, order('DAP')), {
+    'customs.incoterm': [{ code: 'DiffersFromQuote', providedValue: 'DAP', comparisonValue: 'DDP' }],
+  })
+  const catalogued = [
+    {
+      labCode: 'nl1',
+      cost: 999n,
+      tax: 0n,
+      duties: 1n,
+      items: [{ itemId: 'ori_1', copies: 1, unitCost: 1n, taxUnitCost: 0n, cost: 1n, tax: 0n }],
+    },
+  ]
+  const locked = lockedPrices(ddp, [{ id: 'ori_1', sku: 'GLOBAL-CAN-10x10', copies: 1, attributes: {} }], catalogued)
+  assert.equal(locked?.[0]?.duties, 734n)
+  assert.equal(locked?.[0]?.cost, 500n)
 })

@@ -1,6 +1,7 @@
 // Price-locked quotes (docs/api.md#price-locked-quotes): what a stored quote holds, whether an order matches it,
 // and the order's prices taken from it. Pure: the quotes repository stores a QuoteLock, the orders service checks
 // a new order against it, the pipeline prices the order's first allocation with it.
+import type { Incoterm } from './customs.ts'
 import { addFailure, type Failures } from './failures.ts'
 import type { PricedItem, PricedShipment } from './pricing.ts'
 import type { RoutingRound } from './routing.ts'
@@ -26,6 +27,16 @@ export interface QuotedShipment {
   cost: string
   tax: string
   itemIndexes: number[]
+  /**
+   * A DDP quote's duties and import taxes printroute prepays for the shipment (minor units, "0" where none are
+   * due); absent on every shipment of a DAP quote. So the quote's incoterm needs no column of its own.
+   */
+  duties?: string
+}
+
+/** The incoterm a quote was made for: DDP when its shipments carry prepaid duties. */
+export function quotedIncoterm(quote: Pick<QuoteLock, 'shipments'>): Incoterm {
+  return quote.shipments.some((shipment) => shipment.duties !== undefined) ? 'DDP' : 'DAP'
 }
 
 /** Everything a stored quote keeps besides its id, owner and times. */
@@ -108,6 +119,8 @@ export interface OrderAgainstQuote {
   currency: string
   /** The order's `deliverBy`; null without one. */
   deliverBy: string | null
+  /** The order's `customs.incoterm` (DAP without `customs`). */
+  incoterm: Incoterm
   now: Date
 }
 
@@ -157,6 +170,14 @@ export function quoteMismatches(quote: StoredQuote, order: OrderAgainstQuote): F
       code: 'DiffersFromQuote',
       providedValue: order.deliverBy,
       comparisonValue: quotedDeliverBy(quote),
+    })
+  }
+  // A DDP quote's total holds the duties it prepays: the order must ship on the same terms to be charged it.
+  if (order.incoterm !== quotedIncoterm(quote)) {
+    addFailure(failures, 'customs.incoterm', {
+      code: 'DiffersFromQuote',
+      providedValue: order.incoterm,
+      comparisonValue: quotedIncoterm(quote),
     })
   }
   if (order.destinationCountryCode.toUpperCase() !== quote.destinationCountryCode) {
@@ -221,7 +242,7 @@ export function lockedPrices(
   const quotedIndexOfItem = new Map(orderItems.map((item, index) => [item.id, matched[index] as number]))
   const itemOfQuotedIndex = new Map(orderItems.map((item, index) => [matched[index] as number, item.id]))
   const shipmentOfItem = new Map(planned.flatMap((shipment, index) => shipment.items.map((i) => [i.itemId, index])))
-  const shipping = planned.map(() => ({ cost: 0n, tax: 0n }))
+  const shipping = planned.map(() => ({ cost: 0n, tax: 0n, duties: 0n }))
   for (const quoted of quote.shipments) {
     const target = quoted.itemIndexes
       .map((index) => shipmentOfItem.get(itemOfQuotedIndex.get(index) ?? ''))
@@ -230,11 +251,15 @@ export function lockedPrices(
     if (!into) return undefined
     into.cost += BigInt(quoted.cost)
     into.tax += BigInt(quoted.tax)
+    into.duties += BigInt(quoted.duties ?? '0')
   }
+  // The quote's duties are locked like its shipping: they follow its shipments to the planned ones.
+  const ddp = quotedIncoterm(quote) === 'DDP'
   return planned.map((shipment, index) => ({
     labCode: shipment.labCode,
     cost: shipping[index]?.cost ?? 0n,
     tax: shipping[index]?.tax ?? 0n,
+    ...(ddp ? { duties: shipping[index]?.duties ?? 0n } : {}),
     items: shipment.items.map((item): PricedItem => {
       const quoted = quote.items[quotedIndexOfItem.get(item.itemId) ?? -1]
       if (!quoted) throw new Error(`item ${item.itemId} has no quoted price`)

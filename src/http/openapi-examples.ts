@@ -108,6 +108,12 @@ export const createQuoteResponseExample = {
           tax: money('1.99'),
           items: [QUOTE_ITEM_ID],
           ...QUOTE_ESTIMATE,
+          customs: {
+            incoterm: 'DAP',
+            dutiesAndTaxes: null,
+            collectedBy: 'none',
+            basis: 'Domestic shipment (GB to GB): no customs.',
+          },
         },
       ],
       items: [

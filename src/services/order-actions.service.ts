@@ -14,6 +14,7 @@ import {
 } from '../domain/address-rules.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
+import { withPrepaidDuties } from '../domain/customs.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
@@ -47,7 +48,11 @@ import type { Allocator } from './pipeline/ports.ts'
 
 export interface OrderActionsDeps {
   db: Database
-  /** The address rules' shipping facts (which carriers need a phone number) for updateRecipient's check. */
+  /**
+   * The address rules' shipping facts (which carriers need a phone number) for updateRecipient's check, and what the
+   * duties a DDP order prepays are worked out with when a re-plan gives it new shipments
+   * (docs/billing.md#ddp-duties-and-taxes).
+   */
   catalogue: Catalogue
   clock: Clock
   jobs: JobEnqueuer
@@ -420,8 +425,10 @@ async function changeShippingMethod(
     for (const id of replaced.keptOrAddedIds) updated.push({ shipmentId: id, successful: true })
     const billing = pipeline.billing
     if (billing) {
+      // The new shipments of a DDP order prepay their own duties (another lab may mean another border).
+      const prices = planned.map((shipment) => shipment.price)
       const added = linesOfShipments(
-        planned.map((shipment) => shipment.price),
+        withPrepaidDuties(deps.catalogue, document, prices, billing.currency),
         replaced.keptOrAddedIds,
       )
       const target = replaceShipmentLines(

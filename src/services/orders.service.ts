@@ -17,6 +17,7 @@ import {
 } from '../domain/address-rules.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
+import { DEFAULT_INCOTERM, IOSS_NUMBER_PATTERN, isEuMemberState, type OrderCustoms } from '../domain/customs.ts'
 import { deliverByFailure, isIsoDate } from '../domain/delivery-promise.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, invalidIdFailure, parseId, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
@@ -108,6 +109,8 @@ export interface CreateOrderInput {
   deliverBy?: string | null
   /** True: an address that breaks its country's rules is accepted as sent, without issue (docs/addresses.md). */
   acceptUnverifiedAddress?: boolean | null
+  /** The incoterm and customs numbers (docs/api.md#customs-and-duties); omitted: DAP. */
+  customs?: OrderCustoms | null
 }
 
 /** GET /orders/{id}/routing: how the order's items were (or would now be) allocated to labs. */
@@ -292,7 +295,16 @@ function toNewOrder(
         providedValue: item.recipientCost.amount,
       })
     }
+    // The declared value goes on a customs declaration and into duties: in a currency printroute can convert.
+    if (item.recipientCost && !catalogue.isKnownCurrency(item.recipientCost.currency)) {
+      addFailure(failures, `items[${index}].recipientCost.currency`, {
+        code: 'UnknownCurrency',
+        providedValue: item.recipientCost.currency,
+        validValues: [...catalogue.currencies],
+      })
+    }
   })
+  checkCustoms(input.customs, countryCode, failures)
   if (input.packingSlip) {
     refuseUnknownSampleUrl(context.unknownSampleUrl, failures, 'packingSlip.url', input.packingSlip.url)
   }
@@ -321,6 +333,7 @@ function toNewOrder(
     metadata: nullIfAbsent(input.metadata),
     quoteId: nullIfAbsent(input.quoteId),
     deliverBy: nullIfAbsent(input.deliverBy),
+    customs: input.customs ? orderCustoms(input.customs) : null,
     items: input.items.map((item, itemIndex) => {
       const match = matched.items[itemIndex]
       if (!match) throw new Error(`catalogue matching returned no item ${itemIndex}`)
@@ -360,6 +373,38 @@ function existingOrderResult(context: OrdersContext, existing: StoredOrder, now:
 }
 
 /**
+ * The customs numbers against the destination (the schema has checked the incoterm and the lengths): an IOSS
+ * number is an EU scheme, refused elsewhere, and has one form.
+ */
+function checkCustoms(customs: CreateOrderInput['customs'], countryCode: string, failures: Failures): void {
+  const iossNumber = customs?.iossNumber
+  if (iossNumber === undefined) return
+  if (!isEuMemberState(countryCode)) {
+    addFailure(failures, 'customs.iossNumber', {
+      code: 'NotAvailableForDestination',
+      providedValue: iossNumber,
+      comparisonValue: countryCode,
+    })
+  } else if (!IOSS_NUMBER_PATTERN.test(iossNumber.toUpperCase())) {
+    addFailure(failures, 'customs.iossNumber', {
+      code: 'InvalidFormat',
+      providedValue: iossNumber,
+      comparisonValue: 'IM followed by 10 digits',
+    })
+  }
+}
+
+/** The order's `customs` with its keys in wire order, the IOSS number upper-cased. */
+function orderCustoms(customs: OrderCustoms): OrderCustoms {
+  return {
+    incoterm: customs.incoterm,
+    ...(customs.iossNumber === undefined ? {} : { iossNumber: customs.iossNumber.toUpperCase() }),
+    ...(customs.eoriNumber === undefined ? {} : { eoriNumber: customs.eoriNumber }),
+    ...(customs.recipientTaxId === undefined ? {} : { recipientTaxId: customs.recipientTaxId }),
+  }
+}
+
+/**
  * The quote a new order names, checked against it (docs/api.md#price-locked-quotes): the caller's, unused, not
  * expired, same items, destination, method, currency and delivery date. Throws ValidationFailed naming what
  * differs, with the `failures` already found.
@@ -389,6 +434,7 @@ async function quoteFor(
     shippingMethod: order.shippingMethod,
     currency: caller.billingCurrency,
     deliverBy: order.deliverBy ?? null,
+    incoterm: order.customs?.incoterm ?? DEFAULT_INCOTERM,
     now,
   })
   for (const [path, list] of Object.entries(failuresSoFar)) {

@@ -88,6 +88,12 @@ test('a GB quote carries the lab costs, shipping and 20% VAT, keys in contract o
       cost: money('8.00', 'GBP'),
       tax: money('1.60', 'GBP'),
       items: [canvasId, teeId],
+      customs: {
+        incoterm: 'DAP',
+        dutiesAndTaxes: null,
+        collectedBy: 'none',
+        basis: 'Domestic shipment (GB to GB): no customs.',
+      },
     },
   ])
   assert.deepEqual(quote.items, [

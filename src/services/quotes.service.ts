@@ -25,6 +25,15 @@ import {
 } from '../domain/catalogue-matching.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
 import {
+  type CollectedBy,
+  DEFAULT_INCOTERM,
+  declaredValue,
+  type Incoterm,
+  prepaidDuties,
+  type ShipmentCustoms,
+  shipmentCustoms,
+} from '../domain/customs.ts'
+import {
   combinedEstimate,
   type DeliveryEstimate,
   type DeliveryWindow,
@@ -53,11 +62,15 @@ export interface CreateQuoteInput {
     copies: number
     attributes?: Record<string, string> | null
     assets: { printArea?: string; pageCount?: number | null; url?: string }[]
+    /** The declared value of one copy, as an order's; omitted: the quoted unit cost is declared. */
+    recipientCost?: { amount: string; currency: string } | null
     /** Only for the resolution check of asset URLs (services/previews.service.ts, quoteWarnings). */
     sizing?: SizingMode
   }[]
   /** "YYYY-MM-DD": quote the cheapest plans that arrive by this date. */
   deliverBy?: string | null
+  /** The incoterm to quote (docs/api.md#customs-and-duties); omitted: DAP. */
+  customs?: { incoterm: Incoterm } | null
 }
 
 /** What a quote needs to know about the caller: the currency quotes default to. */
@@ -80,6 +93,16 @@ export interface QuoteShipment {
   /** printroute's own: the shipment's delivery estimate, absent when the catalogue gives none. */
   estimatedDispatchDate?: string
   estimatedDelivery?: DeliveryWindow
+  /** printroute's own: the duties and taxes at the destination's border, who pays them, and why. */
+  customs: QuoteShipmentCustoms
+}
+
+/** A quoted shipment's customs (docs/api.md#customs-and-duties). */
+export interface QuoteShipmentCustoms {
+  incoterm: Incoterm
+  dutiesAndTaxes: WireMoney | null
+  collectedBy: CollectedBy
+  basis: string
 }
 
 export interface QuoteItem {
@@ -95,7 +118,14 @@ export interface QuoteItem {
 /** Keys in the contract's order; `shipmentMethod` is the contract's (and the public API's) spelling. */
 export interface PricedQuote {
   shipmentMethod: ShippingMethod
-  costSummary: { items: WireMoney; shipping: WireMoney; totalCost: WireMoney; totalTax: WireMoney }
+  /** `dutiesAndTaxes` only on a DDP quote, last: the duties printroute prepays, which its totalCost includes. */
+  costSummary: {
+    items: WireMoney
+    shipping: WireMoney
+    totalCost: WireMoney
+    totalTax: WireMoney
+    dutiesAndTaxes?: WireMoney
+  }
   shipments: QuoteShipment[]
   items: QuoteItem[]
   /** printroute's own: the latest of the shipments' estimates; absent when any shipment has none. */
@@ -329,6 +359,8 @@ function priceQuotesOf(
     now,
     deliverBy,
     unavailableLabs: caller.unavailableLabs ?? {},
+    incoterm: input.customs?.incoterm ?? DEFAULT_INCOTERM,
+    recipientCosts: input.items.map((item) => item.recipientCost ?? null),
   }
   const priced = methods.map((method) => priceMethod(catalogue, basis, method))
   const issues = [
@@ -394,6 +426,16 @@ function quotableMethods(
     })
   }
 
+  input.items.forEach((item, index) => {
+    if (item.recipientCost && !catalogue.isKnownCurrency(item.recipientCost.currency)) {
+      addFailure(failures, `${QUOTE_PATHS.items}[${index}].recipientCost.currency`, {
+        code: 'UnknownCurrency',
+        providedValue: item.recipientCost.currency,
+        validValues: [...catalogue.currencies],
+      })
+    }
+  })
+
   const dateProblem = input.deliverBy ? deliverByFailure(input.deliverBy, now) : undefined
   if (dateProblem) addFailure(failures, 'deliverBy', dateProblem)
 
@@ -433,6 +475,9 @@ interface QuoteBasis {
   /** The request's date, if any. */
   deliverBy: string | undefined
   unavailableLabs: Readonly<Record<string, LabUnavailability>>
+  incoterm: Incoterm
+  /** Each request item's `recipientCost`, null where it gave none. */
+  recipientCosts: ({ amount: string; currency: string } | null)[]
 }
 
 /**
@@ -472,13 +517,39 @@ function priceMethod(
   for (const shipment of priced.shipments) for (const item of shipment.items) pricedItems.set(item.itemId, item)
 
   const estimates = allocation.shipments.map((planned) => planned.estimate ?? null)
+  // Each shipment's customs: the items declared at their recipientCost, else at their quoted unit cost.
+  const customs = allocation.shipments.map(
+    (planned): ShipmentCustoms =>
+      shipmentCustoms(catalogue, {
+        destinationCountryCode: destination,
+        labCountryCode: planned.labCountryCode,
+        incoterm: basis.incoterm,
+        currency: priced.currency,
+        items: planned.itemIds.map((id) => {
+          const position = indexOfItem.get(id) ?? -1
+          const item = basis.items[position]
+          const price = pricedItems.get(id)
+          if (!item || !price) throw new Error(`item ${id} was allocated but not priced`)
+          const itemPrice = { minor: price.unitCost, currency: priced.currency }
+          return {
+            sku: item.sku,
+            attributes: item.attributes,
+            copies: item.copies,
+            unitValue: declaredValue(basis.recipientCosts[position], itemPrice).unitValue,
+          }
+        }),
+      }),
+  )
+  const prepaid = customs.map(prepaidDuties)
+  const duties = prepaid.reduce((sum, amount) => sum + amount, 0n)
   const quote: PricedQuote = {
     shipmentMethod: method,
     costSummary: {
       items: money(priced.totals.items),
       shipping: money(priced.totals.shipping),
-      totalCost: money(priced.totals.total),
+      totalCost: money(priced.totals.total + duties),
       totalTax: money(priced.totals.tax),
+      ...(basis.incoterm === 'DDP' ? { dutiesAndTaxes: money(duties) } : {}),
     },
     shipments: allocation.shipments.map((planned, index) => {
       const shipment = priced.shipments[index]
@@ -490,6 +561,7 @@ function priceMethod(
         tax: money(shipment.tax),
         items: [...planned.itemIds],
         ...estimateKeys(estimates[index] ?? null),
+        customs: quoteShipmentCustoms(customs[index] as ShipmentCustoms),
       }
     }),
     items: basis.items.map((item, position) => {
@@ -529,6 +601,8 @@ function priceMethod(
       cost: String(priced.shipments[index]?.cost ?? 0n),
       tax: String(priced.shipments[index]?.tax ?? 0n),
       itemIndexes: planned.itemIds.map((id) => indexOfItem.get(id) ?? -1),
+      // Locked like the shipping: an order using the quote is charged these duties (domain/quote-lock.ts).
+      ...(basis.incoterm === 'DDP' ? { duties: String(prepaid[index] ?? 0n) } : {}),
     })),
     routing: routingRound(catalogue, allocation, {
       basis: 'Quote',
@@ -544,6 +618,15 @@ function priceMethod(
     return { quote, lock, missed: { date: outcome.date, earliestDeliveryDate: outcome.earliestDeliveryDate } }
   }
   return { quote, lock }
+}
+
+function quoteShipmentCustoms(customs: ShipmentCustoms): QuoteShipmentCustoms {
+  return {
+    incoterm: customs.incoterm,
+    dutiesAndTaxes: customs.dutiesAndTaxes ? toWireMoney(customs.dutiesAndTaxes) : null,
+    collectedBy: customs.collectedBy,
+    basis: customs.basis,
+  }
 }
 
 /** An estimate's wire keys; none without one. */

@@ -31,6 +31,8 @@ const SHIPMENT_KEYS = [
   'items',
   'estimatedDispatchDate',
   'estimatedDelivery',
+  // printroute's own, after the estimate: the shipment's duties and taxes (docs/api.md#customs-and-duties).
+  'customs',
 ]
 const ITEM_KEYS = ['id', 'sku', 'copies', 'unitCost', 'taxUnitCost', 'attributes', 'assets']
 

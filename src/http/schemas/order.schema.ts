@@ -1,5 +1,6 @@
 // Orders on the wire: the create request and the order object, in the specification's key order.
 import { type TUnsafe, Type } from 'typebox'
+import { CUSTOMS_ID_MAX_LENGTH, INCOTERMS } from '../../domain/customs.ts'
 import {
   ASSET_STATUSES,
   BRANDING_KEYS,
@@ -34,6 +35,35 @@ import {
 
 // Enumerations named for the OpenAPI document (a generated client gets a union type for each).
 export const ShippingMethodSchema = named('ShippingMethod', StringEnum(SHIPPING_METHODS))
+export const IncotermSchema = named(
+  'Incoterm',
+  StringEnum(
+    INCOTERMS,
+    'Who pays duties and import taxes: DDP the merchant (printroute charges them with the order), DAP the ' +
+      'recipient on delivery.',
+  ),
+)
+
+const CustomsIdSchema = (description: string) =>
+  Type.Optional(NonBlankString({ maxLength: CUSTOMS_ID_MAX_LENGTH, singleLine: true, description }))
+
+/** The order's `customs` (docs/api.md#customs-and-duties): the same shape in the request and on the order. */
+export const OrderCustomsSchema = named(
+  'OrderCustoms',
+  Type.Object(
+    {
+      incoterm: IncotermSchema,
+      iossNumber: CustomsIdSchema('EU Import One-Stop Shop number (IM + 10 digits); EU destinations only.'),
+      eoriNumber: CustomsIdSchema("The merchant's EORI number, for the customs declaration."),
+      recipientTaxId: CustomsIdSchema("The recipient's tax id (VAT number, CPF, ...), for the customs declaration."),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "printroute's own: the incoterm and customs numbers of a cross-border order; omitted: DAP, no numbers.",
+    },
+  ),
+)
 export const SizingSchema = named('Sizing', StringEnum(SIZING_MODES))
 
 // Limits of our own (the specification leaves them open); documented in docs/api.md.
@@ -181,6 +211,7 @@ export const CreateOrderRequestSchema = named(
         ),
       ),
       metadata: Type.Optional(Nullable(MetadataSchema)),
+      customs: Type.Optional(Nullable(OrderCustomsSchema)),
       deliverBy: Type.Optional(
         Nullable(
           IsoDate(
@@ -443,6 +474,7 @@ export const OrderSchema = named(
       Type.String({ description: 'The quote whose prices the order is charged; present only on such orders.' }),
     ),
     deliverBy: Type.Optional(IsoDate("printroute's own: the date every shipment must arrive by, when given.")),
+    customs: Type.Optional(OrderCustomsSchema),
     estimatedDispatchDate: Type.Optional(
       IsoDate("printroute's own: the latest estimated dispatch date of the shipments; absent until allocated."),
     ),

@@ -2,6 +2,7 @@
 // carry what prices an item, within the order limits of order.schema.ts, so anything quotable can be ordered and
 // the reverse; printroute's optional asset `url` and item `sizing` only ask for resolution warnings.
 import { Type } from 'typebox'
+import { COLLECTED_BY } from '../../domain/customs.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import {
   CaseInsensitiveEnum,
@@ -18,10 +19,12 @@ import {
   AssetPageCountSchema,
   AssetPrintAreaSchema,
   DeliveryWindowSchema,
+  IncotermSchema,
   IsoDate,
   ItemAttributesSchema,
   ItemSkuSchema,
   ORDER_LIMITS,
+  RecipientCostRequestSchema,
 } from './order.schema.ts'
 import { QuoteWarningSchema } from './preview.schema.ts'
 
@@ -44,6 +47,8 @@ const QuoteItemRequestSchema = named(
       copies: Type.Integer({ minimum: 1, maximum: ORDER_LIMITS.maxCopies }),
       attributes: ItemAttributesSchema,
       assets: Type.Array(QuoteAssetRequestSchema, { maxItems: ORDER_LIMITS.maxAssetsPerItem }),
+      // printroute's own: the declared value of one copy, as an order's; omitted: the quoted unit cost.
+      recipientCost: Type.Optional(Nullable(RecipientCostRequestSchema)),
       sizing: Type.Optional(
         CaseInsensitiveEnum(
           SIZING_MODES,
@@ -70,6 +75,18 @@ export const CreateQuoteRequestSchema = named(
         }),
       ),
       items: Type.Array(QuoteItemRequestSchema, { minItems: 1, maxItems: ORDER_LIMITS.maxItems }),
+      customs: Type.Optional(
+        Nullable(
+          Type.Object(
+            { incoterm: IncotermSchema },
+            {
+              additionalProperties: false,
+              description:
+                "printroute's own: quote DDP (the total includes the duties printroute prepays) or DAP; omitted: DAP.",
+            },
+          ),
+        ),
+      ),
       deliverBy: Type.Optional(
         Nullable(
           IsoDate(
@@ -86,6 +103,25 @@ export type CreateQuoteRequest = Type.Static<typeof CreateQuoteRequestSchema>
 
 const QuoteItemId = Type.String({ pattern: '^qit_[0-9a-f]{32}$', description: 'Quote item id, qit_ + 32 hex.' })
 
+const QuoteShipmentCustomsSchema = named(
+  'QuoteShipmentCustoms',
+  Type.Object(
+    {
+      incoterm: IncotermSchema,
+      // Duties plus import tax due at the border; null where no customs border is crossed or the catalogue has no
+      // import rule for the destination (then unknown); 0.00 under a low-value threshold (docs/api.md).
+      dutiesAndTaxes: Nullable(MoneySchema),
+      collectedBy: StringEnum(
+        COLLECTED_BY,
+        'Who pays them: merchant (DDP, or VAT charged at sale), recipient (DAP, on delivery), ioss (VAT charged at ' +
+          'sale under the EU IOSS), none (nothing due).',
+      ),
+      basis: Type.String({ description: 'Why, in words: the rule, its threshold and rates, its date and source.' }),
+    },
+    { description: "printroute's own: the shipment's customs at its destination (docs/api.md#customs-and-duties)." },
+  ),
+)
+
 const QuoteSchema = named(
   'Quote',
   Type.Object({
@@ -99,6 +135,8 @@ const QuoteSchema = named(
       shipping: MoneySchema,
       totalCost: MoneySchema,
       totalTax: MoneySchema,
+      // printroute's own, on a DDP quote only: the duties and import taxes printroute prepays, in totalCost.
+      dutiesAndTaxes: Type.Optional(MoneySchema),
     }),
     shipments: Type.Array(
       Type.Object({
@@ -109,6 +147,9 @@ const QuoteSchema = named(
         items: Type.Array(QuoteItemId),
         estimatedDispatchDate: Type.Optional(IsoDate("printroute's own: when the lab is expected to dispatch.")),
         estimatedDelivery: Type.Optional(DeliveryWindowSchema),
+        // Optional to the serializer only, which writes required keys first: present on every shipment, it
+        // goes after the estimate, so the keys clients know keep their places.
+        customs: Type.Optional(QuoteShipmentCustomsSchema),
       }),
     ),
     items: Type.Array(

@@ -16,6 +16,7 @@ import type { Queryable } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { pricedPageCount } from '../../domain/catalogue-matching.ts'
 import { followReallocatedItems, linesOfShipments } from '../../domain/charges.ts'
+import { withPrepaidDuties } from '../../domain/customs.ts'
 import { parseId } from '../../domain/ids.ts'
 import { jobRequest } from '../../domain/jobs.ts'
 import { allocateInScenario, type DeliverByResult, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
@@ -85,7 +86,12 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
     catalogued: PricedShipment[],
   ): PricedShipment[] {
     const quoteId = order.document.quoteId
-    if (!quoteId) return catalogued
+    // A DDP order prepays its shipments' duties (docs/billing.md#ddp-duties-and-taxes): with the quote's locked ones, or else
+    // worked out now from the items' declared values.
+    const currency = order.pipeline.billing?.currency ?? deps.catalogue.baseCurrency
+    const prepaying = (shipments: PricedShipment[]) =>
+      withPrepaidDuties(deps.catalogue, order.document, shipments, currency)
+    if (!quoteId) return prepaying(catalogued)
     const items = order.document.items.map((item) => ({
       ...item,
       pageCount: pricedPageCount(deps.catalogue.findProduct(item.sku), item.assets),
@@ -94,7 +100,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
       quote && quote.currency === order.pipeline.billing?.currency ? lockedPrices(quote, items, catalogued) : undefined
     if (locked) return locked
     writeLogLine(deps.log, quoteNoLongerFitsLine(order, quoteId, quote !== undefined))
-    return catalogued
+    return prepaying(catalogued)
   }
 
   async function allocate(
