@@ -187,6 +187,30 @@ for (const kind of testDatabaseKinds()) {
       assert.ok(lines.includes('Gifts and tech lab, London'), 'the sender is the lab')
     })
 
+    test("the lab portal's job page links the commercial invoice", async () => {
+      const signedIn = await t.app.live.inject({
+        method: 'POST',
+        url: '/labs/portal/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ labKey }).toString(),
+      })
+      assert.equal(signedIn.statusCode, 303, signedIn.body)
+      const session = signedIn.cookies.find((candidate) => candidate.name === 'printroute_lab_session')
+      assert.ok(session)
+      const page = await t.app.live.inject({
+        method: 'GET',
+        url: `/labs/portal/jobs/${crossBorder.job.shipmentId}`,
+        headers: { cookie: `${session.name}=${session.value}` },
+      })
+      assert.equal(page.statusCode, 200, page.body)
+      const link = /<a href="([^"]+)">Commercial invoice \(PDF\)<\/a>/.exec(page.body)?.[1]
+      assert.ok(link, 'the job page links the commercial invoice')
+      assert.match(page.body, /DDP to IE/)
+      const served = await fetchLink(link.replaceAll('&amp;', '&'))
+      assert.equal(served.status, 200, served.body)
+      assert.equal(served.headers['content-type'], 'application/pdf')
+    })
+
     test('the link is bound to Live, cannot be altered, and expires like any file link', async () => {
       const link = crossBorder.job.customs.commercialInvoice.url as string
       const onSandbox = new URL(link)
