@@ -95,8 +95,8 @@ for (const kind of testDatabaseKinds()) {
       const { order, job } = crossBorder
       // The price of the item without a declared value: what printroute charged for it, per copy.
       const charged = order.charges
-        .flatMap((charge: { items: { itemId: string | null; cost: { amount: string; currency: string } }[] }) =>
-          charge.items,
+        .flatMap(
+          (charge: { items: { itemId: string | null; cost: { amount: string; currency: string } }[] }) => charge.items,
         )
         .find((line: { itemId: string | null }) => line.itemId === order.items[1].id)
       assert.ok(charged, 'the second item was charged')
