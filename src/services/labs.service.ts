@@ -174,7 +174,7 @@ export function buildLabJobView(
   const itemIds = jobItemIds(order, shipmentId)
   const cancellation = openCancellationRequest(order.pipeline.shipments[shipmentId], context.now())
   const recipient = submitted?.recipient ?? order.document.recipient
-  const customs = customsOf(context, order, shipmentId, recipient, itemIds)
+  const customs = customsOf(context, order, shipmentId, recipient, parcelItemIds(order, shipmentId))
   return {
     shipmentId,
     orderId: order.document.id,
@@ -218,6 +218,12 @@ function jobItemIds(order: PipelineOrder, shipmentId: string): string[] {
     .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')
 }
 
+/** The items that go in the shipment's parcels: those it gave back (rejected) cross no border. */
+function parcelItemIds(order: PipelineOrder, shipmentId: string): string[] {
+  const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
+  return jobItemIds(order, shipmentId).filter((itemId) => given[itemId] !== 'rejected')
+}
+
 /**
  * The commercial invoice's content of a submitted cross-border shipment, from what its lab was given; undefined for
  * a domestic, unknown or not yet submitted shipment.
@@ -236,7 +242,7 @@ export function commercialInvoiceContent(
     order,
     location,
     submitted.recipient,
-    jobItemIds(order, shipmentId),
+    parcelItemIds(order, shipmentId),
   )
   if (!declaration) return undefined
   // The submission day, so the invoice reads the same whenever it is asked for (older shipments: the order's day).

@@ -228,6 +228,39 @@ for (const kind of testDatabaseKinds()) {
       assertErrorBody(await fetchLink(link), 'LinkExpired', 410)
     })
 
+    test('an item the lab gave back is no longer declared', async () => {
+      const { order, job } = await submittedJob({ recipient: IRISH_RECIPIENT, items: [caseItem(1), caseItem(3)] })
+      assert.equal(job.customs.items.length, 2)
+      const [kept, given] = order.items
+      const rejected = await t.live(
+        {
+          method: 'POST',
+          url: `/labs/v1/jobs/${job.shipmentId}/reject`,
+          headers: { 'x-api-key': labKey, 'content-type': 'application/json' },
+          payload: { reason: 'out of cases', items: [{ itemId: given.id, reason: 'OutOfStock' }] },
+        },
+        null,
+      )
+      assert.equal(rejected.statusCode, 200, rejected.body)
+      const listed = await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': labKey } }, null)
+      const after = json(listed).jobs.find(
+        (candidate: { shipmentId: string }) => candidate.shipmentId === job.shipmentId,
+      )
+      assert.ok(after, 'the job is still open for the kept item')
+      assert.deepEqual(
+        after.items.map((item: { itemId: string; state: string }) => [item.itemId, item.state]),
+        [
+          [kept.id, 'open'],
+          [given.id, 'rejected'],
+        ],
+      )
+      assert.deepEqual(
+        after.customs.items.map((item: { itemId: string }) => item.itemId),
+        [kept.id],
+      )
+      assert.equal(after.customs.totalWeightGrams, 60)
+    })
+
     test('a domestic job has no customs declaration', async () => {
       const { job } = await submittedJob({ items: [caseItem(1)] })
       assert.equal(job.recipient.address.countryCode, 'GB')
