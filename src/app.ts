@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { type BlobStore, createFileSystemBlobStore } from './adapters/blob-store.ts'
 import { createCallbackPoster } from './adapters/callback-poster.ts'
 import { type Clock, systemClock } from './adapters/clock.ts'
+import { renderCommercialInvoicePdf } from './adapters/commercial-invoice-pdf.ts'
 import { type DataDirLock, lockDataDir } from './adapters/data-dir-lock.ts'
 import { type Database, PgliteDatabase, PostgresDatabase } from './adapters/database.ts'
 import { createDatabaseOutageLog } from './adapters/database-outage-log.ts'
@@ -431,7 +432,14 @@ function buildServices(
     addresses: createAddressesService({ catalogue }),
     pipeline,
     simulatedLabs,
-    labs: createLabsService({ db, clock, catalogue, pipeline, log }),
+    labs: createLabsService({
+      db,
+      clock,
+      catalogue,
+      pipeline,
+      commercialInvoices: { links: fileLinks, render: renderCommercialInvoicePdf },
+      log,
+    }),
     labPushes,
     sandbox: createSandboxService({ db, jobs, events, pipeline, simulatedLabs, billing, now: () => clock.now() }),
     callbacks,

@@ -21,19 +21,19 @@ const GREY = rgb(0.35, 0.35, 0.35)
 const RED = rgb(0.7, 0.1, 0.1)
 
 /** A column of a table: where it starts (points from the left margin), its width, and how it is aligned. */
-interface Column {
+export interface Column {
   x: number
   width: number
   align?: 'right'
 }
 
-interface Cell {
+export interface Cell {
   text: string
   bold?: boolean
 }
 
 /** A document being drawn: a cursor going down its pages, which it adds as needed. */
-class Writer {
+export class Writer {
   readonly pages: PDFPage[] = []
   #page!: PDFPage
   #y = 0
@@ -140,7 +140,7 @@ class Writer {
   }
 }
 
-async function newDocument(title: string, at: Date) {
+export async function newDocument(title: string, at: Date) {
   const pdf = await PDFDocument.create()
   pdf.setTitle(title)
   pdf.setCreator('printroute')

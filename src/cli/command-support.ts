@@ -226,7 +226,13 @@ export async function runDataOperation<N extends OperationName>(
     return served
   }
   const labsWithoutPipeline = () =>
-    createLabsService({ db: opened.db, clock: systemClock, catalogue: catalogue(), pipeline: undefined as never })
+    createLabsService({
+      db: opened.db,
+      clock: systemClock,
+      catalogue: catalogue(),
+      pipeline: undefined as never,
+      commercialInvoices: undefined as never,
+    })
   const labPushSettings = () =>
     labPushes.createLabPushSettings({ db: opened.db, clock: systemClock, catalogue: catalogue(), newSigningSecret })
   let application: Application | null = null

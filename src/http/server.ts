@@ -52,6 +52,7 @@ import { registerAccountSettingsRoutes } from './routes/account-settings.routes.
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
+import { registerCommercialInvoicePdfRoute } from './routes/commercial-invoices.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerInvoicePdfRoute, registerInvoiceRoutes } from './routes/invoices.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
@@ -407,6 +408,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   registerInvoicePdfRoute(app, { invoices: services.invoices, links: services.files.links, environment })
   const labs = services.labs
   if (labs) {
+    registerCommercialInvoicePdfRoute(app, { labs, links: services.files.links, environment })
     await app.register(
       async (labApi) => registerLabRoutes(labApi, labs, services.labPushes, services.files.now, rateLimits),
       {

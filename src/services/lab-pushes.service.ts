@@ -9,6 +9,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import { commercialInvoiceKey } from '../domain/commercial-invoice.ts'
 import { formatId, parseRequestId } from '../domain/ids.ts'
 import { deliveryJob } from '../domain/jobs.ts'
 import { labDate } from '../domain/lab-availability.ts'
@@ -263,6 +264,8 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
       printFileUrls: (order, shipmentId) => printFileUrls(deps.fileTokens, order, shipmentId),
       extraFileUrls: (order) => extraFileUrls(deps.fileTokens, order),
       packingSlipPdfUrl: (order, shipmentId) => packingSlipPdfUrl(deps.fileTokens, order, shipmentId),
+      commercialInvoiceUrl: (order, shipmentId) =>
+        deps.fileTokens.url(order.environment, commercialInvoiceKey(order.document.id, shipmentId)),
     },
   }
 

@@ -4,8 +4,16 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import {
+  type CommercialInvoiceContent,
+  commercialInvoiceKey,
+  EXPORT_REASON,
+  shipmentDeclaration,
+} from '../domain/commercial-invoice.ts'
+import type { DeclaredValueSource, Incoterm } from '../domain/customs.ts'
 import { shipByDate } from '../domain/delivery-promise.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal } from '../domain/delivery-tracking.ts'
+import type { Environment } from '../domain/environment.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { parseId } from '../domain/ids.ts'
 import { dailyCapacity, jobsGivenOn, labDate } from '../domain/lab-availability.ts'
@@ -40,6 +48,7 @@ import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.rep
 import { readOrder } from '../repositories/orders.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import type { PipelineService } from './pipeline/index.ts'
+import type { FileLinker } from './pipeline/ports.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 /** Lab job states a lab still has to act on (its jobs in flight). */
@@ -73,14 +82,36 @@ export interface LabJobView {
   /** printroute asks the lab to cancel the shipment (docs/pipeline.md#cancellation); absent unless a request is open. */
   cancellationRequested?: { at: string }
   /**
-   * For a shipment that crosses a border: what printroute holds for its customs declaration (each item's product
-   * description, copies and the merchant's declared value, `recipientCost`); absent for a domestic shipment.
+   * For a shipment that crosses a border: its customs declaration (domain/commercial-invoice.ts) and a link to the
+   * commercial invoice printroute made for it; absent for a domestic shipment.
    */
-  customs?: {
+  customs?: LabJobCustoms
+}
+
+/** A cross-border job's customs declaration, as the lab API and pushed jobs carry it (docs/labs.md#customs). */
+export interface LabJobCustoms {
+  originCountryCode: string
+  destinationCountryCode: string
+  incoterm: Incoterm
+  iossNumber?: string
+  eoriNumber?: string
+  recipientTaxId?: string
+  items: {
+    itemId: string
+    description: string
+    copies: number
+    /** The merchant's `recipientCost` as given; null when none was (then the item's price is declared). */
+    declaredValue: WireMoney | null
+    hsCode: string | null
     originCountryCode: string
-    destinationCountryCode: string
-    items: { itemId: string; description: string; copies: number; declaredValue: WireMoney | null }[]
-  }
+    unitValue: WireMoney
+    totalValue: WireMoney
+    valueSource: DeclaredValueSource
+    weightGrams: number | null
+  }[]
+  totalValue: WireMoney
+  totalWeightGrams: number | null
+  commercialInvoice: { url: string }
 }
 
 /** A print file as a lab sees it; the facts after `format` are absent from print files made before they were kept. */
@@ -111,7 +142,10 @@ function printFileFacts(file: PrintFile | null | undefined): Omit<LabPrintFileVi
 export interface LabJobViewContext {
   catalogue: Catalogue
   /** Signed links when answering the lab API; file tokens (refreshed when sent) when storing a pushed job. */
-  links: Pick<PipelineService, 'printFileUrls' | 'extraFileUrls' | 'packingSlipPdfUrl'>
+  links: Pick<PipelineService, 'printFileUrls' | 'extraFileUrls' | 'packingSlipPdfUrl'> & {
+    /** The commercial invoice's signed link (or file token) of a cross-border shipment. */
+    commercialInvoiceUrl(order: PipelineOrder, shipmentId: string): string
+  }
   /** The time the view is made at: whether a cancellation request is still open (it lapses). */
   now: () => Date
 }
@@ -137,14 +171,10 @@ export function buildLabJobView(
   const shipBy = shipByOf(catalogue, order, shipmentId, shippingMethod)
   const stored = order.pipeline.shipments[shipmentId]?.printFiles ?? {}
   // The shipment's items and those it gave back, in the order's order: the lab sees what left its job.
-  const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
-  const held = new Set(shipment.items.map((entry) => entry.itemId))
-  const itemIds = order.document.items
-    .map((item) => item.id)
-    .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')
+  const itemIds = jobItemIds(order, shipmentId)
   const cancellation = openCancellationRequest(order.pipeline.shipments[shipmentId], context.now())
   const recipient = submitted?.recipient ?? order.document.recipient
-  const customs = customsOf(catalogue, order, shipment.fulfillmentLocation.countryCode, recipient, itemIds)
+  const customs = customsOf(context, order, shipmentId, recipient, parcelItemIds(order, shipmentId))
   return {
     shipmentId,
     orderId: order.document.id,
@@ -178,29 +208,88 @@ export function buildLabJobView(
   }
 }
 
+/** A job's items: the shipment's and those it gave back, in the order's order (the lab sees what left its job). */
+function jobItemIds(order: PipelineOrder, shipmentId: string): string[] {
+  const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
+  const held = new Set(shipment?.items.map((entry) => entry.itemId))
+  return order.document.items
+    .map((item) => item.id)
+    .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')
+}
+
+/** The items that go in the shipment's parcels: those it gave back (rejected) cross no border. */
+function parcelItemIds(order: PipelineOrder, shipmentId: string): string[] {
+  const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
+  return jobItemIds(order, shipmentId).filter((itemId) => given[itemId] !== 'rejected')
+}
+
 /**
- * What printroute holds for a customs declaration, for a shipment that crosses a border (the lab's country is not
- * the recipient's): each item's product description, copies and the declared value the merchant gave
- * (`recipientCost`, null when none was given). Undefined for a domestic shipment.
+ * The commercial invoice's content of a submitted cross-border shipment, from what its lab was given; undefined for
+ * a domestic, unknown or not yet submitted shipment.
  */
-function customsOf(
+export function commercialInvoiceContent(
   catalogue: Catalogue,
   order: PipelineOrder,
-  labCountryCode: string,
+  shipmentId: string,
+): CommercialInvoiceContent | undefined {
+  const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  const submitted = order.pipeline.shipments[shipmentId]?.submitted
+  if (!shipment || !submitted) return undefined
+  const location = shipment.fulfillmentLocation
+  const declaration = shipmentDeclaration(
+    catalogue,
+    order,
+    location,
+    submitted.recipient,
+    parcelItemIds(order, shipmentId),
+  )
+  if (!declaration) return undefined
+  // The submission day, so the invoice reads the same whenever it is asked for (older shipments: the order's day).
+  const date = (submitted.at ?? order.document.created).slice(0, 10)
+  return {
+    orderId: order.document.id,
+    shipmentId,
+    date,
+    sender: { name: catalogue.findLab(location.labCode)?.name ?? location.labCode, countryCode: location.countryCode },
+    recipient: submitted.recipient,
+    declaration,
+    reason: EXPORT_REASON,
+    sandbox: order.environment === 'sandbox',
+  }
+}
+
+/**
+ * The customs declaration of a shipment that crosses a border (its lab's country is not the recipient's), with the
+ * merchant's own `recipientCost` kept as `declaredValue`; undefined for a domestic shipment.
+ */
+function customsOf(
+  context: LabJobViewContext,
+  order: PipelineOrder,
+  shipmentId: string,
   recipient: Recipient,
   itemIds: readonly string[],
 ): LabJobView['customs'] {
-  const destinationCountryCode = recipient.address.countryCode
-  if (labCountryCode.toUpperCase() === destinationCountryCode.toUpperCase()) return undefined
+  const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
+  if (!shipment) return undefined
+  const declaration = shipmentDeclaration(context.catalogue, order, shipment.fulfillmentLocation, recipient, itemIds)
+  if (!declaration) return undefined
+  const { lines, ...rest } = declaration
   return {
-    originCountryCode: labCountryCode,
-    destinationCountryCode,
-    items: itemIds.flatMap((itemId) => {
-      const item = order.document.items.find((candidate) => candidate.id === itemId)
-      if (!item) return []
-      const description = catalogue.findProduct(item.sku)?.description ?? item.sku
-      return [{ itemId, description, copies: item.copies, declaredValue: item.recipientCost }]
-    }),
+    ...rest,
+    items: lines.map((line) => ({
+      itemId: line.itemId,
+      description: line.description,
+      copies: line.copies,
+      declaredValue: order.document.items.find((item) => item.id === line.itemId)?.recipientCost ?? null,
+      hsCode: line.hsCode,
+      originCountryCode: line.originCountryCode,
+      unitValue: line.unitValue,
+      totalValue: line.totalValue,
+      valueSource: line.valueSource,
+      weightGrams: line.weightGrams,
+    })),
+    commercialInvoice: { url: context.links.commercialInvoiceUrl(order, shipmentId) },
   }
 }
 
@@ -280,6 +369,11 @@ export interface LabsService {
   reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<LabCapacityView>
   /** Pauses (no new work goes to it) or resumes a catalogue lab; whether it was paused before. */
   setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean }>
+  /**
+   * The commercial invoice PDF of a submitted cross-border shipment of an `environment` order (its signed link is
+   * the authorisation); undefined when there is no such shipment or it crosses no border.
+   */
+  commercialInvoicePdf(environment: Environment, orderId: string, shipmentId: string): Promise<Uint8Array | undefined>
 }
 
 export function createLabsService(deps: {
@@ -287,12 +381,27 @@ export function createLabsService(deps: {
   clock: Clock
   catalogue: Catalogue
   pipeline: PipelineService
+  /** Signs the commercial invoices' links, and draws them (adapters/commercial-invoice-pdf.ts). */
+  commercialInvoices: {
+    links: Pick<FileLinker, 'url'>
+    render(content: CommercialInvoiceContent): Promise<Uint8Array>
+  }
   /** One line per lab API call; silent when absent. */
   log?: ServiceLogger
 }): LabsService {
-  const { db, clock, catalogue, pipeline } = deps
+  const { db, clock, catalogue, pipeline, commercialInvoices } = deps
   const log = deps.log ?? silentLogger
-  const viewContext: LabJobViewContext = { catalogue, links: pipeline, now: () => clock.now() }
+  const viewContext: LabJobViewContext = {
+    catalogue,
+    links: {
+      printFileUrls: (order, shipmentId) => pipeline.printFileUrls(order, shipmentId),
+      extraFileUrls: (order) => pipeline.extraFileUrls(order),
+      packingSlipPdfUrl: (order, shipmentId) => pipeline.packingSlipPdfUrl(order, shipmentId),
+      commercialInvoiceUrl: (order, shipmentId) =>
+        commercialInvoices.links.url(order.environment, commercialInvoiceKey(order.document.id, shipmentId)),
+    },
+    now: () => clock.now(),
+  }
 
   async function jobOf(labCode: string, shipmentId: string) {
     const number = parseId('shp', shipmentId)
@@ -469,6 +578,14 @@ export function createLabsService(deps: {
         }
         return { wasPaused }
       })
+    },
+
+    async commercialInvoicePdf(environment, orderId, shipmentId) {
+      const number = parseId('ord', orderId)
+      const order = number === undefined ? undefined : await readOrder(db, number)
+      if (!order || order.environment !== environment) return undefined
+      const content = commercialInvoiceContent(catalogue, order, shipmentId)
+      return content ? commercialInvoices.render(content) : undefined
     },
   }
 }

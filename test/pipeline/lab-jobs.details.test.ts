@@ -180,7 +180,18 @@ for (const kind of testDatabaseKinds()) {
       assert.ok(shipment)
       assert.equal(shipment.fulfillmentLocation.countryCode, 'GB')
       const job = await jobOf(shipment.id)
-      assert.deepEqual(job.customs, {
+      // The fields first given stay as they were; the declaration's own are tested in lab-jobs.customs.test.ts.
+      const firstFields = {
+        originCountryCode: job.customs.originCountryCode,
+        destinationCountryCode: job.customs.destinationCountryCode,
+        items: job.customs.items.map((item: Record<string, unknown>) => ({
+          itemId: item.itemId,
+          description: item.description,
+          copies: item.copies,
+          declaredValue: item.declaredValue,
+        })),
+      }
+      assert.deepEqual(firstFields, {
         originCountryCode: 'GB',
         destinationCountryCode: 'IE',
         items: [

@@ -50,6 +50,8 @@ export interface PortalJob {
   packingSlipPdf: { url: string } | null
   /** The merchant asked to cancel: the lab answers whether it still can (absent: no request). */
   cancellationRequested?: { at: string }
+  /** A cross-border job's customs terms and its commercial invoice (absent: domestic). */
+  customs?: { destinationCountryCode: string; incoterm: string; commercialInvoice: { url: string } }
 }
 
 /** A lab's answer to a cancellation request. */
@@ -367,6 +369,7 @@ ${job.cancellationRequested ? cancellationCard(job, csrfToken) : ''}
 <div><dt>Shipping method</dt><dd>${job.shippingMethod}</dd></div>
 <div><dt>Order</dt><dd><code>${job.orderId}</code></dd></div>
 <div><dt>Packing slip</dt><dd>${job.packingSlipPdf ? html`<a href="${job.packingSlipPdf.url}">Packing slip (PDF)</a>` : html`<span class="muted">none</span>`}</dd></div>
+${job.customs ? html`<div><dt>Customs</dt><dd>${job.customs.incoterm} to ${job.customs.destinationCountryCode}: <a href="${job.customs.commercialInvoice.url}">Commercial invoice (PDF)</a></dd></div>` : ''}
 </dl>
 <div class="job-actions">
 ${job.state === 'submitted' ? html`<form method="post" action="${jobPath(job.shipmentId, '/acknowledge')}">${csrfField(csrfToken)}<button type="submit">Acknowledge</button></form>` : ''}

@@ -1,6 +1,7 @@
 // The lab API: shipments assigned to a lab and the progress it reports (docs/pipeline.md).
 import { Type } from 'typebox'
 import { ITEM_REJECTION_REASONS } from '../../domain/allocation.ts'
+import { INCOTERMS } from '../../domain/customs.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
 import {
   CALLBACK_LIST_DEFAULT_TOP,
@@ -242,6 +243,10 @@ const LabPrintFileSchema = named(
   }),
 )
 
+/** An amount of the customs declaration (inline: the lab API document names no merchant schemas). */
+const DeclaredMoney = (description: string) =>
+  Type.Object({ amount: Type.String(), currency: Type.String() }, { description })
+
 const LabJobSchema = named(
   'LabJob',
   Type.Object({
@@ -311,24 +316,59 @@ const LabJobSchema = named(
         {
           originCountryCode: Type.String({ description: "The lab's country: where the parcel leaves from." }),
           destinationCountryCode: Type.String({ description: "The recipient's country." }),
+          incoterm: StringEnum(
+            INCOTERMS,
+            'DDP: printroute charged the merchant the duties and taxes (the recipient pays nothing at the door); DAP: ' +
+              'the recipient pays what is due.',
+          ),
+          iossNumber: Type.Optional(Type.String({ description: "The merchant's IOSS number, when it gave one." })),
+          eoriNumber: Type.Optional(Type.String({ description: "The merchant's EORI number, when it gave one." })),
+          recipientTaxId: Type.Optional(Type.String({ description: "The recipient's tax id, when given." })),
           items: Type.Array(
             Type.Object({
               itemId: Type.String(),
               description: Type.String({ description: "The catalogue product's description." }),
-              copies: Type.Integer(),
+              copies: Type.Integer({ description: 'The quantity declared.' }),
               declaredValue: Nullable(
                 Type.Object(
                   { amount: Type.String(), currency: Type.String() },
                   { description: "The merchant's `recipientCost` of the item; null when none was given." },
                 ),
               ),
+              hsCode: NullableString({
+                description: "The catalogue's HS code of the product; null where it gives none (classify it yourself).",
+              }),
+              originCountryCode: Type.String({
+                description: "Country of origin: the catalogue's, else the lab's country (where it is made).",
+              }),
+              unitValue: DeclaredMoney('One copy: the `recipientCost` when given, else the price of one copy.'),
+              totalValue: DeclaredMoney('`unitValue` x `copies`.'),
+              valueSource: StringEnum(
+                ['recipientCost', 'itemPrice'] as const,
+                "`recipientCost`: the merchant's declared value; `itemPrice`: none was given, the item's price is declared.",
+              ),
+              weightGrams: Nullable(
+                Type.Integer({ description: "One copy's shipping weight; null where the catalogue gives none." }),
+              ),
             }),
+          ),
+          totalValue: DeclaredMoney("The shipment's goods value, converted to the order's billing currency."),
+          totalWeightGrams: Nullable(
+            Type.Integer({ description: 'Total weight of the goods; null when an item has no weight.' }),
+          ),
+          commercialInvoice: Type.Object(
+            { url: Type.String() },
+            {
+              description:
+                'A signed link to the commercial invoice printroute made for the shipment (PDF, to go with the ' +
+                'parcel): sender, recipient, every item as declared, totals, incoterm and customs numbers.',
+            },
           ),
         },
         {
           description:
-            'For a shipment that crosses a border (the lab is in another country than the recipient): what ' +
-            'printroute holds for its customs declaration. Absent for a domestic shipment.',
+            'For a shipment that crosses a border (the lab is in another country than the recipient): its customs ' +
+            'declaration and commercial invoice. Absent for a domestic shipment.',
         },
       ),
     ),
