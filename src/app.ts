@@ -100,6 +100,7 @@ import { createPrintFilesService } from './services/print-files.service.ts'
 import { createProductsService } from './services/products.service.ts'
 import { createQuotesService } from './services/quotes.service.ts'
 import { createSandboxService } from './services/sandbox.service.ts'
+import { createIdempotencyService } from './services/idempotency.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
 
@@ -427,6 +428,7 @@ function buildServices(
       ...(options.quoteLifetimeSeconds ? { lifetimeSeconds: options.quoteLifetimeSeconds } : {}),
     }),
     sessions: createSessionsService({ db, clock }),
+    idempotency: createIdempotencyService({ db, clock }),
     operators: createOperatorsService({ db, clock }),
     spine: createSpineService({ catalogue }),
     addresses: createAddressesService({ catalogue }),
@@ -619,6 +621,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     samples,
     health,
     sessions: services.sessions,
+    idempotency: services.idempotency,
     publicUrl: (of: Environment) => publicUrls[of],
     eventVendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
   })
