@@ -81,6 +81,7 @@ import {
   type StartingCatalogue,
 } from './services/catalogue-versions.service.ts'
 import { createHealthService } from './services/health.service.ts'
+import { createIdempotencyService } from './services/idempotency.service.ts'
 import { createInvoicesService, type InvoicesService } from './services/invoices.service.ts'
 import { createLabPushesService } from './services/lab-pushes.service.ts'
 import { createLabsService } from './services/labs.service.ts'
@@ -100,7 +101,6 @@ import { createPrintFilesService } from './services/print-files.service.ts'
 import { createProductsService } from './services/products.service.ts'
 import { createQuotesService } from './services/quotes.service.ts'
 import { createSandboxService } from './services/sandbox.service.ts'
-import { createIdempotencyService } from './services/idempotency.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
 
