@@ -3,6 +3,9 @@
 -- before any work), and its answer is stored when it is sent, so a retry with the same key gets that answer
 -- again. Rows are deleted 24 hours after the claim (the expire-idempotent-requests job). Order creation keeps its
 -- own keys on the orders themselves (kept forever) and does not use this table.
+-- Neither the key nor the answer is readable here: `idempotency_key` holds the key's SHA-256, and `response_body`
+-- is the answer encrypted with a key derived from the Idempotency-Key, which only the client holds (an answer may
+-- carry a secret: the key POST /v4.0/account/keys makes).
 CREATE TABLE idempotent_requests (
   account_id bigint NOT NULL REFERENCES accounts (id),
   environment text NOT NULL,

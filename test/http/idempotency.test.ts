@@ -129,6 +129,17 @@ for (const kind of testDatabaseKinds()) {
       assertReplayOf(await issue(), first)
       const listed = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/keys' }, account.sandboxKey)).keys
       assert.equal(listed.filter((key: any) => key.environment === 'sandbox').length, 2, 'the first key and one new')
+      // The stored answer holds the new key's secret: the table keeps neither it nor the Idempotency-Key readable.
+      const newKey = json(first).key.key as string
+      assert.match(newKey, /^pr_sandbox_/)
+      const stored = await t.database.db.query<{ row: string }>(
+        'SELECT row_to_json(r)::text AS row FROM idempotent_requests r',
+      )
+      assert.ok(stored.length > 0)
+      for (const { row } of stored) {
+        assert.ok(!row.includes(newKey.slice('pr_sandbox_'.length)), 'no new key in the table')
+        assert.ok(!row.includes('"new-key"'), 'no Idempotency-Key in the table')
+      }
     })
 
     test('a test callback: sent once, the retry replays its answer', async () => {
