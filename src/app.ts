@@ -81,6 +81,7 @@ import {
   type StartingCatalogue,
 } from './services/catalogue-versions.service.ts'
 import { createHealthService } from './services/health.service.ts'
+import { createIdempotencyService } from './services/idempotency.service.ts'
 import { createInvoicesService, type InvoicesService } from './services/invoices.service.ts'
 import { createLabPushesService } from './services/lab-pushes.service.ts'
 import { createLabsService } from './services/labs.service.ts'
@@ -427,6 +428,7 @@ function buildServices(
       ...(options.quoteLifetimeSeconds ? { lifetimeSeconds: options.quoteLifetimeSeconds } : {}),
     }),
     sessions: createSessionsService({ db, clock }),
+    idempotency: createIdempotencyService({ db, clock }),
     operators: createOperatorsService({ db, clock }),
     spine: createSpineService({ catalogue }),
     addresses: createAddressesService({ catalogue }),
@@ -619,6 +621,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     samples,
     health,
     sessions: services.sessions,
+    idempotency: services.idempotency,
     publicUrl: (of: Environment) => publicUrls[of],
     eventVendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
   })

@@ -134,6 +134,7 @@ export class Orders extends Resource {
       body,
       // Without a key a repeated create could make a second order, so only a keyed create is retried.
       retryable: typeof key === 'string' && key !== '',
+      keyInBody: true,
       options: requestOptions,
     })
   }
@@ -198,8 +199,8 @@ export class Orders extends Resource {
 
   /**
    * Cancels every shipment not yet with its lab: `Cancelled`, `FailedToCancel` or `ActionNotAvailable` (HTTP 200
-   * all three). Retried like a read: a second cancel changes nothing, though its answer is then
-   * `ActionNotAvailable` (the order is already cancelled).
+   * all three). Retried like a read: a second cancel changes nothing, and the retry's `Idempotency-Key` gets it
+   * the first attempt's answer (without the key it would be `ActionNotAvailable`: the order is already cancelled).
    */
   cancel(orderId: string, options?: RequestOptions): Promise<CancelOrderResponse> {
     return this.transport.request(action(orderId, 'cancel', undefined, options))

@@ -23,6 +23,11 @@ export interface RequestOptions {
   maxRetries?: number
   /** A W3C `traceparent` to send: printroute keeps its trace id, so your trace and its logs line up. */
   traceParent?: string
+  /**
+   * The `Idempotency-Key` of a POST (1 to 255 characters). Without it, a POST that is retried gets a random one,
+   * the same for all its attempts, so that a retry after a lost answer is answered as the first attempt was.
+   */
+  idempotencyKey?: string
 }
 
 export interface Call {
@@ -34,6 +39,8 @@ export interface Call {
   body?: unknown
   /** Whether sending the request twice is harmless (see docs/sdk.md, "Retries"). */
   retryable: boolean
+  /** The call carries its idempotency key in its body (create order): no Idempotency-Key header is made. */
+  keyInBody?: boolean
   options?: RequestOptions | undefined
 }
 
@@ -107,14 +114,23 @@ export class Transport {
 
   async request<T>(call: Call): Promise<T> {
     const maxRetries = call.retryable ? (call.options?.maxRetries ?? this.maxRetries) : 0
+    // One key for every attempt of the call: the server answers a retry with the first attempt's answer.
+    const idempotencyKey =
+      call.method !== 'POST' || call.keyInBody
+        ? undefined
+        : (call.options?.idempotencyKey ?? (maxRetries > 0 ? globalThis.crypto.randomUUID() : undefined))
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(call)
+      const outcome = await this.attempt(call, idempotencyKey)
       if (outcome.kind === 'ok') return outcome.body as T
       const retriesLeft = attempt < maxRetries
       const delay =
         outcome.kind === 'refused' ? retryAfterMs(outcome.error.headers?.get('retry-after') ?? null) : undefined
       const wait = delay ?? this.backoffMs(attempt)
-      const worthRetrying = outcome.kind === 'unanswered' || isRetryableStatus(outcome.error.statusCode)
+      const worthRetrying =
+        outcome.kind === 'unanswered' ||
+        isRetryableStatus(outcome.error.statusCode) ||
+        // An earlier attempt (whose answer was lost) is still being answered: its answer comes to a later retry.
+        (idempotencyKey !== undefined && outcome.error.outcome === 'IdempotencyKeyInUse')
       if (!retriesLeft || !worthRetrying || wait > this.maxRetryDelayMs) throw outcome.error
       await sleep(wait, call.options?.signal)
     }
@@ -128,6 +144,7 @@ export class Transport {
 
   private async attempt(
     call: Call,
+    idempotencyKey: string | undefined,
   ): Promise<
     | { kind: 'ok'; body: unknown }
     | { kind: 'refused'; error: PrintrouteError }
@@ -148,6 +165,7 @@ export class Transport {
     const headers: Record<string, string> = { 'x-api-key': this.apiKey, accept: 'application/json' }
     if (call.body !== undefined) headers['content-type'] = 'application/json'
     if (call.options?.traceParent) headers.traceparent = call.options.traceParent
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     try {
       const response = await this.fetch(this.url(call.path, call.query), {
         method: call.method,

@@ -13,6 +13,10 @@ export const ERROR_OUTCOME_STATUS = {
   EntityNotFound: 404,
   EndpointDoesNotExist: 404,
   MethodNotAllowed: 405,
+  /** printroute's own: the request holding this Idempotency-Key has not answered yet (docs/api.md#idempotent-requests). */
+  IdempotencyKeyInUse: 409,
+  /** printroute's own: this Idempotency-Key was used for a different request (method, path or body). */
+  IdempotencyKeyReused: 422,
   /** The client did not send the whole request in time (Node's headers and request timeouts). */
   RequestTimeout: 408,
   /** A signed file link past its expiry. */

@@ -22,7 +22,9 @@ import {
 import { ERROR_OUTCOME_STATUS } from '../domain/outcomes.ts'
 import { sessionCookieName } from '../domain/session-cookie.ts'
 import type { Environment } from '../services/accounts.service.ts'
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../services/idempotency.service.ts'
 import { csrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
+import { API_VERSION_PREFIX } from './errors.ts'
 import {
   createOrderRequestExample,
   createOrderResponseExample,
@@ -78,7 +80,15 @@ const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
   },
   404: { name: 'NotFound', when: 'No such resource (for this account and environment), or no such endpoint.' },
   413: { name: 'PayloadTooLarge', when: 'The body is larger than the limit.' },
+  409: {
+    name: 'IdempotencyKeyInUse',
+    when: 'A request with this `Idempotency-Key` is still being answered: retry in a moment.',
+  },
   415: { name: 'UnsupportedMediaType', when: 'The body is not JSON.' },
+  422: {
+    name: 'IdempotencyKeyReused',
+    when: 'This `Idempotency-Key` was used (within 24 hours) for another request: another method, path or body.',
+  },
   431: {
     name: 'RequestHeadersTooLarge',
     when: 'The request line and headers together are larger than the limit (16 KiB), whatever the operation.',
@@ -118,6 +128,22 @@ function outcomesOfStatus(status: number): string[] {
     .map(([outcome]) => outcome)
 }
 
+/** POSTs whose answers an Idempotency-Key stores (http/idempotency.ts); create-order keeps its keys with its orders. */
+function storesIdempotentAnswers(path: string, method: string): boolean {
+  return method === 'post' && path.startsWith(`${API_VERSION_PREFIX}/`) && path !== `${API_VERSION_PREFIX}/orders`
+}
+
+/** The Idempotency-Key header every POST of the merchant API accepts (docs/api.md#idempotent-requests). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) ' +
+    "gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`.",
+  schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
+}
+
 /** The error statuses any operation of this shape can answer, beside those its route schema declares. */
 function commonErrorStatuses(path: string, method: string, operation: Json): string[] {
   const changes = method !== 'get' && method !== 'head'
@@ -133,6 +159,7 @@ function commonErrorStatuses(path: string, method: string, operation: Json): str
     // A body over the limit is refused whatever the method (http/errors.ts, refuseOversizedBodies).
     '413',
     ...(changes ? ['415'] : []),
+    ...(storesIdempotentAnswers(path, method) ? ['409', '422'] : []),
     ...(limited ? ['429'] : []),
     // Node's HTTP parser refuses headers over the limit before any route is known (http/errors.ts).
     '431',
@@ -340,6 +367,9 @@ export function shapeDocument(document: Json, vendor: string): Json {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue
       decorateOperation(operation)
+      if (method === 'post' && path.startsWith(`${API_VERSION_PREFIX}/`)) {
+        operation.parameters = [...((operation.parameters as Json[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER]
+      }
       if (path.startsWith('/labs/v1/')) operation.security = [{ labKey: [] }]
       const responses = (operation.responses ?? {}) as Record<string, Json>
       if (path.startsWith('/labs/')) delete responses['429']

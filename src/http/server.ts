@@ -42,6 +42,7 @@ import {
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
+import { type IdempotentAnswers, installIdempotency } from './idempotency.ts'
 import { registerLabOpenApiRoute } from './lab-openapi.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { decoratePublicUrl } from './public-url.ts'
@@ -151,6 +152,8 @@ export interface HttpServices {
   health?: HealthService
   /** Dashboard sessions: a session cookie authenticates like the key it was made from. */
   sessions: SessionsService
+  /** Stored answers of POSTs sent with an Idempotency-Key (docs/api.md#idempotent-requests). */
+  idempotency: IdempotentAnswers
   /** The base URL of each environment (a key of the other environment is told where that one is). */
   publicUrl: (environment: Environment) => string
   /** `<vendor>` of the callback event types, for the OpenAPI document's webhooks; `printroute` when absent. */
@@ -369,6 +372,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   }
 
   installErrorHandling(app)
+  // After the API key (the keys are per account and environment), before validation and the routes' work.
+  installIdempotency(app, services.idempotency)
 
   // The OpenAPI document (GET /v4.0/openapi.json and .yaml, below) and the reference page at /docs.
   const openApi: OpenApiOptions = {

@@ -6,6 +6,7 @@
 import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-queue.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabPushesService } from '../services/lab-pushes.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
@@ -24,6 +25,8 @@ export const SCHEDULED_JOBS = {
   'expire-previews': '47 * * * *',
   /** Daily at 03:57 UTC: deletes unused quotes 30 days after they expired (docs/api.md#price-locked-quotes). */
   'expire-quotes': '57 3 * * *',
+  /** Hourly: deletes Idempotency-Keys and their stored answers past their 24 hours (docs/api.md#idempotent-requests). */
+  'expire-idempotent-requests': '27 * * * *',
   /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
   'remind-labs': '*/15 * * * *',
 } as const
@@ -42,6 +45,7 @@ export interface JobServices {
   previews: PreviewsService
   quotes: Pick<QuotesService, 'expireQuotes'>
   labPushes: Pick<LabPushesService, 'remind'>
+  idempotency: Pick<IdempotencyService, 'expireIdempotentRequests'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -105,7 +109,7 @@ export function buildScheduledJobRegistry(
   services: JobServices,
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
-  const { pipeline, callbacks, previews, quotes, labPushes } = services
+  const { pipeline, callbacks, previews, quotes, labPushes, idempotency } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -154,6 +158,16 @@ export function buildScheduledJobRegistry(
       },
       concurrency: 1,
       retryLimit: 3,
+      expireInSeconds: 600,
+    },
+    'expire-idempotent-requests': {
+      handler: async () => {
+        const deleted = await idempotency.expireIdempotentRequests()
+        if (deleted > 0) report({ deleted }, 'deleted idempotency keys past their 24 hours')
+      },
+      concurrency: 1,
+      // The next run, an hour later, is the retry.
+      retryLimit: 0,
       expireInSeconds: 600,
     },
     'remind-labs': {

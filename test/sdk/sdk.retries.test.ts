@@ -144,6 +144,40 @@ describe('printroute-client retries', () => {
     }
   })
 
+  test('a retried POST sends one Idempotency-Key on every attempt, and retries a 409 IdempotencyKeyInUse', async () => {
+    expect(failure(503, 'ServiceUnavailable'), failure(409, 'IdempotencyKeyInUse'), ok({ quotes: [], issues: [] }))
+    await client().quotes.create({ destinationCountryCode: 'GB', items: [] })
+    assert.equal(received.length, 3)
+    const key = received[0]?.headers['idempotency-key']
+    assert.match(String(key), /^[0-9a-f-]{36}$/)
+    for (const request of received) assert.equal(request.headers['idempotency-key'], key)
+    // A new call is a new request: a new key.
+    expect(ok({ quotes: [], issues: [] }))
+    await client().quotes.create({ destinationCountryCode: 'GB', items: [] })
+    assert.notEqual(received[0]?.headers['idempotency-key'], key)
+    // The caller's own key is sent as it is.
+    expect(ok({ outcome: 'Cancelled', order: {} }))
+    await client().orders.cancel('ord_7', { idempotencyKey: 'cancel-ord_7' })
+    assert.equal(received[0]?.headers['idempotency-key'], 'cancel-ord_7')
+    // Reads, POSTs that are not retried and creates (whose key is in the body) carry no header.
+    expect(
+      ok({ orders: [], hasMore: false }),
+      failure(503, 'ServiceUnavailable'),
+      ok({ outcome: 'Created', order: {} }),
+    )
+    await client().orders.list()
+    await assert.rejects(client().callbacks.redeliver('cbd_1'), { statusCode: 503 })
+    await client().orders.create(ORDER, { idempotencyKey: 'checkout-43' })
+    assert.deepEqual(
+      received.map((request) => request.headers['idempotency-key']),
+      [undefined, undefined, undefined],
+    )
+    // Without a key, a 409 is not retried.
+    expect(failure(409, 'IdempotencyKeyInUse'), ok())
+    await assert.rejects(client().callbacks.redeliver('cbd_1'), { statusCode: 409 })
+    assert.equal(received.length, 1)
+  })
+
   test('gives up after maxRetries and throws the last answer; 4xx other than 429 is not retried', async () => {
     expect(failure(503, 'A'), failure(503, 'B'), failure(503, 'C'), ok())
     await assert.rejects(client({ maxRetries: 2 }).orders.actions('ord_1'), (error: unknown) => {
