@@ -42,6 +42,7 @@ import {
   registerMethodNotAllowed,
   sendError,
 } from './errors.ts'
+import { installKeyScopes } from './key-scopes.ts'
 import { registerLabOpenApiRoute } from './lab-openapi.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { decoratePublicUrl } from './public-url.ts'
@@ -347,6 +348,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     }
     request.caller = caller
   })
+  // After the key check: the route's scope against the key's (docs/api.md#api-keys).
+  installKeyScopes(app, API_VERSION_PREFIX)
 
   // Routes with a query string get their parameter names canonicalised before validation.
   app.addHook('onRoute', (route) => {
