@@ -153,7 +153,12 @@ export interface ApiKeyOwner {
 /** The account and environment of an unrevoked key with this hash. */
 export async function findActiveApiKeyOwner(db: Queryable, keyHash: string): Promise<ApiKeyOwner | undefined> {
   const rows = await db.query<
-    StoredAccountRow & { environment: Environment; keyPrefix: string; keyScopes: KeyScope[] | null; keyExpiresAt: Date | null }
+    StoredAccountRow & {
+      environment: Environment
+      keyPrefix: string
+      keyScopes: KeyScope[] | null
+      keyExpiresAt: Date | null
+    }
   >(
     `SELECT k.environment, k.prefix AS "keyPrefix", k.scopes AS "keyScopes", k.expires_at AS "keyExpiresAt",
             ${ACCOUNT_COLUMNS}
@@ -177,7 +182,11 @@ const API_KEY_COLUMNS = `prefix, account_id AS "accountId", environment, created
   revoked_at AS "revokedAt", scopes, expires_at AS "expiresAt"`
 
 function toApiKey(row: ApiKeyRow): ApiKeyRow {
-  return { ...row, accountId: Number(row.accountId), expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt) }
+  return {
+    ...row,
+    accountId: Number(row.accountId),
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+  }
 }
 
 /** The account's keys, oldest first. */

@@ -342,9 +342,7 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
           'A new key must expire in the future',
         )
       }
-      return db.transaction((tx) =>
-        issueRecordedKey(context, tx, caller.accountId, caller.environment, actor, limits),
-      )
+      return db.transaction((tx) => issueRecordedKey(context, tx, caller.accountId, caller.environment, actor, limits))
     },
 
     revokeAccountKey: (caller, prefix, actor) => revokeAccountKey(context, caller, prefix, actor),

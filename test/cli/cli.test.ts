@@ -255,7 +255,16 @@ describe('printroute command line', () => {
     const unknown = await withData(['keys', 'create', '--account', created.id, '--env', 'live', '--scopes', 'orders'])
     assert.equal(unknown.code, 1)
     assert.match(unknown.stderr, /Unknown scope orders: the scopes are orders:read, orders:write, quotes/)
-    const past = await withData(['keys', 'create', '--account', created.id, '--env', 'live', '--expires-at', '2001-01-01T00:00:00Z'])
+    const past = await withData([
+      'keys',
+      'create',
+      '--account',
+      created.id,
+      '--env',
+      'live',
+      '--expires-at',
+      '2001-01-01T00:00:00Z',
+    ])
     assert.equal(past.code, 1)
     assert.match(past.stderr, /not in the future/)
   })

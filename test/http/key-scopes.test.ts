@@ -109,7 +109,12 @@ for (const kind of testDatabaseKinds()) {
       const unscoped = await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }, key)
       assert.equal(unscoped.statusCode, 403, 'an unscoped key is more than it may hand out')
       const within = await t.sandbox(
-        { method: 'POST', url: '/v4.0/account/keys', payload: JSON.stringify({ scopes: ['orders:read'] }), headers: JSON_HEADERS },
+        {
+          method: 'POST',
+          url: '/v4.0/account/keys',
+          payload: JSON.stringify({ scopes: ['orders:read'] }),
+          headers: JSON_HEADERS,
+        },
         key,
       )
       assert.equal(within.statusCode, 200, within.body)
@@ -140,8 +145,7 @@ for (const kind of testDatabaseKinds()) {
         })
       const unknown = await post({ scopes: ['orders:read', 'orders:delete'] })
       assert.equal(unknown.statusCode, 400, unknown.body)
-      assert.match(unknown.body, /scopes/)
-      for (const scope of KEY_SCOPES) assert.ok(unknown.body.includes(scope), `lists ${scope}: ${unknown.body}`)
+      assert.deepEqual(json(unknown).failures['scopes[1]'][0].validValues, [...KEY_SCOPES], unknown.body)
       const past = await post({ expiresAt: new Date(t.clock.now().getTime() - 1000).toISOString() })
       assert.equal(past.statusCode, 400, past.body)
       assert.ok(json(past).failures.expiresAt, past.body)

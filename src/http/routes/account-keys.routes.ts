@@ -3,13 +3,13 @@
 // POST /v4.0/account/keys/{prefix}/revoke revokes one. Always the caller's account.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { type AccountsService, auditActorOf } from '../../services/accounts.service.ts'
-import { outcomeReply } from '../replies.ts'
 import { KEY_SCOPES, keyAllows } from '../../domain/key-scopes.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import { type AccountsService, auditActorOf } from '../../services/accounts.service.ts'
+import { outcomeReply } from '../replies.ts'
 import {
-  IssueKeyBodySchema,
   IssuedKeyResponseSchema,
+  IssueKeyBodySchema,
   KeyListResponseSchema,
   KeyPrefixParamsSchema,
   KeyResponseSchema,

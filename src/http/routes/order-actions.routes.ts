@@ -112,14 +112,18 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     },
   ]
   for (const { path, schema } of shippingMethodRoutes) {
-    api.post(path, { config: { scope: 'orders:write' }, schema: { ...shippingMethodSchema, ...schema } }, async (request, reply) => {
-      const result = await actions.updateShippingMethod(
-        request.caller,
-        request.params.orderId,
-        request.body.shippingMethod,
-      )
-      return sendOrder(reply, request, result, true)
-    })
+    api.post(
+      path,
+      { config: { scope: 'orders:write' }, schema: { ...shippingMethodSchema, ...schema } },
+      async (request, reply) => {
+        const result = await actions.updateShippingMethod(
+          request.caller,
+          request.params.orderId,
+          request.body.shippingMethod,
+        )
+        return sendOrder(reply, request, result, true)
+      },
+    )
   }
 
   const validateFlatRecipient = bodyValidator(RecipientRequestSchema)
