@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { KEY_SCOPES, type KeyScope } from '../../src/domain/key-scopes.ts'
+import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { routeScopesOf } from '../../src/http/key-scopes.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
@@ -133,6 +134,27 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(body.data.expiredAt, expiresAt.toISOString())
       const signIn = await t.app.services.sessions.signIn(key, 'sandbox')
       assert.equal(signIn.signedIn, false)
+    })
+
+    test("the dashboard's keys page lists scopes and expiry, and says so to a key without keys:manage", async () => {
+      const page = async (key: string) => {
+        const signedIn = await t.app.services.sessions.signIn(key, 'sandbox')
+        assert.ok(signedIn.signedIn)
+        const cookie = `${sessionCookieName('sandbox')}=${signedIn.token}`
+        return t.sandbox({ method: 'GET', url: '/dashboard/developers/keys', headers: { cookie } }, null)
+      }
+      const expiresAt = new Date(t.clock.now().getTime() + 86_400_000)
+      const reader = await issueScoped('sandbox', ['orders:read'], expiresAt)
+      const manager = await issueScoped('sandbox', ['keys:manage'])
+      const managed = await page(manager)
+      assert.equal(managed.statusCode, 200, managed.body)
+      assert.match(managed.body, /Scopes: orders:read; expires/)
+      assert.match(managed.body, /Every scope/)
+      assert.match(managed.body, /Create a Sandbox key/)
+      const refused = await page(reader)
+      assert.equal(refused.statusCode, 200, refused.body)
+      assert.match(refused.body, /does not have the\s+<code>keys:manage<\/code> scope/)
+      assert.doesNotMatch(refused.body, /Create a Sandbox key/)
     })
 
     test('bad scopes and expiries are refused naming the field', async () => {
