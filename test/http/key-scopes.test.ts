@@ -137,11 +137,11 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test("the dashboard's keys page lists scopes and expiry, and says so to a key without keys:manage", async () => {
-      const page = async (key: string) => {
+      const page = async (key: string, url = '/dashboard/developers/keys') => {
         const signedIn = await t.app.services.sessions.signIn(key, 'sandbox')
         assert.ok(signedIn.signedIn)
         const cookie = `${sessionCookieName('sandbox')}=${signedIn.token}`
-        return t.sandbox({ method: 'GET', url: '/dashboard/developers/keys', headers: { cookie } }, null)
+        return t.sandbox({ method: 'GET', url, headers: { cookie } }, null)
       }
       const expiresAt = new Date(t.clock.now().getTime() + 86_400_000)
       const reader = await issueScoped('sandbox', ['orders:read'], expiresAt)
@@ -155,6 +155,8 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(refused.statusCode, 200, refused.body)
       assert.match(refused.body, /does not have the\s+<code>keys:manage<\/code> scope/)
       assert.doesNotMatch(refused.body, /Create a Sandbox key/)
+      const ordersPage = await page(manager, '/dashboard/orders')
+      assert.match(ordersPage.body, /does not have the scope orders:read/, 'a page the key cannot read says why')
     })
 
     test('bad scopes and expiries are refused naming the field', async () => {
