@@ -155,6 +155,22 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(refused.statusCode, 200, refused.body)
       assert.match(refused.body, /does not have the\s+<code>keys:manage<\/code> scope/)
       assert.doesNotMatch(refused.body, /Create a Sandbox key/)
+      const created = await t.app.services.sessions.signIn(manager, 'sandbox')
+      assert.ok(created.signedIn)
+      const made = await t.sandbox(
+        {
+          method: 'POST',
+          url: '/dashboard/developers/keys',
+          payload: `_csrf=${encodeURIComponent(created.csrfToken)}`,
+          headers: {
+            cookie: `${sessionCookieName('sandbox')}=${created.token}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+        },
+        null,
+      )
+      assert.equal(made.statusCode, 200, made.body)
+      assert.match(made.body, /Copy it now/, 'a keys:manage session creates a key with its own scopes')
       const ordersPage = await page(manager, '/dashboard/orders')
       assert.match(ordersPage.body, /does not have the scope orders:read/, 'a page the key cannot read says why')
     })

@@ -637,7 +637,12 @@ its prefix. Send it as <code>X-API-Key</code>.</p>
 
   // The new key is in this answer only: never in a redirect, a cookie or a URL.
   pages.post('/developers/keys', async (request, reply) => {
-    const answer = await request.signedIn.api.post<{ key: IssuedKey }>('/account/keys')
+    // A scoped session's key may issue only keys within its own scopes: the new key gets exactly those.
+    const scopes = request.signedIn.caller.scopes
+    const answer = await request.signedIn.api.post<{ key: IssuedKey }>(
+      '/account/keys',
+      scopes ? { scopes: [...scopes] } : undefined,
+    )
     if (!answer.ok) return dashboard.redirect(reply, '/developers/keys', errorNotice(answer))
     return sendKeys(request, reply, answer.body.key)
   })
