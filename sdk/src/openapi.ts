@@ -479,7 +479,7 @@ export interface paths {
         /** The account's API keys of both environments, newest first (prefixes, never the keys) */
         get: operations["listApiKeys"];
         put?: never;
-        /** Issue a new API key for the caller's environment (no body); the key is shown only here */
+        /** Issue a new API key for the caller's environment, optionally scoped and expiring; shown only here */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -936,6 +936,10 @@ export interface components {
             created: string;
             /** @description When the key was revoked; null while it works. */
             revoked: string | null;
+            /** @description What the key may do (docs/api.md#api-keys); null: everything, as keys without scopes. */
+            scopes: components["schemas"]["ApiKeyScope"][] | null;
+            /** @description When the key stops working (ISO 8601); null: never. An expired key answers 401. */
+            expiresAt: string | null;
         };
         /** ApiKeyListResponse */
         ApiKeyListResponse: {
@@ -951,6 +955,11 @@ export interface components {
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
+        /**
+         * ApiKeyScope
+         * @enum {string}
+         */
+        ApiKeyScope: "orders:read" | "orders:write" | "quotes" | "products:read" | "webhooks:manage" | "keys:manage" | "account:read" | "account:manage";
         /** Asset */
         Asset: {
             id: string;
@@ -1535,6 +1544,16 @@ export interface components {
                 paymentDetails: components["schemas"]["Money"];
             } | null;
         };
+        /** IssueApiKeyRequest */
+        IssueApiKeyRequest: {
+            /** @description The scopes of the new key (each once); absent: every scope, as keys were before scopes. */
+            scopes?: components["schemas"]["ApiKeyScope"][];
+            /**
+             * Format: date-time
+             * @description When the new key stops working (ISO 8601 with a time zone, in the future); absent: never.
+             */
+            expiresAt?: string;
+        };
         /** IssuedApiKey */
         IssuedApiKey: {
             /** @description The whole key. Shown only in this answer: store it now. */
@@ -1544,6 +1563,10 @@ export interface components {
             environment: components["schemas"]["Environment"];
             /** @description When the key was issued (ISO 8601). */
             created: string;
+            /** @description What the key may do (docs/api.md#api-keys); null: everything, as keys without scopes. */
+            scopes: components["schemas"]["ApiKeyScope"][] | null;
+            /** @description When the key stops working (ISO 8601); null: never. An expired key answers 401. */
+            expiresAt: string | null;
         };
         /** IssuedApiKeyResponse */
         IssuedApiKeyResponse: {
@@ -4020,7 +4043,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IssueApiKeyRequest"];
+            };
+        };
         responses: {
             /** @description OK: the outcome says what happened */
             200: {

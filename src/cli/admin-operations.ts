@@ -9,6 +9,7 @@ import type { CatalogueDiff } from '../domain/catalogue-diff.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { type InvoiceSeller, statementCsv } from '../domain/invoices.ts'
+import { isKeyScope, KEY_SCOPES } from '../domain/key-scopes.ts'
 import { AUDIT_LIST_MAX_TOP } from '../domain/limits.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
@@ -149,7 +150,13 @@ export interface AdminOperations {
   /** Adds to a prepaid account's balance and releases the orders it now pays for. */
   topUp(input: { account: string; amount: string; reference: string | null }): Promise<TopUpResult>
   /** A new key of an account for one environment; the only time it is shown. */
-  createKey(input: { account: string; environment: Environment }): Promise<{ key: string }>
+  /** `scopes` absent: every scope; `expiresAt` (ISO 8601) absent: never expires. */
+  createKey(input: {
+    account: string
+    environment: Environment
+    scopes?: string[]
+    expiresAt?: string
+  }): Promise<{ key: string }>
   /** An account's keys, as listings show them. */
   listKeys(input: { account: string }): Promise<ApiKeyView[]>
   /** Revokes the active key with this prefix. */
@@ -259,9 +266,26 @@ export function createAdminOperations(context: OperationContext): AdminOperation
       }
     },
 
-    async createKey(input: { account: string; environment: Environment }): Promise<{ key: string }> {
+    async createKey(input: {
+      account: string
+      environment: Environment
+      scopes?: string[]
+      expiresAt?: string
+    }): Promise<{ key: string }> {
+      const unknown = (input.scopes ?? []).filter((scope) => !isKeyScope(scope))
+      if (unknown.length > 0) {
+        throw new OperationError(`Unknown scope ${unknown.join(', ')}: the scopes are ${KEY_SCOPES.join(', ')}`, 1)
+      }
+      if (input.scopes !== undefined && input.scopes.length === 0) {
+        throw new OperationError(`--scopes names no scope: the scopes are ${KEY_SCOPES.join(', ')}`, 1)
+      }
+      const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt)
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) {
+        throw new OperationError(`"${input.expiresAt}" is not a time (expected ISO 8601, e.g. 2027-01-31T00:00:00Z)`, 1)
+      }
+      const scopes = input.scopes?.filter(isKeyScope) ?? null
       const issued = await translated(() =>
-        context.accounts.createApiKey(input.account, input.environment, context.actor),
+        context.accounts.createApiKey(input.account, input.environment, context.actor, { scopes, expiresAt }),
       )
       return { key: issued.key }
     },

@@ -504,10 +504,25 @@ export function registerDataCommands(program: Command): void {
     .description('Issues another key for an account and prints it (shown once).')
     .option('--account <ID>', 'the account (acc_...)')
     .option('--env <ENV>', 'sandbox or live')
+    .option('--scopes <LIST>', 'comma-separated scopes (docs/api.md#api-keys); absent: every scope')
+    .option('--expires-at <TIME>', 'when the key stops working (ISO 8601); absent: never')
   addSettingOptions(keysCreate, 'keys create').action(async (values: Values) => {
     const account = requireText(values.account, '--account')
     const environment = environmentOf(requireText(values.env, '--env'))
-    const issued = await runDataOperation(settingsFor(keysCreate, 'keys create'), 'createKey', { account, environment })
+    const scopes =
+      typeof values.scopes === 'string'
+        ? values.scopes
+            .split(',')
+            .map((scope) => scope.trim())
+            .filter((scope) => scope !== '')
+        : undefined
+    const expiresAt = typeof values.expiresAt === 'string' ? values.expiresAt : undefined
+    const issued = await runDataOperation(settingsFor(keysCreate, 'keys create'), 'createKey', {
+      account,
+      environment,
+      ...(scopes ? { scopes } : {}),
+      ...(expiresAt ? { expiresAt } : {}),
+    })
     print(issued.key)
   })
 
@@ -520,7 +535,8 @@ export function registerDataCommands(program: Command): void {
     const listed = await runDataOperation(settingsFor(keysList, 'keys list'), 'listKeys', { account })
     for (const key of listed) {
       print(
-        `${key.prefix}\t${key.environment}\tcreated ${key.created}\t${key.revoked ? `revoked ${key.revoked}` : 'active'}`,
+        `${key.prefix}\t${key.environment}\tcreated ${key.created}\t${key.revoked ? `revoked ${key.revoked}` : 'active'}` +
+          `\t${key.scopes ? key.scopes.join(',') : 'all scopes'}\t${key.expiresAt ? `expires ${key.expiresAt}` : 'no expiry'}`,
       )
     }
   })

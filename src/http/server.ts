@@ -43,6 +43,7 @@ import {
   sendError,
 } from './errors.ts'
 import { type IdempotentAnswers, installIdempotency } from './idempotency.ts'
+import { installKeyScopes } from './key-scopes.ts'
 import { registerLabOpenApiRoute } from './lab-openapi.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { decoratePublicUrl } from './public-url.ts'
@@ -350,6 +351,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     }
     request.caller = caller
   })
+  // After the key check: the route's scope against the key's (docs/api.md#api-keys).
+  installKeyScopes(app, API_VERSION_PREFIX)
 
   // Routes with a query string get their parameter names canonicalised before validation.
   app.addHook('onRoute', (route) => {

@@ -2,6 +2,7 @@
 // prepaid balance: the tables that exist only for an account.
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
+import type { KeyScope } from '../domain/key-scopes.ts'
 
 export type BillingMode = 'invoice' | 'prepaid'
 export const BILLING_MODES: readonly BillingMode[] = ['invoice', 'prepaid']
@@ -27,6 +28,10 @@ export interface ApiKeyRow {
   environment: Environment
   createdAt: Date
   revokedAt: Date | null
+  /** What the key may do; null: everything (docs/api.md#api-keys). */
+  scopes: KeyScope[] | null
+  /** When the key stops working; null: never. */
+  expiresAt: Date | null
 }
 
 const ACCOUNT_COLUMNS = `a.id, a.name, a.billing_currency AS "billingCurrency", a.billing_mode AS "billingMode",
@@ -119,11 +124,20 @@ export async function countAccounts(db: Queryable): Promise<number> {
 
 export async function insertApiKey(
   db: Queryable,
-  key: { accountId: number; environment: Environment; prefix: string; keyHash: string; createdAt: Date },
+  key: {
+    accountId: number
+    environment: Environment
+    prefix: string
+    keyHash: string
+    createdAt: Date
+    scopes?: readonly KeyScope[] | null
+    expiresAt?: Date | null
+  },
 ): Promise<void> {
   await db.query(
-    'INSERT INTO api_keys (account_id, environment, prefix, key_hash, created_at) VALUES ($1, $2, $3, $4, $5)',
-    [key.accountId, key.environment, key.prefix, key.keyHash, key.createdAt],
+    `INSERT INTO api_keys (account_id, environment, prefix, key_hash, created_at, scopes, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [key.accountId, key.environment, key.prefix, key.keyHash, key.createdAt, key.scopes ?? null, key.expiresAt ?? null],
   )
 }
 
@@ -132,27 +146,47 @@ export interface ApiKeyOwner {
   environment: Environment
   /** The key's visible prefix (unique): what names the key where the key itself must not appear. */
   keyPrefix: string
+  scopes: KeyScope[] | null
+  expiresAt: Date | null
 }
 
 /** The account and environment of an unrevoked key with this hash. */
 export async function findActiveApiKeyOwner(db: Queryable, keyHash: string): Promise<ApiKeyOwner | undefined> {
-  const rows = await db.query<StoredAccountRow & { environment: Environment; keyPrefix: string }>(
-    `SELECT k.environment, k.prefix AS "keyPrefix", ${ACCOUNT_COLUMNS}
+  const rows = await db.query<
+    StoredAccountRow & {
+      environment: Environment
+      keyPrefix: string
+      keyScopes: KeyScope[] | null
+      keyExpiresAt: Date | null
+    }
+  >(
+    `SELECT k.environment, k.prefix AS "keyPrefix", k.scopes AS "keyScopes", k.expires_at AS "keyExpiresAt",
+            ${ACCOUNT_COLUMNS}
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
     [keyHash],
   )
   const row = rows[0]
   if (!row) return undefined
-  const { environment, keyPrefix, ...account } = row
-  return { environment, keyPrefix, account: toAccount(account) }
+  const { environment, keyPrefix, keyScopes, keyExpiresAt, ...account } = row
+  return {
+    environment,
+    keyPrefix,
+    scopes: keyScopes,
+    expiresAt: keyExpiresAt === null ? null : new Date(keyExpiresAt),
+    account: toAccount(account),
+  }
 }
 
 const API_KEY_COLUMNS = `prefix, account_id AS "accountId", environment, created_at AS "createdAt",
-  revoked_at AS "revokedAt"`
+  revoked_at AS "revokedAt", scopes, expires_at AS "expiresAt"`
 
 function toApiKey(row: ApiKeyRow): ApiKeyRow {
-  return { ...row, accountId: Number(row.accountId) }
+  return {
+    ...row,
+    accountId: Number(row.accountId),
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+  }
 }
 
 /** The account's keys, oldest first. */

@@ -2,6 +2,7 @@
 // read api_keys and accounts to make and answer for a session; they answer about sessions, so they live here.
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
+import type { KeyScope } from '../domain/key-scopes.ts'
 
 export interface SessionOwner {
   accountId: number
@@ -11,11 +12,13 @@ export interface SessionOwner {
   pauseWindowSeconds: number
   billingCurrency: string
   expiresAt: Date
+  /** The scopes of the key the session was made from; null: every scope. */
+  scopes: KeyScope[] | null
 }
 
 /**
  * Makes a session for the active key with this hash in `environment`; returns false (nothing written) when
- * there is none, or when its account is suspended.
+ * there is none, when it has expired, or when its account is suspended.
  */
 export async function insertSession(
   db: Queryable,
@@ -25,6 +28,7 @@ export async function insertSession(
     `INSERT INTO dashboard_sessions (token_hash, api_key_id, created_at, expires_at)
      SELECT $1, k.id, $2, $3 FROM api_keys k
       WHERE k.key_hash = $4 AND k.environment = $5 AND k.revoked_at IS NULL
+        AND (k.expires_at IS NULL OR k.expires_at > $2)
         AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = k.account_id AND a.suspended_at IS NOT NULL)
      RETURNING token_hash`,
     [session.tokenHash, session.createdAt, session.expiresAt, session.keyHash, session.environment],
@@ -37,11 +41,12 @@ export async function findSessionOwner(db: Queryable, tokenHash: string, now: Da
   const rows = await db.query<SessionOwner & { accountId: string }>(
     `SELECT a.id AS "accountId", k.environment, k.prefix AS "keyPrefix",
             a.pause_window_seconds AS "pauseWindowSeconds", a.billing_currency AS "billingCurrency",
-            s.expires_at AS "expiresAt"
+            s.expires_at AS "expiresAt", k.scopes
        FROM dashboard_sessions s
        JOIN api_keys k ON k.id = s.api_key_id
        JOIN accounts a ON a.id = k.account_id
-      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL AND a.suspended_at IS NULL`,
+      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL AND a.suspended_at IS NULL
+        AND (k.expires_at IS NULL OR k.expires_at > $2)`,
     [tokenHash, now],
   )
   const row = rows[0]

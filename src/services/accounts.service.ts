@@ -10,13 +10,14 @@ import {
 import type { AuditActor } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
+import { KEY_SCOPES, type KeyScope, keyExpiredMessage } from '../domain/key-scopes.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
   MAX_PAUSE_WINDOW_SECONDS,
   MAX_SIGNING_OVERLAP_SECONDS,
 } from '../domain/limits.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
-import { ServiceError } from '../domain/outcomes.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { parseSandboxScenario, type SandboxScenario } from '../domain/sandbox-scenarios.ts'
 import { refusedCharacter } from '../domain/text.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
@@ -64,6 +65,8 @@ export interface Caller {
   via: 'key' | 'session'
   pauseWindowSeconds: number
   billingCurrency: string
+  /** What the key may do; null or absent: everything (docs/api.md#api-keys). */
+  scopes?: readonly KeyScope[] | null
 }
 
 /** Who the audit trail names for a change made by this caller: the key, or the dashboard session made from it. */
@@ -104,6 +107,16 @@ export interface IssuedKey {
   prefix: string
   environment: Environment
   created: string
+  /** What the key may do; null: everything. */
+  scopes: KeyScope[] | null
+  /** When the key stops working; null: never. */
+  expiresAt: string | null
+}
+
+/** What a new key is limited to; fields left out: every scope, no expiry (as keys were before). */
+export interface KeyLimits {
+  scopes?: readonly KeyScope[] | null
+  expiresAt?: Date | null
 }
 
 /** A key as listings show it: never the key or its hash. */
@@ -112,6 +125,8 @@ export interface ApiKeyView {
   environment: Environment
   created: string
   revoked: string | null
+  scopes: KeyScope[] | null
+  expiresAt: string | null
 }
 
 export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
@@ -120,6 +135,8 @@ export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
     environment: row.environment,
     created: row.createdAt.toISOString(),
     revoked: row.revokedAt ? row.revokedAt.toISOString() : null,
+    scopes: row.scopes,
+    expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
   }
 }
 
@@ -201,7 +218,7 @@ export interface AccountsService {
   /** How many accounts there are. */
   countAccounts(): Promise<number>
   /** A new key of an account (`acc_<number>`) for one environment; the only time the key is shown. */
-  createApiKey(accountId: string, environment: Environment, actor: AuditActor): Promise<IssuedKey>
+  createApiKey(accountId: string, environment: Environment, actor: AuditActor, limits?: KeyLimits): Promise<IssuedKey>
   /** An account's keys, oldest first, as stored (hashes, never the keys). */
   listApiKeys(accountId: string): Promise<ApiKeyRow[]>
   /** Revokes the active key with this prefix, whoever's it is (`printroute keys revoke`). */
@@ -209,7 +226,7 @@ export interface AccountsService {
   /** The keys of the caller's account, both environments, newest first (GET /v4.0/account/keys). */
   listAccountKeys(caller: Caller): Promise<ApiKeyView[]>
   /** A new key of the caller's account for the caller's own environment; the only time the key is shown. */
-  issueAccountKey(caller: Caller, actor: AuditActor): Promise<IssuedKey>
+  issueAccountKey(caller: Caller, actor: AuditActor, limits?: KeyLimits): Promise<IssuedKey>
   /** Revokes a key of the caller's account; a Sandbox caller may revoke only Sandbox keys. */
   revokeAccountKey(caller: Caller, prefix: string, actor: AuditActor): Promise<ApiKeyView>
   /** The settings of one environment of an account as the API shows them. */
@@ -251,7 +268,10 @@ export interface AccountsDeps {
 /** What the functions of the service share: the dependencies and this process's cache of key lookups. */
 interface AccountsContext extends AccountsDeps {
   /** `suspendedAccountId`: the key is its account's, and the account was suspended when it was looked up. */
-  keyCache: Map<string, { caller: Caller | undefined; suspendedAccountId?: number; expires: number }>
+  keyCache: Map<
+    string,
+    { caller: Caller | undefined; suspendedAccountId?: number; keyExpiresAt: Date | null; expires: number }
+  >
 }
 
 export function createAccountsService(deps: AccountsDeps): AccountsService {
@@ -272,11 +292,19 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
       return countAccounts(db)
     },
 
-    async createApiKey(accountId: string, environment: Environment, actor: AuditActor): Promise<IssuedKey> {
+    async createApiKey(
+      accountId: string,
+      environment: Environment,
+      actor: AuditActor,
+      limits: KeyLimits = {},
+    ): Promise<IssuedKey> {
       const id = parseAccountId(accountId)
+      if (limits.expiresAt && limits.expiresAt <= clock.now()) {
+        throw new AccountError(`The expiry ${limits.expiresAt.toISOString()} is not in the future`)
+      }
       return db.transaction(async (tx) => {
         if (!(await findAccount(tx, id))) throw new AccountError(`No account ${accountId}`)
-        return issueRecordedKey(context, tx, id, environment, actor)
+        return issueRecordedKey(context, tx, id, environment, actor, limits)
       })
     },
 
@@ -298,8 +326,23 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
       return (await listApiKeys(db, caller.accountId)).reverse().map(toApiKeyView)
     },
 
-    async issueAccountKey(caller: Caller, actor: AuditActor): Promise<IssuedKey> {
-      return db.transaction((tx) => issueRecordedKey(context, tx, caller.accountId, caller.environment, actor))
+    async issueAccountKey(caller: Caller, actor: AuditActor, limits: KeyLimits = {}): Promise<IssuedKey> {
+      const now = clock.now()
+      if (limits.expiresAt && !(limits.expiresAt > now)) {
+        throw validationFailed(
+          {
+            expiresAt: [
+              {
+                code: 'InvalidValue',
+                providedValue: limits.expiresAt.toISOString(),
+                comparisonValue: `a time after ${now.toISOString()} (the key would be expired already)`,
+              },
+            ],
+          },
+          'A new key must expire in the future',
+        )
+      }
+      return db.transaction((tx) => issueRecordedKey(context, tx, caller.accountId, caller.environment, actor, limits))
     },
 
     revokeAccountKey: (caller, prefix, actor) => revokeAccountKey(context, caller, prefix, actor),
@@ -386,11 +429,22 @@ async function issueKey(
   tx: Queryable,
   accountId: number,
   environment: Environment,
+  limits: KeyLimits = {},
 ): Promise<IssuedKey> {
   const { key, prefix } = newSecretKey(environment)
   const createdAt = context.clock.now()
-  await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashSecretKey(key), createdAt })
-  return { key, prefix, environment, created: createdAt.toISOString() }
+  // Stored in the list's order, each once, so that listings read the same whatever order they were asked in.
+  const scopes = limits.scopes ? KEY_SCOPES.filter((scope) => limits.scopes?.includes(scope)) : null
+  const expiresAt = limits.expiresAt ?? null
+  await insertApiKey(tx, { accountId, environment, prefix, keyHash: hashSecretKey(key), createdAt, scopes, expiresAt })
+  return {
+    key,
+    prefix,
+    environment,
+    created: createdAt.toISOString(),
+    scopes,
+    expiresAt: expiresAt ? expiresAt.toISOString() : null,
+  }
 }
 
 /** Issues a key and records it in the audit trail (by its prefix: the key itself is never recorded). */
@@ -400,8 +454,9 @@ async function issueRecordedKey(
   accountId: number,
   environment: Environment,
   actor: AuditActor,
+  limits: KeyLimits = {},
 ): Promise<IssuedKey> {
-  const issued = await issueKey(context, tx, accountId, environment)
+  const issued = await issueKey(context, tx, accountId, environment, limits)
   await appendAuditEvent(
     tx,
     {
@@ -410,7 +465,7 @@ async function issueRecordedKey(
       accountId,
       environment,
       target: issued.prefix,
-      after: { prefix: issued.prefix, environment },
+      after: { prefix: issued.prefix, environment, scopes: issued.scopes, expiresAt: issued.expiresAt },
     },
     context.clock.now(),
   )
@@ -445,6 +500,7 @@ async function identifyKey(context: AccountsContext, apiKey: string): Promise<Ca
   const cached = keyCache.get(keyHash)
   if (cached && cached.expires > now) {
     if (cached.suspendedAccountId !== undefined) throw suspendedError(cached.suspendedAccountId)
+    refuseExpired(context, cached.caller, cached.keyExpiresAt)
     return cached.caller
   }
   const owner = await findActiveApiKeyOwner(context.db, keyHash)
@@ -455,6 +511,7 @@ async function identifyKey(context: AccountsContext, apiKey: string): Promise<Ca
     via: 'key' as const,
     pauseWindowSeconds: owner.account.pauseWindowSeconds,
     billingCurrency: owner.account.billingCurrency,
+    scopes: owner.scopes,
   }
   const suspendedAccountId = owner?.account.suspendedAt ? owner.account.id : undefined
   // Only known keys are cached, so a flood of wrong keys cannot grow the map without bound.
@@ -462,11 +519,22 @@ async function identifyKey(context: AccountsContext, apiKey: string): Promise<Ca
     keyCache.set(keyHash, {
       caller,
       ...(suspendedAccountId !== undefined ? { suspendedAccountId } : {}),
+      keyExpiresAt: owner.expiresAt,
       expires: now + API_KEY_CACHE_SECONDS * 1000,
     })
   }
   if (suspendedAccountId !== undefined) throw suspendedError(suspendedAccountId)
+  refuseExpired(context, caller, owner?.expiresAt ?? null)
   return caller
+}
+
+/** An expired key is refused by the service's clock on every request, cached or not (401, docs/errors.md). */
+function refuseExpired(context: AccountsContext, caller: Caller | undefined, keyExpiresAt: Date | null): void {
+  if (caller && keyExpiresAt && keyExpiresAt <= context.clock.now()) {
+    throw new ServiceError('Unauthorized', keyExpiredMessage(caller.keyPrefix, keyExpiresAt), {
+      expiredAt: keyExpiresAt.toISOString(),
+    })
+  }
 }
 
 function suspendedError(accountId: number): ServiceError {

@@ -120,6 +120,7 @@ export function createSessionsService(deps: { db: Database; clock: Clock }): Ses
         via: 'session',
         pauseWindowSeconds: owner.pauseWindowSeconds,
         billingCurrency: owner.billingCurrency,
+        scopes: owner.scopes,
       }
     },
 

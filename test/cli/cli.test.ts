@@ -232,6 +232,43 @@ describe('printroute command line', () => {
     assert.match(badEnv.stderr, /sandbox or live/)
   })
 
+  test('keys create takes scopes and an expiry; keys list shows them; unknown scopes are refused', async () => {
+    const created = JSON.parse((await withData(['accounts', 'create', '--name', 'Scoped', '--json'])).stdout)
+    const issued = await withData([
+      'keys',
+      'create',
+      '--account',
+      created.id,
+      '--env',
+      'sandbox',
+      '--scopes',
+      'quotes,orders:read',
+      '--expires-at',
+      '2099-01-01T00:00:00Z',
+    ])
+    assert.equal(issued.code, 0, issued.stderr)
+    const prefix = issued.stdout.trim().slice(0, 'pr_sandbox_'.length + 8)
+    const line = (await withData(['keys', 'list', '--account', created.id])).stdout
+      .split('\n')
+      .find((row) => row.startsWith(prefix))
+    assert.match(line ?? '', /\torders:read,quotes\texpires 2099-01-01T00:00:00.000Z$/)
+    const unknown = await withData(['keys', 'create', '--account', created.id, '--env', 'live', '--scopes', 'orders'])
+    assert.equal(unknown.code, 1)
+    assert.match(unknown.stderr, /Unknown scope orders: the scopes are orders:read, orders:write, quotes/)
+    const past = await withData([
+      'keys',
+      'create',
+      '--account',
+      created.id,
+      '--env',
+      'live',
+      '--expires-at',
+      '2001-01-01T00:00:00Z',
+    ])
+    assert.equal(past.code, 1)
+    assert.match(past.stderr, /not in the future/)
+  })
+
   test('labs pause and resume on the data directory itself (no serve running)', async () => {
     const pause = await withData(['labs', 'pause', '--lab', 'uk6'])
     assert.equal(pause.code, 0, pause.stderr)

@@ -69,7 +69,7 @@ for (const kind of testDatabaseKinds()) {
         ],
       )
       for (const key of body.keys) {
-        assert.deepEqual(Object.keys(key), ['prefix', 'environment', 'created', 'revoked'])
+        assert.deepEqual(Object.keys(key), ['prefix', 'environment', 'created', 'revoked', 'scopes', 'expiresAt'])
         assert.equal(key.created, t.clock.now().toISOString())
       }
       assert.ok(!response.body.includes(account.liveKey.slice(prefixOf(account.liveKey).length)), 'no key text')
@@ -93,7 +93,7 @@ for (const kind of testDatabaseKinds()) {
         const body = json(response)
         assert.deepEqual(Object.keys(body), ['outcome', 'key', 'traceParent'])
         assert.equal(body.outcome, 'Created')
-        assert.deepEqual(Object.keys(body.key), ['key', 'prefix', 'environment', 'created'])
+        assert.deepEqual(Object.keys(body.key), ['key', 'prefix', 'environment', 'created', 'scopes', 'expiresAt'])
         assert.match(body.key.key, new RegExp(`^pr_${server}_[A-Za-z0-9_-]{43}$`))
         assert.equal(body.key.prefix, prefixOf(body.key.key))
         assert.equal(body.key.environment, server)
@@ -106,6 +106,8 @@ for (const kind of testDatabaseKinds()) {
           environment: server,
           created: body.key.created,
           revoked: null,
+          scopes: null,
+          expiresAt: null,
         })
         assert.ok(!JSON.stringify(listed).includes(body.key.key))
       }
@@ -114,7 +116,7 @@ for (const kind of testDatabaseKinds()) {
         400,
         'ValidationFailed',
       )
-      assert.equal(refused.failures.body[0].code, 'UnknownField')
+      assert.equal(refused.failures.environment[0].code, 'UnknownField')
       assert.equal(json(await list('sandbox', account.sandboxKey)).keys.length, 4, 'the refused request issued nothing')
     })
 
@@ -131,6 +133,8 @@ for (const kind of testDatabaseKinds()) {
         environment: 'sandbox',
         created: spare.created,
         revoked: t.clock.now().toISOString(),
+        scopes: null,
+        expiresAt: null,
       })
       assert.ok(!(await works('sandbox', spare.key)), 'the cache does not keep it alive')
       const listed = json(await list('sandbox', account.sandboxKey)).keys

@@ -103,7 +103,7 @@ for (const kind of testDatabaseKinds()) {
       )
       const actor = { kind: 'key', description: `key ${prefixOf(account.liveKey)} of ${account.id}` }
       for (const entry of entries) assert.deepEqual(entry.actor, actor)
-      assert.deepEqual(entries[1].after, { prefix: issued.prefix, environment: 'live' })
+      assert.deepEqual(entries[1].after, { prefix: issued.prefix, environment: 'live', scopes: null, expiresAt: null })
       assert.deepEqual(entries[0].before, { revoked: null })
       assert.equal(entries[0].after.revoked, t.clock.now().toISOString())
       assert.ok(!(await wholeTrailText(t)).includes(issued.key), 'the issued key is not in the trail')

@@ -2,9 +2,11 @@
 // (filter by status, redeliver), the events feed, the settings of this dashboard's environment (callback URL,
 // signing secret, test callback; the account's pause window), the account's API keys (create, list,
 // revoke) and its recent activity (the last entries of its audit trail). All through the public API, as any client.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
+import { keyAllows } from '../../domain/key-scopes.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { sessionCookieName } from '../../domain/session-cookie.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
@@ -64,6 +66,9 @@ interface AccountKey {
   environment: 'sandbox' | 'live'
   created: string
   revoked: string | null
+  /** null: every scope. */
+  scopes: string[] | null
+  expiresAt: string | null
 }
 
 /** An entry of the account's audit trail (GET /v4.0/account/audit). */
@@ -582,7 +587,8 @@ function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
 
   const keyRow = (key: AccountKey, sessionKeyPrefix: string) => html`<tr>
 <th scope="row"><code>${key.prefix}…</code>${key.prefix === sessionKeyPrefix ? html` <span class="badge badge-inprogress">This session</span>` : ''}
-<div class="muted small key-facts">${environmentName(key.environment)}, created ${formatTime(key.created)}</div></th>
+<div class="muted small key-facts">${environmentName(key.environment)}, created ${formatTime(key.created)}</div>
+<div class="muted small key-scopes">${key.scopes ? `Scopes: ${key.scopes.join(', ')}` : 'Every scope'}${key.expiresAt ? `; expires ${formatTime(key.expiresAt)}` : ''}</div></th>
 <td>${key.revoked ? html`<span class="badge badge-cancelled">Revoked</span> <div class="muted small">${formatTime(key.revoked)}</div>` : html`<span class="badge badge-ok">Active</span>`}</td>
 <td>${
     key.revoked
@@ -595,6 +601,15 @@ function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
 
   const sendKeys = async (request: FastifyRequest, reply: FastifyReply, issued?: IssuedKey) => {
     const { api, csrfToken, caller } = request.signedIn
+    // A key without keys:manage can neither list nor create keys: the page says so instead of offering them.
+    if (!keyAllows(caller.scopes, 'keys:manage')) {
+      return sendDeveloperPage(dashboard, request, reply, 'keys', {
+        title: 'API keys',
+        content: html`<h1>API keys</h1>
+<p class="scope-missing">The key this session was made from (<code>${caller.keyPrefix}…</code>) does not have the
+<code>keys:manage</code> scope, so it cannot list, create or revoke keys. Sign in with a key that has it.</p>`,
+      })
+    }
     const answer = await api.get<{ keys: AccountKey[] }>('/account/keys')
     const keys = answer.ok ? answer.body.keys : []
     return sendDeveloperPage(dashboard, request, reply, 'keys', {
@@ -622,7 +637,12 @@ its prefix. Send it as <code>X-API-Key</code>.</p>
 
   // The new key is in this answer only: never in a redirect, a cookie or a URL.
   pages.post('/developers/keys', async (request, reply) => {
-    const answer = await request.signedIn.api.post<{ key: IssuedKey }>('/account/keys')
+    // A scoped session's key may issue only keys within its own scopes: the new key gets exactly those.
+    const scopes = request.signedIn.caller.scopes
+    const answer = await request.signedIn.api.post<{ key: IssuedKey }>(
+      '/account/keys',
+      scopes ? { scopes: [...scopes] } : undefined,
+    )
     if (!answer.ok) return dashboard.redirect(reply, '/developers/keys', errorNotice(answer))
     return sendKeys(request, reply, answer.body.key)
   })

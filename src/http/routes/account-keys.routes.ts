@@ -3,10 +3,13 @@
 // POST /v4.0/account/keys/{prefix}/revoke revokes one. Always the caller's account.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { KEY_SCOPES, keyAllows } from '../../domain/key-scopes.ts'
+import { ServiceError } from '../../domain/outcomes.ts'
 import { type AccountsService, auditActorOf } from '../../services/accounts.service.ts'
 import { outcomeReply } from '../replies.ts'
 import {
   IssuedKeyResponseSchema,
+  IssueKeyBodySchema,
   KeyListResponseSchema,
   KeyPrefixParamsSchema,
   KeyResponseSchema,
@@ -20,6 +23,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
   api.get(
     '/account/keys',
     {
+      config: { scope: 'keys:manage' },
       schema: {
         operationId: 'listApiKeys',
         tags: ['account'],
@@ -36,16 +40,35 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
   api.post(
     '/account/keys',
     {
+      config: { scope: 'keys:manage' },
       schema: {
         operationId: 'createApiKey',
         tags: ['account'],
-        summary: "Issue a new API key for the caller's environment (no body); the key is shown only here",
+        summary: "Issue a new API key for the caller's environment, optionally scoped and expiring; shown only here",
+        body: IssueKeyBodySchema,
         response: { 200: IssuedKeyResponseSchema, ...ErrorResponses },
+      },
+      // The body is optional: none is the same as `{}` (a key with every scope that never expires).
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {}
       },
     },
     async (request) => {
-      refuseBody(request.body, 'Issuing a key takes no body')
-      const key = await accounts.issueAccountKey(request.caller, auditActorOf(request.caller))
+      const { scopes, expiresAt } = request.body
+      // A key cannot hand out more than it may do itself: a scoped key issues keys within its own scopes.
+      const wanted = scopes ?? KEY_SCOPES
+      const beyond = wanted.filter((scope) => !keyAllows(request.caller.scopes, scope))
+      if (beyond.length > 0) {
+        throw new ServiceError(
+          'Forbidden',
+          `The API key ${request.caller.keyPrefix} cannot issue a key with scopes it does not have: ${beyond.join(', ')}`,
+          { scope: beyond[0], scopes: beyond },
+        )
+      }
+      const key = await accounts.issueAccountKey(request.caller, auditActorOf(request.caller), {
+        scopes: scopes ?? null,
+        expiresAt: expiresAt === undefined ? null : new Date(expiresAt),
+      })
       return outcomeReply(request, 'Created', { key })
     },
   )
@@ -53,6 +76,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
   api.post(
     '/account/keys/:prefix/revoke',
     {
+      config: { scope: 'keys:manage' },
       schema: {
         operationId: 'revokeApiKey',
         tags: ['account'],

@@ -26,6 +26,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
   api.get(
     '/account/settings',
     {
+      config: { scope: 'account:read' },
       schema: {
         operationId: 'getAccountSettings',
         tags: ['account'],
@@ -42,6 +43,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, accounts: Ac
   api.patch(
     '/account/settings',
     {
+      config: { scope: 'account:manage' },
       schema: {
         operationId: 'updateAccountSettings',
         tags: ['account'],

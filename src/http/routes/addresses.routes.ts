@@ -18,6 +18,7 @@ export function registerAddressRoutes(app: FastifyInstance, addresses: Addresses
   api.get(
     '/countries',
     {
+      config: { scope: 'products:read' },
       schema: {
         operationId: 'listCountries',
         tags: ['addresses'],
@@ -35,6 +36,7 @@ export function registerAddressRoutes(app: FastifyInstance, addresses: Addresses
   api.get(
     '/countries/:countryCode',
     {
+      config: { scope: 'products:read' },
       schema: {
         operationId: 'getCountry',
         tags: ['addresses'],
@@ -55,6 +57,7 @@ export function registerAddressRoutes(app: FastifyInstance, addresses: Addresses
   api.post(
     '/addresses/validate',
     {
+      config: { scope: 'quotes' },
       schema: {
         operationId: 'validateAddress',
         tags: ['addresses'],

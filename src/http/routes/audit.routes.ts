@@ -15,6 +15,7 @@ export function registerAuditRoutes(app: FastifyInstance, audit: AuditService): 
   api.get(
     '/account/audit',
     {
+      config: { scope: 'account:read' },
       schema: {
         operationId: 'listAuditEntries',
         tags: ['account'],

@@ -27,6 +27,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
   api.get(
     '/callbacks',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         operationId: 'listCallbacks',
         tags: ['callbacks'],
@@ -47,6 +48,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
   api.post(
     '/callbacks/:callbackId/redeliver',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         operationId: 'redeliverCallback',
         tags: ['callbacks'],
@@ -65,6 +67,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
   api.post(
     '/callbacks/test',
     {
+      config: { scope: 'webhooks:manage' },
       schema: {
         operationId: 'sendTestCallback',
         tags: ['callbacks'],
@@ -90,6 +93,7 @@ export function registerCallbackRoutes(app: FastifyInstance, callbacks: Callback
   api.get(
     '/events',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'listEvents',
         tags: ['callbacks'],

@@ -20,6 +20,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, invoices: InvoicesSe
   api.get(
     '/orders/:orderId/invoices',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'listOrderInvoices',
         tags: ['orders'],

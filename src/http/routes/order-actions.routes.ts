@@ -51,6 +51,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
   api.get(
     '/orders/:orderId/actions',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'getOrderActions',
         tags: ['order actions'],
@@ -65,6 +66,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
   api.post(
     '/orders/:orderId/actions/cancel',
     {
+      config: { scope: 'orders:write' },
       schema: {
         operationId: 'cancelOrder',
         tags: ['order actions'],
@@ -110,14 +112,18 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     },
   ]
   for (const { path, schema } of shippingMethodRoutes) {
-    api.post(path, { schema: { ...shippingMethodSchema, ...schema } }, async (request, reply) => {
-      const result = await actions.updateShippingMethod(
-        request.caller,
-        request.params.orderId,
-        request.body.shippingMethod,
-      )
-      return sendOrder(reply, request, result, true)
-    })
+    api.post(
+      path,
+      { config: { scope: 'orders:write' }, schema: { ...shippingMethodSchema, ...schema } },
+      async (request, reply) => {
+        const result = await actions.updateShippingMethod(
+          request.caller,
+          request.params.orderId,
+          request.body.shippingMethod,
+        )
+        return sendOrder(reply, request, result, true)
+      },
+    )
   }
 
   const validateFlatRecipient = bodyValidator(RecipientRequestSchema)
@@ -125,6 +131,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
   api.post(
     '/orders/:orderId/actions/updateRecipient',
     {
+      config: { scope: 'orders:write' },
       schema: {
         operationId: 'updateRecipient',
         tags: ['order actions'],
@@ -156,6 +163,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
   api.post(
     '/orders/:orderId/actions/updateMetadata',
     {
+      config: { scope: 'orders:write' },
       schema: {
         operationId: 'updateMetadata',
         tags: ['order actions'],

@@ -50,6 +50,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
   api.post(
     '/orders',
     {
+      config: { scope: 'orders:write' },
       schema: {
         operationId: 'createOrder',
         tags: ['orders'],
@@ -94,6 +95,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
   api.get(
     '/orders/:orderId',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'getOrder',
         tags: ['orders'],
@@ -111,6 +113,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
   api.get(
     '/orders/:orderId/routing',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'getOrderRouting',
         tags: ['orders'],
@@ -133,6 +136,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
   api.get(
     '/orders',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'listOrders',
         tags: ['orders'],

@@ -12,6 +12,7 @@ export function registerPreviewRoutes(app: FastifyInstance, previews: PreviewsSe
   api.post(
     '/previews',
     {
+      config: { scope: 'quotes' },
       schema: {
         operationId: 'createPreview',
         tags: ['previews'],

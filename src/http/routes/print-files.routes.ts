@@ -14,6 +14,7 @@ export function registerPrintFileRoutes(app: FastifyInstance, printFiles: PrintF
   api.get(
     '/orders/:orderId/print-files',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'listPrintFiles',
         tags: ['orders'],

@@ -19,6 +19,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
   api.get(
     '/products/:sku',
     {
+      config: { scope: 'products:read' },
       schema: {
         operationId: 'getProduct',
         tags: ['products'],
@@ -37,6 +38,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
   api.get(
     '/products',
     {
+      config: { scope: 'products:read' },
       schema: {
         operationId: 'listProducts',
         tags: ['products'],

@@ -15,6 +15,7 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
   api.post(
     '/quotes',
     {
+      config: { scope: 'quotes' },
       schema: {
         operationId: 'createQuote',
         tags: ['quotes'],
@@ -52,6 +53,7 @@ export function registerQuoteRoutes(app: FastifyInstance, quotes: QuotesService,
   api.get(
     '/quotes/:quoteId/routing',
     {
+      config: { scope: 'quotes' },
       schema: {
         operationId: 'getQuoteRouting',
         tags: ['quotes'],

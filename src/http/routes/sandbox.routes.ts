@@ -20,6 +20,7 @@ export function registerSandboxRoutes(app: FastifyInstance, sandbox: SandboxServ
   api.get(
     '/sandbox/orders/:orderId',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'getSandboxOrder',
         tags: ['sandbox'],
@@ -37,6 +38,7 @@ export function registerSandboxRoutes(app: FastifyInstance, sandbox: SandboxServ
   api.post(
     '/sandbox/orders/:orderId/advance',
     {
+      config: { scope: 'orders:write' },
       schema: {
         operationId: 'advanceSandboxOrder',
         tags: ['sandbox'],

@@ -12,6 +12,7 @@ export function registerSpineRoutes(app: FastifyInstance, spine: SpineService): 
   api.post(
     '/products/spine',
     {
+      config: { scope: 'products:read' },
       schema: {
         operationId: 'getSpineWidth',
         tags: ['products'],
