@@ -3,11 +3,11 @@
 // is the authorisation: expired 410 LinkExpired, anything else not signed for this environment 404 EntityNotFound.
 import type { FastifyInstance } from 'fastify'
 import { COMMERCIAL_INVOICE_KEY_PREFIX, parseCommercialInvoiceKey } from '../../domain/commercial-invoice.ts'
-import { environmentName } from '../../domain/environment.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinks } from '../../domain/signed-urls.ts'
 import type { LabsService } from '../../services/labs.service.ts'
 import { sendError } from '../errors.ts'
+import { checkSignedLink } from './files.routes.ts'
 
 /** The PDF route, beside the file route (a more specific path than its wildcard, so it answers these). */
 export function registerCommercialInvoicePdfRoute(
@@ -18,23 +18,9 @@ export function registerCommercialInvoicePdfRoute(
     `${FILE_PATH_PREFIX}${COMMERCIAL_INVOICE_KEY_PREFIX}:orderId/:file`,
     { schema: { hide: true }, config: { auth: false } },
     async (request, reply) => {
-      const url = new URL(request.url, 'http://files.invalid')
       const key = `${COMMERCIAL_INVOICE_KEY_PREFIX}${request.params.orderId}/${request.params.file}`
-      const link = deps.links.check(
-        deps.environment,
-        key,
-        url.searchParams.get('expires'),
-        url.searchParams.get('signature'),
-      )
-      if (link.status === 'expired') {
-        const statusText = `This link expired at ${link.expiresAt.toISOString()}; list the jobs again for a fresh one`
-        return sendError(request, reply, new ServiceError('LinkExpired', statusText, { expiredAt: link.expiresAt }))
-      }
-      if (link.status === 'otherEnvironment') {
-        const owner = environmentName(link.environment)
-        const statusText = `This link belongs to the ${owner} environment: open it on the ${owner} address`
-        return sendError(request, reply, new ServiceError('EntityNotFound', statusText))
-      }
+      const { link, refusal } = checkSignedLink(request, deps, key, 'list the jobs again')
+      if (refusal) return sendError(request, reply, refusal)
       const named = parseCommercialInvoiceKey(key)
       const pdf =
         link.status === 'valid' && named

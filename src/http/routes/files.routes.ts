@@ -2,12 +2,42 @@
 // signed, expiring links bound to their environment (domain/signed-urls.ts). The signature is the
 // authorisation: no API key, no database lookup. An expired link is 410 LinkExpired, another environment's
 // link or anything unsigned 404 EntityNotFound (docs/assets.md, "File links").
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { SNIFF_BYTES, sniffContentType } from '../../domain/content-type.ts'
 import { environmentName } from '../../domain/environment.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
-import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinks } from '../../domain/signed-urls.ts'
+import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinkCheck, type FileLinks } from '../../domain/signed-urls.ts'
 import { sendError } from '../errors.ts'
+
+/**
+ * The signed link of `key` as a file route received it (its `expires` and `signature`), and the refusal to send
+ * when it expired (`LinkExpired`, saying where a fresh one is: `freshFrom`) or belongs to the other environment
+ * (`EntityNotFound`, naming that environment's address). Every route serving signed files checks its links here.
+ */
+export function checkSignedLink(
+  request: FastifyRequest,
+  deps: { links: FileLinks; environment: FileEnvironment },
+  key: string,
+  freshFrom: string,
+): { link: FileLinkCheck; refusal: ServiceError | null } {
+  const url = new URL(request.url, 'http://files.invalid')
+  const link = deps.links.check(
+    deps.environment,
+    key,
+    url.searchParams.get('expires'),
+    url.searchParams.get('signature'),
+  )
+  if (link.status === 'expired') {
+    const statusText = `This link expired at ${link.expiresAt.toISOString()}; ${freshFrom} for a fresh one`
+    return { link, refusal: new ServiceError('LinkExpired', statusText, { expiredAt: link.expiresAt }) }
+  }
+  if (link.status === 'otherEnvironment') {
+    const owner = environmentName(link.environment)
+    const statusText = `This link belongs to the ${owner} environment: open it on the ${owner} address`
+    return { link, refusal: new ServiceError('EntityNotFound', statusText) }
+  }
+  return { link, refusal: null }
+}
 
 export interface ServedFiles {
   openRead(key: string): Promise<NodeJS.ReadableStream>
@@ -29,25 +59,11 @@ export function registerFileRoutes(
   deps: { files: ServedFiles; links: FileLinks; environment: FileEnvironment },
 ): void {
   app.get(`${FILE_PATH_PREFIX}*`, { schema: { hide: true }, config: { auth: false } }, async (request, reply) => {
-    const url = new URL(request.url, 'http://files.invalid')
     // The router has decoded the path already: a malformed escape never gets here (errors.ts answers it).
-    const key = decodeURIComponent(url.pathname.slice(FILE_PATH_PREFIX.length))
-    const link = deps.links.check(
-      deps.environment,
-      key,
-      url.searchParams.get('expires'),
-      url.searchParams.get('signature'),
-    )
-    if (link.status === 'expired') {
-      const statusText = `This link expired at ${link.expiresAt.toISOString()}; read the order again for a fresh one`
-      return sendError(request, reply, new ServiceError('LinkExpired', statusText, { expiredAt: link.expiresAt }))
-    }
-    if (link.status === 'otherEnvironment') {
-      const owner = environmentName(link.environment)
-      const statusText = `This link belongs to the ${owner} environment: open it on the ${owner} address`
-      return sendError(request, reply, new ServiceError('EntityNotFound', statusText))
-    }
-    if (link.status === 'invalid' || !(await deps.files.exists(key))) {
+    const key = decodeURIComponent(new URL(request.url, 'http://files.invalid').pathname.slice(FILE_PATH_PREFIX.length))
+    const { link, refusal } = checkSignedLink(request, deps, key, 'read the order again')
+    if (refusal) return sendError(request, reply, refusal)
+    if (link.status !== 'valid' || !(await deps.files.exists(key))) {
       return sendError(request, reply, new ServiceError('EntityNotFound', 'No such file, or the link is not valid'))
     }
     const type =

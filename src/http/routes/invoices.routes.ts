@@ -4,7 +4,6 @@
 // for this environment 404 EntityNotFound (docs/billing.md#invoices).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { environmentName } from '../../domain/environment.ts'
 import { INVOICE_PDF_KEY_PREFIX, invoicePdfKey } from '../../domain/invoices.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinks } from '../../domain/signed-urls.ts'
@@ -14,6 +13,7 @@ import { outcomeReply } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import { InvoicesResponseSchema } from '../schemas/invoices.schema.ts'
 import { OrderIdParamsSchema } from '../schemas/order.schema.ts'
+import { checkSignedLink } from './files.routes.ts'
 
 export function registerInvoiceRoutes(app: FastifyInstance, invoices: InvoicesService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -43,23 +43,9 @@ export function registerInvoicePdfRoute(
     `${FILE_PATH_PREFIX}${INVOICE_PDF_KEY_PREFIX}:file`,
     { schema: { hide: true }, config: { auth: false } },
     async (request, reply) => {
-      const url = new URL(request.url, 'http://files.invalid')
       const number = request.params.file.endsWith('.pdf') ? request.params.file.slice(0, -'.pdf'.length) : ''
-      const link = deps.links.check(
-        deps.environment,
-        invoicePdfKey(number),
-        url.searchParams.get('expires'),
-        url.searchParams.get('signature'),
-      )
-      if (link.status === 'expired') {
-        const statusText = `This link expired at ${link.expiresAt.toISOString()}; list the order's invoices again for a fresh one`
-        return sendError(request, reply, new ServiceError('LinkExpired', statusText, { expiredAt: link.expiresAt }))
-      }
-      if (link.status === 'otherEnvironment') {
-        const owner = environmentName(link.environment)
-        const statusText = `This link belongs to the ${owner} environment: open it on the ${owner} address`
-        return sendError(request, reply, new ServiceError('EntityNotFound', statusText))
-      }
+      const { link, refusal } = checkSignedLink(request, deps, invoicePdfKey(number), "list the order's invoices again")
+      if (refusal) return sendError(request, reply, refusal)
       const found = link.status === 'valid' ? await deps.invoices.pdfOf(number) : undefined
       if (link.status !== 'valid' || !found || found.content.environment !== deps.environment) {
         return sendError(
