@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   auditEvent: 'aud',
   /** An operator of the console (docs/admin.md). */
   operator: 'opr',
+  /** A webhook endpoint of an environment (docs/callbacks.md#webhook-endpoints). */
+  webhookEndpoint: 'whk',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -1,0 +1,208 @@
+// Webhook endpoints (docs/callbacks.md#webhook-endpoints): an environment's extra receivers beside its callback
+// URL, each with filters saying which events it wants. Pure: what the filters accept, which event types exist, and
+// the limits. The services store endpoints and fan events out to the ones whose filters match.
+import type { Environment } from './environment.ts'
+import { addFailure, type Failures } from './failures.ts'
+import { ID_PREFIXES } from './ids.ts'
+import { STAGES } from './order.ts'
+import { CALLBACK_DELIVERY_STATUSES, testEventType } from './order-events.ts'
+
+/** Public id prefix of an endpoint: `whk_12`. */
+export const WEBHOOK_ID_PREFIX = ID_PREFIXES.webhookEndpoint
+
+/** Every limit an endpoint has, each documented in docs/callbacks.md#webhook-endpoints. */
+export const WEBHOOK_ENDPOINT_LIMITS = {
+  /** Endpoints per account and environment (deleted ones do not count). */
+  perEnvironment: 20,
+  /** Entries of `eventTypes`. */
+  eventTypes: 50,
+  /** Characters of one `eventTypes` entry. */
+  eventTypeLength: 200,
+  /** Keys of `metadataFilter`. */
+  metadataKeys: 10,
+  /** Characters of one `metadataFilter` key. */
+  metadataKeyLength: 100,
+  /** Characters of a string value of `metadataFilter`. */
+  metadataValueLength: 200,
+  /** Characters of `description`. */
+  descriptionLength: 200,
+} as const
+
+/** An endpoint whose every attempt has failed for this long is disabled (reason `failing`). */
+export const WEBHOOK_AUTO_DISABLE_SECONDS = 3 * 86_400
+
+/** A value `metadataFilter` may require: JSON scalars only (an order's metadata value must equal it exactly). */
+export type MetadataFilterValue = string | number | boolean
+
+export type WebhookDisabledReason = 'manual' | 'failing'
+
+/** An endpoint as the services work with it (the signing secrets stay in the repository's row). */
+export interface WebhookEndpoint {
+  id: number
+  accountId: number
+  environment: Environment
+  url: string
+  description: string | null
+  /** Exact types and prefixes ending in `*`; empty: every event. */
+  eventTypes: string[]
+  /** Key -> value the order's metadata must carry; empty: no condition. */
+  metadataFilter: Record<string, MetadataFilterValue>
+  enabled: boolean
+  disabledReason: WebhookDisabledReason | null
+  disabledAt: Date | null
+  failingSince: Date | null
+  lastAttemptAt: Date | null
+  lastSuccessAt: Date | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** The type of the event that tells an account one of its endpoints was disabled for failing. */
+export function webhookDisabledEventType(vendor: string): string {
+  return `com.${vendor}.webhook.endpoint#Disabled`
+}
+
+/**
+ * Every event type printroute sends, for `vendor`: what a filter is checked against. Order events (one per stage,
+ * shipment and delivery status), the test callback, and the endpoint-disabled event. Keep in step with
+ * order-events.ts#eventType: a test compares the two.
+ */
+export function knownEventTypes(vendor: string): string[] {
+  const order = `com.${vendor}.order`
+  return [
+    ...STAGES.map((stage) => `${order}.status.stage.changed#${stage}`),
+    `${order}.status.details.downloadAssets#Complete`,
+    `${order}.status.details.shipping#Complete`,
+    `${order}.status.issues.paymentAuthorisation#Authorised`,
+    `${order}.shipments.parcel#Shipped`,
+    `${order}.shipments.shipment#Shipped`,
+    ...CALLBACK_DELIVERY_STATUSES.map((status) => `${order}.shipments.shipment#${status}`),
+    `${order}.status.delivery#Delivered`,
+    testEventType(vendor),
+    webhookDisabledEventType(vendor),
+  ]
+}
+
+/** Whether one filter entry accepts `type`: equal, or a prefix ending in `*` (`*` alone accepts everything). */
+function entryAccepts(entry: string, type: string): boolean {
+  return entry.endsWith('*') ? type.startsWith(entry.slice(0, -1)) : entry === type
+}
+
+/** Whether an `eventTypes` filter accepts `type` (empty: every type). */
+export function eventTypeMatches(eventTypes: readonly string[], type: string): boolean {
+  return eventTypes.length === 0 || eventTypes.some((entry) => entryAccepts(entry, type))
+}
+
+/**
+ * Whether a `metadataFilter` accepts an event: empty accepts every event; otherwise the event must be about an
+ * order (`metadata` not undefined) whose metadata carries every key with exactly the filter's value.
+ */
+export function metadataMatches(
+  filter: Readonly<Record<string, MetadataFilterValue>>,
+  metadata: Readonly<Record<string, unknown>> | null | undefined,
+): boolean {
+  const entries = Object.entries(filter)
+  if (entries.length === 0) return true
+  if (metadata == null) return false
+  return entries.every(([key, value]) => Object.hasOwn(metadata, key) && metadata[key] === value)
+}
+
+/** The facts of an event a filter looks at: its type and, for an order's event, the order's metadata. */
+export interface FilterableEvent {
+  type: string
+  /** The order's metadata (null when it has none); undefined for an event about no order. */
+  orderMetadata: Readonly<Record<string, unknown>> | null | undefined
+}
+
+/** Whether an endpoint's filters accept an event (enabled or not: the caller decides what a disabled one gets). */
+export function endpointAccepts(
+  endpoint: Pick<WebhookEndpoint, 'eventTypes' | 'metadataFilter'>,
+  event: FilterableEvent,
+): boolean {
+  return (
+    eventTypeMatches(endpoint.eventTypes, event.type) && metadataMatches(endpoint.metadataFilter, event.orderMetadata)
+  )
+}
+
+/**
+ * Problems of an `eventTypes` filter, under `eventTypes[i]`: each entry must be a known type, or a prefix ending in
+ * `*` that some known type starts with. A typo is refused with the list of types, so it cannot silently match
+ * nothing.
+ */
+export function eventTypesFailures(eventTypes: readonly string[], vendor: string): Failures {
+  const failures: Failures = {}
+  const known = knownEventTypes(vendor)
+  if (eventTypes.length > WEBHOOK_ENDPOINT_LIMITS.eventTypes) {
+    addFailure(failures, 'eventTypes', {
+      code: 'TooMany',
+      providedValue: eventTypes.length,
+      comparisonValue: WEBHOOK_ENDPOINT_LIMITS.eventTypes,
+    })
+    return failures
+  }
+  for (const [index, entry] of eventTypes.entries()) {
+    const path = `eventTypes[${index}]`
+    if (entry.length > WEBHOOK_ENDPOINT_LIMITS.eventTypeLength) {
+      addFailure(failures, path, {
+        code: 'TooLong',
+        providedValue: entry,
+        comparisonValue: WEBHOOK_ENDPOINT_LIMITS.eventTypeLength,
+      })
+    } else if (entry.indexOf('*') !== -1 && entry.indexOf('*') !== entry.length - 1) {
+      addFailure(failures, path, {
+        code: 'InvalidFormat',
+        providedValue: entry,
+        comparisonValue: 'an event type, or a prefix of event types ending in * (only as the last character)',
+      })
+    } else if (!known.some((type) => entryAccepts(entry, type))) {
+      addFailure(failures, path, {
+        code: 'InvalidValue',
+        providedValue: entry,
+        comparisonValue: 'an event type printroute sends, or a prefix ending in * that some of them start with',
+        validValues: known,
+      })
+    }
+  }
+  return failures
+}
+
+/** Problems of a `metadataFilter`, under `metadataFilter` or `metadataFilter.<key>`. */
+export function metadataFilterFailures(filter: Readonly<Record<string, unknown>>): Failures {
+  const failures: Failures = {}
+  const entries = Object.entries(filter)
+  if (entries.length > WEBHOOK_ENDPOINT_LIMITS.metadataKeys) {
+    addFailure(failures, 'metadataFilter', {
+      code: 'TooMany',
+      providedValue: entries.length,
+      comparisonValue: WEBHOOK_ENDPOINT_LIMITS.metadataKeys,
+    })
+    return failures
+  }
+  for (const [key, value] of entries) {
+    const path = `metadataFilter.${key}`
+    if (key.trim() === '') {
+      addFailure(failures, path, { code: 'MustNotBeEmptyOrWhitespace', providedValue: key })
+    } else if (key.length > WEBHOOK_ENDPOINT_LIMITS.metadataKeyLength) {
+      addFailure(failures, path, {
+        code: 'TooLong',
+        providedValue: key,
+        comparisonValue: WEBHOOK_ENDPOINT_LIMITS.metadataKeyLength,
+      })
+    } else if (typeof value === 'string') {
+      if (value.length > WEBHOOK_ENDPOINT_LIMITS.metadataValueLength) {
+        addFailure(failures, path, {
+          code: 'TooLong',
+          providedValue: value,
+          comparisonValue: WEBHOOK_ENDPOINT_LIMITS.metadataValueLength,
+        })
+      }
+    } else if (typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) {
+      addFailure(failures, path, {
+        code: 'InvalidType',
+        providedValue: value,
+        comparisonValue: 'a string, a number or a boolean, which the order metadata value must equal',
+      })
+    }
+  }
+  return failures
+}
