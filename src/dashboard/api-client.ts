@@ -2,6 +2,8 @@
 // the same routes, validation, errors and logs as any client, authenticated by the signed-in session.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { isKeyScope } from '../domain/key-scopes.ts'
+import { scopeMissingText } from './scopes.ts'
 
 /**
  * One dashboard page view: an identity its API calls share. A page makes several API calls, some at once (the
@@ -30,6 +32,8 @@ export interface ApiBody {
   outcome: string
   statusText?: string
   failures?: Record<string, ApiFailure[]>
+  /** Facts of some errors: a 403 Forbidden for a missing scope names it as `data.scope`. */
+  data?: { scope?: unknown; scopes?: unknown }
   traceParent?: string
 }
 
@@ -114,9 +118,21 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
 
 /** An error answer in one line: its statusText and, for validation failures, each field and reason. */
 export function describeApiError(body: ApiBody): string {
+  const refused = scopeRefusalText(body)
+  if (refused !== undefined) return refused
   const failures = Object.entries(body.failures ?? {}).map(
     ([field, list]) =>
       `${field}: ${list.map((failure) => [failure.code, failure.comparisonValue].filter((part) => part !== undefined && part !== null).join(' ')).join(', ')}`,
   )
   return [body.statusText ?? body.outcome, ...failures].join('; ')
+}
+
+/**
+ * A 403 for a scope the session's key lacks, as the pages say it; undefined for any other answer. It reaches a
+ * page when a form the page did not offer is sent anyway, or the key lost the scope since the page was shown.
+ * A refusal to issue a key beyond the caller's scopes (`data.scopes`) keeps its own, more precise, words.
+ */
+export function scopeRefusalText(body: ApiBody): string | undefined {
+  const scope = body.outcome === 'Forbidden' && body.data?.scopes === undefined ? body.data?.scope : undefined
+  return typeof scope === 'string' && isKeyScope(scope) ? scopeMissingText(scope) : undefined
 }

@@ -96,7 +96,15 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         environment,
         content: page.content,
         section: page.section,
-        ...(signedIn ? { session: { csrfToken: signedIn.csrfToken, keyPrefix: signedIn.caller.keyPrefix } } : {}),
+        ...(signedIn
+          ? {
+              session: {
+                csrfToken: signedIn.csrfToken,
+                keyPrefix: signedIn.caller.keyPrefix,
+                scopes: signedIn.caller.scopes,
+              },
+            }
+          : {}),
         notice: page.notice ?? notices.take(request, reply),
         otherDashboardUrl: otherDashboardUrl(),
       })

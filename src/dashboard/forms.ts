@@ -1,7 +1,7 @@
 // Dashboard forms: their values read as typed and handed to the API as they are (so the API, not the page, says
 // what is wrong), and the API's validation failures shown back on the form: each in words, next to the field it
 // is about when the page knows that field, and all of them in a summary at the top that links to the fields.
-import type { ApiBody, ApiFailure } from './api-client.ts'
+import { type ApiBody, type ApiFailure, scopeRefusalText } from './api-client.ts'
 import { type Html, html } from './html.ts'
 
 /** A posted form or a query string, as Fastify parses them (a repeated name gives a list). */
@@ -140,7 +140,7 @@ export function errorSummary(body: ApiBody | null, errors: FieldErrors, title: s
   if (!body) return html``
   return html`<div class="notice notice-error error-summary" role="alert">
 <h2>${title}</h2>
-<p>${body.statusText ?? body.outcome}</p>
+<p>${scopeRefusalText(body) ?? body.statusText ?? body.outcome}</p>
 ${
   errors.all.length > 0
     ? html`<ul>${errors.all.map(

@@ -2,6 +2,7 @@
 import { type Environment, environmentName } from '../domain/environment.ts'
 import { type ApiAnswer, describeApiError } from './api-client.ts'
 import { type Html, html } from './html.ts'
+import { type DashboardUseName, mayUse, type SessionScopes } from './scopes.ts'
 
 export const DASHBOARD_PATH = '/dashboard'
 
@@ -28,18 +29,35 @@ export interface PageInput {
   content: Html
   section: Section
   /** Absent on the sign-in page. */
-  session?: { csrfToken: string; keyPrefix: string }
+  session?: { csrfToken: string; keyPrefix: string; scopes: SessionScopes }
   notice?: Notice | null
   otherDashboardUrl: string
 }
 
 export { environmentName }
 
-const NAVIGATION: { section: Section; label: string; path: string; sandboxOnly?: boolean }[] = [
-  { section: 'orders', label: 'Orders', path: '/orders' },
-  { section: 'new-order', label: 'New order', path: '/new-order', sandboxOnly: true },
-  { section: 'catalogue', label: 'Catalogue', path: '/catalogue' },
-  { section: 'developers', label: 'Developers', path: '/developers' },
+/** The Developers views' uses (each view's, in pages/developers.page.ts): offered when the key may make any. */
+export const DEVELOPER_USES = [
+  'readCallbacks',
+  'readOrders',
+  'readSettings',
+  'testCallbacks',
+  'manageKeys',
+  'readActivity',
+] as const satisfies readonly DashboardUseName[]
+
+/** The main navigation; `uses`: a link is shown when the session's key may make any of them. */
+const NAVIGATION: {
+  section: Section
+  label: string
+  path: string
+  sandboxOnly?: boolean
+  uses: readonly DashboardUseName[]
+}[] = [
+  { section: 'orders', label: 'Orders', path: '/orders', uses: ['readOrders'] },
+  { section: 'new-order', label: 'New order', path: '/new-order', sandboxOnly: true, uses: ['createOrders'] },
+  { section: 'catalogue', label: 'Catalogue', path: '/catalogue', uses: ['readCatalogue'] },
+  { section: 'developers', label: 'Developers', path: '/developers', uses: DEVELOPER_USES },
 ]
 
 export function noticeBox(notice: Notice | null | undefined): Html {
@@ -56,9 +74,13 @@ export function csrfField(csrfToken: string): Html {
 export function renderPage(page: PageInput): string {
   const name = environmentName(page.environment)
   const other = environmentName(page.environment === 'live' ? 'sandbox' : 'live')
+  const scopes = page.session?.scopes
   const navigation = page.session
     ? html`<nav aria-label="Main"><ul>${NAVIGATION.filter(
-        (entry) => !entry.sandboxOnly || page.environment === 'sandbox',
+        (entry) =>
+          (!entry.sandboxOnly || page.environment === 'sandbox') &&
+          // The page being shown stays in the navigation, as the current one, even when its key may not use it.
+          (entry.section === page.section || entry.uses.some((use) => mayUse(scopes, use))),
       ).map(
         (entry) =>
           html`<li><a href="${DASHBOARD_PATH}${entry.path}"${entry.section === page.section ? html` aria-current="page"` : ''}>${entry.label}</a></li>`,

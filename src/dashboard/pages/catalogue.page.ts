@@ -33,6 +33,7 @@ import {
   pixelSize,
   recommendedSize,
 } from '../products.ts'
+import { mayUse, scopeMissing } from '../scopes.ts'
 
 const PATH = `${DASHBOARD_PATH}/catalogue`
 const QUOTE_PATH = `${PATH}/quote`
@@ -80,13 +81,19 @@ ${product.printAreas.map((area) => html`<td class="number">${pixelSize(variant.p
 ${table}</details>`
 }
 
-function productCard(product: ProductEntry, index: number, sandbox: boolean): Html {
+/** What a product's card offers: a quote and, on Sandbox, a test order, each when the key may. */
+interface CardOffers {
+  quote: boolean
+  testOrder: boolean
+}
+
+function productCard(product: ProductEntry, index: number, offers: CardOffers): Html {
   const { width, height, units } = product.productDimensions
   const attributes = Object.entries(product.attributes)
   return html`<article class="card product" aria-labelledby="product-${index}">
 <div class="product-head"><h2 id="product-${index}"><code>${product.sku}</code></h2>
-<div class="product-actions"><a class="button button-quiet button-small" href="${QUOTE_PATH}?sku1=${encodeURIComponent(product.sku)}">Quote<span class="visually-hidden"> ${product.sku}</span></a>
-${sandbox ? html`<a class="button button-small" href="${DASHBOARD_PATH}/new-order?sku=${encodeURIComponent(product.sku)}">Test order<span class="visually-hidden"> of ${product.sku}</span></a>` : ''}</div></div>
+<div class="product-actions">${offers.quote ? html`<a class="button button-quiet button-small" href="${QUOTE_PATH}?sku1=${encodeURIComponent(product.sku)}">Quote<span class="visually-hidden"> ${product.sku}</span></a>` : ''}
+${offers.testOrder ? html`<a class="button button-small" href="${DASHBOARD_PATH}/new-order?sku=${encodeURIComponent(product.sku)}">Test order<span class="visually-hidden"> of ${product.sku}</span></a>` : ''}</div></div>
 <p>${product.description}</p>
 <dl class="facts">
 <div><dt>Size</dt><dd>${width} × ${height} ${units}</dd></div>
@@ -260,6 +267,18 @@ function quotesTable(answer: QuoteAnswer, labNames: Map<string, string>, destina
 
 export function registerCataloguePages(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.get<{ Querystring: { q?: string; skip?: string } }>('/catalogue', async (request, reply) => {
+    const scopes = request.signedIn.caller.scopes
+    if (!mayUse(scopes, 'readCatalogue')) {
+      return dashboard.sendPage(request, reply, {
+        title: 'Catalogue',
+        section: 'catalogue',
+        content: html`<h1>Catalogue</h1>${scopeMissing('readCatalogue')}`,
+      })
+    }
+    const offers: CardOffers = {
+      quote: mayUse(scopes, 'quote'),
+      testOrder: dashboard.environment === 'sandbox' && mayUse(scopes, 'createOrders'),
+    }
     const search = (request.query.q ?? '').trim()
     const skip = skipOf(request.query.skip)
     const answer = await request.signedIn.api.get<{ products: ProductEntry[]; hasMore: boolean }>('/products', {
@@ -283,7 +302,7 @@ export function registerCataloguePages(pages: FastifyInstance, dashboard: Dashbo
       section: 'catalogue',
       status: answer.ok ? 200 : answer.status,
       notice: errorNotice(answer),
-      content: html`<div class="page-head"><h1>Catalogue</h1><a class="button" href="${QUOTE_PATH}">Quote a basket</a></div>
+      content: html`<div class="page-head"><h1>Catalogue</h1>${offers.quote ? html`<a class="button" href="${QUOTE_PATH}">Quote a basket</a>` : ''}</div>
 <form class="filters" method="get" action="${PATH}" role="search" aria-label="Search the catalogue">
 <div class="field field-wide"><label for="catalogue-q">Search</label>
 <input id="catalogue-q" name="q" type="search" value="${search}" placeholder="SKU, description or attribute value, e.g. canvas"></div>
@@ -296,13 +315,23 @@ export function registerCataloguePages(pages: FastifyInstance, dashboard: Dashbo
             : html`No product matches “${search}”.`
           : html`${search === '' ? 'Products' : html`Products matching “${search}”`}, by SKU${hasMore || skip > 0 ? html` (${skip + 1}–${skip + products.length})` : html`: ${products.length}`}.`
       }</p>
-${products.map((product, index) => productCard(product, index, dashboard.environment === 'sandbox'))}
+${products.map((product, index) => productCard(product, index, offers))}
 ${pages}`,
     })
   })
 
   pages.get<{ Querystring: FormValues }>('/catalogue/quote', async (request, reply) => {
-    const api = request.signedIn.api
+    const { api, caller } = request.signedIn
+    // The calculator needs both: the catalogue for its rows, the quotes scope for the price.
+    const missing = (['readCatalogue', 'quote'] as const).filter((use) => !mayUse(caller.scopes, use))
+    if (missing.length > 0) {
+      return dashboard.sendPage(request, reply, {
+        title: 'Quote',
+        section: 'catalogue',
+        content: html`<p class="breadcrumb"><a href="${PATH}">Catalogue</a> /</p>
+<h1>Quote a basket</h1>${missing.map((use) => scopeMissing(use))}`,
+      })
+    }
     const { form, asked } = basketFromQuery(request.query)
     const [catalogue, ...rowProducts] = await Promise.all([
       allProducts(api),

@@ -6,7 +6,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
-import { keyAllows } from '../../domain/key-scopes.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { sessionCookieName } from '../../domain/session-cookie.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
@@ -16,6 +15,7 @@ import { eventWords, formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, DASHBOARD_PATH, environmentName, errorNotice, type Notice, pager, skipOf } from '../layout.ts'
 import type { Dashboard } from '../page-context.ts'
+import { type DashboardUseName, mayUse, type SessionScopes, scopeMissing } from '../scopes.ts'
 
 /** Deliveries per page of the callbacks log. */
 export const CALLBACKS_PAGE_SIZE = 20
@@ -24,14 +24,19 @@ export const EVENTS_PAGE_SIZE = 20
 /** Entries of the audit trail the Activity view shows: the most recent. */
 export const ACTIVITY_ENTRIES = 20
 
+/** The views, each with the uses it offers: its link is shown when the session's key may make any of them. */
 const VIEWS = [
-  ['callbacks', 'Callbacks'],
-  ['events', 'Events'],
-  ['settings', 'Settings'],
-  ['keys', 'API keys'],
-  ['activity', 'Activity'],
-] as const
+  ['callbacks', 'Callbacks', ['readCallbacks']],
+  ['events', 'Events', ['readOrders']],
+  ['settings', 'Settings', ['readSettings', 'testCallbacks']],
+  ['keys', 'API keys', ['manageKeys']],
+  ['activity', 'Activity', ['readActivity']],
+] as const satisfies readonly (readonly [string, string, readonly DashboardUseName[]])[]
 type View = (typeof VIEWS)[number][0]
+
+function viewOffered(scopes: SessionScopes, uses: readonly DashboardUseName[]): boolean {
+  return uses.some((use) => mayUse(scopes, use))
+}
 
 interface FeedEvent {
   id: string
@@ -110,7 +115,9 @@ function sendDeveloperPage(
     section: 'developers',
     ...(page.status ? { status: page.status } : {}),
     ...(page.notice ? { notice: page.notice } : {}),
-    content: html`<nav class="subnav" aria-label="Developers"><ul class="subnav-list">${VIEWS.map(
+    content: html`<nav class="subnav" aria-label="Developers"><ul class="subnav-list">${VIEWS.filter(
+      ([name, , uses]) => name === view || viewOffered(request.signedIn.caller.scopes, uses),
+    ).map(
       ([name, label]) =>
         html`<li><a class="subnav-link" href="${developersPath(name)}"${name === view ? html` aria-current="page"` : ''}>${label}</a></li>`,
     )}</ul></nav>
@@ -119,7 +126,11 @@ ${page.content}`,
 }
 
 export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashboard): void {
-  pages.get('/developers', (_request, reply) => reply.redirect(developersPath('callbacks')))
+  // The first view the session's key may use (the callbacks log, for a key with every scope).
+  pages.get('/developers', (request, reply) => {
+    const first = VIEWS.find(([, , uses]) => viewOffered(request.signedIn.caller.scopes, uses))
+    return reply.redirect(developersPath(first?.[0] ?? 'callbacks'))
+  })
   registerCallbacksLog(pages, dashboard)
   registerEventsFeed(pages, dashboard)
   registerSettings(pages, dashboard)
@@ -138,6 +149,12 @@ function registerActivity(pages: FastifyInstance, dashboard: Dashboard): void {
     return cell.text === '' ? html`<span class="muted">—</span>` : cell
   }
   pages.get('/developers/activity', async (request, reply) => {
+    if (!mayUse(request.signedIn.caller.scopes, 'readActivity')) {
+      return sendDeveloperPage(dashboard, request, reply, 'activity', {
+        title: 'Activity',
+        content: html`<h1>Activity</h1>${scopeMissing('readActivity')}`,
+      })
+    }
     const answer = await request.signedIn.api.get<{ entries: AuditEntry[]; hasMore: boolean }>('/account/audit', {
       top: ACTIVITY_ENTRIES,
     })
@@ -171,6 +188,13 @@ ${
 
 function registerCallbacksLog(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.get<{ Querystring: { status?: string; skip?: string } }>('/developers/callbacks', async (request, reply) => {
+    const scopes = request.signedIn.caller.scopes
+    if (!mayUse(scopes, 'readCallbacks')) {
+      return sendDeveloperPage(dashboard, request, reply, 'callbacks', {
+        title: 'Callbacks',
+        content: html`<h1>Callbacks</h1>${scopeMissing('readCallbacks')}`,
+      })
+    }
     const status = DELIVERY_STATUSES.find((candidate) => candidate === request.query.status)
     const skip = skipOf(request.query.skip)
     const answer = await request.signedIn.api.get<{ callbacks: CallbackDelivery[]; hasMore: boolean }>('/callbacks', {
@@ -185,7 +209,7 @@ function registerCallbacksLog(pages: FastifyInstance, dashboard: Dashboard): voi
     const table =
       callbacks.length === 0 && status !== undefined
         ? html`<p class="muted">No ${status} callbacks.</p>`
-        : callbacksTable(callbacks, request.signedIn.csrfToken, here, true)
+        : callbacksTable(callbacks, request.signedIn.csrfToken, here, true, mayUse(scopes, 'redeliverCallbacks'))
     const pages = pager({
       noun: 'callbacks',
       skip,
@@ -313,7 +337,18 @@ ${list}
     })
   }
 
+  /** The feed holds orders' events: a key that cannot read orders is told so instead. */
+  const refuseUnreadable = (request: EventsRequest, reply: FastifyReply): FastifyReply | undefined =>
+    mayUse(request.signedIn.caller.scopes, 'readOrders')
+      ? undefined
+      : sendDeveloperPage(dashboard, request, reply, 'events', {
+          title: 'Events',
+          content: html`<h1>Events</h1>${scopeMissing('readOrders')}`,
+        })
+
   pages.get<{ Querystring: { after?: string; orderId?: string } }>('/developers/events', async (request, reply) => {
+    const refused = refuseUnreadable(request, reply)
+    if (refused) return refused
     const answer = await readFeed(request.signedIn.api, {
       after: request.query.after?.trim(),
       orderId: request.query.orderId?.trim(),
@@ -324,6 +359,8 @@ ${list}
   pages.get<{ Querystring: { after?: string; orderId?: string } }>(
     '/developers/events/newest',
     async (request, reply) => {
+      const refused = refuseUnreadable(request, reply)
+      if (refused) return refused
       const { api } = request.signedIn
       const orderId = request.query.orderId?.trim()
       const first = await readFeed(api, { orderId })
@@ -355,7 +392,13 @@ function registerSettings(pages: FastifyInstance, dashboard: Dashboard): void {
   const name = environmentName(dashboard.environment)
   const liveSettingsUrl = () => `${dashboard.publicUrl('live')}${DASHBOARD_PATH}/developers/settings`
 
-  const signingSection = (settings: AccountSettings, csrfToken: string, entered: SettingsInput) => {
+  /** `changeable`: the key may change the settings, so the rotation form is offered. */
+  const signingSection = (
+    settings: AccountSettings,
+    csrfToken: string,
+    entered: SettingsInput,
+    changeable: boolean,
+  ) => {
     const previous = settings.previousSigningSecretExpiresAt
     return html`<section class="card settings-card" aria-labelledby="signing-heading"><h2 id="signing-heading">Signing secret</h2>
 <p>Every ${name} callback is signed with ${name}'s own secret (Standard Webhooks), so a receiver can tell that it
@@ -375,16 +418,44 @@ webhook-timestamp: 1767225600
 webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=</pre>
 <p class="muted small">While an old secret still signs, the header holds two signatures separated by a space: accept either.
 The Standard Webhooks libraries (npm <code>standardwebhooks</code> and others) check it, and the timestamp, in one call.</p>
-<form method="post" action="${DASHBOARD_PATH}/developers/settings/rotate-signing-secret" class="stack">${csrfField(csrfToken)}
+${
+  changeable
+    ? html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/rotate-signing-secret" class="stack">${csrfField(csrfToken)}
 <h3>Rotate the secret</h3>
 <p>A new secret signs from now on; the current one keeps signing too for the overlap, so receivers can switch at any time within it.</p>
 <div class="field setting-field"><label for="overlap">Overlap</label>
 <input id="overlap" name="overlap" value="${entered.overlap ?? DEFAULT_OVERLAP}" aria-describedby="overlap-note" spellcheck="false">
 <p id="overlap-note" class="muted small">How long the current secret keeps signing: a duration such as 30m, 2h or 1d, or a number of seconds; 0 stops it at once; at most 30 days.</p></div>
 <button type="submit">Rotate signing secret</button>
-</form>
+</form>`
+    : ''
+}
 </section>`
   }
+
+  /** The test callback form: Empty sends to `callbackUrl` (undefined: the key cannot read the settings). */
+  const testSection = (csrfToken: string, entered: SettingsInput, callbackUrl: string | null | undefined) =>
+    html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/test-callback" class="card settings-card stack" aria-labelledby="test-callback-heading">${csrfField(csrfToken)}
+<h2 id="test-callback-heading">Test callback</h2>
+<p>Sends a signed test event (<code>com.…test</code>, no order) now, once, and shows what the receiver answered.
+It is listed with the other callbacks.</p>
+<div class="field setting-field"><label for="test-url">Send to <span class="muted">(optional)</span></label>
+<input id="test-url" name="url" type="url" value="${entered.testUrl ?? ''}" aria-describedby="test-url-note" placeholder="${callbackUrl ?? 'https://shop.example.com/printroute-events'}" spellcheck="false">
+<p id="test-url-note" class="muted small">Empty: the ${name} callback URL${callbackUrl === null ? ' (none is set, so give one here)' : ''}.</p></div>
+<button type="submit">Send test callback</button>
+</form>`
+
+  /** The settings as facts, for a key that may read them but not change them. */
+  const settingsFacts = (
+    settings: AccountSettings,
+  ) => html`<section class="card settings-card" aria-labelledby="current-settings-heading">
+<h2 id="current-settings-heading">Current settings</h2>
+<dl class="facts">
+<div><dt>${name} callback URL</dt><dd>${settings.callbackUrl ?? 'none'}</dd></div>
+<div><dt>Pause window</dt><dd>${durationWords(settings.pauseWindowSeconds)}</dd></div>
+<div><dt>When an address has problems</dt><dd>${settings.addressValidation === 'refuse' ? 'the order is refused' : 'the order is created with a warning'}</dd></div>
+${live ? '' : html`<div><dt>Default scenario</dt><dd>${settings.sandboxScenario ?? 'none'}</dd></div>`}
+</dl></section>`
 
   const sendSettings = async (
     request: FastifyRequest,
@@ -392,7 +463,16 @@ The Standard Webhooks libraries (npm <code>standardwebhooks</code> and others) c
     entered: SettingsInput = {},
     failure?: { status: number; notice: Notice },
   ) => {
-    const { api, csrfToken } = request.signedIn
+    const { api, csrfToken, caller } = request.signedIn
+    const changeable = mayUse(caller.scopes, 'changeSettings')
+    const testable = mayUse(caller.scopes, 'testCallbacks')
+    if (!mayUse(caller.scopes, 'readSettings')) {
+      return sendDeveloperPage(dashboard, request, reply, 'settings', {
+        title: 'Settings',
+        ...(failure ?? {}),
+        content: html`<h1>Settings</h1>${scopeMissing('readSettings')}${testable ? testSection(csrfToken, entered, undefined) : ''}`,
+      })
+    }
     const answer = await api.get<{ settings: AccountSettings }>('/account/settings')
     if (!answer.ok) {
       return sendDeveloperPage(dashboard, request, reply, 'settings', {
@@ -417,15 +497,6 @@ The Standard Webhooks libraries (npm <code>standardwebhooks</code> and others) c
 <p id="callback-url-note" class="muted small">Events of ${name} orders without a callback URL of their own are POSTed here (${live ? 'Sandbox' : 'Live'} has its own). Empty: none (the events are still in the feed).</p></div>
 ${pauseWindowField}
 <button type="submit">Save settings</button>
-</form>`
-    const testSection = html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/test-callback" class="card settings-card stack" aria-labelledby="test-callback-heading">${csrfField(csrfToken)}
-<h2 id="test-callback-heading">Test callback</h2>
-<p>Sends a signed test event (<code>com.…test</code>, no order) now, once, and shows what the receiver answered.
-It is listed with the other callbacks.</p>
-<div class="field setting-field"><label for="test-url">Send to <span class="muted">(optional)</span></label>
-<input id="test-url" name="url" type="url" value="${entered.testUrl ?? ''}" aria-describedby="test-url-note" placeholder="${settings.callbackUrl ?? 'https://shop.example.com/printroute-events'}" spellcheck="false">
-<p id="test-url-note" class="muted small">Empty: the ${name} callback URL${settings.callbackUrl ? '' : ' (none is set, so give one here)'}.</p></div>
-<button type="submit">Send test callback</button>
 </form>`
     const current = settings.sandboxScenario ?? ''
     const scenarioSection = live
@@ -456,11 +527,9 @@ accepted as sent either way.</p>
       ...(failure ?? {}),
       content: html`<h1>Settings</h1>
 <p>The ${name} settings: Sandbox and Live each have their own callback URL and signing secret; the pause window is the account's.</p>
-${callbacksSection}
-${addressSection}
-${scenarioSection}
-${testSection}
-${signingSection(settings, csrfToken, entered)}`,
+${changeable ? html`${callbacksSection}${addressSection}${scenarioSection}` : html`${scopeMissing('changeSettings')}${settingsFacts(settings)}`}
+${testable ? testSection(csrfToken, entered, settings.callbackUrl) : ''}
+${signingSection(settings, csrfToken, entered, changeable)}`,
     })
   }
 
@@ -602,12 +671,11 @@ function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
   const sendKeys = async (request: FastifyRequest, reply: FastifyReply, issued?: IssuedKey) => {
     const { api, csrfToken, caller } = request.signedIn
     // A key without keys:manage can neither list nor create keys: the page says so instead of offering them.
-    if (!keyAllows(caller.scopes, 'keys:manage')) {
+    if (!mayUse(caller.scopes, 'manageKeys')) {
       return sendDeveloperPage(dashboard, request, reply, 'keys', {
         title: 'API keys',
-        content: html`<h1>API keys</h1>
-<p class="scope-missing">The key this session was made from (<code>${caller.keyPrefix}…</code>) does not have the
-<code>keys:manage</code> scope, so it cannot list, create or revoke keys. Sign in with a key that has it.</p>`,
+        content: html`<h1>API keys</h1>${scopeMissing('manageKeys')}
+<p>Sign in with a key that has it to manage the account's keys.</p>`,
       })
     }
     const answer = await api.get<{ keys: AccountKey[] }>('/account/keys')
@@ -653,6 +721,7 @@ its prefix. Send it as <code>X-API-Key</code>.</p>
     reply: FastifyReply,
     confirm: (key: AccountKey) => Html,
   ): Promise<FastifyReply> => {
+    if (!mayUse(request.signedIn.caller.scopes, 'manageKeys')) return sendKeys(request, reply)
     const answer = await request.signedIn.api.get<{ keys: AccountKey[] }>('/account/keys')
     const key = answer.ok ? answer.body.keys.find((candidate) => candidate.prefix === request.params.prefix) : undefined
     if (!key || key.revoked) {

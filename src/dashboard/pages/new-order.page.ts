@@ -33,6 +33,7 @@ import {
   recommendedSize,
   shipsToOf,
 } from '../products.ts'
+import { mayUse, type SessionScopes, scopeMissing } from '../scopes.ts'
 
 const PATH = `${DASHBOARD_PATH}/new-order`
 const DEFAULT_COUNTRY = 'GB'
@@ -189,21 +190,27 @@ function targetOf(product: Product, assetAreas: string[]): (path: string) => Fie
 }
 
 interface PageData {
+  /** Whether the key may read the catalogue: the product picker needs it. */
+  catalogueReadable: boolean
   search: string
   products: ProductEntry[]
   moreProducts: boolean
   samples: string[]
 }
 
-async function loadPageData(api: ApiClient, search: string): Promise<PageData> {
+async function loadPageData(api: ApiClient, search: string, scopes: SessionScopes): Promise<PageData> {
+  const catalogueReadable = mayUse(scopes, 'readCatalogue')
   const [list, samples] = await Promise.all([
-    api.get<{ products: ProductEntry[]; hasMore: boolean }>('/products', { search, top: PRODUCTS_PAGE_MAX }),
+    catalogueReadable
+      ? api.get<{ products: ProductEntry[]; hasMore: boolean }>('/products', { search, top: PRODUCTS_PAGE_MAX })
+      : undefined,
     api.getBesideApi<{ samples: { name: string }[] }>('/samples/'),
   ])
   return {
+    catalogueReadable,
     search,
-    products: list.ok ? list.body.products : [],
-    moreProducts: list.ok && list.body.hasMore,
+    products: list?.ok ? list.body.products : [],
+    moreProducts: list?.ok === true && list.body.hasMore,
     samples: samples.ok
       ? samples.body.samples.map((sample) => sample.name).filter((name) => SAMPLE_NAME.test(name))
       : [],
@@ -211,6 +218,10 @@ async function loadPageData(api: ApiClient, search: string): Promise<PageData> {
 }
 
 function productPicker(data: PageData, chosen: string): Html {
+  if (!data.catalogueReadable) {
+    return html`<section class="card picker" aria-labelledby="product-heading">
+<h2 id="product-heading">Choose a product</h2>${scopeMissing('readCatalogue')}</section>`
+  }
   const listed = data.products.some((product) => product.sku === chosen)
   return html`<section class="card picker" aria-labelledby="product-heading">
 <h2 id="product-heading">Choose a product</h2>
@@ -354,6 +365,17 @@ function sampleUrlOf(dashboard: Dashboard): (name: string) => string {
 function sendNewOrderPage(dashboard: Dashboard, request: FastifyRequest, reply: FastifyReply, page: Rendered) {
   const sampleUrl = sampleUrlOf(dashboard)
   const { product, form } = page
+  // A key that may not place orders is not offered the form; a form sent anyway gets the API's refusal here.
+  if (!mayUse(request.signedIn.caller.scopes, 'createOrders')) {
+    return dashboard.sendPage(request, reply, {
+      title: 'New test order',
+      section: 'new-order',
+      status: page.status,
+      content: html`<h1>New test order</h1>
+${errorSummary(page.errorBody, NO_ERRORS, 'The order was not placed')}
+${scopeMissing('createOrders')}`,
+    })
+  }
   return dashboard.sendPage(request, reply, {
     title: 'New test order',
     section: 'new-order',
@@ -429,10 +451,13 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
   }
 
   pages.get<{ Querystring: { q?: string; sku?: string } }>('/new-order', async (request, reply) => {
-    const api = request.signedIn.api
+    const { api, caller } = request.signedIn
     const search = (request.query.q ?? '').trim()
     const sku = (request.query.sku ?? '').trim()
-    const [data, found] = await Promise.all([loadPageData(api, search), sku === '' ? null : loadProduct(api, sku)])
+    const [data, found] = await Promise.all([
+      loadPageData(api, search, caller.scopes),
+      sku === '' || !mayUse(caller.scopes, 'readCatalogue') ? null : loadProduct(api, sku),
+    ])
     const product = found?.ok ? found.body.product : null
     return sendNewOrderPage(dashboard, request, reply, {
       data,
@@ -445,9 +470,12 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
   })
 
   pages.post<{ Body: FormValues }>('/new-order', async (request, reply) => {
-    const api = request.signedIn.api
+    const { api, caller } = request.signedIn
     const body = request.body ?? {}
-    const [data, found] = await Promise.all([loadPageData(api, ''), loadProduct(api, formValue(body, 'sku').trim())])
+    const [data, found] = await Promise.all([
+      loadPageData(api, '', caller.scopes),
+      loadProduct(api, formValue(body, 'sku').trim()),
+    ])
     if (!found.ok) {
       return sendNewOrderPage(dashboard, request, reply, {
         data,
@@ -468,7 +496,8 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
     const { body: order, assetAreas } = orderRequest(form, product, sampleUrlOf(dashboard))
     // The address is checked first, so its problems show beside its fields before anything is placed; the
     // merchant may then correct it or place the order with it as typed.
-    if (!form.acceptUnverifiedAddress) {
+    // The check needs the quotes scope; without it the order's own refusal says what is wrong with the address.
+    if (!form.acceptUnverifiedAddress && mayUse(caller.scopes, 'checkAddresses')) {
       const problems = await addressProblems(api, order)
       if (problems) {
         form.addressProblemsShown = true

@@ -25,6 +25,7 @@ import { stateBadge } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, DASHBOARD_PATH, type Notice, orderPath } from '../layout.ts'
 import type { Dashboard } from '../page-context.ts'
+import { mayUse, type SessionScopes, scopeMissing, scopeMissingText } from '../scopes.ts'
 
 /** The most events and callbacks the page lists (the API's largest page). */
 const LIST_LIMIT = 100
@@ -49,12 +50,16 @@ interface SandboxOrder {
   cannotAdvance: string | null
 }
 
-async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
+/** What the order's page reads, each part only when the session's key may read it. */
+async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean, scopes: SessionScopes) {
+  const callbacksReadable = mayUse(scopes, 'readCallbacks')
   const [order, actions, events, callbacks, printFiles, routing, invoices, sandboxOrder] = await Promise.all([
     api.get<{ order: OrderDocument }>(`/orders/${orderId}`),
     api.get<Actions>(`/orders/${orderId}/actions`),
     api.get<{ events: OrderEvent[] }>('/events', { orderId, top: LIST_LIMIT }),
-    api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT }),
+    callbacksReadable
+      ? api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT })
+      : undefined,
     api.get<{ printFiles: PrintFile[] }>(`/orders/${orderId}/print-files`),
     api.get<{ routing: Routing }>(`/orders/${orderId}/routing`),
     api.get<{ invoices: OrderInvoice[] }>(`/orders/${orderId}/invoices`),
@@ -63,17 +68,20 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
   ])
   // Only the order tells whether it was created with a quote: its routing is fetched once the order is read.
   const quoteId = order.ok ? order.body.order.quoteId : undefined
-  const quoteAnswer = quoteId
-    ? await api.get<{ routing: Routing }>(`/quotes/${encodeURIComponent(quoteId)}/routing`)
-    : undefined
-  const quoteRouting: QuoteRouting | null =
-    quoteId && quoteAnswer
-      ? {
+  const quoteReadable = mayUse(scopes, 'quote')
+  const quoteAnswer =
+    quoteId && quoteReadable
+      ? await api.get<{ routing: Routing }>(`/quotes/${encodeURIComponent(quoteId)}/routing`)
+      : undefined
+  const quoteRouting: QuoteRouting | null = !quoteId
+    ? null
+    : !quoteAnswer
+      ? { quoteId, routing: null, error: scopeMissingText('quotes') }
+      : {
           quoteId,
           routing: quoteAnswer.ok ? quoteAnswer.body.routing : null,
           error: quoteAnswer.ok ? null : describeApiError(quoteAnswer.body),
         }
-      : null
   return {
     order,
     actions,
@@ -92,12 +100,14 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean) {
  * page refreshes itself every few seconds while the order is in progress (a manual order waiting with its lab
  * is); `hx-preserve` keeps the target the user chose across those refreshes instead of resetting it.
  */
-function sandboxSection(orderId: string, facts: SandboxOrder, csrfToken: string): Html {
+function sandboxSection(orderId: string, facts: SandboxOrder, csrfToken: string, scopes: SessionScopes): Html {
   const scenario = facts.scenario
     ? html`<p>Scenario: <strong data-scenario>${facts.scenario}</strong></p>`
     : html`<p>Scenario: <span data-scenario>none</span>.</p>`
-  const advance =
-    facts.cannotAdvance === null
+  // A key that may not advance is offered nothing here: the order's actions above already say why.
+  const advance = !mayUse(scopes, 'advanceSandboxOrders')
+    ? ''
+    : facts.cannotAdvance === null
       ? html`<form method="post" action="${orderPath(orderId, '/advance')}" >${csrfField(csrfToken)}
 <label for="advance-to">Advance</label>
 <select id="advance-to" name="to" hx-preserve><option value="">one lab step</option>${ADVANCE_TARGETS.map((target) => html`<option value="${target}">to ${target}</option>`)}</select>
@@ -177,15 +187,23 @@ function registerOrderScopedPages(pages: FastifyInstance, dashboard: Dashboard):
 
   pages.get<OrderParams>('/orders/:orderId', async (request, reply) => {
     const { orderId } = request.params
-    const { csrfToken, api } = request.signedIn
-    const loaded = await loadOrder(api, orderId, dashboard.environment === 'sandbox')
+    const { csrfToken, api, caller } = request.signedIn
+    const scopes = caller.scopes
+    if (!mayUse(scopes, 'readOrders')) {
+      return dashboard.sendPage(request, reply, {
+        title: `Order ${orderId}`,
+        section: 'orders',
+        content: html`<h1>Order ${orderId}</h1>${scopeMissing('readOrders')}`,
+      })
+    }
+    const loaded = await loadOrder(api, orderId, dashboard.environment === 'sandbox', scopes)
     if (!loaded.order.ok) return notFound(dashboard, request, reply, orderId, loaded.order)
     const order = loaded.order.body.order
     const available = (name: keyof Actions) => loaded.actions.ok && loaded.actions.body[name]?.isAvailable === 'Yes'
     const view = {
       order,
       events: loaded.events.ok ? loaded.events.body.events : [],
-      callbacks: loaded.callbacks.ok ? loaded.callbacks.body.callbacks : [],
+      callbacks: loaded.callbacks?.ok ? loaded.callbacks.body.callbacks : [],
       printFiles: loaded.printFiles.ok ? loaded.printFiles.body.printFiles : [],
       routing: loaded.routing.ok ? loaded.routing.body.routing : null,
       quoteRouting: loaded.quoteRouting,
@@ -202,14 +220,23 @@ function registerOrderScopedPages(pages: FastifyInstance, dashboard: Dashboard):
 ${orderSummary(order)}
 ${inProgress ? html`<p class="muted refresh-note">In progress: this page updates every few seconds.</p>` : ''}
 <section aria-labelledby="actions-heading" class="actions"><h2 id="actions-heading" class="visually-hidden">Actions</h2>
-${actionButton(available('cancel'), 'Cancel order', orderPath(order.id, '/cancel'), 'Only shipments not yet in production can be cancelled')}
+${
+  mayUse(scopes, 'changeOrders')
+    ? html`${actionButton(available('cancel'), 'Cancel order', orderPath(order.id, '/cancel'), 'Only shipments not yet in production can be cancelled')}
 ${actionButton(available('changeShippingMethod'), 'Change shipping method', orderPath(order.id, '/shipping-method'), 'Not available once production has started')}
 ${actionButton(available('changeRecipientDetails'), 'Change recipient', orderPath(order.id, '/recipient'), 'Not available once production has started')}
 ${actionButton(available('changeMetaData'), 'Edit metadata', orderPath(order.id, '/metadata'), 'Metadata cannot be changed now')}
-<p id="actions-note" class="muted small">Buttons are enabled when the order's actions endpoint says the action is available.</p>
+<p id="actions-note" class="muted small">Buttons are enabled when the order's actions endpoint says the action is available.</p>`
+    : scopeMissing('changeOrders')
+}
 </section>
-${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken) : ''}
-${orderSections(view, { callbacks: callbacksTable(view.callbacks, csrfToken, here, false), readOnly: false })}
+${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken, scopes) : ''}
+${orderSections(view, {
+  callbacks: loaded.callbacks
+    ? callbacksTable(view.callbacks, csrfToken, here, false, mayUse(scopes, 'redeliverCallbacks'))
+    : scopeMissing('readCallbacks'),
+  readOnly: false,
+})}
 </div>`,
     })
   })
@@ -247,6 +274,15 @@ function registerActionPages(pages: FastifyInstance, dashboard: Dashboard): void
     render: (order: OrderDocument) => { title: string; content: Html },
   ) => {
     const { orderId } = request.params
+    // A confirmation page offers its change only to a key that may make it.
+    if (!mayUse(request.signedIn.caller.scopes, 'changeOrders')) {
+      return dashboard.sendPage(request, reply, {
+        title: `Order ${orderId}`,
+        section: 'orders',
+        content: html`<p class="breadcrumb"><a href="${DASHBOARD_PATH}/orders">Orders</a> / <a href="${orderPath(orderId)}">${orderId}</a> /</p>
+<h1>Order ${orderId}</h1>${scopeMissing('changeOrders')}<p><a href="${orderPath(orderId)}">Back to the order</a></p>`,
+      })
+    }
     const answer = await request.signedIn.api.get<{ order: OrderDocument }>(`/orders/${orderId}`)
     if (!answer.ok) return notFound(dashboard, request, reply, orderId, answer)
     const page = render(answer.body.order)
@@ -372,7 +408,10 @@ ${form(
       })
     }
     const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/updateMetadata`, { metadata })
-    if (!answer.ok) return dashboard.redirect(reply, `/orders/${orderId}/metadata`, actionNotice(answer, ''))
+    // A refused metadata goes back to its form, with what was wrong; a refused scope to the order.
+    if (!answer.ok && answer.status !== 403) {
+      return dashboard.redirect(reply, `/orders/${orderId}/metadata`, actionNotice(answer, ''))
+    }
     return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, 'The metadata is saved.'))
   })
 }

@@ -8,6 +8,7 @@ import { detailMarks, formatDate, formatDeliveryWindow, formatTime, orderTotal, 
 import { type Html, html } from '../html.ts'
 import { DASHBOARD_PATH, errorNotice, pager, skipOf } from '../layout.ts'
 import type { Dashboard } from '../page-context.ts'
+import { mayUse, scopeMissing } from '../scopes.ts'
 
 /** Orders per page of the table. */
 export const ORDERS_PAGE_SIZE = 20
@@ -67,6 +68,18 @@ function orderRow(order: OrderDocument): Html {
 
 export function registerOrdersPage(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.get<{ Querystring: OrdersQuery }>('/orders', async (request, reply) => {
+    const scopes = request.signedIn.caller.scopes
+    const newOrder =
+      dashboard.environment === 'sandbox' && mayUse(scopes, 'createOrders')
+        ? html`<a class="button" href="${DASHBOARD_PATH}/new-order">New test order</a>`
+        : ''
+    if (!mayUse(scopes, 'readOrders')) {
+      return dashboard.sendPage(request, reply, {
+        title: 'Orders',
+        section: 'orders',
+        content: html`<div class="page-head"><h1>Orders</h1>${newOrder}</div>${scopeMissing('readOrders')}`,
+      })
+    }
     const query = request.query
     const skip = skipOf(query.skip)
     const search = (query.q ?? '').trim()
@@ -86,7 +99,7 @@ export function registerOrdersPage(pages: FastifyInstance, dashboard: Dashboard)
     const table =
       orders.length === 0
         ? html`<div class="empty card"><p>${filtered ? 'No orders match these filters.' : 'No orders yet.'}</p>
-${dashboard.environment === 'sandbox' && !filtered ? html`<p><a class="button" href="${DASHBOARD_PATH}/new-order">Place a test order</a> or send one to <code>POST /v4.0/orders</code>.</p>` : ''}</div>`
+${newOrder && !filtered ? html`<p><a class="button" href="${DASHBOARD_PATH}/new-order">Place a test order</a> or send one to <code>POST /v4.0/orders</code>.</p>` : ''}</div>`
         : html`<div class="table-wrap"><table class="orders">
 <caption class="visually-hidden">Orders, newest first</caption>
 <thead><tr><th scope="col">Order</th><th scope="col">Merchant reference</th><th scope="col">Created</th><th scope="col">Stage</th><th scope="col">Progress</th><th scope="col">Delivery</th><th scope="col" class="number">Items</th><th scope="col" class="number">Total charge</th></tr></thead>
@@ -106,7 +119,7 @@ ${dashboard.environment === 'sandbox' && !filtered ? html`<p><a class="button" h
       section: 'orders',
       notice: errorNotice(answer),
       content: html`<div class="page-head"><h1>Orders</h1>
-${dashboard.environment === 'sandbox' ? html`<a class="button" href="${DASHBOARD_PATH}/new-order">New test order</a>` : ''}</div>
+${newOrder}</div>
 <form class="filters" method="get" action="${DASHBOARD_PATH}/orders" role="search" aria-label="Filter orders">
 <div class="field field-wide"><label for="filter-q">Search</label>
 <input id="filter-q" name="q" type="search" value="${search}" placeholder="Order ID or merchant reference"></div>
