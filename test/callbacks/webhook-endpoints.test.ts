@@ -206,7 +206,14 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(json(await t.live({ method: 'GET', url: '/v4.0/webhooks' }, account.liveKey)).webhooks.length, 0)
 
       // 20 per environment: the 21st is refused, the other environment still has room.
-      for (let index = 1; index < 20; index += 1) await create({ url: receiver.url(`/n${index}`) }, key)
+      for (let index = 1; index < 19; index += 1) await create({ url: receiver.url(`/n${index}`) }, key)
+      // Two creates at once for the last place: the account lock lets exactly one through.
+      const racing = await Promise.all([
+        call('POST', '/v4.0/webhooks', { url: receiver.url('/race1') }, key),
+        call('POST', '/v4.0/webhooks', { url: receiver.url('/race2') }, key),
+      ])
+      assert.deepEqual(racing.map((response) => response.statusCode).sort(), [201, 400])
+      assert.equal(json(await call('GET', '/v4.0/webhooks', undefined, key)).webhooks.length, 20)
       const tooMany = failuresOf(await call('POST', '/v4.0/webhooks', { url }, key))
       assert.deepEqual(tooMany.webhooks, [{ code: 'TooMany', providedValue: 21, comparisonValue: 20 }])
       const live = await t.live(
@@ -214,6 +221,27 @@ for (const kind of testDatabaseKinds()) {
         account.liveKey,
       )
       assert.equal(live.statusCode, 201, live.body)
+    })
+
+    test('a create sent again with the same Idempotency-Key is answered again, making one endpoint', async () => {
+      const account = await t.createAccount()
+      const send = () =>
+        t.sandbox(
+          {
+            method: 'POST',
+            url: '/v4.0/webhooks',
+            payload: { url: receiver.url('/once') },
+            headers: { ...JSON_HEADERS, 'idempotency-key': 'create-webhook-1' },
+          },
+          account.sandboxKey,
+        )
+      const first = await send()
+      const again = await send()
+      assert.equal(first.statusCode, 201, first.body)
+      assert.equal(again.statusCode, 201, again.body)
+      assert.equal(again.headers['idempotent-replayed'], 'true')
+      assert.equal(json(again).webhook.id, json(first).webhook.id)
+      assert.equal(json(await call('GET', '/v4.0/webhooks', undefined, account.sandboxKey)).webhooks.length, 1)
     })
 
     test('test send: signed with the endpoint secret only, recorded with webhookId; rotation signs twice', async () => {
