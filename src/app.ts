@@ -103,6 +103,7 @@ import { createQuotesService } from './services/quotes.service.ts'
 import { createSandboxService } from './services/sandbox.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
+import { createWebhooksService } from './services/webhooks.service.ts'
 
 export interface OpenedDatabase {
   db: Database
@@ -445,6 +446,13 @@ function buildServices(
     labPushes,
     sandbox: createSandboxService({ db, jobs, events, pipeline, simulatedLabs, billing, now: () => clock.now() }),
     callbacks,
+    webhooks: createWebhooksService({
+      db,
+      clock,
+      vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+      newSigningSecret: newCallbackSigningSecret,
+      callbacks,
+    }),
     closeCallbackFetcher: callbackPoster.close,
     files,
     fileLinks,
@@ -618,6 +626,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     sandbox: environment === 'sandbox' ? services.sandbox : null,
     files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
+    webhooks: services.webhooks,
     samples,
     health,
     sessions: services.sessions,

@@ -9,6 +9,8 @@ import type {
   CountrySummary,
   CreateOrderRequest,
   CreateOrderResponse,
+  CreateWebhookRequest,
+  CreateWebhookResponse,
   EventListFilters,
   EventPage,
   GetOrderResponse,
@@ -35,8 +37,12 @@ import type {
   UpdateRecipientResponse,
   UpdateShippingMethodRequest,
   UpdateShippingMethodResponse,
+  UpdateWebhookRequest,
+  UpdateWebhookResponse,
   ValidateAddressRequest,
   ValidateAddressResponse,
+  Webhook,
+  WebhookTestResponse,
 } from './types.ts'
 
 export interface PrintrouteClientOptions {
@@ -80,6 +86,8 @@ export class PrintrouteClient {
   readonly addresses: Addresses
   readonly events: Events
   readonly callbacks: Callbacks
+  /** Webhook endpoints: more receivers of the events, each with its filters and secret (docs/callbacks.md). */
+  readonly webhooks: Webhooks
   /** Sandbox only: an order's test scenario, and advancing an order (docs/sandbox.md). */
   readonly sandbox: Sandbox
   /** The API's base address in use, ending in `/v4.0`. */
@@ -96,6 +104,7 @@ export class PrintrouteClient {
     this.addresses = new Addresses(transport)
     this.events = new Events(transport)
     this.callbacks = new Callbacks(transport)
+    this.webhooks = new Webhooks(transport)
     this.sandbox = new Sandbox(transport)
   }
 }
@@ -340,6 +349,68 @@ export class Callbacks extends Resource {
       method: 'POST',
       path: `/callbacks/${segment(callbackId)}/redeliver`,
       retryable: false,
+      options,
+    })
+  }
+}
+
+export class Webhooks extends Resource {
+  /** `GET /v4.0/webhooks`: the environment's endpoints, oldest first. */
+  async list(options?: RequestOptions): Promise<Webhook[]> {
+    const answer = await this.transport.request<{ webhooks: Webhook[] }>(read('/webhooks', {}, options))
+    return answer.webhooks
+  }
+
+  /** `GET /v4.0/webhooks/{id}` (404 `EntityNotFound` for another environment's or a deleted one). */
+  async get(webhookId: string, options?: RequestOptions): Promise<Webhook> {
+    const answer = await this.transport.request<{ webhook: Webhook }>(
+      read(`/webhooks/${segment(webhookId)}`, {}, options),
+    )
+    return answer.webhook
+  }
+
+  /**
+   * `POST /v4.0/webhooks`: a new endpoint, with its whole `signingSecret` (shown only in this answer: store it).
+   * Retried with an Idempotency-Key, so a retry after a lost answer gets the same endpoint, not a second one.
+   */
+  create(request: CreateWebhookRequest, options?: RequestOptions): Promise<CreateWebhookResponse> {
+    return this.transport.request({ method: 'POST', path: '/webhooks', body: request, retryable: true, options })
+  }
+
+  /**
+   * `PATCH /v4.0/webhooks/{id}`: fields left out stay as they are. Retried unless it rotates the secret (a repeated
+   * rotation would replace the secret the first one answered with).
+   */
+  update(webhookId: string, change: UpdateWebhookRequest, options?: RequestOptions): Promise<UpdateWebhookResponse> {
+    return this.transport.request({
+      method: 'PATCH',
+      path: `/webhooks/${segment(webhookId)}`,
+      body: change,
+      retryable: change.rotateSigningSecret !== true,
+      options,
+    })
+  }
+
+  /** `DELETE /v4.0/webhooks/{id}`: the deleted endpoint. Not retried (a repeat would answer 404). */
+  async delete(webhookId: string, options?: RequestOptions): Promise<Webhook> {
+    const answer = await this.transport.request<{ webhook: Webhook }>({
+      method: 'DELETE',
+      path: `/webhooks/${segment(webhookId)}`,
+      retryable: false,
+      options,
+    })
+    return answer.webhook
+  }
+
+  /**
+   * `POST /v4.0/webhooks/{id}/test`: a test callback sent now to the endpoint, signed with its secret, and its
+   * delivery. Retried with an Idempotency-Key (a retry is answered as the first attempt was, not sent again).
+   */
+  test(webhookId: string, options?: RequestOptions): Promise<WebhookTestResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/webhooks/${segment(webhookId)}/test`,
+      retryable: true,
       options,
     })
   }

@@ -451,6 +451,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's webhook endpoints, oldest first */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Add a webhook endpoint; the answer shows its signing secret, once */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint: it receives nothing more */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change a webhook endpoint; fields left out stay as they are */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v4.0/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the endpoint a test callback now (once, no retries), signed with the endpoint's secret */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/settings": {
         parameters: {
             query?: never;
@@ -1002,7 +1056,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}
@@ -1079,6 +1133,8 @@ export interface components {
             created: string;
             lastUpdated: string;
             attempts: components["schemas"]["CallbackAttempt"][];
+            /** @description The webhook endpoint it went to (whk_<number>); null for a callback URL. */
+            webhookId: string | null;
         };
         /** CallbackEvent */
         CallbackEvent: {
@@ -1306,6 +1362,15 @@ export interface components {
          * @enum {string}
          */
         CreatedOutcome: "Created";
+        /** CreatedWebhookResponse */
+        CreatedWebhookResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            webhook: components["schemas"]["WebhookEndpoint"];
+            /** @description The endpoint's whole signing secret (whsec_...). Shown only in this answer: store it now. */
+            signingSecret: string;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /**
          * CreateOrderOutcome
          * @description Created; CreatedWithIssues when the recipient address breaks its country's rules (the order is created with order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order is returned).
@@ -1417,6 +1482,33 @@ export interface components {
              * @description printroute's own: quote the cheapest plan whose every shipment arrives by this date; when none can, the quote carries a DeliveryDateUnreachable issue with the earliest date any plan reaches.
              */
             deliverBy?: string | null;
+        };
+        /** CreateWebhookRequest */
+        CreateWebhookRequest: {
+            /** @description Where the events are POSTed (http or https), checked like callback URLs. At most 2048 characters. */
+            url: string;
+            /** @description What the endpoint is for (at most 200 characters). */
+            description?: string | null;
+            /** @description Event types to deliver: exact types (com.<vendor>.order.shipments.shipment#Shipped) and prefixes ending in * (com.<vendor>.order.shipments.*); empty: every event. At most 50 entries of 200 characters; an entry that matches no event type is refused. */
+            eventTypes?: string[];
+            /** @description Order metadata the event's order must carry, key -> the value it must equal (a string, number or boolean); empty: every order. Events about no order never match a non-empty filter. At most 10 keys. */
+            metadataFilter?: {
+                [key: string]: unknown;
+            };
+            /** @description Whether it receives events (default true). */
+            enabled?: boolean;
+        };
+        /**
+         * DeletedOutcome
+         * @enum {string}
+         */
+        DeletedOutcome: "Deleted";
+        /** DeletedWebhookResponse */
+        DeletedWebhookResponse: {
+            outcome: components["schemas"]["DeletedOutcome"];
+            webhook: components["schemas"]["WebhookEndpoint"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /**
          * DeliveryStatus
@@ -2383,6 +2475,15 @@ export interface components {
          * @enum {string}
          */
         UpdatedOutcome: "Updated";
+        /** UpdatedWebhookResponse */
+        UpdatedWebhookResponse: {
+            outcome: components["schemas"]["UpdatedOutcome"];
+            webhook: components["schemas"]["WebhookEndpoint"];
+            /** @description The endpoint's whole signing secret (whsec_...). Shown only in this answer: store it now. */
+            signingSecret?: string;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** UpdateMetadataRequest */
         UpdateMetadataRequest: {
             /** @description Any JSON object, at most 2,000 characters serialised. */
@@ -2407,6 +2508,25 @@ export interface components {
             /** @description One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
             shippingMethod: string;
         };
+        /** UpdateWebhookRequest */
+        UpdateWebhookRequest: {
+            /** @description Where the events are POSTed (http or https). At most 2048 characters. */
+            url?: string;
+            /** @description What the endpoint is for (at most 200 characters). */
+            description?: string | null;
+            /** @description Event types to deliver: exact types (com.<vendor>.order.shipments.shipment#Shipped) and prefixes ending in * (com.<vendor>.order.shipments.*); empty: every event. At most 50 entries of 200 characters; an entry that matches no event type is refused. */
+            eventTypes?: string[];
+            /** @description Order metadata the event's order must carry, key -> the value it must equal (a string, number or boolean); empty: every order. Events about no order never match a non-empty filter. At most 10 keys. */
+            metadataFilter?: {
+                [key: string]: unknown;
+            };
+            /** @description false disables it (reason manual); true enables it again and clears its run of failures. */
+            enabled?: boolean;
+            /** @description Replace the endpoint's signing secret; the answer shows the new one once. */
+            rotateSigningSecret?: boolean;
+            /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
+            signingSecretOverlapSeconds?: number;
+        };
         /** ValidateAddressRequest */
         ValidateAddressRequest: {
             address: components["schemas"]["AddressInput"];
@@ -2421,6 +2541,62 @@ export interface components {
             valid: boolean;
             problems: components["schemas"]["AddressProblem"][];
             suggested: components["schemas"]["SuggestedAddress"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * WebhookDisabledReason
+         * @description manual: disabled by a PATCH; failing: every attempt failed for 3 days.
+         * @enum {string}
+         */
+        WebhookDisabledReason: "manual" | "failing";
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            /** @description Endpoint ID, whk_<number>. */
+            id: string;
+            url: string;
+            description: string | null;
+            /** @description Exact types and prefixes ending in *; empty: every event. */
+            eventTypes: string[];
+            /** @description Order metadata the order must carry; empty: every order. */
+            metadataFilter: {
+                [key: string]: string | number | boolean;
+            };
+            enabled: boolean;
+            disabledReason: components["schemas"]["WebhookDisabledReason"] | null;
+            /** @description When it was disabled. */
+            disabledAt: string | null;
+            /** @description The first failed attempt of the current run of failures; null after a success. */
+            failingSince: string | null;
+            /** @description The last delivery attempt. */
+            lastAttemptAt: string | null;
+            /** @description The last attempt answered 2xx. */
+            lastSuccessAt: string | null;
+            /** @description The first 10 characters of the signing secret (whsec_abcd): which secret is current. */
+            signingSecretPrefix: string;
+            /** @description After a rotation: until when the previous secret signs too (a second signature); null when it does not. */
+            previousSigningSecretExpiresAt: string | null;
+            created: string;
+            lastUpdated: string;
+        };
+        /** WebhookListResponse */
+        WebhookListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** WebhookResponse */
+        WebhookResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            webhook: components["schemas"]["WebhookEndpoint"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** WebhookTestResponse */
+        WebhookTestResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            callback: components["schemas"]["CallbackDelivery"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -3801,6 +3977,8 @@ export interface operations {
                 orderId?: string;
                 /** @description One of pending, delivered, failed (any letter case). */
                 status?: string;
+                /** @description Only the deliveries to this webhook endpoint (whk_12). */
+                webhookId?: string;
                 top?: number;
                 skip?: number;
             };
@@ -3935,6 +4113,250 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/printroute/shipments",
+                 *       "description": "EU shop: shipment updates",
+                 *       "eventTypes": [
+                 *         "com.printroute.order.shipments.*"
+                 *       ],
+                 *       "metadataFilter": {
+                 *         "channel": "shop-eu"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "outcome": "Created",
+                     *       "webhook": {
+                     *         "id": "whk_12",
+                     *         "url": "https://shop.example.com/printroute/shipments",
+                     *         "description": "EU shop: shipment updates",
+                     *         "eventTypes": [
+                     *           "com.printroute.order.shipments.*"
+                     *         ],
+                     *         "metadataFilter": {
+                     *           "channel": "shop-eu"
+                     *         },
+                     *         "enabled": true,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "failingSince": null,
+                     *         "lastAttemptAt": null,
+                     *         "lastSuccessAt": null,
+                     *         "signingSecretPrefix": "whsec_MfKQ",
+                     *         "previousSigningSecretExpiresAt": null,
+                     *         "created": "2026-03-08T09:00:00.000Z",
+                     *         "lastUpdated": "2026-03-08T09:00:00.000Z"
+                     *       },
+                     *       "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedWebhookResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedWebhookResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -31,7 +31,7 @@ export interface RequestOptions {
 }
 
 export interface Call {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   /** Below the version prefix: `/orders/ord_1`. */
   path: string
   query?: Record<string, unknown>

@@ -11,6 +11,9 @@ type RequestBodyOf<Operation> = Operation extends { requestBody?: infer Body } ?
 /** The JSON body of an operation's 200 answer. */
 type OkBodyOf<Operation> = Operation extends { responses: { 200: infer Answer } } ? JsonContent<Answer> : never
 /** An operation's query parameters. */
+/** The body of a 201 answer (what creates answer). */
+type CreatedBodyOf<Operation> = Operation extends { responses: { 201: infer Answer } } ? JsonContent<Answer> : never
+
 type QueryOf<Operation> = Operation extends { parameters: { query?: infer Query } } ? NonNullable<Query> : never
 
 type OrdersPath = paths['/v4.0/orders']
@@ -145,3 +148,15 @@ export type ErrorBody = JsonContent<OrdersPath['post']['responses'][400]>
 /** The problems of a `ValidationFailed` answer, by field path (`recipient.address.countryCode`, `items[0].sku`). */
 export type Failures = NonNullable<ErrorBody['failures']>
 export type Failure = Failures[string][number]
+
+// Webhook endpoints (docs/callbacks.md#webhook-endpoints)
+type WebhooksPath = paths['/v4.0/webhooks']
+type WebhookPath = paths['/v4.0/webhooks/{webhookId}']
+export type Webhook = OkBodyOf<WebhookPath['get']>['webhook']
+export type CreateWebhookRequest = RequestBodyOf<WebhooksPath['post']>
+/** The new endpoint and its whole signing secret, shown only in this answer. */
+export type CreateWebhookResponse = CreatedBodyOf<WebhooksPath['post']>
+export type UpdateWebhookRequest = RequestBodyOf<WebhookPath['patch']>
+/** The endpoint after the change, and `signingSecret` when it was rotated. */
+export type UpdateWebhookResponse = OkBodyOf<WebhookPath['patch']>
+export type WebhookTestResponse = OkBodyOf<paths['/v4.0/webhooks/{webhookId}/test']['post']>

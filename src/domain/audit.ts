@@ -53,6 +53,11 @@ export const AUDIT_ACTIONS = [
   'invoice.sellerChanged',
   'operator.created',
   'operator.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.disabled',
+  'webhook.missedRedelivered',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -269,3 +269,30 @@ export const getOrderRoutingResponseExample = {
   },
   traceParent: TRACE_PARENT,
 }
+
+export const createWebhookRequestExample = {
+  url: 'https://shop.example.com/printroute/shipments',
+  description: 'EU shop: shipment updates',
+  eventTypes: ['com.printroute.order.shipments.*'],
+  metadataFilter: { channel: 'shop-eu' },
+}
+
+export const createWebhookResponseExample = {
+  outcome: 'Created',
+  webhook: {
+    id: 'whk_12',
+    ...createWebhookRequestExample,
+    enabled: true,
+    disabledReason: null,
+    disabledAt: null,
+    failingSince: null,
+    lastAttemptAt: null,
+    lastSuccessAt: null,
+    signingSecretPrefix: 'whsec_MfKQ',
+    previousSigningSecretExpiresAt: null,
+    created: '2026-03-08T09:00:00.000Z',
+    lastUpdated: '2026-03-08T09:00:00.000Z',
+  },
+  signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  traceParent: TRACE_PARENT,
+}

@@ -32,6 +32,8 @@ import {
   createPreviewResponseExample,
   createQuoteRequestExample,
   createQuoteResponseExample,
+  createWebhookRequestExample,
+  createWebhookResponseExample,
   getOrderRoutingResponseExample,
   getProductResponseExample,
 } from './openapi-examples.ts'
@@ -59,6 +61,10 @@ const TAGS = [
   { name: 'quotes', description: 'Prices per shipping method, without an order.' },
   { name: 'previews', description: 'What an item will print as and look like, before it is ordered.' },
   { name: 'callbacks', description: 'Callback deliveries and the events feed (the webhooks below).' },
+  {
+    name: 'webhooks',
+    description: 'Webhook endpoints: more receivers of the events, each with its filters and signing secret.',
+  },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },
   {
@@ -329,6 +335,7 @@ const EXAMPLES = new Map<string, { request?: unknown; ok: unknown }>([
   ['createPreview', { request: createPreviewRequestExample, ok: createPreviewResponseExample }],
   ['getOrderRouting', { ok: getOrderRoutingResponseExample }],
   ['getProduct', { ok: getProductResponseExample }],
+  ['createWebhook', { request: createWebhookRequestExample, ok: createWebhookResponseExample }],
 ])
 
 /** Doc-only additions, by operationId: examples, and the recipient body the route validates by hand. */
@@ -339,7 +346,9 @@ function decorateOperation(operation: Json): void {
     return node as Json | undefined
   }
   const requestMedia = json(['requestBody', 'content', 'application/json'])
-  const okMedia = json(['responses', '200', 'content', 'application/json'])
+  const okMedia =
+    json(['responses', '200', 'content', 'application/json']) ??
+    json(['responses', '201', 'content', 'application/json'])
   const examples = EXAMPLES.get(String(operation.operationId))
   if (examples) {
     if (requestMedia && examples.request !== undefined) requestMedia.example = examples.request

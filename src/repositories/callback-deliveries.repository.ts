@@ -24,13 +24,15 @@ export interface DeliveryRow {
   updatedAt: Date
   /** The event's type, for listings. */
   type: string
+  /** The webhook endpoint the delivery goes to; null for a callback URL or a lab. */
+  webhookId: number | null
 }
 
 // Deliveries are read with their event's type (joined from order_events): what a listing shows of each.
 const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.order_id AS "orderNumber", d.account_id AS "accountId",
   d.environment, d.url, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt",
   d.redelivery_of AS "redeliveryOf", d.created_at AS "createdAt", d.updated_at AS "updatedAt", e.type,
-  d.lab_code AS "labCode"`
+  d.lab_code AS "labCode", d.webhook_id AS "webhookId"`
 
 type StoredDeliveryRow = DeliveryRow
 
@@ -43,6 +45,7 @@ function toDelivery(row: StoredDeliveryRow): DeliveryRow {
     accountId: row.accountId === null ? null : Number(row.accountId),
     attempts: Number(row.attempts),
     redeliveryOf: row.redeliveryOf === null ? null : Number(row.redeliveryOf),
+    webhookId: row.webhookId === null || row.webhookId === undefined ? null : Number(row.webhookId),
   }
 }
 
@@ -57,13 +60,15 @@ export async function insertDelivery(
     environment: Environment
     url: string
     redeliveryOf: number | null
+    /** The webhook endpoint it goes to; absent or null for a callback URL or a lab. */
+    webhookId?: number | null
     at: Date
   },
 ): Promise<number> {
   const rows = await tx.query<{ id: number | string }>(
     `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
-                                      next_attempt_at, redelivery_of, created_at, updated_at, lab_code)
-     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6, $8) RETURNING id`,
+                                      next_attempt_at, redelivery_of, created_at, updated_at, lab_code, webhook_id)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6, $8, $9) RETURNING id`,
     [
       delivery.eventId,
       delivery.orderNumber,
@@ -73,6 +78,7 @@ export async function insertDelivery(
       delivery.at,
       delivery.redeliveryOf,
       delivery.labCode ?? null,
+      delivery.webhookId ?? null,
     ],
   )
   return Number(rows[0]?.id)
@@ -87,15 +93,25 @@ export async function insertFinishedDelivery(
     environment: Environment
     url: string
     status: 'delivered' | 'failed'
+    /** The webhook endpoint a test send went to; absent or null otherwise. */
+    webhookId?: number | null
     at: Date
   },
   attempt: Omit<AttemptRow, 'deliveryId' | 'attempt'>,
 ): Promise<number> {
   const rows = await tx.query<{ id: number | string }>(
     `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
-                                      next_attempt_at, redelivery_of, created_at, updated_at)
-     VALUES ($1, NULL, $2, $3, $4, $5, 1, NULL, NULL, $6, $6) RETURNING id`,
-    [delivery.eventId, delivery.accountId, delivery.environment, delivery.url, delivery.status, delivery.at],
+                                      next_attempt_at, redelivery_of, created_at, updated_at, webhook_id)
+     VALUES ($1, NULL, $2, $3, $4, $5, 1, NULL, NULL, $6, $6, $7) RETURNING id`,
+    [
+      delivery.eventId,
+      delivery.accountId,
+      delivery.environment,
+      delivery.url,
+      delivery.status,
+      delivery.at,
+      delivery.webhookId ?? null,
+    ],
   )
   const deliveryId = Number(rows[0]?.id)
   await insertAttempt(tx, { ...attempt, deliveryId, attempt: 1 })
@@ -185,7 +201,7 @@ export async function insertAttempt(tx: Queryable, attempt: AttemptRow): Promise
   )
 }
 
-/** The account's deliveries, newest first, optionally of one order and in one status. */
+/** The account's deliveries, newest first, optionally of one order, in one status, to one webhook endpoint. */
 export async function listDeliveries(
   db: Queryable,
   filter: {
@@ -193,6 +209,7 @@ export async function listDeliveries(
     environment: Environment
     orderNumber: number | null
     status: DeliveryStatus | null
+    webhookId?: number | null
     limit: number
     offset: number
   },
@@ -201,8 +218,17 @@ export async function listDeliveries(
     `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN order_events e ON e.id = d.event_id
       WHERE d.account_id = $1 AND d.environment = $2
         AND ($3::bigint IS NULL OR d.order_id = $3) AND ($4::text IS NULL OR d.status = $4)
+        AND ($7::bigint IS NULL OR d.webhook_id = $7)
       ORDER BY d.id DESC LIMIT $5 OFFSET $6`,
-    [filter.accountId, filter.environment, filter.orderNumber, filter.status, filter.limit, filter.offset],
+    [
+      filter.accountId,
+      filter.environment,
+      filter.orderNumber,
+      filter.status,
+      filter.limit,
+      filter.offset,
+      filter.webhookId ?? null,
+    ],
   )
   return rows.map(toDelivery)
 }

@@ -3,7 +3,7 @@
 // attempt, marked failed and kept. Every attempt is recorded. Also the merchant's views: deliveries with their
 // attempts, redelivery, test callbacks sent at once, and the events feed for merchants who poll.
 import type { Clock } from '../adapters/clock.ts'
-import type { Database } from '../adapters/database.ts'
+import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import type { Environment } from '../domain/environment.ts'
@@ -14,6 +14,7 @@ import { buildTestCloudEvent, testEventType } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
+import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
 import { webhookHeaders } from '../domain/webhook-signature.ts'
 import { ensureSigningSecret, readEnvironmentSettings } from '../repositories/accounts.repository.ts'
 import {
@@ -39,6 +40,7 @@ import {
 } from '../repositories/events.repository.ts'
 import { ensureLabSigningSecret, readLabPushEndpoint } from '../repositories/lab-push.repository.ts'
 import { readOrderTraceId } from '../repositories/orders.repository.ts'
+import { findWebhookEndpointById } from '../repositories/webhook-endpoints.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import {
   type CallbackDeliveryResult,
@@ -132,6 +134,8 @@ export interface CallbackView {
   created: string
   lastUpdated: string
   attempts: CallbackAttemptView[]
+  /** The webhook endpoint it went to (whk_<number>); null for a callback URL. */
+  webhookId: string | null
 }
 
 /** A delivery as listings show it (the merchant's GET /v4.0/callbacks, and a lab's GET /labs/v1/pushes). */
@@ -155,6 +159,7 @@ export function toCallbackView(row: DeliveryRow, attempts: AttemptRow[]): Callba
       responseSnippet: attempt.responseSnippet,
       error: attempt.error,
     })),
+    webhookId: row.webhookId === null ? null : formatId(WEBHOOK_ID_PREFIX, row.webhookId),
   }
 }
 
@@ -180,10 +185,12 @@ function parseOrderFilter(orderId: string | undefined): number | null {
   return orderId === undefined ? null : parseRequestId('ord', orderId, 'orderId')
 }
 
-/** The deliveries listing's filter (GET /v4.0/callbacks): one order's, one status, and the page. */
+/** The deliveries listing's filter (GET /v4.0/callbacks): one order's, one status, one endpoint's, and the page. */
 export interface CallbackListFilter {
   orderId?: string
   status?: DeliveryStatus
+  /** Only the deliveries to this webhook endpoint (whk_12). */
+  webhookId?: string
   top?: number
   skip?: number
 }
@@ -209,6 +216,15 @@ export interface CallbacksService {
   redeliver(caller: Caller, id: string): Promise<CallbackView>
   /** Sends a signed test callback now, once, to `url` or the environment's callback URL, and records it. */
   sendTestCallback(caller: Caller, input: { url?: string; traceParent?: string }): Promise<CallbackView>
+  /**
+   * Sends a signed test callback now, once, to a webhook endpoint (the caller has found it in its environment),
+   * signed with the endpoint's secrets, and records it as a delivery to that endpoint.
+   */
+  sendWebhookTestCallback(
+    caller: Caller,
+    endpoint: { id: number; url: string; eventTypes: readonly string[] },
+    input: { traceParent?: string },
+  ): Promise<CallbackView>
   /** The caller's events after the cursor, oldest first, as the CloudEvents' JSON texts exactly as sent. */
   listEvents(
     caller: Caller,
@@ -240,25 +256,32 @@ export function createCallbacksService(deps: CallbacksDeps): CallbacksService {
     listCallbacks: (caller, filter) => listCallbacks(context, caller, filter),
     redeliver: (caller, id) => redeliver(context, caller, id),
     sendTestCallback: (caller, input) => sendTestCallback(context, caller, input),
+    sendWebhookTestCallback: (caller, endpoint, input) =>
+      sendTest(context, caller, { url: endpoint.url, endpoint, traceParent: input.traceParent }),
     listEvents: (caller, query) => listFeedEvents(context, caller, query),
   }
 }
 
 /**
  * The secrets that sign now: the current one and, until its overlap ends, the one before it. A merchant's
- * callback is signed with its environment's secrets; a lab's pushed job with the lab's (made on first need, as
- * for a lab whose push URL comes from the catalogue).
+ * callback is signed with its environment's secrets; a delivery to a webhook endpoint with the endpoint's own; a
+ * lab's pushed job with the lab's (made on first need, as for a lab whose push URL comes from the catalogue).
  */
 async function signingSecretsOf(
   context: CallbacksContext,
-  signer: { accountId: number | null; labCode: string | null; environment: Environment },
+  signer: { accountId: number | null; labCode: string | null; webhookId: number | null; environment: Environment },
   now: Date,
 ): Promise<string[]> {
   const { db } = context
-  const { accountId, labCode, environment } = signer
+  const { accountId, labCode, webhookId, environment } = signer
   let stored: { current: string | null; previous: string | null; previousExpiresAt: Date | null } | undefined
   let current: string
-  if (labCode !== null) {
+  if (webhookId !== null) {
+    const endpoint = await findWebhookEndpointById(db, webhookId)
+    if (!endpoint) throw new Error(`webhook endpoint ${formatId(WEBHOOK_ID_PREFIX, webhookId)} does not exist`)
+    stored = endpoint
+    current = endpoint.current
+  } else if (labCode !== null) {
     stored = await readLabPushEndpoint(db, labCode)
     current = stored?.current ?? (await ensureLabSigningSecret(db, labCode, context.newSigningSecret(), now))
   } else {
@@ -288,6 +311,8 @@ async function postSignedEvent(
   signed: {
     accountId: number | null
     labCode?: string | null
+    /** A delivery to a webhook endpoint is signed with the endpoint's secrets. */
+    webhookId?: number | null
     environment: Environment
     eventId: number
     url: string
@@ -296,7 +321,12 @@ async function postSignedEvent(
   },
 ): Promise<SentEvent> {
   const { body, at } = signed
-  const signer = { accountId: signed.accountId, labCode: signed.labCode ?? null, environment: signed.environment }
+  const signer = {
+    accountId: signed.accountId,
+    labCode: signed.labCode ?? null,
+    webhookId: signed.webhookId ?? null,
+    environment: signed.environment,
+  }
   const headers = {
     'content-type': 'application/json',
     ...webhookHeaders(await signingSecretsOf(context, signer, at), formatId('evt', signed.eventId), at, body),
@@ -330,11 +360,13 @@ async function deliver(context: CallbacksContext, deliveryId: number, attempt: n
   if (delivery?.status !== 'pending' || delivery.attempts !== attempt - 1) return
   const event = await findEvent(db, delivery.eventId)
   if (!event) return
+  if (delivery.webhookId !== null && (await refuseForEndpoint(context, delivery, attempt))) return
   const at = clock.now()
   const body = context.fileLinks.refresh(event.body)
   const sent = await postSignedEvent(context, {
     accountId: delivery.accountId,
     labCode: delivery.labCode,
+    webhookId: delivery.webhookId,
     environment: delivery.environment,
     eventId: event.id,
     url: delivery.url,
@@ -345,6 +377,47 @@ async function deliver(context: CallbacksContext, deliveryId: number, attempt: n
   if (!recorded) return
   context.metrics.callbackDelivery(recorded.result)
   await logDeliveryAttempt(context, { delivery, eventType: event.type, attempt, sent, recorded })
+}
+
+/**
+ * A delivery to a webhook endpoint that was deleted or disabled since it was made is not POSTed: it is marked
+ * failed, with an attempt saying why (no request was made, so nothing counts against the endpoint's run of
+ * failures). True when it was refused; false when the endpoint takes it.
+ */
+async function refuseForEndpoint(context: CallbacksContext, delivery: DeliveryRow, attempt: number): Promise<boolean> {
+  const webhookId = delivery.webhookId as number
+  const endpoint = await findWebhookEndpointById(context.db, webhookId)
+  const state = !endpoint || endpoint.deletedAt !== null ? 'deleted' : endpoint.enabled ? null : 'disabled'
+  if (state === null) return false
+  const error = `webhook endpoint ${formatId(WEBHOOK_ID_PREFIX, webhookId)} is ${state}`
+  await context.db.transaction(async (tx) => {
+    const locked = await findDelivery(tx, delivery.id, true)
+    if (locked?.status !== 'pending' || locked.attempts !== attempt - 1) return
+    const now = context.clock.now()
+    await insertAttempt(tx, {
+      deliveryId: delivery.id,
+      attempt,
+      attemptedAt: now,
+      httpStatus: null,
+      latencyMs: 0,
+      responseSnippet: null,
+      error,
+    })
+    await updateDelivery(tx, delivery.id, { status: 'failed', attempts: attempt, nextAttemptAt: null, at: now })
+  })
+  context.log.info(
+    {
+      ...(delivery.orderNumber === null ? {} : { orderId: formatId('ord', delivery.orderNumber) }),
+      step: 'callback',
+      deliveryId: formatId('cbd', delivery.id),
+      webhookId: formatId(WEBHOOK_ID_PREFIX, webhookId),
+      url: delivery.url,
+      attempt,
+      result: 'gave_up',
+    },
+    `callback ${formatId('cbd', delivery.id)} not sent: ${error}`,
+  )
+  return true
 }
 
 /**
@@ -469,12 +542,15 @@ async function listCallbacks(
 ): Promise<{ callbacks: CallbackView[]; hasMore: boolean }> {
   const { db } = context
   const orderNumber = parseOrderFilter(filter.orderId)
+  const webhookId =
+    filter.webhookId === undefined ? null : parseRequestId(WEBHOOK_ID_PREFIX, filter.webhookId, 'webhookId')
   const { page, hasMore } = await readPage(filter.top ?? CALLBACK_LIST_DEFAULT_TOP, (limit) =>
     listDeliveries(db, {
       accountId: caller.accountId,
       environment: caller.environment,
       orderNumber,
       status: filter.status ?? null,
+      webhookId,
       limit,
       offset: filter.skip ?? 0,
     }),
@@ -497,7 +573,8 @@ async function listCallbacks(
 /**
  * Sends a delivery's event again, as a new delivery (same event, same `webhook-id`), to the order's callback
  * URL as it is now (the order's own, else the environment's; the original URL when neither is set any
- * more). A test callback is sent again to the URL it went to.
+ * more). A test callback is sent again to the URL it went to. A delivery to a webhook endpoint goes again to that
+ * endpoint, at its URL as it is now (signed with its secrets when sent); a deleted endpoint's is not found.
  */
 async function redeliver(context: CallbacksContext, caller: Caller, id: string): Promise<CallbackView> {
   const { db, clock } = context
@@ -512,12 +589,7 @@ async function redeliver(context: CallbacksContext, caller: Caller, id: string):
     }
     const event = await findEvent(tx, original.eventId)
     const accountId = original.accountId as number
-    const settings = await readEnvironmentSettings(tx, accountId, original.environment)
-    const order =
-      event && event.orderNumber !== null
-        ? (JSON.parse(event.body) as { data: { order: { callbackUrl: string | null } } }).data.order
-        : null
-    const url = order ? (order.callbackUrl ?? settings?.callbackUrl ?? original.url) : original.url
+    const url = await redeliveryUrl(tx, original, event?.orderNumber == null ? null : event.body)
     const deliveryId = await insertDelivery(tx, {
       eventId: original.eventId,
       orderNumber: original.orderNumber,
@@ -525,6 +597,7 @@ async function redeliver(context: CallbacksContext, caller: Caller, id: string):
       environment: original.environment,
       url,
       redeliveryOf: original.id,
+      webhookId: original.webhookId,
       at: clock.now(),
     })
     await context.jobs.enqueue(tx, [deliveryJob(deliveryId, 1)])
@@ -532,6 +605,24 @@ async function redeliver(context: CallbacksContext, caller: Caller, id: string):
   })
   const created = await findDelivery(db, newId)
   return toCallbackView(created as DeliveryRow, [])
+}
+
+/** Where a redelivery goes: the endpoint's URL now, else the order's callback URL now (see `redeliver`). */
+async function redeliveryUrl(tx: Queryable, original: DeliveryRow, orderEventBody: string | null): Promise<string> {
+  if (original.webhookId !== null) {
+    const endpoint = await findWebhookEndpointById(tx, original.webhookId)
+    if (!endpoint || endpoint.deletedAt !== null) {
+      const name = formatId(WEBHOOK_ID_PREFIX, original.webhookId)
+      throw new ServiceError('EntityNotFound', `Webhook endpoint ${name} of this callback was deleted`)
+    }
+    return endpoint.url
+  }
+  const settings = await readEnvironmentSettings(tx, original.accountId as number, original.environment)
+  const order =
+    orderEventBody === null
+      ? null
+      : (JSON.parse(orderEventBody) as { data: { order: { callbackUrl: string | null } } }).data.order
+  return order ? (order.callbackUrl ?? settings?.callbackUrl ?? original.url) : original.url
 }
 
 /**
@@ -544,30 +635,59 @@ async function sendTestCallback(
   caller: Caller,
   input: { url?: string; traceParent?: string },
 ): Promise<CallbackView> {
-  const { db, clock } = context
   const url = await testCallbackUrl(context, caller, input.url)
+  return sendTest(context, caller, { url, traceParent: input.traceParent })
+}
+
+/**
+ * A test callback sent to `url` and recorded (see `sendTestCallback`); to a webhook endpoint when `endpoint` is
+ * given: signed with its secrets, recorded as its delivery, and its `data` names the endpoint and its filter.
+ */
+async function sendTest(
+  context: CallbacksContext,
+  caller: Caller,
+  input: {
+    url: string
+    endpoint?: { id: number; eventTypes: readonly string[] }
+    traceParent?: string | undefined
+  },
+): Promise<CallbackView> {
+  const { db, clock } = context
+  const { url, endpoint } = input
+  const webhookId = endpoint?.id ?? null
   const [eventNumber] = await drawEventIds(db, 1)
   const eventId = eventNumber as number
   const at = clock.now()
   const type = testEventType(context.vendor)
+  const event = buildTestCloudEvent({
+    id: formatId('evt', eventId),
+    type,
+    source: context.testEventSource(caller.environment),
+    time: at,
+    environment: caller.environment,
+    traceParent: newTraceparent(input.traceParent),
+  })
+  // Additive fields for an endpoint's test: which endpoint it was sent to and what its filter lets through.
   const body = JSON.stringify(
-    buildTestCloudEvent({
-      id: formatId('evt', eventId),
-      type,
-      source: context.testEventSource(caller.environment),
-      time: at,
-      environment: caller.environment,
-      traceParent: newTraceparent(input.traceParent),
-    }),
+    endpoint
+      ? {
+          ...event,
+          data: {
+            ...event.data,
+            webhookId: formatId(WEBHOOK_ID_PREFIX, endpoint.id),
+            eventTypes: [...endpoint.eventTypes],
+          },
+        }
+      : event,
   )
   const scope = { accountId: caller.accountId, environment: caller.environment }
-  const sent = await postSignedEvent(context, { ...scope, eventId, url, body, at })
+  const sent = await postSignedEvent(context, { ...scope, webhookId, eventId, url, body, at })
   // Written once the answer is in, event and delivery together: nothing is ever pending, so neither the
   // attempt jobs nor the sweeper see a test callback.
   const deliveryId = await db.transaction(async (tx) => {
     await insertEvent(tx, { id: eventId, orderNumber: null, ...scope, sequence: 0, type, createdAt: at, body })
     const status = sent.delivered ? 'delivered' : 'failed'
-    return insertFinishedDelivery(tx, { eventId, ...scope, url, status, at: clock.now() }, sent.attempt)
+    return insertFinishedDelivery(tx, { eventId, ...scope, url, status, webhookId, at: clock.now() }, sent.attempt)
   })
   const { outcome } = sent
   const { latencyMs } = sent.attempt

@@ -1,7 +1,8 @@
 // Writes the events an order change causes to the outbox, inside the transaction of that change (the
 // pipeline's transitions, the order actions, payments): the change and its events commit together or not at
 // all. When the order has a callback URL (its own, else the account's) each event also gets a delivery and
-// its first delivery job, in the same transaction, so a committed event is always delivered.
+// its first delivery job, in the same transaction, so a committed event is always delivered; so does each
+// enabled webhook endpoint of the environment whose filters accept the event (docs/callbacks.md#webhook-endpoints).
 import type { Clock } from '../adapters/clock.ts'
 import type { Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
@@ -13,9 +14,11 @@ import type { OrderDocument } from '../domain/order.ts'
 import { buildCloudEvent, eventType, orderEventsOf } from '../domain/order-events.ts'
 import type { PipelineOrder, PipelinePhase } from '../domain/order-pipeline.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
+import { endpointAccepts } from '../domain/webhook-endpoints.ts'
 import { lockAccountForEvents } from '../repositories/accounts.repository.ts'
 import { insertDelivery } from '../repositories/callback-deliveries.repository.ts'
 import { drawEventIds, insertEvent, lastOrderSequence } from '../repositories/events.repository.ts'
+import { listWebhookEndpoints } from '../repositories/webhook-endpoints.repository.ts'
 
 /** The order as a transaction found it, right after locking it. */
 export interface OrderSnapshot {
@@ -72,6 +75,14 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
       if (events.length === 0) return labEvents
       const account = await lockAccountForEvents(tx, order.accountId, order.environment)
       const url = order.document.callbackUrl ?? account.callbackUrl
+      // Read once per change, under the account lock: an endpoint created or disabled concurrently is seen by
+      // either all of this change's events or none of them.
+      const endpoints = await listWebhookEndpoints(
+        tx,
+        { accountId: order.accountId, environment: order.environment },
+        { enabledOnly: true },
+      )
+      const orderMetadata = order.document.metadata
       const ids = await drawEventIds(tx, events.length)
       let sequence = await lastOrderSequence(tx, order.orderNumber)
       const now = clock.now()
@@ -107,6 +118,20 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
             environment: order.environment,
             url,
             redeliveryOf: null,
+            at: now,
+          })
+          jobs.push(deliveryJob(deliveryId, 1))
+        }
+        for (const endpoint of endpoints) {
+          if (!endpointAccepts(endpoint, { type, orderMetadata })) continue
+          const deliveryId = await insertDelivery(tx, {
+            eventId: id,
+            orderNumber: order.orderNumber,
+            accountId: order.accountId,
+            environment: order.environment,
+            url: endpoint.url,
+            redeliveryOf: null,
+            webhookId: endpoint.id,
             at: now,
           })
           jobs.push(deliveryJob(deliveryId, 1))

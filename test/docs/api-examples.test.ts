@@ -59,6 +59,7 @@ const VARIABLES = [
   'SHIPMENT',
   'LIVE_ORDER',
   'PUSH',
+  'WEBHOOK',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -210,6 +211,15 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       values.ORDER = example.doc === 'sandbox.md' ? await manualOrderWithItsLab() : await newSandboxOrder()
     if (used.has('SANDBOX_ORDER')) values.SANDBOX_ORDER = await manualOrderWithItsLab()
     if (used.has('CALLBACK')) values.CALLBACK = await aCallbackDelivery()
+    if (used.has('WEBHOOK')) {
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/webhooks',
+        headers: { 'content-type': 'application/json' },
+        payload: { url: receiver.url('/webhook') },
+      })
+      values.WEBHOOK = json(created).webhook.id
+    }
     if (used.has('KEY_PREFIX')) {
       const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }))
       values.KEY_PREFIX = created.key.prefix

@@ -9,6 +9,7 @@ import {
   PrintrouteConnectionError,
   PrintrouteError,
 } from '../../sdk/src/index.ts'
+import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 
@@ -336,5 +337,42 @@ describe('printroute-client against a Sandbox server', () => {
       wrong.problems.map((problem) => [problem.field, problem.code]),
       [['postalOrZipCode', 'InvalidPostcode']],
     )
+  })
+
+  test('webhooks.create, list, get, update (with a rotation), test and delete', async () => {
+    const receiver = await startCallbackReceiver()
+    try {
+      const created = await client.webhooks.create({
+        url: receiver.url('/sdk'),
+        eventTypes: ['com.printroute.order.shipments.*'],
+        metadataFilter: { channel: 'shop-eu' },
+      })
+      assert.equal(created.outcome, 'Created')
+      assert.match(created.signingSecret, /^whsec_/)
+      const { id } = created.webhook
+      assert.deepEqual(
+        (await client.webhooks.list()).map((webhook) => webhook.id),
+        [id],
+      )
+      assert.deepEqual(await client.webhooks.get(id), created.webhook)
+      const disabled = await client.webhooks.update(id, { enabled: false })
+      assert.equal(disabled.webhook.disabledReason, 'manual')
+      assert.equal(disabled.signingSecret, undefined)
+      const rotated = await client.webhooks.update(id, { rotateSigningSecret: true })
+      assert.match(rotated.signingSecret ?? '', /^whsec_/)
+      const sent = await client.webhooks.test(id)
+      assert.equal(sent.callback.webhookId, id)
+      assert.equal(sent.callback.status, 'delivered')
+      assert.equal(receiver.received.length, 1)
+      assert.equal((await client.webhooks.delete(id)).id, id)
+      await assert.rejects(client.webhooks.get(id), (error: unknown) => {
+        assert.ok(error instanceof PrintrouteError)
+        assert.equal(error.statusCode, 404)
+        return true
+      })
+      assert.deepEqual(await client.webhooks.list(), [])
+    } finally {
+      await receiver.close()
+    }
   })
 })

@@ -41,6 +41,9 @@ export const CallbackSchema = named(
     created: Type.String(),
     lastUpdated: Type.String(),
     attempts: Type.Array(AttemptSchema),
+    webhookId: Nullable(
+      Type.String({ description: 'The webhook endpoint it went to (whk_<number>); null for a callback URL.' }),
+    ),
   }),
 )
 
@@ -48,6 +51,9 @@ export const ListCallbacksQuerySchema = Type.Object(
   {
     orderId: Type.Optional(Type.String({ maxLength: 40 })),
     status: Type.Optional(CaseInsensitiveEnum(DELIVERY_STATUSES)),
+    webhookId: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Only the deliveries to this webhook endpoint (whk_12).' }),
+    ),
     top: Type.Optional(
       Type.Integer({ minimum: 1, maximum: CALLBACK_LIST_MAX_TOP, default: CALLBACK_LIST_DEFAULT_TOP }),
     ),
