@@ -146,6 +146,8 @@ for (const kind of testDatabaseKinds())
       )
       assert.equal(listed[1].status, 'delivered')
       assert.equal(listed[1].attempts[0].httpStatus, 200)
+      // Merchants' webhook endpoints are not the lab's business: its deliveries do not name one.
+      assert.equal(Object.hasOwn(listed[1], 'webhookId'), false)
       assert.equal(json(await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).errorCode ?? 'refused', 'refused')
       assert.equal((await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).statusCode, 400)
       const otherLab = catalogue.labs.find((candidate) => candidate.code !== labCode)?.code as string

@@ -56,9 +56,14 @@ export const LabPushesQuery = Type.Object(
 
 export const PushParams = Type.Object({ pushId: Type.String({ maxLength: 40 }) })
 
-/** A push to the lab: one delivery of one lab.job event, with every attempt (the callbacks' delivery shape). */
+/**
+ * A push to the lab: one delivery of one lab.job event, with every attempt (the callbacks' delivery shape, without
+ * the merchant-only `webhookId`: a lab's push never goes to a merchant's webhook endpoint).
+ */
+const LabPushSchema = named('LabPush', Type.Omit(CallbackSchema, ['webhookId']))
+
 export const LabPushesResponseSchema = outcomeResponse('LabPushesResponse', OkOutcome, {
-  pushes: Type.Array(CallbackSchema),
+  pushes: Type.Array(LabPushSchema),
   hasMore: Type.Boolean(),
 })
 
@@ -66,7 +71,7 @@ export const LabPushResponseSchema = outcomeResponse(
   'LabPushResponse',
   Outcome('CreatedOutcome', ['Created'] as const),
   {
-    push: CallbackSchema,
+    push: LabPushSchema,
   },
 )
 
