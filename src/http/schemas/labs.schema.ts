@@ -80,7 +80,8 @@ export const ShippedBody = Type.Object(
     itemIds: Type.Optional(
       ReportItemIds(
         'The items in this parcel (one report per parcel); absent: every item of the shipment not yet shipped. ' +
-          'The shipment is Shipped once all its items are.',
+          'The shipment is Shipped once all its items are; after that, a report without itemIds must repeat a parcel ' +
+          'already reported (400 ItemAlreadyShipped on the field that differs otherwise).',
       ),
     ),
     carrier: Type.Object(
