@@ -103,6 +103,7 @@ import { createQuotesService } from './services/quotes.service.ts'
 import { createSandboxService } from './services/sandbox.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
+import { createWebhookRecoveryService } from './services/webhook-recovery.service.ts'
 
 export interface OpenedDatabase {
   db: Database
@@ -314,6 +315,14 @@ function buildServices(
     sourceOf: (environment, orderId) => `${deps.publicUrls[environment]}/v4.0/orders/${orderId}`,
     labEvents: labPushes,
   })
+  const webhookRecovery = createWebhookRecoveryService({
+    db,
+    clock,
+    jobs,
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    eventSource: (environment, webhookId) => `${deps.publicUrls[environment]}/v4.0/webhooks/${webhookId}`,
+    log,
+  })
   const callbacks = createCallbacksService({
     db,
     clock,
@@ -327,6 +336,7 @@ function buildServices(
     ...(options.callbackRetentionSeconds ? { retentionSeconds: options.callbackRetentionSeconds } : {}),
     log,
     metrics,
+    webhookAttempts: webhookRecovery,
   })
   // printroute's own sample URLs come from the bundled files; every other URL from the network. Orders and
   // previews download through the same fetcher: the same address rules and size limit.
@@ -445,6 +455,7 @@ function buildServices(
     labPushes,
     sandbox: createSandboxService({ db, jobs, events, pipeline, simulatedLabs, billing, now: () => clock.now() }),
     callbacks,
+    webhookRecovery,
     closeCallbackFetcher: callbackPoster.close,
     files,
     fileLinks,
@@ -618,6 +629,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     sandbox: environment === 'sandbox' ? services.sandbox : null,
     files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
+    webhookRecovery: services.webhookRecovery,
     samples,
     health,
     sessions: services.sessions,

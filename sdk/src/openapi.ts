@@ -451,6 +451,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint, with its filters and failure state (never its secret) */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/webhooks/{id}/redeliver-missed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an enabled endpoint every event it missed since a time (at most 10,000 a request) */
+        post: operations["redeliverMissedWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/settings": {
         parameters: {
             query?: never;
@@ -1002,7 +1036,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.disabled" | "webhook.missedRedelivered";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}
@@ -2096,6 +2130,33 @@ export interface components {
             phoneNumber?: string | null;
             address: components["schemas"]["AddressInput"];
         };
+        /** RedeliverMissedRequest */
+        RedeliverMissedRequest: {
+            /**
+             * Format: date-time
+             * @description Events written at or after this time (ISO 8601 with a time zone); absent: where the endpoint began to miss events when it was last disabled.
+             */
+            since?: string;
+            /**
+             * @description Events redelivered at most by this request; `hasMore` says whether others remain.
+             * @default 10000
+             */
+            limit: number;
+        };
+        /** RedeliverMissedResponse */
+        RedeliverMissedResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            /** @description Events given a new delivery to the endpoint by this request. */
+            redelivered: number;
+            /** @description Where this request began. */
+            since: string;
+            /** @description More missed events remain: repeat with `since` set to `nextSince`. */
+            hasMore: boolean;
+            /** @description The `since` of the next request when `hasMore`; else null. */
+            nextSince: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** ReroutedItem */
         ReroutedItem: {
             itemId: string;
@@ -2421,6 +2482,43 @@ export interface components {
             valid: boolean;
             problems: components["schemas"]["AddressProblem"][];
             suggested: components["schemas"]["SuggestedAddress"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            /** @description Endpoint ID, whk_<number>. */
+            id: string;
+            url: string;
+            description: string | null;
+            /** @description Event types and prefixes ending in *; empty: every event. */
+            eventTypes: string[];
+            /** @description Values the order's metadata must carry; empty: no condition. */
+            metadataFilter: {
+                [key: string]: string | number | boolean;
+            };
+            enabled: boolean;
+            /** @enum {string|null} */
+            disabledReason: "manual" | "failing" | null;
+            /** @description When it was disabled; null while enabled. */
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; null when the last attempt succeeded. */
+            failingSince: string | null;
+            /** @description The last delivery attempt to it. */
+            lastAttemptAt: string | null;
+            /** @description The last attempt answered with a 2xx. */
+            lastSuccessAt: string | null;
+            /** @description The first 10 characters of its signing secret. */
+            signingSecretPrefix: string;
+            /** @description Until when the secret before the last rotation still signs too. */
+            previousSigningSecretExpiresAt: string | null;
+            created: string;
+            lastUpdated: string;
+        };
+        /** WebhookResponse */
+        WebhookResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            webhook: components["schemas"]["WebhookEndpoint"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -3913,6 +4011,8 @@ export interface operations {
                 after?: string;
                 /** @description Only this order's events (ord_123). */
                 orderId?: string;
+                /** @description Only the events this webhook endpoint's filters accept (whk_12), whether or not they were sent to it: what `printroute listen --webhook` follows. */
+                webhookId?: string;
                 top?: number;
             };
             header?: never;
@@ -3935,6 +4035,78 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverMissedWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverMissedRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliverMissedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -53,6 +53,8 @@ export const AUDIT_ACTIONS = [
   'invoice.sellerChanged',
   'operator.created',
   'operator.revoked',
+  'webhook.disabled',
+  'webhook.missedRedelivered',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

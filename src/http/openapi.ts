@@ -59,6 +59,7 @@ const TAGS = [
   { name: 'quotes', description: 'Prices per shipping method, without an order.' },
   { name: 'previews', description: 'What an item will print as and look like, before it is ordered.' },
   { name: 'callbacks', description: 'Callback deliveries and the events feed (the webhooks below).' },
+  { name: 'webhooks', description: "Webhook endpoints: an environment's extra receivers, each with its filters." },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },
   {

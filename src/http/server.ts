@@ -30,6 +30,7 @@ import type { QuotesService } from '../services/quotes.service.ts'
 import type { SandboxService } from '../services/sandbox.service.ts'
 import { isCsrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
+import type { WebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import type { BoundServer } from './bound-server.ts'
 import {
   API_VERSION_PREFIX,
@@ -69,6 +70,7 @@ import { registerQuoteRoutes } from './routes/quotes.routes.ts'
 import { registerSampleRoutes } from './routes/samples.routes.ts'
 import { registerSandboxRoutes } from './routes/sandbox.routes.ts'
 import { registerSpineRoutes } from './routes/spine.routes.ts'
+import { registerWebhookRecoveryRoutes } from './routes/webhook-recovery.routes.ts'
 import { serializerCompiler } from './serialization.ts'
 import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
 import { validatorCompiler } from './validation.ts'
@@ -147,6 +149,8 @@ export interface HttpServices {
   files: { store: ServedFiles; links: FileLinks; now: () => Date }
   /** Callback deliveries and the events feed. */
   callbacks: CallbacksService
+  /** Webhook endpoints that keep failing: redeliver-missed. */
+  webhookRecovery: WebhookRecoveryService
   /** The bundled sample images, served under /samples/. */
   samples: SampleImages
   /** GET /healthz and /readyz; not served when absent. */
@@ -404,6 +408,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerQuoteRoutes(api, services.quotes, services.previews)
       registerPreviewRoutes(api, services.previews)
       registerCallbackRoutes(api, services.callbacks)
+      registerWebhookRecoveryRoutes(api, services.webhookRecovery)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)
       registerAuditRoutes(api, services.audit)

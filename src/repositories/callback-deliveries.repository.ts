@@ -24,13 +24,15 @@ export interface DeliveryRow {
   updatedAt: Date
   /** The event's type, for listings. */
   type: string
+  /** The webhook endpoint it goes to; null for a callback URL's delivery and a lab's. */
+  webhookId: number | null
 }
 
 // Deliveries are read with their event's type (joined from order_events): what a listing shows of each.
 const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", d.order_id AS "orderNumber", d.account_id AS "accountId",
   d.environment, d.url, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt",
   d.redelivery_of AS "redeliveryOf", d.created_at AS "createdAt", d.updated_at AS "updatedAt", e.type,
-  d.lab_code AS "labCode"`
+  d.lab_code AS "labCode", d.webhook_id AS "webhookId"`
 
 type StoredDeliveryRow = DeliveryRow
 
@@ -43,6 +45,7 @@ function toDelivery(row: StoredDeliveryRow): DeliveryRow {
     accountId: row.accountId === null ? null : Number(row.accountId),
     attempts: Number(row.attempts),
     redeliveryOf: row.redeliveryOf === null ? null : Number(row.redeliveryOf),
+    webhookId: row.webhookId == null ? null : Number(row.webhookId),
   }
 }
 
@@ -58,12 +61,14 @@ export async function insertDelivery(
     url: string
     redeliveryOf: number | null
     at: Date
+    /** The webhook endpoint it goes to; absent or null for a callback URL or a lab. */
+    webhookId?: number | null
   },
 ): Promise<number> {
   const rows = await tx.query<{ id: number | string }>(
     `INSERT INTO callback_deliveries (event_id, order_id, account_id, environment, url, status, attempts,
-                                      next_attempt_at, redelivery_of, created_at, updated_at, lab_code)
-     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6, $8) RETURNING id`,
+                                      next_attempt_at, redelivery_of, created_at, updated_at, lab_code, webhook_id)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $6, $6, $8, $9) RETURNING id`,
     [
       delivery.eventId,
       delivery.orderNumber,
@@ -73,6 +78,7 @@ export async function insertDelivery(
       delivery.at,
       delivery.redeliveryOf,
       delivery.labCode ?? null,
+      delivery.webhookId ?? null,
     ],
   )
   return Number(rows[0]?.id)
