@@ -451,6 +451,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's webhook endpoints, oldest first (never their secrets) */
+        get: operations["listWebhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -2515,6 +2532,13 @@ export interface components {
             created: string;
             lastUpdated: string;
         };
+        /** WebhookListResponse */
+        WebhookListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** WebhookResponse */
         WebhookResponse: {
             outcome: components["schemas"]["OkOutcome"];
@@ -4028,6 +4052,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -88,8 +88,8 @@ export interface WebhookRecoveryService {
     input: RedeliverMissedInput,
     actor: AuditActor,
   ): Promise<RedeliverMissedResult>
-  /** The caller's endpoints disabled for failing, oldest first: what the dashboard warns about. */
-  listFailingEndpoints(caller: Caller): Promise<WebhookEndpointView[]>
+  /** The caller's endpoints (not deleted), oldest first, as the API shows them. */
+  listEndpoints(caller: Caller): Promise<WebhookEndpointView[]>
   /** One of the caller's endpoints as the API shows it (EntityNotFound when it has none by that id). */
   findEndpoint(caller: Caller, id: string): Promise<WebhookEndpointView>
 }
@@ -103,10 +103,7 @@ export function createWebhookRecoveryService(deps: WebhookRecoveryDeps): Webhook
   return {
     recordAttempt: (tx, attempt) => recordAttempt(context, tx, attempt),
     redeliverMissed: (caller, id, input, actor) => redeliverMissed(context, caller, id, input, actor),
-    listFailingEndpoints: async (caller) =>
-      (await listWebhookEndpoints(context.db, caller))
-        .filter((endpoint) => endpoint.disabledReason === 'failing')
-        .map(webhookEndpointView),
+    listEndpoints: async (caller) => (await listWebhookEndpoints(context.db, caller)).map(webhookEndpointView),
     findEndpoint: async (caller, id) => webhookEndpointView(await endpointOfCaller(context.db, caller, id)),
   }
 }

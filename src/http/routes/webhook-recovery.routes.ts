@@ -1,4 +1,5 @@
 // Webhook endpoints that keep failing (docs/callbacks.md#when-a-webhook-endpoint-keeps-failing):
+//   GET  /v4.0/webhooks                         the environment's endpoints, oldest first;
 //   GET  /v4.0/webhooks/{id}                    one endpoint as the API shows it;
 //   POST /v4.0/webhooks/{id}/redeliver-missed   sends an endpoint, enabled again, every event it missed.
 // Always the caller's account and environment.
@@ -12,11 +13,26 @@ import {
   RedeliverMissedBodySchema,
   RedeliverMissedResponseSchema,
   WebhookIdParamsSchema,
+  WebhookListResponseSchema,
   WebhookResponseSchema,
 } from '../schemas/webhook-recovery.schema.ts'
 
 export function registerWebhookRecoveryRoutes(app: FastifyInstance, recovery: WebhookRecoveryService): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  api.get(
+    '/webhooks',
+    {
+      config: { scope: 'webhooks:manage' },
+      schema: {
+        operationId: 'listWebhooks',
+        tags: ['webhooks'],
+        summary: "The environment's webhook endpoints, oldest first (never their secrets)",
+        response: { 200: WebhookListResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => outcomeReply(request, 'Ok', { webhooks: await recovery.listEndpoints(request.caller) }),
+  )
 
   api.get(
     '/webhooks/:id',

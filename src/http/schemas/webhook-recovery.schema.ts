@@ -30,6 +30,10 @@ export const WebhookEndpointSchema = named(
 
 export const WebhookIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 40 }) })
 
+export const WebhookListResponseSchema = outcomeResponse('WebhookListResponse', OkOutcome, {
+  webhooks: Type.Array(WebhookEndpointSchema),
+})
+
 export const WebhookResponseSchema = outcomeResponse('WebhookResponse', OkOutcome, { webhook: WebhookEndpointSchema })
 
 export const RedeliverMissedBodySchema = named(
