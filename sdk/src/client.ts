@@ -26,6 +26,8 @@ import type {
   QuoteRequest,
   QuoteResponse,
   Recipient,
+  RedeliverMissedRequest,
+  RedeliverMissedResponse,
   RedeliverResponse,
   Routing,
   SandboxOrder,
@@ -80,6 +82,8 @@ export class PrintrouteClient {
   readonly addresses: Addresses
   readonly events: Events
   readonly callbacks: Callbacks
+  /** Webhook endpoints (docs/callbacks.md#when-a-webhook-endpoint-keeps-failing). */
+  readonly webhooks: Webhooks
   /** Sandbox only: an order's test scenario, and advancing an order (docs/sandbox.md). */
   readonly sandbox: Sandbox
   /** The API's base address in use, ending in `/v4.0`. */
@@ -96,6 +100,7 @@ export class PrintrouteClient {
     this.addresses = new Addresses(transport)
     this.events = new Events(transport)
     this.callbacks = new Callbacks(transport)
+    this.webhooks = new Webhooks(transport)
     this.sandbox = new Sandbox(transport)
   }
 }
@@ -340,6 +345,27 @@ export class Callbacks extends Resource {
       method: 'POST',
       path: `/callbacks/${segment(callbackId)}/redeliver`,
       retryable: false,
+      options,
+    })
+  }
+}
+
+export class Webhooks extends Resource {
+  /**
+   * `POST /v4.0/webhooks/{id}/redeliver-missed`: sends an enabled endpoint every event it missed since `since`
+   * (absent: where it began to miss them), at most `limit` (10,000) a call; while `hasMore`, call again with
+   * `since: answer.nextSince`. Retried: an event already sent again is not sent a third time.
+   */
+  redeliverMissed(
+    webhookId: string,
+    request: RedeliverMissedRequest = {},
+    options?: RequestOptions,
+  ): Promise<RedeliverMissedResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/webhooks/${segment(webhookId)}/redeliver-missed`,
+      body: request,
+      retryable: true,
       options,
     })
   }

@@ -11,6 +11,7 @@ export {
   type PrintrouteClientOptions,
   Products,
   Quotes,
+  Webhooks,
 } from './client.ts'
 export { CallbackVerificationError, PrintrouteConnectionError, PrintrouteError } from './errors.ts'
 export type { components, paths } from './openapi.ts'

@@ -2154,11 +2154,8 @@ export interface components {
              * @description Events written at or after this time (ISO 8601 with a time zone); absent: where the endpoint began to miss events when it was last disabled.
              */
             since?: string;
-            /**
-             * @description Events redelivered at most by this request; `hasMore` says whether others remain.
-             * @default 10000
-             */
-            limit: number;
+            /** @description Events redelivered at most by this request (absent: 10,000); `hasMore` says whether others remain. */
+            limit?: number;
         };
         /** RedeliverMissedResponse */
         RedeliverMissedResponse: {

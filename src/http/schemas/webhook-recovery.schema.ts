@@ -51,8 +51,8 @@ export const RedeliverMissedBodySchema = named(
         Type.Integer({
           minimum: 1,
           maximum: WEBHOOK_REDELIVER_MISSED_LIMIT,
-          default: WEBHOOK_REDELIVER_MISSED_LIMIT,
-          description: 'Events redelivered at most by this request; `hasMore` says whether others remain.',
+          description:
+            'Events redelivered at most by this request (absent: 10,000); `hasMore` says whether others remain.',
         }),
       ),
     },
