@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { parseId } from '../../src/domain/ids.ts'
+import { insertWebhookEndpoint, updateWebhookEndpoint } from '../../src/repositories/webhook-endpoints.repository.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -59,6 +61,7 @@ const VARIABLES = [
   'SHIPMENT',
   'LIVE_ORDER',
   'PUSH',
+  'WEBHOOK',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -201,6 +204,25 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     })
   }
 
+  /** A webhook endpoint of the test account's Sandbox that was disabled and is enabled again (redeliver-missed). */
+  async function aWebhookEndpointEnabledAgain(): Promise<string> {
+    const { db } = t.database
+    const endpoint = await insertWebhookEndpoint(db, {
+      accountId: parseId('acc', t.account.id) as number,
+      environment: 'sandbox',
+      url: receiver.url('/webhook'),
+      description: null,
+      eventTypes: [],
+      metadataFilter: {},
+      enabled: true,
+      signingSecret: 'whsec_c2VjcmV0IG9mIHRoZSBleGFtcGxlcw==',
+      at: new Date(),
+    })
+    await updateWebhookEndpoint(db, endpoint.id, { enabled: { enabled: false, reason: 'manual' }, at: new Date() })
+    await updateWebhookEndpoint(db, endpoint.id, { enabled: { enabled: true }, at: new Date() })
+    return `whk_${endpoint.id}`
+  }
+
   async function valuesFor(example: Example, used: Set<Variable>): Promise<Record<string, string>> {
     const values: Record<string, string> = {}
     if (used.has('KEY')) values.KEY = t.account.sandboxKey
@@ -210,6 +232,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       values.ORDER = example.doc === 'sandbox.md' ? await manualOrderWithItsLab() : await newSandboxOrder()
     if (used.has('SANDBOX_ORDER')) values.SANDBOX_ORDER = await manualOrderWithItsLab()
     if (used.has('CALLBACK')) values.CALLBACK = await aCallbackDelivery()
+    if (used.has('WEBHOOK')) values.WEBHOOK = await aWebhookEndpointEnabledAgain()
     if (used.has('KEY_PREFIX')) {
       const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }))
       values.KEY_PREFIX = created.key.prefix

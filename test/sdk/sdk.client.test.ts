@@ -323,6 +323,8 @@ describe('printroute-client against a Sandbox server', () => {
       signingSecret: 'whsec_c2VjcmV0IG9mIHRoZSBzaG9w',
       at: t.clock.now(),
     })
+    // After the other tests' events (the test clock stands still unless moved).
+    t.clock.advanceSeconds(1)
     const since = t.clock.now().toISOString()
     const created = await client.orders.create(order({ merchantReference: 'SDK-WEBHOOK' }))
     await client.orders.cancel(created.order?.id ?? '')
