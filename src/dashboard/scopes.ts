@@ -66,6 +66,8 @@ export const DASHBOARD_USES = {
   redeliverCallbacks: { scope: 'webhooks:manage', routes: ['POST /v4.0/callbacks/:callbackId/redeliver'] },
   /** The Settings view's test callback. */
   testCallbacks: { scope: 'webhooks:manage', routes: ['POST /v4.0/callbacks/test'] },
+  /** The webhook endpoints: the Developers pages' banner for endpoints disabled for failing. */
+  readWebhooks: { scope: 'webhooks:manage', routes: ['GET /v4.0/webhooks'] },
   /** The Settings view. */
   readSettings: { scope: 'account:read', routes: ['GET /v4.0/account/settings'] },
   /** The Settings view's forms: callback URL and pause window, address checks, default scenario, rotation. */

@@ -9,6 +9,8 @@ import {
   PrintrouteConnectionError,
   PrintrouteError,
 } from '../../sdk/src/index.ts'
+import { parseId } from '../../src/domain/ids.ts'
+import { insertWebhookEndpoint, updateWebhookEndpoint } from '../../src/repositories/webhook-endpoints.repository.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -305,6 +307,42 @@ describe('printroute-client against a Sandbox server', () => {
       assert.ok(error instanceof PrintrouteError)
       assert.equal(error.outcome, 'ConnectionFailed')
       assert.equal(error.statusCode, 0)
+      return true
+    })
+  })
+
+  test('webhooks.redeliverMissed sends an endpoint the events of its filter from `since`; a disabled one is a typed 400', async () => {
+    const accountId = parseId('acc', t.account.id) as number
+    const endpoint = await insertWebhookEndpoint(t.database.db, {
+      accountId,
+      environment: 'sandbox',
+      url: 'https://shop.example.com/hooks/printroute',
+      description: null,
+      eventTypes: ['com.printroute.order.status.stage.changed#Cancelled'],
+      metadataFilter: {},
+      enabled: true,
+      signingSecret: 'whsec_c2VjcmV0IG9mIHRoZSBzaG9w',
+      at: t.clock.now(),
+    })
+    // After the other tests' events (the test clock stands still unless moved).
+    t.clock.advanceSeconds(1)
+    const since = t.clock.now().toISOString()
+    const created = await client.orders.create(order({ merchantReference: 'SDK-WEBHOOK' }))
+    await client.orders.cancel(created.order?.id ?? '')
+    const answer = await client.webhooks.redeliverMissed(`whk_${endpoint.id}`, { since, limit: 10 })
+    assert.deepEqual(
+      [answer.outcome, answer.redelivered, answer.since, answer.hasMore, answer.nextSince],
+      ['Ok', 1, since, false, null],
+    )
+    assert.equal((await client.webhooks.redeliverMissed(`whk_${endpoint.id}`, { since })).redelivered, 0)
+    await updateWebhookEndpoint(t.database.db, endpoint.id, {
+      enabled: { enabled: false, reason: 'manual' },
+      at: t.clock.now(),
+    })
+    await assert.rejects(client.webhooks.redeliverMissed(`whk_${endpoint.id}`), (error: unknown) => {
+      assert.ok(error instanceof PrintrouteError)
+      assert.equal(error.statusCode, 400)
+      assert.equal(error.failures.id?.[0]?.code, 'WebhookEndpointDisabled')
       return true
     })
   })
