@@ -9,8 +9,6 @@ import {
   PrintrouteConnectionError,
   PrintrouteError,
 } from '../../sdk/src/index.ts'
-import { parseId } from '../../src/domain/ids.ts'
-import { insertWebhookEndpoint, updateWebhookEndpoint } from '../../src/repositories/webhook-endpoints.repository.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -312,39 +310,37 @@ describe('printroute-client against a Sandbox server', () => {
   })
 
   test('webhooks.redeliverMissed sends an endpoint the events of its filter from `since`; a disabled one is a typed 400', async () => {
-    const accountId = parseId('acc', t.account.id) as number
-    const endpoint = await insertWebhookEndpoint(t.database.db, {
-      accountId,
-      environment: 'sandbox',
-      url: 'https://shop.example.com/hooks/printroute',
-      description: null,
-      eventTypes: ['com.printroute.order.status.stage.changed#Cancelled'],
-      metadataFilter: {},
-      enabled: true,
-      signingSecret: 'whsec_c2VjcmV0IG9mIHRoZSBzaG9w',
-      at: t.clock.now(),
-    })
-    // After the other tests' events (the test clock stands still unless moved).
-    t.clock.advanceSeconds(1)
-    const since = t.clock.now().toISOString()
-    const created = await client.orders.create(order({ merchantReference: 'SDK-WEBHOOK' }))
-    await client.orders.cancel(created.order?.id ?? '')
-    const answer = await client.webhooks.redeliverMissed(`whk_${endpoint.id}`, { since, limit: 10 })
-    assert.deepEqual(
-      [answer.outcome, answer.redelivered, answer.since, answer.hasMore, answer.nextSince],
-      ['Ok', 1, since, false, null],
-    )
-    assert.equal((await client.webhooks.redeliverMissed(`whk_${endpoint.id}`, { since })).redelivered, 0)
-    await updateWebhookEndpoint(t.database.db, endpoint.id, {
-      enabled: { enabled: false, reason: 'manual' },
-      at: t.clock.now(),
-    })
-    await assert.rejects(client.webhooks.redeliverMissed(`whk_${endpoint.id}`), (error: unknown) => {
-      assert.ok(error instanceof PrintrouteError)
-      assert.equal(error.statusCode, 400)
-      assert.equal(error.failures.id?.[0]?.code, 'WebhookEndpointDisabled')
-      return true
-    })
+    const receiver = await startCallbackReceiver()
+    try {
+      // Disabled while the order is cancelled, so the cancellation is an event it missed.
+      const { webhook } = await client.webhooks.create({
+        url: receiver.url('/missed'),
+        eventTypes: ['com.printroute.order.status.stage.changed#Cancelled'],
+        enabled: false,
+      })
+      // After the other tests' events (the test clock stands still unless moved).
+      t.clock.advanceSeconds(1)
+      const since = t.clock.now().toISOString()
+      const created = await client.orders.create(order({ merchantReference: 'SDK-WEBHOOK' }))
+      await client.orders.cancel(created.order?.id ?? '')
+      await client.webhooks.update(webhook.id, { enabled: true })
+      const answer = await client.webhooks.redeliverMissed(webhook.id, { since, limit: 10 })
+      assert.deepEqual(
+        [answer.outcome, answer.redelivered, answer.since, answer.hasMore, answer.nextSince],
+        ['Ok', 1, since, false, null],
+      )
+      assert.equal((await client.webhooks.redeliverMissed(webhook.id, { since })).redelivered, 0)
+      await client.webhooks.update(webhook.id, { enabled: false })
+      await assert.rejects(client.webhooks.redeliverMissed(webhook.id), (error: unknown) => {
+        assert.ok(error instanceof PrintrouteError)
+        assert.equal(error.statusCode, 400)
+        assert.equal(error.failures.id?.[0]?.code, 'WebhookEndpointDisabled')
+        return true
+      })
+      await client.webhooks.delete(webhook.id)
+    } finally {
+      await receiver.close()
+    }
   })
 
   test('countries.list, countries.get and addresses.validate; an unknown country is a typed 404', async () => {
