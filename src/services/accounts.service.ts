@@ -10,7 +10,7 @@ import {
 import type { AuditActor } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
-import { KEY_SCOPES, type KeyScope, keyExpiredMessage } from '../domain/key-scopes.ts'
+import { KEY_SCOPES, type KeyScope, keyAllows, keyExpiredMessage } from '../domain/key-scopes.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
   MAX_PAUSE_WINDOW_SECONDS,
@@ -646,6 +646,16 @@ async function revokeAccountKey(
   if (!key) throw notFound()
   if (key.environment === 'live' && caller.environment !== 'live') {
     throw new ServiceError('Unauthorized', 'Live keys are revoked with a Live key (a Sandbox key can list them)')
+  }
+  // As with issuing, a scoped key reaches only keys within its own scopes: a key that may read orders and manage
+  // keys must not be able to cut off the integration's key that may do everything.
+  const beyond = (key.scopes ?? KEY_SCOPES).filter((scope) => !keyAllows(caller.scopes, scope))
+  if (beyond.length > 0) {
+    throw new ServiceError(
+      'Forbidden',
+      `The API key ${caller.keyPrefix} cannot revoke a key with scopes it does not have: ${beyond.join(', ')}`,
+      { scope: beyond[0], scopes: beyond },
+    )
   }
   const revoked = await context.db.transaction(async (tx) => {
     const row = await revokeApiKey(tx, prefix, context.clock.now(), caller.accountId)

@@ -172,6 +172,21 @@ for (const kind of testDatabaseKinds()) {
       assert.match(activity.body, /Recent changes, newest first/)
     })
 
+    test('a key that manages keys is offered to revoke only keys within its own scopes', async () => {
+      const manager = await signIn(['keys:manage', 'orders:read'])
+      const everything = await t.app.services.accounts.createApiKey(t.account.id, 'sandbox', TEST_ACTOR)
+      const reader = await t.app.services.accounts.createApiKey(t.account.id, 'sandbox', TEST_ACTOR, {
+        scopes: ['orders:read'],
+      })
+      const keys = await get(manager, '/dashboard/developers/keys')
+      assert.equal(keys.statusCode, 200, keys.body)
+      assert.match(keys.body, new RegExp(`aria-label="Revoke ${reader.prefix}"`))
+      assert.doesNotMatch(keys.body, new RegExp(`aria-label="Revoke ${everything.prefix}"`))
+      const confirm = await get(manager, `/dashboard/developers/keys/${everything.prefix}/revoke`)
+      assert.match(confirm.body, /this session cannot revoke it/)
+      assert.doesNotMatch(confirm.body, /<form method="post"/)
+    })
+
     test('forms sent anyway are refused with an error notice, never a 500', async () => {
       const lacksWrite = /role="alert">This key cannot create or change orders \(it lacks the orders:write scope\)/
       assert.match(await postAndFollow(readOnly, `/dashboard/orders/${orderId}/cancel`), lacksWrite)

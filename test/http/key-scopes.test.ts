@@ -121,6 +121,24 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(within.statusCode, 200, within.body)
     })
 
+    test('a scoped key revokes only keys within its own scopes', async () => {
+      const key = await issueScoped('sandbox', ['keys:manage', 'orders:read'])
+      const revoke = (prefix: string) => t.sandbox({ method: 'POST', url: `/v4.0/account/keys/${prefix}/revoke` }, key)
+      const everything = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' })).key
+      const refused = await revoke(everything.prefix)
+      assert.equal(refused.statusCode, 403, refused.body)
+      assert.match(json(refused).statusText, /cannot revoke a key with scopes it does not have/)
+      const stillThere = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/keys' })).keys
+      assert.equal(stillThere.find((listed: any) => listed.prefix === everything.prefix)?.revoked, null)
+      const reader = await t.app.services.accounts.createApiKey(t.account.id, 'sandbox', TEST_ACTOR, {
+        scopes: ['orders:read'],
+      })
+      const readerPrefix = reader.prefix
+      const allowed = await revoke(readerPrefix)
+      assert.equal(allowed.statusCode, 200, allowed.body)
+      assert.notEqual(json(allowed).key.revoked, null)
+    })
+
     test('an expired key answers 401 saying it expired; its dashboard sign-in is refused', async () => {
       const expiresAt = new Date(t.clock.now().getTime() + 60_000)
       const key = await issueScoped('sandbox', null, expiresAt)

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
+import { KEY_SCOPES } from '../../domain/key-scopes.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { sessionCookieName } from '../../domain/session-cookie.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
@@ -684,7 +685,11 @@ function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
   /** A Sandbox session may revoke only Sandbox keys (the API says so too). */
   const mayRevoke = (key: AccountKey) => environment === 'live' || key.environment === 'sandbox'
 
-  const keyRow = (key: AccountKey, sessionKeyPrefix: string) => html`<tr>
+  /** A scoped session reaches only keys within its own scopes (the API says so too). */
+  const withinScopes = (key: AccountKey, scopes: SessionScopes) =>
+    scopes == null || (key.scopes ?? KEY_SCOPES).every((scope) => (scopes as readonly string[]).includes(scope))
+
+  const keyRow = (key: AccountKey, sessionKeyPrefix: string, scopes: SessionScopes) => html`<tr>
 <th scope="row"><code>${key.prefix}…</code>${key.prefix === sessionKeyPrefix ? html` <span class="badge badge-inprogress">This session</span>` : ''}
 <div class="muted small key-facts">${environmentName(key.environment)}, created ${formatTime(key.created)}</div>
 <div class="muted small key-scopes">${key.scopes ? `Scopes: ${key.scopes.join(', ')}` : 'Every scope'}${key.expiresAt ? `; expires ${formatTime(key.expiresAt)}` : ''}</div></th>
@@ -692,9 +697,11 @@ function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
 <td>${
     key.revoked
       ? ''
-      : mayRevoke(key)
-        ? html`<a class="button button-small button-danger" href="${keysPath(`/${encodeURIComponent(key.prefix)}/revoke`)}" aria-label="Revoke ${key.prefix}">Revoke</a>`
-        : html`<span class="muted small">Revoke on the <a href="${otherDashboardKeys()}">Live dashboard</a></span>`
+      : !mayRevoke(key)
+        ? html`<span class="muted small">Revoke on the <a href="${otherDashboardKeys()}">Live dashboard</a></span>`
+        : withinScopes(key, scopes)
+          ? html`<a class="button button-small button-danger" href="${keysPath(`/${encodeURIComponent(key.prefix)}/revoke`)}" aria-label="Revoke ${key.prefix}">Revoke</a>`
+          : html`<span class="muted small">Has scopes this session's key lacks</span>`
   }</td>
 </tr>`
 
@@ -727,7 +734,7 @@ its prefix. Send it as <code>X-API-Key</code>.</p>
 <p class="muted small">This dashboard creates ${name} keys; ${environment === 'live' ? 'Sandbox keys are created on the Sandbox dashboard' : 'Live keys are created on the Live dashboard'}.</p></form>
 <div class="table-wrap"><table class="keys"><caption class="visually-hidden">API keys, newest first</caption>
 <thead><tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${keys.map((key) => keyRow(key, caller.keyPrefix))}</tbody></table></div>`,
+<tbody>${keys.map((key) => keyRow(key, caller.keyPrefix, caller.scopes))}</tbody></table></div>`,
     })
   }
 
@@ -775,6 +782,11 @@ its prefix. Send it as <code>X-API-Key</code>.</p>
         return html`<h1>Revoke key ${key.prefix}…</h1>
 <p>This is a Live key, and this is the Sandbox dashboard: a Sandbox key cannot revoke Live keys. Revoke it on the
 <a href="${otherDashboardKeys()}">Live dashboard</a>.</p><p><a href="${keysPath()}">Back to the keys</a></p>`
+      }
+      if (!withinScopes(key, request.signedIn.caller.scopes)) {
+        return html`<h1>Revoke key ${key.prefix}…</h1>
+<p>This key has scopes the key you signed in with lacks, so this session cannot revoke it. Sign in with a key that
+has every scope it has.</p><p><a href="${keysPath()}">Back to the keys</a></p>`
       }
       const own = key.prefix === request.signedIn.caller.keyPrefix
       return html`<h1>Revoke key ${key.prefix}…?</h1>
