@@ -66,6 +66,18 @@ export const DASHBOARD_USES = {
   redeliverCallbacks: { scope: 'webhooks:manage', routes: ['POST /v4.0/callbacks/:callbackId/redeliver'] },
   /** The Settings view's test callback. */
   testCallbacks: { scope: 'webhooks:manage', routes: ['POST /v4.0/callbacks/test'] },
+  /** The Webhooks view: the endpoints, creating, changing (enable, disable, rotate), deleting and test-sending them. */
+  manageWebhooks: {
+    scope: 'webhooks:manage',
+    routes: [
+      'GET /v4.0/webhooks',
+      'POST /v4.0/webhooks',
+      'GET /v4.0/webhooks/:webhookId',
+      'PATCH /v4.0/webhooks/:webhookId',
+      'DELETE /v4.0/webhooks/:webhookId',
+      'POST /v4.0/webhooks/:webhookId/test',
+    ],
+  },
   /** The Settings view. */
   readSettings: { scope: 'account:read', routes: ['GET /v4.0/account/settings'] },
   /** The Settings view's forms: callback URL and pause window, address checks, default scenario, rotation. */

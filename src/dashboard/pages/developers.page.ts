@@ -29,6 +29,7 @@ const VIEWS = [
   ['callbacks', 'Callbacks', ['readCallbacks']],
   ['events', 'Events', ['readOrders']],
   ['settings', 'Settings', ['readSettings', 'testCallbacks']],
+  ['webhooks', 'Webhooks', ['manageWebhooks']],
   ['keys', 'API keys', ['manageKeys']],
   ['activity', 'Activity', ['readActivity']],
 ] as const satisfies readonly (readonly [string, string, readonly DashboardUseName[]])[]
@@ -123,6 +124,18 @@ function sendDeveloperPage(
     )}</ul></nav>
 ${page.content}`,
   })
+}
+
+/**
+ * Answers with a page of `view` inside the Developers shell (its subnavigation): for a view registered by a module
+ * of its own (the Webhooks view), which the dashboard plugin hands this to, so that pages do not import each other.
+ */
+export function developerPageSender(dashboard: Dashboard, view: View) {
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: { title: string; content: Html; status?: number; notice?: Notice },
+  ) => sendDeveloperPage(dashboard, request, reply, view, page)
 }
 
 export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashboard): void {
