@@ -6,7 +6,6 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Type } from 'typebox'
-import { formatDurationSeconds } from '../../domain/duration.ts'
 import { knownEventTypes, WEBHOOK_ENDPOINT_LIMITS } from '../../domain/webhook-endpoints.ts'
 import type { WebhookSchema } from '../../http/schemas/webhooks.schema.ts'
 import { type ApiBody, describeApiError } from '../api-client.ts'
@@ -43,7 +42,13 @@ export type DeveloperPageSender = (
 export const ENDPOINT_DELIVERIES_SHOWN = 20
 
 /** The overlaps a rotation offers: how long the previous secret keeps signing too. */
-const OVERLAP_CHOICES = [0, 3_600, 86_400, 7 * 86_400, 30 * 86_400] as const
+const OVERLAP_CHOICES = [
+  [0, 'no time: it stops at once'],
+  [3_600, '1 hour'],
+  [86_400, '1 day'],
+  [7 * 86_400, '7 days'],
+  [30 * 86_400, '30 days'],
+] as const
 const DEFAULT_OVERLAP_SECONDS = 86_400
 
 const WEBHOOKS_PATH = `${DASHBOARD_PATH}/developers/webhooks`
@@ -295,7 +300,7 @@ function vendorOf(known: readonly string[]): string {
 
 /** A new signing secret, shown once: after creation and after a rotation. */
 function secretOnce(endpointId: string, secret: string, rotated: boolean): Html {
-  return html`<section class="key-once" aria-labelledby="new-secret-heading"><h2 id="new-secret-heading">${rotated ? 'The new' : 'The'} signing secret of ${endpointId}</h2>
+  return html`<section class="key-once secret-once" aria-labelledby="new-secret-heading"><h2 id="new-secret-heading">${rotated ? 'The new' : 'The'} signing secret of ${endpointId}</h2>
 <p><strong>Copy it now, it is not shown again.</strong> Check each delivery's <code>webhook-signature</code> header with it
 (docs/callbacks.md, signatures); the endpoint shows only its first characters from now on.</p>
 <p><code id="new-signing-secret">${secret}</code></p></section>`
@@ -437,8 +442,8 @@ ${endpointFormFields({ form, known, errors, withEnabled: false })}
 changes over: each delivery then carries both signatures.</p>
 <div class="field"><label for="rotate-overlap">The previous secret keeps signing for</label>
 <select id="rotate-overlap" name="overlap">${OVERLAP_CHOICES.map(
-        (seconds) =>
-          html`<option value="${String(seconds)}"${seconds === DEFAULT_OVERLAP_SECONDS ? html` selected` : ''}>${seconds === 0 ? 'no time: stop at once' : formatDurationSeconds(seconds)}</option>`,
+        ([seconds, words]) =>
+          html`<option value="${String(seconds)}"${seconds === DEFAULT_OVERLAP_SECONDS ? html` selected` : ''}>${words}</option>`,
       )}</select></div>
 <div class="form-buttons"><button type="submit">Rotate secret</button></div>
 </form>
