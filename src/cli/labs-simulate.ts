@@ -67,6 +67,12 @@ interface PlannedParcel {
   itemIds: string[]
   trackingNumber: string
   dispatchDate: string
+  /**
+   * The carrier it is shipped with, kept with the rest: a report re-sent after a restart must be the same parcel to
+   * the byte, or printroute refuses it (a different parcel once every item has shipped). Absent in state files
+   * written before it was kept: then the job's carrier.
+   */
+  carrier?: { name: string; service: string }
   shipped: boolean
 }
 
@@ -475,6 +481,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
           itemIds,
           trackingNumber: trackingNumberOf(id, index + 1),
           dispatchDate: new Date().toISOString(),
+          carrier: { ...job.carrier },
           shipped: false,
         }))
         save()
@@ -482,8 +489,9 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
       const index = record.parcels.findIndex((parcel) => !parcel.shipped)
       const parcel = record.parcels[index]
       if (!parcel) return false
+      const carrier = parcel.carrier ?? job.carrier
       const body = {
-        carrier: job.carrier,
+        carrier,
         tracking: { number: parcel.trackingNumber, url: `https://tracking.example/${parcel.trackingNumber}` },
         dispatchDate: parcel.dispatchDate,
         ...(parcel.itemIds.length > 0 ? { itemIds: parcel.itemIds } : {}),
@@ -491,7 +499,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
       const what = parcel.itemIds.length > 0 ? ` items ${parcel.itemIds.join(', ')}` : ''
       await step(
         id,
-        `shipped parcel ${index + 1}/${record.parcels.length}${what} (${job.carrier.name}, ${parcel.trackingNumber})`,
+        `shipped parcel ${index + 1}/${record.parcels.length}${what} (${carrier.name}, ${parcel.trackingNumber})`,
         '/shipped',
         body,
       )

@@ -785,6 +785,11 @@ export interface ItemReportRefusal {
   field: string
   itemId: string
   shipmentId: string
+  /**
+   * A whole-shipment `shipped` report after every item has shipped, differing from the parcels reported: the
+   * field's value as reported and as shipped (`field` is then a parcel field: `tracking.number`, `carrier.name`...).
+   */
+  parcel?: { provided: string | null; shipped: string | null }
 }
 
 /** What a lab report did; a report that cannot apply also says why (the lab API answers with it). */
@@ -806,13 +811,70 @@ function parcelOf(onOrder: Shipment, itemId: string): Parcel | undefined {
   return onOrder.parcels?.find((parcel) => parcel.items.some((entry) => entry.itemId === itemId))
 }
 
-function sameParcel(parcel: Parcel, other: Omit<Parcel, 'items'>): boolean {
-  return (
-    parcel.carrier.name === other.carrier.name &&
-    parcel.carrier.service === other.carrier.service &&
-    (parcel.tracking?.number ?? null) === (other.tracking?.number ?? null) &&
-    parcel.dispatchDate === other.dispatchDate
+/**
+ * The report field where a parcel differs from one already reported (undefined: the same parcel). The tracking URL
+ * counts: a lab that re-sends a tracking number with another URL is changing what the merchant was shown, not
+ * repeating itself.
+ */
+function parcelDifference(parcel: Omit<Parcel, 'items'>, other: Omit<Parcel, 'items'>): string | undefined {
+  if ((parcel.tracking === null) !== (other.tracking === null)) return 'tracking'
+  if (parcel.tracking?.number !== other.tracking?.number) return 'tracking.number'
+  if (parcel.tracking?.url !== other.tracking?.url) return 'tracking.url'
+  if (parcel.carrier.name !== other.carrier.name) return 'carrier.name'
+  if (parcel.carrier.service !== other.carrier.service) return 'carrier.service'
+  if (parcel.dispatchDate !== other.dispatchDate) return 'dispatchDate'
+  return undefined
+}
+
+function sameParcel(parcel: Omit<Parcel, 'items'>, other: Omit<Parcel, 'items'>): boolean {
+  return parcelDifference(parcel, other) === undefined
+}
+
+/**
+ * The parcels a shipment has shipped in; a shipment shipped before parcels were kept shows its one parcel as its
+ * own carrier, tracking and dispatch date.
+ */
+function shippedParcels(onOrder: Shipment): Omit<Parcel, 'items'>[] {
+  if (onOrder.parcels && onOrder.parcels.length > 0) return onOrder.parcels
+  if (onOrder.dispatchDate === null) return []
+  return [{ carrier: onOrder.carrier, tracking: onOrder.tracking, dispatchDate: onOrder.dispatchDate }]
+}
+
+/**
+ * Where a whole-shipment `shipped` report (no `itemIds`) differs once every item has shipped: it can only repeat a
+ * parcel already reported. Compared with the parcel of the same tracking number (else the last parcel, which the
+ * shipment shows), so the field named is the one the lab changed.
+ */
+function repeatDifference(
+  onOrder: Shipment,
+  described: Omit<Parcel, 'items'>,
+): { field: string; values: { provided: string | null; shipped: string | null } } | undefined {
+  const parcels = shippedParcels(onOrder)
+  if (parcels.length === 0 || parcels.some((parcel) => sameParcel(parcel, described))) return undefined
+  const sameNumber = parcels.find(
+    (parcel) => (parcel.tracking?.number ?? null) === (described.tracking?.number ?? null),
   )
+  const shipped = sameNumber ?? (parcels.at(-1) as Omit<Parcel, 'items'>)
+  const field = parcelDifference(shipped, described) as string
+  return { field, values: { provided: parcelField(described, field), shipped: parcelField(shipped, field) } }
+}
+
+/** A parcel's value at a report field (`tracking.url`), as text; null when it has none. */
+function parcelField(parcel: Omit<Parcel, 'items'>, field: string): string | null {
+  switch (field) {
+    case 'tracking':
+      return parcel.tracking ? parcel.tracking.number : null
+    case 'tracking.number':
+      return parcel.tracking?.number ?? null
+    case 'tracking.url':
+      return parcel.tracking?.url ?? null
+    case 'carrier.name':
+      return parcel.carrier.name
+    case 'carrier.service':
+      return parcel.carrier.service
+    default:
+      return parcel.dispatchDate
+  }
 }
 
 /** The parcel a `shipped` report describes, before its items (the shipment's carrier when the report names none). */
@@ -851,7 +913,15 @@ export function itemReportRefusal(
     }
     case 'shipped': {
       const parcel = parcelOfReport(onOrder, report)
-      for (const [index, itemId] of (report.itemIds ?? []).entries()) {
+      if (report.itemIds === undefined) {
+        // Without items the report is a parcel of every item not yet shipped; with none left, a repeat or nothing.
+        if (onOrder.items.some((entry) => labItemState(pipeline, shipmentId, entry.itemId) !== 'shipped'))
+          return undefined
+        const difference = repeatDifference(onOrder, parcel)
+        if (!difference) return undefined
+        return { ...refuse('ItemAlreadyShipped', difference.field, ''), parcel: difference.values }
+      }
+      for (const [index, itemId] of report.itemIds.entries()) {
         if (!held.has(itemId)) return refuse('InvalidValue', `itemIds[${index}]`, itemId)
         const shippedIn = parcelOf(onOrder, itemId)
         if (shippedIn && !sameParcel(shippedIn, parcel))

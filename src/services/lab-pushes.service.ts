@@ -125,11 +125,19 @@ export interface LabPushesService extends LabEventsRecorder {
   listPushes(
     labCode: string,
     page: { top?: number; skip?: number },
-  ): Promise<{ pushes: CallbackView[]; hasMore: boolean }>
+  ): Promise<{ pushes: LabPushView[]; hasMore: boolean }>
   /** Sends a push's event again as a new delivery (same `webhook-id`), to the lab's push URL as it is now. */
-  redeliver(labCode: string, id: string): Promise<CallbackView>
+  redeliver(labCode: string, id: string): Promise<LabPushView>
   /** Pushes the reminders due (a scheduled job); how many. */
   remind(): Promise<number>
+}
+
+/** A push as the lab API shows it: a delivery without the merchant-only `webhookId` (a lab's push has none). */
+export type LabPushView = Omit<CallbackView, 'webhookId'>
+
+function toLabPushView(...delivery: Parameters<typeof toCallbackView>): LabPushView {
+  const { webhookId: _merchantOnly, ...push } = toCallbackView(...delivery)
+  return push
 }
 
 /** The push URL in force: the operator's, else the catalogue's, none once the operator removed pushing. */
@@ -336,7 +344,7 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
   async function listPushes(
     labCode: string,
     page: { top?: number; skip?: number },
-  ): Promise<{ pushes: CallbackView[]; hasMore: boolean }> {
+  ): Promise<{ pushes: LabPushView[]; hasMore: boolean }> {
     const top = page.top ?? CALLBACK_LIST_DEFAULT_TOP
     const rows = await listLabDeliveries(db, { labCode, limit: top + 1, offset: page.skip ?? 0 })
     const shown = rows.slice(0, top)
@@ -346,7 +354,7 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
     )
     return {
       pushes: shown.map((row) =>
-        toCallbackView(
+        toLabPushView(
           row,
           attempts.filter((attempt) => attempt.deliveryId === row.id),
         ),
@@ -355,7 +363,7 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
     }
   }
 
-  async function redeliver(labCode: string, id: string): Promise<CallbackView> {
+  async function redeliver(labCode: string, id: string): Promise<LabPushView> {
     const number = parseRequestId('cbd', id, 'id')
     const original = await findLabDelivery(db, labCode, number)
     if (!original) throw new ServiceError('EntityNotFound', `Push ${id} was not found`)
@@ -379,7 +387,7 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
     })
     const created = await findDelivery(db, newId)
     if (!created) throw new ServiceError('EntityNotFound', `Push ${id} was not found`)
-    return toCallbackView(created, [])
+    return toLabPushView(created, [])
   }
 
   /**

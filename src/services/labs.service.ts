@@ -631,6 +631,14 @@ function refuseFileDefectsWithoutDescription(report: Extract<LabReport, { kind: 
 /** The 400 answer to an item report the shipment cannot take, naming the item's field. */
 function itemRefused(refusal: ItemReportRefusal): ServiceError {
   const { code, field, itemId, shipmentId } = refusal
+  if (refusal.parcel) {
+    const { provided, shipped } = refusal.parcel
+    return validationFailed(
+      { [field]: [{ code, providedValue: provided, comparisonValue: shipped }] },
+      `Every item of shipment ${shipmentId} has already shipped, and this parcel is none of those reported: ` +
+        `${field} differs (report the same parcel again, or nothing)`,
+    )
+  }
   const why =
     code === 'ItemAlreadyShipped'
       ? `Item ${itemId} of shipment ${shipmentId} has already shipped` +

@@ -1,7 +1,9 @@
 // A serve killed with SIGKILL in the middle of pushing a job to its lab loses nothing and duplicates nothing: after
 // a restart the push is made again and delivered exactly once, with the same webhook-id as the attempt the lab
-// never answered, so a lab that did take the first one can tell. Real processes, real database files (or a real
-// PostgreSQL database), a real receiver on 127.0.0.1 that is given the lab's job by the catalogue's push URL.
+// never answered, so a lab that did take the first one can tell; each shipment has one `created` webhook-id, and
+// every push after the restart verifies with the lab's secret (rotated by the operator while serve was down). Real
+// processes, real database files (or a real PostgreSQL database), a real receiver on 127.0.0.1 that is given the
+// lab's job by the catalogue's push URL.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
@@ -9,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { Webhook } from 'standardwebhooks'
 import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import {
   firstStartKeys,
@@ -34,6 +37,11 @@ interface Received {
   labCode: string
   /** The status answered; null: held, never answered (the serve was killed meanwhile). */
   answered: number | null
+  /** As it came, for verifying its signature. */
+  body: string
+  headers: Record<string, string>
+  /** Received once the restarted serve was started. */
+  afterRestart: boolean
 }
 
 describe('a serve killed while pushing a job to its lab', { concurrency: true }, () => {
@@ -50,6 +58,7 @@ describe('a serve killed while pushing a job to its lab', { concurrency: true },
       const received: Received[] = []
       /** Called on the first `created` push, which is never answered. */
       let onFirstCreated: () => void = () => {}
+      let restarting = false
 
       before(async () => {
         images = await startImageServer({}, await solidJpeg(800, 1200, { r: 90, g: 120, b: 200 }))
@@ -57,13 +66,17 @@ describe('a serve killed while pushing a job to its lab', { concurrency: true },
           const chunks: Buffer[] = []
           request.on('data', (chunk: Buffer) => chunks.push(chunk))
           request.on('end', () => {
-            const event = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+            const body = Buffer.concat(chunks).toString('utf8')
+            const event = JSON.parse(body)
             const entry: Received = {
               webhookId: String(request.headers['webhook-id']),
               type: event.type,
               shipmentId: event.data?.job?.shipmentId,
               labCode: (request.url ?? '').replace(/^\/lab\//, ''),
               answered: null,
+              body,
+              headers: request.headers as Record<string, string>,
+              afterRestart: restarting,
             }
             received.push(entry)
             if (event.type.endsWith('.lab.job.created') && received.filter((r) => r.type === event.type).length === 1) {
@@ -151,7 +164,27 @@ describe('a serve killed while pushing a job to its lab', { concurrency: true },
             first.child.kill('SIGKILL')
             await first.exited
             const held = received.find((entry) => entry.type.endsWith('.lab.job.created')) as Received
+            // The secret was made on the first push and is never shown: the operator rotates it while serve is
+            // down, and everything pushed from now on is signed with the new one (and the old, during the overlap).
+            const downRotation = await printroute(
+              [
+                'labs',
+                'configure',
+                '--lab',
+                held.labCode,
+                '--rotate-secret',
+                '--data-dir',
+                dataDir,
+                '--catalogue',
+                catalogueFile,
+              ],
+              env,
+            )
+            assert.equal(downRotation.code, 0, downRotation.stderr)
+            const pushSecret = /signing secret: +(whsec_\S+)/.exec(downRotation.stdout)?.[1] as string
+            assert.ok(pushSecret, downRotation.stdout)
 
+            restarting = true
             second = serve(args, env)
             const restarted = (await second.waitFor(/Live API ready at (http:\/\/[^\s"]+)\/v4\.0/))[1] as string
             try {
@@ -186,6 +219,23 @@ describe('a serve killed while pushing a job to its lab', { concurrency: true },
               assert.equal(push.attempts[0].httpStatus, 200)
               const answered = received.filter((entry) => entry.webhookId === held.webhookId && entry.answered === 200)
               assert.equal(answered.length, 1, 'delivered exactly once')
+              const createdIds = new Map<string, Set<string>>()
+              for (const entry of received.filter((candidate) => candidate.type.endsWith('.lab.job.created'))) {
+                createdIds.set(entry.shipmentId, (createdIds.get(entry.shipmentId) ?? new Set()).add(entry.webhookId))
+              }
+              assert.deepEqual(
+                [...createdIds.values()].map((ids) => ids.size),
+                [1],
+                'one shipment, one created event: the same webhook-id on every attempt',
+              )
+              const signed = received.filter((entry) => entry.afterRestart)
+              assert.ok(signed.includes(answered[0] as Received))
+              for (const entry of signed) {
+                assert.doesNotThrow(
+                  () => new Webhook(pushSecret).verify(entry.body, entry.headers),
+                  `the ${entry.type} push ${entry.webhookId} verifies with the lab's secret`,
+                )
+              }
               const show = await printroute(
                 ['labs', 'show', '--lab', labCode, '--data-dir', dataDir, '--catalogue', catalogueFile],
                 env,

@@ -262,6 +262,29 @@ function withParts(label: string, database: () => Promise<ScratchDatabase | null
       simulator.child.kill('SIGTERM')
       assert.equal(await simulator.exited, 0, simulator.output())
     })
+
+    test('labs configure --remove-push: labs show says the lab has no push URL, and its next job is pushed nowhere', async () => {
+      const port = await freePort()
+      const set = await withData(['labs', 'configure', '--lab', labCode, '--push-url', `http://127.0.0.1:${port}/`])
+      assert.equal(set.code, 0, set.stderr)
+      const removed = await withData(['labs', 'configure', '--lab', labCode, '--remove-push'])
+      assert.equal(removed.code, 0, removed.stderr)
+      const shown = await withData(['labs', 'show', '--lab', labCode])
+      assert.equal(shown.code, 0, shown.stderr)
+      assert.match(shown.stdout, /^push url: +none \(removed\)$/m, shown.stdout)
+      assert.doesNotMatch(shown.stdout, /127\.0\.0\.1/, 'the URL is gone')
+
+      const { orderId, shipment } = await allocatedOrder([PHONE_CASE])
+      await inLabHands(shipment.id)
+      const response = await fetch(`${liveUrl}/labs/v1/pushes?top=100`, { headers: { 'x-api-key': labKey } })
+      assert.equal(response.status, 200)
+      const { pushes } = (await response.json()) as { pushes: { orderId: string }[] }
+      assert.deepEqual(
+        pushes.filter((push) => push.orderId === orderId),
+        [],
+        'no push is written for a job submitted after the removal',
+      )
+    })
   })
 }
 

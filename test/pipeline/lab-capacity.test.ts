@@ -84,7 +84,7 @@ for (const kind of testDatabaseKinds()) {
       const reasons: Record<string, string> = Object.fromEntries(
         item.labsExcluded.map((lab: { labCode: string; reason: string }) => [lab.labCode, lab.reason]),
       )
-      return { labCode: order.shipments[0].fulfillmentLocation.labCode as string, reasons }
+      return { orderId, labCode: order.shipments[0].fulfillmentLocation.labCode as string, reasons }
     }
 
     /** A Standard quote of the same print to GB: its lab and what its routing says of each lab. */
@@ -171,6 +171,52 @@ for (const kind of testDatabaseKinds()) {
         const resumed = await allocatedOrder(t)
         assert.equal(resumed.labCode, FIRST_CHOICE)
         assert.equal(resumed.reasons[FIRST_CHOICE], undefined)
+      })
+
+      test('a lab paused with a job in flight: the job stays listed and takes its reports; new orders go elsewhere', async () => {
+        const key = (await t.app.services.labs.createLabKey(FIRST_CHOICE, TEST_ACTOR)).key
+        const lab = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+          t.app.live.inject({
+            method,
+            url,
+            headers: { 'x-api-key': key, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+            ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+          })
+        const listed = async () => json(await lab('GET', '/labs/v1/jobs')).jobs as { shipmentId: string }[]
+        const first = await allocatedOrder(t)
+        assert.equal(first.labCode, FIRST_CHOICE)
+        const orderId = first.orderId
+        const shipmentId = await waitFor('the job submitted to the lab', async () => {
+          const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          const id = read.shipments[0]?.id
+          return (await listed()).some((job) => job.shipmentId === id) ? (id as string) : undefined
+        })
+
+        await t.app.services.labs.setPaused(FIRST_CHOICE, true, TEST_ACTOR)
+        try {
+          assert.ok(
+            (await listed()).some((job) => job.shipmentId === shipmentId),
+            'a paused lab still lists its job',
+          )
+          const acknowledged = await lab('POST', `/labs/v1/jobs/${shipmentId}/acknowledge`)
+          assert.equal(acknowledged.statusCode, 200, acknowledged.body)
+          assert.equal(json(acknowledged).outcome, 'Updated')
+          const shipped = await lab('POST', `/labs/v1/jobs/${shipmentId}/shipped`, {
+            carrier: { name: 'Royal Mail', service: 'Tracked 48' },
+            tracking: { number: 'RMP1', url: 'https://www.royalmail.com/track?trackNumber=RMP1' },
+            dispatchDate: '2026-11-20T10:00:00Z',
+          })
+          assert.equal(shipped.statusCode, 200, shipped.body)
+          assert.equal(json(shipped).outcome, 'Updated')
+          const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          assert.equal(order.shipments[0].status, 'Shipped', 'the work in flight finishes as usual')
+
+          const next = await allocatedOrder(t)
+          assert.notEqual(next.labCode, FIRST_CHOICE)
+          assert.equal(next.reasons[FIRST_CHOICE], 'LabPaused', 'no new work while paused')
+        } finally {
+          await t.app.services.labs.setPaused(FIRST_CHOICE, false, TEST_ACTOR)
+        }
       })
 
       test("two orders allocated at once cannot both take a lab's last job", async () => {

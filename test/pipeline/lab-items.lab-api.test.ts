@@ -303,5 +303,63 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(outcome(await lab(key, `${base}/printed`, null)), 'Updated', 'no body: every open item')
       assert.equal((await jobOf(key, shipmentId)).items[0].state, 'printed')
     })
+
+    test('a second shipped report after every item has shipped: the same parcel is Ok, a different one 400 naming the field, with or without itemIds', async () => {
+      const { orderId, shipmentId, key, itemIds } = await atTheLab(2)
+      const [a, b] = itemIds as [string, string]
+      const base = `/labs/v1/jobs/${shipmentId}`
+      const first = parcel('RM1', '2026-11-20T10:00:00Z', [a])
+      const last = parcel('RM2', '2026-11-21T10:00:00Z')
+      assert.equal(outcome(await lab(key, `${base}/shipped`, first)), 'Updated')
+      assert.equal(outcome(await lab(key, `${base}/shipped`, last)), 'Updated', 'the whole-shipment form: item b')
+      const shipped = await getOrder(orderId)
+      assert.equal(shipped.shipments[0].status, 'Shipped')
+
+      // Repeats of either parcel, in either form, change nothing.
+      assert.equal(outcome(await lab(key, `${base}/shipped`, last)), 'Ok')
+      assert.equal(outcome(await lab(key, `${base}/shipped`, parcel('RM1', '2026-11-20T10:00:00Z'))), 'Ok')
+      assert.equal(outcome(await lab(key, `${base}/shipped`, parcel('RM2', '2026-11-21T10:00:00Z', [b]))), 'Ok')
+
+      const tracking = (number: string, url = `https://www.royalmail.com/track?trackNumber=${number}`) => ({
+        ...last,
+        tracking: { number, url },
+      })
+      assert.deepEqual(refused(await lab(key, `${base}/shipped`, tracking('RM3'))), {
+        'tracking.number': [{ code: 'ItemAlreadyShipped', providedValue: 'RM3', comparisonValue: 'RM2' }],
+      })
+      assert.deepEqual(refused(await lab(key, `${base}/shipped`, tracking('RM2', 'https://track.example/RM2'))), {
+        'tracking.url': [
+          {
+            code: 'ItemAlreadyShipped',
+            providedValue: 'https://track.example/RM2',
+            comparisonValue: 'https://www.royalmail.com/track?trackNumber=RM2',
+          },
+        ],
+      })
+      assert.deepEqual(
+        refused(await lab(key, `${base}/shipped`, { ...last, carrier: { name: 'DPD', service: 'Next Day' } })),
+        { 'carrier.name': [{ code: 'ItemAlreadyShipped', providedValue: 'DPD', comparisonValue: 'Royal Mail' }] },
+      )
+      assert.deepEqual(refused(await lab(key, `${base}/shipped`, { ...last, tracking: null })), {
+        tracking: [{ code: 'ItemAlreadyShipped', providedValue: null, comparisonValue: 'RM2' }],
+      })
+      assert.deepEqual(refused(await lab(key, `${base}/shipped`, { ...last, dispatchDate: '2026-11-22T10:00:00Z' })), {
+        dispatchDate: [
+          {
+            code: 'ItemAlreadyShipped',
+            providedValue: '2026-11-22T10:00:00.000Z',
+            comparisonValue: '2026-11-21T10:00:00.000Z',
+          },
+        ],
+      })
+      // With itemIds, the same rule: a tracking URL other than the item's parcel's is another parcel.
+      assert.deepEqual(
+        refused(await lab(key, `${base}/shipped`, { ...tracking('RM2', 'https://track.example/RM2'), itemIds: [b] })),
+        { 'itemIds[0]': [{ code: 'ItemAlreadyShipped', providedValue: b, comparisonValue: shipmentId }] },
+      )
+      const after = await getOrder(orderId)
+      assert.deepEqual(after.shipments[0].parcels, shipped.shipments[0].parcels, 'nothing refused was applied')
+      assert.equal(after.shipments[0].tracking.number, 'RM2')
+    })
   })
 }

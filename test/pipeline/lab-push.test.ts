@@ -146,6 +146,8 @@ for (const kind of testDatabaseKinds())
       )
       assert.equal(listed[1].status, 'delivered')
       assert.equal(listed[1].attempts[0].httpStatus, 200)
+      // Merchants' webhook endpoints are not the lab's business: its deliveries do not name one.
+      assert.equal(Object.hasOwn(listed[1], 'webhookId'), false)
       assert.equal(json(await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).errorCode ?? 'refused', 'refused')
       assert.equal((await lab(labCode, 'GET', '/labs/v1/pushes?top=0')).statusCode, 400)
       const otherLab = catalogue.labs.find((candidate) => candidate.code !== labCode)?.code as string
@@ -167,6 +169,94 @@ for (const kind of testDatabaseKinds())
       assert.equal(feed.filter((event: any) => String(event.type).startsWith(LAB_EVENT)).length, 0, 'nor in the feed')
       const merchantRedeliver = await t.live({ method: 'POST', url: `/v4.0/callbacks/${listed[1].id}/redeliver` })
       assert.equal(merchantRedeliver.statusCode, 404, merchantRedeliver.body)
+    })
+
+    /** The lab's push of `type` for the shipment (`change`: that change only), once received and verified. */
+    const verifiedPush = async (labCode: string, shipmentId: string, type: string, change?: string) => {
+      const push = await waitFor(`the ${type}${change ? ` (${change})` : ''} push of ${shipmentId}`, () =>
+        pushesTo(labCode).find(
+          (candidate) =>
+            candidate.event.type === `${LAB_EVENT}.${type}` &&
+            candidate.event.subject === shipmentId &&
+            (change === undefined || candidate.event.data.change === change),
+        ),
+      )
+      const verified = new Webhook(secrets.get(labCode) as string).verify(
+        push.body,
+        push.headers as Record<string, string>,
+      ) as { data: { job: { shipmentId: string } } }
+      assert.equal(verified.data.job.shipmentId, shipmentId)
+      return push
+    }
+
+    test("a merchant's cancel of a submitted job: the signed cancellationRequested push arrives; the lab's answer cancels", async () => {
+      const { orderId, shipmentId, labCode } = await submittedOrder()
+      const cancelling = t.live({ method: 'POST', url: `/v4.0/orders/${orderId}/actions/cancel` })
+      const push = await verifiedPush(labCode, shipmentId, 'cancellationRequested')
+      assert.ok(push.event.data.job.cancellationRequested?.at, 'the pushed job carries the request')
+      const answered = await t.app.live.inject({
+        method: 'POST',
+        url: `/labs/v1/jobs/${shipmentId}/cancellation`,
+        headers: { 'x-api-key': labKeys.get(labCode) as string, 'content-type': 'application/json' },
+        payload: { answer: 'cancelled' },
+      })
+      assert.equal(answered.statusCode, 200, answered.body)
+      const response = await cancelling
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(json(response).outcome, 'Cancelled')
+      const requests = pushesTo(labCode).filter(
+        (candidate) =>
+          candidate.event.type === `${LAB_EVENT}.cancellationRequested` && candidate.event.subject === shipmentId,
+      )
+      assert.equal(new Set(requests.map((request) => request.event.id)).size, 1, 'one request, one event')
+    })
+
+    test('a lab rejects one item of a two-item job: the signed itemsRemoved push, the item pushed to its new lab', async () => {
+      const created = await t.live({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({
+          items: [0, 1].map((index) => ({
+            sku: 'GLOBAL-FAP-8x8',
+            copies: 1,
+            sizing: 'fillPrintArea',
+            assets: [{ url: images.url(`two-${index}.jpg`) }],
+          })),
+        }),
+        headers: { 'content-type': 'application/json' },
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId: string = json(created).order.id
+      const [kept, given] = json(created).order.items.map((item: { id: string }) => item.id) as [string, string]
+      const shipment = await waitFor('the two-item job with its lab', async () => {
+        const first = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order.shipments[0]
+        if (!first) return undefined
+        const listed = json(await lab(first.fulfillmentLocation.labCode, 'GET', '/labs/v1/jobs')).jobs
+        return listed.some((job: any) => job.shipmentId === first.id) ? first : undefined
+      })
+      const labCode: string = shipment.fulfillmentLocation.labCode
+      assert.equal(shipment.items.length, 2, 'one lab makes both prints')
+      await verifiedPush(labCode, shipment.id, 'created')
+
+      const rejected = await t.app.live.inject({
+        method: 'POST',
+        url: `/labs/v1/jobs/${shipment.id}/reject`,
+        headers: { 'x-api-key': labKeys.get(labCode) as string, 'content-type': 'application/json' },
+        payload: { reason: 'out of paper', items: [{ itemId: given, reason: 'OutOfStock' }] },
+      })
+      assert.equal(rejected.statusCode, 200, rejected.body)
+      const removed = await verifiedPush(labCode, shipment.id, 'changed', 'itemsRemoved')
+      assert.deepEqual(
+        removed.event.data.job.items.filter((item: any) => item.state !== 'rejected').map((item: any) => item.itemId),
+        [kept],
+        'the job pushed keeps only the item still to make',
+      )
+      const moved = await waitFor('the given-back item at a new lab', async () => {
+        const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        return order.shipments.find((candidate: any) => candidate.items.some((item: any) => item.itemId === given))
+      })
+      assert.notEqual(moved.fulfillmentLocation.labCode, labCode)
+      await verifiedPush(moved.fulfillmentLocation.labCode, moved.id, 'created')
     })
 
     test('a receiver answering 500 then 200: retried with the same webhook-id, attempts recorded, the job still polled', async () => {

@@ -25,6 +25,8 @@ const job = (shipmentId: string, state: string, shipBy: string | undefined, prio
     ...(shipBy ? { shipBy } : {}),
     priority,
     packingSlipPdf: null,
+    packingSlip: null,
+    branding: null,
   }) satisfies PortalJob
 
 const JOBS = [

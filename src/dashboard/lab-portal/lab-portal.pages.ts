@@ -48,6 +48,9 @@ export interface PortalJob {
   shipBy?: string
   priority: LabPriority
   packingSlipPdf: { url: string } | null
+  /** The merchant's own packing slip and branding files, as the order gave them (null: none given). */
+  packingSlip: { url: string } | null
+  branding: Record<string, { url: string }> | null
   /** The merchant asked to cancel: the lab answers whether it still can (absent: no request). */
   cancellationRequested?: { at: string }
   /** A cross-border job's customs terms and its commercial invoice (absent: domestic). */
@@ -341,6 +344,15 @@ ${answerButton('tooLate', 'Too late: already made or on its way', '')}
 </section>`
 }
 
+/** The merchant's branding files (inserts, stickers...), each by the name the order gave it; nothing without any. */
+function brandingLinks(branding: PortalJob['branding']): Html {
+  const entries = Object.entries(branding ?? {})
+  if (entries.length === 0) return html``
+  return html`<div><dt>Branding</dt><dd><ul class="plain">${entries.map(
+    ([name, { url }]) => html`<li><a href="${url}">Branding: ${name}</a></li>`,
+  )}</ul></dd></div>`
+}
+
 function renderJob(job: PortalJob, today: string, csrfToken: string, state: JobPageState): Html {
   const errorsOf = (form: JobForm, targets: Record<string, FieldTarget>): FieldErrors =>
     state.form === form && state.refusal ? fieldErrors(state.refusal, targetIn(targets)) : NO_ERRORS
@@ -369,6 +381,8 @@ ${job.cancellationRequested ? cancellationCard(job, csrfToken) : ''}
 <div><dt>Shipping method</dt><dd>${job.shippingMethod}</dd></div>
 <div><dt>Order</dt><dd><code>${job.orderId}</code></dd></div>
 <div><dt>Packing slip</dt><dd>${job.packingSlipPdf ? html`<a href="${job.packingSlipPdf.url}">Packing slip (PDF)</a>` : html`<span class="muted">none</span>`}</dd></div>
+${job.packingSlip ? html`<div><dt>Merchant's packing slip</dt><dd><a href="${job.packingSlip.url}">Merchant's packing slip</a></dd></div>` : ''}
+${brandingLinks(job.branding)}
 ${job.customs ? html`<div><dt>Customs</dt><dd>${job.customs.incoterm} to ${job.customs.destinationCountryCode}: <a href="${job.customs.commercialInvoice.url}">Commercial invoice (PDF)</a></dd></div>` : ''}
 </dl>
 <div class="job-actions">

@@ -56,9 +56,14 @@ export const LabPushesQuery = Type.Object(
 
 export const PushParams = Type.Object({ pushId: Type.String({ maxLength: 40 }) })
 
-/** A push to the lab: one delivery of one lab.job event, with every attempt (the callbacks' delivery shape). */
+/**
+ * A push to the lab: one delivery of one lab.job event, with every attempt (the callbacks' delivery shape, without
+ * the merchant-only `webhookId`: a lab's push never goes to a merchant's webhook endpoint).
+ */
+const LabPushSchema = named('LabPush', Type.Omit(CallbackSchema, ['webhookId']))
+
 export const LabPushesResponseSchema = outcomeResponse('LabPushesResponse', OkOutcome, {
-  pushes: Type.Array(CallbackSchema),
+  pushes: Type.Array(LabPushSchema),
   hasMore: Type.Boolean(),
 })
 
@@ -66,7 +71,7 @@ export const LabPushResponseSchema = outcomeResponse(
   'LabPushResponse',
   Outcome('CreatedOutcome', ['Created'] as const),
   {
-    push: CallbackSchema,
+    push: LabPushSchema,
   },
 )
 
@@ -75,7 +80,8 @@ export const ShippedBody = Type.Object(
     itemIds: Type.Optional(
       ReportItemIds(
         'The items in this parcel (one report per parcel); absent: every item of the shipment not yet shipped. ' +
-          'The shipment is Shipped once all its items are.',
+          'The shipment is Shipped once all its items are; after that, a report without itemIds must repeat a parcel ' +
+          'already reported (400 ItemAlreadyShipped on the field that differs otherwise).',
       ),
     ),
     carrier: Type.Object(
