@@ -358,7 +358,6 @@ ${endpointFormFields({ form, known, errors, withEnabled: true })}
     if ('refused' in made) return sendList(request, reply, { form, refused: made.refused, status: 400 })
     const answer = await request.signedIn.api.post<{ webhook: WebhookEndpoint; signingSecret: string }>('/webhooks', {
       ...made.body,
-      ...(made.body.description === null ? { description: undefined } : {}),
       enabled: form.enabled,
     })
     if (!answer.ok) return sendList(request, reply, { form, refused: answer.body, status: answer.status })
