@@ -103,6 +103,7 @@ import { createQuotesService } from './services/quotes.service.ts'
 import { createSandboxService } from './services/sandbox.service.ts'
 import { createSessionsService } from './services/sessions.service.ts'
 import { createSpineService } from './services/spine.service.ts'
+import { createWebhookRecoveryService } from './services/webhook-recovery.service.ts'
 import { createWebhooksService } from './services/webhooks.service.ts'
 
 export interface OpenedDatabase {
@@ -315,6 +316,14 @@ function buildServices(
     sourceOf: (environment, orderId) => `${deps.publicUrls[environment]}/v4.0/orders/${orderId}`,
     labEvents: labPushes,
   })
+  const webhookRecovery = createWebhookRecoveryService({
+    db,
+    clock,
+    jobs,
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    eventSource: (environment, webhookId) => `${deps.publicUrls[environment]}/v4.0/webhooks/${webhookId}`,
+    log,
+  })
   const callbacks = createCallbacksService({
     db,
     clock,
@@ -328,6 +337,7 @@ function buildServices(
     ...(options.callbackRetentionSeconds ? { retentionSeconds: options.callbackRetentionSeconds } : {}),
     log,
     metrics,
+    webhookAttempts: webhookRecovery,
   })
   // printroute's own sample URLs come from the bundled files; every other URL from the network. Orders and
   // previews download through the same fetcher: the same address rules and size limit.
@@ -453,6 +463,7 @@ function buildServices(
       newSigningSecret: newCallbackSigningSecret,
       callbacks,
     }),
+    webhookRecovery,
     closeCallbackFetcher: callbackPoster.close,
     files,
     fileLinks,
@@ -627,6 +638,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     files: { store: services.files, links: fileLinks, now: () => clock.now() },
     callbacks: services.callbacks,
     webhooks: services.webhooks,
+    webhookRecovery: services.webhookRecovery,
     samples,
     health,
     sessions: services.sessions,

@@ -28,6 +28,8 @@ import type {
   QuoteRequest,
   QuoteResponse,
   Recipient,
+  RedeliverMissedRequest,
+  RedeliverMissedResponse,
   RedeliverResponse,
   Routing,
   SandboxOrder,
@@ -410,6 +412,25 @@ export class Webhooks extends Resource {
     return this.transport.request({
       method: 'POST',
       path: `/webhooks/${segment(webhookId)}/test`,
+      retryable: true,
+      options,
+    })
+  }
+
+  /**
+   * `POST /v4.0/webhooks/{id}/redeliver-missed`: sends an enabled endpoint every event it missed since `since`
+   * (absent: where it began to miss them), at most `limit` (10,000) a call; while `hasMore`, call again with
+   * `since: answer.nextSince`. Retried: an event already sent again is not sent a third time.
+   */
+  redeliverMissed(
+    webhookId: string,
+    request: RedeliverMissedRequest = {},
+    options?: RequestOptions,
+  ): Promise<RedeliverMissedResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/webhooks/${segment(webhookId)}/redeliver-missed`,
+      body: request,
       retryable: true,
       options,
     })

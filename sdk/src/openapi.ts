@@ -505,6 +505,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/webhooks/{webhookId}/redeliver-missed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an enabled endpoint every event it missed since a time (at most 10,000 a request) */
+        post: operations["redeliverMissedWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/settings": {
         parameters: {
             query?: never;
@@ -2187,6 +2204,30 @@ export interface components {
             email?: string | null;
             phoneNumber?: string | null;
             address: components["schemas"]["AddressInput"];
+        };
+        /** RedeliverMissedRequest */
+        RedeliverMissedRequest: {
+            /**
+             * Format: date-time
+             * @description Events written at or after this time (ISO 8601 with a time zone); absent: where the endpoint began to miss events when it was last disabled.
+             */
+            since?: string;
+            /** @description Events redelivered at most by this request (absent: 10,000); `hasMore` says whether others remain. */
+            limit?: number;
+        };
+        /** RedeliverMissedResponse */
+        RedeliverMissedResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            /** @description Events given a new delivery to the endpoint by this request. */
+            redelivered: number;
+            /** @description Where this request began. */
+            since: string;
+            /** @description More missed events remain: repeat with `since` set to `nextSince`. */
+            hasMore: boolean;
+            /** @description The `since` of the next request when `hasMore`; else null. */
+            nextSince: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** ReroutedItem */
         ReroutedItem: {
@@ -4091,6 +4132,8 @@ export interface operations {
                 after?: string;
                 /** @description Only this order's events (ord_123). */
                 orderId?: string;
+                /** @description Only the events this webhook endpoint's filters accept (whk_12), whether or not they were sent to it: what `printroute listen --webhook` follows. */
+                webhookId?: string;
                 top?: number;
             };
             header?: never;
@@ -4347,6 +4390,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverMissedWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverMissedRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliverMissedResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

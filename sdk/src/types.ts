@@ -98,6 +98,8 @@ export type CallbackListFilters = QueryOf<paths['/v4.0/callbacks']['get']>
 export type CallbackPage = OkBodyOf<paths['/v4.0/callbacks']['get']>
 export type CallbackDelivery = CallbackPage['callbacks'][number]
 export type RedeliverResponse = OkBodyOf<paths['/v4.0/callbacks/{callbackId}/redeliver']['post']>
+export type RedeliverMissedRequest = RequestBodyOf<paths['/v4.0/webhooks/{webhookId}/redeliver-missed']['post']>
+export type RedeliverMissedResponse = OkBodyOf<paths['/v4.0/webhooks/{webhookId}/redeliver-missed']['post']>
 
 export type EventListFilters = QueryOf<paths['/v4.0/events']['get']>
 /** One page of the events feed, with the events typed (the document describes them only as objects). */

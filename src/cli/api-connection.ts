@@ -143,7 +143,7 @@ export const EVENTS_FEED_PAGE_SIZE = 100
  */
 export async function lastEventIdOfFeed(
   api: ApiConnection,
-  filter: { orderId?: string },
+  filter: { orderId?: string; webhookId?: string },
   signal: AbortSignal,
 ): Promise<string | null> {
   let cursor: string | null = null

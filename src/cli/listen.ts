@@ -4,13 +4,14 @@
 // under development verifies it as it will in production. One line per event. An event the local receiver
 // does not take (no 2xx) is tried again, with a growing pause, never skipped; the last event forwarded is
 // remembered in a state file, so a restart carries on after it, with no duplicate and no gap. SIGINT or
-// SIGTERM stops it between two requests.
+// SIGTERM stops it between two requests. With --webhook it stands in for one webhook endpoint: only the events its
+// filters accept, signed with its secret (given: the API never shows an endpoint's secret again).
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { Command } from 'commander'
-import { webhookHeaders } from '../domain/webhook-signature.ts'
+import { type Command, Option } from 'commander'
+import { isSigningSecret, webhookHeaders } from '../domain/webhook-signature.ts'
 import {
   ApiRequestError,
   addConnectionOptions,
@@ -34,6 +35,8 @@ const RETRY_MOST_MS = 30_000
 const SECRET_REFRESH_MS = 60_000
 /** Characters of a receiver's answer shown when it refuses an event. */
 const ANSWER_SNIPPET_CHARACTERS = 120
+/** Where --webhook-secret may come from instead, out of the shell's history. */
+export const WEBHOOK_SECRET_ENV = 'PRINTROUTE_WEBHOOK_SECRET'
 
 interface FeedEvent {
   id: string
@@ -52,13 +55,13 @@ interface ListenState {
 }
 
 /**
- * The default state file: one per server and key, named by a hash of the base URL and the key's visible
- * prefix (never the key), under $XDG_STATE_HOME (~/.local/state when unset).
+ * The default state file: one per server, key and webhook endpoint (if any), named by a hash of the base URL, the
+ * key's visible prefix (never the key) and the endpoint's id, under $XDG_STATE_HOME (~/.local/state when unset).
  */
-export function defaultStateFile(baseUrl: string, apiKey: string): string {
+export function defaultStateFile(baseUrl: string, apiKey: string, webhookId?: string): string {
   const stateHome = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state')
   const name = createHash('sha256')
-    .update(`${baseUrl}\n${keyPrefixOf(apiKey)}`)
+    .update(`${baseUrl}\n${keyPrefixOf(apiKey)}${webhookId === undefined ? '' : `\n${webhookId}`}`)
     .digest('hex')
     .slice(0, 16)
   return join(stateHome, 'printroute', 'listen', `${name}.json`)
@@ -108,6 +111,12 @@ export function registerListenCommand(program: Command): void {
     .option('--forward-to <URL>', 'where to POST each event, e.g. http://localhost:3000/hook (required)')
     .option('--events-after <EVENT>', 'start after this event instead (evt_123; evt_0 for every event kept)')
     .option('--state-file <FILE>', 'where the last forwarded event is kept (default: under $XDG_STATE_HOME)')
+    .option('--webhook <ID>', "forward only the events this webhook endpoint's filters accept (whk_12)")
+    .addOption(
+      new Option('--webhook-secret <SECRET>', "the endpoint's signing secret (whsec_...), to sign with it").env(
+        WEBHOOK_SECRET_ENV,
+      ),
+    )
   addConnectionOptions(listen, '2s').action(async (values: Record<string, unknown>) => {
     const connection = connectionOf(values)
     const forwardTo = typeof values.forwardTo === 'string' ? values.forwardTo : ''
@@ -120,10 +129,42 @@ export function registerListenCommand(program: Command): void {
       throw new UsageError(`--events-after: "${after}" is not an event ID (evt_123)`)
     }
     const pollMs = intervalMs(values.pollInterval, '--poll-interval')
+    const webhook = webhookOptionsOf(values)
     const stateFile =
-      typeof values.stateFile === 'string' ? values.stateFile : defaultStateFile(connection.baseUrl, connection.apiKey)
-    await runListen({ ...connection, forwardTo, after, pollMs, stateFile })
+      typeof values.stateFile === 'string'
+        ? values.stateFile
+        : defaultStateFile(connection.baseUrl, connection.apiKey, webhook?.id)
+    await runListen({ ...connection, forwardTo, after, pollMs, stateFile, webhook })
   })
+}
+
+/** --webhook with its secret, checked; undefined without --webhook. */
+function webhookOptionsOf(values: Record<string, unknown>): { id: string; secret: string } | undefined {
+  const id = typeof values.webhook === 'string' ? values.webhook : undefined
+  const secret = typeof values.webhookSecret === 'string' ? values.webhookSecret : undefined
+  if (id === undefined) {
+    // From the environment only, it may be meant for another use of listen: a flag without --webhook is a mistake.
+    if (secret !== undefined && process.env[WEBHOOK_SECRET_ENV] !== secret) {
+      throw new UsageError('--webhook-secret goes with --webhook: the endpoint whose secret it is')
+    }
+    return undefined
+  }
+  if (!/^whk_\d{1,15}$/.test(id)) throw new UsageError(`--webhook: "${id}" is not a webhook endpoint ID (whk_12)`)
+  if (secret === undefined || secret === '') {
+    throw new UsageError(
+      `--webhook-secret is required with --webhook (or set ${WEBHOOK_SECRET_ENV}): the events are signed with the ` +
+        "endpoint's own secret, which the API shows only when the endpoint is created or its secret rotated",
+    )
+  }
+  if (!isSigningSecret(secret)) {
+    throw new UsageError('--webhook-secret: not a signing secret (whsec_ followed by base64)')
+  }
+  return { id, secret }
+}
+
+/** The endpoint as GET /v4.0/webhooks/{id} shows it: what listen prints of it. */
+interface WebhookEndpointAnswer {
+  webhook: { id: string; url: string; eventTypes: string[]; metadataFilter: Record<string, unknown>; enabled: boolean }
 }
 
 export async function runListen(options: {
@@ -133,13 +174,29 @@ export async function runListen(options: {
   after: string | undefined
   pollMs: number
   stateFile: string
+  /** Stand in for this webhook endpoint: its filters, its secret. */
+  webhook?: { id: string; secret: string } | undefined
 }): Promise<void> {
   const api = createApiConnection(options)
   const stop = stopSignal()
   const { signal } = stop
+  const { webhook } = options
+  const filter = webhook === undefined ? {} : { webhookId: webhook.id }
   try {
-    let secret = ''
-    let secretReadAt = 0
+    if (webhook !== undefined) {
+      const { webhook: endpoint } = await api.get<WebhookEndpointAnswer>(`/webhooks/${webhook.id}`, {}, signal)
+      const types = endpoint.eventTypes.length === 0 ? 'every event type' : endpoint.eventTypes.join(', ')
+      const metadata =
+        Object.keys(endpoint.metadataFilter).length === 0
+          ? ''
+          : ` with metadata ${JSON.stringify(endpoint.metadataFilter)}`
+      print(
+        `webhook endpoint ${endpoint.id} (${endpoint.url}${endpoint.enabled ? '' : ', disabled'}): ${types}${metadata}`,
+      )
+    }
+    let secret = webhook?.secret ?? ''
+    // An endpoint's secret is the one given; the environment's is read again now and then (it may be rotated).
+    let secretReadAt = webhook === undefined ? 0 : Number.POSITIVE_INFINITY
     const signingSecret = async (): Promise<string> => {
       if (Date.now() - secretReadAt > SECRET_REFRESH_MS) {
         const answer = await api.get<{ settings: { signingSecret: string; environment?: string } }>(
@@ -161,7 +218,7 @@ export async function runListen(options: {
         ? options.after === 'evt_0'
           ? null
           : options.after
-        : (saved?.lastEventId ?? (await lastEventIdOfFeed(api, {}, signal)))
+        : (saved?.lastEventId ?? (await lastEventIdOfFeed(api, filter, signal)))
     const from = options.after ? 'as asked' : saved ? `where the last run stopped (${options.stateFile})` : 'now'
     const position = cursor === null ? 'from the first event' : `from after ${cursor}`
     print(`listening to ${options.baseUrl} ${position} (${from}); forwarding to ${options.forwardTo}`)
@@ -170,7 +227,7 @@ export async function runListen(options: {
     while (!signal.aborted) {
       let page: { events: FeedEvent[]; hasMore: boolean }
       try {
-        page = await api.get('/events', { after: cursor ?? undefined, top: EVENTS_FEED_PAGE_SIZE }, signal)
+        page = await api.get('/events', { ...filter, after: cursor ?? undefined, top: EVENTS_FEED_PAGE_SIZE }, signal)
         feedRetryMs = RETRY_FIRST_MS
       } catch (error) {
         if (signal.aborted) break

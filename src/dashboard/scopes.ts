@@ -66,7 +66,12 @@ export const DASHBOARD_USES = {
   redeliverCallbacks: { scope: 'webhooks:manage', routes: ['POST /v4.0/callbacks/:callbackId/redeliver'] },
   /** The Settings view's test callback. */
   testCallbacks: { scope: 'webhooks:manage', routes: ['POST /v4.0/callbacks/test'] },
-  /** The Webhooks view: the endpoints, creating, changing (enable, disable, rotate), deleting and test-sending them. */
+  /** The webhook endpoints: the Developers pages' banner for endpoints disabled for failing. */
+  readWebhooks: { scope: 'webhooks:manage', routes: ['GET /v4.0/webhooks'] },
+  /**
+   * The Webhooks view: the endpoints, creating, changing (enable, disable, rotate), deleting and test-sending them,
+   * and redelivering what one disabled for failing missed.
+   */
   manageWebhooks: {
     scope: 'webhooks:manage',
     routes: [
@@ -76,6 +81,7 @@ export const DASHBOARD_USES = {
       'PATCH /v4.0/webhooks/:webhookId',
       'DELETE /v4.0/webhooks/:webhookId',
       'POST /v4.0/webhooks/:webhookId/test',
+      'POST /v4.0/webhooks/:webhookId/redeliver-missed',
     ],
   },
   /** The Settings view. */

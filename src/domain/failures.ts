@@ -53,6 +53,7 @@ export type FailureCode =
   | 'InvalidPostcode'
   | 'UnknownState'
   | 'PhoneNumberRequired'
+  | 'WebhookEndpointDisabled'
 
 export interface Failure {
   code: FailureCode

@@ -3,7 +3,7 @@
 // the limits. The services store endpoints and fan events out to the ones whose filters match.
 import type { Environment } from './environment.ts'
 import { addFailure, type Failures } from './failures.ts'
-import { ID_PREFIXES } from './ids.ts'
+import { formatId, ID_PREFIXES } from './ids.ts'
 import { STAGES } from './order.ts'
 import { CALLBACK_DELIVERY_STATUSES, testEventType } from './order-events.ts'
 
@@ -206,3 +206,107 @@ export function metadataFilterFailures(filter: Readonly<Record<string, unknown>>
   }
   return failures
 }
+
+/** Characters of the signing secret an endpoint object shows (`whsec_abcd`): enough to tell secrets apart. */
+export const SIGNING_SECRET_PREFIX_LENGTH = 10
+
+/** An endpoint as the API shows it (docs/callbacks.md#webhook-endpoints): keys in this order, never a whole secret. */
+export interface WebhookEndpointView {
+  id: string
+  url: string
+  description: string | null
+  eventTypes: string[]
+  metadataFilter: Record<string, MetadataFilterValue>
+  enabled: boolean
+  disabledReason: WebhookDisabledReason | null
+  disabledAt: string | null
+  failingSince: string | null
+  lastAttemptAt: string | null
+  lastSuccessAt: string | null
+  signingSecretPrefix: string
+  previousSigningSecretExpiresAt: string | null
+  created: string
+  lastUpdated: string
+}
+
+/** The endpoint object of the API, from a stored endpoint with its secrets (`current`, `previous`...). */
+export function webhookEndpointView(
+  row: WebhookEndpoint & { current: string; previous: string | null; previousExpiresAt: Date | null },
+  now: Date,
+): WebhookEndpointView {
+  const previousSigns = row.previous !== null && row.previousExpiresAt !== null && row.previousExpiresAt > now
+  const iso = (date: Date | null) => date?.toISOString() ?? null
+  return {
+    id: formatId(WEBHOOK_ID_PREFIX, row.id),
+    url: row.url,
+    description: row.description,
+    eventTypes: [...row.eventTypes],
+    metadataFilter: { ...row.metadataFilter },
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    disabledAt: iso(row.disabledAt),
+    failingSince: iso(row.failingSince),
+    lastAttemptAt: iso(row.lastAttemptAt),
+    lastSuccessAt: iso(row.lastSuccessAt),
+    signingSecretPrefix: row.current.slice(0, SIGNING_SECRET_PREFIX_LENGTH),
+    // Only while the previous secret still signs beside the current one.
+    previousSigningSecretExpiresAt: previousSigns ? iso(row.previousExpiresAt) : null,
+    created: row.createdAt.toISOString(),
+    lastUpdated: row.updatedAt.toISOString(),
+  }
+}
+
+/** The event telling an account one of its endpoints was disabled for failing: in the feed, and sent to its others. */
+export interface WebhookDisabledCloudEvent {
+  specversion: '1.0'
+  type: string
+  source: string
+  id: string
+  time: string
+  datacontenttype: 'application/json'
+  data: { webhook: WebhookEndpointView; failingSince: string; lastError: string | null; message: string }
+}
+
+/** What an account is told when `webhook` (as it is once disabled) is disabled: envelope as every event has. */
+export function buildWebhookDisabledEvent(input: {
+  id: string
+  type: string
+  source: string
+  time: Date
+  webhook: WebhookEndpointView
+  failingSince: Date
+  lastError: string | null
+}): WebhookDisabledCloudEvent {
+  const { webhook } = input
+  const failingSince = input.failingSince.toISOString()
+  return {
+    specversion: '1.0',
+    type: input.type,
+    source: input.source,
+    id: input.id,
+    time: input.time.toISOString(),
+    datacontenttype: 'application/json',
+    data: {
+      webhook,
+      failingSince,
+      lastError: input.lastError,
+      message:
+        `Webhook endpoint ${webhook.id} (${webhook.url}) was disabled: every attempt to it has failed since ` +
+        `${failingSince}. Fix it, re-enable it (PATCH /v4.0/webhooks/${webhook.id} with "enabled": true) and ` +
+        `redeliver what it missed (POST /v4.0/webhooks/${webhook.id}/redeliver-missed).`,
+    },
+  }
+}
+
+/**
+ * The facts a filter looks at, read from a stored event's JSON: its type and, for an order's event, the order's
+ * metadata (null when it has none); an event about no order has none to give (undefined).
+ */
+export function filterableEventOf(body: string): FilterableEvent {
+  const event = JSON.parse(body) as { type: string; data?: { order?: { metadata?: Record<string, unknown> | null } } }
+  const order = event.data?.order
+  return { type: event.type, orderMetadata: order === undefined ? undefined : (order.metadata ?? null) }
+}
+
+/** Events one redeliver-missed request redelivers at most; `hasMore` and `nextSince` say where to go on. */
+export const WEBHOOK_REDELIVER_MISSED_LIMIT = 10_000

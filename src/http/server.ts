@@ -30,6 +30,7 @@ import type { QuotesService } from '../services/quotes.service.ts'
 import type { SandboxService } from '../services/sandbox.service.ts'
 import { isCsrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
+import type { WebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import type { WebhooksService } from '../services/webhooks.service.ts'
 import type { BoundServer } from './bound-server.ts'
 import {
@@ -151,6 +152,8 @@ export interface HttpServices {
   callbacks: CallbacksService
   /** Webhook endpoints (docs/callbacks.md#webhook-endpoints). */
   webhooks: WebhooksService
+  /** Webhook endpoints that keep failing: redeliver-missed. */
+  webhookRecovery: WebhookRecoveryService
   /** The bundled sample images, served under /samples/. */
   samples: SampleImages
   /** GET /healthz and /readyz; not served when absent. */
@@ -408,7 +411,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerQuoteRoutes(api, services.quotes, services.previews)
       registerPreviewRoutes(api, services.previews)
       registerCallbackRoutes(api, services.callbacks)
-      registerWebhookRoutes(api, services.webhooks)
+      registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)
       registerAuditRoutes(api, services.audit)

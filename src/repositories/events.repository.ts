@@ -33,12 +33,15 @@ export interface EventRow {
   type: string
   createdAt: Date
   body: string
+  /** An account's event about no order that belongs in the feed (an endpoint disabled); false when absent. */
+  accountEvent?: boolean
 }
 
 export async function insertEvent(tx: Queryable, event: EventRow): Promise<void> {
   await tx.query(
-    `INSERT INTO order_events (id, order_id, account_id, environment, sequence, type, created_at, body, lab_code)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `INSERT INTO order_events (id, order_id, account_id, environment, sequence, type, created_at, body, lab_code,
+                               account_event)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       event.id,
       event.orderNumber,
@@ -49,13 +52,14 @@ export async function insertEvent(tx: Queryable, event: EventRow): Promise<void>
       event.createdAt,
       event.body,
       event.labCode ?? null,
+      event.accountEvent ?? false,
     ],
   )
 }
 
 /**
- * The account's order events after event number `afterId`, oldest first (test callbacks' events are not part
- * of the feed); only one order's when `orderNumber` is set.
+ * The account's events after event number `afterId`, oldest first: its orders' events and its account events
+ * (test callbacks' events are not part of the feed); only one order's when `orderNumber` is set.
  * Two statements rather than `$n IS NULL OR ...`, so that a generic plan of the order's query uses the order's
  * own index (order_id, sequence) instead of walking the account's whole feed.
  */
@@ -64,7 +68,7 @@ export async function listEvents(
   filter: { accountId: number; environment: Environment; afterId: number; orderNumber: number | null; limit: number },
 ): Promise<{ id: number; body: string }[]> {
   const params: unknown[] = [filter.accountId, filter.environment, filter.afterId, filter.limit]
-  const ofOrder = filter.orderNumber === null ? ' AND order_id IS NOT NULL' : ' AND order_id = $5'
+  const ofOrder = filter.orderNumber === null ? ' AND (order_id IS NOT NULL OR account_event)' : ' AND order_id = $5'
   if (filter.orderNumber !== null) params.push(filter.orderNumber)
   const rows = await db.query<{ id: number | string; body: string }>(
     `SELECT id, body FROM order_events
@@ -116,4 +120,58 @@ export async function deleteUnneededEvents(db: Queryable, filter: { before: Date
     [filter.before, filter.limit],
   )
   return Number(rows[0]?.count ?? 0)
+}
+
+/** A feed event that a webhook endpoint has no delivery of that got or may still get through. */
+export interface MissedEventRow {
+  id: number
+  orderNumber: number | null
+  createdAt: Date
+  body: string
+  /** The newest failed delivery of the event to the endpoint, if any: what a redelivery repeats. */
+  lastFailedDeliveryId: number | null
+}
+
+/**
+ * The feed's events of the endpoint's account and environment written at or after `since`, after event number
+ * `afterId`, oldest first, that have no delivery to the endpoint `delivered` or `pending` (its filters are the
+ * caller's to check): what redeliver-missed sends again. Call it under the endpoint's row lock, so that two requests
+ * cannot both find an event missing.
+ */
+export async function listMissedEvents(
+  db: Queryable,
+  filter: {
+    accountId: number
+    environment: Environment
+    webhookId: number
+    since: Date
+    afterId: number
+    limit: number
+  },
+): Promise<MissedEventRow[]> {
+  const rows = await db.query<{
+    id: number | string
+    orderNumber: number | string | null
+    createdAt: Date
+    body: string
+    lastFailedDeliveryId: number | string | null
+  }>(
+    `SELECT e.id, e.order_id AS "orderNumber", e.created_at AS "createdAt", e.body,
+            (SELECT max(f.id) FROM callback_deliveries f
+              WHERE f.event_id = e.id AND f.webhook_id = $3 AND f.status = 'failed') AS "lastFailedDeliveryId"
+       FROM order_events e
+      WHERE e.account_id = $1 AND e.environment = $2 AND (e.order_id IS NOT NULL OR e.account_event)
+        AND e.created_at >= $4 AND e.id > $5
+        AND NOT EXISTS (SELECT 1 FROM callback_deliveries d
+                         WHERE d.event_id = e.id AND d.webhook_id = $3 AND d.status IN ('delivered', 'pending'))
+      ORDER BY e.id LIMIT $6`,
+    [filter.accountId, filter.environment, filter.webhookId, filter.since, filter.afterId, filter.limit],
+  )
+  return rows.map((row) => ({
+    id: Number(row.id),
+    orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
+    createdAt: row.createdAt,
+    body: row.body,
+    lastFailedDeliveryId: row.lastFailedDeliveryId === null ? null : Number(row.lastFailedDeliveryId),
+  }))
 }

@@ -7,14 +7,20 @@ import type { MetadataFilterValue, WebhookDisabledReason, WebhookEndpoint } from
 import type { SigningSecrets } from './accounts.repository.ts'
 
 /** An endpoint with its signing secrets, as stored. */
-export type WebhookEndpointRow = WebhookEndpoint & SigningSecrets & { current: string; deletedAt: Date | null }
+export type WebhookEndpointRow = WebhookEndpoint &
+  SigningSecrets & {
+    current: string
+    deletedAt: Date | null
+    /** Where its missed events begin: set when it is disabled, kept when it is enabled again (migration 0027). */
+    missedSince: Date | null
+  }
 
 const COLUMNS = `id, account_id AS "accountId", environment, url, description, event_types AS "eventTypes",
   metadata_filter AS "metadataFilter", enabled, disabled_reason AS "disabledReason", disabled_at AS "disabledAt",
   failing_since AS "failingSince", last_attempt_at AS "lastAttemptAt", last_success_at AS "lastSuccessAt",
   signing_secret AS current, previous_signing_secret AS previous,
   previous_signing_secret_expires_at AS "previousExpiresAt", created_at AS "createdAt", updated_at AS "updatedAt",
-  deleted_at AS "deletedAt"`
+  deleted_at AS "deletedAt", missed_since AS "missedSince"`
 
 type StoredRow = Omit<WebhookEndpointRow, 'id' | 'accountId' | 'metadataFilter'> & {
   id: number | string
@@ -158,6 +164,8 @@ export async function updateWebhookEndpoint(
     } else {
       set('disabled_reason', change.enabled.reason)
       set('disabled_at', change.at)
+      // What it misses from now on starts here, or where its failures began (redeliver-missed's default).
+      sets.push(`missed_since = COALESCE(failing_since, $${values.length})`)
     }
   }
   if (change.rotation !== undefined) {

@@ -14,7 +14,12 @@ import { buildTestCloudEvent, testEventType } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
-import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
+import {
+  endpointAccepts,
+  filterableEventOf,
+  WEBHOOK_ID_PREFIX,
+  type WebhookEndpoint,
+} from '../domain/webhook-endpoints.ts'
 import { webhookHeaders } from '../domain/webhook-signature.ts'
 import { ensureSigningSecret, readEnvironmentSettings } from '../repositories/accounts.repository.ts'
 import {
@@ -40,7 +45,7 @@ import {
 } from '../repositories/events.repository.ts'
 import { ensureLabSigningSecret, readLabPushEndpoint } from '../repositories/lab-push.repository.ts'
 import { readOrderTraceId } from '../repositories/orders.repository.ts'
-import { findWebhookEndpointById } from '../repositories/webhook-endpoints.repository.ts'
+import { findWebhookEndpoint, findWebhookEndpointById } from '../repositories/webhook-endpoints.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import {
   type CallbackDeliveryResult,
@@ -50,6 +55,7 @@ import {
   silentLogger,
 } from './observability.ts'
 import type { FileLinkRefresher } from './orders.service.ts'
+import type { WebhookRecoveryService } from './webhook-recovery.service.ts'
 
 /**
  * Delay before each attempt, counted from the failure of the one before (the first is immediate): immediately,
@@ -110,6 +116,8 @@ export interface CallbacksDeps {
   /** One line per delivery attempt; silent when absent. */
   log?: ServiceLogger
   metrics?: ServiceMetrics
+  /** Counts each attempt to a webhook endpoint on it, and disables one that keeps failing. */
+  webhookAttempts: Pick<WebhookRecoveryService, 'recordAttempt'>
 }
 
 export interface CallbackAttemptView {
@@ -195,12 +203,17 @@ export interface CallbackListFilter {
   skip?: number
 }
 
-/** The events feed's query: the cursor, the page size, and one order's events only. */
+/** The events feed's query: the cursor, the page size, one order's events only, one endpoint's events only. */
 export interface EventFeedQuery {
   after?: string
   top?: number
   orderId?: string
+  /** Only the events this webhook endpoint's filters accept (`whk_12`). */
+  webhookId?: string
 }
+
+/** Feed events read per statement while looking for the ones an endpoint's filters accept. */
+const FILTERED_FEED_PAGE_SIZE = 500
 
 /** Callback delivery and the merchant's views of it (docs/callbacks.md). */
 export interface CallbacksService {
@@ -436,6 +449,15 @@ async function recordDeliveryAttempt(
     const locked = await findDelivery(tx, deliveryId, true)
     // Another run of this attempt got here first (a job retried after a crash): keep its record.
     if (locked?.status !== 'pending' || locked.attempts !== attempt - 1) return undefined
+    // First, so that disabling an endpoint that has failed for too long takes the account's lock before the rest.
+    if (locked.webhookId !== null) {
+      await context.webhookAttempts.recordAttempt(tx, {
+        webhookId: locked.webhookId,
+        succeeded: delivered,
+        at: sent.attempt.attemptedAt,
+        error: sent.attempt.error,
+      })
+    }
     await insertAttempt(tx, { deliveryId, attempt, ...sent.attempt })
     const now = clock.now()
     const retry = !delivered && !(!outcome.answered && outcome.permanent) && attempt < schedule.length
@@ -744,19 +766,58 @@ async function listFeedEvents(
 ): Promise<{ events: string[]; nextCursor: string | null; hasMore: boolean }> {
   const afterId = parseEventCursor(query.after)
   const orderNumber = parseOrderFilter(query.orderId)
-  const { page, hasMore } = await readPage(query.top ?? CALLBACK_LIST_MAX_TOP, (limit) =>
-    listEvents(context.db, {
-      accountId: caller.accountId,
-      environment: caller.environment,
-      afterId,
-      orderNumber,
-      limit,
-    }),
-  )
-  const last = page.at(-1)?.id ?? (afterId > 0 ? afterId : null)
+  const top = query.top ?? CALLBACK_LIST_MAX_TOP
+  const scope = { accountId: caller.accountId, environment: caller.environment, orderNumber }
+  const { page, hasMore, readUpTo } =
+    query.webhookId === undefined
+      ? await readPage(top, (limit) => listEvents(context.db, { ...scope, afterId, limit })).then((read) => ({
+          ...read,
+          readUpTo: null,
+        }))
+      : await readFilteredPage(context, scope, afterId, top, await endpointFilterOf(context, caller, query.webhookId))
+  // The cursor moves past events the filter skipped too, so that the next page does not read them again.
+  const last = page.at(-1)?.id ?? readUpTo ?? (afterId > 0 ? afterId : null)
   return {
     events: page.map((row) => context.fileLinks.refresh(row.body)),
     nextCursor: last === null ? null : formatId('evt', last),
     hasMore,
+  }
+}
+
+/** The filters of the caller's endpoint `whk_N` (deleted or another account's: EntityNotFound). */
+async function endpointFilterOf(
+  context: CallbacksContext,
+  caller: Caller,
+  webhookId: string,
+): Promise<Pick<WebhookEndpoint, 'eventTypes' | 'metadataFilter'>> {
+  const endpoint = await findWebhookEndpoint(context.db, caller, parseRequestId('whk', webhookId, 'webhookId'))
+  if (!endpoint) throw new ServiceError('EntityNotFound', `Webhook endpoint ${webhookId} was not found`)
+  return endpoint
+}
+
+/**
+ * At most `top` events after `afterId` that the endpoint's filters accept, reading the feed on until `top` match
+ * (and one more, for `hasMore`) or it ends. `readUpTo`: the last event read when the feed ended, matching or not.
+ */
+async function readFilteredPage(
+  context: CallbacksContext,
+  scope: { accountId: number; environment: Environment; orderNumber: number | null },
+  afterId: number,
+  top: number,
+  filter: Pick<WebhookEndpoint, 'eventTypes' | 'metadataFilter'>,
+): Promise<{ page: { id: number; body: string }[]; hasMore: boolean; readUpTo: number | null }> {
+  const matching: { id: number; body: string }[] = []
+  let cursor = afterId
+  for (;;) {
+    const rows = await listEvents(context.db, { ...scope, afterId: cursor, limit: FILTERED_FEED_PAGE_SIZE })
+    for (const row of rows) {
+      if (!endpointAccepts(filter, filterableEventOf(row.body))) continue
+      matching.push(row)
+      if (matching.length > top) return { page: matching.slice(0, top), hasMore: true, readUpTo: null }
+    }
+    cursor = rows.at(-1)?.id ?? cursor
+    if (rows.length < FILTERED_FEED_PAGE_SIZE) {
+      return { page: matching, hasMore: false, readUpTo: cursor > afterId ? cursor : null }
+    }
   }
 }

@@ -17,7 +17,8 @@ import {
   metadataFilterFailures,
   WEBHOOK_ENDPOINT_LIMITS,
   WEBHOOK_ID_PREFIX,
-  type WebhookDisabledReason,
+  type WebhookEndpointView,
+  webhookEndpointView,
 } from '../domain/webhook-endpoints.ts'
 import { lockAccountForEvents } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
@@ -34,48 +35,8 @@ import {
 import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 
-/** How many characters of a signing secret an endpoint shows: `whsec_` and four more, enough to tell two apart. */
-export const SIGNING_SECRET_PREFIX_LENGTH = 10
-
 /** An endpoint as the API shows it (keys in this order); never its secret, only the secret's first characters. */
-export interface WebhookView {
-  id: string
-  url: string
-  description: string | null
-  eventTypes: string[]
-  metadataFilter: Record<string, MetadataFilterValue>
-  enabled: boolean
-  disabledReason: WebhookDisabledReason | null
-  disabledAt: string | null
-  failingSince: string | null
-  lastAttemptAt: string | null
-  lastSuccessAt: string | null
-  signingSecretPrefix: string
-  previousSigningSecretExpiresAt: string | null
-  created: string
-  lastUpdated: string
-}
-
-export function toWebhookView(row: WebhookEndpointRow, now: Date): WebhookView {
-  const previousLive = row.previous !== null && row.previousExpiresAt !== null && row.previousExpiresAt > now
-  return {
-    id: formatId(WEBHOOK_ID_PREFIX, row.id),
-    url: row.url,
-    description: row.description,
-    eventTypes: row.eventTypes,
-    metadataFilter: row.metadataFilter,
-    enabled: row.enabled,
-    disabledReason: row.disabledReason,
-    disabledAt: row.disabledAt?.toISOString() ?? null,
-    failingSince: row.failingSince?.toISOString() ?? null,
-    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
-    lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
-    signingSecretPrefix: row.current.slice(0, SIGNING_SECRET_PREFIX_LENGTH),
-    previousSigningSecretExpiresAt: previousLive ? (row.previousExpiresAt as Date).toISOString() : null,
-    created: row.createdAt.toISOString(),
-    lastUpdated: row.updatedAt.toISOString(),
-  }
-}
+export type WebhookView = WebhookEndpointView
 
 /** A new endpoint as asked for (POST /v4.0/webhooks). */
 export interface NewWebhookInput {
@@ -135,9 +96,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps): WebhooksServic
     list: async (caller) => {
       const rows = await listWebhookEndpoints(deps.db, caller)
       const now = deps.clock.now()
-      return rows.map((row) => toWebhookView(row, now))
+      return rows.map((row) => webhookEndpointView(row, now))
     },
-    get: async (caller, id) => toWebhookView(await findOrNotFound(deps.db, caller, id), deps.clock.now()),
+    get: async (caller, id) => webhookEndpointView(await findOrNotFound(deps.db, caller, id), deps.clock.now()),
     create: (caller, input, actor) => create(deps, caller, input, actor),
     update: (caller, id, change, actor) => update(deps, caller, id, change, actor),
     delete: (caller, id, actor) => remove(deps, caller, id, actor),
@@ -254,7 +215,7 @@ async function create(
     await audit(tx, caller.environment, actor, inserted, 'webhook.created', null, recordedSettings(inserted), at)
     return inserted
   })
-  return { webhook: toWebhookView(row, deps.clock.now()), signingSecret }
+  return { webhook: webhookEndpointView(row, deps.clock.now()), signingSecret }
 }
 
 async function audit(
@@ -317,7 +278,7 @@ async function update(
       await audit(tx, caller.environment, actor, now, 'webhook.updated', difference.before, difference.after, at)
     return now
   })
-  const webhook = toWebhookView(row, deps.clock.now())
+  const webhook = webhookEndpointView(row, deps.clock.now())
   return signingSecret === undefined ? { webhook } : { webhook, signingSecret }
 }
 
@@ -348,5 +309,5 @@ async function remove(deps: WebhooksServiceDeps, caller: Caller, id: string, act
     await audit(tx, caller.environment, actor, found, 'webhook.deleted', recordedSettings(found), null, at)
     return found
   })
-  return toWebhookView(row, deps.clock.now())
+  return webhookEndpointView(row, deps.clock.now())
 }

@@ -3,11 +3,14 @@
 // signature. listen runs as a real process: the point is that it stops on a signal and, started again, carries
 // on after the last event it forwarded, without a duplicate or a gap. `orders watch` runs in the CLI session.
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
+import { parseId } from '../../src/domain/ids.ts'
+import { insertWebhookEndpoint } from '../../src/repositories/webhook-endpoints.repository.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type CliSession, killStartedPrintroutes, startCliSession, startPrintroute } from '../support/cli.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -154,6 +157,94 @@ describe('listen and orders watch, against a running printroute', () => {
     const badTarget = await cli.run(['listen', '--api-key', 'k', '--base-url', urls.sandbox, '--forward-to', 'ftp://x'])
     assert.equal(badTarget.code, 2)
     assert.match(badTarget.stderr, /--forward-to: "ftp:\/\/x" is not an http\(s\) URL/)
+  })
+
+  test("listen --webhook forwards only the events the endpoint's filters accept, signed with its secret", async () => {
+    const account = await t.createAccount({ pauseWindowSeconds: 3600 })
+    const receiver = await startCallbackReceiver()
+    const secret = `whsec_${randomBytes(32).toString('base64')}`
+    const endpoint = await insertWebhookEndpoint(t.database.db, {
+      accountId: parseId('acc', account.id) as number,
+      environment: 'sandbox',
+      url: 'https://shop.example.com/hooks/printroute',
+      description: null,
+      eventTypes: ['com.printroute.order.status.stage.changed#Cancelled'],
+      metadataFilter: { channel: 'shop-eu' },
+      enabled: true,
+      signingSecret: secret,
+      at: new Date(),
+    })
+    const webhookId = `whk_${endpoint.id}`
+    const cancelled = async (channel: string) => {
+      const created = json(
+        await t.sandbox(
+          {
+            method: 'POST',
+            url: '/v4.0/orders',
+            payload: sampleOrder({ metadata: { channel } }),
+            headers: { 'content-type': 'application/json' },
+          },
+          account.sandboxKey,
+        ),
+      )
+      await t.sandbox({ method: 'POST', url: `/v4.0/orders/${created.order.id}/actions/cancel` }, account.sandboxKey)
+      const events = json(
+        await t.sandbox({ method: 'GET', url: `/v4.0/events?orderId=${created.order.id}` }, account.sandboxKey),
+      ).events
+      return events[0].id as string
+    }
+    const wanted = [await cancelled('shop-eu')]
+    await cancelled('wholesale')
+    wanted.push(await cancelled('shop-eu'))
+    const env = {
+      PRINTROUTE_API_KEY: account.sandboxKey,
+      PRINTROUTE_BASE_URL: urls.sandbox,
+      XDG_STATE_HOME: stateHome,
+      PRINTROUTE_WEBHOOK_SECRET: secret,
+    }
+    const args = ['listen', '--forward-to', receiver.url('/hook'), '--poll-interval', '200ms', '--webhook', webhookId]
+    try {
+      const listening = startPrintroute([...args, '--events-after', 'evt_0'], env)
+      await listening.waitFor(
+        new RegExp(
+          `webhook endpoint ${webhookId} \\(https://shop\\.example\\.com/hooks/printroute\\): com\\.printroute\\.order\\.status\\.stage\\.changed#Cancelled with metadata \\{"channel":"shop-eu"\\}`,
+        ),
+      )
+      await listening.waitFor(new RegExp(`${wanted[1]}  -> 200`))
+      // Made while it listens: the one of its channel comes, the other not.
+      await cancelled('wholesale')
+      const later = await cancelled('shop-eu')
+      await listening.waitFor(new RegExp(`${later}  -> 200`))
+      listening.child.kill('SIGINT')
+      assert.equal(await listening.exited, 0, listening.output())
+      assert.deepEqual(
+        receiver.received.map((callback) => callback.headers['webhook-id']),
+        [...wanted, later],
+        "only its filters' events, each once",
+      )
+      for (const callback of receiver.received) {
+        new Webhook(secret).verify(callback.body, callback.headers as Record<string, string>)
+        assert.equal(callback.event.data.order.metadata.channel, 'shop-eu')
+      }
+
+      // Its own state file: the plain listen of the same key starts afresh.
+      const states = readdirSync(join(stateHome, 'printroute', 'listen')).map((file) =>
+        JSON.parse(readFileSync(join(stateHome, 'printroute', 'listen', file), 'utf8')),
+      )
+      assert.ok(states.some((state) => state.lastEventId === later))
+
+      const noSecret = await cli.run(args, { ...env, PRINTROUTE_WEBHOOK_SECRET: undefined })
+      assert.equal(noSecret.code, 2)
+      assert.match(noSecret.stderr, /--webhook-secret is required with --webhook \(or set PRINTROUTE_WEBHOOK_SECRET\)/)
+      const badId = await cli.run([...args.slice(0, -1), 'hook_1'], env)
+      assert.equal(badId.code, 2)
+      assert.match(badId.stderr, /--webhook: "hook_1" is not a webhook endpoint ID/)
+      const unknown = await cli.run([...args.slice(0, -1), 'whk_999999'], env)
+      assert.notEqual(unknown.code, 0)
+      assert.match(unknown.stderr, /Webhook endpoint whk_999999 was not found/)
+    } finally {
+      await receiver.close()
+    }
   })
 
   test('orders watch prints the progress of an order until it is complete, waiting out its pause window', async () => {

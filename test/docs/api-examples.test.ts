@@ -202,6 +202,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     })
   }
 
+  /** A webhook endpoint of the test account's Sandbox that was disabled and is enabled again (redeliver-missed). */
   async function valuesFor(example: Example, used: Set<Variable>): Promise<Record<string, string>> {
     const values: Record<string, string> = {}
     if (used.has('KEY')) values.KEY = t.account.sandboxKey
@@ -211,6 +212,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       values.ORDER = example.doc === 'sandbox.md' ? await manualOrderWithItsLab() : await newSandboxOrder()
     if (used.has('SANDBOX_ORDER')) values.SANDBOX_ORDER = await manualOrderWithItsLab()
     if (used.has('CALLBACK')) values.CALLBACK = await aCallbackDelivery()
+    // An endpoint disabled and enabled again, so that redeliver-missed has a default `since`.
     if (used.has('WEBHOOK')) {
       const created = await t.sandbox({
         method: 'POST',
@@ -219,6 +221,15 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
         payload: { url: receiver.url('/webhook') },
       })
       values.WEBHOOK = json(created).webhook.id
+      for (const enabled of [false, true]) {
+        const changed = await t.sandbox({
+          method: 'PATCH',
+          url: `/v4.0/webhooks/${values.WEBHOOK}`,
+          headers: { 'content-type': 'application/json' },
+          payload: { enabled },
+        })
+        assert.equal(changed.statusCode, 200, changed.body)
+      }
     }
     if (used.has('KEY_PREFIX')) {
       const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }))

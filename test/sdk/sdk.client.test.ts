@@ -309,6 +309,40 @@ describe('printroute-client against a Sandbox server', () => {
     })
   })
 
+  test('webhooks.redeliverMissed sends an endpoint the events of its filter from `since`; a disabled one is a typed 400', async () => {
+    const receiver = await startCallbackReceiver()
+    try {
+      // Disabled while the order is cancelled, so the cancellation is an event it missed.
+      const { webhook } = await client.webhooks.create({
+        url: receiver.url('/missed'),
+        eventTypes: ['com.printroute.order.status.stage.changed#Cancelled'],
+        enabled: false,
+      })
+      // After the other tests' events (the test clock stands still unless moved).
+      t.clock.advanceSeconds(1)
+      const since = t.clock.now().toISOString()
+      const created = await client.orders.create(order({ merchantReference: 'SDK-WEBHOOK' }))
+      await client.orders.cancel(created.order?.id ?? '')
+      await client.webhooks.update(webhook.id, { enabled: true })
+      const answer = await client.webhooks.redeliverMissed(webhook.id, { since, limit: 10 })
+      assert.deepEqual(
+        [answer.outcome, answer.redelivered, answer.since, answer.hasMore, answer.nextSince],
+        ['Ok', 1, since, false, null],
+      )
+      assert.equal((await client.webhooks.redeliverMissed(webhook.id, { since })).redelivered, 0)
+      await client.webhooks.update(webhook.id, { enabled: false })
+      await assert.rejects(client.webhooks.redeliverMissed(webhook.id), (error: unknown) => {
+        assert.ok(error instanceof PrintrouteError)
+        assert.equal(error.statusCode, 400)
+        assert.equal(error.failures.id?.[0]?.code, 'WebhookEndpointDisabled')
+        return true
+      })
+      await client.webhooks.delete(webhook.id)
+    } finally {
+      await receiver.close()
+    }
+  })
+
   test('countries.list, countries.get and addresses.validate; an unknown country is a typed 404', async () => {
     const countries = await client.countries.list()
     assert.ok(countries.length >= 240)

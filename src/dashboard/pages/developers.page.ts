@@ -104,13 +104,43 @@ function developersPath(view: View | 'events/newest', query: Record<string, stri
   return `${DASHBOARD_PATH}/developers/${view}${search ? `?${search}` : ''}`
 }
 
-function sendDeveloperPage(
+/** A webhook endpoint as GET /v4.0/webhooks lists it: what the page's banner says of one disabled for failing. */
+interface WebhookEndpoint {
+  id: string
+  url: string
+  enabled: boolean
+  disabledReason: 'manual' | 'failing' | null
+  disabledAt: string | null
+  failingSince: string | null
+}
+
+/**
+ * One issue banner per endpoint printroute disabled for failing (docs/callbacks.md#when-a-webhook-endpoint-keeps-failing),
+ * on every Developers view; only for a session whose key may manage webhooks (the others could not act on it).
+ */
+async function failingEndpointsBanner(request: FastifyRequest): Promise<Html> {
+  const { api, caller } = request.signedIn
+  if (!mayUse(caller.scopes, 'readWebhooks')) return html``
+  const answer = await api.get<{ webhooks: WebhookEndpoint[] }>('/webhooks')
+  // The banner is a hint beside the page's own content: without the list, the page still shows.
+  if (!answer.ok) return html``
+  const disabled = answer.body.webhooks.filter((endpoint) => endpoint.disabledReason === 'failing')
+  if (disabled.length === 0) return html``
+  return html`<section class="card issues" aria-labelledby="webhook-issues-heading"><h2 id="webhook-issues-heading">Webhook endpoints disabled</h2><ul>
+${disabled.map(
+  (endpoint) =>
+    html`<li class="webhook-disabled">Webhook endpoint <code>${endpoint.id}</code> (<code>${endpoint.url}</code>) was disabled on ${formatTime(endpoint.disabledAt)} after failing since ${formatTime(endpoint.failingSince)}: fix it, re-enable it and redeliver what it missed.</li>`,
+)}</ul></section>`
+}
+
+async function sendDeveloperPage(
   dashboard: Dashboard,
   request: FastifyRequest,
   reply: FastifyReply,
   view: View,
   page: { title: string; content: Html; status?: number; notice?: Notice },
-): FastifyReply {
+): Promise<FastifyReply> {
+  const banner = await failingEndpointsBanner(request)
   return dashboard.sendPage(request, reply, {
     title: `${page.title} · Developers`,
     section: 'developers',
@@ -122,7 +152,7 @@ function sendDeveloperPage(
       ([name, label]) =>
         html`<li><a class="subnav-link" href="${developersPath(name)}"${name === view ? html` aria-current="page"` : ''}>${label}</a></li>`,
     )}</ul></nav>
-${page.content}`,
+${banner}${page.content}`,
   })
 }
 
@@ -312,7 +342,7 @@ function registerEventsFeed(pages: FastifyInstance, dashboard: Dashboard): void 
     reply: FastifyReply,
     answer: ApiAnswer<FeedPage>,
     newest: boolean,
-  ): FastifyReply => {
+  ): Promise<FastifyReply> => {
     const after = request.query.after?.trim() || undefined
     const orderId = request.query.orderId?.trim() || undefined
     const events = answer.ok ? answer.body.events : []
@@ -351,7 +381,7 @@ ${list}
   }
 
   /** The feed holds orders' events: a key that cannot read orders is told so instead. */
-  const refuseUnreadable = (request: EventsRequest, reply: FastifyReply): FastifyReply | undefined =>
+  const refuseUnreadable = async (request: EventsRequest, reply: FastifyReply): Promise<FastifyReply | undefined> =>
     mayUse(request.signedIn.caller.scopes, 'readOrders')
       ? undefined
       : sendDeveloperPage(dashboard, request, reply, 'events', {
@@ -360,7 +390,7 @@ ${list}
         })
 
   pages.get<{ Querystring: { after?: string; orderId?: string } }>('/developers/events', async (request, reply) => {
-    const refused = refuseUnreadable(request, reply)
+    const refused = await refuseUnreadable(request, reply)
     if (refused) return refused
     const answer = await readFeed(request.signedIn.api, {
       after: request.query.after?.trim(),
@@ -372,7 +402,7 @@ ${list}
   pages.get<{ Querystring: { after?: string; orderId?: string } }>(
     '/developers/events/newest',
     async (request, reply) => {
-      const refused = refuseUnreadable(request, reply)
+      const refused = await refuseUnreadable(request, reply)
       if (refused) return refused
       const { api } = request.signedIn
       const orderId = request.query.orderId?.trim()

@@ -4,11 +4,13 @@
 //   GET    /v4.0/webhooks/{id}             one endpoint;
 //   PATCH  /v4.0/webhooks/{id}             changes it (filters, URL, enabled, secret rotation);
 //   DELETE /v4.0/webhooks/{id}             deletes it;
-//   POST   /v4.0/webhooks/{id}/test        sends it a signed test callback now.
+//   POST   /v4.0/webhooks/{id}/test        sends it a signed test callback now;
+//   POST   /v4.0/webhooks/{id}/redeliver-missed  sends an endpoint enabled again every event it missed.
 // Everything is scoped to the caller's account and environment.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { auditActorOf } from '../../services/accounts.service.ts'
+import type { WebhookRecoveryService } from '../../services/webhook-recovery.service.ts'
 import type { WebhooksService } from '../../services/webhooks.service.ts'
 import { outcomeReply } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
@@ -16,6 +18,8 @@ import {
   CreatedWebhookResponseSchema,
   CreateWebhookBodySchema,
   DeletedWebhookResponseSchema,
+  RedeliverMissedBodySchema,
+  RedeliverMissedResponseSchema,
   UpdatedWebhookResponseSchema,
   UpdateWebhookBodySchema,
   WebhookIdParamsSchema,
@@ -25,7 +29,11 @@ import {
 } from '../schemas/webhooks.schema.ts'
 import { refuseBody } from '../validation.ts'
 
-export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhooksService): void {
+export function registerWebhookRoutes(
+  app: FastifyInstance,
+  webhooks: WebhooksService,
+  recovery: Pick<WebhookRecoveryService, 'redeliverMissed'>,
+): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const config = { scope: 'webhooks:manage' } as const
 
@@ -138,6 +146,34 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhooksSe
         traceParent: request.traceParent,
       })
       return outcomeReply(request, 'Ok', { callback })
+    },
+  )
+
+  api.post(
+    '/webhooks/:webhookId/redeliver-missed',
+    {
+      config,
+      schema: {
+        operationId: 'redeliverMissedWebhookEvents',
+        tags: ['webhooks'],
+        summary: 'Send an enabled endpoint every event it missed since a time (at most 10,000 a request)',
+        params: WebhookIdParamsSchema,
+        body: RedeliverMissedBodySchema,
+        response: { 200: RedeliverMissedResponseSchema, ...ErrorResponses },
+      },
+      // The body is optional: none is the same as `{}` (from where the endpoint began to miss events).
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {}
+      },
+    },
+    async (request) => {
+      const result = await recovery.redeliverMissed(
+        request.caller,
+        request.params.webhookId,
+        request.body,
+        auditActorOf(request.caller),
+      )
+      return outcomeReply(request, 'Ok', result)
     },
   )
 }

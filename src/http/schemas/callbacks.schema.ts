@@ -128,6 +128,13 @@ export const EventsQuerySchema = Type.Object(
   {
     after: Type.Optional(Type.String({ maxLength: 40, description: 'An event id (evt_123); events after it.' })),
     orderId: Type.Optional(Type.String({ maxLength: 40, description: "Only this order's events (ord_123)." })),
+    webhookId: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          "Only the events this webhook endpoint's filters accept (whk_12), whether or not they were sent to it: what `printroute listen --webhook` follows.",
+      }),
+    ),
     top: Type.Optional(Type.Integer({ minimum: 1, maximum: CALLBACK_LIST_MAX_TOP, default: CALLBACK_LIST_MAX_TOP })),
   },
   { additionalProperties: false },

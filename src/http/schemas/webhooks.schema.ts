@@ -3,7 +3,7 @@
 // so that each problem is reported under its own path with the list of valid types.
 import { Type } from 'typebox'
 import { MAX_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
-import { WEBHOOK_ENDPOINT_LIMITS } from '../../domain/webhook-endpoints.ts'
+import { WEBHOOK_ENDPOINT_LIMITS, WEBHOOK_REDELIVER_MISSED_LIMIT } from '../../domain/webhook-endpoints.ts'
 import { CallbackSchema } from './callbacks.schema.ts'
 import { Nullable, named, OkOutcome, Outcome, outcomeResponse, StringEnum, UrlString } from './common.schema.ts'
 
@@ -140,4 +140,36 @@ export const DeletedWebhookResponseSchema = outcomeResponse(
 
 export const WebhookTestResponseSchema = outcomeResponse('WebhookTestResponse', OkOutcome, {
   callback: CallbackSchema,
+})
+
+/** redeliver-missed (docs/callbacks.md#when-a-webhook-endpoint-keeps-failing). */
+export const RedeliverMissedBodySchema = named(
+  'RedeliverMissedRequest',
+  Type.Object(
+    {
+      since: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          description:
+            'Events written at or after this time (ISO 8601 with a time zone); absent: where the endpoint began to miss events when it was last disabled.',
+        }),
+      ),
+      limit: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: WEBHOOK_REDELIVER_MISSED_LIMIT,
+          description:
+            'Events redelivered at most by this request (absent: 10,000); `hasMore` says whether others remain.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+)
+
+export const RedeliverMissedResponseSchema = outcomeResponse('RedeliverMissedResponse', OkOutcome, {
+  redelivered: Type.Integer({ description: 'Events given a new delivery to the endpoint by this request.' }),
+  since: Type.String({ description: 'Where this request began.' }),
+  hasMore: Type.Boolean({ description: 'More missed events remain: repeat with `since` set to `nextSince`.' }),
+  nextSince: Nullable(Type.String({ description: 'The `since` of the next request when `hasMore`; else null.' })),
 })
