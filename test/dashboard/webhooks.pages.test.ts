@@ -11,7 +11,8 @@ import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
-import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 
 const NOTICE_COOKIE = 'printroute_sandbox_notice'
 const SHIPMENT_SHIPPED = 'com.printroute.order.shipments.shipment#Shipped'
@@ -26,6 +27,7 @@ for (const kind of testDatabaseKinds()) {
     let t: TestApp
     let receiver: CallbackReceiver
     let pages: AdminPagesHarness
+    let images: ImageServer
     let full: Session
     /** What the receiver answers next. */
     let answer = 200
@@ -69,6 +71,7 @@ for (const kind of testDatabaseKinds()) {
 
     before(async () => {
       receiver = await startCallbackReceiver({ respond: () => answer })
+      images = await startImageServer()
       t = await startTestApp({ kind })
       full = await signIn(null)
       pages = await startAdminPages((scope, console) =>
@@ -79,6 +82,7 @@ for (const kind of testDatabaseKinds()) {
       await pages.close()
       await t.close()
       await receiver.close()
+      await images.close()
     })
 
     test('the view is in the Developers navigation, lists no endpoint yet and offers the create form', async () => {
@@ -251,13 +255,18 @@ for (const kind of testDatabaseKinds()) {
       // The state three days of failures leave (the automatic disabling itself is the failure lifecycle's test).
       await t.database.db.query(
         `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', disabled_at = $2,
-                failing_since = $3, last_attempt_at = $2
+                failing_since = $3, missed_since = $3, last_attempt_at = $2
           WHERE id = $1`,
         [Number(id.slice(4)), new Date('2026-03-04T09:00:00Z'), new Date('2026-03-01T09:00:00Z')],
       )
       const page = await get(full, `/dashboard/developers/webhooks/${id}`)
       assert.match(page.body, /<h2 id="failing-heading">Disabled for failing<\/h2>/)
       assert.match(page.body, /Re-enable and redeliver what it missed/)
+      assert.match(
+        page.body,
+        new RegExp(`<li class="webhook-disabled">Webhook endpoint <a href="/dashboard/developers/webhooks/${id}">`),
+        "the Developers banner links the endpoint's page",
+      )
       assert.match(page.body, /Disabled for failing/)
       assert.doesNotMatch(page.body, /value="true"><button type="submit">Enable/, 'no plain Enable beside it')
 
@@ -272,6 +281,53 @@ for (const kind of testDatabaseKinds()) {
       assert.match(row, /Disabled/)
       assert.match(row, /HTTP 500: error 500/)
       assert.doesNotMatch(health.body, /data-failed-deliveries/, "a webhook's failure is not the callback URL's")
+
+      // An order event it missed while disabled: the order's cancellation.
+      const placed = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        headers: { 'content-type': 'application/json' },
+        payload: sampleOrder({
+          items: [
+            {
+              sku: 'GLOBAL-CAN-10x10',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              attributes: { wrap: 'Black' },
+              assets: [{ url: images.url('canvas.jpg') }],
+            },
+          ],
+        }),
+      })
+      assert.equal(placed.statusCode, 200, placed.body)
+      const cancelled = await t.sandbox({
+        method: 'POST',
+        url: `/v4.0/orders/${json(placed).order.id}/actions/cancel`,
+      })
+      assert.equal(cancelled.statusCode, 200, cancelled.body)
+      const missed = json(await t.sandbox({ method: 'GET', url: '/v4.0/events?top=100' })).events.length
+      assert.ok(missed > 0, 'the order has events')
+
+      const recovered = await postAndFollow(full, `/dashboard/developers/webhooks/${id}/recover`)
+      assert.match(
+        recovered,
+        new RegExp(
+          `Endpoint ${id} is enabled again\\. ${missed === 1 ? '1 event' : `${missed} events`} it missed since 2026-03-01 09:00 UTC (is|are) being redelivered\\.`,
+        ),
+      )
+      const { webhook } = await webhookOf(id)
+      assert.equal(webhook.enabled, true)
+      assert.equal(webhook.disabledReason, null)
+      assert.doesNotMatch(recovered, /id="failing-heading"/)
+      const deliveries = json(
+        await t.sandbox({ method: 'GET', url: `/v4.0/callbacks?webhookId=${id}&top=100` }),
+      ).callbacks
+      assert.equal(
+        deliveries.filter((delivery: { orderId: string | null }) => delivery.orderId !== null).length,
+        missed,
+      )
+      const healthy = await pages.request('/admin/callbacks')
+      assert.doesNotMatch(healthy.body, new RegExp(`data-webhook="${id}"`), 'enabled again: off the list')
     })
 
     test('a key without webhooks:manage: no Webhooks link, and the page says why', async () => {
