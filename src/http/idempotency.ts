@@ -9,6 +9,7 @@ import {
   type IdempotencyKeyOf,
   type IdempotencyService,
   idempotentRequestHash,
+  idempotentRequestTarget,
   MAX_IDEMPOTENCY_KEY_LENGTH,
 } from '../services/idempotency.service.ts'
 import { API_VERSION_PREFIX, sendError } from './errors.ts'
@@ -43,7 +44,8 @@ export function installIdempotency(app: FastifyInstance, answers: IdempotentAnsw
     if (request.routeOptions.url === CREATE_ORDER_ROUTE) return useAsOrderKey(request, reply, keyText)
 
     const of = { accountId: request.caller.accountId, environment: request.caller.environment, key: keyText }
-    const claim = await answers.claim(of, idempotentRequestHash(request.method, request.url, request.body))
+    const path = idempotentRequestTarget(request.routeOptions.url, request.params, request.query)
+    const claim = await answers.claim(of, idempotentRequestHash(request.method, path, request.body))
     switch (claim.kind) {
       case 'claimed':
         request.idempotencyClaim = { of, claimToken: claim.claimToken }

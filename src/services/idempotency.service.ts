@@ -79,6 +79,15 @@ export function openAnswerBody(idempotencyKey: string, stored: string): string {
 }
 
 /** What makes two requests "the same": method, path and body (the body's bytes as JSON). */
+/**
+ * What a request is aimed at, for its hash: the route as registered with its parameters and query, not the raw URL.
+ * Routes match case-insensitively and with or without a trailing slash, so `/v4.0/Quotes/` is the same request as
+ * `/v4.0/quotes`, while a parameter's value (a key prefix is case-sensitive) stays exactly as sent.
+ */
+export function idempotentRequestTarget(route: string, params: unknown = {}, query: unknown = {}): string {
+  return `${route} ${JSON.stringify(params ?? {})} ${JSON.stringify(query ?? {})}`
+}
+
 export function idempotentRequestHash(method: string, path: string, body: unknown): string {
   return createHash('sha256')
     .update(`${method.toUpperCase()}\n${path}\n${body === undefined ? '' : JSON.stringify(body)}`)

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { idempotentRequestHash } from '../../src/services/idempotency.service.ts'
+import { idempotentRequestHash, idempotentRequestTarget } from '../../src/services/idempotency.service.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -55,6 +55,14 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(first.headers['idempotent-replayed'], undefined)
       t.clock.advanceSeconds(60)
       assertReplayOf(await quote(account.sandboxKey, 'quote-1'), first)
+      // The same route however its path is spelt (routes match case-insensitively, with or without a final slash).
+      assertReplayOf(
+        await t.sandbox(
+          { method: 'POST', url: '/v4.0/Quotes/', payload: QUOTE, headers: { 'idempotency-key': 'quote-1' } },
+          account.sandboxKey,
+        ),
+        first,
+      )
 
       const other = await quote(account.sandboxKey, 'quote-1', { ...QUOTE, destinationCountryCode: 'US' })
       const body = assertError(other, 422, 'IdempotencyKeyReused')
@@ -188,7 +196,10 @@ for (const kind of testDatabaseKinds()) {
       assert.ok(caller)
       const of = { accountId: caller.accountId, environment: 'sandbox' as const, key: 'crashed' }
       // A request that claimed the key and never answered (its process died).
-      const claim = await t.app.services.idempotency.claim(of, idempotentRequestHash('POST', '/v4.0/quotes', QUOTE))
+      const claim = await t.app.services.idempotency.claim(
+        of,
+        idempotentRequestHash('POST', idempotentRequestTarget('/v4.0/quotes'), QUOTE),
+      )
       assert.equal(claim.kind, 'claimed')
       const busy = assertError(await quote(account.sandboxKey, 'crashed'), 409, 'IdempotencyKeyInUse')
       assert.equal(busy.data.idempotencyKey, 'crashed')
