@@ -692,6 +692,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
           registerDashboard(dashboard, {
             api: server,
             environment,
+            eventVendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
             sessions: services.sessions,
             publicUrl: (of: Environment) => publicUrls[of],
             limitFailedSignIn: async (request, reply) =>

@@ -49,6 +49,7 @@ export interface ApiClient {
   /** `headers`: extra request headers (the new order page's X-Sandbox-Scenario). */
   post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>
   patch<T>(path: string, body: unknown): Promise<ApiAnswer<T>>
+  delete<T>(path: string): Promise<ApiAnswer<T>>
   /** An open endpoint beside /v4.0 that answers like the API (the sample images' list, `/samples/`). */
   getBesideApi<T>(path: string): Promise<ApiAnswer<T>>
 }
@@ -70,7 +71,7 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
   // A client is made per page request, so its calls are that page view's.
   const pageView: DashboardPageView = {}
   async function call<T>(
-    method: 'GET' | 'POST' | 'PATCH',
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     url: string,
     body?: unknown,
     extraHeaders: Record<string, string> = {},
@@ -112,6 +113,7 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
     },
     post: (path, body, extra) => call('POST', `/v4.0${path}`, body, extra),
     patch: (path, body) => call('PATCH', `/v4.0${path}`, body),
+    delete: (path) => call('DELETE', `/v4.0${path}`),
     getBesideApi: (path) => call('GET', path),
   }
 }

@@ -22,7 +22,8 @@ import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from './layo
 import type { Dashboard, SignedIn } from './page-context.ts'
 import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from './page-replies.ts'
 import { registerCataloguePages } from './pages/catalogue.page.ts'
-import { registerDeveloperPages } from './pages/developers.page.ts'
+import { developerPageSender, registerDeveloperPages } from './pages/developers.page.ts'
+import { registerWebhookPages } from './pages/developers-webhooks.page.ts'
 import { registerNewOrderPages } from './pages/new-order.page.ts'
 import { registerOrderPages } from './pages/order.page.ts'
 import { registerOrdersPage } from './pages/orders.page.ts'
@@ -36,6 +37,8 @@ export interface DashboardOptions {
   /** The environment's whole server, for in-process calls of its /v4.0 API. */
   api: FastifyInstance
   environment: Environment
+  /** `<vendor>` of the event types (`com.<vendor>.order...`). */
+  eventVendor: string
   sessions: SessionsService
   publicUrl: (environment: Environment) => string
   /**
@@ -88,6 +91,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
 
   const dashboard: Dashboard = {
     environment,
+    eventVendor: options.eventVendor,
     publicUrl: options.publicUrl,
     sendPage(request, reply, page) {
       const signedIn = request.signedIn
@@ -269,6 +273,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     registerNewOrderPages(pages, dashboard)
     registerCataloguePages(pages, dashboard)
     registerDeveloperPages(pages, dashboard)
+    registerWebhookPages(pages, dashboard, developerPageSender(dashboard, 'webhooks'))
   })
 }
 

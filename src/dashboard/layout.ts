@@ -42,6 +42,7 @@ export const DEVELOPER_USES = [
   'readOrders',
   'readSettings',
   'testCallbacks',
+  'manageWebhooks',
   'manageKeys',
   'readActivity',
 ] as const satisfies readonly DashboardUseName[]

@@ -33,6 +33,8 @@ export interface PageOptions {
 /** What page modules use to answer: the shell, notices carried across a redirect, the options. */
 export interface Dashboard {
   environment: Environment
+  /** `<vendor>` of the event types (`com.<vendor>.order...`): the webhook filters' known types. */
+  eventVendor: string
   publicUrl: (environment: Environment) => string
   sendPage(request: FastifyRequest, reply: FastifyReply, page: PageOptions): FastifyReply
   /** Redirects (303) to a dashboard path, showing `notice` on the page it lands on. */

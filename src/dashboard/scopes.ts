@@ -68,6 +68,22 @@ export const DASHBOARD_USES = {
   testCallbacks: { scope: 'webhooks:manage', routes: ['POST /v4.0/callbacks/test'] },
   /** The webhook endpoints: the Developers pages' banner for endpoints disabled for failing. */
   readWebhooks: { scope: 'webhooks:manage', routes: ['GET /v4.0/webhooks'] },
+  /**
+   * The Webhooks view: the endpoints, creating, changing (enable, disable, rotate), deleting and test-sending them,
+   * and redelivering what one disabled for failing missed.
+   */
+  manageWebhooks: {
+    scope: 'webhooks:manage',
+    routes: [
+      'GET /v4.0/webhooks',
+      'POST /v4.0/webhooks',
+      'GET /v4.0/webhooks/:webhookId',
+      'PATCH /v4.0/webhooks/:webhookId',
+      'DELETE /v4.0/webhooks/:webhookId',
+      'POST /v4.0/webhooks/:webhookId/test',
+      'POST /v4.0/webhooks/:webhookId/redeliver-missed',
+    ],
+  },
   /** The Settings view. */
   readSettings: { scope: 'account:read', routes: ['GET /v4.0/account/settings'] },
   /** The Settings view's forms: callback URL and pause window, address checks, default scenario, rotation. */

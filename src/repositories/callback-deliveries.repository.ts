@@ -319,8 +319,8 @@ export interface FailingEndpointRow {
 
 /**
  * Endpoints whose newest attempt failed (no 2xx answer), the longest failing first: merchants' callback endpoints
- * per account and environment (`labs` false), or labs' push endpoints (`labs` true). Counted over the deliveries and
- * attempts still kept (the retention job deletes old ones).
+ * per account and environment (`labs` false; deliveries to webhook endpoints not counted), or labs' push endpoints
+ * (`labs` true). Counted over the deliveries and attempts still kept (the retention job deletes old ones).
  */
 export async function listFailingEndpoints(
   db: Queryable,
@@ -332,6 +332,8 @@ export async function listFailingEndpoints(
               a.error, a.response_snippet, coalesce(a.http_status BETWEEN 200 AND 299, false) AS ok
          FROM callback_attempts a JOIN callback_deliveries d ON d.id = a.delivery_id
         WHERE (d.lab_code IS NOT NULL) = $1
+          -- Webhook endpoints are listed on their own, from their failure state (listFailingWebhookEndpoints).
+          AND d.webhook_id IS NULL
      ),
      endpoints AS (
        SELECT account_id, lab_code, environment, max(attempted_at) FILTER (WHERE ok) AS last_success

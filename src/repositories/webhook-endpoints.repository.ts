@@ -205,3 +205,50 @@ export async function recordWebhookAttempt(
   )
   return rows[0] ? toRow(rows[0]) : undefined
 }
+
+/** An endpoint the console's callbacks health lists: failing now, or disabled for failing. */
+export interface FailingWebhookEndpointRow {
+  id: number
+  accountId: number
+  accountName: string
+  environment: Environment
+  url: string
+  enabled: boolean
+  disabledReason: WebhookDisabledReason | null
+  disabledAt: Date | null
+  failingSince: Date | null
+  lastAttemptAt: Date | null
+  /** The newest failed attempt's error (`HTTP 500`, a connection error); null when none is kept. */
+  lastError: string | null
+  lastResponseSnippet: string | null
+}
+
+/**
+ * Every account's endpoints (not deleted) that are failing (their last attempt failed) or disabled for failing,
+ * the longest failing first (those disabled for failing by when they began to fail), at most `limit`.
+ */
+export async function listFailingWebhookEndpoints(db: Queryable, limit: number): Promise<FailingWebhookEndpointRow[]> {
+  const rows = await db.query<
+    Omit<FailingWebhookEndpointRow, 'id' | 'accountId'> & { id: number | string; accountId: number | string }
+  >(
+    `SELECT w.id, w.account_id AS "accountId", acc.name AS "accountName", w.environment, w.url, w.enabled,
+            w.disabled_reason AS "disabledReason", w.disabled_at AS "disabledAt", w.failing_since AS "failingSince",
+            w.last_attempt_at AS "lastAttemptAt", last_failure.error AS "lastError",
+            last_failure.response_snippet AS "lastResponseSnippet"
+       FROM webhook_endpoints w
+       JOIN accounts acc ON acc.id = w.account_id
+       LEFT JOIN LATERAL (
+         SELECT coalesce(a.error, 'HTTP ' || a.http_status) AS error, a.response_snippet
+           FROM callback_attempts a JOIN callback_deliveries d ON d.id = a.delivery_id
+          WHERE d.webhook_id = w.id AND NOT coalesce(a.http_status BETWEEN 200 AND 299, false)
+          ORDER BY a.attempted_at DESC, a.delivery_id DESC
+          LIMIT 1
+       ) last_failure ON true
+      WHERE w.deleted_at IS NULL
+        AND (w.disabled_reason = 'failing' OR (w.enabled AND w.failing_since IS NOT NULL))
+      ORDER BY coalesce(w.failing_since, w.disabled_at), w.id
+      LIMIT $1`,
+    [limit],
+  )
+  return rows.map((row) => ({ ...row, id: Number(row.id), accountId: Number(row.accountId) }))
+}

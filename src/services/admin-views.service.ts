@@ -12,11 +12,13 @@ import { formatId, parseId } from '../domain/ids.ts'
 import { labDate } from '../domain/lab-availability.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import { type FailingEndpointRow, listFailingEndpoints } from '../repositories/callback-deliveries.repository.ts'
 import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import { labWorkFigures, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { listOrdersOfAllAccounts, readOrder, readOrders } from '../repositories/orders.repository.ts'
+import { listFailingWebhookEndpoints } from '../repositories/webhook-endpoints.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 import type { InvoicesService, InvoiceView } from './invoices.service.ts'
@@ -112,6 +114,22 @@ interface FailingEndpointView {
   lastSuccessAt: string | null
 }
 
+/** A webhook endpoint that is failing or was disabled for failing (docs/callbacks.md#webhook-endpoints). */
+interface FailingWebhookView {
+  accountId: string
+  accountName: string
+  environment: Environment
+  webhookId: string
+  url: string
+  /** ISO instant; null when it is disabled and no longer failing-since (never, as printroute disables it). */
+  failingSince: string | null
+  /** ISO instant it was disabled for failing; null while it is still enabled. */
+  disabledAt: string | null
+  /** The newest failed attempt's error with the start of its answer; null when none is kept. */
+  lastError: string | null
+  lastAttemptAt: string | null
+}
+
 export interface AdminViewsService {
   /** The orders pages' deps (dashboard/admin/orders.pages.ts, AdminOrders). */
   orders: {
@@ -128,6 +146,7 @@ export interface AdminViewsService {
     listFailingEndpoints(): Promise<{
       callbacks: (FailingEndpointView & { accountId: string; accountName: string; environment: Environment })[]
       labs: (FailingEndpointView & { labCode: string })[]
+      webhooks: FailingWebhookView[]
     }>
   }
 }
@@ -355,9 +374,10 @@ function endpointView(row: FailingEndpointRow): FailingEndpointView {
 }
 
 async function listFailing(deps: AdminViewsDeps): ReturnType<AdminViewsService['callbacks']['listFailingEndpoints']> {
-  const [merchants, labs] = await Promise.all([
+  const [merchants, labs, webhooks] = await Promise.all([
     listFailingEndpoints(deps.db, { labs: false, limit: FAILING_ENDPOINTS_LIMIT }),
     listFailingEndpoints(deps.db, { labs: true, limit: FAILING_ENDPOINTS_LIMIT }),
+    listFailingWebhookEndpoints(deps.db, FAILING_ENDPOINTS_LIMIT),
   ])
   return {
     callbacks: merchants.map((row) => ({
@@ -367,6 +387,22 @@ async function listFailing(deps: AdminViewsDeps): ReturnType<AdminViewsService['
       environment: row.environment,
     })),
     labs: labs.map((row) => ({ ...endpointView(row), labCode: row.labCode ?? '' })),
+    webhooks: webhooks.map((row) => ({
+      accountId: formatId('acc', row.accountId),
+      accountName: row.accountName,
+      environment: row.environment,
+      webhookId: formatId(WEBHOOK_ID_PREFIX, row.id),
+      url: row.url,
+      failingSince: row.failingSince?.toISOString() ?? null,
+      disabledAt: row.disabledReason === 'failing' ? (row.disabledAt?.toISOString() ?? null) : null,
+      lastError:
+        row.lastError === null
+          ? null
+          : row.lastResponseSnippet
+            ? `${row.lastError}: ${row.lastResponseSnippet}`
+            : row.lastError,
+      lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
+    })),
   }
 }
 

@@ -67,6 +67,22 @@ for (const kind of testDatabaseKinds()) {
         payload: { url: receiver.url() },
       })
       assert.equal(sent.statusCode, 200, sent.body)
+      // A webhook endpoint disabled for failing: its failed test send, then the state three days of failures leave.
+      const webhook = await t.live({
+        method: 'POST',
+        url: '/v4.0/webhooks',
+        headers: { 'content-type': 'application/json' },
+        payload: { url: receiver.url('/shop-events') },
+      })
+      assert.equal(webhook.statusCode, 201, webhook.body)
+      const webhookId = json(webhook).webhook.id as string
+      assert.equal((await t.live({ method: 'POST', url: `/v4.0/webhooks/${webhookId}/test` })).statusCode, 200)
+      await t.database.db.query(
+        `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing', failing_since = $2,
+                disabled_at = $2::timestamptz + interval '3 days'
+          WHERE id = $1`,
+        [Number(webhookId.slice(4)), new Date('2026-02-26T08:00:00Z')],
+      )
       // A second catalogue version, with a lab renamed and a price changed, for the versions list and the diff.
       const first = JSON.parse(await t.app.services.catalogueVersions.export(1))
       first.labs[0].name = `${first.labs[0].name} (Leicester)`
@@ -181,6 +197,7 @@ for (const kind of testDatabaseKinds()) {
 
         await page.goto(`${live}/admin/callbacks`)
         assert.match((await page.locator('[data-last-error]').first().textContent()) ?? '', /HTTP 500/)
+        assert.match((await page.locator('table.failing-webhooks [data-disabled-at]').textContent()) ?? '', /Disabled/)
         await assertAccessible(page, `console callbacks health (${viewport})`)
         await assertFitsWidth(page, 'the callbacks health page')
         if (viewport === 'desktop') await screenshotForDocs(page, 'callbacks', 'admin')

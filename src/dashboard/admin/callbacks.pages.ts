@@ -1,6 +1,8 @@
 // The console's callbacks health: the merchants' callback endpoints (per account and environment) and the labs'
 // push endpoints whose newest delivery attempt failed, with since when, how many deliveries failed since the last
 // success, the last error and the last success. An endpoint drops off the list with its next successful attempt.
+// The merchants' webhook endpoints are listed from their own failure state: failing, or disabled for failing until
+// their merchant enables them again.
 import type { FastifyInstance } from 'fastify'
 import { type Environment, environmentName } from '../../domain/environment.ts'
 import { formatTime } from '../format.ts'
@@ -34,10 +36,28 @@ export interface FailingLabEndpoint extends FailingEndpointFacts {
   labCode: string
 }
 
+/** A merchant's webhook endpoint that is failing or was disabled for failing. */
+export interface FailingWebhookEndpoint {
+  accountId: string
+  accountName: string
+  environment: Environment
+  webhookId: string
+  url: string
+  failingSince: string | null
+  /** When printroute disabled it for failing; null while it is enabled (and failing). */
+  disabledAt: string | null
+  lastError: string | null
+  lastAttemptAt: string | null
+}
+
 /** What the callbacks health page needs, filled by app.ts from the services (services/admin-views.service.ts). */
 export interface AdminCallbacks {
   /** Each list the longest failing first, at most FAILING_ENDPOINTS_LIMIT. */
-  listFailingEndpoints(): Promise<{ callbacks: FailingCallbackEndpoint[]; labs: FailingLabEndpoint[] }>
+  listFailingEndpoints(): Promise<{
+    callbacks: FailingCallbackEndpoint[]
+    labs: FailingLabEndpoint[]
+    webhooks: FailingWebhookEndpoint[]
+  }>
 }
 
 function facts(endpoint: FailingEndpointFacts): Html {
@@ -74,6 +94,26 @@ function labsTable(endpoints: FailingLabEndpoint[]): Html {
   )}</tbody></table></div>`
 }
 
+function webhooksTable(endpoints: FailingWebhookEndpoint[]): Html {
+  if (endpoints.length === 0) {
+    return html`<p class="muted" data-none>No merchant's webhook endpoint is failing or disabled for failing.</p>`
+  }
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing webhook endpoints of accounts"><table class="table failing-webhooks">
+<caption class="visually-hidden">Failing webhook endpoints of accounts</caption>
+<thead><tr><th scope="col">Account</th><th scope="col">Environment</th><th scope="col">Endpoint</th><th scope="col">URL</th><th scope="col">Failing since</th><th scope="col">Disabled</th><th scope="col">Last error</th></tr></thead>
+<tbody>${endpoints.map(
+    (
+      endpoint,
+    ) => html`<tr data-account="${endpoint.accountId}" data-environment="${endpoint.environment}" data-webhook="${endpoint.webhookId}"><th scope="row"><a href="${ADMIN_PATH}/accounts/${endpoint.accountId}">${endpoint.accountId}</a> <span class="muted">${endpoint.accountName}</span></th>
+<td>${environmentName(endpoint.environment)}</td>
+<td><code>${endpoint.webhookId}</code></td>
+<td><code class="small">${endpoint.url}</code></td>
+<td>${formatTime(endpoint.failingSince)}</td>
+<td data-disabled-at>${endpoint.disabledAt ? html`<span class="badge badge-error">Disabled</span> <div class="muted small">${formatTime(endpoint.disabledAt)}</div>` : html`<span class="muted">still enabled</span>`}</td>
+<td data-last-error>${endpoint.lastError ?? html`<span class="muted">none kept</span>`}${endpoint.lastAttemptAt ? html` <div class="muted small">${formatTime(endpoint.lastAttemptAt)}</div>` : ''}</td></tr>`,
+  )}</tbody></table></div>`
+}
+
 export function registerCallbacksPages(pages: FastifyInstance, console: AdminConsole, deps: AdminCallbacks): void {
   pages.get('/callbacks', async (request, reply) => {
     const failing = await deps.listFailingEndpoints()
@@ -83,6 +123,8 @@ export function registerCallbacksPages(pages: FastifyInstance, console: AdminCon
       content: html`<div class="page-head"><h1>Callbacks health</h1></div>
 <p class="muted">Endpoints whose newest delivery attempt failed, the longest failing first; one leaves the list with its next delivered attempt. From the deliveries kept (docs/callbacks.md: how long they are kept).</p>
 <section aria-labelledby="merchant-callbacks-heading"><h2 id="merchant-callbacks-heading">Merchants' callback endpoints</h2>${callbacksTable(failing.callbacks)}</section>
+<section aria-labelledby="merchant-webhooks-heading"><h2 id="merchant-webhooks-heading">Merchants' webhook endpoints</h2>
+<p class="muted">Endpoints whose last attempt failed, and those printroute disabled after 3 days of failures (their merchant re-enables them), the longest failing first.</p>${webhooksTable(failing.webhooks)}</section>
 <section aria-labelledby="lab-pushes-heading"><h2 id="lab-pushes-heading">Labs' push endpoints</h2>${labsTable(failing.labs)}</section>`,
     })
   })

@@ -30,6 +30,7 @@ const VIEWS = [
   ['callbacks', 'Callbacks', ['readCallbacks']],
   ['events', 'Events', ['readOrders']],
   ['settings', 'Settings', ['readSettings', 'testCallbacks']],
+  ['webhooks', 'Webhooks', ['manageWebhooks']],
   ['keys', 'API keys', ['manageKeys']],
   ['activity', 'Activity', ['readActivity']],
 ] as const satisfies readonly (readonly [string, string, readonly DashboardUseName[]])[]
@@ -116,7 +117,8 @@ interface WebhookEndpoint {
 
 /**
  * One issue banner per endpoint printroute disabled for failing (docs/callbacks.md#when-a-webhook-endpoint-keeps-failing),
- * on every Developers view; only for a session whose key may manage webhooks (the others could not act on it).
+ * on every Developers view; only for a session whose key may manage webhooks (the others could not act on it). Each
+ * links to the endpoint's page in the Webhooks view, which offers re-enabling it and redelivering what it missed.
  */
 async function failingEndpointsBanner(request: FastifyRequest): Promise<Html> {
   const { api, caller } = request.signedIn
@@ -129,7 +131,7 @@ async function failingEndpointsBanner(request: FastifyRequest): Promise<Html> {
   return html`<section class="card issues" aria-labelledby="webhook-issues-heading"><h2 id="webhook-issues-heading">Webhook endpoints disabled</h2><ul>
 ${disabled.map(
   (endpoint) =>
-    html`<li class="webhook-disabled">Webhook endpoint <code>${endpoint.id}</code> (<code>${endpoint.url}</code>) was disabled on ${formatTime(endpoint.disabledAt)} after failing since ${formatTime(endpoint.failingSince)}: fix it, re-enable it and redeliver what it missed.</li>`,
+    html`<li class="webhook-disabled">Webhook endpoint <a href="${developersPath('webhooks')}/${encodeURIComponent(endpoint.id)}"><code>${endpoint.id}</code></a> (<code>${endpoint.url}</code>) was disabled on ${formatTime(endpoint.disabledAt)} after failing since ${formatTime(endpoint.failingSince)}: fix it, re-enable it and redeliver what it missed.</li>`,
 )}</ul></section>`
 }
 
@@ -154,6 +156,18 @@ async function sendDeveloperPage(
     )}</ul></nav>
 ${banner}${page.content}`,
   })
+}
+
+/**
+ * Answers with a page of `view` inside the Developers shell (its subnavigation): for a view registered by a module
+ * of its own (the Webhooks view), which the dashboard plugin hands this to, so that pages do not import each other.
+ */
+export function developerPageSender(dashboard: Dashboard, view: View) {
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: { title: string; content: Html; status?: number; notice?: Notice },
+  ) => sendDeveloperPage(dashboard, request, reply, view, page)
 }
 
 export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashboard): void {
