@@ -194,7 +194,9 @@ for (const kind of testDatabaseKinds()) {
         'created',
         'lastUpdated',
         'attempts',
+        'webhookId',
       ])
+      assert.equal(delivery.webhookId, null, 'a callback URL delivery goes to no webhook endpoint')
       assert.match(delivery.id, /^cbd_\d+$/)
       assert.equal(delivery.orderId, created.order.id)
       assert.equal(delivery.status, 'pending')

@@ -2,12 +2,14 @@
 
 /**
  * Calls `probe` every `intervalMs` (100 ms) until it returns a value other than undefined; fails after
- * `timeoutMs`. A probe that costs the system under test much (many requests) asks less often.
+ * `timeoutMs`. A probe that costs the system under test much (many requests) asks less often. The default bound
+ * only catches a hang: it is generous because a loaded machine (a CI run beside other work) once took more than
+ * 30 s to carry Sandbox orders to Delivered.
  */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
+  timeoutMs = 90_000,
   intervalMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs
