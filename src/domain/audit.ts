@@ -112,3 +112,26 @@ export function actorIdentity(actor: AuditActor): string {
       return 'printroute'
   }
 }
+
+/**
+ * What a change of settings changed, for its audit entry: each field whose value differs, before and after (compared
+ * as JSON, so lists and objects compare by content); a secret rotation is the fact `signingSecretRotated: true`, never
+ * the secret. Undefined when nothing changed.
+ */
+export function settingsDifference(
+  was: Readonly<Record<string, unknown>>,
+  now: Readonly<Record<string, unknown>>,
+  rotated: boolean,
+): { before: Record<string, unknown> | null; after: Record<string, unknown> } | undefined {
+  const before: Record<string, unknown> = {}
+  const after: Record<string, unknown> = {}
+  for (const field of Object.keys(now)) {
+    if (JSON.stringify(was[field]) !== JSON.stringify(now[field])) {
+      before[field] = was[field]
+      after[field] = now[field]
+    }
+  }
+  if (rotated) after.signingSecretRotated = true
+  if (Object.keys(after).length === 0) return undefined
+  return { before: Object.keys(before).length > 0 ? before : null, after }
+}

@@ -26,6 +26,17 @@ export function keyAllows(scopes: readonly KeyScope[] | null | undefined, needed
   return scopes == null || scopes.includes(needed)
 }
 
+/**
+ * The scopes of `wanted` (null: every scope) that a key with `holder` (null: every scope) lacks: a key issues and
+ * revokes only keys within its own scopes, so these are what stand in the way.
+ */
+export function scopesBeyond(
+  holder: readonly KeyScope[] | null | undefined,
+  wanted: readonly KeyScope[] | null | undefined,
+): KeyScope[] {
+  return (wanted ?? KEY_SCOPES).filter((scope) => !keyAllows(holder, scope))
+}
+
 /** What a request outside its key's scopes is told (403 Forbidden, docs/errors.md). */
 export function scopeRefusedMessage(keyPrefix: string, needed: KeyScope): string {
   return `The API key ${keyPrefix} does not have the scope ${needed}, which this endpoint needs`

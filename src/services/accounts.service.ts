@@ -7,10 +7,10 @@ import {
   type AddressValidationMode,
   parseAddressValidationMode,
 } from '../domain/address-rules.ts'
-import type { AuditActor } from '../domain/audit.ts'
+import { type AuditActor, settingsDifference } from '../domain/audit.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
-import { KEY_SCOPES, type KeyScope, keyAllows, keyExpiredMessage } from '../domain/key-scopes.ts'
+import { KEY_SCOPES, type KeyScope, keyExpiredMessage, scopesBeyond } from '../domain/key-scopes.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
   MAX_PAUSE_WINDOW_SECONDS,
@@ -649,7 +649,7 @@ async function revokeAccountKey(
   }
   // As with issuing, a scoped key reaches only keys within its own scopes: a key that may read orders and manage
   // keys must not be able to cut off the integration's key that may do everything.
-  const beyond = (key.scopes ?? KEY_SCOPES).filter((scope) => !keyAllows(caller.scopes, scope))
+  const beyond = scopesBeyond(caller.scopes, key.scopes)
   if (beyond.length > 0) {
     throw new ServiceError(
       'Forbidden',
@@ -776,32 +776,13 @@ async function updateSettings(
   return { settings: await getSettings(context, accountId, environment) }
 }
 
-/** The settings the audit trail shows before and after a change: never the signing secret itself. */
-interface RecordedSettings {
+/**
+ * The settings the audit trail shows before and after a change: never the signing secret itself. A type, not an
+ * interface, so that it is a record of fields to settingsDifference.
+ */
+type RecordedSettings = {
   callbackUrl: string | null
   pauseWindowSeconds: number
   sandboxScenario: SandboxScenario | null
   addressValidation: AddressValidationMode
-}
-
-/**
- * The fields a settings change changed, before and after; a rotation is `signingSecretRotated: true` (the secret
- * is never recorded). Undefined when nothing changed (a change to the values already set is not recorded).
- */
-function settingsDifference(
-  was: RecordedSettings,
-  now: RecordedSettings,
-  rotated: boolean,
-): { before: Record<string, unknown> | null; after: Record<string, unknown> } | undefined {
-  const before: Record<string, unknown> = {}
-  const after: Record<string, unknown> = {}
-  for (const field of ['callbackUrl', 'pauseWindowSeconds', 'sandboxScenario', 'addressValidation'] as const) {
-    if (was[field] !== now[field]) {
-      before[field] = was[field]
-      after[field] = now[field]
-    }
-  }
-  if (rotated) after.signingSecretRotated = true
-  if (Object.keys(after).length === 0) return undefined
-  return { before: Object.keys(before).length > 0 ? before : null, after }
 }

@@ -4,7 +4,7 @@
 // attempted by callbacks.service.ts.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
-import type { AuditActor } from '../domain/audit.ts'
+import { type AuditActor, settingsDifference } from '../domain/audit.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { Failures } from '../domain/failures.ts'
 import { formatId, parseRequestId } from '../domain/ids.ts'
@@ -280,25 +280,6 @@ async function update(
   })
   const webhook = webhookEndpointView(row, deps.clock.now())
   return signingSecret === undefined ? { webhook } : { webhook, signingSecret }
-}
-
-/** The settings a change changed, before and after; a rotation is `signingSecretRotated: true`. */
-function settingsDifference(
-  was: Record<string, unknown>,
-  now: Record<string, unknown>,
-  rotated: boolean,
-): { before: Record<string, unknown> | null; after: Record<string, unknown> } | undefined {
-  const before: Record<string, unknown> = {}
-  const after: Record<string, unknown> = {}
-  for (const field of Object.keys(now)) {
-    if (JSON.stringify(was[field]) !== JSON.stringify(now[field])) {
-      before[field] = was[field]
-      after[field] = now[field]
-    }
-  }
-  if (rotated) after.signingSecretRotated = true
-  if (Object.keys(after).length === 0) return undefined
-  return { before: Object.keys(before).length > 0 ? before : null, after }
 }
 
 async function remove(deps: WebhooksServiceDeps, caller: Caller, id: string, actor: AuditActor): Promise<WebhookView> {

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/callback-deliveries.ts'
 import { formatDurationSeconds, parseDurationSeconds } from '../../domain/duration.ts'
-import { KEY_SCOPES } from '../../domain/key-scopes.ts'
+import { type KeyScope, scopesBeyond } from '../../domain/key-scopes.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { sessionCookieName } from '../../domain/session-cookie.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
@@ -701,7 +701,7 @@ function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {
 
   /** A scoped session reaches only keys within its own scopes (the API says so too). */
   const withinScopes = (key: AccountKey, scopes: SessionScopes) =>
-    scopes == null || (key.scopes ?? KEY_SCOPES).every((scope) => (scopes as readonly string[]).includes(scope))
+    scopesBeyond(scopes, key.scopes as readonly KeyScope[] | null).length === 0
 
   const keyRow = (key: AccountKey, sessionKeyPrefix: string, scopes: SessionScopes) => html`<tr>
 <th scope="row"><code>${key.prefix}…</code>${key.prefix === sessionKeyPrefix ? html` <span class="badge badge-inprogress">This session</span>` : ''}

@@ -3,7 +3,7 @@
 // POST /v4.0/account/keys/{prefix}/revoke revokes one. Always the caller's account.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { KEY_SCOPES, keyAllows } from '../../domain/key-scopes.ts'
+import { scopesBeyond } from '../../domain/key-scopes.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { type AccountsService, auditActorOf } from '../../services/accounts.service.ts'
 import { outcomeReply } from '../replies.ts'
@@ -56,8 +56,7 @@ export function registerAccountKeyRoutes(app: FastifyInstance, accounts: Account
     async (request) => {
       const { scopes, expiresAt } = request.body
       // A key cannot hand out more than it may do itself: a scoped key issues keys within its own scopes.
-      const wanted = scopes ?? KEY_SCOPES
-      const beyond = wanted.filter((scope) => !keyAllows(request.caller.scopes, scope))
+      const beyond = scopesBeyond(request.caller.scopes, scopes)
       if (beyond.length > 0) {
         throw new ServiceError(
           'Forbidden',
