@@ -1073,7 +1073,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}
@@ -2643,7 +2643,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is not valid: each failing field is named under `failures`. Outcome ValidationFailed or MalformedRequest. */
+        /** @description The request is not valid: a path, query, header or body value (each failing field is named under `failures`), or, whatever the operation, a request the HTTP parser cannot read (`data.reason`). Outcome ValidationFailed or MalformedRequest. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -2706,7 +2706,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description This `Idempotency-Key` was used (within 24 hours) for another request: another method, path or body. Outcome IdempotencyKeyReused. */
+        /** @description This `Idempotency-Key` was used (within 24 hours) for another request (another method, path or body: `data.reason` AnotherRequest) or by another API key of the account (AnotherApiKey: a stored answer goes only to the key that made the request). Outcome IdempotencyKeyReused. */
         IdempotencyKeyReused: {
             headers: {
                 [name: string]: unknown;
@@ -3660,6 +3660,7 @@ export interface operations {
                     "application/json": components["schemas"]["CountryListResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];

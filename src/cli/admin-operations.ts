@@ -10,7 +10,7 @@ import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import { type InvoiceSeller, statementCsv } from '../domain/invoices.ts'
 import { isKeyScope, KEY_SCOPES } from '../domain/key-scopes.ts'
-import { AUDIT_LIST_MAX_TOP } from '../domain/limits.ts'
+import { AUDIT_LIST_MAX_TOP, DATE_TIME_RANGE, dateTimeBeyondRange } from '../domain/limits.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import {
@@ -280,8 +280,11 @@ export function createAdminOperations(context: OperationContext): AdminOperation
         throw new OperationError(`--scopes names no scope: the scopes are ${KEY_SCOPES.join(', ')}`, 1)
       }
       const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt)
-      if (expiresAt && Number.isNaN(expiresAt.getTime())) {
-        throw new OperationError(`"${input.expiresAt}" is not a time (expected ISO 8601, e.g. 2027-01-31T00:00:00Z)`, 1)
+      if (expiresAt && (Number.isNaN(expiresAt.getTime()) || dateTimeBeyondRange(expiresAt.getTime()) !== undefined)) {
+        throw new OperationError(
+          `"${input.expiresAt}" is not a time (expected ISO 8601, e.g. 2027-01-31T00:00:00Z, in years ${DATE_TIME_RANGE.earliestDate.slice(0, 4)} to ${DATE_TIME_RANGE.latestDate.slice(0, 4)})`,
+          1,
+        )
       }
       const scopes = input.scopes?.filter(isKeyScope) ?? null
       const issued = await translated(() =>
@@ -449,8 +452,10 @@ function auditQueryOf(input: AuditListInput): AuditQuery {
     const text = input[flag]
     if (text === undefined) continue
     const at = new Date(text)
-    if (Number.isNaN(at.getTime()))
-      throw refused(`--${flag} must be a date or date-time (2026-11-01, 2026-11-01T09:00Z), got "${text}"`)
+    if (Number.isNaN(at.getTime()) || dateTimeBeyondRange(at.getTime()) !== undefined)
+      throw refused(
+        `--${flag} must be a date or date-time (2026-11-01, 2026-11-01T09:00Z) from ${DATE_TIME_RANGE.earliestDate} to ${DATE_TIME_RANGE.latestDate}, got "${text}"`,
+      )
     query[flag] = at
   }
   if (query.from && query.to && query.from > query.to) throw refused('--from is after --to')

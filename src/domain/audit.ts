@@ -58,6 +58,7 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'webhook.disabled',
   'webhook.missedRedelivered',
+  'idempotencyKey.refused',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

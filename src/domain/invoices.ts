@@ -8,6 +8,7 @@
 
 import { type ChargeLineDraft, isDutiesLineKey } from './charges.ts'
 import type { Environment } from './environment.ts'
+import { DATE_TIME_RANGE, dateTimeBeyondRange } from './limits.ts'
 import { formatMinorAsAmount } from './money.ts'
 import type { Charge, OrderDocument } from './order.ts'
 
@@ -230,13 +231,22 @@ export interface InvoiceSummary {
   totalTaxMinor: bigint
 }
 
-/** `2026-03` -> its first instant and the next month's (UTC); undefined for anything else. */
+/**
+ * `2026-03` -> its first instant and the next month's (UTC); undefined for anything else, year 0000 included (the
+ * dates' range, `DATE_TIME_RANGE`). Years are set as written (`Date.UTC` would read 0050 as 1950), and the end of
+ * 9999-12 is the range's last instant, not year 10000, which the embedded database cannot read.
+ */
 export function parseStatementMonth(month: string): { from: Date; to: Date } | undefined {
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month)
   if (!match) return undefined
   const year = Number(match[1])
+  if (year < 1) return undefined
   const monthIndex = Number(match[2]) - 1
-  return { from: new Date(Date.UTC(year, monthIndex, 1)), to: new Date(Date.UTC(year, monthIndex + 1, 1)) }
+  const from = new Date(0)
+  from.setUTCFullYear(year, monthIndex, 1)
+  const to = new Date(0)
+  to.setUTCFullYear(year, monthIndex + 1, 1)
+  return { from, to: dateTimeBeyondRange(to.getTime()) === undefined ? to : new Date(DATE_TIME_RANGE.latest) }
 }
 
 export interface StatementTotals {

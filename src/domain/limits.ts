@@ -52,3 +52,25 @@ export const CATALOGUE_BODY_LIMIT_BYTES = 3 * MAX_CATALOGUE_BYTES
 /** GET /v4.0/account/audit (and the console's audit page): the page size when `top` is absent, and the largest. */
 export const AUDIT_LIST_DEFAULT_TOP = 20
 export const AUDIT_LIST_MAX_TOP = 100
+
+/**
+ * The instants a date-time may name, and the days a date may: years 0001 to 9999, in UTC (docs/errors.md). Year 0 and
+ * years past 9999 are refused by the embedded database (PGlite sends a Date as its ISO text, which PostgreSQL reads
+ * only for years 1 to 9999), so one rule at the validator keeps both databases answering the same 400 rather than
+ * one of them a 500. .NET's DateTime.MinValue and MaxValue, which clients send for "no bound", fit.
+ */
+export const DATE_TIME_RANGE = {
+  earliest: '0001-01-01T00:00:00Z',
+  latest: '9999-12-31T23:59:59.999Z',
+  earliestDate: '0001-01-01',
+  latestDate: '9999-12-31',
+} as const
+const EARLIEST_MS = Date.parse(DATE_TIME_RANGE.earliest)
+const LATEST_MS = Date.parse(DATE_TIME_RANGE.latest)
+
+/** Which bound an instant (milliseconds since 1970) is beyond: `earliest`, `latest`, or undefined when within. */
+export function dateTimeBeyondRange(ms: number): 'earliest' | 'latest' | undefined {
+  if (ms < EARLIEST_MS) return 'earliest'
+  if (ms > LATEST_MS) return 'latest'
+  return undefined
+}

@@ -129,6 +129,51 @@ export function refuseOversizedBodies(app: FastifyInstance): void {
   })
 }
 
+/** The methods whose body Fastify never reads (its "bodyless" methods): a body sent with one is ignored. */
+const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'TRACE'])
+
+/**
+ * A GET, HEAD or TRACE takes no body (the contract gives none), yet some clients send one. Fastify does not read
+ * it, so the answer went out while the body was still arriving; on a connection that then closes (the client's
+ * `Connection: close`, HTTP/1.0) the socket closed with unread bytes, and the kernel's reset cut the answer short
+ * under the client. Such a body is read to its end and thrown away before the request goes on, so the answer is
+ * always whole and the connection stays usable; its size counts against the body limit (413, as any body).
+ * Register after `refuseOversizedBodies`, which refuses a declared length over the limit without waiting.
+ */
+export function readIgnoredBodies(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (!METHODS_WITHOUT_BODY.has(request.method)) return
+    const raw = request.raw
+    const declared = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length']) > 0
+    if (!declared || raw.complete || raw.readableEnded) return
+    const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0
+    const whole = await new Promise<boolean>((resolve) => {
+      let received = 0
+      const done = (result: boolean) => {
+        raw.off('data', count)
+        raw.off('end', ended)
+        raw.off('close', ended)
+        resolve(result)
+      }
+      const ended = () => done(true)
+      const count = (chunk: Buffer) => {
+        received += chunk.length
+        if (received > limit) done(false)
+      }
+      raw.on('data', count)
+      raw.once('end', ended)
+      // A client gone before its body ended: nothing is answered to anyone, the request just ends.
+      raw.once('close', ended)
+      raw.resume()
+    })
+    if (!whole) {
+      // A chunked body going past the limit: its 413, the rest drained as for any body answered early.
+      reply.header('connection', 'close')
+      throw payloadTooLarge(request)
+    }
+  })
+}
+
 /**
  * CONNECT asks for a tunnel, which printroute never opens; Node hands such requests to a `connect` listener
  * and, without one, closes the connection unanswered. They are routed like any request instead, and so get the

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { addFailure, type Failures } from '../domain/failures.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { auditActorOf } from '../services/accounts.service.ts'
 import {
   type IdempotencyKeyOf,
   type IdempotencyService,
@@ -45,7 +46,10 @@ export function installIdempotency(app: FastifyInstance, answers: IdempotentAnsw
 
     const of = { accountId: request.caller.accountId, environment: request.caller.environment, key: keyText }
     const path = idempotentRequestTarget(request.routeOptions.url, request.params, request.query)
-    const claim = await answers.claim(of, idempotentRequestHash(request.method, path, request.body))
+    const claim = await answers.claim(of, idempotentRequestHash(request.method, path, request.body), {
+      actor: auditActorOf(request.caller),
+      request: `${request.method} ${request.routeOptions.url}`,
+    })
     switch (claim.kind) {
       case 'claimed':
         request.idempotencyClaim = { of, claimToken: claim.claimToken }
@@ -63,7 +67,17 @@ export function installIdempotency(app: FastifyInstance, answers: IdempotentAnsw
           new ServiceError(
             'IdempotencyKeyReused',
             'This Idempotency-Key was used for a different request (method, path or body); use a new key',
-            { idempotencyKey: keyText },
+            { idempotencyKey: keyText, reason: 'AnotherRequest' },
+          ),
+        )
+      case 'otherApiKey':
+        return sendError(
+          request,
+          reply,
+          new ServiceError(
+            'IdempotencyKeyReused',
+            'This Idempotency-Key was used by another API key; its answer is given only to that key: use a new key',
+            { idempotencyKey: keyText, reason: 'AnotherApiKey' },
           ),
         )
       case 'inFlight':

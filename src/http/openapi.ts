@@ -78,7 +78,12 @@ const COMPONENT_PREFIX = '#/components/schemas/'
 
 /** Error answers shared by the operations, by status: the outcomes that status carries (domain/outcomes.ts). */
 const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
-  400: { name: 'BadRequest', when: 'The request is not valid: each failing field is named under `failures`.' },
+  400: {
+    name: 'BadRequest',
+    when:
+      'The request is not valid: a path, query, header or body value (each failing field is named under ' +
+      '`failures`), or, whatever the operation, a request the HTTP parser cannot read (`data.reason`).',
+  },
   401: { name: 'Unauthorized', when: 'The key is missing or not valid for this environment.' },
   403: {
     name: 'Forbidden',
@@ -93,7 +98,10 @@ const ERROR_RESPONSES: Record<string, { name: string; when: string }> = {
   415: { name: 'UnsupportedMediaType', when: 'The body is not JSON.' },
   422: {
     name: 'IdempotencyKeyReused',
-    when: 'This `Idempotency-Key` was used (within 24 hours) for another request: another method, path or body.',
+    when:
+      'This `Idempotency-Key` was used (within 24 hours) for another request (another method, path or body: ' +
+      '`data.reason` AnotherRequest) or by another API key of the account (AnotherApiKey: a stored answer goes only ' +
+      'to the key that made the request).',
   },
   431: {
     name: 'RequestHeadersTooLarge',
@@ -157,7 +165,9 @@ function commonErrorStatuses(path: string, method: string, operation: Json): str
   const limited = !path.startsWith('/labs/')
   const parameters = (operation.parameters as { in: string }[] | undefined) ?? []
   return [
-    ...(changes || parameters.length > 0 || operation.requestBody ? ['400'] : []),
+    // Any operation, even one without parameters or body: a request Node's HTTP parser refuses (400
+    // MalformedRequest, http/errors.ts) or a path whose escapes are not UTF-8 never reaches its route's schema.
+    '400',
     '401',
     // An account's keys (and sessions) belong to an account the operator may suspend; lab keys do not.
     ...(limited ? ['403'] : []),

@@ -40,6 +40,7 @@ import {
   answerFrameworkError,
   installErrorHandling,
   MalformedJsonError,
+  readIgnoredBodies,
   refuseOversizedBodies,
   registerMethodNotAllowed,
   sendError,
@@ -315,6 +316,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   // rate limit of the key (or, for a refused key, of the address).
   installTraceContext(app)
   refuseOversizedBodies(app)
+  readIgnoredBodies(app)
   const rateLimits = await installRateLimits(app, environment, options.rateLimit, options.dashboard?.pageViewOfThisCall)
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {

@@ -95,3 +95,50 @@ test('a date-time is one JavaScript reads: a leap second or an offset of hours a
   const query = compile(Type.Object({ createdFrom: Type.String({ format: 'date-time' }) }), 'querystring')
   assert.equal(query({ createdFrom: '2026-12-31T23:59:60Z' }).error?.failures.createdFrom?.[0]?.code, 'InvalidFormat')
 })
+
+test('a date-time or a date is within years 0001 to 9999 in UTC: beyond, the bound is named', () => {
+  const dated = Type.Object({ at: Type.String({ format: 'date-time' }), day: Type.String({ format: 'date' }) })
+  for (const [at, day] of [
+    ['0001-01-01T00:00:00Z', '0001-01-01'],
+    ['9999-12-31T23:59:59.9999999Z', '9999-12-31'],
+    ['0001-01-01T00:30:00-01:00', '2026-03-03'],
+    ['9999-12-31T23:00:00+01:00', '2026-03-03'],
+  ] as const) {
+    assert.equal(compile(dated)({ at, day }).error, undefined, at)
+  }
+  const refused = (at: string, day: string) => compile(dated)({ at, day }).error?.failures
+  assert.deepEqual(refused('0000-01-01T00:00:00Z', '0000-01-01'), {
+    at: [
+      {
+        code: 'MustBeGreaterThanOrEqualTo',
+        providedValue: '0000-01-01T00:00:00Z',
+        comparisonValue: '0001-01-01T00:00:00Z',
+      },
+    ],
+    day: [{ code: 'MustBeGreaterThanOrEqualTo', providedValue: '0000-01-01', comparisonValue: '0001-01-01' }],
+  })
+  // 00:30 at +01:00 is 23:30 the day before in UTC: year 0.
+  assert.deepEqual(refused('0001-01-01T00:30:00+01:00', '2026-03-03'), {
+    at: [
+      {
+        code: 'MustBeGreaterThanOrEqualTo',
+        providedValue: '0001-01-01T00:30:00+01:00',
+        comparisonValue: '0001-01-01T00:00:00Z',
+      },
+    ],
+  })
+  assert.deepEqual(refused('9999-12-31T23:30:00-01:00', '2026-03-03'), {
+    at: [
+      {
+        code: 'MustBeLessThanOrEqualTo',
+        providedValue: '9999-12-31T23:30:00-01:00',
+        comparisonValue: '9999-12-31T23:59:59.999Z',
+      },
+    ],
+  })
+  // A six-digit year is no RFC 3339 at all.
+  assert.equal(refused('+010000-01-01T00:00:00Z', '2026-03-03')?.at?.[0]?.code, 'InvalidFormat')
+  // Query values, by the same rule (the audit trail's from and to, orders' createdFrom).
+  const query = compile(Type.Object({ to: Type.String({ format: 'date-time' }) }), 'querystring')
+  assert.equal(query({ to: '0000-01-01T00:00:00Z' }).error?.failures.to?.[0]?.code, 'MustBeGreaterThanOrEqualTo')
+})

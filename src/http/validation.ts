@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import { addFailure, type Failure, type Failures, hasFailures } from '../domain/failures.ts'
+import { DATE_TIME_RANGE, dateTimeBeyondRange } from '../domain/limits.ts'
 import { validationFailed } from '../domain/outcomes.ts'
 import { refusedCharacter } from '../domain/text.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
@@ -94,17 +95,53 @@ function addUrl(ajv: Ajv): void {
 }
 
 /**
- * `date-time` as RFC 3339 writes it and JavaScript's Date reads it. ajv-formats also takes a leap second (23:59:60)
- * and an offset of hours alone (+01), which Date cannot read: a service would be handed an invalid date (and
- * answer 500) for a value the schema had let through.
+ * `date-time` as RFC 3339 writes it and JavaScript's Date reads it, within years 0001 to 9999 in UTC
+ * (`DATE_TIME_RANGE`). ajv-formats also takes a leap second (23:59:60) and an offset of hours alone (+01), which Date
+ * cannot read: a service would be handed an invalid date (and answer 500) for a value the schema had let through;
+ * and year 0 (or 0001 at a positive offset), which the embedded database refuses. `date` likewise refuses year 0000.
+ * One rule for every date field of the API, the lab API and the dashboard's calls, whatever the route.
  */
 function addReadableDateTime(ajv: Ajv): void {
   const rfc3339 = ajv.formats['date-time'] as { validate: (data: string) => boolean } | undefined
-  if (!rfc3339) throw new Error('ajv-formats defines date-time')
+  const calendarDate = ajv.formats.date as { validate: (data: string) => boolean } | undefined
+  if (!rfc3339 || !calendarDate) throw new Error('ajv-formats defines date-time and date')
   ajv.addFormat('date-time', {
     type: 'string',
-    validate: (data: string) => rfc3339.validate(data) && !Number.isNaN(Date.parse(data)),
+    validate: (data: string) => rfc3339.validate(data) && dateRangeFailure('date-time', data) === undefined,
   })
+  ajv.addFormat('date', {
+    type: 'string',
+    validate: (data: string) => calendarDate.validate(data) && dateRangeFailure('date', data) === undefined,
+  })
+}
+
+/**
+ * Why a well-formed date-time or date is refused: unreadable (NaN, then InvalidFormat) or beyond a bound of
+ * `DATE_TIME_RANGE` (the bound's failure code and value). Undefined when it is within the range.
+ */
+function dateRangeFailure(
+  format: 'date-time' | 'date',
+  data: string,
+): 'unreadable' | { code: Failure['code']; comparisonValue: string } | undefined {
+  const ms = Date.parse(format === 'date' ? `${data}T00:00:00Z` : data)
+  if (Number.isNaN(ms)) return 'unreadable'
+  const beyond = dateTimeBeyondRange(ms)
+  if (beyond === undefined) return undefined
+  const bound =
+    format === 'date' ? DATE_TIME_RANGE[beyond === 'earliest' ? 'earliestDate' : 'latestDate'] : DATE_TIME_RANGE[beyond]
+  return {
+    code: beyond === 'earliest' ? 'MustBeGreaterThanOrEqualTo' : 'MustBeLessThanOrEqualTo',
+    comparisonValue: bound,
+  }
+}
+
+/** A date-time or date of the right shape (four-digit year) refused only for its range: its failure, else undefined. */
+function rangeFailureOf(format: unknown, provided: unknown): Failure | undefined {
+  if ((format !== 'date-time' && format !== 'date') || typeof provided !== 'string') return undefined
+  if (!/^\d{4}-\d{2}-\d{2}/.test(provided)) return undefined
+  const failure = dateRangeFailure(format, provided)
+  if (failure === undefined || failure === 'unreadable') return undefined
+  return { code: failure.code, providedValue: provided, comparisonValue: failure.comparisonValue }
 }
 
 function createAjv(coerceTypes: boolean | 'array'): Ajv {
@@ -232,6 +269,10 @@ function failureFor(error: ErrorObject, root: unknown): { path: string; failure:
   const blank = typeof provided === 'string' && provided.trim() === ''
   if (blank && ['pattern', 'format', 'minLength', 'x-url'].includes(error.keyword)) {
     return at({ code: 'MustNotBeEmptyOrWhitespace', providedValue: provided })
+  }
+  if (error.keyword === 'format') {
+    const outOfRange = rangeFailureOf(params.format, provided)
+    if (outOfRange) return at(outOfRange)
   }
   const compared = COMPARED_KEYWORDS.get(error.keyword)
   if (compared) {

@@ -10,6 +10,8 @@ export interface IdempotencyKeyOf {
 }
 
 export interface StoredIdempotentRequest {
+  /** The prefix of the API key whose request claimed the key; null for claims made before migration 0029. */
+  apiKeyPrefix: string | null
   requestHash: string
   claimToken: string
   claimedAt: Date
@@ -17,21 +19,26 @@ export interface StoredIdempotentRequest {
   answer?: { statusCode: number; contentType: string; body: string }
 }
 
+/** A request's claim of a key: what it asks, its token, when, and the API key making it. */
+export interface NewClaim {
+  requestHash: string
+  claimToken: string
+  claimedAt: Date
+  apiKeyPrefix: string
+}
+
 /**
  * Claims the key for a new request, in a statement of its own so that, on PostgreSQL, two processes racing
  * for one key see exactly one winner. False when the key is already taken (by a finished or running request).
  */
-export async function insertClaim(
-  db: Queryable,
-  of: IdempotencyKeyOf,
-  claim: { requestHash: string; claimToken: string; claimedAt: Date },
-): Promise<boolean> {
+export async function insertClaim(db: Queryable, of: IdempotencyKeyOf, claim: NewClaim): Promise<boolean> {
   const rows = await db.query(
-    `INSERT INTO idempotent_requests (account_id, environment, idempotency_key, request_hash, claim_token, claimed_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO idempotent_requests (account_id, environment, idempotency_key, request_hash, claim_token, claimed_at,
+                                      api_key_prefix)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (account_id, environment, idempotency_key) DO NOTHING
      RETURNING claim_token`,
-    [of.accountId, of.environment, of.key, claim.requestHash, claim.claimToken, claim.claimedAt],
+    [of.accountId, of.environment, of.key, claim.requestHash, claim.claimToken, claim.claimedAt, claim.apiKeyPrefix],
   )
   return rows.length > 0
 }
@@ -41,6 +48,7 @@ export async function findIdempotentRequest(
   of: IdempotencyKeyOf,
 ): Promise<StoredIdempotentRequest | undefined> {
   const rows = await db.query<{
+    apiKeyPrefix: string | null
     requestHash: string
     claimToken: string
     claimedAt: Date | string
@@ -48,7 +56,7 @@ export async function findIdempotentRequest(
     contentType: string | null
     responseBody: string | null
   }>(
-    `SELECT request_hash AS "requestHash", claim_token AS "claimToken", claimed_at AS "claimedAt",
+    `SELECT api_key_prefix AS "apiKeyPrefix", request_hash AS "requestHash", claim_token AS "claimToken", claimed_at AS "claimedAt",
             status_code AS "statusCode", content_type AS "contentType", response_body AS "responseBody"
        FROM idempotent_requests
       WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3`,
@@ -57,6 +65,7 @@ export async function findIdempotentRequest(
   const row = rows[0]
   if (!row) return undefined
   return {
+    apiKeyPrefix: row.apiKeyPrefix,
     requestHash: row.requestHash,
     claimToken: row.claimToken,
     claimedAt: new Date(row.claimedAt),
@@ -80,15 +89,24 @@ export async function replaceClaim(
   db: Queryable,
   of: IdempotencyKeyOf,
   previousToken: string,
-  claim: { requestHash: string; claimToken: string; claimedAt: Date },
+  claim: NewClaim,
 ): Promise<boolean> {
   const rows = await db.query(
     `UPDATE idempotent_requests
-        SET request_hash = $5, claim_token = $6, claimed_at = $7,
+        SET request_hash = $5, claim_token = $6, claimed_at = $7, api_key_prefix = $8,
             status_code = NULL, content_type = NULL, response_body = NULL
       WHERE account_id = $1 AND environment = $2 AND idempotency_key = $3 AND claim_token = $4
      RETURNING claim_token`,
-    [of.accountId, of.environment, of.key, previousToken, claim.requestHash, claim.claimToken, claim.claimedAt],
+    [
+      of.accountId,
+      of.environment,
+      of.key,
+      previousToken,
+      claim.requestHash,
+      claim.claimToken,
+      claim.claimedAt,
+      claim.apiKeyPrefix,
+    ],
   )
   return rows.length > 0
 }

@@ -70,7 +70,7 @@ export interface Caller {
 }
 
 /** Who the audit trail names for a change made by this caller: the key, or the dashboard session made from it. */
-export function auditActorOf(caller: Caller): AuditActor {
+export function auditActorOf(caller: Caller): Extract<AuditActor, { kind: Caller['via'] }> {
   return { kind: caller.via, accountId: caller.accountId, keyPrefix: caller.keyPrefix }
 }
 

@@ -3,6 +3,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { AuditActor } from '../domain/audit.ts'
+import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {
   deleteClaim,
   deleteIdempotentRequestsClaimedBefore,
@@ -39,11 +41,25 @@ export type IdempotencyClaim =
   | { kind: 'replay'; answer: StoredAnswer }
   /** Another request (different method, path or body) used this key. */
   | { kind: 'mismatch' }
+  /**
+   * Another API key of the account (or a claim from before keys were recorded) holds this key, answered or in
+   * flight: its answer is never given to this one. The refusal is in the audit trail.
+   */
+  | { kind: 'otherApiKey' }
   /** The request that holds the key has not answered yet. */
   | { kind: 'inFlight' }
 
+/** Who makes a request with an Idempotency-Key, and what the request is. */
+export interface IdempotencyClaimant {
+  /** The API key, or the dashboard session made from one (the same key): the audit trail's actor for a refusal. */
+  actor: Extract<AuditActor, { kind: 'key' | 'session' }>
+  /** The request as the audit trail names it: `POST /v4.0/account/keys` (the route, never a secret). */
+  request: string
+}
+
 export interface IdempotencyService {
-  claim(of: IdempotencyKeyOf, requestHash: string): Promise<IdempotencyClaim>
+  /** Claims the key for this request, or says why not: its stored answer, another request's, another API key's. */
+  claim(of: IdempotencyKeyOf, requestHash: string, claimant: IdempotencyClaimant): Promise<IdempotencyClaim>
   complete(of: IdempotencyKeyOf, claimToken: string, answer: StoredAnswer): Promise<void>
   release(of: IdempotencyKeyOf, claimToken: string): Promise<void>
   /** Deletes keys past their 24 hours (the expire-idempotent-requests job); returns how many. */
@@ -78,6 +94,37 @@ export function openAnswerBody(idempotencyKey: string, stored: string): string {
   return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
 }
 
+/**
+ * The audit entry of a request refused because another API key holds its Idempotency-Key: a security event (a key
+ * asking for what another key was answered), recorded on its own since nothing else is written. It names the
+ * request and the key holding the Idempotency-Key, never the Idempotency-Key itself (it opens the stored answer).
+ */
+async function recordRefusal(
+  db: Database,
+  at: Date,
+  of: IdempotencyKeyOf,
+  claimant: IdempotencyClaimant,
+  stored: { apiKeyPrefix: string | null; answer?: unknown },
+): Promise<void> {
+  await appendAuditEvent(
+    db,
+    {
+      actor: claimant.actor,
+      action: 'idempotencyKey.refused',
+      accountId: of.accountId,
+      environment: of.environment,
+      target: stored.apiKeyPrefix,
+      after: {
+        request: claimant.request,
+        reason: 'AnotherApiKey',
+        heldBy: stored.apiKeyPrefix,
+        answered: stored.answer !== undefined,
+      },
+    },
+    at,
+  )
+}
+
 /** What makes two requests "the same": method, path and body (the body's bytes as JSON). */
 /**
  * What a request is aimed at, for its hash: the route as registered with its parameters and query, not the raw URL.
@@ -104,19 +151,26 @@ export function createIdempotencyService(deps: {
   const retentionMs = IDEMPOTENCY_RETENTION_SECONDS * 1000
 
   return {
-    async claim(requested, requestHash) {
+    async claim(requested, requestHash, claimant) {
       const of = storedKeyOf(requested)
+      const apiKeyPrefix = claimant.actor.keyPrefix
       // Two rounds at most: a claim read and then gone (expired and deleted meanwhile) is claimed afresh once.
       for (let round = 0; round < 2; round++) {
         const now = clock.now()
         const claimToken = randomUUID()
-        if (await insertClaim(db, of, { requestHash, claimToken, claimedAt: now }))
-          return { kind: 'claimed', claimToken }
+        const claim = { requestHash, claimToken, claimedAt: now, apiKeyPrefix }
+        if (await insertClaim(db, of, claim)) return { kind: 'claimed', claimToken }
         const stored = await findIdempotentRequest(db, of)
         if (!stored) continue
         const age = now.getTime() - stored.claimedAt.getTime()
         // Past its retention the key is free, whatever it was used for (the job may not have deleted it yet).
         const expired = age >= retentionMs
+        // The key, its answer and its claim belong to the API key that made the request, not to whoever has the
+        // same scopes: the answer may hold a secret (a new API key) that another key was not given.
+        if (!expired && stored.apiKeyPrefix !== apiKeyPrefix) {
+          await recordRefusal(db, clock.now(), requested, claimant, stored)
+          return { kind: 'otherApiKey' }
+        }
         if (!expired && stored.requestHash !== requestHash) return { kind: 'mismatch' }
         if (!expired && stored.answer) {
           return {
@@ -125,9 +179,7 @@ export function createIdempotencyService(deps: {
           }
         }
         if (!expired && age < abandonedMs) return { kind: 'inFlight' }
-        if (await replaceClaim(db, of, stored.claimToken, { requestHash, claimToken, claimedAt: now })) {
-          return { kind: 'claimed', claimToken }
-        }
+        if (await replaceClaim(db, of, stored.claimToken, claim)) return { kind: 'claimed', claimToken }
         // Another request took it over first: it is in flight now.
         return { kind: 'inFlight' }
       }

@@ -111,12 +111,21 @@ for (const kind of testDatabaseKinds()) {
       assert.match(second.body, /<a href="\/admin\/audit\?actor=system">Newest<\/a>/)
     })
 
+    test('the widest days are read on every database: 0001-01-01 to 9999-12-31', async () => {
+      const page = await pages.request('/admin/audit?from=0001-01-01&to=9999-12-31')
+      assert.equal(page.status, 200, page.body)
+      assert.ok(rowsOf(page.body).length > 0)
+    })
+
     test('bad filters are shown as a notice (400), never a 500', async () => {
       for (const [query, message] of [
         ['account=ord_3', /is not an account ID/],
         ['action=key.stolen', /is not an action of the trail/],
         ['actor=robot', /is not a kind of actor/],
         ['from=tomorrow', /is not a date/],
+        // Year 0 is no date any database reads (the API's rule: years 0001 to 9999).
+        ['from=0000-01-01', /is not a date from 0001-01-01 to 9999-12-31/],
+        ['to=0000-01-01', /is not a date from 0001-01-01 to 9999-12-31/],
         ['from=2026-03-05&to=2026-03-01', /date is after the/],
         ['before=aud_x', /could not be validated|before/],
       ] as const) {

@@ -77,6 +77,13 @@ for (const kind of testDatabaseKinds()) {
       const sandbox = await pages.request('/admin/invoices?environment=sandbox')
       assert.deepEqual(listed(sandbox.body), ['SBX-INV-000001'])
       assert.deepEqual(listed((await pages.request('/admin/invoices?month=2020-01')).body), [])
+      // The widest months are read on every database (years 0001 to 9999); year 0 is no month.
+      for (const edge of ['0001-01', '9999-12']) {
+        const page = await pages.request(`/admin/invoices?month=${edge}`)
+        assert.equal(page.status, 200, `${edge}: ${page.body}`)
+        assert.deepEqual(listed(page.body), [])
+      }
+      assert.equal((await pages.request('/admin/invoices?month=0000-01')).status, 400)
 
       const bad = await pages.request('/admin/invoices?account=shop&month=March')
       assert.equal(bad.status, 400)

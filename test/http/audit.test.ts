@@ -288,6 +288,31 @@ for (const kind of testDatabaseKinds()) {
       for (const entry of await allEntries(account.sandboxKey)) assert.notEqual(entry.target, labCode)
     })
 
+    test('the command line takes dates in years 0001 to 9999 only, like the API, on every database', async () => {
+      const account = await t.createAccount()
+      const operations = createAdminOperations({
+        db: t.database.db,
+        accounts: t.app.services.accounts,
+        labs: t.app.services.labs,
+        labPushes: t.app.services.labPushes,
+        payments: async () => t.app.services.payments,
+        invoices: t.app.services.invoices,
+        catalogueVersions: t.app.services.catalogueVersions,
+        operators: t.app.services.operators,
+        audit: t.app.services.audit,
+        actor: commandLineActor(),
+      })
+      for (const input of [{ from: '0000-01-01' }, { to: '0000-01-01T00:00:00Z' }, { to: '+010000-01-01T00:00:00Z' }]) {
+        await assert.rejects(operations.listAudit(input), /from 0001-01-01 to 9999-12-31/, JSON.stringify(input))
+      }
+      const widest = await operations.listAudit({ from: '0001-01-01T00:00:00Z', to: '9999-12-31T23:59:59Z' })
+      assert.ok(widest.entries.length > 0)
+      await assert.rejects(
+        operations.createKey({ account: account.id, environment: 'sandbox', expiresAt: '0000-06-01T00:00:00Z' }),
+        /in years 0001 to 9999/,
+      )
+    })
+
     test('two pauses of one lab at once record one pause (the second sees the first under the row lock)', async () => {
       const labCode = catalogue.labs[1]?.code as string
       const results = await Promise.all(

@@ -428,6 +428,77 @@ for (const kind of testDatabaseKinds()) {
         }
       })
 
+      test('a date in year 0 or past 9999 is 400 naming the field and the bound, in every part of the API', async () => {
+        const labCode = catalogue.labs[0]?.code as string
+        const labKey = (await t.app.services.labs.createLabKey(labCode, TEST_ACTOR)).key
+        const YEAR_0 = '0000-01-01T00:00:00Z'
+        const EARLY = {
+          code: 'MustBeGreaterThanOrEqualTo',
+          providedValue: YEAR_0,
+          comparisonValue: '0001-01-01T00:00:00Z',
+        }
+        const cases: {
+          server: 'live' | 'sandbox'
+          method: 'GET' | 'POST'
+          url: string
+          body?: object
+          key?: string
+          field: string
+        }[] = [
+          { server: 'sandbox', method: 'GET', url: `/v4.0/account/audit?to=${YEAR_0}`, field: 'to' },
+          { server: 'live', method: 'GET', url: `/v4.0/account/audit?from=${YEAR_0}`, field: 'from' },
+          { server: 'sandbox', method: 'GET', url: `/v4.0/orders?createdFrom=${YEAR_0}`, field: 'createdFrom' },
+          { server: 'sandbox', method: 'GET', url: `/v4.0/orders?createdTo=${YEAR_0}`, field: 'createdTo' },
+          {
+            server: 'sandbox',
+            method: 'POST',
+            url: '/v4.0/webhooks/whk_1/redeliver-missed',
+            body: { since: YEAR_0 },
+            field: 'since',
+          },
+          {
+            server: 'live',
+            method: 'POST',
+            url: '/v4.0/account/keys',
+            body: { expiresAt: YEAR_0 },
+            field: 'expiresAt',
+          },
+          {
+            server: 'live',
+            method: 'POST',
+            url: '/labs/v1/jobs/shp_1/shipped',
+            key: labKey,
+            body: { dispatchDate: YEAR_0 },
+            field: 'dispatchDate',
+          },
+          {
+            server: 'live',
+            method: 'POST',
+            url: '/labs/v1/jobs/shp_1/tracking',
+            key: labKey,
+            body: { events: [{ time: YEAR_0, status: 'InTransit', description: 'scanned' }] },
+            field: 'events[0].time',
+          },
+        ]
+        for (const request of cases) {
+          const response = await t[request.server](
+            { method: request.method, url: request.url, ...(request.body ? { payload: request.body } : {}) },
+            request.key,
+          )
+          const failures = errorOf(response).failures
+          assert.deepEqual(failures[request.field], [EARLY], `${request.url}: ${JSON.stringify(failures)}`)
+        }
+        // Past 9999 in UTC (a date of year 9999 at a negative offset) is refused naming the latest bound.
+        const late = await t.sandbox({ method: 'GET', url: '/v4.0/account/audit?to=9999-12-31T23:30:00-01:00' })
+        assert.equal(errorOf(late).failures.to[0].code, 'MustBeLessThanOrEqualTo')
+        // The widest range is read on both databases.
+        const widest = await t.sandbox({
+          method: 'GET',
+          url: '/v4.0/account/audit?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999Z',
+        })
+        assert.equal(widest.statusCode, 200, widest.body)
+      })
+
       test('a NUL in any path or query value is 400 InvalidCharacter naming it, on both addresses', async () => {
         const paths = [
           ['GET', '/v4.0/orders/{orderId}'],

@@ -150,6 +150,131 @@ for (const kind of testDatabaseKinds()) {
       }
     })
 
+    test("another API key of the account never gets a key's answer: 422 naming the reason, audited; the key and its sessions still get it", async () => {
+      const account = await t.createAccount()
+      const unscoped = account.sandboxKey
+      const managerAnswer = await t.sandbox(
+        { method: 'POST', url: '/v4.0/account/keys', payload: { scopes: ['keys:manage'] } },
+        unscoped,
+      )
+      assert.equal(managerAnswer.statusCode, 200, managerAnswer.body)
+      const manager = json(managerAnswer).key as { key: string; prefix: string }
+      const issue = (key: string) =>
+        t.sandbox({ method: 'POST', url: '/v4.0/account/keys', headers: { 'idempotency-key': 'all-powerful' } }, key)
+      const first = await issue(unscoped)
+      assert.equal(first.statusCode, 200, first.body)
+      const secret = json(first).key.key as string
+      // The same scopes are not the same key: the manager may not issue an unscoped key (403) nor replay one.
+      const direct = await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }, manager.key)
+      assertError(direct, 403, 'Forbidden')
+      const stolen = await issue(manager.key)
+      const refused = assertError(stolen, 422, 'IdempotencyKeyReused')
+      assert.deepEqual(refused.data, { idempotencyKey: 'all-powerful', reason: 'AnotherApiKey' })
+      assert.match(refused.statusText, /another API key/)
+      assert.ok(!stolen.body.includes(secret), 'the stored key never reaches another key')
+      // Nothing was made: the first key, the manager and the one key issued with the Idempotency-Key.
+      const listed = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/keys' }, unscoped)).keys
+      assert.equal(listed.filter((key: any) => key.environment === 'sandbox').length, 3)
+      // The key that made the request still gets its answer, and so does a dashboard session made from it.
+      assertReplayOf(await issue(unscoped), first)
+      const signIn = await t.app.sandbox.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ apiKey: unscoped, next: '/dashboard/orders' }).toString(),
+      })
+      const cookie = signIn.cookies.find((candidate) => candidate.name === 'printroute_sandbox_session')
+      assert.ok(cookie)
+      const session = `${cookie.name}=${cookie.value}`
+      const page = await t.app.sandbox.inject({ method: 'GET', url: '/dashboard/orders', headers: { cookie: session } })
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1]
+      assert.ok(csrf)
+      const viaSession = await t.app.sandbox.inject({
+        method: 'POST',
+        url: '/v4.0/account/keys',
+        headers: { cookie: session, 'x-csrf-token': csrf, 'idempotency-key': 'all-powerful' },
+      })
+      assertReplayOf(viaSession, first)
+
+      // The refusal is a security event in the audit trail: who asked, for what, whose key; never the secrets.
+      const audit = await t.sandbox(
+        { method: 'GET', url: '/v4.0/account/audit?action=idempotencyKey.refused' },
+        unscoped,
+      )
+      assert.equal(audit.statusCode, 200, audit.body)
+      const entries = json(audit).entries
+      assert.equal(entries.length, 1, audit.body)
+      const [entry] = entries
+      assert.equal(entry.actor.kind, 'key')
+      assert.equal(entry.actor.description, `key ${manager.prefix} of ${account.id}`)
+      assert.equal(entry.environment, 'sandbox')
+      assert.match(entry.target, /^pr_sandbox_/)
+      assert.deepEqual(entry.after, {
+        request: 'POST /v4.0/account/keys',
+        reason: 'AnotherApiKey',
+        heldBy: entry.target,
+        answered: true,
+      })
+      assert.ok(unscoped.startsWith(entry.target), 'the entry names the key holding the Idempotency-Key')
+      assert.ok(!audit.body.includes(secret) && !audit.body.includes('all-powerful'))
+    })
+
+    test('another API key of the account is refused a key held in flight too, and never takes it over', async () => {
+      const account = await t.createAccount()
+      const other = json(await t.sandbox({ method: 'POST', url: '/v4.0/account/keys' }, account.sandboxKey)).key
+      const caller = await t.app.services.accounts.identify(account.sandboxKey)
+      assert.ok(caller)
+      const of = { accountId: caller.accountId, environment: 'sandbox' as const, key: 'held' }
+      const claim = await t.app.services.idempotency.claim(
+        of,
+        idempotentRequestHash('POST', idempotentRequestTarget('/v4.0/quotes'), QUOTE),
+        {
+          actor: { kind: 'key', accountId: caller.accountId, keyPrefix: caller.keyPrefix },
+          request: 'POST /v4.0/quotes',
+        },
+      )
+      assert.equal(claim.kind, 'claimed')
+      const refused = assertError(await quote(other.key, 'held'), 422, 'IdempotencyKeyReused')
+      assert.equal(refused.data.reason, 'AnotherApiKey')
+      assertError(await quote(account.sandboxKey, 'held'), 409, 'IdempotencyKeyInUse')
+      // Abandoned, the claim is its own key's to take over; another key is still refused until it expires.
+      t.clock.advanceSeconds(120)
+      assertError(await quote(other.key, 'held'), 422, 'IdempotencyKeyReused')
+      const taken = await quote(account.sandboxKey, 'held')
+      assert.equal(taken.statusCode, 200, taken.body)
+      t.clock.advanceSeconds(24 * 60 * 60)
+      const free = await quote(other.key, 'held')
+      assert.equal(free.statusCode, 200, free.body)
+      assert.equal(free.headers['idempotent-replayed'], undefined)
+      const entries = json(
+        await t.sandbox(
+          { method: 'GET', url: '/v4.0/account/audit?action=idempotencyKey.refused' },
+          account.sandboxKey,
+        ),
+      ).entries
+      assert.deepEqual(
+        entries.map((entry: any) => entry.after.answered),
+        [false, false],
+      )
+    })
+
+    test('a key claimed before keys were recorded (no owner) is replayed to no key until it expires', async () => {
+      const account = await t.createAccount()
+      const first = await quote(account.sandboxKey, 'legacy')
+      assert.equal(first.statusCode, 200, first.body)
+      const caller = await t.app.services.accounts.identify(account.sandboxKey)
+      assert.ok(caller)
+      await t.database.db.query('UPDATE idempotent_requests SET api_key_prefix = NULL WHERE account_id = $1', [
+        caller.accountId,
+      ])
+      const refused = assertError(await quote(account.sandboxKey, 'legacy'), 422, 'IdempotencyKeyReused')
+      assert.equal(refused.data.reason, 'AnotherApiKey')
+      t.clock.advanceSeconds(24 * 60 * 60)
+      const fresh = await quote(account.sandboxKey, 'legacy')
+      assert.equal(fresh.statusCode, 200, fresh.body)
+      assert.equal(fresh.headers['idempotent-replayed'], undefined)
+    })
+
     test('a test callback: sent once, the retry replays its answer', async () => {
       const account = await t.createAccount()
       const url = receiver.url(`/idempotent-${account.id}`)
@@ -199,6 +324,10 @@ for (const kind of testDatabaseKinds()) {
       const claim = await t.app.services.idempotency.claim(
         of,
         idempotentRequestHash('POST', idempotentRequestTarget('/v4.0/quotes'), QUOTE),
+        {
+          actor: { kind: 'key', accountId: caller.accountId, keyPrefix: caller.keyPrefix },
+          request: 'POST /v4.0/quotes',
+        },
       )
       assert.equal(claim.kind, 'claimed')
       const busy = assertError(await quote(account.sandboxKey, 'crashed'), 409, 'IdempotencyKeyInUse')

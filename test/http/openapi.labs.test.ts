@@ -52,6 +52,19 @@ describe('the lab OpenAPI document', () => {
     assert.deepEqual(Object.keys(labs.components.securitySchemes), ['labKey'])
   })
 
+  test('every lab operation lists the 400 it answers to a malformed request, with the error body', () => {
+    assert.equal(
+      labs.components.responses.BadRequest.content['application/json'].schema.$ref,
+      '#/components/schemas/ErrorBody',
+    )
+    for (const [path, item] of Object.entries(labs.paths as Json)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        if (!['get', 'put', 'post', 'patch', 'delete'].includes(method)) continue
+        assert.deepEqual(operation.responses['400'], { $ref: '#/components/responses/BadRequest' }, `${method} ${path}`)
+      }
+    }
+  })
+
   test('every route the server has under /labs/v1 is documented, and every documented one is served', async () => {
     // The routes registerLabRoutes registers, collected as Fastify registers them (the served app also has the
     // 405 answers of other methods on the same paths).

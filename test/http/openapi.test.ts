@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { parse as parseYaml } from 'yaml'
 import { SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
+import { assertErrorBody, rawRequest } from '../support/raw-http.ts'
 import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 
 type Json = Record<string, any>
@@ -83,6 +84,26 @@ describe('OpenAPI document', () => {
             statuses.some((status) => status.startsWith('4')),
             `${where}: no 4xx answer`,
           )
+        }
+      })
+
+      test('every operation lists the 400 it answers to a malformed request, with the error body', async () => {
+        const document = documents[environment]
+        const badRequest = document.components.responses.BadRequest
+        assert.equal(badRequest.content['application/json'].schema.$ref, '#/components/schemas/ErrorBody')
+        assert.match(badRequest.description, /ValidationFailed or MalformedRequest/)
+        for (const { path, method, operation } of operationsOf(document)) {
+          assert.deepEqual(
+            operation.responses['400'],
+            { $ref: '#/components/responses/BadRequest' },
+            `${method.toUpperCase()} ${path}`,
+          )
+          // Even an operation with no parameter and no body: a header Node's parser refuses (a NUL in it).
+          const answer = await rawRequest(
+            Number(new URL(base[environment]).port),
+            `${method.toUpperCase()} ${concretePath(path)} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\u0000b\r\n\r\n`,
+          )
+          assertErrorBody(answer, 'MalformedRequest', 400)
         }
       })
 

@@ -12,6 +12,7 @@ import {
 } from '../../domain/audit.ts'
 import type { Environment } from '../../domain/environment.ts'
 import { parseIdOrNumber } from '../../domain/ids.ts'
+import { DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
@@ -108,8 +109,15 @@ function parseFilters(query: AuditPageQuery): { filter: AdminAuditQuery } | { pr
     if (!value) continue
     const start = DATE.test(value) ? Date.parse(`${value}T00:00:00.000Z`) : Number.NaN
     if (Number.isNaN(start)) return { problem: `"${value}" is not a date (YYYY-MM-DD)` }
+    // The API's one rule for dates (years 0001 to 9999): the embedded database reads no other.
+    if (dateTimeBeyondRange(start) !== undefined) {
+      return {
+        problem: `"${value}" is not a date from ${DATE_TIME_RANGE.earliestDate} to ${DATE_TIME_RANGE.latestDate}`,
+      }
+    }
     if (name === 'from') filter.from = new Date(start)
-    else filter.to = new Date(start + DAY_MS)
+    // The end of 9999-12-31 is the last instant of the range, not the first of year 10000.
+    else filter.to = new Date(Math.min(start + DAY_MS, Date.parse(DATE_TIME_RANGE.latest)))
   }
   if (filter.from && filter.to && filter.from >= filter.to) return { problem: 'The "from" date is after the "to" date' }
   if (query.before) filter.before = query.before
