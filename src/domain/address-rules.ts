@@ -11,6 +11,7 @@ import { POSTCODE_REGEXES } from 'postcode-validator/lib/cjs/postcode-regexes.js
 import type { Catalogue } from './catalogue.ts'
 import { isIsoCountryCode } from './country-codes.ts'
 import { addFailure, type Failures } from './failures.ts'
+import type { AddressAdvisory } from './order.ts'
 import { ISSUE_CODES } from './order-pipeline.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
@@ -24,14 +25,17 @@ export const ADDRESS_RULES_SOURCES = [
 
 /**
  * What an environment of an account does with an order whose address has problems (the account setting
- * `addressValidation`): `warn` creates it with the issue order.recipient.AddressUnverified, `refuse` answers 400.
+ * `addressValidation`, docs/addresses.md#modes): `warn` creates it, a problem that stops delivery as the issue
+ * order.recipient.AddressUnverified (CreatedWithIssues); `refuse` answers 400 for such a problem; `off` checks
+ * nothing. In `warn` and `refuse` alike, a problem that does not stop delivery is an advisory on the order and never
+ * changes the outcome.
  */
-export const ADDRESS_VALIDATION_MODES = ['warn', 'refuse'] as const
+export const ADDRESS_VALIDATION_MODES = ['warn', 'refuse', 'off'] as const
 export type AddressValidationMode = (typeof ADDRESS_VALIDATION_MODES)[number]
 
 /** The mode stored for an environment; `warn` for anything else (the column's default). */
 export function parseAddressValidationMode(value: string | null | undefined): AddressValidationMode {
-  return value === 'refuse' ? 'refuse' : 'warn'
+  return value === 'refuse' || value === 'off' ? value : 'warn'
 }
 
 export const ADDRESS_FIELDS = ['line1', 'line2', 'postalOrZipCode', 'townOrCity', 'stateOrCounty'] as const
@@ -66,11 +70,67 @@ export const ADDRESS_PROBLEM_CODES = [
 ] as const
 export type AddressProblemCode = (typeof ADDRESS_PROBLEM_CODES)[number]
 
-/** One thing wrong with an address: `field` is the address field (`postalOrZipCode`) or `phoneNumber`. */
+/**
+ * Whether a problem stops delivery (`blocking`: the carrier cannot deliver, or refuses the label) or only makes it
+ * less smooth (`advisory`: the parcel still goes). Only blocking problems make an order's issue, its
+ * CreatedWithIssues outcome or, in `refuse` mode, its refusal (docs/addresses.md#blocking-problems-and-advisories).
+ */
+export const ADDRESS_PROBLEM_SEVERITIES = ['blocking', 'advisory'] as const
+export type AddressProblemSeverity = (typeof ADDRESS_PROBLEM_SEVERITIES)[number]
+
+// Why each code has its severity (docs/addresses.md#blocking-problems-and-advisories):
+// - Required: no street, town, postcode (where the country has them) or US/CA/AU/... state: nothing to route by.
+// - InvalidPostcode: sorting runs on the postcode; a courier's label API refuses one that breaks its format.
+// - UnknownState: where a state is required, one that is none of the country's is as good as none.
+// - TooLong: the express couriers cut or wrap a field over their label limit; postal services take longer ones.
+//   The parcel still goes, possibly with the end of a line lost: worth telling, not worth stopping the order.
+// - PhoneNumberRequired: couriers want a number to call about delivery and duties, but deliver without one (the
+//   lab puts its own or the merchant's on the label): worth telling, not worth stopping the order.
+const PROBLEM_SEVERITIES: Readonly<Record<AddressProblemCode, AddressProblemSeverity>> = {
+  Required: 'blocking',
+  InvalidPostcode: 'blocking',
+  UnknownState: 'blocking',
+  TooLong: 'advisory',
+  PhoneNumberRequired: 'advisory',
+}
+
+/** The codes of problems that do not stop delivery: those an order's `addressAdvisories` may hold. */
+export const ADVISORY_PROBLEM_CODES = ADDRESS_PROBLEM_CODES.filter(
+  (code) => PROBLEM_SEVERITIES[code] === 'advisory',
+) as readonly AddressProblemCode[]
+
+/** Whether a problem of this code stops delivery. */
+export function problemSeverity(code: AddressProblemCode): AddressProblemSeverity {
+  return PROBLEM_SEVERITIES[code]
+}
+
+/**
+ * One thing wrong with an address: `field` is the address field (`postalOrZipCode`) or `phoneNumber`; `severity`
+ * whether it stops delivery.
+ */
 export interface AddressProblem {
   field: AddressField | 'phoneNumber'
   code: AddressProblemCode
   message: string
+  severity: AddressProblemSeverity
+}
+
+/** The order's path of a problem's field: `recipient.phoneNumber`, `recipient.address.line1`. */
+export function recipientFieldPath(field: AddressProblem['field']): string {
+  return field === 'phoneNumber' ? 'recipient.phoneNumber' : `recipient.address.${field}`
+}
+
+/** The problems that stop delivery, and the advisories (as the order shows them) of the others. */
+export function splitAddressProblems(problems: readonly AddressProblem[]): {
+  blocking: AddressProblem[]
+  advisories: AddressAdvisory[]
+} {
+  return {
+    blocking: problems.filter((problem) => problem.severity === 'blocking'),
+    advisories: problems
+      .filter((problem) => problem.severity === 'advisory')
+      .map((problem) => ({ field: recipientFieldPath(problem.field), code: problem.code, message: problem.message })),
+  }
 }
 
 export interface Subdivision {
@@ -255,6 +315,10 @@ function phoneRequired(requirement: PhoneRequirement | undefined): boolean {
   return requirement.methodsToCountry.every((method) => requirement.methodsNeedingPhone.includes(method))
 }
 
+function problemOf(field: AddressProblem['field'], code: AddressProblemCode, message: string): AddressProblem {
+  return { field, code, message, severity: problemSeverity(code) }
+}
+
 /**
  * Checks an address against its country's rules: the problems found (none: the address is fine) and the address
  * in normal form (postcode spaced and upper-cased, a state's name turned into its code, whitespace trimmed), which
@@ -278,18 +342,20 @@ export function checkAddress(
   for (const field of rules.requiredFields) {
     const value = suggested[field]
     if (value === null || value === '') {
-      problems.push({ field, code: 'Required', message: `${field} is required for addresses in ${rules.countryCode}` })
+      problems.push(problemOf(field, 'Required', `${field} is required for addresses in ${rules.countryCode}`))
     }
   }
   if (suggested.postalOrZipCode !== '' && rules.postcodePattern !== null) {
     const normal = normalPostcode(rules, suggested.postalOrZipCode)
     if (normal === undefined) {
       const example = rules.postcodeExample ? ` (for example ${rules.postcodeExample})` : ''
-      problems.push({
-        field: 'postalOrZipCode',
-        code: 'InvalidPostcode',
-        message: `"${suggested.postalOrZipCode}" is not a postcode of ${rules.countryCode}${example}`,
-      })
+      problems.push(
+        problemOf(
+          'postalOrZipCode',
+          'InvalidPostcode',
+          `"${suggested.postalOrZipCode}" is not a postcode of ${rules.countryCode}${example}`,
+        ),
+      )
       suggested.postalOrZipCode = suggested.postalOrZipCode.toUpperCase()
     } else {
       suggested.postalOrZipCode = normal
@@ -300,31 +366,33 @@ export function checkAddress(
     if (subdivision) {
       suggested.stateOrCounty = subdivision.code
     } else {
-      problems.push({
-        field: 'stateOrCounty',
-        code: 'UnknownState',
-        message: `"${suggested.stateOrCounty}" is not a state or province of ${rules.countryCode} (GET /v4.0/countries/${rules.countryCode} lists them)`,
-      })
+      problems.push(
+        problemOf(
+          'stateOrCounty',
+          'UnknownState',
+          `"${suggested.stateOrCounty}" is not a state or province of ${rules.countryCode} (GET /v4.0/countries/${rules.countryCode} lists them)`,
+        ),
+      )
     }
   }
   for (const field of ADDRESS_FIELDS) {
     const value = suggested[field]
     const limit = rules.maxLengths[field]
     if (value !== null && [...value].length > limit) {
-      problems.push({
-        field,
-        code: 'TooLong',
-        message: `${field} is longer than carriers accept (${limit} characters)`,
-      })
+      problems.push(
+        problemOf(field, 'TooLong', `${field} is longer than express couriers print (${limit} characters): they may cut it`),
+      )
     }
   }
   if (phoneRequired(phoneRequirement) && (phone === null || phone === undefined || phone.trim() === '')) {
     const method = phoneRequirement?.shippingMethod
-    problems.push({
-      field: 'phoneNumber',
-      code: 'PhoneNumberRequired',
-      message: `the carrier${method ? ` of ${method}` : 's'} to ${rules.countryCode} need the recipient's phone number`,
-    })
+    problems.push(
+      problemOf(
+        'phoneNumber',
+        'PhoneNumberRequired',
+        `the carrier${method ? ` of ${method}` : 's'} to ${rules.countryCode} ask for the recipient's phone number, to call about delivery and duties`,
+      ),
+    )
   }
   return { problems, suggested }
 }
@@ -392,7 +460,7 @@ export function addressUnverifiedIssues(
   suggested: NormalisedAddress,
 ): { objectId: string; errorCode: string; description: string; authorisationDetails: null }[] {
   return problems.map((problem) => {
-    const path = problem.field === 'phoneNumber' ? 'recipient.phoneNumber' : `recipient.address.${problem.field}`
+    const path = recipientFieldPath(problem.field)
     const suggestion = suggestedValue(problem, sent, suggested)
     return {
       objectId: orderId,

@@ -1,5 +1,6 @@
 // Orders on the wire: the create request and the order object, in the specification's key order.
 import { type TUnsafe, Type } from 'typebox'
+import { ADVISORY_PROBLEM_CODES } from '../../domain/address-rules.ts'
 import { CUSTOMS_ID_MAX_LENGTH, INCOTERMS } from '../../domain/customs.ts'
 import {
   ASSET_STATUSES,
@@ -475,6 +476,24 @@ export const OrderSchema = named(
     ),
     deliverBy: Type.Optional(IsoDate("printroute's own: the date every shipment must arrive by, when given.")),
     customs: Type.Optional(OrderCustomsSchema),
+    addressAdvisories: Type.Optional(
+      Type.Array(
+        named(
+          'AddressAdvisory',
+          Type.Object({
+            field: Type.String({ description: 'The order field: recipient.phoneNumber, recipient.address.line1, ...' }),
+            code: StringEnum(ADVISORY_PROBLEM_CODES),
+            message: Type.String(),
+          }),
+        ),
+        {
+          description:
+            "printroute's own: address problems that do not stop delivery (a phone number an express courier asks " +
+            'for, a line longer than couriers print); they never change the outcome. Absent when there are none ' +
+            '(docs/addresses.md).',
+        },
+      ),
+    ),
     estimatedDispatchDate: Type.Optional(
       IsoDate("printroute's own: the latest estimated dispatch date of the shipments; absent until allocated."),
     ),
