@@ -8,6 +8,8 @@ import {
   checkAddress,
   findSubdivision,
   normalPostcode,
+  parseAddressValidationMode,
+  splitAddressProblems,
 } from './address-rules.ts'
 import { ISO_COUNTRY_CODES } from './country-codes.ts'
 
@@ -188,6 +190,51 @@ test('a phone number is a problem only where the carriers of the method need one
   assert.equal(carrierNeedsPhone('fedex'), true)
   assert.equal(carrierNeedsPhone('DHL'), false)
   assert.equal(carrierNeedsPhone('Royal Mail'), false)
+})
+
+test('only problems that stop delivery are blocking; a long line and a missing phone are advisories', () => {
+  const requirement = { methodsNeedingPhone: ['Express'], methodsToCountry: ['Express'], shippingMethod: 'Express' }
+  const { problems } = checkAddress(
+    rules('US'),
+    address('US', { line1: 'x'.repeat(36), postalOrZipCode: 'ABCDE', stateOrCounty: null }),
+    null,
+    requirement,
+  )
+  assert.deepEqual(
+    problems.map((problem) => [problem.code, problem.severity]),
+    [
+      ['Required', 'blocking'],
+      ['InvalidPostcode', 'blocking'],
+      ['TooLong', 'advisory'],
+      ['PhoneNumberRequired', 'advisory'],
+    ],
+  )
+  const { blocking, advisories } = splitAddressProblems(problems)
+  assert.deepEqual(
+    blocking.map((problem) => problem.code),
+    ['Required', 'InvalidPostcode'],
+  )
+  // Advisories name the order's field, as the order shows them.
+  assert.deepEqual(
+    advisories.map((advisory) => [advisory.field, advisory.code]),
+    [
+      ['recipient.address.line1', 'TooLong'],
+      ['recipient.phoneNumber', 'PhoneNumberRequired'],
+    ],
+  )
+  const unknownState = checkAddress(rules('US'), address('US', { stateOrCounty: 'Ontario' })).problems
+  assert.deepEqual(
+    unknownState.map((problem) => [problem.code, problem.severity]),
+    [['UnknownState', 'blocking']],
+  )
+})
+
+test('address validation modes: warn, refuse and off as stored; anything else is warn', () => {
+  assert.equal(parseAddressValidationMode('off'), 'off')
+  assert.equal(parseAddressValidationMode('refuse'), 'refuse')
+  assert.equal(parseAddressValidationMode('warn'), 'warn')
+  assert.equal(parseAddressValidationMode(null), 'warn')
+  assert.equal(parseAddressValidationMode('OFF'), 'warn')
 })
 
 test('every country the sample catalogue ships to has rules; unknown codes have none', () => {
