@@ -79,9 +79,11 @@ export const ADDRESS_PROBLEM_SEVERITIES = ['blocking', 'advisory'] as const
 export type AddressProblemSeverity = (typeof ADDRESS_PROBLEM_SEVERITIES)[number]
 
 // Why each code has its severity (docs/addresses.md#blocking-problems-and-advisories):
-// - Required: no street, town, postcode (where the country has them) or US/CA/AU/... state: nothing to route by.
+// - Required: no street, town or postcode (where the country has postcodes): nothing to route by; the couriers' label
+//   APIs refuse them. A state is blocking only where the couriers refuse the label without one (US, CA); in AU, BR,
+//   MX and IN the postcode routes the parcel and a missing state is an advisory (see STATE_STOPS_DELIVERY).
 // - InvalidPostcode: sorting runs on the postcode; a courier's label API refuses one that breaks its format.
-// - UnknownState: where a state is required, one that is none of the country's is as good as none.
+// - UnknownState: as a missing state (a code the couriers do not know is refused like none).
 // - TooLong: the express couriers cut or wrap a field over their label limit; postal services take longer ones.
 //   The parcel still goes, possibly with the end of a line lost: worth telling, not worth stopping the order.
 // - PhoneNumberRequired: couriers want a number to call about delivery and duties, but deliver without one (the
@@ -94,12 +96,7 @@ const PROBLEM_SEVERITIES: Readonly<Record<AddressProblemCode, AddressProblemSeve
   PhoneNumberRequired: 'advisory',
 }
 
-/** The codes of problems that do not stop delivery: those an order's `addressAdvisories` may hold. */
-export const ADVISORY_PROBLEM_CODES = ADDRESS_PROBLEM_CODES.filter(
-  (code) => PROBLEM_SEVERITIES[code] === 'advisory',
-) as readonly AddressProblemCode[]
-
-/** Whether a problem of this code stops delivery. */
+/** Whether a problem of this code stops delivery (a state's problems: per country, CountryAddressRules). */
 export function problemSeverity(code: AddressProblemCode): AddressProblemSeverity {
   return PROBLEM_SEVERITIES[code]
 }
@@ -148,29 +145,45 @@ export interface CountryAddressRules {
   postcodeExample: string | null
   /** Fields an address there must have (non-blank). */
   requiredFields: AddressField[]
-  /** Whether carriers need `stateOrCounty`, given as one of `subdivisions` (code or name). */
+  /** Whether an address there has a state or province (`stateOrCounty`), given as one of `subdivisions`. */
   stateRequired: boolean
+  /**
+   * Whether a missing or unknown state stops delivery (the couriers' label APIs refuse the shipment: US, CA); where
+   * the state is required but the postcode alone routes the parcel, such a problem is an advisory.
+   */
+  stateStopsDelivery: boolean
   /** The country's ISO 3166-2 subdivisions; empty when the data has none. */
   subdivisions: Subdivision[]
   /** The longest each field may be, in characters. */
   maxLengths: Record<AddressField, number>
 }
 
-// Carriers' label and data limits: 35 characters per address line, town and state is what UPS (AddressLine,
-// City 30 is checked as 35 by its API) and FedEx (streetLines, city) accept; DHL Express accepts 45. The
-// smallest common limit is the safe one. Postcodes: no country's exceeds 10; 20 leaves room for prefixes.
-// Source: the carriers' published shipping API field limits, checked 2026-11.
+// The express couriers' label limits (docs/addresses.md#where-the-rules-come-from), the smallest of them: address
+// lines 35 (FedEx Ship API streetLines, UPS Shipping API AddressLine; DHL Express takes 45), town 30 (UPS City: "30
+// characters are accepted"; FedEx and DHL Express take 35), state or county 30 (UPS WorldShip's State/Province/County;
+// where a state is required printroute's normal form is its ISO code, two or three characters). Postcodes: no
+// country's pattern matches more than 10 characters, so 20 is a bound on nonsense, not a carrier's limit. A field
+// over its limit is an advisory: the couriers cut or wrap it, postal services take longer ones. Checked 2026-11-29.
 const MAX_LENGTHS: Record<AddressField, number> = {
   line1: 35,
   line2: 35,
   postalOrZipCode: 20,
-  townOrCity: 35,
-  stateOrCounty: 35,
+  townOrCity: 30,
+  stateOrCounty: 30,
 }
 
-// Countries whose carriers reject an address without a state or province: Google's address metadata
-// (libaddressinput, its `require` field holds S for these) and the carriers' own rules agree on them. Checked 2026-11.
+// Countries whose addresses carry a state or province: the six where Google's address metadata (libaddressinput,
+// `require` holding S) and the national postal operators agree and printroute's sample catalogue ships (USPS Pub 28
+// and DMM 602 1.3, Canada Post, Australia Post, Correios, Correos de Mexico, India Post). libaddressinput requires S
+// for some thirty more regions (IT, ES, CN, JP, KR, RU, ...); printroute does not check those yet: whether their
+// postal services' province spellings match the bundled ISO 3166-2 names has not been verified. Checked 2026-11-29.
 const STATE_REQUIRED: ReadonlySet<string> = new Set(['US', 'CA', 'AU', 'BR', 'MX', 'IN'])
+
+// Of those, where a missing or unknown state stops the parcel: the FedEx Ship API requires StateOrProvinceCode "only
+// if recipient country is U.S. or Canada" (or Mexico with an export declaration) and the UPS Shipping API's
+// StateProvinceCode is "required for US or Canada", valid codes only; USPS's DMM 602 1.3 makes city and state part of
+// every US delivery address. Elsewhere the postcode routes the parcel and the state is an advisory. Checked 2026-11-29.
+const STATE_STOPS_DELIVERY: ReadonlySet<string> = new Set(['US', 'CA'])
 
 /**
  * Normal forms the postcode patterns allow several spellings of: given the postcode's letters and digits alone,
@@ -247,6 +260,7 @@ export function addressRulesFor(countryCode: string): CountryAddressRules | unde
       ...(stateRequired ? (['stateOrCounty'] as const) : []),
     ],
     stateRequired,
+    stateStopsDelivery: STATE_STOPS_DELIVERY.has(code),
     subdivisions: subdivisionsByCountry.get(code) ?? [],
     maxLengths: MAX_LENGTHS,
   }
@@ -315,8 +329,13 @@ function phoneRequired(requirement: PhoneRequirement | undefined): boolean {
   return requirement.methodsToCountry.every((method) => requirement.methodsNeedingPhone.includes(method))
 }
 
-function problemOf(field: AddressProblem['field'], code: AddressProblemCode, message: string): AddressProblem {
-  return { field, code, message, severity: problemSeverity(code) }
+function problemOf(
+  field: AddressProblem['field'],
+  code: AddressProblemCode,
+  message: string,
+  severity: AddressProblemSeverity = problemSeverity(code),
+): AddressProblem {
+  return { field, code, message, severity }
 }
 
 /**
@@ -339,10 +358,19 @@ export function checkAddress(
     townOrCity: tidy(address.townOrCity),
     stateOrCounty: tidyOrNull(address.stateOrCounty),
   }
+  // A state problem stops delivery only where the couriers refuse the label without a valid one (STATE_STOPS_DELIVERY).
+  const stateSeverity: AddressProblemSeverity = rules.stateStopsDelivery ? 'blocking' : 'advisory'
   for (const field of rules.requiredFields) {
     const value = suggested[field]
     if (value === null || value === '') {
-      problems.push(problemOf(field, 'Required', `${field} is required for addresses in ${rules.countryCode}`))
+      problems.push(
+        problemOf(
+          field,
+          'Required',
+          `${field} is required for addresses in ${rules.countryCode}`,
+          field === 'stateOrCounty' ? stateSeverity : undefined,
+        ),
+      )
     }
   }
   if (suggested.postalOrZipCode !== '' && rules.postcodePattern !== null) {
@@ -371,6 +399,7 @@ export function checkAddress(
           'stateOrCounty',
           'UnknownState',
           `"${suggested.stateOrCounty}" is not a state or province of ${rules.countryCode} (GET /v4.0/countries/${rules.countryCode} lists them)`,
+          stateSeverity,
         ),
       )
     }

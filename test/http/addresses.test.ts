@@ -375,6 +375,43 @@ for (const kind of testDatabaseKinds()) {
       assert.match(noState.order.status.issues[0].description, /recipient\.address\.stateOrCounty \(Required\)/)
     })
 
+    test('a state stops delivery only in the US and Canada: an Australian order without one is Created with the advisory', async () => {
+      const body = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: orderTo({
+            line1: '1 George Street',
+            postalOrZipCode: '2000',
+            countryCode: 'AU',
+            townOrCity: 'Sydney',
+          }),
+        }),
+      )
+      assert.equal(body.outcome, 'Created')
+      assert.deepEqual(body.order.status.issues, [])
+      assert.deepEqual(
+        body.order.addressAdvisories.map((advisory: { field: string; code: string }) => [
+          advisory.field,
+          advisory.code,
+        ]),
+        [['recipient.address.stateOrCounty', 'Required']],
+      )
+      const canada = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: orderTo({
+            line1: '1 Rue Sparks',
+            postalOrZipCode: 'K1A 0B1',
+            countryCode: 'CA',
+            townOrCity: 'Ottawa',
+          }),
+        }),
+      )
+      assert.equal(canada.outcome, 'CreatedWithIssues')
+    })
+
     test('off: no address is checked, no issue and no advisory; the change is audited', async () => {
       const account = await t.createAccount()
       const patch = await t.sandbox(

@@ -1,6 +1,6 @@
 // Orders on the wire: the create request and the order object, in the specification's key order.
 import { type TUnsafe, Type } from 'typebox'
-import { ADVISORY_PROBLEM_CODES } from '../../domain/address-rules.ts'
+import { ADDRESS_PROBLEM_CODES } from '../../domain/address-rules.ts'
 import { CUSTOMS_ID_MAX_LENGTH, INCOTERMS } from '../../domain/customs.ts'
 import {
   ASSET_STATUSES,
@@ -482,15 +482,15 @@ export const OrderSchema = named(
           'AddressAdvisory',
           Type.Object({
             field: Type.String({ description: 'The order field: recipient.phoneNumber, recipient.address.line1, ...' }),
-            code: StringEnum(ADVISORY_PROBLEM_CODES),
+            code: StringEnum(ADDRESS_PROBLEM_CODES),
             message: Type.String(),
           }),
         ),
         {
           description:
             "printroute's own: address problems that do not stop delivery (a phone number an express courier asks " +
-            'for, a line longer than couriers print); they never change the outcome. Absent when there are none ' +
-            '(docs/addresses.md).',
+            'for, a line longer than couriers print, a missing state where the postcode routes the parcel); they ' +
+            'never change the outcome. Absent when there are none (docs/addresses.md).',
         },
       ),
     ),
