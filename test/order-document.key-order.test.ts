@@ -5,12 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { applyTrackingEvents } from '../src/domain/delivery-tracking.ts'
-import {
-  buildNewOrderDocument,
-  type NewOrder,
-  normaliseBranding,
-  setAddressAdvisories,
-} from '../src/domain/order.ts'
+import { buildNewOrderDocument, type NewOrder, normaliseBranding, setAddressAdvisories } from '../src/domain/order.ts'
 import {
   applyAllocation,
   emptyPipeline,
@@ -275,8 +270,10 @@ test('address advisories keep the wire key order: after customs, before the esti
   assert.equal(JSON.stringify(order), serializeThroughSchema(order))
   setAddressAdvisories(order, [advisory])
   assert.equal(JSON.stringify(order), serializeThroughSchema(order))
-  assert.deepEqual(
-    Object.keys(order).slice(-4),
-    ['customs', 'addressAdvisories', 'estimatedDispatchDate', 'estimatedDelivery'],
-  )
+  assert.deepEqual(Object.keys(order).slice(-4), [
+    'customs',
+    'addressAdvisories',
+    'estimatedDispatchDate',
+    'estimatedDelivery',
+  ])
 })

@@ -239,7 +239,10 @@ export function registerDataCommands(program: Command): void {
         'the secrets their callbacks are signed with (docs/callbacks.md).',
     )
     .option('--account <ID>', 'the account (acc_...)')
-    .option('--env <ENV>', "change only this environment's callback URL, signing secret, address validation or callback events: sandbox or live")
+    .option(
+      '--env <ENV>',
+      "change only this environment's callback URL, signing secret, address validation or callback events: sandbox or live",
+    )
     .option('--callback-url <URL>', 'callback URL (an order\'s own wins); "" or none removes it')
     .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m (0: none)')
     .option('--rotate-signing-secret', 'replace the callback signing secret; the old one keeps signing for a while')

@@ -16,7 +16,8 @@ import { ISSUE_CODES } from './order-pipeline.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /** The date the bundled data was taken (the packages' versions in package-lock.json: postcode-validator 3.10.22,
- * country-region-data 4.1.0) and the hand tables below were checked. */
+ * country-region-data 4.1.0). The hand tables below were last checked against their sources on 2026-11-29
+ * (docs/addresses.md#what-was-checked-against-what). */
 export const ADDRESS_RULES_DATA_DATE = '2026-11-28'
 export const ADDRESS_RULES_SOURCES = [
   { package: 'postcode-validator', version: '3.10.22', licence: 'MIT', provides: 'postcode patterns' },
@@ -409,7 +410,11 @@ export function checkAddress(
     const limit = rules.maxLengths[field]
     if (value !== null && [...value].length > limit) {
       problems.push(
-        problemOf(field, 'TooLong', `${field} is longer than express couriers print (${limit} characters): they may cut it`),
+        problemOf(
+          field,
+          'TooLong',
+          `${field} is longer than express couriers print (${limit} characters): they may cut it`,
+        ),
       )
     }
   }
@@ -426,9 +431,12 @@ export function checkAddress(
   return { problems, suggested }
 }
 
-// Carriers that will not take a parcel without the recipient's phone number (they call or text before delivery,
-// and customs brokers call about duties): the express couriers. Postal services do not need one.
-// Source: DHL Express, FedEx and UPS shipping API documentation (recipient phone mandatory), checked 2026-11.
+// Carriers that ask for the recipient's phone number (they call or text before delivery, and customs brokers call
+// about duties): the express couriers. Postal services do not. FedEx's Web Services guide marks the recipient's
+// PhoneNumber "Required"; DHL Express wants one on every shipment (its MyDHL reference not readable here, a shipping
+// platform's DHL Express requirements read instead); UPS's rule could not be read here (docs/addresses.md). Without
+// one the parcel still goes under the lab's or the merchant's number: PhoneNumberRequired is an advisory.
+// Checked 2026-11-29.
 const CARRIERS_NEEDING_PHONE: readonly string[] = ['dhl express', 'fedex', 'ups']
 
 /** Whether a carrier (as the catalogue names it, any case) needs the recipient's phone number. */

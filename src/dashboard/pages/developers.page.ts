@@ -680,19 +680,16 @@ ${signingSection(settings, csrfToken, entered, changeable)}`,
     },
   )
 
-  pages.post<{ Body: { callbackEvents?: string } }>(
-    '/developers/settings/callback-events',
-    async (request, reply) => {
-      const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
-        callbackEvents: String(request.body?.callbackEvents ?? ''),
-      })
-      if (!answer.ok) return refused(request, reply, {}, answer.status, describeApiError(answer.body))
-      return dashboard.redirect(reply, '/developers/settings', {
-        kind: 'success',
-        text: `Callback events saved: the callback URLs get ${CALLBACK_EVENTS_WORDS[answer.body.settings.callbackEvents]}.`,
-      })
-    },
-  )
+  pages.post<{ Body: { callbackEvents?: string } }>('/developers/settings/callback-events', async (request, reply) => {
+    const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
+      callbackEvents: String(request.body?.callbackEvents ?? ''),
+    })
+    if (!answer.ok) return refused(request, reply, {}, answer.status, describeApiError(answer.body))
+    return dashboard.redirect(reply, '/developers/settings', {
+      kind: 'success',
+      text: `Callback events saved: the callback URLs get ${CALLBACK_EVENTS_WORDS[answer.body.settings.callbackEvents]}.`,
+    })
+  })
 
   pages.post<{ Body: { url?: string } }>('/developers/settings/test-callback', async (request, reply) => {
     const entered = { testUrl: String(request.body?.url ?? '').trim() }

@@ -2,8 +2,8 @@
 // callback URL and the signing secret are the caller's environment's; the pause window is the account's.
 import { Type } from 'typebox'
 import { ADDRESS_VALIDATION_MODES } from '../../domain/address-rules.ts'
-import { CALLBACK_EVENT_SETS } from '../../domain/order-events.ts'
 import { MAX_PAUSE_WINDOW_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
+import { CALLBACK_EVENT_SETS } from '../../domain/order-events.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import {
   CaseInsensitiveEnum,
