@@ -424,7 +424,7 @@ export function checkAddress(
       problemOf(
         'phoneNumber',
         'PhoneNumberRequired',
-        `the carrier${method ? ` of ${method}` : 's'} to ${rules.countryCode} ask for the recipient's phone number, to call about delivery and duties`,
+        `${method ? `the carrier of ${method} to ${rules.countryCode} asks` : `the carriers to ${rules.countryCode} ask`} for the recipient's phone number, to call about delivery and duties`,
       ),
     )
   }

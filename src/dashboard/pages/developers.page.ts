@@ -575,7 +575,7 @@ shipments, or manual steps. Orders keep the scenario they were created with.</p>
     const addressSection = html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/address-validation" class="card settings-card stack" aria-labelledby="address-heading">${csrfField(csrfToken)}
 <h2 id="address-heading">Address checks</h2>
 <p>What a new ${name} order gets when its recipient's address has a problem that stops delivery (a postcode in no
-valid format, a missing state). Problems that do not stop it (a phone number an express courier asks for, a line
+valid format, no US or Canadian state). Problems that do not stop it (a phone number an express courier asks for, a line
 longer than couriers print) are shown on the order as advisories and never change its outcome. Orders with
 <code>acceptUnverifiedAddress: true</code> are accepted as sent.</p>
 <fieldset class="setting-field"><legend>When an address cannot be delivered to</legend>
