@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates and submits an order. Outcome Created, CreatedWithIssues (the recipient address breaks its country's rules: the order carries order.recipient.AddressUnverified issues; docs/addresses.md), OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.
+         * @description Creates and submits an order. Outcome Created, CreatedWithIssues (the recipient address has a problem that stops delivery: the order carries order.recipient.AddressUnverified issues; problems that do not stop it are addressAdvisories and leave the outcome Created; docs/addresses.md), OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1412,7 +1412,7 @@ export interface components {
         };
         /**
          * CreateOrderOutcome
-         * @description Created; CreatedWithIssues when the recipient address breaks its country's rules (the order is created with order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order is returned).
+         * @description Created (address problems that do not stop delivery, if any, in addressAdvisories); CreatedWithIssues when the recipient address has a problem that stops delivery (the order is created with order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order is returned).
          * @enum {string}
          */
         CreateOrderOutcome: "Created" | "CreatedWithIssues" | "AlreadyExists";
@@ -1480,7 +1480,7 @@ export interface components {
             deliverBy?: string | null;
             /** @description A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and shipping method must match it and it must not have expired. */
             quoteId?: string | null;
-            /** @description printroute's own: true accepts the recipient's address as sent even where it breaks its country's rules (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode. */
+            /** @description printroute's own: true accepts the recipient's address as sent even where it has a problem that stops delivery (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode; advisories are still listed. */
             acceptUnverifiedAddress?: boolean | null;
         };
         /** CreatePreviewRequest */
@@ -3383,7 +3383,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The recipient object, as in create order; {recipient: {...}} also works, and takes printroute's acceptUnverifiedAddress: true beside it to accept an address that breaks its country's rules (docs/addresses.md). */
+        /** @description The recipient object, as in create order; {recipient: {...}} also works, and takes printroute's acceptUnverifiedAddress: true beside it to accept an address with a problem that stops delivery (docs/addresses.md). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RecipientInput"] | {

@@ -234,8 +234,9 @@ export const CreateOrderRequestSchema = named(
         Nullable(
           Type.Boolean({
             description:
-              "printroute's own: true accepts the recipient's address as sent even where it breaks its country's " +
-              'rules (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode.',
+              "printroute's own: true accepts the recipient's address as sent even where it has a problem that " +
+              'stops delivery (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode; ' +
+              'advisories are still listed.',
           }),
         ),
       ),
@@ -519,7 +520,8 @@ export const CreatedOrderResponseSchema = orderEnvelope(
   Outcome(
     'CreateOrderOutcome',
     ['Created', 'CreatedWithIssues', 'AlreadyExists'] as const,
-    "Created; CreatedWithIssues when the recipient address breaks its country's rules (the order is created with " +
+    'Created (address problems that do not stop delivery, if any, in addressAdvisories); CreatedWithIssues when ' +
+      'the recipient address has a problem that stops delivery (the order is created with ' +
       'order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order ' +
       'is returned).',
   ),
