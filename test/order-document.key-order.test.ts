@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { applyTrackingEvents } from '../src/domain/delivery-tracking.ts'
-import { buildNewOrderDocument, type NewOrder, normaliseBranding } from '../src/domain/order.ts'
+import { buildNewOrderDocument, type NewOrder, normaliseBranding, setAddressAdvisories } from '../src/domain/order.ts'
 import {
   applyAllocation,
   emptyPipeline,
@@ -236,4 +236,44 @@ test('a shipment sent in two parcels keeps the wire key order: parcels after the
   }
   assert.equal(recordLabReport(order, pipeline, 'shp_3', report, now).changed, true)
   assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+})
+
+test('address advisories keep the wire key order: after customs, before the estimate, set first or last', () => {
+  const now = new Date('2026-03-01T09:00:00.000Z')
+  const advisory = { field: 'recipient.phoneNumber', code: 'PhoneNumberRequired', message: 'call ahead' }
+  const order = buildNewOrderDocument(
+    { ...fullOrder, deliverBy: '2026-03-20', customs: { incoterm: 'DAP' }, items: fullOrder.items.slice(0, 1) },
+    { order: 'ord_9', items: ['ori_5'], assets: ['ast_7', 'ast_8'] },
+    now,
+  )
+  setAddressAdvisories(order, [advisory])
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  const pipeline = emptyPipeline()
+  startPipeline(order, pipeline, now)
+  const stored = { blobKey: 'k', contentType: 'image/jpeg', bytes: 1, md5: 'x', width: 10, height: 10 }
+  for (const asset of ['ast_7', 'ast_8']) recordDownloadSuccess(order, pipeline, asset, stored, null, now)
+  const estimate = { estimatedDispatchDate: '2026-03-03', estimatedDelivery: { from: '2026-03-05', to: '2026-03-09' } }
+  const shipment = {
+    id: 'shp_3',
+    labCode: 'us1',
+    labCountryCode: 'US',
+    carrier: { name: 'UPS', service: 'Ground' },
+    itemIds: ['ori_5'],
+    formats: {},
+    estimate,
+  }
+  applyAllocation(order, pipeline, 1, [shipment], [], now)
+  assert.ok(order.estimatedDispatchDate, 'the order has its estimate')
+  // Removed, then set again after the estimate keys exist (a recipient corrected, then changed again).
+  setAddressAdvisories(order, [])
+  assert.equal(Object.hasOwn(order, 'addressAdvisories'), false)
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  setAddressAdvisories(order, [advisory])
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  assert.deepEqual(Object.keys(order).slice(-4), [
+    'customs',
+    'addressAdvisories',
+    'estimatedDispatchDate',
+    'estimatedDelivery',
+  ])
 })

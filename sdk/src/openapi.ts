@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates and submits an order. Outcome Created, CreatedWithIssues (the recipient address breaks its country's rules: the order carries order.recipient.AddressUnverified issues; docs/addresses.md), OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.
+         * @description Creates and submits an order. Outcome Created, CreatedWithIssues (the recipient address has a problem that stops delivery: the order carries order.recipient.AddressUnverified issues; problems that do not stop it are addressAdvisories and leave the outcome Created; docs/addresses.md), OnHold (the account has a pause window: only the order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test scenario (docs/sandbox.md); Live ignores both and answers with a Warning header.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -314,7 +314,7 @@ export interface paths {
         put?: never;
         /**
          * Check an address
-         * @description An address (and the recipient's phone number) checked against its country's rules: the problems found and the address in normal form (postcode spaced and upper-cased, state names as codes, whitespace trimmed). Outcome Ok whether or not the address is valid; a code that is no country: 400.
+         * @description An address (and the recipient's phone number) checked against its country's rules: the problems found and the address in normal form (postcode spaced and upper-cased, state names as codes, whitespace trimmed). Each problem says whether it stops delivery (severity blocking) or is advisory, and deliverable is true when none stops it. Outcome Ok whether or not the address is valid; a code that is no country: 400.
          */
         post: operations["validateAddress"];
         delete?: never;
@@ -911,10 +911,15 @@ export interface components {
              */
             sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
             /**
-             * @description This environment's: an order whose address breaks its country's rules is created with the issue order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse).
+             * @description This environment's: an order whose address has a problem that stops delivery is created with the issue order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse); off checks no address. Problems that do not stop delivery are advisories on the order in warn and refuse.
              * @enum {string}
              */
-            addressValidation: "warn" | "refuse";
+            addressValidation: "warn" | "refuse" | "off";
+            /**
+             * @description This environment's: which events its callback URLs (the account's and orders' own) get: all (the default) or prodigi (only the Prodigi Print API's event types). Webhook endpoints filter by their own eventTypes.
+             * @enum {string}
+             */
+            callbackEvents: "prodigi" | "all";
         };
         /** AccountSettingsChange */
         AccountSettingsChange: {
@@ -928,8 +933,10 @@ export interface components {
             signingSecretOverlapSeconds?: number;
             /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual (any letter case). */
             sandboxScenario?: string | null;
-            /** @description This environment's: warn (create the order with the issue order.recipient.AddressUnverified) or refuse (400 ValidationFailed naming each field and its suggestion) when an address has problems. One of warn, refuse (any letter case). */
+            /** @description This environment's, for an address with a problem that stops delivery: warn (create the order with the issue order.recipient.AddressUnverified), refuse (400 ValidationFailed naming each field and its suggestion) or off (check no address). One of warn, refuse, off (any letter case). */
             addressValidation?: string;
+            /** @description This environment's: all (every event type) or prodigi (only the Prodigi Print API's event types) to its callback URLs, the account's and orders' own. One of prodigi, all (any letter case). */
+            callbackEvents?: string;
         };
         /**
          * AccountSettingsOutcome
@@ -957,6 +964,14 @@ export interface components {
             townOrCity: string;
             stateOrCounty: string | null;
         };
+        /** AddressAdvisory */
+        AddressAdvisory: {
+            /** @description The order field: recipient.phoneNumber, recipient.address.line1, ... */
+            field: string;
+            /** @enum {string} */
+            code: "Required" | "InvalidPostcode" | "UnknownState" | "TooLong" | "PhoneNumberRequired";
+            message: string;
+        };
         /**
          * AddressField
          * @enum {string}
@@ -979,6 +994,11 @@ export interface components {
             /** @enum {string} */
             code: "Required" | "InvalidPostcode" | "UnknownState" | "TooLong" | "PhoneNumberRequired";
             message: string;
+            /**
+             * @description blocking: the carrier cannot deliver (an order gets the issue order.recipient.AddressUnverified, or is refused in refuse mode); advisory: delivery goes ahead (the order shows it in addressAdvisories).
+             * @enum {string}
+             */
+            severity: "blocking" | "advisory";
         };
         /**
          * AdvanceOrderOutcome
@@ -1221,6 +1241,8 @@ export interface components {
              */
             deliverBy?: string;
             customs?: components["schemas"]["OrderCustoms"];
+            /** @description printroute's own: address problems that do not stop delivery (a phone number an express courier asks for, a line longer than couriers print, a missing state where the postcode routes the parcel); they never change the outcome. Absent when there are none (docs/addresses.md). */
+            addressAdvisories?: components["schemas"]["AddressAdvisory"][];
             /**
              * Format: date
              * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
@@ -1390,7 +1412,7 @@ export interface components {
         };
         /**
          * CreateOrderOutcome
-         * @description Created; CreatedWithIssues when the recipient address breaks its country's rules (the order is created with order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order is returned).
+         * @description Created (address problems that do not stop delivery, if any, in addressAdvisories); CreatedWithIssues when the recipient address has a problem that stops delivery (the order is created with order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order is returned).
          * @enum {string}
          */
         CreateOrderOutcome: "Created" | "CreatedWithIssues" | "AlreadyExists";
@@ -1458,7 +1480,7 @@ export interface components {
             deliverBy?: string | null;
             /** @description A quote (quo_...) from POST /quotes whose prices the order is charged; items, destination country and shipping method must match it and it must not have expired. */
             quoteId?: string | null;
-            /** @description printroute's own: true accepts the recipient's address as sent even where it breaks its country's rules (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode. */
+            /** @description printroute's own: true accepts the recipient's address as sent even where it has a problem that stops delivery (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode; advisories are still listed. */
             acceptUnverifiedAddress?: boolean | null;
         };
         /** CreatePreviewRequest */
@@ -1784,6 +1806,8 @@ export interface components {
              */
             deliverBy?: string;
             customs?: components["schemas"]["OrderCustoms"];
+            /** @description printroute's own: address problems that do not stop delivery (a phone number an express courier asks for, a line longer than couriers print, a missing state where the postcode routes the parcel); they never change the outcome. Absent when there are none (docs/addresses.md). */
+            addressAdvisories?: components["schemas"]["AddressAdvisory"][];
             /**
              * Format: date
              * @description printroute's own: the latest estimated dispatch date of the shipments; absent until allocated.
@@ -2582,6 +2606,8 @@ export interface components {
             valid: boolean;
             problems: components["schemas"]["AddressProblem"][];
             suggested: components["schemas"]["SuggestedAddress"];
+            /** @description True when no problem stops delivery (every problem, if any, is advisory). */
+            deliverable: boolean;
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -3357,7 +3383,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The recipient object, as in create order; {recipient: {...}} also works, and takes printroute's acceptUnverifiedAddress: true beside it to accept an address that breaks its country's rules (docs/addresses.md). */
+        /** @description The recipient object, as in create order; {recipient: {...}} also works, and takes printroute's acceptUnverifiedAddress: true beside it to accept an address with a problem that stops delivery (docs/addresses.md). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RecipientInput"] | {

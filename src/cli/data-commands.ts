@@ -229,7 +229,9 @@ export function registerDataCommands(program: Command): void {
 
   const update = accounts
     .command('update')
-    .summary("change an account's callback URL, pause window, callback signing secret or address validation")
+    .summary(
+      "change an account's callback URL, pause window, callback signing secret, address validation or callback events",
+    )
     .description(
       'Changes the settings given; the others stay as they are. Sandbox and Live each have their own callback ' +
         'URL and signing secret: --callback-url and --rotate-signing-secret apply to both unless --env names ' +
@@ -237,7 +239,10 @@ export function registerDataCommands(program: Command): void {
         'the secrets their callbacks are signed with (docs/callbacks.md).',
     )
     .option('--account <ID>', 'the account (acc_...)')
-    .option('--env <ENV>', "change only this environment's callback URL or signing secret: sandbox or live")
+    .option(
+      '--env <ENV>',
+      "change only this environment's callback URL, signing secret, address validation or callback events: sandbox or live",
+    )
     .option('--callback-url <URL>', 'callback URL (an order\'s own wins); "" or none removes it')
     .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m (0: none)')
     .option('--rotate-signing-secret', 'replace the callback signing secret; the old one keeps signing for a while')
@@ -247,8 +252,13 @@ export function registerDataCommands(program: Command): void {
     )
     .option(
       '--address-validation <MODE>',
-      "an order whose address breaks its country's rules: warn (created with an issue) or refuse (400); both " +
-        'environments unless --env names one (docs/addresses.md)',
+      'an order whose address has a problem that stops delivery: warn (created with an issue), refuse (400) or ' +
+        'off (no address checks); both environments unless --env names one (docs/addresses.md)',
+    )
+    .option(
+      '--callback-events <SET>',
+      "which events the callback URLs get: all, or prodigi (only the Prodigi Print API's types); both " +
+        'environments unless --env names one (docs/callbacks.md)',
     )
     .option(
       '--signing-overlap <DUR>',
@@ -276,11 +286,12 @@ export function registerDataCommands(program: Command): void {
       ...(typeof values.addressValidation === 'string'
         ? { addressValidation: values.addressValidation.toLowerCase() }
         : {}),
+      ...(typeof values.callbackEvents === 'string' ? { callbackEvents: values.callbackEvents.toLowerCase() } : {}),
     }
     if (Object.keys(change).length === 0) {
       throw new UsageError(
-        'nothing to change: give --callback-url, --pause-window, --rotate-signing-secret, --sandbox-scenario or ' +
-          '--address-validation',
+        'nothing to change: give --callback-url, --pause-window, --rotate-signing-secret, --sandbox-scenario, ' +
+          '--address-validation or --callback-events',
       )
     }
     const environments = typeof values.env === 'string' ? [environmentOf(values.env)] : undefined
@@ -299,6 +310,7 @@ export function registerDataCommands(program: Command): void {
         signingSecretOverlapSeconds: '--signing-overlap',
         sandboxScenario: '--sandbox-scenario',
         addressValidation: '--address-validation',
+        callbackEvents: '--callback-events',
       }
       throw new UsageError(
         Object.entries(result.problems)
@@ -313,12 +325,14 @@ export function registerDataCommands(program: Command): void {
       previousSigningSecretExpiresAt,
       sandboxScenario,
       addressValidation,
+      callbackEvents,
     }: AccountSettings) => ({
       callbackUrl,
       signingSecret,
       previousSigningSecretExpiresAt,
       ...(sandboxScenario !== undefined ? { sandboxScenario } : {}),
       addressValidation,
+      callbackEvents,
     })
     if (values.json) {
       return printJson({
@@ -340,6 +354,7 @@ export function registerDataCommands(program: Command): void {
           : []),
         ...(shown.sandboxScenario !== undefined ? [`  scenario:        ${shown.sandboxScenario ?? '-'}`] : []),
         `  addresses:       ${shown.addressValidation}`,
+        `  callback events: ${shown.callbackEvents}`,
       )
     }
     print(lines.join('\n'))

@@ -8,6 +8,8 @@ import {
   checkAddress,
   findSubdivision,
   normalPostcode,
+  parseAddressValidationMode,
+  splitAddressProblems,
 } from './address-rules.ts'
 import { ISO_COUNTRY_CODES } from './country-codes.ts'
 
@@ -188,6 +190,93 @@ test('a phone number is a problem only where the carriers of the method need one
   assert.equal(carrierNeedsPhone('fedex'), true)
   assert.equal(carrierNeedsPhone('DHL'), false)
   assert.equal(carrierNeedsPhone('Royal Mail'), false)
+})
+
+test('only problems that stop delivery are blocking; a long line and a missing phone are advisories', () => {
+  const requirement = { methodsNeedingPhone: ['Express'], methodsToCountry: ['Express'], shippingMethod: 'Express' }
+  const { problems } = checkAddress(
+    rules('US'),
+    address('US', { line1: 'x'.repeat(36), postalOrZipCode: 'ABCDE', stateOrCounty: null }),
+    null,
+    requirement,
+  )
+  assert.deepEqual(
+    problems.map((problem) => [problem.code, problem.severity]),
+    [
+      ['Required', 'blocking'],
+      ['InvalidPostcode', 'blocking'],
+      ['TooLong', 'advisory'],
+      ['PhoneNumberRequired', 'advisory'],
+    ],
+  )
+  const { blocking, advisories } = splitAddressProblems(problems)
+  assert.deepEqual(
+    blocking.map((problem) => problem.code),
+    ['Required', 'InvalidPostcode'],
+  )
+  // Advisories name the order's field, as the order shows them.
+  assert.deepEqual(
+    advisories.map((advisory) => [advisory.field, advisory.code]),
+    [
+      ['recipient.address.line1', 'TooLong'],
+      ['recipient.phoneNumber', 'PhoneNumberRequired'],
+    ],
+  )
+  const unknownState = checkAddress(rules('US'), address('US', { stateOrCounty: 'Ontario' })).problems
+  assert.deepEqual(
+    unknownState.map((problem) => [problem.code, problem.severity]),
+    [['UnknownState', 'blocking']],
+  )
+})
+
+test('a state stops delivery only in the US and Canada; in AU, BR, MX and IN its problems are advisories', () => {
+  for (const country of ['US', 'CA']) {
+    const missing = checkAddress(rules(country), address(country, { stateOrCounty: null })).problems
+    assert.deepEqual(
+      missing.map((problem) => [problem.code, problem.severity]),
+      [['Required', 'blocking']],
+      country,
+    )
+  }
+  const postcodes: Record<string, string> = { AU: '2000', BR: '01310-100', MX: '06082', IN: '110001' }
+  for (const [country, postalOrZipCode] of Object.entries(postcodes)) {
+    assert.equal(rules(country).stateRequired, true, country)
+    assert.equal(rules(country).stateStopsDelivery, false, country)
+    const missing = checkAddress(rules(country), address(country, { stateOrCounty: null, postalOrZipCode })).problems
+    assert.deepEqual(
+      missing.map((problem) => [problem.field, problem.code, problem.severity]),
+      [['stateOrCounty', 'Required', 'advisory']],
+      country,
+    )
+  }
+  const unknown = checkAddress(rules('AU'), address('AU', { stateOrCounty: 'Ontario' })).problems
+  assert.deepEqual(
+    unknown.map((problem) => [problem.code, problem.severity]),
+    [['UnknownState', 'advisory']],
+  )
+})
+
+test("field limits are the express couriers' smallest: lines 35, town and state 30", () => {
+  assert.deepEqual(rules('GB').maxLengths, {
+    line1: 35,
+    line2: 35,
+    postalOrZipCode: 20,
+    townOrCity: 30,
+    stateOrCounty: 30,
+  })
+  const town = checkAddress(rules('GB'), address('GB', { townOrCity: 'x'.repeat(31) })).problems
+  assert.deepEqual(
+    town.map((problem) => [problem.field, problem.code, problem.severity]),
+    [['townOrCity', 'TooLong', 'advisory']],
+  )
+})
+
+test('address validation modes: warn, refuse and off as stored; anything else is warn', () => {
+  assert.equal(parseAddressValidationMode('off'), 'off')
+  assert.equal(parseAddressValidationMode('refuse'), 'refuse')
+  assert.equal(parseAddressValidationMode('warn'), 'warn')
+  assert.equal(parseAddressValidationMode(null), 'warn')
+  assert.equal(parseAddressValidationMode('OFF'), 'warn')
 })
 
 test('every country the sample catalogue ships to has rules; unknown codes have none', () => {

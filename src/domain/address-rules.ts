@@ -11,11 +11,13 @@ import { POSTCODE_REGEXES } from 'postcode-validator/lib/cjs/postcode-regexes.js
 import type { Catalogue } from './catalogue.ts'
 import { isIsoCountryCode } from './country-codes.ts'
 import { addFailure, type Failures } from './failures.ts'
+import type { AddressAdvisory } from './order.ts'
 import { ISSUE_CODES } from './order-pipeline.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /** The date the bundled data was taken (the packages' versions in package-lock.json: postcode-validator 3.10.22,
- * country-region-data 4.1.0) and the hand tables below were checked. */
+ * country-region-data 4.1.0). The hand tables below were last checked against their sources on 2026-11-29
+ * (docs/addresses.md#what-was-checked-against-what). */
 export const ADDRESS_RULES_DATA_DATE = '2026-11-28'
 export const ADDRESS_RULES_SOURCES = [
   { package: 'postcode-validator', version: '3.10.22', licence: 'MIT', provides: 'postcode patterns' },
@@ -24,14 +26,17 @@ export const ADDRESS_RULES_SOURCES = [
 
 /**
  * What an environment of an account does with an order whose address has problems (the account setting
- * `addressValidation`): `warn` creates it with the issue order.recipient.AddressUnverified, `refuse` answers 400.
+ * `addressValidation`, docs/addresses.md#modes): `warn` creates it, a problem that stops delivery as the issue
+ * order.recipient.AddressUnverified (CreatedWithIssues); `refuse` answers 400 for such a problem; `off` checks
+ * nothing. In `warn` and `refuse` alike, a problem that does not stop delivery is an advisory on the order and never
+ * changes the outcome.
  */
-export const ADDRESS_VALIDATION_MODES = ['warn', 'refuse'] as const
+export const ADDRESS_VALIDATION_MODES = ['warn', 'refuse', 'off'] as const
 export type AddressValidationMode = (typeof ADDRESS_VALIDATION_MODES)[number]
 
 /** The mode stored for an environment; `warn` for anything else (the column's default). */
 export function parseAddressValidationMode(value: string | null | undefined): AddressValidationMode {
-  return value === 'refuse' ? 'refuse' : 'warn'
+  return value === 'refuse' || value === 'off' ? value : 'warn'
 }
 
 export const ADDRESS_FIELDS = ['line1', 'line2', 'postalOrZipCode', 'townOrCity', 'stateOrCounty'] as const
@@ -66,11 +71,64 @@ export const ADDRESS_PROBLEM_CODES = [
 ] as const
 export type AddressProblemCode = (typeof ADDRESS_PROBLEM_CODES)[number]
 
-/** One thing wrong with an address: `field` is the address field (`postalOrZipCode`) or `phoneNumber`. */
+/**
+ * Whether a problem stops delivery (`blocking`: the carrier cannot deliver, or refuses the label) or only makes it
+ * less smooth (`advisory`: the parcel still goes). Only blocking problems make an order's issue, its
+ * CreatedWithIssues outcome or, in `refuse` mode, its refusal (docs/addresses.md#blocking-problems-and-advisories).
+ */
+export const ADDRESS_PROBLEM_SEVERITIES = ['blocking', 'advisory'] as const
+export type AddressProblemSeverity = (typeof ADDRESS_PROBLEM_SEVERITIES)[number]
+
+// Why each code has its severity (docs/addresses.md#blocking-problems-and-advisories):
+// - Required: no street, town or postcode (where the country has postcodes): nothing to route by; the couriers' label
+//   APIs refuse them. A state is blocking only where the couriers refuse the label without one (US, CA); in AU, BR,
+//   MX and IN the postcode routes the parcel and a missing state is an advisory (see STATE_STOPS_DELIVERY).
+// - InvalidPostcode: sorting runs on the postcode; a courier's label API refuses one that breaks its format.
+// - UnknownState: as a missing state (a code the couriers do not know is refused like none).
+// - TooLong: the express couriers cut or wrap a field over their label limit; postal services take longer ones.
+//   The parcel still goes, possibly with the end of a line lost: worth telling, not worth stopping the order.
+// - PhoneNumberRequired: couriers want a number to call about delivery and duties, but deliver without one (the
+//   lab puts its own or the merchant's on the label): worth telling, not worth stopping the order.
+const PROBLEM_SEVERITIES: Readonly<Record<AddressProblemCode, AddressProblemSeverity>> = {
+  Required: 'blocking',
+  InvalidPostcode: 'blocking',
+  UnknownState: 'blocking',
+  TooLong: 'advisory',
+  PhoneNumberRequired: 'advisory',
+}
+
+/** Whether a problem of this code stops delivery (a state's problems: per country, CountryAddressRules). */
+export function problemSeverity(code: AddressProblemCode): AddressProblemSeverity {
+  return PROBLEM_SEVERITIES[code]
+}
+
+/**
+ * One thing wrong with an address: `field` is the address field (`postalOrZipCode`) or `phoneNumber`; `severity`
+ * whether it stops delivery.
+ */
 export interface AddressProblem {
   field: AddressField | 'phoneNumber'
   code: AddressProblemCode
   message: string
+  severity: AddressProblemSeverity
+}
+
+/** The order's path of a problem's field: `recipient.phoneNumber`, `recipient.address.line1`. */
+export function recipientFieldPath(field: AddressProblem['field']): string {
+  return field === 'phoneNumber' ? 'recipient.phoneNumber' : `recipient.address.${field}`
+}
+
+/** The problems that stop delivery, and the advisories (as the order shows them) of the others. */
+export function splitAddressProblems(problems: readonly AddressProblem[]): {
+  blocking: AddressProblem[]
+  advisories: AddressAdvisory[]
+} {
+  return {
+    blocking: problems.filter((problem) => problem.severity === 'blocking'),
+    advisories: problems
+      .filter((problem) => problem.severity === 'advisory')
+      .map((problem) => ({ field: recipientFieldPath(problem.field), code: problem.code, message: problem.message })),
+  }
 }
 
 export interface Subdivision {
@@ -88,29 +146,45 @@ export interface CountryAddressRules {
   postcodeExample: string | null
   /** Fields an address there must have (non-blank). */
   requiredFields: AddressField[]
-  /** Whether carriers need `stateOrCounty`, given as one of `subdivisions` (code or name). */
+  /** Whether an address there has a state or province (`stateOrCounty`), given as one of `subdivisions`. */
   stateRequired: boolean
+  /**
+   * Whether a missing or unknown state stops delivery (the couriers' label APIs refuse the shipment: US, CA); where
+   * the state is required but the postcode alone routes the parcel, such a problem is an advisory.
+   */
+  stateStopsDelivery: boolean
   /** The country's ISO 3166-2 subdivisions; empty when the data has none. */
   subdivisions: Subdivision[]
   /** The longest each field may be, in characters. */
   maxLengths: Record<AddressField, number>
 }
 
-// Carriers' label and data limits: 35 characters per address line, town and state is what UPS (AddressLine,
-// City 30 is checked as 35 by its API) and FedEx (streetLines, city) accept; DHL Express accepts 45. The
-// smallest common limit is the safe one. Postcodes: no country's exceeds 10; 20 leaves room for prefixes.
-// Source: the carriers' published shipping API field limits, checked 2026-11.
+// The express couriers' label limits (docs/addresses.md#where-the-rules-come-from), the smallest of them: address
+// lines 35 (FedEx Ship API streetLines, UPS Shipping API AddressLine; DHL Express takes 45), town 30 (UPS City: "30
+// characters are accepted"; FedEx and DHL Express take 35), state or county 30 (UPS WorldShip's State/Province/County;
+// where a state is required printroute's normal form is its ISO code, two or three characters). Postcodes: no
+// country's pattern matches more than 10 characters, so 20 is a bound on nonsense, not a carrier's limit. A field
+// over its limit is an advisory: the couriers cut or wrap it, postal services take longer ones. Checked 2026-11-29.
 const MAX_LENGTHS: Record<AddressField, number> = {
   line1: 35,
   line2: 35,
   postalOrZipCode: 20,
-  townOrCity: 35,
-  stateOrCounty: 35,
+  townOrCity: 30,
+  stateOrCounty: 30,
 }
 
-// Countries whose carriers reject an address without a state or province: Google's address metadata
-// (libaddressinput, its `require` field holds S for these) and the carriers' own rules agree on them. Checked 2026-11.
+// Countries whose addresses carry a state or province: the six where Google's address metadata (libaddressinput,
+// `require` holding S) and the national postal operators agree and printroute's sample catalogue ships (USPS Pub 28
+// and DMM 602 1.3, Canada Post, Australia Post, Correios, Correos de Mexico, India Post). libaddressinput requires S
+// for some thirty more regions (IT, ES, CN, JP, KR, RU, ...); printroute does not check those yet: whether their
+// postal services' province spellings match the bundled ISO 3166-2 names has not been verified. Checked 2026-11-29.
 const STATE_REQUIRED: ReadonlySet<string> = new Set(['US', 'CA', 'AU', 'BR', 'MX', 'IN'])
+
+// Of those, where a missing or unknown state stops the parcel: the FedEx Ship API requires StateOrProvinceCode "only
+// if recipient country is U.S. or Canada" (or Mexico with an export declaration) and the UPS Shipping API's
+// StateProvinceCode is "required for US or Canada", valid codes only; USPS's DMM 602 1.3 makes city and state part of
+// every US delivery address. Elsewhere the postcode routes the parcel and the state is an advisory. Checked 2026-11-29.
+const STATE_STOPS_DELIVERY: ReadonlySet<string> = new Set(['US', 'CA'])
 
 /**
  * Normal forms the postcode patterns allow several spellings of: given the postcode's letters and digits alone,
@@ -187,6 +261,7 @@ export function addressRulesFor(countryCode: string): CountryAddressRules | unde
       ...(stateRequired ? (['stateOrCounty'] as const) : []),
     ],
     stateRequired,
+    stateStopsDelivery: STATE_STOPS_DELIVERY.has(code),
     subdivisions: subdivisionsByCountry.get(code) ?? [],
     maxLengths: MAX_LENGTHS,
   }
@@ -255,6 +330,15 @@ function phoneRequired(requirement: PhoneRequirement | undefined): boolean {
   return requirement.methodsToCountry.every((method) => requirement.methodsNeedingPhone.includes(method))
 }
 
+function problemOf(
+  field: AddressProblem['field'],
+  code: AddressProblemCode,
+  message: string,
+  severity: AddressProblemSeverity = problemSeverity(code),
+): AddressProblem {
+  return { field, code, message, severity }
+}
+
 /**
  * Checks an address against its country's rules: the problems found (none: the address is fine) and the address
  * in normal form (postcode spaced and upper-cased, a state's name turned into its code, whitespace trimmed), which
@@ -275,21 +359,32 @@ export function checkAddress(
     townOrCity: tidy(address.townOrCity),
     stateOrCounty: tidyOrNull(address.stateOrCounty),
   }
+  // A state problem stops delivery only where the couriers refuse the label without a valid one (STATE_STOPS_DELIVERY).
+  const stateSeverity: AddressProblemSeverity = rules.stateStopsDelivery ? 'blocking' : 'advisory'
   for (const field of rules.requiredFields) {
     const value = suggested[field]
     if (value === null || value === '') {
-      problems.push({ field, code: 'Required', message: `${field} is required for addresses in ${rules.countryCode}` })
+      problems.push(
+        problemOf(
+          field,
+          'Required',
+          `${field} is required for addresses in ${rules.countryCode}`,
+          field === 'stateOrCounty' ? stateSeverity : undefined,
+        ),
+      )
     }
   }
   if (suggested.postalOrZipCode !== '' && rules.postcodePattern !== null) {
     const normal = normalPostcode(rules, suggested.postalOrZipCode)
     if (normal === undefined) {
       const example = rules.postcodeExample ? ` (for example ${rules.postcodeExample})` : ''
-      problems.push({
-        field: 'postalOrZipCode',
-        code: 'InvalidPostcode',
-        message: `"${suggested.postalOrZipCode}" is not a postcode of ${rules.countryCode}${example}`,
-      })
+      problems.push(
+        problemOf(
+          'postalOrZipCode',
+          'InvalidPostcode',
+          `"${suggested.postalOrZipCode}" is not a postcode of ${rules.countryCode}${example}`,
+        ),
+      )
       suggested.postalOrZipCode = suggested.postalOrZipCode.toUpperCase()
     } else {
       suggested.postalOrZipCode = normal
@@ -300,38 +395,48 @@ export function checkAddress(
     if (subdivision) {
       suggested.stateOrCounty = subdivision.code
     } else {
-      problems.push({
-        field: 'stateOrCounty',
-        code: 'UnknownState',
-        message: `"${suggested.stateOrCounty}" is not a state or province of ${rules.countryCode} (GET /v4.0/countries/${rules.countryCode} lists them)`,
-      })
+      problems.push(
+        problemOf(
+          'stateOrCounty',
+          'UnknownState',
+          `"${suggested.stateOrCounty}" is not a state or province of ${rules.countryCode} (GET /v4.0/countries/${rules.countryCode} lists them)`,
+          stateSeverity,
+        ),
+      )
     }
   }
   for (const field of ADDRESS_FIELDS) {
     const value = suggested[field]
     const limit = rules.maxLengths[field]
     if (value !== null && [...value].length > limit) {
-      problems.push({
-        field,
-        code: 'TooLong',
-        message: `${field} is longer than carriers accept (${limit} characters)`,
-      })
+      problems.push(
+        problemOf(
+          field,
+          'TooLong',
+          `${field} is longer than express couriers print (${limit} characters): they may cut it`,
+        ),
+      )
     }
   }
   if (phoneRequired(phoneRequirement) && (phone === null || phone === undefined || phone.trim() === '')) {
     const method = phoneRequirement?.shippingMethod
-    problems.push({
-      field: 'phoneNumber',
-      code: 'PhoneNumberRequired',
-      message: `the carrier${method ? ` of ${method}` : 's'} to ${rules.countryCode} need the recipient's phone number`,
-    })
+    problems.push(
+      problemOf(
+        'phoneNumber',
+        'PhoneNumberRequired',
+        `${method ? `the carrier of ${method} to ${rules.countryCode} asks` : `the carriers to ${rules.countryCode} ask`} for the recipient's phone number, to call about delivery and duties`,
+      ),
+    )
   }
   return { problems, suggested }
 }
 
-// Carriers that will not take a parcel without the recipient's phone number (they call or text before delivery,
-// and customs brokers call about duties): the express couriers. Postal services do not need one.
-// Source: DHL Express, FedEx and UPS shipping API documentation (recipient phone mandatory), checked 2026-11.
+// Carriers that ask for the recipient's phone number (they call or text before delivery, and customs brokers call
+// about duties): the express couriers. Postal services do not. FedEx's Web Services guide marks the recipient's
+// PhoneNumber "Required"; DHL Express wants one on every shipment (its MyDHL reference not readable here, a shipping
+// platform's DHL Express requirements read instead); UPS's rule could not be read here (docs/addresses.md). Without
+// one the parcel still goes under the lab's or the merchant's number: PhoneNumberRequired is an advisory.
+// Checked 2026-11-29.
 const CARRIERS_NEEDING_PHONE: readonly string[] = ['dhl express', 'fedex', 'ups']
 
 /** Whether a carrier (as the catalogue names it, any case) needs the recipient's phone number. */
@@ -392,7 +497,7 @@ export function addressUnverifiedIssues(
   suggested: NormalisedAddress,
 ): { objectId: string; errorCode: string; description: string; authorisationDetails: null }[] {
   return problems.map((problem) => {
-    const path = problem.field === 'phoneNumber' ? 'recipient.phoneNumber' : `recipient.address.${problem.field}`
+    const path = recipientFieldPath(problem.field)
     const suggestion = suggestedValue(problem, sent, suggested)
     return {
       objectId: orderId,

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildNewOrderDocument, type OrderDocument, type Shipment } from './order.ts'
-import { buildCloudEvent, callbackOrder, eventType, type OrderEventKind, orderEventsOf } from './order-events.ts'
+import {
+  buildCloudEvent,
+  callbackOrder,
+  callbackUrlAccepts,
+  eventType,
+  isPrintApiEvent,
+  type OrderEventKind,
+  orderEventsOf,
+  parseCallbackEventSet,
+} from './order-events.ts'
 
 function newOrder(): OrderDocument {
   return buildNewOrderDocument(
@@ -244,4 +253,34 @@ test('the CloudEvent: attributes in order, the order with mobilePhoneNumber, sub
   assert.deepEqual(Object.keys(callbackOrder(order)), Object.keys(order), 'the order keeps its key order')
   assert.equal(order.recipient.phoneNumber, '+44 1')
   assert.equal('mobilePhoneNumber' in order.recipient, false, 'the stored order is not changed')
+})
+
+test("callbackEvents prodigi keeps the Print API's types (stage, shipment made, downloads, shipping) and no other", () => {
+  const every: OrderEventKind[] = [
+    { kind: 'stageChanged', stage: 'InProgress' },
+    { kind: 'stageChanged', stage: 'Cancelled' },
+    { kind: 'shipmentShipped', shipmentId: 'shp_1' },
+    { kind: 'downloadAssetsComplete' },
+    { kind: 'shippingComplete' },
+    { kind: 'parcelShipped', shipmentId: 'shp_1', parcel: 0 },
+    { kind: 'shipmentDelivery', shipmentId: 'shp_1', status: 'InTransit' },
+    { kind: 'orderDelivered' },
+    { kind: 'paymentAuthorised' },
+  ]
+  const kept = every.filter((event) => callbackUrlAccepts('prodigi', event)).map((event) => eventType('prodigi', event))
+  assert.deepEqual(kept, [
+    'com.prodigi.order.status.stage.changed#InProgress',
+    'com.prodigi.order.status.stage.changed#Cancelled',
+    'com.prodigi.order.shipments.shipment#Shipped',
+    'com.prodigi.order.status.details.downloadAssets#Complete',
+    'com.prodigi.order.status.details.shipping#Complete',
+  ])
+  assert.equal(every.filter(isPrintApiEvent).length, 5)
+  assert.equal(
+    every.every((event) => callbackUrlAccepts('all', event)),
+    true,
+  )
+  assert.equal(parseCallbackEventSet('prodigi'), 'prodigi')
+  assert.equal(parseCallbackEventSet(null), 'all')
+  assert.equal(parseCallbackEventSet('everything'), 'all')
 })

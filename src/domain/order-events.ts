@@ -52,6 +52,45 @@ export function eventType(vendor: string, event: OrderEventKind): string {
 }
 
 /**
+ * Which events an environment's callback URLs get (the account setting `callbackEvents`,
+ * docs/callbacks.md#which-events-a-callback-url-gets): `all` (the default) every type of the table, `prodigi` only
+ * the types of the Prodigi Print API, for a decoder that refuses types it does not know. Webhook endpoints filter by
+ * their own `eventTypes` instead.
+ */
+export const CALLBACK_EVENT_SETS = ['prodigi', 'all'] as const
+export type CallbackEventSet = (typeof CALLBACK_EVENT_SETS)[number]
+
+/** The set stored for an environment; `all` for anything else (the column's default). */
+export function parseCallbackEventSet(value: string | null | undefined): CallbackEventSet {
+  return value === 'prodigi' ? 'prodigi' : 'all'
+}
+
+/**
+ * Whether the Prodigi Print API sends this event: a stage change (the pause window's end included), a shipment
+ * made, downloads complete, shipping complete. printroute's own are a parcel of several shipped, the carriers'
+ * delivery statuses, the whole order delivered and a payment authorised.
+ */
+export function isPrintApiEvent(event: OrderEventKind): boolean {
+  switch (event.kind) {
+    case 'stageChanged':
+    case 'shipmentShipped':
+    case 'downloadAssetsComplete':
+    case 'shippingComplete':
+      return true
+    case 'parcelShipped':
+    case 'shipmentDelivery':
+    case 'orderDelivered':
+    case 'paymentAuthorised':
+      return false
+  }
+}
+
+/** Whether a callback URL whose environment has `set` gets this event. */
+export function callbackUrlAccepts(set: CallbackEventSet, event: OrderEventKind): boolean {
+  return set === 'all' || isPrintApiEvent(event)
+}
+
+/**
  * Delivery statuses a callback is sent for. OutForDelivery only shows on the order: it comes and goes within hours
  * of Delivered, and a receiver learns nothing from it that the next event does not say.
  */

@@ -194,6 +194,12 @@ export interface OrderDocument {
    * (the order ships DAP). Items' declared values are their `recipientCost`, else their price.
    */
   customs?: OrderCustoms
+  /**
+   * Address problems that do not stop delivery (docs/addresses.md#blocking-problems-and-advisories): a phone number
+   * an express courier asks for, a line longer than couriers print. Never change the order's outcome; absent when
+   * there are none.
+   */
+  addressAdvisories?: AddressAdvisory[]
   /** The latest of the shipments' estimates; absent until the order is allocated. */
   estimatedDispatchDate?: string
   estimatedDelivery?: DeliveryWindow
@@ -201,6 +207,37 @@ export interface OrderDocument {
   deliveredAt?: string
   /** With `deliveredAt`: whether any shipment was delivered late. */
   deliveredLate?: boolean
+}
+
+/** An address problem that does not stop delivery, as the order shows it (`field`: `recipient.phoneNumber`). */
+export interface AddressAdvisory {
+  field: string
+  code: string
+  message: string
+}
+
+/** Order keys the wire order puts after `addressAdvisories`. */
+const ORDER_KEYS_AFTER_ADVISORIES = [
+  'estimatedDispatchDate',
+  'estimatedDelivery',
+  'deliveredAt',
+  'deliveredLate',
+] as const satisfies readonly (keyof OrderDocument)[]
+
+/**
+ * Sets the order's `addressAdvisories` (none: removes the key) in its place of the wire order: the keys that follow
+ * it are taken out and put back after it, so the stored text stays in contract order.
+ */
+export function setAddressAdvisories(order: OrderDocument, advisories: readonly AddressAdvisory[]): void {
+  const following = ORDER_KEYS_AFTER_ADVISORIES.filter((key) => Object.hasOwn(order, key)).map(
+    (key) => [key, order[key]] as const,
+  )
+  for (const [key] of following) delete order[key]
+  delete order.addressAdvisories
+  if (advisories.length > 0) {
+    order.addressAdvisories = advisories.map(({ field, code, message }) => ({ field, code, message }))
+  }
+  for (const [key, value] of following) Object.assign(order, { [key]: value })
 }
 
 /** A create-order request after validation against the schema and the catalogue, in canonical spelling. */

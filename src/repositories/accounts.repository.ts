@@ -256,7 +256,21 @@ export async function updateCallbackUrl(
   return rows.length > 0
 }
 
-/** What the environment does with an order whose address has problems: `warn` or `refuse` (docs/addresses.md). */
+/** Which events the environment's callback URLs get: `all` or `prodigi` (docs/callbacks.md). */
+export async function updateCallbackEvents(
+  db: Queryable,
+  accountId: number,
+  environment: Environment,
+  set: string,
+): Promise<void> {
+  await db.query(`UPDATE account_environments SET callback_events = $3 WHERE account_id = $1 AND environment = $2`, [
+    accountId,
+    environment,
+    set,
+  ])
+}
+
+/** What the environment does with an order whose address has problems: `warn`, `refuse` or `off` (docs/addresses.md). */
 export async function updateAddressValidation(
   db: Queryable,
   accountId: number,
@@ -293,8 +307,10 @@ export interface SigningSecrets {
 export type EnvironmentSettingsRow = SigningSecrets & {
   callbackUrl: string | null
   sandboxScenario: string | null
-  /** `warn` or `refuse` (migration 0022). */
+  /** `warn`, `refuse` (migration 0022) or `off` (migration 0028). */
   addressValidation: string
+  /** `all` or `prodigi` (migration 0028): which events the callback URLs get. */
+  callbackEvents: string
 }
 
 export async function readEnvironmentSettings(
@@ -305,7 +321,8 @@ export async function readEnvironmentSettings(
   const rows = await db.query<EnvironmentSettingsRow>(
     `SELECT signing_secret AS current, previous_signing_secret AS previous,
             previous_signing_secret_expires_at AS "previousExpiresAt", callback_url AS "callbackUrl",
-            sandbox_scenario AS "sandboxScenario", address_validation AS "addressValidation"
+            sandbox_scenario AS "sandboxScenario", address_validation AS "addressValidation",
+            callback_events AS "callbackEvents"
        FROM account_environments WHERE account_id = $1 AND environment = $2`,
     [accountId, environment],
   )
@@ -389,12 +406,12 @@ export async function lockAccountForEvents(
   tx: Queryable,
   accountId: number,
   environment: Environment,
-): Promise<{ callbackUrl: string | null }> {
-  const rows = await tx.query<{ callbackUrl: string | null }>(
-    `SELECT e.callback_url AS "callbackUrl"
+): Promise<{ callbackUrl: string | null; callbackEvents: string }> {
+  const rows = await tx.query<{ callbackUrl: string | null; callbackEvents: string | null }>(
+    `SELECT e.callback_url AS "callbackUrl", e.callback_events AS "callbackEvents"
        FROM accounts a LEFT JOIN account_environments e ON e.account_id = a.id AND e.environment = $2
       WHERE a.id = $1 FOR UPDATE OF a`,
     [accountId, environment],
   )
-  return { callbackUrl: rows[0]?.callbackUrl ?? null }
+  return { callbackUrl: rows[0]?.callbackUrl ?? null, callbackEvents: rows[0]?.callbackEvents ?? 'all' }
 }

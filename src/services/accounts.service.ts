@@ -17,6 +17,7 @@ import {
   MAX_SIGNING_OVERLAP_SECONDS,
 } from '../domain/limits.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
+import { CALLBACK_EVENT_SETS, type CallbackEventSet, parseCallbackEventSet } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { parseSandboxScenario, type SandboxScenario } from '../domain/sandbox-scenarios.ts'
 import { refusedCharacter } from '../domain/text.ts'
@@ -42,6 +43,7 @@ import {
   rotateSigningSecret,
   setAccountSuspension,
   updateAddressValidation,
+  updateCallbackEvents,
   updateCallbackUrl,
   updatePauseWindow,
   updateSandboxScenarioDefault,
@@ -159,6 +161,8 @@ export interface AccountSettings {
   sandboxScenario?: SandboxScenario | null
   /** This environment's: what an order whose address has problems gets (docs/addresses.md). */
   addressValidation: AddressValidationMode
+  /** This environment's: which events its callback URLs get (docs/callbacks.md). */
+  callbackEvents: CallbackEventSet
 }
 
 export interface AccountSettingsChange {
@@ -169,8 +173,10 @@ export interface AccountSettingsChange {
   signingSecretOverlapSeconds?: number
   /** Sandbox only: the default scenario of new Sandbox orders, or null for none. */
   sandboxScenario?: string | null
-  /** `warn` or `refuse`: what this environment does with an order whose address has problems. */
+  /** `warn`, `refuse` or `off`: what this environment does with an order whose address has problems. */
   addressValidation?: string
+  /** `all` or `prodigi`: which events this environment's callback URLs get. */
+  callbackEvents?: string
 }
 
 function toAccount(row: AccountRow, callbackUrls: Record<Environment, string | null>): Account {
@@ -562,6 +568,7 @@ async function getSettings(
     // Live ignores scenarios, so its settings do not show one.
     ...(environment === 'sandbox' ? { sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null } : {}),
     addressValidation: parseAddressValidationMode(stored.addressValidation),
+    callbackEvents: parseCallbackEventSet(stored.callbackEvents),
   }
 }
 
@@ -694,7 +701,11 @@ function settingsProblems(environment: Environment, change: AccountSettingsChang
   }
   const mode = change.addressValidation
   if (mode !== undefined && !(ADDRESS_VALIDATION_MODES as readonly string[]).includes(mode)) {
-    problems.addressValidation = `"${mode}" is not an address validation mode (${ADDRESS_VALIDATION_MODES.join(' or ')})`
+    problems.addressValidation = `"${mode}" is not an address validation mode (${ADDRESS_VALIDATION_MODES.join(', ')})`
+  }
+  const eventSet = change.callbackEvents
+  if (eventSet !== undefined && !(CALLBACK_EVENT_SETS as readonly string[]).includes(eventSet)) {
+    problems.callbackEvents = `"${eventSet}" is not a set of callback events (${CALLBACK_EVENT_SETS.join(' or ')})`
   }
   return problems
 }
@@ -726,6 +737,7 @@ async function updateSettings(
       pauseWindowSeconds: account.pauseWindowSeconds,
       sandboxScenario: parseSandboxScenario(stored.sandboxScenario) ?? null,
       addressValidation: parseAddressValidationMode(stored.addressValidation),
+      callbackEvents: parseCallbackEventSet(stored.callbackEvents),
     }
     const now: RecordedSettings = { ...was }
     if (pause !== undefined) {
@@ -745,6 +757,11 @@ async function updateSettings(
       const mode = parseAddressValidationMode(change.addressValidation)
       await updateAddressValidation(tx, accountId, environment, mode)
       now.addressValidation = mode
+    }
+    if (change.callbackEvents !== undefined) {
+      const set = parseCallbackEventSet(change.callbackEvents)
+      await updateCallbackEvents(tx, accountId, environment, set)
+      now.callbackEvents = set
     }
     const rotated = change.rotateSigningSecret === true
     if (rotated) {
@@ -785,4 +802,5 @@ type RecordedSettings = {
   pauseWindowSeconds: number
   sandboxScenario: SandboxScenario | null
   addressValidation: AddressValidationMode
+  callbackEvents: CallbackEventSet
 }

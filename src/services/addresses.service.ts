@@ -50,9 +50,12 @@ export interface ValidateAddressInput {
 }
 
 export interface AddressValidation {
+  /** No problems at all. */
   valid: boolean
   problems: AddressProblem[]
   suggested: NormalisedAddress
+  /** No problem stops delivery: an order to it is `Created`, its problems (if any) advisories. */
+  deliverable: boolean
 }
 
 /** The bundled address rules as the API shows them. */
@@ -118,7 +121,11 @@ function validateAddress(catalogue: Catalogue, input: ValidateAddressInput): Add
       'address.countryCode': [{ code: 'NotAValidCountryCode', providedValue: input.address.countryCode }],
     })
   }
-  return { valid: checked.problems.length === 0, ...checked }
+  return {
+    valid: checked.problems.length === 0,
+    ...checked,
+    deliverable: checked.problems.every((problem) => problem.severity === 'advisory'),
+  }
 }
 
 export function createAddressesService(deps: { catalogue: Catalogue }): AddressesService {

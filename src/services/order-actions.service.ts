@@ -11,6 +11,7 @@ import {
   addressUnverifiedIssues,
   checkRecipientAddress,
   parseAddressValidationMode,
+  splitAddressProblems,
 } from '../domain/address-rules.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
@@ -18,7 +19,14 @@ import { withPrepaidDuties } from '../domain/customs.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
-import { type Issue, METADATA_MAX_CHARACTERS, metadataLength, type Recipient } from '../domain/order.ts'
+import {
+  type AddressAdvisory,
+  type Issue,
+  METADATA_MAX_CHARACTERS,
+  metadataLength,
+  type Recipient,
+  setAddressAdvisories,
+} from '../domain/order.ts'
 import {
   type AvailableActions,
   availableActions,
@@ -290,16 +298,23 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
             'The destination country of an order cannot be changed',
           )
         }
-        const issues = acceptUnverifiedAddress
-          ? []
-          : await recipientAddressIssues(deps.catalogue, tx, caller, order, recipient, countryCodePath)
+        const check = await recipientAddressCheck(
+          deps.catalogue,
+          tx,
+          caller,
+          order,
+          recipient,
+          countryCodePath,
+          acceptUnverifiedAddress,
+        )
         const result = updateRecipient(order.document, order.pipeline, recipient, now)
         if (result.changed) {
           // The new address's problems replace the old one's: an address corrected clears them.
           order.document.status.issues = [
             ...order.document.status.issues.filter((issue) => issue.errorCode !== ADDRESS_UNVERIFIED_ISSUE),
-            ...issues,
+            ...check.issues,
           ]
+          setAddressAdvisories(order.document, check.advisories)
         }
         return { outcome: result.outcome, changed: result.changed, shipmentUpdateResults: result.results }
       })
@@ -327,22 +342,32 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
 }
 
 /**
- * The AddressUnverified issues of a new recipient's address (docs/addresses.md); in the `refuse` mode of the
- * caller's environment, ValidationFailed naming each field (under the prefix `countryCodePath` has) instead.
+ * A recipient's address checked for an order action (docs/addresses.md#modes), in the mode of the caller's
+ * environment: nothing in `off`; else its advisories (shown whatever the mode) and the AddressUnverified issues of
+ * its problems that stop delivery (none when `acceptUnverifiedAddress`). In `refuse` mode such a problem is
+ * ValidationFailed naming each field (under the prefix `countryCodePath` has) instead.
  */
-async function recipientAddressIssues(
+async function recipientAddressCheck(
   catalogue: Catalogue,
   tx: Queryable,
   caller: Caller,
   order: PipelineOrder,
   recipient: Recipient,
   countryCodePath: string,
-): Promise<Issue[]> {
+  acceptUnverifiedAddress: boolean,
+): Promise<{ issues: Issue[]; advisories: AddressAdvisory[] }> {
   const checked = checkRecipientAddress(catalogue, recipient, order.document.shippingMethod)
-  if (!checked || checked.problems.length === 0) return []
+  if (!checked || checked.problems.length === 0) return { issues: [], advisories: [] }
   const settings = await readEnvironmentSettings(tx, caller.accountId, caller.environment)
-  if (parseAddressValidationMode(settings?.addressValidation) === 'warn') {
-    return addressUnverifiedIssues(order.document.id, checked.problems, recipient.address, checked.suggested)
+  const mode = parseAddressValidationMode(settings?.addressValidation)
+  if (mode === 'off') return { issues: [], advisories: [] }
+  const { blocking, advisories } = splitAddressProblems(checked.problems)
+  if (blocking.length === 0 || acceptUnverifiedAddress) return { issues: [], advisories }
+  if (mode === 'warn') {
+    return {
+      issues: addressUnverifiedIssues(order.document.id, blocking, recipient.address, checked.suggested),
+      advisories,
+    }
   }
   const prefix = countryCodePath.slice(0, -'.countryCode'.length)
   const phonePath = prefix === 'address' ? 'phoneNumber' : 'recipient.phoneNumber'
@@ -350,7 +375,7 @@ async function recipientAddressIssues(
     addressProblemFailures(
       prefix,
       phonePath,
-      checked.problems,
+      blocking,
       { ...recipient.address, phoneNumber: recipient.phoneNumber },
       checked.suggested,
     ),
@@ -413,6 +438,18 @@ async function changeShippingMethod(
   }
   document.shippingMethod = shippingMethod
   document.lastUpdated = now.toISOString()
+  // Whether a phone number is asked for follows the method's carriers: the advisories follow the new method. The
+  // blocking problems do not depend on the method, so the issues stay as they are.
+  const addressCheck = await recipientAddressCheck(
+    deps.catalogue,
+    tx,
+    caller,
+    order,
+    document.recipient,
+    'recipient.address.countryCode',
+    true,
+  )
+  setAddressAdvisories(document, addressCheck.advisories)
   const jobs: JobRequest[] = []
   const updated: ShipmentUpdateResult[] = []
   if (open.length > 0) {

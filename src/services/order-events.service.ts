@@ -1,7 +1,8 @@
 // Writes the events an order change causes to the outbox, inside the transaction of that change (the
 // pipeline's transitions, the order actions, payments): the change and its events commit together or not at
 // all. When the order has a callback URL (its own, else the account's) each event also gets a delivery and
-// its first delivery job, in the same transaction, so a committed event is always delivered; so does each
+// its first delivery job (only the Prodigi Print API's types when the environment's callbackEvents is `prodigi`), in
+// the same transaction, so a committed event is always delivered; so does each
 // enabled webhook endpoint of the environment whose filters accept the event (docs/callbacks.md#webhook-endpoints).
 import type { Clock } from '../adapters/clock.ts'
 import type { Queryable } from '../adapters/database.ts'
@@ -11,7 +12,13 @@ import { formatId } from '../domain/ids.ts'
 import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
 import { type LabShipmentSnapshot, labShipmentsOf } from '../domain/lab-events.ts'
 import type { OrderDocument } from '../domain/order.ts'
-import { buildCloudEvent, eventType, orderEventsOf } from '../domain/order-events.ts'
+import {
+  buildCloudEvent,
+  callbackUrlAccepts,
+  eventType,
+  orderEventsOf,
+  parseCallbackEventSet,
+} from '../domain/order-events.ts'
 import type { PipelineOrder, PipelinePhase } from '../domain/order-pipeline.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import { endpointAccepts } from '../domain/webhook-endpoints.ts'
@@ -75,6 +82,9 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
       if (events.length === 0) return labEvents
       const account = await lockAccountForEvents(tx, order.accountId, order.environment)
       const url = order.document.callbackUrl ?? account.callbackUrl
+      // The environment's callbackEvents limits what its callback URLs (the order's own or the account's) get;
+      // webhook endpoints filter by their own eventTypes.
+      const callbackEvents = parseCallbackEventSet(account.callbackEvents)
       // Read once per change, under the account lock: an endpoint created or disabled concurrently is seen by
       // either all of this change's events or none of them.
       const endpoints = await listWebhookEndpoints(
@@ -110,7 +120,7 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
           createdAt: now,
           body: JSON.stringify(cloudEvent),
         })
-        if (url) {
+        if (url && callbackUrlAccepts(callbackEvents, event)) {
           const deliveryId = await insertDelivery(tx, {
             eventId: id,
             orderNumber: order.orderNumber,

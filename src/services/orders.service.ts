@@ -14,6 +14,7 @@ import {
   checkRecipientAddress,
   type NormalisedAddress,
   parseAddressValidationMode,
+  splitAddressProblems,
 } from '../domain/address-rules.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
@@ -24,6 +25,7 @@ import { formatId, invalidIdFailure, parseId, parseIdOrNumber, parseRequestId } 
 import { unavailableLabs } from '../domain/lab-availability.ts'
 import { normaliseAmount } from '../domain/money.ts'
 import {
+  type AddressAdvisory,
   buildNewOrderDocument,
   countAssets,
   METADATA_MAX_CHARACTERS,
@@ -32,6 +34,7 @@ import {
   type OrderDocument,
   type Recipient,
   type Stage,
+  setAddressAdvisories,
 } from '../domain/order.ts'
 import {
   type AllocationRequest,
@@ -482,9 +485,10 @@ async function createOrder(
   const failures: Failures = {}
   const dateProblem = newOrder.deliverBy ? deliverByFailure(newOrder.deliverBy, now) : undefined
   if (dateProblem) addFailure(failures, 'deliverBy', dateProblem)
-  const unverified = await unverifiedAddress(context, caller, input, failures)
+  const addressCheck = await checkNewOrderAddress(context, caller, input, failures)
+  const unverified = addressCheck.unverified
   const quote = newOrder.quoteId ? await quoteFor(context, caller, newOrder, now, failures) : null
-  if (hasFailures(failures)) throw validationFailed(failures, undefined, unverified?.refusalData ?? {})
+  if (hasFailures(failures)) throw validationFailed(failures, undefined, addressCheck.refusalData ?? {})
   if (quote) newOrder.quoteId = quote.id
   const placeholders = newOrderIdPlaceholders(newOrder.items.length, countAssets(newOrder))
   const document = buildNewOrderDocument(newOrder, placeholders.ids, now)
@@ -498,6 +502,7 @@ async function createOrder(
       ),
     )
   }
+  setAddressAdvisories(document, addressCheck.advisories)
   const onHoldUntil = caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
   // Its labs can first get the order when its pause window ends.
   await refuseUnreachableDate(context, caller, document, requested, onHoldUntil ?? now)
@@ -547,37 +552,48 @@ async function createOrder(
   return { outcome: unverified ? 'CreatedWithIssues' : 'Created', orderJson: stored.documentJson }
 }
 
+/** What the address check of a new order or a new recipient found, in the mode of the caller's environment. */
+interface AddressCheckResult {
+  /** Problems that do not stop delivery, for the order's `addressAdvisories` (in every mode but `off`). */
+  advisories: AddressAdvisory[]
+  /** `warn`: the problems that stop delivery, for the order's AddressUnverified issues; absent when none. */
+  unverified?: { problems: AddressProblem[]; suggested: NormalisedAddress }
+  /** `refuse`: the refusal's `data` (the suggested address and every problem), its failures added by the caller. */
+  refusalData?: Record<string, unknown>
+}
+
 /**
- * The new order's address problems (docs/addresses.md), unless the order accepts its address as sent: in the
- * `refuse` mode of the caller's environment added to `failures` (with `refusalData`, the answer's `data`: the
- * suggested address and the problems), else returned for the order's AddressUnverified issues. Undefined when
- * there are none to report.
+ * The new order's address check (docs/addresses.md#modes): nothing in the `off` mode of the caller's environment;
+ * else the advisories, shown on the order whatever happens to the rest, and the problems that stop delivery: in
+ * `refuse` mode added to `failures` (with `refusalData`), in `warn` mode returned for the order's AddressUnverified
+ * issues. An order that accepts its address as sent (`acceptUnverifiedAddress`) has no blocking problem reported.
  */
-async function unverifiedAddress(
+async function checkNewOrderAddress(
   context: OrdersContext,
   caller: Caller,
   input: CreateOrderInput,
   failures: Failures,
-): Promise<
-  { problems: AddressProblem[]; suggested: NormalisedAddress; refusalData?: Record<string, unknown> } | undefined
-> {
-  if (input.acceptUnverifiedAddress === true) return undefined
+): Promise<AddressCheckResult> {
   const checked = checkRecipientAddress(context.catalogue, input.recipient, input.shippingMethod)
-  if (!checked || checked.problems.length === 0) return undefined
+  if (!checked || checked.problems.length === 0) return { advisories: [] }
   const settings = await readEnvironmentSettings(context.db, caller.accountId, caller.environment)
-  if (parseAddressValidationMode(settings?.addressValidation) === 'warn') return checked
+  const mode = parseAddressValidationMode(settings?.addressValidation)
+  if (mode === 'off') return { advisories: [] }
+  const { blocking, advisories } = splitAddressProblems(checked.problems)
+  if (blocking.length === 0 || input.acceptUnverifiedAddress === true) return { advisories }
+  if (mode === 'warn') return { advisories, unverified: { problems: blocking, suggested: checked.suggested } }
   const refused = addressProblemFailures(
     'recipient.address',
     'recipient.phoneNumber',
-    checked.problems,
+    blocking,
     { ...input.recipient.address, phoneNumber: input.recipient.phoneNumber ?? null },
     checked.suggested,
   )
   for (const [path, list] of Object.entries(refused)) {
     for (const failure of list) addFailure(failures, path, failure)
   }
-  // The order is refused: nothing to report on it, but the answer carries the suggestion.
-  return { ...checked, refusalData: { suggestedAddress: checked.suggested, addressProblems: checked.problems } }
+  // The order is refused: nothing to report on it, but the answer carries the suggestion and every problem.
+  return { advisories, refusalData: { suggestedAddress: checked.suggested, addressProblems: checked.problems } }
 }
 
 /**

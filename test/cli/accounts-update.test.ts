@@ -60,7 +60,9 @@ test('accounts update sets the callback URLs and pause window, rotates the signi
     'signingSecret',
     'previousSigningSecretExpiresAt',
     'addressValidation',
+    'callbackEvents',
   ])
+  assert.equal(settings.live.callbackEvents, 'all')
   assert.equal(settings.sandbox.sandboxScenario, null, "only Sandbox's settings have a default scenario")
   assert.equal(settings.id, id)
   assert.equal(settings.pauseWindowSeconds, 300)
@@ -127,8 +129,28 @@ test('accounts update sets the callback URLs and pause window, rotates the signi
   assert.match(refuse.stdout, /live:\n(?: {2}.*\n)* {2}addresses: {7}refuse/)
   assert.match(refuse.stdout, /sandbox:\n(?: {2}.*\n)* {2}addresses: {7}warn/, 'only the environment named')
 
+  const off = await withData(['accounts', 'update', '--account', id, '--address-validation', 'off', '--json'])
+  assert.equal(off.code, 0, off.stderr)
+  assert.equal(JSON.parse(off.stdout).sandbox.addressValidation, 'off')
+  assert.equal(JSON.parse(off.stdout).live.addressValidation, 'off')
+
+  const events = await withData([
+    'accounts',
+    'update',
+    '--account',
+    id,
+    '--env',
+    'sandbox',
+    '--callback-events',
+    'Prodigi',
+  ])
+  assert.equal(events.code, 0, events.stderr)
+  assert.match(events.stdout, /sandbox:\n(?: {2}.*\n)* {2}callback events: prodigi/)
+  assert.match(events.stdout, /live:\n(?: {2}.*\n)* {2}callback events: all/, 'only the environment named')
+
   const refusals: [string[], RegExp][] = [
     [['--address-validation', 'strict'], /--address-validation: "strict" is not an address validation mode/],
+    [['--callback-events', 'some'], /--callback-events: "some" is not a set of callback events \(prodigi or all\)/],
     [['--sandbox-scenario', 'explode'], /--sandbox-scenario: "explode" is not a Sandbox scenario/],
     [['--env', 'live', '--sandbox-scenario', 'manual'], /--sandbox-scenario is a Sandbox setting/],
     [['--callback-url', 'ftp://x'], /--callback-url: "ftp:\/\/x" is not an http\(s\) URL/],

@@ -333,13 +333,13 @@ for (const kind of testDatabaseKinds()) {
       assert.deepEqual(liveAfter, liveBefore, "Live's settings are untouched by Sandbox")
     })
 
-    test("address checks: Sandbox's mode saved from the settings page, Live's untouched", async () => {
+    test("address checks and callback events: Sandbox's saved from the settings page, Live's untouched", async () => {
       const page = await h.sandboxPage('desktop', `/dashboard/developers/settings`)
-      const group = page.getByRole('group', { name: 'When an address has problems' })
+      const group = page.getByRole('group', { name: 'When an address cannot be delivered to' })
       assert.equal(await group.getByRole('radio', { name: /Create the order with a warning/ }).isChecked(), true)
       await group.getByRole('radio', { name: /Refuse the order/ }).check()
       await page.getByRole('button', { name: 'Save address checks' }).click()
-      await page.getByRole('status').getByText('orders with address problems are refused').waitFor()
+      await page.getByRole('status').getByText('orders with an undeliverable address are refused').waitFor()
       assert.equal(await group.getByRole('radio', { name: /Refuse the order/ }).isChecked(), true)
       await assertAccessible(page, 'developers-settings address checks')
       assert.equal(
@@ -358,6 +358,36 @@ for (const kind of testDatabaseKinds()) {
         json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings.addressValidation,
         'warn',
       )
+
+      await group.getByRole('radio', { name: /Check no addresses/ }).check()
+      await page.getByRole('button', { name: 'Save address checks' }).click()
+      await page.getByRole('status').getByText('addresses are not checked').waitFor()
+      assert.equal(
+        json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings.addressValidation,
+        'off',
+      )
+      await group.getByRole('radio', { name: /Create the order with a warning/ }).check()
+      await page.getByRole('button', { name: 'Save address checks' }).click()
+      await page.getByRole('status').getByText('created with a warning').waitFor()
+
+      const events = page.getByRole('group', { name: 'Send to callback URLs' })
+      assert.equal(await events.getByRole('radio', { name: /Every event type/ }).isChecked(), true)
+      await events.getByRole('radio', { name: /Only the Prodigi Print API/ }).check()
+      await page.getByRole('button', { name: 'Save callback events' }).click()
+      await page.getByRole('status').getByText("only the Prodigi Print API's event types").waitFor()
+      assert.equal(await events.getByRole('radio', { name: /Only the Prodigi Print API/ }).isChecked(), true)
+      await assertAccessible(page, 'developers-settings callback events')
+      assert.equal(
+        json(await h.t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })).settings.callbackEvents,
+        'prodigi',
+      )
+      assert.equal(
+        json(await h.t.live({ method: 'GET', url: '/v4.0/account/settings' })).settings.callbackEvents,
+        'all',
+      )
+      await events.getByRole('radio', { name: /Every event type/ }).check()
+      await page.getByRole('button', { name: 'Save callback events' }).click()
+      await page.getByRole('status').getByText('every event type').waitFor()
     })
 
     test('at phone width each view fits the screen and stays accessible', async () => {

@@ -1,6 +1,7 @@
 // Countries and addresses through HTTP on every database backend (docs/addresses.md): GET /v4.0/countries and
 // /countries/{code}, POST /v4.0/addresses/validate, and the address check of order create and updateRecipient in
-// each of the three modes (warn by default, the account's refuse, an order's acceptUnverifiedAddress).
+// each mode (warn by default, the account's refuse and off, an order's acceptUnverifiedAddress), with the problems
+// that stop delivery (issues, refusals) apart from the advisories (the order's addressAdvisories, never its outcome).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testDatabaseKinds } from '../support/databases.ts'
@@ -92,9 +93,10 @@ for (const kind of testDatabaseKinds()) {
       })
       assert.equal(response.statusCode, 200)
       const body = json(response)
-      assert.deepEqual(Object.keys(body), ['outcome', 'valid', 'problems', 'suggested', 'traceParent'])
+      assert.deepEqual(Object.keys(body), ['outcome', 'valid', 'problems', 'suggested', 'deliverable', 'traceParent'])
       assert.equal(body.outcome, 'Ok')
       assert.equal(body.valid, true)
+      assert.equal(body.deliverable, true)
       assert.deepEqual(body.problems, [])
       assert.deepEqual(body.suggested, {
         line1: '1 Market Street',
@@ -118,14 +120,37 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(response.statusCode, 200)
       const body = json(response)
       assert.equal(body.valid, false)
+      assert.equal(body.deliverable, false)
       assert.deepEqual(
-        body.problems.map((problem: { field: string; code: string }) => [problem.field, problem.code]),
+        body.problems.map((problem: { field: string; code: string; severity: string }) => [
+          problem.field,
+          problem.code,
+          problem.severity,
+        ]),
         [
-          ['stateOrCounty', 'Required'],
-          ['postalOrZipCode', 'InvalidPostcode'],
-          ['phoneNumber', 'PhoneNumberRequired'],
+          ['stateOrCounty', 'Required', 'blocking'],
+          ['postalOrZipCode', 'InvalidPostcode', 'blocking'],
+          ['phoneNumber', 'PhoneNumberRequired', 'advisory'],
         ],
       )
+      const advisoryOnly = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/addresses/validate',
+          payload: {
+            address: {
+              line1: '1 Navy Way',
+              postalOrZipCode: '20001',
+              countryCode: 'US',
+              townOrCity: 'Washington',
+              stateOrCounty: 'DC',
+            },
+            shippingMethod: 'Express',
+          },
+        }),
+      )
+      assert.equal(advisoryOnly.valid, false)
+      assert.equal(advisoryOnly.deliverable, true, 'a missing phone does not stop delivery')
       const withPhone = await t.sandbox({
         method: 'POST',
         url: '/v4.0/addresses/validate',
@@ -236,7 +261,18 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(body.failures['recipient.address.stateOrCounty'][0].code, 'UnknownState')
       assert.equal(body.failures['recipient.address.stateOrCounty'][0].providedValue, 'Ontario')
 
-      const postcode = json(
+      // Refused for the state alone, the answer lists every problem with its severity.
+      assert.deepEqual(
+        body.data.addressProblems.map((problem: { code: string; severity: string }) => [
+          problem.code,
+          problem.severity,
+        ]),
+        [['UnknownState', 'blocking']],
+      )
+
+      // A line longer than couriers print does not stop delivery: refuse creates the order, with the advisory; a
+      // normalisable postcode is no problem at all.
+      const longLine = json(
         await t.sandbox(
           {
             method: 'POST',
@@ -246,11 +282,29 @@ for (const kind of testDatabaseKinds()) {
           account.sandboxKey,
         ),
       )
+      assert.equal(longLine.outcome, 'Created')
+      assert.deepEqual(longLine.order.status.issues, [])
+      assert.deepEqual(
+        longLine.order.addressAdvisories.map((advisory: { field: string; code: string }) => [
+          advisory.field,
+          advisory.code,
+        ]),
+        [['recipient.address.line1', 'TooLong']],
+      )
+
+      const postcode = json(
+        await t.sandbox(
+          {
+            method: 'POST',
+            url: '/v4.0/orders',
+            payload: orderTo({ ...BAD_GB_ADDRESS, postalOrZipCode: 'EC1', line1: ` ${'x'.repeat(40)}` }),
+          },
+          account.sandboxKey,
+        ),
+      )
       assert.equal(postcode.outcome, 'ValidationFailed')
-      assert.deepEqual(postcode.failures['recipient.address.line1'][0].code, 'TooLong')
-      // A normalisable postcode is no problem; the suggestion names the normal form of every field.
-      assert.equal(postcode.failures['recipient.address.postalOrZipCode'], undefined)
-      assert.equal(postcode.data.suggestedAddress.postalOrZipCode, 'EC1A 1BX')
+      // Only what stops delivery is a failure; the suggestion names the normal form of every field.
+      assert.deepEqual(Object.keys(postcode.failures), ['recipient.address.postalOrZipCode'])
       assert.equal(postcode.data.suggestedAddress.line1, 'x'.repeat(40))
 
       const suggested = json(
@@ -276,6 +330,159 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(json(accepted).outcome, 'Created')
       const valid = await t.sandbox({ method: 'POST', url: '/v4.0/orders', payload: sampleOrder() }, account.sandboxKey)
       assert.equal(json(valid).outcome, 'Created')
+    })
+
+    test('warn: a GB Express order without a phone is Created with the advisory; a US order without a state still has its issue', async () => {
+      const express = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({
+          shippingMethod: 'Express',
+          recipient: { ...(sampleOrder().recipient as object), phoneNumber: null },
+        }),
+      })
+      assert.equal(express.statusCode, 200, express.body)
+      const created = json(express)
+      assert.equal(created.outcome, 'Created')
+      assert.deepEqual(created.order.status.issues, [])
+      assert.equal(created.order.addressAdvisories.length, 1)
+      assert.equal(created.order.addressAdvisories[0].field, 'recipient.phoneNumber')
+      assert.equal(created.order.addressAdvisories[0].code, 'PhoneNumberRequired')
+      assert.match(created.order.addressAdvisories[0].message, /Express/)
+      const read = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${created.order.id}` }))
+      assert.deepEqual(read.order.addressAdvisories, created.order.addressAdvisories)
+      // An order without advisories has no such key: its document is as before.
+      const plain = json(await t.sandbox({ method: 'POST', url: '/v4.0/orders', payload: sampleOrder() }))
+      assert.equal(Object.hasOwn(plain.order, 'addressAdvisories'), false)
+
+      const noState = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: orderTo({
+            line1: '1 Market Street',
+            postalOrZipCode: '94103',
+            countryCode: 'US',
+            townOrCity: 'San Francisco',
+          }),
+        }),
+      )
+      assert.equal(noState.outcome, 'CreatedWithIssues')
+      assert.deepEqual(
+        noState.order.status.issues.map((issue: { errorCode: string; description: string }) => issue.errorCode),
+        ['order.recipient.AddressUnverified'],
+      )
+      assert.match(noState.order.status.issues[0].description, /recipient\.address\.stateOrCounty \(Required\)/)
+    })
+
+    test('a state stops delivery only in the US and Canada: an Australian order without one is Created with the advisory', async () => {
+      const body = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: orderTo({
+            line1: '1 George Street',
+            postalOrZipCode: '2000',
+            countryCode: 'AU',
+            townOrCity: 'Sydney',
+          }),
+        }),
+      )
+      assert.equal(body.outcome, 'Created')
+      assert.deepEqual(body.order.status.issues, [])
+      assert.deepEqual(
+        body.order.addressAdvisories.map((advisory: { field: string; code: string }) => [
+          advisory.field,
+          advisory.code,
+        ]),
+        [['recipient.address.stateOrCounty', 'Required']],
+      )
+      const canada = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: orderTo({
+            line1: '1 Rue Sparks',
+            postalOrZipCode: 'K1A 0B1',
+            countryCode: 'CA',
+            townOrCity: 'Ottawa',
+          }),
+        }),
+      )
+      assert.equal(canada.outcome, 'CreatedWithIssues')
+    })
+
+    test('off: no address is checked, no issue and no advisory; the change is audited', async () => {
+      const account = await t.createAccount()
+      const patch = await t.sandbox(
+        { method: 'PATCH', url: '/v4.0/account/settings', payload: { addressValidation: 'OFF' } },
+        account.sandboxKey,
+      )
+      assert.equal(patch.statusCode, 200, patch.body)
+      assert.equal(json(patch).settings.addressValidation, 'off')
+      const read = json(await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' }, account.sandboxKey))
+      assert.equal(read.settings.addressValidation, 'off')
+      const created = json(
+        await t.sandbox(
+          {
+            method: 'POST',
+            url: '/v4.0/orders',
+            payload: orderTo(BAD_GB_ADDRESS, { shippingMethod: 'Express' }),
+          },
+          account.sandboxKey,
+        ),
+      )
+      assert.equal(created.outcome, 'Created')
+      assert.deepEqual(created.order.status.issues, [])
+      assert.equal(Object.hasOwn(created.order, 'addressAdvisories'), false)
+      const recipient = created.order.recipient
+      const updated = await t.sandbox(
+        {
+          method: 'POST',
+          url: `/v4.0/orders/${created.order.id}/actions/updateRecipient`,
+          payload: { ...recipient, phoneNumber: null, address: { ...recipient.address, postalOrZipCode: '12' } },
+        },
+        account.sandboxKey,
+      )
+      assert.equal(updated.statusCode, 200, updated.body)
+      assert.deepEqual(json(updated).order.status.issues, [])
+      const audit = json(
+        await t.sandbox(
+          { method: 'GET', url: '/v4.0/account/audit?action=account.settingsChanged' },
+          account.sandboxKey,
+        ),
+      )
+      assert.deepEqual(
+        audit.entries.map((entry: { before: unknown; after: unknown }) => [entry.before, entry.after]),
+        [[{ addressValidation: 'warn' }, { addressValidation: 'off' }]],
+      )
+    })
+
+    test('advisories follow the recipient and the shipping method: a phone added clears, Express without one adds', async () => {
+      const order = sampleOrder({ recipient: { ...(sampleOrder().recipient as object), phoneNumber: null } })
+      const created = json(await t.sandbox({ method: 'POST', url: '/v4.0/orders', payload: order }))
+      assert.equal(created.outcome, 'Created')
+      assert.equal(Object.hasOwn(created.order, 'addressAdvisories'), false, 'Standard needs no phone')
+      const orderId = created.order.id
+      const express = await t.sandbox({
+        method: 'POST',
+        url: `/v4.0/orders/${orderId}/actions/updateShippingMethod`,
+        payload: { shippingMethod: 'Express' },
+      })
+      assert.equal(express.statusCode, 200, express.body)
+      const afterExpress = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      assert.deepEqual(
+        afterExpress.addressAdvisories.map((advisory: { code: string }) => advisory.code),
+        ['PhoneNumberRequired'],
+      )
+      assert.deepEqual(afterExpress.status.issues, [])
+      const withPhone = await t.sandbox({
+        method: 'POST',
+        url: `/v4.0/orders/${orderId}/actions/updateRecipient`,
+        payload: { ...afterExpress.recipient, phoneNumber: '+44 20 7946 0000' },
+      })
+      assert.equal(withPhone.statusCode, 200, withPhone.body)
+      assert.equal(Object.hasOwn(json(withPhone).order, 'addressAdvisories'), false)
     })
 
     test('an unknown addressValidation mode is refused naming the field', async () => {

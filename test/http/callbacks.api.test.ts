@@ -48,6 +48,7 @@ for (const kind of testDatabaseKinds()) {
         'signingSecret',
         'previousSigningSecretExpiresAt',
         'addressValidation',
+        'callbackEvents',
         'sandboxScenario',
       ])
       assert.equal(initial.settings.environment, 'sandbox')

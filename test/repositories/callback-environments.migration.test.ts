@@ -47,6 +47,7 @@ test('0007 copies the callback URL to both environments, keeps the Live secret, 
       signingSecret: liveSecret,
       previousSigningSecretExpiresAt: overlapEnds.toISOString(),
       addressValidation: 'warn',
+      callbackEvents: 'all',
     })
     const sandbox = await accounts.getSettings(shop, 'sandbox')
     assert.equal(sandbox.callbackUrl, 'https://shop.example.com/hook')

@@ -505,6 +505,18 @@ function recipientFacts(recipient: Recipient): Html {
 </dl>`
 }
 
+/**
+ * The order's address advisories (docs/addresses.md#blocking-problems-and-advisories): problems that do not stop
+ * delivery, beside the recipient they are about; nothing when there are none.
+ */
+function addressAdvisories(order: OrderDocument): Html {
+  const advisories = order.addressAdvisories ?? []
+  if (advisories.length === 0) return html``
+  return html`<div class="advisories" role="note" aria-labelledby="advisories-heading"><h3 id="advisories-heading">Address advisories</h3>
+<p class="muted small">The order goes ahead; fixing these makes delivery smoother.</p><ul>
+${advisories.map((advisory) => html`<li><code>${advisory.field}</code> (${advisory.code}): ${advisory.message}</li>`)}</ul></div>`
+}
+
 /** Everything the order's page shows, as the API answers it (GET /v4.0/orders/{id} and the order's lists). */
 export interface OrderView {
   order: OrderDocument
@@ -550,7 +562,7 @@ ${issues(order, options.readOnly)}
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, quoteRouting)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, view.invoices)}</section>
 <div class="two-columns">
-<section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}</section>
+<section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}${addressAdvisories(order)}</section>
 <section aria-labelledby="metadata-heading"><h2 id="metadata-heading">Metadata</h2>${metadata && Object.keys(metadata).length > 0 ? html`<pre class="code">${JSON.stringify(metadata, null, 2)}</pre>` : html`<p class="muted">None.</p>`}</section>
 </div>
 <section aria-labelledby="timeline-heading"><h2 id="timeline-heading">Timeline</h2>${timeline(order, events, callbacks)}</section>

@@ -64,8 +64,23 @@ interface AccountSettings {
   previousSigningSecretExpiresAt: string | null
   /** Sandbox only: the default scenario of new Sandbox orders (docs/sandbox.md). */
   sandboxScenario?: string | null
-  /** What an order whose address breaks its country's rules gets: warn or refuse (docs/addresses.md). */
-  addressValidation: 'warn' | 'refuse'
+  /** What an order whose address has a problem that stops delivery gets: warn, refuse or off (docs/addresses.md). */
+  addressValidation: 'warn' | 'refuse' | 'off'
+  /** Which events the callback URLs get: all or prodigi (docs/callbacks.md). */
+  callbackEvents: 'all' | 'prodigi'
+}
+
+/** What each address validation mode does, in the words the settings page and its notice use. */
+const ADDRESS_MODE_WORDS: Record<AccountSettings['addressValidation'], string> = {
+  warn: 'orders with an undeliverable address are created with a warning',
+  refuse: 'orders with an undeliverable address are refused',
+  off: 'addresses are not checked',
+}
+
+/** What each callback event set sends, in the words the settings page and its notice use. */
+const CALLBACK_EVENTS_WORDS: Record<AccountSettings['callbackEvents'], string> = {
+  all: 'every event type',
+  prodigi: "only the Prodigi Print API's event types",
 }
 
 interface AccountKey {
@@ -498,7 +513,8 @@ It is listed with the other callbacks.</p>
 <dl class="facts">
 <div><dt>${name} callback URL</dt><dd>${settings.callbackUrl ?? 'none'}</dd></div>
 <div><dt>Pause window</dt><dd>${durationWords(settings.pauseWindowSeconds)}</dd></div>
-<div><dt>When an address has problems</dt><dd>${settings.addressValidation === 'refuse' ? 'the order is refused' : 'the order is created with a warning'}</dd></div>
+<div><dt>Address checks</dt><dd>${ADDRESS_MODE_WORDS[settings.addressValidation]}</dd></div>
+<div><dt>Callback events</dt><dd>${CALLBACK_EVENTS_WORDS[settings.callbackEvents]}</dd></div>
 ${live ? '' : html`<div><dt>Default scenario</dt><dd>${settings.sandboxScenario ?? 'none'}</dd></div>`}
 </dl></section>`
 
@@ -558,21 +574,34 @@ shipments, or manual steps. Orders keep the scenario they were created with.</p>
     const addressMode = settings.addressValidation
     const addressSection = html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/address-validation" class="card settings-card stack" aria-labelledby="address-heading">${csrfField(csrfToken)}
 <h2 id="address-heading">Address checks</h2>
-<p>What a new ${name} order gets when its recipient's address breaks its country's rules (a postcode in no valid
-format, a missing state, a line too long for carriers). Orders with <code>acceptUnverifiedAddress: true</code> are
-accepted as sent either way.</p>
-<fieldset class="setting-field"><legend>When an address has problems</legend>
+<p>What a new ${name} order gets when its recipient's address has a problem that stops delivery (a postcode in no
+valid format, no US or Canadian state). Problems that do not stop it (a phone number an express courier asks for, a line
+longer than couriers print) are shown on the order as advisories and never change its outcome. Orders with
+<code>acceptUnverifiedAddress: true</code> are accepted as sent.</p>
+<fieldset class="setting-field"><legend>When an address cannot be delivered to</legend>
 <label class="option-line"><input type="radio" name="addressValidation" value="warn"${addressMode === 'warn' ? html` checked` : ''}> Create the order with a warning (<code>CreatedWithIssues</code>)</label>
 <label class="option-line"><input type="radio" name="addressValidation" value="refuse"${addressMode === 'refuse' ? html` checked` : ''}> Refuse the order (400, naming each field and its suggestion)</label>
+<label class="option-line"><input type="radio" name="addressValidation" value="off"${addressMode === 'off' ? html` checked` : ''}> Check no addresses (no warnings, no advisories)</label>
 </fieldset>
 <button type="submit">Save address checks</button>
+</form>`
+    const eventSet = settings.callbackEvents
+    const callbackEventsSection = html`<form method="post" action="${DASHBOARD_PATH}/developers/settings/callback-events" class="card settings-card stack" aria-labelledby="callback-events-heading">${csrfField(csrfToken)}
+<h2 id="callback-events-heading">Callback events</h2>
+<p>Which events the ${name} callback URLs get (the one above and orders' own). A client library that refuses event
+types it does not know needs only the Prodigi Print API's; the feed and webhook endpoints keep every type.</p>
+<fieldset class="setting-field"><legend>Send to callback URLs</legend>
+<label class="option-line"><input type="radio" name="callbackEvents" value="all"${eventSet === 'all' ? html` checked` : ''}> Every event type (delivery tracking, parcels, payment included)</label>
+<label class="option-line"><input type="radio" name="callbackEvents" value="prodigi"${eventSet === 'prodigi' ? html` checked` : ''}> Only the Prodigi Print API's event types</label>
+</fieldset>
+<button type="submit">Save callback events</button>
 </form>`
     return sendDeveloperPage(dashboard, request, reply, 'settings', {
       title: 'Settings',
       ...(failure ?? {}),
       content: html`<h1>Settings</h1>
 <p>The ${name} settings: Sandbox and Live each have their own callback URL and signing secret; the pause window is the account's.</p>
-${changeable ? html`${callbacksSection}${addressSection}${scenarioSection}` : html`${scopeMissing('changeSettings')}${settingsFacts(settings)}`}
+${changeable ? html`${callbacksSection}${callbackEventsSection}${addressSection}${scenarioSection}` : html`${scopeMissing('changeSettings')}${settingsFacts(settings)}`}
 ${testable ? testSection(csrfToken, entered, settings.callbackUrl) : ''}
 ${signingSection(settings, csrfToken, entered, changeable)}`,
     })
@@ -644,13 +673,23 @@ ${signingSection(settings, csrfToken, entered, changeable)}`,
         addressValidation: String(request.body?.addressValidation ?? ''),
       })
       if (!answer.ok) return refused(request, reply, {}, answer.status, describeApiError(answer.body))
-      const mode = answer.body.settings.addressValidation
       return dashboard.redirect(reply, '/developers/settings', {
         kind: 'success',
-        text: `Address checks saved: ${mode === 'refuse' ? 'orders with address problems are refused' : 'orders with address problems are created with a warning'}.`,
+        text: `Address checks saved: ${ADDRESS_MODE_WORDS[answer.body.settings.addressValidation]}.`,
       })
     },
   )
+
+  pages.post<{ Body: { callbackEvents?: string } }>('/developers/settings/callback-events', async (request, reply) => {
+    const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
+      callbackEvents: String(request.body?.callbackEvents ?? ''),
+    })
+    if (!answer.ok) return refused(request, reply, {}, answer.status, describeApiError(answer.body))
+    return dashboard.redirect(reply, '/developers/settings', {
+      kind: 'success',
+      text: `Callback events saved: the callback URLs get ${CALLBACK_EVENTS_WORDS[answer.body.settings.callbackEvents]}.`,
+    })
+  })
 
   pages.post<{ Body: { url?: string } }>('/developers/settings/test-callback', async (request, reply) => {
     const entered = { testUrl: String(request.body?.url ?? '').trim() }

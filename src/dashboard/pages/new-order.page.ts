@@ -407,14 +407,17 @@ function sendLivePage(dashboard: Dashboard, request: FastifyRequest, reply: Fast
 
 interface AddressCheck {
   valid: boolean
-  problems: { field: string; code: string; message: string }[]
+  problems: { field: string; code: string; message: string; severity: 'blocking' | 'advisory' }[]
   suggested: Record<string, string | null>
+  /** No problem stops delivery (docs/addresses.md#blocking-problems-and-advisories). */
+  deliverable: boolean
 }
 
 /**
  * The order's address problems (POST /v4.0/addresses/validate with its shipping method) as an error answer's
- * failures, each on its field with the suggestion; null when there are none, or when the check cannot be made (the
- * order's own refusal then says what is wrong).
+ * failures, each on its field with the suggestion, when one of them stops delivery; null when none does (advisories
+ * alone do not hold the order back: the order's page shows them), or when the check cannot be made (the order's own
+ * refusal then says what is wrong).
  */
 async function addressProblems(api: ApiClient, order: { shippingMethod: string; recipient: Record<string, unknown> }) {
   const recipient = order.recipient as { phoneNumber: string | null; address: Record<string, unknown> }
@@ -423,7 +426,7 @@ async function addressProblems(api: ApiClient, order: { shippingMethod: string; 
     phoneNumber: recipient.phoneNumber,
     shippingMethod: order.shippingMethod,
   })
-  if (!answer.ok || answer.body.valid) return null
+  if (!answer.ok || answer.body.valid || answer.body.deliverable) return null
   const { problems, suggested } = answer.body
   const failures: Record<string, ApiFailure[]> = {}
   for (const problem of problems) {
@@ -494,8 +497,8 @@ export function registerNewOrderPages(pages: FastifyInstance, dashboard: Dashboa
         image.choice = 'none'
     }
     const { body: order, assetAreas } = orderRequest(form, product, sampleUrlOf(dashboard))
-    // The address is checked first, so its problems show beside its fields before anything is placed; the
-    // merchant may then correct it or place the order with it as typed.
+    // The address is checked first, so a problem that stops delivery shows beside its field before anything is
+    // placed; the merchant may then correct it or place the order with it as typed. Advisories alone do not stop it.
     // The check needs the quotes scope; without it the order's own refusal says what is wrong with the address.
     if (!form.acceptUnverifiedAddress && mayUse(caller.scopes, 'checkAddresses')) {
       const problems = await addressProblems(api, order)

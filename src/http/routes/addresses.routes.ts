@@ -65,7 +65,8 @@ export function registerAddressRoutes(app: FastifyInstance, addresses: Addresses
         description:
           "An address (and the recipient's phone number) checked against its country's rules: the problems found " +
           'and the address in normal form (postcode spaced and upper-cased, state names as codes, whitespace ' +
-          'trimmed). Outcome Ok whether or not the address is valid; a code that is no country: 400.',
+          'trimmed). Each problem says whether it stops delivery (severity blocking) or is advisory, and deliverable ' +
+          'is true when none stops it. Outcome Ok whether or not the address is valid; a code that is no country: 400.',
         body: ValidateAddressRequestSchema,
         response: { 200: ValidateAddressResponseSchema, 400: ErrorResponseSchema, 401: ErrorResponseSchema },
       },

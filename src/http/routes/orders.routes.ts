@@ -56,8 +56,9 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrdersService)
         tags: ['orders'],
         summary: 'Create an order',
         description:
-          'Creates and submits an order. Outcome Created, CreatedWithIssues (the recipient address breaks its ' +
-          "country's rules: the order carries order.recipient.AddressUnverified issues; docs/addresses.md), OnHold " +
+          'Creates and submits an order. Outcome Created, CreatedWithIssues (the recipient address has a problem ' +
+          'that stops delivery: the order carries order.recipient.AddressUnverified issues; problems that do not ' +
+          'stop it are addressAdvisories and leave the outcome Created; docs/addresses.md), OnHold ' +
           '(the account has a pause window: only the ' +
           'order id is returned) or AlreadyExists (same idempotencyKey: the existing order is returned). ' +
           'Sandbox: the X-Sandbox-Scenario header or metadata.sandboxScenario makes the order take a test ' +

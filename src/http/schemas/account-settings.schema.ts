@@ -3,6 +3,7 @@
 import { Type } from 'typebox'
 import { ADDRESS_VALIDATION_MODES } from '../../domain/address-rules.ts'
 import { MAX_PAUSE_WINDOW_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
+import { CALLBACK_EVENT_SETS } from '../../domain/order-events.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import {
   CaseInsensitiveEnum,
@@ -34,8 +35,14 @@ const SettingsSchema = named(
     ),
     addressValidation: StringEnum(
       ADDRESS_VALIDATION_MODES,
-      "This environment's: an order whose address breaks its country's rules is created with the issue " +
-        'order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse).',
+      "This environment's: an order whose address has a problem that stops delivery is created with the issue " +
+        'order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse); off ' +
+        'checks no address. Problems that do not stop delivery are advisories on the order in warn and refuse.',
+    ),
+    callbackEvents: StringEnum(
+      CALLBACK_EVENT_SETS,
+      "This environment's: which events its callback URLs (the account's and orders' own) get: all (the default) " +
+        "or prodigi (only the Prodigi Print API's event types). Webhook endpoints filter by their own eventTypes.",
     ),
   }),
 )
@@ -81,8 +88,16 @@ export const PatchSettingsSchema = named(
       addressValidation: Type.Optional(
         CaseInsensitiveEnum(
           ADDRESS_VALIDATION_MODES,
-          "This environment's: warn (create the order with the issue order.recipient.AddressUnverified) or refuse " +
-            '(400 ValidationFailed naming each field and its suggestion) when an address has problems.',
+          "This environment's, for an address with a problem that stops delivery: warn (create the order with " +
+            'the issue order.recipient.AddressUnverified), refuse (400 ValidationFailed naming each field and its ' +
+            'suggestion) or off (check no address).',
+        ),
+      ),
+      callbackEvents: Type.Optional(
+        CaseInsensitiveEnum(
+          CALLBACK_EVENT_SETS,
+          "This environment's: all (every event type) or prodigi (only the Prodigi Print API's event types) to its " +
+            "callback URLs, the account's and orders' own.",
         ),
       ),
     },

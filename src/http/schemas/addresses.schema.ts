@@ -1,7 +1,7 @@
 // Countries and addresses on the wire (docs/addresses.md): GET /countries, GET /countries/{countryCode} and POST
 // /addresses/validate. printroute's own endpoints; the address is the order's AddressInput.
 import { Type } from 'typebox'
-import { ADDRESS_FIELDS, ADDRESS_PROBLEM_CODES } from '../../domain/address-rules.ts'
+import { ADDRESS_FIELDS, ADDRESS_PROBLEM_CODES, ADDRESS_PROBLEM_SEVERITIES } from '../../domain/address-rules.ts'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import {
   CaseInsensitiveEnum,
@@ -95,6 +95,11 @@ const AddressProblemSchema = named(
     field: StringEnum([...ADDRESS_FIELDS, 'phoneNumber'] as const),
     code: StringEnum(ADDRESS_PROBLEM_CODES),
     message: Type.String(),
+    severity: StringEnum(
+      ADDRESS_PROBLEM_SEVERITIES,
+      'blocking: the carrier cannot deliver (an order gets the issue order.recipient.AddressUnverified, or is ' +
+        'refused in refuse mode); advisory: delivery goes ahead (the order shows it in addressAdvisories).',
+    ),
   }),
 )
 
@@ -112,4 +117,7 @@ export const ValidateAddressResponseSchema = outcomeResponse('ValidateAddressRes
       stateOrCounty: Nullable(Type.String()),
     }),
   ),
+  deliverable: Type.Boolean({
+    description: 'True when no problem stops delivery (every problem, if any, is advisory).',
+  }),
 })

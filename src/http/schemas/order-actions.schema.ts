@@ -56,7 +56,8 @@ export const UpdateShippingMethodBodySchema = named(
 export const UpdateRecipientBodySchema = Type.Unknown({
   description:
     "The recipient object, as in create order; {recipient: {...}} also works, and takes printroute's " +
-    "acceptUnverifiedAddress: true beside it to accept an address that breaks its country's rules (docs/addresses.md).",
+    'acceptUnverifiedAddress: true beside it to accept an address with a problem that stops delivery ' +
+    '(docs/addresses.md).',
 })
 
 export const UpdateMetadataBodySchema = named(

@@ -1,5 +1,6 @@
 // Orders on the wire: the create request and the order object, in the specification's key order.
 import { type TUnsafe, Type } from 'typebox'
+import { ADDRESS_PROBLEM_CODES } from '../../domain/address-rules.ts'
 import { CUSTOMS_ID_MAX_LENGTH, INCOTERMS } from '../../domain/customs.ts'
 import {
   ASSET_STATUSES,
@@ -233,8 +234,9 @@ export const CreateOrderRequestSchema = named(
         Nullable(
           Type.Boolean({
             description:
-              "printroute's own: true accepts the recipient's address as sent even where it breaks its country's " +
-              'rules (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode.',
+              "printroute's own: true accepts the recipient's address as sent even where it has a problem that " +
+              'stops delivery (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode; ' +
+              'advisories are still listed.',
           }),
         ),
       ),
@@ -475,6 +477,24 @@ export const OrderSchema = named(
     ),
     deliverBy: Type.Optional(IsoDate("printroute's own: the date every shipment must arrive by, when given.")),
     customs: Type.Optional(OrderCustomsSchema),
+    addressAdvisories: Type.Optional(
+      Type.Array(
+        named(
+          'AddressAdvisory',
+          Type.Object({
+            field: Type.String({ description: 'The order field: recipient.phoneNumber, recipient.address.line1, ...' }),
+            code: StringEnum(ADDRESS_PROBLEM_CODES),
+            message: Type.String(),
+          }),
+        ),
+        {
+          description:
+            "printroute's own: address problems that do not stop delivery (a phone number an express courier asks " +
+            'for, a line longer than couriers print, a missing state where the postcode routes the parcel); they ' +
+            'never change the outcome. Absent when there are none (docs/addresses.md).',
+        },
+      ),
+    ),
     estimatedDispatchDate: Type.Optional(
       IsoDate("printroute's own: the latest estimated dispatch date of the shipments; absent until allocated."),
     ),
@@ -500,7 +520,8 @@ export const CreatedOrderResponseSchema = orderEnvelope(
   Outcome(
     'CreateOrderOutcome',
     ['Created', 'CreatedWithIssues', 'AlreadyExists'] as const,
-    "Created; CreatedWithIssues when the recipient address breaks its country's rules (the order is created with " +
+    'Created (address problems that do not stop delivery, if any, in addressAdvisories); CreatedWithIssues when ' +
+      'the recipient address has a problem that stops delivery (the order is created with ' +
       'order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order ' +
       'is returned).',
   ),
