@@ -572,7 +572,7 @@ export function registerDataCommands(program: Command): void {
     }
   })
 
-  const labKeys = labs.command('keys').summary('keys for the lab API')
+  const labKeys = labs.command('keys').summary('create, list, rotate and revoke keys for the lab API and portal')
   const labKeysCreate = labKeys
     .command('create')
     .summary('create a lab key for the lab API')
