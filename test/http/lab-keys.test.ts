@@ -173,6 +173,30 @@ for (const kind of testDatabaseKinds()) {
       assert.equal((await labApi(rotated.key)).statusCode, 200)
     })
 
+    test('a second rotation keeps the sooner end of a key already expiring; an expired key opens no portal session', async () => {
+      const lab = 'nl1'
+      const { key: first } = await operations.createLabKey({ lab })
+      const soon = await operations.rotateLabKey({ lab, overlapSeconds: 600 })
+      const later = await operations.rotateLabKey({ lab, overlapSeconds: 86_400 })
+      const ends = Object.fromEntries(
+        (await operations.listLabKeys({ lab })).map((entry) => [entry.prefix, entry.expiresAt]),
+      )
+      const at = (seconds: number) => new Date(t.clock.now().getTime() + seconds * 1000).toISOString()
+      assert.equal(ends[first.slice(0, 15)], at(600), 'the first key keeps its 10 minutes')
+      assert.equal(ends[soon.created.prefix], at(86_400))
+      assert.equal(ends[later.created.prefix], null)
+      t.clock.advanceSeconds(600)
+      assert.equal((await labApi(first)).statusCode, 401)
+      assert.equal((await labApi(soon.key)).statusCode, 200)
+      const signIn = await t.app.live.inject({
+        method: 'POST',
+        url: '/labs/portal/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ labKey: first }).toString(),
+      })
+      assert.notEqual(signIn.statusCode, 303, 'an expired key opens no session')
+    })
+
     test('a key’s last use is written at most once a minute', async () => {
       const { key } = await operations.createLabKey({ lab: LAB })
       const lastUsed = async () =>
