@@ -518,6 +518,19 @@ export function createLabsService(deps: {
     return lab
   }
 
+  /**
+   * The number of the key named by its ID (`lbk_N`) or its visible prefix (`pr_lab_...`, among the lab's keys);
+   * undefined for a prefix the lab has no key with. Anything else is refused as not a key's name.
+   */
+  async function labKeyNumber(labCode: string, named: string): Promise<number | undefined> {
+    if (named.startsWith('pr_lab_')) return (await listLabKeys(db, labCode)).find((row) => row.prefix === named)?.id
+    const number = parseId(ID_PREFIXES.labKey, named)
+    if (number === undefined) {
+      throw new LabError(`"${named}" is not a lab key ID (expected lbk_<number>, as labs keys list shows)`)
+    }
+    return number
+  }
+
   async function capacityOf(labCode: string): Promise<LabCapacityView> {
     const lab = catalogueLab(labCode)
     const state = (await listLabAvailability(db)).find((candidate) => candidate.labCode === lab.code)
@@ -603,22 +616,17 @@ export function createLabsService(deps: {
     async revokeLabKey(labCode: string, keyId: string, actor: AuditActor) {
       const lab = catalogueLabForKeys(labCode)
       const now = clock.now()
-      const text = String(keyId ?? '').trim()
-      let number = parseId(ID_PREFIXES.labKey, text)
-      if (number === undefined && text.startsWith('pr_lab_')) {
-        number = (await listLabKeys(db, lab.code)).find((row) => row.prefix === text)?.id
-      }
-      if (number === undefined && !text.startsWith('pr_lab_')) {
-        throw new LabError(`"${text}" is not a lab key ID (expected lbk_<number>, as labs keys list shows)`)
-      }
-      const keyNumber = number
+      const named = String(keyId ?? '').trim()
+      const keyNumber = await labKeyNumber(lab.code, named)
       const outcome =
         keyNumber === undefined
           ? undefined
           : await db.transaction(async (tx) => {
               const revoked = await revokeLabKey(tx, lab.code, keyNumber, now)
               if (!revoked || revoked.wasRevoked) return revoked && { ...revoked, sessionsEnded: 0 }
+              // Its portal sessions end with it, in the same transaction.
               const sessionsEnded = await deleteLabKeySessions(tx, keyNumber)
+              const { prefix } = revoked.key
               await appendAuditEvent(
                 tx,
                 {
@@ -627,14 +635,14 @@ export function createLabsService(deps: {
                   accountId: null,
                   environment: null,
                   target: lab.code,
-                  before: { prefix: revoked.key.prefix, revoked: null },
-                  after: { prefix: revoked.key.prefix, revoked: now.toISOString() },
+                  before: { prefix, revoked: null },
+                  after: { prefix, revoked: now.toISOString() },
                 },
                 now,
               )
               return { ...revoked, sessionsEnded }
             })
-      if (!outcome) throw new LabError(`lab ${lab.code} has no key ${text}`)
+      if (!outcome) throw new LabError(`lab ${lab.code} has no key ${named}`)
       return {
         key: toLabKeyView(outcome.key, now),
         wasRevoked: outcome.wasRevoked,
