@@ -83,6 +83,12 @@ for (const kind of testDatabaseKinds()) {
           WHERE id = $1`,
         [Number(webhookId.slice(4)), new Date('2026-02-26T08:00:00Z')],
       )
+      // A lab with a push endpoint, its long URL the widest thing a labs table row shows.
+      await t.app.services.labPushes.configure(
+        'uk6',
+        { pushUrl: receiver.url('/integrations/printroute/lab-jobs/webhook-receiver/uk6-production-floor') },
+        CLI,
+      )
       // A second catalogue version, with a lab renamed and a price changed, for the versions list and the diff.
       const first = JSON.parse(await t.app.services.catalogueVersions.export(1))
       first.labs[0].name = `${first.labs[0].name} (Leicester)`
