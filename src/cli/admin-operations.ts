@@ -31,7 +31,7 @@ import {
 } from '../services/catalogue-versions.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
-import { LabError, type LabsService } from '../services/labs.service.ts'
+import { LabError, type LabKeyView, type LabsService } from '../services/labs.service.ts'
 import { OperatorError, type OperatorsService, type OperatorView } from '../services/operators.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import { OperationError } from './operation-error.ts'
@@ -41,7 +41,7 @@ export interface OperationContext {
   db: Database
   accounts: AccountsService
   operators: OperatorsService
-  labs: Pick<LabsService, 'createLabKey' | 'setPaused'>
+  labs: Pick<LabsService, 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller'>
@@ -163,6 +163,21 @@ export interface AdminOperations {
   revokeKey(input: { prefix: string }): Promise<{ revoked: string }>
   /** A new key for a catalogue lab; the only time it is shown. */
   createLabKey(input: { lab: string }): Promise<{ key: string }>
+  /** A lab's keys, newest first: ids, prefixes and states, never a key. */
+  listLabKeys(input: { lab: string }): Promise<LabKeyView[]>
+  /**
+   * A new key for a lab (shown this once); its other working keys work on for `overlapSeconds` (default 24 hours,
+   * at most 30 days, 0: not at all).
+   */
+  rotateLabKey(input: {
+    lab: string
+    overlapSeconds?: number
+  }): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] }>
+  /** Revokes a lab's key by id (`lbk_N`) or prefix: its next lab API call is 401, its portal sessions end now. */
+  revokeLabKey(input: {
+    lab: string
+    keyId: string
+  }): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number }>
   /** Pauses a catalogue lab (no new work goes to it) or resumes it; whether it was paused before. */
   setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }>
   /** Sets, rotates or removes a lab's push endpoint; `secret` only when a new one was made (shown this once). */
@@ -306,6 +321,21 @@ export function createAdminOperations(context: OperationContext): AdminOperation
     async createLabKey(input: { lab: string }): Promise<{ key: string }> {
       const issued = await translated(() => context.labs.createLabKey(input.lab, context.actor), 2)
       return { key: issued.key }
+    },
+
+    async listLabKeys(input: { lab: string }): Promise<LabKeyView[]> {
+      return translated(() => context.labs.listLabKeys(input.lab), 2)
+    },
+
+    async rotateLabKey(input: { lab: string; overlapSeconds?: number }) {
+      const overlap = input.overlapSeconds
+      if (overlap !== undefined && typeof overlap !== 'number') throw refused('--overlap must be a duration')
+      const rotated = await translated(() => context.labs.rotateLabKey(input.lab, overlap, context.actor), 2)
+      return { key: rotated.key, created: rotated.view, replaced: rotated.replaced }
+    },
+
+    async revokeLabKey(input: { lab: string; keyId: string }) {
+      return translated(() => context.labs.revokeLabKey(input.lab, input.keyId, context.actor), 2)
     },
 
     async setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }> {

@@ -245,9 +245,12 @@ export async function runDataOperation<N extends OperationName>(
         isKnownCurrency: (code) => catalogue().isKnownCurrency(code),
       }),
       operators: createOperatorsService({ db: opened.db, clock: systemClock }),
-      // Issuing a lab key and pausing a lab need only the database and the catalogue, not the pipeline.
+      // Lab keys and pausing a lab need only the database and the catalogue, not the pipeline.
       labs: {
         createLabKey: (labCode, actor) => labsWithoutPipeline().createLabKey(labCode, actor),
+        listLabKeys: (labCode) => labsWithoutPipeline().listLabKeys(labCode),
+        rotateLabKey: (labCode, overlap, actor) => labsWithoutPipeline().rotateLabKey(labCode, overlap, actor),
+        revokeLabKey: (labCode, keyId, actor) => labsWithoutPipeline().revokeLabKey(labCode, keyId, actor),
         setPaused: (labCode, paused, actor) => labsWithoutPipeline().setPaused(labCode, paused, actor),
       },
       // A lab's push settings, too: its pushes are made by the serving process's workers.

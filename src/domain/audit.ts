@@ -42,6 +42,8 @@ export const AUDIT_ACTIONS = [
   'key.created',
   'key.revoked',
   'lab.keyCreated',
+  'lab.keyRotated',
+  'lab.keyRevoked',
   'lab.paused',
   'lab.resumed',
   'lab.pushConfigured',

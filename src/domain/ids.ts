@@ -24,6 +24,8 @@ export const ID_PREFIXES = {
   operator: 'opr',
   /** A webhook endpoint of an environment (docs/callbacks.md#webhook-endpoints). */
   webhookEndpoint: 'whk',
+  /** A lab's key for the lab API and portal (docs/labs.md#lab-keys). */
+  labKey: 'lbk',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

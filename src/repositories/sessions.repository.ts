@@ -70,8 +70,8 @@ export interface LabSessionOwner {
 }
 
 /**
- * Makes a lab portal session for the active lab key with this hash; returns false (nothing written) when there
- * is none. The same table as the dashboard's sessions: a row stands for either an API key or a lab key.
+ * Makes a lab portal session for the working lab key (not revoked, not past a rotation's overlap) with this hash;
+ * returns false (nothing written) when there is none. The same table as the dashboard's sessions: a row stands for either an API key or a lab key.
  */
 export async function insertLabSession(
   db: Queryable,
@@ -79,14 +79,18 @@ export async function insertLabSession(
 ): Promise<boolean> {
   const rows = await db.query(
     `INSERT INTO dashboard_sessions (token_hash, lab_key_id, created_at, expires_at)
-     SELECT $1, k.id, $2, $3 FROM lab_keys k WHERE k.key_hash = $4 AND k.revoked_at IS NULL
+     SELECT $1, k.id, $2, $3 FROM lab_keys k
+      WHERE k.key_hash = $4 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
      RETURNING token_hash`,
     [session.tokenHash, session.createdAt, session.expiresAt, session.keyHash],
   )
   return rows.length > 0
 }
 
-/** The lab of an unexpired lab portal session whose lab key is still active; undefined otherwise. */
+/**
+ * The lab of an unexpired lab portal session whose lab key still works (not revoked, not past a rotation's
+ * overlap: the session ends with its key); undefined otherwise.
+ */
 export async function findLabSessionOwner(
   db: Queryable,
   tokenHash: string,
@@ -96,10 +100,17 @@ export async function findLabSessionOwner(
     `SELECT k.lab_code AS "labCode", k.prefix AS "keyPrefix"
        FROM dashboard_sessions s
        JOIN lab_keys k ON k.id = s.lab_key_id
-      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL`,
+      WHERE s.token_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL
+        AND (k.expires_at IS NULL OR k.expires_at > $2)`,
     [tokenHash, now],
   )
   return rows[0]
+}
+
+/** Ends every lab portal session made with the lab key (its revocation); returns how many ended. */
+export async function deleteLabKeySessions(db: Queryable, labKeyId: number): Promise<number> {
+  const rows = await db.query('DELETE FROM dashboard_sessions WHERE lab_key_id = $1 RETURNING token_hash', [labKeyId])
+  return rows.length
 }
 
 /**

@@ -23,7 +23,7 @@ import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 import type { InvoicesService, InvoiceView } from './invoices.service.ts'
 import type { LabPushesService } from './lab-pushes.service.ts'
-import { type LabsService, OPEN_STATES, shipByOfShipment } from './labs.service.ts'
+import { LabError, type LabKeyView, type LabsService, OPEN_STATES, shipByOfShipment } from './labs.service.ts'
 import type { OrderRouting, OrdersService } from './orders.service.ts'
 import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
 import type { QuoteRouting, QuotesService } from './quotes.service.ts'
@@ -140,6 +140,19 @@ export interface AdminViewsService {
   labs: {
     listLabs(): Promise<AdminLabView[]>
     setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
+    /** The lab's keys, newest first; null for a lab the catalogue does not have. */
+    listKeys(labCode: string): Promise<LabKeyView[] | null>
+    createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: LabKeyView } | LabRefusal>
+    rotateKeys(
+      labCode: string,
+      overlapSeconds: number,
+      actor: AuditActor,
+    ): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] } | LabRefusal>
+    revokeKey(
+      labCode: string,
+      keyId: string,
+      actor: AuditActor,
+    ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
   }
   /** The callbacks health page's deps (dashboard/admin/callbacks.pages.ts, AdminCallbacks). */
   callbacks: {
@@ -151,6 +164,21 @@ export interface AdminViewsService {
   }
 }
 
+/** A lab key change the labs service refused (an unknown lab or key, an overlap out of bounds): its reason. */
+export interface LabRefusal {
+  refused: string
+}
+
+/** The labs service's refusals as the console's page shows them; anything else is a failure. */
+async function refusedAsText<T>(work: () => Promise<T>): Promise<T | LabRefusal> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof LabError) return { refused: error.message }
+    throw error
+  }
+}
+
 export interface AdminViewsDeps {
   db: Database
   clock: Clock
@@ -159,7 +187,7 @@ export interface AdminViewsDeps {
   callbacks: Pick<CallbacksService, 'listCallbacks' | 'listEvents'>
   printFiles: Pick<PrintFilesService, 'listPrintFiles'>
   quotes: Pick<QuotesService, 'quoteRouting'>
-  labs: Pick<LabsService, 'setPaused'>
+  labs: Pick<LabsService, 'setPaused' | 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey'>
   invoices: Pick<InvoicesService, 'listForOrder'>
   labPushes: Pick<LabPushesService, 'show'>
   /** Makes an order document's file tokens into links, as the merchant's GET of the order does. */
@@ -415,6 +443,18 @@ export function createAdminViewsService(deps: AdminViewsDeps): AdminViewsService
     labs: {
       listLabs: () => listLabs(deps),
       setPaused: (labCode, paused, actor) => setLabPaused(deps, labCode, paused, actor),
+      listKeys: (labCode) => (deps.catalogue.findLab(labCode) ? deps.labs.listLabKeys(labCode) : Promise.resolve(null)),
+      createKey: (labCode, actor) =>
+        refusedAsText(async () => {
+          const created = await deps.labs.createLabKey(labCode, actor)
+          return { key: created.key, created: created.view }
+        }),
+      rotateKeys: (labCode, overlapSeconds, actor) =>
+        refusedAsText(async () => {
+          const rotated = await deps.labs.rotateLabKey(labCode, overlapSeconds, actor)
+          return { key: rotated.key, created: rotated.view, replaced: rotated.replaced }
+        }),
+      revokeKey: (labCode, keyId, actor) => refusedAsText(() => deps.labs.revokeLabKey(labCode, keyId, actor)),
     },
     callbacks: {
       listFailingEndpoints: () => listFailing(deps),

@@ -15,14 +15,18 @@ import { shipByDate } from '../domain/delivery-promise.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal } from '../domain/delivery-tracking.ts'
 import type { Environment } from '../domain/environment.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
-import { parseId } from '../domain/ids.ts'
+import { formatId, ID_PREFIXES, parseId } from '../domain/ids.ts'
 import { dailyCapacity, jobsGivenOn, labDate } from '../domain/lab-availability.ts'
 import {
   CANCELLATION_REQUEST_LAPSE_HOURS,
   type CancellationRefusal,
   openCancellationRequest,
 } from '../domain/lab-cancellation.ts'
-import { TRACKING_REPORT_LIMITS } from '../domain/limits.ts'
+import {
+  DEFAULT_SIGNING_OVERLAP_SECONDS,
+  MAX_SIGNING_OVERLAP_SECONDS,
+  TRACKING_REPORT_LIMITS,
+} from '../domain/limits.ts'
 import type { WireMoney } from '../domain/money.ts'
 import type { Recipient, TrackingEvent } from '../domain/order.ts'
 import {
@@ -44,8 +48,16 @@ import {
   setLabPaused,
 } from '../repositories/lab-availability.repository.ts'
 import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
-import { findLabCodeByKeyHash, insertLabKey } from '../repositories/lab-keys.repository.ts'
+import {
+  expireLabKeys,
+  findLabCodeByKeyHash,
+  insertLabKey,
+  type LabKeyRow,
+  listLabKeys,
+  revokeLabKey,
+} from '../repositories/lab-keys.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
+import { deleteLabKeySessions } from '../repositories/sessions.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import type { PipelineService } from './pipeline/index.ts'
 import type { FileLinker } from './pipeline/ports.ts'
@@ -55,6 +67,63 @@ import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 export const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
 
 export class LabError extends Error {}
+
+/**
+ * A lab key's state: `active`; `expiring` (a rotation replaced it, it works until `expiresAt`); `expired` (its
+ * overlap is over); `revoked`. Only `active` and `expiring` keys are accepted.
+ */
+export type LabKeyState = 'active' | 'expiring' | 'expired' | 'revoked'
+
+/** A lab key as `labs keys list` and the console show it: never the key, only its visible prefix. */
+export interface LabKeyView {
+  /** `lbk_N`: what `labs keys revoke` and the console name it by. */
+  id: string
+  lab: string
+  prefix: string
+  state: LabKeyState
+  created: string
+  /** The key's last lab API call, to the minute; null: none recorded. */
+  lastUsed: string | null
+  /** Until when a rotated key works; null: it does not expire. */
+  expiresAt: string | null
+  revoked: string | null
+}
+
+/** A new lab key (created or the outcome of a rotation): the only time the key itself is shown. */
+export interface IssuedLabKey {
+  key: string
+  view: LabKeyView
+}
+
+export function labKeyState(row: Pick<LabKeyRow, 'revokedAt' | 'expiresAt'>, now: Date): LabKeyState {
+  if (row.revokedAt) return 'revoked'
+  if (row.expiresAt) return row.expiresAt > now ? 'expiring' : 'expired'
+  return 'active'
+}
+
+export function toLabKeyView(row: LabKeyRow, now: Date): LabKeyView {
+  return {
+    id: formatId(ID_PREFIXES.labKey, row.id),
+    lab: row.labCode,
+    prefix: row.prefix,
+    state: labKeyState(row, now),
+    created: row.createdAt.toISOString(),
+    lastUsed: row.lastUsedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revoked: row.revokedAt?.toISOString() ?? null,
+  }
+}
+
+/**
+ * Why a rotation's overlap (seconds) is refused, or undefined: whole seconds from 0 to the longest signing-secret
+ * overlap (30 days), the same bounds as a push or callback signing secret's rotation.
+ */
+export function labKeyOverlapRefusal(seconds: number): string | undefined {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_SIGNING_OVERLAP_SECONDS) {
+    return `the overlap must be whole seconds from 0 to ${MAX_SIGNING_OVERLAP_SECONDS} (30 days), got ${seconds}`
+  }
+  return undefined
+}
 
 /** A shipment as the lab API lists it: what the lab was given at submission and where its files are. */
 export interface LabJobView {
@@ -356,8 +425,31 @@ export interface LabCapacityView {
 /** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
 export interface LabsService {
   /** A new key for a catalogue lab; the only time the key is shown. */
-  createLabKey(labCode: string, actor: AuditActor): Promise<{ key: string; prefix: string }>
-  /** The lab code a lab key belongs to; undefined for an unknown key. */
+  createLabKey(labCode: string, actor: AuditActor): Promise<{ key: string; prefix: string; view: LabKeyView }>
+  /** Every key of a catalogue lab, revoked and expired ones too, newest first (never a key, only prefixes). */
+  listLabKeys(labCode: string): Promise<LabKeyView[]>
+  /**
+   * A new key for a catalogue lab; the lab's other working keys keep working for `overlapSeconds` (default 24
+   * hours, 0: they stop now), then are refused. The new key is shown this once.
+   */
+  rotateLabKey(
+    labCode: string,
+    overlapSeconds: number | undefined,
+    actor: AuditActor,
+  ): Promise<IssuedLabKey & { replaced: LabKeyView[] }>
+  /**
+   * Revokes a lab's key, named by its id (`lbk_N`) or its prefix: refused from its next lab API call, its portal
+   * sessions end now. Revoking a revoked key changes nothing (`wasRevoked`).
+   */
+  revokeLabKey(
+    labCode: string,
+    keyId: string,
+    actor: AuditActor,
+  ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number }>
+  /**
+   * The lab code a working lab key (not revoked, not past a rotation's overlap) belongs to; undefined otherwise.
+   * Not cached: a revoked key is refused at its next call, in every process.
+   */
   authenticateLab(key: string): Promise<string | undefined>
   /** The Live shipments a lab still has to make or ship, with everything it needs to do so. */
   listJobs(labCode: string): Promise<LabJobView[]>
@@ -419,6 +511,26 @@ export function createLabsService(deps: {
     return lab
   }
 
+  /** The catalogue's lab for a key command; a LabError (the command's mistake) when the catalogue has none. */
+  function catalogueLabForKeys(labCode: string) {
+    const lab = catalogue.findLab(String(labCode ?? ''))
+    if (!lab) throw new LabError(`The catalogue has no lab ${labCode}`)
+    return lab
+  }
+
+  /**
+   * The number of the key named by its ID (`lbk_N`) or its visible prefix (`pr_lab_...`, among the lab's keys);
+   * undefined for a prefix the lab has no key with. Anything else is refused as not a key's name.
+   */
+  async function labKeyNumber(labCode: string, named: string): Promise<number | undefined> {
+    if (named.startsWith('pr_lab_')) return (await listLabKeys(db, labCode)).find((row) => row.prefix === named)?.id
+    const number = parseId(ID_PREFIXES.labKey, named)
+    if (number === undefined) {
+      throw new LabError(`"${named}" is not a lab key ID (expected lbk_<number>, as labs keys list shows)`)
+    }
+    return number
+  }
+
   async function capacityOf(labCode: string): Promise<LabCapacityView> {
     const lab = catalogueLab(labCode)
     const state = (await listLabAvailability(db)).find((candidate) => candidate.labCode === lab.code)
@@ -436,24 +548,110 @@ export function createLabsService(deps: {
   }
 
   return {
-    async createLabKey(labCode: string, actor: AuditActor): Promise<{ key: string; prefix: string }> {
-      const lab = catalogue.findLab(labCode)
-      if (!lab) throw new LabError(`The catalogue has no lab ${labCode}`)
+    async createLabKey(labCode: string, actor: AuditActor) {
+      const lab = catalogueLabForKeys(labCode)
       const { key, prefix } = newSecretKey('lab')
-      await db.transaction(async (tx) => {
-        await insertLabKey(tx, { labCode: lab.code, prefix, keyHash: hashSecretKey(key), createdAt: clock.now() })
+      const row = await db.transaction(async (tx) => {
+        const inserted = await insertLabKey(tx, {
+          labCode: lab.code,
+          prefix,
+          keyHash: hashSecretKey(key),
+          createdAt: clock.now(),
+        })
         // The key by its prefix only: the trail never holds a secret.
         await appendAuditEvent(
           tx,
           { actor, action: 'lab.keyCreated', accountId: null, environment: null, target: lab.code, after: { prefix } },
           clock.now(),
         )
+        return inserted
       })
-      return { key, prefix }
+      return { key, prefix, view: toLabKeyView(row, clock.now()) }
+    },
+
+    async listLabKeys(labCode: string): Promise<LabKeyView[]> {
+      const lab = catalogueLabForKeys(labCode)
+      const now = clock.now()
+      return (await listLabKeys(db, lab.code)).map((row) => toLabKeyView(row, now))
+    },
+
+    async rotateLabKey(labCode: string, overlapSeconds: number | undefined, actor: AuditActor) {
+      const lab = catalogueLabForKeys(labCode)
+      const overlap = overlapSeconds ?? DEFAULT_SIGNING_OVERLAP_SECONDS
+      const refusal = labKeyOverlapRefusal(overlap)
+      if (refusal) throw new LabError(`overlap: ${refusal}`)
+      const { key, prefix } = newSecretKey('lab')
+      const now = clock.now()
+      const overlapEndsAt = new Date(now.getTime() + overlap * 1000)
+      const { row, replaced } = await db.transaction(async (tx) => {
+        const inserted = await insertLabKey(tx, {
+          labCode: lab.code,
+          prefix,
+          keyHash: hashSecretKey(key),
+          createdAt: now,
+        })
+        const expiring = await expireLabKeys(tx, lab.code, inserted.id, overlapEndsAt, now)
+        await appendAuditEvent(
+          tx,
+          {
+            actor,
+            action: 'lab.keyRotated',
+            accountId: null,
+            environment: null,
+            target: lab.code,
+            before: { prefixes: expiring.map((old) => old.prefix) },
+            after: { prefix, overlapSeconds: overlap, overlapEndsAt: overlapEndsAt.toISOString() },
+          },
+          now,
+        )
+        return { row: inserted, replaced: expiring }
+      })
+      return {
+        key,
+        view: toLabKeyView(row, now),
+        replaced: replaced.map((old) => toLabKeyView(old, now)),
+      }
+    },
+
+    async revokeLabKey(labCode: string, keyId: string, actor: AuditActor) {
+      const lab = catalogueLabForKeys(labCode)
+      const now = clock.now()
+      const named = String(keyId ?? '').trim()
+      const keyNumber = await labKeyNumber(lab.code, named)
+      const outcome =
+        keyNumber === undefined
+          ? undefined
+          : await db.transaction(async (tx) => {
+              const revoked = await revokeLabKey(tx, lab.code, keyNumber, now)
+              if (!revoked || revoked.wasRevoked) return revoked && { ...revoked, sessionsEnded: 0 }
+              // Its portal sessions end with it, in the same transaction.
+              const sessionsEnded = await deleteLabKeySessions(tx, keyNumber)
+              const { prefix } = revoked.key
+              await appendAuditEvent(
+                tx,
+                {
+                  actor,
+                  action: 'lab.keyRevoked',
+                  accountId: null,
+                  environment: null,
+                  target: lab.code,
+                  before: { prefix, revoked: null },
+                  after: { prefix, revoked: now.toISOString() },
+                },
+                now,
+              )
+              return { ...revoked, sessionsEnded }
+            })
+      if (!outcome) throw new LabError(`lab ${lab.code} has no key ${named}`)
+      return {
+        key: toLabKeyView(outcome.key, now),
+        wasRevoked: outcome.wasRevoked,
+        sessionsEnded: outcome.sessionsEnded,
+      }
     },
 
     async authenticateLab(key: string): Promise<string | undefined> {
-      return findLabCodeByKeyHash(db, hashSecretKey(key))
+      return findLabCodeByKeyHash(db, hashSecretKey(key), clock.now())
     },
 
     /** The shipments a lab still has to make or ship, with everything it needs to do so. */

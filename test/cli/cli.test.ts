@@ -281,6 +281,41 @@ describe('printroute command line', () => {
     assert.match(missing.stderr, /--lab/)
   })
 
+  test('labs keys: create, rotate with --overlap, list (never a key), revoke by id; bad input exits 2', async () => {
+    const created = await withData(['labs', 'keys', 'create', '--lab', 'de1'])
+    assert.equal(created.code, 0, created.stderr)
+    const oldKey = created.stdout.trim()
+    const rotated = await withData(['labs', 'keys', 'rotate', '--lab', 'de1', '--overlap', '2h'])
+    assert.equal(rotated.code, 0, rotated.stderr)
+    const newKey = rotated.stdout.trim()
+    assert.match(newKey, /^pr_lab_[A-Za-z0-9_-]{43}$/, 'stdout is the new key alone')
+    assert.match(rotated.stderr, /works until \d{4}-\d\d-\d\dT/)
+    const listed = await withData(['labs', 'keys', 'list', '--lab', 'de1'])
+    assert.equal(listed.code, 0, listed.stderr)
+    assert.ok(!listed.stdout.includes(oldKey) && !listed.stdout.includes(newKey), 'keys are never shown again')
+    const [newest, oldest] = listed.stdout.trim().split('\n')
+    assert.match(newest ?? '', /^lbk_\d+\tpr_lab_\S{8}\tcreated \S+\tnever used\tactive$/)
+    assert.match(oldest ?? '', /^lbk_\d+\tpr_lab_\S{8}\tcreated \S+\tnever used\texpiring \S+$/)
+    const oldId = (oldest ?? '').split('\t')[0] ?? ''
+    const revoked = await withData(['labs', 'keys', 'revoke', '--lab', 'de1', oldId])
+    assert.equal(revoked.code, 0, revoked.stderr)
+    assert.match(revoked.stdout, new RegExp(`^revoked ${oldId} \\(pr_lab_`))
+    const json = JSON.parse((await withData(['labs', 'keys', 'list', '--lab', 'de1', '--json'])).stdout)
+    assert.deepEqual(
+      json.map((key: { state: string }) => key.state),
+      ['active', 'revoked'],
+    )
+    const tooLong = await withData(['labs', 'keys', 'rotate', '--lab', 'de1', '--overlap', '31d'])
+    assert.equal(tooLong.code, 2)
+    assert.match(tooLong.stderr, /overlap must be whole seconds from 0 to 2592000/)
+    const notADuration = await withData(['labs', 'keys', 'rotate', '--lab', 'de1', '--overlap', 'soon'])
+    assert.equal(notADuration.code, 2)
+    assert.match(notADuration.stderr, /--overlap: "soon" is not a duration/)
+    const unknown = await withData(['labs', 'keys', 'revoke', '--lab', 'de1', 'lbk_999999'])
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /lab de1 has no key lbk_999999/)
+  })
+
   test('bad settings are refused with the setting named', async () => {
     const pause = await withData(['accounts', 'create', '--name', 'x', '--pause-window', 'soon'])
     assert.equal(pause.code, 2)

@@ -1,7 +1,8 @@
 // The console's labs page (src/dashboard/admin/labs.pages.ts) over the admin views service: each lab's jobs in
 // flight, overdue jobs against their ship-by date, rejection rate and median time from submission to dispatch over
 // 7 and 30 days, from real Live orders driven through the pipeline on a controlled clock (a Sandbox order beside
-// them counts for nothing); pause and resume through the page. On every configured database.
+// them counts for nothing); pause and resume through the page; a lab's page with its keys: created and rotated
+// (the key shown once, the overlap chosen), revoked after a confirmation page. On every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { registerLabsPages } from '../../src/dashboard/admin/labs.pages.ts'
@@ -13,6 +14,8 @@ import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-a
 
 /** The sample catalogue's lab for a black canvas to GB by Standard. */
 const LAB = 'uk6'
+/** A lab with no work and, at first, no keys: its page's keys. */
+const OTHER_LAB = 'us1'
 const HOUR = 3600
 
 for (const kind of testDatabaseKinds()) {
@@ -156,6 +159,103 @@ for (const kind of testDatabaseKinds()) {
       // Nothing changed: every lab takes work.
       assert.ok((await t.app.services.adminViews.labs.listLabs()).every((entry) => !entry.paused))
       assert.equal(await t.app.services.adminViews.labs.setPaused('zz9', true, { kind: 'system' }), null)
+    })
+
+    test("a lab's page lists its keys; a created key is shown once, on the page that made it", async () => {
+      const empty = await pages.request(`/admin/labs/${OTHER_LAB}`)
+      assert.equal(empty.status, 200)
+      assert.match(empty.body, /No keys: the lab cannot use the lab API or the portal yet/)
+      const list = await pages.request('/admin/labs')
+      assert.match(list.body, new RegExp(`<a href="/admin/labs/${OTHER_LAB}"><code>${OTHER_LAB}</code></a>`))
+
+      const created = await pages.request(`/admin/labs/${OTHER_LAB}/keys`, { _csrf: 'csrf-test' })
+      assert.equal(created.status, 200)
+      const key = /<code class="new-key">(pr_lab_[^<]+)<\/code>/.exec(created.body)?.[1] ?? ''
+      assert.ok(key, 'the new key is on the page')
+      assert.match(created.body, /Copy it now, it is not shown again/)
+      const [listed] = await t.app.services.labs.listLabKeys(OTHER_LAB)
+      assert.ok(listed && key.startsWith(listed.prefix))
+      assert.match(created.body, new RegExp(`<tr data-lab-key="${listed.id}">`))
+
+      const again = await pages.request(`/admin/labs/${OTHER_LAB}`)
+      assert.ok(!again.body.includes(key), 'never shown again')
+      const row = again.body.slice(again.body.indexOf(`<tr data-lab-key="${listed.id}">`))
+      assert.match(row, /<span class="badge badge-ok">Active<\/span>/)
+      assert.match(row, /<span class="muted">never<\/span>/, 'not used yet')
+      assert.match(row, new RegExp(`href="/admin/labs/${OTHER_LAB}/keys/${listed.id}/revoke"`))
+
+      const unknown = await pages.request('/admin/labs/zz9')
+      assert.equal(unknown.status, 404)
+      assert.match(unknown.body, /The catalogue has no lab <code>zz9<\/code>/)
+      const refused = await pages.request('/admin/labs/zz9/keys', { _csrf: 'csrf-test' })
+      assert.equal(refused.status, 303)
+      assert.match(String(refused.notice), /The catalogue has no lab zz9/)
+    })
+
+    test('rotating keeps the old key for the overlap chosen; a made-up overlap is refused with the reason', async () => {
+      const { key: oldKey, view: oldView } = await t.app.services.labs.createLabKey(OTHER_LAB, { kind: 'system' })
+      const page = await pages.request(`/admin/labs/${OTHER_LAB}`)
+      assert.match(page.body, /<option value="86400" selected>24 hours<\/option>/)
+      assert.match(page.body, /<option value="0">none: the old keys stop now<\/option>/)
+
+      for (const overlapSeconds of ['soon', String(31 * 86_400)]) {
+        const refused = await pages.request(`/admin/labs/${OTHER_LAB}/keys/rotate`, {
+          _csrf: 'csrf-test',
+          overlapSeconds,
+        })
+        assert.equal(refused.status, 400, overlapSeconds)
+        assert.match(refused.body, /overlap/)
+        assert.ok(!/class="new-key"/.test(refused.body))
+      }
+      assert.equal(
+        (await t.app.services.labs.listLabKeys(OTHER_LAB)).filter((key) => key.state === 'active').length,
+        2,
+        'a refused rotation changes nothing',
+      )
+
+      const rotated = await pages.request(`/admin/labs/${OTHER_LAB}/keys/rotate`, {
+        _csrf: 'csrf-test',
+        overlapSeconds: '3600',
+      })
+      assert.equal(rotated.status, 200)
+      assert.match(rotated.body, /<code class="new-key">pr_lab_/)
+      const until = new Date(t.clock.now().getTime() + 3600_000).toISOString().slice(0, 16).replace('T', ' ')
+      assert.match(rotated.body, new RegExp(`${oldView.prefix}… keep working until ${until} UTC`))
+      const row = rotated.body.slice(rotated.body.indexOf(`<tr data-lab-key="${oldView.id}">`))
+      assert.match(row, /Expiring/)
+      assert.equal(await t.app.services.labs.authenticateLab(oldKey), OTHER_LAB, 'the old key works during the overlap')
+    })
+
+    test('revoking asks first, then the key is refused; a revoked or foreign key has no confirmation page', async () => {
+      const { key, view } = await t.app.services.labs.createLabKey(OTHER_LAB, { kind: 'system' })
+      const confirm = await pages.request(`/admin/labs/${OTHER_LAB}/keys/${view.id}/revoke`)
+      assert.equal(confirm.status, 200)
+      assert.match(confirm.body, new RegExp(`Revoke key ${view.prefix}… of lab ${OTHER_LAB}\\?`))
+      assert.match(
+        confirm.body,
+        new RegExp(
+          `<form method="post" action="/admin/labs/${OTHER_LAB}/keys/${view.id}/revoke" class="card stack"><input type="hidden" name="_csrf" value="csrf-test">`,
+        ),
+      )
+      assert.equal(await t.app.services.labs.authenticateLab(key), OTHER_LAB, 'asking changes nothing')
+
+      const revoked = await pages.request(`/admin/labs/${OTHER_LAB}/keys/${view.id}/revoke`, { _csrf: 'csrf-test' })
+      assert.equal(revoked.status, 303, revoked.body)
+      assert.equal(revoked.location, `/admin/labs/${OTHER_LAB}`)
+      assert.equal(await t.app.services.labs.authenticateLab(key), undefined)
+      const page = await pages.request(`/admin/labs/${OTHER_LAB}`)
+      const row = page.body.slice(page.body.indexOf(`<tr data-lab-key="${view.id}">`))
+      assert.match(row.slice(0, row.indexOf('</tr>')), /Revoked/)
+      assert.ok(!row.slice(0, row.indexOf('</tr>')).includes('/revoke'), 'no Revoke on a revoked key')
+
+      assert.equal((await pages.request(`/admin/labs/${OTHER_LAB}/keys/${view.id}/revoke`)).status, 404)
+      // Another lab's key is not this lab's to revoke.
+      const { key: foreignKey, view: foreign } = await t.app.services.labs.createLabKey(LAB, { kind: 'system' })
+      assert.equal((await pages.request(`/admin/labs/${OTHER_LAB}/keys/${foreign.id}/revoke`)).status, 404)
+      const refused = await pages.request(`/admin/labs/${OTHER_LAB}/keys/${foreign.id}/revoke`, { _csrf: 'csrf-test' })
+      assert.equal(refused.status, 303)
+      assert.match(String(refused.notice), new RegExp(`lab ${OTHER_LAB} has no key ${foreign.id}`))
+      assert.equal(await t.app.services.labs.authenticateLab(foreignKey), LAB)
     })
   })
 }

@@ -1,6 +1,6 @@
 // Every section of the operator console but accounts (admin.browser.test.ts has those) in Chromium, signed in
 // through the console itself, at desktop and phone width: the orders of every account and an order's read-only page
-// (its images loaded), the labs with pause and resume, the catalogue's versions and a diff, invoices, callbacks health
+// (its images loaded), the labs with pause and resume (the table whole at 1280 px) and a lab's keys, the catalogue's versions and a diff, invoices, callbacks health
 // and the audit trail; accessible (axe-core), nothing wider than a phone's screen but the tables that scroll in
 // their frame. The screenshots in docs/admin.md come from here (`npm run docs:screenshots`).
 import assert from 'node:assert/strict'
@@ -83,6 +83,12 @@ for (const kind of testDatabaseKinds()) {
           WHERE id = $1`,
         [Number(webhookId.slice(4)), new Date('2026-02-26T08:00:00Z')],
       )
+      // A lab with a push endpoint, its long URL the widest thing a labs table row shows.
+      await t.app.services.labPushes.configure(
+        'uk6',
+        { pushUrl: receiver.url('/integrations/printroute/lab-jobs/webhook-receiver/uk6-production-floor') },
+        CLI,
+      )
       // A second catalogue version, with a lab renamed and a price changed, for the versions list and the diff.
       const first = JSON.parse(await t.app.services.catalogueVersions.export(1))
       first.labs[0].name = `${first.labs[0].name} (Leicester)`
@@ -153,10 +159,23 @@ for (const kind of testDatabaseKinds()) {
         await page.context().close()
       })
 
-      test(`the labs page pauses and resumes a lab (${viewport})`, async () => {
+      test(`the labs page pauses and resumes a lab; a lab's keys (${viewport})`, async () => {
         const page = await open('/labs', viewport)
         await assertAccessible(page, `console labs (${viewport})`)
         await assertFitsWidth(page, 'the labs page')
+        const table = (await page.evaluate(`(() => {
+          const wrap = document.querySelector('table.admin-labs').closest('.table-wrap')
+          return { scrollWidth: wrap.scrollWidth, clientWidth: wrap.clientWidth }
+        })()`)) as { scrollWidth: number; clientWidth: number }
+        if (viewport === 'desktop') {
+          // At 1280 px the whole table shows: no column, and no Pause or Resume button, is scrolled out of sight.
+          assert.ok(
+            table.scrollWidth <= table.clientWidth,
+            `the labs table is ${table.scrollWidth} px in ${table.clientWidth} px`,
+          )
+          const pause = await page.getByRole('button', { name: 'Pause uk6' }).boundingBox()
+          assert.ok(pause && pause.x + pause.width <= 1280, 'the Pause button is on screen')
+        }
         await screenshotForDocs(page, `labs${suffix}`, 'admin')
         await page.getByRole('button', { name: 'Pause uk6' }).click()
         await page.waitForURL(/\/admin\/labs$/)
@@ -165,6 +184,31 @@ for (const kind of testDatabaseKinds()) {
         await page.getByRole('button', { name: 'Resume uk6' }).click()
         await page.getByRole('button', { name: 'Pause uk6' }).waitFor()
         assert.equal((await t.app.services.labs.capacity('uk6')).paused, false)
+
+        // The lab's page: a key created (shown once), rotated with an overlap, the old one revoked after asking.
+        const lab = viewport === 'desktop' ? 'de1' : 'nl1'
+        await page.getByRole('link', { name: lab, exact: true }).click()
+        await page.waitForURL(new RegExp(`/admin/labs/${lab}$`))
+        await page.getByRole('button', { name: 'Create a key' }).click()
+        const created = (await page.locator('code.new-key').textContent()) ?? ''
+        assert.match(created, /^pr_lab_/)
+        await page.getByLabel('Overlap').selectOption({ label: '1 hour' })
+        await page.getByRole('button', { name: 'Rotate' }).click()
+        await page.getByText('keeps working until').waitFor()
+        const rotated = (await page.locator('code.new-key').textContent()) ?? ''
+        assert.notEqual(rotated, created)
+        await assertAccessible(page, `console lab page (${viewport})`)
+        await assertFitsWidth(page, "a lab's page")
+        await screenshotForDocs(page, `lab${suffix}`, 'admin')
+        const oldPrefix = created.slice(0, 'pr_lab_'.length + 8)
+        await page.getByRole('link', { name: `Revoke key ${oldPrefix}` }).click()
+        await page.getByRole('heading', { name: `Revoke key ${oldPrefix}… of lab ${lab}?` }).waitFor()
+        await assertAccessible(page, `console lab key revocation (${viewport})`)
+        await page.getByRole('button', { name: 'Revoke key' }).click()
+        await page.waitForURL(new RegExp(`/admin/labs/${lab}$`))
+        await page.getByText(`Key ${oldPrefix}… is revoked`).waitFor()
+        assert.equal(await t.app.services.labs.authenticateLab(created), undefined)
+        assert.equal(await t.app.services.labs.authenticateLab(rotated), lab)
         await page.context().close()
       })
 

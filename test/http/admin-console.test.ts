@@ -348,6 +348,52 @@ for (const kind of testDatabaseKinds()) {
       assert.match(unknownKeyEnvironment.body, /Environment: choose Sandbox or Live/)
     })
 
+    test("a lab's keys through the console: CSRF needed, created, rotated and revoked with the operator as actor", async () => {
+      const { operator: made, token } = await operator('Lab keeper')
+      const { cookie, csrf } = await admin.session(token)
+      const lab = 'de1'
+      assert.equal((await admin.post(`/admin/labs/${lab}/keys`, cookie, {})).statusCode, 403, 'no CSRF token')
+      assert.equal((await t.app.services.labs.listLabKeys(lab)).length, 0, 'nothing made')
+
+      const created = await admin.post(`/admin/labs/${lab}/keys`, cookie, { _csrf: csrf })
+      assert.equal(created.statusCode, 200)
+      const labKey = /<code class="new-key">(pr_lab_[^<]+)<\/code>/.exec(created.body)?.[1] ?? ''
+      assert.ok(labKey)
+      const rotated = await admin.post(`/admin/labs/${lab}/keys/rotate`, cookie, { _csrf: csrf, overlapSeconds: '0' })
+      assert.equal(rotated.statusCode, 200)
+      assert.match(rotated.body, /stopped working now/)
+      const newKeyId = (await t.app.services.labs.listLabKeys(lab))[0]?.id ?? ''
+      assert.equal(
+        (await admin.post(`/admin/labs/${lab}/keys/${newKeyId}/revoke`, cookie, { _csrf: 'forged' })).statusCode,
+        403,
+      )
+      const revoked = await admin.landing(
+        await admin.post(`/admin/labs/${lab}/keys/${newKeyId}/revoke`, cookie, { _csrf: csrf }),
+        cookie,
+      )
+      assert.match(revoked.body, /is revoked: its lab API calls are refused/)
+      const lapi = await t.app.live.inject({
+        method: 'GET',
+        url: '/labs/v1/capacity',
+        headers: { 'x-api-key': labKey },
+      })
+      assert.equal(lapi.statusCode, 401)
+
+      const entries = (
+        await listAuditEvents(t.database.db, {
+          actions: ['lab.keyCreated', 'lab.keyRotated', 'lab.keyRevoked'],
+          limit: 10,
+        })
+      )
+        .filter((entry) => entry.target === lab)
+        .map((entry) => [entry.action, entry.actorKind, entry.actor])
+      assert.deepEqual(entries.reverse(), [
+        ['lab.keyCreated', 'operator', made.id],
+        ['lab.keyRotated', 'operator', made.id],
+        ['lab.keyRevoked', 'operator', made.id],
+      ])
+    })
+
     test('the console is on the Live port only', async () => {
       assert.equal((await t.app.sandbox.inject({ method: 'GET', url: '/admin/sign-in' })).statusCode, 404)
       assert.equal((await t.app.live.inject({ method: 'GET', url: '/admin/sign-in' })).statusCode, 200)

@@ -14,7 +14,7 @@ export interface AdminPagesHarness {
   request(
     path: string,
     form?: Record<string, string | string[]>,
-  ): Promise<{ status: number; location: string | null; body: string }>
+  ): Promise<{ status: number; location: string | null; body: string; notice: string | null }>
   close(): Promise<void>
 }
 
@@ -41,7 +41,8 @@ export async function startAdminPages(
         )
     },
     redirect(reply, path, notice) {
-      if (notice) reply.header('x-notice', JSON.stringify(notice))
+      // Encoded: a header carries no character beyond Latin-1, and notices may (an ellipsis after a key's prefix).
+      if (notice) reply.header('x-notice', encodeURIComponent(JSON.stringify(notice)))
       return reply.code(303).redirect(path)
     },
   }
@@ -73,7 +74,13 @@ export async function startAdminPages(
         headers: form ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
         body,
       })
-      return { status: response.status, location: response.headers.get('location'), body: await response.text() }
+      return {
+        status: response.status,
+        location: response.headers.get('location'),
+        body: await response.text(),
+        // The notice a redirect carries (the real console shows it on the page it lands on), as JSON.
+        notice: decodeURIComponent(response.headers.get('x-notice') ?? '') || null,
+      }
     },
     close: () => app.close(),
   }
