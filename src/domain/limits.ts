@@ -52,3 +52,9 @@ export const CATALOGUE_BODY_LIMIT_BYTES = 3 * MAX_CATALOGUE_BYTES
 /** GET /v4.0/account/audit (and the console's audit page): the page size when `top` is absent, and the largest. */
 export const AUDIT_LIST_DEFAULT_TOP = 20
 export const AUDIT_LIST_MAX_TOP = 100
+
+/**
+ * The lab portal's history of closed jobs: jobs per page, the farthest a page may start (jobs skipped), and the
+ * longest search used (characters; a longer one is cut).
+ */
+export const LAB_JOB_HISTORY_LIMITS = { pageSize: 25, maxSkip: 100_000, searchMaxLength: 100 } as const
