@@ -300,9 +300,13 @@ const LabJobSchema = named(
         copies: Type.Integer(),
         attributes: Type.Record(Type.String(), Type.String()),
         printFiles: Type.Array(LabPrintFileSchema),
-        description: Type.String({
-          description: "The catalogue product's description (the SKU when the catalogue no longer has it).",
-        }),
+        description: Type.Optional(
+          Type.String({
+            description:
+              "The catalogue product's description (the SKU when the catalogue no longer has it). Absent from jobs " +
+              'pushed before it was added.',
+          }),
+        ),
       }),
     ),
     packingSlip: Nullable(Type.Object({ url: Type.String() })),
@@ -403,17 +407,20 @@ const LabJobSchema = named(
         },
       ),
     ),
-    parcels: Type.Array(
-      Type.Object({
-        items: Type.Array(Type.Object({ itemId: Type.String() })),
-        carrier: Type.Object({ name: Type.String(), service: Type.String() }),
-        tracking: Nullable(Type.Object({ number: Type.String(), url: Type.String() })),
-        dispatchDate: Type.String({ format: 'date-time' }),
-      }),
-      {
-        description:
-          'The parcels reported shipped, in the order reported (their items, carrier, tracking); empty until the first.',
-      },
+    parcels: Type.Optional(
+      Type.Array(
+        Type.Object({
+          items: Type.Array(Type.Object({ itemId: Type.String() })),
+          carrier: Type.Object({ name: Type.String(), service: Type.String() }),
+          tracking: Nullable(Type.Object({ number: Type.String(), url: Type.String() })),
+          dispatchDate: Type.String({ format: 'date-time' }),
+        }),
+        {
+          description:
+            'The parcels reported shipped, in the order reported (their items, carrier, tracking); empty until the ' +
+            'first. Absent from jobs pushed before it was added.',
+        },
+      ),
     ),
   }),
 )
