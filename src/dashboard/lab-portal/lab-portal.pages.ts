@@ -434,7 +434,7 @@ ${parcelsCard(job)}
 <ul class="lab-items">${job.items.map(itemCard)}</ul>
 ${
   closed
-    ? html`<p class="notice">${closedWords(job)} Nothing more is reported here; carrier scans go through the lab API.</p>`
+    ? html`<p class="notice">${closedWords(job)}</p>`
     : html`<section class="card" aria-labelledby="printed-heading">
 <h2 id="printed-heading">Mark items printed</h2>
 ${summaryOf('printed', printedErrors, 'The items were not marked printed')}
@@ -495,7 +495,7 @@ ${field(
 function closedWords(job: PortalJob): string {
   switch (job.state) {
     case 'shipped':
-      return 'This job is shipped.'
+      return 'This job is shipped: nothing more to report here (carrier scans go through the lab API).'
     case 'rejected':
       return 'This job was rejected: its items went to another lab.'
     default:
