@@ -21,6 +21,9 @@ for (const kind of testDatabaseKinds()) {
     let images: ImageServer
     let labKey: string
     let otherLabKey: string
+    /** The shipments each test left closed or open, for the history test at the end. */
+    const left: Record<'partsShipped' | 'open' | 'rejected' | 'untracked', { orderId: string; shipmentId: string }> =
+      {} as never
     before(async () => {
       t = await startTestApp({ kind })
       images = await startImageServer({}, await solidJpeg(540, 1035, { r: 200, g: 80, b: 40 }))
@@ -90,6 +93,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('the same partial parcel without a dispatch date, sent again, is Ok and adds no event; another tracking number is refused', async () => {
       const { orderId, shipmentId, itemIds } = await atTheLab(2)
+      left.partsShipped = { orderId, shipmentId }
       const [a, b] = itemIds as [string, string]
       const base = `/labs/v1/jobs/${shipmentId}`
       const parcel = {
@@ -154,7 +158,8 @@ for (const kind of testDatabaseKinds()) {
     })
 
     test('GET one job: as the list shows it while open; 404 for another lab and for no such shipment', async () => {
-      const { shipmentId } = await atTheLab(1)
+      const { orderId, shipmentId } = await atTheLab(1)
+      left.open = { orderId, shipmentId }
       const inList = (await listed()).find((job) => job.shipmentId === shipmentId)
       const read = await readJob(shipmentId)
       assert.equal(read.statusCode, 200, read.body)
@@ -173,6 +178,7 @@ for (const kind of testDatabaseKinds()) {
 
     test('a whole rejection sent again is Ok (also naming the unavailable items); the rejected job reads as it was given', async () => {
       const { orderId, shipmentId, carrier, itemIds } = await atTheLab(1)
+      left.rejected = { orderId, shipmentId }
       const base = `/labs/v1/jobs/${shipmentId}`
       const report = { reason: 'Out of blanks', unavailableItemIds: itemIds }
       assert.equal(outcome(await lab(`${base}/reject`, report)), 'Updated')
@@ -191,11 +197,35 @@ for (const kind of testDatabaseKinds()) {
 
     test('a tracking number without its link is accepted; the merchant sees the number with an empty url', async () => {
       const { orderId, shipmentId } = await atTheLab(1)
+      left.untracked = { orderId, shipmentId }
       const report = { carrier: { name: 'Evri', service: 'Parcel' }, tracking: { number: 'EV1' } }
       assert.equal(outcome(await lab(`/labs/v1/jobs/${shipmentId}/shipped`, report)), 'Updated')
       assert.equal(outcome(await lab(`/labs/v1/jobs/${shipmentId}/shipped`, report)), 'Ok')
       const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
       assert.deepEqual(order.shipments[0].tracking, { number: 'EV1', url: '' })
+    })
+
+    test("the lab's history: closed jobs only, most recently closed first, searched by id, order, tracking number", async () => {
+      const history = (query: { search?: string; skip?: number }, lab = CASE_LAB) =>
+        t.app.services.labs.jobHistory(lab, query)
+      const ids = async (query: { search?: string; skip?: number }) =>
+        (await history(query)).jobs.map((job) => job.shipmentId)
+      const { partsShipped, open, rejected, untracked } = left
+      // The last two closed at the same moment (the test clock stood still): the later shipment first.
+      assert.deepEqual(await ids({}), [untracked.shipmentId, rejected.shipmentId, partsShipped.shipmentId])
+      assert.equal((await history({})).hasMore, false)
+      assert.deepEqual(await ids({ skip: 1 }), [rejected.shipmentId, partsShipped.shipmentId])
+      assert.deepEqual(await ids({ search: 'rm1' }), [partsShipped.shipmentId], "a parcel's tracking number")
+      assert.deepEqual(await ids({ search: ' EV1 ' }), [untracked.shipmentId], 'any case, trimmed')
+      assert.deepEqual(await ids({ search: rejected.orderId }), [rejected.shipmentId], 'the order id')
+      assert.deepEqual(await ids({ search: rejected.shipmentId }), [rejected.shipmentId], 'the shipment id')
+      assert.deepEqual(await ids({ search: open.shipmentId }), [], 'an open job is in the queue, not the history')
+      assert.deepEqual(await ids({ search: 'ada lovelace' }), await ids({}), "the recipient's name")
+      assert.deepEqual(await ids({ search: "%'_\\" }), [], 'wildcards and quotes are plain text')
+      assert.deepEqual((await history({}, 'uk6')).jobs, [], "another lab's history")
+      const shipped = (await history({ search: 'rm3' })).jobs[0]
+      assert.equal(shipped?.state, 'shipped')
+      assert.ok(shipped?.packingSlipPdf?.url, 'with its packing slip')
     })
   })
 }
