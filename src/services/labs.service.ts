@@ -475,12 +475,17 @@ export function createLabsService(deps: {
     return job
   }
 
-  /** The lab job views of `jobs` (rows of lab_jobs), each as its order holds it now. */
+  /**
+   * The lab job views of `jobs` (rows of lab_jobs), each as its order holds it now; a shipment its order gives to
+   * another lab than the row's is left out.
+   */
   async function viewsOf(jobs: readonly LabJobRow[]): Promise<LabJobView[]> {
     const result: LabJobView[] = []
     for (const job of jobs) {
+      const shipmentId = `shp_${job.shipmentNumber}`
       const order = await readOrder(db, job.orderNumber)
-      const view = order && buildLabJobView(viewContext, order, `shp_${job.shipmentNumber}`, job.state)
+      if (!order || order.pipeline.shipments[shipmentId]?.labCode !== job.labCode) continue
+      const view = buildLabJobView(viewContext, order, shipmentId, job.state)
       if (view) result.push(view)
     }
     return result
