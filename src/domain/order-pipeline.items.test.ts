@@ -294,6 +294,8 @@ test('property: whatever the labs report, every item is in exactly one live ship
         () => ({ kind: 'acknowledged' }),
         () => ({ kind: 'printed', itemIds: held }),
         () => shipped(pick(['A', 'B', 'C']), next() < 0.3 ? undefined : held),
+        // Without a dispatch date (a retry's form): tracked or not.
+        () => undated(pick(['A', 'B', null]), next() < 0.3 ? undefined : held),
         () => ({
           kind: 'rejected',
           reason: 'r',
