@@ -4,7 +4,15 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { newSigningSecret, webhookHeaders } from '../domain/webhook-signature.ts'
-import { fileDefect, parcelsOf, pushRefusal, simulateOptionsOf, trackingNumberOf } from './labs-simulate.ts'
+import {
+  fileDefect,
+  parcelsOf,
+  pushRefusal,
+  recoverShipment,
+  type ShipmentRecord,
+  simulateOptionsOf,
+  trackingNumberOf,
+} from './labs-simulate.ts'
 
 describe('labs simulate', () => {
   const now = new Date('2026-11-27T12:00:00Z')
@@ -82,5 +90,54 @@ describe('labs simulate', () => {
     ] as const) {
       assert.throws(() => simulateOptionsOf(values), message)
     }
+  })
+  test('a shipment that left the listing is picked up from the job read by its id: shipped, rejected, cancelled or gone', () => {
+    const inHand = (shippedParcels: boolean[]): ShipmentRecord => ({
+      orderId: 'ord_1',
+      done: ['checked', 'acknowledged', 'inProduction', 'printed'],
+      rejectedItemIds: [],
+      parcels: shippedParcels.map((shipped, index) => ({
+        itemIds: [`ori_${index + 1}`],
+        trackingNumber: `SIM1P${index + 1}`,
+        dispatchDate: '2026-11-27T10:00:00.000Z',
+        shipped,
+      })),
+      scans: [],
+    })
+    const shippedJob = {
+      state: 'shipped',
+      parcels: [
+        { tracking: { number: 'SIM1P1' }, dispatchDate: '2026-11-27T10:00:00.000Z' },
+        { tracking: { number: 'SIM1P2' }, dispatchDate: '2026-11-27T10:00:00.000Z' },
+      ],
+    }
+    // Stopped after the last parcel's report went through, before it was saved: shipped, on to the scans.
+    const crashed = inHand([true, false])
+    assert.match(recoverShipment(crashed, shippedJob) ?? '', /last report before the stop went through/)
+    assert.deepEqual(
+      crashed.parcels.map((parcel) => parcel.shipped),
+      [true, true],
+    )
+    assert.equal(crashed.finished, undefined, 'not finished: the scans follow')
+
+    // Shipped by someone else before the simulator planned a parcel: the last parcel's number carries the scans.
+    const elsewhere = inHand([])
+    assert.ok(recoverShipment(elsewhere, shippedJob))
+    assert.deepEqual(
+      elsewhere.parcels.map((parcel) => [parcel.trackingNumber, parcel.shipped]),
+      [['SIM1P2', true]],
+    )
+
+    for (const state of ['rejected', 'cancelled'] as const) {
+      const record = inHand([false])
+      assert.ok(recoverShipment(record, { state }))
+      assert.equal(record.finished, state)
+    }
+    const gone = inHand([false])
+    assert.match(recoverShipment(gone, undefined) ?? '', /no longer with this lab/)
+    assert.equal(gone.finished, 'gone')
+    const open = inHand([false])
+    assert.equal(recoverShipment(open, { state: 'inProduction' }), null, 'still open: the next listing shows it')
+    assert.deepEqual(open, inHand([false]))
   })
 })

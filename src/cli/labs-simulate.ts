@@ -343,6 +343,54 @@ export function parcelsOf(itemIds: string[], count: number): string[][] {
   return groups
 }
 
+/** A job as GET /labs/v1/jobs/{shipmentId} answers it, in any state: what picking a shipment up again reads. */
+export interface ReadJob {
+  state: string
+  parcels?: { tracking: { number: string } | null; dispatchDate: string }[]
+}
+
+/**
+ * Brings the record of a shipment the simulator had in hand, and no longer finds among the open jobs, up to what
+ * printroute says of it (`job`, read by its id; undefined: it is not the lab's any more). Shipped: a report sent
+ * before a stop went through, so every planned parcel has left and the carrier's scans follow; rejected, cancelled
+ * or gone: nothing more to do. The line to log, or null when the job is still open (the next listing shows it).
+ */
+export function recoverShipment(record: ShipmentRecord, job: ReadJob | undefined): string | null {
+  if (!job) {
+    record.finished = 'gone'
+    return 'no longer with this lab (cancelled, rejected or moved); left alone'
+  }
+  switch (job.state) {
+    case 'shipped': {
+      const parcels = job.parcels ?? []
+      if (record.parcels.length === 0) {
+        // Shipped by someone else (the lab portal): its last parcel stands for the shipment's scans.
+        const last = parcels.at(-1)
+        record.parcels = [
+          {
+            itemIds: [],
+            trackingNumber: last?.tracking?.number ?? '',
+            dispatchDate: last?.dispatchDate ?? new Date().toISOString(),
+            shipped: true,
+          },
+        ]
+      }
+      const resent = record.parcels.filter((parcel) => !parcel.shipped).length
+      for (const parcel of record.parcels) parcel.shipped = true
+      return (
+        `shipped, as printroute says (${parcels.length} parcel${parcels.length === 1 ? '' : 's'}` +
+        `${resent > 0 ? `; the last report before the stop went through` : ''}): on to the carrier's scans`
+      )
+    }
+    case 'rejected':
+    case 'cancelled':
+      record.finished = job.state
+      return `${job.state}, as printroute says; left alone`
+    default:
+      return null
+  }
+}
+
 /** A tracking number of the simulator's own, the same for the same parcel on every run. */
 export function trackingNumberOf(shipmentId: string, parcel: number): string {
   const digits = shipmentId.replace(/\D/g, '')
@@ -554,8 +602,9 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
         if (signal.aborted || record.finished) continue
         const shipped = record.parcels.length > 0 && record.parcels.every((parcel) => parcel.shipped)
         if (!shipped) {
-          // Not listed and not shipped by the simulator: rejected, cancelled or moved by printroute.
-          if (!listed.has(shipmentId)) markGone(shipmentId)
+          // Not listed and not shipped as far as the simulator knows: read the job itself. Shipped (a report sent
+          // just before a stop went through), rejected, cancelled or no longer the lab's.
+          if (!listed.has(shipmentId) && (await pickUp(shipmentId, record))) moved = true
           continue
         }
         try {
@@ -570,6 +619,29 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
         }
       }
       return moved
+    }
+    /** A shipment in hand that left the listing, brought up to date from GET /jobs/{id}; whether it moved on. */
+    const pickUp = async (shipmentId: string, record: ShipmentRecord): Promise<boolean> => {
+      let job: ReadJob | undefined
+      try {
+        job = (await call<{ job: ReadJob }>('GET', `/jobs/${shipmentId}`)).job
+      } catch (error) {
+        if (signal.aborted) return false
+        // An older server cannot read one job: as before, a job that left the listing is left alone.
+        if (endpointMissing(error)) {
+          markGone(shipmentId)
+          return false
+        }
+        if (!shipmentGone(error)) {
+          log(shipmentId, `failed to read the job: ${describeError(error)}; trying again on the next pass`)
+          return false
+        }
+      }
+      const line = recoverShipment(record, job)
+      if (line === null) return false
+      save()
+      log(shipmentId, line)
+      return !record.finished
     }
     const markGone = (shipmentId: string) => {
       const record = state.shipments[shipmentId]

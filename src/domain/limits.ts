@@ -74,3 +74,9 @@ export function dateTimeBeyondRange(ms: number): 'earliest' | 'latest' | undefin
   if (ms > LATEST_MS) return 'latest'
   return undefined
 }
+
+/**
+ * The lab portal's history of closed jobs: jobs per page, the farthest a page may start (jobs skipped), and the
+ * longest search used (characters; a longer one is cut).
+ */
+export const LAB_JOB_HISTORY_LIMITS = { pageSize: 25, maxSkip: 100_000, searchMaxLength: 100 } as const

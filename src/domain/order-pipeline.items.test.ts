@@ -294,6 +294,8 @@ test('property: whatever the labs report, every item is in exactly one live ship
         () => ({ kind: 'acknowledged' }),
         () => ({ kind: 'printed', itemIds: held }),
         () => shipped(pick(['A', 'B', 'C']), next() < 0.3 ? undefined : held),
+        // Without a dispatch date (a retry's form): tracked or not.
+        () => undated(pick(['A', 'B', null]), next() < 0.3 ? undefined : held),
         () => ({
           kind: 'rejected',
           reason: 'r',
@@ -340,4 +342,87 @@ test('property: whatever the labs report, every item is in exactly one live ship
       }
     }
   }
+})
+
+/** A parcel reported without a dispatch date, as a lab's retry sends it again (the service fills in no date). */
+const undated = (number: string | null, itemIds?: string[], service = 'Tracked 48'): LabReport => ({
+  kind: 'shipped',
+  carrier: { name: 'Royal Mail', service },
+  tracking: number === null ? null : { number, url: `https://t.test/${number}` },
+  ...(itemIds ? { itemIds } : {}),
+})
+
+test('a parcel without a dispatch date, sent again later, is the same parcel: nothing changes, no event', () => {
+  const { order, pipeline } = atTheLab(3)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', undated('P1', ['ori_1']), now).changed, true)
+  assert.equal(order.shipments[0]?.parcels?.[0]?.dispatchDate, now.toISOString(), 'dispatched when recorded')
+  const later = new Date(now.getTime() + 90_000)
+  const before = structuredClone(order)
+  const retry = recordLabReport(order, pipeline, 'shp_1', undated('P1', ['ori_1']), later)
+  assert.deepEqual(retry, { changed: false, jobs: [] })
+  assert.deepEqual(order, before)
+  assert.deepEqual(orderEventsOf({ before, after: order, pauseWindowEnded: false }), [])
+
+  const otherTracking = recordLabReport(order, pipeline, 'shp_1', undated('P9', ['ori_1']), later)
+  assert.equal(otherTracking.changed, false)
+  assert.deepEqual(otherTracking.itemRefusal, {
+    code: 'ItemAlreadyShipped',
+    field: 'itemIds[0]',
+    itemId: 'ori_1',
+    shipmentId: 'shp_1',
+  })
+  const dated = recordLabReport(order, pipeline, 'shp_1', shipped('P1', ['ori_1'], 5), later)
+  assert.equal(dated.itemRefusal?.code, 'ItemAlreadyShipped', 'a stated date that differs is another parcel')
+
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', undated('P1', ['ori_2']), later).changed, true)
+  assert.deepEqual(
+    order.shipments[0]?.parcels?.map((parcel) => parcel.items.map((item) => item.itemId)),
+    [['ori_1', 'ori_2']],
+    'a tracked parcel reported without a date again takes new items in (its number names it)',
+  )
+})
+
+test('a whole shipment shipped without a dispatch date: its retry is Ok, a differing one names the field', () => {
+  const { order, pipeline } = atTheLab(2)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', undated('W1'), now).changed, true)
+  assert.equal(pipeline.shipments.shp_1?.state, 'shipped')
+  const later = new Date(now.getTime() + 3_600_000)
+  assert.deepEqual(recordLabReport(order, pipeline, 'shp_1', undated('W1'), later), { changed: false, jobs: [] })
+  assert.equal(itemReportRefusal(order, pipeline, 'shp_1', undated('W1', ['ori_1', 'ori_2'])), undefined)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', { kind: 'printed', itemIds: [] }, later).changed, false)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', { kind: 'acknowledged' }, later).changed, false)
+  const differing = recordLabReport(order, pipeline, 'shp_1', undated('W1', undefined, 'Special Delivery'), later)
+  assert.deepEqual(differing.itemRefusal, {
+    code: 'ItemAlreadyShipped',
+    field: 'carrier.service',
+    itemId: '',
+    shipmentId: 'shp_1',
+    parcel: { provided: 'Special Delivery', shipped: 'Tracked 48' },
+  })
+})
+
+test('untracked parcels without dispatch dates stay apart; each one sent again is a repeat', () => {
+  const { order, pipeline } = atTheLab(2)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', undated(null, ['ori_1']), now).changed, true)
+  const later = new Date(now.getTime() + 60_000)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', undated(null, ['ori_2']), later).changed, true)
+  assert.deepEqual(
+    order.shipments[0]?.parcels?.map((parcel) => parcel.items.map((item) => item.itemId)),
+    [['ori_1'], ['ori_2']],
+  )
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', undated(null, ['ori_1']), later).changed, false)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', undated(null, ['ori_2']), later).changed, false)
+})
+
+test('a whole shipment rejected keeps the carrier it was priced with, and the same rejection again changes nothing', () => {
+  const { order, pipeline } = atTheLab(2)
+  const report: LabReport = { kind: 'rejected', reason: 'press broken', unavailableItemIds: [] }
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', report, now).changed, true)
+  assert.equal(pipeline.shipments.shp_1?.state, 'rejected')
+  assert.equal(order.shipments.length, 0, 'the shipment left the order')
+  assert.deepEqual(pipeline.shipments.shp_1?.carrier, { name: 'Royal Mail', service: 'Tracked 48' })
+  const before = structuredClone({ order, pipeline })
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', report, now).changed, false)
+  assert.equal(recordLabReport(order, pipeline, 'shp_1', { kind: 'acknowledged' }, now).changed, false)
+  assert.deepEqual({ order, pipeline }, before)
 })

@@ -166,6 +166,11 @@ export interface PipelineShipment {
    * started production) and, once given, the lab's answer (domain/lab-cancellation.ts); absent when never asked.
    */
   cancellationRequested?: CancellationRequest
+  /**
+   * The carrier and service the shipment was priced with, kept when the lab rejected the whole shipment (it then
+   * leaves the order's shipments, and the lab API still shows the job as it was given).
+   */
+  carrier?: { name: string; service: string }
 }
 
 /** A request to a lab to cancel a shipment it holds, and how it was answered (docs/pipeline.md#cancellation). */
@@ -747,7 +752,11 @@ export type LabReport =
       kind: 'shipped'
       carrier: { name: string; service: string } | null
       tracking: { number: string; url: string } | null
-      dispatchDate: Date
+      /**
+       * When the parcel left; absent: the time the report is recorded, and a report without one repeats any parcel of
+       * the same items, carrier and tracking (a lab's retry of a report without a date is the same report).
+       */
+      dispatchDate?: Date
       /** The items of this parcel; absent: every item of the shipment not yet shipped. */
       itemIds?: string[]
     }
@@ -811,23 +820,27 @@ function parcelOf(onOrder: Shipment, itemId: string): Parcel | undefined {
   return onOrder.parcels?.find((parcel) => parcel.items.some((entry) => entry.itemId === itemId))
 }
 
+/** A parcel as a `shipped` report describes it: `dispatchDate` null when the report gave none (then: now). */
+type ReportedParcel = Omit<Parcel, 'items' | 'dispatchDate'> & { dispatchDate: string | null }
+
 /**
- * The report field where a parcel differs from one already reported (undefined: the same parcel). The tracking URL
- * counts: a lab that re-sends a tracking number with another URL is changing what the merchant was shown, not
- * repeating itself.
+ * The report field where a reported parcel differs from one already recorded (undefined: the same parcel). The
+ * tracking URL counts: a lab that re-sends a tracking number with another URL is changing what the merchant was
+ * shown, not repeating itself. A report without a dispatch date differs in no date: its retry, sent later, is the
+ * same report.
  */
-function parcelDifference(parcel: Omit<Parcel, 'items'>, other: Omit<Parcel, 'items'>): string | undefined {
-  if ((parcel.tracking === null) !== (other.tracking === null)) return 'tracking'
-  if (parcel.tracking?.number !== other.tracking?.number) return 'tracking.number'
-  if (parcel.tracking?.url !== other.tracking?.url) return 'tracking.url'
-  if (parcel.carrier.name !== other.carrier.name) return 'carrier.name'
-  if (parcel.carrier.service !== other.carrier.service) return 'carrier.service'
-  if (parcel.dispatchDate !== other.dispatchDate) return 'dispatchDate'
+function parcelDifference(recorded: Omit<Parcel, 'items'>, reported: ReportedParcel): string | undefined {
+  if ((recorded.tracking === null) !== (reported.tracking === null)) return 'tracking'
+  if (recorded.tracking?.number !== reported.tracking?.number) return 'tracking.number'
+  if (recorded.tracking?.url !== reported.tracking?.url) return 'tracking.url'
+  if (recorded.carrier.name !== reported.carrier.name) return 'carrier.name'
+  if (recorded.carrier.service !== reported.carrier.service) return 'carrier.service'
+  if (reported.dispatchDate !== null && recorded.dispatchDate !== reported.dispatchDate) return 'dispatchDate'
   return undefined
 }
 
-function sameParcel(parcel: Omit<Parcel, 'items'>, other: Omit<Parcel, 'items'>): boolean {
-  return parcelDifference(parcel, other) === undefined
+function sameParcel(recorded: Omit<Parcel, 'items'>, reported: ReportedParcel): boolean {
+  return parcelDifference(recorded, reported) === undefined
 }
 
 /**
@@ -847,7 +860,7 @@ function shippedParcels(onOrder: Shipment): Omit<Parcel, 'items'>[] {
  */
 function repeatDifference(
   onOrder: Shipment,
-  described: Omit<Parcel, 'items'>,
+  described: ReportedParcel,
 ): { field: string; values: { provided: string | null; shipped: string | null } } | undefined {
   const parcels = shippedParcels(onOrder)
   if (parcels.length === 0 || parcels.some((parcel) => sameParcel(parcel, described))) return undefined
@@ -860,7 +873,7 @@ function repeatDifference(
 }
 
 /** A parcel's value at a report field (`tracking.url`), as text; null when it has none. */
-function parcelField(parcel: Omit<Parcel, 'items'>, field: string): string | null {
+function parcelField(parcel: ReportedParcel, field: string): string | null {
   switch (field) {
     case 'tracking':
       return parcel.tracking ? parcel.tracking.number : null
@@ -878,11 +891,11 @@ function parcelField(parcel: Omit<Parcel, 'items'>, field: string): string | nul
 }
 
 /** The parcel a `shipped` report describes, before its items (the shipment's carrier when the report names none). */
-function parcelOfReport(onOrder: Shipment, report: Extract<LabReport, { kind: 'shipped' }>): Omit<Parcel, 'items'> {
+function parcelOfReport(onOrder: Shipment, report: Extract<LabReport, { kind: 'shipped' }>): ReportedParcel {
   return {
     carrier: report.carrier ?? onOrder.carrier,
     tracking: report.tracking,
-    dispatchDate: report.dispatchDate.toISOString(),
+    dispatchDate: report.dispatchDate ? report.dispatchDate.toISOString() : null,
   }
 }
 
@@ -1035,9 +1048,12 @@ function recordParcel(
   if (fresh.length === 0) return NOTHING
   const described = parcelOfReport(onOrder, report)
   const parcels = structuredClone(onOrder.parcels ?? [])
-  let parcel = parcels.find((candidate) => sameParcel(candidate, described))
+  // New items join the parcel they match; without a date, only a tracked one (its number names it): two untracked
+  // parcels reported without dates are two parcels.
+  const joinable = described.dispatchDate !== null || described.tracking !== null
+  let parcel = joinable ? parcels.find((candidate) => sameParcel(candidate, described)) : undefined
   if (!parcel) {
-    parcel = { items: [], ...described }
+    parcel = { items: [], ...described, dispatchDate: described.dispatchDate ?? now.toISOString() }
     parcels.push(parcel)
   }
   parcel.items.push(...fresh.map((itemId) => ({ itemId })))
@@ -1158,6 +1174,7 @@ function recordRejection(
   if (staying.length === 0) {
     // The whole shipment: it leaves the order, as a shipment the lab refused always has.
     shipment.state = 'rejected'
+    shipment.carrier = { ...onOrder.carrier }
     order.shipments = order.shipments.filter((candidate) => candidate.id !== shipmentId)
   } else {
     onOrder.items = staying

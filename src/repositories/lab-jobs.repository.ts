@@ -43,6 +43,42 @@ export async function listLabJobs(db: Queryable, labCode: string, states: readon
   }))
 }
 
+/**
+ * A lab's Live jobs in `states`, most recently changed first, a page at a time (`limit`, `offset`). With `search`
+ * (lower case), only jobs where it occurs in the shipment id, the order id, the order's merchant reference, the
+ * recipient's name (on the order, or as the lab was given it) or a tracking number of the shipment or its parcels.
+ * Joins orders for those, so it sits with the table it searches.
+ */
+export async function searchLabJobs(
+  db: Queryable,
+  input: { labCode: string; states: readonly string[]; search: string | null; limit: number; offset: number },
+): Promise<LabJobRow[]> {
+  // The searched texts are joined by line breaks, which a search (one line) cannot contain: no match spans two.
+  const rows = await db.query<LabJobRow>(
+    `SELECT j.shipment_id AS "shipmentNumber", j.order_id AS "orderNumber", j.lab_code AS "labCode",
+            j.environment, j.state
+       FROM lab_jobs j JOIN orders o ON o.id = j.order_id
+      WHERE j.lab_code = $1 AND j.environment = 'live' AND j.state = ANY($2::text[])
+        AND ($3::text IS NULL OR position($3::text IN lower(concat_ws(chr(10),
+              'shp_' || j.shipment_id, 'ord_' || j.order_id, o.merchant_reference,
+              o.document::jsonb #>> '{recipient,name}',
+              o.pipeline #>> ARRAY['shipments', 'shp_' || j.shipment_id, 'submitted', 'recipient', 'name'],
+              (SELECT string_agg(concat_ws(chr(10), s #>> '{tracking,number}',
+                        (SELECT string_agg(p #>> '{tracking,number}', chr(10))
+                           FROM jsonb_array_elements(coalesce(s -> 'parcels', '[]'::jsonb)) AS p)), chr(10))
+                 FROM jsonb_array_elements(o.document::jsonb -> 'shipments') AS s
+                WHERE s ->> 'id' = 'shp_' || j.shipment_id)))) > 0)
+      ORDER BY j.updated_at DESC, j.shipment_id DESC
+      LIMIT $4 OFFSET $5`,
+    [input.labCode, input.states, input.search, input.limit, input.offset],
+  )
+  return rows.map((row) => ({
+    ...row,
+    shipmentNumber: Number(row.shipmentNumber),
+    orderNumber: Number(row.orderNumber),
+  }))
+}
+
 /** One lab's Live work in figures, for the operator console (docs/admin.md#labs). */
 export interface LabWorkFigures {
   labCode: string

@@ -24,11 +24,12 @@ import {
 } from '../domain/lab-cancellation.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
+  LAB_JOB_HISTORY_LIMITS,
   MAX_SIGNING_OVERLAP_SECONDS,
   TRACKING_REPORT_LIMITS,
 } from '../domain/limits.ts'
 import type { WireMoney } from '../domain/money.ts'
-import type { Recipient, TrackingEvent } from '../domain/order.ts'
+import type { Parcel, Recipient, Shipment, TrackingEvent } from '../domain/order.ts'
 import {
   type ItemReportRefusal,
   itemReportRefusal,
@@ -47,7 +48,7 @@ import {
   setLabCapacity,
   setLabPaused,
 } from '../repositories/lab-availability.repository.ts'
-import { findLabJob, listLabJobs } from '../repositories/lab-jobs.repository.ts'
+import { findLabJob, type LabJobRow, listLabJobs, searchLabJobs } from '../repositories/lab-jobs.repository.ts'
 import {
   expireLabKeys,
   findLabCodeByKeyHash,
@@ -65,6 +66,18 @@ import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
 /** Lab job states a lab still has to act on (its jobs in flight). */
 export const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const
+
+/** Lab job states that end a job: its history (the lab portal's History view). */
+export const CLOSED_STATES = ['shipped', 'rejected', 'cancelled'] as const
+
+/** A page of a lab's history: its closed jobs, most recently closed first. */
+export interface LabJobHistoryPage {
+  jobs: LabJobView[]
+  /** How many newer jobs come before this page (at most LAB_JOB_HISTORY_LIMITS.maxSkip). */
+  skip: number
+  /** Whether an older page follows. */
+  hasMore: boolean
+}
 
 export class LabError extends Error {}
 
@@ -141,6 +154,8 @@ export interface LabJobView {
     copies: number
     attributes: Record<string, string>
     printFiles: LabPrintFileView[]
+    /** The catalogue product's description (the SKU when the catalogue no longer has it). */
+    description: string
   }[]
   packingSlip: { url: string } | null
   branding: Record<string, { url: string }> | null
@@ -155,6 +170,8 @@ export interface LabJobView {
    * commercial invoice printroute made for it; absent for a domestic shipment.
    */
   customs?: LabJobCustoms
+  /** The parcels the lab has reported shipped, in the order reported; empty until the first. */
+  parcels: Parcel[]
 }
 
 /** A cross-border job's customs declaration, as the lab API and pushed jobs carry it (docs/labs.md#customs). */
@@ -231,7 +248,9 @@ export function buildLabJobView(
 ): LabJobView | undefined {
   const { catalogue, links } = context
   const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
-  if (!shipment) return undefined
+  const held = order.pipeline.shipments[shipmentId]
+  // A shipment the lab rejected whole has left the order; its job is still the lab's history.
+  if (!shipment && held?.state !== 'rejected') return undefined
   const printFiles = links.printFileUrls(order, shipmentId)
   const extras = links.extraFileUrls(order)
   // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
@@ -249,7 +268,7 @@ export function buildLabJobView(
     orderId: order.document.id,
     state,
     shippingMethod,
-    carrier: shipment.carrier,
+    carrier: shipment?.carrier ?? rejectedCarrier(catalogue, order, shipmentId, shippingMethod, recipient),
     recipient,
     items: itemIds.map((itemId) => {
       const item = order.document.items.find((candidate) => candidate.id === itemId)
@@ -265,6 +284,7 @@ export function buildLabJobView(
           const facts = printFileFacts(stored[asset.id])
           return [{ printArea: asset.printArea, url: file.url, format: file.format, ...facts }]
         }),
+        description: (item && catalogue.findProduct(item.sku)?.description) ?? item?.sku ?? '',
       }
     }),
     packingSlip: extras.packingSlip,
@@ -274,7 +294,40 @@ export function buildLabJobView(
     packingSlipPdf: links.packingSlipPdfUrl(order, shipmentId),
     ...(cancellation ? { cancellationRequested: { at: cancellation.at } } : {}),
     ...(customs ? { customs } : {}),
+    parcels: shipment ? parcelsOf(shipment) : [],
   }
+}
+
+/** A shipment's parcels; one shipped before parcels were kept shows its one parcel of every item. */
+function parcelsOf(shipment: Shipment): Parcel[] {
+  if (shipment.parcels && shipment.parcels.length > 0) return structuredClone(shipment.parcels)
+  if (shipment.dispatchDate === null) return []
+  return [
+    {
+      items: shipment.items.map(({ itemId }) => ({ itemId })),
+      carrier: { ...shipment.carrier },
+      tracking: shipment.tracking ? { ...shipment.tracking } : null,
+      dispatchDate: shipment.dispatchDate,
+    },
+  ]
+}
+
+/**
+ * The carrier a shipment rejected whole (so gone from the order) was priced with: kept at the rejection, else (a
+ * rejection before it was kept) the catalogue's rate for its lab, method and recipient; blank without either.
+ */
+function rejectedCarrier(
+  catalogue: Catalogue,
+  order: PipelineOrder,
+  shipmentId: string,
+  shippingMethod: string,
+  recipient: Recipient,
+): { name: string; service: string } {
+  const held = order.pipeline.shipments[shipmentId]
+  if (held?.carrier) return { ...held.carrier }
+  const method = canonicalSpelling(SHIPPING_METHODS, shippingMethod)
+  const rate = held && method ? catalogue.shippingRate(held.labCode, method, recipient.address.countryCode) : undefined
+  return { name: rate?.carrier ?? '', service: rate?.service ?? '' }
 }
 
 /** A job's items: the shipment's and those it gave back, in the order's order (the lab sees what left its job). */
@@ -453,6 +506,17 @@ export interface LabsService {
   authenticateLab(key: string): Promise<string | undefined>
   /** The Live shipments a lab still has to make or ship, with everything it needs to do so. */
   listJobs(labCode: string): Promise<LabJobView[]>
+  /**
+   * One of the lab's Live jobs in any state (open, shipped, rejected, cancelled), as the list shows an open one;
+   * EntityNotFound for a shipment that is not the lab's.
+   */
+  getJob(labCode: string, shipmentId: string): Promise<LabJobView>
+  /**
+   * The lab's closed Live jobs (shipped, rejected, cancelled), most recently closed first, a page of
+   * LAB_JOB_HISTORY_LIMITS.pageSize after `skip` newer ones; `search` keeps those whose shipment id, order id,
+   * merchant reference, recipient name or tracking number contains it (any case).
+   */
+  jobHistory(labCode: string, query: { search?: string; skip?: number }): Promise<LabJobHistoryPage>
   /** Applies a lab's report on one of its shipments; whether the order changed. */
   report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }>
   /** The lab's capacity for its day, its jobs given today and whether it is paused. */
@@ -502,6 +566,22 @@ export function createLabsService(deps: {
     if (!job || job.labCode !== labCode || job.environment !== 'live')
       throw new ServiceError('EntityNotFound', `Shipment ${shipmentId} is not assigned to lab ${labCode}`)
     return job
+  }
+
+  /**
+   * The lab job views of `jobs` (rows of lab_jobs), each as its order holds it now; a shipment its order gives to
+   * another lab than the row's is left out.
+   */
+  async function viewsOf(jobs: readonly LabJobRow[]): Promise<LabJobView[]> {
+    const result: LabJobView[] = []
+    for (const job of jobs) {
+      const shipmentId = `shp_${job.shipmentNumber}`
+      const order = await readOrder(db, job.orderNumber)
+      if (!order || order.pipeline.shipments[shipmentId]?.labCode !== job.labCode) continue
+      const view = buildLabJobView(viewContext, order, shipmentId, job.state)
+      if (view) result.push(view)
+    }
+    return result
   }
 
   /** The catalogue's lab; EntityNotFound when the catalogue no longer has it (its key outlived it). */
@@ -657,12 +737,7 @@ export function createLabsService(deps: {
     /** The shipments a lab still has to make or ship, with everything it needs to do so. */
     async listJobs(labCode: string): Promise<LabJobView[]> {
       const jobs = (await listLabJobs(db, labCode, OPEN_STATES)).filter((job) => job.environment === 'live')
-      const result: LabJobView[] = []
-      for (const job of jobs) {
-        const order = await readOrder(db, job.orderNumber)
-        const view = order && buildLabJobView(viewContext, order, `shp_${job.shipmentNumber}`, job.state)
-        if (view) result.push(view)
-      }
+      const result = await viewsOf(jobs)
       // The signed file URLs of the answer are not logged: they are the lab's access to the files.
       log.info(
         {
@@ -677,12 +752,37 @@ export function createLabsService(deps: {
       return result
     },
 
+    async getJob(labCode: string, shipmentId: string): Promise<LabJobView> {
+      const [view] = await viewsOf([await jobOf(labCode, shipmentId)])
+      if (!view) throw new ServiceError('EntityNotFound', `Shipment ${shipmentId} is not assigned to lab ${labCode}`)
+      log.info(
+        { orderId: view.orderId, labCode, step: 'lab-api', call: 'get', shipmentId, state: view.state },
+        `lab API: lab ${labCode} read ${shipmentId} (${view.state})`,
+      )
+      return view
+    },
+
+    async jobHistory(labCode: string, query: { search?: string; skip?: number }): Promise<LabJobHistoryPage> {
+      const { pageSize, maxSkip, searchMaxLength } = LAB_JOB_HISTORY_LIMITS
+      const skip = Math.min(maxSkip, Math.max(0, Math.trunc(query.skip ?? 0)))
+      const search = query.search?.trim().slice(0, searchMaxLength).toLowerCase() || null
+      // One more than a page: whether an older page follows.
+      const rows = await searchLabJobs(db, {
+        labCode,
+        states: CLOSED_STATES,
+        search,
+        limit: pageSize + 1,
+        offset: skip,
+      })
+      return { jobs: await viewsOf(rows.slice(0, pageSize)), skip, hasMore: rows.length > pageSize }
+    },
+
     async report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }> {
       const job = await jobOf(labCode, shipmentId)
       if (report.kind === 'rejected') {
         const order = await readOrder(db, job.orderNumber)
-        const shipment = order?.document.shipments.find((candidate) => candidate.id === shipmentId)
-        const inShipment = new Set(shipment?.items.map((entry) => entry.itemId))
+        // The job's items, with those it already gave back: a repeated rejection names them again.
+        const inShipment = new Set(order ? jobItemIds(order, shipmentId) : [])
         const unknown = report.unavailableItemIds.filter((itemId) => !inShipment.has(itemId))
         if (unknown.length > 0) {
           throw new ServiceError(

@@ -5,7 +5,7 @@
 // nothing. On the embedded PGlite and, with PRINTROUTE_TEST_DATABASE_URL, on PostgreSQL.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -350,6 +350,93 @@ describe('the reference lab against a lab API that serves a damaged file', () =>
         reports.slice(5).map((report) => report.body.events[0].status),
         ['InTransit', 'OutForDelivery', 'Delivered'],
       )
+    } finally {
+      server.close()
+      rmSync(stateDir, { recursive: true, force: true })
+    }
+  })
+})
+
+// The simulator stopped right after its last parcel's report went through, before it saved that: the job is no longer
+// listed. It reads the job by its id, sees it shipped, and goes on with the carrier's scans without shipping again.
+describe('the reference lab picking up a job that left the listing while it was stopped', () => {
+  test('it reads the job, finds it shipped, sends no second parcel and reports the scans to Delivered', async () => {
+    const reports: string[] = []
+    const reads: string[] = []
+    const server = createServer(async (request, response) => {
+      for await (const _ of request) {
+      }
+      const send = (status: number, body: unknown) => {
+        response.writeHead(status, { 'content-type': 'application/json' })
+        response.end(JSON.stringify(body))
+      }
+      if (request.headers['x-api-key'] !== 'pr_lab_test') return send(401, { outcome: 'Unauthorized' })
+      if (request.method === 'GET' && request.url === '/labs/v1/jobs') return send(200, { outcome: 'Ok', jobs: [] })
+      if (request.method === 'GET' && request.url?.startsWith('/labs/v1/jobs/')) {
+        reads.push(request.url)
+        if (request.url !== '/labs/v1/jobs/shp_7') return send(404, { outcome: 'EntityNotFound' })
+        const parcel = { tracking: { number: 'SIM7P1' }, dispatchDate: '2026-11-27T10:00:00.000Z' }
+        return send(200, { outcome: 'Ok', job: { shipmentId: 'shp_7', state: 'shipped', parcels: [parcel] } })
+      }
+      if (request.method === 'POST' && request.url?.startsWith('/labs/v1/jobs/')) {
+        reports.push(request.url)
+        return send(200, { outcome: 'Updated' })
+      }
+      send(404, { outcome: 'EndpointDoesNotExist' })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const stateDir = mkdtempSync(join(tmpdir(), 'printroute-lab-simulate-pick-up-'))
+    const stateFile = join(stateDir, 'state.json')
+    const inHand = (orderId: string) => ({
+      orderId,
+      done: ['checked', 'acknowledged', 'inProduction', 'printed'],
+      rejectedItemIds: [],
+      parcels: [
+        {
+          itemIds: [],
+          trackingNumber: 'SIM7P1',
+          dispatchDate: '2026-11-27T10:00:00.000Z',
+          carrier: { name: 'Evri', service: 'Evri Standard 48' },
+          shipped: false,
+        },
+      ],
+      scans: [],
+    })
+    // shp_7 shipped before the stop; shp_8 is another lab's now (404): left alone.
+    const state = {
+      baseUrl: base,
+      keyPrefix: 'pr_lab_test',
+      shipments: { shp_7: inHand('ord_7'), shp_8: inHand('ord_8') },
+    }
+    writeFileSync(stateFile, JSON.stringify(state))
+    try {
+      const run = await printroute([
+        'labs',
+        'simulate',
+        '--base-url',
+        base,
+        '--api-key',
+        'pr_lab_test',
+        '--once',
+        '--state-file',
+        stateFile,
+      ])
+      assert.equal(run.code, 0, run.stderr + run.stdout)
+      assert.match(
+        run.stdout,
+        / {2}shp_7 {2}shipped, as printroute says \(1 parcel; the last report before the stop went through\)/,
+      )
+      assert.match(run.stdout, / {2}shp_8 {2}no longer with this lab/)
+      assert.deepEqual(reads.sort(), ['/labs/v1/jobs/shp_7', '/labs/v1/jobs/shp_8'], 'each read once')
+      assert.deepEqual(reports, [
+        '/labs/v1/jobs/shp_7/tracking',
+        '/labs/v1/jobs/shp_7/tracking',
+        '/labs/v1/jobs/shp_7/tracking',
+      ])
+      const saved = JSON.parse(readFileSync(stateFile, 'utf8'))
+      assert.equal(saved.shipments.shp_7.finished, 'delivered')
+      assert.equal(saved.shipments.shp_8.finished, 'gone')
     } finally {
       server.close()
       rmSync(stateDir, { recursive: true, force: true })

@@ -158,6 +158,17 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(file.status(), 200, 'the download link is the signed print file')
       assert.match(await mainText(page), /Ada Lovelace/)
       assert.match(await mainText(page), /14 Test Street/)
+      // What to make and how to send it: the product's description, the carrier and service it was priced with.
+      const given = await h.t.app.services.labs.getJob(labCode, job.shipmentId)
+      const description = given.items[0]?.description ?? ''
+      assert.notEqual(description, PHONE_CASE)
+      assert.equal(
+        await page.locator('.item-description', { hasText: description }).count(),
+        2,
+        "each item shows its product's description",
+      )
+      const priced = `${given.carrier.name} · ${given.carrier.service}`
+      assert.match(await page.locator('dl.facts').innerText(), new RegExp(`Carrier and service\\s+${priced}`))
       await assertAccessible(page, 'lab portal job')
       await screenshotForDocs(page, 'portal-job', 'labs')
 
@@ -167,9 +178,13 @@ for (const kind of testDatabaseKinds()) {
       await page.getByRole('button', { name: 'Mark in production' }).click()
       await page.getByText(`${job.shipmentId}: in production.`).waitFor()
 
-      // A refusal is shown beside its form, the values kept, never an error page.
+      // The ship form starts with the priced carrier and service. A refusal is shown beside its form, the values
+      // kept, never an error page.
       const ship = page.locator('form', { has: page.getByRole('button', { name: 'Record parcel as shipped' }) })
+      assert.equal(await ship.getByLabel('Carrier').inputValue(), given.carrier.name)
+      assert.equal(await ship.getByLabel('Service').inputValue(), given.carrier.service)
       await ship.getByLabel('Carrier').fill('Royal Mail')
+      await ship.getByLabel('Service').fill('')
       await ship.getByLabel('Tracking number (optional)').fill('RM123456789GB')
       // The browser's own check (required) would stop the form first; the server's answer is what is tested.
       await skipBrowserChecks(page)
@@ -177,15 +192,13 @@ for (const kind of testDatabaseKinds()) {
       const summary = page.getByRole('alert').filter({ hasText: 'The parcel was not recorded' })
       await summary.waitFor()
       assert.match(await summary.innerText(), /Service is required/)
-      assert.match(await summary.innerText(), /Tracking link is required/)
+      assert.doesNotMatch(await summary.innerText(), /Tracking link/, 'the tracking link is optional')
       assert.equal(await ship.getByLabel('Carrier').inputValue(), 'Royal Mail')
       assert.equal(await ship.getByLabel('Service').getAttribute('aria-invalid'), 'true')
       await assertAccessible(page, 'lab portal job with a refused form')
 
+      // A tracking number without its link is a parcel.
       await ship.getByLabel('Service').fill('Tracked 48')
-      await ship
-        .getByLabel('Tracking link (optional)')
-        .fill('https://www.royalmail.com/track-your-item#/tracking-results/RM123456789GB')
       await ship.getByRole('button', { name: 'Record parcel as shipped' }).click()
       await page.waitForURL(/\/labs\/portal\/jobs$/)
       await page.getByText(`${job.shipmentId}: parcel recorded as shipped.`).waitFor()
@@ -194,7 +207,36 @@ for (const kind of testDatabaseKinds()) {
       const shipped = order.shipments.find((candidate: { id: string }) => candidate.id === job.shipmentId)
       assert.equal(shipped.status, 'Shipped')
       assert.deepEqual(shipped.carrier, { name: 'Royal Mail', service: 'Tracked 48' })
-      assert.equal(shipped.tracking.number, 'RM123456789GB')
+      assert.deepEqual(shipped.tracking, { number: 'RM123456789GB', url: '' })
+
+      // The shipped job is in the History, found by its tracking number; its page is its record, without forms.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'History' }).click()
+      await page.getByRole('heading', { name: 'History' }).waitFor()
+      await page.getByLabel('Search', { exact: true }).fill('rm123456789')
+      await page.getByRole('button', { name: 'Search' }).click()
+      await page.waitForURL(/\/labs\/portal\/history\?q=rm123456789$/)
+      assert.deepEqual(await page.locator('table.lab-jobs tbody th').allInnerTexts(), [job.shipmentId])
+      const row = page.locator('table.lab-jobs tbody tr')
+      assert.match(await row.innerText(), /Shipped/)
+      assert.match(await row.innerText(), /RM123456789GB/)
+      const slip = await page.request.get((await row.getByRole('link', { name: 'PDF' }).getAttribute('href')) ?? '')
+      assert.equal(slip.status(), 200, "a shipped job's packing slip prints again")
+      await assertAccessible(page, 'lab portal history')
+      await screenshotForDocs(page, 'portal-history', 'labs')
+      await page.getByLabel('Search', { exact: true }).fill('nothing-matches-this')
+      await page.getByRole('button', { name: 'Search' }).click()
+      await page.getByText('No closed job matches “nothing-matches-this”.').waitFor()
+      await page.goto(`${h.urls.live}${PORTAL}/history?q=PORTAL-SHIP`)
+      assert.deepEqual(await page.locator('table.lab-jobs tbody th').allInnerTexts(), [job.shipmentId], 'by reference')
+
+      await page.getByRole('link', { name: job.shipmentId }).click()
+      await page.getByRole('heading', { name: `Job ${job.shipmentId}` }).waitFor()
+      const parcels = page.getByRole('region', { name: 'Parcels' })
+      assert.match(await parcels.innerText(), /Royal Mail · Tracked 48/)
+      assert.match(await parcels.innerText(), /RM123456789GB/)
+      assert.match(await mainText(page), /This job is shipped: nothing more to report here/)
+      assert.equal(await page.getByRole('button').filter({ hasNotText: 'Sign out' }).count(), 0, 'read-only')
+      await assertAccessible(page, 'lab portal shipped job')
       await page.context().close()
     })
 
@@ -249,6 +291,7 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(await overflow(), 0, 'the job page does not scroll sideways')
       await assertAccessible(page, 'lab portal job at phone width')
       await screenshotForDocs(page, 'portal-phone', 'labs')
+      await page.goto(`${h.urls.live}${PORTAL}/history`)
       await page.context().close()
     })
 

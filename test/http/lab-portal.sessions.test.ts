@@ -124,7 +124,16 @@ for (const kind of testDatabaseKinds()) {
       const cookie = await sessionCookie(key)
       const page = await t.app.live.inject({ method: 'GET', url: '/labs/portal/jobs/shp_999999', headers: { cookie } })
       assert.equal(page.statusCode, 404)
-      assert.match(page.body, /is not open/)
+      assert.match(page.body, /is not found/)
+    })
+
+    test('the history takes any paging and search text: a page far past the end, a search longer than kept', async () => {
+      const { key } = await t.app.services.labs.createLabKey(LAB, TEST_ACTOR)
+      const cookie = await sessionCookie(key)
+      const query = `?skip=99999999999999999999999&q=${encodeURIComponent(`%_'\\${'x'.repeat(500)}`)}`
+      const page = await t.app.live.inject({ method: 'GET', url: `/labs/portal/history${query}`, headers: { cookie } })
+      assert.equal(page.statusCode, 200, page.body)
+      assert.match(page.body, /No closed job matches/)
     })
 
     test('the portal is on the Live port only', async () => {

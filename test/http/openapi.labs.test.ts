@@ -80,7 +80,7 @@ describe('the lab OpenAPI document', () => {
     })
     await probe.register(
       async (api) =>
-        registerLabRoutes(api, {} as never, {} as never, () => new Date(), {
+        registerLabRoutes(api, {} as never, {} as never, {
           refuseUnauthenticated: async (_request, reply) => reply,
         }),
       { prefix: '/labs/v1' },

@@ -103,6 +103,7 @@ for (const kind of testDatabaseKinds()) {
         'shipBy',
         'priority',
         'packingSlipPdf',
+        'parcels',
       ])
       assert.equal(job.priority, 'normal')
       // Promised: dispatch Friday 6 March, 2 to 3 carrier days, so by Wednesday 11 March. Dispatched on Saturday

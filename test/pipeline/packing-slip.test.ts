@@ -74,7 +74,7 @@ for (const kind of testDatabaseKinds()) {
         const slipAt = keys.indexOf('packingSlipPdf')
         assert.equal(keys[slipAt - 1], 'priority', keys.join())
         for (const later of keys.slice(slipAt + 1))
-          assert.ok(['cancellationRequested', 'customs'].includes(later), later)
+          assert.ok(['cancellationRequested', 'customs', 'parcels'].includes(later), later)
         assert.match(job.packingSlip.url, /\/files\/assets\//, "the merchant's own slip is still linked")
         const link = job.packingSlipPdf.url as string
         assert.ok(link.startsWith(`${addresses.live}/files/print-files/${orderId}/${job.shipmentId}/`), link)

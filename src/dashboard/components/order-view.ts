@@ -248,13 +248,20 @@ function trackingEventsList(shipment: Shipment): Html {
   )}</ol>`
 }
 
+/** A tracking number, linked to the carrier's page when the lab gave one (its url is empty otherwise). */
+function trackingLink(tracking: { number: string; url: string }): Html {
+  return tracking.url
+    ? html`<a href="${tracking.url}" rel="noreferrer">${tracking.number}</a>`
+    : html`${tracking.number}`
+}
+
 /** A shipment sent in several parcels: each with its tracking and items. */
 function parcelList(shipment: Shipment): Html {
   const parcels = shipment.parcels ?? []
   if (parcels.length === 0 || (parcels.length === 1 && shipment.status === 'Shipped')) return html``
   return html`<ol class="parcels small" aria-label="Parcels of ${shipment.id}">${parcels.map(
     (parcel) =>
-      html`<li>${parcel.tracking ? html`<a href="${parcel.tracking.url}" rel="noreferrer">${parcel.tracking.number}</a>` : parcel.carrier.name}: ${itemList(parcel)}</li>`,
+      html`<li>${parcel.tracking ? trackingLink(parcel.tracking) : parcel.carrier.name}: ${itemList(parcel)}</li>`,
   )}</ol>`
 }
 
@@ -268,7 +275,7 @@ function shipmentsTable(shipments: Shipment[]): Html {
       shipment,
     ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td>${shipment.fulfillmentLocation.labCode}</td><td>${shipment.fulfillmentLocation.countryCode}</td>
 <td>${shipment.carrier.name} ${shipment.carrier.service}</td>
-<td>${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}${parcelList(shipment)}${trackingEventsList(shipment)}</td>
+<td>${shipment.tracking ? trackingLink(shipment.tracking) : html`<span class="muted">—</span>`}${parcelList(shipment)}${trackingEventsList(shipment)}</td>
 <td>${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td>${shipmentDates(shipment)}</td><td>${shipmentState(shipment)}</td></tr>`,
   )}</tbody></table></div>`
 }

@@ -21,6 +21,7 @@ const job = (shipmentId: string, state: string, shipBy: string | undefined, prio
         stateOrCounty: null,
       },
     },
+    carrier: { name: 'Royal Mail', service: 'Tracked 48' },
     items: [],
     ...(shipBy ? { shipBy } : {}),
     priority,

@@ -5,8 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AuditActor } from '../../domain/audit.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
-import { MAX_LAB_JOBS_PER_DAY } from '../../domain/limits.ts'
-import type { Recipient } from '../../domain/order.ts'
+import { LAB_JOB_HISTORY_LIMITS, MAX_LAB_JOBS_PER_DAY } from '../../domain/limits.ts'
+import type { Parcel, Recipient } from '../../domain/order.ts'
 import type { LabReport } from '../../domain/order-pipeline.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { LAB_PRIORITIES, type LabPriority } from '../../domain/shipping-methods.ts'
@@ -24,7 +24,7 @@ import {
   NO_ERRORS,
 } from '../forms.ts'
 import { type Html, html } from '../html.ts'
-import { csrfField, type Notice } from '../layout.ts'
+import { csrfField, type Notice, pager, skipOf } from '../layout.ts'
 import { LAB_PORTAL_PATH, type Portal } from './lab-portal-context.ts'
 
 /** An item's progress at the lab (item-by-item reports); absent where the service does not say it yet. */
@@ -36,6 +36,8 @@ export interface PortalJob {
   orderId: string
   state: string
   shippingMethod: string
+  /** The carrier and service the job was priced with (once a parcel shipped: the shipment's own). */
+  carrier: { name: string; service: string }
   recipient: Recipient
   items: {
     itemId: string
@@ -44,7 +46,11 @@ export interface PortalJob {
     attributes: Record<string, string>
     printFiles: { printArea: string; url: string; format: string; pixelSize?: { width: number; height: number } }[]
     state?: PortalItemState
+    /** The catalogue product's description. */
+    description?: string
   }[]
+  /** The parcels shipped so far (absent: the service does not say). */
+  parcels?: Parcel[]
   shipBy?: string
   priority: LabPriority
   packingSlipPdf: { url: string } | null
@@ -78,6 +84,13 @@ export interface PortalCapacity {
 /** The lab operations the portal uses: the labs service's, as the lab API calls them (app.ts fills them). */
 export interface PortalLabs {
   listJobs(labCode: string): Promise<PortalJob[]>
+  /** One of the lab's jobs in any state; throws EntityNotFound (ServiceError) when it is not the lab's. */
+  getJob(labCode: string, shipmentId: string): Promise<PortalJob>
+  /** The lab's closed jobs, most recently closed first, a page after `skip` newer ones, matching `search`. */
+  jobHistory(
+    labCode: string,
+    query: { search?: string; skip?: number },
+  ): Promise<{ jobs: PortalJob[]; skip: number; hasMore: boolean }>
   report(labCode: string, shipmentId: string, report: PortalReport): Promise<{ changed: boolean }>
   capacity(labCode: string): Promise<PortalCapacity>
   /** `actor`: the lab itself, signed in to the portal (the audit trail names it). */
@@ -97,11 +110,23 @@ const STATE_LABELS: Record<string, string> = {
   submitted: 'New',
   acknowledged: 'Acknowledged',
   inProduction: 'In production',
+  shipped: 'Shipped',
+  rejected: 'Rejected',
+  cancelled: 'Cancelled',
 }
 const STATE_BADGES: Record<string, string> = {
   submitted: 'pending',
   acknowledged: 'processing',
   inProduction: 'inprogress',
+  shipped: 'ok',
+  rejected: 'error',
+  cancelled: 'error',
+}
+/** The states that end a job: its page is then read-only, and it is found under History. */
+const CLOSED_STATES: readonly string[] = ['shipped', 'rejected', 'cancelled']
+
+function isClosed(job: PortalJob): boolean {
+  return CLOSED_STATES.includes(job.state)
 }
 const ITEM_STATE_LABELS: Record<PortalItemState, string> = {
   open: 'To make',
@@ -320,6 +345,7 @@ function itemCard(item: PortalJob['items'][number]): Html {
   const attributes = Object.entries(item.attributes)
   return html`<li class="card item">
 <h3>${item.copies} × ${item.sku} <span class="muted small">${item.itemId}</span> ${item.state ? html`<span class="badge badge-${item.state === 'rejected' ? 'error' : item.state === 'open' ? 'pending' : 'ok'}">${ITEM_STATE_LABELS[item.state]}</span>` : ''}</h3>
+${item.description && item.description !== item.sku ? html`<p class="item-description">${item.description}</p>` : ''}
 ${attributes.length > 0 ? html`<p>${attributes.map(([name, value], index) => html`${index > 0 ? ', ' : ''}${name}: <strong>${value}</strong>`)}</p>` : ''}
 <ul class="lab-files">${item.printFiles.map(
     (file) => html`<li class="image-figure">
@@ -369,7 +395,12 @@ function renderJob(job: PortalJob, today: string, csrfToken: string, state: JobP
     html`<div class="field"><label for="${id}">${label}</label>${input}${fieldMessages(errors, id)}</div>`
   const text = (errors: FieldErrors, id: string, name: string, value: string, extra = html``) =>
     html`<input id="${id}" name="${name}" value="${value}"${extra}${invalidAttributes(errors, id)}>`
-  return html`<nav class="breadcrumb" aria-label="Breadcrumb"><a href="${LAB_PORTAL_PATH}/jobs">Jobs</a> › ${job.shipmentId}</nav>
+  // A closed job's page is its record: what was given and shipped, without the forms.
+  const closed = isClosed(job)
+  // The ship form starts with the carrier and service the job was priced with; after a refusal, with what was typed.
+  const shipValue = (name: 'carrierName' | 'carrierService', priced: string) =>
+    state.form === 'shipped' ? formValue(values, name) : priced
+  return html`<nav class="breadcrumb" aria-label="Breadcrumb">${closed ? html`<a href="${LAB_PORTAL_PATH}/history">History</a>` : html`<a href="${LAB_PORTAL_PATH}/jobs">Jobs</a>`} › ${job.shipmentId}</nav>
 <div class="page-head"><h1>Job ${job.shipmentId} ${stateBadge(job.state)}</h1></div>
 ${job.cancellationRequested ? cancellationCard(job, csrfToken) : ''}
 <div class="two-columns">
@@ -379,6 +410,7 @@ ${job.cancellationRequested ? cancellationCard(job, csrfToken) : ''}
 <div><dt>Ship by</dt><dd>${shipByCell(job, today)}</dd></div>
 <div><dt>Priority</dt><dd>${priorityBadge(job.priority)}</dd></div>
 <div><dt>Shipping method</dt><dd>${job.shippingMethod}</dd></div>
+<div><dt>Carrier and service</dt><dd>${job.carrier.name} · ${job.carrier.service}</dd></div>
 <div><dt>Order</dt><dd><code>${job.orderId}</code></dd></div>
 <div><dt>Packing slip</dt><dd>${job.packingSlipPdf ? html`<a href="${job.packingSlipPdf.url}">Packing slip (PDF)</a>` : html`<span class="muted">none</span>`}</dd></div>
 ${job.packingSlip ? html`<div><dt>Merchant's packing slip</dt><dd><a href="${job.packingSlip.url}">Merchant's packing slip</a></dd></div>` : ''}
@@ -397,9 +429,13 @@ ${job.recipient.phoneNumber ? html`<p>Phone: ${job.recipient.phoneNumber}</p>` :
 ${job.recipient.email ? html`<p>Email: ${job.recipient.email}</p>` : ''}
 </section>
 </div>
+${parcelsCard(job)}
 <h2>Items</h2>
 <ul class="lab-items">${job.items.map(itemCard)}</ul>
-<section class="card" aria-labelledby="printed-heading">
+${
+  closed
+    ? html`<p class="notice">${closedWords(job)}</p>`
+    : html`<section class="card" aria-labelledby="printed-heading">
 <h2 id="printed-heading">Mark items printed</h2>
 ${summaryOf('printed', printedErrors, 'The items were not marked printed')}
 <form method="post" action="${jobPath(job.shipmentId, '/printed')}" class="stack">
@@ -418,8 +454,8 @@ ${csrfField(csrfToken)}
 ${itemChoices(job, { name: 'itemIds', id: 'ship-items', legend: 'Items in this parcel', hint: 'None ticked: every item not yet shipped.', checked: checkedOf('shipped', 'itemIds'), only: ['open', 'printed'] })}
 ${fieldMessages(shipErrors, 'ship-items')}
 <div class="grid-fields">
-${field(shipErrors, 'ship-carrier', 'Carrier', text(shipErrors, 'ship-carrier', 'carrierName', typedValue('shipped', 'carrierName'), html` required autocomplete="off"`))}
-${field(shipErrors, 'ship-service', 'Service', text(shipErrors, 'ship-service', 'carrierService', typedValue('shipped', 'carrierService'), html` required autocomplete="off"`))}
+${field(shipErrors, 'ship-carrier', 'Carrier', text(shipErrors, 'ship-carrier', 'carrierName', shipValue('carrierName', job.carrier.name), html` required autocomplete="off"`))}
+${field(shipErrors, 'ship-service', 'Service', text(shipErrors, 'ship-service', 'carrierService', shipValue('carrierService', job.carrier.service), html` required autocomplete="off"`))}
 ${field(shipErrors, 'ship-tracking-number', 'Tracking number (optional)', text(shipErrors, 'ship-tracking-number', 'trackingNumber', typedValue('shipped', 'trackingNumber'), html` autocomplete="off"`))}
 ${field(shipErrors, 'ship-tracking-url', 'Tracking link (optional)', text(shipErrors, 'ship-tracking-url', 'trackingUrl', typedValue('shipped', 'trackingUrl'), html` type="url" autocomplete="off"`))}
 </div>
@@ -452,6 +488,46 @@ ${field(
 <button type="submit" class="button-danger">Reject</button>
 </form>
 </section>`
+}`
+}
+
+/** What ended a closed job, in words. */
+function closedWords(job: PortalJob): string {
+  switch (job.state) {
+    case 'shipped':
+      return 'This job is shipped: nothing more to report here (carrier scans go through the lab API).'
+    case 'rejected':
+      return 'This job was rejected: its items went to another lab.'
+    default:
+      return 'This job was cancelled.'
+  }
+}
+
+/** The tracking number, linked to the carrier's page when the lab gave one. */
+function trackingOf(tracking: Parcel['tracking']): Html {
+  if (!tracking) return html`<span class="muted">not tracked</span>`
+  return tracking.url ? html`<a href="${tracking.url}">${tracking.number}</a>` : html`${tracking.number}`
+}
+
+/** The parcels shipped so far, each with its items, carrier and tracking; nothing before the first. */
+function parcelsCard(job: PortalJob): Html {
+  const parcels = job.parcels ?? []
+  if (parcels.length === 0) return html``
+  const skuOf = (itemId: string) => job.items.find((item) => item.itemId === itemId)?.sku ?? itemId
+  return html`<section class="card" aria-labelledby="parcels-heading">
+<h2 id="parcels-heading">Parcels</h2>
+<div class="table-wrap"><table class="orders lab-parcels">
+<thead><tr><th scope="col">Dispatched</th><th scope="col">Carrier</th><th scope="col">Tracking</th><th scope="col">Items</th></tr></thead>
+<tbody>${parcels.map(
+    (parcel) => html`<tr>
+<td data-label="Dispatched">${formatTime(parcel.dispatchDate)}</td>
+<td data-label="Carrier">${parcel.carrier.name} · ${parcel.carrier.service}</td>
+<td data-label="Tracking">${trackingOf(parcel.tracking)}</td>
+<td data-label="Items">${parcel.items.map((entry, index) => html`${index > 0 ? ', ' : ''}${skuOf(entry.itemId)} <span class="muted small">(${entry.itemId})</span>`)}</td>
+</tr>`,
+  )}</tbody>
+</table></div>
+</section>`
 }
 
 // ---- Reading the forms into reports
@@ -464,11 +540,11 @@ function shippedReport(values: FormValues, job: PortalJob): LabReport | ApiBody 
   const url = formValue(values, 'trackingUrl').trim()
   checkText(failures, 'carrier.name', name, { required: true, maxLength: 100, singleLine: true })
   checkText(failures, 'carrier.service', service, { required: true, maxLength: 100, singleLine: true })
+  // A tracking link needs its number; a number may come without a link (the lab API's rule).
   const tracked = number !== '' || url !== ''
   if (tracked) {
     checkText(failures, 'tracking.number', number, { required: true, maxLength: 100, singleLine: true })
-    if (url === '') addFailure(failures, 'tracking.url', { code: 'Required', providedValue: null })
-    else if (!/^https?:\/\/\S+$/.test(url) || url.length > 2048)
+    if (url !== '' && (!/^https?:\/\/\S+$/.test(url) || url.length > 2048))
       addFailure(failures, 'tracking.url', {
         code: 'InvalidFormat',
         providedValue: url,
@@ -481,8 +557,8 @@ function shippedReport(values: FormValues, job: PortalJob): LabReport | ApiBody 
   return {
     kind: 'shipped',
     carrier: { name, service },
+    // No dispatch date: the time the report is recorded, and a form sent twice is one parcel.
     tracking: tracked ? { number, url } : null,
-    dispatchDate: new Date(),
     ...(itemIds.length > 0 ? { itemIds } : {}),
   }
 }
@@ -527,6 +603,31 @@ function printedReport(values: FormValues, job: PortalJob): LabReport | ApiBody 
   checkItemIds(failures, 'itemIds', itemIds, job)
   if (hasFailures(failures)) return refusalOf(failures, 'The items could not be marked printed')
   return { kind: 'printed', itemIds }
+}
+
+/** The History view's table (or why it is empty). */
+function historyTable(jobs: readonly PortalJob[], search: string): Html {
+  if (jobs.length === 0) {
+    return html`<div class="empty card"><p>${search === '' ? 'No job has been shipped, rejected or cancelled yet.' : html`No closed job matches “${search}”.`}</p></div>`
+  }
+  const lastParcel = (job: PortalJob) => job.parcels?.at(-1)
+  return html`<div class="table-wrap"><table class="orders lab-jobs">
+<caption class="visually-hidden">Closed jobs, most recently closed first</caption>
+<thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Order</th><th scope="col">Ship to</th><th scope="col">Dispatched</th><th scope="col">Tracking</th><th scope="col">Packing slip</th></tr></thead>
+<tbody>${jobs.map((job) => {
+    const parcel = lastParcel(job)
+    const trackedParcels = (job.parcels ?? []).filter((candidate) => candidate.tracking)
+    return html`<tr>
+<th scope="row"><a href="${jobPath(job.shipmentId)}">${job.shipmentId}</a></th>
+<td data-label="State">${stateBadge(job.state)}</td>
+<td data-label="Order"><code>${job.orderId}</code></td>
+<td data-label="Ship to">${job.recipient.name}, ${job.recipient.address.countryCode}</td>
+<td data-label="Dispatched">${parcel ? formatDate(parcel.dispatchDate.slice(0, 10)) : html`<span class="muted">—</span>`}</td>
+<td data-label="Tracking">${trackedParcels.length > 0 ? trackedParcels.map((entry, index) => html`${index > 0 ? ', ' : ''}${trackingOf(entry.tracking)}`) : html`<span class="muted">—</span>`}</td>
+<td data-label="Packing slip">${job.packingSlipPdf ? html`<a href="${job.packingSlipPdf.url}">PDF</a>` : html`<span class="muted">none</span>`}</td>
+</tr>`
+  })}</tbody>
+</table></div>`
 }
 
 function isRefusal(value: LabReport | ApiBody): value is ApiBody {
@@ -604,19 +705,64 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
     })
   })
 
+  /** One of the lab's jobs in any state; undefined when it is not the lab's (or no job at all). */
   async function findJob(labCode: string, shipmentId: string): Promise<PortalJob | undefined> {
-    return (await labs.listJobs(labCode)).find((job) => job.shipmentId === shipmentId)
+    try {
+      return await labs.getJob(labCode, shipmentId)
+    } catch (error) {
+      if (error instanceof ServiceError && error.outcome === 'EntityNotFound') return undefined
+      throw error
+    }
+  }
+
+  /** Whether the job is still open (in the queue): where a report leaves the lab afterwards. */
+  async function isOpenJob(labCode: string, shipmentId: string): Promise<boolean> {
+    const job = await findJob(labCode, shipmentId)
+    return job !== undefined && !isClosed(job)
   }
 
   function sendGone(request: FastifyRequest, reply: FastifyReply, shipmentId: string) {
     return portal.sendPage(request, reply, {
-      title: 'Job not open',
+      title: 'Job not found',
       status: 404,
-      content: html`<h1>Job ${shipmentId} is not open</h1>
-<p>It is not one of this lab's open jobs: it was shipped, rejected or cancelled, or belongs to another lab.</p>
-<p><a href="${LAB_PORTAL_PATH}/jobs">Back to the jobs</a></p>`,
+      content: html`<h1>Job ${shipmentId} is not found</h1>
+<p>It is not one of this lab's jobs: it belongs to another lab, or was never given to this one.</p>
+<p><a href="${LAB_PORTAL_PATH}/jobs">Back to the jobs</a> · <a href="${LAB_PORTAL_PATH}/history">History</a></p>`,
     })
   }
+
+  pages.get<{ Querystring: { q?: string; skip?: string } }>('/history', async (request, reply) => {
+    const { lab } = request.signedInLab
+    const search = (request.query.q ?? '').trim().slice(0, LAB_JOB_HISTORY_LIMITS.searchMaxLength)
+    const history = await labs.jobHistory(lab.labCode, { search, skip: skipOf(request.query.skip) })
+    const urlOf = (skip: number) => {
+      const params = new URLSearchParams()
+      if (search !== '') params.set('q', search)
+      if (skip > 0) params.set('skip', String(skip))
+      const query = params.toString()
+      return `${LAB_PORTAL_PATH}/history${query ? `?${query}` : ''}`
+    }
+    return portal.sendPage(request, reply, {
+      title: 'History',
+      content: html`<div class="page-head"><h1>History</h1></div>
+<p class="muted">Shipped, rejected and cancelled jobs, most recently closed first, each with its packing slip and tracking.</p>
+<form class="filters" method="get" action="${LAB_PORTAL_PATH}/history" role="search" aria-label="Search the history">
+<div class="field field-wide"><label for="history-q">Search</label>
+<input id="history-q" name="q" type="search" maxlength="${LAB_JOB_HISTORY_LIMITS.searchMaxLength}" value="${search}" placeholder="Shipment, order, reference, recipient or tracking number"></div>
+<div class="field field-buttons"><button type="submit">Search</button>${search !== '' ? html` <a href="${LAB_PORTAL_PATH}/history">Clear</a>` : ''}</div>
+</form>
+${historyTable(history.jobs, search)}
+${pager({
+  noun: 'jobs',
+  skip: history.skip,
+  shown: history.jobs.length,
+  pageSize: LAB_JOB_HISTORY_LIMITS.pageSize,
+  hasMore: history.hasMore,
+  urlOf,
+  labels: ['Newer', 'Older'],
+})}`,
+    })
+  })
 
   async function sendJob(
     request: FastifyRequest<{ Params: { shipmentId: string } }>,
@@ -655,7 +801,7 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
       const refusal = serviceRefusal(error)
       if (form === null || refusal.outcome === 'EntityNotFound') {
         const notice: Notice = { kind: 'error', text: refusal.statusText ?? refusal.outcome }
-        return (await findJob(lab.labCode, shipmentId))
+        return (await isOpenJob(lab.labCode, shipmentId))
           ? portal.redirect(reply, `/jobs/${encodeURIComponent(shipmentId)}`, notice)
           : portal.redirect(reply, '/jobs', notice)
       }
@@ -664,7 +810,7 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
     const notice: Notice = changed
       ? { kind: 'success', text: `${shipmentId}: ${done}.` }
       : { kind: 'info', text: `${shipmentId}: nothing changed (already reported).` }
-    return (await findJob(lab.labCode, shipmentId))
+    return (await isOpenJob(lab.labCode, shipmentId))
       ? portal.redirect(reply, `/jobs/${encodeURIComponent(shipmentId)}`, notice)
       : portal.redirect(reply, '/jobs', notice)
   }
@@ -680,7 +826,7 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
   pages.post<JobPost>('/jobs/:shipmentId/cancellation', async (request, reply) => {
     const { shipmentId } = request.params
     const job = await findJob(request.signedInLab.lab.labCode, shipmentId)
-    if (!job) return sendGone(request, reply, shipmentId)
+    if (!job || isClosed(job)) return sendGone(request, reply, shipmentId)
     const answer = formValue(request.body ?? {}, 'answer')
     // Answered only where the job view carries a request, as the form is shown only there.
     if (!job.cancellationRequested || (answer !== 'cancelled' && answer !== 'tooLate')) {
@@ -709,6 +855,8 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
     pages.post<JobPost>(`/jobs/:shipmentId${path}`, async (request, reply) => {
       const job = await findJob(request.signedInLab.lab.labCode, request.params.shipmentId)
       if (!job) return sendGone(request, reply, request.params.shipmentId)
+      // A closed job's page has no forms: a form sent from an older copy of the page goes to the service, whose
+      // answer (a repeat is Ok, anything else refused) the job's page shows.
       const values = request.body ?? {}
       const report = read(values, job)
       if (isRefusal(report)) return sendJob(request, reply, { form, refusal: report, values })

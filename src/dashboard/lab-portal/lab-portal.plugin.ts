@@ -34,7 +34,7 @@ const crossSiteNotice: Notice = {
 function renderPortalPage(page: PortalPage & { signedIn?: SignedInLab | null; notice: Notice | null }): string {
   const signedIn = page.signedIn
   const navigation = signedIn
-    ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li></ul></nav>
+    ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li></ul></nav>
 <form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out"><input type="hidden" name="_csrf" value="${signedIn.csrfToken}"><button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
   return html`<!doctype html>

@@ -11,6 +11,7 @@ import {
   CancellationBody,
   CapacityBody,
   LabCapacityResponseSchema,
+  LabJobResponseSchema,
   LabJobsResponseSchema,
   LabPushesQuery,
   LabPushesResponseSchema,
@@ -34,7 +35,6 @@ export function registerLabRoutes(
   app: FastifyInstance,
   labs: LabsService,
   labPushes: Pick<LabPushesService, 'listPushes' | 'redeliver'>,
-  now: () => Date,
   rateLimits: Pick<RateLimits, 'refuseUnauthenticated'>,
 ): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -70,6 +70,22 @@ export function registerLabRoutes(
       config: { auth: false },
     },
     async (request, reply) => send(reply, outcomeReply(request, 'Ok', { jobs: await labs.listJobs(request.labCode) })),
+  )
+  api.get(
+    '/jobs/:shipmentId',
+    {
+      schema: {
+        ...route(
+          'getLabJob',
+          "One of this lab's jobs in any state (open, shipped, rejected, cancelled), as GET /jobs lists an open one",
+        ),
+        params: ShipmentParams,
+        response: { 200: LabJobResponseSchema, ...ErrorResponses },
+      },
+      config: { auth: false },
+    },
+    async (request, reply) =>
+      send(reply, outcomeReply(request, 'Ok', { job: await labs.getJob(request.labCode, request.params.shipmentId) })),
   )
 
   api.get(
@@ -213,8 +229,10 @@ export function registerLabRoutes(
       const result = await labs.report(request.labCode, request.params.shipmentId, {
         kind: 'shipped',
         carrier: body.carrier,
-        tracking: body.tracking ?? null,
-        dispatchDate: body.dispatchDate ? new Date(body.dispatchDate) : now(),
+        // A tracking number without its page: the merchant's order shows an empty url (a string, as Prodigi's is).
+        tracking: body.tracking ? { number: body.tracking.number, url: body.tracking.url ?? '' } : null,
+        // Absent: the time the report is recorded, and a retry of it is the same report.
+        ...(body.dispatchDate ? { dispatchDate: new Date(body.dispatchDate) } : {}),
         ...(body.itemIds ? { itemIds: body.itemIds } : {}),
       })
       return ok(request, reply, result.changed)

@@ -96,7 +96,15 @@ export const ShippedBody = Type.Object(
         Type.Object(
           {
             number: NonBlankString({ maxLength: 100, singleLine: true }),
-            url: Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }),
+            url: Type.Optional(
+              Type.String({
+                pattern: '^https?://\\S+$',
+                maxLength: 2048,
+                description:
+                  "The carrier's tracking page. Optional: without it the merchant's order shows the number with an " +
+                  'empty url.',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -258,9 +266,23 @@ const LabJobSchema = named(
   Type.Object({
     shipmentId: Type.String(),
     orderId: Type.String(),
-    state: named('LabJobState', StringEnum(['submitted', 'acknowledged', 'inProduction'] as const)),
+    state: named(
+      'LabJobState',
+      StringEnum(
+        ['submitted', 'acknowledged', 'inProduction', 'shipped', 'rejected', 'cancelled'] as const,
+        'GET /jobs lists open jobs only (submitted, acknowledged, inProduction); GET /jobs/{shipmentId} reads a job ' +
+          'in any state, also shipped, rejected (the whole shipment given back) or cancelled.',
+      ),
+    ),
     shippingMethod: Type.String(),
-    carrier: Type.Object({ name: Type.String(), service: Type.String() }),
+    carrier: Type.Object(
+      { name: Type.String(), service: Type.String() },
+      {
+        description:
+          "The carrier and service of the lab's rate the shipment was priced with; once a parcel has shipped, the " +
+          "shipment's own (its first parcel's while items remain, then its last parcel's).",
+      },
+    ),
     recipient: Type.Record(Type.String(), Type.Unknown(), {
       description: 'The recipient as submitted to the lab (name, email, phoneNumber, address).',
     }),
@@ -278,6 +300,13 @@ const LabJobSchema = named(
         copies: Type.Integer(),
         attributes: Type.Record(Type.String(), Type.String()),
         printFiles: Type.Array(LabPrintFileSchema),
+        description: Type.Optional(
+          Type.String({
+            description:
+              "The catalogue product's description (the SKU when the catalogue no longer has it). Absent from jobs " +
+              'pushed before it was added.',
+          }),
+        ),
       }),
     ),
     packingSlip: Nullable(Type.Object({ url: Type.String() })),
@@ -378,8 +407,25 @@ const LabJobSchema = named(
         },
       ),
     ),
+    parcels: Type.Optional(
+      Type.Array(
+        Type.Object({
+          items: Type.Array(Type.Object({ itemId: Type.String() })),
+          carrier: Type.Object({ name: Type.String(), service: Type.String() }),
+          tracking: Nullable(Type.Object({ number: Type.String(), url: Type.String() })),
+          dispatchDate: Type.String({ format: 'date-time' }),
+        }),
+        {
+          description:
+            'The parcels reported shipped, in the order reported (their items, carrier, tracking); empty until the ' +
+            'first. Absent from jobs pushed before it was added.',
+        },
+      ),
+    ),
   }),
 )
+
+export const LabJobResponseSchema = outcomeResponse('LabJobResponse', OkOutcome, { job: LabJobSchema })
 
 export const LabJobsResponseSchema = outcomeResponse('LabJobsResponse', OkOutcome, { jobs: Type.Array(LabJobSchema) })
 

@@ -102,9 +102,13 @@ export function createReportLab({ clock, catalogue, transition, billing }: LabRe
     const applied = await transition(
       orderNumberOf(orderId),
       async (order, tx) => {
+        const now = clock.now()
+        // A parcel reported without a dispatch date left now.
         const afterDispatch =
-          report.kind === 'shipped' ? estimateOfDispatch(catalogue, order, shipmentId, report.dispatchDate) : undefined
-        const result = applyReport(order, shipmentId, report, clock.now(), afterDispatch)
+          report.kind === 'shipped'
+            ? estimateOfDispatch(catalogue, order, shipmentId, report.dispatchDate ?? now)
+            : undefined
+        const result = applyReport(order, shipmentId, report, now, afterDispatch)
         // A shipment its lab cancelled is refunded as a merchant's cancel refunds: its shipping, or everything
         // when it was the order's last live shipment.
         const lines = order.pipeline.billing?.lines
