@@ -91,46 +91,102 @@ function itemList(holder: { items: { itemId: string }[] }): string {
   return holder.items.map((entry) => entry.itemId).join(', ')
 }
 
+/** One line of the timeline: when it happened, and what. */
+export interface TimelineEntry {
+  /** When it happened (ISO 8601): a carrier's scan or a lab's dispatch, not when printroute heard of it. */
+  time: string
+  body: Html
+}
+
+/** Milliseconds since the epoch; an unreadable time sorts last. */
+function instant(time: string): number {
+  const parsed = Date.parse(time)
+  return Number.isNaN(parsed) ? Number.POSITIVE_INFINITY : parsed
+}
+
+/**
+ * The entries oldest first by when they happened; entries of the same time keep the order they were given in
+ * (the order they were recorded), so a report's events read in the order it caused them.
+ */
+export function inTimeOrder<T extends { time: string }>(entries: readonly T[]): T[] {
+  return entries
+    .map((entry, index) => ({ entry, index, at: instant(entry.time) }))
+    .sort((a, b) => (a.at === b.at ? a.index - b.index : a.at < b.at ? -1 : 1))
+    .map(({ entry }) => entry)
+}
+
 /** The dispatches the timeline shows: each parcel of a shipment sent in several, else the shipment. */
-function dispatches(order: OrderDocument): Html[] {
+function dispatches(order: OrderDocument): TimelineEntry[] {
   return order.shipments.flatMap((shipment) => {
     const parcels = shipment.parcels ?? []
     if (parcels.length > 1 || (parcels.length === 1 && shipment.status !== 'Shipped')) {
-      return parcels.map(
-        (parcel, index) =>
-          html`<li><div class="timeline-time">${formatTime(parcel.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id}: parcel ${String(index + 1)} dispatched</strong> by ${parcel.carrier.name}${parcel.tracking ? html`, tracking ${parcel.tracking.number}` : ''} <span class="muted">(${itemList(parcel)})</span></div></li>`,
-      )
+      return parcels.map((parcel, index) => ({
+        time: parcel.dispatchDate,
+        body: html`<strong>Shipment ${shipment.id}: parcel ${String(index + 1)} dispatched</strong> by ${parcel.carrier.name}${parcel.tracking ? html`, tracking ${parcel.tracking.number}` : ''} <span class="muted">(${itemList(parcel)})</span>`,
+      }))
     }
     if (!shipment.dispatchDate) return []
     return [
-      html`<li><div class="timeline-time">${formatTime(shipment.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id} dispatched</strong> by ${shipment.carrier.name}</div></li>`,
+      {
+        time: shipment.dispatchDate,
+        body: html`<strong>Shipment ${shipment.id} dispatched</strong> by ${shipment.carrier.name}`,
+      },
     ]
   })
 }
 
-function timeline(order: OrderDocument, events: OrderEvent[], callbacks: CallbackDelivery[]): Html {
+/**
+ * When what an event tells happened. A shipment's delivery status comes from the carrier's scan that set it, and
+ * the lab may report it long after (a Delivered scan can be recorded before the Dispatched one is): the scan's own
+ * time; the whole order delivered: its `deliveredAt`. Anything else happened when printroute recorded it.
+ */
+function happenedAt(event: OrderEvent, before: OrderDocument | null, after: OrderDocument | undefined): string {
+  if (!after) return event.time
+  const name = event.type.replace(/^com\.[^.]+\.order\./, '')
+  const [what, state] = name.split('#')
+  if (what === 'status.delivery') return after.deliveredAt ?? event.time
+  if (what !== 'shipments.shipment' || !state || state === 'Shipped') return event.time
+  const scanTimes = after.shipments
+    .filter((shipment) => {
+      const previous = before?.shipments.find((candidate) => candidate.id === shipment.id)
+      return shipment.deliveryStatus === state && previous?.deliveryStatus !== state
+    })
+    .flatMap((shipment) => (shipment.trackingEvents ?? []).filter((scan) => scan.status === state))
+    .map((scan) => scan.time)
+  return scanTimes.length === 0
+    ? event.time
+    : scanTimes.reduce((latest, time) => (instant(time) > instant(latest) ? time : latest))
+}
+
+/** The order's story: created, its events, its dispatches, its last update, by when each happened. */
+export function orderTimeline(order: OrderDocument, events: OrderEvent[], callbacks: CallbackDelivery[]): Html {
   const deliveriesOf = new Map<string, CallbackDelivery[]>()
   for (const delivery of callbacks)
     deliveriesOf.set(delivery.eventId, [...(deliveriesOf.get(delivery.eventId) ?? []), delivery])
   let previous: OrderDocument | null = null
-  const entries = events.map((event) => {
+  const eventEntries = events.map((event): TimelineEntry => {
     const snapshot = event.data?.order
     const changes = snapshot ? changesBetween(previous, snapshot) : []
+    const time = happenedAt(event, previous, snapshot)
     previous = snapshot ?? previous
     const deliveries = deliveriesOf.get(event.id) ?? []
-    return html`<li>
-<div class="timeline-time">${formatTime(event.time)}</div>
-<div class="timeline-body"><strong>${eventWords(event.type)}</strong> <code class="muted">${event.id}</code>
+    return {
+      time,
+      body: html`<strong>${eventWords(event.type)}</strong> <code class="muted">${event.id}</code>${time === event.time ? '' : html` <span class="muted small">recorded ${formatTime(event.time)}</span>`}
 ${changes.length > 0 ? html`<ul class="changes">${changes.map((change) => html`<li>${change}</li>`)}</ul>` : ''}
-${deliveries.map((delivery) => html`<div class="muted">Callback ${delivery.id}: ${stateBadge(delivery.status)} after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}</div>`)}
-</div></li>`
+${deliveries.map((delivery) => html`<div class="muted">Callback ${delivery.id}: ${stateBadge(delivery.status)} after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}</div>`)}`,
+    }
   })
-  return html`<ol class="timeline">
-<li><div class="timeline-time">${formatTime(order.created)}</div><div class="timeline-body"><strong>Order created</strong></div></li>
-${entries}
-${dispatches(order)}
-<li><div class="timeline-time">${formatTime(order.lastUpdated)}</div><div class="timeline-body muted">Last update</div></li>
-</ol>`
+  const entries = inTimeOrder([
+    { time: order.created, body: html`<strong>Order created</strong>` },
+    ...eventEntries,
+    ...dispatches(order),
+    { time: order.lastUpdated, body: html`<span class="muted">Last update</span>` },
+  ])
+  return html`<ol class="timeline">${entries.map(
+    (entry) =>
+      html`<li><div class="timeline-time">${formatTime(entry.time)}</div><div class="timeline-body">${entry.body}</div></li>`,
+  )}</ol>`
 }
 
 function progress(order: OrderDocument): Html {
@@ -553,6 +609,6 @@ ${issues(order, options.readOnly)}
 <section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}</section>
 <section aria-labelledby="metadata-heading"><h2 id="metadata-heading">Metadata</h2>${metadata && Object.keys(metadata).length > 0 ? html`<pre class="code">${JSON.stringify(metadata, null, 2)}</pre>` : html`<p class="muted">None.</p>`}</section>
 </div>
-<section aria-labelledby="timeline-heading"><h2 id="timeline-heading">Timeline</h2>${timeline(order, events, callbacks)}</section>
+<section aria-labelledby="timeline-heading"><h2 id="timeline-heading">Timeline</h2>${orderTimeline(order, events, callbacks)}</section>
 <section aria-labelledby="callbacks-heading"><h2 id="callbacks-heading">Callbacks</h2>${options.callbacks}</section>`
 }
