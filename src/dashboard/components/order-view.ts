@@ -281,15 +281,15 @@ function shipmentState(shipment: Shipment): Html {
   return shipment.deliveredLate ? html`${status} ${stateBadge('Late')}` : status
 }
 
-/** When it leaves and arrives: the estimate until it happened, then what happened. */
+/** When it leaves and arrives: the current estimate until it happened, then what happened. */
 function shipmentDates(shipment: Shipment): Html {
   const dispatch = shipment.dispatchDate
     ? html`Dispatched ${formatTime(shipment.dispatchDate)}`
-    : html`Dispatch ${formatDate(shipment.estimatedDispatchDate)}`
+    : html`Dispatch expected ${formatDate(shipment.estimatedDispatchDate)}`
   const delivery = shipment.deliveredAt
     ? html`Delivered ${formatTime(shipment.deliveredAt)}`
     : shipment.estimatedDelivery
-      ? html`Arrives ${formatDeliveryWindow(shipment.estimatedDelivery)}`
+      ? html`Expected ${formatDeliveryWindow(shipment.estimatedDelivery)}`
       : html``
   return html`<div>${dispatch}</div>${delivery ? html`<div>${delivery}</div>` : ''}`
 }
@@ -329,13 +329,92 @@ function shipmentsTable(shipments: Shipment[]): Html {
   )}</tbody></table></div>`
 }
 
-/** The order's promise and what became of it; nothing before the order has an estimate or a date. */
-function deliveryFacts(order: OrderDocument): Html {
+/** A delivery estimate: when the parcels leave and when they arrive. */
+export interface DeliveryEstimateView {
+  estimatedDispatchDate?: string
+  estimatedDelivery?: { from: string; to: string }
+}
+
+/**
+ * What the order was promised when its labs were chosen: each item's dispatch date and delivery window from the
+ * chosen plan of the last allocation that planned it (a reallocation re-plans only the items it moves), and the
+ * latest of them, as the order's own estimate is the latest of its shipments'; `at` is when the last of those
+ * allocations was made. Null before the order is allocated, or when the catalogue gave a shipment no estimate.
+ */
+export function allocationPromise(routing: Routing | null): (DeliveryEstimateView & { at: string }) | null {
+  const planned = new Map<string, { dispatch?: string; delivery?: { from: string; to: string } }>()
+  let at: string | null = null
+  for (const allocation of routing?.allocations ?? []) {
+    if (allocation.basis !== 'Allocation' || !allocation.chosenPlan) continue
+    at = allocation.at
+    for (const shipment of allocation.chosenPlan.shipments) {
+      for (const itemId of shipment.itemIds)
+        planned.set(itemId, { dispatch: shipment.estimatedDispatchDate, delivery: shipment.estimatedDelivery })
+    }
+  }
+  const estimates = [...planned.values()]
+  if (at === null || estimates.length === 0) return null
+  const dispatches: string[] = []
+  const froms: string[] = []
+  const tos: string[] = []
+  for (const { dispatch, delivery } of estimates) {
+    if (!dispatch || !delivery) return null
+    dispatches.push(dispatch)
+    froms.push(delivery.from)
+    tos.push(delivery.to)
+  }
+  const latest = (dates: string[]) => dates.reduce((a, b) => (b > a ? b : a))
+  return {
+    at,
+    estimatedDispatchDate: latest(dispatches),
+    estimatedDelivery: { from: latest(froms), to: latest(tos) },
+  }
+}
+
+/** Every shipment still to be made has left its lab (the order's dispatch date is then the real one). */
+function everyShipmentDispatched(order: OrderDocument): boolean {
+  const live = order.shipments.filter((shipment) => !shipment.cancelled)
+  return live.length > 0 && live.every((shipment) => shipment.dispatchDate !== null)
+}
+
+/** Why the current estimate is what it is, against the promise, in a merchant's words. */
+function expectedNote(order: OrderDocument, promise: DeliveryEstimateView | null): string {
+  const current = order.estimatedDelivery
+  const same =
+    promise?.estimatedDelivery !== undefined &&
+    current !== undefined &&
+    promise.estimatedDelivery.from === current.from &&
+    promise.estimatedDelivery.to === current.to
+  if (order.shipments.some((shipment) => shipment.dispatchDate))
+    return same
+      ? 'worked out again from the day the lab sent it: unchanged'
+      : 'worked out again from the day the lab sent it'
+  if (!promise) return 'as the order stands now'
+  return same ? 'as promised' : 'changed since the promise (a new lab or shipping method)'
+}
+
+/**
+ * The order's promise and what became of it; nothing before the order has an estimate or a date. Two estimates,
+ * told apart: the promise made when the labs were chosen (the first allocation's, from the routing), and the
+ * order's current one, which the labs' dispatch dates and changes to the order move. Once every parcel arrived,
+ * the promise and when it came.
+ */
+export function deliveryFacts(order: OrderDocument, routing: Routing | null): Html {
   if (!order.deliverBy && !order.estimatedDelivery && !order.deliveredAt) return html``
+  const promise = allocationPromise(routing)
+  const promised = promise
+    ? html`<div data-estimate="promised"><dt>Promised delivery</dt><dd>${formatDeliveryWindow(promise.estimatedDelivery)} <span class="muted small">estimated when the labs were chosen, ${formatTime(promise.at)}; dispatch by ${formatDate(promise.estimatedDispatchDate)}</span></dd></div>`
+    : ''
+  // After delivery the current estimate says nothing the delivery does not.
+  const expected =
+    order.estimatedDelivery && !order.deliveredAt
+      ? html`<div data-estimate="expected"><dt>Expected delivery</dt><dd>${formatDeliveryWindow(order.estimatedDelivery)} <span class="muted small">${expectedNote(order, promise)}</span></dd></div>
+${order.estimatedDispatchDate ? html`<div><dt>${everyShipmentDispatched(order) ? 'Dispatched' : 'Expected dispatch'}</dt><dd>${formatDate(order.estimatedDispatchDate)}</dd></div>` : ''}`
+      : ''
   return html`<dl class="facts delivery-facts">
 ${order.deliverBy ? html`<div><dt>Deliver by</dt><dd>${formatDate(order.deliverBy)}</dd></div>` : ''}
-${order.estimatedDispatchDate ? html`<div><dt>Estimated dispatch</dt><dd>${formatDate(order.estimatedDispatchDate)}</dd></div>` : ''}
-${order.estimatedDelivery ? html`<div><dt>Estimated delivery</dt><dd>${formatDeliveryWindow(order.estimatedDelivery)}</dd></div>` : ''}
+${promised}
+${expected}
 ${order.deliveredAt ? html`<div><dt>Delivered</dt><dd>${formatTime(order.deliveredAt)}${order.deliveredLate ? html` ${stateBadge('Late')}` : ''}</dd></div>` : ''}
 </dl>`
 }
@@ -386,7 +465,7 @@ ${
   allocation.items.every((item) => item.labsConsidered.length === 0)
     ? ''
     : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs considered per item"><table><caption class="visually-hidden">Labs considered per item</caption>
-<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">Arrives</th><th scope="col">Chosen</th></tr></thead>
+<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">${allocation.basis === 'Estimate' ? 'Would arrive' : 'Arrival estimated then'}</th><th scope="col">Chosen</th></tr></thead>
 <tbody>${allocation.items.map((item) =>
         item.labsConsidered.map(
           (lab, labIndex) =>
@@ -602,7 +681,7 @@ export function orderSections(view: OrderView, options: { callbacks: Html; readO
   return html`<section aria-labelledby="progress-heading"><h2 id="progress-heading">Progress</h2>${progress(order)}</section>
 ${issues(order, options.readOnly)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
-<section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order)}${shipmentsTable(order.shipments)}</section>
+<section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order, routing)}${shipmentsTable(order.shipments)}</section>
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, quoteRouting)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, view.invoices)}</section>
 <div class="two-columns">
