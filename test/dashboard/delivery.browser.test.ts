@@ -117,7 +117,9 @@ for (const kind of testDatabaseKinds()) {
       const [promised] = routing.allocations[0].chosenPlan.shipments
       assert.match(
         await facts.locator('[data-estimate="promised"]').innerText(),
-        new RegExp(`^Promised delivery\\s+${windowInWords(promised.estimatedDelivery)} estimated when the labs were chosen`),
+        new RegExp(
+          `^Promised delivery\\s+${windowInWords(promised.estimatedDelivery)} estimated when the labs were chosen`,
+        ),
       )
       assert.equal(await facts.locator('[data-estimate="expected"]').count(), 0)
       assert.match(await facts.innerText(), /Delivered\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/)
