@@ -118,7 +118,7 @@ for (const kind of testDatabaseKinds()) {
       assert.match(
         await facts.locator('[data-estimate="promised"]').innerText(),
         new RegExp(
-          `^Promised delivery\\s+${windowInWords(promised.estimatedDelivery)} estimated when the labs were chosen`,
+          `^Promised delivery\\s+${windowInWords(promised.estimatedDelivery)}\\s+estimated when the labs were chosen`,
         ),
       )
       assert.equal(await facts.locator('[data-estimate="expected"]').count(), 0)

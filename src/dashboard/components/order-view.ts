@@ -172,7 +172,12 @@ export function orderTimeline(order: OrderDocument, events: OrderEvent[], callba
     const deliveries = deliveriesOf.get(event.id) ?? []
     return {
       time,
-      body: html`<strong>${eventWords(event.type)}</strong> <code class="muted">${event.id}</code>${time === event.time ? '' : html` <span class="muted small">recorded ${formatTime(event.time)}</span>`}
+      body: html`<strong>${eventWords(event.type)}</strong> <code class="muted">${event.id}</code>${
+        // The time recorded, when it reads differently from the time it happened (the page shows minutes).
+        formatTime(time).text === formatTime(event.time).text
+          ? ''
+          : html` <span class="muted small">recorded ${formatTime(event.time)}</span>`
+      }
 ${changes.length > 0 ? html`<ul class="changes">${changes.map((change) => html`<li>${change}</li>`)}</ul>` : ''}
 ${deliveries.map((delivery) => html`<div class="muted">Callback ${delivery.id}: ${stateBadge(delivery.status)} after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}</div>`)}`,
     }
@@ -317,15 +322,15 @@ function parcelList(shipment: Shipment): Html {
 function shipmentsTable(shipments: Shipment[]): Html {
   if (shipments.length === 0)
     return html`<p class="muted">No shipments yet: labs are chosen after the images download.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Shipments"><table><caption class="visually-hidden">Shipments</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Shipments"><table class="shipments phone-cards"><caption class="visually-hidden">Shipments</caption>
 <thead><tr><th scope="col">Shipment</th><th scope="col">Lab</th><th scope="col">From</th><th scope="col">Carrier</th><th scope="col">Tracking</th><th scope="col">Items</th><th scope="col">Dates</th><th scope="col">Status</th></tr></thead>
 <tbody>${shipments.map(
     (
       shipment,
-    ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td>${shipment.fulfillmentLocation.labCode}</td><td>${shipment.fulfillmentLocation.countryCode}</td>
-<td>${shipment.carrier.name} ${shipment.carrier.service}</td>
-<td>${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}${parcelList(shipment)}${trackingEventsList(shipment)}</td>
-<td>${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td>${shipmentDates(shipment)}</td><td>${shipmentState(shipment)}</td></tr>`,
+    ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td data-label="Lab">${shipment.fulfillmentLocation.labCode}</td><td data-label="From">${shipment.fulfillmentLocation.countryCode}</td>
+<td data-label="Carrier">${shipment.carrier.name} ${shipment.carrier.service}</td>
+<td data-label="Tracking">${shipment.tracking ? html`<a href="${shipment.tracking.url}" rel="noreferrer">${shipment.tracking.number}</a>` : html`<span class="muted">—</span>`}${parcelList(shipment)}${trackingEventsList(shipment)}</td>
+<td data-label="Items">${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td data-label="Dates">${shipmentDates(shipment)}</td><td data-label="Status">${shipmentState(shipment)}</td></tr>`,
   )}</tbody></table></div>`
 }
 
@@ -403,12 +408,12 @@ export function deliveryFacts(order: OrderDocument, routing: Routing | null): Ht
   if (!order.deliverBy && !order.estimatedDelivery && !order.deliveredAt) return html``
   const promise = allocationPromise(routing)
   const promised = promise
-    ? html`<div data-estimate="promised"><dt>Promised delivery</dt><dd>${formatDeliveryWindow(promise.estimatedDelivery)} <span class="muted small">estimated when the labs were chosen, ${formatTime(promise.at)}; dispatch by ${formatDate(promise.estimatedDispatchDate)}</span></dd></div>`
+    ? html`<div data-estimate="promised"><dt>Promised delivery</dt><dd>${formatDeliveryWindow(promise.estimatedDelivery)} <div class="muted small">estimated when the labs were chosen, ${formatTime(promise.at)}; dispatch by ${formatDate(promise.estimatedDispatchDate)}</div></dd></div>`
     : ''
   // After delivery the current estimate says nothing the delivery does not.
   const expected =
     order.estimatedDelivery && !order.deliveredAt
-      ? html`<div data-estimate="expected"><dt>Expected delivery</dt><dd>${formatDeliveryWindow(order.estimatedDelivery)} <span class="muted small">${expectedNote(order, promise)}</span></dd></div>
+      ? html`<div data-estimate="expected"><dt>Expected delivery</dt><dd>${formatDeliveryWindow(order.estimatedDelivery)} <div class="muted small">${expectedNote(order, promise)}</div></dd></div>
 ${order.estimatedDispatchDate ? html`<div><dt>${everyShipmentDispatched(order) ? 'Dispatched' : 'Expected dispatch'}</dt><dd>${formatDate(order.estimatedDispatchDate)}</dd></div>` : ''}`
       : ''
   return html`<dl class="facts delivery-facts">
@@ -457,6 +462,8 @@ function orderAllocationTitle(allocation: RoutingAllocation, index: number): Htm
 function routingAllocation(allocation: RoutingAllocation, title: Html, className = ''): Html {
   const chosen = allocation.chosenPlan
   const unsplit = allocation.bestUnsplitPlan
+  // The estimate the round made: before the first allocation, what allocating now would give.
+  const arrivalHeading = allocation.basis === 'Estimate' ? 'Would arrive' : 'Arrival estimated then'
   const plan = (p: NonNullable<RoutingAllocation['chosenPlan']>) =>
     p.shipments.map((shipment) => `${shipment.labCode} (${shipment.itemIds.join(', ')})`).join(' + ')
   return html`<article class="routing-allocation${className ? ` ${className}` : ''}"><h3>${title} <span class="muted small">${allocation.shippingMethod}</span></h3>
@@ -464,12 +471,12 @@ ${
   // A table without rows says nothing: when no lab was left for any item, the list below says why.
   allocation.items.every((item) => item.labsConsidered.length === 0)
     ? ''
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs considered per item"><table><caption class="visually-hidden">Labs considered per item</caption>
-<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">${allocation.basis === 'Estimate' ? 'Would arrive' : 'Arrival estimated then'}</th><th scope="col">Chosen</th></tr></thead>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs considered per item"><table class="routing-labs phone-cards"><caption class="visually-hidden">Labs considered per item</caption>
+<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">${arrivalHeading}</th><th scope="col">Chosen</th></tr></thead>
 <tbody>${allocation.items.map((item) =>
         item.labsConsidered.map(
           (lab, labIndex) =>
-            html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td>${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number">${formatMoney(lab.productionCost)}</td><td class="number">${formatMoney(lab.shippingCost)}</td><td>${formatDeliveryWindow(lab.estimatedDelivery)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
+            html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td data-label="Lab">${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number" data-label="Production">${formatMoney(lab.productionCost)}</td><td class="number" data-label="Shipping alone">${formatMoney(lab.shippingCost)}</td><td data-label="${arrivalHeading}">${formatDeliveryWindow(lab.estimatedDelivery)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
         ),
       )}</tbody></table></div>`
 }
