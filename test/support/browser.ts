@@ -219,5 +219,14 @@ export async function assertWithinViewport(cells: Locator, label: string): Promi
       box.x >= 0 && box.x + box.width <= width + 0.5,
       `${label} #${index + 1} spans ${box.x}-${box.x + box.width} px of ${width}`,
     )
+    // Inside the table's frame too: a frame that scrolls sideways would cut it off where the screen does not.
+    const cut = await cells.nth(index).evaluate((element: any) => {
+      const frame = element.closest('.table-wrap')
+      if (!frame) return 0
+      const inner = element.getBoundingClientRect()
+      const outer = frame.getBoundingClientRect()
+      return Math.max(outer.left - inner.left, inner.right - outer.right)
+    })
+    assert.ok(cut <= 0.5, `${label} #${index + 1} reaches ${cut} px beyond its table's frame`)
   }
 }
