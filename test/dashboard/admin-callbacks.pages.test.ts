@@ -104,8 +104,8 @@ for (const kind of testDatabaseKinds()) {
       )
       const page = await pages.request('/admin/callbacks')
       const row = page.body.slice(page.body.indexOf(`<tr data-account="${t.account.id}" data-environment="live">`))
-      assert.match(row, /<td class="number" data-failed-deliveries>2<\/td>/)
-      assert.match(row, /<td data-last-error>HTTP 502: error 502 /)
+      assert.match(row, /<td class="number" data-failed-deliveries data-label="Failed deliveries">2<\/td>/)
+      assert.match(row, /<td data-last-error data-label="Last error">HTTP 502: error 502 /)
       assert.doesNotMatch(page.body, new RegExp(`data-account="${t.account.id}" data-environment="sandbox"`))
     })
 

@@ -66,7 +66,10 @@ for (const kind of testDatabaseKinds()) {
         const diff = await pages.request('/admin/catalogue/diff?from=1&to=2')
         assert.equal(diff.status, 200)
         assert.match(diff.body, /Prices \(a variant from a lab\)/)
-        assert.match(diff.body, /<td>12\.50 GBP<\/td><td>25\.00 GBP<\/td>/)
+        assert.match(
+          diff.body,
+          /<td data-label="Version 1">12\.50 GBP<\/td><td data-label="Version 2">25\.00 GBP<\/td>/,
+        )
         const missing = await pages.request('/admin/catalogue/diff?from=1&to=8')
         assert.equal(missing.status, 404)
         assert.match(missing.body, /no catalogue version 8/)

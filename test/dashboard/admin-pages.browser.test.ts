@@ -10,6 +10,7 @@ import {
   acquireBrowser,
   assertAccessible,
   assertImagesLoaded,
+  assertWithinViewport,
   newContext,
   screenshotForDocs,
   type Viewport,
@@ -139,6 +140,15 @@ for (const kind of testDatabaseKinds()) {
         if (viewport === 'desktop') await assertNavigation(page, 'Orders')
         await assertAccessible(page, `console orders (${viewport})`)
         await assertFitsWidth(page, 'the orders list')
+        // At phone width the columns an operator needs stay on screen.
+        if (viewport === 'phone') {
+          await assertWithinViewport(
+            page
+              .locator('table.admin-orders tbody tr', { hasText: orderId })
+              .locator('th, td:nth-of-type(1), td:nth-of-type(3)'),
+            'the order',
+          )
+        }
         await screenshotForDocs(page, `orders${suffix}`, 'admin')
         await page.getByRole('searchbox', { name: 'Search' }).fill('console-browser')
         await page.getByRole('button', { name: 'Search' }).click()
@@ -175,6 +185,12 @@ for (const kind of testDatabaseKinds()) {
           )
           const pause = await page.getByRole('button', { name: 'Pause uk6' }).boundingBox()
           assert.ok(pause && pause.x + pause.width <= 1280, 'the Pause button is on screen')
+        } else {
+          // At phone width the columns an operator needs stay on screen.
+          await assertWithinViewport(
+            page.locator('tr[data-lab="uk6"]').locator('th, td:nth-of-type(1), td[data-overdue], button'),
+            'the lab',
+          )
         }
         await screenshotForDocs(page, `labs${suffix}`, 'admin')
         await page.getByRole('button', { name: 'Pause uk6' }).click()
@@ -216,11 +232,22 @@ for (const kind of testDatabaseKinds()) {
         const page = await open('/catalogue', viewport)
         await assertAccessible(page, `console catalogue (${viewport})`)
         await assertFitsWidth(page, 'the catalogue page')
+        // At phone width the columns an operator needs stay on screen.
+        if (viewport === 'phone') {
+          await assertWithinViewport(
+            page
+              .locator('table.catalogue-versions tbody tr')
+              .first()
+              .locator('td:nth-of-type(1), td:nth-of-type(2), td:nth-of-type(5)'),
+            'the catalogue version',
+          )
+        }
         assert.match(await page.locator('main').innerText(), /spring-prices\.json/)
         await screenshotForDocs(page, `catalogue${suffix}`, 'admin')
         await page.goto(`${live}/admin/catalogue/diff?from=1&to=2`)
         // A changed lab shows the field that changed, not its whole record.
-        const lab = page.locator('tr', { has: page.getByRole('cell', { name: 'uk6', exact: true }) })
+        // (At phone width a cell's accessible name starts with its column's label, shown before it.)
+        const lab = page.locator('tr', { has: page.locator('td', { hasText: /^uk6$/ }) })
         assert.deepEqual((await lab.getByRole('cell').allInnerTexts()).slice(1), [
           'uk6',
           'name: Wall art lab, Midlands',
@@ -237,6 +264,13 @@ for (const kind of testDatabaseKinds()) {
         assert.match(await page.locator('main').innerText(), /INV-000001/)
         await assertAccessible(page, `console invoices (${viewport})`)
         await assertFitsWidth(page, 'the invoices page')
+        // At phone width the columns an operator needs stay on screen.
+        if (viewport === 'phone') {
+          await assertWithinViewport(
+            page.locator('tr[data-invoice="INV-000001"]').locator('th, td:nth-of-type(3), td:nth-of-type(5)'),
+            'the invoice',
+          )
+        }
         await screenshotForDocs(page, `invoices${suffix}`, 'admin')
 
         await page.goto(`${live}/admin/callbacks`)
@@ -244,12 +278,26 @@ for (const kind of testDatabaseKinds()) {
         assert.match((await page.locator('table.failing-webhooks [data-disabled-at]').textContent()) ?? '', /Disabled/)
         await assertAccessible(page, `console callbacks health (${viewport})`)
         await assertFitsWidth(page, 'the callbacks health page')
+        // At phone width the columns an operator needs stay on screen.
+        if (viewport === 'phone') {
+          await assertWithinViewport(page.locator('[data-last-error]'), 'the last error')
+        }
         if (viewport === 'desktop') await screenshotForDocs(page, 'callbacks', 'admin')
 
         await page.goto(`${live}/admin/audit`)
         assert.match(await page.locator('main').innerText(), /catalogue\.imported/)
         await assertAccessible(page, `console audit trail (${viewport})`)
         await assertFitsWidth(page, 'the audit trail page')
+        // At phone width the columns an operator needs stay on screen.
+        if (viewport === 'phone') {
+          await assertWithinViewport(
+            page
+              .locator('table.audit-trail tbody tr')
+              .first()
+              .locator('td[data-label="Action"], td[data-label="Change"]'),
+            'the audit entry',
+          )
+        }
         await screenshotForDocs(page, `audit${suffix}`, 'admin')
         await page.context().close()
       })

@@ -5,7 +5,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { acquireBrowser, assertAccessible, newContext, screenshotForDocs, type Viewport } from '../support/browser.ts'
+import {
+  acquireBrowser,
+  assertAccessible,
+  assertWithinViewport,
+  newContext,
+  screenshotForDocs,
+  type Viewport,
+} from '../support/browser.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 
@@ -147,10 +154,21 @@ for (const kind of testDatabaseKinds()) {
     test('at phone width the list and an account fit the screen, accessible', async () => {
       const page = await signedIn('phone')
       await assertFitsWidth(page, 'the accounts list')
+      // Each account's id, name, status and balance on screen; billing and creation are on its page.
+      const account = page.locator('table.accounts tbody tr', { hasText: prepaidId })
+      await assertWithinViewport(
+        account.locator('th, td:nth-of-type(1), td:nth-of-type(2), td:nth-of-type(4)'),
+        'the account',
+      )
       await assertAccessible(page, 'the accounts list at phone width')
       await screenshotForDocs(page, 'accounts-phone', 'admin')
       await page.goto(`${live}/admin/accounts/${prepaidId}`)
       await assertFitsWidth(page, "an account's page")
+      // A key's prefix, status and Revoke on screen.
+      await assertWithinViewport(
+        page.locator('table.keys tbody tr').first().locator('th, td:nth-of-type(3), td:nth-of-type(4) button'),
+        'the key',
+      )
       await assertAccessible(page, "an account's page at phone width")
       await screenshotForDocs(page, 'account-phone', 'admin')
       await page.context().close()

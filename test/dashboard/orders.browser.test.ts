@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { assertAccessible, assertImagesLoaded, screenshotForDocs } from '../support/browser.ts'
+import { assertAccessible, assertImagesLoaded, assertWithinViewport, screenshotForDocs } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { testDatabaseKinds } from '../support/databases.ts'
@@ -236,6 +236,60 @@ for (const kind of testDatabaseKinds()) {
       // No lab was left for the item: no table of labs considered, only the list of exclusions.
       assert.equal(await section.locator('table').count(), 0)
       await assertAccessible(page, 'order out of stock')
+    })
+
+    test('at phone width the lists keep what a person needs: orders their stage and total, quotes their prices, shipments everything', async () => {
+      const orderId = await h.placeOrder({ merchantReference: 'phone-columns' })
+      await waitFor(
+        `${orderId} charged and complete`,
+        async () => {
+          const order = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+          return order.status.stage === 'Complete' && order.charges.length > 0 ? true : undefined
+        },
+        COMPLETE_WITHIN_MS,
+      )
+      const page = await h.sandboxPage('phone', `/dashboard/orders?q=${orderId}`)
+      const noSideScroll = async (what: string) => {
+        const overflow = (await page.evaluate(
+          'Math.max(document.documentElement.scrollWidth - window.innerWidth, ...[...document.querySelectorAll("main .table-wrap")].map((frame) => frame.scrollWidth - frame.clientWidth))',
+        )) as number
+        assert.ok(overflow <= 0, `${what} scrolls ${overflow} px sideways on a phone`)
+      }
+
+      // The orders list: the order, its stage and its total charge; the rest is on the order's page.
+      const row = page.locator('table.orders tbody tr', { hasText: orderId })
+      await assertWithinViewport(row.locator('th'), 'the order')
+      const [stage, total] = [row.locator('td').nth(2), row.locator('td').nth(6)]
+      assert.equal(await stage.innerText(), 'Complete')
+      assert.match(await total.innerText(), /^\d+\.\d{2} GBP$/)
+      await assertWithinViewport(stage, 'the stage')
+      await assertWithinViewport(total, 'the total charge')
+      assert.equal(await row.locator('td').nth(1).isHidden(), true, 'the created time is left out')
+      await noSideScroll('the orders list')
+      await assertAccessible(page, 'orders at phone width')
+
+      // Quote results: a card per shipping method, every price named and on screen.
+      await page.goto(
+        `${h.urls.sandbox}/dashboard/catalogue/quote?rows=1&sku1=GLOBAL-CAN-10x10&copies1=1&attr1.wrap=Black&destination=GB&shippingMethod=Standard`,
+      )
+      const quote = page.locator('table.quotes tbody tr').first()
+      for (const price of ['Items', 'Shipping', 'Tax', 'Total']) {
+        const cell = quote.locator(`td[data-label="${price}"]`)
+        assert.match(await cell.innerText(), /\d+\.\d{2} GBP/, `${price} is a price`)
+        await assertWithinViewport(cell, `the quote's ${price}`)
+      }
+      await noSideScroll('the quote results')
+      await assertAccessible(page, 'quote results at phone width')
+      await screenshotForDocs(page, 'quote-phone')
+
+      // An order's shipments: a card each, its status and dates on screen.
+      await page.goto(`${h.urls.sandbox}/dashboard/orders/${orderId}`)
+      const shipment = page.locator('table.shipments tbody tr').first()
+      await assertWithinViewport(
+        shipment.locator('td[data-label="Status"], td[data-label="Dates"], td[data-label="Tracking"]'),
+        'the shipment',
+      )
+      await noSideScroll('the order page')
     })
 
     test('the orders table lists, filters by status, searches by id and reference, and is accessible', async () => {

@@ -182,7 +182,7 @@ for (const kind of testDatabaseKinds()) {
       )
       assert.equal(receiver.received.length, before + 1)
       assert.equal(receiver.received.at(-1)?.event.type, 'com.printroute.test')
-      assert.match(tested, /<table class="callbacks">/, 'the test delivery is listed')
+      assert.match(tested, /<table class="callbacks phone-cards">/, 'the test delivery is listed')
 
       const edited = await postAndFollow(full, `/dashboard/developers/webhooks/${endpointId}`, [
         ['url', receiver.url('/shop2')],

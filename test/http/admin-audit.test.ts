@@ -12,7 +12,7 @@ import { catalogue, startTestApp, type TestAccount, type TestApp } from '../supp
 function rowsOf(page: string): string[][] {
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? ''
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
-    [...(row[1] ?? '').matchAll(/<td>([\s\S]*?)<\/td>/g)].map((cell) =>
+    [...(row[1] ?? '').matchAll(/<td(?: data-label="[^"]*")?>([\s\S]*?)<\/td>/g)].map((cell) =>
       (cell[1] ?? '')
         .replace(/<[^>]+>/g, ' ')
         .replace(/&quot;/g, '"')

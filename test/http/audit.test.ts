@@ -180,7 +180,7 @@ for (const kind of testDatabaseKinds()) {
       // The Developers page's Activity view shows the account's recent trail, this change first.
       const activity = await t.app.sandbox.inject({ method: 'GET', url: '/dashboard/developers/activity', headers })
       assert.equal(activity.statusCode, 200)
-      const rows = [...activity.body.matchAll(/<tr>\n<td>[\s\S]*?<\/tr>/g)].map((row) => row[0])
+      const rows = [...activity.body.matchAll(/<tr>\n<td[ >][\s\S]*?<\/tr>/g)].map((row) => row[0])
       assert.deepEqual(
         rows.map((row) => /<code>([a-zA-Z.]+)<\/code>/.exec(row)?.[1]),
         ['account.settingsChanged', 'account.created'],

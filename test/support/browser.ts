@@ -203,3 +203,30 @@ export async function screenshotForDocs(target: Page | Locator, name: string, fo
   if ('goto' in target) await target.screenshot({ path, fullPage: true })
   else await target.screenshot({ path })
 }
+
+/**
+ * Each element `cells` matches is shown (not display:none) and lies within the viewport's width, so a person sees it
+ * without scrolling sideways, neither the page nor the table's frame; `label` names them in the failure.
+ */
+export async function assertWithinViewport(cells: Locator, label: string): Promise<void> {
+  const width = cells.page().viewportSize()?.width ?? 0
+  const count = await cells.count()
+  assert.ok(count > 0, `no ${label} on the page`)
+  for (let index = 0; index < count; index++) {
+    const box = await cells.nth(index).boundingBox()
+    assert.ok(box, `${label} #${index + 1} is not shown`)
+    assert.ok(
+      box.x >= 0 && box.x + box.width <= width + 0.5,
+      `${label} #${index + 1} spans ${box.x}-${box.x + box.width} px of ${width}`,
+    )
+    // Inside the table's frame too: a frame that scrolls sideways would cut it off where the screen does not.
+    const cut = await cells.nth(index).evaluate((element: any) => {
+      const frame = element.closest('.table-wrap')
+      if (!frame) return 0
+      const inner = element.getBoundingClientRect()
+      const outer = frame.getBoundingClientRect()
+      return Math.max(outer.left - inner.left, inner.right - outer.right)
+    })
+    assert.ok(cut <= 0.5, `${label} #${index + 1} reaches ${cut} px beyond its table's frame`)
+  }
+}

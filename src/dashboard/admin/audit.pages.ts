@@ -136,12 +136,12 @@ function changeCell(entry: AdminAuditEntry): Html {
 
 function entryRow(entry: AdminAuditEntry): Html {
   return html`<tr>
-<td>${formatTime(entry.at)}</td>
-<td><span class="badge">${ACTOR_KIND_LABELS[entry.actor.kind]}</span> ${entry.actor.description}</td>
-<td><code>${entry.action}</code></td>
-<td>${entry.accountId ?? html`<span class="muted">—</span>`}${entry.environment ? html` <span class="muted">${entry.environment}</span>` : ''}</td>
-<td>${entry.target ?? html`<span class="muted">—</span>`}</td>
-<td>${changeCell(entry)}</td>
+<td data-label="When">${formatTime(entry.at)}</td>
+<td data-label="Who"><span class="badge">${ACTOR_KIND_LABELS[entry.actor.kind]}</span> ${entry.actor.description}</td>
+<td data-label="Action"><code>${entry.action}</code></td>
+<td data-label="Account">${entry.accountId ?? html`<span class="muted">—</span>`}${entry.environment ? html` <span class="muted">${entry.environment}</span>` : ''}</td>
+<td data-label="Target">${entry.target ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Change">${changeCell(entry)}</td>
 </tr>`
 }
 
@@ -173,7 +173,7 @@ export function registerAuditPages(pages: FastifyInstance, console: AdminConsole
       : page.entries.length === 0
         ? html`<div class="empty card"><p>${filtered ? 'No entries match these filters.' : 'No entries yet.'}</p></div>`
         : // Focusable, so that a keyboard can scroll the wide table on a phone.
-          html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="audit-caption"><table>
+          html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="audit-caption"><table class="audit-trail phone-cards">
 <caption id="audit-caption" class="visually-hidden">Audit trail, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Account</th><th scope="col">Target</th><th scope="col">Change</th></tr></thead>
 <tbody>${page.entries.map(entryRow)}</tbody>

@@ -61,31 +61,31 @@ export interface AdminCallbacks {
 }
 
 function facts(endpoint: FailingEndpointFacts): Html {
-  return html`<td><code class="small">${endpoint.url}</code></td>
-<td>${formatTime(endpoint.failingSince)}</td>
-<td class="number" data-failed-deliveries>${String(endpoint.failedDeliveries)}</td>
-<td data-last-error>${endpoint.lastError} <div class="muted small">${formatTime(endpoint.lastAttemptAt)}</div></td>
-<td>${endpoint.lastSuccessAt ? formatTime(endpoint.lastSuccessAt) : html`<span class="muted">none kept</span>`}</td>`
+  return html`<td data-label="URL"><code class="small">${endpoint.url}</code></td>
+<td data-label="Failing since">${formatTime(endpoint.failingSince)}</td>
+<td class="number" data-failed-deliveries data-label="Failed deliveries">${String(endpoint.failedDeliveries)}</td>
+<td data-last-error data-label="Last error">${endpoint.lastError} <div class="muted small">${formatTime(endpoint.lastAttemptAt)}</div></td>
+<td data-label="Last success">${endpoint.lastSuccessAt ? formatTime(endpoint.lastSuccessAt) : html`<span class="muted">none kept</span>`}</td>`
 }
 
 const FACT_HEADINGS = html`<th scope="col">URL</th><th scope="col">Failing since</th><th scope="col" class="number">Failed deliveries</th><th scope="col">Last error</th><th scope="col">Last success</th>`
 
 function callbacksTable(endpoints: FailingCallbackEndpoint[]): Html {
   if (endpoints.length === 0) return html`<p class="muted" data-none>No merchant's callback endpoint is failing.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing callback endpoints of accounts"><table class="table failing-callbacks">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing callback endpoints of accounts"><table class="table failing-callbacks phone-cards">
 <caption class="visually-hidden">Failing callback endpoints of accounts</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Environment</th>${FACT_HEADINGS}</tr></thead>
 <tbody>${endpoints.map(
     (
       endpoint,
     ) => html`<tr data-account="${endpoint.accountId}" data-environment="${endpoint.environment}"><th scope="row"><a href="${ADMIN_PATH}/accounts/${endpoint.accountId}">${endpoint.accountId}</a> <span class="muted">${endpoint.accountName}</span></th>
-<td>${environmentName(endpoint.environment)}</td>${facts(endpoint)}</tr>`,
+<td data-label="Environment">${environmentName(endpoint.environment)}</td>${facts(endpoint)}</tr>`,
   )}</tbody></table></div>`
 }
 
 function labsTable(endpoints: FailingLabEndpoint[]): Html {
   if (endpoints.length === 0) return html`<p class="muted" data-none>No lab's push endpoint is failing.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing push endpoints of labs"><table class="table failing-lab-pushes">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing push endpoints of labs"><table class="table failing-lab-pushes phone-cards">
 <caption class="visually-hidden">Failing push endpoints of labs</caption>
 <thead><tr><th scope="col">Lab</th>${FACT_HEADINGS}</tr></thead>
 <tbody>${endpoints.map(
@@ -98,19 +98,19 @@ function webhooksTable(endpoints: FailingWebhookEndpoint[]): Html {
   if (endpoints.length === 0) {
     return html`<p class="muted" data-none>No merchant's webhook endpoint is failing or disabled for failing.</p>`
   }
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing webhook endpoints of accounts"><table class="table failing-webhooks">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Failing webhook endpoints of accounts"><table class="table failing-webhooks phone-cards">
 <caption class="visually-hidden">Failing webhook endpoints of accounts</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Environment</th><th scope="col">Endpoint</th><th scope="col">URL</th><th scope="col">Failing since</th><th scope="col">Disabled</th><th scope="col">Last error</th></tr></thead>
 <tbody>${endpoints.map(
     (
       endpoint,
     ) => html`<tr data-account="${endpoint.accountId}" data-environment="${endpoint.environment}" data-webhook="${endpoint.webhookId}"><th scope="row"><a href="${ADMIN_PATH}/accounts/${endpoint.accountId}">${endpoint.accountId}</a> <span class="muted">${endpoint.accountName}</span></th>
-<td>${environmentName(endpoint.environment)}</td>
-<td><code>${endpoint.webhookId}</code></td>
-<td><code class="small">${endpoint.url}</code></td>
-<td>${formatTime(endpoint.failingSince)}</td>
-<td data-disabled-at>${endpoint.disabledAt ? html`<span class="badge badge-error">Disabled</span> <div class="muted small">${formatTime(endpoint.disabledAt)}</div>` : html`<span class="muted">still enabled</span>`}</td>
-<td data-last-error>${endpoint.lastError ?? html`<span class="muted">none kept</span>`}${endpoint.lastAttemptAt ? html` <div class="muted small">${formatTime(endpoint.lastAttemptAt)}</div>` : ''}</td></tr>`,
+<td data-label="Environment">${environmentName(endpoint.environment)}</td>
+<td data-label="Endpoint"><code>${endpoint.webhookId}</code></td>
+<td data-label="URL"><code class="small">${endpoint.url}</code></td>
+<td data-label="Failing since">${formatTime(endpoint.failingSince)}</td>
+<td data-disabled-at data-label="Disabled">${endpoint.disabledAt ? html`<span class="badge badge-error">Disabled</span> <div class="muted small">${formatTime(endpoint.disabledAt)}</div>` : html`<span class="muted">still enabled</span>`}</td>
+<td data-last-error data-label="Last error">${endpoint.lastError ?? html`<span class="muted">none kept</span>`}${endpoint.lastAttemptAt ? html` <div class="muted small">${formatTime(endpoint.lastAttemptAt)}</div>` : ''}</td></tr>`,
   )}</tbody></table></div>`
 }
 

@@ -90,7 +90,7 @@ function versionsTable(versions: readonly AdminCatalogueVersion[], csrfToken: st
       }</td>
 </tr>`,
     )
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="versions-caption"><table class="table">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="versions-caption"><table class="table catalogue-versions">
 <caption id="versions-caption">Catalogue versions, newest first</caption>
 <thead><tr><th scope="col">Version</th><th scope="col">Source</th><th scope="col">Imported</th><th scope="col">Size</th><th scope="col">Active</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
@@ -118,7 +118,7 @@ function importForm(
 <input id="import-name" name="sourceName" maxlength="200" value="${values.sourceName ?? ''}">
 <label for="import-content">Catalogue JSON</label>
 <textarea id="import-content" name="content" rows="12" required spellcheck="false">${values.content ?? ''}</textarea>
-<label><input type="checkbox" name="activate" value="1"${values.activate ? html` checked` : ''}> Make it the active version</label>
+<label class="option-line"><input type="checkbox" name="activate" value="1"${values.activate ? html` checked` : ''}> Make it the active version</label>
 <button type="submit">Import</button>
 </form>`
 }
@@ -133,10 +133,10 @@ function diffView(diff: CatalogueDiff): Html {
         (
           change,
         ) => html`<tr><td><span class="badge ${change.change === 'removed' ? 'badge-error' : change.change === 'added' ? 'badge-ok' : 'badge-pending'}">${change.change}</span></td>
-<td>${change.key}</td><td>${change.before ?? html`<span class="muted">—</span>`}</td><td>${change.after ?? html`<span class="muted">—</span>`}</td></tr>`,
+<td data-label="Entry">${change.key}</td><td data-label="Version ${String(diff.from)}">${change.before ?? html`<span class="muted">—</span>`}</td><td data-label="Version ${String(diff.to)}">${change.after ?? html`<span class="muted">—</span>`}</td></tr>`,
       )
       return html`<h2 id="${id}">${CATALOGUE_DIFF_SECTION_TITLES[section.section]} <span class="muted">(${section.changes.length})</span></h2>
-<div class="table-wrap" tabindex="0" role="region" aria-labelledby="${id}"><table class="table">
+<div class="table-wrap" tabindex="0" role="region" aria-labelledby="${id}"><table class="table catalogue-diff phone-cards">
 <thead><tr><th scope="col">Change</th><th scope="col">Entry</th><th scope="col">Version ${diff.from}</th><th scope="col">Version ${diff.to}</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
     })

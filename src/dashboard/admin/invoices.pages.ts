@@ -106,7 +106,7 @@ function statementLinks(filter: InvoiceListFilter): Html {
 
 function invoicesTable(documents: readonly InvoiceSummary[]): Html {
   if (documents.length === 0) return html`<p class="muted">No invoices or credit notes match.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Invoices and credit notes"><table class="table"><caption class="visually-hidden">Invoices and credit notes</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Invoices and credit notes"><table class="table admin-invoices"><caption class="visually-hidden">Invoices and credit notes</caption>
 <thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Issued</th><th scope="col">Account</th><th scope="col">Order</th><th scope="col" class="number">Total</th><th scope="col" class="number">Tax</th></tr></thead>
 <tbody>${documents.map(
     (document) =>

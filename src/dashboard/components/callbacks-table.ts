@@ -23,15 +23,15 @@ export function callbacksTable(
 ): Html {
   if (callbacks.length === 0)
     return html`<p class="muted">No callbacks: they are sent when the order or the account has a callback URL.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Callbacks"><table class="callbacks"><caption class="visually-hidden">Callbacks</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Callbacks"><table class="callbacks phone-cards"><caption class="visually-hidden">Callbacks</caption>
 <thead><tr><th scope="col">Callback</th>${showOrder ? html`<th scope="col">Order</th>` : ''}<th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th>${redeliver ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
 <tbody>${callbacks.map(
     (delivery) => html`<tr>
 <th scope="row"><code>${delivery.id}</code>${delivery.redeliveryOf ? html`<div class="muted small">again for ${delivery.redeliveryOf}</div>` : ''}<div class="muted small">${formatTime(delivery.created)}</div></th>
-${showOrder ? html`<td>${delivery.orderId ? html`<a href="${orderPath(delivery.orderId)}">${delivery.orderId}</a>` : html`<span class="muted">none (test)</span>`}</td>` : ''}
-<td>${eventWords(delivery.type)}<div class="muted small">to ${delivery.url}</div></td>
-<td>${stateBadge(delivery.status)}${delivery.nextAttemptAt ? html`<div class="muted small">next ${formatTime(delivery.nextAttemptAt)}</div>` : ''}</td>
-<td>${
+${showOrder ? html`<td data-label="Order">${delivery.orderId ? html`<a href="${orderPath(delivery.orderId)}">${delivery.orderId}</a>` : html`<span class="muted">none (test)</span>`}</td>` : ''}
+<td data-label="Event">${eventWords(delivery.type)}<div class="muted small">to ${delivery.url}</div></td>
+<td data-label="Status">${stateBadge(delivery.status)}${delivery.nextAttemptAt ? html`<div class="muted small">next ${formatTime(delivery.nextAttemptAt)}</div>` : ''}</td>
+<td data-label="Attempts">${
       delivery.attempts.length === 0
         ? html`<span class="muted">none yet</span>`
         : html`<ol class="attempts">${delivery.attempts.map(

@@ -91,46 +91,107 @@ function itemList(holder: { items: { itemId: string }[] }): string {
   return holder.items.map((entry) => entry.itemId).join(', ')
 }
 
+/** One line of the timeline: when it happened, and what. */
+export interface TimelineEntry {
+  /** When it happened (ISO 8601): a carrier's scan or a lab's dispatch, not when printroute heard of it. */
+  time: string
+  body: Html
+}
+
+/** Milliseconds since the epoch; an unreadable time sorts last. */
+function instant(time: string): number {
+  const parsed = Date.parse(time)
+  return Number.isNaN(parsed) ? Number.POSITIVE_INFINITY : parsed
+}
+
+/**
+ * The entries oldest first by when they happened; entries of the same time keep the order they were given in
+ * (the order they were recorded), so a report's events read in the order it caused them.
+ */
+export function inTimeOrder<T extends { time: string }>(entries: readonly T[]): T[] {
+  return entries
+    .map((entry, index) => ({ entry, index, at: instant(entry.time) }))
+    .sort((a, b) => (a.at === b.at ? a.index - b.index : a.at < b.at ? -1 : 1))
+    .map(({ entry }) => entry)
+}
+
 /** The dispatches the timeline shows: each parcel of a shipment sent in several, else the shipment. */
-function dispatches(order: OrderDocument): Html[] {
+function dispatches(order: OrderDocument): TimelineEntry[] {
   return order.shipments.flatMap((shipment) => {
     const parcels = shipment.parcels ?? []
     if (parcels.length > 1 || (parcels.length === 1 && shipment.status !== 'Shipped')) {
-      return parcels.map(
-        (parcel, index) =>
-          html`<li><div class="timeline-time">${formatTime(parcel.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id}: parcel ${String(index + 1)} dispatched</strong> by ${parcel.carrier.name}${parcel.tracking ? html`, tracking ${parcel.tracking.number}` : ''} <span class="muted">(${itemList(parcel)})</span></div></li>`,
-      )
+      return parcels.map((parcel, index) => ({
+        time: parcel.dispatchDate,
+        body: html`<strong>Shipment ${shipment.id}: parcel ${String(index + 1)} dispatched</strong> by ${parcel.carrier.name}${parcel.tracking ? html`, tracking ${parcel.tracking.number}` : ''} <span class="muted">(${itemList(parcel)})</span>`,
+      }))
     }
     if (!shipment.dispatchDate) return []
     return [
-      html`<li><div class="timeline-time">${formatTime(shipment.dispatchDate)}</div><div class="timeline-body"><strong>Shipment ${shipment.id} dispatched</strong> by ${shipment.carrier.name}</div></li>`,
+      {
+        time: shipment.dispatchDate,
+        body: html`<strong>Shipment ${shipment.id} dispatched</strong> by ${shipment.carrier.name}`,
+      },
     ]
   })
 }
 
-function timeline(order: OrderDocument, events: OrderEvent[], callbacks: CallbackDelivery[]): Html {
+/**
+ * When what an event tells happened. A shipment's delivery status comes from the carrier's scan that set it, and
+ * the lab may report it long after (a Delivered scan can be recorded before the Dispatched one is): the scan's own
+ * time; the whole order delivered: its `deliveredAt`. Anything else happened when printroute recorded it.
+ */
+function happenedAt(event: OrderEvent, before: OrderDocument | null, after: OrderDocument | undefined): string {
+  if (!after) return event.time
+  const name = event.type.replace(/^com\.[^.]+\.order\./, '')
+  const [what, state] = name.split('#')
+  if (what === 'status.delivery') return after.deliveredAt ?? event.time
+  if (what !== 'shipments.shipment' || !state || state === 'Shipped') return event.time
+  const scanTimes = after.shipments
+    .filter((shipment) => {
+      const previous = before?.shipments.find((candidate) => candidate.id === shipment.id)
+      return shipment.deliveryStatus === state && previous?.deliveryStatus !== state
+    })
+    .flatMap((shipment) => (shipment.trackingEvents ?? []).filter((scan) => scan.status === state))
+    .map((scan) => scan.time)
+  return scanTimes.length === 0
+    ? event.time
+    : scanTimes.reduce((latest, time) => (instant(time) > instant(latest) ? time : latest))
+}
+
+/** The order's story: created, its events, its dispatches, its last update, by when each happened. */
+export function orderTimeline(order: OrderDocument, events: OrderEvent[], callbacks: CallbackDelivery[]): Html {
   const deliveriesOf = new Map<string, CallbackDelivery[]>()
   for (const delivery of callbacks)
     deliveriesOf.set(delivery.eventId, [...(deliveriesOf.get(delivery.eventId) ?? []), delivery])
   let previous: OrderDocument | null = null
-  const entries = events.map((event) => {
+  const eventEntries = events.map((event): TimelineEntry => {
     const snapshot = event.data?.order
     const changes = snapshot ? changesBetween(previous, snapshot) : []
+    const time = happenedAt(event, previous, snapshot)
     previous = snapshot ?? previous
     const deliveries = deliveriesOf.get(event.id) ?? []
-    return html`<li>
-<div class="timeline-time">${formatTime(event.time)}</div>
-<div class="timeline-body"><strong>${eventWords(event.type)}</strong> <code class="muted">${event.id}</code>
+    return {
+      time,
+      body: html`<strong>${eventWords(event.type)}</strong> <code class="muted">${event.id}</code>${
+        // The time recorded, when it reads differently from the time it happened (the page shows minutes).
+        formatTime(time).text === formatTime(event.time).text
+          ? ''
+          : html` <span class="muted small">recorded ${formatTime(event.time)}</span>`
+      }
 ${changes.length > 0 ? html`<ul class="changes">${changes.map((change) => html`<li>${change}</li>`)}</ul>` : ''}
-${deliveries.map((delivery) => html`<div class="muted">Callback ${delivery.id}: ${stateBadge(delivery.status)} after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}</div>`)}
-</div></li>`
+${deliveries.map((delivery) => html`<div class="muted">Callback ${delivery.id}: ${stateBadge(delivery.status)} after ${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}</div>`)}`,
+    }
   })
-  return html`<ol class="timeline">
-<li><div class="timeline-time">${formatTime(order.created)}</div><div class="timeline-body"><strong>Order created</strong></div></li>
-${entries}
-${dispatches(order)}
-<li><div class="timeline-time">${formatTime(order.lastUpdated)}</div><div class="timeline-body muted">Last update</div></li>
-</ol>`
+  const entries = inTimeOrder([
+    { time: order.created, body: html`<strong>Order created</strong>` },
+    ...eventEntries,
+    ...dispatches(order),
+    { time: order.lastUpdated, body: html`<span class="muted">Last update</span>` },
+  ])
+  return html`<ol class="timeline">${entries.map(
+    (entry) =>
+      html`<li><div class="timeline-time">${formatTime(entry.time)}</div><div class="timeline-body">${entry.body}</div></li>`,
+  )}</ol>`
 }
 
 function progress(order: OrderDocument): Html {
@@ -225,15 +286,15 @@ function shipmentState(shipment: Shipment): Html {
   return shipment.deliveredLate ? html`${status} ${stateBadge('Late')}` : status
 }
 
-/** When it leaves and arrives: the estimate until it happened, then what happened. */
+/** When it leaves and arrives: the current estimate until it happened, then what happened. */
 function shipmentDates(shipment: Shipment): Html {
   const dispatch = shipment.dispatchDate
     ? html`Dispatched ${formatTime(shipment.dispatchDate)}`
-    : html`Dispatch ${formatDate(shipment.estimatedDispatchDate)}`
+    : html`Dispatch expected ${formatDate(shipment.estimatedDispatchDate)}`
   const delivery = shipment.deliveredAt
     ? html`Delivered ${formatTime(shipment.deliveredAt)}`
     : shipment.estimatedDelivery
-      ? html`Arrives ${formatDeliveryWindow(shipment.estimatedDelivery)}`
+      ? html`Expected ${formatDeliveryWindow(shipment.estimatedDelivery)}`
       : html``
   return html`<div>${dispatch}</div>${delivery ? html`<div>${delivery}</div>` : ''}`
 }
@@ -268,25 +329,104 @@ function parcelList(shipment: Shipment): Html {
 function shipmentsTable(shipments: Shipment[]): Html {
   if (shipments.length === 0)
     return html`<p class="muted">No shipments yet: labs are chosen after the images download.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Shipments"><table><caption class="visually-hidden">Shipments</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Shipments"><table class="shipments phone-cards"><caption class="visually-hidden">Shipments</caption>
 <thead><tr><th scope="col">Shipment</th><th scope="col">Lab</th><th scope="col">From</th><th scope="col">Carrier</th><th scope="col">Tracking</th><th scope="col">Items</th><th scope="col">Dates</th><th scope="col">Status</th></tr></thead>
 <tbody>${shipments.map(
     (
       shipment,
-    ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td>${shipment.fulfillmentLocation.labCode}</td><td>${shipment.fulfillmentLocation.countryCode}</td>
-<td>${shipment.carrier.name} ${shipment.carrier.service}</td>
-<td>${shipment.tracking ? trackingLink(shipment.tracking) : html`<span class="muted">—</span>`}${parcelList(shipment)}${trackingEventsList(shipment)}</td>
-<td>${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td>${shipmentDates(shipment)}</td><td>${shipmentState(shipment)}</td></tr>`,
+    ) => html`<tr><th scope="row"><code>${shipment.id}</code></th><td data-label="Lab">${shipment.fulfillmentLocation.labCode}</td><td data-label="From">${shipment.fulfillmentLocation.countryCode}</td>
+<td data-label="Carrier">${shipment.carrier.name} ${shipment.carrier.service}</td>
+<td data-label="Tracking">${shipment.tracking ? trackingLink(shipment.tracking) : html`<span class="muted">—</span>`}${parcelList(shipment)}${trackingEventsList(shipment)}</td>
+<td data-label="Items">${shipment.items.map((entry) => entry.itemId).join(', ')}</td><td data-label="Dates">${shipmentDates(shipment)}</td><td data-label="Status">${shipmentState(shipment)}</td></tr>`,
   )}</tbody></table></div>`
 }
 
-/** The order's promise and what became of it; nothing before the order has an estimate or a date. */
-function deliveryFacts(order: OrderDocument): Html {
+/** A delivery estimate: when the parcels leave and when they arrive. */
+export interface DeliveryEstimateView {
+  estimatedDispatchDate?: string
+  estimatedDelivery?: { from: string; to: string }
+}
+
+/**
+ * What the order was promised when its labs were chosen: each item's dispatch date and delivery window from the
+ * chosen plan of the last allocation that planned it (a reallocation re-plans only the items it moves), and the
+ * latest of them, as the order's own estimate is the latest of its shipments'; `at` is when the last of those
+ * allocations was made. Null before the order is allocated, or when the catalogue gave a shipment no estimate.
+ */
+export function allocationPromise(routing: Routing | null): (DeliveryEstimateView & { at: string }) | null {
+  const planned = new Map<string, { dispatch?: string; delivery?: { from: string; to: string } }>()
+  let at: string | null = null
+  for (const allocation of routing?.allocations ?? []) {
+    if (allocation.basis !== 'Allocation' || !allocation.chosenPlan) continue
+    at = allocation.at
+    for (const shipment of allocation.chosenPlan.shipments) {
+      for (const itemId of shipment.itemIds)
+        planned.set(itemId, { dispatch: shipment.estimatedDispatchDate, delivery: shipment.estimatedDelivery })
+    }
+  }
+  const estimates = [...planned.values()]
+  if (at === null || estimates.length === 0) return null
+  const dispatches: string[] = []
+  const froms: string[] = []
+  const tos: string[] = []
+  for (const { dispatch, delivery } of estimates) {
+    if (!dispatch || !delivery) return null
+    dispatches.push(dispatch)
+    froms.push(delivery.from)
+    tos.push(delivery.to)
+  }
+  const latest = (dates: string[]) => dates.reduce((a, b) => (b > a ? b : a))
+  return {
+    at,
+    estimatedDispatchDate: latest(dispatches),
+    estimatedDelivery: { from: latest(froms), to: latest(tos) },
+  }
+}
+
+/** Every shipment still to be made has left its lab (the order's dispatch date is then the real one). */
+function everyShipmentDispatched(order: OrderDocument): boolean {
+  const live = order.shipments.filter((shipment) => !shipment.cancelled)
+  return live.length > 0 && live.every((shipment) => shipment.dispatchDate !== null)
+}
+
+/** Why the current estimate is what it is, against the promise, in a merchant's words. */
+function expectedNote(order: OrderDocument, promise: DeliveryEstimateView | null): string {
+  const current = order.estimatedDelivery
+  const same =
+    promise?.estimatedDelivery !== undefined &&
+    current !== undefined &&
+    promise.estimatedDelivery.from === current.from &&
+    promise.estimatedDelivery.to === current.to
+  if (order.shipments.some((shipment) => shipment.dispatchDate))
+    return same
+      ? 'worked out again from the day the lab sent it: unchanged'
+      : 'worked out again from the day the lab sent it'
+  if (!promise) return 'as the order stands now'
+  return same ? 'as promised' : 'changed since the promise (a new lab or shipping method)'
+}
+
+/**
+ * The order's promise and what became of it; nothing before the order has an estimate or a date. Two estimates,
+ * told apart: the promise made when the labs were chosen (the first allocation's, from the routing), and the
+ * order's current one, which the labs' dispatch dates and changes to the order move. Once every parcel arrived,
+ * the promise and when it came.
+ */
+export function deliveryFacts(order: OrderDocument, routing: Routing | null): Html {
   if (!order.deliverBy && !order.estimatedDelivery && !order.deliveredAt) return html``
+  const promise = allocationPromise(routing)
+  const promised = promise
+    ? html`<div data-estimate="promised"><dt>Promised delivery</dt><dd>${formatDeliveryWindow(promise.estimatedDelivery)} <div class="muted small">estimated when the labs were chosen, ${formatTime(promise.at)}; dispatch by ${formatDate(promise.estimatedDispatchDate)}</div></dd></div>`
+    : ''
+  // After delivery the current estimate says nothing the delivery does not.
+  const expected =
+    order.estimatedDelivery && !order.deliveredAt
+      ? html`<div data-estimate="expected"><dt>Expected delivery</dt><dd>${formatDeliveryWindow(order.estimatedDelivery)} <div class="muted small">${expectedNote(order, promise)}</div></dd></div>
+${order.estimatedDispatchDate ? html`<div><dt>${everyShipmentDispatched(order) ? 'Dispatched' : 'Expected dispatch'}</dt><dd>${formatDate(order.estimatedDispatchDate)}</dd></div>` : ''}`
+      : ''
   return html`<dl class="facts delivery-facts">
 ${order.deliverBy ? html`<div><dt>Deliver by</dt><dd>${formatDate(order.deliverBy)}</dd></div>` : ''}
-${order.estimatedDispatchDate ? html`<div><dt>Estimated dispatch</dt><dd>${formatDate(order.estimatedDispatchDate)}</dd></div>` : ''}
-${order.estimatedDelivery ? html`<div><dt>Estimated delivery</dt><dd>${formatDeliveryWindow(order.estimatedDelivery)}</dd></div>` : ''}
+${promised}
+${expected}
 ${order.deliveredAt ? html`<div><dt>Delivered</dt><dd>${formatTime(order.deliveredAt)}${order.deliveredLate ? html` ${stateBadge('Late')}` : ''}</dd></div>` : ''}
 </dl>`
 }
@@ -329,6 +469,8 @@ function orderAllocationTitle(allocation: RoutingAllocation, index: number): Htm
 function routingAllocation(allocation: RoutingAllocation, title: Html, className = ''): Html {
   const chosen = allocation.chosenPlan
   const unsplit = allocation.bestUnsplitPlan
+  // The estimate the round made: before the first allocation, what allocating now would give.
+  const arrivalHeading = allocation.basis === 'Estimate' ? 'Would arrive' : 'Arrival estimated then'
   const plan = (p: NonNullable<RoutingAllocation['chosenPlan']>) =>
     p.shipments.map((shipment) => `${shipment.labCode} (${shipment.itemIds.join(', ')})`).join(' + ')
   return html`<article class="routing-allocation${className ? ` ${className}` : ''}"><h3>${title} <span class="muted small">${allocation.shippingMethod}</span></h3>
@@ -336,12 +478,12 @@ ${
   // A table without rows says nothing: when no lab was left for any item, the list below says why.
   allocation.items.every((item) => item.labsConsidered.length === 0)
     ? ''
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs considered per item"><table><caption class="visually-hidden">Labs considered per item</caption>
-<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">Arrives</th><th scope="col">Chosen</th></tr></thead>
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs considered per item"><table class="routing-labs phone-cards"><caption class="visually-hidden">Labs considered per item</caption>
+<thead><tr><th scope="col">Item</th><th scope="col">Lab</th><th scope="col" class="number">Production</th><th scope="col" class="number">Shipping alone</th><th scope="col">${arrivalHeading}</th><th scope="col">Chosen</th></tr></thead>
 <tbody>${allocation.items.map((item) =>
         item.labsConsidered.map(
           (lab, labIndex) =>
-            html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td>${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number">${formatMoney(lab.productionCost)}</td><td class="number">${formatMoney(lab.shippingCost)}</td><td>${formatDeliveryWindow(lab.estimatedDelivery)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
+            html`<tr>${labIndex === 0 ? html`<th scope="row" rowspan="${String(item.labsConsidered.length)}"><code>${item.itemId}</code></th>` : ''}<td data-label="Lab">${lab.labCode} <span class="muted small">${lab.labCountryCode}</span></td><td class="number" data-label="Production">${formatMoney(lab.productionCost)}</td><td class="number" data-label="Shipping alone">${formatMoney(lab.shippingCost)}</td><td data-label="${arrivalHeading}">${formatDeliveryWindow(lab.estimatedDelivery)}</td><td>${lab.labCode === item.chosenLabCode ? html`<span class="badge badge-complete">chosen</span>` : ''}</td></tr>`,
         ),
       )}</tbody></table></div>`
 }
@@ -565,13 +707,13 @@ export function orderSections(view: OrderView, options: { callbacks: Html; readO
   return html`<section aria-labelledby="progress-heading"><h2 id="progress-heading">Progress</h2>${progress(order)}</section>
 ${issues(order, options.readOnly)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
-<section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order)}${shipmentsTable(order.shipments)}</section>
+<section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order, routing)}${shipmentsTable(order.shipments)}</section>
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, quoteRouting)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, view.invoices)}</section>
 <div class="two-columns">
 <section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}${addressAdvisories(order)}</section>
 <section aria-labelledby="metadata-heading"><h2 id="metadata-heading">Metadata</h2>${metadata && Object.keys(metadata).length > 0 ? html`<pre class="code">${JSON.stringify(metadata, null, 2)}</pre>` : html`<p class="muted">None.</p>`}</section>
 </div>
-<section aria-labelledby="timeline-heading"><h2 id="timeline-heading">Timeline</h2>${timeline(order, events, callbacks)}</section>
+<section aria-labelledby="timeline-heading"><h2 id="timeline-heading">Timeline</h2>${orderTimeline(order, events, callbacks)}</section>
 <section aria-labelledby="callbacks-heading"><h2 id="callbacks-heading">Callbacks</h2>${options.callbacks}</section>`
 }

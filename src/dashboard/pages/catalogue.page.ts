@@ -65,14 +65,14 @@ function variantsTable(product: ProductEntry, index: number): Html {
   const everywhere = product.shipsTo.join(' ')
   const table = scrollingTable(
     `variants-${index}`,
-    html`<table class="variants">
+    html`<table class="variants phone-cards">
 <caption id="variants-${index}" class="visually-hidden">Variants of ${product.sku}</caption>
 <thead><tr><th scope="col">${choices.length === 0 ? 'Variant' : choices.join(' · ')}</th>${product.printAreas.map((area) => html`<th scope="col" class="number">${area} (recommended)</th>`)}<th scope="col">Ships to</th></tr></thead>
 <tbody>${product.variants.map(
       (variant) => html`<tr>
 <th scope="row">${choices.length === 0 ? 'Only variant' : choices.map((name) => variant.attributes[name] ?? '—').join(' · ')}</th>
-${product.printAreas.map((area) => html`<td class="number">${pixelSize(variant.printAreaSizes[area])}</td>`)}
-<td>${variant.shipsTo.join(' ') === everywhere ? html`All ${variant.shipsTo.length} of the product’s countries` : countriesSummary(variant.shipsTo)}</td>
+${product.printAreas.map((area) => html`<td class="number" data-label="${area} (recommended)">${pixelSize(variant.printAreaSizes[area])}</td>`)}
+<td data-label="Ships to">${variant.shipsTo.join(' ') === everywhere ? html`All ${variant.shipsTo.length} of the product’s countries` : countriesSummary(variant.shipsTo)}</td>
 </tr>`,
     )}</tbody></table>`,
   )
@@ -245,18 +245,18 @@ ${choices.map(([name, values], column) => {
 function quotesTable(answer: QuoteAnswer, labNames: Map<string, string>, destination: string): Html {
   return scrollingTable(
     'quotes-caption',
-    html`<table class="quotes">
+    html`<table class="quotes phone-cards">
 <caption id="quotes-caption" class="visually-hidden">Quotes to ${countryName(destination)}, one per shipping method</caption>
 <thead><tr><th scope="col">Shipping method</th><th scope="col">Estimated delivery</th><th scope="col" class="number">Items</th><th scope="col" class="number">Shipping</th><th scope="col" class="number">Tax</th><th scope="col" class="number">Total</th><th scope="col">Shipments</th></tr></thead>
 <tbody>${answer.quotes.map(
       (quote) => html`<tr>
 <th scope="row">${quote.shipmentMethod}</th>
-<td>${formatDeliveryWindow(quote.estimatedDelivery)}${quote.estimatedDispatchDate ? html`<div class="muted small">dispatched ${formatDate(quote.estimatedDispatchDate)}</div>` : ''}</td>
-<td class="number">${formatMoney(quote.costSummary.items)}</td>
-<td class="number">${formatMoney(quote.costSummary.shipping)}</td>
-<td class="number">${formatMoney(quote.costSummary.totalTax)}</td>
-<td class="number total">${formatMoney(quote.costSummary.totalCost)}</td>
-<td class="shipments"><ul class="plain">${quote.shipments.map(
+<td data-label="Estimated delivery">${formatDeliveryWindow(quote.estimatedDelivery)}${quote.estimatedDispatchDate ? html`<div class="muted small">dispatched ${formatDate(quote.estimatedDispatchDate)}</div>` : ''}</td>
+<td class="number" data-label="Items">${formatMoney(quote.costSummary.items)}</td>
+<td class="number" data-label="Shipping">${formatMoney(quote.costSummary.shipping)}</td>
+<td class="number" data-label="Tax">${formatMoney(quote.costSummary.totalTax)}</td>
+<td class="number total" data-label="Total">${formatMoney(quote.costSummary.totalCost)}</td>
+<td class="shipments" data-label="Shipments"><ul class="plain">${quote.shipments.map(
         (shipment) =>
           html`<li>${labNames.get(shipment.fulfillmentLocation.labCode) ?? shipment.fulfillmentLocation.labCode} <span class="muted">(${shipment.fulfillmentLocation.labCode}, ${countryName(shipment.fulfillmentLocation.countryCode)})</span>: ${shipment.carrier.name}, ${shipment.carrier.service} · ${formatMoney(shipment.cost)} · ${shipment.items.length} item${shipment.items.length === 1 ? '' : 's'}${shipment.estimatedDelivery ? html` · arrives ${formatDeliveryWindow(shipment.estimatedDelivery)}` : ''}</li>`,
       )}</ul></td>

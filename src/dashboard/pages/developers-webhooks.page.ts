@@ -237,14 +237,14 @@ function endpointsTable(endpoints: WebhookEndpoint[]): Html {
   if (endpoints.length === 0) {
     return html`<div class="empty card"><p>No webhook endpoints yet: events go to the callback URL only (Settings).</p></div>`
   }
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="webhooks-caption"><table class="webhooks"><caption id="webhooks-caption" class="visually-hidden">Webhook endpoints, oldest first</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="webhooks-caption"><table class="webhooks phone-cards"><caption id="webhooks-caption" class="visually-hidden">Webhook endpoints, oldest first</caption>
 <thead><tr><th scope="col">Endpoint</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Deliveries</th></tr></thead>
 <tbody>${endpoints.map(
     (endpoint) => html`<tr data-webhook="${endpoint.id}">
 <th scope="row"><a href="${endpointPath(endpoint.id)}"><code>${endpoint.id}</code></a><div class="small"><code class="event-type">${endpoint.url}</code></div>${endpoint.description ? html`<div class="muted small">${endpoint.description}</div>` : ''}</th>
-<td>${filterWords(endpoint)}</td>
-<td>${stateWords(endpoint)}</td>
-<td>${attemptsWords(endpoint)}</td>
+<td data-label="Events">${filterWords(endpoint)}</td>
+<td data-label="State">${stateWords(endpoint)}</td>
+<td data-label="Deliveries">${attemptsWords(endpoint)}</td>
 </tr>`,
   )}</tbody></table></div>`
 }

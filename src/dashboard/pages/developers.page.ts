@@ -229,16 +229,16 @@ ${
   entries.length === 0
     ? html`<div class="empty card"><p>No changes recorded yet.</p></div>`
     : // Focusable, so that a keyboard can scroll the wide table on a phone.
-      html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="activity-caption"><table><caption id="activity-caption" class="visually-hidden">Recent changes, newest first</caption>
+      html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="activity-caption"><table class="phone-cards"><caption id="activity-caption" class="visually-hidden">Recent changes, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Environment</th><th scope="col">Target</th><th scope="col">Change</th></tr></thead>
 <tbody>${entries.map(
         (entry) => html`<tr>
-<td>${formatTime(entry.at)}</td>
-<td>${entry.actor.description}</td>
-<td><code>${entry.action}</code></td>
-<td>${entry.environment ? environmentName(entry.environment) : html`<span class="muted">—</span>`}</td>
-<td>${entry.target ?? html`<span class="muted">—</span>`}</td>
-<td>${change(entry)}</td>
+<td data-label="When">${formatTime(entry.at)}</td>
+<td data-label="Who">${entry.actor.description}</td>
+<td data-label="Action"><code>${entry.action}</code></td>
+<td data-label="Environment">${entry.environment ? environmentName(entry.environment) : html`<span class="muted">—</span>`}</td>
+<td data-label="Target">${entry.target ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Change">${change(entry)}</td>
 </tr>`,
       )}</tbody></table></div>`
 }`,
