@@ -601,6 +601,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     },
     ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
     log,
+    outage,
     catalogueVersion: () => liveCatalogue.version,
   })
   const services = {
