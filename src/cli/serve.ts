@@ -177,7 +177,7 @@ export function registerProcessCommands(program: Command): void {
         : [{ name: 'admin' as const, port: settings.adminPort, flag: '--admin-port (or PRINTROUTE_ADMIN_PORT)' }]),
     ])
     let adminChannel: AdminChannel | null = null
-    const opened = await openDatabase(settings).catch(async (error) => {
+    const opened = await openDatabase(settings, { log: logger }).catch(async (error) => {
       await Promise.all(Object.values(servers).map((server) => server.close()))
       throw error
     })
@@ -281,7 +281,7 @@ export function registerProcessCommands(program: Command): void {
     const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts(settings.host, metricsPort(settings))
-    const opened = await openDatabase(settings)
+    const opened = await openDatabase(settings, { log: logger })
     const app = await buildApplication({
       ...applicationOptions(settings),
       db: opened.db,
