@@ -123,7 +123,13 @@ async function startServe(databaseUrl: string): Promise<Server> {
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, PRINTROUTE_DATA_DIR: '', PORT: '', PRINTROUTE_SANDBOX_PORT: '' },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PRINTROUTE_DATA_DIR: '',
+        PORT: '',
+        PRINTROUTE_SANDBOX_PORT: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   )
@@ -211,7 +217,9 @@ function mix(sandboxUrl: string, orderId: () => string | null): () => Step[] {
     round++
     const id = orderId()
     return [
-      ...(round % 5 === 1 ? [{ name: 'create order', method: 'POST' as const, path: '/v4.0/orders', body: order(`soak-${round}`) }] : []),
+      ...(round % 5 === 1
+        ? [{ name: 'create order', method: 'POST' as const, path: '/v4.0/orders', body: order(`soak-${round}`) }]
+        : []),
       ...(id ? [{ name: 'get order', method: 'GET' as const, path: `/v4.0/orders/${id}` }] : []),
       { name: 'list orders', method: 'GET', path: `/v4.0/orders?top=10&skip=${round % 50}` },
       { name: 'quote', method: 'POST', path: '/v4.0/quotes', body: quote },
