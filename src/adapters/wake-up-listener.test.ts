@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../../test/support/databases.ts'
 import { waitFor } from '../../test/support/wait.ts'
+import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { createWakeUpListener } from './wake-up-listener.ts'
 
 const skip = POSTGRES_TEST_URL ? false : 'needs PostgreSQL: set PRINTROUTE_TEST_DATABASE_URL (CI does)'
@@ -26,9 +27,12 @@ function adminShutdown(): Buffer {
 /** Forwards to the server; `lastWords` ends every client connection with two FATAL errors, as one chunk. */
 async function startSpeakingProxy(target: { host: string; port: number }) {
   const clients = new Set<Socket>()
+  const upstreams = new Set<Socket>()
   const server = createServer((client) => {
     const upstream = dial(target.port, target.host)
     clients.add(client)
+    upstreams.add(upstream)
+    upstream.on('close', () => upstreams.delete(upstream))
     client.on('close', () => {
       clients.delete(client)
       upstream.destroy()
@@ -49,6 +53,12 @@ async function startSpeakingProxy(target: { host: string; port: number }) {
         client.end(Buffer.concat([adminShutdown(), adminShutdown()]))
       }
       return count
+    },
+    /** Stops forwarding on every open connection, both ways, without closing it: a silent drop. */
+    freeze(): number {
+      for (const client of clients) client.unpipe()
+      for (const upstream of upstreams) upstream.unpipe()
+      return clients.size
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -116,5 +126,39 @@ describe('the wake-up listener', { skip }, () => {
       )
       return rows[0]?.count === 0 ? true : undefined
     })
+  })
+
+  test('a connection that stops answering is found by the heartbeat, reported as unreachable, and replaced', async () => {
+    const url = new URL(database.url)
+    url.host = `127.0.0.1:${proxy.port}`
+    const errors: Error[] = []
+    const payloads: string[] = []
+    let reconnects = 0
+    const listen = createWakeUpListener({
+      connection: { connectionString: url.toString() },
+      onError: (error) => errors.push(error),
+      heartbeatMs: 100,
+      heartbeatTimeoutMs: 1_000,
+    })
+    const handle = await listen(
+      'printroute wake-up test',
+      (payload) => payloads.push(payload),
+      () => reconnects++,
+    )
+    try {
+      const before = reconnects
+      assert.equal(proxy.freeze(), 1)
+      await waitFor('the listener to listen again', () => (reconnects > before ? true : undefined))
+      // (A heartbeat a loaded machine answered too late would be one more such report, and one more reconnection.)
+      assert.ok(errors.length >= 1)
+      for (const error of errors) {
+        assert.ok(error instanceof DatabaseUnavailableError, String(error))
+        assert.equal(error.reason, 'connection timeout')
+      }
+      await admin.query(`SELECT pg_notify('printroute wake-up test', 'after the silent drop')`)
+      await waitFor('the notification', () => (payloads.includes('after the silent drop') ? true : undefined))
+    } finally {
+      await handle.close()
+    }
   })
 })

@@ -10,6 +10,7 @@
 // backend is terminated twice, a reset) were then an 'error' event nobody heard, which Node turns into an
 // uncaught exception: the end of the process, for a database restart.
 import pg from 'pg'
+import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 
 /** How often a listening connection is asked whether it still listens, and how long its answer may take. */
 export const WAKE_UP_HEARTBEAT_MS = 10_000
@@ -90,7 +91,8 @@ export function createWakeUpListener(options: WakeUpListenerOptions): Listen {
         [channel],
       )
       const late = new Promise<never>((_resolve, reject) => {
-        timeout = setTimeout(() => reject(new Error('LISTEN heartbeat timed out')), heartbeatTimeoutMs)
+        // Said as the outage log knows it: a connection that does not answer.
+        timeout = setTimeout(() => reject(new DatabaseUnavailableError('connection timeout')), heartbeatTimeoutMs)
       })
       Promise.race([answer, late])
         .then((result) => {
@@ -111,7 +113,7 @@ export function createWakeUpListener(options: WakeUpListenerOptions): Listen {
       })
       // Until it listens, a failure is connect()'s to report (to the caller, or the next reconnection).
       next.on('error', (error) => dropped(next, error))
-      next.on('end', () => dropped(next, new Error('LISTEN connection ended')))
+      next.on('end', () => dropped(next, new DatabaseUnavailableError('connection terminated')))
       next.on('notification', (message) => {
         if (message.payload !== undefined) onNotification(message.payload)
       })
