@@ -106,6 +106,12 @@ import { createSpineService } from './services/spine.service.ts'
 import { createWebhookRecoveryService } from './services/webhook-recovery.service.ts'
 import { createWebhooksService } from './services/webhooks.service.ts'
 
+/**
+ * What a first start on the embedded database takes, as told while it runs: initdb (in a child process) and the
+ * migrations, 8 s on a quiet 2-core machine and 20 s or more on a loaded one (docs/operations.md).
+ */
+const FIRST_START_SECONDS_TEXT = '20 s'
+
 export interface OpenedDatabase {
   db: Database
   close(): Promise<void>
@@ -117,7 +123,14 @@ export interface OpenedDatabase {
  */
 export async function openDatabase(
   settings: DatabaseSettings,
-  options: { migrate?: boolean } = {},
+  options: {
+    migrate?: boolean
+    /**
+     * Told what a first start is doing while it creates the embedded database (tens of seconds with nothing
+     * else to say): one line before, one when the database is ready.
+     */
+    log?: { info(message: string): void }
+  } = {},
 ): Promise<OpenedDatabase> {
   const migrating = options.migrate ?? true
   if (settings.databaseUrl) {
@@ -127,8 +140,20 @@ export async function openDatabase(
   }
   const lock: DataDirLock = lockDataDir(settings.dataDir)
   try {
-    const db = await PgliteDatabase.open(join(settings.dataDir, 'pgdata'))
+    let creatingSince = null as number | null
+    const db = await PgliteDatabase.open(join(settings.dataDir, 'pgdata'), {
+      onCreate() {
+        creatingSince = performance.now()
+        options.log?.info(
+          `Creating the database in ${settings.dataDir} (first start, about ${FIRST_START_SECONDS_TEXT})...`,
+        )
+      },
+    })
     if (migrating) await migrate(db)
+    if (creatingSince !== null) {
+      const seconds = ((performance.now() - creatingSince) / 1000).toFixed(1)
+      options.log?.info(`Database created in ${seconds} s`)
+    }
     return {
       db,
       async close() {
@@ -601,6 +626,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     },
     ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
     log,
+    outage,
     catalogueVersion: () => liveCatalogue.version,
   })
   const services = {

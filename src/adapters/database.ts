@@ -49,8 +49,9 @@ export class PgliteDatabase implements Database {
   }
 
   /** An embedded database in `directory`, or in memory when `directory` is undefined (tests). */
-  static async open(directory?: string): Promise<PgliteDatabase> {
-    if (directory !== undefined) await createPgliteDataDirectory(directory)
+  /** `onCreate` is called on a first start (a new data directory), before initdb runs: the long part of it. */
+  static async open(directory?: string, options: { onCreate?: () => void } = {}): Promise<PgliteDatabase> {
+    if (directory !== undefined) await createPgliteDataDirectory(directory, options.onCreate)
     const startParams = pgliteStartParams()
     const client = directory === undefined ? new PGlite({ startParams }) : new PGlite(directory, { startParams })
     await client.waitReady
@@ -96,9 +97,10 @@ export const INITDB_SCRIPT = join(import.meta.dirname, 'pglite-initdb.ts')
  * process is making one at the same time. A directory that exists but holds no database is left to PGlite,
  * as before.
  */
-async function createPgliteDataDirectory(directory: string): Promise<void> {
+async function createPgliteDataDirectory(directory: string, onCreate?: () => void): Promise<void> {
   if (existsSync(join(directory, 'PG_VERSION'))) return
   if (existsSync(directory) && readdirSync(directory).length > 0) return
+  onCreate?.()
   const parent = dirname(directory)
   const prefix = `${basename(directory)}.initdb-`
   for (const entry of existsSync(parent) ? readdirSync(parent) : []) {

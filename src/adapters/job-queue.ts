@@ -3,11 +3,13 @@
 // deterministic key: pg-boss inserts with ON CONFLICT DO NOTHING, so enqueuing the same work twice (a step
 // re-run after a crash) adds nothing.
 import { createHash } from 'node:crypto'
+import type pg from 'pg'
 import { fromPglite, PgBoss } from 'pg-boss'
 import { asDatabaseUnavailable, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import type { JobName, JobPayloads, JobRequest } from '../domain/jobs.ts'
 import type { Database, Queryable } from './database.ts'
 import { DATABASE_CONNECT_TIMEOUT_MS, PgliteDatabase } from './database.ts'
+import { createWakeUpListener, type Listen } from './wake-up-listener.ts'
 
 export type { JobName, JobRequest }
 
@@ -387,6 +389,13 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
           max: 4,
           connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
         })
+  if (!(options.db instanceof PgliteDatabase)) {
+    // pg-boss's own LISTEN connection could end the process after a database restart
+    // (adapters/wake-up-listener.ts): the Db pg-boss made from the connection string listens with ours instead.
+    // The Db is pg-boss's until start() opens it, and start() is what begins listening.
+    const bossDb = boss.getDb() as unknown as { listen: Listen; config: pg.ClientConfig }
+    bossDb.listen = createWakeUpListener({ connection: bossDb.config, onError: options.onError })
+  }
   boss.on('error', options.onError)
   await boss.start()
   const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]))

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import { describe, test } from 'node:test'
 import pg from 'pg'
 import { captureLogs } from '../../test/support/log-capture.ts'
+import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { createLogger, LOG_FORMATS, logFormatFor, REDACTED, redactSecretsInText } from './logger.ts'
 
 describe('logFormatFor', () => {
@@ -179,6 +182,53 @@ describe('createLogger', () => {
       ]) {
         assert.ok(output.includes(kept), `${format}: ${kept} is kept:\n${output}`)
       }
+    }
+  })
+
+  test("a dropped connection's errors are logged without a stack; other errors keep theirs", async () => {
+    // A real refusal from the driver: a port on loopback that nothing listens on any more.
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const refused = await new pg.Client({ host: '127.0.0.1', port, user: 'nobody' }).connect().then(
+      () => assert.fail('nothing listens there'),
+      (error: Error) => error,
+    )
+    // What PostgreSQL sends to a terminated backend, as node-postgres makes it, and the socket's end after it.
+    const terminated = Object.assign(
+      new pg.DatabaseError('terminating connection due to administrator command', 116, 'error'),
+      { severity: 'FATAL', code: '57P01' },
+    )
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' })
+    const dropped = [
+      refused,
+      terminated,
+      reset,
+      new Error('Connection terminated unexpectedly'),
+      new DatabaseUnavailableError('57P01 admin_shutdown'),
+      new Error('job failed', { cause: reset }),
+      new AggregateError([refused, reset], 'connect failed'),
+      // A constraint the server refused: the driver's parser is its stack too.
+      Object.assign(new pg.DatabaseError('duplicate key value violates unique constraint', 90, 'error'), {
+        code: '23505',
+      }),
+    ]
+    for (const format of LOG_FORMATS) {
+      const logs = captureLogs()
+      const logger = createLogger({ level: 'info', format, destination: logs.stream })
+      for (const error of dropped) logger.warn({ err: error }, 'database trouble')
+      const output = logs.text()
+      assert.ok(!/(\n|\\n)\s+at |"stack"|stack:/.test(output), `${format}: no stack:\n${output}`)
+      for (const kept of ['ECONNREFUSED', '57P01', 'terminating connection', 'ECONNRESET', 'job failed', '23505']) {
+        assert.ok(output.includes(kept), `${format}: ${kept} is kept:\n${output}`)
+      }
+      const bug = captureLogs()
+      createLogger({ level: 'info', format, destination: bug.stream }).error(
+        { err: new TypeError('cannot read properties of undefined') },
+        'a bug',
+      )
+      assert.match(bug.text(), /(\n|\\n)\s+at /, `${format}: a bug keeps its stack`)
     }
   })
 

@@ -9,6 +9,7 @@
 import { isatty } from 'node:tty'
 import pino, { type Logger } from 'pino'
 import pinoPretty from 'pino-pretty'
+import { databaseUnavailableReason } from '../domain/database-unavailable.ts'
 
 export const LOG_FORMATS = ['pretty', 'json'] as const
 export type LogFormat = (typeof LOG_FORMATS)[number]
@@ -163,7 +164,8 @@ function requestSerializer(request: {
 /**
  * Fields of database driver errors (node-postgres, pg-boss) that carry SQL text, the values bound to it, the rows
  * it touched (`detail`: `Key (email)=(...)`) or the connection with its parameters (user, host, database,
- * password). An error keeps its message, code and stack; these never reach a log line.
+ * password). An error keeps its message and code (and its stack, unless it is the database's: isDatabaseError);
+ * these never reach a log line.
  */
 export const DRIVER_ERROR_FIELDS: ReadonlySet<string> = new Set([
   'query',
@@ -185,25 +187,36 @@ export const DRIVER_ERROR_FIELDS: ReadonlySet<string> = new Set([
  * A serialized error's fields without the driver's: no field in DRIVER_ERROR_FIELDS, and no object that is not
  * plain data (a client, a socket, a pool), however deep. Plain objects and arrays are kept, cleaned the same way.
  */
-function withoutDriverObjects(value: unknown, depth: number): unknown {
+function withoutDriverObjects(value: unknown, depth: number, withoutStacks: boolean): unknown {
   if (value === null || typeof value !== 'object') return value
   if (depth >= MAX_REDACTION_DEPTH) return undefined
-  if (Array.isArray(value)) return value.map((entry) => withoutDriverObjects(entry, depth + 1))
+  if (Array.isArray(value)) return value.map((entry) => withoutDriverObjects(entry, depth + 1, withoutStacks))
   const result: Record<string, unknown> = {}
   for (const [name, entry] of Object.entries(value)) {
-    if (DRIVER_ERROR_FIELDS.has(name)) continue
+    if (DRIVER_ERROR_FIELDS.has(name) || (withoutStacks && name === 'stack')) continue
     if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) {
       const prototype = Object.getPrototypeOf(entry)
       if (prototype !== Object.prototype && prototype !== null) continue
     }
-    result[name] = withoutDriverObjects(entry, depth + 1)
+    result[name] = withoutDriverObjects(entry, depth + 1, withoutStacks)
   }
   return result
 }
 
+/**
+ * Whether `error` is the database's or its driver's: a lost or refused connection (however wrapped: a cause, an
+ * AggregateError) or an error the server sent (node-postgres's DatabaseError). Its stack is the driver's socket
+ * and protocol parser, or the line that wrapped it, and says nothing the message and code do not; a dropped
+ * connection would otherwise print a dozen lines of it per failure.
+ */
+function isDatabaseError(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false
+  return databaseUnavailableReason(error) !== null || error.constructor?.name === 'DatabaseError'
+}
+
 function errorSerializer(error: Error) {
   // The serialized error is not a plain object (its prototype carries pino's getters): copy it into one.
-  return redactStrings(withoutDriverObjects({ ...pino.stdSerializers.err(error) }, 0), 0)
+  return redactStrings(withoutDriverObjects({ ...pino.stdSerializers.err(error) }, 0, isDatabaseError(error)), 0)
 }
 
 export interface LoggerOptions {

@@ -6,7 +6,6 @@ import type pino from 'pino'
 import type { AdminChannel } from '../adapters/admin-channel.ts'
 import type { ApplicationOptions } from '../app.ts'
 import type { Settings, SettingsOf } from '../config.ts'
-import { databaseUnavailableReason } from '../domain/database-unavailable.ts'
 import type { BoundServer } from '../http/bound-server.ts'
 import type { Environment } from '../services/accounts.service.ts'
 import { addSettingOptions, settingsFor } from './command-support.ts'
@@ -72,19 +71,7 @@ function logFatalErrors(logger: pino.Logger): void {
     logger.fatal({ err: error }, 'stopping: an unexpected error that nothing handled')
     process.exit(1)
   }
-  process.on('uncaughtException', (error) => {
-    // A database connection that its owner already let go of can still deliver the server's last word: pg-boss's
-    // LISTEN connection, dropped on its first error (it removes its listeners, ends it and reconnects), emits the
-    // 57P01 that PostgreSQL sends when a backend is terminated a second time, to nobody. That connection is gone
-    // and replaced; the outage is logged by the database watcher. Ending the process for it would turn a database
-    // restart into a crash, so only such connection losses are let through, as a warning.
-    const reason = databaseUnavailableReason(error)
-    if (reason !== null) {
-      logger.warn({ err: error, reason }, `a closed database connection reported ${reason} after its owner let it go`)
-      return
-    }
-    fatal(error)
-  })
+  process.on('uncaughtException', fatal)
   process.on('unhandledRejection', fatal)
 }
 
@@ -177,7 +164,7 @@ export function registerProcessCommands(program: Command): void {
         : [{ name: 'admin' as const, port: settings.adminPort, flag: '--admin-port (or PRINTROUTE_ADMIN_PORT)' }]),
     ])
     let adminChannel: AdminChannel | null = null
-    const opened = await openDatabase(settings).catch(async (error) => {
+    const opened = await openDatabase(settings, { log: logger }).catch(async (error) => {
       await Promise.all(Object.values(servers).map((server) => server.close()))
       throw error
     })
@@ -281,7 +268,7 @@ export function registerProcessCommands(program: Command): void {
     const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts(settings.host, metricsPort(settings))
-    const opened = await openDatabase(settings)
+    const opened = await openDatabase(settings, { log: logger })
     const app = await buildApplication({
       ...applicationOptions(settings),
       db: opened.db,

@@ -1,7 +1,7 @@
 // Readiness of this process for operators (GET /readyz, docs/operations.md): the database answers, the job
 // queue is reachable, the blob store takes a write. Each check is cheap and bounded by a timeout, so a stuck
 // dependency makes the answer "not ready" rather than a request that hangs.
-import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
+import { databaseUnavailableReason } from '../domain/database-unavailable.ts'
 import type { ServiceLogger } from './observability.ts'
 
 /** How long one check may take before it counts as failed (a load balancer's probe usually waits 1 to 5 s). */
@@ -25,11 +25,23 @@ export interface Readiness {
   catalogueVersion?: number
 }
 
+/**
+ * The process's outage log (adapters/database-outage-log.ts), as the health service uses it: a check that finds
+ * the database unreachable is one more failure of the outage it reports, which says so once and reminds once a
+ * minute, however often a load balancer asks.
+ */
+export interface DatabaseOutageReports {
+  failed(reason: string): void
+  /** Whether an outage is being reported now. */
+  readonly unavailable: boolean
+}
+
 export interface HealthDeps {
   /** Each check resolves when the dependency works and throws (or never settles) when it does not. */
   checks: Record<ReadinessCheckName, () => Promise<void>>
   timeoutMs?: number
   log: ServiceLogger
+  outage: DatabaseOutageReports
   /** The catalogue version served now, reported with every answer. */
   catalogueVersion?: () => number | null
 }
@@ -70,13 +82,14 @@ export function createHealthService(deps: HealthDeps): HealthService {
     } catch (error) {
       const timedOut = error instanceof CheckTimedOut
       const reason = timedOut ? `timed out after ${timeoutMs} ms` : 'failed'
-      // An unreachable database is one known condition, said in words; other failures keep their error.
-      const details = timedOut
-        ? {}
-        : error instanceof DatabaseUnavailableError
-          ? { reason: error.reason }
-          : { err: error }
-      deps.log.warn({ check: name, ...details }, `readiness check ${name} ${reason}`)
+      // An unreachable database is the outage log's to report, once per outage and not once per probe (a load
+      // balancer asks every few seconds, and two checks need the database). A check that timed out while that
+      // outage lasts is the same outage; one that timed out otherwise (a pool kept busy) is worth its own line.
+      const unavailable = timedOut ? null : databaseUnavailableReason(error)
+      if (unavailable !== null) deps.outage.failed(unavailable)
+      else if (!(timedOut && deps.outage.unavailable)) {
+        deps.log.warn({ check: name, ...(timedOut ? {} : { err: error }) }, `readiness check ${name} ${reason}`)
+      }
       return { ok: false, ms: ms(), error: reason }
     }
   }

@@ -78,6 +78,11 @@ describe('printroute serve', () => {
     }
     assert.doesNotMatch(output, /pr_(sandbox|live)_[A-Za-z0-9_-]{9}/)
     assert.match(output, new RegExp(`Demo account ${keys.accountId} created`))
+    // The long, quiet part of a first start is said as it begins and when it is done, before the ports answer.
+    const creating = output.indexOf(`INFO: Creating the database in ${dataDir} (first start, about 20 s)...`)
+    const created = output.search(/INFO: Database created in \d+\.\d s\n/)
+    assert.ok(creating >= 0 && created > creating, output)
+    assert.ok(created < output.indexOf('Live API ready at'), output)
   })
 
   test('the first order it gives, pasted into a shell or run as its script, reaches Complete with the bundled sample image', async () => {
@@ -333,6 +338,9 @@ describe('printroute serve at a terminal', () => {
     }
     assert.match(readFileSync(join(dataDir, 'first-order.sh'), 'utf8'), new RegExp(`^KEY=${sandboxKey}$`, 'm'))
     assert.equal(statSync(join(dataDir, 'first-start-keys.txt')).mode & 0o777, 0o600)
+    // At a terminal in JSON lines too, the first start says what it is doing while it creates the database.
+    assert.match(output, /"msg":"Creating the database in [^"]+ \(first start, about 20 s\)\.\.\."/)
+    assert.match(output, /"msg":"Database created in \d+\.\d s"/)
     process.kill(servePid, 'SIGTERM')
     await exited
   })
