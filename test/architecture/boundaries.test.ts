@@ -54,6 +54,12 @@ const forbidden: Probe[] = [
   { from: 'src/services/probe.ts', line: "import type { BlobStore } from '../adapters/blob-store.ts'" },
   { from: 'src/services/probe.ts', line: "import { systemClock } from '../adapters/clock.ts'" },
   { from: 'src/services/probe.ts', line: "import * as database from '../adapters/database.ts'" },
+  // A class is PascalCase like a type: the four adapters' classes and any error class are named.
+  { from: 'src/services/probe.ts', line: "import { ManualClock } from '../adapters/clock.ts'" },
+  { from: 'src/services/probe.ts', line: "import { type Database, PostgresDatabase } from '../adapters/database.ts'" },
+  { from: 'src/services/probe.ts', line: "import { DatabaseUnavailableError } from '../adapters/database.ts'" },
+  { from: 'src/services/pipeline/probe.ts', line: "import { PgliteDatabase } from '../../adapters/database.ts'" },
+  { from: 'src/jobs/probe.ts', line: "import { JobQueueClosedError } from '../adapters/job-queue.ts'" },
   { from: 'src/services/pipeline/probe.ts', line: "import { readFileSync } from 'node:fs'" },
   { from: 'src/services/pipeline/probe.ts', line: "import { buildServer } from '../../http/server.ts'" },
   { from: 'src/services/pipeline/probe.ts', line: "import { systemClock } from '../../adapters/clock.ts'" },

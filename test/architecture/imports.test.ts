@@ -329,3 +329,64 @@ test('a value imported from adapters/ by a service is found, whatever its case',
     'src/services/pipeline/b.ts:1 *',
   ])
 })
+
+/** biome.jsonc as data (TypeScript's reader of tsconfig files takes its comments). */
+function biomeConfig(): { overrides: { includes: string[]; linter?: unknown }[] } {
+  const { config, error } = ts.parseConfigFileTextToJson('biome.jsonc', readFileSync(join(ROOT, 'biome.jsonc'), 'utf8'))
+  assert.equal(error, undefined, 'biome.jsonc parses')
+  return config
+}
+
+/** The names a module exports as values (classes, functions, constants, enumerations), types left out. */
+function exportedValues(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true)
+  const names: string[] = []
+  const exported = (node: ts.Node) =>
+    ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+  for (const statement of source.statements) {
+    if (!exported(statement)) {
+      if (ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.exportClause) {
+        if (ts.isNamedExports(statement.exportClause)) {
+          for (const element of statement.exportClause.elements) if (!element.isTypeOnly) names.push(element.name.text)
+        }
+      }
+      continue
+    }
+    if (ts.isClassDeclaration(statement) || ts.isFunctionDeclaration(statement) || ts.isEnumDeclaration(statement)) {
+      if (statement.name) names.push(statement.name.text)
+    } else if (ts.isVariableStatement(statement)) {
+      for (const declaration of statement.declarationList.declarations) {
+        if (ts.isIdentifier(declaration.name)) names.push(declaration.name.text)
+      }
+    }
+  }
+  return names
+}
+
+test("biome.jsonc's services/ and jobs/ lists refuse by name every value the adapters they may name export", () => {
+  const lists = biomeConfig().overrides.flatMap((override) => {
+    const folder = override.includes[0] as string
+    if (!/^src\/(services|jobs)\//.test(folder)) return []
+    const patterns = (override.linter as any).rules.style.noRestrictedImports.options.patterns as {
+      group: string[]
+      importNamePattern?: string
+    }[]
+    const names = patterns.find((pattern) => pattern.importNamePattern !== undefined)?.importNamePattern
+    assert.ok(names, `${folder}: a pattern refuses values from adapters/ by name`)
+    const adapters = patterns
+      .flatMap((pattern) => pattern.group)
+      .filter((entry) => /^!(\.\.\/)+adapters\//.test(entry))
+      .map((entry) => `src/adapters/${entry.split('/').at(-1)}`)
+    return [{ folder, refused: new RegExp(`^(?:${names})$`), adapters }]
+  })
+  assert.equal(lists.length, 3, 'services/, its subfolders and jobs/ have their lists')
+  const passing = lists.flatMap(({ folder, refused, adapters }) =>
+    adapters.flatMap((adapter) =>
+      exportedValues(adapter)
+        .filter((name) => !refused.test(name))
+        .map((name) => `${folder}: ${adapter} ${name}`),
+    ),
+  )
+  assert.ok(exportedValues('src/adapters/clock.ts').includes('ManualClock'), 'exported classes are found')
+  assert.deepEqual(passing, [], 'values the importNamePattern lets through (add them to it)')
+})
