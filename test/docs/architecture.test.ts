@@ -162,9 +162,9 @@ test("the Boundaries table lists each folder's allow-list of biome.jsonc, entry 
   const lists = boundaryLists()
   assert.ok(lists.length >= 10, `biome.jsonc's boundary lists are read (${lists.length})`)
   assert.deepEqual(
-    rows.map((row) => row.folder),
-    lists.map((list) => list.folder),
-    "one row per folder with a list in biome.jsonc, in the file's order",
+    rows.map((row) => row.folder).sort(),
+    lists.map((list) => list.folder).sort(),
+    'one row per folder with a list in biome.jsonc',
   )
   for (const row of rows) {
     const list = lists.find((candidate) => candidate.folder === row.folder)
