@@ -40,7 +40,7 @@ import {
 } from '../repositories/invoices.repository.ts'
 import { readSetting, writeSetting } from '../repositories/settings.repository.ts'
 import type { Caller } from './accounts.service.ts'
-import { findCallersOrder } from './order-actions.service.ts'
+import { findCallersOrder } from './orders.service.ts'
 
 /** The settings row holding the seller (JSON of InvoiceSeller). */
 const SELLER_SETTING = 'invoice-seller'

@@ -40,16 +40,16 @@ import {
   updateRecipient,
 } from '../domain/order-actions.ts'
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/order-pipeline.ts'
-import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { validationFailed } from '../domain/outcomes.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
 import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
-import { drawShipmentIds, findOrderForCaller, readOrder } from '../repositories/orders.repository.ts'
+import { drawShipmentIds, readOrder } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { type LogFields, type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
-import type { FileLinkRefresher } from './orders.service.ts'
+import { type FileLinkRefresher, findCallersOrder, orderNotFound } from './orders.service.ts'
 import type { LabRoom } from './pipeline/lab-room.ts'
 import { orderLogFields } from './pipeline/log-lines.ts'
 import type { Allocator } from './pipeline/ports.ts'
@@ -92,17 +92,6 @@ export interface ActionResult<T> {
   outcome: T
   shipmentUpdateResults: ShipmentUpdateResult[]
   orderJson: string
-}
-
-/** The caller's own order, or EntityNotFound (another account's or environment's order does not exist). */
-export async function findCallersOrder(db: Queryable, caller: Caller, orderId: string): Promise<PipelineOrder> {
-  const order = await findOrderForCaller(db, caller, parseRequestId('ord', orderId, 'orderId'))
-  if (!order) throw orderNotFound(orderId)
-  return order
-}
-
-function orderNotFound(orderId: string): ServiceError {
-  return new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
 }
 
 interface Change<T> {

@@ -5,7 +5,7 @@
 // anything is written, its allocation is estimated as the pipeline will make it (allocateInScenario, the routing
 // estimate's call) from the moment its labs can first get it, the end of its pause window or now.
 import type { Clock } from '../adapters/clock.ts'
-import type { Database } from '../adapters/database.ts'
+import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import {
   type AddressProblem,
@@ -43,7 +43,7 @@ import {
   type DeliverByResult,
 } from '../domain/order-allocation.ts'
 import type { OrderListStatus } from '../domain/order-list.ts'
-import { startOrderJob } from '../domain/order-pipeline.ts'
+import { type PipelineOrder, startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { type OrderedItem, quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
 import type { RoutingRound } from '../domain/routing.ts'
@@ -776,4 +776,15 @@ export function createOrdersService(deps: OrdersDeps): OrdersService {
     orderRouting: (caller, orderId) => orderRouting(context, caller, orderId),
     listOrders: (caller, input) => listCallersOrders(context, caller, input),
   }
+}
+
+/** The caller's own order, or EntityNotFound (another account's or environment's order does not exist). */
+export async function findCallersOrder(db: Queryable, caller: Caller, orderId: string): Promise<PipelineOrder> {
+  const order = await findOrderForCaller(db, caller, parseRequestId('ord', orderId, 'orderId'))
+  if (!order) throw orderNotFound(orderId)
+  return order
+}
+
+export function orderNotFound(orderId: string): ServiceError {
+  return new ServiceError('EntityNotFound', `Order ${orderId} was not found`)
 }

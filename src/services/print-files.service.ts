@@ -8,7 +8,7 @@ import { printFileFormatOf } from '../domain/order-pipeline.ts'
 import { placementOnSource, type SourcePlacement } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import type { Caller } from './accounts.service.ts'
-import { findCallersOrder } from './order-actions.service.ts'
+import { findCallersOrder } from './orders.service.ts'
 import type { FileLinker } from './pipeline/ports.ts'
 
 export type PrintFileStatus = 'pending' | 'rendered' | 'failed'

@@ -3,7 +3,8 @@
 // probe file per import (a file in a folder of src/ with that one import line), runs the project's Biome once over
 // all of them, and asserts that each forbidden import is refused by a boundary rule and each permitted one is not.
 // Biome matches import specifiers as written, so the probes need no real modules behind them; the last test checks
-// that src/ writes its relative specifiers in normal form, the form the allow-lists match.
+// that src/ writes its relative specifiers in normal form, the form the allow-lists match. The same run shows that
+// the lint refuses a cycle of files closed only by `import type`.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -54,6 +55,12 @@ const forbidden: Probe[] = [
   { from: 'src/services/probe.ts', line: "import type { BlobStore } from '../adapters/blob-store.ts'" },
   { from: 'src/services/probe.ts', line: "import { systemClock } from '../adapters/clock.ts'" },
   { from: 'src/services/probe.ts', line: "import * as database from '../adapters/database.ts'" },
+  // A class is PascalCase like a type: the four adapters' classes and any error class are named.
+  { from: 'src/services/probe.ts', line: "import { ManualClock } from '../adapters/clock.ts'" },
+  { from: 'src/services/probe.ts', line: "import { type Database, PostgresDatabase } from '../adapters/database.ts'" },
+  { from: 'src/services/probe.ts', line: "import { DatabaseUnavailableError } from '../adapters/database.ts'" },
+  { from: 'src/services/pipeline/probe.ts', line: "import { PgliteDatabase } from '../../adapters/database.ts'" },
+  { from: 'src/jobs/probe.ts', line: "import { JobQueueClosedError } from '../adapters/job-queue.ts'" },
   { from: 'src/services/pipeline/probe.ts', line: "import { readFileSync } from 'node:fs'" },
   { from: 'src/services/pipeline/probe.ts', line: "import { buildServer } from '../../http/server.ts'" },
   { from: 'src/services/pipeline/probe.ts', line: "import { systemClock } from '../../adapters/clock.ts'" },
@@ -198,8 +205,22 @@ const probeLines = new Map<Probe, string>()
 /** Boundary diagnostics by `file:line`. */
 const refusals = new Map<string, string[]>()
 
+/**
+ * Two files of domain/ that need each other's types, and a third that needs one of them: biome.jsonc's
+ * noImportCycles (with `ignoreTypes: false`) must refuse the first two, though only `import type` closes the cycle.
+ */
+const typeOnlyCycle: Record<string, string> = {
+  'src/domain/cycle-a.ts': "import type { B } from './cycle-b.ts'\nexport interface A { b: B }\n",
+  'src/domain/cycle-b.ts': "import type { A } from './cycle-a.ts'\nexport interface B { a?: A }\n",
+  'src/domain/cycle-c.ts': "import type { A } from './cycle-a.ts'\nexport type C = A\n",
+}
+/** The files noImportCycles reported. */
+const cycleFiles = new Set<string>()
+
 /** Writes each probe in a file of its own beside `from` (a root file's probes in `from`, one line each). */
 function writeProbes() {
+  mkdirSync(join(scratch, 'src', 'domain'), { recursive: true })
+  for (const [file, content] of Object.entries(typeOnlyCycle)) writeFileSync(join(scratch, file), content)
   const rootFileLines = new Map<string, string[]>()
   ;[...forbidden, ...permitted].forEach((probe, index) => {
     if (ROOT_FILES.has(probe.from)) {
@@ -220,6 +241,7 @@ function writeProbes() {
 /** Keeps the noRestrictedImports diagnostics that come from a boundary override (their messages cite it). */
 function collect(diagnostics: Diagnostic[]) {
   for (const diagnostic of diagnostics) {
+    if (diagnostic.category === 'lint/suspicious/noImportCycles') cycleFiles.add(diagnostic.location.path)
     if (diagnostic.category !== 'lint/style/noRestrictedImports' || !diagnostic.message.includes('Boundaries')) continue
     const key = `${diagnostic.location.path}:${diagnostic.location.start.line}`
     refusals.set(key, [...(refusals.get(key) ?? []), diagnostic.message])
@@ -257,6 +279,10 @@ describe('the import boundaries of src/ (biome.jsonc)', () => {
       .filter((probe) => refusalOf(probe) !== undefined)
       .map((probe) => ({ ...probe, refusal: refusalOf(probe) }))
     assert.deepEqual(refused, [], 'these imports were refused')
+  })
+
+  test('refuses a cycle closed by `import type` alone (noImportCycles)', () => {
+    assert.deepEqual([...cycleFiles].sort(), ['src/domain/cycle-a.ts', 'src/domain/cycle-b.ts'])
   })
 })
 
