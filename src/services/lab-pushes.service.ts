@@ -23,8 +23,8 @@ import {
   labShipmentsOf,
 } from '../domain/lab-events.ts'
 import { CALLBACK_LIST_DEFAULT_TOP, DEFAULT_SIGNING_OVERLAP_SECONDS } from '../domain/limits.ts'
-import type { PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {

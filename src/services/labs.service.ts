@@ -30,16 +30,14 @@ import {
 } from '../domain/limits.ts'
 import type { WireMoney } from '../domain/money.ts'
 import type { Parcel, Recipient, Shipment, TrackingEvent } from '../domain/order.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import {
   type ItemReportRefusal,
   itemReportRefusal,
-  type LabItemState,
   type LabReport,
   labItemState,
-  type PipelineOrder,
-  type PrintFile,
-} from '../domain/order-pipeline.ts'
-import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+} from '../domain/pipeline/lab-report.ts'
+import type { LabItemState, PipelineOrder, PrintFile } from '../domain/pipeline/pipeline-order.ts'
 import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {

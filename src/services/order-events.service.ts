@@ -19,7 +19,7 @@ import {
   orderEventsOf,
   parseCallbackEventSet,
 } from '../domain/order-events.ts'
-import type { PipelineOrder, PipelinePhase } from '../domain/order-pipeline.ts'
+import type { PipelineOrder, PipelinePhase } from '../domain/pipeline/pipeline-order.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import { endpointAccepts } from '../domain/webhook-endpoints.ts'
 import { lockAccountForEvents } from '../repositories/accounts.repository.ts'

@@ -19,9 +19,9 @@ import {
   type ItemReportRefusal,
   type LabReport,
   type LabReportTransition,
-  type PipelineOrder,
   recordLabReport,
-} from '../../domain/order-pipeline.ts'
+} from '../../domain/pipeline/lab-report.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import type { ShippingMethod } from '../../domain/shipping-methods.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import type { BillingService } from '../billing.service.ts'

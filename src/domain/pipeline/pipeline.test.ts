@@ -2,21 +2,15 @@
 // application changes nothing and causes no jobs.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { DeliveryEstimate } from './delivery-promise.ts'
-import { buildNewOrderDocument, type NewOrder, type OrderDocument } from './order.ts'
-import {
-  applyAllocation,
-  DOWNLOAD_MAX_ATTEMPTS,
-  emptyPipeline,
-  type PipelineState,
-  recordDownloadFailure,
-  recordDownloadSuccess,
-  recordLabReport,
-  recordPrintFile,
-  recordPrintFileFailure,
-  recordSubmitted,
-  startPipeline,
-} from './order-pipeline.ts'
+import type { DeliveryEstimate } from '../delivery-promise.ts'
+import { buildNewOrderDocument, type NewOrder, type OrderDocument } from '../order.ts'
+import { applyAllocation } from './allocate-order.ts'
+import { DOWNLOAD_MAX_ATTEMPTS, recordDownloadFailure, recordDownloadSuccess } from './download-file.ts'
+import { recordLabReport } from './lab-report.ts'
+import { emptyPipeline, type PipelineState } from './pipeline-order.ts'
+import { recordPrintFile, recordPrintFileFailure } from './render-print-file.ts'
+import { startPipeline } from './start-order.ts'
+import { recordSubmitted } from './submit-shipment.ts'
 
 const now = new Date('2026-03-01T09:00:00.000Z')
 const stored = {

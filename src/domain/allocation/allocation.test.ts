@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { loadCatalogue, parseCatalogue } from '../catalogue/catalogue.loader.ts'
-import {
-  type AllocationItem,
-  type AllocationRequest,
-  type AllocationResult,
-  allocateShipments,
-  allocateShipmentsHeuristically,
-  EXACT_ALLOCATION_MAX_ITEMS,
-} from './allocation.ts'
-import type { Catalogue, LabOption } from './catalogue.ts'
-import type { CatalogueFile, LabEntry, ProductEntry, Variant } from './catalogue.types.ts'
-import { addCalendarDays, type DeliveryEstimate, estimateDelivery, laterDate } from './delivery-promise.ts'
-import type { ShippingMethod } from './shipping-methods.ts'
+import { loadCatalogue, parseCatalogue } from '../../catalogue/catalogue.loader.ts'
+import type { Catalogue, LabOption } from '../catalogue.ts'
+import type { CatalogueFile, LabEntry, ProductEntry, Variant } from '../catalogue.types.ts'
+import { addCalendarDays, type DeliveryEstimate, estimateDelivery, laterDate } from '../delivery-promise.ts'
+import type { ShippingMethod } from '../shipping-methods.ts'
+import { allocateShipments, allocateShipmentsHeuristically, EXACT_ALLOCATION_MAX_ITEMS } from './allocation.ts'
+import type { AllocationItem, AllocationRequest, AllocationResult } from './model.ts'
 
 const sample = loadCatalogue()
 
