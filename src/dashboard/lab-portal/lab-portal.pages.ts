@@ -30,7 +30,7 @@ import { LAB_PORTAL_PATH, type Portal } from './lab-portal-context.ts'
 /** An item's progress at the lab (item-by-item reports); absent where the service does not say it yet. */
 export type PortalItemState = 'open' | 'printed' | 'shipped' | 'rejected'
 
-/** A job as the lab API lists it (services/labs.service.ts, LabJobView): what the portal shows of it. */
+/** A job as the lab API lists it (services/labs/labs.service.ts, LabJobView): what the portal shows of it. */
 export interface PortalJob {
   shipmentId: string
   orderId: string

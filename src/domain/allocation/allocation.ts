@@ -41,7 +41,7 @@ import {
 
 /**
  * Orders with at most this many items get the exact optimum. The exact search does about labs x 3^items steps:
- * 12 items from 10 labs that all make everything is 5.3 million steps, measured in allocation.test.ts and
+ * 12 items from 10 labs that all make everything is 5.3 million steps, measured in exact-search.test.ts and
  * docs/allocation.md; every further item triples it.
  */
 export const EXACT_ALLOCATION_MAX_ITEMS = 12
