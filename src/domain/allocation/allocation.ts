@@ -13,6 +13,8 @@
 //
 // Orders of up to EXACT_ALLOCATION_MAX_ITEMS items get the proven optimum (a dynamic programme over labs and subsets
 // of items); larger ones a deterministic local search. docs/allocation.md explains both, with measured times.
+// Each sits in a file of its own beside this one (exact-search.ts, heuristic.ts), over the problem both solve
+// (problem.ts); model.ts declares what allocation takes and gives, explanation.ts explains a result.
 //
 // The delivery promise (docs/allocation.md#delivery-dates): with a promise context every planned shipment carries
 // its estimate (domain/delivery-promise.ts), and a `deliverBy` date keeps out every (item, lab) pair whose own
@@ -25,7 +27,6 @@
 // can (some item has no pair left), the cheapest plan without the date is returned, saying so, with the earliest
 // date any plan reaches: the latest over the items of each item's earliest `to` (each item can take its own
 // earliest lab, and a shipment is as late as its latest item).
-
 import type { Catalogue } from '../catalogue.ts'
 import { allocateExactly } from './exact-search.ts'
 import { bestUnsplitShipment, explainItems } from './explanation.ts'

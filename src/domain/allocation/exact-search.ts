@@ -12,7 +12,6 @@
 // rank as the digit of each item, first item most significant, split into parts that stay exact float64 integers.
 // That order is total and compatible with addition, so the recursion finds the unique minimum under it, whatever
 // order labs and subsets are visited in.
-
 import { type AllocationProblem, type LabFacts, type SearchResult, shipmentCostInBase } from './problem.ts'
 
 export function allocateExactly(problem: AllocationProblem): SearchResult {

@@ -1,6 +1,5 @@
 // The explanation (docs/allocation.md#explanation): per item, every lab considered with its costs or excluded with
 // the reason, and the best allocation from a single lab.
-
 import type { Catalogue } from '../catalogue.ts'
 import type { AllocationRequest, ItemExplanation, PlannedShipment } from './model.ts'
 import {

@@ -1,6 +1,5 @@
 // The heuristic (allocation.ts uses it above EXACT_ALLOCATION_MAX_ITEMS items): two starting allocations, each
 // improved by local search until no move helps.
-
 import {
   type AllocationProblem,
   type ItemFacts,

@@ -1,7 +1,6 @@
 // The problem both searches solve: items, candidate labs, and each lab's costs in a form both searches use, with
 // the delivery estimates of each (item, lab) pair; and the shipments a search's assignment makes, priced with the
 // catalogue's own functions.
-
 import type { Catalogue } from '../catalogue.ts'
 import type { Lab, LabOffer, Product, ShippingRate } from '../catalogue.types.ts'
 import { type DeliveryEstimate, deliveryWindow, estimateDispatchDate } from '../delivery-promise.ts'

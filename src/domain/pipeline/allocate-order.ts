@@ -1,6 +1,5 @@
 // The allocate-order step's transitions (services/pipeline/allocate-order.ts): an allocation round begun, its
 // shipments written onto the order with their print-file jobs, and the items a lab gave back taken for the round.
-
 import type { DeliveryEstimate } from '../delivery-promise.ts'
 import { type JobRequest, jobRequest } from '../jobs.ts'
 import type { OrderDocument, Shipment } from '../order.ts'
@@ -17,6 +16,7 @@ import {
   touch,
 } from './pipeline-order.ts'
 
+/** A new allocation round: the order is allocating, and the round's job is asked for. */
 export function beginAllocation(order: OrderDocument, pipeline: PipelineState): JobRequest[] {
   pipeline.phase = 'allocating'
   pipeline.allocationRound += 1

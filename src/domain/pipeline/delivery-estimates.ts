@@ -1,6 +1,5 @@
 // Delivery estimates on the order (docs/api.md#delivery-estimates): the estimate keys of shipments and of the order
 // set in their place of the wire order, used by allocation (a shipment's promise) and by lab reports (dispatch).
-
 import { combinedEstimate, type DeliveryEstimate } from '../delivery-promise.ts'
 import type { OrderDocument, Parcel, Shipment } from '../order.ts'
 import { itemsAwaitingAllocation, type PipelineState } from './pipeline-order.ts'

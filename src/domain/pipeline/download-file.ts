@@ -1,6 +1,5 @@
 // The download-file step's transitions (services/pipeline/download-file.ts): one download attempt recorded, a
 // failure retried with backoff up to DOWNLOAD_MAX_ATTEMPTS, and the order on to allocation once no file is pending.
-
 import { type JobRequest, jobRequest } from '../jobs.ts'
 import type { OrderDocument } from '../order.ts'
 import { beginAllocation } from './allocate-order.ts'
@@ -24,6 +23,7 @@ export function downloadRetryDelaySeconds(baseSeconds: number, failedAttempts: n
   return baseSeconds * 2 ** (failedAttempts - 1)
 }
 
+/** The job of download attempt `attempt` of one file. */
 export function downloadJob(orderId: string, fileKey: string, attempt: number, startAfter?: Date): JobRequest {
   return jobRequest('download-file', { orderId, fileKey, attempt }, startAfter)
 }
@@ -34,6 +34,7 @@ function withoutQuery(url: string): string {
   return cut === -1 ? url : url.slice(0, cut)
 }
 
+/** Whether an asset still waits for its download. */
 export function hasPendingAssets(pipeline: PipelineState): boolean {
   return Object.values(pipeline.files).some((file) => file.kind === 'asset' && file.status === 'pending')
 }

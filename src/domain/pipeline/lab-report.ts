@@ -1,6 +1,5 @@
 // The lab-report step's transitions (services/pipeline/lab-report.ts): what a lab reports about a shipment it holds
 // (acknowledged, items printed, parcels shipped, items given back, tracking scans), applied forward only.
-
 import type { ExclusionByHistory, ItemRejectionReason } from '../allocation/model.ts'
 import type { DeliveryEstimate } from '../delivery-promise.ts'
 import { applyTrackingEvents, type TrackingRefusal, trackingRefusal } from '../delivery-tracking.ts'

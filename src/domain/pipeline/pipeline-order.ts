@@ -9,7 +9,11 @@
 //
 // Stages follow the specification's "Processing sequence": downloadAssets -> allocateProductionLocation ->
 // printReadyAssetsPrepared -> inProduction -> shipping, stage InProgress until every shipment has shipped.
-
+//
+// The transitions sit in one file per step beside this one, named like the steps of services/pipeline/ that apply
+// them (start-order.ts, download-file.ts, allocate-order.ts, render-print-file.ts, submit-shipment.ts,
+// lab-report.ts; delivery-estimates.ts keeps the estimates that allocation and lab reports both set). This file
+// holds what they share: the order as the pipeline holds it, and the small helpers every step uses.
 import type { ExclusionByHistory } from '../allocation/model.ts'
 import type { BillingState } from '../charges.ts'
 import type { DeliveryEstimate } from '../delivery-promise.ts'
@@ -227,6 +231,7 @@ export interface Transition {
   jobs: JobRequest[]
 }
 
+/** What a transition returns when its work is already done or no longer applies: no change, no jobs. */
 export const NOTHING: Transition = { changed: false, jobs: [] }
 
 export function emptyPipeline(): PipelineState {
@@ -239,19 +244,23 @@ export function pipelineOf(stored: unknown): PipelineState {
   return state && typeof state.phase === 'string' ? (state as PipelineState) : emptyPipeline()
 }
 
+/** The order's `lastUpdated` becomes `now`. */
 export function touch(order: OrderDocument, now: Date): void {
   order.lastUpdated = now.toISOString()
 }
 
+/** One of the order's `status.details` (the specification's processing sequence) becomes `state`. */
 export function setDetail(order: OrderDocument, detail: keyof OrderDocument['status']['details'], state: DetailState) {
   order.status.details[detail] = state
 }
 
+/** Adds an issue (`status.issues`) about `objectId`. */
 export function addIssue(order: OrderDocument, objectId: string, errorCode: string, description: string): void {
   const issue: Issue = { objectId, errorCode, description, authorisationDetails: null }
   order.status.issues.push(issue)
 }
 
+/** The item holding asset `assetId`, and the asset's index in its `assets`. */
 export function findAsset(order: OrderDocument, assetId: string): { item: Item; index: number } | undefined {
   for (const item of order.items) {
     const index = item.assets.findIndex((asset) => asset.id === assetId)

@@ -1,6 +1,5 @@
 // The render-print-file step's transitions (services/pipeline/render-print-file.ts): a print file made, or why it
 // could not be, for one asset of an allocated shipment.
-
 import type { PrintFileFormat } from '../catalogue.types.ts'
 import type { OrderDocument } from '../order.ts'
 import {

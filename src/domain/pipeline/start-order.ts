@@ -1,6 +1,5 @@
 // The start-order step's transitions (services/pipeline/start-order.ts): the job that puts a new order into the
 // pipeline, and its first transition, which queues every file for download.
-
 import { type JobRequest, jobRequest } from '../jobs.ts'
 import type { OrderDocument } from '../order.ts'
 import { downloadJob, finishDownloads, hasPendingAssets } from './download-file.ts'
