@@ -2,7 +2,7 @@
 // sample catalogue and sent to destinations that between them use every lab, next to GET /v4.0/products/{sku} (the
 // same server, authentication and serialisation, no catalogue work) as the baseline, run before and after the
 // quotes in this one process on this machine (docs/benchmarks.md: compare ratios, not absolute figures, across
-// runs). Then the time of lab allocation alone (domain/allocation.ts) for 12 distinct items (the largest basket
+// runs). Then the time of lab allocation alone (domain/allocation/) for 12 distinct items (the largest basket
 // the exact search takes) and 100 distinct items (the order limit, the heuristic), drawn at random and among the
 // variants the most labs make (the hardest baskets the sample catalogue allows).
 //
@@ -28,7 +28,8 @@ import { PgliteDatabase } from '../src/adapters/database.ts'
 import { migrate } from '../src/adapters/migrator.ts'
 import { buildApplication } from '../src/app.ts'
 import { loadCatalogue } from '../src/catalogue/catalogue.loader.ts'
-import { type AllocationItem, allocateShipments, EXACT_ALLOCATION_MAX_ITEMS } from '../src/domain/allocation.ts'
+import { allocateShipments, EXACT_ALLOCATION_MAX_ITEMS } from '../src/domain/allocation/allocation.ts'
+import type { AllocationItem } from '../src/domain/allocation/model.ts'
 import type { Variant } from '../src/domain/catalogue.types.ts'
 import type { SHIPPING_METHODS } from '../src/domain/shipping-methods.ts'
 import { BENCHMARKS_MD, writeBenchmarksBlock } from './bench-support.ts'

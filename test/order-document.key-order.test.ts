@@ -6,17 +6,14 @@ import { test } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { applyTrackingEvents } from '../src/domain/delivery-tracking.ts'
 import { buildNewOrderDocument, type NewOrder, normaliseBranding, setAddressAdvisories } from '../src/domain/order.ts'
-import {
-  applyAllocation,
-  emptyPipeline,
-  recordDownloadSuccess,
-  recordLabReport,
-  recordPrintFile,
-  recordSubmitted,
-  refreshOrderEstimate,
-  setShipmentEstimate,
-  startPipeline,
-} from '../src/domain/order-pipeline.ts'
+import { applyAllocation } from '../src/domain/pipeline/allocate-order.ts'
+import { refreshOrderEstimate, setShipmentEstimate } from '../src/domain/pipeline/delivery-estimates.ts'
+import { recordDownloadSuccess } from '../src/domain/pipeline/download-file.ts'
+import { recordLabReport } from '../src/domain/pipeline/lab-report.ts'
+import { emptyPipeline } from '../src/domain/pipeline/pipeline-order.ts'
+import { recordPrintFile } from '../src/domain/pipeline/render-print-file.ts'
+import { startPipeline } from '../src/domain/pipeline/start-order.ts'
+import { recordSubmitted } from '../src/domain/pipeline/submit-shipment.ts'
 import { OrderSchema } from '../src/http/schemas/order.schema.ts'
 
 const serializeThroughSchema = fastJson(OrderSchema as object)

@@ -30,8 +30,8 @@ import {
   type CatalogueVersionView,
 } from '../services/catalogue-versions.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
-import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/lab-pushes.service.ts'
-import { LabError, type LabKeyView, type LabsService } from '../services/labs.service.ts'
+import type { LabPushChange, LabPushSettings, LabPushSettingsView } from '../services/labs/lab-pushes.service.ts'
+import { LabError, type LabKeyView, type LabsService } from '../services/labs/labs.service.ts'
 import { OperatorError, type OperatorsService, type OperatorView } from '../services/operators.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import { OperationError } from './operation-error.ts'

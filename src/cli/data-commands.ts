@@ -9,8 +9,8 @@ import { parseDurationSeconds } from '../domain/duration.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { SANDBOX_SCENARIOS } from '../domain/sandbox-scenarios.ts'
 import type { AccountSettings, AccountSettingsChange } from '../services/accounts.service.ts'
-import type { LabPushSettingsView } from '../services/lab-pushes.service.ts'
-import type { LabKeyView } from '../services/labs.service.ts'
+import type { LabPushSettingsView } from '../services/labs/lab-pushes.service.ts'
+import type { LabKeyView } from '../services/labs/labs.service.ts'
 import {
   addSettingOptions,
   note,

@@ -1,6 +1,6 @@
 // How the dashboard words and formats what the API returns: dates, money, states, issues, event types.
 import type { OrderDocument } from '../domain/order.ts'
-import { ISSUE_CODES } from '../domain/order-pipeline.ts'
+import { ISSUE_CODES } from '../domain/pipeline/pipeline-order.ts'
 import { type Html, html } from './html.ts'
 
 export interface Money {

@@ -12,7 +12,7 @@ import type { Catalogue } from './catalogue.ts'
 import { isIsoCountryCode } from './country-codes.ts'
 import { addFailure, type Failures } from './failures.ts'
 import type { AddressAdvisory } from './order.ts'
-import { ISSUE_CODES } from './order-pipeline.ts'
+import { ISSUE_CODES } from './pipeline/pipeline-order.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /** The date the bundled data was taken (the packages' versions in package-lock.json: postcode-validator 3.10.22,

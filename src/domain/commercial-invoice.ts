@@ -7,7 +7,7 @@ import { itemLineKey } from './charges.ts'
 import { type DeclaredValueSource, type Incoterm, incotermOf, orderShipmentCustoms } from './customs.ts'
 import { formatMinorAsAmount, type WireMoney } from './money.ts'
 import type { Recipient } from './order.ts'
-import type { PipelineOrder } from './order-pipeline.ts'
+import type { PipelineOrder } from './pipeline/pipeline-order.ts'
 
 /** The blob-key-like path a commercial invoice's signed link names (it is made on request, never stored). */
 export const COMMERCIAL_INVOICE_KEY_PREFIX = 'commercial-invoices/'

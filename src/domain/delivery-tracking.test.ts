@@ -19,7 +19,8 @@ import {
   type Shipment,
   type TrackingEvent,
 } from './order.ts'
-import { emptyPipeline, type PipelineState, recordLabReport, type ShipmentState } from './order-pipeline.ts'
+import { recordLabReport } from './pipeline/lab-report.ts'
+import { emptyPipeline, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
 
 const now = new Date('2026-03-02T10:00:00.000Z')
 

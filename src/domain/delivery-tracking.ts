@@ -1,6 +1,6 @@
 // A dispatched parcel's story after the lab's door (docs/api.md#delivery-tracking): the carrier's scans a lab
 // reports, and the shipment's `deliveryStatus` they lead to. Pure; the lab-report step applies it under the
-// order's lock (order-pipeline.ts, `recordLabReport` with a `tracking` report).
+// order's lock (pipeline/lab-report.ts, `recordLabReport` with a `tracking` report).
 //
 // Statuses only move forward. Each has a rank: InTransit 1; OutForDelivery and DeliveryFailed 2; Delivered and
 // Returned 3, which are final. A scan of a higher rank moves the status; a scan of the same rank moves it only while
@@ -18,7 +18,7 @@ import {
   type Shipment,
   type TrackingEvent,
 } from './order.ts'
-import type { ShipmentState } from './order-pipeline.ts'
+import type { ShipmentState } from './pipeline/pipeline-order.ts'
 
 export const DELIVERY_STATUS_RANK: Readonly<Record<DeliveryStatus, number>> = {
   InTransit: 1,

@@ -1,7 +1,7 @@
 // Whether a lab takes new work (docs/allocation.md#lab-availability): the operator may pause it, and its day's
 // jobs are limited by the capacity it reports through the lab API and by the catalogue's `dailyJobLimit`. Pure:
 // the services read the stored state and pass the unavailable labs to the allocation.
-import type { LabUnavailability } from './allocation.ts'
+import type { LabUnavailability } from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import type { Lab } from './catalogue.types.ts'
 import { utcDate, zonedDateTime } from './delivery-promise.ts'

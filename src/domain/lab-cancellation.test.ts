@@ -8,7 +8,8 @@ import {
   requestCancellation,
 } from './lab-cancellation.ts'
 import type { OrderDocument } from './order.ts'
-import { emptyPipeline, type LabReport, type PipelineState, type ShipmentState } from './order-pipeline.ts'
+import type { LabReport } from './pipeline/lab-report.ts'
+import { emptyPipeline, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
 
 const NOW = new Date('2026-03-01T10:00:00Z')
 const later = (hours: number) => new Date(NOW.getTime() + hours * 3_600_000)

@@ -13,16 +13,15 @@
 // Each answer is applied under the order's row lock, so two answers at once apply once; a repeat changes nothing.
 
 import type { OrderDocument } from './order.ts'
-import {
-  type CancellationAnswer,
-  type CancellationRequest,
-  type LabReport,
-  type PipelineShipment,
-  type PipelineState,
-  refreshOrderEstimate,
-  setShipmentEstimate,
-  type Transition,
-} from './order-pipeline.ts'
+import { refreshOrderEstimate, setShipmentEstimate } from './pipeline/delivery-estimates.ts'
+import type { LabReport } from './pipeline/lab-report.ts'
+import type {
+  CancellationAnswer,
+  CancellationRequest,
+  PipelineShipment,
+  PipelineState,
+  Transition,
+} from './pipeline/pipeline-order.ts'
 
 /** How long a lab has to answer a cancellation request before it lapses. */
 export const CANCELLATION_REQUEST_LAPSE_HOURS = 24

@@ -7,7 +7,7 @@ import {
   labEventType,
   labShipmentsOf,
 } from './lab-events.ts'
-import type { PipelineOrder } from './order-pipeline.ts'
+import type { PipelineOrder } from './pipeline/pipeline-order.ts'
 
 const shipment = (overrides: Partial<LabShipmentSnapshot> = {}): LabShipmentSnapshot => ({
   labCode: 'uk6',

@@ -1,7 +1,7 @@
 // Which pushes to labs an order change causes, and what a pushed job looks like (docs/pipeline.md#jobs-pushed-to-labs).
 // Pure, like domain/order-events.ts: the order-change transaction compares each shipment as it was when the order
 // was locked with how it is about to be saved, and writes the events this returns in the same transaction.
-import type { PipelineOrder } from './order-pipeline.ts'
+import type { PipelineOrder } from './pipeline/pipeline-order.ts'
 
 /** Why a job changed while its lab has it (`lab.job.changed`). */
 export type LabJobChange =

@@ -4,13 +4,8 @@ import type { DeliveryEstimate } from './delivery-promise.ts'
 import type { OrderDocument, Recipient, Stage } from './order.ts'
 import { STAGES } from './order.ts'
 import { availableActions, cancelOrder, replaceOpenShipments, updateRecipient } from './order-actions.ts'
-import {
-  emptyPipeline,
-  type PipelineState,
-  refreshOrderEstimate,
-  type ShipmentState,
-  setShipmentEstimate,
-} from './order-pipeline.ts'
+import { refreshOrderEstimate, setShipmentEstimate } from './pipeline/delivery-estimates.ts'
+import { emptyPipeline, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
 
 function withShipments(...states: ShipmentState[]): PipelineState {
   const pipeline = emptyPipeline()

@@ -18,14 +18,9 @@ import { parseId } from './ids.ts'
 import type { JobRequest } from './jobs.ts'
 import { canAskToCancel, requestCancellation } from './lab-cancellation.ts'
 import type { OrderDocument, Recipient, Shipment, Stage } from './order.ts'
-import {
-  type AllocatedShipment,
-  addShipment,
-  type PipelineShipment,
-  type PipelineState,
-  refreshOrderEstimate,
-  setShipmentEstimate,
-} from './order-pipeline.ts'
+import { type AllocatedShipment, addShipment } from './pipeline/allocate-order.ts'
+import { refreshOrderEstimate, setShipmentEstimate } from './pipeline/delivery-estimates.ts'
+import type { PipelineShipment, PipelineState } from './pipeline/pipeline-order.ts'
 
 export type Availability = 'Yes' | 'No'
 

@@ -1,16 +1,12 @@
-// Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation.ts
+// Lab allocation and pricing of an order's items: maps the order onto the pure allocation of domain/allocation/
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 
-import {
-  allocateShipments,
-  type DeliveryPromiseContext,
-  type ExclusionByRequest,
-  type LabUnavailability,
-} from './allocation.ts'
+import { allocateShipments } from './allocation/allocation.ts'
+import type { DeliveryPromiseContext, ExclusionByRequest, LabUnavailability } from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import { pricedPageCount } from './catalogue-matching.ts'
 import type { OrderDocument } from './order.ts'
-import type { AllocatedShipment } from './order-pipeline.ts'
+import type { AllocatedShipment } from './pipeline/allocate-order.ts'
 import { type PricedShipment, priceAllocation } from './pricing.ts'
 import { type RoutingBasis, type RoutingRound, routingRound } from './routing.ts'
 import { type SandboxScenario, splitsShipments } from './sandbox-scenarios.ts'

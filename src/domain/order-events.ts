@@ -5,7 +5,7 @@
 // Types (docs/wire-contract.md#orders-and-the-pause-window; specification, "Events"): a reverse-DNS prefix with the
 // configurable vendor, the object (order), the path of the changed nested object, `#` and the new value.
 import type { DeliveryStatus, OrderDocument, Recipient, Stage } from './order.ts'
-import { ISSUE_CODES } from './order-pipeline.ts'
+import { ISSUE_CODES } from './pipeline/pipeline-order.ts'
 
 /** The vendor in `com.<vendor>.order...` when none is configured. */
 export const DEFAULT_EVENT_VENDOR = 'printroute'

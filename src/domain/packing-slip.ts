@@ -2,7 +2,7 @@
 // submitted to its lab), where it is kept, and how the shipment records it. Drawing it is the PDF adapter's job
 // (adapters/packing-slip-pdf.ts).
 import type { Recipient } from './order.ts'
-import type { PipelineOrder, PipelineState, Transition } from './order-pipeline.ts'
+import type { PipelineOrder, PipelineState, Transition } from './pipeline/pipeline-order.ts'
 
 /** Everything printed on a shipment's packing slip; the QR code holds `shipmentId`. */
 export interface PackingSlipContent {

@@ -11,7 +11,7 @@
 //   items = sum(item cost), shipping = sum(shipment cost), totalTax = sum(item tax) + sum(shipment tax),
 //   totalCost = items + shipping + totalTax.
 
-import type { PlannedShipment } from './allocation.ts'
+import type { PlannedShipment } from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import { percentOfMinorUnits } from './catalogue-money.ts'
 

@@ -1,9 +1,9 @@
-// Routing explanations (docs/api.md#routing): an allocation's explanation (domain/allocation.ts) in the money of
+// Routing explanations (docs/api.md#routing): an allocation's explanation (domain/allocation/) in the money of
 // the order or quote, as GET /orders/{id}/routing and GET /quotes/{id}/routing show it. Plans are priced by the
 // pricing behind charges and quotes (domain/pricing.ts), so a chosen plan's total is what the order's items and
 // shipping cost before tax. Stored as it is made (in the order's pipeline state, in the quote's row): an
 // explanation shows the catalogue of the moment it was made.
-import type { AllocationResult, ExclusionByHistory, LabExclusionReason, PlannedShipment } from './allocation.ts'
+import type { AllocationResult, ExclusionByHistory, LabExclusionReason, PlannedShipment } from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import type { DeliveryEstimate, DeliveryWindow } from './delivery-promise.ts'
 import { toWireMoney, type WireMoney } from './money.ts'

@@ -7,7 +7,7 @@ import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-qu
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
-import type { LabPushesService } from '../services/lab-pushes.service.ts'
+import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'

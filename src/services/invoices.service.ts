@@ -26,8 +26,8 @@ import {
 } from '../domain/invoices.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import type { Charge } from '../domain/order.ts'
-import type { PipelineOrder } from '../domain/order-pipeline.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {

@@ -39,8 +39,8 @@ import {
   type UpdateOutcome,
   updateRecipient,
 } from '../domain/order-actions.ts'
-import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/order-pipeline.ts'
 import { validationFailed } from '../domain/outcomes.ts'
+import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
 import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
 import { drawShipmentIds, readOrder } from '../repositories/orders.repository.ts'

@@ -6,7 +6,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
 import type { JobRequest } from '../domain/jobs.ts'
-import type { PipelineOrder } from '../domain/order-pipeline.ts'
+import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { lockOrder, saveOrder } from '../repositories/orders.repository.ts'
 import { type OrderEventsService, type OrderSnapshot, snapshotOf } from './order-events.service.ts'
 

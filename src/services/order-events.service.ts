@@ -19,7 +19,7 @@ import {
   orderEventsOf,
   parseCallbackEventSet,
 } from '../domain/order-events.ts'
-import type { PipelineOrder, PipelinePhase } from '../domain/order-pipeline.ts'
+import type { PipelineOrder, PipelinePhase } from '../domain/pipeline/pipeline-order.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import { endpointAccepts } from '../domain/webhook-endpoints.ts'
 import { lockAccountForEvents } from '../repositories/accounts.repository.ts'
@@ -39,7 +39,7 @@ export function snapshotOf(order: PipelineOrder): OrderSnapshot {
   return { document: structuredClone(order.document), phase: order.pipeline.phase, labShipments: labShipmentsOf(order) }
 }
 
-/** Writes the pushes to labs a change causes, in its transaction (services/lab-pushes.service.ts). */
+/** Writes the pushes to labs a change causes, in its transaction (services/labs/lab-pushes.service.ts). */
 export interface LabEventsRecorder {
   record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number>
 }

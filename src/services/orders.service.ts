@@ -43,8 +43,9 @@ import {
   type DeliverByResult,
 } from '../domain/order-allocation.ts'
 import type { OrderListStatus } from '../domain/order-list.ts'
-import { type PipelineOrder, startOrderJob } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
+import { startOrderJob } from '../domain/pipeline/start-order.ts'
 import { type OrderedItem, quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
 import type { RoutingRound } from '../domain/routing.ts'
 import {

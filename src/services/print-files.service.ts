@@ -4,7 +4,7 @@
 // state; nothing here changes an order.
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { printFileFormatOf } from '../domain/order-pipeline.ts'
+import { printFileFormatOf } from '../domain/pipeline/render-print-file.ts'
 import { placementOnSource, type SourcePlacement } from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import type { Caller } from './accounts.service.ts'

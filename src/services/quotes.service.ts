@@ -1,6 +1,6 @@
 // Quotes (docs/wire-contract.md#quotes): what an order of these items would cost by each shipping method,
 // without creating it. The items are checked exactly as an order's (domain/catalogue-matching.ts), allocated by
-// the allocation the pipeline runs (domain/allocation.ts) and priced by the pricing behind order charges
+// the allocation the pipeline runs (domain/allocation/) and priced by the pricing behind order charges
 // (domain/pricing.ts), so a quote for an order's items shows that order's shipments and charges. `prepareQuotes`
 // then `storeQuotes` store each quote (docs/api.md#price-locked-quotes) so an order can be charged exactly what it
 // said; `createQuote` prices without storing anything.
@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
-import { type AllocationItem, allocateShipments, type LabUnavailability } from '../domain/allocation.ts'
+import { allocateShipments } from '../domain/allocation/allocation.ts'
+import type { AllocationItem, LabUnavailability } from '../domain/allocation/model.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import {
   availableShippingMethods,

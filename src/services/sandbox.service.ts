@@ -6,8 +6,9 @@
 import { formatId, parseId } from '../domain/ids.ts'
 import { nextSimulatedLabStep, type SimulatedLabStep } from '../domain/jobs.ts'
 import type { DeliveryStatus } from '../domain/order.ts'
-import { isAwaitingPayment, type PipelineOrder, type ShipmentState } from '../domain/order-pipeline.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import type { PipelineOrder, ShipmentState } from '../domain/pipeline/pipeline-order.ts'
+import { isAwaitingPayment } from '../domain/pipeline/submit-shipment.ts'
 import {
   type AdvanceTarget,
   carrierPathEnded,

@@ -1,9 +1,9 @@
 // Book spine width (docs/wire-contract.md#spine): how wide the spine image of a book must be for a page count and a
 // destination. The width depends on the paper of the lab that makes the book, and that lab is the one allocation
-// picks for a one-copy order of the book to the destination (domain/allocation.ts, as for real orders), by the
+// picks for a one-copy order of the book to the destination (domain/allocation/, as for real orders), by the
 // requested shipping method or else the slowest method that reaches the destination. Reads only the catalogue.
 
-import { allocateShipments } from '../domain/allocation.ts'
+import { allocateShipments } from '../domain/allocation/allocation.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Variant } from '../domain/catalogue.types.ts'
 import { catalogueValidationFailed } from '../domain/catalogue-matching.ts'

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { SIMULATED_DECLINED_CARD } from '../../src/adapters/payment-provider.ts'
-import { allocateShipments } from '../../src/domain/allocation.ts'
+import { allocateShipments } from '../../src/domain/allocation/allocation.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import type { Charge, OrderDocument } from '../../src/domain/order.ts'
 import { priceAllocation } from '../../src/domain/pricing.ts'

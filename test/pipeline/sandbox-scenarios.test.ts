@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
-import type { PipelineOrder } from '../../src/domain/order-pipeline.ts'
+import type { PipelineOrder } from '../../src/domain/pipeline/pipeline-order.ts'
 import { readOrder } from '../../src/repositories/orders.repository.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { testDatabaseKinds } from '../support/databases.ts'

@@ -3,7 +3,7 @@
 // one shipment with its lab, shipped) and then act on it.
 import { parseId } from '../../src/domain/ids.ts'
 import type { OrderDocument } from '../../src/domain/order.ts'
-import type { PipelineOrder } from '../../src/domain/order-pipeline.ts'
+import type { PipelineOrder } from '../../src/domain/pipeline/pipeline-order.ts'
 import { readOrder } from '../../src/repositories/orders.repository.ts'
 import { sampleOrder, type TestApp } from './test-app.ts'
 

@@ -7,8 +7,8 @@ import type { AuditActor } from '../../domain/audit.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { LAB_JOB_HISTORY_LIMITS, MAX_LAB_JOBS_PER_DAY } from '../../domain/limits.ts'
 import type { Parcel, Recipient } from '../../domain/order.ts'
-import type { LabReport } from '../../domain/order-pipeline.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import type { LabReport } from '../../domain/pipeline/lab-report.ts'
 import { LAB_PRIORITIES, type LabPriority } from '../../domain/shipping-methods.ts'
 import type { ApiBody } from '../api-client.ts'
 import { dateWords, formatDate, formatTime } from '../format.ts'
@@ -30,7 +30,7 @@ import { LAB_PORTAL_PATH, type Portal } from './lab-portal-context.ts'
 /** An item's progress at the lab (item-by-item reports); absent where the service does not say it yet. */
 export type PortalItemState = 'open' | 'printed' | 'shipped' | 'rejected'
 
-/** A job as the lab API lists it (services/labs.service.ts, LabJobView): what the portal shows of it. */
+/** A job as the lab API lists it (services/labs/labs.service.ts, LabJobView): what the portal shows of it. */
 export interface PortalJob {
   shipmentId: string
   orderId: string

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { COMMERCIAL_INVOICE_KEY_PREFIX, parseCommercialInvoiceKey } from '../../domain/commercial-invoice.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { FILE_PATH_PREFIX, type FileEnvironment, type FileLinks } from '../../domain/signed-urls.ts'
-import type { LabsService } from '../../services/labs.service.ts'
+import type { LabsService } from '../../services/labs/labs.service.ts'
 import { sendError } from '../errors.ts'
 import { checkSignedLink } from './files.routes.ts'
 

@@ -1,6 +1,6 @@
 // The lab API: shipments assigned to a lab and the progress it reports (docs/pipeline.md).
 import { Type } from 'typebox'
-import { ITEM_REJECTION_REASONS } from '../../domain/allocation.ts'
+import { ITEM_REJECTION_REASONS } from '../../domain/allocation/model.ts'
 import { INCOTERMS } from '../../domain/customs.ts'
 import { MAX_TRACKING_EVENTS_PER_SHIPMENT } from '../../domain/delivery-tracking.ts'
 import {

@@ -14,7 +14,7 @@ import {
   STAGES,
 } from '../../domain/order.ts'
 import { ORDER_LIST_STATUSES } from '../../domain/order-list.ts'
-import { ISSUE_CODES } from '../../domain/order-pipeline.ts'
+import { ISSUE_CODES } from '../../domain/pipeline/pipeline-order.ts'
 import { SANDBOX_SCENARIO_HEADER, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import { MAX_URL_LENGTH } from '../../domain/urls.ts'

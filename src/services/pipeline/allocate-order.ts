@@ -20,13 +20,8 @@ import { withPrepaidDuties } from '../../domain/customs.ts'
 import { parseId } from '../../domain/ids.ts'
 import { jobRequest } from '../../domain/jobs.ts'
 import { allocateInScenario, type DeliverByResult, type PlannedOrderShipment } from '../../domain/order-allocation.ts'
-import {
-  applyAllocation,
-  itemsAwaitingAllocation,
-  type PipelineOrder,
-  type Transition,
-  takeReroutedItems,
-} from '../../domain/order-pipeline.ts'
+import { applyAllocation, takeReroutedItems } from '../../domain/pipeline/allocate-order.ts'
+import { itemsAwaitingAllocation, type PipelineOrder, type Transition } from '../../domain/pipeline/pipeline-order.ts'
 import type { PricedShipment } from '../../domain/pricing.ts'
 import { lockedPrices, type StoredQuote } from '../../domain/quote-lock.ts'
 import { withReroutedItems } from '../../domain/routing.ts'

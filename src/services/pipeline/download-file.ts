@@ -4,13 +4,8 @@
 import type { Clock } from '../../adapters/clock.ts'
 import type { Database } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
-import {
-  type PipelineFile,
-  type PipelineOrder,
-  recordDownloadFailure,
-  recordDownloadSuccess,
-  type StoredFile,
-} from '../../domain/order-pipeline.ts'
+import { recordDownloadFailure, recordDownloadSuccess } from '../../domain/pipeline/download-file.ts'
+import type { PipelineFile, PipelineOrder, StoredFile } from '../../domain/pipeline/pipeline-order.ts'
 import { checkResolution } from '../../domain/resolution.ts'
 import { downloadRetryBaseSecondsOf, simulatedDownloadFailure } from '../../domain/sandbox-scenarios.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'

@@ -1,6 +1,6 @@
 // The fulfilment pipeline: one step per job, each in a file of its own beside this one. Slow work (downloads,
 // rendering) happens outside any transaction; its result is then applied to the order by a pure transition from
-// domain/order-pipeline.ts inside one transaction that locks the order row, saves it and enqueues the jobs the
+// domain/pipeline/ inside one transaction that locks the order row, saves it and enqueues the jobs the
 // change causes (order-transition.ts). Every step is idempotent, so a job re-run after a crash converges. This
 // file assembles the steps into the service the jobs, the lab API and the Sandbox call.
 import { randomBytes } from 'node:crypto'
@@ -8,7 +8,7 @@ import type { Clock } from '../../adapters/clock.ts'
 import type { Database } from '../../adapters/database.ts'
 import type { JobEnqueuer } from '../../adapters/job-queue.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
-import type { PipelineOrder } from '../../domain/order-pipeline.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import type { BillingService } from '../billing.service.ts'
 import {

@@ -1,5 +1,5 @@
 // The links a lab is given to a shipment's files (the lab API's job list): signed, valid from now.
-import type { PipelineOrder } from '../../domain/order-pipeline.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import type { FileLinker } from './ports.ts'
 
 /** The packing slip and branding files of an order, as a lab gets them; null for what the order has none of. */

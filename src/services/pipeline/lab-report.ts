@@ -1,7 +1,7 @@
 // Step lab-report: a lab's report on a shipment (acknowledged, in production, items printed, a parcel shipped, items
 // or the whole shipment rejected, the carrier's tracking scans) applied to the order, and the shipment's lab job
-// brought to its new state. The one entry of every report: the lab API (services/labs.service.ts) and the simulated
-// labs (simulated-labs.ts) both end here.
+// brought to its new state. The one entry of every report: the lab API (services/labs/labs.service.ts) and the
+// simulated labs (simulated-labs.ts) both end here.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { withoutShipping } from '../../domain/charges.ts'
@@ -19,9 +19,9 @@ import {
   type ItemReportRefusal,
   type LabReport,
   type LabReportTransition,
-  type PipelineOrder,
   recordLabReport,
-} from '../../domain/order-pipeline.ts'
+} from '../../domain/pipeline/lab-report.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import type { ShippingMethod } from '../../domain/shipping-methods.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import type { BillingService } from '../billing.service.ts'

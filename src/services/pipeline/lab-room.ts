@@ -3,10 +3,10 @@
 // shipments, so both skip paused and full labs and count what they give, the same way.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Queryable } from '../../adapters/database.ts'
-import type { LabUnavailability } from '../../domain/allocation.ts'
+import type { LabUnavailability } from '../../domain/allocation/model.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { labDate, limitedLabCodes, unavailableLabs } from '../../domain/lab-availability.ts'
-import type { PipelineOrder } from '../../domain/order-pipeline.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import {
   addJobsGiven,
   listLabAvailability,

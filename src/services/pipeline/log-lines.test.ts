@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { jobRequest } from '../../domain/jobs.ts'
-import type { PipelineOrder } from '../../domain/order-pipeline.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import {
   allocationLine,
   downloadLine,

@@ -3,15 +3,10 @@
 import type { JobRequest } from '../../domain/jobs.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
 import type { DeliverByResult, PlannedOrderShipment } from '../../domain/order-allocation.ts'
-import {
-  DOWNLOAD_MAX_ATTEMPTS,
-  isAwaitingPayment,
-  type LabReport,
-  type PipelineOrder,
-  type PipelineState,
-  type PrintFile,
-  type StoredFile,
-} from '../../domain/order-pipeline.ts'
+import { DOWNLOAD_MAX_ATTEMPTS } from '../../domain/pipeline/download-file.ts'
+import type { LabReport } from '../../domain/pipeline/lab-report.ts'
+import type { PipelineOrder, PipelineState, PrintFile, StoredFile } from '../../domain/pipeline/pipeline-order.ts'
+import { isAwaitingPayment } from '../../domain/pipeline/submit-shipment.ts'
 import type { LogFields, ServiceLogger } from '../observability.ts'
 
 /** One line of the log: its level, its fields and its message. */

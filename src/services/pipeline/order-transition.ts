@@ -4,7 +4,7 @@
 
 import type { Queryable } from '../../adapters/database.ts'
 import { parseId } from '../../domain/ids.ts'
-import type { PipelineOrder, Transition } from '../../domain/order-pipeline.ts'
+import type { PipelineOrder, Transition } from '../../domain/pipeline/pipeline-order.ts'
 import type { ServiceLogger } from '../observability.ts'
 import type { ChangedOrder, OrderChanger } from '../order-change.ts'
 import { type LogLine, phaseChangeLine, writeLogLine } from './log-lines.ts'

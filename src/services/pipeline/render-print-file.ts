@@ -6,13 +6,8 @@ import type { Clock } from '../../adapters/clock.ts'
 import type { Database } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import type { PrintFileFormat } from '../../domain/catalogue.types.ts'
-import {
-  type PipelineOrder,
-  type PrintFile,
-  printFileFormatOf,
-  recordPrintFile,
-  recordPrintFileFailure,
-} from '../../domain/order-pipeline.ts'
+import type { PipelineOrder, PrintFile } from '../../domain/pipeline/pipeline-order.ts'
+import { printFileFormatOf, recordPrintFile, recordPrintFileFailure } from '../../domain/pipeline/render-print-file.ts'
 import { effectiveDpi } from '../../domain/print-geometry.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import { renderLine } from './log-lines.ts'

@@ -13,7 +13,8 @@ import {
   type SimulatedLabStep,
   scanStatusOf,
 } from '../../domain/jobs.ts'
-import type { LabReport, PipelineOrder } from '../../domain/order-pipeline.ts'
+import type { LabReport } from '../../domain/pipeline/lab-report.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import { labStepWaitsForAdvance, simulatedCarrierScan } from '../../domain/sandbox-scenarios.ts'
 import type { ReportLab } from './lab-report.ts'
 

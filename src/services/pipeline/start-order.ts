@@ -1,7 +1,8 @@
 // Step start-order: the order enters the pipeline (at creation, or when its pause window expires) and its
 // files' downloads are queued.
 import type { Clock } from '../../adapters/clock.ts'
-import { startOrderJob, startPipeline, type Transition } from '../../domain/order-pipeline.ts'
+import type { Transition } from '../../domain/pipeline/pipeline-order.ts'
+import { startOrderJob, startPipeline } from '../../domain/pipeline/start-order.ts'
 import { startLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
 

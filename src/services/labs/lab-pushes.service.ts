@@ -4,15 +4,15 @@
 // schedule, the sweeper, retention: callbacks.service.ts); a lab's rows name the lab instead of an account, so no
 // merchant ever sees them. Also the operator's settings (printroute labs configure / show), the lab's listing of its
 // pushes with redelivery, and the reminders.
-import type { Clock } from '../adapters/clock.ts'
-import type { Database, Queryable } from '../adapters/database.ts'
-import type { JobEnqueuer } from '../adapters/job-queue.ts'
-import type { AuditActor } from '../domain/audit.ts'
-import type { Catalogue } from '../domain/catalogue.ts'
-import { commercialInvoiceKey } from '../domain/commercial-invoice.ts'
-import { formatId, parseRequestId } from '../domain/ids.ts'
-import { deliveryJob } from '../domain/jobs.ts'
-import { labDate } from '../domain/lab-availability.ts'
+import type { Clock } from '../../adapters/clock.ts'
+import type { Database, Queryable } from '../../adapters/database.ts'
+import type { JobEnqueuer } from '../../adapters/job-queue.ts'
+import type { AuditActor } from '../../domain/audit.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
+import { commercialInvoiceKey } from '../../domain/commercial-invoice.ts'
+import { formatId, parseRequestId } from '../../domain/ids.ts'
+import { deliveryJob } from '../../domain/jobs.ts'
+import { labDate } from '../../domain/lab-availability.ts'
 import {
   buildLabCloudEvent,
   LAB_OPEN_STATES,
@@ -21,21 +21,21 @@ import {
   labEventsOf,
   labEventType,
   labShipmentsOf,
-} from '../domain/lab-events.ts'
-import { CALLBACK_LIST_DEFAULT_TOP, DEFAULT_SIGNING_OVERLAP_SECONDS } from '../domain/limits.ts'
-import type { PipelineOrder } from '../domain/order-pipeline.ts'
-import { ServiceError } from '../domain/outcomes.ts'
-import { unfetchableUrlReason } from '../domain/urls.ts'
-import { appendAuditEvent } from '../repositories/audit.repository.ts'
+} from '../../domain/lab-events.ts'
+import { CALLBACK_LIST_DEFAULT_TOP, DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
+import { ServiceError } from '../../domain/outcomes.ts'
+import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
+import { unfetchableUrlReason } from '../../domain/urls.ts'
+import { appendAuditEvent } from '../../repositories/audit.repository.ts'
 import {
   findDelivery,
   findLabDelivery,
   insertDelivery,
   listAttempts,
   listLabDeliveries,
-} from '../repositories/callback-deliveries.repository.ts'
-import { drawEventIds, insertEvent } from '../repositories/events.repository.ts'
-import { listLabJobs } from '../repositories/lab-jobs.repository.ts'
+} from '../../repositories/callback-deliveries.repository.ts'
+import { drawEventIds, insertEvent } from '../../repositories/events.repository.ts'
+import { listLabJobs } from '../../repositories/lab-jobs.repository.ts'
 import {
   claimLabReminder,
   deleteOldLabReminders,
@@ -45,14 +45,14 @@ import {
   removeLabPush,
   rotateLabSigningSecret,
   setLabPushUrl,
-} from '../repositories/lab-push.repository.ts'
-import { readOrder } from '../repositories/orders.repository.ts'
-import { type CallbackView, toCallbackView } from './callbacks.service.ts'
+} from '../../repositories/lab-push.repository.ts'
+import { readOrder } from '../../repositories/orders.repository.ts'
+import { type CallbackView, toCallbackView } from '../callbacks.service.ts'
+import { type ServiceLogger, silentLogger } from '../observability.ts'
+import type { LabEventsRecorder, OrderSnapshot } from '../order-events.service.ts'
+import { extraFileUrls, packingSlipPdfUrl, printFileUrls } from '../pipeline/lab-file-links.ts'
+import type { FileLinker } from '../pipeline/ports.ts'
 import { buildLabJobView, LabError, type LabJobView, type LabJobViewContext } from './labs.service.ts'
-import { type ServiceLogger, silentLogger } from './observability.ts'
-import type { LabEventsRecorder, OrderSnapshot } from './order-events.service.ts'
-import { extraFileUrls, packingSlipPdfUrl, printFileUrls } from './pipeline/lab-file-links.ts'
-import type { FileLinker } from './pipeline/ports.ts'
 
 /**
  * A job still `submitted` (not acknowledged) this long after its submission gets a `notAcknowledged` reminder: four

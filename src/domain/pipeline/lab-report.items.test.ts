@@ -2,23 +2,15 @@
 // again. The last test throws random report sequences at an order and checks that no item is ever lost or doubled.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildNewOrderDocument, type NewOrder, type OrderDocument } from './order.ts'
-import { orderEventsOf } from './order-events.ts'
-import {
-  applyAllocation,
-  emptyPipeline,
-  itemReportRefusal,
-  itemsAwaitingAllocation,
-  type LabReport,
-  labItemState,
-  type PipelineState,
-  recordDownloadSuccess,
-  recordLabReport,
-  recordPrintFile,
-  recordSubmitted,
-  startPipeline,
-  takeReroutedItems,
-} from './order-pipeline.ts'
+import { buildNewOrderDocument, type NewOrder, type OrderDocument } from '../order.ts'
+import { orderEventsOf } from '../order-events.ts'
+import { applyAllocation, takeReroutedItems } from './allocate-order.ts'
+import { recordDownloadSuccess } from './download-file.ts'
+import { itemReportRefusal, type LabReport, labItemState, recordLabReport } from './lab-report.ts'
+import { emptyPipeline, itemsAwaitingAllocation, type PipelineState } from './pipeline-order.ts'
+import { recordPrintFile } from './render-print-file.ts'
+import { startPipeline } from './start-order.ts'
+import { recordSubmitted } from './submit-shipment.ts'
 
 const now = new Date('2026-03-01T09:00:00.000Z')
 

@@ -1,54 +1,56 @@
 // The lab side of the pipeline: lab keys, the jobs a lab sees, and its reports. Every report goes through
 // the same pipeline functions the simulated labs use.
-import type { Clock } from '../adapters/clock.ts'
-import type { Database } from '../adapters/database.ts'
-import type { AuditActor } from '../domain/audit.ts'
-import type { Catalogue } from '../domain/catalogue.ts'
+import type { Clock } from '../../adapters/clock.ts'
+import type { Database } from '../../adapters/database.ts'
+import type { AuditActor } from '../../domain/audit.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
 import {
   type CommercialInvoiceContent,
   commercialInvoiceKey,
   EXPORT_REASON,
   shipmentDeclaration,
-} from '../domain/commercial-invoice.ts'
-import type { DeclaredValueSource, Incoterm } from '../domain/customs.ts'
-import { shipByDate } from '../domain/delivery-promise.ts'
-import { MAX_TRACKING_EVENTS_PER_SHIPMENT, type TrackingRefusal, trackingRefusal } from '../domain/delivery-tracking.ts'
-import type { Environment } from '../domain/environment.ts'
-import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
-import { formatId, ID_PREFIXES, parseId } from '../domain/ids.ts'
-import { dailyCapacity, jobsGivenOn, labDate } from '../domain/lab-availability.ts'
+} from '../../domain/commercial-invoice.ts'
+import type { DeclaredValueSource, Incoterm } from '../../domain/customs.ts'
+import { shipByDate } from '../../domain/delivery-promise.ts'
+import {
+  MAX_TRACKING_EVENTS_PER_SHIPMENT,
+  type TrackingRefusal,
+  trackingRefusal,
+} from '../../domain/delivery-tracking.ts'
+import type { Environment } from '../../domain/environment.ts'
+import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
+import { formatId, ID_PREFIXES, parseId } from '../../domain/ids.ts'
+import { dailyCapacity, jobsGivenOn, labDate } from '../../domain/lab-availability.ts'
 import {
   CANCELLATION_REQUEST_LAPSE_HOURS,
   type CancellationRefusal,
   openCancellationRequest,
-} from '../domain/lab-cancellation.ts'
+} from '../../domain/lab-cancellation.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
   LAB_JOB_HISTORY_LIMITS,
   MAX_SIGNING_OVERLAP_SECONDS,
   TRACKING_REPORT_LIMITS,
-} from '../domain/limits.ts'
-import type { WireMoney } from '../domain/money.ts'
-import type { Parcel, Recipient, Shipment, TrackingEvent } from '../domain/order.ts'
+} from '../../domain/limits.ts'
+import type { WireMoney } from '../../domain/money.ts'
+import type { Parcel, Recipient, Shipment, TrackingEvent } from '../../domain/order.ts'
+import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
 import {
   type ItemReportRefusal,
   itemReportRefusal,
-  type LabItemState,
   type LabReport,
   labItemState,
-  type PipelineOrder,
-  type PrintFile,
-} from '../domain/order-pipeline.ts'
-import { ServiceError, validationFailed } from '../domain/outcomes.ts'
-import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../domain/shipping-methods.ts'
-import { appendAuditEvent } from '../repositories/audit.repository.ts'
+} from '../../domain/pipeline/lab-report.ts'
+import type { LabItemState, PipelineOrder, PrintFile } from '../../domain/pipeline/pipeline-order.ts'
+import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
+import { appendAuditEvent } from '../../repositories/audit.repository.ts'
 import {
   listLabAvailability,
   lockLabPaused,
   setLabCapacity,
   setLabPaused,
-} from '../repositories/lab-availability.repository.ts'
-import { findLabJob, type LabJobRow, listLabJobs, searchLabJobs } from '../repositories/lab-jobs.repository.ts'
+} from '../../repositories/lab-availability.repository.ts'
+import { findLabJob, type LabJobRow, listLabJobs, searchLabJobs } from '../../repositories/lab-jobs.repository.ts'
 import {
   expireLabKeys,
   findLabCodeByKeyHash,
@@ -56,13 +58,13 @@ import {
   type LabKeyRow,
   listLabKeys,
   revokeLabKey,
-} from '../repositories/lab-keys.repository.ts'
-import { readOrder } from '../repositories/orders.repository.ts'
-import { deleteLabKeySessions } from '../repositories/sessions.repository.ts'
-import { type ServiceLogger, silentLogger } from './observability.ts'
-import type { PipelineService } from './pipeline/index.ts'
-import type { FileLinker } from './pipeline/ports.ts'
-import { hashSecretKey, newSecretKey } from './secret-keys.ts'
+} from '../../repositories/lab-keys.repository.ts'
+import { readOrder } from '../../repositories/orders.repository.ts'
+import { deleteLabKeySessions } from '../../repositories/sessions.repository.ts'
+import { type ServiceLogger, silentLogger } from '../observability.ts'
+import type { PipelineService } from '../pipeline/index.ts'
+import type { FileLinker } from '../pipeline/ports.ts'
+import { hashSecretKey, newSecretKey } from '../secret-keys.ts'
 
 /** Lab job states a lab still has to act on (its jobs in flight). */
 export const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as const

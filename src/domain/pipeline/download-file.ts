@@ -1,0 +1,146 @@
+// The download-file step's transitions (services/pipeline/download-file.ts): one download attempt recorded, a
+// failure retried with backoff up to DOWNLOAD_MAX_ATTEMPTS, and the order on to allocation once no file is pending.
+import { type JobRequest, jobRequest } from '../jobs.ts'
+import type { OrderDocument } from '../order.ts'
+import { beginAllocation } from './allocate-order.ts'
+import {
+  addIssue,
+  findAsset,
+  ISSUE_CODES,
+  NOTHING,
+  type PipelineState,
+  type StoredFile,
+  setDetail,
+  type Transition,
+  touch,
+} from './pipeline-order.ts'
+
+/** Asset downloads are attempted 10 times (specification, "Issues" and "Limits"). */
+export const DOWNLOAD_MAX_ATTEMPTS = 10
+
+/** Delay before download attempt `nextAttempt` (2..10): base, 2x base, 4x base, ... */
+export function downloadRetryDelaySeconds(baseSeconds: number, failedAttempts: number): number {
+  return baseSeconds * 2 ** (failedAttempts - 1)
+}
+
+/** The job of download attempt `attempt` of one file. */
+export function downloadJob(orderId: string, fileKey: string, attempt: number, startAfter?: Date): JobRequest {
+  return jobRequest('download-file', { orderId, fileKey, attempt }, startAfter)
+}
+
+/** A URL as issues show it: without its query, which may carry a signature or a token. */
+function withoutQuery(url: string): string {
+  const cut = url.search(/[?#]/)
+  return cut === -1 ? url : url.slice(0, cut)
+}
+
+/** Whether an asset still waits for its download. */
+export function hasPendingAssets(pipeline: PipelineState): boolean {
+  return Object.values(pipeline.files).some((file) => file.kind === 'asset' && file.status === 'pending')
+}
+
+function hasFailedAssets(pipeline: PipelineState): boolean {
+  return Object.values(pipeline.files).some((file) => file.kind === 'asset' && file.status === 'failed')
+}
+
+/** Called when no asset is pending any more: on to allocation, or stop at Error. */
+export function finishDownloads(order: OrderDocument, pipeline: PipelineState): JobRequest[] {
+  if (pipeline.phase !== 'downloading') return []
+  if (hasFailedAssets(pipeline)) {
+    setDetail(order, 'downloadAssets', 'Error')
+    pipeline.phase = 'failed'
+    return []
+  }
+  setDetail(order, 'downloadAssets', 'Complete')
+  return beginAllocation(order, pipeline)
+}
+
+export function recordDownloadSuccess(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  fileKey: string,
+  stored: StoredFile,
+  thumbnailUrl: string | null,
+  now: Date,
+  /** The LowResolution warning's text when the image prints below the product's minimum: a non-blocking issue. */
+  lowResolution: string | null = null,
+): Transition {
+  const file = pipeline.files[fileKey]
+  if (file?.status !== 'pending' || pipeline.phase === 'cancelled') return NOTHING
+  file.status = 'downloaded'
+  file.stored = stored
+  touch(order, now)
+  if (file.kind === 'packingSlip' && order.packingSlip) order.packingSlip.status = 'Success'
+  if (file.kind !== 'asset') return { changed: true, jobs: [] }
+  const found = findAsset(order, fileKey)
+  if (found) {
+    const asset = found.item.assets[found.index]
+    if (asset) {
+      asset.status = 'Complete'
+      asset.thumbnailUrl = thumbnailUrl
+    }
+    if (lowResolution) addIssue(order, found.item.id, ISSUE_CODES.lowResolution, `Asset ${fileKey}: ${lowResolution}`)
+    if (found.item.assets.every((candidate) => candidate.status === 'Complete')) {
+      found.item.status = 'Ok'
+      found.item.thumbnailUrl = found.item.assets[0]?.thumbnailUrl ?? null
+    }
+  }
+  const jobs = hasPendingAssets(pipeline) ? [] : finishDownloads(order, pipeline)
+  return { changed: true, jobs }
+}
+
+export function recordDownloadFailure(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  fileKey: string,
+  attempt: number,
+  reason: string,
+  retryBaseSeconds: number,
+  now: Date,
+  /** `final`: the failure cannot go away by waiting (a sample printroute does not have): no more attempts. */
+  options: { final?: boolean } = {},
+): Transition {
+  const file = pipeline.files[fileKey]
+  // Each attempt is recorded once; a re-run of an attempt already recorded changes nothing.
+  if (file?.status !== 'pending' || attempt <= file.failedAttempts || pipeline.phase === 'cancelled') return NOTHING
+  file.failedAttempts = attempt
+  touch(order, now)
+  const found = file.kind === 'asset' ? findAsset(order, fileKey) : undefined
+  const objectId = found ? found.item.id : order.id
+  const what =
+    file.kind === 'asset'
+      ? `asset ${fileKey}`
+      : file.kind === 'packingSlip'
+        ? 'the packing slip'
+        : fileKey.replace('branding:', 'branding ')
+  addIssue(
+    order,
+    objectId,
+    ISSUE_CODES.notDownloaded,
+    `Download attempt ${attempt} of ${DOWNLOAD_MAX_ATTEMPTS} failed for ${what} (${withoutQuery(file.url)}): ${reason}` +
+      (options.final ? ' (not retried)' : ''),
+  )
+  if (attempt < DOWNLOAD_MAX_ATTEMPTS && !options.final) {
+    const delay = downloadRetryDelaySeconds(retryBaseSeconds, attempt)
+    return {
+      changed: true,
+      jobs: [downloadJob(order.id, fileKey, attempt + 1, new Date(now.getTime() + delay * 1000))],
+    }
+  }
+  file.status = 'failed'
+  if (file.kind === 'packingSlip' && order.packingSlip) order.packingSlip.status = 'Error'
+  if (file.kind !== 'asset') return { changed: true, jobs: [] }
+  addIssue(
+    order,
+    objectId,
+    ISSUE_CODES.failedToDownload,
+    `Asset ${fileKey} (${withoutQuery(file.url)}) failed to download after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${reason}`,
+  )
+  if (found) {
+    const asset = found.item.assets[found.index]
+    if (asset) asset.status = 'Error'
+    found.item.status = 'Invalid'
+  }
+  const jobs = hasPendingAssets(pipeline) ? [] : finishDownloads(order, pipeline)
+  return { changed: true, jobs }
+}
