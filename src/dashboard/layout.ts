@@ -72,6 +72,32 @@ export function csrfField(csrfToken: string): Html {
   return html`<input type="hidden" name="_csrf" value="${csrfToken}">`
 }
 
+/**
+ * The sign-in card of the dashboard, the lab portal and the console: a credential exchanged for a session. Each
+ * site gives its heading, its words around the form, and its credential's field.
+ */
+export function signInCard(input: {
+  heading: string
+  intro: Html
+  action: string
+  next: string
+  field: { id: string; name: string; label: string }
+  help: Html
+}): Html {
+  const { field } = input
+  return html`<section class="sign-in card">
+<h1>${input.heading}</h1>
+<p>${input.intro}</p>
+<form method="post" action="${input.action}" class="stack">
+<input type="hidden" name="next" value="${input.next}">
+<label for="${field.id}">${field.label}</label>
+<input id="${field.id}" name="${field.name}" type="password" autocomplete="off" spellcheck="false" required>
+<button type="submit">Sign in</button>
+</form>
+<p class="muted">${input.help}</p>
+</section>`
+}
+
 export function renderPage(page: PageInput): string {
   const name = environmentName(page.environment)
   const other = environmentName(page.environment === 'live' ? 'sandbox' : 'live')
