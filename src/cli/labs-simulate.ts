@@ -25,6 +25,7 @@ import {
   intervalMs,
   keyPrefixOf,
   pause,
+  sendJson,
   stopSignal,
 } from './api-connection.ts'
 import { print, UsageError } from './command-support.ts'
@@ -260,26 +261,8 @@ export function registerLabSimulateCommand(labs: Command): void {
 
 /** The lab API over HTTP with the lab key: the JSON body of a 2xx answer; ApiRequestError for any other. */
 function labApi(options: { apiKey: string; baseUrl: string }, signal: AbortSignal) {
-  return async <T>(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<T> => {
-    const target = `/labs/v1${path}`
-    const response = await fetch(`${options.baseUrl}${target}`, {
-      method,
-      headers: {
-        'x-api-key': options.apiKey,
-        accept: 'application/json',
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(API_REQUEST_TIMEOUT_MS)]),
-    })
-    const text = await response.text()
-    let body: Record<string, unknown> | null = null
-    try {
-      body = JSON.parse(text) as Record<string, unknown>
-    } catch {}
-    if (!response.ok || body === null) throw new ApiRequestError(response.status, body, target, method)
-    return body as T
-  }
+  return <T>(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<T> =>
+    sendJson<T>(options, method, `/labs/v1${path}`, payload, signal)
 }
 
 /** The failures of a refusal as `field: code` pairs, for its log line. */
