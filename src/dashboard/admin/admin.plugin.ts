@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
-import { csrfField, type Notice, noticeBox, signInCard } from '../layout.ts'
+import { csrfField, type Notice, pageDocument, signInCard } from '../layout.ts'
 import { noticeCookie } from '../page-replies.ts'
 import { registerSessionSite, type SessionSite } from '../session-site.ts'
 import { type AdminAccounts, registerAccountsPages } from './accounts.pages.ts'
@@ -94,33 +94,21 @@ function renderShell(page: ShellInput): string {
       )}</ul></nav>
 <form class="sign-out" method="post" action="${ADMIN_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title} · printroute console</title>
+  return pageDocument({
+    head: html`<title>${page.title} · printroute console</title>
 <link rel="stylesheet" href="${ADMIN_PATH}/assets/dashboard.css">
 <link rel="stylesheet" href="${ADMIN_PATH}/assets/admin.css">
-<link rel="icon" href="${ADMIN_PATH}/assets/favicon.svg" type="image/svg+xml">
-</head>
-<body class="admin-console">
-<a class="skip-link" href="#main">Skip to content</a>
-<header class="top-bar">
-<a class="brand" href="${ADMIN_PATH}/accounts">printroute</a>
-<span class="environment-badge admin-badge">Console</span>
-${navigation}
-</header>
-<main id="main" tabindex="-1">
-${noticeBox(page.notice)}
-${page.content}
-</main>
-<footer class="page-footer">
-${signedIn ? html`<span>Signed in as ${signedIn.operator.name} (<code>${signedIn.operator.id}</code>)</span>` : html`<span>printroute operator console</span>`}
-</footer>
-</body>
-</html>
-`.text
+<link rel="icon" href="${ADMIN_PATH}/assets/favicon.svg" type="image/svg+xml">`,
+    bodyClass: 'admin-console',
+    brandHref: `${ADMIN_PATH}/accounts`,
+    badge: html`<span class="environment-badge admin-badge">Console</span>`,
+    navigation,
+    notice: page.notice,
+    content: page.content,
+    footer: signedIn
+      ? html`<span>Signed in as ${signedIn.operator.name} (<code>${signedIn.operator.id}</code>)</span>`
+      : html`<span>printroute operator console</span>`,
+  })
 }
 
 function renderSignIn(next: string): Html {

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { LabSessionCaller, SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
-import { DASHBOARD_PATH, type Notice, noticeBox, signInCard } from '../layout.ts'
+import { DASHBOARD_PATH, type Notice, pageDocument, signInCard } from '../layout.ts'
 import { noticeCookie } from '../page-replies.ts'
 import { registerSessionSite, type SessionSite } from '../session-site.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
@@ -36,33 +36,19 @@ function renderPortalPage(page: PortalPage & { signedIn?: SignedInLab | null; no
     ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li></ul></nav>
 <form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out"><input type="hidden" name="_csrf" value="${signedIn.csrfToken}"><button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title} · printroute lab portal</title>
+  return pageDocument({
+    head: html`<title>${page.title} · printroute lab portal</title>
 <link rel="stylesheet" href="${DASHBOARD_PATH}/assets/dashboard.css">
-<link rel="icon" href="${DASHBOARD_PATH}/assets/favicon.svg" type="image/svg+xml">
-</head>
-<body class="environment-live lab-portal">
-<a class="skip-link" href="#main">Skip to content</a>
-<header class="top-bar">
-<a class="brand" href="${LAB_PORTAL_PATH}/jobs">printroute</a>
-<span class="environment-badge" title="The lab portal shows Live jobs">${signedIn ? `Lab ${signedIn.lab.labCode}` : 'Lab portal'}</span>
-${navigation}
-</header>
-<main id="main" tabindex="-1">
-${noticeBox(page.notice)}
-${page.content}
-</main>
-<footer class="page-footer">
-${signedIn ? html`<span>Signed in with lab key <code>${signedIn.lab.keyPrefix}…</code></span>` : ''}
-<a href="/docs">API reference</a>
-</footer>
-</body>
-</html>
-`.text
+<link rel="icon" href="${DASHBOARD_PATH}/assets/favicon.svg" type="image/svg+xml">`,
+    bodyClass: 'environment-live lab-portal',
+    brandHref: `${LAB_PORTAL_PATH}/jobs`,
+    badge: html`<span class="environment-badge" title="The lab portal shows Live jobs">${signedIn ? `Lab ${signedIn.lab.labCode}` : 'Lab portal'}</span>`,
+    navigation,
+    notice: page.notice,
+    content: page.content,
+    footer: html`${signedIn ? html`<span>Signed in with lab key <code>${signedIn.lab.keyPrefix}…</code></span>` : ''}
+<a href="/docs">API reference</a>`,
+  })
 }
 
 function renderSignIn(next: string): Html {
