@@ -11,7 +11,7 @@ import { POSTCODE_REGEXES } from 'postcode-validator/lib/cjs/postcode-regexes.js
 import type { Catalogue } from './catalogue.ts'
 import { isIsoCountryCode } from './country-codes.ts'
 import { addFailure, type Failures } from './failures.ts'
-import type { AddressAdvisory } from './order.ts'
+import type { Address, AddressAdvisory } from './order.ts'
 import { ISSUE_CODES } from './order-pipeline.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
@@ -52,15 +52,8 @@ export interface CheckedAddress {
   stateOrCounty?: string | null
 }
 
-/** A country's address as normal form makes it; absent optional fields stay null. */
-export interface NormalisedAddress {
-  line1: string
-  line2: string | null
-  postalOrZipCode: string
-  countryCode: string
-  townOrCity: string
-  stateOrCounty: string | null
-}
+/** A country's address as normal form makes it: the order's address, absent optional fields null. */
+export type NormalisedAddress = Address
 
 export const ADDRESS_PROBLEM_CODES = [
   'Required',
