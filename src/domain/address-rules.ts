@@ -42,7 +42,10 @@ export function parseAddressValidationMode(value: string | null | undefined): Ad
 export const ADDRESS_FIELDS = ['line1', 'line2', 'postalOrZipCode', 'townOrCity', 'stateOrCounty'] as const
 export type AddressField = (typeof ADDRESS_FIELDS)[number]
 
-/** The address as checked: the wire's recipient address (countryCode already known to be this country's). */
+/**
+ * A recipient's address as the wire gives it, an order's or one sent to be checked; a country's rules check it once
+ * its countryCode is known to be theirs.
+ */
 export interface CheckedAddress {
   line1: string
   line2?: string | null
