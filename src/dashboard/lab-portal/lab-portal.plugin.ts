@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { LabSessionCaller, SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
-import { DASHBOARD_PATH, type Notice, pageDocument, signInCard } from '../layout.ts'
+import { csrfField, DASHBOARD_PATH, type Notice, pageDocument, signInCard } from '../layout.ts'
 import { noticeCookie } from '../page-replies.ts'
 import { registerSessionSite, type SessionSite } from '../session-site.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
@@ -34,7 +34,7 @@ function renderPortalPage(page: PortalPage & { signedIn?: SignedInLab | null; no
   const signedIn = page.signedIn
   const navigation = signedIn
     ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li></ul></nav>
-<form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out"><input type="hidden" name="_csrf" value="${signedIn.csrfToken}"><button type="submit" class="button-quiet">Sign out</button></form>`
+<form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
   return pageDocument({
     head: html`<title>${page.title} · printroute lab portal</title>
