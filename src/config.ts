@@ -12,6 +12,18 @@ import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit } from './domain/rate-limit.ts'
 export class SettingsError extends Error {}
 
 /** The commands that read or write data: each takes the database settings. */
+/** The data commands that name a lab: they take the catalogue setting too, to check the lab against it. */
+const LAB_COMMANDS = [
+  'labs keys create',
+  'labs keys list',
+  'labs keys rotate',
+  'labs keys revoke',
+  'labs pause',
+  'labs resume',
+  'labs configure',
+  'labs show',
+] as const
+
 const DATA_COMMANDS = [
   'serve',
   'worker',
@@ -27,14 +39,7 @@ const DATA_COMMANDS = [
   'keys create',
   'keys list',
   'keys revoke',
-  'labs keys create',
-  'labs keys list',
-  'labs keys rotate',
-  'labs keys revoke',
-  'labs pause',
-  'labs resume',
-  'labs configure',
-  'labs show',
+  ...LAB_COMMANDS,
   'catalogue import',
   'catalogue list',
   'catalogue diff',
@@ -304,21 +309,7 @@ export const SETTINGS = {
       'active version is served (the bundled sample on a new database). The data commands check labs and ' +
       'currencies against it (`accounts top-up` serves it, as serve would); `labs list` lists its labs, those ' +
       'of the bundled sample without it.',
-    commands: [
-      'serve',
-      'worker',
-      'accounts create',
-      'accounts top-up',
-      'labs list',
-      'labs keys create',
-      'labs keys list',
-      'labs keys rotate',
-      'labs keys revoke',
-      'labs pause',
-      'labs resume',
-      'labs configure',
-      'labs show',
-    ],
+    commands: ['serve', 'worker', 'accounts create', 'accounts top-up', 'labs list', ...LAB_COMMANDS],
     parse: optionalPath,
   },
   logLevel: {

@@ -37,23 +37,10 @@ function addressLines(recipient: CommercialInvoiceContent['recipient']): string[
 
 /** The sender on the left, the recipient on the right. */
 function parties(writer: Writer, content: CommercialInvoiceContent): void {
-  const half = writer.contentWidth / 2
-  const left = ['Sender (exporter)', content.sender.name, content.sender.countryCode]
-  const right = ['Recipient (importer)', ...addressLines(content.recipient)]
-  const rows = Math.max(left.length, right.length)
-  writer.ensure(rows)
-  for (let index = 0; index < rows; index += 1) {
-    writer.row(
-      [
-        { text: left[index] ?? '', bold: index === 0 },
-        { text: right[index] ?? '', bold: index === 0 },
-      ],
-      [
-        { x: 0, width: half - 10 },
-        { x: half, width: half },
-      ],
-    )
-  }
+  writer.sideBySide(
+    ['Sender (exporter)', content.sender.name, content.sender.countryCode],
+    ['Recipient (importer)', ...addressLines(content.recipient)],
+  )
 }
 
 function itemRow(writer: Writer, line: DeclaredLine): void {

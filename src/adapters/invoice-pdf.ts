@@ -92,6 +92,28 @@ export class Writer {
     })
   }
 
+  /**
+   * Two blocks side by side, each headed by its first line in bold (the seller and the buyer, the sender and the
+   * recipient): the left one in the left half, a gap before the right one; kept together on one page.
+   */
+  sideBySide(left: readonly string[], right: readonly string[]): void {
+    const half = this.contentWidth / 2
+    const rows = Math.max(left.length, right.length)
+    this.ensure(rows)
+    for (let index = 0; index < rows; index += 1) {
+      this.row(
+        [
+          { text: left[index] ?? '', bold: index === 0 },
+          { text: right[index] ?? '', bold: index === 0 },
+        ],
+        [
+          { x: 0, width: half - 10 },
+          { x: half, width: half },
+        ],
+      )
+    }
+  }
+
   #draw(
     raw: string,
     x: number,
@@ -168,23 +190,7 @@ function sellerLines(seller: InvoiceSeller): string[] {
 
 /** Two blocks side by side: the seller on the left, the buyer on the right. */
 function parties(writer: Writer, seller: InvoiceSeller, buyer: string[]): void {
-  const half = writer.contentWidth / 2
-  const left = ['From', ...sellerLines(seller)]
-  const right = ['To', ...buyer]
-  const rows = Math.max(left.length, right.length)
-  writer.ensure(rows)
-  for (let index = 0; index < rows; index += 1) {
-    writer.row(
-      [
-        { text: left[index] ?? '', bold: index === 0 },
-        { text: right[index] ?? '', bold: index === 0 },
-      ],
-      [
-        { x: 0, width: half - 10 },
-        { x: half, width: half },
-      ],
-    )
-  }
+  writer.sideBySide(['From', ...sellerLines(seller)], ['To', ...buyer])
 }
 
 const LINE_COLUMNS: Column[] = [

@@ -95,28 +95,40 @@ export interface ApiConnection {
   post<T>(path: string, payload: unknown, signal?: AbortSignal): Promise<T>
 }
 
+/**
+ * One request to `<baseUrl><target>` with the key (the API's /v4.0 or the lab API's /labs/v1), a JSON body when
+ * given: the JSON body of a 2xx answer; ApiRequestError for any other. Given up after API_REQUEST_TIMEOUT_MS.
+ */
+export async function sendJson<T>(
+  options: { apiKey: string; baseUrl: string },
+  method: 'GET' | 'POST',
+  target: string,
+  payload?: unknown,
+  signal?: AbortSignal,
+): Promise<T> {
+  const timeout = AbortSignal.timeout(API_REQUEST_TIMEOUT_MS)
+  const response = await fetch(`${options.baseUrl}${target}`, {
+    method,
+    headers: {
+      'x-api-key': options.apiKey,
+      accept: 'application/json',
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+  })
+  const text = await response.text()
+  let body: Record<string, unknown> | null = null
+  try {
+    body = JSON.parse(text) as Record<string, unknown>
+  } catch {}
+  if (!response.ok || body === null) throw new ApiRequestError(response.status, body, target, method)
+  return body as T
+}
+
 export function createApiConnection(options: ApiConnectionOptions): ApiConnection {
-  /** One request to /v4.0<target>: the JSON body of a 2xx answer; ApiRequestError for any other. */
-  async function send<T>(method: 'GET' | 'POST', target: string, payload?: unknown, signal?: AbortSignal) {
-    const timeout = AbortSignal.timeout(API_REQUEST_TIMEOUT_MS)
-    const response = await fetch(`${options.baseUrl}${target}`, {
-      method,
-      headers: {
-        'x-api-key': options.apiKey,
-        accept: 'application/json',
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    })
-    const text = await response.text()
-    let body: Record<string, unknown> | null = null
-    try {
-      body = JSON.parse(text) as Record<string, unknown>
-    } catch {}
-    if (!response.ok || body === null) throw new ApiRequestError(response.status, body, target, method)
-    return body as T
-  }
+  const send = <T>(method: 'GET' | 'POST', target: string, payload?: unknown, signal?: AbortSignal) =>
+    sendJson<T>(options, method, target, payload, signal)
 
   return {
     baseUrl: options.baseUrl,

@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Command } from 'commander'
+import { ITEM_REJECTION_REASONS, type ItemRejectionReason } from '../domain/allocation/model.ts'
 import { isSigningSecret, signatureOf } from '../domain/webhook-signature.ts'
 import { type BoundServer, bindServer } from '../http/bound-server.ts'
 import {
@@ -24,14 +25,13 @@ import {
   intervalMs,
   keyPrefixOf,
   pause,
+  sendJson,
   stopSignal,
 } from './api-connection.ts'
 import { print, UsageError } from './command-support.ts'
 
 export const LAB_KEY_ENV = 'PRINTROUTE_LAB_KEY'
 export const PUSH_SECRET_ENV = 'PRINTROUTE_LAB_PUSH_SECRET'
-export const REJECT_REASONS = ['OutOfStock', 'FileDefect', 'CannotProduce'] as const
-export type RejectReason = (typeof REJECT_REASONS)[number]
 /** The scans reported after the last parcel has left, in order: each is a step of its own. */
 export const SIMULATED_SCANS = [
   { status: 'InTransit', description: 'Accepted by the carrier', location: 'Sorting centre' },
@@ -103,7 +103,7 @@ export interface SimulateOptions {
   pollMs: number
   delayMs: number
   parcels: number
-  rejectItems: { sku: string | 'all'; reason: RejectReason } | null
+  rejectItems: { sku: string | 'all'; reason: ItemRejectionReason } | null
   push: { port: number; secret: string } | null
   once: boolean
   stateFile: string
@@ -190,12 +190,14 @@ export function simulateOptionsOf(values: Record<string, unknown>): SimulateOpti
   let rejectItems: SimulateOptions['rejectItems'] = null
   if (values.rejectItems !== undefined) {
     const reason = values.rejectReason ?? 'CannotProduce'
-    if (!REJECT_REASONS.includes(reason as RejectReason)) {
-      throw new UsageError(`--reject-reason must be one of ${REJECT_REASONS.join(', ')}, got "${String(reason)}"`)
+    if (!ITEM_REJECTION_REASONS.includes(reason as ItemRejectionReason)) {
+      throw new UsageError(
+        `--reject-reason must be one of ${ITEM_REJECTION_REASONS.join(', ')}, got "${String(reason)}"`,
+      )
     }
     const sku = String(values.rejectItems).trim()
     if (sku === '') throw new UsageError('--reject-items: give a SKU or all')
-    rejectItems = { sku: sku.toLowerCase() === 'all' ? 'all' : sku, reason: reason as RejectReason }
+    rejectItems = { sku: sku.toLowerCase() === 'all' ? 'all' : sku, reason: reason as ItemRejectionReason }
   } else if (values.rejectReason !== undefined) {
     throw new UsageError('--reject-reason needs --reject-items')
   }
@@ -240,7 +242,7 @@ export function registerLabSimulateCommand(labs: Command): void {
     .option('--push-port <N>', 'take pushed events on 127.0.0.1:N (0: any free port)')
     .option('--push-secret <SECRET>', `the push signing secret, whsec_... (or set ${PUSH_SECRET_ENV})`)
     .option('--reject-items <SKU|all>', 'reject the items of this SKU (or every item) instead of making them')
-    .option('--reject-reason <REASON>', `why: ${REJECT_REASONS.join(', ')} (default CannotProduce)`)
+    .option('--reject-reason <REASON>', `why: ${ITEM_REJECTION_REASONS.join(', ')} (default CannotProduce)`)
     .option('--delay-ms <N>', "wait this long before each pass (each job's next step): a slow lab", '0')
     .option('--parcels <N>', 'ship each shipment in this many parcels (at most one per item)', '1')
     .option('--poll-interval <DUR>', 'how often to list the jobs when idle (default 2s; 30s with --push-port)')
@@ -259,26 +261,8 @@ export function registerLabSimulateCommand(labs: Command): void {
 
 /** The lab API over HTTP with the lab key: the JSON body of a 2xx answer; ApiRequestError for any other. */
 function labApi(options: { apiKey: string; baseUrl: string }, signal: AbortSignal) {
-  return async <T>(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<T> => {
-    const target = `/labs/v1${path}`
-    const response = await fetch(`${options.baseUrl}${target}`, {
-      method,
-      headers: {
-        'x-api-key': options.apiKey,
-        accept: 'application/json',
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(API_REQUEST_TIMEOUT_MS)]),
-    })
-    const text = await response.text()
-    let body: Record<string, unknown> | null = null
-    try {
-      body = JSON.parse(text) as Record<string, unknown>
-    } catch {}
-    if (!response.ok || body === null) throw new ApiRequestError(response.status, body, target, method)
-    return body as T
-  }
+  return <T>(method: 'GET' | 'POST', path: string, payload?: unknown): Promise<T> =>
+    sendJson<T>(options, method, `/labs/v1${path}`, payload, signal)
 }
 
 /** The failures of a refusal as `field: code` pairs, for its log line. */
@@ -456,7 +440,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
       if (!did('checked')) {
         const defects = await checkFiles(job, signal)
         const chosen = options.rejectItems
-        const refused = new Map<string, { reason: RejectReason; description: string }>()
+        const refused = new Map<string, { reason: ItemRejectionReason; description: string }>()
         for (const [itemId, description] of defects.items) refused.set(itemId, { reason: 'FileDefect', description })
         for (const item of openItems(job, record)) {
           if (!chosen || refused.has(item.itemId)) continue

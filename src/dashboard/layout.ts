@@ -1,4 +1,5 @@
-// The page shell every dashboard page shares: head, navigation, the environment, notices, the footer.
+// The page shell every dashboard page shares: head, navigation, the environment, notices, the footer; and the parts
+// the lab portal and the console build their own shells from (the page's document, the sign-in card).
 import { type Environment, environmentName } from '../domain/environment.ts'
 import { type ApiAnswer, describeApiError } from './api-client.ts'
 import { type Html, html } from './html.ts'
@@ -72,6 +73,32 @@ export function csrfField(csrfToken: string): Html {
   return html`<input type="hidden" name="_csrf" value="${csrfToken}">`
 }
 
+/**
+ * The sign-in card of the dashboard, the lab portal and the console: a credential exchanged for a session. Each
+ * site gives its heading, its words around the form, and its credential's field.
+ */
+export function signInCard(input: {
+  heading: string
+  intro: Html
+  action: string
+  next: string
+  field: { id: string; name: string; label: string }
+  help: Html
+}): Html {
+  const { field } = input
+  return html`<section class="sign-in card">
+<h1>${input.heading}</h1>
+<p>${input.intro}</p>
+<form method="post" action="${input.action}" class="stack">
+<input type="hidden" name="next" value="${input.next}">
+<label for="${field.id}">${field.label}</label>
+<input id="${field.id}" name="${field.name}" type="password" autocomplete="off" spellcheck="false" required>
+<button type="submit">Sign in</button>
+</form>
+<p class="muted">${input.help}</p>
+</section>`
+}
+
 export function renderPage(page: PageInput): string {
   const name = environmentName(page.environment)
   const other = environmentName(page.environment === 'live' ? 'sandbox' : 'live')
@@ -88,32 +115,58 @@ export function renderPage(page: PageInput): string {
       )}</ul></nav>
       <form class="sign-out" method="post" action="${DASHBOARD_PATH}/sign-out">${csrfField(page.session.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
+  return pageDocument({
+    head: html`<meta name="htmx-config" content='{"includeIndicatorStyles":false,"historyCacheSize":0}'>
+<title>${page.title} · printroute ${name}</title>
+<link rel="stylesheet" href="${DASHBOARD_PATH}/assets/dashboard.css">
+<link rel="icon" href="${DASHBOARD_PATH}/assets/favicon.svg" type="image/svg+xml">
+<script src="${DASHBOARD_PATH}/assets/htmx.min.js" defer></script>`,
+    bodyClass: `environment-${page.environment}`,
+    brandHref: `${DASHBOARD_PATH}/orders`,
+    badge: html`<span class="environment-badge" title="You are looking at ${name} data">${name}</span>`,
+    navigation,
+    notice: page.notice,
+    content: page.content,
+    footer: html`${page.session ? html`<span>Signed in with key <code>${page.session.keyPrefix}…</code></span>` : ''}
+<a href="${page.otherDashboardUrl}">${other} dashboard</a>
+<a href="/docs">API reference</a>`,
+  })
+}
+
+/**
+ * The document around every page of the dashboard, the lab portal and the console: each gives its head (title,
+ * stylesheets), its body's class, its top bar's brand link, badge and navigation, and its footer.
+ */
+export function pageDocument(page: {
+  head: Html
+  bodyClass: string
+  brandHref: string
+  badge: Html
+  navigation: Html
+  notice: Notice | null | undefined
+  content: Html
+  footer: Html
+}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="htmx-config" content='{"includeIndicatorStyles":false,"historyCacheSize":0}'>
-<title>${page.title} · printroute ${name}</title>
-<link rel="stylesheet" href="${DASHBOARD_PATH}/assets/dashboard.css">
-<link rel="icon" href="${DASHBOARD_PATH}/assets/favicon.svg" type="image/svg+xml">
-<script src="${DASHBOARD_PATH}/assets/htmx.min.js" defer></script>
+${page.head}
 </head>
-<body class="environment-${page.environment}">
+<body class="${page.bodyClass}">
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="top-bar">
-<a class="brand" href="${DASHBOARD_PATH}/orders">printroute</a>
-<span class="environment-badge" title="You are looking at ${name} data">${name}</span>
-${navigation}
+<a class="brand" href="${page.brandHref}">printroute</a>
+${page.badge}
+${page.navigation}
 </header>
 <main id="main" tabindex="-1">
 ${noticeBox(page.notice)}
 ${page.content}
 </main>
 <footer class="page-footer">
-${page.session ? html`<span>Signed in with key <code>${page.session.keyPrefix}…</code></span>` : ''}
-<a href="${page.otherDashboardUrl}">${other} dashboard</a>
-<a href="/docs">API reference</a>
+${page.footer}
 </footer>
 </body>
 </html>

@@ -1,13 +1,14 @@
 // What the lab portal and the operator console do alike as sites a person signs in to with a credential of their
 // own (a lab key, an operator token): the sign-in and sign-out routes, the session check and CSRF check before every
-// page behind sign-in, and the pages for errors and unknown paths. Each site keeps its own shell, cookie, path and
-// wording; the dashboard (API keys, two environments) has its own plugin.
+// page behind sign-in, and the pages for errors and unknown paths, all registered by registerSessionSite. Each site
+// keeps its own shell, cookie, path and wording; the dashboard (API keys, two environments) has its own plugin.
+import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { csrfTokenOf, isCsrfTokenOf, SESSION_LIFETIME_SECONDS } from '../services/sessions.service.ts'
 import { type Html, html } from './html.ts'
 import type { Notice } from './layout.ts'
-import { isCrossSite, safeNextPath } from './page-replies.ts'
+import { isCrossSite, safeNextPath, setPageSecurityHeaders } from './page-replies.ts'
 
 /** A page the site's own shell renders (its navigation, its footer). */
 export interface SitePage {
@@ -71,7 +72,7 @@ function sendRefused<Who>(site: SessionSite<Who>, request: FastifyRequest, reply
  * The site's pages for an error (the database away: 503 with Retry-After; a bad request: its message; anything
  * else: 500 with the trace, logged) and for a path it does not have.
  */
-export function registerSiteErrorPages<Who>(
+function registerSiteErrorPages<Who>(
   app: FastifyInstance,
   site: SessionSite<Who>,
   notFound: { what: string; homeLink: Html },
@@ -111,7 +112,7 @@ export function registerSiteErrorPages<Who>(
  * budget; another site's form refused) and POST /sign-out (which needs the CSRF token too: another site's form must
  * neither end the session nor clear its cookie).
  */
-export function registerSignInRoutes<Who>(app: FastifyInstance, site: SessionSite<Who>): void {
+function registerSignInRoutes<Who>(app: FastifyInstance, site: SessionSite<Who>): void {
   const sendSignIn = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -174,7 +175,7 @@ export function registerSignInRoutes<Who>(app: FastifyInstance, site: SessionSit
  * ends it at once), else to the sign-in page (with a notice when a session ended); for a change, the CSRF token and
  * the site's own origin. `signedIn` stores who it is on the request for the pages.
  */
-export function sessionGuard<Who>(
+function sessionGuard<Who>(
   site: SessionSite<Who>,
   signedIn: (request: FastifyRequest, who: Who, csrfToken: string) => void,
 ): preHandlerAsyncHookHandler {
@@ -196,4 +197,51 @@ export function sessionGuard<Who>(
     }
     signedIn(request, who, csrfTokenOf(token))
   }
+}
+
+/** What a site adds to the set-up every session site shares (registerSessionSite). */
+export interface SessionSiteRoutes<Who> {
+  /** The origins the site's pages may show images from (their Content-Security-Policy), space-separated. */
+  imageOrigins(): string
+  /** Whether an answer may be cached (the site's own assets); every other answer is `no-store`. */
+  cacheable?: (url: string) => boolean
+  /** The error pages' words: what the site's pages are called, and the not-found page's way home. */
+  notFound: { what: string; homeLink: Html }
+  /** Routes open without a session besides sign-in and sign-out (the console's assets). */
+  openRoutes?: (app: FastifyInstance) => void
+  /** Stores who signed in on the request, for the pages. */
+  signedIn(request: FastifyRequest, who: Who, csrfToken: string): void
+  /** Registers the pages behind sign-in on their scope: every request there has a session and passed the CSRF check. */
+  pages(pages: FastifyInstance): void | Promise<void>
+}
+
+/**
+ * Registers a session site on `app` (a scope whose prefix is `site.path`): form bodies, pages that authenticate by
+ * the site's session rather than by X-API-Key (on the Live server, whose API checks keys), the pages' security
+ * headers, the error pages, `/` leading to the site's home, sign-in and sign-out, and the pages behind the session
+ * guard.
+ */
+export async function registerSessionSite<Who>(
+  app: FastifyInstance,
+  site: SessionSite<Who>,
+  routes: SessionSiteRoutes<Who>,
+): Promise<void> {
+  await app.register(formBody)
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), auth: false }
+  })
+  app.addHook('onSend', async (request, reply) => {
+    setPageSecurityHeaders(reply, routes.imageOrigins())
+    if (!routes.cacheable?.(request.url)) reply.header('cache-control', 'no-store')
+  })
+  registerSiteErrorPages(app, site, routes.notFound)
+  app.get('/', (_request, reply) => reply.redirect(site.home))
+  routes.openRoutes?.(app)
+  registerSignInRoutes(app, site)
+
+  // Everything else needs a session.
+  await app.register(async (pages) => {
+    pages.addHook('preHandler', sessionGuard(site, routes.signedIn))
+    await routes.pages(pages)
+  })
 }

@@ -11,7 +11,7 @@ import { POSTCODE_REGEXES } from 'postcode-validator/lib/cjs/postcode-regexes.js
 import type { Catalogue } from './catalogue.ts'
 import { isIsoCountryCode } from './country-codes.ts'
 import { addFailure, type Failures } from './failures.ts'
-import type { AddressAdvisory } from './order.ts'
+import type { Address, AddressAdvisory } from './order.ts'
 import { ISSUE_CODES } from './pipeline/pipeline-order.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
@@ -42,7 +42,10 @@ export function parseAddressValidationMode(value: string | null | undefined): Ad
 export const ADDRESS_FIELDS = ['line1', 'line2', 'postalOrZipCode', 'townOrCity', 'stateOrCounty'] as const
 export type AddressField = (typeof ADDRESS_FIELDS)[number]
 
-/** The address as checked: the wire's recipient address (countryCode already known to be this country's). */
+/**
+ * A recipient's address as the wire gives it, an order's or one sent to be checked; a country's rules check it once
+ * its countryCode is known to be theirs.
+ */
 export interface CheckedAddress {
   line1: string
   line2?: string | null
@@ -52,15 +55,8 @@ export interface CheckedAddress {
   stateOrCounty?: string | null
 }
 
-/** A country's address as normal form makes it; absent optional fields stay null. */
-export interface NormalisedAddress {
-  line1: string
-  line2: string | null
-  postalOrZipCode: string
-  countryCode: string
-  townOrCity: string
-  stateOrCounty: string | null
-}
+/** A country's address as normal form makes it: the order's address, absent optional fields null. */
+export type NormalisedAddress = Address
 
 export const ADDRESS_PROBLEM_CODES = [
   'Required',

@@ -1,6 +1,7 @@
 // Which pushes to labs an order change causes, and what a pushed job looks like (docs/pipeline.md#jobs-pushed-to-labs).
 // Pure, like domain/order-events.ts: the order-change transaction compares each shipment as it was when the order
 // was locked with how it is about to be saved, and writes the events this returns in the same transaction.
+import { type CloudEventEnvelope, cloudEventEnvelope } from './cloud-events.ts'
 import type { PipelineOrder } from './pipeline/pipeline-order.ts'
 
 /** Why a job changed while its lab has it (`lab.job.changed`). */
@@ -99,13 +100,7 @@ export function labEventsOf(
 }
 
 /** A pushed job's CloudEvent: the callbacks' envelope, the job (and why it is pushed) as data, the shipment as subject. */
-export interface LabCloudEvent {
-  specversion: '1.0'
-  type: string
-  source: string
-  id: string
-  time: string
-  datacontenttype: 'application/json'
+export interface LabCloudEvent extends CloudEventEnvelope {
   data: { job: unknown; change?: LabJobChange; reason?: LabReminderReason }
   subject: string
 }
@@ -120,12 +115,7 @@ export function buildLabCloudEvent(input: {
 }): LabCloudEvent {
   const { event } = input
   return {
-    specversion: '1.0',
-    type: input.type,
-    source: input.source,
-    id: input.id,
-    time: input.time.toISOString(),
-    datacontenttype: 'application/json',
+    ...cloudEventEnvelope(input),
     data: {
       job: input.job,
       ...(event.kind === 'changed' ? { change: event.change } : {}),

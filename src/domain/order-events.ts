@@ -4,6 +4,7 @@
 //
 // Types (docs/wire-contract.md#orders-and-the-pause-window; specification, "Events"): a reverse-DNS prefix with the
 // configurable vendor, the object (order), the path of the changed nested object, `#` and the new value.
+import { type CloudEventEnvelope, cloudEventEnvelope } from './cloud-events.ts'
 import type { DeliveryStatus, OrderDocument, Recipient, Stage } from './order.ts'
 import { ISSUE_CODES } from './pipeline/pipeline-order.ts'
 
@@ -176,16 +177,6 @@ export function callbackOrder(order: OrderDocument): Record<string, unknown> {
   return { ...order, recipient: { name, email, phoneNumber, mobilePhoneNumber: phoneNumber, address } }
 }
 
-/** The CloudEvent attributes every callback starts with, order events and test callbacks alike (before `data`). */
-export interface CloudEventEnvelope {
-  specversion: '1.0'
-  type: string
-  source: string
-  id: string
-  time: string
-  datacontenttype: 'application/json'
-}
-
 export interface CloudEvent extends CloudEventEnvelope {
   data: { order: Record<string, unknown>; traceParent: string }
   subject: string
@@ -220,22 +211,10 @@ export function buildCloudEvent(input: {
   sequence: number
 }): CloudEvent {
   return {
-    ...envelopeOf(input),
+    ...cloudEventEnvelope(input),
     data: { order: callbackOrder(input.order), traceParent: input.traceParent },
     subject: input.order.id,
     sequence: formatEventSequence(input.sequence),
-  }
-}
-
-/** The envelope's attributes in the order they are sent. */
-function envelopeOf(input: { id: string; type: string; source: string; time: Date }): CloudEventEnvelope {
-  return {
-    specversion: '1.0',
-    type: input.type,
-    source: input.source,
-    id: input.id,
-    time: input.time.toISOString(),
-    datacontenttype: 'application/json',
   }
 }
 
@@ -259,7 +238,7 @@ export function buildTestCloudEvent(input: {
   traceParent: string
 }): TestCloudEvent {
   return {
-    ...envelopeOf(input),
+    ...cloudEventEnvelope(input),
     data: {
       message: 'A test callback from printroute: your endpoint received it. It belongs to no order.',
       environment: input.environment,

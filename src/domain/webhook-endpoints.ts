@@ -1,6 +1,7 @@
 // Webhook endpoints (docs/callbacks.md#webhook-endpoints): an environment's extra receivers beside its callback
 // URL, each with filters saying which events it wants. Pure: what the filters accept, which event types exist, and
 // the limits. The services store endpoints and fan events out to the ones whose filters match.
+import { type CloudEventEnvelope, cloudEventEnvelope } from './cloud-events.ts'
 import type { Environment } from './environment.ts'
 import { addFailure, type Failures } from './failures.ts'
 import { formatId, ID_PREFIXES } from './ids.ts'
@@ -257,13 +258,7 @@ export function webhookEndpointView(
 }
 
 /** The event telling an account one of its endpoints was disabled for failing: in the feed, and sent to its others. */
-export interface WebhookDisabledCloudEvent {
-  specversion: '1.0'
-  type: string
-  source: string
-  id: string
-  time: string
-  datacontenttype: 'application/json'
+export interface WebhookDisabledCloudEvent extends CloudEventEnvelope {
   data: { webhook: WebhookEndpointView; failingSince: string; lastError: string | null; message: string }
 }
 
@@ -280,12 +275,7 @@ export function buildWebhookDisabledEvent(input: {
   const { webhook } = input
   const failingSince = input.failingSince.toISOString()
   return {
-    specversion: '1.0',
-    type: input.type,
-    source: input.source,
-    id: input.id,
-    time: input.time.toISOString(),
-    datacontenttype: 'application/json',
+    ...cloudEventEnvelope(input),
     data: {
       webhook,
       failingSince,

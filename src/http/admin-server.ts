@@ -4,33 +4,23 @@
 // server would: cookies, trace context, the error bodies outside the console, and the rate limit of failed
 // sign-ins (counted against the address, as the dashboard's are).
 import cookie from '@fastify/cookie'
-import Fastify, { type FastifyBaseLogger } from 'fastify'
-import type { BoundServer } from './bound-server.ts'
+import Fastify from 'fastify'
 import { installErrorHandling } from './errors.ts'
 import { installRateLimits, type RateLimitOptions, type RateLimits } from './rate-limit.ts'
-import { RequestLogController } from './request-logging.ts'
 import type { App } from './server.ts'
-import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
+import { type ServerBaseOptions, serverBaseOptions } from './server-base.ts'
+import { installTraceContext } from './trace-context.ts'
 
-export interface AdminServerOptions {
-  logger: FastifyBaseLogger | boolean
+export interface AdminServerOptions extends ServerBaseOptions {
   /** The limit of requests without a valid key (here: failed sign-ins); none when absent or null. */
   rateLimit?: RateLimitOptions | null
-  /** A port bound before the application was built (`serve`); absent, the caller listens. */
-  boundServer?: BoundServer
   /** Registers the console's pages (under /admin/); `rateLimits` counts failed sign-ins. */
   register(server: App, rateLimits: RateLimits): Promise<void>
 }
 
 /** Built, not listening (or on the bound server given): the caller listens or opens it. */
 export async function buildAdminServer(options: AdminServerOptions): Promise<App> {
-  const app = Fastify({
-    ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
-    genReqId: traceIdOfRequest,
-    logController: new RequestLogController(),
-    return503OnClosing: true,
-    ...(options.boundServer ? { serverFactory: options.boundServer.serverFactory } : {}),
-  })
+  const app = Fastify({ ...serverBaseOptions(options), return503OnClosing: true })
   await app.register(cookie)
   installTraceContext(app)
   installErrorHandling(app)

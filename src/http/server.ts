@@ -3,7 +3,7 @@
 // timeout, authentication, JSON parsing, case-insensitive routes and query names, error bodies and 405s.
 import cookie from '@fastify/cookie'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { SampleImages } from '../adapters/sample-images.ts'
 import { environmentName, otherEnvironmentKeyMessage } from '../domain/environment.ts'
@@ -32,7 +32,6 @@ import { isCsrfTokenOf, type SessionsService } from '../services/sessions.servic
 import type { SpineService } from '../services/spine.service.ts'
 import type { WebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import type { WebhooksService } from '../services/webhooks.service.ts'
-import type { BoundServer } from './bound-server.ts'
 import {
   API_VERSION_PREFIX,
   answerClientError,
@@ -51,7 +50,6 @@ import { registerLabOpenApiRoute } from './lab-openapi.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { decoratePublicUrl } from './public-url.ts'
 import { installRateLimits, type PageViewOfThisCall, type RateLimitOptions, type RateLimits } from './rate-limit.ts'
-import { RequestLogController } from './request-logging.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
@@ -74,7 +72,8 @@ import { registerSandboxRoutes } from './routes/sandbox.routes.ts'
 import { registerSpineRoutes } from './routes/spine.routes.ts'
 import { registerWebhookRoutes } from './routes/webhooks.routes.ts'
 import { serializerCompiler } from './serialization.ts'
-import { installTraceContext, traceIdOfRequest } from './trace-context.ts'
+import { type ServerBaseOptions, serverBaseOptions } from './server-base.ts'
+import { installTraceContext } from './trace-context.ts'
 import { validatorCompiler } from './validation.ts'
 
 declare module 'fastify' {
@@ -172,14 +171,11 @@ export interface HttpServices {
 /** The `route` label of requests that matched no route (404s of unknown paths). */
 export const UNMATCHED_ROUTE = '(unmatched)'
 
-export interface HttpServerOptions {
+export interface HttpServerOptions extends ServerBaseOptions {
   environment: Environment
   services: HttpServices
-  logger: FastifyBaseLogger | boolean
   requestTimeoutMs?: number
   bodyLimitBytes?: number
-  /** A port bound before the application was built (`serve`); absent, the caller listens or injects. */
-  boundServer?: BoundServer
   /** Called once per answered request; nothing is measured when absent. */
   observeHttpRequest?: (labels: HttpRequestLabels, seconds: number) => void
   /** GET /metrics on this server (the Live one, unless the metrics have a port of their own). */
@@ -265,7 +261,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   const app = Fastify({
     // Requests not answered in time get 500 TimedOut (mapped in errors.ts); not-found answers are immediate.
     handlerTimeout: timeoutMs,
-    ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
+    ...serverBaseOptions(options),
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // Answers outside any route still get the error body (errors.ts): the shutdown 503 (below), undecodable
@@ -273,10 +269,6 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     return503OnClosing: false,
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
-    ...(options.boundServer ? { serverFactory: options.boundServer.serverFactory } : {}),
-    // The request id in every request log line is the trace id of the response's traceparent.
-    genReqId: traceIdOfRequest,
-    logController: new RequestLogController(),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)

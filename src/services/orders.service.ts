@@ -11,6 +11,7 @@ import {
   type AddressProblem,
   addressProblemFailures,
   addressUnverifiedIssues,
+  type CheckedAddress,
   checkRecipientAddress,
   type NormalisedAddress,
   parseAddressValidationMode,
@@ -87,14 +88,7 @@ export interface CreateOrderInput {
     name: string
     email?: string | null
     phoneNumber?: string | null
-    address: {
-      line1: string
-      line2?: string | null
-      postalOrZipCode: string
-      countryCode: string
-      townOrCity: string
-      stateOrCounty?: string | null
-    }
+    address: CheckedAddress
   }
   branding?: NewOrder['branding'] | null
   items: {

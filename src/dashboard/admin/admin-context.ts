@@ -4,8 +4,8 @@
 // scope behind sign-in (every request has `signedInOperator`, every POST has passed the CSRF check), `deps` is
 // what the page needs, declared by the page as an interface and filled by app.ts from the services.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Html } from '../html.ts'
 import type { Notice } from '../layout.ts'
+import type { SitePage } from '../session-site.ts'
 
 /** Where the console is served (on the Live port, or on its own port when `--admin-port` is set). */
 export const ADMIN_PATH = '/admin'
@@ -26,12 +26,9 @@ declare module 'fastify' {
   }
 }
 
-export interface AdminPage {
+/** A console page: what every signed-in site's page has, and the section it belongs to. */
+export interface AdminPage extends SitePage {
   section: AdminSection
-  title: string
-  content: Html
-  status?: number
-  notice?: Notice | null
 }
 
 /** What the console's pages use to answer: the shell, and notices carried across a redirect. */

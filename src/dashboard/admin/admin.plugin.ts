@@ -6,13 +6,12 @@
 // `<section>.pages.ts` module per section; the shell's navigation lists the sections that registered pages.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
-import { csrfField, type Notice, noticeBox } from '../layout.ts'
-import { noticeCookie, setPageSecurityHeaders } from '../page-replies.ts'
-import { registerSignInRoutes, registerSiteErrorPages, type SessionSite, sessionGuard } from '../session-site.ts'
+import { csrfField, type Notice, pageDocument, signInCard } from '../layout.ts'
+import { noticeCookie } from '../page-replies.ts'
+import { registerSessionSite, type SessionSite } from '../session-site.ts'
 import { type AdminAccounts, registerAccountsPages } from './accounts.pages.ts'
 import {
   ADMIN_PATH,
@@ -95,48 +94,33 @@ function renderShell(page: ShellInput): string {
       )}</ul></nav>
 <form class="sign-out" method="post" action="${ADMIN_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title} · printroute console</title>
+  return pageDocument({
+    head: html`<title>${page.title} · printroute console</title>
 <link rel="stylesheet" href="${ADMIN_PATH}/assets/dashboard.css">
 <link rel="stylesheet" href="${ADMIN_PATH}/assets/admin.css">
-<link rel="icon" href="${ADMIN_PATH}/assets/favicon.svg" type="image/svg+xml">
-</head>
-<body class="admin-console">
-<a class="skip-link" href="#main">Skip to content</a>
-<header class="top-bar">
-<a class="brand" href="${ADMIN_PATH}/accounts">printroute</a>
-<span class="environment-badge admin-badge">Console</span>
-${navigation}
-</header>
-<main id="main" tabindex="-1">
-${noticeBox(page.notice)}
-${page.content}
-</main>
-<footer class="page-footer">
-${signedIn ? html`<span>Signed in as ${signedIn.operator.name} (<code>${signedIn.operator.id}</code>)</span>` : html`<span>printroute operator console</span>`}
-</footer>
-</body>
-</html>
-`.text
+<link rel="icon" href="${ADMIN_PATH}/assets/favicon.svg" type="image/svg+xml">`,
+    bodyClass: 'admin-console',
+    brandHref: `${ADMIN_PATH}/accounts`,
+    badge: html`<span class="environment-badge admin-badge">Console</span>`,
+    navigation,
+    notice: page.notice,
+    content: page.content,
+    footer: signedIn
+      ? html`<span>Signed in as ${signedIn.operator.name} (<code>${signedIn.operator.id}</code>)</span>`
+      : html`<span>printroute operator console</span>`,
+  })
 }
 
 function renderSignIn(next: string): Html {
-  return html`<section class="sign-in card">
-<h1>Sign in to the console</h1>
-<p>Use your operator token (<code>pr_operator_…</code>), the one <code>printroute operators create</code> printed.
-The token is exchanged for a session: the browser keeps only the session, never the token.</p>
-<form method="post" action="${ADMIN_PATH}/sign-in" class="stack">
-<input type="hidden" name="next" value="${next}">
-<label for="operator-token">Operator token</label>
-<input id="operator-token" name="operatorToken" type="password" autocomplete="off" spellcheck="false" required>
-<button type="submit">Sign in</button>
-</form>
-<p class="muted">No token yet? Whoever runs printroute makes one with <code>printroute operators create --name NAME</code>.</p>
-</section>`
+  return signInCard({
+    heading: 'Sign in to the console',
+    intro: html`Use your operator token (<code>pr_operator_…</code>), the one <code>printroute operators create</code> printed.
+The token is exchanged for a session: the browser keeps only the session, never the token.`,
+    action: `${ADMIN_PATH}/sign-in`,
+    next,
+    field: { id: 'operator-token', name: 'operatorToken', label: 'Operator token' },
+    help: html`No token yet? Whoever runs printroute makes one with <code>printroute operators create --name NAME</code>.`,
+  })
 }
 
 /**
@@ -146,22 +130,7 @@ The token is exchanged for a session: the browser keeps only the session, never 
 export async function registerAdminConsole(app: FastifyInstance, options: AdminConsoleOptions): Promise<void> {
   const { sessions } = options
   const assets = loadAssets()
-  await app.register(formBody)
   app.decorateRequest('signedInOperator', null as unknown as SignedInOperator)
-  // The console authenticates by its session, not by X-API-Key (on the Live server, whose API checks keys).
-  app.addHook('onRoute', (route) => {
-    route.config = { ...(route.config ?? {}), auth: false }
-  })
-  app.addHook('onSend', async (request, reply) => {
-    setPageSecurityHeaders(
-      reply,
-      options
-        .imageOrigins()
-        .map((address) => new URL(address).origin)
-        .join(' '),
-    )
-    if (!request.url.startsWith(`${ADMIN_PATH}/assets/`)) reply.header('cache-control', 'no-store')
-  })
 
   const notices = noticeCookie(NOTICE_COOKIE, ADMIN_PATH)
   // The sections whose pages are registered, in ADMIN_SECTIONS order: the navigation shows only these.
@@ -217,38 +186,36 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
     redirect: (reply, path, notice) => adminConsole.redirect(reply, path, notice),
     renderSignIn,
   }
-  registerSiteErrorPages(app, site, {
-    what: 'console page',
-    homeLink: html`<a href="${ADMIN_PATH}/accounts">Go to the accounts</a>`,
-  })
-  app.get('/', (_request, reply) => reply.redirect(`${ADMIN_PATH}/accounts`))
-  app.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
-    const asset = assets.get(request.params.name)
-    if (!asset) return reply.callNotFound()
-    return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body)
-  })
-
-  registerSignInRoutes(app, site)
-
-  // Everything else needs an operator's session.
-  await app.register(async (pages) => {
-    pages.addHook('onRoute', (route) => {
-      const methods = ([] as string[]).concat(route.method)
-      const section = ADMIN_SECTIONS.find(
-        (candidate) =>
-          route.url === `${ADMIN_PATH}/${candidate}` || route.url.startsWith(`${ADMIN_PATH}/${candidate}/`),
-      )
-      if (section && methods.includes('GET')) registered.add(section)
-    })
-    pages.addHook(
-      'preHandler',
-      sessionGuard(site, (request, operator, csrfToken) => {
-        request.signedInOperator = { operator, csrfToken }
+  await registerSessionSite(app, site, {
+    imageOrigins: () =>
+      options
+        .imageOrigins()
+        .map((address) => new URL(address).origin)
+        .join(' '),
+    cacheable: (url) => url.startsWith(`${ADMIN_PATH}/assets/`),
+    notFound: { what: 'console page', homeLink: html`<a href="${ADMIN_PATH}/accounts">Go to the accounts</a>` },
+    openRoutes: (open) =>
+      open.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
+        const asset = assets.get(request.params.name)
+        if (!asset) return reply.callNotFound()
+        return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body)
       }),
-    )
-    registerAccountsPages(pages, adminConsole, options.accounts)
-    // The other sections' modules (orders, labs, callbacks: the console pages; catalogue, invoices, audit) are
-    // registered here from `options.sections`, which app.ts fills.
-    for (const register of options.sections ?? []) await register(pages, adminConsole)
+    signedIn: (request, operator, csrfToken) => {
+      request.signedInOperator = { operator, csrfToken }
+    },
+    pages: async (pages) => {
+      pages.addHook('onRoute', (route) => {
+        const methods = ([] as string[]).concat(route.method)
+        const section = ADMIN_SECTIONS.find(
+          (candidate) =>
+            route.url === `${ADMIN_PATH}/${candidate}` || route.url.startsWith(`${ADMIN_PATH}/${candidate}/`),
+        )
+        if (section && methods.includes('GET')) registered.add(section)
+      })
+      registerAccountsPages(pages, adminConsole, options.accounts)
+      // The other sections' modules (orders, labs, callbacks: the console pages; catalogue, invoices, audit) are
+      // registered here from `options.sections`, which app.ts fills.
+      for (const register of options.sections ?? []) await register(pages, adminConsole)
+    },
   })
 }

@@ -14,6 +14,7 @@ import type { Environment } from '../../domain/environment.ts'
 import { parseIdOrNumber } from '../../domain/ids.ts'
 import { DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import { auditChangeCell } from '../components/audit-change.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import type { Notice } from '../layout.ts'
@@ -124,16 +125,6 @@ function parseFilters(query: AuditPageQuery): { filter: AdminAuditQuery } | { pr
   return { filter }
 }
 
-/** Before and after as short JSON lines: the trail holds only what changed, so they stay short. */
-function changeCell(entry: AdminAuditEntry): Html {
-  const line = (label: string, value: unknown) =>
-    value === null || value === undefined
-      ? ''
-      : html`<div><span class="muted">${label}</span> <code>${JSON.stringify(value)}</code></div>`
-  const cell = html`${line('before', entry.before)}${line('after', entry.after)}`
-  return cell.text === '' ? html`<span class="muted">—</span>` : cell
-}
-
 function entryRow(entry: AdminAuditEntry): Html {
   return html`<tr>
 <td data-label="When">${formatTime(entry.at)}</td>
@@ -141,7 +132,7 @@ function entryRow(entry: AdminAuditEntry): Html {
 <td data-label="Action"><code>${entry.action}</code></td>
 <td data-label="Account">${entry.accountId ?? html`<span class="muted">—</span>`}${entry.environment ? html` <span class="muted">${entry.environment}</span>` : ''}</td>
 <td data-label="Target">${entry.target ?? html`<span class="muted">—</span>`}</td>
-<td data-label="Change">${changeCell(entry)}</td>
+<td data-label="Change">${auditChangeCell(entry)}</td>
 </tr>`
 }
 

@@ -3,8 +3,8 @@
 // other.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LabSessionCaller } from '../../services/sessions.service.ts'
-import type { Html } from '../html.ts'
 import type { Notice } from '../layout.ts'
+import type { SitePage } from '../session-site.ts'
 
 /** Where the portal is served on the Live port. */
 export const LAB_PORTAL_PATH = '/labs/portal'
@@ -21,12 +21,8 @@ declare module 'fastify' {
   }
 }
 
-export interface PortalPage {
-  title: string
-  content: Html
-  status?: number
-  notice?: Notice | null
-}
+/** A portal page: what every signed-in site's page has. */
+export type PortalPage = SitePage
 
 /** What the portal's pages use to answer: the shell, and notices carried across a redirect. */
 export interface Portal {

@@ -3,6 +3,7 @@
 // Forms are checked here as the lab API's schemas check its bodies, and every refusal, the portal's or the
 // service's (ValidationFailed), is shown beside its form: never an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ITEM_REJECTION_REASONS, type ItemRejectionReason } from '../../domain/allocation/model.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { LAB_JOB_HISTORY_LIMITS, MAX_LAB_JOBS_PER_DAY } from '../../domain/limits.ts'
@@ -134,9 +135,7 @@ const ITEM_STATE_LABELS: Record<PortalItemState, string> = {
   shipped: 'Shipped',
   rejected: 'Rejected',
 }
-export const REJECT_REASONS = ['OutOfStock', 'FileDefect', 'CannotProduce'] as const
-type RejectReason = (typeof REJECT_REASONS)[number]
-const REJECT_REASON_LABELS: Record<RejectReason, string> = {
+const REJECT_REASON_LABELS: Record<ItemRejectionReason, string> = {
   OutOfStock: 'Out of stock (blank or material)',
   FileDefect: 'Print file defect (describe it)',
   CannotProduce: 'Cannot produce',
@@ -474,7 +473,7 @@ ${field(
   rejectErrors,
   'reject-reason',
   'Reason',
-  html`<select id="reject-reason" name="reason"${invalidAttributes(rejectErrors, 'reject-reason')}>${REJECT_REASONS.map(
+  html`<select id="reject-reason" name="reason"${invalidAttributes(rejectErrors, 'reject-reason')}>${ITEM_REJECTION_REASONS.map(
     (name) =>
       html`<option value="${name}"${name === reason ? html` selected` : ''}>${REJECT_REASON_LABELS[name]}</option>`,
   )}</select>`,
@@ -572,7 +571,7 @@ function checkItemIds(failures: Failures, path: string, itemIds: string[], job: 
 
 function rejectedReport(values: FormValues, job: PortalJob): LabReport | ApiBody {
   const failures: Failures = {}
-  const reason = REJECT_REASONS.find((candidate) => candidate === formValue(values, 'reason'))
+  const reason = ITEM_REJECTION_REASONS.find((candidate) => candidate === formValue(values, 'reason'))
   const description = formValue(values, 'description').trim()
   if (reason === undefined)
     addFailure(failures, 'reason', { code: 'InvalidValue', providedValue: formValue(values, 'reason') })

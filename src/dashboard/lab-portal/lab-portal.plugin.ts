@@ -3,13 +3,12 @@
 // kind); the browser keeps only the session id, never the key. Pages read and report through the lab
 // operations the lab API uses (`PortalLabs`, filled by app.ts with the labs service), so the portal can do
 // nothing the lab API cannot. The dashboard's stylesheet, htmx-free markup, CSP and CSRF rules apply.
-import formBody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { LabSessionCaller, SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../html.ts'
-import { DASHBOARD_PATH, type Notice, noticeBox } from '../layout.ts'
-import { noticeCookie, setPageSecurityHeaders } from '../page-replies.ts'
-import { registerSignInRoutes, registerSiteErrorPages, type SessionSite, sessionGuard } from '../session-site.ts'
+import { csrfField, DASHBOARD_PATH, type Notice, pageDocument, signInCard } from '../layout.ts'
+import { noticeCookie } from '../page-replies.ts'
+import { registerSessionSite, type SessionSite } from '../session-site.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
 import { LAB_PORTAL_PATH, type Portal, type PortalPage, type SignedInLab } from './lab-portal-context.ts'
 
@@ -35,64 +34,38 @@ function renderPortalPage(page: PortalPage & { signedIn?: SignedInLab | null; no
   const signedIn = page.signedIn
   const navigation = signedIn
     ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li></ul></nav>
-<form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out"><input type="hidden" name="_csrf" value="${signedIn.csrfToken}"><button type="submit" class="button-quiet">Sign out</button></form>`
+<form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title} · printroute lab portal</title>
+  return pageDocument({
+    head: html`<title>${page.title} · printroute lab portal</title>
 <link rel="stylesheet" href="${DASHBOARD_PATH}/assets/dashboard.css">
-<link rel="icon" href="${DASHBOARD_PATH}/assets/favicon.svg" type="image/svg+xml">
-</head>
-<body class="environment-live lab-portal">
-<a class="skip-link" href="#main">Skip to content</a>
-<header class="top-bar">
-<a class="brand" href="${LAB_PORTAL_PATH}/jobs">printroute</a>
-<span class="environment-badge" title="The lab portal shows Live jobs">${signedIn ? `Lab ${signedIn.lab.labCode}` : 'Lab portal'}</span>
-${navigation}
-</header>
-<main id="main" tabindex="-1">
-${noticeBox(page.notice)}
-${page.content}
-</main>
-<footer class="page-footer">
-${signedIn ? html`<span>Signed in with lab key <code>${signedIn.lab.keyPrefix}…</code></span>` : ''}
-<a href="/docs">API reference</a>
-</footer>
-</body>
-</html>
-`.text
+<link rel="icon" href="${DASHBOARD_PATH}/assets/favicon.svg" type="image/svg+xml">`,
+    bodyClass: 'environment-live lab-portal',
+    brandHref: `${LAB_PORTAL_PATH}/jobs`,
+    badge: html`<span class="environment-badge" title="The lab portal shows Live jobs">${signedIn ? `Lab ${signedIn.lab.labCode}` : 'Lab portal'}</span>`,
+    navigation,
+    notice: page.notice,
+    content: page.content,
+    footer: html`${signedIn ? html`<span>Signed in with lab key <code>${signedIn.lab.keyPrefix}…</code></span>` : ''}
+<a href="/docs">API reference</a>`,
+  })
 }
 
 function renderSignIn(next: string): Html {
-  return html`<section class="sign-in card">
-<h1>Sign in to the lab portal</h1>
-<p>Use your lab key (<code>pr_lab_…</code>), the one printroute's operator gave you. The key is exchanged for a
-session: the browser keeps only the session, never the key.</p>
-<form method="post" action="${LAB_PORTAL_PATH}/sign-in" class="stack">
-<input type="hidden" name="next" value="${next}">
-<label for="lab-key">Lab key</label>
-<input id="lab-key" name="labKey" type="password" autocomplete="off" spellcheck="false" required>
-<button type="submit">Sign in</button>
-</form>
-<p class="muted">No key yet? The operator makes one with <code>printroute labs keys create --lab CODE</code>.</p>
-</section>`
+  return signInCard({
+    heading: 'Sign in to the lab portal',
+    intro: html`Use your lab key (<code>pr_lab_…</code>), the one printroute's operator gave you. The key is exchanged for a
+session: the browser keeps only the session, never the key.`,
+    action: `${LAB_PORTAL_PATH}/sign-in`,
+    next,
+    field: { id: 'lab-key', name: 'labKey', label: 'Lab key' },
+    help: html`No key yet? The operator makes one with <code>printroute labs keys create --lab CODE</code>.`,
+  })
 }
 
 export async function registerLabPortal(app: FastifyInstance, options: LabPortalOptions): Promise<void> {
   const { sessions } = options
-  await app.register(formBody)
   app.decorateRequest('signedInLab', null as unknown as SignedInLab)
-  // The portal authenticates by its session, not by X-API-Key.
-  app.addHook('onRoute', (route) => {
-    route.config = { ...(route.config ?? {}), auth: false }
-  })
-  app.addHook('onSend', async (_request, reply) => {
-    setPageSecurityHeaders(reply, new URL(options.publicUrl()).origin)
-    reply.header('cache-control', 'no-store')
-  })
 
   const notices = noticeCookie(NOTICE_COOKIE, LAB_PORTAL_PATH)
 
@@ -134,21 +107,12 @@ export async function registerLabPortal(app: FastifyInstance, options: LabPortal
     redirect: (reply, path, notice) => portal.redirect(reply, path, notice),
     renderSignIn,
   }
-  registerSiteErrorPages(app, site, {
-    what: 'lab portal page',
-    homeLink: html`<a href="${LAB_PORTAL_PATH}/jobs">Go to the jobs</a>`,
-  })
-  app.get('/', (_request, reply) => reply.redirect(`${LAB_PORTAL_PATH}/jobs`))
-  registerSignInRoutes(app, site)
-
-  // Everything else needs a lab session.
-  await app.register(async (pages) => {
-    pages.addHook(
-      'preHandler',
-      sessionGuard(site, (request, lab, csrfToken) => {
-        request.signedInLab = { lab, csrfToken }
-      }),
-    )
-    registerPortalPages(pages, portal, options.labs)
+  await registerSessionSite(app, site, {
+    imageOrigins: () => new URL(options.publicUrl()).origin,
+    notFound: { what: 'lab portal page', homeLink: html`<a href="${LAB_PORTAL_PATH}/jobs">Go to the jobs</a>` },
+    signedIn: (request, lab, csrfToken) => {
+      request.signedInLab = { lab, csrfToken }
+    },
+    pages: (pages) => registerPortalPages(pages, portal, options.labs),
   })
 }

@@ -10,6 +10,7 @@ import { type KeyScope, scopesBeyond } from '../../domain/key-scopes.ts'
 import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { sessionCookieName } from '../../domain/session-cookie.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../api-client.ts'
+import { auditChangeCell } from '../components/audit-change.ts'
 import { type CallbackDelivery, callbacksTable } from '../components/callbacks-table.ts'
 import { refreshing } from '../components/refreshing.ts'
 import { eventWords, formatTime } from '../format.ts'
@@ -200,14 +201,6 @@ export function registerDeveloperPages(pages: FastifyInstance, dashboard: Dashbo
 
 /** The account's recent activity: the last entries of its audit trail, both environments (docs/audit.md). */
 function registerActivity(pages: FastifyInstance, dashboard: Dashboard): void {
-  const change = (entry: AuditEntry) => {
-    const line = (label: string, value: unknown) =>
-      value === null || value === undefined
-        ? ''
-        : html`<div><span class="muted">${label}</span> <code>${JSON.stringify(value)}</code></div>`
-    const cell = html`${line('before', entry.before)}${line('after', entry.after)}`
-    return cell.text === '' ? html`<span class="muted">—</span>` : cell
-  }
   pages.get('/developers/activity', async (request, reply) => {
     if (!mayUse(request.signedIn.caller.scopes, 'readActivity')) {
       return sendDeveloperPage(dashboard, request, reply, 'activity', {
@@ -238,7 +231,7 @@ ${
 <td data-label="Action"><code>${entry.action}</code></td>
 <td data-label="Environment">${entry.environment ? environmentName(entry.environment) : html`<span class="muted">—</span>`}</td>
 <td data-label="Target">${entry.target ?? html`<span class="muted">—</span>`}</td>
-<td data-label="Change">${change(entry)}</td>
+<td data-label="Change">${auditChangeCell(entry)}</td>
 </tr>`,
       )}</tbody></table></div>`
 }`,

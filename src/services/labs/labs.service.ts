@@ -8,9 +8,10 @@ import {
   type CommercialInvoiceContent,
   commercialInvoiceKey,
   EXPORT_REASON,
+  type ShipmentDeclaration,
   shipmentDeclaration,
 } from '../../domain/commercial-invoice.ts'
-import type { DeclaredValueSource, Incoterm } from '../../domain/customs.ts'
+import type { DeclaredValueSource } from '../../domain/customs.ts'
 import { shipByDate } from '../../domain/delivery-promise.ts'
 import {
   MAX_TRACKING_EVENTS_PER_SHIPMENT,
@@ -177,13 +178,11 @@ export interface LabJobView {
 }
 
 /** A cross-border job's customs declaration, as the lab API and pushed jobs carry it (docs/labs.md#customs). */
-export interface LabJobCustoms {
-  originCountryCode: string
-  destinationCountryCode: string
-  incoterm: Incoterm
-  iossNumber?: string
-  eoriNumber?: string
-  recipientTaxId?: string
+export interface LabJobCustoms
+  extends Pick<
+    ShipmentDeclaration,
+    'originCountryCode' | 'destinationCountryCode' | 'incoterm' | 'iossNumber' | 'eoriNumber' | 'recipientTaxId'
+  > {
   items: {
     itemId: string
     description: string
