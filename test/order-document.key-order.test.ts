@@ -18,6 +18,9 @@ import {
   startPipeline,
 } from '../src/domain/order-pipeline.ts'
 import { OrderSchema } from '../src/http/schemas/order.schema.ts'
+import { tier } from './support/tiers.ts'
+
+tier('pure')
 
 const serializeThroughSchema = fastJson(OrderSchema as object)
 

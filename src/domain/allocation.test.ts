@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue, parseCatalogue } from '../catalogue/catalogue.loader.ts'
 import {
   type AllocationItem,
@@ -14,6 +15,8 @@ import type { Catalogue, LabOption } from './catalogue.ts'
 import type { CatalogueFile, LabEntry, ProductEntry, Variant } from './catalogue.types.ts'
 import { addCalendarDays, type DeliveryEstimate, estimateDelivery, laterDate } from './delivery-promise.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
+
+tier('pure')
 
 const sample = loadCatalogue()
 

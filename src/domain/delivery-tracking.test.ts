@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { tier } from '../../test/support/tiers.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import {
   applyTrackingEvents,
@@ -20,6 +21,8 @@ import {
   type TrackingEvent,
 } from './order.ts'
 import { emptyPipeline, type PipelineState, recordLabReport, type ShipmentState } from './order-pipeline.ts'
+
+tier('pure')
 
 const now = new Date('2026-03-02T10:00:00.000Z')
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import type { OrderDocument, Recipient, Stage } from './order.ts'
 import { STAGES } from './order.ts'
@@ -11,6 +12,8 @@ import {
   type ShipmentState,
   setShipmentEstimate,
 } from './order-pipeline.ts'
+
+tier('pure')
 
 function withShipments(...states: ShipmentState[]): PipelineState {
   const pipeline = emptyPipeline()

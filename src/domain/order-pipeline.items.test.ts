@@ -2,6 +2,7 @@
 // again. The last test throws random report sequences at an order and checks that no item is ever lost or doubled.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { buildNewOrderDocument, type NewOrder, type OrderDocument } from './order.ts'
 import { orderEventsOf } from './order-events.ts'
 import {
@@ -19,6 +20,8 @@ import {
   startPipeline,
   takeReroutedItems,
 } from './order-pipeline.ts'
+
+tier('pure')
 
 const now = new Date('2026-03-01T09:00:00.000Z')
 

@@ -2,6 +2,7 @@
 // application changes nothing and causes no jobs.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import { buildNewOrderDocument, type NewOrder, type OrderDocument } from './order.ts'
 import {
@@ -17,6 +18,8 @@ import {
   recordSubmitted,
   startPipeline,
 } from './order-pipeline.ts'
+
+tier('pure')
 
 const now = new Date('2026-03-01T09:00:00.000Z')
 const stored = {

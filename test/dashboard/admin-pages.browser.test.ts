@@ -16,13 +16,15 @@ import {
   type Viewport,
 } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('browser')
 
 const CLI = { kind: 'cli', host: 'ops-host', user: 'ops' } as const
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`the console's sections in Chromium (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver

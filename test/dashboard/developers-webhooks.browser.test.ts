@@ -9,8 +9,10 @@ import { Webhook } from 'standardwebhooks'
 import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('browser')
 
 async function noHorizontalScroll(page: Page): Promise<void> {
   const widths = (await page.evaluate(
@@ -19,7 +21,7 @@ async function noHorizontalScroll(page: Page): Promise<void> {
   assert.ok(widths.page <= widths.viewport, `the page is ${widths.page} px wide in a ${widths.viewport} px viewport`)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard Developers -> Webhooks (${kind})`, () => {
     let h: DashboardHarness
     let receiver: CallbackReceiver

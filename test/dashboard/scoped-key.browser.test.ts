@@ -8,9 +8,11 @@ import type { KeyScope } from '../../src/domain/key-scopes.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { assertAccessible, newContext, screenshotForDocs, signIn, type Viewport } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('browser')
 
 const READ_ONLY: KeyScope[] = ['orders:read', 'products:read', 'account:read']
 
@@ -21,7 +23,7 @@ async function noHorizontalScroll(page: Page): Promise<void> {
   assert.ok(widths.page <= widths.viewport, `the page is ${widths.page} px wide in a ${widths.viewport} px viewport`)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard with a read-only key (${kind})`, () => {
     let h: DashboardHarness
     let orderId: string

@@ -6,6 +6,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join, relative } from 'node:path'
 import { test } from 'node:test'
 import { QUEUE_NAMES } from '../../src/jobs/registry.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('pure')
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const DOC = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8')

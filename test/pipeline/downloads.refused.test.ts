@@ -4,7 +4,10 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { json, sampleOrder, startTestApp, type TestAppOptions } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('http')
 
 /**
  * Places a one-poster Sandbox order whose image the app will refuse to download, on an app with `appOptions`, and
