@@ -129,13 +129,17 @@ for (const kind of databaseKinds) {
       await page.goto(`${h.urls.sandbox}/dashboard/developers/webhooks`)
       await page.getByRole('link', { name: id, exact: true }).click()
       await page.getByRole('heading', { name: `Webhook endpoint ${id}` }).waitFor()
-      // The endpoint's page as the scenario leaves it, its test callback listed.
+      // The endpoint's page as the scenario leaves it: its test callback listed, enabled again.
       await page.getByRole('button', { name: 'Send test' }).click()
       await page
         .getByRole('status')
         .getByText(/delivered: HTTP 200/)
         .waitFor()
       await page.locator('table.callbacks').getByText('Test callback').first().waitFor()
+      await page.getByRole('button', { name: 'Disable' }).click()
+      await page.getByRole('status').getByText('is disabled').waitFor()
+      await page.getByRole('button', { name: 'Enable' }).click()
+      await page.getByRole('status').getByText('is enabled').waitFor()
       await assertAccessible(page, 'developers-webhook (phone)')
       await noHorizontalScroll(page)
       await screenshotForDocs(page, 'developers-webhook-phone')
