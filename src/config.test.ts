@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { tier } from '../test/support/tiers.ts'
 import {
   parseBoolean,
   parseByteSize,
@@ -10,6 +11,8 @@ import {
   SETTINGS,
   settingsDocsTable,
 } from './config.ts'
+
+tier('pure')
 
 test('docs/configuration.md holds exactly the settings table generated from the code', () => {
   const page = readFileSync(join(import.meta.dirname, '..', 'docs', 'configuration.md'), 'utf8')

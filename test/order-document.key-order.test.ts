@@ -15,6 +15,9 @@ import { recordPrintFile } from '../src/domain/pipeline/render-print-file.ts'
 import { startPipeline } from '../src/domain/pipeline/start-order.ts'
 import { recordSubmitted } from '../src/domain/pipeline/submit-shipment.ts'
 import { OrderSchema } from '../src/http/schemas/order.schema.ts'
+import { tier } from './support/tiers.ts'
+
+tier('pure')
 
 const serializeThroughSchema = fastJson(OrderSchema as object)
 

@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, test } from 'node:test'
 import { OWN_PROCESS, processWideReasons, runsAlone, SHARDED_ALTHOUGH_SPAWNING } from './support/own-process.ts'
+import { tier } from './support/tiers.ts'
+
+tier('pure')
 
 const ROOT = join(import.meta.dirname, '..')
 

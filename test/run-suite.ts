@@ -19,6 +19,9 @@
 // - Node keeps the compiled code of the modules on disk (NODE_COMPILE_CACHE), so every process, the printroute
 //   processes the tests spawn included, starts about half a second sooner.
 //
+// Which databases a file's tests run on is the file's own declaration, its tier (test/support/tiers.ts): only
+// `sql` files run on PostgreSQL as well as PGlite; the runner starts every file alike.
+//
 // A new test file is sharded unless it matches OWN_PROCESS (test/support/own-process.ts): one that spawns
 // processes, sets process.env, installs process-wide handlers or must run alone belongs there, and
 // test/own-process.test.ts fails when a file that does the first three (or imports a helper that does) is not

@@ -5,12 +5,15 @@ import { join } from 'node:path'
 import { text } from 'node:stream/consumers'
 import { after, test } from 'node:test'
 import { blobStoreBehaviour } from '../../test/support/blob-store-behaviour.ts'
+import { tier } from '../../test/support/tiers.ts'
 import {
   blobKeyProblem,
   createFileSystemBlobStore,
   type FileSystemBlobStore,
   InvalidBlobKeyError,
 } from './blob-store.ts'
+
+tier('pure')
 
 const scratch = await mkdtemp(join(tmpdir(), 'printroute-blob-store-'))
 after(() => rm(scratch, { recursive: true, force: true }))

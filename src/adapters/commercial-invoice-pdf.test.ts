@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { documentText, pageTextRuns } from '../../test/support/pdf-reading.ts'
+import { tier } from '../../test/support/tiers.ts'
 import {
   type CommercialInvoiceContent,
   commercialInvoiceKey,
@@ -10,6 +11,8 @@ import {
   parseCommercialInvoiceKey,
 } from '../domain/commercial-invoice.ts'
 import { COMMERCIAL_INVOICE_SANDBOX_MARK, renderCommercialInvoicePdf } from './commercial-invoice-pdf.ts'
+
+tier('pure')
 
 /** A DAP shipment from GB to the US of `count` lines, the last without HS code or weight. */
 function contentOf(count: number, sandbox = false): CommercialInvoiceContent {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { waitFor } from '../../test/support/wait.ts'
 import { createDatabaseOutageLog, OUTAGE_REMINDER_MS } from './database-outage-log.ts'
+
+tier('pure')
 
 function recordingLogger() {
   const lines: { level: string; message: string; fields: Record<string, unknown> }[] = []

@@ -9,9 +9,12 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../../test/support/databases.ts'
 import { startTcpProxy, type TcpProxy } from '../../test/support/tcp-proxy.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { waitFor } from '../../test/support/wait.ts'
 import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { PostgresDatabase } from './database.ts'
+
+tier('sql')
 
 const skip = POSTGRES_TEST_URL ? false : 'needs PostgreSQL: set PRINTROUTE_TEST_DATABASE_URL (CI does)'
 

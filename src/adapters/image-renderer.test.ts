@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import sharp from 'sharp'
+import { tier } from '../../test/support/tiers.ts'
 import { planPrintFile } from '../domain/print-geometry.ts'
 import { SIZING_MODES, type SizingMode } from '../domain/shipping-methods.ts'
 import {
@@ -13,6 +14,8 @@ import {
   type RasterPrintFileFormat,
   UnreadableImageError,
 } from './image-renderer.ts'
+
+tier('pure')
 
 // Every test image is generated here: solid blocks of colour, so a sampled pixel shows which part of the
 // source ended up where. JPEG output is compared with a tolerance; blocks are sampled away from their edges.

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { documentText, pageTextRuns } from '../../test/support/pdf-reading.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { buildCharge, type ChargeLineDraft } from '../domain/charges.ts'
 import {
   buildInvoiceContent,
@@ -13,6 +14,8 @@ import {
 } from '../domain/invoices.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { renderInvoicePdf, renderStatementPdf } from './invoice-pdf.ts'
+
+tier('pure')
 
 /** An invoice for an order of `itemCount` items in one shipment, each item `copies` x 2.50 + 20% VAT. */
 function invoiceOf(itemCount: number, environment: 'live' | 'sandbox' = 'live'): InvoiceContent {

@@ -2,11 +2,14 @@
 // pg-boss's statement, wrapped in a function of the queue's schema, inserting the job pg-boss would insert.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../../test/support/databases.ts'
+import { openTestDatabase, type TestDatabase } from '../../test/support/databases.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { jobRequest } from '../domain/jobs.ts'
 import { type JobQueue, openJobQueue } from './job-queue.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
   describe(`job queue insert statement (${kind})`, () => {
     let database: TestDatabase
     let queue: JobQueue

@@ -4,8 +4,11 @@ import { createServer } from 'node:net'
 import { describe, test } from 'node:test'
 import pg from 'pg'
 import { captureLogs } from '../../test/support/log-capture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { createLogger, LOG_FORMATS, logFormatFor, REDACTED, redactSecretsInText } from './logger.ts'
+
+tier('pure')
 
 describe('logFormatFor', () => {
   test('without a flag: pretty at a terminal, JSON lines otherwise', () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import sharp from 'sharp'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { Variant } from '../domain/catalogue.types.ts'
 import {
@@ -16,6 +17,8 @@ import {
 } from '../domain/mockups.ts'
 import { previewSize } from '../domain/print-geometry.ts'
 import { renderMockup } from './mockup-renderer.ts'
+
+tier('pure')
 
 const catalogue = loadCatalogue()
 const RED: Rgb = { r: 220, g: 30, b: 30 }

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { documentText, pageTextRuns, placedTextRuns, qrCodesOnPage } from '../../test/support/pdf-reading.ts'
+import { tier } from '../../test/support/tiers.ts'
 import type { PackingSlipContent } from '../domain/packing-slip.ts'
 import { PACKING_SLIP_PAGE_SIZE, renderPackingSlipPdf } from './packing-slip-pdf.ts'
+
+tier('pure')
 
 function slip(overrides: Partial<PackingSlipContent> = {}): PackingSlipContent {
   return {

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { PDFDocument, PDFString } from 'pdf-lib'
+import { tier } from '../../test/support/tiers.ts'
 import { checkPdf, InvalidPdfError, type InvalidPdfReason } from './pdf-check.ts'
+
+tier('pure')
 
 // Every PDF here is generated with pdf-lib: numbered square pages, like a photo book's page file.
 

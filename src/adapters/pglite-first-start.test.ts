@@ -6,8 +6,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { INITDB_SCRIPT, PGLITE_SHARED_BUFFERS, PgliteDatabase } from './database.ts'
 import { PRINTROUTE_NODE_FLAGS } from './node-flags.ts'
+
+tier('sql')
 
 const root = mkdtempSync(join(tmpdir(), 'printroute-first-start-'))
 after(() => rmSync(root, { recursive: true, force: true }))

@@ -3,10 +3,13 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { openTestDatabase, testDatabaseKinds } from '../../test/support/databases.ts'
+import { openTestDatabase } from '../../test/support/databases.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { createDatabaseRateLimitCounters, RATE_LIMIT_CLEANUP_INTERVAL_MS } from './rate-limit-counters.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
   describe(`database rate limit counters (${kind})`, () => {
     test('count per key within a window, read without counting, and start again after the window', async () => {
       const database = await openTestDatabase(kind)

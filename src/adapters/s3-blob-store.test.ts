@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { blobStoreBehaviour } from '../../test/support/blob-store-behaviour.ts'
 import { S3RVER_CREDENTIALS, startS3rver } from '../../test/support/s3rver.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { BlobNotFoundError, blobKeyProblem, InvalidBlobKeyError } from './blob-store.ts'
 import {
   createS3BlobStore,
@@ -24,6 +25,8 @@ import {
   type S3BlobStoreOptions,
   S3SettingsError,
 } from './s3-blob-store.ts'
+
+tier('pure')
 
 const scratch = await mkdtemp(join(tmpdir(), 'printroute-s3-blob-store-'))
 

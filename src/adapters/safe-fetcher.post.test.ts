@@ -4,8 +4,11 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { callbackRefusalMessage, refusal } from './address-policy.ts'
 import { createSafeFetcher, DownloadError } from './safe-fetcher.ts'
+
+tier('pure')
 
 let server: Server
 let base: string

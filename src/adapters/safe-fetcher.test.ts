@@ -11,6 +11,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { addressRefusalReason, forbiddenAddressReason } from './address-policy.ts'
 import { parseDownloadUrl, resolveRedirect } from './download-url.ts'
 import {
@@ -20,6 +21,8 @@ import {
   type SafeFetcher,
   type SafeFetcherOptions,
 } from './safe-fetcher.ts'
+
+tier('pure')
 
 const scratch = await mkdtemp(join(tmpdir(), 'printroute-safe-fetcher-'))
 const cleanups: (() => Promise<void>)[] = []

@@ -6,8 +6,11 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { createSafeFetcher, DownloadError } from './safe-fetcher.ts'
 import { loadSampleImages, sampleNameOf, unknownSampleUrl, withSampleImages } from './sample-images.ts'
+
+tier('pure')
 
 describe('sample images', () => {
   const samples = loadSampleImages()

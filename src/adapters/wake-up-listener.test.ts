@@ -9,9 +9,12 @@ import { createServer, connect as dial, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../../test/support/databases.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { waitFor } from '../../test/support/wait.ts'
 import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { createWakeUpListener } from './wake-up-listener.ts'
+
+tier('sql')
 
 const skip = POSTGRES_TEST_URL ? false : 'needs PostgreSQL: set PRINTROUTE_TEST_DATABASE_URL (CI does)'
 

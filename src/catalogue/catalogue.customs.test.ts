@@ -3,9 +3,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { customsTestCatalogueFile } from '../../test/support/customs-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import type { CatalogueFile } from '../domain/catalogue.types.ts'
 import { EU_MEMBER_STATES, itemCustoms } from '../domain/customs.ts'
 import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
+
+tier('pure')
 
 const sample = loadCatalogue()
 

@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { testCatalogueFile, testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { CatalogueFile, LabEntry } from '../domain/catalogue.types.ts'
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { estimateDelivery } from '../domain/delivery-promise.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { CatalogueError, loadCatalogue, parseCatalogue, SAMPLE_CATALOGUE_PATH } from './catalogue.loader.ts'
+
+tier('pure')
 
 const sample = loadCatalogue()
 

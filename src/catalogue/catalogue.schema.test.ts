@@ -3,8 +3,11 @@ import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { Ajv } from 'ajv'
 import { testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { SAMPLE_CATALOGUE_PATH } from './catalogue.loader.ts'
 import { catalogueSchemaJson } from './catalogue.schema.ts'
+
+tier('pure')
 
 const publishedPath = new URL('../../docs/catalogue.schema.json', import.meta.url)
 

@@ -3,8 +3,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { hasSpine } from '../domain/spine.ts'
 import { CatalogueError, loadCatalogue, parseCatalogue } from './catalogue.loader.ts'
+
+tier('pure')
 
 function problemsOf(json: unknown): string[] {
   try {

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { firstOrderCommands } from './first-order.ts'
+
+tier('pure')
 
 test("README.md's first order is exactly what serve prints on the default ports", () => {
   const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { newSigningSecret, webhookHeaders } from '../domain/webhook-signature.ts'
 import {
   fileDefect,
@@ -13,6 +14,8 @@ import {
   simulateOptionsOf,
   trackingNumberOf,
 } from './labs-simulate.ts'
+
+tier('pure')
 
 describe('labs simulate', () => {
   const now = new Date('2026-11-27T12:00:00Z')

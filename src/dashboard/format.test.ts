@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { formatTime, sumMoney } from './format.ts'
+
+tier('pure')
 
 test('sumMoney adds per currency, keeps the decimal places, and handles refunds', () => {
   assert.equal(sumMoney([]), '—')

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { errorSummary, failureWords, fieldErrors, fieldMessages, invalidAttributes, labelOfPath } from './forms.ts'
+
+tier('pure')
 
 test('failures read as the end of a sentence about their field, with the bound or the allowed values', () => {
   assert.equal(failureWords({ code: 'MustBeGreaterThanOrEqualTo', comparisonValue: 1 }), 'must be at least 1')

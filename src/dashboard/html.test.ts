@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { escapeHtml, html, raw } from './html.ts'
+
+tier('pure')
 
 test('interpolated text is escaped, Html is kept, arrays are joined and empty values vanish', () => {
   const name = `<script>alert("x")</script> & 'y'`

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import {
   addressRulesFor,
@@ -12,6 +13,8 @@ import {
   splitAddressProblems,
 } from './address-rules.ts'
 import { ISO_COUNTRY_CODES } from './country-codes.ts'
+
+tier('pure')
 
 function rules(countryCode: string) {
   const found = addressRulesFor(countryCode)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { testCatalogueFile } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue, parseCatalogue } from '../catalogue/catalogue.loader.ts'
 import {
   availableShippingMethods,
@@ -10,6 +11,8 @@ import {
   QUOTE_PATHS,
 } from './catalogue-matching.ts'
 import type { Failures } from './failures.ts'
+
+tier('pure')
 
 const sample = loadCatalogue()
 const catalogue = parseCatalogue(testCatalogueFile(), 'test.json')

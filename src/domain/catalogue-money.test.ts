@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import {
   convertMinorUnits,
   divideRoundingHalfUp,
@@ -9,6 +10,8 @@ import {
   parseRateToMillionths,
   percentOfMinorUnits,
 } from './catalogue-money.ts'
+
+tier('pure')
 
 test('money strings parse to minor units and back', () => {
   assert.equal(parseMoneyToMinor('12.50'), 1250n)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { tier } from '../../test/support/tiers.ts'
 import {
   applyLines,
   buildCharge,
@@ -13,6 +14,8 @@ import {
   replaceShipmentLines,
   withoutShipping,
 } from './charges.ts'
+
+tier('pure')
 
 const line = (itemId: string | null, shipmentId: string, cost: number, tax: number): PriceLine => ({
   itemId,

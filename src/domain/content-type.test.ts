@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { SNIFF_BYTES, sniffContentType } from './content-type.ts'
+
+tier('pure')
 
 function bytes(...parts: (string | number[])[]): Uint8Array {
   const chunks = parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part)))

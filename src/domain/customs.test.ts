@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { customsTestCatalogue } from '../../test/support/customs-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import type { CatalogueMoney } from './catalogue.types.ts'
 import {
   type CustomsOrder,
@@ -15,6 +16,8 @@ import {
 } from './customs.ts'
 import { parseAmountToMinor } from './money.ts'
 import type { PricedShipment } from './pricing.ts'
+
+tier('pure')
 
 const catalogue = customsTestCatalogue()
 

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { asDatabaseUnavailable, DatabaseUnavailableError, databaseUnavailableReason } from './database-unavailable.ts'
+
+tier('pure')
 
 const withCode = (code: string, message = 'failed') => Object.assign(new Error(message), { code })
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { Lab, LabCalendar, ShippingRate, TransitDays } from './catalogue.types.ts'
 import {
@@ -26,6 +27,8 @@ import {
   zonedDateTime,
 } from './delivery-promise.ts'
 import { SHIPPING_METHODS } from './shipping-methods.ts'
+
+tier('pure')
 
 const MONDAY_TO_FRIDAY = [1, 2, 3, 4, 5]
 

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { tier } from '../../test/support/tiers.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import {
   applyTrackingEvents,
@@ -21,6 +22,8 @@ import {
 } from './order.ts'
 import { recordLabReport } from './pipeline/lab-report.ts'
 import { emptyPipeline, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
+
+tier('pure')
 
 const now = new Date('2026-03-02T10:00:00.000Z')
 

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { formatDurationSeconds, parseDurationMilliseconds, parseDurationSeconds } from './duration.ts'
+
+tier('pure')
 
 test('durations parse to seconds', () => {
   assert.equal(parseDurationSeconds('30m'), 1800)

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import { NEAREST_SKUS } from './catalogue.ts'
 import { editDistance, nearestMatches } from './edit-distance.ts'
+
+tier('pure')
 
 test('edit distance counts insertions, deletions, substitutions and swaps of neighbours as one step each', () => {
   assert.equal(editDistance('', ''), 0)

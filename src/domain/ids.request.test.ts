@@ -1,8 +1,11 @@
 // The request-facing parsers of domain/ids.ts: what a search box, a feed cursor and an ID in a path accept.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { invalidIdFailure, parseIdOrNumber, parseRequestId } from './ids.ts'
 import { ServiceError } from './outcomes.ts'
+
+tier('pure')
 
 test('parseIdOrNumber takes an ID of its prefix or a bare number, 0 included', () => {
   assert.equal(parseIdOrNumber('evt', 'evt_12'), 12)

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { formatId, parseId } from './ids.ts'
+
+tier('pure')
 
 test('formatId joins prefix and number', () => {
   assert.equal(formatId('ord', 42), 'ord_42')

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { parseStatementMonth } from './invoices.ts'
+
+tier('pure')
 
 test('a statement month is its first instant to the next month, in years 0001 to 9999 as written', () => {
   assert.deepEqual(parseStatementMonth('2026-03'), {

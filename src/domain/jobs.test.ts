@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import {
   carrierScanStep,
   deliveryJob,
@@ -11,6 +12,8 @@ import {
 } from './jobs.ts'
 import { DELIVERY_STATUSES } from './order.ts'
 import { SANDBOX_SCENARIOS, simulatedCarrierPath } from './sandbox-scenarios.ts'
+
+tier('pure')
 
 // A job's id is derived from its key: a key that changed would enqueue again work already queued before an
 // upgrade, so the keys are held to their exact text.

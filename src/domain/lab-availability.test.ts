@@ -3,6 +3,7 @@
 // report and the catalogue limit, and a pause over everything.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { Lab } from './catalogue.types.ts'
 import {
@@ -14,6 +15,8 @@ import {
   limitedLabCodes,
   unavailableLabs,
 } from './lab-availability.ts'
+
+tier('pure')
 
 const catalogue = loadCatalogue()
 const sampleLab = (code: string) => catalogue.findLab(code) as Lab

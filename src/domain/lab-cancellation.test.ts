@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import {
   CANCELLATION_REQUEST_LAPSE_HOURS,
   closeCancellationOnReport,
@@ -10,6 +11,8 @@ import {
 import type { OrderDocument } from './order.ts'
 import type { LabReport } from './pipeline/lab-report.ts'
 import { emptyPipeline, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
+
+tier('pure')
 
 const NOW = new Date('2026-03-01T10:00:00Z')
 const later = (hours: number) => new Date(NOW.getTime() + hours * 3_600_000)

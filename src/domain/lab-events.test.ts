@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import {
   buildLabCloudEvent,
   type LabShipmentSnapshot,
@@ -8,6 +9,8 @@ import {
   labShipmentsOf,
 } from './lab-events.ts'
 import type { PipelineOrder } from './pipeline/pipeline-order.ts'
+
+tier('pure')
 
 const shipment = (overrides: Partial<LabShipmentSnapshot> = {}): LabShipmentSnapshot => ({
   labCode: 'uk6',

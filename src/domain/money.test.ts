@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { formatMinorAsAmount, normaliseAmount, parseAmountToMinor, toWireMoney } from './money.ts'
+
+tier('pure')
 
 test('amounts parse to integer minor units without floating point', () => {
   assert.equal(parseAmountToMinor('12.50'), 1250n)

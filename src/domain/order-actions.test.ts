@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import type { OrderDocument, Recipient, Stage } from './order.ts'
 import { STAGES } from './order.ts'
 import { availableActions, cancelOrder, replaceOpenShipments, updateRecipient } from './order-actions.ts'
 import { refreshOrderEstimate, setShipmentEstimate } from './pipeline/delivery-estimates.ts'
 import { emptyPipeline, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
+
+tier('pure')
 
 function withShipments(...states: ShipmentState[]): PipelineState {
   const pipeline = emptyPipeline()

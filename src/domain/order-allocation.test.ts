@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { OrderDocument } from './order.ts'
 import { type AllocationRequest, allocateInScenario, allocateOrderItems, allocateSplit } from './order-allocation.ts'
+
+tier('pure')
 
 const catalogue = loadCatalogue()
 

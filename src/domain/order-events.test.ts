@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { buildNewOrderDocument, type OrderDocument, type Shipment } from './order.ts'
 import {
   buildCloudEvent,
@@ -11,6 +12,8 @@ import {
   orderEventsOf,
   parseCallbackEventSet,
 } from './order-events.ts'
+
+tier('pure')
 
 function newOrder(): OrderDocument {
   return buildNewOrderDocument(

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { testCatalogueFile, testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue, parseCatalogue } from '../catalogue/catalogue.loader.ts'
 import { allocateShipments } from './allocation/allocation.ts'
 import type { AllocationItem, PlannedShipment } from './allocation/model.ts'
@@ -14,6 +15,8 @@ import type { Catalogue } from './catalogue.ts'
 import type { Variant } from './catalogue.types.ts'
 import { type PricedAllocation, priceAllocation } from './pricing.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
+
+tier('pure')
 
 const testCatalogue = parseCatalogue(testCatalogueFile(), 'test-catalogue')
 const sample = loadCatalogue()

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { tier } from '../../test/support/tiers.ts'
 import {
   MAX_PRINT_GEOMETRY_SIDE,
   type PrintFilePlan,
@@ -9,6 +10,8 @@ import {
   shouldRotate,
 } from './print-geometry.ts'
 import { SIZING_MODES, type SizingMode } from './shipping-methods.ts'
+
+tier('pure')
 
 const plan = (
   sourceWidth: number,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import type { PricedShipment } from './pricing.ts'
 import {
   lockedPrices,
@@ -9,6 +10,8 @@ import {
   quoteMismatches,
   type StoredQuote,
 } from './quote-lock.ts'
+
+tier('pure')
 
 const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
 

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { randomHex } from './random-hex.ts'
+
+tier('pure')
 
 test('randomHex gives the asked length in hex, never repeating, across pool refills and beyond the pool', () => {
   const seen = new Set<string>()

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
 import { effectiveDpi, planPrintFile } from './print-geometry.ts'
 import { checkResolution, DEFAULT_MINIMUM_DPI } from './resolution.ts'
+
+tier('pure')
 
 const catalogue = loadCatalogue()
 

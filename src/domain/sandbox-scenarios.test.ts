@@ -2,6 +2,7 @@
 // the scenario lateDelivery delivers.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import { applyTrackingEvents } from './delivery-tracking.ts'
 import type { OrderDocument, Shipment } from './order.ts'
@@ -12,6 +13,8 @@ import {
   simulatedCarrierPath,
   simulatedCarrierScan,
 } from './sandbox-scenarios.ts'
+
+tier('pure')
 
 const now = new Date('2026-03-04T15:30:00.000Z') // a Wednesday
 

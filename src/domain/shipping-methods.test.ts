@@ -1,7 +1,10 @@
 // The lab priority of each shipping method (domain/shipping-methods.ts, docs/pipeline.md#labs).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { LAB_PRIORITIES, labPriorityOf, SHIPPING_METHODS } from './shipping-methods.ts'
+
+tier('pure')
 
 test('each shipping method has its lab priority: the faster the method, the more urgent', () => {
   assert.deepEqual(

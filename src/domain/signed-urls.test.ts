@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import {
   checkFilePath,
   createFileLinks,
@@ -9,6 +10,8 @@ import {
   readFileLinkToken,
   signFilePath,
 } from './signed-urls.ts'
+
+tier('pure')
 
 const SECRET = 'test-secret-0123456789'
 const KEY = 'thumbnails/ord_12/ast_40.jpg'

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { testCatalogueFile } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { parseCatalogue } from '../catalogue/catalogue.loader.ts'
 import {
   hasSpine,
@@ -9,6 +10,8 @@ import {
   SPINE_PRINT_AREA,
   spineWidthMicrometres,
 } from './spine.ts'
+
+tier('pure')
 
 const catalogue = parseCatalogue(testCatalogueFile(), 'test-catalogue')
 

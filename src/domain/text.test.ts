@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { refusedCharacter } from './text.ts'
+
+tier('pure')
 
 test('free text refuses NUL and the other control characters but keeps tab and line breaks', () => {
   for (const text of ['Ada Lovelace', 'Flat 2\nHouse', 'a\tb', 'a\r\nb', 'Zoë 東京 🎨', '']) {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { incomingTraceId, newTraceparent, requestTraceId, traceIdOf, traceparentFor } from './traceparent.ts'
+
+tier('pure')
 
 const FORMAT = /^00-[\da-f]{32}-[\da-f]{16}-01$/
 

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { MAX_URL_LENGTH, unfetchableUrlReason } from './urls.ts'
+
+tier('pure')
 
 test('http(s) URLs with a host are fetchable as given', () => {
   for (const url of [

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { STAGES } from './order.ts'
 import { CALLBACK_DELIVERY_STATUSES, eventType, type OrderEventKind, testEventType } from './order-events.ts'
 import {
@@ -12,6 +13,8 @@ import {
   WEBHOOK_ENDPOINT_LIMITS,
   webhookDisabledEventType,
 } from './webhook-endpoints.ts'
+
+tier('pure')
 
 describe('webhook endpoint filters', () => {
   it('knows every type an order event can have, the test callback and the endpoint-disabled event', () => {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
+import { tier } from '../../test/support/tiers.ts'
 import { isSigningSecret, newSigningSecret, webhookHeaders } from './webhook-signature.ts'
+
+tier('pure')
 
 const body = JSON.stringify({ specversion: '1.0', id: 'evt_1', data: { order: { id: 'ord_1' } } })
 

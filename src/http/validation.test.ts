@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Type } from 'typebox'
+import { tier } from '../../test/support/tiers.ts'
 import { CaseInsensitiveEnum, NonBlankString, NullableString } from './schemas/common.schema.ts'
 import { contractPath, RequestValidationError, validatorCompiler } from './validation.ts'
+
+tier('pure')
 
 function compile(schema: object, httpPart = 'body') {
   return validatorCompiler({ schema, httpPart, method: 'POST', url: '/x' } as never) as (data: unknown) => {

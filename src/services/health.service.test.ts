@@ -3,9 +3,12 @@
 // process's outage log must still say it once, with a reminder a minute, not a line per check per request.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { tier } from '../../test/support/tiers.ts'
 import { createDatabaseOutageLog } from '../adapters/database-outage-log.ts'
 import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import { createHealthService, type HealthDeps } from './health.service.ts'
+
+tier('pure')
 
 function recordingLogger() {
   const lines: { level: string; message: string; fields: Record<string, unknown> }[] = []

@@ -4,9 +4,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { customsTestCatalogue } from '../../test/support/customs-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import type { Failures } from '../domain/failures.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { type CreateQuoteInput, createQuotesService, type PricedQuote } from './quotes.service.ts'
+
+tier('pure')
 
 const service = createQuotesService({ catalogue: customsTestCatalogue() })
 const EUR_ACCOUNT = { billingCurrency: 'EUR' }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { testCatalogueFile, testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { loadCatalogue, parseCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { Failures } from '../domain/failures.ts'
 import { parseAmountToMinor, type WireMoney } from '../domain/money.ts'
@@ -17,6 +18,8 @@ import {
   type QuoteResult,
   SALES_TAX_WARNING_CODE,
 } from './quotes.service.ts'
+
+tier('pure')
 
 const testCatalogue = parseCatalogue(testCatalogueFile(), 'test-catalogue')
 const GBP_ACCOUNT = { billingCurrency: 'GBP' }

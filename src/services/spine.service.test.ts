@@ -3,10 +3,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { testCatalogueJson } from '../../test/support/test-catalogue.fixture.ts'
+import { tier } from '../../test/support/tiers.ts'
 import { parseCatalogue } from '../catalogue/catalogue.loader.ts'
 import type { Failures } from '../domain/failures.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { createSpineService } from './spine.service.ts'
+
+tier('pure')
 
 // gb1 makes TEST-BOOK at 20.00 GBP + 0.50 a page beyond 20, on 3.5 mm + 0.12 mm a page (the fixture). us1 now
 // makes it too, dearer (60.00 USD = 48.00 GBP, + 0.10 USD a page), on its own paper, 4 mm + 0.1 mm a page: gb1 wins

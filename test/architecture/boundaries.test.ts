@@ -12,6 +12,9 @@ import { glob } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { tier } from '../support/tiers.ts'
+
+tier('pure')
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const BIOME = join(ROOT, 'node_modules', '.bin', 'biome')

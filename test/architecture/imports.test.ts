@@ -16,6 +16,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { test } from 'node:test'
 import ts from 'typescript'
+import { tier } from '../support/tiers.ts'
+
+tier('pure')
 
 const ROOT = join(import.meta.dirname, '..', '..')
 

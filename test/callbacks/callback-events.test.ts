@@ -6,15 +6,17 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver, US_RECIPIENT } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const T = 'com.printroute.order'
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`callbackEvents (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -6,9 +6,12 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { openTestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { openTestDatabase } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const SHORT_SCHEDULE = [0, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3]
 
@@ -47,7 +50,7 @@ async function patchSettings(t: TestApp, body: Record<string, unknown>, key?: st
   return json(response).settings
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`callback delivery (${kind})`, () => {
     test('500 three times, then 200: delivered exactly once more, same event id, every attempt recorded', async () => {
       const receiver = await startCallbackReceiver({ respond: (_callback, index) => (index < 3 ? 500 : 200) })

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import {
@@ -16,10 +15,13 @@ import {
   US_RECIPIENT,
 } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const T = 'com.printroute.order'
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`order events (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

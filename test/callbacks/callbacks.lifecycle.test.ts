@@ -5,15 +5,17 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const T = 'com.printroute.order'
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   test(`an order's whole life reaches the receiver as signed events in sequence (${kind})`, async () => {
     const receiver = await startCallbackReceiver()
     const images = await startImageServer()

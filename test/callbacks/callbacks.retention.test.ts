@@ -8,15 +8,17 @@ import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import { CALLBACK_RETENTION_SECONDS } from '../../src/services/callbacks.service.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const T = 'com.printroute.order'
 const DAY = 86_400
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`callback history retention (${kind})`, () => {
     let receiver: CallbackReceiver
     let images: ImageServer

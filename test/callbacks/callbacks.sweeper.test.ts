@@ -10,9 +10,12 @@ import { parseId } from '../../src/domain/ids.ts'
 import { deliveryJob } from '../../src/domain/jobs.ts'
 import { STALLED_DELIVERY_MARGIN_SECONDS } from '../../src/services/callbacks.service.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { openTestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { openTestDatabase } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 /** A held order cancelled at once: one event, one pending delivery to `callbackUrl` with its first job queued. */
 async function cancelledOrder(t: TestApp, callbackUrl: string): Promise<{ orderId: string; deliveryId: string }> {
@@ -35,7 +38,7 @@ function firstAttemptJobId(deliveryId: string): string {
   return jobIdFromKey(deliveryJob(parseId('cbd', deliveryId) as number, 1).key)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`callback delivery sweeper (${kind})`, () => {
     test('attempts the queue gave up on are put back and delivered exactly once; live jobs are left alone', async () => {
       const receiver = await startCallbackReceiver()

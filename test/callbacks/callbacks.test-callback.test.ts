@@ -5,8 +5,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
@@ -19,7 +21,7 @@ function verifies(secret: string, received: { headers: Record<string, unknown>; 
   }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`test callbacks (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver

@@ -7,11 +7,13 @@ import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { parseId } from '../../src/domain/ids.ts'
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const T = 'com.acme.order'
@@ -30,7 +32,7 @@ function signatureCount(received: ReceivedCallback): number {
   return String(received.headers['webhook-signature']).split(' ').length
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`webhook endpoints: the API (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver

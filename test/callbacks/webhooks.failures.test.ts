@@ -15,8 +15,10 @@ import {
   type WebhookEndpointRow,
 } from '../../src/repositories/webhook-endpoints.repository.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const DISABLED = 'com.printroute.webhook.endpoint#Disabled'
 const CANCELLED = 'com.printroute.order.status.stage.changed#Cancelled'
@@ -153,7 +155,7 @@ async function redeliverMissed(t: TestApp, row: WebhookEndpointRow, body?: Recor
   })
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`a webhook endpoint that keeps failing (${kind})`, () => {
     test('disabled after 3 days of failures, not before; the account is told; re-enabled, it gets what it missed once', async () => {
       const failing = await switchableReceiver()

@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { type CliSession, startCliSession } from '../support/cli.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 let dataDir: string
 let cli: CliSession

@@ -18,7 +18,10 @@ import {
   withOutputOnFailure,
 } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 /** The sample with every lab's unit costs times `factor`, as JSON text with `padding` spaces after it. */
 function dearerSample(factor: number, padding = 0): string {

@@ -12,6 +12,9 @@ import { buildProgram } from '../../src/cli/program.ts'
 import { SETTING_COMMANDS, SETTINGS, settingsOf } from '../../src/config.ts'
 import { type CliSession, startCliSession } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 describe('printroute command line', () => {
   let dataDir: string

@@ -14,6 +14,9 @@ import {
   startCliSession,
   startPrintroute,
 } from '../support/cli.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 describe('printroute serve --admin-port', () => {
   let dataDir: string

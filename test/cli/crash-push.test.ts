@@ -21,9 +21,12 @@ import {
   startPrintroute,
   withOutputOnFailure,
 } from '../support/cli.ts'
-import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { createScratchDatabase, type ScratchDatabase } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 function serve(args: string[], env: Record<string, string>): RunningPrintroute {
   return startPrintroute(['serve', '--port', '0', '--sandbox-port', '0', ...args], env)
@@ -47,7 +50,7 @@ interface Received {
 describe('a serve killed while pushing a job to its lab', { concurrency: true }, () => {
   after(killStartedPrintroutes)
 
-  for (const kind of testDatabaseKinds()) {
+  for (const kind of databaseKinds) {
     describe(`a serve killed while pushing a job to its lab (${kind})`, () => {
       let images: ImageServer
       let receiver: Server

@@ -14,10 +14,13 @@ import {
   startPrintroute,
   withOutputOnFailure,
 } from '../support/cli.ts'
-import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { createScratchDatabase, type ScratchDatabase } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 function serve(args: string[], env: Record<string, string>): RunningPrintroute {
   return startPrintroute(['serve', '--port', '0', '--sandbox-port', '0', ...args], env)
@@ -28,7 +31,7 @@ function serve(args: string[], env: Record<string, string>): RunningPrintroute {
 describe('a worker killed mid-pipeline', { concurrency: true }, () => {
   after(killStartedPrintroutes)
 
-  for (const kind of testDatabaseKinds()) {
+  for (const kind of databaseKinds) {
     describe(`a worker killed mid-pipeline (${kind})`, () => {
       let images: ImageServer
       let imageBase: string

@@ -28,7 +28,10 @@ import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 /** Orders made before the terminations, and more made just before the outage, so both meet orders in flight. */
 const ORDERS_BEFORE_TERMINATIONS = 3

@@ -13,7 +13,10 @@ import { type CliSession, killStartedPrintroutes, startCliSession, startPrintrou
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 describe('delivery events in orders watch and listen', () => {
   let t: TestApp

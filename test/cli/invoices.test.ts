@@ -8,6 +8,9 @@ import { after, before, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { type CliSession, startCliSession } from '../support/cli.ts'
 import { documentText } from '../support/pdf-reading.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 let dataDir: string
 let cli: CliSession

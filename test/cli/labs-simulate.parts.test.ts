@@ -18,7 +18,10 @@ import {
 } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 type Json = Record<string, any>
 /** A second phone case made by the same lab as PHONE_CASE, so an order of both is one shipment. */

@@ -22,7 +22,10 @@ import {
 } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 type Json = Record<string, any>
 

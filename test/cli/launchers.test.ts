@@ -12,6 +12,9 @@ import { after, describe, test } from 'node:test'
 import { PRINTROUTE_NODE_FLAGS } from '../../src/adapters/node-flags.ts'
 import { BIN, killStartedPrintroutes, type RunningPrintroute, startProcess } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 const ROOT = join(import.meta.dirname, '..', '..')
 /** The project's Node 24: what every launcher must end up running printroute on. */

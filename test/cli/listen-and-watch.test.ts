@@ -16,7 +16,10 @@ import { type CliSession, killStartedPrintroutes, startCliSession, startPrintrou
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 describe('listen and orders watch, against a running printroute', () => {
   let t: TestApp

@@ -9,6 +9,9 @@ import { after, before, test } from 'node:test'
 import { openDatabase } from '../../src/app.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { type CliSession, startCliSession } from '../support/cli.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 let dataDir: string
 let cli: CliSession

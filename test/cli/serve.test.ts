@@ -20,7 +20,10 @@ import {
   withOutputOnFailure,
 } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 const exec = promisify(execFile)
 

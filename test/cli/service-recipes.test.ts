@@ -13,7 +13,10 @@ import { after, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { PRINTROUTE_NODE_FLAGS } from '../../src/adapters/node-flags.ts'
 import { killStartedPrintroutes, type RunningPrintroute, startProcess, withOutputOnFailure } from '../support/cli.ts'
-import { createScratchDatabase, type ScratchDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { createScratchDatabase, type ScratchDatabase } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const exec = promisify(execFile)
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -84,7 +87,7 @@ describe('the service recipes in docs/operations.md', () => {
     return directory
   }
 
-  for (const kind of testDatabaseKinds()) {
+  for (const kind of databaseKinds) {
     test(`the systemd unit's ExecStart serves, and KillSignal stops it within TimeoutStopSec (${kind})`, async () => {
       const unit = assignments(codeBlock('ini', 'ExecStart='))
       const environmentFile = assignments(codeBlock('sh', '/etc/printroute/printroute.env'))

@@ -29,7 +29,10 @@ import { withoutResolutionWarnings } from '../support/issues.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { S3RVER_CREDENTIALS, type S3rver, startS3rver } from '../support/s3rver.ts'
 import { catalogue } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('sql')
 
 const BUCKET = 'printroute'
 const PREFIX = 'several'

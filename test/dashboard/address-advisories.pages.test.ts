@@ -6,16 +6,18 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 interface Session {
   cookie: string
   csrfToken: string
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard address advisories (${kind})`, () => {
     let t: TestApp
     let session: Session

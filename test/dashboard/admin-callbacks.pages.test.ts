@@ -10,14 +10,16 @@ import { parseId } from '../../src/domain/ids.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const HOUR = 3600
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`console callbacks health (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver

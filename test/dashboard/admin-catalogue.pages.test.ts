@@ -10,8 +10,10 @@ import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { registerCataloguePages } from '../../src/dashboard/admin/catalogue.pages.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { startAdminPages, TEST_OPERATOR } from '../support/admin-pages.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { startTestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 function dearerSample(): string {
   const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
@@ -21,7 +23,7 @@ function dearerSample(): string {
   return JSON.stringify(file)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`console catalogue pages (${kind})`, () => {
     test('versions, import (refused with every problem, then stored), diff and activation by the operator', async () => {
       const t = await startTestApp({ kind })

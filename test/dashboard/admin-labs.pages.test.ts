@@ -7,10 +7,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { registerLabsPages } from '../../src/dashboard/admin/labs.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 /** The sample catalogue's lab for a black canvas to GB by Standard. */
 const LAB = 'uk6'
@@ -18,7 +20,7 @@ const LAB = 'uk6'
 const OTHER_LAB = 'us1'
 const HOUR = 3600
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`console labs page (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -5,12 +5,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { registerOrdersPages } from '../../src/dashboard/admin/orders.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('http')
+
+for (const kind of databaseKinds) {
   describe(`console orders pages (${kind})`, () => {
     let t: TestApp
     let pages: AdminPagesHarness

@@ -1,8 +1,9 @@
 // Every section of the operator console but accounts (admin.browser.test.ts has those) in Chromium, signed in
-// through the console itself, at desktop and phone width: the orders of every account and an order's read-only page
-// (its images loaded), the labs with pause and resume (the table whole at 1280 px) and a lab's keys, the catalogue's versions and a diff, invoices, callbacks health
-// and the audit trail; accessible (axe-core), nothing wider than a phone's screen but the tables that scroll in
-// their frame. The screenshots in docs/admin.md come from here (`npm run docs:screenshots`).
+// through the console itself, at desktop width: the orders of every account and an order's read-only page (its
+// images loaded), the labs with pause and resume (the table whole at 1280 px) and a lab's keys, the catalogue's
+// versions and a diff, invoices, callbacks health and the audit trail; accessible (axe-core). At phone width
+// each of those pages is opened and checked: accessible, nothing wider than the screen but the tables that scroll
+// in their frame. The screenshots in docs/admin.md come from here (`npm run docs:screenshots`).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
@@ -16,13 +17,15 @@ import {
   type Viewport,
 } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('browser')
 
 const CLI = { kind: 'cli', host: 'ops-host', user: 'ops' } as const
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`the console's sections in Chromium (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver
@@ -132,175 +135,215 @@ for (const kind of testDatabaseKinds()) {
       assert.equal(await page.locator('nav [aria-current="page"]').innerText(), current)
     }
 
-    for (const viewport of ['desktop', 'phone'] as const) {
-      const suffix = viewport === 'phone' ? '-phone' : ''
+    test(`the orders list and an order's page (desktop)`, async () => {
+      const page = await open('/orders', 'desktop')
+      await assertNavigation(page, 'Orders')
+      await assertAccessible(page, 'console orders (desktop)')
+      await assertFitsWidth(page, 'the orders list')
+      await screenshotForDocs(page, 'orders', 'admin')
+      await page.getByRole('searchbox', { name: 'Search' }).fill('console-browser')
+      await page.getByRole('button', { name: 'Search' }).click()
+      await page.waitForURL(/q=console-browser/)
+      await page.getByRole('link', { name: orderId }).click()
+      await page.waitForURL(new RegExp(`/admin/orders/${orderId}$`))
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), `Order ${orderId}`)
+      assert.ok((await assertImagesLoaded(page)) >= 2, 'the source image and the print file preview')
+      assert.equal(await page.locator('main form').count(), 0, 'read-only')
+      await assertAccessible(page, 'console order (desktop)')
+      await assertFitsWidth(page, 'the order page')
+      // The charge's invoice opens as a PDF from the console.
+      const invoiceLink = page.locator('a[data-invoice]').first()
+      const pdf = await page.request.get(new URL((await invoiceLink.getAttribute('href')) as string, live).href)
+      assert.equal(pdf.headers()['content-type'], 'application/pdf')
+      assert.equal((await pdf.body()).subarray(0, 5).toString(), '%PDF-')
+      await screenshotForDocs(page, 'order', 'admin')
+      await page.context().close()
+    })
 
-      test(`the orders list and an order's page (${viewport})`, async () => {
-        const page = await open('/orders', viewport)
-        if (viewport === 'desktop') await assertNavigation(page, 'Orders')
-        await assertAccessible(page, `console orders (${viewport})`)
-        await assertFitsWidth(page, 'the orders list')
-        // At phone width the columns an operator needs stay on screen.
-        if (viewport === 'phone') {
-          await assertWithinViewport(
-            page
-              .locator('table.admin-orders tbody tr', { hasText: orderId })
-              .locator('th, td:nth-of-type(1), td:nth-of-type(3)'),
-            'the order',
-          )
-        }
-        await screenshotForDocs(page, `orders${suffix}`, 'admin')
-        await page.getByRole('searchbox', { name: 'Search' }).fill('console-browser')
-        await page.getByRole('button', { name: 'Search' }).click()
-        await page.waitForURL(/q=console-browser/)
-        await page.getByRole('link', { name: orderId }).click()
-        await page.waitForURL(new RegExp(`/admin/orders/${orderId}$`))
-        assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), `Order ${orderId}`)
-        assert.ok((await assertImagesLoaded(page)) >= 2, 'the source image and the print file preview')
-        assert.equal(await page.locator('main form').count(), 0, 'read-only')
-        await assertAccessible(page, `console order (${viewport})`)
-        await assertFitsWidth(page, 'the order page')
-        // The charge's invoice opens as a PDF from the console.
-        const invoiceLink = page.locator('a[data-invoice]').first()
-        const pdf = await page.request.get(new URL((await invoiceLink.getAttribute('href')) as string, live).href)
-        assert.equal(pdf.headers()['content-type'], 'application/pdf')
-        assert.equal((await pdf.body()).subarray(0, 5).toString(), '%PDF-')
-        if (viewport === 'desktop') await screenshotForDocs(page, 'order', 'admin')
-        await page.context().close()
-      })
+    test(`the labs page pauses and resumes a lab; a lab's keys (desktop)`, async () => {
+      const page = await open('/labs', 'desktop')
+      await assertAccessible(page, 'console labs (desktop)')
+      await assertFitsWidth(page, 'the labs page')
+      const table = (await page.evaluate(`(() => {
+        const wrap = document.querySelector('table.admin-labs').closest('.table-wrap')
+        return { scrollWidth: wrap.scrollWidth, clientWidth: wrap.clientWidth }
+      })()`)) as { scrollWidth: number; clientWidth: number }
+      // At 1280 px the whole table shows: no column, and no Pause or Resume button, is scrolled out of sight.
+      assert.ok(
+        table.scrollWidth <= table.clientWidth,
+        `the labs table is ${table.scrollWidth} px in ${table.clientWidth} px`,
+      )
+      const pause = await page.getByRole('button', { name: 'Pause uk6' }).boundingBox()
+      assert.ok(pause && pause.x + pause.width <= 1280, 'the Pause button is on screen')
+      await screenshotForDocs(page, 'labs', 'admin')
+      await page.getByRole('button', { name: 'Pause uk6' }).click()
+      await page.waitForURL(/\/admin\/labs$/)
+      await page.getByRole('button', { name: 'Resume uk6' }).waitFor()
+      assert.equal((await t.app.services.labs.capacity('uk6')).paused, true)
+      await page.getByRole('button', { name: 'Resume uk6' }).click()
+      await page.getByRole('button', { name: 'Pause uk6' }).waitFor()
+      assert.equal((await t.app.services.labs.capacity('uk6')).paused, false)
 
-      test(`the labs page pauses and resumes a lab; a lab's keys (${viewport})`, async () => {
-        const page = await open('/labs', viewport)
-        await assertAccessible(page, `console labs (${viewport})`)
-        await assertFitsWidth(page, 'the labs page')
-        const table = (await page.evaluate(`(() => {
-          const wrap = document.querySelector('table.admin-labs').closest('.table-wrap')
-          return { scrollWidth: wrap.scrollWidth, clientWidth: wrap.clientWidth }
-        })()`)) as { scrollWidth: number; clientWidth: number }
-        if (viewport === 'desktop') {
-          // At 1280 px the whole table shows: no column, and no Pause or Resume button, is scrolled out of sight.
-          assert.ok(
-            table.scrollWidth <= table.clientWidth,
-            `the labs table is ${table.scrollWidth} px in ${table.clientWidth} px`,
-          )
-          const pause = await page.getByRole('button', { name: 'Pause uk6' }).boundingBox()
-          assert.ok(pause && pause.x + pause.width <= 1280, 'the Pause button is on screen')
-        } else {
-          // At phone width the columns an operator needs stay on screen.
-          await assertWithinViewport(
-            page.locator('tr[data-lab="uk6"]').locator('th, td:nth-of-type(1), td[data-overdue], button'),
-            'the lab',
-          )
-        }
-        await screenshotForDocs(page, `labs${suffix}`, 'admin')
-        await page.getByRole('button', { name: 'Pause uk6' }).click()
-        await page.waitForURL(/\/admin\/labs$/)
-        await page.getByRole('button', { name: 'Resume uk6' }).waitFor()
-        assert.equal((await t.app.services.labs.capacity('uk6')).paused, true)
-        await page.getByRole('button', { name: 'Resume uk6' }).click()
-        await page.getByRole('button', { name: 'Pause uk6' }).waitFor()
-        assert.equal((await t.app.services.labs.capacity('uk6')).paused, false)
+      // The lab's page: a key created (shown once), rotated with an overlap, the old one revoked after asking.
+      const lab = 'de1'
+      await page.getByRole('link', { name: lab, exact: true }).click()
+      await page.waitForURL(new RegExp(`/admin/labs/${lab}$`))
+      await page.getByRole('button', { name: 'Create a key' }).click()
+      const created = (await page.locator('code.new-key').textContent()) ?? ''
+      assert.match(created, /^pr_lab_/)
+      await page.getByLabel('Overlap').selectOption({ label: '1 hour' })
+      await page.getByRole('button', { name: 'Rotate' }).click()
+      await page.getByText('keeps working until').waitFor()
+      const rotated = (await page.locator('code.new-key').textContent()) ?? ''
+      assert.notEqual(rotated, created)
+      await assertAccessible(page, 'console lab page (desktop)')
+      await assertFitsWidth(page, "a lab's page")
+      await screenshotForDocs(page, 'lab', 'admin')
+      const oldPrefix = created.slice(0, 'pr_lab_'.length + 8)
+      await page.getByRole('link', { name: `Revoke key ${oldPrefix}` }).click()
+      await page.getByRole('heading', { name: `Revoke key ${oldPrefix}… of lab ${lab}?` }).waitFor()
+      await assertAccessible(page, 'console lab key revocation (desktop)')
+      await page.getByRole('button', { name: 'Revoke key' }).click()
+      await page.waitForURL(new RegExp(`/admin/labs/${lab}$`))
+      await page.getByText(`Key ${oldPrefix}… is revoked`).waitFor()
+      assert.equal(await t.app.services.labs.authenticateLab(created), undefined)
+      assert.equal(await t.app.services.labs.authenticateLab(rotated), lab)
+      await page.context().close()
+    })
 
-        // The lab's page: a key created (shown once), rotated with an overlap, the old one revoked after asking.
-        const lab = viewport === 'desktop' ? 'de1' : 'nl1'
-        await page.getByRole('link', { name: lab, exact: true }).click()
-        await page.waitForURL(new RegExp(`/admin/labs/${lab}$`))
-        await page.getByRole('button', { name: 'Create a key' }).click()
-        const created = (await page.locator('code.new-key').textContent()) ?? ''
-        assert.match(created, /^pr_lab_/)
-        await page.getByLabel('Overlap').selectOption({ label: '1 hour' })
-        await page.getByRole('button', { name: 'Rotate' }).click()
-        await page.getByText('keeps working until').waitFor()
-        const rotated = (await page.locator('code.new-key').textContent()) ?? ''
-        assert.notEqual(rotated, created)
-        await assertAccessible(page, `console lab page (${viewport})`)
-        await assertFitsWidth(page, "a lab's page")
-        await screenshotForDocs(page, `lab${suffix}`, 'admin')
-        const oldPrefix = created.slice(0, 'pr_lab_'.length + 8)
-        await page.getByRole('link', { name: `Revoke key ${oldPrefix}` }).click()
-        await page.getByRole('heading', { name: `Revoke key ${oldPrefix}… of lab ${lab}?` }).waitFor()
-        await assertAccessible(page, `console lab key revocation (${viewport})`)
-        await page.getByRole('button', { name: 'Revoke key' }).click()
-        await page.waitForURL(new RegExp(`/admin/labs/${lab}$`))
-        await page.getByText(`Key ${oldPrefix}… is revoked`).waitFor()
-        assert.equal(await t.app.services.labs.authenticateLab(created), undefined)
-        assert.equal(await t.app.services.labs.authenticateLab(rotated), lab)
-        await page.context().close()
-      })
+    test(`the catalogue's versions and the changes between two (desktop)`, async () => {
+      const page = await open('/catalogue', 'desktop')
+      await assertAccessible(page, 'console catalogue (desktop)')
+      await assertFitsWidth(page, 'the catalogue page')
+      assert.match(await page.locator('main').innerText(), /spring-prices\.json/)
+      await screenshotForDocs(page, 'catalogue', 'admin')
+      await page.goto(`${live}/admin/catalogue/diff?from=1&to=2`)
+      // A changed lab shows the field that changed, not its whole record.
+      // (At phone width a cell's accessible name starts with its column's label, shown before it.)
+      const lab = page.locator('tr', { has: page.locator('td', { hasText: /^uk6$/ }) })
+      assert.deepEqual((await lab.getByRole('cell').allInnerTexts()).slice(1), [
+        'uk6',
+        'name: Wall art lab, Midlands',
+        'name: Wall art lab, Midlands (Leicester)',
+      ])
+      await assertAccessible(page, 'console catalogue diff (desktop)')
+      await assertFitsWidth(page, 'the catalogue diff')
+      await screenshotForDocs(page, 'catalogue-diff', 'admin')
+      await page.context().close()
+    })
 
-      test(`the catalogue's versions and the changes between two (${viewport})`, async () => {
-        const page = await open('/catalogue', viewport)
-        await assertAccessible(page, `console catalogue (${viewport})`)
-        await assertFitsWidth(page, 'the catalogue page')
-        // At phone width the columns an operator needs stay on screen.
-        if (viewport === 'phone') {
-          await assertWithinViewport(
-            page
-              .locator('table.catalogue-versions tbody tr')
-              .first()
-              .locator('td:nth-of-type(1), td:nth-of-type(2), td:nth-of-type(5)'),
-            'the catalogue version',
-          )
-        }
-        assert.match(await page.locator('main').innerText(), /spring-prices\.json/)
-        await screenshotForDocs(page, `catalogue${suffix}`, 'admin')
-        await page.goto(`${live}/admin/catalogue/diff?from=1&to=2`)
-        // A changed lab shows the field that changed, not its whole record.
-        // (At phone width a cell's accessible name starts with its column's label, shown before it.)
-        const lab = page.locator('tr', { has: page.locator('td', { hasText: /^uk6$/ }) })
-        assert.deepEqual((await lab.getByRole('cell').allInnerTexts()).slice(1), [
-          'uk6',
-          'name: Wall art lab, Midlands',
-          'name: Wall art lab, Midlands (Leicester)',
-        ])
-        await assertAccessible(page, `console catalogue diff (${viewport})`)
-        await assertFitsWidth(page, 'the catalogue diff')
-        if (viewport === 'desktop') await screenshotForDocs(page, 'catalogue-diff', 'admin')
-        await page.context().close()
-      })
+    test('invoices, callbacks health and the audit trail (desktop)', async () => {
+      const page = await open('/invoices', 'desktop')
+      assert.match(await page.locator('main').innerText(), /INV-000001/)
+      await assertAccessible(page, 'console invoices (desktop)')
+      await assertFitsWidth(page, 'the invoices page')
+      await screenshotForDocs(page, 'invoices', 'admin')
 
-      test(`invoices, callbacks health and the audit trail (${viewport})`, async () => {
-        const page = await open('/invoices', viewport)
-        assert.match(await page.locator('main').innerText(), /INV-000001/)
-        await assertAccessible(page, `console invoices (${viewport})`)
-        await assertFitsWidth(page, 'the invoices page')
-        // At phone width the columns an operator needs stay on screen.
-        if (viewport === 'phone') {
-          await assertWithinViewport(
-            page.locator('tr[data-invoice="INV-000001"]').locator('th, td:nth-of-type(3), td:nth-of-type(5)'),
-            'the invoice',
-          )
-        }
-        await screenshotForDocs(page, `invoices${suffix}`, 'admin')
+      await page.goto(`${live}/admin/callbacks`)
+      assert.match((await page.locator('[data-last-error]').first().textContent()) ?? '', /HTTP 500/)
+      assert.match((await page.locator('table.failing-webhooks [data-disabled-at]').textContent()) ?? '', /Disabled/)
+      await assertAccessible(page, 'console callbacks health (desktop)')
+      await assertFitsWidth(page, 'the callbacks health page')
+      await screenshotForDocs(page, 'callbacks', 'admin')
 
-        await page.goto(`${live}/admin/callbacks`)
-        assert.match((await page.locator('[data-last-error]').first().textContent()) ?? '', /HTTP 500/)
-        assert.match((await page.locator('table.failing-webhooks [data-disabled-at]').textContent()) ?? '', /Disabled/)
-        await assertAccessible(page, `console callbacks health (${viewport})`)
-        await assertFitsWidth(page, 'the callbacks health page')
-        // At phone width the columns an operator needs stay on screen.
-        if (viewport === 'phone') {
-          await assertWithinViewport(page.locator('[data-last-error]'), 'the last error')
-        }
-        if (viewport === 'desktop') await screenshotForDocs(page, 'callbacks', 'admin')
+      await page.goto(`${live}/admin/audit`)
+      assert.match(await page.locator('main').innerText(), /catalogue\.imported/)
+      await assertAccessible(page, 'console audit trail (desktop)')
+      await assertFitsWidth(page, 'the audit trail page')
+      await screenshotForDocs(page, 'audit', 'admin')
+      await page.context().close()
+    })
 
-        await page.goto(`${live}/admin/audit`)
-        assert.match(await page.locator('main').innerText(), /catalogue\.imported/)
-        await assertAccessible(page, `console audit trail (${viewport})`)
-        await assertFitsWidth(page, 'the audit trail page')
-        // At phone width the columns an operator needs stay on screen.
-        if (viewport === 'phone') {
-          await assertWithinViewport(
-            page
-              .locator('table.audit-trail tbody tr')
-              .first()
-              .locator('td[data-label="Action"], td[data-label="Change"]'),
-            'the audit entry',
-          )
-        }
-        await screenshotForDocs(page, `audit${suffix}`, 'admin')
-        await page.context().close()
-      })
-    }
+    // At 390 px each page the tests above visit, opened straight, checked to fit the screen (the columns an
+    // operator needs on screen, the rest in its table's scrolling frame) and by axe; what the pages do is proved
+    // at desktop width above. The phone pictures for docs/admin.md are taken here.
+    test("the orders list and an order's page fit at phone width", async () => {
+      const page = await open('/orders', 'phone')
+      await assertAccessible(page, 'console orders (phone)')
+      await assertFitsWidth(page, 'the orders list')
+      await assertWithinViewport(
+        page
+          .locator('table.admin-orders tbody tr', { hasText: orderId })
+          .locator('th, td:nth-of-type(1), td:nth-of-type(3)'),
+        'the order',
+      )
+      await screenshotForDocs(page, 'orders-phone', 'admin')
+      await page.goto(`${live}/admin/orders/${orderId}`)
+      await assertImagesLoaded(page)
+      await assertAccessible(page, 'console order (phone)')
+      await assertFitsWidth(page, 'the order page')
+      await page.context().close()
+    })
+
+    test("the labs page, a lab's page and a key's revocation fit at phone width", async () => {
+      const page = await open('/labs', 'phone')
+      await assertAccessible(page, 'console labs (phone)')
+      await assertFitsWidth(page, 'the labs page')
+      await assertWithinViewport(
+        page.locator('tr[data-lab="uk6"]').locator('th, td:nth-of-type(1), td[data-overdue], button'),
+        'the lab',
+      )
+      await screenshotForDocs(page, 'labs-phone', 'admin')
+
+      // The lab's page as the desktop test leaves it: a new key and its rotation shown.
+      await page.goto(`${live}/admin/labs/nl1`)
+      await page.getByRole('button', { name: 'Create a key' }).click()
+      const created = (await page.locator('code.new-key').textContent()) ?? ''
+      await page.getByLabel('Overlap').selectOption({ label: '1 hour' })
+      await page.getByRole('button', { name: 'Rotate' }).click()
+      await page.getByText('keeps working until').waitFor()
+      await assertAccessible(page, 'console lab page (phone)')
+      await assertFitsWidth(page, "a lab's page")
+      await screenshotForDocs(page, 'lab-phone', 'admin')
+      const oldPrefix = created.slice(0, 'pr_lab_'.length + 8)
+      await page.getByRole('link', { name: `Revoke key ${oldPrefix}` }).click()
+      await page.getByRole('heading', { name: `Revoke key ${oldPrefix}… of lab nl1?` }).waitFor()
+      await assertAccessible(page, 'console lab key revocation (phone)')
+      await page.context().close()
+    })
+
+    test("the catalogue's versions and a diff fit at phone width", async () => {
+      const page = await open('/catalogue', 'phone')
+      await assertAccessible(page, 'console catalogue (phone)')
+      await assertFitsWidth(page, 'the catalogue page')
+      await assertWithinViewport(
+        page
+          .locator('table.catalogue-versions tbody tr')
+          .first()
+          .locator('td:nth-of-type(1), td:nth-of-type(2), td:nth-of-type(5)'),
+        'the catalogue version',
+      )
+      await screenshotForDocs(page, 'catalogue-phone', 'admin')
+      await page.goto(`${live}/admin/catalogue/diff?from=1&to=2`)
+      await assertAccessible(page, 'console catalogue diff (phone)')
+      await assertFitsWidth(page, 'the catalogue diff')
+      await page.context().close()
+    })
+
+    test('invoices, callbacks health and the audit trail fit at phone width', async () => {
+      const page = await open('/invoices', 'phone')
+      await assertAccessible(page, 'console invoices (phone)')
+      await assertFitsWidth(page, 'the invoices page')
+      await assertWithinViewport(
+        page.locator('tr[data-invoice="INV-000001"]').locator('th, td:nth-of-type(3), td:nth-of-type(5)'),
+        'the invoice',
+      )
+      await screenshotForDocs(page, 'invoices-phone', 'admin')
+
+      await page.goto(`${live}/admin/callbacks`)
+      await assertAccessible(page, 'console callbacks health (phone)')
+      await assertFitsWidth(page, 'the callbacks health page')
+      await assertWithinViewport(page.locator('[data-last-error]'), 'the last error')
+
+      await page.goto(`${live}/admin/audit`)
+      await assertAccessible(page, 'console audit trail (phone)')
+      await assertFitsWidth(page, 'the audit trail page')
+      await assertWithinViewport(
+        page.locator('table.audit-trail tbody tr').first().locator('td[data-label="Action"], td[data-label="Change"]'),
+        'the audit entry',
+      )
+      await screenshotForDocs(page, 'audit-phone', 'admin')
+      await page.context().close()
+    })
   })
 }

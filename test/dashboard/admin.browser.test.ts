@@ -13,12 +13,14 @@ import {
   screenshotForDocs,
   type Viewport,
 } from '../support/browser.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('browser')
 
 const CLI = { kind: 'cli', host: 'ops-host', user: 'ops' } as const
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`operator console in the browser (${kind})`, () => {
     let t: TestApp
     let browser: Browser

@@ -6,9 +6,11 @@ import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { catalogue, json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('browser')
 
 async function assertFitsWidth(page: Page): Promise<void> {
   const widths = (await page.evaluate(
@@ -17,7 +19,7 @@ async function assertFitsWidth(page: Page): Promise<void> {
   assert.ok(widths.page <= widths.screen, `the page is ${widths.page} px wide on a ${widths.screen} px screen`)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard catalogue (${kind})`, () => {
     let h: DashboardHarness
     before(async () => {

@@ -7,10 +7,12 @@ import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('browser')
 
 /** A Sandbox order with the fast simulated labs is delivered within seconds; this is the most a test waits. */
 const DELIVERED_WITHIN_MS = 60_000
@@ -38,7 +40,7 @@ async function noHorizontalOverflow(page: Page, what: string): Promise<void> {
   assert.ok(overflow <= 0, `${what} is ${overflow}px wider than the phone`)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard delivery promise and tracking (${kind})`, () => {
     let h: DashboardHarness
     before(async () => {

@@ -9,9 +9,11 @@ import { CALLBACKS_PAGE_SIZE, EVENTS_PAGE_SIZE } from '../../src/dashboard/pages
 import { assertAccessible, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('browser')
 
 /** Enough complete orders (four events each) that the feed and the callbacks log have a second page. */
 const ORDERS = 6
@@ -23,7 +25,7 @@ async function noHorizontalScroll(page: Page): Promise<void> {
   assert.ok(widths.page <= widths.viewport, `the page is ${widths.page} px wide in a ${widths.viewport} px viewport`)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard Developers page (${kind})`, () => {
     let h: DashboardHarness
     let receiver: CallbackReceiver

@@ -10,15 +10,17 @@ import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { assertAccessible, assertImagesLoaded, newContext, screenshotForDocs, setViewport } from '../support/browser.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('browser')
 
 const PORTAL = '/labs/portal'
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`lab portal (${kind})`, () => {
     let h: DashboardHarness
     let labCode: string

@@ -4,10 +4,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('browser')
+
+for (const kind of databaseKinds) {
   describe(`dashboard order actions (${kind})`, () => {
     let h: DashboardHarness
     before(async () => {

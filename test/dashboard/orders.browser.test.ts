@@ -7,9 +7,11 @@ import type { Page } from 'playwright-core'
 import { assertAccessible, assertImagesLoaded, assertWithinViewport, screenshotForDocs } from '../support/browser.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('browser')
 
 /** How long an order may take to complete with the fast simulated labs (it takes a few seconds). */
 const COMPLETE_WITHIN_MS = 45_000
@@ -28,7 +30,7 @@ async function stageOf(page: Page): Promise<string> {
   return page.locator('.page-head .badge').first().innerText()
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard orders and order page (${kind})`, () => {
     let h: DashboardHarness
     let receiver: CallbackReceiver

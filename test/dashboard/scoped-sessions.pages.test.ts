@@ -9,9 +9,11 @@ import type { KeyScope } from '../../src/domain/key-scopes.ts'
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { routeScopesOf } from '../../src/http/key-scopes.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const READ_ONLY: KeyScope[] = ['orders:read', 'products:read', 'account:read']
 const NOTICE_COOKIE = 'printroute_sandbox_notice'
@@ -21,7 +23,7 @@ interface Session {
   csrfToken: string
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard pages for scoped keys (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -6,9 +6,11 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { assertAccessible, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('browser')
+
+for (const kind of databaseKinds) {
   describe(`dashboard sign-in (${kind})`, () => {
     let h: DashboardHarness
     before(async () => {

@@ -11,10 +11,12 @@ import {
 } from '../../src/repositories/webhook-endpoints.repository.ts'
 import { assertAccessible, newContext, screenshotForDocs, signIn } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('browser')
+
+for (const kind of databaseKinds) {
   describe(`dashboard: webhook endpoints disabled for failing (${kind})`, () => {
     let h: DashboardHarness
     let failingId = ''

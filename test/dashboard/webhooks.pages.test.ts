@@ -10,9 +10,11 @@ import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const NOTICE_COOKIE = 'printroute_sandbox_notice'
 const SHIPMENT_SHIPPED = 'com.printroute.order.shipments.shipment#Shipped'
@@ -22,7 +24,7 @@ interface Session {
   csrfToken: string
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`dashboard webhooks view (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver

@@ -12,7 +12,10 @@ import { promisify } from 'node:util'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('http')
 
 const run = promisify(execFile)
 const DOCS_DIR = join(import.meta.dirname, '..', '..', 'docs')

@@ -8,6 +8,9 @@ import { basename, join, posix, relative } from 'node:path'
 import { test } from 'node:test'
 import ts from 'typescript'
 import { QUEUE_NAMES } from '../../src/jobs/registry.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('pure')
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const DOC = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8')

@@ -4,6 +4,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { tier } from '../support/tiers.ts'
+
+tier('pure')
 
 const ROOT = join(import.meta.dirname, '..', '..')
 

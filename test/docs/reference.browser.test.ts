@@ -7,6 +7,9 @@ import { after, before, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { acquireBrowser, newContext } from '../support/browser.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('browser')
 
 let t: TestApp
 let base: { live: string; sandbox: string }

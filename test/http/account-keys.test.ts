@@ -3,8 +3,10 @@
 // reaches another account's keys.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 type Server = 'sandbox' | 'live'
@@ -13,7 +15,7 @@ function prefixOf(key: string): string {
   return key.slice(0, key.indexOf('_', 3) + 1 + 8)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`account API keys (${kind})`, () => {
     let t: TestApp
     before(async () => {

@@ -6,14 +6,16 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const OPERATOR = { kind: 'operator', operatorId: 'opr_1', name: 'Dana' } as const
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`account suspension (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -4,8 +4,10 @@
 // that stop delivery (issues, refusals) apart from the advisories (the order's addressAdvisories, never its outcome).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const BAD_GB_ADDRESS = {
   line1: '14 Test Street',
@@ -19,7 +21,7 @@ function orderTo(address: Record<string, unknown>, overrides: Record<string, unk
   return { ...order, recipient: { ...order.recipient, address } }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`countries and addresses (${kind})`, () => {
     let t: TestApp
 

@@ -5,8 +5,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { registerAuditPages } from '../../src/dashboard/admin/audit.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { catalogue, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 /** The rows of the page's table, each as its cells' text. */
 function rowsOf(page: string): string[][] {
@@ -22,7 +24,7 @@ function rowsOf(page: string): string[][] {
   )
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`the console's audit trail page (${kind})`, () => {
     let t: TestApp
     let pages: AdminPagesHarness

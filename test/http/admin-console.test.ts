@@ -7,8 +7,10 @@ import { after, before, describe, test } from 'node:test'
 import { parseRateLimit } from '../../src/domain/rate-limit.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { SESSION_LIFETIME_SECONDS } from '../../src/services/sessions.service.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const CLI = { kind: 'cli', host: 'test-host', user: 'tester' } as const
 
@@ -64,7 +66,7 @@ function consoleClient(server: () => Server) {
   return { signIn, session, get, post, landing }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`operator console (${kind})`, () => {
     let t: TestApp
     before(async () => {

@@ -8,13 +8,15 @@ import { adminInvoicesOf } from '../../src/app.ts'
 import { registerInvoicesPages } from '../../src/dashboard/admin/invoices.pages.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { documentText } from '../support/pdf-reading.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
   describe(`console invoices pages (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

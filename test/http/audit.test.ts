@@ -8,8 +8,10 @@ import { after, before, describe, test } from 'node:test'
 import { commandLineActor, createAdminOperations } from '../../src/cli/admin-operations.ts'
 import { AUDIT_ACTIONS } from '../../src/domain/audit.ts'
 import { parseId } from '../../src/domain/ids.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { catalogue, json, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 type Server = 'sandbox' | 'live'
@@ -20,7 +22,7 @@ async function wholeTrailText(t: TestApp): Promise<string> {
   return JSON.stringify(rows)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`the audit trail (${kind})`, () => {
     let t: TestApp
     before(async () => {

@@ -3,8 +3,10 @@
 // the contract's error body.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
@@ -18,7 +20,7 @@ function assertError(response: { statusCode: number; body: string }, status: num
   return body
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`account settings and callbacks API (${kind})`, () => {
     let t: TestApp
     before(async () => {

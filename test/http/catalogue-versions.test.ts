@@ -10,11 +10,13 @@ import { createLogger } from '../../src/adapters/logger.ts'
 import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { CatalogueVersionError } from '../../src/services/catalogue-versions.service.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const CLI = { kind: 'cli', host: 'test-host', user: 'tester' } as const
 
@@ -59,7 +61,7 @@ async function quoteOf(t: TestApp): Promise<Record<string, any>> {
   return json(response).quotes[0]
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`catalogue versions (${kind})`, () => {
     let images: ImageServer
     before(async () => {

@@ -11,16 +11,18 @@ import { priceAllocation } from '../../src/domain/pricing.ts'
 import { readBalance } from '../../src/repositories/accounts.repository.ts'
 import { listLedger } from '../../src/repositories/billing.repository.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const accountNumber = (account: TestAccount) => parseId('acc', account.id) as number
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`charges and payments (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -7,9 +7,11 @@
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 interface ClientSample {
   mimics: string
@@ -38,7 +40,7 @@ test('the four client samples are there, each naming the library it mimics', () 
   for (const { sample } of samples) assert.match(sample.mimics, /github\.com\//)
 })
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`Prodigi client samples (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -8,11 +8,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import type { Charge } from '../../src/domain/order.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { documentText } from '../support/pdf-reading.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const AU_ADDRESS = {
   line1: '1 Test Street',
@@ -30,7 +32,7 @@ function failuresOf(response: { statusCode: number; body: string }): Record<stri
   return body.failures
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`customs and duties (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

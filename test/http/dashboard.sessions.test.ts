@@ -3,10 +3,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { SESSION_LIFETIME_SECONDS } from '../../src/services/sessions.service.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('http')
+
+for (const kind of databaseKinds) {
   describe(`dashboard sessions (${kind})`, () => {
     let t: TestApp
     before(async () => {

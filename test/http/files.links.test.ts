@@ -9,11 +9,13 @@ import { parseId } from '../../src/domain/ids.ts'
 import { signatureOf } from '../../src/domain/webhook-signature.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const TTL_SECONDS = 3_600
 
@@ -39,7 +41,7 @@ function expiresOf(link: string): number {
   return Number(new URL(link).searchParams.get('expires'))
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`file links (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -5,9 +5,11 @@ import assert from 'node:assert/strict'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const TRACEPARENT = /^00-[\da-f]{32}-[\da-f]{16}-01$/
 
@@ -30,7 +32,7 @@ function assertNotReady(response: LightMyRequestResponse, failing: string[]): Re
   return body
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`health endpoints (${kind})`, () => {
     test('healthz and readyz answer on both ports without an API key', async () => {
       const t = await startTestApp({ kind })

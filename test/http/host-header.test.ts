@@ -4,10 +4,12 @@
 // the answer; each URL starts with the environment's public URL (here its listening address).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { rawRequest } from '../support/raw-http.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const LONG_HOST = `h${'o'.repeat(3000)}st.example`
 /** Host header lines as a client may send them; null: no Host line at all. */
@@ -35,7 +37,7 @@ const HOSTS: (string | null)[] = [
 /** What would show a Host came back (spellings that appear nowhere in any answer otherwise). */
 const FORGED_MARKS = ['evil', 'EVIL', '%65vil', 'zqx', LONG_HOST.slice(0, 40), '127.0.0.1:abc']
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`absolute URLs never come from the Host header (${kind})`, () => {
     let t: TestApp
     let urls: { live: string; sandbox: string }

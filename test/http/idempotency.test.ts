@@ -7,8 +7,10 @@ import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { idempotentRequestHash, idempotentRequestTarget } from '../../src/services/idempotency.service.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const QUOTE = {
   shippingMethod: 'Standard',
@@ -31,7 +33,7 @@ function assertError(response: LightMyRequestResponse, status: number, outcome: 
   return body
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`idempotent POSTs (${kind})`, () => {
     let t: TestApp
     let receiver: CallbackReceiver

@@ -10,16 +10,19 @@ import { parseId } from '../../src/domain/ids.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import type { PipelineOrder } from '../../src/domain/pipeline/pipeline-order.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
-import { POSTGRES_TEST_URL, testDatabaseKinds } from '../support/databases.ts'
+import { POSTGRES_TEST_URL } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { documentText } from '../support/pdf-reading.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const accountNumber = (account: TestAccount) => parseId('acc', account.id) as number
 const FILE_LINK_TTL_SECONDS = 3600
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`invoices and credit notes (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

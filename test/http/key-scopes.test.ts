@@ -7,12 +7,14 @@ import { KEY_SCOPES, type KeyScope } from '../../src/domain/key-scopes.ts'
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { routeScopesOf } from '../../src/http/key-scopes.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`scoped API keys (${kind})`, () => {
     let t: TestApp
     before(async () => {

@@ -8,13 +8,15 @@ import { commandLineActor, createAdminOperations } from '../../src/cli/admin-ope
 import { OperationError } from '../../src/cli/operation-error.ts'
 import { MAX_SIGNING_OVERLAP_SECONDS } from '../../src/domain/limits.ts'
 import { LAB_KEY_LAST_USED_RESOLUTION_SECONDS } from '../../src/repositories/lab-keys.repository.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const LAB = 'uk6'
 const OTHER_LAB = 'us1'
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`lab keys (${kind})`, () => {
     let t: TestApp
     let operations: ReturnType<typeof createAdminOperations>

@@ -5,12 +5,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { SESSION_LIFETIME_SECONDS } from '../../src/services/sessions.service.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const LAB = 'uk6'
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`lab portal sessions (${kind})`, () => {
     let t: TestApp
     before(async () => {

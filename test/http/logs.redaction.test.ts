@@ -7,13 +7,15 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createLogger, REDACTED } from '../../src/adapters/logger.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import { catalogue, json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const KEY_PREFIX_LENGTH = (key: string) => key.indexOf('_', 3) + 1 + 8
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   for (const format of ['json', 'pretty'] as const) {
     describe(`no secret reaches the ${format} logs of a run full of pasted secrets (${kind})`, () => {
       const logs = captureLogs()

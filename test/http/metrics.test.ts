@@ -6,11 +6,13 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { JOB_NAMES } from '../../src/domain/jobs.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 /** The value of one sample (`name{labels} value`) of a scrape, or undefined when the series is absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -37,7 +39,7 @@ const phoneOrder = (url: string, callbackUrl: string | null = null) =>
     items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ printArea: 'default', url }] }],
   })
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`metrics after a whole pipeline (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -8,11 +8,13 @@ import { after, before, describe, test } from 'node:test'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import { SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { rawRequest } from '../support/raw-http.ts'
 import { catalogue, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('http')
 
 type Json = Record<string, any>
 type Server = 'live' | 'sandbox'
@@ -99,7 +101,7 @@ class AnswerChecker {
   }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`the OpenAPI document matches real answers (${kind})`, () => {
     let t: TestApp
     let urls: { live: string; sandbox: string }

@@ -7,6 +7,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import Fastify from 'fastify'
 import { registerLabRoutes } from '../../src/http/routes/labs.routes.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 type Json = Record<string, any>
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']

@@ -8,6 +8,9 @@ import { parse as parseYaml } from 'yaml'
 import { SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
 import { assertErrorBody, rawRequest } from '../support/raw-http.ts'
 import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 type Json = Record<string, any>
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']

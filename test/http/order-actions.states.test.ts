@@ -5,15 +5,17 @@ import { after, before, describe, test } from 'node:test'
 import { percentOfMinorUnits } from '../../src/domain/catalogue-money.ts'
 import type { Charge, OrderDocument } from '../../src/domain/order.ts'
 import type { ShippingMethod } from '../../src/domain/shipping-methods.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const sumOf = (charges: Charge[]) => charges.reduce((sum, charge) => sum + minor(charge.totalCost.amount), 0n)
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`order actions by state (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

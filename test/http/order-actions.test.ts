@@ -1,10 +1,12 @@
 // GET /orders/{id}/actions and updateMetadata (docs/api.md#order-actions), on every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
   describe(`order actions (${kind})`, () => {
     let t: TestApp
     before(async () => {

@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const ORDER_KEYS = [
   'id',
@@ -113,7 +115,7 @@ function failuresOf(response: LightMyRequestResponse): Record<string, Failure[]>
   return body.failures
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`create order (${kind})`, () => {
     let t: TestApp
     const create = (payload: unknown, key?: string) =>

@@ -10,11 +10,13 @@ import type { Catalogue } from '../../src/domain/catalogue.ts'
 import { type DeliveryEstimate, estimateAfterDispatch, estimateDelivery } from '../../src/domain/delivery-promise.ts'
 import type { ShippingMethod } from '../../src/domain/shipping-methods.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { blackCanvasItem, PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 /**
  * The sample catalogue with uk6 taking 8 working days over a 10x10 canvas. A black canvas to GB by Standard, from the
@@ -58,7 +60,7 @@ const estimateOf = (shaped: any): DeliveryEstimate => ({
   estimatedDelivery: shaped.estimatedDelivery,
 })
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`orders with delivery dates (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

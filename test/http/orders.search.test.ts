@@ -2,12 +2,14 @@
 // letter case, with LIKE's wildcards taken literally, combined with the other filters and paged as the list is.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const REFERENCES = ['Shop-100%_a', 'shop-100xxa', 'ABC-7', 'abc\\def', null, 'under_score'] as const
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`orders search (${kind})`, () => {
     let t: TestApp
     let account: TestAccount

@@ -10,10 +10,13 @@ import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import type { parseCatalogue } from '../../src/catalogue/catalogue.loader.ts'
 import { deleteExpiredPreviews } from '../../src/repositories/previews.repository.ts'
-import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
 import { detailedPhoto, type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 type Rgb = { r: number; g: number; b: number }
 const GOLD: Rgb = { r: 201, g: 162, b: 39 }
@@ -165,7 +168,7 @@ async function shifted(image: Buffer, share: number): Promise<Buffer> {
     .toBuffer()
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`previews and resolution warnings (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -4,11 +4,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 type Rgb = readonly [number, number, number]
 const RED: Rgb = [220, 30, 30]
@@ -41,7 +43,7 @@ async function assertColourAt(image: Buffer, x: number, y: number, expected: Rgb
 // The phone case's print area (sample catalogue), portrait.
 const AREA = { width: 1080, height: 2070 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`print files and previews (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -3,8 +3,10 @@
 // name) with the labs that make it and the countries it ships to.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { catalogue, json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const ENTRY_KEYS = [
   'sku',
@@ -21,7 +23,7 @@ const SKUS_BY_SKU = catalogue.products
   .map((product) => product.sku)
   .sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1))
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`product list (${kind})`, () => {
     let t: TestApp
     before(async () => {

@@ -3,8 +3,10 @@
 // variants with destinations and pixel sizes, EntityNotFound for unknown SKUs and 401 without a key.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const PRODUCT_KEYS = ['sku', 'description', 'productDimensions', 'attributes', 'printAreas', 'variants']
 
@@ -14,7 +16,7 @@ interface Variant {
   printAreaSizes: Record<string, { horizontalResolution: number; verticalResolution: number }>
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`products (${kind})`, () => {
     let t: TestApp
 

@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
 import { combinedEstimate, type DeliveryEstimate, estimateDelivery } from '../../src/domain/delivery-promise.ts'
 import type { ShippingMethod } from '../../src/domain/shipping-methods.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
@@ -20,6 +19,9 @@ import {
   startTestApp,
   type TestApp,
 } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 /**
  * The sample catalogue with uk6 taking 8 working days over a 10x10 canvas. To GB by Standard, from the test clock
@@ -62,7 +64,7 @@ const estimateOf = (shaped: any): DeliveryEstimate => ({
   estimatedDelivery: shaped.estimatedDelivery,
 })
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`quotes with delivery dates (${kind})`, () => {
     let t: TestApp
     let slow: TestApp

@@ -4,10 +4,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { readSettings } from '../../src/config.ts'
 import { parseId } from '../../src/domain/ids.ts'
-import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const SEVEN_DAYS_MS = 7 * 86_400_000
 
@@ -69,7 +72,7 @@ async function forgetPageCounts(t: TestApp, quoteId: string): Promise<void> {
   )
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`price-locked quotes (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 // The sample catalogue gives every lab a calendar and every rate transit days, so every quote and shipment carries
 // printroute's delivery estimate after the contract's keys (docs/api.md#delivery-estimates).
@@ -52,7 +54,7 @@ function minor(money: { amount: string; currency: string }, currency: string): n
   return Math.round(Number(money.amount) * 100)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`quotes (${kind})`, () => {
     let t: TestApp
 
@@ -368,7 +370,7 @@ for (const kind of testDatabaseKinds()) {
 
 // ---- a quote equals the order of the same items: same shipments, same charges ------------------------------
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`a quote and the order of the same items (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -7,8 +7,10 @@ import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const PER_MINUTE = (max: number) => ({ max, windowMilliseconds: 60_000 })
 
@@ -47,7 +49,7 @@ async function withApp<T>(options: Parameters<typeof startTestApp>[0], work: (t:
   }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`rate limits (${kind})`, () => {
     test('every keyed answer carries the RateLimit headers, counting down; past the limit 429 with Retry-After', async () => {
       await withApp({ kind, rateLimit: PER_MINUTE(3) }, async (t) => {

@@ -5,6 +5,9 @@ import { after, before, describe, test } from 'node:test'
 import { createLogger } from '../../src/adapters/logger.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
 const INCOMING = `00-${TRACE_ID}-00f067aa0ba902b7-01`

@@ -2,11 +2,13 @@
 // allocation the pipeline and quotes run, so its chosen plan is exactly the order's shipments or the quote's.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { blackCanvasItem, type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const REASONS = ['DoesNotMakeProduct', 'DoesNotShipThere', 'Rejected', 'OutOfStock', 'SandboxScenario']
 
@@ -39,7 +41,7 @@ function planLabs(plan: any): Record<string, string[]> {
   return Object.fromEntries(plan.shipments.map((shipment: any) => [shipment.labCode, shipment.itemIds]))
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`routing explanations (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

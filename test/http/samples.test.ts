@@ -3,6 +3,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { loadSampleImages } from '../../src/adapters/sample-images.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 describe('GET /samples/', () => {
   let test_: TestApp

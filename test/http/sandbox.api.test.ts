@@ -7,15 +7,17 @@ import { after, before, describe, test } from 'node:test'
 import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
 import { jobRequest, type SimulatedLabStep } from '../../src/domain/jobs.ts'
 import { ADVANCE_TARGETS, SANDBOX_SCENARIOS } from '../../src/domain/sandbox-scenarios.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`Sandbox scenarios and advance through the API (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

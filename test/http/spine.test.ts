@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { catalogue, json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 /** The width the catalogue's paper gives at a lab, in millimetres (micrometre figures, as the service counts). */
 function expectedWidthMm(sku: string, labCode: string, pages: number): number {
@@ -14,7 +16,7 @@ function expectedWidthMm(sku: string, labCode: string, pages: number): number {
   return (paper.coverAllowanceMicrometres + pages * paper.pageThicknessMicrometres) / 1000
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`book spine width (${kind})`, () => {
     let t: TestApp
 

@@ -8,9 +8,11 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { answerClientError, DRAIN_LIMITS } from '../../src/http/errors.ts'
 import { BODY_LIMIT_BYTES } from '../../src/http/server.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { assertErrorBody, openSocket, parseRawResponse, rawGet, rawRequest } from '../support/raw-http.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('http')
 
 const MiB = 1_048_576
 
@@ -23,7 +25,7 @@ async function writeFiller(socket: import('node:net').Socket, bytes: number): Pr
   }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`transport errors on the listening servers (${kind})`, () => {
     let t: TestApp
     let addresses: { live: string; sandbox: string }

@@ -6,8 +6,10 @@ import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { buildHttpServer, type HttpServices } from '../../src/http/server.ts'
 import type { Caller } from '../../src/services/accounts.service.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/
 
@@ -32,7 +34,7 @@ function assertUnauthorized(response: LightMyRequestResponse): void {
   assertTraced(response)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`transport (${kind})`, () => {
     let t: TestApp
 

@@ -6,11 +6,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Charge } from '../../src/domain/order.ts'
 import { findLabJob } from '../../src/repositories/lab-jobs.repository.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const RUNS = 100
 
@@ -26,7 +28,7 @@ function catalogueWithSmallPhoneCase() {
   })
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`cancel racing lab submission (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

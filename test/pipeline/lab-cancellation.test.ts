@@ -12,17 +12,19 @@ import { parseId } from '../../src/domain/ids.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const STAGE_CANCELLED = 'com.printroute.order.status.stage.changed#Cancelled'
 const net = (charges: Charge[]) => charges.reduce((sum, charge) => sum + minor(charge.totalCost.amount), 0n)
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`cancel asks the lab (${kind})`, () => {
     let images: ImageServer
     /** The cancel waits long for answers here: every answer of these tests comes while it waits. */

@@ -9,7 +9,6 @@ import type { LightMyRequestResponse } from 'fastify'
 import { createLogger } from '../../src/adapters/logger.ts'
 import type { Catalogue } from '../../src/domain/catalogue.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
@@ -21,12 +20,15 @@ import {
   startTestApp,
   type TestApp,
 } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 /** The lab the sample order goes to with every lab free, and the one it goes to without it. */
 const FIRST_CHOICE = 'uk6'
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`lab capacity and pause (${kind})`, () => {
     let images: ImageServer
     before(async () => {

@@ -8,11 +8,13 @@ import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 /** Fine art prints to GB: uk6 makes them cheapest, de1 and nl1 make them too. */
 const printsOrder = (url: (name: string) => string, count: number, overrides: Record<string, unknown> = {}) =>
@@ -33,7 +35,7 @@ const parcel = (number: string, dispatchDate: string, itemIds?: string[]) => ({
   ...(itemIds ? { itemIds } : {}),
 })
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`item-by-item lab reports (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -7,12 +7,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { documentText } from '../support/pdf-reading.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const TTL_SECONDS = 3_600
 /** The lab that makes phone cases for GB and Ireland (catalogue sample). */
@@ -39,7 +41,7 @@ const IRISH_RECIPIENT = {
   },
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`a cross-border lab job's customs declaration and commercial invoice (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -8,10 +8,12 @@ import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 /** The lab that makes phone cases for GB. */
 const CASE_LAB = 'prodigi_gb2'
@@ -32,7 +34,7 @@ function catalogue() {
   })
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`what a lab job carries (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -7,15 +7,17 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 /** The lab that makes phone cases for GB. */
 const CASE_LAB = 'prodigi_gb2'
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`lab reports sent again, and one job read in any state (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

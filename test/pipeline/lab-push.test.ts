@@ -11,10 +11,12 @@ import { newSigningSecret } from '../../src/domain/webhook-signature.ts'
 import { createLabPushesService } from '../../src/services/labs/lab-pushes.service.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const LAB_EVENT = 'com.printroute.lab.job'
 
@@ -23,7 +25,7 @@ function withoutLinkSignatures(job: unknown): unknown {
   return JSON.parse(JSON.stringify(job).replace(/(\/files\/[^"?]*)\?[^"]*/g, '$1'))
 }
 
-for (const kind of testDatabaseKinds())
+for (const kind of databaseKinds)
   describe(`jobs pushed to labs (${kind})`, () => {
     let images: ImageServer
     let receiver: CallbackReceiver

@@ -7,7 +7,10 @@ import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('http')
 
 /** An 800x1200 JPEG at every path but the packing slip, which is a PDF. */
 async function imageServer(): Promise<ImageServer> {

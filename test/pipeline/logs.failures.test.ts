@@ -9,6 +9,9 @@ import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 describe('a download that keeps failing, in the logs', () => {
   const logs = captureLogs()

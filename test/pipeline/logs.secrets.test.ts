@@ -6,12 +6,14 @@ import { after, before, describe, test } from 'node:test'
 import { createLogger, REDACTED } from '../../src/adapters/logger.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { captureLogs } from '../support/log-capture.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const traceparent = (traceId: string) => `00-${traceId}-00f067aa0ba902b7-01`
 const SANDBOX_TRACE = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaa0001'
@@ -28,7 +30,7 @@ function signaturesIn(text: string): string[] {
   return [...text.matchAll(/[?&]signature=([A-Za-z0-9_-]+)/g)].map((match) => match[1] as string)
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`the logs of a whole pipeline (${kind})`, () => {
     const logs = captureLogs()
     let t: TestApp

@@ -7,12 +7,14 @@ import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { PACKING_SLIP_PAGE_SIZE } from '../../src/adapters/packing-slip-pdf.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { documentText, qrCodesOnPage } from '../support/pdf-reading.ts'
 import { type PipelineDriver, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 const TTL_SECONDS = 3_600
 
@@ -29,7 +31,7 @@ async function fetchLink(url: string): Promise<Served> {
   return { status: response.status, headers: Object.fromEntries(response.headers), body: bytes.toString('utf8'), bytes }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`printroute's packing slip in the lab job (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

@@ -4,6 +4,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { solidJpeg, startImageServer } from '../support/image-server.ts'
 import { json, sampleOrder, startTestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 test('an on-hold order starts fulfilment when its pause window expires, and not before', async () => {
   const images = await startImageServer({}, await solidJpeg(600, 900, '#336699'))

@@ -5,10 +5,12 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const US_RECIPIENT = {
   name: 'Grace Hopper',
@@ -24,7 +26,7 @@ const US_RECIPIENT = {
   },
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   // Its tests are orders of their own on one app, so they run at once: two of them mostly wait for ten download
   // attempts to fail, each half a second of job polling apart.
   describe(`fulfilment pipeline end to end (${kind})`, { concurrency: true }, () => {

@@ -7,6 +7,9 @@ import { test } from 'node:test'
 import { createFileSystemBlobStore } from '../../src/adapters/blob-store.ts'
 import { ManualClock } from '../../src/adapters/clock.ts'
 import { createPipelineService, type PipelineDeps } from '../../src/services/pipeline/index.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 test('asset copies and print files older than the retention period are deleted; newer ones, thumbnails and previews stay', async () => {
   const root = mkdtempSync(join(tmpdir(), 'printroute-retention-'))

@@ -8,12 +8,14 @@ import { parseId } from '../../src/domain/ids.ts'
 import type { PipelineOrder } from '../../src/domain/pipeline/pipeline-order.ts'
 import { readOrder } from '../../src/repositories/orders.repository.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { blackCanvasItem, PHONE_CASE } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const T = 'com.printroute.order'
 const DOWNLOADED = `${T}.status.details.downloadAssets#Complete`
@@ -41,7 +43,7 @@ function phoneCase(url: string) {
   return { sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url }] }
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`Sandbox scenarios end to end (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

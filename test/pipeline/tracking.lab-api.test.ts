@@ -12,11 +12,13 @@ import { DELIVERY_STATUSES } from '../../src/domain/order.ts'
 import { OrderSchema } from '../../src/http/schemas/order.schema.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { testDatabaseKinds } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+const databaseKinds = tier('sql')
 
 const T = 'com.printroute.order'
 const serializeThroughSchema = fastJson(OrderSchema as object)
@@ -24,7 +26,7 @@ const serializeThroughSchema = fastJson(OrderSchema as object)
 /** An instant `minutes` before (negative: after) `from`, as the carrier writes it. */
 const minutesBefore = (from: number, minutes: number) => new Date(from - minutes * 60_000).toISOString()
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`delivery tracking through the lab API (${kind})`, () => {
     let t: TestApp
     let images: ImageServer

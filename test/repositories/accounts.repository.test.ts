@@ -4,9 +4,12 @@ import { after, before, describe, test } from 'node:test'
 import { ManualClock } from '../../src/adapters/clock.ts'
 import { type AccountsService, createAccountsService } from '../../src/services/accounts.service.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
   describe(`accounts and API keys (${kind})`, () => {
     let database: TestDatabase
     let accounts: AccountsService

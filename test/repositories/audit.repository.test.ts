@@ -3,9 +3,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { appendAuditEvent, listAuditEvents } from '../../src/repositories/audit.repository.ts'
-import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
   describe(`the audit trail's table (${kind})`, () => {
     let database: TestDatabase
 

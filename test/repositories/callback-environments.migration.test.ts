@@ -10,6 +10,9 @@ import { ManualClock } from '../../src/adapters/clock.ts'
 import { PgliteDatabase } from '../../src/adapters/database.ts'
 import { listMigrationFiles, migrate } from '../../src/adapters/migrator.ts'
 import { createAccountsService } from '../../src/services/accounts.service.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 const MIGRATIONS = join(import.meta.dirname, '..', '..', 'migrations')
 

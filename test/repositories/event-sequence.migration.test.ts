@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { PgliteDatabase } from '../../src/adapters/database.ts'
 import { listMigrationFiles, migrate } from '../../src/adapters/migrator.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('sql')
 
 const MIGRATIONS = join(import.meta.dirname, '..', '..', 'migrations')
 

@@ -17,7 +17,10 @@ import {
   QuoteAlreadyClaimed,
 } from '../../src/repositories/orders.repository.ts'
 import { findQuote, insertQuotes } from '../../src/repositories/quotes.repository.ts'
-import { openTestDatabase, type TestDatabase, testDatabaseKinds } from '../support/databases.ts'
+import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
 
 function newOrder(overrides: Partial<NewOrder> = {}): NewOrder {
   return {
@@ -118,7 +121,7 @@ const baseFilter: OrderListFilter = {
   top: 10,
 }
 
-for (const kind of testDatabaseKinds()) {
+for (const kind of databaseKinds) {
   describe(`orders repository (${kind})`, () => {
     let database: TestDatabase
     let scope: OrderScope

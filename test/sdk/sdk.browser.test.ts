@@ -15,6 +15,9 @@ import type { Browser } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import { acquireBrowser } from '../support/browser.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('browser')
 
 const repository = join(import.meta.dirname, '..', '..')
 

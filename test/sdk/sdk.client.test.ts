@@ -12,6 +12,9 @@ import {
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/
 

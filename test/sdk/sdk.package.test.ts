@@ -10,6 +10,9 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('http')
 
 const run = promisify(execFile)
 const repository = join(import.meta.dirname, '..', '..')

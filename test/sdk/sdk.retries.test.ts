@@ -11,6 +11,9 @@ import {
   PrintrouteConnectionError,
   PrintrouteError,
 } from '../../sdk/src/index.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('pure')
 
 interface Answer {
   status: number

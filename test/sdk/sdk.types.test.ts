@@ -4,6 +4,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { generateSdkTypes, SDK_TYPES_FILE } from '../../scripts/sdk-types.ts'
+import { tier } from '../support/tiers.ts'
+
+tier('pure')
 
 test('the SDK types match the OpenAPI document the server serves', async () => {
   const fresh = (await generateSdkTypes()).split('\n')

@@ -9,7 +9,10 @@ import { Webhook } from 'standardwebhooks'
 import { type CallbackEvent, CallbackVerificationError, PrintrouteClient, verifyCallback } from '../../sdk/src/index.ts'
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
+
+tier('http')
 
 const otherSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 

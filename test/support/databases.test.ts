@@ -2,9 +2,12 @@
 // (test/support/database-reset.ts): what one test wrote, advanced or changed is never seen by the next.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { openTestDatabase, testDatabaseKinds, testDatabasesMade } from './databases.ts'
+import { openTestDatabase, testDatabasesMade } from './databases.ts'
+import { tier } from './tiers.ts'
 
-for (const kind of testDatabaseKinds()) {
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
   describe(`test databases are new to every test (${kind})`, () => {
     /** What a new database holds, in the parts a test could change. */
     async function state(db: Awaited<ReturnType<typeof openTestDatabase>>['db']) {

@@ -1,6 +1,7 @@
 // Test databases: an in-memory PGlite always, and a schema pair of its own on the real PostgreSQL server when
-// PRINTROUTE_TEST_DATABASE_URL is set (CI sets it). Tests that must hold on both backends loop over
-// `testDatabaseKinds()`. Every database a test opens is as new, though not always newly made (see below).
+// PRINTROUTE_TEST_DATABASE_URL is set (CI sets it). A test file loops over the kinds its tier gives it
+// (`tier('sql')` in test/support/tiers.ts gives both). Every database a test opens is as new, though not always
+// newly made (see below).
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -24,10 +25,6 @@ import { POSTGRES_SCHEMA_PREFIX } from './test-run.ts'
 export type TestDatabaseKind = 'pglite' | 'postgres'
 
 export const POSTGRES_TEST_URL = process.env.PRINTROUTE_TEST_DATABASE_URL || undefined
-
-export function testDatabaseKinds(): TestDatabaseKind[] {
-  return POSTGRES_TEST_URL ? ['pglite', 'postgres'] : ['pglite']
-}
 
 export interface TestDatabase {
   db: Database

@@ -1,9 +1,12 @@
 // The order page's timeline: by when things happened, not when printroute heard of them; stable for equal times.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../../test/support/tiers.ts'
 import { buildNewOrderDocument, type OrderDocument, type Shipment } from '../../domain/order.ts'
 import { html } from '../html.ts'
 import { deliveryFacts, inTimeOrder, type OrderEvent, orderTimeline, type Routing } from './order-view.ts'
+
+tier('pure')
 
 const at = (time: string, label: string) => ({ time, label, body: html`${label}` })
 

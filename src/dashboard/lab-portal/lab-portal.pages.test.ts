@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../../test/support/tiers.ts'
 import { type PortalJob, queueOf } from './lab-portal.pages.ts'
+
+tier('pure')
 
 const job = (shipmentId: string, state: string, shipBy: string | undefined, priority: PortalJob['priority']) =>
   ({

@@ -2,7 +2,10 @@
 // other accounts, deleted events), the page after the cursor found is exactly the newest `size` events.
 import assert from 'node:assert/strict'
 import test from 'node:test'
+import { tier } from '../../../test/support/tiers.ts'
 import { newestPageCursor } from './developers.page.ts'
+
+tier('pure')
 
 function feed(ids: number[], size: number) {
   let reads = 0

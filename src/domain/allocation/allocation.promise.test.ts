@@ -18,11 +18,14 @@ import {
   smallCatalogueFile,
   variant,
 } from '../../../test/support/allocation.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { parseCatalogue } from '../../catalogue/catalogue.loader.ts'
 import type { CatalogueFile } from '../catalogue.types.ts'
 import { addCalendarDays, type DeliveryEstimate, estimateDelivery, laterDate } from '../delivery-promise.ts'
 import { allocateShipments } from './allocation.ts'
 import type { AllocationItem, AllocationRequest } from './model.ts'
+
+tier('pure')
 
 // ---------------------------------------------------------------------------------------------------------
 // The delivery promise: estimates, and a deliverBy date that keeps late (item, lab) pairs out

@@ -18,9 +18,12 @@ import {
   smallCatalogueFile,
   variant,
 } from '../../../test/support/allocation.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { parseCatalogue } from '../../catalogue/catalogue.loader.ts'
 import { allocateShipments, allocateShipmentsHeuristically } from './allocation.ts'
 import type { AllocationItem, AllocationRequest } from './model.ts'
+
+tier('pure')
 
 // ---------------------------------------------------------------------------------------------------------
 // The bundled sample catalogue

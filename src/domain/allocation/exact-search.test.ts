@@ -19,9 +19,12 @@ import {
   timeRuns,
   variant,
 } from '../../../test/support/allocation.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { parseCatalogue } from '../../catalogue/catalogue.loader.ts'
 import { allocateShipments, allocateShipmentsHeuristically, EXACT_ALLOCATION_MAX_ITEMS } from './allocation.ts'
 import type { AllocationRequest } from './model.ts'
+
+tier('pure')
 
 test('shipments too dear to convert in float64 are costed in bigint', () => {
   // 100 copies at 99,999,999.99 = about 10^12 minor units: conversion needs bigint, the search itself does not.

@@ -2,9 +2,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { allocated, item, labsOf, smallCatalogueFile, variant } from '../../../test/support/allocation.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { parseCatalogue } from '../../catalogue/catalogue.loader.ts'
 import { allocateShipments } from './allocation.ts'
 import type { AllocationRequest } from './model.ts'
+
+tier('pure')
 
 test('explain: every lab per item, considered with its costs or excluded with a reason, and the best single lab', () => {
   const catalogue = parseCatalogue(

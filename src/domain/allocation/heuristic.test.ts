@@ -14,8 +14,11 @@ import {
   timeRuns,
   variant,
 } from '../../../test/support/allocation.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { allocateShipments, allocateShipmentsHeuristically, EXACT_ALLOCATION_MAX_ITEMS } from './allocation.ts'
 import type { AllocationRequest } from './model.ts'
+
+tier('pure')
 
 test('property: the heuristic is valid, deterministic and never cheaper than the optimum', (t) => {
   let equal = 0

@@ -2,12 +2,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newOrder, now, stored } from '../../../test/support/pipeline-order.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import type { DeliveryEstimate } from '../delivery-promise.ts'
 import type { OrderDocument } from '../order.ts'
 import { applyAllocation } from './allocate-order.ts'
 import { recordDownloadSuccess } from './download-file.ts'
 import { recordLabReport } from './lab-report.ts'
 import { startPipeline } from './start-order.ts'
+
+tier('pure')
 
 const EARLY: DeliveryEstimate = {
   estimatedDispatchDate: '2026-03-03',

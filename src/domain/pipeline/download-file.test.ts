@@ -3,8 +3,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newOrder, now, stored } from '../../../test/support/pipeline-order.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { DOWNLOAD_MAX_ATTEMPTS, recordDownloadFailure, recordDownloadSuccess } from './download-file.ts'
 import { startPipeline } from './start-order.ts'
+
+tier('pure')
 
 test('a download success is recorded once and leads to allocation once', () => {
   const { order, pipeline } = newOrder()

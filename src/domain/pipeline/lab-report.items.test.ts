@@ -2,6 +2,7 @@
 // again. The last test throws random report sequences at an order and checks that no item is ever lost or doubled.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../../test/support/tiers.ts'
 import { buildNewOrderDocument, type NewOrder, type OrderDocument } from '../order.ts'
 import { orderEventsOf } from '../order-events.ts'
 import { applyAllocation, takeReroutedItems } from './allocate-order.ts'
@@ -11,6 +12,8 @@ import { emptyPipeline, itemsAwaitingAllocation, type PipelineState } from './pi
 import { recordPrintFile } from './render-print-file.ts'
 import { startPipeline } from './start-order.ts'
 import { recordSubmitted } from './submit-shipment.ts'
+
+tier('pure')
 
 const now = new Date('2026-03-01T09:00:00.000Z')
 

@@ -2,12 +2,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newOrder, now, stored } from '../../../test/support/pipeline-order.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { applyAllocation } from './allocate-order.ts'
 import { recordDownloadSuccess } from './download-file.ts'
 import { recordLabReport } from './lab-report.ts'
 import { recordPrintFile } from './render-print-file.ts'
 import { startPipeline } from './start-order.ts'
 import { recordSubmitted } from './submit-shipment.ts'
+
+tier('pure')
 
 test('a tracking report with fromStatus applies only while the shipment still has that status', () => {
   const { order, pipeline } = newOrder()

@@ -3,12 +3,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newOrder, now, stored } from '../../../test/support/pipeline-order.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { applyAllocation } from './allocate-order.ts'
 import { recordDownloadSuccess } from './download-file.ts'
 import { recordLabReport } from './lab-report.ts'
 import { recordPrintFile } from './render-print-file.ts'
 import { startPipeline } from './start-order.ts'
 import { recordSubmitted } from './submit-shipment.ts'
+
+tier('pure')
 
 test('from allocation to Complete, each step applied twice changes nothing the second time', () => {
   const { order, pipeline } = newOrder()

@@ -2,10 +2,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newOrder, now, stored } from '../../../test/support/pipeline-order.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { applyAllocation } from './allocate-order.ts'
 import { recordDownloadSuccess } from './download-file.ts'
 import { recordPrintFileFailure } from './render-print-file.ts'
 import { startPipeline } from './start-order.ts'
+
+tier('pure')
 
 test('a print file that cannot be made keeps its reason, also when the order already stopped on another', () => {
   const { order, pipeline } = newOrder(2)

@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newOrder, now } from '../../../test/support/pipeline-order.fixture.ts'
+import { tier } from '../../../test/support/tiers.ts'
 import { startPipeline } from './start-order.ts'
+
+tier('pure')
 
 test('starting queues one download per file, once', () => {
   const { order, pipeline } = newOrder()

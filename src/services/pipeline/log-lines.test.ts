@@ -1,6 +1,7 @@
 // The pipeline's log lines, from what a step did: the fields and message operators search for (docs/operations.md).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { tier } from '../../../test/support/tiers.ts'
 import { jobRequest } from '../../domain/jobs.ts'
 import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import {
@@ -11,6 +12,8 @@ import {
   phaseChangeLine,
   renderLine,
 } from './log-lines.ts'
+
+tier('pure')
 
 /** An order with only what log lines read of it. */
 function orderOf(parts: { traceId?: string; phase?: string; details?: Record<string, string> } = {}): PipelineOrder {
