@@ -1,8 +1,3 @@
-// Composition root: opens the database, loads the catalogue, builds the adapters, services, job workers and
-// the two HTTP servers (Live and Sandbox). No business logic lives here: app/ holds its parts (the database,
-// the options, the services, the servers, the catalogue's watch), and services/ every rule.
-import { randomBytes } from 'node:crypto'
-import { type BlobStore, createFileSystemBlobStore } from './adapters/blob-store.ts'
 import { systemClock } from './adapters/clock.ts'
 import { PostgresDatabase } from './adapters/database.ts'
 import { createDatabaseOutageLog } from './adapters/database-outage-log.ts'
@@ -10,6 +5,8 @@ import { type JobQueue, openJobQueue } from './adapters/job-queue.ts'
 import { createMetrics } from './adapters/metrics.ts'
 import { loadSampleImages } from './adapters/sample-images.ts'
 import { startingCatalogue, watchActiveCatalogue } from './app/catalogue.ts'
+import { openBlobStore } from './app/files.ts'
+import { buildHealth } from './app/health.ts'
 import { type ApplicationOptions, PGLITE_JOB_CHECK_SECONDS, POSTGRES_JOB_CHECK_SECONDS } from './app/options.ts'
 import { buildServices, type Services } from './app/services.ts'
 import { buildServers } from './app/web.ts'
@@ -26,7 +23,6 @@ import {
   createCatalogueVersionsService,
   DEFAULT_CATALOGUE_POLL_SECONDS,
 } from './services/catalogue-versions.service.ts'
-import { createHealthService } from './services/health.service.ts'
 import { silentLogger } from './services/observability.ts'
 import { newSigningSecret } from './services/pipeline/index.ts'
 
@@ -96,15 +92,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     live: options.publicUrls?.live ?? 'http://127.0.0.1:8080',
     sandbox: options.publicUrls?.sandbox ?? 'http://127.0.0.1:8081',
   }
-  // Stored files: the data directory, or an S3-compatible bucket checked now rather than at the first upload.
-  // The S3 client (the AWS SDK) is loaded only when a bucket is configured.
-  const s3 = options.blobStoreUrl
-    ? await import('./adapters/s3-blob-store.ts').then(({ createS3BlobStore, parseS3Url }) =>
-        createS3BlobStore(parseS3Url(options.blobStoreUrl as string)),
-      )
-    : null
-  if (s3) await s3.checkAccess()
-  const files: BlobStore = s3 ?? createFileSystemBlobStore(options.filesDir)
+  const { files, s3 } = await openBlobStore(options)
   const fileLinks = createFileLinks({
     secret: signingSecret,
     baseUrl: (environment) => publicUrls[environment],
@@ -118,24 +106,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     onError: (error) => log.warn({ err: error }, 'reading the job queue depth for the metrics failed'),
     catalogueVersion: () => liveCatalogue.version,
   })
-  const health = createHealthService({
-    checks: {
-      database: async () => {
-        await options.db.query('SELECT 1')
-      },
-      jobQueue: () => jobs.checkReachable(),
-      // A small object written and removed: proves the store takes writes (disk full, read-only, credentials).
-      blobStore: async () => {
-        const key = `readiness/probe-${process.pid}-${randomBytes(6).toString('hex')}`
-        await files.put(key, Buffer.from('printroute readiness probe\n'), 'text/plain')
-        await files.delete(key)
-      },
-    },
-    ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
-    log,
-    outage,
-    catalogueVersion: () => liveCatalogue.version,
-  })
+  const health = buildHealth(options, { jobs, files, log, outage, catalogueVersion: () => liveCatalogue.version })
   const services = {
     ...buildServices(options, {
       catalogue,
