@@ -178,7 +178,10 @@ const permitted: Probe[] = [
   { from: 'src/jobs/probe.ts', line: "import type { JobQueue } from '../adapters/job-queue.ts'" },
   { from: 'src/cli/probe.ts', line: "import { buildApp } from '../app.ts'" },
   { from: 'src/cli/probe.ts', line: "import { Command } from 'commander'" },
-  { from: 'src/cli/probe.ts', line: "import { createOperatorService } from '../services/operator/operator.service.ts'" },
+  {
+    from: 'src/cli/probe.ts',
+    line: "import { createOperatorService } from '../services/operator/operator.service.ts'",
+  },
   { from: 'src/app/probe.ts', line: "import { createOrdersService } from '../services/orders.service.ts'" },
   { from: 'src/app/probe.ts', line: "import { registerDashboard } from '../dashboard/dashboard.plugin.ts'" },
   { from: 'src/app.ts', line: "import { buildServices } from './app/services.ts'" },
