@@ -91,29 +91,7 @@ export async function buildServers(
         }
       : {}),
   }
-  // The operator console (docs/admin.md): on the Live server under /admin/, or on a server of its own.
-  const registerConsole = async (server: App, rateLimits: RateLimits) => {
-    await server.register(
-      async (adminScope) =>
-        registerAdminConsole(adminScope, {
-          sessions: services.sessions,
-          publicUrl: () => publicUrls.live,
-          imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
-          limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
-          accounts: consoleAccountsOf(services.accounts, services.payments),
-          // The other sections, each module's register<Section>Pages with its deps filled from the services.
-          sections: [
-            (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
-            (pages, console) => registerLabsPages(pages, console, services.adminViews.labs),
-            (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),
-            (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
-            (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
-            (pages, console) => registerAuditPages(pages, console, services.audit),
-          ],
-        }),
-      { prefix: ADMIN_PATH },
-    )
-  }
+  const registerConsole = consoleOf(services, publicUrls)
   // The dashboard (docs/dashboard.md) on each environment's server: wired here, so that the HTTP layer serves it
   // without importing it.
   const dashboardOn = (environment: Environment): ServedDashboard => ({
@@ -193,4 +171,33 @@ export async function buildServers(
       })
     : null
   return { live, sandbox, metricsServer, adminServer }
+}
+
+/** The operator console (docs/admin.md): registered on the Live server under /admin/, or on a server of its own. */
+function consoleOf(
+  services: ServerDeps['services'],
+  publicUrls: Record<Environment, string>,
+): (server: App, rateLimits: RateLimits) => Promise<void> {
+  return async (server, rateLimits) => {
+    await server.register(
+      async (adminScope) =>
+        registerAdminConsole(adminScope, {
+          sessions: services.sessions,
+          publicUrl: () => publicUrls.live,
+          imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
+          limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
+          accounts: consoleAccountsOf(services.accounts, services.payments),
+          // The other sections, each module's register<Section>Pages with its deps filled from the services.
+          sections: [
+            (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
+            (pages, console) => registerLabsPages(pages, console, services.adminViews.labs),
+            (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),
+            (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
+            (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
+            (pages, console) => registerAuditPages(pages, console, services.audit),
+          ],
+        }),
+      { prefix: ADMIN_PATH },
+    )
+  }
 }
