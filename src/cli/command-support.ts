@@ -16,6 +16,8 @@ import {
   settingHelp,
   settingsOf,
 } from '../config.ts'
+import { parseDurationSeconds } from '../domain/duration.ts'
+import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import type { AdminOperations, OperationName } from './admin-operations.ts'
 import { OperationError } from './operation-error.ts'
 
@@ -63,6 +65,26 @@ export function settingsFor<C extends SettingCommand>(
 export function requireText(value: unknown, flag: string): string {
   if (typeof value !== 'string' || value === '') throw new UsageError(`${flag} is required`)
   return value
+}
+
+/** A command's flag values as commander hands them to its action. */
+export type Values = Record<string, string | boolean | undefined>
+
+/** A duration flag (`30m`, `24h`) in seconds; undefined when the flag was not given. */
+export function durationSeconds(value: unknown, flag: string): number | undefined {
+  if (typeof value !== 'string') return undefined
+  try {
+    return parseDurationSeconds(value)
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`)
+  }
+}
+
+/** An `--env` flag's environment, in any case. */
+export function environmentOf(value: string): Environment {
+  const environment = ENVIRONMENTS.find((candidate) => candidate === value.toLowerCase())
+  if (!environment) throw new UsageError(`--env must be sandbox or live, got "${value}"`)
+  return environment
 }
 
 export function print(text: string): void {

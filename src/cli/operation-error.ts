@@ -1,8 +1,2 @@
-/** A command's refusal or failure with the exit code it ends with: 2 when the user can fix the command, else 1. */
-export class OperationError extends Error {
-  readonly exitCode: number
-  constructor(message: string, exitCode: number) {
-    super(message)
-    this.exitCode = exitCode
-  }
-}
+// The operator service's refusals (services/operator/) are the command line's errors: one class, one exit code.
+export { OperationError } from '../services/operator/operation-error.ts'

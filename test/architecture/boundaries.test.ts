@@ -138,6 +138,9 @@ const forbidden: Probe[] = [
   { from: 'src/cli/probe.ts', line: "import { registerJobs } from '../jobs/registry.ts'" },
   { from: 'src/cli/probe.ts', line: "import { registerOrderRoutes } from '../http/routes/orders.routes.ts'" },
   { from: 'src/cli/probe.ts', line: "import { registerDashboard } from '../dashboard/dashboard.plugin.ts'" },
+  // app/, the composition root's parts, reach as far as app.ts and no further.
+  { from: 'src/app/probe.ts', line: "import { buildProgram } from '../cli/program.ts'" },
+  { from: 'src/app/probe.ts', line: "import pg from 'pg'" },
   // The root files.
   { from: 'src/app.ts', line: "import { buildProgram } from './cli/program.ts'" },
   { from: 'src/app.ts', line: "import pg from 'pg'" },
@@ -200,6 +203,13 @@ const permitted: Probe[] = [
   { from: 'src/jobs/probe.ts', line: "import type { JobQueue } from '../adapters/job-queue.ts'" },
   { from: 'src/cli/probe.ts', line: "import { buildApp } from '../app.ts'" },
   { from: 'src/cli/probe.ts', line: "import { Command } from 'commander'" },
+  {
+    from: 'src/cli/probe.ts',
+    line: "import { createOperatorService } from '../services/operator/operator.service.ts'",
+  },
+  { from: 'src/app/probe.ts', line: "import { createOrdersService } from '../services/orders.service.ts'" },
+  { from: 'src/app/probe.ts', line: "import { registerDashboard } from '../dashboard/dashboard.plugin.ts'" },
+  { from: 'src/app.ts', line: "import { buildServices } from './app/services.ts'" },
   { from: 'src/app.ts', line: "import { createOrdersService } from './services/orders.service.ts'" },
   { from: 'src/app.ts', line: "import { readSetting } from './repositories/settings.repository.ts'" },
   { from: 'src/config.ts', line: "import { parseDurationSeconds } from './domain/duration.ts'" },

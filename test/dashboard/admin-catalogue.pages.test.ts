@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
-import { adminCatalogueOf } from '../../src/app.ts'
 import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { registerCataloguePages } from '../../src/dashboard/admin/catalogue.pages.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
+import { consoleCatalogueOf } from '../../src/services/operator/console-sections.ts'
 import { startAdminPages, TEST_OPERATOR } from '../support/admin-pages.ts'
 import { startTestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
@@ -28,7 +28,7 @@ for (const kind of databaseKinds) {
     test('versions, import (refused with every problem, then stored), diff and activation by the operator', async () => {
       const t = await startTestApp({ kind })
       const pages = await startAdminPages((server, console) =>
-        registerCataloguePages(server, console, adminCatalogueOf(t.app.services.catalogueVersions)),
+        registerCataloguePages(server, console, consoleCatalogueOf(t.app.services.catalogueVersions)),
       )
       try {
         const listed = await pages.request('/admin/catalogue')

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
-import { adminInvoicesOf } from '../../src/app.ts'
 import { registerInvoicesPages } from '../../src/dashboard/admin/invoices.pages.ts'
 import type { Charge } from '../../src/domain/order.ts'
+import { consoleInvoicesOf } from '../../src/services/operator/console-sections.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { documentText } from '../support/pdf-reading.ts'
@@ -53,7 +53,7 @@ for (const kind of databaseKinds) {
       await order('sandbox', shop.sandboxKey)
       await order('live', other.liveKey)
       pages = await startAdminPages((scope, console) =>
-        registerInvoicesPages(scope, console, adminInvoicesOf(t.app.services.invoices)),
+        registerInvoicesPages(scope, console, consoleInvoicesOf(t.app.services.invoices)),
       )
     })
     after(async () => {

@@ -55,8 +55,9 @@ export const RECENT_LEDGER_ENTRIES = 20
 const MAX_SEARCH_LENGTH = 100
 
 /**
- * What the accounts section uses (app.ts fills it from the accounts and payments services). Refusals the operator
- * can fix (a name, an amount, an unknown key) are thrown as ServiceError with a message that says why.
+ * What the accounts section uses (services/operator/console-sections.ts makes it from the accounts and payments
+ * services). Refusals the operator can fix (a name, an amount, an unknown key) are thrown as ServiceError with a
+ * message that says why.
  */
 export interface AdminAccounts {
   listAccounts(): Promise<AdminAccount[]>

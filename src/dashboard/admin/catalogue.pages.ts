@@ -33,7 +33,7 @@ export interface AdminCatalogueRefusal {
   problems: readonly string[]
 }
 
-/** What the catalogue pages need (app.ts fills it from the catalogue versions service). */
+/** What the catalogue pages need (services/operator/console-sections.ts makes it from the versions service). */
 export interface AdminCatalogue {
   /** Every version, oldest first. */
   list(): Promise<AdminCatalogueVersion[]>

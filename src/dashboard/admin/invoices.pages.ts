@@ -29,7 +29,7 @@ export interface DownloadFile {
   body: Uint8Array | string
 }
 
-/** What the invoices pages need, filled by app.ts from the invoices service. */
+/** What the invoices pages need (services/operator/console-sections.ts makes it from the invoices service). */
 export interface AdminInvoices {
   /** Documents matching the filter, newest first, at most `limit`. */
   list(filter: InvoiceListFilter, limit: number): Promise<InvoiceSummary[]>

@@ -1,0 +1,311 @@
+// The services of one application, built over its adapters: what buildApplication serves, runs jobs with and
+// hands the HTTP servers, the dashboard and the console. Wiring only: each service holds its own rules.
+import type { BlobStore } from '../adapters/blob-store.ts'
+import { createCallbackPoster } from '../adapters/callback-poster.ts'
+import type { Clock } from '../adapters/clock.ts'
+import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
+import { createImageRenderer } from '../adapters/image-renderer.ts'
+import { renderInvoicePdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
+import type { JobQueue } from '../adapters/job-queue.ts'
+import { renderMockup } from '../adapters/mockup-renderer.ts'
+import { renderPackingSlipPdf } from '../adapters/packing-slip-pdf.ts'
+import { createSimulatedPaymentProvider } from '../adapters/payment-provider.ts'
+import { checkPdf } from '../adapters/pdf-check.ts'
+import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
+import { type SampleImages, unknownSampleUrl, withSampleImages } from '../adapters/sample-images.ts'
+import { sha256File, withScratchFile } from '../adapters/scratch-files.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
+import type { Environment } from '../domain/environment.ts'
+import { invoicePdfKey } from '../domain/invoices.ts'
+import { type AllocationRequest, allocateOrderItems } from '../domain/order-allocation.ts'
+import { DEFAULT_EVENT_VENDOR } from '../domain/order-events.ts'
+import type { FileLinks } from '../domain/signed-urls.ts'
+import { newSigningSecret as newCallbackSigningSecret } from '../domain/webhook-signature.ts'
+import { PAYMENT_PATH_PREFIX } from '../http/routes/payments.routes.ts'
+import { createAccountsService } from '../services/accounts.service.ts'
+import { createAddressesService } from '../services/addresses.service.ts'
+import { createAdminViewsService } from '../services/admin-views.service.ts'
+import { createAuditService } from '../services/audit.service.ts'
+import { createBillingService } from '../services/billing.service.ts'
+import { createCallbacksService } from '../services/callbacks.service.ts'
+import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
+import { createIdempotencyService } from '../services/idempotency.service.ts'
+import { createInvoicesService } from '../services/invoices.service.ts'
+import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
+import { createLabsService } from '../services/labs/labs.service.ts'
+import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
+import { createOperatorsService } from '../services/operators.service.ts'
+import { createOrderActionsService } from '../services/order-actions.service.ts'
+import { createOrderEventsService } from '../services/order-events.service.ts'
+import { createOrdersService } from '../services/orders.service.ts'
+import { createPaymentsService } from '../services/payments.service.ts'
+import { createPipelineService } from '../services/pipeline/index.ts'
+import { createLabRoom } from '../services/pipeline/lab-room.ts'
+import { createSimulatedLabs } from '../services/pipeline/simulated-labs.ts'
+import { createPreviewsService } from '../services/previews.service.ts'
+import { createPrintFilesService } from '../services/print-files.service.ts'
+import { createProductsService } from '../services/products.service.ts'
+import { createQuotesService } from '../services/quotes.service.ts'
+import { createSandboxService } from '../services/sandbox.service.ts'
+import { createSessionsService } from '../services/sessions.service.ts'
+import { createSpineService } from '../services/spine.service.ts'
+import { createWebhookRecoveryService } from '../services/webhook-recovery.service.ts'
+import { createWebhooksService } from '../services/webhooks.service.ts'
+import { type ApplicationOptions, DEFAULT_LAB_CANCEL_WAIT_SECONDS, DEFAULT_PIPELINE_SETTINGS } from './options.ts'
+
+/** What the services are built on: the catalogue served, the adapters buildApplication opened. */
+export interface ServiceDeps {
+  catalogue: Catalogue
+  catalogueVersions: CatalogueVersionsService
+  clock: Clock
+  jobs: JobQueue
+  files: BlobStore
+  fileLinks: FileLinks
+  publicUrls: Record<Environment, string>
+  samples: SampleImages
+  log: ServiceLogger
+  metrics: ServiceMetrics
+}
+
+/**
+ * The services that others are built on (invoices under billing, order events under the pipeline...) and the
+ * pieces they share (the renderer, the fetcher, the pipeline's settings).
+ */
+function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
+  const { db } = options
+  const { catalogue, clock, jobs, files, fileLinks, log, metrics } = deps
+  const renderConcurrency = options.renderConcurrency ?? 2
+  const renderer = createImageRenderer({ concurrency: renderConcurrency })
+  const allocate = (request: AllocationRequest) => allocateOrderItems(catalogue, request)
+  const invoices = createInvoicesService({
+    db,
+    clock,
+    taxRateOf: (countryCode) => catalogue.taxRate(countryCode),
+    instanceName: () => deps.publicUrls.live,
+    pdfLink: (environment, number) => deps.fileLinks.url(environment, invoicePdfKey(number)),
+    renderInvoicePdf,
+    renderStatementPdf,
+  })
+  const billing = createBillingService({
+    invoices,
+    clock,
+    paymentPageUrl: (orderId, token) =>
+      `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
+    sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
+  })
+  const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
+  const labPushes = createLabPushesService({
+    db,
+    clock,
+    jobs,
+    catalogue,
+    fileTokens: { url: (environment, key) => fileLinks.token(environment, key) },
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    source: () => `${deps.publicUrls.live}/labs/v1/jobs`,
+    newSigningSecret: newCallbackSigningSecret,
+    log,
+  })
+  const events = createOrderEventsService({
+    clock,
+    jobs,
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    sourceOf: (environment, orderId) => `${deps.publicUrls[environment]}/v4.0/orders/${orderId}`,
+    labEvents: labPushes,
+  })
+  const webhookRecovery = createWebhookRecoveryService({
+    db,
+    clock,
+    jobs,
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    eventSource: (environment, webhookId) => `${deps.publicUrls[environment]}/v4.0/webhooks/${webhookId}`,
+    log,
+  })
+  const callbacks = createCallbacksService({
+    db,
+    clock,
+    jobs,
+    fileLinks,
+    post: callbackPoster.post,
+    newSigningSecret: newCallbackSigningSecret,
+    vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+    testEventSource: (environment) => `${deps.publicUrls[environment]}/v4.0/callbacks/test`,
+    ...(options.callbackRetryScheduleSeconds ? { retryScheduleSeconds: options.callbackRetryScheduleSeconds } : {}),
+    ...(options.callbackRetentionSeconds ? { retentionSeconds: options.callbackRetentionSeconds } : {}),
+    log,
+    metrics,
+    webhookAttempts: webhookRecovery,
+  })
+  // printroute's own sample URLs come from the bundled files; every other URL from the network. Orders and
+  // previews download through the same fetcher: the same address rules and size limit.
+  const fetcher = withSampleImages(
+    createSafeFetcher({
+      allowPrivateAddresses: options.allowPrivateUrls ?? false,
+      ...(options.maxDownloadBytes ? { maxBytes: options.maxDownloadBytes } : {}),
+    }),
+    deps.samples,
+    () => Object.values(deps.publicUrls),
+  )
+  // A URL under printroute's own /samples/ naming no sample is refused at the request (docs/assets.md).
+  const unknownSampleUrlOf = (url: string) => unknownSampleUrl(url, deps.samples, Object.values(deps.publicUrls))
+  const pipelineSettings = { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline }
+  const simulatedLabs = createSimulatedLabs({ clock, settings: pipelineSettings })
+  const pipeline = createPipelineService({
+    events,
+    db,
+    jobs,
+    clock,
+    catalogue,
+    catalogueOf: (version) => deps.catalogueVersions.catalogueOf(version),
+    billing,
+    fetcher,
+    files,
+    withScratchFile,
+    renderer,
+    checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
+    renderPackingSlip: renderPackingSlipPdf,
+    allocate,
+    fileLinks,
+    settings: pipelineSettings,
+    simulatedLabs,
+    log,
+    metrics,
+  })
+  return {
+    renderConcurrency,
+    allocate,
+    invoices,
+    billing,
+    callbackPoster,
+    labPushes,
+    events,
+    webhookRecovery,
+    callbacks,
+    fetcher,
+    unknownSampleUrlOf,
+    pipelineSettings,
+    simulatedLabs,
+    pipeline,
+  }
+}
+
+/** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
+export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
+  const { db } = options
+  const { catalogue, clock, jobs, files, fileLinks, log, metrics } = deps
+  const {
+    renderConcurrency,
+    allocate,
+    invoices,
+    billing,
+    callbackPoster,
+    labPushes,
+    events,
+    webhookRecovery,
+    callbacks,
+    fetcher,
+    unknownSampleUrlOf,
+    pipelineSettings,
+    simulatedLabs,
+    pipeline,
+  } = buildCoreServices(options, deps)
+  const services = {
+    accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
+    audit: createAuditService({ db }),
+    orders: createOrdersService({
+      db,
+      catalogue,
+      clock,
+      jobs,
+      fileLinks,
+      log,
+      metrics,
+      unknownSampleUrl: unknownSampleUrlOf,
+    }),
+    orderActions: createOrderActionsService({
+      db,
+      catalogue,
+      clock,
+      jobs,
+      billing,
+      allocate,
+      labRoom: createLabRoom({ clock, catalogue }),
+      events,
+      fileLinks,
+      log,
+      labCancellation: {
+        // Real labs are asked; simulated ones (Sandbox, Live in a demo) are not (docs/sandbox.md).
+        asksLabs: (environment) => environment === 'live' && !pipelineSettings.simulateLiveLabs,
+        waitSeconds: options.labCancelWaitSeconds ?? DEFAULT_LAB_CANCEL_WAIT_SECONDS,
+      },
+    }),
+    printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
+    invoices,
+    previews: createPreviewsService({
+      db,
+      clock,
+      catalogue,
+      fetcher,
+      files,
+      withScratchFile,
+      sha256File,
+      // A renderer of their own, one image at a time: previews answer requests, and a burst of them must
+      // neither take every core nor hold up the print files of orders (docs/api.md#previews).
+      renderer: createImageRenderer({ concurrency: 1 }),
+      drawMockup: renderMockup,
+      fileLinks,
+      log,
+      unknownSampleUrl: unknownSampleUrlOf,
+    }),
+    payments: createPaymentsService({
+      db,
+      clock,
+      jobs,
+      billing,
+      events,
+      provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
+      log,
+    }),
+    products: createProductsService({ catalogue }),
+    quotes: createQuotesService({
+      catalogue,
+      db,
+      clock,
+      ...(options.quoteLifetimeSeconds ? { lifetimeSeconds: options.quoteLifetimeSeconds } : {}),
+    }),
+    sessions: createSessionsService({ db, clock }),
+    idempotency: createIdempotencyService({ db, clock }),
+    operators: createOperatorsService({ db, clock }),
+    spine: createSpineService({ catalogue }),
+    addresses: createAddressesService({ catalogue }),
+    pipeline,
+    simulatedLabs,
+    labs: createLabsService({
+      db,
+      clock,
+      catalogue,
+      pipeline,
+      commercialInvoices: { links: fileLinks, render: renderCommercialInvoicePdf },
+      log,
+    }),
+    labPushes,
+    sandbox: createSandboxService({ db, jobs, events, pipeline, simulatedLabs, billing, now: () => clock.now() }),
+    callbacks,
+    webhooks: createWebhooksService({
+      db,
+      clock,
+      vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
+      newSigningSecret: newCallbackSigningSecret,
+      callbacks,
+    }),
+    webhookRecovery,
+    closeCallbackFetcher: callbackPoster.close,
+    files,
+    fileLinks,
+    renderConcurrency,
+  }
+  // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
+  const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
+  return { ...services, adminViews }
+}
+
+export type Services = ReturnType<typeof buildServices>

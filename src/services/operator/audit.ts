@@ -1,0 +1,62 @@
+// The operator's reading of the audit trail: every account's and the instance's own, filtered as asked.
+import { isAuditAction, isAuditActorKind } from '../../domain/audit.ts'
+import { parseId } from '../../domain/ids.ts'
+import { AUDIT_LIST_MAX_TOP, DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
+import type { AuditPage, AuditQuery } from '../audit.service.ts'
+import { accountNumberOf, type OperatorContext, refused, translated } from './context.ts'
+
+/** What `audit list` asks for: every filter optional, as typed on the command line. */
+export interface AuditListInput {
+  account?: string
+  actions?: string[]
+  actor?: string
+  from?: string
+  to?: string
+  before?: string
+  top?: number
+}
+
+export async function listAudit(context: OperatorContext, input: AuditListInput): Promise<AuditPage> {
+  return translated(() => context.audit.list(auditQueryOf(input)), 2)
+}
+
+/** The audit service's query from the command's flags; a refusal (exit 2) naming the flag that is wrong. */
+function auditQueryOf(input: AuditListInput): AuditQuery {
+  const query: AuditQuery = {}
+  if (input.account !== undefined) query.accountId = accountNumberOf(input.account)
+  if (input.actions !== undefined) {
+    const unknown = input.actions.filter((action) => !isAuditAction(action))
+    if (unknown.length > 0)
+      throw refused(`--action: "${unknown.join('", "')}" is not an action of the trail (docs/audit.md)`)
+    query.actions = input.actions.filter(isAuditAction)
+  }
+  if (input.actor !== undefined) {
+    if (!isAuditActorKind(input.actor)) {
+      throw refused(`--actor must be operator, key, session, lab, cli or system, got "${input.actor}"`)
+    }
+    query.actorKind = input.actor
+  }
+  for (const flag of ['from', 'to'] as const) {
+    const text = input[flag]
+    if (text === undefined) continue
+    const at = new Date(text)
+    if (Number.isNaN(at.getTime()) || dateTimeBeyondRange(at.getTime()) !== undefined)
+      throw refused(
+        `--${flag} must be a date or date-time (2026-11-01, 2026-11-01T09:00Z) from ${DATE_TIME_RANGE.earliestDate} to ${DATE_TIME_RANGE.latestDate}, got "${text}"`,
+      )
+    query[flag] = at
+  }
+  if (query.from && query.to && query.from > query.to) throw refused('--from is after --to')
+  if (input.top !== undefined) {
+    if (!Number.isInteger(input.top) || input.top < 1 || input.top > AUDIT_LIST_MAX_TOP) {
+      throw refused(`--top must be a whole number from 1 to ${AUDIT_LIST_MAX_TOP}`)
+    }
+    query.top = input.top
+  }
+  if (input.before !== undefined) {
+    if (parseId('aud', input.before) === undefined)
+      throw refused(`--before must be an entry ID (aud_<number>), got "${input.before}"`)
+    query.before = input.before
+  }
+  return query
+}

@@ -1,0 +1,56 @@
+// What the operator's actions run on, and how a refusal becomes an OperationError with its exit code.
+import type { AuditActor } from '../../domain/audit.ts'
+import { parseId } from '../../domain/ids.ts'
+import { ServiceError } from '../../domain/outcomes.ts'
+import { AccountError, type AccountsService } from '../accounts.service.ts'
+import type { AuditService } from '../audit.service.ts'
+import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
+import type { InvoicesService } from '../invoices.service.ts'
+import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
+import { LabError, type LabsService } from '../labs/labs.service.ts'
+import { OperatorError, type OperatorsService } from '../operators.service.ts'
+import type { PaymentsService } from '../payments.service.ts'
+import { OperationError } from './operation-error.ts'
+
+/** What the operator's actions run on; the payments service is built only when a top-up needs it. */
+export interface OperatorContext {
+  accounts: AccountsService
+  operators: OperatorsService
+  labs: Pick<LabsService, 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey' | 'setPaused'>
+  labPushes: LabPushSettings
+  payments(): Promise<Pick<PaymentsService, 'topUp'>>
+  invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller'>
+  catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
+  audit: Pick<AuditService, 'list'>
+  /** Who the audit trail names for the changes these operations make: the command line, on this host. */
+  actor: AuditActor
+}
+
+/** Refusals the user can fix by changing the request (the command line exits 2); others are failures (exit 1). */
+export function refused(message: string): OperationError {
+  return new OperationError(message, 2)
+}
+
+export function accountNumberOf(accountId: string): number {
+  const number = parseId('acc', accountId)
+  if (number === undefined) throw refused(`"${accountId}" is not an account ID (expected acc_<number>)`)
+  return number
+}
+
+/** Service refusals keep their message; only the exit code is decided here. */
+export async function translated<T>(work: () => Promise<T>, exitCode = 1): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (
+      error instanceof AccountError ||
+      error instanceof LabError ||
+      error instanceof OperatorError ||
+      error instanceof ServiceError ||
+      error instanceof CatalogueVersionError
+    ) {
+      throw new OperationError(error.message, exitCode)
+    }
+    throw error
+  }
+}

@@ -1,0 +1,151 @@
+// The operator's actions (docs/admin.md, docs/configuration.md): accounts, their keys, top-ups and suspension;
+// lab keys, pauses and push settings; the invoices' seller and statements; catalogue versions; the audit trail;
+// the console's operators; one file per group. The command line runs them (cli/admin-operations.ts adds
+// `migrate`), in its own process or in the serving process over the admin channel; the console's sections
+// (console-sections.ts) share their rules (operator-rules.ts).
+import type { CatalogueDiff } from '../../domain/catalogue-diff.ts'
+import type { Environment } from '../../domain/environment.ts'
+import type { InvoiceSeller } from '../../domain/invoices.ts'
+import type { Account, AccountSettings, AccountSettingsChange, ApiKeyView } from '../accounts.service.ts'
+import type { AuditPage } from '../audit.service.ts'
+import type { CatalogueImport, CatalogueVersionView } from '../catalogue-versions.service.ts'
+import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
+import type { LabKeyView } from '../labs/labs.service.ts'
+import type { OperatorView } from '../operators.service.ts'
+import type { AccountCreation, TopUpResult } from './accounts.ts'
+import * as accounts from './accounts.ts'
+import type { AuditListInput } from './audit.ts'
+import * as audit from './audit.ts'
+import * as catalogue from './catalogue.ts'
+import type { OperatorContext } from './context.ts'
+import type { StatementFile } from './invoices.ts'
+import * as invoices from './invoices.ts'
+import * as keys from './keys.ts'
+import * as labs from './labs.ts'
+import * as operators from './operators.ts'
+
+export type { AccountCreation, TopUpResult } from './accounts.ts'
+export type { AuditListInput } from './audit.ts'
+export type { OperatorContext } from './context.ts'
+export type { StatementFile } from './invoices.ts'
+
+/**
+ * Every operator action the command line takes (and the console's sections share its rules, console-sections.ts),
+ * with plain JSON inputs and results: the same functions run in a command's own process and inside a running
+ * `serve` reached through its admin channel. A refusal is an OperationError.
+ */
+export interface OperatorService {
+  /** Creates an account with one key per environment; its id and the keys (shown this once). */
+  createAccount(input: AccountCreation): Promise<{ id: string; keys: Record<Environment, string> }>
+  /** Every account. */
+  listAccounts(): Promise<Account[]>
+  /** Changes an account's settings in the given environments (both by default); every environment's settings. */
+  updateAccount(input: {
+    account: string
+    change: AccountSettingsChange
+    environments?: Environment[]
+  }): Promise<{ settings: Record<Environment, AccountSettings> } | { problems: Record<string, string> }>
+  /** Adds to a prepaid account's balance and releases the orders it now pays for. */
+  topUp(input: { account: string; amount: string; reference: string | null }): Promise<TopUpResult>
+  /** A new key of an account for one environment; the only time it is shown. */
+  /** `scopes` absent: every scope; `expiresAt` (ISO 8601) absent: never expires. */
+  createKey(input: {
+    account: string
+    environment: Environment
+    scopes?: string[]
+    expiresAt?: string
+  }): Promise<{ key: string }>
+  /** An account's keys, as listings show them. */
+  listKeys(input: { account: string }): Promise<ApiKeyView[]>
+  /** Revokes the active key with this prefix. */
+  revokeKey(input: { prefix: string }): Promise<{ revoked: string }>
+  /** A new key for a catalogue lab; the only time it is shown. */
+  createLabKey(input: { lab: string }): Promise<{ key: string }>
+  /** A lab's keys, newest first: ids, prefixes and states, never a key. */
+  listLabKeys(input: { lab: string }): Promise<LabKeyView[]>
+  /**
+   * A new key for a lab (shown this once); its other working keys work on for `overlapSeconds` (default 24 hours,
+   * at most 30 days, 0: not at all).
+   */
+  rotateLabKey(input: {
+    lab: string
+    overlapSeconds?: number
+  }): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] }>
+  /** Revokes a lab's key by id (`lbk_N`) or prefix: its next lab API call is 401, its portal sessions end now. */
+  revokeLabKey(input: {
+    lab: string
+    keyId: string
+  }): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number }>
+  /** Pauses a catalogue lab (no new work goes to it) or resumes it; whether it was paused before. */
+  setLabPaused(input: { lab: string; paused: boolean }): Promise<{ lab: string; wasPaused: boolean }>
+  /** Sets, rotates or removes a lab's push endpoint; `secret` only when a new one was made (shown this once). */
+  configureLabPush(input: { lab: string } & LabPushChange): Promise<LabPushSettingsView & { secret?: string }>
+  /** A lab's push settings (never the secret, only its start) and delivery health. */
+  showLabPush(input: { lab: string }): Promise<LabPushSettingsView>
+  /** Sets the seller printed on invoices issued from now on; `problems` names each field refused. */
+  setInvoiceSeller(input: InvoiceSeller): Promise<{ seller: InvoiceSeller } | { problems: Record<string, string> }>
+  /** The seller invoices are issued with, and whether one was set (else printroute and the instance). */
+  showInvoiceSeller(): Promise<{ seller: InvoiceSeller; configured: boolean }>
+  /** An account's statement of one month (UTC) and environment (Live by default), as CSV or PDF. */
+  accountStatement(input: {
+    account: string
+    month: string
+    format: 'csv' | 'pdf'
+    environment?: Environment
+  }): Promise<StatementFile>
+  /** Validates and stores a catalogue file's text as a version (every problem listed on refusal); `activate`: makes it active. */
+  importCatalogue(input: { content: string; sourceName: string; activate?: boolean }): Promise<CatalogueImport>
+  /** Every catalogue version, oldest first, the active one marked. */
+  listCatalogues(): Promise<CatalogueVersionView[]>
+  /** What changed from one catalogue version to another. */
+  diffCatalogues(input: { from: number; to: number }): Promise<CatalogueDiff>
+  /** Makes a stored catalogue version the active one; the version active before. */
+  activateCatalogue(input: { version: number }): Promise<{ version: number; previous: number | null }>
+  /** A catalogue version's stored text. */
+  exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }>
+  /** The audit trail, every account's and the instance's own, newest first, one page. */
+  listAudit(input: AuditListInput): Promise<AuditPage>
+  /** Suspends an account: its keys answer 403 and its dashboard sessions end; its orders in flight go on. */
+  suspendAccount(input: { account: string; reason: string | null }): Promise<Account>
+  /** Reactivates a suspended account. */
+  reactivateAccount(input: { account: string }): Promise<Account>
+  /** Creates a console operator; the token is returned this once. */
+  createOperator(input: { name: string }): Promise<{ operator: OperatorView; token: string }>
+  /** Every operator (never a token). */
+  listOperators(): Promise<OperatorView[]>
+  /** Revokes an operator (`opr_N`): its console sessions end at their next request. */
+  revokeOperator(input: { operator: string }): Promise<OperatorView>
+}
+
+export function createOperatorService(context: OperatorContext): OperatorService {
+  return {
+    createAccount: (input) => accounts.createAccount(context, input),
+    listAccounts: () => accounts.listAccounts(context),
+    updateAccount: (input) => accounts.updateAccount(context, input),
+    topUp: (input) => accounts.topUp(context, input),
+    createKey: (input) => keys.createKey(context, input),
+    listKeys: (input) => keys.listKeys(context, input),
+    revokeKey: (input) => keys.revokeKey(context, input),
+    createLabKey: (input) => labs.createLabKey(context, input),
+    listLabKeys: (input) => labs.listLabKeys(context, input),
+    rotateLabKey: (input) => labs.rotateLabKey(context, input),
+    revokeLabKey: (input) => labs.revokeLabKey(context, input),
+    setLabPaused: (input) => labs.setLabPaused(context, input),
+    configureLabPush: (input) => labs.configureLabPush(context, input),
+    showLabPush: (input) => labs.showLabPush(context, input),
+    setInvoiceSeller: (input) => invoices.setInvoiceSeller(context, input),
+    showInvoiceSeller: () => invoices.showInvoiceSeller(context),
+    accountStatement: (input) => invoices.accountStatement(context, input),
+    importCatalogue: (input) => catalogue.importCatalogue(context, input),
+    listCatalogues: () => catalogue.listCatalogues(context),
+    diffCatalogues: (input) => catalogue.diffCatalogues(context, input),
+    activateCatalogue: (input) => catalogue.activateCatalogue(context, input),
+    exportCatalogue: (input) => catalogue.exportCatalogue(context, input),
+    listAudit: (input) => audit.listAudit(context, input),
+    suspendAccount: (input) => accounts.suspendAccount(context, input),
+    reactivateAccount: (input) => accounts.reactivateAccount(context, input),
+    createOperator: (input) => operators.createOperator(context, input),
+    listOperators: () => operators.listOperators(context),
+    revokeOperator: (input) => operators.revokeOperator(context, input),
+  }
+}
