@@ -317,11 +317,11 @@ export function registerWebhookPages(pages: FastifyInstance, dashboard: Dashboar
 <p>Sign in with a key that has it to manage the environment's webhook endpoints.</p>`,
     })
 
-  const sendList = async (
+  async function sendList(
     request: FastifyRequest,
     reply: FastifyReply,
     input: { form?: EndpointForm; refused?: ApiBody; status?: number; created?: { id: string; secret: string } } = {},
-  ) => {
+  ) {
     const { api, csrfToken, caller } = request.signedIn
     if (!mayUse(caller.scopes, 'manageWebhooks')) return scopeNotice(request, reply)
     const answer = await api.get<{ webhooks: WebhookEndpoint[] }>('/webhooks')
@@ -368,11 +368,11 @@ ${endpointFormFields({ form, known, errors, withEnabled: true })}
 
   type EndpointRequest = FastifyRequest<{ Params: { webhookId: string }; Body: FormValues }>
 
-  const sendEndpoint = async (
+  async function sendEndpoint(
     request: EndpointRequest,
     reply: FastifyReply,
     input: { form?: EndpointForm; refused?: ApiBody; status?: number; rotatedSecret?: string } = {},
-  ) => {
+  ) {
     const { api, csrfToken, caller } = request.signedIn
     if (!mayUse(caller.scopes, 'manageWebhooks')) return scopeNotice(request, reply)
     const id = request.params.webhookId
