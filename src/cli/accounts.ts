@@ -75,138 +75,143 @@ export function registerAccountCommands(program: Command): void {
     }
   })
 
-  const update = accounts
-    .command('update')
-    .summary(
-      "change an account's callback URL, pause window, callback signing secret, address validation or callback events",
-    )
-    .description(
-      'Changes the settings given; the others stay as they are. Sandbox and Live each have their own callback ' +
-        'URL and signing secret: --callback-url and --rotate-signing-secret apply to both unless --env names ' +
-        "one; the pause window is the account's. Prints both environments' settings as they are then, with " +
-        'the secrets their callbacks are signed with (docs/callbacks.md).',
-    )
-    .option('--account <ID>', 'the account (acc_...)')
-    .option(
-      '--env <ENV>',
-      "change only this environment's callback URL, signing secret, address validation or callback events: sandbox or live",
-    )
-    .option('--callback-url <URL>', 'callback URL (an order\'s own wins); "" or none removes it')
-    .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m (0: none)')
-    .option('--rotate-signing-secret', 'replace the callback signing secret; the old one keeps signing for a while')
-    .option(
-      '--sandbox-scenario <NAME>',
-      `the scenario new Sandbox orders take when they name none (docs/sandbox.md): ${SANDBOX_SCENARIOS.join(', ')}; none removes it`,
-    )
-    .option(
-      '--address-validation <MODE>',
-      'an order whose address has a problem that stops delivery: warn (created with an issue), refuse (400) or ' +
-        'off (no address checks); both environments unless --env names one (docs/addresses.md)',
-    )
-    .option(
-      '--callback-events <SET>',
-      "which events the callback URLs get: all, or prodigi (only the Prodigi Print API's types); both " +
-        'environments unless --env names one (docs/callbacks.md)',
-    )
-    .option(
-      '--signing-overlap <DUR>',
-      'with --rotate-signing-secret: how long the old secret keeps signing (default 24h)',
-    )
-    .option(
-      '--json',
-      'print {"id", "pauseWindowSeconds", "sandbox": {...}, "live": {...}}, each environment\'s {"callbackUrl", ' +
-        '"signingSecret", "previousSigningSecretExpiresAt"}',
-    )
-  addSettingOptions(update, 'accounts update').action(async (values: Values) => {
-    const account = requireText(values.account, '--account')
-    const url = values.callbackUrl
-    const pauseWindowSeconds = durationSeconds(values.pauseWindow, '--pause-window')
-    const overlap = durationSeconds(values.signingOverlap, '--signing-overlap')
-    const scenario = values.sandboxScenario
-    const change: AccountSettingsChange = {
-      ...(typeof url === 'string' ? { callbackUrl: url === '' || url === 'none' ? null : url } : {}),
-      ...(pauseWindowSeconds !== undefined ? { pauseWindowSeconds } : {}),
-      ...(values.rotateSigningSecret === true ? { rotateSigningSecret: true } : {}),
-      ...(overlap !== undefined ? { signingSecretOverlapSeconds: overlap } : {}),
-      ...(typeof scenario === 'string'
-        ? { sandboxScenario: scenario === 'none' || scenario === '' ? null : scenario }
-        : {}),
-      ...(typeof values.addressValidation === 'string'
-        ? { addressValidation: values.addressValidation.toLowerCase() }
-        : {}),
-      ...(typeof values.callbackEvents === 'string' ? { callbackEvents: values.callbackEvents.toLowerCase() } : {}),
-    }
-    if (Object.keys(change).length === 0) {
-      throw new UsageError(
-        'nothing to change: give --callback-url, --pause-window, --rotate-signing-secret, --sandbox-scenario, ' +
-          '--address-validation or --callback-events',
+  registerUpdateCommand()
+
+  /** accounts update: one account's settings. */
+  function registerUpdateCommand(): void {
+    const update = accounts
+      .command('update')
+      .summary(
+        "change an account's callback URL, pause window, callback signing secret, address validation or callback events",
       )
-    }
-    const environments = typeof values.env === 'string' ? [environmentOf(values.env)] : undefined
-    if (change.sandboxScenario !== undefined && environments?.[0] === 'live') {
-      throw new UsageError('--sandbox-scenario is a Sandbox setting: it cannot go with --env live')
-    }
-    const result = await runDataOperation(settingsFor(update, 'accounts update'), 'updateAccount', {
-      account,
-      change,
-      ...(environments ? { environments } : {}),
-    })
-    if ('problems' in result) {
-      const flagOf: Record<string, string> = {
-        callbackUrl: '--callback-url',
-        pauseWindowSeconds: '--pause-window',
-        signingSecretOverlapSeconds: '--signing-overlap',
-        sandboxScenario: '--sandbox-scenario',
-        addressValidation: '--address-validation',
-        callbackEvents: '--callback-events',
+      .description(
+        'Changes the settings given; the others stay as they are. Sandbox and Live each have their own callback ' +
+          'URL and signing secret: --callback-url and --rotate-signing-secret apply to both unless --env names ' +
+          "one; the pause window is the account's. Prints both environments' settings as they are then, with " +
+          'the secrets their callbacks are signed with (docs/callbacks.md).',
+      )
+      .option('--account <ID>', 'the account (acc_...)')
+      .option(
+        '--env <ENV>',
+        "change only this environment's callback URL, signing secret, address validation or callback events: sandbox or live",
+      )
+      .option('--callback-url <URL>', 'callback URL (an order\'s own wins); "" or none removes it')
+      .option('--pause-window <DUR>', 'hold new orders this long before fulfilment, e.g. 30m (0: none)')
+      .option('--rotate-signing-secret', 'replace the callback signing secret; the old one keeps signing for a while')
+      .option(
+        '--sandbox-scenario <NAME>',
+        `the scenario new Sandbox orders take when they name none (docs/sandbox.md): ${SANDBOX_SCENARIOS.join(', ')}; none removes it`,
+      )
+      .option(
+        '--address-validation <MODE>',
+        'an order whose address has a problem that stops delivery: warn (created with an issue), refuse (400) or ' +
+          'off (no address checks); both environments unless --env names one (docs/addresses.md)',
+      )
+      .option(
+        '--callback-events <SET>',
+        "which events the callback URLs get: all, or prodigi (only the Prodigi Print API's types); both " +
+          'environments unless --env names one (docs/callbacks.md)',
+      )
+      .option(
+        '--signing-overlap <DUR>',
+        'with --rotate-signing-secret: how long the old secret keeps signing (default 24h)',
+      )
+      .option(
+        '--json',
+        'print {"id", "pauseWindowSeconds", "sandbox": {...}, "live": {...}}, each environment\'s {"callbackUrl", ' +
+          '"signingSecret", "previousSigningSecretExpiresAt"}',
+      )
+    addSettingOptions(update, 'accounts update').action(async (values: Values) => {
+      const account = requireText(values.account, '--account')
+      const url = values.callbackUrl
+      const pauseWindowSeconds = durationSeconds(values.pauseWindow, '--pause-window')
+      const overlap = durationSeconds(values.signingOverlap, '--signing-overlap')
+      const scenario = values.sandboxScenario
+      const change: AccountSettingsChange = {
+        ...(typeof url === 'string' ? { callbackUrl: url === '' || url === 'none' ? null : url } : {}),
+        ...(pauseWindowSeconds !== undefined ? { pauseWindowSeconds } : {}),
+        ...(values.rotateSigningSecret === true ? { rotateSigningSecret: true } : {}),
+        ...(overlap !== undefined ? { signingSecretOverlapSeconds: overlap } : {}),
+        ...(typeof scenario === 'string'
+          ? { sandboxScenario: scenario === 'none' || scenario === '' ? null : scenario }
+          : {}),
+        ...(typeof values.addressValidation === 'string'
+          ? { addressValidation: values.addressValidation.toLowerCase() }
+          : {}),
+        ...(typeof values.callbackEvents === 'string' ? { callbackEvents: values.callbackEvents.toLowerCase() } : {}),
       }
-      throw new UsageError(
-        Object.entries(result.problems)
-          .map(([field, message]) => `${flagOf[field] ?? field}: ${message}`)
-          .join('; '),
-      )
-    }
-    const { settings } = result
-    const ofEnvironment = ({
-      callbackUrl,
-      signingSecret,
-      previousSigningSecretExpiresAt,
-      sandboxScenario,
-      addressValidation,
-      callbackEvents,
-    }: AccountSettings) => ({
-      callbackUrl,
-      signingSecret,
-      previousSigningSecretExpiresAt,
-      ...(sandboxScenario !== undefined ? { sandboxScenario } : {}),
-      addressValidation,
-      callbackEvents,
-    })
-    if (values.json) {
-      return printJson({
-        id: account,
-        pauseWindowSeconds: settings.live.pauseWindowSeconds,
-        sandbox: ofEnvironment(settings.sandbox),
-        live: ofEnvironment(settings.live),
+      if (Object.keys(change).length === 0) {
+        throw new UsageError(
+          'nothing to change: give --callback-url, --pause-window, --rotate-signing-secret, --sandbox-scenario, ' +
+            '--address-validation or --callback-events',
+        )
+      }
+      const environments = typeof values.env === 'string' ? [environmentOf(values.env)] : undefined
+      if (change.sandboxScenario !== undefined && environments?.[0] === 'live') {
+        throw new UsageError('--sandbox-scenario is a Sandbox setting: it cannot go with --env live')
+      }
+      const result = await runDataOperation(settingsFor(update, 'accounts update'), 'updateAccount', {
+        account,
+        change,
+        ...(environments ? { environments } : {}),
       })
-    }
-    const lines = [`account ${account}`, `pause window:    ${settings.live.pauseWindowSeconds}s`]
-    for (const environment of ENVIRONMENTS) {
-      const shown = settings[environment]
-      lines.push(
-        `${environment}:`,
-        `  callback URL:    ${shown.callbackUrl ?? '-'}`,
-        `  signing secret:  ${shown.signingSecret}`,
-        ...(shown.previousSigningSecretExpiresAt
-          ? [`  previous secret signs too until ${shown.previousSigningSecretExpiresAt}`]
-          : []),
-        ...(shown.sandboxScenario !== undefined ? [`  scenario:        ${shown.sandboxScenario ?? '-'}`] : []),
-        `  addresses:       ${shown.addressValidation}`,
-        `  callback events: ${shown.callbackEvents}`,
-      )
-    }
-    print(lines.join('\n'))
-  })
+      if ('problems' in result) {
+        const flagOf: Record<string, string> = {
+          callbackUrl: '--callback-url',
+          pauseWindowSeconds: '--pause-window',
+          signingSecretOverlapSeconds: '--signing-overlap',
+          sandboxScenario: '--sandbox-scenario',
+          addressValidation: '--address-validation',
+          callbackEvents: '--callback-events',
+        }
+        throw new UsageError(
+          Object.entries(result.problems)
+            .map(([field, message]) => `${flagOf[field] ?? field}: ${message}`)
+            .join('; '),
+        )
+      }
+      const { settings } = result
+      const ofEnvironment = ({
+        callbackUrl,
+        signingSecret,
+        previousSigningSecretExpiresAt,
+        sandboxScenario,
+        addressValidation,
+        callbackEvents,
+      }: AccountSettings) => ({
+        callbackUrl,
+        signingSecret,
+        previousSigningSecretExpiresAt,
+        ...(sandboxScenario !== undefined ? { sandboxScenario } : {}),
+        addressValidation,
+        callbackEvents,
+      })
+      if (values.json) {
+        return printJson({
+          id: account,
+          pauseWindowSeconds: settings.live.pauseWindowSeconds,
+          sandbox: ofEnvironment(settings.sandbox),
+          live: ofEnvironment(settings.live),
+        })
+      }
+      const lines = [`account ${account}`, `pause window:    ${settings.live.pauseWindowSeconds}s`]
+      for (const environment of ENVIRONMENTS) {
+        const shown = settings[environment]
+        lines.push(
+          `${environment}:`,
+          `  callback URL:    ${shown.callbackUrl ?? '-'}`,
+          `  signing secret:  ${shown.signingSecret}`,
+          ...(shown.previousSigningSecretExpiresAt
+            ? [`  previous secret signs too until ${shown.previousSigningSecretExpiresAt}`]
+            : []),
+          ...(shown.sandboxScenario !== undefined ? [`  scenario:        ${shown.sandboxScenario ?? '-'}`] : []),
+          `  addresses:       ${shown.addressValidation}`,
+          `  callback events: ${shown.callbackEvents}`,
+        )
+      }
+      print(lines.join('\n'))
+    })
+  }
 
   const topUp = accounts
     .command('top-up')
@@ -268,39 +273,44 @@ export function registerAccountCommands(program: Command): void {
     print(`${output}: ${file.documentCount} document${file.documentCount === 1 ? '' : 's'}`)
   })
 
-  const suspend = accounts
-    .command('suspend')
-    .summary('suspend an account: its keys answer 403, its dashboard sessions end')
-    .description(
-      'Suspends an account: every request with one of its keys answers 403 Forbidden (docs/errors.md) and its ' +
-        'dashboard sessions end at once; its orders in flight go on to completion. The serving process refuses the ' +
-        'keys at once, other processes on the same PostgreSQL within 5 seconds. Recorded in the audit trail. ' +
-        'Works while serve runs.',
-    )
-    .option('--account <ID>', 'the account (acc_...)')
-    .option('--reason <TEXT>', 'a note kept with the suspension (shown in the console and the audit trail)')
-  addSettingOptions(suspend, 'accounts suspend').action(async (values: Values) => {
-    const account = requireText(values.account, '--account')
-    const result = await runDataOperation(settingsFor(suspend, 'accounts suspend'), 'suspendAccount', {
-      account,
-      reason: typeof values.reason === 'string' ? values.reason : null,
-    })
-    print(`suspended ${result.id} (${result.name}) since ${result.suspended}`)
-  })
+  registerSuspensionCommands()
 
-  const reactivate = accounts
-    .command('reactivate')
-    .summary('reactivate a suspended account')
-    .description(
-      "Lifts an account's suspension: its keys work again (other processes within 5 seconds) and its users can " +
-        'sign in to the dashboard again. Recorded in the audit trail. Works while serve runs.',
-    )
-    .option('--account <ID>', 'the account (acc_...)')
-  addSettingOptions(reactivate, 'accounts reactivate').action(async (values: Values) => {
-    const account = requireText(values.account, '--account')
-    const result = await runDataOperation(settingsFor(reactivate, 'accounts reactivate'), 'reactivateAccount', {
-      account,
+  /** accounts suspend and accounts reactivate. */
+  function registerSuspensionCommands(): void {
+    const suspend = accounts
+      .command('suspend')
+      .summary('suspend an account: its keys answer 403, its dashboard sessions end')
+      .description(
+        'Suspends an account: every request with one of its keys answers 403 Forbidden (docs/errors.md) and its ' +
+          'dashboard sessions end at once; its orders in flight go on to completion. The serving process refuses the ' +
+          'keys at once, other processes on the same PostgreSQL within 5 seconds. Recorded in the audit trail. ' +
+          'Works while serve runs.',
+      )
+      .option('--account <ID>', 'the account (acc_...)')
+      .option('--reason <TEXT>', 'a note kept with the suspension (shown in the console and the audit trail)')
+    addSettingOptions(suspend, 'accounts suspend').action(async (values: Values) => {
+      const account = requireText(values.account, '--account')
+      const result = await runDataOperation(settingsFor(suspend, 'accounts suspend'), 'suspendAccount', {
+        account,
+        reason: typeof values.reason === 'string' ? values.reason : null,
+      })
+      print(`suspended ${result.id} (${result.name}) since ${result.suspended}`)
     })
-    print(`reactivated ${result.id} (${result.name})`)
-  })
+
+    const reactivate = accounts
+      .command('reactivate')
+      .summary('reactivate a suspended account')
+      .description(
+        "Lifts an account's suspension: its keys work again (other processes within 5 seconds) and its users can " +
+          'sign in to the dashboard again. Recorded in the audit trail. Works while serve runs.',
+      )
+      .option('--account <ID>', 'the account (acc_...)')
+    addSettingOptions(reactivate, 'accounts reactivate').action(async (values: Values) => {
+      const account = requireText(values.account, '--account')
+      const result = await runDataOperation(settingsFor(reactivate, 'accounts reactivate'), 'reactivateAccount', {
+        account,
+      })
+      print(`reactivated ${result.id} (${result.name})`)
+    })
+  }
 }

@@ -405,7 +405,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
     )
 
     /** One step of one job: reported to the lab API, its outcome logged. */
-    const step = async (shipmentId: string, name: string, path: string, payload?: unknown): Promise<string> => {
+    async function step(shipmentId: string, name: string, path: string, payload?: unknown): Promise<string> {
       if (signal.aborted) throw signal.reason
       const answer = await call<{ outcome: string }>('POST', `/jobs/${shipmentId}${path}`, payload)
       log(shipmentId, `${name} -> ${answer.outcome}${answer.outcome === 'Ok' ? ' (a repeat)' : ''}`)
@@ -413,7 +413,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
     }
 
     /** The job's next step; false when nothing was left to do for it. */
-    const advance = async (job: SimulatedJob): Promise<boolean> => {
+    async function advance(job: SimulatedJob): Promise<boolean> {
       const id = job.shipmentId
       state.shipments[id] ??= { orderId: job.orderId, done: [], rejectedItemIds: [], parcels: [], scans: [] }
       const record = state.shipments[id]
@@ -502,7 +502,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
     }
 
     /** Plans the parcels once (saved before the first is sent), then ships the next one not yet shipped. */
-    const shipNextParcel = async (job: SimulatedJob, record: ShipmentRecord): Promise<boolean> => {
+    async function shipNextParcel(job: SimulatedJob, record: ShipmentRecord): Promise<boolean> {
       const id = job.shipmentId
       if (record.parcels.length === 0) {
         const groups = parcelsOf(
@@ -541,7 +541,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
     }
 
     /** The next carrier scan of a shipment whose parcels have all left; false when it is delivered. */
-    const scanNext = async (shipmentId: string, record: ShipmentRecord): Promise<boolean> => {
+    async function scanNext(shipmentId: string, record: ShipmentRecord): Promise<boolean> {
       const next = SIMULATED_SCANS[record.scans.filter((scan) => scan.reported).length]
       if (!next) {
         record.finished = 'delivered'
@@ -563,7 +563,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
     }
 
     /** One pass: every listed job one step further, then every shipped shipment's next scan. */
-    const pass = async (): Promise<boolean> => {
+    async function pass(): Promise<boolean> {
       const { jobs } = await call<{ jobs: SimulatedJob[] }>('GET', '/jobs')
       let moved = false
       const listed = new Set<string>()
@@ -605,7 +605,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
       return moved
     }
     /** A shipment in hand that left the listing, brought up to date from GET /jobs/{id}; whether it moved on. */
-    const pickUp = async (shipmentId: string, record: ShipmentRecord): Promise<boolean> => {
+    async function pickUp(shipmentId: string, record: ShipmentRecord): Promise<boolean> {
       let job: ReadJob | undefined
       try {
         job = (await call<{ job: ReadJob }>('GET', `/jobs/${shipmentId}`)).job
@@ -627,7 +627,7 @@ export async function runLabSimulator(options: SimulateOptions): Promise<void> {
       log(shipmentId, line)
       return !record.finished
     }
-    const markGone = (shipmentId: string) => {
+    function markGone(shipmentId: string) {
       const record = state.shipments[shipmentId]
       if (!record || record.finished) return
       record.finished = 'gone'

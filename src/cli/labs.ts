@@ -33,88 +33,93 @@ export function registerLabCommands(program: Command): void {
     }
   })
 
-  const labKeys = labs.command('keys').summary('create, list, rotate and revoke keys for the lab API and portal')
-  const labKeysCreate = labKeys
-    .command('create')
-    .summary('create a lab key for the lab API')
-    .description(
-      'Prints a key (shown once) with which a production lab reads its jobs and reports progress on the Live ' +
-        'address under /labs/v1.',
-    )
-    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-  addSettingOptions(labKeysCreate, 'labs keys create').action(async (values: Values) => {
-    const lab = requireText(values.lab, '--lab')
-    const issued = await runDataOperation(settingsFor(labKeysCreate, 'labs keys create'), 'createLabKey', { lab })
-    print(issued.key)
-  })
+  registerLabKeyCommands()
 
-  const labKeysList = labKeys
-    .command('list')
-    .summary("list a lab's keys (prefixes only)")
-    .description(
-      "Lists a lab's keys, newest first: id, prefix, created, last used (to the minute; the lab API's calls), " +
-        'state (active; expiring until a time, when a rotation replaced it; expired; revoked). Never a key. Works ' +
-        'while serve runs.',
-    )
-    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-    .option('--json', 'print the keys as JSON')
-  addSettingOptions(labKeysList, 'labs keys list').action(async (values: Values) => {
-    const lab = requireText(values.lab, '--lab')
-    const keys = await runDataOperation(settingsFor(labKeysList, 'labs keys list'), 'listLabKeys', { lab })
-    if (values.json === true) return printJson(keys)
-    if (keys.length === 0) note(`lab ${lab} has no keys: printroute labs keys create --lab ${lab}`)
-    for (const key of keys) print(labKeyLine(key))
-  })
-
-  const labKeysRotate = labKeys
-    .command('rotate')
-    .summary('replace a lab key: a new key now, the old ones for an overlap')
-    .description(
-      "Prints a new key for the lab (shown once). The lab's other working keys keep working for the overlap " +
-        '(--overlap, 24h by default, at most 30d; 0 ends them now), then its lab API calls are 401 and its portal ' +
-        'sessions end. Works while serve runs.',
-    )
-    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-    .option('--overlap <DURATION>', 'how long the old keys keep working (e.g. 1h, 24h, 7d, 0)', '24h')
-  addSettingOptions(labKeysRotate, 'labs keys rotate').action(async (values: Values) => {
-    const lab = requireText(values.lab, '--lab')
-    const overlapSeconds = durationSeconds(values.overlap, '--overlap')
-    const rotated = await runDataOperation(settingsFor(labKeysRotate, 'labs keys rotate'), 'rotateLabKey', {
-      lab,
-      ...(overlapSeconds !== undefined ? { overlapSeconds } : {}),
-    })
-    print(rotated.key)
-    note(`new key ${rotated.created.id} (${rotated.created.prefix}), shown this once`)
-    for (const old of rotated.replaced) {
-      note(`${old.id} (${old.prefix}) works until ${old.expiresAt}`)
-    }
-  })
-
-  const labKeysRevoke = labKeys
-    .command('revoke')
-    .summary('revoke a lab key')
-    .description(
-      'Revokes the key KEY_ID (lbk_..., as labs keys list shows it; its prefix pr_lab_... works too). Its next ' +
-        'lab API call is 401 in every process, and its lab portal sessions end now. Cannot be undone. Works while ' +
-        'serve runs.',
-    )
-    .argument('<KEY_ID>', 'the key: its id (lbk_...) or its prefix')
-    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-  addSettingOptions(labKeysRevoke, 'labs keys revoke').action(async (keyId: string, values: Values) => {
-    const lab = requireText(values.lab, '--lab')
-    const result = await runDataOperation(settingsFor(labKeysRevoke, 'labs keys revoke'), 'revokeLabKey', {
-      lab,
-      keyId,
-    })
-    if (result.wasRevoked) print(`${result.key.id} (${result.key.prefix}) was already revoked`)
-    else {
-      const sessions = result.sessionsEnded
-      print(
-        `revoked ${result.key.id} (${result.key.prefix})` +
-          (sessions > 0 ? `; ${sessions} portal session${sessions === 1 ? '' : 's'} ended` : ''),
+  /** labs keys: create, list, rotate and revoke keys for the lab API and portal. */
+  function registerLabKeyCommands(): void {
+    const labKeys = labs.command('keys').summary('create, list, rotate and revoke keys for the lab API and portal')
+    const labKeysCreate = labKeys
+      .command('create')
+      .summary('create a lab key for the lab API')
+      .description(
+        'Prints a key (shown once) with which a production lab reads its jobs and reports progress on the Live ' +
+          'address under /labs/v1.',
       )
-    }
-  })
+      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+    addSettingOptions(labKeysCreate, 'labs keys create').action(async (values: Values) => {
+      const lab = requireText(values.lab, '--lab')
+      const issued = await runDataOperation(settingsFor(labKeysCreate, 'labs keys create'), 'createLabKey', { lab })
+      print(issued.key)
+    })
+
+    const labKeysList = labKeys
+      .command('list')
+      .summary("list a lab's keys (prefixes only)")
+      .description(
+        "Lists a lab's keys, newest first: id, prefix, created, last used (to the minute; the lab API's calls), " +
+          'state (active; expiring until a time, when a rotation replaced it; expired; revoked). Never a key. Works ' +
+          'while serve runs.',
+      )
+      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+      .option('--json', 'print the keys as JSON')
+    addSettingOptions(labKeysList, 'labs keys list').action(async (values: Values) => {
+      const lab = requireText(values.lab, '--lab')
+      const keys = await runDataOperation(settingsFor(labKeysList, 'labs keys list'), 'listLabKeys', { lab })
+      if (values.json === true) return printJson(keys)
+      if (keys.length === 0) note(`lab ${lab} has no keys: printroute labs keys create --lab ${lab}`)
+      for (const key of keys) print(labKeyLine(key))
+    })
+
+    const labKeysRotate = labKeys
+      .command('rotate')
+      .summary('replace a lab key: a new key now, the old ones for an overlap')
+      .description(
+        "Prints a new key for the lab (shown once). The lab's other working keys keep working for the overlap " +
+          '(--overlap, 24h by default, at most 30d; 0 ends them now), then its lab API calls are 401 and its portal ' +
+          'sessions end. Works while serve runs.',
+      )
+      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+      .option('--overlap <DURATION>', 'how long the old keys keep working (e.g. 1h, 24h, 7d, 0)', '24h')
+    addSettingOptions(labKeysRotate, 'labs keys rotate').action(async (values: Values) => {
+      const lab = requireText(values.lab, '--lab')
+      const overlapSeconds = durationSeconds(values.overlap, '--overlap')
+      const rotated = await runDataOperation(settingsFor(labKeysRotate, 'labs keys rotate'), 'rotateLabKey', {
+        lab,
+        ...(overlapSeconds !== undefined ? { overlapSeconds } : {}),
+      })
+      print(rotated.key)
+      note(`new key ${rotated.created.id} (${rotated.created.prefix}), shown this once`)
+      for (const old of rotated.replaced) {
+        note(`${old.id} (${old.prefix}) works until ${old.expiresAt}`)
+      }
+    })
+
+    const labKeysRevoke = labKeys
+      .command('revoke')
+      .summary('revoke a lab key')
+      .description(
+        'Revokes the key KEY_ID (lbk_..., as labs keys list shows it; its prefix pr_lab_... works too). Its next ' +
+          'lab API call is 401 in every process, and its lab portal sessions end now. Cannot be undone. Works while ' +
+          'serve runs.',
+      )
+      .argument('<KEY_ID>', 'the key: its id (lbk_...) or its prefix')
+      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
+    addSettingOptions(labKeysRevoke, 'labs keys revoke').action(async (keyId: string, values: Values) => {
+      const lab = requireText(values.lab, '--lab')
+      const result = await runDataOperation(settingsFor(labKeysRevoke, 'labs keys revoke'), 'revokeLabKey', {
+        lab,
+        keyId,
+      })
+      if (result.wasRevoked) print(`${result.key.id} (${result.key.prefix}) was already revoked`)
+      else {
+        const sessions = result.sessionsEnded
+        print(
+          `revoked ${result.key.id} (${result.key.prefix})` +
+            (sessions > 0 ? `; ${sessions} portal session${sessions === 1 ? '' : 's'} ended` : ''),
+        )
+      }
+    })
+  }
 
   const labsConfigure = labs
     .command('configure')

@@ -160,55 +160,60 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body)
   })
 
-  const sendSignIn = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    input: { next: string; error?: Notice | null; status?: number },
-  ) =>
-    dashboard.sendPage(request, reply, {
-      title: 'Sign in',
-      section: 'sign-in',
-      status: input.status ?? 200,
-      notice: input.error ?? null,
-      content: renderSignIn({ environment, next: input.next, otherDashboardUrl: otherDashboardUrl() }),
-    })
+  registerSignInPages()
 
-  app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
-    sendSignIn(request, reply, { next: nextAfterSignIn(request.query.next) }),
-  )
+  /** The sign-in page and its form, served without a session. */
+  function registerSignInPages(): void {
+    const sendSignIn = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      input: { next: string; error?: Notice | null; status?: number },
+    ) =>
+      dashboard.sendPage(request, reply, {
+        title: 'Sign in',
+        section: 'sign-in',
+        status: input.status ?? 200,
+        notice: input.error ?? null,
+        content: renderSignIn({ environment, next: input.next, otherDashboardUrl: otherDashboardUrl() }),
+      })
 
-  app.post<{ Body: { apiKey?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
-    const next = nextAfterSignIn(request.body?.next)
-    if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
-    const apiKey = typeof request.body?.apiKey === 'string' ? request.body.apiKey.trim() : ''
-    if (apiKey === '') {
-      return sendSignIn(request, reply, { next, status: 400, error: { kind: 'error', text: 'Enter an API key.' } })
-    }
-    const result = await sessions.signIn(apiKey, environment)
-    if (!result.signedIn) {
-      const limited = await options.limitFailedSignIn?.(request, reply)
-      if (limited !== undefined) {
-        return sendSignIn(request, reply, { next, status: 429, error: { kind: 'error', text: limited } })
+    app.get<{ Querystring: { next?: string } }>('/sign-in', (request, reply) =>
+      sendSignIn(request, reply, { next: nextAfterSignIn(request.query.next) }),
+    )
+
+    app.post<{ Body: { apiKey?: unknown; next?: unknown } }>('/sign-in', async (request, reply) => {
+      const next = nextAfterSignIn(request.body?.next)
+      if (isCrossSite(request)) return sendSignIn(request, reply, { next, status: 403, error: crossSiteNotice })
+      const apiKey = typeof request.body?.apiKey === 'string' ? request.body.apiKey.trim() : ''
+      if (apiKey === '') {
+        return sendSignIn(request, reply, { next, status: 400, error: { kind: 'error', text: 'Enter an API key.' } })
       }
-      const text =
-        result.reason === 'accountSuspended'
-          ? "That key's account is suspended, so it cannot sign in. Contact the operator of this printroute."
-          : result.reason === 'otherEnvironment'
-            ? `That is a ${environmentName(result.keyEnvironment)} key, and this is the ${environmentName(environment)} dashboard. ` +
-              `Sign in here with a ${environmentName(environment)} key, or use the ${environmentName(result.keyEnvironment)} dashboard at ${otherDashboardUrl()} (port ${portOfBaseUrl(options.publicUrl(otherEnvironment))}).`
-            : `That API key is not valid: it is unknown or has been revoked. Use a ${environmentName(environment)} key (pr_${environment}_…).`
-      return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
-    }
-    reply.setCookie(cookieName, result.token, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'strict',
-      // Secure when the browser reaches printroute over HTTPS: directly, or through a proxy named by --public-url.
-      secure: request.protocol === 'https' || options.publicUrl(environment).startsWith('https:'),
-      maxAge: SESSION_LIFETIME_SECONDS,
+      const result = await sessions.signIn(apiKey, environment)
+      if (!result.signedIn) {
+        const limited = await options.limitFailedSignIn?.(request, reply)
+        if (limited !== undefined) {
+          return sendSignIn(request, reply, { next, status: 429, error: { kind: 'error', text: limited } })
+        }
+        const text =
+          result.reason === 'accountSuspended'
+            ? "That key's account is suspended, so it cannot sign in. Contact the operator of this printroute."
+            : result.reason === 'otherEnvironment'
+              ? `That is a ${environmentName(result.keyEnvironment)} key, and this is the ${environmentName(environment)} dashboard. ` +
+                `Sign in here with a ${environmentName(environment)} key, or use the ${environmentName(result.keyEnvironment)} dashboard at ${otherDashboardUrl()} (port ${portOfBaseUrl(options.publicUrl(otherEnvironment))}).`
+              : `That API key is not valid: it is unknown or has been revoked. Use a ${environmentName(environment)} key (pr_${environment}_…).`
+        return sendSignIn(request, reply, { next, status: 401, error: { kind: 'error', text } })
+      }
+      reply.setCookie(cookieName, result.token, {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'strict',
+        // Secure when the browser reaches printroute over HTTPS: directly, or through a proxy named by --public-url.
+        secure: request.protocol === 'https' || options.publicUrl(environment).startsWith('https:'),
+        maxAge: SESSION_LIFETIME_SECONDS,
+      })
+      return reply.code(303).redirect(next)
     })
-    return reply.code(303).redirect(next)
-  })
+  }
 
   /** A change refused for coming from another site or without the session's CSRF token. */
   const sendRefused = (request: FastifyRequest, reply: FastifyReply) =>

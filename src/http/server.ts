@@ -310,48 +310,53 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   refuseOversizedBodies(app)
   readIgnoredBodies(app)
   const rateLimits = await installRateLimits(app, environment, options.rateLimit, options.dashboard?.pageViewOfThisCall)
-  app.addHook('onRequest', async (request, reply) => {
-    if (closing) {
-      return sendError(request, reply, new ServiceError('ServiceUnavailable', 'The server is shutting down; retry'))
-    }
-    if (request.routeOptions.config.auth === false || request.is404) return
-    const key = request.headers['x-api-key']
-    const hasKey = typeof key === 'string' && key !== ''
-    // Without a key, a dashboard session cookie stands for the key it was made from (docs/dashboard.md).
-    const sessionToken = hasKey ? undefined : request.cookies[sessionCookieName(environment)]
-    if (sessionToken) {
-      const caller = await services.sessions.authenticate(sessionToken, environment)
-      if (!caller) {
-        return rateLimits.refuseUnauthenticated(
-          request,
-          reply,
-          new ServiceError('Unauthorized', 'The dashboard session has ended; sign in again'),
-        )
+  installApiKeyCheck()
+
+  /** Each request's X-API-Key, once the server is not shutting down: the caller, or the refusal (counted against the address's rate limit). */
+  function installApiKeyCheck(): void {
+    app.addHook('onRequest', async (request, reply) => {
+      if (closing) {
+        return sendError(request, reply, new ServiceError('ServiceUnavailable', 'The server is shutting down; retry'))
       }
-      // SameSite=Strict already keeps other sites' pages from sending the cookie; the token makes sure.
-      const safe = request.method === 'GET' || request.method === 'HEAD'
-      if (!safe && !isCsrfTokenOf(sessionToken, request.headers['x-csrf-token'])) {
-        return rateLimits.refuseUnauthenticated(
-          request,
-          reply,
-          new ServiceError('Unauthorized', 'A change made with a dashboard session needs its X-CSRF-Token header'),
-        )
+      if (request.routeOptions.config.auth === false || request.is404) return
+      const key = request.headers['x-api-key']
+      const hasKey = typeof key === 'string' && key !== ''
+      // Without a key, a dashboard session cookie stands for the key it was made from (docs/dashboard.md).
+      const sessionToken = hasKey ? undefined : request.cookies[sessionCookieName(environment)]
+      if (sessionToken) {
+        const caller = await services.sessions.authenticate(sessionToken, environment)
+        if (!caller) {
+          return rateLimits.refuseUnauthenticated(
+            request,
+            reply,
+            new ServiceError('Unauthorized', 'The dashboard session has ended; sign in again'),
+          )
+        }
+        // SameSite=Strict already keeps other sites' pages from sending the cookie; the token makes sure.
+        const safe = request.method === 'GET' || request.method === 'HEAD'
+        if (!safe && !isCsrfTokenOf(sessionToken, request.headers['x-csrf-token'])) {
+          return rateLimits.refuseUnauthenticated(
+            request,
+            reply,
+            new ServiceError('Unauthorized', 'A change made with a dashboard session needs its X-CSRF-Token header'),
+          )
+        }
+        request.caller = caller
+        return
+      }
+      const caller = hasKey ? await services.accounts.identify(key) : undefined
+      if (caller?.environment !== environment) {
+        // A key of the other environment is refused like a wrong one (same status, same budget), but says so.
+        const statusText = !hasKey
+          ? 'The X-API-Key header is missing'
+          : caller
+            ? otherEnvironmentKeyMessage(caller.environment, environment, services.publicUrl)
+            : `The X-API-Key is not a valid ${environmentName(environment)} key`
+        return rateLimits.refuseUnauthenticated(request, reply, new ServiceError('Unauthorized', statusText))
       }
       request.caller = caller
-      return
-    }
-    const caller = hasKey ? await services.accounts.identify(key) : undefined
-    if (caller?.environment !== environment) {
-      // A key of the other environment is refused like a wrong one (same status, same budget), but says so.
-      const statusText = !hasKey
-        ? 'The X-API-Key header is missing'
-        : caller
-          ? otherEnvironmentKeyMessage(caller.environment, environment, services.publicUrl)
-          : `The X-API-Key is not a valid ${environmentName(environment)} key`
-      return rateLimits.refuseUnauthenticated(request, reply, new ServiceError('Unauthorized', statusText))
-    }
-    request.caller = caller
-  })
+    })
+  }
   // After the key check: the route's scope against the key's (docs/api.md#api-keys).
   installKeyScopes(app, API_VERSION_PREFIX)
 

@@ -317,11 +317,11 @@ export function registerWebhookPages(pages: FastifyInstance, dashboard: Dashboar
 <p>Sign in with a key that has it to manage the environment's webhook endpoints.</p>`,
     })
 
-  const sendList = async (
+  async function sendList(
     request: FastifyRequest,
     reply: FastifyReply,
     input: { form?: EndpointForm; refused?: ApiBody; status?: number; created?: { id: string; secret: string } } = {},
-  ) => {
+  ) {
     const { api, csrfToken, caller } = request.signedIn
     if (!mayUse(caller.scopes, 'manageWebhooks')) return scopeNotice(request, reply)
     const answer = await api.get<{ webhooks: WebhookEndpoint[] }>('/webhooks')
@@ -368,11 +368,11 @@ ${endpointFormFields({ form, known, errors, withEnabled: true })}
 
   type EndpointRequest = FastifyRequest<{ Params: { webhookId: string }; Body: FormValues }>
 
-  const sendEndpoint = async (
+  async function sendEndpoint(
     request: EndpointRequest,
     reply: FastifyReply,
     input: { form?: EndpointForm; refused?: ApiBody; status?: number; rotatedSecret?: string } = {},
-  ) => {
+  ) {
     const { api, csrfToken, caller } = request.signedIn
     if (!mayUse(caller.scopes, 'manageWebhooks')) return scopeNotice(request, reply)
     const id = request.params.webhookId
@@ -525,80 +525,85 @@ ${
     },
   )
 
-  pages.post<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/test', async (request, reply) => {
-    const answer = await request.signedIn.api.post<{ callback: CallbackDelivery }>(
-      `/webhooks/${encodeURIComponent(request.params.webhookId)}/test`,
-    )
-    if (!answer.ok) return dashboard.redirect(reply, backTo(request as EndpointRequest), errorNotice(answer))
-    const { callback } = answer.body
-    const attempt = callback.attempts[0]
-    const answered =
-      attempt?.httpStatus == null ? `no answer (${attempt?.error ?? 'unknown error'})` : `HTTP ${attempt.httpStatus}`
-    const snippet = attempt?.responseSnippet ? `; the receiver said: ${attempt.responseSnippet.slice(0, 200)}` : ''
-    return dashboard.redirect(reply, backTo(request as EndpointRequest), {
-      kind: callback.status === 'delivered' ? 'success' : 'error',
-      text: `Test callback ${callback.id} to ${callback.url} ${callback.status}: ${answered} in ${attempt?.latencyMs ?? 0} ms${snippet}.`,
-    })
-  })
+  registerEndpointActionPages()
 
-  pages.get<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/delete', async (request, reply) => {
-    const { api, csrfToken, caller } = request.signedIn
-    if (!mayUse(caller.scopes, 'manageWebhooks')) return scopeNotice(request, reply)
-    const answer = await api.get<{ webhook: WebhookEndpoint }>(
-      `/webhooks/${encodeURIComponent(request.params.webhookId)}`,
-    )
-    if (!answer.ok) return notFound(request, reply, answer.status, answer.body)
-    const endpoint = answer.body.webhook
-    return send(request, reply, {
-      title: `Delete ${endpoint.id}`,
-      content: html`<h1>Delete webhook endpoint ${endpoint.id}?</h1>
-<form method="post" action="${endpointPath(endpoint.id, '/delete')}" class="card stack">${csrfField(csrfToken)}
-<p><code class="event-type">${endpoint.url}</code> receives no more events from now on, not even the deliveries still
-waiting for a retry. Its deliveries stay listed in the Callbacks view. This cannot be undone: to receive events there
-again, add it again (with a new signing secret).</p>
-<div class="form-buttons"><button type="submit" class="button-danger">Delete endpoint</button> <a href="${endpointPath(endpoint.id)}">Keep it</a></div>
-</form>`,
-    })
-  })
-
-  pages.post<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/delete', async (request, reply) => {
-    const answer = await request.signedIn.api.delete<{ webhook: WebhookEndpoint }>(
-      `/webhooks/${encodeURIComponent(request.params.webhookId)}`,
-    )
-    if (!answer.ok) return dashboard.redirect(reply, backTo(request as EndpointRequest), errorNotice(answer))
-    return dashboard.redirect(reply, '/developers/webhooks', {
-      kind: 'success',
-      text: `Endpoint ${answer.body.webhook.id} (${answer.body.webhook.url}) is deleted: it receives nothing more.`,
-    })
-  })
-
-  // Re-enabling an endpoint printroute disabled for failing, then sending it what it missed: two calls, as a
-  // client makes them (PATCH enabled, then redeliver-missed, which wants an enabled endpoint).
-  pages.post<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/recover', async (request, reply) => {
-    const back = backTo(request as EndpointRequest)
-    const id = encodeURIComponent(request.params.webhookId)
-    const enabled = await patch(request as EndpointRequest, { enabled: true })
-    if (!enabled.ok) return dashboard.redirect(reply, back, errorNotice(enabled))
-    const missed = await request.signedIn.api.post<{
-      redelivered: number
-      since: string
-      hasMore?: boolean
-      nextSince?: string | null
-    }>(`/webhooks/${id}/redeliver-missed`, {})
-    if (!missed.ok) {
-      return dashboard.redirect(reply, back, {
-        kind: 'error',
-        text: `Endpoint ${enabled.body.webhook.id} is enabled again, but what it missed was not redelivered: ${describeApiError(missed.body)}`,
+  /** The pages of an endpoint's actions: send a test, delete it, re-enable it after failing. */
+  function registerEndpointActionPages(): void {
+    pages.post<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/test', async (request, reply) => {
+      const answer = await request.signedIn.api.post<{ callback: CallbackDelivery }>(
+        `/webhooks/${encodeURIComponent(request.params.webhookId)}/test`,
+      )
+      if (!answer.ok) return dashboard.redirect(reply, backTo(request as EndpointRequest), errorNotice(answer))
+      const { callback } = answer.body
+      const attempt = callback.attempts[0]
+      const answered =
+        attempt?.httpStatus == null ? `no answer (${attempt?.error ?? 'unknown error'})` : `HTTP ${attempt.httpStatus}`
+      const snippet = attempt?.responseSnippet ? `; the receiver said: ${attempt.responseSnippet.slice(0, 200)}` : ''
+      return dashboard.redirect(reply, backTo(request as EndpointRequest), {
+        kind: callback.status === 'delivered' ? 'success' : 'error',
+        text: `Test callback ${callback.id} to ${callback.url} ${callback.status}: ${answered} in ${attempt?.latencyMs ?? 0} ms${snippet}.`,
       })
-    }
-    const { redelivered, since, hasMore } = missed.body
-    return dashboard.redirect(reply, back, {
-      kind: 'success',
-      text:
-        `Endpoint ${enabled.body.webhook.id} is enabled again. ${redelivered === 1 ? '1 event' : `${redelivered} events`} it missed since ${timeText(since)} ${redelivered === 1 ? 'is' : 'are'} being redelivered` +
-        (hasMore
-          ? '; there are more: use POST /v4.0/webhooks/{id}/redeliver-missed with nextSince for the rest.'
-          : '.'),
     })
-  })
+
+    pages.get<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/delete', async (request, reply) => {
+      const { api, csrfToken, caller } = request.signedIn
+      if (!mayUse(caller.scopes, 'manageWebhooks')) return scopeNotice(request, reply)
+      const answer = await api.get<{ webhook: WebhookEndpoint }>(
+        `/webhooks/${encodeURIComponent(request.params.webhookId)}`,
+      )
+      if (!answer.ok) return notFound(request, reply, answer.status, answer.body)
+      const endpoint = answer.body.webhook
+      return send(request, reply, {
+        title: `Delete ${endpoint.id}`,
+        content: html`<h1>Delete webhook endpoint ${endpoint.id}?</h1>
+  <form method="post" action="${endpointPath(endpoint.id, '/delete')}" class="card stack">${csrfField(csrfToken)}
+  <p><code class="event-type">${endpoint.url}</code> receives no more events from now on, not even the deliveries still
+  waiting for a retry. Its deliveries stay listed in the Callbacks view. This cannot be undone: to receive events there
+  again, add it again (with a new signing secret).</p>
+  <div class="form-buttons"><button type="submit" class="button-danger">Delete endpoint</button> <a href="${endpointPath(endpoint.id)}">Keep it</a></div>
+  </form>`,
+      })
+    })
+
+    pages.post<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/delete', async (request, reply) => {
+      const answer = await request.signedIn.api.delete<{ webhook: WebhookEndpoint }>(
+        `/webhooks/${encodeURIComponent(request.params.webhookId)}`,
+      )
+      if (!answer.ok) return dashboard.redirect(reply, backTo(request as EndpointRequest), errorNotice(answer))
+      return dashboard.redirect(reply, '/developers/webhooks', {
+        kind: 'success',
+        text: `Endpoint ${answer.body.webhook.id} (${answer.body.webhook.url}) is deleted: it receives nothing more.`,
+      })
+    })
+
+    // Re-enabling an endpoint printroute disabled for failing, then sending it what it missed: two calls, as a
+    // client makes them (PATCH enabled, then redeliver-missed, which wants an enabled endpoint).
+    pages.post<{ Params: { webhookId: string } }>('/developers/webhooks/:webhookId/recover', async (request, reply) => {
+      const back = backTo(request as EndpointRequest)
+      const id = encodeURIComponent(request.params.webhookId)
+      const enabled = await patch(request as EndpointRequest, { enabled: true })
+      if (!enabled.ok) return dashboard.redirect(reply, back, errorNotice(enabled))
+      const missed = await request.signedIn.api.post<{
+        redelivered: number
+        since: string
+        hasMore?: boolean
+        nextSince?: string | null
+      }>(`/webhooks/${id}/redeliver-missed`, {})
+      if (!missed.ok) {
+        return dashboard.redirect(reply, back, {
+          kind: 'error',
+          text: `Endpoint ${enabled.body.webhook.id} is enabled again, but what it missed was not redelivered: ${describeApiError(missed.body)}`,
+        })
+      }
+      const { redelivered, since, hasMore } = missed.body
+      return dashboard.redirect(reply, back, {
+        kind: 'success',
+        text:
+          `Endpoint ${enabled.body.webhook.id} is enabled again. ${redelivered === 1 ? '1 event' : `${redelivered} events`} it missed since ${timeText(since)} ${redelivered === 1 ? 'is' : 'are'} being redelivered` +
+          (hasMore
+            ? '; there are more: use POST /v4.0/webhooks/{id}/redeliver-missed with nextSince for the rest.'
+            : '.'),
+      })
+    })
+  }
 }

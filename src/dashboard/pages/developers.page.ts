@@ -446,12 +446,7 @@ function registerSettings(pages: FastifyInstance, dashboard: Dashboard): void {
   const liveSettingsUrl = () => `${dashboard.publicUrl('live')}${DASHBOARD_PATH}/developers/settings`
 
   /** `changeable`: the key may change the settings, so the rotation form is offered. */
-  const signingSection = (
-    settings: AccountSettings,
-    csrfToken: string,
-    entered: SettingsInput,
-    changeable: boolean,
-  ) => {
+  function signingSection(settings: AccountSettings, csrfToken: string, entered: SettingsInput, changeable: boolean) {
     const previous = settings.previousSigningSecretExpiresAt
     return html`<section class="card settings-card" aria-labelledby="signing-heading"><h2 id="signing-heading">Signing secret</h2>
 <p>Every ${name} callback is signed with ${name}'s own secret (Standard Webhooks), so a receiver can tell that it
@@ -511,12 +506,12 @@ It is listed with the other callbacks.</p>
 ${live ? '' : html`<div><dt>Default scenario</dt><dd>${settings.sandboxScenario ?? 'none'}</dd></div>`}
 </dl></section>`
 
-  const sendSettings = async (
+  async function sendSettings(
     request: FastifyRequest,
     reply: FastifyReply,
     entered: SettingsInput = {},
     failure?: { status: number; notice: Notice },
-  ) => {
+  ) {
     const { api, csrfToken, caller } = request.signedIn
     const changeable = mayUse(caller.scopes, 'changeSettings')
     const testable = mayUse(caller.scopes, 'testCallbacks')
@@ -684,43 +679,48 @@ ${signingSection(settings, csrfToken, entered, changeable)}`,
     })
   })
 
-  pages.post<{ Body: { url?: string } }>('/developers/settings/test-callback', async (request, reply) => {
-    const entered = { testUrl: String(request.body?.url ?? '').trim() }
-    const answer = await request.signedIn.api.post<{ outcome: string; callback: CallbackDelivery }>(
-      '/callbacks/test',
-      entered.testUrl === '' ? {} : { url: entered.testUrl },
-    )
-    if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
-    const { callback } = answer.body
-    const attempt = callback.attempts[0]
-    const answered =
-      attempt?.httpStatus == null ? `no answer (${attempt?.error ?? 'unknown error'})` : `HTTP ${attempt.httpStatus}`
-    const snippet = attempt?.responseSnippet ? `; the receiver said: ${attempt.responseSnippet.slice(0, 200)}` : ''
-    return dashboard.redirect(reply, '/developers/settings', {
-      kind: callback.status === 'delivered' ? 'success' : 'error',
-      text: `Test callback ${callback.id} to ${callback.url} ${callback.status}: ${answered} in ${attempt?.latencyMs ?? 0} ms${snippet}.`,
-    })
-  })
+  registerCallbackSigningForms()
 
-  pages.post<{ Body: { overlap?: string } }>('/developers/settings/rotate-signing-secret', async (request, reply) => {
-    const entered = { overlap: String(request.body?.overlap ?? '').trim() }
-    const overlap = parseDuration(entered.overlap)
-    if (overlap instanceof Error) {
-      return refused(request, reply, entered, 400, `signingSecretOverlapSeconds: ${overlap.message}`)
-    }
-    const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
-      rotateSigningSecret: true,
-      signingSecretOverlapSeconds: overlap,
+  /** The forms of the Test callback and Signing secret sections: send a test callback, rotate the secret. */
+  function registerCallbackSigningForms(): void {
+    pages.post<{ Body: { url?: string } }>('/developers/settings/test-callback', async (request, reply) => {
+      const entered = { testUrl: String(request.body?.url ?? '').trim() }
+      const answer = await request.signedIn.api.post<{ outcome: string; callback: CallbackDelivery }>(
+        '/callbacks/test',
+        entered.testUrl === '' ? {} : { url: entered.testUrl },
+      )
+      if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
+      const { callback } = answer.body
+      const attempt = callback.attempts[0]
+      const answered =
+        attempt?.httpStatus == null ? `no answer (${attempt?.error ?? 'unknown error'})` : `HTTP ${attempt.httpStatus}`
+      const snippet = attempt?.responseSnippet ? `; the receiver said: ${attempt.responseSnippet.slice(0, 200)}` : ''
+      return dashboard.redirect(reply, '/developers/settings', {
+        kind: callback.status === 'delivered' ? 'success' : 'error',
+        text: `Test callback ${callback.id} to ${callback.url} ${callback.status}: ${answered} in ${attempt?.latencyMs ?? 0} ms${snippet}.`,
+      })
     })
-    if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
-    return dashboard.redirect(reply, '/developers/settings', {
-      kind: 'success',
-      text:
-        overlap === 0
-          ? 'The signing secret is rotated: the new one alone signs from now on.'
-          : `The signing secret is rotated: the new one signs from now on, and the previous one too for ${formatDurationSeconds(overlap)}.`,
+
+    pages.post<{ Body: { overlap?: string } }>('/developers/settings/rotate-signing-secret', async (request, reply) => {
+      const entered = { overlap: String(request.body?.overlap ?? '').trim() }
+      const overlap = parseDuration(entered.overlap)
+      if (overlap instanceof Error) {
+        return refused(request, reply, entered, 400, `signingSecretOverlapSeconds: ${overlap.message}`)
+      }
+      const answer = await request.signedIn.api.patch<{ settings: AccountSettings }>('/account/settings', {
+        rotateSigningSecret: true,
+        signingSecretOverlapSeconds: overlap,
+      })
+      if (!answer.ok) return refused(request, reply, entered, answer.status, describeApiError(answer.body))
+      return dashboard.redirect(reply, '/developers/settings', {
+        kind: 'success',
+        text:
+          overlap === 0
+            ? 'The signing secret is rotated: the new one alone signs from now on.'
+            : `The signing secret is rotated: the new one signs from now on, and the previous one too for ${formatDurationSeconds(overlap)}.`,
+      })
     })
-  })
+  }
 }
 
 function registerKeys(pages: FastifyInstance, dashboard: Dashboard): void {

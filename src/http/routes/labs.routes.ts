@@ -117,204 +117,219 @@ export function registerLabRoutes(
     },
   )
 
-  const capacityResponses = { 200: LabCapacityResponseSchema, ...ErrorResponses }
-  api.get(
-    '/capacity',
-    {
-      schema: {
-        ...route(
-          'getLabCapacity',
-          "This lab's capacity for its day, the jobs it was given today, whether it is paused",
-        ),
-        response: capacityResponses,
+  registerCapacityRoutes()
+
+  /** The lab's capacity: read and set. */
+  function registerCapacityRoutes(): void {
+    const capacityResponses = { 200: LabCapacityResponseSchema, ...ErrorResponses }
+    api.get(
+      '/capacity',
+      {
+        schema: {
+          ...route(
+            'getLabCapacity',
+            "This lab's capacity for its day, the jobs it was given today, whether it is paused",
+          ),
+          response: capacityResponses,
+        },
+        config: { auth: false },
       },
-      config: { auth: false },
-    },
-    async (request, reply) =>
-      send(reply, outcomeReply(request, 'Ok', { capacity: await labs.capacity(request.labCode) })),
-  )
-  api.put(
-    '/capacity',
-    {
-      schema: {
-        ...route('setLabCapacity', 'How many more jobs this lab can take today; allocation gives it no more'),
-        body: CapacityBody,
-        response: capacityResponses,
+      async (request, reply) =>
+        send(reply, outcomeReply(request, 'Ok', { capacity: await labs.capacity(request.labCode) })),
+    )
+    api.put(
+      '/capacity',
+      {
+        schema: {
+          ...route('setLabCapacity', 'How many more jobs this lab can take today; allocation gives it no more'),
+          body: CapacityBody,
+          response: capacityResponses,
+        },
+        config: { auth: false },
       },
-      config: { auth: false },
-    },
-    async (request, reply) =>
-      send(
-        reply,
-        outcomeReply(request, 'Updated', {
-          capacity: await labs.reportCapacity(request.labCode, request.body.jobsToday, {
-            kind: 'lab',
-            labCode: request.labCode,
+      async (request, reply) =>
+        send(
+          reply,
+          outcomeReply(request, 'Updated', {
+            capacity: await labs.reportCapacity(request.labCode, request.body.jobsToday, {
+              kind: 'lab',
+              labCode: request.labCode,
+            }),
           }),
-        }),
-      ),
-  )
+        ),
+    )
+  }
 
   const ok = (request: { traceParent: string }, reply: FastifyReply, changed: boolean) =>
     send(reply, outcomeReply(request, changed ? 'Updated' : 'Ok', {}))
 
   // The two reports without a body: the same route but for the path, the operation and the report's kind.
-  const bodilessReports = [
-    {
-      path: '/jobs/:shipmentId/acknowledge',
-      operationId: 'acknowledgeLabJob',
-      summary: 'The lab has the shipment and will make it (no body)',
-      kind: 'acknowledged',
-    },
-    {
-      path: '/jobs/:shipmentId/in-production',
-      operationId: 'startLabJobProduction',
-      summary: 'The shipment is in production (no body)',
-      kind: 'inProduction',
-    },
-  ] as const
-  for (const report of bodilessReports) {
-    api.post(
-      report.path,
+  registerProgressReportRoutes()
+
+  /** The reports of a shipment's progress: acknowledged, in production, items printed. */
+  function registerProgressReportRoutes(): void {
+    const bodilessReports = [
       {
-        schema: { ...route(report.operationId, report.summary), params: ShipmentParams, response: responses },
-        config: { auth: false },
+        path: '/jobs/:shipmentId/acknowledge',
+        operationId: 'acknowledgeLabJob',
+        summary: 'The lab has the shipment and will make it (no body)',
+        kind: 'acknowledged',
       },
-      async (request, reply) =>
-        ok(
-          request,
-          reply,
-          (await labs.report(request.labCode, request.params.shipmentId, { kind: report.kind })).changed,
-        ),
+      {
+        path: '/jobs/:shipmentId/in-production',
+        operationId: 'startLabJobProduction',
+        summary: 'The shipment is in production (no body)',
+        kind: 'inProduction',
+      },
+    ] as const
+    for (const report of bodilessReports) {
+      api.post(
+        report.path,
+        {
+          schema: { ...route(report.operationId, report.summary), params: ShipmentParams, response: responses },
+          config: { auth: false },
+        },
+        async (request, reply) =>
+          ok(
+            request,
+            reply,
+            (await labs.report(request.labCode, request.params.shipmentId, { kind: report.kind })).changed,
+          ),
+      )
+    }
+    api.post(
+      '/jobs/:shipmentId/printed',
+      {
+        schema: {
+          ...route('printLabJobItems', 'Items of the shipment are printed (no body or no itemIds: all of them)'),
+          params: ShipmentParams,
+          body: PrintedBody,
+          response: responses,
+        },
+        config: { auth: false },
+        // The body is optional: a call without one is every open item, as `{}` is.
+        preValidation: async (request) => {
+          request.body ??= {}
+        },
+      },
+      async (request, reply) => {
+        const itemIds = request.body?.itemIds ?? []
+        const result = await labs.report(request.labCode, request.params.shipmentId, { kind: 'printed', itemIds })
+        return ok(request, reply, result.changed)
+      },
     )
   }
-  api.post(
-    '/jobs/:shipmentId/printed',
-    {
-      schema: {
-        ...route('printLabJobItems', 'Items of the shipment are printed (no body or no itemIds: all of them)'),
-        params: ShipmentParams,
-        body: PrintedBody,
-        response: responses,
+  registerOutcomeReportRoutes()
+
+  /** The reports that end a shipment's making or change what it ships: shipped, tracking, cancellation, reject. */
+  function registerOutcomeReportRoutes(): void {
+    api.post(
+      '/jobs/:shipmentId/shipped',
+      {
+        schema: {
+          ...route(
+            'shipLabJob',
+            'A parcel of the shipment has left the lab (itemIds; absent: every item not yet shipped): carrier, ' +
+              'tracking and dispatch date',
+          ),
+          params: ShipmentParams,
+          body: ShippedBody,
+          response: responses,
+        },
+        config: { auth: false },
       },
-      config: { auth: false },
-      // The body is optional: a call without one is every open item, as `{}` is.
-      preValidation: async (request) => {
-        request.body ??= {}
+      async (request, reply) => {
+        const body = request.body
+        const result = await labs.report(request.labCode, request.params.shipmentId, {
+          kind: 'shipped',
+          carrier: body.carrier,
+          // A tracking number without its page: the merchant's order shows an empty url (a string, as Prodigi's is).
+          tracking: body.tracking ? { number: body.tracking.number, url: body.tracking.url ?? '' } : null,
+          // Absent: the time the report is recorded, and a retry of it is the same report.
+          ...(body.dispatchDate ? { dispatchDate: new Date(body.dispatchDate) } : {}),
+          ...(body.itemIds ? { itemIds: body.itemIds } : {}),
+        })
+        return ok(request, reply, result.changed)
       },
-    },
-    async (request, reply) => {
-      const itemIds = request.body?.itemIds ?? []
-      const result = await labs.report(request.labCode, request.params.shipmentId, { kind: 'printed', itemIds })
-      return ok(request, reply, result.changed)
-    },
-  )
-  api.post(
-    '/jobs/:shipmentId/shipped',
-    {
-      schema: {
-        ...route(
-          'shipLabJob',
-          'A parcel of the shipment has left the lab (itemIds; absent: every item not yet shipped): carrier, ' +
-            'tracking and dispatch date',
-        ),
-        params: ShipmentParams,
-        body: ShippedBody,
-        response: responses,
+    )
+    api.post(
+      '/jobs/:shipmentId/tracking',
+      {
+        schema: {
+          ...route(
+            'reportLabJobTracking',
+            "The carrier's scans of a shipped shipment: its delivery status moves forward only; a repeat is Ok",
+          ),
+          params: ShipmentParams,
+          body: TrackingBody,
+          response: responses,
+        },
+        config: { auth: false },
       },
-      config: { auth: false },
-    },
-    async (request, reply) => {
-      const body = request.body
-      const result = await labs.report(request.labCode, request.params.shipmentId, {
-        kind: 'shipped',
-        carrier: body.carrier,
-        // A tracking number without its page: the merchant's order shows an empty url (a string, as Prodigi's is).
-        tracking: body.tracking ? { number: body.tracking.number, url: body.tracking.url ?? '' } : null,
-        // Absent: the time the report is recorded, and a retry of it is the same report.
-        ...(body.dispatchDate ? { dispatchDate: new Date(body.dispatchDate) } : {}),
-        ...(body.itemIds ? { itemIds: body.itemIds } : {}),
-      })
-      return ok(request, reply, result.changed)
-    },
-  )
-  api.post(
-    '/jobs/:shipmentId/tracking',
-    {
-      schema: {
-        ...route(
-          'reportLabJobTracking',
-          "The carrier's scans of a shipped shipment: its delivery status moves forward only; a repeat is Ok",
-        ),
-        params: ShipmentParams,
-        body: TrackingBody,
-        response: responses,
+      async (request, reply) => {
+        const events = request.body.events.map(({ time, status, description, location }) => ({
+          time,
+          status,
+          description,
+          ...(location ? { location } : {}),
+        }))
+        const result = await labs.report(request.labCode, request.params.shipmentId, { kind: 'tracking', events })
+        return ok(request, reply, result.changed)
       },
-      config: { auth: false },
-    },
-    async (request, reply) => {
-      const events = request.body.events.map(({ time, status, description, location }) => ({
-        time,
-        status,
-        description,
-        ...(location ? { location } : {}),
-      }))
-      const result = await labs.report(request.labCode, request.params.shipmentId, { kind: 'tracking', events })
-      return ok(request, reply, result.changed)
-    },
-  )
-  api.post(
-    '/jobs/:shipmentId/cancellation',
-    {
-      schema: {
-        ...route(
-          'answerLabJobCancellation',
-          "The lab's answer to printroute's request to cancel the shipment: cancelled or tooLate; a repeat is Ok",
-        ),
-        params: ShipmentParams,
-        body: CancellationBody,
-        response: responses,
+    )
+    api.post(
+      '/jobs/:shipmentId/cancellation',
+      {
+        schema: {
+          ...route(
+            'answerLabJobCancellation',
+            "The lab's answer to printroute's request to cancel the shipment: cancelled or tooLate; a repeat is Ok",
+          ),
+          params: ShipmentParams,
+          body: CancellationBody,
+          response: responses,
+        },
+        config: { auth: false },
       },
-      config: { auth: false },
-    },
-    async (request, reply) => {
-      const result = await labs.report(request.labCode, request.params.shipmentId, {
-        kind: 'cancellation',
-        answer: request.body.answer,
-      })
-      return ok(request, reply, result.changed)
-    },
-  )
-  api.post(
-    '/jobs/:shipmentId/reject',
-    {
-      schema: {
-        ...route(
-          'rejectLabJob',
-          'The lab cannot make the shipment, or (items) some of its items; they are allocated again or the order fails',
-        ),
-        params: ShipmentParams,
-        body: RejectBody,
-        response: responses,
+      async (request, reply) => {
+        const result = await labs.report(request.labCode, request.params.shipmentId, {
+          kind: 'cancellation',
+          answer: request.body.answer,
+        })
+        return ok(request, reply, result.changed)
       },
-      config: { auth: false },
-    },
-    async (request, reply) => {
-      const result = await labs.report(request.labCode, request.params.shipmentId, {
-        kind: 'rejected',
-        reason: request.body.reason,
-        unavailableItemIds: request.body.unavailableItemIds ?? [],
-        ...(request.body.items
-          ? {
-              items: request.body.items.map(({ itemId, reason, description }) => ({
-                itemId,
-                reason,
-                ...(description ? { description } : {}),
-              })),
-            }
-          : {}),
-      })
-      return ok(request, reply, result.changed)
-    },
-  )
+    )
+    api.post(
+      '/jobs/:shipmentId/reject',
+      {
+        schema: {
+          ...route(
+            'rejectLabJob',
+            'The lab cannot make the shipment, or (items) some of its items; they are allocated again or the order fails',
+          ),
+          params: ShipmentParams,
+          body: RejectBody,
+          response: responses,
+        },
+        config: { auth: false },
+      },
+      async (request, reply) => {
+        const result = await labs.report(request.labCode, request.params.shipmentId, {
+          kind: 'rejected',
+          reason: request.body.reason,
+          unavailableItemIds: request.body.unavailableItemIds ?? [],
+          ...(request.body.items
+            ? {
+                items: request.body.items.map(({ itemId, reason, description }) => ({
+                  itemId,
+                  reason,
+                  ...(description ? { description } : {}),
+                })),
+              }
+            : {}),
+        })
+        return ok(request, reply, result.changed)
+      },
+    )
+  }
 }
