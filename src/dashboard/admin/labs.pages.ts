@@ -4,6 +4,7 @@
 // simulated. A lab's own page holds its keys for the lab API and portal: create, rotate with an overlap, revoke
 // (after a confirmation); a new key is shown on the page that made it, once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AdminLabPushHealth, AdminLabRow } from '../../domain/admin-views.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import { DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { formatTime } from '../format.ts'
@@ -13,36 +14,6 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 
 /** The window the rejection rate is counted over (submissions in the last so many days). */
 export const LAB_REJECTION_WINDOW_DAYS = 30
-
-/** The health of a lab's push endpoint (docs/pipeline.md#jobs-pushed-to-labs), from its deliveries. */
-export interface AdminLabPushHealth {
-  url: string
-  /** ISO instant of the last delivered push; null when none was. */
-  lastDeliveredAt: string | null
-  /** ISO instant of the first failed attempt since the last delivered one; null while it is not failing. */
-  failingSince: string | null
-  /** The newest failed attempt's error while failing; null otherwise. */
-  lastError: string | null
-}
-
-export interface AdminLabRow {
-  code: string
-  name: string
-  countryCode: string
-  paused: boolean
-  /** null: the lab has no push endpoint (it polls the lab API). */
-  push: AdminLabPushHealth | null
-  /** ISO instant of the lab's last report on a Live job (acknowledged, in production, shipped, rejected); null if none. */
-  lastReportAt: string | null
-  /** Live jobs given to the lab and not yet shipped, rejected or cancelled. */
-  jobsInFlight: number
-  /** Jobs in flight past their ship-by date (in the lab's calendar); those without a ship-by date are not counted. */
-  overdueJobs: number
-  /** Live jobs submitted in the last LAB_REJECTION_WINDOW_DAYS days, and how many of them the lab rejected. */
-  rejections: { submitted: number; rejected: number }
-  /** Median seconds from submission to dispatch of the jobs dispatched in the last 7 and 30 days; null without any. */
-  medianDispatchSeconds: { last7Days: number | null; last30Days: number | null }
-}
 
 /** A lab key as the lab's page lists it (never the key, only its visible prefix). */
 export interface AdminLabKey {
