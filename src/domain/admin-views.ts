@@ -2,6 +2,32 @@
 // services/admin-views.service.ts builds these views and dashboard/admin/<section>.pages.ts shows them.
 import type { Environment } from './environment.ts'
 
+// ---- accounts -----------------------------------------------------------------------------------------------------
+
+/** One movement of the account's money (a charge, a refund, a top-up, a card payment), newest first. */
+export interface ConsoleLedgerEntry {
+  at: string
+  /** `balance-charge`, `invoice-charge`, `top-up`, ... */
+  entry: string
+  orderId: string | null
+  chargeId: string | null
+  /** Signed decimal amount: money in positive, out negative. */
+  amount: string
+  currency: string
+  reference: string | null
+}
+
+// ---- catalogue ----------------------------------------------------------------------------------------------------
+
+/**
+ * A refusal of the catalogue versions service as the console shows it: the reason (its first line), and for a file
+ * every problem found in it.
+ */
+export interface ConsoleCatalogueRefusal {
+  refused: string
+  problems: readonly string[]
+}
+
 // ---- orders -----------------------------------------------------------------------------------------------------
 
 /**
@@ -65,6 +91,11 @@ export interface AdminLabRow {
   rejections: { submitted: number; rejected: number }
   /** Median seconds from submission to dispatch of the jobs dispatched in the last 7 and 30 days; null without any. */
   medianDispatchSeconds: { last7Days: number | null; last30Days: number | null }
+}
+
+/** A lab key change the labs service refused (an unknown lab or key, an overlap out of bounds): the reason, in words. */
+export interface LabRefusal {
+  refused: string
 }
 
 // ---- callbacks --------------------------------------------------------------------------------------------------

@@ -14,12 +14,14 @@ import type {
   FailingEndpointFacts,
   FailingLabEndpoint,
   FailingWebhookEndpoint,
+  LabRefusal,
 } from '../domain/admin-views.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { labDate } from '../domain/lab-availability.ts'
+import type { LabKeyView } from '../domain/lab-keys.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
@@ -33,7 +35,7 @@ import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 import type { InvoicesService, InvoiceView } from './invoices.service.ts'
 import type { LabPushesService } from './labs/lab-pushes.service.ts'
-import { LabError, type LabKeyView, type LabsService, OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
+import { LabError, type LabsService, OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
 import type { OrderRouting, OrdersService } from './orders.service.ts'
 import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
 import type { QuoteRouting, QuotesService } from './quotes.service.ts'
@@ -108,11 +110,6 @@ export interface AdminViewsService {
       webhooks: FailingWebhookEndpoint[]
     }>
   }
-}
-
-/** A lab key change the labs service refused (an unknown lab or key, an overlap out of bounds): its reason. */
-export interface LabRefusal {
-  refused: string
 }
 
 /** The labs service's refusals as the console's page shows them; anything else is a failure. */

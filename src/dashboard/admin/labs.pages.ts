@@ -4,8 +4,9 @@
 // simulated. A lab's own page holds its keys for the lab API and portal: create, rotate with an overlap, revoke
 // (after a confirmation); a new key is shown on the page that made it, once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AdminLabPushHealth, AdminLabRow } from '../../domain/admin-views.ts'
+import type { AdminLabPushHealth, AdminLabRow, LabRefusal } from '../../domain/admin-views.ts'
 import type { AuditActor } from '../../domain/audit.ts'
+import type { LabKeyView } from '../../domain/lab-keys.ts'
 import { DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
@@ -15,46 +16,27 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 /** The window the rejection rate is counted over (submissions in the last so many days). */
 export const LAB_REJECTION_WINDOW_DAYS = 30
 
-/** A lab key as the lab's page lists it (never the key, only its visible prefix). */
-export interface AdminLabKey {
-  /** `lbk_N`. */
-  id: string
-  prefix: string
-  /** `expiring`: a rotation replaced it and it works until `expiresAt`; only active and expiring keys work. */
-  state: 'active' | 'expiring' | 'expired' | 'revoked'
-  created: string
-  /** The key's last lab API call, to the minute; null: none recorded. */
-  lastUsed: string | null
-  expiresAt: string | null
-  revoked: string | null
-}
-
-/** A change the operator's input or the lab's state refused: the reason, in words. */
-export interface AdminLabRefusal {
-  refused: string
-}
-
 /** What the labs page needs, filled by app.ts from the services (services/admin-views.service.ts). */
 export interface AdminLabs {
   listLabs(): Promise<AdminLabRow[]>
   /** Pauses or resumes a catalogue lab; whether it was paused before; null for a lab the catalogue does not have. */
   setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
   /** A lab's keys, newest first; null for a lab the catalogue does not have. */
-  listKeys(labCode: string): Promise<AdminLabKey[] | null>
+  listKeys(labCode: string): Promise<LabKeyView[] | null>
   /** A new key for the lab, shown this once. */
-  createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: AdminLabKey } | AdminLabRefusal>
+  createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: LabKeyView } | LabRefusal>
   /** A new key; the lab's other working keys work on for `overlapSeconds` (0: they stop now). */
   rotateKeys(
     labCode: string,
     overlapSeconds: number,
     actor: AuditActor,
-  ): Promise<{ key: string; created: AdminLabKey; replaced: AdminLabKey[] } | AdminLabRefusal>
+  ): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] } | LabRefusal>
   /** Revokes a lab's key (`lbk_N`): refused from its next lab API call, its portal sessions end now. */
   revokeKey(
     labCode: string,
     keyId: string,
     actor: AuditActor,
-  ): Promise<{ key: AdminLabKey; wasRevoked: boolean; sessionsEnded: number } | AdminLabRefusal>
+  ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
 }
 
 /** The overlaps a rotation offers, in seconds, and their words (24 hours, the default, is preselected). */
@@ -122,7 +104,7 @@ function labsTable(labs: AdminLabRow[], csrfToken: string): Html {
   )}</tbody></table></div>`
 }
 
-function keyState(key: AdminLabKey): Html {
+function keyState(key: LabKeyView): Html {
   switch (key.state) {
     case 'active':
       return html`<span class="badge badge-ok">Active</span>`
@@ -145,7 +127,7 @@ to the lab for the lab API (<code>X-API-Key</code>) and the lab portal.</p>
 </section>`
 }
 
-function labKeysCard(labCode: string, keys: AdminLabKey[], csrfToken: string): Html {
+function labKeysCard(labCode: string, keys: LabKeyView[], csrfToken: string): Html {
   const working = keys.filter((key) => key.state === 'active' || key.state === 'expiring').length
   return html`<section class="card" aria-labelledby="lab-keys-heading">
 <h2 id="lab-keys-heading">Lab keys</h2>

@@ -26,6 +26,7 @@ import {
   openCancellationRequest,
 } from '../../domain/lab-cancellation.ts'
 import type { LabCapacityView, LabJobView, LabPrintFileView } from '../../domain/lab-jobs.ts'
+import type { LabKeyState, LabKeyView } from '../../domain/lab-keys.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
   LAB_JOB_HISTORY_LIMITS,
@@ -81,27 +82,6 @@ export interface LabJobHistoryPage {
 }
 
 export class LabError extends Error {}
-
-/**
- * A lab key's state: `active`; `expiring` (a rotation replaced it, it works until `expiresAt`); `expired` (its
- * overlap is over); `revoked`. Only `active` and `expiring` keys are accepted.
- */
-export type LabKeyState = 'active' | 'expiring' | 'expired' | 'revoked'
-
-/** A lab key as `labs keys list` and the console show it: never the key, only its visible prefix. */
-export interface LabKeyView {
-  /** `lbk_N`: what `labs keys revoke` and the console name it by. */
-  id: string
-  lab: string
-  prefix: string
-  state: LabKeyState
-  created: string
-  /** The key's last lab API call, to the minute; null: none recorded. */
-  lastUsed: string | null
-  /** Until when a rotated key works; null: it does not expire. */
-  expiresAt: string | null
-  revoked: string | null
-}
 
 /** A new lab key (created or the outcome of a rotation): the only time the key itself is shown. */
 export interface IssuedLabKey {
