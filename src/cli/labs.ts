@@ -1,8 +1,8 @@
 // `printroute labs`: the catalogue's labs, their keys for the lab API and portal, their pauses and push endpoints
 // (`labs simulate` is labs-simulate.ts).
 import type { Command } from 'commander'
+import type { LabKeyView } from '../domain/lab-keys.ts'
 import type { LabPushSettingsView } from '../services/labs/lab-pushes.service.ts'
-import type { LabKeyView } from '../services/labs/labs.service.ts'
 import {
   addSettingOptions,
   durationSeconds,

@@ -138,3 +138,36 @@ export function settingsDifference(
   if (Object.keys(after).length === 0) return undefined
   return { before: Object.keys(before).length > 0 ? before : null, after }
 }
+
+/** One entry as the API and the console show it; before and after are the recorded JSON, parsed. */
+export interface AuditEntry {
+  /** `aud_<number>`: entries are numbered as they are appended, so a higher id is a later entry. */
+  id: string
+  at: string
+  actor: { kind: AuditActorKind; description: string }
+  action: AuditAction
+  /** The account the change concerns (`acc_<number>`); null for the instance's own (labs, catalogue, operators). */
+  accountId: string | null
+  environment: Environment | null
+  target: string | null
+  before: unknown
+  after: unknown
+}
+
+/** Which entries to read; every filter optional. `before`: an entry id, the page continues with older entries. */
+export interface AuditQuery {
+  accountId?: number
+  actions?: readonly AuditAction[]
+  actorKind?: AuditActorKind
+  from?: Date
+  to?: Date
+  before?: string
+  top?: number
+}
+
+export interface AuditPage {
+  entries: AuditEntry[]
+  hasMore: boolean
+  /** The `before` of the next page (the id of this page's oldest entry); null on the last page. */
+  nextBefore: string | null
+}

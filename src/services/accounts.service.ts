@@ -2,6 +2,7 @@
 // only its SHA-256 and a short visible prefix are stored. A key belongs to one account and one environment.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
+import type { Account, ApiKeyView } from '../domain/accounts.ts'
 import {
   ADDRESS_VALIDATION_MODES,
   type AddressValidationMode,
@@ -76,23 +77,6 @@ export function auditActorOf(caller: Caller): Extract<AuditActor, { kind: Caller
   return { kind: caller.via, accountId: caller.accountId, keyPrefix: caller.keyPrefix }
 }
 
-export interface Account {
-  id: string
-  name: string
-  billingCurrency: string
-  billingMode: BillingMode
-  /** Prepaid balance as a decimal amount in the billing currency ("0.00" for invoice accounts). */
-  balance: string
-  pauseWindowSeconds: number
-  /** Each environment's callback URL. */
-  callbackUrls: Record<Environment, string | null>
-  created: string
-  /** When the operator suspended the account (its keys answer 403); null when it is not suspended. */
-  suspended: string | null
-  /** The operator's reason for the suspension, when one was given. */
-  suspendedReason: string | null
-}
-
 /** Longest suspension reason accepted: a note for the console and the audit trail. */
 export const MAX_SUSPENSION_REASON_LENGTH = 500
 
@@ -119,16 +103,6 @@ export interface IssuedKey {
 export interface KeyLimits {
   scopes?: readonly KeyScope[] | null
   expiresAt?: Date | null
-}
-
-/** A key as listings show it: never the key or its hash. */
-export interface ApiKeyView {
-  prefix: string
-  environment: Environment
-  created: string
-  revoked: string | null
-  scopes: KeyScope[] | null
-  expiresAt: string | null
 }
 
 export function toApiKeyView(row: ApiKeyRow): ApiKeyView {

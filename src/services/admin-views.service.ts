@@ -1,15 +1,27 @@
 // What the operator console's orders, labs and callbacks pages show (docs/admin.md), read across every account.
 // The console's pages declare what they need (dashboard/admin/<section>.pages.ts: AdminOrders, AdminLabs,
-// AdminCallbacks); this service answers in those shapes and app.ts hands its three parts to them. An order is read
+// AdminCallbacks); this service answers in those shapes, whose views live once in domain/admin-views.ts, and
+// app.ts hands its three parts to them. An order is read
 // through the same services that answer its merchant's API calls, on behalf of the order's own account, so the
 // console shows exactly what the merchant's order page shows.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type {
+  AdminLabRow,
+  AdminOrderQuery,
+  AdminOrderRow,
+  FailingCallbackEndpoint,
+  FailingEndpointFacts,
+  FailingLabEndpoint,
+  FailingWebhookEndpoint,
+  LabRefusal,
+} from '../domain/admin-views.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { labDate } from '../domain/lab-availability.ts'
+import type { LabKeyView } from '../domain/lab-keys.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
@@ -23,7 +35,7 @@ import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 import type { InvoicesService, InvoiceView } from './invoices.service.ts'
 import type { LabPushesService } from './labs/lab-pushes.service.ts'
-import { LabError, type LabKeyView, type LabsService, OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
+import { LabError, type LabsService, OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
 import type { OrderRouting, OrdersService } from './orders.service.ts'
 import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
 import type { QuoteRouting, QuotesService } from './quotes.service.ts'
@@ -37,28 +49,6 @@ const FAILING_ENDPOINTS_LIMIT = 200
 const DAY_MS = 86_400_000
 
 // ---- orders -----------------------------------------------------------------------------------------------------
-
-export type AdminOrderStatusFilter = 'InProgress' | 'Complete' | 'Cancelled' | 'AwaitingPayment' | 'OnHold'
-
-export interface AdminOrderSearch {
-  search: string | null
-  environment: Environment | null
-  status: AdminOrderStatusFilter | null
-  skip: number
-  top: number
-}
-
-export interface AdminOrderListRow {
-  orderId: string
-  accountId: string
-  accountName: string
-  environment: Environment
-  stage: string
-  merchantReference: string | null
-  created: string
-  onHoldUntil: string | null
-  awaitingPayment: boolean
-}
 
 /** An order event as the events feed serves it (a CloudEvent carrying the order). */
 export interface AdminOrderEvent {
@@ -88,57 +78,15 @@ export interface AdminOrderDetailView {
   }
 }
 
-// ---- labs -------------------------------------------------------------------------------------------------------
-
-export interface AdminLabView {
-  code: string
-  name: string
-  countryCode: string
-  paused: boolean
-  push: { url: string; lastDeliveredAt: string | null; failingSince: string | null; lastError: string | null } | null
-  lastReportAt: string | null
-  jobsInFlight: number
-  overdueJobs: number
-  rejections: { submitted: number; rejected: number }
-  medianDispatchSeconds: { last7Days: number | null; last30Days: number | null }
-}
-
-// ---- callbacks --------------------------------------------------------------------------------------------------
-
-interface FailingEndpointView {
-  url: string
-  failingSince: string
-  failedDeliveries: number
-  lastError: string
-  lastAttemptAt: string
-  lastSuccessAt: string | null
-}
-
-/** A webhook endpoint that is failing or was disabled for failing (docs/callbacks.md#webhook-endpoints). */
-interface FailingWebhookView {
-  accountId: string
-  accountName: string
-  environment: Environment
-  webhookId: string
-  url: string
-  /** ISO instant; null when it is disabled and no longer failing-since (never, as printroute disables it). */
-  failingSince: string | null
-  /** ISO instant it was disabled for failing; null while it is still enabled. */
-  disabledAt: string | null
-  /** The newest failed attempt's error with the start of its answer; null when none is kept. */
-  lastError: string | null
-  lastAttemptAt: string | null
-}
-
 export interface AdminViewsService {
   /** The orders pages' deps (dashboard/admin/orders.pages.ts, AdminOrders). */
   orders: {
-    listOrders(query: AdminOrderSearch): Promise<{ orders: AdminOrderListRow[]; hasMore: boolean }>
+    listOrders(query: AdminOrderQuery): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }>
     readOrder(orderId: string): Promise<AdminOrderDetailView | null>
   }
   /** The labs page's deps (dashboard/admin/labs.pages.ts, AdminLabs). */
   labs: {
-    listLabs(): Promise<AdminLabView[]>
+    listLabs(): Promise<AdminLabRow[]>
     setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
     /** The lab's keys, newest first; null for a lab the catalogue does not have. */
     listKeys(labCode: string): Promise<LabKeyView[] | null>
@@ -157,16 +105,11 @@ export interface AdminViewsService {
   /** The callbacks health page's deps (dashboard/admin/callbacks.pages.ts, AdminCallbacks). */
   callbacks: {
     listFailingEndpoints(): Promise<{
-      callbacks: (FailingEndpointView & { accountId: string; accountName: string; environment: Environment })[]
-      labs: (FailingEndpointView & { labCode: string })[]
-      webhooks: FailingWebhookView[]
+      callbacks: FailingCallbackEndpoint[]
+      labs: FailingLabEndpoint[]
+      webhooks: FailingWebhookEndpoint[]
     }>
   }
-}
-
-/** A lab key change the labs service refused (an unknown lab or key, an overlap out of bounds): its reason. */
-export interface LabRefusal {
-  refused: string
 }
 
 /** The labs service's refusals as the console's page shows them; anything else is a failure. */
@@ -206,8 +149,8 @@ function searchFilter(search: string | null) {
 
 async function listOrders(
   deps: AdminViewsDeps,
-  query: AdminOrderSearch,
-): Promise<{ orders: AdminOrderListRow[]; hasMore: boolean }> {
+  query: AdminOrderQuery,
+): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }> {
   const status = query.status
   const { rows, hasMore } = await listOrdersOfAllAccounts(deps.db, {
     ...searchFilter(query.search),
@@ -327,7 +270,7 @@ async function overdueJobsByLab(deps: AdminViewsDeps): Promise<Map<string, numbe
   return overdue
 }
 
-async function listLabs(deps: AdminViewsDeps): Promise<AdminLabView[]> {
+async function listLabs(deps: AdminViewsDeps): Promise<AdminLabRow[]> {
   const now = deps.clock.now()
   const [availability, figures, overdue, failingPushes] = await Promise.all([
     listLabAvailability(deps.db),
@@ -340,7 +283,7 @@ async function listLabs(deps: AdminViewsDeps): Promise<AdminLabView[]> {
     overdueJobsByLab(deps),
     listFailingEndpoints(deps.db, { labs: true, limit: FAILING_ENDPOINTS_LIMIT }),
   ])
-  const labs: AdminLabView[] = []
+  const labs: AdminLabRow[] = []
   for (const lab of deps.catalogue.labs) {
     const work = figures.find((entry) => entry.labCode === lab.code)
     const settings = await deps.labPushes.show(lab.code)
@@ -390,7 +333,7 @@ async function setLabPaused(
   return deps.labs.setPaused(lab.code, paused, actor)
 }
 
-function endpointView(row: FailingEndpointRow): FailingEndpointView {
+function endpointView(row: FailingEndpointRow): FailingEndpointFacts {
   return {
     url: row.url,
     failingSince: row.failingSince.toISOString(),

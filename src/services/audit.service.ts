@@ -2,47 +2,13 @@
 // entry for the operator's console. Recording is not here: each change appends its entry in its own transaction
 // (appendAuditEvent), so the entry and the change are kept together or not at all.
 import type { Database } from '../adapters/database.ts'
-import type { AuditAction, AuditActorKind } from '../domain/audit.ts'
-import type { Environment } from '../domain/environment.ts'
+import type { AuditAction, AuditEntry, AuditPage, AuditQuery } from '../domain/audit.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, parseRequestId } from '../domain/ids.ts'
 import { AUDIT_LIST_DEFAULT_TOP, AUDIT_LIST_MAX_TOP } from '../domain/limits.ts'
 import { validationFailed } from '../domain/outcomes.ts'
 import { type AuditEventRow, listAuditEvents } from '../repositories/audit.repository.ts'
 import type { Caller } from './accounts.service.ts'
-
-/** One entry as the API and the console show it; before and after are the recorded JSON, parsed. */
-export interface AuditEntry {
-  /** `aud_<number>`: entries are numbered as they are appended, so a higher id is a later entry. */
-  id: string
-  at: string
-  actor: { kind: AuditActorKind; description: string }
-  action: AuditAction
-  /** The account the change concerns (`acc_<number>`); null for the instance's own (labs, catalogue, operators). */
-  accountId: string | null
-  environment: Environment | null
-  target: string | null
-  before: unknown
-  after: unknown
-}
-
-/** Which entries to read; every filter optional. `before`: an entry id, the page continues with older entries. */
-export interface AuditQuery {
-  accountId?: number
-  actions?: readonly AuditAction[]
-  actorKind?: AuditActorKind
-  from?: Date
-  to?: Date
-  before?: string
-  top?: number
-}
-
-export interface AuditPage {
-  entries: AuditEntry[]
-  hasMore: boolean
-  /** The `before` of the next page (the id of this page's oldest entry); null on the last page. */
-  nextBefore: string | null
-}
 
 /** The audit trail's reader. */
 export interface AuditService {

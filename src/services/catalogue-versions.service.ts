@@ -10,6 +10,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import { type AuditActor, describeActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { type CatalogueDiff, diffCatalogues } from '../domain/catalogue-diff.ts'
+import type { CatalogueVersionView } from '../domain/catalogue-versions.ts'
 import { MAX_CATALOGUE_BYTES } from '../domain/limits.ts'
 import { createLiveCatalogue, type LiveCatalogue } from '../domain/live-catalogue.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
@@ -45,19 +46,6 @@ export type CatalogueParser = (
   text: string,
   sourceName: string,
 ) => { catalogue: Catalogue; problems?: undefined } | { catalogue?: undefined; problems: readonly string[] }
-
-export interface CatalogueVersionView {
-  version: number
-  sourceName: string
-  sha256: string
-  bytes: number
-  importedAt: string
-  importedBy: string
-  active: boolean
-  /** When it was made the active version (the last time); null for any but the active one. */
-  activatedAt: string | null
-  activatedBy: string | null
-}
 
 export interface CatalogueImport {
   version: number

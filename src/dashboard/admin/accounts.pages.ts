@@ -4,6 +4,8 @@
 // actor (the services record it in the audit trail). A refusal of the services (ServiceError) comes back to the
 // page as a notice, never as an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Account, ApiKeyView } from '../../domain/accounts.ts'
+import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
@@ -11,42 +13,6 @@ import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { csrfField, type Notice } from '../layout.ts'
 import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
-
-/** An account as the console shows it (services/accounts.service.ts, Account). */
-export interface AdminAccount {
-  id: string
-  name: string
-  billingCurrency: string
-  billingMode: 'invoice' | 'prepaid'
-  /** Prepaid balance, a decimal amount in the billing currency. */
-  balance: string
-  pauseWindowSeconds: number
-  callbackUrls: Record<Environment, string | null>
-  created: string
-  suspended: string | null
-  suspendedReason: string | null
-}
-
-/** A key as listings show it: its prefix, never the key. */
-export interface AdminApiKey {
-  prefix: string
-  environment: Environment
-  created: string
-  revoked: string | null
-}
-
-/** One movement of the account's money (a charge, a refund, a top-up, a card payment), newest first. */
-export interface AdminLedgerEntry {
-  at: string
-  /** `balance-charge`, `invoice-charge`, `top-up`, ... */
-  entry: string
-  orderId: string | null
-  chargeId: string | null
-  /** Signed decimal amount: money in positive, out negative. */
-  amount: string
-  currency: string
-  reference: string | null
-}
 
 /** How many money movements an account's page shows. */
 export const RECENT_LEDGER_ENTRIES = 20
@@ -60,14 +26,14 @@ const MAX_SEARCH_LENGTH = 100
  * message that says why.
  */
 export interface AdminAccounts {
-  listAccounts(): Promise<AdminAccount[]>
+  listAccounts(): Promise<Account[]>
   /** Undefined for an account that does not exist. */
-  getAccount(accountId: string): Promise<AdminAccount | undefined>
+  getAccount(accountId: string): Promise<Account | undefined>
   createAccount(
     input: { name: string; billingCurrency: string; billingMode: 'invoice' | 'prepaid' },
     actor: AuditActor,
-  ): Promise<{ account: AdminAccount; keys: Record<Environment, string> }>
-  listKeys(accountId: string): Promise<AdminApiKey[]>
+  ): Promise<{ account: Account; keys: Record<Environment, string> }>
+  listKeys(accountId: string): Promise<ApiKeyView[]>
   createKey(accountId: string, environment: Environment, actor: AuditActor): Promise<{ key: string; prefix: string }>
   revokeKey(accountId: string, prefix: string, actor: AuditActor): Promise<void>
   /** Adds to a prepaid balance and releases the orders it now pays for. */
@@ -77,10 +43,10 @@ export interface AdminAccounts {
     reference: string | null,
     actor: AuditActor,
   ): Promise<{ balance: string; currency: string; releasedOrderIds: string[] }>
-  suspend(accountId: string, reason: string | null, actor: AuditActor): Promise<AdminAccount>
-  reactivate(accountId: string, actor: AuditActor): Promise<AdminAccount>
+  suspend(accountId: string, reason: string | null, actor: AuditActor): Promise<Account>
+  reactivate(accountId: string, actor: AuditActor): Promise<Account>
   /** The account's latest money movements, newest first, at most `limit`. */
-  recentLedger(accountId: string, limit: number): Promise<AdminLedgerEntry[]>
+  recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
 }
 
 const accountsPath = (rest = '') => `${ADMIN_PATH}/accounts${rest}`
@@ -98,19 +64,19 @@ function field(body: Form, name: string): string {
   return typeof value === 'string' ? value.trim() : ''
 }
 
-function statusBadge(account: AdminAccount): Html {
+function statusBadge(account: Account): Html {
   return account.suspended
     ? html`<span class="badge badge-failed">Suspended</span>`
     : html`<span class="badge badge-ok">Active</span>`
 }
 
-function matches(account: AdminAccount, search: string): boolean {
+function matches(account: Account, search: string): boolean {
   if (search === '') return true
   const wanted = search.toLowerCase()
   return account.id.toLowerCase() === wanted || account.name.toLowerCase().includes(wanted)
 }
 
-function balanceText(account: AdminAccount): string {
+function balanceText(account: Account): string {
   return account.billingMode === 'prepaid' ? `${account.balance} ${account.billingCurrency}` : '—'
 }
 
@@ -133,7 +99,7 @@ function createAccountForm(csrfToken: string, values: { name: string; currency: 
 </section>`
 }
 
-function accountsList(accounts: AdminAccount[], search: string): Html {
+function accountsList(accounts: Account[], search: string): Html {
   if (accounts.length === 0) {
     return html`<p class="empty card">${search === '' ? 'No accounts yet.' : html`No account matches <strong>${search}</strong>.`}</p>`
   }
@@ -151,7 +117,7 @@ function accountsList(accounts: AdminAccount[], search: string): Html {
   )}</tbody></table></div>`
 }
 
-function keysOnce(account: AdminAccount, keys: Partial<Record<Environment, string>>): Html {
+function keysOnce(account: Account, keys: Partial<Record<Environment, string>>): Html {
   const shown = ENVIRONMENTS.filter((environment) => keys[environment] !== undefined)
   if (shown.length === 0) return html``
   return html`<section class="key-once" aria-labelledby="new-keys-heading">
@@ -164,7 +130,7 @@ function keysOnce(account: AdminAccount, keys: Partial<Record<Environment, strin
 </section>`
 }
 
-function factsCard(account: AdminAccount): Html {
+function factsCard(account: Account): Html {
   return html`<dl class="facts card">
 <div><dt>Status</dt><dd>${statusBadge(account)}${account.suspended ? html` since ${formatTime(account.suspended)}` : ''}</dd></div>
 <div><dt>Billing</dt><dd>${account.billingMode} in ${account.billingCurrency}</dd></div>
@@ -176,7 +142,7 @@ function factsCard(account: AdminAccount): Html {
 </dl>`
 }
 
-function suspensionCard(account: AdminAccount, csrfToken: string): Html {
+function suspensionCard(account: Account, csrfToken: string): Html {
   if (account.suspended) {
     return html`<section class="card" aria-labelledby="suspension-heading">
 <h2 id="suspension-heading">Suspended</h2>
@@ -197,7 +163,7 @@ flight go on to completion. Reactivating restores everything.</p>
 </section>`
 }
 
-function keysCard(account: AdminAccount, keys: AdminApiKey[], csrfToken: string): Html {
+function keysCard(account: Account, keys: ApiKeyView[], csrfToken: string): Html {
   const rows = [...keys].reverse()
   return html`<section class="card" aria-labelledby="keys-heading">
 <h2 id="keys-heading">API keys</h2>
@@ -230,7 +196,7 @@ ${
 </section>`
 }
 
-function topUpCard(account: AdminAccount, csrfToken: string): Html {
+function topUpCard(account: Account, csrfToken: string): Html {
   if (account.billingMode !== 'prepaid') return html``
   return html`<section class="card" aria-labelledby="top-up-heading">
 <h2 id="top-up-heading">Top up</h2>
@@ -254,7 +220,7 @@ const LEDGER_WORDS: Record<string, string> = {
   'invoice-refund': 'Refund (invoice)',
 }
 
-function ledgerCard(entries: AdminLedgerEntry[]): Html {
+function ledgerCard(entries: ConsoleLedgerEntry[]): Html {
   return html`<section aria-labelledby="ledger-heading">
 <h2 id="ledger-heading">Recent charges and payments</h2>
 ${

@@ -5,12 +5,13 @@ import type { FastifyInstance } from 'fastify'
 import {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_KINDS,
-  type AuditAction,
   type AuditActorKind,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
   isAuditAction,
   isAuditActorKind,
 } from '../../domain/audit.ts'
-import type { Environment } from '../../domain/environment.ts'
 import { parseIdOrNumber } from '../../domain/ids.ts'
 import { DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
@@ -23,33 +24,9 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 /** Entries per page. */
 export const AUDIT_PAGE_SIZE = 50
 
-/** One entry as the page shows it (the audit service's entry). */
-export interface AdminAuditEntry {
-  id: string
-  at: string
-  actor: { kind: AuditActorKind; description: string }
-  action: AuditAction
-  accountId: string | null
-  environment: Environment | null
-  target: string | null
-  before: unknown
-  after: unknown
-}
-
-export interface AdminAuditQuery {
-  accountId?: number
-  actions?: readonly AuditAction[]
-  actorKind?: AuditActorKind
-  from?: Date
-  to?: Date
-  /** An entry id: the page continues with older entries. */
-  before?: string
-  top?: number
-}
-
 /** What the page needs: the audit service's `list` (app.ts passes it). */
 export interface AdminAudit {
-  list(query: AdminAuditQuery): Promise<{ entries: AdminAuditEntry[]; hasMore: boolean; nextBefore: string | null }>
+  list(query: AuditQuery): Promise<AuditPage>
 }
 
 const ACTOR_KIND_LABELS: Record<AuditActorKind, string> = {
@@ -86,8 +63,8 @@ function pageUrl(query: AuditPageQuery, before?: string): string {
 }
 
 /** The filters as the audit service takes them, or what is wrong with them (shown, and nothing is listed). */
-function parseFilters(query: AuditPageQuery): { filter: AdminAuditQuery } | { problem: string } {
-  const filter: AdminAuditQuery = { top: AUDIT_PAGE_SIZE }
+function parseFilters(query: AuditPageQuery): { filter: AuditQuery } | { problem: string } {
+  const filter: AuditQuery = { top: AUDIT_PAGE_SIZE }
   const account = query.account?.trim() ?? ''
   if (account !== '') {
     const number = parseIdOrNumber('acc', account)
@@ -125,7 +102,7 @@ function parseFilters(query: AuditPageQuery): { filter: AdminAuditQuery } | { pr
   return { filter }
 }
 
-function entryRow(entry: AdminAuditEntry): Html {
+function entryRow(entry: AuditEntry): Html {
   return html`<tr>
 <td data-label="When">${formatTime(entry.at)}</td>
 <td data-label="Who"><span class="badge">${ACTOR_KIND_LABELS[entry.actor.kind]}</span> ${entry.actor.description}</td>

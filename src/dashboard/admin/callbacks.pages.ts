@@ -4,51 +4,19 @@
 // The merchants' webhook endpoints are listed from their own failure state: failing, or disabled for failing until
 // their merchant enables them again.
 import type { FastifyInstance } from 'fastify'
-import { type Environment, environmentName } from '../../domain/environment.ts'
+import type {
+  FailingCallbackEndpoint,
+  FailingEndpointFacts,
+  FailingLabEndpoint,
+  FailingWebhookEndpoint,
+} from '../../domain/admin-views.ts'
+import { environmentName } from '../../domain/environment.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
 import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 
 /** The most failing endpoints each table lists, the longest failing first. */
 export const FAILING_ENDPOINTS_LIMIT = 200
-
-interface FailingEndpointFacts {
-  /** The URL the newest failed attempt was sent to. */
-  url: string
-  /** ISO instant of the first failed attempt since the last successful one (or since the oldest kept attempt). */
-  failingSince: string
-  /** Deliveries with a failed attempt since the last success (each retried delivery counts once). */
-  failedDeliveries: number
-  /** The newest failed attempt's error (`HTTP 500`, a connection error), with the start of its answer if any. */
-  lastError: string
-  lastAttemptAt: string
-  /** ISO instant of the last successful attempt; null when none is kept. */
-  lastSuccessAt: string | null
-}
-
-export interface FailingCallbackEndpoint extends FailingEndpointFacts {
-  accountId: string
-  accountName: string
-  environment: Environment
-}
-
-export interface FailingLabEndpoint extends FailingEndpointFacts {
-  labCode: string
-}
-
-/** A merchant's webhook endpoint that is failing or was disabled for failing. */
-export interface FailingWebhookEndpoint {
-  accountId: string
-  accountName: string
-  environment: Environment
-  webhookId: string
-  url: string
-  failingSince: string | null
-  /** When printroute disabled it for failing; null while it is enabled (and failing). */
-  disabledAt: string | null
-  lastError: string | null
-  lastAttemptAt: string | null
-}
 
 /** What the callbacks health page needs, filled by app.ts from the services (services/admin-views.service.ts). */
 export interface AdminCallbacks {

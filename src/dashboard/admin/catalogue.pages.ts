@@ -4,8 +4,10 @@
 // Every change goes through the catalogue versions service, which validates, records the audit entry and
 // serialises activations; this page only shows and asks.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ConsoleCatalogueRefusal } from '../../domain/admin-views.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import { CATALOGUE_DIFF_SECTION_TITLES, type CatalogueDiff } from '../../domain/catalogue-diff.ts'
+import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
 import { CATALOGUE_BODY_LIMIT_BYTES, MAX_CATALOGUE_BYTES } from '../../domain/limits.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
@@ -14,45 +16,26 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 
 const PATH = `${ADMIN_PATH}/catalogue`
 
-/** A stored version as the page lists it. */
-export interface AdminCatalogueVersion {
-  version: number
-  sourceName: string
-  sha256: string
-  bytes: number
-  importedAt: string
-  importedBy: string
-  active: boolean
-  activatedAt: string | null
-  activatedBy: string | null
-}
-
-/** A refused change: the reason, and for a file every problem found in it. */
-export interface AdminCatalogueRefusal {
-  refused: string
-  problems: readonly string[]
-}
-
 /** What the catalogue pages need (services/operator/console-sections.ts makes it from the versions service). */
 export interface AdminCatalogue {
   /** Every version, oldest first. */
-  list(): Promise<AdminCatalogueVersion[]>
+  list(): Promise<CatalogueVersionView[]>
   /** The version this process serves now (it follows the active one within a poll). */
   servedVersion(): number
-  diff(from: number, to: number): Promise<CatalogueDiff | AdminCatalogueRefusal>
+  diff(from: number, to: number): Promise<CatalogueDiff | ConsoleCatalogueRefusal>
   activate(
     version: number,
     actor: AuditActor,
-  ): Promise<{ version: number; previous: number | null } | AdminCatalogueRefusal>
+  ): Promise<{ version: number; previous: number | null } | ConsoleCatalogueRefusal>
   import(
     content: string,
     sourceName: string,
     actor: AuditActor,
     options: { activate: boolean },
-  ): Promise<{ version: number; created: boolean; active: boolean } | AdminCatalogueRefusal>
+  ): Promise<{ version: number; created: boolean; active: boolean } | ConsoleCatalogueRefusal>
 }
 
-function isRefusal(value: object): value is AdminCatalogueRefusal {
+function isRefusal(value: object): value is ConsoleCatalogueRefusal {
   return 'refused' in value
 }
 
@@ -66,14 +49,14 @@ function versionOf(value: unknown): number | undefined {
   return typeof value === 'string' && /^[1-9]\d{0,8}$/.test(value) ? Number(value) : undefined
 }
 
-function versionOptions(versions: readonly AdminCatalogueVersion[], selected: number | undefined): Html[] {
+function versionOptions(versions: readonly CatalogueVersionView[], selected: number | undefined): Html[] {
   return versions.map(
     (version) =>
       html`<option value="${version.version}"${version.version === selected ? html` selected` : ''}>${version.version}${version.active ? ' (active)' : ''}</option>`,
   )
 }
 
-function versionsTable(versions: readonly AdminCatalogueVersion[], csrfToken: string): Html {
+function versionsTable(versions: readonly CatalogueVersionView[], csrfToken: string): Html {
   const rows = versions
     .slice()
     .reverse()
@@ -96,7 +79,7 @@ function versionsTable(versions: readonly AdminCatalogueVersion[], csrfToken: st
 <tbody>${rows}</tbody></table></div>`
 }
 
-function compareForm(versions: readonly AdminCatalogueVersion[], from?: number, to?: number): Html {
+function compareForm(versions: readonly CatalogueVersionView[], from?: number, to?: number): Html {
   const active = versions.find((version) => version.active)?.version
   const last = versions.at(-1)?.version
   return html`<form method="get" action="${PATH}/diff" class="card stack">
@@ -143,7 +126,7 @@ function diffView(diff: CatalogueDiff): Html {
   return html`<p>${diff.total} change${diff.total === 1 ? '' : 's'} from version ${diff.from} to version ${diff.to}.</p>${sections}`
 }
 
-function problemsList(refusal: AdminCatalogueRefusal): Html {
+function problemsList(refusal: ConsoleCatalogueRefusal): Html {
   if (refusal.problems.length === 0) return html``
   return html`<div class="card"><h2>Problems found</h2><ul class="problems">${refusal.problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>`
 }

@@ -4,7 +4,9 @@
 // simulated. A lab's own page holds its keys for the lab API and portal: create, rotate with an overlap, revoke
 // (after a confirmation); a new key is shown on the page that made it, once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AdminLabPushHealth, AdminLabRow, LabRefusal } from '../../domain/admin-views.ts'
 import type { AuditActor } from '../../domain/audit.ts'
+import type { LabKeyView } from '../../domain/lab-keys.ts'
 import { DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { formatTime } from '../format.ts'
 import { type Html, html } from '../html.ts'
@@ -14,76 +16,27 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 /** The window the rejection rate is counted over (submissions in the last so many days). */
 export const LAB_REJECTION_WINDOW_DAYS = 30
 
-/** The health of a lab's push endpoint (docs/pipeline.md#jobs-pushed-to-labs), from its deliveries. */
-export interface AdminLabPushHealth {
-  url: string
-  /** ISO instant of the last delivered push; null when none was. */
-  lastDeliveredAt: string | null
-  /** ISO instant of the first failed attempt since the last delivered one; null while it is not failing. */
-  failingSince: string | null
-  /** The newest failed attempt's error while failing; null otherwise. */
-  lastError: string | null
-}
-
-export interface AdminLabRow {
-  code: string
-  name: string
-  countryCode: string
-  paused: boolean
-  /** null: the lab has no push endpoint (it polls the lab API). */
-  push: AdminLabPushHealth | null
-  /** ISO instant of the lab's last report on a Live job (acknowledged, in production, shipped, rejected); null if none. */
-  lastReportAt: string | null
-  /** Live jobs given to the lab and not yet shipped, rejected or cancelled. */
-  jobsInFlight: number
-  /** Jobs in flight past their ship-by date (in the lab's calendar); those without a ship-by date are not counted. */
-  overdueJobs: number
-  /** Live jobs submitted in the last LAB_REJECTION_WINDOW_DAYS days, and how many of them the lab rejected. */
-  rejections: { submitted: number; rejected: number }
-  /** Median seconds from submission to dispatch of the jobs dispatched in the last 7 and 30 days; null without any. */
-  medianDispatchSeconds: { last7Days: number | null; last30Days: number | null }
-}
-
-/** A lab key as the lab's page lists it (never the key, only its visible prefix). */
-export interface AdminLabKey {
-  /** `lbk_N`. */
-  id: string
-  prefix: string
-  /** `expiring`: a rotation replaced it and it works until `expiresAt`; only active and expiring keys work. */
-  state: 'active' | 'expiring' | 'expired' | 'revoked'
-  created: string
-  /** The key's last lab API call, to the minute; null: none recorded. */
-  lastUsed: string | null
-  expiresAt: string | null
-  revoked: string | null
-}
-
-/** A change the operator's input or the lab's state refused: the reason, in words. */
-export interface AdminLabRefusal {
-  refused: string
-}
-
 /** What the labs page needs, filled by app.ts from the services (services/admin-views.service.ts). */
 export interface AdminLabs {
   listLabs(): Promise<AdminLabRow[]>
   /** Pauses or resumes a catalogue lab; whether it was paused before; null for a lab the catalogue does not have. */
   setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
   /** A lab's keys, newest first; null for a lab the catalogue does not have. */
-  listKeys(labCode: string): Promise<AdminLabKey[] | null>
+  listKeys(labCode: string): Promise<LabKeyView[] | null>
   /** A new key for the lab, shown this once. */
-  createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: AdminLabKey } | AdminLabRefusal>
+  createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: LabKeyView } | LabRefusal>
   /** A new key; the lab's other working keys work on for `overlapSeconds` (0: they stop now). */
   rotateKeys(
     labCode: string,
     overlapSeconds: number,
     actor: AuditActor,
-  ): Promise<{ key: string; created: AdminLabKey; replaced: AdminLabKey[] } | AdminLabRefusal>
+  ): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] } | LabRefusal>
   /** Revokes a lab's key (`lbk_N`): refused from its next lab API call, its portal sessions end now. */
   revokeKey(
     labCode: string,
     keyId: string,
     actor: AuditActor,
-  ): Promise<{ key: AdminLabKey; wasRevoked: boolean; sessionsEnded: number } | AdminLabRefusal>
+  ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
 }
 
 /** The overlaps a rotation offers, in seconds, and their words (24 hours, the default, is preselected). */
@@ -151,7 +104,7 @@ function labsTable(labs: AdminLabRow[], csrfToken: string): Html {
   )}</tbody></table></div>`
 }
 
-function keyState(key: AdminLabKey): Html {
+function keyState(key: LabKeyView): Html {
   switch (key.state) {
     case 'active':
       return html`<span class="badge badge-ok">Active</span>`
@@ -174,7 +127,7 @@ to the lab for the lab API (<code>X-API-Key</code>) and the lab portal.</p>
 </section>`
 }
 
-function labKeysCard(labCode: string, keys: AdminLabKey[], csrfToken: string): Html {
+function labKeysCard(labCode: string, keys: LabKeyView[], csrfToken: string): Html {
   const working = keys.filter((key) => key.state === 'active' || key.state === 'expiring').length
   return html`<section class="card" aria-labelledby="lab-keys-heading">
 <h2 id="lab-keys-heading">Lab keys</h2>

@@ -2,6 +2,12 @@
 // or merchant reference and filtered by environment and status; an order's page is the merchant's order page
 // (components/order-view.ts), read-only, with the account it belongs to.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  ADMIN_ORDER_STATUSES,
+  type AdminOrderQuery,
+  type AdminOrderRow,
+  type AdminOrderStatus,
+} from '../../domain/admin-views.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
 import { callbacksTable } from '../components/callbacks-table.ts'
@@ -18,43 +24,12 @@ export const ADMIN_ORDER_SEARCH_MAX_LENGTH = 200
 /** The deepest offset the list pages to: past it, search or filter instead. */
 export const ADMIN_ORDERS_MAX_SKIP = 100_000
 
-/**
- * The status filter: an order's stage, or one of two holds that cut across stages (awaiting payment, still in the
- * account's pause window, which the merchant's own list hides).
- */
-export const ADMIN_ORDER_STATUSES = ['InProgress', 'Complete', 'Cancelled', 'AwaitingPayment', 'OnHold'] as const
-export type AdminOrderStatus = (typeof ADMIN_ORDER_STATUSES)[number]
-
 const STATUS_LABELS: Record<AdminOrderStatus, string> = {
   InProgress: 'In progress',
   Complete: 'Complete',
   Cancelled: 'Cancelled',
   AwaitingPayment: 'Awaiting payment',
   OnHold: 'On hold (pause window)',
-}
-
-export interface AdminOrderQuery {
-  /** `ord_N` finds that order, `acc_N` that account's orders; any other text, merchant references containing it. */
-  search: string | null
-  environment: Environment | null
-  status: AdminOrderStatus | null
-  skip: number
-  /** Rows wanted (the service reads one more to know whether there are more). */
-  top: number
-}
-
-export interface AdminOrderRow {
-  orderId: string
-  accountId: string
-  accountName: string
-  environment: Environment
-  stage: string
-  merchantReference: string | null
-  /** ISO instant. */
-  created: string
-  /** ISO instant while the order waits in its account's pause window; null otherwise. */
-  onHoldUntil: string | null
-  awaitingPayment: boolean
 }
 
 export interface AdminOrderDetail {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { tier } from '../../../test/support/tiers.ts'
-import { type PortalJob, queueOf } from './lab-portal.pages.ts'
+import type { LabJobView } from '../../domain/lab-jobs.ts'
+import { queueOf } from './lab-portal.pages.ts'
 
 tier('pure')
 
-const job = (shipmentId: string, state: string, shipBy: string | undefined, priority: PortalJob['priority']) =>
+const job = (shipmentId: string, state: string, shipBy: string | undefined, priority: LabJobView['priority']) =>
   ({
     shipmentId,
     orderId: 'ord_1',
@@ -31,7 +32,8 @@ const job = (shipmentId: string, state: string, shipBy: string | undefined, prio
     packingSlipPdf: null,
     packingSlip: null,
     branding: null,
-  }) satisfies PortalJob
+    parcels: [],
+  }) satisfies LabJobView
 
 const JOBS = [
   job('shp_1', 'submitted', '2026-12-03', 'normal'),
@@ -40,7 +42,7 @@ const JOBS = [
   job('shp_4', 'submitted', '2026-12-01', 'urgent'),
   job('shp_5', 'acknowledged', '2026-11-30', 'high'),
 ]
-const ids = (jobs: PortalJob[]) => jobs.map((entry) => entry.shipmentId)
+const ids = (jobs: LabJobView[]) => jobs.map((entry) => entry.shipmentId)
 
 test('the queue: earliest ship-by first, then the most urgent; jobs without a ship-by date last', () => {
   assert.deepEqual(ids(queueOf(JOBS, 'all', '2026-12-01')), ['shp_5', 'shp_4', 'shp_2', 'shp_1', 'shp_3'])

@@ -6,10 +6,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ITEM_REJECTION_REASONS, type ItemRejectionReason } from '../../domain/allocation/model.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
+import type { LabCapacityView, LabJobView } from '../../domain/lab-jobs.ts'
 import { LAB_JOB_HISTORY_LIMITS, MAX_LAB_JOBS_PER_DAY } from '../../domain/limits.ts'
 import type { Parcel, Recipient } from '../../domain/order.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { LabReport } from '../../domain/pipeline/lab-report.ts'
+import type { LabItemState } from '../../domain/pipeline/pipeline-order.ts'
 import { LAB_PRIORITIES, type LabPriority } from '../../domain/shipping-methods.ts'
 import type { ApiBody } from '../api-client.ts'
 import { dateWords, formatDate, formatTime } from '../format.ts'
@@ -28,42 +30,6 @@ import { type Html, html } from '../html.ts'
 import { csrfField, type Notice, pager, skipOf } from '../layout.ts'
 import { LAB_PORTAL_PATH, type Portal } from './lab-portal-context.ts'
 
-/** An item's progress at the lab (item-by-item reports); absent where the service does not say it yet. */
-export type PortalItemState = 'open' | 'printed' | 'shipped' | 'rejected'
-
-/** A job as the lab API lists it (services/labs/labs.service.ts, LabJobView): what the portal shows of it. */
-export interface PortalJob {
-  shipmentId: string
-  orderId: string
-  state: string
-  shippingMethod: string
-  /** The carrier and service the job was priced with (once a parcel shipped: the shipment's own). */
-  carrier: { name: string; service: string }
-  recipient: Recipient
-  items: {
-    itemId: string
-    sku: string
-    copies: number
-    attributes: Record<string, string>
-    printFiles: { printArea: string; url: string; format: string; pixelSize?: { width: number; height: number } }[]
-    state?: PortalItemState
-    /** The catalogue product's description. */
-    description?: string
-  }[]
-  /** The parcels shipped so far (absent: the service does not say). */
-  parcels?: Parcel[]
-  shipBy?: string
-  priority: LabPriority
-  packingSlipPdf: { url: string } | null
-  /** The merchant's own packing slip and branding files, as the order gave them (null: none given). */
-  packingSlip: { url: string } | null
-  branding: Record<string, { url: string }> | null
-  /** The merchant asked to cancel: the lab answers whether it still can (absent: no request). */
-  cancellationRequested?: { at: string }
-  /** A cross-border job's customs terms and its commercial invoice (absent: domestic). */
-  customs?: { destinationCountryCode: string; incoterm: string; commercialInvoice: { url: string } }
-}
-
 /** A lab's answer to a cancellation request. */
 export type CancellationAnswer = 'cancelled' | 'tooLate'
 
@@ -73,29 +39,20 @@ export type CancellationAnswer = 'cancelled' | 'tooLate'
  */
 export type PortalReport = LabReport
 
-export interface PortalCapacity {
-  date: string
-  jobsToday: number | null
-  dailyJobLimit: number | null
-  jobsGivenToday: number
-  jobsRemainingToday: number | null
-  paused: boolean
-}
-
 /** The lab operations the portal uses: the labs service's, as the lab API calls them (app.ts fills them). */
 export interface PortalLabs {
-  listJobs(labCode: string): Promise<PortalJob[]>
+  listJobs(labCode: string): Promise<LabJobView[]>
   /** One of the lab's jobs in any state; throws EntityNotFound (ServiceError) when it is not the lab's. */
-  getJob(labCode: string, shipmentId: string): Promise<PortalJob>
+  getJob(labCode: string, shipmentId: string): Promise<LabJobView>
   /** The lab's closed jobs, most recently closed first, a page after `skip` newer ones, matching `search`. */
   jobHistory(
     labCode: string,
     query: { search?: string; skip?: number },
-  ): Promise<{ jobs: PortalJob[]; skip: number; hasMore: boolean }>
+  ): Promise<{ jobs: LabJobView[]; skip: number; hasMore: boolean }>
   report(labCode: string, shipmentId: string, report: PortalReport): Promise<{ changed: boolean }>
-  capacity(labCode: string): Promise<PortalCapacity>
+  capacity(labCode: string): Promise<LabCapacityView>
   /** `actor`: the lab itself, signed in to the portal (the audit trail names it). */
-  reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<PortalCapacity>
+  reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<LabCapacityView>
 }
 
 export const VIEWS = ['all', 'new', 'acknowledged', 'inProduction', 'overdue'] as const
@@ -126,10 +83,10 @@ const STATE_BADGES: Record<string, string> = {
 /** The states that end a job: its page is then read-only, and it is found under History. */
 const CLOSED_STATES: readonly string[] = ['shipped', 'rejected', 'cancelled']
 
-function isClosed(job: PortalJob): boolean {
+function isClosed(job: LabJobView): boolean {
   return CLOSED_STATES.includes(job.state)
 }
-const ITEM_STATE_LABELS: Record<PortalItemState, string> = {
+const ITEM_STATE_LABELS: Record<LabItemState, string> = {
   open: 'To make',
   printed: 'Printed',
   shipped: 'Shipped',
@@ -141,11 +98,11 @@ const REJECT_REASON_LABELS: Record<ItemRejectionReason, string> = {
   CannotProduce: 'Cannot produce',
 }
 
-function isOverdue(job: PortalJob, today: string): boolean {
+function isOverdue(job: LabJobView, today: string): boolean {
   return job.shipBy !== undefined && job.shipBy < today
 }
 
-function inView(job: PortalJob, view: View, today: string): boolean {
+function inView(job: LabJobView, view: View, today: string): boolean {
   switch (view) {
     case 'all':
       return true
@@ -161,12 +118,12 @@ function inView(job: PortalJob, view: View, today: string): boolean {
 }
 
 /** The jobs of a view of the queue, in the order the queue shows them; `today` is the lab's date. */
-export function queueOf(jobs: readonly PortalJob[], view: View, today: string): PortalJob[] {
+export function queueOf(jobs: readonly LabJobView[], view: View, today: string): LabJobView[] {
   return jobs.filter((job) => inView(job, view, today)).sort(byShipByThenPriority)
 }
 
 /** Earliest ship-by date first (none last), then the most urgent. */
-function byShipByThenPriority(a: PortalJob, b: PortalJob): number {
+function byShipByThenPriority(a: LabJobView, b: LabJobView): number {
   const byDate = (a.shipBy ?? '9999-12-31').localeCompare(b.shipBy ?? '9999-12-31')
   if (byDate !== 0) return byDate
   return LAB_PRIORITIES.indexOf(b.priority) - LAB_PRIORITIES.indexOf(a.priority)
@@ -182,7 +139,7 @@ function priorityBadge(priority: LabPriority): Html {
     : html`<span class="badge badge-${priority === 'urgent' ? 'error' : 'late'}">${priority}</span>`
 }
 
-function shipByCell(job: PortalJob, today: string): Html {
+function shipByCell(job: LabJobView, today: string): Html {
   if (!job.shipBy) return html`<span class="muted">—</span>`
   return html`${formatDate(job.shipBy)}${isOverdue(job, today) ? html` <span class="badge badge-error">Overdue</span>` : job.shipBy === today ? html` <span class="badge badge-late">Today</span>` : ''}`
 }
@@ -192,7 +149,7 @@ function jobPath(shipmentId: string, rest = ''): string {
 }
 
 /** `3 × GLOBAL-CAN-10x10, 1 × GLOBAL-FAP-16x24`: the copies to make of each product, in the items' order. */
-function itemsSummary(job: PortalJob): string {
+function itemsSummary(job: LabJobView): string {
   const copies = new Map<string, number>()
   for (const item of job.items) copies.set(item.sku, (copies.get(item.sku) ?? 0) + item.copies)
   return [...copies].map(([sku, count]) => `${count} × ${sku}`).join(', ')
@@ -202,7 +159,7 @@ function itemsSummary(job: PortalJob): string {
 
 const CAPACITY_TARGETS: Record<string, FieldTarget> = { jobsToday: { id: 'jobs-today', label: 'Jobs today' } }
 
-function capacityCard(capacity: PortalCapacity, csrfToken: string, refusal: ApiBody | null): Html {
+function capacityCard(capacity: LabCapacityView, csrfToken: string, refusal: ApiBody | null): Html {
   const errors = fieldErrors(refusal, (path) => CAPACITY_TARGETS[path] ?? null)
   const remaining =
     capacity.jobsRemainingToday === null
@@ -307,13 +264,13 @@ interface JobPageState {
   values?: FormValues
 }
 
-function itemStateOf(item: PortalJob['items'][number]): PortalItemState {
+function itemStateOf(item: LabJobView['items'][number]): LabItemState {
   return item.state ?? 'open'
 }
 
 function itemChoices(
-  job: PortalJob,
-  input: { name: string; id: string; legend: string; hint: string; checked: string[]; only: PortalItemState[] },
+  job: LabJobView,
+  input: { name: string; id: string; legend: string; hint: string; checked: string[]; only: LabItemState[] },
 ): Html {
   const items = job.items.filter((item) => input.only.includes(itemStateOf(item)))
   if (items.length === 0) return html`<p class="muted">No items left for this.</p>`
@@ -340,7 +297,7 @@ function addressLines(recipient: Recipient): Html {
   return html`<address>${lines.map((line, index) => html`${index > 0 ? html`<br>` : ''}${line}`)}</address>`
 }
 
-function itemCard(item: PortalJob['items'][number]): Html {
+function itemCard(item: LabJobView['items'][number]): Html {
   const attributes = Object.entries(item.attributes)
   return html`<li class="card item">
 <h3>${item.copies} × ${item.sku} <span class="muted small">${item.itemId}</span> ${item.state ? html`<span class="badge badge-${item.state === 'rejected' ? 'error' : item.state === 'open' ? 'pending' : 'ok'}">${ITEM_STATE_LABELS[item.state]}</span>` : ''}</h3>
@@ -356,7 +313,7 @@ ${file.format === 'pdf' ? html`<p class="image-placeholder">PDF print file</p>` 
 }
 
 /** The merchant's cancel waits a short while for this answer: the card comes first on the page. */
-function cancellationCard(job: PortalJob, csrfToken: string): Html {
+function cancellationCard(job: LabJobView, csrfToken: string): Html {
   const answerButton = (answer: CancellationAnswer, label: string, style: string) =>
     html`<form method="post" action="${jobPath(job.shipmentId, '/cancellation')}">${csrfField(csrfToken)}<input type="hidden" name="answer" value="${answer}"><button type="submit"${style ? html` class="${style}"` : ''}>${label}</button></form>`
   return html`<section class="notice notice-error" aria-labelledby="cancellation-heading">
@@ -370,7 +327,7 @@ ${answerButton('tooLate', 'Too late: already made or on its way', '')}
 }
 
 /** The merchant's branding files (inserts, stickers...), each by the name the order gave it; nothing without any. */
-function brandingLinks(branding: PortalJob['branding']): Html {
+function brandingLinks(branding: LabJobView['branding']): Html {
   const entries = Object.entries(branding ?? {})
   if (entries.length === 0) return html``
   return html`<div><dt>Branding</dt><dd><ul class="plain">${entries.map(
@@ -378,7 +335,7 @@ function brandingLinks(branding: PortalJob['branding']): Html {
   )}</ul></dd></div>`
 }
 
-function renderJob(job: PortalJob, today: string, csrfToken: string, state: JobPageState): Html {
+function renderJob(job: LabJobView, today: string, csrfToken: string, state: JobPageState): Html {
   const errorsOf = (form: JobForm, targets: Record<string, FieldTarget>): FieldErrors =>
     state.form === form && state.refusal ? fieldErrors(state.refusal, targetIn(targets)) : NO_ERRORS
   const summaryOf = (form: JobForm, errors: FieldErrors, title: string) =>
@@ -491,7 +448,7 @@ ${field(
 }
 
 /** What ended a closed job, in words. */
-function closedWords(job: PortalJob): string {
+function closedWords(job: LabJobView): string {
   switch (job.state) {
     case 'shipped':
       return 'This job is shipped: nothing more to report here (carrier scans go through the lab API).'
@@ -509,7 +466,7 @@ function trackingOf(tracking: Parcel['tracking']): Html {
 }
 
 /** The parcels shipped so far, each with its items, carrier and tracking; nothing before the first. */
-function parcelsCard(job: PortalJob): Html {
+function parcelsCard(job: LabJobView): Html {
   const parcels = job.parcels ?? []
   if (parcels.length === 0) return html``
   const skuOf = (itemId: string) => job.items.find((item) => item.itemId === itemId)?.sku ?? itemId
@@ -531,7 +488,7 @@ function parcelsCard(job: PortalJob): Html {
 
 // ---- Reading the forms into reports
 
-function shippedReport(values: FormValues, job: PortalJob): LabReport | ApiBody {
+function shippedReport(values: FormValues, job: LabJobView): LabReport | ApiBody {
   const failures: Failures = {}
   const name = formValue(values, 'carrierName').trim()
   const service = formValue(values, 'carrierService').trim()
@@ -562,14 +519,14 @@ function shippedReport(values: FormValues, job: PortalJob): LabReport | ApiBody 
   }
 }
 
-function checkItemIds(failures: Failures, path: string, itemIds: string[], job: PortalJob): void {
+function checkItemIds(failures: Failures, path: string, itemIds: string[], job: LabJobView): void {
   const inJob = new Set(job.items.map((item) => item.itemId))
   for (const [index, itemId] of itemIds.entries()) {
     if (!inJob.has(itemId)) addFailure(failures, `${path}[${index}]`, { code: 'InvalidValue', providedValue: itemId })
   }
 }
 
-function rejectedReport(values: FormValues, job: PortalJob): LabReport | ApiBody {
+function rejectedReport(values: FormValues, job: LabJobView): LabReport | ApiBody {
   const failures: Failures = {}
   const reason = ITEM_REJECTION_REASONS.find((candidate) => candidate === formValue(values, 'reason'))
   const description = formValue(values, 'description').trim()
@@ -596,7 +553,7 @@ function rejectedReport(values: FormValues, job: PortalJob): LabReport | ApiBody
   }
 }
 
-function printedReport(values: FormValues, job: PortalJob): LabReport | ApiBody {
+function printedReport(values: FormValues, job: LabJobView): LabReport | ApiBody {
   const failures: Failures = {}
   const itemIds = formValues(values, 'itemIds')
   checkItemIds(failures, 'itemIds', itemIds, job)
@@ -605,11 +562,11 @@ function printedReport(values: FormValues, job: PortalJob): LabReport | ApiBody 
 }
 
 /** The History view's table (or why it is empty). */
-function historyTable(jobs: readonly PortalJob[], search: string): Html {
+function historyTable(jobs: readonly LabJobView[], search: string): Html {
   if (jobs.length === 0) {
     return html`<div class="empty card"><p>${search === '' ? 'No job has been shipped, rejected or cancelled yet.' : html`No closed job matches “${search}”.`}</p></div>`
   }
-  const lastParcel = (job: PortalJob) => job.parcels?.at(-1)
+  const lastParcel = (job: LabJobView) => job.parcels?.at(-1)
   return html`<div class="table-wrap"><table class="orders lab-jobs">
 <caption class="visually-hidden">Closed jobs, most recently closed first</caption>
 <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Order</th><th scope="col">Ship to</th><th scope="col">Dispatched</th><th scope="col">Tracking</th><th scope="col">Packing slip</th></tr></thead>
@@ -705,7 +662,7 @@ ${capacityCard(capacity, csrfToken, capacityRefusal)}`,
   })
 
   /** One of the lab's jobs in any state; undefined when it is not the lab's (or no job at all). */
-  async function findJob(labCode: string, shipmentId: string): Promise<PortalJob | undefined> {
+  async function findJob(labCode: string, shipmentId: string): Promise<LabJobView | undefined> {
     try {
       return await labs.getJob(labCode, shipmentId)
     } catch (error) {
@@ -845,7 +802,7 @@ ${pager({
     )
   })
 
-  const formReports: [string, JobForm, (values: FormValues, job: PortalJob) => LabReport | ApiBody, string][] = [
+  const formReports: [string, JobForm, (values: FormValues, job: LabJobView) => LabReport | ApiBody, string][] = [
     ['/printed', 'printed', printedReport, 'items marked printed'],
     ['/shipped', 'shipped', shippedReport, 'parcel recorded as shipped'],
     ['/reject', 'rejected', rejectedReport, 'rejected; the items go to another lab'],

@@ -3,7 +3,8 @@
 // entries). Always the caller's account: another account's entries are never found.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { AuditEntry, AuditService } from '../../services/audit.service.ts'
+import type { AuditEntry } from '../../domain/audit.ts'
+import type { AuditService } from '../../services/audit.service.ts'
 import { nextCursorPageUrl } from '../paging.ts'
 import { outcomeReply } from '../replies.ts'
 import { AuditListResponseSchema, ListAuditQuerySchema } from '../schemas/audit.schema.ts'

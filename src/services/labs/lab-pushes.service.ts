@@ -22,6 +22,7 @@ import {
   labEventType,
   labShipmentsOf,
 } from '../../domain/lab-events.ts'
+import type { LabJobView } from '../../domain/lab-jobs.ts'
 import { CALLBACK_LIST_DEFAULT_TOP, DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
@@ -52,7 +53,7 @@ import { type ServiceLogger, silentLogger } from '../observability.ts'
 import type { LabEventsRecorder, OrderSnapshot } from '../order-events.service.ts'
 import { extraFileUrls, packingSlipPdfUrl, printFileUrls } from '../pipeline/lab-file-links.ts'
 import type { FileLinker } from '../pipeline/ports.ts'
-import { buildLabJobView, LabError, type LabJobView, type LabJobViewContext } from './labs.service.ts'
+import { buildLabJobView, LabError, type LabJobViewContext } from './labs.service.ts'
 
 /**
  * A job still `submitted` (not acknowledged) this long after its submission gets a `notAcknowledged` reminder: four

@@ -8,10 +8,8 @@ import {
   type CommercialInvoiceContent,
   commercialInvoiceKey,
   EXPORT_REASON,
-  type ShipmentDeclaration,
   shipmentDeclaration,
 } from '../../domain/commercial-invoice.ts'
-import type { DeclaredValueSource } from '../../domain/customs.ts'
 import { shipByDate } from '../../domain/delivery-promise.ts'
 import {
   MAX_TRACKING_EVENTS_PER_SHIPMENT,
@@ -27,13 +25,14 @@ import {
   type CancellationRefusal,
   openCancellationRequest,
 } from '../../domain/lab-cancellation.ts'
+import type { LabCapacityView, LabJobView, LabPrintFileView } from '../../domain/lab-jobs.ts'
+import type { LabKeyState, LabKeyView } from '../../domain/lab-keys.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
   LAB_JOB_HISTORY_LIMITS,
   MAX_SIGNING_OVERLAP_SECONDS,
   TRACKING_REPORT_LIMITS,
 } from '../../domain/limits.ts'
-import type { WireMoney } from '../../domain/money.ts'
 import type { Parcel, Recipient, Shipment, TrackingEvent } from '../../domain/order.ts'
 import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
 import {
@@ -42,8 +41,8 @@ import {
   type LabReport,
   labItemState,
 } from '../../domain/pipeline/lab-report.ts'
-import type { LabItemState, PipelineOrder, PrintFile } from '../../domain/pipeline/pipeline-order.ts'
-import { canonicalSpelling, type LabPriority, labPriorityOf, SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
+import type { PipelineOrder, PrintFile } from '../../domain/pipeline/pipeline-order.ts'
+import { canonicalSpelling, labPriorityOf, SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import { appendAuditEvent } from '../../repositories/audit.repository.ts'
 import {
   listLabAvailability,
@@ -84,27 +83,6 @@ export interface LabJobHistoryPage {
 
 export class LabError extends Error {}
 
-/**
- * A lab key's state: `active`; `expiring` (a rotation replaced it, it works until `expiresAt`); `expired` (its
- * overlap is over); `revoked`. Only `active` and `expiring` keys are accepted.
- */
-export type LabKeyState = 'active' | 'expiring' | 'expired' | 'revoked'
-
-/** A lab key as `labs keys list` and the console show it: never the key, only its visible prefix. */
-export interface LabKeyView {
-  /** `lbk_N`: what `labs keys revoke` and the console name it by. */
-  id: string
-  lab: string
-  prefix: string
-  state: LabKeyState
-  created: string
-  /** The key's last lab API call, to the minute; null: none recorded. */
-  lastUsed: string | null
-  /** Until when a rotated key works; null: it does not expire. */
-  expiresAt: string | null
-  revoked: string | null
-}
-
 /** A new lab key (created or the outcome of a rotation): the only time the key itself is shown. */
 export interface IssuedLabKey {
   key: string
@@ -139,78 +117,6 @@ export function labKeyOverlapRefusal(seconds: number): string | undefined {
     return `the overlap must be whole seconds from 0 to ${MAX_SIGNING_OVERLAP_SECONDS} (30 days), got ${seconds}`
   }
   return undefined
-}
-
-/** A shipment as the lab API lists it: what the lab was given at submission and where its files are. */
-export interface LabJobView {
-  shipmentId: string
-  orderId: string
-  state: string
-  shippingMethod: string
-  carrier: { name: string; service: string }
-  recipient: Recipient
-  items: {
-    itemId: string
-    /** Where the item is at the lab; a `rejected` item was given back and is no longer the lab's to make. */
-    state: LabItemState
-    sku: string
-    copies: number
-    attributes: Record<string, string>
-    printFiles: LabPrintFileView[]
-    /** The catalogue product's description (the SKU when the catalogue no longer has it). */
-    description: string
-  }[]
-  packingSlip: { url: string } | null
-  branding: Record<string, { url: string }> | null
-  /** The latest dispatch date that keeps the shipment's promise (domain/delivery-promise.ts, shipByDate). */
-  shipBy?: string
-  priority: LabPriority
-  packingSlipPdf: { url: string } | null
-  /** printroute asks the lab to cancel the shipment (docs/pipeline.md#cancellation); absent unless a request is open. */
-  cancellationRequested?: { at: string }
-  /**
-   * For a shipment that crosses a border: its customs declaration (domain/commercial-invoice.ts) and a link to the
-   * commercial invoice printroute made for it; absent for a domestic shipment.
-   */
-  customs?: LabJobCustoms
-  /** The parcels the lab has reported shipped, in the order reported; empty until the first. */
-  parcels: Parcel[]
-}
-
-/** A cross-border job's customs declaration, as the lab API and pushed jobs carry it (docs/labs.md#customs). */
-export interface LabJobCustoms
-  extends Pick<
-    ShipmentDeclaration,
-    'originCountryCode' | 'destinationCountryCode' | 'incoterm' | 'iossNumber' | 'eoriNumber' | 'recipientTaxId'
-  > {
-  items: {
-    itemId: string
-    description: string
-    copies: number
-    /** The merchant's `recipientCost` as given; null when none was (then the item's price is declared). */
-    declaredValue: WireMoney | null
-    hsCode: string | null
-    originCountryCode: string
-    unitValue: WireMoney
-    totalValue: WireMoney
-    valueSource: DeclaredValueSource
-    weightGrams: number | null
-  }[]
-  totalValue: WireMoney
-  totalWeightGrams: number | null
-  commercialInvoice: { url: string }
-}
-
-/** A print file as a lab sees it; the facts after `format` are absent from print files made before they were kept. */
-export interface LabPrintFileView {
-  printArea: string
-  url: string
-  format: string
-  sha256?: string
-  bytes?: number
-  pixelSize?: { width: number; height: number }
-  dpi?: number
-  colourSpace?: string
 }
 
 /** What a print file made at render time tells a lab about itself; PDFs have no pixels, dpi or colour space. */
@@ -460,23 +366,6 @@ function shipByOf(
   return date ?? undefined
 }
 
-/** A lab's capacity as the lab API answers it (docs/pipeline.md#capacity). */
-export interface LabCapacityView {
-  /** The lab's date ("YYYY-MM-DD"): in its calendar's time zone, UTC without a calendar. */
-  date: string
-  /** The jobs the lab said it can take today (on top of those it had when it said so); null: no report today. */
-  jobsToday: number | null
-  /** The catalogue's daily job limit; null when it sets none. */
-  dailyJobLimit: number | null
-  /** Jobs (shipments) given to the lab today. */
-  jobsGivenToday: number
-  /** How many more it may be given today; null when nothing limits it. */
-  jobsRemainingToday: number | null
-  /** Whether the operator paused the lab: it gets no new work. */
-  paused: boolean
-}
-
-/** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
 export interface LabsService {
   /** A new key for a catalogue lab; the only time the key is shown. */
   createLabKey(labCode: string, actor: AuditActor): Promise<{ key: string; prefix: string; view: LabKeyView }>

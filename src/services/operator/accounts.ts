@@ -1,7 +1,9 @@
 // The operator's actions on accounts: create, list, update settings, top up, suspend and reactivate.
+
+import type { Account } from '../../domain/accounts.ts'
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
-import type { Account, AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
+import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
 import { accountNumberOf, type OperatorContext, refused, translated } from './context.ts'
 import { onlyPrepaidAccountsHaveABalance, topUpAmountMinor } from './operator-rules.ts'
 

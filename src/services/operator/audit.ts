@@ -1,8 +1,9 @@
 // The operator's reading of the audit trail: every account's and the instance's own, filtered as asked.
+
+import type { AuditPage, AuditQuery } from '../../domain/audit.ts'
 import { isAuditAction, isAuditActorKind } from '../../domain/audit.ts'
 import { parseId } from '../../domain/ids.ts'
 import { AUDIT_LIST_MAX_TOP, DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
-import type { AuditPage, AuditQuery } from '../audit.service.ts'
 import { accountNumberOf, type OperatorContext, refused, translated } from './context.ts'
 
 /** What `audit list` asks for: every filter optional, as typed on the command line. */

@@ -1,6 +1,7 @@
 // The operator's actions on catalogue versions: import, list, diff, activate, export.
 import type { CatalogueDiff } from '../../domain/catalogue-diff.ts'
-import type { CatalogueImport, CatalogueVersionView } from '../catalogue-versions.service.ts'
+import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
+import type { CatalogueImport } from '../catalogue-versions.service.ts'
 import { type OperatorContext, refused, translated } from './context.ts'
 
 /** A catalogue version number from the command line: a whole number from 1. */

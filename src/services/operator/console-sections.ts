@@ -2,19 +2,21 @@
 // top-up, suspension), the invoices section (lists, PDFs, statements) and the catalogue section (versions,
 // diff, activation, import). The rules the command line applies too come from operator-rules.ts; refusals come
 // back as the console shows them (a ServiceError, or a catalogue refusal the page lists).
+import type { Account, ApiKeyView } from '../../domain/accounts.ts'
+import type { ConsoleCatalogueRefusal, ConsoleLedgerEntry } from '../../domain/admin-views.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import type { CatalogueDiff } from '../../domain/catalogue-diff.ts'
+import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
 import type { Environment } from '../../domain/environment.ts'
 import { formatId, parseId } from '../../domain/ids.ts'
 import { type InvoiceSummary, parseStatementMonth, statementCsv } from '../../domain/invoices.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
-import { type Account, AccountError, type AccountsService, type ApiKeyView, toApiKeyView } from '../accounts.service.ts'
+import { AccountError, type AccountsService, toApiKeyView } from '../accounts.service.ts'
 import {
   type CatalogueImport,
   CatalogueVersionError,
   type CatalogueVersionsService,
-  type CatalogueVersionView,
 } from '../catalogue-versions.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
@@ -52,17 +54,6 @@ export interface ConsoleAccounts {
   recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
 }
 
-/** A money movement of an account's ledger as the console lists it. */
-export interface ConsoleLedgerEntry {
-  at: string
-  entry: string
-  orderId: string | null
-  chargeId: string | null
-  amount: string
-  currency: string
-  reference: string | null
-}
-
 /** The console's invoices section. */
 export interface ConsoleInvoices {
   /** Documents matching the filter (`month`: YYYY-MM, UTC), newest first, at most `limit`. */
@@ -79,12 +70,6 @@ export interface ConsoleInvoices {
     month: string,
     format: 'csv' | 'pdf',
   ): Promise<{ fileName: string; contentType: 'text/csv' | 'application/pdf'; body: string | Uint8Array } | undefined>
-}
-
-/** A refusal of the catalogue versions service as the console shows it: its first line, and every problem. */
-export interface ConsoleCatalogueRefusal {
-  refused: string
-  problems: readonly string[]
 }
 
 /** The console's catalogue section. */

@@ -1,8 +1,10 @@
 // The operator's actions on an account's API keys: create (scopes, expiry), list, revoke.
+
+import type { ApiKeyView } from '../../domain/accounts.ts'
 import type { Environment } from '../../domain/environment.ts'
 import { isKeyScope, KEY_SCOPES } from '../../domain/key-scopes.ts'
 import { DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
-import { type ApiKeyView, toApiKeyView } from '../accounts.service.ts'
+import { toApiKeyView } from '../accounts.service.ts'
 import { type OperatorContext, translated } from './context.ts'
 import { OperationError } from './operation-error.ts'
 

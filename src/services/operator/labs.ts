@@ -1,6 +1,7 @@
 // The operator's actions on labs: their keys for the lab API and portal, pauses, push endpoints.
+
+import type { LabKeyView } from '../../domain/lab-keys.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
-import type { LabKeyView } from '../labs/labs.service.ts'
 import { type OperatorContext, refused, translated } from './context.ts'
 
 export async function createLabKey(context: OperatorContext, input: { lab: string }): Promise<{ key: string }> {

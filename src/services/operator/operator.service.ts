@@ -3,14 +3,17 @@
 // the console's operators; one file per group. The command line runs them (cli/admin-operations.ts adds
 // `migrate`), in its own process or in the serving process over the admin channel; the console's sections
 // (console-sections.ts) share their rules (operator-rules.ts).
+
+import type { Account, ApiKeyView } from '../../domain/accounts.ts'
+import type { AuditPage } from '../../domain/audit.ts'
 import type { CatalogueDiff } from '../../domain/catalogue-diff.ts'
+import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
 import type { Environment } from '../../domain/environment.ts'
 import type { InvoiceSeller } from '../../domain/invoices.ts'
-import type { Account, AccountSettings, AccountSettingsChange, ApiKeyView } from '../accounts.service.ts'
-import type { AuditPage } from '../audit.service.ts'
-import type { CatalogueImport, CatalogueVersionView } from '../catalogue-versions.service.ts'
+import type { LabKeyView } from '../../domain/lab-keys.ts'
+import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
+import type { CatalogueImport } from '../catalogue-versions.service.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
-import type { LabKeyView } from '../labs/labs.service.ts'
 import type { OperatorView } from '../operators.service.ts'
 import type { AccountCreation, TopUpResult } from './accounts.ts'
 import * as accounts from './accounts.ts'

@@ -1,0 +1,16 @@
+// A stored catalogue version as the console and the command line list it: services/catalogue-versions.service.ts
+// builds it, dashboard/admin/catalogue.pages.ts shows it.
+
+/** A stored catalogue version. */
+export interface CatalogueVersionView {
+  version: number
+  sourceName: string
+  sha256: string
+  bytes: number
+  importedAt: string
+  importedBy: string
+  active: boolean
+  /** When it was made the active version (the last time); null for any but the active one. */
+  activatedAt: string | null
+  activatedBy: string | null
+}
