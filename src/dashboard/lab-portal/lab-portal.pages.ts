@@ -264,15 +264,11 @@ interface JobPageState {
   values?: FormValues
 }
 
-function itemStateOf(item: LabJobView['items'][number]): LabItemState {
-  return item.state ?? 'open'
-}
-
 function itemChoices(
   job: LabJobView,
   input: { name: string; id: string; legend: string; hint: string; checked: string[]; only: LabItemState[] },
 ): Html {
-  const items = job.items.filter((item) => input.only.includes(itemStateOf(item)))
+  const items = job.items.filter((item) => input.only.includes(item.state))
   if (items.length === 0) return html`<p class="muted">No items left for this.</p>`
   return html`<fieldset id="${input.id}" class="stack">
 <legend>${input.legend}</legend>
@@ -566,7 +562,7 @@ function historyTable(jobs: readonly LabJobView[], search: string): Html {
   if (jobs.length === 0) {
     return html`<div class="empty card"><p>${search === '' ? 'No job has been shipped, rejected or cancelled yet.' : html`No closed job matches “${search}”.`}</p></div>`
   }
-  const lastParcel = (job: LabJobView) => job.parcels?.at(-1)
+  const lastParcel = (job: LabJobView) => job.parcels.at(-1)
   return html`<div class="table-wrap"><table class="orders lab-jobs">
 <caption class="visually-hidden">Closed jobs, most recently closed first</caption>
 <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Order</th><th scope="col">Ship to</th><th scope="col">Dispatched</th><th scope="col">Tracking</th><th scope="col">Packing slip</th></tr></thead>
