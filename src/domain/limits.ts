@@ -18,6 +18,10 @@ export const MAX_PAUSE_WINDOW_SECONDS = 30 * 86_400
 export const DEFAULT_SIGNING_OVERLAP_SECONDS = 86_400
 /** The longest overlap accepted: 30 days. */
 export const MAX_SIGNING_OVERLAP_SECONDS = 30 * 86_400
+/** Whether an overlap (seconds) is accepted: whole seconds from 0 to MAX_SIGNING_OVERLAP_SECONDS. */
+export function isSigningOverlap(seconds: number): boolean {
+  return Number.isInteger(seconds) && seconds >= 0 && seconds <= MAX_SIGNING_OVERLAP_SECONDS
+}
 
 /**
  * The lab API's tracking report (POST /labs/v1/jobs/{shipmentId}/tracking, docs/pipeline.md#tracking-reports): how

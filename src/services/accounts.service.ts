@@ -14,6 +14,7 @@ import { formatId, parseId } from '../domain/ids.ts'
 import { KEY_SCOPES, type KeyScope, keyExpiredMessage, scopesBeyond } from '../domain/key-scopes.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
+  isSigningOverlap,
   MAX_PAUSE_WINDOW_SECONDS,
   MAX_SIGNING_OVERLAP_SECONDS,
 } from '../domain/limits.ts'
@@ -661,7 +662,7 @@ function settingsProblems(environment: Environment, change: AccountSettingsChang
   }
   const overlap = change.signingSecretOverlapSeconds
   if (overlap !== undefined) {
-    if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_SIGNING_OVERLAP_SECONDS) {
+    if (!isSigningOverlap(overlap)) {
       problems.signingSecretOverlapSeconds = `the overlap must be whole seconds from 0 to ${MAX_SIGNING_OVERLAP_SECONDS}`
     } else if (change.rotateSigningSecret !== true) {
       problems.signingSecretOverlapSeconds = 'an overlap applies only together with rotateSigningSecret: true'

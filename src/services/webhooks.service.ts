@@ -8,7 +8,7 @@ import { type AuditActor, settingsDifference } from '../domain/audit.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { Failures } from '../domain/failures.ts'
 import { formatId, parseRequestId } from '../domain/ids.ts'
-import { DEFAULT_SIGNING_OVERLAP_SECONDS, MAX_SIGNING_OVERLAP_SECONDS } from '../domain/limits.ts'
+import { DEFAULT_SIGNING_OVERLAP_SECONDS, isSigningOverlap, MAX_SIGNING_OVERLAP_SECONDS } from '../domain/limits.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import {
@@ -145,7 +145,7 @@ function inputFailures(vendor: string, input: WebhookChangeInput): Failures {
   if (input.metadataFilter !== undefined) Object.assign(failures, metadataFilterFailures(input.metadataFilter))
   const overlap = input.signingSecretOverlapSeconds
   if (overlap !== undefined) {
-    if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_SIGNING_OVERLAP_SECONDS) {
+    if (!isSigningOverlap(overlap)) {
       failures.signingSecretOverlapSeconds = [
         {
           code: 'InvalidValue',

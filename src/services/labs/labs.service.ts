@@ -29,6 +29,7 @@ import type { LabCapacityView, LabJobView, LabPrintFileView } from '../../domain
 import type { LabKeyState, LabKeyView } from '../../domain/lab-keys.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
+  isSigningOverlap,
   LAB_JOB_HISTORY_LIMITS,
   MAX_SIGNING_OVERLAP_SECONDS,
   TRACKING_REPORT_LIMITS,
@@ -113,7 +114,7 @@ export function toLabKeyView(row: LabKeyRow, now: Date): LabKeyView {
  * overlap (30 days), the same bounds as a push or callback signing secret's rotation.
  */
 export function labKeyOverlapRefusal(seconds: number): string | undefined {
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_SIGNING_OVERLAP_SECONDS) {
+  if (!isSigningOverlap(seconds)) {
     return `the overlap must be whole seconds from 0 to ${MAX_SIGNING_OVERLAP_SECONDS} (30 days), got ${seconds}`
   }
   return undefined
