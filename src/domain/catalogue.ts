@@ -39,6 +39,7 @@ import {
 } from './catalogue-money.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
 import { nearestMatches } from './edit-distance.ts'
+import { SRGB_COLOUR } from './print-specs.ts'
 import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 import { millimetresToMicrometres } from './spine.ts'
@@ -536,6 +537,7 @@ export class Catalogue {
         key: variantKey(entry.sku, variantEntry.attributes),
         attributes: { ...variantEntry.attributes },
         printAreaSizes,
+        printAreaSpecs: {},
         offers,
         shipsTo: this.#shipsTo(offers, shipsToCache),
         customs: variantEntry.customs ? customsOf(variantEntry.customs) : productCustoms,
@@ -551,6 +553,7 @@ export class Catalogue {
       attributes: Object.fromEntries(Object.entries(attributes).map(([name, values]) => [name, [...values]])),
       printAreas,
       pagePricing,
+      book: null,
       minimumDpi: entry.minimumDpi ?? DEFAULT_MINIMUM_DPI,
       variants,
       customs: productCustoms,
@@ -585,6 +588,7 @@ export class Catalogue {
         perAdditionalPageCost:
           made.perAdditionalPageCost === undefined ? null : money(made.perAdditionalPageCost, lab.currency),
         printFileFormat: made.printFileFormat ?? lab.defaultPrintFileFormat,
+        colour: SRGB_COLOUR,
         spine: made.spine ? spinePaper(made.spine) : null,
         productionDays: productionDaysOf(
           labEntry,

@@ -5,6 +5,7 @@
 //     Money there is integer minor units (`bigint`) plus a currency code, the same shape as domain/money.ts.
 // Wire shapes (`ProductDetails`) follow docs/wire-contract.md#products key by key.
 
+import type { BookSpec, LabColour, PrintAreaSpec } from './print-specs.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /** Print-file formats a lab can ask for; the renderer writes one of these per shipment item. */
@@ -318,6 +319,8 @@ export interface Product {
   readonly attributes: Readonly<Record<string, readonly string[]>>
   readonly printAreas: Readonly<Record<string, PrintArea>>
   readonly pagePricing: PagePricing | null
+  /** Books whose catalogue entry gives the interior's physical specification; null otherwise. */
+  readonly book: BookSpec | null
   /** The catalogue's `minimumDpi`, or DEFAULT_MINIMUM_DPI when it gives none (domain/resolution.ts). */
   readonly minimumDpi: number
   readonly variants: readonly Variant[]
@@ -357,6 +360,11 @@ export interface Variant {
   /** One value for every product attribute (single-valued ones included), canonical spelling, product order. */
   readonly attributes: Readonly<Record<string, string>>
   readonly printAreaSizes: Readonly<Record<string, PixelSize>>
+  /**
+   * Print area name -> its physical specification for this variant (domain/print-specs.ts); only areas the
+   * catalogue specifies are present, so an old catalogue gives {} and its print files stay as they were.
+   */
+  readonly printAreaSpecs: Readonly<Record<string, PrintAreaSpec>>
   /** Labs that make this variant, sorted by lab code. Never empty (the loader refuses orphan variants). */
   readonly offers: readonly LabOffer[]
   /** Countries at least one of those labs ships to, by any method; sorted. */
@@ -372,6 +380,8 @@ export interface LabOffer {
   /** Cost per page beyond `pagePricing.basePages`; null for products not priced by page. */
   readonly perAdditionalPageCost: CatalogueMoney | null
   readonly printFileFormat: PrintFileFormat
+  /** The colour of this lab's print files for this product; SRGB_COLOUR when the catalogue names none. */
+  readonly colour: LabColour
   /** Books with a spine: the lab's paper (see SpinePaper); null for every other product. */
   readonly spine: SpinePaper | null
   /**
