@@ -1,0 +1,61 @@
+// Preflight: what printroute checks in a file before it goes to a lab, with stable codes (docs/errors.md,
+// "Preflight checks"). The inspector adapter measures a file; the pure checks turn the measures and the product's
+// specification into this report; the print-files service stores it, and the pipeline holds an order item whose
+// asset has an `error`.
+
+export const PREFLIGHT_CODES = [
+  'NotAPdf',
+  'Encrypted',
+  'Unreadable',
+  'PageSizeMismatch',
+  'MixedPageSizes',
+  'MissingBleed',
+  'PageCountOutOfRange',
+  'PageCountNotMultiple',
+  'FontNotEmbedded',
+  'LowResolutionImage',
+  'SpotColour',
+  'RgbInCmykJob',
+  'ImageTooSmall',
+  'ImageTooLarge',
+] as const
+export type PreflightCode = (typeof PREFLIGHT_CODES)[number]
+
+export type PreflightSeverity = 'error' | 'warning'
+
+export interface PreflightCheck {
+  readonly code: PreflightCode
+  readonly severity: PreflightSeverity
+  /** 1-based page of a PDF the finding is on; absent for the whole file or an image. */
+  readonly page?: number
+  /** For people: says what was found and what the product needs, in one sentence. */
+  readonly message: string
+  /** What the file has ("148.0 x 210.0 mm", "72 dpi", "DeviceN (PANTONE 185 C)"). */
+  readonly measured: string
+  /** What the product needs ("154.0 x 216.0 mm incl. 3 mm bleed", "at least 150 dpi"). */
+  readonly required: string
+}
+
+export const PREFLIGHT_STATUSES = ['Pending', 'Running', 'Passed', 'PassedWithWarnings', 'Failed'] as const
+export type PreflightStatus = (typeof PREFLIGHT_STATUSES)[number]
+
+/** A safe fix printroute applied to its own copy of the file, said in the report. */
+export interface PreflightFix {
+  /** `SetTrimBox`, `SetBleedBox`, `ConvertedToLabColour`, ... */
+  readonly code: string
+  readonly message: string
+}
+
+export interface PreflightReport {
+  readonly pageCount: number | null
+  readonly checks: readonly PreflightCheck[]
+  readonly fixes: readonly PreflightFix[]
+  /** The catalogue SKUs this file fits (product kind, page size and count); sorted. */
+  readonly validSkus: readonly string[]
+}
+
+/** Failed when any check is an error, PassedWithWarnings when any is a warning, else Passed. */
+export function preflightStatusOf(checks: readonly PreflightCheck[]): 'Passed' | 'PassedWithWarnings' | 'Failed' {
+  if (checks.some((check) => check.severity === 'error')) return 'Failed'
+  return checks.length > 0 ? 'PassedWithWarnings' : 'Passed'
+}
