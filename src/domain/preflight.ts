@@ -59,3 +59,50 @@ export function preflightStatusOf(checks: readonly PreflightCheck[]): 'Passed' |
   if (checks.some((check) => check.severity === 'error')) return 'Failed'
   return checks.length > 0 ? 'PassedWithWarnings' : 'Passed'
 }
+
+/** What the inspector measured in one PDF page (points; boxes as [x0, y0, x1, y1] as the PDF writes them). */
+export interface PdfPageMeasures {
+  readonly page: number
+  readonly mediaBox: readonly [number, number, number, number]
+  readonly trimBox: readonly [number, number, number, number] | null
+  readonly bleedBox: readonly [number, number, number, number] | null
+  readonly images: readonly {
+    widthPx: number
+    heightPx: number
+    drawnWidthPt: number
+    drawnHeightPt: number
+    colourSpace: string
+  }[]
+  readonly fonts: readonly { name: string; embedded: boolean }[]
+  /** Separation / DeviceN colourant names used on the page (spot colours). */
+  readonly spotColours: readonly string[]
+  /** Device colour spaces painted with on the page (`DeviceRGB`, `DeviceCMYK`, `DeviceGray`, `ICCBased(RGB)`...). */
+  readonly colourSpaces: readonly string[]
+}
+
+/** What the inspector measured in one file; the pure checks (domain/preflight-checks.ts) judge it. */
+export type FileInspection =
+  | { readonly kind: 'unreadable'; readonly reason: string }
+  | { readonly kind: 'not-supported'; readonly contentType: string }
+  | {
+      readonly kind: 'pdf'
+      readonly encrypted: boolean
+      readonly pageCount: number
+      readonly pages: readonly PdfPageMeasures[]
+      readonly truncated: boolean
+    }
+  | {
+      readonly kind: 'image'
+      readonly format: string
+      readonly widthPx: number
+      readonly heightPx: number
+      readonly colourSpace: string
+      readonly hasProfile: boolean
+      /** Pixels beyond the inspector's limit: refused before decoding (a decompression bomb). */
+      readonly tooLarge: boolean
+    }
+
+/** Measures a stored file within explicit limits (bytes, pages, time, memory); never throws for a bad file. */
+export interface FileInspector {
+  inspect(path: string, contentType: string): Promise<FileInspection>
+}
