@@ -1,12 +1,12 @@
-// The console's callbacks health page (src/dashboard/admin/callbacks.pages.ts) over the admin views service:
+// The console's callbacks health page (src/web/operator/callbacks.pages.ts) over the admin views service:
 // merchants' endpoints (per account and environment) and labs' push endpoints whose newest attempt failed, with
 // since when, how many deliveries failed, the last error and the last success; an endpoint leaves the list with its
 // next delivered attempt. Real signed posts to a receiver on 127.0.0.1 on a controlled clock, every database.
 
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { registerCallbacksPages } from '../../src/dashboard/admin/callbacks.pages.ts'
 import { parseId } from '../../src/domain/ids.ts'
+import { registerCallbacksPages } from '../../src/web/operator/callbacks.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'

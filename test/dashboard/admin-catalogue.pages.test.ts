@@ -1,4 +1,4 @@
-// The console's catalogue pages (src/dashboard/admin/catalogue.pages.ts) on their own, over a real application's
+// The console's catalogue pages (src/web/operator/catalogue.pages.ts) on their own, over a real application's
 // catalogue versions service (both databases): the versions table, the diff view, activating, and importing a
 // pasted file, refused with every problem listed and kept in the form. The console's shell, sign-in and CSRF are
 // the console plugin's, tested with it.
@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
-import { registerCataloguePages } from '../../src/dashboard/admin/catalogue.pages.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { consoleCatalogueOf } from '../../src/services/operator/console-sections.ts'
+import { registerCataloguePages } from '../../src/web/operator/catalogue.pages.ts'
 import { startAdminPages, TEST_OPERATOR } from '../support/admin-pages.ts'
 import { startTestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'

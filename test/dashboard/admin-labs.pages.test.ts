@@ -1,11 +1,11 @@
-// The console's labs page (src/dashboard/admin/labs.pages.ts) over the admin views service: each lab's jobs in
+// The console's labs page (src/web/operator/labs.pages.ts) over the admin views service: each lab's jobs in
 // flight, overdue jobs against their ship-by date, rejection rate and median time from submission to dispatch over
 // 7 and 30 days, from real Live orders driven through the pipeline on a controlled clock (a Sandbox order beside
 // them counts for nothing); pause and resume through the page; a lab's page with its keys: created and rotated
 // (the key shown once, the overlap chosen), revoked after a confirmation page. On every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { registerLabsPages } from '../../src/dashboard/admin/labs.pages.ts'
+import { registerLabsPages } from '../../src/web/operator/labs.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'

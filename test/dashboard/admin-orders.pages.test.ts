@@ -1,9 +1,9 @@
-// The console's orders pages (src/dashboard/admin/orders.pages.ts) over the admin views service: every account's
+// The console's orders pages (src/web/operator/orders.pages.ts) over the admin views service: every account's
 // orders in both environments, searched and filtered, bad filters answered naming the field, and an order's page
 // that is the merchant's own order page, read-only, with its account. Real orders on every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { registerOrdersPages } from '../../src/dashboard/admin/orders.pages.ts'
+import { registerOrdersPages } from '../../src/web/operator/orders.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'

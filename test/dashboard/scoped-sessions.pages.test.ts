@@ -1,13 +1,13 @@
 // The dashboard for a session whose key has some scopes only: each page offers what the key may do and says
-// politely what it may not (src/dashboard/scopes.ts), the navigation hides what the key cannot use, and a form
+// politely what it may not (src/web/kit/scopes.ts), the navigation hides what the key cannot use, and a form
 // the page did not offer, sent anyway, gets the API's 403 as a normal error notice, never a 500. The uses' scopes
 // are held to the API's route table, so a route whose scope changes fails here.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { DASHBOARD_USES } from '../../src/dashboard/scopes.ts'
 import type { KeyScope } from '../../src/domain/key-scopes.ts'
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
 import { routeScopesOf } from '../../src/http/key-scopes.ts'
+import { DASHBOARD_USES } from '../../src/web/kit/scopes.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'

@@ -1,12 +1,12 @@
-// Developers -> Webhooks (src/dashboard/pages/developers-webhooks.page.ts) and the console's webhook endpoints in
+// Developers -> Webhooks (src/web/merchant/developers-webhooks.page.ts) and the console's webhook endpoints in
 // its callbacks health: the list and create form with the API's refusals on their fields, the secret shown once,
 // an endpoint's page (edit, disable/enable, rotate, test send to a real receiver on 127.0.0.1, delete), an
 // endpoint disabled for failing, and a key without webhooks:manage. Every database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { registerCallbacksPages } from '../../src/dashboard/admin/callbacks.pages.ts'
 import type { KeyScope } from '../../src/domain/key-scopes.ts'
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
+import { registerCallbacksPages } from '../../src/web/operator/callbacks.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'

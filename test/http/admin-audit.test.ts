@@ -1,9 +1,9 @@
-// The console's audit trail page (src/dashboard/admin/audit.pages.ts) on its own, over a real application's trail:
+// The console's audit trail page (src/web/operator/audit.pages.ts) on its own, over a real application's trail:
 // every account's entries and the instance's own, newest first; filters by account, action, kind of actor and
 // date; pages by a cursor; bad filters shown, never a 500.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { registerAuditPages } from '../../src/dashboard/admin/audit.pages.ts'
+import { registerAuditPages } from '../../src/web/operator/audit.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { catalogue, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'

@@ -1,12 +1,12 @@
-// The console's invoices section (src/dashboard/admin/invoices.pages.ts) on its own, signed in as a test
+// The console's invoices section (src/web/operator/invoices.pages.ts) on its own, signed in as a test
 // operator, over a printroute with charged orders: the list across accounts and environments with its filters,
 // each PDF, an account's statement as CSV and PDF, and bad filters answered with the field and reason.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
-import { registerInvoicesPages } from '../../src/dashboard/admin/invoices.pages.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import { consoleInvoicesOf } from '../../src/services/operator/console-sections.ts'
+import { registerInvoicesPages } from '../../src/web/operator/invoices.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { documentText } from '../support/pdf-reading.ts'

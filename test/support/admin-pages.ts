@@ -1,11 +1,11 @@
-// A bare Fastify server for testing one console page module (src/dashboard/admin/<section>.pages.ts) on its
+// A bare Fastify server for testing one console page module (src/web/operator/<section>.pages.ts) on its
 // own: a signed-in operator on every request, no CSRF check (the console's plugin makes it before any page
 // runs), and a shell that renders the page's title, notice and content into a minimal document. The console's
 // own tests (sign-in, sessions, CSRF, the real shell, the browser) go through admin.plugin.ts instead.
 import formBody from '@fastify/formbody'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { ADMIN_PATH, type AdminConsole, type SignedInOperator } from '../../src/dashboard/admin/admin-context.ts'
-import { escapeHtml } from '../../src/dashboard/html.ts'
+import { escapeHtml } from '../../src/web/kit/html.ts'
+import { ADMIN_PATH, type AdminConsole, type SignedInOperator } from '../../src/web/operator/admin-context.ts'
 
 export interface AdminPagesHarness {
   /** The server's origin (`http://127.0.0.1:PORT`); pages are under `${origin}/admin/...`. */

@@ -1,0 +1,424 @@
+// The console's accounts section (docs/admin.md#accounts): every account with a search by id or name, creating one
+// (its two keys shown once), and an account's page: balance, billing, settings, keys (create, revoke), a top-up of a
+// prepaid balance, the latest money movements, and suspension. Every change names the signed-in operator as its
+// actor (the services record it in the audit trail). A refusal of the services (ServiceError) comes back to the
+// page as a notice, never as an error page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Account, ApiKeyView } from '../../domain/accounts.ts'
+import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
+import type { AuditActor } from '../../domain/audit.ts'
+import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
+import { ServiceError } from '../../domain/outcomes.ts'
+import { formatTime } from '../kit/format.ts'
+import { type Html, html } from '../kit/html.ts'
+import { csrfField, type Notice } from '../kit/layout.ts'
+import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+
+/** How many money movements an account's page shows. */
+export const RECENT_LEDGER_ENTRIES = 20
+
+/** Longest search text the accounts list takes (an id or a part of a name). */
+const MAX_SEARCH_LENGTH = 100
+
+/**
+ * What the accounts section uses (services/operator/console-sections.ts makes it from the accounts and payments
+ * services). Refusals the operator can fix (a name, an amount, an unknown key) are thrown as ServiceError with a
+ * message that says why.
+ */
+export interface AdminAccounts {
+  listAccounts(): Promise<Account[]>
+  /** Undefined for an account that does not exist. */
+  getAccount(accountId: string): Promise<Account | undefined>
+  createAccount(
+    input: { name: string; billingCurrency: string; billingMode: 'invoice' | 'prepaid' },
+    actor: AuditActor,
+  ): Promise<{ account: Account; keys: Record<Environment, string> }>
+  listKeys(accountId: string): Promise<ApiKeyView[]>
+  createKey(accountId: string, environment: Environment, actor: AuditActor): Promise<{ key: string; prefix: string }>
+  revokeKey(accountId: string, prefix: string, actor: AuditActor): Promise<void>
+  /** Adds to a prepaid balance and releases the orders it now pays for. */
+  topUp(
+    accountId: string,
+    amount: string,
+    reference: string | null,
+    actor: AuditActor,
+  ): Promise<{ balance: string; currency: string; releasedOrderIds: string[] }>
+  suspend(accountId: string, reason: string | null, actor: AuditActor): Promise<Account>
+  reactivate(accountId: string, actor: AuditActor): Promise<Account>
+  /** The account's latest money movements, newest first, at most `limit`. */
+  recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
+}
+
+const accountsPath = (rest = '') => `${ADMIN_PATH}/accounts${rest}`
+const accountPath = (accountId: string, rest = '') => accountsPath(`/${encodeURIComponent(accountId)}${rest}`)
+
+function operatorOf(request: FastifyRequest): AuditActor {
+  const { operator } = request.signedInOperator
+  return { kind: 'operator', operatorId: operator.id, name: operator.name }
+}
+
+type Form = Record<string, string | string[] | undefined> | undefined
+
+function field(body: Form, name: string): string {
+  const value = body?.[name]
+  return typeof value === 'string' ? value.trim() : ''
+}
+
+function statusBadge(account: Account): Html {
+  return account.suspended
+    ? html`<span class="badge badge-failed">Suspended</span>`
+    : html`<span class="badge badge-ok">Active</span>`
+}
+
+function matches(account: Account, search: string): boolean {
+  if (search === '') return true
+  const wanted = search.toLowerCase()
+  return account.id.toLowerCase() === wanted || account.name.toLowerCase().includes(wanted)
+}
+
+function balanceText(account: Account): string {
+  return account.billingMode === 'prepaid' ? `${account.balance} ${account.billingCurrency}` : '—'
+}
+
+function createAccountForm(csrfToken: string, values: { name: string; currency: string; mode: string }): Html {
+  return html`<section class="card" aria-labelledby="create-account-heading">
+<h2 id="create-account-heading">Create an account</h2>
+<form method="post" action="${accountsPath()}" class="stack">${csrfField(csrfToken)}
+<label for="account-name">Name</label>
+<input id="account-name" name="name" required maxlength="200" value="${values.name}">
+<label for="account-currency">Billing currency</label>
+<input id="account-currency" name="billingCurrency" required maxlength="3" value="${values.currency}" autocapitalize="characters">
+<label for="account-mode">Billing mode</label>
+<select id="account-mode" name="billingMode">
+<option value="invoice"${values.mode !== 'prepaid' ? html` selected` : ''}>Invoice (billed afterwards)</option>
+<option value="prepaid"${values.mode === 'prepaid' ? html` selected` : ''}>Prepaid (from a balance)</option>
+</select>
+<button type="submit">Create the account</button>
+<p class="muted small">The account gets one Sandbox and one Live key, shown once on the next page.</p>
+</form>
+</section>`
+}
+
+function accountsList(accounts: Account[], search: string): Html {
+  if (accounts.length === 0) {
+    return html`<p class="empty card">${search === '' ? 'No accounts yet.' : html`No account matches <strong>${search}</strong>.`}</p>`
+  }
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="accounts-caption"><table class="accounts"><caption id="accounts-caption" class="visually-hidden">Accounts</caption>
+<thead><tr><th scope="col">Account</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Billing</th><th scope="col" class="number">Balance</th><th scope="col">Created</th></tr></thead>
+<tbody>${accounts.map(
+    (account) => html`<tr>
+<th scope="row"><a href="${accountPath(account.id)}">${account.id}</a></th>
+<td>${account.name}</td>
+<td>${statusBadge(account)}</td>
+<td>${account.billingMode} · ${account.billingCurrency}</td>
+<td class="number">${balanceText(account)}</td>
+<td>${formatTime(account.created)}</td>
+</tr>`,
+  )}</tbody></table></div>`
+}
+
+function keysOnce(account: Account, keys: Partial<Record<Environment, string>>): Html {
+  const shown = ENVIRONMENTS.filter((environment) => keys[environment] !== undefined)
+  if (shown.length === 0) return html``
+  return html`<section class="key-once" aria-labelledby="new-keys-heading">
+<h2 id="new-keys-heading">${shown.length === 1 ? 'The new key' : 'The new keys'} of ${account.id}</h2>
+<p><strong>Copy ${shown.length === 1 ? 'it' : 'them'} now, ${shown.length === 1 ? 'it is' : 'they are'} not shown again.</strong> printroute keeps only a hash; the list shows the prefix.</p>
+<dl class="new-keys">${shown.map(
+    (environment) =>
+      html`<div><dt>${environmentName(environment)} key</dt><dd><code class="new-key" data-environment="${environment}">${keys[environment]}</code></dd></div>`,
+  )}</dl>
+</section>`
+}
+
+function factsCard(account: Account): Html {
+  return html`<dl class="facts card">
+<div><dt>Status</dt><dd>${statusBadge(account)}${account.suspended ? html` since ${formatTime(account.suspended)}` : ''}</dd></div>
+<div><dt>Billing</dt><dd>${account.billingMode} in ${account.billingCurrency}</dd></div>
+<div><dt>Balance</dt><dd>${account.billingMode === 'prepaid' ? balanceText(account) : html`<span class="muted">billed by invoice</span>`}</dd></div>
+<div><dt>Pause window</dt><dd>${account.pauseWindowSeconds === 0 ? 'none' : `${account.pauseWindowSeconds} s`}</dd></div>
+<div><dt>Sandbox callback URL</dt><dd>${account.callbackUrls.sandbox ?? html`<span class="muted">none</span>`}</dd></div>
+<div><dt>Live callback URL</dt><dd>${account.callbackUrls.live ?? html`<span class="muted">none</span>`}</dd></div>
+<div><dt>Created</dt><dd>${formatTime(account.created)}</dd></div>
+</dl>`
+}
+
+function suspensionCard(account: Account, csrfToken: string): Html {
+  if (account.suspended) {
+    return html`<section class="card" aria-labelledby="suspension-heading">
+<h2 id="suspension-heading">Suspended</h2>
+<p>Since ${formatTime(account.suspended)}${account.suspendedReason ? html`: ${account.suspendedReason}` : ''}. Its keys answer 403 and its
+users cannot sign in to the dashboard; its orders already in flight go on.</p>
+<form method="post" action="${accountPath(account.id, '/reactivate')}" class="actions">${csrfField(csrfToken)}
+<button type="submit">Reactivate the account</button></form>
+</section>`
+  }
+  return html`<section class="card" aria-labelledby="suspension-heading">
+<h2 id="suspension-heading">Suspend</h2>
+<p>A suspended account's keys answer 403 Forbidden and its dashboard sessions end at once; its orders already in
+flight go on to completion. Reactivating restores everything.</p>
+<form method="post" action="${accountPath(account.id, '/suspend')}" class="stack">${csrfField(csrfToken)}
+<label for="suspend-reason">Reason (optional, kept in the audit trail)</label>
+<input id="suspend-reason" name="reason" maxlength="500">
+<button type="submit" class="button-danger">Suspend the account</button></form>
+</section>`
+}
+
+function keysCard(account: Account, keys: ApiKeyView[], csrfToken: string): Html {
+  const rows = [...keys].reverse()
+  return html`<section class="card" aria-labelledby="keys-heading">
+<h2 id="keys-heading">API keys</h2>
+<form method="post" action="${accountPath(account.id, '/keys')}" class="filters">${csrfField(csrfToken)}
+<div class="field"><label for="key-environment">Environment</label>
+<select id="key-environment" name="environment">${ENVIRONMENTS.map(
+    (environment) => html`<option value="${environment}">${environmentName(environment)}</option>`,
+  )}</select></div>
+<button type="submit">Create a key</button>
+</form>
+${
+  rows.length === 0
+    ? html`<p class="empty">No keys.</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="keys-caption"><table class="keys"><caption id="keys-caption" class="visually-hidden">Keys of ${account.id}, newest first</caption>
+<thead><tr><th scope="col">Key</th><th scope="col">Environment</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows.map(
+        (key) => html`<tr>
+<th scope="row"><code>${key.prefix}…</code></th>
+<td>${environmentName(key.environment)}</td>
+<td>${formatTime(key.created)}</td>
+<td>${key.revoked ? html`<span class="badge badge-cancelled">Revoked</span> ${formatTime(key.revoked)}` : html`<span class="badge badge-ok">Active</span>`}</td>
+<td>${
+          key.revoked
+            ? ''
+            : html`<form method="post" action="${accountPath(account.id, '/keys/revoke')}">${csrfField(csrfToken)}<input type="hidden" name="prefix" value="${key.prefix}"><button type="submit" class="button-quiet button-small" aria-label="Revoke key ${key.prefix}">Revoke</button></form>`
+        }</td>
+</tr>`,
+      )}</tbody></table></div>`
+}
+</section>`
+}
+
+function topUpCard(account: Account, csrfToken: string): Html {
+  if (account.billingMode !== 'prepaid') return html``
+  return html`<section class="card" aria-labelledby="top-up-heading">
+<h2 id="top-up-heading">Top up</h2>
+<p>Adds to the balance (${balanceText(account)}), then pays from it, oldest first, every Live order waiting for a
+payment that the balance now covers.</p>
+<form method="post" action="${accountPath(account.id, '/top-up')}" class="stack">${csrfField(csrfToken)}
+<label for="top-up-amount">Amount in ${account.billingCurrency}</label>
+<input id="top-up-amount" name="amount" required inputmode="decimal" pattern="[0-9]{1,10}([.][0-9]{1,2})?" placeholder="50.00">
+<label for="top-up-reference">Reference (optional, e.g. a bank transfer's)</label>
+<input id="top-up-reference" name="reference" maxlength="200">
+<button type="submit">Top up</button></form>
+</section>`
+}
+
+const LEDGER_WORDS: Record<string, string> = {
+  'top-up': 'Top-up',
+  'card-payment': 'Card payment',
+  'balance-charge': 'Charge (balance)',
+  'balance-refund': 'Refund (balance)',
+  'invoice-charge': 'Charge (invoice)',
+  'invoice-refund': 'Refund (invoice)',
+}
+
+function ledgerCard(entries: ConsoleLedgerEntry[]): Html {
+  return html`<section aria-labelledby="ledger-heading">
+<h2 id="ledger-heading">Recent charges and payments</h2>
+${
+  entries.length === 0
+    ? html`<p class="empty card">No charges or payments yet.</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="ledger-caption"><table class="ledger"><caption id="ledger-caption" class="visually-hidden">The latest ${RECENT_LEDGER_ENTRIES} money movements, newest first</caption>
+<thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Order</th><th scope="col">Charge</th><th scope="col" class="number">Amount</th><th scope="col">Reference</th></tr></thead>
+<tbody>${entries.map(
+        (entry) => html`<tr>
+<td>${formatTime(entry.at)}</td>
+<td>${LEDGER_WORDS[entry.entry] ?? entry.entry}</td>
+<td>${entry.orderId ?? html`<span class="muted">—</span>`}</td>
+<td>${entry.chargeId ? html`<code>${entry.chargeId}</code>` : html`<span class="muted">—</span>`}</td>
+<td class="number">${entry.amount} ${entry.currency}</td>
+<td>${entry.reference ?? ''}</td>
+</tr>`,
+      )}</tbody></table></div>`
+}
+</section>`
+}
+
+/** A refusal the operator can act on (the services' ServiceError) as a notice; anything else is a failure. */
+function refusalNotice(error: unknown): Notice {
+  if (error instanceof ServiceError) return { kind: 'error', text: error.message }
+  throw error
+}
+
+export function registerAccountsPages(pages: FastifyInstance, console: AdminConsole, deps: AdminAccounts): void {
+  const sendList = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    input: {
+      search: string
+      notice?: Notice
+      status?: number
+      values?: { name: string; currency: string; mode: string }
+    },
+  ) => {
+    const all = await deps.listAccounts()
+    const found = all.filter((account) => matches(account, input.search))
+    return console.sendPage(request, reply, {
+      section: 'accounts',
+      title: 'Accounts',
+      status: input.status ?? 200,
+      notice: input.notice ?? null,
+      content: html`<div class="page-head"><h1>Accounts</h1></div>
+<form method="get" action="${accountsPath()}" class="filters" role="search">
+<div class="field field-wide"><label for="account-search">Search by account ID or name</label>
+<input id="account-search" name="q" type="search" maxlength="${MAX_SEARCH_LENGTH}" value="${input.search}"></div>
+<button type="submit">Search</button>${input.search !== '' ? html` <a href="${accountsPath()}">Show all</a>` : ''}
+</form>
+<p class="result-count muted">${found.length} of ${all.length} account${all.length === 1 ? '' : 's'}</p>
+${accountsList(found, input.search)}
+${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: '', currency: 'GBP', mode: 'invoice' })}`,
+    })
+  }
+
+  pages.get<{ Querystring: { q?: string } }>('/accounts', async (request, reply) => {
+    const search = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, MAX_SEARCH_LENGTH) : ''
+    return sendList(request, reply, { search })
+  })
+
+  pages.post<{ Body: Form }>('/accounts', async (request, reply) => {
+    const values = {
+      name: field(request.body, 'name'),
+      currency: field(request.body, 'billingCurrency').toUpperCase(),
+      mode: field(request.body, 'billingMode'),
+    }
+    if (values.mode !== 'invoice' && values.mode !== 'prepaid') {
+      return sendList(request, reply, {
+        search: '',
+        status: 400,
+        values,
+        notice: { kind: 'error', text: 'Billing mode: choose invoice or prepaid.' },
+      })
+    }
+    try {
+      const created = await deps.createAccount(
+        { name: values.name, billingCurrency: values.currency, billingMode: values.mode },
+        operatorOf(request),
+      )
+      return sendAccount(request, reply, created.account.id, {
+        keys: created.keys,
+        notice: { kind: 'success', text: `Created ${created.account.id} (${created.account.name}).` },
+      })
+    } catch (error) {
+      return sendList(request, reply, { search: '', status: 400, values, notice: refusalNotice(error) })
+    }
+  })
+
+  async function sendAccount(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    accountId: string,
+    input: { keys?: Partial<Record<Environment, string>>; notice?: Notice } = {},
+  ) {
+    const account = await deps.getAccount(accountId)
+    if (!account) {
+      return console.sendPage(request, reply, {
+        section: 'accounts',
+        title: 'Not found',
+        status: 404,
+        content: html`<h1>Not found</h1><p>There is no account <code>${accountId}</code>.</p>
+<p><a href="${accountsPath()}">All accounts</a></p>`,
+      })
+    }
+    const [keys, ledger] = await Promise.all([
+      deps.listKeys(account.id),
+      deps.recentLedger(account.id, RECENT_LEDGER_ENTRIES),
+    ])
+    const { csrfToken } = request.signedInOperator
+    return console.sendPage(request, reply, {
+      section: 'accounts',
+      title: `${account.id} ${account.name}`,
+      notice: input.notice ?? null,
+      content: html`<p class="breadcrumb"><a href="${accountsPath()}">Accounts</a></p>
+<div class="page-head"><h1>${account.name} <span class="muted">${account.id}</span></h1>${statusBadge(account)}</div>
+${keysOnce(account, input.keys ?? {})}
+${factsCard(account)}
+${keysCard(account, keys, csrfToken)}
+<div class="two-columns">
+${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
+</div>
+${ledgerCard(ledger)}`,
+    })
+  }
+
+  pages.get<{ Params: { accountId: string } }>('/accounts/:accountId', (request, reply) =>
+    sendAccount(request, reply, request.params.accountId),
+  )
+
+  /** Runs an action of an account's page and goes back to it with a notice of how it went. */
+  const action = async (reply: FastifyReply, accountId: string, work: () => Promise<string>): Promise<FastifyReply> => {
+    let notice: Notice
+    try {
+      notice = { kind: 'success', text: await work() }
+    } catch (error) {
+      notice = refusalNotice(error)
+    }
+    return console.redirect(reply, accountPath(accountId), notice)
+  }
+
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/keys', async (request, reply) => {
+    const { accountId } = request.params
+    const environment = ENVIRONMENTS.find((candidate) => candidate === field(request.body, 'environment'))
+    if (!environment) {
+      return console.redirect(reply, accountPath(accountId), {
+        kind: 'error',
+        text: 'Environment: choose Sandbox or Live.',
+      })
+    }
+    try {
+      const issued = await deps.createKey(accountId, environment, operatorOf(request))
+      return sendAccount(request, reply, accountId, {
+        keys: { [environment]: issued.key },
+        notice: { kind: 'success', text: `Created the ${environmentName(environment)} key ${issued.prefix}.` },
+      })
+    } catch (error) {
+      return console.redirect(reply, accountPath(accountId), refusalNotice(error))
+    }
+  })
+
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/keys/revoke', (request, reply) => {
+    const { accountId } = request.params
+    const prefix = field(request.body, 'prefix')
+    return action(reply, accountId, async () => {
+      await deps.revokeKey(accountId, prefix, operatorOf(request))
+      return `Revoked the key ${prefix}.`
+    })
+  })
+
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/top-up', (request, reply) => {
+    const { accountId } = request.params
+    const reference = field(request.body, 'reference')
+    return action(reply, accountId, async () => {
+      const result = await deps.topUp(accountId, field(request.body, 'amount'), reference || null, operatorOf(request))
+      const released = result.releasedOrderIds.length
+      return (
+        `Topped up: the balance is ${result.balance} ${result.currency}.` +
+        (released > 0 ? ` Paid and released ${released} order${released === 1 ? '' : 's'}.` : '')
+      )
+    })
+  })
+
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/suspend', (request, reply) => {
+    const { accountId } = request.params
+    const reason = field(request.body, 'reason')
+    return action(reply, accountId, async () => {
+      await deps.suspend(accountId, reason || null, operatorOf(request))
+      return `Suspended ${accountId}: its keys answer 403 and its dashboard sessions have ended.`
+    })
+  })
+
+  pages.post<{ Params: { accountId: string } }>('/accounts/:accountId/reactivate', (request, reply) => {
+    const { accountId } = request.params
+    return action(reply, accountId, async () => {
+      await deps.reactivate(accountId, operatorOf(request))
+      return `Reactivated ${accountId}: its keys work again.`
+    })
+  })
+}

@@ -1,0 +1,219 @@
+// The console's orders: every account's orders in both environments, newest first, searched by order ID, account ID
+// or merchant reference and filtered by environment and status; an order's page is the merchant's order page
+// (components/order-view.ts), read-only, with the account it belongs to.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  ADMIN_ORDER_STATUSES,
+  type AdminOrderQuery,
+  type AdminOrderRow,
+  type AdminOrderStatus,
+} from '../../domain/admin-views.ts'
+import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
+import { parseId } from '../../domain/ids.ts'
+import { callbacksTable } from '../kit/callbacks-table.ts'
+import { formatTime, stateBadge } from '../kit/format.ts'
+import { type Html, html } from '../kit/html.ts'
+import { pager } from '../kit/layout.ts'
+import { type OrderView, orderSections, orderSummary } from '../kit/order-view.ts'
+import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+
+/** Orders per page of the console's list. */
+export const ADMIN_ORDERS_PAGE_SIZE = 50
+/** The longest search text taken (an order ID, an account ID or part of a merchant reference). */
+export const ADMIN_ORDER_SEARCH_MAX_LENGTH = 200
+/** The deepest offset the list pages to: past it, search or filter instead. */
+export const ADMIN_ORDERS_MAX_SKIP = 100_000
+
+const STATUS_LABELS: Record<AdminOrderStatus, string> = {
+  InProgress: 'In progress',
+  Complete: 'Complete',
+  Cancelled: 'Cancelled',
+  AwaitingPayment: 'Awaiting payment',
+  OnHold: 'On hold (pause window)',
+}
+
+export interface AdminOrderDetail {
+  account: { id: string; name: string }
+  environment: Environment
+  /** ISO instant while the order waits in its account's pause window (the merchant cannot read it yet). */
+  onHoldUntil: string | null
+  view: OrderView
+}
+
+/** What the orders pages need, filled by app.ts from the services (services/admin-views.service.ts). */
+export interface AdminOrders {
+  listOrders(query: AdminOrderQuery): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }>
+  /** The order of any account with everything its page shows; null when there is no such order. */
+  readOrder(orderId: string): Promise<AdminOrderDetail | null>
+}
+
+interface ListQuery {
+  q?: string
+  environment?: string
+  status?: string
+  skip?: string
+}
+
+/** The list's query read from the URL, or each field that is wrong and why. */
+function parseListQuery(query: ListQuery): { value: AdminOrderQuery } | { problems: string[] } {
+  const problems: string[] = []
+  const search = (query.q ?? '').trim()
+  if (search.length > ADMIN_ORDER_SEARCH_MAX_LENGTH)
+    problems.push(`q: longer than ${ADMIN_ORDER_SEARCH_MAX_LENGTH} characters`)
+  const environment = query.environment ?? ''
+  if (environment !== '' && !(ENVIRONMENTS as readonly string[]).includes(environment))
+    problems.push(`environment: must be one of ${ENVIRONMENTS.join(', ')}`)
+  const status = query.status ?? ''
+  if (status !== '' && !(ADMIN_ORDER_STATUSES as readonly string[]).includes(status))
+    problems.push(`status: must be one of ${ADMIN_ORDER_STATUSES.join(', ')}`)
+  const skipText = query.skip ?? '0'
+  const skip = /^\d{1,9}$/.test(skipText) ? Number(skipText) : Number.NaN
+  if (!(skip >= 0 && skip <= ADMIN_ORDERS_MAX_SKIP))
+    problems.push(`skip: must be a whole number from 0 to ${ADMIN_ORDERS_MAX_SKIP}`)
+  if (problems.length > 0) return { problems }
+  return {
+    value: {
+      search: search === '' ? null : search,
+      environment: environment === '' ? null : (environment as Environment),
+      status: status === '' ? null : (status as AdminOrderStatus),
+      skip,
+      top: ADMIN_ORDERS_PAGE_SIZE,
+    },
+  }
+}
+
+function listUrl(query: AdminOrderQuery, skip: number): string {
+  const params = new URLSearchParams()
+  if (query.search) params.set('q', query.search)
+  if (query.environment) params.set('environment', query.environment)
+  if (query.status) params.set('status', query.status)
+  if (skip > 0) params.set('skip', String(skip))
+  const search = params.toString()
+  return `${ADMIN_PATH}/orders${search ? `?${search}` : ''}`
+}
+
+export function adminOrderPath(orderId: string): string {
+  return `${ADMIN_PATH}/orders/${orderId}`
+}
+
+export function adminAccountPath(accountId: string): string {
+  return `${ADMIN_PATH}/accounts/${accountId}`
+}
+
+function environmentBadge(environment: Environment): Html {
+  return html`<span class="badge">${environmentName(environment)}</span>`
+}
+
+function filtersForm(query: ListQuery): Html {
+  const environment = query.environment ?? ''
+  const status = query.status ?? ''
+  return html`<form class="filters" method="get" action="${ADMIN_PATH}/orders" role="search" aria-label="Search orders">
+<div class="field field-wide"><label for="orders-q">Search</label>
+<input id="orders-q" name="q" type="search" value="${query.q ?? ''}" maxlength="${String(ADMIN_ORDER_SEARCH_MAX_LENGTH)}" placeholder="Order ID, account ID or merchant reference"></div>
+<div class="field"><label for="orders-environment">Environment</label>
+<select id="orders-environment" name="environment"><option value="">Both</option>${ENVIRONMENTS.map(
+    (name) =>
+      html`<option value="${name}"${name === environment ? html` selected` : ''}>${environmentName(name)}</option>`,
+  )}</select></div>
+<div class="field"><label for="orders-status">Status</label>
+<select id="orders-status" name="status"><option value="">Any status</option>${ADMIN_ORDER_STATUSES.map(
+    (name) => html`<option value="${name}"${name === status ? html` selected` : ''}>${STATUS_LABELS[name]}</option>`,
+  )}</select></div>
+<div class="field field-buttons"><button type="submit">Search</button> <a href="${ADMIN_PATH}/orders">Clear</a></div>
+</form>`
+}
+
+function ordersTable(orders: AdminOrderRow[]): Html {
+  if (orders.length === 0) return html`<div class="empty card"><p>No orders match.</p></div>`
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Orders of every account, newest first"><table class="table admin-orders">
+<caption class="visually-hidden">Orders of every account, newest first</caption>
+<thead><tr><th scope="col">Order</th><th scope="col">Account</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">Merchant reference</th><th scope="col">Created</th></tr></thead>
+<tbody>${orders.map(
+    (order) => html`<tr><th scope="row"><a href="${adminOrderPath(order.orderId)}">${order.orderId}</a></th>
+<td><a href="${adminAccountPath(order.accountId)}">${order.accountId}</a> <span class="muted">${order.accountName}</span></td>
+<td>${environmentBadge(order.environment)}</td>
+<td>${stateBadge(order.stage)}${order.awaitingPayment ? html` <span class="badge badge-pending">Awaiting payment</span>` : ''}${order.onHoldUntil ? html` <span class="badge badge-pending">On hold</span>` : ''}</td>
+<td>${order.merchantReference ?? html`<span class="muted">—</span>`}</td>
+<td>${formatTime(order.created)}</td></tr>`,
+  )}</tbody></table></div>`
+}
+
+function orderNotFound(console: AdminConsole, request: FastifyRequest, reply: FastifyReply, orderId: string) {
+  return console.sendPage(request, reply, {
+    section: 'orders',
+    title: 'Order not found',
+    status: 404,
+    content: html`<h1>Order ${orderId}</h1><p>${parseId('ord', orderId) === undefined ? `"${orderId}" is not an order ID (ord_ and a number).` : `No account has an order ${orderId}.`}</p>
+<p><a href="${ADMIN_PATH}/orders">Back to the orders</a></p>`,
+  })
+}
+
+/**
+ * The order's view with its invoices linked to the console's own PDF route: the merchant's links are on each
+ * environment's public address, which the console's port may not reach.
+ */
+function consoleView(view: OrderView): OrderView {
+  return {
+    ...view,
+    invoices: view.invoices.map((invoice) => ({
+      ...invoice,
+      pdfUrl: `${ADMIN_PATH}/invoices/${encodeURIComponent(invoice.number)}.pdf`,
+    })),
+  }
+}
+
+export function registerOrdersPages(pages: FastifyInstance, console: AdminConsole, deps: AdminOrders): void {
+  pages.get<{ Querystring: ListQuery }>('/orders', async (request, reply) => {
+    const query = request.query ?? {}
+    const parsed = parseListQuery(query)
+    if ('problems' in parsed) {
+      return console.sendPage(request, reply, {
+        section: 'orders',
+        title: 'Orders',
+        status: 400,
+        notice: { kind: 'error', text: `The search is not valid: ${parsed.problems.join('; ')}.` },
+        content: html`<div class="page-head"><h1>Orders</h1></div>${filtersForm(query)}`,
+      })
+    }
+    const { orders, hasMore } = await deps.listOrders(parsed.value)
+    return console.sendPage(request, reply, {
+      section: 'orders',
+      title: 'Orders',
+      content: html`<div class="page-head"><h1>Orders</h1></div>
+<p class="muted">Every account's orders in Live and Sandbox, newest first, including those still in their account's pause window.</p>
+${filtersForm(query)}
+${ordersTable(orders)}
+${pager({
+  noun: 'orders',
+  skip: parsed.value.skip,
+  shown: orders.length,
+  pageSize: ADMIN_ORDERS_PAGE_SIZE,
+  hasMore,
+  urlOf: (skip) => listUrl(parsed.value, skip),
+  labels: ['Newer', 'Older'],
+})}`,
+    })
+  })
+
+  pages.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
+    const { orderId } = request.params
+    if (parseId('ord', orderId) === undefined) return orderNotFound(console, request, reply, orderId)
+    const detail = await deps.readOrder(orderId)
+    if (!detail) return orderNotFound(console, request, reply, orderId)
+    const { order } = detail.view
+    return console.sendPage(request, reply, {
+      section: 'orders',
+      title: `Order ${order.id}`,
+      content: html`<p class="breadcrumb"><a href="${ADMIN_PATH}/orders">Orders</a> /</p>
+<div class="page-head"><h1>Order ${order.id}</h1>${stateBadge(order.status.stage)} ${environmentBadge(detail.environment)}</div>
+<dl class="facts account-facts">
+<div><dt>Account</dt><dd><a href="${adminAccountPath(detail.account.id)}">${detail.account.id}</a> ${detail.account.name}</dd></div>
+<div><dt>Environment</dt><dd>${environmentName(detail.environment)}</dd></div>
+${detail.onHoldUntil ? html`<div><dt>On hold until</dt><dd>${formatTime(detail.onHoldUntil)} <span class="muted">(the account's pause window: the merchant cannot read it yet)</span></dd></div>` : ''}
+</dl>
+<p class="muted small">Read-only: the order as its merchant sees it. Changes to an order are the merchant's, through the API or the dashboard.</p>
+${orderSummary(order)}
+${orderSections(consoleView(detail.view), { callbacks: callbacksTable(detail.view.callbacks, '', '', false, false), readOnly: true })}`,
+    })
+  })
+}
