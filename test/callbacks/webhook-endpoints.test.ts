@@ -1,17 +1,17 @@
 // Webhook endpoints (docs/callbacks.md#webhook-endpoints): the API (create, read, change, rotate, delete, every bad
-// input), the test send, and the fan-out with real workers, simulated labs and real receivers on 127.0.0.1: each
-// endpoint gets exactly the events its filters accept, signed with its own secret, beside the callback URL, which
-// gets everything as before.
+// input), the test send, and the fan-out with simulated labs and real receivers on 127.0.0.1 (the orders' steps, the
+// labs' steps and the deliveries' attempts run by the step helper as their jobs would, no live queue): each endpoint
+// gets exactly the events its filters accept, signed with its own secret, beside the callback URL, which gets
+// everything as before.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { parseId } from '../../src/domain/ids.ts'
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { startImageServer } from '../support/image-server.ts'
-import { PHONE_CASE } from '../support/pipeline-driver.ts'
+import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 const databaseKinds = tier('sql')
 
@@ -349,14 +349,8 @@ for (const kind of databaseKinds) {
     const flaky = await startCallbackReceiver({ respond: (_callback, index) => (index === 0 ? 500 : 200) })
     const silent = await startCallbackReceiver()
     const images = await startImageServer()
-    const t = await startTestApp({
-      kind,
-      eventVendor: 'acme',
-      workers: true,
-      realClock: true,
-      pipeline: { simulatedLabStepSeconds: 0.05 },
-      callbackRetryScheduleSeconds: [0, 0.3, 0.3, 0.3],
-    })
+    const t = await startTestApp({ kind, eventVendor: 'acme', realClock: true })
+    const drive = pipelineDriver(t)
     try {
       const post = async (url: string, payload: Record<string, unknown>) => {
         const response = await t.sandbox({ method: 'POST', url, payload, headers: JSON_HEADERS })
@@ -400,20 +394,19 @@ for (const kind of databaseKinds) {
         `${T}.status.delivery#Delivered`,
       ]
       const shipments = lifeOf.filter((type) => type.startsWith(`${T}.shipments.`))
-      await waitFor(
-        'every event at the callback URL',
-        () => (callbackUrl.received.length >= 14 ? true : undefined),
-        60_000,
-      )
-      await waitFor(
-        'every delivery to finish',
-        async () => {
-          const list = json(await t.sandbox({ method: 'GET', url: '/v4.0/callbacks?top=100' })).callbacks
-          return list.length > 0 && list.every((one: any) => one.status !== 'pending') ? true : undefined
-        },
-        30_000,
-        250,
-      )
+      // Each order's life to its parcel's delivery, then every delivery's attempts: a first round, and the retry of
+      // the one that failed.
+      for (const orderId of [eu, us]) {
+        await drive.allocate(orderId)
+        await drive.render(orderId)
+        await drive.submit(orderId)
+        await drive.simulateLabs(orderId)
+      }
+      await drive.deliverCallbacks()
+      await drive.deliverCallbacks()
+      assert.equal(callbackUrl.received.length, 14, 'every event at the callback URL')
+      const list = json(await t.sandbox({ method: 'GET', url: '/v4.0/callbacks?top=100' })).callbacks
+      assert.ok(list.length > 0 && list.every((one: any) => one.status !== 'pending'), 'every delivery finished')
       const story = (received: ReceivedCallback[]) =>
         received.map((one) => `${one.event.subject} ${one.event.type}`).sort()
       const expect = (orders: string[], types: string[]) =>
@@ -465,7 +458,8 @@ for (const kind of databaseKinds) {
       assert.equal(redelivered.webhookId, d.webhook.id)
       assert.equal(redelivered.redeliveryOf, ofD.id)
       assert.equal(redelivered.url, flaky.url('/d'))
-      await waitFor('the redelivery', () => (flaky.received.length >= 3 ? true : undefined))
+      await drive.deliverCallbacks()
+      assert.ok(flaky.received.length >= 3, 'the redelivery')
       const again = flaky.received[2] as ReceivedCallback
       assert.equal(again.event.id, ofD.eventId)
       assert.ok(verifies(d.signingSecret, again))

@@ -1,6 +1,7 @@
 // The delivery events after Complete, as `printroute orders watch --until Delivered` and `printroute listen` show
 // them: a Live order shipped and tracked by its lab through the lab API, watched and listened to by real processes
-// against the test application on 127.0.0.1.
+// against the test application on 127.0.0.1. The step helper takes the order to its lab (each step as its job would
+// run it, no live queue).
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,10 +12,9 @@ import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type CliSession, killStartedPrintroutes, startCliSession, startPrintroute } from '../support/cli.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { PHONE_CASE } from '../support/pipeline-driver.ts'
+import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 tier('sql')
 
@@ -27,7 +27,7 @@ describe('delivery events in orders watch and listen', () => {
   let stateHome: string
 
   before(async () => {
-    t = await startTestApp({ workers: true, realClock: true })
+    t = await startTestApp({ realClock: true })
     urls = await listenOnLoopback(t)
     images = await startImageServer()
     receiver = await startCallbackReceiver()
@@ -72,15 +72,19 @@ describe('delivery events in orders watch and listen', () => {
     )
     assert.equal(created.statusCode, 200, created.body)
     const orderId: string = json(created).order.id
-    const shipment = await waitFor('allocation', async () => {
-      const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` }, account.liveKey)).order
-      return order.shipments[0]
-    })
+    const drive = pipelineDriver(t)
+    await drive.allocate(orderId)
+    await drive.render(orderId)
+    await drive.submit(orderId)
+    const shipment = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` }, account.liveKey)).order
+      .shipments[0]
+    assert.ok(shipment, 'allocated')
     const labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
-    await waitFor("the shipment in its lab's job list", async () => {
-      const listed = await t.app.live.inject({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': labKey } })
-      return json(listed).jobs.some((job: { shipmentId: string }) => job.shipmentId === shipment.id) || undefined
-    })
+    const listed = await t.app.live.inject({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': labKey } })
+    assert.ok(
+      json(listed).jobs.some((job: { shipmentId: string }) => job.shipmentId === shipment.id),
+      "the shipment in its lab's job list",
+    )
     const job = `/labs/v1/jobs/${shipment.id}`
     await lab(labKey, `${job}/acknowledge`)
     await lab(labKey, `${job}/in-production`)

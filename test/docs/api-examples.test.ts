@@ -11,9 +11,9 @@ import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
+import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 tier('http')
 
@@ -106,12 +106,11 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   let atLab: { shipment: string; labKey: string; orderId: string } | undefined
 
   before(async () => {
-    // Workers run, so that a Live order reaches its lab (the lab API examples); the simulated Sandbox labs stay
-    // at their first step, so Sandbox orders wait with their lab and their state stays as the examples expect.
+    // No workers: the step helper takes an order to its lab where an example needs one there (the lab API
+    // examples, the advance examples), and nothing moves an order by itself, so each state stays as the examples
+    // expect.
     t = await startTestApp({
-      workers: true,
       realClock: true,
-      pipeline: { downloadRetryBaseSeconds: 0.01, simulatedLabStepSeconds: 3600 },
       // The cancellation example's cancel answers FailedToCancel after a second; the lab's answer then cancels.
       labCancelWaitSeconds: 1,
     })
@@ -166,11 +165,18 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   /** A Sandbox order of the scenario manual whose shipment waits with its lab (for the advance examples). */
   async function manualOrderWithItsLab(): Promise<string> {
     const orderId = await newSandboxOrder({ metadata: { sandboxScenario: 'manual' } })
-    await waitFor('the shipment with its lab', async () => {
-      const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
-      return facts.cannotAdvance === null ? true : undefined
-    })
+    await toItsLab(orderId)
+    const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
+    assert.equal(facts.cannotAdvance, null, 'the shipment with its lab')
     return orderId
+  }
+
+  /** Takes the order to its lab by its steps, as their jobs would run them. */
+  async function toItsLab(orderId: string) {
+    const drive = pipelineDriver(t)
+    await drive.allocate(orderId)
+    await drive.render(orderId)
+    await drive.submit(orderId)
   }
 
   /** A Live order's shipment waiting at its lab, and a lab key of that lab. */
@@ -183,26 +189,29 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     })
     assert.equal(created.statusCode, 200, created.body)
     const orderId = json(created).order.id
-    const shipment = await waitFor('the Live order to be allocated', async () => {
-      const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-      return order.shipments[0]
-    })
+    await toItsLab(orderId)
+    const shipment = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order.shipments[0]
+    assert.ok(shipment, 'the Live order allocated')
     const { key } = await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)
     // The shipment is the lab's once its print files are made and it is submitted: then the lab lists it.
-    await waitFor("the shipment in its lab's job list", async () => {
-      const listed = await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': key } })
-      return json(listed).jobs.some((job: { shipmentId: string }) => job.shipmentId === shipment.id) || undefined
-    })
+    const listed = await t.live({ method: 'GET', url: '/labs/v1/jobs', headers: { 'x-api-key': key } })
+    assert.ok(
+      json(listed).jobs.some((job: { shipmentId: string }) => job.shipmentId === shipment.id),
+      "the shipment in its lab's job list",
+    )
     return { shipment: shipment.id, labKey: key, orderId }
   }
 
   /** A delivery of the test account's Sandbox callbacks: an order's first event sent to a local receiver. */
   async function aCallbackDelivery(): Promise<string> {
     const orderId = await newSandboxOrder({ callbackUrl: receiver.url('/hook') })
-    return await waitFor("the order's first callback", async () => {
-      const listed = await t.sandbox({ method: 'GET', url: `/v4.0/callbacks?orderId=${orderId}` })
-      return json(listed).callbacks[0]?.id as string | undefined
-    })
+    // Its downloads make its first event; the delivery's first attempt sends it.
+    await pipelineDriver(t).download(orderId)
+    await pipelineDriver(t).deliverCallbacks()
+    const listed = await t.sandbox({ method: 'GET', url: `/v4.0/callbacks?orderId=${orderId}` })
+    const id = json(listed).callbacks[0]?.id as string | undefined
+    assert.ok(id, "the order's first callback")
+    return id
   }
 
   /** A webhook endpoint of the test account's Sandbox that was disabled and is enabled again (redeliver-missed). */
@@ -243,10 +252,10 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       for (const { code } of catalogue.labs)
         await t.app.services.labPushes.configure(code, { pushUrl: receiver.url('/lab') }, TEST_ACTOR)
       const pushed = await shipmentAtItsLab()
-      values.PUSH = await waitFor("the lab's first push", async () => {
-        const listed = await t.live({ method: 'GET', url: '/labs/v1/pushes', headers: { 'x-api-key': pushed.labKey } })
-        return json(listed).pushes[0]?.id as string | undefined
-      })
+      await pipelineDriver(t).deliverCallbacks()
+      const listed = await t.live({ method: 'GET', url: '/labs/v1/pushes', headers: { 'x-api-key': pushed.labKey } })
+      values.PUSH = json(listed).pushes[0]?.id as string
+      assert.ok(values.PUSH, "the lab's first push")
       values.LAB_KEY = pushed.labKey
       return values
     }

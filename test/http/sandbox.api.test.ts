@@ -1,7 +1,8 @@
 // The Sandbox's API around scenarios (docs/sandbox.md): choosing a scenario at create (header, metadata, the
 // account's default) and its validation, Live ignoring scenarios with a Warning, the default in the account
 // settings, and advance: each target (the carrier's scans to Delivered too), idempotency, the refusals, and 404 on
-// Live.
+// Live. The orders are taken to their (simulated) labs by the step helper, each step as its job would run it, no
+// live queue: the simulated labs' own timers stay queued, never run.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
@@ -11,11 +12,20 @@ import { type ImageServer, quadrantPhoto, startImageServer } from '../support/im
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 const databaseKinds = tier('sql')
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
+
+/** Takes the order to its simulated lab, by its steps as their jobs would run them; the lab then waits. */
+async function toItsLab(t: TestApp, orderId: string) {
+  const drive = pipelineDriver(t)
+  await drive.allocate(orderId)
+  await drive.render(orderId)
+  await drive.submit(orderId)
+  const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${orderId}` })).sandboxOrder
+  assert.equal(facts.cannotAdvance, null, 'the shipment with its lab')
+}
 
 for (const kind of databaseKinds) {
   describe(`Sandbox scenarios and advance through the API (${kind})`, () => {
@@ -65,16 +75,13 @@ for (const kind of databaseKinds) {
     /** A manual order whose shipment is with its (waiting) lab. */
     async function manualOrderWithItsLab(): Promise<string> {
       const id = await created(order(), { 'x-sandbox-scenario': 'manual' })
-      await waitFor('the shipment with its lab', async () => {
-        const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
-        return facts.cannotAdvance === null ? true : undefined
-      })
+      await toItsLab(t, id)
       return id
     }
 
     before(async () => {
       images = await startImageServer({}, { type: 'image/jpeg', body: await quadrantPhoto(200, 150) })
-      t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 0 } })
+      t = await startTestApp({ kind, realClock: true, pipeline: { simulatedLabStepSeconds: 0 } })
     })
 
     after(async () => {
@@ -295,10 +302,9 @@ for (const kind of databaseKinds) {
       assert.deepEqual(Object.keys(json(cancelled).failures), ['orderId'])
 
       const failing = await created(order(), { 'x-sandbox-scenario': 'downloadFails' })
-      await waitFor('the downloads to fail', async () => {
-        const stopped = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${failing}` })).order
-        return stopped.status.details.downloadAssets === 'Error' ? true : undefined
-      })
+      await pipelineDriver(t).download(failing)
+      const stopped = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${failing}` })).order
+      assert.equal(stopped.status.details.downloadAssets, 'Error', 'the downloads failed')
       for (const body of [undefined, { to: 'Complete' }]) {
         const refused = await advance(failing, body)
         assert.equal(refused.statusCode, 400)
@@ -314,7 +320,7 @@ for (const kind of databaseKinds) {
 
     before(async () => {
       images = await startImageServer({}, { type: 'image/jpeg', body: await quadrantPhoto(200, 150) })
-      t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { simulatedLabStepSeconds: 3600 } })
+      t = await startTestApp({ kind, realClock: true, pipeline: { simulatedLabStepSeconds: 3600 } })
     })
 
     after(async () => {
@@ -333,10 +339,7 @@ for (const kind of databaseKinds) {
       })
       assert.equal(response.statusCode, 200, response.body)
       const id = json(response).order.id
-      await waitFor('the shipment with its lab', async () => {
-        const facts = json(await t.sandbox({ method: 'GET', url: `/v4.0/sandbox/orders/${id}` })).sandboxOrder
-        return facts.cannotAdvance === null ? true : undefined
-      })
+      await toItsLab(t, id)
       return id
     }
 

@@ -2,7 +2,9 @@
 // capacity through the lab API and is skipped once it has had that many jobs (AtCapacity in the order's routing);
 // a paused lab is skipped (LabPaused) and used again once resumed; the catalogue's dailyJobLimit holds the same way;
 // a Live order's change of shipping method re-plans around paused labs; bad capacity reports are refused naming
-// the field. Real workers allocate; on every configured database.
+// the field. The allocation step runs as its job would (the step helper, no live queue), two orders at once for the
+// last job; only the order that waits for a lab with room runs on the live queue, which brings its round back by
+// itself. On every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
@@ -38,15 +40,9 @@ for (const kind of databaseKinds) {
       await images.close()
     })
 
-    /** An app with real workers, on the sample catalogue or a changed one. */
+    /** An app without workers (the test runs each step), on the sample catalogue or a changed one. */
     async function app(catalogue?: Catalogue): Promise<TestApp> {
-      return startTestApp({
-        kind,
-        workers: true,
-        realClock: true,
-        pipeline: { downloadRetryBaseSeconds: 0.01 },
-        ...(catalogue ? { catalogue } : {}),
-      })
+      return startTestApp({ kind, realClock: true, ...(catalogue ? { catalogue } : {}) })
     }
 
     const capacityCall = (t: TestApp, key: string, payload?: unknown): Promise<LightMyRequestResponse> =>
@@ -74,13 +70,15 @@ for (const kind of databaseKinds) {
       return json(created).order.id
     }
 
-    /** A Live order of one print to GB, allocated: the lab it went to and what its routing says of each lab. */
+    /**
+     * A Live order of one print to GB, allocated by its download and allocation steps: the lab it went to and what
+     * its routing says of each lab.
+     */
     async function allocatedOrder(t: TestApp) {
       const orderId = await createPrintOrder(t)
-      const order = await waitFor('allocation', async () => {
-        const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-        return read.shipments.length > 0 ? read : undefined
-      })
+      await pipelineDriver(t).allocate(orderId)
+      const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      assert.ok(order.shipments.length > 0, 'allocated')
       const routing = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })).routing
       const item = routing.allocations.at(-1).items[0]
       const reasons: Record<string, string> = Object.fromEntries(
@@ -188,11 +186,15 @@ for (const kind of databaseKinds) {
         const first = await allocatedOrder(t)
         assert.equal(first.labCode, FIRST_CHOICE)
         const orderId = first.orderId
-        const shipmentId = await waitFor('the job submitted to the lab', async () => {
-          const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-          const id = read.shipments[0]?.id
-          return (await listed()).some((job) => job.shipmentId === id) ? (id as string) : undefined
-        })
+        const drive = pipelineDriver(t)
+        await drive.render(orderId)
+        await drive.submit(orderId)
+        const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        const shipmentId = read.shipments[0]?.id as string
+        assert.ok(
+          (await listed()).some((job) => job.shipmentId === shipmentId),
+          'the job submitted to the lab',
+        )
 
         await t.app.services.labs.setPaused(FIRST_CHOICE, true, TEST_ACTOR)
         try {
@@ -275,6 +277,7 @@ for (const kind of databaseKinds) {
       }
     })
 
+    // On the live queue: the waiting round comes back by itself, a job the queue starts after labRoomRetrySeconds.
     test('with every lab paused or full, an order waits (no failure) and is allocated once a lab has room; a quote is still priced', async () => {
       const logs = captureLogs()
       const t = await startTestApp({

@@ -1,5 +1,5 @@
-// Item-by-item lab reports through the lab API on Live (docs/pipeline.md#lab-reports): real workers take the order
-// to its lab; the lab reports items printed, ships them in two parcels with their own tracking (the merchant's order
+// Item-by-item lab reports through the lab API on Live (docs/pipeline.md#lab-reports): the step helper takes the
+// order to its lab (each step as its job would run it, no live queue); the lab reports items printed, ships them in two parcels with their own tracking (the merchant's order
 // and callbacks show each parcel), and gives single items back, which are allocated again to another lab while the
 // rest of the shipment stays where it is. Every refusal answers 400 with the field and the reason. On every
 // configured database.
@@ -12,7 +12,6 @@ import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 const databaseKinds = tier('sql')
 
@@ -40,7 +39,7 @@ for (const kind of databaseKinds) {
     let t: TestApp
     let images: ImageServer
     before(async () => {
-      t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { downloadRetryBaseSeconds: 0.01 } })
+      t = await startTestApp({ kind, realClock: true })
       images = await startImageServer()
     })
     after(async () => {
@@ -85,14 +84,15 @@ for (const kind of databaseKinds) {
       })
       assert.equal(created.statusCode, 200, created.body)
       const order = json(created).order
-      const allocated = await waitFor('allocation', async () => {
-        const current = await getOrder(order.id)
-        return current.shipments.length > 0 ? current : undefined
-      })
+      const drive = pipelineDriver(t)
+      await drive.allocate(order.id)
+      await drive.render(order.id)
+      await drive.submit(order.id)
+      const allocated = await getOrder(order.id)
       assert.equal(allocated.shipments.length, 1, 'one lab makes every print')
       const shipment = allocated.shipments[0]
       const key = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
-      await waitFor('the shipment in its lab job list', async () => (await jobOf(key, shipment.id)) ?? undefined)
+      assert.ok(await jobOf(key, shipment.id), 'the shipment in its lab job list')
       const itemIds: string[] = order.items.map((item: { id: string }) => item.id)
       return {
         orderId: order.id as string,
@@ -174,13 +174,14 @@ for (const kind of databaseKinds) {
       // The merchant hears of each parcel, then of the shipment with its last parcel.
       const T = 'com.printroute.order'
       // Deliveries run in parallel: the events' order is their `sequence`, not their arrival.
-      const types = await waitFor('the callbacks of the two parcels and the completion', async () => {
-        const received = [...receiver.received]
-          .sort((x, y) => String(x.event.sequence).localeCompare(String(y.event.sequence)))
-          .map((callback) => callback.event.type as string)
-        const expected = [`${T}.shipments.shipment#Shipped`, `${T}.status.stage.changed#Complete`]
-        return expected.every((type) => received.includes(type)) ? received : undefined
-      })
+      // Each delivery's first attempt, as its job would make it.
+      await pipelineDriver(t).deliverCallbacks()
+      const types = [...receiver.received]
+        .sort((x, y) => String(x.event.sequence).localeCompare(String(y.event.sequence)))
+        .map((callback) => callback.event.type as string)
+      for (const type of [`${T}.shipments.shipment#Shipped`, `${T}.status.stage.changed#Complete`]) {
+        assert.ok(types.includes(type), `the callbacks of the two parcels and the completion: ${type}`)
+      }
       assert.deepEqual(
         types.filter((type) => type.includes('.shipments.')),
         [`${T}.shipments.parcel#Shipped`, `${T}.shipments.parcel#Shipped`, `${T}.shipments.shipment#Shipped`],
@@ -200,10 +201,16 @@ for (const kind of databaseKinds) {
         items: [{ itemId: given, reason: 'OutOfStock' }],
       })
       assert.equal(outcome(rejected), 'Updated')
-      const moved = await waitFor('the given-back item at a new lab', async () => {
-        const order = await getOrder(orderId)
-        return order.shipments.length === 2 && order.status.details.inProduction === 'InProgress' ? order : undefined
-      })
+      // The given-back item's allocation round, its print file and its submission to the new lab.
+      const drive = pipelineDriver(t)
+      const reallocated = await drive.allocate(orderId)
+      await drive.render(orderId)
+      const freshId = reallocated.document.shipments.find((shipment) => shipment.id !== shipmentId)?.id
+      assert.ok(freshId, 'the given-back item at a new lab')
+      await drive.submit(orderId, freshId)
+      const moved = await getOrder(orderId)
+      assert.equal(moved.shipments.length, 2)
+      assert.equal(moved.status.details.inProduction, 'InProgress')
       const [original, fresh] = moved.shipments
       assert.equal(original.id, shipmentId)
       assert.deepEqual(original.items, [{ itemId: kept }])
@@ -256,7 +263,7 @@ for (const kind of databaseKinds) {
       assert.equal(outcome(await lab(key, `${base}/shipped`, parcel('RM7', '2026-11-22T10:00:00Z'))), 'Updated')
       assert.equal((await getOrder(orderId)).status.stage, 'InProgress', 'the moved item has not shipped yet')
       const freshKey = (await t.app.services.labs.createLabKey(fresh.fulfillmentLocation.labCode, TEST_ACTOR)).key
-      await waitFor('the new shipment in its lab job list', async () => (await jobOf(freshKey, fresh.id)) ?? undefined)
+      assert.ok(await jobOf(freshKey, fresh.id), 'the new shipment in its lab job list')
       assert.equal(
         outcome(await lab(freshKey, `/labs/v1/jobs/${fresh.id}/shipped`, parcel('DE1', '2026-11-23T10:00:00Z'))),
         'Updated',

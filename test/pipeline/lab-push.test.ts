@@ -2,16 +2,20 @@
 // CloudEvent through the callbacks' delivery machinery (retried, recorded attempt by attempt, the same webhook-id
 // on every attempt), verified here with the lab's own secret (and both secrets during a rotation's overlap); the
 // job pushed is the job polling lists; merchants never see a lab's pushes; reminders are pushed once per job,
-// reason and lab day, to a paused lab too.
+// reason and lab day, to a paused lab too. The orders move and each push's attempt is made by the step helper, as
+// their jobs would (no live queue): what the queue adds to a delivery, its attempts' timing, is proved by the
+// callbacks' own files.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { ManualClock } from '../../src/adapters/clock.ts'
+import { parseId } from '../../src/domain/ids.ts'
 import { newSigningSecret } from '../../src/domain/webhook-signature.ts'
 import { createLabPushesService } from '../../src/services/labs/lab-pushes.service.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
@@ -30,6 +34,7 @@ for (const kind of databaseKinds)
     let images: ImageServer
     let receiver: CallbackReceiver
     let t: TestApp
+    let drive: PipelineDriver
     /** How the receiver answers, per lab: 200 unless a test says otherwise. */
     const answers = new Map<string, (callback: ReceivedCallback, index: number) => number>()
     const secrets = new Map<string, string>()
@@ -46,13 +51,8 @@ for (const kind of databaseKinds)
           return answers.get(labCode)?.(callback, index) ?? 200
         },
       })
-      t = await startTestApp({
-        kind,
-        workers: true,
-        realClock: true,
-        pipeline: { downloadRetryBaseSeconds: 0.01 },
-        callbackRetryScheduleSeconds: [0, 0.2, 0.2],
-      })
+      t = await startTestApp({ kind, realClock: true })
+      drive = pipelineDriver(t)
       // Every lab of the catalogue pushes to the receiver, under its own path: whichever the order goes to.
       for (const { code } of catalogue.labs) {
         const configured = await t.app.services.labPushes.configure(
@@ -71,7 +71,10 @@ for (const kind of databaseKinds)
       await images.close()
     })
 
-    /** A Live order of one item; its shipment once submitted to its lab. */
+    /**
+     * A Live order of one item; its shipment once submitted to its lab (its pushes made, not yet attempted:
+     * `drive.deliverCallbacks()` sends them).
+     */
     async function submittedOrder(): Promise<{ orderId: string; shipmentId: string; labCode: string }> {
       const created = await t.live({
         method: 'POST',
@@ -85,28 +88,30 @@ for (const kind of databaseKinds)
       })
       assert.equal(created.statusCode, 200, created.body)
       const orderId = json(created).order.id
-      const order = await waitFor('the shipment submitted', async () => {
-        const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-        return read.shipments[0]?.status === 'InProgress' || read.status.stage === 'InProgress' ? read : undefined
-      })
-      const shipment = await waitFor('the shipment with its lab', async () => {
-        const read = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-        const first = read.shipments[0]
-        if (!first) return undefined
-        const listed = json(await lab(first.fulfillmentLocation.labCode, 'GET', '/labs/v1/jobs')).jobs
-        return listed.some((job: any) => job.shipmentId === first.id) ? first : undefined
-      })
-      assert.ok(order)
+      await drive.allocate(orderId)
+      await drive.render(orderId)
+      await drive.submit(orderId)
+      const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      assert.ok(
+        order.shipments[0]?.status === 'InProgress' || order.status.stage === 'InProgress',
+        'the shipment submitted',
+      )
+      const shipment = order.shipments[0]
+      const listed = json(await lab(shipment.fulfillmentLocation.labCode, 'GET', '/labs/v1/jobs')).jobs
+      assert.ok(
+        listed.some((job: any) => job.shipmentId === shipment.id),
+        'the shipment with its lab',
+      )
       return { orderId, shipmentId: shipment.id, labCode: shipment.fulfillmentLocation.labCode }
     }
 
     test('a submitted job is pushed, signed with the lab secret, exactly as polling lists it; merchants see none of it', async () => {
       const { orderId, shipmentId, labCode } = await submittedOrder()
-      const created = await waitFor('the created push', () =>
-        pushesTo(labCode).find(
-          (push) => push.event.type === `${LAB_EVENT}.created` && push.event.data.job.shipmentId === shipmentId,
-        ),
+      await drive.deliverCallbacks()
+      const created = pushesTo(labCode).find(
+        (push) => push.event.type === `${LAB_EVENT}.created` && push.event.data.job.shipmentId === shipmentId,
       )
+      assert.ok(created, 'the created push')
       const verified = new Webhook(secrets.get(labCode) as string).verify(
         created.body,
         created.headers as Record<string, string>,
@@ -122,11 +127,10 @@ for (const kind of databaseKinds)
       assert.doesNotMatch(created.body, /printroute-file:/, 'file tokens are turned into links when sent')
 
       // The packing slip is made right after the submission: the lab hears of it too.
-      const slip = await waitFor('the packingSlipAdded push', () =>
-        pushesTo(labCode).find(
-          (push) => push.event.type === `${LAB_EVENT}.changed` && push.event.data.job.shipmentId === shipmentId,
-        ),
+      const slip = pushesTo(labCode).find(
+        (push) => push.event.type === `${LAB_EVENT}.changed` && push.event.data.job.shipmentId === shipmentId,
       )
+      assert.ok(slip, 'the packingSlipAdded push')
       assert.equal(slip.event.data.change, 'packingSlipAdded')
       assert.ok(slip.event.data.job.packingSlipPdf?.url)
       const polled = json(await lab(labCode, 'GET', '/labs/v1/jobs')).jobs.find(
@@ -173,16 +177,21 @@ for (const kind of databaseKinds)
       assert.equal(merchantRedeliver.statusCode, 404, merchantRedeliver.body)
     })
 
-    /** The lab's push of `type` for the shipment (`change`: that change only), once received and verified. */
+    /**
+     * The lab's push of `type` for the shipment (`change`: that change only), once received and verified. Each
+     * round attempts the pushes still pending, as their jobs would; more than one round only while what makes the
+     * push runs beside the test (a merchant's cancel waiting for the lab's answer).
+     */
     const verifiedPush = async (labCode: string, shipmentId: string, type: string, change?: string) => {
-      const push = await waitFor(`the ${type}${change ? ` (${change})` : ''} push of ${shipmentId}`, () =>
-        pushesTo(labCode).find(
+      const push = await waitFor(`the ${type}${change ? ` (${change})` : ''} push of ${shipmentId}`, async () => {
+        await drive.deliverCallbacks()
+        return pushesTo(labCode).find(
           (candidate) =>
             candidate.event.type === `${LAB_EVENT}.${type}` &&
             candidate.event.subject === shipmentId &&
             (change === undefined || candidate.event.data.change === change),
-        ),
-      )
+        )
+      })
       const verified = new Webhook(secrets.get(labCode) as string).verify(
         push.body,
         push.headers as Record<string, string>,
@@ -230,12 +239,15 @@ for (const kind of databaseKinds)
       assert.equal(created.statusCode, 200, created.body)
       const orderId: string = json(created).order.id
       const [kept, given] = json(created).order.items.map((item: { id: string }) => item.id) as [string, string]
-      const shipment = await waitFor('the two-item job with its lab', async () => {
-        const first = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order.shipments[0]
-        if (!first) return undefined
-        const listed = json(await lab(first.fulfillmentLocation.labCode, 'GET', '/labs/v1/jobs')).jobs
-        return listed.some((job: any) => job.shipmentId === first.id) ? first : undefined
-      })
+      await drive.allocate(orderId)
+      await drive.render(orderId)
+      await drive.submit(orderId)
+      const shipment = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order.shipments[0]
+      const listed = json(await lab(shipment.fulfillmentLocation.labCode, 'GET', '/labs/v1/jobs')).jobs
+      assert.ok(
+        listed.some((job: any) => job.shipmentId === shipment.id),
+        'the two-item job with its lab',
+      )
       const labCode: string = shipment.fulfillmentLocation.labCode
       assert.equal(shipment.items.length, 2, 'one lab makes both prints')
       await verifiedPush(labCode, shipment.id, 'created')
@@ -253,10 +265,15 @@ for (const kind of databaseKinds)
         [kept],
         'the job pushed keeps only the item still to make',
       )
-      const moved = await waitFor('the given-back item at a new lab', async () => {
-        const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-        return order.shipments.find((candidate: any) => candidate.items.some((item: any) => item.itemId === given))
-      })
+      // The given-back item's allocation round, its print file and its submission to the new lab.
+      const reallocated = await drive.allocate(orderId)
+      await drive.render(orderId)
+      const freshId = reallocated.document.shipments.find((candidate) => candidate.id !== shipment.id)?.id
+      assert.ok(freshId, 'a new shipment for the given-back item')
+      await drive.submit(orderId, freshId)
+      const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      const moved = order.shipments.find((candidate: any) => candidate.items.some((item: any) => item.itemId === given))
+      assert.ok(moved, 'the given-back item at a new lab')
       assert.notEqual(moved.fulfillmentLocation.labCode, labCode)
       await verifiedPush(moved.fulfillmentLocation.labCode, moved.id, 'created')
     })
@@ -282,23 +299,23 @@ for (const kind of databaseKinds)
       }
       try {
         const { shipmentId, labCode } = await submittedOrder()
+        await drive.deliverCallbacks()
         // While the push is failing and retried, polling keeps listing the job.
         assert.ok(
           json(await lab(labCode, 'GET', '/labs/v1/jobs')).jobs.some((job: any) => job.shipmentId === shipmentId),
         )
+        // The retry: the failed push's next attempt, as its job would make it when due.
+        await drive.deliverCallbacks()
         await polledMeanwhile
         const attempts = pushesTo(labCode).filter(
           (push) => push.event.type === `${LAB_EVENT}.created` && push.event.data.job.shipmentId === shipmentId,
         )
         assert.equal(attempts.length, 2)
         assert.equal(attempts[0]?.headers['webhook-id'], attempts[1]?.headers['webhook-id'], 'the lab can de-duplicate')
-        const push = await waitFor('the push recorded as delivered', async () => {
-          const listed = json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
-            (candidate: any) =>
-              candidate.type === `${LAB_EVENT}.created` && candidate.eventId === attempts[0]?.event.id,
-          )
-          return listed?.status === 'delivered' ? listed : undefined
-        })
+        const push = json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
+          (candidate: any) => candidate.type === `${LAB_EVENT}.created` && candidate.eventId === attempts[0]?.event.id,
+        )
+        assert.equal(push?.status, 'delivered', 'the push recorded as delivered')
         assert.deepEqual(
           push.attempts.map((attempt: any) => [attempt.attempt, attempt.httpStatus, attempt.error]),
           [
@@ -314,12 +331,11 @@ for (const kind of databaseKinds)
 
     test('a rotated secret: a redelivery is signed with both the new and, for 24 hours, the old secret', async () => {
       const { orderId, shipmentId, labCode } = await submittedOrder()
-      const original = await waitFor('the created push', async () =>
-        json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
-          (push: any) =>
-            push.type === `${LAB_EVENT}.created` && push.orderId === orderId && push.status === 'delivered',
-        ),
+      await drive.deliverCallbacks()
+      const original = json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
+        (push: any) => push.type === `${LAB_EVENT}.created` && push.orderId === orderId && push.status === 'delivered',
       )
+      assert.ok(original, 'the created push')
       const before = await t.app.services.labPushes.show(labCode)
       const rotated = await t.app.services.labPushes.configure(labCode, { rotateSecret: true }, TEST_ACTOR)
       const oldSecret = secrets.get(labCode) as string
@@ -339,10 +355,10 @@ for (const kind of databaseKinds)
       const redelivered = await lab(labCode, 'POST', `/labs/v1/pushes/${original.id}/redeliver`)
       assert.equal(redelivered.statusCode, 200, redelivered.body)
       assert.equal(json(redelivered).push.redeliveryOf, original.id)
-      const received = await waitFor('the redelivery', () => {
-        const matching = pushesTo(labCode).filter((push) => push.event.id === original.eventId)
-        return matching.length >= 2 ? matching.at(-1) : undefined
-      })
+      await drive.deliverCallbacks()
+      const matching = pushesTo(labCode).filter((push) => push.event.id === original.eventId)
+      assert.ok(matching.length >= 2, 'the redelivery')
+      const received = matching.at(-1) as ReceivedCallback
       assert.equal(received.event.data.job.shipmentId, shipmentId)
       for (const secret of [oldSecret, newSecret]) {
         assert.doesNotThrow(() => new Webhook(secret).verify(received.body, received.headers as Record<string, string>))
@@ -359,18 +375,16 @@ for (const kind of databaseKinds)
           await t.app.services.labPushes.configure(code, { pushUrl: `http://127.0.0.1:${port}/never` }, TEST_ACTOR)
         }
         const { labCode, shipmentId } = await submittedOrder()
-        const push = await waitFor(
-          'an attempt that timed out',
-          async () =>
-            json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
-              (candidate: any) =>
-                candidate.type === `${LAB_EVENT}.created` &&
-                candidate.url.endsWith('/never') &&
-                candidate.attempts.length > 0,
-            ),
-          60_000,
-          500,
-        )
+        const createdPush = async () =>
+          json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
+            (candidate: any) => candidate.type === `${LAB_EVENT}.created` && candidate.url.endsWith('/never'),
+          )
+        const pending = await createdPush()
+        assert.ok(pending, 'the created push to the silent receiver')
+        // Its first attempt, as its job would make it (only this one: each attempt waits out the 15 s).
+        await t.app.services.callbacks.deliver(parseId('cbd', pending.id) as number, 1)
+        const push = await createdPush()
+        assert.ok(push.attempts.length > 0, 'an attempt that timed out')
         assert.equal(push.attempts[0].httpStatus, null)
         assert.match(push.attempts[0].error, /^no answer from 127\.0\.0\.1:\d+ within 15 s$/)
         assert.equal(push.status, 'pending', 'retried on the schedule')
@@ -409,11 +423,11 @@ for (const kind of databaseKinds)
         })
         const pushed = await reminders.remind()
         assert.ok(pushed >= 1)
-        const reminder = await waitFor('the reminder pushed', () =>
-          pushesTo(labCode).find(
-            (push) => push.event.type === `${LAB_EVENT}.reminder` && push.event.data.job.shipmentId === shipmentId,
-          ),
+        await drive.deliverCallbacks()
+        const reminder = pushesTo(labCode).find(
+          (push) => push.event.type === `${LAB_EVENT}.reminder` && push.event.data.job.shipmentId === shipmentId,
         )
+        assert.ok(reminder, 'the reminder pushed')
         assert.equal(reminder.event.data.reason, 'notAcknowledged')
         assert.doesNotThrow(() =>
           new Webhook(secrets.get(labCode) as string).verify(reminder.body, reminder.headers as Record<string, string>),
@@ -426,7 +440,8 @@ for (const kind of databaseKinds)
         assert.equal(sameDay, 0, 'not again the same lab day')
         clock.advanceSeconds(86_400)
         assert.ok((await reminders.remind()) >= 1, 'again the next day')
-        await waitFor('the next day reminder', () => (forThisJob().length >= 2 ? true : undefined))
+        await drive.deliverCallbacks()
+        assert.ok(forThisJob().length >= 2, 'the next day reminder')
       } finally {
         await t.app.services.labs.setPaused(labCode, false, TEST_ACTOR)
       }

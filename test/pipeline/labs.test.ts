@@ -1,14 +1,15 @@
 // The lab side of the pipeline: the lab API on the Live address (a real lab picks up its jobs and reports
-// them), re-allocation when a lab cannot make an item, ItemUnavailable when no lab can, and the pause window.
+// them), re-allocation when a lab cannot make an item, ItemUnavailable when no lab can. Each step runs as its job
+// would (the step helper, no live queue): what is proved is what each step and each lab report does.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
+import { type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 tier('http')
 
@@ -26,6 +27,24 @@ const GB_ORDER = (url: (name: string) => string, overrides: Record<string, unkno
     ...overrides,
   })
 
+/**
+ * Allocates the order, makes its print files and submits it, allocation round after round, while its lab (a
+ * simulated one, in Sandbox) rejects it, until it is with a lab that took it or no lab is left (ItemUnavailable).
+ */
+async function submitUntilTaken(drive: PipelineDriver, orderId: string, simulated: boolean) {
+  // More rounds than the sample catalogue has labs: each rejection leaves one lab out.
+  for (let round = 0; round < 20; round++) {
+    const allocated = await drive.allocate(orderId)
+    if (allocated.document.shipments.length === 0) return allocated
+    await drive.render(orderId)
+    await drive.submit(orderId)
+    if (!simulated) return drive.state(orderId)
+    const worked = await drive.simulateLabs(orderId, { carrierScans: false })
+    if (worked.document.shipments.length > 0) return worked
+  }
+  throw new Error(`order ${orderId} was still being rejected after 20 rounds`)
+}
+
 describe('the lab API (Live)', () => {
   let images: ImageServer
   let t: TestApp
@@ -40,7 +59,7 @@ describe('the lab API (Live)', () => {
 
   before(async () => {
     images = await imageServer()
-    t = await startTestApp({ workers: true, realClock: true, pipeline: { downloadRetryBaseSeconds: 0.01 } })
+    t = await startTestApp({ realClock: true })
   })
   after(async () => {
     await t.close()
@@ -56,10 +75,9 @@ describe('the lab API (Live)', () => {
     })
     const orderId = json(created).order.id
     const get = async () => json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-    const allocated = await waitFor('allocation', async () => {
-      const order = await get()
-      return order.shipments.length > 0 ? order : undefined
-    })
+    const drive = pipelineDriver(t)
+    await drive.allocate(orderId)
+    const allocated = await get()
     const shipment = allocated.shipments[0]
     labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
 
@@ -69,11 +87,12 @@ describe('the lab API (Live)', () => {
       401,
       'merchant keys are not lab keys',
     )
-    const job = await waitFor('the shipment in the lab job list', async () => {
-      const listed = await lab('GET', '/labs/v1/jobs')
-      assert.equal(listed.statusCode, 200, listed.body)
-      return json(listed).jobs.find((candidate: any) => candidate.shipmentId === shipment.id)
-    })
+    await drive.render(orderId)
+    await drive.submit(orderId)
+    const listed = await lab('GET', '/labs/v1/jobs')
+    assert.equal(listed.statusCode, 200, listed.body)
+    const job = json(listed).jobs.find((candidate: any) => candidate.shipmentId === shipment.id)
+    assert.ok(job, 'the shipment in the lab job list')
     const submitted = await get()
     assert.equal(job.orderId, orderId)
     assert.equal(job.recipient.name, 'Ada Lovelace')
@@ -119,33 +138,26 @@ describe('the lab API (Live)', () => {
   })
 
   test('Sandbox shipments never reach the lab API: not listed, not reportable', async () => {
-    // Simulated labs that do not move, so the Sandbox shipment stays open at its lab.
-    const slow = await startTestApp({
-      workers: true,
-      realClock: true,
-      pipeline: { downloadRetryBaseSeconds: 0.01, simulatedLabStepSeconds: 3600 },
+    // Submitted to its simulated lab, whose steps are not run: the Sandbox shipment stays open at its lab.
+    const created = await t.sandbox({
+      method: 'POST',
+      url: '/v4.0/orders',
+      payload: GB_ORDER(images.url),
+      headers: { 'content-type': 'application/json' },
     })
-    try {
-      const created = await slow.sandbox({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: GB_ORDER(images.url),
-        headers: { 'content-type': 'application/json' },
-      })
-      const orderId = json(created).order.id
-      const submitted = await waitFor('submission to the simulated lab', async () => {
-        const order = json(await slow.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-        return order.status.details.inProduction === 'InProgress' ? order : undefined
-      })
-      const shipment = submitted.shipments[0]
-      const key = (await slow.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
-      const asLab = (method: 'GET' | 'POST', url: string) =>
-        slow.app.live.inject({ method, url, headers: { 'x-api-key': key } })
-      assert.deepEqual(json(await asLab('GET', '/labs/v1/jobs')).jobs, [])
-      assert.equal((await asLab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`)).statusCode, 404)
-    } finally {
-      await slow.close()
-    }
+    const orderId = json(created).order.id
+    const drive = pipelineDriver(t)
+    await drive.allocate(orderId)
+    await drive.render(orderId)
+    await drive.submit(orderId)
+    const submitted = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+    assert.equal(submitted.status.details.inProduction, 'InProgress', 'submitted to the simulated lab')
+    const shipment = submitted.shipments[0]
+    const key = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
+    const asLab = (method: 'GET' | 'POST', url: string) =>
+      t.app.live.inject({ method, url, headers: { 'x-api-key': key } })
+    assert.deepEqual(json(await asLab('GET', '/labs/v1/jobs')).jobs, [])
+    assert.equal((await asLab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`)).statusCode, 404)
   })
 
   test('a lab that rejects a shipment hands it to the next-best lab', async () => {
@@ -157,26 +169,25 @@ describe('the lab API (Live)', () => {
     })
     const orderId = json(created).order.id
     const get = async () => json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
-    const first = await waitFor('allocation', async () => {
-      const order = await get()
-      return order.shipments.length > 0 ? order : undefined
-    })
+    const drive = pipelineDriver(t)
+    await submitUntilTaken(drive, orderId, false)
+    const first = await get()
+    assert.ok(first.shipments.length > 0, 'allocated')
     const rejectedLab = first.shipments[0].fulfillmentLocation.labCode
     const key = (await t.app.services.labs.createLabKey(rejectedLab, TEST_ACTOR)).key
-    await waitFor('the shipment in the lab job list', async () => {
-      const jobs = json(await lab('GET', '/labs/v1/jobs', undefined, key)).jobs as { shipmentId: string }[]
-      return jobs.find((candidate) => candidate.shipmentId === first.shipments[0].id)
-    })
+    const jobs = json(await lab('GET', '/labs/v1/jobs', undefined, key)).jobs as { shipmentId: string }[]
+    assert.ok(
+      jobs.find((candidate) => candidate.shipmentId === first.shipments[0].id),
+      'the shipment in the lab job list',
+    )
     const rejected = await lab('POST', `/labs/v1/jobs/${first.shipments[0].id}/reject`, { reason: 'printer down' }, key)
     assert.equal(json(rejected).outcome, 'Updated', rejected.body)
-    const moved = await waitFor('re-allocation', async () => {
-      const order = await get()
-      return order.shipments.length === 1 &&
-        order.shipments[0].id !== first.shipments[0].id &&
-        order.status.details.inProduction === 'InProgress'
-        ? order
-        : undefined
-    })
+    // The rejection's allocation round, its print file and the submission to the next lab.
+    await submitUntilTaken(drive, orderId, false)
+    const moved = await get()
+    assert.equal(moved.shipments.length, 1, 're-allocated')
+    assert.notEqual(moved.shipments[0].id, first.shipments[0].id)
+    assert.equal(moved.status.details.inProduction, 'InProgress')
     assert.notEqual(moved.shipments[0].fulfillmentLocation.labCode, rejectedLab)
     assert.equal(moved.status.stage, 'InProgress')
     assert.deepEqual(withoutResolutionWarnings(moved.status.issues), [])
@@ -186,11 +197,7 @@ describe('the lab API (Live)', () => {
 describe('simulated labs in Sandbox', () => {
   test('labs told to reject every shipment pass the work on until none is left: ItemUnavailable', async () => {
     const images = await imageServer()
-    const t = await startTestApp({
-      workers: true,
-      realClock: true,
-      pipeline: { simulatedLabStepSeconds: 0.05, simulatedRejectRate: 1 },
-    })
+    const t = await startTestApp({ realClock: true, pipeline: { simulatedRejectRate: 1 } })
     try {
       const created = json(
         await t.sandbox({
@@ -209,10 +216,9 @@ describe('simulated labs in Sandbox', () => {
           headers: { 'content-type': 'application/json' },
         }),
       )
-      const order = await waitFor('ItemUnavailable', async () => {
-        const current = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${created.order.id}` })).order
-        return current.status.details.allocateProductionLocation === 'Error' ? current : undefined
-      })
+      await submitUntilTaken(pipelineDriver(t), created.order.id, true)
+      const order = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${created.order.id}` })).order
+      assert.equal(order.status.details.allocateProductionLocation, 'Error', 'ItemUnavailable')
       assert.equal(order.status.issues.at(-1).errorCode, 'order.items.ItemUnavailable')
       assert.deepEqual(order.shipments, [])
     } finally {
@@ -224,12 +230,8 @@ describe('simulated labs in Sandbox', () => {
   test('an item a lab has no stock of moves to another lab; with no lab left it is ItemUnavailable', async () => {
     const images = await imageServer()
     const t = await startTestApp({
-      workers: true,
       realClock: true,
-      pipeline: {
-        simulatedLabStepSeconds: 0.05,
-        simulatedUnavailableSkus: ['GLOBAL-TECH-IP11P-FC-CP', 'global-fap-8x10'],
-      },
+      pipeline: { simulatedUnavailableSkus: ['GLOBAL-TECH-IP11P-FC-CP', 'global-fap-8x10'] },
     })
     try {
       const create = async (sku: string, attributes: Record<string, string> = {}) =>
@@ -247,25 +249,19 @@ describe('simulated labs in Sandbox', () => {
         json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
       // Every simulated lab is out of this SKU: each of the seven labs that make it refuses in turn (each round
       // renders its print file again: an 8x10, not a poster, keeps that quick), then nobody is left.
+      const drive = pipelineDriver(t)
       const fineArt = await create('GLOBAL-FAP-8x10')
-      const unavailable = await waitFor(
-        'ItemUnavailable',
-        async () => {
-          const order = await get(fineArt)
-          return order.status.details.allocateProductionLocation === 'Error' ? order : undefined
-        },
-        120_000, // seven rounds of allocation, print file and refusal: about half a minute on a quiet machine
-        250,
-      )
+      await submitUntilTaken(drive, fineArt, true)
+      const unavailable = await get(fineArt)
+      assert.equal(unavailable.status.details.allocateProductionLocation, 'Error', 'ItemUnavailable')
       assert.equal(unavailable.status.issues.at(-1).errorCode, 'order.items.ItemUnavailable')
       assert.equal(unavailable.status.issues.at(-1).objectId, unavailable.items[0].id)
       assert.deepEqual(unavailable.shipments, [])
       // A SKU with stock still completes.
       const photo = await create('GLOBAL-PHO-4x6', { finish: 'gloss' })
-      const done = await waitFor('Complete', async () => {
-        const order = await get(photo)
-        return order.status.stage === 'Complete' ? order : undefined
-      })
+      await submitUntilTaken(drive, photo, true)
+      const done = await get(photo)
+      assert.equal(done.status.stage, 'Complete')
       assert.equal(done.shipments.length, 1)
     } finally {
       await t.close()

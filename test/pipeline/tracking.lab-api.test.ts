@@ -1,6 +1,6 @@
-// Delivery tracking on Live through the lab API (POST /labs/v1/jobs/{shipmentId}/tracking): real workers take the
-// orders to their labs, the labs ship and report the carrier's scans over HTTP, and a receiver on 127.0.0.1 gets
-// the callbacks. Every refusal answers with the field and the reason; the scans-per-shipment limit holds under the
+// Delivery tracking on Live through the lab API (POST /labs/v1/jobs/{shipmentId}/tracking): the step helper takes
+// the orders to their labs (each step as its job would run it, no live queue), the labs ship and report the
+// carrier's scans over HTTP, and a receiver on 127.0.0.1 gets the callbacks, each delivered as its job would. Every refusal answers with the field and the reason; the scans-per-shipment limit holds under the
 // order's lock, also for two reports at once. On every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -16,7 +16,6 @@ import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 const databaseKinds = tier('sql')
 
@@ -31,7 +30,7 @@ for (const kind of databaseKinds) {
     let t: TestApp
     let images: ImageServer
     before(async () => {
-      t = await startTestApp({ kind, workers: true, realClock: true, pipeline: { downloadRetryBaseSeconds: 0.01 } })
+      t = await startTestApp({ kind, realClock: true })
       images = await startImageServer()
     })
     after(async () => {
@@ -67,17 +66,20 @@ for (const kind of databaseKinds) {
       )
       assert.equal(created.statusCode, 200, created.body)
       const orderId: string = json(created).order.id
-      const allocated = await waitFor('allocation', async () => {
-        const order = await getOrder(orderId, key)
-        return order.shipments.length > 0 ? order : undefined
-      })
+      const drive = pipelineDriver(t)
+      await drive.allocate(orderId)
+      await drive.render(orderId)
+      await drive.submit(orderId)
+      const allocated = await getOrder(orderId, key)
+      assert.ok(allocated.shipments.length > 0, 'allocated')
       const shipments: { id: string; labKey: string }[] = []
       for (const shipment of allocated.shipments) {
         const labKey = (await t.app.services.labs.createLabKey(shipment.fulfillmentLocation.labCode, TEST_ACTOR)).key
-        await waitFor(`${shipment.id} in its lab's job list`, async () => {
-          const jobs = json(await lab(labKey, '/labs/v1/jobs')).jobs as { shipmentId: string }[]
-          return jobs.some((job) => job.shipmentId === shipment.id) || undefined
-        })
+        const jobs = json(await lab(labKey, '/labs/v1/jobs')).jobs as { shipmentId: string }[]
+        assert.ok(
+          jobs.some((job) => job.shipmentId === shipment.id),
+          `${shipment.id} in its lab's job list`,
+        )
         shipments.push({ id: shipment.id, labKey })
       }
       return { orderId, shipments }
@@ -218,16 +220,18 @@ for (const kind of databaseKinds) {
           `${T}.shipments.shipment#Delivered`,
           `${T}.status.delivery#Delivered`,
         ]
-        await waitFor('every callback to be delivered', async () => {
-          const response = await t.live(
-            { method: 'GET', url: `/v4.0/callbacks?orderId=${orderId}&top=100` },
-            account.liveKey,
-          )
-          const callbacks = json(response).callbacks as { status: string }[]
-          return callbacks.length === expected.length && callbacks.every((callback) => callback.status === 'delivered')
-            ? true
-            : undefined
-        })
+        // Each delivery's first attempt, as its job would make it.
+        await pipelineDriver(t).deliverCallbacks()
+        const response = await t.live(
+          { method: 'GET', url: `/v4.0/callbacks?orderId=${orderId}&top=100` },
+          account.liveKey,
+        )
+        const callbacks = json(response).callbacks as { status: string }[]
+        assert.equal(callbacks.length, expected.length, 'every callback')
+        assert.ok(
+          callbacks.every((callback) => callback.status === 'delivered'),
+          'every callback delivered',
+        )
         const received = receiver.received
         assert.equal(received.length, expected.length, 'each event once')
         for (const callback of received) {

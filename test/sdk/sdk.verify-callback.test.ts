@@ -1,5 +1,5 @@
-// verifyCallback on a real signed delivery: a Sandbox server with its workers posts an order's event to a receiver
-// on 127.0.0.1; the body and headers as received verify with the account's secret, and a tampered body, another
+// verifyCallback on a real signed delivery: a Sandbox server posts an order's event to a receiver on 127.0.0.1 (the
+// delivery's attempt run as its job would, by the step helper); the body and headers as received verify with the account's secret, and a tampered body, another
 // secret, a stale or future timestamp and missing headers are refused. The standardwebhooks package signs the
 // made-up cases, as a second implementation of the scheme.
 import assert from 'node:assert/strict'
@@ -8,9 +8,9 @@ import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { type CallbackEvent, CallbackVerificationError, PrintrouteClient, verifyCallback } from '../../sdk/src/index.ts'
 import { type CallbackReceiver, type ReceivedCallback, startCallbackReceiver } from '../support/callback-receiver.ts'
+import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
 
 tier('http')
 
@@ -25,8 +25,8 @@ describe('verifyCallback', () => {
 
   before(async () => {
     receiver = await startCallbackReceiver()
-    // A long pause window holds the order; cancelling it makes one event, delivered at once by the workers.
-    t = await startTestApp({ workers: true, realClock: true, pauseWindowSeconds: 3600 })
+    // A long pause window holds the order; cancelling it makes one event, delivered by its first attempt.
+    t = await startTestApp({ realClock: true, pauseWindowSeconds: 3600 })
     const client = new PrintrouteClient({ apiKey: t.account.sandboxKey, baseUrl: (await listenOnLoopback(t)).sandbox })
     const created = await client.orders.create({
       shippingMethod: 'Standard',
@@ -48,7 +48,9 @@ describe('verifyCallback', () => {
     assert.equal(created.outcome, 'OnHold')
     orderId = created.order.id
     assert.equal((await client.orders.cancel(orderId)).outcome, 'Cancelled')
-    delivered = await waitFor('the callback', () => receiver.received[0])
+    await pipelineDriver(t).deliverCallbacks()
+    assert.equal(receiver.received.length, 1, 'the callback')
+    delivered = receiver.received[0] as ReceivedCallback
     const settings = await t.sandbox({ method: 'GET', url: '/v4.0/account/settings' })
     assert.equal(settings.statusCode, 200, settings.body)
     secret = json(settings).settings.signingSecret

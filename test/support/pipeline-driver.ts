@@ -2,8 +2,12 @@
 // function a job would, so a test can stop an order exactly where it needs it (allocated, print files made,
 // one shipment with its lab, shipped) and then act on it.
 import { parseId } from '../../src/domain/ids.ts'
+import { nextSimulatedLabStep, type SimulatedLabStep } from '../../src/domain/jobs.ts'
 import type { OrderDocument } from '../../src/domain/order.ts'
+import { DOWNLOAD_MAX_ATTEMPTS } from '../../src/domain/pipeline/download-file.ts'
 import type { PipelineOrder } from '../../src/domain/pipeline/pipeline-order.ts'
+import { labStepWaitsForAdvance } from '../../src/domain/sandbox-scenarios.ts'
+import { listOverdueDeliveries } from '../../src/repositories/callback-deliveries.repository.ts'
 import { readOrder } from '../../src/repositories/orders.repository.ts'
 import { sampleOrder, type TestApp } from './test-app.ts'
 
@@ -74,6 +78,22 @@ export function pipelineDriver(t: TestApp) {
     return (await state(orderId)).document
   }
 
+  /**
+   * Starts the order and makes each file's download attempts in turn, as its job would, until every file is
+   * downloaded or has failed for good (DOWNLOAD_MAX_ATTEMPTS): the order then goes on to allocation or stops. The
+   * backoff between attempts is the queue's part, not run here.
+   */
+  async function download(orderId: string): Promise<PipelineOrder> {
+    await pipeline.startOrder(orderId)
+    for (let attempt = 1; attempt <= DOWNLOAD_MAX_ATTEMPTS; attempt++) {
+      const files = Object.entries((await state(orderId)).pipeline.files)
+      const pending = files.filter(([, file]) => file.status === 'pending').map(([fileKey]) => fileKey)
+      if (pending.length === 0) break
+      for (const fileKey of pending) await pipeline.downloadFile(orderId, fileKey, attempt)
+    }
+    return state(orderId)
+  }
+
   /** Downloads every file and allocates the order: shipments and the first charge appear. */
   async function allocate(orderId: string): Promise<PipelineOrder> {
     await pipeline.startOrder(orderId)
@@ -120,7 +140,48 @@ export function pipelineDriver(t: TestApp) {
     return state(orderId)
   }
 
-  return { state, document, allocate, render, submit, ship }
+  /**
+   * The simulated labs (Sandbox) work on every shipment with a step left, one step each in turn, as their timers'
+   * jobs would, until none has a step left or waits for the order to be advanced (a Sandbox scenario's). A
+   * rejection leaves the order for its next allocation round. `carrierScans: false` stops each at Shipped.
+   */
+  async function simulateLabs(orderId: string, { carrierScans = true } = {}): Promise<PipelineOrder> {
+    // Far more rounds than any simulated path has steps: only a step that changes nothing could reach it.
+    for (let round = 0; round < 50; round++) {
+      const current = await state(orderId)
+      const steps: { shipmentId: string; step: SimulatedLabStep }[] = []
+      for (const shipment of current.document.shipments) {
+        const inPipeline = current.pipeline.shipments[shipment.id]
+        if (!inPipeline || (inPipeline.state === 'shipped' && !carrierScans)) continue
+        if (labStepWaitsForAdvance(current.sandboxScenario, current.document, shipment.id)) continue
+        const step = nextSimulatedLabStep(inPipeline.state, shipment.deliveryStatus, current.sandboxScenario)
+        if (step) steps.push({ shipmentId: shipment.id, step })
+      }
+      if (steps.length === 0) return current
+      for (const { shipmentId, step } of steps) {
+        await t.app.services.simulatedLabs.runStep(pipeline, orderId, shipmentId, step)
+      }
+    }
+    throw new Error(`the simulated labs did not settle order ${orderId}`)
+  }
+
+  /**
+   * The next attempt of every pending callback delivery (merchants' callbacks, webhook endpoints, labs' pushes),
+   * oldest first, as each delivery's job would make it when due: one round, so a failed attempt stays pending
+   * for the next call. Returns the deliveries attempted.
+   */
+  async function deliverCallbacks(): Promise<{ id: number; attempts: number }[]> {
+    const pending = await listOverdueDeliveries(t.database.db, {
+      // Whenever it is due: a far date both databases take (PGlite refuses JavaScript's latest one).
+      dueBefore: new Date('9999-12-31T00:00:00Z'),
+      afterId: 0,
+      limit: 10_000,
+    })
+    for (const delivery of pending) await t.app.services.callbacks.deliver(delivery.id, delivery.attempts + 1)
+    return pending
+  }
+
+  return { state, document, download, allocate, render, submit, ship, simulateLabs, deliverCallbacks }
 }
 
 export type PipelineDriver = ReturnType<typeof pipelineDriver>
