@@ -37,11 +37,11 @@ export type MetadataFilterValue = string | number | boolean
 
 export type WebhookDisabledReason = 'manual' | 'failing'
 
-/** An endpoint as the services work with it (the signing secrets stay in the repository's row). */
-export interface WebhookEndpoint {
-  id: number
-  accountId: number
-  environment: Environment
+/**
+ * What an endpoint is and how it stands: the same fields in the stored endpoint (dates) and in the API's view of it
+ * (ISO 8601 texts), so the two cannot drift apart.
+ */
+interface WebhookEndpointState<Time> {
   url: string
   description: string | null
   /** Exact types and prefixes ending in `*`; empty: every event. */
@@ -50,10 +50,17 @@ export interface WebhookEndpoint {
   metadataFilter: Record<string, MetadataFilterValue>
   enabled: boolean
   disabledReason: WebhookDisabledReason | null
-  disabledAt: Date | null
-  failingSince: Date | null
-  lastAttemptAt: Date | null
-  lastSuccessAt: Date | null
+  disabledAt: Time | null
+  failingSince: Time | null
+  lastAttemptAt: Time | null
+  lastSuccessAt: Time | null
+}
+
+/** An endpoint as the services work with it (the signing secrets stay in the repository's row). */
+export interface WebhookEndpoint extends WebhookEndpointState<Date> {
+  id: number
+  accountId: number
+  environment: Environment
   createdAt: Date
   updatedAt: Date
 }
@@ -211,19 +218,12 @@ export function metadataFilterFailures(filter: Readonly<Record<string, unknown>>
 /** Characters of the signing secret an endpoint object shows (`whsec_abcd`): enough to tell secrets apart. */
 export const SIGNING_SECRET_PREFIX_LENGTH = 10
 
-/** An endpoint as the API shows it (docs/callbacks.md#webhook-endpoints): keys in this order, never a whole secret. */
-export interface WebhookEndpointView {
+/**
+ * An endpoint as the API shows it (docs/callbacks.md#webhook-endpoints): never a whole secret; webhookEndpointView
+ * writes its keys in the documented order.
+ */
+export interface WebhookEndpointView extends WebhookEndpointState<string> {
   id: string
-  url: string
-  description: string | null
-  eventTypes: string[]
-  metadataFilter: Record<string, MetadataFilterValue>
-  enabled: boolean
-  disabledReason: WebhookDisabledReason | null
-  disabledAt: string | null
-  failingSince: string | null
-  lastAttemptAt: string | null
-  lastSuccessAt: string | null
   signingSecretPrefix: string
   previousSigningSecretExpiresAt: string | null
   created: string
