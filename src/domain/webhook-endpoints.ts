@@ -133,21 +133,26 @@ export function endpointAccepts(
 }
 
 /**
+ * A filter of more entries than `limit`: one TooMany failure under `path`, and its entries are not checked one by
+ * one (both filters refuse an oversized list whole). Undefined within the limit.
+ */
+function tooManyEntries(path: string, count: number, limit: number): Failures | undefined {
+  if (count <= limit) return undefined
+  const failures: Failures = {}
+  addFailure(failures, path, { code: 'TooMany', providedValue: count, comparisonValue: limit })
+  return failures
+}
+
+/**
  * Problems of an `eventTypes` filter, under `eventTypes[i]`: each entry must be a known type, or a prefix ending in
  * `*` that some known type starts with. A typo is refused with the list of types, so it cannot silently match
  * nothing.
  */
 export function eventTypesFailures(eventTypes: readonly string[], vendor: string): Failures {
+  const tooMany = tooManyEntries('eventTypes', eventTypes.length, WEBHOOK_ENDPOINT_LIMITS.eventTypes)
+  if (tooMany) return tooMany
   const failures: Failures = {}
   const known = knownEventTypes(vendor)
-  if (eventTypes.length > WEBHOOK_ENDPOINT_LIMITS.eventTypes) {
-    addFailure(failures, 'eventTypes', {
-      code: 'TooMany',
-      providedValue: eventTypes.length,
-      comparisonValue: WEBHOOK_ENDPOINT_LIMITS.eventTypes,
-    })
-    return failures
-  }
   for (const [index, entry] of eventTypes.entries()) {
     const path = `eventTypes[${index}]`
     if (entry.length > WEBHOOK_ENDPOINT_LIMITS.eventTypeLength) {
@@ -176,16 +181,10 @@ export function eventTypesFailures(eventTypes: readonly string[], vendor: string
 
 /** Problems of a `metadataFilter`, under `metadataFilter` or `metadataFilter.<key>`. */
 export function metadataFilterFailures(filter: Readonly<Record<string, unknown>>): Failures {
-  const failures: Failures = {}
   const entries = Object.entries(filter)
-  if (entries.length > WEBHOOK_ENDPOINT_LIMITS.metadataKeys) {
-    addFailure(failures, 'metadataFilter', {
-      code: 'TooMany',
-      providedValue: entries.length,
-      comparisonValue: WEBHOOK_ENDPOINT_LIMITS.metadataKeys,
-    })
-    return failures
-  }
+  const tooMany = tooManyEntries('metadataFilter', entries.length, WEBHOOK_ENDPOINT_LIMITS.metadataKeys)
+  if (tooMany) return tooMany
+  const failures: Failures = {}
   for (const [key, value] of entries) {
     const path = `metadataFilter.${key}`
     if (key.trim() === '') {
