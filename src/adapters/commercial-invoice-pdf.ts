@@ -5,11 +5,10 @@
 // shipment's date as the PDF's dates, so the same shipment gives the same bytes whenever it is asked for.
 import type { CommercialInvoiceContent, DeclaredLine } from '../domain/commercial-invoice.ts'
 import { type Column, newDocument, type Writer } from './invoice-pdf.ts'
+import { TITLE_SIZE } from './pdf-text.ts'
 
 /** What a Sandbox commercial invoice says on its first line: nothing ships on it. */
 export const COMMERCIAL_INVOICE_SANDBOX_MARK = 'Sandbox - not for a real shipment'
-
-const TITLE_SIZE = 18
 
 // Description | HS code | Origin | Qty | Unit value | Total value | Weight (g)
 const ITEM_COLUMNS: readonly Column[] = [

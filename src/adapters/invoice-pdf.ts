@@ -4,20 +4,15 @@
 // dates, so the same document gives the same PDF whenever it is asked for. As many pages as the lines need:
 // the header starts the first, the totals follow the last line, and every page carries the number, its page
 // count and, for Sandbox, the words that it is not a bill.
-import { PageSizes, PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib'
+import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib'
 import { type InvoiceContent, type InvoiceSeller, SANDBOX_MARK, type Statement } from '../domain/invoices.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
-import { drawable, fitted } from './packing-slip-pdf.ts'
+import { A4_PORTRAIT, drawable, fitted, GREY, LINE_HEIGHT, MARGIN, TEXT_SIZE, TITLE_SIZE } from './pdf-text.ts'
 
-const PAGE = { width: PageSizes.A4[0], height: PageSizes.A4[1] } as const
-const MARGIN = 40
-const TITLE_SIZE = 18
-const TEXT_SIZE = 10
+const PAGE = A4_PORTRAIT
 const SMALL_SIZE = 8
-const LINE_HEIGHT = 13
 /** Below this the footer sits. */
 const CONTENT_BOTTOM = MARGIN + 3 * LINE_HEIGHT
-const GREY = rgb(0.35, 0.35, 0.35)
 const RED = rgb(0.7, 0.1, 0.1)
 
 /** A column of a table: where it starts (points from the left margin), its width, and how it is aligned. */

@@ -2,24 +2,19 @@
 // order, the shipment and the recipient at the top with a QR code of the shipment id a packer scans, then one
 // block per item. Every line is cut to the page's width with an ellipsis, and an item that does not fit on the
 // page starts the next one, so nothing is ever drawn off the page however long the merchant's texts are.
-import { PageSizes, PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib'
+import { PDFDocument, type PDFPage, StandardFonts } from 'pdf-lib'
 import QRCode from 'qrcode'
 import type { PackingSlipContent } from '../domain/packing-slip.ts'
+import { A4_PORTRAIT, drawable, fitted, GREY, LINE_HEIGHT, MARGIN, TEXT_SIZE, TITLE_SIZE } from './pdf-text.ts'
 
 /** A4 portrait, in PDF points. */
-export const PACKING_SLIP_PAGE_SIZE = { width: PageSizes.A4[0], height: PageSizes.A4[1] } as const
+export const PACKING_SLIP_PAGE_SIZE = A4_PORTRAIT
 
-const MARGIN = 40
 const QR_SIZE = 100
-const TITLE_SIZE = 18
-const TEXT_SIZE = 10
-const LINE_HEIGHT = 13
 const ITEM_GAP = 6
 const INDENT = 14
 /** Below this the page footer sits. */
 const CONTENT_BOTTOM = MARGIN + 2 * LINE_HEIGHT
-const ELLIPSIS = '...'
-const GREY = rgb(0.35, 0.35, 0.35)
 
 /**
  * The PNG of the QR code: 8 pixels a module and the standard quiet zone of 4 modules, so it stays sharp when
@@ -27,36 +22,6 @@ const GREY = rgb(0.35, 0.35, 0.35)
  */
 async function qrCodePng(text: string): Promise<Buffer> {
   return QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 })
-}
-
-/**
- * `text` in what the standard fonts can draw (WinAnsi): control characters become spaces, anything else the
- * font has no glyph for becomes `?`, so a name in another script is marked rather than refused.
- */
-export function drawable(supported: Set<number>, text: string): string {
-  let result = ''
-  for (const character of text) {
-    const code = character.codePointAt(0) ?? 0
-    if (code < 0x20 || (code >= 0x7f && code < 0xa0)) result += ' '
-    else result += supported.has(code) ? character : '?'
-  }
-  return result
-}
-
-/** `text` cut to `maxWidth` points at `size`, with an ellipsis when anything was cut. */
-export function fitted(font: PDFFont, text: string, size: number, maxWidth: number): string {
-  if (font.widthOfTextAtSize(text, size) <= maxWidth) return text
-  const characters = [...text]
-  let low = 0
-  let high = characters.length
-  // The longest prefix that fits with the ellipsis after it.
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2)
-    const candidate = `${characters.slice(0, middle).join('')}${ELLIPSIS}`
-    if (font.widthOfTextAtSize(candidate, size) <= maxWidth) low = middle
-    else high = middle - 1
-  }
-  return `${characters.slice(0, low).join('').trimEnd()}${ELLIPSIS}`
 }
 
 interface Line {

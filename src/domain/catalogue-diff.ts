@@ -99,23 +99,27 @@ function compareFields(before: ReadonlyMap<string, Fields>, after: ReadonlyMap<s
   return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
 }
 
+/** Entries of several fields (products, labs) by their key: one map per section, as `compareFields` takes them. */
+function fieldsByKey<T>(entries: readonly T[], key: (entry: T) => string, fields: (entry: T) => Fields) {
+  return new Map<string, Fields>(entries.map((entry) => [key(entry), fields(entry)]))
+}
+
 function products(catalogue: Catalogue): Map<string, Fields> {
-  return new Map(
-    catalogue.products.map((product) => [
-      product.sku,
-      {
-        description: product.description,
-        shippingClass: product.shippingClass,
-        attributes: product.attributes,
-        printAreas: Object.fromEntries(
-          Object.values(product.printAreas).map((area) => [
-            area.name,
-            `${area.size.horizontalResolution}x${area.size.verticalResolution}${area.required ? ' required' : ''}`,
-          ]),
-        ),
-        variants: product.variants.length,
-      },
-    ]),
+  return fieldsByKey(
+    catalogue.products,
+    (product) => product.sku,
+    (product) => ({
+      description: product.description,
+      shippingClass: product.shippingClass,
+      attributes: product.attributes,
+      printAreas: Object.fromEntries(
+        Object.values(product.printAreas).map((area) => [
+          area.name,
+          `${area.size.horizontalResolution}x${area.size.verticalResolution}${area.required ? ' required' : ''}`,
+        ]),
+      ),
+      variants: product.variants.length,
+    }),
   )
 }
 
@@ -133,17 +137,16 @@ function prices(catalogue: Catalogue): Map<string, string> {
 }
 
 function labs(catalogue: Catalogue): Map<string, Fields> {
-  return new Map(
-    catalogue.labs.map((lab) => [
-      lab.code,
-      {
-        name: lab.name,
-        countryCode: lab.countryCode,
-        currency: lab.currency,
-        dailyJobLimit: lab.dailyJobLimit,
-        calendar: lab.calendar ? lab.calendar.timeZone : null,
-      },
-    ]),
+  return fieldsByKey(
+    catalogue.labs,
+    (lab) => lab.code,
+    (lab) => ({
+      name: lab.name,
+      countryCode: lab.countryCode,
+      currency: lab.currency,
+      dailyJobLimit: lab.dailyJobLimit,
+      calendar: lab.calendar ? lab.calendar.timeZone : null,
+    }),
   )
 }
 

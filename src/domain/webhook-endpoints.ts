@@ -37,11 +37,11 @@ export type MetadataFilterValue = string | number | boolean
 
 export type WebhookDisabledReason = 'manual' | 'failing'
 
-/** An endpoint as the services work with it (the signing secrets stay in the repository's row). */
-export interface WebhookEndpoint {
-  id: number
-  accountId: number
-  environment: Environment
+/**
+ * What an endpoint is and how it stands: the same fields in the stored endpoint (dates) and in the API's view of it
+ * (ISO 8601 texts), so the two cannot drift apart.
+ */
+interface WebhookEndpointState<Time> {
   url: string
   description: string | null
   /** Exact types and prefixes ending in `*`; empty: every event. */
@@ -50,10 +50,17 @@ export interface WebhookEndpoint {
   metadataFilter: Record<string, MetadataFilterValue>
   enabled: boolean
   disabledReason: WebhookDisabledReason | null
-  disabledAt: Date | null
-  failingSince: Date | null
-  lastAttemptAt: Date | null
-  lastSuccessAt: Date | null
+  disabledAt: Time | null
+  failingSince: Time | null
+  lastAttemptAt: Time | null
+  lastSuccessAt: Time | null
+}
+
+/** An endpoint as the services work with it (the signing secrets stay in the repository's row). */
+export interface WebhookEndpoint extends WebhookEndpointState<Date> {
+  id: number
+  accountId: number
+  environment: Environment
   createdAt: Date
   updatedAt: Date
 }
@@ -126,21 +133,26 @@ export function endpointAccepts(
 }
 
 /**
+ * A filter of more entries than `limit`: one TooMany failure under `path`, and its entries are not checked one by
+ * one (both filters refuse an oversized list whole). Undefined within the limit.
+ */
+function tooManyEntries(path: string, count: number, limit: number): Failures | undefined {
+  if (count <= limit) return undefined
+  const failures: Failures = {}
+  addFailure(failures, path, { code: 'TooMany', providedValue: count, comparisonValue: limit })
+  return failures
+}
+
+/**
  * Problems of an `eventTypes` filter, under `eventTypes[i]`: each entry must be a known type, or a prefix ending in
  * `*` that some known type starts with. A typo is refused with the list of types, so it cannot silently match
  * nothing.
  */
 export function eventTypesFailures(eventTypes: readonly string[], vendor: string): Failures {
+  const tooMany = tooManyEntries('eventTypes', eventTypes.length, WEBHOOK_ENDPOINT_LIMITS.eventTypes)
+  if (tooMany) return tooMany
   const failures: Failures = {}
   const known = knownEventTypes(vendor)
-  if (eventTypes.length > WEBHOOK_ENDPOINT_LIMITS.eventTypes) {
-    addFailure(failures, 'eventTypes', {
-      code: 'TooMany',
-      providedValue: eventTypes.length,
-      comparisonValue: WEBHOOK_ENDPOINT_LIMITS.eventTypes,
-    })
-    return failures
-  }
   for (const [index, entry] of eventTypes.entries()) {
     const path = `eventTypes[${index}]`
     if (entry.length > WEBHOOK_ENDPOINT_LIMITS.eventTypeLength) {
@@ -169,16 +181,10 @@ export function eventTypesFailures(eventTypes: readonly string[], vendor: string
 
 /** Problems of a `metadataFilter`, under `metadataFilter` or `metadataFilter.<key>`. */
 export function metadataFilterFailures(filter: Readonly<Record<string, unknown>>): Failures {
-  const failures: Failures = {}
   const entries = Object.entries(filter)
-  if (entries.length > WEBHOOK_ENDPOINT_LIMITS.metadataKeys) {
-    addFailure(failures, 'metadataFilter', {
-      code: 'TooMany',
-      providedValue: entries.length,
-      comparisonValue: WEBHOOK_ENDPOINT_LIMITS.metadataKeys,
-    })
-    return failures
-  }
+  const tooMany = tooManyEntries('metadataFilter', entries.length, WEBHOOK_ENDPOINT_LIMITS.metadataKeys)
+  if (tooMany) return tooMany
+  const failures: Failures = {}
   for (const [key, value] of entries) {
     const path = `metadataFilter.${key}`
     if (key.trim() === '') {
@@ -211,19 +217,12 @@ export function metadataFilterFailures(filter: Readonly<Record<string, unknown>>
 /** Characters of the signing secret an endpoint object shows (`whsec_abcd`): enough to tell secrets apart. */
 export const SIGNING_SECRET_PREFIX_LENGTH = 10
 
-/** An endpoint as the API shows it (docs/callbacks.md#webhook-endpoints): keys in this order, never a whole secret. */
-export interface WebhookEndpointView {
+/**
+ * An endpoint as the API shows it (docs/callbacks.md#webhook-endpoints): never a whole secret; webhookEndpointView
+ * writes its keys in the documented order.
+ */
+export interface WebhookEndpointView extends WebhookEndpointState<string> {
   id: string
-  url: string
-  description: string | null
-  eventTypes: string[]
-  metadataFilter: Record<string, MetadataFilterValue>
-  enabled: boolean
-  disabledReason: WebhookDisabledReason | null
-  disabledAt: string | null
-  failingSince: string | null
-  lastAttemptAt: string | null
-  lastSuccessAt: string | null
   signingSecretPrefix: string
   previousSigningSecretExpiresAt: string | null
   created: string

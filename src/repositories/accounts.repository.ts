@@ -3,6 +3,7 @@
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { KeyScope } from '../domain/key-scopes.ts'
+import { countRows } from './row-counts.ts'
 
 export type BillingMode = 'invoice' | 'prepaid'
 export const BILLING_MODES: readonly BillingMode[] = ['invoice', 'prepaid']
@@ -118,8 +119,7 @@ export async function setAccountSuspension(
 }
 
 export async function countAccounts(db: Queryable): Promise<number> {
-  const rows = await db.query<{ count: number | string }>('SELECT count(*) AS count FROM accounts')
-  return Number(rows[0]?.count ?? 0)
+  return countRows(db, 'SELECT count(*) AS count FROM accounts')
 }
 
 export async function insertApiKey(

@@ -4,6 +4,7 @@ import type { Queryable } from '../adapters/database.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
 import type { DeliveryStatus } from '../domain/callback-deliveries.ts'
 import type { Environment } from '../domain/environment.ts'
+import { deleteInBatch } from './row-counts.ts'
 
 export interface DeliveryRow {
   id: number
@@ -277,23 +278,17 @@ export async function deleteFinishedDeliveries(
   db: Queryable,
   filter: { before: Date; limit: number },
 ): Promise<number> {
-  const rows = await db.query<{ count: number | string }>(
-    `WITH doomed AS (
-       SELECT d.id FROM callback_deliveries d
-        WHERE d.status IN ('delivered', 'failed') AND d.updated_at < $1
-          AND NOT EXISTS (
-            SELECT 1 FROM callback_deliveries r
-             WHERE r.redelivery_of = d.id AND NOT (r.status IN ('delivered', 'failed') AND r.updated_at < $1))
-        ORDER BY d.id DESC LIMIT $2
-     ), attempts AS (
-       DELETE FROM callback_attempts WHERE delivery_id IN (SELECT id FROM doomed)
-     ), deliveries AS (
-       DELETE FROM callback_deliveries WHERE id IN (SELECT id FROM doomed) RETURNING 1
-     )
-     SELECT count(*) AS count FROM deliveries`,
-    [filter.before, filter.limit],
-  )
-  return Number(rows[0]?.count ?? 0)
+  return deleteInBatch(db, {
+    table: 'callback_deliveries',
+    doomed: `SELECT d.id FROM callback_deliveries d
+              WHERE d.status IN ('delivered', 'failed') AND d.updated_at < $1
+                AND NOT EXISTS (
+                  SELECT 1 FROM callback_deliveries r
+                   WHERE r.redelivery_of = d.id AND NOT (r.status IN ('delivered', 'failed') AND r.updated_at < $1))
+              ORDER BY d.id DESC LIMIT $2`,
+    dependents: [{ table: 'callback_attempts', column: 'delivery_id' }],
+    params: [filter.before, filter.limit],
+  })
 }
 
 /** An endpoint (an account's environment, or a lab) whose newest attempt failed, for the operator console. */

@@ -2,6 +2,7 @@
 // (repositories/callback-deliveries.repository.ts).
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
+import { deleteInBatch } from './row-counts.ts'
 
 /** The last sequence number of the order's events (0 for none); call under the order's row lock. */
 export async function lastOrderSequence(tx: Queryable, orderNumber: number): Promise<number> {
@@ -104,22 +105,17 @@ export async function findEvent(db: Queryable, id: number): Promise<EventRow | u
  * keep the events they refer to; it answers about events, so it lives here.
  */
 export async function deleteUnneededEvents(db: Queryable, filter: { before: Date; limit: number }): Promise<number> {
-  const rows = await db.query<{ count: number | string }>(
-    `WITH doomed AS (
-       SELECT e.id FROM order_events e
-        WHERE e.created_at < $1
-          AND NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.event_id = e.id)
-          AND (e.order_id IS NULL
-               OR EXISTS (SELECT 1 FROM order_events later
-                           WHERE later.order_id = e.order_id AND later.sequence > e.sequence))
-        ORDER BY e.id LIMIT $2
-     ), events AS (
-       DELETE FROM order_events WHERE id IN (SELECT id FROM doomed) RETURNING 1
-     )
-     SELECT count(*) AS count FROM events`,
-    [filter.before, filter.limit],
-  )
-  return Number(rows[0]?.count ?? 0)
+  return deleteInBatch(db, {
+    table: 'order_events',
+    doomed: `SELECT e.id FROM order_events e
+              WHERE e.created_at < $1
+                AND NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.event_id = e.id)
+                AND (e.order_id IS NULL
+                     OR EXISTS (SELECT 1 FROM order_events later
+                                 WHERE later.order_id = e.order_id AND later.sequence > e.sequence))
+              ORDER BY e.id LIMIT $2`,
+    params: [filter.before, filter.limit],
+  })
 }
 
 /** A feed event that a webhook endpoint has no delivery of that got or may still get through. */

@@ -2,6 +2,7 @@
 // of the request holding it, and forgetting keys past their retention.
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
+import { deletedRows } from './row-counts.ts'
 
 export interface IdempotencyKeyOf {
   accountId: number
@@ -136,8 +137,5 @@ export async function deleteClaim(db: Queryable, of: IdempotencyKeyOf, claimToke
 
 /** Deletes keys claimed before `claimedBefore`; returns how many. */
 export async function deleteIdempotentRequestsClaimedBefore(db: Queryable, claimedBefore: Date): Promise<number> {
-  const rows = await db.query('DELETE FROM idempotent_requests WHERE claimed_at < $1 RETURNING claim_token', [
-    claimedBefore,
-  ])
-  return rows.length
+  return deletedRows(db, 'DELETE FROM idempotent_requests WHERE claimed_at < $1 RETURNING claim_token', [claimedBefore])
 }

@@ -2,6 +2,7 @@
 // its signing secrets (lab_push_endpoints), and the reminders already pushed (lab_push_reminders). The events and
 // their deliveries are the callbacks' own tables (events.repository.ts, callback-deliveries.repository.ts).
 import type { Queryable } from '../adapters/database.ts'
+import { deletedRows } from './row-counts.ts'
 
 /** A lab's row: the operator's URL (null: the catalogue's), whether pushing was removed, and its secrets. */
 export interface LabPushEndpointRow {
@@ -117,8 +118,7 @@ export async function claimLabReminder(
 
 /** Forgets the reminders recorded before `before` (their lab dates are long past); how many went. */
 export async function deleteOldLabReminders(db: Queryable, before: Date): Promise<number> {
-  const rows = await db.query('DELETE FROM lab_push_reminders WHERE created_at < $1 RETURNING 1', [before])
-  return rows.length
+  return deletedRows(db, 'DELETE FROM lab_push_reminders WHERE created_at < $1 RETURNING 1', [before])
 }
 
 /** Delivery health of a lab's pushes: counts by status and the latest attempt. */

@@ -4,6 +4,7 @@ import type { Queryable } from '../adapters/database.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
 import { formatId } from '../domain/ids.ts'
 import type { QuoteLock, StoredQuote } from '../domain/quote-lock.ts'
+import { deletedRows } from './row-counts.ts'
 
 export type QuoteScope = AccountScope
 
@@ -99,9 +100,5 @@ export async function findQuoteOfOrder(db: Queryable, quoteNumber: number): Prom
  * order holds is kept with the order.
  */
 export async function deleteExpiredUnusedQuotes(db: Queryable, expiredBefore: Date): Promise<number> {
-  const rows = await db.query<{ id: number | string }>(
-    'DELETE FROM quotes WHERE order_id IS NULL AND expires_at < $1 RETURNING id',
-    [expiredBefore],
-  )
-  return rows.length
+  return deletedRows(db, 'DELETE FROM quotes WHERE order_id IS NULL AND expires_at < $1 RETURNING id', [expiredBefore])
 }

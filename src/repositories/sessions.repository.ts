@@ -3,6 +3,7 @@
 import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { KeyScope } from '../domain/key-scopes.ts'
+import { deletedRows } from './row-counts.ts'
 
 export interface SessionOwner {
   accountId: number
@@ -59,8 +60,7 @@ export async function deleteSession(db: Queryable, tokenHash: string): Promise<v
 
 /** Removes sessions that expired before `now`; returns how many. */
 export async function deleteExpiredSessions(db: Queryable, now: Date): Promise<number> {
-  const rows = await db.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1 RETURNING token_hash', [now])
-  return rows.length
+  return deletedRows(db, 'DELETE FROM dashboard_sessions WHERE expires_at <= $1 RETURNING token_hash', [now])
 }
 
 /** A lab portal session's lab: the lab key's lab code and visible prefix. */
@@ -109,8 +109,7 @@ export async function findLabSessionOwner(
 
 /** Ends every lab portal session made with the lab key (its revocation); returns how many ended. */
 export async function deleteLabKeySessions(db: Queryable, labKeyId: number): Promise<number> {
-  const rows = await db.query('DELETE FROM dashboard_sessions WHERE lab_key_id = $1 RETURNING token_hash', [labKeyId])
-  return rows.length
+  return deletedRows(db, 'DELETE FROM dashboard_sessions WHERE lab_key_id = $1 RETURNING token_hash', [labKeyId])
 }
 
 /**
@@ -118,12 +117,12 @@ export async function deleteLabKeySessions(db: Queryable, labKeyId: number): Pro
  * once and signs in again only after reactivation. Returns how many ended.
  */
 export async function deleteAccountSessions(db: Queryable, accountId: number): Promise<number> {
-  const rows = await db.query(
+  return deletedRows(
+    db,
     `DELETE FROM dashboard_sessions
       WHERE api_key_id IN (SELECT id FROM api_keys WHERE account_id = $1) RETURNING token_hash`,
     [accountId],
   )
-  return rows.length
 }
 
 /** A console session's operator. */

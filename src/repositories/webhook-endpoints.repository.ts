@@ -5,6 +5,7 @@ import type { Queryable } from '../adapters/database.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { MetadataFilterValue, WebhookDisabledReason, WebhookEndpoint } from '../domain/webhook-endpoints.ts'
 import type { SigningSecrets } from './accounts.repository.ts'
+import { countRows } from './row-counts.ts'
 
 /** An endpoint with its signing secrets, as stored. */
 export type WebhookEndpointRow = WebhookEndpoint &
@@ -121,12 +122,12 @@ export async function countWebhookEndpoints(
   db: Queryable,
   scope: { accountId: number; environment: Environment },
 ): Promise<number> {
-  const rows = await db.query<{ count: number | string }>(
+  return countRows(
+    db,
     `SELECT count(*) AS count FROM webhook_endpoints
       WHERE account_id = $1 AND environment = $2 AND deleted_at IS NULL`,
     [scope.accountId, scope.environment],
   )
-  return Number(rows[0]?.count ?? 0)
 }
 
 /** The fields a change may set; absent fields stay as they are. */

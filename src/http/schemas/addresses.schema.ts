@@ -12,7 +12,7 @@ import {
   outcomeResponse,
   StringEnum,
 } from './common.schema.ts'
-import { AddressRequestSchema, ShippingMethodSchema } from './order.schema.ts'
+import { AddressRequestSchema, addressResponseSchema, ShippingMethodSchema } from './order.schema.ts'
 
 const AddressFieldSchema = named('AddressField', StringEnum(ADDRESS_FIELDS))
 
@@ -106,17 +106,7 @@ const AddressProblemSchema = named(
 export const ValidateAddressResponseSchema = outcomeResponse('ValidateAddressResponse', OkOutcome, {
   valid: Type.Boolean({ description: 'True when there are no problems.' }),
   problems: Type.Array(AddressProblemSchema),
-  suggested: named(
-    'SuggestedAddress',
-    Type.Object({
-      line1: Type.String(),
-      line2: Nullable(Type.String()),
-      postalOrZipCode: Type.String(),
-      countryCode: Type.String(),
-      townOrCity: Type.String(),
-      stateOrCounty: Nullable(Type.String()),
-    }),
-  ),
+  suggested: addressResponseSchema('SuggestedAddress'),
   deliverable: Type.Boolean({
     description: 'True when no problem stops delivery (every problem, if any, is advisory).',
   }),

@@ -248,17 +248,25 @@ export type CreateOrderRequest = Type.Static<typeof CreateOrderRequestSchema>
 
 // ---- The order object (responses) ----
 
-const AddressSchema = named(
-  'Address',
-  Type.Object({
-    line1: Type.String(),
-    line2: Nullable(Type.String()),
-    postalOrZipCode: Type.String(),
-    countryCode: Type.String(),
-    townOrCity: Type.String(),
-    stateOrCounty: Nullable(Type.String()),
-  }),
-)
+/**
+ * An address as answers show it, named `name` in the OpenAPI document: the order's recipient (Address) and the
+ * address check's suggestion (SuggestedAddress) have the same fields, so a client reads both alike.
+ */
+export function addressResponseSchema(name: string) {
+  return named(
+    name,
+    Type.Object({
+      line1: Type.String(),
+      line2: Nullable(Type.String()),
+      postalOrZipCode: Type.String(),
+      countryCode: Type.String(),
+      townOrCity: Type.String(),
+      stateOrCounty: Nullable(Type.String()),
+    }),
+  )
+}
+
+const AddressSchema = addressResponseSchema('Address')
 
 const RecipientSchema = named(
   'Recipient',

@@ -1,7 +1,7 @@
 // The page shell every dashboard page shares: head, navigation, the environment, notices, the footer; and the parts
 // the lab portal and the console build their own shells from (the page's document, the sign-in card).
 import { type Environment, environmentName } from '../../domain/environment.ts'
-import { type ApiAnswer, describeApiError } from './api-client.ts'
+import { type ApiAnswer, type ApiClient, describeApiError } from './api-client.ts'
 import { type Html, html } from './html.ts'
 import { type DashboardUseName, mayUse, type SessionScopes } from './scopes.ts'
 
@@ -199,4 +199,31 @@ ${skip > 0 ? html`<a href="${urlOf(Math.max(0, skip - pageSize))}" rel="prev">${
 <span>${name} ${skip + 1}–${skip + shown}</span>
 ${hasMore ? html`<a href="${urlOf(skip + pageSize)}" rel="next">${labels[1]}</a>` : ''}
 </nav>`
+}
+
+/**
+ * One page of an API list read with `top` and `skip` (the catalogue, the callbacks' log): the entries under
+ * `list.key` in the answer (none when the call failed: `answer` says why), whether more follow, and the pager
+ * under them, so each list pages through the API the same way.
+ */
+export async function listPage<T>(
+  api: ApiClient,
+  list: {
+    path: string
+    key: string
+    query: Record<string, string | number | undefined | null>
+    skip: number
+    pageSize: number
+  },
+  pages: { noun: string; urlOf: (skip: number) => string; labels: readonly [previous: string, next: string] },
+): Promise<{ answer: ApiAnswer<unknown>; entries: T[]; hasMore: boolean; pages: Html }> {
+  const { skip, pageSize } = list
+  const answer = await api.get<Record<string, T[]> & { hasMore: boolean }>(list.path, {
+    ...list.query,
+    top: pageSize,
+    skip,
+  })
+  const entries = answer.ok ? (answer.body[list.key] ?? []) : []
+  const hasMore = answer.ok && answer.body.hasMore
+  return { answer, entries, hasMore, pages: pager({ ...pages, skip, shown: entries.length, pageSize, hasMore }) }
 }

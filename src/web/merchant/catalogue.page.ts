@@ -20,7 +20,7 @@ import {
   NO_ERRORS,
 } from '../kit/forms.ts'
 import { type Html, html } from '../kit/html.ts'
-import { DASHBOARD_PATH, errorNotice, pager, skipOf } from '../kit/layout.ts'
+import { DASHBOARD_PATH, errorNotice, listPage, skipOf } from '../kit/layout.ts'
 import { mayUse, scopeMissing } from '../kit/scopes.ts'
 import type { Dashboard } from './page-context.ts'
 import {
@@ -281,22 +281,16 @@ export function registerCataloguePages(pages: FastifyInstance, dashboard: Dashbo
     }
     const search = (request.query.q ?? '').trim()
     const skip = skipOf(request.query.skip)
-    const answer = await request.signedIn.api.get<{ products: ProductEntry[]; hasMore: boolean }>('/products', {
-      search,
-      top: CATALOGUE_PAGE_SIZE,
-      skip,
-    })
-    const products = answer.ok ? answer.body.products : []
-    const hasMore = answer.ok && answer.body.hasMore
-    const pages = pager({
-      noun: 'products',
-      skip,
-      shown: products.length,
-      pageSize: CATALOGUE_PAGE_SIZE,
+    const {
+      answer,
+      entries: products,
       hasMore,
-      urlOf: (offset) => listUrl(search, offset),
-      labels: ['Previous', 'Next'],
-    })
+      pages,
+    } = await listPage<ProductEntry>(
+      request.signedIn.api,
+      { path: '/products', key: 'products', query: { search }, skip, pageSize: CATALOGUE_PAGE_SIZE },
+      { noun: 'products', urlOf: (offset) => listUrl(search, offset), labels: ['Previous', 'Next'] },
+    )
     return dashboard.sendPage(request, reply, {
       title: 'Catalogue',
       section: 'catalogue',

@@ -14,7 +14,15 @@ import { auditChangeCell } from '../kit/audit-change.ts'
 import { type CallbackDelivery, callbacksTable } from '../kit/callbacks-table.ts'
 import { eventWords, formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
-import { csrfField, DASHBOARD_PATH, environmentName, errorNotice, type Notice, pager, skipOf } from '../kit/layout.ts'
+import {
+  csrfField,
+  DASHBOARD_PATH,
+  environmentName,
+  errorNotice,
+  listPage,
+  type Notice,
+  skipOf,
+} from '../kit/layout.ts'
 import { type DashboardUseName, mayUse, type SessionScopes, scopeMissing } from '../kit/scopes.ts'
 import type { Dashboard } from './page-context.ts'
 import { refreshing } from './refreshing.ts'
@@ -250,28 +258,25 @@ function registerCallbacksLog(pages: FastifyInstance, dashboard: Dashboard): voi
     }
     const status = DELIVERY_STATUSES.find((candidate) => candidate === request.query.status)
     const skip = skipOf(request.query.skip)
-    const answer = await request.signedIn.api.get<{ callbacks: CallbackDelivery[]; hasMore: boolean }>('/callbacks', {
-      status,
-      top: CALLBACKS_PAGE_SIZE,
-      skip,
-    })
-    const callbacks = answer.ok ? answer.body.callbacks : []
-    const hasMore = answer.ok && answer.body.hasMore
+    const {
+      answer,
+      entries: callbacks,
+      pages,
+    } = await listPage<CallbackDelivery>(
+      request.signedIn.api,
+      { path: '/callbacks', key: 'callbacks', query: { status }, skip, pageSize: CALLBACKS_PAGE_SIZE },
+      {
+        noun: 'callbacks',
+        urlOf: (offset) => developersPath('callbacks', { status, skip: offset }),
+        labels: ['Newer', 'Older'],
+      },
+    )
     const here = developersPath('callbacks', { status, skip })
     const pending = callbacks.some((delivery) => delivery.status === 'pending')
     const table =
       callbacks.length === 0 && status !== undefined
         ? html`<p class="muted">No ${status} callbacks.</p>`
         : callbacksTable(callbacks, request.signedIn.csrfToken, here, true, mayUse(scopes, 'redeliverCallbacks'))
-    const pages = pager({
-      noun: 'callbacks',
-      skip,
-      shown: callbacks.length,
-      pageSize: CALLBACKS_PAGE_SIZE,
-      hasMore,
-      urlOf: (offset) => developersPath('callbacks', { status, skip: offset }),
-      labels: ['Newer', 'Older'],
-    })
     return sendDeveloperPage(dashboard, request, reply, 'callbacks', {
       title: 'Callbacks',
       notice: errorNotice(answer),
