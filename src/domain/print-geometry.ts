@@ -268,6 +268,12 @@ export interface PrintLayout {
   image: PixelBox
 }
 
+/**
+ * Deepest wrap band plus bleed on a side, in pixels: libvips extends an image by at most 10,000 pixels a side.
+ * 10,000 px is 846 mm at 300 dpi, far beyond any canvas bar.
+ */
+export const MAX_EDGE_DEPTH = 10_000
+
 /** Micrometres per inch: lengths are turned into whole micrometres first, so the pixel arithmetic is exact. */
 const MICROMETRES_PER_INCH = 25_400
 
@@ -350,7 +356,7 @@ function bandsOf(area: PrintAreaRequest): Omit<PrintLayout, 'width' | 'height' |
 
 /**
  * The print file's layout for a print area with a spec (see PrintLayout). Refused (RangeError) when the face
- * would be under a pixel or the file over MAX_PRINT_GEOMETRY_SIDE, and for MirrorWrap when the band and bleed
+ * would be under a pixel, the file over MAX_PRINT_GEOMETRY_SIDE or the band and bleed over MAX_EDGE_DEPTH, and for MirrorWrap when the band and bleed
  * together are deeper than the face is wide or high (a mirror of the face's edge cannot be deeper than the face).
  */
 export function planPrintLayout(area: PrintAreaRequest): PrintLayout {
@@ -363,6 +369,7 @@ export function planPrintLayout(area: PrintAreaRequest): PrintLayout {
   if (width > MAX_PRINT_GEOMETRY_SIDE || height > MAX_PRINT_GEOMETRY_SIDE) {
     throw new RangeError(`a ${width} x ${height} print file is over ${MAX_PRINT_GEOMETRY_SIDE} pixels a side`)
   }
+  if (outer > MAX_EDGE_DEPTH) throw new RangeError(`a ${outer} px band and bleed is over ${MAX_EDGE_DEPTH} px`)
   if (edges.kind === 'mirror' && outer > Math.min(faceWidth, faceHeight)) {
     throw new RangeError(`a ${outer} px mirror band is deeper than the ${faceWidth} x ${faceHeight} px face`)
   }
