@@ -3,6 +3,7 @@
 // (spec, "Rotation"). Pure arithmetic on integers; the image renderer (adapters/image-renderer.ts) applies the
 // plan with sharp. The rules are written out in docs/print-files.md.
 
+import type { Variant } from './catalogue.types.ts'
 import type { PrintAreaSpec } from './print-specs.ts'
 import type { SizingMode } from './shipping-methods.ts'
 
@@ -376,6 +377,21 @@ export function planPrintLayout(area: PrintAreaRequest): PrintLayout {
   const face = { left: outer, top: outer, width: faceWidth, height: faceHeight }
   const image = edges.kind === 'image' ? { left: 0, top: 0, width, height } : face
   return { width, height, dpi, face, wrap, bleed, safe, edges, image }
+}
+
+/**
+ * What planPrintFile needs to lay out `printArea` of `variant`: its spec and the variant's `wrap` attribute (name
+ * matched in any letter case), or null when the catalogue gives the area no spec (the file is then as before).
+ */
+export function printAreaRequestOf(
+  variant: Pick<Variant, 'attributes' | 'printAreaSpecs'>,
+  printArea: string,
+  colours?: Readonly<Record<string, string>>,
+): PrintAreaRequest | null {
+  const spec = variant.printAreaSpecs[printArea]
+  if (!spec) return null
+  const wrap = Object.entries(variant.attributes).find(([name]) => name.toLowerCase() === 'wrap')?.[1] ?? null
+  return { spec, wrap, ...(colours ? { colours } : {}) }
 }
 
 /** A named part of a layout; together they cover the file exactly once. */
