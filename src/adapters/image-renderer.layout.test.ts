@@ -6,10 +6,13 @@ import { createHash } from 'node:crypto'
 import { test } from 'node:test'
 import sharp, { type Sharp } from 'sharp'
 import { tier } from '../../test/support/tiers.ts'
+import { loadCatalogue } from '../catalogue/catalogue.loader.ts'
+import { planMockup } from '../domain/mockups.ts'
 import { type PixelBox, type PrintAreaRequest, planPrintLayout } from '../domain/print-geometry.ts'
 import type { PrintAreaSpec } from '../domain/print-specs.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import { createImageRenderer, GUIDE_LINE_COLOURS, type RasterPrintFileFormat } from './image-renderer.ts'
+import { renderMockup } from './mockup-renderer.ts'
 
 tier('pure')
 
@@ -302,4 +305,28 @@ test('previews of an area with a spec: the scaled layout, with dashed guide line
   assert.ok(lineOn(0, 10, 60, GUIDE_LINE_COLOURS.bleed), 'bleed line')
   assert.ok(lineOn(face.top + layout.safe, face.left + 20, face.left + 80, GUIDE_LINE_COLOURS.safe), 'safe line')
   // The print file itself has no lines: its band is black to the pixel (above).
+})
+
+test('mockups of a canvas with a spec: its front is the preview layout face, its edges the wrap band', async () => {
+  const product = loadCatalogue().findProduct('GLOBAL-CAN-10x10')
+  const variant = product?.variants.find((candidate) => candidate.attributes.wrap === 'MirrorWrap')
+  assert.ok(product && variant)
+  const preview = await renderer.renderPreview(await pattern(500, 700), {
+    width: 10,
+    height: 10,
+    sizing: 'fillPrintArea',
+    maxEdge: 400,
+    area: { spec: CANVAS, wrap: 'MirrorWrap' },
+  })
+  const layout = preview.layout as NonNullable<typeof preview.layout>
+  const size = { width: preview.width, height: preview.height }
+  const plan = planMockup({ product, variant, printArea: 'default', preview: size, layout })
+  assert.deepEqual(plan, { kind: 'canvas', wrap: { kind: 'mirror' }, depth: layout.wrap, front: layout.face })
+  const mockup = await renderMockup(plan, { preview: preview.data })
+  // Front, one band on the right and below, and margins of half the depth round it.
+  const margin = Math.round(layout.wrap / 2)
+  assert.deepEqual(
+    [mockup.width, mockup.height],
+    [layout.face.width + layout.wrap + 2 * margin, layout.face.height + layout.wrap + 2 * margin],
+  )
 })
