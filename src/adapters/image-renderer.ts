@@ -425,7 +425,7 @@ async function renderLaidOutPreview(
   const { encode } = request
   const region = applyPlan(sharp(request.input, request.decodeOptions), reduced)
   const image = await applyLayout(sharp, region, layout, encode)
-  // A second pipeline for the lines: sharp composites before it extends, so over the extended image only.
+  // The lines in a pipeline of their own, over the finished image: sharp orders a pipeline's steps itself.
   const pixels = (await encode(image.png({ compressionLevel: 1 }))).data
   const { data } = await encode(
     sharp(pixels)
