@@ -1,7 +1,8 @@
 // Geometry of one print file: how a source image of a given pixel size becomes exactly the print area's pixel
 // size under the item's `sizing` mode (spec, "Image sizing"), and whether it is first turned a quarter turn
-// (spec, "Rotation"). Pure arithmetic on integers; the image renderer (adapters/image-renderer.ts) applies the
-// plan with sharp. The rules are written out in docs/print-files.md.
+// (spec, "Rotation"); and, for a print area with a physical spec, the file's layout round it (face, canvas wrap
+// band, bleed). Pure arithmetic on integers; the image renderer (adapters/image-renderer.ts) applies the plan
+// with sharp. The rules are written out in docs/print-files.md.
 
 import type { Variant } from './catalogue.types.ts'
 import type { PrintAreaSpec } from './print-specs.ts'
@@ -242,7 +243,7 @@ export interface PrintAreaRequest {
   colours?: Readonly<Record<string, string>>
   /**
    * Previews: lay the file out scaled so its longer side is at most this many pixels (every band and the face
-   * rounded down, so it never exceeds it); absent for the print file itself.
+   * rounded down; only a face that would round to nothing is kept at 1 px); absent for the print file itself.
    */
   maxEdge?: number
 }
