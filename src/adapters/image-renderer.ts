@@ -6,7 +6,14 @@
 
 import type { Metadata, OutputInfo, Sharp, default as SharpConstructor, SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
-import { type PrintFilePlan, planPrintFile, previewSize } from '../domain/print-geometry.ts'
+import {
+  type PrintAreaRequest,
+  type PrintFilePlan,
+  type PrintLayout,
+  plannedSize,
+  planPrintFile,
+  previewSize,
+} from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 
 /**
@@ -55,6 +62,11 @@ export interface PrintFileOptions {
   sizing: SizingMode
   /** PDFs (books) are not rendered: they are checked by adapters/pdf-check.ts and passed through. */
   format: RasterPrintFileFormat
+  /**
+   * The print area's spec and the item's wrap, when the catalogue gives one: the file is then laid out from the
+   * spec (face, wrap band, bleed) and `width` x `height` are left aside. Absent: today's file, byte for byte.
+   */
+  area?: PrintAreaRequest | null
 }
 
 export interface RenderedPrintFile {
@@ -80,6 +92,8 @@ export interface PreviewOptions {
   sizing: SizingMode
   /** Longer edge of the preview; DEFAULT_PREVIEW_EDGE when absent. */
   maxEdge?: number
+  /** As for the print file; the preview then also shows the trim, bleed, wrap and safe lines (guideLinesSvg). */
+  area?: PrintAreaRequest | null
 }
 
 /** A print file at screen size: the print file's geometry applied at a reduced scale, as a JPEG. */
@@ -92,6 +106,8 @@ export interface RenderedPreview {
   source: { width: number; height: number }
   /** The plan of the full-size print file (its crop, turn and margins), as renderPrintFile would apply it. */
   plan: PrintFilePlan
+  /** Areas with a spec: the preview's own layout (the file's, scaled down), where its guide lines are drawn. */
+  layout?: PrintLayout
 }
 
 export interface ImageProbe {
@@ -209,7 +225,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
 
     queue: () => limiter.state(),
 
-    renderPrintFile: (input, { width, height, sizing, format }) =>
+    renderPrintFile: (input, { width, height, sizing, format, area }) =>
       limiter.run(async () => {
         const sharp = await loadSharp()
         if (!isRasterFormat(format)) {
@@ -222,12 +238,18 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
           targetWidth: width,
           targetHeight: height,
           sizing,
+          area: area ?? null,
         })
-        const pipeline = encodeAs(applyPlan(sharp(input, decodeOptions), plan), format)
+        const pipeline = plan.layout
+          ? await applyLayout(sharp, applyPlan(sharp(input, decodeOptions), plan), plan.layout, encode)
+          : applyPlan(sharp(input, decodeOptions), plan)
 
-        const { data, info } = await encode(pipeline)
-        if (info.width !== width || info.height !== height) {
-          throw new Error(`print file came out ${info.width} x ${info.height}, expected ${width} x ${height}`)
+        const { data, info } = await encode(encodeAs(pipeline, format))
+        const planned = plannedSize(plan)
+        if (info.width !== planned.width || info.height !== planned.height) {
+          throw new Error(
+            `print file came out ${info.width} x ${info.height}, expected ${planned.width} x ${planned.height}`,
+          )
         }
         // From the encoded print file, in the same turn of the limiter: a JPEG print file shrinks on load (the
         // decoder's 1/8 scale), so this costs a fraction of the render, and the preview shows exactly what
@@ -239,8 +261,8 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
         const { space } = await sharp(data, { limitInputPixels: false }).metadata()
         return {
           data,
-          width,
-          height,
+          width: planned.width,
+          height: planned.height,
           format,
           rotated: plan.rotate === 90,
           source: { width: source.width, height: source.height },
@@ -250,12 +272,16 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
         }
       }),
 
-    renderPreview: (input, { width, height, sizing, maxEdge = DEFAULT_PREVIEW_EDGE }) =>
+    renderPreview: (input, { width, height, sizing, maxEdge = DEFAULT_PREVIEW_EDGE, area }) =>
       limiter.run(async () => {
         const sharp = await loadSharp()
         if (!Number.isInteger(maxEdge) || maxEdge < 1) throw new RangeError('maxEdge must be a positive integer')
         const source = await readHeader(input, true)
         const printFile = { sourceWidth: source.width, sourceHeight: source.height, sizing }
+        if (area) {
+          const request = { input, decodeOptions, source, width, height, sizing, area, maxEdge, encode }
+          return renderLaidOutPreview(sharp, request)
+        }
         const plan = planPrintFile({ ...printFile, targetWidth: width, targetHeight: height })
         // The print file's own pipeline, planned for the print area scaled down to the preview's size: the same
         // rules (turn, fill, fit, stretch) at a scale where libvips decodes a JPEG at 1/2 to 1/8 of its size.
@@ -299,6 +325,117 @@ function applyPlan(image: Sharp, plan: PrintFilePlan): Sharp {
   if (plan.crop) pipeline = pipeline.extract(plan.crop)
   if (plan.margins) pipeline = pipeline.extend({ ...plan.margins, background: WHITE })
   return pipeline.flatten({ background: WHITE }).toColourspace('srgb').withIccProfile('srgb')
+}
+
+/**
+ * A print area with a spec: the image box the sizing plan made (`region`, already in sRGB) extended by the wrap
+ * band and the bleed, as the layout says. Flat prints and ImageWrap need nothing: the image box is the whole
+ * file. MirrorWrap extends by the face's own edge mirrored (libvips's `mirror`: the pixel d outside the face's
+ * edge is the face's pixel d inside it, corners mirrored both ways, the bleed continuing the mirror); Black,
+ * White and catalogue colours by that colour. The region is first rendered to raw pixels: sharp runs one
+ * `extend` per pipeline, and fit's white margins are one already. That buffer (3 bytes per face pixel) and the
+ * encoded file are the two full-size buffers a render holds.
+ */
+async function applyLayout(
+  sharp: typeof SharpConstructor,
+  region: Sharp,
+  layout: PrintLayout,
+  encode: Encoder,
+): Promise<Sharp> {
+  if (layout.edges.kind === 'image') return region
+  const { data, info } = await encode(region.raw())
+  const depth = layout.wrap + layout.bleed
+  const sides = { top: depth, bottom: depth, left: depth, right: depth }
+  const extended = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).extend(
+    layout.edges.kind === 'mirror'
+      ? { ...sides, extendWith: 'mirror' }
+      : { ...sides, background: { ...layout.edges.rgb, alpha: 1 } },
+  )
+  return extended.toColourspace('srgb').withIccProfile('srgb')
+}
+
+/** Runs a pipeline to a buffer, sharp's errors turned into the renderer's (ImageTooLarge, UnreadableImage). */
+type Encoder = (pipeline: Sharp) => Promise<{ data: Buffer; info: OutputInfo }>
+
+/** Colours of the guide lines drawn on previews of areas with a spec (docs/print-files.md). */
+export const GUIDE_LINE_COLOURS = {
+  bleed: '#00a0e0',
+  wrap: '#2040ff',
+  trim: '#e00000',
+  safe: '#00a040',
+} as const
+
+/**
+ * The guide lines of a preview as an SVG the size of the preview: dashed, one pixel wide, on the inside of each
+ * boundary so none leaves the image. Bleed: the file's own edge (when there is bleed); wrap: the outer edge of
+ * the wrap band (canvases with a band); trim: the face's edge; safe: the safe area inside the face (when given).
+ */
+export function guideLinesSvg(layout: PrintLayout): string {
+  const { face } = layout
+  const boxes: [keyof typeof GUIDE_LINE_COLOURS, { left: number; top: number; width: number; height: number }][] = []
+  if (layout.bleed > 0) boxes.push(['bleed', { left: 0, top: 0, width: layout.width, height: layout.height }])
+  if (layout.wrap > 0) {
+    const wrap = { left: layout.bleed, top: layout.bleed, width: face.width + 2 * layout.wrap }
+    boxes.push(['wrap', { ...wrap, height: face.height + 2 * layout.wrap }])
+  }
+  boxes.push(['trim', face])
+  const safe = layout.safe
+  if (safe > 0 && face.width > 2 * safe && face.height > 2 * safe) {
+    const inner = { left: face.left + safe, top: face.top + safe }
+    boxes.push(['safe', { ...inner, width: face.width - 2 * safe, height: face.height - 2 * safe }])
+  }
+  const rects = boxes.map(
+    ([name, box]) =>
+      `<rect x="${box.left + 0.5}" y="${box.top + 0.5}" width="${Math.max(0, box.width - 1)}" ` +
+      `height="${Math.max(0, box.height - 1)}" fill="none" stroke="${GUIDE_LINE_COLOURS[name]}" ` +
+      'stroke-width="1" stroke-dasharray="4 3"/>',
+  )
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${layout.width}" height="${layout.height}">` +
+    `${rects.join('')}</svg>`
+  )
+}
+
+interface LaidOutPreviewRequest {
+  input: string | Buffer
+  decodeOptions: SharpOptions
+  source: { width: number; height: number }
+  width: number
+  height: number
+  sizing: SizingMode
+  area: PrintAreaRequest
+  maxEdge: number
+  encode: Encoder
+}
+
+/**
+ * The preview of a print area with a spec: the print file's layout scaled so its longer side is at most
+ * `maxEdge`, made by the print file's own steps (applyPlan, applyLayout), with the guide lines drawn over it.
+ */
+async function renderLaidOutPreview(
+  sharp: typeof SharpConstructor,
+  request: LaidOutPreviewRequest,
+): Promise<RenderedPreview> {
+  const { source, area } = request
+  const printFile = { sourceWidth: source.width, sourceHeight: source.height, sizing: request.sizing }
+  const size = { targetWidth: request.width, targetHeight: request.height }
+  const plan = planPrintFile({ ...printFile, ...size, area })
+  const reduced = planPrintFile({ ...printFile, ...size, area: { ...area, maxEdge: request.maxEdge } })
+  const layout = reduced.layout as PrintLayout
+  const { encode } = request
+  const region = applyPlan(sharp(request.input, request.decodeOptions), reduced)
+  const image = await applyLayout(sharp, region, layout, encode)
+  // The lines in a pipeline of their own, over the finished image: sharp orders a pipeline's steps itself.
+  const pixels = (await encode(image.png({ compressionLevel: 1 }))).data
+  const { data } = await encode(
+    sharp(pixels)
+      .composite([{ input: Buffer.from(guideLinesSvg(layout)), left: 0, top: 0 }])
+      .toColourspace('srgb')
+      .withIccProfile('srgb')
+      // Full-resolution colour: 4:2:0 would smear the one-pixel coloured lines into the image around them.
+      .jpeg({ quality: THUMBNAIL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }),
+  )
+  return { data, width: layout.width, height: layout.height, source, plan, layout }
 }
 
 /** An upright sRGB JPEG for screens whose longer edge is at most `maxEdge`, never enlarged. */

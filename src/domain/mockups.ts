@@ -4,7 +4,7 @@
 // product, a canvas's front and wrapped edges, a book's spine. Pure; adapters/mockup-renderer.ts draws the plan
 // with sharp.
 import type { PixelSize, Product, Variant } from './catalogue.types.ts'
-import { type PixelBox, PRINT_AREA_DPI } from './print-geometry.ts'
+import { type PixelBox, PRINT_AREA_DPI, type PrintLayout } from './print-geometry.ts'
 import { SPINE_PRINT_AREA } from './spine.ts'
 
 export interface Rgb {
@@ -152,6 +152,11 @@ export interface MockupRequest {
   preview: { width: number; height: number }
   /** The catalogue's own colour names (Catalogue.colours). */
   colours?: ColourTable
+  /**
+   * The preview's layout when the print area has a spec: a canvas's front is then its face and its edges its
+   * wrap band, exactly, instead of being worked out from the product's size.
+   */
+  layout?: PrintLayout | null
 }
 
 const INCHES_PER_UNIT: Readonly<Record<string, number>> = { in: 1, mm: 1 / 25.4, cm: 1 / 2.54 }
@@ -209,7 +214,7 @@ export function planMockup(request: MockupRequest): MockupPlan {
     let mat: { x: number; y: number } | null = null
     let front: PixelBox = { left: 0, top: 0, width: preview.width, height: preview.height }
     if (category === 'framed-canvas') {
-      front = frontOf(request, size, inches)
+      front = request.layout ? request.layout.face : frontOf(request, size, inches)
     } else if (inches) {
       // The print area is the mount's window: what the product is larger by is the mount.
       const printWidth = size.horizontalResolution / PRINT_AREA_DPI
@@ -233,8 +238,9 @@ export function planMockup(request: MockupRequest): MockupPlan {
 
   const wrap = attributeValue(variant, 'wrap')
   if (category === 'canvas' && printArea === 'default') {
-    const front = frontOf(request, size, inches)
-    const depth = Math.max(3, Math.round(CANVAS_DEPTH_INCHES * pixelsPerInch))
+    const { layout } = request
+    const front = layout ? layout.face : frontOf(request, size, inches)
+    const depth = Math.max(3, layout?.wrap || Math.round(CANVAS_DEPTH_INCHES * pixelsPerInch))
     const lower = (wrap ?? 'ImageWrap').toLowerCase()
     const canvasWrap: CanvasWrap =
       lower === 'imagewrap'

@@ -5,7 +5,12 @@
 import type { Database } from '../adapters/database.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { printFileFormatOf } from '../domain/pipeline/render-print-file.ts'
-import { placementOnSource, type SourcePlacement } from '../domain/print-geometry.ts'
+import {
+  placementOnSource,
+  planPrintLayout,
+  printAreaRequestOf,
+  type SourcePlacement,
+} from '../domain/print-geometry.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
 import type { Caller } from './accounts.service.ts'
 import { findCallersOrder } from './orders.service.ts'
@@ -96,9 +101,22 @@ export function createPrintFilesService(deps: {
     },
   }
 
-  /** The print area's size in the catalogue, for a print file not made yet (a made one has its own size). */
+  /**
+   * The size a print file not made yet will have (a made one has its own size): its layout's when the catalogue
+   * gives the area a spec, else the print area's size in the catalogue.
+   */
   function areaSize(sku: string, attributes: Record<string, string>, printArea: string) {
-    const size = catalogue.findVariant(sku, attributes)?.printAreaSizes[printArea]
+    const variant = catalogue.findVariant(sku, attributes)
+    const area = variant ? printAreaRequestOf(variant, printArea, catalogue.colours) : null
+    if (area) {
+      try {
+        const { width, height } = planPrintLayout(area)
+        return { width, height }
+      } catch {
+        return null // a spec no file can be laid out from: the render will say why
+      }
+    }
+    const size = variant?.printAreaSizes[printArea]
     return size ? { width: size.horizontalResolution, height: size.verticalResolution } : null
   }
 }

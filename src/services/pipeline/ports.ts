@@ -5,6 +5,7 @@ import type { JobRequest } from '../../domain/jobs.ts'
 import type { AllocationOutcome, AllocationRequest } from '../../domain/order-allocation.ts'
 import type { PackingSlipContent } from '../../domain/packing-slip.ts'
 import type { PipelineOrder, PrintFileGeometry } from '../../domain/pipeline/pipeline-order.ts'
+import type { PrintAreaRequest } from '../../domain/print-geometry.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import type { SimulatedLabSettings } from './simulated-labs.ts'
 
@@ -26,7 +27,14 @@ export interface FileStore {
 export interface PrintFileRenderer {
   renderPrintFile(
     input: string | Buffer,
-    spec: { width: number; height: number; sizing: SizingMode; format: PrintFileFormat },
+    spec: {
+      width: number
+      height: number
+      sizing: SizingMode
+      format: PrintFileFormat
+      /** The area's spec and the item's wrap (domain/print-geometry.ts); absent for areas without a spec. */
+      area?: PrintAreaRequest | null
+    },
   ): Promise<
     {
       data: Buffer

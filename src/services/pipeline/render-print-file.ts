@@ -8,7 +8,7 @@ import type { Catalogue } from '../../domain/catalogue.ts'
 import type { PrintFileFormat } from '../../domain/catalogue.types.ts'
 import type { PipelineOrder, PrintFile } from '../../domain/pipeline/pipeline-order.ts'
 import { printFileFormatOf, recordPrintFile, recordPrintFileFailure } from '../../domain/pipeline/render-print-file.ts'
-import { effectiveDpi } from '../../domain/print-geometry.ts'
+import { effectiveDpi, printAreaRequestOf } from '../../domain/print-geometry.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import { renderLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
@@ -79,11 +79,14 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
       const variant = request.catalogue.findVariant(item.sku, item.attributes)
       const size = variant?.printAreaSizes[asset.printArea]
       if (!size) throw new Error(`the catalogue has no print area ${asset.printArea} for ${item.sku}`)
+      // An area the catalogue gives a spec is laid out from it (bleed, the item's canvas wrap); others as before.
+      const area = variant ? printAreaRequestOf(variant, asset.printArea, request.catalogue.colours) : null
       const rendered = await deps.renderer.renderPrintFile(input, {
         width: size.horizontalResolution,
         height: size.verticalResolution,
         sizing: item.sizing,
         format,
+        ...(area ? { area } : {}),
       })
       const blobKey = `print-files/${orderId}/${shipmentId}/${asset.id}.${rendered.format === 'jpeg' ? 'jpg' : rendered.format}`
       await deps.files.put(blobKey, rendered.data, `image/${rendered.format}`)

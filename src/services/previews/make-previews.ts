@@ -11,7 +11,7 @@ import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts
 import { type MockupPlan, planMockup } from '../../domain/mockups.ts'
 import { normaliseAmount } from '../../domain/money.ts'
 import { validationFailed } from '../../domain/outcomes.ts'
-import { placementOnSource, previewSize } from '../../domain/print-geometry.ts'
+import { type PrintLayout, placementOnSource, previewSize, printAreaRequestOf } from '../../domain/print-geometry.ts'
 import { checkResolution } from '../../domain/resolution.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import { SPINE_PRINT_AREA } from '../../domain/spine.ts'
@@ -91,10 +91,17 @@ interface PreviewRequest {
   now: Date
 }
 
+/** A preview made now: what the cache keeps, its image, and its layout when the area has a spec. */
+interface MadePreview {
+  result: CachedResult
+  preview: Buffer
+  layout: PrintLayout | null
+}
+
 /** A preview found in the cache, or made now (its files not yet written). */
 type PreviewEntry = { printArea: string; cacheKey: string } & (
   | { cached: CachedPreview; made: null }
-  | { cached: null; made: { result: CachedResult; preview: Buffer } }
+  | { cached: null; made: MadePreview }
 )
 
 /** The item matched in the catalogue, or ValidationFailed with what does not match. */
@@ -182,12 +189,15 @@ async function findOrRender(
   }
   const size = variant.printAreaSizes[printArea]
   if (!size) throw new Error(`${variant.key} has no size for print area ${printArea}`)
+  // An area with a spec is previewed as its print file is laid out, with the guide lines; others as before.
+  const area = printAreaRequestOf(variant, printArea, deps.catalogue.colours)
   const rendered = await deps.renderer
     .renderPreview(image.path, {
       width: size.horizontalResolution,
       height: size.verticalResolution,
       sizing: input.sizing,
       maxEdge: PRODUCT_PREVIEW_EDGE,
+      ...(area ? { area } : {}),
     })
     .catch((error: unknown) => {
       // What only decoding finds (a truncated file, more pixels than the limit) is the image's fault too.
@@ -215,14 +225,15 @@ async function findOrRender(
     effectiveDpi: resolution.effectiveDpi,
     warnings: resolution.warning ? [resolution.warning] : [],
   }
-  return { printArea, cacheKey, cached: null, made: { result, preview: rendered.data } }
+  const made = { result, preview: rendered.data, layout: rendered.layout ?? null }
+  return { printArea, cacheKey, cached: null, made }
 }
 
 /** Draws the mockup of a preview made now, writes both images and records them in the cache. */
 async function drawAndStore(
   deps: MakePreviewsDeps,
   request: PreviewRequest,
-  entry: PreviewEntry & { made: { result: CachedResult; preview: Buffer } },
+  entry: PreviewEntry & { made: MadePreview },
   previewImages: Map<string, Buffer>,
   expiresAt: Date,
 ): Promise<CachedPreview> {
@@ -234,6 +245,7 @@ async function drawAndStore(
     printArea: entry.printArea,
     preview: { width: entry.made.result.width, height: entry.made.result.height },
     colours: deps.catalogue.colours,
+    layout: entry.made.layout,
   })
   const cover = variant.printAreaSizes.default
   const mockup = await deps.drawMockup(plan, {

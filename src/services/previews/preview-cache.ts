@@ -42,7 +42,7 @@ export interface CachedResult {
 /**
  * What a preview and its mockup depend on in the catalogue besides the variant's identity: the print areas'
  * pixel sizes (every area: a book's mockup draws cover and spine), the minimum resolution behind the warnings,
- * the category and size that shape the mockup, and the colour it draws. A catalogue that changes any of them
+ * the category and size that shape the mockup, the colour it draws, and the print areas' specs (bleed, wrap). A catalogue that changes any of them
  * (a restart with another file) makes new entries instead of serving the old answer.
  */
 function catalogueIdentity(product: Product, variant: Variant, colours: Catalogue['colours']): unknown {
@@ -56,6 +56,8 @@ function catalogueIdentity(product: Product, variant: Variant, colours: Catalogu
       size.verticalResolution,
     ]),
     mockupColourOf(product, variant, colours)?.rgb ?? null,
+    // Only when there are specs, so the keys of areas without one stay those of before.
+    ...(Object.keys(variant.printAreaSpecs).length > 0 ? [variant.printAreaSpecs] : []),
   ]
 }
 

@@ -1,7 +1,7 @@
 // The images behind previews and resolution checks: each asset URL downloaded into a scratch file of its own by
 // the pipeline's fetcher (same address rules and size limit) and its header read.
 import { addFailure, type Failures } from '../../domain/failures.ts'
-import type { PrintFilePlan } from '../../domain/print-geometry.ts'
+import type { PrintAreaRequest, PrintFilePlan, PrintLayout } from '../../domain/print-geometry.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from '../own-samples.ts'
 import type { AssetFetcher, ScratchFileProvider } from '../pipeline/ports.ts'
@@ -10,13 +10,15 @@ export interface PreviewRenderer {
   probe(input: string): Promise<{ width: number; height: number; format: string }>
   renderPreview(
     input: string,
-    options: { width: number; height: number; sizing: SizingMode; maxEdge?: number },
+    options: { width: number; height: number; sizing: SizingMode; maxEdge?: number; area?: PrintAreaRequest | null },
   ): Promise<{
     data: Buffer
     width: number
     height: number
     source: { width: number; height: number }
     plan: PrintFilePlan
+    /** Areas with a spec: the preview's layout (the print file's, scaled down). */
+    layout?: PrintLayout
   }>
 }
 
