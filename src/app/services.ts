@@ -29,6 +29,7 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
+import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
@@ -208,6 +209,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     simulatedLabs,
     pipeline,
   } = buildCoreServices(options, deps)
+  const spine = createSpineService({ catalogue })
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
@@ -275,7 +277,8 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     sessions: createSessionsService({ db, clock }),
     idempotency: createIdempotencyService({ db, clock }),
     operators: createOperatorsService({ db, clock }),
-    spine: createSpineService({ catalogue }),
+    spine,
+    coverDimensions: createCoverDimensionsService({ catalogue, spine }),
     addresses: createAddressesService({ catalogue }),
     pipeline,
     simulatedLabs,
