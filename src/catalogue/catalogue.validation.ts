@@ -575,7 +575,7 @@ class References {
     }
     const specsPath = join(path, 'printAreaSpecs')
     const printAreaSpecs =
-      product.printAreaSpecs === undefined || this.#under(specsPath)
+      product.printAreaSpecs === undefined
         ? undefined
         : checkSpecMap(product.printAreaSpecs, specsPath, Object.keys(printAreas), undefined, this.#specProblems)
     // The areas variants may override: those the product specifies, sound or not (a broken one is reported once).
