@@ -11,11 +11,13 @@ import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseCatalogue } from '../src/catalogue/catalogue.loader.ts'
 import type {
+  BookEntry,
   CatalogueFile,
   LabCalendarEntry,
   LabEntry,
   LabProductEntry,
   PrintAreaEntry,
+  PrintAreaSpecEntry,
   ProductEntry,
   ShippingCostEntry,
   ShippingRateEntry,
@@ -332,7 +334,85 @@ function customsOf(entry: ProductEntry): NonNullable<ProductEntry['customs']> {
 function add(entry: ProductEntry, gbp: number, usd: number): void {
   const minimumDpi = MINIMUM_DPI_BY_CATEGORY[entry.category]
   const withDpi = minimumDpi === undefined ? entry : { ...entry, minimumDpi }
-  products.push({ entry: { ...withDpi, customs: customsOf(entry) }, gbp, usd })
+  products.push({ entry: withPrintSpecs({ ...withDpi, customs: customsOf(entry) }), gbp, usd })
+}
+
+// ---- print specifications (docs/catalogue.md#print-specifications) -------------------------------------------
+
+/** Inches in millimetres to the micrometre, as the catalogue writes them (at most 3 decimals). */
+function millimetresOf(inches: number): number {
+  return Math.round(inches * MILLIMETRES_PER_INCH * 1000) / 1000
+}
+
+/**
+ * Per category: bleed and safe bands, and where the trim comes from: the product's own dimensions (`product`), or
+ * the print area's pixels at 300 dpi (`pixels`: a mount window, a garment's print box, a mug's wrap, a puzzle)
+ * where the product's dimensions are of something bigger. Posters and prints bleed 3 mm with a 3-4 mm safe band;
+ * a frame's rebate or mount hides about 5 mm; apparel is printed on the garment, so no bleed and no trim to keep
+ * clear of. Books get `book` instead (BOOKS).
+ */
+const PRINT_SPECS_BY_CATEGORY: Record<string, { trim: 'product' | 'pixels'; bleedMm: number; safeMm: number }> = {
+  canvas: { trim: 'product', bleedMm: 3, safeMm: 6 },
+  'framed-canvas': { trim: 'product', bleedMm: 3, safeMm: 6 },
+  'rolled-canvas': { trim: 'product', bleedMm: 3, safeMm: 5 },
+  'framed-print': { trim: 'pixels', bleedMm: 3, safeMm: 5 },
+  'fine-art-print': { trim: 'product', bleedMm: 3, safeMm: 4 },
+  'photo-print': { trim: 'product', bleedMm: 2, safeMm: 3 },
+  'phone-case': { trim: 'product', bleedMm: 2, safeMm: 3 },
+  apparel: { trim: 'pixels', bleedMm: 0, safeMm: 0 },
+  mug: { trim: 'pixels', bleedMm: 2, safeMm: 5 },
+  jigsaw: { trim: 'pixels', bleedMm: 3, safeMm: 6 },
+}
+
+/**
+ * The stretcher bar depth every sample canvas uses (the `edge` attribute says 38mm where the product has one):
+ * the band printed round the sides. Its pixels are what ImageWrap's override adds (IMAGE_WRAP_EXTRA_PX).
+ */
+const CANVAS_WRAP_MM = 38
+/**
+ * Where the facts' pixel sizes are not at 300 dpi, the resolution they are at: a 16x20 in canvas's 6000x7200 px
+ * is 360 dpi over its face and bleed; phone cases print at the case printer's 350 (IP11 Pro) and 375 dpi (IP12),
+ * their bands wrapping round the case's sides.
+ */
+const RECOMMENDED_DPI_BY_SKU: Record<string, number> = {
+  'GLOBAL-CAN-16x20': 360,
+  'GLOBAL-TECH-IP11P-FC-CP': 350,
+  'GLOBAL-TECH-IP12-CS-M': 375,
+  'GLOBAL-TECH-IP12-CS-G': 375,
+}
+const BLEED_MM_BY_SKU: Record<string, number> = { 'GLOBAL-TECH-IP11P-FC-CP': 4 }
+
+/** The product with its print specifications: every print area's, or for a book its `book` (BOOK_SPECS). */
+function withPrintSpecs(entry: ProductEntry): ProductEntry {
+  // Books are added after BOOK_SPECS exists; reading it for another product would be too early.
+  const book = entry.pagePricing ? BOOK_SPECS.get(entry.sku) : undefined
+  if (book) return { ...entry, book }
+  const rule = PRINT_SPECS_BY_CATEGORY[entry.category]
+  if (!rule) throw new Error(`no print specification rule for category ${entry.category}`)
+  const { width, height, units } = entry.productDimensions
+  const productTrim =
+    units === 'mm' ? { width, height } : { width: millimetresOf(width), height: millimetresOf(height) }
+  const edge = entry.attributes?.edge?.[0]?.match(/^(\d+)mm$/)?.[1]
+  const hasWrap = entry.attributes?.wrap !== undefined
+  const recommendedDpi = RECOMMENDED_DPI_BY_SKU[entry.sku]
+  const printAreaSpecs: Record<string, PrintAreaSpecEntry> = {}
+  for (const [name, area] of Object.entries(entry.printAreas)) {
+    const spec: PrintAreaSpecEntry = {
+      trimMm:
+        rule.trim === 'product'
+          ? productTrim
+          : {
+              width: millimetresOf(area.horizontalResolution / DPI),
+              height: millimetresOf(area.verticalResolution / DPI),
+            },
+      bleedMm: BLEED_MM_BY_SKU[entry.sku] ?? rule.bleedMm,
+      safeMm: rule.safeMm,
+    }
+    if (hasWrap) spec.wrapMm = edge === undefined ? CANVAS_WRAP_MM : Number(edge)
+    if (recommendedDpi !== undefined) spec.recommendedDpi = recommendedDpi
+    printAreaSpecs[name] = spec
+  }
+  return { ...entry, printAreaSpecs }
 }
 
 function parseSize(size: string): [number, number] {
@@ -749,6 +829,13 @@ for (const [sku, description, [width, height], gbp, usd] of JIGSAWS) {
 
 interface SampleBook {
   sku: string
+  /**
+   * Lay-flat books bind leaf by leaf (pages in twos); a sewn binding folds sheets into signatures of four pages.
+   * The page multiple follows (`book.pageMultiple`).
+   */
+  binding: 'lay-flat' | 'sewn'
+  /** The interior's safe band: wider on big pages, where the gutter takes more. */
+  safeMm: number
   description: string
   size: [number, number]
   /** The paper finish of a book with a spine (its SKU ends in -G or -M); null: no spine print area. */
@@ -764,6 +851,8 @@ const SPINE_NOMINAL_WIDTH_PX = 300
 const BOOKS: SampleBook[] = [
   {
     sku: 'BOOK-FE-11_7-SQ-HARD-G',
+    binding: 'lay-flat',
+    safeMm: 10,
     description: 'Fine edition photo book, 297x297 mm square, hardcover, gloss pages',
     size: [297, 297],
     spine: 'gloss',
@@ -775,6 +864,8 @@ const BOOKS: SampleBook[] = [
   },
   {
     sku: 'BOOK-A4-P-HARD-M',
+    binding: 'sewn',
+    safeMm: 8,
     description: 'A4 portrait photo book, hardcover, matte pages',
     size: [210, 297],
     spine: null,
@@ -786,6 +877,8 @@ const BOOKS: SampleBook[] = [
   },
   {
     sku: 'BOOK-A4-L-HARD-M',
+    binding: 'lay-flat',
+    safeMm: 8,
     description: 'A4 landscape photo book, hardcover, matte pages',
     size: [297, 210],
     spine: 'matte',
@@ -797,6 +890,8 @@ const BOOKS: SampleBook[] = [
   },
   {
     sku: 'PHBK_14_SQ_HPC',
+    binding: 'lay-flat',
+    safeMm: 6,
     description: 'Photo book, 14 cm square, hardcover printed cover',
     size: [140, 140],
     spine: null,
@@ -826,6 +921,19 @@ const SPINE_PAPERS: Record<string, Record<'gloss' | 'matte', SpinePaperEntry>> =
     matte: { paper: '170 g/m2 matt, lay-flat', coverAllowanceMm: 5.6, pageThicknessMm: 0.42 },
   },
 }
+const PAGE_MULTIPLE_BY_BINDING: Record<SampleBook['binding'], number> = { 'lay-flat': 2, sewn: 4 }
+/** Every book's interior, by SKU (withPrintSpecs gives it to the product). */
+const BOOK_SPECS = new Map<string, BookEntry>(
+  BOOKS.map((book) => [
+    book.sku,
+    {
+      trimMm: { width: book.size[0], height: book.size[1] },
+      bleedMm: 3,
+      safeMm: book.safeMm,
+      pageMultiple: PAGE_MULTIPLE_BY_BINDING[book.binding],
+    },
+  ]),
+)
 const BOOK_SPINE_FINISH = new Map<string, 'gloss' | 'matte'>()
 const BOOK_PER_PAGE = new Map<string, { gbp: number; usd: number }>()
 for (const book of BOOKS) {

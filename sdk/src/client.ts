@@ -7,6 +7,8 @@ import type {
   CancelOrderResponse,
   Country,
   CountrySummary,
+  CoverDimensions,
+  CoverDimensionsQuery,
   CreateOrderRequest,
   CreateOrderResponse,
   CreateWebhookRequest,
@@ -275,6 +277,18 @@ export class Products extends Resource {
   /** One page of the catalogue's products (printroute's addition): `search`, `top`, `skip`. */
   list(filters: ProductListFilters = {}, options?: RequestOptions): Promise<ProductPage> {
     return this.transport.request(read('/products', filters, options))
+  }
+
+  /**
+   * `GET /v4.0/products/{sku}/cover-dimensions` (printroute's): a book's full-spread cover for `pageCount` pages,
+   * in `unit` (mm by default); the spine from `labCode`'s paper, or the lab allocation picks for
+   * `destinationCountryCode`. 400 `ValidationFailed` for a product without a cover or a page count out of range.
+   */
+  async coverDimensions(sku: string, query: CoverDimensionsQuery, options?: RequestOptions): Promise<CoverDimensions> {
+    const answer = await this.transport.request<{ coverDimensions: CoverDimensions }>(
+      read(`/products/${segment(sku)}/cover-dimensions`, query, options),
+    )
+    return answer.coverDimensions
   }
 
   /** `POST /v4.0/products/spine`: a book's spine width; read-only, so retried. */

@@ -263,6 +263,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/products/{sku}/cover-dimensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a book's cover dimensions
+         * @description The full-spread cover (back, spine, front and the bleed round them) of a book with a spine, for a page count: the spine is the paper's of the lab named, else of the lab allocation picks for the destination.
+         */
+        get: operations["getCoverDimensions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/countries": {
         parameters: {
             query?: never;
@@ -1116,6 +1136,23 @@ export interface components {
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
+        /**
+         * BookSpec
+         * @description printroute's: the interior pages' trim, bleed and safe area (mm), page range and multiple.
+         */
+        BookSpec: {
+            /** @description The finished size after trimming, in millimetres (for a canvas: its face). */
+            trimMm: {
+                width: number;
+                height: number;
+            };
+            bleedMm: number;
+            safeMm: number;
+            minPages: number;
+            maxPages: number;
+            /** @description The binding takes page counts that are a multiple of this. */
+            pageMultiple: number;
+        };
         /** Branding */
         Branding: {
             postcard: {
@@ -1388,6 +1425,32 @@ export interface components {
             phoneRequiredFor: components["schemas"]["ShippingMethod"][];
             /** @description When the bundled rules were taken (YYYY-MM-DD). */
             rulesDate: string;
+        };
+        /** CoverDimensions */
+        CoverDimensions: {
+            /** @description Back, spine and front side by side with the bleed round them: 2 x trim width + spine + 2 x bleed. */
+            width: number;
+            /** @description Trim height + 2 x bleed. */
+            height: number;
+            /** @description The spine, from the page count and the lab's paper (as POST /v4.0/products/spine gives it). */
+            spineWidth: number;
+            /** @description The band outside the trim on every side, cut off. */
+            bleed: number;
+            /** @description The band inside the trim of each cover face where nothing important goes. */
+            safeArea: number;
+            /** @enum {string} */
+            unit: "mm" | "pt" | "in";
+            sku: string;
+            pageCount: number;
+            /** @description The lab whose paper gave the spine; null when none was asked for and every lab making the book has the same. */
+            labCode: string | null;
+        };
+        /** CoverDimensionsResponse */
+        CoverDimensionsResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            coverDimensions: components["schemas"]["CoverDimensions"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** CreatedOrderResponse */
         CreatedOrderResponse: {
@@ -1951,6 +2014,27 @@ export interface components {
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
+        /**
+         * PrintAreaSpec
+         * @description printroute's: the print area's physical specification (millimetres, dots per inch).
+         */
+        PrintAreaSpec: {
+            /** @description The finished size after trimming, in millimetres (for a canvas: its face). */
+            trimMm: {
+                width: number;
+                height: number;
+            };
+            /** @description Band outside the trim on every side, cut off after printing; 0: none. */
+            bleedMm: number;
+            /** @description Band inside the trim on every side where nothing important goes; 0: none. */
+            safeMm: number;
+            /** @description Canvases: the edge band wrapped round the frame; null: flat. */
+            wrapMm: number | null;
+            /** @description Below this effective resolution preflight warns. */
+            minDpi: number;
+            /** @description The resolution print files are made at. */
+            recommendedDpi: number;
+        };
         /** PrintFile */
         PrintFile: {
             shipmentId: string;
@@ -2007,9 +2091,11 @@ export interface components {
             attributes: {
                 [key: string]: string[];
             };
+            /** @description `spec` only where the catalogue specifies the area and every variant has the same one. */
             printAreas: {
                 [key: string]: {
                     required: boolean;
+                    spec?: components["schemas"]["PrintAreaSpec"];
                 };
             };
             variants: {
@@ -2023,7 +2109,12 @@ export interface components {
                         verticalResolution: number;
                     };
                 };
+                /** @description printroute's: the print areas whose specification differs between the variants. */
+                printAreaSpecs?: {
+                    [key: string]: components["schemas"]["PrintAreaSpec"];
+                };
             }[];
+            book?: components["schemas"]["BookSpec"];
         };
         /** ProductListEntry */
         ProductListEntry: {
@@ -2049,6 +2140,10 @@ export interface components {
                         horizontalResolution: number;
                         verticalResolution: number;
                     };
+                };
+                /** @description printroute's: the print areas whose specification differs between the variants. */
+                printAreaSpecs?: {
+                    [key: string]: components["schemas"]["PrintAreaSpec"];
                 };
             }[];
             /** @description The labs that make some variant, by code. */
@@ -3662,6 +3757,48 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCoverDimensions: {
+        parameters: {
+            query: {
+                /** @description Pages of the book's interior; within the book's page range. */
+                pageCount: number;
+                /** @description The unit of every length: mm (0.01), pt (0.01, 72 to the inch) or in (0.001). One of mm, pt, in (any letter case). */
+                unit?: string;
+                /** @description The lab whose paper makes the spine (a shipment's fulfillmentLocation.labCode). */
+                labCode?: string;
+                /** @description Else the destination: the lab is the one allocation picks for it, as for the spine width. */
+                destinationCountryCode?: string;
+                /** @description With destinationCountryCode: the method the order will use. One of Budget, Standard, StandardPlus, Express, Overnight (any letter case). */
+                shippingMethod?: string;
+            };
+            header?: never;
+            path: {
+                sku: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoverDimensionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -84,6 +84,8 @@ export type RoutingAllocation = Routing['allocations'][number]
 
 export type Product = OkBodyOf<paths['/v4.0/products/{sku}']['get']>['product']
 export type ProductListFilters = QueryOf<paths['/v4.0/products']['get']>
+export type CoverDimensionsQuery = QueryOf<paths['/v4.0/products/{sku}/cover-dimensions']['get']>
+export type CoverDimensions = OkBodyOf<paths['/v4.0/products/{sku}/cover-dimensions']['get']>['coverDimensions']
 export type ProductPage = OkBodyOf<paths['/v4.0/products']['get']>
 export type SpineRequest = RequestBodyOf<paths['/v4.0/products/spine']['post']>
 export type SpineResponse = OkBodyOf<paths['/v4.0/products/spine']['post']>

@@ -29,6 +29,7 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
+import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
@@ -193,6 +194,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
   const { catalogue, clock, jobs, files, fileLinks, log, metrics } = deps
   const core = buildCoreServices(options, deps)
+  const spine = createSpineService({ catalogue })
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
@@ -260,7 +262,8 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     sessions: createSessionsService({ db, clock }),
     idempotency: createIdempotencyService({ db, clock }),
     operators: createOperatorsService({ db, clock }),
-    spine: createSpineService({ catalogue }),
+    spine,
+    coverDimensions: createCoverDimensionsService({ catalogue, spine }),
     addresses: createAddressesService({ catalogue }),
     pipeline: core.pipeline,
     simulatedLabs: core.simulatedLabs,

@@ -60,6 +60,7 @@ export async function buildServers(
     products: services.products,
     quotes: services.quotes,
     spine: services.spine,
+    coverDimensions: services.coverDimensions,
     addresses: services.addresses,
     labs: environment === 'live' ? services.labs : null,
     labPushes: services.labPushes,

@@ -255,7 +255,10 @@ test('productDetails of GLOBAL-CAN-10x10 has the contract shape and key order', 
   assert.deepEqual(details.productDimensions, { width: 10, height: 10, units: 'in' })
   assert.deepEqual(Object.keys(details.productDimensions), ['width', 'height', 'units'])
   assert.deepEqual(details.attributes.wrap, ['Black', 'ImageWrap', 'MirrorWrap', 'White'])
-  assert.deepEqual(details.printAreas, { default: { required: true } })
+  // Every variant has the same print specification, so it sits on the print area (docs/api.md#print-specifications).
+  assert.deepEqual(Object.keys(details.printAreas), ['default'])
+  assert.deepEqual(Object.keys(details.printAreas.default ?? {}), ['required', 'spec'])
+  assert.equal(details.printAreas.default?.required, true)
   assert.equal(details.variants.length, 4)
   for (const variant of details.variants) {
     assert.deepEqual(Object.keys(variant), ['attributes', 'shipsTo', 'printAreaSizes'])
@@ -281,7 +284,10 @@ test('productDetails of GLOBAL-TEE-BC-3001 lists front/back and 64 variants in a
     'printAreas',
     'variants',
   ])
-  assert.deepEqual(details.printAreas, { front: { required: true }, back: { required: false } })
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(details.printAreas).map(([name, area]) => [name, area.required])),
+    { front: true, back: false },
+  )
   assert.deepEqual(Object.keys(details.attributes), ['color', 'size'])
   assert.equal(details.variants.length, 64)
   assert.deepEqual(details.variants[0]?.attributes, { color: 'black', size: 'xs' })

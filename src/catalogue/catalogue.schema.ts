@@ -190,6 +190,95 @@ const ImportRule = Fields(
 
 const AttributeValues = MapOf(Text(), { description: 'Attribute name -> one of its values (any letter case).' })
 
+/** Upper bound of a trim side: 5 m, beyond any print a lab makes (a 30x40 in canvas is 762x1016 mm). */
+export const MAX_TRIM_MM = 5000
+/** Upper bound of a bleed, safe or wrap band: 200 mm, far above any real band, low enough to catch a trim there. */
+export const MAX_BAND_MM = 200
+/** Upper bound of a book's page multiple: 64 pages, the largest signature a binder folds. */
+export const MAX_PAGE_MULTIPLE = 64
+
+export const PRINT_SPEC_MILLIMETRES_REASON = {
+  positive: 'must be a positive number of millimetres with at most 3 decimals',
+  nonNegative: 'must be a non-negative number of millimetres with at most 3 decimals',
+} as const
+
+function SpecMillimetres(positive: boolean, maximum: number, description?: string) {
+  return Type.Number({
+    ...(positive ? { exclusiveMinimum: 0 } : { minimum: 0 }),
+    errorMessage: positive ? PRINT_SPEC_MILLIMETRES_REASON.positive : PRINT_SPEC_MILLIMETRES_REASON.nonNegative,
+    allOf: [{ maximum, errorMessage: `must be at most ${maximum} mm` }],
+    description,
+  })
+}
+
+const Dpi = (description: string) =>
+  Type.Integer({
+    minimum: 1,
+    errorMessage: 'must be a positive integer',
+    allOf: [{ maximum: MAX_MINIMUM_DPI, errorMessage: `must be at most ${MAX_MINIMUM_DPI}` }],
+    description,
+  })
+
+const TrimMm = Fields(
+  {
+    width: SpecMillimetres(true, MAX_TRIM_MM),
+    height: SpecMillimetres(true, MAX_TRIM_MM),
+  },
+  'The finished size after trimming, in millimetres (for a canvas: its face).',
+)
+
+/** The fields of a print area specification; `complete` for the product's own entries (trim, bleed, safe required). */
+function PrintAreaSpecFields(complete: boolean) {
+  const required = <T extends TSchema>(schema: T) => (complete ? schema : Type.Optional(schema))
+  return Fields(
+    {
+      trimMm: required(TrimMm),
+      bleedMm: required(SpecMillimetres(false, MAX_BAND_MM, 'Band outside the trim on every side, cut off; 0: none.')),
+      safeMm: required(
+        SpecMillimetres(
+          false,
+          MAX_BAND_MM,
+          'Band inside the trim on every side where nothing important goes; 0: none.',
+        ),
+      ),
+      wrapMm: Type.Optional(
+        SpecMillimetres(
+          true,
+          MAX_BAND_MM,
+          'Canvases (products with a wrap attribute): the edge band wrapped round the frame, on every side.',
+        ),
+      ),
+      minDpi: Type.Optional(Dpi("Below this effective resolution preflight warns; omitted: the product's minimumDpi.")),
+      recommendedDpi: Type.Optional(Dpi('The resolution print files are made at; omitted: 300.')),
+    },
+    complete
+      ? 'The physical print area: trim, bleed, safe area, wrap band, resolution bounds.'
+      : "Fields laid over the product's specification of the print area.",
+  )
+}
+
+const PrintAreaSpecs = (complete: boolean) =>
+  MapOf(PrintAreaSpecFields(complete), {
+    description: complete
+      ? 'Print area -> its physical specification (docs/catalogue.md#print-specifications).'
+      : "Print area -> fields that differ from the product's specification for these variants.",
+  })
+
+const Book = Fields(
+  {
+    trimMm: TrimMm,
+    bleedMm: SpecMillimetres(false, MAX_BAND_MM, 'Band outside the page trim on every side; 0: none.'),
+    safeMm: SpecMillimetres(false, MAX_BAND_MM, 'Band inside the page trim on every side; 0: none.'),
+    pageMultiple: Type.Integer({
+      minimum: 1,
+      errorMessage: 'must be a positive integer',
+      allOf: [{ maximum: MAX_PAGE_MULTIPLE, errorMessage: `must be at most ${MAX_PAGE_MULTIPLE}` }],
+      description: 'The binding takes page counts that are a multiple of this (2: a leaf is two pages; 1: any).',
+    }),
+  },
+  "Books (products with pagePricing): the interior pages' trim, bleed and safe area, and the page multiple.",
+)
+
 const Product = Fields(
   {
     sku: Matching(SKU_PATTERN, 'must be letters, digits, ".", "-" or "_"', 'Unique case-insensitively.'),
@@ -219,6 +308,7 @@ const Product = Fields(
         Fields({
           attributes: AttributeValues,
           printAreaSizes: Type.Optional(PrintAreaSizes),
+          printAreaSpecs: Type.Optional(PrintAreaSpecs(false)),
           customs: Type.Optional(Customs),
         }),
         {
@@ -228,10 +318,19 @@ const Product = Fields(
       ),
     ),
     variantOverrides: Type.Optional(
-      List(Fields({ when: AttributeValues, printAreaSizes: PrintAreaSizes }), {
-        nonEmpty: false,
-        description: 'Pixel-size overrides for every variant whose attributes include all of `when`.',
-      }),
+      List(
+        Fields({
+          when: AttributeValues,
+          printAreaSizes: Type.Optional(PrintAreaSizes),
+          printAreaSpecs: Type.Optional(PrintAreaSpecs(false)),
+        }),
+        {
+          nonEmpty: false,
+          description:
+            'Pixel-size and print specification overrides (at least one of the two) for every variant whose ' +
+            'attributes include all of `when`.',
+        },
+      ),
     ),
     pagePricing: Type.Optional(
       Fields(
@@ -255,6 +354,8 @@ const Product = Fields(
       }),
     ),
     customs: Type.Optional(Customs),
+    printAreaSpecs: Type.Optional(PrintAreaSpecs(true)),
+    book: Type.Optional(Book),
   },
   'A product; its SKU is what orders name.',
 )

@@ -8,7 +8,7 @@
 // entries, explicit variants and overrides take the product's own spelling, so the builder can compare exactly.
 
 import { Ajv, type ErrorObject } from 'ajv'
-import { attributeCombinations, DEFAULT_PRINT_AREA, variantKey } from '../domain/catalogue.ts'
+import { attributeCombinations, attributesInclude, DEFAULT_PRINT_AREA, variantKey } from '../domain/catalogue.ts'
 import type {
   CatalogueFile,
   CustomsEntry,
@@ -18,6 +18,7 @@ import type {
   LabProductEntry,
   PixelSizeEntry,
   PrintAreaEntry,
+  PrintAreaSpecEntry,
   ProductEntry,
   ShippingRateEntry,
   TaxRateEntry,
@@ -41,9 +42,17 @@ import {
   isDrawnAsColour,
   resolveColour,
 } from '../domain/mockups.ts'
+import { DEFAULT_MINIMUM_DPI } from '../domain/resolution.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
+import {
+  checkBook,
+  checkResolvedSpec,
+  checkSpecMap,
+  type SpecLayer,
+  type SpecProblems,
+} from './catalogue.print-specs.ts'
 import { CatalogueSchema, IGNORED_FIELD_PREFIX, SPINE_MILLIMETRES_REASON } from './catalogue.schema.ts'
 
 /** How many uncovered variants one problem line lists before summarising the rest. */
@@ -279,6 +288,11 @@ class References {
 
   #under(path: string): boolean {
     return this.#problems.under(path)
+  }
+
+  /** The problem list as catalogue.print-specs.ts's checks take it. */
+  get #specProblems(): SpecProblems {
+    return { add: (path, reason) => this.#add(path, reason), under: (path) => this.#under(path) }
   }
 
   /** The canonical file, or undefined when the catalogue has any problem (from either pass). */
@@ -559,23 +573,54 @@ class References {
       const { required, horizontalResolution, verticalResolution } = area as PrintAreaEntry
       printAreas[name] = { required, horizontalResolution, verticalResolution }
     }
+    const specsPath = join(path, 'printAreaSpecs')
+    const printAreaSpecs =
+      product.printAreaSpecs === undefined
+        ? undefined
+        : checkSpecMap(product.printAreaSpecs, specsPath, Object.keys(printAreas), undefined, this.#specProblems)
+    // The areas variants may override: those the product specifies, sound or not (a broken one is reported once).
+    const specAreas = entriesOf(product.printAreaSpecs).map(([area]) => area)
     let variants: VariantEntry[] | undefined
     let combinations: Record<string, string>[] | undefined
     if (product.variants === undefined) combinations = attributeCombinations(attributes)
     else if (!this.#under(join(path, 'variants'))) {
-      variants = this.#checkExplicitVariants(product.variants, join(path, 'variants'), attributes, printAreas)
+      variants = this.#checkExplicitVariants(
+        product.variants,
+        join(path, 'variants'),
+        attributes,
+        printAreas,
+        specAreas,
+      )
       combinations = variants?.map((variant) => variant.attributes)
     }
     const overridesPath = join(path, 'variantOverrides')
     const variantOverrides =
       product.variantOverrides === undefined || combinations === undefined || this.#under(overridesPath)
         ? undefined
-        : this.#checkVariantOverrides(product.variantOverrides, overridesPath, attributes, printAreas, combinations)
+        : this.#checkVariantOverrides(
+            product.variantOverrides,
+            overridesPath,
+            { attributes, printAreas, specAreas },
+            combinations,
+          )
     const pagePricingPath = join(path, 'pagePricing')
     const pagePricing =
       product.pagePricing === undefined || this.#under(pagePricingPath)
         ? undefined
         : this.#checkPagePricing(product.pagePricing, pagePricingPath, printAreas)
+    // A book entry is judged against a sound page range only (a broken one is reported already).
+    const book =
+      product.pagePricing !== undefined && pagePricing === undefined
+        ? undefined
+        : checkBook(product.book, join(path, 'book'), { sku: sku ?? '', pagePricing }, this.#specProblems)
+    if (printAreaSpecs && combinations && (product.variantOverrides === undefined || variantOverrides)) {
+      this.#checkResolvedSpecs(product, path, printAreaSpecs, {
+        attributes,
+        variants: variants ?? combinations.map((combination) => ({ attributes: combination })),
+        explicit: variants !== undefined,
+        overrides: variantOverrides ?? [],
+      })
+    }
 
     if (this.#under(path) || sku === undefined || combinations === undefined) return undefined
     const { width, height, units } = product.productDimensions
@@ -593,9 +638,51 @@ class References {
     if (pagePricing) entry.pagePricing = pagePricing
     if (product.minimumDpi !== undefined) entry.minimumDpi = product.minimumDpi
     if (product.customs !== undefined) entry.customs = customsEntry(product.customs)
+    if (printAreaSpecs) entry.printAreaSpecs = printAreaSpecs
+    if (book) entry.book = book
     const checked: CheckedProduct = { path, entry, variants: combinations }
     this.#products.set(sku.toLowerCase(), checked)
     return checked
+  }
+
+  /**
+   * Every variant's specification of every specified area, the override layers laid over the product's entry
+   * (domain/catalogue-print-specs.ts), against the rules of catalogue.print-specs.ts.
+   */
+  #checkResolvedSpecs(
+    product: ProductEntry,
+    path: string,
+    specs: Record<string, PrintAreaSpecEntry>,
+    context: {
+      attributes: Record<string, string[]>
+      variants: readonly VariantEntry[]
+      explicit: boolean
+      overrides: readonly VariantOverrideEntry[]
+    },
+  ): void {
+    const hasWrapAttribute = Object.keys(context.attributes).some((name) => name.toLowerCase() === 'wrap')
+    const minimumDpi = product.minimumDpi ?? DEFAULT_MINIMUM_DPI
+    context.variants.forEach((variant, variantIndex) => {
+      for (const [area, entry] of Object.entries(specs)) {
+        const layers: SpecLayer[] = [{ path: join(join(path, 'printAreaSpecs'), area), entry }]
+        context.overrides.forEach((override, index) => {
+          const layer = override.printAreaSpecs?.[area]
+          if (layer !== undefined && attributesInclude(variant.attributes, override.when)) {
+            layers.push({ path: `${join(join(path, 'variantOverrides'), index)}.printAreaSpecs.${area}`, entry: layer })
+          }
+        })
+        const own = variant.printAreaSpecs?.[area]
+        if (own !== undefined && context.explicit) {
+          layers.push({ path: `${join(join(path, 'variants'), variantIndex)}.printAreaSpecs.${area}`, entry: own })
+        }
+        const sku = product.sku
+        checkResolvedSpec(
+          layers,
+          { sku, variant: variantKey('', variant.attributes), minimumDpi, hasWrapAttribute },
+          this.#specProblems,
+        )
+      }
+    })
   }
 
   #checkAttributeNames(value: unknown, path: string): void {
@@ -706,6 +793,7 @@ class References {
     path: string,
     attributes: Record<string, string[]>,
     printAreas: Record<string, PrintAreaEntry>,
+    specAreas: readonly string[],
   ): VariantEntry[] | undefined {
     const variants: VariantEntry[] = []
     const seen = new Map<string, number>()
@@ -717,7 +805,17 @@ class References {
         variant.printAreaSizes === undefined
           ? null
           : this.#checkSizeOverrides(variant.printAreaSizes, join(variantPath, 'printAreaSizes'), printAreas)
-      if (values === undefined || sizes === undefined) {
+      const specs =
+        variant.printAreaSpecs === undefined
+          ? null
+          : checkSpecMap(
+              variant.printAreaSpecs,
+              join(variantPath, 'printAreaSpecs'),
+              Object.keys(printAreas),
+              specAreas,
+              this.#specProblems,
+            )
+      if (values === undefined || sizes === undefined || specs === undefined) {
         valid = false
         return
       }
@@ -730,6 +828,7 @@ class References {
       }
       seen.set(key, index)
       const entry: VariantEntry = sizes ? { attributes: values, printAreaSizes: sizes } : { attributes: values }
+      if (specs) entry.printAreaSpecs = specs
       if (variant.customs !== undefined) entry.customs = customsEntry(variant.customs)
       variants.push(entry)
     })
@@ -739,17 +838,39 @@ class References {
   #checkVariantOverrides(
     list: readonly VariantOverrideEntry[],
     path: string,
-    attributes: Record<string, string[]>,
-    printAreas: Record<string, PrintAreaEntry>,
+    product: {
+      attributes: Record<string, string[]>
+      printAreas: Record<string, PrintAreaEntry>
+      specAreas: readonly string[]
+    },
     variants: readonly Readonly<Record<string, string>>[],
   ): VariantOverrideEntry[] | undefined {
+    const { attributes, printAreas } = product
     const overrides: VariantOverrideEntry[] = []
     let valid = true
     list.forEach((override, index) => {
       const overridePath = join(path, index)
       const when = this.#checkAttributeValues(override.when, join(overridePath, 'when'), attributes, false)
-      const sizes = this.#checkSizeOverrides(override.printAreaSizes, join(overridePath, 'printAreaSizes'), printAreas)
-      if (when === undefined || sizes === undefined) {
+      if (override.printAreaSizes === undefined && override.printAreaSpecs === undefined) {
+        this.#add(join(overridePath, 'printAreaSizes'), 'is required (or printAreaSpecs, or both)')
+        valid = false
+        return
+      }
+      const sizes =
+        override.printAreaSizes === undefined
+          ? null
+          : this.#checkSizeOverrides(override.printAreaSizes, join(overridePath, 'printAreaSizes'), printAreas)
+      const specs =
+        override.printAreaSpecs === undefined
+          ? null
+          : checkSpecMap(
+              override.printAreaSpecs,
+              join(overridePath, 'printAreaSpecs'),
+              Object.keys(printAreas),
+              product.specAreas,
+              this.#specProblems,
+            )
+      if (when === undefined || sizes === undefined || specs === undefined) {
         valid = false
         return
       }
@@ -759,7 +880,10 @@ class References {
         valid = false
         return
       }
-      overrides.push({ when, printAreaSizes: sizes })
+      const entry: VariantOverrideEntry = { when }
+      if (sizes) entry.printAreaSizes = sizes
+      if (specs) entry.printAreaSpecs = specs
+      overrides.push(entry)
     })
     return valid ? overrides : undefined
   }

@@ -2,8 +2,9 @@
 // added, removed or changed, with a short text of it before and after. Plain data, so the command line prints
 // it (or its JSON) and the console renders it as tables from the same result.
 import type { Catalogue } from './catalogue.ts'
-import type { CatalogueFile, CatalogueMoney, ShippingRate } from './catalogue.types.ts'
+import type { CatalogueFile, CatalogueMoney, Product, ShippingRate } from './catalogue.types.ts'
 import { formatMinorAsAmount } from './money.ts'
+import type { PrintAreaSpec } from './print-specs.ts'
 
 export const CATALOGUE_DIFF_SECTIONS = [
   'products',
@@ -70,7 +71,11 @@ type Fields = Record<string, unknown>
 /** `name: Wall art lab; countryCode: GB`: the fields given (all by default), each value as JSON unless text. */
 function fieldsText(fields: Fields, names: readonly string[] = Object.keys(fields)): string {
   return names
-    .map((name) => `${name}: ${typeof fields[name] === 'string' ? fields[name] : JSON.stringify(fields[name])}`)
+    .map((name) => {
+      const value = fields[name]
+      // A field one side lacks (print specifications added to a product): "(none)" rather than "undefined".
+      return `${name}: ${value === undefined ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value)}`
+    })
     .join('; ')
 }
 
@@ -104,6 +109,41 @@ function fieldsByKey<T>(entries: readonly T[], key: (entry: T) => string, fields
   return new Map<string, Fields>(entries.map((entry) => [key(entry), fields(entry)]))
 }
 
+/** `254x254 mm, bleed 3, safe 6, wrap 38, 100-300 dpi` */
+function specText(spec: PrintAreaSpec): string {
+  const wrap = spec.wrapMm === null ? '' : `, wrap ${spec.wrapMm}`
+  return (
+    `${spec.trimMm.width}x${spec.trimMm.height} mm, bleed ${spec.bleedMm}, safe ${spec.safeMm}${wrap}, ` +
+    `${spec.minDpi}-${spec.recommendedDpi} dpi`
+  )
+}
+
+/**
+ * The print specifications as fields, only where the catalogue gives them (so a catalogue without them diffs as
+ * it always did): each specified area's distinct specifications over the variants, and the book's interior.
+ */
+function printSpecFields(product: Product): Fields {
+  const fields: Fields = {}
+  const areas: Record<string, string> = {}
+  for (const name of Object.keys(product.printAreas)) {
+    const texts = new Set(
+      product.variants.flatMap((variant) => {
+        const spec = variant.printAreaSpecs[name]
+        return spec ? [specText(spec)] : []
+      }),
+    )
+    if (texts.size > 0) areas[name] = [...texts].join(' | ')
+  }
+  if (Object.keys(areas).length > 0) fields.printAreaSpecs = areas
+  const book = product.book
+  if (book) {
+    fields.book =
+      `${book.trimMm.width}x${book.trimMm.height} mm, bleed ${book.bleedMm}, safe ${book.safeMm}, ` +
+      `${book.minPages}-${book.maxPages} pages by ${book.pageMultiple}`
+  }
+  return fields
+}
+
 function products(catalogue: Catalogue): Map<string, Fields> {
   return fieldsByKey(
     catalogue.products,
@@ -119,6 +159,7 @@ function products(catalogue: Catalogue): Map<string, Fields> {
         ]),
       ),
       variants: product.variants.length,
+      ...printSpecFields(product),
     }),
   )
 }

@@ -37,6 +37,13 @@ import {
   parsePercentToBasisPoints,
   parseRateToMillionths,
 } from './catalogue-money.ts'
+import {
+  bookSpecOf,
+  bookSpecWire,
+  printAreaSpecWire,
+  samePrintAreaSpec,
+  variantPrintAreaSpecs,
+} from './catalogue-print-specs.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
 import { nearestMatches } from './edit-distance.ts'
 import { SRGB_COLOUR } from './print-specs.ts'
@@ -520,13 +527,14 @@ export class Catalogue {
     const variantEntries: readonly VariantEntry[] =
       entry.variants ?? attributeCombinations(attributes).map((combination) => ({ attributes: combination }))
     const shipsToCache = new Map<string, readonly string[]>()
+    const minimumDpi = entry.minimumDpi ?? DEFAULT_MINIMUM_DPI
     const productCustoms = entry.customs ? customsOf(entry.customs) : null
     const variants = variantEntries.map((variantEntry): Variant => {
       const printAreaSizes: Record<string, PixelSize> = {}
       for (const area of Object.values(printAreas)) printAreaSizes[area.name] = area.size
       for (const override of entry.variantOverrides ?? []) {
         if (!attributesInclude(variantEntry.attributes, override.when)) continue
-        Object.assign(printAreaSizes, copySizes(override.printAreaSizes))
+        if (override.printAreaSizes) Object.assign(printAreaSizes, copySizes(override.printAreaSizes))
       }
       if (variantEntry.printAreaSizes) {
         Object.assign(printAreaSizes, copySizes(variantEntry.printAreaSizes))
@@ -537,7 +545,7 @@ export class Catalogue {
         key: variantKey(entry.sku, variantEntry.attributes),
         attributes: { ...variantEntry.attributes },
         printAreaSizes,
-        printAreaSpecs: {},
+        printAreaSpecs: variantPrintAreaSpecs(entry, variantEntry, minimumDpi),
         offers,
         shipsTo: this.#shipsTo(offers, shipsToCache),
         customs: variantEntry.customs ? customsOf(variantEntry.customs) : productCustoms,
@@ -553,8 +561,8 @@ export class Catalogue {
       attributes: Object.fromEntries(Object.entries(attributes).map(([name, values]) => [name, [...values]])),
       printAreas,
       pagePricing,
-      book: null,
-      minimumDpi: entry.minimumDpi ?? DEFAULT_MINIMUM_DPI,
+      book: entry.book && entry.pagePricing ? bookSpecOf(entry.book, entry.pagePricing) : null,
+      minimumDpi,
       variants,
       customs: productCustoms,
     })
@@ -618,9 +626,32 @@ export class Catalogue {
   }
 
   #buildProductDetails(product: Product): ProductDetails {
-    // Fresh objects in contract key order: sku, description, productDimensions, attributes, printAreas, variants.
-    const printAreas: Record<string, { required: boolean }> = {}
-    for (const area of Object.values(product.printAreas)) printAreas[area.name] = { required: area.required }
+    // Fresh objects in contract key order: sku, description, productDimensions, attributes, printAreas, variants,
+    // then printroute's `book`. A print area's specification sits on the area when every variant has the same
+    // one, else on each variant (`printAreaSpecs`); a product without specifications gives exactly the old shape.
+    const printAreas: ProductDetails['printAreas'] = {}
+    const differing = new Set<string>()
+    for (const area of Object.values(product.printAreas)) {
+      const specs = product.variants.map((variant) => variant.printAreaSpecs[area.name])
+      const [first] = specs
+      const agreed = first !== undefined && specs.every((spec) => spec !== undefined && samePrintAreaSpec(spec, first))
+      printAreas[area.name] = agreed
+        ? { required: area.required, spec: printAreaSpecWire(first) }
+        : { required: area.required }
+      if (first !== undefined && !agreed) differing.add(area.name)
+    }
+    const variantDetails = (variant: Variant): ProductDetails['variants'][number] => {
+      const details: ProductDetails['variants'][number] = {
+        attributes: { ...variant.attributes },
+        shipsTo: [...variant.shipsTo],
+        printAreaSizes: copySizes(variant.printAreaSizes),
+      }
+      const own = Object.entries(variant.printAreaSpecs).filter(([area]) => differing.has(area))
+      if (own.length > 0) {
+        details.printAreaSpecs = Object.fromEntries(own.map(([area, spec]) => [area, printAreaSpecWire(spec)]))
+      }
+      return details
+    }
     return deepFreeze({
       sku: product.sku,
       description: product.description,
@@ -631,11 +662,8 @@ export class Catalogue {
       },
       attributes: Object.fromEntries(Object.entries(product.attributes).map(([name, values]) => [name, [...values]])),
       printAreas,
-      variants: product.variants.map((variant) => ({
-        attributes: { ...variant.attributes },
-        shipsTo: [...variant.shipsTo],
-        printAreaSizes: copySizes(variant.printAreaSizes),
-      })),
+      variants: product.variants.map(variantDetails),
+      ...(product.book ? { book: bookSpecWire(product.book) } : {}),
     })
   }
 }

@@ -145,18 +145,61 @@ export interface ProductEntry {
   minimumDpi?: number
   /** HS code, origin and weight for customs declarations and duties; omitted: the product is declared without. */
   customs?: CustomsEntry
+  /**
+   * Print area name -> its physical specification (docs/catalogue.md#print-specifications): trim, bleed, safe
+   * area, canvas wrap band, resolution bounds. Each entry gives trimMm, bleedMm and safeMm; variants and
+   * overrides may change any field. Omitted: the product's print files keep today's behaviour.
+   */
+  printAreaSpecs?: Record<string, PrintAreaSpecEntry>
+  /** Books (products with pagePricing): the interior's trim, bleed, safe area and page multiple. */
+  book?: BookEntry
+}
+
+/** Millimetres, at most 3 decimals (micrometres), so sums on them are exact. */
+export interface SizeMmEntry {
+  width: number
+  height: number
+}
+
+/**
+ * A print area's physical specification as the file writes it. On the product every entry has `trimMm`,
+ * `bleedMm` and `safeMm`; in `variants[]` and `variantOverrides[]` any subset, laid over the product's.
+ */
+export interface PrintAreaSpecEntry {
+  trimMm?: SizeMmEntry
+  bleedMm?: number
+  safeMm?: number
+  /** Canvases: the edge band wrapped round the frame, on every side. Only on products with a `wrap` attribute. */
+  wrapMm?: number
+  /** Omitted: the product's `minimumDpi` (itself 150 when omitted). */
+  minDpi?: number
+  /** Omitted: DEFAULT_RECOMMENDED_DPI (300). */
+  recommendedDpi?: number
+}
+
+/** A book's interior (`Product.book`); its page range is `pagePricing`'s. */
+export interface BookEntry {
+  trimMm: SizeMmEntry
+  bleedMm: number
+  safeMm: number
+  /** The binding takes page counts that are a multiple of this (2: a leaf is two pages; 1: any). */
+  pageMultiple: number
 }
 
 export interface VariantEntry {
   attributes: Record<string, string>
   printAreaSizes?: Record<string, PixelSizeEntry>
+  /** Laid over the product's (and its overrides') print area specifications for this variant. */
+  printAreaSpecs?: Record<string, PrintAreaSpecEntry>
   /** Overrides the product's customs data for this variant. */
   customs?: CustomsEntry
 }
 
+/** At least one of `printAreaSizes` and `printAreaSpecs`. */
 export interface VariantOverrideEntry {
   when: Record<string, string>
-  printAreaSizes: Record<string, PixelSizeEntry>
+  printAreaSizes?: Record<string, PixelSizeEntry>
+  printAreaSpecs?: Record<string, PrintAreaSpecEntry>
 }
 
 export interface PagePricingEntry {
@@ -477,12 +520,42 @@ export interface ProductDetails {
   description: string
   productDimensions: { width: number; height: number; units: string }
   attributes: Record<string, string[]>
-  printAreas: Record<string, { required: boolean }>
+  printAreas: Record<string, ProductDetailsPrintArea>
   variants: ProductDetailsVariant[]
+  /** printroute's: only on books whose catalogue entry gives `book`. */
+  book?: PrintSpecWire['book']
+}
+
+/** `spec` (printroute's) only when the catalogue specifies the area and every variant has the same specification. */
+export interface ProductDetailsPrintArea {
+  required: boolean
+  spec?: PrintSpecWire['area']
 }
 
 export interface ProductDetailsVariant {
   attributes: Record<string, string>
   shipsTo: string[]
   printAreaSizes: Record<string, { horizontalResolution: number; verticalResolution: number }>
+  /** printroute's: only the print areas whose specification differs between the product's variants. */
+  printAreaSpecs?: Record<string, PrintSpecWire['area']>
+}
+
+/** The wire form of the print specifications (docs/api.md#print-specifications): plain JSON, keys in this order. */
+export interface PrintSpecWire {
+  area: {
+    trimMm: { width: number; height: number }
+    bleedMm: number
+    safeMm: number
+    wrapMm: number | null
+    minDpi: number
+    recommendedDpi: number
+  }
+  book: {
+    trimMm: { width: number; height: number }
+    bleedMm: number
+    safeMm: number
+    minPages: number
+    maxPages: number
+    pageMultiple: number
+  }
 }

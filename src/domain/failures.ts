@@ -33,6 +33,7 @@ export type FailureCode =
   | 'UnknownCurrency'
   | 'NoCommonShippingMethod'
   | 'ProductHasNoSpine'
+  | 'ProductHasNoCover'
   | 'RequiresRotateSigningSecret'
   | 'QuoteNotFound'
   | 'QuoteExpired'

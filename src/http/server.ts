@@ -15,6 +15,7 @@ import type { AccountsService, Caller, Environment } from '../services/accounts.
 import type { AddressesService } from '../services/addresses.service.ts'
 import type { AuditService } from '../services/audit.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import type { HealthService } from '../services/health.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
@@ -56,6 +57,7 @@ import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
 import { registerCommercialInvoicePdfRoute } from './routes/commercial-invoices.routes.ts'
+import { registerCoverDimensionsRoutes } from './routes/cover-dimensions.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerInvoicePdfRoute, registerInvoiceRoutes } from './routes/invoices.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
@@ -136,6 +138,8 @@ export interface HttpServices {
   products: ProductsService
   quotes: QuotesService
   spine: SpineService
+  /** Books' full-spread cover dimensions (printroute's own). */
+  coverDimensions: CoverDimensionsService
   /** Countries' address rules and address checks (docs/addresses.md). */
   addresses: AddressesService
   /** The lab API is served on the Live address only. */
@@ -406,6 +410,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerInvoiceRoutes(api, services.invoices)
       registerProductRoutes(api, services.products)
       registerSpineRoutes(api, services.spine)
+      registerCoverDimensionsRoutes(api, services.coverDimensions)
       registerAddressRoutes(api, services.addresses)
       registerQuoteRoutes(api, services.quotes, services.previews)
       registerPreviewRoutes(api, services.previews)

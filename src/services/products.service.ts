@@ -53,7 +53,12 @@ function listed(product: Product, details: ProductDetails): Listed {
       productDimensions: details.productDimensions,
       attributes: details.attributes,
       printAreas: Object.keys(details.printAreas),
-      variants: details.variants,
+      // The print specifications are the details' alone: the list stays the light shape it always had.
+      variants: details.variants.map((variant) =>
+        variant.printAreaSpecs === undefined
+          ? variant
+          : { attributes: variant.attributes, shipsTo: variant.shipsTo, printAreaSizes: variant.printAreaSizes },
+      ),
       labs: [...labs.values()].sort((a, b) => compareText(a.code, b.code)),
       shipsTo: [...shipsTo].sort(),
     },

@@ -43,7 +43,8 @@ for (const kind of databaseKinds) {
       assert.deepEqual(product.productDimensions, { width: 10, height: 10, units: 'in' })
       assert.deepEqual(Object.keys(product.productDimensions), ['width', 'height', 'units'])
       assert.deepEqual(product.attributes.wrap, ['Black', 'ImageWrap', 'MirrorWrap', 'White'])
-      assert.deepEqual(product.printAreas, { default: { required: true } })
+      assert.deepEqual(Object.keys(product.printAreas), ['default'])
+      assert.equal(product.printAreas.default.required, true)
     })
 
     test('the SKU is matched in any letter case and returned in the catalogue spelling', async () => {
@@ -89,7 +90,9 @@ for (const kind of databaseKinds) {
       assert.equal(response.statusCode, 200)
       const product = json(response).product
       assert.equal(product.sku, 'GLOBAL-TEE-BC-3001')
-      assert.deepEqual(product.printAreas, { front: { required: true }, back: { required: false } })
+      assert.deepEqual(Object.keys(product.printAreas), ['front', 'back'])
+      assert.equal(product.printAreas.front.required, true)
+      assert.equal(product.printAreas.back.required, false)
       assert.deepEqual(Object.keys(product.attributes), ['color', 'size'])
       const variants = product.variants as Variant[]
       assert.equal(variants.length, product.attributes.color.length * product.attributes.size.length)

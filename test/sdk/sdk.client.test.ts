@@ -176,7 +176,7 @@ describe('printroute-client against a Sandbox server', () => {
     assert.deepEqual(iterated, [event?.id])
   })
 
-  test('quotes.create, quotes.routing, orders.routing, orders.invoices, products.get, products.list, products.spine, callbacks.list', async () => {
+  test('quotes.create, quotes.routing, orders.routing, orders.invoices, products.get, products.list, products.spine, products.coverDimensions, callbacks.list', async () => {
     const quote = await client.quotes.create({
       destinationCountryCode: 'GB',
       shippingMethod: 'Standard',
@@ -214,6 +214,14 @@ describe('printroute-client against a Sandbox server', () => {
     })
     assert.equal(spine.success, true)
     assert.ok(Math.abs(spine.spineInfo.widthMm - 25.4) < 0.5, `${spine.spineInfo.widthMm} mm`)
+    const cover = await client.products.coverDimensions('BOOK-A4-L-HARD-M', {
+      pageCount: 50,
+      unit: 'pt',
+      destinationCountryCode: 'US',
+    })
+    assert.equal(cover.unit, 'pt')
+    assert.equal(cover.spineWidth, Math.round((spine.spineInfo.widthMm * 7200) / 25.4) / 100)
+    assert.equal(cover.labCode, 'us7')
 
     const callbacks = await client.callbacks.list()
     assert.deepEqual(callbacks.callbacks, [], 'no callback URL is set, so nothing was delivered')

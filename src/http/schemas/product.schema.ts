@@ -6,6 +6,43 @@ import { ORDER_LIMITS } from './order.schema.ts'
 
 const PixelSize = Type.Object({ horizontalResolution: Type.Integer(), verticalResolution: Type.Integer() })
 
+const TrimMm = Type.Object(
+  { width: Type.Number(), height: Type.Number() },
+  { description: 'The finished size after trimming, in millimetres (for a canvas: its face).' },
+)
+
+/** printroute's: a print area's physical specification (docs/api.md#print-specifications). */
+export const PrintAreaSpecSchema = named(
+  'PrintAreaSpec',
+  Type.Object(
+    {
+      trimMm: TrimMm,
+      bleedMm: Type.Number({ description: 'Band outside the trim on every side, cut off after printing; 0: none.' }),
+      safeMm: Type.Number({ description: 'Band inside the trim on every side where nothing important goes; 0: none.' }),
+      wrapMm: Nullable(Type.Number({ description: 'Canvases: the edge band wrapped round the frame; null: flat.' })),
+      minDpi: Type.Integer({ description: 'Below this effective resolution preflight warns.' }),
+      recommendedDpi: Type.Integer({ description: 'The resolution print files are made at.' }),
+    },
+    { description: "printroute's: the print area's physical specification (millimetres, dots per inch)." },
+  ),
+)
+
+/** printroute's: a book's interior (docs/api.md#print-specifications). */
+export const BookSpecSchema = named(
+  'BookSpec',
+  Type.Object(
+    {
+      trimMm: TrimMm,
+      bleedMm: Type.Number(),
+      safeMm: Type.Number(),
+      minPages: Type.Integer(),
+      maxPages: Type.Integer(),
+      pageMultiple: Type.Integer({ description: 'The binding takes page counts that are a multiple of this.' }),
+    },
+    { description: "printroute's: the interior pages' trim, bleed and safe area (mm), page range and multiple." },
+  ),
+)
+
 export const ProductSchema = named(
   'Product',
   Type.Object({
@@ -13,14 +50,27 @@ export const ProductSchema = named(
     description: Type.String(),
     productDimensions: Type.Object({ width: Type.Number(), height: Type.Number(), units: Type.String() }),
     attributes: Type.Record(Type.String(), Type.Array(Type.String())),
-    printAreas: Type.Record(Type.String(), Type.Object({ required: Type.Boolean() })),
+    printAreas: Type.Record(
+      Type.String(),
+      Type.Object({
+        required: Type.Boolean(),
+        spec: Type.Optional(PrintAreaSpecSchema),
+      }),
+      { description: '`spec` only where the catalogue specifies the area and every variant has the same one.' },
+    ),
     variants: Type.Array(
       Type.Object({
         attributes: Type.Record(Type.String(), Type.String()),
         shipsTo: Type.Array(Type.String()),
         printAreaSizes: Type.Record(Type.String(), PixelSize),
+        printAreaSpecs: Type.Optional(
+          Type.Record(Type.String(), PrintAreaSpecSchema, {
+            description: "printroute's: the print areas whose specification differs between the variants.",
+          }),
+        ),
       }),
     ),
+    book: Type.Optional(BookSpecSchema),
   }),
 )
 
