@@ -20,8 +20,8 @@ import { MONEY_PATTERN, PERCENT_PATTERN, RATE_PATTERN } from '../domain/catalogu
 import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { HS_CHAPTER_PATTERN, HS_CODE_PATTERN, MAX_WEIGHT_GRAMS } from '../domain/customs.ts'
 import { MAX_LAB_JOBS_PER_DAY } from '../domain/limits.ts'
-import { COLOUR_SPACES, RENDERING_INTENTS } from '../domain/print-specs.ts'
 import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
+import { COLOUR_SPACES, RENDERING_INTENTS } from '../domain/print-specs.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 
 /** Letters, digits, `-`, `_`, `.`: SKUs travel in URL paths (GET /v4.0/products/{sku}). */

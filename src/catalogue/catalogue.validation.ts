@@ -995,7 +995,10 @@ class References {
     if (colour.space === 'srgb') {
       for (const field of ['profile', 'intent', 'blackPointCompensation'] as const) {
         if (colour[field] !== undefined) {
-          this.#add(join(path, field), 'only allowed with space cmyk (sRGB print files are converted as they always were)')
+          this.#add(
+            join(path, field),
+            'only allowed with space cmyk (sRGB print files are converted as they always were)',
+          )
         }
       }
       return this.#problems.list.length === problemsBefore ? { space: 'srgb' } : undefined
