@@ -5,6 +5,8 @@ import type { JobRequest } from '../../domain/jobs.ts'
 import type { AllocationOutcome, AllocationRequest } from '../../domain/order-allocation.ts'
 import type { PackingSlipContent } from '../../domain/packing-slip.ts'
 import type { PipelineOrder, PrintFileGeometry } from '../../domain/pipeline/pipeline-order.ts'
+import type { PrintFileManifest } from '../../domain/print-files.ts'
+import type { LabColour } from '../../domain/print-specs.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import type { SimulatedLabSettings } from './simulated-labs.ts'
 
@@ -26,7 +28,16 @@ export interface FileStore {
 export interface PrintFileRenderer {
   renderPrintFile(
     input: string | Buffer,
-    spec: { width: number; height: number; sizing: SizingMode; format: PrintFileFormat },
+    spec: {
+      width: number
+      height: number
+      sizing: SizingMode
+      format: PrintFileFormat
+      /** The lab's colour for the product (LabOffer.colour); sRGB when absent. */
+      colour?: LabColour
+      /** Pixels per inch written into the file; none when absent. */
+      dpi?: number
+    },
   ): Promise<
     {
       data: Buffer
@@ -36,6 +47,7 @@ export interface PrintFileRenderer {
       preview: Buffer
       /** The encoded file's colour space as libvips reads it back (`srgb`, `cmyk`, `b-w`). */
       colourSpace: string
+      manifest: PrintFileManifest
     } & PrintFileGeometry
   >
   renderThumbnail(input: string | Buffer): Promise<Buffer>
