@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { isDeepStrictEqual } from 'node:util'
 import type { Metadata, OutputInfo, Sharp, default as SharpConstructor, SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
 import { cmykProfileFile } from '../domain/colour-profiles.ts'
@@ -343,7 +344,8 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
     if (rendered.manifest.colour.profileSha256 !== manifest.colour.profileSha256) {
       throw new PrintFileMismatchError(`the profile ${manifest.colour.profileFile} is not the file it was made with`)
     }
-    if (JSON.stringify(rendered.plan) !== JSON.stringify(manifest.plan)) {
+    // Compared as values: a manifest kept in a jsonb column comes back with its keys in another order.
+    if (!isDeepStrictEqual(rendered.plan, manifest.plan)) {
       throw new PrintFileMismatchError('the geometry plans differently now')
     }
     if (rendered.manifest.outputSha256 !== manifest.outputSha256) {

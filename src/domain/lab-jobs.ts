@@ -78,9 +78,9 @@ export interface LabPrintFileView {
   pixelSize?: { width: number; height: number }
   /** The resolution written into the file: it opens at its physical size. */
   dpi?: number
+  colourSpace?: string
   /** The source image's effective resolution at that size: source pixels per printed inch. */
   sourceDpi?: number
-  colourSpace?: string
   /** What the file was made from, to make it again (domain/print-files.ts). */
   manifest?: PrintFileManifest
 }

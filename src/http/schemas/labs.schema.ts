@@ -299,19 +299,19 @@ const LabPrintFileSchema = named(
           'was written.',
       }),
     ),
+    colourSpace: Type.Optional(
+      Type.String({
+        description:
+          'The colour space of the file as written, as libvips names it: srgb, cmyk, b-w. Absent for PDFs and ' +
+          'older print files.',
+      }),
+    ),
     sourceDpi: Type.Optional(
       Type.Integer({
         minimum: 0,
         description:
           "The source image's effective resolution at the print size, rounded down: source pixels per printed " +
           'inch. Absent for PDFs and older print files.',
-      }),
-    ),
-    colourSpace: Type.Optional(
-      Type.String({
-        description:
-          'The colour space of the file as written, as libvips names it: srgb, cmyk, b-w. Absent for PDFs and ' +
-          'older print files.',
       }),
     ),
     manifest: Type.Optional(PrintFileManifestSchema),

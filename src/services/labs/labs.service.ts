@@ -132,8 +132,8 @@ function printFileFacts(file: PrintFile | null | undefined): Omit<LabPrintFileVi
     ...(file.bytes !== undefined ? { bytes: file.bytes } : {}),
     ...(file.format !== 'pdf' ? { pixelSize: { width: file.width, height: file.height } } : {}),
     ...(file.fileDpi !== undefined ? { dpi: file.fileDpi } : {}),
-    ...(file.dpi !== undefined ? { sourceDpi: file.dpi } : {}),
     ...(file.colourSpace !== undefined ? { colourSpace: file.colourSpace } : {}),
+    ...(file.dpi !== undefined ? { sourceDpi: file.dpi } : {}),
     ...(file.manifest !== undefined ? { manifest: file.manifest } : {}),
   }
 }
