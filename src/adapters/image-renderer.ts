@@ -1,7 +1,8 @@
 // Print files and thumbnails from customers' images, with sharp (libvips). The geometry (sizing mode, quarter
 // turn, crop or white margins) is planned by domain/print-geometry.ts; this file only applies the plan, converts
-// the colour to sRGB with an embedded profile, encodes the lab's format, and keeps memory bounded: inputs over a
-// pixel limit are refused before decoding, and at most `concurrency` images are decoded at once.
+// the colour to the lab's (sRGB, or CMYK through a shipped profile) with the profile embedded, writes the print
+// resolution, encodes the lab's format, records a manifest that makes the same bytes again, and keeps memory
+// bounded: inputs over a pixel limit are refused before decoding, and at most `concurrency` images are decoded at once.
 // docs/print-files.md explains every rule and the measured memory use.
 
 import { createHash } from 'node:crypto'
