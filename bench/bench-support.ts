@@ -106,7 +106,7 @@ export interface BenchApplication {
 export async function withBenchApplication<T>(
   kind: 'pglite' | 'postgres',
   url: string,
-  settings: Pick<ApplicationOptions, 'jobPollingSeconds' | 'pipeline'>,
+  settings: Pick<ApplicationOptions, 'jobPollingSeconds' | 'pipeline' | 'catalogue'>,
   measure: (bench: BenchApplication) => Promise<T>,
 ): Promise<T> {
   const { db, databaseUrl, jobSchema, drop } = await openBenchDatabase(kind, url)

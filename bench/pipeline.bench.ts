@@ -12,7 +12,11 @@
 //    time from create to Complete, the median time from create to each detail state's Complete, and per job
 //    kind pg-boss's own record (wait before start, run time, retries). On PGlite (in memory) and on PostgreSQL
 //    (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; skipped when unreachable) in a fresh
-//    schema dropped at the end.
+//    schema dropped at the end. Each backend runs twice: with the sample catalogue (its labs print sRGB), and as
+//    a CMYK lab, the same catalogue with every lab making the two products printing them through the Leipzig lab's
+//    colour (FOGRA39, relative colorimetric with black-point compensation: docs/print-files.md#colour), so the
+//    orders, labs and formats are the same and only the colour differs. Target: the CMYK run's print files per
+//    minute within 1.5x of the sRGB run's (at least 1/1.5 of them).
 // 2. Render step vs the command line: the renderer (createImageRenderer, as the pipeline configures it) and
 //    `vipsthumbnail` make the same print files from the same photos (same size, centre crop, quality, 4:4:4
 //    chroma, sRGB profile; file in, file out), one image at a time, BENCH_RENDER_IMAGES images per case, median
@@ -24,12 +28,16 @@
 // (env): BENCH_ORDERS (12), BENCH_LAB_STEP_SECONDS (0), BENCH_TIMEOUT_SECONDS (per backend, 120),
 // BENCH_RENDER_IMAGES (4), BENCH_ROUNDS (3), DATABASE_URL.
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import sharp from 'sharp'
 import { createImageRenderer, DEFAULT_RENDER_CONCURRENCY } from '../src/adapters/image-renderer.ts'
+import { parseCatalogue, SAMPLE_CATALOGUE_PATH } from '../src/catalogue/catalogue.loader.ts'
+import type { Catalogue } from '../src/domain/catalogue.ts'
+import type { CatalogueFile } from '../src/domain/catalogue.types.ts'
 import type { OrderDocument } from '../src/domain/order.ts'
 import {
   BENCHMARKS_MD,
@@ -59,6 +67,10 @@ const ORDER_POLL_MS = 250
 const SOURCES_PER_CASE = 2
 /** The target (docs/benchmarks.md): the render step at least this share of the command line's images per second. */
 const TARGET_RATIO = 0.8
+/** The target (docs/benchmarks.md): a CMYK lab's print files per minute within this factor of an sRGB lab's. */
+const CMYK_TARGET_FACTOR = 1.5
+/** The lab whose colour the CMYK run gives every lab making the benchmark's products. */
+const CMYK_LAB = 'de1'
 const HEADING = '## Pipeline throughput: `npm run bench:pipeline`'
 const DETAILS = [
   'downloadAssets',
@@ -118,7 +130,9 @@ interface JobStat {
 }
 
 interface PipelineResult {
+  /** The database, and ", CMYK lab" for the CMYK run. */
   backend: string
+  cmyk: boolean
   completed: number
   printFiles: number
   wallS: number
@@ -165,18 +179,53 @@ function orderBody(index: number, base: string): Record<string, unknown> {
   }
 }
 
-async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Promise<PipelineResult> {
+/** The sample catalogue with every lab making the benchmark's products printing them in the CMYK lab's colour. */
+function cmykCatalogue(): Catalogue {
+  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8')) as CatalogueFile
+  const colour = file.labs.find((lab) => lab.code === CMYK_LAB)?.defaultColour
+  if (colour?.space !== 'cmyk') throw new Error(`the sample's ${CMYK_LAB} is no longer a CMYK lab`)
+  const skus = new Set(CASES.map((benchCase) => benchCase.sku))
+  for (const lab of file.labs) {
+    for (const product of lab.products) if (skus.has(product.sku)) product.colour = colour
+  }
+  return parseCatalogue(file, 'sample catalogue, CMYK labs for the benchmark')
+}
+
+/** Every print file the run made is in the run's colour space, as read back from the file (its record says). */
+async function colourProblems(
+  db: { query<T>(sql: string): Promise<T[]> },
+  cmyk: boolean,
+  backend: string,
+): Promise<string[]> {
+  const expected = cmyk ? 'cmyk' : 'srgb'
+  const rows = await db.query<{ pipeline: string }>('SELECT pipeline::text AS pipeline FROM orders')
+  const spaces = rows.flatMap((row) => {
+    const pipeline = JSON.parse(row.pipeline) as {
+      shipments?: Record<string, { printFiles: Record<string, { colourSpace?: string } | null> }>
+    }
+    return Object.values(pipeline.shipments ?? {}).flatMap((shipment) =>
+      // Files not made (a run cut off by its timeout) are reported as stuck orders, not here.
+      Object.values(shipment.printFiles).flatMap((file) => (file ? [file.colourSpace ?? 'none'] : [])),
+    )
+  })
+  const wrong = spaces.filter((space) => space !== expected)
+  return wrong.length > 0 ? [`${backend}: ${wrong.length} of ${spaces.length} print files not ${expected}`] : []
+}
+
+async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer, cmyk: boolean): Promise<PipelineResult> {
   const problems: string[] = []
+  const backend = cmyk ? `${kind}, CMYK lab` : kind
   return withBenchApplication(
     kind,
     POSTGRES_URL,
     {
       jobPollingSeconds: JOB_POLLING_SECONDS,
       pipeline: { simulatedLabStepSeconds: LAB_STEP_SECONDS, downloadRetryBaseSeconds: 1 },
+      ...(cmyk ? { catalogue: cmykCatalogue() } : {}),
     },
     async ({ app, db, jobSchema, sandboxKey, loggedProblems }) => {
       const key = sandboxKey
-      process.stderr.write(`${kind}: placing ${ORDERS} orders ...\n`)
+      process.stderr.write(`${backend}: placing ${ORDERS} orders ...\n`)
 
       interface Tracked {
         id: string
@@ -211,7 +260,7 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
           })
           const now = performance.now()
           if (response.statusCode !== 200) {
-            problems.push(`${kind}: GET ${order.id}: HTTP ${response.statusCode}`)
+            problems.push(`${backend}: GET ${order.id}: HTTP ${response.statusCode}`)
             continue
           }
           const document = JSON.parse(response.body).order as OrderDocument
@@ -223,7 +272,7 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
             const text = `${issue.errorCode}: ${issue.description}`
             if (!seenIssues.has(text)) {
               seenIssues.add(text)
-              problems.push(`${kind}: issue on ${order.id}: ${text}`)
+              problems.push(`${backend}: issue on ${order.id}: ${text}`)
             }
           }
           if (document.status.stage === 'Complete') order.completeAt = now
@@ -236,7 +285,7 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
         const details = order.last
           ? DETAILS.map((detail) => `${detail} ${order.last?.status.details[detail]}`).join(', ')
           : 'never read'
-        problems.push(`${kind}: ${order.id} not Complete after ${TIMEOUT_SECONDS} s: ${details}`)
+        problems.push(`${backend}: ${order.id} not Complete after ${TIMEOUT_SECONDS} s: ${details}`)
       }
 
       const jobs = (
@@ -257,8 +306,8 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
         maxRunS: Number(row.max_run_s ?? Number.NaN),
       }))
       for (const job of jobs) {
-        if (job.state !== 'completed') problems.push(`${kind}: ${job.count} ${job.name} job(s) left ${job.state}`)
-        if (job.retries > 0) problems.push(`${kind}: ${job.name}: ${job.retries} pg-boss retries`)
+        if (job.state !== 'completed') problems.push(`${backend}: ${job.count} ${job.name} job(s) left ${job.state}`)
+        if (job.retries > 0) problems.push(`${backend}: ${job.name}: ${job.retries} pg-boss retries`)
       }
 
       // Render job run times per SKU: the job names the asset; the order documents name its item's SKU.
@@ -285,8 +334,10 @@ async function runPipeline(kind: 'pglite' | 'postgres', images: ImageServer): Pr
 
       problems.push(...loggedProblems())
       const complete = tracked.filter((order) => order.completeAt !== null)
+      problems.push(...(await colourProblems(db, cmyk, backend)))
       return {
-        backend: kind,
+        backend,
+        cmyk,
         completed: complete.length,
         printFiles: renderRows.length,
         wallS: (finished - started) / 1000,
@@ -385,6 +436,24 @@ async function compareRender(benchCase: Case, sources: readonly string[], dir: s
 
 // ---- the report ----
 
+/** Each backend's CMYK run against its sRGB run: print files per minute, and whether within the target factor. */
+function cmykComparison(results: readonly PipelineResult[]): string[] {
+  const perMinute = (r: PipelineResult) => (r.printFiles / r.wallS) * 60
+  const lines = results
+    .filter((r) => !r.cmyk)
+    .flatMap((srgb) => {
+      const cmyk = results.find((r) => r.cmyk && r.backend.startsWith(`${srgb.backend},`))
+      if (!cmyk) return []
+      const factor = perMinute(srgb) / perMinute(cmyk)
+      return [
+        `- ${srgb.backend}: CMYK lab ${fixed(perMinute(cmyk))} print files/min, sRGB lab ${fixed(perMinute(srgb))}: ` +
+          `the sRGB lab's pace is ${fixed(factor, 2)}x the CMYK lab's (target: within ${CMYK_TARGET_FACTOR}x, ` +
+          `${factor <= CMYK_TARGET_FACTOR ? 'met' : 'not met'}).`,
+      ]
+    })
+  return lines.length > 0 ? [...lines, ''] : []
+}
+
 function report(results: PipelineResult[], renders: RenderComparison[], vipsVersion: string, skipped: string[]) {
   const cpu = cpus()
   const mib = (benchCase: Case) => fixed(renders.find((r) => r.benchCase === benchCase)?.sourceMiB ?? Number.NaN)
@@ -410,6 +479,7 @@ function report(results: PipelineResult[], renders: RenderComparison[], vipsVers
     ),
     ...skipped.map((line) => `| ${line} | | | | | | |`),
     '',
+    ...cmykComparison(results),
     'Median seconds from create until each detail state is Complete (as polled):',
     '',
     `| backend | ${DETAILS.join(' | ')} |`,
@@ -486,9 +556,12 @@ async function main(): Promise<void> {
     const results: PipelineResult[] = []
     const skipped: string[] = []
     try {
-      results.push(await runPipeline('pglite', images))
-      if (await postgresReachable(POSTGRES_URL)) results.push(await runPipeline('postgres', images))
-      else skipped.push(`postgres: skipped, ${POSTGRES_URL.replace(/\/\/[^@]*@/, '//')} unreachable`)
+      results.push(await runPipeline('pglite', images, false))
+      results.push(await runPipeline('pglite', images, true))
+      if (await postgresReachable(POSTGRES_URL)) {
+        results.push(await runPipeline('postgres', images, false))
+        results.push(await runPipeline('postgres', images, true))
+      } else skipped.push(`postgres: skipped, ${POSTGRES_URL.replace(/\/\/[^@]*@/, '//')} unreachable`)
     } finally {
       await images.close()
     }

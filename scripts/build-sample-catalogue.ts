@@ -1138,6 +1138,8 @@ interface SampleLab {
   countryCode: string
   currency: string
   defaultPrintFileFormat: LabEntry['defaultPrintFileFormat']
+  /** The colour of the lab's print files (docs/print-files.md#colour); omitted: sRGB. */
+  defaultColour?: LabEntry['defaultColour']
   /** Which indicative product price the lab starts from, and its factor in percent (currency and margin). */
   costBase: CostBase
   costPercent: number
@@ -1355,6 +1357,7 @@ interface ProductChoice {
   percent?: number
   attributes?: Record<string, string[]>
   printFileFormat?: LabProductEntry['printFileFormat']
+  colour?: LabProductEntry['colour']
 }
 
 function priced(lab: Omit<SampleLab, 'products'>, choices: ProductChoice[]): LabProductEntry[] {
@@ -1386,6 +1389,7 @@ function priced(lab: Omit<SampleLab, 'products'>, choices: ProductChoice[]): Lab
           entry.perAdditionalPageCost = amount(scaled(perPageBase, lab.costPercent, choice.percent ?? 100))
         }
         if (choice.printFileFormat) entry.printFileFormat = choice.printFileFormat
+        if (choice.colour) entry.colour = choice.colour
         const finish = BOOK_SPINE_FINISH.get(sku)
         if (finish) {
           const paper = SPINE_PAPERS[lab.code]?.[finish]
@@ -1566,6 +1570,9 @@ const LABS: SampleLab[] = [
       countryCode: 'DE',
       currency: 'EUR',
       defaultPrintFileFormat: 'tiff',
+      // A fine-art and canvas lab printing through a CMYK workflow for coated stock; its mugs and jigsaws go to
+      // sublimation printers that take sRGB PNGs.
+      defaultColour: { space: 'cmyk', profile: 'printroute-fogra39', intent: 'relative', blackPointCompensation: true },
       costBase: 'gbp',
       costPercent: 115,
       domestic: GB_DOMESTIC,
@@ -1594,7 +1601,7 @@ const LABS: SampleLab[] = [
     [
       { skus: skus('GLOBAL-CAN-8*', 'GLOBAL-CAN-1*', 'GLOBAL-CAN-2*', 'GLOBAL-CAN-30x40', 'GLOBAL-FRA-CAN-*') },
       { skus: skus('GLOBAL-FAP-*', 'GLOBAL-HPR-*') },
-      { skus: skus('GLOBAL-MUG-*', 'GLOBAL-JIG-*'), printFileFormat: 'png' },
+      { skus: skus('GLOBAL-MUG-*', 'GLOBAL-JIG-*'), printFileFormat: 'png', colour: { space: 'srgb' } },
       { skus: skus('BOOK-*'), printFileFormat: 'pdf' },
     ],
   ),
@@ -1724,6 +1731,7 @@ const catalogue: CatalogueFile = {
     countryCode: sampleLab.countryCode,
     currency: sampleLab.currency,
     defaultPrintFileFormat: sampleLab.defaultPrintFileFormat,
+    ...(sampleLab.defaultColour ? { defaultColour: sampleLab.defaultColour } : {}),
     products: sampleLab.products,
     shippingRates: shippingRates(sampleLab),
     calendar: calendarOf(sampleLab),

@@ -1,11 +1,19 @@
 // Print files and thumbnails from customers' images, with sharp (libvips). The geometry (sizing mode, quarter
 // turn, crop or white margins) is planned by domain/print-geometry.ts; this file only applies the plan, converts
-// the colour to sRGB with an embedded profile, encodes the lab's format, and keeps memory bounded: inputs over a
-// pixel limit are refused before decoding, and at most `concurrency` images are decoded at once.
+// the colour to the lab's (sRGB, or CMYK through a shipped profile) with the profile embedded, writes the print
+// resolution, encodes the lab's format, records a manifest that makes the same bytes again, and keeps memory
+// bounded: inputs over a pixel limit are refused before decoding, and at most `concurrency` images are decoded at once.
 // docs/print-files.md explains every rule and the measured memory use.
 
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { isDeepStrictEqual } from 'node:util'
 import type { Metadata, OutputInfo, Sharp, default as SharpConstructor, SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
+import { cmykProfileFile } from '../domain/colour-profiles.ts'
+import type { PrintFileManifest, PrintFileManifestColour } from '../domain/print-files.ts'
 import {
   type PrintAreaRequest,
   type PrintFilePlan,
@@ -14,7 +22,11 @@ import {
   planPrintFile,
   previewSize,
 } from '../domain/print-geometry.ts'
+import { type LabColour, SRGB_COLOUR } from '../domain/print-specs.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
+
+/** The CMYK profiles printroute ships (domain/colour-profiles.ts), at the repository's root. */
+export const DEFAULT_PROFILES_DIRECTORY = fileURLToPath(new URL('../../profiles/', import.meta.url))
 
 /**
  * 150 megapixels: above the largest print area in the sample catalogue (9954 x 12954 = 129 MP) and the largest
@@ -53,6 +65,8 @@ export interface ImageRendererOptions {
   maxInputPixels?: number
   /** Renders (print files and thumbnails) running at once; further calls wait their turn. */
   concurrency?: number
+  /** Where the CMYK profiles are; DEFAULT_PROFILES_DIRECTORY when absent. */
+  profilesDirectory?: string
 }
 
 export interface PrintFileOptions {
@@ -67,6 +81,10 @@ export interface PrintFileOptions {
    * spec (face, wrap band, bleed) and `width` x `height` are left aside. Absent: today's file, byte for byte.
    */
   area?: PrintAreaRequest | null
+  /** The lab's colour (docs/print-files.md#colour); SRGB_COLOUR when absent. */
+  colour?: LabColour
+  /** Pixels per inch written into the file (domain/print-files.ts, printFileDpi); none written when absent. */
+  dpi?: number
 }
 
 export interface RenderedPrintFile {
@@ -83,6 +101,8 @@ export interface RenderedPrintFile {
   preview: Buffer
   /** The colour space read back from the encoded file, as libvips names it (`srgb`, `cmyk`, `b-w`). */
   colourSpace: string
+  /** What the file was made from, to make it again (docs/print-files.md#reproducible-print-files). */
+  manifest: PrintFileManifest
 }
 
 export interface PreviewOptions {
@@ -120,6 +140,11 @@ export interface ImageProbe {
 
 export interface ImageRenderer {
   renderPrintFile(input: string | Buffer, options: PrintFileOptions): Promise<RenderedPrintFile>
+  /**
+   * The print file a manifest describes, made again from its stored input: refused with PrintFileMismatchError when
+   * the input, the profile or the renderer's versions are not the manifest's, or the bytes come out different.
+   */
+  reproducePrintFile(input: string | Buffer, manifest: PrintFileManifest): Promise<RenderedPrintFile>
   /** What renderPrintFile would make, reduced: the same plan applied to a print area scaled to `maxEdge`. */
   renderPreview(input: string | Buffer, options: PreviewOptions): Promise<RenderedPreview>
   /** A JPEG whose longer edge is at most `maxEdge` (never enlarged). */
@@ -157,6 +182,16 @@ export class UnreadableImageError extends Error {
   }
 }
 
+/** A print file cannot be made again as its manifest says: what differs is in `reason`. */
+export class PrintFileMismatchError extends Error {
+  readonly code = 'PrintFileMismatch'
+
+  constructor(reason: string) {
+    super(`print file cannot be reproduced: ${reason}`)
+    this.name = 'PrintFileMismatchError'
+  }
+}
+
 /**
  * libvips settings, process-wide, applied when a renderer is created:
  * - cache off: the operation cache keeps recent results (up to 50 MB and 20 open files by default) for
@@ -188,6 +223,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
   if (!Number.isInteger(maxInputPixels) || maxInputPixels < 1) throw new RangeError('maxInputPixels must be >= 1')
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be >= 1')
   const limiter = createLimiter(concurrency)
+  const profilesDirectory = options.profilesDirectory ?? DEFAULT_PROFILES_DIRECTORY
 
   // 'truncated' refuses cut-off and corrupt files (they would print with a grey band) but accepts files with
   // recoverable defects that only raise decoder warnings (extraneous bytes before a marker, say) and that
@@ -220,57 +256,139 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
     }
   }
 
+  /** Hex SHA-256 of each profile file read, once per process: the manifest names the exact bytes converted with. */
+  const profileHashes = new Map<string, Promise<string>>()
+
+  /** The file a lab colour converts through (null: sRGB, as applyPlan leaves it) and what the manifest says of it. */
+  async function resolveColour(colour: LabColour): Promise<{ path: string | null; manifest: PrintFileManifestColour }> {
+    if (colour.space === 'srgb' || colour.profile === null) {
+      const { intent, blackPointCompensation } = SRGB_COLOUR
+      const manifest = { space: 'srgb', profile: null, profileFile: null, profileSha256: null }
+      return { path: null, manifest: { ...manifest, intent, blackPointCompensation } as PrintFileManifestColour }
+    }
+    const file = cmykProfileFile(colour.profile, colour.intent, colour.blackPointCompensation)
+    const path = join(profilesDirectory, file)
+    let hash = profileHashes.get(path)
+    if (!hash) {
+      hash = readFile(path).then(sha256Of)
+      profileHashes.set(path, hash)
+      // A missing file is a broken installation: let a later render (after it is fixed) read it again.
+      hash.catch(() => profileHashes.delete(path))
+    }
+    const { space, profile, intent, blackPointCompensation } = colour
+    const manifest = { space, profile, profileFile: file, profileSha256: await hash, intent, blackPointCompensation }
+    return { path, manifest }
+  }
+
+  async function makePrintFile(input: string | Buffer, options: PrintFileOptions): Promise<RenderedPrintFile> {
+    const { width, height, sizing, format, area, colour = SRGB_COLOUR, dpi } = options
+    const sharp = await loadSharp()
+    if (!isRasterFormat(format)) {
+      throw new RangeError(`print file format ${String(format)} is not rendered (PDFs are checked, not rendered)`)
+    }
+    if (dpi !== undefined && !(Number.isFinite(dpi) && dpi > 0)) throw new RangeError('dpi must be a positive number')
+    const source = await readHeader(input, true)
+    const plan = planPrintFile({
+      sourceWidth: source.width,
+      sourceHeight: source.height,
+      targetWidth: width,
+      targetHeight: height,
+      sizing,
+      area: area ?? null,
+    })
+    const conversion = await resolveColour(colour)
+    // The geometry (the sizing plan, then an area's wrap band and bleed), then the lab's colour, then the resolution.
+    const geometry = plan.layout
+      ? await applyLayout(sharp, applyPlan(sharp(input, decodeOptions), plan), plan.layout, encode)
+      : applyPlan(sharp(input, decodeOptions), plan)
+    const pipeline = encodeAs(withResolution(convertColour(geometry, conversion.path), dpi), format)
+
+    const { data, info } = await encode(pipeline)
+    const planned = plannedSize(plan)
+    if (info.width !== planned.width || info.height !== planned.height) {
+      throw new Error(
+        `print file came out ${info.width} x ${info.height}, expected ${planned.width} x ${planned.height}`,
+      )
+    }
+    // From the encoded print file, in the same turn of the limiter: a JPEG print file shrinks on load (the
+    // decoder's 1/8 scale), so this costs a fraction of the render, and the preview shows exactly what
+    // was printed (a CMYK file is converted back to sRGB through its embedded profile). Our own output of a
+    // catalogue size: the input pixel limit does not apply.
+    const preview = await encode(
+      reducedJpeg(sharp(data, { limitInputPixels: false, failOn: 'truncated' }), DEFAULT_PREVIEW_EDGE),
+    )
+    // Read back from the file as written (a header read), so a lab is told what it will open, not what was meant.
+    const { space } = await sharp(data, { limitInputPixels: false }).metadata()
+    const manifest: PrintFileManifest = {
+      inputSha256: sha256Of(typeof input === 'string' ? await readFile(input) : input),
+      outputSha256: sha256Of(data),
+      target: { width, height, sizing, format, dpi: dpi ?? null, ...(area ? { area } : {}) },
+      plan,
+      colour: conversion.manifest,
+      renderer: rendererVersions(sharp),
+    }
+    return {
+      data,
+      width: planned.width,
+      height: planned.height,
+      format,
+      rotated: plan.rotate === 90,
+      source: { width: source.width, height: source.height },
+      plan,
+      preview: preview.data,
+      colourSpace: space,
+      manifest,
+    }
+  }
+
+  /** makePrintFile with what the manifest asked, refused where the result could not be the manifest's bytes. */
+  async function reproduce(input: string | Buffer, manifest: PrintFileManifest): Promise<RenderedPrintFile> {
+    const versions = rendererVersions(await loadSharp())
+    if (versions.sharp !== manifest.renderer.sharp || versions.libvips !== manifest.renderer.libvips) {
+      throw new PrintFileMismatchError(
+        `made with sharp ${manifest.renderer.sharp} (libvips ${manifest.renderer.libvips}), ` +
+          `this process has sharp ${versions.sharp} (libvips ${versions.libvips})`,
+      )
+    }
+    const inputSha256 = sha256Of(typeof input === 'string' ? await readFile(input) : input)
+    if (inputSha256 !== manifest.inputSha256) {
+      throw new PrintFileMismatchError(`the input's SHA-256 is ${inputSha256}, the manifest's ${manifest.inputSha256}`)
+    }
+    const { space, profile, intent, blackPointCompensation } = manifest.colour
+    const colour: LabColour = { space, profile, intent, blackPointCompensation }
+    const { target } = manifest
+    const rendered = await makePrintFile(input, {
+      width: target.width,
+      height: target.height,
+      sizing: target.sizing,
+      format: target.format as RasterPrintFileFormat,
+      colour,
+      ...(target.dpi === null ? {} : { dpi: target.dpi }),
+      ...(target.area ? { area: target.area } : {}),
+    })
+    if (rendered.manifest.colour.profileSha256 !== manifest.colour.profileSha256) {
+      throw new PrintFileMismatchError(`the profile ${manifest.colour.profileFile} is not the file it was made with`)
+    }
+    // Compared as values: a manifest kept in a jsonb column comes back with its keys in another order.
+    if (!isDeepStrictEqual(rendered.plan, manifest.plan)) {
+      throw new PrintFileMismatchError('the geometry plans differently now')
+    }
+    if (rendered.manifest.outputSha256 !== manifest.outputSha256) {
+      throw new PrintFileMismatchError(
+        `the bytes' SHA-256 is ${rendered.manifest.outputSha256}, the manifest's ${manifest.outputSha256}`,
+      )
+    }
+    return rendered
+  }
+
   return {
     probe: (input) => readHeader(input, false),
 
     queue: () => limiter.state(),
 
-    renderPrintFile: (input, { width, height, sizing, format, area }) =>
-      limiter.run(async () => {
-        const sharp = await loadSharp()
-        if (!isRasterFormat(format)) {
-          throw new RangeError(`print file format ${String(format)} is not rendered (PDFs are checked, not rendered)`)
-        }
-        const source = await readHeader(input, true)
-        const plan = planPrintFile({
-          sourceWidth: source.width,
-          sourceHeight: source.height,
-          targetWidth: width,
-          targetHeight: height,
-          sizing,
-          area: area ?? null,
-        })
-        const pipeline = plan.layout
-          ? await applyLayout(sharp, applyPlan(sharp(input, decodeOptions), plan), plan.layout, encode)
-          : applyPlan(sharp(input, decodeOptions), plan)
+    renderPrintFile: (input, options) => limiter.run(() => makePrintFile(input, options)),
 
-        const { data, info } = await encode(encodeAs(pipeline, format))
-        const planned = plannedSize(plan)
-        if (info.width !== planned.width || info.height !== planned.height) {
-          throw new Error(
-            `print file came out ${info.width} x ${info.height}, expected ${planned.width} x ${planned.height}`,
-          )
-        }
-        // From the encoded print file, in the same turn of the limiter: a JPEG print file shrinks on load (the
-        // decoder's 1/8 scale), so this costs a fraction of the render, and the preview shows exactly what
-        // was printed. Our own output of a catalogue size: the input pixel limit does not apply.
-        const preview = await encode(
-          reducedJpeg(sharp(data, { limitInputPixels: false, failOn: 'truncated' }), DEFAULT_PREVIEW_EDGE),
-        )
-        // Read back from the file as written (a header read), so a lab is told what it will open, not what was meant.
-        const { space } = await sharp(data, { limitInputPixels: false }).metadata()
-        return {
-          data,
-          width: planned.width,
-          height: planned.height,
-          format,
-          rotated: plan.rotate === 90,
-          source: { width: source.width, height: source.height },
-          plan,
-          preview: preview.data,
-          colourSpace: space,
-        }
-      }),
+    reproducePrintFile: (input, manifest) => limiter.run(() => reproduce(input, manifest)),
 
     renderPreview: (input, { width, height, sizing, maxEdge = DEFAULT_PREVIEW_EDGE, area }) =>
       limiter.run(async () => {
@@ -436,6 +554,35 @@ async function renderLaidOutPreview(
       .jpeg({ quality: THUMBNAIL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }),
   )
   return { data, width: layout.width, height: layout.height, source, plan, layout }
+}
+
+/**
+ * The lab's colour, after the geometry: applyPlan leaves sRGB with its profile (an sRGB lab's print file, byte for
+ * byte as before); a CMYK profile replaces that output profile, so libvips converts the sRGB pixels through it
+ * (lcms, in the same pipeline, strip by strip) and embeds it. sharp fixes the conversion's intent to perceptual
+ * without compensation, so `profilePath` is the profile file that bakes the lab's intent into its perceptual table
+ * (domain/colour-profiles.ts).
+ */
+function convertColour(pipeline: Sharp, profilePath: string | null): Sharp {
+  return profilePath === null ? pipeline : pipeline.withIccProfile(profilePath)
+}
+
+/**
+ * The print resolution in the file's metadata: JFIF density (JPEG), XResolution/YResolution in inches (TIFF), pHYs
+ * (PNG). sharp's withDensity also keeps the source's EXIF; `withExif({})` drops every field of it, so the file
+ * carries a minimal EXIF block of its own (the resolution and an upright orientation) and nothing of the camera's.
+ */
+function withResolution(pipeline: Sharp, dpi: number | undefined): Sharp {
+  return dpi === undefined ? pipeline : pipeline.withDensity(dpi).withExif({})
+}
+
+function sha256Of(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+/** The versions a manifest records: another sharp or libvips may resample or encode differently. */
+function rendererVersions(sharp: typeof SharpConstructor): { sharp: string; libvips: string } {
+  return { sharp: sharp.versions.sharp ?? 'unknown', libvips: sharp.versions.vips }
 }
 
 /** An upright sRGB JPEG for screens whose longer edge is at most `maxEdge`, never enlarged. */

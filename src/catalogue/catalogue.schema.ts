@@ -21,6 +21,7 @@ import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { HS_CHAPTER_PATTERN, HS_CODE_PATTERN, MAX_WEIGHT_GRAMS } from '../domain/customs.ts'
 import { MAX_LAB_JOBS_PER_DAY } from '../domain/limits.ts'
 import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
+import { COLOUR_SPACES, RENDERING_INTENTS } from '../domain/print-specs.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 
 /** Letters, digits, `-`, `_`, `.`: SKUs travel in URL paths (GET /v4.0/products/{sku}). */
@@ -405,6 +406,20 @@ const LabCalendar = Fields(
   'When the lab works and how long it takes; omitted: its shipments carry no delivery estimate.',
 )
 
+/** The colour of a lab's print files (docs/print-files.md#colour); the validation checks how its fields go together. */
+const LabColour = (description: string) =>
+  Fields(
+    {
+      space: OneOf(COLOUR_SPACES, 'srgb: as print files always were; cmyk: converted through `profile`.'),
+      profile: Type.Optional(Text('cmyk only: the name of a profile printroute ships, e.g. "printroute-fogra39".')),
+      intent: Type.Optional(OneOf(RENDERING_INTENTS, 'cmyk only: the rendering intent of the conversion.')),
+      blackPointCompensation: Type.Optional(
+        Type.Boolean({ description: 'cmyk only: whether black-point compensation applies (not with absolute).' }),
+      ),
+    },
+    description,
+  )
+
 const LabProduct = Fields({
   sku: Text('A product SKU (any letter case).'),
   attributes: Type.Optional(
@@ -416,6 +431,7 @@ const LabProduct = Fields({
   unitCost: Money("Production cost of one copy, in the lab's currency."),
   perAdditionalPageCost: Type.Optional(Money('Required for page-priced products: cost of each page beyond basePages.')),
   printFileFormat: Type.Optional(OneOf(PRINT_FILE_FORMATS, "Overrides the lab's defaultPrintFileFormat.")),
+  colour: Type.Optional(LabColour("Overrides the lab's defaultColour for this product.")),
   spine: Type.Optional(
     Fields(
       {
@@ -461,6 +477,9 @@ const Lab = Fields({
   countryCode: CountryCode('Where the lab ships from.'),
   currency: Text('Currency of every cost of this lab; one of the currency rate table.'),
   defaultPrintFileFormat: OneOf(PRINT_FILE_FORMATS),
+  defaultColour: Type.Optional(
+    LabColour("The colour of the lab's print files for products without their own; omitted: srgb."),
+  ),
   products: List(LabProduct, { nonEmpty: true }),
   shippingRates: List(ShippingRate, { nonEmpty: true }),
   calendar: Type.Optional(LabCalendar),

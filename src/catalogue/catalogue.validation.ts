@@ -14,6 +14,7 @@ import type {
   CustomsEntry,
   ImportRuleEntry,
   LabCalendarEntry,
+  LabColourEntry,
   LabEntry,
   LabProductEntry,
   PixelSizeEntry,
@@ -32,6 +33,7 @@ import {
   parseRateToMillionths,
   RATE_PATTERN,
 } from '../domain/catalogue-money.ts'
+import { CMYK_PROFILE_NAMES, CMYK_PROFILES } from '../domain/colour-profiles.ts'
 import { isIsoCountryCode } from '../domain/country-codes.ts'
 import { isIsoDate, isKnownTimeZone } from '../domain/delivery-promise.ts'
 import {
@@ -923,7 +925,9 @@ class References {
     if (currency !== undefined && !this.#currencies.has(currency)) {
       this.#add(join(path, 'currency'), `${describe(currency)} is not in the currency rate table`)
     }
+    const defaultColour = this.#checkColour(value.defaultColour, join(path, 'defaultColour'))
     const products = this.#checkLabProducts(value.products, join(path, 'products'))
+    this.#checkColourFormats(value, path, defaultColour)
     const shippingRates = this.#checkShippingRates(value, path, products)
     const calendar = this.#checkCalendar(value, path, products)
     this.#checkPushUrl(value, path)
@@ -935,6 +939,7 @@ class References {
       countryCode: lab.countryCode,
       currency: lab.currency,
       defaultPrintFileFormat: lab.defaultPrintFileFormat,
+      ...(defaultColour ? { defaultColour } : {}),
       products,
       shippingRates,
       ...(calendar ? { calendar } : {}),
@@ -1090,6 +1095,8 @@ class References {
       if (restriction) canonical.attributes = restriction
       if (entry.perAdditionalPageCost !== undefined) canonical.perAdditionalPageCost = entry.perAdditionalPageCost
       if (entry.printFileFormat !== undefined) canonical.printFileFormat = entry.printFileFormat
+      const colour = this.#checkColour(entry.colour, join(entryPath, 'colour'))
+      if (colour) canonical.colour = colour
       if (entry.productionDays !== undefined) canonical.productionDays = entry.productionDays
       if (entry.spine !== undefined) {
         const { paper, coverAllowanceMm, pageThicknessMm } = entry.spine
@@ -1098,6 +1105,65 @@ class References {
       products.push(canonical)
     })
     return products
+  }
+
+  /**
+   * A `colour` entry: `srgb` alone (sharp's fixed sRGB conversion has no intent to choose), `cmyk` with a profile
+   * printroute ships, an intent and a compensation, which a press's conversion needs all of; absolute colorimetric
+   * without compensation, which lcms would ignore. Every problem is named; undefined when there is any.
+   */
+  #checkColour(value: unknown, path: string): LabColourEntry | undefined {
+    if (!isJsonObject(value) || this.#under(path)) return undefined
+    const colour = value as unknown as LabColourEntry
+    const problemsBefore = this.#problems.list.length
+    if (colour.space === 'srgb') {
+      for (const field of ['profile', 'intent', 'blackPointCompensation'] as const) {
+        if (colour[field] !== undefined) {
+          this.#add(
+            join(path, field),
+            'only allowed with space cmyk (sRGB print files are converted as they always were)',
+          )
+        }
+      }
+      return this.#problems.list.length === problemsBefore ? { space: 'srgb' } : undefined
+    }
+    for (const field of ['profile', 'intent', 'blackPointCompensation'] as const) {
+      if (colour[field] === undefined) this.#add(join(path, field), 'is required with space cmyk')
+    }
+    if (colour.profile !== undefined && !Object.hasOwn(CMYK_PROFILES, colour.profile)) {
+      this.#add(
+        join(path, 'profile'),
+        `unknown profile ${describe(colour.profile)} (printroute ships: ${CMYK_PROFILE_NAMES.join(', ')})`,
+      )
+    }
+    if (colour.intent === 'absolute' && colour.blackPointCompensation === true) {
+      this.#add(join(path, 'blackPointCompensation'), 'must be false with intent absolute (it has no effect there)')
+    }
+    if (this.#problems.list.length !== problemsBefore) return undefined
+    const { space, profile, intent, blackPointCompensation } = colour
+    return { space, profile, intent, blackPointCompensation } as LabColourEntry
+  }
+
+  /**
+   * A CMYK colour needs a format that holds CMYK: PNG cannot. JPEG and TIFF can; a PDF is the customer's file passed
+   * on as it is (an image sent to a PDF lab is rendered as a JPEG, in CMYK).
+   */
+  #checkColourFormats(lab: JsonObject, labPath: string, defaultColour: LabColourEntry | undefined): void {
+    const defaultFormat = lab.defaultPrintFileFormat
+    itemsOf(lab.products).forEach((item, index) => {
+      if (!isJsonObject(item)) return
+      const entryPath = join(join(labPath, 'products'), index)
+      const own = isJsonObject(item.colour) ? (item.colour as unknown as LabColourEntry) : undefined
+      const colour = own ?? defaultColour
+      const format = item.printFileFormat ?? defaultFormat
+      if (colour?.space !== 'cmyk' || format !== 'png') return
+      this.#add(
+        own ? join(entryPath, 'colour') : entryPath,
+        own
+          ? 'cmyk needs a format that holds CMYK (jpeg, tiff or pdf), not png'
+          : `prints png, which cannot hold the lab's defaultColour cmyk: give it colour {"space": "srgb"} or another printFileFormat`,
+      )
+    })
   }
 
   #checkAttributeRestriction(

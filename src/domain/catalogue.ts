@@ -12,6 +12,7 @@ import {
   type Lab,
   type LabCalendar,
   type LabCalendarEntry,
+  type LabColourEntry,
   type LabEntry,
   type LabOffer,
   type LabProductEntry,
@@ -46,7 +47,7 @@ import {
 } from './catalogue-print-specs.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
 import { nearestMatches } from './edit-distance.ts'
-import { SRGB_COLOUR } from './print-specs.ts'
+import { type LabColour, SRGB_COLOUR } from './print-specs.ts'
 import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
 import { millimetresToMicrometres } from './spine.ts'
@@ -596,7 +597,7 @@ export class Catalogue {
         perAdditionalPageCost:
           made.perAdditionalPageCost === undefined ? null : money(made.perAdditionalPageCost, lab.currency),
         printFileFormat: made.printFileFormat ?? lab.defaultPrintFileFormat,
-        colour: SRGB_COLOUR,
+        colour: labColourOf(made.colour ?? labEntry.defaultColour),
         spine: made.spine ? spinePaper(made.spine) : null,
         productionDays: productionDaysOf(
           labEntry,
@@ -742,4 +743,15 @@ function copySizes(sizes: Readonly<Record<string, PixelSize>>): Record<string, P
     copy[area] = { horizontalResolution: size.horizontalResolution, verticalResolution: size.verticalResolution }
   }
   return copy
+}
+
+/** A validated `colour` entry as the renderer reads it; absent (an old catalogue) is sRGB, as print files were. */
+function labColourOf(entry: LabColourEntry | undefined): LabColour {
+  if (!entry || entry.space === 'srgb') return SRGB_COLOUR
+  return Object.freeze({
+    space: 'cmyk',
+    profile: entry.profile ?? null,
+    intent: entry.intent ?? 'relative',
+    blackPointCompensation: entry.blackPointCompensation ?? false,
+  })
 }

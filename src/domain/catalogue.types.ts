@@ -5,7 +5,7 @@
 //     Money there is integer minor units (`bigint`) plus a currency code, the same shape as domain/money.ts.
 // Wire shapes (`ProductDetails`) follow docs/wire-contract.md#products key by key.
 
-import type { BookSpec, LabColour, PrintAreaSpec } from './print-specs.ts'
+import type { BookSpec, ColourSpace, LabColour, PrintAreaSpec, RenderingIntent } from './print-specs.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /** Print-file formats a lab can ask for; the renderer writes one of these per shipment item. */
@@ -220,6 +220,11 @@ export interface LabEntry {
   /** Currency of every cost below. */
   currency: string
   defaultPrintFileFormat: PrintFileFormat
+  /**
+   * The colour of this lab's print files (docs/print-files.md#colour), for each of its products without a `colour`
+   * of its own. Omitted: sRGB, as print files always were.
+   */
+  defaultColour?: LabColourEntry
   products: LabProductEntry[]
   shippingRates: ShippingRateEntry[]
   /**
@@ -277,6 +282,8 @@ export interface LabProductEntry {
   perAdditionalPageCost?: string
   /** Overrides the lab's `defaultPrintFileFormat` for this product. */
   printFileFormat?: PrintFileFormat
+  /** Overrides the lab's `defaultColour` for this product. */
+  colour?: LabColourEntry
   /**
    * Required for, and only allowed on, products with a `spine` print area: the paper this lab makes the book
    * with, from which the spine width follows (POST /v4.0/products/spine, domain/spine.ts).
@@ -284,6 +291,18 @@ export interface LabProductEntry {
   spine?: SpinePaperEntry
   /** Overrides the lab calendar's production days (default and category) for this product; needs a calendar. */
   productionDays?: number
+}
+
+/**
+ * The colour a lab's press wants (domain/print-specs.ts, LabColour): `srgb` alone, or `cmyk` with one of the
+ * profiles printroute ships (domain/colour-profiles.ts), the rendering intent and whether black-point compensation
+ * applies. Absolute colorimetric takes no compensation (lcms ignores it).
+ */
+export interface LabColourEntry {
+  space: ColourSpace
+  profile?: string
+  intent?: RenderingIntent
+  blackPointCompensation?: boolean
 }
 
 /** A lab's book paper: spine width = coverAllowanceMm + pages x pageThicknessMm. Millimetres, up to 3 decimals. */

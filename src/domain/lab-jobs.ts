@@ -5,6 +5,7 @@ import type { DeclaredValueSource } from './customs.ts'
 import type { WireMoney } from './money.ts'
 import type { Parcel, Recipient } from './order.ts'
 import type { LabItemState } from './pipeline/pipeline-order.ts'
+import type { PrintFileManifest } from './print-files.ts'
 import type { LabPriority } from './shipping-methods.ts'
 
 /** A shipment as the lab API lists it: what the lab was given at submission and where its files are. */
@@ -75,8 +76,13 @@ export interface LabPrintFileView {
   sha256?: string
   bytes?: number
   pixelSize?: { width: number; height: number }
+  /** The resolution written into the file: it opens at its physical size. */
   dpi?: number
   colourSpace?: string
+  /** The source image's effective resolution at that size: source pixels per printed inch. */
+  sourceDpi?: number
+  /** What the file was made from, to make it again (domain/print-files.ts). */
+  manifest?: PrintFileManifest
 }
 
 /** A lab's capacity as the lab API answers it (docs/pipeline.md#capacity). */

@@ -124,6 +124,8 @@ for (const kind of databaseKinds) {
         'pixelSize',
         'dpi',
         'colourSpace',
+        'sourceDpi',
+        'manifest',
       ])
       const link = new URL(printFile.url)
       const downloaded = await t.app.live.inject({ method: 'GET', url: `${link.pathname}${link.search}` })
@@ -136,7 +138,14 @@ for (const kind of databaseKinds) {
       assert.deepEqual(printFile.pixelSize, { width: 1080, height: 2070 })
       assert.equal(printFile.colourSpace, metadata.space)
       assert.equal(printFile.colourSpace, 'srgb')
-      assert.equal(printFile.dpi, 150)
+      // The file opens at its print size (300 px per inch for a print area without a spec); the 600 x 400 photo
+      // filled into it gives 150 source pixels per printed inch.
+      assert.equal(printFile.dpi, 300)
+      assert.equal(metadata.density, 300)
+      assert.equal(printFile.sourceDpi, 150)
+      assert.equal(printFile.manifest?.outputSha256, printFile.sha256)
+      assert.equal(printFile.manifest?.colour.space, 'srgb')
+      assert.equal(printFile.manifest?.target.dpi, 300)
     })
 
     test('a job crossing a border carries the customs data printroute holds; a domestic job none', async () => {

@@ -20,6 +20,7 @@ import type { DeliveryEstimate } from '../delivery-promise.ts'
 import type { Environment } from '../environment.ts'
 import type { JobRequest } from '../jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from '../order.ts'
+import type { PrintFileManifest } from '../print-files.ts'
 import type { PrintFilePlan } from '../print-geometry.ts'
 import type { ReroutedItem, RoutingRound } from '../routing.ts'
 import type { SandboxScenario } from '../sandbox-scenarios.ts'
@@ -83,8 +84,15 @@ export interface PrintFile {
    */
   sha256?: string
   bytes?: number
-  /** Whole source pixels per printed inch (domain/print-geometry.ts, effectiveDpi); absent for PDFs. */
+  /**
+   * Whole source pixels per printed inch (domain/print-geometry.ts, effectiveDpi, at `fileDpi` where present, else
+   * at 300); absent for PDFs. The lab API shows it as `sourceDpi`.
+   */
   dpi?: number
+  /** The resolution written into the file (domain/print-files.ts, printFileDpi); absent for PDFs and older files. */
+  fileDpi?: number
+  /** What the file was made from, to make it again (domain/print-files.ts); absent for PDFs and older files. */
+  manifest?: PrintFileManifest
   /** The rendered file's colour space as libvips names it (`srgb`, `cmyk`, `b-w`); absent for PDFs. */
   colourSpace?: string
 }

@@ -218,6 +218,57 @@ export const CancellationBody = Type.Object(
 // ---- Answers. They are sent as JSON.stringify text (routes/labs.routes.ts), not through these schemas, which
 // describe them for the OpenAPI document and type the handlers.
 
+const Sha256 = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description })
+
+/** What a print file was made from (docs/print-files.md#reproducible-print-files). */
+const PrintFileManifestSchema = named(
+  'LabPrintFileManifest',
+  Type.Object(
+    {
+      inputSha256: Sha256('Hex SHA-256 of the source image as kept.'),
+      outputSha256: Sha256("Hex SHA-256 of the print file: the same as the file's sha256."),
+      target: Type.Object({
+        width: Type.Integer({ minimum: 1 }),
+        height: Type.Integer({ minimum: 1 }),
+        sizing: Type.String({ description: 'fillPrintArea, fitPrintArea or stretchToPrintArea.' }),
+        format: Type.String({ description: 'jpeg, png or tiff.' }),
+        dpi: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+          description: 'The resolution written into the file; null when none was.',
+        }),
+      }),
+      plan: Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'The geometry applied to the source (docs/print-files.md#geometry): turn, resize, crop, margins.',
+        },
+      ),
+      colour: Type.Object({
+        space: Type.String({ description: 'srgb or cmyk.' }),
+        profile: Type.Union([Type.String(), Type.Null()], {
+          description: "The catalogue's profile name; null for sRGB.",
+        }),
+        profileFile: Type.Union([Type.String(), Type.Null()], {
+          description: 'The profile file the conversion ran through (the intent baked in); null for sRGB.',
+        }),
+        profileSha256: Type.Union([Sha256('Hex SHA-256 of that file.'), Type.Null()]),
+        intent: Type.String({ description: 'perceptual, relative, saturation or absolute.' }),
+        blackPointCompensation: Type.Boolean(),
+      }),
+      renderer: Type.Object(
+        { sharp: Type.String(), libvips: Type.String() },
+        { description: 'The versions that made the file: others may resample or encode differently.' },
+      ),
+    },
+    {
+      description:
+        'What the print file was made from: the same input, target, plan, profile and renderer versions make the ' +
+        'same bytes. Absent for PDFs and older print files.',
+    },
+  ),
+)
+
 const LabPrintFileSchema = named(
   'LabPrintFile',
   Type.Object({
@@ -241,10 +292,11 @@ const LabPrintFileSchema = named(
     ),
     dpi: Type.Optional(
       Type.Integer({
-        minimum: 0,
+        minimum: 1,
         description:
-          'Effective dots per inch at the print size, rounded down: source pixels per printed inch, the print ' +
-          'area printing at 300 px per inch. Absent for PDFs and older print files.',
+          'The resolution written into the file (JPEG density, TIFF XResolution/YResolution, PNG pHYs), pixels ' +
+          'per inch: the file opens at its physical print size. Absent for PDFs and print files made before it ' +
+          'was written.',
       }),
     ),
     colourSpace: Type.Optional(
@@ -254,6 +306,15 @@ const LabPrintFileSchema = named(
           'older print files.',
       }),
     ),
+    sourceDpi: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "The source image's effective resolution at the print size, rounded down: source pixels per printed " +
+          'inch. Absent for PDFs and older print files.',
+      }),
+    ),
+    manifest: Type.Optional(PrintFileManifestSchema),
   }),
 )
 

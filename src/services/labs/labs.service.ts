@@ -120,15 +120,21 @@ export function labKeyOverlapRefusal(seconds: number): string | undefined {
   return undefined
 }
 
-/** What a print file made at render time tells a lab about itself; PDFs have no pixels, dpi or colour space. */
+/**
+ * What a print file made at render time tells a lab about itself; PDFs have no pixels, dpi or colour space. The
+ * record's `dpi` is the source's effective resolution (`sourceDpi`); `dpi` is the file's own, for files made since
+ * it is written into them (older ones show `sourceDpi` alone).
+ */
 function printFileFacts(file: PrintFile | null | undefined): Omit<LabPrintFileView, 'printArea' | 'url' | 'format'> {
   if (!file || file.sha256 === undefined) return {}
   return {
     sha256: file.sha256,
     ...(file.bytes !== undefined ? { bytes: file.bytes } : {}),
     ...(file.format !== 'pdf' ? { pixelSize: { width: file.width, height: file.height } } : {}),
-    ...(file.dpi !== undefined ? { dpi: file.dpi } : {}),
+    ...(file.fileDpi !== undefined ? { dpi: file.fileDpi } : {}),
     ...(file.colourSpace !== undefined ? { colourSpace: file.colourSpace } : {}),
+    ...(file.dpi !== undefined ? { sourceDpi: file.dpi } : {}),
+    ...(file.manifest !== undefined ? { manifest: file.manifest } : {}),
   }
 }
 

@@ -5,7 +5,9 @@ import type { JobRequest } from '../../domain/jobs.ts'
 import type { AllocationOutcome, AllocationRequest } from '../../domain/order-allocation.ts'
 import type { PackingSlipContent } from '../../domain/packing-slip.ts'
 import type { PipelineOrder, PrintFileGeometry } from '../../domain/pipeline/pipeline-order.ts'
+import type { PrintFileManifest } from '../../domain/print-files.ts'
 import type { PrintAreaRequest } from '../../domain/print-geometry.ts'
+import type { LabColour } from '../../domain/print-specs.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import type { SimulatedLabSettings } from './simulated-labs.ts'
 
@@ -34,6 +36,10 @@ export interface PrintFileRenderer {
       format: PrintFileFormat
       /** The area's spec and the item's wrap (domain/print-geometry.ts); absent for areas without a spec. */
       area?: PrintAreaRequest | null
+      /** The lab's colour for the product (LabOffer.colour); sRGB when absent. */
+      colour?: LabColour
+      /** Pixels per inch written into the file; none when absent. */
+      dpi?: number
     },
   ): Promise<
     {
@@ -44,6 +50,7 @@ export interface PrintFileRenderer {
       preview: Buffer
       /** The encoded file's colour space as libvips reads it back (`srgb`, `cmyk`, `b-w`). */
       colourSpace: string
+      manifest: PrintFileManifest
     } & PrintFileGeometry
   >
   renderThumbnail(input: string | Buffer): Promise<Buffer>

@@ -8,7 +8,9 @@ import type { Catalogue } from '../../domain/catalogue.ts'
 import type { PrintFileFormat } from '../../domain/catalogue.types.ts'
 import type { PipelineOrder, PrintFile } from '../../domain/pipeline/pipeline-order.ts'
 import { printFileFormatOf, recordPrintFile, recordPrintFileFailure } from '../../domain/pipeline/render-print-file.ts'
+import { printFileDpi } from '../../domain/print-files.ts'
 import { effectiveDpi, printAreaRequestOf } from '../../domain/print-geometry.ts'
+import { SRGB_COLOUR } from '../../domain/print-specs.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import { renderLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
@@ -43,6 +45,8 @@ interface RenderRequest {
   asset: OrderItem['assets'][number]
   sourceKey: string
   format: PrintFileFormat
+  /** The lab the shipment goes to: its offer for the variant says the print file's colour. */
+  labCode: string
   /** The catalogue the shipment was allocated with: its print area sizes are the ones the lab was given. */
   catalogue: Catalogue
 }
@@ -78,15 +82,20 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
       }
       const variant = request.catalogue.findVariant(item.sku, item.attributes)
       const size = variant?.printAreaSizes[asset.printArea]
-      if (!size) throw new Error(`the catalogue has no print area ${asset.printArea} for ${item.sku}`)
+      if (!variant || !size) throw new Error(`the catalogue has no print area ${asset.printArea} for ${item.sku}`)
       // An area the catalogue gives a spec is laid out from it (bleed, the item's canvas wrap); others as before.
-      const area = variant ? printAreaRequestOf(variant, asset.printArea, request.catalogue.colours) : null
+      const area = printAreaRequestOf(variant, asset.printArea, request.catalogue.colours)
+      // The lab's own colour for this variant; a lab the catalogue version no longer lists for it gets sRGB.
+      const colour = variant.offers.find((offer) => offer.lab.code === request.labCode)?.colour ?? SRGB_COLOUR
+      const dpi = printFileDpi(variant.printAreaSpecs[asset.printArea])
       const rendered = await deps.renderer.renderPrintFile(input, {
         width: size.horizontalResolution,
         height: size.verticalResolution,
         sizing: item.sizing,
         format,
         ...(area ? { area } : {}),
+        colour,
+        dpi,
       })
       const blobKey = `print-files/${orderId}/${shipmentId}/${asset.id}.${rendered.format === 'jpeg' ? 'jpg' : rendered.format}`
       await deps.files.put(blobKey, rendered.data, `image/${rendered.format}`)
@@ -101,8 +110,10 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
         geometry: { source: rendered.source, plan: rendered.plan },
         sha256: sha256Of(rendered.data),
         bytes: rendered.data.length,
-        dpi: Math.floor(effectiveDpi(rendered.source, rendered.plan)),
+        dpi: Math.floor(effectiveDpi(rendered.source, rendered.plan, dpi)),
+        fileDpi: dpi,
         colourSpace: rendered.colourSpace,
+        manifest: rendered.manifest,
       }
       return { printFile, bytes: rendered.data.length }
     } catch (error) {
@@ -124,7 +135,16 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
     const catalogue = deps.catalogueOf
       ? await deps.catalogueOf(snapshot.pipeline.catalogueVersion ?? null)
       : deps.catalogue
-    const outcome = await render({ orderId, shipmentId, item, asset, sourceKey: source.blobKey, format, catalogue })
+    const outcome = await render({
+      orderId,
+      shipmentId,
+      item,
+      asset,
+      sourceKey: source.blobKey,
+      format,
+      labCode: shipment.labCode,
+      catalogue,
+    })
     const ms = Math.round(performance.now() - started)
     const now = deps.clock.now()
     await deps.transition(

@@ -293,6 +293,19 @@ function addressLines(recipient: Recipient): Html {
   return html`<address>${lines.map((line, index) => html`${index > 0 ? html`<br>` : ''}${line}`)}</address>`
 }
 
+/** The colour and resolution a print file was made in, as its job says (older files: what they carry, if anything). */
+function printFileFacts(file: LabJobView['items'][number]['printFiles'][number]): Html | string {
+  const colour = file.manifest?.colour
+  const facts = [
+    colour?.space === 'cmyk'
+      ? `CMYK, ${colour.profile} (${colour.intent}${colour.blackPointCompensation ? ', black-point compensation' : ''})`
+      : file.colourSpace?.toUpperCase(),
+    file.dpi !== undefined ? `${file.dpi} dpi` : undefined,
+    file.sourceDpi !== undefined ? `image ${file.sourceDpi} dpi at print size` : undefined,
+  ].filter((fact): fact is string => fact !== undefined)
+  return facts.length > 0 ? html`<p class="muted small">${facts.join(' · ')}</p>` : ''
+}
+
 function itemCard(item: LabJobView['items'][number]): Html {
   const attributes = Object.entries(item.attributes)
   return html`<li class="card item">
@@ -303,6 +316,7 @@ ${attributes.length > 0 ? html`<p>${attributes.map(([name, value], index) => htm
     (file) => html`<li class="image-figure">
 ${file.format === 'pdf' ? html`<p class="image-placeholder">PDF print file</p>` : html`<img src="${file.url}" alt="Print file for ${file.printArea} of ${item.sku}" loading="lazy"${file.pixelSize ? html` width="${file.pixelSize.width}" height="${file.pixelSize.height}"` : ''}>`}
 <p><a href="${file.url}" download>Download ${file.printArea} (${file.format.toUpperCase()}${file.pixelSize ? `, ${file.pixelSize.width}×${file.pixelSize.height} px` : ''})</a></p>
+${printFileFacts(file)}
 </li>`,
   )}</ul>
 </li>`
