@@ -122,7 +122,10 @@ function runChild(request: InspectionRequest, limits: PreflightLimits): Promise<
 }
 
 function overrunReason(outcome: Extract<ChildOutcome, { overran: string }>, limits: PreflightLimits): string {
-  if (outcome.overran === 'time') return `took longer than ${Math.round(limits.timeoutMs / 1000)} s`
+  if (outcome.overran === 'time') {
+    const ms = limits.timeoutMs
+    return `took longer than ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}`
+  }
   if (outcome.overran === 'memory') return `needed more than ${limits.maxMemoryMb} MB`
   return `the inspection stopped unexpectedly (${outcome.detail})`
 }
