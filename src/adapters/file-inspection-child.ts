@@ -3,11 +3,11 @@
 // V8 heap is capped, the parent watches its resident memory and kills it at the limit or the deadline, so a hostile
 // file can cost this process, never the service.
 
+import { readFileSync } from 'node:fs'
 import { open, readFile } from 'node:fs/promises'
 import type { FileInspection } from '../domain/preflight.ts'
 import { inspectImage } from './image-inspection.ts'
-import { type BoxFixRequest, fixPdfBoxes } from './pdf-box-fix.ts'
-import { inspectPdf, messageOf } from './pdf-inspection.ts'
+import type { BoxFixRequest } from './pdf-box-fix.ts'
 
 export type InspectionRequest =
   | { op: 'inspect'; path: string; contentType: string; maxPages: number; maxPixels: number }
@@ -33,6 +33,8 @@ async function looksLikePdf(path: string): Promise<boolean> {
 async function inspect(request: Extract<InspectionRequest, { op: 'inspect' }>): Promise<FileInspection> {
   if (await looksLikePdf(request.path)) {
     // One copy of the file, as a Buffer: pdf-lib's slices of it are views, not copies (pdf-inspection.ts).
+    // pdf-lib is loaded only for PDFs: an image's inspection starts faster without it.
+    const { inspectPdf } = await import('./pdf-inspection.ts')
     return inspectPdf(await readFile(request.path), request.maxPages)
   }
   const image = await inspectImage(request.path, request.contentType, request.maxPixels)
@@ -42,14 +44,29 @@ async function inspect(request: Extract<InspectionRequest, { op: 'inspect' }>): 
   return image
 }
 
+/**
+ * This process's peak resident memory in kB: Linux's VmHWM, which starts afresh with the process's own image.
+ * (getrusage's maxRSS, the fallback elsewhere, carries the parent's peak across fork and exec on Linux.)
+ */
+function maxRssKb(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'))
+    if (match) return Number(match[1])
+  } catch {
+    // Not Linux: the fallback below.
+  }
+  return process.resourceUsage().maxRSS
+}
+
 async function answer(request: InspectionRequest): Promise<InspectionAnswer> {
-  const maxRssKb = () => process.resourceUsage().maxRSS
   try {
     if (request.op === 'inspect') return { op: 'inspect', inspection: await inspect(request), maxRssKb: maxRssKb() }
+    const { fixPdfBoxes } = await import('./pdf-box-fix.ts')
     const pagesChanged = await fixPdfBoxes(request.path, request.outputPath, request.book)
     return { op: 'fix-boxes', pagesChanged, maxRssKb: maxRssKb() }
   } catch (error) {
-    return { op: 'failed', reason: messageOf(error), maxRssKb: maxRssKb() }
+    const message = error instanceof Error ? error.message : String(error)
+    return { op: 'failed', reason: message.slice(0, 200), maxRssKb: maxRssKb() }
   }
 }
 
