@@ -39,11 +39,11 @@ const MB = 1_048_576
 /** Writes the book page by page; returns its size in bytes. */
 async function writeBook(path: string): Promise<number> {
   const photos: Buffer[] = []
-  // Quality 88: about 1.5 MB a page, so 200 pages make the ~300 MB book of the target.
+  // Quality 85: about 1.5 MB a page, so 200 pages make the ~300 MB book of the target.
   for (let i = 0; i < PHOTOS; i++) {
     photos.push(
       await sharp(await cameraLikeJpeg(PAGE_PX, PAGE_PX))
-        .jpeg({ quality: 88 })
+        .jpeg({ quality: 85 })
         .toBuffer(),
     )
   }

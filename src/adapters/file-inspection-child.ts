@@ -70,6 +70,9 @@ async function answer(request: InspectionRequest): Promise<InspectionAnswer> {
   }
 }
 
+// The parent gone (its process ended), nobody waits for the answer: stop rather than linger.
+process.once('disconnect', () => process.exit(1))
+
 process.once('message', (request: InspectionRequest) => {
   void answer(request).then((result) => {
     process.send?.(result, () => process.exit(0))

@@ -307,6 +307,23 @@ test('hostile PDFs each get an answer: 100,000 pages, cycles, deep nesting, a tr
   assert.equal(truncated.kind, 'unreadable', JSON.stringify(truncated))
   assert.deepEqual(codes(preflightReport(truncated, bookTarget).checks), ['Unreadable:error'])
 
+  // One image drawn 100,000 times, the last time largest: the page's answer stays small and keeps the lowest dpi.
+  const draws = 'q 10 0 0 10 0 0 cm /Im0 Do Q '.repeat(100_000)
+  const repeated = handPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 612] /Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>',
+    stream(
+      'x'.repeat(300),
+      '/Type /XObject /Subtype /Image /Width 10 /Height 10 /ColorSpace /DeviceRGB /BitsPerComponent 8 ',
+    ),
+    stream(`${draws} q 600 0 0 600 0 0 cm /Im0 Do Q`),
+  ])
+  const drawn = await inspect(repeated, 'pdf', 'application/pdf')
+  assert.equal(drawn.kind, 'pdf')
+  assert.equal(drawn.pages[0]?.images.length, 256)
+  assert.ok(drawn.pages[0]?.images.some((image) => image.drawnWidthPt === 600))
+
   const garbageFont = handPdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',

@@ -28,6 +28,11 @@ import { type ContentHandlers, multiply, scanContent } from './pdf-content-scan.
 export const MAX_PAGE_TREE_DEPTH = 64
 /** Forms drawn within forms deeper than this are not followed. */
 export const MAX_FORM_DEPTH = 16
+/**
+ * Images recorded per page: a page drawing one image a million times stays a small answer. Past the cap an image
+ * is recorded only when it prints at fewer pixels per inch than every one kept, so the lowest still shows.
+ */
+export const MAX_IMAGES_PER_PAGE = 256
 
 type Box = [number, number, number, number]
 /** US Letter: what readers assume for a page without a MediaBox. */
@@ -163,17 +168,28 @@ function measurePage(document: PDFDocument, leaf: PageLeaf, pageNumber: number):
   }
 }
 
+type Image = PdfPageMeasures['images'][number]
 type Sink = ReturnType<typeof createSink>
 
 function createSink(document: PDFDocument) {
   const context = document.context
-  const images: PdfPageMeasures['images'][number][] = []
+  const images: Image[] = []
   const fonts = new Map<string, boolean>()
   const spots = new Set<string>()
   const spaces = new Set<string>()
   const resource = (resources: PDFDict | null, category: string, name: string): PDFObject | undefined => {
     const group = context.lookup(resources?.get(PDFName.of(category)))
     return group instanceof PDFDict ? context.lookup(group.get(PDFName.of(name))) : undefined
+  }
+  const dpi = (image: Image) =>
+    Math.min(image.widthPx / Math.max(image.drawnWidthPt, 1e-9), image.heightPx / Math.max(image.drawnHeightPt, 1e-9))
+  let lowestDpi = Number.POSITIVE_INFINITY
+  const record = (image: Image) => {
+    const imageDpi = dpi(image)
+    if (images.length < MAX_IMAGES_PER_PAGE) images.push(image)
+    else if (imageDpi < lowestDpi) images[images.length - 1] = image
+    else return
+    lowestDpi = Math.min(lowestDpi, imageDpi)
   }
   const addSpace = (space: { name: string; spots: string[] }) => {
     spaces.add(space.name)
@@ -194,7 +210,7 @@ function createSink(document: PDFDocument) {
             if (context.lookup(object.dict.get(PDFName.of('ImageMask'))) === PDFBool.True) return
             const space = describeColourSpace(document, object.dict.get(PDFName.of('ColorSpace')), resources, 0)
             addSpace(space)
-            images.push(drawnImage(object.dict, document, space.name, ctm))
+            record(drawnImage(object.dict, document, space.name, ctm))
           } else if (subtype === PDFName.of('Form')) {
             drawForm(document, sink, object, resources, ctm, depth, forms)
           }
@@ -206,7 +222,7 @@ function createSink(document: PDFDocument) {
           const space = describeColourSpace(document, PDFName.of(expandInlineName(spaceName)), resources, 0)
           addSpace(space)
           const [a = 0, b = 0, c = 0, d = 0] = ctm
-          images.push({
+          record({
             widthPx: width,
             heightPx: height,
             drawnWidthPt: Math.hypot(a, b),
