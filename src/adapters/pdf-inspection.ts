@@ -129,7 +129,10 @@ function collectPages(document: PDFDocument, root: PDFDict, maxPages: number) {
     ancestors.add(node)
     for (const kid of kids.asArray()) {
       const child = document.context.lookup(kid)
-      if (child instanceof PDFDict) visit(child, ownMedia, nextResources, depth + 1)
+      // A damaged or missing object where a page should be: the book would lose a page, so the file is refused.
+      if (!(child instanceof PDFDict))
+        throw new PdfStructureError('a page of the page tree cannot be read (a damaged or missing object)')
+      visit(child, ownMedia, nextResources, depth + 1)
       if (truncated) break
     }
     ancestors.delete(node)
