@@ -10,6 +10,7 @@
 // `warning`.
 
 import type { PixelSize, Product } from './catalogue.types.ts'
+import { PREFLIGHT_LIMITS } from './limits.ts'
 import type {
   FileInspection,
   PdfPageMeasures,
@@ -117,8 +118,8 @@ export function preflightReport(
     ])
   }
   if (inspection.kind === 'not-supported') {
-    const wanted = kind === 'image' ? 'an image (JPEG, PNG, TIFF, WebP)' : 'a PDF'
-    const code = kind === 'image' ? 'Unreadable' : 'NotAPdf'
+    const wanted = kind === 'pdf' ? 'a PDF' : 'an image (JPEG, PNG, TIFF, WebP)'
+    const code = kind === 'pdf' ? 'NotAPdf' : 'Unreadable'
     return report(null, [
       check(code, 'error', `The file is ${inspection.contentType}, not ${wanted}.`, inspection.contentType, wanted),
     ])
@@ -182,6 +183,9 @@ function pdfChecks(inspection: PdfInspection, target: PreflightTarget): Prefligh
     )
   }
   if (target.book) checks.push(...pageSizeChecks(inspection.pages, target.book))
+  // Mixed sizes need no specification: page 1 is the reference.
+  const mixed = mixedSizes(inspection.pages)
+  if (mixed) checks.push(mixed)
   checks.push(...contentChecks(inspection.pages, target))
   return checks
 }
@@ -268,8 +272,6 @@ function pageSizeChecks(pages: readonly PdfPageMeasures[], book: BookSpec): Pref
       ),
     )
   }
-  const mixed = mixedSizes(pages)
-  if (mixed) checks.push(mixed)
   if (missingBleed) {
     const measured = sizeText(boxSizeMm(missingBleed.mediaBox))
     checks.push(
@@ -302,14 +304,15 @@ function mixedSizes(pages: readonly PdfPageMeasures[]): PreflightCheck | null {
   return check(
     'MixedPageSizes',
     'warning',
-    `${plural(count, 'page')} (first: page ${firstOther.page}, ${otherSize}) differ from page 1 (${sizeText(firstSize)}); the lab scales each to the book's size.`,
+    `${plural(count, 'page')} (first: page ${firstOther.page}, ${otherSize}) differ from page 1 (${sizeText(firstSize)}); the lab scales each to the product's size.`,
     otherSize,
     `every page ${sizeText(firstSize)}`,
     firstOther.page,
   )
 }
 
-const RGB_SPACES = /^(DeviceRGB|CalRGB|ICCBased\(RGB\)|Lab)$|RGB/
+/** DeviceRGB, CalRGB, ICCBased(RGB), and an Indexed or Separation space over RGB as the inspector names it. */
+const RGB_SPACES = /RGB/
 
 /** FontNotEmbedded, LowResolutionImage, SpotColour and RgbInCmykJob over every page. */
 function contentChecks(pages: readonly PdfPageMeasures[], target: PreflightTarget): PreflightCheck[] {
@@ -425,7 +428,7 @@ function imageChecks(image: ImageInspection, target: PreflightTarget): Preflight
         'error',
         `The image is ${pixels}, more pixels than printroute decodes.`,
         pixels,
-        'at most the pixel limit (150 megapixels)',
+        `at most ${PREFLIGHT_LIMITS.maxPixels / 1_000_000} megapixels`,
       ),
     ]
   }
