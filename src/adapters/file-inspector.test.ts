@@ -209,6 +209,19 @@ test('an encrypted PDF (written by hand: pdf-lib cannot encrypt) is Encrypted', 
   const inspection = await inspect(encrypted, 'pdf', 'application/pdf')
   assert.deepEqual(inspection, { kind: 'pdf', encrypted: true, pageCount: 1, pages: [], truncated: false })
   assert.deepEqual(codes(preflightReport(inspection, bookTarget).checks), ['Encrypted:error'])
+
+  // Pages inside an (encrypted, so unreadable) object stream: still Encrypted, with no page count to tell.
+  const hidden = handPdf(
+    [
+      '<< /Type /Catalog /Pages 4 0 R >>',
+      stream('ciphertext of objects 4 and 5', '/Type /ObjStm /N 2 /First 10 '),
+      `<< /Filter /Standard /V 2 /R 3 /Length 128 /O <${hex}> /U <${hex}> /P -4 >>`,
+    ],
+    `/Encrypt 3 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] `,
+  )
+  const hiddenInspection = await inspect(hidden, 'pdf', 'application/pdf')
+  assert.deepEqual(hiddenInspection, { kind: 'pdf', encrypted: true, pageCount: 0, pages: [], truncated: false })
+  assert.deepEqual(codes(preflightReport(hiddenInspection, bookTarget).checks), ['Encrypted:error'])
 })
 
 test('images from real files: resolution, colour, and a PNG header claiming 100,000 x 100,000 px', async () => {

@@ -61,7 +61,19 @@ export async function inspectPdf(bytes: Buffer, maxPages: number): Promise<FileI
   }
   const context = document.context
   const pagesRoot = context.lookup(document.catalog.get(PDFName.of('Pages')))
+  // An encrypted file's strings and streams (object streams too) cannot be read without its password: Encrypted
+  // says why, and its page count is told when the tree is readable.
+  if (document.isEncrypted) {
+    return {
+      kind: 'pdf',
+      encrypted: true,
+      pageCount: encryptedPageCount(document, pagesRoot, maxPages),
+      pages: [],
+      truncated: false,
+    }
+  }
   if (!(pagesRoot instanceof PDFDict)) return { kind: 'unreadable', reason: 'the PDF has no page tree' }
+  const declared = numberOf(context.lookup(pagesRoot.get(PDFName.of('Count'))))
   let walk: { leaves: PageLeaf[]; counted: number; truncated: boolean }
   try {
     walk = collectPages(document, pagesRoot, maxPages)
@@ -69,9 +81,7 @@ export async function inspectPdf(bytes: Buffer, maxPages: number): Promise<FileI
     if (error instanceof PdfStructureError) return { kind: 'unreadable', reason: error.message }
     throw error
   }
-  const declared = numberOf(context.lookup(pagesRoot.get(PDFName.of('Count'))))
   const pageCount = walk.truncated ? Math.max(walk.counted, declared ?? 0) : walk.counted
-  if (document.isEncrypted) return { kind: 'pdf', encrypted: true, pageCount, pages: [], truncated: walk.truncated }
   const pages: PdfPageMeasures[] = []
   for (const [index, leaf] of walk.leaves.entries()) {
     try {
@@ -81,6 +91,17 @@ export async function inspectPdf(bytes: Buffer, maxPages: number): Promise<FileI
     }
   }
   return { kind: 'pdf', encrypted: false, pageCount, pages, truncated: walk.truncated }
+}
+
+function encryptedPageCount(document: PDFDocument, pagesRoot: PDFObject | undefined, maxPages: number): number {
+  if (!(pagesRoot instanceof PDFDict)) return 0
+  const declared = numberOf(document.context.lookup(pagesRoot.get(PDFName.of('Count')))) ?? 0
+  try {
+    const walk = collectPages(document, pagesRoot, maxPages)
+    return walk.truncated ? Math.max(walk.counted, declared) : walk.counted
+  } catch {
+    return declared
+  }
 }
 
 export function messageOf(error: unknown): string {
