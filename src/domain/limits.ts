@@ -88,8 +88,8 @@ export const LAB_JOB_HISTORY_LIMITS = { pageSize: 25, maxSkip: 100_000, searchMa
 /**
  * The preflight inspector's bounds (docs/print-files.md, "Preflight limits"): whatever a customer's file holds, its
  * inspection ends within these, in a child process of its own that is killed when it overruns, and answers
- * `unreadable` with the bound it hit. Far above any real photo book or photo: the benchmark's 200-page, 300 MB book
- * needs about a third of the memory and a tenth of the time (docs/benchmarks.md).
+ * `unreadable` with the bound it hit. Above any real photo book or photo: the benchmark's 200-page, 345 MB book
+ * peaked at 440 MB (the file plus about 95 MB) and took 34 s on a heavily shared machine (docs/benchmarks.md).
  */
 export const PREFLIGHT_LIMITS = {
   /** Largest file inspected: 512 MiB (a 200-page book of full-page 300 dpi photos is about 300 MB). */

@@ -92,6 +92,7 @@ export type FileInspection =
       readonly encrypted: boolean
       readonly pageCount: number
       readonly pages: readonly PdfPageMeasures[]
+      /** Only the first pages were measured (the inspector's page limit); `pageCount` still counts them all. */
       readonly truncated: boolean
     }
   | {
