@@ -109,7 +109,8 @@ function runChild(request: InspectionRequest, limits: PreflightLimits): Promise<
       finish({ answer, peakRssBytes: Math.max(peak, answer.maxRssKb * 1024) })
     })
     child.on('error', (error) => finish({ overran: 'crash', detail: error.message, peakRssBytes: peak }))
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': it comes after the IPC channel and stderr are drained, so a last answer is not lost.
+    child.on('close', (code, signal) => {
       if (overran) return finish({ overran, detail: '', peakRssBytes: peak })
       // V8 aborts a process whose heap reached --max-old-space-size: that is the memory limit too.
       if (/heap out of memory|Allocation failed/i.test(stderr)) {
