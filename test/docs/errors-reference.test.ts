@@ -29,3 +29,23 @@ test('every FailureCode has a row in the failure-code table of docs/errors.md', 
     'failure codes without a row in docs/errors.md',
   )
 })
+
+test('every preflight code has a row in the "Preflight checks" table of docs/errors.md, with its severity', async () => {
+  const { PREFLIGHT_CODES } = await import('../../src/domain/preflight.ts')
+  const text = readFileSync(join(ROOT, 'docs', 'errors.md'), 'utf8')
+  const section = text.slice(
+    text.indexOf('## Preflight checks'),
+    text.indexOf('\n## ', text.indexOf('## Preflight checks') + 1),
+  )
+  const rows = new Map<string, string>()
+  for (const line of section.split('\n')) {
+    const cells = line.match(/^\| `(\w+)` \| ([^|]+) \|/)
+    if (cells) rows.set(cells[1] as string, (cells[2] as string).trim())
+  }
+  assert.deepEqual(
+    PREFLIGHT_CODES.filter((code) => !rows.has(code)),
+    [],
+    'preflight codes without a row in docs/errors.md',
+  )
+  for (const [code, severity] of rows) assert.match(severity, /^(error|warning|error or warning)$/, code)
+})
