@@ -13,7 +13,7 @@ import { createSimulatedPaymentProvider } from '../adapters/payment-provider.ts'
 import { checkPdf } from '../adapters/pdf-check.ts'
 import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
 import { type SampleImages, unknownSampleUrl, withSampleImages } from '../adapters/sample-images.ts'
-import { sha256File, withScratchFile } from '../adapters/scratch-files.ts'
+import { sha256File, withScratchFile, writeScratchFile } from '../adapters/scratch-files.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Environment } from '../domain/environment.ts'
 import { invoicePdfKey } from '../domain/invoices.ts'
@@ -43,6 +43,7 @@ import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
 import { createSimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import { createPreviewsService } from '../services/previews.service.ts'
+import { createPreflightService } from '../services/print-files/preflight.service.ts'
 import { createPrintFilesService } from '../services/print-files.service.ts'
 import { createProductsService } from '../services/products.service.ts'
 import { createQuotesService } from '../services/quotes.service.ts'
@@ -52,6 +53,7 @@ import { createSpineService } from '../services/spine.service.ts'
 import { createWebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import { createWebhooksService } from '../services/webhooks.service.ts'
 import { type ApplicationOptions, DEFAULT_LAB_CANCEL_WAIT_SECONDS, DEFAULT_PIPELINE_SETTINGS } from './options.ts'
+import { buildPreflightEngine } from './preflight-engine.ts'
 
 /** What the services are built on: the catalogue served, the adapters buildApplication opened. */
 export interface ServiceDeps {
@@ -149,6 +151,20 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
   const unknownSampleUrlOf = (url: string) => unknownSampleUrl(url, deps.samples, Object.values(deps.publicUrls))
   const pipelineSettings = { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline }
   const simulatedLabs = createSimulatedLabs({ clock, settings: pipelineSettings })
+  // Stand-alone preflights and every order asset's are checked by the same engine (docs/pipeline.md#preflight).
+  const preflight = createPreflightService({
+    db,
+    clock,
+    catalogue,
+    jobs,
+    fetcher,
+    files,
+    withScratchFile,
+    writeScratchFile,
+    engine: buildPreflightEngine(catalogue),
+    log,
+    unknownSampleUrl: unknownSampleUrlOf,
+  })
   const pipeline = createPipelineService({
     events,
     db,
@@ -169,6 +185,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     simulatedLabs,
     log,
     metrics,
+    preflight,
   })
   return {
     renderConcurrency,
@@ -185,6 +202,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     pipelineSettings,
     simulatedLabs,
     pipeline,
+    preflight,
   }
 }
 
@@ -207,6 +225,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     pipelineSettings,
     simulatedLabs,
     pipeline,
+    preflight,
   } = buildCoreServices(options, deps)
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
@@ -278,6 +297,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     spine: createSpineService({ catalogue }),
     addresses: createAddressesService({ catalogue }),
     pipeline,
+    preflight,
     simulatedLabs,
     labs: createLabsService({
       db,
