@@ -84,3 +84,25 @@ export function dateTimeBeyondRange(ms: number): 'earliest' | 'latest' | undefin
  * longest search used (characters; a longer one is cut).
  */
 export const LAB_JOB_HISTORY_LIMITS = { pageSize: 25, maxSkip: 100_000, searchMaxLength: 100 } as const
+
+/**
+ * The preflight inspector's bounds (docs/print-files.md, "Preflight limits"): whatever a customer's file holds, its
+ * inspection ends within these, in a child process of its own that is killed when it overruns, and answers
+ * `unreadable` with the bound it hit. Far above any real photo book or photo: the benchmark's 200-page, 300 MB book
+ * needs about a third of the memory and a tenth of the time (docs/benchmarks.md).
+ */
+export const PREFLIGHT_LIMITS = {
+  /** Largest file inspected: 512 MiB (a 200-page book of full-page 300 dpi photos is about 300 MB). */
+  maxBytes: 512 * 1_048_576,
+  /** Most PDF pages measured; a longer file is answered by its page count alone. */
+  maxPages: 2_000,
+  /** Wall-clock time one inspection may take, start of its process included. */
+  timeoutMs: 60_000,
+  /** Resident memory the inspecting process may reach (its V8 heap is capped at the same figure). */
+  maxMemoryMb: 1_024,
+  /** Largest image (width x height) measured; larger is `tooLarge`, read from the header without decoding. */
+  maxPixels: 150_000_000,
+  /** Inspections running at once; further ones wait their turn (each is a process of its own). */
+  concurrency: 2,
+} as const
+export type PreflightLimits = { readonly [K in keyof typeof PREFLIGHT_LIMITS]: number }

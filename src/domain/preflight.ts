@@ -3,6 +3,9 @@
 // specification into this report; the print-files service stores it, and the pipeline holds an order item whose
 // asset has an `error`.
 
+import type { PixelSize } from './catalogue.types.ts'
+import type { BookSpec, LabColour, PrintAreaSpec } from './print-specs.ts'
+
 export const PREFLIGHT_CODES = [
   'NotAPdf',
   'Encrypted',
@@ -105,4 +108,27 @@ export type FileInspection =
 /** Measures a stored file within explicit limits (bytes, pages, time, memory); never throws for a bad file. */
 export interface FileInspector {
   inspect(path: string, contentType: string): Promise<FileInspection>
+}
+
+/**
+ * What a file is checked for: one print area of one product, as the order item (or the upload) names it. The
+ * specifications are null where the catalogue declares none; each check that needs one is then skipped, so a
+ * catalogue without them preflights exactly as leniently as printroute printed before.
+ */
+export interface PreflightTarget {
+  readonly sku: string
+  readonly printArea: string
+  /** The item's `pageCount` (books), when it gives one: the PDF must have exactly that many pages. */
+  readonly pageCount?: number
+  readonly spec: PrintAreaSpec | null
+  readonly book: BookSpec | null
+  /** The colour the lab's press wants; null: the lab takes what it is given. */
+  readonly colour: LabColour | null
+  /** The print area's pixel size (the catalogue's `printAreas` or the variant's own). */
+  readonly pixelSize: PixelSize
+  /**
+   * What the print area takes: a PDF (a book's pages) or an image. Absent: a PDF when `book` is given, an image
+   * when `spec` is, else either (no NotAPdf check, as before preflight).
+   */
+  readonly fileKind?: 'pdf' | 'image'
 }

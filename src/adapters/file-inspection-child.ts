@@ -1,0 +1,60 @@
+// The preflight inspector's child process (started by file-inspector.ts, never imported): it receives one request,
+// measures or fixes one file, answers once with its peak resident memory, and exits. The parent bounds it: its
+// V8 heap is capped, the parent watches its resident memory and kills it at the limit or the deadline, so a hostile
+// file can cost this process, never the service.
+
+import { open, readFile } from 'node:fs/promises'
+import type { FileInspection } from '../domain/preflight.ts'
+import { inspectImage } from './image-inspection.ts'
+import { type BoxFixRequest, fixPdfBoxes } from './pdf-box-fix.ts'
+import { inspectPdf, messageOf } from './pdf-inspection.ts'
+
+export type InspectionRequest =
+  | { op: 'inspect'; path: string; contentType: string; maxPages: number; maxPixels: number }
+  | { op: 'fix-boxes'; path: string; outputPath: string; book: BoxFixRequest }
+
+export type InspectionAnswer =
+  | { op: 'inspect'; inspection: FileInspection; maxRssKb: number }
+  | { op: 'fix-boxes'; pagesChanged: number; maxRssKb: number }
+  | { op: 'failed'; reason: string; maxRssKb: number }
+
+/** Whether the file starts like a PDF: "%PDF-" within its first 1024 bytes (as readers accept it). */
+async function looksLikePdf(path: string): Promise<boolean> {
+  const file = await open(path, 'r')
+  try {
+    const head = Buffer.alloc(1024)
+    const { bytesRead } = await file.read(head, 0, head.length, 0)
+    return head.subarray(0, bytesRead).includes('%PDF-')
+  } finally {
+    await file.close()
+  }
+}
+
+async function inspect(request: Extract<InspectionRequest, { op: 'inspect' }>): Promise<FileInspection> {
+  if (await looksLikePdf(request.path)) {
+    // One copy of the file, as a Buffer: pdf-lib's slices of it are views, not copies (pdf-inspection.ts).
+    return inspectPdf(await readFile(request.path), request.maxPages)
+  }
+  const image = await inspectImage(request.path, request.contentType, request.maxPixels)
+  if (image.kind === 'unreadable' && /pdf/i.test(request.contentType)) {
+    return { kind: 'unreadable', reason: 'the file is not a PDF (no %PDF- header)' }
+  }
+  return image
+}
+
+async function answer(request: InspectionRequest): Promise<InspectionAnswer> {
+  const maxRssKb = () => process.resourceUsage().maxRSS
+  try {
+    if (request.op === 'inspect') return { op: 'inspect', inspection: await inspect(request), maxRssKb: maxRssKb() }
+    const pagesChanged = await fixPdfBoxes(request.path, request.outputPath, request.book)
+    return { op: 'fix-boxes', pagesChanged, maxRssKb: maxRssKb() }
+  } catch (error) {
+    return { op: 'failed', reason: messageOf(error), maxRssKb: maxRssKb() }
+  }
+}
+
+process.once('message', (request: InspectionRequest) => {
+  void answer(request).then((result) => {
+    process.send?.(result, () => process.exit(0))
+  })
+})
