@@ -4,6 +4,7 @@ import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
+import { createFileInspector } from '../adapters/file-inspector.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
 import { renderInvoicePdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
 import type { JobQueue } from '../adapters/job-queue.ts'
@@ -53,7 +54,6 @@ import { createSpineService } from '../services/spine.service.ts'
 import { createWebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import { createWebhooksService } from '../services/webhooks.service.ts'
 import { type ApplicationOptions, DEFAULT_LAB_CANCEL_WAIT_SECONDS, DEFAULT_PIPELINE_SETTINGS } from './options.ts'
-import { buildPreflightEngine } from './preflight-engine.ts'
 
 /** What the services are built on: the catalogue served, the adapters buildApplication opened. */
 export interface ServiceDeps {
@@ -161,7 +161,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     files,
     withScratchFile,
     writeScratchFile,
-    engine: buildPreflightEngine(catalogue),
+    inspector: createFileInspector(),
     log,
     unknownSampleUrl: unknownSampleUrlOf,
   })

@@ -1,8 +1,8 @@
 // Preflight as a service (docs/api.md#preflight): a file checked against a product before it is ordered, and the
 // same check of every order asset after its download (services/pipeline/download-file.ts calls `checkFile`).
-// The engine is two parts behind one port: the inspector measures a stored file in a bounded worker
-// (adapters/file-inspector.ts), the pure checks judge the measures against the product's specification
-// (domain/preflight-checks.ts); app/ joins them. A stand-alone preflight is downloaded in its POST by the pipeline's
+// The engine is two parts: the inspector measures a stored file in a bounded child process
+// (adapters/file-inspector.ts, given by app/ as a FileInspector), the pure checks judge the measures against the
+// product's specification in the catalogue (domain/preflight-checks.ts). A stand-alone preflight is downloaded in its POST by the pipeline's
 // fetcher (same address rules and size limit, so a refused URL is a 400 on `url`), kept in the blob store under
 // `preflights/<id>`, and inspected by the run-preflight job; the row and its report live PREFLIGHT_LIFETIME_SECONDS,
 // then the expire-preflights job deletes them.
@@ -19,12 +19,15 @@ import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
 import type { PipelinePreflight } from '../../domain/pipeline/pipeline-order.ts'
 import {
   type FileInspection,
+  type FileInspector,
   type PreflightCheck,
   type PreflightFix,
   type PreflightReport,
   type PreflightStatus,
+  type PreflightTarget,
   preflightStatusOf,
 } from '../../domain/preflight.ts'
+import { preflightReport } from '../../domain/preflight-checks.ts'
 import {
   claimPreflight,
   deleteExpiredPreflights,
@@ -41,12 +44,6 @@ import type { AssetFetcher, FileStore, PreflightSubject, ScratchFileProvider } f
 
 /** A preflight's report and the request are kept 7 days (docs/api.md#preflight), then deleted. */
 export const PREFLIGHT_LIFETIME_SECONDS = 7 * 24 * 60 * 60
-
-/** The engine behind the port: the inspector (bounded, never throws for a bad file) and the pure checks. */
-export interface PreflightEngine {
-  inspect(path: string, contentType: string): Promise<FileInspection>
-  judge(inspection: FileInspection, subject: PreflightSubject): PreflightReport
-}
 
 /** A finished check: the status its checks make and the report (as the pipeline keeps it for an asset). */
 export type PreflightResult = PipelinePreflight
@@ -86,7 +83,8 @@ export interface PreflightDeps {
   withScratchFile: ScratchFileProvider
   /** Writes a stored file's bytes to a scratch path for the inspector (adapters/scratch-files.ts). */
   writeScratchFile: (path: string, data: Buffer) => Promise<void>
-  engine: PreflightEngine
+  /** Measures a stored file in a bounded child process (adapters/file-inspector.ts). */
+  inspector: FileInspector
   log?: ServiceLogger
   /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
   unknownSampleUrl?: UnknownSampleUrlCheck
@@ -160,9 +158,30 @@ function engineFailed(deps: Deps, error: unknown, subject: PreflightSubject): nu
   return null
 }
 
+/**
+ * What the checks hold a file to: the variant's print area specification, the book's (for its page-count print
+ * area), its pixel size. No lab is chosen yet, so no lab colour: the colour checks wait for the print file.
+ */
+export function preflightTargetOf(catalogue: Catalogue, subject: PreflightSubject): PreflightTarget {
+  const product = catalogue.findProduct(subject.sku)
+  const variant = catalogue.findVariant(subject.sku, subject.attributes)
+  const pixelSize = variant?.printAreaSizes[subject.printArea] ??
+    product?.printAreas[subject.printArea]?.size ?? { horizontalResolution: 0, verticalResolution: 0 }
+  const isInterior = product?.pagePricing?.pageCountPrintArea === subject.printArea
+  return {
+    sku: subject.sku,
+    printArea: subject.printArea,
+    ...(subject.pageCount === null ? {} : { pageCount: subject.pageCount }),
+    spec: variant?.printAreaSpecs[subject.printArea] ?? null,
+    book: isInterior ? (product?.book ?? null) : null,
+    colour: null,
+    pixelSize,
+  }
+}
+
 function judge(deps: Deps, inspection: FileInspection, subject: PreflightSubject): PreflightResult | null {
   try {
-    const report = deps.engine.judge(inspection, subject)
+    const report = preflightReport(inspection, preflightTargetOf(deps.catalogue, subject), deps.catalogue.products)
     return { status: preflightStatusOf(report.checks), report }
   } catch (error) {
     return engineFailed(deps, error, subject)
@@ -177,7 +196,7 @@ async function checkFile(
 ): Promise<PreflightResult | null> {
   let inspection: FileInspection
   try {
-    inspection = await deps.engine.inspect(path, contentType)
+    inspection = await deps.inspector.inspect(path, contentType)
   } catch (error) {
     return engineFailed(deps, error, subject)
   }
