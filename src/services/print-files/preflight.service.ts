@@ -13,7 +13,7 @@ import type { AccountScope } from '../../domain/account-scope.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { catalogueValidationFailed, matchPreviewItem } from '../../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
-import { formatId, parseId } from '../../domain/ids.ts'
+import { formatId, parseRequestId } from '../../domain/ids.ts'
 import { jobRequest } from '../../domain/jobs.ts'
 import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
 import type { PipelinePreflight } from '../../domain/pipeline/pipeline-order.ts'
@@ -98,7 +98,10 @@ export interface PreflightService {
    * does not have, a page count outside its limits or a URL that cannot be downloaded.
    */
   createPreflight(scope: AccountScope, input: PreflightInput): Promise<PreflightView>
-  /** The scope's preflight; EntityNotFound for another account's, another environment's or an expired one. */
+  /**
+   * The scope's preflight; EntityNotFound for another account's, another environment's or an expired one,
+   * ValidationFailed (InvalidFormat on preflightId) for an id that is no `pfl_<n>`.
+   */
   getPreflight(scope: AccountScope, id: string): Promise<PreflightView>
   /** The run-preflight job: inspects the file, stores the report, deletes the file. A second run redoes it. */
   runPreflight(preflightId: number): Promise<void>
@@ -263,8 +266,7 @@ async function createPreflight(deps: Deps, scope: AccountScope, input: Preflight
 }
 
 async function getPreflight(deps: Deps, scope: AccountScope, id: string): Promise<PreflightView> {
-  const number = parseId('pfl', id)
-  const row = number === undefined ? undefined : await findPreflightForCaller(deps.db, scope, number)
+  const row = await findPreflightForCaller(deps.db, scope, parseRequestId('pfl', id, 'preflightId'))
   if (!row || row.expiresAt <= deps.clock.now()) {
     throw new ServiceError('EntityNotFound', `Preflight ${id} not found`)
   }
