@@ -5,6 +5,7 @@ import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
 import { createFileInspector } from '../adapters/file-inspector.ts'
+import { inspectImage } from '../adapters/image-inspection.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
 import { renderInvoicePdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
 import type { JobQueue } from '../adapters/job-queue.ts'
@@ -20,6 +21,7 @@ import type { Environment } from '../domain/environment.ts'
 import { invoicePdfKey } from '../domain/invoices.ts'
 import { type AllocationRequest, allocateOrderItems } from '../domain/order-allocation.ts'
 import { DEFAULT_EVENT_VENDOR } from '../domain/order-events.ts'
+import type { FileInspector } from '../domain/preflight.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from '../domain/webhook-signature.ts'
 import { PAYMENT_PATH_PREFIX } from '../http/routes/payments.routes.ts'
@@ -161,7 +163,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     files,
     withScratchFile,
     writeScratchFile,
-    inspector: createFileInspector(),
+    inspector: preflightInspector(),
     log,
     unknownSampleUrl: unknownSampleUrlOf,
   })
@@ -203,6 +205,21 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     simulatedLabs,
     pipeline,
     preflight,
+  }
+}
+
+/**
+ * The preflight's inspector: PDFs in the bounded child process (adapters/file-inspector.ts); images from their
+ * header in this process, as the download step already reads them with sharp (nothing is decoded, so no file can
+ * cost more here than there), which spares every order asset a child process's start.
+ */
+function preflightInspector(): FileInspector {
+  const bounded = createFileInspector()
+  return {
+    inspect: (path, contentType) =>
+      contentType.startsWith('image/')
+        ? inspectImage(path, contentType, bounded.limits.maxPixels)
+        : bounded.inspect(path, contentType),
   }
 }
 
