@@ -20,7 +20,7 @@ export function registerPreflightRoutes(app: FastifyInstance, preflight: Preflig
       config: { scope: 'quotes' },
       schema: {
         operationId: 'createPreflight',
-        tags: ['files'],
+        tags: ['preflight'],
         summary: 'Preflight a file',
         description:
           'Downloads the file like an order would (same address rules and size limit, 200 MiB by default) and ' +
@@ -46,7 +46,7 @@ export function registerPreflightRoutes(app: FastifyInstance, preflight: Preflig
       config: { scope: 'quotes' },
       schema: {
         operationId: 'getPreflight',
-        tags: ['files'],
+        tags: ['preflight'],
         summary: 'Get a preflight',
         description:
           "The preflight's status and, once inspected, its report: pageCount, checks (codes in docs/errors.md), " +
