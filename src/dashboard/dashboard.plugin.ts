@@ -22,6 +22,7 @@ import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from './layo
 import type { Dashboard, SignedIn } from './page-context.ts'
 import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from './page-replies.ts'
 import { registerCataloguePages } from './pages/catalogue.page.ts'
+import { registerCheckFilePages } from './pages/check-file.page.ts'
 import { developerPageSender, registerDeveloperPages } from './pages/developers.page.ts'
 import { registerWebhookPages } from './pages/developers-webhooks.page.ts'
 import { registerNewOrderPages } from './pages/new-order.page.ts'
@@ -277,6 +278,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     registerOrderPages(pages, dashboard)
     registerNewOrderPages(pages, dashboard)
     registerCataloguePages(pages, dashboard)
+    registerCheckFilePages(pages, dashboard)
     registerDeveloperPages(pages, dashboard)
     registerWebhookPages(pages, dashboard, developerPageSender(dashboard, 'webhooks'))
   })
