@@ -113,7 +113,7 @@ ${checkForm(request.signedIn.csrfToken, {}, NO_ERRORS)}`,
       ...(printArea === '' ? {} : { printArea }),
       ...(pageCount === '' ? {} : { pageCount: integerOrText(pageCount) }),
     })
-    if (answer.ok) return dashboard.redirect(reply, `${CHECK_FILE_PATH}/${answer.body.preflight.id}`)
+    if (answer.ok) return dashboard.redirect(reply, `/check-file/${answer.body.preflight.id}`)
     const errors = fieldErrors(answer.body, targetOf)
     return dashboard.sendPage(request, reply, {
       ...page(
