@@ -22,6 +22,8 @@ import type {
   OrderActions,
   OrderListFilters,
   OrderPage,
+  Preflight,
+  PreflightRequest,
   PreviewRequest,
   PreviewResponse,
   Product,
@@ -83,6 +85,7 @@ export class PrintrouteClient {
   readonly orders: Orders
   readonly quotes: Quotes
   readonly previews: Previews
+  readonly preflights: Preflights
   readonly products: Products
   /** Countries' address rules (docs/addresses.md). */
   readonly countries: Countries
@@ -103,6 +106,7 @@ export class PrintrouteClient {
     this.orders = new Orders(transport)
     this.quotes = new Quotes(transport)
     this.previews = new Previews(transport)
+    this.preflights = new Preflights(transport)
     this.products = new Products(transport)
     this.countries = new Countries(transport)
     this.addresses = new Addresses(transport)
@@ -264,6 +268,32 @@ export class Previews extends Resource {
    */
   create(request: PreviewRequest, options?: RequestOptions): Promise<PreviewResponse> {
     return this.transport.request({ method: 'POST', path: '/previews', body: request, retryable: true, options })
+  }
+}
+
+export class Preflights extends Resource {
+  /**
+   * `POST /v4.0/files/preflight`: downloads the file and answers the preflight, `Pending`; `get` it until its
+   * status is `Passed`, `PassedWithWarnings` or `Failed`. Each call makes a new preflight and orders nothing, so
+   * it is retried.
+   */
+  async create(request: PreflightRequest, options?: RequestOptions): Promise<Preflight> {
+    const answer = await this.transport.request<{ preflight: Preflight }>({
+      method: 'POST',
+      path: '/files/preflight',
+      body: request,
+      retryable: true,
+      options,
+    })
+    return answer.preflight
+  }
+
+  /** `GET /v4.0/files/preflight/{id}`: the status and, once inspected, the report (404 after its 7 days). */
+  async get(preflightId: string, options?: RequestOptions): Promise<Preflight> {
+    const answer = await this.transport.request<{ preflight: Preflight }>(
+      read(`/files/preflight/${segment(preflightId)}`, {}, options),
+    )
+    return answer.preflight
   }
 }
 

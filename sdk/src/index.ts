@@ -6,6 +6,7 @@ export {
   type CreateOrderOptions,
   Events,
   Orders,
+  Preflights,
   Previews,
   PrintrouteClient,
   type PrintrouteClientOptions,

@@ -403,6 +403,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/files/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preflight a file
+         * @description Downloads the file like an order would (same address rules and size limit, 200 MiB by default) and answers at once with the preflight, Pending; GET it until its status is Passed, PassedWithWarnings or Failed. An unknown sku, a print area the product does not have, a page count outside its limits or a URL that cannot be downloaded is 400 naming the field. Kept 7 days.
+         */
+        post: operations["createPreflight"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/files/preflight/{preflightId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a preflight
+         * @description The preflight's status and, once inspected, its report: pageCount, checks (codes in docs/errors.md), fixes and validSkus. Another account's preflight, or one past expiresAt, is 404.
+         */
+        get: operations["getPreflight"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/callbacks": {
         parameters: {
             query?: never;
@@ -929,7 +969,7 @@ export interface components {
              * @description Sandbox settings only (absent on Live): the scenario new Sandbox orders take when they name none (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            sandboxScenario?: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
+            sandboxScenario?: "downloadFails" | "downloadFlaky" | "preflightFails" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
             /**
              * @description This environment's: an order whose address has a problem that stops delivery is created with the issue order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse); off checks no address. Problems that do not stop delivery are advisories on the order in warn and refuse.
              * @enum {string}
@@ -951,7 +991,7 @@ export interface components {
             rotateSigningSecret?: boolean;
             /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
             signingSecretOverlapSeconds?: number;
-            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual (any letter case). */
+            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, preflightFails, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual (any letter case). */
             sandboxScenario?: string | null;
             /** @description This environment's, for an address with a problem that stops delivery: warn (create the order with the issue order.recipient.AddressUnverified), refuse (400 ValidationFailed naming each field and its suggestion) or off (check no address). One of warn, refuse, off (any letter case). */
             addressValidation?: string;
@@ -1546,6 +1586,31 @@ export interface components {
             /** @description printroute's own: true accepts the recipient's address as sent even where it has a problem that stops delivery (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode; advisories are still listed. */
             acceptUnverifiedAddress?: boolean | null;
         };
+        /**
+         * CreatePreflightOutcome
+         * @enum {string}
+         */
+        CreatePreflightOutcome: "Created";
+        /** CreatePreflightRequest */
+        CreatePreflightRequest: {
+            /** @description Public http(s) URL of the file (PDF or image), fetched exactly as an order would fetch it. At most 2048 characters. */
+            url: string;
+            sku: string;
+            /** @description Print area; `default` when omitted. */
+            printArea?: string;
+            /** @description The pages the file should have (books): checked against the product's limits. */
+            pageCount?: number | null;
+            attributes?: {
+                [key: string]: string;
+            } | null;
+        };
+        /** CreatePreflightResponse */
+        CreatePreflightResponse: {
+            outcome: components["schemas"]["CreatePreflightOutcome"];
+            preflight: components["schemas"]["Preflight"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** CreatePreviewRequest */
         CreatePreviewRequest: {
             /** @description Accepted so that an order item can be sent as it is; checked as on an order, then ignored. */
@@ -1730,7 +1795,7 @@ export interface components {
         /** Issue */
         Issue: {
             objectId: string;
-            /** @description What the issue is: order.items.assets.NotDownloaded, order.items.assets.FailedToDownloaded, order.items.ItemUnavailable, order.items.assets.InvalidAsset, order.items.assets.LowResolution, RequiresPaymentAuthorisation, order.recipient.AddressUnverified. order.items.assets.LowResolution is a warning: the order goes on. More codes may be added. */
+            /** @description What the issue is: order.items.assets.NotDownloaded, order.items.assets.FailedToDownloaded, order.items.ItemUnavailable, order.items.assets.InvalidAsset, order.items.assets.LowResolution, RequiresPaymentAuthorisation, order.recipient.AddressUnverified, order.items.assets.PreflightFailed. order.items.assets.LowResolution is a warning: the order goes on. More codes may be added. */
             errorCode: string;
             description: string;
             authorisationDetails: {
@@ -1963,6 +2028,77 @@ export interface components {
             tracking: components["schemas"]["Tracking"] | null;
             /** Format: date-time */
             dispatchDate: string;
+        };
+        /** Preflight */
+        Preflight: {
+            /** @description pfl_<number> */
+            id: string;
+            /**
+             * @description Pending and Running until inspected; then Failed (an error), PassedWithWarnings or Passed.
+             * @enum {string}
+             */
+            status: "Pending" | "Running" | "Passed" | "PassedWithWarnings" | "Failed";
+            /** @description Pages of a PDF; null for an image. */
+            pageCount: number | null;
+            checks: components["schemas"]["PreflightCheck"][];
+            fixes: components["schemas"]["PreflightFix"][];
+            /** @description The catalogue SKUs this file fits, sorted. */
+            validSkus: string[];
+            /** @description What was asked, in the catalogue spelling. */
+            request: {
+                url: string;
+                sku: string;
+                printArea: string;
+                pageCount: number | null;
+                attributes: {
+                    [key: string]: string;
+                };
+            };
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description After this the preflight is gone (404).
+             */
+            expiresAt: string;
+        };
+        /** PreflightCheck */
+        PreflightCheck: {
+            /**
+             * @description Stable code of the finding (docs/errors.md#preflight-checks).
+             * @enum {string}
+             */
+            code: "NotAPdf" | "Encrypted" | "Unreadable" | "PageSizeMismatch" | "MixedPageSizes" | "MissingBleed" | "PageCountOutOfRange" | "PageCountNotMultiple" | "FontNotEmbedded" | "LowResolutionImage" | "SpotColour" | "RgbInCmykJob" | "ImageTooSmall" | "ImageTooLarge";
+            /**
+             * @description error: no lab can print the file; warning: it prints.
+             * @enum {string}
+             */
+            severity: "error" | "warning";
+            /** @description 1-based PDF page; absent for the whole file. */
+            page?: number;
+            message: string;
+            /** @description What the file has. */
+            measured: string;
+            /** @description What the product needs. */
+            required: string;
+        };
+        /** PreflightFix */
+        PreflightFix: {
+            code: string;
+            message: string;
+        };
+        /**
+         * PreflightOutcome
+         * @enum {string}
+         */
+        PreflightOutcome: "Ok";
+        /** PreflightResponse */
+        PreflightResponse: {
+            outcome: components["schemas"]["PreflightOutcome"];
+            preflight: components["schemas"]["Preflight"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** Preview */
         Preview: {
@@ -2486,7 +2622,7 @@ export interface components {
              * @description The scenario the order was created with (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            scenario: "downloadFails" | "downloadFlaky" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
+            scenario: "downloadFails" | "downloadFlaky" | "preflightFails" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
             /** @description Why a plain advance would be refused now; null when it would move the order. */
             cannotAdvance: string | null;
         };
@@ -2936,7 +3072,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
+                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, preflightFails, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
                 "x-sandbox-scenario"?: string;
                 /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
                 "Idempotency-Key"?: string;
@@ -4170,6 +4306,76 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPreflight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePreflightRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePreflightResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Preflight ID, e.g. pfl_12. */
+                preflightId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreflightResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -71,6 +71,13 @@ export type PreviewResponse = OkBodyOf<paths['/v4.0/previews']['post']>
 export type Preview = PreviewResponse['previews'][number]
 export type ResolutionWarning = Preview['warnings'][number]
 
+// Preflight (printroute's addition)
+
+export type PreflightRequest = RequestBodyOf<paths['/v4.0/files/preflight']['post']>
+/** A file checked against a product: Pending, Running, then Passed, PassedWithWarnings or Failed, with its report. */
+export type Preflight = OkBodyOf<paths['/v4.0/files/preflight']['post']>['preflight']
+export type PreflightCheck = Preflight['checks'][number]
+
 // Invoices and credit notes of an order
 /** One invoice or credit note: its number (the charge's prodigiInvoiceNumber), totals and a signed PDF link. */
 export type Invoice = OkBodyOf<paths['/v4.0/orders/{orderId}/invoices']['get']>['invoices'][number]

@@ -2,7 +2,7 @@
 // private directory per use, removed afterwards whatever happened.
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -21,4 +21,9 @@ export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256')
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
   return hash.digest('hex')
+}
+
+/** Writes `data` to a scratch file's path (a stored file brought back for another look, e.g. a preflight). */
+export async function writeScratchFile(path: string, data: Buffer): Promise<void> {
+  await writeFile(path, data)
 }

@@ -4,6 +4,8 @@ import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
+import { createFileInspector } from '../adapters/file-inspector.ts'
+import { inspectImage } from '../adapters/image-inspection.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
 import { renderInvoicePdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
 import type { JobQueue } from '../adapters/job-queue.ts'
@@ -13,12 +15,13 @@ import { createSimulatedPaymentProvider } from '../adapters/payment-provider.ts'
 import { checkPdf } from '../adapters/pdf-check.ts'
 import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
 import { type SampleImages, unknownSampleUrl, withSampleImages } from '../adapters/sample-images.ts'
-import { sha256File, withScratchFile } from '../adapters/scratch-files.ts'
+import { sha256File, withScratchFile, writeScratchFile } from '../adapters/scratch-files.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Environment } from '../domain/environment.ts'
 import { invoicePdfKey } from '../domain/invoices.ts'
 import { type AllocationRequest, allocateOrderItems } from '../domain/order-allocation.ts'
 import { DEFAULT_EVENT_VENDOR } from '../domain/order-events.ts'
+import type { FileInspector } from '../domain/preflight.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from '../domain/webhook-signature.ts'
 import { PAYMENT_PATH_PREFIX } from '../http/routes/payments.routes.ts'
@@ -44,6 +47,7 @@ import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
 import { createSimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import { createPreviewsService } from '../services/previews.service.ts'
+import { createPreflightService } from '../services/print-files/preflight.service.ts'
 import { createPrintFilesService } from '../services/print-files.service.ts'
 import { createProductsService } from '../services/products.service.ts'
 import { createQuotesService } from '../services/quotes.service.ts'
@@ -150,6 +154,20 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
   const unknownSampleUrlOf = (url: string) => unknownSampleUrl(url, deps.samples, Object.values(deps.publicUrls))
   const pipelineSettings = { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline }
   const simulatedLabs = createSimulatedLabs({ clock, settings: pipelineSettings })
+  // Stand-alone preflights and every order asset's are checked by the same engine (docs/pipeline.md#preflight).
+  const preflight = createPreflightService({
+    db,
+    clock,
+    catalogue,
+    jobs,
+    fetcher,
+    files,
+    withScratchFile,
+    writeScratchFile,
+    inspector: preflightInspector(),
+    log,
+    unknownSampleUrl: unknownSampleUrlOf,
+  })
   const pipeline = createPipelineService({
     events,
     db,
@@ -170,6 +188,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     simulatedLabs,
     log,
     metrics,
+    preflight,
   })
   return {
     renderConcurrency,
@@ -186,6 +205,22 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     pipelineSettings,
     simulatedLabs,
     pipeline,
+    preflight,
+  }
+}
+
+/**
+ * The preflight's inspector: PDFs in the bounded child process (adapters/file-inspector.ts); images from their
+ * header in this process, as the download step already reads them with sharp (nothing is decoded, so no file can
+ * cost more here than there), which spares every order asset a child process's start.
+ */
+function preflightInspector(): FileInspector {
+  const bounded = createFileInspector()
+  return {
+    inspect: (path, contentType) =>
+      contentType.startsWith('image/')
+        ? inspectImage(path, contentType, bounded.limits.maxPixels)
+        : bounded.inspect(path, contentType),
   }
 }
 
@@ -266,6 +301,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     coverDimensions: createCoverDimensionsService({ catalogue, spine }),
     addresses: createAddressesService({ catalogue }),
     pipeline: core.pipeline,
+    preflight: core.preflight,
     simulatedLabs: core.simulatedLabs,
     labs: createLabsService({
       db,

@@ -57,6 +57,7 @@ export async function buildServers(
     printFiles: services.printFiles,
     invoices: services.invoices,
     previews: services.previews,
+    preflight: services.preflight,
     products: services.products,
     quotes: services.quotes,
     spine: services.spine,

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command, CommanderError } from 'commander'
 import { registerDataCommands } from './data-commands.ts'
+import { registerFileCommands } from './files.ts'
 import { registerLabSimulateCommand } from './labs-simulate.ts'
 import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   if (labs) registerLabSimulateCommand(labs)
   registerListenCommand(program)
   registerAdvanceCommand(registerOrderCommands(program))
+  registerFileCommands(program)
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.
   const exitOverrideAll = (command: Command) => {
     command.exitOverride()

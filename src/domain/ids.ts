@@ -26,6 +26,8 @@ export const ID_PREFIXES = {
   webhookEndpoint: 'whk',
   /** A lab's key for the lab API and portal (docs/labs.md#lab-keys). */
   labKey: 'lbk',
+  /** A preflight of a file checked on its own (docs/api.md#preflight). */
+  preflight: 'pfl',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -26,6 +26,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('submit-shipment', { orderId: 'ord_1', shipmentId: 'shp_4' }).key,
     jobRequest('simulated-lab-step', { orderId: 'ord_1', shipmentId: 'shp_4', step: 'produce' }).key,
     deliveryJob(7, 2).key,
+    jobRequest('run-preflight', { preflightId: 9 }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -35,6 +36,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'submit:shp_4',
     'simulated-lab:shp_4:produce:0',
     'callback:7:2',
+    'preflight:9',
   ])
   assert.equal(keys.length, JOB_NAMES.length, 'every job name is covered')
 })

@@ -58,6 +58,8 @@ export interface JobPayloads {
   'simulated-lab-step': { orderId: string; shipmentId: string; step: SimulatedLabStep }
   /** One attempt to deliver a callback (services/callbacks.service.ts). */
   'deliver-callback': { deliveryId: number; attempt: number }
+  /** Inspects the file of one stand-alone preflight (services/print-files/preflight.service.ts). */
+  'run-preflight': { preflightId: number }
 }
 
 export type JobName = keyof JobPayloads
@@ -75,6 +77,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   // The trailing 0 is the attempt of a step, kept so the ids of jobs already queued stay the same.
   'simulated-lab-step': ({ shipmentId, step }) => `simulated-lab:${shipmentId}:${step}:0`,
   'deliver-callback': ({ deliveryId, attempt }) => `callback:${deliveryId}:${attempt}`,
+  'run-preflight': ({ preflightId }) => `preflight:${preflightId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

@@ -6,10 +6,12 @@
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import { addCalendarDays, deliveryWindow } from './delivery-promise.ts'
 import type { DeliveryStatus, OrderDocument, Shipment, TrackingEvent } from './order.ts'
+import type { FileInspection } from './preflight.ts'
 
 export const SANDBOX_SCENARIOS = [
   'downloadFails',
   'downloadFlaky',
+  'preflightFails',
   'labRejects',
   'outOfStock',
   'paymentRequired',
@@ -87,6 +89,15 @@ export function simulatedDownloadFailure(
     host = new URL(url).host
   } catch {}
   return `HTTP 503 from ${host} (Sandbox scenario ${scenario}: simulated, no request was made)`
+}
+
+/**
+ * What the scenario `preflightFails` makes the preflight of every asset see instead of the file's own measures:
+ * a file that cannot be read, which the real checks judge an error (Unreadable); undefined for other scenarios.
+ */
+export function simulatedPreflightInspection(scenario: SandboxScenario | null): FileInspection | undefined {
+  if (scenario !== 'preflightFails') return undefined
+  return { kind: 'unreadable', reason: 'Sandbox scenario preflightFails: simulated, the file itself was not read' }
 }
 
 /** The order is split across two labs by its first allocation. */

@@ -60,6 +60,7 @@ const TAGS = [
   { name: 'addresses', description: "Countries' address rules, and an address checked against them." },
   { name: 'quotes', description: 'Prices per shipping method, without an order.' },
   { name: 'previews', description: 'What an item will print as and look like, before it is ordered.' },
+  { name: 'preflight', description: 'A file checked against a product before it is ordered.' },
   { name: 'callbacks', description: 'Callback deliveries and the events feed (the webhooks below).' },
   {
     name: 'webhooks',

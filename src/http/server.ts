@@ -25,6 +25,7 @@ import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
+import type { PreflightService } from '../services/print-files/preflight.service.ts'
 import type { PrintFilesService } from '../services/print-files.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
@@ -65,6 +66,7 @@ import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
+import { registerPreflightRoutes } from './routes/preflight.routes.ts'
 import { registerPreviewRoutes } from './routes/previews.routes.ts'
 import { registerPrintFileRoutes } from './routes/print-files.routes.ts'
 import { registerProductRoutes } from './routes/products.routes.ts'
@@ -135,6 +137,8 @@ export interface HttpServices {
   invoices: InvoicesService
   /** Previews and mockups of items before they are ordered, and the resolution check of quotes. */
   previews: PreviewsService
+  /** Files checked against a product before they are ordered (printroute's own endpoint). */
+  preflight: PreflightService
   products: ProductsService
   quotes: QuotesService
   spine: SpineService
@@ -414,6 +418,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerAddressRoutes(api, services.addresses)
       registerQuoteRoutes(api, services.quotes, services.previews)
       registerPreviewRoutes(api, services.previews)
+      registerPreflightRoutes(api, services.preflight)
       registerCallbackRoutes(api, services.callbacks)
       registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
       registerAccountSettingsRoutes(api, services.accounts)

@@ -11,6 +11,7 @@ import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
+import type { PreflightService } from '../services/print-files/preflight.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
 
 /** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
@@ -27,6 +28,8 @@ export const SCHEDULED_JOBS = {
   'expire-quotes': '57 3 * * *',
   /** Hourly: deletes Idempotency-Keys and their stored answers past their 24 hours (docs/api.md#idempotent-requests). */
   'expire-idempotent-requests': '27 * * * *',
+  /** Hourly: deletes stand-alone preflights past their 7 days (docs/api.md#preflight). */
+  'expire-preflights': '7 * * * *',
   /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
   'remind-labs': '*/15 * * * *',
 } as const
@@ -46,6 +49,7 @@ export interface JobServices {
   quotes: Pick<QuotesService, 'expireQuotes'>
   labPushes: Pick<LabPushesService, 'remind'>
   idempotency: Pick<IdempotencyService, 'expireIdempotentRequests'>
+  preflight: Pick<PreflightService, 'runPreflight' | 'expirePreflights'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -98,6 +102,14 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       // The POST has 15 s; the rest is the two short database steps around it.
       expireInSeconds: 60,
     },
+    'run-preflight': {
+      // The inspector bounds its own time and memory (adapters/file-inspector.ts); a crash or an engine error is
+      // retried, and a re-run inspects again.
+      handler: ({ preflightId }) => services.preflight.runPreflight(preflightId),
+      concurrency: 2,
+      retryLimit: 3,
+      expireInSeconds: 300,
+    },
   }
   const missing = JOB_NAMES.filter((name) => !registry[name])
   if (missing.length > 0) throw new Error(`jobs without a handler: ${missing.join(', ')}`)
@@ -109,7 +121,7 @@ export function buildScheduledJobRegistry(
   services: JobServices,
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
-  const { pipeline, callbacks, previews, quotes, labPushes, idempotency } = services
+  const { pipeline, callbacks, previews, quotes, labPushes, idempotency, preflight } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -164,6 +176,16 @@ export function buildScheduledJobRegistry(
       handler: async () => {
         const deleted = await idempotency.expireIdempotentRequests()
         if (deleted > 0) report({ deleted }, 'deleted idempotency keys past their 24 hours')
+      },
+      concurrency: 1,
+      // The next run, an hour later, is the retry.
+      retryLimit: 0,
+      expireInSeconds: 600,
+    },
+    'expire-preflights': {
+      handler: async () => {
+        const deleted = await preflight.expirePreflights()
+        if (deleted > 0) report({ deleted }, 'deleted preflights past their 7 days')
       },
       concurrency: 1,
       // The next run, an hour later, is the retry.

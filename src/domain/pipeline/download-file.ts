@@ -8,6 +8,7 @@ import {
   findAsset,
   ISSUE_CODES,
   NOTHING,
+  type PipelinePreflight,
   type PipelineState,
   type StoredFile,
   setDetail,
@@ -55,6 +56,15 @@ export function finishDownloads(order: OrderDocument, pipeline: PipelineState): 
   return beginAllocation(order, pipeline)
 }
 
+/** The PreflightFailed issue's text: the asset, its error codes (each once, in report order), the first message. */
+export function preflightFailureText(fileKey: string, preflight: PipelinePreflight): string {
+  const errors = preflight.report.checks.filter((check) => check.severity === 'error')
+  const codes = [...new Set(errors.map((check) => check.code))]
+  const first = errors[0]
+  const where = first?.page === undefined ? '' : `page ${first.page}: `
+  return `Asset ${fileKey} failed preflight (${codes.join(', ')})${first ? `: ${where}${first.message}` : ''}`
+}
+
 export function recordDownloadSuccess(
   order: OrderDocument,
   pipeline: PipelineState,
@@ -64,11 +74,14 @@ export function recordDownloadSuccess(
   now: Date,
   /** The LowResolution warning's text when the image prints below the product's minimum: a non-blocking issue. */
   lowResolution: string | null = null,
+  /** The asset's preflight (null: none ran): kept; a `Failed` one holds the item with PreflightFailed. */
+  preflight: PipelinePreflight | null = null,
 ): Transition {
   const file = pipeline.files[fileKey]
   if (file?.status !== 'pending' || pipeline.phase === 'cancelled') return NOTHING
   file.status = 'downloaded'
   file.stored = stored
+  if (preflight && file.kind === 'asset') file.preflight = preflight
   touch(order, now)
   if (file.kind === 'packingSlip' && order.packingSlip) order.packingSlip.status = 'Success'
   if (file.kind !== 'asset') return { changed: true, jobs: [] }
@@ -80,7 +93,13 @@ export function recordDownloadSuccess(
       asset.thumbnailUrl = thumbnailUrl
     }
     if (lowResolution) addIssue(order, found.item.id, ISSUE_CODES.lowResolution, `Asset ${fileKey}: ${lowResolution}`)
-    if (found.item.assets.every((candidate) => candidate.status === 'Complete')) {
+    if (preflight?.status === 'Failed') {
+      // Kept, but held: the asset counts as failed, so the order stops once no download is pending.
+      file.status = 'failed'
+      if (asset) asset.status = 'Error'
+      found.item.status = 'Invalid'
+      addIssue(order, found.item.id, ISSUE_CODES.preflightFailed, preflightFailureText(fileKey, preflight))
+    } else if (found.item.assets.every((candidate) => candidate.status === 'Complete')) {
       found.item.status = 'Ok'
       found.item.thumbnailUrl = found.item.assets[0]?.thumbnailUrl ?? null
     }

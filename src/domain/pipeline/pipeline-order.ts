@@ -20,6 +20,7 @@ import type { DeliveryEstimate } from '../delivery-promise.ts'
 import type { Environment } from '../environment.ts'
 import type { JobRequest } from '../jobs.ts'
 import type { DetailState, Issue, Item, OrderDocument, Recipient } from '../order.ts'
+import type { PreflightReport } from '../preflight.ts'
 import type { PrintFileManifest } from '../print-files.ts'
 import type { PrintFilePlan } from '../print-geometry.ts'
 import type { ReroutedItem, RoutingRound } from '../routing.ts'
@@ -43,6 +44,12 @@ export const ISSUE_CODES = {
    * problem. The order goes on; the merchant may correct it with updateRecipient.
    */
   addressUnverified: 'order.recipient.AddressUnverified',
+  /**
+   * Ours: the asset's preflight found an error, something no lab can print (docs/errors.md#preflight-checks); the
+   * description names the codes. The item is held (the order stops, as for an asset that never downloaded); the
+   * merchant cancels and orders again with a corrected file. Preflight warnings are kept but raise no issue.
+   */
+  preflightFailed: 'order.items.assets.PreflightFailed',
 } as const
 
 export interface StoredFile {
@@ -64,6 +71,14 @@ export interface PipelineFile {
   failedAttempts: number
   status: 'pending' | 'downloaded' | 'failed'
   stored: StoredFile | null
+  /** The asset's preflight once downloaded (docs/pipeline.md#preflight); absent before, and for other files. */
+  preflight?: PipelinePreflight
+}
+
+/** An asset's preflight as the pipeline keeps it: the status its checks make and the report. */
+export interface PipelinePreflight {
+  status: 'Passed' | 'PassedWithWarnings' | 'Failed'
+  report: PreflightReport
 }
 
 export interface PrintFile {

@@ -5,18 +5,29 @@ import type { Clock } from '../../adapters/clock.ts'
 import type { Database } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { recordDownloadFailure, recordDownloadSuccess } from '../../domain/pipeline/download-file.ts'
-import type { PipelineFile, PipelineOrder, StoredFile } from '../../domain/pipeline/pipeline-order.ts'
+import type {
+  PipelineFile,
+  PipelineOrder,
+  PipelinePreflight,
+  StoredFile,
+} from '../../domain/pipeline/pipeline-order.ts'
 import { checkResolution } from '../../domain/resolution.ts'
-import { downloadRetryBaseSecondsOf, simulatedDownloadFailure } from '../../domain/sandbox-scenarios.ts'
+import {
+  downloadRetryBaseSecondsOf,
+  simulatedDownloadFailure,
+  simulatedPreflightInspection,
+} from '../../domain/sandbox-scenarios.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import type { ServiceMetrics } from '../observability.ts'
 import { downloadLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
 import type {
   AssetFetcher,
+  AssetPreflight,
   FileLinker,
   FileStore,
   PipelineSettings,
+  PreflightSubject,
   PrintFileRenderer,
   ScratchFileProvider,
 } from './ports.ts'
@@ -33,6 +44,8 @@ export interface DownloadFileDeps {
   settings: Pick<PipelineSettings, 'downloadRetryBaseSeconds'>
   metrics: Pick<ServiceMetrics, 'assetDownload'>
   transition: StepTransition
+  /** Checks every asset after its download (docs/pipeline.md#preflight); none when absent. */
+  preflight?: AssetPreflight
 }
 
 export type DownloadFile = (orderId: string, fileKey: string, attempt: number) => Promise<void>
@@ -42,7 +55,12 @@ export type DownloadFile = (orderId: string, fileKey: string, attempt: number) =
  * or why not, and whether it is final (no later attempt can succeed).
  */
 type DownloadOutcome =
-  | { stored: StoredFile; thumbnailUrl: string | null; lowResolution: string | null }
+  | {
+      stored: StoredFile
+      thumbnailUrl: string | null
+      lowResolution: string | null
+      preflight?: PipelinePreflight | null
+    }
   | { stored?: undefined; failure: string | undefined; final: boolean }
 
 export function assetBlobKey(orderId: string, fileKey: string): string {
@@ -65,6 +83,28 @@ function resolutionWarningOf(
     checkResolution({ product, printArea: asset.printArea, target, source, sizing: item.sizing }).warning?.message ??
     null
   )
+}
+
+/** What an asset of the order is checked against: its item's SKU and variant, its print area and page count. */
+function preflightSubjectOf(document: PipelineOrder['document'], assetId: string): PreflightSubject | null {
+  const item = document.items.find((candidate) => candidate.assets.some((asset) => asset.id === assetId))
+  const asset = item?.assets.find((candidate) => candidate.id === assetId)
+  if (!item || !asset) return null
+  return { sku: item.sku, printArea: asset.printArea, pageCount: asset.pageCount ?? null, attributes: item.attributes }
+}
+
+/** The preflight of an asset kept at `path`: the Sandbox scenario's made-up measures, or the file's own. */
+async function preflightOf(
+  preflight: AssetPreflight | undefined,
+  order: PipelineOrder,
+  fileKey: string,
+  path: string,
+  contentType: string,
+): Promise<PipelinePreflight | null> {
+  const subject = preflight && preflightSubjectOf(order.document, fileKey)
+  if (!preflight || !subject) return null
+  const simulated = simulatedPreflightInspection(order.sandboxScenario)
+  return simulated ? preflight.judge(simulated, subject) : preflight.checkFile(path, contentType, subject)
 }
 
 export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
@@ -115,10 +155,16 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
           width: null,
           height: null,
         }
-        if (file.kind !== 'asset' || downloaded.contentType === 'application/pdf') {
-          return { stored, thumbnailUrl: null, lowResolution: null }
+        if (file.kind !== 'asset') return { stored, thumbnailUrl: null, lowResolution: null }
+        const outcome: DownloadOutcome =
+          downloaded.contentType === 'application/pdf'
+            ? { stored, thumbnailUrl: null, lowResolution: null }
+            : await withThumbnail(path, order, orderId, fileKey, stored)
+        if (!outcome.stored) return outcome
+        return {
+          ...outcome,
+          preflight: await preflightOf(deps.preflight, order, fileKey, path, downloaded.contentType),
         }
-        return await withThumbnail(path, order, orderId, fileKey, stored)
       } catch (error) {
         // A URL under printroute's own /samples/ naming no sample will not appear by waiting.
         return { failure: (error as Error).message, final: (error as { code?: unknown }).code === 'UnknownSample' }
@@ -148,6 +194,7 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
               outcome.thumbnailUrl,
               now,
               outcome.lowResolution,
+              outcome.preflight ?? null,
             )
           : recordDownloadFailure(
               order.document,

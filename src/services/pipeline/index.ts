@@ -37,6 +37,7 @@ import { createStepTransition, orderNumberOf } from './order-transition.ts'
 import type {
   Allocator,
   AssetFetcher,
+  AssetPreflight,
   FileLinker,
   FileStore,
   LabConnector,
@@ -78,6 +79,8 @@ export interface PipelineDeps {
   /** One line per step outcome (docs/operations.md); silent when absent. */
   log?: ServiceLogger
   metrics?: ServiceMetrics
+  /** Checks every asset after its download (services/print-files/preflight.service.ts); none when absent. */
+  preflight?: AssetPreflight
 }
 
 /** The pipeline as the jobs (jobs/registry.ts), the lab API, the Sandbox and the simulated labs use it. */

@@ -4,7 +4,8 @@ import type { Environment } from '../../domain/environment.ts'
 import type { JobRequest } from '../../domain/jobs.ts'
 import type { AllocationOutcome, AllocationRequest } from '../../domain/order-allocation.ts'
 import type { PackingSlipContent } from '../../domain/packing-slip.ts'
-import type { PipelineOrder, PrintFileGeometry } from '../../domain/pipeline/pipeline-order.ts'
+import type { PipelineOrder, PipelinePreflight, PrintFileGeometry } from '../../domain/pipeline/pipeline-order.ts'
+import type { FileInspection } from '../../domain/preflight.ts'
 import type { PrintFileManifest } from '../../domain/print-files.ts'
 import type { PrintAreaRequest } from '../../domain/print-geometry.ts'
 import type { LabColour } from '../../domain/print-specs.ts'
@@ -55,6 +56,25 @@ export interface PrintFileRenderer {
   >
   renderThumbnail(input: string | Buffer): Promise<Buffer>
   probe(input: string | Buffer): Promise<{ width: number; height: number }>
+}
+
+/** What a file is checked against: the product, its print area, the pages it should have, its variant. */
+export interface PreflightSubject {
+  sku: string
+  printArea: string
+  /** The pages the merchant says the file has (page-priced products); null: not said. */
+  pageCount: number | null
+  attributes: Readonly<Record<string, string>>
+}
+
+/**
+ * The preflight of an asset just downloaded (services/print-files/preflight.service.ts): null when the engine
+ * itself failed (logged; the asset goes on unchecked, as before preflight existed).
+ */
+export interface AssetPreflight {
+  checkFile(path: string, contentType: string, subject: PreflightSubject): Promise<PipelinePreflight | null>
+  /** Judges measures made up rather than read (the Sandbox scenario `preflightFails`). */
+  judge(inspection: FileInspection, subject: PreflightSubject): PipelinePreflight | null
 }
 
 /** Runs `use` with a local file path of its own, removed once `use` settles (adapters/scratch-files.ts). */

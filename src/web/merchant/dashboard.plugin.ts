@@ -21,6 +21,7 @@ import { html } from '../kit/html.ts'
 import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from '../kit/layout.ts'
 import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from '../kit/page-replies.ts'
 import { registerCataloguePages } from './catalogue.page.ts'
+import { registerCheckFilePages } from './check-file.page.ts'
 import { developerPageSender, registerDeveloperPages } from './developers.page.ts'
 import { registerWebhookPages } from './developers-webhooks.page.ts'
 import { registerNewOrderPages } from './new-order.page.ts'
@@ -277,6 +278,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     registerOrderPages(pages, dashboard)
     registerNewOrderPages(pages, dashboard)
     registerCataloguePages(pages, dashboard)
+    registerCheckFilePages(pages, dashboard)
     registerDeveloperPages(pages, dashboard)
     registerWebhookPages(pages, dashboard, developerPageSender(dashboard, 'webhooks'))
   })

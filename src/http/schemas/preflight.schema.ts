@@ -1,0 +1,86 @@
+// POST /files/preflight and GET /files/preflight/{id} (printroute's own, docs/api.md#preflight): a file checked
+// against a product before it is ordered; the same report printroute makes of every order asset.
+import { Type } from 'typebox'
+import { PREFLIGHT_CODES, PREFLIGHT_STATUSES } from '../../domain/preflight.ts'
+import { named, Outcome, outcomeResponse, StringEnum, UrlString } from './common.schema.ts'
+import { AssetPageCountSchema, AssetPrintAreaSchema, ItemAttributesSchema, ItemSkuSchema } from './order.schema.ts'
+
+export const CreatePreflightRequestSchema = named(
+  'CreatePreflightRequest',
+  Type.Object(
+    {
+      url: UrlString('Public http(s) URL of the file (PDF or image), fetched exactly as an order would fetch it.'),
+      sku: ItemSkuSchema,
+      printArea: AssetPrintAreaSchema,
+      pageCount: AssetPageCountSchema("The pages the file should have (books): checked against the product's limits."),
+      attributes: ItemAttributesSchema,
+    },
+    { additionalProperties: false },
+  ),
+)
+export type CreatePreflightRequest = Type.Static<typeof CreatePreflightRequestSchema>
+
+export const PreflightIdParamsSchema = Type.Object({
+  preflightId: Type.String({ maxLength: 40, description: 'Preflight ID, e.g. pfl_12.' }),
+})
+
+export const PreflightCheckSchema = named(
+  'PreflightCheck',
+  Type.Object({
+    code: StringEnum(PREFLIGHT_CODES, 'Stable code of the finding (docs/errors.md#preflight-checks).'),
+    severity: StringEnum(['error', 'warning'] as const, 'error: no lab can print the file; warning: it prints.'),
+    page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based PDF page; absent for the whole file.' })),
+    message: Type.String(),
+    measured: Type.String({ description: 'What the file has.' }),
+    required: Type.String({ description: 'What the product needs.' }),
+  }),
+)
+
+export const PreflightFixSchema = named('PreflightFix', Type.Object({ code: Type.String(), message: Type.String() }))
+
+/** One file's report: the status its checks make, the pages, the findings, the fixes, the SKUs it fits. */
+export const PreflightReportFields = {
+  status: StringEnum(
+    PREFLIGHT_STATUSES,
+    'Pending and Running until inspected; then Failed (an error), PassedWithWarnings or Passed.',
+  ),
+  pageCount: Type.Union([Type.Integer(), Type.Null()], { description: 'Pages of a PDF; null for an image.' }),
+  checks: Type.Array(PreflightCheckSchema),
+  fixes: Type.Array(PreflightFixSchema),
+  validSkus: Type.Array(Type.String(), { description: 'The catalogue SKUs this file fits, sorted.' }),
+}
+
+export const PreflightSchema = named(
+  'Preflight',
+  Type.Object({
+    id: Type.String({ description: 'pfl_<number>' }),
+    ...PreflightReportFields,
+    request: Type.Object(
+      {
+        url: Type.String(),
+        sku: Type.String(),
+        printArea: Type.String(),
+        pageCount: Type.Union([Type.Integer(), Type.Null()]),
+        attributes: Type.Record(Type.String(), Type.String()),
+      },
+      { description: 'What was asked, in the catalogue spelling.' },
+    ),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    expiresAt: Type.String({ format: 'date-time', description: 'After this the preflight is gone (404).' }),
+  }),
+)
+
+export const CreatePreflightResponseSchema = outcomeResponse(
+  'CreatePreflightResponse',
+  Outcome('CreatePreflightOutcome', ['Created'] as const),
+  { preflight: PreflightSchema },
+)
+
+export const PreflightResponseSchema = outcomeResponse(
+  'PreflightResponse',
+  Outcome('PreflightOutcome', ['Ok'] as const),
+  {
+    preflight: PreflightSchema,
+  },
+)

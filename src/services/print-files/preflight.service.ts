@@ -1,0 +1,318 @@
+// Preflight as a service (docs/api.md#preflight): a file checked against a product before it is ordered, and the
+// same check of every order asset after its download (services/pipeline/download-file.ts calls `checkFile`).
+// The engine is two parts: the inspector measures a stored file in a bounded child process
+// (adapters/file-inspector.ts, given by app/ as a FileInspector), the pure checks judge the measures against the
+// product's specification in the catalogue (domain/preflight-checks.ts). A stand-alone preflight is downloaded in its POST by the pipeline's
+// fetcher (same address rules and size limit, so a refused URL is a 400 on `url`), kept in the blob store under
+// `preflights/<id>`, and inspected by the run-preflight job; the row and its report live PREFLIGHT_LIFETIME_SECONDS,
+// then the expire-preflights job deletes them.
+import type { Clock } from '../../adapters/clock.ts'
+import type { Database } from '../../adapters/database.ts'
+import type { JobEnqueuer } from '../../adapters/job-queue.ts'
+import type { AccountScope } from '../../domain/account-scope.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
+import { catalogueValidationFailed, matchPreviewItem } from '../../domain/catalogue-matching.ts'
+import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
+import { formatId, parseRequestId } from '../../domain/ids.ts'
+import { jobRequest } from '../../domain/jobs.ts'
+import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
+import type { PipelinePreflight } from '../../domain/pipeline/pipeline-order.ts'
+import {
+  type FileInspection,
+  type FileInspector,
+  type PreflightCheck,
+  type PreflightFix,
+  type PreflightReport,
+  type PreflightStatus,
+  type PreflightTarget,
+  preflightStatusOf,
+} from '../../domain/preflight.ts'
+import { preflightReport } from '../../domain/preflight-checks.ts'
+import {
+  claimPreflight,
+  deleteExpiredPreflights,
+  findPreflightForCaller,
+  finishPreflight,
+  insertPreflight,
+  nextPreflightNumber,
+  readPreflight,
+  type StoredPreflight,
+} from '../../repositories/preflights.repository.ts'
+import { type ServiceLogger, silentLogger } from '../observability.ts'
+import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from '../own-samples.ts'
+import type { AssetFetcher, FileStore, PreflightSubject, ScratchFileProvider } from '../pipeline/ports.ts'
+
+/** A preflight's report and the request are kept 7 days (docs/api.md#preflight), then deleted. */
+export const PREFLIGHT_LIFETIME_SECONDS = 7 * 24 * 60 * 60
+
+/** A finished check: the status its checks make and the report (as the pipeline keeps it for an asset). */
+export type PreflightResult = PipelinePreflight
+
+/** POST /v4.0/files/preflight's body. */
+export interface PreflightInput {
+  url: string
+  sku: string
+  printArea?: string | null
+  pageCount?: number | null
+  attributes?: Readonly<Record<string, string>> | null
+}
+
+/** A preflight as GET /v4.0/files/preflight/{id} shows it. */
+export interface PreflightView {
+  id: string
+  status: PreflightStatus
+  request: { url: string; sku: string; printArea: string; pageCount: number | null; attributes: Record<string, string> }
+  /** The pages the file has; null until inspected, and for an image. */
+  pageCount: number | null
+  checks: PreflightCheck[]
+  fixes: PreflightFix[]
+  validSkus: string[]
+  createdAt: string
+  /** When the report was made; null while Pending or Running. */
+  completedAt: string | null
+  expiresAt: string
+}
+
+export interface PreflightDeps {
+  db: Database
+  clock: Clock
+  catalogue: Catalogue
+  jobs: JobEnqueuer
+  fetcher: AssetFetcher
+  files: Pick<FileStore, 'put' | 'get' | 'delete'>
+  withScratchFile: ScratchFileProvider
+  /** Writes a stored file's bytes to a scratch path for the inspector (adapters/scratch-files.ts). */
+  writeScratchFile: (path: string, data: Buffer) => Promise<void>
+  /** Measures a stored file in a bounded child process (adapters/file-inspector.ts). */
+  inspector: FileInspector
+  log?: ServiceLogger
+  /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
+  unknownSampleUrl?: UnknownSampleUrlCheck
+}
+
+/** Preflights of files on their own, the check of order assets, and the expiry of old preflights. */
+export interface PreflightService {
+  /**
+   * Checks the request against the catalogue, downloads the file and answers the new preflight, Pending; the
+   * run-preflight job inspects it. ValidationFailed naming the field for an unknown SKU, a print area the product
+   * does not have, a page count outside its limits or a URL that cannot be downloaded.
+   */
+  createPreflight(scope: AccountScope, input: PreflightInput): Promise<PreflightView>
+  /**
+   * The scope's preflight; EntityNotFound for another account's, another environment's or an expired one,
+   * ValidationFailed (InvalidFormat on preflightId) for an id that is no `pfl_<n>`.
+   */
+  getPreflight(scope: AccountScope, id: string): Promise<PreflightView>
+  /** The run-preflight job: inspects the file, stores the report, deletes the file. A second run redoes it. */
+  runPreflight(preflightId: number): Promise<void>
+  /** Checks a file already on disk (an order asset just downloaded); null when the engine failed (logged). */
+  checkFile(path: string, contentType: string, subject: PreflightSubject): Promise<PreflightResult | null>
+  /** Judges measures made up rather than read (a Sandbox scenario); null when the checks failed to run (logged). */
+  judge(inspection: FileInspection, subject: PreflightSubject): PreflightResult | null
+  /** Deletes preflights past their lifetime and any file they held; returns how many. */
+  expirePreflights(): Promise<number>
+}
+
+type Deps = PreflightDeps & { log: ServiceLogger }
+
+/** The catalogue's answer to the request: the subject, or ValidationFailed naming each field that does not match. */
+function subjectOf(catalogue: Catalogue, input: PreflightInput, failures: Failures): PreflightSubject | null {
+  const matched = matchPreviewItem(catalogue, {
+    sku: input.sku,
+    attributes: input.attributes ?? {},
+    assets: [{ printArea: input.printArea ?? null, pageCount: input.pageCount ?? null }],
+  })
+  // The item matcher names an asset's fields `assets[0].printArea`; here they are the body's own.
+  for (const [path, list] of Object.entries(matched.failures)) {
+    for (const failure of list) addFailure(failures, path.replace(/^assets\[0\]\./, ''), failure)
+  }
+  const asset = matched.item?.assets[0]
+  if (!matched.item || !asset) return null
+  return {
+    sku: matched.item.sku,
+    printArea: asset.printArea,
+    pageCount: asset.pageCount,
+    attributes: matched.item.attributes,
+  }
+}
+
+function viewOf(row: StoredPreflight): PreflightView {
+  const request = JSON.parse(row.request) as PreflightView['request']
+  const report = row.report === null ? null : (JSON.parse(row.report) as PreflightReport)
+  const done = row.status !== 'Pending' && row.status !== 'Running'
+  return {
+    id: formatId('pfl', row.id),
+    status: row.status,
+    request,
+    pageCount: report?.pageCount ?? null,
+    checks: [...(report?.checks ?? [])],
+    fixes: [...(report?.fixes ?? [])],
+    validSkus: [...(report?.validSkus ?? [])],
+    createdAt: row.createdAt.toISOString(),
+    completedAt: done ? row.updatedAt.toISOString() : null,
+    expiresAt: row.expiresAt.toISOString(),
+  }
+}
+
+/** A failure of the engine itself, logged: the inspector reports a bad file as measures, never as an error. */
+function engineFailed(deps: Deps, error: unknown, subject: PreflightSubject): null {
+  // printroute's own fault must not hold an order that would print: the file goes on unchecked.
+  deps.log.error({ err: error, sku: subject.sku }, 'preflight failed to run')
+  return null
+}
+
+/**
+ * What the checks hold a file to: the variant's print area specification, the book's (for its page-count print
+ * area), its pixel size. No lab is chosen yet, so no lab colour: the colour checks wait for the print file.
+ */
+export function preflightTargetOf(catalogue: Catalogue, subject: PreflightSubject): PreflightTarget {
+  const product = catalogue.findProduct(subject.sku)
+  const variant = catalogue.findVariant(subject.sku, subject.attributes)
+  const pixelSize = variant?.printAreaSizes[subject.printArea] ??
+    product?.printAreas[subject.printArea]?.size ?? { horizontalResolution: 0, verticalResolution: 0 }
+  const isInterior = product?.pagePricing?.pageCountPrintArea === subject.printArea
+  return {
+    sku: subject.sku,
+    printArea: subject.printArea,
+    ...(subject.pageCount === null ? {} : { pageCount: subject.pageCount }),
+    spec: variant?.printAreaSpecs[subject.printArea] ?? null,
+    book: isInterior ? (product?.book ?? null) : null,
+    colour: null,
+    pixelSize,
+  }
+}
+
+function judge(deps: Deps, inspection: FileInspection, subject: PreflightSubject): PreflightResult | null {
+  try {
+    const report = preflightReport(inspection, preflightTargetOf(deps.catalogue, subject), deps.catalogue.products)
+    return { status: preflightStatusOf(report.checks), report }
+  } catch (error) {
+    return engineFailed(deps, error, subject)
+  }
+}
+
+async function checkFile(
+  deps: Deps,
+  path: string,
+  contentType: string,
+  subject: PreflightSubject,
+): Promise<PreflightResult | null> {
+  let inspection: FileInspection
+  try {
+    inspection = await deps.inspector.inspect(path, contentType)
+  } catch (error) {
+    return engineFailed(deps, error, subject)
+  }
+  return judge(deps, inspection, subject)
+}
+
+/** Downloads the file into a scratch path and keeps it under `blobKey`; a failure is ValidationFailed on `url`. */
+async function downloadInto(deps: Deps, url: string, blobKey: string): Promise<{ contentType: string; bytes: number }> {
+  return deps.withScratchFile(async (path) => {
+    try {
+      const downloaded = await deps.fetcher.download(url, path, {})
+      await deps.files.put(blobKey, path, downloaded.contentType)
+      return { contentType: downloaded.contentType, bytes: downloaded.bytes }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      throw validationFailed(
+        {
+          url: [
+            {
+              code: 'NotDownloaded',
+              providedValue: url,
+              comparisonValue: `${url} could not be downloaded: ${message}`,
+            },
+          ],
+        },
+        'The file could not be checked',
+      )
+    }
+  })
+}
+
+async function createPreflight(deps: Deps, scope: AccountScope, input: PreflightInput): Promise<PreflightView> {
+  const failures: Failures = {}
+  const subject = subjectOf(deps.catalogue, input, failures)
+  refuseUnknownSampleUrl(deps.unknownSampleUrl, failures, 'url', input.url)
+  if (!subject || hasFailures(failures)) {
+    throw catalogueValidationFailed(deps.catalogue, failures, 'The file could not be checked')
+  }
+  const id = await nextPreflightNumber(deps.db)
+  const blobKey = `preflights/${id}`
+  const file = await downloadInto(deps, input.url, blobKey)
+  const now = deps.clock.now()
+  const request: PreflightView['request'] = {
+    url: input.url,
+    sku: subject.sku,
+    printArea: subject.printArea,
+    pageCount: subject.pageCount,
+    attributes: { ...subject.attributes },
+  }
+  const row = await deps.db.transaction(async (tx) => {
+    const inserted = await insertPreflight(tx, scope, {
+      id,
+      request: JSON.stringify(request),
+      contentType: file.contentType,
+      bytes: file.bytes,
+      blobKey,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + PREFLIGHT_LIFETIME_SECONDS * 1000),
+    })
+    await deps.jobs.enqueue(tx, [jobRequest('run-preflight', { preflightId: id })])
+    return inserted
+  })
+  return viewOf(row)
+}
+
+async function getPreflight(deps: Deps, scope: AccountScope, id: string): Promise<PreflightView> {
+  const row = await findPreflightForCaller(deps.db, scope, parseRequestId('pfl', id, 'preflightId'))
+  if (!row || row.expiresAt <= deps.clock.now()) {
+    throw new ServiceError('EntityNotFound', `Preflight ${id} not found`)
+  }
+  return viewOf(row)
+}
+
+async function runPreflight(deps: Deps, preflightId: number): Promise<void> {
+  const row = await readPreflight(deps.db, preflightId)
+  if (!row?.blobKey || !(await claimPreflight(deps.db, preflightId, deps.clock.now()))) return
+  const request = JSON.parse(row.request) as PreflightView['request']
+  const data = await deps.files.get(row.blobKey)
+  const result = await deps.withScratchFile(async (path) => {
+    await deps.writeScratchFile(path, data)
+    return checkFile(deps, path, row.contentType, request)
+  })
+  // The engine failing is printroute's fault, not the file's: left Running, the job's retry runs it again.
+  if (!result) throw new Error(`preflight pfl_${preflightId} could not be run`)
+  await finishPreflight(
+    deps.db,
+    preflightId,
+    { status: result.status, report: JSON.stringify(result.report) },
+    deps.clock.now(),
+  )
+  await deps.files.delete(row.blobKey).catch((error: unknown) => {
+    deps.log.warn({ err: error, blobKey: row.blobKey }, 'deleting an inspected preflight file failed')
+  })
+}
+
+async function expirePreflights(deps: Deps): Promise<number> {
+  const { deleted, blobKeys } = await deleteExpiredPreflights(deps.db, deps.clock.now())
+  for (const key of blobKeys) {
+    await deps.files.delete(key).catch((error: unknown) => {
+      deps.log.warn({ err: error, blobKey: key }, 'deleting an expired preflight file failed')
+    })
+  }
+  return deleted
+}
+
+export function createPreflightService(options: PreflightDeps): PreflightService {
+  const deps: Deps = { ...options, log: options.log ?? silentLogger }
+  return {
+    createPreflight: (scope, input) => createPreflight(deps, scope, input),
+    getPreflight: (scope, id) => getPreflight(deps, scope, id),
+    runPreflight: (preflightId) => runPreflight(deps, preflightId),
+    checkFile: (path, contentType, subject) => checkFile(deps, path, contentType, subject),
+    judge: (inspection, subject) => judge(deps, inspection, subject),
+    expirePreflights: () => expirePreflights(deps),
+  }
+}
