@@ -63,7 +63,9 @@ export function settingsFor<C extends SettingCommand>(
 }
 
 /** A command's own option: its flags, its help and, for some, its default. */
-export type OptionSpec = readonly [flags: string, help: string] | readonly [flags: string, help: string, fallback: string]
+export type OptionSpec =
+  | readonly [flags: string, help: string]
+  | readonly [flags: string, help: string, fallback: string]
 
 /** What a data command says of itself (its help), and what it takes besides the settings. */
 export interface DataCommandSpec {

@@ -25,7 +25,8 @@ export function registerLabCommands(program: Command): void {
     'labs list',
     {
       summary: "list the catalogue's labs",
-      description: 'Lists the labs of the catalogue with their country, currency and the number of products each makes.',
+      description:
+        'Lists the labs of the catalogue with their country, currency and the number of products each makes.',
     },
     async (_values, settings) => {
       const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
@@ -90,7 +91,10 @@ export function registerLabCommands(program: Command): void {
           "Prints a new key for the lab (shown once). The lab's other working keys keep working for the overlap " +
           '(--overlap, 24h by default, at most 30d; 0 ends them now), then its lab API calls are 401 and its portal ' +
           'sessions end. Works while serve runs.',
-        options: [LAB_OPTION, ['--overlap <DURATION>', 'how long the old keys keep working (e.g. 1h, 24h, 7d, 0)', '24h']],
+        options: [
+          LAB_OPTION,
+          ['--overlap <DURATION>', 'how long the old keys keep working (e.g. 1h, 24h, 7d, 0)', '24h'],
+        ],
       },
       async (values, settings) => {
         const lab = requireText(values.lab, '--lab')

@@ -6,7 +6,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account, ApiKeyView } from '../../domain/accounts.ts'
 import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
-import type { AuditActor } from '../../domain/audit.ts'
 import type { ConsoleAccounts } from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { OperatorRefusal } from '../../domain/operator-refusal.ts'
@@ -14,7 +13,7 @@ import { ServiceError } from '../../domain/outcomes.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
 import { refusalInConsoleWords } from './refusal-words.ts'
 
 /** How many money movements an account's page shows. */
@@ -25,18 +24,6 @@ const MAX_SEARCH_LENGTH = 100
 
 const accountsPath = (rest = '') => `${ADMIN_PATH}/accounts${rest}`
 const accountPath = (accountId: string, rest = '') => accountsPath(`/${encodeURIComponent(accountId)}${rest}`)
-
-function operatorOf(request: FastifyRequest): AuditActor {
-  const { operator } = request.signedInOperator
-  return { kind: 'operator', operatorId: operator.id, name: operator.name }
-}
-
-type Form = Record<string, string | string[] | undefined> | undefined
-
-function field(body: Form, name: string): string {
-  const value = body?.[name]
-  return typeof value === 'string' ? value.trim() : ''
-}
 
 function statusBadge(account: Account): Html {
   return account.suspended

@@ -4,6 +4,7 @@
 // scope behind sign-in (every request has `signedInOperator`, every POST has passed the CSRF check), `deps` is
 // what the page needs, declared by the page as an interface and filled by app.ts from the services.
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AuditActor } from '../../domain/audit.ts'
 import type { Notice } from '../kit/layout.ts'
 import type { SitePage } from '../kit/session-site.ts'
 
@@ -36,4 +37,19 @@ export interface AdminConsole {
   sendPage(request: FastifyRequest, reply: FastifyReply, page: AdminPage): FastifyReply
   /** Redirects (303) to a console path (`/admin/...`), showing `notice` on the page it lands on. */
   redirect(reply: FastifyReply, path: string, notice?: Notice): FastifyReply
+}
+
+/** The signed-in operator as the actor the audit trail names for a change made on a page. */
+export function operatorOf(request: FastifyRequest): AuditActor {
+  const { operator } = request.signedInOperator
+  return { kind: 'operator', operatorId: operator.id, name: operator.name }
+}
+
+/** A posted form as the pages receive it (formbody). */
+export type Form = Record<string, string | string[] | undefined> | undefined
+
+/** A form field's text, trimmed; empty when it is missing or repeated. */
+export function field(body: Form, name: string): string {
+  const value = body?.[name]
+  return typeof value === 'string' ? value.trim() : ''
 }

@@ -5,7 +5,6 @@
 // serialises activations; this page only shows and asks.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ConsoleCatalogueRefusal } from '../../domain/admin-views.ts'
-import type { AuditActor } from '../../domain/audit.ts'
 import { CATALOGUE_DIFF_SECTION_TITLES, type CatalogueDiff } from '../../domain/catalogue-diff.ts'
 import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
 import type { ConsoleCatalogue } from '../../domain/console-sections.ts'
@@ -13,17 +12,12 @@ import { CATALOGUE_BODY_LIMIT_BYTES, MAX_CATALOGUE_BYTES } from '../../domain/li
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, operatorOf } from './admin-context.ts'
 
 const PATH = `${ADMIN_PATH}/catalogue`
 
 function isRefusal(value: object): value is ConsoleCatalogueRefusal {
   return 'refused' in value
-}
-
-function actorOf(request: FastifyRequest): AuditActor {
-  const { operator } = request.signedInOperator
-  return { kind: 'operator', operatorId: operator.id, name: operator.name }
 }
 
 /** A version number from a form or query: a whole number from 1, else undefined. */
@@ -175,7 +169,7 @@ ${compareForm(versions, from, to)}`,
     if (version === undefined) {
       return console.redirect(reply, PATH, { kind: 'error', text: 'version: must be a catalogue version number' })
     }
-    const result = await deps.activate(version, actorOf(request))
+    const result = await deps.activate(version, operatorOf(request))
     if (isRefusal(result)) return console.redirect(reply, PATH, { kind: 'error', text: result.refused })
     const text =
       result.previous === result.version
@@ -202,7 +196,7 @@ ${compareForm(versions, from, to)}`,
           importValues: { sourceName, activate },
         })
       }
-      const result = await deps.import(content, sourceName, actorOf(request), { activate })
+      const result = await deps.import(content, sourceName, operatorOf(request), { activate })
       if (isRefusal(result)) {
         return sendVersionsPage(request, reply, console, deps, {
           status: 400,

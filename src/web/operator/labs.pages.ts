@@ -5,14 +5,13 @@
 // (after a confirmation); a new key is shown on the page that made it, once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AdminLabPushHealth, AdminLabRow } from '../../domain/admin-views.ts'
-import type { AuditActor } from '../../domain/audit.ts'
 import type { ConsoleLabs } from '../../domain/console-sections.ts'
 import type { LabKeyView } from '../../domain/lab-keys.ts'
 import { DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
 
 /** The window the rejection rate is counted over (submissions in the last so many days). */
 export const LAB_REJECTION_WINDOW_DAYS = 30
@@ -147,18 +146,6 @@ ${
 </section>`
 }
 
-function operatorOf(request: FastifyRequest): AuditActor {
-  const { operator } = request.signedInOperator
-  return { kind: 'operator', operatorId: operator.id, name: operator.name }
-}
-
-type Form = Record<string, string | string[] | undefined> | undefined
-
-function field(body: Form, name: string): string {
-  const value = body?.[name]
-  return typeof value === 'string' ? value.trim() : ''
-}
-
 export function registerLabsPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleLabs): void {
   pages.get('/labs', async (request, reply) => {
     const labs = await deps.listLabs()
@@ -177,12 +164,7 @@ ${labsTable(labs, request.signedInOperator.csrfToken)}`,
   ] as const) {
     pages.post<{ Params: { labCode: string } }>(`/labs/:labCode/${action}`, async (request, reply) => {
       const { labCode } = request.params
-      const { operator } = request.signedInOperator
-      const result = await deps.setPaused(labCode, paused, {
-        kind: 'operator',
-        operatorId: operator.id,
-        name: operator.name,
-      })
+      const result = await deps.setPaused(labCode, paused, operatorOf(request))
       if (!result)
         return console.redirect(reply, `${ADMIN_PATH}/labs`, {
           kind: 'error',
