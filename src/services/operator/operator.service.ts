@@ -1,8 +1,8 @@
 // The operator's actions (docs/admin.md, docs/configuration.md): accounts, their keys, top-ups and suspension;
 // lab keys, pauses and push settings; the invoices' seller and statements; catalogue versions; the audit trail;
-// the console's operators; one file per group. The command line runs them (cli/admin-operations.ts adds
-// `migrate`), in its own process or in the serving process over the admin channel; the console's sections
-// (console-sections.ts) share their rules (operator-rules.ts).
+// the console's operators; one file per group, one function per action. The command line runs them through this
+// face (cli/admin-operations.ts adds `migrate`), in its own process or in the serving process over the admin
+// channel; the console's sections (console-sections.ts) call the same functions.
 
 import type { Account, ApiKeyView } from '../../domain/accounts.ts'
 import type { AuditPage } from '../../domain/audit.ts'
@@ -39,9 +39,10 @@ export interface StatementFile {
 }
 
 /**
- * Every operator action the command line takes (and the console's sections share its rules, console-sections.ts),
+ * Every operator action the command line takes (the console's sections call the same functions, console-sections.ts),
  * with plain JSON inputs and results: the same functions run in a command's own process and inside a running
- * `serve` reached through its admin channel. A refusal is an OperationError.
+ * `serve` reached through its admin channel. A refusal is an OperationError, or an OperatorRefusal that the
+ * command line words (cli/admin-operations.ts).
  */
 export interface OperatorService {
   /** Creates an account with one key per environment; its id and the keys (shown this once). */
@@ -176,11 +177,12 @@ function accountCommands(context: OperatorContext): Pick<OperatorService, Accoun
       return { revoked: input.prefix }
     },
     // The account's ID is checked first, as every command taking --account does (exit 2).
-    suspendAccount: (input) => {
+    // Async, so that a refusal of the input is a rejection, as every operation's is.
+    suspendAccount: async (input) => {
       accountNumberOf(input.account)
       return translated(() => accounts.suspendAccount(context, input), 2)
     },
-    reactivateAccount: (input) => {
+    reactivateAccount: async (input) => {
       accountNumberOf(input.account)
       return translated(() => accounts.reactivateAccount(context, input), 2)
     },
@@ -200,7 +202,7 @@ function labCommands(context: OperatorContext): Pick<OperatorService, LabCommand
   return {
     createLabKey: async (input) => ({ key: (await translated(() => labs.createLabKey(context, input), 2)).key }),
     listLabKeys: (input) => translated(() => labs.listLabKeys(context, input), 2),
-    rotateLabKey: (input) => {
+    rotateLabKey: async (input) => {
       if (input.overlapSeconds !== undefined && typeof input.overlapSeconds !== 'number') {
         throw refused('--overlap must be a duration')
       }
@@ -261,7 +263,7 @@ type CatalogueCommands =
 
 function catalogueCommands(context: OperatorContext): Pick<OperatorService, CatalogueCommands> {
   return {
-    importCatalogue: (input) => {
+    importCatalogue: async (input) => {
       if (typeof input.content !== 'string') throw refused('the catalogue file is missing')
       const sourceName =
         typeof input.sourceName === 'string' && input.sourceName !== '' ? input.sourceName : 'catalogue'
@@ -272,15 +274,15 @@ function catalogueCommands(context: OperatorContext): Pick<OperatorService, Cata
       )
     },
     listCatalogues: () => catalogue.listCatalogues(context),
-    diffCatalogues: (input) => {
+    diffCatalogues: async (input) => {
       const range = { from: catalogueVersionOf(input.from, 'A'), to: catalogueVersionOf(input.to, 'B') }
       return translated(() => catalogue.diffCatalogues(context, range), 2)
     },
-    activateCatalogue: (input) => {
+    activateCatalogue: async (input) => {
       const version = catalogueVersionOf(input.version, 'N')
       return translated(() => catalogue.activateCatalogue(context, { version }), 2)
     },
-    exportCatalogue: (input) => {
+    exportCatalogue: async (input) => {
       const version = catalogueVersionOf(input.version, 'N')
       return translated(() => catalogue.exportCatalogue(context, { version }), 2)
     },
