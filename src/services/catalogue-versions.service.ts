@@ -27,8 +27,6 @@ import {
 } from '../repositories/catalogue-versions.repository.ts'
 import type { ServiceLogger } from './observability.ts'
 
-export type { CatalogueImport } from '../domain/catalogue-versions.ts'
-
 /** How often each process looks for a newly activated version, by default (docs/catalogue.md#switching). */
 export const DEFAULT_CATALOGUE_POLL_SECONDS = 2
 

@@ -2,7 +2,8 @@
 // operator and the means to answer with a page. Its own module, so that the pages and the plugin do not import
 // each other. Each page module exports `register<Section>Pages(pages, console, deps)`: `pages` is the plugin's
 // scope behind sign-in (every request has `signedInOperator`, every POST has passed the CSRF check), `deps` is
-// what the page needs, declared by the page as an interface and filled by app.ts from the services.
+// what the page needs: its section as domain/console-sections.ts declares it, filled by app/web.ts from the
+// services.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AuditActor } from '../../domain/audit.ts'
 import type { Notice } from '../kit/layout.ts'
