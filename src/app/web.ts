@@ -17,7 +17,13 @@ import { type App, buildHttpServer, type ServedDashboard } from '../http/server.
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
 import type { HealthService } from '../services/health.service.ts'
 import type { ServiceLogger } from '../services/observability.ts'
-import { consoleAccountsOf, consoleCatalogueOf, consoleInvoicesOf } from '../services/operator/console-sections.ts'
+import {
+  consoleAccountsOf,
+  consoleAuditOf,
+  consoleCatalogueOf,
+  consoleInvoicesOf,
+  consoleLabsOf,
+} from '../services/operator/console-sections.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
 import { registerLabPortal } from '../web/labs/lab-portal.plugin.ts'
 import { registerDashboard } from '../web/merchant/dashboard.plugin.ts'
@@ -192,11 +198,12 @@ function consoleOf(
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
             (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
-            (pages, console) => registerLabsPages(pages, console, services.adminViews.labs),
+            (pages, console) =>
+              registerLabsPages(pages, console, consoleLabsOf(services.labs, services.adminViews.labs)),
             (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),
             (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
             (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
-            (pages, console) => registerAuditPages(pages, console, services.audit),
+            (pages, console) => registerAuditPages(pages, console, consoleAuditOf(services.audit)),
           ],
         }),
       { prefix: ADMIN_PATH },

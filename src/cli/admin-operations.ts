@@ -6,12 +6,14 @@ import { hostname, userInfo } from 'node:os'
 import type { Database } from '../adapters/database.ts'
 import { migrate } from '../adapters/migrator.ts'
 import type { AuditActor } from '../domain/audit.ts'
+import { OperatorRefusal } from '../domain/operator-refusal.ts'
 import { OperationError } from '../services/operator/operation-error.ts'
 import {
   createOperatorService,
   type OperatorContext,
   type OperatorService,
 } from '../services/operator/operator.service.ts'
+import { refusalInCommandWords } from './operator-refusal-words.ts'
 
 /** What the operations run on: the operator service's context, and the database `migrate` migrates. */
 export interface OperationContext extends OperatorContext {
@@ -48,5 +50,11 @@ export type OperationName = keyof AdminOperations
 export async function runOperation(operations: AdminOperations, name: string, input: unknown): Promise<unknown> {
   if (!Object.hasOwn(operations, name)) throw new OperationError(`unknown operation ${name}`, 2)
   const operation = operations[name as OperationName] as (input: unknown) => Promise<unknown>
-  return operation(input)
+  try {
+    return await operation(input)
+  } catch (error) {
+    // A refusal the operator can fix, in the command line's words (the console has its own): exit 2.
+    if (error instanceof OperatorRefusal) throw new OperationError(refusalInCommandWords(error), 2)
+    throw error
+  }
 }

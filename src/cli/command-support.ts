@@ -62,6 +62,44 @@ export function settingsFor<C extends SettingCommand>(
   return readSettings(settingsOf(settingCommand), flags)
 }
 
+/** A command's own option: its flags, its help and, for some, its default. */
+export type OptionSpec =
+  | readonly [flags: string, help: string]
+  | readonly [flags: string, help: string, fallback: string]
+
+/** What a data command says of itself (its help), and what it takes besides the settings. */
+export interface DataCommandSpec {
+  summary: string
+  description?: string
+  /** One argument: its name (`<KEY_ID>`) and its help. */
+  argument?: readonly [name: string, help: string]
+  options?: readonly OptionSpec[]
+}
+
+/**
+ * Declares the data command `parent NAME`, NAME being the last word of `settingCommand` (its name in the settings
+ * table): its help, its own options, then the options of the settings it takes; its action gets the flags' values,
+ * the command's settings (read when asked) and its argument, if it declares one.
+ */
+export function dataCommand<C extends SettingCommand>(
+  parent: Command,
+  settingCommand: C,
+  spec: DataCommandSpec,
+  action: (values: Values, settings: () => Pick<Settings, SettingsOf<C>>, argument: string) => Promise<void>,
+): Command {
+  const command = parent.command(settingCommand.split(' ').at(-1) ?? settingCommand).summary(spec.summary)
+  if (spec.description !== undefined) command.description(spec.description)
+  if (spec.argument) command.argument(spec.argument[0], spec.argument[1])
+  for (const [flags, help, fallback] of spec.options ?? []) {
+    if (fallback === undefined) command.option(flags, help)
+    else command.option(flags, help, fallback)
+  }
+  return addSettingOptions(command, settingCommand).action(async (...received: unknown[]) => {
+    const [argument, values] = spec.argument ? [received[0] as string, received[1]] : ['', received[0]]
+    await action(values as Values, () => settingsFor(command, settingCommand), argument)
+  })
+}
+
 export function requireText(value: unknown, flag: string): string {
   if (typeof value !== 'string' || value === '') throw new UsageError(`${flag} is required`)
   return value

@@ -4,182 +4,208 @@ import type { Command } from 'commander'
 import type { LabKeyView } from '../domain/lab-keys.ts'
 import type { LabPushSettingsView } from '../services/labs/lab-pushes.service.ts'
 import {
-  addSettingOptions,
+  dataCommand,
   durationSeconds,
   note,
+  type OptionSpec,
   print,
   printJson,
   requireText,
   runDataOperation,
-  settingsFor,
-  type Values,
 } from './command-support.ts'
+
+/** The option every lab command takes. */
+const LAB_OPTION: OptionSpec = ['--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)"]
 
 export function registerLabCommands(program: Command): void {
   const labs = program.command('labs').summary("the catalogue's labs and their keys for the lab API")
 
-  const labsList = labs
-    .command('list')
-    .summary("list the catalogue's labs")
-    .description('Lists the labs of the catalogue with their country, currency and the number of products each makes.')
-  addSettingOptions(labsList, 'labs list').action(async () => {
-    const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
-    const catalogue = loadCatalogue(settingsFor(labsList, 'labs list').catalogueFile ?? undefined)
-    for (const lab of catalogue.labs) {
-      const products = catalogue.products.filter((product) =>
-        product.variants.some((variant) => variant.offers.some((offer) => offer.lab.code === lab.code)),
-      )
-      print(`${lab.code}\t${lab.countryCode}\t${lab.currency}\t${products.length} products\t${lab.name}`)
-    }
-  })
+  dataCommand(
+    labs,
+    'labs list',
+    {
+      summary: "list the catalogue's labs",
+      description:
+        'Lists the labs of the catalogue with their country, currency and the number of products each makes.',
+    },
+    async (_values, settings) => {
+      const { loadCatalogue } = await import('../catalogue/catalogue.loader.ts')
+      const catalogue = loadCatalogue(settings().catalogueFile ?? undefined)
+      for (const lab of catalogue.labs) {
+        const products = catalogue.products.filter((product) =>
+          product.variants.some((variant) => variant.offers.some((offer) => offer.lab.code === lab.code)),
+        )
+        print(`${lab.code}\t${lab.countryCode}\t${lab.currency}\t${products.length} products\t${lab.name}`)
+      }
+    },
+  )
 
   registerLabKeyCommands()
 
   /** labs keys: create, list, rotate and revoke keys for the lab API and portal. */
   function registerLabKeyCommands(): void {
     const labKeys = labs.command('keys').summary('create, list, rotate and revoke keys for the lab API and portal')
-    const labKeysCreate = labKeys
-      .command('create')
-      .summary('create a lab key for the lab API')
-      .description(
-        'Prints a key (shown once) with which a production lab reads its jobs and reports progress on the Live ' +
+    dataCommand(
+      labKeys,
+      'labs keys create',
+      {
+        summary: 'create a lab key for the lab API',
+        description:
+          'Prints a key (shown once) with which a production lab reads its jobs and reports progress on the Live ' +
           'address under /labs/v1.',
-      )
-      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-    addSettingOptions(labKeysCreate, 'labs keys create').action(async (values: Values) => {
-      const lab = requireText(values.lab, '--lab')
-      const issued = await runDataOperation(settingsFor(labKeysCreate, 'labs keys create'), 'createLabKey', { lab })
-      print(issued.key)
-    })
+        options: [LAB_OPTION],
+      },
+      async (values, settings) => {
+        const lab = requireText(values.lab, '--lab')
+        const issued = await runDataOperation(settings(), 'createLabKey', { lab })
+        print(issued.key)
+      },
+    )
 
-    const labKeysList = labKeys
-      .command('list')
-      .summary("list a lab's keys (prefixes only)")
-      .description(
-        "Lists a lab's keys, newest first: id, prefix, created, last used (to the minute; the lab API's calls), " +
+    dataCommand(
+      labKeys,
+      'labs keys list',
+      {
+        summary: "list a lab's keys (prefixes only)",
+        description:
+          "Lists a lab's keys, newest first: id, prefix, created, last used (to the minute; the lab API's calls), " +
           'state (active; expiring until a time, when a rotation replaced it; expired; revoked). Never a key. Works ' +
           'while serve runs.',
-      )
-      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-      .option('--json', 'print the keys as JSON')
-    addSettingOptions(labKeysList, 'labs keys list').action(async (values: Values) => {
-      const lab = requireText(values.lab, '--lab')
-      const keys = await runDataOperation(settingsFor(labKeysList, 'labs keys list'), 'listLabKeys', { lab })
-      if (values.json === true) return printJson(keys)
-      if (keys.length === 0) note(`lab ${lab} has no keys: printroute labs keys create --lab ${lab}`)
-      for (const key of keys) print(labKeyLine(key))
-    })
+        options: [LAB_OPTION, ['--json', 'print the keys as JSON']],
+      },
+      async (values, settings) => {
+        const lab = requireText(values.lab, '--lab')
+        const keys = await runDataOperation(settings(), 'listLabKeys', { lab })
+        if (values.json === true) return printJson(keys)
+        if (keys.length === 0) note(`lab ${lab} has no keys: printroute labs keys create --lab ${lab}`)
+        for (const key of keys) print(labKeyLine(key))
+      },
+    )
 
-    const labKeysRotate = labKeys
-      .command('rotate')
-      .summary('replace a lab key: a new key now, the old ones for an overlap')
-      .description(
-        "Prints a new key for the lab (shown once). The lab's other working keys keep working for the overlap " +
+    dataCommand(
+      labKeys,
+      'labs keys rotate',
+      {
+        summary: 'replace a lab key: a new key now, the old ones for an overlap',
+        description:
+          "Prints a new key for the lab (shown once). The lab's other working keys keep working for the overlap " +
           '(--overlap, 24h by default, at most 30d; 0 ends them now), then its lab API calls are 401 and its portal ' +
           'sessions end. Works while serve runs.',
-      )
-      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-      .option('--overlap <DURATION>', 'how long the old keys keep working (e.g. 1h, 24h, 7d, 0)', '24h')
-    addSettingOptions(labKeysRotate, 'labs keys rotate').action(async (values: Values) => {
-      const lab = requireText(values.lab, '--lab')
-      const overlapSeconds = durationSeconds(values.overlap, '--overlap')
-      const rotated = await runDataOperation(settingsFor(labKeysRotate, 'labs keys rotate'), 'rotateLabKey', {
-        lab,
-        ...(overlapSeconds !== undefined ? { overlapSeconds } : {}),
-      })
-      print(rotated.key)
-      note(`new key ${rotated.created.id} (${rotated.created.prefix}), shown this once`)
-      for (const old of rotated.replaced) {
-        note(`${old.id} (${old.prefix}) works until ${old.expiresAt}`)
-      }
-    })
+        options: [
+          LAB_OPTION,
+          ['--overlap <DURATION>', 'how long the old keys keep working (e.g. 1h, 24h, 7d, 0)', '24h'],
+        ],
+      },
+      async (values, settings) => {
+        const lab = requireText(values.lab, '--lab')
+        const overlapSeconds = durationSeconds(values.overlap, '--overlap')
+        const rotated = await runDataOperation(settings(), 'rotateLabKey', {
+          lab,
+          ...(overlapSeconds !== undefined ? { overlapSeconds } : {}),
+        })
+        print(rotated.key)
+        note(`new key ${rotated.created.id} (${rotated.created.prefix}), shown this once`)
+        for (const old of rotated.replaced) {
+          note(`${old.id} (${old.prefix}) works until ${old.expiresAt}`)
+        }
+      },
+    )
 
-    const labKeysRevoke = labKeys
-      .command('revoke')
-      .summary('revoke a lab key')
-      .description(
-        'Revokes the key KEY_ID (lbk_..., as labs keys list shows it; its prefix pr_lab_... works too). Its next ' +
+    dataCommand(
+      labKeys,
+      'labs keys revoke',
+      {
+        summary: 'revoke a lab key',
+        description:
+          'Revokes the key KEY_ID (lbk_..., as labs keys list shows it; its prefix pr_lab_... works too). Its next ' +
           'lab API call is 401 in every process, and its lab portal sessions end now. Cannot be undone. Works while ' +
           'serve runs.',
-      )
-      .argument('<KEY_ID>', 'the key: its id (lbk_...) or its prefix')
-      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-    addSettingOptions(labKeysRevoke, 'labs keys revoke').action(async (keyId: string, values: Values) => {
-      const lab = requireText(values.lab, '--lab')
-      const result = await runDataOperation(settingsFor(labKeysRevoke, 'labs keys revoke'), 'revokeLabKey', {
-        lab,
-        keyId,
-      })
-      if (result.wasRevoked) print(`${result.key.id} (${result.key.prefix}) was already revoked`)
-      else {
-        const sessions = result.sessionsEnded
-        print(
-          `revoked ${result.key.id} (${result.key.prefix})` +
-            (sessions > 0 ? `; ${sessions} portal session${sessions === 1 ? '' : 's'} ended` : ''),
-        )
-      }
-    })
+        argument: ['<KEY_ID>', 'the key: its id (lbk_...) or its prefix'],
+        options: [LAB_OPTION],
+      },
+      async (values, settings, keyId) => {
+        const lab = requireText(values.lab, '--lab')
+        const result = await runDataOperation(settings(), 'revokeLabKey', { lab, keyId })
+        if (result.wasRevoked) print(`${result.key.id} (${result.key.prefix}) was already revoked`)
+        else {
+          const sessions = result.sessionsEnded
+          print(
+            `revoked ${result.key.id} (${result.key.prefix})` +
+              (sessions > 0 ? `; ${sessions} portal session${sessions === 1 ? '' : 's'} ended` : ''),
+          )
+        }
+      },
+    )
   }
 
-  const labsConfigure = labs
-    .command('configure')
-    .summary("set, rotate or remove a lab's push endpoint")
-    .description(
-      "Sets where a lab's jobs are pushed (--push-url), as signed CloudEvents (docs/pipeline.md, Jobs pushed to " +
+  dataCommand(
+    labs,
+    'labs configure',
+    {
+      summary: "set, rotate or remove a lab's push endpoint",
+      description:
+        "Sets where a lab's jobs are pushed (--push-url), as signed CloudEvents (docs/pipeline.md, Jobs pushed to " +
         'labs). The first URL makes the signing secret and prints it once; setting another URL keeps it. ' +
         '--rotate-secret prints a new secret once; the old one keeps signing beside it for 24 hours. ' +
         "--remove-push stops the pushes (the catalogue's push URL too) and forgets the secrets. Works while serve runs.",
-    )
-    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-    .option('--push-url <URL>', "the lab's push endpoint (http or https)")
-    .option('--rotate-secret', 'make a new signing secret (printed once); the old one signs too for 24 hours')
-    .option('--remove-push', 'stop pushing to the lab')
-  addSettingOptions(labsConfigure, 'labs configure').action(async (values: Values) => {
-    const lab = requireText(values.lab, '--lab')
-    const result = await runDataOperation(settingsFor(labsConfigure, 'labs configure'), 'configureLabPush', {
-      lab,
-      ...(values.pushUrl !== undefined ? { pushUrl: String(values.pushUrl) } : {}),
-      ...(values.rotateSecret === true ? { rotateSecret: true } : {}),
-      ...(values.removePush === true ? { removePush: true } : {}),
-    })
-    printLabPush(result)
-    if (result.secret) {
-      print(`signing secret:  ${result.secret}`)
-      print('(shown this once: give it to the lab, which verifies each push with it)')
-    }
-  })
+      options: [
+        LAB_OPTION,
+        ['--push-url <URL>', "the lab's push endpoint (http or https)"],
+        ['--rotate-secret', 'make a new signing secret (printed once); the old one signs too for 24 hours'],
+        ['--remove-push', 'stop pushing to the lab'],
+      ],
+    },
+    async (values, settings) => {
+      const lab = requireText(values.lab, '--lab')
+      const result = await runDataOperation(settings(), 'configureLabPush', {
+        lab,
+        ...(values.pushUrl !== undefined ? { pushUrl: String(values.pushUrl) } : {}),
+        ...(values.rotateSecret === true ? { rotateSecret: true } : {}),
+        ...(values.removePush === true ? { removePush: true } : {}),
+      })
+      printLabPush(result)
+      if (result.secret) {
+        print(`signing secret:  ${result.secret}`)
+        print('(shown this once: give it to the lab, which verifies each push with it)')
+      }
+    },
+  )
 
-  const labsShow = labs
-    .command('show')
-    .summary("a lab's push endpoint and how its pushes are doing")
-    .description(
-      "Shows a lab's push URL and where it comes from (the operator or the catalogue), the start of its signing " +
+  dataCommand(
+    labs,
+    'labs show',
+    {
+      summary: "a lab's push endpoint and how its pushes are doing",
+      description:
+        "Shows a lab's push URL and where it comes from (the operator or the catalogue), the start of its signing " +
         'secret (never the secret), and its pushes: pending, delivered, failed, the last attempt. Works while serve runs.',
-    )
-    .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-  addSettingOptions(labsShow, 'labs show').action(async (values: Values) => {
-    const lab = requireText(values.lab, '--lab')
-    printLabPush(await runDataOperation(settingsFor(labsShow, 'labs show'), 'showLabPush', { lab }))
-  })
+      options: [LAB_OPTION],
+    },
+    async (values, settings) => {
+      const lab = requireText(values.lab, '--lab')
+      printLabPush(await runDataOperation(settings(), 'showLabPush', { lab }))
+    },
+  )
 
   for (const paused of [true, false]) {
-    const name = paused ? 'pause' : 'resume'
-    const command = labs
-      .command(name)
-      .summary(paused ? 'stop giving a lab new work' : 'give a paused lab new work again')
-      .description(
-        paused
+    dataCommand(
+      labs,
+      paused ? 'labs pause' : 'labs resume',
+      {
+        summary: paused ? 'stop giving a lab new work' : 'give a paused lab new work again',
+        description: paused
           ? 'Pauses a lab: allocation gives it no new Live work (the routing says LabPaused) until it is resumed. ' +
-              'Work it already has stays with it. Works while serve runs.'
+            'Work it already has stays with it. Works while serve runs.'
           : 'Resumes a paused lab: allocation uses it again from the next order. Works while serve runs.',
-      )
-      .option('--lab <CODE>', "the lab's code in the catalogue (see printroute labs list)")
-    addSettingOptions(command, `labs ${name}`).action(async (values: Values) => {
-      const lab = requireText(values.lab, '--lab')
-      const result = await runDataOperation(settingsFor(command, `labs ${name}`), 'setLabPaused', { lab, paused })
-      if (paused) print(result.wasPaused ? `lab ${result.lab} was already paused` : `paused lab ${result.lab}`)
-      else print(result.wasPaused ? `resumed lab ${result.lab}` : `lab ${result.lab} was not paused`)
-    })
+        options: [LAB_OPTION],
+      },
+      async (values, settings) => {
+        const lab = requireText(values.lab, '--lab')
+        const result = await runDataOperation(settings(), 'setLabPaused', { lab, paused })
+        if (paused) print(result.wasPaused ? `lab ${result.lab} was already paused` : `paused lab ${result.lab}`)
+        else print(result.wasPaused ? `resumed lab ${result.lab}` : `lab ${result.lab} was not paused`)
+      },
+    )
   }
 }
 

@@ -14,3 +14,12 @@ export interface CatalogueVersionView {
   activatedAt: string | null
   activatedBy: string | null
 }
+
+/** What importing a catalogue file gave: the version its text is stored as. */
+export interface CatalogueImport {
+  version: number
+  /** False when the same text was already stored: `version` is that one. */
+  created: boolean
+  /** Whether it is the active version now (it was, or `activate` made it so). */
+  active: boolean
+}

@@ -1,27 +1,16 @@
-// What the operator console's orders, labs and callbacks pages show (docs/admin.md), read across every account.
-// The console's pages declare what they need (dashboard/admin/<section>.pages.ts: AdminOrders, AdminLabs,
-// AdminCallbacks); this service answers in those shapes, whose views live once in domain/admin-views.ts, and
-// app.ts hands its three parts to them. An order is read
+// What the operator console's orders, labs and callbacks pages show (docs/admin.md), read across every account:
+// views only (the console's actions are the operator's, services/operator/). The sections are declared once in
+// domain/console-sections.ts (ConsoleOrders, ConsoleLabs' figures, ConsoleCallbacks) with their views in
+// domain/admin-views.ts; app/web.ts hands this service's parts to the pages (web/operator/). An order is read
 // through the same services that answer its merchant's API calls, on behalf of the order's own account, so the
 // console shows exactly what the merchant's order page shows.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
-import type {
-  AdminLabRow,
-  AdminOrderQuery,
-  AdminOrderRow,
-  FailingCallbackEndpoint,
-  FailingEndpointFacts,
-  FailingLabEndpoint,
-  FailingWebhookEndpoint,
-  LabRefusal,
-} from '../domain/admin-views.ts'
-import type { AuditActor } from '../domain/audit.ts'
+import type { AdminLabRow, AdminOrderQuery, AdminOrderRow, FailingEndpointFacts } from '../domain/admin-views.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import type { Environment } from '../domain/environment.ts'
+import type { ConsoleCallbacks, ConsoleLabs, ConsoleOrderDetail, ConsoleOrders } from '../domain/console-sections.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { labDate } from '../domain/lab-availability.ts'
-import type { LabKeyView } from '../domain/lab-keys.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
@@ -35,7 +24,7 @@ import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 import type { InvoicesService, InvoiceView } from './invoices.service.ts'
 import type { LabPushesService } from './labs/lab-pushes.service.ts'
-import { LabError, type LabsService, OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
+import { OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
 import type { OrderRouting, OrdersService } from './orders.service.ts'
 import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
 import type { QuoteRouting, QuotesService } from './quotes.service.ts'
@@ -58,68 +47,30 @@ export interface AdminOrderEvent {
   data: { order: OrderDocument }
 }
 
-export interface AdminOrderDetailView {
-  account: { id: string; name: string }
-  environment: Environment
-  onHoldUntil: string | null
-  view: {
-    order: OrderDocument
-    events: AdminOrderEvent[]
-    callbacks: CallbackView[]
-    printFiles: PrintFileView[]
-    routing: OrderRouting | null
-    quoteRouting: {
-      quoteId: string
-      routing: (QuoteRouting & { orderId: null }) | null
-      error: string | null
-    } | null
-    /** The order's invoices and credit notes (GET /v4.0/orders/{id}/invoices). */
-    invoices: InvoiceView[]
-  }
+/** An order's page as the merchant's order page reads it through the API's services. */
+export interface AdminOrderView {
+  order: OrderDocument
+  events: AdminOrderEvent[]
+  callbacks: CallbackView[]
+  printFiles: PrintFileView[]
+  routing: OrderRouting | null
+  quoteRouting: {
+    quoteId: string
+    routing: (QuoteRouting & { orderId: null }) | null
+    error: string | null
+  } | null
+  /** The order's invoices and credit notes (GET /v4.0/orders/{id}/invoices). */
+  invoices: InvoiceView[]
 }
 
+export type AdminOrderDetailView = ConsoleOrderDetail<AdminOrderView>
+
+/** The console's views across accounts: the orders section, the labs' figures and the callbacks health. */
 export interface AdminViewsService {
-  /** The orders pages' deps (dashboard/admin/orders.pages.ts, AdminOrders). */
-  orders: {
-    listOrders(query: AdminOrderQuery): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }>
-    readOrder(orderId: string): Promise<AdminOrderDetailView | null>
-  }
-  /** The labs page's deps (dashboard/admin/labs.pages.ts, AdminLabs). */
-  labs: {
-    listLabs(): Promise<AdminLabRow[]>
-    setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
-    /** The lab's keys, newest first; null for a lab the catalogue does not have. */
-    listKeys(labCode: string): Promise<LabKeyView[] | null>
-    createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: LabKeyView } | LabRefusal>
-    rotateKeys(
-      labCode: string,
-      overlapSeconds: number,
-      actor: AuditActor,
-    ): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] } | LabRefusal>
-    revokeKey(
-      labCode: string,
-      keyId: string,
-      actor: AuditActor,
-    ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
-  }
-  /** The callbacks health page's deps (dashboard/admin/callbacks.pages.ts, AdminCallbacks). */
-  callbacks: {
-    listFailingEndpoints(): Promise<{
-      callbacks: FailingCallbackEndpoint[]
-      labs: FailingLabEndpoint[]
-      webhooks: FailingWebhookEndpoint[]
-    }>
-  }
-}
-
-/** The labs service's refusals as the console's page shows them; anything else is a failure. */
-async function refusedAsText<T>(work: () => Promise<T>): Promise<T | LabRefusal> {
-  try {
-    return await work()
-  } catch (error) {
-    if (error instanceof LabError) return { refused: error.message }
-    throw error
-  }
+  orders: ConsoleOrders<AdminOrderView>
+  /** The labs' figures the labs page lists (its actions are the operator's, services/operator/labs.ts). */
+  labs: Pick<ConsoleLabs, 'listLabs'>
+  callbacks: ConsoleCallbacks
 }
 
 export interface AdminViewsDeps {
@@ -130,7 +81,6 @@ export interface AdminViewsDeps {
   callbacks: Pick<CallbacksService, 'listCallbacks' | 'listEvents'>
   printFiles: Pick<PrintFilesService, 'listPrintFiles'>
   quotes: Pick<QuotesService, 'quoteRouting'>
-  labs: Pick<LabsService, 'setPaused' | 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey'>
   invoices: Pick<InvoicesService, 'listForOrder'>
   labPushes: Pick<LabPushesService, 'show'>
   /** Makes an order document's file tokens into links, as the merchant's GET of the order does. */
@@ -226,7 +176,7 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
     orEmpty(deps.invoices.listForOrder(caller, orderId), []),
   ])
   const quoteId = order.quoteId
-  let quoteRouting: AdminOrderDetailView['view']['quoteRouting'] = null
+  let quoteRouting: AdminOrderView['quoteRouting'] = null
   if (quoteId) {
     try {
       // As GET /v4.0/quotes/{id}/routing answers it: a quote's routing names no order.
@@ -322,17 +272,6 @@ async function listLabs(deps: AdminViewsDeps): Promise<AdminLabRow[]> {
   return labs
 }
 
-async function setLabPaused(
-  deps: AdminViewsDeps,
-  labCode: string,
-  paused: boolean,
-  actor: AuditActor,
-): Promise<{ wasPaused: boolean } | null> {
-  const lab = deps.catalogue.findLab(labCode)
-  if (!lab) return null
-  return deps.labs.setPaused(lab.code, paused, actor)
-}
-
 function endpointView(row: FailingEndpointRow): FailingEndpointFacts {
   return {
     url: row.url,
@@ -344,7 +283,7 @@ function endpointView(row: FailingEndpointRow): FailingEndpointFacts {
   }
 }
 
-async function listFailing(deps: AdminViewsDeps): ReturnType<AdminViewsService['callbacks']['listFailingEndpoints']> {
+async function listFailing(deps: AdminViewsDeps): ReturnType<ConsoleCallbacks['listFailingEndpoints']> {
   const [merchants, labs, webhooks] = await Promise.all([
     listFailingEndpoints(deps.db, { labs: false, limit: FAILING_ENDPOINTS_LIMIT }),
     listFailingEndpoints(deps.db, { labs: true, limit: FAILING_ENDPOINTS_LIMIT }),
@@ -385,19 +324,6 @@ export function createAdminViewsService(deps: AdminViewsDeps): AdminViewsService
     },
     labs: {
       listLabs: () => listLabs(deps),
-      setPaused: (labCode, paused, actor) => setLabPaused(deps, labCode, paused, actor),
-      listKeys: (labCode) => (deps.catalogue.findLab(labCode) ? deps.labs.listLabKeys(labCode) : Promise.resolve(null)),
-      createKey: (labCode, actor) =>
-        refusedAsText(async () => {
-          const created = await deps.labs.createLabKey(labCode, actor)
-          return { key: created.key, created: created.view }
-        }),
-      rotateKeys: (labCode, overlapSeconds, actor) =>
-        refusedAsText(async () => {
-          const rotated = await deps.labs.rotateLabKey(labCode, overlapSeconds, actor)
-          return { key: rotated.key, created: rotated.view, replaced: rotated.replaced }
-        }),
-      revokeKey: (labCode, keyId, actor) => refusedAsText(() => deps.labs.revokeLabKey(labCode, keyId, actor)),
     },
     callbacks: {
       listFailingEndpoints: () => listFailing(deps),

@@ -10,7 +10,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import { type AuditActor, describeActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { type CatalogueDiff, diffCatalogues } from '../domain/catalogue-diff.ts'
-import type { CatalogueVersionView } from '../domain/catalogue-versions.ts'
+import type { CatalogueImport, CatalogueVersionView } from '../domain/catalogue-versions.ts'
 import { MAX_CATALOGUE_BYTES } from '../domain/limits.ts'
 import { createLiveCatalogue, type LiveCatalogue } from '../domain/live-catalogue.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
@@ -46,14 +46,6 @@ export type CatalogueParser = (
   text: string,
   sourceName: string,
 ) => { catalogue: Catalogue; problems?: undefined } | { catalogue?: undefined; problems: readonly string[] }
-
-export interface CatalogueImport {
-  version: number
-  /** False when the same text was already stored: `version` is that one. */
-  created: boolean
-  /** Whether it is the active version now (it was, or `activate` made it so). */
-  active: boolean
-}
 
 export interface CatalogueActivation {
   version: number

@@ -1,10 +1,11 @@
-// The console's labs page (src/web/operator/labs.pages.ts) over the admin views service: each lab's jobs in
+// The console's labs page (src/web/operator/labs.pages.ts) over its section (services/operator/console-sections.ts): each lab's jobs in
 // flight, overdue jobs against their ship-by date, rejection rate and median time from submission to dispatch over
 // 7 and 30 days, from real Live orders driven through the pipeline on a controlled clock (a Sandbox order beside
 // them counts for nothing); pause and resume through the page; a lab's page with its keys: created and rotated
 // (the key shown once, the overlap chosen), revoked after a confirmation page. On every configured database.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { consoleLabsOf } from '../../src/services/operator/console-sections.ts'
 import { registerLabsPages } from '../../src/web/operator/labs.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -84,7 +85,7 @@ for (const kind of databaseKinds) {
       // A Sandbox job with the same lab: the figures are of Live work only.
       await submittedOrder('sandbox')
       pages = await startAdminPages((scope, console) =>
-        registerLabsPages(scope, console, t.app.services.adminViews.labs),
+        registerLabsPages(scope, console, consoleLabsOf(t.app.services.labs, t.app.services.adminViews.labs)),
       )
     })
     after(async () => {
@@ -160,7 +161,8 @@ for (const kind of databaseKinds) {
       assert.match(String(unknown.location), /\/admin\/labs$/)
       // Nothing changed: every lab takes work.
       assert.ok((await t.app.services.adminViews.labs.listLabs()).every((entry) => !entry.paused))
-      assert.equal(await t.app.services.adminViews.labs.setPaused('zz9', true, { kind: 'system' }), null)
+      const section = consoleLabsOf(t.app.services.labs, t.app.services.adminViews.labs)
+      assert.equal(await section.setPaused('zz9', true, { kind: 'system' }), null)
     })
 
     test("a lab's page lists its keys; a created key is shown once, on the page that made it", async () => {

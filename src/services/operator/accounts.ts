@@ -1,11 +1,17 @@
-// The operator's actions on accounts: create, list, update settings, top up, suspend and reactivate.
+// The operator's actions on accounts: create, list, update settings, top up, suspend and reactivate, the ledger.
+// One function per action, called by the command line (operator.service.ts) and the console
+// (console-sections.ts) alike; each front end turns the services' refusals into its own errors around them.
 
 import type { Account } from '../../domain/accounts.ts'
+import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
+import { formatId, parseId } from '../../domain/ids.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
+import { OperatorRefusal } from '../../domain/operator-refusal.ts'
 import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
-import { accountNumberOf, type OperatorContext, refused, translated } from './context.ts'
-import { onlyPrepaidAccountsHaveABalance, topUpAmountMinor } from './operator-rules.ts'
+import { AccountError } from '../accounts.service.ts'
+import { accountNumberOf, type OperatorContext, translated } from './context.ts'
+import { topUpAmountMinor } from './operator-rules.ts'
 
 export interface AccountCreation {
   name: string
@@ -24,16 +30,21 @@ export interface TopUpResult {
   releasedOrderIds: string[]
 }
 
+/** What the accounts actions run on: the command line's context, or the console's with its operator as actor. */
+export type AccountsDeps = Pick<OperatorContext, 'accounts' | 'actor'>
+
+/** Creates an account with one key per environment (shown this once). */
 export async function createAccount(
-  context: OperatorContext,
+  deps: AccountsDeps,
   input: AccountCreation,
-): Promise<{ id: string; keys: Record<Environment, string> }> {
-  const created = await translated(() => context.accounts.createAccount(input, context.actor))
-  return { id: created.account.id, keys: { sandbox: created.keys.sandbox.key, live: created.keys.live.key } }
+): Promise<{ account: Account; keys: Record<Environment, string> }> {
+  const created = await deps.accounts.createAccount(input, deps.actor)
+  return { account: created.account, keys: { sandbox: created.keys.sandbox.key, live: created.keys.live.key } }
 }
 
-export async function listAccounts(context: OperatorContext): Promise<Account[]> {
-  return context.accounts.listAccounts()
+/** Every account. */
+export async function listAccounts(deps: Pick<OperatorContext, 'accounts'>): Promise<Account[]> {
+  return deps.accounts.listAccounts()
 }
 
 /**
@@ -64,22 +75,31 @@ export async function updateAccount(
   return { settings: { sandbox: await read('sandbox'), live: await read('live') } }
 }
 
+/**
+ * Adds to a prepaid account's balance and releases the orders it now pays for. The checks, in this order for both
+ * front ends: the account ID's form, the amount, the account's existence, its billing mode; each refusal an
+ * OperatorRefusal that the command line and the console word in their own way.
+ */
 export async function topUp(
-  context: OperatorContext,
+  deps: AccountsDeps & Pick<OperatorContext, 'payments'>,
   input: { account: string; amount: string; reference: string | null },
 ): Promise<TopUpResult> {
-  const accountNumber = accountNumberOf(input.account)
+  const accountNumber = parseId('acc', input.account)
+  if (accountNumber === undefined) throw new OperatorRefusal({ field: 'account', reason: 'not-an-id' }, input.account)
   const amountMinor = topUpAmountMinor(input.amount)
   if (amountMinor === undefined) {
-    throw refused(`--amount must be a positive amount such as 50.00, got "${input.amount}"`)
+    throw new OperatorRefusal({ field: 'amount', reason: 'not-a-positive-amount' }, input.amount)
   }
-  const account = (await context.accounts.listAccounts()).find((candidate) => candidate.id === input.account)
-  if (!account) throw refused(`No account ${input.account}`)
+  const account = await deps.accounts.getAccount(input.account).catch((error: unknown) => {
+    if (error instanceof AccountError) return undefined
+    throw error
+  })
+  if (!account) throw new OperatorRefusal({ field: 'account', reason: 'unknown' }, input.account)
   if (account.billingMode !== 'prepaid') {
-    throw refused(onlyPrepaidAccountsHaveABalance(input.account))
+    throw new OperatorRefusal({ field: 'account', reason: 'not-prepaid' }, input.account)
   }
-  const payments = await context.payments()
-  const result = await translated(() => payments.topUp(accountNumber, amountMinor, input.reference, context.actor))
+  const payments = await deps.payments()
+  const result = await payments.topUp(accountNumber, amountMinor, input.reference, deps.actor)
   return {
     account: input.account,
     balance: formatMinorAsAmount(result.balanceMinor),
@@ -88,16 +108,32 @@ export async function topUp(
   }
 }
 
+/** Suspends an account: its keys answer 403, its dashboard sessions end (an ID not an account's is refused). */
 export async function suspendAccount(
-  context: OperatorContext,
+  deps: AccountsDeps,
   input: { account: string; reason: string | null },
 ): Promise<Account> {
-  accountNumberOf(input.account)
   const reason = typeof input.reason === 'string' ? input.reason : null
-  return translated(() => context.accounts.suspendAccount(input.account, reason, context.actor), 2)
+  return deps.accounts.suspendAccount(input.account, reason, deps.actor)
 }
 
-export async function reactivateAccount(context: OperatorContext, input: { account: string }): Promise<Account> {
-  accountNumberOf(input.account)
-  return translated(() => context.accounts.reactivateAccount(input.account, context.actor), 2)
+/** Lifts an account's suspension. */
+export async function reactivateAccount(deps: AccountsDeps, input: { account: string }): Promise<Account> {
+  return deps.accounts.reactivateAccount(input.account, deps.actor)
+}
+
+/** The account's latest money movements, newest first, at most `limit`. */
+export async function recentLedger(
+  deps: Pick<OperatorContext, 'accounts'>,
+  input: { account: string; limit: number },
+): Promise<ConsoleLedgerEntry[]> {
+  return (await deps.accounts.listRecentLedger(input.account, input.limit)).map((row) => ({
+    at: row.createdAt.toISOString(),
+    entry: row.entry,
+    orderId: row.orderNumber === null ? null : formatId('ord', row.orderNumber),
+    chargeId: row.chargeId,
+    amount: formatMinorAsAmount(row.amountMinor),
+    currency: row.currency,
+    reference: row.reference,
+  }))
 }

@@ -1,10 +1,11 @@
-// The operator's reading of the audit trail: every account's and the instance's own, filtered as asked.
+// The operator's reading of the audit trail: every account's and the instance's own, filtered as asked; one
+// function called by the command line (operator.service.ts) and the console's audit page (console-sections.ts).
 
 import type { AuditPage, AuditQuery } from '../../domain/audit.ts'
 import { isAuditAction, isAuditActorKind } from '../../domain/audit.ts'
 import { parseId } from '../../domain/ids.ts'
 import { AUDIT_LIST_MAX_TOP, DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
-import { accountNumberOf, type OperatorContext, refused, translated } from './context.ts'
+import { accountNumberOf, type OperatorContext, refused } from './context.ts'
 
 /** What `audit list` asks for: every filter optional, as typed on the command line. */
 export interface AuditListInput {
@@ -17,12 +18,16 @@ export interface AuditListInput {
   top?: number
 }
 
-export async function listAudit(context: OperatorContext, input: AuditListInput): Promise<AuditPage> {
-  return translated(() => context.audit.list(auditQueryOf(input)), 2)
+/** One page of the trail, newest first, filtered: what `audit list` and the console's audit page both list. */
+export async function listAudit(deps: Pick<OperatorContext, 'audit'>, query: AuditQuery): Promise<AuditPage> {
+  return deps.audit.list(query)
 }
 
-/** The audit service's query from the command's flags; a refusal (exit 2) naming the flag that is wrong. */
-function auditQueryOf(input: AuditListInput): AuditQuery {
+/**
+ * The audit service's query from the command's flags; a refusal (exit 2) naming the flag that is wrong. The
+ * console's page reads its form its own way (whole days, web/operator/audit.pages.ts).
+ */
+export function auditQueryOf(input: AuditListInput): AuditQuery {
   const query: AuditQuery = {}
   if (input.account !== undefined) query.accountId = accountNumberOf(input.account)
   if (input.actions !== undefined) {

@@ -1,61 +1,46 @@
-// The operator's actions on catalogue versions: import, list, diff, activate, export.
+// The operator's actions on catalogue versions: import, list, diff, activate, export. One function per action,
+// called by the command line (operator.service.ts) and the console's catalogue section (console-sections.ts)
+// alike; each front end turns the versions service's refusals into its own errors around them.
 import type { CatalogueDiff } from '../../domain/catalogue-diff.ts'
-import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
-import type { CatalogueImport } from '../catalogue-versions.service.ts'
-import { type OperatorContext, refused, translated } from './context.ts'
+import type { CatalogueImport, CatalogueVersionView } from '../../domain/catalogue-versions.ts'
+import type { OperatorContext } from './context.ts'
 
-/** A catalogue version number from the command line: a whole number from 1. */
-function catalogueVersionOf(value: unknown, what: string): number {
-  const text = String(value)
-  if (!/^[1-9]\d{0,8}$/.test(text))
-    throw refused(`${what} must be a catalogue version number (1, 2, ...), got "${text}"`)
-  return Number(text)
-}
+/** What the catalogue actions run on: the command line's context, or the console's with its operator as actor. */
+export type CatalogueDeps = Pick<OperatorContext, 'catalogueVersions' | 'actor'>
 
+/** Validates and stores a catalogue file's text as a version (every problem listed on refusal); `activate`: makes it active. */
 export async function importCatalogue(
-  context: OperatorContext,
-  input: {
-    content: string
-    sourceName: string
-    activate?: boolean
-  },
+  deps: CatalogueDeps,
+  input: { content: string; sourceName: string; activate: boolean },
 ): Promise<CatalogueImport> {
-  if (typeof input.content !== 'string') throw refused('the catalogue file is missing')
-  const sourceName = typeof input.sourceName === 'string' && input.sourceName !== '' ? input.sourceName : 'catalogue'
-  return translated(
-    () =>
-      context.catalogueVersions.import(input.content, sourceName, context.actor, {
-        activate: input.activate === true,
-      }),
-    2,
-  )
+  return deps.catalogueVersions.import(input.content, input.sourceName, deps.actor, { activate: input.activate })
 }
 
-export async function listCatalogues(context: OperatorContext): Promise<CatalogueVersionView[]> {
-  return context.catalogueVersions.list()
+/** Every catalogue version, oldest first, the active one marked. */
+export async function listCatalogues(deps: Pick<CatalogueDeps, 'catalogueVersions'>): Promise<CatalogueVersionView[]> {
+  return deps.catalogueVersions.list()
 }
 
+/** What changed from one catalogue version to another. */
 export async function diffCatalogues(
-  context: OperatorContext,
+  deps: Pick<CatalogueDeps, 'catalogueVersions'>,
   input: { from: number; to: number },
 ): Promise<CatalogueDiff> {
-  const from = catalogueVersionOf(input.from, 'A')
-  const to = catalogueVersionOf(input.to, 'B')
-  return translated(() => context.catalogueVersions.diff(from, to), 2)
+  return deps.catalogueVersions.diff(input.from, input.to)
 }
 
+/** Makes a stored catalogue version the active one; the version active before. */
 export async function activateCatalogue(
-  context: OperatorContext,
+  deps: CatalogueDeps,
   input: { version: number },
 ): Promise<{ version: number; previous: number | null }> {
-  const version = catalogueVersionOf(input.version, 'N')
-  return translated(() => context.catalogueVersions.activate(version, context.actor), 2)
+  return deps.catalogueVersions.activate(input.version, deps.actor)
 }
 
+/** A catalogue version's stored text. */
 export async function exportCatalogue(
-  context: OperatorContext,
+  deps: Pick<CatalogueDeps, 'catalogueVersions'>,
   input: { version: number },
 ): Promise<{ version: number; content: string }> {
-  const version = catalogueVersionOf(input.version, 'N')
-  return { version, content: await translated(() => context.catalogueVersions.export(version), 2) }
+  return { version: input.version, content: await deps.catalogueVersions.export(input.version) }
 }

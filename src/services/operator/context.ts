@@ -19,7 +19,7 @@ export interface OperatorContext {
   labs: Pick<LabsService, 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
-  invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller'>
+  invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
   audit: Pick<AuditService, 'list'>
   /** Who the audit trail names for the changes these operations make: the command line, on this host. */

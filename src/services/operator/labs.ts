@@ -1,39 +1,56 @@
-// The operator's actions on labs: their keys for the lab API and portal, pauses, push endpoints.
+// The operator's actions on labs: their keys for the lab API and portal, pauses, push endpoints. One function per
+// action, called by the command line (operator.service.ts) and the console's labs section (console-sections.ts)
+// alike; each front end turns the labs service's refusals into its own errors around them.
 
 import type { LabKeyView } from '../../domain/lab-keys.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
-import { type OperatorContext, refused, translated } from './context.ts'
+import type { OperatorContext } from './context.ts'
 
-export async function createLabKey(context: OperatorContext, input: { lab: string }): Promise<{ key: string }> {
-  const issued = await translated(() => context.labs.createLabKey(input.lab, context.actor), 2)
-  return { key: issued.key }
+/** What the lab actions run on: the command line's context, or the console's with its operator as actor. */
+export type LabsDeps = Pick<OperatorContext, 'labs' | 'actor'>
+
+/** A new key for a catalogue lab, shown this once, and its listing view. */
+export async function createLabKey(
+  deps: LabsDeps,
+  input: { lab: string },
+): Promise<{ key: string; created: LabKeyView }> {
+  const issued = await deps.labs.createLabKey(input.lab, deps.actor)
+  return { key: issued.key, created: issued.view }
 }
 
-export async function listLabKeys(context: OperatorContext, input: { lab: string }): Promise<LabKeyView[]> {
-  return translated(() => context.labs.listLabKeys(input.lab), 2)
+/** A lab's keys, newest first: ids, prefixes and states, never a key. */
+export async function listLabKeys(deps: Pick<LabsDeps, 'labs'>, input: { lab: string }): Promise<LabKeyView[]> {
+  return deps.labs.listLabKeys(input.lab)
 }
 
-export async function rotateLabKey(context: OperatorContext, input: { lab: string; overlapSeconds?: number }) {
-  const overlap = input.overlapSeconds
-  if (overlap !== undefined && typeof overlap !== 'number') throw refused('--overlap must be a duration')
-  const rotated = await translated(() => context.labs.rotateLabKey(input.lab, overlap, context.actor), 2)
+/** A new key for a lab; its other working keys work on for `overlapSeconds` (the labs service's default if absent). */
+export async function rotateLabKey(
+  deps: LabsDeps,
+  input: { lab: string; overlapSeconds?: number },
+): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] }> {
+  const rotated = await deps.labs.rotateLabKey(input.lab, input.overlapSeconds, deps.actor)
   return { key: rotated.key, created: rotated.view, replaced: rotated.replaced }
 }
 
-export async function revokeLabKey(context: OperatorContext, input: { lab: string; keyId: string }) {
-  return translated(() => context.labs.revokeLabKey(input.lab, input.keyId, context.actor), 2)
+/** Revokes a lab's key by id (`lbk_N`) or prefix: its next lab API call is 401, its portal sessions end now. */
+export async function revokeLabKey(
+  deps: LabsDeps,
+  input: { lab: string; keyId: string },
+): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number }> {
+  return deps.labs.revokeLabKey(input.lab, input.keyId, deps.actor)
 }
 
+/** Pauses a catalogue lab (no new work goes to it) or resumes it; whether it was paused before. */
 export async function setLabPaused(
-  context: OperatorContext,
+  deps: LabsDeps,
   input: { lab: string; paused: boolean },
-): Promise<{ lab: string; wasPaused: boolean }> {
-  const result = await translated(() => context.labs.setPaused(input.lab, input.paused === true, context.actor), 2)
-  return { lab: input.lab, wasPaused: result.wasPaused }
+): Promise<{ wasPaused: boolean }> {
+  return deps.labs.setPaused(input.lab, input.paused === true, deps.actor)
 }
 
+/** Sets, rotates or removes a lab's push endpoint; `secret` only when a new one was made (shown this once). */
 export async function configureLabPush(
-  context: OperatorContext,
+  deps: Pick<OperatorContext, 'labPushes' | 'actor'>,
   input: { lab: string } & LabPushChange,
 ): Promise<LabPushSettingsView & { secret?: string }> {
   const change: LabPushChange = {
@@ -41,9 +58,13 @@ export async function configureLabPush(
     ...(input.rotateSecret === true ? { rotateSecret: true } : {}),
     ...(input.removePush === true ? { removePush: true } : {}),
   }
-  return translated(() => context.labPushes.configure(input.lab, change, context.actor), 2)
+  return deps.labPushes.configure(input.lab, change, deps.actor)
 }
 
-export async function showLabPush(context: OperatorContext, input: { lab: string }): Promise<LabPushSettingsView> {
-  return translated(() => context.labPushes.show(input.lab), 2)
+/** A lab's push settings (never the secret, only its start) and delivery health. */
+export async function showLabPush(
+  deps: Pick<OperatorContext, 'labPushes'>,
+  input: { lab: string },
+): Promise<LabPushSettingsView> {
+  return deps.labPushes.show(input.lab)
 }

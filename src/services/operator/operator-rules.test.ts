@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { tier } from '../../../test/support/tiers.ts'
-import { onlyPrepaidAccountsHaveABalance, statementFileName, topUpAmountMinor } from './operator-rules.ts'
+import { onlyPrepaidAccountsHaveABalance } from '../../domain/operator-refusal.ts'
+import { statementFileName, topUpAmountMinor } from './operator-rules.ts'
 
 tier('pure')
 

@@ -1,4 +1,4 @@
-// The operator's rules that the command line and the console both apply, each in its own words around them.
+// The operator's rules that the command line and the console both apply through the actions beside this file.
 import type { Environment } from '../../domain/environment.ts'
 import { parseAmountToMinor } from '../../domain/money.ts'
 
@@ -9,11 +9,6 @@ import { parseAmountToMinor } from '../../domain/money.ts'
 export function topUpAmountMinor(amount: string): bigint | undefined {
   const amountMinor = /^\d{1,10}(\.\d{1,2})?$/.test(amount) ? parseAmountToMinor(amount) : undefined
   return amountMinor === undefined || amountMinor <= 0n ? undefined : amountMinor
-}
-
-/** Why an account billed by invoice takes no top-up: only prepaid accounts have a balance. */
-export function onlyPrepaidAccountsHaveABalance(accountId: string): string {
-  return `${accountId} is billed by invoice; only prepaid accounts have a balance`
 }
 
 /** A statement's file name: `statement-<account>-<YYYY-MM>[-sandbox].<csv|pdf>`. */

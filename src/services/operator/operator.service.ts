@@ -1,18 +1,17 @@
 // The operator's actions (docs/admin.md, docs/configuration.md): accounts, their keys, top-ups and suspension;
 // lab keys, pauses and push settings; the invoices' seller and statements; catalogue versions; the audit trail;
-// the console's operators; one file per group. The command line runs them (cli/admin-operations.ts adds
-// `migrate`), in its own process or in the serving process over the admin channel; the console's sections
-// (console-sections.ts) share their rules (operator-rules.ts).
+// the console's operators; one file per group, one function per action. The command line runs them through this
+// face (cli/admin-operations.ts adds `migrate`), in its own process or in the serving process over the admin
+// channel; the console's sections (console-sections.ts) call the same functions.
 
 import type { Account, ApiKeyView } from '../../domain/accounts.ts'
 import type { AuditPage } from '../../domain/audit.ts'
 import type { CatalogueDiff } from '../../domain/catalogue-diff.ts'
-import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
-import type { Environment } from '../../domain/environment.ts'
+import type { CatalogueImport, CatalogueVersionView } from '../../domain/catalogue-versions.ts'
+import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
 import type { InvoiceSeller } from '../../domain/invoices.ts'
 import type { LabKeyView } from '../../domain/lab-keys.ts'
 import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
-import type { CatalogueImport } from '../catalogue-versions.service.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
 import type { OperatorView } from '../operators.service.ts'
 import type { AccountCreation, TopUpResult } from './accounts.ts'
@@ -20,8 +19,7 @@ import * as accounts from './accounts.ts'
 import type { AuditListInput } from './audit.ts'
 import * as audit from './audit.ts'
 import * as catalogue from './catalogue.ts'
-import type { OperatorContext } from './context.ts'
-import type { StatementFile } from './invoices.ts'
+import { accountNumberOf, type OperatorContext, refused, translated } from './context.ts'
 import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
@@ -30,12 +28,21 @@ import * as operators from './operators.ts'
 export type { AccountCreation, TopUpResult } from './accounts.ts'
 export type { AuditListInput } from './audit.ts'
 export type { OperatorContext } from './context.ts'
-export type { StatementFile } from './invoices.ts'
+
+/** A statement as a file: CSV text, or a PDF in base64 (operation results are JSON). */
+export interface StatementFile {
+  fileName: string
+  contentType: 'text/csv' | 'application/pdf'
+  encoding: 'utf8' | 'base64'
+  content: string
+  documentCount: number
+}
 
 /**
- * Every operator action the command line takes (and the console's sections share its rules, console-sections.ts),
+ * Every operator action the command line takes (the console's sections call the same functions, console-sections.ts),
  * with plain JSON inputs and results: the same functions run in a command's own process and inside a running
- * `serve` reached through its admin channel. A refusal is an OperationError.
+ * `serve` reached through its admin channel. A refusal is an OperationError, or an OperatorRefusal that the
+ * command line words (cli/admin-operations.ts).
  */
 export interface OperatorService {
   /** Creates an account with one key per environment; its id and the keys (shown this once). */
@@ -120,35 +127,172 @@ export interface OperatorService {
   revokeOperator(input: { operator: string }): Promise<OperatorView>
 }
 
+/**
+ * The command line's face of the operator's actions: each calls the action's one function (shared with the
+ * console's sections), reads its JSON input the command line's way and makes the services' refusals
+ * OperationErrors with the command's exit code. A top-up's refusals stay OperatorRefusals, which the command line
+ * words (cli/operator-refusal-words.ts).
+ */
 export function createOperatorService(context: OperatorContext): OperatorService {
   return {
-    createAccount: (input) => accounts.createAccount(context, input),
-    listAccounts: () => accounts.listAccounts(context),
-    updateAccount: (input) => accounts.updateAccount(context, input),
-    topUp: (input) => accounts.topUp(context, input),
-    createKey: (input) => keys.createKey(context, input),
-    listKeys: (input) => keys.listKeys(context, input),
-    revokeKey: (input) => keys.revokeKey(context, input),
-    createLabKey: (input) => labs.createLabKey(context, input),
-    listLabKeys: (input) => labs.listLabKeys(context, input),
-    rotateLabKey: (input) => labs.rotateLabKey(context, input),
-    revokeLabKey: (input) => labs.revokeLabKey(context, input),
-    setLabPaused: (input) => labs.setLabPaused(context, input),
-    configureLabPush: (input) => labs.configureLabPush(context, input),
-    showLabPush: (input) => labs.showLabPush(context, input),
-    setInvoiceSeller: (input) => invoices.setInvoiceSeller(context, input),
-    showInvoiceSeller: () => invoices.showInvoiceSeller(context),
-    accountStatement: (input) => invoices.accountStatement(context, input),
-    importCatalogue: (input) => catalogue.importCatalogue(context, input),
-    listCatalogues: () => catalogue.listCatalogues(context),
-    diffCatalogues: (input) => catalogue.diffCatalogues(context, input),
-    activateCatalogue: (input) => catalogue.activateCatalogue(context, input),
-    exportCatalogue: (input) => catalogue.exportCatalogue(context, input),
-    listAudit: (input) => audit.listAudit(context, input),
-    suspendAccount: (input) => accounts.suspendAccount(context, input),
-    reactivateAccount: (input) => accounts.reactivateAccount(context, input),
+    ...accountCommands(context),
+    ...labCommands(context),
+    ...invoiceCommands(context),
+    ...catalogueCommands(context),
+    listAudit: (input) => translated(() => audit.listAudit(context, audit.auditQueryOf(input)), 2),
     createOperator: (input) => operators.createOperator(context, input),
     listOperators: () => operators.listOperators(context),
     revokeOperator: (input) => operators.revokeOperator(context, input),
   }
+}
+
+type AccountCommands =
+  | 'createAccount'
+  | 'listAccounts'
+  | 'updateAccount'
+  | 'topUp'
+  | 'createKey'
+  | 'listKeys'
+  | 'revokeKey'
+  | 'suspendAccount'
+  | 'reactivateAccount'
+
+function accountCommands(context: OperatorContext): Pick<OperatorService, AccountCommands> {
+  return {
+    createAccount: async (input) => {
+      const created = await translated(() => accounts.createAccount(context, input))
+      return { id: created.account.id, keys: created.keys }
+    },
+    listAccounts: () => accounts.listAccounts(context),
+    updateAccount: (input) => accounts.updateAccount(context, input),
+    topUp: (input) => translated(() => accounts.topUp(context, input)),
+    createKey: async (input) => {
+      const limits = keys.keyLimitsOf(input)
+      const issued = await translated(() => keys.createKey(context, { ...input, limits }))
+      return { key: issued.key }
+    },
+    listKeys: (input) => translated(() => keys.listKeys(context, { account: input.account })),
+    revokeKey: async (input) => {
+      await translated(() => keys.revokeKey(context, { prefix: input.prefix }))
+      return { revoked: input.prefix }
+    },
+    // The account's ID is checked first, as every command taking --account does (exit 2).
+    // Async, so that a refusal of the input is a rejection, as every operation's is.
+    suspendAccount: async (input) => {
+      accountNumberOf(input.account)
+      return translated(() => accounts.suspendAccount(context, input), 2)
+    },
+    reactivateAccount: async (input) => {
+      accountNumberOf(input.account)
+      return translated(() => accounts.reactivateAccount(context, input), 2)
+    },
+  }
+}
+
+type LabCommands =
+  | 'createLabKey'
+  | 'listLabKeys'
+  | 'rotateLabKey'
+  | 'revokeLabKey'
+  | 'setLabPaused'
+  | 'configureLabPush'
+  | 'showLabPush'
+
+function labCommands(context: OperatorContext): Pick<OperatorService, LabCommands> {
+  return {
+    createLabKey: async (input) => ({ key: (await translated(() => labs.createLabKey(context, input), 2)).key }),
+    listLabKeys: (input) => translated(() => labs.listLabKeys(context, input), 2),
+    rotateLabKey: async (input) => {
+      if (input.overlapSeconds !== undefined && typeof input.overlapSeconds !== 'number') {
+        throw refused('--overlap must be a duration')
+      }
+      return translated(() => labs.rotateLabKey(context, input), 2)
+    },
+    revokeLabKey: (input) => translated(() => labs.revokeLabKey(context, input), 2),
+    setLabPaused: async (input) => {
+      const result = await translated(() => labs.setLabPaused(context, input), 2)
+      return { lab: input.lab, wasPaused: result.wasPaused }
+    },
+    configureLabPush: (input) => translated(() => labs.configureLabPush(context, input), 2),
+    showLabPush: (input) => translated(() => labs.showLabPush(context, input), 2),
+  }
+}
+
+function invoiceCommands(
+  context: OperatorContext,
+): Pick<OperatorService, 'setInvoiceSeller' | 'showInvoiceSeller' | 'accountStatement'> {
+  return {
+    setInvoiceSeller: (input) => invoices.setInvoiceSeller(context, input),
+    showInvoiceSeller: () => invoices.showInvoiceSeller(context),
+    accountStatement: async (input) => {
+      const accountNumber = accountNumberOf(input.account)
+      if (input.format !== 'csv' && input.format !== 'pdf') {
+        throw refused(`--format must be csv or pdf, got "${String(input.format)}"`)
+      }
+      const environment = input.environment ?? 'live'
+      if (!ENVIRONMENTS.includes(environment)) throw refused(`--env must be sandbox or live, got "${environment}"`)
+      const file = await translated(
+        () =>
+          invoices.statementFile(context, {
+            account: input.account,
+            accountNumber,
+            environment,
+            month: input.month,
+            format: input.format,
+          }),
+        2,
+      )
+      // Operation results are JSON: a PDF travels in base64.
+      return {
+        fileName: file.fileName,
+        contentType: file.contentType,
+        encoding: typeof file.body === 'string' ? 'utf8' : 'base64',
+        content: typeof file.body === 'string' ? file.body : Buffer.from(file.body).toString('base64'),
+        documentCount: file.documentCount,
+      }
+    },
+  }
+}
+
+type CatalogueCommands =
+  | 'importCatalogue'
+  | 'listCatalogues'
+  | 'diffCatalogues'
+  | 'activateCatalogue'
+  | 'exportCatalogue'
+
+function catalogueCommands(context: OperatorContext): Pick<OperatorService, CatalogueCommands> {
+  return {
+    importCatalogue: async (input) => {
+      if (typeof input.content !== 'string') throw refused('the catalogue file is missing')
+      const sourceName =
+        typeof input.sourceName === 'string' && input.sourceName !== '' ? input.sourceName : 'catalogue'
+      return translated(
+        () =>
+          catalogue.importCatalogue(context, { content: input.content, sourceName, activate: input.activate === true }),
+        2,
+      )
+    },
+    listCatalogues: () => catalogue.listCatalogues(context),
+    diffCatalogues: async (input) => {
+      const range = { from: catalogueVersionOf(input.from, 'A'), to: catalogueVersionOf(input.to, 'B') }
+      return translated(() => catalogue.diffCatalogues(context, range), 2)
+    },
+    activateCatalogue: async (input) => {
+      const version = catalogueVersionOf(input.version, 'N')
+      return translated(() => catalogue.activateCatalogue(context, { version }), 2)
+    },
+    exportCatalogue: async (input) => {
+      const version = catalogueVersionOf(input.version, 'N')
+      return translated(() => catalogue.exportCatalogue(context, { version }), 2)
+    },
+  }
+}
+
+/** A catalogue version number from the command line: a whole number from 1. */
+function catalogueVersionOf(value: unknown, what: string): number {
+  const text = String(value)
+  if (!/^[1-9]\d{0,8}$/.test(text))
+    throw refused(`${what} must be a catalogue version number (1, 2, ...), got "${text}"`)
+  return Number(text)
 }

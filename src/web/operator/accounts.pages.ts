@@ -6,13 +6,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account, ApiKeyView } from '../../domain/accounts.ts'
 import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
-import type { AuditActor } from '../../domain/audit.ts'
+import type { ConsoleAccounts } from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
+import { OperatorRefusal } from '../../domain/operator-refusal.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+import { refusalInConsoleWords } from './refusal-words.ts'
 
 /** How many money movements an account's page shows. */
 export const RECENT_LEDGER_ENTRIES = 20
@@ -20,49 +22,8 @@ export const RECENT_LEDGER_ENTRIES = 20
 /** Longest search text the accounts list takes (an id or a part of a name). */
 const MAX_SEARCH_LENGTH = 100
 
-/**
- * What the accounts section uses (services/operator/console-sections.ts makes it from the accounts and payments
- * services). Refusals the operator can fix (a name, an amount, an unknown key) are thrown as ServiceError with a
- * message that says why.
- */
-export interface AdminAccounts {
-  listAccounts(): Promise<Account[]>
-  /** Undefined for an account that does not exist. */
-  getAccount(accountId: string): Promise<Account | undefined>
-  createAccount(
-    input: { name: string; billingCurrency: string; billingMode: 'invoice' | 'prepaid' },
-    actor: AuditActor,
-  ): Promise<{ account: Account; keys: Record<Environment, string> }>
-  listKeys(accountId: string): Promise<ApiKeyView[]>
-  createKey(accountId: string, environment: Environment, actor: AuditActor): Promise<{ key: string; prefix: string }>
-  revokeKey(accountId: string, prefix: string, actor: AuditActor): Promise<void>
-  /** Adds to a prepaid balance and releases the orders it now pays for. */
-  topUp(
-    accountId: string,
-    amount: string,
-    reference: string | null,
-    actor: AuditActor,
-  ): Promise<{ balance: string; currency: string; releasedOrderIds: string[] }>
-  suspend(accountId: string, reason: string | null, actor: AuditActor): Promise<Account>
-  reactivate(accountId: string, actor: AuditActor): Promise<Account>
-  /** The account's latest money movements, newest first, at most `limit`. */
-  recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
-}
-
 const accountsPath = (rest = '') => `${ADMIN_PATH}/accounts${rest}`
 const accountPath = (accountId: string, rest = '') => accountsPath(`/${encodeURIComponent(accountId)}${rest}`)
-
-function operatorOf(request: FastifyRequest): AuditActor {
-  const { operator } = request.signedInOperator
-  return { kind: 'operator', operatorId: operator.id, name: operator.name }
-}
-
-type Form = Record<string, string | string[] | undefined> | undefined
-
-function field(body: Form, name: string): string {
-  const value = body?.[name]
-  return typeof value === 'string' ? value.trim() : ''
-}
 
 function statusBadge(account: Account): Html {
   return account.suspended
@@ -242,13 +203,17 @@ ${
 </section>`
 }
 
-/** A refusal the operator can act on (the services' ServiceError) as a notice; anything else is a failure. */
+/**
+ * A refusal the operator can act on (the services' ServiceError, an action's OperatorRefusal in the console's words)
+ * as a notice; anything else is a failure.
+ */
 function refusalNotice(error: unknown): Notice {
   if (error instanceof ServiceError) return { kind: 'error', text: error.message }
+  if (error instanceof OperatorRefusal) return { kind: 'error', text: refusalInConsoleWords(error) }
   throw error
 }
 
-export function registerAccountsPages(pages: FastifyInstance, console: AdminConsole, deps: AdminAccounts): void {
+export function registerAccountsPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleAccounts): void {
   const sendList = async (
     request: FastifyRequest,
     reply: FastifyReply,

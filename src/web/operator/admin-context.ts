@@ -2,8 +2,10 @@
 // operator and the means to answer with a page. Its own module, so that the pages and the plugin do not import
 // each other. Each page module exports `register<Section>Pages(pages, console, deps)`: `pages` is the plugin's
 // scope behind sign-in (every request has `signedInOperator`, every POST has passed the CSRF check), `deps` is
-// what the page needs, declared by the page as an interface and filled by app.ts from the services.
+// what the page needs: its section as domain/console-sections.ts declares it, filled by app/web.ts from the
+// services.
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AuditActor } from '../../domain/audit.ts'
 import type { Notice } from '../kit/layout.ts'
 import type { SitePage } from '../kit/session-site.ts'
 
@@ -36,4 +38,19 @@ export interface AdminConsole {
   sendPage(request: FastifyRequest, reply: FastifyReply, page: AdminPage): FastifyReply
   /** Redirects (303) to a console path (`/admin/...`), showing `notice` on the page it lands on. */
   redirect(reply: FastifyReply, path: string, notice?: Notice): FastifyReply
+}
+
+/** The signed-in operator as the actor the audit trail names for a change made on a page. */
+export function operatorOf(request: FastifyRequest): AuditActor {
+  const { operator } = request.signedInOperator
+  return { kind: 'operator', operatorId: operator.id, name: operator.name }
+}
+
+/** A posted form as the pages receive it (formbody). */
+export type Form = Record<string, string | string[] | undefined> | undefined
+
+/** A form field's text, trimmed; empty when it is missing or repeated. */
+export function field(body: Form, name: string): string {
+  const value = body?.[name]
+  return typeof value === 'string' ? value.trim() : ''
 }

@@ -7,12 +7,13 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ConsoleAccounts } from '../../domain/console-sections.ts'
 import type { SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice, pageDocument, signInCard } from '../kit/layout.ts'
 import { noticeCookie } from '../kit/page-replies.ts'
 import { registerSessionSite, type SessionSite } from '../kit/session-site.ts'
-import { type AdminAccounts, registerAccountsPages } from './accounts.pages.ts'
+import { registerAccountsPages } from './accounts.pages.ts'
 import {
   ADMIN_PATH,
   ADMIN_SECTIONS,
@@ -49,7 +50,7 @@ export interface AdminConsoleOptions {
   /** Counts a sign-in with a token that is not valid against the address's budget, as the dashboard does. */
   limitFailedSignIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>
   /** The accounts section (accounts.pages.ts). */
-  accounts: AdminAccounts
+  accounts: ConsoleAccounts
   /**
    * The other sections, each registered by its own module's `register<Section>Pages(pages, console, deps)`
    * (orders, labs, callbacks, catalogue, invoices, audit): app.ts passes one function per section here, which

@@ -12,6 +12,7 @@ import {
   isAuditAction,
   isAuditActorKind,
 } from '../../domain/audit.ts'
+import type { ConsoleAudit } from '../../domain/console-sections.ts'
 import { parseIdOrNumber } from '../../domain/ids.ts'
 import { DATE_TIME_RANGE, dateTimeBeyondRange } from '../../domain/limits.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
@@ -23,11 +24,6 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 
 /** Entries per page. */
 export const AUDIT_PAGE_SIZE = 50
-
-/** What the page needs: the audit service's `list` (app.ts passes it). */
-export interface AdminAudit {
-  list(query: AuditQuery): Promise<AuditPage>
-}
 
 const ACTOR_KIND_LABELS: Record<AuditActorKind, string> = {
   operator: 'Operator',
@@ -117,12 +113,12 @@ function option(value: string, label: string, selected: string | undefined): Htm
   return html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`
 }
 
-export function registerAuditPages(pages: FastifyInstance, console: AdminConsole, deps: AdminAudit): void {
+export function registerAuditPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleAudit): void {
   pages.get<{ Querystring: AuditPageQuery }>('/audit', async (request, reply) => {
     const query = request.query
     const parsed = parseFilters(query)
     let notice: Notice | null = null
-    let page: Awaited<ReturnType<AdminAudit['list']>> = { entries: [], hasMore: false, nextBefore: null }
+    let page: AuditPage = { entries: [], hasMore: false, nextBefore: null }
     if ('problem' in parsed) notice = { kind: 'error', text: parsed.problem }
     else {
       try {

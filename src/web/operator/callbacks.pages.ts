@@ -10,6 +10,7 @@ import type {
   FailingLabEndpoint,
   FailingWebhookEndpoint,
 } from '../../domain/admin-views.ts'
+import type { ConsoleCallbacks } from '../../domain/console-sections.ts'
 import { environmentName } from '../../domain/environment.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
@@ -17,16 +18,6 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 
 /** The most failing endpoints each table lists, the longest failing first. */
 export const FAILING_ENDPOINTS_LIMIT = 200
-
-/** What the callbacks health page needs, filled by app.ts from the services (services/admin-views.service.ts). */
-export interface AdminCallbacks {
-  /** Each list the longest failing first, at most FAILING_ENDPOINTS_LIMIT. */
-  listFailingEndpoints(): Promise<{
-    callbacks: FailingCallbackEndpoint[]
-    labs: FailingLabEndpoint[]
-    webhooks: FailingWebhookEndpoint[]
-  }>
-}
 
 function facts(endpoint: FailingEndpointFacts): Html {
   return html`<td data-label="URL"><code class="small">${endpoint.url}</code></td>
@@ -82,7 +73,7 @@ function webhooksTable(endpoints: FailingWebhookEndpoint[]): Html {
   )}</tbody></table></div>`
 }
 
-export function registerCallbacksPages(pages: FastifyInstance, console: AdminConsole, deps: AdminCallbacks): void {
+export function registerCallbacksPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleCallbacks): void {
   pages.get('/callbacks', async (request, reply) => {
     const failing = await deps.listFailingEndpoints()
     return console.sendPage(request, reply, {

@@ -5,43 +5,19 @@
 // serialises activations; this page only shows and asks.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ConsoleCatalogueRefusal } from '../../domain/admin-views.ts'
-import type { AuditActor } from '../../domain/audit.ts'
 import { CATALOGUE_DIFF_SECTION_TITLES, type CatalogueDiff } from '../../domain/catalogue-diff.ts'
 import type { CatalogueVersionView } from '../../domain/catalogue-versions.ts'
+import type { ConsoleCatalogue } from '../../domain/console-sections.ts'
 import { CATALOGUE_BODY_LIMIT_BYTES, MAX_CATALOGUE_BYTES } from '../../domain/limits.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, operatorOf } from './admin-context.ts'
 
 const PATH = `${ADMIN_PATH}/catalogue`
 
-/** What the catalogue pages need (services/operator/console-sections.ts makes it from the versions service). */
-export interface AdminCatalogue {
-  /** Every version, oldest first. */
-  list(): Promise<CatalogueVersionView[]>
-  /** The version this process serves now (it follows the active one within a poll). */
-  servedVersion(): number
-  diff(from: number, to: number): Promise<CatalogueDiff | ConsoleCatalogueRefusal>
-  activate(
-    version: number,
-    actor: AuditActor,
-  ): Promise<{ version: number; previous: number | null } | ConsoleCatalogueRefusal>
-  import(
-    content: string,
-    sourceName: string,
-    actor: AuditActor,
-    options: { activate: boolean },
-  ): Promise<{ version: number; created: boolean; active: boolean } | ConsoleCatalogueRefusal>
-}
-
 function isRefusal(value: object): value is ConsoleCatalogueRefusal {
   return 'refused' in value
-}
-
-function actorOf(request: FastifyRequest): AuditActor {
-  const { operator } = request.signedInOperator
-  return { kind: 'operator', operatorId: operator.id, name: operator.name }
 }
 
 /** A version number from a form or query: a whole number from 1, else undefined. */
@@ -135,7 +111,7 @@ async function sendVersionsPage(
   request: FastifyRequest,
   reply: FastifyReply,
   console: AdminConsole,
-  deps: AdminCatalogue,
+  deps: ConsoleCatalogue,
   extra: {
     status?: number
     notice?: Notice | null
@@ -164,7 +140,7 @@ ${versionsTable(versions, csrfToken)}
   })
 }
 
-export function registerCataloguePages(pages: FastifyInstance, console: AdminConsole, deps: AdminCatalogue): void {
+export function registerCataloguePages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleCatalogue): void {
   pages.get('/catalogue', async (request, reply) => sendVersionsPage(request, reply, console, deps))
 
   pages.get<{ Querystring: { from?: string; to?: string } }>('/catalogue/diff', async (request, reply) => {
@@ -193,7 +169,7 @@ ${compareForm(versions, from, to)}`,
     if (version === undefined) {
       return console.redirect(reply, PATH, { kind: 'error', text: 'version: must be a catalogue version number' })
     }
-    const result = await deps.activate(version, actorOf(request))
+    const result = await deps.activate(version, operatorOf(request))
     if (isRefusal(result)) return console.redirect(reply, PATH, { kind: 'error', text: result.refused })
     const text =
       result.previous === result.version
@@ -220,7 +196,7 @@ ${compareForm(versions, from, to)}`,
           importValues: { sourceName, activate },
         })
       }
-      const result = await deps.import(content, sourceName, actorOf(request), { activate })
+      const result = await deps.import(content, sourceName, operatorOf(request), { activate })
       if (isRefusal(result)) {
         return sendVersionsPage(request, reply, console, deps, {
           status: 400,

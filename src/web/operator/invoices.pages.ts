@@ -4,7 +4,8 @@
 // the console itself (behind its sign-in) rather than by the merchant's signed links, which live on each
 // environment's own address.
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
+import type { ConsoleInvoices, DownloadFile, InvoiceListFilter } from '../../domain/console-sections.ts'
+import { ENVIRONMENTS } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
 import { type InvoiceSummary, isInvoiceNumber, parseStatementMonth } from '../../domain/invoices.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
@@ -14,35 +15,6 @@ import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
 
 /** Most documents the list shows; narrower filters find the rest. */
 export const ADMIN_INVOICE_LIST_LIMIT = 200
-
-export interface InvoiceListFilter {
-  accountId?: number
-  environment?: Environment
-  /** `YYYY-MM`, UTC. */
-  month?: string
-}
-
-/** A file to download: its name, type and bytes. */
-export interface DownloadFile {
-  fileName: string
-  contentType: 'text/csv' | 'application/pdf'
-  body: Uint8Array | string
-}
-
-/** What the invoices pages need (services/operator/console-sections.ts makes it from the invoices service). */
-export interface AdminInvoices {
-  /** Documents matching the filter, newest first, at most `limit`. */
-  list(filter: InvoiceListFilter, limit: number): Promise<InvoiceSummary[]>
-  /** A document's PDF; undefined for an unknown number. */
-  invoicePdf(number: string): Promise<Uint8Array | undefined>
-  /** An account's statement of a month; undefined when there is no such account. */
-  statement(
-    accountId: number,
-    environment: Environment,
-    month: string,
-    format: 'csv' | 'pdf',
-  ): Promise<DownloadFile | undefined>
-}
 
 interface FilterQuery {
   account?: string
@@ -122,7 +94,7 @@ function sendDownload(reply: FastifyReply, file: DownloadFile): FastifyReply {
     .send(typeof file.body === 'string' ? file.body : Buffer.from(file.body))
 }
 
-export function registerInvoicesPages(pages: FastifyInstance, console: AdminConsole, deps: AdminInvoices): void {
+export function registerInvoicesPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleInvoices): void {
   pages.get<{ Querystring: FilterQuery }>('/invoices', async (request, reply) => {
     const { filter, problems } = parseFilter(request.query)
     const refused = Object.keys(problems).length > 0

@@ -4,40 +4,17 @@
 // simulated. A lab's own page holds its keys for the lab API and portal: create, rotate with an overlap, revoke
 // (after a confirmation); a new key is shown on the page that made it, once.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AdminLabPushHealth, AdminLabRow, LabRefusal } from '../../domain/admin-views.ts'
-import type { AuditActor } from '../../domain/audit.ts'
+import type { AdminLabPushHealth, AdminLabRow } from '../../domain/admin-views.ts'
+import type { ConsoleLabs } from '../../domain/console-sections.ts'
 import type { LabKeyView } from '../../domain/lab-keys.ts'
 import { DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
 
 /** The window the rejection rate is counted over (submissions in the last so many days). */
 export const LAB_REJECTION_WINDOW_DAYS = 30
-
-/** What the labs page needs, filled by app.ts from the services (services/admin-views.service.ts). */
-export interface AdminLabs {
-  listLabs(): Promise<AdminLabRow[]>
-  /** Pauses or resumes a catalogue lab; whether it was paused before; null for a lab the catalogue does not have. */
-  setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
-  /** A lab's keys, newest first; null for a lab the catalogue does not have. */
-  listKeys(labCode: string): Promise<LabKeyView[] | null>
-  /** A new key for the lab, shown this once. */
-  createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: LabKeyView } | LabRefusal>
-  /** A new key; the lab's other working keys work on for `overlapSeconds` (0: they stop now). */
-  rotateKeys(
-    labCode: string,
-    overlapSeconds: number,
-    actor: AuditActor,
-  ): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] } | LabRefusal>
-  /** Revokes a lab's key (`lbk_N`): refused from its next lab API call, its portal sessions end now. */
-  revokeKey(
-    labCode: string,
-    keyId: string,
-    actor: AuditActor,
-  ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
-}
 
 /** The overlaps a rotation offers, in seconds, and their words (24 hours, the default, is preselected). */
 export const LAB_KEY_OVERLAP_CHOICES: readonly (readonly [number, string])[] = [
@@ -169,19 +146,7 @@ ${
 </section>`
 }
 
-function operatorOf(request: FastifyRequest): AuditActor {
-  const { operator } = request.signedInOperator
-  return { kind: 'operator', operatorId: operator.id, name: operator.name }
-}
-
-type Form = Record<string, string | string[] | undefined> | undefined
-
-function field(body: Form, name: string): string {
-  const value = body?.[name]
-  return typeof value === 'string' ? value.trim() : ''
-}
-
-export function registerLabsPages(pages: FastifyInstance, console: AdminConsole, deps: AdminLabs): void {
+export function registerLabsPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleLabs): void {
   pages.get('/labs', async (request, reply) => {
     const labs = await deps.listLabs()
     return console.sendPage(request, reply, {
@@ -199,12 +164,7 @@ ${labsTable(labs, request.signedInOperator.csrfToken)}`,
   ] as const) {
     pages.post<{ Params: { labCode: string } }>(`/labs/:labCode/${action}`, async (request, reply) => {
       const { labCode } = request.params
-      const { operator } = request.signedInOperator
-      const result = await deps.setPaused(labCode, paused, {
-        kind: 'operator',
-        operatorId: operator.id,
-        name: operator.name,
-      })
+      const result = await deps.setPaused(labCode, paused, operatorOf(request))
       if (!result)
         return console.redirect(reply, `${ADMIN_PATH}/labs`, {
           kind: 'error',

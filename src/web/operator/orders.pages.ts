@@ -8,6 +8,7 @@ import {
   type AdminOrderRow,
   type AdminOrderStatus,
 } from '../../domain/admin-views.ts'
+import type { ConsoleOrders } from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
 import { callbacksTable } from '../kit/callbacks-table.ts'
@@ -30,21 +31,6 @@ const STATUS_LABELS: Record<AdminOrderStatus, string> = {
   Cancelled: 'Cancelled',
   AwaitingPayment: 'Awaiting payment',
   OnHold: 'On hold (pause window)',
-}
-
-export interface AdminOrderDetail {
-  account: { id: string; name: string }
-  environment: Environment
-  /** ISO instant while the order waits in its account's pause window (the merchant cannot read it yet). */
-  onHoldUntil: string | null
-  view: OrderView
-}
-
-/** What the orders pages need, filled by app.ts from the services (services/admin-views.service.ts). */
-export interface AdminOrders {
-  listOrders(query: AdminOrderQuery): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }>
-  /** The order of any account with everything its page shows; null when there is no such order. */
-  readOrder(orderId: string): Promise<AdminOrderDetail | null>
 }
 
 interface ListQuery {
@@ -162,7 +148,11 @@ function consoleView(view: OrderView): OrderView {
   }
 }
 
-export function registerOrdersPages(pages: FastifyInstance, console: AdminConsole, deps: AdminOrders): void {
+export function registerOrdersPages(
+  pages: FastifyInstance,
+  console: AdminConsole,
+  deps: ConsoleOrders<OrderView>,
+): void {
   pages.get<{ Querystring: ListQuery }>('/orders', async (request, reply) => {
     const query = request.query ?? {}
     const parsed = parseListQuery(query)

@@ -1,0 +1,167 @@
+// The operator console's sections, declared once: services/operator/console-sections.ts implements them over the
+// operator's actions (services/operator/), the console's pages (web/operator/<section>.pages.ts) name them as
+// what they need, and app/web.ts hands the one to the other. The views they carry live in domain/ too
+// (admin-views.ts, accounts.ts, catalogue-versions.ts, lab-keys.ts, invoices.ts, audit.ts).
+import type { Account, ApiKeyView } from './accounts.ts'
+import type {
+  AdminLabRow,
+  AdminOrderQuery,
+  AdminOrderRow,
+  ConsoleCatalogueRefusal,
+  ConsoleLedgerEntry,
+  FailingCallbackEndpoint,
+  FailingLabEndpoint,
+  FailingWebhookEndpoint,
+  LabRefusal,
+} from './admin-views.ts'
+import type { AuditActor, AuditPage, AuditQuery } from './audit.ts'
+import type { CatalogueDiff } from './catalogue-diff.ts'
+import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions.ts'
+import type { Environment } from './environment.ts'
+import type { InvoiceSummary } from './invoices.ts'
+import type { LabKeyView } from './lab-keys.ts'
+
+/**
+ * The accounts section. Refusals the operator can fix (a name, an unknown key) are thrown as ServiceError with a
+ * message that says why; a top-up's refusals as OperatorRefusal (domain/operator-refusal.ts), which the page words.
+ */
+export interface ConsoleAccounts {
+  /** Every account. */
+  listAccounts(): Promise<Account[]>
+  /** Undefined for an account that does not exist (or an ID that is not an account's). */
+  getAccount(accountId: string): Promise<Account | undefined>
+  /** Creates an account (no pause window, no callback URL) with one key per environment, shown this once. */
+  createAccount(
+    input: { name: string; billingCurrency: string; billingMode: 'invoice' | 'prepaid' },
+    actor: AuditActor,
+  ): Promise<{ account: Account; keys: Record<Environment, string> }>
+  /** An account's keys, as listings show them. */
+  listKeys(accountId: string): Promise<ApiKeyView[]>
+  /** A new key of the account for one environment, shown this once. */
+  createKey(accountId: string, environment: Environment, actor: AuditActor): Promise<{ key: string; prefix: string }>
+  /** Revokes one of this account's active keys: another account's prefix is not found. */
+  revokeKey(accountId: string, prefix: string, actor: AuditActor): Promise<void>
+  /** Adds to a prepaid balance and releases the orders it now pays for. */
+  topUp(
+    accountId: string,
+    amount: string,
+    reference: string | null,
+    actor: AuditActor,
+  ): Promise<{ balance: string; currency: string; releasedOrderIds: string[] }>
+  /** Suspends an account: its keys answer 403, its dashboard sessions end. */
+  suspend(accountId: string, reason: string | null, actor: AuditActor): Promise<Account>
+  /** Lifts an account's suspension. */
+  reactivate(accountId: string, actor: AuditActor): Promise<Account>
+  /** The account's latest money movements, newest first, at most `limit`. */
+  recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
+}
+
+/** The invoices list's filter. */
+export interface InvoiceListFilter {
+  accountId?: number
+  environment?: Environment
+  /** `YYYY-MM`, UTC. */
+  month?: string
+}
+
+/** A file to download: its name, type and bytes. */
+export interface DownloadFile {
+  fileName: string
+  contentType: 'text/csv' | 'application/pdf'
+  body: Uint8Array | string
+}
+
+/** The invoices section. */
+export interface ConsoleInvoices {
+  /** Documents matching the filter, newest first, at most `limit`. */
+  list(filter: InvoiceListFilter, limit: number): Promise<InvoiceSummary[]>
+  /** A document's PDF; undefined for an unknown number. */
+  invoicePdf(number: string): Promise<Uint8Array | undefined>
+  /** An account's statement of a month as a file; undefined when there is no such account. */
+  statement(
+    accountId: number,
+    environment: Environment,
+    month: string,
+    format: 'csv' | 'pdf',
+  ): Promise<DownloadFile | undefined>
+}
+
+/** The catalogue section. */
+export interface ConsoleCatalogue {
+  /** Every version, oldest first. */
+  list(): Promise<CatalogueVersionView[]>
+  /** The version this process serves now (it follows the active one within a poll). */
+  servedVersion(): number
+  /** What changed from one version to another. */
+  diff(from: number, to: number): Promise<CatalogueDiff | ConsoleCatalogueRefusal>
+  /** Makes a stored version the active one; the version active before. */
+  activate(
+    version: number,
+    actor: AuditActor,
+  ): Promise<{ version: number; previous: number | null } | ConsoleCatalogueRefusal>
+  /** Validates and stores a catalogue file's text as a version; `activate`: makes it active. */
+  import(
+    content: string,
+    sourceName: string,
+    actor: AuditActor,
+    options: { activate: boolean },
+  ): Promise<CatalogueImport | ConsoleCatalogueRefusal>
+}
+
+/** The labs section. */
+export interface ConsoleLabs {
+  listLabs(): Promise<AdminLabRow[]>
+  /** Pauses or resumes a catalogue lab; whether it was paused before; null for a lab the catalogue does not have. */
+  setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean } | null>
+  /** A lab's keys, newest first; null for a lab the catalogue does not have. */
+  listKeys(labCode: string): Promise<LabKeyView[] | null>
+  /** A new key for the lab, shown this once. */
+  createKey(labCode: string, actor: AuditActor): Promise<{ key: string; created: LabKeyView } | LabRefusal>
+  /** A new key; the lab's other working keys work on for `overlapSeconds` (0: they stop now). */
+  rotateKeys(
+    labCode: string,
+    overlapSeconds: number,
+    actor: AuditActor,
+  ): Promise<{ key: string; created: LabKeyView; replaced: LabKeyView[] } | LabRefusal>
+  /** Revokes a lab's key (`lbk_N`): refused from its next lab API call, its portal sessions end now. */
+  revokeKey(
+    labCode: string,
+    keyId: string,
+    actor: AuditActor,
+  ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
+}
+
+/** The audit section: one page of the trail, filtered. */
+export interface ConsoleAudit {
+  list(query: AuditQuery): Promise<AuditPage>
+}
+
+/** The callbacks health section. */
+export interface ConsoleCallbacks {
+  /** Each list the longest failing first, at most the page's limit. */
+  listFailingEndpoints(): Promise<{
+    callbacks: FailingCallbackEndpoint[]
+    labs: FailingLabEndpoint[]
+    webhooks: FailingWebhookEndpoint[]
+  }>
+}
+
+/**
+ * An order of any account as the console's order page shows it. `View` is the merchant's order page's view: the
+ * page names its own (web/kit/order-view.ts, over the wire contract's types), the service the services' views
+ * that have the same shape; the rest is declared here once.
+ */
+export interface ConsoleOrderDetail<View> {
+  account: { id: string; name: string }
+  environment: Environment
+  /** ISO instant while the order waits in its account's pause window (the merchant cannot read it yet). */
+  onHoldUntil: string | null
+  view: View
+}
+
+/** The orders section. */
+export interface ConsoleOrders<View> {
+  listOrders(query: AdminOrderQuery): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }>
+  /** The order of any account with everything its page shows; null when there is no such order. */
+  readOrder(orderId: string): Promise<ConsoleOrderDetail<View> | null>
+}

@@ -1,0 +1,38 @@
+// A refusal of an operator action that the command line and the console word differently: the action's one
+// function (services/operator/) says which field was wrong, why, and the value given; each front end renders it
+// in its own words (cli/operator-refusal-words.ts, web/operator/refusal-words.ts), so neither's output changes
+// when the rule moves, and the rule's check order is one.
+
+/** What was wrong: the field the operator gave, and the reason it is refused. */
+export type OperatorRefusalKind =
+  /** The text is not an account ID (acc_<number>). */
+  | { field: 'account'; reason: 'not-an-id' }
+  /** No account has this ID. */
+  | { field: 'account'; reason: 'unknown' }
+  /** The account is billed by invoice: only prepaid accounts have a balance to top up. */
+  | { field: 'account'; reason: 'not-prepaid' }
+  /** A top-up's amount is not a positive amount with at most 10 whole digits and two decimals. */
+  | { field: 'amount'; reason: 'not-a-positive-amount' }
+
+export type OperatorRefusalField = OperatorRefusalKind['field']
+export type OperatorRefusalReason = OperatorRefusalKind['reason']
+
+export class OperatorRefusal extends Error {
+  readonly field: OperatorRefusalField
+  readonly reason: OperatorRefusalReason
+  /** The value as the operator gave it. */
+  readonly value: string
+  constructor(kind: OperatorRefusalKind, value: string) {
+    // Neither front end shows this message: each renders field, reason and value in its own words.
+    super(`${kind.field}: ${kind.reason} ("${value}")`)
+    this.name = 'OperatorRefusal'
+    this.field = kind.field
+    this.reason = kind.reason
+    this.value = value
+  }
+}
+
+/** Why an account billed by invoice takes no top-up: only prepaid accounts have a balance (both front ends' words). */
+export function onlyPrepaidAccountsHaveABalance(accountId: string): string {
+  return `${accountId} is billed by invoice; only prepaid accounts have a balance`
+}
