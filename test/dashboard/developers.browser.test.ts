@@ -11,7 +11,7 @@ import { type CallbackReceiver, startCallbackReceiver } from '../support/callbac
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { json } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
+import { HANG_BOUND_MS, waitFor } from '../support/wait.ts'
 
 const databaseKinds = tier('browser')
 
@@ -51,7 +51,7 @@ for (const kind of databaseKinds) {
             ? true
             : undefined
         },
-        30_000,
+        HANG_BOUND_MS,
         250,
       )
       events = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/events?top=100' })).events
@@ -63,7 +63,7 @@ for (const kind of databaseKinds) {
           const delivered = json(await h.t.sandbox({ method: 'GET', url: '/v4.0/callbacks?status=delivered&top=100' }))
           return delivered.callbacks.length === eventIds.length ? true : undefined
         },
-        30_000,
+        HANG_BOUND_MS,
         250,
       )
     })

@@ -10,7 +10,7 @@ import { assertAccessible, newContext, screenshotForDocs, signIn } from '../supp
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { json } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
+import { HANG_BOUND_MS, waitFor } from '../support/wait.ts'
 
 const databaseKinds = tier('browser')
 
@@ -38,7 +38,7 @@ for (const kind of databaseKinds) {
           const answer = json(await h.t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` }))
           return answer.order.status.stage === 'Complete' ? true : undefined
         },
-        30_000,
+        HANG_BOUND_MS,
         250,
       )
       key = (await h.t.app.services.accounts.createApiKey(h.t.account.id, 'sandbox', TEST_ACTOR, { scopes: READ_ONLY }))

@@ -6,10 +6,13 @@
  * only catches a hang: it is generous because a loaded machine (a CI run beside other work) once took more than
  * 30 s to carry Sandbox orders to Delivered.
  */
+/** The default bound of `waitFor`: long enough that only a hang reaches it on a loaded machine. */
+export const HANG_BOUND_MS = 90_000
+
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 90_000,
+  timeoutMs = HANG_BOUND_MS,
   intervalMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs
