@@ -8,12 +8,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { guideLinesSvg, THUMBNAIL_JPEG_QUALITY } from '../../src/adapters/image-renderer.ts'
 import type { parseCatalogue } from '../../src/catalogue/catalogue.loader.ts'
+import { type PrintLayout, planPrintLayout, printAreaRequestOf } from '../../src/domain/print-geometry.ts'
 import { deleteExpiredPreviews } from '../../src/repositories/previews.repository.ts'
 import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
 import { detailedPhoto, type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import {
+  catalogue,
+  changedSampleCatalogue,
+  json,
+  sampleOrder,
+  startTestApp,
+  type TestApp,
+} from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('sql')
@@ -168,6 +177,18 @@ async function shifted(image: Buffer, share: number): Promise<Buffer> {
     .toBuffer()
 }
 
+/**
+ * The layout of the preview of `sku`'s default print area in the sample catalogue, where every area has a spec: the
+ * print file's layout (trim, wrap band, bleed) scaled to at most 800 px a side, each part rounded down
+ * (docs/print-files.md, "Bleed and canvas wraps"). The preview is that size, with the guide lines drawn on it.
+ */
+function previewLayoutOf(sku: string, attributes: Record<string, string> = {}): PrintLayout {
+  const variant = catalogue.findVariant(sku, attributes)
+  const area = variant && printAreaRequestOf(variant, 'default', catalogue.colours)
+  if (!area) throw new Error(`${sku} has no spec for its default print area`)
+  return planPrintLayout({ ...area, maxEdge: 800 })
+}
+
 for (const kind of databaseKinds) {
   describe(`previews and resolution warnings (${kind})`, () => {
     let t: TestApp
@@ -225,16 +246,21 @@ for (const kind of databaseKinds) {
       assert.match(body.traceParent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
       assert.equal(body.previews.length, 1)
       const [made] = body.previews
-      // 600x400 landscape into the 1080x2070 portrait area: turned, resized to 1380x2070, 150 columns cut on each
-      // side: source rows 43..357 of all 600 columns. 300 x min(400/1380, 600/2070) = 86.96 dpi.
+      // The phone case's file is laid out from its spec: 984 x 1984 px of trim and 55 px of bleed at 350 dpi,
+      // 1094 x 2094; its preview at 800 / 2094: trim 375 x 757 (375.9, 757.97) and bleed 21 (21.01), 417 x 799.
+      const layout = previewLayoutOf(PHONE_CASE)
+      assert.deepEqual([layout.width, layout.height, layout.face.width, layout.bleed], [417, 799, 375, 21])
+      // 600x400 landscape into the 1094x2094 portrait file: turned, resized to 1396x2094, 151 columns cut on each
+      // side: source rows 43..357 of all 600 columns. The warning is the catalogue's pixel size's (resolution.ts):
+      // 1080x2070 at 300 dpi, 300 x min(400/1380, 600/2070) = 86.96 dpi.
       assert.deepEqual(
         { ...made, previewUrl: null, mockupUrl: null, expiresAt: null },
         {
           printArea: 'default',
           previewUrl: null,
           mockupUrl: null,
-          width: 417,
-          height: 800,
+          width: layout.width,
+          height: layout.height,
           rotated: true,
           crop: { left: 0, top: 43, width: 600, height: 314 },
           effectiveDpi: 86,
@@ -257,17 +283,17 @@ for (const kind of databaseKinds) {
         await sharp(previewImage)
           .metadata()
           .then((meta) => [meta.format, meta.width, meta.height]),
-        ['jpeg', 417, 800],
+        ['jpeg', layout.width, layout.height],
       )
 
       // The same item ordered: the pipeline renders its print file; its placement is the preview's crop.
-      const { reduced, listed, rendered } = await orderedPrintFile(item, { width: 417, height: 800 })
+      const { reduced, listed, rendered } = await orderedPrintFile(item, layout)
       await assertSamePicture(previewImage, reduced, 'the preview')
       // The comparison can tell: the crop 3% (or even 1%) off, or the image not turned, fail its bounds.
       await assertOtherPicture(await shifted(previewImage, 0.03), reduced, 'the crop 3% off')
       await assertOtherPicture(await shifted(previewImage, 0.01), reduced, 'the crop 1% off')
       const unturned = await sharp(await detailedPhoto(600, 400))
-        .resize({ width: 417, height: 800, fit: 'cover' })
+        .resize({ width: layout.width, height: layout.height, fit: 'cover' })
         .png()
         .toBuffer()
       await assertOtherPicture(unturned, reduced, 'the image not turned')
@@ -285,10 +311,14 @@ for (const kind of databaseKinds) {
     })
 
     /**
-     * The print file the pipeline renders for `item` ordered alone, reduced to `size`, as the API lists it, and the
-     * order's state once rendered.
+     * The print file the pipeline renders for `item` ordered alone, reduced to the preview's `layout` with the
+     * preview's guide lines drawn over it (what the preview shows: the file as printed, and where it is cut), as the
+     * API lists it, and the order's state once rendered. The reference is encoded as the preview is (JPEG at the
+     * previews' quality, full-resolution colour): a one-pixel coloured line rings in a JPEG, by up to 61 levels next
+     * to the line measured against a PNG reference; encoded alike, no pixel of the phone case's preview is more
+     * than 40 outside its reference's 3x3 neighbourhood.
      */
-    async function orderedPrintFile(item: Record<string, unknown>, size: { width: number; height: number }) {
+    async function orderedPrintFile(item: Record<string, unknown>, layout: PrintLayout) {
       const created = await t.sandbox({
         method: 'POST',
         url: '/v4.0/orders',
@@ -303,9 +333,11 @@ for (const kind of databaseKinds) {
       const full = await t.app.services.files.get(printFile.blobKey)
       const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
       return {
-        reduced: await sharp(full)
-          .resize({ ...size, fit: 'fill' })
-          .png()
+        reduced: await sharp(
+          await sharp(full).resize({ width: layout.width, height: layout.height, fit: 'fill' }).png().toBuffer(),
+        )
+          .composite([{ input: Buffer.from(guideLinesSvg(layout)), left: 0, top: 0 }])
+          .jpeg({ quality: THUMBNAIL_JPEG_QUALITY, chromaSubsampling: '4:4:4' })
           .toBuffer(),
         listed,
         rendered,
@@ -317,9 +349,10 @@ for (const kind of databaseKinds) {
         {
           what: 'fitted: white margins above and below',
           item: { sku: PHONE_CASE, sizing: 'fitPrintArea', assets: [{ url: images.url('square.jpg') }] },
-          // 600x600 fitted into 1080x2070: 1080x1080 with 495 px of margin above and below; 300 / 1.8 = 166 dpi.
-          expected: { width: 417, height: 800, rotated: false, crop: { left: 0, top: 0, width: 600, height: 600 } },
-          margins: { top: 495, bottom: 495, left: 0, right: 0 },
+          layout: previewLayoutOf(PHONE_CASE),
+          // 600x600 fitted into the 1094x2094 file (trim and bleed): 1094x1094 with 500 px of margin above and below.
+          expected: { rotated: false, crop: { left: 0, top: 0, width: 600, height: 600 } },
+          margins: { top: 500, bottom: 500, left: 0, right: 0 },
         },
         {
           what: 'an image-wrapped canvas: the print area is the front with its wrap and bleed around it',
@@ -329,27 +362,35 @@ for (const kind of databaseKinds) {
             sizing: 'fillPrintArea',
             assets: [{ url: images.url('wide.jpg') }],
           },
-          // 900x700 filling 3354x3354 (8 in + 900 px of wrap and bleed): the middle 700 columns, 99.9 to 800.1, so
-          // every source column that shows at all, 99 to 801.
-          expected: { width: 800, height: 800, rotated: false, crop: { left: 99, top: 0, width: 702, height: 700 } },
+          layout: previewLayoutOf('GLOBAL-CAN-8x8', { wrap: 'ImageWrap' }),
+          // 900x700 filling the whole 3368x3368 file (the 2400 px front, 449 px of wrap and 35 px of bleed a side,
+          // at 300 dpi): resized to 4330x3368, the middle 3368 columns from 481: source columns 99.98 to 800.02, so
+          // every source column that shows at all, 99 to 801. Previewed at 800 / 3368: 570 + 2 x (106 + 8) = 798.
+          expected: { rotated: false, crop: { left: 99, top: 0, width: 702, height: 700 } },
           margins: null,
         },
         {
           what: 'an EXIF-oriented image: upright 400x600, so not turned',
           item: { sku: PHONE_CASE, sizing: 'fillPrintArea', assets: [{ url: images.url('oriented.jpg') }] },
-          // 400x600 upright filling 1080x2070: x 3.45, so 313 of its 400 columns (43.5 to 356.5: 43 to 357).
-          expected: { width: 417, height: 800, rotated: false, crop: { left: 43, top: 0, width: 314, height: 600 } },
+          layout: previewLayoutOf(PHONE_CASE),
+          // 400x600 upright filling 1094x2094: x 3.49, so 313 of its 400 columns (43.3 to 356.7: 43 to 357).
+          expected: { rotated: false, crop: { left: 43, top: 0, width: 314, height: 600 } },
           margins: null,
         },
       ]
       const references = new Map<string, Buffer>()
-      for (const { what, item, expected, margins } of cases) {
+      assert.deepEqual([cases[1]?.layout.width, cases[1]?.layout.height], [798, 798])
+      for (const { what, item, layout, expected, margins } of cases) {
         const response = await preview(item)
         assert.equal(response.statusCode, 200, response.body)
         const [made] = json(response).previews
         const { width, height, rotated, crop } = made
-        assert.deepEqual({ width, height, rotated, crop }, expected, what)
-        const { reduced, listed } = await orderedPrintFile(item, { width, height })
+        assert.deepEqual(
+          { width, height, rotated, crop },
+          { width: layout.width, height: layout.height, ...expected },
+          what,
+        )
+        const { reduced, listed } = await orderedPrintFile(item, layout)
         assert.deepEqual([listed.rotated, listed.placement], [rotated, { ...crop, margins }], what)
         const previewImage = await fileOf(made.previewUrl)
         await assertSamePicture(previewImage, reduced, what)
