@@ -446,10 +446,14 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!framed) throw new Error('no mockup')
-      // 8x10 in frame around a 6x8 in mount window: preview 600x800, 100 px per inch, mount and frame 100 px, a 50 px
-      // wall, 1100x1300 reduced to fit 1200.
-      assert.deepEqual([framed.width, framed.height], [1015, 1200])
-      const scale = 1200 / 1300
+      // 8x10 in frame around a 6x8 in mount window. The preview is the print file's layout, the 6x8 in trim (1800 x
+      // 2400 px) and 3 mm of bleed (35 px) at 800 / 2470: 582 x 777 and 11 px, 604 x 799, all of it in the window
+      // (mockups.ts frames a flat print's whole preview). 604 / 1800 x 300 = 100.7 px per inch: mount and frame
+      // 101 px, a 51 px wall: 1110 x 1305, reduced to fit 1200 (1021 x 1200).
+      const framedLayout = previewLayoutOf('GLOBAL-CFPM-8X10', { color: 'gold' })
+      assert.deepEqual([framedLayout.width, framedLayout.height], [604, 799])
+      assert.deepEqual([framed.width, framed.height], [1021, 1200])
+      const scale = 1200 / 1305
       assertNear(await pixel(framed.data, 100 * scale, framed.height / 2), GOLD, 'gold frame')
       assertNear(await pixel(framed.data, framed.width / 2, framed.height / 2), RED, 'the print')
 
@@ -460,10 +464,13 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!canvas) throw new Error('no mockup')
-      // 2454 px square area at 800 px: 97.8 px per inch, the 8 in front 782 px, the 1.5 in edges 147 px, 74 px of
-      // wall.
-      assert.deepEqual([canvas.width, canvas.height], [782 + 147 + 2 * 74, 782 + 147 + 2 * 74])
-      assertNear(await pixel(canvas.data, 74 + 782 + 30, 74 + 391), { r: 16, g: 16, b: 16 }, 'black edge')
+      // The layout's face and wrap band, exactly: the 3368 px square file (2400 px front, 449 px band, 35 px bleed)
+      // at 800 / 3368 is a 570 px front and a 106 px band (8 px of bleed); the mockup shows the front, one band as
+      // the edge, and half a band of wall (53 px).
+      const canvasLayout = previewLayoutOf('GLOBAL-CAN-8x8', { wrap: 'Black' })
+      assert.deepEqual([canvasLayout.face.width, canvasLayout.wrap, canvasLayout.bleed], [570, 106, 8])
+      assert.deepEqual([canvas.width, canvas.height], [570 + 106 + 2 * 53, 570 + 106 + 2 * 53])
+      assertNear(await pixel(canvas.data, 53 + 570 + 30, 53 + 285), { r: 16, g: 16, b: 16 }, 'black edge')
 
       const [mirrored] = await mockupOf({
         sku: 'GLOBAL-CAN-8x8',
@@ -474,8 +481,8 @@ for (const kind of databaseKinds) {
       if (!mirrored) throw new Error('no mockup')
       // The same geometry; the edges repeat the red front, shaded (0.78 on the right, 0.62 below).
       assert.deepEqual([mirrored.width, mirrored.height], [canvas.width, canvas.height])
-      assertNear(await pixel(mirrored.data, 74 + 782 + 30, 74 + 391), { r: 172, g: 23, b: 23 }, 'mirrored right edge')
-      assertNear(await pixel(mirrored.data, 74 + 391, 74 + 782 + 30), { r: 136, g: 19, b: 19 }, 'mirrored bottom edge')
+      assertNear(await pixel(mirrored.data, 53 + 570 + 30, 53 + 285), { r: 172, g: 23, b: 23 }, 'mirrored right edge')
+      assertNear(await pixel(mirrored.data, 53 + 285, 53 + 570 + 30), { r: 136, g: 19, b: 19 }, 'mirrored bottom edge')
 
       const [framedCanvas] = await mockupOf({
         sku: 'GLOBAL-FRA-CAN-16X20',
@@ -484,11 +491,22 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!framedCanvas) throw new Error('no mockup')
-      // 5754x6954 (16x20 in, wrap and bleed) at 662x800: 34.5 px per inch, the 16x20 in front 552x690, 35 px of
-      // frame, an 18 px wall: 658x796, the wrap around the front hidden.
-      assert.deepEqual([framedCanvas.width, framedCanvas.height], [552 + 70 + 36, 690 + 70 + 36])
-      assertNear(await pixel(framedCanvas.data, 18 + 17, 398), { r: 222, g: 184, b: 135 }, 'natural frame')
-      assertNear(await pixel(framedCanvas.data, 18 + 35 + 3, 398), RED, 'the front right inside the frame')
+      // 5768x6968 (the 16x20 in front 4800x6000, 449 px of wrap and 35 of bleed) at 800 / 6968: 661x798, the front
+      // 551x688; the frame from the variant's 5754 px area: 661 / 5754 x 300 = 34.5 px per inch, 34 px of frame, a
+      // 17 px wall: 653x790, the wrap hidden.
+      const framedCanvasLayout = previewLayoutOf('GLOBAL-FRA-CAN-16X20', { color: 'natural', wrap: 'ImageWrap' })
+      assert.deepEqual(
+        [
+          framedCanvasLayout.width,
+          framedCanvasLayout.height,
+          framedCanvasLayout.face.width,
+          framedCanvasLayout.face.height,
+        ],
+        [661, 798, 551, 688],
+      )
+      assert.deepEqual([framedCanvas.width, framedCanvas.height], [551 + 68 + 34, 688 + 68 + 34])
+      assertNear(await pixel(framedCanvas.data, 17 + 17, 395), { r: 222, g: 184, b: 135 }, 'natural frame')
+      assertNear(await pixel(framedCanvas.data, 17 + 34 + 3, 395), RED, 'the front right inside the frame')
 
       const [photo] = await mockupOf({
         sku: 'GLOBAL-PHO-4x6',
@@ -497,8 +515,11 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!photo) throw new Error('no mockup')
-      // 533x800 preview, a 32 px white border, a 64 px wall around it.
-      assert.deepEqual([photo.width, photo.height], [533 + 64 + 128, 800 + 64 + 128])
+      // The 4x6 in trim (1200x1800 px) and 2 mm of bleed (24 px) at 800 / 1848: a 539x799 preview (519x779 and
+      // 10 px), a 32 px white border, a 64 px wall around it.
+      const photoLayout = previewLayoutOf('GLOBAL-PHO-4x6', { finish: 'lustre' })
+      assert.deepEqual([photoLayout.width, photoLayout.height], [539, 799])
+      assert.deepEqual([photo.width, photo.height], [539 + 64 + 128, 799 + 64 + 128])
       assertNear(await pixel(photo.data, 64 + 16, photo.height / 2), { r: 255, g: 255, b: 255 }, 'white border')
 
       const book = await mockupOf({
@@ -758,9 +779,20 @@ for (const kind of databaseKinds) {
       if (filesDir) rmSync(filesDir, { recursive: true, force: true })
     })
 
-    /** The sample catalogue with GLOBAL-PHO-4x6 changed (another print area size, a lower minimumDpi) and an Oak frame. */
+    /**
+     * The sample catalogue without print specifications, so its print areas' pixel sizes make the previews (a
+     * specified area is laid out from its spec instead); with `change` made to it.
+     */
+    function withoutSpecs(name: string, change: (file: any) => void = () => {}) {
+      return changedSampleCatalogue(name, (file) => {
+        for (const product of file.products) delete product.printAreaSpecs
+        change(file)
+      })
+    }
+
+    /** The catalogue without specs with GLOBAL-PHO-4x6 changed (another print area size, a lower minimumDpi) and an Oak frame. */
     function changedCatalogue(oak: string) {
-      return changedSampleCatalogue(`catalogue with Oak ${oak}`, (file) => {
+      return withoutSpecs(`catalogue with Oak ${oak}`, (file) => {
         const product = (sku: string) => file.products.find((entry: { sku: string }) => entry.sku === sku)
         const photo = product('GLOBAL-PHO-4x6')
         photo.minimumDpi = 50
@@ -806,8 +838,8 @@ for (const kind of databaseKinds) {
       return pixel(mockup, (100 * 1200) / 1300, (height ?? 0) / 2)
     }
 
-    test('a catalogue change to a print area size, a minimumDpi or a colour makes a new entry, not the cached answer', async () => {
-      const sample = await withApp(undefined, (t) => previewOn(t, photoItem()))
+    test('a catalogue change to a print area size, a minimumDpi, a colour or a print specification makes a new entry, not the cached answer', async () => {
+      const sample = await withApp(withoutSpecs('sample without specs'), (t) => previewOn(t, photoItem()))
       // 300x400 filling 1200x1800 (4x6 in): 66 dpi, below the photo print's 200.
       assert.deepEqual(
         [sample.width, sample.height, sample.effectiveDpi, sample.warnings.map((w: { code: string }) => w.code)],
@@ -835,6 +867,22 @@ for (const kind of databaseKinds) {
       assertNear(await frameColourOf(recoloured.oak.mockup), { r: 0x3b, g: 0x6e, b: 0x8f }, 'recoloured oak', 12)
       assert.notEqual(new URL(recoloured.oak.mockupUrl).pathname, new URL(changed.oak.mockupUrl).pathname)
       assert.equal(new URL(recoloured.photo.previewUrl).pathname, new URL(changed.photo.previewUrl).pathname)
+
+      // Print specifications are part of the key: the sample as shipped lays the photo print out from its spec (the
+      // 4x6 in trim with 2 mm of bleed, 1248x1848 px, at 800 / 1848: 519 + 2 x 10 by 779 + 2 x 10), a new entry; and
+      // 4 mm of bleed instead (47 px: 1294x1894, at 800 / 1894: 506 + 2 x 19 by 760 + 2 x 19) another one.
+      const specified = await withApp(undefined, (t) => previewOn(t, photoItem()))
+      assert.deepEqual([specified.width, specified.height], [539, 799])
+      assert.notEqual(new URL(specified.previewUrl).pathname, new URL(sample.previewUrl).pathname)
+      const rebled = await withApp(
+        changedSampleCatalogue('photo print with 4 mm bleed', (file) => {
+          const photo = file.products.find((entry: { sku: string }) => entry.sku === 'GLOBAL-PHO-4x6')
+          photo.printAreaSpecs.default.bleedMm = 4
+        }),
+        (t) => previewOn(t, photoItem()),
+      )
+      assert.deepEqual([rebled.width, rebled.height], [544, 798])
+      assert.notEqual(new URL(rebled.previewUrl).pathname, new URL(specified.previewUrl).pathname)
     })
   })
 }
