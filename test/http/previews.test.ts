@@ -8,12 +8,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { guideLinesSvg, THUMBNAIL_JPEG_QUALITY } from '../../src/adapters/image-renderer.ts'
 import type { parseCatalogue } from '../../src/catalogue/catalogue.loader.ts'
+import { type PrintLayout, planPrintLayout, printAreaRequestOf } from '../../src/domain/print-geometry.ts'
 import { deleteExpiredPreviews } from '../../src/repositories/previews.repository.ts'
 import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
 import { detailedPhoto, type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import {
+  catalogue,
+  changedSampleCatalogue,
+  json,
+  sampleOrder,
+  startTestApp,
+  type TestApp,
+} from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('sql')
@@ -168,6 +177,18 @@ async function shifted(image: Buffer, share: number): Promise<Buffer> {
     .toBuffer()
 }
 
+/**
+ * The layout of the preview of `sku`'s default print area in the sample catalogue, where every area has a spec: the
+ * print file's layout (trim, wrap band, bleed) scaled to at most 800 px a side, each part rounded down
+ * (docs/print-files.md, "Bleed and canvas wraps"). The preview is that size, with the guide lines drawn on it.
+ */
+function previewLayoutOf(sku: string, attributes: Record<string, string> = {}): PrintLayout {
+  const variant = catalogue.findVariant(sku, attributes)
+  const area = variant && printAreaRequestOf(variant, 'default', catalogue.colours)
+  if (!area) throw new Error(`${sku} has no spec for its default print area`)
+  return planPrintLayout({ ...area, maxEdge: 800 })
+}
+
 for (const kind of databaseKinds) {
   describe(`previews and resolution warnings (${kind})`, () => {
     let t: TestApp
@@ -225,16 +246,21 @@ for (const kind of databaseKinds) {
       assert.match(body.traceParent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
       assert.equal(body.previews.length, 1)
       const [made] = body.previews
-      // 600x400 landscape into the 1080x2070 portrait area: turned, resized to 1380x2070, 150 columns cut on each
-      // side: source rows 43..357 of all 600 columns. 300 x min(400/1380, 600/2070) = 86.96 dpi.
+      // The phone case's file is laid out from its spec: 984 x 1984 px of trim and 55 px of bleed at 350 dpi,
+      // 1094 x 2094; its preview at 800 / 2094: trim 375 x 757 (375.9, 757.97) and bleed 21 (21.01), 417 x 799.
+      const layout = previewLayoutOf(PHONE_CASE)
+      assert.deepEqual([layout.width, layout.height, layout.face.width, layout.bleed], [417, 799, 375, 21])
+      // 600x400 landscape into the 1094x2094 portrait file: turned, resized to 1396x2094, 151 columns cut on each
+      // side: source rows 43..357 of all 600 columns. The warning is the catalogue's pixel size's (resolution.ts):
+      // 1080x2070 at 300 dpi, 300 x min(400/1380, 600/2070) = 86.96 dpi.
       assert.deepEqual(
         { ...made, previewUrl: null, mockupUrl: null, expiresAt: null },
         {
           printArea: 'default',
           previewUrl: null,
           mockupUrl: null,
-          width: 417,
-          height: 800,
+          width: layout.width,
+          height: layout.height,
           rotated: true,
           crop: { left: 0, top: 43, width: 600, height: 314 },
           effectiveDpi: 86,
@@ -257,17 +283,17 @@ for (const kind of databaseKinds) {
         await sharp(previewImage)
           .metadata()
           .then((meta) => [meta.format, meta.width, meta.height]),
-        ['jpeg', 417, 800],
+        ['jpeg', layout.width, layout.height],
       )
 
       // The same item ordered: the pipeline renders its print file; its placement is the preview's crop.
-      const { reduced, listed, rendered } = await orderedPrintFile(item, { width: 417, height: 800 })
+      const { reduced, listed, rendered } = await orderedPrintFile(item, layout)
       await assertSamePicture(previewImage, reduced, 'the preview')
       // The comparison can tell: the crop 3% (or even 1%) off, or the image not turned, fail its bounds.
       await assertOtherPicture(await shifted(previewImage, 0.03), reduced, 'the crop 3% off')
       await assertOtherPicture(await shifted(previewImage, 0.01), reduced, 'the crop 1% off')
       const unturned = await sharp(await detailedPhoto(600, 400))
-        .resize({ width: 417, height: 800, fit: 'cover' })
+        .resize({ width: layout.width, height: layout.height, fit: 'cover' })
         .png()
         .toBuffer()
       await assertOtherPicture(unturned, reduced, 'the image not turned')
@@ -285,10 +311,14 @@ for (const kind of databaseKinds) {
     })
 
     /**
-     * The print file the pipeline renders for `item` ordered alone, reduced to `size`, as the API lists it, and the
-     * order's state once rendered.
+     * The print file the pipeline renders for `item` ordered alone, reduced to the preview's `layout` with the
+     * preview's guide lines drawn over it (what the preview shows: the file as printed, and where it is cut), as the
+     * API lists it, and the order's state once rendered. The reference is encoded as the preview is (JPEG at the
+     * previews' quality, full-resolution colour): a one-pixel coloured line rings in a JPEG, by up to 61 levels next
+     * to the line measured against a PNG reference; encoded alike, no pixel of the phone case's preview is more
+     * than 40 outside its reference's 3x3 neighbourhood.
      */
-    async function orderedPrintFile(item: Record<string, unknown>, size: { width: number; height: number }) {
+    async function orderedPrintFile(item: Record<string, unknown>, layout: PrintLayout) {
       const created = await t.sandbox({
         method: 'POST',
         url: '/v4.0/orders',
@@ -303,9 +333,11 @@ for (const kind of databaseKinds) {
       const full = await t.app.services.files.get(printFile.blobKey)
       const listed = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}/print-files` })).printFiles[0]
       return {
-        reduced: await sharp(full)
-          .resize({ ...size, fit: 'fill' })
-          .png()
+        reduced: await sharp(
+          await sharp(full).resize({ width: layout.width, height: layout.height, fit: 'fill' }).png().toBuffer(),
+        )
+          .composite([{ input: Buffer.from(guideLinesSvg(layout)), left: 0, top: 0 }])
+          .jpeg({ quality: THUMBNAIL_JPEG_QUALITY, chromaSubsampling: '4:4:4' })
           .toBuffer(),
         listed,
         rendered,
@@ -317,9 +349,10 @@ for (const kind of databaseKinds) {
         {
           what: 'fitted: white margins above and below',
           item: { sku: PHONE_CASE, sizing: 'fitPrintArea', assets: [{ url: images.url('square.jpg') }] },
-          // 600x600 fitted into 1080x2070: 1080x1080 with 495 px of margin above and below; 300 / 1.8 = 166 dpi.
-          expected: { width: 417, height: 800, rotated: false, crop: { left: 0, top: 0, width: 600, height: 600 } },
-          margins: { top: 495, bottom: 495, left: 0, right: 0 },
+          layout: previewLayoutOf(PHONE_CASE),
+          // 600x600 fitted into the 1094x2094 file (trim and bleed): 1094x1094 with 500 px of margin above and below.
+          expected: { rotated: false, crop: { left: 0, top: 0, width: 600, height: 600 } },
+          margins: { top: 500, bottom: 500, left: 0, right: 0 },
         },
         {
           what: 'an image-wrapped canvas: the print area is the front with its wrap and bleed around it',
@@ -329,27 +362,35 @@ for (const kind of databaseKinds) {
             sizing: 'fillPrintArea',
             assets: [{ url: images.url('wide.jpg') }],
           },
-          // 900x700 filling 3354x3354 (8 in + 900 px of wrap and bleed): the middle 700 columns, 99.9 to 800.1, so
-          // every source column that shows at all, 99 to 801.
-          expected: { width: 800, height: 800, rotated: false, crop: { left: 99, top: 0, width: 702, height: 700 } },
+          layout: previewLayoutOf('GLOBAL-CAN-8x8', { wrap: 'ImageWrap' }),
+          // 900x700 filling the whole 3368x3368 file (the 2400 px front, 449 px of wrap and 35 px of bleed a side,
+          // at 300 dpi): resized to 4330x3368, the middle 3368 columns from 481: source columns 99.98 to 800.02, so
+          // every source column that shows at all, 99 to 801. Previewed at 800 / 3368: 570 + 2 x (106 + 8) = 798.
+          expected: { rotated: false, crop: { left: 99, top: 0, width: 702, height: 700 } },
           margins: null,
         },
         {
           what: 'an EXIF-oriented image: upright 400x600, so not turned',
           item: { sku: PHONE_CASE, sizing: 'fillPrintArea', assets: [{ url: images.url('oriented.jpg') }] },
-          // 400x600 upright filling 1080x2070: x 3.45, so 313 of its 400 columns (43.5 to 356.5: 43 to 357).
-          expected: { width: 417, height: 800, rotated: false, crop: { left: 43, top: 0, width: 314, height: 600 } },
+          layout: previewLayoutOf(PHONE_CASE),
+          // 400x600 upright filling 1094x2094: x 3.49, so 313 of its 400 columns (43.3 to 356.7: 43 to 357).
+          expected: { rotated: false, crop: { left: 43, top: 0, width: 314, height: 600 } },
           margins: null,
         },
       ]
       const references = new Map<string, Buffer>()
-      for (const { what, item, expected, margins } of cases) {
+      assert.deepEqual([cases[1]?.layout.width, cases[1]?.layout.height], [798, 798])
+      for (const { what, item, layout, expected, margins } of cases) {
         const response = await preview(item)
         assert.equal(response.statusCode, 200, response.body)
         const [made] = json(response).previews
         const { width, height, rotated, crop } = made
-        assert.deepEqual({ width, height, rotated, crop }, expected, what)
-        const { reduced, listed } = await orderedPrintFile(item, { width, height })
+        assert.deepEqual(
+          { width, height, rotated, crop },
+          { width: layout.width, height: layout.height, ...expected },
+          what,
+        )
+        const { reduced, listed } = await orderedPrintFile(item, layout)
         assert.deepEqual([listed.rotated, listed.placement], [rotated, { ...crop, margins }], what)
         const previewImage = await fileOf(made.previewUrl)
         await assertSamePicture(previewImage, reduced, what)
@@ -405,10 +446,14 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!framed) throw new Error('no mockup')
-      // 8x10 in frame around a 6x8 in mount window: preview 600x800, 100 px per inch, mount and frame 100 px, a 50 px
-      // wall, 1100x1300 reduced to fit 1200.
-      assert.deepEqual([framed.width, framed.height], [1015, 1200])
-      const scale = 1200 / 1300
+      // 8x10 in frame around a 6x8 in mount window. The preview is the print file's layout, the 6x8 in trim (1800 x
+      // 2400 px) and 3 mm of bleed (35 px) at 800 / 2470: 582 x 777 and 11 px, 604 x 799, all of it in the window
+      // (mockups.ts frames a flat print's whole preview). 604 / 1800 x 300 = 100.7 px per inch: mount and frame
+      // 101 px, a 51 px wall: 1110 x 1305, reduced to fit 1200 (1021 x 1200).
+      const framedLayout = previewLayoutOf('GLOBAL-CFPM-8X10', { color: 'gold' })
+      assert.deepEqual([framedLayout.width, framedLayout.height], [604, 799])
+      assert.deepEqual([framed.width, framed.height], [1021, 1200])
+      const scale = 1200 / 1305
       assertNear(await pixel(framed.data, 100 * scale, framed.height / 2), GOLD, 'gold frame')
       assertNear(await pixel(framed.data, framed.width / 2, framed.height / 2), RED, 'the print')
 
@@ -419,10 +464,13 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!canvas) throw new Error('no mockup')
-      // 2454 px square area at 800 px: 97.8 px per inch, the 8 in front 782 px, the 1.5 in edges 147 px, 74 px of
-      // wall.
-      assert.deepEqual([canvas.width, canvas.height], [782 + 147 + 2 * 74, 782 + 147 + 2 * 74])
-      assertNear(await pixel(canvas.data, 74 + 782 + 30, 74 + 391), { r: 16, g: 16, b: 16 }, 'black edge')
+      // The layout's face and wrap band, exactly: the 3368 px square file (2400 px front, 449 px band, 35 px bleed)
+      // at 800 / 3368 is a 570 px front and a 106 px band (8 px of bleed); the mockup shows the front, one band as
+      // the edge, and half a band of wall (53 px).
+      const canvasLayout = previewLayoutOf('GLOBAL-CAN-8x8', { wrap: 'Black' })
+      assert.deepEqual([canvasLayout.face.width, canvasLayout.wrap, canvasLayout.bleed], [570, 106, 8])
+      assert.deepEqual([canvas.width, canvas.height], [570 + 106 + 2 * 53, 570 + 106 + 2 * 53])
+      assertNear(await pixel(canvas.data, 53 + 570 + 30, 53 + 285), { r: 16, g: 16, b: 16 }, 'black edge')
 
       const [mirrored] = await mockupOf({
         sku: 'GLOBAL-CAN-8x8',
@@ -433,8 +481,8 @@ for (const kind of databaseKinds) {
       if (!mirrored) throw new Error('no mockup')
       // The same geometry; the edges repeat the red front, shaded (0.78 on the right, 0.62 below).
       assert.deepEqual([mirrored.width, mirrored.height], [canvas.width, canvas.height])
-      assertNear(await pixel(mirrored.data, 74 + 782 + 30, 74 + 391), { r: 172, g: 23, b: 23 }, 'mirrored right edge')
-      assertNear(await pixel(mirrored.data, 74 + 391, 74 + 782 + 30), { r: 136, g: 19, b: 19 }, 'mirrored bottom edge')
+      assertNear(await pixel(mirrored.data, 53 + 570 + 30, 53 + 285), { r: 172, g: 23, b: 23 }, 'mirrored right edge')
+      assertNear(await pixel(mirrored.data, 53 + 285, 53 + 570 + 30), { r: 136, g: 19, b: 19 }, 'mirrored bottom edge')
 
       const [framedCanvas] = await mockupOf({
         sku: 'GLOBAL-FRA-CAN-16X20',
@@ -443,11 +491,22 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!framedCanvas) throw new Error('no mockup')
-      // 5754x6954 (16x20 in, wrap and bleed) at 662x800: 34.5 px per inch, the 16x20 in front 552x690, 35 px of
-      // frame, an 18 px wall: 658x796, the wrap around the front hidden.
-      assert.deepEqual([framedCanvas.width, framedCanvas.height], [552 + 70 + 36, 690 + 70 + 36])
-      assertNear(await pixel(framedCanvas.data, 18 + 17, 398), { r: 222, g: 184, b: 135 }, 'natural frame')
-      assertNear(await pixel(framedCanvas.data, 18 + 35 + 3, 398), RED, 'the front right inside the frame')
+      // 5768x6968 (the 16x20 in front 4800x6000, 449 px of wrap and 35 of bleed) at 800 / 6968: 661x798, the front
+      // 551x688; the frame from the variant's 5754 px area: 661 / 5754 x 300 = 34.5 px per inch, 34 px of frame, a
+      // 17 px wall: 653x790, the wrap hidden.
+      const framedCanvasLayout = previewLayoutOf('GLOBAL-FRA-CAN-16X20', { color: 'natural', wrap: 'ImageWrap' })
+      assert.deepEqual(
+        [
+          framedCanvasLayout.width,
+          framedCanvasLayout.height,
+          framedCanvasLayout.face.width,
+          framedCanvasLayout.face.height,
+        ],
+        [661, 798, 551, 688],
+      )
+      assert.deepEqual([framedCanvas.width, framedCanvas.height], [551 + 68 + 34, 688 + 68 + 34])
+      assertNear(await pixel(framedCanvas.data, 17 + 17, 395), { r: 222, g: 184, b: 135 }, 'natural frame')
+      assertNear(await pixel(framedCanvas.data, 17 + 34 + 3, 395), RED, 'the front right inside the frame')
 
       const [photo] = await mockupOf({
         sku: 'GLOBAL-PHO-4x6',
@@ -456,8 +515,11 @@ for (const kind of databaseKinds) {
         assets: red,
       })
       if (!photo) throw new Error('no mockup')
-      // 533x800 preview, a 32 px white border, a 64 px wall around it.
-      assert.deepEqual([photo.width, photo.height], [533 + 64 + 128, 800 + 64 + 128])
+      // The 4x6 in trim (1200x1800 px) and 2 mm of bleed (24 px) at 800 / 1848: a 539x799 preview (519x779 and
+      // 10 px), a 32 px white border, a 64 px wall around it.
+      const photoLayout = previewLayoutOf('GLOBAL-PHO-4x6', { finish: 'lustre' })
+      assert.deepEqual([photoLayout.width, photoLayout.height], [539, 799])
+      assert.deepEqual([photo.width, photo.height], [539 + 64 + 128, 799 + 64 + 128])
       assertNear(await pixel(photo.data, 64 + 16, photo.height / 2), { r: 255, g: 255, b: 255 }, 'white border')
 
       const book = await mockupOf({
@@ -717,9 +779,20 @@ for (const kind of databaseKinds) {
       if (filesDir) rmSync(filesDir, { recursive: true, force: true })
     })
 
-    /** The sample catalogue with GLOBAL-PHO-4x6 changed (another print area size, a lower minimumDpi) and an Oak frame. */
+    /**
+     * The sample catalogue without print specifications, so its print areas' pixel sizes make the previews (a
+     * specified area is laid out from its spec instead); with `change` made to it.
+     */
+    function withoutSpecs(name: string, change: (file: any) => void = () => {}) {
+      return changedSampleCatalogue(name, (file) => {
+        for (const product of file.products) delete product.printAreaSpecs
+        change(file)
+      })
+    }
+
+    /** The catalogue without specs with GLOBAL-PHO-4x6 changed (another print area size, a lower minimumDpi) and an Oak frame. */
     function changedCatalogue(oak: string) {
-      return changedSampleCatalogue(`catalogue with Oak ${oak}`, (file) => {
+      return withoutSpecs(`catalogue with Oak ${oak}`, (file) => {
         const product = (sku: string) => file.products.find((entry: { sku: string }) => entry.sku === sku)
         const photo = product('GLOBAL-PHO-4x6')
         photo.minimumDpi = 50
@@ -765,8 +838,8 @@ for (const kind of databaseKinds) {
       return pixel(mockup, (100 * 1200) / 1300, (height ?? 0) / 2)
     }
 
-    test('a catalogue change to a print area size, a minimumDpi or a colour makes a new entry, not the cached answer', async () => {
-      const sample = await withApp(undefined, (t) => previewOn(t, photoItem()))
+    test('a catalogue change to a print area size, a minimumDpi, a colour or a print specification makes a new entry, not the cached answer', async () => {
+      const sample = await withApp(withoutSpecs('sample without specs'), (t) => previewOn(t, photoItem()))
       // 300x400 filling 1200x1800 (4x6 in): 66 dpi, below the photo print's 200.
       assert.deepEqual(
         [sample.width, sample.height, sample.effectiveDpi, sample.warnings.map((w: { code: string }) => w.code)],
@@ -794,6 +867,22 @@ for (const kind of databaseKinds) {
       assertNear(await frameColourOf(recoloured.oak.mockup), { r: 0x3b, g: 0x6e, b: 0x8f }, 'recoloured oak', 12)
       assert.notEqual(new URL(recoloured.oak.mockupUrl).pathname, new URL(changed.oak.mockupUrl).pathname)
       assert.equal(new URL(recoloured.photo.previewUrl).pathname, new URL(changed.photo.previewUrl).pathname)
+
+      // Print specifications are part of the key: the sample as shipped lays the photo print out from its spec (the
+      // 4x6 in trim with 2 mm of bleed, 1248x1848 px, at 800 / 1848: 519 + 2 x 10 by 779 + 2 x 10), a new entry; and
+      // 4 mm of bleed instead (47 px: 1294x1894, at 800 / 1894: 506 + 2 x 19 by 760 + 2 x 19) another one.
+      const specified = await withApp(undefined, (t) => previewOn(t, photoItem()))
+      assert.deepEqual([specified.width, specified.height], [539, 799])
+      assert.notEqual(new URL(specified.previewUrl).pathname, new URL(sample.previewUrl).pathname)
+      const rebled = await withApp(
+        changedSampleCatalogue('photo print with 4 mm bleed', (file) => {
+          const photo = file.products.find((entry: { sku: string }) => entry.sku === 'GLOBAL-PHO-4x6')
+          photo.printAreaSpecs.default.bleedMm = 4
+        }),
+        (t) => previewOn(t, photoItem()),
+      )
+      assert.deepEqual([rebled.width, rebled.height], [544, 798])
+      assert.notEqual(new URL(rebled.previewUrl).pathname, new URL(specified.previewUrl).pathname)
     })
   })
 }

@@ -4,10 +4,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { planPrintLayout } from '../../src/domain/print-geometry.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
-import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { catalogue, json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('http')
@@ -40,8 +41,17 @@ async function assertColourAt(image: Buffer, x: number, y: number, expected: Rgb
   assert.ok(close, `${where}: expected ~${expected.join(',')}, got ${actual.join(',')}`)
 }
 
-// The phone case's print area (sample catalogue), portrait.
-const AREA = { width: 1080, height: 2070 }
+/**
+ * The phone case's print file (sample catalogue), portrait: its print area has a spec, so the file is laid out
+ * from it (docs/print-files.md, "Bleed and canvas wraps"), not made at the 1080 x 2070 px of printAreaSizes.
+ */
+function phoneCaseFile(): { width: number; height: number } {
+  const spec = catalogue.findVariant(PHONE_CASE)?.printAreaSpecs.default
+  if (!spec) throw new Error(`${PHONE_CASE} has no spec for its default print area`)
+  const { width, height } = planPrintLayout({ spec })
+  return { width, height }
+}
+const AREA = phoneCaseFile()
 
 for (const kind of databaseKinds) {
   describe(`print files and previews (${kind})`, () => {
@@ -92,6 +102,7 @@ for (const kind of databaseKinds) {
       const [fill, fit] = allocated.document.items
       const pending = json(await printFilesOf(orderId)).printFiles
       assert.equal(pending.length, 2)
+      assert.deepEqual(AREA, { width: 1094, height: 2094 })
       const shipmentOf = (itemId: string) =>
         allocated.document.shipments.find((shipment) => shipment.items.some((entry) => entry.itemId === itemId))
       assert.deepEqual(pending[0], {
@@ -103,6 +114,8 @@ for (const kind of databaseKinds) {
         format: 'png', // the phone case lab's format
         status: 'pending',
         failureReason: null,
+        // The layout's size already while pending: 71.4 x 144 mm at 350 dpi is 984 x 1984 px (983.9 and 1984.3
+        // rounded), with 4 mm of bleed, 55 px (55.1), on every side: 1094 x 2094.
         width: AREA.width,
         height: AREA.height,
         sizing: 'fillPrintArea',
@@ -119,9 +132,10 @@ for (const kind of databaseKinds) {
       assert.equal(body.outcome, 'Ok')
       assert.match(body.traceParent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
       const [filled, fitted] = body.printFiles
-      // 600x400 landscape into the 1080x2070 portrait area: turned clockwise to 400x600, resized to 1380x2070
-      // (x 3.45), 300 columns too many: 150 cut on each side = 43.48 turned columns = 43.48 source rows at the
-      // top and at the bottom. Whole pixels around the kept rows 43.48..356.52: rows 43..357, all 600 columns.
+      // 600x400 landscape into the 1094x2094 portrait file (a flat print's image box is the whole file, bleed
+      // included): turned clockwise to 400x600, resized to 1396x2094 (x 3.49), 302 columns too many: 151 cut on
+      // each side = 43.27 turned columns = 43.27 source rows at the top and at the bottom. Whole pixels around the
+      // kept rows 43.27..356.73: rows 43..357, all 600 columns.
       assert.deepEqual(
         { ...filled, previewUrl: null },
         {
@@ -132,8 +146,8 @@ for (const kind of databaseKinds) {
           placement: { left: 0, top: 43, width: 600, height: 314, margins: null },
         },
       )
-      // 300x500 portrait into 1080x2070, fitted: not turned, resized to 1080x1800, 135 white rows above and below;
-      // the whole source is printed.
+      // 300x500 portrait into 1094x2094, fitted: not turned, resized to 1094x1823 (500 x 1094 / 300 = 1823.3),
+      // 271 white rows: 135 above, the odd one below (136); the whole source is printed.
       assert.equal(fitted.itemId, fit?.id)
       assert.deepEqual(
         [fitted.status, fitted.sizing, fitted.rotated, fitted.source, fitted.placement],
@@ -142,7 +156,7 @@ for (const kind of databaseKinds) {
           'fitPrintArea',
           false,
           { width: 300, height: 500 },
-          { left: 0, top: 0, width: 300, height: 500, margins: { top: 135, right: 0, bottom: 135, left: 0 } },
+          { left: 0, top: 0, width: 300, height: 500, margins: { top: 135, right: 0, bottom: 136, left: 0 } },
         ],
       )
 
@@ -157,7 +171,7 @@ for (const kind of databaseKinds) {
       const { width, height } = metadata as { width: number; height: number }
       assert.ok(Math.max(width, height) <= 800, `${width}x${height}`)
       assert.equal(height, 800)
-      // The same shape as the print area, to the rounding of one side (1080/2070 x 800 = 417.4).
+      // The same shape as the print file, to the rounding of one side (1094/2094 x 800 = 417.95).
       assert.ok(Math.abs(width * AREA.height - height * AREA.width) <= AREA.height / 2, `${width}x${height}`)
       await assertColourAt(preview, 100, 200, BLUE, 'top left')
       await assertColourAt(preview, width - 100, 200, RED, 'top right')

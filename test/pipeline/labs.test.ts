@@ -104,7 +104,9 @@ describe('the lab API (Live)', () => {
     const file = await t.app.live.inject({ method: 'GET', url: `${printFile.pathname}${printFile.search}` })
     assert.equal(file.statusCode, 200)
     const metadata = await sharp(file.rawPayload).metadata()
-    assert.deepEqual([metadata.width, metadata.height], [4800, 7200])
+    // Laid out from the 16x24 in print's spec: the 406.4 x 609.6 mm trim is 4800 x 7200 px at 300 dpi, with 3 mm of
+    // bleed (round(35.43) = 35 px) on every side.
+    assert.deepEqual([metadata.width, metadata.height], [4800 + 70, 7200 + 70])
     assert.equal(submitted.packingSlip.status, 'Success')
 
     assert.equal(json(await lab('POST', `/labs/v1/jobs/${shipment.id}/acknowledge`)).outcome, 'Updated')

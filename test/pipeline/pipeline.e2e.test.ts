@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { planPrintLayout, printAreaRequestOf } from '../../src/domain/print-geometry.ts'
 import { type ImageServer, quadrantPhoto, startImageServer } from '../support/image-server.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
@@ -132,7 +133,8 @@ for (const kind of databaseKinds) {
       }
       assert.ok(order.lastUpdated > order.created)
 
-      // The print files have the variants' print area sizes.
+      // The print files have their planned sizes: laid out from the print area's spec where the catalogue gives
+      // one (trim and bleed at its dpi; every area of the sample has one), else the variant's print area size.
       const rows = await t.database.db.query<{ pipeline: any }>('SELECT pipeline FROM orders WHERE id = $1', [
         Number(orderId.slice(4)),
       ])
@@ -141,7 +143,10 @@ for (const kind of databaseKinds) {
         const itemId = shipment.items[0].itemId
         const item = order.items.find((candidate: any) => candidate.id === itemId)
         const variant = catalogue.findVariant(item.sku, item.attributes)
-        const size = variant?.printAreaSizes.default
+        const area = variant && printAreaRequestOf(variant, 'default', catalogue.colours)
+        const layout = area ? planPrintLayout(area) : null
+        const pixels = variant?.printAreaSizes.default
+        const size = layout ? { horizontalResolution: layout.width, verticalResolution: layout.height } : pixels
         const [assetId, printFile] = Object.entries(pipeline.shipments[shipment.id].printFiles)[0] as [string, any]
         const metadata = await sharp(join(t.filesDir, printFile.blobKey)).metadata()
         assert.equal(metadata.width, size?.horizontalResolution)

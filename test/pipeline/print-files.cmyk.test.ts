@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
 import { createImageRenderer, DEFAULT_PROFILES_DIRECTORY } from '../../src/adapters/image-renderer.ts'
+import { effectiveDpi, plannedSize, planPrintFile, printAreaRequestOf } from '../../src/domain/print-geometry.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
@@ -28,6 +29,29 @@ function catalogue() {
       lab.products = lab.products.filter((product: { sku: string }) => product.sku !== PRINT)
     }
   })
+}
+
+/**
+ * The print file the pipeline plans for a 1200 px square photo filling the print's default area: laid out from the
+ * area's spec in the sample catalogue (trim and bleed at its recommendedDpi), as docs/print-files.md says.
+ */
+function plannedPrintFile() {
+  const loaded = catalogue()
+  const variant = loaded.findVariant(PRINT)
+  const size = variant?.printAreaSizes.default
+  const area = variant && printAreaRequestOf(variant, 'default', loaded.colours)
+  if (!size || !area) throw new Error(`${PRINT} has no specified default print area`)
+  const source = { width: 1200, height: 1200 }
+  const target = { width: size.horizontalResolution, height: size.verticalResolution }
+  const plan = planPrintFile({
+    sourceWidth: source.width,
+    sourceHeight: source.height,
+    targetWidth: target.width,
+    targetHeight: target.height,
+    sizing: 'fillPrintArea',
+    area,
+  })
+  return { target, area, plan, size: plannedSize(plan), sourceDpi: Math.floor(effectiveDpi(source, plan)) }
 }
 
 for (const kind of databaseKinds) {
@@ -96,13 +120,17 @@ for (const kind of databaseKinds) {
       assert.equal(metadata.channels, 4)
       const profile = readFileSync(join(DEFAULT_PROFILES_DIRECTORY, 'printroute-fogra39.relative-bpc.icc'))
       assert.ok(metadata.icc?.equals(profile), 'the relative colorimetric + BPC FOGRA39 profile is embedded')
-      // 2400 x 2400 px at 300 px per inch: an 8 x 8 in print. The 1200 px photo gives 150 source pixels per inch.
+      // Laid out from the area's spec: the 8 x 8 in trim (203.2 mm) is 2400 px at the spec's 300 dpi, and 3 mm of
+      // bleed round it is round(3 x 300 / 25.4 = 35.43) = 35 px a side: 2470 x 2470 px, written at 300 px per
+      // inch. The 1200 px photo fills the whole file (trim and bleed): 300 x 1200 / 2470 = 145.7 source px per inch.
+      const planned = plannedPrintFile()
+      assert.deepEqual([planned.size.width, planned.size.height, planned.sourceDpi], [2470, 2470, 145])
       assert.deepEqual(
         [metadata.width, metadata.height, metadata.density, metadata.resolutionUnit],
-        [2400, 2400, 300, 'inch'],
+        [planned.size.width, planned.size.height, 300, 'inch'],
       )
       assert.equal(printFile.dpi, 300)
-      assert.equal(printFile.sourceDpi, 150)
+      assert.equal(printFile.sourceDpi, planned.sourceDpi)
 
       const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
       assert.equal(printFile.sha256, sha256(bytes))
@@ -116,13 +144,16 @@ for (const kind of databaseKinds) {
         intent: 'relative',
         blackPointCompensation: true,
       })
+      // What was asked: the variant's print area size (left aside by the layout), and the spec it was laid out from.
       assert.deepEqual(manifest.target, {
-        width: 2400,
-        height: 2400,
+        width: planned.target.width,
+        height: planned.target.height,
         sizing: 'fillPrintArea',
         format: 'tiff',
         dpi: 300,
+        area: planned.area,
       })
+      assert.deepEqual(manifest.plan, planned.plan)
       assert.deepEqual(manifest.renderer, { sharp: sharp.versions.sharp, libvips: sharp.versions.vips })
 
       // The stored input and the manifest make the file again, byte for byte (a reprint's check).
