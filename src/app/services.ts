@@ -4,7 +4,7 @@ import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
-import { createFileInspector } from '../adapters/file-inspector.ts'
+import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
 import { renderInvoicePdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
@@ -155,6 +155,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
   const pipelineSettings = { ...DEFAULT_PIPELINE_SETTINGS, ...options.pipeline }
   const simulatedLabs = createSimulatedLabs({ clock, settings: pipelineSettings })
   // Stand-alone preflights and every order asset's are checked by the same engine (docs/pipeline.md#preflight).
+  const bounded = createFileInspector()
   const preflight = createPreflightService({
     db,
     clock,
@@ -164,7 +165,8 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     files,
     withScratchFile,
     writeScratchFile,
-    inspector: preflightInspector(),
+    inspector: preflightInspector(bounded),
+    fixPdfBoxes: (input, output, book) => bounded.fixPdfBoxes(input, output, book),
     log,
     unknownSampleUrl: unknownSampleUrlOf,
   })
@@ -214,8 +216,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
  * header in this process, as the download step already reads them with sharp (nothing is decoded, so no file can
  * cost more here than there), which spares every order asset a child process's start.
  */
-function preflightInspector(): FileInspector {
-  const bounded = createFileInspector()
+function preflightInspector(bounded: BoundedFileInspector): FileInspector {
   return {
     inspect: (path, contentType) =>
       contentType.startsWith('image/')

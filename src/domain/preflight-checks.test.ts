@@ -10,7 +10,7 @@ import {
   type PreflightTarget,
   preflightStatusOf,
 } from './preflight.ts'
-import { ASPECT_RATIO_TOLERANCE, pdfBoxFixes, preflightReport } from './preflight-checks.ts'
+import { ASPECT_RATIO_TOLERANCE, appliedPdfBoxFixes, pdfBoxFixes, preflightReport } from './preflight-checks.ts'
 import type { BookSpec, PrintAreaSpec } from './print-specs.ts'
 
 tier('pure')
@@ -302,6 +302,23 @@ test('the box fix applies to pages of exactly trim + bleed without boxes', () =>
   assert.deepEqual(pdfBoxFixes(pages(20, { mediaBox: box(210, 210) }), BOOK), [])
   assert.deepEqual(pdfBoxFixes(pages(20, { trimBox: box(210, 210) }), BOOK), [])
   assert.deepEqual(preflightReport(pdf(pages(20)), bookTarget()).fixes.length, 2)
+})
+
+test("an order asset's box fixes say the pages changed once done, and leave the report when not done", () => {
+  const other = { code: 'ConvertedToLabColour', message: 'Converted.' }
+  const fixes = [...pdfBoxFixes(pages(20), BOOK), other]
+  const done = appliedPdfBoxFixes(fixes, 20)
+  assert.deepEqual(
+    done.map((fix) => fix.code),
+    ['SetTrimBox', 'SetBleedBox', 'ConvertedToLabColour'],
+  )
+  assert.match(
+    done[0]?.message ?? '',
+    /every page to 210\.0 x 210\.0 mm, .*: done on printroute's copy, 20 pages changed\.$/,
+  )
+  assert.equal(done[2], other)
+  assert.deepEqual(appliedPdfBoxFixes(fixes, null), [other])
+  assert.deepEqual(appliedPdfBoxFixes(fixes, 0), [other])
 })
 
 test('validSkus: books whose trim and page range fit a PDF; print areas an image fills at the minimum dpi', () => {

@@ -487,6 +487,28 @@ export function pdfBoxFixes(pages: readonly PdfPageMeasures[], book: BookSpec | 
   ]
 }
 
+/** Whether a fix is one of the box fixes (`fixPdfBoxes` applies them; see PDF_BOX_FIX_CODES). */
+export function isPdfBoxFix(fix: PreflightFix): boolean {
+  return (PDF_BOX_FIX_CODES as readonly string[]).includes(fix.code)
+}
+
+/**
+ * An order asset's fixes once printroute's copy was given the boxes: each box fix says it was done and on how
+ * many pages; `pagesChanged` null when the fix failed or changed nothing, which drops the box fixes (the field
+ * lists what printroute did, and the file goes to the lab as it came).
+ */
+export function appliedPdfBoxFixes(fixes: readonly PreflightFix[], pagesChanged: number | null): PreflightFix[] {
+  if (pagesChanged === null || pagesChanged <= 0) return fixes.filter((fix) => !isPdfBoxFix(fix))
+  return fixes.map((fix) =>
+    isPdfBoxFix(fix)
+      ? {
+          code: fix.code,
+          message: `${fix.message.replace(/\.$/, '')}: done on printroute's copy, ${plural(pagesChanged, 'page')} changed.`,
+        }
+      : fix,
+  )
+}
+
 function pdfValidSkus(inspection: PdfInspection, catalogue: readonly Product[]): string[] {
   const first = inspection.pages[0]
   if (!first || inspection.truncated) return []

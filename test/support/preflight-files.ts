@@ -11,6 +11,34 @@ export async function plainPdf(pages: number): Promise<ServedFile> {
   return { body: Buffer.from(await document.save()), type: 'application/pdf' }
 }
 
+const PT_PER_MM = 72 / 25.4
+
+/**
+ * A book interior of `pages` pages measuring the trim plus `bleedMm` on every side, a square drawn on each; with
+ * `boxes` the pages carry TrimBox and BleedBox as a prepress tool writes them; without, they have neither (what the
+ * preflight's box fix is for).
+ */
+export async function bookPdf(
+  pages: number,
+  trimMm: { width: number; height: number },
+  bleedMm: number,
+  { boxes }: { boxes: boolean },
+): Promise<ServedFile> {
+  const document = await PDFDocument.create()
+  const bleed = bleedMm * PT_PER_MM
+  const width = trimMm.width * PT_PER_MM + 2 * bleed
+  const height = trimMm.height * PT_PER_MM + 2 * bleed
+  for (let index = 0; index < pages; index++) {
+    const page = document.addPage([width, height])
+    page.drawRectangle({ x: width / 4, y: height / 4, width: width / 2, height: height / 2 })
+    if (boxes) {
+      page.setBleedBox(0, 0, width, height)
+      page.setTrimBox(bleed, bleed, width - 2 * bleed, height - 2 * bleed)
+    }
+  }
+  return { body: Buffer.from(await document.save()), type: 'application/pdf' }
+}
+
 /** A PDF whose trailer declares encryption (the standard handler): no lab can print it, preflight says Encrypted. */
 export async function encryptedPdf(pages: number): Promise<ServedFile> {
   const document = await PDFDocument.create()

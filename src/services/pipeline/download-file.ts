@@ -1,5 +1,7 @@
 // Step download-file: one attempt at one of the order's files (an asset, the packing slip, a branding file).
 // The file is kept in the blob store; an image asset is thumbnailed and measured for the LowResolution warning.
+// Every asset is preflighted; a PDF asset is kept with the report's safe box fixes applied (the copy the print file
+// step passes to the lab), else byte for byte as downloaded.
 // The attempt is then recorded: the file, or a failure retried with backoff up to DOWNLOAD_MAX_ATTEMPTS.
 import type { Clock } from '../../adapters/clock.ts'
 import type { Database } from '../../adapters/database.ts'
@@ -130,6 +132,35 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
     }
   }
 
+  /**
+   * A PDF asset: preflighted, given the report's safe box fixes (SetTrimBox, SetBleedBox) on printroute's copy,
+   * then kept, so the print file step passes the fixed copy to the lab. The stored bytes and md5 stay the
+   * download's (what the merchant's md5 was checked against); a file that needs no fix is kept byte for byte. A
+   * retried attempt downloads and fixes afresh, so it keeps the same file.
+   */
+  async function keepPdfAsset(path: string, order: PipelineOrder, fileKey: string, stored: StoredFile) {
+    const preflight = await preflightOf(deps.preflight, order, fileKey, path, stored.contentType)
+    const subject = preflightSubjectOf(order.document, fileKey)
+    const kept = (checked: PipelinePreflight | null): DownloadOutcome => ({
+      stored,
+      thumbnailUrl: null,
+      lowResolution: null,
+      preflight: checked,
+    })
+    const assetPreflight = deps.preflight
+    // Measures made up by a Sandbox scenario are no ground to change the real file.
+    const simulated = simulatedPreflightInspection(order.sandboxScenario) !== undefined
+    if (!assetPreflight || !preflight || !subject || simulated || preflight.report.fixes.length === 0) {
+      await deps.files.put(stored.blobKey, path, stored.contentType)
+      return kept(preflight)
+    }
+    return deps.withScratchFile(async (fixedPath) => {
+      const fixed = await assetPreflight.applyFixes(path, fixedPath, subject, preflight)
+      await deps.files.put(stored.blobKey, fixed.written ? fixedPath : path, stored.contentType)
+      return kept(fixed.preflight)
+    })
+  }
+
   /** One attempt, in a scratch file of its own. */
   async function attempt(
     order: PipelineOrder,
@@ -146,7 +177,6 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
       try {
         const downloaded = await deps.fetcher.download(file.url, path, { expectedMd5: file.expectedMd5 })
         const blobKey = assetBlobKey(orderId, fileKey)
-        await deps.files.put(blobKey, path, downloaded.contentType)
         const stored: StoredFile = {
           blobKey,
           contentType: downloaded.contentType,
@@ -155,11 +185,12 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
           width: null,
           height: null,
         }
+        if (file.kind === 'asset' && downloaded.contentType === 'application/pdf') {
+          return await keepPdfAsset(path, order, fileKey, stored)
+        }
+        await deps.files.put(blobKey, path, downloaded.contentType)
         if (file.kind !== 'asset') return { stored, thumbnailUrl: null, lowResolution: null }
-        const outcome: DownloadOutcome =
-          downloaded.contentType === 'application/pdf'
-            ? { stored, thumbnailUrl: null, lowResolution: null }
-            : await withThumbnail(path, order, orderId, fileKey, stored)
+        const outcome = await withThumbnail(path, order, orderId, fileKey, stored)
         if (!outcome.stored) return outcome
         return {
           ...outcome,

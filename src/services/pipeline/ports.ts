@@ -8,7 +8,7 @@ import type { PipelineOrder, PipelinePreflight, PrintFileGeometry } from '../../
 import type { FileInspection } from '../../domain/preflight.ts'
 import type { PrintFileManifest } from '../../domain/print-files.ts'
 import type { PrintAreaRequest } from '../../domain/print-geometry.ts'
-import type { LabColour } from '../../domain/print-specs.ts'
+import type { BookSpec, LabColour } from '../../domain/print-specs.ts'
 import type { SizingMode } from '../../domain/shipping-methods.ts'
 import type { SimulatedLabSettings } from './simulated-labs.ts'
 
@@ -75,7 +75,28 @@ export interface AssetPreflight {
   checkFile(path: string, contentType: string, subject: PreflightSubject): Promise<PipelinePreflight | null>
   /** Judges measures made up rather than read (the Sandbox scenario `preflightFails`). */
   judge(inspection: FileInspection, subject: PreflightSubject): PipelinePreflight | null
+  /**
+   * Applies the report's safe fixes (SetTrimBox, SetBleedBox) to the PDF at `path`, writing printroute's changed
+   * copy to `outputPath` (`written`); the preflight then says what was done. A failed fix writes nothing, is
+   * logged, and its box fixes leave the report.
+   */
+  applyFixes(
+    path: string,
+    outputPath: string,
+    subject: PreflightSubject,
+    preflight: PipelinePreflight,
+  ): Promise<{ preflight: PipelinePreflight; written: boolean }>
 }
+
+/**
+ * Sets TrimBox and BleedBox on the pages of the PDF at `inputPath` that have neither and measure the book's trim +
+ * bleed, writing `outputPath` when a page changed (adapters/file-inspector.ts, bounded like an inspection).
+ */
+export type PdfBoxFixer = (
+  inputPath: string,
+  outputPath: string,
+  book: Pick<BookSpec, 'trimMm' | 'bleedMm'>,
+) => Promise<{ readonly pagesChanged: number } | { readonly failed: string }>
 
 /** Runs `use` with a local file path of its own, removed once `use` settles (adapters/scratch-files.ts). */
 export type ScratchFileProvider = <R>(use: (path: string) => Promise<R>) => Promise<R>

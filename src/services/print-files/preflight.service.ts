@@ -1,5 +1,6 @@
 // Preflight as a service (docs/api.md#preflight): a file checked against a product before it is ordered, and the
-// same check of every order asset after its download (services/pipeline/download-file.ts calls `checkFile`).
+// same check of every order asset after its download (services/pipeline/download-file.ts calls `checkFile`, then
+// `applyFixes` for a PDF, so the copy printroute keeps and passes to the lab has the safe box fixes).
 // The engine is two parts: the inspector measures a stored file in a bounded child process
 // (adapters/file-inspector.ts, given by app/ as a FileInspector), the pure checks judge the measures against the
 // product's specification in the catalogue (domain/preflight-checks.ts). A stand-alone preflight is downloaded in its POST by the pipeline's
@@ -27,7 +28,7 @@ import {
   type PreflightTarget,
   preflightStatusOf,
 } from '../../domain/preflight.ts'
-import { preflightReport } from '../../domain/preflight-checks.ts'
+import { appliedPdfBoxFixes, isPdfBoxFix, preflightReport } from '../../domain/preflight-checks.ts'
 import {
   claimPreflight,
   deleteExpiredPreflights,
@@ -40,7 +41,7 @@ import {
 } from '../../repositories/preflights.repository.ts'
 import { type ServiceLogger, silentLogger } from '../observability.ts'
 import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from '../own-samples.ts'
-import type { AssetFetcher, FileStore, PreflightSubject, ScratchFileProvider } from '../pipeline/ports.ts'
+import type { AssetFetcher, FileStore, PdfBoxFixer, PreflightSubject, ScratchFileProvider } from '../pipeline/ports.ts'
 
 /** A preflight's report and the request are kept 7 days (docs/api.md#preflight), then deleted. */
 export const PREFLIGHT_LIFETIME_SECONDS = 7 * 24 * 60 * 60
@@ -85,6 +86,8 @@ export interface PreflightDeps {
   writeScratchFile: (path: string, data: Buffer) => Promise<void>
   /** Measures a stored file in a bounded child process (adapters/file-inspector.ts). */
   inspector: FileInspector
+  /** The safe box fix on printroute's copy of an order's PDF (adapters/file-inspector.ts); none applied when absent. */
+  fixPdfBoxes?: PdfBoxFixer
   log?: ServiceLogger
   /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
   unknownSampleUrl?: UnknownSampleUrlCheck
@@ -109,6 +112,16 @@ export interface PreflightService {
   checkFile(path: string, contentType: string, subject: PreflightSubject): Promise<PreflightResult | null>
   /** Judges measures made up rather than read (a Sandbox scenario); null when the checks failed to run (logged). */
   judge(inspection: FileInspection, subject: PreflightSubject): PreflightResult | null
+  /**
+   * Applies an order asset's safe box fixes to printroute's copy (written to `outputPath`); the result says what
+   * was done. A failure writes nothing and is logged.
+   */
+  applyFixes(
+    path: string,
+    outputPath: string,
+    subject: PreflightSubject,
+    result: PreflightResult,
+  ): Promise<{ preflight: PreflightResult; written: boolean }>
   /** Deletes preflights past their lifetime and any file they held; returns how many. */
   expirePreflights(): Promise<number>
 }
@@ -204,6 +217,39 @@ async function checkFile(
     return engineFailed(deps, error, subject)
   }
   return judge(deps, inspection, subject)
+}
+
+/** The report with its box fixes said as done on `pagesChanged` pages, or dropped (null: not done). */
+function withBoxFixes(result: PreflightResult, pagesChanged: number | null): PreflightResult {
+  return { ...result, report: { ...result.report, fixes: appliedPdfBoxFixes(result.report.fixes, pagesChanged) } }
+}
+
+async function applyFixes(
+  deps: Deps,
+  path: string,
+  outputPath: string,
+  subject: PreflightSubject,
+  result: PreflightResult,
+): Promise<{ preflight: PreflightResult; written: boolean }> {
+  if (!result.report.fixes.some(isPdfBoxFix)) return { preflight: result, written: false }
+  const book = preflightTargetOf(deps.catalogue, subject).book
+  let outcome: Awaited<ReturnType<PdfBoxFixer>>
+  if (!book || !deps.fixPdfBoxes) outcome = { failed: 'no box fix for this product' }
+  else {
+    try {
+      outcome = await deps.fixPdfBoxes(path, outputPath, book)
+    } catch (error) {
+      outcome = { failed: error instanceof Error ? error.message : String(error) }
+    }
+  }
+  if ('pagesChanged' in outcome && outcome.pagesChanged > 0) {
+    return { preflight: withBoxFixes(result, outcome.pagesChanged), written: true }
+  }
+  // A failed fix costs only the boxes: the file goes to the lab as the merchant sent it, as before preflight, so
+  // it holds nothing; the report's `fixes` lists what printroute did, so it no longer names them.
+  const reason = 'failed' in outcome ? outcome.failed : 'no page was changed'
+  deps.log.warn({ sku: subject.sku, reason }, 'the preflight box fix was not applied; the file goes on as it came')
+  return { preflight: withBoxFixes(result, null), written: false }
 }
 
 /** Downloads the file into a scratch path and keeps it under `blobKey`; a failure is ValidationFailed on `url`. */
@@ -313,6 +359,7 @@ export function createPreflightService(options: PreflightDeps): PreflightService
     runPreflight: (preflightId) => runPreflight(deps, preflightId),
     checkFile: (path, contentType, subject) => checkFile(deps, path, contentType, subject),
     judge: (inspection, subject) => judge(deps, inspection, subject),
+    applyFixes: (path, outputPath, subject, result) => applyFixes(deps, path, outputPath, subject, result),
     expirePreflights: () => expirePreflights(deps),
   }
 }
