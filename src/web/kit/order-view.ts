@@ -727,7 +727,7 @@ export interface OrderView {
   /** The order's callback deliveries (GET /v4.0/callbacks?orderId=). */
   callbacks: CallbackDelivery[]
   printFiles: PrintFile[]
-  /** Each asset's preflight (GET /v4.0/orders/{id}/preflight); none shown when absent (the console's view). */
+  /** Each asset's preflight (GET /v4.0/orders/{id}/preflight); none shown when absent. */
   preflight?: AssetPreflight[]
   routing: Routing | null
   /** The quote the order was created with and its routing; null for an order made without a quote. */
