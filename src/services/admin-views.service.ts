@@ -26,8 +26,8 @@ import type { InvoicesService, InvoiceView } from './invoices.service.ts'
 import type { LabPushesService } from './labs/lab-pushes.service.ts'
 import { OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
 import type { OrderRouting, OrdersService } from './orders.service.ts'
-import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
 import type { OrderAssetPreflight, PreflightService } from './print-files/preflight.service.ts'
+import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
 import type { QuoteRouting, QuotesService } from './quotes.service.ts'
 
 /** The most events and callbacks an order's page lists (the API's largest page, as the merchant's page). */
