@@ -20,6 +20,7 @@ import type {
   Metadata,
   Order,
   OrderActions,
+  OrderAssetPreflight,
   OrderListFilters,
   OrderPage,
   Preflight,
@@ -160,6 +161,17 @@ export class Orders extends Resource {
   async get(orderId: string, options?: RequestOptions): Promise<Order> {
     const answer = await this.transport.request<GetOrderResponse>(read(`/orders/${segment(orderId)}`, {}, options))
     return answer.order
+  }
+
+  /**
+   * `GET /v4.0/orders/{id}/preflight` (printroute's): each asset's preflight, `Pending` until downloaded, then its
+   * report (checks, fixes) and the print area's guide lines.
+   */
+  async preflight(orderId: string, options?: RequestOptions): Promise<OrderAssetPreflight[]> {
+    const answer = await this.transport.request<{ preflight: OrderAssetPreflight[] }>(
+      read(`/orders/${segment(orderId)}/preflight`, {}, options),
+    )
+    return answer.preflight
   }
 
   /** One page of `GET /v4.0/orders`, newest first: `orders`, `hasMore`, `nextUrl`. */

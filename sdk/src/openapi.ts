@@ -443,6 +443,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/orders/{orderId}/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The preflight of each of the order's assets
+         * @description Each asset of each item, in the order's order, with its preflight: Pending until downloaded, then the report's status, pageCount, checks and fixes, and the print area's guide lines (null without a spec). Another account's order is 404.
+         */
+        get: operations["getOrderPreflight"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/callbacks": {
         parameters: {
             query?: never;
@@ -1960,6 +1980,44 @@ export interface components {
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
+        /** OrderAssetPreflight */
+        OrderAssetPreflight: {
+            itemId: string;
+            assetId: string;
+            printArea: string;
+            /**
+             * @description Pending until the asset is downloaded; then Failed (an error: the item is held with order.items.assets.PreflightFailed), PassedWithWarnings or Passed; NotChecked when the file was downloaded without a report (the check could not run, or the order predates preflight).
+             * @enum {string}
+             */
+            status: "Pending" | "Passed" | "PassedWithWarnings" | "Failed" | "NotChecked";
+            /** @description Pages of a PDF; null for an image. */
+            pageCount: number | null;
+            checks: components["schemas"]["PreflightCheck"][];
+            fixes: components["schemas"]["PreflightFix"][];
+            /** @description The print area's lines on its print file, in print-file pixels (its preview is the same picture reduced): the whole file is the bleed, trim is where it is cut, face the front (inside a canvas wrap band; the trim for flat products), safe where nothing important should be cut. */
+            guides: {
+                width: number;
+                height: number;
+                trim: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                };
+                face: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                };
+                safe: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                };
+            } | null;
+        };
         /**
          * OrderCustoms
          * @description printroute's own: the incoterm and customs numbers of a cross-border order; omitted: DAP, no numbers.
@@ -1979,6 +2037,18 @@ export interface components {
             orders: components["schemas"]["Order"][];
             hasMore: boolean;
             nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * OrderPreflightOutcome
+         * @enum {string}
+         */
+        OrderPreflightOutcome: "Ok";
+        /** OrderPreflightResponse */
+        OrderPreflightResponse: {
+            outcome: components["schemas"]["OrderPreflightOutcome"];
+            preflight: components["schemas"]["OrderAssetPreflight"][];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -4369,6 +4439,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PreflightResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPreflightResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -77,6 +77,8 @@ export type PreflightRequest = RequestBodyOf<paths['/v4.0/files/preflight']['pos
 /** A file checked against a product: Pending, Running, then Passed, PassedWithWarnings or Failed, with its report. */
 export type Preflight = OkBodyOf<paths['/v4.0/files/preflight']['post']>['preflight']
 export type PreflightCheck = Preflight['checks'][number]
+/** Each asset of an order with its preflight (Pending until downloaded) and its print area's guide lines. */
+export type OrderAssetPreflight = OkBodyOf<paths['/v4.0/orders/{orderId}/preflight']['get']>['preflight'][number]
 
 // Invoices and credit notes of an order
 /** One invoice or credit note: its number (the charge's prodigiInvoiceNumber), totals and a signed PDF link. */

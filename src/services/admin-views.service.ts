@@ -26,6 +26,7 @@ import type { InvoicesService, InvoiceView } from './invoices.service.ts'
 import type { LabPushesService } from './labs/lab-pushes.service.ts'
 import { OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
 import type { OrderRouting, OrdersService } from './orders.service.ts'
+import type { OrderAssetPreflight, PreflightService } from './print-files/preflight.service.ts'
 import type { PrintFilesService, PrintFileView } from './print-files.service.ts'
 import type { QuoteRouting, QuotesService } from './quotes.service.ts'
 
@@ -53,6 +54,8 @@ export interface AdminOrderView {
   events: AdminOrderEvent[]
   callbacks: CallbackView[]
   printFiles: PrintFileView[]
+  /** Each asset's preflight (GET /v4.0/orders/{id}/preflight). */
+  preflight: OrderAssetPreflight[]
   routing: OrderRouting | null
   quoteRouting: {
     quoteId: string
@@ -80,6 +83,7 @@ export interface AdminViewsDeps {
   orders: Pick<OrdersService, 'orderRouting'>
   callbacks: Pick<CallbacksService, 'listCallbacks' | 'listEvents'>
   printFiles: Pick<PrintFilesService, 'listPrintFiles'>
+  preflight: Pick<PreflightService, 'orderPreflight'>
   quotes: Pick<QuotesService, 'quoteRouting'>
   invoices: Pick<InvoicesService, 'listForOrder'>
   labPushes: Pick<LabPushesService, 'show'>
@@ -160,7 +164,7 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
     billingCurrency: account.billingCurrency,
   }
   const order = JSON.parse(deps.fileLinks.refresh(JSON.stringify(stored.document))) as OrderDocument
-  const [events, callbacks, printFiles, routing, invoices] = await Promise.all([
+  const [events, callbacks, printFiles, preflight, routing, invoices] = await Promise.all([
     orEmpty(
       deps.callbacks
         .listEvents(caller, { orderId, top: ORDER_LIST_LIMIT })
@@ -172,6 +176,7 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
       [],
     ),
     orEmpty(deps.printFiles.listPrintFiles(caller, orderId), []),
+    orEmpty(deps.preflight.orderPreflight(caller, orderId), []),
     orEmpty<OrderRouting | null>(deps.orders.orderRouting(caller, orderId), null),
     orEmpty(deps.invoices.listForOrder(caller, orderId), []),
   ])
@@ -192,7 +197,7 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
     account: { id: formatId('acc', account.id), name: account.name },
     environment: stored.environment,
     onHoldUntil: stored.onHoldUntil && stored.onHoldUntil > now ? stored.onHoldUntil.toISOString() : null,
-    view: { order, events, callbacks, printFiles, routing, quoteRouting, invoices },
+    view: { order, events, callbacks, printFiles, preflight, routing, quoteRouting, invoices },
   }
 }
 

@@ -228,6 +228,7 @@ for (const kind of databaseKinds) {
           await call(server, 'GET', `/v4.0/orders/${id}/actions`)
           await call(server, 'GET', `/v4.0/orders/${id}/routing`)
           await call(server, 'GET', `/v4.0/orders/${id}/print-files`)
+          await call(server, 'GET', `/v4.0/orders/${id}/preflight`)
           if (server === 'sandbox') await call(server, 'GET', `/v4.0/sandbox/orders/${id}`)
         }
         await call(server, 'GET', '/v4.0/orders?top=2')

@@ -83,6 +83,10 @@ describe('printroute-client against a Sandbox server', () => {
     assert.equal(read.idempotencyKey, 'sdk-key-1')
     assert.equal(read.status.stage, 'InProgress')
     assert.equal(read.items[0]?.sku, 'GLOBAL-CAN-10x10')
+    const [assetPreflight, ...more] = await client.orders.preflight(first.order.id)
+    assert.equal(more.length, 0)
+    assert.equal(assetPreflight?.itemId, read.items[0]?.id)
+    assert.equal(assetPreflight?.assetId, read.items[0]?.assets[0]?.id)
     const listed = await client.orders.list({ merchantReferences: ['SDK-IDEM'] })
     assert.deepEqual(
       listed.orders.map((listedOrder) => listedOrder.id),

@@ -1,13 +1,16 @@
 // POST /files/preflight and GET /files/preflight/{id} (printroute's own, additive to the Prodigi API): a file
-// checked against a product before it is ordered (docs/api.md#preflight).
+// checked against a product before it is ordered (docs/api.md#preflight); GET /orders/{id}/preflight: the same
+// report of each of an order's assets, made after its download.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { PreflightService } from '../../services/print-files/preflight.service.ts'
 import { outcomeReply } from '../replies.ts'
 import { ErrorResponseSchema, ErrorResponses } from '../schemas/common.schema.ts'
+import { OrderIdParamsSchema } from '../schemas/order.schema.ts'
 import {
   CreatePreflightRequestSchema,
   CreatePreflightResponseSchema,
+  OrderPreflightResponseSchema,
   PreflightIdParamsSchema,
   PreflightResponseSchema,
 } from '../schemas/preflight.schema.ts'
@@ -58,6 +61,28 @@ export function registerPreflightRoutes(app: FastifyInstance, preflight: Preflig
     async (request) =>
       outcomeReply(request, 'Ok', {
         preflight: await preflight.getPreflight(request.caller, request.params.preflightId),
+      }),
+  )
+
+  api.get(
+    '/orders/:orderId/preflight',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'getOrderPreflight',
+        tags: ['orders'],
+        summary: "The preflight of each of the order's assets",
+        description:
+          "Each asset of each item, in the order's order, with its preflight: Pending until downloaded, then the " +
+          "report's status, pageCount, checks and fixes, and the print area's guide lines (null without a spec). " +
+          "Another account's order is 404.",
+        params: OrderIdParamsSchema,
+        response: { 200: OrderPreflightResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) =>
+      outcomeReply(request, 'Ok', {
+        preflight: await preflight.orderPreflight(request.caller, request.params.orderId),
       }),
   )
 }

@@ -2,7 +2,7 @@
 // against a product before it is ordered; the same report printroute makes of every order asset.
 import { Type } from 'typebox'
 import { PREFLIGHT_CODES, PREFLIGHT_STATUSES } from '../../domain/preflight.ts'
-import { named, Outcome, outcomeResponse, StringEnum, UrlString } from './common.schema.ts'
+import { Nullable, named, Outcome, outcomeResponse, StringEnum, UrlString } from './common.schema.ts'
 import { AssetPageCountSchema, AssetPrintAreaSchema, ItemAttributesSchema, ItemSkuSchema } from './order.schema.ts'
 
 export const CreatePreflightRequestSchema = named(
@@ -83,4 +83,48 @@ export const PreflightResponseSchema = outcomeResponse(
   {
     preflight: PreflightSchema,
   },
+)
+
+const Pixels = Type.Integer({ minimum: 0 })
+const GuideBoxSchema = Type.Object({ left: Pixels, top: Pixels, width: Pixels, height: Pixels })
+
+const PrintAreaGuidesSchema = Type.Object(
+  {
+    width: Pixels,
+    height: Pixels,
+    trim: GuideBoxSchema,
+    face: GuideBoxSchema,
+    safe: GuideBoxSchema,
+  },
+  {
+    description:
+      "The print area's lines on its print file, in print-file pixels (its preview is the same picture reduced): " +
+      'the whole file is the bleed, trim is where it is cut, face the front (inside a canvas wrap band; the trim ' +
+      'for flat products), safe where nothing important should be cut.',
+  },
+)
+
+const OrderAssetPreflightSchema = named(
+  'OrderAssetPreflight',
+  Type.Object({
+    itemId: Type.String(),
+    assetId: Type.String(),
+    printArea: Type.String(),
+    status: StringEnum(
+      ['Pending', 'Passed', 'PassedWithWarnings', 'Failed', 'NotChecked'] as const,
+      'Pending until the asset is downloaded; then Failed (an error: the item is held with ' +
+        'order.items.assets.PreflightFailed), PassedWithWarnings or Passed; NotChecked when the file was ' +
+        'downloaded without a report (the check could not run, or the order predates preflight).',
+    ),
+    pageCount: PreflightReportFields.pageCount,
+    checks: Type.Array(PreflightCheckSchema),
+    fixes: Type.Array(PreflightFixSchema),
+    guides: Nullable(PrintAreaGuidesSchema),
+  }),
+)
+
+export const OrderPreflightResponseSchema = outcomeResponse(
+  'OrderPreflightResponse',
+  Outcome('OrderPreflightOutcome', ['Ok'] as const),
+  { preflight: Type.Array(OrderAssetPreflightSchema) },
 )

@@ -16,8 +16,9 @@ import { catalogueValidationFailed, matchPreviewItem } from '../../domain/catalo
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { formatId, parseRequestId } from '../../domain/ids.ts'
 import { jobRequest } from '../../domain/jobs.ts'
+import type { Item } from '../../domain/order.ts'
 import { ServiceError, validationFailed } from '../../domain/outcomes.ts'
-import type { PipelinePreflight } from '../../domain/pipeline/pipeline-order.ts'
+import type { PipelineOrder, PipelinePreflight } from '../../domain/pipeline/pipeline-order.ts'
 import {
   type FileInspection,
   type FileInspector,
@@ -29,6 +30,7 @@ import {
   preflightStatusOf,
 } from '../../domain/preflight.ts'
 import { appliedPdfBoxFixes, isPdfBoxFix, preflightReport } from '../../domain/preflight-checks.ts'
+import { type PixelBox, type PrintLayout, planPrintLayout, printAreaRequestOf } from '../../domain/print-geometry.ts'
 import {
   claimPreflight,
   deleteExpiredPreflights,
@@ -39,7 +41,9 @@ import {
   readPreflight,
   type StoredPreflight,
 } from '../../repositories/preflights.repository.ts'
+import type { Caller } from '../accounts.service.ts'
 import { type ServiceLogger, silentLogger } from '../observability.ts'
+import { findCallersOrder } from '../orders.service.ts'
 import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from '../own-samples.ts'
 import type { AssetFetcher, FileStore, PdfBoxFixer, PreflightSubject, ScratchFileProvider } from '../pipeline/ports.ts'
 
@@ -72,6 +76,36 @@ export interface PreflightView {
   /** When the report was made; null while Pending or Running. */
   completedAt: string | null
   expiresAt: string
+}
+
+/**
+ * Where the print area's lines fall on its print file, in print-file pixels (the preview is the same picture
+ * reduced): the whole file is the bleed, `trim` is where it is cut, `face` the front (inside a canvas's wrap band;
+ * the trim for flat products), `safe` where nothing important should be cut.
+ */
+export interface PrintAreaGuides {
+  width: number
+  height: number
+  trim: PixelBox
+  face: PixelBox
+  safe: PixelBox
+}
+
+/**
+ * An order asset's preflight (GET /v4.0/orders/{id}/preflight): Pending until downloaded, then its report's
+ * status; NotChecked when it was downloaded without a report (the engine failed to run, or the order is older
+ * than preflight), so the file went on unchecked.
+ */
+export interface OrderAssetPreflight {
+  itemId: string
+  assetId: string
+  printArea: string
+  status: 'Pending' | 'Passed' | 'PassedWithWarnings' | 'Failed' | 'NotChecked'
+  pageCount: number | null
+  checks: PreflightCheck[]
+  fixes: PreflightFix[]
+  /** The print area's lines on its print file; null when the catalogue gives the area no spec. */
+  guides: PrintAreaGuides | null
 }
 
 export interface PreflightDeps {
@@ -124,6 +158,8 @@ export interface PreflightService {
   ): Promise<{ preflight: PreflightResult; written: boolean }>
   /** Deletes preflights past their lifetime and any file they held; returns how many. */
   expirePreflights(): Promise<number>
+  /** Every asset of the caller's order with its preflight, in item and asset order; EntityNotFound otherwise. */
+  orderPreflight(caller: Caller, orderId: string): Promise<OrderAssetPreflight[]>
 }
 
 type Deps = PreflightDeps & { log: ServiceLogger }
@@ -351,6 +387,65 @@ async function expirePreflights(deps: Deps): Promise<number> {
   return deleted
 }
 
+/** The layout's lines as guides: the file is the bleed, the trim is inside it, the safe area inside the face. */
+function guidesOf(layout: PrintLayout): PrintAreaGuides {
+  const outer = layout.bleed
+  const { face, safe } = layout
+  return {
+    width: layout.width,
+    height: layout.height,
+    trim: { left: outer, top: outer, width: layout.width - 2 * outer, height: layout.height - 2 * outer },
+    face: { ...face },
+    safe: {
+      left: face.left + safe,
+      top: face.top + safe,
+      width: Math.max(0, face.width - 2 * safe),
+      height: Math.max(0, face.height - 2 * safe),
+    },
+  }
+}
+
+/**
+ * The guides of an asset's print area: the rendered print file's own layout when one was made (the catalogue may
+ * have changed since), else the layout the catalogue gives the area now; null without a spec.
+ */
+function assetGuides(catalogue: Catalogue, order: PipelineOrder, item: Item, printArea: string, assetId: string) {
+  for (const shipment of Object.values(order.pipeline.shipments)) {
+    const layout = shipment.printFiles[assetId]?.geometry?.plan.layout
+    if (layout) return guidesOf(layout)
+  }
+  const variant = catalogue.findVariant(item.sku, item.attributes)
+  const area = variant ? printAreaRequestOf(variant, printArea, catalogue.colours) : null
+  if (!area) return null
+  try {
+    return guidesOf(planPrintLayout(area))
+  } catch {
+    return null // a spec no file can be laid out from: the render says why
+  }
+}
+
+async function orderPreflight(deps: Deps, caller: Caller, orderId: string): Promise<OrderAssetPreflight[]> {
+  const order = await findCallersOrder(deps.db, caller, orderId)
+  const views: OrderAssetPreflight[] = []
+  for (const item of order.document.items) {
+    for (const asset of item.assets) {
+      const file = order.pipeline.files[asset.id]
+      const checked = file?.preflight ?? null
+      views.push({
+        itemId: item.id,
+        assetId: asset.id,
+        printArea: asset.printArea,
+        status: checked ? checked.status : file?.status === 'downloaded' ? 'NotChecked' : 'Pending',
+        pageCount: checked?.report.pageCount ?? null,
+        checks: [...(checked?.report.checks ?? [])],
+        fixes: [...(checked?.report.fixes ?? [])],
+        guides: assetGuides(deps.catalogue, order, item, asset.printArea, asset.id),
+      })
+    }
+  }
+  return views
+}
+
 export function createPreflightService(options: PreflightDeps): PreflightService {
   const deps: Deps = { ...options, log: options.log ?? silentLogger }
   return {
@@ -361,5 +456,6 @@ export function createPreflightService(options: PreflightDeps): PreflightService
     judge: (inspection, subject) => judge(deps, inspection, subject),
     applyFixes: (path, outputPath, subject, result) => applyFixes(deps, path, outputPath, subject, result),
     expirePreflights: () => expirePreflights(deps),
+    orderPreflight: (caller, orderId) => orderPreflight(deps, caller, orderId),
   }
 }

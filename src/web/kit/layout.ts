@@ -12,7 +12,7 @@ export function orderPath(orderId: string, rest = ''): string {
   return `${DASHBOARD_PATH}/orders/${orderId}${rest}`
 }
 
-export type Section = 'orders' | 'new-order' | 'catalogue' | 'developers' | 'sign-in'
+export type Section = 'orders' | 'new-order' | 'catalogue' | 'check-file' | 'developers' | 'sign-in'
 
 export interface Notice {
   kind: 'success' | 'error' | 'info'
@@ -59,6 +59,8 @@ const NAVIGATION: {
   { section: 'orders', label: 'Orders', path: '/orders', uses: ['readOrders'] },
   { section: 'new-order', label: 'New order', path: '/new-order', sandboxOnly: true, uses: ['createOrders'] },
   { section: 'catalogue', label: 'Catalogue', path: '/catalogue', uses: ['readCatalogue'] },
+  // Beside the catalogue: a file is checked against one of its products (POST /files/preflight, the quotes scope).
+  { section: 'check-file', label: 'Check a file', path: '/check-file', uses: ['quote'] },
   { section: 'developers', label: 'Developers', path: '/developers', uses: DEVELOPER_USES },
 ]
 

@@ -5,6 +5,7 @@
 import type { Type } from 'typebox'
 import { formatMinorAsAmount, parseAmountToMinor } from '../../domain/money.ts'
 import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
+import type { OrderPreflightResponseSchema } from '../../http/schemas/preflight.schema.ts'
 import type { RoutingResponseSchema } from '../../http/schemas/routing.schema.ts'
 import type { CallbackDelivery } from './callbacks-table.ts'
 import {
@@ -31,6 +32,10 @@ export interface OrderEvent {
 /** GET /v4.0/orders/{id}/routing's `routing`. */
 export type Routing = Type.Static<typeof RoutingResponseSchema>['routing']
 type RoutingAllocation = Routing['allocations'][number]
+
+/** One asset's preflight as GET /v4.0/orders/{id}/preflight answers it. */
+export type AssetPreflight = Type.Static<typeof OrderPreflightResponseSchema>['preflight'][number]
+type Guides = NonNullable<AssetPreflight['guides']>
 
 interface Box {
   left: number
@@ -234,7 +239,25 @@ function sourceFigure(item: Item, asset: Item['assets'][number], file: PrintFile
   return html`<figure class="image-figure"><div class="image-frame"><img src="${asset.thumbnailUrl}" alt="${alt}" loading="lazy">${overlay}</div><figcaption>${caption}</figcaption></figure>`
 }
 
-function previewFigure(item: Item, file: PrintFile | undefined): Html {
+/**
+ * The print area's lines over its print file's preview (the API's guides, in print-file pixels; the preview is the
+ * same picture reduced, so one viewBox fits both): the trim solid, a canvas's face dashed, the safe area dotted.
+ */
+function guideLines(guides: Guides): Html {
+  const box = (name: string, part: Guides['trim']) =>
+    html`<rect class="overlay-${name}" x="${part.left}" y="${part.top}" width="${part.width}" height="${part.height}" vector-effect="non-scaling-stroke"/>`
+  const face = guides.face
+  const faceIsTrim = face.left === guides.trim.left && face.top === guides.trim.top && face.width === guides.trim.width
+  return html`<svg class="overlay overlay-guides" viewBox="0 0 ${guides.width} ${guides.height}" preserveAspectRatio="none" aria-hidden="true" focusable="false">${box('trim', guides.trim)}${faceIsTrim ? '' : box('face', face)}${box('safe', guides.safe)}</svg>`
+}
+
+/** What the guide lines mean, under the preview that shows them. */
+function guidesCaption(guides: Guides): Html {
+  const face = guides.face.left !== guides.trim.left
+  return html`<span class="guides-key">Lines: <span class="key-trim">trim</span> (outside it the bleed is cut off)${face ? html`, <span class="key-face">face</span> (the front; the band around it wraps)` : ''}, <span class="key-safe">safe area</span>.</span>`
+}
+
+function previewFigure(item: Item, file: PrintFile | undefined, guides: Guides | null = null): Html {
   if (!file)
     return html`<figure class="image-figure"><div class="image-placeholder">No print file yet</div><figcaption>Print file</figcaption></figure>`
   if (!file.previewUrl) {
@@ -255,11 +278,40 @@ function previewFigure(item: Item, file: PrintFile | undefined): Html {
       ? html`<svg class="overlay" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" aria-hidden="true" focusable="false"><rect class="overlay-image" x="${margins.left}" y="${margins.top}" width="${width - margins.left - margins.right}" height="${height - margins.top - margins.bottom}" vector-effect="non-scaling-stroke"/></svg>`
       : ''
   const alt = `Preview of the print file for ${item.sku}, print area ${file.printArea}: ${width}×${height} px ${file.format}${file.rotated ? ', image turned a quarter turn' : ''}`
-  return html`<figure class="image-figure"><div class="image-frame print-area"><img src="${file.previewUrl}" alt="${alt}" loading="lazy">${inner}</div>
-<figcaption>Print file for ${file.labCode ?? 'the lab'}: ${width}×${height} px ${file.format.toUpperCase()}${file.rotated ? ', turned 90°' : ''}; the frame is the print area</figcaption></figure>`
+  // Guides drawn only over a preview of the same shape as the layout they were taken from.
+  const lines = guides && guides.width === width && guides.height === height ? guides : null
+  return html`<figure class="image-figure"><div class="image-frame print-area"><img src="${file.previewUrl}" alt="${alt}" loading="lazy">${inner}${lines ? guideLines(lines) : ''}</div>
+<figcaption>Print file for ${file.labCode ?? 'the lab'}: ${width}×${height} px ${file.format.toUpperCase()}${file.rotated ? ', turned 90°' : ''}; the frame is the print area${lines ? html`. ${guidesCaption(lines)}` : ''}</figcaption></figure>`
 }
 
-function itemCard(item: Item, printFiles: PrintFile[]): Html {
+const PREFLIGHT_WORDS: Record<AssetPreflight['status'], string> = {
+  Pending: 'waiting for the download',
+  Passed: 'passed',
+  PassedWithWarnings: 'passed with warnings: the file prints',
+  Failed: 'failed: no lab can print this file as ordered',
+  NotChecked: 'not checked (the check could not run); the file went on as sent',
+}
+
+/** An asset's preflight: its status, each check (code, severity, page, measured against required), the fixes. */
+function preflightReport(report: AssetPreflight): Html {
+  const kind = report.status === 'Failed' ? 'error' : report.status === 'PassedWithWarnings' ? 'info' : 'success'
+  const pages = report.pageCount === null ? '' : ` · ${report.pageCount} page${report.pageCount === 1 ? '' : 's'}`
+  const caption = `preflight-checks-${report.assetId}`
+  return html`<div class="preflight" data-preflight="${report.status}"><p class="notice notice-${kind} small" role="status">Preflight: <strong>${PREFLIGHT_WORDS[report.status]}</strong>${pages}</p>
+${
+  report.checks.length === 0
+    ? ''
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="${caption}"><table class="phone-cards">
+<caption id="${caption}">Preflight checks</caption>
+<thead><tr><th scope="col">Severity</th><th scope="col">Code</th><th scope="col">Page</th><th scope="col">Found</th><th scope="col">Needed</th><th scope="col">Message</th></tr></thead>
+<tbody>${report.checks.map(
+        (check) =>
+          html`<tr class="preflight-${check.severity}"><td data-label="Severity">${check.severity}</td><td data-label="Code"><code>${check.code}</code></td><td data-label="Page">${check.page ?? '—'}</td><td data-label="Found">${check.measured}</td><td data-label="Needed">${check.required}</td><td data-label="Message">${check.message}</td></tr>`,
+      )}</tbody></table></div>`
+}${report.fixes.length === 0 ? '' : html`<p class="small">Fixes printroute makes to its copy:</p><ul class="small">${report.fixes.map((fix) => html`<li><code>${fix.code}</code>: ${fix.message}</li>`)}</ul>`}</div>`
+}
+
+function itemCard(item: Item, printFiles: PrintFile[], preflight: readonly AssetPreflight[] = []): Html {
   const attributes = Object.entries(item.attributes)
   return html`<article class="card item" aria-labelledby="item-${item.id}">
 <h3 id="item-${item.id}">${item.sku} <span class="muted">× ${item.copies}</span> <code class="muted">${item.id}</code></h3>
@@ -273,9 +325,10 @@ ${item.recipientCost ? html`<div><dt>Recipient cost</dt><dd>${formatMoney(item.r
 ${item.assets.map((asset) => {
   const files = printFiles.filter((file) => file.assetId === asset.id)
   const file = files.find((candidate) => candidate.status === 'rendered') ?? files[0]
+  const report = preflight.find((candidate) => candidate.assetId === asset.id)
   return html`<div class="asset"><h4>Print area <code>${asset.printArea}</code> ${stateBadge(asset.status)}${file?.rotated ? html` <span class="badge">Turned 90°</span>` : ''}</h4>
-<div class="image-pair">${sourceFigure(item, asset, file)}${previewFigure(item, file)}</div>
-<p class="muted small">Source URL: <a href="${asset.url}" rel="noreferrer">${asset.url.length > 80 ? `${asset.url.slice(0, 77)}…` : asset.url}</a></p></div>`
+<div class="image-pair">${sourceFigure(item, asset, file)}${previewFigure(item, file, report?.guides ?? null)}</div>
+${report ? preflightReport(report) : ''}<p class="muted small">Source URL: <a href="${asset.url}" rel="noreferrer">${asset.url.length > 80 ? `${asset.url.slice(0, 77)}…` : asset.url}</a></p></div>`
 })}
 </article>`
 }
@@ -674,6 +727,8 @@ export interface OrderView {
   /** The order's callback deliveries (GET /v4.0/callbacks?orderId=). */
   callbacks: CallbackDelivery[]
   printFiles: PrintFile[]
+  /** Each asset's preflight (GET /v4.0/orders/{id}/preflight); none shown when absent. */
+  preflight?: AssetPreflight[]
   routing: Routing | null
   /** The quote the order was created with and its routing; null for an order made without a quote. */
   quoteRouting: QuoteRouting | null
@@ -706,7 +761,7 @@ export function orderSections(view: OrderView, options: { callbacks: Html; readO
   const metadata = orderMetadata(order)
   return html`<section aria-labelledby="progress-heading"><h2 id="progress-heading">Progress</h2>${progress(order)}</section>
 ${issues(order, options.readOnly)}
-<section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles))}</section>
+<section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles, view.preflight))}</section>
 <section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order, routing)}${shipmentsTable(order.shipments)}</section>
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, quoteRouting)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, view.invoices)}</section>

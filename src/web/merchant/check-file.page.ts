@@ -88,7 +88,7 @@ ${preflight.validSkus.length === 0 ? '' : html`<details><summary>${preflight.val
 }
 
 export function registerCheckFilePages(pages: FastifyInstance, dashboard: Dashboard): void {
-  const page = (title: string, content: Html) => ({ title, section: 'catalogue' as const, content })
+  const page = (title: string, content: Html) => ({ title, section: 'check-file' as const, content })
 
   pages.get('/check-file', async (request, reply) =>
     dashboard.sendPage(

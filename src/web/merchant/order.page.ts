@@ -13,6 +13,7 @@ import { stateBadge } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, DASHBOARD_PATH, type Notice, orderPath } from '../kit/layout.ts'
 import {
+  type AssetPreflight,
   type OrderEvent,
   type OrderInvoice,
   orderMetadata,
@@ -53,19 +54,22 @@ interface SandboxOrder {
 /** What the order's page reads, each part only when the session's key may read it. */
 async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean, scopes: SessionScopes) {
   const callbacksReadable = mayUse(scopes, 'readCallbacks')
-  const [order, actions, events, callbacks, printFiles, routing, invoices, sandboxOrder] = await Promise.all([
-    api.get<{ order: OrderDocument }>(`/orders/${orderId}`),
-    api.get<Actions>(`/orders/${orderId}/actions`),
-    api.get<{ events: OrderEvent[] }>('/events', { orderId, top: LIST_LIMIT }),
-    callbacksReadable
-      ? api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT })
-      : undefined,
-    api.get<{ printFiles: PrintFile[] }>(`/orders/${orderId}/print-files`),
-    api.get<{ routing: Routing }>(`/orders/${orderId}/routing`),
-    api.get<{ invoices: OrderInvoice[] }>(`/orders/${orderId}/invoices`),
-    // The Sandbox's own endpoint: Live has none.
-    sandbox ? api.get<{ sandboxOrder: SandboxOrder }>(`/sandbox/orders/${orderId}`) : undefined,
-  ])
+  const [order, actions, events, callbacks, printFiles, preflight, routing, invoices, sandboxOrder] = await Promise.all(
+    [
+      api.get<{ order: OrderDocument }>(`/orders/${orderId}`),
+      api.get<Actions>(`/orders/${orderId}/actions`),
+      api.get<{ events: OrderEvent[] }>('/events', { orderId, top: LIST_LIMIT }),
+      callbacksReadable
+        ? api.get<{ callbacks: CallbackDelivery[] }>('/callbacks', { orderId, top: LIST_LIMIT })
+        : undefined,
+      api.get<{ printFiles: PrintFile[] }>(`/orders/${orderId}/print-files`),
+      api.get<{ preflight: AssetPreflight[] }>(`/orders/${orderId}/preflight`),
+      api.get<{ routing: Routing }>(`/orders/${orderId}/routing`),
+      api.get<{ invoices: OrderInvoice[] }>(`/orders/${orderId}/invoices`),
+      // The Sandbox's own endpoint: Live has none.
+      sandbox ? api.get<{ sandboxOrder: SandboxOrder }>(`/sandbox/orders/${orderId}`) : undefined,
+    ],
+  )
   // Only the order tells whether it was created with a quote: its routing is fetched once the order is read.
   const quoteId = order.ok ? order.body.order.quoteId : undefined
   const quoteReadable = mayUse(scopes, 'quote')
@@ -88,6 +92,7 @@ async function loadOrder(api: ApiClient, orderId: string, sandbox: boolean, scop
     events,
     callbacks,
     printFiles,
+    preflight: preflight.ok ? preflight.body.preflight : [],
     routing,
     quoteRouting,
     invoices: invoices.ok ? invoices.body.invoices : [],
@@ -205,6 +210,7 @@ function registerOrderScopedPages(pages: FastifyInstance, dashboard: Dashboard):
       events: loaded.events.ok ? loaded.events.body.events : [],
       callbacks: loaded.callbacks?.ok ? loaded.callbacks.body.callbacks : [],
       printFiles: loaded.printFiles.ok ? loaded.printFiles.body.printFiles : [],
+      preflight: loaded.preflight,
       routing: loaded.routing.ok ? loaded.routing.body.routing : null,
       quoteRouting: loaded.quoteRouting,
       invoices: loaded.invoices,
