@@ -2,7 +2,6 @@
 // lab's capacity. services/labs/labs.service.ts builds them; the lab portal (dashboard/lab-portal/) shows them.
 // LabWork, what a lab does with its jobs, is declared here once: the labs service implements it and the lab portal
 // names it as what it needs.
-
 import type { AuditActor } from './audit.ts'
 import type { ShipmentDeclaration } from './commercial-invoice.ts'
 import type { DeclaredValueSource } from './customs.ts'
@@ -105,8 +104,6 @@ export interface LabCapacityView {
   /** Whether the operator paused the lab: it gets no new work. */
   paused: boolean
 }
-
-/** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
 
 /** A page of a lab's history: its closed jobs, most recently closed first. */
 export interface LabJobHistoryPage {
