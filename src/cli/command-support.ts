@@ -62,10 +62,15 @@ export function settingsFor<C extends SettingCommand>(
   return readSettings(settingsOf(settingCommand), flags)
 }
 
-/** A command's own option: its flags, its help and, for some, its default. */
+/**
+ * A command's own option: its flags, its help and, for some, its default or how repeated values collect; or a
+ * commander Option, for one that needs more (a fixed set of choices).
+ */
 export type OptionSpec =
   | readonly [flags: string, help: string]
   | readonly [flags: string, help: string, fallback: string]
+  | readonly [flags: string, help: string, collect: (value: string, previous: string[] | undefined) => string[]]
+  | Option
 
 /** What a data command says of itself (its help), and what it takes besides the settings. */
 export interface DataCommandSpec {
@@ -90,9 +95,15 @@ export function dataCommand<C extends SettingCommand>(
   const command = parent.command(settingCommand.split(' ').at(-1) ?? settingCommand).summary(spec.summary)
   if (spec.description !== undefined) command.description(spec.description)
   if (spec.argument) command.argument(spec.argument[0], spec.argument[1])
-  for (const [flags, help, fallback] of spec.options ?? []) {
-    if (fallback === undefined) command.option(flags, help)
-    else command.option(flags, help, fallback)
+  for (const option of spec.options ?? []) {
+    if (option instanceof Option) {
+      command.addOption(option)
+      continue
+    }
+    const [flags, help, third] = option
+    if (third === undefined) command.option(flags, help)
+    else if (typeof third === 'function') command.option(flags, help, third)
+    else command.option(flags, help, third)
   }
   return addSettingOptions(command, settingCommand).action(async (...received: unknown[]) => {
     const [argument, values] = spec.argument ? [received[0] as string, received[1]] : ['', received[0]]

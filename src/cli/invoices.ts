@@ -1,68 +1,67 @@
 // `printroute invoices`: the seller printed on invoices and credit notes.
 import type { Command } from 'commander'
-import {
-  addSettingOptions,
-  note,
-  print,
-  printJson,
-  runDataOperation,
-  settingsFor,
-  UsageError,
-} from './command-support.ts'
+import { dataCommand, note, print, printJson, runDataOperation, UsageError } from './command-support.ts'
 
 export function registerInvoiceCommands(program: Command): void {
   const invoices = program.command('invoices').summary('the seller printed on invoices and credit notes')
-  const seller = invoices
-    .command('seller')
-    .summary('show or set the seller on invoices')
-    .description(
-      'Without options, shows the seller invoices are issued with. With --name (and the others), sets it for ' +
+  dataCommand(
+    invoices,
+    'invoices seller',
+    {
+      summary: 'show or set the seller on invoices',
+      description:
+        'Without options, shows the seller invoices are issued with. With --name (and the others), sets it for ' +
         'documents issued from now on; documents already issued keep the seller they were issued with. Until ' +
         'one is set, documents name "printroute" and this instance.',
-    )
-    .option('--name <NAME>', 'the business name')
-    .option(
-      '--address <LINE>',
-      'an address line (repeat for each line, at most 6)',
-      (line: string, lines: string[] = []) => [...lines, line],
-    )
-    .option('--tax-number <NUMBER>', 'VAT or other tax registration number')
-    .option('--email <EMAIL>', 'a contact address for billing')
-    .option('--json', 'print the seller as JSON')
-  addSettingOptions(seller, 'invoices seller').action(async (values: Record<string, unknown>) => {
-    const settings = settingsFor(seller, 'invoices seller')
-    const show = (shown: { name: string; address: string[]; taxNumber: string | null; email: string | null }) =>
-      values.json
-        ? printJson(shown)
-        : print(
-            [
-              `name:       ${shown.name}`,
-              `address:    ${shown.address.join(', ') || '-'}`,
-              `tax number: ${shown.taxNumber ?? '-'}`,
-              `email:      ${shown.email ?? '-'}`,
-            ].join('\n'),
-          )
-    if (values.name === undefined) {
-      if (values.address !== undefined || values.taxNumber !== undefined || values.email !== undefined) {
-        throw new UsageError('--name is required to set the seller')
+      options: [
+        ['--name <NAME>', 'the business name'],
+        [
+          '--address <LINE>',
+          'an address line (repeat for each line, at most 6)',
+          (line: string, lines: string[] = []) => [...lines, line],
+        ],
+        ['--tax-number <NUMBER>', 'VAT or other tax registration number'],
+        ['--email <EMAIL>', 'a contact address for billing'],
+        ['--json', 'print the seller as JSON'],
+      ],
+    },
+    async (values, settingsOf) => {
+      const settings = settingsOf()
+      const show = (shown: { name: string; address: string[]; taxNumber: string | null; email: string | null }) =>
+        values.json
+          ? printJson(shown)
+          : print(
+              [
+                `name:       ${shown.name}`,
+                `address:    ${shown.address.join(', ') || '-'}`,
+                `tax number: ${shown.taxNumber ?? '-'}`,
+                `email:      ${shown.email ?? '-'}`,
+              ].join('\n'),
+            )
+      if (values.name === undefined) {
+        if (values.address !== undefined || values.taxNumber !== undefined || values.email !== undefined) {
+          throw new UsageError('--name is required to set the seller')
+        }
+        const current = await runDataOperation(settings, 'showInvoiceSeller', undefined)
+        if (!current.configured) note('no seller is set: documents name printroute and this instance')
+        return show(current.seller)
       }
-      const current = await runDataOperation(settings, 'showInvoiceSeller', undefined)
-      if (!current.configured) note('no seller is set: documents name printroute and this instance')
-      return show(current.seller)
-    }
-    const result = await runDataOperation(settings, 'setInvoiceSeller', {
-      name: String(values.name),
-      address: Array.isArray(values.address) ? values.address.map(String) : [],
-      taxNumber: typeof values.taxNumber === 'string' ? values.taxNumber : null,
-      email: typeof values.email === 'string' ? values.email : null,
-    })
-    if ('problems' in result) {
-      throw new UsageError(
-        Object.entries(result.problems)
-          .map(([field, reason]) => `--${field === 'taxNumber' ? 'tax-number' : field}: ${reason}`)
-          .join('; '),
-      )
-    }
-    show(result.seller)
-  })
+      // --address collects its repeats into a list (the option's third part), which Values does not say.
+      const address: unknown = values.address
+      const result = await runDataOperation(settings, 'setInvoiceSeller', {
+        name: String(values.name),
+        address: Array.isArray(address) ? address.map(String) : [],
+        taxNumber: typeof values.taxNumber === 'string' ? values.taxNumber : null,
+        email: typeof values.email === 'string' ? values.email : null,
+      })
+      if ('problems' in result) {
+        throw new UsageError(
+          Object.entries(result.problems)
+            .map(([field, reason]) => `--${field === 'taxNumber' ? 'tax-number' : field}: ${reason}`)
+            .join('; '),
+        )
+      }
+      show(result.seller)
+    },
+  )
 }

@@ -96,12 +96,21 @@ export function variantPrintAreaSpecs(
   return specs
 }
 
+/** The trim (a fresh object), bleed and safe margin every specification starts with, in the documented order. */
+function edgesOf(
+  spec: Pick<BookSpec, 'trimMm' | 'bleedMm' | 'safeMm'>,
+): Pick<BookSpec, 'trimMm' | 'bleedMm' | 'safeMm'> {
+  return {
+    trimMm: { width: spec.trimMm.width, height: spec.trimMm.height },
+    bleedMm: spec.bleedMm,
+    safeMm: spec.safeMm,
+  }
+}
+
 /** A book's interior with its page range from `pagePricing`. */
 export function bookSpecOf(book: BookEntry, pages: Pick<PagePricingEntry, 'minimumPages' | 'maximumPages'>): BookSpec {
   return {
-    trimMm: { width: book.trimMm.width, height: book.trimMm.height },
-    bleedMm: book.bleedMm,
-    safeMm: book.safeMm,
+    ...edgesOf(book),
     minPages: pages.minimumPages,
     maxPages: pages.maximumPages,
     pageMultiple: book.pageMultiple,
@@ -111,9 +120,7 @@ export function bookSpecOf(book: BookEntry, pages: Pick<PagePricingEntry, 'minim
 /** A print area specification on the wire, keys in the documented order (fresh objects). */
 export function printAreaSpecWire(spec: PrintAreaSpec): PrintSpecWire['area'] {
   return {
-    trimMm: { width: spec.trimMm.width, height: spec.trimMm.height },
-    bleedMm: spec.bleedMm,
-    safeMm: spec.safeMm,
+    ...edgesOf(spec),
     wrapMm: spec.wrapMm,
     minDpi: spec.minDpi,
     recommendedDpi: spec.recommendedDpi,
@@ -123,9 +130,7 @@ export function printAreaSpecWire(spec: PrintAreaSpec): PrintSpecWire['area'] {
 /** A book specification on the wire, keys in the documented order. */
 export function bookSpecWire(book: BookSpec): PrintSpecWire['book'] {
   return {
-    trimMm: { width: book.trimMm.width, height: book.trimMm.height },
-    bleedMm: book.bleedMm,
-    safeMm: book.safeMm,
+    ...edgesOf(book),
     minPages: book.minPages,
     maxPages: book.maxPages,
     pageMultiple: book.pageMultiple,

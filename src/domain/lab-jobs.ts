@@ -1,9 +1,13 @@
 // What a lab is shown of its work (docs/labs.md): a job as the lab API lists it and a pushed job carries it, and the
 // lab's capacity. services/labs/labs.service.ts builds them; the lab portal (dashboard/lab-portal/) shows them.
+// LabWork, what a lab does with its jobs, is declared here once: the labs service implements it and the lab portal
+// names it as what it needs.
+import type { AuditActor } from './audit.ts'
 import type { ShipmentDeclaration } from './commercial-invoice.ts'
 import type { DeclaredValueSource } from './customs.ts'
 import type { WireMoney } from './money.ts'
 import type { Parcel, Recipient } from './order.ts'
+import type { LabReport } from './pipeline/lab-report.ts'
 import type { LabItemState } from './pipeline/pipeline-order.ts'
 import type { PrintFileManifest } from './print-files.ts'
 import type { LabPriority } from './shipping-methods.ts'
@@ -101,4 +105,37 @@ export interface LabCapacityView {
   paused: boolean
 }
 
-/** The lab side of the pipeline: lab keys, the shipments a lab sees, and its reports. */
+/** A page of a lab's history: its closed jobs, most recently closed first. */
+export interface LabJobHistoryPage {
+  jobs: LabJobView[]
+  /** How many newer jobs come before this page (at most LAB_JOB_HISTORY_LIMITS.maxSkip). */
+  skip: number
+  /** Whether an older page follows. */
+  hasMore: boolean
+}
+
+/** What a lab does with its Live jobs, through the lab API or the lab portal. */
+export interface LabWork {
+  /** The Live shipments a lab still has to make or ship, with everything it needs to do so. */
+  listJobs(labCode: string): Promise<LabJobView[]>
+  /**
+   * One of the lab's Live jobs in any state (open, shipped, rejected, cancelled), as the list shows an open one;
+   * EntityNotFound (ServiceError) for a shipment that is not the lab's.
+   */
+  getJob(labCode: string, shipmentId: string): Promise<LabJobView>
+  /**
+   * The lab's closed Live jobs (shipped, rejected, cancelled), most recently closed first, a page of
+   * LAB_JOB_HISTORY_LIMITS.pageSize after `skip` newer ones; `search` keeps those whose shipment id, order id,
+   * merchant reference, recipient name or tracking number contains it (any case).
+   */
+  jobHistory(labCode: string, query: { search?: string; skip?: number }): Promise<LabJobHistoryPage>
+  /** Applies a lab's report on one of its shipments; whether the order changed. */
+  report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }>
+  /** The lab's capacity for its day, its jobs given today and whether it is paused. */
+  capacity(labCode: string): Promise<LabCapacityView>
+  /**
+   * Records that the lab can take `jobsToday` more jobs today; its capacity after it. `actor`: the lab itself,
+   * through its key or signed in to the portal (the audit trail names it).
+   */
+  reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<LabCapacityView>
+}

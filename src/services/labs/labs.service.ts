@@ -25,7 +25,13 @@ import {
   type CancellationRefusal,
   openCancellationRequest,
 } from '../../domain/lab-cancellation.ts'
-import type { LabCapacityView, LabJobView, LabPrintFileView } from '../../domain/lab-jobs.ts'
+import type {
+  LabCapacityView,
+  LabJobHistoryPage,
+  LabJobView,
+  LabPrintFileView,
+  LabWork,
+} from '../../domain/lab-jobs.ts'
 import type { LabKeyState, LabKeyView } from '../../domain/lab-keys.ts'
 import {
   DEFAULT_SIGNING_OVERLAP_SECONDS,
@@ -72,15 +78,6 @@ export const OPEN_STATES = ['submitted', 'acknowledged', 'inProduction'] as cons
 
 /** Lab job states that end a job: its history (the lab portal's History view). */
 export const CLOSED_STATES = ['shipped', 'rejected', 'cancelled'] as const
-
-/** A page of a lab's history: its closed jobs, most recently closed first. */
-export interface LabJobHistoryPage {
-  jobs: LabJobView[]
-  /** How many newer jobs come before this page (at most LAB_JOB_HISTORY_LIMITS.maxSkip). */
-  skip: number
-  /** Whether an older page follows. */
-  hasMore: boolean
-}
 
 export class LabError extends Error {}
 
@@ -373,7 +370,8 @@ function shipByOf(
   return date ?? undefined
 }
 
-export interface LabsService {
+/** The labs: their keys, their work (LabWork, declared in domain/lab-jobs.ts), pausing and commercial invoices. */
+export interface LabsService extends LabWork {
   /** A new key for a catalogue lab; the only time the key is shown. */
   createLabKey(labCode: string, actor: AuditActor): Promise<{ key: string; prefix: string; view: LabKeyView }>
   /** Every key of a catalogue lab, revoked and expired ones too, newest first (never a key, only prefixes). */
@@ -401,25 +399,6 @@ export interface LabsService {
    * Not cached: a revoked key is refused at its next call, in every process.
    */
   authenticateLab(key: string): Promise<string | undefined>
-  /** The Live shipments a lab still has to make or ship, with everything it needs to do so. */
-  listJobs(labCode: string): Promise<LabJobView[]>
-  /**
-   * One of the lab's Live jobs in any state (open, shipped, rejected, cancelled), as the list shows an open one;
-   * EntityNotFound for a shipment that is not the lab's.
-   */
-  getJob(labCode: string, shipmentId: string): Promise<LabJobView>
-  /**
-   * The lab's closed Live jobs (shipped, rejected, cancelled), most recently closed first, a page of
-   * LAB_JOB_HISTORY_LIMITS.pageSize after `skip` newer ones; `search` keeps those whose shipment id, order id,
-   * merchant reference, recipient name or tracking number contains it (any case).
-   */
-  jobHistory(labCode: string, query: { search?: string; skip?: number }): Promise<LabJobHistoryPage>
-  /** Applies a lab's report on one of its shipments; whether the order changed. */
-  report(labCode: string, shipmentId: string, report: LabReport): Promise<{ changed: boolean }>
-  /** The lab's capacity for its day, its jobs given today and whether it is paused. */
-  capacity(labCode: string): Promise<LabCapacityView>
-  /** Records that the lab can take `jobsToday` more jobs today; its capacity after it. */
-  reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<LabCapacityView>
   /** Pauses (no new work goes to it) or resumes a catalogue lab; whether it was paused before. */
   setPaused(labCode: string, paused: boolean, actor: AuditActor): Promise<{ wasPaused: boolean }>
   /**

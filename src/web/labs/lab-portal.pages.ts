@@ -4,9 +4,8 @@
 // service's (ValidationFailed), is shown beside its form: never an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ITEM_REJECTION_REASONS, type ItemRejectionReason } from '../../domain/allocation/model.ts'
-import type { AuditActor } from '../../domain/audit.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
-import type { LabCapacityView, LabJobView } from '../../domain/lab-jobs.ts'
+import type { LabCapacityView, LabJobView, LabWork } from '../../domain/lab-jobs.ts'
 import { LAB_JOB_HISTORY_LIMITS, MAX_LAB_JOBS_PER_DAY } from '../../domain/limits.ts'
 import type { Parcel, Recipient } from '../../domain/order.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
@@ -40,20 +39,7 @@ export type CancellationAnswer = 'cancelled' | 'tooLate'
 export type PortalReport = LabReport
 
 /** The lab operations the portal uses: the labs service's, as the lab API calls them (app.ts fills them). */
-export interface PortalLabs {
-  listJobs(labCode: string): Promise<LabJobView[]>
-  /** One of the lab's jobs in any state; throws EntityNotFound (ServiceError) when it is not the lab's. */
-  getJob(labCode: string, shipmentId: string): Promise<LabJobView>
-  /** The lab's closed jobs, most recently closed first, a page after `skip` newer ones, matching `search`. */
-  jobHistory(
-    labCode: string,
-    query: { search?: string; skip?: number },
-  ): Promise<{ jobs: LabJobView[]; skip: number; hasMore: boolean }>
-  report(labCode: string, shipmentId: string, report: PortalReport): Promise<{ changed: boolean }>
-  capacity(labCode: string): Promise<LabCapacityView>
-  /** `actor`: the lab itself, signed in to the portal (the audit trail names it). */
-  reportCapacity(labCode: string, jobsToday: number, actor: AuditActor): Promise<LabCapacityView>
-}
+export type PortalLabs = LabWork
 
 export const VIEWS = ['all', 'new', 'acknowledged', 'inProduction', 'overdue'] as const
 export type View = (typeof VIEWS)[number]
