@@ -4,12 +4,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { printroute } from '../support/cli.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { encryptedPdf, plainPdf } from '../support/preflight-files.ts'
+import { bookPdf, encryptedPdf } from '../support/preflight-files.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 tier('http')
 const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
+/** The book's trim in the sample catalogue (`book.trimMm`): a file of these pages, 3 mm bleed and boxes passes. */
+const SQUARE_BOOK_TRIM = { width: 297, height: 297 }
 
 describe('printroute files preflight', () => {
   let t: TestApp
@@ -19,7 +21,10 @@ describe('printroute files preflight', () => {
   before(async () => {
     t = await startTestApp({ workers: true, realClock: true })
     sandboxUrl = (await listenOnLoopback(t)).sandbox
-    files = await startImageServer({ '/book.pdf': await plainPdf(24), '/locked.pdf': await encryptedPdf(24) }, null)
+    files = await startImageServer(
+      { '/book.pdf': await bookPdf(24, SQUARE_BOOK_TRIM, 3, { boxes: true }), '/locked.pdf': await encryptedPdf(24) },
+      null,
+    )
   })
   after(async () => {
     await files.close()

@@ -7,7 +7,7 @@ import type { Response as LightMyRequestResponse } from 'light-my-request'
 import { parseId } from '../../src/domain/ids.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE } from '../support/pipeline-driver.ts'
-import { encryptedPdf, plainPdf, tinyJpeg } from '../support/preflight-files.ts'
+import { bookPdf, encryptedPdf, tinyJpeg } from '../support/preflight-files.ts'
 import { assertErrorBody } from '../support/raw-http.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
@@ -23,6 +23,8 @@ function errorOf(response: LightMyRequestResponse, outcome: string, statusCode: 
   )
 }
 const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
+/** The book's trim in the sample catalogue (`book.trimMm`): a file of these pages, 3 mm bleed and boxes passes. */
+const SQUARE_BOOK_TRIM = { width: 297, height: 297 }
 
 for (const kind of databaseKinds) {
   describe(`stand-alone preflight (${kind})`, () => {
@@ -33,7 +35,7 @@ for (const kind of databaseKinds) {
       t = await startTestApp({ kind })
       files = await startImageServer(
         {
-          '/book.pdf': await plainPdf(24),
+          '/book.pdf': await bookPdf(24, SQUARE_BOOK_TRIM, 3, { boxes: true }),
           '/locked.pdf': await encryptedPdf(24),
           '/tiny.jpg': await tinyJpeg(),
         },
