@@ -261,11 +261,13 @@ function pageSizeChecks(pages: readonly PdfPageMeasures[], book: BookSpec): Pref
     const others = mismatched > 1 ? ` (${plural(mismatched, 'page')} differ)` : ''
     checks.push(
       check(
+        // A warning even when no scaling fixes the shape: such a book is still printed today (fitted with white
+        // bands or cropped), and a check never turns an order that is delivered today into a held one.
         'PageSizeMismatch',
-        scalable ? 'warning' : 'error',
+        'warning',
         scalable
           ? `Page ${mismatch.page.page} is ${sizeText(mismatch.size)}${others}; the lab scales it to the book's size.`
-          : `Page ${mismatch.page.page} is ${sizeText(mismatch.size)}${others}, a shape ${(mismatch.off * 100).toFixed(1)} % off the book's, which scaling cannot fix.`,
+          : `Page ${mismatch.page.page} is ${sizeText(mismatch.size)}${others}, a shape ${(mismatch.off * 100).toFixed(1)} % off the book's: the lab fits it with white bands or crops it.`,
         sizeText(mismatch.size),
         required,
         mismatch.page.page,
