@@ -7,6 +7,7 @@ import { parseId } from '../../src/domain/ids.ts'
 import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
+import { plainPdf } from '../support/preflight-files.ts'
 import { changedSampleCatalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -78,10 +79,9 @@ for (const kind of databaseKinds) {
     let images: ImageServer
     before(async () => {
       t = await startTestApp({ kind })
-      // Not a printable PDF: the tests stop at the charge, before print files are made (where PDFs are checked).
-      images = await startImageServer({
-        '/book.pdf': { body: Buffer.from('%PDF-1.4\n%%EOF\n'), type: 'application/pdf' },
-      })
+      // A readable 20-page PDF: every asset is preflighted when it is downloaded, and an unreadable one would hold
+      // the item before the charge these tests stop at.
+      images = await startImageServer({ '/book.pdf': await plainPdf(20) })
     })
     after(async () => {
       await images.close()
