@@ -181,16 +181,14 @@ for (const kind of databaseKinds) {
       assert.deepEqual([fittedPreview.width, fittedPreview.height], [width, height])
     })
 
-    test('a print file that cannot be made is failed, with the reason', async () => {
+    test('a file that cannot be read is held at its download: no print file is made, the issue says why', async () => {
+      // Every asset is preflighted when it is downloaded: an unreadable PDF holds its item before any print file.
       const orderId = await create([phoneCase('fillPrintArea', 'broken.pdf')])
       await drive.allocate(orderId)
-      await drive.render(orderId)
-      const [file] = json(await printFilesOf(orderId)).printFiles
-      assert.deepEqual(
-        [file.status, file.format, file.width, file.height, file.rotated, file.placement, file.previewUrl],
-        ['failed', 'pdf', null, null, null, null, null],
-      )
-      assert.match(file.failureReason, /PDF cannot be read/)
+      assert.deepEqual(json(await printFilesOf(orderId)).printFiles, [])
+      const order = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      const codes = order.status.issues.map((issue: { errorCode: string }) => issue.errorCode)
+      assert.ok(codes.includes('order.items.assets.PreflightFailed'), JSON.stringify(order.status.issues))
     })
 
     test('an order on hold in its pause window has no print files yet', async () => {

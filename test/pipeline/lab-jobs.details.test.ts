@@ -135,17 +135,20 @@ for (const kind of databaseKinds) {
       assert.equal(printFile.bytes, bytes.length)
       const metadata = await sharp(bytes).metadata()
       assert.deepEqual(printFile.pixelSize, { width: metadata.width, height: metadata.height })
-      assert.deepEqual(printFile.pixelSize, { width: 1080, height: 2070 })
+      // The phone case's print area laid out from its specification: 71.4 x 144 mm at 350 dpi (984 x 1984 px) plus
+      // 4 mm (55 px) of bleed on each side.
+      assert.deepEqual(printFile.pixelSize, { width: 1094, height: 2094 })
       assert.equal(printFile.colourSpace, metadata.space)
       assert.equal(printFile.colourSpace, 'srgb')
-      // The file opens at its print size (300 px per inch for a print area without a spec); the 600 x 400 photo
-      // filled into it gives 150 source pixels per printed inch.
-      assert.equal(printFile.dpi, 300)
-      assert.equal(metadata.density, 300)
-      assert.equal(printFile.sourceDpi, 150)
+      // The file opens at its print size (the specification's 350 px per inch); the source filled into it gives
+      // fewer source pixels per printed inch, its own figure.
+      assert.equal(printFile.dpi, 350)
+      assert.equal(metadata.density, 350)
+      // 540 source pixels across 1,094 file pixels at 350 dpi: 172.8, rounded down.
+      assert.equal(printFile.sourceDpi, 172)
       assert.equal(printFile.manifest?.outputSha256, printFile.sha256)
       assert.equal(printFile.manifest?.colour.space, 'srgb')
-      assert.equal(printFile.manifest?.target.dpi, 300)
+      assert.equal(printFile.manifest?.target.dpi, 350)
     })
 
     test('a job crossing a border carries the customs data printroute holds; a domestic job none', async () => {
