@@ -16,6 +16,8 @@ import { after, before, describe, test } from 'node:test'
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import pg from 'pg'
 import sharp from 'sharp'
+import type { Catalogue } from '../../src/domain/catalogue.ts'
+import { planPrintLayout, printAreaRequestOf } from '../../src/domain/print-geometry.ts'
 import {
   printroute,
   type RunningPrintroute,
@@ -352,7 +354,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
     // Live print files: every one the lab API handed over, from the API process, at the print area's size.
     assert.equal(printFiles.length, 2 * LIVE_ORDERS, 'a print file for each item of each Live order')
     for (const file of printFiles) {
-      const size = catalogue.findVariant(file.sku, file.attributes)?.printAreaSizes.default
+      const size = printFileSizeOf(catalogue, file.sku, file.attributes)
       const metadata = await fetchImage(file.url, new URL(live).origin)
       assert.deepEqual([metadata.width, metadata.height], [size?.horizontalResolution, size?.verticalResolution])
     }
@@ -372,7 +374,7 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
           const blobKey = state.shipments[shipment.id].printFiles[item.assets[0].id].blobKey as string
           const object = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/${blobKey}` }))
           const metadata = await sharp(Buffer.from(await (object.Body as any).transformToByteArray())).metadata()
-          const size = catalogue.findVariant(item.sku, item.attributes)?.printAreaSizes.default
+          const size = printFileSizeOf(catalogue, item.sku, item.attributes)
           assert.deepEqual([metadata.width, metadata.height], [size?.horizontalResolution, size?.verticalResolution])
           sandboxPrintFiles += 1
         }
@@ -386,3 +388,13 @@ describe('API and worker processes on several machines (PostgreSQL, S3)', () => 
     for (const directory of dataDirs) assert.deepEqual(filesUnder(directory), [], `nothing written in ${directory}`)
   }
 })
+
+/** A print file's size: its layout where the area has a specification, else the print area's pixels. */
+function printFileSizeOf(catalogue: Catalogue, sku: string, attributes: Record<string, string>) {
+  const variant = catalogue.findVariant(sku, attributes)
+  const area = variant && printAreaRequestOf(variant, 'default', catalogue.colours)
+  const layout = area ? planPrintLayout(area) : null
+  return layout
+    ? { horizontalResolution: layout.width, verticalResolution: layout.height }
+    : variant?.printAreaSizes.default
+}

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { createLogger } from '../../src/adapters/logger.ts'
 import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
+import { planPrintLayout, printAreaRequestOf } from '../../src/domain/print-geometry.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { CatalogueVersionError } from '../../src/services/catalogue-versions.service.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
@@ -374,8 +375,15 @@ for (const kind of databaseKinds) {
         assert.ok(shipment)
         const labCode = shipment.fulfillmentLocation.labCode
         const sku = allocated.document.items[0]?.sku as string
-        const size = t.app.services.catalogueVersions.live().current().findVariant(sku, { wrap: 'ImageWrap' })
-          ?.printAreaSizes.default
+        const allocatedCatalogue = t.app.services.catalogueVersions.live().current()
+        const variant = allocatedCatalogue.findVariant(sku, { wrap: 'ImageWrap' })
+        assert.ok(variant)
+        // The print file's size in the allocated version: its layout where the area has a specification.
+        const area = printAreaRequestOf(variant, 'default', allocatedCatalogue.colours)
+        const layout = area ? planPrintLayout(area) : null
+        const size = layout
+          ? { horizontalResolution: layout.width, verticalResolution: layout.height }
+          : variant.printAreaSizes.default
         assert.ok(size)
         // The next version has no such lab (nor the products only it made), and other sizes for the product.
         const withoutLab = changedSampleText((file) => {
@@ -385,6 +393,7 @@ for (const kind of databaseKinds) {
           const product = file.products.find((entry: any) => entry.sku === sku)
           product.printAreas.default.horizontalResolution = 1000
           product.printAreas.default.verticalResolution = 1000
+          if (product.printAreaSpecs?.default) product.printAreaSpecs.default.trimMm = { width: 300, height: 300 }
           delete product.variantOverrides
         })
         await t.app.services.catalogueVersions.import(withoutLab, 'without-lab.json', CLI, { activate: true })

@@ -13,6 +13,7 @@ export const OWN_PROCESS: RegExp[] = [
   /^test\/cli\//, // spawned processes
   /^src\/adapters\/s3-blob-store\.test\.ts$/, // sets the AWS_* environment variables
   /^src\/adapters\/pglite-first-start\.test\.ts$/, // spawns the initdb child process (in src/adapters/database.ts)
+  /^src\/adapters\/image-renderer\.colour\.test\.ts$/, // spawns transicc and a fresh Node process (reproducing a print file)
   /^test\/sdk\/sdk\.package\.test\.ts$/, // packs and installs the SDK
   /^test\/architecture\/boundaries\.test\.ts$/, // runs Biome
 ]
