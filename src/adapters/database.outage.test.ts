@@ -100,6 +100,24 @@ describe('PostgresDatabase when the server goes away', { skip }, () => {
     await admin.query('DELETE FROM things')
   })
 
+  test('a connection terminated as it is handed out fails that transaction, and the process goes on', async () => {
+    proxy.setMode('terminate-when-ready')
+    proxy.dropAll()
+    await poolEmptied()
+    const accepted = proxy.stats().accepted
+    // The FATAL arrives in the chunk that completes the connection, before the transaction has the connection.
+    await assert.rejects(
+      db.transaction((tx) => tx.query('INSERT INTO things (id) VALUES (1)')),
+      DatabaseUnavailableError,
+    )
+    assert.equal(proxy.stats().accepted, accepted + 1, 'the transaction met a connection of the terminating kind')
+    await poolEmptied()
+    proxy.setMode('forward')
+    await db.transaction((tx) => tx.query('INSERT INTO things (id) VALUES (2)'))
+    assert.equal(await count(), 1, 'only the transaction on a working connection wrote')
+    await admin.query('DELETE FROM things')
+  })
+
   test('a COMMIT whose answer never comes fails with DatabaseUnavailableError; an idempotent retry is safe', async () => {
     const write = (tx: { query: PostgresDatabase['query'] }) =>
       tx.query('INSERT INTO things (id) VALUES (10) ON CONFLICT (id) DO NOTHING')

@@ -135,6 +135,29 @@ export interface ConnectionWatcher {
 
 const UNWATCHED: ConnectionWatcher = { failed: () => {}, reachable: () => {} }
 
+/** The first connection error each pooled client met, heard at any time (see `hearEveryClientError`). */
+const clientErrors = new WeakMap<pg.Client, Error>()
+
+/**
+ * Gives every connection `pool` opens a listener for its errors for as long as it lives. pg-pool listens only
+ * while a connection is idle, and takes its listener off at checkout, before the caller's `await pool.connect()`
+ * resumes: a server's FATAL (57P01 when a backend is terminated) read in the same chunk as the ReadyForQuery that
+ * completed the connection is emitted in that gap, to nobody, and Node ends the process. The error is kept for
+ * whoever holds the connection (`brokenConnection`). Used on our pool and on pg-boss's.
+ */
+export function hearEveryClientError(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      if (!clientErrors.has(client)) clientErrors.set(client, error)
+    })
+  })
+}
+
+/** The error that broke `client`'s connection, if one did. */
+function brokenConnection(client: pg.Client): Error | undefined {
+  return clientErrors.get(client)
+}
+
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres'
   readonly pool: pg.Pool
@@ -150,6 +173,7 @@ export class PostgresDatabase implements Database {
     // already and opens another for the next query, so there is only the outage to report.
     pool.on('error', (error) => this.#watcher.failed(databaseUnavailableReason(error) ?? 'connection error'))
     pool.on('connect', () => this.#watcher.reachable())
+    hearEveryClientError(pool)
   }
 
   /** A pool on `connectionString`; `searchPath` isolates a schema (used by the PostgreSQL test runs). */
@@ -216,16 +240,12 @@ export class PostgresDatabase implements Database {
     } catch (error) {
       throw this.#unavailable(error)
     }
-    // pg-pool listens for the errors of idle connections only: a connection that breaks while it is checked
-    // out, between two statements of this transaction, would emit 'error' to nobody and end the process.
-    let broken: Error | undefined
-    const onError = (error: Error) => {
-      broken ??= error
-    }
-    client.on('error', onError)
     // Set when the connection must not go back to the pool: it broke, or its transaction could not be ended.
     let discard: Error | undefined
     try {
+      // A connection that broke before it reached us (see hearEveryClientError) fails as the server went away.
+      const brokenAtCheckout = brokenConnection(client)
+      if (brokenAtCheckout) throw brokenAtCheckout
       await client.query('BEGIN')
       const result = await work({
         query: async <Row>(sql: string, params: readonly unknown[] = []) =>
@@ -240,6 +260,7 @@ export class PostgresDatabase implements Database {
       await client.query('COMMIT')
       return result
     } catch (error) {
+      const broken = brokenConnection(client)
       if (broken || databaseUnavailableReason(error) !== null) discard = broken ?? (error as Error)
       else {
         await client.query('ROLLBACK').catch((rollbackError: Error) => {
@@ -248,13 +269,10 @@ export class PostgresDatabase implements Database {
       }
       throw this.#unavailable(error)
     } finally {
-      client.off('error', onError)
-      const failure = discard ?? broken
-      // A broken connection is destroyed (release with an error), never handed to the next caller. While it closes
-      // it may still deliver the server's last word (57P01 after the statement already failed): with no listener
-      // left, that 'error' would be an uncaught exception and end the process.
-      if (failure) client.on('error', () => {})
-      client.release(failure)
+      // A broken connection is destroyed (release with an error), never handed to the next caller. Whatever it
+      // still says while it closes (57P01 after the statement already failed) goes to the listener every
+      // connection keeps.
+      client.release(discard ?? brokenConnection(client))
     }
   }
 

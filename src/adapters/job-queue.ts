@@ -8,7 +8,7 @@ import { fromPglite, PgBoss } from 'pg-boss'
 import { asDatabaseUnavailable, DatabaseUnavailableError } from '../domain/database-unavailable.ts'
 import type { JobName, JobPayloads, JobRequest } from '../domain/jobs.ts'
 import type { Database, Queryable } from './database.ts'
-import { DATABASE_CONNECT_TIMEOUT_MS, PgliteDatabase } from './database.ts'
+import { DATABASE_CONNECT_TIMEOUT_MS, hearEveryClientError, PgliteDatabase } from './database.ts'
 import { createWakeUpListener, type Listen } from './wake-up-listener.ts'
 
 export type { JobName, JobRequest }
@@ -393,8 +393,20 @@ export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> 
     // pg-boss's own LISTEN connection could end the process after a database restart
     // (adapters/wake-up-listener.ts): the Db pg-boss made from the connection string listens with ours instead.
     // The Db is pg-boss's until start() opens it, and start() is what begins listening.
-    const bossDb = boss.getDb() as unknown as { listen: Listen; config: pg.ClientConfig }
+    const bossDb = boss.getDb() as unknown as {
+      listen: Listen
+      config: pg.ClientConfig
+      open(): Promise<void>
+      pool: pg.Pool
+    }
     bossDb.listen = createWakeUpListener({ connection: bossDb.config, onError: options.onError })
+    // pg-boss's pool, made by open(), has the gap our own pool had (adapters/database.ts): its transactions'
+    // connections are also heard from the moment they connect.
+    const openPool = bossDb.open.bind(bossDb)
+    bossDb.open = async () => {
+      await openPool()
+      hearEveryClientError(bossDb.pool)
+    }
   }
   boss.on('error', options.onError)
   await boss.start()

@@ -9,6 +9,7 @@ import { createServer, connect as dial, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { createScratchDatabase, POSTGRES_TEST_URL, type ScratchDatabase } from '../../test/support/databases.ts'
+import { adminShutdownMessage } from '../../test/support/tcp-proxy.ts'
 import { tier } from '../../test/support/tiers.ts'
 import { waitFor } from '../../test/support/wait.ts'
 import { DatabaseUnavailableError } from '../domain/database-unavailable.ts'
@@ -17,15 +18,6 @@ import { createWakeUpListener } from './wake-up-listener.ts'
 tier('sql')
 
 const skip = POSTGRES_TEST_URL ? false : 'needs PostgreSQL: set PRINTROUTE_TEST_DATABASE_URL (CI does)'
-
-/** A PostgreSQL ErrorResponse message: FATAL 57P01, as the server sends to a backend it terminates. */
-function adminShutdown(): Buffer {
-  const fields = Buffer.from('SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0', 'utf8')
-  const header = Buffer.alloc(5)
-  header.write('E', 0)
-  header.writeInt32BE(fields.length + 4, 1)
-  return Buffer.concat([header, fields])
-}
 
 /** Forwards to the server; `lastWords` ends every client connection with two FATAL errors, as one chunk. */
 async function startSpeakingProxy(target: { host: string; port: number }) {
@@ -53,7 +45,7 @@ async function startSpeakingProxy(target: { host: string; port: number }) {
       const count = clients.size
       for (const client of clients) {
         client.unpipe()
-        client.end(Buffer.concat([adminShutdown(), adminShutdown()]))
+        client.end(Buffer.concat([adminShutdownMessage(), adminShutdownMessage()]))
       }
       return count
     },

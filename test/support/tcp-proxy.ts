@@ -3,10 +3,13 @@
 // network failure does; `refuse` answers new connections with a reset (until `setMode('forward')`), as a
 // server that is down does; `hold` leaves new connections unanswered (a server that does not reply), for
 // connect timeouts. `cutAfter` passes one statement on to the server and then cuts that connection before the
-// answer comes back (a COMMIT whose outcome the client cannot know). Bytes pass through unchanged.
+// answer comes back (a COMMIT whose outcome the client cannot know). `terminate-when-ready` lets a PostgreSQL
+// connection complete and then ends it with the server's FATAL 57P01, in the same chunk as the ReadyForQuery (what
+// a client reads when its backend is terminated just after it connected, on a busy machine). Otherwise bytes
+// pass through unchanged.
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
 
-export type ProxyMode = 'forward' | 'refuse' | 'hold'
+export type ProxyMode = 'forward' | 'refuse' | 'hold' | 'terminate-when-ready'
 
 export interface TcpProxy {
   /** The proxy's port on 127.0.0.1. */
@@ -77,7 +80,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.resetAndDestroy()
       upstream.end(chunk, () => cutting.done())
     })
-    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+    if (mode === 'terminate-when-ready') {
+      let startup = Buffer.alloc(0)
+      upstream.on('data', (chunk: Buffer) => {
+        startup = Buffer.concat([startup, chunk])
+        const ready = readyForQueryEnd(startup)
+        if (ready === null) return
+        upstream.removeAllListeners('data')
+        upstream.destroy()
+        client.end(Buffer.concat([startup.subarray(0, ready), adminShutdownMessage()]))
+      })
+    } else upstream.on('data', (chunk: Buffer) => client.write(chunk))
     client.once('close', cut)
     upstream.once('close', cut)
   })
@@ -116,4 +129,25 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** Where the first ReadyForQuery ('Z') message of a PostgreSQL server's byte stream ends, once it is all there. */
+function readyForQueryEnd(stream: Buffer): number | null {
+  let at = 0
+  while (at + 5 <= stream.length) {
+    const end = at + 1 + stream.readInt32BE(at + 1)
+    if (end > stream.length) return null
+    if (stream[at] === 0x5a) return end
+    at = end
+  }
+  return null
+}
+
+/** A PostgreSQL ErrorResponse message: FATAL 57P01, as the server sends to a backend it terminates. */
+export function adminShutdownMessage(): Buffer {
+  const fields = Buffer.from('SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0', 'utf8')
+  const header = Buffer.alloc(5)
+  header.write('E', 0)
+  header.writeInt32BE(fields.length + 4, 1)
+  return Buffer.concat([header, fields])
 }
