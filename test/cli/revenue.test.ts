@@ -58,7 +58,17 @@ before(async () => {
         `INSERT INTO invoices (number, series, sequence, kind, environment, account_id, order_id, charge_id, issued_at,
                                currency, total_cost_minor, total_tax_minor, content)
          VALUES ($1, $2, 1, $3, $4, $5, $6, $1, $7, 'GBP', $8, 0, $9)`,
-        [row.number, row.series, row.kind, row.environment, accountId, row.order, row.issuedAt, row.totalMinor, row.content],
+        [
+          row.number,
+          row.series,
+          row.kind,
+          row.environment,
+          accountId,
+          row.order,
+          row.issuedAt,
+          row.totalMinor,
+          row.content,
+        ],
       )
     }
     await document({
