@@ -66,7 +66,7 @@ function figureCells(figures: RevenueFiguresView): Html {
 
 function blockTable(by: RevenueGrouping, block: RevenueReportView['currencies'][number]): Html {
   const caption = `Revenue and margin in ${block.currency}, by ${by}`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table class="table admin-revenue" data-currency="${block.currency}"><caption>${block.currency}</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table class="table admin-revenue" data-currency="${block.currency}"><caption class="visually-hidden">${caption}</caption>
 <thead><tr><th scope="col">${GROUPING_LABELS[by]}</th><th scope="col" class="number">Orders</th><th scope="col" class="number">Revenue</th><th scope="col" class="number">Refunds</th><th scope="col" class="number">Net revenue</th><th scope="col" class="number">Lab cost</th><th scope="col" class="number">Margin</th><th scope="col" class="number">Margin rate</th></tr></thead>
 <tbody>${block.groups.map(
     (group) => html`<tr data-group="${group.key}"><th scope="row">${group.key}</th>${figureCells(group.figures)}</tr>`,
