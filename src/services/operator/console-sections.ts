@@ -1,6 +1,6 @@
 // The operator console's sections (web/operator/*.pages.ts, declared in domain/console-sections.ts) over the
 // operator's actions: each section's action calls the same function the command line does (accounts.ts, keys.ts,
-// labs.ts, invoices.ts, catalogue.ts, audit.ts beside this file), with the signed-in operator as the actor. Only
+// labs.ts, invoices.ts, catalogue.ts, audit.ts, revenue.ts beside this file), with the signed-in operator as the actor. Only
 // how a refusal comes back is the console's own: a ServiceError, a refusal the page lists, or null for a lab the
 // catalogue does not have; a top-up's OperatorRefusal goes to the page, which words it.
 import type { Account } from '../../domain/accounts.ts'

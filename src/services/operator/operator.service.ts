@@ -1,5 +1,6 @@
 // The operator's actions (docs/admin.md, docs/configuration.md): accounts, their keys, top-ups and suspension;
 // lab keys, pauses and push settings; the invoices' seller and statements; catalogue versions; the audit trail;
+// revenue and margin;
 // the console's operators; one file per group, one function per action. The command line runs them through this
 // face (cli/admin-operations.ts adds `migrate`), in its own process or in the serving process over the admin
 // channel; the console's sections (console-sections.ts) call the same functions.
