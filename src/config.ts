@@ -46,6 +46,7 @@ const DATA_COMMANDS = [
   'catalogue activate',
   'catalogue export',
   'audit list',
+  'revenue',
   'operators create',
   'operators list',
   'operators revoke',

@@ -38,6 +38,7 @@ import { createInvoicesService } from '../services/invoices.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
 import { createLabsService } from '../services/labs/labs.service.ts'
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
+import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderEventsService } from '../services/order-events.service.ts'
@@ -234,6 +235,8 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
+    // The operator's revenue and margin (the console's Revenue section, `printroute revenue`): reads only.
+    revenue: revenueSourceOf(db),
     orders: createOrdersService({
       db,
       catalogue,

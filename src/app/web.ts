@@ -23,6 +23,7 @@ import {
   consoleCatalogueOf,
   consoleInvoicesOf,
   consoleLabsOf,
+  consoleRevenueOf,
 } from '../services/operator/console-sections.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
 import { registerLabPortal } from '../web/labs/lab-portal.plugin.ts'
@@ -35,6 +36,7 @@ import { registerCataloguePages } from '../web/operator/catalogue.pages.ts'
 import { registerInvoicesPages } from '../web/operator/invoices.pages.ts'
 import { registerLabsPages } from '../web/operator/labs.pages.ts'
 import { registerOrdersPages } from '../web/operator/orders.pages.ts'
+import { registerRevenuePages } from '../web/operator/revenue.pages.ts'
 import type { ApplicationOptions } from './options.ts'
 import type { Services } from './services.ts'
 
@@ -197,11 +199,13 @@ function consoleOf(
           accounts: consoleAccountsOf(services.accounts, services.payments),
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
-            (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
+            (pages, console) =>
+              registerOrdersPages(pages, console, services.adminViews.orders, consoleRevenueOf(services.revenue)),
             (pages, console) =>
               registerLabsPages(pages, console, consoleLabsOf(services.labs, services.adminViews.labs)),
             (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),
             (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
+            (pages, console) => registerRevenuePages(pages, console, consoleRevenueOf(services.revenue)),
             (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
             (pages, console) => registerAuditPages(pages, console, consoleAuditOf(services.audit)),
           ],

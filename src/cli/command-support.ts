@@ -251,6 +251,7 @@ export async function runDataOperation<N extends OperationName>(
     { silentLogger },
     { createAuditService },
     { createOperatorsService },
+    { revenueSourceOf },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -266,6 +267,7 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/observability.ts'),
     import('../services/audit.service.ts'),
     import('../services/operators.service.ts'),
+    import('../services/operator/revenue.ts'),
   ])
   const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -362,6 +364,7 @@ export async function runDataOperation<N extends OperationName>(
         renderStatementPdf,
       }),
       audit: createAuditService({ db: opened.db }),
+      revenue: revenueSourceOf(opened.db),
       actor: commandLineActor(),
     })
     return (await runOperation(operations, name, input ?? {})) as Result

@@ -11,6 +11,7 @@ import { registerInvoiceCommands } from './invoices.ts'
 import { registerKeyCommands } from './keys.ts'
 import { registerLabCommands } from './labs.ts'
 import { registerOperatorCommands } from './operators.ts'
+import { registerRevenueCommands } from './revenue.ts'
 
 /** Registers the data commands in the order `printroute --help` lists them. */
 export function registerDataCommands(program: Command): void {
@@ -29,5 +30,6 @@ export function registerDataCommands(program: Command): void {
   registerLabCommands(program)
   registerCatalogueCommands(program)
   registerAuditCommands(program)
+  registerRevenueCommands(program)
   registerOperatorCommands(program)
 }

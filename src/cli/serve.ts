@@ -199,6 +199,7 @@ export function registerProcessCommands(program: Command): void {
         invoices: app.services.invoices,
         catalogueVersions: app.services.catalogueVersions,
         audit: app.services.audit,
+        revenue: app.services.revenue,
         actor: commandLineActor(),
       })
       adminChannel = await startAdminChannel(settings.dataDir, (name, input) => runOperation(operations, name, input))

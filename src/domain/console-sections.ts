@@ -20,6 +20,7 @@ import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions
 import type { Environment } from './environment.ts'
 import type { InvoiceSummary } from './invoices.ts'
 import type { LabKeyView } from './lab-keys.ts'
+import type { OrderMarginView, RevenueQuery, RevenueReportView } from './revenue.ts'
 
 /**
  * The accounts section. Refusals the operator can fix (a name, an unknown key) are thrown as ServiceError with a
@@ -134,6 +135,14 @@ export interface ConsoleLabs {
 /** The audit section: one page of the trail, filtered. */
 export interface ConsoleAudit {
   list(query: AuditQuery): Promise<AuditPage>
+}
+
+/** The revenue section (docs/admin.md#revenue), and each order's margin on its page. */
+export interface ConsoleRevenue {
+  /** The report of a query; refused (its reason) when the range holds more rows than a report reads. */
+  report(query: RevenueQuery): Promise<RevenueReportView | { refused: string }>
+  /** An order's hand-offs with their price, lab cost and margin; null for a text that is no order ID. */
+  orderMargin(orderId: string): Promise<OrderMarginView | null>
 }
 
 /** The callbacks health section. */

@@ -224,6 +224,7 @@ for (const kind of databaseKinds) {
         catalogueVersions: t.app.services.catalogueVersions,
         operators: t.app.services.operators,
         audit: t.app.services.audit,
+        revenue: t.app.services.revenue,
         actor: commandLineActor(),
       })
       const labCode = catalogue.labs[0]?.code as string
@@ -302,6 +303,7 @@ for (const kind of databaseKinds) {
         catalogueVersions: t.app.services.catalogueVersions,
         operators: t.app.services.operators,
         audit: t.app.services.audit,
+        revenue: t.app.services.revenue,
         actor: commandLineActor(),
       })
       for (const input of [{ from: '0000-01-01' }, { to: '0000-01-01T00:00:00Z' }, { to: '+010000-01-01T00:00:00Z' }]) {

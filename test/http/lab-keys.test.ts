@@ -32,6 +32,7 @@ for (const kind of databaseKinds) {
         catalogueVersions: t.app.services.catalogueVersions,
         operators: t.app.services.operators,
         audit: t.app.services.audit,
+        revenue: t.app.services.revenue,
         actor: commandLineActor(),
       })
     })

@@ -1,6 +1,6 @@
 // The operator console's sections (web/operator/*.pages.ts, declared in domain/console-sections.ts) over the
 // operator's actions: each section's action calls the same function the command line does (accounts.ts, keys.ts,
-// labs.ts, invoices.ts, catalogue.ts, audit.ts beside this file), with the signed-in operator as the actor. Only
+// labs.ts, invoices.ts, catalogue.ts, audit.ts, revenue.ts beside this file), with the signed-in operator as the actor. Only
 // how a refusal comes back is the console's own: a ServiceError, a refusal the page lists, or null for a lab the
 // catalogue does not have; a top-up's OperatorRefusal goes to the page, which words it.
 import type { Account } from '../../domain/accounts.ts'
@@ -12,6 +12,7 @@ import type {
   ConsoleCatalogue,
   ConsoleInvoices,
   ConsoleLabs,
+  ConsoleRevenue,
 } from '../../domain/console-sections.ts'
 import { parseId } from '../../domain/ids.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
@@ -24,9 +25,12 @@ import type { PaymentsService } from '../payments.service.ts'
 import * as accounts from './accounts.ts'
 import * as audit from './audit.ts'
 import * as catalogue from './catalogue.ts'
+import type { RevenueSource } from './context.ts'
 import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
+import { OperationError } from './operation-error.ts'
+import * as revenue from './revenue.ts'
 
 /** A refusal of the catalogue versions service as the console shows it; anything else is thrown on. */
 async function orRefusal<T>(work: () => Promise<T>): Promise<T | ConsoleCatalogueRefusal> {
@@ -165,4 +169,17 @@ export function consoleLabsOf(
 /** The console's audit page (web/operator/audit.pages.ts) from the audit service. */
 export function consoleAuditOf(service: Pick<AuditService, 'list'>): ConsoleAudit {
   return { list: (query) => audit.listAudit({ audit: service }, query) }
+}
+
+/** The console's revenue section (web/operator/revenue.pages.ts) and the order page's margin. */
+export function consoleRevenueOf(source: RevenueSource): ConsoleRevenue {
+  const deps = { revenue: source }
+  return {
+    report: (query) =>
+      revenue.revenueReport(deps, query).catch((error: unknown) => {
+        if (error instanceof OperationError) return { refused: error.message }
+        throw error
+      }),
+    orderMargin: (orderId) => revenue.orderMargin(deps, { order: orderId }),
+  }
 }

@@ -2,6 +2,8 @@
 import type { AuditActor } from '../../domain/audit.ts'
 import { parseId } from '../../domain/ids.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import type { RevenueCharge, RevenueCost, ShipmentAttribution } from '../../domain/revenue.ts'
+import type { InstantRange } from '../../repositories/revenue.repository.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
@@ -22,8 +24,18 @@ export interface OperatorContext {
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
   audit: Pick<AuditService, 'list'>
+  /** What the revenue views read (services/operator/revenue.ts: revenueSourceOf). */
+  revenue: RevenueSource
   /** Who the audit trail names for the changes these operations make: the command line, on this host. */
   actor: AuditActor
+}
+
+/** What the revenue views read: the revenue repository's listings, each at most `limit` rows. */
+export interface RevenueSource {
+  documents(range: InstantRange, limit: number): Promise<RevenueCharge[]>
+  handoffs(range: InstantRange, limit: number): Promise<RevenueCost[]>
+  attribution(range: InstantRange, limit: number): Promise<{ attribution: ShipmentAttribution; complete: boolean }>
+  orderHandoffs(orderNumber: number): Promise<RevenueCost[]>
 }
 
 /** Refusals the user can fix by changing the request (the command line exits 2); others are failures (exit 1). */

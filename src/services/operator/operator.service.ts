@@ -1,5 +1,6 @@
 // The operator's actions (docs/admin.md, docs/configuration.md): accounts, their keys, top-ups and suspension;
 // lab keys, pauses and push settings; the invoices' seller and statements; catalogue versions; the audit trail;
+// revenue and margin;
 // the console's operators; one file per group, one function per action. The command line runs them through this
 // face (cli/admin-operations.ts adds `migrate`), in its own process or in the serving process over the admin
 // channel; the console's sections (console-sections.ts) call the same functions.
@@ -11,6 +12,7 @@ import type { CatalogueImport, CatalogueVersionView } from '../../domain/catalog
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
 import type { InvoiceSeller } from '../../domain/invoices.ts'
 import type { LabKeyView } from '../../domain/lab-keys.ts'
+import { parseRevenueQuery, type RevenueReportView } from '../../domain/revenue.ts'
 import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
 import type { OperatorView } from '../operators.service.ts'
@@ -24,6 +26,7 @@ import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
 import * as operators from './operators.ts'
+import * as revenue from './revenue.ts'
 
 export type { AccountCreation, TopUpResult } from './accounts.ts'
 export type { AuditListInput } from './audit.ts'
@@ -115,6 +118,11 @@ export interface OperatorService {
   exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }>
   /** The audit trail, every account's and the instance's own, newest first, one page. */
   listAudit(input: AuditListInput): Promise<AuditPage>
+  /**
+   * Live revenue, lab cost and margin of the days [from, to) (YYYY-MM-DD, UTC), grouped by day, week, month,
+   * account, lab or product, one block per currency.
+   */
+  revenueReport(input: { from?: string; to?: string; by?: string }): Promise<RevenueReportView>
   /** Suspends an account: its keys answer 403 and its dashboard sessions end; its orders in flight go on. */
   suspendAccount(input: { account: string; reason: string | null }): Promise<Account>
   /** Reactivates a suspended account. */
@@ -140,6 +148,21 @@ export function createOperatorService(context: OperatorContext): OperatorService
     ...invoiceCommands(context),
     ...catalogueCommands(context),
     listAudit: (input) => translated(() => audit.listAudit(context, audit.auditQueryOf(input)), 2),
+    revenueReport: async (input) => {
+      const parsed = parseRevenueQuery({
+        ...(typeof input.from === 'string' ? { from: input.from } : {}),
+        ...(typeof input.to === 'string' ? { to: input.to } : {}),
+        ...(typeof input.by === 'string' ? { by: input.by } : {}),
+      })
+      if ('problems' in parsed) {
+        throw refused(
+          Object.entries(parsed.problems)
+            .map(([field, reason]) => `--${field} ${reason}`)
+            .join('; '),
+        )
+      }
+      return revenue.revenueReport(context, parsed.query)
+    },
     createOperator: (input) => operators.createOperator(context, input),
     listOperators: () => operators.listOperators(context),
     revokeOperator: (input) => operators.revokeOperator(context, input),

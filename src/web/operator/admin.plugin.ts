@@ -34,6 +34,7 @@ const SECTION_LABELS: Record<AdminSection, string> = {
   labs: 'Labs',
   catalogue: 'Catalogue',
   invoices: 'Invoices',
+  revenue: 'Revenue',
   callbacks: 'Callbacks',
   audit: 'Audit trail',
 }

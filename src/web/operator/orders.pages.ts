@@ -8,9 +8,10 @@ import {
   type AdminOrderRow,
   type AdminOrderStatus,
 } from '../../domain/admin-views.ts'
-import type { ConsoleOrders } from '../../domain/console-sections.ts'
+import type { ConsoleOrders, ConsoleRevenue } from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
+import type { OrderMarginView } from '../../domain/revenue.ts'
 import { callbacksTable } from '../kit/callbacks-table.ts'
 import { formatTime, stateBadge } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
@@ -148,10 +149,42 @@ function consoleView(view: OrderView): OrderView {
   }
 }
 
+const OUTCOME_WORDS: Record<OrderMarginView['rows'][number]['outcome'], string> = {
+  Open: 'At the lab',
+  Shipped: 'Shipped',
+  Cancelled: 'Cancelled (not owed)',
+  Rejected: 'Rejected (not owed)',
+}
+
+/**
+ * The order's margin (docs/billing.md#revenue-and-margin): each hand-off of a shipment to a lab with the price it
+ * carries, its lab cost and the margin, and the totals of those that count (a cancelled or rejected hand-off owes
+ * nothing and its price moved on or was refunded).
+ */
+export function marginSection(margin: OrderMarginView): Html {
+  const heading = html`<h2 id="order-margin">Margin</h2>`
+  if (margin.rows.length === 0) {
+    return html`<section class="card" aria-labelledby="order-margin">${heading}<p class="muted">No shipment of this order has been handed to a lab: no lab cost yet.</p></section>`
+  }
+  return html`<section class="card" aria-labelledby="order-margin">${heading}
+<div class="table-wrap" tabindex="0" role="region" aria-label="Price, lab cost and margin per hand-off"><table class="table admin-margin">
+<thead><tr><th scope="col">Shipment</th><th scope="col">Lab</th><th scope="col">Handed over</th><th scope="col">Outcome</th><th scope="col" class="number">Price</th><th scope="col" class="number">Lab cost</th><th scope="col" class="number">Margin</th></tr></thead>
+<tbody>${margin.rows.map(
+    (row) =>
+      html`<tr data-shipment="${row.shipmentId}" data-lab="${row.labCode}"><th scope="row">${row.shipmentId}${row.kind === 'Original' ? '' : html` <span class="badge">${row.kind}</span>`}</th><td>${row.labCode}</td><td>${formatTime(row.handedAt)}</td><td>${OUTCOME_WORDS[row.outcome]}</td><td class="number">${row.price} ${row.currency}</td><td class="number">${row.labCost} ${row.currency}</td><td class="number">${row.margin === null ? html`<span class="muted">—</span>` : `${row.margin} ${row.currency}`}</td></tr>`,
+  )}</tbody>
+<tfoot>${margin.totals.map(
+    (total) =>
+      html`<tr data-total="${total.currency}"><th scope="row" colspan="4">Total${total.marginRate ? ` (margin rate ${total.marginRate})` : ''}</th><td class="number">${total.price} ${total.currency}</td><td class="number">${total.labCost} ${total.currency}</td><td class="number">${total.margin} ${total.currency}</td></tr>`,
+  )}</tfoot></table></div>
+<p class="muted small">Prices are untaxed; lab costs are converted to the price's currency at hand-off.</p></section>`
+}
+
 export function registerOrdersPages(
   pages: FastifyInstance,
   console: AdminConsole,
   deps: ConsoleOrders<OrderView>,
+  margins?: Pick<ConsoleRevenue, 'orderMargin'>,
 ): void {
   pages.get<{ Querystring: ListQuery }>('/orders', async (request, reply) => {
     const query = request.query ?? {}
@@ -191,6 +224,7 @@ ${pager({
     const detail = await deps.readOrder(orderId)
     if (!detail) return orderNotFound(console, request, reply, orderId)
     const { order } = detail.view
+    const margin = margins ? await margins.orderMargin(orderId) : null
     return console.sendPage(request, reply, {
       section: 'orders',
       title: `Order ${order.id}`,
@@ -203,6 +237,7 @@ ${detail.onHoldUntil ? html`<div><dt>On hold until</dt><dd>${formatTime(detail.o
 </dl>
 <p class="muted small">Read-only: the order as its merchant sees it. Changes to an order are the merchant's, through the API or the dashboard.</p>
 ${orderSummary(order)}
+${margin ? marginSection(margin) : ''}
 ${orderSections(consoleView(detail.view), { callbacks: callbacksTable(detail.view.callbacks, '', '', false, false), readOnly: true })}`,
     })
   })
