@@ -23,7 +23,7 @@ import {
   type PreflightTarget,
 } from './preflight.ts'
 import { PRINT_AREA_DPI, shouldRotate } from './print-geometry.ts'
-import type { BookSpec, LabColour, SizeMm } from './print-specs.ts'
+import { type BookSpec, labColourText, type SizeMm } from './print-specs.ts'
 import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 
 /** A page within this of the book's trim (or trim + bleed), on each edge length, is the right size: 1 mm. */
@@ -316,14 +316,6 @@ function mixedSizes(pages: readonly PdfPageMeasures[]): PreflightCheck | null {
 
 /** DeviceRGB, CalRGB, ICCBased(RGB), and an Indexed or Separation space over RGB as the inspector names it. */
 const RGB_SPACES = /RGB/
-
-/** A lab colour for people: `CMYK printroute-fogra39, relative intent, black-point compensation`. */
-export function labColourText(colour: LabColour): string {
-  if (colour.space === 'srgb') return 'sRGB'
-  const profile = colour.profile ? ` ${colour.profile}` : ''
-  const bpc = colour.blackPointCompensation ? ', black-point compensation' : ''
-  return `CMYK${profile}, ${colour.intent} intent${bpc}`
-}
 
 /**
  * Who prints the file in CMYK, for RgbInCmykJob and the conversion note: the chosen lab when `colour` is given

@@ -92,7 +92,11 @@ for (const kind of databaseKinds) {
       const preflight = await preflightOf({ url: files.url('rgb-book.pdf'), sku: BOOK, pageCount: 24 })
       assert.equal(preflight.status, 'PassedWithWarnings')
       assert.deepEqual(
-        preflight.checks.map((check: { code: string; severity: string }) => [check.code, check.severity, check.page]),
+        preflight.checks.map((check: { code: string; severity: string; page?: number }) => [
+          check.code,
+          check.severity,
+          check.page,
+        ]),
         [['RgbInCmykJob', 'warning', 1]],
       )
       assert.match(preflight.checks[0].message, /lab de1 able to make this product prints CMYK/)

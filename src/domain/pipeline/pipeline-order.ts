@@ -73,6 +73,11 @@ export interface PipelineFile {
   stored: StoredFile | null
   /** The asset's preflight once downloaded (docs/pipeline.md#preflight); absent before, and for other files. */
   preflight?: PipelinePreflight
+  /**
+   * How many times the merchant replaced the asset (POST .../actions/replaceAsset); absent: never. Each replacement
+   * starts the attempts again under jobs of its own, and an attempt of an earlier one changes nothing.
+   */
+  replacement?: number
 }
 
 /** An asset's preflight as the pipeline keeps it: the status its checks make and the report. */

@@ -50,7 +50,8 @@ export interface DownloadFileDeps {
   preflight?: AssetPreflight
 }
 
-export type DownloadFile = (orderId: string, fileKey: string, attempt: number) => Promise<void>
+/** One attempt; `replacement` (absent: 0) names which replacement of the asset it is for (replaceAsset). */
+export type DownloadFile = (orderId: string, fileKey: string, attempt: number, replacement?: number) => Promise<void>
 
 /**
  * What one attempt did: the file kept, with its thumbnail's link and the LowResolution message of a small image;
@@ -203,11 +204,13 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
     })
   }
 
-  return async (orderId, fileKey, attemptNumber) => {
+  return async (orderId, fileKey, attemptNumber, replacement = 0) => {
     const orderNumber = orderNumberOf(orderId)
     const snapshot = await readOrder(deps.db, orderNumber)
     const file = snapshot?.pipeline.files[fileKey]
     if (!snapshot || !file || file.status !== 'pending' || attemptNumber <= file.failedAttempts) return
+    // An attempt queued for the file the merchant has since replaced: the replacement has jobs of its own.
+    if ((file.replacement ?? 0) !== replacement) return
     const started = performance.now()
     const outcome = await attempt(snapshot, orderId, fileKey, file, attemptNumber)
     const ms = Math.round(performance.now() - started)
