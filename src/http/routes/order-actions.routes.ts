@@ -181,6 +181,12 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     },
   )
 
+  registerReplaceAssetRoute(app, actions)
+}
+
+/** printroute's own action (docs/api.md#replace-an-asset): a held asset's new file. */
+function registerReplaceAssetRoute(app: FastifyInstance, actions: OrderActionsService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
   api.post(
     '/orders/:orderId/actions/replaceAsset',
     {

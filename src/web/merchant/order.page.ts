@@ -277,6 +277,28 @@ ${orderSections(view, {
   })
 
   registerActionPages(pages, dashboard)
+  registerReplaceAssetPost(pages, dashboard)
+}
+
+/** The post of the order page's replace-a-held-file form (replaceAssetSection): the action, then the order. */
+function registerReplaceAssetPost(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.post<OrderParams & { Body: { itemId?: string; printArea?: string; url?: string } }>(
+    '/orders/:orderId/replace-asset',
+    async (request, reply) => {
+      const { orderId } = request.params
+      const { itemId, printArea, url } = request.body ?? {}
+      const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/replaceAsset`, {
+        itemId,
+        printArea,
+        url,
+      })
+      return dashboard.redirect(
+        reply,
+        `/orders/${orderId}`,
+        actionNotice(answer, 'The file is replaced: it is downloaded and checked again.'),
+      )
+    },
+  )
 }
 
 function registerRedeliver(pages: FastifyInstance, dashboard: Dashboard): void {
@@ -415,24 +437,6 @@ ${form(order.id, '/recipient', request.signedIn.csrfToken, recipientFields(order
     }
     return dashboard.redirect(reply, `/orders/${orderId}`, notice)
   })
-
-  pages.post<OrderParams & { Body: { itemId?: string; printArea?: string; url?: string } }>(
-    '/orders/:orderId/replace-asset',
-    async (request, reply) => {
-      const { orderId } = request.params
-      const { itemId, printArea, url } = request.body ?? {}
-      const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/replaceAsset`, {
-        itemId,
-        printArea,
-        url,
-      })
-      return dashboard.redirect(
-        reply,
-        `/orders/${orderId}`,
-        actionNotice(answer, 'The file is replaced: it is downloaded and checked again.'),
-      )
-    },
-  )
 
   pages.get<OrderParams>('/orders/:orderId/metadata', (request, reply) =>
     withOrder(request, reply, (order) => ({
