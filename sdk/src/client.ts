@@ -257,8 +257,9 @@ export class Orders extends Resource {
   }
 
   /**
-   * printroute's own: gives the asset on `printArea` of item `itemId` (`ori_...`) a new file while the item is with
-   * no lab (a file held by PreflightFailed or that failed to download): `Updated`, else `ActionNotAvailable`. Retried
+   * printroute's own: gives the asset on `printArea` of item `itemId` (`ori_...`) a new file until the order is
+   * allocated to labs (a file held by PreflightFailed or that failed to download too): `Updated`, else
+   * `ActionNotAvailable`. Retried
    * like the other actions: the retry's `Idempotency-Key` gets the first answer.
    */
   replaceAsset(orderId: string, request: ReplaceAssetRequest, options?: RequestOptions): Promise<ReplaceAssetResponse> {

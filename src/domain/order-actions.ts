@@ -295,10 +295,10 @@ const REPLACED_ASSET_ISSUES: readonly string[] = [
 ]
 
 /**
- * Whether the asset may be replaced now: the order is InProgress and the asset is with no lab. That is before the
- * pipeline started (only the URL changes), or its file failed (a PreflightFailed hold, or a download that failed
- * for good) while the order still downloads or stopped at its downloads. A file downloaded or still being
- * downloaded is not replaced (its print files may be on their way); nor is anything once allocation began.
+ * Whether the asset may be replaced now: the order is InProgress and no lab has been chosen for it yet. That is
+ * before the pipeline started (only the URL changes), while the order downloads its files (whatever this one's
+ * state: pending, downloaded or failed), or once it stopped at its downloads (a PreflightFailed hold, a download
+ * that failed for good). Once allocation began (shipments, print files, charges) it is not: cancel instead.
  */
 export function canReplaceAsset(stage: Stage, pipeline: PipelineState, assetId: string): boolean {
   if (stage !== 'InProgress') return false
@@ -307,9 +307,9 @@ export function canReplaceAsset(stage: Stage, pipeline: PipelineState, assetId: 
   return (
     (pipeline.phase === 'downloading' || pipeline.phase === 'failed') &&
     file?.kind === 'asset' &&
-    file.status === 'failed' &&
-    // The order stopped at its downloads (details.downloadAssets), never at a later step.
-    Object.values(pipeline.shipments).length === 0
+    // Stopped at its downloads (details.downloadAssets), never at a later step: no shipment was ever made.
+    Object.values(pipeline.shipments).length === 0 &&
+    (pipeline.phase === 'downloading' || file.status === 'failed')
   )
 }
 
@@ -321,10 +321,10 @@ export function anyAssetReplaceable(order: OrderDocument, pipeline: PipelineStat
 }
 
 /**
- * Replaces one asset's URL (the asset printed on `printArea` of item `itemId`). When its file failed, the file is
- * downloaded and preflighted afresh: it is pending again under the asset's next `replacement`, its item and asset
- * go back to waiting for it, the issues its old file raised go, and an order stopped at its downloads goes on
- * downloading. Before the pipeline started only the URL changes (the start queues it). Any other state of the
+ * Replaces one asset's URL (the asset printed on `printArea` of item `itemId`). Once the pipeline started, the
+ * file is downloaded and preflighted afresh: it is pending again under the asset's next `replacement` (attempts of
+ * the old file, queued or running, then change nothing), its item and asset go back to waiting for it, the issues
+ * its old file raised go, and an order stopped at its downloads goes on downloading. Before the pipeline started only the URL changes (the start queues it). Any other state of the
  * order or the file: ActionNotAvailable, nothing changed.
  */
 export function replaceAsset(

@@ -136,8 +136,8 @@ export interface OrderActionsService {
   /** Replaces the metadata, in any state. */
   updateMetadata(caller: Caller, orderId: string, metadata: Record<string, unknown>): Promise<ActionResult<'Updated'>>
   /**
-   * Replaces an asset's URL while its item is with no lab (domain/order-actions.ts, canReplaceAsset): a failed file
-   * (PreflightFailed, FailedToDownload) is downloaded and preflighted afresh by the pipeline's download job.
+   * Replaces an asset's URL until allocation begins (domain/order-actions.ts, canReplaceAsset): the new file (of a
+   * PreflightFailed or FailedToDownload hold too) is downloaded and preflighted afresh by the pipeline's download job.
    * ValidationFailed naming `itemId`, `printArea` or `url` for a bad request; ActionNotAvailable otherwise.
    */
   replaceAsset(

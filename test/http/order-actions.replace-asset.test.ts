@@ -107,9 +107,12 @@ for (const kind of databaseKinds) {
       const types = JSON.stringify(events)
       assert.match(types, /order\.items\.assets\.asset#Replaced/)
 
+      // An attempt queued for the old file changes nothing: the replacement has jobs of its own.
+      const assetId = item.assets[0]?.id as string
+      await t.app.services.pipeline.downloadFile(orderId, assetId, 1)
+      assert.equal((await drive.state(orderId)).pipeline.files[assetId]?.status, 'pending')
       // The pipeline's download job (its replacement's) downloads and preflights the new file; the order goes on.
       const downloaded = await drive.download(orderId)
-      const assetId = item.assets[0]?.id as string
       assert.equal(downloaded.pipeline.files[assetId]?.preflight?.status, 'Passed')
       assert.equal(downloaded.pipeline.files[assetId]?.replacement, 1)
       assert.equal(downloaded.document.items[0]?.status, 'Ok')

@@ -194,11 +194,11 @@ function registerReplaceAssetRoute(app: FastifyInstance, actions: OrderActionsSe
       schema: {
         operationId: 'replaceAsset',
         tags: ['order actions'],
-        summary: "Replace an asset's file while its item is with no lab (printroute's own)",
+        summary: "Replace an asset's file before its order is allocated to labs (printroute's own)",
         description:
-          'A file that failed (preflight error or download) is downloaded and preflighted afresh; before the order ' +
-          'starts, only the URL changes. ActionNotAvailable (HTTP 200, the order unchanged) once the item is ' +
-          'allocated or with a lab, or while its file downloads.',
+          'The new file is downloaded and preflighted afresh (a file held by PreflightFailed or FailedToDownload ' +
+          'included); before the order starts, only the URL changes. ActionNotAvailable (HTTP 200, the order ' +
+          'unchanged) once allocation began.',
         params: OrderIdParamsSchema,
         body: ReplaceAssetBodySchema,
         response: { 200: ReplaceAssetResponseSchema, ...ErrorResponses },

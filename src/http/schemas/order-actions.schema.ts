@@ -98,7 +98,7 @@ export const ReplaceAssetBodySchema = named(
 )
 export type ReplaceAssetBody = Type.Static<typeof ReplaceAssetBodySchema>
 
-/** Updated, or ActionNotAvailable (the asset is with a lab, or its file is neither failed nor waiting to start). */
+/** Updated, or ActionNotAvailable (allocation began, or the order stopped at another asset's failed file). */
 export const ReplaceAssetResponseSchema = orderEnvelope(
   'ReplaceAssetResponse',
   Outcome('ReplaceAssetOutcome', ['Updated', 'ActionNotAvailable'] as const),

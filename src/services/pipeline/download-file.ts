@@ -13,6 +13,7 @@ import type {
   PipelinePreflight,
   StoredFile,
 } from '../../domain/pipeline/pipeline-order.ts'
+import { NOTHING } from '../../domain/pipeline/pipeline-order.ts'
 import { checkResolution } from '../../domain/resolution.ts'
 import {
   downloadRetryBaseSecondsOf,
@@ -219,27 +220,30 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
     await deps.transition(
       orderNumber,
       (order) =>
-        outcome.stored
-          ? recordDownloadSuccess(
-              order.document,
-              order.pipeline,
-              fileKey,
-              outcome.stored,
-              outcome.thumbnailUrl,
-              now,
-              outcome.lowResolution,
-              outcome.preflight ?? null,
-            )
-          : recordDownloadFailure(
-              order.document,
-              order.pipeline,
-              fileKey,
-              attemptNumber,
-              outcome.failure ?? 'unknown error',
-              downloadRetryBaseSecondsOf(order.sandboxScenario, deps.settings.downloadRetryBaseSeconds),
-              now,
-              { final: outcome.final },
-            ),
+        // Replaced while this attempt ran (replaceAsset): its file is no longer the asset's, so nothing is recorded.
+        (order.pipeline.files[fileKey]?.replacement ?? 0) !== replacement
+          ? NOTHING
+          : outcome.stored
+            ? recordDownloadSuccess(
+                order.document,
+                order.pipeline,
+                fileKey,
+                outcome.stored,
+                outcome.thumbnailUrl,
+                now,
+                outcome.lowResolution,
+                outcome.preflight ?? null,
+              )
+            : recordDownloadFailure(
+                order.document,
+                order.pipeline,
+                fileKey,
+                attemptNumber,
+                outcome.failure ?? 'unknown error',
+                downloadRetryBaseSecondsOf(order.sandboxScenario, deps.settings.downloadRetryBaseSeconds),
+                now,
+                { final: outcome.final },
+              ),
       ({ order, result }) =>
         downloadLine(
           order,
