@@ -36,6 +36,8 @@ import type {
   RedeliverMissedRequest,
   RedeliverMissedResponse,
   RedeliverResponse,
+  ReplaceAssetRequest,
+  ReplaceAssetResponse,
   Routing,
   SandboxOrder,
   SpineRequest,
@@ -252,6 +254,16 @@ export class Orders extends Resource {
   /** Replaces the metadata, in every state: `Updated`. */
   updateMetadata(orderId: string, metadata: Metadata, options?: RequestOptions): Promise<UpdateMetadataResponse> {
     return this.transport.request(action(orderId, 'updateMetadata', { metadata }, options))
+  }
+
+  /**
+   * printroute's own: gives the asset on `printArea` of item `itemId` (`ori_...`) a new file until the order is
+   * allocated to labs (a file held by PreflightFailed or that failed to download too): `Updated`, else
+   * `ActionNotAvailable`. Retried
+   * like the other actions: the retry's `Idempotency-Key` gets the first answer.
+   */
+  replaceAsset(orderId: string, request: ReplaceAssetRequest, options?: RequestOptions): Promise<ReplaceAssetResponse> {
+    return this.transport.request(action(orderId, 'replaceAsset', request, options))
   }
 }
 

@@ -169,6 +169,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/orders/{orderId}/actions/replaceAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an asset's file before its order is allocated to labs (printroute's own)
+         * @description The new file is downloaded and preflighted afresh (a file held by PreflightFailed or FailedToDownload included); before the order starts, only the URL changes. ActionNotAvailable (HTTP 200, the order unchanged) once allocation began.
+         */
+        post: operations["replaceAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/orders/{orderId}/print-files": {
         parameters: {
             query?: never;
@@ -805,6 +825,26 @@ export interface webhooks {
          * @description A CloudEvent of type `com.printroute.order.status.issues.paymentAuthorisation#Authorised`, POSTed to the order's callback URL (else the account's).
          */
         post: operations["onPaymentAuthorised"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.items.assets.asset#Replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The merchant replaced an asset's file (replaceAsset); it is downloaded and preflighted afresh
+         * @description A CloudEvent of type `com.printroute.order.items.assets.asset#Replaced`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onAssetReplaced"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1977,6 +2017,7 @@ export interface components {
             changeRecipientDetails: components["schemas"]["ActionAvailability"];
             changeShippingMethod: components["schemas"]["ActionAvailability"];
             changeMetaData: components["schemas"]["ActionAvailability"];
+            replaceAsset: components["schemas"]["ActionAvailability"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -2551,6 +2592,27 @@ export interface components {
             hasMore: boolean;
             /** @description The `since` of the next request when `hasMore`; else null. */
             nextSince: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * ReplaceAssetOutcome
+         * @enum {string}
+         */
+        ReplaceAssetOutcome: "Updated" | "ActionNotAvailable";
+        /** ReplaceAssetRequest */
+        ReplaceAssetRequest: {
+            /** @description The item's id (`ori_...`, as the order's `items[].id` gives it). */
+            itemId: string;
+            /** @description Print area; `default` when omitted. */
+            printArea?: string;
+            /** @description Public http(s) URL of the new file, fetched and preflighted as an order asset is. At most 2048 characters. */
+            url: string;
+        };
+        /** ReplaceAssetResponse */
+        ReplaceAssetResponse: {
+            outcome: components["schemas"]["ReplaceAssetOutcome"];
+            order: components["schemas"]["Order"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -3742,6 +3804,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UpdateMetadataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceAssetRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplaceAssetResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5345,6 +5449,42 @@ export interface operations {
         };
     };
     onPaymentAuthorised: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAssetReplaced: {
         parameters: {
             query?: never;
             header: {

@@ -52,6 +52,8 @@ export type UpdateShippingMethodResponse = OkBodyOf<
 >
 export type UpdateRecipientResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/updateRecipient']['post']>
 export type UpdateMetadataResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/updateMetadata']['post']>
+export type ReplaceAssetRequest = RequestBodyOf<paths['/v4.0/orders/{orderId}/actions/replaceAsset']['post']>
+export type ReplaceAssetResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/replaceAsset']['post']>
 
 // Quotes, products
 

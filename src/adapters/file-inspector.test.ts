@@ -231,9 +231,13 @@ test('images from real files: resolution, colour, and a PNG header claiming 100,
   assert.deepEqual(codes(preflightReport(soft, canvasTarget).checks), ['LowResolutionImage:warning'])
   const tiny = await inspect(await jpeg(300, 300), 'jpg', 'image/jpeg')
   assert.deepEqual(codes(preflightReport(tiny, canvasTarget).checks), ['ImageTooSmall:warning'])
-  assert.deepEqual(codes(preflightReport(sharpEnough, { ...canvasTarget, colour: CMYK }).checks), [
-    'RgbInCmykJob:warning',
-  ])
+  // An RGB image for a CMYK lab: printroute converts it, so a note in `fixes` rather than a finding.
+  const forCmyk = preflightReport(sharpEnough, { ...canvasTarget, colour: CMYK })
+  assert.deepEqual(codes(forCmyk.checks), [])
+  assert.deepEqual(
+    forCmyk.fixes.map((fix) => fix.code),
+    ['ConvertToLabColour'],
+  )
   const cmyk = await inspect(await jpeg(1500, 1500, true), 'jpg', 'image/jpeg')
   assert.equal(cmyk.kind === 'image' && cmyk.colourSpace, 'cmyk')
   assert.deepEqual(codes(preflightReport(cmyk, { ...canvasTarget, colour: CMYK }).checks), [])

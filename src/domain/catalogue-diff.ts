@@ -4,11 +4,12 @@
 import type { Catalogue } from './catalogue.ts'
 import type { CatalogueFile, CatalogueMoney, Product, ShippingRate } from './catalogue.types.ts'
 import { formatMinorAsAmount } from './money.ts'
-import type { PrintAreaSpec } from './print-specs.ts'
+import { labColourText, type PrintAreaSpec } from './print-specs.ts'
 
 export const CATALOGUE_DIFF_SECTIONS = [
   'products',
   'prices',
+  'printFiles',
   'labs',
   'shippingRates',
   'zones',
@@ -21,6 +22,7 @@ export type CatalogueDiffSection = (typeof CATALOGUE_DIFF_SECTIONS)[number]
 export const CATALOGUE_DIFF_SECTION_TITLES: Readonly<Record<CatalogueDiffSection, string>> = {
   products: 'Products and their variants',
   prices: 'Prices (a variant from a lab)',
+  printFiles: "Print files (a product from a lab: the file's format and colour)",
   labs: 'Labs',
   shippingRates: 'Shipping rates (lab, zone, method)',
   zones: 'Zones',
@@ -30,7 +32,8 @@ export const CATALOGUE_DIFF_SECTION_TITLES: Readonly<Record<CatalogueDiffSection
 
 export interface CatalogueChange {
   change: 'added' | 'removed' | 'changed'
-  /** The entry: a SKU, `GLOBAL-FAP-8x10{} from LAB-UK`, a lab code, `LAB-UK Budget to Europe`, a zone, a country. */
+  /**
+   * The entry: a SKU, `GLOBAL-FAP-8x10{} from LAB-UK` (a price), `GLOBAL-FAP-8x10 from LAB-UK` (print files), a lab code, `LAB-UK Budget to Europe`, a zone, a country. */
   key: string
   /** The entry before, as short text; absent when added. */
   before?: string
@@ -177,6 +180,32 @@ function prices(catalogue: Catalogue): Map<string, string> {
   return entries
 }
 
+/**
+ * Each product from each lab making it: the print file's format and colour (the lab product's own, else the lab's
+ * default), so a lab switching a product to CMYK or to PDF shows. Variants a lab lists apart that differ are
+ * joined with ` | `.
+ */
+function printFiles(catalogue: Catalogue): Map<string, Fields> {
+  const byKey = new Map<string, { formats: Set<string>; colours: Set<string> }>()
+  for (const product of catalogue.products) {
+    for (const variant of product.variants) {
+      for (const offer of variant.offers) {
+        const key = `${product.sku} from ${offer.lab.code}`
+        const entry = byKey.get(key) ?? { formats: new Set<string>(), colours: new Set<string>() }
+        entry.formats.add(offer.printFileFormat)
+        entry.colours.add(labColourText(offer.colour))
+        byKey.set(key, entry)
+      }
+    }
+  }
+  return new Map(
+    [...byKey].map(([key, entry]) => [
+      key,
+      { printFileFormat: [...entry.formats].sort().join(' | '), colour: [...entry.colours].sort().join(' | ') },
+    ]),
+  )
+}
+
 function labs(catalogue: Catalogue): Map<string, Fields> {
   return fieldsByKey(
     catalogue.labs,
@@ -244,6 +273,7 @@ export function diffCatalogues(from: number, a: Catalogue, to: number, b: Catalo
   const bySection: Record<CatalogueDiffSection, CatalogueChange[]> = {
     products: compareFields(products(a), products(b)),
     prices: compare(prices(a), prices(b)),
+    printFiles: compareFields(printFiles(a), printFiles(b)),
     labs: compareFields(labs(a), labs(b)),
     shippingRates: compare(shippingRates(a), shippingRates(b)),
     zones: compare(zones(fileA), zones(fileB)),

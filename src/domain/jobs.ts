@@ -50,7 +50,8 @@ export function nextSimulatedLabStep(
 export interface JobPayloads {
   /** `traceId`: of the request that created the order (jobs queued before trace ids were kept carry none). */
   'start-order': { orderId: string; traceId?: string }
-  'download-file': { orderId: string; fileKey: string; attempt: number }
+  /** `replacement`: which replacement of the asset (replaceAsset) the attempt is for; absent: the first file. */
+  'download-file': { orderId: string; fileKey: string; attempt: number; replacement?: number }
   /** `wait`: how many times the round has waited for a lab with room (docs/allocation.md#lab-availability). */
   'allocate-order': { orderId: string; round: number; wait?: number }
   'render-print-file': { orderId: string; shipmentId: string; assetId: string }
@@ -70,7 +71,8 @@ export type JobName = keyof JobPayloads
  */
 const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'start-order': ({ orderId }) => `start:${orderId}`,
-  'download-file': ({ orderId, fileKey, attempt }) => `download:${orderId}:${fileKey}:${attempt}`,
+  'download-file': ({ orderId, fileKey, attempt, replacement }) =>
+    `download:${orderId}:${fileKey}:${attempt}${replacement ? `:r${replacement}` : ''}`,
   'allocate-order': ({ orderId, round, wait }) => `allocate:${orderId}:${round}${wait ? `:wait${wait}` : ''}`,
   'render-print-file': ({ shipmentId, assetId }) => `render:${shipmentId}:${assetId}`,
   'submit-shipment': ({ shipmentId }) => `submit:${shipmentId}`,

@@ -4,9 +4,17 @@ import { tier } from '../../test/support/tiers.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import type { OrderDocument, Recipient, Stage } from './order.ts'
 import { STAGES } from './order.ts'
-import { availableActions, cancelOrder, replaceOpenShipments, updateRecipient } from './order-actions.ts'
+import {
+  anyAssetReplaceable,
+  availableActions,
+  cancelOrder,
+  canReplaceAsset,
+  replaceAsset,
+  replaceOpenShipments,
+  updateRecipient,
+} from './order-actions.ts'
 import { refreshOrderEstimate, setShipmentEstimate } from './pipeline/delivery-estimates.ts'
-import { emptyPipeline, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
+import { emptyPipeline, ISSUE_CODES, type PipelineState, type ShipmentState } from './pipeline/pipeline-order.ts'
 
 tier('pure')
 
@@ -367,4 +375,138 @@ test("re-planning gives kept and new shipments the new plan's estimates and prom
   assert.deepEqual(pipeline.shipments.shp_1?.promise, faster)
   assert.deepEqual(pipeline.shipments.shp_8?.promise, faster)
   assert.deepEqual(order.estimatedDelivery, faster.estimatedDelivery)
+})
+
+/** An order of one book item (ori_1, asset ast_1 on `default`) whose pipeline is at `phase`, its file `status`. */
+function heldOrder(phase: PipelineState['phase'], status: 'pending' | 'downloaded' | 'failed' | null) {
+  const pipeline = emptyPipeline()
+  pipeline.phase = phase
+  if (status) {
+    pipeline.files.ast_1 = {
+      kind: 'asset',
+      url: 'http://127.0.0.1/old.pdf',
+      expectedMd5: 'a'.repeat(32),
+      failedAttempts: 0,
+      status,
+      stored: null,
+    }
+  }
+  const order = {
+    id: 'ord_1',
+    lastUpdated: '2026-03-01T09:00:00.000Z',
+    status: {
+      stage: 'InProgress',
+      details: { downloadAssets: phase === 'failed' ? 'Error' : 'InProgress' },
+      issues: [
+        {
+          objectId: 'ori_1',
+          errorCode: ISSUE_CODES.preflightFailed,
+          description: 'Asset ast_1 failed preflight (Encrypted): The PDF is encrypted.',
+          authorisationDetails: null,
+        },
+        { objectId: 'ord_1', errorCode: 'order.other', description: 'kept', authorisationDetails: null },
+      ],
+    },
+    items: [
+      {
+        id: 'ori_1',
+        status: 'Invalid',
+        thumbnailUrl: null,
+        assets: [
+          {
+            id: 'ast_1',
+            printArea: 'default',
+            url: 'http://127.0.0.1/old.pdf',
+            md5Hash: 'a'.repeat(32),
+            status: 'Error',
+            thumbnailUrl: null,
+          },
+        ],
+      },
+    ],
+    shipments: [],
+  } as unknown as OrderDocument
+  return { order, pipeline }
+}
+
+const NEW_FILE = { itemId: 'ori_1', printArea: 'DEFAULT', url: 'http://127.0.0.1/new.pdf' }
+
+test('replaceAsset: a held file is pending again under its next replacement, its issues gone, the order downloading', () => {
+  const { order, pipeline } = heldOrder('failed', 'failed')
+  const result = replaceAsset(order, pipeline, NEW_FILE, NOW)
+  assert.ok(!('failures' in result))
+  assert.deepEqual([result.outcome, result.changed, result.assetId], ['Updated', true, 'ast_1'])
+  assert.deepEqual(
+    result.jobs.map((job) => job.key),
+    ['download:ord_1:ast_1:1:r1'],
+  )
+  assert.equal(pipeline.phase, 'downloading')
+  assert.deepEqual(pipeline.files.ast_1, {
+    kind: 'asset',
+    url: NEW_FILE.url,
+    expectedMd5: null,
+    failedAttempts: 0,
+    status: 'pending',
+    stored: null,
+    replacement: 1,
+  })
+  const item = order.items[0]
+  assert.deepEqual(
+    [item?.status, item?.assets[0]?.status, item?.assets[0]?.url],
+    ['NotYetDownloaded', 'InProgress', NEW_FILE.url],
+  )
+  assert.equal(item?.assets[0]?.md5Hash, null)
+  assert.equal(order.status.details.downloadAssets, 'InProgress')
+  assert.deepEqual(
+    order.status.issues.map((issue) => issue.errorCode),
+    ['order.other'],
+  )
+  // A second replacement counts on.
+  pipeline.files.ast_1 = {
+    ...(pipeline.files.ast_1 as NonNullable<(typeof pipeline.files)['ast_1']>),
+    status: 'failed',
+  }
+  pipeline.phase = 'failed'
+  const again = replaceAsset(order, pipeline, NEW_FILE, NOW)
+  assert.ok(!('failures' in again))
+  assert.deepEqual(
+    again.jobs.map((job) => job.key),
+    ['download:ord_1:ast_1:1:r2'],
+  )
+})
+
+test('replaceAsset: when it is available, and what it refuses', () => {
+  // Before the start only the URL changes: the start queues the download.
+  const waiting = heldOrder('waiting', null)
+  const before = replaceAsset(waiting.order, waiting.pipeline, NEW_FILE, NOW)
+  assert.ok(!('failures' in before))
+  assert.deepEqual([before.outcome, before.jobs, waiting.pipeline.files], ['Updated', [], {}])
+  // While downloading, any state of the file; once stopped at the downloads, only a failed file.
+  for (const status of ['pending', 'downloaded', 'failed'] as const) {
+    assert.equal(canReplaceAsset('InProgress', heldOrder('downloading', status).pipeline, 'ast_1'), true, status)
+  }
+  assert.equal(canReplaceAsset('InProgress', heldOrder('failed', 'downloaded').pipeline, 'ast_1'), false)
+  // Allocation began, or the order ended: not available, nothing changed.
+  for (const phase of ['allocating', 'rendering', 'producing', 'complete', 'cancelled'] as const) {
+    const { order, pipeline } = heldOrder(phase, 'downloaded')
+    const result = replaceAsset(order, pipeline, NEW_FILE, NOW)
+    assert.ok(!('failures' in result))
+    assert.deepEqual(
+      [result.outcome, result.changed, order.items[0]?.assets[0]?.url],
+      ['ActionNotAvailable', false, 'http://127.0.0.1/old.pdf'],
+    )
+  }
+  const withShipment = heldOrder('failed', 'failed')
+  withShipment.pipeline.shipments.shp_1 = { labCode: 'uk6', state: 'cancelled', printFiles: {}, formats: {} }
+  assert.equal(canReplaceAsset('InProgress', withShipment.pipeline, 'ast_1'), false)
+  assert.equal(canReplaceAsset('Cancelled', heldOrder('failed', 'failed').pipeline, 'ast_1'), false)
+  assert.equal(anyAssetReplaceable(heldOrder('failed', 'failed').order, heldOrder('failed', 'failed').pipeline), true)
+  // A bad reference names its field, with the valid values.
+  const { order, pipeline } = heldOrder('failed', 'failed')
+  assert.deepEqual(replaceAsset(order, pipeline, { ...NEW_FILE, itemId: 'ori_9' }, NOW), {
+    failures: { itemId: [{ code: 'InvalidValue', providedValue: 'ori_9', validValues: ['ori_1'] }] },
+  })
+  assert.deepEqual(replaceAsset(order, pipeline, { ...NEW_FILE, printArea: 'back' }, NOW), {
+    failures: { printArea: [{ code: 'UnknownPrintArea', providedValue: 'back', validValues: ['default'] }] },
+  })
 })

@@ -14,13 +14,15 @@
 //     FailedToUpdate, each shipment reported in `shipmentUpdateResults`.
 // The service runs these under the order's row lock, in the same transaction as the pipeline's own steps, so
 // an action and a pipeline step on one order never interleave.
+import type { Failure, Failures } from './failures.ts'
 import { parseId } from './ids.ts'
 import type { JobRequest } from './jobs.ts'
 import { canAskToCancel, requestCancellation } from './lab-cancellation.ts'
 import type { OrderDocument, Recipient, Shipment, Stage } from './order.ts'
 import { type AllocatedShipment, addShipment } from './pipeline/allocate-order.ts'
 import { refreshOrderEstimate, setShipmentEstimate } from './pipeline/delivery-estimates.ts'
-import type { PipelineShipment, PipelineState } from './pipeline/pipeline-order.ts'
+import { downloadJob } from './pipeline/download-file.ts'
+import { ISSUE_CODES, type PipelineShipment, type PipelineState } from './pipeline/pipeline-order.ts'
 
 export type Availability = 'Yes' | 'No'
 
@@ -29,6 +31,8 @@ export interface AvailableActions {
   changeRecipientDetails: { isAvailable: Availability }
   changeShippingMethod: { isAvailable: Availability }
   changeMetaData: { isAvailable: Availability }
+  /** printroute's own (additive): some asset may be replaced now (canReplaceAsset); the service fills it. */
+  replaceAsset?: { isAvailable: Availability }
 }
 
 export type UpdateOutcome = 'Updated' | 'PartiallyUpdated' | 'FailedToUpdate' | 'ActionNotAvailable'
@@ -266,4 +270,123 @@ export function replaceOpenShipments(
   }
   order.lastUpdated = now.toISOString()
   return { jobs, keptOrAddedIds, removedIds }
+}
+
+/** What replaceAsset is asked: the item (its `ori_` id), the asset's print area on it, the new file's URL. */
+export interface ReplaceAssetRequest {
+  itemId: string
+  printArea: string
+  url: string
+}
+
+export type ReplaceAssetOutcome = 'Updated' | 'ActionNotAvailable'
+
+export type ReplaceAssetResult =
+  | { outcome: ReplaceAssetOutcome; changed: boolean; jobs: JobRequest[]; assetId: string | null }
+  /** The request names no item of the order, or no print area of the item: a bad request, nothing changed. */
+  | { failures: Failures }
+
+/** The issues a replaced asset leaves behind: its download's and its preflight's, which the new file answers. */
+const REPLACED_ASSET_ISSUES: readonly string[] = [
+  ISSUE_CODES.notDownloaded,
+  ISSUE_CODES.failedToDownload,
+  ISSUE_CODES.preflightFailed,
+  ISSUE_CODES.lowResolution,
+]
+
+/**
+ * Whether the asset may be replaced now: the order is InProgress and no lab has been chosen for it yet. That is
+ * before the pipeline started (only the URL changes), while the order downloads its files (whatever this one's
+ * state: pending, downloaded or failed), or once it stopped at its downloads (a PreflightFailed hold, a download
+ * that failed for good). Once allocation began (shipments, print files, charges) it is not: cancel instead.
+ */
+export function canReplaceAsset(stage: Stage, pipeline: PipelineState, assetId: string): boolean {
+  if (stage !== 'InProgress') return false
+  if (pipeline.phase === 'waiting') return true
+  const file = pipeline.files[assetId]
+  return (
+    (pipeline.phase === 'downloading' || pipeline.phase === 'failed') &&
+    file?.kind === 'asset' &&
+    // Stopped at its downloads (details.downloadAssets), never at a later step: no shipment was ever made.
+    Object.values(pipeline.shipments).length === 0 &&
+    (pipeline.phase === 'downloading' || file.status === 'failed')
+  )
+}
+
+/** Whether any asset of the order may be replaced now (GET .../actions, `replaceAsset`). */
+export function anyAssetReplaceable(order: OrderDocument, pipeline: PipelineState): boolean {
+  return order.items.some((item) =>
+    item.assets.some((asset) => canReplaceAsset(order.status.stage, pipeline, asset.id)),
+  )
+}
+
+/**
+ * Replaces one asset's URL (the asset printed on `printArea` of item `itemId`). Once the pipeline started, the
+ * file is downloaded and preflighted afresh: it is pending again under the asset's next `replacement` (attempts of
+ * the old file, queued or running, then change nothing), its item and asset go back to waiting for it, the issues
+ * its old file raised go, and an order stopped at its downloads goes on downloading. Before the pipeline started only the URL changes (the start queues it). Any other state of the
+ * order or the file: ActionNotAvailable, nothing changed.
+ */
+export function replaceAsset(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  request: ReplaceAssetRequest,
+  now: Date,
+): ReplaceAssetResult {
+  const item = order.items.find((candidate) => candidate.id === request.itemId)
+  if (!item) {
+    const failure: Failure = {
+      code: 'InvalidValue',
+      providedValue: request.itemId,
+      validValues: order.items.map((i) => i.id),
+    }
+    return { failures: { itemId: [failure] } }
+  }
+  const asset = item.assets.find((candidate) => candidate.printArea.toLowerCase() === request.printArea.toLowerCase())
+  if (!asset) {
+    const validValues = item.assets.map((candidate) => candidate.printArea)
+    return { failures: { printArea: [{ code: 'UnknownPrintArea', providedValue: request.printArea, validValues }] } }
+  }
+  if (!canReplaceAsset(order.status.stage, pipeline, asset.id)) {
+    return { outcome: 'ActionNotAvailable', changed: false, jobs: [], assetId: asset.id }
+  }
+  const fileKey = asset.id
+  asset.url = request.url
+  // The merchant's md5 was of the old file: the new one is taken as downloaded.
+  asset.md5Hash = null
+  order.lastUpdated = now.toISOString()
+  if (pipeline.phase === 'waiting') return { outcome: 'Updated', changed: true, jobs: [], assetId: fileKey }
+  const old = pipeline.files[fileKey]
+  const replacement = (old?.replacement ?? 0) + 1
+  pipeline.files[fileKey] = {
+    kind: 'asset',
+    url: request.url,
+    expectedMd5: null,
+    failedAttempts: 0,
+    status: 'pending',
+    stored: null,
+    replacement,
+  }
+  asset.status = 'InProgress'
+  asset.thumbnailUrl = null
+  item.status = 'NotYetDownloaded'
+  item.thumbnailUrl = null
+  order.status.issues = order.status.issues.filter(
+    (issue) =>
+      !(
+        issue.objectId === item.id &&
+        REPLACED_ASSET_ISSUES.includes(issue.errorCode) &&
+        issue.description.toLowerCase().includes(`asset ${fileKey.toLowerCase()}`)
+      ),
+  )
+  if (pipeline.phase === 'failed') {
+    pipeline.phase = 'downloading'
+    order.status.details.downloadAssets = 'InProgress'
+  }
+  return {
+    outcome: 'Updated',
+    changed: true,
+    jobs: [downloadJob(order.id, fileKey, 1, undefined, replacement)],
+    assetId: fileKey,
+  }
 }

@@ -29,6 +29,8 @@ export type OrderEventKind =
   | { kind: 'downloadAssetsComplete' }
   | { kind: 'shippingComplete' }
   | { kind: 'paymentAuthorised' }
+  /** printroute's own: the merchant replaced an asset's file (POST .../actions/replaceAsset). */
+  | { kind: 'assetReplaced'; itemId: string; assetId: string }
 
 export function eventType(vendor: string, event: OrderEventKind): string {
   const prefix = `com.${vendor}.order`
@@ -49,6 +51,8 @@ export function eventType(vendor: string, event: OrderEventKind): string {
       return `${prefix}.status.details.shipping#Complete`
     case 'paymentAuthorised':
       return `${prefix}.status.issues.paymentAuthorisation#Authorised`
+    case 'assetReplaced':
+      return `${prefix}.items.assets.asset#Replaced`
   }
 }
 
@@ -82,6 +86,7 @@ export function isPrintApiEvent(event: OrderEventKind): boolean {
     case 'shipmentDelivery':
     case 'orderDelivered':
     case 'paymentAuthorised':
+    case 'assetReplaced':
       return false
   }
 }
@@ -125,6 +130,15 @@ export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
   const events: OrderEventKind[] = []
   if (facts.pauseWindowEnded && after.status.stage === 'InProgress') {
     events.push({ kind: 'stageChanged', stage: 'InProgress' })
+  }
+  // The merchant's replacement of an asset comes first: what the pipeline does next follows from it.
+  const urlsBefore = new Map(before.items.flatMap((item) => item.assets.map((asset) => [asset.id, asset.url])))
+  for (const item of after.items) {
+    for (const asset of item.assets) {
+      const was = urlsBefore.get(asset.id)
+      if (was !== undefined && was !== asset.url)
+        events.push({ kind: 'assetReplaced', itemId: item.id, assetId: asset.id })
+    }
   }
   const details = after.status.details
   if (details.downloadAssets === 'Complete' && before.status.details.downloadAssets !== 'Complete') {

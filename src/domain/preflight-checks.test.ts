@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { tier } from '../../test/support/tiers.ts'
 import type { Product } from './catalogue.types.ts'
 import {
+  CONVERT_TO_LAB_COLOUR,
   type FileInspection,
   type PdfPageMeasures,
   PREFLIGHT_CODES,
@@ -241,13 +242,82 @@ test('images: low resolution and too small are warnings, beyond the pixel limit 
   assert.deepEqual(preflightReport(image(3000, 1500), canvasTarget({ spec: portrait })).checks, [])
 })
 
-test('images: RGB for a CMYK lab is a warning; a CMYK image is not', () => {
-  const rgb = only(preflightReport(image(3000, 3000), canvasTarget({ colour: CMYK })).checks, 'RgbInCmykJob')
-  assert.equal(rgb.severity, 'warning')
+test('images: RGB for a CMYK lab is a conversion note, not a finding; a CMYK image gets none', () => {
+  // printroute's render converts images, so the file keeps its status and the report says what will be done.
+  const rgb = preflightReport(image(3000, 3000), canvasTarget({ colour: CMYK }))
+  assert.deepEqual(rgb.checks, [])
+  assert.equal(preflightStatusOf(rgb.checks), 'Passed')
   assert.deepEqual(
-    preflightReport(image(3000, 3000, { colourSpace: 'cmyk' }), canvasTarget({ colour: CMYK })).checks,
-    [],
+    rgb.fixes.map((fix) => fix.code),
+    [CONVERT_TO_LAB_COLOUR],
   )
+  assert.match(rgb.fixes[0]?.message ?? '', /SRGB; printroute converts its print file to CMYK \(CMYK coated, relative/)
+  const cmyk = preflightReport(image(3000, 3000, { colourSpace: 'cmyk' }), canvasTarget({ colour: CMYK }))
+  assert.deepEqual([cmyk.checks, cmyk.fixes], [[], []])
+  assert.deepEqual(preflightReport(image(3000, 3000), canvasTarget()).fixes, [])
+})
+
+const SRGB = { space: 'srgb', profile: null, intent: 'perceptual', blackPointCompensation: false } as const
+const RGB_PDF = () => pdf(pages(20).map((p) => (p.page === 2 ? { ...p, colourSpaces: ['DeviceRGB'] } : p)))
+const ICC_RGB_PDF = () =>
+  pdf(
+    pages(20).map((p) =>
+      p.page === 5
+        ? {
+            ...p,
+            images: [
+              { widthPx: 3000, heightPx: 3000, drawnWidthPt: 500, drawnHeightPt: 500, colourSpace: 'ICCBased(RGB)' },
+            ],
+          }
+        : p,
+    ),
+  )
+
+test('no lab chosen: RgbInCmykJob fires as a warning when a lab able to make the product prints CMYK', () => {
+  const labs = [
+    { lab: 'us1', colour: SRGB },
+    { lab: 'de1', colour: CMYK },
+  ]
+  const report = preflightReport(RGB_PDF(), bookTarget({ makingLabs: labs }))
+  const rgb = only(report.checks, 'RgbInCmykJob')
+  assert.deepEqual([rgb.severity, rgb.page, rgb.measured], ['warning', 2, 'RGB'])
+  assert.equal(rgb.required, 'CMYK coated, relative intent, black-point compensation')
+  assert.match(rgb.message, /lab de1 able to make this product prints CMYK \(de1: CMYK coated, relative intent/)
+  assert.equal(preflightStatusOf(report.checks), 'PassedWithWarnings')
+  // ICC-based RGB images count as RGB content.
+  assert.equal(only(preflightReport(ICC_RGB_PDF(), bookTarget({ makingLabs: labs })).checks, 'RgbInCmykJob').page, 5)
+  // Only sRGB labs, or none given: no warning, the file passes as before.
+  for (const makingLabs of [[{ lab: 'us1', colour: SRGB }], [], undefined]) {
+    const target = makingLabs === undefined ? bookTarget() : bookTarget({ makingLabs })
+    assert.deepEqual(preflightReport(RGB_PDF(), target).checks, [])
+  }
+  // A CMYK-only PDF gives no warning even with a CMYK lab.
+  assert.deepEqual(preflightReport(pdf(pages(20)), bookTarget({ makingLabs: labs })).checks, [])
+})
+
+test('no lab chosen: several CMYK labs are named with each colour, grouped', () => {
+  const other = { ...CMYK, profile: 'uncoated', intent: 'perceptual', blackPointCompensation: false } as const
+  const labs = [
+    { lab: 'fr2', colour: CMYK },
+    { lab: 'de1', colour: CMYK },
+    { lab: 'it3', colour: other },
+  ]
+  const rgb = only(preflightReport(RGB_PDF(), bookTarget({ makingLabs: labs })).checks, 'RgbInCmykJob')
+  assert.match(rgb.message, /labs de1, fr2 and it3 able to make this product print CMYK/)
+  assert.match(rgb.message, /de1, fr2: CMYK coated, relative intent, black-point compensation; it3: CMYK uncoated/)
+  assert.equal(
+    rgb.required,
+    'CMYK coated, relative intent, black-point compensation or CMYK uncoated, perceptual intent',
+  )
+  // An image for the same labs: a note naming them, no finding.
+  const note = preflightReport(image(3000, 3000), canvasTarget({ makingLabs: labs }))
+  assert.deepEqual(note.checks, [])
+  assert.match(
+    note.fixes[0]?.message ?? '',
+    /converts its print file to CMYK when one of labs de1, fr2 and it3 makes it/,
+  )
+  // The chosen lab's colour decides over the making labs: an sRGB lab gives nothing.
+  assert.deepEqual(preflightReport(RGB_PDF(), bookTarget({ colour: SRGB, makingLabs: labs })).checks, [])
 })
 
 test('a PDF longer than the inspector reads: its page count decides, else it is unreadable', () => {

@@ -11,18 +11,19 @@
 
 import type { PixelSize, Product } from './catalogue.types.ts'
 import { PREFLIGHT_LIMITS } from './limits.ts'
-import type {
-  FileInspection,
-  PdfPageMeasures,
-  PreflightCheck,
-  PreflightCode,
-  PreflightFix,
-  PreflightReport,
-  PreflightSeverity,
-  PreflightTarget,
+import {
+  CONVERT_TO_LAB_COLOUR,
+  type FileInspection,
+  type PdfPageMeasures,
+  type PreflightCheck,
+  type PreflightCode,
+  type PreflightFix,
+  type PreflightReport,
+  type PreflightSeverity,
+  type PreflightTarget,
 } from './preflight.ts'
 import { PRINT_AREA_DPI, shouldRotate } from './print-geometry.ts'
-import type { BookSpec, SizeMm } from './print-specs.ts'
+import { type BookSpec, labColourText, type SizeMm } from './print-specs.ts'
 import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 
 /** A page within this of the book's trim (or trim + bleed), on each edge length, is the right size: 1 mm. */
@@ -154,7 +155,7 @@ export function preflightReport(
   }
   const checks = imageChecks(inspection, target)
   const skus = catalogue && !inspection.tooLarge ? imageValidSkus(inspection, catalogue) : []
-  return { pageCount: null, checks, fixes: [], validSkus: skus }
+  return { pageCount: null, checks, fixes: imageColourNotes(inspection, target), validSkus: skus }
 }
 
 function report(pageCount: number | null, checks: PreflightCheck[]): PreflightReport {
@@ -316,6 +317,37 @@ function mixedSizes(pages: readonly PdfPageMeasures[]): PreflightCheck | null {
 /** DeviceRGB, CalRGB, ICCBased(RGB), and an Indexed or Separation space over RGB as the inspector names it. */
 const RGB_SPACES = /RGB/
 
+/**
+ * Who prints the file in CMYK, for RgbInCmykJob and the conversion note: the chosen lab when `colour` is given
+ * (null when it prints sRGB), else the labs able to make the product that print CMYK (null when none does).
+ * `who` names them ("the lab", "lab uk-1", "labs uk-1 and de-2"); `colours` says each distinct colour with its labs.
+ */
+export function cmykPrintersOf(
+  target: PreflightTarget,
+): { who: string; several: boolean; colours: string; required: string } | null {
+  if (target.colour) {
+    if (target.colour.space !== 'cmyk') return null
+    const text = labColourText(target.colour)
+    return { who: 'the lab', several: false, colours: text, required: text }
+  }
+  const cmyk = (target.makingLabs ?? []).filter((lab) => lab.colour.space === 'cmyk')
+  if (cmyk.length === 0) return null
+  const labs = [...new Set(cmyk.map((lab) => lab.lab))].sort()
+  const byColour = new Map<string, string[]>()
+  for (const lab of cmyk) {
+    const text = labColourText(lab.colour)
+    const list = byColour.get(text) ?? []
+    if (!list.includes(lab.lab)) list.push(lab.lab)
+    byColour.set(text, list)
+  }
+  const colours = [...byColour]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([text, list]) => `${list.sort().join(', ')}: ${text}`)
+    .join('; ')
+  const who = labs.length === 1 ? `lab ${labs[0]}` : `labs ${labs.slice(0, -1).join(', ')} and ${labs.at(-1)}`
+  return { who, several: labs.length > 1, colours, required: [...byColour.keys()].sort().join(' or ') }
+}
+
 /** FontNotEmbedded, LowResolutionImage, SpotColour and RgbInCmykJob over every page. */
 function contentChecks(pages: readonly PdfPageMeasures[], target: PreflightTarget): PreflightCheck[] {
   const checks: PreflightCheck[] = []
@@ -377,14 +409,16 @@ function contentChecks(pages: readonly PdfPageMeasures[], target: PreflightTarge
       ),
     )
   }
-  if (rgbPage !== null && target.colour?.space === 'cmyk') {
+  const cmyk = rgbPage === null ? null : cmykPrintersOf(target)
+  if (rgbPage !== null && cmyk) {
+    const making = target.colour ? '' : ` able to make this product ${cmyk.several ? 'print' : 'prints'}`
     checks.push(
       check(
         'RgbInCmykJob',
         'warning',
-        `Page ${rgbPage} has RGB content and the lab prints CMYK; the lab converts it, and bright colours may dull.`,
+        `Page ${rgbPage} has RGB content and ${cmyk.who}${making || ' prints'} CMYK (${cmyk.colours}); a PDF goes to the lab unconverted, its RIP converts it, and bright colours may dull.`,
         'RGB',
-        'CMYK',
+        cmyk.required,
         rgbPage,
       ),
     )
@@ -459,18 +493,25 @@ function imageChecks(image: ImageInspection, target: PreflightTarget): Preflight
       ),
     )
   }
-  if (target.colour?.space === 'cmyk' && image.colourSpace !== 'cmyk') {
-    checks.push(
-      check(
-        'RgbInCmykJob',
-        'warning',
-        `The image is ${image.colourSpace.toUpperCase()} and the lab prints CMYK; printroute converts it, and bright colours may dull.`,
-        image.colourSpace,
-        'CMYK',
-      ),
-    )
-  }
   return checks
+}
+
+/**
+ * Images are converted by printroute's render, so RGB for a CMYK printer is no finding but a note in `fixes`
+ * (ConvertToLabColour): what printroute will do to its print file when such a lab makes it. None for a CMYK image,
+ * for one beyond the pixel limit, or when no lab that could make the product prints CMYK.
+ */
+export function imageColourNotes(image: ImageInspection, target: PreflightTarget): PreflightFix[] {
+  if (image.tooLarge || image.colourSpace === 'cmyk') return []
+  const cmyk = cmykPrintersOf(target)
+  if (!cmyk) return []
+  const when = target.colour ? '' : ` when ${cmyk.several ? 'one of ' : ''}${cmyk.who} makes it`
+  return [
+    {
+      code: CONVERT_TO_LAB_COLOUR,
+      message: `The image is ${image.colourSpace.toUpperCase()}; printroute converts its print file to CMYK${when} (${cmyk.colours}), and bright colours may dull.`,
+    },
+  ]
 }
 
 /** The safe box fixes: pages with neither TrimBox nor BleedBox whose MediaBox is exactly trim + bleed. */

@@ -111,6 +111,15 @@ export interface FileInspector {
   inspect(path: string, contentType: string): Promise<FileInspection>
 }
 
+/** One lab able to make the product, and the colour of its print files for it. */
+export interface MakingLabColour {
+  readonly lab: string
+  readonly colour: LabColour
+}
+
+/** A note (in the report's `fixes`): an RGB image will be converted to a CMYK lab's colour by printroute's render. */
+export const CONVERT_TO_LAB_COLOUR = 'ConvertToLabColour'
+
 /**
  * What a file is checked for: one print area of one product, as the order item (or the upload) names it. The
  * specifications are null where the catalogue declares none; each check that needs one is then skipped, so a
@@ -123,8 +132,14 @@ export interface PreflightTarget {
   readonly pageCount?: number
   readonly spec: PrintAreaSpec | null
   readonly book: BookSpec | null
-  /** The colour the lab's press wants; null: the lab takes what it is given. */
+  /** The colour the chosen lab's press wants; null: no lab chosen (or it takes what it is given). */
   readonly colour: LabColour | null
+  /**
+   * The labs able to make the product (the variant's offers, else every variant's) and their colours, when no lab
+   * is chosen yet (a stand-alone preflight, an order asset at its download): RgbInCmykJob fires when one of them
+   * prints CMYK. Absent or empty: only `colour` decides.
+   */
+  readonly makingLabs?: readonly MakingLabColour[]
   /** The print area's pixel size (the catalogue's `printAreas` or the variant's own). */
   readonly pixelSize: PixelSize
   /**

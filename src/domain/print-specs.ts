@@ -59,3 +59,11 @@ export const SRGB_COLOUR: LabColour = {
   intent: 'perceptual',
   blackPointCompensation: false,
 }
+
+/** A lab colour for people: `CMYK printroute-fogra39, relative intent, black-point compensation`. */
+export function labColourText(colour: LabColour): string {
+  if (colour.space === 'srgb') return 'sRGB'
+  const profile = colour.profile ? ` ${colour.profile}` : ''
+  const bpc = colour.blackPointCompensation ? ', black-point compensation' : ''
+  return `CMYK${profile}, ${colour.intent} intent${bpc}`
+}

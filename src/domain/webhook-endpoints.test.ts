@@ -29,6 +29,7 @@ describe('webhook endpoint filters', () => {
       { kind: 'downloadAssetsComplete' },
       { kind: 'shippingComplete' },
       { kind: 'paymentAuthorised' },
+      { kind: 'assetReplaced', itemId: 'ori_1', assetId: 'ast_1' },
     ]
     const expected = new Set([
       ...kinds.map((kind) => eventType('acme', kind)),

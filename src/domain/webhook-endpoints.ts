@@ -82,6 +82,7 @@ export function knownEventTypes(vendor: string): string[] {
     `${order}.status.details.downloadAssets#Complete`,
     `${order}.status.details.shipping#Complete`,
     `${order}.status.issues.paymentAuthorisation#Authorised`,
+    `${order}.items.assets.asset#Replaced`,
     `${order}.shipments.parcel#Shipped`,
     `${order}.shipments.shipment#Shipped`,
     ...CALLBACK_DELIVERY_STATUSES.map((status) => `${order}.shipments.shipment#${status}`),

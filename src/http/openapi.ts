@@ -271,6 +271,10 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
   { kind: { kind: 'downloadAssetsComplete' }, summary: 'Every asset has downloaded' },
   { kind: { kind: 'paymentAuthorised' }, summary: 'A prepaid order waiting for payment was paid' },
   {
+    kind: { kind: 'assetReplaced', itemId: '', assetId: '' },
+    summary: "The merchant replaced an asset's file (replaceAsset); it is downloaded and preflighted afresh",
+  },
+  {
     kind: { kind: 'parcelShipped', shipmentId: '', parcel: 0 },
     summary: 'A parcel of a shipment shipped in several parcels left the lab (one event per parcel)',
   },

@@ -64,7 +64,8 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
     'download-file': {
       // Download failures are the pipeline's own retries (10 attempts, issues); pg-boss retries only
       // crashes and unexpected errors.
-      handler: ({ orderId, fileKey, attempt }) => pipeline.downloadFile(orderId, fileKey, attempt),
+      handler: ({ orderId, fileKey, attempt, replacement }) =>
+        pipeline.downloadFile(orderId, fileKey, attempt, replacement),
       concurrency: 4,
       retryLimit: 5,
       expireInSeconds: 600,

@@ -29,10 +29,14 @@ import {
 } from '../domain/order.ts'
 import {
   type AvailableActions,
+  anyAssetReplaceable,
   availableActions,
   byShipmentId,
   type CancelOutcome,
   cancelOrder,
+  type ReplaceAssetOutcome,
+  type ReplaceAssetRequest,
+  replaceAsset,
   replaceOpenShipments,
   type ShipmentUpdateResult,
   shipmentsByChangeability,
@@ -42,6 +46,7 @@ import {
 import { validationFailed } from '../domain/outcomes.ts'
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
+import { unfetchableUrlReason } from '../domain/urls.ts'
 import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
 import { drawShipmentIds, readOrder } from '../repositories/orders.repository.ts'
 import type { Caller } from './accounts.service.ts'
@@ -103,12 +108,12 @@ interface Change<T> {
   logFields?: LogFields
 }
 
-type ActionName = 'cancel' | 'updateShippingMethod' | 'updateRecipient' | 'updateMetadata'
+type ActionName = 'cancel' | 'updateShippingMethod' | 'updateRecipient' | 'updateMetadata' | 'replaceAsset'
 
 /** The actions a merchant takes on an order, each under the order's row lock (docs/api.md#order-actions). */
 export interface OrderActionsService {
   /** Which actions the caller's order allows now. */
-  listActions(caller: Caller, orderId: string): Promise<AvailableActions>
+  listActions(caller: Caller, orderId: string): Promise<Required<AvailableActions>>
   /** Cancels every shipment not yet with its lab (the whole order when that is all of them), refunding them. */
   cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>>
   /** Changes the shipping method, planning the shipments not yet with their lab again and charging the difference. */
@@ -130,6 +135,16 @@ export interface OrderActionsService {
   ): Promise<ActionResult<UpdateOutcome>>
   /** Replaces the metadata, in any state. */
   updateMetadata(caller: Caller, orderId: string, metadata: Record<string, unknown>): Promise<ActionResult<'Updated'>>
+  /**
+   * Replaces an asset's URL until allocation begins (domain/order-actions.ts, canReplaceAsset): the new file (of a
+   * PreflightFailed or FailedToDownload hold too) is downloaded and preflighted afresh by the pipeline's download job.
+   * ValidationFailed naming `itemId`, `printArea` or `url` for a bad request; ActionNotAvailable otherwise.
+   */
+  replaceAsset(
+    caller: Caller,
+    orderId: string,
+    request: ReplaceAssetRequest,
+  ): Promise<ActionResult<ReplaceAssetOutcome>>
 }
 
 export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsService {
@@ -204,9 +219,13 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
   }
 
   return {
-    async listActions(caller: Caller, orderId: string): Promise<AvailableActions> {
+    async listActions(caller: Caller, orderId: string): Promise<Required<AvailableActions>> {
       const order = await findCallersOrder(db, caller, orderId)
-      return availableActions(order.document.status.stage, order.pipeline, { asksLabs: asksLabs(order.environment) })
+      const available = availableActions(order.document.status.stage, order.pipeline, {
+        asksLabs: asksLabs(order.environment),
+      })
+      const replaceable = anyAssetReplaceable(order.document, order.pipeline)
+      return { ...available, replaceAsset: { isAvailable: replaceable ? 'Yes' : 'No' } }
     },
 
     /**
@@ -325,6 +344,32 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
         order.document.metadata = metadata
         order.document.lastUpdated = now.toISOString()
         return { outcome: 'Updated', changed: true }
+      })
+    },
+
+    replaceAsset(
+      caller: Caller,
+      orderId: string,
+      request: ReplaceAssetRequest,
+    ): Promise<ActionResult<ReplaceAssetOutcome>> {
+      const urlProblem = unfetchableUrlReason(request.url)
+      if (urlProblem !== undefined) {
+        throw validationFailed(
+          {
+            url: [{ code: 'InvalidFormat', providedValue: request.url, comparisonValue: `http(s) URL: ${urlProblem}` }],
+          },
+          'The asset could not be replaced',
+        )
+      }
+      return act('replaceAsset', caller, orderId, async (order, _tx, now) => {
+        const result = replaceAsset(order.document, order.pipeline, request, now)
+        if ('failures' in result) throw validationFailed(result.failures, 'The asset could not be replaced')
+        return {
+          outcome: result.outcome,
+          changed: result.changed,
+          jobs: result.jobs,
+          logFields: { itemId: request.itemId, assetId: result.assetId },
+        }
       })
     },
   }

@@ -22,7 +22,10 @@ describe('printroute files preflight', () => {
     t = await startTestApp({ workers: true, realClock: true })
     sandboxUrl = (await listenOnLoopback(t)).sandbox
     files = await startImageServer(
-      { '/book.pdf': await bookPdf(24, SQUARE_BOOK_TRIM, 3, { boxes: true }), '/locked.pdf': await encryptedPdf(24) },
+      {
+        '/book.pdf': await bookPdf(24, SQUARE_BOOK_TRIM, 3, { boxes: true, cmyk: true }),
+        '/locked.pdf': await encryptedPdf(24),
+      },
       null,
     )
   })

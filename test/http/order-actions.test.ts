@@ -38,6 +38,8 @@ for (const kind of databaseKinds) {
         'changeRecipientDetails',
         'changeShippingMethod',
         'changeMetaData',
+        // printroute's own, additive (test/http/order-actions.replace-asset.test.ts says when it is Yes).
+        'replaceAsset',
         'traceParent',
       ])
       assert.equal(body.outcome, 'Ok')

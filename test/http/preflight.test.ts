@@ -35,7 +35,8 @@ for (const kind of databaseKinds) {
       t = await startTestApp({ kind })
       files = await startImageServer(
         {
-          '/book.pdf': await bookPdf(24, SQUARE_BOOK_TRIM, 3, { boxes: true }),
+          '/book.pdf': await bookPdf(24, SQUARE_BOOK_TRIM, 3, { boxes: true, cmyk: true }),
+          '/rgb-book.pdf': await bookPdf(24, SQUARE_BOOK_TRIM, 3, { boxes: true }),
           '/locked.pdf': await encryptedPdf(24),
           '/tiny.jpg': await tinyJpeg(),
         },
@@ -83,6 +84,23 @@ for (const kind of databaseKinds) {
         attributes: {},
       })
       assert.ok(preflight.completedAt)
+    })
+
+    test('an RGB PDF for a book a CMYK lab makes passes with RgbInCmykJob, naming the lab and its colour', async () => {
+      // The sample's book is made by prodigi_gb3 and us7 (sRGB) and de1 (CMYK, printroute-fogra39, relative intent,
+      // black-point compensation); no lab is chosen yet, so the warning names de1.
+      const preflight = await preflightOf({ url: files.url('rgb-book.pdf'), sku: BOOK, pageCount: 24 })
+      assert.equal(preflight.status, 'PassedWithWarnings')
+      assert.deepEqual(
+        preflight.checks.map((check: { code: string; severity: string; page?: number }) => [
+          check.code,
+          check.severity,
+          check.page,
+        ]),
+        [['RgbInCmykJob', 'warning', 1]],
+      )
+      assert.match(preflight.checks[0].message, /lab de1 able to make this product prints CMYK/)
+      assert.equal(preflight.checks[0].required, 'CMYK printroute-fogra39, relative intent, black-point compensation')
     })
 
     test('an encrypted PDF fails with Encrypted, an error', async () => {

@@ -138,7 +138,7 @@ describe('printroute-client against a Sandbox server', () => {
     assert.deepEqual(skipped, newestFirst.slice(3))
   })
 
-  test('actions, updateShippingMethod, updateRecipient, updateMetadata, cancel; the events feed after it', async () => {
+  test('actions, updateShippingMethod, updateRecipient, updateMetadata, cancel, replaceAsset; the events feed after it', async () => {
     const { order: created } = await client.orders.create(order({ merchantReference: 'SDK-ACTIONS' }))
     const before = await client.events.list()
     const available = await client.orders.actions(created.id)
@@ -166,6 +166,13 @@ describe('printroute-client against a Sandbox server', () => {
     assert.equal(cancelled.order.status.stage, 'Cancelled')
     const again = await client.orders.cancel(created.id)
     assert.equal(again.outcome, 'ActionNotAvailable', 'a refusal about the state is an answer, not an error')
+    // printroute's replaceAsset: typed like the others; a cancelled order's asset cannot be replaced.
+    const item = cancelled.order.items[0]
+    const itemId = item?.id as string
+    const url = item?.assets[0]?.url as string
+    const replaced = await client.orders.replaceAsset(created.id, { itemId, url })
+    assert.equal(replaced.outcome, 'ActionNotAvailable')
+    assert.equal((await client.orders.actions(created.id)).replaceAsset.isAvailable, 'No')
 
     const page = await client.events.list({ after: before.nextCursor ?? undefined })
     assert.equal(page.events.length, 1)

@@ -87,9 +87,10 @@ export function pipelineDriver(t: TestApp) {
     await pipeline.startOrder(orderId)
     for (let attempt = 1; attempt <= DOWNLOAD_MAX_ATTEMPTS; attempt++) {
       const files = Object.entries((await state(orderId)).pipeline.files)
-      const pending = files.filter(([, file]) => file.status === 'pending').map(([fileKey]) => fileKey)
+      const pending = files.filter(([, file]) => file.status === 'pending')
       if (pending.length === 0) break
-      for (const fileKey of pending) await pipeline.downloadFile(orderId, fileKey, attempt)
+      // A replaced asset (replaceAsset) is attempted under its replacement's number, as its jobs carry it.
+      for (const [fileKey, file] of pending) await pipeline.downloadFile(orderId, fileKey, attempt, file.replacement)
     }
     return state(orderId)
   }

@@ -1,6 +1,6 @@
 // Real files for preflight tests: PDFs made with pdf-lib (plain pages, or encrypted as a lab cannot open them) and
 // images made with sharp.
-import { PDFDocument, PDFString } from 'pdf-lib'
+import { cmyk, PDFDocument, PDFString } from 'pdf-lib'
 import sharp from 'sharp'
 import type { ServedFile } from './image-server.ts'
 
@@ -16,13 +16,14 @@ const PT_PER_MM = 72 / 25.4
 /**
  * A book interior of `pages` pages measuring the trim plus `bleedMm` on every side, a square drawn on each; with
  * `boxes` the pages carry TrimBox and BleedBox as a prepress tool writes them; without, they have neither (what the
- * preflight's box fix is for).
+ * preflight's box fix is for). The square is painted in RGB (pdf-lib's default) unless `cmyk`, which paints it in
+ * DeviceCMYK (no RgbInCmykJob for a product a CMYK lab makes).
  */
 export async function bookPdf(
   pages: number,
   trimMm: { width: number; height: number },
   bleedMm: number,
-  { boxes }: { boxes: boolean },
+  { boxes, cmyk: inCmyk = false }: { boxes: boolean; cmyk?: boolean },
 ): Promise<ServedFile> {
   const document = await PDFDocument.create()
   const bleed = bleedMm * PT_PER_MM
@@ -30,7 +31,8 @@ export async function bookPdf(
   const height = trimMm.height * PT_PER_MM + 2 * bleed
   for (let index = 0; index < pages; index++) {
     const page = document.addPage([width, height])
-    page.drawRectangle({ x: width / 4, y: height / 4, width: width / 2, height: height / 2 })
+    const square = { x: width / 4, y: height / 4, width: width / 2, height: height / 2 }
+    page.drawRectangle(inCmyk ? { ...square, color: cmyk(0.1, 0.8, 0.3, 0) } : square)
     if (boxes) {
       page.setBleedBox(0, 0, width, height)
       page.setTrimBox(bleed, bleed, width - 2 * bleed, height - 2 * bleed)

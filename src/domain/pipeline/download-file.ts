@@ -24,9 +24,19 @@ export function downloadRetryDelaySeconds(baseSeconds: number, failedAttempts: n
   return baseSeconds * 2 ** (failedAttempts - 1)
 }
 
-/** The job of download attempt `attempt` of one file. */
-export function downloadJob(orderId: string, fileKey: string, attempt: number, startAfter?: Date): JobRequest {
-  return jobRequest('download-file', { orderId, fileKey, attempt }, startAfter)
+/** The job of download attempt `attempt` of one file (of its `replacement`th replacement, when replaced). */
+export function downloadJob(
+  orderId: string,
+  fileKey: string,
+  attempt: number,
+  startAfter?: Date,
+  replacement?: number,
+): JobRequest {
+  return jobRequest(
+    'download-file',
+    replacement ? { orderId, fileKey, attempt, replacement } : { orderId, fileKey, attempt },
+    startAfter,
+  )
 }
 
 /** A URL as issues show it: without its query, which may carry a signature or a token. */
@@ -143,7 +153,7 @@ export function recordDownloadFailure(
     const delay = downloadRetryDelaySeconds(retryBaseSeconds, attempt)
     return {
       changed: true,
-      jobs: [downloadJob(order.id, fileKey, attempt + 1, new Date(now.getTime() + delay * 1000))],
+      jobs: [downloadJob(order.id, fileKey, attempt + 1, new Date(now.getTime() + delay * 1000), file.replacement)],
     }
   }
   file.status = 'failed'

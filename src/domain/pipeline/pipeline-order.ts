@@ -47,7 +47,8 @@ export const ISSUE_CODES = {
   /**
    * Ours: the asset's preflight found an error, something no lab can print (docs/errors.md#preflight-checks); the
    * description names the codes. The item is held (the order stops, as for an asset that never downloaded); the
-   * merchant cancels and orders again with a corrected file. Preflight warnings are kept but raise no issue.
+   * merchant replaces the file (replaceAsset, domain/order-actions.ts) or cancels. Preflight warnings are kept but
+   * raise no issue.
    */
   preflightFailed: 'order.items.assets.PreflightFailed',
 } as const
@@ -73,6 +74,11 @@ export interface PipelineFile {
   stored: StoredFile | null
   /** The asset's preflight once downloaded (docs/pipeline.md#preflight); absent before, and for other files. */
   preflight?: PipelinePreflight
+  /**
+   * How many times the merchant replaced the asset (POST .../actions/replaceAsset); absent: never. Each replacement
+   * starts the attempts again under jobs of its own, and an attempt of an earlier one changes nothing.
+   */
+  replacement?: number
 }
 
 /** An asset's preflight as the pipeline keeps it: the status its checks make and the report. */

@@ -1,5 +1,5 @@
 // The order actions (docs/wire-contract.md#order-actions): GET .../actions and the four
-// POST .../actions/{action}. Business refusals (FailedToCancel, FailedToUpdate, ActionNotAvailable) are HTTP 200
+// POST .../actions/{action}, and printroute's own replaceAsset. Business refusals (FailedToCancel, FailedToUpdate, ActionNotAvailable) are HTTP 200
 // with the order, like successes; only a bad request or an unknown order is an error.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
@@ -13,6 +13,8 @@ import {
   ActionsResponseSchema,
   CancelResponseSchema,
   type RecipientBody,
+  ReplaceAssetBodySchema,
+  ReplaceAssetResponseSchema,
   UpdateMetadataBodySchema,
   UpdateMetadataResponseSchema,
   UpdateRecipientBodySchema,
@@ -175,6 +177,40 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
     },
     async (request, reply) => {
       const result = await actions.updateMetadata(request.caller, request.params.orderId, request.body.metadata)
+      return sendOrder(reply, request, result, false)
+    },
+  )
+
+  registerReplaceAssetRoute(app, actions)
+}
+
+/** printroute's own action (docs/api.md#replace-an-asset): a held asset's new file. */
+function registerReplaceAssetRoute(app: FastifyInstance, actions: OrderActionsService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+  api.post(
+    '/orders/:orderId/actions/replaceAsset',
+    {
+      config: { scope: 'orders:write' },
+      schema: {
+        operationId: 'replaceAsset',
+        tags: ['order actions'],
+        summary: "Replace an asset's file before its order is allocated to labs (printroute's own)",
+        description:
+          'The new file is downloaded and preflighted afresh (a file held by PreflightFailed or FailedToDownload ' +
+          'included); before the order starts, only the URL changes. ActionNotAvailable (HTTP 200, the order ' +
+          'unchanged) once allocation began.',
+        params: OrderIdParamsSchema,
+        body: ReplaceAssetBodySchema,
+        response: { 200: ReplaceAssetResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { itemId, printArea, url } = request.body
+      const result = await actions.replaceAsset(request.caller, request.params.orderId, {
+        itemId,
+        printArea: printArea ?? 'default',
+        url,
+      })
       return sendOrder(reply, request, result, false)
     },
   )

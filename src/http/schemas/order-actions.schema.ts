@@ -1,8 +1,22 @@
-// The order actions: what an order allows now, and the four changes (docs/api.md).
+// The order actions: what an order allows now, the four changes, and printroute's replaceAsset (docs/api.md).
 import { Type } from 'typebox'
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
-import { CaseInsensitiveEnum, Nullable, named, OkOutcome, Outcome, outcomeResponse } from './common.schema.ts'
-import { MetadataSchema, OrderSchema, orderEnvelope, RecipientRequestSchema } from './order.schema.ts'
+import {
+  CaseInsensitiveEnum,
+  Nullable,
+  named,
+  OkOutcome,
+  Outcome,
+  outcomeResponse,
+  UrlString,
+} from './common.schema.ts'
+import {
+  AssetPrintAreaSchema,
+  MetadataSchema,
+  OrderSchema,
+  orderEnvelope,
+  RecipientRequestSchema,
+} from './order.schema.ts'
 
 const Availability = named(
   'ActionAvailability',
@@ -14,6 +28,8 @@ export const ActionsResponseSchema = outcomeResponse('OrderActionsResponse', OkO
   changeRecipientDetails: Availability,
   changeShippingMethod: Availability,
   changeMetaData: Availability,
+  // printroute's own, additive: whether some asset may be replaced now (POST .../actions/replaceAsset).
+  replaceAsset: Availability,
 })
 
 /** Business refusals are answers like successes (HTTP 200 with the order), told apart by the outcome. */
@@ -63,4 +79,27 @@ export const UpdateRecipientBodySchema = Type.Unknown({
 export const UpdateMetadataBodySchema = named(
   'UpdateMetadataRequest',
   Type.Object({ metadata: MetadataSchema }, { additionalProperties: false }),
+)
+
+export const ReplaceAssetBodySchema = named(
+  'ReplaceAssetRequest',
+  Type.Object(
+    {
+      itemId: Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description: "The item's id (`ori_...`, as the order's `items[].id` gives it).",
+      }),
+      printArea: AssetPrintAreaSchema,
+      url: UrlString('Public http(s) URL of the new file, fetched and preflighted as an order asset is.'),
+    },
+    { additionalProperties: false },
+  ),
+)
+export type ReplaceAssetBody = Type.Static<typeof ReplaceAssetBodySchema>
+
+/** Updated, or ActionNotAvailable (allocation began, or the order stopped at another asset's failed file). */
+export const ReplaceAssetResponseSchema = orderEnvelope(
+  'ReplaceAssetResponse',
+  Outcome('ReplaceAssetOutcome', ['Updated', 'ActionNotAvailable'] as const),
 )

@@ -13,6 +13,7 @@ import type {
   PipelinePreflight,
   StoredFile,
 } from '../../domain/pipeline/pipeline-order.ts'
+import { NOTHING } from '../../domain/pipeline/pipeline-order.ts'
 import { checkResolution } from '../../domain/resolution.ts'
 import {
   downloadRetryBaseSecondsOf,
@@ -50,7 +51,8 @@ export interface DownloadFileDeps {
   preflight?: AssetPreflight
 }
 
-export type DownloadFile = (orderId: string, fileKey: string, attempt: number) => Promise<void>
+/** One attempt; `replacement` (absent: 0) names which replacement of the asset it is for (replaceAsset). */
+export type DownloadFile = (orderId: string, fileKey: string, attempt: number, replacement?: number) => Promise<void>
 
 /**
  * What one attempt did: the file kept, with its thumbnail's link and the LowResolution message of a small image;
@@ -203,11 +205,13 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
     })
   }
 
-  return async (orderId, fileKey, attemptNumber) => {
+  return async (orderId, fileKey, attemptNumber, replacement = 0) => {
     const orderNumber = orderNumberOf(orderId)
     const snapshot = await readOrder(deps.db, orderNumber)
     const file = snapshot?.pipeline.files[fileKey]
     if (!snapshot || !file || file.status !== 'pending' || attemptNumber <= file.failedAttempts) return
+    // An attempt queued for the file the merchant has since replaced: the replacement has jobs of its own.
+    if ((file.replacement ?? 0) !== replacement) return
     const started = performance.now()
     const outcome = await attempt(snapshot, orderId, fileKey, file, attemptNumber)
     const ms = Math.round(performance.now() - started)
@@ -216,27 +220,30 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
     await deps.transition(
       orderNumber,
       (order) =>
-        outcome.stored
-          ? recordDownloadSuccess(
-              order.document,
-              order.pipeline,
-              fileKey,
-              outcome.stored,
-              outcome.thumbnailUrl,
-              now,
-              outcome.lowResolution,
-              outcome.preflight ?? null,
-            )
-          : recordDownloadFailure(
-              order.document,
-              order.pipeline,
-              fileKey,
-              attemptNumber,
-              outcome.failure ?? 'unknown error',
-              downloadRetryBaseSecondsOf(order.sandboxScenario, deps.settings.downloadRetryBaseSeconds),
-              now,
-              { final: outcome.final },
-            ),
+        // Replaced while this attempt ran (replaceAsset): its file is no longer the asset's, so nothing is recorded.
+        (order.pipeline.files[fileKey]?.replacement ?? 0) !== replacement
+          ? NOTHING
+          : outcome.stored
+            ? recordDownloadSuccess(
+                order.document,
+                order.pipeline,
+                fileKey,
+                outcome.stored,
+                outcome.thumbnailUrl,
+                now,
+                outcome.lowResolution,
+                outcome.preflight ?? null,
+              )
+            : recordDownloadFailure(
+                order.document,
+                order.pipeline,
+                fileKey,
+                attemptNumber,
+                outcome.failure ?? 'unknown error',
+                downloadRetryBaseSecondsOf(order.sandboxScenario, deps.settings.downloadRetryBaseSeconds),
+                now,
+                { final: outcome.final },
+              ),
       ({ order, result }) =>
         downloadLine(
           order,

@@ -12,6 +12,7 @@ import type { Database } from '../../adapters/database.ts'
 import type { JobEnqueuer } from '../../adapters/job-queue.ts'
 import type { AccountScope } from '../../domain/account-scope.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
+import type { Variant } from '../../domain/catalogue.types.ts'
 import { catalogueValidationFailed, matchPreviewItem } from '../../domain/catalogue-matching.ts'
 import { addFailure, type Failures, hasFailures } from '../../domain/failures.ts'
 import { formatId, parseRequestId } from '../../domain/ids.ts'
@@ -22,6 +23,7 @@ import type { PipelineOrder, PipelinePreflight } from '../../domain/pipeline/pip
 import {
   type FileInspection,
   type FileInspector,
+  type MakingLabColour,
   type PreflightCheck,
   type PreflightFix,
   type PreflightReport,
@@ -212,7 +214,8 @@ function engineFailed(deps: Deps, error: unknown, subject: PreflightSubject): nu
 
 /**
  * What the checks hold a file to: the variant's print area specification, the book's (for its page-count print
- * area), its pixel size. No lab is chosen yet, so no lab colour: the colour checks wait for the print file.
+ * area), its pixel size. No lab is chosen yet, so no lab colour: the colour checks look at every lab able to make
+ * the variant (every variant's, when the attributes name none), so RgbInCmykJob warns when one of them prints CMYK.
  */
 export function preflightTargetOf(catalogue: Catalogue, subject: PreflightSubject): PreflightTarget {
   const product = catalogue.findProduct(subject.sku)
@@ -227,8 +230,24 @@ export function preflightTargetOf(catalogue: Catalogue, subject: PreflightSubjec
     spec: variant?.printAreaSpecs[subject.printArea] ?? null,
     book: isInterior ? (product?.book ?? null) : null,
     colour: null,
+    makingLabs: makingLabsOf(product?.variants ?? [], variant),
     pixelSize,
   }
+}
+
+/** The labs making the variant (else any of the product's variants) with their colours, one entry per lab. */
+function makingLabsOf(variants: readonly Variant[], variant: Variant | undefined): MakingLabColour[] {
+  const labs = new Map<string, MakingLabColour>()
+  for (const each of variant ? [variant] : variants) {
+    for (const offer of each.offers) {
+      // A lab's colour is per lab product, so every variant's offer from one lab has the same; the CMYK one wins.
+      const known = labs.get(offer.lab.code)
+      if (!known || (known.colour.space !== 'cmyk' && offer.colour.space === 'cmyk')) {
+        labs.set(offer.lab.code, { lab: offer.lab.code, colour: offer.colour })
+      }
+    }
+  }
+  return [...labs.values()].sort((a, b) => (a.lab < b.lab ? -1 : a.lab > b.lab ? 1 : 0))
 }
 
 function judge(deps: Deps, inspection: FileInspection, subject: PreflightSubject): PreflightResult | null {

@@ -37,6 +37,34 @@ interface Actions {
   changeRecipientDetails: Availability
   changeShippingMethod: Availability
   changeMetaData: Availability
+  /** printroute's own: some asset may be replaced now (POST .../actions/replaceAsset). */
+  replaceAsset?: Availability
+}
+
+/**
+ * The held items' assets a new file can be given (replaceAsset): each asset in Error of an item held as Invalid
+ * (PreflightFailed, FailedToDownload), with a small form for the new file's URL. Nothing when the action is not
+ * available, or the key may not change orders.
+ */
+function replaceAssetSection(order: OrderDocument, csrfToken: string): Html {
+  const held = order.items.flatMap((item) =>
+    item.status === 'Invalid'
+      ? item.assets.filter((asset) => asset.status === 'Error').map((asset) => ({ item, asset }))
+      : [],
+  )
+  if (held.length === 0) return html``
+  const forms = held.map(
+    ({
+      item,
+      asset,
+    }) => html`<form method="post" action="${orderPath(order.id, '/replace-asset')}" class="stack" data-replace-asset="${asset.id}">${csrfField(csrfToken)}
+<input type="hidden" name="itemId" value="${item.id}"><input type="hidden" name="printArea" value="${asset.printArea}">
+<label for="replace-${asset.id}">New file for ${item.sku}, print area ${asset.printArea} (${asset.id})</label>
+<input id="replace-${asset.id}" name="url" type="url" required placeholder="https://..." value="">
+<div class="form-buttons"><button type="submit">Replace file</button></div></form>`,
+  )
+  return html`<section aria-labelledby="replace-asset-heading" class="card"><h2 id="replace-asset-heading">Replace a held file</h2>
+<p class="muted small">These files stopped the order (their preflight found an error, or they never downloaded). A new file is downloaded and checked again, and the order goes on.</p>${forms}</section>`
 }
 
 function actionButton(available: boolean, label: string, path: string, explanation: string): Html {
@@ -236,6 +264,7 @@ ${actionButton(available('changeMetaData'), 'Edit metadata', orderPath(order.id,
     : scopeMissing('changeOrders')
 }
 </section>
+${available('replaceAsset') && mayUse(scopes, 'changeOrders') ? replaceAssetSection(order, csrfToken) : ''}
 ${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken, scopes) : ''}
 ${orderSections(view, {
   callbacks: loaded.callbacks
@@ -248,6 +277,28 @@ ${orderSections(view, {
   })
 
   registerActionPages(pages, dashboard)
+  registerReplaceAssetPost(pages, dashboard)
+}
+
+/** The post of the order page's replace-a-held-file form (replaceAssetSection): the action, then the order. */
+function registerReplaceAssetPost(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.post<OrderParams & { Body: { itemId?: string; printArea?: string; url?: string } }>(
+    '/orders/:orderId/replace-asset',
+    async (request, reply) => {
+      const { orderId } = request.params
+      const { itemId, printArea, url } = request.body ?? {}
+      const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/replaceAsset`, {
+        itemId,
+        printArea,
+        url,
+      })
+      return dashboard.redirect(
+        reply,
+        `/orders/${orderId}`,
+        actionNotice(answer, 'The file is replaced: it is downloaded and checked again.'),
+      )
+    },
+  )
 }
 
 function registerRedeliver(pages: FastifyInstance, dashboard: Dashboard): void {
