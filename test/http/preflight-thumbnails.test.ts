@@ -228,5 +228,18 @@ for (const kind of databaseKinds) {
       ).order
       notFound(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${another.id}/assets/${assetId}/pages/1.png` }))
     })
+
+    // Last: it moves the clock past every preflight's lifetime.
+    test("a preflight's thumbnails are deleted with it by expire-preflights", async () => {
+      const preflight = await preflightOf(files.url('book.pdf'), 24)
+      const number = parseId('pfl', preflight.id) as number
+      const key = `preflights/${number}.page-1.png`
+      assert.ok((await t.app.services.files.get(key)).length > 0)
+      // The blob store dates its files by the real time; the test's clock starts in the past.
+      t.clock.advanceSeconds(Math.ceil((Date.now() - t.clock.now().getTime()) / 1000) + 7 * 24 * 3600 + 60)
+      assert.ok((await t.app.services.preflight.expirePreflights()) >= 1)
+      await assert.rejects(t.app.services.files.get(key), /No stored file/)
+      notFound(await t.sandbox({ method: 'GET', url: `/v4.0/files/preflight/${preflight.id}/pages/1.png` }))
+    })
   })
 }
