@@ -4,7 +4,8 @@
 // inspector's child process (file-inspection-child.ts), which bounds its time and memory: a hostile page costs
 // that process. A page pdf.js cannot draw is left out; the others are still made.
 
-import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas'
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs'
 import {
@@ -34,7 +35,12 @@ export interface RenderedThumbnail {
   readonly png: Uint8Array
 }
 
-const STANDARD_FONTS = fileURLToPath(new URL('../../node_modules/pdfjs-dist/standard_fonts/', import.meta.url))
+/**
+ * pdf.js's own data, read from its package on disk (nothing is fetched): the standard fonts drawn for fonts a file
+ * does not embed, the CMaps of CJK text, the decoders of JPEG 2000 and JBIG2 images and the CMYK profile.
+ */
+const PDFJS_DIRECTORY = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'))
+const pdfjsData = (folder: string) => `${join(PDFJS_DIRECTORY, folder)}/`
 
 function stroke(context: SKRSContext2D, rect: OverlayRect | null, line: { colour: string; dash: readonly number[] }) {
   if (!rect || rect.width <= 0 || rect.height <= 0) return
@@ -55,7 +61,10 @@ export async function renderPdfThumbnails(bytes: Uint8Array, request: ThumbnailR
     data: bytes,
     disableFontFace: true,
     useSystemFonts: false,
-    standardFontDataUrl: `${STANDARD_FONTS}/`,
+    standardFontDataUrl: pdfjsData('standard_fonts'),
+    cMapUrl: pdfjsData('cmaps'),
+    wasmUrl: pdfjsData('wasm'),
+    iccUrl: pdfjsData('iccs'),
     verbosity: 0,
   })
   const document = await task.promise
