@@ -483,6 +483,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/files/preflight/{preflightId}/pages/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page thumbnail of a preflight's PDF
+         * @description PNG of one page listed in the preflight's thumbnails (at most 240 px on the long side), with the trim (red), bleed (blue, dashed) and safe area (green, dotted) drawn on it; the file name is <page>.png. Another account's preflight, one past expiresAt, or a page without a thumbnail is 404.
+         */
+        get: operations["getPreflightPageThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/orders/{orderId}/assets/{assetId}/pages/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page thumbnail of an order asset's PDF
+         * @description PNG of one page listed in the asset's preflight thumbnails (GET /orders/{id}/preflight), with the trim, bleed and safe lines as a preflight's; the file name is <page>.png. Another account's order, an asset of another order, or a page without a thumbnail (or deleted with the asset by the retention) is 404.
+         */
+        get: operations["getOrderAssetPageThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/callbacks": {
         parameters: {
             query?: never;
@@ -2058,6 +2098,8 @@ export interface components {
                     height: number;
                 };
             } | null;
+            /** @description A PDF's pages with a thumbnail (the first 4 and those an error names, 8 at most), with the trim, bleed and safe lines drawn on them; empty for an image. */
+            thumbnails: components["schemas"]["PreflightThumbnail"][];
         };
         /**
          * OrderCustoms
@@ -2155,6 +2197,8 @@ export interface components {
             fixes: components["schemas"]["PreflightFix"][];
             /** @description The catalogue SKUs this file fits, sorted. */
             validSkus: string[];
+            /** @description A PDF's pages with a thumbnail (the first 4 and those an error names, 8 at most), with the trim, bleed and safe lines drawn on them; empty for an image. */
+            thumbnails: components["schemas"]["PreflightThumbnail"][];
             /** @description What was asked, in the catalogue spelling. */
             request: {
                 url: string;
@@ -2210,6 +2254,15 @@ export interface components {
             preflight: components["schemas"]["Preflight"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
+        };
+        /** PreflightThumbnail */
+        PreflightThumbnail: {
+            /** @description 1-based PDF page; the thumbnail is pages/<page>.png. */
+            page: number;
+            /** @description Pixels. */
+            width: number;
+            /** @description Pixels. */
+            height: number;
         };
         /** Preview */
         Preview: {
@@ -4575,6 +4628,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderPreflightResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPreflightPageThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Preflight ID, e.g. pfl_12. */
+                preflightId: string;
+                /** @description <page>.png, e.g. 1.png. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail, image/png. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderAssetPageThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order ID, e.g. ord_12. */
+                orderId: string;
+                /** @description Asset ID, e.g. ast_40. */
+                assetId: string;
+                /** @description <page>.png, e.g. 1.png. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail, image/png. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
                 };
             };
             400: components["responses"]["BadRequest"];

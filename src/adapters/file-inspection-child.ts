@@ -8,14 +8,17 @@ import { open, readFile } from 'node:fs/promises'
 import type { FileInspection } from '../domain/preflight.ts'
 import { inspectImage } from './image-inspection.ts'
 import type { BoxFixRequest } from './pdf-box-fix.ts'
+import type { RenderedThumbnail, ThumbnailRequest } from './pdf-thumbnails.ts'
 
 export type InspectionRequest =
   | { op: 'inspect'; path: string; contentType: string; maxPages: number; maxPixels: number }
   | { op: 'fix-boxes'; path: string; outputPath: string; book: BoxFixRequest }
+  | { op: 'thumbnails'; path: string; request: ThumbnailRequest }
 
 export type InspectionAnswer =
   | { op: 'inspect'; inspection: FileInspection; maxRssKb: number }
   | { op: 'fix-boxes'; pagesChanged: number; maxRssKb: number }
+  | { op: 'thumbnails'; thumbnails: RenderedThumbnail[]; maxRssKb: number }
   | { op: 'failed'; reason: string; maxRssKb: number }
 
 /** Whether the file starts like a PDF: "%PDF-" within its first 1024 bytes (as readers accept it). */
@@ -61,6 +64,12 @@ function maxRssKb(): number {
 async function answer(request: InspectionRequest): Promise<InspectionAnswer> {
   try {
     if (request.op === 'inspect') return { op: 'inspect', inspection: await inspect(request), maxRssKb: maxRssKb() }
+    if (request.op === 'thumbnails') {
+      // pdf.js and the canvas are loaded only for thumbnails: an inspection starts faster without them.
+      const { renderPdfThumbnails } = await import('./pdf-thumbnails.ts')
+      const thumbnails = await renderPdfThumbnails(new Uint8Array(await readFile(request.path)), request.request)
+      return { op: 'thumbnails', thumbnails, maxRssKb: maxRssKb() }
+    }
     const { fixPdfBoxes } = await import('./pdf-box-fix.ts')
     const pagesChanged = await fixPdfBoxes(request.path, request.outputPath, request.book)
     return { op: 'fix-boxes', pagesChanged, maxRssKb: maxRssKb() }

@@ -417,3 +417,32 @@ test('the box fix sets TrimBox and BleedBox on a copy, and the fixed copy passes
   // Nothing to fix: nothing written.
   assert.deepEqual(await inspector.fixPdfBoxes(output, join(dir, 'again.pdf'), BOOK), { pagesChanged: 0 })
 })
+
+test('page thumbnails: PNGs at most the long side, drawn in the bounded child; an overrun gets none', async () => {
+  const path = await file(await book(4), 'pdf')
+  const request = {
+    pages: [1, 3, 9].map((page) => ({ page, trimBox: null, bleedBox: null })),
+    spec: BOOK,
+    maxSide: 120,
+  }
+  const made = await inspector.renderPdfThumbnails(path, request)
+  assert.ok('thumbnails' in made, JSON.stringify(made))
+  // Page 9 is not in the file: left out.
+  assert.deepEqual(
+    made.thumbnails.map((thumbnail) => [thumbnail.page, thumbnail.width, thumbnail.height]),
+    [
+      [1, 120, 120],
+      [3, 120, 120],
+    ],
+  )
+  const first = made.thumbnails[0]
+  assert.ok(first)
+  const metadata = await sharp(Buffer.from(first.png)).metadata()
+  assert.deepEqual([metadata.format, metadata.width, metadata.height], ['png', 120, 120])
+  assert.deepEqual(await createFileInspector({ timeoutMs: 1 }).renderPdfThumbnails(path, request), {
+    failed: 'took longer than 1 ms',
+  })
+  assert.deepEqual(await createFileInspector({ maxMemoryMb: 16 }).renderPdfThumbnails(path, request), {
+    failed: 'needed more than 16 MB',
+  })
+})

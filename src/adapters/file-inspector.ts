@@ -13,6 +13,7 @@ import { PREFLIGHT_LIMITS, type PreflightLimits } from '../domain/limits.ts'
 import type { FileInspection, FileInspector } from '../domain/preflight.ts'
 import type { InspectionAnswer, InspectionRequest } from './file-inspection-child.ts'
 import type { BoxFixRequest } from './pdf-box-fix.ts'
+import type { RenderedThumbnail, ThumbnailRequest } from './pdf-thumbnails.ts'
 
 const CHILD = fileURLToPath(new URL('./file-inspection-child.ts', import.meta.url))
 /** How often the child's resident memory is read (Linux /proc; elsewhere the heap cap alone bounds it). */
@@ -27,6 +28,8 @@ export interface InspectionRun {
 
 export type BoxFixResult = { readonly pagesChanged: number } | { readonly failed: string }
 
+export type ThumbnailsResult = { readonly thumbnails: readonly RenderedThumbnail[] } | { readonly failed: string }
+
 export interface BoundedFileInspector extends FileInspector {
   /** The inspection with what it cost (for the benchmark and the logs). */
   inspectMeasured(path: string, contentType: string): Promise<InspectionRun>
@@ -35,6 +38,11 @@ export interface BoundedFileInspector extends FileInspector {
    * `outputPath` when a page was changed, within the same limits as an inspection.
    */
   fixPdfBoxes(inputPath: string, outputPath: string, book: BoxFixRequest): Promise<BoxFixResult>
+  /**
+   * Page thumbnails of a PDF with the trim, bleed and safe lines drawn on them (pdf-thumbnails.ts), within the
+   * same limits as an inspection: a file that overruns them gets none.
+   */
+  renderPdfThumbnails(path: string, request: ThumbnailRequest): Promise<ThumbnailsResult>
   readonly limits: PreflightLimits
 }
 
@@ -183,6 +191,15 @@ export function createFileInspector(overrides: Partial<PreflightLimits> = {}): B
       const outcome = await limit(() => runChild({ op: 'fix-boxes', path: inputPath, outputPath, book }, limits))
       if ('overran' in outcome) return { failed: overrunReason(outcome, limits) }
       if (outcome.answer.op === 'fix-boxes') return { pagesChanged: outcome.answer.pagesChanged }
+      return { failed: outcome.answer.op === 'failed' ? outcome.answer.reason : 'unexpected answer' }
+    },
+    async renderPdfThumbnails(path, request) {
+      const size = (await stat(path)).size
+      if (size > limits.maxBytes)
+        return { failed: `the file is more than the ${limits.maxBytes} bytes preflight reads` }
+      const outcome = await limit(() => runChild({ op: 'thumbnails', path, request }, limits))
+      if ('overran' in outcome) return { failed: overrunReason(outcome, limits) }
+      if (outcome.answer.op === 'thumbnails') return { thumbnails: outcome.answer.thumbnails }
       return { failed: outcome.answer.op === 'failed' ? outcome.answer.reason : 'unexpected answer' }
     },
   }

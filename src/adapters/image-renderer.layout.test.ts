@@ -305,6 +305,23 @@ test('previews of an area with a spec: the scaled layout, with dashed guide line
   assert.ok(lineOn(0, 10, 60, GUIDE_LINE_COLOURS.bleed), 'bleed line')
   assert.ok(lineOn(face.top + layout.safe, face.left + 20, face.left + 80, GUIDE_LINE_COLOURS.safe), 'safe line')
   // The print file itself has no lines: its band is black to the pixel (above).
+  // The same picture without the lines, which mockups are drawn from: the black band has no line in it.
+  const plain = await rawOf(preview.plain as Buffer)
+  assert.deepEqual([plain.width, plain.height], [preview.width, preview.height])
+  const plainAt = (x: number, y: number) => [
+    ...plain.data.subarray((y * plain.width + x) * 3, (y * plain.width + x) * 3 + 3),
+  ]
+  for (const [y, hex] of [
+    [layout.bleed, GUIDE_LINE_COLOURS.wrap],
+    [0, GUIDE_LINE_COLOURS.bleed],
+  ] as const) {
+    const row = Array.from({ length: 50 }, (_, i) => plainAt(face.left + 10 + i, y))
+    assert.ok(
+      row.every((pixel) => pixel.every((value) => value < 40)),
+      `no line at y ${y}: ${JSON.stringify(row[0])}`,
+    )
+    assert.ok(!row.some((pixel) => near(pixel, hex)))
+  }
 })
 
 test('mockups of a canvas with a spec: its front is the preview layout face, its edges the wrap band', async () => {

@@ -128,6 +128,8 @@ export interface RenderedPreview {
   plan: PrintFilePlan
   /** Areas with a spec: the preview's own layout (the file's, scaled down), where its guide lines are drawn. */
   layout?: PrintLayout
+  /** Areas with a spec: the same picture without the guide lines (PNG), which the mockup is drawn from. */
+  plain?: Buffer
 }
 
 export interface ImageProbe {
@@ -553,7 +555,7 @@ async function renderLaidOutPreview(
       // Full-resolution colour: 4:2:0 would smear the one-pixel coloured lines into the image around them.
       .jpeg({ quality: THUMBNAIL_JPEG_QUALITY, chromaSubsampling: '4:4:4' }),
   )
-  return { data, width: layout.width, height: layout.height, source, plan, layout }
+  return { data, width: layout.width, height: layout.height, source, plan, layout, plain: pixels }
 }
 
 /**

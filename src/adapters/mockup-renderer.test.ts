@@ -15,7 +15,7 @@ import {
   planMockup,
   type Rgb,
 } from '../domain/mockups.ts'
-import { previewSize } from '../domain/print-geometry.ts'
+import { planPrintLayout, previewSize, printAreaRequestOf } from '../domain/print-geometry.ts'
 import { renderMockup } from './mockup-renderer.ts'
 
 tier('pure')
@@ -281,6 +281,58 @@ describe('mockups', () => {
     assertNear(await pixel(mockup.data, mockup.width / 2, mockup.height / 2), BLUE, 'the print')
     const shadowed = await pixel(mockup.data, mockup.width - margin + blur / 2, mockup.height - margin + blur / 2)
     assert.ok(shadowed.r < BACKGROUND_COLOUR.r - 10, `a shadow at the bottom right: ${JSON.stringify(shadowed)}`)
+  })
+
+  test('a flat print with a spec shows its trim: the bleed round it is cut off, no canvas sides', async () => {
+    for (const sku of ['GLOBAL-PHO-4x6', 'GLOBAL-CAN-ROL-SC-8x8', 'GLOBAL-FAP-8x8']) {
+      const product = catalogue.findProduct(sku)
+      if (!product) throw new Error('no product')
+      const variant = catalogue.findVariant(sku, sku === 'GLOBAL-PHO-4x6' ? { finish: 'gloss' } : {})
+      if (!variant) throw new Error('no variant')
+      const area = printAreaRequestOf(variant, 'default', catalogue.colours)
+      if (!area) throw new Error('no spec')
+      const layout = planPrintLayout({ ...area, maxEdge: 400 })
+      assert.ok(layout.bleed > 0 && layout.wrap === 0, `${sku}: a flat area with bleed`)
+      const size = { width: layout.width, height: layout.height }
+      const plan = planMockup({ product, variant, printArea: 'default', preview: size, layout })
+      assert.equal(plan.kind, 'photoPrint', sku)
+      if (plan.kind !== 'photoPrint') return
+      assert.deepEqual(plan.front, layout.face, `${sku}: the print shows its trim`)
+      // Red bleed round a blue trim: no red may show on the print.
+      const preview = await sharp({ create: { ...size, channels: 3, background: RED } })
+        .composite([{ input: await solidJpeg(layout.face.width, layout.face.height, BLUE), ...layout.face }])
+        .jpeg({ quality: 95 })
+        .toBuffer()
+      const mockup = await renderMockup(plan, { preview })
+      const margin = 2 * Math.max(4, plan.border)
+      const inside = margin + plan.border
+      assert.deepEqual([mockup.width, mockup.height], [layout.face.width + 2 * inside, layout.face.height + 2 * inside])
+      // Three pixels in from the print's edge: within the bleed's width, had the bleed been left on.
+      assert.ok(layout.bleed > 3, `${sku}: ${layout.bleed} px of bleed`)
+      for (const [x, y] of [
+        [inside + 3, mockup.height / 2],
+        [mockup.width - inside - 4, mockup.height / 2],
+        [mockup.width / 2, inside + 3],
+        [mockup.width / 2, mockup.height - inside - 4],
+      ] as const) {
+        assertNear(await pixel(mockup.data, x, y), BLUE, `${sku}: the trim's edge at ${x},${y}`)
+      }
+    }
+  })
+
+  test('a canvas whose spec has no wrap band is drawn flat, as a print of its trim', () => {
+    const product = catalogue.findProduct('GLOBAL-CAN-8x8')
+    const variant = catalogue.findVariant('GLOBAL-CAN-8x8', { wrap: 'Black' })
+    if (!product || !variant) throw new Error('no canvas')
+    const area = printAreaRequestOf(variant, 'default', catalogue.colours)
+    if (!area) throw new Error('no spec')
+    const wrapped = planPrintLayout({ ...area, maxEdge: 400 })
+    const preview = { width: wrapped.width, height: wrapped.height }
+    assert.equal(planMockup({ product, variant, printArea: 'default', preview, layout: wrapped }).kind, 'canvas')
+    const flat = planPrintLayout({ ...area, spec: { ...area.spec, wrapMm: null }, maxEdge: 400 })
+    const plan = planMockup({ product, variant, printArea: 'default', preview, layout: flat })
+    assert.equal(plan.kind, 'photoPrint')
+    assert.deepEqual(plan.kind === 'photoPrint' && plan.front, flat.face)
   })
 
   test('a book shows its cover and, to its left, the spine at the share of the cover its print area has', async () => {

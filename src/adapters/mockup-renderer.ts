@@ -170,12 +170,14 @@ export async function renderMockup(plan: MockupPlan, images: MockupImages): Prom
     }
 
     case 'photoPrint': {
-      const { border } = plan
+      const { border, front } = plan
+      // The finished print: its trim, the bleed round it cut off.
+      const trimmed = await raw(extractFrom(images.preview, front))
       const print = await raw(
-        sharp(images.preview).extend({ top: border, bottom: border, left: border, right: border, background: WHITE }),
+        sharp(trimmed).extend({ top: border, bottom: border, left: border, right: border, background: WHITE }),
       )
-      const printWidth = size.width + 2 * border
-      const printHeight = size.height + 2 * border
+      const printWidth = front.width + 2 * border
+      const printHeight = front.height + 2 * border
       const blur = Math.max(4, border)
       const margin = 2 * blur
       const background = solid(printWidth + 2 * margin, printHeight + 2 * margin, BACKGROUND_COLOUR)

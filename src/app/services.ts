@@ -168,6 +168,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     writeScratchFile,
     inspector: preflightInspector(bounded),
     fixPdfBoxes: (input, output, book) => bounded.fixPdfBoxes(input, output, book),
+    renderThumbnails: (path, request) => bounded.renderPdfThumbnails(path, request),
     log,
     unknownSampleUrl: unknownSampleUrlOf,
   })

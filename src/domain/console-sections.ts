@@ -173,4 +173,6 @@ export interface ConsoleOrders<View> {
   listOrders(query: AdminOrderQuery): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }>
   /** The order of any account with everything its page shows; null when there is no such order. */
   readOrder(orderId: string): Promise<ConsoleOrderDetail<View> | null>
+  /** A page thumbnail (PNG) of an order asset's PDF, as its merchant's API serves it; null when there is none. */
+  readAssetThumbnail(orderId: string, assetId: string, page: number): Promise<Buffer | null>
 }

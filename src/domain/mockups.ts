@@ -137,7 +137,15 @@ export type MockupPlan =
       front: PixelBox
     }
   | { kind: 'canvas'; wrap: CanvasWrap; depth: number; front: PixelBox }
-  | { kind: 'photoPrint'; border: number }
+  | {
+      kind: 'photoPrint'
+      border: number
+      /**
+       * The part of the preview the finished print shows: its trim (the layout's face) when the print area has a
+       * spec, since the bleed round it is cut off; else the whole preview.
+       */
+      front: PixelBox
+    }
   | {
       kind: 'book'
       /** The spine's width as a share of the cover's (their print areas' widths): it is drawn beside the cover. */
@@ -210,9 +218,12 @@ export function planMockup(request: MockupRequest): MockupPlan {
   }
 
   const colour = mockupColourOf(product, variant, request.colours)
+  const whole: PixelBox = { left: 0, top: 0, width: preview.width, height: preview.height }
+  // A laid-out print area: the finished product shows its face (a flat print's trim); the bleed is cut off.
+  const trim = request.layout ? { ...request.layout.face } : whole
   if ((category === 'framed-print' || category === 'framed-canvas') && printArea === 'default') {
     let mat: { x: number; y: number } | null = null
-    let front: PixelBox = { left: 0, top: 0, width: preview.width, height: preview.height }
+    let front: PixelBox = trim
     if (category === 'framed-canvas') {
       front = request.layout ? request.layout.face : frontOf(request, size, inches)
     } else if (inches) {
@@ -237,7 +248,9 @@ export function planMockup(request: MockupRequest): MockupPlan {
   }
 
   const wrap = attributeValue(variant, 'wrap')
-  if (category === 'canvas' && printArea === 'default') {
+  // A canvas whose spec has no wrap band (a rolled canvas) is flat: drawn as a print of its trim, no sides.
+  const flatCanvas = request.layout ? request.layout.wrap === 0 : false
+  if (category === 'canvas' && printArea === 'default' && !flatCanvas) {
     const { layout } = request
     const front = layout ? layout.face : frontOf(request, size, inches)
     const depth = Math.max(3, layout?.wrap || Math.round(CANVAS_DEPTH_INCHES * pixelsPerInch))
@@ -251,5 +264,9 @@ export function planMockup(request: MockupRequest): MockupPlan {
     return { kind: 'canvas', wrap: canvasWrap, depth, front }
   }
 
-  return { kind: 'photoPrint', border: Math.max(6, Math.round(Math.max(preview.width, preview.height) * 0.04)) }
+  return {
+    kind: 'photoPrint',
+    border: Math.max(6, Math.round(Math.max(preview.width, preview.height) * 0.04)),
+    front: trim,
+  }
 }

@@ -55,6 +55,11 @@ export interface PreflightReport {
   readonly fixes: readonly PreflightFix[]
   /** The catalogue SKUs this file fits (product kind, page size and count); sorted. */
   readonly validSkus: readonly string[]
+  /**
+   * The PDF pages given a thumbnail with the trim, bleed and safe lines (domain/preflight-thumbnails.ts), kept
+   * in the blob store beside the file; absent for images and for reports made before thumbnails.
+   */
+  readonly thumbnails?: readonly { readonly page: number; readonly width: number; readonly height: number }[]
 }
 
 /** Failed when any check is an error, PassedWithWarnings when any is a warning, else Passed. */

@@ -83,7 +83,7 @@ export interface AdminViewsDeps {
   orders: Pick<OrdersService, 'orderRouting'>
   callbacks: Pick<CallbacksService, 'listCallbacks' | 'listEvents'>
   printFiles: Pick<PrintFilesService, 'listPrintFiles'>
-  preflight: Pick<PreflightService, 'orderPreflight'>
+  preflight: Pick<PreflightService, 'orderPreflight' | 'assetThumbnail'>
   quotes: Pick<QuotesService, 'quoteRouting'>
   invoices: Pick<InvoicesService, 'listForOrder'>
   labPushes: Pick<LabPushesService, 'show'>
@@ -145,7 +145,8 @@ async function orEmpty<T>(read: Promise<T>, empty: T): Promise<T> {
   }
 }
 
-async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<AdminOrderDetailView | null> {
+/** The order's stored row, its account and a caller of that account (reads only); null when there is none. */
+async function orderOwner(deps: AdminViewsDeps, orderId: string) {
   const orderNumber = parseId('ord', orderId)
   if (orderNumber === undefined) return null
   const stored = await readOrder(deps.db, orderNumber)
@@ -163,6 +164,25 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
     pauseWindowSeconds: account.pauseWindowSeconds,
     billingCurrency: account.billingCurrency,
   }
+  return { stored, account, caller }
+}
+
+/** A page thumbnail of an asset of any account's order, read as its merchant's caller; null when there is none. */
+async function readAssetThumbnail(
+  deps: AdminViewsDeps,
+  orderId: string,
+  assetId: string,
+  page: number,
+): Promise<Buffer | null> {
+  const owner = await orderOwner(deps, orderId)
+  if (!owner) return null
+  return orEmpty<Buffer | null>(deps.preflight.assetThumbnail(owner.caller, orderId, assetId, page), null)
+}
+
+async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<AdminOrderDetailView | null> {
+  const owner = await orderOwner(deps, orderId)
+  if (!owner) return null
+  const { stored, account, caller } = owner
   const order = JSON.parse(deps.fileLinks.refresh(JSON.stringify(stored.document))) as OrderDocument
   const [events, callbacks, printFiles, preflight, routing, invoices] = await Promise.all([
     orEmpty(
@@ -326,6 +346,7 @@ export function createAdminViewsService(deps: AdminViewsDeps): AdminViewsService
     orders: {
       listOrders: (query) => listOrders(deps, query),
       readOrder: (orderId) => readAdminOrder(deps, orderId),
+      readAssetThumbnail: (orderId, assetId, page) => readAssetThumbnail(deps, orderId, assetId, page),
     },
     labs: {
       listLabs: () => listLabs(deps),

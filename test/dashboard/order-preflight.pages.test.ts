@@ -5,17 +5,21 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import sharp from 'sharp'
+import { parseId } from '../../src/domain/ids.ts'
 import { sessionCookieName } from '../../src/domain/session-cookie.ts'
+import { registerOrdersPages } from '../../src/web/operator/orders.pages.ts'
+import { startAdminPages } from '../support/admin-pages.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
-import { tinyJpeg } from '../support/preflight-files.ts'
+import { bookPdf, tinyJpeg } from '../support/preflight-files.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('http')
 /** A rolled canvas: its default print area has a spec (3 mm bleed, 5 mm safe). */
 const CANVAS = 'GLOBAL-CAN-ROL-SC-8x8'
+const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
 
 for (const kind of databaseKinds) {
   describe(`the order page's preflight (${kind})`, () => {
@@ -35,7 +39,11 @@ for (const kind of databaseKinds) {
         .jpeg()
         .toBuffer()
       files = await startImageServer(
-        { '/tiny.jpg': await tinyJpeg(), '/big.jpg': { body: big, type: 'image/jpeg' } },
+        {
+          '/tiny.jpg': await tinyJpeg(),
+          '/big.jpg': { body: big, type: 'image/jpeg' },
+          '/book.pdf': await bookPdf(24, { width: 297, height: 297 }, 3, { boxes: true }),
+        },
         null,
       )
     })
@@ -106,6 +114,71 @@ for (const kind of databaseKinds) {
       assert.match(body, /<rect class="overlay-safe" /)
       assert.doesNotMatch(body, /class="overlay-face"/)
       assert.match(body, /Lines: <span class="key-trim">trim<\/span>/)
+    })
+
+    test('a PDF asset shows its page thumbnails with the legend, on the order page, Check a file and the console', async () => {
+      const created = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [
+              {
+                sku: BOOK,
+                copies: 1,
+                sizing: 'fillPrintArea',
+                assets: [{ printArea: 'default', url: files.url('book.pdf'), pageCount: 24 }],
+              },
+            ],
+          }),
+        }),
+      )
+      const orderId = created.order.id as string
+      const assetId = created.order.items[0].assets[0].id as string
+      await pipelineDriver(t).allocate(orderId)
+      const body = (await get(`/dashboard/orders/${orderId}`)).body
+      const sources = [...body.matchAll(/<img src="([^"]+\/pages\/\d+\.png)" width="(\d+)" height="(\d+)"/g)]
+      assert.deepEqual(
+        sources.map((match) => match[1]),
+        [1, 2, 3, 4].map((page) => `/v4.0/orders/${orderId}/assets/${assetId}/pages/${page}.png`),
+      )
+      assert.match(body, /Page thumbnails \(4 of 24 pages\)\. Lines: <span class="thumbnail-key key-bleed"/)
+      assert.match(body, /key-trim" data-colour="#cf222e">trim<\/span>/)
+      // The page's own link, read with the page's session cookie, is the PNG.
+      const image = await get(sources[0]?.[1] as string)
+      assert.equal(image.statusCode, 200)
+      assert.equal(image.headers['content-type'], 'image/png')
+
+      // Check a file: the same thumbnails of a stand-alone preflight.
+      const preflight = json(
+        await t.sandbox({
+          method: 'POST',
+          url: '/v4.0/files/preflight',
+          payload: { url: files.url('book.pdf'), sku: BOOK, pageCount: 24 },
+        }),
+      ).preflight
+      await t.app.services.preflight.runPreflight(parseId('pfl', preflight.id) as number)
+      const checked = (await get(`/dashboard/check-file/${preflight.id}`)).body
+      assert.match(checked, new RegExp(`<img src="/v4.0/files/preflight/${preflight.id}/pages/1.png" width="240"`))
+      assert.match(checked, /Lines: <span class="thumbnail-key key-bleed"/)
+
+      // The console: its own route, since an operator's session is no API key.
+      const consolePages = await startAdminPages((scope, console) =>
+        registerOrdersPages(scope, console, t.app.services.adminViews.orders),
+      )
+      try {
+        const page = (await consolePages.request(`/admin/orders/${orderId}`)).body
+        const path = `/admin/orders/${orderId}/assets/${assetId}/pages/1.png`
+        assert.match(page, new RegExp(`<img src="${path}"`))
+        const answer = await fetch(`${consolePages.origin}${path}`)
+        assert.equal(answer.status, 200)
+        assert.equal(answer.headers.get('content-type'), 'image/png')
+        assert.equal((await sharp(Buffer.from(await answer.arrayBuffer())).metadata()).width, 240)
+        const missing = await fetch(`${consolePages.origin}/admin/orders/${orderId}/assets/${assetId}/pages/9.png`)
+        assert.equal(missing.status, 404)
+      } finally {
+        await consolePages.close()
+      }
     })
   })
 }

@@ -79,7 +79,9 @@ for (const kind of databaseKinds) {
         'checks',
         'fixes',
         'guides',
+        'thumbnails',
       ])
+      assert.deepEqual(phone.thumbnails, [], 'an image has no page thumbnails')
       assert.equal(phone.printArea, 'default')
       assert.equal(phone.status, 'PassedWithWarnings')
       assert.equal(phone.pageCount, null)

@@ -447,13 +447,14 @@ for (const kind of databaseKinds) {
       })
       if (!framed) throw new Error('no mockup')
       // 8x10 in frame around a 6x8 in mount window. The preview is the print file's layout, the 6x8 in trim (1800 x
-      // 2400 px) and 3 mm of bleed (35 px) at 800 / 2470: 582 x 777 and 11 px, 604 x 799, all of it in the window
-      // (mockups.ts frames a flat print's whole preview). 604 / 1800 x 300 = 100.7 px per inch: mount and frame
-      // 101 px, a 51 px wall: 1110 x 1305, reduced to fit 1200 (1021 x 1200).
+      // 2400 px) and 3 mm of bleed (35 px) at 800 / 2470: 582 x 777 and 11 px, 604 x 799; the window shows the trim
+      // (the bleed is cut off the finished print). 604 / 1800 x 300 = 100.7 px per inch: mount and frame 101 px, a
+      // 51 px wall: 1088 x 1283, reduced to fit 1200 (1018 x 1200).
       const framedLayout = previewLayoutOf('GLOBAL-CFPM-8X10', { color: 'gold' })
       assert.deepEqual([framedLayout.width, framedLayout.height], [604, 799])
-      assert.deepEqual([framed.width, framed.height], [1021, 1200])
-      const scale = 1200 / 1305
+      assert.deepEqual([framedLayout.face.width, framedLayout.face.height], [582, 777])
+      assert.deepEqual([framed.width, framed.height], [1018, 1200])
+      const scale = 1200 / 1283
       assertNear(await pixel(framed.data, 100 * scale, framed.height / 2), GOLD, 'gold frame')
       assertNear(await pixel(framed.data, framed.width / 2, framed.height / 2), RED, 'the print')
 
@@ -516,10 +517,11 @@ for (const kind of databaseKinds) {
       })
       if (!photo) throw new Error('no mockup')
       // The 4x6 in trim (1200x1800 px) and 2 mm of bleed (24 px) at 800 / 1848: a 539x799 preview (519x779 and
-      // 10 px), a 32 px white border, a 64 px wall around it.
+      // 10 px); the print shows its trim (the bleed is cut off), with a 32 px white border, a 64 px wall around it.
       const photoLayout = previewLayoutOf('GLOBAL-PHO-4x6', { finish: 'lustre' })
       assert.deepEqual([photoLayout.width, photoLayout.height], [539, 799])
-      assert.deepEqual([photo.width, photo.height], [539 + 64 + 128, 799 + 64 + 128])
+      assert.deepEqual([photoLayout.face.width, photoLayout.face.height], [519, 779])
+      assert.deepEqual([photo.width, photo.height], [519 + 64 + 128, 779 + 64 + 128])
       assertNear(await pixel(photo.data, 64 + 16, photo.height / 2), { r: 255, g: 255, b: 255 }, 'white border')
 
       const book = await mockupOf({

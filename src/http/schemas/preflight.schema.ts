@@ -24,6 +24,40 @@ export const PreflightIdParamsSchema = Type.Object({
   preflightId: Type.String({ maxLength: 40, description: 'Preflight ID, e.g. pfl_12.' }),
 })
 
+const ThumbnailFile = Type.String({ maxLength: 40, description: '<page>.png, e.g. 1.png.' })
+
+export const PreflightThumbnailParamsSchema = Type.Object({
+  preflightId: Type.String({ maxLength: 40, description: 'Preflight ID, e.g. pfl_12.' }),
+  file: ThumbnailFile,
+})
+
+export const AssetThumbnailParamsSchema = Type.Object({
+  orderId: Type.String({ maxLength: 40, description: 'Order ID, e.g. ord_12.' }),
+  assetId: Type.String({ maxLength: 40, description: 'Asset ID, e.g. ast_40.' }),
+  file: ThumbnailFile,
+})
+
+/** A thumbnail's answer: the PNG itself. */
+export const PreflightThumbnailResponse = {
+  description: 'The thumbnail, image/png.',
+  content: { 'image/png': { schema: { type: 'string', format: 'binary' } } },
+}
+
+export const PreflightThumbnailSchema = named(
+  'PreflightThumbnail',
+  Type.Object({
+    page: Type.Integer({ minimum: 1, description: '1-based PDF page; the thumbnail is pages/<page>.png.' }),
+    width: Type.Integer({ minimum: 1, description: 'Pixels.' }),
+    height: Type.Integer({ minimum: 1, description: 'Pixels.' }),
+  }),
+)
+
+const ThumbnailsField = Type.Array(PreflightThumbnailSchema, {
+  description:
+    "A PDF's pages with a thumbnail (the first 4 and those an error names, 8 at most), with the trim, bleed and " +
+    'safe lines drawn on them; empty for an image.',
+})
+
 export const PreflightCheckSchema = named(
   'PreflightCheck',
   Type.Object({
@@ -48,6 +82,7 @@ export const PreflightReportFields = {
   checks: Type.Array(PreflightCheckSchema),
   fixes: Type.Array(PreflightFixSchema),
   validSkus: Type.Array(Type.String(), { description: 'The catalogue SKUs this file fits, sorted.' }),
+  thumbnails: ThumbnailsField,
 }
 
 export const PreflightSchema = named(
@@ -120,6 +155,7 @@ const OrderAssetPreflightSchema = named(
     checks: Type.Array(PreflightCheckSchema),
     fixes: Type.Array(PreflightFixSchema),
     guides: Nullable(PrintAreaGuidesSchema),
+    thumbnails: ThumbnailsField,
   }),
 )
 

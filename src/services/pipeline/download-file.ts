@@ -104,11 +104,13 @@ async function preflightOf(
   fileKey: string,
   path: string,
   contentType: string,
+  thumbnailKeyPrefix?: string,
 ): Promise<PipelinePreflight | null> {
   const subject = preflight && preflightSubjectOf(order.document, fileKey)
   if (!preflight || !subject) return null
   const simulated = simulatedPreflightInspection(order.sandboxScenario)
-  return simulated ? preflight.judge(simulated, subject) : preflight.checkFile(path, contentType, subject)
+  if (simulated) return preflight.judge(simulated, subject)
+  return preflight.checkFile(path, contentType, subject, thumbnailKeyPrefix)
 }
 
 export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
@@ -141,7 +143,9 @@ export function createDownloadFile(deps: DownloadFileDeps): DownloadFile {
    * retried attempt downloads and fixes afresh, so it keeps the same file.
    */
   async function keepPdfAsset(path: string, order: PipelineOrder, fileKey: string, stored: StoredFile) {
-    const preflight = await preflightOf(deps.preflight, order, fileKey, path, stored.contentType)
+    // A PDF's page thumbnails are kept beside it (`<blob key>.page-<n>.png`), so the retention deletes them with it.
+    const thumbnailKeyPrefix = `${stored.blobKey}.page-`
+    const preflight = await preflightOf(deps.preflight, order, fileKey, path, stored.contentType, thumbnailKeyPrefix)
     const subject = preflightSubjectOf(order.document, fileKey)
     const kept = (checked: PipelinePreflight | null): DownloadOutcome => ({
       stored,

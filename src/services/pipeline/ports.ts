@@ -6,6 +6,7 @@ import type { AllocationOutcome, AllocationRequest } from '../../domain/order-al
 import type { PackingSlipContent } from '../../domain/packing-slip.ts'
 import type { PipelineOrder, PipelinePreflight, PrintFileGeometry } from '../../domain/pipeline/pipeline-order.ts'
 import type { FileInspection } from '../../domain/preflight.ts'
+import type { ThumbnailGuideSpec } from '../../domain/preflight-thumbnails.ts'
 import type { PrintFileManifest } from '../../domain/print-files.ts'
 import type { PrintAreaRequest } from '../../domain/print-geometry.ts'
 import type { BookSpec, LabColour } from '../../domain/print-specs.ts'
@@ -72,7 +73,16 @@ export interface PreflightSubject {
  * itself failed (logged; the asset goes on unchecked, as before preflight existed).
  */
 export interface AssetPreflight {
-  checkFile(path: string, contentType: string, subject: PreflightSubject): Promise<PipelinePreflight | null>
+  /**
+   * Checks the file; a PDF's page thumbnails are kept under `thumbnailKeyPrefix` + `<page>.png` when given
+   * (docs/print-files.md#page-thumbnails) and listed in the report.
+   */
+  checkFile(
+    path: string,
+    contentType: string,
+    subject: PreflightSubject,
+    thumbnailKeyPrefix?: string,
+  ): Promise<PipelinePreflight | null>
   /** Judges measures made up rather than read (the Sandbox scenario `preflightFails`). */
   judge(inspection: FileInspection, subject: PreflightSubject): PipelinePreflight | null
   /**
@@ -97,6 +107,26 @@ export type PdfBoxFixer = (
   outputPath: string,
   book: Pick<BookSpec, 'trimMm' | 'bleedMm'>,
 ) => Promise<{ readonly pagesChanged: number } | { readonly failed: string }>
+
+/**
+ * Renders page thumbnails of the PDF at `path` with the overlay drawn on them (adapters/file-inspector.ts,
+ * bounded like an inspection); `failed` when the renderer overran its limits or could not read the file.
+ */
+export type PdfThumbnailRenderer = (
+  path: string,
+  request: {
+    pages: readonly {
+      page: number
+      trimBox: readonly [number, number, number, number] | null
+      bleedBox: readonly [number, number, number, number] | null
+    }[]
+    spec: ThumbnailGuideSpec | null
+    maxSide: number
+  },
+) => Promise<
+  | { readonly thumbnails: readonly { page: number; width: number; height: number; png: Uint8Array }[] }
+  | { readonly failed: string }
+>
 
 /** Runs `use` with a local file path of its own, removed once `use` settles (adapters/scratch-files.ts). */
 export type ScratchFileProvider = <R>(use: (path: string) => Promise<R>) => Promise<R>

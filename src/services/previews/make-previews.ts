@@ -95,6 +95,8 @@ interface PreviewRequest {
 interface MadePreview {
   result: CachedResult
   preview: Buffer
+  /** The picture the mockup is drawn from: the preview without its guide lines (the product has none). */
+  plain: Buffer
   layout: PrintLayout | null
 }
 
@@ -225,7 +227,12 @@ async function findOrRender(
     effectiveDpi: resolution.effectiveDpi,
     warnings: resolution.warning ? [resolution.warning] : [],
   }
-  const made = { result, preview: rendered.data, layout: rendered.layout ?? null }
+  const made = {
+    result,
+    preview: rendered.data,
+    plain: rendered.plain ?? rendered.data,
+    layout: rendered.layout ?? null,
+  }
   return { printArea, cacheKey, cached: null, made }
 }
 
@@ -248,8 +255,9 @@ async function drawAndStore(
     layout: entry.made.layout,
   })
   const cover = variant.printAreaSizes.default
+  // The finished product shows no guide lines: the mockup is drawn from the preview without them.
   const mockup = await deps.drawMockup(plan, {
-    preview,
+    preview: entry.made.plain,
     ...(plan.kind === 'book'
       ? {
           book: {

@@ -19,6 +19,8 @@ export interface PreviewRenderer {
     plan: PrintFilePlan
     /** Areas with a spec: the preview's layout (the print file's, scaled down). */
     layout?: PrintLayout
+    /** Areas with a spec: the preview without its guide lines, which the mockup is drawn from. */
+    plain?: Buffer
   }>
 }
 

@@ -32,6 +32,12 @@ import {
   preflightStatusOf,
 } from '../../domain/preflight.ts'
 import { appliedPdfBoxFixes, isPdfBoxFix, preflightReport } from '../../domain/preflight-checks.ts'
+import {
+  type PreflightThumbnail,
+  THUMBNAIL_MAX_SIDE,
+  type ThumbnailGuideSpec,
+  thumbnailPages,
+} from '../../domain/preflight-thumbnails.ts'
 import { type PixelBox, type PrintLayout, planPrintLayout, printAreaRequestOf } from '../../domain/print-geometry.ts'
 import {
   claimPreflight,
@@ -47,7 +53,14 @@ import type { Caller } from '../accounts.service.ts'
 import { type ServiceLogger, silentLogger } from '../observability.ts'
 import { findCallersOrder } from '../orders.service.ts'
 import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from '../own-samples.ts'
-import type { AssetFetcher, FileStore, PdfBoxFixer, PreflightSubject, ScratchFileProvider } from '../pipeline/ports.ts'
+import type {
+  AssetFetcher,
+  FileStore,
+  PdfBoxFixer,
+  PdfThumbnailRenderer,
+  PreflightSubject,
+  ScratchFileProvider,
+} from '../pipeline/ports.ts'
 
 /** A preflight's report and the request are kept 7 days (docs/api.md#preflight), then deleted. */
 export const PREFLIGHT_LIFETIME_SECONDS = 7 * 24 * 60 * 60
@@ -74,6 +87,8 @@ export interface PreflightView {
   checks: PreflightCheck[]
   fixes: PreflightFix[]
   validSkus: string[]
+  /** The PDF pages with a thumbnail (GET /v4.0/files/preflight/{id}/pages/{page}.png); empty for an image. */
+  thumbnails: PreflightThumbnail[]
   createdAt: string
   /** When the report was made; null while Pending or Running. */
   completedAt: string | null
@@ -108,6 +123,8 @@ export interface OrderAssetPreflight {
   fixes: PreflightFix[]
   /** The print area's lines on its print file; null when the catalogue gives the area no spec. */
   guides: PrintAreaGuides | null
+  /** A PDF's pages with a thumbnail (GET /v4.0/orders/{id}/assets/{assetId}/pages/{page}.png). */
+  thumbnails: PreflightThumbnail[]
 }
 
 export interface PreflightDeps {
@@ -116,7 +133,7 @@ export interface PreflightDeps {
   catalogue: Catalogue
   jobs: JobEnqueuer
   fetcher: AssetFetcher
-  files: Pick<FileStore, 'put' | 'get' | 'delete'>
+  files: Pick<FileStore, 'put' | 'get' | 'delete' | 'listOlderThan'>
   withScratchFile: ScratchFileProvider
   /** Writes a stored file's bytes to a scratch path for the inspector (adapters/scratch-files.ts). */
   writeScratchFile: (path: string, data: Buffer) => Promise<void>
@@ -124,6 +141,8 @@ export interface PreflightDeps {
   inspector: FileInspector
   /** The safe box fix on printroute's copy of an order's PDF (adapters/file-inspector.ts); none applied when absent. */
   fixPdfBoxes?: PdfBoxFixer
+  /** A PDF's page thumbnails with the overlay (adapters/file-inspector.ts); none made when absent. */
+  renderThumbnails?: PdfThumbnailRenderer
   log?: ServiceLogger
   /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
   unknownSampleUrl?: UnknownSampleUrlCheck
@@ -144,8 +163,16 @@ export interface PreflightService {
   getPreflight(scope: AccountScope, id: string): Promise<PreflightView>
   /** The run-preflight job: inspects the file, stores the report, deletes the file. A second run redoes it. */
   runPreflight(preflightId: number): Promise<void>
-  /** Checks a file already on disk (an order asset just downloaded); null when the engine failed (logged). */
-  checkFile(path: string, contentType: string, subject: PreflightSubject): Promise<PreflightResult | null>
+  /**
+   * Checks a file already on disk (an order asset just downloaded); null when the engine failed (logged). A PDF's
+   * page thumbnails are kept under `thumbnailKeyPrefix` + `<page>.png` when it is given.
+   */
+  checkFile(
+    path: string,
+    contentType: string,
+    subject: PreflightSubject,
+    thumbnailKeyPrefix?: string,
+  ): Promise<PreflightResult | null>
   /** Judges measures made up rather than read (a Sandbox scenario); null when the checks failed to run (logged). */
   judge(inspection: FileInspection, subject: PreflightSubject): PreflightResult | null
   /**
@@ -162,6 +189,10 @@ export interface PreflightService {
   expirePreflights(): Promise<number>
   /** Every asset of the caller's order with its preflight, in item and asset order; EntityNotFound otherwise. */
   orderPreflight(caller: Caller, orderId: string): Promise<OrderAssetPreflight[]>
+  /** A page thumbnail of the scope's preflight, PNG; EntityNotFound as getPreflight, or for a page without one. */
+  preflightThumbnail(scope: AccountScope, id: string, page: number): Promise<Buffer>
+  /** A page thumbnail of an asset of the caller's order, PNG; EntityNotFound for another's or a page without one. */
+  assetThumbnail(caller: Caller, orderId: string, assetId: string, page: number): Promise<Buffer>
 }
 
 type Deps = PreflightDeps & { log: ServiceLogger }
@@ -199,6 +230,7 @@ function viewOf(row: StoredPreflight): PreflightView {
     checks: [...(report?.checks ?? [])],
     fixes: [...(report?.fixes ?? [])],
     validSkus: [...(report?.validSkus ?? [])],
+    thumbnails: [...(report?.thumbnails ?? [])],
     createdAt: row.createdAt.toISOString(),
     completedAt: done ? row.updatedAt.toISOString() : null,
     expiresAt: row.expiresAt.toISOString(),
@@ -264,6 +296,7 @@ async function checkFile(
   path: string,
   contentType: string,
   subject: PreflightSubject,
+  thumbnailKeyPrefix?: string,
 ): Promise<PreflightResult | null> {
   let inspection: FileInspection
   try {
@@ -271,7 +304,101 @@ async function checkFile(
   } catch (error) {
     return engineFailed(deps, error, subject)
   }
-  return judge(deps, inspection, subject)
+  const result = judge(deps, inspection, subject)
+  if (!result || thumbnailKeyPrefix === undefined) return result
+  const thumbnails = await keepThumbnails(deps, path, inspection, subject, result, thumbnailKeyPrefix)
+  return thumbnails.length === 0 ? result : { ...result, report: { ...result.report, thumbnails } }
+}
+
+/** The lines a page is held to: the book's interior, else the print area's spec; null without either. */
+function guideSpecOf(target: PreflightTarget): ThumbnailGuideSpec | null {
+  const source = target.book ?? target.spec
+  return source ? { trimMm: source.trimMm, bleedMm: source.bleedMm, safeMm: source.safeMm } : null
+}
+
+/**
+ * Renders and keeps a PDF's page thumbnails (docs/print-files.md#page-thumbnails): the first pages and those an
+ * error names. They are an aid, not the check: a renderer that fails or overruns its limits leaves the report
+ * without them (logged), and the file goes on as its checks say.
+ */
+async function keepThumbnails(
+  deps: Deps,
+  path: string,
+  inspection: FileInspection,
+  subject: PreflightSubject,
+  result: PreflightResult,
+  keyPrefix: string,
+): Promise<PreflightThumbnail[]> {
+  if (!deps.renderThumbnails || inspection.kind !== 'pdf' || inspection.encrypted) return []
+  const pages = thumbnailPages(inspection.pageCount, result.report.checks).map((page) => {
+    const measured = inspection.pages[page - 1]
+    return { page, trimBox: measured?.trimBox ?? null, bleedBox: measured?.bleedBox ?? null }
+  })
+  if (pages.length === 0) return []
+  try {
+    const spec = guideSpecOf(preflightTargetOf(deps.catalogue, subject))
+    const rendered = await deps.renderThumbnails(path, { pages, spec, maxSide: THUMBNAIL_MAX_SIDE })
+    if ('failed' in rendered) {
+      deps.log.warn({ sku: subject.sku, reason: rendered.failed }, 'preflight page thumbnails were not made')
+      return []
+    }
+    const kept: PreflightThumbnail[] = []
+    for (const thumbnail of rendered.thumbnails) {
+      await deps.files.put(`${keyPrefix}${thumbnail.page}.png`, Buffer.from(thumbnail.png), 'image/png')
+      kept.push({ page: thumbnail.page, width: thumbnail.width, height: thumbnail.height })
+    }
+    return kept
+  } catch (error) {
+    deps.log.warn({ err: error, sku: subject.sku }, 'preflight page thumbnails were not made')
+    return []
+  }
+}
+
+/** Where a stand-alone preflight's page thumbnails are kept: beside its file, under the same prefix. */
+function preflightThumbnailPrefix(preflightId: number): string {
+  return `preflights/${preflightId}.page-`
+}
+
+/**
+ * Where an order asset's page thumbnails are kept: beside the kept file, so the retention deletes them with it
+ * (the download step, services/pipeline/download-file.ts, writes them under the same prefix).
+ */
+function assetThumbnailPrefix(assetBlobKey: string): string {
+  return `${assetBlobKey}.page-`
+}
+
+function thumbnailNotFound(what: string, page: number): ServiceError {
+  return new ServiceError('EntityNotFound', `${what} has no thumbnail of page ${page}`)
+}
+
+async function storedThumbnail(deps: Deps, key: string, what: string, page: number): Promise<Buffer> {
+  try {
+    return await deps.files.get(key)
+  } catch {
+    throw thumbnailNotFound(what, page) // deleted with its file by the retention
+  }
+}
+
+async function preflightThumbnail(deps: Deps, scope: AccountScope, id: string, page: number): Promise<Buffer> {
+  const view = await getPreflight(deps, scope, id)
+  if (!view.thumbnails.some((thumbnail) => thumbnail.page === page)) throw thumbnailNotFound(`Preflight ${id}`, page)
+  const key = `${preflightThumbnailPrefix(parseRequestId('pfl', id, 'preflightId'))}${page}.png`
+  return storedThumbnail(deps, key, `Preflight ${id}`, page)
+}
+
+async function assetThumbnail(
+  deps: Deps,
+  caller: Caller,
+  orderId: string,
+  assetId: string,
+  page: number,
+): Promise<Buffer> {
+  const order = await findCallersOrder(deps.db, caller, orderId)
+  const isAsset = order.document.items.some((item) => item.assets.some((asset) => asset.id === assetId))
+  const file = isAsset ? order.pipeline.files[assetId] : undefined
+  const listed = file?.preflight?.report.thumbnails?.some((thumbnail) => thumbnail.page === page) ?? false
+  if (!file?.stored || !listed) throw thumbnailNotFound(`Asset ${assetId}`, page)
+  return storedThumbnail(deps, `${assetThumbnailPrefix(file.stored.blobKey)}${page}.png`, `Asset ${assetId}`, page)
 }
 
 /** The report with its box fixes said as done on `pagesChanged` pages, or dropped (null: not done). */
@@ -381,7 +508,7 @@ async function runPreflight(deps: Deps, preflightId: number): Promise<void> {
   const data = await deps.files.get(row.blobKey)
   const result = await deps.withScratchFile(async (path) => {
     await deps.writeScratchFile(path, data)
-    return checkFile(deps, path, row.contentType, request)
+    return checkFile(deps, path, row.contentType, request, preflightThumbnailPrefix(preflightId))
   })
   // The engine failing is printroute's fault, not the file's: left Running, the job's retry runs it again.
   if (!result) throw new Error(`preflight pfl_${preflightId} could not be run`)
@@ -397,7 +524,14 @@ async function runPreflight(deps: Deps, preflightId: number): Promise<void> {
 }
 
 async function expirePreflights(deps: Deps): Promise<number> {
-  const { deleted, blobKeys } = await deleteExpiredPreflights(deps.db, deps.clock.now())
+  const now = deps.clock.now()
+  const { deleted, blobKeys } = await deleteExpiredPreflights(deps.db, now)
+  // Page thumbnails are written when the preflight runs, after it was made: one older than the lifetime belongs to
+  // a preflight past its own (deleted above, or by an earlier run).
+  const cutoff = new Date(now.getTime() - PREFLIGHT_LIFETIME_SECONDS * 1000)
+  for await (const key of deps.files.listOlderThan('preflights/', cutoff)) {
+    if (key.endsWith('.png')) blobKeys.push(key)
+  }
   for (const key of blobKeys) {
     await deps.files.delete(key).catch((error: unknown) => {
       deps.log.warn({ err: error, blobKey: key }, 'deleting an expired preflight file failed')
@@ -459,6 +593,7 @@ async function orderPreflight(deps: Deps, caller: Caller, orderId: string): Prom
         checks: [...(checked?.report.checks ?? [])],
         fixes: [...(checked?.report.fixes ?? [])],
         guides: assetGuides(deps.catalogue, order, item, asset.printArea, asset.id),
+        thumbnails: [...(checked?.report.thumbnails ?? [])],
       })
     }
   }
@@ -471,10 +606,13 @@ export function createPreflightService(options: PreflightDeps): PreflightService
     createPreflight: (scope, input) => createPreflight(deps, scope, input),
     getPreflight: (scope, id) => getPreflight(deps, scope, id),
     runPreflight: (preflightId) => runPreflight(deps, preflightId),
-    checkFile: (path, contentType, subject) => checkFile(deps, path, contentType, subject),
+    checkFile: (path, contentType, subject, thumbnailKeyPrefix) =>
+      checkFile(deps, path, contentType, subject, thumbnailKeyPrefix),
     judge: (inspection, subject) => judge(deps, inspection, subject),
     applyFixes: (path, outputPath, subject, result) => applyFixes(deps, path, outputPath, subject, result),
     expirePreflights: () => expirePreflights(deps),
     orderPreflight: (caller, orderId) => orderPreflight(deps, caller, orderId),
+    preflightThumbnail: (scope, id, page) => preflightThumbnail(deps, scope, id, page),
+    assetThumbnail: (caller, orderId, assetId, page) => assetThumbnail(deps, caller, orderId, assetId, page),
   }
 }

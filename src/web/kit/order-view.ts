@@ -21,6 +21,7 @@ import {
   stateWords,
 } from './format.ts'
 import { type Html, html } from './html.ts'
+import { pageThumbnails } from './page-thumbnails.ts'
 
 export interface OrderEvent {
   id: string
@@ -293,7 +294,10 @@ const PREFLIGHT_WORDS: Record<AssetPreflight['status'], string> = {
 }
 
 /** An asset's preflight: its status, each check (code, severity, page, measured against required), the fixes. */
-function preflightReport(report: AssetPreflight): Html {
+/** Where a page thumbnail of an asset is served to this page's viewer (the API, or the console's own route). */
+export type AssetThumbnailUrl = (assetId: string, page: number) => string
+
+function preflightReport(report: AssetPreflight, thumbnailUrl: AssetThumbnailUrl): Html {
   const kind = report.status === 'Failed' ? 'error' : report.status === 'PassedWithWarnings' ? 'info' : 'success'
   const pages = report.pageCount === null ? '' : ` · ${report.pageCount} page${report.pageCount === 1 ? '' : 's'}`
   const caption = `preflight-checks-${report.assetId}`
@@ -308,10 +312,15 @@ ${
         (check) =>
           html`<tr class="preflight-${check.severity}"><td data-label="Severity">${check.severity}</td><td data-label="Code"><code>${check.code}</code></td><td data-label="Page">${check.page ?? '—'}</td><td data-label="Found">${check.measured}</td><td data-label="Needed">${check.required}</td><td data-label="Message">${check.message}</td></tr>`,
       )}</tbody></table></div>`
-}${report.fixes.length === 0 ? '' : html`<p class="small">Fixes printroute makes to its copy:</p><ul class="small">${report.fixes.map((fix) => html`<li><code>${fix.code}</code>: ${fix.message}</li>`)}</ul>`}</div>`
+}${report.fixes.length === 0 ? '' : html`<p class="small">Fixes printroute makes to its copy:</p><ul class="small">${report.fixes.map((fix) => html`<li><code>${fix.code}</code>: ${fix.message}</li>`)}</ul>`}${pageThumbnails(report.thumbnails ?? [], (page) => thumbnailUrl(report.assetId, page), report.pageCount)}</div>`
 }
 
-function itemCard(item: Item, printFiles: PrintFile[], preflight: readonly AssetPreflight[] = []): Html {
+function itemCard(
+  item: Item,
+  printFiles: PrintFile[],
+  preflight: readonly AssetPreflight[],
+  thumbnailUrl: AssetThumbnailUrl,
+): Html {
   const attributes = Object.entries(item.attributes)
   return html`<article class="card item" aria-labelledby="item-${item.id}">
 <h3 id="item-${item.id}">${item.sku} <span class="muted">× ${item.copies}</span> <code class="muted">${item.id}</code></h3>
@@ -328,7 +337,7 @@ ${item.assets.map((asset) => {
   const report = preflight.find((candidate) => candidate.assetId === asset.id)
   return html`<div class="asset"><h4>Print area <code>${asset.printArea}</code> ${stateBadge(asset.status)}${file?.rotated ? html` <span class="badge">Turned 90°</span>` : ''}</h4>
 <div class="image-pair">${sourceFigure(item, asset, file)}${previewFigure(item, file, report?.guides ?? null)}</div>
-${report ? preflightReport(report) : ''}<p class="muted small">Source URL: <a href="${asset.url}" rel="noreferrer">${asset.url.length > 80 ? `${asset.url.slice(0, 77)}…` : asset.url}</a></p></div>`
+${report ? preflightReport(report, thumbnailUrl) : ''}<p class="muted small">Source URL: <a href="${asset.url}" rel="noreferrer">${asset.url.length > 80 ? `${asset.url.slice(0, 77)}…` : asset.url}</a></p></div>`
 })}
 </article>`
 }
@@ -754,14 +763,18 @@ export function orderSummary(order: OrderDocument): Html {
 
 /**
  * The order's sections from its progress to its callbacks. `callbacks`: the callbacks table as the viewer may use
- * it (with or without its redeliver buttons); `readOnly`: no link that acts on the order (an issue's payment).
+ * it (with or without its redeliver buttons); `readOnly`: no link that acts on the order (an issue's payment);
+ * `thumbnailUrl`: where the viewer reads an asset's page thumbnails.
  */
-export function orderSections(view: OrderView, options: { callbacks: Html; readOnly: boolean }): Html {
+export function orderSections(
+  view: OrderView,
+  options: { callbacks: Html; readOnly: boolean; thumbnailUrl: AssetThumbnailUrl },
+): Html {
   const { order, events, callbacks, printFiles, routing, quoteRouting } = view
   const metadata = orderMetadata(order)
   return html`<section aria-labelledby="progress-heading"><h2 id="progress-heading">Progress</h2>${progress(order)}</section>
 ${issues(order, options.readOnly)}
-<section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles, view.preflight))}</section>
+<section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles, view.preflight ?? [], options.thumbnailUrl))}</section>
 <section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order, routing)}${shipmentsTable(order.shipments)}</section>
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, quoteRouting)}</section>
 <section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, view.invoices)}</section>

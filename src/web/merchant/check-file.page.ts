@@ -18,6 +18,7 @@ import {
 } from '../kit/forms.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, DASHBOARD_PATH } from '../kit/layout.ts'
+import { pageThumbnails } from '../kit/page-thumbnails.ts'
 import type { Dashboard } from './page-context.ts'
 import { refreshing } from './refreshing.ts'
 
@@ -84,6 +85,7 @@ ${
       )}</tbody></table></div>`
 }
 ${preflight.fixes.length === 0 ? '' : html`<h2>Fixes printroute makes to its copy</h2><ul>${preflight.fixes.map((fix) => html`<li><code>${fix.code}</code>: ${fix.message}</li>`)}</ul>`}
+${pageThumbnails(preflight.thumbnails ?? [], (page) => `/v4.0/files/preflight/${encodeURIComponent(preflight.id)}/pages/${page}.png`, preflight.pageCount)}
 ${preflight.validSkus.length === 0 ? '' : html`<details><summary>${preflight.validSkus.length} SKU${preflight.validSkus.length === 1 ? '' : 's'} this file fits</summary><p>${preflight.validSkus.join(', ')}</p></details>`}`
 }
 

@@ -271,6 +271,9 @@ ${orderSections(view, {
     ? callbacksTable(view.callbacks, csrfToken, here, false, mayUse(scopes, 'redeliverCallbacks'))
     : scopeMissing('readCallbacks'),
   readOnly: false,
+  // The API's own route: the session cookie reads it as it reads the order (same server, same account).
+  thumbnailUrl: (assetId, page) =>
+    `/v4.0/orders/${encodeURIComponent(order.id)}/assets/${encodeURIComponent(assetId)}/pages/${page}.png`,
 })}
 </div>`,
     })

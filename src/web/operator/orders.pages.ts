@@ -238,7 +238,28 @@ ${detail.onHoldUntil ? html`<div><dt>On hold until</dt><dd>${formatTime(detail.o
 <p class="muted small">Read-only: the order as its merchant sees it. Changes to an order are the merchant's, through the API or the dashboard.</p>
 ${orderSummary(order)}
 ${margin ? marginSection(margin) : ''}
-${orderSections(consoleView(detail.view), { callbacks: callbacksTable(detail.view.callbacks, '', '', false, false), readOnly: true })}`,
+${orderSections(consoleView(detail.view), {
+  callbacks: callbacksTable(detail.view.callbacks, '', '', false, false),
+  readOnly: true,
+  thumbnailUrl: (assetId, page) => assetThumbnailPath(order.id, assetId, page),
+})}`,
     })
   })
+
+  // An asset's page thumbnail, read as its merchant's API serves it (the console's session is not an API key).
+  pages.get<{ Params: { orderId: string; assetId: string; file: string } }>(
+    '/orders/:orderId/assets/:assetId/pages/:file',
+    async (request, reply) => {
+      const { orderId, assetId, file } = request.params
+      const match = /^([1-9][0-9]{0,5})\.png$/.exec(file)
+      const png = match ? await deps.readAssetThumbnail(orderId, assetId, Number(match[1])) : null
+      if (!png) return orderNotFound(console, request, reply, orderId)
+      return reply.type('image/png').header('cache-control', 'private, max-age=60').send(png)
+    },
+  )
+}
+
+/** The console's route of an asset's page thumbnail. */
+function assetThumbnailPath(orderId: string, assetId: string, page: number): string {
+  return `${ADMIN_PATH}/orders/${encodeURIComponent(orderId)}/assets/${encodeURIComponent(assetId)}/pages/${page}.png`
 }
