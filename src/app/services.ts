@@ -7,7 +7,7 @@ import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.t
 import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
-import { renderInvoicePdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
+import { renderInvoicePdf, renderLabStatementPdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
 import type { JobQueue } from '../adapters/job-queue.ts'
 import { renderMockup } from '../adapters/mockup-renderer.ts'
 import { renderPackingSlipPdf } from '../adapters/packing-slip-pdf.ts'
@@ -32,6 +32,7 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
+import { createLabStatementsService } from '../services/lab-statements.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
@@ -263,6 +264,13 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
     invoices: core.invoices,
+    labStatements: createLabStatementsService({
+      db,
+      clock,
+      labOf: (labCode) => catalogue.labs.find((lab) => lab.code === labCode),
+      buyer: async () => (await core.invoices.seller()).seller,
+      renderPdf: renderLabStatementPdf,
+    }),
     previews: createPreviewsService({
       db,
       clock,

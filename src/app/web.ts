@@ -71,6 +71,7 @@ export async function buildServers(
     addresses: services.addresses,
     labs: environment === 'live' ? services.labs : null,
     labPushes: services.labPushes,
+    labStatements: services.labStatements,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     sandbox: environment === 'sandbox' ? services.sandbox : null,
