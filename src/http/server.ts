@@ -437,9 +437,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   const labs = services.labs
   if (labs) {
     registerCommercialInvoicePdfRoute(app, { labs, links: services.files.links, environment })
-    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.labPushes, rateLimits, services.labStatements), {
-      prefix: '/labs/v1',
-    })
+    await app.register(
+      async (labApi) => registerLabRoutes(labApi, labs, services.labPushes, rateLimits, services.labStatements),
+      {
+        prefix: '/labs/v1',
+      },
+    )
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)

@@ -62,7 +62,10 @@ export function createLabStatementsService(deps: LabStatementsDeps): LabStatemen
     if (!range) throw new ServiceError('ValidationFailed', `month must be YYYY-MM, got "${month}"`)
     const now = deps.clock.now()
     if (range.to.getTime() > now.getTime()) {
-      throw new ServiceError('ValidationFailed', `month: ${month} has not ended yet (UTC); a statement covers a whole month`)
+      throw new ServiceError(
+        'ValidationFailed',
+        `month: ${month} has not ended yet (UTC); a statement covers a whole month`,
+      )
     }
     const existing = await findLabStatementOfMonth(deps.db, labCode, month)
     if (existing) return { statement: existing, issued: false }

@@ -153,7 +153,7 @@ export function registerLabRoutes(
         schema: {
           ...route(
             'getLabStatement',
-            'One of this lab\'s statements: JSON, or the PDF or CSV with a .pdf or .csv suffix or the Accept header',
+            "One of this lab's statements: JSON, or the PDF or CSV with a .pdf or .csv suffix or the Accept header",
           ),
           params: StatementParams,
           response: { 200: LabStatementResponseSchema, ...ErrorResponses },
@@ -169,13 +169,13 @@ export function registerLabRoutes(
           return reply
             .type('application/pdf')
             .header('content-disposition', `inline; filename="${number}.pdf"`)
-            .send(Buffer.from(await service.pdf(statement)))
+            .send(Buffer.from(await service.pdf(statement)) as never)
         }
         if (format === 'csv') {
           return reply
             .type('text/csv; charset=utf-8')
             .header('content-disposition', `attachment; filename="${number}.csv"`)
-            .send(service.csv(statement))
+            .send(service.csv(statement) as never)
         }
         return send(reply, outcomeReply(request, 'Ok', { statement }))
       },
@@ -398,7 +398,10 @@ export function registerLabRoutes(
 }
 
 /** A statement's number and the form asked for: the path's .pdf or .csv suffix, else the Accept header, else JSON. */
-function statementRequest(path: string, accept: string | undefined): { number: string; format: 'json' | 'pdf' | 'csv' } {
+function statementRequest(
+  path: string,
+  accept: string | undefined,
+): { number: string; format: 'json' | 'pdf' | 'csv' } {
   if (path.endsWith('.pdf')) return { number: path.slice(0, -4), format: 'pdf' }
   if (path.endsWith('.csv')) return { number: path.slice(0, -4), format: 'csv' }
   const wanted = (accept ?? '').toLowerCase()

@@ -6,6 +6,7 @@ import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
+import type { LabStatementsService } from '../lab-statements.service.ts'
 import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
@@ -20,6 +21,8 @@ export interface OperatorContext {
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
+  /** The labs' payables statements (docs/billing.md#lab-payables-statements). */
+  labStatements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>
   catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
   audit: Pick<AuditService, 'list'>
   /** Who the audit trail names for the changes these operations make: the command line, on this host. */
