@@ -125,6 +125,7 @@ export async function buildServers(
             registerLabPortal(portal, {
               sessions: services.sessions,
               labs: services.labs,
+              statements: services.labStatements,
               publicUrl: () => publicUrls.live,
               limitFailedSignIn: async (request, reply) =>
                 (await rateLimits.countUnauthenticated(request, reply))?.message,
@@ -200,7 +201,11 @@ function consoleOf(
           sections: [
             (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
             (pages, console) =>
-              registerLabsPages(pages, console, consoleLabsOf(services.labs, services.adminViews.labs)),
+              registerLabsPages(
+                pages,
+                console,
+                consoleLabsOf(services.labs, services.adminViews.labs, services.labStatements),
+              ),
             (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),
             (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
             (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),

@@ -300,3 +300,12 @@ export function previousMonthOf(now: Date): string {
   const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1))
   return `${String(first.getUTCFullYear()).padStart(4, '0')}-${String(first.getUTCMonth() + 1).padStart(2, '0')}`
 }
+
+/** What the lab portal needs of a lab's statements (the lab statements service implements it). */
+export interface LabStatementsWork {
+  list(labCode: string): Promise<LabStatementSummary[]>
+  /** Only that lab's: another lab's number is undefined. */
+  read(number: string, labCode: string): Promise<LabStatementContent | undefined>
+  pdf(statement: LabStatementContent): Promise<Uint8Array>
+  csv(statement: LabStatementContent): string
+}
