@@ -8,6 +8,9 @@ import { PDFDocument } from 'pdf-lib'
 import { parseAmountToMinor } from '../../src/domain/money.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { consoleLabsOf } from '../../src/services/operator/console-sections.ts'
+import { registerLabsPages } from '../../src/web/operator/labs.pages.ts'
+import { startAdminPages } from '../support/admin-pages.ts'
 import { documentText } from '../support/pdf-reading.ts'
 import { blackCanvasItem, PHONE_CASE, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -197,6 +200,8 @@ describe('shipment costs and lab statements', () => {
     assert.notEqual(moved[0]?.lab_code, rows[0]?.lab_code)
   })
 
+  let issued: { lab: string; number: string; otherLab: string; otherNumber: string } | undefined
+
   test('statements: per lab and month, gapless per lab, shipped Live work only, served to its own lab', async () => {
     const statements = t.app.services.labStatements
     await assert.rejects(statements.issue(phoneLab, '2026-03'), /has not ended/)
@@ -284,5 +289,57 @@ describe('shipment costs and lab statements', () => {
     // Drawn from the fixed content: the same bytes every time.
     const pdfAgain = await lab(key, `/labs/v1/statements/${first.statement.number}`, { accept: 'application/pdf' })
     assert.deepEqual(pdfAgain.rawPayload, pdfReply.rawPayload)
+    issued = { lab: phoneLab, number: first.statement.number, otherLab: other.labCode, otherNumber: other.number }
+  })
+
+  test("the console lists a lab's statements with their files and generates one; the portal shows the lab's own", async () => {
+    assert.ok(issued)
+    const { lab: labCode, number, otherNumber } = issued
+    const pages = await startAdminPages((scope, console) =>
+      registerLabsPages(
+        scope,
+        console,
+        consoleLabsOf(t.app.services.labs, t.app.services.adminViews.labs, t.app.services.labStatements),
+      ),
+    )
+    try {
+      const page = await pages.request(`/admin/labs/${labCode}`)
+      assert.equal(page.status, 200)
+      assert.match(page.body, new RegExp(`data-statement="${number}"`))
+      assert.ok(page.body.includes(`/admin/labs/${labCode}/statements/${number}.pdf`))
+      const csv = await pages.request(`/admin/labs/${labCode}/statements/${number}.csv`)
+      assert.equal(csv.status, 200)
+      assert.match(csv.body, new RegExp(`^statement,shipmentId`))
+      assert.equal((await pages.request(`/admin/labs/${labCode}/statements/${otherNumber}.csv`)).status, 404)
+      // Generating a month already issued changes nothing; an unfinished month is refused with the reason.
+      const again = await pages.request(`/admin/labs/${labCode}/statements`, { month: '2026-03' })
+      assert.equal(again.status, 303)
+      assert.match(String(again.notice), new RegExp(`${number} for 2026-03 had already been issued`))
+      const early = await pages.request(`/admin/labs/${labCode}/statements`, { month: '2099-01' })
+      assert.equal(early.status, 400)
+      assert.match(early.body, /has not ended yet/)
+    } finally {
+      await pages.close()
+    }
+
+    const key = (await t.app.services.labs.createLabKey(labCode, TEST_ACTOR)).key
+    const signIn = await t.app.live.inject({
+      method: 'POST',
+      url: '/labs/portal/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ labKey: key }).toString(),
+    })
+    const cookie = signIn.cookies.find((candidate) => candidate.name === 'printroute_lab_session')
+    assert.ok(cookie, signIn.body)
+    const portal = (url: string) =>
+      t.app.live.inject({ method: 'GET', url, headers: { cookie: `${cookie.name}=${cookie.value}` } })
+    const listing = await portal('/labs/portal/statements')
+    assert.equal(listing.statusCode, 200)
+    assert.match(listing.body, new RegExp(`data-statement="${number}"`))
+    assert.ok(!listing.body.includes(otherNumber))
+    const pdf = await portal(`/labs/portal/statements/${number}.pdf`)
+    assert.equal(pdf.headers['content-type'], 'application/pdf')
+    assert.match(documentText(await PDFDocument.load(pdf.rawPayload)), new RegExp(number))
+    assert.equal((await portal(`/labs/portal/statements/${otherNumber}.pdf`)).statusCode, 404)
   })
 })
