@@ -6,11 +6,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { parseAmountToMinor } from '../../src/domain/money.ts'
-import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { consoleLabsOf } from '../../src/services/operator/console-sections.ts'
 import { registerLabsPages } from '../../src/web/operator/labs.pages.ts'
 import { startAdminPages } from '../support/admin-pages.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
+import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { documentText } from '../support/pdf-reading.ts'
 import { blackCanvasItem, PHONE_CASE, pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
 import { catalogue, json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -309,7 +309,7 @@ describe('shipment costs and lab statements', () => {
       assert.ok(page.body.includes(`/admin/labs/${labCode}/statements/${number}.pdf`))
       const csv = await pages.request(`/admin/labs/${labCode}/statements/${number}.csv`)
       assert.equal(csv.status, 200)
-      assert.match(csv.body, new RegExp(`^statement,shipmentId`))
+      assert.match(csv.body, /^statement,shipmentId/)
       assert.equal((await pages.request(`/admin/labs/${labCode}/statements/${otherNumber}.csv`)).status, 404)
       // Generating a month already issued changes nothing; an unfinished month is refused with the reason.
       const again = await pages.request(`/admin/labs/${labCode}/statements`, { month: '2026-03' })

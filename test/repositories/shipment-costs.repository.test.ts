@@ -62,11 +62,7 @@ for (const kind of databaseKinds) {
       const added = await Promise.all(
         [0, 1, 2].map(() => t.database.db.transaction((tx) => insertShipmentCost(tx, handoff))),
       )
-      assert.deepEqual(
-        added.filter(Boolean).length,
-        1,
-        `added by exactly one: ${JSON.stringify(added)}`,
-      )
+      assert.deepEqual(added.filter(Boolean).length, 1, `added by exactly one: ${JSON.stringify(added)}`)
       assert.equal(await rowsOf(handoff.shipmentNumber), '1')
 
       const rolledBack = cost(labA as string)
