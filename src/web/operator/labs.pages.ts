@@ -263,40 +263,47 @@ ${labStatementsCard(lab.code, statements, csrfToken)}`,
     })
   }
 
-  pages.post<{ Params: { labCode: string }; Body: Form }>('/labs/:labCode/statements', async (request, reply) => {
-    const { labCode } = request.params
-    const month = field(request.body, 'month').trim()
-    const result = await deps.issueStatement(labCode, month)
-    if ('refused' in result) {
-      return sendLab(request, reply, labCode, { status: 400, notice: { kind: 'error', text: result.refused } })
-    }
-    const text = result.issued
-      ? `Issued statement ${result.number} for ${month}.`
-      : `Statement ${result.number} for ${month} had already been issued: nothing changed.`
-    return console.redirect(reply, labPath(labCode), { kind: 'success', text })
-  })
+  registerStatementRoutes()
 
-  pages.get<{ Params: { labCode: string; file: string } }>(
-    '/labs/:labCode/statements/:file',
-    async (request, reply) => {
-      const { labCode, file } = request.params
-      const match = /^(.+)\.(pdf|csv)$/.exec(file)
-      const found = match ? await deps.statementFile(labCode, match[1] as string, match[2] as 'pdf' | 'csv') : undefined
-      if (!found) {
-        return console.sendPage(request, reply, {
-          section: 'labs',
-          title: 'Not found',
-          status: 404,
-          content: html`<h1>Not found</h1><p>Lab <code>${labCode}</code> has no statement <code>${file}</code>.</p>
-<p><a href="${labPath(labCode)}">Back to the lab</a></p>`,
-        })
+  /** A lab's statements: one issued for a month, and their files. */
+  function registerStatementRoutes(): void {
+    pages.post<{ Params: { labCode: string }; Body: Form }>('/labs/:labCode/statements', async (request, reply) => {
+      const { labCode } = request.params
+      const month = field(request.body, 'month').trim()
+      const result = await deps.issueStatement(labCode, month)
+      if ('refused' in result) {
+        return sendLab(request, reply, labCode, { status: 400, notice: { kind: 'error', text: result.refused } })
       }
-      return reply
-        .type(found.contentType)
-        .header('content-disposition', `attachment; filename="${found.fileName}"`)
-        .send(typeof found.body === 'string' ? found.body : Buffer.from(found.body))
-    },
-  )
+      const text = result.issued
+        ? `Issued statement ${result.number} for ${month}.`
+        : `Statement ${result.number} for ${month} had already been issued: nothing changed.`
+      return console.redirect(reply, labPath(labCode), { kind: 'success', text })
+    })
+
+    pages.get<{ Params: { labCode: string; file: string } }>(
+      '/labs/:labCode/statements/:file',
+      async (request, reply) => {
+        const { labCode, file } = request.params
+        const match = /^(.+)\.(pdf|csv)$/.exec(file)
+        const found = match
+          ? await deps.statementFile(labCode, match[1] as string, match[2] as 'pdf' | 'csv')
+          : undefined
+        if (!found) {
+          return console.sendPage(request, reply, {
+            section: 'labs',
+            title: 'Not found',
+            status: 404,
+            content: html`<h1>Not found</h1><p>Lab <code>${labCode}</code> has no statement <code>${file}</code>.</p>
+  <p><a href="${labPath(labCode)}">Back to the lab</a></p>`,
+          })
+        }
+        return reply
+          .type(found.contentType)
+          .header('content-disposition', `attachment; filename="${found.fileName}"`)
+          .send(typeof found.body === 'string' ? found.body : Buffer.from(found.body))
+      },
+    )
+  }
 
   pages.get<{ Params: { labCode: string } }>('/labs/:labCode', (request, reply) =>
     sendLab(request, reply, request.params.labCode),
