@@ -151,8 +151,8 @@ export interface HttpServices {
   labs: LabsService | null
   /** The lab's pushes (GET /labs/v1/pushes); with `labs`. */
   labPushes: LabPushesService
-  /** The labs' payables statements, served to each lab on the lab API (absent: no statement routes). */
-  labStatements?: LabStatementsService
+  /** The labs' payables statements, served to each lab on the lab API. */
+  labStatements: LabStatementsService
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */

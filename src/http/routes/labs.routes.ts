@@ -40,7 +40,7 @@ export function registerLabRoutes(
   labs: LabsService,
   labPushes: Pick<LabPushesService, 'listPushes' | 'redeliver'>,
   rateLimits: Pick<RateLimits, 'refuseUnauthenticated'>,
-  statements?: Pick<LabStatementsService, 'list' | 'read' | 'pdf' | 'csv'>,
+  statements: Pick<LabStatementsService, 'list' | 'read' | 'pdf' | 'csv'>,
 ): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('labCode', '')
@@ -123,7 +123,7 @@ export function registerLabRoutes(
   )
 
   registerCapacityRoutes()
-  if (statements) registerStatementRoutes(statements)
+  registerStatementRoutes(statements)
 
   /** The lab's payables statements (docs/labs.md#statements): its own only, as JSON, PDF or CSV. */
   function registerStatementRoutes(service: Pick<LabStatementsService, 'list' | 'read' | 'pdf' | 'csv'>): void {
