@@ -152,6 +152,29 @@ describe('shipment costs and lab statements', () => {
     assert.deepEqual([row?.environment, row?.outcome], ['sandbox', 'Shipped'])
   })
 
+  test("a shipping method changed before the hand-off: the hand-off records the new method's shipping cost", async () => {
+    const orderId = await create('live', phoneCases(1))
+    const drive = pipelineDriver(t)
+    const allocated = await drive.allocate(orderId)
+    const before = Object.values(allocated.pipeline.shipments)[0]?.labCost
+    assert.ok(before)
+    const changed = await t.live({
+      method: 'POST',
+      url: `/v4.0/orders/${orderId}/actions/updateShippingMethod`,
+      payload: { shippingMethod: 'Express' },
+      headers: { 'content-type': 'application/json' },
+    })
+    assert.equal(json(changed).outcome, 'Updated', changed.body)
+    await drive.render(orderId)
+    await drive.submit(orderId)
+    const [row] = await costsOf(orderId)
+    assert.ok(row)
+    // The lab's currency is the price's here (GBP): the lab's shipping is the merchant's shipping line, unconverted.
+    assert.equal(row.lab_currency, row.price_currency)
+    assert.notEqual(row.shipping_cost_minor, before.shipping, 'Express costs the lab another amount than Standard')
+    assert.equal(row.shipping_cost_minor, row.price_shipping_minor)
+  })
+
   let cancelledShipment = ''
 
   test('a shipment its lab agrees to cancel is Cancelled; one it rejects is Rejected', async () => {
