@@ -22,6 +22,7 @@ const LAB_COMMANDS = [
   'labs resume',
   'labs configure',
   'labs show',
+  'labs statement',
 ] as const
 
 const DATA_COMMANDS = [

@@ -6,6 +6,7 @@
 // count and, for Sandbox, the words that it is not a bill.
 import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib'
 import { type InvoiceContent, type InvoiceSeller, SANDBOX_MARK, type Statement } from '../domain/invoices.ts'
+import { type LabStatementContent, type LabStatementLine, SELF_BILLING_NOTE } from '../domain/lab-statements.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import { A4_PORTRAIT, drawable, fitted, GREY, LINE_HEIGHT, MARGIN, TEXT_SIZE, TITLE_SIZE } from './pdf-text.ts'
 
@@ -332,5 +333,87 @@ export async function renderStatementPdf(statement: Statement): Promise<Uint8Arr
     )
   }
   writer.footers(title, sandbox)
+  return pdf.save()
+}
+
+const LAB_STATEMENT_COLUMNS: Column[] = [
+  { x: 0, width: 70 },
+  { x: 75, width: 70 },
+  { x: 150, width: 60 },
+  { x: 215, width: 65 },
+  { x: 285, width: 75, align: 'right' },
+  { x: 365, width: 70, align: 'right' },
+  { x: 440, width: 75, align: 'right' },
+]
+
+/**
+ * A lab's payables statement as PDF bytes (docs/billing.md#lab-payables-statements): a self-billing document the
+ * operator issues on the lab's behalf, the lab as seller and the operator as buyer, drawn from what was fixed at
+ * issue. The jobs owed, their totals per currency, then the work handed over but cancelled or rejected (not owed).
+ */
+export async function renderLabStatementPdf(content: LabStatementContent): Promise<Uint8Array> {
+  const title = `Self-billing statement ${content.number}`
+  const { pdf, writer } = await newDocument(title, new Date(content.issuedAt))
+  writer.text(title, { bold: true, size: TITLE_SIZE })
+  writer.text(`Work shipped in ${content.month} (UTC), at the costs agreed when each job was handed over`)
+  writer.text(`Issued: ${content.issuedAt.slice(0, 10)}`)
+  writer.text(SELF_BILLING_NOTE, { color: GREY })
+  writer.gap()
+  writer.sideBySide(
+    ['Seller (the lab)', content.seller.name, `Lab ${content.seller.labCode}`, content.seller.countryCode],
+    ['Buyer (issued by)', ...sellerLines(content.buyer)],
+  )
+  writer.gap(LINE_HEIGHT)
+  const table = (lines: readonly LabStatementLine[], dateHeading: string) => {
+    const header = () =>
+      writer.row(
+        ['Shipment', 'Order', 'Kind', dateHeading, 'Production', 'Shipping', 'Total'].map((text) => ({
+          text,
+          bold: true,
+        })),
+        LAB_STATEMENT_COLUMNS,
+      )
+    header()
+    writer.repeatOnNewPage = header
+    for (const line of lines) {
+      writer.row(
+        [
+          { text: line.shipmentId },
+          { text: line.orderId },
+          { text: line.kind },
+          { text: line.outcomeAt.slice(0, 10) },
+          { text: line.production },
+          { text: line.shipping },
+          { text: `${line.total} ${line.currency}` },
+        ],
+        LAB_STATEMENT_COLUMNS,
+      )
+    }
+    writer.repeatOnNewPage = null
+  }
+  writer.text('Jobs shipped (owed)', { bold: true })
+  table(content.owed, 'Shipped')
+  writer.gap()
+  writer.ensure(content.totals.length + 1)
+  const totals: Column[] = [
+    { x: 0, width: 360 },
+    { x: 365, width: 150, align: 'right' },
+  ]
+  for (const total of content.totals) {
+    writer.row(
+      [
+        { text: `Total owed to the lab (${total.currency}, ${total.jobs} jobs)`, bold: true },
+        { text: `${total.total} ${total.currency}`, bold: true },
+      ],
+      totals,
+    )
+  }
+  if (content.notOwed.length > 0) {
+    writer.gap(LINE_HEIGHT)
+    writer.ensure(3)
+    writer.text('Handed over but cancelled or rejected (not owed)', { bold: true })
+    table(content.notOwed, 'Closed')
+  }
+  writer.footers(`${title} (${content.labCode}, ${content.month})`, false)
   return pdf.save()
 }

@@ -7,7 +7,7 @@ import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.t
 import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
-import { renderInvoicePdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
+import { renderInvoicePdf, renderLabStatementPdf, renderStatementPdf } from '../adapters/invoice-pdf.ts'
 import type { JobQueue } from '../adapters/job-queue.ts'
 import { renderMockup } from '../adapters/mockup-renderer.ts'
 import { renderPackingSlipPdf } from '../adapters/packing-slip-pdf.ts'
@@ -35,6 +35,7 @@ import type { CatalogueVersionsService } from '../services/catalogue-versions.se
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
+import { createLabStatementsService } from '../services/lab-statements.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
 import { createLabsService } from '../services/labs/labs.service.ts'
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
@@ -267,6 +268,13 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     }),
     printFiles: createPrintFilesService({ db, catalogue, fileLinks }),
     invoices: core.invoices,
+    labStatements: createLabStatementsService({
+      db,
+      clock,
+      labOf: (labCode) => catalogue.labs.find((lab) => lab.code === labCode),
+      buyer: async () => (await core.invoices.seller()).seller,
+      renderPdf: renderLabStatementPdf,
+    }),
     previews: createPreviewsService({
       db,
       clock,

@@ -73,6 +73,7 @@ export async function buildServers(
     addresses: services.addresses,
     labs: environment === 'live' ? services.labs : null,
     labPushes: services.labPushes,
+    labStatements: services.labStatements,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     sandbox: environment === 'sandbox' ? services.sandbox : null,
@@ -126,6 +127,7 @@ export async function buildServers(
             registerLabPortal(portal, {
               sessions: services.sessions,
               labs: services.labs,
+              statements: services.labStatements,
               publicUrl: () => publicUrls.live,
               limitFailedSignIn: async (request, reply) =>
                 (await rateLimits.countUnauthenticated(request, reply))?.message,
@@ -202,7 +204,11 @@ function consoleOf(
             (pages, console) =>
               registerOrdersPages(pages, console, services.adminViews.orders, consoleRevenueOf(services.revenue)),
             (pages, console) =>
-              registerLabsPages(pages, console, consoleLabsOf(services.labs, services.adminViews.labs)),
+              registerLabsPages(
+                pages,
+                console,
+                consoleLabsOf(services.labs, services.adminViews.labs, services.labStatements),
+              ),
             (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),
             (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
             (pages, console) => registerRevenuePages(pages, console, consoleRevenueOf(services.revenue)),

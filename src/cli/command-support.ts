@@ -246,12 +246,13 @@ export async function runDataOperation<N extends OperationName>(
     labPushes,
     { newSigningSecret },
     { createInvoicesService },
-    { renderInvoicePdf, renderStatementPdf },
+    { renderInvoicePdf, renderStatementPdf, renderLabStatementPdf },
     { createCatalogueVersionsService },
     { silentLogger },
     { createAuditService },
     { createOperatorsService },
     { revenueSourceOf },
+    { createLabStatementsService },
   ] = await Promise.all([
     import('../adapters/clock.ts'),
     import('../adapters/logger.ts'),
@@ -268,6 +269,7 @@ export async function runDataOperation<N extends OperationName>(
     import('../services/audit.service.ts'),
     import('../services/operators.service.ts'),
     import('../services/operator/revenue.ts'),
+    import('../services/lab-statements.service.ts'),
   ])
   const { commandLineActor, createAdminOperations, runOperation } = await import('./admin-operations.ts')
   const { createAccountsService } = accounts
@@ -308,6 +310,17 @@ export async function runDataOperation<N extends OperationName>(
     })
   const labPushSettings = () =>
     labPushes.createLabPushSettings({ db: opened.db, clock: systemClock, catalogue: catalogue(), newSigningSecret })
+  const invoices = createInvoicesService({
+    db: opened.db,
+    clock: systemClock,
+    taxRateOf: (countryCode) => catalogue().taxRate(countryCode),
+    instanceName: () => settings.livePublicUrl ?? DEFAULT_LIVE_ADDRESS,
+    pdfLink: () => {
+      throw new Error('the command line makes no invoice links')
+    },
+    renderInvoicePdf,
+    renderStatementPdf,
+  })
   let application: Application | null = null
   try {
     const operations = createAdminOperations({
@@ -352,16 +365,14 @@ export async function runDataOperation<N extends OperationName>(
         return application.services.payments
       },
       // Statements and the seller need only the database (and the PDF adapter), not the application.
-      invoices: createInvoicesService({
+      invoices,
+      // The labs' statements too: the seller's details as buyer, the catalogue's labs as sellers.
+      labStatements: createLabStatementsService({
         db: opened.db,
         clock: systemClock,
-        taxRateOf: (countryCode) => catalogue().taxRate(countryCode),
-        instanceName: () => settings.livePublicUrl ?? DEFAULT_LIVE_ADDRESS,
-        pdfLink: () => {
-          throw new Error('the command line makes no invoice links')
-        },
-        renderInvoicePdf,
-        renderStatementPdf,
+        labOf: (labCode) => catalogue().labs.find((lab) => lab.code === labCode),
+        buyer: async () => (await invoices.seller()).seller,
+        renderPdf: renderLabStatementPdf,
       }),
       audit: createAuditService({ db: opened.db }),
       revenue: revenueSourceOf(opened.db),

@@ -42,6 +42,51 @@ export function registerLabCommands(program: Command): void {
 
   registerLabKeyCommands()
 
+  dataCommand(
+    labs,
+    'labs statement',
+    {
+      summary: "a lab's payables statement of a month (self-billing; PDF and CSV)",
+      description:
+        "Issues the lab's payables statement of MONTH (YYYY-MM, UTC, ended): the Live jobs it shipped that month at " +
+        'the costs agreed when each was handed over, numbered SB-<LAB>-000001 without gaps per lab; or shows the ' +
+        'one already issued (a month has one statement per lab). A month in which the lab shipped nothing gets no ' +
+        'statement. --pdf and --csv write its files. Works while serve runs.',
+      options: [
+        LAB_OPTION,
+        ['--month <YYYY-MM>', 'the month, in UTC'],
+        ['--pdf <FILE>', 'write the statement as PDF to FILE'],
+        ['--csv <FILE>', 'write the statement as CSV to FILE'],
+        ['--json', 'print the statement summary as JSON'],
+      ],
+    },
+    async (values, settings) => {
+      const lab = requireText(values.lab, '--lab')
+      const month = requireText(values.month, '--month')
+      const pdfFile = typeof values.pdf === 'string' ? values.pdf : undefined
+      const csvFile = typeof values.csv === 'string' ? values.csv : undefined
+      const result = await runDataOperation(settings(), 'labStatement', {
+        lab,
+        month,
+        pdf: pdfFile !== undefined,
+        csv: csvFile !== undefined,
+      })
+      const { writeFileSync } = await import('node:fs')
+      if (pdfFile !== undefined && result.pdf !== undefined) writeFileSync(pdfFile, Buffer.from(result.pdf, 'base64'))
+      if (csvFile !== undefined && result.csv !== undefined) writeFileSync(csvFile, result.csv)
+      const { pdf: _pdf, csv: _csv, ...summary } = result
+      if (values.json === true) return printJson(summary)
+      if (!result.issued) note(`${result.number} was already issued for ${result.lab} ${result.month}`)
+      const totals = result.totals.map((total) => `${total.total} ${total.currency}`).join(', ')
+      print(
+        `${result.number}\t${result.lab}\t${result.month}\t${result.owed} jobs owed\t${totals}` +
+          (result.notOwed > 0 ? `\t${result.notOwed} not owed (cancelled or rejected)` : ''),
+      )
+      if (pdfFile !== undefined) note(`wrote ${pdfFile}`)
+      if (csvFile !== undefined) note(`wrote ${csvFile}`)
+    },
+  )
+
   /** labs keys: create, list, rotate and revoke keys for the lab API and portal. */
   function registerLabKeyCommands(): void {
     const labKeys = labs.command('keys').summary('create, list, rotate and revoke keys for the lab API and portal')

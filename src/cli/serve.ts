@@ -197,6 +197,7 @@ export function registerProcessCommands(program: Command): void {
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
         invoices: app.services.invoices,
+        labStatements: app.services.labStatements,
         catalogueVersions: app.services.catalogueVersions,
         audit: app.services.audit,
         revenue: app.services.revenue,

@@ -20,6 +20,7 @@ import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions
 import type { Environment } from './environment.ts'
 import type { InvoiceSummary } from './invoices.ts'
 import type { LabKeyView } from './lab-keys.ts'
+import type { LabStatementSummary } from './lab-statements.ts'
 import type { OrderMarginView, RevenueQuery, RevenueReportView } from './revenue.ts'
 
 /**
@@ -130,6 +131,16 @@ export interface ConsoleLabs {
     keyId: string,
     actor: AuditActor,
   ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
+  /** The lab's payables statements, newest month first (docs/billing.md#lab-payables-statements). */
+  listStatements(labCode: string): Promise<LabStatementSummary[]>
+  /** Issues the lab's statement of an ended month, or finds the one issued; a refusal in words. */
+  issueStatement(labCode: string, month: string): Promise<{ number: string; issued: boolean } | LabRefusal>
+  /** One of the lab's statements as a file; undefined for a number the lab has none of. */
+  statementFile(
+    labCode: string,
+    number: string,
+    format: 'pdf' | 'csv',
+  ): Promise<{ fileName: string; contentType: string; body: Uint8Array | string } | undefined>
 }
 
 /** The audit section: one page of the trail, filtered. */

@@ -252,6 +252,8 @@ export function replaceOpenShipments(
       if (state) {
         if (plan.estimate) state.promise = plan.estimate
         else delete state.promise
+        // Not yet with its lab: the new method's shipping cost is what the hand-off records.
+        if (plan.labCost) state.labCost = plan.labCost
       }
       keptOrAddedIds.push(same.id)
       continue

@@ -2,11 +2,17 @@
 // and the pricing of domain/pricing.ts (the same functions quotes use) and back onto shipments for the pipeline.
 
 import { allocateShipments } from './allocation/allocation.ts'
-import type { DeliveryPromiseContext, ExclusionByRequest, LabUnavailability } from './allocation/model.ts'
+import type {
+  DeliveryPromiseContext,
+  ExclusionByRequest,
+  LabUnavailability,
+  PlannedShipment,
+} from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import { pricedPageCount } from './catalogue-matching.ts'
 import type { OrderDocument } from './order.ts'
 import type { AllocatedShipment } from './pipeline/allocate-order.ts'
+import type { ShipmentLabCost } from './pipeline/pipeline-order.ts'
 import { type PricedShipment, priceAllocation } from './pricing.ts'
 import { type RoutingBasis, type RoutingRound, routingRound } from './routing.ts'
 import { type SandboxScenario, splitsShipments } from './sandbox-scenarios.ts'
@@ -111,8 +117,29 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       itemIds: shipment.itemIds,
       formats: Object.fromEntries(shipment.items.map((item) => [item.itemId, item.printFileFormat])),
       ...(shipment.estimate !== undefined ? { estimate: shipment.estimate } : {}),
+      labCost: labCostOf(catalogue, shipment, priced.currency),
       price: priced.shipments[index] as PricedShipment,
     })),
+  }
+}
+
+/**
+ * What the lab charges for a planned shipment, in its currency, and converted to the order's price currency at the
+ * catalogue's rates (production and shipping together, one rounding). `Original`: the allocation step marks the
+ * shipments of a later round `Moved`.
+ */
+export function labCostOf(catalogue: Catalogue, shipment: PlannedShipment, priceCurrency: string): ShipmentLabCost {
+  const currency = shipment.productionCost.currency
+  const shipping = catalogue.convertMinorUnits(shipment.shippingCost.minor, shipment.shippingCost.currency, currency)
+  const total = shipment.productionCost.minor + shipping
+  return {
+    currency,
+    production: String(shipment.productionCost.minor),
+    shipping: String(shipping),
+    priceCurrency,
+    costInPriceCurrency: String(catalogue.convertMinorUnits(total, currency, priceCurrency)),
+    catalogueVersion: catalogue.version,
+    kind: 'Original',
   }
 }
 

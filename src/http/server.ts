@@ -18,6 +18,7 @@ import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import type { HealthService } from '../services/health.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
+import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { LabsService } from '../services/labs/labs.service.ts'
 import type { HttpRequestLabels } from '../services/observability.ts'
@@ -150,6 +151,8 @@ export interface HttpServices {
   labs: LabsService | null
   /** The lab's pushes (GET /labs/v1/pushes); with `labs`. */
   labPushes: LabPushesService
+  /** The labs' payables statements, served to each lab on the lab API. */
+  labStatements: LabStatementsService
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
@@ -434,9 +437,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   const labs = services.labs
   if (labs) {
     registerCommercialInvoicePdfRoute(app, { labs, links: services.files.links, environment })
-    await app.register(async (labApi) => registerLabRoutes(labApi, labs, services.labPushes, rateLimits), {
-      prefix: '/labs/v1',
-    })
+    await app.register(
+      async (labApi) => registerLabRoutes(labApi, labs, services.labPushes, rateLimits, services.labStatements),
+      {
+        prefix: '/labs/v1',
+      },
+    )
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)

@@ -7,6 +7,7 @@ import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-qu
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
+import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
@@ -32,6 +33,11 @@ export const SCHEDULED_JOBS = {
   'expire-preflights': '7 * * * *',
   /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
   'remind-labs': '*/15 * * * *',
+  /**
+   * Daily at 04:43 UTC: issues the previous month's payables statement of every lab with shipped Live work that has
+   * none yet (docs/billing.md#lab-payables-statements); on the 1st that is every such lab, later days catch up.
+   */
+  'issue-lab-statements': '43 4 * * *',
 } as const
 export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
@@ -50,6 +56,7 @@ export interface JobServices {
   labPushes: Pick<LabPushesService, 'remind'>
   idempotency: Pick<IdempotencyService, 'expireIdempotentRequests'>
   preflight: Pick<PreflightService, 'runPreflight' | 'expirePreflights'>
+  labStatements: Pick<LabStatementsService, 'issueForPreviousMonth'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -122,7 +129,7 @@ export function buildScheduledJobRegistry(
   services: JobServices,
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
-  const { pipeline, callbacks, previews, quotes, labPushes, idempotency, preflight } = services
+  const { pipeline, callbacks, previews, quotes, labPushes, idempotency, preflight, labStatements } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -202,6 +209,16 @@ export function buildScheduledJobRegistry(
       // The next run, 15 minutes later, is the retry; a reminder already pushed today is not pushed again.
       retryLimit: 0,
       expireInSeconds: 600,
+    },
+    'issue-lab-statements': {
+      handler: async () => {
+        const issued = await labStatements.issueForPreviousMonth()
+        if (issued > 0) report({ issued }, "issued the labs' payables statements of the previous month")
+      },
+      concurrency: 1,
+      // One statement per lab and month whatever runs it: a retry, or tomorrow's run, issues only what is missing.
+      retryLimit: 3,
+      expireInSeconds: 3600,
     },
   }
   const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])

@@ -2,12 +2,15 @@
 // events the difference causes and enqueue the jobs the change asks for, all in one transaction. The pipeline's
 // transitions, the order actions and payments all go through here, so the change, its callbacks and its jobs
 // commit together or not at all, and a new kind of change cannot forget its callback.
+import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
 import type { JobRequest } from '../domain/jobs.ts'
+import { costOutcomesOf, shipmentStatesOf } from '../domain/lab-statements.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { lockOrder, saveOrder } from '../repositories/orders.repository.ts'
+import { settleShipmentCosts } from '../repositories/shipment-costs.repository.ts'
 import { type OrderEventsService, type OrderSnapshot, snapshotOf } from './order-events.service.ts'
 
 /** What a change reports: whether it changed the order (then it is saved) and the jobs it causes. */
@@ -28,6 +31,8 @@ export interface OrderChangeDeps {
   jobs: JobEnqueuer
   /** Writes the callbacks a change causes, in its transaction. */
   events: OrderEventsService
+  /** When a shipment's cost is settled (shipped, cancelled, rejected); the system's time when absent. */
+  clock?: Clock
 }
 
 /** The one way an order is changed: lock, change, save, events, jobs, in one transaction. */
@@ -59,9 +64,15 @@ export function createOrderChanger(deps: OrderChangeDeps): OrderChanger {
         const order = await lockOrder(tx, orderNumber, scope)
         if (!order) return undefined
         const before = snapshotOf(order)
+        const states = shipmentStatesOf(order)
         const result = await change(order, tx)
         if (result.changed) {
           await saveOrder(tx, order)
+          // What each shipment costs at its lab is settled with the change that ships, cancels or rejects it.
+          const at = deps.clock?.now() ?? new Date()
+          for (const { shipmentNumber, outcome } of costOutcomesOf(states, order)) {
+            await settleShipmentCosts(tx, shipmentNumber, outcome, at)
+          }
           await deps.events.record(tx, before, order)
         }
         if (result.jobs && result.jobs.length > 0) await deps.jobs.enqueue(tx, result.jobs)

@@ -85,7 +85,11 @@ for (const kind of databaseKinds) {
       // A Sandbox job with the same lab: the figures are of Live work only.
       await submittedOrder('sandbox')
       pages = await startAdminPages((scope, console) =>
-        registerLabsPages(scope, console, consoleLabsOf(t.app.services.labs, t.app.services.adminViews.labs)),
+        registerLabsPages(
+          scope,
+          console,
+          consoleLabsOf(t.app.services.labs, t.app.services.adminViews.labs, t.app.services.labStatements),
+        ),
       )
     })
     after(async () => {
@@ -161,7 +165,7 @@ for (const kind of databaseKinds) {
       assert.match(String(unknown.location), /\/admin\/labs$/)
       // Nothing changed: every lab takes work.
       assert.ok((await t.app.services.adminViews.labs.listLabs()).every((entry) => !entry.paused))
-      const section = consoleLabsOf(t.app.services.labs, t.app.services.adminViews.labs)
+      const section = consoleLabsOf(t.app.services.labs, t.app.services.adminViews.labs, t.app.services.labStatements)
       assert.equal(await section.setPaused('zz9', true, { kind: 'system' }), null)
     })
 

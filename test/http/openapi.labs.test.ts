@@ -83,9 +83,15 @@ describe('the lab OpenAPI document', () => {
     })
     await probe.register(
       async (api) =>
-        registerLabRoutes(api, {} as never, {} as never, {
-          refuseUnauthenticated: async (_request, reply) => reply,
-        }),
+        registerLabRoutes(
+          api,
+          {} as never,
+          {} as never,
+          {
+            refuseUnauthenticated: async (_request, reply) => reply,
+          },
+          {} as never,
+        ),
       { prefix: '/labs/v1' },
     )
     await probe.ready()

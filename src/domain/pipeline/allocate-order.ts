@@ -11,6 +11,7 @@ import {
   NOTHING,
   type PipelineState,
   type PrintFile,
+  type ShipmentLabCost,
   setDetail,
   type Transition,
   touch,
@@ -35,6 +36,8 @@ export interface AllocatedShipment {
   formats: Record<string, string>
   /** The allocation's delivery estimate for the shipment (null or absent: the catalogue gives none). */
   estimate?: DeliveryEstimate | null
+  /** What the lab charges for the shipment (kept on the pipeline shipment until its hand-off). */
+  labCost?: ShipmentLabCost
 }
 
 export function applyAllocation(
@@ -103,6 +106,7 @@ export function addShipment(order: OrderDocument, pipeline: PipelineState, plann
     printFiles,
     formats,
     ...(planned.estimate ? { promise: planned.estimate } : {}),
+    ...(planned.labCost ? { labCost: planned.labCost } : {}),
   }
   return Object.keys(printFiles).map((assetId) =>
     jobRequest('render-print-file', { orderId: order.id, shipmentId: planned.id, assetId }),

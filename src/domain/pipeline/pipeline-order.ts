@@ -181,6 +181,27 @@ export interface PipelineShipment {
    * leaves the order's shipments, and the lab API still shows the job as it was given).
    */
   carrier?: { name: string; service: string }
+  /**
+   * What the lab agreed to charge for the shipment, fixed when it was allocated (docs/billing.md#margin), recorded
+   * in `shipment_costs` when the shipment is handed to the lab; absent on shipments allocated before it was kept.
+   */
+  labCost?: ShipmentLabCost
+}
+
+/** A shipment's lab cost as allocation planned it; minor units as decimal strings (the pipeline state is JSON). */
+export interface ShipmentLabCost {
+  /** The lab's currency. */
+  currency: string
+  /** Every copy of every item of the shipment. */
+  production: string
+  shipping: string
+  /** The currency the order is priced in, and production + shipping converted to it (one rounding, half-up). */
+  priceCurrency: string
+  costInPriceCurrency: string
+  /** The catalogue version whose costs and rates these are; null for a catalogue read from a file. */
+  catalogueVersion: number | null
+  /** `Moved`: allocated again after a lab gave the work back (a later allocation round), else `Original`. */
+  kind: 'Original' | 'Moved'
 }
 
 /** A request to a lab to cancel a shipment it holds, and how it was answered (docs/pipeline.md#cancellation). */

@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ServiceError } from '../../domain/outcomes.ts'
+import type { LabStatementsService } from '../../services/lab-statements.service.ts'
 import type { LabPushesService } from '../../services/labs/lab-pushes.service.ts'
 import type { LabsService } from '../../services/labs/labs.service.ts'
 import type { RateLimits } from '../rate-limit.ts'
@@ -17,11 +18,14 @@ import {
   LabPushesResponseSchema,
   LabPushResponseSchema,
   LabReportResponseSchema,
+  LabStatementResponseSchema,
+  LabStatementsResponseSchema,
   PrintedBody,
   PushParams,
   RejectBody,
   ShipmentParams,
   ShippedBody,
+  StatementParams,
   TrackingBody,
 } from '../schemas/labs.schema.ts'
 
@@ -36,6 +40,7 @@ export function registerLabRoutes(
   labs: LabsService,
   labPushes: Pick<LabPushesService, 'listPushes' | 'redeliver'>,
   rateLimits: Pick<RateLimits, 'refuseUnauthenticated'>,
+  statements: Pick<LabStatementsService, 'list' | 'read' | 'pdf' | 'csv'>,
 ): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('labCode', '')
@@ -118,6 +123,64 @@ export function registerLabRoutes(
   )
 
   registerCapacityRoutes()
+  registerStatementRoutes(statements)
+
+  /** The lab's payables statements (docs/labs.md#statements): its own only, as JSON, PDF or CSV. */
+  function registerStatementRoutes(service: Pick<LabStatementsService, 'list' | 'read' | 'pdf' | 'csv'>): void {
+    api.get(
+      '/statements',
+      {
+        schema: {
+          ...route('listLabStatements', "This lab's payables statements (self-billing), newest month first"),
+          response: { 200: LabStatementsResponseSchema, ...ErrorResponses },
+        },
+        config: { auth: false },
+      },
+      async (request, reply) => {
+        const statements = (await service.list(request.labCode)).map((statement) => ({
+          number: statement.number,
+          month: statement.month,
+          issuedAt: statement.issuedAt.toISOString(),
+          jobs: statement.shipmentCount,
+          totals: statement.totals,
+        }))
+        return send(reply, outcomeReply(request, 'Ok', { statements }))
+      },
+    )
+    api.get(
+      '/statements/:number',
+      {
+        schema: {
+          ...route(
+            'getLabStatement',
+            "One of this lab's statements: JSON, or the PDF or CSV with a .pdf or .csv suffix or the Accept header",
+          ),
+          params: StatementParams,
+          response: { 200: LabStatementResponseSchema, ...ErrorResponses },
+        },
+        config: { auth: false },
+      },
+      async (request, reply) => {
+        const { number, format } = statementRequest(request.params.number, request.headers.accept)
+        const statement = await service.read(number, request.labCode)
+        // Another lab's statement is as unknown as one never issued.
+        if (!statement) throw new ServiceError('EntityNotFound', `No statement ${number}`)
+        if (format === 'pdf') {
+          return reply
+            .type('application/pdf')
+            .header('content-disposition', `inline; filename="${number}.pdf"`)
+            .send(Buffer.from(await service.pdf(statement)) as never)
+        }
+        if (format === 'csv') {
+          return reply
+            .type('text/csv; charset=utf-8')
+            .header('content-disposition', `attachment; filename="${number}.csv"`)
+            .send(service.csv(statement) as never)
+        }
+        return send(reply, outcomeReply(request, 'Ok', { statement }))
+      },
+    )
+  }
 
   /** The lab's capacity: read and set. */
   function registerCapacityRoutes(): void {
@@ -332,4 +395,17 @@ export function registerLabRoutes(
       },
     )
   }
+}
+
+/** A statement's number and the form asked for: the path's .pdf or .csv suffix, else the Accept header, else JSON. */
+function statementRequest(
+  path: string,
+  accept: string | undefined,
+): { number: string; format: 'json' | 'pdf' | 'csv' } {
+  if (path.endsWith('.pdf')) return { number: path.slice(0, -4), format: 'pdf' }
+  if (path.endsWith('.csv')) return { number: path.slice(0, -4), format: 'csv' }
+  const wanted = (accept ?? '').toLowerCase()
+  if (wanted.includes('application/pdf')) return { number: path, format: 'pdf' }
+  if (wanted.includes('text/csv')) return { number: path, format: 'csv' }
+  return { number: path, format: 'json' }
 }

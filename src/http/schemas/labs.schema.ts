@@ -521,3 +521,70 @@ export const LabCapacityResponseSchema = outcomeResponse(
   Outcome('LabCapacityOutcome', ['Updated', 'Ok'] as const, 'Updated after a report; Ok when read.'),
   { capacity: LabCapacitySchema },
 )
+
+/** A lab payables statement's number, with `.pdf` or `.csv` for the file (docs/labs.md#statements). */
+export const StatementParams = Type.Object({ number: Type.String({ maxLength: 80 }) })
+
+const LabStatementTotalSchema = named(
+  'LabStatementTotal',
+  Type.Object({
+    currency: Type.String({ description: "The lab's currency (ISO 4217)." }),
+    production: Type.String({ description: 'Decimal amount: production of every copy of the jobs owed.' }),
+    shipping: Type.String({ description: 'Decimal amount: their shipping.' }),
+    total: Type.String({ description: 'Decimal amount: what the operator owes the lab in this currency.' }),
+    jobs: Type.Integer({ minimum: 0 }),
+  }),
+)
+
+const LabStatementLineSchema = named(
+  'LabStatementLine',
+  Type.Object({
+    shipmentId: Type.String(),
+    orderId: Type.String(),
+    kind: StringEnum(['Original', 'Moved', 'Reprint'] as const),
+    handedAt: Type.String({ format: 'date-time', description: 'When the job was handed to the lab.' }),
+    outcome: StringEnum(['Shipped', 'Cancelled', 'Rejected'] as const),
+    outcomeAt: Type.String({ format: 'date-time', description: 'When it shipped, or was cancelled or rejected.' }),
+    currency: Type.String(),
+    production: Type.String(),
+    shipping: Type.String(),
+    total: Type.String(),
+  }),
+)
+
+const LabStatementSummarySchema = named(
+  'LabStatementSummary',
+  Type.Object({
+    number: Type.String({ description: 'SB-<LAB>-000001: numbered without gaps per lab.' }),
+    month: Type.String({ description: 'YYYY-MM (UTC): the month whose shipped work it settles.' }),
+    issuedAt: Type.String({ format: 'date-time' }),
+    jobs: Type.Integer({ minimum: 0, description: 'Jobs listed: owed, and cancelled or rejected (not owed).' }),
+    totals: Type.Array(LabStatementTotalSchema),
+  }),
+)
+
+export const LabStatementsResponseSchema = outcomeResponse('LabStatementsResponse', OkOutcome, {
+  statements: Type.Array(LabStatementSummarySchema),
+})
+
+export const LabStatementResponseSchema = outcomeResponse('LabStatementResponse', OkOutcome, {
+  statement: named(
+    'LabStatement',
+    Type.Object({
+      number: Type.String(),
+      labCode: Type.String(),
+      month: Type.String(),
+      issuedAt: Type.String({ format: 'date-time' }),
+      seller: Type.Object({ name: Type.String(), labCode: Type.String(), countryCode: Type.String() }),
+      buyer: Type.Object({
+        name: Type.String(),
+        address: Type.Array(Type.String()),
+        taxNumber: Nullable(Type.String()),
+        email: Nullable(Type.String()),
+      }),
+      owed: Type.Array(LabStatementLineSchema),
+      notOwed: Type.Array(LabStatementLineSchema),
+      totals: Type.Array(LabStatementTotalSchema),
+    }),
+  ),
+})

@@ -20,6 +20,7 @@ import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
+import type { LabStatementsService } from '../lab-statements.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
 import * as accounts from './accounts.ts'
@@ -145,9 +146,22 @@ async function refusedAsText<T>(work: () => Promise<T>): Promise<T | LabRefusal>
 export function consoleLabsOf(
   service: Pick<LabsService, 'setPaused' | 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey'>,
   views: { listLabs(): Promise<AdminLabRow[]> },
+  statements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>,
 ): ConsoleLabs {
   const deps = (actor: AuditActor) => ({ labs: service, actor })
   return {
+    listStatements: (labCode) => labs.listLabStatements({ labStatements: statements }, { lab: labCode }),
+    issueStatement: async (labCode, month) => {
+      try {
+        const made = await labs.labStatement({ labStatements: statements }, { lab: labCode, month })
+        return { number: made.statement.number, issued: made.issued }
+      } catch (error) {
+        if (error instanceof ServiceError) return { refused: error.message }
+        throw error
+      }
+    },
+    statementFile: (labCode, number, format) =>
+      labs.labStatementFile({ labStatements: statements }, { lab: labCode, number, format }),
     listLabs: () => views.listLabs(),
     setPaused: (labCode, paused, actor) =>
       labs.setLabPaused(deps(actor), { lab: labCode, paused }).catch((error: unknown) => {

@@ -8,6 +8,7 @@ import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
+import type { LabStatementsService } from '../lab-statements.service.ts'
 import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
@@ -22,6 +23,8 @@ export interface OperatorContext {
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
+  /** The labs' payables statements (docs/billing.md#lab-payables-statements). */
+  labStatements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>
   catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
   audit: Pick<AuditService, 'list'>
   /** What the revenue views read (services/operator/revenue.ts: revenueSourceOf). */

@@ -3,6 +3,7 @@
 // alike; each front end turns the labs service's refusals into its own errors around them.
 
 import type { LabKeyView } from '../../domain/lab-keys.ts'
+import type { LabStatementContent, LabStatementSummary } from '../../domain/lab-statements.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
 import type { OperatorContext } from './context.ts'
 
@@ -67,4 +68,47 @@ export async function showLabPush(
   input: { lab: string },
 ): Promise<LabPushSettingsView> {
   return deps.labPushes.show(input.lab)
+}
+
+/** What the statement actions run on. */
+export type LabStatementsDeps = Pick<OperatorContext, 'labStatements'>
+
+/**
+ * A lab's payables statement of a month (docs/billing.md#lab-payables-statements): issued now, or the one already
+ * issued; its PDF and CSV, drawn from its fixed content.
+ */
+export async function labStatement(
+  deps: LabStatementsDeps,
+  input: { lab: string; month: string },
+): Promise<{ statement: LabStatementContent; issued: boolean; pdf: Uint8Array; csv: string }> {
+  const { statement, issued } = await deps.labStatements.issue(input.lab, input.month)
+  return { statement, issued, pdf: await deps.labStatements.pdf(statement), csv: deps.labStatements.csv(statement) }
+}
+
+/** A lab's statements, newest month first. */
+export async function listLabStatements(
+  deps: LabStatementsDeps,
+  input: { lab: string },
+): Promise<LabStatementSummary[]> {
+  return deps.labStatements.list(input.lab)
+}
+
+/** One of a lab's statements as a file; undefined for a number the lab has no statement of. */
+export async function labStatementFile(
+  deps: LabStatementsDeps,
+  input: { lab: string; number: string; format: 'pdf' | 'csv' },
+): Promise<{ fileName: string; contentType: string; body: Uint8Array | string } | undefined> {
+  const statement = await deps.labStatements.read(input.number, input.lab)
+  if (!statement) return undefined
+  return input.format === 'pdf'
+    ? {
+        fileName: `${statement.number}.pdf`,
+        contentType: 'application/pdf',
+        body: await deps.labStatements.pdf(statement),
+      }
+    : {
+        fileName: `${statement.number}.csv`,
+        contentType: 'text/csv; charset=utf-8',
+        body: deps.labStatements.csv(statement),
+      }
 }

@@ -12,6 +12,7 @@ import type { CatalogueImport, CatalogueVersionView } from '../../domain/catalog
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
 import type { InvoiceSeller } from '../../domain/invoices.ts'
 import type { LabKeyView } from '../../domain/lab-keys.ts'
+import type { LabStatementTotal } from '../../domain/lab-statements.ts'
 import { parseRevenueQuery, type RevenueReportView } from '../../domain/revenue.ts'
 import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
@@ -39,6 +40,22 @@ export interface StatementFile {
   encoding: 'utf8' | 'base64'
   content: string
   documentCount: number
+}
+
+/** A lab statement as the command line gets it (operation results are JSON: the PDF travels in base64). */
+export interface LabStatementResult {
+  number: string
+  lab: string
+  month: string
+  /** False when the month's statement had already been issued (this is that one). */
+  issued: boolean
+  issuedAt: string
+  /** Jobs owed, and jobs handed over but cancelled or rejected. */
+  owed: number
+  notOwed: number
+  totals: LabStatementTotal[]
+  pdf?: string
+  csv?: string
 }
 
 /**
@@ -95,6 +112,11 @@ export interface OperatorService {
   configureLabPush(input: { lab: string } & LabPushChange): Promise<LabPushSettingsView & { secret?: string }>
   /** A lab's push settings (never the secret, only its start) and delivery health. */
   showLabPush(input: { lab: string }): Promise<LabPushSettingsView>
+  /**
+   * A lab's payables statement of an ended month (YYYY-MM, UTC): issued now, or the one already issued; its PDF
+   * (base64) and CSV when asked for.
+   */
+  labStatement(input: { lab: string; month: string; pdf?: boolean; csv?: boolean }): Promise<LabStatementResult>
   /** Sets the seller printed on invoices issued from now on; `problems` names each field refused. */
   setInvoiceSeller(input: InvoiceSeller): Promise<{ seller: InvoiceSeller } | { problems: Record<string, string> }>
   /** The seller invoices are issued with, and whether one was set (else printroute and the instance). */
@@ -220,6 +242,7 @@ type LabCommands =
   | 'setLabPaused'
   | 'configureLabPush'
   | 'showLabPush'
+  | 'labStatement'
 
 function labCommands(context: OperatorContext): Pick<OperatorService, LabCommands> {
   return {
@@ -238,6 +261,24 @@ function labCommands(context: OperatorContext): Pick<OperatorService, LabCommand
     },
     configureLabPush: (input) => translated(() => labs.configureLabPush(context, input), 2),
     showLabPush: (input) => translated(() => labs.showLabPush(context, input), 2),
+    labStatement: async (input) => {
+      if (typeof input.lab !== 'string' || input.lab === '') throw refused('--lab is required')
+      if (typeof input.month !== 'string') throw refused('--month is required (YYYY-MM)')
+      const made = await translated(() => labs.labStatement(context, { lab: input.lab, month: input.month }), 2)
+      const { statement } = made
+      return {
+        number: statement.number,
+        lab: statement.labCode,
+        month: statement.month,
+        issued: made.issued,
+        issuedAt: statement.issuedAt,
+        owed: statement.owed.length,
+        notOwed: statement.notOwed.length,
+        totals: statement.totals,
+        ...(input.pdf === true ? { pdf: Buffer.from(made.pdf).toString('base64') } : {}),
+        ...(input.csv === true ? { csv: made.csv } : {}),
+      }
+    },
   }
 }
 

@@ -169,7 +169,12 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
       return { ...applied, planned: [], unavailableItemIds, ...deliverBy }
     }
     const ids = await drawShipmentIds(tx, result.shipments.length)
-    const planned = result.shipments.map((shipment, index) => ({ ...shipment, id: ids[index] as string }))
+    // A later round allocates work a lab gave back: its shipments are the work moved to another lab.
+    const planned = result.shipments.map((shipment, index) => ({
+      ...shipment,
+      id: ids[index] as string,
+      ...(shipment.labCost && !firstAllocation ? { labCost: { ...shipment.labCost, kind: 'Moved' as const } } : {}),
+    }))
     await deps.labRoom.countJobsGiven(order, tx, planned)
     if (catalogueVersion !== null) pipeline.catalogueVersion = catalogueVersion
     const applied = applyAllocation(document, pipeline, round, planned, [], clock.now())

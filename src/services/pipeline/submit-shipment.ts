@@ -6,11 +6,13 @@ import type { Clock } from '../../adapters/clock.ts'
 import type { Database, Queryable } from '../../adapters/database.ts'
 import type { Environment } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
+import { shipmentCostOf } from '../../domain/lab-statements.ts'
 import { packingSlipBlobKey, packingSlipContent, recordPackingSlipPdf } from '../../domain/packing-slip.ts'
 import type { PipelineOrder, Transition } from '../../domain/pipeline/pipeline-order.ts'
 import { recordSubmitted } from '../../domain/pipeline/submit-shipment.ts'
 import { upsertLabJob } from '../../repositories/lab-jobs.repository.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
+import { insertShipmentCost } from '../../repositories/shipment-costs.repository.ts'
 import type { ServiceLogger } from '../observability.ts'
 import { orderLogFields, submitLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
@@ -86,6 +88,9 @@ export function createSubmitShipment(deps: SubmitShipmentDeps): SubmitShipment {
       },
       clock.now(),
     )
+    // What the lab is owed for it, recorded with the hand-off (once: a re-run's row is already there).
+    const cost = shipmentCostOf(order, shipmentId, clock.now())
+    if (cost) await insertShipmentCost(tx, cost)
     const { connector } = labConnectorFor(order.environment, deps.settings, deps.simulatedLabs)
     result.jobs.push(...connector.afterSubmit(order, shipmentId))
     return result

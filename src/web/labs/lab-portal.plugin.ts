@@ -4,6 +4,7 @@
 // operations the lab API uses (`PortalLabs`, filled by app.ts with the labs service), so the portal can do
 // nothing the lab API cannot. The dashboard's stylesheet, htmx-free markup, CSP and CSRF rules apply.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { LabStatementsWork } from '../../domain/lab-statements.ts'
 import type { LabSessionCaller, SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, DASHBOARD_PATH, type Notice, pageDocument, signInCard } from '../kit/layout.ts'
@@ -11,6 +12,7 @@ import { noticeCookie } from '../kit/page-replies.ts'
 import { registerSessionSite, type SessionSite } from '../kit/session-site.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
 import { LAB_PORTAL_PATH, type Portal, type PortalPage, type SignedInLab } from './lab-portal-context.ts'
+import { registerPortalStatementPages, STATEMENTS_TITLE } from './lab-statements.pages.ts'
 
 /** The portal's session cookie: its own name and path, so a merchant's dashboard session never meets it. */
 export const LAB_SESSION_COOKIE = 'printroute_lab_session'
@@ -19,6 +21,8 @@ const NOTICE_COOKIE = 'printroute_lab_notice'
 export interface LabPortalOptions {
   sessions: SessionsService
   labs: PortalLabs
+  /** The labs' payables statements: the Statements page (absent: no such page). */
+  statements?: LabStatementsWork
   /** The Live server's public URL: the signed print file links (previews) are served from it. */
   publicUrl: () => string
   /** Counts a sign-in with a key that is not valid against the address's budget, as the dashboard does. */
@@ -33,7 +37,7 @@ const crossSiteNotice: Notice = {
 function renderPortalPage(page: PortalPage & { signedIn?: SignedInLab | null; notice: Notice | null }): string {
   const signedIn = page.signedIn
   const navigation = signedIn
-    ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li></ul></nav>
+    ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li><li><a href="${LAB_PORTAL_PATH}/statements"${page.title === STATEMENTS_TITLE ? html` aria-current="page"` : ''}>Statements</a></li></ul></nav>
 <form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
   return pageDocument({
@@ -113,6 +117,9 @@ export async function registerLabPortal(app: FastifyInstance, options: LabPortal
     signedIn: (request, lab, csrfToken) => {
       request.signedInLab = { lab, csrfToken }
     },
-    pages: (pages) => registerPortalPages(pages, portal, options.labs),
+    pages: (pages) => {
+      registerPortalPages(pages, portal, options.labs)
+      if (options.statements) registerPortalStatementPages(pages, portal, options.statements)
+    },
   })
 }

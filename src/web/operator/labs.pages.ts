@@ -2,11 +2,13 @@
 // paused (with the buttons to pause and resume it), its jobs in flight and those overdue against their ship-by
 // date, its rejection rate and its median time from submission to dispatch. Live work only: the Sandbox's labs are
 // simulated. A lab's own page holds its keys for the lab API and portal: create, rotate with an overlap, revoke
-// (after a confirmation); a new key is shown on the page that made it, once.
+// (after a confirmation); a new key is shown on the page that made it, once. It also lists the lab's payables
+// statements (docs/billing.md#lab-payables-statements) with their PDF and CSV, and issues one for a month.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AdminLabPushHealth, AdminLabRow } from '../../domain/admin-views.ts'
 import type { ConsoleLabs } from '../../domain/console-sections.ts'
 import type { LabKeyView } from '../../domain/lab-keys.ts'
+import type { LabStatementSummary } from '../../domain/lab-statements.ts'
 import { DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
@@ -146,6 +148,43 @@ ${
 </section>`
 }
 
+/** The month before `now`'s (UTC), YYYY-MM: the statement form's suggestion. */
+function lastMonth(now: Date): string {
+  const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1))
+  return first.toISOString().slice(0, 7)
+}
+
+function labStatementsCard(labCode: string, statements: LabStatementSummary[], csrfToken: string): Html {
+  const file = (number: string, extension: 'pdf' | 'csv') =>
+    labPath(labCode, `/statements/${encodeURIComponent(number)}.${extension}`)
+  return html`<section class="card" aria-labelledby="lab-statements-heading">
+<h2 id="lab-statements-heading">Statements</h2>
+<p class="muted">Self-billing statements of what the lab is owed: the Live jobs it shipped in a month at the costs agreed
+when each was handed over, issued on the lab's behalf. The month's statement is issued on the 1st of the next; a month
+with nothing shipped has none.</p>
+<form method="post" action="${labPath(labCode, '/statements')}" class="inline-form">${csrfField(csrfToken)}
+<div class="field"><label for="statement-month">Month (YYYY-MM, UTC)</label>
+<input id="statement-month" name="month" required pattern="[0-9]{4}-[0-9]{2}" value="${lastMonth(new Date())}"></div>
+<div><button type="submit" class="button-quiet">Generate for month</button></div></form>
+${
+  statements.length === 0
+    ? html`<p class="empty">No statements yet.</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="lab-statements-caption"><table class="table lab-statements"><caption id="lab-statements-caption" class="visually-hidden">Statements of lab ${labCode}, newest month first</caption>
+<thead><tr><th scope="col">Number</th><th scope="col">Month</th><th scope="col">Issued</th><th scope="col" class="number">Jobs</th><th scope="col" class="number">Owed</th><th scope="col">Files</th></tr></thead>
+<tbody>${statements.map(
+        (statement) => html`<tr data-statement="${statement.number}">
+<th scope="row">${statement.number}</th>
+<td>${statement.month}</td>
+<td>${formatTime(statement.issuedAt.toISOString())}</td>
+<td class="number">${String(statement.shipmentCount)}</td>
+<td class="number">${statement.totals.map((total) => `${total.total} ${total.currency}`).join(', ')}</td>
+<td><a href="${file(statement.number, 'pdf')}">PDF</a> <a href="${file(statement.number, 'csv')}">CSV</a></td>
+</tr>`,
+      )}</tbody></table></div>`
+}
+</section>`
+}
+
 export function registerLabsPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleLabs): void {
   pages.get('/labs', async (request, reply) => {
     const labs = await deps.listLabs()
@@ -196,7 +235,11 @@ ${labsTable(labs, request.signedInOperator.csrfToken)}`,
     labCode: string,
     input: { newKey?: string; notice?: Notice; status?: number } = {},
   ): Promise<FastifyReply> {
-    const [labs, keys] = await Promise.all([deps.listLabs(), deps.listKeys(labCode)])
+    const [labs, keys, statements] = await Promise.all([
+      deps.listLabs(),
+      deps.listKeys(labCode),
+      deps.listStatements(labCode),
+    ])
     const lab = labs.find((candidate) => candidate.code === labCode)
     if (!lab || !keys) return sendNotFound(request, reply, labCode)
     const { csrfToken } = request.signedInOperator
@@ -215,8 +258,51 @@ ${keyOnce(lab.code, input.newKey)}
 <div><dt>Jobs in flight</dt><dd>${String(lab.jobsInFlight)}</dd></div>
 <div><dt>New work</dt><dd>${pauseForm(lab, csrfToken)}</dd></div>
 </dl>
-${labKeysCard(lab.code, keys, csrfToken)}`,
+${labKeysCard(lab.code, keys, csrfToken)}
+${labStatementsCard(lab.code, statements, csrfToken)}`,
     })
+  }
+
+  registerStatementRoutes()
+
+  /** A lab's statements: one issued for a month, and their files. */
+  function registerStatementRoutes(): void {
+    pages.post<{ Params: { labCode: string }; Body: Form }>('/labs/:labCode/statements', async (request, reply) => {
+      const { labCode } = request.params
+      const month = field(request.body, 'month').trim()
+      const result = await deps.issueStatement(labCode, month)
+      if ('refused' in result) {
+        return sendLab(request, reply, labCode, { status: 400, notice: { kind: 'error', text: result.refused } })
+      }
+      const text = result.issued
+        ? `Issued statement ${result.number} for ${month}.`
+        : `Statement ${result.number} for ${month} had already been issued: nothing changed.`
+      return console.redirect(reply, labPath(labCode), { kind: 'success', text })
+    })
+
+    pages.get<{ Params: { labCode: string; file: string } }>(
+      '/labs/:labCode/statements/:file',
+      async (request, reply) => {
+        const { labCode, file } = request.params
+        const match = /^(.+)\.(pdf|csv)$/.exec(file)
+        const found = match
+          ? await deps.statementFile(labCode, match[1] as string, match[2] as 'pdf' | 'csv')
+          : undefined
+        if (!found) {
+          return console.sendPage(request, reply, {
+            section: 'labs',
+            title: 'Not found',
+            status: 404,
+            content: html`<h1>Not found</h1><p>Lab <code>${labCode}</code> has no statement <code>${file}</code>.</p>
+  <p><a href="${labPath(labCode)}">Back to the lab</a></p>`,
+          })
+        }
+        return reply
+          .type(found.contentType)
+          .header('content-disposition', `attachment; filename="${found.fileName}"`)
+          .send(typeof found.body === 'string' ? found.body : Buffer.from(found.body))
+      },
+    )
   }
 
   pages.get<{ Params: { labCode: string } }>('/labs/:labCode', (request, reply) =>
