@@ -23,6 +23,7 @@ import {
   consoleCatalogueOf,
   consoleInvoicesOf,
   consoleLabsOf,
+  consoleOperatorsOf,
 } from '../services/operator/console-sections.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
 import { registerLabPortal } from '../web/labs/lab-portal.plugin.ts'
@@ -34,6 +35,7 @@ import { registerCallbacksPages } from '../web/operator/callbacks.pages.ts'
 import { registerCataloguePages } from '../web/operator/catalogue.pages.ts'
 import { registerInvoicesPages } from '../web/operator/invoices.pages.ts'
 import { registerLabsPages } from '../web/operator/labs.pages.ts'
+import { registerOperatorsPages } from '../web/operator/operators.pages.ts'
 import { registerOrdersPages } from '../web/operator/orders.pages.ts'
 import type { ApplicationOptions } from './options.ts'
 import type { Services } from './services.ts'
@@ -195,6 +197,7 @@ function consoleOf(
           imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
           limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
           accounts: consoleAccountsOf(services.accounts, services.payments),
+          sellerConfigured: async () => (await services.invoices.seller()).configured,
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
             (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
@@ -204,6 +207,7 @@ function consoleOf(
             (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
             (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
             (pages, console) => registerAuditPages(pages, console, consoleAuditOf(services.audit)),
+            (pages, console) => registerOperatorsPages(pages, console, consoleOperatorsOf(services.operators)),
           ],
         }),
       { prefix: ADMIN_PATH },
