@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account, ApiKeyView } from '../../domain/accounts.ts'
 import { ADDRESS_VALIDATION_MODES } from '../../domain/address-rules.ts'
 import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
+import type { AuditActor } from '../../domain/audit.ts'
 import type {
   ConsoleAccountSettings,
   ConsoleAccountSettingsChange,
@@ -204,6 +205,36 @@ const SETTING_WORDS: Record<string, string> = {
   addressValidation: 'Address checks',
   callbackEvents: 'Callback events',
   sandboxScenario: 'Default scenario',
+}
+
+/** Saves a settings form of an account's page: what it changed, in words; a refusal is thrown as a ServiceError. */
+async function saveSettings(deps: ConsoleAccounts, accountId: string, body: Form, actor: AuditActor): Promise<string> {
+  const given = field(body, 'environment')
+  const environment = ENVIRONMENTS.find((candidate) => candidate === given)
+  if (given !== '' && environment === undefined)
+    throw new ServiceError('ValidationFailed', 'Environment: choose Sandbox or Live.')
+  const now = await deps.settings(accountId)
+  const wanted = settingsChange(body, now[environment ?? 'live'], environment)
+  if ('problem' in wanted) throw new ServiceError('ValidationFailed', wanted.problem)
+  const fields = Object.keys(wanted.change)
+  const what = environment ? `${environmentName(environment)} settings` : 'pause window'
+  if (fields.length === 0) return `Nothing changed in the ${what}.`
+  const result = await deps.updateSettings(
+    accountId,
+    wanted.change,
+    // The pause window is the account's: one change (through Live's settings) sets it for both.
+    [environment ?? 'live'],
+    actor,
+  )
+  if ('problems' in result) {
+    throw new ServiceError(
+      'ValidationFailed',
+      Object.entries(result.problems)
+        .map(([name, reason]) => `${SETTING_WORDS[name] ?? name}: ${reason}`)
+        .join('; '),
+    )
+  }
+  return `Saved the ${what}: ${fields.map((name) => SETTING_WORDS[name] ?? name).join(', ')}.`
 }
 
 function suspensionCard(account: Account, csrfToken: string): Html {
@@ -462,37 +493,11 @@ ${ledgerCard(ledger)}`,
     })
   })
 
-  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/settings', (request, reply) => {
-    const { accountId } = request.params
-    const given = field(request.body, 'environment')
-    const environment = ENVIRONMENTS.find((candidate) => candidate === given)
-    return action(reply, accountId, async () => {
-      if (given !== '' && environment === undefined)
-        throw new ServiceError('ValidationFailed', 'Environment: choose Sandbox or Live.')
-      const now = await deps.settings(accountId)
-      const wanted = settingsChange(request.body, now[environment ?? 'live'], environment)
-      if ('problem' in wanted) throw new ServiceError('ValidationFailed', wanted.problem)
-      const fields = Object.keys(wanted.change)
-      const what = environment ? `${environmentName(environment)} settings` : 'pause window'
-      if (fields.length === 0) return `Nothing changed in the ${what}.`
-      const result = await deps.updateSettings(
-        accountId,
-        wanted.change,
-        // The pause window is the account's: one change (through Live's settings) sets it for both.
-        [environment ?? 'live'],
-        operatorOf(request),
-      )
-      if ('problems' in result) {
-        throw new ServiceError(
-          'ValidationFailed',
-          Object.entries(result.problems)
-            .map(([name, reason]) => `${SETTING_WORDS[name] ?? name}: ${reason}`)
-            .join('; '),
-        )
-      }
-      return `Saved the ${what}: ${fields.map((name) => SETTING_WORDS[name] ?? name).join(', ')}.`
-    })
-  })
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/settings', (request, reply) =>
+    action(reply, request.params.accountId, () =>
+      saveSettings(deps, request.params.accountId, request.body, operatorOf(request)),
+    ),
+  )
 
   pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/top-up', (request, reply) => {
     const { accountId } = request.params

@@ -88,7 +88,7 @@ const SELLER_PAGE = `${ADMIN_PATH}/invoices/seller`
 
 /** The banner every signed-in page shows until the seller is set. */
 function sellerBanner(): Html {
-  return html`<div class="notice notice-info seller-banner" role="status" data-seller-banner>No seller is set for invoices:
+  return html`<div class="notice notice-info seller-banner" data-seller-banner>No seller is set for invoices:
 documents name printroute and this instance. Set your business's name and address on the
 <a href="${SELLER_PAGE}">Seller page</a> (or with <code>printroute invoices seller --name NAME --address LINE</code>) before taking real orders.</div>`
 }
