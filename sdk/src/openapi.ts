@@ -689,6 +689,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/account/statements/{month}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's statement of a month in this environment: its invoices and credit notes, totalled */
+        get: operations["getAccountStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/audit": {
         parameters: {
             query?: never;
@@ -1120,6 +1137,26 @@ export interface components {
         AccountSettingsResponse: {
             outcome: components["schemas"]["AccountSettingsOutcome"];
             settings: components["schemas"]["AccountSettings"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** AccountStatement */
+        AccountStatement: {
+            month: string;
+            /**
+             * @description The caller's environment, whose documents these are.
+             * @enum {string}
+             */
+            environment: "live" | "sandbox";
+            /** @description The invoices and credit notes issued in the month. */
+            documentCount: number;
+            /** @description One per currency; empty for a month with none. */
+            totals: components["schemas"]["StatementTotals"][];
+        };
+        /** AccountStatementResponse */
+        AccountStatementResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            statement: components["schemas"]["AccountStatement"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -2882,6 +2919,18 @@ export interface components {
          * @enum {string}
          */
         Stage: "InProgress" | "Complete" | "Cancelled";
+        /** StatementTotals */
+        StatementTotals: {
+            currency: string;
+            /** @description The month's invoices, summed (decimal, two places). */
+            invoiced: string;
+            /** @description The month's credit notes, summed (negative or 0.00). */
+            credited: string;
+            /** @description The tax in both. */
+            tax: string;
+            /** @description invoiced + credited. */
+            net: string;
+        };
         /** Subdivision */
         Subdivision: {
             /** @description The ISO 3166-2 code without its country prefix (CA for US-CA). */
@@ -5229,6 +5278,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountInvoicesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description YYYY-MM: the month, in UTC. */
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountStatementResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -21,6 +21,7 @@ import {
   isInvoiceNumber,
   parseStatementMonth,
   type Statement,
+  type StatementTotals,
   sellerProblems,
   statementTotals,
   type TaxRateOfLine,
@@ -93,6 +94,14 @@ export interface AccountInvoiceView extends InvoiceView {
   orderId: string
 }
 
+/** A month's statement of the caller's account as the merchant API shows it: its totals per currency. */
+export interface AccountStatementView {
+  month: string
+  environment: Environment
+  documentCount: number
+  totals: StatementTotals[]
+}
+
 /** A page of the caller's account's documents, newest first. */
 export interface AccountInvoicesQuery {
   top: number
@@ -121,6 +130,8 @@ export interface InvoicesService {
     caller: Caller,
     query: AccountInvoicesQuery,
   ): Promise<{ invoices: AccountInvoiceView[]; hasMore: boolean }>
+  /** The caller's environment's statement of one month (`YYYY-MM`, UTC): what the operator's statement totals. */
+  accountStatement(caller: Caller, month: string): Promise<AccountStatementView>
   /** A document's PDF, drawn from what was fixed at issue; undefined for an unknown number. */
   pdfOf(number: string): Promise<{ content: InvoiceContent; pdf: Uint8Array } | undefined>
   /** Documents across accounts, newest first (the console). */
@@ -178,6 +189,10 @@ export function createInvoicesService(deps: InvoicesDeps): InvoicesService {
           .map((document) => ({ ...toView(deps, document), orderId: formatId('ord', document.orderNumber) })),
         hasMore: documents.length > query.top,
       }
+    },
+    async accountStatement(caller, month) {
+      const made = await statement(deps, caller.accountId, caller.environment, month)
+      return { month, environment: caller.environment, documentCount: made.documents.length, totals: made.totals }
     },
     async pdfOf(number) {
       if (!isInvoiceNumber(number)) return undefined

@@ -174,11 +174,51 @@ for (const kind of databaseKinds) {
       assert.equal((await list('live', shop.liveKey, '?top=0')).status, 400)
     })
 
-    test('both need the account:read scope', async () => {
+    test("a month's statement: its environment's documents of the caller's account, totalled per currency", async () => {
+      const month = t.clock.now().toISOString().slice(0, 7)
+      const statementOf = async (server: 'live' | 'sandbox', key: string, of: string) => {
+        const response = await t[server]({ method: 'GET', url: `/v4.0/account/statements/${of}` }, key)
+        return { status: response.statusCode, body: json(response) }
+      }
+      const live = await statementOf('live', shop.liveKey, month)
+      assert.equal(live.status, 200)
+      const [first, second, refund] = shopTotals as [bigint, bigint, bigint]
+      const amount = (minor: bigint) =>
+        `${minor < 0n ? '-' : ''}${(minor < 0n ? -minor : minor) / 100n}.${String((minor < 0n ? -minor : minor) % 100n).padStart(2, '0')}`
+      assert.equal(live.body.statement.month, month)
+      assert.equal(live.body.statement.environment, 'live')
+      assert.equal(live.body.statement.documentCount, 3)
+      assert.equal(live.body.statement.totals.length, 1)
+      assert.deepEqual(
+        (({ currency, invoiced, credited, net }) => ({ currency, invoiced, credited, net }))(
+          live.body.statement.totals[0],
+        ),
+        {
+          currency: 'GBP',
+          invoiced: amount(first + second),
+          credited: amount(refund),
+          net: amount(first + second + refund),
+        },
+      )
+      // The operator's statement of the same month says the same.
+      const operators = await t.app.services.invoices.statement(Number(shop.id.slice(4)), 'live', month)
+      assert.deepEqual(live.body.statement.totals, operators.totals)
+
+      assert.equal((await statementOf('sandbox', shop.sandboxKey, month)).body.statement.documentCount, 1)
+      assert.equal((await statementOf('live', other.liveKey, month)).body.statement.documentCount, 1)
+      const empty = await statementOf('live', shop.liveKey, '2001-01')
+      assert.deepEqual(empty.body.statement.totals, [])
+      assert.equal(empty.body.statement.documentCount, 0)
+      const bad = await statementOf('live', shop.liveKey, '2026-3')
+      assert.equal(bad.status, 400)
+      assert.equal(bad.body.failures.month[0].code, 'InvalidFormat')
+    })
+
+    test('each needs the account:read scope', async () => {
       const { key } = await t.app.services.accounts.createApiKey(shop.id, 'live', TEST_ACTOR, {
         scopes: ['orders:read'] satisfies KeyScope[],
       })
-      for (const url of ['/v4.0/account/billing', '/v4.0/account/invoices']) {
+      for (const url of ['/v4.0/account/billing', '/v4.0/account/invoices', '/v4.0/account/statements/2026-03']) {
         const response = await t.live({ method: 'GET', url }, key)
         assert.equal(response.statusCode, 403, url)
         assert.equal(json(response).data.scope, 'account:read')
@@ -223,9 +263,17 @@ for (const kind of databaseKinds) {
         const empty = await page('live', await signIn(shop, 'live'), '?month=2001-01')
         assert.deepEqual(rows(empty), [])
         assert.match(empty, /No invoices or credit notes in 2001-01\./)
+        assert.match(empty, /data-statement="2001-01"[\s\S]*No documents: nothing invoiced or credited\./)
+        const month = t.clock.now().toISOString().slice(0, 7)
+        const thisMonth = await page('live', await signIn(shop, 'live'), `?month=${month}`)
+        assert.deepEqual(rows(thisMonth), ['CN-000001', 'INV-000002', 'INV-000001'])
+        const net = `${owed / 100n}.${String(owed % 100n).padStart(2, '0')}`
+        assert.match(thisMonth, new RegExp(`<dd data-statement-net>${net.replace('.', '\\.')} GBP</dd>`))
+        assert.match(thisMonth, /3 documents\./)
         const bad = await page('live', await signIn(shop, 'live'), '?month=March')
         assert.match(bad, /Month: choose a month such as 2026-03, not &quot;March&quot;\./)
         assert.deepEqual(rows(bad), ['CN-000001', 'INV-000002', 'INV-000001'])
+        assert.doesNotMatch(bad, /data-statement=/)
       })
 
       test('a prepaid account: its balance and price list; Sandbox shows its own documents and no money', async () => {

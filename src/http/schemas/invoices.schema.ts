@@ -87,3 +87,30 @@ const AccountBillingSchema = named(
 export const AccountBillingResponseSchema = outcomeResponse('AccountBillingResponse', OkOutcome, {
   billing: AccountBillingSchema,
 })
+
+export const AccountStatementParamsSchema = Type.Object({
+  month: Type.String({ maxLength: 7, description: 'YYYY-MM: the month, in UTC.' }),
+})
+
+const StatementTotalsSchema = named(
+  'StatementTotals',
+  Type.Object({
+    currency: Type.String(),
+    invoiced: Type.String({ description: "The month's invoices, summed (decimal, two places)." }),
+    credited: Type.String({ description: "The month's credit notes, summed (negative or 0.00)." }),
+    tax: Type.String({ description: 'The tax in both.' }),
+    net: Type.String({ description: 'invoiced + credited.' }),
+  }),
+)
+
+export const AccountStatementResponseSchema = outcomeResponse('AccountStatementResponse', OkOutcome, {
+  statement: named(
+    'AccountStatement',
+    Type.Object({
+      month: Type.String(),
+      environment: StringEnum(['live', 'sandbox'] as const, "The caller's environment, whose documents these are."),
+      documentCount: Type.Integer({ description: 'The invoices and credit notes issued in the month.' }),
+      totals: Type.Array(StatementTotalsSchema, { description: 'One per currency; empty for a month with none.' }),
+    }),
+  ),
+})

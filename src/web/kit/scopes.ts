@@ -94,7 +94,10 @@ export const DASHBOARD_USES = {
     routes: ['GET /v4.0/account/keys', 'POST /v4.0/account/keys', 'POST /v4.0/account/keys/:prefix/revoke'],
   },
   /** The Billing page: the account's billing and its invoices and credit notes. */
-  readBilling: { scope: 'account:read', routes: ['GET /v4.0/account/billing', 'GET /v4.0/account/invoices'] },
+  readBilling: {
+    scope: 'account:read',
+    routes: ['GET /v4.0/account/billing', 'GET /v4.0/account/invoices', 'GET /v4.0/account/statements/:month'],
+  },
   /** The Activity view (the audit trail). */
   readActivity: { scope: 'account:read', routes: ['GET /v4.0/account/audit'] },
 } as const satisfies Record<string, DashboardUse>

@@ -1,7 +1,7 @@
 // Billing: the account's billing (mode, currency, the prepaid balance or what an invoice account owes, the price
 // list it buys on) and its invoices and credit notes in this environment, newest first, each with its PDF; a month
-// narrows the list to what that month's statement holds. Read through GET /v4.0/account/billing and
-// GET /v4.0/account/invoices (docs/dashboard.md#billing).
+// narrows the list to what that month's statement holds and shows the statement's totals. Read through
+// GET /v4.0/account/billing, /account/invoices and /account/statements/{month} (docs/dashboard.md#billing).
 import type { FastifyInstance } from 'fastify'
 import { parseStatementMonth } from '../../domain/invoices.ts'
 import { formatMoney, formatTime, type Money } from '../kit/format.ts'
@@ -32,6 +32,32 @@ interface AccountInvoice {
   totalCost: Money
   totalTax: Money
   pdfUrl: string
+}
+
+/** A month's statement as GET /v4.0/account/statements/{month} answers it. */
+interface AccountStatement {
+  month: string
+  documentCount: number
+  totals: { currency: string; invoiced: string; credited: string; tax: string; net: string }[]
+}
+
+/** The chosen month's statement: its totals per currency, as the operator's statement sums them. */
+function statementCard(statement: AccountStatement): Html {
+  const count = `${statement.documentCount} document${statement.documentCount === 1 ? '' : 's'}`
+  return html`<section class="card statement" aria-labelledby="statement-heading" data-statement="${statement.month}">
+<h3 id="statement-heading">Statement of ${statement.month}</h3>
+${
+  statement.totals.length === 0
+    ? html`<p class="muted">No documents: nothing invoiced or credited.</p>`
+    : html`<dl class="facts">${statement.totals.map(
+        (total) => html`<div><dt>Invoiced</dt><dd>${total.invoiced} ${total.currency}</dd></div>
+<div><dt>Credited</dt><dd>${total.credited} ${total.currency}</dd></div>
+<div><dt>Tax in both</dt><dd>${total.tax} ${total.currency}</dd></div>
+<div><dt>Net</dt><dd data-statement-net>${total.net} ${total.currency}</dd></div>`,
+      )}</dl>
+<p class="muted small">${count}. The operator can send this statement as a CSV or PDF.</p>`
+}
+</section>`
 }
 
 interface BillingQuery {
@@ -104,18 +130,20 @@ export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard
     // A month that is not YYYY-MM is left out of the call and said so, rather than refused by the API.
     const month = wanted !== '' && parseStatementMonth(wanted) ? wanted : undefined
     const skip = skipOf(request.query.skip)
-    const [billing, documents] = await Promise.all([
+    const [billing, documents, statement] = await Promise.all([
       api.get<{ billing: AccountBilling }>('/account/billing'),
       listPage<AccountInvoice>(
         api,
         { path: '/account/invoices', key: 'invoices', query: { month }, skip, pageSize: BILLING_PAGE_SIZE },
         { noun: 'documents', urlOf: (offset) => pageUrl(month, offset), labels: ['Newer', 'Older'] },
       ),
+      month ? api.get<{ statement: AccountStatement }>(`/account/statements/${month}`) : undefined,
     ])
     const badMonth = wanted !== '' && month === undefined
     const notice =
       errorNotice(billing) ??
       errorNotice(documents.answer) ??
+      (statement ? errorNotice(statement) : undefined) ??
       (badMonth ? { kind: 'error' as const, text: `Month: choose a month such as 2026-03, not "${wanted}".` } : null)
     const sandbox = dashboard.environment === 'sandbox'
     const table =
@@ -140,6 +168,7 @@ ${billing.ok ? factsCard(billing.body.billing) : ''}
 <input id="billing-month" name="month" type="month" value="${wanted}" placeholder="2026-03" pattern="[0-9]{4}-[0-9]{2}"></div>
 <div class="field field-buttons"><button type="submit">Show</button>${wanted !== '' ? html` <a href="${DASHBOARD_PATH}/billing">All months</a>` : ''}</div>
 </form>
+${statement?.ok ? statementCard(statement.body.statement) : ''}
 ${table}
 ${documents.pages}
 </section>`,
