@@ -715,6 +715,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/account/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's billing: mode, currency, prepaid balance or what is owed, price list */
+        get: operations["getAccountBilling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/account/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's invoices and credit notes in this environment, newest first, with links to their PDFs */
+        get: operations["listAccountInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/account/statements/{month}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's statement of a month in this environment: its invoices and credit notes, totalled */
+        get: operations["getAccountStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/audit": {
         parameters: {
             query?: never;
@@ -1054,6 +1105,64 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** AccountBilling */
+        AccountBilling: {
+            /**
+             * @description The caller's environment.
+             * @enum {string}
+             */
+            environment: "live" | "sandbox";
+            /**
+             * @description How Live charges are settled: invoice (billed afterwards) or prepaid (taken from the balance).
+             * @enum {string}
+             */
+            billingMode: "invoice" | "prepaid";
+            /** @description The billing currency (ISO 4217): orders are charged in it. */
+            currency: string;
+            balance: components["schemas"]["Money"] | null;
+            openAmount: components["schemas"]["Money"] | null;
+            /** @description The catalogue price list the account buys on; null: the catalogue's default. */
+            priceList: string | null;
+        };
+        /** AccountBillingResponse */
+        AccountBillingResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            billing: components["schemas"]["AccountBilling"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** AccountInvoice */
+        AccountInvoice: {
+            /** @description Gapless per series: Live invoices INV-000001..., Live credit notes CN-000001..., Sandbox SBX-INV-000001... and SBX-CN-000001.... The charge's prodigiInvoiceNumber holds it. */
+            number: string;
+            /**
+             * @description A Refund charge gets a credit note, any other an invoice.
+             * @enum {string}
+             */
+            kind: "Invoice" | "CreditNote";
+            chargeId: string;
+            /** Format: date-time */
+            issuedAt: string;
+            /** @enum {string} */
+            environment: "live" | "sandbox";
+            currency: string;
+            totalCost: components["schemas"]["Money"];
+            totalTax: components["schemas"]["Money"];
+            /** @description A signed link to the PDF, valid for the file link lifetime (7 days by default) on this environment's address; no API key needed. Expired: 410 LinkExpired (list the invoices again for a fresh link). */
+            pdfUrl: string;
+            /** @description The order the document was issued for (ord_<number>). */
+            orderId: string;
+        };
+        /** AccountInvoicesResponse */
+        AccountInvoicesResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            invoices: components["schemas"]["AccountInvoice"][];
+            hasMore: boolean;
+            /** @description The next (older) page; null on the last page. */
+            nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** AccountSettings */
         AccountSettings: {
             /** @description sandbox or live: the caller's environment, whose settings these are. */
@@ -1108,6 +1217,26 @@ export interface components {
         AccountSettingsResponse: {
             outcome: components["schemas"]["AccountSettingsOutcome"];
             settings: components["schemas"]["AccountSettings"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** AccountStatement */
+        AccountStatement: {
+            month: string;
+            /**
+             * @description The caller's environment, whose documents these are.
+             * @enum {string}
+             */
+            environment: "live" | "sandbox";
+            /** @description The invoices and credit notes issued in the month. */
+            documentCount: number;
+            /** @description One per currency; empty for a month with none. */
+            totals: components["schemas"]["StatementTotals"][];
+        };
+        /** AccountStatementResponse */
+        AccountStatementResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            statement: components["schemas"]["AccountStatement"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -2905,6 +3034,18 @@ export interface components {
          * @enum {string}
          */
         Stage: "InProgress" | "Complete" | "Cancelled";
+        /** StatementTotals */
+        StatementTotals: {
+            currency: string;
+            /** @description The month's invoices, summed (decimal, two places). */
+            invoiced: string;
+            /** @description The month's credit notes, summed (negative or 0.00). */
+            credited: string;
+            /** @description The tax in both. */
+            tax: string;
+            /** @description invoiced + credited. */
+            net: string;
+        };
         /** Subdivision */
         Subdivision: {
             /** @description The ISO 3166-2 code without its country prefix (CA for US-CA). */
@@ -5308,6 +5449,101 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountBilling: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountBillingResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAccountInvoices: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM: only the documents issued in that month (UTC), as a statement lists them. */
+                month?: string;
+                top?: number;
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountInvoicesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description YYYY-MM: the month, in UTC. */
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountStatementResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -23,6 +23,7 @@ import {
   consoleCatalogueOf,
   consoleInvoicesOf,
   consoleLabsOf,
+  consoleOperatorsOf,
   consoleRevenueOf,
 } from '../services/operator/console-sections.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
@@ -35,6 +36,7 @@ import { registerCallbacksPages } from '../web/operator/callbacks.pages.ts'
 import { registerCataloguePages } from '../web/operator/catalogue.pages.ts'
 import { registerInvoicesPages } from '../web/operator/invoices.pages.ts'
 import { registerLabsPages } from '../web/operator/labs.pages.ts'
+import { registerOperatorsPages } from '../web/operator/operators.pages.ts'
 import { registerOrdersPages } from '../web/operator/orders.pages.ts'
 import { registerRevenuePages } from '../web/operator/revenue.pages.ts'
 import type { ApplicationOptions } from './options.ts'
@@ -199,6 +201,7 @@ function consoleOf(
           imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
           limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
           accounts: consoleAccountsOf(services.accounts, services.payments),
+          sellerConfigured: async () => (await services.invoices.seller()).configured,
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
             (pages, console) =>
@@ -214,6 +217,7 @@ function consoleOf(
             (pages, console) => registerRevenuePages(pages, console, consoleRevenueOf(services.revenue)),
             (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
             (pages, console) => registerAuditPages(pages, console, consoleAuditOf(services.audit)),
+            (pages, console) => registerOperatorsPages(pages, console, consoleOperatorsOf(services.operators)),
           ],
         }),
       { prefix: ADMIN_PATH },

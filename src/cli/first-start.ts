@@ -103,3 +103,15 @@ export function noAccountMessage(): string {
     "the account's Sandbox and Live keys once. Or start once with --demo-account for a demo account."
   )
 }
+
+/**
+ * The line `serve` logs at start until the operator has set the seller printed on invoices (docs/billing.md#the-seller):
+ * the command and the console page that set it. Undefined once it is set.
+ */
+export function sellerUnsetLine(configured: boolean, consoleUrl: string): string | undefined {
+  if (configured) return undefined
+  return (
+    'no seller is set for invoices: documents name printroute and this instance. Set it before taking real orders: ' +
+    `printroute invoices seller --name NAME --address LINE, or the console's Seller page at ${consoleUrl}/admin/invoices/seller`
+  )
+}

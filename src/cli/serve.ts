@@ -129,6 +129,17 @@ async function bindPorts<N extends ServerName>(
 }
 
 /** Opens the metrics server, when there is one (--metrics-port), once the application is built. */
+/** Until the seller printed on invoices is set, one line at start says how to set it (docs/billing.md#the-seller). */
+async function warnWithoutSeller(
+  logger: pino.Logger,
+  invoices: { seller(): Promise<{ configured: boolean }> },
+  consoleUrl: string,
+): Promise<void> {
+  const { sellerUnsetLine } = await import('./first-start.ts')
+  const line = sellerUnsetLine((await invoices.seller()).configured, consoleUrl)
+  if (line) logger.warn(line)
+}
+
 function openMetricsServer(server: BoundServer | undefined, logger: pino.Logger): void {
   if (!server) return
   server.open()
@@ -215,6 +226,8 @@ export function registerProcessCommands(program: Command): void {
       )
     }
     openMetricsServer(servers.metrics, logger)
+    // Before the console's line, which names where the seller is set, so the two read together.
+    await warnWithoutSeller(logger, app.services.invoices, (servers.admin ?? servers.live).address)
     if (servers.admin) {
       servers.admin.open()
       logger.info(`operator console at ${servers.admin.address}/admin/ (not on the Live port)`)

@@ -18,7 +18,7 @@ import type { AuditActor, AuditPage, AuditQuery } from './audit.ts'
 import type { CatalogueDiff } from './catalogue-diff.ts'
 import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions.ts'
 import type { Environment } from './environment.ts'
-import type { InvoiceSummary } from './invoices.ts'
+import type { InvoiceSeller, InvoiceSummary } from './invoices.ts'
 import type { LabKeyView } from './lab-keys.ts'
 import type { LabStatementSummary } from './lab-statements.ts'
 import type { OrderMarginView, RevenueQuery, RevenueReportView } from './revenue.ts'
@@ -56,6 +56,56 @@ export interface ConsoleAccounts {
   reactivate(accountId: string, actor: AuditActor): Promise<Account>
   /** The account's latest money movements, newest first, at most `limit`. */
   recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
+  /** Each environment's settings as `printroute accounts update` shows and changes them. */
+  settings(accountId: string): Promise<Record<Environment, ConsoleAccountSettings>>
+  /**
+   * Changes the account's settings in each environment of `environments` (both when absent), as `printroute
+   * accounts update` does; `problems` names each field refused (nothing changed then).
+   */
+  updateSettings(
+    accountId: string,
+    change: ConsoleAccountSettingsChange,
+    environments: Environment[] | undefined,
+    actor: AuditActor,
+  ): Promise<{ problems: Record<string, string> } | { changed: true }>
+}
+
+/** One environment's settings of an account as the console shows them. */
+export interface ConsoleAccountSettings {
+  callbackUrl: string | null
+  pauseWindowSeconds: number
+  addressValidation: string
+  callbackEvents: string
+  /** Sandbox only. */
+  sandboxScenario?: string | null
+}
+
+/** A change of an account's settings from the console's form: only the fields given change. */
+export interface ConsoleAccountSettingsChange {
+  callbackUrl?: string | null
+  pauseWindowSeconds?: number
+  addressValidation?: string
+  callbackEvents?: string
+  sandboxScenario?: string | null
+}
+
+/** The console's operators section: who may sign in to the console. */
+export interface ConsoleOperators {
+  /** Every operator, revoked ones included. */
+  list(): Promise<ConsoleOperator[]>
+  /** A new operator and its token, shown this once; a refused name is a ServiceError saying why. */
+  create(name: string, actor: AuditActor): Promise<{ operator: ConsoleOperator; token: string }>
+  /** Revokes an operator: its token stops working, its sessions end; an unknown one is a ServiceError. */
+  revoke(operatorId: string, actor: AuditActor): Promise<ConsoleOperator>
+}
+
+/** An operator as the console lists it: never its token. */
+export interface ConsoleOperator {
+  id: string
+  name: string
+  prefix: string
+  created: string
+  revoked: string | null
 }
 
 /** The invoices list's filter. */
@@ -75,6 +125,13 @@ export interface DownloadFile {
 
 /** The invoices section. */
 export interface ConsoleInvoices {
+  /** The seller documents are issued with, and whether the operator has set one. */
+  seller(): Promise<{ seller: InvoiceSeller; configured: boolean }>
+  /** Sets the seller for documents issued from now on, as `printroute invoices seller` does; audited. */
+  setSeller(
+    seller: InvoiceSeller,
+    actor: AuditActor,
+  ): Promise<{ problems: Record<string, string> } | { seller: InvoiceSeller }>
   /** Documents matching the filter, newest first, at most `limit`. */
   list(filter: InvoiceListFilter, limit: number): Promise<InvoiceSummary[]>
   /** A document's PDF; undefined for an unknown number. */

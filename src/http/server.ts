@@ -53,6 +53,7 @@ import { registerLabOpenApiRoute } from './lab-openapi.ts'
 import { type OpenApiOptions, registerOpenApi, registerOpenApiDocumentRoutes } from './openapi.ts'
 import { decoratePublicUrl } from './public-url.ts'
 import { installRateLimits, type PageViewOfThisCall, type RateLimitOptions, type RateLimits } from './rate-limit.ts'
+import { registerAccountBillingRoutes } from './routes/account-billing.routes.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
@@ -426,6 +427,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)
+      registerAccountBillingRoutes(api, services.invoices)
       registerAuditRoutes(api, services.audit)
       if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders)
       registerOpenApiDocumentRoutes(api, app, openApi)

@@ -415,3 +415,23 @@ export async function lockAccountForEvents(
   )
   return { callbackUrl: rows[0]?.callbackUrl ?? null, callbackEvents: rows[0]?.callbackEvents ?? 'all' }
 }
+
+/** What an account's billing is: its mode, currency, prepaid balance and price list (null: the default list). */
+export interface AccountBillingRow {
+  billingMode: BillingMode
+  billingCurrency: string
+  balanceMinor: bigint
+  priceList: string | null
+}
+
+/** The account's billing; undefined when there is no such account. */
+export async function readAccountBilling(db: Queryable, accountId: number): Promise<AccountBillingRow | undefined> {
+  const rows = await db.query<Omit<AccountBillingRow, 'balanceMinor'> & { balanceMinor: string }>(
+    `SELECT billing_mode AS "billingMode", billing_currency AS "billingCurrency",
+            balance_minor::text AS "balanceMinor", price_list AS "priceList"
+       FROM accounts WHERE id = $1`,
+    [accountId],
+  )
+  const row = rows[0]
+  return row ? { ...row, balanceMinor: BigInt(row.balanceMinor) } : undefined
+}

@@ -108,6 +108,8 @@ export interface InvoiceFilter {
   /** Oldest first instead (a statement reads like a ledger). */
   oldestFirst?: boolean
   limit: number
+  /** Documents to pass over first (a page after the first). */
+  offset?: number
 }
 
 export async function listInvoices(db: Queryable, filter: InvoiceFilter): Promise<InvoiceSummary[]> {
@@ -122,11 +124,31 @@ export async function listInvoices(db: Queryable, filter: InvoiceFilter): Promis
   if (filter.from !== undefined) add('issued_at >= ?', filter.from)
   if (filter.to !== undefined) add('issued_at < ?', filter.to)
   params.push(filter.limit)
+  const limitParam = params.length
+  params.push(filter.offset ?? 0)
   const direction = filter.oldestFirst ? 'ASC' : 'DESC'
   const rows = await db.query<StoredSummary>(
     `SELECT ${SUMMARY_COLUMNS} FROM invoices ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-      ORDER BY issued_at ${direction}, issue_order ${direction} LIMIT $${params.length}`,
+      ORDER BY issued_at ${direction}, issue_order ${direction} LIMIT $${limitParam} OFFSET $${params.length}`,
     params,
   )
   return rows.map(toSummary)
+}
+
+/**
+ * The net of an account's documents in one environment and currency: invoices less credit notes (a credit note's
+ * total is negative), in minor units; 0 when there are none.
+ */
+export async function sumInvoicesOfAccount(
+  db: Queryable,
+  accountId: number,
+  environment: Environment,
+  currency: string,
+): Promise<bigint> {
+  const rows = await db.query<{ total: string | null }>(
+    `SELECT COALESCE(SUM(total_cost_minor), 0)::text AS total FROM invoices
+      WHERE account_id = $1 AND environment = $2 AND currency = $3`,
+    [accountId, environment, currency],
+  )
+  return BigInt(rows[0]?.total ?? '0')
 }

@@ -7,6 +7,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { ChargeLineDraft } from '../domain/charges.ts'
 import type { Environment } from '../domain/environment.ts'
+import { formatId } from '../domain/ids.ts'
 import {
   buildInvoiceContent,
   defaultSeller,
@@ -20,6 +21,7 @@ import {
   isInvoiceNumber,
   parseStatementMonth,
   type Statement,
+  type StatementTotals,
   sellerProblems,
   statementTotals,
   type TaxRateOfLine,
@@ -28,7 +30,7 @@ import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import type { Charge } from '../domain/order.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
-import { findAccount } from '../repositories/accounts.repository.ts'
+import { findAccount, readAccountBilling } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {
   drawInvoiceSequence,
@@ -37,6 +39,7 @@ import {
   listInvoices,
   listInvoicesOfOrder,
   readInvoiceContent,
+  sumInvoicesOfAccount,
 } from '../repositories/invoices.repository.ts'
 import { readSetting, writeSetting } from '../repositories/settings.repository.ts'
 import type { Caller } from './accounts.service.ts'
@@ -61,6 +64,52 @@ export interface InvoiceView {
   pdfUrl: string
 }
 
+/** An amount as the API writes money. */
+interface MoneyView {
+  amount: string
+  currency: string
+}
+
+/**
+ * The caller's account's billing as GET /v4.0/account/billing shows it (docs/billing.md#the-merchants-billing).
+ * Money is the Live environment's only: a Sandbox caller gets null for both amounts (Sandbox never bills).
+ */
+export interface AccountBillingView {
+  environment: Environment
+  billingMode: 'invoice' | 'prepaid'
+  currency: string
+  /** Prepaid accounts, Live: the balance. Null otherwise. */
+  balance: MoneyView | null
+  /**
+   * Invoice accounts, Live: what the account owes, the net of its Live invoices less credit notes in its billing
+   * currency (printroute records no payment of an invoice account's statements, so none is taken off). Null otherwise.
+   */
+  openAmount: MoneyView | null
+  /** The catalogue price list the account buys on; null: the catalogue's default list. */
+  priceList: string | null
+}
+
+/** A document as the account's listing shows it: with the order it was issued for. */
+export interface AccountInvoiceView extends InvoiceView {
+  orderId: string
+}
+
+/** A month's statement of the caller's account as the merchant API shows it: its totals per currency. */
+export interface AccountStatementView {
+  month: string
+  environment: Environment
+  documentCount: number
+  totals: StatementTotals[]
+}
+
+/** A page of the caller's account's documents, newest first. */
+export interface AccountInvoicesQuery {
+  top: number
+  skip: number
+  /** `YYYY-MM` (UTC): only that month's documents. */
+  month?: string
+}
+
 export interface InvoicesService {
   /** Issues the document of `charge`, just made on `order` from `drafts`, in the charge's transaction; its number. */
   issueForCharge(
@@ -71,6 +120,18 @@ export interface InvoicesService {
   ): Promise<string>
   /** The documents of the caller's order, oldest first, each with a fresh signed PDF link. */
   listForOrder(caller: Caller, orderId: string): Promise<InvoiceView[]>
+  /** The caller's account's billing: mode, currency, balance or what it owes, price list. */
+  accountBilling(caller: Caller): Promise<AccountBillingView>
+  /**
+   * The caller's environment's documents of its account, newest first, each with a fresh signed PDF link; one more
+   * than `top` is read to tell whether another page follows.
+   */
+  listForAccount(
+    caller: Caller,
+    query: AccountInvoicesQuery,
+  ): Promise<{ invoices: AccountInvoiceView[]; hasMore: boolean }>
+  /** The caller's environment's statement of one month (`YYYY-MM`, UTC): what the operator's statement totals. */
+  accountStatement(caller: Caller, month: string): Promise<AccountStatementView>
   /** A document's PDF, drawn from what was fixed at issue; undefined for an unknown number. */
   pdfOf(number: string): Promise<{ content: InvoiceContent; pdf: Uint8Array } | undefined>
   /** Documents across accounts, newest first (the console). */
@@ -109,6 +170,30 @@ export function createInvoicesService(deps: InvoicesDeps): InvoicesService {
       const documents = await listInvoicesOfOrder(deps.db, order.orderNumber)
       return documents.map((document) => toView(deps, document))
     },
+    accountBilling: (caller) => accountBilling(deps, caller),
+    async listForAccount(caller, query) {
+      const range = query.month === undefined ? undefined : parseStatementMonth(query.month)
+      if (query.month !== undefined && !range) {
+        throw new ServiceError('ValidationFailed', `month must be YYYY-MM, got "${query.month}"`)
+      }
+      const documents = await listInvoices(deps.db, {
+        accountId: caller.accountId,
+        environment: caller.environment,
+        ...(range ? { from: range.from, to: range.to } : {}),
+        limit: query.top + 1,
+        offset: query.skip,
+      })
+      return {
+        invoices: documents
+          .slice(0, query.top)
+          .map((document) => ({ ...toView(deps, document), orderId: formatId('ord', document.orderNumber) })),
+        hasMore: documents.length > query.top,
+      }
+    },
+    async accountStatement(caller, month) {
+      const made = await statement(deps, caller.accountId, caller.environment, month)
+      return { month, environment: caller.environment, documentCount: made.documents.length, totals: made.totals }
+    },
     async pdfOf(number) {
       if (!isInvoiceNumber(number)) return undefined
       const content = await readInvoiceContent(deps.db, number)
@@ -126,6 +211,30 @@ async function readSeller(deps: InvoicesDeps, db: Queryable): Promise<{ seller: 
   const stored = await readSetting(db, SELLER_SETTING)
   if (stored === undefined) return { seller: defaultSeller(deps.instanceName()), configured: false }
   return { seller: JSON.parse(stored) as InvoiceSeller, configured: true }
+}
+
+async function accountBilling(deps: InvoicesDeps, caller: Caller): Promise<AccountBillingView> {
+  const billing = await readAccountBilling(deps.db, caller.accountId)
+  if (!billing) throw new ServiceError('EntityNotFound', `No account acc_${caller.accountId}`)
+  const money = (minor: bigint): MoneyView => ({
+    amount: formatMinorAsAmount(minor),
+    currency: billing.billingCurrency,
+  })
+  const live = caller.environment === 'live'
+  // The account's currency is set when it is made and never changes, and every Live charge is in it (an order
+  // locked by a quote takes the quote's, which was the account's): summing that currency's documents is the whole.
+  const owed =
+    live && billing.billingMode === 'invoice'
+      ? await sumInvoicesOfAccount(deps.db, caller.accountId, 'live', billing.billingCurrency)
+      : undefined
+  return {
+    environment: caller.environment,
+    billingMode: billing.billingMode,
+    currency: billing.billingCurrency,
+    balance: live && billing.billingMode === 'prepaid' ? money(billing.balanceMinor) : null,
+    openAmount: owed === undefined ? null : money(owed),
+    priceList: billing.priceList,
+  }
 }
 
 async function issueForCharge(

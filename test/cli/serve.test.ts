@@ -137,6 +137,12 @@ describe('printroute serve', () => {
     assert.match(await page.text(), /<label for="api-key">API key<\/label>/)
   })
 
+  test('until the seller is set, the start says how to set it: the command and the console page', async () => {
+    const line = (await server.waitFor(/no seller is set for invoices[^\n]*/))[0]
+    assert.match(line, /printroute invoices seller --name NAME --address LINE/)
+    assert.ok(line.includes(`${liveUrl}/admin/invoices/seller`), line)
+  })
+
   test('metrics and health answer on the metrics port bound at start, not on the Live port', async () => {
     const metricsUrl = (await server.waitFor(/metrics at (http:\/\/127\.0\.0\.1:\d+)\/metrics/))[1]!
     const scraped = await fetch(`${metricsUrl}/metrics`)
@@ -287,9 +293,14 @@ describe('printroute serve', () => {
     const listed = await printroute(['accounts', 'list', '--data-dir', dataDir])
     assert.equal(listed.code, 0, listed.stderr)
     assert.match(listed.stdout, /Demo merchant/)
-    // A restart keeps the accounts and creates no second demo account; JSON logs when asked.
+    const seller = await printroute(['invoices', 'seller', '--name', 'Print Co Ltd', '--data-dir', dataDir])
+    assert.equal(seller.code, 0, seller.stderr)
+    // A restart keeps the accounts and creates no second demo account; JSON logs when asked. With the seller set,
+    // its start no longer asks for it (the line would come before the console's).
     const restarted = startServe(['--data-dir', dataDir, '--log-format', 'json'])
     await restarted.waitFor(/Sandbox API ready/)
+    await restarted.waitFor(/operator console at/)
+    assert.doesNotMatch(restarted.output(), /no seller is set/)
     for (const line of restarted.output().trim().split('\n')) assert.doesNotThrow(() => JSON.parse(line), line)
     // Killed outright, it leaves its socket behind; the next command sees nobody there and goes ahead.
     restarted.child.kill('SIGKILL')

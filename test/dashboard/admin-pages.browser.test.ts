@@ -130,7 +130,7 @@ for (const kind of databaseKinds) {
       const links = await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link').allInnerTexts()
       assert.deepEqual(
         links.map((text) => text.trim()),
-        ['Accounts', 'Orders', 'Labs', 'Catalogue', 'Invoices', 'Revenue', 'Callbacks', 'Audit trail'],
+        ['Accounts', 'Orders', 'Labs', 'Catalogue', 'Invoices', 'Revenue', 'Callbacks', 'Audit trail', 'Operators'],
       )
       assert.equal(await page.locator('nav [aria-current="page"]').innerText(), current)
     }

@@ -1,7 +1,7 @@
 // GET /orders/{orderId}/invoices: the invoices and credit notes of an order, each with a signed PDF link
 // (docs/billing.md#invoices).
 import { Type } from 'typebox'
-import { MoneySchema, named, OkOutcome, outcomeResponse, StringEnum } from './common.schema.ts'
+import { MoneySchema, Nullable, named, OkOutcome, outcomeResponse, StringEnum } from './common.schema.ts'
 
 const InvoiceSchema = named(
   'Invoice',
@@ -28,4 +28,89 @@ const InvoiceSchema = named(
 
 export const InvoicesResponseSchema = outcomeResponse('InvoicesResponse', OkOutcome, {
   invoices: Type.Array(InvoiceSchema),
+})
+
+/** Most documents one page of GET /account/invoices holds, and how many it holds by default. */
+export const ACCOUNT_INVOICES_MAX_TOP = 100
+export const ACCOUNT_INVOICES_DEFAULT_TOP = 25
+
+export const AccountInvoicesQuerySchema = Type.Object(
+  {
+    month: Type.Optional(
+      Type.String({
+        maxLength: 7,
+        description: 'YYYY-MM: only the documents issued in that month (UTC), as a statement lists them.',
+      }),
+    ),
+    top: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: ACCOUNT_INVOICES_MAX_TOP, default: ACCOUNT_INVOICES_DEFAULT_TOP }),
+    ),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+const AccountInvoiceSchema = named(
+  'AccountInvoice',
+  Type.Object({
+    ...InvoiceSchema.properties,
+    orderId: Type.String({ description: 'The order the document was issued for (ord_<number>).' }),
+  }),
+)
+
+export const AccountInvoicesResponseSchema = outcomeResponse('AccountInvoicesResponse', OkOutcome, {
+  invoices: Type.Array(AccountInvoiceSchema),
+  hasMore: Type.Boolean(),
+  nextUrl: Nullable(Type.String({ description: 'The next (older) page; null on the last page.' })),
+})
+
+const AccountBillingSchema = named(
+  'AccountBilling',
+  Type.Object({
+    environment: StringEnum(['live', 'sandbox'] as const, "The caller's environment."),
+    billingMode: StringEnum(
+      ['invoice', 'prepaid'] as const,
+      'How Live charges are settled: invoice (billed afterwards) or prepaid (taken from the balance).',
+    ),
+    currency: Type.String({ description: 'The billing currency (ISO 4217): orders are charged in it.' }),
+    // Prepaid accounts, with a Live key: the balance; null for invoice accounts and on Sandbox.
+    balance: Nullable(MoneySchema),
+    // Invoice accounts, with a Live key: what the account owes, its Live invoices less credit notes (printroute
+    // records no payment of an invoice account, so nothing is taken off); null for prepaid accounts and on Sandbox.
+    openAmount: Nullable(MoneySchema),
+    priceList: Nullable(
+      Type.String({ description: "The catalogue price list the account buys on; null: the catalogue's default." }),
+    ),
+  }),
+)
+
+export const AccountBillingResponseSchema = outcomeResponse('AccountBillingResponse', OkOutcome, {
+  billing: AccountBillingSchema,
+})
+
+export const AccountStatementParamsSchema = Type.Object({
+  month: Type.String({ maxLength: 7, description: 'YYYY-MM: the month, in UTC.' }),
+})
+
+const StatementTotalsSchema = named(
+  'StatementTotals',
+  Type.Object({
+    currency: Type.String(),
+    invoiced: Type.String({ description: "The month's invoices, summed (decimal, two places)." }),
+    credited: Type.String({ description: "The month's credit notes, summed (negative or 0.00)." }),
+    tax: Type.String({ description: 'The tax in both.' }),
+    net: Type.String({ description: 'invoiced + credited.' }),
+  }),
+)
+
+export const AccountStatementResponseSchema = outcomeResponse('AccountStatementResponse', OkOutcome, {
+  statement: named(
+    'AccountStatement',
+    Type.Object({
+      month: Type.String(),
+      environment: StringEnum(['live', 'sandbox'] as const, "The caller's environment, whose documents these are."),
+      documentCount: Type.Integer({ description: 'The invoices and credit notes issued in the month.' }),
+      totals: Type.Array(StatementTotalsSchema, { description: 'One per currency; empty for a month with none.' }),
+    }),
+  ),
 })

@@ -53,7 +53,7 @@ export async function listAccounts(deps: Pick<OperatorContext, 'accounts'>): Pro
  * environment's settings.
  */
 export async function updateAccount(
-  context: OperatorContext,
+  context: AccountsDeps,
   input: {
     account: string
     change: AccountSettingsChange
@@ -120,6 +120,16 @@ export async function suspendAccount(
 /** Lifts an account's suspension. */
 export async function reactivateAccount(deps: AccountsDeps, input: { account: string }): Promise<Account> {
   return deps.accounts.reactivateAccount(input.account, deps.actor)
+}
+
+/** Each environment's settings of the account, as `accounts update` prints them. */
+export async function accountSettings(
+  deps: Pick<OperatorContext, 'accounts'>,
+  input: { account: string },
+): Promise<Record<Environment, AccountSettings>> {
+  const accountNumber = accountNumberOf(input.account)
+  const read = (environment: Environment) => translated(() => deps.accounts.getSettings(accountNumber, environment), 2)
+  return { sandbox: await read('sandbox'), live: await read('live') }
 }
 
 /** The account's latest money movements, newest first, at most `limit`. */

@@ -12,6 +12,7 @@ import type {
   ConsoleCatalogue,
   ConsoleInvoices,
   ConsoleLabs,
+  ConsoleOperators,
   ConsoleRevenue,
 } from '../../domain/console-sections.ts'
 import { parseId } from '../../domain/ids.ts'
@@ -22,6 +23,7 @@ import { CatalogueVersionError, type CatalogueVersionsService } from '../catalog
 import type { InvoicesService } from '../invoices.service.ts'
 import type { LabStatementsService } from '../lab-statements.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
+import { OperatorError, type OperatorsService } from '../operators.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
 import * as accounts from './accounts.ts'
 import * as audit from './audit.ts'
@@ -31,6 +33,7 @@ import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
 import { OperationError } from './operation-error.ts'
+import * as operators from './operators.ts'
 import * as revenue from './revenue.ts'
 
 /** A refusal of the catalogue versions service as the console shows it; anything else is thrown on. */
@@ -61,7 +64,10 @@ async function refusalsAsServiceErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    if (error instanceof AccountError) throw new ServiceError('ValidationFailed', error.message)
+    // The actions shared with the command line word a refusal as an OperationError (its exit code aside).
+    if (error instanceof AccountError || error instanceof OperationError || error instanceof OperatorError) {
+      throw new ServiceError('ValidationFailed', error.message)
+    }
     throw error
   }
 }
@@ -70,6 +76,8 @@ async function refusalsAsServiceErrors<T>(work: () => Promise<T>): Promise<T> {
 export function consoleInvoicesOf(service: InvoicesService): ConsoleInvoices {
   const deps = { invoices: service }
   return {
+    seller: () => invoices.showInvoiceSeller(deps),
+    setSeller: (seller, actor) => invoices.setInvoiceSeller({ invoices: service, actor }, seller),
     list: (filter, limit) => invoices.listInvoices(deps, { filter, limit }),
     invoicePdf: async (number) => (await service.pdfOf(number))?.pdf,
     async statement(accountId, environment, month, format) {
@@ -125,6 +133,28 @@ export function consoleAccountsOf(service: AccountsService, payments: PaymentsSe
       refusalsAsServiceErrors(() => accounts.reactivateAccount(deps(actor), { account: accountId })),
     recentLedger: (accountId, limit) =>
       refusalsAsServiceErrors(() => accounts.recentLedger({ accounts: service }, { account: accountId, limit })),
+    settings: (accountId) =>
+      refusalsAsServiceErrors(() => accounts.accountSettings({ accounts: service }, { account: accountId })),
+    updateSettings: (accountId, change, environments, actor) =>
+      refusalsAsServiceErrors(async () => {
+        const result = await accounts.updateAccount(deps(actor), {
+          account: accountId,
+          change,
+          ...(environments ? { environments } : {}),
+        })
+        return 'problems' in result ? result : { changed: true as const }
+      }),
+  }
+}
+
+/** The console's operators section (web/operator/operators.pages.ts) from the operators service. */
+export function consoleOperatorsOf(service: OperatorsService): ConsoleOperators {
+  return {
+    list: () => operators.listOperators({ operators: service }),
+    create: (name, actor) =>
+      refusalsAsServiceErrors(() => operators.createOperator({ operators: service, actor }, { name })),
+    revoke: (operatorId, actor) =>
+      refusalsAsServiceErrors(() => operators.revokeOperator({ operators: service, actor }, { operator: operatorId })),
   }
 }
 

@@ -12,7 +12,7 @@ export function orderPath(orderId: string, rest = ''): string {
   return `${DASHBOARD_PATH}/orders/${orderId}${rest}`
 }
 
-export type Section = 'orders' | 'new-order' | 'catalogue' | 'check-file' | 'developers' | 'sign-in'
+export type Section = 'orders' | 'new-order' | 'catalogue' | 'check-file' | 'billing' | 'developers' | 'sign-in'
 
 export interface Notice {
   kind: 'success' | 'error' | 'info'
@@ -61,6 +61,7 @@ const NAVIGATION: {
   { section: 'catalogue', label: 'Catalogue', path: '/catalogue', uses: ['readCatalogue'] },
   // Beside the catalogue: a file is checked against one of its products (POST /files/preflight, the quotes scope).
   { section: 'check-file', label: 'Check a file', path: '/check-file', uses: ['quote'] },
+  { section: 'billing', label: 'Billing', path: '/billing', uses: ['readBilling'] },
   { section: 'developers', label: 'Developers', path: '/developers', uses: DEVELOPER_USES },
 ]
 

@@ -14,7 +14,7 @@ const SCOPE_WORDS: Record<KeyScope, string> = {
   'products:read': 'read the catalogue',
   'webhooks:manage': 'see or send callbacks',
   'keys:manage': 'list, create or revoke API keys',
-  'account:read': "read the account's settings or activity",
+  'account:read': "read the account's settings, billing or activity",
   'account:manage': "change the account's settings",
 }
 
@@ -92,6 +92,11 @@ export const DASHBOARD_USES = {
   manageKeys: {
     scope: 'keys:manage',
     routes: ['GET /v4.0/account/keys', 'POST /v4.0/account/keys', 'POST /v4.0/account/keys/:prefix/revoke'],
+  },
+  /** The Billing page: the account's billing and its invoices and credit notes. */
+  readBilling: {
+    scope: 'account:read',
+    routes: ['GET /v4.0/account/billing', 'GET /v4.0/account/invoices', 'GET /v4.0/account/statements/:month'],
   },
   /** The Activity view (the audit trail). */
   readActivity: { scope: 'account:read', routes: ['GET /v4.0/account/audit'] },

@@ -20,6 +20,7 @@ import { createApiClient } from '../kit/api-client.ts'
 import { html } from '../kit/html.ts'
 import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from '../kit/layout.ts'
 import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from '../kit/page-replies.ts'
+import { registerBillingPage } from './billing.page.ts'
 import { registerCataloguePages } from './catalogue.page.ts'
 import { registerCheckFilePages } from './check-file.page.ts'
 import { developerPageSender, registerDeveloperPages } from './developers.page.ts'
@@ -279,6 +280,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     registerNewOrderPages(pages, dashboard)
     registerCataloguePages(pages, dashboard)
     registerCheckFilePages(pages, dashboard)
+    registerBillingPage(pages, dashboard)
     registerDeveloperPages(pages, dashboard)
     registerWebhookPages(pages, dashboard, developerPageSender(dashboard, 'webhooks'))
   })

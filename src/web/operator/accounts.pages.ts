@@ -5,11 +5,20 @@
 // page as a notice, never as an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account, ApiKeyView } from '../../domain/accounts.ts'
+import { ADDRESS_VALIDATION_MODES } from '../../domain/address-rules.ts'
 import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
-import type { ConsoleAccounts } from '../../domain/console-sections.ts'
+import type { AuditActor } from '../../domain/audit.ts'
+import type {
+  ConsoleAccountSettings,
+  ConsoleAccountSettingsChange,
+  ConsoleAccounts,
+} from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
+import { MAX_PAUSE_WINDOW_SECONDS } from '../../domain/limits.ts'
 import { OperatorRefusal } from '../../domain/operator-refusal.ts'
+import { CALLBACK_EVENT_SETS } from '../../domain/order-events.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import { SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
@@ -101,6 +110,131 @@ function factsCard(account: Account): Html {
 <div><dt>Live callback URL</dt><dd>${account.callbackUrls.live ?? html`<span class="muted">none</span>`}</dd></div>
 <div><dt>Created</dt><dd>${formatTime(account.created)}</dd></div>
 </dl>`
+}
+
+const selectOf = (id: string, name: string, values: readonly string[], chosen: string, none?: string): Html =>
+  html`<select id="${id}" name="${name}">${none !== undefined ? html`<option value=""${chosen === '' ? html` selected` : ''}>${none}</option>` : ''}${values.map(
+    (value) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${value}</option>`,
+  )}</select>`
+
+/**
+ * The settings `printroute accounts update` changes: the account's pause window, and each environment's callback URL,
+ * address checks, callback events (and Sandbox's default scenario), each form changing what it shows at once.
+ */
+function settingsCard(
+  account: Account,
+  settings: Record<Environment, ConsoleAccountSettings>,
+  csrfToken: string,
+): Html {
+  const environmentForm = (environment: Environment) => {
+    const shown = settings[environment]
+    const id = (name: string) => `${environment}-${name}`
+    return html`<form method="post" action="${accountPath(account.id, '/settings')}" class="stack" aria-labelledby="${id('settings-heading')}">${csrfField(csrfToken)}
+<h3 id="${id('settings-heading')}">${environmentName(environment)}</h3>
+<input type="hidden" name="environment" value="${environment}">
+<label for="${id('callback-url')}">Callback URL (empty: none)</label>
+<input id="${id('callback-url')}" name="callbackUrl" type="url" maxlength="2048" value="${shown.callbackUrl ?? ''}">
+<label for="${id('address-validation')}">Address checks</label>
+${selectOf(id('address-validation'), 'addressValidation', ADDRESS_VALIDATION_MODES, shown.addressValidation)}
+<label for="${id('callback-events')}">Callback events</label>
+${selectOf(id('callback-events'), 'callbackEvents', CALLBACK_EVENT_SETS, shown.callbackEvents)}
+${
+  environment === 'sandbox'
+    ? html`<label for="${id('scenario')}">Default scenario of new Sandbox orders</label>
+${selectOf(id('scenario'), 'sandboxScenario', SANDBOX_SCENARIOS, shown.sandboxScenario ?? '', 'none')}`
+    : ''
+}
+<button type="submit">Save ${environmentName(environment)} settings</button>
+</form>`
+  }
+  return html`<section class="card" aria-labelledby="settings-heading">
+<h2 id="settings-heading">Settings</h2>
+<p class="muted small">As <code>printroute accounts update</code> changes them; each change is recorded in the audit trail.</p>
+<form method="post" action="${accountPath(account.id, '/settings')}" class="stack">${csrfField(csrfToken)}
+<label for="pause-window">Pause window in seconds (both environments; 0: none)</label>
+<input id="pause-window" name="pauseWindowSeconds" required inputmode="numeric" pattern="[0-9]{1,7}" value="${String(account.pauseWindowSeconds)}">
+<button type="submit">Save the pause window</button>
+</form>
+<div class="two-columns">
+${environmentForm('live')}${environmentForm('sandbox')}
+</div>
+</section>`
+}
+
+/**
+ * What a settings form changes: the fields it sent that differ from the settings now, in the services' terms;
+ * or the problem with a field the services would not be asked about (a pause window that is not a number).
+ */
+function settingsChange(
+  body: Form,
+  now: ConsoleAccountSettings,
+  environment: Environment | undefined,
+): { change: ConsoleAccountSettingsChange } | { problem: string } {
+  const change: ConsoleAccountSettingsChange = {}
+  if (environment === undefined) {
+    const text = field(body, 'pauseWindowSeconds')
+    const seconds = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN
+    if (!Number.isInteger(seconds) || seconds > MAX_PAUSE_WINDOW_SECONDS) {
+      return {
+        problem: `Pause window: a whole number of seconds from 0 to ${MAX_PAUSE_WINDOW_SECONDS}, not "${text}".`,
+      }
+    }
+    if (seconds !== now.pauseWindowSeconds) change.pauseWindowSeconds = seconds
+    return { change }
+  }
+  const url = field(body, 'callbackUrl')
+  if ((url === '' ? null : url) !== now.callbackUrl) change.callbackUrl = url === '' ? null : url
+  const addressValidation = field(body, 'addressValidation')
+  if (addressValidation !== '' && addressValidation !== now.addressValidation) {
+    change.addressValidation = addressValidation
+  }
+  const callbackEvents = field(body, 'callbackEvents')
+  if (callbackEvents !== '' && callbackEvents !== now.callbackEvents) change.callbackEvents = callbackEvents
+  if (environment === 'sandbox') {
+    const scenario = field(body, 'sandboxScenario')
+    if ((scenario === '' ? null : scenario) !== (now.sandboxScenario ?? null)) {
+      change.sandboxScenario = scenario === '' ? null : scenario
+    }
+  }
+  return { change }
+}
+
+const SETTING_WORDS: Record<string, string> = {
+  callbackUrl: 'Callback URL',
+  pauseWindowSeconds: 'Pause window',
+  addressValidation: 'Address checks',
+  callbackEvents: 'Callback events',
+  sandboxScenario: 'Default scenario',
+}
+
+/** Saves a settings form of an account's page: what it changed, in words; a refusal is thrown as a ServiceError. */
+async function saveSettings(deps: ConsoleAccounts, accountId: string, body: Form, actor: AuditActor): Promise<string> {
+  const given = field(body, 'environment')
+  const environment = ENVIRONMENTS.find((candidate) => candidate === given)
+  if (given !== '' && environment === undefined)
+    throw new ServiceError('ValidationFailed', 'Environment: choose Sandbox or Live.')
+  const now = await deps.settings(accountId)
+  const wanted = settingsChange(body, now[environment ?? 'live'], environment)
+  if ('problem' in wanted) throw new ServiceError('ValidationFailed', wanted.problem)
+  const fields = Object.keys(wanted.change)
+  const what = environment ? `${environmentName(environment)} settings` : 'pause window'
+  if (fields.length === 0) return `Nothing changed in the ${what}.`
+  const result = await deps.updateSettings(
+    accountId,
+    wanted.change,
+    // The pause window is the account's: one change (through Live's settings) sets it for both.
+    [environment ?? 'live'],
+    actor,
+  )
+  if ('problems' in result) {
+    throw new ServiceError(
+      'ValidationFailed',
+      Object.entries(result.problems)
+        .map(([name, reason]) => `${SETTING_WORDS[name] ?? name}: ${reason}`)
+        .join('; '),
+    )
+  }
+  return `Saved the ${what}: ${fields.map((name) => SETTING_WORDS[name] ?? name).join(', ')}.`
 }
 
 function suspensionCard(account: Account, csrfToken: string): Html {
@@ -292,9 +426,10 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 <p><a href="${accountsPath()}">All accounts</a></p>`,
       })
     }
-    const [keys, ledger] = await Promise.all([
+    const [keys, ledger, settings] = await Promise.all([
       deps.listKeys(account.id),
       deps.recentLedger(account.id, RECENT_LEDGER_ENTRIES),
+      deps.settings(account.id),
     ])
     const { csrfToken } = request.signedInOperator
     return console.sendPage(request, reply, {
@@ -306,6 +441,7 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 ${keysOnce(account, input.keys ?? {})}
 ${factsCard(account)}
 ${keysCard(account, keys, csrfToken)}
+${settingsCard(account, settings, csrfToken)}
 <div class="two-columns">
 ${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
 </div>
@@ -356,6 +492,12 @@ ${ledgerCard(ledger)}`,
       return `Revoked the key ${prefix}.`
     })
   })
+
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/settings', (request, reply) =>
+    action(reply, request.params.accountId, () =>
+      saveSettings(deps, request.params.accountId, request.body, operatorOf(request)),
+    ),
+  )
 
   pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/top-up', (request, reply) => {
     const { accountId } = request.params

@@ -22,6 +22,7 @@ export const ADMIN_SECTIONS = [
   'revenue',
   'callbacks',
   'audit',
+  'operators',
 ] as const
 export type AdminSection = (typeof ADMIN_SECTIONS)[number]
 

@@ -37,6 +37,7 @@ const SECTION_LABELS: Record<AdminSection, string> = {
   revenue: 'Revenue',
   callbacks: 'Callbacks',
   audit: 'Audit trail',
+  operators: 'Operators',
 }
 
 export interface AdminConsoleOptions {
@@ -52,6 +53,11 @@ export interface AdminConsoleOptions {
   limitFailedSignIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>
   /** The accounts section (accounts.pages.ts). */
   accounts: ConsoleAccounts
+  /**
+   * Whether the operator has set the seller printed on invoices: until then every page behind sign-in shows a
+   * banner saying how to set it (docs/billing.md#the-seller). Absent: no banner.
+   */
+  sellerConfigured?: () => Promise<boolean>
   /**
    * The other sections, each registered by its own module's `register<Section>Pages(pages, console, deps)`
    * (orders, labs, callbacks, catalogue, invoices, audit): app.ts passes one function per section here, which
@@ -78,9 +84,21 @@ const crossSiteNotice: Notice = {
   text: 'This form was not sent from this console page (its security token is missing or stale). Reload the page and try again.',
 }
 
+/** Where the seller is set in the console (the invoices section's seller page). */
+const SELLER_PAGE = `${ADMIN_PATH}/invoices/seller`
+
+/** The banner every signed-in page shows until the seller is set. */
+function sellerBanner(): Html {
+  return html`<div class="notice notice-info seller-banner" data-seller-banner>No seller is set for invoices:
+documents name printroute and this instance. Set your business's name and address on the
+<a href="${SELLER_PAGE}">Seller page</a> (or with <code>printroute invoices seller --name NAME --address LINE</code>) before taking real orders.</div>`
+}
+
 interface ShellInput {
   title: string
   content: Html
+  /** Until the seller is set, every signed-in page says so. */
+  sellerUnset?: boolean
   section: AdminSection | null
   signedIn: SignedInOperator | null
   notice: Notice | null
@@ -106,7 +124,7 @@ function renderShell(page: ShellInput): string {
     badge: html`<span class="environment-badge admin-badge">Console</span>`,
     navigation,
     notice: page.notice,
-    content: page.content,
+    content: signedIn && page.sellerUnset ? html`${sellerBanner()}${page.content}` : page.content,
     footer: signedIn
       ? html`<span>Signed in as ${signedIn.operator.name} (<code>${signedIn.operator.id}</code>)</span>`
       : html`<span>printroute operator console</span>`,
@@ -135,6 +153,8 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
   app.decorateRequest('signedInOperator', null as unknown as SignedInOperator)
 
   const notices = noticeCookie(NOTICE_COOKIE, ADMIN_PATH)
+  // Read once per signed-in request, before its page: whether the seller is still to be set.
+  const sellerUnset = new WeakMap<FastifyRequest, boolean>()
   // The sections whose pages are registered, in ADMIN_SECTIONS order: the navigation shows only these.
   const registered = new Set<AdminSection>()
   const sectionsShown = () => ADMIN_SECTIONS.filter((section) => registered.has(section))
@@ -155,6 +175,7 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
           signedIn: request.signedInOperator,
           notice: page.notice ?? notices.take(request, reply),
           sections: sectionsShown(),
+          sellerUnset: sellerUnset.get(request) === true,
         }),
       )
 
@@ -206,6 +227,12 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
       request.signedInOperator = { operator, csrfToken }
     },
     pages: async (pages) => {
+      const { sellerConfigured } = options
+      if (sellerConfigured) {
+        pages.addHook('preHandler', async (request) => {
+          sellerUnset.set(request, !(await sellerConfigured()))
+        })
+      }
       pages.addHook('onRoute', (route) => {
         const methods = ([] as string[]).concat(route.method)
         const section = ADMIN_SECTIONS.find(

@@ -3,15 +3,47 @@
 // monthly statement as CSV or PDF. Read-only: documents are issued by charges, never here. PDFs are served by
 // the console itself (behind its sign-in) rather than by the merchant's signed links, which live on each
 // environment's own address.
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ConsoleInvoices, DownloadFile, InvoiceListFilter } from '../../domain/console-sections.ts'
 import { ENVIRONMENTS } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
-import { type InvoiceSummary, isInvoiceNumber, parseStatementMonth } from '../../domain/invoices.ts'
+import {
+  type InvoiceSeller,
+  type InvoiceSummary,
+  isInvoiceNumber,
+  parseStatementMonth,
+  SELLER_LIMITS,
+} from '../../domain/invoices.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { csrfField, type Notice } from '../kit/layout.ts'
+import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+
+/** Where the seller is set: the page the start-up line and the console's banner name. */
+export const SELLER_PATH = `${ADMIN_PATH}/invoices/seller`
+
+/** The seller's fields as the form names them, in the console's words. */
+const SELLER_FIELD_WORDS: Record<string, string> = {
+  name: 'Name',
+  address: 'Address',
+  taxNumber: 'Tax number',
+  email: 'Email',
+}
+
+function sellerForm(csrfToken: string, seller: InvoiceSeller): Html {
+  return html`<form method="post" action="${SELLER_PATH}" class="stack card">${csrfField(csrfToken)}
+<label for="seller-name">Business name</label>
+<input id="seller-name" name="name" required maxlength="${String(SELLER_LIMITS.name)}" value="${seller.name}">
+<label for="seller-address">Address (one line each, at most ${String(SELLER_LIMITS.addressLines)})</label>
+<textarea id="seller-address" name="address" rows="${String(SELLER_LIMITS.addressLines)}">${seller.address.join('\n')}</textarea>
+<label for="seller-tax-number">VAT or other tax number (optional)</label>
+<input id="seller-tax-number" name="taxNumber" maxlength="${String(SELLER_LIMITS.taxNumber)}" value="${seller.taxNumber ?? ''}">
+<label for="seller-email">Billing email (optional)</label>
+<input id="seller-email" name="email" type="email" maxlength="${String(SELLER_LIMITS.email)}" value="${seller.email ?? ''}">
+<button type="submit">Save the seller</button>
+</form>`
+}
 
 /** Most documents the list shows; narrower filters find the rest. */
 export const ADMIN_INVOICE_LIST_LIMIT = 200
@@ -111,7 +143,7 @@ export function registerInvoicesPages(pages: FastifyInstance, console: AdminCons
               .join('; '),
           }
         : null,
-      content: html`<h1>Invoices and credit notes</h1>
+      content: html`<div class="page-head"><h1>Invoices and credit notes</h1><a class="button button-quiet" href="${SELLER_PATH}">Seller</a></div>
 ${filterForm(request.query)}
 ${refused ? '' : statementLinks(filter)}
 ${invoicesTable(documents)}
@@ -147,6 +179,57 @@ ${documents.length === ADMIN_INVOICE_LIST_LIMIT ? html`<p class="muted">The newe
       })
     },
   )
+
+  const sendSeller = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    input: { status?: number; notice?: Notice; values?: InvoiceSeller } = {},
+  ) => {
+    const current = await deps.seller()
+    return console.sendPage(request, reply, {
+      section: 'invoices',
+      title: 'Seller',
+      status: input.status ?? 200,
+      notice: input.notice ?? null,
+      content: html`<p class="breadcrumb"><a href="${ADMIN_PATH}/invoices">Invoices</a></p>
+<h1>Seller</h1>
+<p>Who issues the invoices and credit notes: printed on every document issued from now on (documents already issued
+keep the seller they were issued with), as <code>printroute invoices seller</code> sets it. Each change is recorded in
+the audit trail.</p>
+${
+  current.configured
+    ? ''
+    : html`<p class="notice notice-info" data-seller-unset>No seller is set yet: documents name <strong>${current.seller.name}</strong> and <strong>${current.seller.address.join(', ')}</strong>.</p>`
+}
+${sellerForm(request.signedInOperator.csrfToken, input.values ?? (current.configured ? current.seller : { name: '', address: [], taxNumber: null, email: null }))}`,
+    })
+  }
+
+  pages.get('/invoices/seller', (request, reply) => sendSeller(request, reply))
+
+  pages.post<{ Body: Form }>('/invoices/seller', async (request, reply) => {
+    const address = field(request.body, 'address')
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+    const values: InvoiceSeller = {
+      name: field(request.body, 'name'),
+      address,
+      taxNumber: field(request.body, 'taxNumber') || null,
+      email: field(request.body, 'email') || null,
+    }
+    const result = await deps.setSeller(values, operatorOf(request))
+    if ('problems' in result) {
+      const text = Object.entries(result.problems)
+        .map(([name, reason]) => `${SELLER_FIELD_WORDS[name] ?? name}: ${reason}`)
+        .join('; ')
+      return sendSeller(request, reply, { status: 400, values, notice: { kind: 'error', text } })
+    }
+    return console.redirect(reply, SELLER_PATH, {
+      kind: 'success',
+      text: `Saved: documents issued from now on name ${result.seller.name}.`,
+    })
+  })
 
   pages.get<{ Params: { file: string } }>('/invoices/:file', async (request, reply) => {
     const number = request.params.file.endsWith('.pdf') ? request.params.file.slice(0, -'.pdf'.length) : ''

@@ -1,0 +1,177 @@
+// Billing: the account's billing (mode, currency, the prepaid balance or what an invoice account owes, the price
+// list it buys on) and its invoices and credit notes in this environment, newest first, each with its PDF; a month
+// narrows the list to what that month's statement holds and shows the statement's totals. Read through
+// GET /v4.0/account/billing, /account/invoices and /account/statements/{month} (docs/dashboard.md#billing).
+import type { FastifyInstance } from 'fastify'
+import { parseStatementMonth } from '../../domain/invoices.ts'
+import { formatMoney, formatTime, type Money } from '../kit/format.ts'
+import { type Html, html } from '../kit/html.ts'
+import { DASHBOARD_PATH, environmentName, errorNotice, listPage, skipOf } from '../kit/layout.ts'
+import { mayUse, scopeMissing } from '../kit/scopes.ts'
+import type { Dashboard } from './page-context.ts'
+
+/** Documents per page of the table. */
+export const BILLING_PAGE_SIZE = 25
+
+/** The account's billing as GET /v4.0/account/billing answers it. */
+interface AccountBilling {
+  environment: 'live' | 'sandbox'
+  billingMode: 'invoice' | 'prepaid'
+  currency: string
+  balance: Money | null
+  openAmount: Money | null
+  priceList: string | null
+}
+
+/** A document as GET /v4.0/account/invoices lists it (the parts the page shows). */
+interface AccountInvoice {
+  number: string
+  kind: 'Invoice' | 'CreditNote'
+  orderId: string
+  issuedAt: string
+  totalCost: Money
+  totalTax: Money
+  pdfUrl: string
+}
+
+/** A month's statement as GET /v4.0/account/statements/{month} answers it. */
+interface AccountStatement {
+  month: string
+  documentCount: number
+  totals: { currency: string; invoiced: string; credited: string; tax: string; net: string }[]
+}
+
+/** The chosen month's statement: its totals per currency, as the operator's statement sums them. */
+function statementCard(statement: AccountStatement): Html {
+  const count = `${statement.documentCount} document${statement.documentCount === 1 ? '' : 's'}`
+  return html`<section class="card statement" aria-labelledby="statement-heading" data-statement="${statement.month}">
+<h3 id="statement-heading">Statement of ${statement.month}</h3>
+${
+  statement.totals.length === 0
+    ? html`<p class="muted">No documents: nothing invoiced or credited.</p>`
+    : html`<dl class="facts">${statement.totals.map(
+        (total) => html`<div><dt>Invoiced</dt><dd>${total.invoiced} ${total.currency}</dd></div>
+<div><dt>Credited</dt><dd>${total.credited} ${total.currency}</dd></div>
+<div><dt>Tax in both</dt><dd>${total.tax} ${total.currency}</dd></div>
+<div><dt>Net</dt><dd data-statement-net>${total.net} ${total.currency}</dd></div>`,
+      )}</dl>
+<p class="muted small">${count}. The operator can send this statement as a CSV or PDF.</p>`
+}
+</section>`
+}
+
+interface BillingQuery {
+  month?: string
+  skip?: string
+}
+
+function pageUrl(month: string | undefined, skip: number): string {
+  const params = new URLSearchParams()
+  if (month) params.set('month', month)
+  if (skip > 0) params.set('skip', String(skip))
+  const search = params.toString()
+  return `${DASHBOARD_PATH}/billing${search ? `?${search}` : ''}`
+}
+
+/** The first fact: what the account has, or owes, on Live; Sandbox is never billed. */
+function moneyFact(billing: AccountBilling): Html {
+  if (billing.environment === 'sandbox') {
+    return html`<div><dt>Balance or amount owed</dt><dd><span class="muted">Sandbox is never billed: see the Live dashboard.</span></dd></div>`
+  }
+  if (billing.billingMode === 'prepaid') {
+    return html`<div><dt>Balance</dt><dd class="billing-amount" data-balance>${formatMoney(billing.balance)}</dd></div>`
+  }
+  return html`<div><dt>Owed</dt><dd class="billing-amount" data-owed>${formatMoney(billing.openAmount)}</dd></div>`
+}
+
+function factsCard(billing: AccountBilling): Html {
+  const mode =
+    billing.billingMode === 'prepaid'
+      ? 'Prepaid: Live orders are paid from the balance'
+      : 'Invoice: Live orders are billed afterwards'
+  return html`<dl class="facts card billing-facts">
+${moneyFact(billing)}
+<div><dt>Billing</dt><dd>${mode}</dd></div>
+<div><dt>Currency</dt><dd>${billing.currency}</dd></div>
+<div><dt>Price list</dt><dd data-price-list>${billing.priceList ?? 'default'}</dd></div>
+</dl>
+${
+  billing.environment === 'live' && billing.billingMode === 'invoice'
+    ? html`<p class="muted small">Owed is every Live invoice less every credit note of the account: printroute does not record payments of invoices, so ask the operator for what has been paid.</p>`
+    : billing.environment === 'live'
+      ? html`<p class="muted small">The operator tops up the balance; an order the balance cannot cover waits for a payment (Orders: Awaiting payment).</p>`
+      : ''
+}`
+}
+
+function documentRow(document: AccountInvoice): Html {
+  const kind = document.kind === 'CreditNote' ? 'Credit note' : 'Invoice'
+  return html`<tr data-invoice="${document.number}">
+<th scope="row"><a href="${document.pdfUrl}">${document.number}</a> <span class="muted small">PDF</span></th>
+<td>${kind}</td>
+<td>${formatTime(document.issuedAt)}</td>
+<td><a href="${DASHBOARD_PATH}/orders/${document.orderId}">${document.orderId}</a></td>
+<td class="number">${formatMoney(document.totalTax)}</td>
+<td class="number">${formatMoney(document.totalCost)}</td>
+</tr>`
+}
+
+export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.get<{ Querystring: BillingQuery }>('/billing', async (request, reply) => {
+    const { api, caller } = request.signedIn
+    if (!mayUse(caller.scopes, 'readBilling')) {
+      return dashboard.sendPage(request, reply, {
+        title: 'Billing',
+        section: 'billing',
+        content: html`<div class="page-head"><h1>Billing</h1></div>${scopeMissing('readBilling')}`,
+      })
+    }
+    const wanted = typeof request.query.month === 'string' ? request.query.month.trim() : ''
+    // A month that is not YYYY-MM is left out of the call and said so, rather than refused by the API.
+    const month = wanted !== '' && parseStatementMonth(wanted) ? wanted : undefined
+    const skip = skipOf(request.query.skip)
+    const [billing, documents, statement] = await Promise.all([
+      api.get<{ billing: AccountBilling }>('/account/billing'),
+      listPage<AccountInvoice>(
+        api,
+        { path: '/account/invoices', key: 'invoices', query: { month }, skip, pageSize: BILLING_PAGE_SIZE },
+        { noun: 'documents', urlOf: (offset) => pageUrl(month, offset), labels: ['Newer', 'Older'] },
+      ),
+      month ? api.get<{ statement: AccountStatement }>(`/account/statements/${month}`) : undefined,
+    ])
+    const badMonth = wanted !== '' && month === undefined
+    const notice =
+      errorNotice(billing) ??
+      errorNotice(documents.answer) ??
+      (statement ? errorNotice(statement) : undefined) ??
+      (badMonth ? { kind: 'error' as const, text: `Month: choose a month such as 2026-03, not "${wanted}".` } : null)
+    const sandbox = dashboard.environment === 'sandbox'
+    const table =
+      documents.entries.length === 0
+        ? html`<p class="empty card">${month ? `No invoices or credit notes in ${month}.` : 'No invoices or credit notes yet: an order gets its invoice when it goes to its labs.'}</p>`
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="documents-caption"><table class="invoices">
+<caption id="documents-caption" class="visually-hidden">Invoices and credit notes, newest first</caption>
+<thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Issued</th><th scope="col">Order</th><th scope="col" class="number">Tax</th><th scope="col" class="number">Total</th></tr></thead>
+<tbody>${documents.entries.map(documentRow)}</tbody>
+</table></div>`
+    return dashboard.sendPage(request, reply, {
+      title: 'Billing',
+      section: 'billing',
+      notice,
+      content: html`<div class="page-head"><h1>Billing</h1></div>
+${billing.ok ? factsCard(billing.body.billing) : ''}
+<section aria-labelledby="documents-heading">
+<h2 id="documents-heading">Invoices and credit notes</h2>
+<p class="muted">${environmentName(dashboard.environment)} documents${sandbox ? ' (marked "Sandbox - not a bill")' : ''}. Each number opens its PDF; a month shows what that month's statement holds.</p>
+<form class="filters" method="get" action="${DASHBOARD_PATH}/billing" aria-label="Filter invoices by month">
+<div class="field"><label for="billing-month">Month</label>
+<input id="billing-month" name="month" type="month" value="${wanted}" placeholder="2026-03" pattern="[0-9]{4}-[0-9]{2}"></div>
+<div class="field field-buttons"><button type="submit">Show</button>${wanted !== '' ? html` <a href="${DASHBOARD_PATH}/billing">All months</a>` : ''}</div>
+</form>
+${statement?.ok ? statementCard(statement.body.statement) : ''}
+${table}
+${documents.pages}
+</section>`,
+    })
+  })
+}
