@@ -23,12 +23,14 @@ import {
   consoleCatalogueOf,
   consoleInvoicesOf,
   consoleLabsOf,
+  consoleShipmentMovesOf,
 } from '../services/operator/console-sections.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
 import { registerLabPortal } from '../web/labs/lab-portal.plugin.ts'
 import { registerDashboard } from '../web/merchant/dashboard.plugin.ts'
 import { registerAdminConsole } from '../web/operator/admin.plugin.ts'
 import { ADMIN_PATH } from '../web/operator/admin-context.ts'
+import { registerAttentionPages } from '../web/operator/attention.pages.ts'
 import { registerAuditPages } from '../web/operator/audit.pages.ts'
 import { registerCallbacksPages } from '../web/operator/callbacks.pages.ts'
 import { registerCataloguePages } from '../web/operator/catalogue.pages.ts'
@@ -197,7 +199,14 @@ function consoleOf(
           accounts: consoleAccountsOf(services.accounts, services.payments),
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
-            (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
+            (pages, console) =>
+              registerOrdersPages(
+                pages,
+                console,
+                services.adminViews.orders,
+                consoleShipmentMovesOf(services.shipmentMoves),
+              ),
+            (pages, console) => registerAttentionPages(pages, console, services.attention),
             (pages, console) =>
               registerLabsPages(pages, console, consoleLabsOf(services.labs, services.adminViews.labs)),
             (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),
@@ -205,6 +214,7 @@ function consoleOf(
             (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
             (pages, console) => registerAuditPages(pages, console, consoleAuditOf(services.audit)),
           ],
+          attentionCount: () => services.attention.count(),
         }),
       { prefix: ADMIN_PATH },
     )

@@ -14,12 +14,14 @@ import type {
   FailingWebhookEndpoint,
   LabRefusal,
 } from './admin-views.ts'
+import type { AttentionReason, AttentionRow } from './attention.ts'
 import type { AuditActor, AuditPage, AuditQuery } from './audit.ts'
 import type { CatalogueDiff } from './catalogue-diff.ts'
 import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions.ts'
 import type { Environment } from './environment.ts'
 import type { InvoiceSummary } from './invoices.ts'
 import type { LabKeyView } from './lab-keys.ts'
+import type { MovableShipment, ShipmentMoveResult } from './shipment-move.ts'
 
 /**
  * The accounts section. Refusals the operator can fix (a name, an unknown key) are thrown as ServiceError with a
@@ -164,4 +166,31 @@ export interface ConsoleOrders<View> {
   listOrders(query: AdminOrderQuery): Promise<{ orders: AdminOrderRow[]; hasMore: boolean }>
   /** The order of any account with everything its page shows; null when there is no such order. */
   readOrder(orderId: string): Promise<ConsoleOrderDetail<View> | null>
+}
+
+/**
+ * The order page's move of a shipment to another lab (docs/admin.md#moving-a-shipment-to-another-lab): the labs
+ * each shipment could go to, and the move. A refusal comes back as the field at fault and a sentence.
+ */
+export interface ConsoleShipmentMoves {
+  /** The order's shipments with the labs each could move to; undefined when there is no such order. */
+  choices(orderId: string): Promise<MovableShipment[] | undefined>
+  move(
+    input: { shipmentId: string; labCode: string; reason: string },
+    actor: AuditActor,
+  ): Promise<ShipmentMoveResult | { refused: string; field: 'shipment' | 'lab' | 'reason' }>
+}
+
+/** The "needs attention" queue (docs/admin.md#needs-attention). */
+export interface ConsoleAttention {
+  list(query: { skip: number; reason: AttentionReason | null }): Promise<{
+    rows: AttentionRow[]
+    skip: number
+    hasMore: boolean
+    counts: Record<AttentionReason, number>
+    total: number
+    capped: boolean
+  }>
+  /** How many rows the queue has (the navigation's badge; may be up to a minute old). */
+  count(): Promise<number>
 }

@@ -175,6 +175,14 @@ export interface PipelineShipment {
    * leaves the order's shipments, and the lab API still shows the job as it was given).
    */
   carrier?: { name: string; service: string }
+  /**
+   * The operator moved the shipment to another lab (domain/shipment-move.ts) after this lab had been given it: the
+   * shipment left the order (state `cancelled`), `toShipmentId` at `toLabCode` took its items (`itemIds`). The lab
+   * still reads the job, cancelled, with those items.
+   */
+  moved?: { toShipmentId: string; toLabCode: string; at: string; itemIds: string[] }
+  /** The shipment took the items of `shipmentId` at `labCode`, moved here by the operator for `reason`. */
+  movedFrom?: { shipmentId: string; labCode: string; at: string; reason: string }
 }
 
 /** A request to a lab to cancel a shipment it holds, and how it was answered (docs/pipeline.md#cancellation). */

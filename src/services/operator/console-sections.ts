@@ -12,21 +12,25 @@ import type {
   ConsoleCatalogue,
   ConsoleInvoices,
   ConsoleLabs,
+  ConsoleShipmentMoves,
 } from '../../domain/console-sections.ts'
 import { parseId } from '../../domain/ids.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import { ShipmentMoveRefused } from '../../domain/shipment-move.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
+import type { ShipmentMovesService } from '../shipment-moves.service.ts'
 import * as accounts from './accounts.ts'
 import * as audit from './audit.ts'
 import * as catalogue from './catalogue.ts'
 import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
+import * as orders from './orders.ts'
 
 /** A refusal of the catalogue versions service as the console shows it; anything else is thrown on. */
 async function orRefusal<T>(work: () => Promise<T>): Promise<T | ConsoleCatalogueRefusal> {
@@ -165,4 +169,21 @@ export function consoleLabsOf(
 /** The console's audit page (web/operator/audit.pages.ts) from the audit service. */
 export function consoleAuditOf(service: Pick<AuditService, 'list'>): ConsoleAudit {
   return { list: (query) => audit.listAudit({ audit: service }, query) }
+}
+
+/** The console's move of a shipment (web/operator/orders.pages.ts): the same action the command line takes. */
+export function consoleShipmentMovesOf(service: ShipmentMovesService): ConsoleShipmentMoves {
+  return {
+    choices: (orderId) => service.choices(orderId),
+    move: (input, actor) =>
+      orders
+        .moveShipment(
+          { shipmentMoves: async () => service, actor },
+          { shipment: input.shipmentId, lab: input.labCode, reason: input.reason },
+        )
+        .catch((error: unknown) => {
+          if (error instanceof ShipmentMoveRefused) return { refused: error.message, field: error.field }
+          throw error
+        }),
+  }
 }

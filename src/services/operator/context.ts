@@ -2,6 +2,7 @@
 import type { AuditActor } from '../../domain/audit.ts'
 import { parseId } from '../../domain/ids.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import { ShipmentMoveRefused } from '../../domain/shipment-move.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
@@ -10,6 +11,7 @@ import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
+import type { ShipmentMovesService } from '../shipment-moves.service.ts'
 import { OperationError } from './operation-error.ts'
 
 /** What the operator's actions run on; the payments service is built only when a top-up needs it. */
@@ -19,6 +21,8 @@ export interface OperatorContext {
   labs: Pick<LabsService, 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
+  /** Moving shipments between labs needs the pipeline's parts: built, like payments, only when a move is asked. */
+  shipmentMoves(): Promise<Pick<ShipmentMovesService, 'move'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
   audit: Pick<AuditService, 'list'>
@@ -47,7 +51,8 @@ export async function translated<T>(work: () => Promise<T>, exitCode = 1): Promi
       error instanceof LabError ||
       error instanceof OperatorError ||
       error instanceof ServiceError ||
-      error instanceof CatalogueVersionError
+      error instanceof CatalogueVersionError ||
+      error instanceof ShipmentMoveRefused
     ) {
       throw new OperationError(error.message, exitCode)
     }

@@ -13,7 +13,16 @@ import type { SitePage } from '../kit/session-site.ts'
 export const ADMIN_PATH = '/admin'
 
 /** The console's sections, in the navigation's order; each page says which one it belongs to. */
-export const ADMIN_SECTIONS = ['accounts', 'orders', 'labs', 'catalogue', 'invoices', 'callbacks', 'audit'] as const
+export const ADMIN_SECTIONS = [
+  'accounts',
+  'orders',
+  'attention',
+  'labs',
+  'catalogue',
+  'invoices',
+  'callbacks',
+  'audit',
+] as const
 export type AdminSection = (typeof ADMIN_SECTIONS)[number]
 
 export interface SignedInOperator {

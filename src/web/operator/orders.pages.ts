@@ -8,7 +8,7 @@ import {
   type AdminOrderRow,
   type AdminOrderStatus,
 } from '../../domain/admin-views.ts'
-import type { ConsoleOrders } from '../../domain/console-sections.ts'
+import type { ConsoleOrders, ConsoleShipmentMoves } from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
 import { callbacksTable } from '../kit/callbacks-table.ts'
@@ -16,7 +16,8 @@ import { formatTime, stateBadge } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { pager } from '../kit/layout.ts'
 import { type OrderView, orderSections, orderSummary } from '../kit/order-view.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+import { shipmentMoveCard } from './shipment-move-form.ts'
 
 /** Orders per page of the console's list. */
 export const ADMIN_ORDERS_PAGE_SIZE = 50
@@ -152,6 +153,7 @@ export function registerOrdersPages(
   pages: FastifyInstance,
   console: AdminConsole,
   deps: ConsoleOrders<OrderView>,
+  moves?: ConsoleShipmentMoves,
 ): void {
   pages.get<{ Querystring: ListQuery }>('/orders', async (request, reply) => {
     const query = request.query ?? {}
@@ -191,6 +193,7 @@ ${pager({
     const detail = await deps.readOrder(orderId)
     if (!detail) return orderNotFound(console, request, reply, orderId)
     const { order } = detail.view
+    const movable = moves ? ((await moves.choices(orderId)) ?? []) : []
     return console.sendPage(request, reply, {
       section: 'orders',
       title: `Order ${order.id}`,
@@ -201,9 +204,36 @@ ${pager({
 <div><dt>Environment</dt><dd>${environmentName(detail.environment)}</dd></div>
 ${detail.onHoldUntil ? html`<div><dt>On hold until</dt><dd>${formatTime(detail.onHoldUntil)} <span class="muted">(the account's pause window: the merchant cannot read it yet)</span></dd></div>` : ''}
 </dl>
-<p class="muted small">Read-only: the order as its merchant sees it. Changes to an order are the merchant's, through the API or the dashboard.</p>
+<p class="muted small">The order as its merchant sees it. Changes to the order itself are the merchant's, through the API or the dashboard.</p>
 ${orderSummary(order)}
+${shipmentMoveCard(order.id, movable, request.signedInOperator.csrfToken)}
 ${orderSections(consoleView(detail.view), { callbacks: callbacksTable(detail.view.callbacks, '', '', false, false), readOnly: true })}`,
     })
   })
+
+  pages.post<{ Params: { orderId: string; shipmentId: string }; Body: Form }>(
+    '/orders/:orderId/shipments/:shipmentId/move',
+    async (request, reply) => {
+      const { orderId, shipmentId } = request.params
+      const back = `${adminOrderPath(orderId)}#move-${shipmentId}`
+      if (!moves) return reply.callNotFound()
+      // The shipment must be this order's: the address names both.
+      const shipments = parseId('ord', orderId) === undefined ? undefined : await moves.choices(orderId)
+      if (!shipments?.some((shipment) => shipment.shipmentId === shipmentId)) {
+        return console.redirect(reply, adminOrderPath(orderId), {
+          kind: 'error',
+          text: `shipment: order ${orderId} has no shipment ${shipmentId}.`,
+        })
+      }
+      const result = await moves.move(
+        { shipmentId, labCode: field(request.body, 'lab'), reason: field(request.body, 'reason') },
+        operatorOf(request),
+      )
+      if ('refused' in result) {
+        return console.redirect(reply, back, { kind: 'error', text: `${result.field}: ${result.refused}.` })
+      }
+      const text = `Shipment ${result.fromShipmentId} moved from lab ${result.fromLabCode} to lab ${result.toLabCode} as ${result.toShipmentId}${result.oldJobCancelled ? `; lab ${result.fromLabCode}'s job is cancelled` : ''}.`
+      return console.redirect(reply, adminOrderPath(result.orderId), { kind: 'success', text })
+    },
+  )
 }
