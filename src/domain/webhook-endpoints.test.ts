@@ -29,6 +29,7 @@ describe('webhook endpoint filters', () => {
       { kind: 'downloadAssetsComplete' },
       { kind: 'shippingComplete' },
       { kind: 'paymentAuthorised' },
+      { kind: 'shipmentMoved', shipmentId: 'shp_2', fromShipmentId: 'shp_1' },
     ]
     const expected = new Set([
       ...kinds.map((kind) => eventType('acme', kind)),
