@@ -131,11 +131,18 @@ export function createShipmentMovesService(deps: ShipmentMovesDeps): ShipmentMov
       {
         actor,
         action: 'order.shipmentMoved',
-        accountId: order.accountId,
+        // The instance's own entry, not the account's: the merchant's audit trail (GET /v4.0/account/audit) does
+        // not show the operator's reason or the labs' choice; `account` in `after` names whose order it was.
+        accountId: null,
         environment: order.environment,
         target: order.document.id,
         before: { shipmentId: applied.fromShipmentId, labCode: applied.fromLabCode },
-        after: { shipmentId: applied.toShipmentId, labCode: applied.toLabCode, reason: input.reason },
+        after: {
+          shipmentId: applied.toShipmentId,
+          labCode: applied.toLabCode,
+          reason: input.reason,
+          account: `acc_${order.accountId}`,
+        },
       },
       now,
     )

@@ -143,7 +143,15 @@ for (const kind of databaseKinds) {
       assert.ok(entry, 'the audit entry')
       assert.equal(entry.actor.kind, 'operator')
       assert.deepEqual(entry.before, { shipmentId, labCode: 'uk6' })
-      assert.deepEqual(entry.after, { shipmentId: newShipment.id, labCode: 'nl1', reason: 'uk6 is flooded' })
+      assert.deepEqual(entry.after, {
+        shipmentId: newShipment.id,
+        labCode: 'nl1',
+        reason: 'uk6 is flooded',
+        account: t.account.id,
+      })
+      assert.equal(entry.accountId, null, "the operator's entry: not in the merchant's audit trail")
+      const merchantTrail = json(await t.live({ method: 'GET', url: '/v4.0/account/audit' })).entries as any[]
+      assert.ok(!merchantTrail.some((candidate) => candidate.action === 'order.shipmentMoved'))
     })
 
     test('refused, naming why: a lab that does not make the product, one that does not ship there, no reason', async () => {
