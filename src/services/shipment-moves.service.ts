@@ -27,8 +27,10 @@ import {
 
 export type { MovableShipment, MoveLabChoice, ShipmentMoveResult }
 
+import { unavailableLabs as unavailableLabsNow } from '../domain/lab-availability.ts'
 import { findOrderNumberOfShipment } from '../repositories/attention.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import { upsertLabJob } from '../repositories/lab-jobs.repository.ts'
 import { drawShipmentIds, readOrder } from '../repositories/orders.repository.ts'
 import type { ServiceLogger } from './observability.ts'
@@ -166,7 +168,8 @@ export function createShipmentMovesService(deps: ShipmentMovesDeps): ShipmentMov
       if (!order) return undefined
       const now = clock.now()
       // Read without a lock or a count: the form only offers; the move checks again under the order's lock.
-      const unavailableLabs = await deps.db.transaction((tx) => deps.labRoom.unavailableLabsFor(order, tx))
+      const unavailableLabs =
+        order.environment === 'live' ? unavailableLabsNow(catalogue, await listLabAvailability(deps.db), now) : {}
       return order.document.shipments.map((shipment) => {
         const held = order.pipeline.shipments[shipment.id]
         const labCode = held?.labCode ?? shipment.fulfillmentLocation.labCode

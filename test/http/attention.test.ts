@@ -130,6 +130,26 @@ for (const kind of databaseKinds) {
       const total = (await t.app.services.attention.list({ skip: 0, reason: null })).total
       assert.equal(await t.app.services.attention.count(), total)
       assert.ok(total >= 5)
+
+      // The real console's navigation shows the count beside the section, on every page.
+      const { token } = await t.app.services.operators.createOperator('Dana', TEST_ACTOR)
+      const signIn = await t.app.live.inject({
+        method: 'POST',
+        url: '/admin/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ operatorToken: token }).toString(),
+      })
+      const cookie = signIn.cookies.find((candidate) => candidate.name === 'printroute_admin_session')
+      assert.ok(cookie, signIn.body)
+      const accounts = await t.app.live.inject({
+        method: 'GET',
+        url: '/admin/accounts',
+        headers: { cookie: `${cookie.name}=${cookie.value}` },
+      })
+      assert.match(
+        accounts.body,
+        new RegExp(`href="/admin/attention">Needs attention <span class="[^"]*nav-count"[^>]*>${total}</span>`),
+      )
     })
 
     test('a reason the queue does not know is refused, naming it', async () => {
