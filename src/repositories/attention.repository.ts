@@ -23,15 +23,15 @@ export async function findOrderNumberOfShipment(db: Queryable, shipmentNumber: n
 }
 
 /**
- * Live orders in progress, out of their pause window, least recently changed first: at most `limit` of them (the
+ * Live orders in progress, out of their pause window at `now`, least recently changed first: at most `limit` of them (the
  * queue's bound).
  */
-export async function listLiveOrdersInProgress(db: Queryable, limit: number): Promise<PipelineOrder[]> {
+export async function listLiveOrdersInProgress(db: Queryable, limit: number, now: Date): Promise<PipelineOrder[]> {
   const rows = await db.query<{ id: number | string }>(
     `SELECT id FROM orders
-      WHERE stage = 'InProgress' AND environment = 'live' AND on_hold_until IS NULL
+      WHERE stage = 'InProgress' AND environment = 'live' AND (on_hold_until IS NULL OR on_hold_until <= $2)
       ORDER BY last_updated, id LIMIT $1`,
-    [limit],
+    [limit, now],
   )
   return readOrders(
     db,

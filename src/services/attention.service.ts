@@ -49,7 +49,7 @@ export function createAttentionService(deps: { db: Database; clock: Clock; catal
   async function allRows(): Promise<{ rows: AttentionRow[]; capped: boolean }> {
     const now = clock.now()
     const today = utcDate(now)
-    const orders = await listLiveOrdersInProgress(db, ATTENTION_SCAN_LIMIT + 1)
+    const orders = await listLiveOrdersInProgress(db, ATTENTION_SCAN_LIMIT + 1, now)
     const capped = orders.length > ATTENTION_SCAN_LIMIT
     const rows = orders.slice(0, ATTENTION_SCAN_LIMIT).flatMap((order) =>
       orderAttentionRows(order, {

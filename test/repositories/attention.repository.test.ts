@@ -28,13 +28,16 @@ for (const kind of databaseKinds) {
       await t.close()
     })
 
-    async function create(server: 'live' | 'sandbox'): Promise<string> {
-      const created = await t[server]({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({ items: [blackCanvasItem(images.url('a.jpg'))] }),
-        headers: { 'content-type': 'application/json' },
-      })
+    async function create(server: 'live' | 'sandbox', key?: string): Promise<string> {
+      const created = await t[server](
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({ items: [blackCanvasItem(images.url('a.jpg'))] }),
+          headers: { 'content-type': 'application/json' },
+        },
+        key,
+      )
       assert.equal(created.statusCode, 200, created.body)
       return json(created).order.id as string
     }
@@ -52,11 +55,13 @@ for (const kind of databaseKinds) {
       const sandbox = await create('sandbox')
       t.clock.advanceSeconds(60)
       const second = await create('live')
-      const inProgress = (await listLiveOrdersInProgress(t.database.db, 10)).map((order) => order.document.id)
+      const inProgress = (await listLiveOrdersInProgress(t.database.db, 10, t.clock.now())).map(
+        (order) => order.document.id,
+      )
       assert.ok(inProgress.includes(first) && inProgress.includes(second))
       assert.ok(!inProgress.includes(sandbox), 'Sandbox orders are not the queue’s')
       assert.deepEqual(
-        (await listLiveOrdersInProgress(t.database.db, 1)).map((order) => order.document.id),
+        (await listLiveOrdersInProgress(t.database.db, 1, t.clock.now())).map((order) => order.document.id),
         [first],
         'the least recently changed first',
       )
@@ -67,8 +72,18 @@ for (const kind of databaseKinds) {
       const shipped = await drive.state(first)
       assert.equal(shipped.document.status.stage, 'Complete')
       assert.equal(await findOrderNumberOfShipment(t.database.db, number(shipmentId, 'shp')), number(first, 'ord'))
-      const after = (await listLiveOrdersInProgress(t.database.db, 10)).map((order) => order.document.id)
+      const after = (await listLiveOrdersInProgress(t.database.db, 10, t.clock.now())).map((order) => order.document.id)
       assert.ok(!after.includes(first), 'a complete order is not in progress')
+    })
+
+    test('an order in its pause window is not listed until the window ends', async () => {
+      const paused = await t.createAccount({ pauseWindowSeconds: 600 })
+      const held = await create('live', paused.liveKey)
+      const listed = async () =>
+        (await listLiveOrdersInProgress(t.database.db, 1000, t.clock.now())).map((order) => order.document.id)
+      assert.ok(!(await listed()).includes(held))
+      t.clock.advanceSeconds(601)
+      assert.ok((await listed()).includes(held))
     })
 
     test('a shipment moved before it was submitted: the old lab never had it, the new shipment renders and submits', async () => {
