@@ -51,6 +51,7 @@ const DATA_COMMANDS = [
   'operators create',
   'operators list',
   'operators revoke',
+  'orders move',
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */
@@ -309,9 +310,9 @@ export const SETTINGS = {
       'Product catalogue to serve: validated at start, stored as a catalogue version when its text is new and ' +
       'activated when the active version differs ([catalogue.md](catalogue.md#versions)). Without it, the ' +
       'active version is served (the bundled sample on a new database). The data commands check labs and ' +
-      'currencies against it (`accounts top-up` serves it, as serve would); `labs list` lists its labs, those ' +
+      'currencies against it (`accounts top-up` and `orders move` serve it, as serve would); `labs list` lists its labs, those ' +
       'of the bundled sample without it.',
-    commands: ['serve', 'worker', 'accounts create', 'accounts top-up', 'labs list', ...LAB_COMMANDS],
+    commands: ['serve', 'worker', 'accounts create', 'accounts top-up', 'orders move', 'labs list', ...LAB_COMMANDS],
     parse: optionalPath,
   },
   logLevel: {
@@ -520,7 +521,7 @@ export const SETTINGS = {
     docs:
       'Base URL of the Live server in file links (thumbnails, print files for labs) and payment page links ' +
       '(`authorisationUrl`). Set it behind a proxy and on `worker` processes.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', 'orders move'],
     parse: baseUrl,
   },
   sandboxPublicUrl: {
@@ -531,7 +532,7 @@ export const SETTINGS = {
     defaultLabel: 'the listening address',
     help: 'same for the Sandbox server',
     docs: 'Same for Sandbox.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', 'orders move'],
     parse: baseUrl,
   },
   eventVendor: {
@@ -543,7 +544,7 @@ export const SETTINGS = {
     docs:
       'Callback event types are `com.NAME.order...` ([callbacks.md](callbacks.md)); set it to the vendor an ' +
       'existing client expects (e.g. `prodigi`). One DNS label: letters, digits, inner hyphens.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', 'orders move'],
     parse: eventVendor,
   },
 } as const satisfies Record<string, SettingDefinition<unknown>>

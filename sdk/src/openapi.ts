@@ -1102,6 +1102,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "com.printroute.order.shipments.shipment#Moved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The operator moved a shipment to another lab: a new shipment took the old one's items
+         * @description A CloudEvent of type `com.printroute.order.shipments.shipment#Moved`, POSTed to the order's callback URL (else the account's).
+         */
+        post: operations["onShipmentMoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1382,7 +1402,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}
@@ -6132,6 +6152,42 @@ export interface operations {
         };
     };
     onOrderDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onShipmentMoved: {
         parameters: {
             query?: never;
             header: {

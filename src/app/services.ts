@@ -28,6 +28,7 @@ import { PAYMENT_PATH_PREFIX } from '../http/routes/payments.routes.ts'
 import { createAccountsService } from '../services/accounts.service.ts'
 import { createAddressesService } from '../services/addresses.service.ts'
 import { createAdminViewsService } from '../services/admin-views.service.ts'
+import { createAttentionService } from '../services/attention.service.ts'
 import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
@@ -55,6 +56,7 @@ import { createProductsService } from '../services/products.service.ts'
 import { createQuotesService } from '../services/quotes.service.ts'
 import { createSandboxService } from '../services/sandbox.service.ts'
 import { createSessionsService } from '../services/sessions.service.ts'
+import { createShipmentMovesService } from '../services/shipment-moves.service.ts'
 import { createSpineService } from '../services/spine.service.ts'
 import { createWebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import { createWebhooksService } from '../services/webhooks.service.ts'
@@ -348,9 +350,20 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     fileLinks,
     renderConcurrency: core.renderConcurrency,
   }
+  // The operator's move of a shipment to another lab (services/operator/orders.ts): the command line and the console.
+  const shipmentMoves = createShipmentMovesService({
+    db,
+    clock,
+    catalogue,
+    jobs,
+    events: core.events,
+    labRoom: createLabRoom({ clock, catalogue }),
+    log,
+  })
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
-  return { ...services, adminViews }
+  const attention = createAttentionService({ db, clock, catalogue })
+  return { ...services, shipmentMoves, adminViews, attention }
 }
 
 export type Services = ReturnType<typeof buildServices>

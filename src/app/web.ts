@@ -25,12 +25,14 @@ import {
   consoleLabsOf,
   consoleOperatorsOf,
   consoleRevenueOf,
+  consoleShipmentMovesOf,
 } from '../services/operator/console-sections.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
 import { registerLabPortal } from '../web/labs/lab-portal.plugin.ts'
 import { registerDashboard } from '../web/merchant/dashboard.plugin.ts'
 import { registerAdminConsole } from '../web/operator/admin.plugin.ts'
 import { ADMIN_PATH } from '../web/operator/admin-context.ts'
+import { registerAttentionPages } from '../web/operator/attention.pages.ts'
 import { registerAuditPages } from '../web/operator/audit.pages.ts'
 import { registerCallbacksPages } from '../web/operator/callbacks.pages.ts'
 import { registerCataloguePages } from '../web/operator/catalogue.pages.ts'
@@ -205,7 +207,11 @@ function consoleOf(
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
             (pages, console) =>
-              registerOrdersPages(pages, console, services.adminViews.orders, consoleRevenueOf(services.revenue)),
+              registerOrdersPages(pages, console, services.adminViews.orders, {
+                margins: consoleRevenueOf(services.revenue),
+                moves: consoleShipmentMovesOf(services.shipmentMoves),
+              }),
+            (pages, console) => registerAttentionPages(pages, console, services.attention),
             (pages, console) =>
               registerLabsPages(
                 pages,
@@ -219,6 +225,7 @@ function consoleOf(
             (pages, console) => registerAuditPages(pages, console, consoleAuditOf(services.audit)),
             (pages, console) => registerOperatorsPages(pages, console, consoleOperatorsOf(services.operators)),
           ],
+          attentionCount: () => services.attention.count(),
         }),
       { prefix: ADMIN_PATH },
     )

@@ -4,6 +4,7 @@
 // help, version and mistakes answer at once.
 import { join, resolve } from 'node:path'
 import { type Command, Option } from 'commander'
+import type { Database } from '../adapters/database.ts'
 import type { Application } from '../app.ts'
 import {
   type FlagValues,
@@ -215,6 +216,46 @@ export function databaseOpenFailure(error: unknown, databaseUrl: string): string
 }
 
 /**
+ * The whole application (without workers) for a data command's own process, built on first use and once: it serves
+ * the active catalogue version, or the file given with --catalogue, as serve would.
+ */
+function lazyApplication(
+  settings: DataSettings,
+  db: Database,
+  modules: {
+    buildApplication: typeof import('../app.ts').buildApplication
+    readCatalogueFile: typeof import('../catalogue/catalogue.loader.ts').readCatalogueFile
+    createLogger: typeof import('../adapters/logger.ts').createLogger
+  },
+): { get(): Promise<Application>; close(): Promise<void> } {
+  let application: Promise<Application> | null = null
+  return {
+    get() {
+      application ??= (async () => {
+        const file = settings.catalogueFile ? modules.readCatalogueFile(settings.catalogueFile) : null
+        return modules.buildApplication({
+          db,
+          databaseUrl: settings.databaseUrl,
+          ...(file ? { catalogue: file.catalogue, catalogueText: file.text } : {}),
+          logger: modules.createLogger({ level: 'warn', format: 'json', destination: 2 }),
+          filesDir: join(settings.dataDir, 'files'),
+          workers: false,
+          publicUrls: {
+            ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
+            ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
+          },
+          ...(settings.eventVendor ? { eventVendor: settings.eventVendor } : {}),
+        })
+      })()
+      return application
+    },
+    async close() {
+      await (await application?.catch(() => null))?.close()
+    },
+  }
+}
+
+/**
  * Runs a data operation. With the embedded database, a `serve` holding the data directory runs it itself
  * (admin channel); otherwise this process opens the database, runs it and closes it again. Either way one line
  * on stderr says which database it is, so a command run against the wrong one shows it (stdout stays the
@@ -321,7 +362,8 @@ export async function runDataOperation<N extends OperationName>(
     renderInvoicePdf,
     renderStatementPdf,
   })
-  let application: Application | null = null
+  // The whole application, without workers, only for the operations that need it (a top-up, a move).
+  const whole = lazyApplication(settings, opened.db, { buildApplication, readCatalogueFile, createLogger })
   try {
     const operations = createAdminOperations({
       db: opened.db,
@@ -346,24 +388,9 @@ export async function runDataOperation<N extends OperationName>(
       },
       catalogueVersions,
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
-      // It serves the active catalogue version, or the file given with --catalogue as serve would.
-      async payments() {
-        const file = settings.catalogueFile ? readCatalogueFile(settings.catalogueFile) : null
-        application = await buildApplication({
-          db: opened.db,
-          databaseUrl: settings.databaseUrl,
-          ...(file ? { catalogue: file.catalogue, catalogueText: file.text } : {}),
-          logger: createLogger({ level: 'warn', format: 'json', destination: 2 }),
-          filesDir: join(settings.dataDir, 'files'),
-          workers: false,
-          publicUrls: {
-            ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
-            ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
-          },
-          ...(settings.eventVendor ? { eventVendor: settings.eventVendor } : {}),
-        })
-        return application.services.payments
-      },
+      payments: async () => (await whole.get()).services.payments,
+      // A move to another lab plans, renders and submits through the pipeline's parts: the whole application too.
+      shipmentMoves: async () => (await whole.get()).services.shipmentMoves,
       // Statements and the seller need only the database (and the PDF adapter), not the application.
       invoices,
       // The labs' statements too: the seller's details as buyer, the catalogue's labs as sellers.
@@ -380,7 +407,7 @@ export async function runDataOperation<N extends OperationName>(
     })
     return (await runOperation(operations, name, input ?? {})) as Result
   } finally {
-    await (application as Application | null)?.close()
+    await whole.close()
     await opened.close()
   }
 }

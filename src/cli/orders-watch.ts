@@ -94,7 +94,9 @@ function shortType(type: string): string {
 export function registerOrderCommands(program: Command): Command {
   const orders = program
     .command('orders')
-    .summary("follow an order's progress on a running printroute, or advance a Sandbox order")
+    .summary(
+      "follow an order's progress on a running printroute, advance a Sandbox order, move a shipment to another lab",
+    )
   const watch = orders
     .command('watch')
     .summary("print an order's progress until it is complete (or delivered) or cancelled")

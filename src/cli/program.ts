@@ -10,6 +10,7 @@ import { registerLabSimulateCommand } from './labs-simulate.ts'
 import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
 import { registerAdvanceCommand } from './orders-advance.ts'
+import { registerOrderMoveCommand } from './orders-move.ts'
 import { registerOrderCommands } from './orders-watch.ts'
 import { registerProcessCommands } from './serve.ts'
 
@@ -30,7 +31,9 @@ export function buildProgram(): Command {
   const labs = program.commands.find((command) => command.name() === 'labs')
   if (labs) registerLabSimulateCommand(labs)
   registerListenCommand(program)
-  registerAdvanceCommand(registerOrderCommands(program))
+  const orders = registerOrderCommands(program)
+  registerAdvanceCommand(orders)
+  registerOrderMoveCommand(orders)
   registerFileCommands(program)
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.
   const exitOverrideAll = (command: Command) => {

@@ -207,6 +207,7 @@ export function registerProcessCommands(program: Command): void {
         labs: app.services.labs,
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
+        shipmentMoves: async () => app.services.shipmentMoves,
         invoices: app.services.invoices,
         labStatements: app.services.labStatements,
         catalogueVersions: app.services.catalogueVersions,

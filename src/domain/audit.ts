@@ -61,6 +61,7 @@ export const AUDIT_ACTIONS = [
   'webhook.disabled',
   'webhook.missedRedelivered',
   'idempotencyKey.refused',
+  'order.shipmentMoved',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -14,6 +14,7 @@ import type {
   FailingWebhookEndpoint,
   LabRefusal,
 } from './admin-views.ts'
+import type { AttentionReason, AttentionRow } from './attention.ts'
 import type { AuditActor, AuditPage, AuditQuery } from './audit.ts'
 import type { CatalogueDiff } from './catalogue-diff.ts'
 import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions.ts'
@@ -22,6 +23,7 @@ import type { InvoiceSeller, InvoiceSummary } from './invoices.ts'
 import type { LabKeyView } from './lab-keys.ts'
 import type { LabStatementSummary } from './lab-statements.ts'
 import type { OrderMarginView, RevenueQuery, RevenueReportView } from './revenue.ts'
+import type { MovableShipment, ShipmentMoveResult } from './shipment-move.ts'
 
 /**
  * The accounts section. Refusals the operator can fix (a name, an unknown key) are thrown as ServiceError with a
@@ -243,4 +245,31 @@ export interface ConsoleOrders<View> {
   readOrder(orderId: string): Promise<ConsoleOrderDetail<View> | null>
   /** A page thumbnail (PNG) of an order asset's PDF, as its merchant's API serves it; null when there is none. */
   readAssetThumbnail(orderId: string, assetId: string, page: number): Promise<Buffer | null>
+}
+
+/**
+ * The order page's move of a shipment to another lab (docs/admin.md#moving-a-shipment-to-another-lab): the labs
+ * each shipment could go to, and the move. A refusal comes back as the field at fault and a sentence.
+ */
+export interface ConsoleShipmentMoves {
+  /** The order's shipments with the labs each could move to; undefined when there is no such order. */
+  choices(orderId: string): Promise<MovableShipment[] | undefined>
+  move(
+    input: { shipmentId: string; labCode: string; reason: string },
+    actor: AuditActor,
+  ): Promise<ShipmentMoveResult | { refused: string; field: 'shipment' | 'lab' | 'reason' }>
+}
+
+/** The "needs attention" queue (docs/admin.md#needs-attention). */
+export interface ConsoleAttention {
+  list(query: { skip: number; reason: AttentionReason | null }): Promise<{
+    rows: AttentionRow[]
+    skip: number
+    hasMore: boolean
+    counts: Record<AttentionReason, number>
+    total: number
+    capped: boolean
+  }>
+  /** How many rows the queue has (the navigation's badge; may be up to a minute old). */
+  count(): Promise<number>
 }

@@ -131,3 +131,22 @@ test('Sandbox shipments never push: their labs are simulated', () => {
   })
   assert.equal(labEventsOf({}, labShipmentsOf(order('sandbox'))).length, 0)
 })
+
+test('a job its lab had, moved by the operator to another lab, is movedAway once; a lab that never had it is told nothing', () => {
+  const moved = shipment({ state: 'cancelled', itemIds: [], movedAway: true })
+  assert.deepEqual(labEventsOf({ shp_1: shipment({ state: 'acknowledged' }) }, { shp_1: moved }), [
+    { shipmentId: 'shp_1', labCode: 'uk6', event: { kind: 'movedAway' } },
+  ])
+  assert.deepEqual(labEventsOf({ shp_1: moved }, { shp_1: moved }), [], 'not again')
+  assert.deepEqual(
+    labEventsOf({ shp_1: shipment({ state: 'allocated' }) }, { shp_1: moved }),
+    [],
+    'never submitted: the lab never had it',
+  )
+  assert.deepEqual(
+    labEventsOf({ shp_1: shipment() }, { shp_1: shipment({ state: 'cancelled', itemIds: [] }) }),
+    [],
+    'a cancellation the lab answered itself is not pushed back',
+  )
+  assert.equal(labEventType('acme', { kind: 'movedAway' }), 'com.acme.lab.job.movedAway')
+})

@@ -20,6 +20,8 @@ export type LabEventKind =
   | { kind: 'created' }
   | { kind: 'changed'; change: LabJobChange }
   | { kind: 'cancellationRequested' }
+  /** The operator moved the job to another lab (docs/labs.md#work-moved-away): it is cancelled at this lab. */
+  | { kind: 'movedAway' }
   | { kind: 'reminder'; reason: LabReminderReason }
 
 /** `com.<vendor>.lab.job.<kind>`, the vendor as in the merchants' callbacks. */
@@ -41,6 +43,8 @@ export interface LabShipmentSnapshot {
    * `cancellationRequested.at`); null when never asked. A new request after one lapsed has a new time.
    */
   cancellationRequestedAt: string | null
+  /** Whether the operator moved the job to another lab (the pipeline shipment's `moved`). */
+  movedAway?: boolean
 }
 
 /** Every Live shipment of the order as its lab sees it; none for Sandbox (its labs are simulated: nothing pushes). */
@@ -55,6 +59,7 @@ export function labShipmentsOf(order: PipelineOrder): Record<string, LabShipment
       itemIds: (onOrder?.items ?? []).map((entry) => entry.itemId),
       packingSlip: shipment.packingSlipPdf !== undefined,
       cancellationRequestedAt: shipment.cancellationRequested?.at ?? null,
+      ...(shipment.moved ? { movedAway: true } : {}),
     }
   }
   return snapshot
@@ -68,7 +73,8 @@ function isOpen(state: string | undefined): boolean {
  * The pushes a change causes, shipment by shipment: `created` when a shipment reaches its lab (submitted); while
  * the lab has it (open before and after), `changed` when its items differ (`itemsRemoved` when only some left,
  * `replanned` otherwise) or its packing slip appeared; `cancellationRequested` when a request (a new one after a
- * lapse too) appears on a shipment its lab had. Whether the lab has a push endpoint is not decided here.
+ * lapse too) appears on a shipment its lab had; `movedAway` when the operator moved a job its lab had to another
+ * lab (the job is then cancelled at this one). Whether the lab has a push endpoint is not decided here.
  */
 export function labEventsOf(
   before: Record<string, LabShipmentSnapshot>,
@@ -83,6 +89,10 @@ export function labEventsOf(
       continue
     }
     if (!was || was.labCode !== now.labCode || !isOpen(was.state)) continue
+    if (now.movedAway === true && was.movedAway !== true) {
+      push({ kind: 'movedAway' })
+      continue
+    }
     if (isOpen(now.state)) {
       const kept = new Set(now.itemIds)
       const sameItems = was.itemIds.length === now.itemIds.length && was.itemIds.every((id) => kept.has(id))

@@ -31,6 +31,11 @@ export type OrderEventKind =
   | { kind: 'paymentAuthorised' }
   /** printroute's own: the merchant replaced an asset's file (POST .../actions/replaceAsset). */
   | { kind: 'assetReplaced'; itemId: string; assetId: string }
+  /**
+   * The operator moved a shipment to another lab (docs/admin.md#moving-a-shipment-to-another-lab): `shipmentId` is
+   * the new shipment, which took the items of `fromShipmentId` (gone from the order).
+   */
+  | { kind: 'shipmentMoved'; shipmentId: string; fromShipmentId: string }
 
 export function eventType(vendor: string, event: OrderEventKind): string {
   const prefix = `com.${vendor}.order`
@@ -53,6 +58,8 @@ export function eventType(vendor: string, event: OrderEventKind): string {
       return `${prefix}.status.issues.paymentAuthorisation#Authorised`
     case 'assetReplaced':
       return `${prefix}.items.assets.asset#Replaced`
+    case 'shipmentMoved':
+      return `${prefix}.shipments.shipment#Moved`
   }
 }
 
@@ -73,7 +80,7 @@ export function parseCallbackEventSet(value: string | null | undefined): Callbac
 /**
  * Whether the Prodigi Print API sends this event: a stage change (the pause window's end included), a shipment
  * made, downloads complete, shipping complete. printroute's own are a parcel of several shipped, the carriers'
- * delivery statuses, the whole order delivered and a payment authorised.
+ * delivery statuses, the whole order delivered, a payment authorised and a shipment moved to another lab.
  */
 export function isPrintApiEvent(event: OrderEventKind): boolean {
   switch (event.kind) {
@@ -87,6 +94,7 @@ export function isPrintApiEvent(event: OrderEventKind): boolean {
     case 'orderDelivered':
     case 'paymentAuthorised':
     case 'assetReplaced':
+    case 'shipmentMoved':
       return false
   }
 }
@@ -115,6 +123,8 @@ export interface OrderChangeFacts {
    * all along, but the specification sends the full order then, as a stage change to InProgress.
    */
   pauseWindowEnded: boolean
+  /** Shipments the change moved to another lab: the new shipment and the one it replaced. */
+  movedShipments?: readonly { shipmentId: string; fromShipmentId: string }[]
 }
 
 /**
@@ -148,6 +158,7 @@ export function orderEventsOf(facts: OrderChangeFacts): OrderEventKind[] {
   const held = (order: OrderDocument) =>
     order.status.issues.some((issue) => issue.errorCode === ISSUE_CODES.paymentAuthorisation)
   if (held(before) && !held(after) && after.status.stage !== 'Cancelled') events.push({ kind: 'paymentAuthorised' })
+  for (const moved of facts.movedShipments ?? []) events.push({ kind: 'shipmentMoved', ...moved })
   const shippedBefore = new Set(
     before.shipments.filter((shipment) => shipment.status === 'Shipped').map((shipment) => shipment.id),
   )

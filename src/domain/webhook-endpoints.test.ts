@@ -30,6 +30,7 @@ describe('webhook endpoint filters', () => {
       { kind: 'shippingComplete' },
       { kind: 'paymentAuthorised' },
       { kind: 'assetReplaced', itemId: 'ori_1', assetId: 'ast_1' },
+      { kind: 'shipmentMoved', shipmentId: 'shp_2', fromShipmentId: 'shp_1' },
     ]
     const expected = new Set([
       ...kinds.map((kind) => eventType('acme', kind)),

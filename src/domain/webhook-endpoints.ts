@@ -85,6 +85,7 @@ export function knownEventTypes(vendor: string): string[] {
     `${order}.items.assets.asset#Replaced`,
     `${order}.shipments.parcel#Shipped`,
     `${order}.shipments.shipment#Shipped`,
+    `${order}.shipments.shipment#Moved`,
     ...CALLBACK_DELIVERY_STATUSES.map((status) => `${order}.shipments.shipment#${status}`),
     `${order}.status.delivery#Delivered`,
     testEventType(vendor),

@@ -35,6 +35,12 @@ export const LAB_PUSH_EVENTS = [
     extra: {},
   },
   {
+    kind: 'lab.job.movedAway',
+    operationId: 'onLabJobMovedAway',
+    summary: 'The operator moved the job to another lab: it is cancelled here (its state is cancelled); do not make it',
+    extra: {},
+  },
+  {
     kind: 'lab.job.reminder',
     operationId: 'onLabJobReminder',
     summary: 'A job that needs the lab: not acknowledged, due to ship today, or overdue',

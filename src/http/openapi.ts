@@ -285,6 +285,10 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
     summary: DELIVERY_EVENT_SUMMARIES[status],
   })),
   { kind: { kind: 'orderDelivered' }, summary: 'Every shipment that was not cancelled has been delivered' },
+  {
+    kind: { kind: 'shipmentMoved', shipmentId: '', fromShipmentId: '' },
+    summary: "The operator moved a shipment to another lab: a new shipment took the old one's items",
+  },
 ]
 
 function webhookOperationId(kind: OrderEventKind): string {

@@ -78,7 +78,13 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
         order.pipeline.phase !== 'waiting' &&
         order.pipeline.phase !== 'cancelled'
       const labEvents = (await deps.labEvents?.record(tx, before, order)) ?? 0
-      const events = orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded })
+      // A shipment new to the order that the operator moved from another one (domain/shipment-move.ts).
+      const movedShipments = order.document.shipments.flatMap((shipment) => {
+        const from = order.pipeline.shipments[shipment.id]?.movedFrom
+        const isNew = !before.document.shipments.some((earlier) => earlier.id === shipment.id)
+        return from && isNew ? [{ shipmentId: shipment.id, fromShipmentId: from.shipmentId }] : []
+      })
+      const events = orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded, movedShipments })
       if (events.length === 0) return labEvents
       const account = await lockAccountForEvents(tx, order.accountId, order.environment)
       const url = order.document.callbackUrl ?? account.callbackUrl

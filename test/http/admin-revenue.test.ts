@@ -80,7 +80,7 @@ for (const kind of databaseKinds) {
       pages = await startAdminPages((scope, console) => {
         const revenue = consoleRevenueOf(t.app.services.revenue)
         registerRevenuePages(scope, console, revenue)
-        registerOrdersPages(scope, console, t.app.services.adminViews.orders, revenue)
+        registerOrdersPages(scope, console, t.app.services.adminViews.orders, { margins: revenue })
       })
     })
     after(async () => {

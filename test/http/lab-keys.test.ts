@@ -28,6 +28,7 @@ for (const kind of databaseKinds) {
         labs: t.app.services.labs,
         labPushes: t.app.services.labPushes,
         payments: async () => t.app.services.payments,
+        shipmentMoves: async () => t.app.services.shipmentMoves,
         invoices: t.app.services.invoices,
         labStatements: t.app.services.labStatements,
         catalogueVersions: t.app.services.catalogueVersions,

@@ -132,6 +132,7 @@ describe('the lab OpenAPI document', () => {
       'com.printroute.lab.job.created',
       'com.printroute.lab.job.changed',
       'com.printroute.lab.job.cancellationRequested',
+      'com.printroute.lab.job.movedAway',
       'com.printroute.lab.job.reminder',
     ])
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })

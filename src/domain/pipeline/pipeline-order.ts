@@ -186,6 +186,14 @@ export interface PipelineShipment {
    * in `shipment_costs` when the shipment is handed to the lab; absent on shipments allocated before it was kept.
    */
   labCost?: ShipmentLabCost
+  /**
+   * The operator moved the shipment to another lab (domain/shipment-move.ts) after this lab had been given it: the
+   * shipment left the order (state `cancelled`), `toShipmentId` at `toLabCode` took its items (`itemIds`). The lab
+   * still reads the job, cancelled, with those items.
+   */
+  moved?: { toShipmentId: string; toLabCode: string; at: string; itemIds: string[] }
+  /** The shipment took the items of `shipmentId` at `labCode`, moved here by the operator for `reason`. */
+  movedFrom?: { shipmentId: string; labCode: string; at: string; reason: string }
 }
 
 /** A shipment's lab cost as allocation planned it; minor units as decimal strings (the pipeline state is JSON). */

@@ -160,8 +160,9 @@ export function buildLabJobView(
   const { catalogue, links } = context
   const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
   const held = order.pipeline.shipments[shipmentId]
-  // A shipment the lab rejected whole has left the order; its job is still the lab's history.
-  if (!shipment && held?.state !== 'rejected') return undefined
+  // A shipment the lab rejected whole, or the operator moved to another lab, has left the order; its job is still
+  // the lab's history.
+  if (!shipment && held?.state !== 'rejected' && !held?.moved) return undefined
   const printFiles = links.printFileUrls(order, shipmentId)
   const extras = links.extraFileUrls(order)
   // What the lab was given at submission: a later (partial) recipient or method change does not reach it.
@@ -245,7 +246,9 @@ function rejectedCarrier(
 function jobItemIds(order: PipelineOrder, shipmentId: string): string[] {
   const shipment = order.document.shipments.find((candidate) => candidate.id === shipmentId)
   const given = order.pipeline.shipments[shipmentId]?.itemStates ?? {}
-  const held = new Set(shipment?.items.map((entry) => entry.itemId))
+  // A job moved to another lab keeps the items it had when it was moved.
+  const moved = order.pipeline.shipments[shipmentId]?.moved?.itemIds ?? []
+  const held = new Set([...(shipment?.items.map((entry) => entry.itemId) ?? []), ...moved])
   return order.document.items
     .map((item) => item.id)
     .filter((itemId) => held.has(itemId) || given[itemId] === 'rejected')

@@ -14,9 +14,11 @@ import type {
   ConsoleLabs,
   ConsoleOperators,
   ConsoleRevenue,
+  ConsoleShipmentMoves,
 } from '../../domain/console-sections.ts'
 import { parseId } from '../../domain/ids.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
+import { ShipmentMoveRefused } from '../../domain/shipment-move.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
@@ -25,6 +27,7 @@ import type { LabStatementsService } from '../lab-statements.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
+import type { ShipmentMovesService } from '../shipment-moves.service.ts'
 import * as accounts from './accounts.ts'
 import * as audit from './audit.ts'
 import * as catalogue from './catalogue.ts'
@@ -34,6 +37,7 @@ import * as keys from './keys.ts'
 import * as labs from './labs.ts'
 import { OperationError } from './operation-error.ts'
 import * as operators from './operators.ts'
+import * as orders from './orders.ts'
 import * as revenue from './revenue.ts'
 
 /** A refusal of the catalogue versions service as the console shows it; anything else is thrown on. */
@@ -225,5 +229,22 @@ export function consoleRevenueOf(source: RevenueSource): ConsoleRevenue {
         throw error
       }),
     orderMargin: (orderId) => revenue.orderMargin(deps, { order: orderId }),
+  }
+}
+
+/** The console's move of a shipment (web/operator/orders.pages.ts): the same action the command line takes. */
+export function consoleShipmentMovesOf(service: ShipmentMovesService): ConsoleShipmentMoves {
+  return {
+    choices: (orderId) => service.choices(orderId),
+    move: (input, actor) =>
+      orders
+        .moveShipment(
+          { shipmentMoves: async () => service, actor },
+          { shipment: input.shipmentId, lab: input.labCode, reason: input.reason },
+        )
+        .catch((error: unknown) => {
+          if (error instanceof ShipmentMoveRefused) return { refused: error.message, field: error.field }
+          throw error
+        }),
   }
 }

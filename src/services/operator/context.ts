@@ -3,6 +3,7 @@ import type { AuditActor } from '../../domain/audit.ts'
 import { parseId } from '../../domain/ids.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { RevenueCharge, RevenueCost, ShipmentAttribution } from '../../domain/revenue.ts'
+import { ShipmentMoveRefused } from '../../domain/shipment-move.ts'
 import type { InstantRange } from '../../repositories/revenue.repository.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
@@ -13,6 +14,7 @@ import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
+import type { ShipmentMovesService } from '../shipment-moves.service.ts'
 import { OperationError } from './operation-error.ts'
 
 /** What the operator's actions run on; the payments service is built only when a top-up needs it. */
@@ -22,6 +24,8 @@ export interface OperatorContext {
   labs: Pick<LabsService, 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
+  /** Moving shipments between labs needs the pipeline's parts: built, like payments, only when a move is asked. */
+  shipmentMoves(): Promise<Pick<ShipmentMovesService, 'move'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   /** The labs' payables statements (docs/billing.md#lab-payables-statements). */
   labStatements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>
@@ -62,7 +66,8 @@ export async function translated<T>(work: () => Promise<T>, exitCode = 1): Promi
       error instanceof LabError ||
       error instanceof OperatorError ||
       error instanceof ServiceError ||
-      error instanceof CatalogueVersionError
+      error instanceof CatalogueVersionError ||
+      error instanceof ShipmentMoveRefused
     ) {
       throw new OperationError(error.message, exitCode)
     }

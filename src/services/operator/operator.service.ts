@@ -27,11 +27,13 @@ import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
 import * as operators from './operators.ts'
+import * as orders from './orders.ts'
 import * as revenue from './revenue.ts'
 
 export type { AccountCreation, TopUpResult } from './accounts.ts'
 export type { AuditListInput } from './audit.ts'
 export type { OperatorContext } from './context.ts'
+export type { ShipmentMoveResult } from './orders.ts'
 
 /** A statement as a file: CSV text, or a PDF in base64 (operation results are JSON). */
 export interface StatementFile {
@@ -155,6 +157,8 @@ export interface OperatorService {
   listOperators(): Promise<OperatorView[]>
   /** Revokes an operator (`opr_N`): its console sessions end at their next request. */
   revokeOperator(input: { operator: string }): Promise<OperatorView>
+  /** Moves a shipment to another lab with the operator's reason; the merchant's charges do not change. */
+  moveShipment(input: { shipment: string; lab: string; reason: string }): Promise<orders.ShipmentMoveResult>
 }
 
 /**
@@ -188,6 +192,8 @@ export function createOperatorService(context: OperatorContext): OperatorService
     createOperator: (input) => operators.createOperator(context, input),
     listOperators: () => operators.listOperators(context),
     revokeOperator: (input) => operators.revokeOperator(context, input),
+    // A refusal (the shipment, the lab or the reason) is the operator's to fix: exit 2.
+    moveShipment: (input) => translated(() => orders.moveShipment(context, input), 2),
   }
 }
 

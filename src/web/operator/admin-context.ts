@@ -16,6 +16,7 @@ export const ADMIN_PATH = '/admin'
 export const ADMIN_SECTIONS = [
   'accounts',
   'orders',
+  'attention',
   'labs',
   'catalogue',
   'invoices',

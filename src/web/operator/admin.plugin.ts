@@ -31,6 +31,7 @@ const NOTICE_COOKIE = 'printroute_admin_notice'
 const SECTION_LABELS: Record<AdminSection, string> = {
   accounts: 'Accounts',
   orders: 'Orders',
+  attention: 'Needs attention',
   labs: 'Labs',
   catalogue: 'Catalogue',
   invoices: 'Invoices',
@@ -64,6 +65,8 @@ export interface AdminConsoleOptions {
    * calls the module's register function with the deps it fills from the services.
    */
   sections?: ((pages: FastifyInstance, console: AdminConsole) => void | Promise<void>)[]
+  /** How many rows the "needs attention" queue has, for the badge beside its section in the navigation. */
+  attentionCount?: () => Promise<number>
 }
 
 const ASSET_DIR = join(import.meta.dirname, '..', 'kit', 'assets')
@@ -103,6 +106,14 @@ interface ShellInput {
   signedIn: SignedInOperator | null
   notice: Notice | null
   sections: readonly AdminSection[]
+  /** A count shown beside a section's name (the "needs attention" queue's rows); absent: none. */
+  badges?: Partial<Record<AdminSection, number>>
+}
+
+/** A section's count in the navigation; nothing for none. */
+function navBadge(count: number | undefined): Html {
+  if (!count) return html``
+  return html` <span class="badge badge-pending nav-count" aria-label="${String(count)} need attention">${String(count)}</span>`
 }
 
 function renderShell(page: ShellInput): string {
@@ -110,7 +121,7 @@ function renderShell(page: ShellInput): string {
   const navigation = signedIn
     ? html`<nav aria-label="Console sections"><ul>${page.sections.map(
         (section) =>
-          html`<li><a href="${ADMIN_PATH}/${section}"${section === page.section ? html` aria-current="page"` : ''}>${SECTION_LABELS[section]}</a></li>`,
+          html`<li><a href="${ADMIN_PATH}/${section}"${section === page.section ? html` aria-current="page"` : ''}>${SECTION_LABELS[section]}${navBadge(page.badges?.[section])}</a></li>`,
       )}</ul></nav>
 <form class="sign-out" method="post" action="${ADMIN_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
@@ -155,6 +166,8 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
   const notices = noticeCookie(NOTICE_COOKIE, ADMIN_PATH)
   // Read once per signed-in request, before its page: whether the seller is still to be set.
   const sellerUnset = new WeakMap<FastifyRequest, boolean>()
+  // The navigation's counts of a signed-in page, read before its handler (a page is sent without waiting).
+  const badgesOf = new WeakMap<FastifyRequest, Partial<Record<AdminSection, number>>>()
   // The sections whose pages are registered, in ADMIN_SECTIONS order: the navigation shows only these.
   const registered = new Set<AdminSection>()
   const sectionsShown = () => ADMIN_SECTIONS.filter((section) => registered.has(section))
@@ -176,6 +189,7 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
           notice: page.notice ?? notices.take(request, reply),
           sections: sectionsShown(),
           sellerUnset: sellerUnset.get(request) === true,
+          badges: badgesOf.get(request) ?? {},
         }),
       )
 
@@ -231,6 +245,15 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
       if (sellerConfigured) {
         pages.addHook('preHandler', async (request) => {
           sellerUnset.set(request, !(await sellerConfigured()))
+        })
+      }
+      const { attentionCount } = options
+      if (attentionCount) {
+        pages.addHook('preHandler', async (request) => {
+          if (request.method !== 'GET') return
+          // A count that cannot be read leaves the badge out: the page itself still answers.
+          const count = await attentionCount().catch(() => undefined)
+          if (count !== undefined) badgesOf.set(request, { attention: count })
         })
       }
       pages.addHook('onRoute', (route) => {

@@ -8,7 +8,7 @@ import {
   type AdminOrderRow,
   type AdminOrderStatus,
 } from '../../domain/admin-views.ts'
-import type { ConsoleOrders, ConsoleRevenue } from '../../domain/console-sections.ts'
+import type { ConsoleOrders, ConsoleRevenue, ConsoleShipmentMoves } from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
 import type { OrderMarginView } from '../../domain/revenue.ts'
@@ -17,7 +17,8 @@ import { formatTime, stateBadge } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { pager } from '../kit/layout.ts'
 import { type OrderView, orderSections, orderSummary } from '../kit/order-view.ts'
-import { ADMIN_PATH, type AdminConsole } from './admin-context.ts'
+import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+import { shipmentMoveCard } from './shipment-move-form.ts'
 
 /** Orders per page of the console's list. */
 export const ADMIN_ORDERS_PAGE_SIZE = 50
@@ -180,11 +181,19 @@ export function marginSection(margin: OrderMarginView): Html {
 <p class="muted small">Prices are untaxed; lab costs are converted to the price's currency at hand-off.</p></section>`
 }
 
+/** What an order's page offers beyond the order itself, each present when the console has it. */
+export interface OrderPageActions {
+  /** The order's margin per hand-off to a lab. */
+  margins?: Pick<ConsoleRevenue, 'orderMargin'>
+  /** Moving a shipment to another lab. */
+  moves?: ConsoleShipmentMoves
+}
+
 export function registerOrdersPages(
   pages: FastifyInstance,
   console: AdminConsole,
   deps: ConsoleOrders<OrderView>,
-  margins?: Pick<ConsoleRevenue, 'orderMargin'>,
+  { margins, moves }: OrderPageActions = {},
 ): void {
   pages.get<{ Querystring: ListQuery }>('/orders', async (request, reply) => {
     const query = request.query ?? {}
@@ -225,6 +234,7 @@ ${pager({
     if (!detail) return orderNotFound(console, request, reply, orderId)
     const { order } = detail.view
     const margin = margins ? await margins.orderMargin(orderId) : null
+    const movable = moves ? ((await moves.choices(orderId)) ?? []) : []
     return console.sendPage(request, reply, {
       section: 'orders',
       title: `Order ${order.id}`,
@@ -235,9 +245,10 @@ ${pager({
 <div><dt>Environment</dt><dd>${environmentName(detail.environment)}</dd></div>
 ${detail.onHoldUntil ? html`<div><dt>On hold until</dt><dd>${formatTime(detail.onHoldUntil)} <span class="muted">(the account's pause window: the merchant cannot read it yet)</span></dd></div>` : ''}
 </dl>
-<p class="muted small">Read-only: the order as its merchant sees it. Changes to an order are the merchant's, through the API or the dashboard.</p>
+<p class="muted small">The order as its merchant sees it. Changes to the order itself are the merchant's, through the API or the dashboard.</p>
 ${orderSummary(order)}
 ${margin ? marginSection(margin) : ''}
+${shipmentMoveCard(order.id, movable, request.signedInOperator.csrfToken)}
 ${orderSections(consoleView(detail.view), {
   callbacks: callbacksTable(detail.view.callbacks, '', '', false, false),
   readOnly: true,
@@ -245,6 +256,32 @@ ${orderSections(consoleView(detail.view), {
 })}`,
     })
   })
+
+  pages.post<{ Params: { orderId: string; shipmentId: string }; Body: Form }>(
+    '/orders/:orderId/shipments/:shipmentId/move',
+    async (request, reply) => {
+      const { orderId, shipmentId } = request.params
+      const back = `${adminOrderPath(orderId)}#move-${shipmentId}`
+      if (!moves) return reply.callNotFound()
+      // The shipment must be this order's: the address names both.
+      const shipments = parseId('ord', orderId) === undefined ? undefined : await moves.choices(orderId)
+      if (!shipments?.some((shipment) => shipment.shipmentId === shipmentId)) {
+        return console.redirect(reply, adminOrderPath(orderId), {
+          kind: 'error',
+          text: `shipment: order ${orderId} has no shipment ${shipmentId}.`,
+        })
+      }
+      const result = await moves.move(
+        { shipmentId, labCode: field(request.body, 'lab'), reason: field(request.body, 'reason') },
+        operatorOf(request),
+      )
+      if ('refused' in result) {
+        return console.redirect(reply, back, { kind: 'error', text: `${result.field}: ${result.refused}.` })
+      }
+      const text = `Shipment ${result.fromShipmentId} moved from lab ${result.fromLabCode} to lab ${result.toLabCode} as ${result.toShipmentId}${result.oldJobCancelled ? `; lab ${result.fromLabCode}'s job is cancelled` : ''}.`
+      return console.redirect(reply, adminOrderPath(result.orderId), { kind: 'success', text })
+    },
+  )
 
   // An asset's page thumbnail, read as its merchant's API serves it (the console's session is not an API key).
   pages.get<{ Params: { orderId: string; assetId: string; file: string } }>(
