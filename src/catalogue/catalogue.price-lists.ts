@@ -70,7 +70,7 @@ export function checkPriceLists(
   for (const [name, entry] of lists) {
     const path = `priceLists.${name}`
     if (!isJsonObject(entry) || problems.under(path)) continue
-    canonical[name] = checkList(name, entry as PriceListEntry, { names, facts, problems, path })
+    canonical[name] = checkList(entry as PriceListEntry, { names, facts, problems, path })
   }
   for (const [name] of lists) checkBaseChain(name, value as Record<string, PriceListEntry>, problems)
   for (const [name, entry] of Object.entries(canonical)) checkDiscount(name, entry, canonical, facts, problems)
@@ -84,7 +84,7 @@ interface ListContext {
   path: string
 }
 
-function checkList(name: string, entry: PriceListEntry, context: ListContext): PriceListEntry {
+function checkList(entry: PriceListEntry, context: ListContext): PriceListEntry {
   const { facts, problems, path } = context
   const checked: PriceListEntry = {}
   if (entry.default === true) checked.default = true
@@ -235,7 +235,7 @@ function checkDiscount(
   for (const product of facts.products) {
     if ([product.sku, product.category, EVERY_PRODUCT].some((key) => own[key] !== undefined)) continue
     const found = baseRuleOf(list, product, lists)
-    if (!found || found.rule.kind !== 'cost' || reported.has(found.where)) continue
+    if (found === undefined || found.rule.kind !== 'cost' || reported.has(found.where)) continue
     if (BigInt(10_000 + found.rule.markupBasisPoints) * BigInt(10_000 - off) >= 100_000_000n) continue
     reported.add(found.where)
     problems.add(

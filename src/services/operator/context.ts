@@ -20,7 +20,10 @@ export interface OperatorContext {
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
-  catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
+  catalogueVersions: Pick<
+    CatalogueVersionsService,
+    'import' | 'list' | 'diff' | 'activate' | 'export' | 'activeCatalogue'
+  >
   audit: Pick<AuditService, 'list'>
   /** Who the audit trail names for the changes these operations make: the command line, on this host. */
   actor: AuditActor
