@@ -61,16 +61,16 @@ export function checkPriceLists(
   const lists = entriesOf(value)
   const names = lists.map(([name]) => name)
   const canonical: Record<string, PriceListEntry> = {}
+  for (const [name, entry] of lists) {
+    const path = `priceLists.${name}`
+    if (!isJsonObject(entry) || problems.under(path)) continue
+    canonical[name] = checkList(entry as PriceListEntry, { names, facts, problems, path })
+  }
   const defaults = lists.filter(([, entry]) => isJsonObject(entry) && entry.default === true).map(([name]) => name)
   if (defaults.length > 1) {
     for (const name of defaults.slice(1)) {
       problems.add(`priceLists.${name}.default`, `only one list may be the default (${defaults[0]} is)`)
     }
-  }
-  for (const [name, entry] of lists) {
-    const path = `priceLists.${name}`
-    if (!isJsonObject(entry) || problems.under(path)) continue
-    canonical[name] = checkList(entry as PriceListEntry, { names, facts, problems, path })
   }
   for (const [name] of lists) checkBaseChain(name, value as Record<string, PriceListEntry>, problems)
   for (const [name, entry] of Object.entries(canonical)) checkDiscount(name, entry, canonical, facts, problems)
@@ -127,7 +127,8 @@ function checkList(entry: PriceListEntry, context: ListContext): PriceListEntry 
   }
   if (entry.products !== undefined) checked.products = products
   if (entry.shipping !== undefined) checked.shipping = shipping
-  if (entry.base === undefined) checkCoverage(checked, facts, problems, path)
+  // Coverage counts the rules written, sound or not: a refused rule is reported once, not again as a gap.
+  if (entry.base === undefined) checkCoverage(entry, facts, problems, path)
   return checked
 }
 
@@ -175,7 +176,7 @@ function checkRule(
 
 /** A list of its own (no base) prices every product and every shipping method a lab offers. */
 function checkCoverage(list: PriceListEntry, facts: PriceListFacts, problems: PriceListProblems, path: string): void {
-  const products = list.products ?? {}
+  const products = Object.fromEntries(entriesOf(list.products)) as Record<string, PriceRuleEntry>
   if (products[EVERY_PRODUCT] === undefined) {
     const keys = new Set(Object.keys(products).map((key) => key.toLowerCase()))
     const unpriced = facts.products
@@ -190,9 +191,9 @@ function checkCoverage(list: PriceListEntry, facts: PriceListFacts, problems: Pr
       )
     }
   }
-  const shipping = list.shipping ?? {}
-  if (shipping[EVERY_METHOD] === undefined) {
-    const unpriced = facts.methods.filter((method) => shipping[method] === undefined)
+  const written = entriesOf(list.shipping).map(([key]) => key.toLowerCase())
+  if (!written.includes(EVERY_METHOD)) {
+    const unpriced = facts.methods.filter((method) => !written.includes(method.toLowerCase()))
     if (unpriced.length > 0) {
       problems.add(`${path}.shipping`, `leaves ${unpriced.join(', ')} unpriced (give a rule for the method or "*")`)
     }
