@@ -2435,6 +2435,8 @@ export interface components {
             expiresAt: string;
             /** @description printroute's own: whether an order can use this quote. Only a quote in the account's billing currency (in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote. */
             usableForOrders: boolean;
+            /** @description printroute's own: the price list the quote's figures come from (docs/billing.md#price-lists): the account's, else the catalogue's default list. Absent when they are the labs' costs (no list applies). */
+            priceList?: string;
             /**
              * Format: date
              * @description printroute's own: the latest of the shipments' estimated dispatch dates.
