@@ -45,5 +45,5 @@ export function onlyPrepaidAccountsHaveABalance(accountId: string): string {
 /** Why a price list's name is refused (both front ends' words): the lists the active catalogue has. */
 export function unknownPriceList(name: string, choices: readonly string[]): string {
   const lists = choices.length === 0 ? 'it has none' : `its lists: ${choices.join(', ')}`
-  return `The active catalogue has no price list "${name}" (${lists}; "default" is the catalogue's default list)`
+  return `The active catalogue has no price list "${name}" (${lists}), or give "default" for its default list`
 }

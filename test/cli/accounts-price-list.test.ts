@@ -42,7 +42,7 @@ test('accounts set-price-list sets a list of the active catalogue or the default
   assert.equal(unknown.code, 2)
   assert.match(
     unknown.stderr,
-    /--list: The active catalogue has no price list "platinum" \(its lists: retail, wholesale; "default" is the catalogue's default list\)/,
+    /--list: The active catalogue has no price list "platinum" \(its lists: retail, wholesale\), or give "default" for its default list/,
   )
   assert.equal(await listOf(), 'wholesale', 'a refusal changes nothing')
 

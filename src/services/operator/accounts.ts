@@ -129,7 +129,7 @@ export async function reactivateAccount(deps: AccountsDeps, input: { account: st
  * this order for both front ends: the account ID's form, the list's name, the account's existence.
  */
 export async function setPriceList(
-  deps: AccountsDeps & Pick<OperatorContext, 'catalogueVersions'>,
+  deps: AccountsDeps & { catalogueVersions: Pick<OperatorContext['catalogueVersions'], 'activeCatalogue'> },
   input: { account: string; list: string },
 ): Promise<Account> {
   if (parseId('acc', input.account) === undefined) {
