@@ -2321,6 +2321,16 @@ export interface components {
                 };
             }[];
             book?: components["schemas"]["BookSpec"];
+            /** @description printroute's: the caller's selling price (docs/billing.md#price-lists); absent when no price list applies (the labs' costs). */
+            prices?: {
+                /** @description The price list (the account's, else the catalogue's default). */
+                priceList: string;
+                /** @description The lowest selling price of one copy among its variants and the labs that make them, before tax and shipping, in the account's billing currency (books: at their base pages). */
+                fromUnitCost: {
+                    amount: string;
+                    currency: string;
+                };
+            };
         };
         /** ProductListEntry */
         ProductListEntry: {

@@ -566,6 +566,11 @@ export interface TaxRate {
 // ---------------------------------------------------------------------------------------------------------
 
 export interface ProductDetails {
+  /**
+   * printroute's: the caller's selling price of one copy (docs/billing.md#price-lists); only on GET
+   * /v4.0/products/{sku} for a caller a price list applies to.
+   */
+  prices?: { priceList: string; fromUnitCost: { amount: string; currency: string } }
   sku: string
   description: string
   productDimensions: { width: number; height: number; units: string }

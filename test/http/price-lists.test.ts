@@ -123,6 +123,24 @@ for (const kind of databaseKinds) {
       assert.deepEqual(figures(again), figures(atCost))
     })
 
+    test("GET /products/{sku} adds the caller's selling price only when a list applies", async () => {
+      const account = await t.createAccount({ billingCurrency: 'USD' })
+      const product = async () => {
+        const response = await t.sandbox({ method: 'GET', url: '/v4.0/products/GLOBAL-MUG-11OZ' }, account.sandboxKey)
+        assert.equal(response.statusCode, 200, response.body)
+        return json(response).product
+      }
+      const plain = await product()
+      assert.equal(plain.prices, undefined, 'no list applies: the product as before')
+      await setPriceList(operator(), { account: account.id, list: 'retail' })
+      const priced = await product()
+      // The sample's retail list has a fixed price for the 11oz mug: 15.00 USD.
+      assert.deepEqual(priced.prices, { priceList: 'retail', fromUnitCost: { amount: '15.00', currency: 'USD' } })
+      const { prices: _prices, ...rest } = priced
+      assert.deepEqual(rest, plain)
+      assert.equal(Object.keys(priced).at(-1), 'prices', 'the addition comes last')
+    })
+
     test('an unknown list or account is refused, and nothing changes', async () => {
       const account = await t.createAccount()
       await assert.rejects(
