@@ -141,6 +141,26 @@ for (const kind of databaseKinds) {
       assert.equal(Object.keys(priced).at(-1), 'prices', 'the addition comes last')
     })
 
+    test('importing a catalogue that sells a product below a lab cost answers the warnings, and stores it', async () => {
+      const { readSampleCatalogueText } = await import('../../src/catalogue/catalogue.loader.ts')
+      const file = JSON.parse(readSampleCatalogueText().text)
+      file.priceLists.retail.products['GLOBAL-MUG-11OZ'] = { prices: { GBP: '4.00' } }
+      const imported = await t.app.services.catalogueVersions.import(
+        JSON.stringify(file),
+        'cheap-mugs.json',
+        TEST_ACTOR,
+      )
+      assert.equal(imported.created, true)
+      assert.equal(imported.active, false)
+      // Three labs make it: de1 for 4.85 EUR (4.25 GBP at 1.14), prodigi_gb2 for 4.20 GBP, us2 for 6.00 USD (4.58 GBP
+      // at 1.31); retail sells it at 4.00, wholesale at 4.00 less 15% = 3.40: below every one of them.
+      const labs = ["de1's cost GBP 4.25", "prodigi_gb2's cost GBP 4.20", "us2's cost GBP 4.58"]
+      assert.deepEqual(imported.warnings, [
+        ...labs.map((lab) => `priceLists.retail: GLOBAL-MUG-11OZ sells at GBP 4.00, below lab ${lab}`),
+        ...labs.map((lab) => `priceLists.wholesale: GLOBAL-MUG-11OZ sells at GBP 3.40, below lab ${lab}`),
+      ])
+    })
+
     test('an unknown list or account is refused, and nothing changes', async () => {
       const account = await t.createAccount()
       await assert.rejects(
