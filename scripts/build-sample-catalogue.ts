@@ -177,6 +177,22 @@ const TAX_RATES: CatalogueFile['taxRates'] = {
  * should check them against their own goods. Switzerland, Norway and the rest of the world have no rule: their
  * duties are unknown in advance (quotes say so).
  */
+// Selling prices (docs/billing.md#price-lists): two named lists, neither the default, so an account without a list
+// pays the labs' costs (the figures the tests and the docs' examples assert) until the operator gives it one.
+const PRICE_LISTS: CatalogueFile['priceLists'] = {
+  retail: {
+    $comment:
+      'Not the default: with no default list, accounts without a list pay the labs\' costs. Add "default": true ' +
+      'to make it the default (docs/billing.md#price-lists).',
+    products: {
+      '*': { markupPercent: '40', roundUpTo: '0.99' },
+      'GLOBAL-MUG-11OZ': { prices: { GBP: '12.00', USD: '15.00' } },
+    },
+    shipping: { '*': {}, Express: { markupPercent: '10' } },
+  } as NonNullable<CatalogueFile['priceLists']>[string],
+  wholesale: { base: 'retail', percentOff: '15' },
+}
+
 const IMPORT_RULES: CatalogueFile['importRules'] = [
   {
     name: 'European Union',
@@ -1737,6 +1753,7 @@ const catalogue: CatalogueFile = {
     calendar: calendarOf(sampleLab),
   })),
   importRules: IMPORT_RULES,
+  priceLists: PRICE_LISTS,
 }
 
 const json = JSON.parse(JSON.stringify(catalogue)) as unknown

@@ -37,6 +37,7 @@ const DATA_COMMANDS = [
   'invoices seller',
   'accounts suspend',
   'accounts reactivate',
+  'accounts set-price-list',
   'keys create',
   'keys list',
   'keys revoke',

@@ -2564,6 +2564,16 @@ export interface components {
                 };
             }[];
             book?: components["schemas"]["BookSpec"];
+            /** @description printroute's: the caller's selling price (docs/billing.md#price-lists); absent when no price list applies (the labs' costs). */
+            prices?: {
+                /** @description The price list (the account's, else the catalogue's default). */
+                priceList: string;
+                /** @description The lowest selling price of one copy among its variants and the labs that make them, before tax and shipping, in the account's billing currency (books: at their base pages). */
+                fromUnitCost: {
+                    amount: string;
+                    currency: string;
+                };
+            };
         };
         /** ProductListEntry */
         ProductListEntry: {
@@ -2678,6 +2688,8 @@ export interface components {
             expiresAt: string;
             /** @description printroute's own: whether an order can use this quote. Only a quote in the account's billing currency (in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote. */
             usableForOrders: boolean;
+            /** @description printroute's own: the price list the quote's figures come from (docs/billing.md#price-lists): the account's, else the catalogue's default list. Absent when they are the labs' costs (no list applies). */
+            priceList?: string;
             /**
              * Format: date
              * @description printroute's own: the latest of the shipments' estimated dispatch dates.

@@ -202,7 +202,7 @@ function consoleOf(
           publicUrl: () => publicUrls.live,
           imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
           limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
-          accounts: consoleAccountsOf(services.accounts, services.payments),
+          accounts: consoleAccountsOf(services.accounts, services.payments, services.catalogueVersions),
           sellerConfigured: async () => (await services.invoices.seller()).configured,
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [

@@ -21,6 +21,7 @@ import { ISO_COUNTRY_CODES } from '../domain/country-codes.ts'
 import { HS_CHAPTER_PATTERN, HS_CODE_PATTERN, MAX_WEIGHT_GRAMS } from '../domain/customs.ts'
 import { MAX_LAB_JOBS_PER_DAY } from '../domain/limits.ts'
 import { HEX_COLOUR_PATTERN } from '../domain/mockups.ts'
+import { MARKUP_PATTERN, PRICE_LIST_NAME_PATTERN, PRICE_POINT_PATTERN } from '../domain/price-lists.ts'
 import { COLOUR_SPACES, RENDERING_INTENTS } from '../domain/print-specs.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 
@@ -506,6 +507,56 @@ const Lab = Fields({
   ),
 })
 
+const PricePercent = (reason: string, description: string) => Matching(MARKUP_PATTERN, reason, description)
+
+const PriceRule = Fields(
+  {
+    prices: Type.Optional(
+      MapOf(Money(), {
+        nonEmpty: true,
+        keys: {
+          schema: { pattern: CURRENCY_CODE_PATTERN.source },
+          reason: 'currency code must be 3 upper-case letters',
+        },
+        description:
+          'Currency -> the selling price of one copy (of one shipment, for shipping); the base currency is ' +
+          'required, any other currency is converted from it.',
+      }),
+    ),
+    markupPercent: Type.Optional(
+      PricePercent(
+        'must be a percentage string with at most 2 decimals like "40"',
+        'Added to the lab cost, in percent.',
+      ),
+    ),
+    plus: Type.Optional(Money('Added after the markup, in the base currency.')),
+    roundUpTo: Type.Optional(
+      Matching(
+        PRICE_POINT_PATTERN,
+        'must be a price point like "0.99" or "0.50"',
+        'Rounds the price up to the next amount ending in these cents.',
+      ),
+    ),
+  },
+  'Fixed `prices`, or the lab cost plus markupPercent and plus, rounded up to roundUpTo ({} is the cost).',
+)
+
+const PriceList = Fields(
+  {
+    default: Type.Optional(Type.Literal(true, { errorMessage: 'must be true when present' })),
+    base: Type.Optional(Text('The list this one takes what it does not price itself from.')),
+    percentOff: Type.Optional(
+      PricePercent(
+        'must be a percentage string with at most 2 decimals like "15"',
+        "Taken off the base list's product prices.",
+      ),
+    ),
+    products: Type.Optional(MapOf(PriceRule, { description: 'SKU, category or "*" -> rule.' })),
+    shipping: Type.Optional(MapOf(PriceRule, { description: 'Shipping method or "*" -> rule.' })),
+  },
+  'A price list (docs/billing.md#price-lists).',
+)
+
 export const CatalogueSchema = Fields(
   {
     // Any other value is a format this code cannot read, whatever its type: one reason, "must be 1".
@@ -561,6 +612,15 @@ export const CatalogueSchema = Fields(
       List(ImportRule, {
         nonEmpty: false,
         description: 'Per destination: low-value thresholds, how VAT is collected, duty rates; each rule dated.',
+      }),
+    ),
+    priceLists: Type.Optional(
+      MapOf(PriceList, {
+        keys: {
+          schema: { pattern: PRICE_LIST_NAME_PATTERN.source },
+          reason: 'list name must be letters, digits, "-" or "_"',
+        },
+        description: 'Selling prices: list name -> its rules (docs/billing.md#price-lists). Omitted: the costs.',
       }),
     ),
   },

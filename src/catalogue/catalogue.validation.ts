@@ -48,6 +48,7 @@ import { DEFAULT_MINIMUM_DPI } from '../domain/resolution.ts'
 import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
 import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
+import { checkPriceLists } from './catalogue.price-lists.ts'
 import {
   checkBook,
   checkResolvedSpec,
@@ -320,6 +321,22 @@ class References {
     // Coverage is only meaningful when every lab was read: a lab refused for a typo would otherwise make each of
     // its products look orphaned, burying the one real problem under dozens of follow-on lines.
     if (!this.#under('labs') && labs.length > 0) this.#checkEveryVariantIsMade(labs)
+    // Price lists name products, categories, methods and currencies: checked once those are read.
+    const priceLists =
+      this.#problems.list.length > 0
+        ? undefined
+        : checkPriceLists(
+            root.priceLists,
+            {
+              products,
+              currencies: this.#currencies,
+              baseCurrency: String((root.currencies as JsonObject).base),
+              methods: SHIPPING_METHODS.filter((method) =>
+                labs.some((lab) => lab.shippingRates.some((rate) => rate.method === method)),
+              ),
+            },
+            this.#specProblems,
+          )
     if (this.#problems.list.length > 0) return undefined
 
     const file = root as unknown as CatalogueFile
@@ -347,6 +364,7 @@ class References {
         ? {}
         : { colours: Object.fromEntries(entriesOf(file.colours)) as Record<string, string> }),
       ...(importRules === undefined ? {} : { importRules }),
+      ...(priceLists === undefined ? {} : { priceLists }),
     }
   }
 

@@ -296,6 +296,36 @@ export function registerAccountCommands(program: Command): void {
 
   registerSuspensionCommands()
 
+  registerPriceListCommand()
+
+  /** accounts set-price-list. */
+  function registerPriceListCommand(): void {
+    dataCommand(
+      accounts,
+      'accounts set-price-list',
+      {
+        summary: "set the price list of an account's orders and quotes",
+        description:
+          "Sets the price list the account's new quotes and orders are priced on (docs/billing.md#price-lists): a " +
+          "list of the active catalogue's priceLists, or `default` for the catalogue's default list (the labs' costs " +
+          'when it has none). Orders already charged keep their prices. Recorded in the audit trail. Works while ' +
+          'serve runs.',
+        options: [
+          ['--account <ID>', 'the account (acc_...)'],
+          ['--list <NAME>', 'a price list of the active catalogue, or default'],
+        ],
+      },
+      async (values, settings) => {
+        const account = requireText(values.account, '--account')
+        const list = requireText(values.list, '--list')
+        const result = await runDataOperation(settings(), 'setPriceList', { account, list })
+        print(
+          `${result.id} (${result.name}) is priced on ${result.priceList ? `price list ${result.priceList}` : 'the default price list'}`,
+        )
+      },
+    )
+  }
+
   /** accounts suspend and accounts reactivate. */
   function registerSuspensionCommands(): void {
     dataCommand(

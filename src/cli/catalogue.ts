@@ -64,6 +64,7 @@ export function registerCatalogueCommands(program: Command): void {
     if (values.json) return printJson(imported)
     const what = imported.created ? 'imported as' : 'already stored as'
     print(`${file}: ${what} catalogue version ${imported.version}${imported.active ? ' (active)' : ''}`)
+    for (const warning of imported.warnings ?? []) print(`warning: ${warning}`)
   })
 
   const list = catalogue

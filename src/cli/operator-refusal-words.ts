@@ -1,6 +1,6 @@
 // The command line's words for an operator action's refusal (domain/operator-refusal.ts): the flag that was wrong
 // and what it takes. The console words the same refusals its own way (web/operator/refusal-words.ts).
-import { type OperatorRefusal, onlyPrepaidAccountsHaveABalance } from '../domain/operator-refusal.ts'
+import { type OperatorRefusal, onlyPrepaidAccountsHaveABalance, unknownPriceList } from '../domain/operator-refusal.ts'
 
 export function refusalInCommandWords(refusal: OperatorRefusal): string {
   switch (refusal.reason) {
@@ -12,5 +12,7 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
       return onlyPrepaidAccountsHaveABalance(refusal.value)
     case 'not-a-positive-amount':
       return `--amount must be a positive amount such as 50.00, got "${refusal.value}"`
+    case 'unknown-price-list':
+      return `--list: ${unknownPriceList(refusal.value, refusal.choices)}`
   }
 }

@@ -19,6 +19,8 @@ export interface Account {
   suspended: string | null
   /** The operator's reason for the suspension, when one was given. */
   suspendedReason: string | null
+  /** The price list its orders and quotes are priced on (docs/billing.md#price-lists); null: the default list. */
+  priceList?: string | null
 }
 
 /** A key as listings show it: never the key or its hash. */

@@ -22,4 +22,6 @@ export interface CatalogueImport {
   created: boolean
   /** Whether it is the active version now (it was, or `activate` made it so). */
   active: boolean
+  /** What the catalogue allows but the operator should know (a fixed price below a lab's cost); absent: none. */
+  warnings?: string[]
 }

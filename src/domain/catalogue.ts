@@ -47,6 +47,7 @@ import {
 } from './catalogue-print-specs.ts'
 import { ISO_COUNTRY_CODES, isIsoCountryCode } from './country-codes.ts'
 import { nearestMatches } from './edit-distance.ts'
+import { PriceLists, priceListWarnings } from './price-lists.ts'
 import { type LabColour, SRGB_COLOUR } from './print-specs.ts'
 import { DEFAULT_MINIMUM_DPI } from './resolution.ts'
 import { SHIPPING_METHODS, type ShippingMethod } from './shipping-methods.ts'
@@ -156,6 +157,13 @@ export class Catalogue {
    * answers this member with the version it serves.
    */
   readonly version: number | null = null
+  /** The file's price lists (docs/billing.md#price-lists); empty when it gives none. */
+  readonly priceLists: PriceLists
+  /**
+   * What the catalogue allows but an operator should know, one line each (`<path>: <reason>`): a fixed selling
+   * price below a lab's cost. Logged at start-up and shown by an import.
+   */
+  readonly warnings: readonly string[]
 
   /** The validated file it was built from, for `fileText()`. */
   readonly #file: CatalogueFile
@@ -225,6 +233,17 @@ export class Catalogue {
       this.#productDetails.set(product, details)
       this.#productDetailsJson.set(product, JSON.stringify(details))
     }
+    this.priceLists = new PriceLists(
+      file.priceLists ?? {},
+      new Set(this.products.map((product) => product.sku.toLowerCase())),
+    )
+    this.warnings = Object.freeze(
+      priceListWarnings(this.priceLists, {
+        products: this.products,
+        baseCurrency: this.baseCurrency,
+        convert: (minor, from, to) => this.convertMinorUnits(minor, from, to),
+      }),
+    )
   }
 
   /**

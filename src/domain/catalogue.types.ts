@@ -43,6 +43,37 @@ export interface CatalogueFile {
    * duties: quotes say so and DDP cannot prepay them. Omitted: no rules.
    */
   importRules?: ImportRuleEntry[]
+  /**
+   * Selling prices (docs/billing.md#price-lists): list name -> how products and shipping are priced to merchants.
+   * Omitted: merchants pay the labs' costs.
+   */
+  priceLists?: Record<string, PriceListEntry>
+}
+
+/**
+ * One price list: a rule per product (by SKU, category or "*") and per shipping method (or "*"); or another list
+ * (`base`) less a percentage, with rules of its own where it differs.
+ */
+export interface PriceListEntry {
+  /** The list of every account that has none of its own; at most one list says so. */
+  default?: true
+  /** The list this one takes what it does not price itself from. */
+  base?: string
+  /** Taken off the base list's product prices ("15"); only with `base`. */
+  percentOff?: string
+  products?: Record<string, PriceRuleEntry>
+  shipping?: Record<string, PriceRuleEntry>
+}
+
+/**
+ * A selling price: fixed amounts per currency (`prices`, the base currency's required), or the lab's cost plus
+ * `markupPercent` and `plus` (base currency), rounded up to end in `roundUpTo`'s cents; `{}` is the cost.
+ */
+export interface PriceRuleEntry {
+  prices?: Record<string, string>
+  markupPercent?: string
+  plus?: string
+  roundUpTo?: string
 }
 
 /** How VAT (or GST) is collected on a consignment at or under a destination's low-value threshold. */
@@ -535,6 +566,11 @@ export interface TaxRate {
 // ---------------------------------------------------------------------------------------------------------
 
 export interface ProductDetails {
+  /**
+   * printroute's: the caller's selling price of one copy (docs/billing.md#price-lists); only on GET
+   * /v4.0/products/{sku} for a caller a price list applies to.
+   */
+  prices?: { priceList: string; fromUnitCost: { amount: string; currency: string } }
   sku: string
   description: string
   productDimensions: { width: number; height: number; units: string }

@@ -32,6 +32,11 @@ export interface PriceLine {
 
 export interface BillingState {
   currency: string
+  /**
+   * The account's price list when the order started billing (docs/billing.md#price-lists); absent: none set, the
+   * catalogue's default list. A re-plan (a new shipping method) prices on it, not on a list set since.
+   */
+  priceList?: string
   settlement: Settlement
   /** Line key -> what has been charged for it so far, net of refunds. */
   lines: Record<string, PriceLine>

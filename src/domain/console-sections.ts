@@ -56,6 +56,10 @@ export interface ConsoleAccounts {
   suspend(accountId: string, reason: string | null, actor: AuditActor): Promise<Account>
   /** Lifts an account's suspension. */
   reactivate(accountId: string, actor: AuditActor): Promise<Account>
+  /** The active catalogue's price lists (docs/billing.md#price-lists), and its default list's name if it has one. */
+  priceLists(): Promise<{ names: string[]; defaultList: string | null }>
+  /** Sets the account's price list: a list of the active catalogue, or `default`. */
+  setPriceList(accountId: string, list: string, actor: AuditActor): Promise<Account>
   /** The account's latest money movements, newest first, at most `limit`. */
   recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
   /** Each environment's settings as `printroute accounts update` shows and changes them. */

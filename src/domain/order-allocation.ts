@@ -30,6 +30,11 @@ export interface AllocationRequest {
   shippingMethod?: ShippingMethod
   /** Currency the shipments are priced in (the account's billing currency). */
   currency: string
+  /**
+   * The account's price list (docs/billing.md#price-lists) the shipments are priced on; null or absent: the
+   * catalogue's default list (the labs' costs when it has none). Routing still compares the labs' costs.
+   */
+  priceList?: string | null
   /** Also explain the allocation (`routing` in the outcome), as made on this basis at this time. */
   explain?: { basis: RoutingBasis; at: Date }
   /** When the labs get the work and the date it must arrive by: shipments then carry their estimates. */
@@ -59,6 +64,7 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
   const items = []
   const unknown: string[] = []
   const copies = new Map<string, number>()
+  const productOfItem = new Map<string, { sku: string; category: string }>()
   for (const itemId of request.itemIds) {
     const item = order.items.find((candidate) => candidate.id === itemId)
     const variant = item && catalogue.findVariant(item.sku, item.attributes)
@@ -71,6 +77,8 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
     const pageCount = pricedPageCount(catalogue.findProduct(item.sku), item.assets)
     items.push({ itemId, variant, copies: item.copies, pageCount })
     copies.set(itemId, item.copies)
+    const product = catalogue.findProduct(item.sku)
+    if (product) productOfItem.set(itemId, { sku: product.sku, category: product.category })
   }
   if (unknown.length > 0) return { ok: false, unavailableItemIds: unknown }
   const destination = order.recipient.address.countryCode
@@ -105,7 +113,11 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
     }),
   }
   if (!result.ok) return { ok: false, unavailableItemIds: result.unavailableItemIds, ...explained, ...deliverBy }
-  const priced = priceAllocation(catalogue, result.shipments, copies, destination, request.currency)
+  const priced = priceAllocation(catalogue, result.shipments, copies, destination, request.currency, {
+    list: catalogue.priceLists.listFor(request.priceList),
+    productOfItem,
+    shippingMethod,
+  })
   return {
     ...explained,
     ...deliverBy,

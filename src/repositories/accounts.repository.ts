@@ -21,6 +21,8 @@ export interface AccountRow {
   /** When the operator suspended the account (its keys are refused); null when it is not suspended. */
   suspendedAt: Date | null
   suspendedReason: string | null
+  /** The price list its orders and quotes are priced on (docs/billing.md#price-lists); null: the default list. */
+  priceList: string | null
 }
 
 export interface ApiKeyRow {
@@ -37,7 +39,8 @@ export interface ApiKeyRow {
 
 const ACCOUNT_COLUMNS = `a.id, a.name, a.billing_currency AS "billingCurrency", a.billing_mode AS "billingMode",
   a.balance_minor::text AS "balanceMinor", a.pause_window_seconds AS "pauseWindowSeconds",
-  a.created_at AS "createdAt", a.suspended_at AS "suspendedAt", a.suspended_reason AS "suspendedReason"`
+  a.created_at AS "createdAt", a.suspended_at AS "suspendedAt", a.suspended_reason AS "suspendedReason",
+  a.price_list AS "priceList"`
 
 type StoredAccountRow = Omit<AccountRow, 'balanceMinor'> & { balanceMinor: string }
 
@@ -48,7 +51,7 @@ function toAccount(row: StoredAccountRow): AccountRow {
 /** Inserts the account with its two environments' settings (call in a transaction). */
 export async function insertAccount(
   db: Queryable,
-  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode' | 'suspendedAt' | 'suspendedReason'> & {
+  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode' | 'suspendedAt' | 'suspendedReason' | 'priceList'> & {
     billingMode?: BillingMode
     callbackUrls: Record<Environment, string | null>
   },
@@ -434,4 +437,22 @@ export async function readAccountBilling(db: Queryable, accountId: number): Prom
   )
   const row = rows[0]
   return row ? { ...row, balanceMinor: BigInt(row.balanceMinor) } : undefined
+}
+
+/**
+ * Sets the account's price list (null: the catalogue's default list). Returns the account as it was before, or
+ * undefined when there is no such account; the row is locked for the change.
+ */
+export async function setAccountPriceList(
+  tx: Queryable,
+  id: number,
+  priceList: string | null,
+): Promise<AccountRow | undefined> {
+  const before = await tx.query<StoredAccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = $1 FOR UPDATE`,
+    [id],
+  )
+  if (!before[0]) return undefined
+  await tx.query('UPDATE accounts SET price_list = $2 WHERE id = $1', [id, priceList])
+  return toAccount(before[0])
 }

@@ -43,6 +43,7 @@ import {
   readEnvironmentSettings,
   revokeApiKey,
   rotateSigningSecret,
+  setAccountPriceList,
   setAccountSuspension,
   updateAddressValidation,
   updateCallbackEvents,
@@ -69,6 +70,11 @@ export interface Caller {
   via: 'key' | 'session'
   pauseWindowSeconds: number
   billingCurrency: string
+  /**
+   * The account's price list (docs/billing.md#price-lists); null or absent: the catalogue's default list. A list
+   * the catalogue in use does not have prices as the default list.
+   */
+  priceList?: string | null
   /** What the key may do; null or absent: everything (docs/api.md#api-keys). */
   scopes?: readonly KeyScope[] | null
 }
@@ -166,6 +172,7 @@ function toAccount(row: AccountRow, callbackUrls: Record<Environment, string | n
     created: row.createdAt.toISOString(),
     suspended: row.suspendedAt ? row.suspendedAt.toISOString() : null,
     suspendedReason: row.suspendedReason,
+    priceList: row.priceList,
   }
 }
 
@@ -235,6 +242,11 @@ export interface AccountsService {
   suspendAccount(accountId: string, reason: string | null, actor: AuditActor): Promise<Account>
   /** Reactivates a suspended account: its keys work again. Reactivating an active account changes nothing. */
   reactivateAccount(accountId: string, actor: AuditActor): Promise<Account>
+  /**
+   * Sets the price list the account's orders and quotes are priced on (null: the catalogue's default list); the
+   * caller checks the name against the catalogue. Setting the list it has changes nothing.
+   */
+  setPriceList(accountId: string, priceList: string | null, actor: AuditActor): Promise<Account>
   /** The account's latest money movements (charges, refunds, top-ups, payments), newest first. */
   listRecentLedger(accountId: string, limit: number): Promise<LedgerRow[]>
 }
@@ -346,6 +358,7 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
 
     suspendAccount: (accountId, reason, actor) => changeSuspension(context, accountId, { reason }, actor),
     reactivateAccount: (accountId, actor) => changeSuspension(context, accountId, null, actor),
+    setPriceList: (accountId, priceList, actor) => changePriceList(context, accountId, priceList, actor),
 
     async listRecentLedger(accountId: string, limit: number): Promise<LedgerRow[]> {
       return listRecentLedger(db, parseAccountId(accountId), limit)
@@ -399,6 +412,39 @@ async function changeSuspension(
       now,
     )
   })
+  context.keyCache.clear()
+  const row = await findAccount(context.db, id)
+  if (!row) throw new AccountError(`No account ${accountId}`)
+  return toAccount(row, await readCallbackUrls(context.db, id))
+}
+
+async function changePriceList(
+  context: AccountsContext,
+  accountId: string,
+  priceList: string | null,
+  actor: AuditActor,
+): Promise<Account> {
+  const id = parseAccountId(accountId)
+  const now = context.clock.now()
+  await context.db.transaction(async (tx) => {
+    const before = await setAccountPriceList(tx, id, priceList)
+    if (!before) throw new AccountError(`No account ${accountId}`)
+    if (before.priceList === priceList) return
+    await appendAuditEvent(
+      tx,
+      {
+        actor,
+        action: 'account.settingsChanged',
+        accountId: id,
+        environment: null,
+        target: formatId('acc', id),
+        before: { priceList: before.priceList },
+        after: { priceList },
+      },
+      now,
+    )
+  })
+  // Callers carry the account's list: cached ones are told at once (this process; others within the cache's time).
   context.keyCache.clear()
   const row = await findAccount(context.db, id)
   if (!row) throw new AccountError(`No account ${accountId}`)
@@ -492,6 +538,7 @@ async function identifyKey(context: AccountsContext, apiKey: string): Promise<Ca
     via: 'key' as const,
     pauseWindowSeconds: owner.account.pauseWindowSeconds,
     billingCurrency: owner.account.billingCurrency,
+    ...(owner.account.priceList === null ? {} : { priceList: owner.account.priceList }),
     scopes: owner.scopes,
   }
   const suspendedAccountId = owner?.account.suspendedAt ? owner.account.id : undefined

@@ -102,8 +102,10 @@ export function createBillingService(deps: BillingDeps): BillingService {
           : order.sandboxScenario === 'paymentRequired'
             ? 'sandboxHold'
             : 'none'
-      order.pipeline.billing = newBillingState(currency ?? account.billingCurrency, settlement)
-      return order.pipeline.billing
+      const billing = newBillingState(currency ?? account.billingCurrency, settlement)
+      if (account.priceList !== null) billing.priceList = account.priceList
+      order.pipeline.billing = billing
+      return billing
     },
 
     /**

@@ -236,7 +236,7 @@ async function importVersion(
   options: { activate?: boolean } = {},
 ): Promise<CatalogueImport> {
   // Validated before the transaction: a refused file takes no lock and changes nothing.
-  parsed(context, content, sourceName)
+  const { warnings } = parsed(context, content, sourceName)
   const imported = await context.db.transaction(async (tx) => {
     const active = await lockActive(tx, context)
     const stored = await store(tx, context, content, sourceName, actor)
@@ -245,7 +245,7 @@ async function importVersion(
   })
   // This process need not wait for its next poll.
   if (options.activate) await refresh(context)
-  return imported
+  return warnings.length === 0 ? imported : { ...imported, warnings: [...warnings] }
 }
 
 async function activate(context: Context, version: number, actor: AuditActor): Promise<CatalogueActivation> {
@@ -317,7 +317,15 @@ async function start(context: Context, starting: StartingCatalogue, actor: Audit
       : parsed(context, await versionText(context, chosen), `catalogue v${chosen}`)
   context.live = createLiveCatalogue(catalogue, chosen)
   context.log.info({ catalogueVersion: chosen }, `serving catalogue version ${chosen}`)
+  logWarnings(context, catalogue, chosen)
   return context.live
+}
+
+/** The catalogue's warnings (docs/billing.md#price-lists: a fixed price below a lab's cost), one line each. */
+function logWarnings(context: Context, catalogue: Catalogue, version: number): void {
+  for (const warning of catalogue.warnings) {
+    context.log.warn({ catalogueVersion: version }, `catalogue version ${version}: ${warning}`)
+  }
 }
 
 /** Runs after the refresh under way, if any (the watcher's tick and an activation in this process may overlap). */
@@ -339,7 +347,9 @@ async function refreshNow(context: Context): Promise<boolean> {
   if (version === null || version === live.version) return false
   const from = live.version
   try {
-    live.switchTo(await load(context, version), version)
+    const loaded = await load(context, version)
+    live.switchTo(loaded, version)
+    logWarnings(context, loaded, version)
   } catch (error) {
     // Validated on import, so not expected: the version served stays, and the next poll tries again.
     context.log.error(

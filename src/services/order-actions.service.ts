@@ -455,6 +455,7 @@ async function changeShippingMethod(
       ...(withAvailability ? { unavailableLabs } : {}),
       shippingMethod,
       currency,
+      priceList: pipeline.billing ? (pipeline.billing.priceList ?? null) : (caller.priceList ?? null),
       explain: { basis: 'Allocation', at: now },
       // Re-planned shipments get new estimates and promises, for the order's date when it has one.
       promise: { received: now, ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}) },

@@ -3,6 +3,7 @@
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Product, ProductDetails } from '../domain/catalogue.types.ts'
 import { PRODUCT_LIST_DEFAULT_TOP } from '../domain/limits.ts'
+import { toWireMoney } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 
 export interface ProductLab {
@@ -76,6 +77,11 @@ function compareText(a: string, b: string): number {
 export interface ProductsService {
   /** One product's details; EntityNotFound, naming the nearest SKUs, for an unknown SKU. */
   getProduct(sku: string): ProductDetails
+  /**
+   * The product's details with the caller's selling price (`prices`, docs/billing.md#price-lists) when a price
+   * list applies to the caller; the details alone otherwise.
+   */
+  getProductFor(sku: string, caller: { billingCurrency: string; priceList?: string | null }): ProductDetails
   /** One page of the products, by SKU, whose SKU, description or an attribute value contains the search. */
   listProducts(query: ProductListQuery): { products: ProductListEntry[]; hasMore: boolean }
 }
@@ -88,14 +94,39 @@ export function createProductsService(deps: { catalogue: Catalogue }): ProductsS
     .map((product) => listed(product, catalogue.productDetails(product.sku) as ProductDetails))
     .sort((a, b) => compareText(a.entry.sku.toLowerCase(), b.entry.sku.toLowerCase()))
 
+  function getProduct(sku: string): ProductDetails {
+    const details = catalogue.productDetails(sku)
+    if (!details) {
+      const nearestSkus = { sku: catalogue.nearestSkus(sku) }
+      throw new ServiceError('EntityNotFound', `There is no product with SKU ${sku}`, { nearestSkus })
+    }
+    return details
+  }
+
   return {
-    getProduct(sku: string): ProductDetails {
-      const details = catalogue.productDetails(sku)
-      if (!details) {
-        const nearestSkus = { sku: catalogue.nearestSkus(sku) }
-        throw new ServiceError('EntityNotFound', `There is no product with SKU ${sku}`, { nearestSkus })
+    getProduct,
+
+    getProductFor(sku, caller) {
+      const details = getProduct(sku)
+      const list = catalogue.priceLists.listFor(caller.priceList)
+      const product = catalogue.findProduct(sku)
+      const currency = caller.billingCurrency.toUpperCase()
+      if (!list || !product || !catalogue.isKnownCurrency(currency)) return details
+      const context = {
+        currency,
+        baseCurrency: catalogue.baseCurrency,
+        convert: (minor: bigint, from: string, to: string) => catalogue.convertMinorUnits(minor, from, to),
       }
-      return details
+      let lowest: bigint | undefined
+      for (const variant of product.variants) {
+        for (const offer of variant.offers) {
+          const cost = catalogue.convertMinorUnits(offer.unitCost.minor, offer.unitCost.currency, currency)
+          const price = catalogue.priceLists.productPrice(list, product, cost, context)
+          if (lowest === undefined || price < lowest) lowest = price
+        }
+      }
+      if (lowest === undefined) return details
+      return { ...details, prices: { priceList: list.name, fromUnitCost: toWireMoney({ minor: lowest, currency }) } }
     },
 
     /**

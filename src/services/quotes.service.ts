@@ -45,6 +45,7 @@ import { parseId } from '../domain/ids.ts'
 import { unavailableLabs } from '../domain/lab-availability.ts'
 import { toWireMoney, type WireMoney } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+import type { PricedProduct, PriceList } from '../domain/price-lists.ts'
 import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
 import type { QuoteLock } from '../domain/quote-lock.ts'
 import { type RoutingRound, routingRound } from '../domain/routing.ts'
@@ -77,6 +78,11 @@ export interface CreateQuoteInput {
 /** What a quote needs to know about the caller: the currency quotes default to. */
 export interface QuoteCaller {
   billingCurrency: string
+  /**
+   * The account's price list (docs/billing.md#price-lists); null or absent: the catalogue's default list, the
+   * labs' costs when it has none.
+   */
+  priceList?: string | null
   /**
    * Live: the labs that take no new work now (docs/allocation.md#lab-availability), from `unavailableLabs`; a
    * quote is allocated without them, as an order made now would be.
@@ -129,6 +135,8 @@ export interface PricedQuote {
   }
   shipments: QuoteShipment[]
   items: QuoteItem[]
+  /** printroute's own: the price list the figures come from; absent when they are the labs' costs. */
+  priceList?: string
   /** printroute's own: the latest of the shipments' estimates; absent when any shipment has none. */
   estimatedDispatchDate?: string
   estimatedDelivery?: DeliveryWindow
@@ -351,6 +359,13 @@ function priceQuotesOf(
   const copiesByItem = new Map(allocationItems.map((item) => [item.itemId, item.copies]))
   const deliverBy = input.deliverBy ?? undefined
   const basis: QuoteBasis = {
+    priceList: catalogue.priceLists.listFor(caller.priceList),
+    productOfItem: new Map(
+      matched.items.map((item, position) => [
+        ids[position] as string,
+        { sku: item.product.sku, category: item.product.category },
+      ]),
+    ),
     destination,
     currency,
     items: matched.items,
@@ -466,6 +481,9 @@ function quotableMethods(
 
 /** What pricing each method's quote starts from: the matched items, their ids and copies, the time of the routing. */
 interface QuoteBasis {
+  /** The caller's price list; null: the labs' costs. */
+  priceList: PriceList | null
+  productOfItem: ReadonlyMap<string, PricedProduct>
   destination: string
   currency: string
   items: MatchedItem[]
@@ -511,7 +529,11 @@ function priceMethod(
     // Matching found a lab offering the method for every item, so this is a bug: logged, answered 500.
     throw new Error(`no lab allocation for ${method} although every item matched`)
   }
-  const priced = priceAllocation(catalogue, allocation.shipments, copiesByItem, destination, currency)
+  const priced = priceAllocation(catalogue, allocation.shipments, copiesByItem, destination, currency, {
+    list: basis.priceList,
+    productOfItem: basis.productOfItem,
+    shippingMethod: method,
+  })
   const money = (minor: bigint) => toWireMoney({ minor, currency: priced.currency })
   const indexOfItem = new Map(ids.map((id, index) => [id, index]))
   const pricedItems = new Map<string, PricedItem>()
@@ -579,6 +601,7 @@ function priceMethod(
         assets: item.assets.map((asset) => ({ printArea: asset.printArea, pageCount: asset.pageCount })),
       }
     }),
+    ...(priced.priceList === null ? {} : { priceList: priced.priceList }),
     ...estimateKeys(combinedEstimate(estimates)),
   }
   const lock: QuoteLock = {

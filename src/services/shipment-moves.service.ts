@@ -7,10 +7,8 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
-import type { PlannedShipment } from '../domain/allocation/model.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import type { Environment } from '../domain/environment.ts'
 import { parseId } from '../domain/ids.ts'
 import type { PipelineOrder, Transition } from '../domain/pipeline/pipeline-order.ts'
 import {

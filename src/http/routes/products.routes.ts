@@ -31,7 +31,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
     },
     async (request) =>
       outcomeReply(request, 'Ok', {
-        product: products.getProduct(request.params.sku),
+        product: products.getProductFor(request.params.sku, request.caller),
       }),
   )
 

@@ -71,6 +71,26 @@ export const ProductSchema = named(
       }),
     ),
     book: Type.Optional(BookSpecSchema),
+    prices: Type.Optional(
+      Type.Object(
+        {
+          priceList: Type.String({ description: "The price list (the account's, else the catalogue's default)." }),
+          fromUnitCost: Type.Object(
+            { amount: Type.String(), currency: Type.String() },
+            {
+              description:
+                'The lowest selling price of one copy among its variants and the labs that make them, before tax ' +
+                "and shipping, in the account's billing currency (books: at their base pages).",
+            },
+          ),
+        },
+        {
+          description:
+            "printroute's: the caller's selling price (docs/billing.md#price-lists); absent when no price list " +
+            "applies (the labs' costs).",
+        },
+      ),
+    ),
   }),
 )
 

@@ -172,6 +172,13 @@ const QuoteSchema = named(
         "printroute's own: whether an order can use this quote. Only a quote in the account's billing currency " +
         '(in which orders are charged) can; an order naming any other is refused with CurrencyDiffersFromQuote.',
     }),
+    priceList: Type.Optional(
+      Type.String({
+        description:
+          "printroute's own: the price list the quote's figures come from (docs/billing.md#price-lists): the " +
+          "account's, else the catalogue's default list. Absent when they are the labs' costs (no list applies).",
+      }),
+    ),
     estimatedDispatchDate: Type.Optional(
       IsoDate("printroute's own: the latest of the shipments' estimated dispatch dates."),
     ),

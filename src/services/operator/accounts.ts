@@ -8,6 +8,7 @@ import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
 import { formatId, parseId } from '../../domain/ids.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
 import { OperatorRefusal } from '../../domain/operator-refusal.ts'
+import { DEFAULT_PRICE_LIST } from '../../domain/price-lists.ts'
 import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
 import { AccountError } from '../accounts.service.ts'
 import { accountNumberOf, type OperatorContext, translated } from './context.ts'
@@ -130,6 +131,33 @@ export async function accountSettings(
   const accountNumber = accountNumberOf(input.account)
   const read = (environment: Environment) => translated(() => deps.accounts.getSettings(accountNumber, environment), 2)
   return { sandbox: await read('sandbox'), live: await read('live') }
+}
+
+/**
+ * Sets the price list an account's orders and quotes are priced on (docs/billing.md#price-lists): a list of the
+ * active catalogue, or `default` (the catalogue's default list; the labs' costs when it has none). The checks, in
+ * this order for both front ends: the account ID's form, the list's name, the account's existence.
+ */
+export async function setPriceList(
+  deps: AccountsDeps & { catalogueVersions: Pick<OperatorContext['catalogueVersions'], 'activeCatalogue'> },
+  input: { account: string; list: string },
+): Promise<Account> {
+  if (parseId('acc', input.account) === undefined) {
+    throw new OperatorRefusal({ field: 'account', reason: 'not-an-id' }, input.account)
+  }
+  const name = input.list.trim()
+  let priceList: string | null = null
+  if (name.toLowerCase() !== DEFAULT_PRICE_LIST) {
+    const lists = (await deps.catalogueVersions.activeCatalogue()).priceLists
+    if (lists.find(name) === undefined) {
+      throw new OperatorRefusal({ field: 'list', reason: 'unknown-price-list' }, input.list, lists.names)
+    }
+    priceList = name
+  }
+  return deps.accounts.setPriceList(input.account, priceList, deps.actor).catch((error: unknown) => {
+    if (error instanceof AccountError) throw new OperatorRefusal({ field: 'account', reason: 'unknown' }, input.account)
+    throw error
+  })
 }
 
 /** The account's latest money movements, newest first, at most `limit`. */

@@ -98,8 +98,12 @@ export function consoleInvoicesOf(service: InvoicesService): ConsoleInvoices {
 }
 
 /** The console's accounts section (web/operator/accounts.pages.ts), from the accounts and payments services. */
-export function consoleAccountsOf(service: AccountsService, payments: PaymentsService): ConsoleAccounts {
-  const deps = (actor: AuditActor) => ({ accounts: service, payments: async () => payments, actor })
+export function consoleAccountsOf(
+  service: AccountsService,
+  payments: PaymentsService,
+  catalogueVersions: Pick<CatalogueVersionsService, 'activeCatalogue'>,
+): ConsoleAccounts {
+  const deps = (actor: AuditActor) => ({ accounts: service, payments: async () => payments, catalogueVersions, actor })
   const find = async (accountId: string): Promise<Account | undefined> => {
     if (parseId('acc', accountId) === undefined) return undefined
     try {
@@ -135,6 +139,12 @@ export function consoleAccountsOf(service: AccountsService, payments: PaymentsSe
       refusalsAsServiceErrors(() => accounts.suspendAccount(deps(actor), { account: accountId, reason })),
     reactivate: (accountId, actor) =>
       refusalsAsServiceErrors(() => accounts.reactivateAccount(deps(actor), { account: accountId })),
+    priceLists: async () => {
+      const lists = (await catalogueVersions.activeCatalogue()).priceLists
+      return { names: lists.names, defaultList: lists.defaultList?.name ?? null }
+    },
+    setPriceList: (accountId, list, actor) =>
+      refusalsAsServiceErrors(() => accounts.setPriceList(deps(actor), { account: accountId, list })),
     recentLedger: (accountId, limit) =>
       refusalsAsServiceErrors(() => accounts.recentLedger({ accounts: service }, { account: accountId, limit })),
     settings: (accountId) =>

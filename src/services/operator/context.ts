@@ -29,7 +29,10 @@ export interface OperatorContext {
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   /** The labs' payables statements (docs/billing.md#lab-payables-statements). */
   labStatements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>
-  catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
+  catalogueVersions: Pick<
+    CatalogueVersionsService,
+    'import' | 'list' | 'diff' | 'activate' | 'export' | 'activeCatalogue'
+  >
   audit: Pick<AuditService, 'list'>
   /** What the revenue views read (services/operator/revenue.ts: revenueSourceOf). */
   revenue: RevenueSource

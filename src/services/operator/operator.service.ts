@@ -151,6 +151,8 @@ export interface OperatorService {
   suspendAccount(input: { account: string; reason: string | null }): Promise<Account>
   /** Reactivates a suspended account. */
   reactivateAccount(input: { account: string }): Promise<Account>
+  /** Sets the price list of an account's orders and quotes: a list of the active catalogue, or `default`. */
+  setPriceList(input: { account: string; list: string }): Promise<Account>
   /** Creates a console operator; the token is returned this once. */
   createOperator(input: { name: string }): Promise<{ operator: OperatorView; token: string }>
   /** Every operator (never a token). */
@@ -207,6 +209,7 @@ type AccountCommands =
   | 'revokeKey'
   | 'suspendAccount'
   | 'reactivateAccount'
+  | 'setPriceList'
 
 function accountCommands(context: OperatorContext): Pick<OperatorService, AccountCommands> {
   return {
@@ -237,6 +240,8 @@ function accountCommands(context: OperatorContext): Pick<OperatorService, Accoun
       accountNumberOf(input.account)
       return translated(() => accounts.reactivateAccount(context, input), 2)
     },
+    // Refusals stay OperatorRefusals, worded by the command line (exit 2).
+    setPriceList: (input) => accounts.setPriceList(context, input),
   }
 }
 

@@ -122,6 +122,7 @@ export function createAllocateOrder(deps: AllocateOrderDeps): AllocateOrder {
       excludedLabsByItem: pipeline.excludedLabs,
       ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
       currency: billing.currency,
+      priceList: billing.priceList ?? null,
       promise: {
         received: clock.now(),
         ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}),

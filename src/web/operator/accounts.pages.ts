@@ -105,6 +105,7 @@ function factsCard(account: Account): Html {
 <div><dt>Status</dt><dd>${statusBadge(account)}${account.suspended ? html` since ${formatTime(account.suspended)}` : ''}</dd></div>
 <div><dt>Billing</dt><dd>${account.billingMode} in ${account.billingCurrency}</dd></div>
 <div><dt>Balance</dt><dd>${account.billingMode === 'prepaid' ? balanceText(account) : html`<span class="muted">billed by invoice</span>`}</dd></div>
+<div><dt>Price list</dt><dd>${account.priceList ?? html`<span class="muted">the catalogue's default</span>`}</dd></div>
 <div><dt>Pause window</dt><dd>${account.pauseWindowSeconds === 0 ? 'none' : `${account.pauseWindowSeconds} s`}</dd></div>
 <div><dt>Sandbox callback URL</dt><dd>${account.callbackUrls.sandbox ?? html`<span class="muted">none</span>`}</dd></div>
 <div><dt>Live callback URL</dt><dd>${account.callbackUrls.live ?? html`<span class="muted">none</span>`}</dd></div>
@@ -255,6 +256,28 @@ flight go on to completion. Reactivating restores everything.</p>
 <label for="suspend-reason">Reason (optional, kept in the audit trail)</label>
 <input id="suspend-reason" name="reason" maxlength="500">
 <button type="submit" class="button-danger">Suspend the account</button></form>
+</section>`
+}
+
+function priceListCard(
+  account: Account,
+  lists: { names: string[]; defaultList: string | null },
+  csrfToken: string,
+): Html {
+  const current = account.priceList ?? 'default'
+  const defaultLabel = lists.defaultList
+    ? `The catalogue's default (${lists.defaultList})`
+    : "The catalogue's default (the labs' costs)"
+  const option = (value: string, label: string) =>
+    html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`
+  return html`<section class="card" aria-labelledby="price-list-heading">
+<h2 id="price-list-heading">Price list</h2>
+<p>The price list the account's new quotes and orders are priced on (docs/billing.md#price-lists). Orders already
+charged keep their prices.</p>
+<form method="post" action="${accountPath(account.id, '/price-list')}" class="stack">${csrfField(csrfToken)}
+<label for="price-list">Price list</label>
+<select id="price-list" name="list">${option('default', defaultLabel)}${lists.names.map((name) => option(name, name))}</select>
+<button type="submit">Set the price list</button></form>
 </section>`
 }
 
@@ -426,10 +449,11 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 <p><a href="${accountsPath()}">All accounts</a></p>`,
       })
     }
-    const [keys, ledger, settings] = await Promise.all([
+    const [keys, ledger, settings, priceLists] = await Promise.all([
       deps.listKeys(account.id),
       deps.recentLedger(account.id, RECENT_LEDGER_ENTRIES),
       deps.settings(account.id),
+      deps.priceLists(),
     ])
     const { csrfToken } = request.signedInOperator
     return console.sendPage(request, reply, {
@@ -445,6 +469,7 @@ ${settingsCard(account, settings, csrfToken)}
 <div class="two-columns">
 ${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
 </div>
+${priceListCard(account, priceLists, csrfToken)}
 ${ledgerCard(ledger)}`,
     })
   }
@@ -518,6 +543,16 @@ ${ledgerCard(ledger)}`,
     return action(reply, accountId, async () => {
       await deps.suspend(accountId, reason || null, operatorOf(request))
       return `Suspended ${accountId}: its keys answer 403 and its dashboard sessions have ended.`
+    })
+  })
+
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/price-list', (request, reply) => {
+    const { accountId } = request.params
+    return action(reply, accountId, async () => {
+      const account = await deps.setPriceList(accountId, field(request.body, 'list'), operatorOf(request))
+      return account.priceList
+        ? `${accountId} is priced on the price list ${account.priceList}.`
+        : `${accountId} is priced on the catalogue's default price list.`
     })
   })
 
