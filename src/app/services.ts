@@ -41,6 +41,7 @@ import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts
 import { createOperatorsService } from '../services/operators.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderEventsService } from '../services/order-events.service.ts'
+import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
@@ -336,9 +337,18 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     fileLinks,
     renderConcurrency: core.renderConcurrency,
   }
+  // The operator's actions on an order (docs/admin.md#acting-on-an-order): the console's and the command line's.
+  const orderOperations = createOrderOperationsService({
+    db,
+    clock,
+    jobs,
+    events: core.events,
+    billing: core.billing,
+    orderActions: services.orderActions,
+  })
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
-  return { ...services, adminViews }
+  return { ...services, orderOperations, adminViews }
 }
 
 export type Services = ReturnType<typeof buildServices>

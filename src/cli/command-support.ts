@@ -307,6 +307,24 @@ export async function runDataOperation<N extends OperationName>(
   const labPushSettings = () =>
     labPushes.createLabPushSettings({ db: opened.db, clock: systemClock, catalogue: catalogue(), newSigningSecret })
   let application: Application | null = null
+  const wholeApplication = async (): Promise<Application> => {
+    if (application) return application
+    const file = settings.catalogueFile ? readCatalogueFile(settings.catalogueFile) : null
+    application = await buildApplication({
+      db: opened.db,
+      databaseUrl: settings.databaseUrl,
+      ...(file ? { catalogue: file.catalogue, catalogueText: file.text } : {}),
+      logger: createLogger({ level: 'warn', format: 'json', destination: 2 }),
+      filesDir: join(settings.dataDir, 'files'),
+      workers: false,
+      publicUrls: {
+        ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
+        ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
+      },
+      ...(settings.eventVendor ? { eventVendor: settings.eventVendor } : {}),
+    })
+    return application
+  }
   try {
     const operations = createAdminOperations({
       db: opened.db,
@@ -332,23 +350,9 @@ export async function runDataOperation<N extends OperationName>(
       catalogueVersions,
       // A top-up releases orders, which enqueues their lab submissions: the whole application, without workers.
       // It serves the active catalogue version, or the file given with --catalogue as serve would.
-      async payments() {
-        const file = settings.catalogueFile ? readCatalogueFile(settings.catalogueFile) : null
-        application = await buildApplication({
-          db: opened.db,
-          databaseUrl: settings.databaseUrl,
-          ...(file ? { catalogue: file.catalogue, catalogueText: file.text } : {}),
-          logger: createLogger({ level: 'warn', format: 'json', destination: 2 }),
-          filesDir: join(settings.dataDir, 'files'),
-          workers: false,
-          publicUrls: {
-            ...(settings.livePublicUrl ? { live: settings.livePublicUrl } : {}),
-            ...(settings.sandboxPublicUrl ? { sandbox: settings.sandboxPublicUrl } : {}),
-          },
-          ...(settings.eventVendor ? { eventVendor: settings.eventVendor } : {}),
-        })
-        return application.services.payments
-      },
+      payments: async () => (await wholeApplication()).services.payments,
+      // An order action changes an order as the merchant's actions and the pipeline do: the application, too.
+      orderOperations: async () => (await wholeApplication()).services.orderOperations,
       // Statements and the seller need only the database (and the PDF adapter), not the application.
       invoices: createInvoicesService({
         db: opened.db,

@@ -196,6 +196,7 @@ export function registerProcessCommands(program: Command): void {
         labs: app.services.labs,
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
+        orderOperations: async () => app.services.orderOperations,
         invoices: app.services.invoices,
         catalogueVersions: app.services.catalogueVersions,
         audit: app.services.audit,

@@ -61,6 +61,11 @@ export const AUDIT_ACTIONS = [
   'webhook.disabled',
   'webhook.missedRedelivered',
   'idempotencyKey.refused',
+  'order.cancelled',
+  'order.refunded',
+  'order.downloadRetried',
+  'order.released',
+  'order.noteAdded',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -39,7 +39,7 @@ import {
   type UpdateOutcome,
   updateRecipient,
 } from '../domain/order-actions.ts'
-import { validationFailed } from '../domain/outcomes.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
 import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
@@ -130,6 +130,20 @@ export interface OrderActionsService {
   ): Promise<ActionResult<UpdateOutcome>>
   /** Replaces the metadata, in any state. */
   updateMetadata(caller: Caller, orderId: string, metadata: Record<string, unknown>): Promise<ActionResult<'Updated'>>
+  /**
+   * The operator's cancel (docs/admin.md#acting-on-an-order): the merchant's cancel, its rules, refunds and labs'
+   * cancellation requests, on an order of any account; `operator` checks the locked order first and records the
+   * audit entry in the change's transaction. Undefined when there is no such order.
+   */
+  cancelForOperator(orderId: string, operator: OperatorChange): Promise<ActionResult<CancelOutcome> | undefined>
+}
+
+/** What an operator's change adds to an order action: a check under the order's lock, and its audit entry. */
+export interface OperatorChange {
+  /** Throws to refuse the change (the order changed since the operator read it), before anything changed. */
+  check(order: PipelineOrder): void
+  /** Refuses a change that changed nothing (throws); else records it, in the change's transaction. */
+  record(tx: Queryable, order: PipelineOrder, change: { changed: boolean; outcome: string }): Promise<void>
 }
 
 export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsService {
@@ -179,13 +193,19 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
   /** Changes the caller's order by `action` (services/order-change.ts); once committed, logs what it did. */
   async function act<T>(
     name: ActionName,
-    caller: Caller,
+    caller: Caller | undefined,
     orderId: string,
     action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
+    operator?: OperatorChange,
   ): Promise<ActionResult<T>> {
     const applied = await changes.change(
       parseRequestId('ord', orderId, 'orderId'),
-      (order, tx) => action(order, tx, clock.now()),
+      async (order, tx) => {
+        operator?.check(order)
+        const change = await action(order, tx, clock.now())
+        await operator?.record(tx, order, { changed: change.changed, outcome: String(change.outcome) })
+        return change
+      },
       caller,
     )
     if (!applied) throw orderNotFound(orderId)
@@ -203,21 +223,18 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
     return result
   }
 
-  return {
-    async listActions(caller: Caller, orderId: string): Promise<AvailableActions> {
-      const order = await findCallersOrder(db, caller, orderId)
-      return availableActions(order.document.status.stage, order.pipeline, { asksLabs: asksLabs(order.environment) })
-    },
-
-    /**
-     * Cancels every shipment not yet with its lab. The whole order: stage Cancelled and everything charged is
-     * refunded. Only some shipments: the order goes on (FailedToCancel) and their shipping is refunded. Shipments
-     * with a lab that has not started production are asked to cancel there; when the order's outcome hangs on
-     * those answers, the cancel waits for them (`waitSeconds`) and answers as they left the order.
-     */
-    async cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>> {
-      let awaited: string[] = []
-      const result = await act('cancel', caller, orderId, async (order, tx, now) => {
+  /** The merchant's cancel (`caller`'s order) or the operator's (any order: no caller), as `cancel` describes it. */
+  async function cancelOrderAs(
+    caller: Caller | undefined,
+    orderId: string,
+    operator?: OperatorChange,
+  ): Promise<ActionResult<CancelOutcome>> {
+    let awaited: string[] = []
+    const result = await act(
+      'cancel',
+      caller,
+      orderId,
+      async (order, tx, now) => {
         const result = cancelOrder(order.document, order.pipeline, now, { asksLabs: asksLabs(order.environment) })
         awaited = result.awaitedShipmentIds
         if (!result.changed)
@@ -238,10 +255,35 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
           awaitedShipmentIds: awaited,
         }
         return { outcome: result.outcome, changed: true, jobs, logFields }
-      })
-      const waitSeconds = deps.labCancellation?.waitSeconds ?? 0
-      if (awaited.length === 0 || waitSeconds <= 0) return result
-      return awaitLabAnswers(orderId, awaited, waitSeconds)
+      },
+      operator,
+    )
+    const waitSeconds = deps.labCancellation?.waitSeconds ?? 0
+    if (awaited.length === 0 || waitSeconds <= 0) return result
+    return awaitLabAnswers(orderId, awaited, waitSeconds)
+  }
+
+  return {
+    async listActions(caller: Caller, orderId: string): Promise<AvailableActions> {
+      const order = await findCallersOrder(db, caller, orderId)
+      return availableActions(order.document.status.stage, order.pipeline, { asksLabs: asksLabs(order.environment) })
+    },
+
+    /**
+     * Cancels every shipment not yet with its lab. The whole order: stage Cancelled and everything charged is
+     * refunded. Only some shipments: the order goes on (FailedToCancel) and their shipping is refunded. Shipments
+     * with a lab that has not started production are asked to cancel there; when the order's outcome hangs on
+     * those answers, the cancel waits for them (`waitSeconds`) and answers as they left the order.
+     */
+    cancel: (caller, orderId) => cancelOrderAs(caller, orderId),
+
+    async cancelForOperator(orderId, operator) {
+      try {
+        return await cancelOrderAs(undefined, orderId, operator)
+      } catch (error) {
+        if (error instanceof ServiceError && error.outcome === 'EntityNotFound') return undefined
+        throw error
+      }
     },
 
     /**

@@ -28,6 +28,7 @@ for (const kind of databaseKinds) {
         labs: t.app.services.labs,
         labPushes: t.app.services.labPushes,
         payments: async () => t.app.services.payments,
+        orderOperations: async () => t.app.services.orderOperations,
         invoices: t.app.services.invoices,
         catalogueVersions: t.app.services.catalogueVersions,
         operators: t.app.services.operators,

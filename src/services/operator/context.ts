@@ -9,16 +9,19 @@ import type { InvoicesService } from '../invoices.service.ts'
 import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
+import type { OrderOperationsService } from '../order-operations.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
 import { OperationError } from './operation-error.ts'
 
-/** What the operator's actions run on; the payments service is built only when a top-up needs it. */
+/** What the operator's actions run on; the payments and order services are built only when an action needs them. */
 export interface OperatorContext {
   accounts: AccountsService
   operators: OperatorsService
   labs: Pick<LabsService, 'createLabKey' | 'listLabKeys' | 'rotateLabKey' | 'revokeLabKey' | 'setPaused'>
   labPushes: LabPushSettings
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
+  /** The operator's actions on an order (built, like payments, only when an order action needs them). */
+  orderOperations(): Promise<OrderOperationsService>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   catalogueVersions: Pick<CatalogueVersionsService, 'import' | 'list' | 'diff' | 'activate' | 'export'>
   audit: Pick<AuditService, 'list'>

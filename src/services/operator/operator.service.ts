@@ -14,6 +14,7 @@ import type { LabKeyView } from '../../domain/lab-keys.ts'
 import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
 import type { OperatorView } from '../operators.service.ts'
+import type { OrderNote } from '../order-operations.service.ts'
 import type { AccountCreation, TopUpResult } from './accounts.ts'
 import * as accounts from './accounts.ts'
 import type { AuditListInput } from './audit.ts'
@@ -24,6 +25,8 @@ import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
 import * as operators from './operators.ts'
+import type { OrderActionRequest } from './orders.ts'
+import * as orders from './orders.ts'
 
 export type { AccountCreation, TopUpResult } from './accounts.ts'
 export type { AuditListInput } from './audit.ts'
@@ -125,6 +128,24 @@ export interface OperatorService {
   listOperators(): Promise<OperatorView[]>
   /** Revokes an operator (`opr_N`): its console sessions end at their next request. */
   revokeOperator(input: { operator: string }): Promise<OperatorView>
+  /** Cancels an order as its merchant's cancel would (docs/admin.md#acting-on-an-order), for the reason given. */
+  cancelOrder(input: OrderActionRequest): Promise<{ outcome: string; stage: string }>
+  /** Credits part of one of an order's charges (`charge`, else its first): a credit note. */
+  refundOrder(input: OrderActionRequest & { amount: string; charge?: string }): Promise<{
+    chargeId: string
+    refundChargeId: string
+    creditNote: string | null
+    amount: string
+    currency: string
+  }>
+  /** Queues one more download of an asset whose download failed (`asset`, else every such asset). */
+  retryDownload(input: OrderActionRequest & { asset?: string }): Promise<{ assetIds: string[] }>
+  /** Releases an order held for payment or in its pause window. */
+  releaseOrder(
+    input: OrderActionRequest,
+  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  /** Adds a note to an order. */
+  addOrderNote(input: { order: string; text: string }): Promise<OrderNote>
 }
 
 /**
@@ -143,6 +164,12 @@ export function createOperatorService(context: OperatorContext): OperatorService
     createOperator: (input) => operators.createOperator(context, input),
     listOperators: () => operators.listOperators(context),
     revokeOperator: (input) => operators.revokeOperator(context, input),
+    // An order action's refusals are OperatorRefusals (worded by the command line, exit 2).
+    cancelOrder: (input) => orders.cancelOrder(context, input),
+    refundOrder: (input) => orders.refundOrder(context, input),
+    retryDownload: (input) => orders.retryDownload(context, input),
+    releaseOrder: (input) => orders.releaseOrder(context, input),
+    addOrderNote: (input) => orders.addOrderNote(context, input),
   }
 }
 
