@@ -24,6 +24,15 @@ const LAB_COMMANDS = [
   'labs show',
 ] as const
 
+/** The operator's actions on an order (docs/admin.md#acting-on-an-order): they run the whole application, as a top-up. */
+const ORDER_ACTION_COMMANDS = [
+  'orders cancel',
+  'orders refund',
+  'orders retry',
+  'orders release',
+  'orders note',
+] as const
+
 const DATA_COMMANDS = [
   'serve',
   'worker',
@@ -49,6 +58,7 @@ const DATA_COMMANDS = [
   'operators create',
   'operators list',
   'operators revoke',
+  ...ORDER_ACTION_COMMANDS,
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */
@@ -309,7 +319,15 @@ export const SETTINGS = {
       'active version is served (the bundled sample on a new database). The data commands check labs and ' +
       'currencies against it (`accounts top-up` serves it, as serve would); `labs list` lists its labs, those ' +
       'of the bundled sample without it.',
-    commands: ['serve', 'worker', 'accounts create', 'accounts top-up', 'labs list', ...LAB_COMMANDS],
+    commands: [
+      'serve',
+      'worker',
+      'accounts create',
+      'accounts top-up',
+      'labs list',
+      ...LAB_COMMANDS,
+      ...ORDER_ACTION_COMMANDS,
+    ],
     parse: optionalPath,
   },
   logLevel: {
@@ -518,7 +536,7 @@ export const SETTINGS = {
     docs:
       'Base URL of the Live server in file links (thumbnails, print files for labs) and payment page links ' +
       '(`authorisationUrl`). Set it behind a proxy and on `worker` processes.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', ...ORDER_ACTION_COMMANDS],
     parse: baseUrl,
   },
   sandboxPublicUrl: {
@@ -529,7 +547,7 @@ export const SETTINGS = {
     defaultLabel: 'the listening address',
     help: 'same for the Sandbox server',
     docs: 'Same for Sandbox.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', ...ORDER_ACTION_COMMANDS],
     parse: baseUrl,
   },
   eventVendor: {
@@ -541,7 +559,7 @@ export const SETTINGS = {
     docs:
       'Callback event types are `com.NAME.order...` ([callbacks.md](callbacks.md)); set it to the vendor an ' +
       'existing client expects (e.g. `prodigi`). One DNS label: letters, digits, inner hyphens.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', ...ORDER_ACTION_COMMANDS],
     parse: eventVendor,
   },
 } as const satisfies Record<string, SettingDefinition<unknown>>

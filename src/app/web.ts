@@ -23,6 +23,7 @@ import {
   consoleCatalogueOf,
   consoleInvoicesOf,
   consoleLabsOf,
+  consoleOrderActionsOf,
 } from '../services/operator/console-sections.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
 import { registerLabPortal } from '../web/labs/lab-portal.plugin.ts'
@@ -197,7 +198,13 @@ function consoleOf(
           accounts: consoleAccountsOf(services.accounts, services.payments),
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
-            (pages, console) => registerOrdersPages(pages, console, services.adminViews.orders),
+            (pages, console) =>
+              registerOrdersPages(
+                pages,
+                console,
+                services.adminViews.orders,
+                consoleOrderActionsOf(services.orderOperations),
+              ),
             (pages, console) =>
               registerLabsPages(pages, console, consoleLabsOf(services.labs, services.adminViews.labs)),
             (pages, console) => registerCataloguePages(pages, console, consoleCatalogueOf(services.catalogueVersions)),

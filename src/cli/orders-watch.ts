@@ -94,7 +94,7 @@ function shortType(type: string): string {
 export function registerOrderCommands(program: Command): Command {
   const orders = program
     .command('orders')
-    .summary("follow an order's progress on a running printroute, or advance a Sandbox order")
+    .summary("follow an order's progress, advance a Sandbox order, or act on an order as an operator")
   const watch = orders
     .command('watch')
     .summary("print an order's progress until it is complete (or delivered) or cancelled")

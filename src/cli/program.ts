@@ -9,6 +9,7 @@ import { registerFileCommands } from './files.ts'
 import { registerLabSimulateCommand } from './labs-simulate.ts'
 import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
+import { registerOrderActionCommands } from './order-actions.ts'
 import { registerAdvanceCommand } from './orders-advance.ts'
 import { registerOrderCommands } from './orders-watch.ts'
 import { registerProcessCommands } from './serve.ts'
@@ -30,7 +31,9 @@ export function buildProgram(): Command {
   const labs = program.commands.find((command) => command.name() === 'labs')
   if (labs) registerLabSimulateCommand(labs)
   registerListenCommand(program)
-  registerAdvanceCommand(registerOrderCommands(program))
+  const orders = registerOrderCommands(program)
+  registerAdvanceCommand(orders)
+  registerOrderActionCommands(orders)
   registerFileCommands(program)
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.
   const exitOverrideAll = (command: Command) => {

@@ -12,6 +12,7 @@ import type {
   ConsoleCatalogue,
   ConsoleInvoices,
   ConsoleLabs,
+  ConsoleOrderActions,
 } from '../../domain/console-sections.ts'
 import { parseId } from '../../domain/ids.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
@@ -20,6 +21,7 @@ import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
+import type { OrderOperationsService } from '../order-operations.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
 import * as accounts from './accounts.ts'
 import * as audit from './audit.ts'
@@ -27,6 +29,7 @@ import * as catalogue from './catalogue.ts'
 import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
+import * as orders from './orders.ts'
 
 /** A refusal of the catalogue versions service as the console shows it; anything else is thrown on. */
 async function orRefusal<T>(work: () => Promise<T>): Promise<T | ConsoleCatalogueRefusal> {
@@ -165,4 +168,18 @@ export function consoleLabsOf(
 /** The console's audit page (web/operator/audit.pages.ts) from the audit service. */
 export function consoleAuditOf(service: Pick<AuditService, 'list'>): ConsoleAudit {
   return { list: (query) => audit.listAudit({ audit: service }, query) }
+}
+
+/** The console's actions on an order (web/operator/orders.pages.ts), the command line's functions (orders.ts). */
+export function consoleOrderActionsOf(service: OrderOperationsService): ConsoleOrderActions {
+  const deps = (actor: AuditActor) => ({ orderOperations: async () => service, actor })
+  return {
+    version: (orderId) => service.version(orderId),
+    notes: (orderId) => service.notes(orderId),
+    cancel: (orderId, form, actor) => orders.cancelOrder(deps(actor), { order: orderId, ...form }),
+    refund: (orderId, form, actor) => orders.refundOrder(deps(actor), { order: orderId, ...form }),
+    retryDownload: (orderId, form, actor) => orders.retryDownload(deps(actor), { order: orderId, ...form }),
+    release: (orderId, form, actor) => orders.releaseOrder(deps(actor), { order: orderId, ...form }),
+    addNote: (orderId, text, actor) => orders.addOrderNote(deps(actor), { order: orderId, text }),
+  }
 }
