@@ -324,11 +324,13 @@ ${pager({
   pages.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
     const { orderId } = request.params
     if (parseId('ord', orderId) === undefined) return orderNotFound(console, request, reply, orderId)
+    // The version first: should the order change while the page is read, its forms are refused, never acted on
+    // an order the page did not show.
+    const version = actions ? await actions.version(orderId) : undefined
     const detail = await deps.readOrder(orderId)
     if (!detail) return orderNotFound(console, request, reply, orderId)
     const { order } = detail.view
     const { csrfToken } = request.signedInOperator
-    const version = actions ? await actions.version(orderId) : undefined
     const notes = actions ? await actions.notes(orderId) : []
     const held = {
       payment: order.status.issues.some((issue) => issue.errorCode === 'RequiresPaymentAuthorisation'),
