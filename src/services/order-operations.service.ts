@@ -274,9 +274,19 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
         let amount: string | null = null
         if (heldForPayment) {
           amount = before.unpaid
-          // The balance first, as a top-up would; what it cannot cover is written off.
-          const settled = await deps.billing.settleFromBalance(tx, order)
-          if (settled.paid) {
+          // A Live prepaid order is paid from the balance first, as a top-up would; what it cannot cover is written
+          // off. A Sandbox order held by its scenario is authorised, as the Sandbox's own control does (no money).
+          const settlement = order.pipeline.billing?.settlement
+          const settled =
+            settlement === 'prepaid'
+              ? await deps.billing.settleFromBalance(tx, order)
+              : settlement === 'sandboxHold'
+                ? deps.billing.authoriseSandboxPayment(order)
+                : { paid: false, jobs: [] }
+          if (settled.paid && settlement === 'sandboxHold') {
+            payment = 'waived'
+            jobs.push(...settled.jobs)
+          } else if (settled.paid) {
             payment = 'paidFromBalance'
             jobs.push(...settled.jobs)
           } else {
