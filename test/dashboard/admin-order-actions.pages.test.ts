@@ -297,6 +297,52 @@ describe(`console order actions (${kind})`, () => {
     })
   })
 
+  test('release: a Sandbox order held by its scenario paymentRequired is authorised, no balance touched', async () => {
+    // A prepaid account with a Live balance that would cover the order: it must not pay for a Sandbox order.
+    const prepaid = await t.createAccount({ billingMode: 'prepaid' })
+    await t.app.services.payments.topUp(Number(prepaid.id.slice(4)), 100_000n, 'float', {
+      kind: 'cli',
+      host: 'test',
+      user: 'ops',
+    })
+    const created = await t.sandbox(
+      {
+        method: 'POST',
+        url: '/v4.0/orders',
+        headers: { 'content-type': 'application/json', 'x-sandbox-scenario': 'paymentRequired' },
+        payload: sampleOrder({
+          items: [
+            {
+              sku: 'GLOBAL-CAN-10x10',
+              copies: 1,
+              sizing: 'fillPrintArea',
+              attributes: { wrap: 'Black' },
+              assets: [{ url: images.url('canvas.jpg') }],
+            },
+          ],
+        }),
+      },
+      prepaid.sandboxKey,
+    )
+    assert.equal(created.statusCode, 200, created.body)
+    const orderId = json(created).order.id as string
+    await pipelineDriver(t).allocate(orderId)
+    const held = await pipelineDriver(t).state(orderId)
+    assert.equal(held.pipeline.billing?.settlement, 'sandboxHold')
+    assert.ok(BigInt(held.pipeline.billing?.unpaid ?? '0') > 0n)
+    const balance = (await t.app.services.accounts.getAccount(prepaid.id)).balance
+    assert.equal(balance, '1000.00')
+    const released = await post(`/admin/orders/${orderId}/release`, {
+      reason: 'demo for the merchant',
+      version: await pageVersion(orderId),
+    })
+    assert.equal(released.kind, 'success', released.text)
+    const after = await pipelineDriver(t).state(orderId)
+    assert.equal(after.pipeline.billing?.unpaid, '0')
+    assert.ok(!after.document.status.issues.some((issue) => issue.errorCode === 'RequiresPaymentAuthorisation'))
+    assert.equal((await t.app.services.accounts.getAccount(prepaid.id)).balance, balance, 'the Live balance untouched')
+  })
+
   test('release: an order in its pause window starts now', async () => {
     const paused = await t.createAccount({ pauseWindowSeconds: 3600 })
     const orderId = await place(paused)
