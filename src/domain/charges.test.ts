@@ -17,6 +17,7 @@ import {
   refundableOfCharge,
   replaceShipmentLines,
   withCredit,
+  withCreditsCapped,
   withoutShipping,
 } from './charges.ts'
 
@@ -227,4 +228,23 @@ test('what a charge may still be credited: what it took less its credits, never 
     cancel.items.filter((entry) => entry.chargeType === 'Other').map((entry) => entry.cost.amount),
     ['8.33', '4.17'],
   )
+})
+
+test('credits never make the order net below zero: a partial cancel after a large credit gives back only the rest', () => {
+  // 35.40 charged, 30.00 credited: 5.40 left. A cancel of shp_1 drops its 6.00 shipping: the credit is cut by 0.60.
+  const credited = withCredit(order, 'chg_1', 3000n)
+  assert.equal(netCharged(withoutShipping(credited, ['shp_1'])).total, -60n, 'uncapped, the order would net below 0')
+  const capped = withCreditsCapped(withoutShipping(credited, ['shp_1']))
+  assert.equal(netCharged(capped).total, 0n)
+  const line = capped['credit:chg_1:1']
+  assert.equal(BigInt(line?.cost ?? '0') + BigInt(line?.tax ?? '0'), -2940n)
+  // Its tax is its share of the credit's tax (-500 of -3000), rounded half-up once: 2940 x 500 / 3000 = 490.
+  assert.equal(line?.tax, '-490')
+  // Nothing to cap: the lines as they were.
+  assert.equal(withCreditsCapped(credited), credited)
+  // A credit larger than what is over goes whole, the latest first.
+  const two = withCredit(withCredit(order, 'chg_1', 3000n), 'chg_1', 500n)
+  const cut = withCreditsCapped(withoutShipping(two, ['shp_1', 'shp_2']))
+  assert.equal(netCharged(cut).total, 0n)
+  assert.ok(!('credit:chg_1:2' in cut), 'the latest credit went first')
 })

@@ -113,6 +113,33 @@ export function withCredit(
   }
 }
 
+/**
+ * The lines with the operator's credits cut, latest first, so that they never net below zero: a partial cancel or a
+ * cheaper re-plan after a credit gives back at most what the order still nets. A credit cut part-way keeps its share
+ * of tax, rounded half-up once. Lines without credits, or netting zero or more, are returned as they are.
+ */
+export function withCreditsCapped(lines: Record<string, PriceLine>): Record<string, PriceLine> {
+  let over = -netCharged(lines).total
+  if (over <= 0n) return lines
+  const capped = { ...lines }
+  const credits = Object.keys(lines).filter((key) => creditedChargeOf(key) !== undefined)
+  for (const key of credits.reverse()) {
+    const line = capped[key] as PriceLine
+    const amount = -(BigInt(line.cost) + BigInt(line.tax))
+    if (amount <= over) {
+      delete capped[key]
+      over -= amount
+    } else {
+      const kept = amount - over
+      const tax = -BigInt(line.tax) === 0n ? 0n : (2n * kept * -BigInt(line.tax) + amount) / (2n * amount)
+      capped[key] = { ...line, cost: String(-(kept - tax)), tax: String(-tax) }
+      over = 0n
+    }
+    if (over === 0n) break
+  }
+  return capped
+}
+
 /** Whether a line key is a shipment's prepaid duties (its charge item is an `Other` one). */
 export function isDutiesLineKey(key: string): boolean {
   return key.startsWith('duties:')

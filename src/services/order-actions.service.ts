@@ -14,7 +14,7 @@ import {
   splitAddressProblems,
 } from '../domain/address-rules.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
+import { linesOfShipments, replaceShipmentLines, withCreditsCapped, withoutShipping } from '../domain/charges.ts'
 import { withPrepaidDuties } from '../domain/customs.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
@@ -244,7 +244,9 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
         const billing = order.pipeline.billing
         const jobs: JobRequest[] = []
         if (billing && (result.wholeOrder || result.cancelledShipmentIds.length > 0)) {
-          const target = result.wholeOrder ? {} : withoutShipping(billing.lines, result.cancelledShipmentIds)
+          const target = result.wholeOrder
+            ? {}
+            : withCreditsCapped(withoutShipping(billing.lines, result.cancelledShipmentIds))
           jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
         }
         const logFields = {
@@ -499,10 +501,13 @@ async function changeShippingMethod(
         withPrepaidDuties(deps.catalogue, document, prices, billing.currency),
         replaced.keptOrAddedIds,
       )
-      const target = replaceShipmentLines(
-        billing.lines,
-        open.map((shipment) => shipment.id),
-        added,
+      // An operator's credit never makes the order net below zero (domain/charges.ts).
+      const target = withCreditsCapped(
+        replaceShipmentLines(
+          billing.lines,
+          open.map((shipment) => shipment.id),
+          added,
+        ),
       )
       jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
     }
