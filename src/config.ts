@@ -25,6 +25,16 @@ const LAB_COMMANDS = [
   'labs statement',
 ] as const
 
+/** The operator's actions on an order (docs/admin.md#acting-on-an-order): they run the whole application, as a top-up. */
+const ORDER_ACTION_COMMANDS = [
+  'orders cancel',
+  'orders refund',
+  'orders retry',
+  'orders release',
+  'orders note',
+  'orders move',
+] as const
+
 const DATA_COMMANDS = [
   'serve',
   'worker',
@@ -52,7 +62,7 @@ const DATA_COMMANDS = [
   'operators create',
   'operators list',
   'operators revoke',
-  'orders move',
+  ...ORDER_ACTION_COMMANDS,
 ] as const
 
 /** The commands that take settings (their other options are their own, in src/cli/). */
@@ -313,7 +323,15 @@ export const SETTINGS = {
       'active version is served (the bundled sample on a new database). The data commands check labs and ' +
       'currencies against it (`accounts top-up` and `orders move` serve it, as serve would); `labs list` lists its labs, those ' +
       'of the bundled sample without it.',
-    commands: ['serve', 'worker', 'accounts create', 'accounts top-up', 'orders move', 'labs list', ...LAB_COMMANDS],
+    commands: [
+      'serve',
+      'worker',
+      'accounts create',
+      'accounts top-up',
+      'labs list',
+      ...LAB_COMMANDS,
+      ...ORDER_ACTION_COMMANDS,
+    ],
     parse: optionalPath,
   },
   logLevel: {
@@ -522,7 +540,7 @@ export const SETTINGS = {
     docs:
       'Base URL of the Live server in file links (thumbnails, print files for labs) and payment page links ' +
       '(`authorisationUrl`). Set it behind a proxy and on `worker` processes.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up', 'orders move'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', ...ORDER_ACTION_COMMANDS],
     parse: baseUrl,
   },
   sandboxPublicUrl: {
@@ -533,7 +551,7 @@ export const SETTINGS = {
     defaultLabel: 'the listening address',
     help: 'same for the Sandbox server',
     docs: 'Same for Sandbox.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up', 'orders move'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', ...ORDER_ACTION_COMMANDS],
     parse: baseUrl,
   },
   eventVendor: {
@@ -545,7 +563,7 @@ export const SETTINGS = {
     docs:
       'Callback event types are `com.NAME.order...` ([callbacks.md](callbacks.md)); set it to the vendor an ' +
       'existing client expects (e.g. `prodigi`). One DNS label: letters, digits, inner hyphens.',
-    commands: [...PROCESS_COMMANDS, 'accounts top-up', 'orders move'],
+    commands: [...PROCESS_COMMANDS, 'accounts top-up', ...ORDER_ACTION_COMMANDS],
     parse: eventVendor,
   },
 } as const satisfies Record<string, SettingDefinition<unknown>>

@@ -1402,7 +1402,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved" | "order.cancelled" | "order.refunded" | "order.downloadRetried" | "order.released" | "order.noteAdded";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}

@@ -44,6 +44,7 @@ import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderEventsService } from '../services/order-events.service.ts'
+import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
@@ -360,10 +361,19 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     labRoom: createLabRoom({ clock, catalogue }),
     log,
   })
+  // The operator's actions on an order (docs/admin.md#acting-on-an-order): the console's and the command line's.
+  const orderOperations = createOrderOperationsService({
+    db,
+    clock,
+    jobs,
+    events: core.events,
+    billing: core.billing,
+    orderActions: services.orderActions,
+  })
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  return { ...services, shipmentMoves, adminViews, attention }
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention }
 }
 
 export type Services = ReturnType<typeof buildServices>

@@ -24,6 +24,7 @@ import {
   consoleInvoicesOf,
   consoleLabsOf,
   consoleOperatorsOf,
+  consoleOrderActionsOf,
   consoleRevenueOf,
   consoleShipmentMovesOf,
 } from '../services/operator/console-sections.ts'
@@ -210,6 +211,7 @@ function consoleOf(
               registerOrdersPages(pages, console, services.adminViews.orders, {
                 margins: consoleRevenueOf(services.revenue),
                 moves: consoleShipmentMovesOf(services.shipmentMoves),
+                actions: consoleOrderActionsOf(services.orderOperations),
               }),
             (pages, console) => registerAttentionPages(pages, console, services.attention),
             (pages, console) =>

@@ -391,6 +391,8 @@ export async function runDataOperation<N extends OperationName>(
       payments: async () => (await whole.get()).services.payments,
       // A move to another lab plans, renders and submits through the pipeline's parts: the whole application too.
       shipmentMoves: async () => (await whole.get()).services.shipmentMoves,
+      // An order action changes an order as the merchant's actions and the pipeline do: the application, too.
+      orderOperations: async () => (await whole.get()).services.orderOperations,
       // Statements and the seller need only the database (and the PDF adapter), not the application.
       invoices,
       // The labs' statements too: the seller's details as buyer, the catalogue's labs as sellers.

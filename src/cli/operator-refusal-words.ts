@@ -1,18 +1,58 @@
 // The command line's words for an operator action's refusal (domain/operator-refusal.ts): the flag that was wrong
 // and what it takes. The console words the same refusals its own way (web/operator/refusal-words.ts).
-import { type OperatorRefusal, onlyPrepaidAccountsHaveABalance, unknownPriceList } from '../domain/operator-refusal.ts'
+import {
+  type OperatorRefusal,
+  ORDER_ACTION_REASON_MAX_LENGTH,
+  ORDER_NOTE_MAX_LENGTH,
+  onlyPrepaidAccountsHaveABalance,
+  orderChangedSinceRead,
+  unknownPriceList,
+} from '../domain/operator-refusal.ts'
 
 export function refusalInCommandWords(refusal: OperatorRefusal): string {
+  switch (refusal.field) {
+    case 'account':
+      if (refusal.reason === 'not-an-id') return `"${refusal.value}" is not an account ID (expected acc_<number>)`
+      if (refusal.reason === 'not-prepaid') return onlyPrepaidAccountsHaveABalance(refusal.value)
+      return `No account ${refusal.value}`
+    case 'list':
+      return `--list: ${unknownPriceList(refusal.value, refusal.choices)}`
+    case 'amount':
+      return refusal.reason === 'more-than-refundable'
+        ? `--amount: at most ${refusal.limit ?? '0.00'} can be refunded, got "${refusal.value}"`
+        : `--amount must be a positive amount such as 50.00, got "${refusal.value}"`
+    case 'order':
+      return orderRefusal(refusal)
+    case 'charge':
+      return `--charge: ${refusal.value} is not a charge of the order that took money`
+    case 'asset':
+      return `--asset: ${refusal.value} is not an asset of the order whose download failed`
+    case 'reason':
+      return refusal.reason === 'missing'
+        ? '--reason is required (it is kept in the audit trail)'
+        : `--reason must be at most ${ORDER_ACTION_REASON_MAX_LENGTH} characters`
+    case 'note':
+      return refusal.reason === 'missing'
+        ? 'the note is required (--reason TEXT)'
+        : `the note must be at most ${ORDER_NOTE_MAX_LENGTH} characters`
+  }
+}
+
+function orderRefusal(refusal: OperatorRefusal): string {
   switch (refusal.reason) {
     case 'not-an-id':
-      return `"${refusal.value}" is not an account ID (expected acc_<number>)`
-    case 'unknown':
-      return `No account ${refusal.value}`
-    case 'not-prepaid':
-      return onlyPrepaidAccountsHaveABalance(refusal.value)
-    case 'not-a-positive-amount':
-      return `--amount must be a positive amount such as 50.00, got "${refusal.value}"`
-    case 'unknown-price-list':
-      return `--list: ${unknownPriceList(refusal.value, refusal.choices)}`
+      return `"${refusal.value}" is not an order ID (expected ord_<number>)`
+    case 'changed':
+      return orderChangedSinceRead(refusal.value)
+    case 'not-cancellable':
+      return `${refusal.value} can no longer be cancelled (already cancelled or complete, or its labs have started)`
+    case 'nothing-charged':
+      return `${refusal.value} has been charged nothing that can be refunded`
+    case 'not-held':
+      return `${refusal.value} is neither waiting for a payment nor in its pause window: nothing to release`
+    case 'no-failed-download':
+      return `${refusal.value} has no asset whose download failed`
+    default:
+      return `No order ${refusal.value}`
   }
 }

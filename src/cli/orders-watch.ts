@@ -95,7 +95,7 @@ export function registerOrderCommands(program: Command): Command {
   const orders = program
     .command('orders')
     .summary(
-      "follow an order's progress on a running printroute, advance a Sandbox order, move a shipment to another lab",
+      "follow an order's progress, advance a Sandbox order, or act on an order as an operator (move a shipment too)",
     )
   const watch = orders
     .command('watch')

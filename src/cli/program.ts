@@ -9,6 +9,7 @@ import { registerFileCommands } from './files.ts'
 import { registerLabSimulateCommand } from './labs-simulate.ts'
 import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
+import { registerOrderActionCommands } from './order-actions.ts'
 import { registerAdvanceCommand } from './orders-advance.ts'
 import { registerOrderMoveCommand } from './orders-move.ts'
 import { registerOrderCommands } from './orders-watch.ts'
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   const orders = registerOrderCommands(program)
   registerAdvanceCommand(orders)
   registerOrderMoveCommand(orders)
+  registerOrderActionCommands(orders)
   registerFileCommands(program)
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.
   const exitOverrideAll = (command: Command) => {

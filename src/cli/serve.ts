@@ -208,6 +208,7 @@ export function registerProcessCommands(program: Command): void {
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
         shipmentMoves: async () => app.services.shipmentMoves,
+        orderOperations: async () => app.services.orderOperations,
         invoices: app.services.invoices,
         labStatements: app.services.labStatements,
         catalogueVersions: app.services.catalogueVersions,

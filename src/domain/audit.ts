@@ -62,6 +62,11 @@ export const AUDIT_ACTIONS = [
   'webhook.missedRedelivered',
   'idempotencyKey.refused',
   'order.shipmentMoved',
+  'order.cancelled',
+  'order.refunded',
+  'order.downloadRetried',
+  'order.released',
+  'order.noteAdded',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -4,14 +4,20 @@ import fc from 'fast-check'
 import { tier } from '../../test/support/tiers.ts'
 import {
   applyLines,
+  type BillingState,
   buildCharge,
   chargeTotal,
+  creditedChargeOf,
   diffLines,
   followReallocatedItems,
   linesOfShipments,
+  netCharged,
   newBillingState,
   type PriceLine,
+  refundableOfCharge,
   replaceShipmentLines,
+  withCredit,
+  withCreditsCapped,
   withoutShipping,
 } from './charges.ts'
 
@@ -179,4 +185,66 @@ test("a DDP shipment's duties are an untaxed line of their own, an Other charge 
   assert.deepEqual(charge.totalCost, { amount: '45.60', currency: 'AUD' })
   assert.deepEqual(charge.totalTax, { amount: '4.50', currency: 'AUD' })
   assert.deepEqual(Object.keys(withoutShipping(lines, ['shp_1'])).sort(), ['item:ori_1', 'shipping:shp_2'])
+})
+
+test("an operator's credit: one Refund line of no shipment, tax the order's share rounded half-up once", () => {
+  // The order nets 35.40 of which 5.90 tax: 5.00 credited carries 5.00 x 5.90 / 35.40 = 0.8333 -> 0.83 tax.
+  const credited = withCredit(order, 'chg_1', 500n)
+  const drafts = diffLines(order, credited)
+  assert.deepEqual(drafts, [{ key: 'credit:chg_1:1', itemId: null, shipmentId: '', cost: -417n, tax: -83n }])
+  assert.equal(creditedChargeOf('credit:chg_1:1'), 'chg_1')
+  const charge = buildCharge(drafts, 'GBP', ids(1), false)
+  assert.equal(charge.chargeType, 'Refund')
+  assert.deepEqual(charge.items[0], {
+    id: 'chi_1',
+    chargeType: 'Refund',
+    itemId: null,
+    shipmentId: null,
+    cost: { amount: '-4.17', currency: 'GBP' },
+  })
+  assert.equal(charge.totalCost.amount, '-5.00')
+  // Half-up: 3 minor units credited carry 3 x 590 / 3540 = 0.5 minor units of tax, which rounds to 1.
+  const halfway = diffLines(order, withCredit(order, 'chg_1', 3n))[0]
+  assert.equal(halfway?.tax, -1n)
+  assert.equal(netCharged(credited).total, 3540n - 500n)
+})
+
+test('what a charge may still be credited: what it took less its credits, never more than the order nets', () => {
+  const billing: BillingState = { ...newBillingState('GBP', 'invoice'), lines: order }
+  assert.equal(refundableOfCharge(billing, 'chg_1', 3540n), 3540n)
+  billing.lines = withCredit(order, 'chg_1', 1000n)
+  assert.equal(refundableOfCharge(billing, 'chg_1', 3540n), 2540n)
+  // A second credit gets the next key; a credit on another charge does not count against this one.
+  billing.lines = withCredit(billing.lines, 'chg_9', 500n)
+  assert.ok('credit:chg_9:2' in billing.lines)
+  assert.equal(refundableOfCharge(billing, 'chg_9', 800n), 800n - 500n)
+  assert.equal(refundableOfCharge(billing, 'chg_1', 3540n), 3540n - 1500n, 'capped by what the order nets')
+  // A re-plan or a partial cancel keeps the credit (it belongs to no shipment); a whole cancel nets everything to 0.
+  assert.ok('credit:chg_1:1' in withoutShipping(billing.lines, ['shp_1', 'shp_2']))
+  assert.ok('credit:chg_1:1' in replaceShipmentLines(billing.lines, ['shp_1', 'shp_2'], {}))
+  const cancel = buildCharge(diffLines(billing.lines, {}), 'GBP', ids(6), false)
+  assert.equal(cancel.totalCost.amount, '-20.40')
+  assert.deepEqual(
+    cancel.items.filter((entry) => entry.chargeType === 'Other').map((entry) => entry.cost.amount),
+    ['8.33', '4.17'],
+  )
+})
+
+test('credits never make the order net below zero: a partial cancel after a large credit gives back only the rest', () => {
+  // 35.40 charged, 30.00 credited: 5.40 left. A cancel of shp_1 drops its 6.00 shipping: the credit is cut by 0.60.
+  const credited = withCredit(order, 'chg_1', 3000n)
+  assert.equal(netCharged(withoutShipping(credited, ['shp_1'])).total, -60n, 'uncapped, the order would net below 0')
+  const capped = withCreditsCapped(withoutShipping(credited, ['shp_1']))
+  assert.equal(netCharged(capped).total, 0n)
+  const line = capped['credit:chg_1:1']
+  assert.equal(BigInt(line?.cost ?? '0') + BigInt(line?.tax ?? '0'), -2940n)
+  // Its tax is its share of the credit's tax (-500 of -3000), rounded half-up once: 2940 x 500 / 3000 = 490.
+  assert.equal(line?.tax, '-490')
+  // Nothing to cap: the lines as they were.
+  assert.equal(withCreditsCapped(credited), credited)
+  // A credit larger than what is over goes whole, the latest first.
+  const two = withCredit(withCredit(order, 'chg_1', 3000n), 'chg_1', 500n)
+  const cut = withCreditsCapped(withoutShipping(two, ['shp_1', 'shp_2']))
+  assert.equal(netCharged(cut).total, 0n)
+  assert.ok(!('credit:chg_1:2' in cut), 'the latest credit went first')
 })

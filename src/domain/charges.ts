@@ -55,6 +55,96 @@ export const itemLineKey = (itemId: string) => `item:${itemId}`
 export const shippingLineKey = (shipmentId: string) => `shipping:${shipmentId}`
 export const dutiesLineKey = (shipmentId: string) => `duties:${shipmentId}`
 
+/**
+ * An operator's credit on a charge (docs/billing.md#operator-credits): a line of its own, `credit:<chargeId>:<n>`,
+ * with a negative cost and tax and no shipment (`shipmentId` empty), so a re-plan or a partial cancel, which
+ * replace or drop shipments' lines, keep it; a whole cancel refunds what the order still nets, the credit counted.
+ */
+export const creditLineKey = (chargeId: string, sequence: number) => `credit:${chargeId}:${sequence}`
+
+/** Whether a line key is an operator's credit; the charge it credits. */
+export function creditedChargeOf(key: string): string | undefined {
+  const match = /^credit:([^:]+):\d+$/.exec(key)
+  return match?.[1]
+}
+
+/** What the order's charged lines net to (cost plus tax), and the tax of it, in minor units. */
+export function netCharged(lines: Record<string, PriceLine>): { total: bigint; tax: bigint } {
+  let total = 0n
+  let tax = 0n
+  for (const line of Object.values(lines)) {
+    total += BigInt(line.cost) + BigInt(line.tax)
+    tax += BigInt(line.tax)
+  }
+  return { total, tax }
+}
+
+/**
+ * What an operator may still credit on one of the order's charges (minor units): what the charge took, less the
+ * credits already made on it, and never more than the order still nets (a cancel's refund counted).
+ */
+export function refundableOfCharge(billing: BillingState, chargeId: string, chargeTotalMinor: bigint): bigint {
+  let credited = 0n
+  for (const [key, line] of Object.entries(billing.lines)) {
+    if (creditedChargeOf(key) === chargeId) credited -= BigInt(line.cost) + BigInt(line.tax)
+  }
+  const left = chargeTotalMinor - credited
+  const net = netCharged(billing.lines).total
+  const refundable = left < net ? left : net
+  return refundable > 0n ? refundable : 0n
+}
+
+/**
+ * The charged lines with a credit of `amountMinor` (tax included) on `chargeId`: its tax is the order's share of
+ * tax in what it nets, rounded half-up once, the rest its cost; so the credit note carries the order's tax rate.
+ */
+export function withCredit(
+  lines: Record<string, PriceLine>,
+  chargeId: string,
+  amountMinor: bigint,
+): Record<string, PriceLine> {
+  if (amountMinor <= 0n) throw new RangeError('a credit must be positive')
+  const net = netCharged(lines)
+  const tax = net.total > 0n && net.tax > 0n ? (2n * amountMinor * net.tax + net.total) / (2n * net.total) : 0n
+  const sequence = Object.keys(lines).filter((key) => creditedChargeOf(key) !== undefined).length + 1
+  return {
+    ...lines,
+    [creditLineKey(chargeId, sequence)]: {
+      itemId: null,
+      shipmentId: '',
+      cost: String(-(amountMinor - tax)),
+      tax: String(-tax),
+    },
+  }
+}
+
+/**
+ * The lines with the operator's credits cut, latest first, so that they never net below zero: a partial cancel or a
+ * cheaper re-plan after a credit gives back at most what the order still nets. A credit cut part-way keeps its share
+ * of tax, rounded half-up once. Lines without credits, or netting zero or more, are returned as they are.
+ */
+export function withCreditsCapped(lines: Record<string, PriceLine>): Record<string, PriceLine> {
+  let over = -netCharged(lines).total
+  if (over <= 0n) return lines
+  const capped = { ...lines }
+  const credits = Object.keys(lines).filter((key) => creditedChargeOf(key) !== undefined)
+  for (const key of credits.reverse()) {
+    const line = capped[key] as PriceLine
+    const amount = -(BigInt(line.cost) + BigInt(line.tax))
+    if (amount <= over) {
+      delete capped[key]
+      over -= amount
+    } else {
+      const kept = amount - over
+      const tax = -BigInt(line.tax) === 0n ? 0n : (2n * kept * -BigInt(line.tax) + amount) / (2n * amount)
+      capped[key] = { ...line, cost: String(-(kept - tax)), tax: String(-tax) }
+      over = 0n
+    }
+    if (over === 0n) break
+  }
+  return capped
+}
+
 /** Whether a line key is a shipment's prepaid duties (its charge item is an `Other` one). */
 export function isDutiesLineKey(key: string): boolean {
   return key.startsWith('duties:')
@@ -149,9 +239,17 @@ export function buildCharge(
   const items: ChargeItem[] = drafts.map((draft, index) => ({
     id: ids.lineIds[index] as string,
     // Duties are neither item nor shipping: the contract's `Other` (existing clients know it), the key says which.
-    chargeType: draft.cost < 0n ? 'Refund' : draft.itemId ? 'Item' : isDutiesLineKey(draft.key) ? 'Other' : 'Shipping',
+    chargeType:
+      draft.cost < 0n
+        ? 'Refund'
+        : draft.itemId
+          ? 'Item'
+          : isDutiesLineKey(draft.key) || creditedChargeOf(draft.key) !== undefined
+            ? 'Other'
+            : 'Shipping',
     itemId: draft.itemId,
-    shipmentId: draft.shipmentId,
+    // An operator's credit belongs to no shipment.
+    shipmentId: creditedChargeOf(draft.key) !== undefined ? null : draft.shipmentId,
     cost: { amount: formatMinorAsAmount(draft.cost), currency },
   }))
   return {

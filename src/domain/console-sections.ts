@@ -277,3 +277,46 @@ export interface ConsoleAttention {
   /** How many rows the queue has (the navigation's badge; may be up to a minute old). */
   count(): Promise<number>
 }
+
+/** An operator's note on an order, as the order's page shows it. */
+export interface ConsoleOrderNote {
+  id: string
+  at: string
+  /** The author as the audit trail names actors: `operator opr_2 (Dana)`, `command line (ops@host)`. */
+  author: string
+  text: string
+}
+
+/** What an order action is given by its form: why, and the order's version as the page showed it. */
+export interface ConsoleOrderActionForm {
+  reason: string
+  version: string
+}
+
+/**
+ * The operator's actions on one order (docs/admin.md#acting-on-an-order), on the order's page. A refusal is an
+ * OperatorRefusal (domain/operator-refusal.ts), which the page words; among them `order/changed`, when another
+ * action reached the order after the page was read.
+ */
+export interface ConsoleOrderActions {
+  /** The order's version now, for the forms; undefined for no order. */
+  version(orderId: string): Promise<string | undefined>
+  notes(orderId: string): Promise<ConsoleOrderNote[]>
+  cancel(orderId: string, form: ConsoleOrderActionForm, actor: AuditActor): Promise<{ outcome: string; stage: string }>
+  refund(
+    orderId: string,
+    form: ConsoleOrderActionForm & { amount: string; charge: string },
+    actor: AuditActor,
+  ): Promise<{ amount: string; currency: string; chargeId: string; creditNote: string | null }>
+  retryDownload(
+    orderId: string,
+    form: ConsoleOrderActionForm & { asset: string },
+    actor: AuditActor,
+  ): Promise<{ assetIds: string[] }>
+  release(
+    orderId: string,
+    form: ConsoleOrderActionForm,
+    actor: AuditActor,
+  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  addNote(orderId: string, text: string, actor: AuditActor): Promise<ConsoleOrderNote>
+}

@@ -28,6 +28,8 @@ export const ID_PREFIXES = {
   labKey: 'lbk',
   /** A preflight of a file checked on its own (docs/api.md#preflight). */
   preflight: 'pfl',
+  /** An operator's note on an order (docs/admin.md#acting-on-an-order). */
+  orderNote: 'ont',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -6,7 +6,7 @@
 // invoice. Live and Sandbox are numbered apart, so a Sandbox document can never take a Live number:
 //   Live invoices INV-000001..., Live credit notes CN-000001..., Sandbox SBX-INV-000001..., SBX-CN-000001...
 
-import { type ChargeLineDraft, isDutiesLineKey } from './charges.ts'
+import { type ChargeLineDraft, creditedChargeOf, isDutiesLineKey } from './charges.ts'
 import type { Environment } from './environment.ts'
 import { DATE_TIME_RANGE, dateTimeBeyondRange } from './limits.ts'
 import { formatMinorAsAmount } from './money.ts'
@@ -79,7 +79,8 @@ export function sellerProblems(seller: InvoiceSeller): Record<string, string> {
 
 /** One line of a document; amounts are minor units as decimal strings (the content is JSON). */
 export interface InvoiceLine {
-  kind: 'Item' | 'Shipping' | 'Duties'
+  /** `Credit`: an operator's credit on a charge (docs/billing.md#operator-credits), or its reversal by a cancel. */
+  kind: 'Item' | 'Shipping' | 'Duties' | 'Credit'
   /**
    * `Item 3 x GLOBAL-FAP-8x10`, `Shipping shp_4 (Budget)`, `Duties and import taxes shp_4 (DDP)`; a refund line
    * starts with `Refund:`.
@@ -167,6 +168,21 @@ export function buildInvoiceContent(input: {
         tax: String(draft.tax),
         taxRatePercent: '0',
         taxName: null,
+      }
+    }
+    const credited = creditedChargeOf(draft.key)
+    if (credited !== undefined) {
+      return {
+        kind: 'Credit',
+        description: draft.cost < 0n ? `Refund: credit on ${credited}` : `Credit on ${credited} counted in this refund`,
+        sku: null,
+        copies: null,
+        itemId: null,
+        shipmentId: '',
+        cost: String(draft.cost),
+        tax: String(draft.tax),
+        taxRatePercent: taxRate.ratePercent,
+        taxName: taxRate.name,
       }
     }
     const description = item

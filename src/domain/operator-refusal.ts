@@ -11,10 +11,39 @@ export type OperatorRefusalKind =
   | { field: 'account'; reason: 'unknown' }
   /** The account is billed by invoice: only prepaid accounts have a balance to top up. */
   | { field: 'account'; reason: 'not-prepaid' }
-  /** A top-up's amount is not a positive amount with at most 10 whole digits and two decimals. */
+  /** A top-up's or a refund's amount is not a positive amount with at most 10 whole digits and two decimals. */
   | { field: 'amount'; reason: 'not-a-positive-amount' }
   /** The active catalogue has no price list of this name (docs/billing.md#price-lists); `choices` are its lists. */
   | { field: 'list'; reason: 'unknown-price-list' }
+  /** A refund's amount is more than what the charge (or the order) has charged and not yet refunded. */
+  | { field: 'amount'; reason: 'more-than-refundable' }
+  /** The text is not an order ID (ord_<number>). */
+  | { field: 'order'; reason: 'not-an-id' }
+  /** No order has this ID. */
+  | { field: 'order'; reason: 'unknown' }
+  /**
+   * The order changed since the operator read it (another operator, the merchant or its pipeline acted first): the
+   * action was not taken; read the order again.
+   */
+  | { field: 'order'; reason: 'changed' }
+  /** The order can no longer be cancelled (cancelled already, complete, or every shipment is past its lab's start). */
+  | { field: 'order'; reason: 'not-cancellable' }
+  /** The order has been charged nothing that can be refunded. */
+  | { field: 'order'; reason: 'nothing-charged' }
+  /** The order is neither held for payment nor in its pause window. */
+  | { field: 'order'; reason: 'not-held' }
+  /** The order has no asset whose download failed (an asset that failed its preflight needs a new file instead). */
+  | { field: 'order'; reason: 'no-failed-download' }
+  /** The charge is not one of the order's charges that took money. */
+  | { field: 'charge'; reason: 'unknown' }
+  /** The asset is not one of the order's assets whose download failed. */
+  | { field: 'asset'; reason: 'not-failed' }
+  /** An order action's reason is required (for the audit trail), at most 500 characters. */
+  | { field: 'reason'; reason: 'missing' }
+  | { field: 'reason'; reason: 'too-long' }
+  /** A note's text is required, at most 2000 characters. */
+  | { field: 'note'; reason: 'missing' }
+  | { field: 'note'; reason: 'too-long' }
 
 export type OperatorRefusalField = OperatorRefusalKind['field']
 export type OperatorRefusalReason = OperatorRefusalKind['reason']
@@ -26,14 +55,17 @@ export class OperatorRefusal extends Error {
   readonly value: string
   /** What the field takes, where the refusal lists it (a price list's name: the catalogue's lists). */
   readonly choices: readonly string[]
-  constructor(kind: OperatorRefusalKind, value: string, choices: readonly string[] = []) {
+  /** What the refusal compares the value with, where it does (the refundable amount, with its currency). */
+  readonly limit: string | undefined
+  constructor(kind: OperatorRefusalKind, value: string, detail: { choices?: readonly string[]; limit?: string } = {}) {
     // Neither front end shows this message: each renders field, reason and value in its own words.
     super(`${kind.field}: ${kind.reason} ("${value}")`)
     this.name = 'OperatorRefusal'
     this.field = kind.field
     this.reason = kind.reason
     this.value = value
-    this.choices = choices
+    this.choices = detail.choices ?? []
+    this.limit = detail.limit
   }
 }
 
@@ -46,4 +78,17 @@ export function onlyPrepaidAccountsHaveABalance(accountId: string): string {
 export function unknownPriceList(name: string, choices: readonly string[]): string {
   const lists = choices.length === 0 ? 'it has none' : `its lists: ${choices.join(', ')}`
   return `The active catalogue has no price list "${name}" (${lists}), or give "default" for its default list`
+}
+
+/** Longest reason an order action takes (it is kept in the audit trail). */
+export const ORDER_ACTION_REASON_MAX_LENGTH = 500
+/** Longest note on an order. */
+export const ORDER_NOTE_MAX_LENGTH = 2000
+
+/** Why an order action refuses: the order changed since it was read (both front ends' words). */
+export function orderChangedSinceRead(orderId: string): string {
+  return (
+    `${orderId} changed since it was read (another operator, the merchant or its fulfilment acted first): ` +
+    'nothing was done; read the order again and decide'
+  )
 }

@@ -73,6 +73,11 @@ export interface BillingService {
   settleFromBalance(tx: Queryable, order: PipelineOrder): Promise<{ paid: boolean; jobs: JobRequest[] }>
   /** Authorises what a Sandbox order held by the scenario paymentRequired owes; no money moves. */
   authoriseSandboxPayment(order: PipelineOrder): { paid: boolean; jobs: JobRequest[] }
+  /**
+   * Lets an order held for payment go on without the payment (an operator's release, docs/admin.md): what it owed is
+   * written off, no money moves; how much, and the jobs that hand it to its labs. Nothing when nothing is due.
+   */
+  waivePayment(order: PipelineOrder): { waivedMinor: bigint; jobs: JobRequest[] }
   /** Adds money to an account's balance (a top-up or a card payment) with its ledger entry; the new balance. */
   credit(
     tx: Queryable,
@@ -156,6 +161,15 @@ export function createBillingService(deps: BillingDeps): BillingService {
       billing.unpaid = '0'
       order.document.lastUpdated = clock.now().toISOString()
       return { paid: true, jobs: syncPaymentHold(deps, order) }
+    },
+
+    waivePayment(order: PipelineOrder): { waivedMinor: bigint; jobs: JobRequest[] } {
+      const billing = order.pipeline.billing
+      const due = billing ? BigInt(billing.unpaid) : 0n
+      if (!billing || due === 0n) return { waivedMinor: 0n, jobs: [] }
+      billing.unpaid = '0'
+      order.document.lastUpdated = clock.now().toISOString()
+      return { waivedMinor: due, jobs: syncPaymentHold(deps, order) }
     },
 
     /** Adds money to an account's balance (a top-up, or a card payment for an order); the new balance. */

@@ -14,7 +14,7 @@ import {
   splitAddressProblems,
 } from '../domain/address-rules.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { linesOfShipments, replaceShipmentLines, withoutShipping } from '../domain/charges.ts'
+import { linesOfShipments, replaceShipmentLines, withCreditsCapped, withoutShipping } from '../domain/charges.ts'
 import { withPrepaidDuties } from '../domain/customs.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
@@ -43,7 +43,7 @@ import {
   type UpdateOutcome,
   updateRecipient,
 } from '../domain/order-actions.ts'
-import { validationFailed } from '../domain/outcomes.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
@@ -145,6 +145,20 @@ export interface OrderActionsService {
     orderId: string,
     request: ReplaceAssetRequest,
   ): Promise<ActionResult<ReplaceAssetOutcome>>
+  /**
+   * The operator's cancel (docs/admin.md#acting-on-an-order): the merchant's cancel, its rules, refunds and labs'
+   * cancellation requests, on an order of any account; `operator` checks the locked order first and records the
+   * audit entry in the change's transaction. Undefined when there is no such order.
+   */
+  cancelForOperator(orderId: string, operator: OperatorChange): Promise<ActionResult<CancelOutcome> | undefined>
+}
+
+/** What an operator's change adds to an order action: a check under the order's lock, and its audit entry. */
+export interface OperatorChange {
+  /** Throws to refuse the change (the order changed since the operator read it), before anything changed. */
+  check(order: PipelineOrder): void
+  /** Refuses a change that changed nothing (throws); else records it, in the change's transaction. */
+  record(tx: Queryable, order: PipelineOrder, change: { changed: boolean; outcome: string }): Promise<void>
 }
 
 export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsService {
@@ -194,13 +208,19 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
   /** Changes the caller's order by `action` (services/order-change.ts); once committed, logs what it did. */
   async function act<T>(
     name: ActionName,
-    caller: Caller,
+    caller: Caller | undefined,
     orderId: string,
     action: (order: PipelineOrder, tx: Queryable, now: Date) => Promise<Change<T>>,
+    operator?: OperatorChange,
   ): Promise<ActionResult<T>> {
     const applied = await changes.change(
       parseRequestId('ord', orderId, 'orderId'),
-      (order, tx) => action(order, tx, clock.now()),
+      async (order, tx) => {
+        operator?.check(order)
+        const change = await action(order, tx, clock.now())
+        await operator?.record(tx, order, { changed: change.changed, outcome: String(change.outcome) })
+        return change
+      },
       caller,
     )
     if (!applied) throw orderNotFound(orderId)
@@ -216,6 +236,48 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
       `${name} on ${orderId}: ${String(result.outcome)}`,
     )
     return result
+  }
+
+  /** The merchant's cancel (`caller`'s order) or the operator's (any order: no caller), as `cancel` describes it. */
+  async function cancelOrderAs(
+    caller: Caller | undefined,
+    orderId: string,
+    operator?: OperatorChange,
+  ): Promise<ActionResult<CancelOutcome>> {
+    let awaited: string[] = []
+    const result = await act(
+      'cancel',
+      caller,
+      orderId,
+      async (order, tx, now) => {
+        const result = cancelOrder(order.document, order.pipeline, now, { asksLabs: asksLabs(order.environment) })
+        awaited = result.awaitedShipmentIds
+        if (!result.changed)
+          return { outcome: result.outcome, changed: false, logFields: { awaitedShipmentIds: awaited } }
+        // An order cancelled in its pause window is shown from now on, as cancelled.
+        if (result.wholeOrder && order.onHoldUntil && order.onHoldUntil > now) order.onHoldUntil = now
+        const billing = order.pipeline.billing
+        const jobs: JobRequest[] = []
+        if (billing && (result.wholeOrder || result.cancelledShipmentIds.length > 0)) {
+          const target = result.wholeOrder
+            ? {}
+            : withCreditsCapped(withoutShipping(billing.lines, result.cancelledShipmentIds))
+          jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
+        }
+        const logFields = {
+          wholeOrder: result.wholeOrder,
+          cancelledShipmentIds: result.cancelledShipmentIds,
+          // A lab with a push endpoint is told by the order change itself (lab.job.cancellationRequested).
+          requestedShipmentIds: result.requestedShipmentIds,
+          awaitedShipmentIds: awaited,
+        }
+        return { outcome: result.outcome, changed: true, jobs, logFields }
+      },
+      operator,
+    )
+    const waitSeconds = deps.labCancellation?.waitSeconds ?? 0
+    if (awaited.length === 0 || waitSeconds <= 0) return result
+    return awaitLabAnswers(orderId, awaited, waitSeconds)
   }
 
   return {
@@ -234,33 +296,15 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
      * with a lab that has not started production are asked to cancel there; when the order's outcome hangs on
      * those answers, the cancel waits for them (`waitSeconds`) and answers as they left the order.
      */
-    async cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>> {
-      let awaited: string[] = []
-      const result = await act('cancel', caller, orderId, async (order, tx, now) => {
-        const result = cancelOrder(order.document, order.pipeline, now, { asksLabs: asksLabs(order.environment) })
-        awaited = result.awaitedShipmentIds
-        if (!result.changed)
-          return { outcome: result.outcome, changed: false, logFields: { awaitedShipmentIds: awaited } }
-        // An order cancelled in its pause window is shown from now on, as cancelled.
-        if (result.wholeOrder && order.onHoldUntil && order.onHoldUntil > now) order.onHoldUntil = now
-        const billing = order.pipeline.billing
-        const jobs: JobRequest[] = []
-        if (billing && (result.wholeOrder || result.cancelledShipmentIds.length > 0)) {
-          const target = result.wholeOrder ? {} : withoutShipping(billing.lines, result.cancelledShipmentIds)
-          jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
-        }
-        const logFields = {
-          wholeOrder: result.wholeOrder,
-          cancelledShipmentIds: result.cancelledShipmentIds,
-          // A lab with a push endpoint is told by the order change itself (lab.job.cancellationRequested).
-          requestedShipmentIds: result.requestedShipmentIds,
-          awaitedShipmentIds: awaited,
-        }
-        return { outcome: result.outcome, changed: true, jobs, logFields }
-      })
-      const waitSeconds = deps.labCancellation?.waitSeconds ?? 0
-      if (awaited.length === 0 || waitSeconds <= 0) return result
-      return awaitLabAnswers(orderId, awaited, waitSeconds)
+    cancel: (caller, orderId) => cancelOrderAs(caller, orderId),
+
+    async cancelForOperator(orderId, operator) {
+      try {
+        return await cancelOrderAs(undefined, orderId, operator)
+      } catch (error) {
+        if (error instanceof ServiceError && error.outcome === 'EntityNotFound') return undefined
+        throw error
+      }
     },
 
     /**
@@ -503,10 +547,13 @@ async function changeShippingMethod(
         withPrepaidDuties(deps.catalogue, document, prices, billing.currency),
         replaced.keptOrAddedIds,
       )
-      const target = replaceShipmentLines(
-        billing.lines,
-        open.map((shipment) => shipment.id),
-        added,
+      // An operator's credit never makes the order net below zero (domain/charges.ts).
+      const target = withCreditsCapped(
+        replaceShipmentLines(
+          billing.lines,
+          open.map((shipment) => shipment.id),
+          added,
+        ),
       )
       jobs.push(...(await deps.billing.chargeDifference(tx, order, target)))
     }

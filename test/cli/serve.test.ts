@@ -197,6 +197,37 @@ describe('printroute serve', () => {
     const topUp = await withData(['accounts', 'top-up', '--account', account.id, '--amount', '12.50', '--json'])
     assert.equal(topUp.code, 0, topUp.stderr)
     assert.equal(JSON.parse(topUp.stdout).balance, '12.50')
+    // An operator's order action runs in the serving process too: a note, and a refusal in the command line's words.
+    // A Sandbox order: whenever its pipeline invoices it, the invoice is a Sandbox one, as the trail below expects.
+    const order = await fetch(`${sandboxUrl}/v4.0/orders`, {
+      method: 'POST',
+      headers: { 'x-api-key': account.keys.sandbox, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        shippingMethod: 'Standard',
+        recipient: {
+          name: 'Ada Lovelace',
+          address: { line1: '14 Test Street', postalOrZipCode: 'EC1A 1BB', countryCode: 'GB', townOrCity: 'London' },
+        },
+        items: [
+          {
+            sku: 'GLOBAL-CAN-10x10',
+            copies: 1,
+            sizing: 'fillPrintArea',
+            attributes: { wrap: 'Black' },
+            assets: [{ printArea: 'default', url: `${sandboxUrl}/samples/square.jpg` }],
+          },
+        ],
+      }),
+    })
+    assert.equal(order.status, 200)
+    const orderId = ((await order.json()) as { order: { id: string } }).order.id
+    const noted = await withData(['orders', 'note', orderId, '--reason', 'Watching this one'])
+    assert.equal(noted.code, 0, noted.stderr)
+    assert.match(noted.stderr, /through the serve running on it \(its admin channel\)/)
+    assert.match(noted.stdout, new RegExp(`^${orderId}: note ont_\\d+ added by command line`))
+    const noReason = await withData(['orders', 'release', orderId])
+    assert.equal(noReason.code, 2)
+    assert.match(noReason.stderr, /--reason is required/)
     const updated = await withData(['accounts', 'update', '--account', account.id, '--pause-window', '1.5s'])
     assert.equal(updated.code, 2, 'a pause window must be whole seconds, whoever runs the change')
     assert.match(updated.stderr, /--pause-window: the pause window must be whole seconds/)
@@ -241,6 +272,7 @@ describe('printroute serve', () => {
         ['lab.resumed', 'uk6'],
         ['lab.paused', 'uk6'],
         ['lab.keyCreated', 'uk6'],
+        ['order.noteAdded', orderId],
         ['account.toppedUp', account.id],
         ['account.created', account.id],
         ['key.revoked', key.slice(0, 'pr_sandbox_'.length + 8)],

@@ -1,13 +1,13 @@
 // The operator console (/admin/) through the real servers: signing in with an operator token, the session's cookie,
 // every way the session ends (sign out, expiry, the operator revoked while signed in), CSRF and cross-site refusals
 // before any page runs, the rate limit of failed sign-ins, the console on its own port with --admin-port, and the
-// accounts section's actions, each recorded in the audit trail with the operator as its actor.
+// accounts section's actions and an order's note, each recorded in the audit trail with the operator as its actor.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseRateLimit } from '../../src/domain/rate-limit.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { SESSION_LIFETIME_SECONDS } from '../../src/services/sessions.service.ts'
-import { startTestApp, type TestApp } from '../support/test-app.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('http')
@@ -170,6 +170,32 @@ for (const kind of databaseKinds) {
       assert.equal((await admin.signIn(token, { origin: 'https://evil.example' })).statusCode, 403)
       assert.equal((await admin.post('/admin/sign-out', cookie, {})).statusCode, 403)
       assert.equal((await admin.get('/admin/accounts', cookie)).statusCode, 200, 'still signed in')
+    })
+
+    test("an order's action through the real console: refused without the CSRF token, done with it as the operator", async () => {
+      const { token } = await operator('Noter')
+      const { cookie, csrf } = await admin.session(token)
+      const created = await t.live({
+        method: 'POST',
+        url: '/v4.0/orders',
+        headers: { 'content-type': 'application/json' },
+        payload: sampleOrder(),
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id as string
+      const page = await admin.get(`/admin/orders/${orderId}`, cookie)
+      assert.equal(page.statusCode, 200)
+      assert.ok(page.body.includes(`action="/admin/orders/${orderId}/notes"`), 'the page has the notes form')
+      const note = (values: Record<string, string>) => admin.post(`/admin/orders/${orderId}/notes`, cookie, values)
+      const refused = await note({ text: 'forged' })
+      assert.equal(refused.statusCode, 403)
+      assert.deepEqual(await t.app.services.orderOperations.notes(orderId), [], 'nothing stored')
+      const added = await note({ text: 'Checked with the lab', _csrf: csrf })
+      assert.equal(added.statusCode, 303, added.body)
+      const [stored] = await t.app.services.orderOperations.notes(orderId)
+      assert.match(stored?.author ?? '', /^operator opr_\d+ \(Noter\)$/)
+      const shown = await admin.get(`/admin/orders/${orderId}`, cookie)
+      assert.ok(shown.body.includes('Checked with the lab'))
     })
 
     test('sign out ends the session', async () => {

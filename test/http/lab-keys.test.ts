@@ -29,6 +29,7 @@ for (const kind of databaseKinds) {
         labPushes: t.app.services.labPushes,
         payments: async () => t.app.services.payments,
         shipmentMoves: async () => t.app.services.shipmentMoves,
+        orderOperations: async () => t.app.services.orderOperations,
         invoices: t.app.services.invoices,
         labStatements: t.app.services.labStatements,
         catalogueVersions: t.app.services.catalogueVersions,

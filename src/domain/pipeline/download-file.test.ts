@@ -4,7 +4,13 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { newOrder, now, stored } from '../../../test/support/pipeline-order.fixture.ts'
 import { tier } from '../../../test/support/tiers.ts'
-import { DOWNLOAD_MAX_ATTEMPTS, recordDownloadFailure, recordDownloadSuccess } from './download-file.ts'
+import {
+  DOWNLOAD_MAX_ATTEMPTS,
+  failedDownloads,
+  recordDownloadFailure,
+  recordDownloadSuccess,
+  retryFailedDownload,
+} from './download-file.ts'
 import { startPipeline } from './start-order.ts'
 
 tier('pure')
@@ -71,4 +77,46 @@ test('failed attempts are recorded once each, retried with backoff, and fail the
     order.status.issues.every((issue) => !issue.description.includes('secret')),
     'URL queries stay out of issues',
   )
+})
+
+test("an operator's retry of a failed download: pending again, its issue gone, one more attempt, then on as usual", () => {
+  const { order, pipeline } = newOrder()
+  startPipeline(order, pipeline, now)
+  assert.equal(retryFailedDownload(order, pipeline, 'ast_1', now), undefined, 'nothing failed yet')
+  recordDownloadFailure(order, pipeline, 'ast_1', 1, 'HTTP 404', 30, now, { final: true })
+  assert.equal(pipeline.phase, 'failed')
+  assert.deepEqual(failedDownloads(pipeline), ['ast_1'])
+  const retried = retryFailedDownload(order, pipeline, 'ast_1', now)
+  assert.deepEqual(
+    retried?.jobs.map((job) => [job.name, job.key]),
+    [['download-file', `download:${order.id}:ast_1:2`]],
+  )
+  assert.equal(pipeline.phase, 'downloading')
+  assert.equal(pipeline.files.ast_1?.status, 'pending')
+  assert.equal(order.status.details.downloadAssets, 'InProgress')
+  assert.equal(order.items[0]?.assets[0]?.status, 'InProgress')
+  assert.ok(!order.status.issues.some((issue) => issue.errorCode === 'order.items.assets.FailedToDownloaded'))
+  assert.equal(retryFailedDownload(order, pipeline, 'ast_1', now), undefined, 'pending: not failed any more')
+  const done = recordDownloadSuccess(order, pipeline, 'ast_1', stored, null, now)
+  assert.deepEqual(
+    done.jobs.map((job) => job.name),
+    ['allocate-order'],
+  )
+})
+
+test('a retry that fails again fails the asset again, with its issue; an asset held by its preflight is no retry', () => {
+  const { order, pipeline } = newOrder()
+  startPipeline(order, pipeline, now)
+  recordDownloadFailure(order, pipeline, 'ast_1', 1, 'HTTP 404', 30, now, { final: true })
+  retryFailedDownload(order, pipeline, 'ast_1', now)
+  const again = recordDownloadFailure(order, pipeline, 'ast_1', 2, 'HTTP 404', 30, now, { final: true })
+  assert.equal(again.changed, true)
+  assert.equal(pipeline.phase, 'failed')
+  assert.equal(
+    order.status.issues.filter((issue) => issue.errorCode === 'order.items.assets.FailedToDownloaded').length,
+    1,
+  )
+  const file = pipeline.files.ast_1
+  if (file) file.stored = stored
+  assert.deepEqual(failedDownloads(pipeline), [], 'a file that downloaded (and failed its preflight) is not listed')
 })

@@ -173,3 +173,44 @@ export function recordDownloadFailure(
   const jobs = hasPendingAssets(pipeline) ? [] : finishDownloads(order, pipeline)
   return { changed: true, jobs }
 }
+
+/** The assets whose download failed for good (not those held by their preflight: they downloaded). */
+export function failedDownloads(pipeline: PipelineState): string[] {
+  return Object.entries(pipeline.files)
+    .filter(([, file]) => file.kind === 'asset' && file.status === 'failed' && file.stored === null)
+    .map(([fileKey]) => fileKey)
+}
+
+/**
+ * An operator's retry of an asset whose download failed (docs/admin.md#acting-on-an-order): the asset is pending
+ * again, its FailedToDownload issue goes, the order is back at its downloads, and one more attempt is queued (the
+ * attempt after the last failed one: should it fail too, the asset fails again, with its issue). Undefined when
+ * the asset's download did not fail, or the order is cancelled.
+ */
+export function retryFailedDownload(
+  order: OrderDocument,
+  pipeline: PipelineState,
+  fileKey: string,
+  now: Date,
+): Transition | undefined {
+  const file = pipeline.files[fileKey]
+  if (!file || pipeline.phase === 'cancelled' || !failedDownloads(pipeline).includes(fileKey)) return undefined
+  if (pipeline.phase !== 'failed' && pipeline.phase !== 'downloading') return undefined
+  file.status = 'pending'
+  const prefix = `Asset ${fileKey} `
+  order.status.issues = order.status.issues.filter(
+    (issue) => !(issue.errorCode === ISSUE_CODES.failedToDownload && issue.description.startsWith(prefix)),
+  )
+  const found = findAsset(order, fileKey)
+  if (found) {
+    const asset = found.item.assets[found.index]
+    if (asset) asset.status = 'InProgress'
+    found.item.status = 'NotYetDownloaded'
+  }
+  if (pipeline.phase === 'failed') {
+    pipeline.phase = 'downloading'
+    setDetail(order, 'downloadAssets', 'InProgress')
+  }
+  touch(order, now)
+  return { changed: true, jobs: [downloadJob(order.id, fileKey, file.failedAttempts + 1)] }
+}

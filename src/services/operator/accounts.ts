@@ -150,7 +150,7 @@ export async function setPriceList(
   if (name.toLowerCase() !== DEFAULT_PRICE_LIST) {
     const lists = (await deps.catalogueVersions.activeCatalogue()).priceLists
     if (lists.find(name) === undefined) {
-      throw new OperatorRefusal({ field: 'list', reason: 'unknown-price-list' }, input.list, lists.names)
+      throw new OperatorRefusal({ field: 'list', reason: 'unknown-price-list' }, input.list, { choices: lists.names })
     }
     priceList = name
   }

@@ -13,6 +13,7 @@ import type {
   ConsoleInvoices,
   ConsoleLabs,
   ConsoleOperators,
+  ConsoleOrderActions,
   ConsoleRevenue,
   ConsoleShipmentMoves,
 } from '../../domain/console-sections.ts'
@@ -26,6 +27,7 @@ import type { InvoicesService } from '../invoices.service.ts'
 import type { LabStatementsService } from '../lab-statements.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
+import type { OrderOperationsService } from '../order-operations.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
 import type { ShipmentMovesService } from '../shipment-moves.service.ts'
 import * as accounts from './accounts.ts'
@@ -256,5 +258,19 @@ export function consoleShipmentMovesOf(service: ShipmentMovesService): ConsoleSh
           if (error instanceof ShipmentMoveRefused) return { refused: error.message, field: error.field }
           throw error
         }),
+  }
+}
+
+/** The console's actions on an order (web/operator/orders.pages.ts), the command line's functions (orders.ts). */
+export function consoleOrderActionsOf(service: OrderOperationsService): ConsoleOrderActions {
+  const deps = (actor: AuditActor) => ({ orderOperations: async () => service, actor })
+  return {
+    version: (orderId) => service.version(orderId),
+    notes: (orderId) => service.notes(orderId),
+    cancel: (orderId, form, actor) => orders.cancelOrder(deps(actor), { order: orderId, ...form }),
+    refund: (orderId, form, actor) => orders.refundOrder(deps(actor), { order: orderId, ...form }),
+    retryDownload: (orderId, form, actor) => orders.retryDownload(deps(actor), { order: orderId, ...form }),
+    release: (orderId, form, actor) => orders.releaseOrder(deps(actor), { order: orderId, ...form }),
+    addNote: (orderId, text, actor) => orders.addOrderNote(deps(actor), { order: orderId, text }),
   }
 }

@@ -13,11 +13,12 @@ import type { LabStatementsService } from '../lab-statements.service.ts'
 import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
 import { OperatorError, type OperatorsService } from '../operators.service.ts'
+import type { OrderOperationsService } from '../order-operations.service.ts'
 import type { PaymentsService } from '../payments.service.ts'
 import type { ShipmentMovesService } from '../shipment-moves.service.ts'
 import { OperationError } from './operation-error.ts'
 
-/** What the operator's actions run on; the payments service is built only when a top-up needs it. */
+/** What the operator's actions run on; the payments and order services are built only when an action needs them. */
 export interface OperatorContext {
   accounts: AccountsService
   operators: OperatorsService
@@ -26,6 +27,8 @@ export interface OperatorContext {
   payments(): Promise<Pick<PaymentsService, 'topUp'>>
   /** Moving shipments between labs needs the pipeline's parts: built, like payments, only when a move is asked. */
   shipmentMoves(): Promise<Pick<ShipmentMovesService, 'move'>>
+  /** The operator's actions on an order (built, like payments, only when an order action needs them). */
+  orderOperations(): Promise<OrderOperationsService>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   /** The labs' payables statements (docs/billing.md#lab-payables-statements). */
   labStatements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>

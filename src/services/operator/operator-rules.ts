@@ -7,6 +7,11 @@ import { parseAmountToMinor } from '../../domain/money.ts'
  * 50.00); undefined for anything else.
  */
 export function topUpAmountMinor(amount: string): bigint | undefined {
+  return positiveAmountMinor(amount)
+}
+
+/** An operator's amount (a top-up's, a refund's) in minor units, by the rule topUpAmountMinor describes. */
+export function positiveAmountMinor(amount: string): bigint | undefined {
   const amountMinor = /^\d{1,10}(\.\d{1,2})?$/.test(amount) ? parseAmountToMinor(amount) : undefined
   return amountMinor === undefined || amountMinor <= 0n ? undefined : amountMinor
 }

@@ -17,6 +17,7 @@ import { parseRevenueQuery, type RevenueReportView } from '../../domain/revenue.
 import type { AccountSettings, AccountSettingsChange } from '../accounts.service.ts'
 import type { LabPushChange, LabPushSettingsView } from '../labs/lab-pushes.service.ts'
 import type { OperatorView } from '../operators.service.ts'
+import type { OrderNote } from '../order-operations.service.ts'
 import type { AccountCreation, TopUpResult } from './accounts.ts'
 import * as accounts from './accounts.ts'
 import type { AuditListInput } from './audit.ts'
@@ -27,6 +28,7 @@ import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
 import * as labs from './labs.ts'
 import * as operators from './operators.ts'
+import type { OrderActionRequest } from './orders.ts'
 import * as orders from './orders.ts'
 import * as revenue from './revenue.ts'
 
@@ -161,6 +163,24 @@ export interface OperatorService {
   revokeOperator(input: { operator: string }): Promise<OperatorView>
   /** Moves a shipment to another lab with the operator's reason; the merchant's charges do not change. */
   moveShipment(input: { shipment: string; lab: string; reason: string }): Promise<orders.ShipmentMoveResult>
+  /** Cancels an order as its merchant's cancel would (docs/admin.md#acting-on-an-order), for the reason given. */
+  cancelOrder(input: OrderActionRequest): Promise<{ outcome: string; stage: string }>
+  /** Credits part of one of an order's charges (`charge`, else its first): a credit note. */
+  refundOrder(input: OrderActionRequest & { amount: string; charge?: string }): Promise<{
+    chargeId: string
+    refundChargeId: string
+    creditNote: string | null
+    amount: string
+    currency: string
+  }>
+  /** Queues one more download of an asset whose download failed (`asset`, else every such asset). */
+  retryDownload(input: OrderActionRequest & { asset?: string }): Promise<{ assetIds: string[] }>
+  /** Releases an order held for payment or in its pause window. */
+  releaseOrder(
+    input: OrderActionRequest,
+  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  /** Adds a note to an order. */
+  addOrderNote(input: { order: string; text: string }): Promise<OrderNote>
 }
 
 /**
@@ -196,6 +216,12 @@ export function createOperatorService(context: OperatorContext): OperatorService
     revokeOperator: (input) => operators.revokeOperator(context, input),
     // A refusal (the shipment, the lab or the reason) is the operator's to fix: exit 2.
     moveShipment: (input) => translated(() => orders.moveShipment(context, input), 2),
+    // An order action's refusals are OperatorRefusals (worded by the command line, exit 2).
+    cancelOrder: (input) => orders.cancelOrder(context, input),
+    refundOrder: (input) => orders.refundOrder(context, input),
+    retryDownload: (input) => orders.retryDownload(context, input),
+    releaseOrder: (input) => orders.releaseOrder(context, input),
+    addOrderNote: (input) => orders.addOrderNote(context, input),
   }
 }
 

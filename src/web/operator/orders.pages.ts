@@ -8,16 +8,30 @@ import {
   type AdminOrderRow,
   type AdminOrderStatus,
 } from '../../domain/admin-views.ts'
-import type { ConsoleOrders, ConsoleRevenue, ConsoleShipmentMoves } from '../../domain/console-sections.ts'
+import type {
+  ConsoleOrderActionForm,
+  ConsoleOrderActions,
+  ConsoleOrderNote,
+  ConsoleOrders,
+  ConsoleRevenue,
+  ConsoleShipmentMoves,
+} from '../../domain/console-sections.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { parseId } from '../../domain/ids.ts'
+import {
+  OperatorRefusal,
+  ORDER_ACTION_REASON_MAX_LENGTH,
+  ORDER_NOTE_MAX_LENGTH,
+} from '../../domain/operator-refusal.ts'
+import type { OrderDocument } from '../../domain/order.ts'
 import type { OrderMarginView } from '../../domain/revenue.ts'
 import { callbacksTable } from '../kit/callbacks-table.ts'
 import { formatTime, stateBadge } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
-import { pager } from '../kit/layout.ts'
+import { csrfField, type Notice, pager } from '../kit/layout.ts'
 import { type OrderView, orderSections, orderSummary } from '../kit/order-view.ts'
 import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+import { refusalInConsoleWords } from './refusal-words.ts'
 import { shipmentMoveCard } from './shipment-move-form.ts'
 
 /** Orders per page of the console's list. */
@@ -187,13 +201,138 @@ export interface OrderPageActions {
   margins?: Pick<ConsoleRevenue, 'orderMargin'>
   /** Moving a shipment to another lab. */
   moves?: ConsoleShipmentMoves
+  /** The operator's actions on the order: cancel, refund, retry a download, release, notes. */
+  actions?: ConsoleOrderActions
+}
+
+/** A reason field: required, kept in the audit trail. */
+function reasonField(id: string): Html {
+  return html`<label for="${id}">Reason (kept in the audit trail)</label>
+<input id="${id}" name="reason" required maxlength="${String(ORDER_ACTION_REASON_MAX_LENGTH)}">`
+}
+
+/** A form of an order action: posted to the order's path, with the CSRF token and the order's version as shown. */
+function actionForm(orderId: string, action: string, csrfToken: string, version: string, content: Html): Html {
+  return html`<form method="post" action="${adminOrderPath(orderId)}/${action}" class="stack">${csrfField(csrfToken)}<input type="hidden" name="version" value="${version}">
+${content}</form>`
+}
+
+/** The assets whose download failed for good, as the order shows them (an asset held by its preflight downloaded). */
+function failedAssets(order: OrderDocument): string[] {
+  const preflightHeld = new Set(
+    order.status.issues
+      .filter((issue) => issue.errorCode === 'order.items.assets.PreflightFailed')
+      .map((issue) => /^Asset (\S+)/.exec(issue.description)?.[1]),
+  )
+  return order.items.flatMap((item) =>
+    item.assets.filter((asset) => asset.status === 'Error' && !preflightHeld.has(asset.id)).map((asset) => asset.id),
+  )
+}
+
+/** The operator's actions on the order, each a form with its reason; only those the order's state allows. */
+function actionsCard(
+  order: OrderDocument,
+  held: { payment: boolean; pauseWindow: boolean },
+  csrfToken: string,
+  version: string,
+): Html {
+  const id = order.id
+  const open = order.status.stage !== 'Cancelled' && order.status.stage !== 'Complete'
+  const charges = order.charges.filter(
+    (charge) => !charge.totalCost.amount.startsWith('-') && charge.totalCost.amount !== '0.00',
+  )
+  const failed = failedAssets(order)
+  const forms: Html[] = []
+  if (open) {
+    forms.push(html`<section aria-labelledby="cancel-heading"><h3 id="cancel-heading">Cancel</h3>
+<p class="muted small">As the merchant's cancel: what is not yet with a lab is cancelled and refunded; a lab holding a shipment it has not started is asked to cancel it.</p>
+${actionForm(id, 'cancel', csrfToken, version, html`${reasonField('cancel-reason')}<button type="submit">Cancel the order</button>`)}</section>`)
+  }
+  if (charges.length > 0) {
+    forms.push(html`<section aria-labelledby="refund-heading"><h3 id="refund-heading">Refund part of a charge</h3>
+<p class="muted small">A credit note for the amount (tax included), up to what the charge took and has not had back.</p>
+${actionForm(
+  id,
+  'refund',
+  csrfToken,
+  version,
+  html`<label for="refund-charge">Charge</label>
+<select id="refund-charge" name="charge">${charges.map((charge) => html`<option value="${charge.id}">${charge.id}: ${charge.totalCost.amount} ${charge.totalCost.currency}</option>`)}</select>
+<label for="refund-amount">Amount in ${charges[0]?.totalCost.currency ?? ''}</label>
+<input id="refund-amount" name="amount" required inputmode="decimal" pattern="[0-9]{1,10}([.][0-9]{1,2})?" placeholder="5.00">
+${reasonField('refund-reason')}<button type="submit">Refund</button>`,
+)}</section>`)
+  }
+  if (failed.length > 0) {
+    forms.push(html`<section aria-labelledby="retry-heading"><h3 id="retry-heading">Retry a failed download</h3>
+${actionForm(
+  id,
+  'retry-download',
+  csrfToken,
+  version,
+  html`<label for="retry-asset">Asset</label>
+<select id="retry-asset" name="asset"><option value="">Every failed asset</option>${failed.map((asset) => html`<option value="${asset}">${asset}</option>`)}</select>
+${reasonField('retry-reason')}<button type="submit">Download again</button>`,
+)}</section>`)
+  }
+  if (held.payment || held.pauseWindow) {
+    const what = [held.payment ? 'waiting for a payment' : '', held.pauseWindow ? 'in its pause window' : '']
+      .filter(Boolean)
+      .join(' and ')
+    forms.push(html`<section aria-labelledby="release-heading"><h3 id="release-heading">Release</h3>
+<p class="muted small">The order is ${what}. Releasing starts its fulfilment now${held.payment ? ': what it owes is paid from the balance if that covers it, else written off' : ''}.</p>
+${actionForm(id, 'release', csrfToken, version, html`${reasonField('release-reason')}<button type="submit">Release the order</button>`)}</section>`)
+  }
+  return html`<section class="card" aria-labelledby="order-actions-heading"><h2 id="order-actions-heading">Act on this order</h2>
+${forms.length > 0 ? forms : html`<p class="muted">Nothing to do: the order is ${order.status.stage.toLowerCase()}.</p>`}
+</section>`
+}
+
+function notesCard(orderId: string, notes: ConsoleOrderNote[], csrfToken: string): Html {
+  return html`<section class="card" aria-labelledby="notes-heading"><h2 id="notes-heading">Notes</h2>
+${
+  notes.length === 0
+    ? html`<p class="muted">No notes yet.</p>`
+    : html`<ol class="notes">${notes.map(
+        (note) =>
+          html`<li id="${note.id}"><p class="small"><strong>${note.author}</strong> <span class="muted">${formatTime(note.at)}</span></p><p>${note.text}</p></li>`,
+      )}</ol>`
+}
+<form method="post" action="${adminOrderPath(orderId)}/notes" class="stack">${csrfField(csrfToken)}
+<label for="note-text">Add a note</label>
+<textarea id="note-text" name="text" required maxlength="${String(ORDER_NOTE_MAX_LENGTH)}" rows="3"></textarea>
+<button type="submit">Add the note</button></form>
+</section>`
+}
+
+/** What an action's success says. */
+const SUCCESS_WORDS = {
+  cancel: (result: { outcome: string; stage: string }) =>
+    result.stage === 'Cancelled'
+      ? 'Cancelled the order; what it was charged has been refunded.'
+      : `Cancel: ${result.outcome}. Shipments with a lab have been asked to cancel; the order is ${result.stage}.`,
+  refund: (result: { amount: string; currency: string; chargeId: string; creditNote: string | null }) =>
+    `Refunded ${result.amount} ${result.currency} of ${result.chargeId}${result.creditNote ? ` (credit note ${result.creditNote})` : ''}.`,
+  retry: (result: { assetIds: string[] }) => `Queued another download of ${result.assetIds.join(', ')}.`,
+  release: (result: { payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }) =>
+    [
+      result.payment === 'paidFromBalance'
+        ? `Paid ${result.amount} from the balance.`
+        : result.payment === 'waived'
+          ? `Released without payment: ${result.amount} written off.`
+          : '',
+      result.pauseWindow ? 'Ended its pause window.' : '',
+      'Its fulfilment goes on now.',
+    ]
+      .filter(Boolean)
+      .join(' '),
 }
 
 export function registerOrdersPages(
   pages: FastifyInstance,
   console: AdminConsole,
   deps: ConsoleOrders<OrderView>,
-  { margins, moves }: OrderPageActions = {},
+  { margins, moves, actions }: OrderPageActions = {},
 ): void {
   pages.get<{ Querystring: ListQuery }>('/orders', async (request, reply) => {
     const query = request.query ?? {}
@@ -230,11 +369,20 @@ ${pager({
   pages.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
     const { orderId } = request.params
     if (parseId('ord', orderId) === undefined) return orderNotFound(console, request, reply, orderId)
+    // The version first: should the order change while the page is read, its forms are refused, never acted on
+    // an order the page did not show.
+    const version = actions ? await actions.version(orderId) : undefined
     const detail = await deps.readOrder(orderId)
     if (!detail) return orderNotFound(console, request, reply, orderId)
     const { order } = detail.view
     const margin = margins ? await margins.orderMargin(orderId) : null
     const movable = moves ? ((await moves.choices(orderId)) ?? []) : []
+    const { csrfToken } = request.signedInOperator
+    const notes = actions ? await actions.notes(orderId) : []
+    const held = {
+      payment: order.status.issues.some((issue) => issue.errorCode === 'RequiresPaymentAuthorisation'),
+      pauseWindow: detail.onHoldUntil !== null,
+    }
     return console.sendPage(request, reply, {
       section: 'orders',
       title: `Order ${order.id}`,
@@ -245,7 +393,13 @@ ${pager({
 <div><dt>Environment</dt><dd>${environmentName(detail.environment)}</dd></div>
 ${detail.onHoldUntil ? html`<div><dt>On hold until</dt><dd>${formatTime(detail.onHoldUntil)} <span class="muted">(the account's pause window: the merchant cannot read it yet)</span></dd></div>` : ''}
 </dl>
-<p class="muted small">The order as its merchant sees it. Changes to the order itself are the merchant's, through the API or the dashboard.</p>
+${
+  actions && version
+    ? html`<p class="muted small">The order as its merchant sees it. Each action below is recorded in the audit trail with its reason.</p>
+${actionsCard(order, held, csrfToken, version)}
+${notesCard(order.id, notes, csrfToken)}`
+    : html`<p class="muted small">Read-only: the order as its merchant sees it. Changes to an order are the merchant's, through the API or the dashboard.</p>`
+}
 ${orderSummary(order)}
 ${margin ? marginSection(margin) : ''}
 ${shipmentMoveCard(order.id, movable, request.signedInOperator.csrfToken)}
@@ -294,9 +448,68 @@ ${orderSections(consoleView(detail.view), {
       return reply.type('image/png').header('cache-control', 'private, max-age=60').send(png)
     },
   )
+  if (actions) registerOrderActions(pages, console, actions)
 }
 
 /** The console's route of an asset's page thumbnail. */
 function assetThumbnailPath(orderId: string, assetId: string, page: number): string {
   return `${ADMIN_PATH}/orders/${encodeURIComponent(orderId)}/assets/${encodeURIComponent(assetId)}/pages/${page}.png`
+}
+
+/** The POSTs of the order's actions: each redirects to the order's page with what it did, or why it did not. */
+function registerOrderActions(pages: FastifyInstance, console: AdminConsole, actions: ConsoleOrderActions): void {
+  const act = async (reply: FastifyReply, orderId: string, work: () => Promise<string>): Promise<FastifyReply> => {
+    let notice: Notice
+    try {
+      notice = { kind: 'success', text: await work() }
+    } catch (error) {
+      if (!(error instanceof OperatorRefusal)) throw error
+      notice = { kind: 'error', text: refusalInConsoleWords(error) }
+    }
+    return console.redirect(reply, adminOrderPath(orderId), notice)
+  }
+  const formOf = (body: Form): ConsoleOrderActionForm => ({
+    reason: field(body, 'reason'),
+    version: field(body, 'version'),
+  })
+  type Post = { Params: { orderId: string }; Body: Form }
+
+  pages.post<Post>('/orders/:orderId/cancel', (request, reply) =>
+    act(reply, request.params.orderId, async () =>
+      SUCCESS_WORDS.cancel(await actions.cancel(request.params.orderId, formOf(request.body), operatorOf(request))),
+    ),
+  )
+  pages.post<Post>('/orders/:orderId/refund', (request, reply) =>
+    act(reply, request.params.orderId, async () =>
+      SUCCESS_WORDS.refund(
+        await actions.refund(
+          request.params.orderId,
+          { ...formOf(request.body), amount: field(request.body, 'amount'), charge: field(request.body, 'charge') },
+          operatorOf(request),
+        ),
+      ),
+    ),
+  )
+  pages.post<Post>('/orders/:orderId/retry-download', (request, reply) =>
+    act(reply, request.params.orderId, async () =>
+      SUCCESS_WORDS.retry(
+        await actions.retryDownload(
+          request.params.orderId,
+          { ...formOf(request.body), asset: field(request.body, 'asset') },
+          operatorOf(request),
+        ),
+      ),
+    ),
+  )
+  pages.post<Post>('/orders/:orderId/release', (request, reply) =>
+    act(reply, request.params.orderId, async () =>
+      SUCCESS_WORDS.release(await actions.release(request.params.orderId, formOf(request.body), operatorOf(request))),
+    ),
+  )
+  pages.post<Post>('/orders/:orderId/notes', (request, reply) =>
+    act(reply, request.params.orderId, async () => {
+      await actions.addNote(request.params.orderId, field(request.body, 'text'), operatorOf(request))
+      return 'Added the note.'
+    }),
+  )
 }

@@ -2,21 +2,63 @@
 // label, what it needs. The command line words the same refusals its own way (cli/operator-refusal-words.ts).
 import {
   type OperatorRefusal,
+  ORDER_ACTION_REASON_MAX_LENGTH,
+  ORDER_NOTE_MAX_LENGTH,
   onlyPrepaidAccountsHaveABalance,
+  orderChangedSinceRead,
   unknownPriceList,
 } from '../../domain/operator-refusal.ts'
 
 export function refusalInConsoleWords(refusal: OperatorRefusal): string {
+  switch (refusal.field) {
+    case 'account':
+      return accountRefusal(refusal)
+    case 'list':
+      return `Price list: ${unknownPriceList(refusal.value, refusal.choices)}`
+    case 'amount':
+      return refusal.reason === 'more-than-refundable'
+        ? `Amount: at most ${refusal.limit ?? '0.00'} can be refunded, not "${refusal.value}"`
+        : `Amount: a positive amount such as 50.00 is needed, not "${refusal.value}"`
+    case 'order':
+      return orderRefusal(refusal)
+    case 'charge':
+      return `Charge: ${refusal.value} is not a charge of this order that took money`
+    case 'asset':
+      return `Asset: ${refusal.value} is not an asset of this order whose download failed`
+    case 'reason':
+      return refusal.reason === 'missing'
+        ? 'Reason: say why (it is kept in the audit trail)'
+        : `Reason: at most ${ORDER_ACTION_REASON_MAX_LENGTH} characters`
+    case 'note':
+      return refusal.reason === 'missing'
+        ? 'Note: write something'
+        : `Note: at most ${ORDER_NOTE_MAX_LENGTH} characters`
+  }
+}
+
+function accountRefusal(refusal: OperatorRefusal): string {
   switch (refusal.reason) {
-    // The account comes from the page's address: one that is no account's ID is no account.
-    case 'not-an-id':
-    case 'unknown':
-      return `No account ${refusal.value}`
     case 'not-prepaid':
       return onlyPrepaidAccountsHaveABalance(refusal.value)
-    case 'not-a-positive-amount':
-      return `Amount: a positive amount such as 50.00 is needed, not "${refusal.value}"`
-    case 'unknown-price-list':
-      return `Price list: ${unknownPriceList(refusal.value, refusal.choices)}`
+    default:
+      // The account comes from the page's address: one that is no account's ID is no account.
+      return `No account ${refusal.value}`
+  }
+}
+
+function orderRefusal(refusal: OperatorRefusal): string {
+  switch (refusal.reason) {
+    case 'changed':
+      return orderChangedSinceRead(refusal.value)
+    case 'not-cancellable':
+      return `${refusal.value} can no longer be cancelled (already cancelled or complete, or its labs have started)`
+    case 'nothing-charged':
+      return `${refusal.value} has been charged nothing that can be refunded`
+    case 'not-held':
+      return `${refusal.value} is neither waiting for a payment nor in its pause window: nothing to release`
+    case 'no-failed-download':
+      return `${refusal.value} has no asset whose download failed`
+    default:
+      return `No order ${refusal.value}`
   }
 }
