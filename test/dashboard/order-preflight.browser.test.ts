@@ -31,7 +31,7 @@ for (const kind of databaseKinds) {
       files = await startImageServer(
         {
           '/tiny.jpg': await tinyJpeg(240, 400),
-          '/book.pdf': await bookPdf(24, { width: 297, height: 297 }, 3, { boxes: true }),
+          '/book.pdf': await bookPdf(24, { width: 297, height: 297 }, 3, { boxes: true, cmyk: true }),
         },
         null,
       )

@@ -11,7 +11,9 @@ import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
+import { bookPdf } from '../support/preflight-files.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -50,6 +52,10 @@ function examplesOf(doc: Example['doc']): Example[] {
   return examples
 }
 
+/** The photobook whose PDF the preflight examples check, and its trim. */
+const BOOK = 'BOOK-FE-11_7-SQ-HARD-G'
+const BOOK_TRIM_MM = { width: 297, height: 297 }
+
 /** The variables the examples may use; the test gives each a value, replacing the documented assignment. */
 const VARIABLES = [
   'KEY',
@@ -63,6 +69,10 @@ const VARIABLES = [
   'LIVE_ORDER',
   'PUSH',
   'WEBHOOK',
+  'PDF_PREFLIGHT',
+  'PDF_ORDER',
+  'PDF_ASSET',
+  'STATEMENT',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -104,6 +114,8 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   let shimDir: string
   let receiver: CallbackReceiver
   let atLab: { shipment: string; labKey: string; orderId: string } | undefined
+  /** Serves a book's PDF, for the preflight thumbnails' examples. */
+  let files: ImageServer
 
   before(async () => {
     // No workers: the step helper takes an order to its lab where an example needs one there (the lab API
@@ -116,6 +128,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     })
     urls = await listenOnLoopback(t)
     receiver = await startCallbackReceiver()
+    files = await startImageServer({ '/book.pdf': await bookPdf(24, BOOK_TRIM_MM, 3, { boxes: true, cmyk: true }) })
     // curl, but noting the status of each answer on stderr, so the test can tell that every request succeeded.
     shimDir = mkdtempSync(join(tmpdir(), 'printroute-curl-'))
     writeFileSync(
@@ -127,6 +140,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   after(async () => {
     await t?.close()
     await receiver?.close()
+    await files?.close()
     if (shimDir) rmSync(shimDir, { recursive: true, force: true })
   })
 
@@ -214,6 +228,59 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     return id
   }
 
+  /** A PDF's preflight, checked (its job run here: the test has no workers). */
+  async function checkedPreflight(): Promise<string> {
+    const created = await t.sandbox({
+      method: 'POST',
+      url: '/v4.0/files/preflight',
+      headers: { 'content-type': 'application/json' },
+      payload: { url: files.url('book.pdf'), sku: BOOK, pageCount: 24 },
+    })
+    assert.equal(created.statusCode, 200, created.body)
+    const id = json(created).preflight.id as string
+    await t.app.services.preflight.runPreflight(Number(id.slice('pfl_'.length)))
+    return id
+  }
+
+  /** A Sandbox order of a book whose PDF was downloaded and checked, and that PDF's asset. */
+  async function orderWithCheckedPdf(): Promise<{ orderId: string; assetId: string }> {
+    const created = await t.sandbox({
+      method: 'POST',
+      url: '/v4.0/orders',
+      headers: { 'content-type': 'application/json' },
+      payload: {
+        ...posterOrder(urls.sandbox),
+        items: [
+          {
+            sku: BOOK,
+            copies: 1,
+            sizing: 'fillPrintArea',
+            assets: [{ printArea: 'default', url: files.url('book.pdf'), pageCount: 24 }],
+          },
+        ],
+      },
+    })
+    assert.equal(created.statusCode, 200, created.body)
+    const orderId = json(created).order.id as string
+    await pipelineDriver(t).download(orderId)
+    const order = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+    return { orderId, assetId: order.items[0].assets[0].id }
+  }
+
+  /** A statement of last month for the lab of `atLab`'s shipment: its work there recorded as shipped then. */
+  async function lastMonthsStatement(lab: { shipment: string; orderId: string }): Promise<string> {
+    const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${lab.orderId}` })).order
+    const labCode = order.shipments[0].fulfillmentLocation.labCode as string
+    const now = new Date()
+    const shippedAt = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15))
+    await t.database.db.query(`UPDATE shipment_costs SET outcome = 'Shipped', outcome_at = $2 WHERE order_id = $1`, [
+      Number(lab.orderId.slice('ord_'.length)),
+      shippedAt,
+    ])
+    const month = shippedAt.toISOString().slice(0, 7)
+    return (await t.app.services.labStatements.issue(labCode, month)).statement.number
+  }
+
   /** A webhook endpoint of the test account's Sandbox that was disabled and is enabled again (redeliver-missed). */
   async function valuesFor(example: Example, used: Set<Variable>): Promise<Record<string, string>> {
     const values: Record<string, string> = {}
@@ -260,11 +327,20 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       return values
     }
     // A report changes its shipment, so each example that names one gets a new one; listing needs only a key.
-    if (used.has('SHIPMENT') || (used.has('LAB_KEY') && !atLab)) atLab = await shipmentAtItsLab()
+    // A statement is issued for the lab of a fresh shipment (its hand-off recorded as shipped last month).
+    if (used.has('SHIPMENT') || used.has('STATEMENT') || (used.has('LAB_KEY') && !atLab))
+      atLab = await shipmentAtItsLab()
     if (atLab && used.has('SHIPMENT')) values.SHIPMENT = atLab.shipment
     // `$LIVE_ORDER` is the Live order of `$SHIPMENT` (the lab's cancellation example).
     if (atLab && used.has('LIVE_ORDER')) values.LIVE_ORDER = atLab.orderId
     if (atLab && used.has('LAB_KEY')) values.LAB_KEY = atLab.labKey
+    if (atLab && used.has('STATEMENT')) values.STATEMENT = await lastMonthsStatement(atLab)
+    if (used.has('PDF_PREFLIGHT')) values.PDF_PREFLIGHT = await checkedPreflight()
+    if (used.has('PDF_ORDER') || used.has('PDF_ASSET')) {
+      const checked = await orderWithCheckedPdf()
+      values.PDF_ORDER = checked.orderId
+      values.PDF_ASSET = checked.assetId
+    }
     return values
   }
 

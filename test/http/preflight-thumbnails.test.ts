@@ -64,7 +64,7 @@ for (const kind of databaseKinds) {
       t = await startTestApp({ kind })
       files = await startImageServer(
         {
-          '/book.pdf': await bookPdf(24, TRIM, 3, { boxes: true }),
+          '/book.pdf': await bookPdf(24, TRIM, 3, { boxes: true, cmyk: true }),
           '/hostile.pdf': await hostilePdf({ brokenFlate: false }),
           '/broken.pdf': await hostilePdf({ brokenFlate: true }),
           '/tiny.jpg': await tinyJpeg(),

@@ -478,17 +478,6 @@ ${ledgerCard(ledger)}`,
     sendAccount(request, reply, request.params.accountId),
   )
 
-  /** Runs an action of an account's page and goes back to it with a notice of how it went. */
-  const action = async (reply: FastifyReply, accountId: string, work: () => Promise<string>): Promise<FastifyReply> => {
-    let notice: Notice
-    try {
-      notice = { kind: 'success', text: await work() }
-    } catch (error) {
-      notice = refusalNotice(error)
-    }
-    return console.redirect(reply, accountPath(accountId), notice)
-  }
-
   pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/keys', async (request, reply) => {
     const { accountId } = request.params
     const environment = ENVIRONMENTS.find((candidate) => candidate === field(request.body, 'environment'))
@@ -508,6 +497,25 @@ ${ledgerCard(ledger)}`,
       return console.redirect(reply, accountPath(accountId), refusalNotice(error))
     }
   })
+
+  registerAccountActions(pages, console, deps)
+}
+
+/**
+ * The forms of an account's page that change it and go back to it with a notice: keys revoked, settings, top-up,
+ * suspension, price list, reactivation.
+ */
+function registerAccountActions(pages: FastifyInstance, console: AdminConsole, deps: ConsoleAccounts): void {
+  /** Runs an action of an account's page and goes back to it with a notice of how it went. */
+  const action = async (reply: FastifyReply, accountId: string, work: () => Promise<string>): Promise<FastifyReply> => {
+    let notice: Notice
+    try {
+      notice = { kind: 'success', text: await work() }
+    } catch (error) {
+      notice = refusalNotice(error)
+    }
+    return console.redirect(reply, accountPath(accountId), notice)
+  }
 
   pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/keys/revoke', (request, reply) => {
     const { accountId } = request.params
