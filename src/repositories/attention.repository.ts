@@ -1,6 +1,6 @@
 // SQL for the console's "needs attention" queue (services/attention.service.ts, docs/admin.md#needs-attention) and
 // for finding the order of a shipment to move: both read Live orders in progress through the partial index of
-// migrations/0037_attention.sql, a bounded number at a time.
+// migrations/0035_attention.sql, a bounded number at a time.
 import type { Queryable } from '../adapters/database.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { readOrders } from './orders.repository.ts'

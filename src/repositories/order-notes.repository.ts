@@ -1,4 +1,4 @@
-// SQL of operators' notes on orders (migrations/0036_order_notes.sql): appended and read, never changed.
+// SQL of operators' notes on orders (migrations/0034_order_notes.sql): appended and read, never changed.
 import type { Queryable } from '../adapters/database.ts'
 import { type AuditActor, actorIdentity, describeActor } from '../domain/audit.ts'
 

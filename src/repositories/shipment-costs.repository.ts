@@ -1,5 +1,5 @@
 // SQL of what shipments cost at their labs (migrations/0032_shipment_costs.sql) and of the labs' payables
-// statements that settle them (migrations/0034_lab_statements.sql): a hand-off's row, its outcome, the month's
+// statements that settle them (migrations/0033_lab_statements.sql): a hand-off's row, its outcome, the month's
 // settled rows of a lab, and the statements with their gapless per-lab counters.
 import type { Queryable } from '../adapters/database.ts'
 import type {

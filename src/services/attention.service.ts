@@ -1,6 +1,6 @@
 // The console's "needs attention" queue (docs/admin.md#needs-attention): Live orders in progress that need someone
 // (domain/attention.ts says why), and labs whose push endpoints fail. Bounded: at most ATTENTION_SCAN_LIMIT orders in
-// progress are read (least recently changed first, through the partial index of migration 0037), and the labs'
+// progress are read (least recently changed first, through the partial index of migration 0035), and the labs'
 // failing endpoints are as the callbacks page lists them. The nav's badge reads the count, kept for a minute.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'

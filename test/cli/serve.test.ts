@@ -21,7 +21,7 @@ import {
 } from '../support/cli.ts'
 import { createScratchDatabase, POSTGRES_TEST_URL } from '../support/databases.ts'
 import { tier } from '../support/tiers.ts'
-import { waitFor } from '../support/wait.ts'
+import { HANG_BOUND_MS, waitFor } from '../support/wait.ts'
 
 tier('sql')
 
@@ -404,24 +404,41 @@ if (POSTGRES_TEST_URL !== undefined)
         await database.drop()
       })
       const env = { DATABASE_URL: database.url }
+      // Each wait is bounded, so that a hang says where, with the process's output.
       const plain = startServe(['--data-dir', dataDir], env)
-      await plain.waitFor(/No account yet\. Create one with `npx printroute accounts create --name NAME`/)
+      await plain.waitFor(/No account yet\. Create one with `npx printroute accounts create --name NAME`/, HANG_BOUND_MS)
       const listed = await printroute(['accounts', 'list', '--json'], env)
       assert.equal(listed.code, 0, listed.stderr)
       assert.deepEqual(JSON.parse(listed.stdout), [])
       assert.equal(existsSync(join(dataDir, 'first-start-keys.txt')), false)
       assert.doesNotMatch(plain.output(), /Demo account/)
       plain.child.kill('SIGTERM')
-      assert.equal(await plain.exited, 0, plain.output())
+      assert.equal(await exitedWithin(plain), 0, plain.output())
 
       const demo = startServe(['--data-dir', dataDir, '--demo-account'], env)
       const keys = await firstStartKeys(demo)
       assert.equal(statSync(keys.keysFile).mode & 0o777, 0o600)
       assert.ok(!demo.output().includes(keys.sandbox))
-      const sandboxUrl = (await demo.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/))[1]!
+      const sandboxUrl = (await demo.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/, HANG_BOUND_MS))[1]!
       const answer = await fetch(`${sandboxUrl}/v4.0/orders`, { headers: { 'x-api-key': keys.sandbox } })
       assert.equal(answer.status, 200)
       demo.child.kill('SIGTERM')
-      assert.equal(await demo.exited, 0, demo.output())
+      assert.equal(await exitedWithin(demo), 0, demo.output())
     })
   })
+
+/** The exit code of a process asked to stop; fails, with its output, if it has not exited within the hang bound. */
+async function exitedWithin(running: { exited: Promise<number | null>; output(): string }): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined
+  const hung = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the process did not exit within ${HANG_BOUND_MS} ms; its output:\n${running.output()}`)),
+      HANG_BOUND_MS,
+    )
+  })
+  try {
+    return await Promise.race([running.exited, hung])
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -1,5 +1,5 @@
 // The SQL behind a move's lookup and the needs-attention queue (repositories/attention.repository.ts, the partial
-// index of migration 0037) on every configured database: a shipment's order is found while the shipment is only
+// index of migration 0035) on every configured database: a shipment's order is found while the shipment is only
 // allocated (no lab job yet) and once submitted; the queue reads Live orders in progress only, least recently
 // changed first. A move of a shipment not yet submitted leaves no job at the old lab.
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-// Shipment costs and lab statements on both databases (migrations 0032 and 0034): a hand-off is recorded once
+// Shipment costs and lab statements on both databases (migrations 0032 and 0033): a hand-off is recorded once
 // even by two transactions at once, and not at all by one that rolls back; statements issued at once are numbered
 // without gaps per lab, one per lab and month, and a refused issue uses up no number.
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
--- printroute schema, version 36: operators' notes on orders (docs/admin.md#acting-on-an-order). A note is written
+-- printroute schema, version 34: operators' notes on orders (docs/admin.md#acting-on-an-order). A note is written
 -- by an operator (console) or the command line, shown on the console's order page with its author and time, and
 -- recorded in the audit trail (order.noteAdded). Notes are never changed or deleted.
 CREATE TABLE order_notes (

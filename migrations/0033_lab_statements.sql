@@ -1,4 +1,4 @@
--- printroute schema, version 34: lab payables statements (docs/billing.md#lab-payables-statements). Once a month
+-- printroute schema, version 33: lab payables statements (docs/billing.md#lab-payables-statements). Once a month
 -- the operator issues each lab, on the lab's behalf (self-billing), a statement of the Live work it shipped that
 -- month at the costs agreed at hand-off (shipment_costs, version 32).
 --
