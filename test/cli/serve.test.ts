@@ -406,7 +406,10 @@ if (POSTGRES_TEST_URL !== undefined)
       const env = { DATABASE_URL: database.url }
       // Each wait is bounded, so that a hang says where, with the process's output.
       const plain = startServe(['--data-dir', dataDir], env)
-      await plain.waitFor(/No account yet\. Create one with `npx printroute accounts create --name NAME`/, HANG_BOUND_MS)
+      await plain.waitFor(
+        /No account yet\. Create one with `npx printroute accounts create --name NAME`/,
+        HANG_BOUND_MS,
+      )
       const listed = await printroute(['accounts', 'list', '--json'], env)
       assert.equal(listed.code, 0, listed.stderr)
       assert.deepEqual(JSON.parse(listed.stdout), [])
@@ -419,7 +422,9 @@ if (POSTGRES_TEST_URL !== undefined)
       const keys = await firstStartKeys(demo)
       assert.equal(statSync(keys.keysFile).mode & 0o777, 0o600)
       assert.ok(!demo.output().includes(keys.sandbox))
-      const sandboxUrl = (await demo.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/, HANG_BOUND_MS))[1]!
+      const sandboxUrl = (
+        await demo.waitFor(/Sandbox API ready at (http:\/\/127\.0\.0\.1:\d+)\/v4\.0/, HANG_BOUND_MS)
+      )[1]!
       const answer = await fetch(`${sandboxUrl}/v4.0/orders`, { headers: { 'x-api-key': keys.sandbox } })
       assert.equal(answer.status, 200)
       demo.child.kill('SIGTERM')
