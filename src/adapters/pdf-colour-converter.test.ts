@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { PDFDocument, rgb } from 'pdf-lib'
 import sharp from 'sharp'
@@ -108,6 +111,24 @@ describe('the PDF colour converter (Ghostscript)', () => {
     const srgb: LabColour = { space: 'srgb', profile: null, intent: 'perceptual', blackPointCompensation: false }
     assert.equal(await convert(await rgbPdf(), srgb), null)
     assert.equal(warnings.length, 1)
+  })
+
+  it('stops a conversion at its time bound and answers null', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'printroute-gs-test-'))
+    try {
+      const hanging = join(dir, 'gs')
+      writeFileSync(hanging, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 })
+      const warnings: string[] = []
+      const convert = createPdfColourConverter({
+        ghostscript: hanging,
+        timeoutMs: 100,
+        warn: (fields) => warnings.push(String(fields.reason)),
+      })
+      assert.equal(await convert(await rgbPdf(), CMYK), null)
+      assert.match(warnings[0] ?? '', /^stopped after 100 ms/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('answers null when Ghostscript refuses the file (not a PDF)', async () => {
