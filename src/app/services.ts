@@ -176,6 +176,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     renderThumbnails: (path, request) => bounded.renderPdfThumbnails(path, request),
     log,
     unknownSampleUrl: unknownSampleUrlOf,
+    convertsPdfColour: Boolean(options.ghostscript),
   })
   const pipeline = createPipelineService({
     events,

@@ -1,8 +1,8 @@
 // A book's PDF for a CMYK lab (docs/print-files.md#pdfs-and-colour): with `--ghostscript` the print file is the PDF
 // converted to the lab's colour (its own blob under print-files/, its own sha256, `colourSpace: cmyk` on the lab
 // job), with no DeviceRGB left; without it, or when the program is missing, the PDF reaches the lab as stored,
-// byte for byte. The sample's Leipzig lab (CMYK FOGRA39) is made the book's only lab. Real Ghostscript: CI
-// installs it (.ci/run), and a machine without it fails here.
+// byte for byte. The asset's preflight (RgbInCmykJob) says which, from the setting. The sample's Leipzig lab (CMYK
+// FOGRA39) is made the book's only lab. Real Ghostscript: CI installs it (.ci/run); a machine without it fails here.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
@@ -105,6 +105,17 @@ for (const kind of databaseKinds) {
         assert.ok(stored)
         const source = await t.app.services.files.get(stored.blobKey)
         assert.ok((await colourSpacesOf(source)).has('DeviceRGB'), 'the stored book is RGB')
+        // The asset's preflight warns of the RGB content, and says what happens to it.
+        const rgbCheck = allocated.pipeline.files[assetId]?.preflight?.report.checks.find(
+          (check) => check.code === 'RgbInCmykJob',
+        )
+        assert.ok(rgbCheck, 'RgbInCmykJob')
+        assert.match(
+          rgbCheck.message,
+          setup.ghostscript === null
+            ? /a PDF goes to the lab unconverted/
+            : /printroute converts the PDF to the lab's CMYK when it makes the print file/,
+        )
 
         const rendered = await drive.render(orderId)
         const [shipment] = Object.values(rendered.pipeline.shipments)
