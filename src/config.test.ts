@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { test } from 'node:test'
 import { tier } from '../test/support/tiers.ts'
 import {
@@ -107,4 +107,12 @@ test('--rate-limit takes N/PERIOD or 0, and refuses anything else saying what it
     () => readSettings(['rateLimit'], {}, { PRINTROUTE_RATE_LIMIT: '600 per minute' }),
     /^Error: PRINTROUTE_RATE_LIMIT: must be N\/PERIOD/,
   )
+})
+
+test('--ghostscript: unset is none, a bare name is looked up on PATH, a path is made absolute', () => {
+  assert.equal(readSettings(['ghostscript'], {}, {}).ghostscript, null)
+  assert.equal(readSettings(['ghostscript'], {}, { PRINTROUTE_GHOSTSCRIPT: '' }).ghostscript, null)
+  assert.equal(readSettings(['ghostscript'], {}, { PRINTROUTE_GHOSTSCRIPT: 'gs' }).ghostscript, 'gs')
+  assert.equal(readSettings(['ghostscript'], { ghostscript: '/usr/bin/gs' }, {}).ghostscript, '/usr/bin/gs')
+  assert.equal(readSettings(['ghostscript'], { ghostscript: 'bin/gs' }, {}).ghostscript, resolve('bin/gs'))
 })

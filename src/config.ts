@@ -144,6 +144,12 @@ function optionalPath(text: string): string | null {
   return text === '' ? null : resolve(text)
 }
 
+/** A program: a path (resolved) or a bare name, looked up on PATH when run. */
+function optionalProgram(text: string): string | null {
+  if (text === '') return null
+  return text.includes('/') ? resolve(text) : text
+}
+
 function baseUrl(text: string): string | null {
   if (text === '') return null
   const trimmed = text.replace(/\/$/, '')
@@ -405,6 +411,21 @@ export const SETTINGS = {
       "metadata addresses stay refused. Not needed for printroute's own sample images.",
     commands: PROCESS_COMMANDS,
     parse: parseBoolean,
+  },
+  ghostscript: {
+    flag: 'ghostscript',
+    placeholder: 'PATH',
+    env: 'PRINTROUTE_GHOSTSCRIPT',
+    default: null,
+    defaultLabel: 'none',
+    help: "Ghostscript's gs executable: converts a CMYK lab's book PDFs to its colour",
+    docs:
+      "Ghostscript's `gs` executable (a path, or a name on `PATH` such as `gs`): a book's PDF for a lab whose colour is CMYK is converted " +
+      "to the lab's profile and intent ([print-files.md](print-files.md#pdfs-and-colour)). Without it, or when a " +
+      'conversion fails, PDFs are passed through as they are. Ghostscript is AGPL: printroute runs it as a separate ' +
+      'program, never links or ships it.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalProgram,
   },
   downloadRetryBaseSeconds: {
     flag: 'download-retry-base',

@@ -65,6 +65,11 @@ export interface ApplicationOptions {
   jobPollingSeconds?: number
   pipeline?: Partial<PipelineSettings>
   allowPrivateUrls?: boolean
+  /**
+   * The Ghostscript executable (`--ghostscript`) that converts a CMYK lab's book PDFs to its colour; PDFs are
+   * passed through as they are when absent or null (docs/print-files.md#pdfs-and-colour).
+   */
+  ghostscript?: string | null
   /** Largest asset download accepted, in bytes (the fetcher's default when absent). */
   maxDownloadBytes?: number
   /** Base URLs the files printroute serves are reachable at, per environment. */

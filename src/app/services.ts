@@ -13,6 +13,7 @@ import { renderMockup } from '../adapters/mockup-renderer.ts'
 import { renderPackingSlipPdf } from '../adapters/packing-slip-pdf.ts'
 import { createSimulatedPaymentProvider } from '../adapters/payment-provider.ts'
 import { checkPdf } from '../adapters/pdf-check.ts'
+import { createPdfColourConverter } from '../adapters/pdf-colour-converter.ts'
 import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
 import { type SampleImages, unknownSampleUrl, withSampleImages } from '../adapters/sample-images.ts'
 import { sha256File, withScratchFile, writeScratchFile } from '../adapters/scratch-files.ts'
@@ -175,6 +176,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     renderThumbnails: (path, request) => bounded.renderPdfThumbnails(path, request),
     log,
     unknownSampleUrl: unknownSampleUrlOf,
+    convertsPdfColour: Boolean(options.ghostscript),
   })
   const pipeline = createPipelineService({
     events,
@@ -189,6 +191,13 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     withScratchFile,
     renderer,
     checkPdf: async (input, pageCount) => checkPdf(input, pageCount),
+    // Ghostscript, an AGPL program, only when the operator names it: run, never linked (docs/print-files.md).
+    convertPdfColour: options.ghostscript
+      ? createPdfColourConverter({
+          ghostscript: options.ghostscript,
+          warn: (fields, message) => log.warn(fields, message),
+        })
+      : undefined,
     renderPackingSlip: renderPackingSlipPdf,
     allocate,
     fileLinks,

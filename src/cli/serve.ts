@@ -28,6 +28,7 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     blobStoreUrl: settings.blobStoreUrl,
     workers: true,
     allowPrivateUrls: settings.allowPrivateUrls,
+    ghostscript: settings.ghostscript,
     pipeline: {
       downloadRetryBaseSeconds: settings.downloadRetryBaseSeconds,
       simulatedLabStepSeconds: settings.simulatedLabStepSeconds,

@@ -283,6 +283,15 @@ test('no lab chosen: RgbInCmykJob fires as a warning when a lab able to make the
   assert.deepEqual([rgb.severity, rgb.page, rgb.measured], ['warning', 2, 'RGB'])
   assert.equal(rgb.required, 'CMYK coated, relative intent, black-point compensation')
   assert.match(rgb.message, /lab de1 able to make this product prints CMYK \(de1: CMYK coated, relative intent/)
+  assert.match(rgb.message, /a PDF goes to the lab unconverted, its RIP converts it/)
+  // With Ghostscript configured the warning stays (the file as sent is RGB) and says printroute converts it.
+  const converted = only(
+    preflightReport(RGB_PDF(), bookTarget({ makingLabs: labs, convertsPdfColour: true })).checks,
+    'RgbInCmykJob',
+  )
+  assert.equal(converted.severity, 'warning')
+  assert.match(converted.message, /printroute converts the PDF to the lab's CMYK when it makes the print file, and/)
+  assert.doesNotMatch(converted.message, /unconverted/)
   assert.equal(preflightStatusOf(report.checks), 'PassedWithWarnings')
   // ICC-based RGB images count as RGB content.
   assert.equal(only(preflightReport(ICC_RGB_PDF(), bookTarget({ makingLabs: labs })).checks, 'RgbInCmykJob').page, 5)

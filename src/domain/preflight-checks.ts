@@ -412,11 +412,14 @@ function contentChecks(pages: readonly PdfPageMeasures[], target: PreflightTarge
   const cmyk = rgbPage === null ? null : cmykPrintersOf(target)
   if (rgbPage !== null && cmyk) {
     const making = target.colour ? '' : ` able to make this product ${cmyk.several ? 'print' : 'prints'}`
+    const conversion = target.convertsPdfColour
+      ? "printroute converts the PDF to the lab's CMYK when it makes the print file"
+      : 'a PDF goes to the lab unconverted, its RIP converts it'
     checks.push(
       check(
         'RgbInCmykJob',
         'warning',
-        `Page ${rgbPage} has RGB content and ${cmyk.who}${making || ' prints'} CMYK (${cmyk.colours}); a PDF goes to the lab unconverted, its RIP converts it, and bright colours may dull.`,
+        `Page ${rgbPage} has RGB content and ${cmyk.who}${making || ' prints'} CMYK (${cmyk.colours}); ${conversion}, and bright colours may dull.`,
         'RGB',
         cmyk.required,
         rgbPage,

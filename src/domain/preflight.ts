@@ -145,6 +145,11 @@ export interface PreflightTarget {
    * prints CMYK. Absent or empty: only `colour` decides.
    */
   readonly makingLabs?: readonly MakingLabColour[]
+  /**
+   * printroute converts a CMYK lab's book PDF to its colour (`--ghostscript`, docs/print-files.md#pdfs-and-colour):
+   * RgbInCmykJob says so instead of "unconverted". Absent: PDFs go to labs unconverted.
+   */
+  readonly convertsPdfColour?: boolean
   /** The print area's pixel size (the catalogue's `printAreas` or the variant's own). */
   readonly pixelSize: PixelSize
   /**

@@ -96,6 +96,8 @@ export interface TestAppOptions {
   quoteLifetimeSeconds?: number
   /** How long a merchant's cancel waits for labs' answers (`--lab-cancel-wait`): the application's 10 s when absent. */
   labCancelWaitSeconds?: number
+  /** The Ghostscript executable (`--ghostscript`): CMYK labs' book PDFs converted; none by default. */
+  ghostscript?: string | null
   /** Serve the operator console on a server of its own (`--admin-port`): `app.adminServer`. */
   adminOwnServer?: boolean
 }
@@ -132,6 +134,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.quoteLifetimeSeconds !== undefined ? { quoteLifetimeSeconds: options.quoteLifetimeSeconds } : {}),
     ...(options.labCancelWaitSeconds !== undefined ? { labCancelWaitSeconds: options.labCancelWaitSeconds } : {}),
     ...(options.adminOwnServer ? { adminOwnServer: true } : {}),
+    ...(options.ghostscript ? { ghostscript: options.ghostscript } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount(

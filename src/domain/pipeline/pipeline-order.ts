@@ -114,7 +114,10 @@ export interface PrintFile {
   fileDpi?: number
   /** What the file was made from, to make it again (domain/print-files.ts); absent for PDFs and older files. */
   manifest?: PrintFileManifest
-  /** The rendered file's colour space as libvips names it (`srgb`, `cmyk`, `b-w`); absent for PDFs. */
+  /**
+   * The rendered file's colour space as libvips names it (`srgb`, `cmyk`, `b-w`); `cmyk` for a PDF converted to a
+   * CMYK lab's colour by Ghostscript (docs/print-files.md#pdfs-and-colour), absent for PDFs passed through.
+   */
   colourSpace?: string
 }
 

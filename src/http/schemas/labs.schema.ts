@@ -302,8 +302,9 @@ const LabPrintFileSchema = named(
     colourSpace: Type.Optional(
       Type.String({
         description:
-          'The colour space of the file as written, as libvips names it: srgb, cmyk, b-w. Absent for PDFs and ' +
-          'older print files.',
+          'The colour space of the file as written, as libvips names it: srgb, cmyk, b-w. cmyk for a PDF ' +
+          "converted to the lab's CMYK colour (docs/print-files.md#pdfs-and-colour); absent for PDFs passed " +
+          'through as received and for older print files.',
       }),
     ),
     sourceDpi: Type.Optional(

@@ -43,6 +43,7 @@ import type {
   LabConnector,
   PackingSlipRenderer,
   PdfChecker,
+  PdfColourConverter,
   PipelineSettings,
   PrintFileRenderer,
   ScratchFileProvider,
@@ -67,6 +68,8 @@ export interface PipelineDeps {
   withScratchFile: ScratchFileProvider
   renderer: PrintFileRenderer
   checkPdf: PdfChecker
+  /** A CMYK lab's book PDFs converted to its colour (`--ghostscript`); passed through as they are when absent. */
+  convertPdfColour?: PdfColourConverter | undefined
   renderPackingSlip: PackingSlipRenderer
   allocate: Allocator
   billing: BillingService

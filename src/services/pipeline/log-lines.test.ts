@@ -95,6 +95,11 @@ test('a print file says its size and format, a PDF that it was checked, a failur
     renderLine(orderOf(), target, { printFile: pdf, bytes: 5000, failure: undefined }).message,
     'print file for ast_1 in shp_3: PDF checked, 5000 bytes in 40 ms',
   )
+  const converted = { ...pdf, colourSpace: 'cmyk' }
+  assert.equal(
+    renderLine(orderOf(), target, { printFile: converted, bytes: 6000, failure: undefined }).message,
+    'print file for ast_1 in shp_3: PDF checked and converted to CMYK, 6000 bytes in 40 ms',
+  )
   const failed = renderLine(orderOf(), target, { printFile: undefined, bytes: 0, failure: 'too few pages' })
   assert.equal(failed.level, 'warn')
   assert.equal(failed.message, 'print file for ast_1 failed: too few pages')

@@ -206,7 +206,8 @@ export function renderLine(
     }
   }
   const { format, width, height } = printFile
-  const what = format === 'pdf' ? 'PDF checked' : `${width}x${height} ${format}`
+  const pdf = printFile.colourSpace === 'cmyk' ? 'PDF checked and converted to CMYK' : 'PDF checked'
+  const what = format === 'pdf' ? pdf : `${width}x${height} ${format}`
   return {
     level: 'info',
     fields: { ...fields, result: 'ok', format, width, height, bytes },

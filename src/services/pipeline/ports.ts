@@ -59,6 +59,12 @@ export interface PrintFileRenderer {
   probe(input: string | Buffer): Promise<{ width: number; height: number }>
 }
 
+/**
+ * Converts a book's PDF to a CMYK lab's colour (adapters/pdf-colour-converter.ts, Ghostscript when configured):
+ * the converted file, or null when it was not converted (the PDF is passed through as it is).
+ */
+export type PdfColourConverter = (input: Buffer, colour: LabColour) => Promise<Buffer | null>
+
 /** What a file is checked against: the product, its print area, the pages it should have, its variant. */
 export interface PreflightSubject {
   sku: string

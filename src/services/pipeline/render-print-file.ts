@@ -10,11 +10,11 @@ import type { PipelineOrder, PrintFile } from '../../domain/pipeline/pipeline-or
 import { printFileFormatOf, recordPrintFile, recordPrintFileFailure } from '../../domain/pipeline/render-print-file.ts'
 import { printFileDpi } from '../../domain/print-files.ts'
 import { effectiveDpi, printAreaRequestOf } from '../../domain/print-geometry.ts'
-import { SRGB_COLOUR } from '../../domain/print-specs.ts'
+import { type LabColour, SRGB_COLOUR } from '../../domain/print-specs.ts'
 import { readOrder } from '../../repositories/orders.repository.ts'
 import { renderLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
-import type { FileStore, PdfChecker, PrintFileRenderer } from './ports.ts'
+import type { FileStore, PdfChecker, PdfColourConverter, PrintFileRenderer } from './ports.ts'
 
 export interface RenderPrintFileDeps {
   db: Database
@@ -25,6 +25,8 @@ export interface RenderPrintFileDeps {
   files: Pick<FileStore, 'get' | 'put'>
   renderer: Pick<PrintFileRenderer, 'renderPrintFile'>
   checkPdf: PdfChecker
+  /** A CMYK lab's book PDFs converted to its colour (`--ghostscript`); passed through as they are when absent. */
+  convertPdfColour?: PdfColourConverter | undefined
   transition: StepTransition
 }
 
@@ -60,14 +62,40 @@ function previewBlobKey(orderId: string, shipmentId: string, assetId: string): s
   return `previews/${orderId}/${shipmentId}/${assetId}.jpg`
 }
 
+/** The lab's own colour for the variant; a lab the catalogue version no longer lists for it gets sRGB. */
+function labColourOf(request: RenderRequest): LabColour {
+  const variant = request.catalogue.findVariant(request.item.sku, request.item.attributes)
+  return variant?.offers.find((offer) => offer.lab.code === request.labCode)?.colour ?? SRGB_COLOUR
+}
+
 export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFile {
   async function render(request: RenderRequest): Promise<RenderOutcome> {
     const { orderId, shipmentId, item, asset, format } = request
     try {
       const input = await deps.files.get(request.sourceKey)
       if (format === 'pdf') {
-        // Books: the PDF is checked and passed through as it is.
+        // Books: the PDF is checked and passed through as it is, unless the lab's colour is CMYK and a converter
+        // is configured: then the converted file is the print file (docs/print-files.md#pdfs-and-colour).
         await deps.checkPdf(input, asset.pageCount)
+        const colour = labColourOf(request)
+        const converted =
+          colour.space === 'cmyk' && deps.convertPdfColour ? await deps.convertPdfColour(input, colour) : null
+        if (converted) {
+          const blobKey = `print-files/${orderId}/${shipmentId}/${asset.id}.pdf`
+          await deps.files.put(blobKey, converted, 'application/pdf')
+          const printFile = {
+            blobKey,
+            width: 0,
+            height: 0,
+            format: 'pdf',
+            previewBlobKey: null,
+            geometry: null,
+            sha256: sha256Of(converted),
+            bytes: converted.length,
+            colourSpace: 'cmyk',
+          }
+          return { printFile, bytes: converted.length }
+        }
         const printFile = {
           blobKey: request.sourceKey,
           width: 0,
@@ -85,8 +113,7 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
       if (!variant || !size) throw new Error(`the catalogue has no print area ${asset.printArea} for ${item.sku}`)
       // An area the catalogue gives a spec is laid out from it (bleed, the item's canvas wrap); others as before.
       const area = printAreaRequestOf(variant, asset.printArea, request.catalogue.colours)
-      // The lab's own colour for this variant; a lab the catalogue version no longer lists for it gets sRGB.
-      const colour = variant.offers.find((offer) => offer.lab.code === request.labCode)?.colour ?? SRGB_COLOUR
+      const colour = labColourOf(request)
       const dpi = printFileDpi(variant.printAreaSpecs[asset.printArea])
       const rendered = await deps.renderer.renderPrintFile(input, {
         width: size.horizontalResolution,

@@ -146,6 +146,8 @@ export interface PreflightDeps {
   log?: ServiceLogger
   /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
   unknownSampleUrl?: UnknownSampleUrlCheck
+  /** A CMYK lab's book PDFs are converted to its colour (`--ghostscript`): RgbInCmykJob says so. */
+  convertsPdfColour?: boolean
 }
 
 /** Preflights of files on their own, the check of order assets, and the expiry of old preflights. */
@@ -249,7 +251,11 @@ function engineFailed(deps: Deps, error: unknown, subject: PreflightSubject): nu
  * area), its pixel size. No lab is chosen yet, so no lab colour: the colour checks look at every lab able to make
  * the variant (every variant's, when the attributes name none), so RgbInCmykJob warns when one of them prints CMYK.
  */
-export function preflightTargetOf(catalogue: Catalogue, subject: PreflightSubject): PreflightTarget {
+export function preflightTargetOf(
+  catalogue: Catalogue,
+  subject: PreflightSubject,
+  convertsPdfColour = false,
+): PreflightTarget {
   const product = catalogue.findProduct(subject.sku)
   const variant = catalogue.findVariant(subject.sku, subject.attributes)
   const pixelSize = variant?.printAreaSizes[subject.printArea] ??
@@ -263,6 +269,7 @@ export function preflightTargetOf(catalogue: Catalogue, subject: PreflightSubjec
     book: isInterior ? (product?.book ?? null) : null,
     colour: null,
     makingLabs: makingLabsOf(product?.variants ?? [], variant),
+    ...(convertsPdfColour ? { convertsPdfColour } : {}),
     pixelSize,
   }
 }
@@ -284,7 +291,11 @@ function makingLabsOf(variants: readonly Variant[], variant: Variant | undefined
 
 function judge(deps: Deps, inspection: FileInspection, subject: PreflightSubject): PreflightResult | null {
   try {
-    const report = preflightReport(inspection, preflightTargetOf(deps.catalogue, subject), deps.catalogue.products)
+    const report = preflightReport(
+      inspection,
+      preflightTargetOf(deps.catalogue, subject, deps.convertsPdfColour === true),
+      deps.catalogue.products,
+    )
     return { status: preflightStatusOf(report.checks), report }
   } catch (error) {
     return engineFailed(deps, error, subject)
