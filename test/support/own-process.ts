@@ -28,6 +28,8 @@ export const runsAlone = (file: string) => OWN_PROCESS.some((pattern) => pattern
 export const SHARDED_ALTHOUGH_SPAWNING: Record<string, string> = {
   'test/docs/api-examples.test.ts': 'runs curl (execFile) for every example in the docs',
   'test/sdk/sdk.browser.test.ts': 'compiles the SDK with tsc (execFile) once, before its browser tests',
+  'src/adapters/pdf-colour-converter.test.ts':
+    "runs Ghostscript (and stand-ins of it, one killed at the time bound) through the adapter's execFile",
 }
 
 /**
