@@ -5,7 +5,7 @@ import {
   ORDER_ACTION_REASON_MAX_LENGTH,
   ORDER_NOTE_MAX_LENGTH,
   onlyPrepaidAccountsHaveABalance,
-  orderChangedSinceRead,
+  orderRefusalWords,
   unknownPriceList,
 } from '../domain/operator-refusal.ts'
 
@@ -22,7 +22,9 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
         ? `--amount: at most ${refusal.limit ?? '0.00'} can be refunded, got "${refusal.value}"`
         : `--amount must be a positive amount such as 50.00, got "${refusal.value}"`
     case 'order':
-      return orderRefusal(refusal)
+      return refusal.reason === 'not-an-id'
+        ? `"${refusal.value}" is not an order ID (expected ord_<number>)`
+        : orderRefusalWords(refusal)
     case 'charge':
       return `--charge: ${refusal.value} is not a charge of the order that took money`
     case 'asset':
@@ -35,24 +37,5 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
       return refusal.reason === 'missing'
         ? 'the note is required (--reason TEXT)'
         : `the note must be at most ${ORDER_NOTE_MAX_LENGTH} characters`
-  }
-}
-
-function orderRefusal(refusal: OperatorRefusal): string {
-  switch (refusal.reason) {
-    case 'not-an-id':
-      return `"${refusal.value}" is not an order ID (expected ord_<number>)`
-    case 'changed':
-      return orderChangedSinceRead(refusal.value)
-    case 'not-cancellable':
-      return `${refusal.value} can no longer be cancelled (already cancelled or complete, or its labs have started)`
-    case 'nothing-charged':
-      return `${refusal.value} has been charged nothing that can be refunded`
-    case 'not-held':
-      return `${refusal.value} is neither waiting for a payment nor in its pause window: nothing to release`
-    case 'no-failed-download':
-      return `${refusal.value} has no asset whose download failed`
-    default:
-      return `No order ${refusal.value}`
   }
 }

@@ -92,3 +92,24 @@ export function orderChangedSinceRead(orderId: string): string {
     'nothing was done; read the order again and decide'
   )
 }
+
+/**
+ * Why an order action refuses, for a refusal about the order's state (both front ends' words); an order that is
+ * unknown, or whose ID is no order ID, is "No order".
+ */
+export function orderRefusalWords(refusal: OperatorRefusal): string {
+  switch (refusal.reason) {
+    case 'changed':
+      return orderChangedSinceRead(refusal.value)
+    case 'not-cancellable':
+      return `${refusal.value} can no longer be cancelled (already cancelled or complete, or its labs have started)`
+    case 'nothing-charged':
+      return `${refusal.value} has been charged nothing that can be refunded`
+    case 'not-held':
+      return `${refusal.value} is neither waiting for a payment nor in its pause window: nothing to release`
+    case 'no-failed-download':
+      return `${refusal.value} has no asset whose download failed`
+    default:
+      return `No order ${refusal.value}`
+  }
+}

@@ -5,7 +5,7 @@ import {
   ORDER_ACTION_REASON_MAX_LENGTH,
   ORDER_NOTE_MAX_LENGTH,
   onlyPrepaidAccountsHaveABalance,
-  orderChangedSinceRead,
+  orderRefusalWords,
   unknownPriceList,
 } from '../../domain/operator-refusal.ts'
 
@@ -20,7 +20,7 @@ export function refusalInConsoleWords(refusal: OperatorRefusal): string {
         ? `Amount: at most ${refusal.limit ?? '0.00'} can be refunded, not "${refusal.value}"`
         : `Amount: a positive amount such as 50.00 is needed, not "${refusal.value}"`
     case 'order':
-      return orderRefusal(refusal)
+      return orderRefusalWords(refusal)
     case 'charge':
       return `Charge: ${refusal.value} is not a charge of this order that took money`
     case 'asset':
@@ -43,22 +43,5 @@ function accountRefusal(refusal: OperatorRefusal): string {
     default:
       // The account comes from the page's address: one that is no account's ID is no account.
       return `No account ${refusal.value}`
-  }
-}
-
-function orderRefusal(refusal: OperatorRefusal): string {
-  switch (refusal.reason) {
-    case 'changed':
-      return orderChangedSinceRead(refusal.value)
-    case 'not-cancellable':
-      return `${refusal.value} can no longer be cancelled (already cancelled or complete, or its labs have started)`
-    case 'nothing-charged':
-      return `${refusal.value} has been charged nothing that can be refunded`
-    case 'not-held':
-      return `${refusal.value} is neither waiting for a payment nor in its pause window: nothing to release`
-    case 'no-failed-download':
-      return `${refusal.value} has no asset whose download failed`
-    default:
-      return `No order ${refusal.value}`
   }
 }
