@@ -30,6 +30,10 @@ export const ID_PREFIXES = {
   preflight: 'pfl',
   /** An operator's note on an order (docs/admin.md#acting-on-an-order). */
   orderNote: 'ont',
+  /** A photo uploaded as evidence for a claim or a lab's answer to one (docs/claims.md#evidence). */
+  claimEvidence: 'evd',
+  /** A merchant's claim about shipped work (docs/claims.md). */
+  claim: 'clm',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 
