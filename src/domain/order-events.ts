@@ -36,6 +36,21 @@ export type OrderEventKind =
    * the new shipment, which took the items of `fromShipmentId` (gone from the order).
    */
   | { kind: 'shipmentMoved'; shipmentId: string; fromShipmentId: string }
+  /**
+   * printroute's own: a claim about the order's shipped work was made, resolved, rejected or retracted
+   * (docs/claims.md). Not derived from the order's document: the claims service passes it with its change
+   * (OrderChangeResult.events), with the claim as the API shows it, which the event carries as `data.claim`.
+   */
+  | { kind: 'claimChanged'; claimId: string; status: ClaimEventStatus; claim?: Record<string, unknown> }
+  /**
+   * printroute's own: a credit was issued on the order by itself (a late delivery on a guaranteed method) or for a
+   * claim (docs/claims.md#credits); `credit` is the order's `credits[]` entry, carried as `data.credit`.
+   */
+  | { kind: 'creditIssued'; creditId: string; credit?: Record<string, unknown> }
+
+/** The claim changes that have an event: `com.<vendor>.order.claims.claim#<status>`. */
+export const CLAIM_EVENT_STATUSES = ['Created', 'Resolved', 'Rejected', 'Retracted'] as const
+export type ClaimEventStatus = (typeof CLAIM_EVENT_STATUSES)[number]
 
 export function eventType(vendor: string, event: OrderEventKind): string {
   const prefix = `com.${vendor}.order`
@@ -60,6 +75,10 @@ export function eventType(vendor: string, event: OrderEventKind): string {
       return `${prefix}.items.assets.asset#Replaced`
     case 'shipmentMoved':
       return `${prefix}.shipments.shipment#Moved`
+    case 'claimChanged':
+      return `${prefix}.claims.claim#${event.status}`
+    case 'creditIssued':
+      return `${prefix}.credits.credit#Issued`
   }
 }
 
@@ -95,13 +114,32 @@ export function isPrintApiEvent(event: OrderEventKind): boolean {
     case 'paymentAuthorised':
     case 'assetReplaced':
     case 'shipmentMoved':
+    case 'claimChanged':
+    case 'creditIssued':
       return false
   }
 }
 
+/**
+ * Events that go to webhook endpoints and the events feed only, never to a callback URL (the order's own or the
+ * account's): claims and credits are the account's business with the operator, and a callback URL keeps the order
+ * lifecycle a Prodigi client knows (docs/callbacks.md#which-events-a-callback-url-gets).
+ */
+export function isWebhookOnlyEvent(event: OrderEventKind): boolean {
+  return event.kind === 'claimChanged' || event.kind === 'creditIssued'
+}
+
 /** Whether a callback URL whose environment has `set` gets this event. */
 export function callbackUrlAccepts(set: CallbackEventSet, event: OrderEventKind): boolean {
+  if (isWebhookOnlyEvent(event)) return false
   return set === 'all' || isPrintApiEvent(event)
+}
+
+/** What an event carries beside the order: the claim of a claim event, the credit of a credit event. */
+export function eventExtraData(event: OrderEventKind): Record<string, unknown> | undefined {
+  if (event.kind === 'claimChanged' && event.claim) return { claim: event.claim }
+  if (event.kind === 'creditIssued' && event.credit) return { credit: event.credit }
+  return undefined
 }
 
 /**
@@ -203,7 +241,12 @@ export function callbackOrder(order: OrderDocument): Record<string, unknown> {
 }
 
 export interface CloudEvent extends CloudEventEnvelope {
-  data: { order: Record<string, unknown>; traceParent: string }
+  data: {
+    order: Record<string, unknown>
+    claim?: Record<string, unknown>
+    credit?: Record<string, unknown>
+    traceParent: string
+  }
   subject: string
   /**
    * The CloudEvents sequence extension: the event's place among the order's events, from 1, as a string whose
@@ -234,10 +277,12 @@ export function buildCloudEvent(input: {
   order: OrderDocument
   traceParent: string
   sequence: number
+  /** A claim or credit event's own object (eventExtraData), after the order. */
+  extra?: Record<string, unknown>
 }): CloudEvent {
   return {
     ...cloudEventEnvelope(input),
-    data: { order: callbackOrder(input.order), traceParent: input.traceParent },
+    data: { order: callbackOrder(input.order), ...input.extra, traceParent: input.traceParent },
     subject: input.order.id,
     sequence: formatEventSequence(input.sequence),
   }

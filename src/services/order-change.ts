@@ -8,6 +8,7 @@ import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { costOutcomesOf, shipmentStatesOf } from '../domain/lab-statements.ts'
+import type { OrderEventKind } from '../domain/order-events.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { lockOrder, saveOrder } from '../repositories/orders.repository.ts'
 import { settleShipmentCosts } from '../repositories/shipment-costs.repository.ts'
@@ -17,6 +18,11 @@ import { type OrderEventsService, type OrderSnapshot, snapshotOf } from './order
 export interface OrderChangeResult {
   changed: boolean
   jobs?: readonly JobRequest[]
+  /**
+   * Events the order's document does not show (a claim made or resolved, a credit issued): recorded after those
+   * the change's difference causes, whether or not the document changed.
+   */
+  events?: readonly OrderEventKind[]
 }
 
 /** The order as the change left it, how it was when locked, and what the change returned. */
@@ -73,7 +79,9 @@ export function createOrderChanger(deps: OrderChangeDeps): OrderChanger {
           for (const { shipmentNumber, outcome } of costOutcomesOf(states, order)) {
             await settleShipmentCosts(tx, shipmentNumber, outcome, at)
           }
-          await deps.events.record(tx, before, order)
+          await deps.events.record(tx, before, order, result.events)
+        } else if (result.events && result.events.length > 0) {
+          await deps.events.record(tx, before, order, result.events)
         }
         if (result.jobs && result.jobs.length > 0) await deps.jobs.enqueue(tx, result.jobs)
         return { order, before, result }

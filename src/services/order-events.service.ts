@@ -15,7 +15,9 @@ import type { OrderDocument } from '../domain/order.ts'
 import {
   buildCloudEvent,
   callbackUrlAccepts,
+  eventExtraData,
   eventType,
+  type OrderEventKind,
   orderEventsOf,
   parseCallbackEventSet,
 } from '../domain/order-events.ts'
@@ -41,7 +43,7 @@ export function snapshotOf(order: PipelineOrder): OrderSnapshot {
 
 /** Writes the pushes to labs a change causes, in its transaction (services/labs/lab-pushes.service.ts). */
 export interface LabEventsRecorder {
-  record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number>
+  record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder, extra?: readonly OrderEventKind[]): Promise<number>
 }
 
 export interface OrderEventsDeps {
@@ -61,7 +63,7 @@ export interface OrderEventsDeps {
  */
 export interface OrderEventsService {
   /** Records, in the order's locked transaction, the events of the change from `before` to `order`; how many. */
-  record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number>
+  record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder, extra?: readonly OrderEventKind[]): Promise<number>
 }
 
 export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsService {
@@ -71,7 +73,12 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
      * Records the events of the change from `before` to `order` (about to be saved in `tx`, which holds the
      * order's row lock). Returns how many events were written.
      */
-    async record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number> {
+    async record(
+      tx: Queryable,
+      before: OrderSnapshot,
+      order: PipelineOrder,
+      extra: readonly OrderEventKind[] = [],
+    ): Promise<number> {
       const pauseWindowEnded =
         order.onHoldUntil !== null &&
         before.phase === 'waiting' &&
@@ -84,7 +91,11 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
         const isNew = !before.document.shipments.some((earlier) => earlier.id === shipment.id)
         return from && isNew ? [{ shipmentId: shipment.id, fromShipmentId: from.shipmentId }] : []
       })
-      const events = orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded, movedShipments })
+      // Events the document does not show (claims, credits) follow those it does.
+      const events = [
+        ...orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded, movedShipments }),
+        ...extra,
+      ]
       if (events.length === 0) return labEvents
       const account = await lockAccountForEvents(tx, order.accountId, order.environment)
       const url = order.document.callbackUrl ?? account.callbackUrl
@@ -115,6 +126,7 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
           order: order.document,
           traceParent: newTraceparent(),
           sequence,
+          extra: eventExtraData(event),
         })
         await insertEvent(tx, {
           id,
