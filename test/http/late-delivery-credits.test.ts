@@ -75,7 +75,11 @@ for (const kind of databaseKinds) {
       assert.ok(shipment, 'one shipment')
       const promisedTo = shipped.pipeline.shipments[shipment.id]?.promise?.estimatedDelivery.to
       assert.ok(promisedTo, 'the sample catalogue promises a delivery date')
-      await scan(orderId, shipment.id, { time: '2026-03-02T18:00:00.000Z', status: 'InTransit', description: 'Picked up' })
+      await scan(orderId, shipment.id, {
+        time: '2026-03-02T18:00:00.000Z',
+        status: 'InTransit',
+        description: 'Picked up',
+      })
       return { orderId, shipmentId: shipment.id, promisedTo }
     }
 
