@@ -12,6 +12,8 @@ import { lateDeliveryCreditMinor } from '../../src/domain/order-credits.ts'
 import { OrderSchema } from '../../src/http/schemas/order.schema.ts'
 import { readBalance } from '../../src/repositories/accounts.repository.ts'
 import { listLedger } from '../../src/repositories/billing.repository.ts'
+import { registerOrdersPages } from '../../src/web/operator/orders.pages.ts'
+import { startAdminPages } from '../support/admin-pages.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
@@ -156,6 +158,22 @@ for (const kind of databaseKinds) {
       assert.deepEqual(event.data.credit, credit)
       assert.deepEqual(Object.keys(event.data), ['order', 'credit', 'traceParent'])
       assert.deepEqual((event.data.order as OrderDocument).credits, [credit], 'the order as it stood, with the credit')
+
+      // The console's order page lists the credit with its credit note.
+      const pages = await startAdminPages((scope, console) =>
+        registerOrdersPages(scope, console, t.app.services.adminViews.orders),
+      )
+      try {
+        const consolePage = await pages.request(`/admin/orders/${orderId}`)
+        assert.equal(consolePage.status, 200)
+        const row = /<tr data-credit="crd_\d+">.*?<\/tr>/s.exec(consolePage.body)?.[0] ?? ''
+        assert.ok(row.includes(`<code>${credit.id}</code>`), row)
+        assert.ok(row.includes(`credit note ${credit.creditNote}`), row)
+        assert.ok(row.includes('Late delivery (guaranteed method)'), row)
+        assert.ok(row.includes(shipmentId), row)
+      } finally {
+        await pages.close()
+      }
 
       // The same Delivered report again, and another Delivered scan later: nothing more.
       assert.equal((await scan(orderId, shipmentId, delivered(dayAfter(promisedTo)))).changed, false)
