@@ -2749,6 +2749,11 @@ export interface components {
              */
             estimatedDispatchDate?: string;
             estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            /** @description printroute's own: the shipping method is guaranteed (docs/billing.md#late-delivery-credits): a shipment delivered after its promise is credited this share of its shipping by itself. Absent: no guarantee. */
+            guarantee?: {
+                /** @description The share of a late shipment's charged shipping (cost and tax) credited, like "50". */
+                creditPercent: string;
+            };
         };
         /** QuoteIssue */
         QuoteIssue: {
