@@ -1,7 +1,7 @@
 // A late delivery's credit on the merchant's order page (docs/billing.md#late-delivery-credits): a Sandbox Express
 // order with the scenario lateDelivery is delivered late by the simulated lab, and its page lists the credit beside
-// the charges, with its SBX credit note linked to the PDF; the billing page lists the credit note. Desktop and phone
-// width, checked with axe-core.
+// the charges, with its SBX credit note linked to the PDF; the billing page lists the credit note; the quote
+// calculator marks the guaranteed methods. Desktop and phone width, checked with axe-core.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { assertAccessible, screenshotForDocs } from '../support/browser.ts'
@@ -52,6 +52,22 @@ for (const kind of databaseKinds) {
       }
       const invoices = await h.sandboxPage('desktop', '/dashboard/billing')
       assert.ok((await invoices.locator('main').innerText()).includes(credit.creditNote), 'the billing page lists it')
+    })
+
+    test('the quote calculator says which methods are guaranteed', async () => {
+      const basket = 'rows=1&sku1=GLOBAL-CAN-10x10&copies1=1&attr1.wrap=Black&destination=GB'
+      const page = await h.sandboxPage('phone', `/dashboard/catalogue/quote?${basket}`)
+      const rows = page.locator('table.quotes tbody tr')
+      const guaranteed: string[] = []
+      for (let index = 0; index < (await rows.count()); index++) {
+        const method = rows.nth(index).locator('th')
+        const note = method.locator('[data-guarantee]')
+        if ((await note.count()) === 0) continue
+        assert.equal(await note.innerText(), 'guaranteed: 50% of shipping back if late')
+        guaranteed.push((await method.innerText()).split('\n')[0] ?? '')
+      }
+      assert.deepEqual(guaranteed, ['Express', 'Overnight'])
+      await assertAccessible(page, 'quotes with guaranteed methods')
     })
   })
 }
