@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { applyTrackingEvents } from '../src/domain/delivery-tracking.ts'
 import { buildNewOrderDocument, type NewOrder, normaliseBranding, setAddressAdvisories } from '../src/domain/order.ts'
+import { addCredit } from '../src/domain/order-credits.ts'
 import { applyAllocation } from '../src/domain/pipeline/allocate-order.ts'
 import { refreshOrderEstimate, setShipmentEstimate } from '../src/domain/pipeline/delivery-estimates.ts'
 import { recordDownloadSuccess } from '../src/domain/pipeline/download-file.ts'
@@ -189,6 +190,20 @@ test('delivery estimates and tracking keep the wire key order, whichever is set 
   setShipmentEstimate(shipment, { ...estimate, estimatedDispatchDate: '2026-03-02' })
   refreshOrderEstimate(order, pipeline)
   assert.equal(order.estimatedDispatchDate, '2026-03-02')
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  // A credit is the last key (docs/api.md#credits), and stays last when the estimate is set again after it.
+  addCredit(order, {
+    id: 'crd_1',
+    reason: 'LateDelivery',
+    shipmentId: 'shp_3',
+    amount: { amount: '4.17', currency: 'GBP' },
+    creditNote: 'CN-000001',
+    issuedAt: now.toISOString(),
+  })
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  setShipmentEstimate(shipment, estimate)
+  refreshOrderEstimate(order, pipeline)
+  assert.equal(Object.keys(order).at(-1), 'credits')
   assert.equal(JSON.stringify(order), serializeThroughSchema(order))
 })
 

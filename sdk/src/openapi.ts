@@ -1122,6 +1122,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "com.printroute.order.credits.credit#Issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A credit was issued on the order by itself (a late delivery on a guaranteed shipping method): data.credit carries it
+         * @description A CloudEvent of type `com.printroute.order.credits.credit#Issued`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onCreditIssued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1518,6 +1538,7 @@ export interface components {
             datacontenttype: "application/json";
             data: {
                 order: components["schemas"]["CallbackOrder"];
+                credit?: components["schemas"]["OrderCredit"];
                 /** @description W3C traceparent of this request, also sent as a header. */
                 traceParent: string;
             };
@@ -1582,6 +1603,8 @@ export interface components {
             deliveredAt?: string;
             /** @description printroute's own: whether any shipment was delivered after its promise. */
             deliveredLate?: boolean;
+            /** @description printroute's own: credits given back on the order, oldest first (a late delivery on a guaranteed shipping method, docs/billing.md#late-delivery-credits); each is also a Refund charge with its credit note. Absent until the first. */
+            credits?: components["schemas"]["OrderCredit"][];
         };
         /** CallbackRecipient */
         CallbackRecipient: {
@@ -1914,6 +1937,19 @@ export interface components {
             /** @description Whether it receives events (default true). */
             enabled?: boolean;
         };
+        /** CreditAmount */
+        CreditAmount: {
+            /** @description What was credited, tax included: a positive decimal with two places. */
+            amount: string;
+            /** @description ISO 4217 currency code. */
+            currency: string;
+        };
+        /**
+         * CreditReason
+         * @description LateDelivery: a shipment on a guaranteed shipping method delivered after its promise; Claim: a claim upheld.
+         * @enum {string}
+         */
+        CreditReason: "LateDelivery" | "Claim";
         /**
          * DeletedOutcome
          * @enum {string}
@@ -2198,6 +2234,8 @@ export interface components {
             deliveredAt?: string;
             /** @description printroute's own: whether any shipment was delivered after its promise. */
             deliveredLate?: boolean;
+            /** @description printroute's own: credits given back on the order, oldest first (a late delivery on a guaranteed shipping method, docs/billing.md#late-delivery-credits); each is also a Refund charge with its credit note. Absent until the first. */
+            credits?: components["schemas"]["OrderCredit"][];
         };
         /** OrderActionsResponse */
         OrderActionsResponse: {
@@ -2249,6 +2287,21 @@ export interface components {
             } | null;
             /** @description A PDF's pages with a thumbnail (the first 4 and those an error names, 8 at most), with the trim, bleed and safe lines drawn on them; empty for an image. */
             thumbnails: components["schemas"]["PreflightThumbnail"][];
+        };
+        /** OrderCredit */
+        OrderCredit: {
+            /** @description crd_<number>. */
+            id: string;
+            reason: components["schemas"]["CreditReason"];
+            /** @description The shipment credited; null for a credit of the whole order. */
+            shipmentId: string | null;
+            amount: components["schemas"]["CreditAmount"];
+            /** @description The credit note issued for it (CN-000012; Sandbox SBX-CN-000003). */
+            creditNote: string | null;
+            /** Format: date-time */
+            issuedAt: string;
+            /** @description With reason Claim: the claim it settles. */
+            claimId?: string;
         };
         /**
          * OrderCustoms
@@ -2696,6 +2749,11 @@ export interface components {
              */
             estimatedDispatchDate?: string;
             estimatedDelivery?: components["schemas"]["DeliveryWindow"];
+            /** @description printroute's own: the shipping method is guaranteed (docs/billing.md#late-delivery-credits): a shipment delivered after its promise is credited this share of its shipping by itself. Absent: no guarantee. */
+            guarantee?: {
+                /** @description The share of a late shipment's charged shipping (cost and tax) credited, like "50". */
+                creditPercent: string;
+            };
         };
         /** QuoteIssue */
         QuoteIssue: {
@@ -6200,6 +6258,42 @@ export interface operations {
         };
     };
     onShipmentMoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCreditIssued: {
         parameters: {
             query?: never;
             header: {

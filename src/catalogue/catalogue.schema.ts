@@ -507,6 +507,24 @@ const Lab = Fields({
   ),
 })
 
+/** What a shipping method promises beyond its rates (docs/catalogue.md#shipping-guarantees). */
+const ShippingMethodTerms = Fields(
+  {
+    guarantee: Type.Optional(
+      Fields(
+        {
+          creditPercent: Percent(
+            "The share of a shipment's charged shipping credited by itself when it is delivered after its promised " +
+              'date (docs/billing.md#late-delivery-credits); more than 0, at most 100.',
+          ),
+        },
+        'The method is guaranteed: a late delivery is credited.',
+      ),
+    ),
+  },
+  "One shipping method's terms.",
+)
+
 const PricePercent = (reason: string, description: string) => Matching(MARKUP_PATTERN, reason, description)
 
 const PriceRule = Fields(
@@ -612,6 +630,15 @@ export const CatalogueSchema = Fields(
       List(ImportRule, {
         nonEmpty: false,
         description: 'Per destination: low-value thresholds, how VAT is collected, duty rates; each rule dated.',
+      }),
+    ),
+    shippingMethods: Type.Optional(
+      MapOf(ShippingMethodTerms, {
+        keys: {
+          schema: { enum: [...SHIPPING_METHODS] },
+          reason: `key must be a shipping method (${SHIPPING_METHODS.join(', ')})`,
+        },
+        description: 'Shipping method -> its terms: a guarantee credited on late delivery. Omitted: no guarantees.',
       }),
     ),
     priceLists: Type.Optional(

@@ -21,6 +21,7 @@ import type {
   PrintAreaEntry,
   PrintAreaSpecEntry,
   ProductEntry,
+  ShippingMethodTermsEntry,
   ShippingRateEntry,
   TaxRateEntry,
   VariantEntry,
@@ -45,7 +46,7 @@ import {
   resolveColour,
 } from '../domain/mockups.ts'
 import { DEFAULT_MINIMUM_DPI } from '../domain/resolution.ts'
-import { SHIPPING_METHODS } from '../domain/shipping-methods.ts'
+import { SHIPPING_METHODS, type ShippingMethod } from '../domain/shipping-methods.ts'
 import { millimetresToMicrometres, SPINE_PRINT_AREA } from '../domain/spine.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import { checkPriceLists } from './catalogue.price-lists.ts'
@@ -337,6 +338,7 @@ class References {
             },
             this.#specProblems,
           )
+    const shippingMethods = this.#checkShippingMethods(labs)
     if (this.#problems.list.length > 0) return undefined
 
     const file = root as unknown as CatalogueFile
@@ -365,7 +367,36 @@ class References {
         : { colours: Object.fromEntries(entriesOf(file.colours)) as Record<string, string> }),
       ...(importRules === undefined ? {} : { importRules }),
       ...(priceLists === undefined ? {} : { priceLists }),
+      ...(shippingMethods === undefined ? {} : { shippingMethods }),
     }
+  }
+
+  /**
+   * Shipping methods' terms: a guarantee's credit more than 0 and at most 100 percent, on a method some lab ships
+   * by (a guarantee nobody can deliver is a typo). The terms in canonical form.
+   */
+  #checkShippingMethods(labs: readonly LabEntry[]): CatalogueFile['shippingMethods'] {
+    if (this.#root.shippingMethods === undefined) return undefined
+    const terms: NonNullable<CatalogueFile['shippingMethods']> = {}
+    for (const [method, value] of entriesOf(this.#root.shippingMethods)) {
+      if (!isJsonObject(value) || !(SHIPPING_METHODS as readonly string[]).includes(method)) continue
+      const path = join('shippingMethods', method)
+      const entry = value as ShippingMethodTermsEntry
+      const percent = entry.guarantee?.creditPercent
+      if (typeof percent === 'string' && PERCENT_PATTERN.test(percent)) {
+        const basisPoints = parsePercentToBasisPoints(percent)
+        const field = join(join(path, 'guarantee'), 'creditPercent')
+        if (basisPoints === undefined) this.#add(field, 'must not exceed 100')
+        else if (basisPoints === 0) this.#add(field, 'must be more than 0')
+      }
+      if (!this.#under('labs') && !labs.some((lab) => lab.shippingRates.some((rate) => rate.method === method))) {
+        this.#add(path, `no lab has a shipping rate for ${method}`)
+      }
+      terms[method as ShippingMethod] = entry.guarantee
+        ? { guarantee: { creditPercent: entry.guarantee.creditPercent } }
+        : {}
+    }
+    return terms
   }
 
   /**

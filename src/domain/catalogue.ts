@@ -23,6 +23,7 @@ import {
   type ProductDetails,
   type ProductEntry,
   type ShippingCost,
+  type ShippingGuarantee,
   type ShippingRate,
   type SpinePaper,
   type SpinePaperEntry,
@@ -164,6 +165,8 @@ export class Catalogue {
    * price below a lab's cost. Logged at start-up and shown by an import.
    */
   readonly warnings: readonly string[]
+  /** Guaranteed shipping methods (docs/catalogue.md#shipping-guarantees): method -> the guarantee; none: empty. */
+  readonly #guarantees = new Map<ShippingMethod, ShippingGuarantee>()
 
   /** The validated file it was built from, for `fileText()`. */
   readonly #file: CatalogueFile
@@ -237,6 +240,13 @@ export class Catalogue {
       file.priceLists ?? {},
       new Set(this.products.map((product) => product.sku.toLowerCase())),
     )
+    for (const [method, terms] of Object.entries(file.shippingMethods ?? {})) {
+      const creditPercent = terms?.guarantee?.creditPercent
+      if (creditPercent === undefined) continue
+      const basisPoints = parsePercentToBasisPoints(creditPercent)
+      if (basisPoints === undefined) throw new Error(`catalogue: unvalidated guarantee ${method}`)
+      this.#guarantees.set(method as ShippingMethod, deepFreeze({ creditPercent, basisPoints }))
+    }
     this.warnings = Object.freeze(
       priceListWarnings(this.priceLists, {
         products: this.products,
@@ -328,6 +338,11 @@ export class Catalogue {
     const zone = this.zoneFor(countryCode)
     if (!zone) return undefined
     return this.#ratesByLab.get(labCode.toLowerCase())?.get(zone.name)?.get(method)
+  }
+
+  /** The guarantee of a shipping method (a late delivery is credited), or undefined when it has none. */
+  shippingGuarantee(method: ShippingMethod): ShippingGuarantee | undefined {
+    return this.#guarantees.get(method)
   }
 
   /** Every rate a lab offers to a country, slowest method first. */

@@ -48,6 +48,17 @@ export interface CatalogueFile {
    * Omitted: merchants pay the labs' costs.
    */
   priceLists?: Record<string, PriceListEntry>
+  /**
+   * Shipping method -> its terms (docs/catalogue.md#shipping-guarantees): a guaranteed method's late delivery is
+   * credited by itself. Omitted: no method is guaranteed.
+   */
+  shippingMethods?: Partial<Record<ShippingMethod, ShippingMethodTermsEntry>>
+}
+
+/** One shipping method's terms in the catalogue file. */
+export interface ShippingMethodTermsEntry {
+  /** The method is guaranteed: `creditPercent` ("50") of a late shipment's charged shipping is credited. */
+  guarantee?: { creditPercent: string }
 }
 
 /**
@@ -526,6 +537,14 @@ export interface TransitDays {
 export interface ShippingCost {
   readonly perShipment: CatalogueMoney
   readonly perAdditionalItem: CatalogueMoney
+}
+
+/** A guaranteed shipping method's promise (docs/catalogue.md#shipping-guarantees). */
+export interface ShippingGuarantee {
+  /** As written in the catalogue ("50"). */
+  readonly creditPercent: string
+  /** Hundredths of a percent of a late shipment's charged shipping credited: 50% = 5000. */
+  readonly basisPoints: number
 }
 
 export interface ShippingRate {

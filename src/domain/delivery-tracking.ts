@@ -14,6 +14,7 @@ import type { DeliveryEstimate } from './delivery-promise.ts'
 import {
   DELIVERY_STATUSES,
   type DeliveryStatus,
+  keepCreditsLast,
   type OrderDocument,
   type Shipment,
   type TrackingEvent,
@@ -170,4 +171,6 @@ function markOrderDelivered(order: OrderDocument): void {
   if (live.length === 0 || live.some((shipment) => shipment.deliveredAt === undefined)) return
   order.deliveredAt = live.map((shipment) => shipment.deliveredAt as string).reduce((a, b) => (a >= b ? a : b))
   order.deliveredLate = live.some((shipment) => shipment.deliveredLate === true)
+  // A shipment delivered late before this one may already have its credit: `credits` stays the last key.
+  keepCreditsLast(order)
 }

@@ -34,6 +34,8 @@ export const ID_PREFIXES = {
   claimEvidence: 'evd',
   /** A merchant's claim about shipped work (docs/claims.md). */
   claim: 'clm',
+  /** A credit on an order: a late delivery's, a claim's (docs/billing.md#late-delivery-credits). */
+  orderCredit: 'crd',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -207,6 +207,42 @@ export interface OrderDocument {
   deliveredAt?: string
   /** With `deliveredAt`: whether any shipment was delivered late. */
   deliveredLate?: boolean
+  /**
+   * Credits given back on the order (docs/billing.md#late-delivery-credits), oldest first: the document's last key,
+   * absent until the first credit (domain/order-credits.ts).
+   */
+  credits?: OrderCredit[]
+}
+
+/** Why a credit was issued: a shipment delivered late on a guaranteed method, or a claim the operator upheld. */
+export const CREDIT_REASONS = ['LateDelivery', 'Claim'] as const
+export type CreditReason = (typeof CREDIT_REASONS)[number]
+
+/** One entry of the order's `credits[]`, keys in wire order. */
+export interface OrderCredit {
+  /** `crd_<n>`. */
+  id: string
+  reason: CreditReason
+  /** The shipment the credit is for; null for a credit of the whole order. */
+  shipmentId: string | null
+  /** What was credited, tax included (positive). */
+  amount: WireMoney
+  /** The credit note issued for it (`CN-000012`, Sandbox `SBX-CN-000003`). */
+  creditNote: string | null
+  issuedAt: string
+  /** With reason `Claim`: the claim it settles. */
+  claimId?: string
+}
+
+/**
+ * Puts `credits` back at the end of the document after a key that precedes it in the wire order was added behind
+ * it (the order's `deliveredAt` set after a shipment's credit): the stored text stays in wire order.
+ */
+export function keepCreditsLast(order: OrderDocument): void {
+  const credits = order.credits
+  if (credits === undefined) return
+  delete order.credits
+  order.credits = credits
 }
 
 /** An address problem that does not stop delivery, as the order shows it (`field`: `recipient.phoneNumber`). */
@@ -222,6 +258,7 @@ const ORDER_KEYS_AFTER_ADVISORIES = [
   'estimatedDelivery',
   'deliveredAt',
   'deliveredLate',
+  'credits',
 ] as const satisfies readonly (keyof OrderDocument)[]
 
 /**

@@ -31,6 +31,7 @@ describe('webhook endpoint filters', () => {
       { kind: 'paymentAuthorised' },
       { kind: 'assetReplaced', itemId: 'ori_1', assetId: 'ast_1' },
       { kind: 'shipmentMoved', shipmentId: 'shp_2', fromShipmentId: 'shp_1' },
+      { kind: 'creditIssued', creditId: 'crd_1' },
     ]
     const expected = new Set([
       ...kinds.map((kind) => eventType('acme', kind)),

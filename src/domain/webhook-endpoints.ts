@@ -88,6 +88,8 @@ export function knownEventTypes(vendor: string): string[] {
     `${order}.shipments.shipment#Moved`,
     ...CALLBACK_DELIVERY_STATUSES.map((status) => `${order}.shipments.shipment#${status}`),
     `${order}.status.delivery#Delivered`,
+    // Webhook endpoints and the feed only, never a callback URL (docs/callbacks.md).
+    `${order}.credits.credit#Issued`,
     testEventType(vendor),
     webhookDisabledEventType(vendor),
   ]

@@ -17,6 +17,7 @@ import {
   CALLBACK_DELIVERY_STATUSES,
   type CallbackDeliveryStatus,
   eventType,
+  isWebhookOnlyEvent,
   type OrderEventKind,
 } from '../domain/order-events.ts'
 import { ERROR_OUTCOME_STATUS } from '../domain/outcomes.ts'
@@ -289,6 +290,12 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
     kind: { kind: 'shipmentMoved', shipmentId: '', fromShipmentId: '' },
     summary: "The operator moved a shipment to another lab: a new shipment took the old one's items",
   },
+  {
+    kind: { kind: 'creditIssued', creditId: '' },
+    summary:
+      'A credit was issued on the order by itself (a late delivery on a guaranteed shipping method): data.credit ' +
+      'carries it',
+  },
 ]
 
 function webhookOperationId(kind: OrderEventKind): string {
@@ -332,7 +339,9 @@ function webhooks(vendor: string): Json {
             operationId: webhookOperationId(kind),
             tags: ['callbacks'],
             summary,
-            description: `A CloudEvent of type \`${type}\`, POSTed to the order's callback URL (else the account's).`,
+            description: isWebhookOnlyEvent(kind)
+              ? `A CloudEvent of type \`${type}\`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.`
+              : `A CloudEvent of type \`${type}\`, POSTed to the order's callback URL (else the account's).`,
             security: [],
             parameters,
             requestBody: { required: true, content: { 'application/json': { schema: payload } } },

@@ -1,6 +1,7 @@
 // SQL of billing: charge ids and the ledger of every money movement (migrations/0003). The prepaid balance is a
 // column of the account (repositories/accounts.repository.ts).
 import type { Queryable } from '../adapters/database.ts'
+import { formatId, ID_PREFIXES } from '../domain/ids.ts'
 
 export type LedgerEntryKind =
   | 'top-up'
@@ -19,6 +20,14 @@ export interface LedgerEntry {
   amountMinor: bigint
   currency: string
   reference: string | null
+}
+
+/** A credit's id (`crd_<n>`, docs/billing.md#late-delivery-credits), from its sequence (migrations/0038). */
+export async function drawCreditId(tx: Queryable): Promise<string> {
+  const rows = await tx.query<{ id: string | number }>(`SELECT nextval('order_credit_id_seq') AS id`)
+  const row = rows[0]
+  if (!row) throw new Error('drawing a credit id returned nothing')
+  return formatId(ID_PREFIXES.orderCredit, Number(row.id))
 }
 
 /** A charge id and `lineCount` charge item ids, from their sequences. */

@@ -23,11 +23,18 @@ import {
 } from '../domain/charges.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
-import type { Issue } from '../domain/order.ts'
+import type { Issue, OrderCredit } from '../domain/order.ts'
+import { addCredit, type CreditRequest, creditDraft, creditIssuedEvent, creditOf } from '../domain/order-credits.ts'
+import type { OrderEventKind } from '../domain/order-events.ts'
 import { ISSUE_CODES, type PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { isAwaitingPayment, submissionJobs } from '../domain/pipeline/submit-shipment.ts'
 import { creditBalance, debitBalance, findAccount, readBalance } from '../repositories/accounts.repository.ts'
-import { drawChargeIds, insertLedgerEntry, type LedgerEntryKind } from '../repositories/billing.repository.ts'
+import {
+  drawChargeIds,
+  drawCreditId,
+  insertLedgerEntry,
+  type LedgerEntryKind,
+} from '../repositories/billing.repository.ts'
 import type { InvoicesService } from './invoices.service.ts'
 
 const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
@@ -69,6 +76,16 @@ export interface BillingService {
     target: Record<string, PriceLine>,
     first?: boolean,
   ): Promise<JobRequest[]>
+  /**
+   * Issues a credit on the order (docs/billing.md#late-delivery-credits): capped at what its charge may still give
+   * back, charged as a credit line (a Refund charge and its credit note), settled like any refund, added to the
+   * order's `credits[]`. Undefined when nothing is left to credit; else the credit, its event and the jobs released.
+   */
+  issueCredit(
+    tx: Queryable,
+    order: PipelineOrder,
+    request: CreditRequest,
+  ): Promise<{ credit: OrderCredit; event: OrderEventKind; jobs: JobRequest[] } | undefined>
   /** Pays what a prepaid order still owes from the balance, if the balance now covers it. */
   settleFromBalance(tx: Queryable, order: PipelineOrder): Promise<{ paid: boolean; jobs: JobRequest[] }>
   /** Authorises what a Sandbox order held by the scenario paymentRequired owes; no money moves. */
@@ -91,7 +108,7 @@ export interface BillingService {
 export function createBillingService(deps: BillingDeps): BillingService {
   const { clock } = deps
 
-  return {
+  const service: BillingService = {
     /**
      * Starts billing an order that enters fulfilment, with the settlement its account and environment call for,
      * in `currency` (an order created with a quote: the quote's) or else the account's billing currency. Reads the
@@ -134,6 +151,19 @@ export function createBillingService(deps: BillingDeps): BillingService {
       order.document.charges.push(charge)
       await settle(clock, tx, order, ids.chargeId, chargeTotal(drafts).total)
       return syncPaymentHold(deps, order)
+    },
+
+    async issueCredit(tx, order, request) {
+      const billing = order.pipeline.billing
+      const draft = billing && creditDraft(order.document, billing, request)
+      if (!billing || !draft) return undefined
+      const jobs = await service.chargeDifference(tx, order, draft.lines)
+      const creditNote = order.document.charges.at(-1)?.prodigiInvoiceNumber ?? null
+      const now = clock.now()
+      const credit = creditOf(draft, { creditId: await drawCreditId(tx), creditNote }, billing.currency, now)
+      addCredit(order.document, credit)
+      order.document.lastUpdated = now.toISOString()
+      return { credit, event: creditIssuedEvent(credit), jobs }
     },
 
     /** Pays what a prepaid order still owes from the balance, if the balance now covers it. */
@@ -189,6 +219,7 @@ export function createBillingService(deps: BillingDeps): BillingService {
       return after
     },
   }
+  return service
 }
 
 /** Writes one ledger entry of the account (and of the order, if any), with the balance after it. */

@@ -153,7 +153,13 @@ type QuoteEstimate = Pick<PricedQuote, 'estimatedDispatchDate' | 'estimatedDeliv
 export type Quote = { id: string } & Omit<PricedQuote, keyof QuoteEstimate> & {
     expiresAt: string
     usableForOrders: boolean
-  } & QuoteEstimate
+  } & QuoteEstimate & {
+    /**
+     * printroute's own, last: the method is guaranteed (docs/catalogue.md#shipping-guarantees), this share of a
+     * shipment's shipping is credited when it is delivered late; absent for a method without a guarantee.
+     */
+    guarantee?: { creditPercent: string }
+  }
 
 export interface QuoteIssue {
   errorCode: string
@@ -309,6 +315,7 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
             expiresAt: expiresAt.toISOString(),
             usableForOrders: lock.currency === caller.billingCurrency.toUpperCase(),
             ...(estimatedDispatchDate && estimatedDelivery ? { estimatedDispatchDate, estimatedDelivery } : {}),
+            ...guaranteeOf(catalogue, quote.shipmentMethod),
           }
         }),
       }
@@ -672,4 +679,10 @@ function salesTaxIssues(catalogue: Catalogue, destination: string): QuoteIssue[]
         },
       ]
     : []
+}
+
+/** A quote's `guarantee` key: present only for a guaranteed method, so other quotes read as before. */
+function guaranteeOf(catalogue: Catalogue, method: ShippingMethod): Pick<Quote, 'guarantee'> {
+  const guarantee = catalogue.shippingGuarantee(method)
+  return guarantee ? { guarantee: { creditPercent: guarantee.creditPercent } } : {}
 }

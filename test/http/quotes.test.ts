@@ -84,7 +84,10 @@ for (const kind of databaseKinds) {
         ['Budget', 'Standard', 'StandardPlus', 'Express', 'Overnight'],
       )
       for (const candidate of body.quotes) {
-        assert.deepEqual(Object.keys(candidate), QUOTE_KEYS)
+        // A guaranteed method's quote says so, last (docs/catalogue.md#shipping-guarantees); the others as before.
+        const guaranteed = ['Express', 'Overnight'].includes(candidate.shipmentMethod)
+        assert.deepEqual(Object.keys(candidate), guaranteed ? [...QUOTE_KEYS, 'guarantee'] : QUOTE_KEYS)
+        if (guaranteed) assert.deepEqual(candidate.guarantee, { creditPercent: '50' })
         assert.deepEqual(Object.keys(candidate.costSummary), COST_SUMMARY_KEYS)
         for (const shipment of candidate.shipments) {
           assert.deepEqual(Object.keys(shipment), SHIPMENT_KEYS)

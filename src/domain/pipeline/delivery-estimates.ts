@@ -17,7 +17,7 @@ const SHIPMENT_KEYS_AFTER_ESTIMATE = [
 const SHIPMENT_KEYS_AFTER_PARCELS = ['deliveryStatus', 'trackingEvents', 'deliveredAt', 'deliveredLate'] as const
 
 /** Order keys the wire order puts after the estimate. */
-const ORDER_KEYS_AFTER_ESTIMATE = ['deliveredAt', 'deliveredLate'] as const
+const ORDER_KEYS_AFTER_ESTIMATE = ['deliveredAt', 'deliveredLate', 'credits'] as const
 
 type Estimated = Pick<Shipment, 'estimatedDispatchDate' | 'estimatedDelivery'>
 

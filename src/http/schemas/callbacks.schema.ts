@@ -13,7 +13,7 @@ import {
   TraceParent,
   UrlString,
 } from './common.schema.ts'
-import { OrderSchema } from './order.schema.ts'
+import { OrderCreditSchema, OrderSchema } from './order.schema.ts'
 
 const AttemptSchema = named(
   'CallbackAttempt',
@@ -112,6 +112,8 @@ export const CallbackEventSchema = named(
           { description: 'The complete order as it stood at the change.' },
         ),
       ),
+      // creditIssued events only (webhook endpoints and the events feed): the credit as the order's credits[] shows it.
+      credit: Type.Optional(OrderCreditSchema),
       traceParent: TraceParent,
     }),
     subject: Type.String({ description: 'The order ID.' }),

@@ -6,6 +6,7 @@ import {
   ASSET_STATUSES,
   BRANDING_KEYS,
   CHARGE_TYPES,
+  CREDIT_REASONS,
   DELIVERY_STATUSES,
   DETAIL_STATES,
   ITEM_STATUSES,
@@ -429,6 +430,37 @@ const ShipmentSchema = named(
 
 const ChargeTypeSchema = named('ChargeType', StringEnum(CHARGE_TYPES))
 
+/** One credit on the order (docs/billing.md#late-delivery-credits): the order's `credits[]` and an event's `credit`. */
+export const OrderCreditSchema = named(
+  'OrderCredit',
+  Type.Object({
+    id: Type.String({ description: 'crd_<number>.' }),
+    reason: named(
+      'CreditReason',
+      StringEnum(
+        CREDIT_REASONS,
+        'LateDelivery: a shipment on a guaranteed shipping method delivered after its promise; Claim: a claim upheld.',
+      ),
+    ),
+    shipmentId: Nullable(Type.String({ description: 'The shipment credited; null for a credit of the whole order.' })),
+    amount: named(
+      'CreditAmount',
+      Type.Object(
+        {
+          amount: Type.String({ description: 'What was credited, tax included: a positive decimal with two places.' }),
+          currency: Type.String({ description: 'ISO 4217 currency code.' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    creditNote: Nullable(
+      Type.String({ description: 'The credit note issued for it (CN-000012; Sandbox SBX-CN-000003).' }),
+    ),
+    issuedAt: Type.String({ format: 'date-time' }),
+    claimId: Type.Optional(Type.String({ description: 'With reason Claim: the claim it settles.' })),
+  }),
+)
+
 const ChargeSchema = named(
   'Charge',
   Type.Object({
@@ -512,6 +544,14 @@ export const OrderSchema = named(
     ),
     deliveredLate: Type.Optional(
       Type.Boolean({ description: "printroute's own: whether any shipment was delivered after its promise." }),
+    ),
+    credits: Type.Optional(
+      Type.Array(OrderCreditSchema, {
+        description:
+          "printroute's own: credits given back on the order, oldest first (a late delivery on a guaranteed shipping " +
+          'method, docs/billing.md#late-delivery-credits); each is also a Refund charge with its credit note. ' +
+          'Absent until the first.',
+      }),
     ),
   }),
 )

@@ -183,6 +183,20 @@ const QuoteSchema = named(
       IsoDate("printroute's own: the latest of the shipments' estimated dispatch dates."),
     ),
     estimatedDelivery: Type.Optional(DeliveryWindowSchema),
+    guarantee: Type.Optional(
+      Type.Object(
+        {
+          creditPercent: Type.String({
+            description: 'The share of a late shipment\'s charged shipping (cost and tax) credited, like "50".',
+          }),
+        },
+        {
+          description:
+            "printroute's own: the shipping method is guaranteed (docs/billing.md#late-delivery-credits): a shipment " +
+            'delivered after its promise is credited this share of its shipping by itself. Absent: no guarantee.',
+        },
+      ),
+    ),
   }),
 )
 

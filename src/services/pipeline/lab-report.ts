@@ -3,6 +3,7 @@
 // brought to its new state. The one entry of every report: the lab API (services/labs/labs.service.ts) and the
 // simulated labs (simulated-labs.ts) both end here.
 import type { Clock } from '../../adapters/clock.ts'
+import type { Queryable } from '../../adapters/database.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { withoutShipping } from '../../domain/charges.ts'
 import { type DeliveryEstimate, estimateAfterDispatch } from '../../domain/delivery-promise.ts'
@@ -15,6 +16,8 @@ import {
   closeCancellationOnReport,
   recordCancellationAnswer,
 } from '../../domain/lab-cancellation.ts'
+import { lateDeliveryCreditRequest } from '../../domain/order-credits.ts'
+import type { OrderEventKind } from '../../domain/order-events.ts'
 import {
   type ItemReportRefusal,
   type LabReport,
@@ -33,8 +36,30 @@ export interface LabReportDeps {
   /** Where a shipped shipment's lab calendar and rate are read, for its estimate from the real dispatch date. */
   catalogue: Catalogue
   transition: StepTransition
-  /** Refunds a shipment (or an order) its lab cancelled on printroute's request, in the report's transaction. */
-  billing: Pick<BillingService, 'chargeDifference'>
+  /**
+   * Refunds a shipment (or an order) its lab cancelled on printroute's request, and credits a guaranteed shipment
+   * delivered late, in the report's transaction.
+   */
+  billing: Pick<BillingService, 'chargeDifference' | 'issueCredit'>
+}
+
+/**
+ * A guaranteed shipment this report delivered late is credited by itself (docs/billing.md#late-delivery-credits), in
+ * the change that records its Delivered scan: the guarantee of the method it was submitted with, as the catalogue
+ * gives it now; once per shipment (a repeated report finds the credit, or the delivery, already recorded).
+ */
+async function creditLateDelivery(
+  tx: Queryable,
+  order: PipelineOrder,
+  shipmentId: string,
+  deps: Pick<LabReportDeps, 'catalogue' | 'billing'>,
+): Promise<{ events: OrderEventKind[]; jobs: JobRequest[] }> {
+  const shipment = order.pipeline.shipments[shipmentId]
+  const method = (shipment?.submitted?.shippingMethod ?? order.document.shippingMethod) as ShippingMethod
+  const guarantee = deps.catalogue.shippingGuarantee(method)
+  const request = lateDeliveryCreditRequest(order.document, order.pipeline.billing, shipmentId, guarantee)
+  const issued = request && (await deps.billing.issueCredit(tx, order, request))
+  return issued ? { events: [issued.event], jobs: issued.jobs } : { events: [], jobs: [] }
 }
 
 /**
@@ -97,6 +122,11 @@ function applyReport(
   return closed?.closedTooLate ? { ...result, jobs: [...result.jobs], changed: true } : result
 }
 
+/** Whether the order shows the shipment delivered (its Delivered scan recorded). */
+function isDelivered(order: PipelineOrder, shipmentId: string): boolean {
+  return order.document.shipments.some((shipment) => shipment.id === shipmentId && shipment.deliveredAt !== undefined)
+}
+
 export function createReportLab({ clock, catalogue, transition, billing }: LabReportDeps): ReportLab {
   return async (orderId, shipmentId, report, followUp = []) => {
     const applied = await transition(
@@ -108,7 +138,19 @@ export function createReportLab({ clock, catalogue, transition, billing }: LabRe
           report.kind === 'shipped'
             ? estimateOfDispatch(catalogue, order, shipmentId, report.dispatchDate ?? now)
             : undefined
-        const result = applyReport(order, shipmentId, report, now, afterDispatch)
+        const deliveredBefore = isDelivered(order, shipmentId)
+        const result: LabReportTransition & CancellationTransition & { events?: OrderEventKind[] } = applyReport(
+          order,
+          shipmentId,
+          report,
+          now,
+          afterDispatch,
+        )
+        if (result.changed && !deliveredBefore && isDelivered(order, shipmentId)) {
+          const credited = await creditLateDelivery(tx, order, shipmentId, { catalogue, billing })
+          result.jobs.push(...credited.jobs)
+          result.events = credited.events
+        }
         // A shipment its lab cancelled is refunded as a merchant's cancel refunds: its shipping, or everything
         // when it was the order's last live shipment.
         const lines = order.pipeline.billing?.lines

@@ -156,6 +156,7 @@ export function eventWords(type: string): string {
   if (what === 'status.details.downloadAssets') return `Images downloaded`
   if (what === 'status.details.shipping') return `Everything shipped`
   if (what === 'status.issues.paymentAuthorisation') return 'Payment authorised'
+  if (what === 'credits.credit') return 'Credit issued'
   if (/^com\.[^.]+\.test$/.test(type)) return 'Test callback'
   return name
 }

@@ -4,7 +4,7 @@
 // view of any account's order (admin/orders.pages.ts), so both show the same order the same way.
 import type { Type } from 'typebox'
 import { formatMinorAsAmount, parseAmountToMinor } from '../../domain/money.ts'
-import type { Item, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
+import type { Item, OrderCredit, OrderDocument, Recipient, Shipment } from '../../domain/order.ts'
 import type { OrderPreflightResponseSchema } from '../../http/schemas/preflight.schema.ts'
 import type { RoutingResponseSchema } from '../../http/schemas/routing.schema.ts'
 import type { CallbackDelivery } from './callbacks-table.ts'
@@ -706,6 +706,26 @@ function chargesTable(order: OrderDocument, invoices: readonly OrderInvoice[]): 
 <tfoot><tr><th scope="row" colspan="3">Total</th><td class="number">${orderTotal(order)}</td></tr></tfoot></table></div>`
 }
 
+const CREDIT_REASON_WORDS: Record<OrderCredit['reason'], string> = {
+  LateDelivery: 'Late delivery (guaranteed method)',
+  Claim: 'Claim',
+}
+
+/**
+ * The order's credits (docs/billing.md#late-delivery-credits): why, which shipment, how much and its credit note;
+ * nothing for an order without any (most orders).
+ */
+function creditsTable(order: OrderDocument, invoices: readonly OrderInvoice[]): Html {
+  const credits = order.credits ?? []
+  if (credits.length === 0) return html``
+  return html`<h3 id="credits-heading">Credits</h3><div class="table-wrap" tabindex="0" role="region" aria-labelledby="credits-heading"><table data-credits><caption class="visually-hidden">Credits</caption>
+<thead><tr><th scope="col">Credit</th><th scope="col">Reason</th><th scope="col">For</th><th scope="col" class="number">Amount</th></tr></thead>
+<tbody>${credits.map(
+    (credit) =>
+      html`<tr data-credit="${credit.id}"><th scope="row"><code>${credit.id}</code>${credit.creditNote ? invoiceLink(credit.creditNote, invoices) : ''}</th><td>${CREDIT_REASON_WORDS[credit.reason] ?? credit.reason}<div class="muted small">issued ${formatTime(credit.issuedAt)}</div></td><td>${credit.claimId ?? credit.shipmentId ?? 'the order'}</td><td class="number">${formatMoney(credit.amount)}</td></tr>`,
+  )}</tbody></table></div>`
+}
+
 function recipientFacts(recipient: Recipient): Html {
   const address = recipient.address
   return html`<dl class="facts">
@@ -777,7 +797,7 @@ ${issues(order, options.readOnly)}
 <section aria-labelledby="items-heading"><h2 id="items-heading">Items</h2>${order.items.map((item) => itemCard(item, printFiles, view.preflight ?? [], options.thumbnailUrl))}</section>
 <section aria-labelledby="shipments-heading"><h2 id="shipments-heading">Shipments</h2>${deliveryFacts(order, routing)}${shipmentsTable(order.shipments)}</section>
 <section aria-labelledby="routing-heading"><h2 id="routing-heading">Routing</h2>${routingSection(routing, quoteRouting)}</section>
-<section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, view.invoices)}</section>
+<section aria-labelledby="charges-heading"><h2 id="charges-heading">Charges and refunds</h2>${chargesTable(order, view.invoices)}${creditsTable(order, view.invoices)}</section>
 <div class="two-columns">
 <section aria-labelledby="recipient-heading"><h2 id="recipient-heading">Recipient</h2>${recipientFacts(order.recipient)}${addressAdvisories(order)}</section>
 <section aria-labelledby="metadata-heading"><h2 id="metadata-heading">Metadata</h2>${metadata && Object.keys(metadata).length > 0 ? html`<pre class="code">${JSON.stringify(metadata, null, 2)}</pre>` : html`<p class="muted">None.</p>`}</section>

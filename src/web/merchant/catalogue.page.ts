@@ -250,7 +250,7 @@ function quotesTable(answer: QuoteAnswer, labNames: Map<string, string>, destina
 <thead><tr><th scope="col">Shipping method</th><th scope="col">Estimated delivery</th><th scope="col" class="number">Items</th><th scope="col" class="number">Shipping</th><th scope="col" class="number">Tax</th><th scope="col" class="number">Total</th><th scope="col">Shipments</th></tr></thead>
 <tbody>${answer.quotes.map(
       (quote) => html`<tr>
-<th scope="row">${quote.shipmentMethod}</th>
+<th scope="row">${quote.shipmentMethod}${quote.guarantee ? html`<div class="muted small" data-guarantee>guaranteed: ${quote.guarantee.creditPercent}% of shipping back if late</div>` : ''}</th>
 <td data-label="Estimated delivery">${formatDeliveryWindow(quote.estimatedDelivery)}${quote.estimatedDispatchDate ? html`<div class="muted small">dispatched ${formatDate(quote.estimatedDispatchDate)}</div>` : ''}</td>
 <td class="number" data-label="Items">${formatMoney(quote.costSummary.items)}</td>
 <td class="number" data-label="Shipping">${formatMoney(quote.costSummary.shipping)}</td>
