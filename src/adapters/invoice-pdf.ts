@@ -392,7 +392,9 @@ export async function renderLabStatementPdf(content: LabStatementContent): Promi
     writer.repeatOnNewPage = null
   }
   writer.text('Jobs shipped (owed)', { bold: true })
-  table(content.owed, 'Shipped')
+  // A month of only cancelled or rejected work is settled by a statement too: it says plainly that nothing is owed.
+  if (content.owed.length === 0) writer.text('No job shipped this month: nothing is owed to the lab.')
+  else table(content.owed, 'Shipped')
   writer.gap()
   writer.ensure(content.totals.length + 1)
   const totals: Column[] = [

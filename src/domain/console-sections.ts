@@ -196,8 +196,12 @@ export interface ConsoleLabs {
   ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
   /** The lab's payables statements, newest month first (docs/billing.md#lab-payables-statements). */
   listStatements(labCode: string): Promise<LabStatementSummary[]>
-  /** Issues the lab's statement of an ended month, or finds the one issued; a refusal in words. */
-  issueStatement(labCode: string, month: string): Promise<{ number: string; issued: boolean } | LabRefusal>
+  /** Issues the lab's statement of an ended month (audited as `actor`'s), or finds the one issued; a refusal in words. */
+  issueStatement(
+    labCode: string,
+    month: string,
+    actor: AuditActor,
+  ): Promise<{ number: string; issued: boolean } | LabRefusal>
   /** One of the lab's statements as a file; undefined for a number the lab has none of. */
   statementFile(
     labCode: string,
