@@ -1,6 +1,7 @@
 // `printroute labs statement` as an operator runs it (docs/admin.md, docs/billing.md#lab-payables-statements): a
 // lab's month of shipped Live work issued as a numbered self-billing statement, written as PDF and CSV; the same
-// month again is the same statement; an unfinished month, a month with nothing settled and an unknown lab refused. Issued once, audited once.
+// month again is the same statement (issued once, audited once); an unfinished month, a month with nothing settled
+// and an unknown lab refused.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
