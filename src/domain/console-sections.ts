@@ -321,6 +321,11 @@ export interface ConsoleOrderActions {
     orderId: string,
     form: ConsoleOrderActionForm,
     actor: AuditActor,
-  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  ): Promise<{
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    amount: string | null
+    currency: string | null
+    pauseWindow: boolean
+  }>
   addNote(orderId: string, text: string, actor: AuditActor): Promise<ConsoleOrderNote>
 }

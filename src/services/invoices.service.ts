@@ -19,8 +19,10 @@ import {
   invoiceKindOf,
   invoiceSeriesOf,
   isInvoiceNumber,
+  owedTotals,
   parseStatementMonth,
   type Statement,
+  type StatementOwedLine,
   type StatementTotals,
   sellerProblems,
   statementTotals,
@@ -32,6 +34,7 @@ import { ServiceError } from '../domain/outcomes.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { findAccount, readAccountBilling } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import { listInvoiceEntries } from '../repositories/billing.repository.ts'
 import {
   drawInvoiceSequence,
   type InvoiceFilter,
@@ -344,6 +347,11 @@ async function statement(
       `month: more than ${INVOICE_LIST_LIMIT} documents, too many for one statement`,
     )
   }
+  // A prepaid account pays from its balance; what an operator's release left owed instead is collected here.
+  const owed =
+    environment === 'live' && account.billingMode === 'prepaid'
+      ? await owedOnStatement(deps.db, account.id, range)
+      : undefined
   return {
     accountId: `acc_${account.id}`,
     accountName: account.name,
@@ -352,7 +360,31 @@ async function statement(
     seller: (await readSeller(deps, deps.db)).seller,
     documents,
     totals: statementTotals(documents),
+    ...(owed && owed.lines.length > 0 ? { owed } : {}),
   }
+}
+
+async function owedOnStatement(
+  db: Queryable,
+  accountId: number,
+  range: { from: Date; to: Date },
+): Promise<NonNullable<Statement['owed']>> {
+  const entries = await listInvoiceEntries(db, accountId, range, INVOICE_LIST_LIMIT + 1)
+  if (entries.length > INVOICE_LIST_LIMIT) {
+    throw new ServiceError(
+      'ValidationFailed',
+      `month: more than ${INVOICE_LIST_LIMIT} amounts owed on the invoice, too many for one statement`,
+    )
+  }
+  const lines: StatementOwedLine[] = entries.map((entry) => ({
+    orderId: entry.orderNumber === null ? '' : `ord_${entry.orderNumber}`,
+    chargeId: entry.chargeId,
+    recordedAt: entry.createdAt,
+    currency: entry.currency,
+    // The ledger signs as the account sees its money (a charge negative); owed is the other way round.
+    amountMinor: -entry.amountMinor,
+  }))
+  return { lines, totals: owedTotals(lines) }
 }
 
 async function setSeller(

@@ -178,7 +178,12 @@ export interface OperatorService {
   /** Releases an order held for payment or in its pause window. */
   releaseOrder(
     input: OrderActionRequest,
-  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  ): Promise<{
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    amount: string | null
+    currency: string | null
+    pauseWindow: boolean
+  }>
   /** Adds a note to an order. */
   addOrderNote(input: { order: string; text: string }): Promise<OrderNote>
 }
