@@ -349,7 +349,9 @@ function owedSection(writer: Writer, owed: NonNullable<Statement['owed']>, total
   for (const line of owed.lines) {
     writer.row(
       [
-        { text: `${line.recordedAt.toISOString().slice(0, 10)} ${line.orderId}${line.chargeId ? ` (${line.chargeId})` : ''}` },
+        {
+          text: `${line.recordedAt.toISOString().slice(0, 10)} ${line.orderId}${line.chargeId ? ` (${line.chargeId})` : ''}`,
+        },
         { text: `${formatMinorAsAmount(line.amountMinor)} ${line.currency}` },
       ],
       totals,

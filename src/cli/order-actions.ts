@@ -94,7 +94,7 @@ export function registerOrderActionCommands(orders: Command): void {
       summary: 'release an order held for payment or in its pause window (operator action)',
       description:
         'Starts the fulfilment of an order held now: one waiting for a payment is paid from the prepaid balance ' +
-        'if it covers what is due, else goes on with what is due recorded as owed on the account\'s next invoice ' +
+        "if it covers what is due, else goes on with what is due recorded as owed on the account's next invoice " +
         '(a ledger invoice-charge; the balance is unchanged; the audit trail says how much); a Sandbox order held ' +
         'by its scenario is authorised; one in its pause window starts at once. Works while serve runs.',
       argument: ORDER,

@@ -75,7 +75,8 @@ export interface BillingService {
   /** Authorises what a Sandbox order held by the scenario paymentRequired owes; no money moves. */
   authoriseSandboxPayment(order: PipelineOrder): { paid: boolean; jobs: JobRequest[] }
   /**
-   * Lets an order held for payment go on without the payment (an operator's release, docs/admin.md): what it owed is
+   * Lets an order held for payment go on without the payment (an operator's release of a hold that is neither prepaid
+   * nor the Sandbox's; none is made today): what it owed is
    * written off, no money moves; how much, and the jobs that hand it to its labs. Nothing when nothing is due.
    */
   waivePayment(order: PipelineOrder): { waivedMinor: bigint; jobs: JobRequest[] }

@@ -146,7 +146,8 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
     order: PipelineOrder,
   ): Promise<{ payment: NonNullable<ReleaseResult['payment']>; jobs: JobRequest[] }> {
     const settlement = order.pipeline.billing?.settlement
-    if (settlement === 'sandboxHold') return { payment: 'waived', jobs: deps.billing.authoriseSandboxPayment(order).jobs }
+    if (settlement === 'sandboxHold')
+      return { payment: 'waived', jobs: deps.billing.authoriseSandboxPayment(order).jobs }
     if (settlement === 'prepaid') {
       const paid = await deps.billing.settleFromBalance(tx, order)
       if (paid.paid) return { payment: 'paidFromBalance', jobs: paid.jobs }
@@ -323,7 +324,14 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
           pauseWindowEnded: inPauseWindow,
           reason: input.reason,
         })
-        return { changed: true, jobs, payment, amount, currency: heldForPayment ? currency : null, pauseWindow: inPauseWindow }
+        return {
+          changed: true,
+          jobs,
+          payment,
+          amount,
+          currency: heldForPayment ? currency : null,
+          pauseWindow: inPauseWindow,
+        }
       })
     },
 

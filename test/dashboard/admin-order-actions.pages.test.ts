@@ -350,7 +350,10 @@ describe(`console order actions (${kind})`, () => {
     )
     assert.deepEqual(statement.owed?.totals, [{ currency: 'GBP', amount: formatMinorAsAmount(due - 100n) }])
     const csv = statementCsv(statement).split('\r\n')
-    assert.ok(csv.some((line) => line.startsWith(`,Owed,`) && line.includes(`,${orderId},,GBP,${amount},`)), csv.join('\n'))
+    assert.ok(
+      csv.some((line) => line.startsWith(`,Owed,`) && line.includes(`,${orderId},,GBP,${amount},`)),
+      csv.join('\n'),
+    )
     assert.ok(csv.includes(`Owed total,,,,,GBP,${formatMinorAsAmount(due - 100n)},`), csv.join('\n'))
     const text = documentText(await PDFDocument.load(await t.app.services.invoices.statementPdf(statement)))
     assert.match(text, /Owed on this statement/)

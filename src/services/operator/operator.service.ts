@@ -176,9 +176,7 @@ export interface OperatorService {
   /** Queues one more download of an asset whose download failed (`asset`, else every such asset). */
   retryDownload(input: OrderActionRequest & { asset?: string }): Promise<{ assetIds: string[] }>
   /** Releases an order held for payment or in its pause window. */
-  releaseOrder(
-    input: OrderActionRequest,
-  ): Promise<{
+  releaseOrder(input: OrderActionRequest): Promise<{
     payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
     amount: string | null
     currency: string | null
