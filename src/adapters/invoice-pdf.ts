@@ -332,8 +332,40 @@ export async function renderStatementPdf(statement: Statement): Promise<Uint8Arr
       totals,
     )
   }
+  if (statement.owed) owedSection(writer, statement.owed, totals)
   writer.footers(title, sandbox)
   return pdf.save()
+}
+
+/**
+ * A prepaid account's amounts owed on the invoice (orders an operator released unpaid, refunds taken off them):
+ * each, then what the statement collects per currency.
+ */
+function owedSection(writer: Writer, owed: NonNullable<Statement['owed']>, totals: Column[]): void {
+  writer.gap(LINE_HEIGHT)
+  writer.ensure(3)
+  writer.text('Owed on this statement (not taken from the prepaid balance)', { bold: true })
+  writer.text('Orders an operator released while the balance did not cover them; refunds on them taken off.')
+  for (const line of owed.lines) {
+    writer.row(
+      [
+        {
+          text: `${line.recordedAt.toISOString().slice(0, 10)} ${line.orderId}${line.chargeId ? ` (${line.chargeId})` : ''}`,
+        },
+        { text: `${formatMinorAsAmount(line.amountMinor)} ${line.currency}` },
+      ],
+      totals,
+    )
+  }
+  for (const total of owed.totals) {
+    writer.row(
+      [
+        { text: `To collect (${total.currency})`, bold: true },
+        { text: total.amount, bold: true },
+      ],
+      totals,
+    )
+  }
 }
 
 const LAB_STATEMENT_COLUMNS: Column[] = [
@@ -392,7 +424,9 @@ export async function renderLabStatementPdf(content: LabStatementContent): Promi
     writer.repeatOnNewPage = null
   }
   writer.text('Jobs shipped (owed)', { bold: true })
-  table(content.owed, 'Shipped')
+  // A month of only cancelled or rejected work is settled by a statement too: it says plainly that nothing is owed.
+  if (content.owed.length === 0) writer.text('No job shipped this month: nothing is owed to the lab.')
+  else table(content.owed, 'Shipped')
   writer.gap()
   writer.ensure(content.totals.length + 1)
   const totals: Column[] = [

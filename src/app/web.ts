@@ -204,7 +204,7 @@ function consoleOf(
           imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
           limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
           accounts: consoleAccountsOf(services.accounts, services.payments, services.catalogueVersions),
-          sellerConfigured: async () => (await services.invoices.seller()).configured,
+          sellerConfigured: () => services.invoices.sellerConfigured(),
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
             (pages, console) =>

@@ -50,8 +50,9 @@ export function registerLabCommands(program: Command): void {
       description:
         "Issues the lab's payables statement of MONTH (YYYY-MM, UTC, ended): the Live jobs it shipped that month at " +
         'the costs agreed when each was handed over, numbered SB-<LAB>-000001 without gaps per lab; or shows the ' +
-        'one already issued (a month has one statement per lab). A month in which the lab shipped nothing gets no ' +
-        'statement. --pdf and --csv write its files. Works while serve runs.',
+        "one already issued (a month has one statement per lab). A month in which nothing of the lab's was shipped, " +
+        'cancelled or rejected gets no statement (one of only cancelled or rejected work gets one owing nothing). ' +
+        'Each issue is audited (lab.statementIssued). --pdf and --csv write its files. Works while serve runs.',
       options: [
         LAB_OPTION,
         ['--month <YYYY-MM>', 'the month, in UTC'],

@@ -94,8 +94,9 @@ export function registerOrderActionCommands(orders: Command): void {
       summary: 'release an order held for payment or in its pause window (operator action)',
       description:
         'Starts the fulfilment of an order held now: one waiting for a payment is paid from the prepaid balance ' +
-        'if it covers what is due, else goes on without it (the amount is written off, and the audit trail says ' +
-        'how much); one in its pause window starts at once. Works while serve runs.',
+        "if it covers what is due, else goes on with what is due recorded as owed on the account's next invoice " +
+        '(a ledger invoice-charge; the balance is unchanged; the audit trail says how much); a Sandbox order held ' +
+        'by its scenario is authorised; one in its pause window starts at once. Works while serve runs.',
       argument: ORDER,
       options: [REASON, JSON_OPTION],
     },
@@ -103,8 +104,12 @@ export function registerOrderActionCommands(orders: Command): void {
       const result = await runDataOperation(settings(), 'releaseOrder', { order, reason: text(values, 'reason') })
       if (values.json) return printJson(result)
       const parts = [
-        result.payment === 'paidFromBalance' ? `paid ${result.amount} from the balance` : '',
-        result.payment === 'waived' ? `released without payment (${result.amount} written off)` : '',
+        result.payment === 'paidFromBalance' ? `paid ${result.amount} ${result.currency} from the balance` : '',
+        result.payment === 'owedOnInvoice'
+          ? `the balance did not cover it: ${result.amount} ${result.currency} recorded as owed on the account's next ` +
+            'invoice (ledger: invoice-charge; the balance is unchanged)'
+          : '',
+        result.payment === 'waived' ? 'Sandbox payment authorised (no money moves)' : '',
         result.pauseWindow ? 'pause window ended' : '',
       ]
       print(`${order}: ${parts.filter(Boolean).join(', ')}`)

@@ -48,6 +48,7 @@ export const AUDIT_ACTIONS = [
   'lab.resumed',
   'lab.pushConfigured',
   'lab.capacityReported',
+  'lab.statementIssued',
   'catalogue.imported',
   'catalogue.activated',
   'invoice.issued',

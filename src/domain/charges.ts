@@ -42,6 +42,12 @@ export interface BillingState {
   lines: Record<string, PriceLine>
   /** Prepaid orders: the part of the charges not yet paid (minor units); above zero the order waits for payment. */
   unpaid: string
+  /**
+   * Prepaid orders an operator released unpaid (docs/billing.md#releasing-an-order-held-for-payment): what was
+   * recorded as owed on the account's next invoice (a ledger `invoice-charge`) and not refunded since (minor
+   * units). Absent: nothing.
+   */
+  owedOnInvoice?: string
   /** The payment page's URL, made when the order first needs a payment, and the SHA-256 (hex) of its token. */
   paymentUrl: string | null
   paymentTokenHash: string | null

@@ -196,8 +196,12 @@ export interface ConsoleLabs {
   ): Promise<{ key: LabKeyView; wasRevoked: boolean; sessionsEnded: number } | LabRefusal>
   /** The lab's payables statements, newest month first (docs/billing.md#lab-payables-statements). */
   listStatements(labCode: string): Promise<LabStatementSummary[]>
-  /** Issues the lab's statement of an ended month, or finds the one issued; a refusal in words. */
-  issueStatement(labCode: string, month: string): Promise<{ number: string; issued: boolean } | LabRefusal>
+  /** Issues the lab's statement of an ended month (audited as `actor`'s), or finds the one issued; a refusal in words. */
+  issueStatement(
+    labCode: string,
+    month: string,
+    actor: AuditActor,
+  ): Promise<{ number: string; issued: boolean } | LabRefusal>
   /** One of the lab's statements as a file; undefined for a number the lab has none of. */
   statementFile(
     labCode: string,
@@ -317,6 +321,11 @@ export interface ConsoleOrderActions {
     orderId: string,
     form: ConsoleOrderActionForm,
     actor: AuditActor,
-  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  ): Promise<{
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    amount: string | null
+    currency: string | null
+    pauseWindow: boolean
+  }>
   addNote(orderId: string, text: string, actor: AuditActor): Promise<ConsoleOrderNote>
 }

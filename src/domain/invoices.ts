@@ -274,6 +274,20 @@ export interface StatementTotals {
   net: string
 }
 
+/**
+ * On a prepaid account's Live statement: one amount recorded in the month as owed on the invoice rather than taken
+ * from the balance (an operator released an order the balance could not cover), or a refund taken off it.
+ */
+export interface StatementOwedLine {
+  orderId: string
+  /** The refund's charge for a refund; null for a release (it owes the order's unpaid charges together). */
+  chargeId: string | null
+  recordedAt: Date
+  currency: string
+  /** Owed by the account: positive for a release, negative for a refund taken off it. */
+  amountMinor: bigint
+}
+
 /** An account's documents of one month and one environment, with totals per currency. */
 export interface Statement {
   accountId: string
@@ -283,6 +297,20 @@ export interface Statement {
   seller: InvoiceSeller
   documents: InvoiceSummary[]
   totals: StatementTotals[]
+  /**
+   * A prepaid account's Live statement: what the month recorded as owed on the invoice (docs/billing.md#releasing-
+   * an-order-held-for-payment), to collect with this statement, and its total per currency. Absent elsewhere.
+   */
+  owed?: { lines: StatementOwedLine[]; totals: { currency: string; amount: string }[] }
+}
+
+/** The owed lines' totals per currency, in currency order. */
+export function owedTotals(lines: readonly StatementOwedLine[]): { currency: string; amount: string }[] {
+  const byCurrency = new Map<string, bigint>()
+  for (const line of lines) byCurrency.set(line.currency, (byCurrency.get(line.currency) ?? 0n) + line.amountMinor)
+  return [...byCurrency.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, amount]) => ({ currency, amount: formatMinorAsAmount(amount) }))
 }
 
 export function statementTotals(documents: readonly InvoiceSummary[]): StatementTotals[] {
@@ -314,7 +342,8 @@ function csvField(value: string): string {
 
 /**
  * The statement as CSV (RFC 4180, CRLF): one row per document, then one `Total` row per currency. Amounts are
- * decimal strings, credit notes negative.
+ * decimal strings, credit notes negative. A prepaid account's statement with amounts owed on the invoice then has one
+ * `Owed` row per amount (its order, the refund's charge if any, the amount owed) and one `Owed total` per currency.
  */
 export function statementCsv(statement: Statement): string {
   const rows: string[][] = [
@@ -330,6 +359,17 @@ export function statementCsv(statement: Statement): string {
       formatMinorAsAmount(document.totalTaxMinor),
     ]),
     ...statement.totals.map((totals) => ['Total', '', '', '', '', totals.currency, totals.net, totals.tax]),
+    ...(statement.owed?.lines ?? []).map((line) => [
+      '',
+      'Owed',
+      line.recordedAt.toISOString(),
+      line.orderId,
+      line.chargeId ?? '',
+      line.currency,
+      formatMinorAsAmount(line.amountMinor),
+      '',
+    ]),
+    ...(statement.owed?.totals ?? []).map((total) => ['Owed total', '', '', '', '', total.currency, total.amount, '']),
   ]
   return `${rows.map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`
 }

@@ -34,7 +34,7 @@ export const SCHEDULED_JOBS = {
   /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
   'remind-labs': '*/15 * * * *',
   /**
-   * Daily at 04:43 UTC: issues the previous month's payables statement of every lab with shipped Live work that has
+   * Daily at 04:43 UTC: issues the previous month's payables statement of every lab with settled Live work that has
    * none yet (docs/billing.md#lab-payables-statements); on the 1st that is every such lab, later days catch up.
    */
   'issue-lab-statements': '43 4 * * *',

@@ -74,6 +74,43 @@ export interface LedgerRow extends LedgerEntry {
   createdAt: Date
 }
 
+/**
+ * The account's `invoice-charge` and `invoice-refund` entries made in [from, to), oldest first, at most `limit`:
+ * on a prepaid account, what operators' releases left owed on the next invoice (and refunds taken off it).
+ */
+export async function listInvoiceEntries(
+  db: Queryable,
+  accountId: number,
+  range: { from: Date; to: Date },
+  limit: number,
+): Promise<LedgerRow[]> {
+  const rows = await db.query<{
+    orderNumber: string | number | null
+    chargeId: string | null
+    entry: LedgerEntryKind
+    amountMinor: string
+    currency: string
+    reference: string | null
+    balanceAfterMinor: string
+    createdAt: Date | string
+  }>(
+    `SELECT order_id AS "orderNumber", charge_id AS "chargeId", entry, amount_minor::text AS "amountMinor", currency,
+            reference, balance_after_minor::text AS "balanceAfterMinor", created_at AS "createdAt"
+       FROM account_ledger
+      WHERE account_id = $1 AND entry IN ('invoice-charge', 'invoice-refund') AND created_at >= $2 AND created_at < $3
+      ORDER BY id LIMIT $4`,
+    [accountId, range.from, range.to, limit],
+  )
+  return rows.map((row) => ({
+    ...row,
+    accountId,
+    orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
+    amountMinor: BigInt(row.amountMinor),
+    balanceAfterMinor: BigInt(row.balanceAfterMinor),
+    createdAt: new Date(row.createdAt),
+  }))
+}
+
 export async function listLedger(db: Queryable, accountId: number): Promise<LedgerRow[]> {
   return readLedger(db, accountId, 'ORDER BY id', null)
 }

@@ -105,11 +105,15 @@ export async function listSettledCosts(
   return rows.map(costRowOf)
 }
 
-/** The labs with Live work shipped in [from, to), by code. */
-export async function labsWithShippedWork(db: Queryable, range: { from: Date; to: Date }): Promise<string[]> {
+/**
+ * The labs with Live work settled in [from, to) (shipped, cancelled or rejected) and not on a statement yet, by
+ * code: a month of only cancelled work gets its statement too, or its rows would stay unsettled for good.
+ */
+export async function labsWithSettledWork(db: Queryable, range: { from: Date; to: Date }): Promise<string[]> {
   const rows = await db.query<{ labCode: string }>(
     `SELECT DISTINCT lab_code AS "labCode" FROM shipment_costs
-     WHERE environment = 'live' AND outcome = 'Shipped' AND outcome_at >= $1 AND outcome_at < $2
+     WHERE environment = 'live' AND outcome <> 'Open' AND outcome_at >= $1 AND outcome_at < $2
+       AND statement_number IS NULL
      ORDER BY lab_code`,
     [range.from, range.to],
   )

@@ -7,8 +7,9 @@
 //   - Live, invoice: every charge and refund is written to the ledger for the next invoice; no hold.
 //   - Live, prepaid: a charge is taken from the balance when the balance covers it; otherwise the order gets the
 //     issue RequiresPaymentAuthorisation (with the payment page's URL and the amount due) and is not handed to
-//     any lab until it is paid, by a card payment on that page or by a top-up. Refunds reduce what is still due
-//     first and credit the rest to the balance.
+//     any lab until it is paid, by a card payment on that page or by a top-up, or an operator releases it (what
+//     it owes is then recorded as owed on the next invoice, an `invoice-charge`). Refunds reduce what is still
+//     due first, then what a release left owed on the invoice, and credit the rest to the balance.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../adapters/clock.ts'
 import type { Queryable } from '../adapters/database.ts'
@@ -91,10 +92,18 @@ export interface BillingService {
   /** Authorises what a Sandbox order held by the scenario paymentRequired owes; no money moves. */
   authoriseSandboxPayment(order: PipelineOrder): { paid: boolean; jobs: JobRequest[] }
   /**
-   * Lets an order held for payment go on without the payment (an operator's release, docs/admin.md): what it owed is
+   * Lets an order held for payment go on without the payment (an operator's release of a hold that is neither prepaid
+   * nor the Sandbox's; none is made today): what it owed is
    * written off, no money moves; how much, and the jobs that hand it to its labs. Nothing when nothing is due.
    */
   waivePayment(order: PipelineOrder): { waivedMinor: bigint; jobs: JobRequest[] }
+  /**
+   * Lets a Live prepaid order held for payment go on with what it owes recorded as owed on the account's next
+   * invoice (an operator's release, docs/billing.md#releasing-an-order-held-for-payment): a ledger `invoice-charge`
+   * of the amount, the balance unchanged; how much, and the jobs that hand it to its labs. Nothing when nothing is
+   * due.
+   */
+  oweOnInvoice(tx: Queryable, order: PipelineOrder): Promise<{ owedMinor: bigint; jobs: JobRequest[] }>
   /** Adds money to an account's balance (a top-up or a card payment) with its ledger entry; the new balance. */
   credit(
     tx: Queryable,
@@ -202,6 +211,20 @@ export function createBillingService(deps: BillingDeps): BillingService {
       return { waivedMinor: due, jobs: syncPaymentHold(deps, order) }
     },
 
+    async oweOnInvoice(tx: Queryable, order: PipelineOrder): Promise<{ owedMinor: bigint; jobs: JobRequest[] }> {
+      const billing = order.pipeline.billing
+      const due = billing ? BigInt(billing.unpaid) : 0n
+      if (!billing || due === 0n) return { owedMinor: 0n, jobs: [] }
+      const balance = await readBalance(tx, order.accountId)
+      await ledger(clock, tx, order, order.accountId, 'invoice-charge', -due, billing.currency, balance, {
+        reference: `released unpaid by an operator: ${order.document.id} owes it on the next invoice`,
+      })
+      billing.owedOnInvoice = String(BigInt(billing.owedOnInvoice ?? '0') + due)
+      billing.unpaid = '0'
+      order.document.lastUpdated = clock.now().toISOString()
+      return { owedMinor: due, jobs: syncPaymentHold(deps, order) }
+    },
+
     /** Adds money to an account's balance (a top-up, or a card payment for an order); the new balance. */
     async credit(
       tx: Queryable,
@@ -286,7 +309,17 @@ async function settle(
   const credit = -total
   const fromUnpaid = credit < unpaid ? credit : unpaid
   billing.unpaid = String(unpaid - fromUnpaid)
-  const rest = credit - fromUnpaid
+  // What an operator's release left owed on the next invoice is taken off there, never paid into the balance: the
+  // account gets back only money it paid.
+  const owed = BigInt(billing.owedOnInvoice ?? '0')
+  const afterUnpaid = credit - fromUnpaid
+  const fromOwed = afterUnpaid < owed ? afterUnpaid : owed
+  if (fromOwed > 0n) {
+    billing.owedOnInvoice = String(owed - fromOwed)
+    const balance = await readBalance(tx, order.accountId)
+    await ledger(clock, tx, order, order.accountId, 'invoice-refund', fromOwed, billing.currency, balance, { chargeId })
+  }
+  const rest = afterUnpaid - fromOwed
   if (rest > 0n) {
     const after = (await creditBalance(tx, order.accountId, rest)) ?? 0n
     await ledger(clock, tx, order, order.accountId, 'balance-refund', rest, billing.currency, after, { chargeId })

@@ -19,8 +19,10 @@ import {
   invoiceKindOf,
   invoiceSeriesOf,
   isInvoiceNumber,
+  owedTotals,
   parseStatementMonth,
   type Statement,
+  type StatementOwedLine,
   type StatementTotals,
   sellerProblems,
   statementTotals,
@@ -32,6 +34,7 @@ import { ServiceError } from '../domain/outcomes.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { findAccount, readAccountBilling } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import { listInvoiceEntries } from '../repositories/billing.repository.ts'
 import {
   drawInvoiceSequence,
   type InvoiceFilter,
@@ -142,6 +145,13 @@ export interface InvoicesService {
   statementPdf(statement: Statement): Promise<Uint8Array>
   /** The seller documents are issued with, and whether the operator has set one. */
   seller(): Promise<{ seller: InvoiceSeller; configured: boolean }>
+  /**
+   * Whether the operator has set the seller, for the console's banner on every page, read from this process's
+   * memory where it can be (docs/billing.md#the-seller): once set it stays set (a seller is replaced, never
+   * removed), so `true` is kept for good; `false` is read again at most every SELLER_UNSET_RECHECK_MS. A seller set
+   * through this service (the console, or a command over the admin channel) is known at once.
+   */
+  sellerConfigured(): Promise<boolean>
   /** Sets the seller for documents issued from now on (issued ones keep theirs); refuses a bad one. */
   setSeller(
     seller: InvoiceSeller,
@@ -162,7 +172,16 @@ export interface InvoicesDeps {
   renderStatementPdf: (statement: Statement) => Promise<Uint8Array>
 }
 
+/**
+ * How long the console trusts "no seller set" before reading the setting again: what a seller set by another
+ * process (a command run against PostgreSQL while `serve` runs) may take to take the banner away.
+ */
+export const SELLER_UNSET_RECHECK_MS = 5_000
+
 export function createInvoicesService(deps: InvoicesDeps): InvoicesService {
+  // The seller's "set" fact in this process: true for good once seen; false with when it was read.
+  let sellerKnownSet = false
+  let sellerUnsetReadAt: number | null = null
   return {
     issueForCharge: (tx, order, charge, drafts) => issueForCharge(deps, tx, order, charge, drafts),
     async listForOrder(caller, orderId) {
@@ -203,7 +222,20 @@ export function createInvoicesService(deps: InvoicesDeps): InvoicesService {
     statement: (accountId, environment, month) => statement(deps, accountId, environment, month),
     statementPdf: (made) => deps.renderStatementPdf(made),
     seller: () => readSeller(deps, deps.db),
-    setSeller: (seller, actor) => setSeller(deps, seller, actor),
+    async sellerConfigured() {
+      if (sellerKnownSet) return true
+      const now = deps.clock.now().getTime()
+      if (sellerUnsetReadAt !== null && now - sellerUnsetReadAt < SELLER_UNSET_RECHECK_MS) return false
+      const { configured } = await readSeller(deps, deps.db)
+      if (configured) sellerKnownSet = true
+      else sellerUnsetReadAt = now
+      return configured
+    },
+    async setSeller(seller, actor) {
+      const result = await setSeller(deps, seller, actor)
+      if ('seller' in result) sellerKnownSet = true
+      return result
+    },
   }
 }
 
@@ -344,6 +376,11 @@ async function statement(
       `month: more than ${INVOICE_LIST_LIMIT} documents, too many for one statement`,
     )
   }
+  // A prepaid account pays from its balance; what an operator's release left owed instead is collected here.
+  const owed =
+    environment === 'live' && account.billingMode === 'prepaid'
+      ? await owedOnStatement(deps.db, account.id, range)
+      : undefined
   return {
     accountId: `acc_${account.id}`,
     accountName: account.name,
@@ -352,7 +389,31 @@ async function statement(
     seller: (await readSeller(deps, deps.db)).seller,
     documents,
     totals: statementTotals(documents),
+    ...(owed && owed.lines.length > 0 ? { owed } : {}),
   }
+}
+
+async function owedOnStatement(
+  db: Queryable,
+  accountId: number,
+  range: { from: Date; to: Date },
+): Promise<NonNullable<Statement['owed']>> {
+  const entries = await listInvoiceEntries(db, accountId, range, INVOICE_LIST_LIMIT + 1)
+  if (entries.length > INVOICE_LIST_LIMIT) {
+    throw new ServiceError(
+      'ValidationFailed',
+      `month: more than ${INVOICE_LIST_LIMIT} amounts owed on the invoice, too many for one statement`,
+    )
+  }
+  const lines: StatementOwedLine[] = entries.map((entry) => ({
+    orderId: entry.orderNumber === null ? '' : `ord_${entry.orderNumber}`,
+    chargeId: entry.chargeId,
+    recordedAt: entry.createdAt,
+    currency: entry.currency,
+    // The ledger signs as the account sees its money (a charge negative); owed is the other way round.
+    amountMinor: -entry.amountMinor,
+  }))
+  return { lines, totals: owedTotals(lines) }
 }
 
 async function setSeller(

@@ -1,10 +1,13 @@
 // Lab payables statements (docs/billing.md#lab-payables-statements): once a lab's month is over, the operator
-// issues the lab a self-billing statement of the Live work it shipped that month, at the costs agreed when each
-// shipment was handed over (shipment_costs). One statement per lab and month, numbered gaplessly per lab
-// (SB-<LAB>-000001), its content fixed at issue so its PDF and CSV never change. A month in which the lab shipped
-// no Live work gets no statement (nothing is owed, and no number is used up).
+// issues the lab a self-billing statement of the Live work settled that month (shipped: owed, at the costs agreed
+// when each shipment was handed over (shipment_costs); cancelled or rejected: listed, not owed). One statement per
+// lab and month, numbered gaplessly per lab (SB-<LAB>-000001), its content fixed at issue so its PDF and CSV never
+// change, its issue in the audit trail (`lab.statementIssued`). A month in which nothing of the lab's was settled
+// gets no statement (no number is used up); one with only cancelled or rejected work gets one totalling nothing,
+// so that every hand-off ends on a statement.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
+import type { AuditActor } from '../domain/audit.ts'
 import type { InvoiceSeller } from '../domain/invoices.ts'
 import { parseStatementMonth } from '../domain/invoices.ts'
 import {
@@ -17,11 +20,12 @@ import {
   previousMonthOf,
 } from '../domain/lab-statements.ts'
 import { ServiceError } from '../domain/outcomes.ts'
+import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {
   drawLabStatementSequence,
   findLabStatementOfMonth,
   insertLabStatement,
-  labsWithShippedWork,
+  labsWithSettledWork,
   listLabStatements,
   listSettledCosts,
   lockLabStatementCounter,
@@ -31,10 +35,14 @@ import {
 export interface LabStatementsService {
   /**
    * The lab's statement of `month` (YYYY-MM, UTC, ended): issued now, or the one already issued (`issued` false).
-   * Refuses an unknown lab, a bad or unfinished month, and a month with no shipped Live work.
+   * Refuses an unknown lab, a bad or unfinished month, and a month with no settled Live work. An issue is
+   * audited (`lab.statementIssued`) as `actor`'s; finding the one already issued records nothing.
    */
-  issue(labCode: string, month: string): Promise<{ statement: LabStatementContent; issued: boolean }>
-  /** Issues the previous month's statement of every lab with shipped Live work that has none yet; how many. */
+  issue(labCode: string, month: string, actor: AuditActor): Promise<{ statement: LabStatementContent; issued: boolean }>
+  /**
+   * Issues the previous month's statement of every lab with Live work settled that month (shipped, cancelled or
+   * rejected) that has none yet, audited as printroute's (`system`); how many.
+   */
   issueForPreviousMonth(): Promise<number>
   /** A lab's statements, newest month first. */
   list(labCode: string): Promise<LabStatementSummary[]>
@@ -55,7 +63,11 @@ export interface LabStatementsDeps {
 }
 
 export function createLabStatementsService(deps: LabStatementsDeps): LabStatementsService {
-  async function issue(labCode: string, month: string): Promise<{ statement: LabStatementContent; issued: boolean }> {
+  async function issue(
+    labCode: string,
+    month: string,
+    actor: AuditActor,
+  ): Promise<{ statement: LabStatementContent; issued: boolean }> {
     const lab = deps.labOf(labCode)
     if (!lab) throw new ServiceError('EntityNotFound', `No lab ${labCode} in the catalogue`)
     const range = parseStatementMonth(month)
@@ -76,10 +88,11 @@ export function createLabStatementsService(deps: LabStatementsDeps): LabStatemen
       const already = await findLabStatementOfMonth(tx, labCode, month)
       if (already) return { statement: already, issued: false }
       const rows = await listSettledCosts(tx, labCode, range)
-      if (!rows.some((row) => row.outcome === 'Shipped')) {
+      if (rows.length === 0) {
         throw new ServiceError(
           'ValidationFailed',
-          `month: lab ${labCode} shipped no Live work in ${month}; nothing is owed and no statement is issued`,
+          `month: lab ${labCode} shipped no Live work in ${month} and had none cancelled or rejected; ` +
+            'nothing is settled and no statement is issued',
         )
       }
       const sequence = await drawLabStatementSequence(tx, labCode)
@@ -97,6 +110,24 @@ export function createLabStatementsService(deps: LabStatementsDeps): LabStatemen
         shipmentNumbers: rows.map((row) => row.shipmentNumber),
         content: statement,
       })
+      await appendAuditEvent(
+        tx,
+        {
+          actor,
+          action: 'lab.statementIssued',
+          accountId: null,
+          environment: 'live',
+          target: statement.number,
+          after: {
+            labCode,
+            month,
+            owed: statement.owed.length,
+            notOwed: statement.notOwed.length,
+            totals: statement.totals.map(({ currency, total }) => ({ currency, total })),
+          },
+        },
+        new Date(statement.issuedAt),
+      )
       return { statement, issued: true }
     })
   }
@@ -108,10 +139,10 @@ export function createLabStatementsService(deps: LabStatementsDeps): LabStatemen
       const range = parseStatementMonth(month)
       if (!range) return 0
       let issued = 0
-      for (const labCode of await labsWithShippedWork(deps.db, range)) {
+      for (const labCode of await labsWithSettledWork(deps.db, range)) {
         // A lab no longer in the catalogue keeps its rows for when it is back (or a statement on demand).
         if (!deps.labOf(labCode)) continue
-        if ((await issue(labCode, month)).issued) issued += 1
+        if ((await issue(labCode, month, { kind: 'system' })).issued) issued += 1
       }
       return issued
     },

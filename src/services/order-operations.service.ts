@@ -50,6 +50,14 @@ export interface OrderActionInput {
   version?: string
 }
 
+/** How a release settled what the order owed (null: it owed nothing), and how much, in the order's currency. */
+export interface ReleaseResult {
+  payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+  amount: string | null
+  currency: string | null
+  pauseWindow: boolean
+}
+
 /** A note on an order, as the console's order page shows it. */
 export interface OrderNote {
   id: string
@@ -69,11 +77,12 @@ export interface OrderOperationsService {
   ): Promise<{ chargeId: string; refundChargeId: string; creditNote: string | null; amount: string; currency: string }>
   /** Queues one more download of the asset (every asset whose download failed when none is named). */
   retryDownload(input: OrderActionInput & { assetId?: string }, actor: OrderOperator): Promise<{ assetIds: string[] }>
-  /** Releases an order held for payment (paid from the balance if it now covers it, else waived) or by its pause window. */
-  release(
-    input: OrderActionInput,
-    actor: OrderOperator,
-  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  /**
+   * Releases an order held for payment or by its pause window. A Live prepaid order is paid from the balance if it
+   * now covers what is due, else what is due is recorded as owed on the account's next invoice (`owedOnInvoice`);
+   * a Sandbox order held by its scenario is authorised (`waived`: no money).
+   */
+  release(input: OrderActionInput, actor: OrderOperator): Promise<ReleaseResult>
   addNote(input: { orderId: string; text: string }, actor: OrderOperator): Promise<OrderNote>
   /** The order's notes, oldest first. */
   notes(orderId: string): Promise<OrderNote[]>
@@ -124,6 +133,27 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
       },
       clock.now(),
     )
+  }
+
+  /**
+   * Settles what an order held for payment owes, for a release. A Live prepaid order is paid from the balance first,
+   * as a top-up would; what the balance cannot cover is recorded as owed on the account's next invoice (never
+   * silently written off). A Sandbox order held by its scenario is authorised, as the Sandbox's own control does
+   * (no money). Any other hold (none is made today) is let go without payment.
+   */
+  async function settleHeldPayment(
+    tx: Queryable,
+    order: PipelineOrder,
+  ): Promise<{ payment: NonNullable<ReleaseResult['payment']>; jobs: JobRequest[] }> {
+    const settlement = order.pipeline.billing?.settlement
+    if (settlement === 'sandboxHold')
+      return { payment: 'waived', jobs: deps.billing.authoriseSandboxPayment(order).jobs }
+    if (settlement === 'prepaid') {
+      const paid = await deps.billing.settleFromBalance(tx, order)
+      if (paid.paid) return { payment: 'paidFromBalance', jobs: paid.jobs }
+      return { payment: 'owedOnInvoice', jobs: (await deps.billing.oweOnInvoice(tx, order)).jobs }
+    }
+    return { payment: 'waived', jobs: deps.billing.waivePayment(order).jobs }
   }
 
   /** Applies an operator's change to the locked order (version checked first); refuses an order that is none. */
@@ -268,29 +298,13 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
           onHoldUntil: inPauseWindow ? (order.onHoldUntil?.toISOString() ?? null) : null,
         }
         const jobs: JobRequest[] = []
-        let payment: 'paidFromBalance' | 'waived' | null = null
+        let payment: ReleaseResult['payment'] = null
         let amount: string | null = null
         if (heldForPayment) {
           amount = before.unpaid
-          // A Live prepaid order is paid from the balance first, as a top-up would; what it cannot cover is written
-          // off. A Sandbox order held by its scenario is authorised, as the Sandbox's own control does (no money).
-          const settlement = order.pipeline.billing?.settlement
-          const settled =
-            settlement === 'prepaid'
-              ? await deps.billing.settleFromBalance(tx, order)
-              : settlement === 'sandboxHold'
-                ? deps.billing.authoriseSandboxPayment(order)
-                : { paid: false, jobs: [] }
-          if (settled.paid && settlement === 'sandboxHold') {
-            payment = 'waived'
-            jobs.push(...settled.jobs)
-          } else if (settled.paid) {
-            payment = 'paidFromBalance'
-            jobs.push(...settled.jobs)
-          } else {
-            payment = 'waived'
-            jobs.push(...deps.billing.waivePayment(order).jobs)
-          }
+          const settled = await settleHeldPayment(tx, order)
+          payment = settled.payment
+          jobs.push(...settled.jobs)
         }
         if (inPauseWindow) {
           order.onHoldUntil = now
@@ -299,14 +313,25 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
           jobs.push({ ...start, key: `${start.key}:released` })
         }
         order.document.lastUpdated = now.toISOString()
+        const currency = order.pipeline.billing?.currency ?? null
         await audit(tx, actor, 'order.released', order, before, {
           payment,
           amount,
-          currency: order.pipeline.billing?.currency ?? null,
+          currency,
+          // Where the amount went: the balance's `balance-charge`, or the next invoice's `invoice-charge`.
+          ledgerEntry:
+            payment === 'paidFromBalance' ? 'balance-charge' : payment === 'owedOnInvoice' ? 'invoice-charge' : null,
           pauseWindowEnded: inPauseWindow,
           reason: input.reason,
         })
-        return { changed: true, jobs, payment, amount, pauseWindow: inPauseWindow }
+        return {
+          changed: true,
+          jobs,
+          payment,
+          amount,
+          currency: heldForPayment ? currency : null,
+          pauseWindow: inPauseWindow,
+        }
       })
     },
 

@@ -1,6 +1,7 @@
 // The console and the commands that manage it beside a real `printroute serve` with `--admin-port`: the console on
 // its own port (not on the Live one), an operator made through the admin channel signing in there, and account
-// suspension and operator revocation taking effect in the serving process at the very next request.
+// suspension, operator revocation and the seller (its banner gone) taking effect in the serving process at the very
+// next request.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -74,7 +75,17 @@ describe('printroute serve --admin-port', () => {
     assert.match(cookie, /^printroute_admin_session=/)
     const accounts = await fetch(`${consoleUrl}/admin/accounts`, { headers: { cookie }, redirect: 'manual' })
     assert.equal(accounts.status, 200)
-    assert.match(await accounts.text(), /Demo merchant/)
+    const accountsPage = await accounts.text()
+    assert.match(accountsPage, /Demo merchant/)
+
+    // The seller banner, answered from the serving process's memory, goes once the seller is set through the
+    // admin channel: at the next request, without a restart.
+    assert.match(accountsPage, /data-seller-banner/)
+    const seller = await withData(['invoices', 'seller', '--name', 'Print Co', '--address', '1 High Street'])
+    assert.equal(seller.code, 0, seller.stderr)
+    const afterSeller = await fetch(`${consoleUrl}/admin/accounts`, { headers: { cookie }, redirect: 'manual' })
+    assert.equal(afterSeller.status, 200)
+    assert.doesNotMatch(await afterSeller.text(), /data-seller-banner/)
 
     const revoked = await withData(['operators', 'revoke', '--operator', operatorId])
     assert.equal(revoked.code, 0, revoked.stderr)

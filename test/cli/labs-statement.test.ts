@@ -1,6 +1,7 @@
 // `printroute labs statement` as an operator runs it (docs/admin.md, docs/billing.md#lab-payables-statements): a
 // lab's month of shipped Live work issued as a numbered self-billing statement, written as PDF and CSV; the same
-// month again is the same statement; an unfinished month, a month with nothing shipped and an unknown lab refused.
+// month again is the same statement (issued once, audited once); an unfinished month, a month with nothing settled
+// and an unknown lab refused.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -120,6 +121,15 @@ test('labs statement: issued once per month with its PDF and CSV; refusals name 
     [number, false],
     'the same month is the same statement',
   )
+  // Issued once, audited once: as the command line's, with what the statement holds.
+  const audit = await withData(['audit', 'list', '--action', 'lab.statementIssued', '--json'])
+  assert.equal(audit.code, 0, audit.stderr)
+  const { entries } = JSON.parse(audit.stdout) as { entries: { target: string; actor: unknown }[] }
+  assert.deepEqual(
+    entries.map((entry) => entry.target),
+    [number],
+  )
+  assert.match(JSON.stringify(entries[0]?.actor), /cli/)
 
   for (const [args, message] of [
     [['--lab', lab, '--month', '2025-02'], /shipped no Live work in 2025-02/],

@@ -5,14 +5,18 @@
 // told the order changed, nothing is done twice. Orders put in their states with the pipeline step helper.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { PDFDocument } from 'pdf-lib'
 import type { AuditEntry } from '../../src/domain/audit.ts'
+import { statementCsv } from '../../src/domain/invoices.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../../src/domain/money.ts'
 import { OperatorRefusal } from '../../src/domain/operator-refusal.ts'
+import { listLedger } from '../../src/repositories/billing.repository.ts'
 import { consoleOrderActionsOf } from '../../src/services/operator/console-sections.ts'
 import * as orderActions from '../../src/services/operator/orders.ts'
 import { registerOrdersPages } from '../../src/web/operator/orders.pages.ts'
 import { type AdminPagesHarness, startAdminPages, TEST_OPERATOR } from '../support/admin-pages.ts'
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
+import { documentText } from '../support/pdf-reading.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
@@ -268,27 +272,96 @@ describe(`console order actions (${kind})`, () => {
     assert.deepEqual(nothing, { kind: 'error', text: `${orderId} has no asset whose download failed` })
   })
 
-  test('release: a prepaid order held for payment goes on without it (written off), audited with the amount', async () => {
+  test('release: a prepaid order the balance cannot cover goes on, its charge owed on the next invoice and statement', async () => {
     const prepaid = await t.createAccount({ billingMode: 'prepaid' })
+    const accountNumber = Number(prepaid.id.slice(4))
     const orderId = await place(prepaid)
     await pipelineDriver(t).allocate(orderId)
     await pipelineDriver(t).render(orderId)
     const held = await pipelineDriver(t).state(orderId)
-    const due = held.pipeline.billing?.unpaid as string
-    assert.ok(BigInt(due) > 0n, 'held for payment')
+    const due = BigInt(held.pipeline.billing?.unpaid as string)
+    assert.ok(due > 0n, 'held for payment')
+    const balanceBefore = (await t.app.services.accounts.getAccount(prepaid.id)).balance
+    const page = await pages.request(`/admin/orders/${orderId}`)
+    assert.match(page.body, /else recorded as owed on the account&#39;s next invoice/)
+
     const released = await post(`/admin/orders/${orderId}/release`, {
       reason: 'paid by bank transfer',
       version: await pageVersion(orderId),
     })
     assert.equal(released.kind, 'success', released.text)
-    assert.match(released.text, /^Released without payment: \d+\.\d\d written off\. Its fulfilment goes on now\.$/)
+    const amount = formatMinorAsAmount(due)
+    assert.equal(
+      released.text,
+      `The balance did not cover it: ${amount} GBP recorded as owed on the account's next invoice (ledger: invoice-charge; the balance is unchanged). Its fulfilment goes on now.`,
+    )
     const after = await pipelineDriver(t).state(orderId)
     assert.equal(after.pipeline.billing?.unpaid, '0')
+    assert.equal(after.pipeline.billing?.owedOnInvoice, String(due))
     assert.ok(!after.document.status.issues.some((issue) => issue.errorCode === 'RequiresPaymentAuthorisation'))
     assert.equal(after.document.status.details.inProduction, 'InProgress', 'handed on to its labs')
+    assert.equal((await t.app.services.accounts.getAccount(prepaid.id)).balance, balanceBefore, 'the balance unchanged')
+
+    // The ledger records it as owed: an invoice-charge of the amount, the balance after it unchanged.
+    const ledger = await listLedger(t.database.db, accountNumber)
+    const owedEntries = ledger.filter((entry) => entry.entry === 'invoice-charge')
+    assert.equal(owedEntries.length, 1)
+    assert.equal(owedEntries[0]?.amountMinor, -due)
+    assert.equal(owedEntries[0]?.orderNumber, Number(orderId.slice(4)))
+    assert.equal(formatMinorAsAmount(owedEntries[0]?.balanceAfterMinor ?? -1n), balanceBefore)
+
+    // The audit entry keeps the amount and where it went.
     const entry = await entryFor('order.released', orderId)
-    assert.equal((entry.after as { payment: string }).payment, 'waived')
-    assert.equal(minor((entry.before as { unpaid: string }).unpaid), BigInt(due))
+    assert.equal(minor((entry.before as { unpaid: string }).unpaid), due)
+    assert.deepEqual(entry.after, {
+      payment: 'owedOnInvoice',
+      amount,
+      currency: 'GBP',
+      ledgerEntry: 'invoice-charge',
+      pauseWindowEnded: false,
+      reason: 'paid by bank transfer',
+    })
+
+    // A refund on it afterwards is taken off what is owed, never paid into a balance that never received it.
+    const refunded = await post(`/admin/orders/${orderId}/refund`, {
+      amount: '1.00',
+      reason: 'goodwill',
+      version: await pageVersion(orderId),
+    })
+    assert.equal(refunded.kind, 'success', refunded.text)
+    assert.equal((await t.app.services.accounts.getAccount(prepaid.id)).balance, balanceBefore)
+    const refundEntries = (await listLedger(t.database.db, accountNumber)).filter(
+      (row) => row.entry === 'invoice-refund' || row.entry === 'balance-refund',
+    )
+    assert.deepEqual(
+      refundEntries.map((row) => [row.entry, row.amountMinor]),
+      [['invoice-refund', 100n]],
+    )
+
+    // The month's statement collects it: its Owed lines and total, in the CSV and the PDF.
+    const month = t.clock.now().toISOString().slice(0, 7)
+    const statement = await t.app.services.invoices.statement(accountNumber, 'live', month)
+    assert.deepEqual(
+      statement.owed?.lines.map((line) => [line.orderId, line.chargeId === null, line.amountMinor]),
+      [
+        [orderId, true, due],
+        [orderId, false, -100n],
+      ],
+    )
+    assert.deepEqual(statement.owed?.totals, [{ currency: 'GBP', amount: formatMinorAsAmount(due - 100n) }])
+    const csv = statementCsv(statement).split('\r\n')
+    assert.ok(
+      csv.some((line) => line.startsWith(`,Owed,`) && line.includes(`,${orderId},,GBP,${amount},`)),
+      csv.join('\n'),
+    )
+    assert.ok(csv.includes(`Owed total,,,,,GBP,${formatMinorAsAmount(due - 100n)},`), csv.join('\n'))
+    const text = documentText(await PDFDocument.load(await t.app.services.invoices.statementPdf(statement)))
+    assert.match(text, /Owed on this statement/)
+    assert.ok(text.includes(formatMinorAsAmount(due - 100n)), 'the amount to collect')
+    // An invoice account's statement is all owed already: no such section.
+    const invoiceAccount = await t.app.services.invoices.statement(Number(t.account.id.slice(4)), 'live', month)
+    assert.equal(invoiceAccount.owed, undefined)
+
     const again = await post(`/admin/orders/${orderId}/release`, { reason: 'again', version: '' })
     assert.deepEqual(again, {
       kind: 'error',

@@ -278,7 +278,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       shippedAt,
     ])
     const month = shippedAt.toISOString().slice(0, 7)
-    return (await t.app.services.labStatements.issue(labCode, month)).statement.number
+    return (await t.app.services.labStatements.issue(labCode, month, TEST_ACTOR)).statement.number
   }
 
   /** A webhook endpoint of the test account's Sandbox that was disabled and is enabled again (redeliver-missed). */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { PDFDocument } from 'pdf-lib'
 import { parseAmountToMinor } from '../../src/domain/money.ts'
+import { insertShipmentCost, settleShipmentCosts } from '../../src/repositories/shipment-costs.repository.ts'
 import { consoleLabsOf } from '../../src/services/operator/console-sections.ts'
 import { registerLabsPages } from '../../src/web/operator/labs.pages.ts'
 import { startAdminPages } from '../support/admin-pages.ts'
@@ -227,16 +228,16 @@ describe('shipment costs and lab statements', () => {
 
   test('statements: per lab and month, gapless per lab, shipped Live work only, served to its own lab', async () => {
     const statements = t.app.services.labStatements
-    await assert.rejects(statements.issue(phoneLab, '2026-03'), /has not ended/)
+    await assert.rejects(statements.issue(phoneLab, '2026-03', TEST_ACTOR), /has not ended/)
     t.clock.advanceSeconds(31 * DAY)
-    await assert.rejects(statements.issue(phoneLab, '2026-02'), /shipped no Live work/)
-    await assert.rejects(statements.issue('nolab', '2026-03'), /No lab nolab/)
+    await assert.rejects(statements.issue(phoneLab, '2026-02', TEST_ACTOR), /shipped no Live work/)
+    await assert.rejects(statements.issue('nolab', '2026-03', TEST_ACTOR), /No lab nolab/)
 
-    const first = await statements.issue(phoneLab, '2026-03')
+    const first = await statements.issue(phoneLab, '2026-03', TEST_ACTOR)
     assert.equal(first.issued, true)
     assert.equal(first.statement.number, `SB-${phoneLab.toUpperCase()}-000001`)
     // Twice for the same month: the same statement, no new number.
-    const again = await statements.issue(phoneLab, '2026-03')
+    const again = await statements.issue(phoneLab, '2026-03', TEST_ACTOR)
     assert.deepEqual([again.issued, again.statement], [false, first.statement])
     // The cancelled job is listed as not owed; no Sandbox work anywhere.
     assert.ok(first.statement.notOwed.some((line) => line.shipmentId === cancelledShipment))
@@ -259,9 +260,18 @@ describe('shipment costs and lab statements', () => {
     assert.equal(total.jobs, Number(settled[0].n))
     assert.equal(parseAmountToMinor(total.total), BigInt(settled[0].production) + BigInt(settled[0].shipping))
 
-    // The month job issues every other lab's statement of the month, once.
+    // The month job issues every other lab's statement of the month, once, each audited once as printroute's.
     assert.ok((await statements.issueForPreviousMonth()) >= 1)
     assert.equal(await statements.issueForPreviousMonth(), 0)
+    const byJob = await t.database.db.query<{ target: string; actorKind: string }>(
+      `SELECT target, actor_kind AS "actorKind" FROM audit_events WHERE action = 'lab.statementIssued'
+       ORDER BY target`,
+    )
+    assert.equal(new Set(byJob.map((entry) => entry.target)).size, byJob.length, 'one entry per statement')
+    assert.deepEqual(
+      byJob.filter((entry) => entry.target !== first.statement.number).map((entry) => entry.actorKind),
+      byJob.filter((entry) => entry.target !== first.statement.number).map(() => 'system'),
+    )
     const otherLabs = await t.database.db.query<{ labCode: string; number: string }>(
       `SELECT lab_code AS "labCode", number FROM lab_statements WHERE lab_code <> $1 ORDER BY lab_code`,
       [phoneLab],
@@ -273,7 +283,7 @@ describe('shipment costs and lab statements', () => {
     const april = await submitted('live', phoneCases(1))
     await april.drive.ship(april.orderId)
     t.clock.advanceSeconds(30 * DAY)
-    const second = await statements.issue(phoneLab, '2026-04')
+    const second = await statements.issue(phoneLab, '2026-04', TEST_ACTOR)
     assert.equal(second.statement.number, `SB-${phoneLab.toUpperCase()}-000002`)
     assert.deepEqual(
       second.statement.owed.map((line) => line.orderId),
@@ -341,6 +351,45 @@ describe('shipment costs and lab statements', () => {
       const early = await pages.request(`/admin/labs/${labCode}/statements`, { month: '2099-01' })
       assert.equal(early.status, 400)
       assert.match(early.body, /has not ended yet/)
+
+      // February, in which the lab only had a job cancelled: the console issues it, audited once as the operator's.
+      const [source] = await t.database.db.query<{ orderId: string; accountId: string }>(
+        'SELECT order_id::text AS "orderId", account_id::text AS "accountId" FROM shipment_costs WHERE shipment_id = $1',
+        [cancelledShipment.replace('shp_', '')],
+      )
+      assert.ok(source)
+      await t.database.db.transaction(async (tx) => {
+        await insertShipmentCost(tx, {
+          handoffKey: `shp_900001:Original:${labCode}`,
+          shipmentNumber: 900001,
+          orderNumber: Number(source.orderId),
+          accountId: Number(source.accountId),
+          environment: 'live',
+          labCode,
+          kind: 'Original',
+          handedAt: new Date('2026-02-10T10:00:00Z'),
+          catalogueVersion: null,
+          labCurrency: 'GBP',
+          productionCostMinor: 700n,
+          shippingCostMinor: 300n,
+          priceCurrency: 'GBP',
+          priceItemsMinor: 700n,
+          priceShippingMinor: 300n,
+          costInPriceCurrencyMinor: 1000n,
+        })
+        await settleShipmentCosts(tx, 900001, 'Cancelled', new Date('2026-02-11T10:00:00Z'))
+      })
+      const february = await pages.request(`/admin/labs/${labCode}/statements`, { month: '2026-02' })
+      assert.equal(february.status, 303)
+      const februaryNumber = `SB-${labCode.toUpperCase()}-000003`
+      assert.match(String(february.notice), new RegExp(`Issued statement ${februaryNumber} for 2026-02`))
+      await pages.request(`/admin/labs/${labCode}/statements`, { month: '2026-02' })
+      const entries = await t.database.db.query<{ actorKind: string; actor: string }>(
+        `SELECT actor_kind AS "actorKind", actor FROM audit_events
+         WHERE action = 'lab.statementIssued' AND target = $1`,
+        [februaryNumber],
+      )
+      assert.deepEqual(entries, [{ actorKind: 'operator', actor: 'opr_1' }])
     } finally {
       await pages.close()
     }

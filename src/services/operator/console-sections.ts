@@ -197,9 +197,9 @@ export function consoleLabsOf(
   const deps = (actor: AuditActor) => ({ labs: service, actor })
   return {
     listStatements: (labCode) => labs.listLabStatements({ labStatements: statements }, { lab: labCode }),
-    issueStatement: async (labCode, month) => {
+    issueStatement: async (labCode, month, actor) => {
       try {
-        const made = await labs.labStatement({ labStatements: statements }, { lab: labCode, month })
+        const made = await labs.labStatement({ labStatements: statements, actor }, { lab: labCode, month })
         return { number: made.statement.number, issued: made.issued }
       } catch (error) {
         if (error instanceof ServiceError) return { refused: error.message }

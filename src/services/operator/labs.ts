@@ -74,14 +74,14 @@ export async function showLabPush(
 export type LabStatementsDeps = Pick<OperatorContext, 'labStatements'>
 
 /**
- * A lab's payables statement of a month (docs/billing.md#lab-payables-statements): issued now, or the one already
- * issued; its PDF and CSV, drawn from its fixed content.
+ * A lab's payables statement of a month (docs/billing.md#lab-payables-statements): issued now (audited as the
+ * actor's), or the one already issued; its PDF and CSV, drawn from its fixed content.
  */
 export async function labStatement(
-  deps: LabStatementsDeps,
+  deps: Pick<OperatorContext, 'labStatements' | 'actor'>,
   input: { lab: string; month: string },
 ): Promise<{ statement: LabStatementContent; issued: boolean; pdf: Uint8Array; csv: string }> {
-  const { statement, issued } = await deps.labStatements.issue(input.lab, input.month)
+  const { statement, issued } = await deps.labStatements.issue(input.lab, input.month, deps.actor)
   return { statement, issued, pdf: await deps.labStatements.pdf(statement), csv: deps.labStatements.csv(statement) }
 }
 

@@ -176,9 +176,12 @@ export interface OperatorService {
   /** Queues one more download of an asset whose download failed (`asset`, else every such asset). */
   retryDownload(input: OrderActionRequest & { asset?: string }): Promise<{ assetIds: string[] }>
   /** Releases an order held for payment or in its pause window. */
-  releaseOrder(
-    input: OrderActionRequest,
-  ): Promise<{ payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }>
+  releaseOrder(input: OrderActionRequest): Promise<{
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    amount: string | null
+    currency: string | null
+    pauseWindow: boolean
+  }>
   /** Adds a note to an order. */
   addOrderNote(input: { order: string; text: string }): Promise<OrderNote>
 }

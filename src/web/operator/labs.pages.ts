@@ -161,7 +161,7 @@ function labStatementsCard(labCode: string, statements: LabStatementSummary[], c
 <h2 id="lab-statements-heading">Statements</h2>
 <p class="muted">Self-billing statements of what the lab is owed: the Live jobs it shipped in a month at the costs agreed
 when each was handed over, issued on the lab's behalf. The month's statement is issued on the 1st of the next; a month
-with nothing shipped has none.</p>
+with nothing shipped, cancelled or rejected has none, and one with only cancelled or rejected work owes nothing.</p>
 <form method="post" action="${labPath(labCode, '/statements')}" class="inline-form">${csrfField(csrfToken)}
 <div class="field"><label for="statement-month">Month (YYYY-MM, UTC)</label>
 <input id="statement-month" name="month" required pattern="[0-9]{4}-[0-9]{2}" value="${lastMonth(new Date())}"></div>
@@ -270,7 +270,7 @@ ${labStatementsCard(lab.code, statements, csrfToken)}`,
     pages.post<{ Params: { labCode: string }; Body: Form }>('/labs/:labCode/statements', async (request, reply) => {
       const { labCode } = request.params
       const month = field(request.body, 'month').trim()
-      const result = await deps.issueStatement(labCode, month)
+      const result = await deps.issueStatement(labCode, month, operatorOf(request))
       if ('refused' in result) {
         return sendLab(request, reply, labCode, { status: 400, notice: { kind: 'error', text: result.refused } })
       }

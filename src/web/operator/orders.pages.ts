@@ -280,7 +280,7 @@ ${reasonField('retry-reason')}<button type="submit">Download again</button>`,
       .filter(Boolean)
       .join(' and ')
     forms.push(html`<section aria-labelledby="release-heading"><h3 id="release-heading">Release</h3>
-<p class="muted small">The order is ${what}. Releasing starts its fulfilment now${held.payment ? ': what it owes is paid from the balance if that covers it, else written off' : ''}.</p>
+<p class="muted small">The order is ${what}. Releasing starts its fulfilment now${held.payment ? ": what it owes is paid from the prepaid balance if that covers it, else recorded as owed on the account's next invoice (the balance unchanged); a Sandbox order's payment is authorised" : ''}.</p>
 ${actionForm(id, 'release', csrfToken, version, html`${reasonField('release-reason')}<button type="submit">Release the order</button>`)}</section>`)
   }
   return html`<section class="card" aria-labelledby="order-actions-heading"><h2 id="order-actions-heading">Act on this order</h2>
@@ -314,13 +314,20 @@ const SUCCESS_WORDS = {
   refund: (result: { amount: string; currency: string; chargeId: string; creditNote: string | null }) =>
     `Refunded ${result.amount} ${result.currency} of ${result.chargeId}${result.creditNote ? ` (credit note ${result.creditNote})` : ''}.`,
   retry: (result: { assetIds: string[] }) => `Queued another download of ${result.assetIds.join(', ')}.`,
-  release: (result: { payment: 'paidFromBalance' | 'waived' | null; amount: string | null; pauseWindow: boolean }) =>
+  release: (result: {
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    amount: string | null
+    currency: string | null
+    pauseWindow: boolean
+  }) =>
     [
       result.payment === 'paidFromBalance'
-        ? `Paid ${result.amount} from the balance.`
-        : result.payment === 'waived'
-          ? `Released without payment: ${result.amount} written off.`
-          : '',
+        ? `Paid ${result.amount} ${result.currency} from the balance.`
+        : result.payment === 'owedOnInvoice'
+          ? `The balance did not cover it: ${result.amount} ${result.currency} recorded as owed on the account's next invoice (ledger: invoice-charge; the balance is unchanged).`
+          : result.payment === 'waived'
+            ? 'Sandbox payment authorised (no money moves).'
+            : '',
       result.pauseWindow ? 'Ended its pause window.' : '',
       'Its fulfilment goes on now.',
     ]
