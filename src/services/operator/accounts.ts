@@ -206,7 +206,8 @@ export async function editAccount(
   if (parseId('acc', input.account) === undefined) {
     throw new OperatorRefusal({ field: 'account', reason: 'not-an-id' }, input.account)
   }
-  const version = input.expectedVersion === undefined ? undefined : Number(input.expectedVersion)
+  const givenVersion = input.expectedVersion
+  const version = givenVersion === undefined || givenVersion === '' ? undefined : Number(givenVersion)
   if (version !== undefined && !Number.isSafeInteger(version)) {
     throw new OperatorRefusal({ field: 'version', reason: 'not-a-version' }, String(input.expectedVersion))
   }
@@ -226,7 +227,12 @@ export async function editAccount(
       throw new OperatorRefusal({ field: 'creditLimit', reason: 'not-an-amount' }, input.creditLimit)
     edit.creditLimitMinor = limit
   }
-  if (input.priceList !== undefined) edit.priceList = await priceListOf(deps, input.priceList)
+  if (input.priceList !== undefined) {
+    // The list the account has stays valid for it even when the active catalogue no longer has it (a form shows it).
+    const current = (await deps.accounts.getAccount(input.account).catch(() => undefined))?.priceList ?? null
+    const given = input.priceList.trim()
+    if (given !== (current ?? DEFAULT_PRICE_LIST)) edit.priceList = await priceListOf(deps, input.priceList)
+  }
   return deps.accounts.editAccount(input.account, edit, version, deps.actor)
 }
 
