@@ -64,23 +64,28 @@ export function registerAccountCommands(program: Command): void {
     },
   )
 
-  dataCommand(
-    accounts,
-    'accounts list',
-    { summary: 'list accounts', options: [['--json', 'print the accounts as JSON']] },
-    async (values, settings) => {
-      const found = await runDataOperation(settings(), 'listAccounts', undefined)
-      if (values.json) return printJson(found)
-      for (const account of found) {
-        print(
-          `${account.id}\t${account.name}\t${account.billingCurrency}\t${account.billingMode}` +
-            `${account.billingMode === 'prepaid' ? ` balance ${account.balance}` : ''}` +
-            `\tpause ${account.pauseWindowSeconds}s` +
-            `\tsandbox ${account.callbackUrls.sandbox ?? '-'}\tlive ${account.callbackUrls.live ?? '-'}`,
-        )
-      }
-    },
-  )
+  registerListCommand()
+
+  /** accounts list. */
+  function registerListCommand(): void {
+    dataCommand(
+      accounts,
+      'accounts list',
+      { summary: 'list accounts', options: [['--json', 'print the accounts as JSON']] },
+      async (values, settings) => {
+        const found = await runDataOperation(settings(), 'listAccounts', undefined)
+        if (values.json) return printJson(found)
+        for (const account of found) {
+          print(
+            `${account.id}\t${account.name}\t${account.billingCurrency}\t${account.billingMode}` +
+              `${account.billingMode === 'prepaid' ? ` balance ${account.balance}` : ''}` +
+              `\tpause ${account.pauseWindowSeconds}s` +
+              `\tsandbox ${account.callbackUrls.sandbox ?? '-'}\tlive ${account.callbackUrls.live ?? '-'}`,
+          )
+        }
+      },
+    )
+  }
 
   registerUpdateCommand()
 
