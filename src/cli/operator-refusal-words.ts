@@ -19,6 +19,8 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
       return `No account ${refusal.value}`
     case 'list':
       return `--list: ${unknownPriceList(refusal.value, refusal.choices)}`
+    case 'priceList':
+      return `--price-list: ${unknownPriceList(refusal.value, refusal.choices)}`
     case 'amount':
       return refusal.reason === 'more-than-refundable'
         ? `--amount: at most ${refusal.limit ?? '0.00'} can be refunded, got "${refusal.value}"`

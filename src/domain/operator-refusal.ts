@@ -70,6 +70,8 @@ export type OperatorRefusalKind =
   | { field: 'creditLimit'; reason: 'not-an-amount' }
   /** A prepaid account has no credit: a limit applies to invoice accounts only. */
   | { field: 'creditLimit'; reason: 'prepaid' }
+  /** An edit's price list (domain/credit-limits.ts): the active catalogue has no list of this name; `choices` are its lists. */
+  | { field: 'priceList'; reason: 'unknown-price-list' }
   /** The version given is not a whole number. */
   | { field: 'version'; reason: 'not-a-version' }
 

@@ -82,7 +82,7 @@ test('accounts edit changes the fields given, audited and versioned; refusals na
     [['--billing-mode', 'credit'], /--billing-mode: "credit" is not a billing mode \(invoice or prepaid\)/],
     [['--credit-limit', '-5'], /--credit-limit: "-5" is not a credit limit/],
     [['--currency', 'XXX'], /--currency: the catalogue has no exchange rate for XXX/],
-    [['--price-list', 'gold'], /--list: The active catalogue has no price list "gold"/],
+    [['--price-list', 'gold'], /--price-list: The active catalogue has no price list "gold"/],
     [['--name', ' '], /--name: the account name must not be empty/],
     [['--billing-mode', 'prepaid', '--credit-limit', '10'], /--credit-limit: .* is prepaid: a credit limit applies/],
     [[], /nothing to change/],

@@ -245,7 +245,7 @@ async function priceListOf(
   if (name.toLowerCase() === DEFAULT_PRICE_LIST) return null
   const lists = (await deps.catalogueVersions.activeCatalogue()).priceLists
   if (lists.find(name) === undefined) {
-    throw new OperatorRefusal({ field: 'list', reason: 'unknown-price-list' }, given, { choices: lists.names })
+    throw new OperatorRefusal({ field: 'priceList', reason: 'unknown-price-list' }, given, { choices: lists.names })
   }
   return name
 }

@@ -15,6 +15,7 @@ export function refusalInConsoleWords(refusal: OperatorRefusal): string {
     case 'account':
       return accountRefusal(refusal)
     case 'list':
+    case 'priceList':
       return `Price list: ${unknownPriceList(refusal.value, refusal.choices)}`
     case 'amount':
       return refusal.reason === 'more-than-refundable'
