@@ -48,6 +48,7 @@ const DATA_COMMANDS = [
   'accounts suspend',
   'accounts reactivate',
   'accounts set-price-list',
+  'accounts edit',
   'keys create',
   'keys list',
   'keys revoke',

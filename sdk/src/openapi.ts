@@ -1163,6 +1163,7 @@ export interface components {
             openAmount: components["schemas"]["Money"] | null;
             /** @description The catalogue price list the account buys on; null: the catalogue's default. */
             priceList: string | null;
+            creditLimit: components["schemas"]["Money"] | null;
         };
         /** AccountBillingResponse */
         AccountBillingResponse: {

@@ -64,23 +64,28 @@ export function registerAccountCommands(program: Command): void {
     },
   )
 
-  dataCommand(
-    accounts,
-    'accounts list',
-    { summary: 'list accounts', options: [['--json', 'print the accounts as JSON']] },
-    async (values, settings) => {
-      const found = await runDataOperation(settings(), 'listAccounts', undefined)
-      if (values.json) return printJson(found)
-      for (const account of found) {
-        print(
-          `${account.id}\t${account.name}\t${account.billingCurrency}\t${account.billingMode}` +
-            `${account.billingMode === 'prepaid' ? ` balance ${account.balance}` : ''}` +
-            `\tpause ${account.pauseWindowSeconds}s` +
-            `\tsandbox ${account.callbackUrls.sandbox ?? '-'}\tlive ${account.callbackUrls.live ?? '-'}`,
-        )
-      }
-    },
-  )
+  registerListCommand()
+
+  /** accounts list. */
+  function registerListCommand(): void {
+    dataCommand(
+      accounts,
+      'accounts list',
+      { summary: 'list accounts', options: [['--json', 'print the accounts as JSON']] },
+      async (values, settings) => {
+        const found = await runDataOperation(settings(), 'listAccounts', undefined)
+        if (values.json) return printJson(found)
+        for (const account of found) {
+          print(
+            `${account.id}\t${account.name}\t${account.billingCurrency}\t${account.billingMode}` +
+              `${account.billingMode === 'prepaid' ? ` balance ${account.balance}` : ''}` +
+              `\tpause ${account.pauseWindowSeconds}s` +
+              `\tsandbox ${account.callbackUrls.sandbox ?? '-'}\tlive ${account.callbackUrls.live ?? '-'}`,
+          )
+        }
+      },
+    )
+  }
 
   registerUpdateCommand()
 
@@ -297,6 +302,72 @@ export function registerAccountCommands(program: Command): void {
   registerSuspensionCommands()
 
   registerPriceListCommand()
+
+  registerEditCommand()
+
+  /** accounts edit: the account's name, billing and credit limit. */
+  function registerEditCommand(): void {
+    dataCommand(
+      accounts,
+      'accounts edit',
+      {
+        summary: "change an account's name, billing mode, billing currency, price list or credit limit",
+        description:
+          'Changes the fields given; the others stay as they are (docs/admin.md#editing-an-account). The currency ' +
+          'cannot change while the account has a prepaid balance, owes on Live invoices or has Live orders in ' +
+          'progress billed in it; prepaid to invoice waits until the balance is used or refunded; invoice to prepaid ' +
+          'removes the credit limit. A credit limit (invoice accounts) holds Live orders that would take what the ' +
+          'account owes above it until they are paid or released (docs/billing.md#credit-limits). With ' +
+          '--expect-version the edit is refused if another edit came first. Recorded in the audit trail. Works ' +
+          'while serve runs.',
+        options: [
+          ['--account <ID>', 'the account (acc_...)'],
+          ['--name <NAME>', 'the account name'],
+          ['--billing-mode <MODE>', 'invoice or prepaid'],
+          ['--currency <CODE>', 'billing currency; the catalogue must have a rate for it'],
+          ['--price-list <NAME>', 'a price list of the active catalogue, or default'],
+          ['--credit-limit <AMOUNT>', 'the most an invoice account may owe, e.g. 500.00 (0 allowed); none removes it'],
+          [
+            '--expect-version <N>',
+            'refuse the edit unless the account is still at this version (accounts list --json)',
+          ],
+          ['--json', 'print the account as JSON, with its version and openAmount'],
+        ],
+      },
+      async (values, settings) => {
+        const account = requireText(values.account, '--account')
+        const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
+        const input = {
+          account,
+          ...(text(values.name) !== undefined ? { name: text(values.name) } : {}),
+          ...(text(values.billingMode) !== undefined ? { billingMode: text(values.billingMode) } : {}),
+          ...(text(values.currency) !== undefined ? { billingCurrency: text(values.currency) } : {}),
+          ...(text(values.priceList) !== undefined ? { priceList: text(values.priceList) } : {}),
+          ...(text(values.creditLimit) !== undefined ? { creditLimit: text(values.creditLimit) } : {}),
+        }
+        if (Object.keys(input).length === 1) {
+          throw new UsageError(
+            'nothing to change: give --name, --billing-mode, --currency, --price-list or --credit-limit',
+          )
+        }
+        const version = text(values.expectVersion)
+        const result = await runDataOperation(settings(), 'editAccount', {
+          ...input,
+          ...(version !== undefined ? { expectedVersion: version } : {}),
+        })
+        if (values.json) return printJson(result)
+        print(
+          [
+            `account ${result.id} (${result.name}), version ${result.version}`,
+            `billing:      ${result.billingMode} in ${result.billingCurrency}`,
+            `price list:   ${result.priceList ?? 'default'}`,
+            `credit limit: ${result.creditLimit ? `${result.creditLimit} ${result.billingCurrency}` : 'none'}`,
+            ...(result.openAmount !== null ? [`owed:         ${result.openAmount} ${result.billingCurrency}`] : []),
+          ].join('\n'),
+        )
+      },
+    )
+  }
 
   /** accounts set-price-list. */
   function registerPriceListCommand(): void {

@@ -1,6 +1,7 @@
 // The command line's words for an operator action's refusal (domain/operator-refusal.ts): the flag that was wrong
 // and what it takes. The console words the same refusals its own way (web/operator/refusal-words.ts).
 import {
+  accountEditRefusalWords,
   type OperatorRefusal,
   ORDER_ACTION_REASON_MAX_LENGTH,
   ORDER_NOTE_MAX_LENGTH,
@@ -14,9 +15,12 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
     case 'account':
       if (refusal.reason === 'not-an-id') return `"${refusal.value}" is not an account ID (expected acc_<number>)`
       if (refusal.reason === 'not-prepaid') return onlyPrepaidAccountsHaveABalance(refusal.value)
+      if (refusal.reason === 'changed') return accountEditRefusalWords(refusal)
       return `No account ${refusal.value}`
     case 'list':
       return `--list: ${unknownPriceList(refusal.value, refusal.choices)}`
+    case 'priceList':
+      return `--price-list: ${unknownPriceList(refusal.value, refusal.choices)}`
     case 'amount':
       return refusal.reason === 'more-than-refundable'
         ? `--amount: at most ${refusal.limit ?? '0.00'} can be refunded, got "${refusal.value}"`
@@ -37,5 +41,20 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
       return refusal.reason === 'missing'
         ? 'the note is required (--reason TEXT)'
         : `the note must be at most ${ORDER_NOTE_MAX_LENGTH} characters`
+    case 'name':
+    case 'billingMode':
+    case 'currency':
+    case 'creditLimit':
+    case 'version':
+      return `${EDIT_FLAGS[refusal.field]}: ${accountEditRefusalWords(refusal)}`
   }
 }
+
+/** The flag of each field of `accounts edit`. */
+const EDIT_FLAGS = {
+  name: '--name',
+  billingMode: '--billing-mode',
+  currency: '--currency',
+  creditLimit: '--credit-limit',
+  version: '--expect-version',
+} as const

@@ -109,6 +109,10 @@ export function registerOrderActionCommands(orders: Command): void {
           ? `the balance did not cover it: ${result.amount} ${result.currency} recorded as owed on the account's next ` +
             'invoice (ledger: invoice-charge; the balance is unchanged)'
           : '',
+        result.payment === 'onCredit'
+          ? `let go on credit: its ${result.amount} ${result.currency} stays owed on the account's invoices ` +
+            '(above its credit limit)'
+          : '',
         result.payment === 'waived' ? 'Sandbox payment authorised (no money moves)' : '',
         result.pauseWindow ? 'pause window ended' : '',
       ]

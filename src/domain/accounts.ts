@@ -21,6 +21,13 @@ export interface Account {
   suspendedReason: string | null
   /** The price list its orders and quotes are priced on (docs/billing.md#price-lists); null: the default list. */
   priceList?: string | null
+  /**
+   * Invoice accounts: the most the account may owe before its Live orders wait for payment, a decimal amount in the
+   * billing currency (docs/billing.md#credit-limits); null: no limit.
+   */
+  creditLimit?: string | null
+  /** Raised by every edit of the account (docs/admin.md#editing-an-account): an edit names the version it read. */
+  version?: number
 }
 
 /** A key as listings show it: never the key or its hash. */

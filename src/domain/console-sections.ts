@@ -60,6 +60,24 @@ export interface ConsoleAccounts {
   priceLists(): Promise<{ names: string[]; defaultList: string | null }>
   /** Sets the account's price list: a list of the active catalogue, or `default`. */
   setPriceList(accountId: string, list: string, actor: AuditActor): Promise<Account>
+  /**
+   * Edits the account's name, billing mode, currency, price list and credit limit, as `printroute accounts edit` does
+   * (docs/admin.md#editing-an-account); a refusal is an OperatorRefusal, which the page words.
+   */
+  editAccount(
+    accountId: string,
+    edit: {
+      name: string
+      billingMode: string
+      billingCurrency: string
+      priceList: string
+      creditLimit: string
+      expectedVersion: string
+    },
+    actor: AuditActor,
+  ): Promise<Account>
+  /** What an invoice account owes on its Live invoices (its billing currency); null for a prepaid account. */
+  openAmount(accountId: string): Promise<string | null>
   /** The account's latest money movements, newest first, at most `limit`. */
   recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
   /** Each environment's settings as `printroute accounts update` shows and changes them. */
@@ -322,7 +340,7 @@ export interface ConsoleOrderActions {
     form: ConsoleOrderActionForm,
     actor: AuditActor,
   ): Promise<{
-    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'onCredit' | 'waived' | null
     amount: string | null
     currency: string | null
     pauseWindow: boolean

@@ -44,6 +44,36 @@ export type OperatorRefusalKind =
   /** A note's text is required, at most 2000 characters. */
   | { field: 'note'; reason: 'missing' }
   | { field: 'note'; reason: 'too-long' }
+  /**
+   * The account changed since the operator read it (another operator's edit came first): nothing was changed; read
+   * it again. `value` is the account's ID.
+   */
+  | { field: 'account'; reason: 'changed' }
+  /** An account's name is required, at most ACCOUNT_NAME_MAX_LENGTH characters. */
+  | { field: 'name'; reason: 'missing' }
+  | { field: 'name'; reason: 'too-long' }
+  /** A billing mode is `invoice` or `prepaid`. */
+  | { field: 'billingMode'; reason: 'not-a-mode' }
+  /** Prepaid to invoice with a balance left: refund or use it first (`limit`: the balance). */
+  | { field: 'billingMode'; reason: 'balance-left' }
+  /** Not a three-letter currency code. */
+  | { field: 'currency'; reason: 'not-a-currency' }
+  /** The catalogue has no exchange rate for the currency, so nothing can be billed in it. */
+  | { field: 'currency'; reason: 'no-rate' }
+  /** The currency cannot change while the prepaid balance is not zero (`limit`: the balance). */
+  | { field: 'currency'; reason: 'balance-left' }
+  /** ... nor while Live invoices are open in the current currency (`limit`: the open amount). */
+  | { field: 'currency'; reason: 'open-amount' }
+  /** ... nor while Live orders billed in the current currency are in progress (`limit`: how many). */
+  | { field: 'currency'; reason: 'orders-in-progress' }
+  /** A credit limit is an amount such as 500.00 (0 allowed), or none. */
+  | { field: 'creditLimit'; reason: 'not-an-amount' }
+  /** A prepaid account has no credit: a limit applies to invoice accounts only. */
+  | { field: 'creditLimit'; reason: 'prepaid' }
+  /** An edit's price list (domain/credit-limits.ts): the active catalogue has no list of this name; `choices` are its lists. */
+  | { field: 'priceList'; reason: 'unknown-price-list' }
+  /** The version given is not a whole number. */
+  | { field: 'version'; reason: 'not-a-version' }
 
 export type OperatorRefusalField = OperatorRefusalKind['field']
 export type OperatorRefusalReason = OperatorRefusalKind['reason']
@@ -78,6 +108,53 @@ export function onlyPrepaidAccountsHaveABalance(accountId: string): string {
 export function unknownPriceList(name: string, choices: readonly string[]): string {
   const lists = choices.length === 0 ? 'it has none' : `its lists: ${choices.join(', ')}`
   return `The active catalogue has no price list "${name}" (${lists}), or give "default" for its default list`
+}
+
+/**
+ * Why an edit of an account refuses, for the refusals both front ends word alike (the field's name aside, which each
+ * front end puts first: the flag, or the form's label).
+ */
+export function accountEditRefusalWords(refusal: OperatorRefusal): string {
+  const open = refusal.limit ?? ''
+  switch (`${refusal.field}:${refusal.reason}`) {
+    case 'account:changed':
+      return (
+        `${refusal.value} changed since it was read (another operator edited it first): nothing was changed; ` +
+        'read the account again and decide'
+      )
+    case 'name:missing':
+      return 'the account name must not be empty'
+    case 'name:too-long':
+      return 'the account name must be at most 200 characters'
+    case 'billingMode:not-a-mode':
+      return `"${refusal.value}" is not a billing mode (invoice or prepaid)`
+    case 'billingMode:balance-left':
+      return (
+        `${refusal.value} still has a prepaid balance of ${open}: it cannot be billed by invoice until the ` +
+        'balance is used or refunded'
+      )
+    case 'currency:not-a-currency':
+      return `"${refusal.value}" is not a currency code (expected e.g. GBP)`
+    case 'currency:no-rate':
+      return `the catalogue has no exchange rate for ${refusal.value}, so it cannot bill in it`
+    case 'currency:balance-left':
+      return `the currency of ${refusal.value} cannot change while it has a prepaid balance (${open})`
+    case 'currency:open-amount':
+      return `the currency of ${refusal.value} cannot change while it owes ${open} on Live invoices`
+    case 'currency:orders-in-progress':
+      return (
+        `the currency of ${refusal.value} cannot change while ${open} Live order${open === '1' ? '' : 's'} billed ` +
+        'in the current currency are in progress'
+      )
+    case 'creditLimit:not-an-amount':
+      return `"${refusal.value}" is not a credit limit (an amount such as 500.00, 0, or none)`
+    case 'creditLimit:prepaid':
+      return `${refusal.value} is prepaid: a credit limit applies to accounts billed by invoice only`
+    case 'version:not-a-version':
+      return `"${refusal.value}" is not an account version (a whole number)`
+    default:
+      return `No account ${refusal.value}`
+  }
 }
 
 /** Longest reason an order action takes (it is kept in the audit trail). */

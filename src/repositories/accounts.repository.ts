@@ -23,6 +23,10 @@ export interface AccountRow {
   suspendedReason: string | null
   /** The price list its orders and quotes are priced on (docs/billing.md#price-lists); null: the default list. */
   priceList: string | null
+  /** Invoice accounts: the most the account may owe before Live orders wait for payment; null: no limit. */
+  creditLimitMinor: bigint | null
+  /** Raised by every edit of the account's name, billing, price list or credit limit (concurrent edits). */
+  version: number
 }
 
 export interface ApiKeyRow {
@@ -40,18 +44,37 @@ export interface ApiKeyRow {
 const ACCOUNT_COLUMNS = `a.id, a.name, a.billing_currency AS "billingCurrency", a.billing_mode AS "billingMode",
   a.balance_minor::text AS "balanceMinor", a.pause_window_seconds AS "pauseWindowSeconds",
   a.created_at AS "createdAt", a.suspended_at AS "suspendedAt", a.suspended_reason AS "suspendedReason",
-  a.price_list AS "priceList"`
+  a.price_list AS "priceList", a.credit_limit_minor::text AS "creditLimitMinor", a.version`
 
-type StoredAccountRow = Omit<AccountRow, 'balanceMinor'> & { balanceMinor: string }
+type StoredAccountRow = Omit<AccountRow, 'balanceMinor' | 'creditLimitMinor'> & {
+  balanceMinor: string
+  creditLimitMinor: string | null
+}
 
 function toAccount(row: StoredAccountRow): AccountRow {
-  return { ...row, id: Number(row.id), balanceMinor: BigInt(row.balanceMinor) }
+  return {
+    ...row,
+    id: Number(row.id),
+    balanceMinor: BigInt(row.balanceMinor),
+    creditLimitMinor: row.creditLimitMinor === null ? null : BigInt(row.creditLimitMinor),
+    version: Number(row.version),
+  }
 }
 
 /** Inserts the account with its two environments' settings (call in a transaction). */
 export async function insertAccount(
   db: Queryable,
-  account: Omit<AccountRow, 'id' | 'balanceMinor' | 'billingMode' | 'suspendedAt' | 'suspendedReason' | 'priceList'> & {
+  account: Omit<
+    AccountRow,
+    | 'id'
+    | 'balanceMinor'
+    | 'billingMode'
+    | 'suspendedAt'
+    | 'suspendedReason'
+    | 'priceList'
+    | 'creditLimitMinor'
+    | 'version'
+  > & {
     billingMode?: BillingMode
     callbackUrls: Record<Environment, string | null>
   },
@@ -425,18 +448,32 @@ export interface AccountBillingRow {
   billingCurrency: string
   balanceMinor: bigint
   priceList: string | null
+  /** Invoice accounts: the credit limit (docs/billing.md#credit-limits); null: none. */
+  creditLimitMinor: bigint | null
 }
 
 /** The account's billing; undefined when there is no such account. */
 export async function readAccountBilling(db: Queryable, accountId: number): Promise<AccountBillingRow | undefined> {
-  const rows = await db.query<Omit<AccountBillingRow, 'balanceMinor'> & { balanceMinor: string }>(
+  const rows = await db.query<
+    Omit<AccountBillingRow, 'balanceMinor' | 'creditLimitMinor'> & {
+      balanceMinor: string
+      creditLimitMinor: string | null
+    }
+  >(
     `SELECT billing_mode AS "billingMode", billing_currency AS "billingCurrency",
-            balance_minor::text AS "balanceMinor", price_list AS "priceList"
+            balance_minor::text AS "balanceMinor", price_list AS "priceList",
+            credit_limit_minor::text AS "creditLimitMinor"
        FROM accounts WHERE id = $1`,
     [accountId],
   )
   const row = rows[0]
-  return row ? { ...row, balanceMinor: BigInt(row.balanceMinor) } : undefined
+  return row
+    ? {
+        ...row,
+        balanceMinor: BigInt(row.balanceMinor),
+        creditLimitMinor: row.creditLimitMinor === null ? null : BigInt(row.creditLimitMinor),
+      }
+    : undefined
 }
 
 /**
@@ -453,6 +490,53 @@ export async function setAccountPriceList(
     [id],
   )
   if (!before[0]) return undefined
-  await tx.query('UPDATE accounts SET price_list = $2 WHERE id = $1', [id, priceList])
+  if (before[0].priceList !== priceList) {
+    await tx.query('UPDATE accounts SET price_list = $2, version = version + 1 WHERE id = $1', [id, priceList])
+  }
   return toAccount(before[0])
+}
+
+/** The account, its row locked until the transaction ends; undefined when there is no such account. */
+export async function lockAccount(tx: Queryable, id: number): Promise<AccountRow | undefined> {
+  const rows = await tx.query<StoredAccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = $1 FOR UPDATE`,
+    [id],
+  )
+  return rows[0] && toAccount(rows[0])
+}
+
+/** What an operator's edit sets (docs/admin.md#editing-an-account). */
+export interface AccountDetails {
+  name: string
+  billingMode: BillingMode
+  billingCurrency: string
+  priceList: string | null
+  creditLimitMinor: bigint | null
+}
+
+/**
+ * Sets the account's details and raises its version, if its version is still `expectedVersion`; the account as it
+ * is then, or undefined when the version moved on (or there is no such account).
+ */
+export async function updateAccountDetails(
+  tx: Queryable,
+  id: number,
+  details: AccountDetails,
+  expectedVersion: number,
+): Promise<AccountRow | undefined> {
+  const rows = await tx.query<StoredAccountRow>(
+    `UPDATE accounts AS a SET name = $3, billing_mode = $4, billing_currency = $5, price_list = $6,
+            credit_limit_minor = $7::bigint, version = a.version + 1
+      WHERE a.id = $1 AND a.version = $2 RETURNING ${ACCOUNT_COLUMNS}`,
+    [
+      id,
+      expectedVersion,
+      details.name,
+      details.billingMode,
+      details.billingCurrency,
+      details.priceList,
+      details.creditLimitMinor === null ? null : String(details.creditLimitMinor),
+    ],
+  )
+  return rows[0] && toAccount(rows[0])
 }

@@ -136,6 +136,24 @@ export async function listInvoices(db: Queryable, filter: InvoiceFilter): Promis
 }
 
 /**
+ * What the account owes on its Live invoices in `currency` (docs/billing.md#the-merchants-billing): the net of its
+ * invoices less credit notes, less what was paid for them through the balance (the ledger's balance charges net of
+ * balance refunds: prepaid orders' charges, and a card payment of an invoice account's order held by its credit
+ * limit). An account billed by invoice from the start and never held has no such entries: its open amount is the
+ * net of its documents. Reads the account's ledger too (a join: it answers about invoices, so it lives here).
+ */
+export async function openAmountOfAccount(db: Queryable, accountId: number, currency: string): Promise<bigint> {
+  const rows = await db.query<{ total: string | null }>(
+    `SELECT ((SELECT COALESCE(SUM(total_cost_minor), 0) FROM invoices
+               WHERE account_id = $1 AND environment = 'live' AND currency = $2)
+           + (SELECT COALESCE(SUM(amount_minor), 0) FROM account_ledger
+               WHERE account_id = $1 AND currency = $2 AND entry IN ('balance-charge', 'balance-refund')))::text AS total`,
+    [accountId, currency],
+  )
+  return BigInt(rows[0]?.total ?? '0')
+}
+
+/**
  * The net of an account's documents in one environment and currency: invoices less credit notes (a credit note's
  * total is negative), in minor units; 0 when there are none.
  */

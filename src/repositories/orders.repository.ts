@@ -233,6 +233,20 @@ export async function listOrdersAwaitingPayment(db: Queryable, accountId: number
   return rows.map((row) => Number(row.id))
 }
 
+/**
+ * How many of the account's Live orders are in progress with their billing started in `currency`: they may still be
+ * charged or refunded in it (an edit of the account's currency waits for them, docs/admin.md#editing-an-account).
+ */
+export async function countLiveOrdersBilledIn(db: Queryable, accountId: number, currency: string): Promise<number> {
+  const rows = await db.query<{ count: string | number }>(
+    `SELECT count(*) AS count FROM orders
+      WHERE account_id = $1 AND environment = 'live' AND stage = 'InProgress'
+        AND pipeline -> 'billing' ->> 'currency' = $2`,
+    [accountId, currency],
+  )
+  return Number(rows[0]?.count ?? 0)
+}
+
 interface PipelineOrderRow {
   accountId: number | string
   environment: Environment

@@ -9,6 +9,7 @@ import {
   parseAddressValidationMode,
 } from '../domain/address-rules.ts'
 import { type AuditActor, settingsDifference } from '../domain/audit.ts'
+import { type AccountEdit, accountEditDifference, applyAccountEdit } from '../domain/credit-limits.ts'
 import { ENVIRONMENTS, type Environment } from '../domain/environment.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { KEY_SCOPES, type KeyScope, keyExpiredMessage, scopesBeyond } from '../domain/key-scopes.ts'
@@ -19,6 +20,7 @@ import {
   MAX_SIGNING_OVERLAP_SECONDS,
 } from '../domain/limits.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
+import { OperatorRefusal } from '../domain/operator-refusal.ts'
 import { CALLBACK_EVENT_SETS, type CallbackEventSet, parseCallbackEventSet } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { parseSandboxScenario, type SandboxScenario } from '../domain/sandbox-scenarios.ts'
@@ -39,12 +41,14 @@ import {
   insertApiKey,
   listAccounts,
   listApiKeys,
+  lockAccount,
   readCallbackUrls,
   readEnvironmentSettings,
   revokeApiKey,
   rotateSigningSecret,
   setAccountPriceList,
   setAccountSuspension,
+  updateAccountDetails,
   updateAddressValidation,
   updateCallbackEvents,
   updateCallbackUrl,
@@ -53,6 +57,8 @@ import {
 } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import { type LedgerRow, listRecentLedger } from '../repositories/billing.repository.ts'
+import { openAmountOfAccount } from '../repositories/invoices.repository.ts'
+import { countLiveOrdersBilledIn } from '../repositories/orders.repository.ts'
 import { deleteAccountSessions } from '../repositories/sessions.repository.ts'
 import { hashSecretKey, newSecretKey } from './secret-keys.ts'
 
@@ -173,6 +179,8 @@ function toAccount(row: AccountRow, callbackUrls: Record<Environment, string | n
     suspended: row.suspendedAt ? row.suspendedAt.toISOString() : null,
     suspendedReason: row.suspendedReason,
     priceList: row.priceList,
+    creditLimit: row.creditLimitMinor === null ? null : formatMinorAsAmount(row.creditLimitMinor),
+    version: row.version,
   }
 }
 
@@ -249,6 +257,20 @@ export interface AccountsService {
   setPriceList(accountId: string, priceList: string | null, actor: AuditActor): Promise<Account>
   /** The account's latest money movements (charges, refunds, top-ups, payments), newest first. */
   listRecentLedger(accountId: string, limit: number): Promise<LedgerRow[]>
+  /**
+   * Edits an account's name, billing mode, currency, price list and credit limit (docs/admin.md#editing-an-account),
+   * with its audit entry, if its version is still `expectedVersion` (none given: the version it has now). Refusals
+   * are OperatorRefusals (domain/credit-limits.ts applyAccountEdit has the rules); the caller checks the price list's
+   * name against the catalogue. An edit that changes nothing is not recorded and keeps the version.
+   */
+  editAccount(
+    accountId: string,
+    edit: AccountEdit,
+    expectedVersion: number | undefined,
+    actor: AuditActor,
+  ): Promise<Account>
+  /** What an invoice account owes on its Live invoices, in its billing currency; null for a prepaid account. */
+  openAmount(accountId: string): Promise<string | null>
 }
 
 export interface AccountsDeps {
@@ -363,7 +385,71 @@ export function createAccountsService(deps: AccountsDeps): AccountsService {
     async listRecentLedger(accountId: string, limit: number): Promise<LedgerRow[]> {
       return listRecentLedger(db, parseAccountId(accountId), limit)
     },
+
+    editAccount: (accountId, edit, expectedVersion, actor) =>
+      editAccount(context, accountId, edit, expectedVersion, actor),
+
+    async openAmount(accountId: string): Promise<string | null> {
+      const id = parseAccountId(accountId)
+      const row = await findAccount(db, id)
+      if (!row) throw new AccountError(`No account ${accountId}`)
+      if (row.billingMode !== 'invoice') return null
+      return formatMinorAsAmount(await openAmountOfAccount(db, id, row.billingCurrency))
+    },
   }
+}
+
+/**
+ * An operator's edit of an account, in one transaction under the account's row lock: the version compared, the
+ * rules applied to the account and its money as they are then, the row updated with a new version, the audit entry.
+ */
+async function editAccount(
+  context: AccountsContext,
+  accountId: string,
+  edit: AccountEdit,
+  expectedVersion: number | undefined,
+  actor: AuditActor,
+): Promise<Account> {
+  const id = parseId('acc', accountId)
+  if (id === undefined) throw new OperatorRefusal({ field: 'account', reason: 'not-an-id' }, accountId)
+  const now = context.clock.now()
+  const row = await context.db.transaction(async (tx) => {
+    const before = await lockAccount(tx, id)
+    if (!before) throw new OperatorRefusal({ field: 'account', reason: 'unknown' }, accountId)
+    if (expectedVersion !== undefined && expectedVersion !== before.version) {
+      throw new OperatorRefusal({ field: 'account', reason: 'changed' }, accountId)
+    }
+    const facts = {
+      balanceMinor: before.balanceMinor,
+      openAmountMinor: await openAmountOfAccount(tx, id, before.billingCurrency),
+      liveOrdersInProgress: await countLiveOrdersBilledIn(tx, id, before.billingCurrency),
+    }
+    const after = applyAccountEdit(accountId, before, facts, edit)
+    if (after.billingCurrency !== before.billingCurrency && !context.isKnownCurrency(after.billingCurrency)) {
+      throw new OperatorRefusal({ field: 'currency', reason: 'no-rate' }, after.billingCurrency)
+    }
+    const difference = accountEditDifference(before, after)
+    if (Object.keys(difference.after).length === 0) return before
+    const updated = await updateAccountDetails(tx, id, after, before.version)
+    if (!updated) throw new OperatorRefusal({ field: 'account', reason: 'changed' }, accountId)
+    await appendAuditEvent(
+      tx,
+      {
+        actor,
+        action: 'account.settingsChanged',
+        accountId: id,
+        environment: null,
+        target: formatId('acc', id),
+        before: difference.before,
+        after: difference.after,
+      },
+      now,
+    )
+    return updated
+  })
+  // Callers carry the account's currency, mode and list: cached ones are told at once (others within the cache's time).
+  context.keyCache.clear()
+  return toAccount(row, await readCallbackUrls(context.db, id))
 }
 
 /**

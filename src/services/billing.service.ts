@@ -4,7 +4,9 @@
 //
 // Settlement per environment and account billing mode:
 //   - Sandbox: charges are shown on the order and never billed: no balance, no ledger, no hold.
-//   - Live, invoice: every charge and refund is written to the ledger for the next invoice; no hold.
+//   - Live, invoice: every charge and refund is written to the ledger for the next invoice; no hold, unless the
+//     account has a credit limit (docs/billing.md#credit-limits) and the charge takes its open amount above it: then
+//     the order is held on RequiresPaymentAuthorisation exactly as a prepaid order its balance cannot cover.
 //   - Live, prepaid: a charge is taken from the balance when the balance covers it; otherwise the order gets the
 //     issue RequiresPaymentAuthorisation (with the payment page's URL and the amount due) and is not handed to
 //     any lab until it is paid, by a card payment on that page or by a top-up, or an operator releases it (what
@@ -22,6 +24,7 @@ import {
   newBillingState,
   type PriceLine,
 } from '../domain/charges.ts'
+import { exceedsCreditLimit } from '../domain/credit-limits.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import type { Issue, OrderCredit } from '../domain/order.ts'
@@ -29,13 +32,20 @@ import { addCredit, type CreditRequest, creditDraft, creditIssuedEvent, creditOf
 import type { OrderEventKind } from '../domain/order-events.ts'
 import { ISSUE_CODES, type PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { isAwaitingPayment, submissionJobs } from '../domain/pipeline/submit-shipment.ts'
-import { creditBalance, debitBalance, findAccount, readBalance } from '../repositories/accounts.repository.ts'
+import {
+  creditBalance,
+  debitBalance,
+  findAccount,
+  lockAccount,
+  readBalance,
+} from '../repositories/accounts.repository.ts'
 import {
   drawChargeIds,
   drawCreditId,
   insertLedgerEntry,
   type LedgerEntryKind,
 } from '../repositories/billing.repository.ts'
+import { openAmountOfAccount } from '../repositories/invoices.repository.ts'
 import type { InvoicesService } from './invoices.service.ts'
 
 const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
@@ -289,13 +299,20 @@ async function settle(
     billing.unpaid = String(unpaid > 0n ? unpaid : 0n)
     return
   }
+  const unpaid = BigInt(billing.unpaid)
   if (billing.settlement === 'invoice') {
     const balance = await readBalance(tx, order.accountId)
     const entry = total > 0n ? 'invoice-charge' : 'invoice-refund'
     await ledger(clock, tx, order, order.accountId, entry, -total, billing.currency, balance, { chargeId })
+    if (total < 0n) {
+      // A refund takes from what the order still owes first, as a prepaid order's does.
+      billing.unpaid = String(-total < unpaid ? unpaid + total : 0n)
+    } else if (unpaid > 0n || (await overCreditLimit(tx, order, billing.currency))) {
+      // Held: the charge is invoiced (it counts in the open amount) but waits for a payment or the operator.
+      billing.unpaid = String(unpaid + total)
+    }
     return
   }
-  const unpaid = BigInt(billing.unpaid)
   if (total > 0n) {
     // Charges are paid in order: while an earlier one is due, a new one joins it rather than jumping the queue.
     const after = unpaid === 0n ? await debitBalance(tx, order.accountId, total) : undefined
@@ -327,6 +344,21 @@ async function settle(
 }
 
 /**
+ * Whether the account's open amount, with the charge just invoiced on `order`, is above its credit limit. The
+ * account's row is locked first, so two orders charged at once are checked one after the other (the second sees the
+ * first's invoice). An order billed in another currency than the account's (a quote from before a change of
+ * currency) cannot be compared with the limit: it is held while the account has one.
+ */
+async function overCreditLimit(tx: Queryable, order: PipelineOrder, currency: string): Promise<boolean> {
+  const unlocked = await findAccount(tx, order.accountId)
+  if (unlocked?.creditLimitMinor === null || unlocked === undefined) return false
+  const account = await lockAccount(tx, order.accountId)
+  if (!account || account.creditLimitMinor === null) return false
+  if (account.billingCurrency !== currency) return true
+  return exceedsCreditLimit(await openAmountOfAccount(tx, order.accountId, currency), account.creditLimitMinor)
+}
+
+/**
  * Makes the order's payment issue match what is due: the issue (with the current amount) while something is
  * due, none otherwise. Returns the submission jobs released when nothing is due any more.
  */
@@ -352,7 +384,9 @@ function syncPaymentHold(deps: BillingDeps, order: PipelineOrder): JobRequest[] 
     errorCode: PAYMENT_ISSUE_CODE,
     description: sandbox
       ? `A payment of ${amount} ${billing.currency} is needed before the order goes to production (Sandbox scenario paymentRequired: authorise it with POST /v4.0/sandbox/orders/${document.id}/advance or on the dashboard)`
-      : `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
+      : billing.settlement === 'invoice'
+        ? `A payment of ${amount} ${billing.currency} is needed before the order goes to production: it would take what the account owes above its credit limit`
+        : `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
     authorisationDetails: {
       authorisationUrl: billing.paymentUrl,
       paymentDetails: { amount, currency: billing.currency },

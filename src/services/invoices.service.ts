@@ -41,8 +41,8 @@ import {
   insertInvoice,
   listInvoices,
   listInvoicesOfOrder,
+  openAmountOfAccount,
   readInvoiceContent,
-  sumInvoicesOfAccount,
 } from '../repositories/invoices.repository.ts'
 import { readSetting, writeSetting } from '../repositories/settings.repository.ts'
 import type { Caller } from './accounts.service.ts'
@@ -90,6 +90,11 @@ export interface AccountBillingView {
   openAmount: MoneyView | null
   /** The catalogue price list the account buys on; null: the catalogue's default list. */
   priceList: string | null
+  /**
+   * Invoice accounts, Live: the most the open amount may reach before Live orders wait for payment
+   * (docs/billing.md#credit-limits). Null otherwise, and when the account has no limit.
+   */
+  creditLimit: MoneyView | null
 }
 
 /** A document as the account's listing shows it: with the order it was issued for. */
@@ -253,12 +258,11 @@ async function accountBilling(deps: InvoicesDeps, caller: Caller): Promise<Accou
     currency: billing.billingCurrency,
   })
   const live = caller.environment === 'live'
-  // The account's currency is set when it is made and never changes, and every Live charge is in it (an order
-  // locked by a quote takes the quote's, which was the account's): summing that currency's documents is the whole.
-  const owed =
-    live && billing.billingMode === 'invoice'
-      ? await sumInvoicesOfAccount(deps.db, caller.accountId, 'live', billing.billingCurrency)
-      : undefined
+  // Every Live charge is in the account's currency (an order locked by a quote takes the quote's, which was the
+  // account's), and the currency changes only when nothing is open in the old one (docs/admin.md#editing-an-account):
+  // that currency's documents are the whole.
+  const invoiced = live && billing.billingMode === 'invoice'
+  const owed = invoiced ? await openAmountOfAccount(deps.db, caller.accountId, billing.billingCurrency) : undefined
   return {
     environment: caller.environment,
     billingMode: billing.billingMode,
@@ -266,6 +270,7 @@ async function accountBilling(deps: InvoicesDeps, caller: Caller): Promise<Accou
     balance: live && billing.billingMode === 'prepaid' ? money(billing.balanceMinor) : null,
     openAmount: owed === undefined ? null : money(owed),
     priceList: billing.priceList,
+    creditLimit: invoiced && billing.creditLimitMinor !== null ? money(billing.creditLimitMinor) : null,
   }
 }
 

@@ -52,7 +52,7 @@ export interface OrderActionInput {
 
 /** How a release settled what the order owed (null: it owed nothing), and how much, in the order's currency. */
 export interface ReleaseResult {
-  payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+  payment: 'paidFromBalance' | 'owedOnInvoice' | 'onCredit' | 'waived' | null
   amount: string | null
   currency: string | null
   pauseWindow: boolean
@@ -80,7 +80,8 @@ export interface OrderOperationsService {
   /**
    * Releases an order held for payment or by its pause window. A Live prepaid order is paid from the balance if it
    * now covers what is due, else what is due is recorded as owed on the account's next invoice (`owedOnInvoice`);
-   * a Sandbox order held by its scenario is authorised (`waived`: no money).
+   * an invoice account's order held by its credit limit goes on on credit (`onCredit`: its charge is on the account's
+   * invoices already, and stays owed); a Sandbox order held by its scenario is authorised (`waived`: no money).
    */
   release(input: OrderActionInput, actor: OrderOperator): Promise<ReleaseResult>
   addNote(input: { orderId: string; text: string }, actor: OrderOperator): Promise<OrderNote>
@@ -138,8 +139,9 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
   /**
    * Settles what an order held for payment owes, for a release. A Live prepaid order is paid from the balance first,
    * as a top-up would; what the balance cannot cover is recorded as owed on the account's next invoice (never
-   * silently written off). A Sandbox order held by its scenario is authorised, as the Sandbox's own control does
-   * (no money). Any other hold (none is made today) is let go without payment.
+   * silently written off). An invoice account's order held by its credit limit goes on on credit: its charge is on
+   * the account's invoices already. A Sandbox order held by its scenario is authorised, as the Sandbox's own control
+   * does (no money).
    */
   async function settleHeldPayment(
     tx: Queryable,
@@ -153,7 +155,10 @@ export function createOrderOperationsService(deps: OrderOperationsDeps): OrderOp
       if (paid.paid) return { payment: 'paidFromBalance', jobs: paid.jobs }
       return { payment: 'owedOnInvoice', jobs: (await deps.billing.oweOnInvoice(tx, order)).jobs }
     }
-    return { payment: 'waived', jobs: deps.billing.waivePayment(order).jobs }
+    // An invoice account's order held by its credit limit: the charge was invoiced when it was made, so going on
+    // without a payment leaves it owed on the account's invoices; nothing is written off.
+    const payment = settlement === 'invoice' ? 'onCredit' : 'waived'
+    return { payment, jobs: deps.billing.waivePayment(order).jobs }
   }
 
   /** Applies an operator's change to the locked order (version checked first); refuses an order that is none. */

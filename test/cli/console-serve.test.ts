@@ -105,4 +105,18 @@ describe('printroute serve --admin-port', () => {
     assert.equal(reactivated.code, 0, reactivated.stderr)
     assert.equal((await orders()).status, 200)
   })
+  test('accounts edit through the admin channel sets a credit limit the serving API shows at once', async () => {
+    const billing = async () =>
+      (
+        (await (await fetch(`${liveUrl}/v4.0/account/billing`, { headers: { 'x-api-key': liveKey } })).json()) as {
+          billing: { creditLimit: { amount: string; currency: string } | null; currency: string }
+        }
+      ).billing
+    assert.equal((await billing()).creditLimit, null)
+    const edited = await withData(['accounts', 'edit', '--account', accountId, '--credit-limit', '250', '--json'])
+    assert.equal(edited.code, 0, edited.stderr)
+    assert.equal(JSON.parse(edited.stdout).creditLimit, '250.00')
+    const shown = await billing()
+    assert.deepEqual(shown.creditLimit, { amount: '250.00', currency: shown.currency })
+  })
 })

@@ -92,6 +92,7 @@ for (const kind of databaseKinds) {
         balance: null,
         openAmount: { amount: `${owed / 100n}.${String(owed % 100n).padStart(2, '0')}`, currency: 'GBP' },
         priceList: null,
+        creditLimit: null,
       })
       // Another account's charges (and the shop's Sandbox ones) never count: a new account owes nothing.
       const fresh = await t.createAccount()
@@ -106,6 +107,7 @@ for (const kind of databaseKinds) {
         balance: { amount: '123.45', currency: 'EUR' },
         openAmount: null,
         priceList: 'wholesale',
+        creditLimit: null,
       })
       assert.deepEqual((await billingOf('sandbox', prepaid.sandboxKey)).billing, {
         environment: 'sandbox',
@@ -114,6 +116,7 @@ for (const kind of databaseKinds) {
         balance: null,
         openAmount: null,
         priceList: 'wholesale',
+        creditLimit: null,
       })
       assert.equal((await billingOf('sandbox', shop.sandboxKey)).billing.openAmount, null)
     })

@@ -75,12 +75,16 @@ const AccountBillingSchema = named(
     currency: Type.String({ description: 'The billing currency (ISO 4217): orders are charged in it.' }),
     // Prepaid accounts, with a Live key: the balance; null for invoice accounts and on Sandbox.
     balance: Nullable(MoneySchema),
-    // Invoice accounts, with a Live key: what the account owes, its Live invoices less credit notes (printroute
-    // records no payment of an invoice account, so nothing is taken off); null for prepaid accounts and on Sandbox.
+    // Invoice accounts, with a Live key: what the account owes, its Live invoices less credit notes and less what was
+    // paid by card for orders its credit limit held (docs/billing.md#credit-limits); null for prepaid accounts and on
+    // Sandbox.
     openAmount: Nullable(MoneySchema),
     priceList: Nullable(
       Type.String({ description: "The catalogue price list the account buys on; null: the catalogue's default." }),
     ),
+    // Invoice accounts, with a Live key: the most the open amount may reach before a Live order waits for payment;
+    // null when the account has no limit, for prepaid accounts and on Sandbox (docs/billing.md#credit-limits).
+    creditLimit: Nullable(MoneySchema),
   }),
 )
 

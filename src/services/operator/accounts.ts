@@ -4,6 +4,7 @@
 
 import type { Account } from '../../domain/accounts.ts'
 import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
+import { type AccountEdit, creditLimitMinorOf } from '../../domain/credit-limits.ts'
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.ts'
 import { formatId, parseId } from '../../domain/ids.ts'
 import { formatMinorAsAmount } from '../../domain/money.ts'
@@ -174,4 +175,77 @@ export async function recentLedger(
     currency: row.currency,
     reference: row.reference,
   }))
+}
+
+/** An edit of an account as both front ends take it: text as the operator typed it, only the fields given change. */
+export interface AccountEditInput {
+  account: string
+  name?: string
+  /** `invoice` or `prepaid`. */
+  billingMode?: string
+  /** A three-letter currency code the catalogue has a rate for. */
+  billingCurrency?: string
+  /** A price list of the active catalogue, or `default`. */
+  priceList?: string
+  /** An amount such as 500.00 (0 allowed), or `none` for no limit. */
+  creditLimit?: string
+  /** The version the operator read (the console's form carries it); none: whatever the account has now. */
+  expectedVersion?: number | string
+}
+
+/**
+ * Edits an account's name, billing mode, currency, price list and credit limit (docs/admin.md#editing-an-account).
+ * The checks, in this order for both front ends: the account ID's form, the version's, the billing mode's, the credit
+ * limit's, the price list's name; then, under the account's lock, the version, the name, the currency and the money
+ * rules (domain/credit-limits.ts). Every refusal is an OperatorRefusal, which each front end words.
+ */
+export async function editAccount(
+  deps: AccountsDeps & { catalogueVersions: Pick<OperatorContext['catalogueVersions'], 'activeCatalogue'> },
+  input: AccountEditInput,
+): Promise<Account> {
+  if (parseId('acc', input.account) === undefined) {
+    throw new OperatorRefusal({ field: 'account', reason: 'not-an-id' }, input.account)
+  }
+  const givenVersion = input.expectedVersion
+  const version = givenVersion === undefined || givenVersion === '' ? undefined : Number(givenVersion)
+  if (version !== undefined && !Number.isSafeInteger(version)) {
+    throw new OperatorRefusal({ field: 'version', reason: 'not-a-version' }, String(input.expectedVersion))
+  }
+  const edit: AccountEdit = {}
+  if (input.name !== undefined) edit.name = input.name
+  if (input.billingCurrency !== undefined) edit.billingCurrency = input.billingCurrency
+  if (input.billingMode !== undefined) {
+    const mode = input.billingMode.trim().toLowerCase()
+    if (mode !== 'invoice' && mode !== 'prepaid') {
+      throw new OperatorRefusal({ field: 'billingMode', reason: 'not-a-mode' }, input.billingMode)
+    }
+    edit.billingMode = mode
+  }
+  if (input.creditLimit !== undefined) {
+    const limit = creditLimitMinorOf(input.creditLimit)
+    if (limit === undefined)
+      throw new OperatorRefusal({ field: 'creditLimit', reason: 'not-an-amount' }, input.creditLimit)
+    edit.creditLimitMinor = limit
+  }
+  if (input.priceList !== undefined) {
+    // The list the account has stays valid for it even when the active catalogue no longer has it (a form shows it).
+    const current = (await deps.accounts.getAccount(input.account).catch(() => undefined))?.priceList ?? null
+    const given = input.priceList.trim()
+    if (given !== (current ?? DEFAULT_PRICE_LIST)) edit.priceList = await priceListOf(deps, input.priceList)
+  }
+  return deps.accounts.editAccount(input.account, edit, version, deps.actor)
+}
+
+/** A price list's name checked against the active catalogue: null for `default`. */
+async function priceListOf(
+  deps: { catalogueVersions: Pick<OperatorContext['catalogueVersions'], 'activeCatalogue'> },
+  given: string,
+): Promise<string | null> {
+  const name = given.trim()
+  if (name.toLowerCase() === DEFAULT_PRICE_LIST) return null
+  const lists = (await deps.catalogueVersions.activeCatalogue()).priceLists
+  if (lists.find(name) === undefined) {
+    throw new OperatorRefusal({ field: 'priceList', reason: 'unknown-price-list' }, given, { choices: lists.names })
+  }
+  return name
 }

@@ -147,6 +147,9 @@ export function consoleAccountsOf(
     },
     setPriceList: (accountId, list, actor) =>
       refusalsAsServiceErrors(() => accounts.setPriceList(deps(actor), { account: accountId, list })),
+    // Refusals stay OperatorRefusals, worded by the page.
+    editAccount: (accountId, edit, actor) => accounts.editAccount(deps(actor), { account: accountId, ...edit }),
+    openAmount: (accountId) => refusalsAsServiceErrors(() => service.openAmount(accountId)),
     recentLedger: (accountId, limit) =>
       refusalsAsServiceErrors(() => accounts.recentLedger({ accounts: service }, { account: accountId, limit })),
     settings: (accountId) =>

@@ -155,6 +155,8 @@ export interface OperatorService {
   reactivateAccount(input: { account: string }): Promise<Account>
   /** Sets the price list of an account's orders and quotes: a list of the active catalogue, or `default`. */
   setPriceList(input: { account: string; list: string }): Promise<Account>
+  /** Edits an account's name, billing mode, currency, price list and credit limit; the account as it is then. */
+  editAccount(input: accounts.AccountEditInput): Promise<Account & { openAmount: string | null }>
   /** Creates a console operator; the token is returned this once. */
   createOperator(input: { name: string }): Promise<{ operator: OperatorView; token: string }>
   /** Every operator (never a token). */
@@ -177,7 +179,7 @@ export interface OperatorService {
   retryDownload(input: OrderActionRequest & { asset?: string }): Promise<{ assetIds: string[] }>
   /** Releases an order held for payment or in its pause window. */
   releaseOrder(input: OrderActionRequest): Promise<{
-    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'onCredit' | 'waived' | null
     amount: string | null
     currency: string | null
     pauseWindow: boolean
@@ -239,6 +241,7 @@ type AccountCommands =
   | 'suspendAccount'
   | 'reactivateAccount'
   | 'setPriceList'
+  | 'editAccount'
 
 function accountCommands(context: OperatorContext): Pick<OperatorService, AccountCommands> {
   return {
@@ -271,6 +274,10 @@ function accountCommands(context: OperatorContext): Pick<OperatorService, Accoun
     },
     // Refusals stay OperatorRefusals, worded by the command line (exit 2).
     setPriceList: (input) => accounts.setPriceList(context, input),
+    editAccount: async (input) => {
+      const account = await accounts.editAccount(context, input)
+      return { ...account, openAmount: await context.accounts.openAmount(account.id) }
+    },
   }
 }
 

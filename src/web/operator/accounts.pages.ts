@@ -13,6 +13,7 @@ import type {
   ConsoleAccountSettingsChange,
   ConsoleAccounts,
 } from '../../domain/console-sections.ts'
+import { ACCOUNT_NAME_MAX_LENGTH } from '../../domain/credit-limits.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
 import { MAX_PAUSE_WINDOW_SECONDS } from '../../domain/limits.ts'
 import { OperatorRefusal } from '../../domain/operator-refusal.ts'
@@ -100,11 +101,22 @@ function keysOnce(account: Account, keys: Partial<Record<Environment, string>>):
 </section>`
 }
 
-function factsCard(account: Account): Html {
+/** An invoice account's credit: its limit and what it owes (docs/billing.md#credit-limits); nothing for prepaid. */
+function creditFacts(account: Account, openAmount: string | null): Html {
+  if (account.billingMode !== 'invoice') return html``
+  const limit = account.creditLimit
+    ? html`<span data-credit-limit>${account.creditLimit} ${account.billingCurrency}</span>`
+    : html`<span class="muted" data-credit-limit>no limit</span>`
+  return html`<div><dt>Credit limit</dt><dd>${limit}</dd></div>
+<div><dt>Owed (Live invoices)</dt><dd data-open-amount>${openAmount ?? '0.00'} ${account.billingCurrency}</dd></div>`
+}
+
+function factsCard(account: Account, openAmount: string | null): Html {
   return html`<dl class="facts card">
 <div><dt>Status</dt><dd>${statusBadge(account)}${account.suspended ? html` since ${formatTime(account.suspended)}` : ''}</dd></div>
 <div><dt>Billing</dt><dd>${account.billingMode} in ${account.billingCurrency}</dd></div>
 <div><dt>Balance</dt><dd>${account.billingMode === 'prepaid' ? balanceText(account) : html`<span class="muted">billed by invoice</span>`}</dd></div>
+${creditFacts(account, openAmount)}
 <div><dt>Price list</dt><dd>${account.priceList ?? html`<span class="muted">the catalogue's default</span>`}</dd></div>
 <div><dt>Pause window</dt><dd>${account.pauseWindowSeconds === 0 ? 'none' : `${account.pauseWindowSeconds} s`}</dd></div>
 <div><dt>Sandbox callback URL</dt><dd>${account.callbackUrls.sandbox ?? html`<span class="muted">none</span>`}</dd></div>
@@ -281,6 +293,38 @@ charged keep their prices.</p>
 </section>`
 }
 
+/**
+ * The account's details as `printroute accounts edit` changes them (docs/admin.md#editing-an-account). The form
+ * carries the version it was drawn from: an edit made meanwhile by another operator refuses this one.
+ */
+function editCard(account: Account, lists: { names: string[] }, csrfToken: string): Html {
+  const currentList = account.priceList ?? 'default'
+  // A list the active catalogue no longer has stays the account's until another is chosen: it is offered too.
+  const listNames =
+    currentList === 'default' || lists.names.includes(currentList) ? lists.names : [...lists.names, currentList]
+  const modeOption = (value: string, label: string) =>
+    html`<option value="${value}"${value === account.billingMode ? html` selected` : ''}>${label}</option>`
+  return html`<section class="card" aria-labelledby="edit-account-heading">
+<h2 id="edit-account-heading">Edit the account</h2>
+<p>The currency cannot change while the account has a prepaid balance, owes on Live invoices or has Live orders in
+progress; prepaid to invoice waits until the balance is used or refunded. A credit limit (invoice accounts) holds a
+Live order that would take what the account owes above it until it is paid or released.</p>
+<form method="post" action="${accountPath(account.id, '/edit')}" class="stack">${csrfField(csrfToken)}
+<input type="hidden" name="expectedVersion" value="${String(account.version ?? '')}">
+<label for="edit-name">Name</label>
+<input id="edit-name" name="name" required maxlength="${String(ACCOUNT_NAME_MAX_LENGTH)}" value="${account.name}">
+<label for="edit-billing-mode">Billing mode</label>
+<select id="edit-billing-mode" name="billingMode">${modeOption('invoice', 'Invoice (billed afterwards)')}${modeOption('prepaid', 'Prepaid (from a balance)')}</select>
+<label for="edit-currency">Billing currency</label>
+<input id="edit-currency" name="billingCurrency" required maxlength="3" value="${account.billingCurrency}" autocapitalize="characters">
+<label for="edit-price-list">Price list</label>
+${selectOf('edit-price-list', 'priceList', ['default', ...listNames], currentList)}
+<label for="edit-credit-limit">Credit limit (invoice accounts; empty: no limit)</label>
+<input id="edit-credit-limit" name="creditLimit" inputmode="decimal" maxlength="13" value="${account.creditLimit ?? ''}">
+<button type="submit">Save the account</button></form>
+</section>`
+}
+
 function keysCard(account: Account, keys: ApiKeyView[], csrfToken: string): Html {
   const rows = [...keys].reverse()
   return html`<section class="card" aria-labelledby="keys-heading">
@@ -449,11 +493,12 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 <p><a href="${accountsPath()}">All accounts</a></p>`,
       })
     }
-    const [keys, ledger, settings, priceLists] = await Promise.all([
+    const [keys, ledger, settings, priceLists, openAmount] = await Promise.all([
       deps.listKeys(account.id),
       deps.recentLedger(account.id, RECENT_LEDGER_ENTRIES),
       deps.settings(account.id),
       deps.priceLists(),
+      deps.openAmount(account.id),
     ])
     const { csrfToken } = request.signedInOperator
     return console.sendPage(request, reply, {
@@ -463,12 +508,13 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
       content: html`<p class="breadcrumb"><a href="${accountsPath()}">Accounts</a></p>
 <div class="page-head"><h1>${account.name} <span class="muted">${account.id}</span></h1>${statusBadge(account)}</div>
 ${keysOnce(account, input.keys ?? {})}
-${factsCard(account)}
+${factsCard(account, openAmount)}
 ${keysCard(account, keys, csrfToken)}
 ${settingsCard(account, settings, csrfToken)}
 <div class="two-columns">
 ${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
 </div>
+${editCard(account, priceLists, csrfToken)}
 ${priceListCard(account, priceLists, csrfToken)}
 ${ledgerCard(ledger)}`,
     })
@@ -561,6 +607,22 @@ function registerAccountActions(pages: FastifyInstance, console: AdminConsole, d
       return account.priceList
         ? `${accountId} is priced on the price list ${account.priceList}.`
         : `${accountId} is priced on the catalogue's default price list.`
+    })
+  })
+
+  pages.post<{ Params: { accountId: string }; Body: Form }>('/accounts/:accountId/edit', (request, reply) => {
+    const { accountId } = request.params
+    const edit = {
+      name: field(request.body, 'name'),
+      billingMode: field(request.body, 'billingMode'),
+      billingCurrency: field(request.body, 'billingCurrency'),
+      priceList: field(request.body, 'priceList') || 'default',
+      creditLimit: field(request.body, 'creditLimit'),
+      expectedVersion: field(request.body, 'expectedVersion'),
+    }
+    return action(reply, accountId, async () => {
+      const account = await deps.editAccount(accountId, edit, operatorOf(request))
+      return `Saved ${account.id} (${account.name}).`
     })
   })
 

@@ -315,7 +315,7 @@ const SUCCESS_WORDS = {
     `Refunded ${result.amount} ${result.currency} of ${result.chargeId}${result.creditNote ? ` (credit note ${result.creditNote})` : ''}.`,
   retry: (result: { assetIds: string[] }) => `Queued another download of ${result.assetIds.join(', ')}.`,
   release: (result: {
-    payment: 'paidFromBalance' | 'owedOnInvoice' | 'waived' | null
+    payment: 'paidFromBalance' | 'owedOnInvoice' | 'onCredit' | 'waived' | null
     amount: string | null
     currency: string | null
     pauseWindow: boolean
@@ -325,9 +325,11 @@ const SUCCESS_WORDS = {
         ? `Paid ${result.amount} ${result.currency} from the balance.`
         : result.payment === 'owedOnInvoice'
           ? `The balance did not cover it: ${result.amount} ${result.currency} recorded as owed on the account's next invoice (ledger: invoice-charge; the balance is unchanged).`
-          : result.payment === 'waived'
-            ? 'Sandbox payment authorised (no money moves).'
-            : '',
+          : result.payment === 'onCredit'
+            ? `Let go on credit: its ${result.amount} ${result.currency} stays owed on the account's invoices (above its credit limit).`
+            : result.payment === 'waived'
+              ? 'Sandbox payment authorised (no money moves).'
+              : '',
       result.pauseWindow ? 'Ended its pause window.' : '',
       'Its fulfilment goes on now.',
     ]

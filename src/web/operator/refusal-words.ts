@@ -1,6 +1,7 @@
 // The console's words for an operator action's refusal (domain/operator-refusal.ts): the form's field by its
 // label, what it needs. The command line words the same refusals its own way (cli/operator-refusal-words.ts).
 import {
+  accountEditRefusalWords,
   type OperatorRefusal,
   ORDER_ACTION_REASON_MAX_LENGTH,
   ORDER_NOTE_MAX_LENGTH,
@@ -14,6 +15,7 @@ export function refusalInConsoleWords(refusal: OperatorRefusal): string {
     case 'account':
       return accountRefusal(refusal)
     case 'list':
+    case 'priceList':
       return `Price list: ${unknownPriceList(refusal.value, refusal.choices)}`
     case 'amount':
       return refusal.reason === 'more-than-refundable'
@@ -33,6 +35,12 @@ export function refusalInConsoleWords(refusal: OperatorRefusal): string {
       return refusal.reason === 'missing'
         ? 'Note: write something'
         : `Note: at most ${ORDER_NOTE_MAX_LENGTH} characters`
+    case 'name':
+    case 'billingMode':
+    case 'currency':
+    case 'creditLimit':
+    case 'version':
+      return `${EDIT_LABELS[refusal.field]}: ${accountEditRefusalWords(refusal)}`
   }
 }
 
@@ -40,8 +48,19 @@ function accountRefusal(refusal: OperatorRefusal): string {
   switch (refusal.reason) {
     case 'not-prepaid':
       return onlyPrepaidAccountsHaveABalance(refusal.value)
+    case 'changed':
+      return accountEditRefusalWords(refusal)
     default:
       // The account comes from the page's address: one that is no account's ID is no account.
       return `No account ${refusal.value}`
   }
 }
+
+/** The label of each field of the account's edit form. */
+const EDIT_LABELS = {
+  name: 'Name',
+  billingMode: 'Billing mode',
+  currency: 'Billing currency',
+  creditLimit: 'Credit limit',
+  version: 'Version',
+} as const
