@@ -187,6 +187,7 @@ export function registerProcessCommands(program: Command): void {
       logger,
       requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
       labCancelWaitSeconds: settings.labCancelWaitSeconds,
+      claimWindowDays: settings.claimWindowDays,
       rateLimit: settings.rateLimit,
       workers: settings.workers,
       servers,

@@ -38,6 +38,7 @@ import {
   getProductResponseExample,
 } from './openapi-examples.ts'
 import { CallbackEventSchema } from './schemas/callbacks.schema.ts'
+import { EvidenceUploadBody } from './schemas/claims.schema.ts'
 import { ErrorResponseSchema } from './schemas/common.schema.ts'
 import { RecipientRequestSchema } from './schemas/order.schema.ts'
 
@@ -372,6 +373,10 @@ function decorateOperation(operation: Json): void {
   if (examples) {
     if (requestMedia && examples.request !== undefined) requestMedia.example = examples.request
     if (okMedia) okMedia.example = examples.ok
+  }
+  if (operation.operationId === 'uploadClaimEvidence') {
+    // The photo is the raw body, read by the route's own parsers (claims.routes.ts): no schema validates it.
+    operation.requestBody = EvidenceUploadBody
   }
   if (operation.operationId === 'updateRecipient' && requestMedia) {
     // The route accepts the recipient or {recipient} and validates either itself (order-actions.routes.ts).
