@@ -384,17 +384,25 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  // Merchants' claims about shipped work (docs/claims.md): their events go through the one order change.
-  const claims = createClaimsService({
-    db,
-    clock,
-    jobs,
-    events: core.events,
-    files,
+  const claims = buildClaims(options, deps, core.events)
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims }
+}
+
+/** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */
+function buildClaims(
+  options: ApplicationOptions,
+  deps: ServiceDeps,
+  events: ReturnType<typeof createOrderEventsService>,
+) {
+  return createClaimsService({
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    events,
+    files: deps.files,
     normaliseImage: (input) => normaliseEvidenceImage(input),
     ...(options.claimWindowDays !== undefined ? { windowDays: options.claimWindowDays } : {}),
   })
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims }
 }
 
 export type Services = ReturnType<typeof buildServices>

@@ -47,6 +47,7 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     metrics: { port: settings.metricsPort, token: settings.metricsToken },
     callbackRetentionSeconds: settings.callbackRetentionSeconds,
     quoteLifetimeSeconds: settings.quoteLifetimeSeconds,
+    claimWindowDays: settings.claimWindowDays,
   }
 }
 
@@ -187,7 +188,6 @@ export function registerProcessCommands(program: Command): void {
       logger,
       requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
       labCancelWaitSeconds: settings.labCancelWaitSeconds,
-      claimWindowDays: settings.claimWindowDays,
       rateLimit: settings.rateLimit,
       workers: settings.workers,
       servers,

@@ -16,7 +16,10 @@ import { STAGES } from '../domain/order.ts'
 import {
   CALLBACK_DELIVERY_STATUSES,
   type CallbackDeliveryStatus,
+  CLAIM_EVENT_STATUSES,
+  type ClaimEventStatus,
   eventType,
+  isWebhookOnlyEvent,
   type OrderEventKind,
 } from '../domain/order-events.ts'
 import { ERROR_OUTCOME_STATUS } from '../domain/outcomes.ts'
@@ -260,6 +263,13 @@ const DELIVERY_EVENT_SUMMARIES: Record<CallbackDeliveryStatus, string> = {
   Returned: 'A shipment is going back to the sender; it will not be delivered',
 }
 
+const CLAIM_EVENT_SUMMARIES: Record<ClaimEventStatus, string> = {
+  Created: 'The merchant made a claim about shipped work (data.claim); webhook endpoints and the feed only',
+  Resolved: 'A claim was resolved: reprint, refund or credit (data.claim); webhook endpoints and the feed only',
+  Rejected: 'A claim was rejected, with the reason (data.claim); webhook endpoints and the feed only',
+  Retracted: 'The merchant withdrew a Pending claim (data.claim); webhook endpoints and the feed only',
+}
+
 /** The event types callbacks carry (docs/callbacks.md), one webhook each. */
 const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
   ...STAGES.map((stage) => ({
@@ -290,10 +300,19 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
     kind: { kind: 'shipmentMoved', shipmentId: '', fromShipmentId: '' },
     summary: "The operator moved a shipment to another lab: a new shipment took the old one's items",
   },
+  ...CLAIM_EVENT_STATUSES.map((status) => ({
+    kind: { kind: 'claimChanged', claimId: '', status } as OrderEventKind,
+    summary: CLAIM_EVENT_SUMMARIES[status],
+  })),
 ]
 
 function webhookOperationId(kind: OrderEventKind): string {
-  const suffix = kind.kind === 'stageChanged' ? kind.stage : kind.kind === 'shipmentDelivery' ? kind.status : ''
+  const suffix =
+    kind.kind === 'stageChanged'
+      ? kind.stage
+      : kind.kind === 'shipmentDelivery' || kind.kind === 'claimChanged'
+        ? kind.status
+        : ''
   return `on${kind.kind[0]?.toUpperCase()}${kind.kind.slice(1)}${suffix}`
 }
 
@@ -333,7 +352,9 @@ function webhooks(vendor: string): Json {
             operationId: webhookOperationId(kind),
             tags: ['callbacks'],
             summary,
-            description: `A CloudEvent of type \`${type}\`, POSTed to the order's callback URL (else the account's).`,
+            description: isWebhookOnlyEvent(kind)
+              ? `A CloudEvent of type \`${type}\`, POSTed to the environment's webhook endpoints only (never a callback URL).`
+              : `A CloudEvent of type \`${type}\`, POSTed to the order's callback URL (else the account's).`,
             security: [],
             parameters,
             requestBody: { required: true, content: { 'application/json': { schema: payload } } },

@@ -249,7 +249,7 @@ for (const kind of databaseKinds) {
       const order = await shippedOrder(t, images.url)
       const itemId = order.itemIds[0] as string
       const claim = json(await claimOn(order.orderId, damaged(itemId, [await uploadPhoto(t)]))).claim
-      const retracted = await post(`/v4.0/claims/${claim.id}/retract`, {})
+      const retracted = await post(`/v4.0/claims/${claim.id}/actions/retract`, {})
       assert.equal(retracted.statusCode, 200, retracted.body)
       assert.equal(json(retracted).outcome, 'Updated')
       assert.equal(json(retracted).claim.status, 'Retracted')
@@ -259,7 +259,7 @@ for (const kind of databaseKinds) {
       const second = json(await claimOn(order.orderId, damaged(itemId, [await uploadPhoto(t)]))).claim
       assert.equal(second.status, 'Pending', 'the item may be claimed for again')
       await resolveClaimInTables(t, second.id, t.clock.now())
-      const refused = await post(`/v4.0/claims/${second.id}/retract`, {})
+      const refused = await post(`/v4.0/claims/${second.id}/actions/retract`, {})
       assert.equal(refused.statusCode, 400)
       assert.deepEqual(failuresOf(refused).status, [
         { code: 'InvalidValue', providedValue: 'Resolved', validValues: ['Pending'] },
@@ -267,7 +267,7 @@ for (const kind of databaseKinds) {
       assert.equal(json(await get(`/v4.0/claims/${second.id}`)).claim.status, 'Resolved')
 
       const other = await t.createAccount()
-      assert.equal((await post(`/v4.0/claims/${second.id}/retract`, {}, other.liveKey)).statusCode, 404)
+      assert.equal((await post(`/v4.0/claims/${second.id}/actions/retract`, {}, other.liveKey)).statusCode, 404)
       assert.equal((await get(`/v4.0/claims/${second.id}`, other.liveKey)).statusCode, 404)
     })
 

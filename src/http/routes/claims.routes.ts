@@ -4,7 +4,7 @@
 //   GET  /v4.0/claims/evidence/{id}      the photo as kept;
 //   POST /v4.0/orders/{id}/claims        a claim on the order's shipped items, or its missing parcel;
 //   GET  /v4.0/claims, /v4.0/claims/{id} the account's claims;
-//   POST /v4.0/claims/{id}/retract       a Pending claim withdrawn.
+//   POST /v4.0/claims/{id}/actions/retract  a Pending claim withdrawn (as the order actions).
 // Reads need orders:read, changes orders:write; everything is scoped to the caller's account and environment.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
@@ -109,7 +109,7 @@ export function registerClaimRoutes(app: FastifyInstance, claims: ClaimsService)
   registerClaimReads(app, claims)
 
   api.post(
-    '/claims/:claimId/retract',
+    '/claims/:claimId/actions/retract',
     {
       config: { scope: 'orders:write' },
       schema: {
