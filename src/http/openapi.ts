@@ -70,6 +70,10 @@ const TAGS = [
     name: 'webhooks',
     description: 'Webhook endpoints: more receivers of the events, each with its filters and signing secret.',
   },
+  {
+    name: 'claims',
+    description: 'Claims about shipped work: evidence photos, claims on orders, their listing and retraction.',
+  },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },
   {
