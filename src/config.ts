@@ -281,6 +281,23 @@ export const SETTINGS = {
       return seconds
     },
   },
+  claimWindowDays: {
+    flag: 'claim-window-days',
+    placeholder: 'DAYS',
+    env: 'PRINTROUTE_CLAIM_WINDOW_DAYS',
+    default: '30',
+    help: 'days after a delivery a merchant may claim about it',
+    docs:
+      'Days after a shipment was delivered (dispatched, when never delivered; after its estimated delivery, for a ' +
+      'parcel reported missing) within which a merchant may make a claim about it: 1 to 365 ' +
+      '([claims.md](claims.md#rules)).',
+    commands: PROCESS_COMMANDS,
+    parse: (text: string) => {
+      const days = Number(text)
+      if (!/^[0-9]{1,3}$/.test(text) || days < 1 || days > 365) throw new Error(`must be 1 to 365 days, got "${text}"`)
+      return days
+    },
+  },
   rateLimit: {
     flag: 'rate-limit',
     placeholder: 'N/PERIOD',

@@ -662,6 +662,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/claims/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The claim categories and their rules */
+        get: operations["listClaimCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/claims/evidence/{evidenceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An evidence photo
+         * @description The photo as kept (without its metadata). Another account's, or one deleted, is 404.
+         */
+        get: operations["getClaimEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/orders/{orderId}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a claim about shipped items, or a missing parcel
+         * @description Items of shipments that shipped, within the claim window after delivery, each without an open claim, made by one lab, with the photos their category requires (upload them first: POST /claims/evidence); or `category: "PackageMissing"` with the `shipmentId` of a parcel past its estimated delivery and not delivered. Each refusal is 400 naming the field; nothing is written. Answers the claim, Pending; the claimChanged event (Created) goes to webhook endpoints and the events feed.
+         */
+        post: operations["createClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's claims, newest first
+         * @description Filters: status, orderId, createdFrom, createdTo. nextUrl continues with older claims.
+         */
+        get: operations["listClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/claims/{claimId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One claim */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/claims/{claimId}/actions/retract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a Pending claim
+         * @description The claim becomes Retracted and its items may be claimed for again. A claim no longer Pending (resolved, rejected, retracted) is 400 on `status`.
+         */
+        post: operations["retractClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/settings": {
         parameters: {
             query?: never;
@@ -814,6 +928,26 @@ export interface paths {
          * @description Runs the simulated labs' next steps now, with the same order changes and callbacks their timers would cause (docs/sandbox.md). Idempotent with `to`: an order already there is answered unchanged (outcome Ok). 400 with the reason when the order cannot move that way.
          */
         post: operations["advanceSandboxOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/claims/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a photo for a claim
+         * @description The photo itself as the body (image/jpeg or image/png, at most 10485760 bytes and 50 megapixels). It is decoded, turned upright and re-encoded without its metadata (GPS, camera). Name its evd_ id in a claim within a day; unused, it is deleted then. Not an image: 400 on `body`.
+         */
+        post: operations["uploadClaimEvidence"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1136,6 +1270,86 @@ export interface webhooks {
          * @description A CloudEvent of type `com.printroute.order.credits.credit#Issued`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
          */
         post: operations["onCreditIssued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.claims.claim#Created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The merchant made a claim about shipped work (data.claim); webhook endpoints and the feed only
+         * @description A CloudEvent of type `com.printroute.order.claims.claim#Created`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onClaimChangedCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.claims.claim#Resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A claim was resolved: reprint, refund or credit (data.claim); webhook endpoints and the feed only
+         * @description A CloudEvent of type `com.printroute.order.claims.claim#Resolved`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onClaimChangedResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.claims.claim#Rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A claim was rejected, with the reason (data.claim); webhook endpoints and the feed only
+         * @description A CloudEvent of type `com.printroute.order.claims.claim#Rejected`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onClaimChangedRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.claims.claim#Retracted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The merchant withdrew a Pending claim (data.claim); webhook endpoints and the feed only
+         * @description A CloudEvent of type `com.printroute.order.claims.claim#Retracted`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onClaimChangedRetracted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1540,6 +1754,7 @@ export interface components {
             data: {
                 order: components["schemas"]["CallbackOrder"];
                 credit?: components["schemas"]["OrderCredit"];
+                claim?: components["schemas"]["Claim"];
                 /** @description W3C traceparent of this request, also sent as a header. */
                 traceParent: string;
             };
@@ -1662,6 +1877,89 @@ export interface components {
          * @enum {string}
          */
         ChargeType: "Item" | "Shipping" | "Refund" | "Other";
+        /** Claim */
+        Claim: {
+            /** @description Claim ID, clm_<number>. */
+            id: string;
+            orderId: string;
+            /** @enum {string} */
+            status: "Pending" | "Resolved" | "Rejected" | "Retracted";
+            /** @description The parcel of a PackageMissing claim; null for item claims. */
+            shipmentId: string | null;
+            items: components["schemas"]["ClaimItem"][];
+            /** @enum {string|null} */
+            preferredResolution: "Reprint" | "Refund" | null;
+            resolution: {
+                /** @enum {string} */
+                type: "Reprint" | "Refund" | "Credit";
+                note: string | null;
+                resolvedAt: string;
+                reprintShipmentId: string | null;
+                creditNote: string | null;
+                amount: components["schemas"]["Money"] | null;
+            } | null;
+            rejection: {
+                reason: string;
+                rejectedAt: string;
+            } | null;
+            labAnswer: {
+                /** @enum {string} */
+                answer: "Accepted" | "Disputed";
+                comment: string | null;
+                answeredAt: string;
+            } | null;
+            createdAt: string;
+            lastUpdated: string;
+        };
+        /** ClaimCategoriesResponse */
+        ClaimCategoriesResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            categories: components["schemas"]["ClaimCategory"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ClaimCategory */
+        ClaimCategory: {
+            /** @enum {string} */
+            category: "Damaged" | "PrintDefect" | "WrongItem" | "MissingItem" | "PackageMissing" | "LateDelivery" | "Other";
+            description: string;
+            /** @description The lab made the fault: an upheld claim counts against its quality. */
+            labAtFault: boolean;
+            /** @description 1 to 3 photos per item are required. */
+            photosRequired: boolean;
+            /** @description Claimed for a whole parcel (shipmentId), not items. */
+            wholeShipment: boolean;
+        };
+        /** ClaimEvidence */
+        ClaimEvidence: {
+            /** @description Evidence ID, evd_<number>: name it in a claim item's evidence. */
+            id: string;
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png";
+            width: number;
+            height: number;
+            /** @description The size kept: the photo re-encoded without its metadata. */
+            bytes: number;
+            /** @description Deleted then unless a claim uses it (a day after upload). */
+            expiresAt: string;
+        };
+        /** ClaimItem */
+        ClaimItem: {
+            itemId: string;
+            shipmentId: string;
+            /** @enum {string} */
+            category: "Damaged" | "PrintDefect" | "WrongItem" | "MissingItem" | "PackageMissing" | "LateDelivery" | "Other";
+            description: string;
+            /** @description The photos, evd_ ids (GET /v4.0/claims/evidence/{id}). */
+            evidence: string[];
+        };
+        /** ClaimResponse */
+        ClaimResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            claim: components["schemas"]["Claim"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Country */
         Country: {
             /** @description ISO 3166-1 alpha-2. */
@@ -1762,6 +2060,35 @@ export interface components {
         CoverDimensionsResponse: {
             outcome: components["schemas"]["OkOutcome"];
             coverDimensions: components["schemas"]["CoverDimensions"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** CreateClaimRequest */
+        CreateClaimRequest: {
+            /** @description Item claims: the items of one lab, each once. */
+            items?: {
+                /** @description The order item, ori_<number>. */
+                itemId: string;
+                /** @description One of Damaged, PrintDefect, WrongItem, MissingItem, LateDelivery, Other (any letter case). */
+                category: string;
+                /** @description What is wrong, 1 to 2000 characters. */
+                description: string;
+                /** @description Uploaded photos (evd_ ids), at most 3; required by some categories. */
+                evidence?: string[];
+            }[];
+            /** @description A missing parcel: with shipmentId, without items. One of PackageMissing (any letter case). */
+            category?: string;
+            /** @description The missing parcel, shp_<number>. */
+            shipmentId?: string;
+            /** @description What is wrong, 1 to 2000 characters. */
+            description?: string;
+            /** @description What the merchant asks for. One of Reprint, Refund (any letter case). */
+            preferredResolution?: string;
+        };
+        /** CreateClaimResponse */
+        CreateClaimResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            claim: components["schemas"]["Claim"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -2163,6 +2490,16 @@ export interface components {
          * @enum {string}
          */
         LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "FileDefect" | "CannotProduce" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity";
+        /** ListClaimsResponse */
+        ListClaimsResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            claims: components["schemas"]["Claim"][];
+            hasMore: boolean;
+            /** @description The next (older) page; null on the last. */
+            nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Money */
         Money: {
             /** @description Decimal amount with two places, negative for credits. */
@@ -2920,6 +3257,13 @@ export interface components {
             minimumDpi: number;
             message: string;
         };
+        /** RetractClaimResponse */
+        RetractClaimResponse: {
+            outcome: components["schemas"]["UpdatedOutcome"];
+            claim: components["schemas"]["Claim"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Routing */
         Routing: {
             orderId: string | null;
@@ -3239,6 +3583,13 @@ export interface components {
             rotateSigningSecret?: boolean;
             /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
             signingSecretOverlapSeconds?: number;
+        };
+        /** UploadEvidenceResponse */
+        UploadEvidenceResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            evidence: components["schemas"]["ClaimEvidence"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** ValidateAddressRequest */
         ValidateAddressRequest: {
@@ -5378,6 +5729,221 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listClaimCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimCategoriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getClaimEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Evidence ID, e.g. evd_12. */
+                evidenceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photo as kept (image/jpeg or image/png). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateClaimResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listClaims: {
+        parameters: {
+            query?: {
+                /** @description Only claims in this status. One of Pending, Resolved, Rejected, Retracted (any letter case). */
+                status?: string;
+                /** @description Only claims on this order. */
+                orderId?: string;
+                /** @description Only claims made at or after. */
+                createdFrom?: string;
+                /** @description Only claims made before. */
+                createdTo?: string;
+                /** @description A claim ID: the page continues with older claims (nextUrl's). */
+                before?: string;
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListClaimsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Claim ID, e.g. clm_7. */
+                claimId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retractClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Claim ID, e.g. clm_7. */
+                claimId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetractClaimResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAccountSettings: {
         parameters: {
             query?: never;
@@ -5738,6 +6304,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdvanceOrderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadClaimEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The photo itself, image/jpeg or image/png, at most 10485760 bytes. */
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadEvidenceResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6295,6 +6902,150 @@ export interface operations {
         };
     };
     onCreditIssued: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onClaimChangedCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onClaimChangedResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onClaimChangedRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onClaimChangedRetracted: {
         parameters: {
             query?: never;
             header: {

@@ -114,6 +114,8 @@ export interface ApplicationOptions {
    * 0: it answers at once (docs/api.md#order-actions).
    */
   labCancelWaitSeconds?: number
+  /** Days after a delivery a merchant may claim about it (`--claim-window-days`); 30 by default (docs/claims.md). */
+  claimWindowDays?: number
   /** How long each readiness check (GET /readyz) may take; 2 s by default. */
   readinessTimeoutMs?: number
 }

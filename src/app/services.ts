@@ -4,6 +4,7 @@ import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
+import { normaliseEvidenceImage } from '../adapters/evidence-image.ts'
 import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
@@ -34,6 +35,7 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
+import { createClaimsService } from '../services/claims.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
@@ -382,7 +384,25 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention }
+  const claims = buildClaims(options, deps, core.events)
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims }
+}
+
+/** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */
+function buildClaims(
+  options: ApplicationOptions,
+  deps: ServiceDeps,
+  events: ReturnType<typeof createOrderEventsService>,
+) {
+  return createClaimsService({
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    events,
+    files: deps.files,
+    normaliseImage: (input) => normaliseEvidenceImage(input),
+    ...(options.claimWindowDays !== undefined ? { windowDays: options.claimWindowDays } : {}),
+  })
 }
 
 export type Services = ReturnType<typeof buildServices>

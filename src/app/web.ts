@@ -86,6 +86,7 @@ export async function buildServers(
     callbacks: services.callbacks,
     webhooks: services.webhooks,
     webhookRecovery: services.webhookRecovery,
+    claims: services.claims,
     samples,
     health,
     sessions: services.sessions,

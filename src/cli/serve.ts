@@ -47,6 +47,7 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     metrics: { port: settings.metricsPort, token: settings.metricsToken },
     callbackRetentionSeconds: settings.callbackRetentionSeconds,
     quoteLifetimeSeconds: settings.quoteLifetimeSeconds,
+    claimWindowDays: settings.claimWindowDays,
   }
 }
 

@@ -55,6 +55,12 @@ export type FailureCode =
   | 'UnknownState'
   | 'PhoneNumberRequired'
   | 'WebhookEndpointDisabled'
+  | 'EvidenceAlreadyUsed'
+  | 'ClaimAlreadyOpen'
+  | 'ClaimWindowClosed'
+  | 'LabsDiffer'
+  | 'ShipmentDelivered'
+  | 'NotYetDue'
 
 export interface Failure {
   code: FailureCode

@@ -16,6 +16,8 @@ import { STAGES } from '../domain/order.ts'
 import {
   CALLBACK_DELIVERY_STATUSES,
   type CallbackDeliveryStatus,
+  CLAIM_EVENT_STATUSES,
+  type ClaimEventStatus,
   eventType,
   isWebhookOnlyEvent,
   type OrderEventKind,
@@ -39,6 +41,7 @@ import {
   getProductResponseExample,
 } from './openapi-examples.ts'
 import { CallbackEventSchema } from './schemas/callbacks.schema.ts'
+import { EvidenceUploadBody } from './schemas/claims.schema.ts'
 import { ErrorResponseSchema } from './schemas/common.schema.ts'
 import { RecipientRequestSchema } from './schemas/order.schema.ts'
 
@@ -66,6 +69,10 @@ const TAGS = [
   {
     name: 'webhooks',
     description: 'Webhook endpoints: more receivers of the events, each with its filters and signing secret.',
+  },
+  {
+    name: 'claims',
+    description: 'Claims about shipped work: evidence photos, claims on orders, their listing and retraction.',
   },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },
@@ -260,6 +267,13 @@ const DELIVERY_EVENT_SUMMARIES: Record<CallbackDeliveryStatus, string> = {
   Returned: 'A shipment is going back to the sender; it will not be delivered',
 }
 
+const CLAIM_EVENT_SUMMARIES: Record<ClaimEventStatus, string> = {
+  Created: 'The merchant made a claim about shipped work (data.claim); webhook endpoints and the feed only',
+  Resolved: 'A claim was resolved: reprint, refund or credit (data.claim); webhook endpoints and the feed only',
+  Rejected: 'A claim was rejected, with the reason (data.claim); webhook endpoints and the feed only',
+  Retracted: 'The merchant withdrew a Pending claim (data.claim); webhook endpoints and the feed only',
+}
+
 /** The event types callbacks carry (docs/callbacks.md), one webhook each. */
 const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
   ...STAGES.map((stage) => ({
@@ -296,10 +310,19 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
       'A credit was issued on the order by itself (a late delivery on a guaranteed shipping method): data.credit ' +
       'carries it',
   },
+  ...CLAIM_EVENT_STATUSES.map((status) => ({
+    kind: { kind: 'claimChanged', claimId: '', status } as OrderEventKind,
+    summary: CLAIM_EVENT_SUMMARIES[status],
+  })),
 ]
 
 function webhookOperationId(kind: OrderEventKind): string {
-  const suffix = kind.kind === 'stageChanged' ? kind.stage : kind.kind === 'shipmentDelivery' ? kind.status : ''
+  const suffix =
+    kind.kind === 'stageChanged'
+      ? kind.stage
+      : kind.kind === 'shipmentDelivery' || kind.kind === 'claimChanged'
+        ? kind.status
+        : ''
   return `on${kind.kind[0]?.toUpperCase()}${kind.kind.slice(1)}${suffix}`
 }
 
@@ -381,6 +404,10 @@ function decorateOperation(operation: Json): void {
   if (examples) {
     if (requestMedia && examples.request !== undefined) requestMedia.example = examples.request
     if (okMedia) okMedia.example = examples.ok
+  }
+  if (operation.operationId === 'uploadClaimEvidence') {
+    // The photo is the raw body, read by the route's own parsers (claims.routes.ts): no schema validates it.
+    operation.requestBody = EvidenceUploadBody
   }
   if (operation.operationId === 'updateRecipient' && requestMedia) {
     // The route accepts the recipient or {recipient} and validates either itself (order-actions.routes.ts).

@@ -15,6 +15,7 @@ import type { AccountsService, Caller, Environment } from '../services/accounts.
 import type { AddressesService } from '../services/addresses.service.ts'
 import type { AuditService } from '../services/audit.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { ClaimsService } from '../services/claims.service.ts'
 import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import type { HealthService } from '../services/health.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
@@ -59,6 +60,7 @@ import { registerAccountSettingsRoutes } from './routes/account-settings.routes.
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
+import { registerClaimRoutes } from './routes/claims.routes.ts'
 import { registerCommercialInvoicePdfRoute } from './routes/commercial-invoices.routes.ts'
 import { registerCoverDimensionsRoutes } from './routes/cover-dimensions.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
@@ -164,6 +166,8 @@ export interface HttpServices {
   callbacks: CallbacksService
   /** Webhook endpoints (docs/callbacks.md#webhook-endpoints). */
   webhooks: WebhooksService
+  /** Merchants' claims about shipped work and their evidence photos (docs/claims.md). */
+  claims: ClaimsService
   /** Webhook endpoints that keep failing: redeliver-missed. */
   webhookRecovery: WebhookRecoveryService
   /** The bundled sample images, served under /samples/. */
@@ -425,6 +429,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerPreflightRoutes(api, services.preflight)
       registerCallbackRoutes(api, services.callbacks)
       registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
+      registerClaimRoutes(api, services.claims)
       registerAccountSettingsRoutes(api, services.accounts)
       registerAccountKeyRoutes(api, services.accounts)
       registerAccountBillingRoutes(api, services.invoices)

@@ -6,6 +6,7 @@
 import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-queue.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { ClaimsService } from '../services/claims.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
@@ -31,6 +32,8 @@ export const SCHEDULED_JOBS = {
   'expire-idempotent-requests': '27 * * * *',
   /** Hourly: deletes stand-alone preflights past their 7 days (docs/api.md#preflight). */
   'expire-preflights': '7 * * * *',
+  /** Hourly: deletes claim evidence photos no claim used, a day after upload (docs/claims.md#evidence). */
+  'expire-claim-evidence': '37 * * * *',
   /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
   'remind-labs': '*/15 * * * *',
   /**
@@ -57,6 +60,7 @@ export interface JobServices {
   idempotency: Pick<IdempotencyService, 'expireIdempotentRequests'>
   preflight: Pick<PreflightService, 'runPreflight' | 'expirePreflights'>
   labStatements: Pick<LabStatementsService, 'issueForPreviousMonth'>
+  claims: Pick<ClaimsService, 'expireEvidence'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -129,7 +133,7 @@ export function buildScheduledJobRegistry(
   services: JobServices,
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
-  const { pipeline, callbacks, previews, quotes, labPushes, idempotency, preflight, labStatements } = services
+  const { pipeline, callbacks, previews, quotes, labPushes, idempotency, preflight, labStatements, claims } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -194,6 +198,16 @@ export function buildScheduledJobRegistry(
       handler: async () => {
         const deleted = await preflight.expirePreflights()
         if (deleted > 0) report({ deleted }, 'deleted preflights past their 7 days')
+      },
+      concurrency: 1,
+      // The next run, an hour later, is the retry.
+      retryLimit: 0,
+      expireInSeconds: 600,
+    },
+    'expire-claim-evidence': {
+      handler: async () => {
+        const deleted = await claims.expireEvidence()
+        if (deleted > 0) report({ deleted }, 'deleted claim evidence no claim used, past its day')
       },
       concurrency: 1,
       // The next run, an hour later, is the retry.

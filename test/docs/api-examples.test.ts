@@ -21,8 +21,8 @@ tier('http')
 
 const run = promisify(execFile)
 const DOCS_DIR = join(import.meta.dirname, '..', '..', 'docs')
-/** The documents whose curl examples run; api.md must cover every operation. */
-const DOCS = ['api.md', 'sandbox.md'] as const
+/** The documents whose curl examples run; api.md (with claims.md for the claims) must cover every operation. */
+const DOCS = ['api.md', 'sandbox.md', 'claims.md'] as const
 const CURL = process.env.CURL_PATH ?? '/usr/bin/curl'
 
 interface Example {
@@ -73,6 +73,9 @@ const VARIABLES = [
   'PDF_ORDER',
   'PDF_ASSET',
   'STATEMENT',
+  'CLAIM_ORDER',
+  'CLAIM_ITEM',
+  'CLAIM',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -267,6 +270,32 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     return { orderId, assetId: order.items[0].assets[0].id }
   }
 
+  /** A Sandbox order shipped and delivered a minute ago, driven by its steps, and its first item (docs/claims.md). */
+  async function deliveredSandboxOrder(): Promise<{ orderId: string; itemId: string }> {
+    const orderId = await newSandboxOrder()
+    await toItsLab(orderId)
+    const shipped = await pipelineDriver(t).ship(orderId)
+    for (const shipment of shipped.document.shipments) {
+      await t.app.services.pipeline.reportLab(orderId, shipment.id, {
+        kind: 'tracking',
+        events: [{ time: new Date(Date.now() - 60_000).toISOString(), status: 'Delivered', description: 'Delivered' }],
+      })
+    }
+    return { orderId, itemId: shipped.document.items[0]?.id as string }
+  }
+
+  /** A Pending claim on the delivered order's item. */
+  async function aPendingClaim(delivered: { orderId: string; itemId: string }): Promise<string> {
+    const made = await t.sandbox({
+      method: 'POST',
+      url: `/v4.0/orders/${delivered.orderId}/claims`,
+      headers: { 'content-type': 'application/json' },
+      payload: { items: [{ itemId: delivered.itemId, category: 'MissingItem', description: 'Not in the parcel' }] },
+    })
+    assert.equal(made.statusCode, 201, made.body)
+    return json(made).claim.id
+  }
+
   /** A statement of last month for the lab of `atLab`'s shipment: its work there recorded as shipped then. */
   async function lastMonthsStatement(lab: { shipment: string; orderId: string }): Promise<string> {
     const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${lab.orderId}` })).order
@@ -335,6 +364,12 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     if (atLab && used.has('LIVE_ORDER')) values.LIVE_ORDER = atLab.orderId
     if (atLab && used.has('LAB_KEY')) values.LAB_KEY = atLab.labKey
     if (atLab && used.has('STATEMENT')) values.STATEMENT = await lastMonthsStatement(atLab)
+    if (used.has('CLAIM_ORDER') || used.has('CLAIM_ITEM') || used.has('CLAIM')) {
+      const delivered = await deliveredSandboxOrder()
+      values.CLAIM_ORDER = delivered.orderId
+      values.CLAIM_ITEM = delivered.itemId
+      if (used.has('CLAIM')) values.CLAIM = await aPendingClaim(delivered)
+    }
     if (used.has('PDF_PREFLIGHT')) values.PDF_PREFLIGHT = await checkedPreflight()
     if (used.has('PDF_ORDER') || used.has('PDF_ASSET')) {
       const checked = await orderWithCheckedPdf()
@@ -355,12 +390,12 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       }
     }
     const called = examples
-      .filter((example) => example.doc === 'api.md')
+      .filter((example) => example.doc === 'api.md' || example.doc === 'claims.md')
       .flatMap((example) => requestsOf(example.script))
     const missing = [...operations].filter(
       (operation) => !called.some((request) => operationMatches(operation, request)),
     )
-    assert.deepEqual(missing, [], 'operations without a curl example in docs/api.md')
+    assert.deepEqual(missing, [], 'operations without a curl example in docs/api.md (or docs/claims.md)')
   })
 
   for (const example of examples) {

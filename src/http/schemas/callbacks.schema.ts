@@ -1,7 +1,9 @@
 // Callback deliveries and the event feed (docs/callbacks.md).
+
 import { Type } from 'typebox'
 import { DELIVERY_STATUSES } from '../../domain/callback-deliveries.ts'
 import { CALLBACK_LIST_DEFAULT_TOP, CALLBACK_LIST_MAX_TOP } from '../../domain/limits.ts'
+import { ClaimSchema } from './claims.schema.ts'
 import {
   CaseInsensitiveEnum,
   Nullable,
@@ -114,6 +116,8 @@ export const CallbackEventSchema = named(
       ),
       // creditIssued events only (webhook endpoints and the events feed): the credit as the order's credits[] shows it.
       credit: Type.Optional(OrderCreditSchema),
+      /** Claim events only (docs/claims.md#events): the claim as it stood after the change. */
+      claim: Type.Optional(ClaimSchema),
       traceParent: TraceParent,
     }),
     subject: Type.String({ description: 'The order ID.' }),

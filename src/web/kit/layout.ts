@@ -12,7 +12,15 @@ export function orderPath(orderId: string, rest = ''): string {
   return `${DASHBOARD_PATH}/orders/${orderId}${rest}`
 }
 
-export type Section = 'orders' | 'new-order' | 'catalogue' | 'check-file' | 'billing' | 'developers' | 'sign-in'
+export type Section =
+  | 'orders'
+  | 'claims'
+  | 'new-order'
+  | 'catalogue'
+  | 'check-file'
+  | 'billing'
+  | 'developers'
+  | 'sign-in'
 
 export interface Notice {
   kind: 'success' | 'error' | 'info'
@@ -57,6 +65,7 @@ const NAVIGATION: {
   uses: readonly DashboardUseName[]
 }[] = [
   { section: 'orders', label: 'Orders', path: '/orders', uses: ['readOrders'] },
+  { section: 'claims', label: 'Claims', path: '/claims', uses: ['readOrders'] },
   { section: 'new-order', label: 'New order', path: '/new-order', sandboxOnly: true, uses: ['createOrders'] },
   { section: 'catalogue', label: 'Catalogue', path: '/catalogue', uses: ['readCatalogue'] },
   // Beside the catalogue: a file is checked against one of its products (POST /files/preflight, the quotes scope).

@@ -23,6 +23,7 @@ import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from 
 import { registerBillingPage } from './billing.page.ts'
 import { registerCataloguePages } from './catalogue.page.ts'
 import { registerCheckFilePages } from './check-file.page.ts'
+import { registerClaimPages } from './claims.page.ts'
 import { developerPageSender, registerDeveloperPages } from './developers.page.ts'
 import { registerWebhookPages } from './developers-webhooks.page.ts'
 import { registerNewOrderPages } from './new-order.page.ts'
@@ -58,6 +59,10 @@ function loadAssets(): Map<string, { body: Buffer; type: string }> {
   return new Map([
     ['dashboard.css', { body: readFileSync(join(ASSET_DIR, 'dashboard.css')), type: 'text/css; charset=utf-8' }],
     ['favicon.svg', { body: readFileSync(join(ASSET_DIR, 'favicon.svg')), type: 'image/svg+xml' }],
+    [
+      'claim-photos.js',
+      { body: readFileSync(join(ASSET_DIR, 'claim-photos.js')), type: 'text/javascript; charset=utf-8' },
+    ],
     [
       'htmx.min.js',
       {
@@ -277,6 +282,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     })
     registerOrdersPage(pages, dashboard)
     registerOrderPages(pages, dashboard)
+    registerClaimPages(pages, dashboard)
     registerNewOrderPages(pages, dashboard)
     registerCataloguePages(pages, dashboard)
     registerCheckFilePages(pages, dashboard)

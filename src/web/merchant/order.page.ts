@@ -263,6 +263,7 @@ ${actionButton(available('changeMetaData'), 'Edit metadata', orderPath(order.id,
 <p id="actions-note" class="muted small">Buttons are enabled when the order's actions endpoint says the action is available.</p>`
     : scopeMissing('changeOrders')
 }
+${reportProblemLink(order, mayUse(scopes, 'createOrders'))}
 </section>
 ${available('replaceAsset') && mayUse(scopes, 'changeOrders') ? replaceAssetSection(order, csrfToken) : ''}
 ${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken, scopes) : ''}
@@ -474,4 +475,12 @@ ${form(
     }
     return dashboard.redirect(reply, `/orders/${orderId}`, actionNotice(answer, 'The metadata is saved.'))
   })
+}
+
+/** Once something shipped: the way to a claim about it (claims.page.ts, docs/claims.md). */
+function reportProblemLink(order: OrderDocument, mayClaim: boolean) {
+  const shipped = order.shipments.some((shipment) => shipment.status === 'Shipped' && !shipment.cancelled)
+  return shipped && mayClaim
+    ? html`<a class="button" href="${orderPath(order.id, '/report-problem')}">Report a problem</a>`
+    : ''
 }

@@ -1,0 +1,119 @@
+// The claims' SQL on every configured backend (migrations/0036_claims.sql): one open claim per item (the partial
+// unique index, freed when the claim leaves Pending), a change naming a stale version refused, the caller's list
+// filtered and paged newest first, and only unused, old evidence listed for the expiry.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { AccountScope } from '../../src/domain/account-scope.ts'
+import { parseId } from '../../src/domain/ids.ts'
+import {
+  changeClaimStatus,
+  deleteUnusedEvidence,
+  insertClaim,
+  insertMerchantEvidence,
+  listClaimsForCaller,
+  listUnusedEvidence,
+  nextClaimNumber,
+  nextEvidenceNumber,
+  openClaimsOfItems,
+} from '../../src/repositories/claims.repository.ts'
+import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+
+const databaseKinds = tier('sql')
+
+for (const kind of databaseKinds) {
+  describe(`claims repository (${kind})`, () => {
+    let t: TestApp
+    let scope: AccountScope
+    let orderNumber: number
+
+    before(async () => {
+      t = await startTestApp({ kind })
+      scope = { accountId: parseId('acc', t.account.id) as number, environment: 'sandbox' }
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder(),
+        headers: { 'content-type': 'application/json' },
+      })
+      orderNumber = parseId('ord', json(created).order.id) as number
+    })
+    after(() => t.close())
+
+    async function claim(itemNumber: number, createdAt: Date): Promise<number> {
+      const db = t.database.db
+      const id = await nextClaimNumber(db)
+      await insertClaim(db, scope, {
+        id,
+        orderNumber,
+        shipmentNumber: null,
+        labCode: 'uk6',
+        preferredResolution: null,
+        createdAt,
+        document: JSON.stringify({ id: `clm_${id}` }),
+        items: [{ itemNumber, shipmentNumber: 1, category: 'Other', description: 'x' }],
+        evidenceNumbers: [],
+      })
+      return id
+    }
+
+    test('one open claim per item until it leaves Pending; a stale version changes nothing', async () => {
+      const first = await claim(900, new Date('2026-03-01T00:00:00Z'))
+      await assert.rejects(claim(900, new Date('2026-03-01T00:00:01Z')), 'the partial unique index refuses a second')
+      assert.deepEqual([...(await openClaimsOfItems(t.database.db, [900, 901]))], [[900, first]])
+      const at = new Date('2026-03-02T00:00:00Z')
+      const change = { id: first, status: 'Retracted' as const, document: '{}', at }
+      assert.equal(await changeClaimStatus(t.database.db, { ...change, version: 2 }), false, 'version 2 was not read')
+      assert.equal(await changeClaimStatus(t.database.db, { ...change, version: 1 }), true)
+      assert.equal(await changeClaimStatus(t.database.db, { ...change, version: 1 }), false, 'now at version 2')
+      assert.equal((await openClaimsOfItems(t.database.db, [900])).size, 0)
+      await claim(900, new Date('2026-03-03T00:00:00Z'))
+    })
+
+    test("the caller's claims, filtered and paged newest first", async () => {
+      const ids = [
+        await claim(910, new Date('2026-04-01T00:00:00Z')),
+        await claim(911, new Date('2026-04-02T00:00:00Z')),
+        await claim(912, new Date('2026-04-03T00:00:00Z')),
+      ]
+      const query = {
+        status: 'Pending' as const,
+        orderNumber,
+        createdFrom: new Date('2026-04-01T00:00:00Z'),
+        createdTo: new Date('2026-04-03T00:00:00Z'),
+        before: null,
+        top: 1,
+      }
+      const page = await listClaimsForCaller(t.database.db, scope, query)
+      assert.deepEqual(page.documents, [JSON.stringify({ id: `clm_${ids[1]}` })])
+      assert.equal(page.hasMore, true)
+      const next = await listClaimsForCaller(t.database.db, scope, { ...query, before: page.lastId })
+      assert.deepEqual(next.documents, [JSON.stringify({ id: `clm_${ids[0]}` })])
+      assert.equal(next.hasMore, false)
+      const other = await listClaimsForCaller(t.database.db, { ...scope, environment: 'live' }, { ...query, top: 10 })
+      assert.deepEqual(other.documents, [])
+    })
+
+    test('only unused evidence older than the cutoff is listed, and deleted only while unused', async () => {
+      const db = t.database.db
+      const photo = async (createdAt: Date) => {
+        const id = await nextEvidenceNumber(db)
+        const row = { id, blobKey: `claim-evidence/${id}`, contentType: 'image/jpeg' as const, bytes: 10 }
+        await insertMerchantEvidence(db, scope, { ...row, width: 1, height: 1, createdAt })
+        return id
+      }
+      const old = await photo(new Date('2026-05-01T00:00:00Z'))
+      const fresh = await photo(new Date('2026-05-03T00:00:00Z'))
+      const used = await photo(new Date('2026-05-01T00:00:00Z'))
+      await db.query('UPDATE claim_evidence SET claim_id = 1 WHERE id = $1', [used])
+      const listed = await listUnusedEvidence(db, new Date('2026-05-02T00:00:00Z'), 10)
+      assert.deepEqual(
+        listed.map((row) => row.id),
+        [old],
+      )
+      assert.equal(await deleteUnusedEvidence(db, used), false)
+      assert.equal(await deleteUnusedEvidence(db, old), true)
+      assert.ok(fresh > old)
+    })
+  })
+}
