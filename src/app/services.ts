@@ -3,6 +3,7 @@
 import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
+import { normaliseEvidenceImage } from '../adapters/evidence-image.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
 import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
@@ -39,6 +40,8 @@ import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
 import { createLabStatementsService } from '../services/lab-statements.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
+import { createLabClaimsService } from '../services/labs/lab-claims.service.ts'
+import { createLabQualitySource } from '../services/labs/lab-quality.service.ts'
 import { createLabsService } from '../services/labs/labs.service.ts'
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
 import { revenueSourceOf } from '../services/operator/revenue.ts'
@@ -105,6 +108,8 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
+  // The labs' quality rates, read once a minute at most by every allocation, quote and page of this process.
+  const labQuality = createLabQualitySource({ db, clock, catalogue })
   const labPushes = createLabPushesService({
     db,
     clock,
@@ -180,6 +185,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
   })
   const pipeline = createPipelineService({
     events,
+    labQuality,
     db,
     jobs,
     clock,
@@ -214,6 +220,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     billing,
     callbackPoster,
     labPushes,
+    labQuality,
     events,
     webhookRecovery,
     callbacks,
@@ -260,6 +267,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
       metrics,
       unknownSampleUrl: core.unknownSampleUrlOf,
+      labQuality: core.labQuality,
     }),
     orderActions: createOrderActionsService({
       db,
@@ -268,7 +276,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       jobs,
       billing: core.billing,
       allocate: core.allocate,
-      labRoom: createLabRoom({ clock, catalogue }),
+      labRoom: createLabRoom({ clock, catalogue, labQuality: core.labQuality }),
       events: core.events,
       fileLinks,
       log,
@@ -317,6 +325,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       catalogue,
       db,
       clock,
+      labQuality: core.labQuality,
       ...(options.quoteLifetimeSeconds ? { lifetimeSeconds: options.quoteLifetimeSeconds } : {}),
     }),
     sessions: createSessionsService({ db, clock }),
@@ -337,6 +346,16 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
     }),
     labPushes: core.labPushes,
+    labQuality: core.labQuality,
+    labClaims: createLabClaimsService({
+      db,
+      clock,
+      jobs,
+      events: core.events,
+      files,
+      normaliseEvidence: normaliseEvidenceImage,
+      evidenceUrl: (evidenceId) => `${deps.publicUrls.live}/labs/v1/claims/evidence/${evidenceId}`,
+    }),
     sandbox: createSandboxService({
       db,
       jobs,
@@ -367,7 +386,8 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     catalogue,
     jobs,
     events: core.events,
-    labRoom: createLabRoom({ clock, catalogue }),
+    labRoom: createLabRoom({ clock, catalogue, labQuality: core.labQuality }),
+    labQuality: core.labQuality,
     log,
   })
   // The operator's actions on an order (docs/admin.md#acting-on-an-order): the console's and the command line's.
