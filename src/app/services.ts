@@ -3,8 +3,8 @@
 import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
-import { normaliseEvidenceImage } from '../adapters/evidence-image.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
+import { normaliseEvidenceImage } from '../adapters/evidence-image.ts'
 import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
 import { createImageRenderer } from '../adapters/image-renderer.ts'
@@ -39,8 +39,8 @@ import { createCoverDimensionsService } from '../services/cover-dimensions.servi
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
 import { createLabStatementsService } from '../services/lab-statements.service.ts'
-import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
 import { createLabClaimsService } from '../services/labs/lab-claims.service.ts'
+import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
 import { createLabQualitySource } from '../services/labs/lab-quality.service.ts'
 import { createLabsService } from '../services/labs/labs.service.ts'
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
@@ -118,6 +118,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     fileTokens: { url: (environment, key) => fileLinks.token(environment, key) },
     vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
     source: () => `${deps.publicUrls.live}/labs/v1/jobs`,
+    claimPhotoUrl: (evidenceId) => `${deps.publicUrls.live}/labs/v1/claims/evidence/${evidenceId}`,
     newSigningSecret: newCallbackSigningSecret,
     log,
   })

@@ -79,6 +79,7 @@ export async function buildServers(
     labs: environment === 'live' ? services.labs : null,
     labPushes: services.labPushes,
     labStatements: services.labStatements,
+    labClaims: services.labClaims,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     sandbox: environment === 'sandbox' ? services.sandbox : null,

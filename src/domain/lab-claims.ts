@@ -2,13 +2,7 @@
 // items with the merchant's words and photos, where it stands, and the lab's own answer. Pure: built from the
 // claim's stored ClaimView and the lab's photos of it; photo links come from the caller (the lab API's or the
 // portal's address of a photo).
-import type {
-  ClaimCategoryName,
-  ClaimResolution,
-  ClaimStatus,
-  ClaimView,
-  LabAnswer,
-} from './claims.ts'
+import type { ClaimCategoryName, ClaimResolution, ClaimStatus, ClaimView, LabAnswer } from './claims.ts'
 
 /** What the lab sends: accept (the lab agrees it is at fault) or dispute. */
 export const LAB_ANSWER_CHOICES = ['accept', 'dispute'] as const
@@ -18,6 +12,10 @@ export const LAB_ANSWER_OF_CHOICE: Readonly<Record<LabAnswerChoice, LabAnswer>> 
   accept: 'Accepted',
   dispute: 'Disputed',
 }
+
+/** How many claims a page of GET /labs/v1/claims lists by default, and at most. */
+export const LAB_CLAIMS_DEFAULT_TOP = 20
+export const LAB_CLAIMS_MAX_TOP = 100
 
 /** A lab's photos per answer: as many as a merchant's per item. */
 export const MAX_LAB_ANSWER_EVIDENCE = 3
@@ -98,5 +96,9 @@ export function withLabAnswer(
   at: Date,
 ): ClaimView {
   const answeredAt = at.toISOString()
-  return { ...claim, labAnswer: { answer: answer.answer, comment: answer.comment, answeredAt }, lastUpdated: answeredAt }
+  return {
+    ...claim,
+    labAnswer: { answer: answer.answer, comment: answer.comment, answeredAt },
+    lastUpdated: answeredAt,
+  }
 }

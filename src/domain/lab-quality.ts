@@ -58,7 +58,10 @@ export function isBelowQualityThreshold(
 }
 
 /** The lab's quality from its counts (a lab without counts shipped nothing and had nothing upheld). */
-export function labQualityOf(lab: Pick<Lab, 'code' | 'qualityThreshold'>, counts: LabQualityCounts | undefined): LabQuality {
+export function labQualityOf(
+  lab: Pick<Lab, 'code' | 'qualityThreshold'>,
+  counts: LabQualityCounts | undefined,
+): LabQuality {
   const own = counts ?? { labCode: lab.code, upheldItems: 0, itemsShipped: 0 }
   return {
     labCode: lab.code,

@@ -32,7 +32,12 @@ const CLAIM_COLUMNS = `id AS "claimNumber", order_id AS "orderNumber", lab_code 
   lab_answer AS "labAnswer", version, document`
 
 function toClaimRow(row: LabClaimRow): LabClaimRow {
-  return { ...row, claimNumber: Number(row.claimNumber), orderNumber: Number(row.orderNumber), version: Number(row.version) }
+  return {
+    ...row,
+    claimNumber: Number(row.claimNumber),
+    orderNumber: Number(row.orderNumber),
+    version: Number(row.version),
+  }
 }
 
 /**
@@ -54,7 +59,11 @@ export async function listLabClaims(
 }
 
 /** One of the lab's Live claims; undefined when there is none or it is another lab's. */
-export async function findLabClaim(db: Queryable, labCode: string, claimNumber: number): Promise<LabClaimRow | undefined> {
+export async function findLabClaim(
+  db: Queryable,
+  labCode: string,
+  claimNumber: number,
+): Promise<LabClaimRow | undefined> {
   const rows = await db.query<LabClaimRow>(
     `SELECT ${CLAIM_COLUMNS} FROM claims WHERE id = $1 AND lab_code = $2 AND environment = 'live'`,
     [claimNumber, labCode],
@@ -63,7 +72,11 @@ export async function findLabClaim(db: Queryable, labCode: string, claimNumber: 
 }
 
 /** As findLabClaim, the row locked until the transaction ends. */
-export async function lockLabClaim(tx: Queryable, labCode: string, claimNumber: number): Promise<LabClaimRow | undefined> {
+export async function lockLabClaim(
+  tx: Queryable,
+  labCode: string,
+  claimNumber: number,
+): Promise<LabClaimRow | undefined> {
   const rows = await tx.query<LabClaimRow>(
     `SELECT ${CLAIM_COLUMNS} FROM claims WHERE id = $1 AND lab_code = $2 AND environment = 'live' FOR UPDATE`,
     [claimNumber, labCode],
@@ -242,4 +255,16 @@ export async function readLabQualityCounts(
     upheldItems: Number(row.upheldItems),
     itemsShipped: Number(row.itemsShipped),
   }))
+}
+
+/** A claim's lab and stored document (any lab, any environment), read in the transaction that made it. */
+export async function readClaimForPush(
+  tx: Queryable,
+  claimNumber: number,
+): Promise<{ labCode: string; environment: string; document: string } | undefined> {
+  const rows = await tx.query<{ labCode: string; environment: string; document: string }>(
+    `SELECT lab_code AS "labCode", environment, document FROM claims WHERE id = $1`,
+    [claimNumber],
+  )
+  return rows[0]
 }

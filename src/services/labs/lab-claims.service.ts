@@ -9,6 +9,7 @@ import type { Failures } from '../../domain/failures.ts'
 import { formatId, parseId, parseRequestId } from '../../domain/ids.ts'
 import {
   LAB_ANSWER_OF_CHOICE,
+  LAB_CLAIMS_DEFAULT_TOP,
   type LabAnswerChoice,
   type LabClaimView,
   labClaimViewOf,
@@ -49,10 +50,6 @@ export interface LabClaimsDeps {
   /** Where the lab API serves a photo (GET /labs/v1/claims/evidence/{id}). */
   evidenceUrl(evidenceId: string): string
 }
-
-/** How many claims a page lists by default, and at most. */
-export const LAB_CLAIMS_DEFAULT_TOP = 20
-export const LAB_CLAIMS_MAX_TOP = 100
 
 export interface LabClaimsPage {
   claims: LabClaimView[]

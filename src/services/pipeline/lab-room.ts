@@ -7,12 +7,12 @@ import type { LabUnavailability } from '../../domain/allocation/model.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { labDate, limitedLabCodes, unavailableLabs } from '../../domain/lab-availability.ts'
 import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
-import type { LabQualitySource } from '../labs/lab-quality.service.ts'
 import {
   addJobsGiven,
   listLabAvailability,
   lockLabAvailability,
 } from '../../repositories/lab-availability.repository.ts'
+import type { LabQualitySource } from '../labs/lab-quality.service.ts'
 
 /** What allocation needs of the labs' quality: the labs it leaves out. */
 export type LabQualityGate = Pick<LabQualitySource, 'labsBelowThreshold'>
