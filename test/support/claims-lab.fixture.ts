@@ -137,7 +137,7 @@ export async function insertShippedHandoff(
                                  lab_currency, production_cost_minor, shipping_cost_minor, price_currency,
                                  price_items_minor, price_shipping_minor, cost_in_price_currency_minor, outcome,
                                  outcome_at)
-     SELECT 'fixture:' || $2, $2, id, account_id, environment, $3, 'Original', $4, 'GBP', 100, 100, 'GBP', 200, 100,
+     SELECT 'fixture:' || $2::bigint, $2::bigint, id, account_id, environment, $3, 'Original', $4, 'GBP', 100, 100, 'GBP', 200, 100,
             200, 'Shipped', $4
        FROM orders WHERE id = $1`,
     [number('ord', input.orderId), number('shp', input.shipmentId), input.labCode, input.at],
