@@ -47,7 +47,7 @@ import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts
 import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
-import { createOrderEventsService } from '../services/order-events.service.ts'
+import { createOrderEventsService, type OrderEventsService } from '../services/order-events.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
@@ -248,6 +248,19 @@ function preflightInspector(bounded: BoundedFileInspector): FileInspector {
   }
 }
 
+/** The labs' side of claims (the lab API's and the lab portal's): photos through the evidence normaliser. */
+function labClaimsOf(options: ApplicationOptions, deps: ServiceDeps, events: OrderEventsService) {
+  return createLabClaimsService({
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    events,
+    files: deps.files,
+    normaliseEvidence: normaliseEvidenceImage,
+    evidenceUrl: (evidenceId) => `${deps.publicUrls.live}/labs/v1/claims/evidence/${evidenceId}`,
+  })
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -348,15 +361,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     }),
     labPushes: core.labPushes,
     labQuality: core.labQuality,
-    labClaims: createLabClaimsService({
-      db,
-      clock,
-      jobs,
-      events: core.events,
-      files,
-      normaliseEvidence: normaliseEvidenceImage,
-      evidenceUrl: (evidenceId) => `${deps.publicUrls.live}/labs/v1/claims/evidence/${evidenceId}`,
-    }),
+    labClaims: labClaimsOf(options, deps, core.events),
     sandbox: createSandboxService({
       db,
       jobs,

@@ -443,15 +443,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   const labs = services.labs
   if (labs) {
     registerCommercialInvoicePdfRoute(app, { labs, links: services.files.links, environment })
-    await app.register(
-      async (labApi) => {
-        registerLabRoutes(labApi, labs, services.labPushes, rateLimits, services.labStatements)
-        registerLabClaimRoutes(labApi, services.labClaims)
-      },
-      {
-        prefix: '/labs/v1',
-      },
-    )
+    // One scope: the claims' routes sit behind the lab key check the jobs' routes install.
+    const registerLabApi = async (labApi: FastifyInstance) => {
+      registerLabRoutes(labApi, labs, services.labPushes, rateLimits, services.labStatements)
+      registerLabClaimRoutes(labApi, services.labClaims)
+    }
+    await app.register(registerLabApi, { prefix: '/labs/v1' })
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)
