@@ -134,6 +134,7 @@ export async function buildServers(
               sessions: services.sessions,
               labs: services.labs,
               statements: services.labStatements,
+              claims: { claims: services.labClaims, quality: (labCode) => services.labQuality.of(labCode) },
               publicUrl: () => publicUrls.live,
               limitFailedSignIn: async (request, reply) =>
                 (await rateLimits.countUnauthenticated(request, reply))?.message,

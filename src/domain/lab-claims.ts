@@ -102,3 +102,23 @@ export function withLabAnswer(
     lastUpdated: answeredAt,
   }
 }
+
+/**
+ * What the lab portal's Claims pages need of the labs' claims (services/labs/lab-claims.service.ts implements it):
+ * declared here so that the portal, which imports no service, can be given it.
+ */
+export interface LabClaimsWork {
+  list(
+    labCode: string,
+    page: { before?: string; top?: number },
+    photoUrl?: (evidenceId: string) => string,
+  ): Promise<{ claims: LabClaimView[]; hasMore: boolean; nextBefore: string | null }>
+  get(labCode: string, claimId: string, photoUrl?: (evidenceId: string) => string): Promise<LabClaimView>
+  evidence(labCode: string, evidenceId: string): Promise<{ data: Buffer; contentType: string }>
+  answer(
+    labCode: string,
+    claimId: string,
+    input: { answer: LabAnswerChoice; comment?: string | null },
+    photoUrl?: (evidenceId: string) => string,
+  ): Promise<LabClaimView>
+}
