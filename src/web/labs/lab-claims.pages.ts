@@ -52,7 +52,7 @@ function qualityNote(quality: LabQuality | undefined): Html {
 
 function claimsTable(claims: readonly LabClaimView[]): Html {
   if (claims.length === 0) return html`<div class="empty card"><p>No claims against your work.</p></div>`
-  return html`<div class="table-wrap"><table class="orders lab-claims">
+  return html`<div class="table-wrap"><table class="orders lab-jobs lab-claims">
 <caption class="visually-hidden">Claims, newest first</caption>
 <thead><tr><th scope="col">Claim</th><th scope="col">Jobs</th><th scope="col">Items</th><th scope="col">Photos</th><th scope="col">Status</th><th scope="col">Your answer</th></tr></thead>
 <tbody>${claims.map(
@@ -78,10 +78,10 @@ ${photos(claim.answer.photos)}</section>`
   return html`<section class="card"><h2>Answer</h2>
 <p class="muted">Once: accept if the fault is yours, dispute if it is not (say why). Photos of your own can be added
 through the lab API (POST /labs/v1/claims/evidence, then name them in the answer).</p>
-<form method="post" action="${claimPath(claim.id)}/answer">${csrfField(csrfToken)}
+<form method="post" action="${claimPath(claim.id)}/answer" class="stack">${csrfField(csrfToken)}
 <fieldset><legend>Your answer</legend>
-<label><input type="radio" name="answer" value="accept" required> Accept: the fault is ours</label>
-<label><input type="radio" name="answer" value="dispute"> Dispute: the fault is not ours</label></fieldset>
+<label class="option-line"><input type="radio" name="answer" value="accept" required> Accept: the fault is ours</label>
+<label class="option-line"><input type="radio" name="answer" value="dispute"> Dispute: the fault is not ours</label></fieldset>
 <label for="claim-comment">Comment</label>
 <textarea id="claim-comment" name="comment" rows="4" maxlength="${String(MAX_LAB_ANSWER_COMMENT_LENGTH)}"></textarea>
 <button type="submit">Send the answer</button></form></section>`
