@@ -2489,7 +2489,7 @@ export interface components {
          * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); FileDefect (the lab gave the item back for a defect in its file); CannotProduce (the lab gave the item back: it cannot make it); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had as many jobs today as its reported capacity or its daily limit allows). More reasons may be added.
          * @enum {string}
          */
-        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "FileDefect" | "CannotProduce" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity";
+        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "FileDefect" | "CannotProduce" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity" | "QualityBelowThreshold";
         /** ListClaimsResponse */
         ListClaimsResponse: {
             outcome: components["schemas"]["OkOutcome"];

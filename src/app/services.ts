@@ -40,13 +40,15 @@ import { createCoverDimensionsService } from '../services/cover-dimensions.servi
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
 import { createLabStatementsService } from '../services/lab-statements.service.ts'
+import { createLabClaimsService } from '../services/labs/lab-claims.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
+import { createLabQualitySource } from '../services/labs/lab-quality.service.ts'
 import { createLabsService } from '../services/labs/labs.service.ts'
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
 import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
-import { createOrderEventsService } from '../services/order-events.service.ts'
+import { createOrderEventsService, type OrderEventsService } from '../services/order-events.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
@@ -107,6 +109,8 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
+  // The labs' quality rates, read once a minute at most by every allocation, quote and page of this process.
+  const labQuality = createLabQualitySource({ db, clock, catalogue })
   const labPushes = createLabPushesService({
     db,
     clock,
@@ -115,6 +119,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     fileTokens: { url: (environment, key) => fileLinks.token(environment, key) },
     vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
     source: () => `${deps.publicUrls.live}/labs/v1/jobs`,
+    claimPhotoUrl: (evidenceId) => `${deps.publicUrls.live}/labs/v1/claims/evidence/${evidenceId}`,
     newSigningSecret: newCallbackSigningSecret,
     log,
   })
@@ -182,6 +187,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
   })
   const pipeline = createPipelineService({
     events,
+    labQuality,
     db,
     jobs,
     clock,
@@ -216,6 +222,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     billing,
     callbackPoster,
     labPushes,
+    labQuality,
     events,
     webhookRecovery,
     callbacks,
@@ -242,6 +249,19 @@ function preflightInspector(bounded: BoundedFileInspector): FileInspector {
   }
 }
 
+/** The labs' side of claims (the lab API's and the lab portal's): photos through the evidence normaliser. */
+function labClaimsOf(options: ApplicationOptions, deps: ServiceDeps, events: OrderEventsService) {
+  return createLabClaimsService({
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    events,
+    files: deps.files,
+    normaliseEvidence: normaliseEvidenceImage,
+    evidenceUrl: (evidenceId) => `${deps.publicUrls.live}/labs/v1/claims/evidence/${evidenceId}`,
+  })
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -262,6 +282,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
       metrics,
       unknownSampleUrl: core.unknownSampleUrlOf,
+      labQuality: core.labQuality,
     }),
     orderActions: createOrderActionsService({
       db,
@@ -270,7 +291,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       jobs,
       billing: core.billing,
       allocate: core.allocate,
-      labRoom: createLabRoom({ clock, catalogue }),
+      labRoom: createLabRoom({ clock, catalogue, labQuality: core.labQuality }),
       events: core.events,
       fileLinks,
       log,
@@ -319,6 +340,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       catalogue,
       db,
       clock,
+      labQuality: core.labQuality,
       ...(options.quoteLifetimeSeconds ? { lifetimeSeconds: options.quoteLifetimeSeconds } : {}),
     }),
     sessions: createSessionsService({ db, clock }),
@@ -339,6 +361,8 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
     }),
     labPushes: core.labPushes,
+    labQuality: core.labQuality,
+    labClaims: labClaimsOf(options, deps, core.events),
     sandbox: createSandboxService({
       db,
       jobs,
@@ -369,7 +393,8 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     catalogue,
     jobs,
     events: core.events,
-    labRoom: createLabRoom({ clock, catalogue }),
+    labRoom: createLabRoom({ clock, catalogue, labQuality: core.labQuality }),
+    labQuality: core.labQuality,
     log,
   })
   // The operator's actions on an order (docs/admin.md#acting-on-an-order): the console's and the command line's.

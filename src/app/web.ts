@@ -79,6 +79,7 @@ export async function buildServers(
     labs: environment === 'live' ? services.labs : null,
     labPushes: services.labPushes,
     labStatements: services.labStatements,
+    labClaims: services.labClaims,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     sandbox: environment === 'sandbox' ? services.sandbox : null,
@@ -134,6 +135,7 @@ export async function buildServers(
               sessions: services.sessions,
               labs: services.labs,
               statements: services.labStatements,
+              claims: { claims: services.labClaims, quality: (labCode) => services.labQuality.of(labCode) },
               publicUrl: () => publicUrls.live,
               limitFailedSignIn: async (request, reply) =>
                 (await rateLimits.countUnauthenticated(request, reply))?.message,

@@ -494,6 +494,16 @@ const Lab = Fields({
         'omitted: no limit but what the lab reports through the lab API.',
     }),
   ),
+  qualityThreshold: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      errorMessage: 'must be a number of at least 0',
+      allOf: [{ maximum: 1000, errorMessage: 'must be at most 1000' }],
+      description:
+        'Upheld claims per 1,000 items shipped (over the last 90 days) above which Live allocation leaves the lab ' +
+        'out (QualityBelowThreshold) until its rate falls back; omitted: claims never keep the lab from work.',
+    }),
+  ),
   push: Type.Optional(
     Fields(
       {

@@ -993,6 +993,7 @@ class References {
       shippingRates,
       ...(calendar ? { calendar } : {}),
       ...(lab.dailyJobLimit !== undefined ? { dailyJobLimit: lab.dailyJobLimit } : {}),
+      ...(lab.qualityThreshold !== undefined ? { qualityThreshold: lab.qualityThreshold } : {}),
       ...(lab.push !== undefined ? { push: { url: lab.push.url } } : {}),
     }
   }

@@ -1,6 +1,7 @@
 // What the operator console's orders, labs and callbacks pages show (docs/admin.md), read across every account:
 // services/admin-views.service.ts builds these views and dashboard/admin/<section>.pages.ts shows them.
 import type { Environment } from './environment.ts'
+import type { LabQuality } from './lab-quality.ts'
 
 // ---- accounts -----------------------------------------------------------------------------------------------------
 
@@ -91,6 +92,8 @@ export interface AdminLabRow {
   rejections: { submitted: number; rejected: number }
   /** Median seconds from submission to dispatch of the jobs dispatched in the last 7 and 30 days; null without any. */
   medianDispatchSeconds: { last7Days: number | null; last30Days: number | null }
+  /** Upheld claims per 1,000 items shipped over 90 days, with its threshold (docs/allocation.md#lab-quality). */
+  quality?: LabQuality
 }
 
 /** A lab key change the labs service refused (an unknown lab or key, an overlap out of bounds): the reason, in words. */

@@ -215,6 +215,7 @@ function labs(catalogue: Catalogue): Map<string, Fields> {
       countryCode: lab.countryCode,
       currency: lab.currency,
       dailyJobLimit: lab.dailyJobLimit,
+      qualityThreshold: lab.qualityThreshold,
       calendar: lab.calendar ? lab.calendar.timeZone : null,
     }),
   )

@@ -531,6 +531,7 @@ export class Catalogue {
       shippingRates,
       calendar: entry.calendar ? labCalendar(entry.calendar) : null,
       dailyJobLimit: entry.dailyJobLimit ?? null,
+      qualityThreshold: entry.qualityThreshold ?? null,
       pushUrl: entry.push?.url ?? null,
     })
     this.#labsByCode.set(lab.code.toLowerCase(), lab)

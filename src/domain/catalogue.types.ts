@@ -281,6 +281,11 @@ export interface LabEntry {
    */
   dailyJobLimit?: number
   /**
+   * Upheld claims per 1,000 items shipped over the last 90 days above which Live allocation leaves the lab out
+   * (docs/allocation.md#lab-quality), 0 to 1000. Omitted: claims never keep the lab from work.
+   */
+  qualityThreshold?: number
+  /**
    * Where the lab's jobs are pushed (docs/pipeline.md#jobs-pushed-to-labs); the URL the operator sets with
    * `printroute labs configure` wins over it. Omitted: the lab polls, unless the operator sets one.
    */
@@ -513,6 +518,8 @@ export interface Lab {
   readonly calendar: LabCalendar | null
   /** The catalogue's daily job limit of the lab; null when it sets none. */
   readonly dailyJobLimit: number | null
+  /** Upheld claims per 1,000 items shipped above which the lab is left out of allocation; null when none is set. */
+  readonly qualityThreshold: number | null
   /** The catalogue's push URL of the lab; null when it sets none (the operator's setting may still give one). */
   readonly pushUrl: string | null
 }

@@ -54,16 +54,23 @@ export function labUnavailability(
   return capacity !== null && jobsGivenOn(state, date) >= capacity ? 'AtCapacity' : undefined
 }
 
-/** The catalogue's labs that take no new work now, with the reason: what the allocation is given. */
+/**
+ * The catalogue's labs that take no new work now, with the reason: what the allocation is given. `belowQuality`
+ * names the labs whose upheld claims are above their threshold (domain/lab-quality.ts); a pause or a full day is
+ * named first.
+ */
 export function unavailableLabs(
   catalogue: Catalogue,
   states: readonly LabAvailabilityState[],
   now: Date,
+  belowQuality: readonly string[] = [],
 ): Record<string, LabUnavailability> {
   const byCode = new Map(states.map((state) => [state.labCode, state]))
   const result: Record<string, LabUnavailability> = {}
   for (const lab of catalogue.labs) {
-    const reason = labUnavailability(lab, byCode.get(lab.code), now)
+    const reason =
+      labUnavailability(lab, byCode.get(lab.code), now) ??
+      (belowQuality.includes(lab.code) ? 'QualityBelowThreshold' : undefined)
     if (reason) result[lab.code] = reason
   }
   return result

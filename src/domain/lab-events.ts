@@ -1,7 +1,9 @@
 // Which pushes to labs an order change causes, and what a pushed job looks like (docs/pipeline.md#jobs-pushed-to-labs).
 // Pure, like domain/order-events.ts: the order-change transaction compares each shipment as it was when the order
 // was locked with how it is about to be saved, and writes the events this returns in the same transaction.
+import type { ClaimView } from './claims.ts'
 import { type CloudEventEnvelope, cloudEventEnvelope } from './cloud-events.ts'
+import type { OrderEventKind } from './order-events.ts'
 import type { PipelineOrder } from './pipeline/pipeline-order.ts'
 
 /** Why a job changed while its lab has it (`lab.job.changed`). */
@@ -133,4 +135,50 @@ export function buildLabCloudEvent(input: {
     },
     subject: input.job.shipmentId,
   }
+}
+
+/** `com.<vendor>.lab.claim.created`: a claim was made against the lab's work (docs/labs.md#claims). */
+export function labClaimCreatedType(vendor: string): string {
+  return `com.${vendor}.lab.claim.created`
+}
+
+/** A claim made against the lab's work, pushed: the claim as GET /labs/v1/claims/{id} shows it, the claim as subject. */
+export interface LabClaimCloudEvent extends CloudEventEnvelope {
+  data: { claim: unknown }
+  subject: string
+}
+
+export function buildLabClaimCloudEvent(input: {
+  id: string
+  type: string
+  source: string
+  time: Date
+  claim: { id: string }
+}): LabClaimCloudEvent {
+  return { ...cloudEventEnvelope(input), data: { claim: input.claim }, subject: input.claim.id }
+}
+
+/**
+ * The claims a change made (its `claimChanged` events of status Created) against Live shipments, each with the lab
+ * of the shipments it names (the order's pipeline shipments: the lab that made the work), once per lab. A claim
+ * event without its claim is given with `claim` undefined: the caller reads it.
+ */
+export function labClaimsCreatedBy(
+  order: PipelineOrder,
+  events: readonly OrderEventKind[],
+): { labCode: string; claimId: string; claim: ClaimView | undefined }[] {
+  if (order.environment !== 'live') return []
+  const created: { labCode: string; claimId: string; claim: ClaimView | undefined }[] = []
+  for (const event of events) {
+    if (event.kind !== 'claimChanged' || event.status !== 'Created') continue
+    const claim = event.claim as ClaimView | undefined
+    const shipmentIds = claim
+      ? [...(claim.shipmentId ? [claim.shipmentId] : []), ...claim.items.map((item) => item.shipmentId)]
+      : []
+    const labs = new Set(shipmentIds.flatMap((id) => order.pipeline.shipments[id]?.labCode ?? []))
+    // Without the claim (or its shipments on the order) the lab is not known here: the caller looks it up.
+    if (labs.size === 0) created.push({ labCode: '', claimId: event.claimId, claim })
+    for (const labCode of labs) created.push({ labCode, claimId: event.claimId, claim })
+  }
+  return created
 }

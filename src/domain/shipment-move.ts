@@ -111,6 +111,8 @@ function exclusionWords(reason: LabExclusionReason, lab: string, sku: string, co
       return `lab ${lab} is paused`
     case 'AtCapacity':
       return `lab ${lab} has had its jobs for the day`
+    case 'QualityBelowThreshold':
+      return `lab ${lab} has more upheld claims than its quality threshold allows`
     case 'OutOfStock':
       return `lab ${lab} reported ${sku} out of stock for this order`
     case 'FileDefect':

@@ -48,7 +48,29 @@ export const LAB_PUSH_EVENTS = [
       reason: { type: 'string', enum: ['notAcknowledged', 'shipByToday', 'overdue'], description: 'Why it is sent.' },
     },
   },
+  {
+    kind: 'lab.claim.created',
+    operationId: 'onLabClaimCreated',
+    summary: "A merchant made a claim against the lab's work: read it, answer with POST /claims/{claimId}/answer",
+    extra: {},
+  },
 ] as const
+
+/** What a pushed event's `data` carries: a claim for the claim events, the job for every other. */
+function carriedOf(kind: string): { name: 'job' | 'claim'; schema: string; description: string } {
+  return kind.startsWith('lab.claim.')
+    ? {
+        name: 'claim',
+        schema: 'LabClaim',
+        description:
+          'The claim exactly as GET /labs/v1/claims/{claimId} shows it, as it stood when the event was sent.',
+      }
+    : {
+        name: 'job',
+        schema: 'LabJob',
+        description: 'The job exactly as GET /labs/v1/jobs lists it, as it stood when the event was sent.',
+      }
+}
 
 /** The `webhooks` of the lab document: one POST per pushed event type, signed as merchant callbacks are. */
 function labWebhooks(vendor: string): Json {
@@ -59,24 +81,22 @@ function labWebhooks(vendor: string): Json {
   return Object.fromEntries(
     LAB_PUSH_EVENTS.map(({ kind, operationId, summary, extra }) => {
       const type = `com.${vendor}.${kind}`
+      const carried = carriedOf(kind)
       const payload = {
         type: 'object',
         required: ['specversion', 'type', 'source', 'id', 'time', 'datacontenttype', 'data'],
         properties: {
           specversion: { type: 'string', enum: ['1.0'] },
           type: { type: 'string', enum: [type] },
-          source: { type: 'string', description: "The job's address on the lab API." },
+          source: { type: 'string', description: 'Where the lab API serves what the event is about.' },
           id: { type: 'string', description: 'Event ID, the same on every attempt.' },
           time: { type: 'string', format: 'date-time', description: 'When it happened.' },
           datacontenttype: { type: 'string', enum: ['application/json'] },
           data: {
             type: 'object',
-            required: ['job', ...Object.keys(extra)],
+            required: [carried.name, ...Object.keys(extra)],
             properties: {
-              job: {
-                $ref: `${COMPONENT_PREFIX}LabJob`,
-                description: 'The job exactly as GET /labs/v1/jobs lists it, as it stood when the event was sent.',
-              },
+              [carried.name]: { $ref: `${COMPONENT_PREFIX}${carried.schema}`, description: carried.description },
               ...extra,
             },
           },

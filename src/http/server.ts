@@ -20,6 +20,7 @@ import type { CoverDimensionsService } from '../services/cover-dimensions.servic
 import type { HealthService } from '../services/health.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
+import type { LabClaimsService } from '../services/labs/lab-claims.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { LabsService } from '../services/labs/labs.service.ts'
 import type { HttpRequestLabels } from '../services/observability.ts'
@@ -65,6 +66,7 @@ import { registerCommercialInvoicePdfRoute } from './routes/commercial-invoices.
 import { registerCoverDimensionsRoutes } from './routes/cover-dimensions.routes.ts'
 import { registerFileRoutes, type ServedFiles } from './routes/files.routes.ts'
 import { registerInvoicePdfRoute, registerInvoiceRoutes } from './routes/invoices.routes.ts'
+import { registerLabClaimRoutes } from './routes/lab-claims.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
 import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
@@ -156,6 +158,8 @@ export interface HttpServices {
   labPushes: LabPushesService
   /** The labs' payables statements, served to each lab on the lab API. */
   labStatements: LabStatementsService
+  /** The claims against each lab's jobs and its answers (GET /labs/v1/claims). */
+  labClaims: LabClaimsService
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
@@ -444,12 +448,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   const labs = services.labs
   if (labs) {
     registerCommercialInvoicePdfRoute(app, { labs, links: services.files.links, environment })
-    await app.register(
-      async (labApi) => registerLabRoutes(labApi, labs, services.labPushes, rateLimits, services.labStatements),
-      {
-        prefix: '/labs/v1',
-      },
-    )
+    // One scope: the claims' routes sit behind the lab key check the jobs' routes install.
+    const registerLabApi = async (labApi: FastifyInstance) => {
+      registerLabRoutes(labApi, labs, services.labPushes, rateLimits, services.labStatements)
+      registerLabClaimRoutes(labApi, services.labClaims)
+    }
+    await app.register(registerLabApi, { prefix: '/labs/v1' })
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)

@@ -11,6 +11,7 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import type { ConsoleCallbacks, ConsoleLabs, ConsoleOrderDetail, ConsoleOrders } from '../domain/console-sections.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { labDate } from '../domain/lab-availability.ts'
+import type { LabQuality } from '../domain/lab-quality.ts'
 import type { OrderDocument } from '../domain/order.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
@@ -24,6 +25,7 @@ import type { Caller } from './accounts.service.ts'
 import type { CallbacksService, CallbackView } from './callbacks.service.ts'
 import type { InvoicesService, InvoiceView } from './invoices.service.ts'
 import type { LabPushesService } from './labs/lab-pushes.service.ts'
+import type { LabQualitySource } from './labs/lab-quality.service.ts'
 import { OPEN_STATES, shipByOfShipment } from './labs/labs.service.ts'
 import type { OrderRouting, OrdersService } from './orders.service.ts'
 import type { OrderAssetPreflight, PreflightService } from './print-files/preflight.service.ts'
@@ -87,6 +89,8 @@ export interface AdminViewsDeps {
   quotes: Pick<QuotesService, 'quoteRouting'>
   invoices: Pick<InvoicesService, 'listForOrder'>
   labPushes: Pick<LabPushesService, 'show'>
+  /** The labs' quality rates, shown beside their work; none shown when absent. */
+  labQuality?: Pick<LabQualitySource, 'all'>
   /** Makes an order document's file tokens into links, as the merchant's GET of the order does. */
   fileLinks: { refresh(json: string): string }
 }
@@ -245,9 +249,14 @@ async function overdueJobsByLab(deps: AdminViewsDeps): Promise<Map<string, numbe
   return overdue
 }
 
+function qualityOf(all: readonly LabQuality[], labCode: string): { quality?: LabQuality } {
+  const quality = all.find((entry) => entry.labCode === labCode)
+  return quality ? { quality } : {}
+}
+
 async function listLabs(deps: AdminViewsDeps): Promise<AdminLabRow[]> {
   const now = deps.clock.now()
-  const [availability, figures, overdue, failingPushes] = await Promise.all([
+  const [availability, figures, overdue, failingPushes, quality] = await Promise.all([
     listLabAvailability(deps.db),
     labWorkFigures(deps.db, {
       openStates: OPEN_STATES,
@@ -257,6 +266,7 @@ async function listLabs(deps: AdminViewsDeps): Promise<AdminLabRow[]> {
     }),
     overdueJobsByLab(deps),
     listFailingEndpoints(deps.db, { labs: true, limit: FAILING_ENDPOINTS_LIMIT }),
+    deps.labQuality?.all() ?? Promise.resolve([]),
   ])
   const labs: AdminLabRow[] = []
   for (const lab of deps.catalogue.labs) {
@@ -288,6 +298,7 @@ async function listLabs(deps: AdminViewsDeps): Promise<AdminLabRow[]> {
       jobsInFlight: work?.jobsInFlight ?? 0,
       overdueJobs: overdue.get(lab.code) ?? 0,
       rejections: { submitted: work?.submittedInWindow ?? 0, rejected: work?.rejectedInWindow ?? 0 },
+      ...qualityOf(quality, lab.code),
       medianDispatchSeconds: {
         last7Days: work?.medianDispatchSecondsSinceShort ?? null,
         last30Days: work?.medianDispatchSecondsSinceLong ?? null,

@@ -84,7 +84,7 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
         before.phase === 'waiting' &&
         order.pipeline.phase !== 'waiting' &&
         order.pipeline.phase !== 'cancelled'
-      const labEvents = (await deps.labEvents?.record(tx, before, order)) ?? 0
+      const labEvents = (await deps.labEvents?.record(tx, before, order, extra)) ?? 0
       // A shipment new to the order that the operator moved from another one (domain/shipment-move.ts).
       const movedShipments = order.document.shipments.flatMap((shipment) => {
         const from = order.pipeline.shipments[shipment.id]?.movedFrom

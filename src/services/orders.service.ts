@@ -77,6 +77,7 @@ import { findQuote } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import { noMetrics, type ServiceLogger, type ServiceMetrics, silentLogger } from './observability.ts'
 import { refuseUnknownSampleUrl, type UnknownSampleUrlCheck } from './own-samples.ts'
+import type { LabQualityGate } from './pipeline/lab-room.ts'
 
 /** A create-order request as the schema lets it through (enumerations already in canonical spelling). */
 export interface CreateOrderInput {
@@ -244,6 +245,8 @@ export interface OrdersDeps {
   metrics?: ServiceMetrics
   /** Recognises URLs under printroute's own /samples/ naming no sample; none recognised when absent. */
   unknownSampleUrl?: UnknownSampleUrlCheck
+  /** The labs' quality rates: a Live order's routing leaves out the labs above their threshold; none when absent. */
+  labQuality?: LabQualityGate
 }
 
 /** The dependencies with their defaults filled in: what each of the service's functions is given. */
@@ -695,7 +698,14 @@ async function orderRouting(context: OrdersContext, caller: Caller, orderId: str
   if (allocations.length === 0) {
     // A Live order's allocation leaves out the labs that take no new work (docs/allocation.md#lab-availability).
     const unavailable =
-      order.environment === 'live' ? unavailableLabs(catalogue, await listLabAvailability(db), now) : {}
+      order.environment === 'live'
+        ? unavailableLabs(
+            catalogue,
+            await listLabAvailability(db),
+            now,
+            (await context.labQuality?.labsBelowThreshold()) ?? [],
+          )
+        : {}
     // As the pipeline would allocate it, Sandbox scenario included (an outOfStock order finds no lab).
     const estimate = allocateInScenario(
       catalogue,

@@ -53,6 +53,7 @@ import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import { deleteExpiredUnusedQuotes, findQuote, insertQuotes } from '../repositories/quotes.repository.ts'
 import type { Caller } from './accounts.service.ts'
+import type { LabQualityGate } from './pipeline/lab-room.ts'
 
 /** A quote request as the schema lets it through (the shipping method already in canonical spelling). */
 export interface CreateQuoteInput {
@@ -226,6 +227,8 @@ export interface QuotesDeps {
   clock?: Clock
   /** How long a stored quote's prices hold; DEFAULT_QUOTE_LIFETIME_SECONDS when absent. */
   lifetimeSeconds?: number
+  /** The labs' quality rates: Live quotes leave out the labs above their threshold; none when absent. */
+  labQuality?: LabQualityGate
 }
 
 /** Quotes: what an order of these items would cost by each shipping method, stored or not. */
@@ -290,7 +293,8 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
       // Sandbox quotes, like Sandbox orders, are made by the simulated labs, which never pause or fill up.
       if (caller.environment !== 'live') return {}
       const { db, clock } = storage()
-      return unavailableLabs(catalogue, await listLabAvailability(db), clock.now())
+      const belowQuality = (await deps.labQuality?.labsBelowThreshold()) ?? []
+      return unavailableLabs(catalogue, await listLabAvailability(db), clock.now(), belowQuality)
     },
 
     /** Stores every prepared quote so an order can use its prices until it expires; the quotes with their ids. */

@@ -34,7 +34,7 @@ import { drawShipmentIds, readOrder } from '../repositories/orders.repository.ts
 import type { ServiceLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
-import type { LabRoom } from './pipeline/lab-room.ts'
+import type { LabQualityGate, LabRoom } from './pipeline/lab-room.ts'
 
 /**
  * One hand-off of a moved shipment to its new lab, for the `shipment_costs` row of kind `Moved` (migration 0032):
@@ -55,6 +55,8 @@ export interface ShipmentMovesDeps {
   events: OrderEventsService
   labRoom: LabRoom
   log: ServiceLogger
+  /** The labs' quality rates: the move form names the labs above their threshold; none when absent. */
+  labQuality?: LabQualityGate
 }
 
 interface MoveTransition extends Transition {
@@ -140,7 +142,14 @@ export function createShipmentMovesService(deps: ShipmentMovesDeps): ShipmentMov
       const now = clock.now()
       // Read without a lock or a count: the form only offers; the move checks again under the order's lock.
       const unavailableLabs =
-        order.environment === 'live' ? unavailableLabsNow(catalogue, await listLabAvailability(deps.db), now) : {}
+        order.environment === 'live'
+          ? unavailableLabsNow(
+              catalogue,
+              await listLabAvailability(deps.db),
+              now,
+              (await deps.labQuality?.labsBelowThreshold()) ?? [],
+            )
+          : {}
       return order.document.shipments.map((shipment) => {
         const held = order.pipeline.shipments[shipment.id]
         const labCode = held?.labCode ?? shipment.fulfillmentLocation.labCode

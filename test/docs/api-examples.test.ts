@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
-import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { insertClaim, insertMerchantEvidence } from '../support/claims-lab.fixture.ts'
+import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { bookPdf } from '../support/preflight-files.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -76,6 +77,9 @@ const VARIABLES = [
   'CLAIM_ORDER',
   'CLAIM_ITEM',
   'CLAIM',
+  'LAB_CLAIM',
+  'EVIDENCE',
+  'PHOTO',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -219,6 +223,30 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     return { shipment: shipment.id, labKey: key, orderId }
   }
 
+  /** A Pending claim on the shipment's first item, with one photo of the merchant's. */
+  async function claimAgainst(atLab: { shipment: string; orderId: string }) {
+    const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${atLab.orderId}` })).order
+    const photo = await solidJpeg(60, 40, { r: 200, g: 30, b: 30 })
+    const blobKey = `claim-evidence/example-${atLab.orderId}`
+    await t.app.services.files.put(blobKey, photo.body, 'image/jpeg')
+    const evidenceId = await insertMerchantEvidence(t.database.db, atLab.orderId, blobKey, t.clock.now())
+    const claim = await insertClaim(t.database.db, {
+      orderId: atLab.orderId,
+      labCode: order.shipments[0].fulfillmentLocation.labCode,
+      items: [
+        {
+          itemId: order.items[0].id,
+          shipmentId: atLab.shipment,
+          category: 'Damaged',
+          description: 'Arrived with a torn corner',
+          evidence: [evidenceId],
+        },
+      ],
+      at: t.clock.now(),
+    })
+    return { claimId: claim.id, evidenceId }
+  }
+
   /** A delivery of the test account's Sandbox callbacks: an order's first event sent to a local receiver. */
   async function aCallbackDelivery(): Promise<string> {
     const orderId = await newSandboxOrder({ callbackUrl: receiver.url('/hook') })
@@ -353,6 +381,17 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       values.PUSH = json(listed).pushes[0]?.id as string
       assert.ok(values.PUSH, "the lab's first push")
       values.LAB_KEY = pushed.labKey
+      return values
+    }
+    // A claim (made by the claims fixture, with a merchant's photo) against a fresh shipment's lab, and a lab's photo.
+    if (used.has('LAB_CLAIM') || used.has('EVIDENCE') || used.has('PHOTO')) {
+      atLab = await shipmentAtItsLab()
+      const claim = await claimAgainst(atLab)
+      values.LAB_CLAIM = claim.claimId
+      values.EVIDENCE = claim.evidenceId
+      values.LAB_KEY = atLab.labKey
+      values.PHOTO = join(shimDir, 'packing.jpg')
+      writeFileSync(values.PHOTO, (await solidJpeg(120, 80, { r: 90, g: 60, b: 30 })).body)
       return values
     }
     // A report changes its shipment, so each example that names one gets a new one; listing needs only a key.

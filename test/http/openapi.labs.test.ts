@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import Fastify from 'fastify'
+import { registerLabClaimRoutes } from '../../src/http/routes/lab-claims.routes.ts'
 import { registerLabRoutes } from '../../src/http/routes/labs.routes.ts'
 import { listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
@@ -82,7 +83,7 @@ describe('the lab OpenAPI document', () => {
       }
     })
     await probe.register(
-      async (api) =>
+      async (api) => {
         registerLabRoutes(
           api,
           {} as never,
@@ -91,7 +92,9 @@ describe('the lab OpenAPI document', () => {
             refuseUnauthenticated: async (_request, reply) => reply,
           },
           {} as never,
-        ),
+        )
+        registerLabClaimRoutes(api, {} as never)
+      },
       { prefix: '/labs/v1' },
     )
     await probe.ready()
@@ -134,10 +137,16 @@ describe('the lab OpenAPI document', () => {
       'com.printroute.lab.job.cancellationRequested',
       'com.printroute.lab.job.movedAway',
       'com.printroute.lab.job.reminder',
+      'com.printroute.lab.claim.created',
     ])
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
     ajv.addSchema({ $id: 'doc', components: labs.components }, 'doc')
+    const claimPush = labs.webhooks['com.printroute.lab.claim.created'].post
+    const claimData = claimPush.requestBody.content['application/json'].schema.properties.data
+    assert.equal(claimData.properties.claim.$ref, '#/components/schemas/LabClaim')
+    assert.deepEqual(claimData.required, ['claim'])
     for (const [type, { post }] of Object.entries(labs.webhooks as Json)) {
+      if (type.startsWith('com.printroute.lab.claim.')) continue
       assert.deepEqual(
         post.parameters.map((parameter: Json) => parameter.name),
         ['webhook-id', 'webhook-timestamp', 'webhook-signature'],

@@ -72,10 +72,11 @@ export const ITEM_REJECTION_REASONS = [
 export type ExclusionByRequest = ExclusionByHistory | 'SandboxScenario' | LabUnavailability
 
 /**
- * Why a lab takes no new work at the moment of the allocation: the operator paused it (`LabPaused`), or the jobs it
- * was given today reached its capacity (`AtCapacity`, docs/allocation.md#lab-availability).
+ * Why a lab takes no new work at the moment of the allocation: the operator paused it (`LabPaused`), the jobs it
+ * was given today reached its capacity (`AtCapacity`, docs/allocation.md#lab-availability), or its upheld claims per
+ * 1,000 items shipped are above the catalogue's threshold (`QualityBelowThreshold`, docs/allocation.md#lab-quality).
  */
-export type LabUnavailability = 'LabPaused' | 'AtCapacity'
+export type LabUnavailability = 'LabPaused' | 'AtCapacity' | 'QualityBelowThreshold'
 
 /** A lab that could make an item and ship it to the destination by the method, with its costs for the item. */
 export interface ConsideredLab {

@@ -17,6 +17,7 @@ export const LAB_EXCLUSION_REASONS = [
   'TooLate',
   'LabPaused',
   'AtCapacity',
+  'QualityBelowThreshold',
 ] as const
 export const ROUTING_BASES = ['Allocation', 'Estimate', 'Quote'] as const
 

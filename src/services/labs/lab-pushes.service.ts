@@ -9,21 +9,27 @@ import type { Database, Queryable } from '../../adapters/database.ts'
 import type { JobEnqueuer } from '../../adapters/job-queue.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
+import type { ClaimView } from '../../domain/claims.ts'
 import { commercialInvoiceKey } from '../../domain/commercial-invoice.ts'
-import { formatId, parseRequestId } from '../../domain/ids.ts'
+import { formatId, parseId, parseRequestId } from '../../domain/ids.ts'
 import { deliveryJob } from '../../domain/jobs.ts'
 import { labDate } from '../../domain/lab-availability.ts'
+import { labClaimViewOf } from '../../domain/lab-claims.ts'
 import {
+  buildLabClaimCloudEvent,
   buildLabCloudEvent,
   LAB_OPEN_STATES,
   type LabEventKind,
   type LabReminderReason,
+  labClaimCreatedType,
+  labClaimsCreatedBy,
   labEventsOf,
   labEventType,
   labShipmentsOf,
 } from '../../domain/lab-events.ts'
 import type { LabJobView } from '../../domain/lab-jobs.ts'
 import { CALLBACK_LIST_DEFAULT_TOP, DEFAULT_SIGNING_OVERLAP_SECONDS } from '../../domain/limits.ts'
+import type { OrderEventKind } from '../../domain/order-events.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import type { PipelineOrder } from '../../domain/pipeline/pipeline-order.ts'
 import { unfetchableUrlReason } from '../../domain/urls.ts'
@@ -36,6 +42,7 @@ import {
   listLabDeliveries,
 } from '../../repositories/callback-deliveries.repository.ts'
 import { drawEventIds, insertEvent } from '../../repositories/events.repository.ts'
+import { readClaimForPush } from '../../repositories/lab-claims.repository.ts'
 import { listLabJobs } from '../../repositories/lab-jobs.repository.ts'
 import {
   claimLabReminder,
@@ -78,6 +85,8 @@ export interface LabPushesDeps {
   vendor: string
   /** The CloudEvent `source` of pushed jobs (the Live address of the lab API's jobs). */
   source: () => string
+  /** Where the lab API serves a claim's photo (GET /labs/v1/claims/evidence/{id}), for pushed claims. */
+  claimPhotoUrl?: (evidenceId: string) => string
   newSigningSecret: () => string
   log?: ServiceLogger
 }
@@ -289,20 +298,23 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
     tx: Queryable,
     push: { labCode: string; orderNumber: number; url: string; event: LabEventKind; job: LabJobView },
   ): Promise<void> {
+    const type = labEventType(deps.vendor, push.event)
+    await writeLabOutbox(tx, push, type, (id, now) =>
+      buildLabCloudEvent({ id, type, source: deps.source(), time: now, event: push.event, job: push.job }),
+    )
+  }
+
+  /** Writes one push (its CloudEvent made by `cloudEvent`) with its delivery and first attempt job. */
+  async function writeLabOutbox(
+    tx: Queryable,
+    push: { labCode: string; orderNumber: number; url: string },
+    type: string,
+    cloudEvent: (id: string, now: Date) => object,
+  ): Promise<void> {
     const [id] = await drawEventIds(tx, 1)
     const eventId = id as number
     const now = clock.now()
-    const type = labEventType(deps.vendor, push.event)
-    const body = JSON.stringify(
-      buildLabCloudEvent({
-        id: formatId('evt', eventId),
-        type,
-        source: deps.source(),
-        time: now,
-        event: push.event,
-        job: push.job,
-      }),
-    )
+    const body = JSON.stringify(cloudEvent(formatId('evt', eventId), now))
     await insertEvent(tx, {
       id: eventId,
       orderNumber: null,
@@ -327,9 +339,35 @@ export function createLabPushesService(deps: LabPushesDeps): LabPushesService {
     await deps.jobs.enqueue(tx, [deliveryJob(deliveryId, 1)])
   }
 
-  async function record(tx: Queryable, before: OrderSnapshot, order: PipelineOrder): Promise<number> {
-    const events = labEventsOf(before.labShipments, labShipmentsOf(order))
+  /** Pushes each claim the change made to the lab whose work it is about (`lab.claim.created`). */
+  async function recordClaims(tx: Queryable, order: PipelineOrder, extra: readonly OrderEventKind[]): Promise<number> {
     let written = 0
+    for (const created of labClaimsCreatedBy(order, extra)) {
+      const number = parseId('clm', created.claimId)
+      const stored = number === undefined ? undefined : await readClaimForPush(tx, number)
+      const claim = created.claim ?? (stored ? (JSON.parse(stored.document) as ClaimView) : undefined)
+      const labCode = created.labCode || stored?.labCode
+      if (!claim || !labCode) continue
+      const url = await pushUrlFor(tx, labCode)
+      if (url === null) continue
+      const view = labClaimViewOf(claim, [], deps.claimPhotoUrl ?? (() => ''))
+      const type = labClaimCreatedType(deps.vendor)
+      await writeLabOutbox(tx, { labCode, orderNumber: order.orderNumber, url }, type, (id, now) =>
+        buildLabClaimCloudEvent({ id, type, source: deps.source(), time: now, claim: view }),
+      )
+      written += 1
+    }
+    return written
+  }
+
+  async function record(
+    tx: Queryable,
+    before: OrderSnapshot,
+    order: PipelineOrder,
+    extra: readonly OrderEventKind[] = [],
+  ): Promise<number> {
+    const events = labEventsOf(before.labShipments, labShipmentsOf(order))
+    let written = extra.length > 0 ? await recordClaims(tx, order, extra) : 0
     for (const { shipmentId, labCode, event } of events) {
       const url = await pushUrlFor(tx, labCode)
       if (url === null) continue

@@ -32,7 +32,7 @@ import {
   printFileUrls,
 } from './lab-file-links.ts'
 import { createReportLab, type ReportLab } from './lab-report.ts'
-import { createLabRoom } from './lab-room.ts'
+import { createLabRoom, type LabQualityGate } from './lab-room.ts'
 import { createStepTransition, orderNumberOf } from './order-transition.ts'
 import type {
   Allocator,
@@ -79,6 +79,8 @@ export interface PipelineDeps {
   simulatedLabs: LabConnector
   /** Writes the callbacks a change causes, in its transaction. */
   events: OrderEventsService
+  /** The labs' quality rates: Live allocation leaves out the labs above their threshold; none when absent. */
+  labQuality?: LabQualityGate
   /** One line per step outcome (docs/operations.md); silent when absent. */
   log?: ServiceLogger
   metrics?: ServiceMetrics
@@ -143,7 +145,11 @@ export function createPipelineService(deps: PipelineDeps): PipelineService {
     log,
     transition,
     labRoomRetrySeconds: settings.labRoomRetrySeconds,
-    labRoom: createLabRoom({ clock, catalogue: deps.catalogue }),
+    labRoom: createLabRoom({
+      clock,
+      catalogue: deps.catalogue,
+      ...(deps.labQuality ? { labQuality: deps.labQuality } : {}),
+    }),
   })
   const renderPrintFile = createRenderPrintFile({ ...deps, transition })
   const submitShipment = createSubmitShipment({

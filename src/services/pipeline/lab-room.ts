@@ -12,6 +12,10 @@ import {
   listLabAvailability,
   lockLabAvailability,
 } from '../../repositories/lab-availability.repository.ts'
+import type { LabQualitySource } from '../labs/lab-quality.service.ts'
+
+/** What allocation needs of the labs' quality: the labs it leaves out. */
+export type LabQualityGate = Pick<LabQualitySource, 'labsBelowThreshold'>
 
 export interface LabRoom {
   /**
@@ -24,7 +28,12 @@ export interface LabRoom {
   countJobsGiven(order: PipelineOrder, tx: Queryable, planned: readonly { labCode: string }[]): Promise<void>
 }
 
-export function createLabRoom(deps: { clock: Clock; catalogue: Catalogue }): LabRoom {
+export function createLabRoom(deps: {
+  clock: Clock
+  catalogue: Catalogue
+  /** The labs' quality rates (services/labs/lab-quality.service.ts); none left out for quality when absent. */
+  labQuality?: LabQualityGate
+}): LabRoom {
   const { clock, catalogue } = deps
   return {
     async unavailableLabsFor(order, tx) {
@@ -34,7 +43,9 @@ export function createLabRoom(deps: { clock: Clock; catalogue: Catalogue }): Lab
       const locked = await lockLabAvailability(tx, limitedLabCodes(catalogue, states, now), now)
       const lockedCodes = new Set(locked.map((state) => state.labCode))
       const current = [...states.filter((state) => !lockedCodes.has(state.labCode)), ...locked]
-      return unavailableLabs(catalogue, current, now)
+      // Read once per allocation (cached by the source), never per item.
+      const belowQuality = (await deps.labQuality?.labsBelowThreshold(tx)) ?? []
+      return unavailableLabs(catalogue, current, now, belowQuality)
     },
 
     async countJobsGiven(order, tx, planned) {

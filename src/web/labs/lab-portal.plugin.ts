@@ -10,6 +10,7 @@ import { type Html, html } from '../kit/html.ts'
 import { csrfField, DASHBOARD_PATH, type Notice, pageDocument, signInCard } from '../kit/layout.ts'
 import { noticeCookie } from '../kit/page-replies.ts'
 import { registerSessionSite, type SessionSite } from '../kit/session-site.ts'
+import { CLAIMS_TITLE, type PortalClaims, registerPortalClaimPages } from './lab-claims.pages.ts'
 import { type PortalLabs, registerPortalPages } from './lab-portal.pages.ts'
 import { LAB_PORTAL_PATH, type Portal, type PortalPage, type SignedInLab } from './lab-portal-context.ts'
 import { registerPortalStatementPages, STATEMENTS_TITLE } from './lab-statements.pages.ts'
@@ -23,6 +24,8 @@ export interface LabPortalOptions {
   labs: PortalLabs
   /** The labs' payables statements: the Statements page (absent: no such page). */
   statements?: LabStatementsWork
+  /** The claims against the lab's work and its quality rate: the Claims pages (absent: no such pages). */
+  claims?: PortalClaims
   /** The Live server's public URL: the signed print file links (previews) are served from it. */
   publicUrl: () => string
   /** Counts a sign-in with a key that is not valid against the address's budget, as the dashboard does. */
@@ -37,7 +40,7 @@ const crossSiteNotice: Notice = {
 function renderPortalPage(page: PortalPage & { signedIn?: SignedInLab | null; notice: Notice | null }): string {
   const signedIn = page.signedIn
   const navigation = signedIn
-    ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li><li><a href="${LAB_PORTAL_PATH}/statements"${page.title === STATEMENTS_TITLE ? html` aria-current="page"` : ''}>Statements</a></li></ul></nav>
+    ? html`<nav aria-label="Main"><ul><li><a href="${LAB_PORTAL_PATH}/jobs"${page.title === 'Jobs' ? html` aria-current="page"` : ''}>Jobs</a></li><li><a href="${LAB_PORTAL_PATH}/history"${page.title === 'History' ? html` aria-current="page"` : ''}>History</a></li><li><a href="${LAB_PORTAL_PATH}/claims"${page.title === CLAIMS_TITLE ? html` aria-current="page"` : ''}>Claims</a></li><li><a href="${LAB_PORTAL_PATH}/statements"${page.title === STATEMENTS_TITLE ? html` aria-current="page"` : ''}>Statements</a></li></ul></nav>
 <form class="sign-out" method="post" action="${LAB_PORTAL_PATH}/sign-out">${csrfField(signedIn.csrfToken)}<button type="submit" class="button-quiet">Sign out</button></form>`
     : html``
   return pageDocument({
@@ -120,6 +123,7 @@ export async function registerLabPortal(app: FastifyInstance, options: LabPortal
     pages: (pages) => {
       registerPortalPages(pages, portal, options.labs)
       if (options.statements) registerPortalStatementPages(pages, portal, options.statements)
+      if (options.claims) registerPortalClaimPages(pages, portal, options.claims)
     },
   })
 }

@@ -62,11 +62,20 @@ function pauseForm(lab: AdminLabRow, csrfToken: string): Html {
   return html`<form method="post" action="${ADMIN_PATH}/labs/${lab.code}/${action}">${csrfField(csrfToken)}<button type="submit" class="${lab.paused ? 'button' : 'button-quiet'}" aria-label="${label} ${lab.code}">${label}</button></form>`
 }
 
+/** The lab's quality rate, its counts and threshold; a badge while it keeps the lab from new work. */
+function qualityCell(quality: AdminLabRow['quality']): Html {
+  if (!quality) return html`<span class="muted">-</span>`
+  const rate = quality.ratePerThousand === null ? 'none shipped' : quality.ratePerThousand.toFixed(1)
+  const threshold = quality.threshold === null ? 'no threshold' : `threshold ${String(quality.threshold)}`
+  const badge = quality.belowThreshold ? html` <span class="badge badge-error">Left out of allocation</span>` : ''
+  return html`${rate}${badge}<div class="muted small">${String(quality.upheldItems)} upheld of ${String(quality.itemsShipped)} shipped; ${threshold}</div>`
+}
+
 function labsTable(labs: AdminLabRow[], csrfToken: string): Html {
   if (labs.length === 0) return html`<p class="muted">The catalogue has no labs.</p>`
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Labs of the catalogue"><table class="table admin-labs">
 <caption class="visually-hidden">Labs of the catalogue</caption>
-<thead><tr><th scope="col">Lab</th><th scope="col">Status</th><th scope="col">Push endpoint</th><th scope="col">Last report</th><th scope="col" class="number">In flight</th><th scope="col" class="number">Overdue</th><th scope="col">Rejected, ${String(LAB_REJECTION_WINDOW_DAYS)} days</th><th scope="col">Median to dispatch, 7 days</th><th scope="col">Median to dispatch, 30 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Lab</th><th scope="col">Status</th><th scope="col">Push endpoint</th><th scope="col">Last report</th><th scope="col" class="number">In flight</th><th scope="col" class="number">Overdue</th><th scope="col">Rejected, ${String(LAB_REJECTION_WINDOW_DAYS)} days</th><th scope="col">Median to dispatch, 7 days</th><th scope="col">Median to dispatch, 30 days</th><th scope="col">Claims upheld per 1,000 items, 90 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${labs.map(
     (
       lab,
@@ -79,6 +88,7 @@ function labsTable(labs: AdminLabRow[], csrfToken: string): Html {
 <td data-rejections>${rejectionRate(lab.rejections)}</td>
 <td data-median-7>${median(lab.medianDispatchSeconds.last7Days)}</td>
 <td data-median-30>${median(lab.medianDispatchSeconds.last30Days)}</td>
+<td data-quality>${qualityCell(lab.quality)}</td>
 <td>${pauseForm(lab, csrfToken)}</td></tr>`,
   )}</tbody></table></div>`
 }
