@@ -34,6 +34,7 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
+import { createClaimResolutionService } from '../services/claim-resolution.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
@@ -382,7 +383,19 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention }
+  // Claims resolved by the operator (docs/claims.md#resolutions): the console and the command line.
+  const claimResolution = createClaimResolutionService({
+    db,
+    clock,
+    catalogue,
+    jobs,
+    events: core.events,
+    billing: core.billing,
+    labRoom: createLabRoom({ clock, catalogue }),
+    files,
+    log,
+  })
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claimResolution }
 }
 
 export type Services = ReturnType<typeof buildServices>

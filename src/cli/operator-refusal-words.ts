@@ -1,6 +1,8 @@
 // The command line's words for an operator action's refusal (domain/operator-refusal.ts): the flag that was wrong
 // and what it takes. The console words the same refusals its own way (web/operator/refusal-words.ts).
+import { CLAIM_DECISIONS } from '../domain/claim-resolution.ts'
 import {
+  claimRefusalWords,
   type OperatorRefusal,
   ORDER_ACTION_REASON_MAX_LENGTH,
   ORDER_NOTE_MAX_LENGTH,
@@ -37,5 +39,9 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
       return refusal.reason === 'missing'
         ? 'the note is required (--reason TEXT)'
         : `the note must be at most ${ORDER_NOTE_MAX_LENGTH} characters`
+    case 'claim':
+      return claimRefusalWords(refusal)
+    case 'resolution':
+      return `--resolution must be one of ${CLAIM_DECISIONS.join(', ')}, got "${refusal.value}"`
   }
 }

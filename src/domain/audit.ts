@@ -67,6 +67,8 @@ export const AUDIT_ACTIONS = [
   'order.downloadRetried',
   'order.released',
   'order.noteAdded',
+  'claim.resolved',
+  'claim.rejected',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

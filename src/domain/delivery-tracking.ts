@@ -18,6 +18,7 @@ import {
   type Shipment,
   type TrackingEvent,
 } from './order.ts'
+import { keepReprintKeysLast } from './pipeline/delivery-estimates.ts'
 import type { ShipmentState } from './pipeline/pipeline-order.ts'
 
 export const DELIVERY_STATUS_RANK: Readonly<Record<DeliveryStatus, number>> = {
@@ -140,6 +141,7 @@ export function applyTrackingEvents(
       order,
     )
   }
+  keepReprintKeysLast(shipment)
   markOrderDelivered(order)
   return true
 }
