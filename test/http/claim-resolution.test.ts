@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { OperatorRefusal } from '../../src/domain/operator-refusal.ts'
-import { TEST_ACTOR } from '../support/audit-actor.ts'
+import type { ClaimDecider } from '../../src/services/claim-resolution.service.ts'
 import { insertClaim } from '../support/claims-resolve.fixture.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
@@ -15,6 +15,7 @@ import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-a
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('http')
+const TEST_ACTOR: ClaimDecider = { kind: 'cli', host: 'test-host', user: 'test' }
 
 for (const kind of databaseKinds) {
   describe(`resolving claims (${kind})`, () => {
