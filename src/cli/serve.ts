@@ -210,6 +210,7 @@ export function registerProcessCommands(program: Command): void {
         payments: async () => app.services.payments,
         shipmentMoves: async () => app.services.shipmentMoves,
         orderOperations: async () => app.services.orderOperations,
+        claims: async () => app.services.claimResolution,
         invoices: app.services.invoices,
         labStatements: app.services.labStatements,
         catalogueVersions: app.services.catalogueVersions,

@@ -60,9 +60,9 @@ for (const kind of databaseKinds) {
           labCode: 'uk6',
           items: [{ itemId, shipmentId: shipment.id, category: 'Damaged' }],
         })
-        const outcomes = await Promise.allSettled([
+        const outcomes: PromiseSettledResult<unknown>[] = await Promise.allSettled([
           t.app.services.claimResolution.resolve(
-            { claimId: claim.id, decision: first, amount: first === 'Refund' ? '1.00' : undefined, expectedVersion: 1 },
+            { claimId: claim.id, decision: first, amount: '1.00', expectedVersion: 1 },
             OPERATOR_A,
           ),
           t.app.services.claimResolution.resolve(
