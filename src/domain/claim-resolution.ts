@@ -14,7 +14,7 @@ import type { Catalogue } from './catalogue.ts'
 import { pricedPageCount } from './catalogue-matching.ts'
 import type { BillingState } from './charges.ts'
 import { dutiesLineKey, itemLineKey, shippingLineKey } from './charges.ts'
-import type { ClaimResolution, ClaimView } from './claims.ts'
+import type { ClaimResolution, ClaimStatus, ClaimView } from './claims.ts'
 import type { JobRequest } from './jobs.ts'
 import type { Shipment } from './order.ts'
 import { labCostOf } from './order-allocation.ts'
@@ -55,6 +55,41 @@ export function claimedAmountMinor(
     if (line) total += BigInt(line.cost) + BigInt(line.tax)
   }
   return total > 0n ? total : 0n
+}
+
+/** What a decision did. */
+export interface ClaimResolutionResult {
+  claim: ClaimView
+  orderId: string
+  /** The reprint's shipment and lab, with the print files kept and those made again. */
+  reprint: { shipmentId: string; labCode: string; keptAssetIds: string[]; rerenderedAssetIds: string[] } | null
+  creditNote: string | null
+  amount: { amount: string; currency: string } | null
+}
+
+/** A claim in the operator's queue. */
+export interface ClaimSummary {
+  id: string
+  orderId: string
+  accountId: string
+  environment: string
+  labCode: string
+  status: ClaimStatus
+  categories: string[]
+  preferredResolution: string | null
+  createdAt: string
+  version: number
+}
+
+/** One claim as the console and `claims show` present it. */
+export interface ClaimDetail extends ClaimSummary {
+  view: ClaimView
+  items: { itemId: string; shipmentId: string; sku: string | null; category: string; description: string }[]
+  orderStage: string | null
+  resolvedBy: string | null
+  labAnswer: { answer: string; comment: string | null; answeredAt: string | null } | null
+  /** The lab's photos with its answer (evd_ ids); the merchant's are on each item of `view`. */
+  labEvidence: string[]
 }
 
 /** A reprint as allocation planned it: the lab and its shipment, in the pipeline's terms. */

@@ -111,6 +111,7 @@ export async function listClaimItems(db: Queryable, claimNumber: number): Promis
 /** The operator's queue's filter: any of them may be absent. */
 export interface ClaimQueueFilter {
   status?: ClaimStatus
+  environment?: Environment
   accountNumber?: number
   labCode?: string
 }
@@ -122,6 +123,10 @@ export async function listClaimQueue(db: Queryable, filter: ClaimQueueFilter, li
   if (filter.status) {
     params.push(filter.status)
     conditions.push(`status = $${params.length}`)
+  }
+  if (filter.environment) {
+    params.push(filter.environment)
+    conditions.push(`environment = $${params.length}`)
   }
   if (filter.accountNumber !== undefined) {
     params.push(filter.accountNumber)
@@ -138,11 +143,6 @@ export async function listClaimQueue(db: Queryable, filter: ClaimQueueFilter, li
     params,
   )
   return rows.map(toRecord)
-}
-
-/** Pending claims, oldest first, at most `limit` (the needs-attention queue). */
-export async function listPendingClaims(db: Queryable, limit: number): Promise<ClaimRecord[]> {
-  return listClaimQueue(db, { status: 'Pending' }, limit)
 }
 
 /** The decision as the claim's row keeps it. */

@@ -18,13 +18,16 @@ import {
   applyReprint,
   CLAIM_NOTE_MAX_LENGTH,
   type ClaimDecision,
+  type ClaimDetail,
+  type ClaimResolutionResult,
+  type ClaimSummary,
   claimedAmountMinor,
   isClaimDecision,
   planReprint,
   rejectedView,
   resolvedView,
 } from '../domain/claim-resolution.ts'
-import { type ClaimStatus, type ClaimView, claimCategory } from '../domain/claims.ts'
+import { type ClaimView, claimCategory } from '../domain/claims.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
@@ -50,6 +53,8 @@ import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
 import type { LabRoom } from './pipeline/lab-room.ts'
 
+export type { ClaimDetail, ClaimResolutionResult, ClaimSummary }
+
 /** Who decides: an operator of the console, the command line, or printroute's own rules (`system`). */
 export type ClaimDecider = Extract<AuditActor, { kind: 'operator' | 'cli' | 'system' }>
 
@@ -62,41 +67,6 @@ export interface ResolveClaimInput {
   amount?: string
   /** The claim's version as the operator read it; absent: no check (the locks still order the decisions). */
   expectedVersion?: number
-}
-
-/** What a decision did. */
-export interface ClaimResolutionResult {
-  claim: ClaimView
-  orderId: string
-  /** The reprint's shipment and lab, with the print files kept and those made again. */
-  reprint: { shipmentId: string; labCode: string; keptAssetIds: string[]; rerenderedAssetIds: string[] } | null
-  creditNote: string | null
-  amount: { amount: string; currency: string } | null
-}
-
-/** A claim in the operator's queue. */
-export interface ClaimSummary {
-  id: string
-  orderId: string
-  accountId: string
-  environment: string
-  labCode: string
-  status: ClaimStatus
-  categories: string[]
-  preferredResolution: string | null
-  createdAt: string
-  version: number
-}
-
-/** One claim as the console and `claims show` present it. */
-export interface ClaimDetail extends ClaimSummary {
-  view: ClaimView
-  items: { itemId: string; shipmentId: string; sku: string | null; category: string; description: string }[]
-  orderStage: string | null
-  resolvedBy: string | null
-  labAnswer: { answer: string; comment: string | null; answeredAt: string | null } | null
-  /** The lab's photos with its answer (evd_ ids); the merchant's are on each item of `view`. */
-  labEvidence: string[]
 }
 
 export interface ClaimResolutionService {
