@@ -58,7 +58,7 @@ function statusFilter(current: ClaimStatus | null): Html {
 
 function photos(claimId: string, evidence: readonly string[], who: string): Html {
   if (evidence.length === 0) return html`<p class="muted small">No photos from ${who}.</p>`
-  return html`<ul class="inline-list claim-photos">${evidence.map(
+  return html`<ul class="claim-photos">${evidence.map(
     (id) =>
       html`<li><a href="${photoPath(claimId, id)}"><img src="${photoPath(claimId, id)}" alt="Photo ${id} from ${who}" width="160" height="160" loading="lazy"></a></li>`,
   )}</ul>`
@@ -116,10 +116,10 @@ function decisionForm(claim: ClaimDetail, csrfToken: string): Html {
 <form method="post" action="${claimPath(claim.id)}/decide" class="stack">${csrfField(csrfToken)}
 <input type="hidden" name="version" value="${String(claim.version)}">
 <fieldset><legend>Decision</legend>
-<label><input type="radio" name="resolution" value="Reprint" required> Reprint: a new shipment of the claimed items, charged nothing${claim.preferredResolution === 'Reprint' ? ' (the merchant prefers it)' : ''}</label>
-<label><input type="radio" name="resolution" value="Refund"> Refund: a credit note, the money back as the charge was paid${claim.preferredResolution === 'Refund' ? ' (the merchant prefers it)' : ''}</label>
-<label><input type="radio" name="resolution" value="Credit"> Credit: a credit note on the account</label>
-<label><input type="radio" name="resolution" value="Reject"> Reject: the note is the reason, shown to the merchant</label>
+<label class="option-line"><input type="radio" name="resolution" value="Reprint" required> Reprint: a new shipment of the claimed items, charged nothing${claim.preferredResolution === 'Reprint' ? ' (the merchant prefers it)' : ''}</label>
+<label class="option-line"><input type="radio" name="resolution" value="Refund"> Refund: a credit note, the money back as the charge was paid${claim.preferredResolution === 'Refund' ? ' (the merchant prefers it)' : ''}</label>
+<label class="option-line"><input type="radio" name="resolution" value="Credit"> Credit: a credit note on the account</label>
+<label class="option-line"><input type="radio" name="resolution" value="Reject"> Reject: the note is the reason, shown to the merchant</label>
 </fieldset>
 <label for="claim-amount">Amount, tax included (Refund and Credit; empty: what the claimed items were charged)</label>
 <input id="claim-amount" name="amount" inputmode="decimal" pattern="\\d{1,10}(\\.\\d{1,2})?" placeholder="5.00">
@@ -172,11 +172,11 @@ ${queueTable(claims)}`,
       title: `Claim ${claim.id}`,
       content: html`<div class="page-head"><h1>Claim ${claim.id}</h1>${statusBadge(claim.status)}</div>
 <dl class="facts">
-<dt>Order</dt><dd><a href="${ADMIN_PATH}/orders/${claim.orderId}">${claim.orderId}</a> (${claim.orderStage ?? 'unknown'})</dd>
-<dt>Account</dt><dd><a href="${ADMIN_PATH}/accounts/${claim.accountId}">${claim.accountId}</a> (${claim.environment})</dd>
-<dt>Made</dt><dd>${formatTime(claim.createdAt)}</dd>
-<dt>The merchant prefers</dt><dd>${claim.preferredResolution ?? 'no preference'}</dd>
-${claim.view.shipmentId ? html`<dt>Parcel</dt><dd><code>${claim.view.shipmentId}</code> (the whole parcel is claimed)</dd>` : ''}
+<div><dt>Order</dt><dd><a href="${ADMIN_PATH}/orders/${claim.orderId}">${claim.orderId}</a> (${claim.orderStage ?? 'unknown'})</dd></div>
+<div><dt>Account</dt><dd><a href="${ADMIN_PATH}/accounts/${claim.accountId}">${claim.accountId}</a> (${claim.environment})</dd></div>
+<div><dt>Made</dt><dd>${formatTime(claim.createdAt)}</dd></div>
+<div><dt>The merchant prefers</dt><dd>${claim.preferredResolution ?? 'no preference'}</dd></div>
+${claim.view.shipmentId ? html`<div><dt>Parcel</dt><dd><code>${claim.view.shipmentId}</code> (the whole parcel is claimed)</dd></div>` : ''}
 </dl>
 ${itemsSection(claim)}
 ${labSection(claim)}
