@@ -34,7 +34,11 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
-import { createClaimResolutionService } from '../services/claim-resolution.service.ts'
+import {
+  type ClaimResolutionDeps,
+  type ClaimResolutionService,
+  createClaimResolutionService,
+} from '../services/claim-resolution.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
@@ -241,6 +245,15 @@ function preflightInspector(bounded: BoundedFileInspector): FileInspector {
   }
 }
 
+/** The claim resolution service (docs/claims.md#resolutions) over the core services: the console's and the CLI's. */
+function claimResolutionOf(
+  base: Pick<ClaimResolutionDeps, 'db' | 'clock' | 'catalogue' | 'jobs' | 'files' | 'log'>,
+  core: Pick<ClaimResolutionDeps, 'events' | 'billing'>,
+): ClaimResolutionService {
+  const labRoom = createLabRoom({ clock: base.clock, catalogue: base.catalogue })
+  return createClaimResolutionService({ ...base, events: core.events, billing: core.billing, labRoom })
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -384,17 +397,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
   // Claims resolved by the operator (docs/claims.md#resolutions): the console and the command line.
-  const claimResolution = createClaimResolutionService({
-    db,
-    clock,
-    catalogue,
-    jobs,
-    events: core.events,
-    billing: core.billing,
-    labRoom: createLabRoom({ clock, catalogue }),
-    files,
-    log,
-  })
+  const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core)
   return { ...services, shipmentMoves, orderOperations, adminViews, attention, claimResolution }
 }
 
