@@ -25,7 +25,10 @@ const LAB_COMMANDS = [
   'labs statement',
 ] as const
 
-/** The operator's actions on an order (docs/admin.md#acting-on-an-order): they run the whole application, as a top-up. */
+/**
+ * The operator's actions on an order (docs/admin.md#acting-on-an-order) and on its claims (docs/claims.md#resolutions):
+ * they run the whole application, as a top-up.
+ */
 const ORDER_ACTION_COMMANDS = [
   'orders cancel',
   'orders refund',
@@ -33,6 +36,9 @@ const ORDER_ACTION_COMMANDS = [
   'orders release',
   'orders note',
   'orders move',
+  'claims list',
+  'claims show',
+  'claims resolve',
 ] as const
 
 const DATA_COMMANDS = [

@@ -7,7 +7,7 @@ import fastJson from 'fast-json-stringify'
 import { applyTrackingEvents } from '../src/domain/delivery-tracking.ts'
 import { buildNewOrderDocument, type NewOrder, normaliseBranding, setAddressAdvisories } from '../src/domain/order.ts'
 import { addCredit } from '../src/domain/order-credits.ts'
-import { applyAllocation } from '../src/domain/pipeline/allocate-order.ts'
+import { addShipment, applyAllocation } from '../src/domain/pipeline/allocate-order.ts'
 import { refreshOrderEstimate, setShipmentEstimate } from '../src/domain/pipeline/delivery-estimates.ts'
 import { recordDownloadSuccess } from '../src/domain/pipeline/download-file.ts'
 import { recordLabReport } from '../src/domain/pipeline/lab-report.ts'
@@ -121,6 +121,50 @@ test('a shipped order keeps the wire key order when its carrier scans and its de
     assert.equal(recordLabReport(order, pipeline, 'shp_3', report, now).changed, true)
   }
   assert.equal(order.deliveredAt, '2026-03-03T10:00:00.000Z')
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+})
+
+test("a reprint's reprintOf and claimId stay the shipment's last keys while it ships and is tracked", () => {
+  const now = new Date('2026-03-01T09:00:00.000Z')
+  const order = buildNewOrderDocument(
+    { ...fullOrder, items: [fullOrder.items[0] as NewOrder['items'][number]] },
+    { order: 'ord_9', items: ['ori_5'], assets: ['ast_7', 'ast_8'] },
+    now,
+  )
+  const pipeline = emptyPipeline()
+  startPipeline(order, pipeline, now)
+  const stored = { blobKey: 'k', contentType: 'image/png', bytes: 1, md5: 'x', width: null, height: null }
+  for (const asset of ['ast_7', 'ast_8']) recordDownloadSuccess(order, pipeline, asset, stored, null, now)
+  pipeline.phase = 'rendering'
+  const planned = {
+    labCode: 'us1',
+    labCountryCode: 'US',
+    carrier: { name: 'USPS', service: 'Priority' },
+    itemIds: ['ori_5'],
+    formats: { ori_5: 'png' },
+    estimate: {
+      estimatedDispatchDate: '2026-03-02',
+      estimatedDelivery: { from: '2026-03-04', to: '2026-03-06' },
+    },
+  }
+  addShipment(order, pipeline, { ...planned, id: 'shp_4' })
+  const reprint = order.shipments.find((shipment) => shipment.id === 'shp_4')
+  assert.ok(reprint)
+  reprint.reprintOf = 'shp_3'
+  reprint.claimId = 'clm_1'
+  for (const asset of ['ast_7', 'ast_8']) {
+    recordPrintFile(order, pipeline, 'shp_4', asset, { blobKey: 'p', width: 1, height: 1, format: 'png' }, now)
+  }
+  recordSubmitted(order, pipeline, 'shp_4', now)
+  const shipped = { kind: 'shipped' as const, carrier: null, tracking: null, dispatchDate: now }
+  assert.equal(recordLabReport(order, pipeline, 'shp_4', shipped, now).changed, true)
+  const report = {
+    kind: 'tracking' as const,
+    events: [{ time: '2026-03-03T10:00:00Z', status: 'Delivered' as const, description: 'Delivered' }],
+  }
+  assert.equal(recordLabReport(order, pipeline, 'shp_4', report, now).changed, true)
+  assert.deepEqual(Object.keys(reprint).slice(-2), ['reprintOf', 'claimId'])
+  assert.ok('parcels' in reprint && 'deliveredAt' in reprint && 'estimatedDelivery' in reprint)
   assert.equal(JSON.stringify(order), serializeThroughSchema(order))
 })
 

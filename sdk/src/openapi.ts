@@ -1637,7 +1637,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "lab.statementIssued" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved" | "order.cancelled" | "order.refunded" | "order.downloadRetried" | "order.released" | "order.noteAdded";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "lab.statementIssued" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved" | "order.cancelled" | "order.refunded" | "order.downloadRetried" | "order.released" | "order.noteAdded" | "claim.resolved" | "claim.rejected";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}
@@ -3412,6 +3412,10 @@ export interface components {
             deliveredAt?: string;
             /** @description printroute's own: delivered after the promised estimatedDelivery.to. */
             deliveredLate?: boolean;
+            /** @description printroute's own (docs/claims.md#reprints): this shipment reprints the claimed items of that shipment; absent on every other shipment. */
+            reprintOf?: string;
+            /** @description printroute's own: with reprintOf, the claim (clm_) the reprint resolves. */
+            claimId?: string;
         };
         /**
          * ShipmentDeliveryStatus

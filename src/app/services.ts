@@ -35,6 +35,11 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
+import {
+  type ClaimResolutionDeps,
+  type ClaimResolutionService,
+  createClaimResolutionService,
+} from '../services/claim-resolution.service.ts'
 import { createClaimsService } from '../services/claims.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
@@ -262,6 +267,15 @@ function labClaimsOf(options: ApplicationOptions, deps: ServiceDeps, events: Ord
   })
 }
 
+/** The claim resolution service (docs/claims.md#resolutions) over the core services: the console's and the CLI's. */
+function claimResolutionOf(
+  base: Pick<ClaimResolutionDeps, 'db' | 'clock' | 'catalogue' | 'jobs' | 'files' | 'log'>,
+  core: Pick<ClaimResolutionDeps, 'events' | 'billing'>,
+): ClaimResolutionService {
+  const labRoom = createLabRoom({ clock: base.clock, catalogue: base.catalogue })
+  return createClaimResolutionService({ ...base, events: core.events, billing: core.billing, labRoom })
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -410,7 +424,9 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
   const claims = buildClaims(options, deps, core.events)
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims }
+  // Claims resolved by the operator (docs/claims.md#resolutions): the console and the command line.
+  const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core)
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */

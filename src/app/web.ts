@@ -21,6 +21,7 @@ import {
   consoleAccountsOf,
   consoleAuditOf,
   consoleCatalogueOf,
+  consoleClaimsOf,
   consoleInvoicesOf,
   consoleLabsOf,
   consoleOperatorsOf,
@@ -37,6 +38,7 @@ import { registerAttentionPages } from '../web/operator/attention.pages.ts'
 import { registerAuditPages } from '../web/operator/audit.pages.ts'
 import { registerCallbacksPages } from '../web/operator/callbacks.pages.ts'
 import { registerCataloguePages } from '../web/operator/catalogue.pages.ts'
+import { registerClaimsPages } from '../web/operator/claims.pages.ts'
 import { registerInvoicesPages } from '../web/operator/invoices.pages.ts'
 import { registerLabsPages } from '../web/operator/labs.pages.ts'
 import { registerOperatorsPages } from '../web/operator/operators.pages.ts'
@@ -217,6 +219,7 @@ function consoleOf(
                 actions: consoleOrderActionsOf(services.orderOperations),
               }),
             (pages, console) => registerAttentionPages(pages, console, services.attention),
+            (pages, console) => registerClaimsPages(pages, console, consoleClaimsOf(services.claimResolution)),
             (pages, console) =>
               registerLabsPages(
                 pages,

@@ -393,6 +393,8 @@ export async function runDataOperation<N extends OperationName>(
       shipmentMoves: async () => (await whole.get()).services.shipmentMoves,
       // An order action changes an order as the merchant's actions and the pipeline do: the application, too.
       orderOperations: async () => (await whole.get()).services.orderOperations,
+      // A claim's reprint is allocated, rendered and submitted through the pipeline's parts: the application too.
+      claims: async () => (await whole.get()).services.claimResolution,
       // Statements and the seller need only the database (and the PDF adapter), not the application.
       invoices,
       // The labs' statements too: the seller's details as buyer, the catalogue's labs as sellers.

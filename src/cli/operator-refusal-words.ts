@@ -1,7 +1,9 @@
 // The command line's words for an operator action's refusal (domain/operator-refusal.ts): the flag that was wrong
 // and what it takes. The console words the same refusals its own way (web/operator/refusal-words.ts).
+import { CLAIM_DECISIONS } from '../domain/claim-resolution.ts'
 import {
   accountEditRefusalWords,
+  claimRefusalWords,
   type OperatorRefusal,
   ORDER_ACTION_REASON_MAX_LENGTH,
   ORDER_NOTE_MAX_LENGTH,
@@ -47,6 +49,10 @@ export function refusalInCommandWords(refusal: OperatorRefusal): string {
     case 'creditLimit':
     case 'version':
       return `${EDIT_FLAGS[refusal.field]}: ${accountEditRefusalWords(refusal)}`
+    case 'claim':
+      return claimRefusalWords(refusal)
+    case 'resolution':
+      return `--resolution must be one of ${CLAIM_DECISIONS.join(', ')}, got "${refusal.value}"`
   }
 }
 

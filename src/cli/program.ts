@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command, CommanderError } from 'commander'
+import { registerClaimCommands } from './claims.ts'
 import { registerDataCommands } from './data-commands.ts'
 import { registerFileCommands } from './files.ts'
 import { registerLabSimulateCommand } from './labs-simulate.ts'
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerAdvanceCommand(orders)
   registerOrderMoveCommand(orders)
   registerOrderActionCommands(orders)
+  registerClaimCommands(program)
   registerFileCommands(program)
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.
   const exitOverrideAll = (command: Command) => {

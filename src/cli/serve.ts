@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Command } from 'commander'
 import type pino from 'pino'
 import type { AdminChannel } from '../adapters/admin-channel.ts'
-import type { ApplicationOptions } from '../app.ts'
+import type { Application, ApplicationOptions } from '../app.ts'
 import type { Settings, SettingsOf } from '../config.ts'
 import type { BoundServer } from '../http/bound-server.ts'
 import type { Environment } from '../services/accounts.service.ts'
@@ -154,6 +154,15 @@ function metricsPort(settings: { metricsPort: number | null }) {
     : [{ name: 'metrics' as const, port: settings.metricsPort, flag: '--metrics-port (or PRINTROUTE_METRICS_PORT)' }]
 }
 
+/** The serving process's order and claim actions for the admin channel: its own services, built already. */
+function servingActions(services: Application['services']) {
+  return {
+    shipmentMoves: async () => services.shipmentMoves,
+    orderOperations: async () => services.orderOperations,
+    claims: async () => services.claimResolution,
+  }
+}
+
 export function registerProcessCommands(program: Command): void {
   const serve = program
     .command('serve')
@@ -209,8 +218,7 @@ export function registerProcessCommands(program: Command): void {
         labs: app.services.labs,
         labPushes: app.services.labPushes,
         payments: async () => app.services.payments,
-        shipmentMoves: async () => app.services.shipmentMoves,
-        orderOperations: async () => app.services.orderOperations,
+        ...servingActions(app.services),
         invoices: app.services.invoices,
         labStatements: app.services.labStatements,
         catalogueVersions: app.services.catalogueVersions,

@@ -21,6 +21,8 @@ export type AttentionReason =
   | 'assetFailing'
   /** A lab's push endpoint whose deliveries fail: the lab is not answering its pushes. */
   | 'labNotAnswering'
+  /** A Live claim waiting for the operator's decision (docs/claims.md#resolutions). */
+  | 'claimWaiting'
 
 export const ATTENTION_REASONS: readonly AttentionReason[] = [
   'issue',
@@ -28,6 +30,7 @@ export const ATTENTION_REASONS: readonly AttentionReason[] = [
   'paymentPending',
   'assetFailing',
   'labNotAnswering',
+  'claimWaiting',
 ]
 
 /** How long an order's issue waits before the queue lists it: time for the pipeline or the merchant to act. */
@@ -46,8 +49,10 @@ export interface AttentionRow {
   subject: string
   /** The shipment concerned, for `pastShipBy`. */
   shipmentId?: string
-  /** The lab concerned, for `pastShipBy` and `labNotAnswering`. */
+  /** The lab concerned, for `pastShipBy`, `labNotAnswering` and `claimWaiting`. */
   labCode?: string
+  /** The claim waiting, for `claimWaiting` (its `subject` is the claim's order). */
+  claimId?: string
   accountId: string | null
   environment: Environment
   /** What is wrong, in a sentence. */
@@ -119,6 +124,28 @@ export function orderAttentionRows(
     )
   }
   return rows
+}
+
+/** The row of a Live claim waiting for a decision: since the claim was made. */
+export function claimAttentionRow(claim: {
+  id: string
+  orderId: string
+  accountId: string
+  labCode: string
+  categories: readonly string[]
+  createdAt: string
+}): AttentionRow {
+  return {
+    key: `claimWaiting:${claim.id}`,
+    reason: 'claimWaiting',
+    subject: claim.orderId,
+    claimId: claim.id,
+    labCode: claim.labCode,
+    accountId: claim.accountId,
+    environment: 'live',
+    why: `Claim ${claim.id} (${claim.categories.join(', ')}) against lab ${claim.labCode}'s work waits for a decision`,
+    since: claim.createdAt,
+  }
 }
 
 /** The queue's rows, oldest first (then by key, so a page never reorders between reads). */

@@ -68,6 +68,8 @@ export const AUDIT_ACTIONS = [
   'order.downloadRetried',
   'order.released',
   'order.noteAdded',
+  'claim.resolved',
+  'claim.rejected',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

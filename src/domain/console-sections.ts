@@ -18,6 +18,8 @@ import type { AttentionReason, AttentionRow } from './attention.ts'
 import type { AuditActor, AuditPage, AuditQuery } from './audit.ts'
 import type { CatalogueDiff } from './catalogue-diff.ts'
 import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions.ts'
+import type { ClaimDetail, ClaimResolutionResult, ClaimSummary } from './claim-resolution.ts'
+import type { ClaimStatus } from './claims.ts'
 import type { Environment } from './environment.ts'
 import type { InvoiceSeller, InvoiceSummary } from './invoices.ts'
 import type { LabKeyView } from './lab-keys.ts'
@@ -346,4 +348,27 @@ export interface ConsoleOrderActions {
     pauseWindow: boolean
   }>
   addNote(orderId: string, text: string, actor: AuditActor): Promise<ConsoleOrderNote>
+}
+
+/** What a claim's decision is given by its form: the decision, the note, an amount, the claim's version as shown. */
+export interface ConsoleClaimDecisionForm {
+  resolution: string
+  note: string
+  amount: string
+  version: string
+}
+
+/**
+ * The claims section (docs/admin.md#claims): the queue, one claim with its photos, and the four decisions. A
+ * refusal is an OperatorRefusal (domain/operator-refusal.ts), which the page words; among them `claim/changed` and
+ * `claim/not-pending`, when another decision reached the claim after the page was read.
+ */
+export interface ConsoleClaims {
+  /** Claims, Pending first then oldest first (at most 200), of one status when given. */
+  list(status: ClaimStatus | null): Promise<ClaimSummary[]>
+  /** One claim; null for a text that is no claim's ID. */
+  read(claimId: string): Promise<ClaimDetail | null>
+  /** A photo of a claim (the merchant's or the lab's); null for one that is no claim's. */
+  photo(evidenceId: string): Promise<{ contentType: string; bytes: Buffer } | null>
+  decide(claimId: string, form: ConsoleClaimDecisionForm, actor: AuditActor): Promise<ClaimResolutionResult>
 }

@@ -19,6 +19,7 @@ import {
   type Shipment,
   type TrackingEvent,
 } from './order.ts'
+import { keepReprintKeysLast } from './pipeline/delivery-estimates.ts'
 import type { ShipmentState } from './pipeline/pipeline-order.ts'
 
 export const DELIVERY_STATUS_RANK: Readonly<Record<DeliveryStatus, number>> = {
@@ -141,6 +142,7 @@ export function applyTrackingEvents(
       order,
     )
   }
+  keepReprintKeysLast(shipment)
   markOrderDelivered(order)
   return true
 }

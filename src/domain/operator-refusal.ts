@@ -41,7 +41,7 @@ export type OperatorRefusalKind =
   /** An order action's reason is required (for the audit trail), at most 500 characters. */
   | { field: 'reason'; reason: 'missing' }
   | { field: 'reason'; reason: 'too-long' }
-  /** A note's text is required, at most 2000 characters. */
+  /** A note's text is required, at most 2000 characters (a claim's rejection: its reason). */
   | { field: 'note'; reason: 'missing' }
   | { field: 'note'; reason: 'too-long' }
   /**
@@ -74,6 +74,18 @@ export type OperatorRefusalKind =
   | { field: 'priceList'; reason: 'unknown-price-list' }
   /** The version given is not a whole number. */
   | { field: 'version'; reason: 'not-a-version' }
+  /** The text is not a claim ID (clm_<number>). */
+  | { field: 'claim'; reason: 'not-an-id' }
+  /** No claim has this ID. */
+  | { field: 'claim'; reason: 'unknown' }
+  /** The claim changed since the operator read it (its version): nothing was done; read it again. */
+  | { field: 'claim'; reason: 'changed' }
+  /** The claim is no longer Pending (resolved, rejected or retracted): `limit` is its status. */
+  | { field: 'claim'; reason: 'not-pending' }
+  /** No lab can make the reprint now: `limit` says why. */
+  | { field: 'claim'; reason: 'cannot-reprint' }
+  /** A claim's resolution is none of Reprint, Refund, Credit, Reject. */
+  | { field: 'resolution'; reason: 'unknown' }
 
 export type OperatorRefusalField = OperatorRefusalKind['field']
 export type OperatorRefusalReason = OperatorRefusalKind['reason']
@@ -188,5 +200,24 @@ export function orderRefusalWords(refusal: OperatorRefusal): string {
       return `${refusal.value} has no asset whose download failed`
     default:
       return `No order ${refusal.value}`
+  }
+}
+
+/** Why a claim's resolution refuses, for a refusal about the claim (both front ends' words). */
+export function claimRefusalWords(refusal: OperatorRefusal): string {
+  switch (refusal.reason) {
+    case 'not-an-id':
+      return `"${refusal.value}" is not a claim ID (expected clm_<number>)`
+    case 'changed':
+      return (
+        `${refusal.value} changed since it was read (another operator or the lab acted first): ` +
+        'nothing was done; read the claim again and decide'
+      )
+    case 'not-pending':
+      return `${refusal.value} is ${refusal.limit ?? 'no longer Pending'}: it was already decided, nothing was done`
+    case 'cannot-reprint':
+      return `${refusal.value} cannot be reprinted: ${refusal.limit ?? 'no lab can make it'}`
+    default:
+      return `No claim ${refusal.value}`
   }
 }

@@ -144,6 +144,9 @@ export interface Shipment {
   deliveredAt?: string
   /** With `deliveredAt`: whether it came after the promised `estimatedDelivery.to` (or the order's `deliverBy`). */
   deliveredLate?: boolean
+  /** A reprint (docs/claims.md#reprints): the shipment whose items it makes again, and the claim it resolves. */
+  reprintOf?: string
+  claimId?: string
 }
 
 export interface ChargeItem {

@@ -223,7 +223,7 @@ export function planMove(
  * Whether an asset's print file made for `fromLab` serves `toLab` too: the same format, colour and (books) paper
  * for the item's variant. Otherwise it is rendered again for the new lab.
  */
-function printFileServes(
+export function printFileServes(
   catalogue: Catalogue,
   order: OrderDocument,
   itemId: string,

@@ -1,7 +1,7 @@
 // The console's "needs attention" queue (docs/admin.md#needs-attention): Live orders in progress that need someone
 // (domain/attention.ts says why), and labs whose push endpoints fail. Bounded: at most ATTENTION_SCAN_LIMIT orders in
 // progress are read (least recently changed first, through the partial index of migration 0035), and the labs'
-// failing endpoints are as the callbacks page lists them. The nav's badge reads the count, kept for a minute.
+// failing endpoints are as the callbacks page lists them; Live claims waiting for a decision, at most as many. The nav's badge reads the count, kept for a minute.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import {
@@ -9,6 +9,7 @@ import {
   ATTENTION_SCAN_LIMIT,
   type AttentionReason,
   type AttentionRow,
+  claimAttentionRow,
   orderAttentionRows,
   sortAttentionRows,
 } from '../domain/attention.ts'
@@ -16,6 +17,7 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import { utcDate } from '../domain/delivery-promise.ts'
 import { listLiveOrdersInProgress } from '../repositories/attention.repository.ts'
 import { listFailingEndpoints } from '../repositories/callback-deliveries.repository.ts'
+import { listClaimQueue } from '../repositories/claim-resolution.repository.ts'
 import { shipByOfShipment } from './labs/labs.service.ts'
 
 /** One page of the queue. */
@@ -73,6 +75,20 @@ export function createAttentionService(deps: { db: Database; clock: Clock; catal
         since,
       })
     }
+    // Live claims waiting for a decision, the oldest first (Sandbox claims are decided by the Sandbox itself).
+    const claims = await listClaimQueue(db, { status: 'Pending', environment: 'live' }, ATTENTION_SCAN_LIMIT)
+    for (const claim of claims) {
+      rows.push(
+        claimAttentionRow({
+          id: claim.view.id,
+          orderId: claim.view.orderId,
+          accountId: `acc_${claim.accountNumber}`,
+          labCode: claim.labCode,
+          categories: [...new Set(claim.view.items.map((item) => item.category))],
+          createdAt: claim.createdAt.toISOString(),
+        }),
+      )
+    }
     return { rows: sortAttentionRows(rows), capped }
   }
 
@@ -83,6 +99,7 @@ export function createAttentionService(deps: { db: Database; clock: Clock; catal
       paymentPending: 0,
       assetFailing: 0,
       labNotAnswering: 0,
+      claimWaiting: 0,
     }
     for (const row of rows) counts[row.reason] += 1
     return counts

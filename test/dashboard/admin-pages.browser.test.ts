@@ -134,6 +134,7 @@ for (const kind of databaseKinds) {
           'Accounts',
           'Orders',
           'Needs attention',
+          'Claims',
           'Labs',
           'Catalogue',
           'Invoices',

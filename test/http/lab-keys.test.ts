@@ -30,6 +30,7 @@ for (const kind of databaseKinds) {
         payments: async () => t.app.services.payments,
         shipmentMoves: async () => t.app.services.shipmentMoves,
         orderOperations: async () => t.app.services.orderOperations,
+        claims: async () => t.app.services.claimResolution,
         invoices: t.app.services.invoices,
         labStatements: t.app.services.labStatements,
         catalogueVersions: t.app.services.catalogueVersions,

@@ -11,10 +11,31 @@ const SHIPMENT_KEYS_AFTER_ESTIMATE = [
   'trackingEvents',
   'deliveredAt',
   'deliveredLate',
+  'reprintOf',
+  'claimId',
 ] as const
 
 /** Shipment keys the wire order puts after `parcels` (delivery tracking's). */
-const SHIPMENT_KEYS_AFTER_PARCELS = ['deliveryStatus', 'trackingEvents', 'deliveredAt', 'deliveredLate'] as const
+const SHIPMENT_KEYS_AFTER_PARCELS = [
+  'deliveryStatus',
+  'trackingEvents',
+  'deliveredAt',
+  'deliveredLate',
+  'reprintOf',
+  'claimId',
+] as const
+
+/** A reprint's keys (docs/claims.md#reprints): the last of a shipment's. */
+const SHIPMENT_REPRINT_KEYS = ['reprintOf', 'claimId'] as const
+
+/** Puts a reprint's keys back at the end of the shipment after keys were added before them (delivery tracking's). */
+export function keepReprintKeysLast(shipment: Shipment): void {
+  const present = SHIPMENT_REPRINT_KEYS.filter((key) => Object.hasOwn(shipment, key)).map(
+    (key) => [key, shipment[key]] as const,
+  )
+  for (const [key] of present) delete shipment[key]
+  for (const [key, value] of present) Object.assign(shipment, { [key]: value })
+}
 
 /** Order keys the wire order puts after the estimate. */
 const ORDER_KEYS_AFTER_ESTIMATE = ['deliveredAt', 'deliveredLate', 'credits'] as const

@@ -211,8 +211,11 @@ export interface ShipmentLabCost {
   costInPriceCurrency: string
   /** The catalogue version whose costs and rates these are; null for a catalogue read from a file. */
   catalogueVersion: number | null
-  /** `Moved`: allocated again after a lab gave the work back (a later allocation round), else `Original`. */
-  kind: 'Original' | 'Moved'
+  /**
+   * `Moved`: allocated again after a lab gave the work back (a later allocation round); `Reprint`: a claim's reprint
+   * (docs/claims.md#reprints), charged nothing; else `Original`.
+   */
+  kind: 'Original' | 'Moved' | 'Reprint'
 }
 
 /** A request to a lab to cancel a shipment it holds, and how it was answered (docs/pipeline.md#cancellation). */

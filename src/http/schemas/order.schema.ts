@@ -425,6 +425,15 @@ const ShipmentSchema = named(
     deliveredLate: Type.Optional(
       Type.Boolean({ description: "printroute's own: delivered after the promised estimatedDelivery.to." }),
     ),
+    reprintOf: Type.Optional(
+      Type.String({
+        description:
+          "printroute's own (docs/claims.md#reprints): this shipment reprints the claimed items of that shipment; absent on every other shipment.",
+      }),
+    ),
+    claimId: Type.Optional(
+      Type.String({ description: "printroute's own: with reprintOf, the claim (clm_) the reprint resolves." }),
+    ),
   }),
 )
 

@@ -10,6 +10,7 @@ import type {
   ConsoleAccounts,
   ConsoleAudit,
   ConsoleCatalogue,
+  ConsoleClaims,
   ConsoleInvoices,
   ConsoleLabs,
   ConsoleOperators,
@@ -23,6 +24,7 @@ import { ShipmentMoveRefused } from '../../domain/shipment-move.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
+import type { ClaimResolutionService } from '../claim-resolution.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
 import type { LabStatementsService } from '../lab-statements.service.ts'
 import { LabError, type LabsService } from '../labs/labs.service.ts'
@@ -33,6 +35,7 @@ import type { ShipmentMovesService } from '../shipment-moves.service.ts'
 import * as accounts from './accounts.ts'
 import * as audit from './audit.ts'
 import * as catalogue from './catalogue.ts'
+import * as claims from './claims.ts'
 import type { RevenueSource } from './context.ts'
 import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
@@ -275,5 +278,23 @@ export function consoleOrderActionsOf(service: OrderOperationsService): ConsoleO
     retryDownload: (orderId, form, actor) => orders.retryDownload(deps(actor), { order: orderId, ...form }),
     release: (orderId, form, actor) => orders.releaseOrder(deps(actor), { order: orderId, ...form }),
     addNote: (orderId, text, actor) => orders.addOrderNote(deps(actor), { order: orderId, text }),
+  }
+}
+
+/** The console's claims section (web/operator/claims.pages.ts), the command line's functions (claims.ts). */
+export function consoleClaimsOf(service: ClaimResolutionService): ConsoleClaims {
+  const deps = (actor: AuditActor) => ({ claims: async () => service, actor })
+  return {
+    list: (status) => service.list(status ? { status } : {}),
+    read: async (claimId) => (await service.show(claimId)) ?? null,
+    photo: async (evidenceId) => (await service.evidence(evidenceId)) ?? null,
+    decide: (claimId, form, actor) =>
+      claims.resolveClaim(deps(actor), {
+        claim: claimId,
+        resolution: form.resolution,
+        note: form.note,
+        amount: form.amount,
+        version: form.version,
+      }),
   }
 }

@@ -8,6 +8,7 @@ import type { InstantRange } from '../../repositories/revenue.repository.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
+import type { ClaimResolutionService } from '../claim-resolution.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
 import type { LabStatementsService } from '../lab-statements.service.ts'
 import type { LabPushSettings } from '../labs/lab-pushes.service.ts'
@@ -29,6 +30,8 @@ export interface OperatorContext {
   shipmentMoves(): Promise<Pick<ShipmentMovesService, 'move'>>
   /** The operator's actions on an order (built, like payments, only when an order action needs them). */
   orderOperations(): Promise<OrderOperationsService>
+  /** Claims and their resolution (docs/claims.md#resolutions): a reprint needs the pipeline's parts, built when asked. */
+  claims(): Promise<Pick<ClaimResolutionService, 'resolve' | 'list' | 'show'>>
   invoices: Pick<InvoicesService, 'statement' | 'statementPdf' | 'seller' | 'setSeller' | 'list' | 'pdfOf'>
   /** The labs' payables statements (docs/billing.md#lab-payables-statements). */
   labStatements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>

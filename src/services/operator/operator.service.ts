@@ -23,6 +23,7 @@ import * as accounts from './accounts.ts'
 import type { AuditListInput } from './audit.ts'
 import * as audit from './audit.ts'
 import * as catalogue from './catalogue.ts'
+import * as claims from './claims.ts'
 import { accountNumberOf, type OperatorContext, refused, translated } from './context.ts'
 import * as invoices from './invoices.ts'
 import * as keys from './keys.ts'
@@ -186,6 +187,12 @@ export interface OperatorService {
   }>
   /** Adds a note to an order. */
   addOrderNote(input: { order: string; text: string }): Promise<OrderNote>
+  /** Claims, Pending first then oldest first, filtered by status, account and lab. */
+  listClaims(input: claims.ClaimQueueRequest): Promise<claims.ClaimSummary[]>
+  /** One claim with its items, photos and the lab's answer. */
+  showClaim(input: { claim: string }): Promise<claims.ClaimDetail>
+  /** Decides a Pending claim: Reprint, Refund, Credit or Reject (docs/claims.md#resolutions). */
+  resolveClaim(input: claims.ClaimDecisionRequest): Promise<claims.ClaimResolutionResult>
 }
 
 /**
@@ -227,6 +234,10 @@ export function createOperatorService(context: OperatorContext): OperatorService
     retryDownload: (input) => orders.retryDownload(context, input),
     releaseOrder: (input) => orders.releaseOrder(context, input),
     addOrderNote: (input) => orders.addOrderNote(context, input),
+    // A claim's refusals are OperatorRefusals too (worded by the command line, exit 2).
+    listClaims: (input) => claims.listClaims(context, input),
+    showClaim: (input) => claims.showClaim(context, input),
+    resolveClaim: (input) => claims.resolveClaim(context, input),
   }
 }
 

@@ -17,6 +17,7 @@ export const ADMIN_SECTIONS = [
   'accounts',
   'orders',
   'attention',
+  'claims',
   'labs',
   'catalogue',
   'invoices',

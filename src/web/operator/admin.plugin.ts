@@ -32,6 +32,7 @@ const SECTION_LABELS: Record<AdminSection, string> = {
   accounts: 'Accounts',
   orders: 'Orders',
   attention: 'Needs attention',
+  claims: 'Claims',
   labs: 'Labs',
   catalogue: 'Catalogue',
   invoices: 'Invoices',

@@ -22,6 +22,7 @@ export const ATTENTION_REASON_LABELS: Record<AttentionReason, string> = {
   paymentPending: 'Payment pending',
   assetFailing: 'Asset failing',
   labNotAnswering: 'Lab not answering pushes',
+  claimWaiting: 'Claim waiting',
 }
 
 /** Where a row is acted on, and the link's words. */
@@ -34,6 +35,8 @@ function actionOf(row: AttentionRow): { href: string; label: string } {
       return { href: `${ADMIN_PATH}/accounts/${row.accountId ?? ''}`, label: 'Top up the account' }
     case 'labNotAnswering':
       return { href: `${ADMIN_PATH}/callbacks`, label: 'See the failing push endpoint' }
+    case 'claimWaiting':
+      return { href: `${ADMIN_PATH}/claims/${row.claimId ?? ''}`, label: 'Decide the claim' }
     case 'assetFailing':
     case 'issue':
       return { href: order, label: 'Open the order' }
@@ -107,7 +110,8 @@ export function registerAttentionPages(pages: FastifyInstance, console: AdminCon
       title: 'Needs attention',
       content: html`<div class="page-head"><h1>Needs attention</h1></div>
 <p class="muted">Live orders in progress and labs that need someone, the oldest first: issues left for over an hour,
-shipments past their ship-by date, payments pending, assets failing, labs not answering their pushes.</p>
+shipments past their ship-by date, payments pending, assets failing, labs not answering their pushes, claims waiting
+for a decision.</p>
 ${page.capped ? html`<p class="notice warning">More orders are in progress than the queue reads at once: these are from the least recently changed.</p>` : ''}
 ${filters(reason, page.counts, page.total)}
 ${rowsTable(page.rows)}

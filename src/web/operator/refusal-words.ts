@@ -1,7 +1,9 @@
 // The console's words for an operator action's refusal (domain/operator-refusal.ts): the form's field by its
 // label, what it needs. The command line words the same refusals its own way (cli/operator-refusal-words.ts).
+import { CLAIM_DECISIONS } from '../../domain/claim-resolution.ts'
 import {
   accountEditRefusalWords,
+  claimRefusalWords,
   type OperatorRefusal,
   ORDER_ACTION_REASON_MAX_LENGTH,
   ORDER_NOTE_MAX_LENGTH,
@@ -41,6 +43,10 @@ export function refusalInConsoleWords(refusal: OperatorRefusal): string {
     case 'creditLimit':
     case 'version':
       return `${EDIT_LABELS[refusal.field]}: ${accountEditRefusalWords(refusal)}`
+    case 'claim':
+      return claimRefusalWords(refusal)
+    case 'resolution':
+      return `Decision: one of ${CLAIM_DECISIONS.join(', ')}, not "${refusal.value}"`
   }
 }
 
