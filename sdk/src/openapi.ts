@@ -2870,6 +2870,9 @@ export interface components {
             currency: string;
             /** @description Oldest first: the first allocation, then one per reallocation. */
             allocations: components["schemas"]["RoutingAllocation"][];
+            amounts: components["schemas"]["RoutingAmounts"];
+            /** @description printroute's own, with SellingPrices: the price list the figures come from. */
+            priceList?: string;
         };
         /** RoutingAllocation */
         RoutingAllocation: {
@@ -2930,6 +2933,12 @@ export interface components {
             /** @description printroute's own (docs/catalogue.md#versions): the catalogue version this round was worked out with. A re-allocation after a lab gave items back uses the version active then, which may be newer than the first round's. */
             catalogueVersion?: number;
         };
+        /**
+         * RoutingAmounts
+         * @description printroute's own (docs/api.md#routing): what every money figure is. SellingPrices: the account's price list applies, so each figure is what the merchant pays (a lab considered but not chosen: what the list would have charged for it); LabCosts: no list applies, the figures are the labs' costs.
+         * @enum {string}
+         */
+        RoutingAmounts: "LabCosts" | "SellingPrices";
         /**
          * RoutingBasis
          * @description Allocation: an allocation of the order; Estimate: the order is not allocated yet, this is what allocating it now would do; Quote: the allocation behind a quote.
