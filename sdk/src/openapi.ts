@@ -2613,6 +2613,16 @@ export interface components {
             }[];
             /** @description Countries some variant ships to, sorted. */
             shipsTo: string[];
+            /** @description printroute's: the caller's selling price (docs/billing.md#price-lists); absent when no price list applies (the labs' costs). */
+            prices?: {
+                /** @description The price list (the account's, else the catalogue's default). */
+                priceList: string;
+                /** @description The lowest selling price of one copy among its variants and the labs that make them, before tax and shipping, in the account's billing currency (books: at their base pages). */
+                fromUnitCost: {
+                    amount: string;
+                    currency: string;
+                };
+            };
         };
         /** ProductListResponse */
         ProductListResponse: {
@@ -3795,7 +3805,8 @@ export interface operations {
                      *             },
                      *             "unavailableItemIds": []
                      *           }
-                     *         ]
+                     *         ],
+                     *         "amounts": "LabCosts"
                      *       },
                      *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
                      *     }
