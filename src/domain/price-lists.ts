@@ -342,3 +342,56 @@ function shippingWarnings(lists: PriceLists, list: PriceList, catalogue: Warning
   }
   return warnings
 }
+
+/** An account whose own price list a catalogue (version) does not have, and what prices it there instead. */
+export interface PriceListFallback {
+  /** `acc_N`. */
+  accountId: string
+  /** The account's list, which the catalogue does not have. */
+  priceList: string
+  /** The catalogue's default list the account falls back to; null: none, so it pays the labs' costs. */
+  fallsBackTo: string | null
+}
+
+/**
+ * The accounts (each with its own list, never "default") whose list `lists` does not have, by account id;
+ * `only`: just these lists' accounts (those a change of catalogue takes away).
+ */
+export function priceListFallbacks(
+  lists: PriceLists,
+  accounts: readonly { accountId: string; priceList: string | null }[],
+  only?: ReadonlySet<string>,
+): PriceListFallback[] {
+  const fallsBackTo = lists.defaultList?.name ?? null
+  return accounts
+    .filter(
+      (account): account is { accountId: string; priceList: string } =>
+        account.priceList !== null &&
+        account.priceList !== DEFAULT_PRICE_LIST &&
+        lists.find(account.priceList) === undefined &&
+        (only === undefined || only.has(account.priceList)),
+    )
+    .map(({ accountId, priceList }) => ({ accountId, priceList, fallsBackTo }))
+}
+
+/**
+ * One warning per missing list, naming its accounts and what prices them instead:
+ * `accounts acc_3, acc_7 buy on price list "gold", which catalogue version 4 does not have: they fall back to the
+ * default list "retail"` (or `...: nor a default list, so they pay the labs' costs`).
+ */
+export function priceListFallbackWarnings(fallbacks: readonly PriceListFallback[], versionText: string): string[] {
+  const byList = new Map<string, PriceListFallback[]>()
+  for (const fallback of fallbacks)
+    byList.set(fallback.priceList, [...(byList.get(fallback.priceList) ?? []), fallback])
+  return [...byList].map(([name, accounts]) => {
+    const fallsBackTo = accounts[0]?.fallsBackTo ?? null
+    const one = accounts.length === 1
+    const who = `${one ? 'account' : 'accounts'} ${accounts.map((account) => account.accountId).join(', ')}`
+    const they = one ? 'it' : 'they'
+    const instead =
+      fallsBackTo === null
+        ? `nor a default list, so ${they} ${one ? 'pays' : 'pay'} the labs' costs`
+        : `${they} ${one ? 'falls' : 'fall'} back to the default list "${fallsBackTo}"`
+    return `${who} ${one ? 'buys' : 'buy'} on price list "${name}", which ${versionText} does not have: ${instead}`
+  })
+}

@@ -456,3 +456,10 @@ export async function setAccountPriceList(
   await tx.query('UPDATE accounts SET price_list = $2 WHERE id = $1', [id, priceList])
   return toAccount(before[0])
 }
+
+/** Every account with a price list of its own (not the default), by id: what a catalogue change may take away. */
+export async function listAccountPriceLists(db: Queryable): Promise<{ id: number; priceList: string }[]> {
+  return db.query<{ id: number; priceList: string }>(
+    'SELECT id, price_list AS "priceList" FROM accounts WHERE price_list IS NOT NULL ORDER BY id',
+  )
+}
