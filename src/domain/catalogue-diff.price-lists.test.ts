@@ -99,6 +99,6 @@ test("the accounts whose own list a version lacks fall back to its default list,
   const costs = priceListFallbacks(withLists(undefined).priceLists, [{ accountId: 'acc_9', priceList: 'gold' }])
   assert.deepEqual(costs, [{ accountId: 'acc_9', priceList: 'gold', fallsBackTo: null }])
   assert.deepEqual(priceListFallbackWarnings(costs, 'catalogue version 3'), [
-    'account acc_9 buys on price list "gold", which catalogue version 3 does not have: it has no default list, so it pays the labs\' costs',
+    'account acc_9 buys on price list "gold", which catalogue version 3 does not have: nor a default list, so it pays the labs\' costs',
   ])
 })
