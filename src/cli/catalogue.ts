@@ -93,7 +93,8 @@ export function registerCatalogueCommands(program: Command): void {
     .command('diff')
     .summary('what changed between two catalogue versions')
     .description(
-      'Lists products, prices, labs, shipping rates, zones, tax rates and currencies added, removed or changed from A to B.',
+      'Lists products, prices, labs, shipping rates, zones, tax rates, currencies and price lists added, removed or ' +
+        'changed from A to B, and the accounts whose price list B does not have.',
     )
     .argument('<A>', 'the version compared from')
     .argument('<B>', 'the version compared to')
