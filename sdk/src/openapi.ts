@@ -3004,6 +3004,16 @@ export interface components {
             }[];
             /** @description Countries some variant ships to, sorted. */
             shipsTo: string[];
+            /** @description printroute's: the caller's selling price (docs/billing.md#price-lists); absent when no price list applies (the labs' costs). */
+            prices?: {
+                /** @description The price list (the account's, else the catalogue's default). */
+                priceList: string;
+                /** @description The lowest selling price of one copy among its variants and the labs that make them, before tax and shipping, in the account's billing currency (books: at their base pages). */
+                fromUnitCost: {
+                    amount: string;
+                    currency: string;
+                };
+            };
         };
         /** ProductListResponse */
         ProductListResponse: {
@@ -3273,6 +3283,9 @@ export interface components {
             currency: string;
             /** @description Oldest first: the first allocation, then one per reallocation. */
             allocations: components["schemas"]["RoutingAllocation"][];
+            amounts: components["schemas"]["RoutingAmounts"];
+            /** @description printroute's own, with SellingPrices: the price list the figures come from. */
+            priceList?: string;
         };
         /** RoutingAllocation */
         RoutingAllocation: {
@@ -3333,6 +3346,12 @@ export interface components {
             /** @description printroute's own (docs/catalogue.md#versions): the catalogue version this round was worked out with. A re-allocation after a lab gave items back uses the version active then, which may be newer than the first round's. */
             catalogueVersion?: number;
         };
+        /**
+         * RoutingAmounts
+         * @description printroute's own (docs/api.md#routing): what every money figure is. SellingPrices: the account's price list applies, so each figure is what the merchant pays (a lab considered but not chosen: what the list would have charged for it); LabCosts: no list applies, the figures are the labs' costs.
+         * @enum {string}
+         */
+        RoutingAmounts: "LabCosts" | "SellingPrices";
         /**
          * RoutingBasis
          * @description Allocation: an allocation of the order; Estimate: the order is not allocated yet, this is what allocating it now would do; Quote: the allocation behind a quote.
@@ -4200,7 +4219,8 @@ export interface operations {
                      *             },
                      *             "unavailableItemIds": []
                      *           }
-                     *         ]
+                     *         ],
+                     *         "amounts": "LabCosts"
                      *       },
                      *       "traceParent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
                      *     }

@@ -26,6 +26,13 @@ function diffText(diff: CatalogueDiff): string {
       else lines.push(`  ~ ${change.key}: ${change.before} -> ${change.after}`)
     }
   }
+  if (diff.priceListAccounts.length > 0) {
+    lines.push('', `Accounts whose price list version ${diff.to} does not have:`)
+    for (const account of diff.priceListAccounts) {
+      const instead = account.fallsBackTo === null ? "the labs' costs" : `default list ${account.fallsBackTo}`
+      lines.push(`  ${account.accountId}: ${account.priceList} -> ${instead}`)
+    }
+  }
   return lines.join('\n')
 }
 
@@ -86,7 +93,8 @@ export function registerCatalogueCommands(program: Command): void {
     .command('diff')
     .summary('what changed between two catalogue versions')
     .description(
-      'Lists products, prices, labs, shipping rates, zones, tax rates and currencies added, removed or changed from A to B.',
+      'Lists products, prices, labs, shipping rates, zones, tax rates, currencies and price lists added, removed or ' +
+        'changed from A to B, and the accounts whose price list B does not have.',
     )
     .argument('<A>', 'the version compared from')
     .argument('<B>', 'the version compared to')
@@ -114,6 +122,7 @@ export function registerCatalogueCommands(program: Command): void {
         ? `catalogue version ${result.version} is already the active one`
         : `catalogue version ${result.version} is active (was ${result.previous ?? 'none'})`,
     )
+    for (const warning of result.warnings ?? []) print(`warning: ${warning}`)
   })
 
   const exportCommand = catalogue

@@ -2,8 +2,16 @@
 // added, removed or changed, with a short text of it before and after. Plain data, so the command line prints
 // it (or its JSON) and the console renders it as tables from the same result.
 import type { Catalogue } from './catalogue.ts'
-import type { CatalogueFile, CatalogueMoney, Product, ShippingRate } from './catalogue.types.ts'
+import type {
+  CatalogueFile,
+  CatalogueMoney,
+  PriceListEntry,
+  PriceRuleEntry,
+  Product,
+  ShippingRate,
+} from './catalogue.types.ts'
 import { formatMinorAsAmount } from './money.ts'
+import type { PriceListFallback } from './price-lists.ts'
 import { labColourText, type PrintAreaSpec } from './print-specs.ts'
 
 export const CATALOGUE_DIFF_SECTIONS = [
@@ -15,6 +23,7 @@ export const CATALOGUE_DIFF_SECTIONS = [
   'zones',
   'taxRates',
   'currencies',
+  'priceLists',
 ] as const
 export type CatalogueDiffSection = (typeof CATALOGUE_DIFF_SECTIONS)[number]
 
@@ -28,6 +37,7 @@ export const CATALOGUE_DIFF_SECTION_TITLES: Readonly<Record<CatalogueDiffSection
   zones: 'Zones',
   taxRates: 'Tax rates',
   currencies: 'Currencies',
+  priceLists: 'Price lists (a list, and its product, category and shipping rules)',
 }
 
 export interface CatalogueChange {
@@ -48,6 +58,11 @@ export interface CatalogueDiff {
   sections: { section: CatalogueDiffSection; changes: CatalogueChange[] }[]
   /** The number of changes over all sections. */
   total: number
+  /**
+   * The accounts whose own price list `from` has and `to` does not (docs/billing.md#price-lists): on `to` they
+   * fall back to its default list, or to the labs' costs without one. Empty when none (or not looked up).
+   */
+  priceListAccounts: PriceListFallback[]
 }
 
 /** `12.50 GBP` */
@@ -267,8 +282,56 @@ function currencies(file: CatalogueFile): Map<string, string> {
   )
 }
 
-/** The changes from catalogue `a` (version `from`) to `b` (version `to`). */
-export function diffCatalogues(from: number, a: Catalogue, to: number, b: Catalogue): CatalogueDiff {
+/** `fixed GBP 12.00, USD 15.00`; `cost + 40% + 2.00, up to .99`; `cost`. */
+function ruleText(rule: PriceRuleEntry): string {
+  if (rule.prices !== undefined) {
+    const prices = Object.entries(rule.prices).filter(([currency]) => !currency.startsWith('$'))
+    return `fixed ${prices.map(([currency, amount]) => `${currency} ${amount}`).join(', ')}`
+  }
+  const markup = rule.markupPercent === undefined ? '' : ` + ${rule.markupPercent}%`
+  const plus = rule.plus === undefined ? '' : ` + ${rule.plus}`
+  const rounded = rule.roundUpTo === undefined ? '' : `, up to ${rule.roundUpTo.slice(1)}`
+  return `cost${markup}${plus}${rounded}`
+}
+
+function ownEntries<T>(record: Record<string, T> | undefined): [string, T][] {
+  return Object.entries(record ?? {}).filter(([key]) => !key.startsWith('$'))
+}
+
+/** Each list (`retail`: default, base, percentOff) and each of its rules (`retail products canvas`). */
+function priceLists(file: CatalogueFile): { lists: Map<string, Fields>; rules: Map<string, string> } {
+  const lists = new Map<string, Fields>()
+  const rules = new Map<string, string>()
+  for (const [name, entry] of ownEntries<PriceListEntry>(file.priceLists)) {
+    lists.set(name, {
+      default: entry.default === true ? 'yes' : 'no',
+      base: entry.base ?? 'none',
+      percentOff: entry.percentOff === undefined ? 'none' : `${entry.percentOff}%`,
+    })
+    for (const [key, rule] of ownEntries(entry.products)) rules.set(`${name} products ${key}`, ruleText(rule))
+    for (const [key, rule] of ownEntries(entry.shipping)) rules.set(`${name} shipping ${key}`, ruleText(rule))
+  }
+  return { lists, rules }
+}
+
+function comparePriceLists(a: CatalogueFile, b: CatalogueFile): CatalogueChange[] {
+  const [before, after] = [priceLists(a), priceLists(b)]
+  return [...compareFields(before.lists, after.lists), ...compare(before.rules, after.rules)].sort((x, y) =>
+    x.key < y.key ? -1 : x.key > y.key ? 1 : 0,
+  )
+}
+
+/**
+ * The changes from catalogue `a` (version `from`) to `b` (version `to`); `priceListAccounts`: the accounts whose
+ * list `to` takes away (the caller looks them up: this is pure).
+ */
+export function diffCatalogues(
+  from: number,
+  a: Catalogue,
+  to: number,
+  b: Catalogue,
+  priceListAccounts: PriceListFallback[] = [],
+): CatalogueDiff {
   const fileA = JSON.parse(a.fileText()) as CatalogueFile
   const fileB = JSON.parse(b.fileText()) as CatalogueFile
   const bySection: Record<CatalogueDiffSection, CatalogueChange[]> = {
@@ -280,7 +343,9 @@ export function diffCatalogues(from: number, a: Catalogue, to: number, b: Catalo
     zones: compare(zones(fileA), zones(fileB)),
     taxRates: compare(taxRates(fileA), taxRates(fileB)),
     currencies: compare(currencies(fileA), currencies(fileB)),
+    priceLists: comparePriceLists(fileA, fileB),
   }
   const sections = CATALOGUE_DIFF_SECTIONS.map((section) => ({ section, changes: bySection[section] }))
-  return { from, to, sections, total: sections.reduce((sum, section) => sum + section.changes.length, 0) }
+  const total = sections.reduce((sum, section) => sum + section.changes.length, 0)
+  return { from, to, sections, total, priceListAccounts }
 }

@@ -250,6 +250,7 @@ export class Catalogue {
     this.warnings = Object.freeze(
       priceListWarnings(this.priceLists, {
         products: this.products,
+        labs: this.labs,
         baseCurrency: this.baseCurrency,
         convert: (minor, from, to) => this.convertMinorUnits(minor, from, to),
       }),

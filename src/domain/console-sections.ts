@@ -183,7 +183,9 @@ export interface ConsoleCatalogue {
   activate(
     version: number,
     actor: AuditActor,
-  ): Promise<{ version: number; previous: number | null } | ConsoleCatalogueRefusal>
+  ): Promise<{ version: number; previous: number | null; warnings?: string[] } | ConsoleCatalogueRefusal>
+  /** What activating the version would warn about (accounts whose own price list it does not have). */
+  activationWarnings(version: number): Promise<string[] | ConsoleCatalogueRefusal>
   /** Validates and stores a catalogue file's text as a version; `activate`: makes it active. */
   import(
     content: string,

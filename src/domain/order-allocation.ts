@@ -103,6 +103,7 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
           : { date: result.deliverBy.date, met: false, earliestDeliveryDate: result.deliverBy.earliestDeliveryDate },
       }
     : {}
+  const selling = { list: catalogue.priceLists.listFor(request.priceList), productOfItem, shippingMethod }
   const explained = request.explain && {
     routing: routingRound(catalogue, result, {
       ...request.explain,
@@ -110,14 +111,11 @@ export function allocateOrderItems(catalogue: Catalogue, request: AllocationRequ
       shippingMethod,
       copiesByItem: copies,
       currency: request.currency,
+      selling,
     }),
   }
   if (!result.ok) return { ok: false, unavailableItemIds: result.unavailableItemIds, ...explained, ...deliverBy }
-  const priced = priceAllocation(catalogue, result.shipments, copies, destination, request.currency, {
-    list: catalogue.priceLists.listFor(request.priceList),
-    productOfItem,
-    shippingMethod,
-  })
+  const priced = priceAllocation(catalogue, result.shipments, copies, destination, request.currency, selling)
   return {
     ...explained,
     ...deliverBy,

@@ -246,7 +246,38 @@ test('a discount that takes a cost rule below cost is refused; a fixed price bel
     "priceLists.retail: TEST-CASE sells at GBP 4.00, below lab gb1's cost GBP 5.00",
     "priceLists.shallow: TEST-CASE sells at GBP 3.33, below lab gb1's cost GBP 5.00",
   ])
-  assert.deepEqual(withLists(RETAIL).warnings, [])
+  // RETAIL's products are priced at or above every cost; only trade's fixed GBP 3.00 shipping is below some rate.
+  assert.deepEqual(
+    withLists(RETAIL).warnings.filter((line) => !line.startsWith('priceLists.trade: ')),
+    [],
+  )
+})
+
+test('a fixed shipping price below a lab rate is a warning naming the list, method, lab, zone and cost', () => {
+  const lists = {
+    retail: {
+      products: { '*': { markupPercent: '50' } },
+      // Below gb1's UK Standard (GBP 6.00 for one large parcel), not below its Express there.
+      shipping: { '*': {}, Standard: { prices: { GBP: '5.99' } }, Express: { prices: { GBP: '100.00' } } },
+    },
+    // Takes retail's shipping as it is: warned about on its own name.
+    derived: { base: 'retail', percentOff: '10' },
+  }
+  const warnings = withLists(lists).warnings
+  const standardUk = (name: string) =>
+    `priceLists.${name}: Standard shipping sells at GBP 5.99, below lab gb1's cost to zone uk GBP 6.00 (one large parcel)`
+  assert.ok(warnings.includes(standardUk('retail')), warnings.join('\n'))
+  assert.ok(warnings.includes(standardUk('derived')), warnings.join('\n'))
+  assert.ok(!warnings.some((line) => line.includes('Express')), warnings.join('\n'))
+  assert.ok(
+    warnings.every((line) => / Standard shipping sells at GBP 5\.99, below lab \w+'s cost to zone \w+ GBP /.test(line)),
+    warnings.join('\n'),
+  )
+  // At or above every rate: no warning.
+  const generous = withLists({
+    retail: { products: { '*': {} }, shipping: { '*': { prices: { GBP: '1000.00' } } } },
+  })
+  assert.deepEqual(generous.warnings, [])
 })
 
 test('the sample catalogue has retail and wholesale lists and no default: its prices stay the costs', async () => {

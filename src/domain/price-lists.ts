@@ -16,9 +16,10 @@
 // Without a default list (no list says `default: true`) an account without a list pays the labs' costs, exactly
 // as before price lists existed.
 
-import type { PriceListEntry, PriceRuleEntry, Product } from './catalogue.types.ts'
+import type { Lab, PriceListEntry, PriceRuleEntry, Product } from './catalogue.types.ts'
 import { divideRoundingHalfUp, parseMoneyToMinor } from './catalogue-money.ts'
 import { formatMinorAsAmount } from './money.ts'
+import { SHIPPING_METHODS } from './shipping-methods.ts'
 
 /** The product key that prices every product a list does not name by SKU or category. */
 export const EVERY_PRODUCT = '*'
@@ -243,52 +244,154 @@ export class PriceLists {
     return base && this.ruleOf(base, product)
   }
 
+  /** The rule a shipping method's price finally comes from, following base lists. */
+  shippingRuleOf(list: PriceList, method: string): PriceRule | undefined {
+    const own = list.shipping.get(method) ?? list.shipping.get(EVERY_METHOD)
+    if (own) return own
+    const base = list.baseName === null ? undefined : this.#lists.get(list.baseName)
+    return base && this.shippingRuleOf(base, method)
+  }
+
   #pricedByCostRule(list: PriceList, product: PricedProduct): boolean {
     return this.ruleOf(list, product)?.kind === 'cost'
   }
 }
 
+/** What the load-time warnings compare a list's fixed prices with. */
+export interface WarningFacts {
+  products: readonly Product[]
+  labs: readonly Lab[]
+  baseCurrency: string
+  convert(minor: bigint, from: string, to: string): bigint
+}
+
 /**
  * The catalogue's warnings about its price lists: each product a list sells (at a fixed price, or a fixed price
- * less a discount) below the cost of a lab that makes it, named with the lab, compared in the base currency.
- * Cost rules never sell below cost, so only fixed prices are looked at.
+ * less a discount) below the cost of a lab that makes it, named with the lab; and each shipping method a list
+ * prices at a fixed price below what a lab's rate for it charges for a one-parcel shipment to a zone (its dearest
+ * shipping class). Compared in the base currency. Cost rules never sell below cost, so only fixed prices are
+ * looked at.
  */
-export function priceListWarnings(
-  lists: PriceLists,
-  catalogue: {
-    products: readonly Product[]
-    baseCurrency: string
-    convert(minor: bigint, from: string, to: string): bigint
-  },
-): string[] {
+export function priceListWarnings(lists: PriceLists, catalogue: WarningFacts): string[] {
   const warnings: string[] = []
-  const context: PricingContext = {
-    currency: catalogue.baseCurrency,
-    baseCurrency: catalogue.baseCurrency,
-    convert: catalogue.convert,
-  }
   for (const name of lists.names) {
     const list = lists.find(name) as PriceList
-    for (const product of catalogue.products) {
-      if (lists.ruleOf(list, product)?.kind !== 'fixed') continue
-      // Per lab, its dearest variant of the product.
-      const costOfLab = new Map<string, bigint>()
-      for (const variant of product.variants) {
-        for (const offer of variant.offers) {
-          const cost = catalogue.convert(offer.unitCost.minor, offer.unitCost.currency, catalogue.baseCurrency)
-          const known = costOfLab.get(offer.lab.code)
-          if (known === undefined || cost > known) costOfLab.set(offer.lab.code, cost)
-        }
+    warnings.push(...productWarnings(lists, list, catalogue), ...shippingWarnings(lists, list, catalogue))
+  }
+  return warnings
+}
+
+function baseContext(catalogue: WarningFacts): PricingContext {
+  return { currency: catalogue.baseCurrency, baseCurrency: catalogue.baseCurrency, convert: catalogue.convert }
+}
+
+function productWarnings(lists: PriceLists, list: PriceList, catalogue: WarningFacts): string[] {
+  const warnings: string[] = []
+  const context = baseContext(catalogue)
+  const money = (minor: bigint) => `${catalogue.baseCurrency} ${formatMinorAsAmount(minor)}`
+  for (const product of catalogue.products) {
+    if (lists.ruleOf(list, product)?.kind !== 'fixed') continue
+    // Per lab, its dearest variant of the product.
+    const costOfLab = new Map<string, bigint>()
+    for (const variant of product.variants) {
+      for (const offer of variant.offers) {
+        const cost = catalogue.convert(offer.unitCost.minor, offer.unitCost.currency, catalogue.baseCurrency)
+        const known = costOfLab.get(offer.lab.code)
+        if (known === undefined || cost > known) costOfLab.set(offer.lab.code, cost)
       }
-      for (const [labCode, cost] of [...costOfLab].sort(([a], [b]) => a.localeCompare(b))) {
-        const price = lists.productPrice(list, product, cost, context)
-        if (price >= cost) continue
-        const money = (minor: bigint) => `${catalogue.baseCurrency} ${formatMinorAsAmount(minor)}`
-        warnings.push(
-          `priceLists.${name}: ${product.sku} sells at ${money(price)}, below lab ${labCode}'s cost ${money(cost)}`,
-        )
-      }
+    }
+    for (const [labCode, cost] of [...costOfLab].sort(([a], [b]) => a.localeCompare(b))) {
+      const price = lists.productPrice(list, product, cost, context)
+      if (price >= cost) continue
+      warnings.push(
+        `priceLists.${list.name}: ${product.sku} sells at ${money(price)}, below lab ${labCode}'s cost ${money(cost)}`,
+      )
     }
   }
   return warnings
+}
+
+/**
+ * A fixed shipping price is the price of a shipment's shipping whatever it holds: it is compared with one parcel of
+ * the rate's dearest class (perShipment), per lab and destination zone. Bigger shipments cost the lab more still.
+ */
+function shippingWarnings(lists: PriceLists, list: PriceList, catalogue: WarningFacts): string[] {
+  const warnings: string[] = []
+  const context = baseContext(catalogue)
+  const money = (minor: bigint) => `${catalogue.baseCurrency} ${formatMinorAsAmount(minor)}`
+  const rates = catalogue.labs
+    .flatMap((lab) => lab.shippingRates)
+    .sort((a, b) => a.labCode.localeCompare(b.labCode) || a.zone.localeCompare(b.zone))
+  for (const method of SHIPPING_METHODS) {
+    const rule = lists.shippingRuleOf(list, method)
+    if (rule?.kind !== 'fixed') continue
+    const price = applyRule(rule, 0n, context)
+    for (const rate of rates) {
+      if (rate.method !== method) continue
+      let dearest: { shippingClass: string; cost: bigint } | undefined
+      for (const [shippingClass, cost] of Object.entries(rate.costs)) {
+        const minor = catalogue.convert(cost.perShipment.minor, cost.perShipment.currency, catalogue.baseCurrency)
+        if (dearest === undefined || minor > dearest.cost) dearest = { shippingClass, cost: minor }
+      }
+      if (dearest === undefined || price >= dearest.cost) continue
+      warnings.push(
+        `priceLists.${list.name}: ${method} shipping sells at ${money(price)}, below lab ${rate.labCode}'s cost ` +
+          `to zone ${rate.zone} ${money(dearest.cost)} (one ${dearest.shippingClass} parcel)`,
+      )
+    }
+  }
+  return warnings
+}
+
+/** An account whose own price list a catalogue (version) does not have, and what prices it there instead. */
+export interface PriceListFallback {
+  /** `acc_N`. */
+  accountId: string
+  /** The account's list, which the catalogue does not have. */
+  priceList: string
+  /** The catalogue's default list the account falls back to; null: none, so it pays the labs' costs. */
+  fallsBackTo: string | null
+}
+
+/**
+ * The accounts (each with its own list, never "default") whose list `lists` does not have, by account id;
+ * `only`: just these lists' accounts (those a change of catalogue takes away).
+ */
+export function priceListFallbacks(
+  lists: PriceLists,
+  accounts: readonly { accountId: string; priceList: string | null }[],
+  only?: ReadonlySet<string>,
+): PriceListFallback[] {
+  const fallsBackTo = lists.defaultList?.name ?? null
+  return accounts
+    .filter(
+      (account): account is { accountId: string; priceList: string } =>
+        account.priceList !== null &&
+        account.priceList !== DEFAULT_PRICE_LIST &&
+        lists.find(account.priceList) === undefined &&
+        (only === undefined || only.has(account.priceList)),
+    )
+    .map(({ accountId, priceList }) => ({ accountId, priceList, fallsBackTo }))
+}
+
+/**
+ * One warning per missing list, naming its accounts and what prices them instead:
+ * `accounts acc_3, acc_7 buy on price list "gold", which catalogue version 4 does not have: they fall back to the
+ * default list "retail"` (or `...: nor a default list, so they pay the labs' costs`).
+ */
+export function priceListFallbackWarnings(fallbacks: readonly PriceListFallback[], versionText: string): string[] {
+  const byList = new Map<string, PriceListFallback[]>()
+  for (const fallback of fallbacks)
+    byList.set(fallback.priceList, [...(byList.get(fallback.priceList) ?? []), fallback])
+  return [...byList].map(([name, accounts]) => {
+    const fallsBackTo = accounts[0]?.fallsBackTo ?? null
+    const one = accounts.length === 1
+    const who = `${one ? 'account' : 'accounts'} ${accounts.map((account) => account.accountId).join(', ')}`
+    const they = one ? 'it' : 'they'
+    const instead =
+      fallsBackTo === null
+        ? `nor a default list, so ${they} ${one ? 'pays' : 'pay'} the labs' costs`
+        : `${they} ${one ? 'falls' : 'fall'} back to the default list "${fallsBackTo}"`
+    return `${who} ${one ? 'buys' : 'buy'} on price list "${name}", which ${versionText} does not have: ${instead}`
+  })
 }

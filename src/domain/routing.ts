@@ -3,11 +3,17 @@
 // pricing behind charges and quotes (domain/pricing.ts), so a chosen plan's total is what the order's items and
 // shipping cost before tax. Stored as it is made (in the order's pipeline state, in the quote's row): an
 // explanation shows the catalogue of the moment it was made.
+//
+// A round made while a price list applied (docs/billing.md#price-lists) is stored twice over: in the labs' costs
+// (the operator's console shows them beside the margins) and, in `sellingPrices`, priced through the list as the
+// order's charges and the quote's prices are. The merchant is shown the second (`merchantRouting`): the labs'
+// costs would tell it the operator's margin.
 import type { AllocationResult, ExclusionByHistory, LabExclusionReason, PlannedShipment } from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import type { DeliveryEstimate, DeliveryWindow } from './delivery-promise.ts'
 import { toWireMoney, type WireMoney } from './money.ts'
-import { priceAllocation } from './pricing.ts'
+import type { PricingContext } from './price-lists.ts'
+import { priceAllocation, type SellingPrices } from './pricing.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
 /** A lab that could make the item and ship it, with what the item alone would cost from it. */
@@ -107,6 +113,28 @@ export interface RoutingRound {
    * so a re-allocation after a lab gave items back names the version it used. Absent for a catalogue not stored.
    */
   catalogueVersion?: number
+  /**
+   * Stored only, never on the wire as it is: the same round priced through the price list that applied when it
+   * was made (`merchantRouting` shows it to the merchant). Absent when no list applied.
+   */
+  sellingPrices?: SellingRound
+}
+
+/** A round's figures as the merchant pays them: priced through `priceList`. */
+export interface SellingRound {
+  priceList: string
+  round: RoutingRound
+}
+
+/** `LabCosts`: the labs' costs (no price list applies); `SellingPrices`: priced through `priceList`. */
+export type RoutingAmounts = 'LabCosts' | 'SellingPrices'
+
+/** The rounds as a party sees them, with what their money figures are. */
+export interface RoutingFigures {
+  allocations: RoutingRound[]
+  amounts: RoutingAmounts
+  /** With `SellingPrices`: the list (of the latest round priced through one). */
+  priceList?: string
 }
 
 export interface RoutingContext {
@@ -118,17 +146,65 @@ export interface RoutingContext {
   copiesByItem: ReadonlyMap<string, number>
   /** The currency the routing is priced in (the order's billing currency, the quote's currency). */
   currency: string
+  /**
+   * The price list the order's charges or the quote's prices come from, with each item's product: the round also
+   * keeps its figures priced through it (`sellingPrices`). Absent, or a null list: the labs' costs only.
+   */
+  selling?: SellingPrices
 }
 
-/** The routing of one allocation (made with `{explain: true}`), priced in `context.currency`. */
+/**
+ * What the merchant is shown: each round in what it paid (its `sellingPrices` where a list applied), named
+ * `SellingPrices` with the list when any round was priced through one. A round made when no list applied shows the
+ * labs' costs, which is what the merchant was charged then.
+ */
+export function merchantRouting(rounds: readonly RoutingRound[]): RoutingFigures {
+  const priceList = rounds.findLast((round) => round.sellingPrices)?.sellingPrices?.priceList
+  const allocations = rounds.map((round) => round.sellingPrices?.round ?? labCostRound(round))
+  return priceList === undefined
+    ? { allocations, amounts: 'LabCosts' }
+    : { allocations, amounts: 'SellingPrices', priceList }
+}
+
+/** What the operator is shown: every round in the labs' costs. */
+export function operatorRouting(rounds: readonly RoutingRound[]): RoutingFigures {
+  return { allocations: rounds.map(labCostRound), amounts: 'LabCosts' }
+}
+
+function labCostRound({ sellingPrices: _selling, ...round }: RoutingRound): RoutingRound {
+  return round
+}
+
+/**
+ * The routing of one allocation (made with `{explain: true}`), priced in `context.currency`: in the labs' costs,
+ * and, when `context.selling` has a list, also through it (`sellingPrices`).
+ */
 export function routingRound(catalogue: Catalogue, result: AllocationResult, context: RoutingContext): RoutingRound {
+  const round = pricedRound(catalogue, result, context, undefined)
+  const selling = context.selling
+  if (!selling?.list) return round
+  return {
+    ...round,
+    sellingPrices: { priceList: selling.list.name, round: pricedRound(catalogue, result, context, selling) },
+  }
+}
+
+/** The round's figures in the labs' costs (`selling` absent) or through `selling`'s list. */
+function pricedRound(
+  catalogue: Catalogue,
+  result: AllocationResult,
+  context: RoutingContext,
+  selling: SellingPrices | undefined,
+): RoutingRound {
   const { explanation } = result
   if (!explanation) throw new Error('routingRound needs an allocation made with {explain: true}')
   const currency = context.currency.toUpperCase()
   const money = (minor: bigint) => toWireMoney({ minor, currency })
   const convert = (minor: bigint, from: string) => catalogue.convertMinorUnits(minor, from, currency)
+  const price = labPrices(catalogue, currency, selling)
   const planOf = (shipments: readonly PlannedShipment[]): RoutingPlan & { total: bigint } => {
-    const priced = priceAllocation(catalogue, shipments, context.copiesByItem, context.destinationCountryCode, currency)
+    const { copiesByItem, destinationCountryCode } = context
+    const priced = priceAllocation(catalogue, shipments, copiesByItem, destinationCountryCode, currency, selling)
     return {
       shipments: shipments.map((planned, index) => {
         const shipment = priced.shipments[index]
@@ -166,9 +242,9 @@ export function routingRound(catalogue: Catalogue, result: AllocationResult, con
         labsConsidered: item.considered.map((lab) => ({
           labCode: lab.labCode,
           labCountryCode: lab.labCountryCode,
-          // Like pricing: the unit cost is converted (and rounded) once, then multiplied.
-          productionCost: money(convert(lab.unitCost.minor, lab.unitCost.currency) * copies),
-          shippingCost: money(convert(lab.shippingCost.minor, lab.shippingCost.currency)),
+          // Like pricing: the unit cost is converted (and rounded) once, priced, then multiplied.
+          productionCost: money(price.unit(item.itemId, convert(lab.unitCost.minor, lab.unitCost.currency)) * copies),
+          shippingCost: money(price.shipping(convert(lab.shippingCost.minor, lab.shippingCost.currency))),
           ...estimateFields(lab.estimate),
         })),
         labsExcluded: item.excluded.map(({ labCode, reason, estimate }) => ({
@@ -187,10 +263,43 @@ export function routingRound(catalogue: Catalogue, result: AllocationResult, con
   }
 }
 
-/** A round with the items a lab gave back, keys in wire order (`catalogueVersion` last). */
+/**
+ * What one copy (`unit`) and a shipment's shipping cost the merchant, from their converted lab costs: the costs
+ * themselves without a list, else as domain/pricing.ts prices the charges' lines.
+ */
+function labPrices(
+  catalogue: Catalogue,
+  currency: string,
+  selling: SellingPrices | undefined,
+): { unit(itemId: string, cost: bigint): bigint; shipping(cost: bigint): bigint } {
+  const list = selling?.list
+  if (!selling || !list) return { unit: (_itemId, cost) => cost, shipping: (cost) => cost }
+  const context: PricingContext = {
+    currency,
+    baseCurrency: catalogue.baseCurrency,
+    convert: (minor, from, to) => catalogue.convertMinorUnits(minor, from, to),
+  }
+  return {
+    unit(itemId, cost) {
+      const product = selling.productOfItem.get(itemId)
+      if (!product) throw new RangeError(`no product given for item ${itemId}`)
+      return catalogue.priceLists.productPrice(list, product, cost, context)
+    },
+    shipping: (cost) => catalogue.priceLists.shippingPrice(list, selling.shippingMethod, cost, context),
+  }
+}
+
+/** A round with the items a lab gave back, keys in wire order (`catalogueVersion` last), in both its pricings. */
 export function withReroutedItems(round: RoutingRound, reroutedItems: ReroutedItem[]): RoutingRound {
-  const { catalogueVersion, ...rest } = round
-  return { ...rest, reroutedItems, ...(catalogueVersion === undefined ? {} : { catalogueVersion }) }
+  const { catalogueVersion, sellingPrices, ...rest } = round
+  return {
+    ...rest,
+    reroutedItems,
+    ...(catalogueVersion === undefined ? {} : { catalogueVersion }),
+    ...(sellingPrices
+      ? { sellingPrices: { ...sellingPrices, round: withReroutedItems(sellingPrices.round, reroutedItems) } }
+      : {}),
+  }
 }
 
 /** The keys of an estimate as the routing shows it: none without one. */

@@ -266,6 +266,7 @@ export const getOrderRoutingResponseExample = {
         unavailableItemIds: [],
       },
     ],
+    amounts: 'LabCosts',
   },
   traceParent: TRACE_PARENT,
 }

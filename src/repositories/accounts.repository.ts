@@ -540,3 +540,10 @@ export async function updateAccountDetails(
   )
   return rows[0] && toAccount(rows[0])
 }
+
+/** Every account with a price list of its own (not the default), by id: what a catalogue change may take away. */
+export async function listAccountPriceLists(db: Queryable): Promise<{ id: number; priceList: string }[]> {
+  return db.query<{ id: number; priceList: string }>(
+    'SELECT id, price_list AS "priceList" FROM accounts WHERE price_list IS NOT NULL ORDER BY id',
+  )
+}

@@ -201,7 +201,7 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
     ),
     orEmpty(deps.printFiles.listPrintFiles(caller, orderId), []),
     orEmpty(deps.preflight.orderPreflight(caller, orderId), []),
-    orEmpty<OrderRouting | null>(deps.orders.orderRouting(caller, orderId), null),
+    orEmpty<OrderRouting | null>(deps.orders.orderRouting(caller, orderId, 'operator'), null),
     orEmpty(deps.invoices.listForOrder(caller, orderId), []),
   ])
   const quoteId = order.quoteId
@@ -209,7 +209,7 @@ async function readAdminOrder(deps: AdminViewsDeps, orderId: string): Promise<Ad
   if (quoteId) {
     try {
       // As GET /v4.0/quotes/{id}/routing answers it: a quote's routing names no order.
-      const routing = await deps.quotes.quoteRouting(caller, quoteId)
+      const routing = await deps.quotes.quoteRouting(caller, quoteId, 'operator')
       quoteRouting = { quoteId, routing: { orderId: null, ...routing }, error: null }
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error

@@ -11,8 +11,11 @@ import { type AuditActor, describeActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { type CatalogueDiff, diffCatalogues } from '../domain/catalogue-diff.ts'
 import type { CatalogueImport, CatalogueVersionView } from '../domain/catalogue-versions.ts'
+import { formatId } from '../domain/ids.ts'
 import { MAX_CATALOGUE_BYTES } from '../domain/limits.ts'
 import { createLiveCatalogue, type LiveCatalogue } from '../domain/live-catalogue.ts'
+import { type PriceListFallback, priceListFallbacks, priceListFallbackWarnings } from '../domain/price-lists.ts'
+import { listAccountPriceLists } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import {
   type ActiveCatalogueRow,
@@ -51,6 +54,11 @@ export interface CatalogueActivation {
   version: number
   /** The version active before; equal to `version` when it already was (nothing changed, nothing recorded). */
   previous: number | null
+  /**
+   * The accounts whose own price list the version does not have, one line per list (docs/billing.md#price-lists):
+   * they fall back to its default list, or to the labs' costs. Absent when there are none.
+   */
+  warnings?: string[]
 }
 
 /** The catalogue a process starts with: a file given to it (`--catalogue`, tests), else the active version. */
@@ -80,6 +88,11 @@ export interface CatalogueVersionsService {
   diff(from: number, to: number): Promise<CatalogueDiff>
   /** Makes a stored version the active one; every process serves it within a poll. */
   activate(version: number, actor: AuditActor): Promise<CatalogueActivation>
+  /**
+   * What activating `version` would warn about, before it is activated: the accounts whose own price list it does
+   * not have (the console's confirmation shows them). CatalogueVersionError for an unknown version.
+   */
+  activationWarnings(version: number): Promise<string[]>
   /** The stored text of a version, exactly as imported. */
   export(version: number): Promise<string>
   /** The active version's row (version null before the first start imported one). */
@@ -236,7 +249,7 @@ async function importVersion(
   options: { activate?: boolean } = {},
 ): Promise<CatalogueImport> {
   // Validated before the transaction: a refused file takes no lock and changes nothing.
-  const { warnings } = parsed(context, content, sourceName)
+  const catalogue = parsed(context, content, sourceName)
   const imported = await context.db.transaction(async (tx) => {
     const active = await lockActive(tx, context)
     const stored = await store(tx, context, content, sourceName, actor)
@@ -245,7 +258,13 @@ async function importVersion(
   })
   // This process need not wait for its next poll.
   if (options.activate) await refresh(context)
-  return warnings.length === 0 ? imported : { ...imported, warnings: [...warnings] }
+  // Activated: also the accounts whose own price list it does not have.
+  const fallbacks = options.activate ? await fallbacksOf(context, catalogue) : []
+  const warnings = [
+    ...catalogue.warnings,
+    ...priceListFallbackWarnings(fallbacks, `catalogue version ${imported.version}`),
+  ]
+  return warnings.length === 0 ? imported : { ...imported, warnings }
 }
 
 async function activate(context: Context, version: number, actor: AuditActor): Promise<CatalogueActivation> {
@@ -261,7 +280,29 @@ async function activate(context: Context, version: number, actor: AuditActor): P
   })
   // This process need not wait for its next poll.
   await refresh(context)
-  return result
+  const warnings = await activationWarnings(context, version)
+  return warnings.length === 0 ? result : { ...result, warnings }
+}
+
+/** The accounts with a list of their own whose list `catalogue` does not have; `only`: these lists' accounts. */
+async function fallbacksOf(
+  context: Context,
+  catalogue: Catalogue,
+  only?: ReadonlySet<string>,
+): Promise<PriceListFallback[]> {
+  const accounts = (await listAccountPriceLists(context.db)).map((row) => ({
+    accountId: formatId('acc', row.id),
+    priceList: row.priceList,
+  }))
+  return priceListFallbacks(catalogue.priceLists, accounts, only)
+}
+
+async function activationWarnings(context: Context, version: number): Promise<string[]> {
+  if (!Number.isSafeInteger(version) || version < 1) {
+    throw new CatalogueVersionError(`"${version}" is not a catalogue version (a number from 1)`)
+  }
+  const catalogue = await load(context, version)
+  return priceListFallbackWarnings(await fallbacksOf(context, catalogue), `catalogue version ${version}`)
 }
 
 async function versionText(context: Context, version: number): Promise<string> {
@@ -376,7 +417,10 @@ async function list(context: Context): Promise<CatalogueVersionView[]> {
 
 async function diff(context: Context, from: number, to: number): Promise<CatalogueDiff> {
   const [a, b] = [await load(context, from), await load(context, to)]
-  return diffCatalogues(from, a, to, b)
+  // The accounts whose list `from` has and `to` takes away.
+  const removed = new Set(a.priceLists.names.filter((name) => b.priceLists.find(name) === undefined))
+  const accounts = removed.size === 0 ? [] : await fallbacksOf(context, b, removed)
+  return diffCatalogues(from, a, to, b, accounts)
 }
 
 export function createCatalogueVersionsService(deps: CatalogueVersionsDeps): CatalogueVersionsService {
@@ -386,6 +430,7 @@ export function createCatalogueVersionsService(deps: CatalogueVersionsDeps): Cat
     list: () => list(context),
     diff: (from, to) => diff(context, from, to),
     activate: (version, actor) => activate(context, version, actor),
+    activationWarnings: (version) => activationWarnings(context, version),
     export: (version) => versionText(context, version),
     active: () => readActiveCatalogue(context.db),
     activeCatalogue: () => activeCatalogue(context),

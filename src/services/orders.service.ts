@@ -48,7 +48,7 @@ import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { startOrderJob } from '../domain/pipeline/start-order.ts'
 import { type OrderedItem, quoteMismatches, type StoredQuote } from '../domain/quote-lock.ts'
-import type { RoutingRound } from '../domain/routing.ts'
+import { merchantRouting, operatorRouting, type RoutingAmounts, type RoutingRound } from '../domain/routing.ts'
 import {
   parseSandboxScenario,
   SANDBOX_SCENARIO_HEADER,
@@ -119,7 +119,14 @@ export interface OrderRouting {
   destinationCountryCode: string
   currency: string
   allocations: RoutingRound[]
+  /** What the money figures are (docs/api.md#routing): the merchant's selling prices where a price list applies. */
+  amounts: RoutingAmounts
+  /** With `SellingPrices`: the list the figures come from. */
+  priceList?: string
 }
+
+/** Who reads a routing: the merchant sees what it pays, the operator's console the labs' costs. */
+export type RoutingReader = 'merchant' | 'operator'
 
 /**
  * Orders leave the service as their stored JSON text (keys in contract order), which the HTTP layer
@@ -229,7 +236,7 @@ export interface OrdersService {
   /** The caller's order as JSON text with fresh file links; EntityNotFound while it is in its pause window. */
   getOrder(caller: Caller, orderId: string): Promise<string>
   /** How the order's items were allocated to labs; before the first allocation, what allocating now would do. */
-  orderRouting(caller: Caller, orderId: string): Promise<OrderRouting>
+  orderRouting(caller: Caller, orderId: string, reader?: RoutingReader): Promise<OrderRouting>
   /** One page of the caller's orders as JSON texts, newest first. */
   listOrders(caller: Caller, input: ListOrdersInput): Promise<{ ordersJson: string[]; hasMore: boolean }>
 }
@@ -685,7 +692,12 @@ async function getOrder(context: OrdersContext, caller: Caller, orderId: string)
  * How the order's items were allocated to labs, each allocation as it was made; before the first, what
  * allocating the order now would do (basis `Estimate`).
  */
-async function orderRouting(context: OrdersContext, caller: Caller, orderId: string): Promise<OrderRouting> {
+async function orderRouting(
+  context: OrdersContext,
+  caller: Caller,
+  orderId: string,
+  reader: RoutingReader,
+): Promise<OrderRouting> {
   const { db, catalogue, clock } = context
   const orderNumber = parseRequestId('ord', orderId, 'orderId')
   const order = await findOrderForCaller(db, scopeOf(caller), orderNumber)
@@ -719,6 +731,8 @@ async function orderRouting(context: OrdersContext, caller: Caller, orderId: str
         ...(pipeline.exclusionReasons ? { exclusionReasons: pipeline.exclusionReasons } : {}),
         unavailableLabs: unavailable,
         currency,
+        // The list the order is (or would now be) charged on (docs/billing.md#price-lists).
+        priceList: pipeline.billing ? (pipeline.billing.priceList ?? null) : (caller.priceList ?? null),
         explain: { basis: 'Estimate', at: now },
         // As the pipeline would: the labs receive it now, for the order's date when it has one.
         promise: { received: now, ...(document.deliverBy ? { deliverBy: document.deliverBy } : {}) },
@@ -731,7 +745,7 @@ async function orderRouting(context: OrdersContext, caller: Caller, orderId: str
     quoteId: document.quoteId ?? null,
     destinationCountryCode: document.recipient.address.countryCode,
     currency,
-    allocations,
+    ...(reader === 'operator' ? operatorRouting(allocations) : merchantRouting(allocations)),
   }
 }
 
@@ -778,7 +792,7 @@ export function createOrdersService(deps: OrdersDeps): OrdersService {
     createOrder: (caller, input, traceId, scenarioHeader) =>
       createOrder(context, caller, input, traceId, scenarioHeader),
     getOrder: (caller, orderId) => getOrder(context, caller, orderId),
-    orderRouting: (caller, orderId) => orderRouting(context, caller, orderId),
+    orderRouting: (caller, orderId, reader = 'merchant') => orderRouting(context, caller, orderId, reader),
     listOrders: (caller, input) => listCallersOrders(context, caller, input),
   }
 }

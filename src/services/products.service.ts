@@ -24,6 +24,45 @@ export interface ProductListEntry {
   labs: ProductLab[]
   /** Countries some variant ships to (the union of the variants' `shipsTo`), sorted. */
   shipsTo: string[]
+  /** The caller's selling price, as the product's details give it; absent when no price list applies. */
+  prices?: ProductPrices
+}
+
+/** Who a product is priced for: its billing currency and price list (docs/billing.md#price-lists). */
+export interface PricedCaller {
+  billingCurrency: string
+  priceList?: string | null
+}
+
+/** The caller's price of a product: the list's name and the lowest price of one copy. */
+export interface ProductPrices {
+  priceList: string
+  fromUnitCost: { amount: string; currency: string }
+}
+
+/**
+ * The lowest selling price of one copy of the product among its variants and the labs that make them, in the
+ * caller's billing currency; undefined when no price list applies to the caller (the labs' costs are not shown).
+ */
+function pricesOf(catalogue: Catalogue, product: Product, caller: PricedCaller): ProductPrices | undefined {
+  const list = catalogue.priceLists.listFor(caller.priceList)
+  const currency = caller.billingCurrency.toUpperCase()
+  if (!list || !catalogue.isKnownCurrency(currency)) return undefined
+  const context = {
+    currency,
+    baseCurrency: catalogue.baseCurrency,
+    convert: (minor: bigint, from: string, to: string) => catalogue.convertMinorUnits(minor, from, to),
+  }
+  let lowest: bigint | undefined
+  for (const variant of product.variants) {
+    for (const offer of variant.offers) {
+      const cost = catalogue.convertMinorUnits(offer.unitCost.minor, offer.unitCost.currency, currency)
+      const price = catalogue.priceLists.productPrice(list, product, cost, context)
+      if (lowest === undefined || price < lowest) lowest = price
+    }
+  }
+  if (lowest === undefined) return undefined
+  return { priceList: list.name, fromUnitCost: toWireMoney({ minor: lowest, currency }) }
 }
 
 export interface ProductListQuery {
@@ -33,6 +72,7 @@ export interface ProductListQuery {
 }
 
 interface Listed {
+  product: Product
   entry: ProductListEntry
   /** Lower-cased SKU, description and attribute values: what a search looks in. */
   searchable: string[]
@@ -47,6 +87,7 @@ function listed(product: Product, details: ProductDetails): Listed {
     for (const country of variant.shipsTo) shipsTo.add(country)
   }
   return {
+    product,
     // The details' own (frozen) parts, shared rather than copied.
     entry: {
       sku: details.sku,
@@ -81,9 +122,12 @@ export interface ProductsService {
    * The product's details with the caller's selling price (`prices`, docs/billing.md#price-lists) when a price
    * list applies to the caller; the details alone otherwise.
    */
-  getProductFor(sku: string, caller: { billingCurrency: string; priceList?: string | null }): ProductDetails
-  /** One page of the products, by SKU, whose SKU, description or an attribute value contains the search. */
-  listProducts(query: ProductListQuery): { products: ProductListEntry[]; hasMore: boolean }
+  getProductFor(sku: string, caller: PricedCaller): ProductDetails
+  /**
+   * One page of the products, by SKU, whose SKU, description or an attribute value contains the search; each with
+   * the caller's selling price (`prices`) when a price list applies to the caller.
+   */
+  listProducts(query: ProductListQuery, caller?: PricedCaller): { products: ProductListEntry[]; hasMore: boolean }
 }
 
 export function createProductsService(deps: { catalogue: Catalogue }): ProductsService {
@@ -108,38 +152,25 @@ export function createProductsService(deps: { catalogue: Catalogue }): ProductsS
 
     getProductFor(sku, caller) {
       const details = getProduct(sku)
-      const list = catalogue.priceLists.listFor(caller.priceList)
       const product = catalogue.findProduct(sku)
-      const currency = caller.billingCurrency.toUpperCase()
-      if (!list || !product || !catalogue.isKnownCurrency(currency)) return details
-      const context = {
-        currency,
-        baseCurrency: catalogue.baseCurrency,
-        convert: (minor: bigint, from: string, to: string) => catalogue.convertMinorUnits(minor, from, to),
-      }
-      let lowest: bigint | undefined
-      for (const variant of product.variants) {
-        for (const offer of variant.offers) {
-          const cost = catalogue.convertMinorUnits(offer.unitCost.minor, offer.unitCost.currency, currency)
-          const price = catalogue.priceLists.productPrice(list, product, cost, context)
-          if (lowest === undefined || price < lowest) lowest = price
-        }
-      }
-      if (lowest === undefined) return details
-      return { ...details, prices: { priceList: list.name, fromUnitCost: toWireMoney({ minor: lowest, currency }) } }
+      const prices = product && pricesOf(catalogue, product, caller)
+      return prices ? { ...details, prices } : details
     },
 
     /**
      * One page of the products, by SKU, whose SKU, description or an attribute value contains `search` in any
      * letter case (surrounding spaces ignored; absent or empty: every product).
      */
-    listProducts(query: ProductListQuery): { products: ProductListEntry[]; hasMore: boolean } {
+    listProducts(query: ProductListQuery, caller?: PricedCaller): { products: ProductListEntry[]; hasMore: boolean } {
       const term = query.search?.trim().toLowerCase() ?? ''
       const top = query.top ?? PRODUCT_LIST_DEFAULT_TOP
       const skip = query.skip ?? 0
       const matching = term === '' ? list : list.filter((item) => item.searchable.some((text) => text.includes(term)))
       return {
-        products: matching.slice(skip, skip + top).map((item) => item.entry),
+        products: matching.slice(skip, skip + top).map(({ entry, product }) => {
+          const prices = caller && pricesOf(catalogue, product, caller)
+          return prices ? { ...entry, prices } : entry
+        }),
         hasMore: matching.length > skip + top,
       }
     },

@@ -48,7 +48,13 @@ import { ServiceError } from '../domain/outcomes.ts'
 import type { PricedProduct, PriceList } from '../domain/price-lists.ts'
 import { type PricedItem, priceAllocation } from '../domain/pricing.ts'
 import type { QuoteLock } from '../domain/quote-lock.ts'
-import { type RoutingRound, routingRound } from '../domain/routing.ts'
+import {
+  merchantRouting,
+  operatorRouting,
+  type RoutingAmounts,
+  type RoutingRound,
+  routingRound,
+} from '../domain/routing.ts'
 import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import { deleteExpiredUnusedQuotes, findQuote, insertQuotes } from '../repositories/quotes.repository.ts'
@@ -206,6 +212,10 @@ export interface QuoteRouting {
   destinationCountryCode: string
   currency: string
   allocations: RoutingRound[]
+  /** What the money figures are (docs/api.md#routing): the merchant's selling prices where a price list applied. */
+  amounts: RoutingAmounts
+  /** With `SellingPrices`: the list the figures come from. */
+  priceList?: string
 }
 
 /**
@@ -242,7 +252,7 @@ export interface QuotesService {
   /** Stores prepared quotes so an order can use their prices until they expire; the quotes with their ids. */
   storeQuotes(caller: Caller, prepared: PreparedQuotes): Promise<QuoteResult<Quote>>
   /** The routing of one of the caller's stored quotes; EntityNotFound when there is none. */
-  quoteRouting(caller: Caller, quoteId: string): Promise<QuoteRouting>
+  quoteRouting(caller: Caller, quoteId: string, reader?: 'merchant' | 'operator'): Promise<QuoteRouting>
   /** Deletes the unused quotes that expired over EXPIRED_QUOTE_RETENTION_SECONDS ago; how many. */
   expireQuotes(): Promise<number>
 }
@@ -326,7 +336,7 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
     },
 
     /** The routing of one of the caller's stored quotes; EntityNotFound when there is none. */
-    async quoteRouting(caller: Caller, quoteId: string): Promise<QuoteRouting> {
+    async quoteRouting(caller: Caller, quoteId: string, reader = 'merchant'): Promise<QuoteRouting> {
       const { db } = storage()
       const number = parseId('quo', quoteId)
       const quote =
@@ -338,7 +348,8 @@ export function createQuotesService(deps: QuotesDeps): QuotesService {
         quoteId: quote.id,
         destinationCountryCode: quote.destinationCountryCode,
         currency: quote.currency,
-        allocations: [quote.routing],
+        // The merchant sees the prices the quote was made at, the operator's console the labs' costs.
+        ...(reader === 'operator' ? operatorRouting([quote.routing]) : merchantRouting([quote.routing])),
       }
     },
 
@@ -646,6 +657,7 @@ function priceMethod(
       shippingMethod: method,
       copiesByItem,
       currency: priced.currency,
+      selling: { list: basis.priceList, productOfItem: basis.productOfItem, shippingMethod: method },
     }),
   }
   const outcome = allocation.deliverBy

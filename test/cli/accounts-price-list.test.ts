@@ -1,11 +1,13 @@
 // `printroute accounts set-price-list` (docs/billing.md#price-lists): the account's list from the command line, as
 // a user runs it: a list of the active catalogue or `default`, shown by `accounts list`, recorded in the audit
-// trail; an unknown list is refused with the catalogue's lists (exit 2) and changes nothing.
+// trail; an unknown list is refused with the catalogue's lists (exit 2) and changes nothing. A catalogue version
+// without an account's list names the account in `catalogue diff` and warns on `catalogue activate`.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
+import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { type CliSession, startCliSession } from '../support/cli.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -63,4 +65,45 @@ test('accounts set-price-list sets a list of the active catalogue or the default
     [{ priceList: null }, { priceList: 'wholesale' }],
     [{ priceList: 'wholesale' }, { priceList: null }],
   ])
+})
+
+test('catalogue diff and activate name the accounts whose price list the new version lacks; set-price-list then refuses it', async () => {
+  const created = await withData(['accounts', 'create', '--name', 'Wholesale shop', '--json'])
+  assert.equal(created.code, 0, created.stderr)
+  const { id } = JSON.parse(created.stdout)
+  assert.equal((await withData(['accounts', 'set-price-list', '--account', id, '--list', 'wholesale'])).code, 0)
+  // The sample without its wholesale list (and no default list).
+  const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+  delete file.priceLists.wholesale
+  const path = join(dataDir, 'no-wholesale.json')
+  writeFileSync(path, JSON.stringify(file))
+  const imported = await withData(['catalogue', 'import', path, '--json'])
+  assert.equal(imported.code, 0, imported.stderr)
+  const { version } = JSON.parse(imported.stdout)
+  // The import stored the bundled sample first when the database had no version: that one is active.
+  const active = JSON.parse((await withData(['catalogue', 'list', '--json'])).stdout).find(
+    (entry: { active: boolean }) => entry.active,
+  ).version
+
+  const diff = await withData(['catalogue', 'diff', String(active), String(version)])
+  assert.equal(diff.code, 0, diff.stderr)
+  assert.match(diff.stdout, /Price lists \(a list, and its product, category and shipping rules\):\n {2}- wholesale: /)
+  assert.match(
+    diff.stdout,
+    new RegExp(`Accounts whose price list version ${version} does not have:\\n  ${id}: wholesale -> the labs' costs`),
+  )
+
+  const activated = await withData(['catalogue', 'activate', String(version)])
+  assert.equal(activated.code, 0, activated.stderr)
+  assert.match(
+    activated.stdout,
+    new RegExp(
+      `warning: account ${id} buys on price list "wholesale", which catalogue version ${version} does not have: ` +
+        "nor a default list, so it pays the labs' costs",
+    ),
+  )
+  // The account keeps its list (a later version may bring it back); a new choice of it is refused.
+  const refused = await withData(['accounts', 'set-price-list', '--account', id, '--list', 'wholesale'])
+  assert.equal(refused.code, 2)
+  assert.match(refused.stderr, /The active catalogue has no price list "wholesale" \(its lists: retail\)/)
 })

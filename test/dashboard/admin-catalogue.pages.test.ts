@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { SAMPLE_CATALOGUE_PATH } from '../../src/catalogue/catalogue.loader.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
+import { setPriceList } from '../../src/services/operator/accounts.ts'
 import { consoleCatalogueOf } from '../../src/services/operator/console-sections.ts'
 import { registerCataloguePages } from '../../src/web/operator/catalogue.pages.ts'
 import { startAdminPages, TEST_OPERATOR } from '../support/admin-pages.ts'
+import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { startTestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -91,6 +93,65 @@ for (const kind of databaseKinds) {
           `operator ${TEST_OPERATOR.operator.id} (${TEST_OPERATOR.operator.name})`,
           '{"version":2}',
         ])
+      } finally {
+        await pages.close()
+        await t.close()
+      }
+    })
+
+    test("activating a version without an account's price list: the diff and the confirmation name the accounts first", async () => {
+      const t = await startTestApp({ kind })
+      const pages = await startAdminPages((server, console) =>
+        registerCataloguePages(server, console, consoleCatalogueOf(t.app.services.catalogueVersions)),
+      )
+      try {
+        const trade = await t.createAccount()
+        const retail = await t.createAccount()
+        const operator = { accounts: t.app.services.accounts, catalogueVersions: t.app.services.catalogueVersions }
+        await setPriceList({ ...operator, actor: TEST_ACTOR }, { account: trade.id, list: 'wholesale' })
+        await setPriceList({ ...operator, actor: TEST_ACTOR }, { account: retail.id, list: 'retail' })
+        // Version 2 drops wholesale; the sample has no default list, so its accounts pay the labs' costs there.
+        const file = JSON.parse(readFileSync(SAMPLE_CATALOGUE_PATH, 'utf8'))
+        delete file.priceLists.wholesale
+        await t.app.services.catalogueVersions.import(JSON.stringify(file), 'no-wholesale.json', TEST_ACTOR)
+
+        const diff = await pages.request('/admin/catalogue/diff?from=1&to=2')
+        assert.equal(diff.status, 200)
+        assert.match(diff.body, /Price lists \(a list, and its product, category and shipping rules\)/)
+        assert.match(diff.body, /<td data-label="Entry">wholesale<\/td>/)
+        assert.match(diff.body, /Accounts whose price list version 2 does not have/)
+        assert.match(
+          diff.body,
+          new RegExp(
+            `>${trade.id}</a></td><td data-label="Price list">wholesale</td><td data-label="On version 2">the labs&#39; costs \\(no default list\\)</td>`,
+          ),
+        )
+        assert.ok(!diff.body.includes(`>${retail.id}<`), 'an account whose list stays is not named')
+
+        const versions = await pages.request('/admin/catalogue')
+        assert.match(
+          versions.body,
+          /<form method="get" action="\/admin\/catalogue\/activate"><input type="hidden" name="version" value="2">/,
+        )
+        const confirm = await pages.request('/admin/catalogue/activate?version=2')
+        assert.equal(confirm.status, 200)
+        assert.match(confirm.body, /Activate catalogue version 2\?/)
+        const warning = `account ${trade.id} buys on price list &quot;wholesale&quot;, which catalogue version 2 does not have: nor a default list, so it pays the labs&#39; costs`
+        assert.ok(confirm.body.includes(`<li>${warning}</li>`), confirm.body)
+        assert.match(confirm.body, /<form method="post" action="\/admin\/catalogue\/activate"/)
+        assert.equal((await t.app.services.catalogueVersions.active()).version, 1, 'the confirmation changes nothing')
+        assert.equal((await pages.request('/admin/catalogue/activate?version=9')).status, 303)
+
+        const activated = await pages.request('/admin/catalogue/activate', { _csrf: 'csrf-test', version: '2' })
+        assert.equal(activated.status, 303)
+        assert.equal((await t.app.services.catalogueVersions.active()).version, 2)
+        const notice = JSON.parse(activated.notice ?? '{}')
+        assert.equal(notice.kind, 'info')
+        assert.match(notice.text, /Version 2 is active \(was 1\)/)
+        assert.match(notice.text, new RegExp(`Warning: account ${trade.id} buys on price list "wholesale"`))
+        // Back to version 1: every list is there, so nothing to warn about.
+        const back = await pages.request('/admin/catalogue/activate?version=1')
+        assert.match(back.body, /No account buys on a price list this version lacks\./)
       } finally {
         await pages.close()
         await t.close()

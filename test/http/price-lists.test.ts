@@ -141,6 +141,35 @@ for (const kind of databaseKinds) {
       assert.equal(Object.keys(priced).at(-1), 'prices', 'the addition comes last')
     })
 
+    test("GET /products lists the caller's selling prices as the product page does, only when a list applies", async () => {
+      const account = await t.createAccount({ billingCurrency: 'USD' })
+      const page = async (query: string) => {
+        const response = await t.sandbox({ method: 'GET', url: `/v4.0/products?${query}` }, account.sandboxKey)
+        assert.equal(response.statusCode, 200, response.body)
+        return json(response).products as Record<string, any>[]
+      }
+      const detailsOf = async (sku: string) => {
+        const response = await t.sandbox({ method: 'GET', url: `/v4.0/products/${sku}` }, account.sandboxKey)
+        return json(response).product
+      }
+      const plain = await page('top=5')
+      assert.equal(plain.length, 5)
+      assert.ok(
+        plain.every((entry) => !('prices' in entry)),
+        'no list applies: the list as before',
+      )
+      await setPriceList(operator(), { account: account.id, list: 'retail' })
+      const priced = await page('top=5')
+      for (const [index, entry] of priced.entries()) {
+        const { prices, ...rest } = entry
+        assert.deepEqual(rest, plain[index], 'only prices is added')
+        assert.equal(Object.keys(entry).at(-1), 'prices', 'the addition comes last')
+        assert.deepEqual(prices, (await detailsOf(entry.sku)).prices, `${entry.sku}: as its product page says`)
+      }
+      const [mug] = await page('search=GLOBAL-MUG-11OZ')
+      assert.deepEqual(mug?.prices, { priceList: 'retail', fromUnitCost: { amount: '15.00', currency: 'USD' } })
+    })
+
     test('importing a catalogue that sells a product below a lab cost answers the warnings, and stores it', async () => {
       const { readSampleCatalogueText } = await import('../../src/catalogue/catalogue.loader.ts')
       const file = JSON.parse(readSampleCatalogueText().text)

@@ -52,7 +52,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductsSe
     async (request) => {
       const top = request.query.top ?? PRODUCT_LIST_DEFAULT_TOP
       const skip = request.query.skip ?? 0
-      const page = products.listProducts({ search: request.query.search, top, skip })
+      const page = products.listProducts({ search: request.query.search, top, skip }, request.caller)
       return outcomeReply(request, 'Ok', {
         products: page.products,
         hasMore: page.hasMore,

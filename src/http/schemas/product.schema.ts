@@ -112,6 +112,7 @@ export const ProductListEntrySchema = named(
       description: 'The labs that make some variant, by code.',
     }),
     shipsTo: Type.Array(Type.String(), { description: 'Countries some variant ships to, sorted.' }),
+    prices: ProductSchema.properties.prices,
   }),
 )
 

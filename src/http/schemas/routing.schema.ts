@@ -173,6 +173,18 @@ export const RoutingResponseSchema = outcomeResponse('RoutingResponse', OkOutcom
       allocations: Type.Array(RoutingAllocationSchema, {
         description: 'Oldest first: the first allocation, then one per reallocation.',
       }),
+      amounts: named(
+        'RoutingAmounts',
+        StringEnum(
+          ['LabCosts', 'SellingPrices'] as const,
+          "printroute's own (docs/api.md#routing): what every money figure is. SellingPrices: the account's price " +
+            'list applies, so each figure is what the merchant pays (a lab considered but not chosen: what the list ' +
+            "would have charged for it); LabCosts: no list applies, the figures are the labs' costs.",
+        ),
+      ),
+      priceList: Type.Optional(
+        Type.String({ description: "printroute's own, with SellingPrices: the price list the figures come from." }),
+      ),
     }),
   ),
 })

@@ -29,12 +29,23 @@ export async function diffCatalogues(
   return deps.catalogueVersions.diff(input.from, input.to)
 }
 
-/** Makes a stored catalogue version the active one; the version active before. */
+/**
+ * Makes a stored catalogue version the active one; the version active before, and `warnings` naming the accounts
+ * whose own price list the version does not have (they fall back to its default list, or to the labs' costs).
+ */
 export async function activateCatalogue(
   deps: CatalogueDeps,
   input: { version: number },
-): Promise<{ version: number; previous: number | null }> {
+): Promise<{ version: number; previous: number | null; warnings?: string[] }> {
   return deps.catalogueVersions.activate(input.version, deps.actor)
+}
+
+/** What activating a version would warn about, before it is activated (the console's confirmation). */
+export async function catalogueActivationWarnings(
+  deps: Pick<CatalogueDeps, 'catalogueVersions'>,
+  input: { version: number },
+): Promise<string[]> {
+  return deps.catalogueVersions.activationWarnings(input.version)
 }
 
 /** A catalogue version's stored text. */

@@ -63,6 +63,8 @@ export function consoleCatalogueOf(versions: CatalogueVersionsService): ConsoleC
     servedVersion: () => versions.live().version,
     diff: (from, to) => orRefusal(() => catalogue.diffCatalogues({ catalogueVersions: versions }, { from, to })),
     activate: (version, actor) => orRefusal(() => catalogue.activateCatalogue(deps(actor), { version })),
+    activationWarnings: (version) =>
+      orRefusal(() => catalogue.catalogueActivationWarnings({ catalogueVersions: versions }, { version })),
     import: (content, sourceName, actor, options) =>
       orRefusal(() => catalogue.importCatalogue(deps(actor), { content, sourceName, activate: options.activate })),
   }

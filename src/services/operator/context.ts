@@ -37,7 +37,7 @@ export interface OperatorContext {
   labStatements: Pick<LabStatementsService, 'issue' | 'list' | 'read' | 'pdf' | 'csv'>
   catalogueVersions: Pick<
     CatalogueVersionsService,
-    'import' | 'list' | 'diff' | 'activate' | 'export' | 'activeCatalogue'
+    'import' | 'list' | 'diff' | 'activate' | 'activationWarnings' | 'export' | 'activeCatalogue'
   >
   audit: Pick<AuditService, 'list'>
   /** What the revenue views read (services/operator/revenue.ts: revenueSourceOf). */

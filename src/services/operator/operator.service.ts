@@ -140,7 +140,9 @@ export interface OperatorService {
   /** What changed from one catalogue version to another. */
   diffCatalogues(input: { from: number; to: number }): Promise<CatalogueDiff>
   /** Makes a stored catalogue version the active one; the version active before. */
-  activateCatalogue(input: { version: number }): Promise<{ version: number; previous: number | null }>
+  activateCatalogue(input: {
+    version: number
+  }): Promise<{ version: number; previous: number | null; warnings?: string[] }>
   /** A catalogue version's stored text. */
   exportCatalogue(input: { version: number }): Promise<{ version: number; content: string }>
   /** The audit trail, every account's and the instance's own, newest first, one page. */

@@ -593,6 +593,11 @@ export interface QuoteRouting {
   error: string | null
 }
 
+/** What a routing's figures are: selling prices where a price list applied (docs/api.md#routing), else costs. */
+function amountsWords(routing: Routing): string {
+  return routing.amounts === 'SellingPrices' ? `Prices on price list ${routing.priceList ?? ''}` : 'Costs'
+}
+
 function routingSection(routing: Routing | null, quote: QuoteRouting | null): Html {
   const own =
     !routing || routing.allocations.length === 0
@@ -602,7 +607,7 @@ function routingSection(routing: Routing | null, quote: QuoteRouting | null): Ht
         )}`
   if (!quote) {
     if (!routing || routing.allocations.length === 0) return own
-    return html`<p class="muted small">Costs before tax, in ${routing.currency}.</p>${own}`
+    return html`<p class="muted small">${amountsWords(routing)} before tax, in ${routing.currency}.</p>${own}`
   }
   if (!quote.routing) {
     return html`<p class="muted">The routing of quote <code>${quote.quoteId}</code>, which the order was created with, could not be read: ${quote.error ?? 'no answer'}</p>${own}`
@@ -616,7 +621,7 @@ function routingSection(routing: Routing | null, quote: QuoteRouting | null): Ht
         'routing-quote',
       )
     : ''
-  return html`<p class="muted small">Costs before tax${routing && routing.currency === quoted.currency ? html`, in ${quoted.currency}` : ''}. The order was created with quote <code>${quote.quoteId}</code>: its routing comes first, then the order's own.</p>
+  return html`<p class="muted small">${amountsWords(quoted)} before tax${routing && routing.currency === quoted.currency ? html`, in ${quoted.currency}` : ''}. The order was created with quote <code>${quote.quoteId}</code>: its routing comes first, then the order's own.</p>
 ${quoteComparison(quote.quoteId, quoted, routing)}
 ${quoteRouting}
 ${own}`

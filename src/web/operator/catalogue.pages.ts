@@ -32,7 +32,7 @@ function versionOptions(versions: readonly CatalogueVersionView[], selected: num
   )
 }
 
-function versionsTable(versions: readonly CatalogueVersionView[], csrfToken: string): Html {
+function versionsTable(versions: readonly CatalogueVersionView[]): Html {
   const rows = versions
     .slice()
     .reverse()
@@ -45,7 +45,7 @@ function versionsTable(versions: readonly CatalogueVersionView[], csrfToken: str
 <td>${
         version.active
           ? html`<span class="muted">since ${formatTime(version.activatedAt)}${version.activatedBy ? html`, by ${version.activatedBy}` : ''}</span>`
-          : html`<form method="post" action="${PATH}/activate">${csrfField(csrfToken)}<input type="hidden" name="version" value="${version.version}"><button type="submit" class="button-quiet">Activate version ${version.version}</button></form>`
+          : html`<form method="get" action="${PATH}/activate"><input type="hidden" name="version" value="${version.version}"><button type="submit" class="button-quiet">Activate version ${version.version}</button></form>`
       }</td>
 </tr>`,
     )
@@ -99,7 +99,45 @@ function diffView(diff: CatalogueDiff): Html {
 <thead><tr><th scope="col">Change</th><th scope="col">Entry</th><th scope="col">Version ${diff.from}</th><th scope="col">Version ${diff.to}</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
     })
-  return html`<p>${diff.total} change${diff.total === 1 ? '' : 's'} from version ${diff.from} to version ${diff.to}.</p>${sections}`
+  return html`<p>${diff.total} change${diff.total === 1 ? '' : 's'} from version ${diff.from} to version ${diff.to}.</p>${sections}${priceListAccountsView(diff)}`
+}
+
+/** The accounts whose own price list the newer version takes away, and what prices them there instead. */
+function priceListAccountsView(diff: CatalogueDiff): Html {
+  if (diff.priceListAccounts.length === 0) return html``
+  const rows = diff.priceListAccounts.map(
+    (account) =>
+      html`<tr><td data-label="Account"><a href="${ADMIN_PATH}/accounts/${account.accountId}">${account.accountId}</a></td><td data-label="Price list">${account.priceList}</td><td data-label="On version ${String(diff.to)}">${account.fallsBackTo === null ? "the labs' costs (no default list)" : html`the default list ${account.fallsBackTo}`}</td></tr>`,
+  )
+  return html`<h2 id="diff-price-list-accounts">Accounts whose price list version ${diff.to} does not have</h2>
+<div class="table-wrap" tabindex="0" role="region" aria-labelledby="diff-price-list-accounts"><table class="table catalogue-diff phone-cards">
+<thead><tr><th scope="col">Account</th><th scope="col">Price list</th><th scope="col">Priced on version ${diff.to} by</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`
+}
+
+/**
+ * The activation's confirmation: what the version changes from the active one (a link to the diff) and the
+ * accounts whose own price list it does not have, before the operator confirms.
+ */
+function activationConfirmation(
+  version: number,
+  active: number | undefined,
+  warnings: readonly string[],
+  csrfToken: string,
+): Html {
+  const warned =
+    warnings.length === 0
+      ? html`<p>No account buys on a price list this version lacks.</p>`
+      : html`<div class="card" role="alert"><h2>Price lists this version does not have</h2><ul class="problems">${warnings.map((warning) => html`<li>${warning}</li>`)}</ul><p>Those accounts' quotes and new orders are priced that way once it is active; an order already charged keeps its prices. Set another list on the account's page to choose otherwise.</p></div>`
+  const compare =
+    active === undefined || active === version
+      ? ''
+      : html`<p><a href="${PATH}/diff?from=${String(active)}&amp;to=${String(version)}">What changes from version ${active} to version ${version}</a></p>`
+  return html`<h1>Activate catalogue version ${version}?</h1>
+<p><a href="${PATH}">All versions</a></p>
+${compare}
+${warned}
+<form method="post" action="${PATH}/activate" class="card stack">${csrfField(csrfToken)}<input type="hidden" name="version" value="${version}"><p>Every process switches to it within seconds; orders in flight and locked quotes keep the version they were made with.</p><button type="submit">Activate version ${version}</button></form>`
 }
 
 function problemsList(refusal: ConsoleCatalogueRefusal): Html {
@@ -135,7 +173,7 @@ async function sendVersionsPage(
     content: html`<h1>Catalogue</h1>
 <p>Active version: <strong>${active ? active.version : 'none'}</strong>${lag}. Every process serves the active version and switches to a newly activated one within seconds, without a restart; orders in flight and locked quotes keep the version they were made with.</p>
 ${extra.before ?? ''}
-${versionsTable(versions, csrfToken)}
+${versionsTable(versions)}
 <div class="two-columns">${compareForm(versions)}${importForm(csrfToken, extra.importValues)}</div>`,
   })
 }
@@ -164,6 +202,23 @@ ${compareForm(versions, from, to)}`,
     })
   })
 
+  pages.get<{ Querystring: { version?: string } }>('/catalogue/activate', async (request, reply) => {
+    const version = versionOf(request.query.version)
+    if (version === undefined) {
+      return console.redirect(reply, PATH, { kind: 'error', text: 'version: must be a catalogue version number' })
+    }
+    const warnings = await deps.activationWarnings(version)
+    if (isRefusal(warnings)) return console.redirect(reply, PATH, { kind: 'error', text: warnings.refused })
+    const active = (await deps.list()).find((entry) => entry.active)?.version
+    return console.sendPage(request, reply, {
+      section: 'catalogue',
+      title: `Activate catalogue version ${version}`,
+      status: 200,
+      notice: null,
+      content: activationConfirmation(version, active, warnings, request.signedInOperator.csrfToken),
+    })
+  })
+
   pages.post<{ Body: { version?: string } }>('/catalogue/activate', async (request, reply) => {
     const version = versionOf(request.body?.version)
     if (version === undefined) {
@@ -175,7 +230,8 @@ ${compareForm(versions, from, to)}`,
       result.previous === result.version
         ? `Version ${version} was already the active one.`
         : `Version ${version} is active (was ${result.previous ?? 'none'}). Every process switches to it within seconds.`
-    return console.redirect(reply, PATH, { kind: 'success', text })
+    const warned = result.warnings?.length ? ` Warning: ${result.warnings.join('; ')}.` : ''
+    return console.redirect(reply, PATH, { kind: result.warnings?.length ? 'info' : 'success', text: text + warned })
   })
 
   pages.post<{ Body: { content?: string; sourceName?: string; activate?: string } }>(
