@@ -679,7 +679,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v4.0/claims/evidence/{evidenceId}": {
+    "/v4.0/claims/evidence/{evidenceId}/image": {
         parameters: {
             query?: never;
             header?: never;
@@ -756,7 +756,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v4.0/claims/{claimId}/actions/retract": {
+    "/v4.0/claims/{claimId}/retract": {
         parameters: {
             query?: never;
             header?: never;
@@ -1950,7 +1950,7 @@ export interface components {
             /** @enum {string} */
             category: "Damaged" | "PrintDefect" | "WrongItem" | "MissingItem" | "PackageMissing" | "LateDelivery" | "Other";
             description: string;
-            /** @description The photos, evd_ ids (GET /v4.0/claims/evidence/{id}). */
+            /** @description The photos, evd_ ids (GET /v4.0/claims/evidence/{id}/image). */
             evidence: string[];
         };
         /** ClaimResponse */

@@ -51,7 +51,8 @@ export const LAB_PUSH_EVENTS = [
   {
     kind: 'lab.claim.created',
     operationId: 'onLabClaimCreated',
-    summary: "A merchant made a claim against the lab's work: read it, answer with POST /claims/{claimId}/answer",
+    summary:
+      "A merchant made a claim against the lab's work: read it, answer with POST /claims/{claimId}/actions/answer",
     extra: {},
   },
 ] as const

@@ -12,7 +12,7 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { netCharged, refundableOfCharge, withCredit } from '../domain/charges.ts'
+import { netCharged, refundableOfCharge } from '../domain/charges.ts'
 import {
   type AppliedReprint,
   applyReprint,
@@ -32,6 +32,7 @@ import { formatId, parseId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { OperatorRefusal } from '../domain/operator-refusal.ts'
+import { creditedCharge } from '../domain/order-credits.ts'
 import type { OrderEventKind } from '../domain/order-events.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
@@ -83,7 +84,7 @@ export interface ClaimResolutionDeps {
   catalogue: Catalogue
   jobs: JobEnqueuer
   events: OrderEventsService
-  billing: Pick<BillingService, 'chargeDifference'>
+  billing: Pick<BillingService, 'chargeDifference' | 'issueCredit'>
   labRoom: LabRoom
   files: { get(key: string): Promise<Buffer> }
   log: ServiceLogger
@@ -138,6 +139,8 @@ interface DecisionOutcome {
   amount: { amount: string; currency: string } | null
   jobs: JobRequest[]
   changed: boolean
+  /** A Refund's or Credit's entry in the order's credits[], as an event. */
+  creditEvent?: OrderEventKind
 }
 
 export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimResolutionService {
@@ -177,26 +180,36 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
     return applyReprint(catalogue, order, planned.reprint, { shipmentId, reprintOf, claimId: claim.view.id }, now)
   }
 
-  /** Refund or Credit: one credit note on the order's first charge, of `amountMinor` or what the items cost. */
+  /**
+   * Refund or Credit: one credit note, of `amountMinor` or what the items cost, on the charge that took the claimed
+   * shipment's money (domain/order-credits.ts creditedCharge), and an entry in the order's `credits[]` with its
+   * `creditIssued` event, as a late delivery's credit has.
+   */
   async function credit(
     tx: Queryable,
     order: PipelineOrder,
     claim: ClaimRecord,
     items: ClaimItemRecord[],
     amountMinor: bigint | undefined,
-  ): Promise<{ jobs: JobRequest[]; creditNote: string | null; amount: { amount: string; currency: string } }> {
+  ): Promise<{
+    jobs: JobRequest[]
+    creditNote: string | null
+    amount: { amount: string; currency: string }
+    event: OrderEventKind
+  }> {
     const billing = order.pipeline.billing
     const orderId = order.document.id
     if (!billing || netCharged(billing.lines).total <= 0n) {
       throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
     }
-    const charge = order.document.charges.find(
-      (candidate) => (parseAmountToMinor(candidate.totalCost.amount) ?? 0n) > 0n,
-    )
-    if (!charge) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
-    const refundable = refundableOfCharge(billing, charge.id, parseAmountToMinor(charge.totalCost.amount) ?? 0n)
     const itemIds = items.map((item) => formatId('ori', item.itemNumber))
     const shipmentId = claim.shipmentNumber === null ? null : formatId('shp', claim.shipmentNumber)
+    // The shipment whose charge is credited: the missing parcel's, else the first claimed item's.
+    const firstItemShipment = items[0] ? formatId('shp', items[0].shipmentNumber) : null
+    const creditedShipment = shipmentId ?? firstItemShipment
+    const charge = creditedCharge(order.document, creditedShipment)
+    if (!charge) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
+    const refundable = refundableOfCharge(billing, charge.id, parseAmountToMinor(charge.totalCost.amount) ?? 0n)
     const claimed = claimedAmountMinor(billing, itemIds, shipmentId)
     const minor = amountMinor ?? (claimed < refundable ? claimed : refundable)
     if (minor > refundable) {
@@ -205,9 +218,19 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
       })
     }
     if (minor <= 0n) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
-    const jobs = await deps.billing.chargeDifference(tx, order, withCredit(billing.lines, charge.id, minor))
-    const creditNote = order.document.charges.at(-1)?.prodigiInvoiceNumber ?? null
-    return { jobs, creditNote, amount: { amount: formatMinorAsAmount(minor), currency: billing.currency } }
+    const issued = await deps.billing.issueCredit(tx, order, {
+      reason: 'Claim',
+      shipmentId: creditedShipment,
+      claimId: claim.view.id,
+      amountMinor: minor,
+    })
+    if (!issued) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
+    return {
+      jobs: issued.jobs,
+      creditNote: issued.credit.creditNote,
+      amount: issued.credit.amount,
+      event: issued.event,
+    }
   }
 
   async function decide(
@@ -234,7 +257,7 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
       })
       return { view, reprint: applied, creditNote: null, amount: null, jobs: applied.jobs, changed: true }
     }
-    const credited = await credit(tx, order, claim, items, checked.amountMinor)
+    const { event: creditEvent, ...credited } = await credit(tx, order, claim, items, checked.amountMinor)
     order.document.lastUpdated = now.toISOString()
     const view = resolvedView(claim.view, {
       type: checked.decision,
@@ -244,7 +267,7 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
       creditNote: credited.creditNote,
       amount: credited.amount,
     })
-    return { ...credited, view, reprint: null, changed: true }
+    return { ...credited, view, reprint: null, changed: true, creditEvent }
   }
 
   async function decideUnderLock(
@@ -306,7 +329,8 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
       status: rejected ? 'Rejected' : 'Resolved',
       claim: outcome.view as unknown as Record<string, unknown>,
     }
-    return { changed: outcome.changed, jobs: outcome.jobs, events: [event], outcome }
+    const events = outcome.creditEvent ? [event, outcome.creditEvent] : [event]
+    return { changed: outcome.changed, jobs: outcome.jobs, events, outcome }
   }
 
   function summaryOf(record: ClaimRecord): ClaimSummary {

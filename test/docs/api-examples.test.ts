@@ -78,7 +78,7 @@ const VARIABLES = [
   'CLAIM_ITEM',
   'CLAIM',
   'LAB_CLAIM',
-  'EVIDENCE',
+  'LAB_EVIDENCE',
   'PHOTO',
 ] as const
 type Variable = (typeof VARIABLES)[number]
@@ -384,11 +384,11 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       return values
     }
     // A claim (made by the claims fixture, with a merchant's photo) against a fresh shipment's lab, and a lab's photo.
-    if (used.has('LAB_CLAIM') || used.has('EVIDENCE') || used.has('PHOTO')) {
+    if (used.has('LAB_CLAIM') || used.has('LAB_EVIDENCE') || used.has('PHOTO')) {
       atLab = await shipmentAtItsLab()
       const claim = await claimAgainst(atLab)
       values.LAB_CLAIM = claim.claimId
-      values.EVIDENCE = claim.evidenceId
+      values.LAB_EVIDENCE = claim.evidenceId
       values.LAB_KEY = atLab.labKey
       values.PHOTO = join(shimDir, 'packing.jpg')
       writeFileSync(values.PHOTO, (await solidJpeg(120, 80, { r: 90, g: 60, b: 30 })).body)

@@ -253,7 +253,21 @@ for (const kind of databaseKinds) {
       )
       assert.deepEqual(credited.amount, { amount: '5.00', currency })
       assert.notEqual(credited.creditNote, refunded.creditNote)
-      assert.equal((await orderOf(orderId)).charges.length, order.charges.length + 1, 'one credit note each')
+      const after = await orderOf(orderId)
+      assert.equal(after.charges.length, order.charges.length + 1, 'one credit note each')
+      // Each shows on the order as a credit of the claim, as a late delivery's does.
+      assert.deepEqual(
+        after.credits.map((entry: { reason: string; claimId: string; creditNote: string; amount: unknown }) => [
+          entry.reason,
+          entry.claimId,
+          entry.creditNote,
+          entry.amount,
+        ]),
+        [
+          ['Claim', claim.id, refunded.creditNote, refunded.amount],
+          ['Claim', second.id, credited.creditNote, { amount: '5.00', currency }],
+        ],
+      )
     })
 
     test('a rejection needs its reason; a decided claim is not decided again; an old version is refused', async () => {

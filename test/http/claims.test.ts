@@ -81,14 +81,17 @@ for (const kind of databaseKinds) {
       assert.deepEqual([evidence.width, evidence.height], [40, 30])
       assert.equal(evidence.expiresAt, new Date(t.clock.now().getTime() + DAY * 1000).toISOString())
 
-      const served = await get(`/v4.0/claims/evidence/${evidence.id}`)
+      const served = await get(`/v4.0/claims/evidence/${evidence.id}/image`)
       assert.equal(served.statusCode, 200)
       assert.equal(served.headers['content-type'], 'image/jpeg')
       assert.equal(served.rawPayload.length, evidence.bytes)
 
       const other = await t.createAccount()
-      assert.equal((await get(`/v4.0/claims/evidence/${evidence.id}`, other.liveKey)).statusCode, 404)
-      assert.equal((await t.sandbox({ method: 'GET', url: `/v4.0/claims/evidence/${evidence.id}` })).statusCode, 404)
+      assert.equal((await get(`/v4.0/claims/evidence/${evidence.id}/image`, other.liveKey)).statusCode, 404)
+      assert.equal(
+        (await t.sandbox({ method: 'GET', url: `/v4.0/claims/evidence/${evidence.id}/image` })).statusCode,
+        404,
+      )
     })
 
     test('what is not a JPEG or PNG is refused: text, an image bomb, another content type, too many bytes', async () => {
@@ -249,7 +252,7 @@ for (const kind of databaseKinds) {
       const order = await shippedOrder(t, images.url)
       const itemId = order.itemIds[0] as string
       const claim = json(await claimOn(order.orderId, damaged(itemId, [await uploadPhoto(t)]))).claim
-      const retracted = await post(`/v4.0/claims/${claim.id}/actions/retract`, {})
+      const retracted = await post(`/v4.0/claims/${claim.id}/retract`, {})
       assert.equal(retracted.statusCode, 200, retracted.body)
       assert.equal(json(retracted).outcome, 'Updated')
       assert.equal(json(retracted).claim.status, 'Retracted')
@@ -259,7 +262,7 @@ for (const kind of databaseKinds) {
       const second = json(await claimOn(order.orderId, damaged(itemId, [await uploadPhoto(t)]))).claim
       assert.equal(second.status, 'Pending', 'the item may be claimed for again')
       await resolveClaimInTables(t, second.id, t.clock.now())
-      const refused = await post(`/v4.0/claims/${second.id}/actions/retract`, {})
+      const refused = await post(`/v4.0/claims/${second.id}/retract`, {})
       assert.equal(refused.statusCode, 400)
       assert.deepEqual(failuresOf(refused).status, [
         { code: 'InvalidValue', providedValue: 'Resolved', validValues: ['Pending'] },
@@ -267,7 +270,7 @@ for (const kind of databaseKinds) {
       assert.equal(json(await get(`/v4.0/claims/${second.id}`)).claim.status, 'Resolved')
 
       const other = await t.createAccount()
-      assert.equal((await post(`/v4.0/claims/${second.id}/actions/retract`, {}, other.liveKey)).statusCode, 404)
+      assert.equal((await post(`/v4.0/claims/${second.id}/retract`, {}, other.liveKey)).statusCode, 404)
       assert.equal((await get(`/v4.0/claims/${second.id}`, other.liveKey)).statusCode, 404)
     })
 
@@ -333,11 +336,11 @@ for (const kind of databaseKinds) {
 
       const deleted = await t.app.services.claims.expireEvidence()
       assert.ok(deleted >= 1)
-      assert.equal((await get(`/v4.0/claims/evidence/${photo}`)).statusCode, 404)
+      assert.equal((await get(`/v4.0/claims/evidence/${photo}/image`)).statusCode, 404)
       const used = json(await get('/v4.0/claims?status=Pending&top=1')).claims[0]
       const usedPhoto = used.items.flatMap((item: any) => item.evidence)[0]
       if (usedPhoto)
-        assert.equal((await get(`/v4.0/claims/evidence/${usedPhoto}`)).statusCode, 200, 'a used photo stays')
+        assert.equal((await get(`/v4.0/claims/evidence/${usedPhoto}/image`)).statusCode, 200, 'a used photo stays')
     })
   })
 }

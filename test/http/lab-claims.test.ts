@@ -171,10 +171,10 @@ describe('claims on the lab API', () => {
     assert.equal(asJson.statusCode, 415, asJson.body)
 
     // Another lab cannot answer, nor use this lab's photo.
-    const foreign = await lab(otherLab, 'POST', `/labs/v1/claims/${claim.id}/answer`, { answer: 'accept' })
+    const foreign = await lab(otherLab, 'POST', `/labs/v1/claims/${claim.id}/actions/answer`, { answer: 'accept' })
     assert.equal(foreign.statusCode, 404, foreign.body)
 
-    const answered = await lab(order.labCode, 'POST', `/labs/v1/claims/${claim.id}/answer`, {
+    const answered = await lab(order.labCode, 'POST', `/labs/v1/claims/${claim.id}/actions/answer`, {
       answer: 'dispute',
       comment: 'Packed with corner guards; the carrier dented it',
       evidence: [evidence.id],
@@ -205,19 +205,19 @@ describe('claims on the lab API', () => {
     })
     assert.equal(stored.lastUpdated, t.clock.now().toISOString())
 
-    const again = await lab(order.labCode, 'POST', `/labs/v1/claims/${claim.id}/answer`, { answer: 'accept' })
+    const again = await lab(order.labCode, 'POST', `/labs/v1/claims/${claim.id}/actions/answer`, { answer: 'accept' })
     assert.equal(again.statusCode, 400, again.body)
     assert.equal(json(again).failures.answer[0].code, 'ClaimAlreadyAnswered')
 
     // A photo already used by an answer is not used again.
     const other = await pendingClaim(2)
-    const reused = await lab(order.labCode, 'POST', `/labs/v1/claims/${other.id}/answer`, {
+    const reused = await lab(order.labCode, 'POST', `/labs/v1/claims/${other.id}/actions/answer`, {
       answer: 'accept',
       evidence: [evidence.id],
     })
     assert.equal(reused.statusCode, 400, reused.body)
     assert.equal(json(reused).failures['evidence[0]'][0].code, 'EvidenceInUse')
-    const unknown = await lab(order.labCode, 'POST', `/labs/v1/claims/${other.id}/answer`, {
+    const unknown = await lab(order.labCode, 'POST', `/labs/v1/claims/${other.id}/actions/answer`, {
       answer: 'accept',
       evidence: ['evd_99999'],
     })
@@ -239,7 +239,9 @@ describe('claims on the lab API', () => {
       status: 'Resolved',
       at: t.clock.now(),
     })
-    const refused = await lab(order.labCode, 'POST', `/labs/v1/claims/${resolved.id}/answer`, { answer: 'accept' })
+    const refused = await lab(order.labCode, 'POST', `/labs/v1/claims/${resolved.id}/actions/answer`, {
+      answer: 'accept',
+    })
     assert.equal(refused.statusCode, 400, refused.body)
     assert.equal(json(refused).failures.status[0].code, 'ClaimNotPending')
     assert.equal(json(refused).failures.status[0].providedValue, 'Resolved')

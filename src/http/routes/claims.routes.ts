@@ -1,10 +1,10 @@
 // Claims about shipped work (docs/claims.md), printroute's own, additive to the Prodigi API:
 //   GET  /v4.0/claims/categories         the categories and their rules;
 //   POST /v4.0/claims/evidence           a photo (raw image/jpeg or image/png body), kept a day unless a claim uses it;
-//   GET  /v4.0/claims/evidence/{id}      the photo as kept;
+//   GET  /v4.0/claims/evidence/{id}/image      the photo as kept;
 //   POST /v4.0/orders/{id}/claims        a claim on the order's shipped items, or its missing parcel;
 //   GET  /v4.0/claims, /v4.0/claims/{id} the account's claims;
-//   POST /v4.0/claims/{id}/actions/retract  a Pending claim withdrawn (as the order actions).
+//   POST /v4.0/claims/{id}/retract  a Pending claim withdrawn (the path the claims API names).
 // Reads need orders:read, changes orders:write; everything is scoped to the caller's account and environment.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
@@ -62,7 +62,7 @@ export function registerClaimRoutes(app: FastifyInstance, claims: ClaimsService)
   app.register(async (scoped) => registerEvidenceUpload(scoped, claims))
 
   api.get(
-    '/claims/evidence/:evidenceId',
+    '/claims/evidence/:evidenceId/image',
     {
       config: { scope: 'orders:read' },
       schema: {
@@ -109,7 +109,7 @@ export function registerClaimRoutes(app: FastifyInstance, claims: ClaimsService)
   registerClaimReads(app, claims)
 
   api.post(
-    '/claims/:claimId/actions/retract',
+    '/claims/:claimId/retract',
     {
       config: { scope: 'orders:write' },
       schema: {

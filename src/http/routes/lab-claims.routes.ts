@@ -9,6 +9,7 @@ import type { LabClaimsService } from '../../services/labs/lab-claims.service.ts
 import { nextCursorPageUrl } from '../paging.ts'
 import { publicUrlOf } from '../public-url.ts'
 import { outcomeReply } from '../replies.ts'
+import { EvidenceImageResponse } from '../schemas/claims.schema.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
 import {
   LabClaimAnswerBody,
@@ -98,7 +99,7 @@ export function registerLabClaimRoutes(app: FastifyInstance, claims: LabClaimsSe
       schema: {
         ...route('getLabClaimEvidence', "A photo of a claim against this lab, or one of the lab's own (JPEG or PNG)"),
         params: LabEvidenceParams,
-        response: ErrorResponses,
+        response: { 200: EvidenceImageResponse, ...ErrorResponses },
       },
       config: { auth: false },
     },
@@ -130,7 +131,7 @@ export function registerLabClaimRoutes(app: FastifyInstance, claims: LabClaimsSe
       ),
   )
   api.post(
-    '/claims/:claimId/answer',
+    '/claims/:claimId/actions/answer',
     {
       schema: {
         ...route(

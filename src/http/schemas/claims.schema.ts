@@ -132,7 +132,9 @@ const ClaimItemSchema = named(
     shipmentId: Type.String(),
     category: StringEnum(CLAIM_CATEGORY_NAMES),
     description: Type.String(),
-    evidence: Type.Array(Type.String(), { description: 'The photos, evd_ ids (GET /v4.0/claims/evidence/{id}).' }),
+    evidence: Type.Array(Type.String(), {
+      description: 'The photos, evd_ ids (GET /v4.0/claims/evidence/{id}/image).',
+    }),
   }),
 )
 

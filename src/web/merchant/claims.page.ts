@@ -16,7 +16,7 @@ import type { Dashboard } from './page-context.ts'
 export const CLAIMS_PAGE_SIZE = 20
 
 const claimPath = (id: string) => `${DASHBOARD_PATH}/claims/${id}`
-const evidenceUrl = (id: string) => `/v4.0/claims/evidence/${id}`
+const evidenceUrl = (id: string) => `/v4.0/claims/evidence/${id}/image`
 
 function claimRow(claim: ClaimView): Html {
   const categories = [...new Set(claim.items.map((item) => item.category))].join(', ')
@@ -126,7 +126,7 @@ function registerClaimPage(pages: FastifyInstance, dashboard: Dashboard): void {
 
   pages.post<{ Params: { claimId: string } }>('/claims/:claimId/retract', async (request, reply) => {
     const id = request.params.claimId
-    const answer = await request.signedIn.api.post(`/claims/${encodeURIComponent(id)}/actions/retract`)
+    const answer = await request.signedIn.api.post(`/claims/${encodeURIComponent(id)}/retract`)
     return dashboard.redirect(
       reply,
       `/claims/${encodeURIComponent(id)}`,
