@@ -154,6 +154,20 @@ export async function openAmountOfAccount(db: Queryable, accountId: number, curr
 }
 
 /**
+ * What a prepaid account owes on its next invoice in `currency` (docs/billing.md#releasing-an-order-held-for-payment):
+ * the orders an operator released unpaid (`invoice-charge`) less the refunds that reduced them (`invoice-refund`),
+ * as a positive amount; 0 when nothing was released unpaid.
+ */
+export async function owedOnInvoiceOfAccount(db: Queryable, accountId: number, currency: string): Promise<bigint> {
+  const rows = await db.query<{ total: string | null }>(
+    `SELECT (-COALESCE(SUM(amount_minor), 0))::text AS total FROM account_ledger
+      WHERE account_id = $1 AND currency = $2 AND entry IN ('invoice-charge', 'invoice-refund')`,
+    [accountId, currency],
+  )
+  return BigInt(rows[0]?.total ?? '0')
+}
+
+/**
  * The net of an account's documents in one environment and currency: invoices less credit notes (a credit note's
  * total is negative), in minor units; 0 when there are none.
  */

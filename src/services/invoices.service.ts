@@ -42,6 +42,7 @@ import {
   listInvoices,
   listInvoicesOfOrder,
   openAmountOfAccount,
+  owedOnInvoiceOfAccount,
   readInvoiceContent,
 } from '../repositories/invoices.repository.ts'
 import { readSetting, writeSetting } from '../repositories/settings.repository.ts'
@@ -262,7 +263,12 @@ async function accountBilling(deps: InvoicesDeps, caller: Caller): Promise<Accou
   // account's), and the currency changes only when nothing is open in the old one (docs/admin.md#editing-an-account):
   // that currency's documents are the whole.
   const invoiced = live && billing.billingMode === 'invoice'
-  const owed = invoiced ? await openAmountOfAccount(deps.db, caller.accountId, billing.billingCurrency) : undefined
+  // A prepaid account owes on its invoice only what an operator released unpaid.
+  const owed = !live
+    ? undefined
+    : invoiced
+      ? await openAmountOfAccount(deps.db, caller.accountId, billing.billingCurrency)
+      : await owedOnInvoiceOfAccount(deps.db, caller.accountId, billing.billingCurrency)
   return {
     environment: caller.environment,
     billingMode: billing.billingMode,

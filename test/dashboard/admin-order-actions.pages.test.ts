@@ -337,6 +337,9 @@ describe(`console order actions (${kind})`, () => {
       refundEntries.map((row) => [row.entry, row.amountMinor]),
       [['invoice-refund', 100n]],
     )
+    // The merchant reads what it owes on its next invoice in its billing view.
+    const billing = await t.live({ method: 'GET', url: '/v4.0/account/billing' }, prepaid.liveKey)
+    assert.deepEqual(json(billing).billing.openAmount, { amount: formatMinorAsAmount(due - 100n), currency: 'GBP' })
 
     // The month's statement collects it: its Owed lines and total, in the CSV and the PDF.
     const month = t.clock.now().toISOString().slice(0, 7)

@@ -105,7 +105,7 @@ for (const kind of databaseKinds) {
         billingMode: 'prepaid',
         currency: 'EUR',
         balance: { amount: '123.45', currency: 'EUR' },
-        openAmount: null,
+        openAmount: { amount: '0.00', currency: 'EUR' },
         priceList: 'wholesale',
         creditLimit: null,
       })
