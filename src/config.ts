@@ -287,6 +287,24 @@ export const SETTINGS = {
       return seconds
     },
   },
+  claimAutoResolveDays: {
+    flag: 'claim-auto-resolve-days',
+    placeholder: 'DAYS',
+    env: 'PRINTROUTE_CLAIM_AUTO_RESOLVE_DAYS',
+    default: '0',
+    help: 'resolve a claim its lab has not disputed after DAYS as its merchant preferred (0: never)',
+    docs:
+      'The undisputed-claims rule ([claims.md](claims.md#automatic-rules)): a Pending claim whose lab has not ' +
+      'disputed it this many days after it was made, and whose merchant named a `preferredResolution`, is resolved ' +
+      'that way by printroute itself (audit actor `system`), hourly. `0` (the default) leaves every claim to the ' +
+      'operator; 3 is the usual choice. 0 to 30.',
+    commands: PROCESS_COMMANDS,
+    parse: (text: string) => {
+      const days = Number(text)
+      if (!/^[0-9]{1,2}$/.test(text) || days > 30) throw new Error(`must be 0 to 30 days, got "${text}"`)
+      return days
+    },
+  },
   claimWindowDays: {
     flag: 'claim-window-days',
     placeholder: 'DAYS',

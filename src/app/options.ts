@@ -116,6 +116,8 @@ export interface ApplicationOptions {
   labCancelWaitSeconds?: number
   /** Days after a delivery a merchant may claim about it (`--claim-window-days`); 30 by default (docs/claims.md). */
   claimWindowDays?: number
+  /** Days after which an undisputed claim is resolved as its merchant preferred (`--claim-auto-resolve-days`); 0: never. */
+  claimAutoResolveDays?: number
   /** How long each readiness check (GET /readyz) may take; 2 s by default. */
   readinessTimeoutMs?: number
 }

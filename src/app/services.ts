@@ -269,7 +269,7 @@ function labClaimsOf(options: ApplicationOptions, deps: ServiceDeps, events: Ord
 
 /** The claim resolution service (docs/claims.md#resolutions) over the core services: the console's and the CLI's. */
 function claimResolutionOf(
-  base: Pick<ClaimResolutionDeps, 'db' | 'clock' | 'catalogue' | 'jobs' | 'files' | 'log'>,
+  base: Pick<ClaimResolutionDeps, 'db' | 'clock' | 'catalogue' | 'jobs' | 'files' | 'log' | 'undisputedDays'>,
   core: Pick<ClaimResolutionDeps, 'events' | 'billing'>,
 ): ClaimResolutionService {
   const labRoom = createLabRoom({ clock: base.clock, catalogue: base.catalogue })
@@ -425,7 +425,10 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const attention = createAttentionService({ db, clock, catalogue })
   const claims = buildClaims(options, deps, core.events)
   // Claims resolved by the operator (docs/claims.md#resolutions): the console and the command line.
-  const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core)
+  const claimResolution = claimResolutionOf(
+    { db, clock, catalogue, jobs, files, log, undisputedDays: options.claimAutoResolveDays ?? 0 },
+    core,
+  )
   return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
 }
 

@@ -48,6 +48,7 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     callbackRetentionSeconds: settings.callbackRetentionSeconds,
     quoteLifetimeSeconds: settings.quoteLifetimeSeconds,
     claimWindowDays: settings.claimWindowDays,
+    claimAutoResolveDays: settings.claimAutoResolveDays,
   }
 }
 

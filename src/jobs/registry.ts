@@ -6,6 +6,7 @@
 import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-queue.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { ClaimResolutionService } from '../services/claim-resolution.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
@@ -37,6 +38,11 @@ export const SCHEDULED_JOBS = {
   /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
   'remind-labs': '*/15 * * * *',
   /**
+   * Hourly: resolves Pending claims their lab has not disputed as their merchant preferred, when the operator switched
+   * the rule on (docs/claims.md#automatic-rules); does nothing otherwise.
+   */
+  'apply-claim-rules': '23 * * * *',
+  /**
    * Daily at 04:43 UTC: issues the previous month's payables statement of every lab with settled Live work that has
    * none yet (docs/billing.md#lab-payables-statements); on the 1st that is every such lab, later days catch up.
    */
@@ -61,6 +67,7 @@ export interface JobServices {
   preflight: Pick<PreflightService, 'runPreflight' | 'expirePreflights'>
   labStatements: Pick<LabStatementsService, 'issueForPreviousMonth'>
   claims: Pick<ClaimsService, 'expireEvidence'>
+  claimResolution: Pick<ClaimResolutionService, 'applyUndisputedRule'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -134,6 +141,7 @@ export function buildScheduledJobRegistry(
   report: ScheduledJobReport,
 ): Record<ScheduledJobName, JobDefinition<Record<string, never>>> {
   const { pipeline, callbacks, previews, quotes, labPushes, idempotency, preflight, labStatements, claims } = services
+  const { claimResolution } = services
   const registry: Record<ScheduledJobName, JobDefinition<Record<string, never>>> = {
     'expire-stored-files': {
       handler: async () => {
@@ -211,6 +219,17 @@ export function buildScheduledJobRegistry(
       },
       concurrency: 1,
       // The next run, an hour later, is the retry.
+      retryLimit: 0,
+      expireInSeconds: 600,
+    },
+    'apply-claim-rules': {
+      handler: async () => {
+        const resolved = await claimResolution.applyUndisputedRule()
+        if (resolved > 0)
+          report({ resolved }, 'resolved claims their labs did not dispute, as their merchants preferred')
+      },
+      concurrency: 1,
+      // The next run, an hour later, is the retry; a resolved claim is never resolved again.
       retryLimit: 0,
       expireInSeconds: 600,
     },

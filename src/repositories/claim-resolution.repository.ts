@@ -231,3 +231,18 @@ export async function listLabEvidence(db: Queryable, claimNumber: number): Promi
   )
   return rows.map((row) => Number(row.id))
 }
+
+/**
+ * Pending claims made before `cutoff` that their lab has not disputed and whose merchant said what it preferred: what
+ * the undisputed-claims rule resolves (docs/claims.md#automatic-rules), oldest first, at most `limit`.
+ */
+export async function listUndisputedClaims(db: Queryable, cutoff: Date, limit: number): Promise<string[]> {
+  const rows = await db.query<{ id: number | string }>(
+    `SELECT id FROM claims
+      WHERE status = 'Pending' AND preferred_resolution IS NOT NULL AND lab_answer IS DISTINCT FROM 'Disputed'
+        AND created_at < $1
+      ORDER BY created_at, id LIMIT $2`,
+    [cutoff, limit],
+  )
+  return rows.map((row) => `clm_${row.id}`)
+}

@@ -43,6 +43,7 @@ import {
   listClaimItems,
   listClaimQueue,
   listLabEvidence,
+  listUndisputedClaims,
   readClaim,
   readEvidence,
   saveClaimDecision,
@@ -76,7 +77,18 @@ export interface ClaimResolutionService {
   show(claimId: string): Promise<ClaimDetail | undefined>
   /** A photo of a claim, for the operator; undefined for one that is no claim's. */
   evidence(evidenceId: string): Promise<{ contentType: string; bytes: Buffer } | undefined>
+  /**
+   * The undisputed-claims rule, when the operator switched it on (`--claim-auto-resolve-days`): every Pending claim
+   * that many days old whose lab has not disputed it is resolved as its merchant preferred, by `system`. How many
+   * were resolved; a claim the rule cannot resolve (no lab for a reprint, nothing left to refund) stays Pending for
+   * the operator, and is logged.
+   */
+  applyUndisputedRule(): Promise<number>
 }
+
+/** At most this many claims are resolved by one run of the rule; the next hourly run takes the rest. */
+const RULE_BATCH = 100
+const DAY_MS = 24 * 60 * 60 * 1000
 
 export interface ClaimResolutionDeps {
   db: Database
@@ -88,6 +100,8 @@ export interface ClaimResolutionDeps {
   labRoom: LabRoom
   files: { get(key: string): Promise<Buffer> }
   log: ServiceLogger
+  /** Days after which an undisputed Pending claim is resolved as its merchant preferred; absent or 0: never. */
+  undisputedDays?: number
 }
 
 /** The queue's default and largest page. */
@@ -348,7 +362,7 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
     }
   }
 
-  return {
+  const service: ClaimResolutionService = {
     async resolve(input, actor) {
       const checked = checkedDecision(input)
       const found = await readClaim(db, checked.claimNumber)
@@ -375,6 +389,38 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
           (result.creditNote ? `, credit note ${result.creditNote}` : ''),
       )
       return result
+    },
+
+    async applyUndisputedRule() {
+      const days = deps.undisputedDays ?? 0
+      if (days <= 0) return 0
+      const cutoff = new Date(clock.now().getTime() - days * DAY_MS)
+      let resolved = 0
+      for (const claimId of await listUndisputedClaims(db, cutoff, RULE_BATCH)) {
+        const claim = await readClaim(db, parseId('clm', claimId) ?? 0)
+        const preferred = claim?.view.preferredResolution
+        if (claim?.status !== 'Pending' || !preferred) continue
+        try {
+          await service.resolve(
+            {
+              claimId,
+              decision: preferred,
+              note: `resolved as the merchant preferred: the lab did not dispute it within ${days} days`,
+              expectedVersion: claim.version,
+            },
+            { kind: 'system' },
+          )
+          resolved += 1
+        } catch (error) {
+          // Left for the operator: the claim stays Pending and in the queue.
+          if (!(error instanceof OperatorRefusal)) throw error
+          deps.log.warn(
+            { orderId: claim.view.orderId, step: 'claim', claimId },
+            `claim ${claimId} left for the operator: the undisputed-claims rule could not resolve it (${error.message})`,
+          )
+        }
+      }
+      return resolved
     },
 
     async list(filter, limit = CLAIM_QUEUE_LIMIT) {
@@ -422,4 +468,5 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
       return { contentType: record.contentType, bytes: await deps.files.get(record.blobKey) }
     },
   }
+  return service
 }

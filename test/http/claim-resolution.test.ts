@@ -23,7 +23,8 @@ for (const kind of databaseKinds) {
     let images: ImageServer
 
     before(async () => {
-      t = await startTestApp({ kind })
+      // The undisputed-claims rule is on (3 days); it runs only when a test asks it to (no workers here).
+      t = await startTestApp({ kind, claimAutoResolveDays: 3 })
       images = await startImageServer()
     })
     after(async () => {
@@ -268,6 +269,39 @@ for (const kind of databaseKinds) {
           ['Claim', second.id, credited.creditNote, { amount: '5.00', currency }],
         ],
       )
+    })
+
+    test('the undisputed-claims rule resolves, as the merchant preferred, only Pending claims 3 days old no lab disputed', async () => {
+      const now = t.clock.now().getTime()
+      const daysAgo = (days: number) => new Date(now - days * 24 * 60 * 60 * 1000)
+      const claimOn = async (createdAt: Date, preferredResolution?: 'Refund') => {
+        const { orderId, shipmentId, itemId } = await shippedCanvas()
+        return insertClaim(t.database.db, t.app.services.files, {
+          orderId,
+          accountId: t.account.id,
+          environment: 'live',
+          labCode: 'uk6',
+          items: [{ itemId, shipmentId, category: 'Other' }],
+          createdAt,
+          ...(preferredResolution ? { preferredResolution } : {}),
+        })
+      }
+      const due = await claimOn(daysAgo(4), 'Refund')
+      const disputed = await claimOn(daysAgo(5), 'Refund')
+      await t.database.db.query("UPDATE claims SET lab_answer = 'Disputed' WHERE id = $1", [
+        Number(disputed.id.slice(4)),
+      ])
+      const fresh = await claimOn(daysAgo(1), 'Refund')
+      const noPreference = await claimOn(daysAgo(6))
+
+      assert.equal(await t.app.services.claimResolution.applyUndisputedRule(), 1)
+      const resolved = await claimRow(due.id)
+      assert.equal(resolved?.status, 'Resolved')
+      assert.equal(resolved?.resolved_by, 'rule')
+      assert.equal(JSON.parse(resolved?.document ?? '{}').resolution.type, 'Refund')
+      for (const left of [disputed, fresh, noPreference]) assert.equal((await claimRow(left.id))?.status, 'Pending')
+      // A second run finds nothing more to do.
+      assert.equal(await t.app.services.claimResolution.applyUndisputedRule(), 0)
     })
 
     test('a rejection needs its reason; a decided claim is not decided again; an old version is refused', async () => {

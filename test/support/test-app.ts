@@ -100,6 +100,8 @@ export interface TestAppOptions {
   ghostscript?: string | null
   /** Serve the operator console on a server of its own (`--admin-port`): `app.adminServer`. */
   adminOwnServer?: boolean
+  /** The undisputed-claims rule's days (`--claim-auto-resolve-days`): off when absent. */
+  claimAutoResolveDays?: number
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -135,6 +137,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.labCancelWaitSeconds !== undefined ? { labCancelWaitSeconds: options.labCancelWaitSeconds } : {}),
     ...(options.adminOwnServer ? { adminOwnServer: true } : {}),
     ...(options.ghostscript ? { ghostscript: options.ghostscript } : {}),
+    ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount(
