@@ -897,6 +897,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/sandbox/claims/{claimId}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Have the Sandbox's simulated operator decide a claim now (Sandbox only)
+         * @description Resolves a Pending claim as its merchant preferred (Credit when it named none), or rejects it with `to: "Rejected"`, through the same decision as the operator's, with its events, reprint shipment or credit note (docs/sandbox.md#claims). A claim already there is answered unchanged (outcome Ok); another decided claim is 400 on `status`.
+         */
+        post: operations["advanceSandboxClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/sandbox/orders/{orderId}": {
         parameters: {
             query?: never;
@@ -1543,6 +1563,27 @@ export interface components {
              * @enum {string}
              */
             severity: "blocking" | "advisory";
+        };
+        /**
+         * AdvanceClaimOutcome
+         * @description Updated when the claim was decided now; Ok when it already was where `to` asks (the claim unchanged).
+         * @enum {string}
+         */
+        AdvanceClaimOutcome: "Updated" | "Ok";
+        /** AdvanceClaimRequest */
+        AdvanceClaimRequest: {
+            /**
+             * @description How the Sandbox's simulated operator decides the claim: Resolved (the merchant's preferredResolution, Credit when it named none; the default) or Rejected.
+             * @enum {string}
+             */
+            to?: "Resolved" | "Rejected";
+        };
+        /** AdvanceClaimResponse */
+        AdvanceClaimResponse: {
+            outcome: components["schemas"]["AdvanceClaimOutcome"];
+            claim: components["schemas"]["Claim"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /**
          * AdvanceOrderOutcome
@@ -6264,6 +6305,48 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    advanceSandboxClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Claim ID, e.g. clm_7. */
+                claimId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdvanceClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdvanceClaimResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -267,13 +267,18 @@ function labClaimsOf(options: ApplicationOptions, deps: ServiceDeps, events: Ord
   })
 }
 
-/** The claim resolution service (docs/claims.md#resolutions) over the core services: the console's and the CLI's. */
+/**
+ * Claims resolved by the operator (docs/claims.md#resolutions): the console's and the command line's, and the
+ * undisputed-claims rule's (`--claim-auto-resolve-days`).
+ */
 function claimResolutionOf(
-  base: Pick<ClaimResolutionDeps, 'db' | 'clock' | 'catalogue' | 'jobs' | 'files' | 'log' | 'undisputedDays'>,
+  base: Pick<ClaimResolutionDeps, 'db' | 'clock' | 'catalogue' | 'jobs' | 'files' | 'log'>,
   core: Pick<ClaimResolutionDeps, 'events' | 'billing'>,
+  options: Pick<ApplicationOptions, 'claimAutoResolveDays'>,
 ): ClaimResolutionService {
+  const undisputedDays = options.claimAutoResolveDays ?? 0
   const labRoom = createLabRoom({ clock: base.clock, catalogue: base.catalogue })
-  return createClaimResolutionService({ ...base, events: core.events, billing: core.billing, labRoom })
+  return createClaimResolutionService({ ...base, events: core.events, billing: core.billing, labRoom, undisputedDays })
 }
 
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
@@ -424,11 +429,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
   const claims = buildClaims(options, deps, core.events)
-  // Claims resolved by the operator (docs/claims.md#resolutions): the console and the command line.
-  const claimResolution = claimResolutionOf(
-    { db, clock, catalogue, jobs, files, log, undisputedDays: options.claimAutoResolveDays ?? 0 },
-    core,
-  )
+  const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
   return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
 }
 

@@ -143,3 +143,7 @@ export interface ClaimView {
   createdAt: string
   lastUpdated: string
 }
+
+/** How the Sandbox's simulated operator may decide a claim (POST /v4.0/sandbox/claims/{id}/advance). */
+export const SANDBOX_CLAIM_TARGETS = ['Resolved', 'Rejected'] as const
+export type SandboxClaimTarget = (typeof SANDBOX_CLAIM_TARGETS)[number]

@@ -33,6 +33,7 @@ import type { PrintFilesService } from '../services/print-files.service.ts'
 import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
 import type { SandboxService } from '../services/sandbox.service.ts'
+import type { SandboxClaimsService } from '../services/sandbox-claims.service.ts'
 import { isCsrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
 import type { WebhookRecoveryService } from '../services/webhook-recovery.service.ts'
@@ -164,6 +165,8 @@ export interface HttpServices {
   payments: PaymentsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
   sandbox: SandboxService | null
+  /** The Sandbox's simulated operator deciding claims (POST /sandbox/claims/{id}/advance): Sandbox only. */
+  sandboxClaims: SandboxClaimsService | null
   /** Stored files under their signed links (thumbnails, print files). */
   files: { store: ServedFiles; links: FileLinks; now: () => Date }
   /** Callback deliveries and the events feed. */
@@ -438,7 +441,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerAccountKeyRoutes(api, services.accounts)
       registerAccountBillingRoutes(api, services.invoices)
       registerAuditRoutes(api, services.audit)
-      if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders)
+      if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
       registerOpenApiDocumentRoutes(api, app, openApi)
     },
     { prefix: API_VERSION_PREFIX },

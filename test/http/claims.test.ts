@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import { MAX_EVIDENCE_BYTES } from '../../src/domain/claims.ts'
 import { imageBomb, photoJpeg, resolveClaimInTables, shippedOrder, uploadPhoto } from '../support/claims-h4.fixture.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { pipelineDriver } from '../support/pipeline-driver.ts'
+import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -272,6 +272,76 @@ for (const kind of databaseKinds) {
       const other = await t.createAccount()
       assert.equal((await post(`/v4.0/claims/${second.id}/retract`, {}, other.liveKey)).statusCode, 404)
       assert.equal((await get(`/v4.0/claims/${second.id}`, other.liveKey)).statusCode, 404)
+    })
+
+    test("the Sandbox's simulated operator decides a Sandbox claim on advance; Live has no such endpoint", async () => {
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({ items: [blackCanvasItem(images.url('canvas.jpg'))] }),
+        headers: { 'content-type': 'application/json' },
+      })
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId: string = json(created).order.id
+      const drive = pipelineDriver(t)
+      await drive.allocate(orderId)
+      await drive.render(orderId)
+      await drive.submit(orderId)
+      const shipped = await drive.ship(orderId)
+      for (const shipment of shipped.document.shipments) {
+        await t.app.services.pipeline.reportLab(orderId, shipment.id, {
+          kind: 'tracking',
+          events: [{ time: '2026-03-03T12:00:00.000Z', status: 'Delivered', description: 'Delivered' }],
+        })
+      }
+      const itemId = shipped.document.items[0]?.id as string
+      const claimIt = async () => {
+        const made = await t.sandbox({
+          method: 'POST',
+          url: `/v4.0/orders/${orderId}/claims`,
+          headers: { 'content-type': 'application/json' },
+          payload: { items: [{ itemId, category: 'MissingItem', description: 'Not in the parcel' }] },
+        })
+        assert.equal(made.statusCode, 201, made.body)
+        return json(made).claim.id as string
+      }
+      const advance = (claimId: string, body?: object, key?: string) =>
+        t.sandbox(
+          {
+            method: 'POST',
+            url: `/v4.0/sandbox/claims/${claimId}/advance`,
+            ...(body ? { payload: body, headers: { 'content-type': 'application/json' } } : {}),
+          },
+          key,
+        )
+      const first = await claimIt()
+      const resolved = await advance(first)
+      assert.equal(resolved.statusCode, 200, resolved.body)
+      assert.equal(json(resolved).outcome, 'Updated')
+      const claim = json(resolved).claim
+      assert.equal(claim.status, 'Resolved')
+      // No preference named: a Credit, with its credit note in the Sandbox series and the order's credits[].
+      assert.equal(claim.resolution.type, 'Credit')
+      assert.match(claim.resolution.creditNote, /^SBX-CN-/)
+      const order = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+      assert.deepEqual(
+        order.credits.map((credit: { claimId: string; reason: string }) => [credit.reason, credit.claimId]),
+        [['Claim', first]],
+      )
+      // Asked again: already there, unchanged.
+      assert.equal(json(await advance(first, { to: 'Resolved' })).outcome, 'Ok')
+      // Rejected, then asked to resolve: refused on status.
+      const second = await claimIt()
+      const rejected = json(await advance(second, { to: 'Rejected' })).claim
+      assert.equal(rejected.status, 'Rejected')
+      assert.equal(rejected.rejection.reason, "Rejected by the Sandbox's simulated operator")
+      const refused = await advance(second, { to: 'Resolved' })
+      assert.equal(refused.statusCode, 400)
+      assert.equal(failuresOf(refused).status?.[0].providedValue, 'Rejected')
+      // Another account's claim is unknown; Live has no such endpoint.
+      const other = await t.createAccount()
+      assert.equal((await advance(first, undefined, other.sandboxKey)).statusCode, 404)
+      assert.equal((await t.live({ method: 'POST', url: `/v4.0/sandbox/claims/${first}/advance` })).statusCode, 404)
     })
 
     test('an Idempotency-Key replays the claim made', async () => {

@@ -1,7 +1,9 @@
 // The Sandbox's own endpoints (docs/sandbox.md): an order's scenario, and advancing an order by the simulated
 // labs' steps. Served by the Sandbox server only.
 import { Type } from 'typebox'
+import { SANDBOX_CLAIM_TARGETS } from '../../domain/claims.ts'
 import { ADVANCE_TARGETS, SANDBOX_SCENARIOS } from '../../domain/sandbox-scenarios.ts'
+import { ClaimSchema } from './claims.schema.ts'
 import {
   CaseInsensitiveEnum,
   Nullable,
@@ -53,3 +55,29 @@ export const SandboxOrderResponseSchema = outcomeResponse('SandboxOrderResponse'
     }),
   ),
 })
+
+export const AdvanceClaimBodySchema = named(
+  'AdvanceClaimRequest',
+  Type.Object(
+    {
+      to: Type.Optional(
+        StringEnum(
+          SANDBOX_CLAIM_TARGETS,
+          "How the Sandbox's simulated operator decides the claim: Resolved (the merchant's preferredResolution, " +
+            'Credit when it named none; the default) or Rejected.',
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+)
+
+export const AdvanceClaimResponseSchema = outcomeResponse(
+  'AdvanceClaimResponse',
+  Outcome(
+    'AdvanceClaimOutcome',
+    ['Updated', 'Ok'] as const,
+    'Updated when the claim was decided now; Ok when it already was where `to` asks (the claim unchanged).',
+  ),
+  { claim: ClaimSchema },
+)
