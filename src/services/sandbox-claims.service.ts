@@ -5,8 +5,8 @@
 // below. Through the claim resolution service, like every decision: the same locks, rules and events.
 
 import type { ClaimView, SandboxClaimTarget } from '../domain/claims.ts'
-import { OperatorRefusal } from '../domain/operator-refusal.ts'
-import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { claimRefusalWords, OperatorRefusal } from '../domain/operator-refusal.ts'
+import { validationFailed } from '../domain/outcomes.ts'
 import type { Caller } from './accounts.service.ts'
 import type { ClaimResolutionService } from './claim-resolution.service.ts'
 import type { ClaimsService } from './claims.service.ts'
@@ -43,8 +43,15 @@ export function createSandboxClaimsService(deps: {
         return { claim: result.claim, changed: true }
       } catch (error) {
         // What the operator would be told (no lab for the reprint, nothing charged to refund), as the API says it.
-        if (error instanceof OperatorRefusal) throw new ServiceError('ValidationFailed', error.message)
-        throw error
+        if (!(error instanceof OperatorRefusal)) throw error
+        const words =
+          error.field === 'claim'
+            ? claimRefusalWords(error)
+            : `${claim.orderId} has nothing charged left to credit (${error.field}: ${error.reason})`
+        throw validationFailed(
+          { claimId: [{ code: 'InvalidValue', providedValue: claim.id, comparisonValue: words }] },
+          `Claim ${claim.id} cannot be decided so: ${words}`,
+        )
       }
     },
   }
