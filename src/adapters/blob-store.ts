@@ -126,11 +126,12 @@ export class FileSystemBlobStore implements BlobStore {
   async put(key: string, source: string | Buffer, _contentType: string): Promise<void> {
     const target = this.#path(key)
     const directory = dirname(target)
-    // A concurrent `delete` may remove the (then empty) directory between mkdir and creating the temp file;
-    // creating it again settles that race.
+    // A concurrent `delete` may remove the (then empty) directory between mkdir and creating the temp file, or
+    // prune a parent while mkdir creates the path one level at a time (mkdir then fails with ENOENT); creating it
+    // again settles either race.
     for (let attempt = 1; ; attempt++) {
-      await mkdir(directory, { recursive: true })
       try {
+        await mkdir(directory, { recursive: true })
         await this.#writeAtomically(target, source)
         return
       } catch (error) {
