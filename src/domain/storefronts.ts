@@ -52,16 +52,23 @@ export interface StorefrontFulfilment {
 
 /** A store's API answered with an error or could not be reached. */
 export class StorefrontError extends Error {
+  /** 429, 5xx and network failures: try again later (the outbox's retry schedule). */
+  readonly retryable: boolean
+  readonly status: number | null
+  /** The store's Retry-After, when it gave one. */
+  readonly retryAfterSeconds: number | null
+
   constructor(
     message: string,
-    /** 429, 5xx and network failures: try again later (the outbox's retry schedule). */
-    readonly retryable: boolean,
-    readonly status: number | null = null,
-    /** The store's Retry-After, when it gave one. */
-    readonly retryAfterSeconds: number | null = null,
+    retryable: boolean,
+    status: number | null = null,
+    retryAfterSeconds: number | null = null,
   ) {
     super(message)
     this.name = 'StorefrontError'
+    this.retryable = retryable
+    this.status = status
+    this.retryAfterSeconds = retryAfterSeconds
   }
 }
 
