@@ -12,6 +12,7 @@ import {
 } from '../../test/support/woocommerce-stand-in.ts'
 import { StorefrontError, type StorefrontFulfilment } from '../domain/storefronts.ts'
 import {
+  authorisedRequest,
   createWooCommerceStorefront,
   parseWooCommerceCancellation,
   retryAfterSeconds,
@@ -308,4 +309,23 @@ test('Retry-After: seconds, an HTTP date, or nothing readable', () => {
   assert.equal(retryAfterSeconds('Sun, 29 Nov 2026 19:00:00 GMT', now), 0, 'a past date is now')
   assert.equal(retryAfterSeconds('soon', now), null)
   assert.equal(retryAfterSeconds(undefined, now), null)
+})
+
+test('over https the key goes as HTTP Basic and the URL is left alone; over http it is signed, never sent', () => {
+  const key = { consumerKey: 'ck_abc', consumerSecret: 'cs_def' }
+  const https = authorisedRequest('PUT', 'https://shop.example.com/wp-json/wc/v3/orders/7', key, 1_800_000_000, 'n1')
+  assert.deepEqual(https, {
+    url: 'https://shop.example.com/wp-json/wc/v3/orders/7',
+    headers: { authorization: `Basic ${Buffer.from('ck_abc:cs_def').toString('base64')}` },
+  })
+  const http = authorisedRequest('PUT', 'http://127.0.0.1:9/wp-json/wc/v3/orders/7', key, 1_800_000_000, 'n1')
+  assert.deepEqual(http.headers, {})
+  const query = new URL(http.url).searchParams
+  assert.deepEqual(
+    [...query.keys()],
+    ['oauth_consumer_key', 'oauth_nonce', 'oauth_signature_method', 'oauth_timestamp', 'oauth_signature'],
+  )
+  assert.equal(query.get('oauth_consumer_key'), 'ck_abc')
+  assert.equal(query.get('oauth_timestamp'), '1800000000')
+  assert.ok(!http.url.includes('cs_def'))
 })

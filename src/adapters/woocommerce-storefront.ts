@@ -223,6 +223,24 @@ export function oauthSignedUrl(
   return `${url}?${normalised}&oauth_signature=${percentEncode(signature)}`
 }
 
+/**
+ * The URL and headers of a REST call carrying the key as WooCommerce takes it: HTTP Basic over https (the key and
+ * secret in the Authorization header), OAuth 1.0a over http (a signature in the query; the secret never sent).
+ */
+export function authorisedRequest(
+  method: string,
+  url: string,
+  credentials: { consumerKey: string; consumerSecret: string },
+  timestampSeconds: number,
+  nonce: string,
+): { url: string; headers: Record<string, string> } {
+  if (url.startsWith('https:')) {
+    const basic = Buffer.from(`${credentials.consumerKey}:${credentials.consumerSecret}`).toString('base64')
+    return { url, headers: { authorization: `Basic ${basic}` } }
+  }
+  return { url: oauthSignedUrl(method, url, credentials, timestampSeconds, nonce), headers: {} }
+}
+
 /** Seconds to wait from a Retry-After (seconds or an HTTP date); null when there is none or it is unreadable. */
 export function retryAfterSeconds(value: string | string[] | undefined, nowMs: number): number | null {
   const given = (Array.isArray(value) ? value[0] : value)?.trim()
@@ -291,19 +309,12 @@ export function createWooCommerceStorefront(options: WooCommerceStorefrontOption
     credentials: { consumerKey: string; consumerSecret: string },
   ): Promise<PostResult> {
     const target = new URL(url)
-    const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' }
-    let address = url
-    if (target.protocol === 'https:') {
-      const basic = Buffer.from(`${credentials.consumerKey}:${credentials.consumerSecret}`).toString('base64')
-      headers.authorization = `Basic ${basic}`
-    } else {
-      address = oauthSignedUrl(method, url, credentials, nowSeconds(), randomBytes(16).toString('hex'))
-    }
+    const signed = authorisedRequest(method, url, credentials, nowSeconds(), randomBytes(16).toString('hex'))
     let answer: PostResult
     try {
-      answer = await fetcher.post(address, JSON.stringify(body), {
+      answer = await fetcher.post(signed.url, JSON.stringify(body), {
         method,
-        headers,
+        headers: { accept: 'application/json', 'content-type': 'application/json', ...signed.headers },
         timeoutMs,
         maxResponseBytes: 16 * 1024,
       })
