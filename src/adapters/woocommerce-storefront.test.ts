@@ -286,6 +286,9 @@ describe('fulfil', () => {
     assert.match(unknown.message, /woocommerce_rest_shop_order_invalid_id/)
     const notAnId = await failure(woo.fulfil(store.credentials, { ...SHIPPED, externalOrderId: '../1042' }))
     assert.equal(notAnId.retryable, false)
+    const withQuery = { ...store.credentials, storeUrl: `${store.storeUrl}/?page=1` }
+    const badUrl = await failure(woo.fulfil(withQuery, SHIPPED))
+    assert.match(badUrl.message, /the channel's storeUrl must not have a query/)
   })
 
   test('a store on a private address is refused unless private addresses are allowed', async () => {

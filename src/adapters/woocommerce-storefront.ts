@@ -19,7 +19,7 @@ import {
   type StorefrontOrder,
   type StorefrontTopic,
 } from '../domain/storefronts.ts'
-import { wooCommerceApiUrl } from '../domain/woocommerce.ts'
+import { checkWooCommerceStoreUrl, wooCommerceApiUrl } from '../domain/woocommerce.ts'
 import { createSafeFetcher, DownloadError, type PostResult } from './safe-fetcher.ts'
 
 export { checkWooCommerceStoreUrl } from '../domain/woocommerce.ts'
@@ -339,12 +339,10 @@ export function createWooCommerceStorefront(options: WooCommerceStorefrontOption
     if (orderId === null) {
       throw new StorefrontError(`"${fulfilment.externalOrderId}" is not a WooCommerce order id`, false)
     }
-    try {
-      const parsed = new URL(credentials.storeUrl)
-      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error('not http(s)')
-    } catch {
-      throw new StorefrontError("the channel's storeUrl is not an http(s) URL", false)
-    }
+    // The channel's storeUrl was checked for its environment when it was saved; this is the check every environment
+    // shares (an http(s) URL without a query, which would break the OAuth signature's base URL).
+    const badUrl = checkWooCommerceStoreUrl(credentials.storeUrl, 'sandbox')
+    if (badUrl !== null) throw new StorefrontError(`the channel's ${badUrl}`, false)
     // Completed first, then the note: a retry after a failed note repeats a change that changes nothing (the order
     // is already completed, so WooCommerce sends no second email) rather than a note the customer was sent.
     await call(
