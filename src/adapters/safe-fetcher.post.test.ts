@@ -54,17 +54,18 @@ test('posts the body and headers to the URL exactly as given, and returns any st
       headers: { 'content-type': 'application/json', 'webhook-id': 'evt_1' },
       timeoutMs: 5000,
     })
-    assert.deepEqual(ok, { status: 204, body: '' })
+    assert.deepEqual({ status: ok.status, body: ok.body }, { status: 204, body: '' })
     const request = seen.at(-1)
     assert.equal(request?.method, 'POST')
     assert.equal(request?.url, '/hook?token=a%2Fb+c')
     assert.equal(request?.body, '{"a":1}')
     assert.equal(request?.headers['webhook-id'], 'evt_1')
     assert.equal(request?.headers['user-agent'], 'test-agent')
-    assert.deepEqual(await fetcher.post(`${base}/fail`, '{}', { headers: {}, timeoutMs: 5000 }), {
-      status: 500,
-      body: 'boom',
-    })
+    const failed = await fetcher.post(`${base}/fail`, '{}', { headers: {}, timeoutMs: 5000 })
+    assert.deepEqual({ status: failed.status, body: failed.body }, { status: 500, body: 'boom' })
+    assert.equal(typeof failed.headers.date, 'string', "the answer's headers come back too")
+    await fetcher.post(`${base}/put`, '{}', { method: 'PUT', headers: {}, timeoutMs: 5000 })
+    assert.equal(seen.at(-1)?.method, 'PUT', 'the method asked for is the one sent')
     const redirect = await fetcher.post(`${base}/redirect`, '{}', { headers: {}, timeoutMs: 5000 })
     assert.equal(redirect.status, 302, 'a redirect is an answer, not followed')
     assert.equal(seen.filter((entry) => entry.url === '/elsewhere').length, 0)

@@ -72,6 +72,8 @@ export interface SafeFetcher {
 }
 
 export interface PostOptions {
+  /** POST unless told otherwise (a storefront's REST API changes an order with PUT). */
+  method?: 'POST' | 'PUT'
   headers: Record<string, string>
   /** Time allowed for the whole exchange: connection, request and the answer's head and snippet. */
   timeoutMs: number
@@ -81,6 +83,8 @@ export interface PostOptions {
 
 export interface PostResult {
   status: number
+  /** The answer's headers (names in lower case), e.g. a Retry-After. */
+  headers: Record<string, string | string[] | undefined>
   /** The start of the answer's body, as UTF-8 text. */
   body: string
 }
@@ -396,7 +400,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       const response = await agent.request({
         origin: target.origin,
         path: target.path,
-        method: 'POST',
+        method: postOptions.method ?? 'POST',
         headers: { 'user-agent': userAgent, ...postOptions.headers },
         body,
         signal: timeout.signal,
@@ -408,7 +412,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         if (head.length >= maxResponseBytes) break
       }
       if (head.length >= maxResponseBytes) discard(response.body)
-      return { status: response.statusCode, body: head.toString('utf8') }
+      return { status: response.statusCode, headers: response.headers, body: head.toString('utf8') }
     } catch (error) {
       if (error instanceof DownloadError) throw error
       const forbidden = findForbidden(error)
