@@ -9,10 +9,15 @@
 //   CMYK lab: FOGRA39, relative colorimetric with black-point compensation);
 // - sRGB / CMYK JPEG: the print file as encoded (quality 95, 4:4:4, no Huffman optimisation, no mozjpeg);
 // - preview: the print-file preview made from that file (decoded at 1/8, to sRGB, 800 px, quality 80);
-// then the whole renderPrintFile of both print files of an order (the poster and the canvas, wrap Black) per colour.
+// then the whole renderPrintFile of both print files of an order (the poster and the canvas, wrap Black) per colour;
+// then the alternatives to lcms's conversion that were tried for the poster (bench/cmyk-lut.ts): a 52-point lookup
+// table applied in JavaScript, the pixels handed back to sharp in a CMYK TIFF (into a fresh buffer each time, as a
+// renderer would, or into one kept between renders), the conversion made at the photo's own 12 MP before the
+// resize, and what a fresh full-size buffer costs on its own (page faults). Run with
+// GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to see the same with glibc's large blocks on transparent huge pages.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import sharp from 'sharp'
+import sharp, { type JpegOptions, type Sharp } from 'sharp'
 import {
   createImageRenderer,
   DEFAULT_PREVIEW_EDGE,
@@ -28,6 +33,7 @@ import { printFileDpi } from '../src/domain/print-files.ts'
 import { printAreaRequestOf } from '../src/domain/print-geometry.ts'
 import type { LabColour } from '../src/domain/print-specs.ts'
 import { cameraLikeJpeg } from './bench-support.ts'
+import { applyCmykLut, buildCmykLut, cmykTiff } from './cmyk-lut.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
 const CMYK_LAB = 'de1'
@@ -109,6 +115,7 @@ async function main(): Promise<void> {
     await renderer.renderPrintFile(canvas, { ...canvasFile, ...lab })
   }
   const whole = { srgb: await cpuMs(order()), cmyk: await cpuMs(order(colour)) }
+  const alternatives = await measureAlternatives(poster, geometry, profile, jpeg)
 
   const ms = (value: number) => value.toFixed(0)
   const row = (name: string, s: number, c: number) => `| ${name} | ${ms(s)} | ${ms(c)} | ${ms(c - s)} |`
@@ -126,8 +133,125 @@ async function main(): Promise<void> {
     '',
     `Print file bytes: sRGB ${files.srgb.length}, CMYK ${files.cmyk.length}. ` +
       `CMYK / sRGB for an order's print files: ${(whole.cmyk / whole.srgb).toFixed(2)}x.`,
+    '',
+    `Alternatives for the poster's CMYK print file (GLIBC_TUNABLES=${process.env.GLIBC_TUNABLES ?? 'unset'}):`,
+    '',
+    '| poster (rounds interleaved) | CPU ms | vs the sRGB print file |',
+    '|---|---:|---:|',
+    ...alternatives.rows.map(
+      ([name, value]) => `| ${name} | ${ms(value)} | ${(value / (alternatives.rows[0]?.[1] ?? 1)).toFixed(2)}x |`,
+    ),
+    '',
+    alternatives.accuracy,
   ]
   process.stdout.write(`${lines.join('\n')}\n`)
+}
+
+type Pipeline = () => Sharp
+
+/** The poster's CMYK print file made the other ways tried (bench/cmyk-lut.ts), and the table's agreement with lcms. */
+async function measureAlternatives(
+  poster: Buffer,
+  geometry: Pipeline,
+  profile: string,
+  jpeg: JpegOptions,
+): Promise<{ rows: [string, number][]; accuracy: string }> {
+  const [width, height] = [4800, 7200]
+  const icc = await readFile(profile)
+  const lut = await buildCmykLut(profile)
+  const kept = cmykTiff(width, height, icc)
+  const fromTiff = (file: Buffer) =>
+    sharp(file, { limitInputPixels: false })
+      .pipelineColourspace('cmyk')
+      .toColourspace('cmyk')
+      .keepIccProfile()
+      .jpeg(jpeg)
+      .toBuffer()
+  const viaLut = async (container: { file: Buffer; pixels: Uint32Array }) => {
+    const rgb = await geometry().toColourspace('srgb').raw().toBuffer()
+    applyCmykLut(lut, rgb, container.pixels, width * height)
+    return fromTiff(container.file)
+  }
+  const rgb = await geometry().toColourspace('srgb').raw().toBuffer()
+  const lcms = await sharp(rgb, { raw: { width, height, channels: 3 } })
+    .toColourspace('srgb')
+    .withIccProfile(profile)
+    .raw()
+    .toBuffer()
+  applyCmykLut(lut, rgb, kept.pixels, width * height)
+  const table = new Uint8Array(kept.pixels.buffer, kept.pixels.byteOffset, width * height * 4)
+  let largest = 0
+  let withinOne = 0
+  for (let at = 0; at < lcms.length; at++) {
+    const difference = Math.abs((table[at] as number) - (lcms[at] as number))
+    largest = Math.max(largest, difference)
+    if (difference <= 1) withinOne++
+  }
+  const [first, second] = [await viaLut(kept), await viaLut(kept)]
+  const embedded = (await sharp(first).metadata()).icc?.equals(icc)
+  const cases: [string, () => Promise<unknown>][] = [
+    ['sRGB print file (the renderer today): geometry, colour, JPEG', () => viaSrgb(geometry, jpeg)],
+    ['CMYK print file, lcms in libvips (the renderer today)', () => viaLcms(geometry, profile, jpeg)],
+    ['CMYK, lookup table in JavaScript, a fresh TIFF buffer each time', () => viaLut(cmykTiff(width, height, icc))],
+    ['CMYK, lookup table in JavaScript, one TIFF buffer kept between renders', () => viaLut(kept)],
+    [
+      '  of which: geometry to raw RGB (a fresh 104 MB buffer)',
+      () => geometry().toColourspace('srgb').raw().toBuffer(),
+    ],
+    [
+      '  of which: the table applied (34.6 MP, kept output)',
+      async () => applyCmykLut(lut, rgb, kept.pixels, width * height),
+    ],
+    ['  of which: the TIFF to a CMYK JPEG, profile kept', () => fromTiff(kept.file)],
+    ["CMYK, lcms at the photo's 12 MP, then the resize in CMYK", () => sourceFirst(poster, profile, jpeg)],
+    ['writing a fresh 138 MB buffer', async () => Buffer.allocUnsafe(width * height * 4).fill(1)],
+    ['writing a kept 138 MB buffer', async () => kept.pixels.fill(0x01010101)],
+  ]
+  // Rounds interleaved across the cases, so a change in the machine's load weighs on all of them alike.
+  const least = cases.map(() => Number.POSITIVE_INFINITY)
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, [, task]] of cases.entries()) {
+      const before = process.cpuUsage()
+      await task()
+      const used = process.cpuUsage(before)
+      least[index] = Math.min(least[index] as number, (used.user + used.system) / 1000)
+    }
+  }
+  const rows = cases.map(([name], index): [string, number] => [name, least[index] as number])
+  const share = ((withinOne / lcms.length) * 100).toFixed(2)
+  const accuracy =
+    `The table against lcms, 4800 x 7200 x 4 channel values: largest difference ${largest}, ${share}% within 1; ` +
+    `profile embedded: ${embedded}; the same bytes twice: ${first.equals(second)}.`
+  return { rows, accuracy }
+}
+
+function viaSrgb(geometry: Pipeline, jpeg: JpegOptions): Promise<Buffer> {
+  return geometry().toColourspace('srgb').withIccProfile('srgb').jpeg(jpeg).toBuffer()
+}
+
+function viaLcms(geometry: Pipeline, profile: string, jpeg: JpegOptions): Promise<Buffer> {
+  return geometry().toColourspace('srgb').withIccProfile(profile).jpeg(jpeg).toBuffer()
+}
+
+/**
+ * The conversion at the source's resolution, before the resize: an uncompressed CMYK TIFF between two sharp
+ * pipelines, the second resizing in CMYK (not the renderer's order: shown for its cost only).
+ */
+async function sourceFirst(poster: Buffer, profile: string, jpeg: JpegOptions): Promise<Buffer> {
+  const tiff = await sharp(poster, { failOn: 'truncated' })
+    .autoOrient()
+    .flatten({ background: '#ffffff' })
+    .toColourspace('srgb')
+    .withIccProfile(profile)
+    .tiff({ compression: 'none' })
+    .toBuffer()
+  return sharp(tiff, { limitInputPixels: false })
+    .pipelineColourspace('cmyk')
+    .resize({ width: 4800, height: 7200, fit: 'fill' })
+    .toColourspace('cmyk')
+    .keepIccProfile()
+    .jpeg(jpeg)
+    .toBuffer()
 }
 
 await main()
