@@ -41,6 +41,8 @@ import {
   createClaimResolutionService,
 } from '../services/claim-resolution.service.ts'
 import { createClaimsService } from '../services/claims.service.ts'
+import { createMissingParcelsService } from '../services/missing-parcels.service.ts'
+import { createSandboxClaimsService } from '../services/sandbox-claims.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
@@ -428,9 +430,32 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  const claims = buildClaims(options, deps, core.events)
+  const claims = buildClaims(options, deps, core.events, core.pipelineSettings.simulatedLabStepSeconds)
   const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
+  // The missing-parcel rule (`--missing-parcel-reprint-days`): claims made by printroute, reprinted as the operator would.
+  const missingParcels = createMissingParcelsService({
+    db,
+    clock,
+    jobs,
+    events: core.events,
+    claimResolution,
+    log,
+    reprintDays: options.missingParcelReprintDays ?? 0,
+    ...(options.claimWindowDays !== undefined ? { windowDays: options.claimWindowDays } : {}),
+  })
+  // The Sandbox's simulated operator: on advance, and by itself for the claimsResolved and claimsRejected scenarios.
+  const sandboxClaims = createSandboxClaimsService({ db, claims, claimResolution, log })
+  return {
+    ...services,
+    shipmentMoves,
+    orderOperations,
+    adminViews,
+    attention,
+    claims,
+    claimResolution,
+    missingParcels,
+    sandboxClaims,
+  }
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */
@@ -438,6 +463,7 @@ function buildClaims(
   options: ApplicationOptions,
   deps: ServiceDeps,
   events: ReturnType<typeof createOrderEventsService>,
+  simulatedOperatorSeconds: number,
 ) {
   return createClaimsService({
     db: options.db,
@@ -447,6 +473,7 @@ function buildClaims(
     files: deps.files,
     normaliseImage: (input) => normaliseEvidenceImage(input),
     ...(options.claimWindowDays !== undefined ? { windowDays: options.claimWindowDays } : {}),
+    simulatedOperatorSeconds,
   })
 }
 
