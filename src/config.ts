@@ -5,8 +5,8 @@
 // variables, which win over defaults.
 import { resolve } from 'node:path'
 import bytes from 'bytes-iec'
-import { parseDurationSeconds } from './domain/duration.ts'
 import { MAX_MISSING_PARCEL_REPRINT_DAYS } from './domain/claim-rules.ts'
+import { parseDurationSeconds } from './domain/duration.ts'
 import { DEFAULT_EVENT_VENDOR, EVENT_VENDOR_PATTERN } from './domain/order-events.ts'
 import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit } from './domain/rate-limit.ts'
 
@@ -316,7 +316,7 @@ export const SETTINGS = {
       'The missing-parcel rule ([claims.md](claims.md#automatic-rules)): a shipment that shipped with tracking and ' +
       'has no `Delivered` scan this many days after its estimated delivery is reported missing by printroute itself ' +
       '(a `PackageMissing` claim, audit actor `system`) and reprinted without review, hourly, in both environments. ' +
-      '`0` (the default) leaves missing parcels to merchants\' claims; 10 is the usual choice. 0 to 60; a parcel ' +
+      "`0` (the default) leaves missing parcels to merchants' claims; 10 is the usual choice. 0 to 60; a parcel " +
       'whose claim window (`--claim-window-days`) has closed is left alone.',
     commands: PROCESS_COMMANDS,
     parse: (text: string) => {

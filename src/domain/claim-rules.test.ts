@@ -161,6 +161,7 @@ test('the missing-parcel rule is due N whole days after the estimated delivery e
   assert.equal(missingParcelRuleDue(shipment('shp_1', ['ori_1']), 10, 30, at), false, 'no tracking')
   assert.equal(missingParcelRuleDue({ ...tracked, deliveryStatus: 'Delivered' }, 10, 30, at), false)
   assert.equal(missingParcelRuleDue({ ...tracked, deliveryStatus: 'InTransit' }, 10, 30, at), true)
+  assert.equal(missingParcelRuleDue({ ...tracked, deliveryStatus: 'Returned' }, 10, 30, at), false, 'came back')
   assert.equal(missingParcelRuleDue({ ...tracked, cancelled: true }, 10, 30, at), false)
   assert.equal(missingParcelRuleDue({ ...tracked, status: 'Processing' }, 10, 30, at), false)
 })

@@ -10,14 +10,14 @@ import type { ClaimResolutionService } from '../services/claim-resolution.servic
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
-import type { MissingParcelsService } from '../services/missing-parcels.service.ts'
-import type { SandboxClaimsService } from '../services/sandbox-claims.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
+import type { MissingParcelsService } from '../services/missing-parcels.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
 import type { PreflightService } from '../services/print-files/preflight.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
+import type { SandboxClaimsService } from '../services/sandbox-claims.service.ts'
 
 /** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
 export const SCHEDULED_JOBS = {
@@ -242,7 +242,8 @@ export function buildScheduledJobRegistry(
         if (resolved > 0)
           report({ resolved }, 'resolved claims their labs did not dispute, as their merchants preferred')
         const reprinted = await services.missingParcels.applyMissingParcelRule()
-        if (reprinted > 0) report({ reprinted }, 'reprinted parcels with no Delivered scan past their estimated delivery')
+        if (reprinted > 0)
+          report({ reprinted }, 'reprinted parcels with no Delivered scan past their estimated delivery')
       },
       concurrency: 1,
       // The next run, an hour later, is the retry; a resolved claim is never resolved again, and a parcel the

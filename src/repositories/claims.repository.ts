@@ -295,7 +295,8 @@ export interface MissingParcelCandidate {
 
 /**
  * Shipments the missing-parcel rule (docs/claims.md#automatic-rules) may report: with their lab as `shipped`, of an
- * order not cancelled, its shipment `Shipped` with a tracking number and no `Delivered` status, whose estimated
+ * order not cancelled, its shipment `Shipped` (not cancelled) with a tracking number and no `Delivered` or
+ * `Returned` status, whose estimated
  * delivery's last day (its dispatch date without an estimate) is from `dueFrom` to `dueTo` (YYYY-MM-DD, both
  * inclusive), and that no claim ever named (claim_items: a missing parcel's claim has a row per item too) (a merchant's claim on any of its items, or a missing parcel's, in any
  * state, says someone already looked at it). Oldest shipments first, at most `limit`. The service checks each again
@@ -314,7 +315,8 @@ export async function listMissingParcelCandidates(
         AND o.stage <> 'Cancelled'
         AND s.shipment ->> 'id' = 'shp_' || j.shipment_id::text
         AND s.shipment ->> 'status' = 'Shipped'
-        AND COALESCE(s.shipment ->> 'deliveryStatus', '') <> 'Delivered'
+        AND COALESCE(s.shipment ->> 'cancelled', 'false') = 'false'
+        AND COALESCE(s.shipment ->> 'deliveryStatus', '') NOT IN ('Delivered', 'Returned')
         AND COALESCE(s.shipment -> 'tracking' ->> 'number', '') <> ''
         AND left(COALESCE(s.shipment -> 'estimatedDelivery' ->> 'to', s.shipment ->> 'dispatchDate'), 10)
             BETWEEN $1 AND $2

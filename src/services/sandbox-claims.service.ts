@@ -45,7 +45,7 @@ export function createSandboxClaimsService(deps: {
   return {
     async decideByScenario(claimId) {
       const claim = await readClaim(deps.db, parseId('clm', claimId) ?? 0)
-      if (!claim || claim.environment !== 'sandbox' || claim.status !== 'Pending') return false
+      if (claim?.environment !== 'sandbox' || claim.status !== 'Pending') return false
       const order = await readOrder(deps.db, claim.orderNumber)
       const to = simulatedClaimDecision(order?.sandboxScenario ?? null)
       if (!to) return false

@@ -78,7 +78,12 @@ for (const kind of databaseKinds) {
       const [shipment] = before.shipments
       // Another parcel arrived: its carrier scanned it Delivered.
       moveClockTo(new Date('2026-03-03T12:00:00Z').getTime())
-      const scan = { time: t.clock.now().toISOString(), status: 'Delivered', description: 'Delivered', location: 'London' }
+      const scan = {
+        time: t.clock.now().toISOString(),
+        status: 'Delivered',
+        description: 'Delivered',
+        location: 'London',
+      }
       await t.app.services.pipeline.reportLab(delivered.orderId, delivered.shipmentId, {
         kind: 'tracking',
         events: [scan as any],
@@ -138,7 +143,8 @@ for (const kind of databaseKinds) {
         ['claim.resolved', 'system'],
       ])
       const created = entries.find((entry) => entry.action === 'claim.created')
-      assert.equal((created?.after as any).shipmentId, missing.shipmentId)
+      assert.ok(created)
+      assert.equal((created.after as any).shipmentId, missing.shipmentId)
 
       // The delivered parcel and the one claimed for are left alone; a second run does nothing more.
       assert.deepEqual(await claimsOf('live', delivered.orderId), [])
