@@ -430,32 +430,32 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  const claims = buildClaims(options, deps, core.events, core.pipelineSettings.simulatedLabStepSeconds)
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, ...claimServicesOf(options, deps, core) }
+}
+
+/**
+ * Claims and who decides them: the merchants' claims, the operator's decisions (and the undisputed-claims rule), the
+ * missing-parcel rule (`--missing-parcel-reprint-days`: claims made by printroute, reprinted as the operator would),
+ * and the Sandbox's simulated operator (on advance, and by itself for the scenarios claimsResolved, claimsRejected).
+ */
+function claimServicesOf(options: ApplicationOptions, deps: ServiceDeps, core: ReturnType<typeof buildCoreServices>) {
+  const { db } = options
+  const { catalogue, clock, jobs, files, log } = deps
+  const events = core.events
+  const claims = buildClaims(options, deps, events, core.pipelineSettings.simulatedLabStepSeconds)
   const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
-  // The missing-parcel rule (`--missing-parcel-reprint-days`): claims made by printroute, reprinted as the operator would.
   const missingParcels = createMissingParcelsService({
     db,
     clock,
     jobs,
-    events: core.events,
+    events,
     claimResolution,
     log,
     reprintDays: options.missingParcelReprintDays ?? 0,
     ...(options.claimWindowDays !== undefined ? { windowDays: options.claimWindowDays } : {}),
   })
-  // The Sandbox's simulated operator: on advance, and by itself for the claimsResolved and claimsRejected scenarios.
   const sandboxClaims = createSandboxClaimsService({ db, claims, claimResolution, log })
-  return {
-    ...services,
-    shipmentMoves,
-    orderOperations,
-    adminViews,
-    attention,
-    claims,
-    claimResolution,
-    missingParcels,
-    sandboxClaims,
-  }
+  return { claims, claimResolution, missingParcels, sandboxClaims }
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */
