@@ -5,6 +5,7 @@
 // variables, which win over defaults.
 import { resolve } from 'node:path'
 import bytes from 'bytes-iec'
+import { MAX_MISSING_PARCEL_REPRINT_DAYS } from './domain/claim-rules.ts'
 import { parseDurationSeconds } from './domain/duration.ts'
 import { DEFAULT_EVENT_VENDOR, EVENT_VENDOR_PATTERN } from './domain/order-events.ts'
 import { DEFAULT_RATE_LIMIT_TEXT, parseRateLimit } from './domain/rate-limit.ts'
@@ -302,6 +303,27 @@ export const SETTINGS = {
     parse: (text: string) => {
       const days = Number(text)
       if (!/^[0-9]{1,2}$/.test(text) || days > 30) throw new Error(`must be 0 to 30 days, got "${text}"`)
+      return days
+    },
+  },
+  missingParcelReprintDays: {
+    flag: 'missing-parcel-reprint-days',
+    placeholder: 'DAYS',
+    env: 'PRINTROUTE_MISSING_PARCEL_REPRINT_DAYS',
+    default: '0',
+    help: 'reprint a parcel with no Delivered scan DAYS after its estimated delivery, without review (0: never)',
+    docs:
+      'The missing-parcel rule ([claims.md](claims.md#automatic-rules)): a shipment that shipped with tracking and ' +
+      'has no `Delivered` scan this many days after its estimated delivery is reported missing by printroute itself ' +
+      '(a `PackageMissing` claim, audit actor `system`) and reprinted without review, hourly, in both environments. ' +
+      "`0` (the default) leaves missing parcels to merchants' claims; 10 is the usual choice. 0 to 60; a parcel " +
+      'whose claim window (`--claim-window-days`) has closed is left alone.',
+    commands: PROCESS_COMMANDS,
+    parse: (text: string) => {
+      const days = Number(text)
+      if (!/^[0-9]{1,2}$/.test(text) || days > MAX_MISSING_PARCEL_REPRINT_DAYS) {
+        throw new Error(`must be 0 to ${MAX_MISSING_PARCEL_REPRINT_DAYS} days, got "${text}"`)
+      }
       return days
     },
   },

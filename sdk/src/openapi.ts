@@ -1453,7 +1453,7 @@ export interface components {
              * @description Sandbox settings only (absent on Live): the scenario new Sandbox orders take when they name none (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            sandboxScenario?: "downloadFails" | "downloadFlaky" | "preflightFails" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
+            sandboxScenario?: "downloadFails" | "downloadFlaky" | "preflightFails" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | "claimsResolved" | "claimsRejected" | null;
             /**
              * @description This environment's: an order whose address has a problem that stops delivery is created with the issue order.recipient.AddressUnverified (warn, the default) or refused with 400 ValidationFailed (refuse); off checks no address. Problems that do not stop delivery are advisories on the order in warn and refuse.
              * @enum {string}
@@ -1475,7 +1475,7 @@ export interface components {
             rotateSigningSecret?: boolean;
             /** @description With rotateSigningSecret: how long the old secret keeps signing too (default 86400). */
             signingSecretOverlapSeconds?: number;
-            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, preflightFails, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual (any letter case). */
+            /** @description Sandbox key only: the scenario new Sandbox orders take when they name none (docs/sandbox.md); null for none. One of downloadFails, downloadFlaky, preflightFails, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual, claimsResolved, claimsRejected (any letter case). */
             sandboxScenario?: string | null;
             /** @description This environment's, for an address with a problem that stops delivery: warn (create the order with the issue order.recipient.AddressUnverified), refuse (400 ValidationFailed naming each field and its suggestion) or off (check no address). One of warn, refuse, off (any letter case). */
             addressValidation?: string;
@@ -1678,7 +1678,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "lab.statementIssued" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved" | "order.cancelled" | "order.refunded" | "order.downloadRetried" | "order.released" | "order.noteAdded" | "claim.resolved" | "claim.rejected";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "lab.statementIssued" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved" | "order.cancelled" | "order.refunded" | "order.downloadRetried" | "order.released" | "order.noteAdded" | "claim.created" | "claim.resolved" | "claim.rejected";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}
@@ -3431,7 +3431,7 @@ export interface components {
              * @description The scenario the order was created with (docs/sandbox.md), or null.
              * @enum {string|null}
              */
-            scenario: "downloadFails" | "downloadFlaky" | "preflightFails" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | null;
+            scenario: "downloadFails" | "downloadFlaky" | "preflightFails" | "labRejects" | "outOfStock" | "paymentRequired" | "splitShipments" | "partialShipment" | "returned" | "deliveryFailed" | "lateDelivery" | "manual" | "claimsResolved" | "claimsRejected" | null;
             /** @description Why a plain advance would be refused now; null when it would move the order. */
             cannotAdvance: string | null;
         };
@@ -3904,7 +3904,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, preflightFails, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
+                /** @description Sandbox only: the test scenario the order takes (docs/sandbox.md), one of downloadFails, downloadFlaky, preflightFails, labRejects, outOfStock, paymentRequired, splitShipments, partialShipment, returned, deliveryFailed, lateDelivery, manual, claimsResolved, claimsRejected; wins over metadata.sandboxScenario. Live ignores it and answers with a Warning header. */
                 "x-sandbox-scenario"?: string;
                 /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
                 "Idempotency-Key"?: string;

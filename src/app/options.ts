@@ -118,6 +118,8 @@ export interface ApplicationOptions {
   claimWindowDays?: number
   /** Days after which an undisputed claim is resolved as its merchant preferred (`--claim-auto-resolve-days`); 0: never. */
   claimAutoResolveDays?: number
+  /** Days after its estimated delivery a parcel with no Delivered scan is reprinted (`--missing-parcel-reprint-days`); 0: never. */
+  missingParcelReprintDays?: number
   /** How long each readiness check (GET /readyz) may take; 2 s by default. */
   readinessTimeoutMs?: number
 }

@@ -49,6 +49,7 @@ import { createLabClaimsService } from '../services/labs/lab-claims.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
 import { createLabQualitySource } from '../services/labs/lab-quality.service.ts'
 import { createLabsService } from '../services/labs/labs.service.ts'
+import { createMissingParcelsService } from '../services/missing-parcels.service.ts'
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
 import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
@@ -66,6 +67,7 @@ import { createPrintFilesService } from '../services/print-files.service.ts'
 import { createProductsService } from '../services/products.service.ts'
 import { createQuotesService } from '../services/quotes.service.ts'
 import { createSandboxService } from '../services/sandbox.service.ts'
+import { createSandboxClaimsService } from '../services/sandbox-claims.service.ts'
 import { createSessionsService } from '../services/sessions.service.ts'
 import { createShipmentMovesService } from '../services/shipment-moves.service.ts'
 import { createSpineService } from '../services/spine.service.ts'
@@ -428,9 +430,32 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  const claims = buildClaims(options, deps, core.events)
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, ...claimServicesOf(options, deps, core) }
+}
+
+/**
+ * Claims and who decides them: the merchants' claims, the operator's decisions (and the undisputed-claims rule), the
+ * missing-parcel rule (`--missing-parcel-reprint-days`: claims made by printroute, reprinted as the operator would),
+ * and the Sandbox's simulated operator (on advance, and by itself for the scenarios claimsResolved, claimsRejected).
+ */
+function claimServicesOf(options: ApplicationOptions, deps: ServiceDeps, core: ReturnType<typeof buildCoreServices>) {
+  const { db } = options
+  const { catalogue, clock, jobs, files, log } = deps
+  const events = core.events
+  const claims = buildClaims(options, deps, events, core.pipelineSettings.simulatedLabStepSeconds)
   const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
+  const missingParcels = createMissingParcelsService({
+    db,
+    clock,
+    jobs,
+    events,
+    claimResolution,
+    log,
+    reprintDays: options.missingParcelReprintDays ?? 0,
+    ...(options.claimWindowDays !== undefined ? { windowDays: options.claimWindowDays } : {}),
+  })
+  const sandboxClaims = createSandboxClaimsService({ db, claims, claimResolution, log })
+  return { claims, claimResolution, missingParcels, sandboxClaims }
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */
@@ -438,6 +463,7 @@ function buildClaims(
   options: ApplicationOptions,
   deps: ServiceDeps,
   events: ReturnType<typeof createOrderEventsService>,
+  simulatedOperatorSeconds: number,
 ) {
   return createClaimsService({
     db: options.db,
@@ -447,6 +473,7 @@ function buildClaims(
     files: deps.files,
     normaliseImage: (input) => normaliseEvidenceImage(input),
     ...(options.claimWindowDays !== undefined ? { windowDays: options.claimWindowDays } : {}),
+    simulatedOperatorSeconds,
   })
 }
 

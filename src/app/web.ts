@@ -29,7 +29,6 @@ import {
   consoleRevenueOf,
   consoleShipmentMovesOf,
 } from '../services/operator/console-sections.ts'
-import { createSandboxClaimsService } from '../services/sandbox-claims.service.ts'
 import { dashboardPageViewOfThisCall } from '../web/kit/api-client.ts'
 import { registerLabPortal } from '../web/labs/lab-portal.plugin.ts'
 import { registerDashboard } from '../web/merchant/dashboard.plugin.ts'
@@ -86,10 +85,7 @@ export async function buildServers(
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     sandbox: environment === 'sandbox' ? services.sandbox : null,
-    sandboxClaims:
-      environment === 'sandbox'
-        ? createSandboxClaimsService({ claims: services.claims, claimResolution: services.claimResolution })
-        : null,
+    sandboxClaims: environment === 'sandbox' ? services.sandboxClaims : null,
     files: { store: services.files, links: fileLinks, now },
     callbacks: services.callbacks,
     webhooks: services.webhooks,

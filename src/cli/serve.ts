@@ -49,6 +49,7 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     quoteLifetimeSeconds: settings.quoteLifetimeSeconds,
     claimWindowDays: settings.claimWindowDays,
     claimAutoResolveDays: settings.claimAutoResolveDays,
+    missingParcelReprintDays: settings.missingParcelReprintDays,
   }
 }
 

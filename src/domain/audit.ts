@@ -68,6 +68,7 @@ export const AUDIT_ACTIONS = [
   'order.downloadRetried',
   'order.released',
   'order.noteAdded',
+  'claim.created',
   'claim.resolved',
   'claim.rejected',
 ] as const

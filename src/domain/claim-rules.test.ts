@@ -4,7 +4,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { tier } from '../../test/support/tiers.ts'
-import { type ClaimFacts, itemClaimDeadline, missingParcelWindow, planClaim, retractRefusal } from './claim-rules.ts'
+import {
+  type ClaimFacts,
+  itemClaimDeadline,
+  missingParcelRuleDue,
+  missingParcelWindow,
+  planClaim,
+  retractRefusal,
+} from './claim-rules.ts'
 import type { OrderDocument, Shipment } from './order.ts'
 
 tier('pure')
@@ -140,4 +147,21 @@ test('only a Pending claim may be retracted', () => {
       status: [{ code: 'InvalidValue', providedValue: status, validValues: ['Pending'] }],
     })
   }
+})
+
+test('the missing-parcel rule is due N whole days after the estimated delivery ended, until the claim window closes', () => {
+  const tracked = shipment('shp_1', ['ori_1'], { tracking: { number: 'T1', url: 'https://tracking.example.com/1' } })
+  // The estimate ends 2026-03-06: the parcel is missing from 03-07 00:00, the rule's 10 days end 03-17 00:00.
+  assert.equal(missingParcelRuleDue(tracked, 10, 30, new Date('2026-03-16T23:59:59Z')), false)
+  assert.equal(missingParcelRuleDue(tracked, 10, 30, new Date('2026-03-17T00:00:00Z')), true)
+  // The claim window (30 days from 03-07) closed: left alone.
+  assert.equal(missingParcelRuleDue(tracked, 10, 30, new Date('2026-04-06T00:00:01Z')), false)
+  const at = new Date('2026-03-20T00:00:00Z')
+  assert.equal(missingParcelRuleDue(tracked, 0, 30, at), false, 'switched off')
+  assert.equal(missingParcelRuleDue(shipment('shp_1', ['ori_1']), 10, 30, at), false, 'no tracking')
+  assert.equal(missingParcelRuleDue({ ...tracked, deliveryStatus: 'Delivered' }, 10, 30, at), false)
+  assert.equal(missingParcelRuleDue({ ...tracked, deliveryStatus: 'InTransit' }, 10, 30, at), true)
+  assert.equal(missingParcelRuleDue({ ...tracked, deliveryStatus: 'Returned' }, 10, 30, at), false, 'came back')
+  assert.equal(missingParcelRuleDue({ ...tracked, cancelled: true }, 10, 30, at), false)
+  assert.equal(missingParcelRuleDue({ ...tracked, status: 'Processing' }, 10, 30, at), false)
 })

@@ -94,6 +94,30 @@ export function missingParcelWindow(shipment: Shipment, windowDays: number): { f
   return { from, to: new Date(from.getTime() + windowDays * DAY_MS) }
 }
 
+/** The largest `--missing-parcel-reprint-days`: beyond it the claim window (at most a year) has long closed. */
+export const MAX_MISSING_PARCEL_REPRINT_DAYS = 60
+
+/**
+ * The missing-parcel rule (docs/claims.md#automatic-rules): whether printroute reports this parcel missing by itself
+ * now. A shipment that shipped with tracking, is not cancelled and has no `Delivered` (nor `Returned`) scan, `reprintDays` whole days
+ * after its estimated delivery was over (missingParcelWindow's `from`), while a merchant could still claim for it
+ * (before the window's end): a parcel whose window closed is left alone, as a merchant's claim would be refused.
+ */
+export function missingParcelRuleDue(shipment: Shipment, reprintDays: number, windowDays: number, now: Date): boolean {
+  if (reprintDays <= 0 || shipment.cancelled || shipment.status !== 'Shipped' || !shipment.tracking) return false
+  if (shipment.deliveryStatus === 'Delivered' || shipment.deliveredAt) return false
+  // A parcel its carrier brought back is not lost: sent again to the same address it would likely come back too.
+  if (shipment.deliveryStatus === 'Returned') return false
+  const window = missingParcelWindow(shipment, windowDays)
+  if (!window) return false
+  return now.getTime() >= window.from.getTime() + reprintDays * DAY_MS && now <= window.to
+}
+
+/** The description of a claim the missing-parcel rule makes (the merchant sees it on the claim). */
+export function missingParcelRuleDescription(reprintDays: number): string {
+  return `Reported by printroute: no Delivered scan ${reprintDays} days after the estimated delivery`
+}
+
 function checkEvidence(
   ids: readonly string[],
   path: string,

@@ -57,6 +57,8 @@ export interface JobPayloads {
   'render-print-file': { orderId: string; shipmentId: string; assetId: string }
   'submit-shipment': { orderId: string; shipmentId: string }
   'simulated-lab-step': { orderId: string; shipmentId: string; step: SimulatedLabStep }
+  /** The Sandbox's simulated operator deciding a claim by itself (scenarios claimsResolved, claimsRejected). */
+  'simulated-claim-decision': { claimId: string }
   /** One attempt to deliver a callback (services/callbacks.service.ts). */
   'deliver-callback': { deliveryId: number; attempt: number }
   /** Inspects the file of one stand-alone preflight (services/print-files/preflight.service.ts). */
@@ -78,6 +80,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'submit-shipment': ({ shipmentId }) => `submit:${shipmentId}`,
   // The trailing 0 is the attempt of a step, kept so the ids of jobs already queued stay the same.
   'simulated-lab-step': ({ shipmentId, step }) => `simulated-lab:${shipmentId}:${step}:0`,
+  'simulated-claim-decision': ({ claimId }) => `simulated-claim:${claimId}`,
   'deliver-callback': ({ deliveryId, attempt }) => `callback:${deliveryId}:${attempt}`,
   'run-preflight': ({ preflightId }) => `preflight:${preflightId}`,
 }

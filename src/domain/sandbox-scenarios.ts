@@ -3,6 +3,7 @@
 // (the X-Sandbox-Scenario header, else metadata.sandboxScenario, else the account's Sandbox default) and kept
 // with the order; Live ignores scenarios. Pure: the pipeline, the billing and the simulated labs ask these
 // functions what a scenario changes.
+import type { SandboxClaimTarget } from './claims.ts'
 import type { DeliveryEstimate } from './delivery-promise.ts'
 import { addCalendarDays, deliveryWindow } from './delivery-promise.ts'
 import type { DeliveryStatus, OrderDocument, Shipment, TrackingEvent } from './order.ts'
@@ -21,6 +22,8 @@ export const SANDBOX_SCENARIOS = [
   'deliveryFailed',
   'lateDelivery',
   'manual',
+  'claimsResolved',
+  'claimsRejected',
 ] as const
 
 export type SandboxScenario = (typeof SANDBOX_SCENARIOS)[number]
@@ -65,6 +68,17 @@ export function scenarioProblem(scenario: SandboxScenario, itemCount: number): s
   if (SPLITTING.includes(scenario) && itemCount < 2) {
     return `scenario ${scenario} ships the items from two labs, so the order needs at least two items`
   }
+  return undefined
+}
+
+/**
+ * How the Sandbox's simulated operator decides, by itself, a claim made on an order of this scenario
+ * (docs/sandbox.md#claims): `claimsResolved` resolves it (as POST /v4.0/sandbox/claims/{id}/advance does by
+ * default), `claimsRejected` rejects it; undefined for every other scenario, whose claims wait for advance.
+ */
+export function simulatedClaimDecision(scenario: SandboxScenario | null): SandboxClaimTarget | undefined {
+  if (scenario === 'claimsResolved') return 'Resolved'
+  if (scenario === 'claimsRejected') return 'Rejected'
   return undefined
 }
 

@@ -11,11 +11,13 @@ import type { ClaimsService } from '../services/claims.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
+import type { MissingParcelsService } from '../services/missing-parcels.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
 import type { PreflightService } from '../services/print-files/preflight.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
+import type { SandboxClaimsService } from '../services/sandbox-claims.service.ts'
 
 /** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
 export const SCHEDULED_JOBS = {
@@ -38,8 +40,9 @@ export const SCHEDULED_JOBS = {
   /** Every 15 minutes: pushes labs reminders of jobs not acknowledged or due to ship (pipeline.md). */
   'remind-labs': '*/15 * * * *',
   /**
-   * Hourly: resolves Pending claims their lab has not disputed as their merchant preferred, when the operator switched
-   * the rule on (docs/claims.md#automatic-rules); does nothing otherwise.
+   * Hourly: the claims' automatic rules the operator switched on (docs/claims.md#automatic-rules): resolves Pending
+   * claims their lab has not disputed as their merchant preferred, and reprints parcels with no Delivered scan days
+   * after their estimated delivery; does nothing otherwise.
    */
   'apply-claim-rules': '23 * * * *',
   /**
@@ -68,6 +71,8 @@ export interface JobServices {
   labStatements: Pick<LabStatementsService, 'issueForPreviousMonth'>
   claims: Pick<ClaimsService, 'expireEvidence'>
   claimResolution: Pick<ClaimResolutionService, 'applyUndisputedRule'>
+  missingParcels: Pick<MissingParcelsService, 'applyMissingParcelRule'>
+  sandboxClaims: Pick<SandboxClaimsService, 'decideByScenario'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -109,6 +114,15 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
     'simulated-lab-step': {
       handler: ({ orderId, shipmentId, step }) => simulatedLabs.runStep(pipeline, orderId, shipmentId, step),
       concurrency: 4,
+      retryLimit: 10,
+      expireInSeconds: 60,
+    },
+    'simulated-claim-decision': {
+      // A claim decided or retracted meanwhile is left as it is, so a re-run does nothing.
+      handler: async ({ claimId }) => {
+        await services.sandboxClaims.decideByScenario(claimId)
+      },
+      concurrency: 2,
       retryLimit: 10,
       expireInSeconds: 60,
     },
@@ -227,9 +241,13 @@ export function buildScheduledJobRegistry(
         const resolved = await claimResolution.applyUndisputedRule()
         if (resolved > 0)
           report({ resolved }, 'resolved claims their labs did not dispute, as their merchants preferred')
+        const reprinted = await services.missingParcels.applyMissingParcelRule()
+        if (reprinted > 0)
+          report({ reprinted }, 'reprinted parcels with no Delivered scan past their estimated delivery')
       },
       concurrency: 1,
-      // The next run, an hour later, is the retry; a resolved claim is never resolved again.
+      // The next run, an hour later, is the retry; a resolved claim is never resolved again, and a parcel the
+      // missing-parcel rule claimed for is never claimed for again.
       retryLimit: 0,
       expireInSeconds: 600,
     },

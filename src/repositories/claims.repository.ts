@@ -286,3 +286,51 @@ export async function listClaimsForCaller(
     hasMore: rows.length > query.top,
   }
 }
+
+/** A shipment the missing-parcel rule looks at: its order and its environment. */
+export interface MissingParcelCandidate {
+  orderNumber: number
+  shipmentNumber: number
+}
+
+/**
+ * Shipments the missing-parcel rule (docs/claims.md#automatic-rules) may report: with their lab as `shipped`, of an
+ * order not cancelled, its shipment `Shipped` (not cancelled) with a tracking number and no `Delivered` or
+ * `Returned` status, whose estimated
+ * delivery's last day (its dispatch date without an estimate) is from `dueFrom` to `dueTo` (YYYY-MM-DD, both
+ * inclusive), and that no claim ever named (claim_items: a missing parcel's claim has a row per item too) (a merchant's claim on any of its items, or a missing parcel's, in any
+ * state, says someone already looked at it). Oldest shipments first, at most `limit`. The service checks each again
+ * under its order's lock: this only finds them.
+ */
+export async function listMissingParcelCandidates(
+  db: Queryable,
+  query: { dueFrom: string; dueTo: string; limit: number },
+): Promise<MissingParcelCandidate[]> {
+  const rows = await db.query<{ order_id: number | string; shipment_id: number | string }>(
+    `SELECT j.order_id, j.shipment_id
+       FROM lab_jobs j
+       JOIN orders o ON o.id = j.order_id
+       CROSS JOIN LATERAL jsonb_array_elements(o.document::jsonb -> 'shipments') AS s(shipment)
+      WHERE j.state = 'shipped'
+        AND o.stage <> 'Cancelled'
+        AND s.shipment ->> 'id' = 'shp_' || j.shipment_id::text
+        AND s.shipment ->> 'status' = 'Shipped'
+        AND COALESCE(s.shipment ->> 'cancelled', 'false') = 'false'
+        AND COALESCE(s.shipment ->> 'deliveryStatus', '') NOT IN ('Delivered', 'Returned')
+        AND COALESCE(s.shipment -> 'tracking' ->> 'number', '') <> ''
+        AND left(COALESCE(s.shipment -> 'estimatedDelivery' ->> 'to', s.shipment ->> 'dispatchDate'), 10)
+            BETWEEN $1 AND $2
+        AND NOT EXISTS (SELECT 1 FROM claim_items ci WHERE ci.shipment_id = j.shipment_id)
+      ORDER BY j.shipment_id
+      LIMIT $3`,
+    [query.dueFrom, query.dueTo, query.limit],
+  )
+  return rows.map((row) => ({ orderNumber: Number(row.order_id), shipmentNumber: Number(row.shipment_id) }))
+}
+
+/** Whether any claim, in any state, names the shipment or one of its items (claim_items keep the shipment). */
+export async function shipmentHasClaims(db: Queryable, shipmentNumber: number): Promise<boolean> {
+  // A missing parcel's claim has a claim_items row per item of the parcel, so claim_items answers for both.
+  const rows = await db.query('SELECT 1 FROM claim_items WHERE shipment_id = $1 LIMIT 1', [shipmentNumber])
+  return rows.length > 0
+}

@@ -25,7 +25,10 @@ import {
   EVIDENCE_LIFETIME_MS,
 } from '../domain/claims.ts'
 import { formatId, parseId, parseRequestId } from '../domain/ids.ts'
+import { type JobRequest, jobRequest } from '../domain/jobs.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
+import { simulatedClaimDecision } from '../domain/sandbox-scenarios.ts'
 import {
   changeClaimStatus,
   deleteUnusedEvidence,
@@ -82,6 +85,11 @@ export interface ClaimsDeps {
   normaliseImage: (input: Buffer) => Promise<EvidenceImageResult>
   /** Days after delivery a claim may be made (`--claim-window-days`); DEFAULT_CLAIM_WINDOW_DAYS when absent. */
   windowDays?: number
+  /**
+   * How long the Sandbox's simulated operator takes to decide a claim by itself, for the scenarios that ask it to
+   * (claimsResolved, claimsRejected): the simulated labs' step time; 0 when absent.
+   */
+  simulatedOperatorSeconds?: number
 }
 
 /** Claims for merchants: evidence, claims, their listing and retraction, the evidence's expiry. */
@@ -212,6 +220,7 @@ async function createClaim(
       return {
         changed: false,
         events: [{ kind: 'claimChanged' as const, claimId: view.id, status: 'Created' as const, claim: { ...view } }],
+        jobs: simulatedOperatorJobs(deps, order, view.id, now),
         view,
       }
     },
@@ -219,6 +228,16 @@ async function createClaim(
   )
   if (!changed) throw notFound(`Order ${orderId}`)
   return changed.result.view
+}
+
+/**
+ * The Sandbox's simulated operator's decision of a new claim, a step's time later, when the order's scenario asks
+ * for one (docs/sandbox.md#claims); none otherwise: the claim waits for advance, or for the operator on Live.
+ */
+function simulatedOperatorJobs(deps: ClaimsDeps, order: PipelineOrder, claimId: string, now: Date): JobRequest[] {
+  if (order.environment !== 'sandbox' || simulatedClaimDecision(order.sandboxScenario) === undefined) return []
+  const startAfter = new Date(now.getTime() + (deps.simulatedOperatorSeconds ?? 0) * 1000)
+  return [jobRequest('simulated-claim-decision', { claimId }, startAfter)]
 }
 
 async function getClaim(deps: ClaimsDeps, scope: AccountScope, claimId: string): Promise<string> {

@@ -154,6 +154,7 @@ for (const kind of databaseKinds) {
       await create('deliveryFailed', [phoneCase(images.url('failed.jpg'))], 'deliveryFailed', 'metadata')
       await create('lateDelivery', [phoneCase(images.url('late.jpg'))], 'lateDelivery', 'header')
       await create('manual', [phoneCase(images.url('manual.jpg'))], 'MANUAL', 'header')
+      await create('claimsResolved', [phoneCase(images.url('claims.jpg'))], 'claimsResolved', 'header')
     })
 
     after(async () => {
@@ -339,6 +340,35 @@ for (const kind of databaseKinds) {
       const nothingLeft = await advance(id)
       assert.equal(nothingLeft.statusCode, 400)
       assert.match(json(nothingLeft).statusText, /every shipment is Delivered or Returned: nothing is left to advance/)
+    })
+
+    test("claimsResolved: a claim is resolved by the simulated operator's own job, and the reprint is delivered", async () => {
+      const id = orders.claimsResolved as string
+      const order = await untilDelivered(id)
+      await assertCallbacks(id, HAPPY_PATH)
+      const made = await t.sandbox({
+        method: 'POST',
+        url: `/v4.0/orders/${id}/claims`,
+        headers: { 'content-type': 'application/json' },
+        payload: {
+          items: [{ itemId: order.items[0].id, category: 'Other', description: 'The colours are off' }],
+          preferredResolution: 'Reprint',
+        },
+      })
+      // `Other` is not the lab's fault, so the reprint may go to the lab that made the phone case (the only one that can).
+      assert.equal(made.statusCode, 201, made.body)
+      const claimId = json(made).claim.id as string
+      const resolved = await waitFor(`${claimId} resolved by itself`, async () => {
+        const claim = json(await t.sandbox({ method: 'GET', url: `/v4.0/claims/${claimId}` })).claim
+        return claim.status === 'Pending' ? undefined : claim
+      })
+      assert.equal(resolved.status, 'Resolved')
+      assert.equal(resolved.resolution.type, 'Reprint')
+      const reprintId = resolved.resolution.reprintShipmentId
+      const done = await until(id, 'the reprint delivered', (o) =>
+        o.shipments.some((shipment: any) => shipment.id === reprintId && shipment.deliveryStatus === 'Delivered'),
+      )
+      assert.equal(done.shipments.find((shipment: any) => shipment.id === reprintId).claimId, claimId)
     })
 
     test('deliveryFailed: a failed attempt, out for delivery again, then delivered', async () => {

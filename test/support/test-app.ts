@@ -102,6 +102,8 @@ export interface TestAppOptions {
   adminOwnServer?: boolean
   /** The undisputed-claims rule's days (`--claim-auto-resolve-days`): off when absent. */
   claimAutoResolveDays?: number
+  /** The missing-parcel rule's days (`--missing-parcel-reprint-days`): off when absent. */
+  missingParcelReprintDays?: number
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -138,6 +140,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.adminOwnServer ? { adminOwnServer: true } : {}),
     ...(options.ghostscript ? { ghostscript: options.ghostscript } : {}),
     ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
+    ...(options.missingParcelReprintDays ? { missingParcelReprintDays: options.missingParcelReprintDays } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount(
