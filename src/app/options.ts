@@ -118,6 +118,12 @@ export interface ApplicationOptions {
   claimWindowDays?: number
   /** Days after which an undisputed claim is resolved as its merchant preferred (`--claim-auto-resolve-days`); 0: never. */
   claimAutoResolveDays?: number
+  /** The key storefront channels' secrets are sealed under (docs/channels.md#secrets-at-rest); made at first start when absent. */
+  channelSecretsKey?: string | null
+  /** Replaces `https://{shopDomain}` as the Shopify Admin API's origin (a stand-in); absent: the shop itself. */
+  shopifyApiUrl?: string | null
+  /** Delays of the fulfilment outbox's attempts (tests shorten it); the callbacks' schedule when absent. */
+  channelRetryScheduleSeconds?: readonly number[]
   /** How long each readiness check (GET /readyz) may take; 2 s by default. */
   readinessTimeoutMs?: number
 }

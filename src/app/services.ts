@@ -71,6 +71,11 @@ import { createShipmentMovesService } from '../services/shipment-moves.service.t
 import { createSpineService } from '../services/spine.service.ts'
 import { createWebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import { createWebhooksService } from '../services/webhooks.service.ts'
+import { createChannelFulfilmentRecorder, createChannelFulfilmentsService } from '../services/channel-fulfilments.service.ts'
+import { createChannelsService } from '../services/channels.service.ts'
+import type { OrderActionsService } from '../services/order-actions.service.ts'
+import type { OrdersService } from '../services/orders.service.ts'
+import { createShopifyStorefront } from '../adapters/shopify-storefront.ts'
 import { type ApplicationOptions, DEFAULT_LAB_CANCEL_WAIT_SECONDS, DEFAULT_PIPELINE_SETTINGS } from './options.ts'
 
 /** What the services are built on: the catalogue served, the adapters buildApplication opened. */
@@ -85,6 +90,8 @@ export interface ServiceDeps {
   samples: SampleImages
   log: ServiceLogger
   metrics: ServiceMetrics
+  /** The key storefront channels' secrets are sealed under (app.ts reads or makes it). */
+  channelSecretsKey: Buffer
 }
 
 /**
@@ -134,6 +141,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
     sourceOf: (environment, orderId) => `${deps.publicUrls[environment]}/v4.0/orders/${orderId}`,
     labEvents: labPushes,
+    channelFulfilments: createChannelFulfilmentRecorder({ clock, jobs }),
   })
   const webhookRecovery = createWebhookRecoveryService({
     db,
@@ -430,7 +438,31 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const attention = createAttentionService({ db, clock, catalogue })
   const claims = buildClaims(options, deps, core.events)
   const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
+  const channels = buildChannels(options, deps, services)
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution, ...channels }
+}
+
+/** Storefront channels (docs/channels.md) over each store's adapter, and their fulfilment outbox. */
+function buildChannels(
+  options: ApplicationOptions,
+  deps: ServiceDeps,
+  services: { orders: OrdersService; orderActions: OrderActionsService },
+) {
+  const adapters = { shopify: createShopifyStorefront({ ...(options.shopifyApiUrl ? { apiOrigin: options.shopifyApiUrl } : {}) }) }
+  const base = { db: options.db, clock: deps.clock, jobs: deps.jobs, adapters, secretsKey: deps.channelSecretsKey, log: deps.log }
+  return {
+    channels: createChannelsService({
+      ...base,
+      catalogue: deps.catalogue,
+      orders: services.orders,
+      orderActions: services.orderActions,
+      webhookUrl: (environment, kind, channelId) => `${deps.publicUrls[environment]}/channels/v1/${channelId}/${kind}`,
+    }),
+    channelFulfilments: createChannelFulfilmentsService({
+      ...base,
+      ...(options.channelRetryScheduleSeconds ? { retryScheduleSeconds: options.channelRetryScheduleSeconds } : {}),
+    }),
+  }
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */

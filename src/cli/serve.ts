@@ -49,6 +49,8 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     quoteLifetimeSeconds: settings.quoteLifetimeSeconds,
     claimWindowDays: settings.claimWindowDays,
     claimAutoResolveDays: settings.claimAutoResolveDays,
+    channelSecretsKey: settings.channelSecretsKey,
+    shopifyApiUrl: settings.shopifyApiUrl,
   }
 }
 

@@ -14,6 +14,7 @@ import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { AddressesService } from '../services/addresses.service.ts'
 import type { AuditService } from '../services/audit.service.ts'
+import type { ChannelsService } from '../services/channels.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
@@ -62,6 +63,7 @@ import { registerAccountSettingsRoutes } from './routes/account-settings.routes.
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
+import { registerChannelRoutes, registerChannelWebhookRoutes } from './routes/channels.routes.ts'
 import { registerClaimRoutes } from './routes/claims.routes.ts'
 import { registerCommercialInvoicePdfRoute } from './routes/commercial-invoices.routes.ts'
 import { registerCoverDimensionsRoutes } from './routes/cover-dimensions.routes.ts'
@@ -134,6 +136,8 @@ export function jsonNestingDepth(text: string): number {
 }
 
 export interface HttpServices {
+  /** Storefront channels and their webhooks (docs/channels.md); absent: no channel routes. */
+  channels?: ChannelsService
   accounts: AccountsService
   audit: AuditService
   orders: OrdersService
@@ -441,6 +445,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerAccountKeyRoutes(api, services.accounts)
       registerAccountBillingRoutes(api, services.invoices)
       registerAuditRoutes(api, services.audit)
+      if (services.channels) registerChannelRoutes(api, services.channels)
       if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
       registerOpenApiDocumentRoutes(api, app, openApi)
     },
@@ -460,6 +465,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)
+  if (services.channels) await registerChannelWebhookRoutes(app, services.channels, environment)
   if (options.dashboard) await options.dashboard.register(app, rateLimits)
   if (services.payments) registerPaymentRoutes(app, services.payments)
   if (services.health) registerHealthRoutes(app, services.health)

@@ -102,6 +102,10 @@ export interface TestAppOptions {
   adminOwnServer?: boolean
   /** The undisputed-claims rule's days (`--claim-auto-resolve-days`): off when absent. */
   claimAutoResolveDays?: number
+  /** The Shopify Admin API's origin (`--shopify-api-url`): a stand-in's. */
+  shopifyApiUrl?: string
+  /** The storefront fulfilment outbox's attempt delays (tests use short ones). */
+  channelRetryScheduleSeconds?: readonly number[]
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -138,6 +142,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.adminOwnServer ? { adminOwnServer: true } : {}),
     ...(options.ghostscript ? { ghostscript: options.ghostscript } : {}),
     ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
+    ...(options.shopifyApiUrl ? { shopifyApiUrl: options.shopifyApiUrl } : {}),
+    ...(options.channelRetryScheduleSeconds ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount(
