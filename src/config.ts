@@ -293,9 +293,9 @@ export const SETTINGS = {
     env: 'PRINTROUTE_CHANNEL_SECRETS_KEY',
     default: null,
     defaultLabel: 'a key made at first start, kept in the database',
-    help: 'the AES-256 key (64 hex digits) the storefront channels\' tokens and secrets are encrypted under',
+    help: "the AES-256 key (64 hex digits) the storefront channels' tokens and secrets are encrypted under",
     docs:
-      'The key (64 hex digits, or base64 of 32 bytes) that storefront channels\' access tokens and webhook secrets are ' +
+      "The key (64 hex digits, or base64 of 32 bytes) that storefront channels' access tokens and webhook secrets are " +
       'encrypted under with AES-256-GCM ([channels.md](channels.md#secrets-at-rest)). Without it, a key is made at ' +
       'first start and kept in the database beside the ciphertexts, which protects a copy of the channel rows but ' +
       'not of the whole database: set this to keep the key elsewhere. The key cannot be rotated in place: secrets ' +
@@ -311,7 +311,7 @@ export const SETTINGS = {
     defaultLabel: 'https://{shopDomain}',
     help: "replace each shop's own address as the Shopify Admin API's origin (a stand-in)",
     docs:
-      "The origin the Shopify Admin API is called at instead of `https://{shopDomain}` ([channels.md](channels.md)): " +
+      'The origin the Shopify Admin API is called at instead of `https://{shopDomain}` ([channels.md](channels.md)): ' +
       'for a local stand-in in tests and demonstrations. Leave it unset in production.',
     commands: PROCESS_COMMANDS,
     parse: optionalText,

@@ -228,7 +228,11 @@ export function createShopifyStorefront(options: ShopifyStorefrontOptions = {}):
       })
       const errors = created.fulfillmentCreate.userErrors
       if (errors.length > 0) {
-        throw new StorefrontError(`Shopify refused the fulfilment: ${errors.map((e) => e.message).join('; ')}`, false, 200)
+        throw new StorefrontError(
+          `Shopify refused the fulfilment: ${errors.map((e) => e.message).join('; ')}`,
+          false,
+          200,
+        )
       }
       return { externalFulfilmentId: created.fulfillmentCreate.fulfillment?.id ?? null }
     },

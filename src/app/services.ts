@@ -18,6 +18,7 @@ import { createPdfColourConverter } from '../adapters/pdf-colour-converter.ts'
 import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
 import { type SampleImages, unknownSampleUrl, withSampleImages } from '../adapters/sample-images.ts'
 import { sha256File, withScratchFile, writeScratchFile } from '../adapters/scratch-files.ts'
+import { createShopifyStorefront } from '../adapters/shopify-storefront.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Environment } from '../domain/environment.ts'
 import { invoicePdfKey } from '../domain/invoices.ts'
@@ -36,6 +37,11 @@ import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
 import {
+  createChannelFulfilmentRecorder,
+  createChannelFulfilmentsService,
+} from '../services/channel-fulfilments.service.ts'
+import { createChannelsService } from '../services/channels.service.ts'
+import {
   type ClaimResolutionDeps,
   type ClaimResolutionService,
   createClaimResolutionService,
@@ -52,9 +58,11 @@ import { createLabsService } from '../services/labs/labs.service.ts'
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
 import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
+import type { OrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderEventsService, type OrderEventsService } from '../services/order-events.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
+import type { OrdersService } from '../services/orders.service.ts'
 import { createOrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
@@ -71,11 +79,6 @@ import { createShipmentMovesService } from '../services/shipment-moves.service.t
 import { createSpineService } from '../services/spine.service.ts'
 import { createWebhookRecoveryService } from '../services/webhook-recovery.service.ts'
 import { createWebhooksService } from '../services/webhooks.service.ts'
-import { createChannelFulfilmentRecorder, createChannelFulfilmentsService } from '../services/channel-fulfilments.service.ts'
-import { createChannelsService } from '../services/channels.service.ts'
-import type { OrderActionsService } from '../services/order-actions.service.ts'
-import type { OrdersService } from '../services/orders.service.ts'
-import { createShopifyStorefront } from '../adapters/shopify-storefront.ts'
 import { type ApplicationOptions, DEFAULT_LAB_CANCEL_WAIT_SECONDS, DEFAULT_PIPELINE_SETTINGS } from './options.ts'
 
 /** What the services are built on: the catalogue served, the adapters buildApplication opened. */
@@ -345,8 +348,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       files,
       withScratchFile,
       sha256File,
-      // A renderer of their own, one image at a time: previews answer requests, and a burst of them must
-      // neither take every core nor hold up the print files of orders (docs/api.md#previews).
+      // Their own renderer, one image at a time: a burst of previews takes neither every core nor orders' turn.
       renderer: createImageRenderer({ concurrency: 1 }),
       drawMockup: renderMockup,
       fileLinks,
@@ -439,7 +441,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const claims = buildClaims(options, deps, core.events)
   const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
   const channels = buildChannels(options, deps, services)
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution, ...channels }
+  return { ...services, ...channels, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
 }
 
 /** Storefront channels (docs/channels.md) over each store's adapter, and their fulfilment outbox. */
@@ -448,8 +450,17 @@ function buildChannels(
   deps: ServiceDeps,
   services: { orders: OrdersService; orderActions: OrderActionsService },
 ) {
-  const adapters = { shopify: createShopifyStorefront({ ...(options.shopifyApiUrl ? { apiOrigin: options.shopifyApiUrl } : {}) }) }
-  const base = { db: options.db, clock: deps.clock, jobs: deps.jobs, adapters, secretsKey: deps.channelSecretsKey, log: deps.log }
+  const adapters = {
+    shopify: createShopifyStorefront({ ...(options.shopifyApiUrl ? { apiOrigin: options.shopifyApiUrl } : {}) }),
+  }
+  const base = {
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    adapters,
+    secretsKey: deps.channelSecretsKey,
+    log: deps.log,
+  }
   return {
     channels: createChannelsService({
       ...base,

@@ -14,8 +14,8 @@ import type { FileLinks } from '../domain/signed-urls.ts'
 import type { AccountsService, Caller, Environment } from '../services/accounts.service.ts'
 import type { AddressesService } from '../services/addresses.service.ts'
 import type { AuditService } from '../services/audit.service.ts'
-import type { ChannelsService } from '../services/channels.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { ChannelsService } from '../services/channels.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import type { HealthService } from '../services/health.service.ts'
@@ -63,7 +63,7 @@ import { registerAccountSettingsRoutes } from './routes/account-settings.routes.
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
-import { registerChannelRoutes, registerChannelWebhookRoutes } from './routes/channels.routes.ts'
+import { registerChannelRoutes } from './routes/channels.routes.ts'
 import { registerClaimRoutes } from './routes/claims.routes.ts'
 import { registerCommercialInvoicePdfRoute } from './routes/commercial-invoices.routes.ts'
 import { registerCoverDimensionsRoutes } from './routes/cover-dimensions.routes.ts'
@@ -284,10 +284,9 @@ function querySchemaOf(schema: unknown): QuerySchema | undefined {
 
 export async function buildHttpServer(options: HttpServerOptions): Promise<App> {
   const { environment, services } = options
-  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
     // Requests not answered in time get 500 TimedOut (mapped in errors.ts); not-found answers are immediate.
-    handlerTimeout: timeoutMs,
+    handlerTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
     ...serverBaseOptions(options),
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
@@ -445,7 +444,6 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerAccountKeyRoutes(api, services.accounts)
       registerAccountBillingRoutes(api, services.invoices)
       registerAuditRoutes(api, services.audit)
-      if (services.channels) registerChannelRoutes(api, services.channels)
       if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
       registerOpenApiDocumentRoutes(api, app, openApi)
     },
@@ -465,7 +463,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)
-  if (services.channels) await registerChannelWebhookRoutes(app, services.channels, environment)
+  if (services.channels) await registerChannelRoutes(app, services.channels, environment)
   if (options.dashboard) await options.dashboard.register(app, rateLimits)
   if (services.payments) registerPaymentRoutes(app, services.payments)
   if (services.health) registerHealthRoutes(app, services.health)

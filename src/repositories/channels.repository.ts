@@ -231,7 +231,11 @@ export async function insertWebhook(
   return rows[0] === undefined ? undefined : Number(rows[0].id)
 }
 
-export async function findWebhook(db: Queryable, id: number, forUpdate = false): Promise<ChannelWebhookRow | undefined> {
+export async function findWebhook(
+  db: Queryable,
+  id: number,
+  forUpdate = false,
+): Promise<ChannelWebhookRow | undefined> {
   const rows = await db.query<Numbered<ChannelWebhookRow, 'id' | 'channelId'>>(
     `SELECT id, channel_id AS "channelId", webhook_id AS "webhookId", topic, body, received_at AS "receivedAt",
             processed_at AS "processedAt", result
@@ -329,7 +333,14 @@ export async function insertChannelOrder(
     `INSERT INTO channel_orders (channel_id, external_order_id, name, state, raw_order, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6, $6)
      ON CONFLICT (channel_id, external_order_id) DO NOTHING RETURNING ${ORDER_COLUMNS}`,
-    [order.channelId, order.rawOrder.externalOrderId, order.rawOrder.name, order.state, JSON.stringify(order.rawOrder), order.at],
+    [
+      order.channelId,
+      order.rawOrder.externalOrderId,
+      order.rawOrder.name,
+      order.state,
+      JSON.stringify(order.rawOrder),
+      order.at,
+    ],
   )
   return rows[0] && toChannelOrder(rows[0])
 }
@@ -355,10 +366,7 @@ export async function updateChannelOrder(tx: Queryable, id: number, change: Chan
   if (change.unlinkedItems !== undefined) set('unlinked_items', JSON.stringify(change.unlinkedItems), '::jsonb')
   if (change.problem !== undefined) set('problem', change.problem)
   if (change.cancellation !== undefined) set('cancellation', change.cancellation)
-  await tx.query(
-    `UPDATE channel_orders SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`,
-    params,
-  )
+  await tx.query(`UPDATE channel_orders SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
 }
 
 /** The channel's orders waiting as not connected, oldest first. */
@@ -409,14 +417,26 @@ function toFulfilment(row: StoredFulfilment): ChannelFulfilmentRow {
 /** The outbox row of a shipped shipment; undefined when the shipment has one already. */
 export async function insertFulfilment(
   tx: Queryable,
-  fulfilment: { channelId: number; channelOrderId: number; shipmentId: string; fulfilment: StorefrontFulfilment; at: Date },
+  fulfilment: {
+    channelId: number
+    channelOrderId: number
+    shipmentId: string
+    fulfilment: StorefrontFulfilment
+    at: Date
+  },
 ): Promise<number | undefined> {
   const rows = await tx.query<{ id: number | string }>(
     `INSERT INTO channel_fulfilments (channel_id, channel_order_id, shipment_id, fulfilment, status, next_attempt_at,
                                       created_at, updated_at)
      VALUES ($1, $2, $3, $4::jsonb, 'pending', $5, $5, $5)
      ON CONFLICT (channel_id, shipment_id) DO NOTHING RETURNING id`,
-    [fulfilment.channelId, fulfilment.channelOrderId, fulfilment.shipmentId, JSON.stringify(fulfilment.fulfilment), fulfilment.at],
+    [
+      fulfilment.channelId,
+      fulfilment.channelOrderId,
+      fulfilment.shipmentId,
+      JSON.stringify(fulfilment.fulfilment),
+      fulfilment.at,
+    ],
   )
   return rows[0] === undefined ? undefined : Number(rows[0].id)
 }

@@ -49,7 +49,9 @@ export function createChannelFulfilmentRecorder(deps: { clock: Clock; jobs: JobE
           externalOrderId: channelOrder.externalOrderId,
           lineItems: shipment.items.flatMap(({ itemId }) => {
             const item = items.get(itemId)
-            return item?.merchantReference ? [{ externalLineItemId: item.merchantReference, quantity: item.copies }] : []
+            return item?.merchantReference
+              ? [{ externalLineItemId: item.merchantReference, quantity: item.copies }]
+              : []
           }),
           tracking: {
             carrier: shipment.carrier.name || null,
@@ -117,7 +119,8 @@ export function createChannelFulfilmentsService(deps: ChannelFulfilmentsDeps): C
           latencyMs,
           error: outcome.ok ? null : outcome.error.slice(0, ERROR_CHARACTERS),
         })
-        const next = outcome.ok || !outcome.retryable ? null : nextAttemptAt(schedule, attempt, now, outcome.retryAfterSeconds)
+        const next =
+          outcome.ok || !outcome.retryable ? null : nextAttemptAt(schedule, attempt, now, outcome.retryAfterSeconds)
         const status = outcome.ok ? 'delivered' : next === null ? 'failed' : 'pending'
         await updateFulfilment(tx, fulfilmentId, {
           status,
@@ -127,7 +130,9 @@ export function createChannelFulfilmentsService(deps: ChannelFulfilmentsDeps): C
           at: now,
         })
         if (next !== null) {
-          await deps.jobs.enqueue(tx, [jobRequest('fulfil-channel-shipment', { fulfilmentId, attempt: attempt + 1 }, next)])
+          await deps.jobs.enqueue(tx, [
+            jobRequest('fulfil-channel-shipment', { fulfilmentId, attempt: attempt + 1 }, next),
+          ])
         }
         await showChannelState(tx, row.channelId, outcome, now)
         return { status, next }

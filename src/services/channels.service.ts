@@ -9,8 +9,8 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
-import { ORDER_PATHS, matchOrderItems } from '../domain/catalogue-matching.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import { matchOrderItems, ORDER_PATHS } from '../domain/catalogue-matching.ts'
 import {
   CHANNEL_LIMITS,
   type ChannelLink,
@@ -233,10 +233,7 @@ export function createChannelsService(deps: ChannelsDeps): ChannelsService {
 function toChannelView(context: ChannelsContext, row: ChannelRow): ChannelView {
   const id = formatId('chn', row.id)
   const where = row.type === 'shopify' ? { shopDomain: row.store } : { storeUrl: row.store }
-  const has =
-    row.type === 'shopify'
-      ? { hasAdminAccessToken: true }
-      : { hasConsumerKey: true, hasConsumerSecret: true }
+  const has = row.type === 'shopify' ? { hasAdminAccessToken: true } : { hasConsumerKey: true, hasConsumerSecret: true }
   return {
     id,
     type: row.type,
@@ -303,14 +300,20 @@ function credentialsOf(context: ChannelsContext, input: CreateChannelInput): Sto
   return credentials
 }
 
-async function createChannel(context: ChannelsContext, caller: Caller, input: CreateChannelInput): Promise<ChannelView> {
+async function createChannel(
+  context: ChannelsContext,
+  caller: Caller,
+  input: CreateChannelInput,
+): Promise<ChannelView> {
   const credentials = credentialsOf(context, input)
   const store = credentials.kind === 'shopify' ? credentials.shopDomain : credentials.storeUrl
   const key = context.secretsKey
   const row = await context.db.transaction(async (tx) => {
     if ((await countChannels(tx, caller)) >= CHANNEL_LIMITS.channels) {
       throw validationFailed({
-        type: [{ code: 'TooMany', providedValue: CHANNEL_LIMITS.channels + 1, comparisonValue: CHANNEL_LIMITS.channels }],
+        type: [
+          { code: 'TooMany', providedValue: CHANNEL_LIMITS.channels + 1, comparisonValue: CHANNEL_LIMITS.channels },
+        ],
       })
     }
     return insertChannel(tx, {
@@ -441,13 +444,19 @@ async function createLink(
     if (!input.sku) addFailure(failures, 'sku', { code: 'Required', providedValue: input.sku ?? null })
     else checkLinkProduct(context, input, failures)
     if (input.sizing && !SIZING_MODES.includes(input.sizing)) {
-      addFailure(failures, 'sizing', { code: 'InvalidValue', providedValue: input.sizing, validValues: [...SIZING_MODES] })
+      addFailure(failures, 'sizing', {
+        code: 'InvalidValue',
+        providedValue: input.sizing,
+        validValues: [...SIZING_MODES],
+      })
     }
   }
   if (Object.keys(failures).length > 0) throw validationFailed(failures, 'The link could not be made')
   if ((await countLinks(context.db, channel.id)) >= CHANNEL_LIMITS.links) {
     throw validationFailed({
-      externalVariantId: [{ code: 'TooMany', providedValue: CHANNEL_LIMITS.links + 1, comparisonValue: CHANNEL_LIMITS.links }],
+      externalVariantId: [
+        { code: 'TooMany', providedValue: CHANNEL_LIMITS.links + 1, comparisonValue: CHANNEL_LIMITS.links },
+      ],
     })
   }
   const link = await upsertLink(
@@ -636,7 +645,10 @@ async function createConnectedOrder(
   linked: ReturnType<typeof mapOrder>['linked'],
 ): Promise<string> {
   if (!order.recipient) {
-    throw validationFailed({ recipient: [{ code: 'Required', providedValue: null }] }, 'The store order has no shipping address')
+    throw validationFailed(
+      { recipient: [{ code: 'Required', providedValue: null }] },
+      'The store order has no shipping address',
+    )
   }
   const { recipient } = order
   const input: CreateOrderInput = {
@@ -677,14 +689,18 @@ async function releaseOrder(
 ): Promise<{ orderId: string }> {
   const channel = await callersChannel(context, caller, channelId)
   const row = await findChannelOrder(context.db, channel.id, externalOrderId)
-  if (!row || row.state !== 'notConnected') {
+  if (row?.state !== 'notConnected') {
     throw new ServiceError('EntityNotFound', `No order ${externalOrderId} of channel ${channelId} is waiting`)
   }
   const connected = await connectOrder(context, channel, row, true)
   return { orderId: connected.orderId as string }
 }
 
-async function cancelStoreOrder(context: ChannelsContext, channel: ChannelRow, order: StorefrontOrder): Promise<string> {
+async function cancelStoreOrder(
+  context: ChannelsContext,
+  channel: ChannelRow,
+  order: StorefrontOrder,
+): Promise<string> {
   const at = context.clock.now()
   // A cancellation that arrives before its order is kept as cancelled, so the late order is never created.
   await insertChannelOrder(context.db, { channelId: channel.id, rawOrder: order, state: 'cancelled', at })

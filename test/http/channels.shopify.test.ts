@@ -120,7 +120,10 @@ for (const kind of tier('http')) {
         assets: [{ printArea: 'back', url: images.url('a.jpg') }],
       })
       assert.equal(area.statusCode, 400, area.body)
-      assert.ok(Object.keys(json(area).failures).some((path) => path.startsWith('assets[0]')), area.body)
+      assert.ok(
+        Object.keys(json(area).failures).some((path) => path.startsWith('assets[0]')),
+        area.body,
+      )
     })
 
     test('a wrong signature is 401 and stores nothing; a replayed webhook id is dropped', async () => {
@@ -149,7 +152,10 @@ for (const kind of tier('http')) {
       assert.equal((await channelOrder('5001'))?.state, 'notConnected')
       const pending = json(await t.live({ method: 'GET', url: `/v4.0/channels/${channelId}/pending` }))
       assert.deepEqual(
-        pending.orders.map((order: any) => [order.externalOrderId, order.unlinkedItems.map((i: any) => i.externalLineItemId)]),
+        pending.orders.map((order: any) => [
+          order.externalOrderId,
+          order.unlinkedItems.map((i: any) => i.externalLineItemId),
+        ]),
         [['5001', [MUG_LINE]]],
       )
       const early = await post(`/v4.0/channels/${channelId}/pending/5001/release`, undefined)
@@ -163,9 +169,10 @@ for (const kind of tier('http')) {
       const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
       assert.equal(order.merchantReference, '#1001')
       assert.equal(order.recipient.name, 'Jon Snow')
-      assert.deepEqual(order.items.map((item: any) => [item.sku, item.copies, item.merchantReference]), [
-        ['GLOBAL-CAN-10x10', 1, CANVAS_LINE],
-      ])
+      assert.deepEqual(
+        order.items.map((item: any) => [item.sku, item.copies, item.merchantReference]),
+        [['GLOBAL-CAN-10x10', 1, CANVAS_LINE]],
+      )
       assert.equal(order.metadata.channelId, channelId)
       assert.equal(order.idempotencyKey, `shopify:${SHOP}:5001`)
       // The same store order delivered again (a new webhook id) creates nothing more.

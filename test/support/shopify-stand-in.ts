@@ -118,7 +118,12 @@ export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
           })
         }
         return send(200, {
-          data: { fulfillmentCreate: { fulfillment: { id: `gid://shopify/Fulfillment/${nextId++}`, status: 'SUCCESS' }, userErrors: [] } },
+          data: {
+            fulfillmentCreate: {
+              fulfillment: { id: `gid://shopify/Fulfillment/${nextId++}`, status: 'SUCCESS' },
+              userErrors: [],
+            },
+          },
         })
       }
       return send(200, { errors: [{ message: 'unknown operation' }] })

@@ -143,7 +143,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.ghostscript ? { ghostscript: options.ghostscript } : {}),
     ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
     ...(options.shopifyApiUrl ? { shopifyApiUrl: options.shopifyApiUrl } : {}),
-    ...(options.channelRetryScheduleSeconds ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds } : {}),
+    ...(options.channelRetryScheduleSeconds
+      ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds }
+      : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount(

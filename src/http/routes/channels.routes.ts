@@ -16,6 +16,7 @@ import { CHANNEL_LIMITS } from '../../domain/channels.ts'
 import type { Environment } from '../../domain/environment.ts'
 import type { StorefrontKind } from '../../domain/storefronts.ts'
 import type { ChannelsService } from '../../services/channels.service.ts'
+import { API_VERSION_PREFIX } from '../errors.ts'
 import { outcomeReply } from '../replies.ts'
 import {
   ChannelIdParamsSchema,
@@ -40,10 +41,21 @@ import { refuseBody } from '../validation.ts'
 
 const tags = ['channels']
 
-export function registerChannelRoutes(app: FastifyInstance, channels: ChannelsService): void {
-  registerChannelCrud(app, channels)
-  registerLinkRoutes(app, channels)
-  registerPendingRoutes(app, channels)
+/** The API's channel routes under the API version's prefix, and the stores' webhooks at the root. */
+export async function registerChannelRoutes(
+  app: FastifyInstance,
+  channels: ChannelsService,
+  environment: Environment,
+): Promise<void> {
+  await app.register(
+    async (api) => {
+      registerChannelCrud(api, channels)
+      registerLinkRoutes(api, channels)
+      registerPendingRoutes(api, channels)
+    },
+    { prefix: API_VERSION_PREFIX },
+  )
+  await registerChannelWebhookRoutes(app, channels, environment)
 }
 
 function registerChannelCrud(app: FastifyInstance, channels: ChannelsService): void {
@@ -231,15 +243,17 @@ function registerPendingRoutes(app: FastifyInstance, channels: ChannelsService):
  * CHANNEL_LIMITS.webhookBodyBytes) is what the store signed. 200 once kept (or dropped as a redelivery), 401 for a
  * wrong signature, 404 for no such channel.
  */
-export async function registerChannelWebhookRoutes(
+async function registerChannelWebhookRoutes(
   app: FastifyInstance,
   channels: ChannelsService,
   environment: Environment,
 ): Promise<void> {
   await app.register(async (hooks) => {
     hooks.removeAllContentTypeParsers()
-    hooks.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CHANNEL_LIMITS.webhookBodyBytes }, (_r, body, done) =>
-      done(null, body),
+    hooks.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: CHANNEL_LIMITS.webhookBodyBytes },
+      (_r, body, done) => done(null, body),
     )
     for (const kind of ['shopify', 'woocommerce'] as const satisfies readonly StorefrontKind[]) {
       hooks.post(

@@ -97,7 +97,9 @@ export const CreateLinkBodySchema = named(
   'CreateChannelLinkRequest',
   Type.Object(
     {
-      externalVariantId: Type.Optional(Nullable(ExternalId("The store's variant id (exactly one of this and externalSku)."))),
+      externalVariantId: Type.Optional(
+        Nullable(ExternalId("The store's variant id (exactly one of this and externalSku).")),
+      ),
       externalSku: Type.Optional(Nullable(ExternalId("The store's SKU (exactly one of this and externalVariantId)."))),
       sku: Type.Optional(Nullable(SingleLineString({ maxLength: 100, description: 'The printroute product SKU.' }))),
       attributes: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
