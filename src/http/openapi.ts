@@ -76,7 +76,8 @@ const TAGS = [
   },
   {
     name: 'channels',
-    description: 'Storefront channels: stores whose orders come in by webhook, their links to products, waiting orders.',
+    description:
+      'Storefront channels: stores whose orders come in by webhook, their links to products, waiting orders.',
   },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },

@@ -369,7 +369,9 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     assert.equal(linked.statusCode, 201, linked.body)
     values.LINK = json(linked).link.id
     if (!used.has('STORE_ORDER')) return values
-    const order = JSON.parse(readFileSync(join(DOCS_DIR, '..', 'test', 'fixtures', 'shopify', 'orders-create.json'), 'utf8'))
+    const order = JSON.parse(
+      readFileSync(join(DOCS_DIR, '..', 'test', 'fixtures', 'shopify', 'orders-create.json'), 'utf8'),
+    )
     order.admin_graphql_api_id = 'gid://shopify/Order/5001'
     const body = JSON.stringify(order)
     const received = await t.app.sandbox.inject({

@@ -61,7 +61,10 @@ for (const kind of tier('sql')) {
       const first = await newChannel('a.myshopify.com')
       assert.ok(first)
       assert.equal(await newChannel('A.myshopify.com'), undefined)
-      assert.equal(await findChannel(t.database.db, first.id, { accountId: accountId + 1000, environment: 'sandbox' }), undefined)
+      assert.equal(
+        await findChannel(t.database.db, first.id, { accountId: accountId + 1000, environment: 'sandbox' }),
+        undefined,
+      )
       assert.equal(await findChannel(t.database.db, first.id, { accountId, environment: 'live' }), undefined)
       assert.equal((await findChannel(t.database.db, first.id, { accountId, environment: 'sandbox' }))?.id, first.id)
       await markChannelDeleted(t.database.db, first.id, t.clock.now())
@@ -112,7 +115,11 @@ for (const kind of tier('sql')) {
       assert.ok(webhook)
       const replay = { channelId: channel.id, webhookId: 'w-1', topic: 'orderCreated', body: '{}', at: t.clock.now() }
       assert.equal(await insertWebhook(t.database.db, replay), undefined)
-      const unmapped = await insertWebhook(t.database.db, { ...replay, webhookId: 'w-2', at: new Date('2026-01-01T00:00:00Z') })
+      const unmapped = await insertWebhook(t.database.db, {
+        ...replay,
+        webhookId: 'w-2',
+        at: new Date('2026-01-01T00:00:00Z'),
+      })
       assert.ok(unmapped)
       await markWebhookProcessed(t.database.db, webhook, 'done', t.clock.now())
       assert.equal(await deleteOldWebhooks(t.database.db, new Date('2026-02-01T00:00:00Z'), 100), 1)
