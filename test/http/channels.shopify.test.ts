@@ -235,6 +235,30 @@ for (const kind of tier('http')) {
       assert.equal(order.status.stage, 'Cancelled')
     })
 
+    test('a body over 1 MiB is 413, and the other environment or another store type is 404; nothing is stored', async () => {
+      const before = (await t.database.db.query('SELECT id FROM channel_webhooks')).length
+      const big = JSON.stringify({ id: 1, padding: 'x'.repeat(1_048_577) })
+      const tooLarge = await webhook(big, 'orders/create', 'wh-big')
+      assert.equal(tooLarge.statusCode, 413, tooLarge.body.slice(0, 300))
+      assert.equal(json(tooLarge).outcome, 'PayloadTooLarge')
+      const body = storeOrder('5003', '#1003')
+      const sandbox = await t.app.sandbox.inject({
+        method: 'POST',
+        url: `/channels/v1/${channelId}/shopify`,
+        headers: shopifyWebhookHeaders(body, WEBHOOK_SECRET, 'orders/create', 'wh-sandbox', SHOP),
+        payload: body,
+      })
+      assert.equal(sandbox.statusCode, 404, sandbox.body)
+      const woo = await t.app.live.inject({
+        method: 'POST',
+        url: `/channels/v1/${channelId}/woocommerce`,
+        headers: shopifyWebhookHeaders(body, WEBHOOK_SECRET, 'orders/create', 'wh-woo', SHOP),
+        payload: body,
+      })
+      assert.equal(woo.statusCode, 404, woo.body)
+      assert.equal((await t.database.db.query('SELECT id FROM channel_webhooks')).length, before)
+    })
+
     test('app/uninstalled marks the channel uninstalled', async () => {
       await webhook('{}', 'app/uninstalled', 'wh-5')
       await mapWebhooks()
