@@ -11,6 +11,7 @@ import { type ApplicationOptions, PGLITE_JOB_CHECK_SECONDS, POSTGRES_JOB_CHECK_S
 import { buildServices, type Services } from './app/services.ts'
 import { buildServers } from './app/web.ts'
 import { checkCatalogueText, readSampleCatalogueText } from './catalogue/catalogue.loader.ts'
+import { newChannelSecretsKey, parseChannelSecretsKey } from './domain/channels.ts'
 import { databaseUnavailableReason } from './domain/database-unavailable.ts'
 import type { Environment } from './domain/environment.ts'
 import { createFileLinks, DEFAULT_FILE_LINK_TTL_SECONDS } from './domain/signed-urls.ts'
@@ -88,6 +89,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
     onError: logError,
   })
   const signingSecret = await getOrCreateSetting(options.db, 'file-signing-secret', newSigningSecret())
+  const channelSecretsKey = await readChannelSecretsKey(options)
   const publicUrls: Record<Environment, string> = {
     live: options.publicUrls?.live ?? 'http://127.0.0.1:8080',
     sandbox: options.publicUrls?.sandbox ?? 'http://127.0.0.1:8081',
@@ -119,6 +121,7 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       samples,
       log,
       metrics: metrics.service,
+      channelSecretsKey,
     }),
     catalogueVersions,
   }
@@ -170,4 +173,16 @@ export async function buildApplication(options: ApplicationOptions): Promise<App
       s3?.close()
     },
   }
+}
+
+/**
+ * The key storefront channels' secrets are sealed under: the setting's, or one made at first start and kept in the
+ * settings table (docs/channels.md#secrets-at-rest). A setting that is not a 32-byte key stops the start.
+ */
+async function readChannelSecretsKey(options: ApplicationOptions): Promise<Buffer> {
+  const text =
+    options.channelSecretsKey ?? (await getOrCreateSetting(options.db, 'channel-secrets-key', newChannelSecretsKey()))
+  const key = parseChannelSecretsKey(text)
+  if (!key) throw new Error('--channel-secrets-key must be 64 hex digits or the base64 of 32 bytes')
+  return key
 }

@@ -288,6 +288,35 @@ export const SETTINGS = {
       return seconds
     },
   },
+  channelSecretsKey: {
+    flag: 'channel-secrets-key',
+    placeholder: 'KEY',
+    env: 'PRINTROUTE_CHANNEL_SECRETS_KEY',
+    default: null,
+    defaultLabel: 'a key made at first start, kept in the database',
+    help: "the AES-256 key (64 hex digits) the storefront channels' tokens and secrets are encrypted under",
+    docs:
+      "The key (64 hex digits, or base64 of 32 bytes) that storefront channels' access tokens and webhook secrets are " +
+      'encrypted under with AES-256-GCM ([channels.md](channels.md#secrets-at-rest)). Without it, a key is made at ' +
+      'first start and kept in the database beside the ciphertexts, which protects a copy of the channel rows but ' +
+      'not of the whole database: set this to keep the key elsewhere. The key cannot be rotated in place: secrets ' +
+      'sealed under another key are refused, so after a change each channel needs its secrets again (PATCH).',
+    commands: PROCESS_COMMANDS,
+    parse: optionalText,
+  },
+  shopifyApiUrl: {
+    flag: 'shopify-api-url',
+    placeholder: 'URL',
+    env: 'PRINTROUTE_SHOPIFY_API_URL',
+    default: null,
+    defaultLabel: 'https://{shopDomain}',
+    help: "replace each shop's own address as the Shopify Admin API's origin (a stand-in)",
+    docs:
+      'The origin the Shopify Admin API is called at instead of `https://{shopDomain}` ([channels.md](channels.md)): ' +
+      'for a local stand-in in tests and demonstrations. Leave it unset in production.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalText,
+  },
   claimAutoResolveDays: {
     flag: 'claim-auto-resolve-days',
     placeholder: 'DAYS',

@@ -974,6 +974,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's storefront channels, oldest first */
+        get: operations["listChannels"];
+        put?: never;
+        /** Connect a store (Shopify: a custom app of the shop); its secrets are stored encrypted, never shown */
+        post: operations["createChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/channels/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One storefront channel */
+        get: operations["getChannel"];
+        put?: never;
+        post?: never;
+        /** Delete a channel: its webhooks are refused from now on; orders it created stay */
+        delete: operations["deleteChannel"];
+        options?: never;
+        head?: never;
+        /** Rename a channel or give it new secrets (which make a failing channel active again) */
+        patch: operations["updateChannel"];
+        trace?: never;
+    };
+    "/v4.0/channels/{channelId}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The channel's links of store variants and SKUs to products */
+        get: operations["listChannelLinks"];
+        put?: never;
+        /** Link a store variant or SKU to a product with its files, or mark it ignored, for every later order */
+        post: operations["createChannelLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/channels/{channelId}/links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a link: later orders with that variant wait as not connected */
+        delete: operations["deleteChannelLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/channels/{channelId}/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Store orders waiting as not connected, with their unlinked items (the oldest 100) */
+        get: operations["listChannelPendingOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/channels/{channelId}/pending/{externalOrderId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a waiting store order now that every item is linked or ignored */
+        post: operations["releaseChannelPendingOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "com.printroute.order.status.stage.changed#InProgress": {
@@ -1896,6 +2002,108 @@ export interface components {
             name: string;
             service: string;
         };
+        /** Channel */
+        Channel: {
+            /** @description Channel ID, chn_<number>. */
+            id: string;
+            /**
+             * @description The store: shopify or woocommerce.
+             * @enum {string}
+             */
+            type: "shopify" | "woocommerce";
+            name: string | null;
+            /** @description Shopify: the shop's myshopify.com domain. */
+            shopDomain?: string;
+            /** @description WooCommerce: the store's address. */
+            storeUrl?: string;
+            /**
+             * @description active; failing: the store refused the last fulfilment (statusReason says why); uninstalled: the app was removed.
+             * @enum {string}
+             */
+            status: "active" | "failing" | "uninstalled";
+            statusReason: string | null;
+            /** @description Shopify: the token is stored (never shown). */
+            hasAdminAccessToken?: boolean;
+            hasConsumerKey?: boolean;
+            hasConsumerSecret?: boolean;
+            /** @description The webhook secret is stored (never shown). */
+            hasWebhookSecret: boolean;
+            /** @description Where the store's webhooks go: paste it in the store's settings. */
+            webhookUrl: string;
+            created: string;
+            lastUpdated: string;
+        };
+        /** ChannelLineItem */
+        ChannelLineItem: {
+            externalLineItemId: string;
+            externalVariantId: string | null;
+            externalSku: string | null;
+            title: string;
+            quantity: number;
+        };
+        /** ChannelLink */
+        ChannelLink: {
+            id: string;
+            externalVariantId: string | null;
+            externalSku: string | null;
+            sku: string | null;
+            attributes: {
+                [key: string]: string;
+            };
+            assets: {
+                printArea: string;
+                url: string;
+            }[];
+            /** @enum {string|null} */
+            sizing: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea" | null;
+            ignore: boolean;
+            created: string;
+        };
+        /** ChannelLinkListResponse */
+        ChannelLinkListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            links: components["schemas"]["ChannelLink"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ChannelListResponse */
+        ChannelListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            channels: components["schemas"]["Channel"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ChannelPendingOrder */
+        ChannelPendingOrder: {
+            externalOrderId: string;
+            name: string;
+            received: string;
+            unlinkedItems: components["schemas"]["ChannelLineItem"][];
+            /** @description Why creating it failed when last tried; a release tries again. */
+            problem: string | null;
+        };
+        /** ChannelPendingOrderListResponse */
+        ChannelPendingOrderListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            orders: components["schemas"]["ChannelPendingOrder"][];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ChannelReleasedOrderResponse */
+        ChannelReleasedOrderResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            /** @description The printroute order created, ord_<number>. */
+            orderId: string;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ChannelResponse */
+        ChannelResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            channel: components["schemas"]["Channel"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Charge */
         Charge: {
             id: string;
@@ -2104,6 +2312,49 @@ export interface components {
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
+        /** CreateChannelLinkRequest */
+        CreateChannelLinkRequest: {
+            /** @description The store's variant id (exactly one of this and externalSku). */
+            externalVariantId?: string | null;
+            /** @description The store's SKU (exactly one of this and externalVariantId). */
+            externalSku?: string | null;
+            /** @description The printroute product SKU. */
+            sku?: string | null;
+            attributes?: {
+                [key: string]: string;
+            } | null;
+            assets?: {
+                printArea: string;
+                /** @description The print file for this print area. At most 2048 characters. */
+                url: string;
+            }[] | null;
+            /** @enum {string|null} */
+            sizing?: "fillPrintArea" | "fitPrintArea" | "stretchToPrintArea" | null;
+            /** @description true: the store fulfils this item otherwise; orders leave it alone. */
+            ignore?: boolean | null;
+        };
+        /** CreateChannelRequest */
+        CreateChannelRequest: {
+            /**
+             * @description The store: shopify or woocommerce.
+             * @enum {string}
+             */
+            type: "shopify" | "woocommerce";
+            /** @description What the merchant calls it. */
+            name?: string | null;
+            /** @description Shopify: shop-name.myshopify.com. */
+            shopDomain?: string;
+            /** @description Shopify: the custom app's Admin API access token (shpat_...). */
+            adminAccessToken?: string;
+            /** @description WooCommerce: the store's address. At most 2048 characters. */
+            storeUrl?: string;
+            /** @description WooCommerce: the REST API consumer key. */
+            consumerKey?: string;
+            /** @description WooCommerce: the REST API consumer secret. */
+            consumerSecret?: string;
+            /** @description The secret the store signs its webhooks with (Shopify: the app's API secret key). */
+            webhookSecret: string;
+        };
         /** CreateClaimRequest */
         CreateClaimRequest: {
             /** @description Item claims: the items of one lab, each once. */
@@ -2130,6 +2381,20 @@ export interface components {
         CreateClaimResponse: {
             outcome: components["schemas"]["CreatedOutcome"];
             claim: components["schemas"]["Claim"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** CreatedChannelLinkResponse */
+        CreatedChannelLinkResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            link: components["schemas"]["ChannelLink"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** CreatedChannelResponse */
+        CreatedChannelResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            channel: components["schemas"]["Channel"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -2319,6 +2584,19 @@ export interface components {
          * @enum {string}
          */
         CreditReason: "LateDelivery" | "Claim";
+        /** DeletedChannelLinkResponse */
+        DeletedChannelLinkResponse: {
+            outcome: components["schemas"]["DeletedOutcome"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** DeletedChannelResponse */
+        DeletedChannelResponse: {
+            outcome: components["schemas"]["DeletedOutcome"];
+            channel: components["schemas"]["Channel"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /**
          * DeletedOutcome
          * @enum {string}
@@ -3590,6 +3868,26 @@ export interface components {
             status: components["schemas"]["ShipmentDeliveryStatus"];
             description: string;
             location?: string;
+        };
+        /** UpdateChannelRequest */
+        UpdateChannelRequest: {
+            /** @description What the merchant calls it. */
+            name?: string | null;
+            /** @description Shopify: a new Admin API access token. */
+            adminAccessToken?: string;
+            /** @description WooCommerce: a new consumer key. */
+            consumerKey?: string;
+            /** @description WooCommerce: a new consumer secret. */
+            consumerSecret?: string;
+            /** @description A new webhook secret. */
+            webhookSecret?: string;
+        };
+        /** UpdatedChannelResponse */
+        UpdatedChannelResponse: {
+            outcome: components["schemas"]["UpdatedOutcome"];
+            channel: components["schemas"]["Channel"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /**
          * UpdatedOutcome
@@ -6452,6 +6750,347 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadEvidenceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedChannelResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedChannelResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedChannelResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChannelLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelLinkListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChannelLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedChannelLinkResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteChannelLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+                linkId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedChannelLinkResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChannelPendingOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelPendingOrderListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    releaseChannelPendingOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                channelId: string;
+                externalOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelReleasedOrderResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -120,6 +120,12 @@ export interface ApplicationOptions {
   claimAutoResolveDays?: number
   /** Days after its estimated delivery a parcel with no Delivered scan is reprinted (`--missing-parcel-reprint-days`); 0: never. */
   missingParcelReprintDays?: number
+  /** The key storefront channels' secrets are sealed under (docs/channels.md#secrets-at-rest); made at first start when absent. */
+  channelSecretsKey?: string | null
+  /** Replaces `https://{shopDomain}` as the Shopify Admin API's origin (a stand-in); absent: the shop itself. */
+  shopifyApiUrl?: string | null
+  /** Delays of the fulfilment outbox's attempts (tests shorten it); the callbacks' schedule when absent. */
+  channelRetryScheduleSeconds?: readonly number[]
   /** How long each readiness check (GET /readyz) may take; 2 s by default. */
   readinessTimeoutMs?: number
 }

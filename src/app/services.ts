@@ -18,6 +18,8 @@ import { createPdfColourConverter } from '../adapters/pdf-colour-converter.ts'
 import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
 import { type SampleImages, unknownSampleUrl, withSampleImages } from '../adapters/sample-images.ts'
 import { sha256File, withScratchFile, writeScratchFile } from '../adapters/scratch-files.ts'
+import { createShopifyStorefront } from '../adapters/shopify-storefront.ts'
+import { createWooCommerceStorefront } from '../adapters/woocommerce-storefront.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Environment } from '../domain/environment.ts'
 import { invoicePdfKey } from '../domain/invoices.ts'
@@ -36,6 +38,11 @@ import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
 import {
+  createChannelFulfilmentRecorder,
+  createChannelFulfilmentsService,
+} from '../services/channel-fulfilments.service.ts'
+import { createChannelsService } from '../services/channels.service.ts'
+import {
   type ClaimResolutionDeps,
   type ClaimResolutionService,
   createClaimResolutionService,
@@ -53,9 +60,11 @@ import { createMissingParcelsService } from '../services/missing-parcels.service
 import type { ServiceLogger, ServiceMetrics } from '../services/observability.ts'
 import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
+import type { OrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderEventsService, type OrderEventsService } from '../services/order-events.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
+import type { OrdersService } from '../services/orders.service.ts'
 import { createOrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
@@ -87,6 +96,8 @@ export interface ServiceDeps {
   samples: SampleImages
   log: ServiceLogger
   metrics: ServiceMetrics
+  /** The key storefront channels' secrets are sealed under (app.ts reads or makes it). */
+  channelSecretsKey: Buffer
 }
 
 /**
@@ -136,6 +147,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     vendor: options.eventVendor ?? DEFAULT_EVENT_VENDOR,
     sourceOf: (environment, orderId) => `${deps.publicUrls[environment]}/v4.0/orders/${orderId}`,
     labEvents: labPushes,
+    channelFulfilments: createChannelFulfilmentRecorder({ clock, jobs }),
   })
   const webhookRecovery = createWebhookRecoveryService({
     db,
@@ -339,8 +351,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       files,
       withScratchFile,
       sha256File,
-      // A renderer of their own, one image at a time: previews answer requests, and a burst of them must
-      // neither take every core nor hold up the print files of orders (docs/api.md#previews).
+      // Their own renderer, one image at a time: a burst of previews takes neither every core nor orders' turn.
       renderer: createImageRenderer({ concurrency: 1 }),
       drawMockup: renderMockup,
       fileLinks,
@@ -430,7 +441,15 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   // The operator console's orders, labs and callbacks pages read through these (dashboard/admin/*.pages.ts).
   const adminViews = createAdminViewsService({ db, clock, catalogue, ...services })
   const attention = createAttentionService({ db, clock, catalogue })
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, ...claimServicesOf(options, deps, core) }
+  return {
+    ...services,
+    ...buildChannels(options, deps, services),
+    shipmentMoves,
+    orderOperations,
+    adminViews,
+    attention,
+    ...claimServicesOf(options, deps, core),
+  }
 }
 
 /**
@@ -456,6 +475,39 @@ function claimServicesOf(options: ApplicationOptions, deps: ServiceDeps, core: R
   })
   const sandboxClaims = createSandboxClaimsService({ db, claims, claimResolution, log })
   return { claims, claimResolution, missingParcels, sandboxClaims }
+}
+
+/** Storefront channels (docs/channels.md) over each store's adapter, and their fulfilment outbox. */
+function buildChannels(
+  options: ApplicationOptions,
+  deps: ServiceDeps,
+  services: { orders: OrdersService; orderActions: OrderActionsService },
+) {
+  const adapters = {
+    shopify: createShopifyStorefront({ ...(options.shopifyApiUrl ? { apiOrigin: options.shopifyApiUrl } : {}) }),
+    woocommerce: createWooCommerceStorefront({ allowPrivateAddresses: options.allowPrivateUrls ?? false }),
+  }
+  const base = {
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    adapters,
+    secretsKey: deps.channelSecretsKey,
+    log: deps.log,
+  }
+  return {
+    channels: createChannelsService({
+      ...base,
+      catalogue: deps.catalogue,
+      orders: services.orders,
+      orderActions: services.orderActions,
+      webhookUrl: (environment, kind, channelId) => `${deps.publicUrls[environment]}/channels/v1/${channelId}/${kind}`,
+    }),
+    channelFulfilments: createChannelFulfilmentsService({
+      ...base,
+      ...(options.channelRetryScheduleSeconds ? { retryScheduleSeconds: options.channelRetryScheduleSeconds } : {}),
+    }),
+  }
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */

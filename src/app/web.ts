@@ -65,6 +65,7 @@ export async function buildServers(
   { services, publicUrls, fileLinks, now, samples, health, metrics, log }: ServerDeps,
 ): Promise<{ live: App; sandbox: App; metricsServer: App | null; adminServer: App | null }> {
   const httpServices = (environment: Environment) => ({
+    channels: services.channels,
     accounts: services.accounts,
     audit: services.audit,
     orders: services.orders,

@@ -50,6 +50,8 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
     claimWindowDays: settings.claimWindowDays,
     claimAutoResolveDays: settings.claimAutoResolveDays,
     missingParcelReprintDays: settings.missingParcelReprintDays,
+    channelSecretsKey: settings.channelSecretsKey,
+    shopifyApiUrl: settings.shopifyApiUrl,
   }
 }
 

@@ -27,6 +27,8 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('simulated-lab-step', { orderId: 'ord_1', shipmentId: 'shp_4', step: 'produce' }).key,
     deliveryJob(7, 2).key,
     jobRequest('run-preflight', { preflightId: 9 }).key,
+    jobRequest('map-channel-webhook', { webhookId: 11 }).key,
+    jobRequest('fulfil-channel-shipment', { fulfilmentId: 12, attempt: 3 }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -37,6 +39,8 @@ test('each job name builds its deterministic key from its payload', () => {
     'simulated-lab:shp_4:produce:0',
     'callback:7:2',
     'preflight:9',
+    'channel-webhook:11',
+    'channel-fulfilment:12:3',
   ])
   assert.equal(keys.length, JOB_NAMES.length, 'every job name is covered')
 })

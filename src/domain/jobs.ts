@@ -63,6 +63,10 @@ export interface JobPayloads {
   'deliver-callback': { deliveryId: number; attempt: number }
   /** Inspects the file of one stand-alone preflight (services/print-files/preflight.service.ts). */
   'run-preflight': { preflightId: number }
+  /** Maps one received storefront webhook: an order created or cancelled, the app uninstalled (docs/channels.md). */
+  'map-channel-webhook': { webhookId: number }
+  /** One attempt to tell a store that a shipment shipped (the fulfilment outbox, docs/channels.md). */
+  'fulfil-channel-shipment': { fulfilmentId: number; attempt: number }
 }
 
 export type JobName = keyof JobPayloads
@@ -83,6 +87,8 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'simulated-claim-decision': ({ claimId }) => `simulated-claim:${claimId}`,
   'deliver-callback': ({ deliveryId, attempt }) => `callback:${deliveryId}:${attempt}`,
   'run-preflight': ({ preflightId }) => `preflight:${preflightId}`,
+  'map-channel-webhook': ({ webhookId }) => `channel-webhook:${webhookId}`,
+  'fulfil-channel-shipment': ({ fulfilmentId, attempt }) => `channel-fulfilment:${fulfilmentId}:${attempt}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

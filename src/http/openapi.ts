@@ -74,6 +74,11 @@ const TAGS = [
     name: 'claims',
     description: 'Claims about shipped work: evidence photos, claims on orders, their listing and retraction.',
   },
+  {
+    name: 'channels',
+    description:
+      'Storefront channels: stores whose orders come in by webhook, their links to products, waiting orders.',
+  },
   { name: 'account', description: "The account's settings and API keys." },
   { name: 'labs', description: 'For print labs (Live only): the shipments assigned to a lab and its reports.' },
   {

@@ -15,6 +15,7 @@ import type { AccountsService, Caller, Environment } from '../services/accounts.
 import type { AddressesService } from '../services/addresses.service.ts'
 import type { AuditService } from '../services/audit.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { ChannelsService } from '../services/channels.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import type { HealthService } from '../services/health.service.ts'
@@ -62,6 +63,7 @@ import { registerAccountSettingsRoutes } from './routes/account-settings.routes.
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
+import { registerChannelRoutes } from './routes/channels.routes.ts'
 import { registerClaimRoutes } from './routes/claims.routes.ts'
 import { registerCommercialInvoicePdfRoute } from './routes/commercial-invoices.routes.ts'
 import { registerCoverDimensionsRoutes } from './routes/cover-dimensions.routes.ts'
@@ -134,6 +136,8 @@ export function jsonNestingDepth(text: string): number {
 }
 
 export interface HttpServices {
+  /** Storefront channels and their webhooks (docs/channels.md); absent: no channel routes. */
+  channels?: ChannelsService
   accounts: AccountsService
   audit: AuditService
   orders: OrdersService
@@ -280,10 +284,9 @@ function querySchemaOf(schema: unknown): QuerySchema | undefined {
 
 export async function buildHttpServer(options: HttpServerOptions): Promise<App> {
   const { environment, services } = options
-  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
     // Requests not answered in time get 500 TimedOut (mapped in errors.ts); not-found answers are immediate.
-    handlerTimeout: timeoutMs,
+    handlerTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
     ...serverBaseOptions(options),
     bodyLimit: options.bodyLimitBytes ?? BODY_LIMIT_BYTES,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
@@ -460,6 +463,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)
+  if (services.channels) await registerChannelRoutes(app, services.channels, environment)
   if (options.dashboard) await options.dashboard.register(app, rateLimits)
   if (services.payments) registerPaymentRoutes(app, services.payments)
   if (services.health) registerHealthRoutes(app, services.health)

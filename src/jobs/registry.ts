@@ -4,8 +4,11 @@
 // defined here whole. Start-up fails when a job name has no entry (the mapped types make a missing one a type
 // error too).
 import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-queue.ts'
+import { CHANNEL_WEBHOOK_RETENTION_SECONDS } from '../domain/channels.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { ChannelFulfilmentsService } from '../services/channel-fulfilments.service.ts'
+import type { ChannelsService } from '../services/channels.service.ts'
 import type { ClaimResolutionService } from '../services/claim-resolution.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
@@ -50,6 +53,8 @@ export const SCHEDULED_JOBS = {
    * none yet (docs/billing.md#lab-payables-statements); on the 1st that is every such lab, later days catch up.
    */
   'issue-lab-statements': '43 4 * * *',
+  /** Daily at 04:13 UTC: deletes storefront webhooks mapped more than 30 days ago (docs/channels.md#webhooks). */
+  'expire-channel-webhooks': '13 4 * * *',
 } as const
 export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
@@ -73,6 +78,8 @@ export interface JobServices {
   claimResolution: Pick<ClaimResolutionService, 'applyUndisputedRule'>
   missingParcels: Pick<MissingParcelsService, 'applyMissingParcelRule'>
   sandboxClaims: Pick<SandboxClaimsService, 'decideByScenario'>
+  channels: Pick<ChannelsService, 'mapWebhook' | 'expireWebhooks'>
+  channelFulfilments: Pick<ChannelFulfilmentsService, 'deliver'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -142,6 +149,21 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       concurrency: 2,
       retryLimit: 3,
       expireInSeconds: 300,
+    },
+    'map-channel-webhook': {
+      // A re-run of a webhook already mapped does nothing; orders are created idempotently by the store order.
+      handler: ({ webhookId }) => services.channels.mapWebhook(webhookId),
+      concurrency: 2,
+      retryLimit: 10,
+      expireInSeconds: 120,
+    },
+    'fulfil-channel-shipment': {
+      // A failed attempt is the outbox's own retry schedule, recorded with the fulfilment; pg-boss retries only
+      // crashes, and a re-run of an attempt already recorded does nothing.
+      handler: ({ fulfilmentId, attempt }) => services.channelFulfilments.deliver(fulfilmentId, attempt),
+      concurrency: 4,
+      retryLimit: 10,
+      expireInSeconds: 120,
     },
   }
   const missing = JOB_NAMES.filter((name) => !registry[name])
@@ -270,6 +292,17 @@ export function buildScheduledJobRegistry(
       // One statement per lab and month whatever runs it: a retry, or tomorrow's run, issues only what is missing.
       retryLimit: 3,
       expireInSeconds: 3600,
+    },
+    'expire-channel-webhooks': {
+      handler: async () => {
+        const deleted = await services.channels.expireWebhooks(
+          new Date(Date.now() - CHANNEL_WEBHOOK_RETENTION_SECONDS * 1000),
+        )
+        if (deleted > 0) report({ deleted }, 'deleted storefront webhooks past their retention')
+      },
+      concurrency: 1,
+      retryLimit: 3,
+      expireInSeconds: 600,
     },
   }
   const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])

@@ -12,6 +12,7 @@ import { deliveryJob, type JobRequest } from '../domain/jobs.ts'
 import { CALLBACK_LIST_DEFAULT_TOP, CALLBACK_LIST_MAX_TOP } from '../domain/limits.ts'
 import { buildTestCloudEvent, testEventType } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { DELIVERY_RETRY_SCHEDULE_SECONDS, nextAttemptAt as nextAttemptAtOf } from '../domain/retry-schedule.ts'
 import { newTraceparent } from '../domain/traceparent.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import {
@@ -57,12 +58,8 @@ import {
 import type { FileLinkRefresher } from './orders.service.ts'
 import type { WebhookRecoveryService } from './webhook-recovery.service.ts'
 
-/**
- * Delay before each attempt, counted from the failure of the one before (the first is immediate): immediately,
- * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (docs/callbacks.md#delivery-and-retries). Eight attempts over about 27.6
- * hours, then failed.
- */
-export const CALLBACK_RETRY_SCHEDULE_SECONDS: readonly number[] = [0, 5, 300, 1800, 7200, 18_000, 36_000, 36_000]
+/** The delivery retry schedule (domain/retry-schedule.ts), which the storefront fulfilment outbox shares. */
+export const CALLBACK_RETRY_SCHEDULE_SECONDS: readonly number[] = DELIVERY_RETRY_SCHEDULE_SECONDS
 /** A receiver has this long to answer (docs/callbacks.md#delivery-and-retries). */
 export const CALLBACK_TIMEOUT_MS = 15_000
 /** How much of each answer is kept with its attempt. */
@@ -460,13 +457,13 @@ async function recordDeliveryAttempt(
     }
     await insertAttempt(tx, { deliveryId, attempt, ...sent.attempt })
     const now = clock.now()
-    const retry = !delivered && !(!outcome.answered && outcome.permanent) && attempt < schedule.length
-    if (delivered || !retry) {
+    const permanent = !outcome.answered && outcome.permanent
+    const nextAttemptAt = delivered || permanent ? null : nextAttemptAtOf(schedule, attempt, now)
+    if (nextAttemptAt === null) {
       const status = delivered ? 'delivered' : 'failed'
       await updateDelivery(tx, deliveryId, { status, attempts: attempt, nextAttemptAt: null, at: now })
       return { result: delivered ? 'delivered' : 'gave_up', nextAttemptAt: null }
     }
-    const nextAttemptAt = new Date(now.getTime() + (schedule[attempt] ?? 0) * 1000)
     await updateDelivery(tx, deliveryId, { status: 'pending', attempts: attempt, nextAttemptAt, at: now })
     await context.jobs.enqueue(tx, [deliveryJob(deliveryId, attempt + 1, nextAttemptAt)])
     return { result: 'failed', nextAttemptAt }

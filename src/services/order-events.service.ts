@@ -55,6 +55,10 @@ export interface OrderEventsDeps {
   sourceOf: (environment: Environment, orderId: string) => string
   /** The pushes to labs, derived from the same change; none when absent. */
   labEvents?: LabEventsRecorder
+  /** The storefront fulfilment outbox: the shipments of a channel's order that the change ships; none when absent. */
+  channelFulfilments?: {
+    shipped(tx: Queryable, order: PipelineOrder, shipmentIds: readonly string[]): Promise<void>
+  }
 }
 
 /**
@@ -96,6 +100,10 @@ export function createOrderEventsService(deps: OrderEventsDeps): OrderEventsServ
         ...orderEventsOf({ before: before.document, after: order.document, pauseWindowEnded, movedShipments }),
         ...extra,
       ]
+      if (deps.channelFulfilments) {
+        const shipped = events.flatMap((event) => (event.kind === 'shipmentShipped' ? [event.shipmentId] : []))
+        await deps.channelFulfilments.shipped(tx, order, shipped)
+      }
       if (events.length === 0) return labEvents
       const account = await lockAccountForEvents(tx, order.accountId, order.environment)
       const url = order.document.callbackUrl ?? account.callbackUrl

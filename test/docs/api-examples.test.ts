@@ -15,6 +15,7 @@ import { insertClaim, insertMerchantEvidence } from '../support/claims-lab.fixtu
 import { type ImageServer, solidJpeg, startImageServer } from '../support/image-server.ts'
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { bookPdf } from '../support/preflight-files.ts'
+import { shopifyWebhookHeaders } from '../support/shopify-stand-in.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -23,7 +24,7 @@ tier('http')
 const run = promisify(execFile)
 const DOCS_DIR = join(import.meta.dirname, '..', '..', 'docs')
 /** The documents whose curl examples run; api.md (with claims.md for the claims) must cover every operation. */
-const DOCS = ['api.md', 'sandbox.md', 'claims.md'] as const
+const DOCS = ['api.md', 'sandbox.md', 'claims.md', 'channels.md'] as const
 const CURL = process.env.CURL_PATH ?? '/usr/bin/curl'
 
 interface Example {
@@ -80,6 +81,9 @@ const VARIABLES = [
   'LAB_CLAIM',
   'LAB_EVIDENCE',
   'PHOTO',
+  'CHANNEL',
+  'LINK',
+  'STORE_ORDER',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -338,6 +342,54 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     return (await t.app.services.labStatements.issue(labCode, month, TEST_ACTOR)).statement.number
   }
 
+  /**
+   * A Sandbox Shopify channel of its own (docs/channels.md) and, as the example needs them, a link of it and a store
+   * order waiting as not connected whose items are all linked now (so that it can be released).
+   */
+  let channels = 0
+  async function aChannel(used: Set<Variable>): Promise<Record<string, string>> {
+    const post = (url: string, payload: object) =>
+      t.sandbox({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload })
+    channels += 1
+    const secret = `shpss_example_${channels}`
+    const created = await post('/v4.0/channels', {
+      type: 'shopify',
+      shopDomain: `example-${channels}.myshopify.com`,
+      adminAccessToken: 'shpat_example',
+      webhookSecret: secret,
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const values: Record<string, string> = { CHANNEL: json(created).channel.id }
+    const link = (payload: object) => post(`/v4.0/channels/${values.CHANNEL}/links`, payload)
+    const linked = await link({
+      externalVariantId: '808950810',
+      sku: 'GLOBAL-FAP-8x8',
+      assets: [{ printArea: 'default', url: `${urls.sandbox}/samples/portrait.jpg` }],
+    })
+    assert.equal(linked.statusCode, 201, linked.body)
+    values.LINK = json(linked).link.id
+    if (!used.has('STORE_ORDER')) return values
+    const order = JSON.parse(
+      readFileSync(join(DOCS_DIR, '..', 'test', 'fixtures', 'shopify', 'orders-create.json'), 'utf8'),
+    )
+    order.admin_graphql_api_id = 'gid://shopify/Order/5001'
+    const body = JSON.stringify(order)
+    const received = await t.app.sandbox.inject({
+      method: 'POST',
+      url: `/channels/v1/${values.CHANNEL}/shopify`,
+      headers: shopifyWebhookHeaders(body, secret, 'orders/create', `example-${channels}`, 'example.myshopify.com'),
+      payload: body,
+    })
+    assert.equal(received.statusCode, 200, received.body)
+    const kept = await t.database.db.query<{ id: number | string }>(
+      'SELECT id FROM channel_webhooks WHERE processed_at IS NULL',
+    )
+    for (const row of kept) await t.app.services.channels.mapWebhook(Number(row.id))
+    assert.equal((await link({ externalSku: 'MUG-OWN', ignore: true })).statusCode, 201)
+    values.STORE_ORDER = '5001'
+    return values
+  }
+
   /** A webhook endpoint of the test account's Sandbox that was disabled and is enabled again (redeliver-missed). */
   async function valuesFor(example: Example, used: Set<Variable>): Promise<Record<string, string>> {
     const values: Record<string, string> = {}
@@ -409,6 +461,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       values.CLAIM_ITEM = delivered.itemId
       if (used.has('CLAIM')) values.CLAIM = await aPendingClaim(delivered)
     }
+    if (used.has('CHANNEL')) Object.assign(values, await aChannel(used))
     if (used.has('PDF_PREFLIGHT')) values.PDF_PREFLIGHT = await checkedPreflight()
     if (used.has('PDF_ORDER') || used.has('PDF_ASSET')) {
       const checked = await orderWithCheckedPdf()
@@ -429,12 +482,12 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       }
     }
     const called = examples
-      .filter((example) => example.doc === 'api.md' || example.doc === 'claims.md')
+      .filter((example) => example.doc !== 'sandbox.md')
       .flatMap((example) => requestsOf(example.script))
     const missing = [...operations].filter(
       (operation) => !called.some((request) => operationMatches(operation, request)),
     )
-    assert.deepEqual(missing, [], 'operations without a curl example in docs/api.md (or docs/claims.md)')
+    assert.deepEqual(missing, [], 'operations without a curl example in docs/api.md (or claims.md, channels.md)')
   })
 
   for (const example of examples) {

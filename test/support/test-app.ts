@@ -104,6 +104,10 @@ export interface TestAppOptions {
   claimAutoResolveDays?: number
   /** The missing-parcel rule's days (`--missing-parcel-reprint-days`): off when absent. */
   missingParcelReprintDays?: number
+  /** The Shopify Admin API's origin (`--shopify-api-url`): a stand-in's. */
+  shopifyApiUrl?: string
+  /** The storefront fulfilment outbox's attempt delays (tests use short ones). */
+  channelRetryScheduleSeconds?: readonly number[]
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -141,6 +145,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.ghostscript ? { ghostscript: options.ghostscript } : {}),
     ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
     ...(options.missingParcelReprintDays ? { missingParcelReprintDays: options.missingParcelReprintDays } : {}),
+    ...(options.shopifyApiUrl ? { shopifyApiUrl: options.shopifyApiUrl } : {}),
+    ...(options.channelRetryScheduleSeconds
+      ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds }
+      : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount(

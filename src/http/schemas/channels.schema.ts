@@ -1,0 +1,192 @@
+// Storefront channels (docs/channels.md): a merchant's stores, the links of their variants to products, and the
+// store orders waiting as "not connected". One create shape for every store type: which fields a type needs is
+// checked by the service, so each problem is reported under its own field.
+import { Type } from 'typebox'
+import { CHANNEL_LIMITS, CHANNEL_STATUSES } from '../../domain/channels.ts'
+import { SIZING_MODES } from '../../domain/shipping-methods.ts'
+import {
+  Nullable,
+  named,
+  OkOutcome,
+  Outcome,
+  outcomeResponse,
+  SingleLineString,
+  StringEnum,
+  UrlString,
+} from './common.schema.ts'
+
+const Secret = (description: string) => SingleLineString({ maxLength: CHANNEL_LIMITS.secretLength, description })
+const ExternalId = (description: string) =>
+  SingleLineString({ maxLength: CHANNEL_LIMITS.externalIdLength, minLength: 1, description })
+const ChannelType = StringEnum(['shopify', 'woocommerce'] as const, 'The store: shopify or woocommerce.')
+const ChannelName = Nullable(SingleLineString({ maxLength: 100, description: 'What the merchant calls it.' }))
+
+export const ChannelSchema = named(
+  'Channel',
+  Type.Object({
+    id: Type.String({ description: 'Channel ID, chn_<number>.' }),
+    type: ChannelType,
+    name: Nullable(Type.String()),
+    shopDomain: Type.Optional(Type.String({ description: "Shopify: the shop's myshopify.com domain." })),
+    storeUrl: Type.Optional(Type.String({ description: "WooCommerce: the store's address." })),
+    status: StringEnum(
+      CHANNEL_STATUSES,
+      'active; failing: the store refused the last fulfilment (statusReason says why); uninstalled: the app was removed.',
+    ),
+    statusReason: Nullable(Type.String()),
+    hasAdminAccessToken: Type.Optional(Type.Boolean({ description: 'Shopify: the token is stored (never shown).' })),
+    hasConsumerKey: Type.Optional(Type.Boolean()),
+    hasConsumerSecret: Type.Optional(Type.Boolean()),
+    hasWebhookSecret: Type.Boolean({ description: 'The webhook secret is stored (never shown).' }),
+    webhookUrl: Type.String({ description: "Where the store's webhooks go: paste it in the store's settings." }),
+    created: Type.String(),
+    lastUpdated: Type.String(),
+  }),
+)
+
+export const CreateChannelBodySchema = named(
+  'CreateChannelRequest',
+  Type.Object(
+    {
+      type: ChannelType,
+      name: Type.Optional(ChannelName),
+      shopDomain: Type.Optional(SingleLineString({ maxLength: 255, description: 'Shopify: shop-name.myshopify.com.' })),
+      adminAccessToken: Type.Optional(Secret("Shopify: the custom app's Admin API access token (shpat_...).")),
+      storeUrl: Type.Optional(UrlString("WooCommerce: the store's address.")),
+      consumerKey: Type.Optional(Secret('WooCommerce: the REST API consumer key.')),
+      consumerSecret: Type.Optional(Secret('WooCommerce: the REST API consumer secret.')),
+      webhookSecret: Secret("The secret the store signs its webhooks with (Shopify: the app's API secret key)."),
+    },
+    { additionalProperties: false },
+  ),
+)
+
+export const UpdateChannelBodySchema = named(
+  'UpdateChannelRequest',
+  Type.Object(
+    {
+      name: Type.Optional(ChannelName),
+      adminAccessToken: Type.Optional(Secret('Shopify: a new Admin API access token.')),
+      consumerKey: Type.Optional(Secret('WooCommerce: a new consumer key.')),
+      consumerSecret: Type.Optional(Secret('WooCommerce: a new consumer secret.')),
+      webhookSecret: Type.Optional(Secret('A new webhook secret.')),
+    },
+    { additionalProperties: false },
+  ),
+)
+
+export const ChannelIdParamsSchema = Type.Object({ channelId: Type.String({ maxLength: 40 }) })
+export const LinkParamsSchema = Type.Object({
+  channelId: Type.String({ maxLength: 40 }),
+  linkId: Type.Integer({ minimum: 1 }),
+})
+export const PendingOrderParamsSchema = Type.Object({
+  channelId: Type.String({ maxLength: 40 }),
+  externalOrderId: Type.String({ maxLength: CHANNEL_LIMITS.externalIdLength }),
+})
+
+const LinkAsset = Type.Object(
+  {
+    printArea: SingleLineString({ maxLength: 100, minLength: 1 }),
+    url: UrlString('The print file for this print area.'),
+  },
+  { additionalProperties: false },
+)
+
+export const CreateLinkBodySchema = named(
+  'CreateChannelLinkRequest',
+  Type.Object(
+    {
+      externalVariantId: Type.Optional(
+        Nullable(ExternalId("The store's variant id (exactly one of this and externalSku).")),
+      ),
+      externalSku: Type.Optional(Nullable(ExternalId("The store's SKU (exactly one of this and externalVariantId)."))),
+      sku: Type.Optional(Nullable(SingleLineString({ maxLength: 100, description: 'The printroute product SKU.' }))),
+      attributes: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
+      assets: Type.Optional(Nullable(Type.Array(LinkAsset, { maxItems: CHANNEL_LIMITS.assets }))),
+      sizing: Type.Optional(Nullable(StringEnum(SIZING_MODES))),
+      ignore: Type.Optional(
+        Nullable(Type.Boolean({ description: 'true: the store fulfils this item otherwise; orders leave it alone.' })),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+)
+
+export const ChannelLinkSchema = named(
+  'ChannelLink',
+  Type.Object({
+    id: Type.String(),
+    externalVariantId: Nullable(Type.String()),
+    externalSku: Nullable(Type.String()),
+    sku: Nullable(Type.String()),
+    attributes: Type.Record(Type.String(), Type.String()),
+    assets: Type.Array(Type.Object({ printArea: Type.String(), url: Type.String() })),
+    sizing: Nullable(StringEnum(SIZING_MODES)),
+    ignore: Type.Boolean(),
+    created: Type.String(),
+  }),
+)
+
+const LineItemSchema = named(
+  'ChannelLineItem',
+  Type.Object({
+    externalLineItemId: Type.String(),
+    externalVariantId: Nullable(Type.String()),
+    externalSku: Nullable(Type.String()),
+    title: Type.String(),
+    quantity: Type.Integer(),
+  }),
+)
+
+export const PendingOrderSchema = named(
+  'ChannelPendingOrder',
+  Type.Object({
+    externalOrderId: Type.String(),
+    name: Type.String(),
+    received: Type.String(),
+    unlinkedItems: Type.Array(LineItemSchema),
+    problem: Nullable(Type.String({ description: 'Why creating it failed when last tried; a release tries again.' })),
+  }),
+)
+
+export const ChannelListResponseSchema = outcomeResponse('ChannelListResponse', OkOutcome, {
+  channels: Type.Array(ChannelSchema),
+})
+export const ChannelResponseSchema = outcomeResponse('ChannelResponse', OkOutcome, { channel: ChannelSchema })
+export const CreatedChannelResponseSchema = outcomeResponse(
+  'CreatedChannelResponse',
+  Outcome('CreatedOutcome', ['Created'] as const),
+  { channel: ChannelSchema },
+)
+export const UpdatedChannelResponseSchema = outcomeResponse(
+  'UpdatedChannelResponse',
+  Outcome('UpdatedOutcome', ['Updated'] as const),
+  { channel: ChannelSchema },
+)
+export const DeletedChannelResponseSchema = outcomeResponse(
+  'DeletedChannelResponse',
+  Outcome('DeletedOutcome', ['Deleted'] as const),
+  { channel: ChannelSchema },
+)
+export const ChannelLinkListResponseSchema = outcomeResponse('ChannelLinkListResponse', OkOutcome, {
+  links: Type.Array(ChannelLinkSchema),
+})
+export const CreatedChannelLinkResponseSchema = outcomeResponse(
+  'CreatedChannelLinkResponse',
+  Outcome('CreatedOutcome', ['Created'] as const),
+  { link: ChannelLinkSchema },
+)
+export const DeletedChannelLinkResponseSchema = outcomeResponse(
+  'DeletedChannelLinkResponse',
+  Outcome('DeletedOutcome', ['Deleted'] as const),
+  {},
+)
+export const PendingOrderListResponseSchema = outcomeResponse('ChannelPendingOrderListResponse', OkOutcome, {
+  orders: Type.Array(PendingOrderSchema),
+})
+export const ReleasedOrderResponseSchema = outcomeResponse(
+  'ChannelReleasedOrderResponse',
+  Outcome('CreatedOutcome', ['Created'] as const),
+  { orderId: Type.String({ description: 'The printroute order created, ord_<number>.' }) },
+)

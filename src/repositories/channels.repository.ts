@@ -1,0 +1,511 @@
+// SQL of storefront channels (migration 0043): channels with their sealed secrets, their links, the store orders
+// received, the webhooks kept for dropping redeliveries, and the fulfilment outbox with its attempts.
+import type { Queryable } from '../adapters/database.ts'
+import type { AccountScope } from '../domain/account-scope.ts'
+import type { ChannelLink, ChannelOrderState, ChannelStatus } from '../domain/channels.ts'
+import type { Environment } from '../domain/environment.ts'
+import type { SizingMode } from '../domain/shipping-methods.ts'
+import type {
+  StorefrontFulfilment,
+  StorefrontKind,
+  StorefrontLineItem,
+  StorefrontOrder,
+} from '../domain/storefronts.ts'
+import { countRows } from './row-counts.ts'
+
+export interface ChannelRow {
+  id: number
+  accountId: number
+  environment: Environment
+  type: StorefrontKind
+  store: string
+  name: string | null
+  credentialsEncrypted: string
+  webhookSecretEncrypted: string
+  status: ChannelStatus
+  statusReason: string | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+const CHANNEL_COLUMNS = `id, account_id AS "accountId", environment, type, store, name,
+  credentials_encrypted AS "credentialsEncrypted", webhook_secret_encrypted AS "webhookSecretEncrypted", status,
+  status_reason AS "statusReason", created_at AS "createdAt", updated_at AS "updatedAt"`
+
+type Numbered<T, K extends keyof T> = Omit<T, K> & { [P in K]: number | string }
+
+function toChannel(row: Numbered<ChannelRow, 'id' | 'accountId'>): ChannelRow {
+  return { ...row, id: Number(row.id), accountId: Number(row.accountId) }
+}
+
+export interface NewChannel {
+  scope: AccountScope
+  type: StorefrontKind
+  store: string
+  name: string | null
+  credentialsEncrypted: string
+  webhookSecretEncrypted: string
+  at: Date
+}
+
+/** The new channel; undefined when the environment already has a live channel of that store. */
+export async function insertChannel(tx: Queryable, channel: NewChannel): Promise<ChannelRow | undefined> {
+  const rows = await tx.query<Numbered<ChannelRow, 'id' | 'accountId'>>(
+    `INSERT INTO channels (account_id, environment, type, store, name, credentials_encrypted,
+                           webhook_secret_encrypted, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $8)
+     ON CONFLICT (account_id, environment, type, lower(store)) WHERE deleted_at IS NULL DO NOTHING
+     RETURNING ${CHANNEL_COLUMNS}`,
+    [
+      channel.scope.accountId,
+      channel.scope.environment,
+      channel.type,
+      channel.store,
+      channel.name,
+      channel.credentialsEncrypted,
+      channel.webhookSecretEncrypted,
+      channel.at,
+    ],
+  )
+  return rows[0] && toChannel(rows[0])
+}
+
+export async function countChannels(db: Queryable, scope: AccountScope): Promise<number> {
+  return countRows(
+    db,
+    'SELECT count(*) AS count FROM channels WHERE account_id = $1 AND environment = $2 AND deleted_at IS NULL',
+    [scope.accountId, scope.environment],
+  )
+}
+
+export async function listChannels(db: Queryable, scope: AccountScope): Promise<ChannelRow[]> {
+  const rows = await db.query<Numbered<ChannelRow, 'id' | 'accountId'>>(
+    `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE account_id = $1 AND environment = $2 AND deleted_at IS NULL
+      ORDER BY id`,
+    [scope.accountId, scope.environment],
+  )
+  return rows.map(toChannel)
+}
+
+/** The channel with this number: the caller's only when `scope` is given; deleted ones are not found. */
+export async function findChannel(
+  db: Queryable,
+  id: number,
+  scope?: AccountScope,
+  forUpdate = false,
+): Promise<ChannelRow | undefined> {
+  const rows = await db.query<Numbered<ChannelRow, 'id' | 'accountId'>>(
+    `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE id = $1 AND deleted_at IS NULL
+       AND ($2::bigint IS NULL OR (account_id = $2 AND environment = $3))${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id, scope?.accountId ?? null, scope?.environment ?? null],
+  )
+  return rows[0] && toChannel(rows[0])
+}
+
+export interface ChannelChange {
+  name?: string | null
+  credentialsEncrypted?: string
+  webhookSecretEncrypted?: string
+  status?: ChannelStatus
+  statusReason?: string | null
+  at: Date
+}
+
+export async function updateChannel(tx: Queryable, id: number, change: ChannelChange): Promise<void> {
+  const sets: string[] = []
+  const params: unknown[] = [id, change.at]
+  const set = (column: string, value: unknown) => {
+    params.push(value)
+    sets.push(`${column} = $${params.length}`)
+  }
+  if (change.name !== undefined) set('name', change.name)
+  if (change.credentialsEncrypted !== undefined) set('credentials_encrypted', change.credentialsEncrypted)
+  if (change.webhookSecretEncrypted !== undefined) set('webhook_secret_encrypted', change.webhookSecretEncrypted)
+  if (change.status !== undefined) set('status', change.status)
+  if (change.statusReason !== undefined) set('status_reason', change.statusReason)
+  await tx.query(`UPDATE channels SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
+}
+
+/** Deletes the channel: its row stays (its orders name it) but nothing finds it or reaches it again. */
+export async function markChannelDeleted(tx: Queryable, id: number, at: Date): Promise<void> {
+  await tx.query('UPDATE channels SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at])
+}
+
+// --- links --------------------------------------------------------------------------------------------------------
+
+const LINK_COLUMNS = `id, external_variant_id AS "externalVariantId", external_sku AS "externalSku", sku, attributes,
+  assets, sizing, ignore, created_at AS "createdAt"`
+
+type StoredLink = Omit<ChannelLink, 'id' | 'attributes' | 'assets' | 'sizing'> & {
+  id: number | string
+  attributes: unknown
+  assets: unknown
+  sizing: string | null
+}
+
+function toLink(row: StoredLink): ChannelLink {
+  return {
+    ...row,
+    id: Number(row.id),
+    attributes: (row.attributes ?? {}) as Record<string, string>,
+    assets: (row.assets ?? []) as ChannelLink['assets'],
+    sizing: row.sizing as SizingMode | null,
+  }
+}
+
+/** The new link, or the one it replaces (a link of the same variant or SKU is replaced whole). */
+export async function upsertLink(
+  tx: Queryable,
+  channelId: number,
+  link: Omit<ChannelLink, 'id' | 'createdAt'>,
+  at: Date,
+): Promise<ChannelLink> {
+  await tx.query(
+    `DELETE FROM channel_links WHERE channel_id = $1
+       AND (external_variant_id = $2::text OR external_sku = $3::text)`,
+    [channelId, link.externalVariantId, link.externalSku],
+  )
+  const rows = await tx.query<StoredLink>(
+    `INSERT INTO channel_links (channel_id, external_variant_id, external_sku, sku, attributes, assets, sizing,
+                                ignore, created_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9) RETURNING ${LINK_COLUMNS}`,
+    [
+      channelId,
+      link.externalVariantId,
+      link.externalSku,
+      link.sku,
+      JSON.stringify(link.attributes),
+      JSON.stringify(link.assets),
+      link.sizing,
+      link.ignore,
+      at,
+    ],
+  )
+  return toLink(rows[0] as StoredLink)
+}
+
+export async function listLinks(db: Queryable, channelId: number): Promise<ChannelLink[]> {
+  const rows = await db.query<StoredLink>(
+    `SELECT ${LINK_COLUMNS} FROM channel_links WHERE channel_id = $1 ORDER BY id`,
+    [channelId],
+  )
+  return rows.map(toLink)
+}
+
+export async function countLinks(db: Queryable, channelId: number): Promise<number> {
+  return countRows(db, 'SELECT count(*) AS count FROM channel_links WHERE channel_id = $1', [channelId])
+}
+
+/** Whether a link was deleted. */
+export async function deleteLink(tx: Queryable, channelId: number, linkId: number): Promise<boolean> {
+  const rows = await tx.query('DELETE FROM channel_links WHERE channel_id = $1 AND id = $2 RETURNING id', [
+    channelId,
+    linkId,
+  ])
+  return rows.length > 0
+}
+
+// --- webhooks -----------------------------------------------------------------------------------------------------
+
+export interface ChannelWebhookRow {
+  id: number
+  channelId: number
+  webhookId: string
+  topic: string
+  body: string
+  receivedAt: Date
+  processedAt: Date | null
+  result: string | null
+}
+
+/** Keeps a received webhook; undefined when one with the same delivery id was received before (a redelivery). */
+export async function insertWebhook(
+  tx: Queryable,
+  webhook: { channelId: number; webhookId: string; topic: string; body: string; at: Date },
+): Promise<number | undefined> {
+  const rows = await tx.query<{ id: number | string }>(
+    `INSERT INTO channel_webhooks (channel_id, webhook_id, topic, body, received_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (channel_id, webhook_id) DO NOTHING RETURNING id`,
+    [webhook.channelId, webhook.webhookId, webhook.topic, webhook.body, webhook.at],
+  )
+  return rows[0] === undefined ? undefined : Number(rows[0].id)
+}
+
+export async function findWebhook(
+  db: Queryable,
+  id: number,
+  forUpdate = false,
+): Promise<ChannelWebhookRow | undefined> {
+  const rows = await db.query<Numbered<ChannelWebhookRow, 'id' | 'channelId'>>(
+    `SELECT id, channel_id AS "channelId", webhook_id AS "webhookId", topic, body, received_at AS "receivedAt",
+            processed_at AS "processedAt", result
+       FROM channel_webhooks WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  )
+  const row = rows[0]
+  return row && { ...row, id: Number(row.id), channelId: Number(row.channelId) }
+}
+
+export async function markWebhookProcessed(tx: Queryable, id: number, result: string, at: Date): Promise<void> {
+  await tx.query('UPDATE channel_webhooks SET processed_at = $2, result = $3 WHERE id = $1', [id, at, result])
+}
+
+/** Deletes mapped webhooks received before `before`, a batch at a time; how many. */
+export async function deleteOldWebhooks(db: Queryable, before: Date, batch: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM channel_webhooks WHERE id IN (
+       SELECT id FROM channel_webhooks WHERE received_at < $1 AND processed_at IS NOT NULL LIMIT $2)
+     RETURNING id`,
+    [before, batch],
+  )
+  return rows.length
+}
+
+// --- store orders -------------------------------------------------------------------------------------------------
+
+export interface ChannelOrderRow {
+  id: number
+  channelId: number
+  externalOrderId: string
+  name: string
+  state: ChannelOrderState
+  /** The printroute order's number, once created. */
+  orderNumber: number | null
+  unlinkedItems: StorefrontLineItem[]
+  rawOrder: StorefrontOrder
+  problem: string | null
+  cancellation: string | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+const ORDER_COLUMNS = `id, channel_id AS "channelId", external_order_id AS "externalOrderId", name, state,
+  order_id AS "orderNumber", unlinked_items AS "unlinkedItems", raw_order AS "rawOrder", problem, cancellation,
+  created_at AS "createdAt", updated_at AS "updatedAt"`
+
+type StoredOrder = Omit<ChannelOrderRow, 'id' | 'channelId' | 'orderNumber'> & {
+  id: number | string
+  channelId: number | string
+  orderNumber: number | string | null
+}
+
+function toChannelOrder(row: StoredOrder): ChannelOrderRow {
+  return {
+    ...row,
+    id: Number(row.id),
+    channelId: Number(row.channelId),
+    orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
+  }
+}
+
+export async function findChannelOrder(
+  db: Queryable,
+  channelId: number,
+  externalOrderId: string,
+  forUpdate = false,
+): Promise<ChannelOrderRow | undefined> {
+  const rows = await db.query<StoredOrder>(
+    `SELECT ${ORDER_COLUMNS} FROM channel_orders WHERE channel_id = $1 AND external_order_id = $2${
+      forUpdate ? ' FOR UPDATE' : ''
+    }`,
+    [channelId, externalOrderId],
+  )
+  return rows[0] && toChannelOrder(rows[0])
+}
+
+/** The store order a printroute order was created for; undefined for an order of no channel. */
+export async function findChannelOrderOfOrder(
+  db: Queryable,
+  orderNumber: number,
+): Promise<ChannelOrderRow | undefined> {
+  const rows = await db.query<StoredOrder>(`SELECT ${ORDER_COLUMNS} FROM channel_orders WHERE order_id = $1`, [
+    orderNumber,
+  ])
+  return rows[0] && toChannelOrder(rows[0])
+}
+
+/** The store order, inserted; undefined when the channel already has it (kept as it was). */
+export async function insertChannelOrder(
+  tx: Queryable,
+  order: { channelId: number; rawOrder: StorefrontOrder; state: ChannelOrderState; at: Date },
+): Promise<ChannelOrderRow | undefined> {
+  const rows = await tx.query<StoredOrder>(
+    `INSERT INTO channel_orders (channel_id, external_order_id, name, state, raw_order, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $6)
+     ON CONFLICT (channel_id, external_order_id) DO NOTHING RETURNING ${ORDER_COLUMNS}`,
+    [
+      order.channelId,
+      order.rawOrder.externalOrderId,
+      order.rawOrder.name,
+      order.state,
+      JSON.stringify(order.rawOrder),
+      order.at,
+    ],
+  )
+  return rows[0] && toChannelOrder(rows[0])
+}
+
+export interface ChannelOrderChange {
+  state?: ChannelOrderState
+  orderNumber?: number | null
+  unlinkedItems?: readonly StorefrontLineItem[]
+  problem?: string | null
+  cancellation?: string | null
+  at: Date
+}
+
+export async function updateChannelOrder(tx: Queryable, id: number, change: ChannelOrderChange): Promise<void> {
+  const sets: string[] = []
+  const params: unknown[] = [id, change.at]
+  const set = (column: string, value: unknown, cast = '') => {
+    params.push(value)
+    sets.push(`${column} = $${params.length}${cast}`)
+  }
+  if (change.state !== undefined) set('state', change.state)
+  if (change.orderNumber !== undefined) set('order_id', change.orderNumber)
+  if (change.unlinkedItems !== undefined) set('unlinked_items', JSON.stringify(change.unlinkedItems), '::jsonb')
+  if (change.problem !== undefined) set('problem', change.problem)
+  if (change.cancellation !== undefined) set('cancellation', change.cancellation)
+  await tx.query(`UPDATE channel_orders SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
+}
+
+/** The channel's orders waiting as not connected, oldest first. */
+export async function listPendingOrders(db: Queryable, channelId: number, limit: number): Promise<ChannelOrderRow[]> {
+  const rows = await db.query<StoredOrder>(
+    `SELECT ${ORDER_COLUMNS} FROM channel_orders WHERE channel_id = $1 AND state = 'notConnected' ORDER BY id LIMIT $2`,
+    [channelId, limit],
+  )
+  return rows.map(toChannelOrder)
+}
+
+// --- the fulfilment outbox ----------------------------------------------------------------------------------------
+
+export type FulfilmentStatus = 'pending' | 'delivered' | 'failed'
+
+export interface ChannelFulfilmentRow {
+  id: number
+  channelId: number
+  channelOrderId: number
+  shipmentId: string
+  fulfilment: StorefrontFulfilment
+  status: FulfilmentStatus
+  attempts: number
+  nextAttemptAt: Date | null
+  externalFulfilmentId: string | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+export interface FulfilmentAttemptRow {
+  attempt: number
+  attemptedAt: Date
+  httpStatus: number | null
+  latencyMs: number
+  error: string | null
+}
+
+const FULFILMENT_COLUMNS = `id, channel_id AS "channelId", channel_order_id AS "channelOrderId",
+  shipment_id AS "shipmentId", fulfilment, status, attempts, next_attempt_at AS "nextAttemptAt",
+  external_fulfilment_id AS "externalFulfilmentId", created_at AS "createdAt", updated_at AS "updatedAt"`
+
+type StoredFulfilment = Numbered<ChannelFulfilmentRow, 'id' | 'channelId' | 'channelOrderId'>
+
+function toFulfilment(row: StoredFulfilment): ChannelFulfilmentRow {
+  return { ...row, id: Number(row.id), channelId: Number(row.channelId), channelOrderId: Number(row.channelOrderId) }
+}
+
+/** The outbox row of a shipped shipment; undefined when the shipment has one already. */
+export async function insertFulfilment(
+  tx: Queryable,
+  fulfilment: {
+    channelId: number
+    channelOrderId: number
+    shipmentId: string
+    fulfilment: StorefrontFulfilment
+    at: Date
+  },
+): Promise<number | undefined> {
+  const rows = await tx.query<{ id: number | string }>(
+    `INSERT INTO channel_fulfilments (channel_id, channel_order_id, shipment_id, fulfilment, status, next_attempt_at,
+                                      created_at, updated_at)
+     VALUES ($1, $2, $3, $4::jsonb, 'pending', $5, $5, $5)
+     ON CONFLICT (channel_id, shipment_id) DO NOTHING RETURNING id`,
+    [
+      fulfilment.channelId,
+      fulfilment.channelOrderId,
+      fulfilment.shipmentId,
+      JSON.stringify(fulfilment.fulfilment),
+      fulfilment.at,
+    ],
+  )
+  return rows[0] === undefined ? undefined : Number(rows[0].id)
+}
+
+export async function findFulfilment(
+  db: Queryable,
+  id: number,
+  forUpdate = false,
+): Promise<ChannelFulfilmentRow | undefined> {
+  const rows = await db.query<StoredFulfilment>(
+    `SELECT ${FULFILMENT_COLUMNS} FROM channel_fulfilments WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  )
+  return rows[0] && toFulfilment(rows[0])
+}
+
+export async function updateFulfilment(
+  tx: Queryable,
+  id: number,
+  change: {
+    status: FulfilmentStatus
+    attempts: number
+    nextAttemptAt: Date | null
+    externalFulfilmentId?: string | null
+    at: Date
+  },
+): Promise<void> {
+  await tx.query(
+    `UPDATE channel_fulfilments SET status = $2, attempts = $3, next_attempt_at = $4,
+            external_fulfilment_id = COALESCE($5, external_fulfilment_id), updated_at = $6 WHERE id = $1`,
+    [id, change.status, change.attempts, change.nextAttemptAt, change.externalFulfilmentId ?? null, change.at],
+  )
+}
+
+export async function insertFulfilmentAttempt(
+  tx: Queryable,
+  fulfilmentId: number,
+  attempt: FulfilmentAttemptRow,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO channel_fulfilment_attempts (fulfilment_id, attempt, attempted_at, http_status, latency_ms, error)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [fulfilmentId, attempt.attempt, attempt.attemptedAt, attempt.httpStatus, attempt.latencyMs, attempt.error],
+  )
+}
+
+/** The channel's most recent fulfilments, newest first, each with its attempts. */
+export async function listFulfilments(
+  db: Queryable,
+  channelId: number,
+  limit: number,
+): Promise<(ChannelFulfilmentRow & { attemptLog: FulfilmentAttemptRow[] })[]> {
+  const rows = (
+    await db.query<StoredFulfilment>(
+      `SELECT ${FULFILMENT_COLUMNS} FROM channel_fulfilments WHERE channel_id = $1 ORDER BY id DESC LIMIT $2`,
+      [channelId, limit],
+    )
+  ).map(toFulfilment)
+  if (rows.length === 0) return []
+  const attempts = await db.query<FulfilmentAttemptRow & { fulfilmentId: number | string }>(
+    `SELECT fulfilment_id AS "fulfilmentId", attempt, attempted_at AS "attemptedAt", http_status AS "httpStatus",
+            latency_ms AS "latencyMs", error
+       FROM channel_fulfilment_attempts WHERE fulfilment_id = ANY($1::bigint[]) ORDER BY fulfilment_id, attempt`,
+    [rows.map((row) => row.id)],
+  )
+  return rows.map((row) => ({
+    ...row,
+    attemptLog: attempts
+      .filter((attempt) => Number(attempt.fulfilmentId) === row.id)
+      .map(({ fulfilmentId: _, ...attempt }) => attempt),
+  }))
+}

@@ -1,0 +1,723 @@
+// Storefront channels (docs/channels.md): a merchant's stores (Shopify, WooCommerce) whose orders come in by their
+// webhooks. A webhook is checked, kept and answered at once; a job maps it: an order's line items through the
+// channel's links into a printroute order (created through the orders service, idempotent by the store order), a
+// "not connected" order waiting for links, a cancellation, an uninstalled app. Each store has an adapter
+// (domain/storefronts.ts); this service only sees that interface. The fulfilment outbox is in
+// channel-fulfilments.service.ts.
+import { createHash } from 'node:crypto'
+import type { Clock } from '../adapters/clock.ts'
+import type { Database } from '../adapters/database.ts'
+import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { AccountScope } from '../domain/account-scope.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
+import { matchOrderItems, ORDER_PATHS } from '../domain/catalogue-matching.ts'
+import {
+  CHANNEL_LIMITS,
+  type ChannelLink,
+  type ChannelStatus,
+  channelOrderIdempotencyKey,
+  mapOrder,
+  mappingOutcome,
+  openSecret,
+  sealSecret,
+  shopDomainFailure,
+} from '../domain/channels.ts'
+import type { Environment } from '../domain/environment.ts'
+import { addFailure, type Failures } from '../domain/failures.ts'
+import { formatId, parseId, parseRequestId } from '../domain/ids.ts'
+import { jobRequest } from '../domain/jobs.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
+import { SIZING_MODES, type SizingMode } from '../domain/shipping-methods.ts'
+import type {
+  StorefrontAdapter,
+  StorefrontCredentials,
+  StorefrontKind,
+  StorefrontLineItem,
+  StorefrontOrder,
+} from '../domain/storefronts.ts'
+import { findAccount } from '../repositories/accounts.repository.ts'
+import {
+  type ChannelOrderRow,
+  type ChannelRow,
+  countChannels,
+  countLinks,
+  deleteLink,
+  deleteOldWebhooks,
+  findChannel,
+  findChannelOrder,
+  findWebhook,
+  insertChannel,
+  insertChannelOrder,
+  insertWebhook,
+  listChannels,
+  listLinks,
+  listPendingOrders,
+  markChannelDeleted,
+  markWebhookProcessed,
+  updateChannel,
+  updateChannelOrder,
+  upsertLink,
+} from '../repositories/channels.repository.ts'
+import type { Caller } from './accounts.service.ts'
+import { type ServiceLogger, silentLogger } from './observability.ts'
+import type { OrderActionsService } from './order-actions.service.ts'
+import type { CreateOrderInput, OrdersService } from './orders.service.ts'
+
+/** A channel as the API shows it: its secrets never, only whether it has them. */
+export interface ChannelView {
+  id: string
+  type: StorefrontKind
+  name: string | null
+  /** Shopify: the shop's myshopify.com domain. */
+  shopDomain?: string
+  /** WooCommerce: the store's address. */
+  storeUrl?: string
+  status: ChannelStatus
+  statusReason: string | null
+  hasAdminAccessToken?: boolean
+  hasConsumerKey?: boolean
+  hasConsumerSecret?: boolean
+  hasWebhookSecret: boolean
+  /** Where the store sends its webhooks (the environment's own address). */
+  webhookUrl: string
+  created: string
+  lastUpdated: string
+}
+
+export interface ChannelLinkView {
+  id: string
+  externalVariantId: string | null
+  externalSku: string | null
+  sku: string | null
+  attributes: Record<string, string>
+  assets: { printArea: string; url: string }[]
+  sizing: SizingMode | null
+  ignore: boolean
+  created: string
+}
+
+export interface PendingOrderView {
+  externalOrderId: string
+  name: string
+  received: string
+  /** The line items no link maps yet: link or ignore each, then release the order. */
+  unlinkedItems: StorefrontLineItem[]
+  /** Why the order could not be created when it was last tried (a release tries again); null when it was not tried. */
+  problem: string | null
+}
+
+/** What a create request carries (the schema lets through one shape for every type; the service checks per type). */
+export interface CreateChannelInput {
+  type: StorefrontKind
+  name?: string | null
+  shopDomain?: string
+  adminAccessToken?: string
+  storeUrl?: string
+  consumerKey?: string
+  consumerSecret?: string
+  webhookSecret: string
+}
+
+export type UpdateChannelInput = Partial<Omit<CreateChannelInput, 'type' | 'shopDomain' | 'storeUrl'>>
+
+export interface CreateLinkInput {
+  externalVariantId?: string | null
+  externalSku?: string | null
+  sku?: string | null
+  attributes?: Record<string, string> | null
+  assets?: { printArea: string; url: string }[] | null
+  sizing?: SizingMode | null
+  ignore?: boolean | null
+}
+
+/** What a received webhook came to: kept (and queued), or a redelivery dropped. */
+export type WebhookReceipt = 'accepted' | 'duplicate'
+
+export interface ChannelsService {
+  create(caller: Caller, input: CreateChannelInput): Promise<ChannelView>
+  list(caller: Caller): Promise<ChannelView[]>
+  get(caller: Caller, channelId: string): Promise<ChannelView>
+  update(caller: Caller, channelId: string, input: UpdateChannelInput): Promise<ChannelView>
+  /** Deletes the channel: its webhooks are refused from now on, its orders stay. */
+  delete(caller: Caller, channelId: string): Promise<ChannelView>
+  createLink(caller: Caller, channelId: string, input: CreateLinkInput): Promise<ChannelLinkView>
+  listLinks(caller: Caller, channelId: string): Promise<ChannelLinkView[]>
+  deleteLink(caller: Caller, channelId: string, linkId: number): Promise<void>
+  listPending(caller: Caller, channelId: string): Promise<PendingOrderView[]>
+  /** Creates a waiting order now that every item is linked or ignored; ValidationFailed naming those still unlinked. */
+  release(caller: Caller, channelId: string, externalOrderId: string): Promise<{ orderId: string }>
+  /**
+   * A webhook as received: 404 for no such channel (or one of another store type), 401 for a wrong signature (nothing
+   * stored), otherwise kept and its mapping queued, or dropped as a redelivery.
+   */
+  receiveWebhook(
+    kind: StorefrontKind,
+    environment: Environment,
+    channelId: string,
+    rawBody: Buffer,
+    headers: Readonly<Record<string, string | undefined>>,
+  ): Promise<WebhookReceipt>
+  /** The job: maps one kept webhook (a re-run of one already mapped does nothing). */
+  mapWebhook(webhookId: number): Promise<void>
+  /** Retention: deletes mapped webhooks received before `before`; how many. */
+  expireWebhooks(before: Date): Promise<number>
+}
+
+export interface ChannelsDeps {
+  db: Database
+  clock: Clock
+  jobs: JobEnqueuer
+  catalogue: Catalogue
+  orders: Pick<OrdersService, 'createOrder'>
+  orderActions: Pick<OrderActionsService, 'cancel'>
+  /** The adapter of each store type this instance takes. */
+  adapters: Partial<Record<StorefrontKind, StorefrontAdapter>>
+  /** The AES-256 key the stores' secrets are sealed under. */
+  secretsKey: Buffer
+  /** The webhook URL of a channel, on its environment's address. */
+  webhookUrl: (environment: Environment, kind: StorefrontKind, channelId: string) => string
+  log?: ServiceLogger
+}
+
+interface ChannelsContext extends ChannelsDeps {
+  log: ServiceLogger
+}
+
+/** The shipping method a storefront order is created with (docs/channels.md#what-an-order-becomes). */
+export const CHANNEL_SHIPPING_METHOD = 'Standard'
+
+export function createChannelsService(deps: ChannelsDeps): ChannelsService {
+  const context: ChannelsContext = { ...deps, log: deps.log ?? silentLogger }
+  return {
+    create: (caller, input) => createChannel(context, caller, input),
+    list: async (caller) => (await listChannels(deps.db, caller)).map((row) => toChannelView(context, row)),
+    get: async (caller, channelId) => toChannelView(context, await callersChannel(context, caller, channelId)),
+    update: (caller, channelId, input) => updateChannelOf(context, caller, channelId, input),
+    async delete(caller, channelId) {
+      const channel = await callersChannel(context, caller, channelId)
+      await markChannelDeleted(deps.db, channel.id, deps.clock.now())
+      return toChannelView(context, channel)
+    },
+    createLink: (caller, channelId, input) => createLink(context, caller, channelId, input),
+    async listLinks(caller, channelId) {
+      const channel = await callersChannel(context, caller, channelId)
+      return (await listLinks(deps.db, channel.id)).map(toLinkView)
+    },
+    async deleteLink(caller, channelId, linkId) {
+      const channel = await callersChannel(context, caller, channelId)
+      if (!(await deleteLink(deps.db, channel.id, linkId))) {
+        throw new ServiceError('EntityNotFound', `Link ${linkId} of channel ${channelId} was not found`)
+      }
+    },
+    async listPending(caller, channelId) {
+      const channel = await callersChannel(context, caller, channelId)
+      const rows = await listPendingOrders(deps.db, channel.id, CHANNEL_LIMITS.pendingPage)
+      return rows.map((row) => ({
+        externalOrderId: row.externalOrderId,
+        name: row.name,
+        received: row.createdAt.toISOString(),
+        unlinkedItems: row.unlinkedItems,
+        problem: row.problem,
+      }))
+    },
+    release: (caller, channelId, externalOrderId) => releaseOrder(context, caller, channelId, externalOrderId),
+    receiveWebhook: (kind, environment, channelId, rawBody, headers) =>
+      receiveWebhook(context, { kind, environment, channelId }, rawBody, headers),
+    mapWebhook: (webhookId) => mapWebhook(context, webhookId),
+    expireWebhooks: (before) => deleteOldWebhooks(deps.db, before, 1000),
+  }
+}
+
+// --- channels -----------------------------------------------------------------------------------------------------
+
+function toChannelView(context: ChannelsContext, row: ChannelRow): ChannelView {
+  const id = formatId('chn', row.id)
+  const where = row.type === 'shopify' ? { shopDomain: row.store } : { storeUrl: row.store }
+  const has = row.type === 'shopify' ? { hasAdminAccessToken: true } : { hasConsumerKey: true, hasConsumerSecret: true }
+  return {
+    id,
+    type: row.type,
+    name: row.name,
+    ...where,
+    status: row.status,
+    statusReason: row.statusReason,
+    ...has,
+    hasWebhookSecret: true,
+    webhookUrl: context.webhookUrl(row.environment, row.type, id),
+    created: row.createdAt.toISOString(),
+    lastUpdated: row.updatedAt.toISOString(),
+  }
+}
+
+async function callersChannel(context: ChannelsContext, caller: AccountScope, channelId: string): Promise<ChannelRow> {
+  const number = parseRequestId('chn', channelId, 'channelId')
+  const channel = await findChannel(context.db, number, caller)
+  if (!channel) throw new ServiceError('EntityNotFound', `Channel ${channelId} was not found`)
+  return channel
+}
+
+/** The credentials a create request names for its type; ValidationFailed naming each missing or bad field. */
+function credentialsOf(context: ChannelsContext, input: CreateChannelInput): StorefrontCredentials {
+  const failures: Failures = {}
+  const kinds = Object.keys(context.adapters) as StorefrontKind[]
+  if (!kinds.includes(input.type)) {
+    addFailure(failures, 'type', { code: 'InvalidValue', providedValue: input.type, validValues: kinds })
+    throw validationFailed(failures)
+  }
+  const required = (field: keyof CreateChannelInput): string => {
+    const value = input[field]
+    if (typeof value !== 'string' || value.trim() === '') {
+      addFailure(failures, field, { code: 'Required', providedValue: value ?? null })
+      return ''
+    }
+    return value.trim()
+  }
+  const refused = (field: keyof CreateChannelInput) => {
+    if (input[field] !== undefined) addFailure(failures, field, { code: 'UnknownField', providedValue: input[field] })
+  }
+  let credentials: StorefrontCredentials
+  if (input.type === 'shopify') {
+    const shopDomain = required('shopDomain').toLowerCase()
+    const failure = shopDomain === '' ? undefined : shopDomainFailure(shopDomain)
+    if (failure) addFailure(failures, 'shopDomain', failure)
+    credentials = { kind: 'shopify', shopDomain, adminAccessToken: required('adminAccessToken') }
+    for (const field of ['storeUrl', 'consumerKey', 'consumerSecret'] as const) refused(field)
+  } else {
+    const storeUrl = required('storeUrl')
+    if (storeUrl !== '' && !/^https?:\/\/[^\s/]+/.test(storeUrl)) {
+      addFailure(failures, 'storeUrl', { code: 'InvalidFormat', providedValue: storeUrl })
+    }
+    credentials = {
+      kind: 'woocommerce',
+      storeUrl: storeUrl.replace(/\/+$/, ''),
+      consumerKey: required('consumerKey'),
+      consumerSecret: required('consumerSecret'),
+    }
+    for (const field of ['shopDomain', 'adminAccessToken'] as const) refused(field)
+  }
+  required('webhookSecret')
+  if (Object.keys(failures).length > 0) throw validationFailed(failures)
+  return credentials
+}
+
+async function createChannel(
+  context: ChannelsContext,
+  caller: Caller,
+  input: CreateChannelInput,
+): Promise<ChannelView> {
+  const credentials = credentialsOf(context, input)
+  const store = credentials.kind === 'shopify' ? credentials.shopDomain : credentials.storeUrl
+  const key = context.secretsKey
+  const row = await context.db.transaction(async (tx) => {
+    if ((await countChannels(tx, caller)) >= CHANNEL_LIMITS.channels) {
+      throw validationFailed({
+        type: [
+          { code: 'TooMany', providedValue: CHANNEL_LIMITS.channels + 1, comparisonValue: CHANNEL_LIMITS.channels },
+        ],
+      })
+    }
+    return insertChannel(tx, {
+      scope: caller,
+      type: credentials.kind,
+      store,
+      name: input.name ?? null,
+      credentialsEncrypted: sealSecret(key, JSON.stringify(credentials)),
+      webhookSecretEncrypted: sealSecret(key, input.webhookSecret.trim()),
+      at: context.clock.now(),
+    })
+  })
+  if (!row) {
+    const field = credentials.kind === 'shopify' ? 'shopDomain' : 'storeUrl'
+    throw validationFailed(
+      { [field]: [{ code: 'InvalidValue', providedValue: store }] },
+      'This environment already has a channel of this store',
+    )
+  }
+  return toChannelView(context, row)
+}
+
+async function updateChannelOf(
+  context: ChannelsContext,
+  caller: Caller,
+  channelId: string,
+  input: UpdateChannelInput,
+): Promise<ChannelView> {
+  const channel = await callersChannel(context, caller, channelId)
+  const key = context.secretsKey
+  const credentials = JSON.parse(openSecret(key, channel.credentialsEncrypted)) as StorefrontCredentials
+  const failures: Failures = {}
+  const given = (field: keyof UpdateChannelInput): string | undefined => {
+    const value = input[field]
+    if (value === undefined || value === null) return undefined
+    if (value.trim() === '') addFailure(failures, field, { code: 'MustNotBeEmptyOrWhitespace', providedValue: value })
+    return value.trim()
+  }
+  let changedCredentials: StorefrontCredentials = credentials
+  if (credentials.kind === 'shopify') {
+    const token = given('adminAccessToken')
+    if (token) changedCredentials = { ...credentials, adminAccessToken: token }
+  } else {
+    const consumerKey = given('consumerKey') ?? credentials.consumerKey
+    const consumerSecret = given('consumerSecret') ?? credentials.consumerSecret
+    changedCredentials = { ...credentials, consumerKey, consumerSecret }
+  }
+  const webhookSecret = given('webhookSecret')
+  if (Object.keys(failures).length > 0) throw validationFailed(failures)
+  const secretsChanged = changedCredentials !== credentials || webhookSecret !== undefined
+  await updateChannel(context.db, channel.id, {
+    ...(input.name === undefined ? {} : { name: input.name }),
+    ...(changedCredentials === credentials
+      ? {}
+      : { credentialsEncrypted: sealSecret(key, JSON.stringify(changedCredentials)) }),
+    ...(webhookSecret === undefined ? {} : { webhookSecretEncrypted: sealSecret(key, webhookSecret) }),
+    // New secrets are a new start: the store is tried again as if it had never failed.
+    ...(secretsChanged ? { status: 'active' as const, statusReason: null } : {}),
+    at: context.clock.now(),
+  })
+  return toChannelView(context, (await findChannel(context.db, channel.id)) as ChannelRow)
+}
+
+// --- links ----------------------------------------------------------------------------------------------------
+
+function toLinkView(link: ChannelLink): ChannelLinkView {
+  return {
+    id: String(link.id),
+    externalVariantId: link.externalVariantId,
+    externalSku: link.externalSku,
+    sku: link.sku,
+    attributes: link.attributes,
+    assets: link.assets,
+    sizing: link.sizing,
+    ignore: link.ignore,
+    created: link.createdAt.toISOString(),
+  }
+}
+
+/**
+ * A link's product checked as create-order checks an item: the SKU known, its attributes and print areas its own.
+ * The destination is not known yet, so availability is left to the order.
+ */
+function checkLinkProduct(context: ChannelsContext, input: CreateLinkInput, failures: Failures): void {
+  const matched = matchOrderItems(
+    context.catalogue,
+    {
+      destinationCountryCode: '',
+      shippingMethod: null,
+      items: [
+        {
+          sku: input.sku as string,
+          copies: 1,
+          attributes: input.attributes ?? {},
+          assets: (input.assets ?? []).map((asset) => ({ printArea: asset.printArea, pageCount: null })),
+        },
+      ],
+    },
+    { ...ORDER_PATHS, countryCode: '\u0000destination' },
+  )
+  for (const [path, list] of Object.entries(matched.failures)) {
+    if (!path.startsWith('items[0].')) continue
+    for (const failure of list) {
+      if (failure.code !== 'NotAvailableForDestination') addFailure(failures, path.slice('items[0].'.length), failure)
+    }
+  }
+}
+
+async function createLink(
+  context: ChannelsContext,
+  caller: Caller,
+  channelId: string,
+  input: CreateLinkInput,
+): Promise<ChannelLinkView> {
+  const channel = await callersChannel(context, caller, channelId)
+  const failures: Failures = {}
+  const variant = input.externalVariantId ?? null
+  const externalSku = input.externalSku ?? null
+  if ((variant === null) === (externalSku === null)) {
+    addFailure(failures, variant === null ? 'externalVariantId' : 'externalSku', {
+      code: variant === null ? 'Required' : 'InvalidValue',
+      providedValue: variant ?? externalSku,
+      comparisonValue: 'exactly one of externalVariantId and externalSku',
+    })
+  }
+  const ignore = input.ignore === true
+  if (!ignore) {
+    if (!input.sku) addFailure(failures, 'sku', { code: 'Required', providedValue: input.sku ?? null })
+    else checkLinkProduct(context, input, failures)
+    if (input.sizing && !SIZING_MODES.includes(input.sizing)) {
+      addFailure(failures, 'sizing', {
+        code: 'InvalidValue',
+        providedValue: input.sizing,
+        validValues: [...SIZING_MODES],
+      })
+    }
+  }
+  if (Object.keys(failures).length > 0) throw validationFailed(failures, 'The link could not be made')
+  if ((await countLinks(context.db, channel.id)) >= CHANNEL_LIMITS.links) {
+    throw validationFailed({
+      externalVariantId: [
+        { code: 'TooMany', providedValue: CHANNEL_LIMITS.links + 1, comparisonValue: CHANNEL_LIMITS.links },
+      ],
+    })
+  }
+  const link = await upsertLink(
+    context.db,
+    channel.id,
+    {
+      externalVariantId: variant,
+      externalSku,
+      sku: ignore ? null : (input.sku as string),
+      attributes: ignore ? {} : (input.attributes ?? {}),
+      assets: ignore ? [] : (input.assets ?? []),
+      sizing: ignore ? null : (input.sizing ?? null),
+      ignore,
+    },
+    context.clock.now(),
+  )
+  return toLinkView(link)
+}
+
+// --- webhooks -----------------------------------------------------------------------------------------------------
+
+async function receiveWebhook(
+  context: ChannelsContext,
+  { kind, environment, channelId }: { kind: StorefrontKind; environment: Environment; channelId: string },
+  rawBody: Buffer,
+  headers: Readonly<Record<string, string | undefined>>,
+): Promise<WebhookReceipt> {
+  const number = parseId('chn', channelId)
+  const channel = number === undefined ? undefined : await findChannel(context.db, number)
+  const adapter = context.adapters[kind]
+  if (!channel || channel.type !== kind || channel.environment !== environment || !adapter) {
+    throw new ServiceError('EntityNotFound', `Channel ${channelId} of type ${kind} was not found`)
+  }
+  const secret = openSecret(context.secretsKey, channel.webhookSecretEncrypted)
+  if (!adapter.verifyWebhook(rawBody, headers, secret)) {
+    context.log.warn(
+      { step: 'channel-webhook', channelId: formatId('chn', channel.id) },
+      `webhook for channel ${formatId('chn', channel.id)} refused: its signature does not match the webhook secret`,
+    )
+    throw new ServiceError('Unauthorized', 'The webhook signature does not match the channel webhook secret')
+  }
+  // A store that sends no delivery id: the body's hash stands in, so an identical redelivery is still dropped.
+  const webhookId = adapter.webhookId(headers) ?? `sha256:${createHash('sha256').update(rawBody).digest('hex')}`
+  const topic = adapter.topic(headers)
+  return context.db.transaction(async (tx) => {
+    const id = await insertWebhook(tx, {
+      channelId: channel.id,
+      webhookId: webhookId.slice(0, CHANNEL_LIMITS.externalIdLength),
+      topic,
+      body: rawBody.toString('utf8'),
+      at: context.clock.now(),
+    })
+    if (id === undefined) return 'duplicate'
+    await context.jobs.enqueue(tx, [jobRequest('map-channel-webhook', { webhookId: id })])
+    return 'accepted'
+  })
+}
+
+async function mapWebhook(context: ChannelsContext, webhookId: number): Promise<void> {
+  const webhook = await findWebhook(context.db, webhookId)
+  if (!webhook || webhook.processedAt !== null) return
+  const channel = await findChannel(context.db, webhook.channelId)
+  const adapter = channel && context.adapters[channel.type]
+  let result: string
+  if (!channel || !adapter) result = 'the channel was deleted'
+  else if (webhook.topic === 'uninstalled') {
+    await updateChannel(context.db, channel.id, {
+      status: 'uninstalled',
+      statusReason: 'the store uninstalled the app',
+      at: context.clock.now(),
+    })
+    result = 'channel uninstalled'
+  } else if (webhook.topic === 'orderCreated' || webhook.topic === 'orderCancelled') {
+    let order: StorefrontOrder | undefined
+    try {
+      order = adapter.parseOrder(JSON.parse(webhook.body))
+    } catch (error) {
+      result = `not an order: ${(error as Error).message}`
+    }
+    if (order) {
+      result =
+        webhook.topic === 'orderCreated'
+          ? await receiveOrder(context, channel, order)
+          : await cancelStoreOrder(context, channel, order)
+    } else result ??= 'not an order'
+  } else result = `topic ${webhook.topic} ignored`
+  await markWebhookProcessed(context.db, webhook.id, result, context.clock.now())
+  context.log.info(
+    { step: 'channel-webhook', channelId: formatId('chn', webhook.channelId), webhookId: webhook.webhookId },
+    `channel ${formatId('chn', webhook.channelId)} webhook ${webhook.topic}: ${result}`,
+  )
+}
+
+// --- store orders -------------------------------------------------------------------------------------------------
+
+/** The caller a channel's orders are created and cancelled as: its account's, in its environment. */
+async function channelCaller(context: ChannelsContext, channel: ChannelRow): Promise<Caller> {
+  const account = await findAccount(context.db, channel.accountId)
+  if (!account) throw new Error(`account ${channel.accountId} of channel ${channel.id} not found`)
+  return {
+    accountId: channel.accountId,
+    environment: channel.environment,
+    keyPrefix: formatId('chn', channel.id),
+    via: 'key',
+    pauseWindowSeconds: account.pauseWindowSeconds,
+    billingCurrency: account.billingCurrency,
+    priceList: account.priceList,
+  }
+}
+
+async function receiveOrder(context: ChannelsContext, channel: ChannelRow, order: StorefrontOrder): Promise<string> {
+  const inserted = await insertChannelOrder(context.db, {
+    channelId: channel.id,
+    rawOrder: order,
+    state: 'notConnected',
+    at: context.clock.now(),
+  })
+  const row = inserted ?? (await findChannelOrder(context.db, channel.id, order.externalOrderId))
+  if (!row) throw new Error(`channel order ${order.externalOrderId} vanished`)
+  // A redelivered order that is already created, ignored or cancelled stays so; one still waiting is tried again
+  // (the job may have stopped between keeping it and creating its order: the idempotency key makes that safe).
+  if (row.state !== 'notConnected') return `order ${order.name} already ${row.state}`
+  const connected = await connectOrder(context, channel, row, false)
+  return `order ${order.name}: ${connected.state}${connected.orderId ? ` ${connected.orderId}` : ''}`
+}
+
+/**
+ * Maps a waiting store order through the channel's links as they are now and creates its printroute order when
+ * every item is linked or ignored. `release`: the merchant asked, so what stands in the way is an error.
+ */
+async function connectOrder(
+  context: ChannelsContext,
+  channel: ChannelRow,
+  row: ChannelOrderRow,
+  release: boolean,
+): Promise<{ state: string; orderId?: string }> {
+  const links = await listLinks(context.db, channel.id)
+  const mapping = mapOrder(row.rawOrder, links)
+  const outcome = mappingOutcome(mapping)
+  const at = context.clock.now()
+  if (outcome !== 'create') {
+    if (release) {
+      const failures: Failures = {}
+      for (const item of mapping.unlinked) {
+        addFailure(failures, `lineItems.${item.externalLineItemId}`, {
+          code: 'Required',
+          providedValue: item.externalVariantId ?? item.externalSku,
+          comparisonValue: 'a link (or a link with ignore: true) for this variant or SKU',
+        })
+      }
+      if (mapping.linked.length === 0) {
+        addFailure(failures, 'externalOrderId', { code: 'InvalidValue', providedValue: row.externalOrderId })
+      }
+      throw validationFailed(failures, 'The order cannot be released until every item is linked or ignored')
+    }
+    const state = outcome === 'ignored' ? 'ignored' : 'notConnected'
+    await updateChannelOrder(context.db, row.id, { state, unlinkedItems: mapping.unlinked, at })
+    return { state }
+  }
+  try {
+    const orderId = await createConnectedOrder(context, channel, row.rawOrder, mapping.linked)
+    await updateChannelOrder(context.db, row.id, {
+      state: 'created',
+      orderNumber: parseId('ord', orderId) ?? null,
+      unlinkedItems: [],
+      problem: null,
+      at,
+    })
+    return { state: 'created', orderId }
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error
+    await updateChannelOrder(context.db, row.id, { unlinkedItems: [], problem: error.message, at })
+    if (release) throw error
+    return { state: `notConnected (${error.message})` }
+  }
+}
+
+/**
+ * The one place a store order becomes a printroute order, from its linked items. Orders are created at once; an
+ * approval step (automatic, delayed, manual) would decide here whether to create it as a draft or later.
+ */
+async function createConnectedOrder(
+  context: ChannelsContext,
+  channel: ChannelRow,
+  order: StorefrontOrder,
+  linked: ReturnType<typeof mapOrder>['linked'],
+): Promise<string> {
+  if (!order.recipient) {
+    throw validationFailed(
+      { recipient: [{ code: 'Required', providedValue: null }] },
+      'The store order has no shipping address',
+    )
+  }
+  const { recipient } = order
+  const input: CreateOrderInput = {
+    merchantReference: order.name,
+    shippingMethod: CHANNEL_SHIPPING_METHOD,
+    idempotencyKey: channelOrderIdempotencyKey(channel.type, channel.store, order.externalOrderId),
+    recipient: {
+      name: recipient.name,
+      email: recipient.email,
+      phoneNumber: recipient.phoneNumber,
+      address: recipient.address,
+    },
+    items: linked.map(({ lineItem, link }) => ({
+      // The store's line item id: the fulfilment outbox tells the store which of its lines shipped.
+      merchantReference: lineItem.externalLineItemId,
+      sku: link.sku as string,
+      copies: lineItem.quantity,
+      sizing: link.sizing ?? 'fillPrintArea',
+      attributes: link.attributes,
+      assets: link.assets.map((asset) => ({ printArea: asset.printArea, url: asset.url })),
+    })),
+    metadata: {
+      channelId: formatId('chn', channel.id),
+      channelType: channel.type,
+      externalOrderId: order.externalOrderId,
+    },
+  }
+  const created = await context.orders.createOrder(await channelCaller(context, channel), input)
+  if ('orderJson' in created) return (JSON.parse(created.orderJson) as { id: string }).id
+  return created.onHold.id
+}
+
+async function releaseOrder(
+  context: ChannelsContext,
+  caller: Caller,
+  channelId: string,
+  externalOrderId: string,
+): Promise<{ orderId: string }> {
+  const channel = await callersChannel(context, caller, channelId)
+  const row = await findChannelOrder(context.db, channel.id, externalOrderId)
+  if (row?.state !== 'notConnected') {
+    throw new ServiceError('EntityNotFound', `No order ${externalOrderId} of channel ${channelId} is waiting`)
+  }
+  const connected = await connectOrder(context, channel, row, true)
+  return { orderId: connected.orderId as string }
+}
+
+async function cancelStoreOrder(
+  context: ChannelsContext,
+  channel: ChannelRow,
+  order: StorefrontOrder,
+): Promise<string> {
+  const at = context.clock.now()
+  // A cancellation that arrives before its order is kept as cancelled, so the late order is never created.
+  await insertChannelOrder(context.db, { channelId: channel.id, rawOrder: order, state: 'cancelled', at })
+  const row = await findChannelOrder(context.db, channel.id, order.externalOrderId)
+  if (!row) throw new Error(`channel order ${order.externalOrderId} vanished`)
+  if (row.state === 'cancelled' && row.cancellation !== null) return `order ${order.name} already cancelled`
+  let answer = 'no printroute order was created'
+  if (row.orderNumber !== null) {
+    const orderId = formatId('ord', row.orderNumber)
+    try {
+      const result = await context.orderActions.cancel(await channelCaller(context, channel), orderId)
+      answer = `${orderId}: ${result.outcome}`
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error
+      answer = `${orderId}: ${error.outcome}: ${error.message}`
+    }
+  }
+  await updateChannelOrder(context.db, row.id, { state: 'cancelled', cancellation: answer, at })
+  return `order ${order.name} cancelled (${answer})`
+}

@@ -1,0 +1,150 @@
+// A local stand-in for a Shopify shop's Admin GraphQL API (127.0.0.1 only), serving the two operations printroute
+// uses: an order's `fulfillmentOrders` and `fulfillmentCreate` (shapes: test/fixtures/shopify/README.md). It signs
+// webhooks as Shopify does (base64 HMAC-SHA256 of the raw body) and can be told to answer the next calls with an
+// HTTP error (500, 429 with Retry-After) to exercise the outbox's retries.
+import { createHmac } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface StandInFulfilment {
+  fulfillmentOrderId: string
+  lineItems: { id: string; quantity: number }[]
+  notifyCustomer: boolean
+  trackingInfo: { company?: string; number?: string; url?: string }
+  accessToken: string | undefined
+}
+
+export interface ShopifyStandIn {
+  /** `http://127.0.0.1:<port>`: the --shopify-api-url. */
+  origin: string
+  /** Line items (numeric ids) and quantities of an order (numeric id), made into one open fulfillment order. */
+  addOrder(orderId: string, lineItems: { id: string; quantity: number }[]): void
+  /** The next calls' HTTP answers, in order, before any succeeds (e.g. [500, 429]). */
+  failNext(...statuses: number[]): void
+  /** Every fulfillmentCreate it accepted. */
+  fulfilments: StandInFulfilment[]
+  /** Every GraphQL request's HTTP status as answered. */
+  answered: number[]
+  close(): Promise<void>
+}
+
+/** The headers Shopify sends a webhook with, its HMAC made with `secret`. */
+export function shopifyWebhookHeaders(
+  body: string,
+  secret: string,
+  topic: string,
+  webhookId: string,
+  shopDomain: string,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-shopify-topic': topic,
+    'x-shopify-hmac-sha256': createHmac('sha256', secret).update(body, 'utf8').digest('base64'),
+    'x-shopify-webhook-id': webhookId,
+    'x-shopify-shop-domain': shopDomain,
+    'x-shopify-api-version': '2026-01',
+  }
+}
+
+interface OpenLine {
+  id: string
+  lineItemId: string
+  remaining: number
+}
+
+export async function startShopifyStandIn(): Promise<ShopifyStandIn> {
+  const orders = new Map<string, OpenLine[]>()
+  const failures: number[] = []
+  const fulfilments: StandInFulfilment[] = []
+  const answered: number[] = []
+  let nextId = 1
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        answered.push(status)
+        response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
+      }
+      if (!/^\/admin\/api\/[^/]+\/graphql\.json$/.test(request.url ?? '')) return send(404, { errors: 'Not Found' })
+      const failure = failures.shift()
+      if (failure !== undefined) {
+        return send(failure, { errors: 'stand-in failure' }, failure === 429 ? { 'retry-after': '1' } : {})
+      }
+      const { query, variables } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        query: string
+        variables: Record<string, any>
+      }
+      if (query.includes('fulfillmentOrders')) {
+        const orderId = String(variables.id).replace('gid://shopify/Order/', '')
+        const lines = orders.get(orderId)
+        if (!lines) return send(200, { data: { order: null } })
+        return send(200, {
+          data: {
+            order: {
+              fulfillmentOrders: {
+                nodes: [
+                  {
+                    id: `gid://shopify/FulfillmentOrder/${orderId}`,
+                    status: lines.some((line) => line.remaining > 0) ? 'OPEN' : 'CLOSED',
+                    lineItems: {
+                      nodes: lines.map((line) => ({
+                        id: line.id,
+                        remainingQuantity: line.remaining,
+                        lineItem: { id: `gid://shopify/LineItem/${line.lineItemId}` },
+                      })),
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        })
+      }
+      if (query.includes('fulfillmentCreate')) {
+        const input = variables.fulfillment
+        for (const group of input.lineItemsByFulfillmentOrder) {
+          const orderId = String(group.fulfillmentOrderId).replace('gid://shopify/FulfillmentOrder/', '')
+          for (const item of group.fulfillmentOrderLineItems) {
+            const line = orders.get(orderId)?.find((candidate) => candidate.id === item.id)
+            if (line) line.remaining -= item.quantity
+          }
+          fulfilments.push({
+            fulfillmentOrderId: group.fulfillmentOrderId,
+            lineItems: group.fulfillmentOrderLineItems,
+            notifyCustomer: input.notifyCustomer,
+            trackingInfo: input.trackingInfo,
+            accessToken: request.headers['x-shopify-access-token'] as string | undefined,
+          })
+        }
+        return send(200, {
+          data: {
+            fulfillmentCreate: {
+              fulfillment: { id: `gid://shopify/Fulfillment/${nextId++}`, status: 'SUCCESS' },
+              userErrors: [],
+            },
+          },
+        })
+      }
+      return send(200, { errors: [{ message: 'unknown operation' }] })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    addOrder(orderId, lineItems) {
+      orders.set(
+        orderId,
+        lineItems.map((item) => ({
+          id: `gid://shopify/FulfillmentOrderLineItem/${item.id}`,
+          lineItemId: item.id,
+          remaining: item.quantity,
+        })),
+      )
+    },
+    failNext: (...statuses) => failures.push(...statuses),
+    fulfilments,
+    answered,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
