@@ -61,6 +61,8 @@ export interface JobPayloads {
   'deliver-callback': { deliveryId: number; attempt: number }
   /** Inspects the file of one stand-alone preflight (services/print-files/preflight.service.ts). */
   'run-preflight': { preflightId: number }
+  /** Cancels a draft not confirmed by its `expiresAt` (docs/api.md#drafts-and-holds); queued for that instant. */
+  'expire-draft': { orderId: string }
 }
 
 export type JobName = keyof JobPayloads
@@ -80,6 +82,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'simulated-lab-step': ({ shipmentId, step }) => `simulated-lab:${shipmentId}:${step}:0`,
   'deliver-callback': ({ deliveryId, attempt }) => `callback:${deliveryId}:${attempt}`,
   'run-preflight': ({ preflightId }) => `preflight:${preflightId}`,
+  'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

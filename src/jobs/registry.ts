@@ -11,6 +11,7 @@ import type { ClaimsService } from '../services/claims.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
+import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
@@ -68,6 +69,7 @@ export interface JobServices {
   labStatements: Pick<LabStatementsService, 'issueForPreviousMonth'>
   claims: Pick<ClaimsService, 'expireEvidence'>
   claimResolution: Pick<ClaimResolutionService, 'applyUndisputedRule'>
+  orderActions: Pick<OrderActionsService, 'expireDraft'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -128,6 +130,13 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       concurrency: 2,
       retryLimit: 3,
       expireInSeconds: 300,
+    },
+    'expire-draft': {
+      // Under the order's lock: a draft confirmed or cancelled meanwhile is left alone, and a re-run does nothing.
+      handler: ({ orderId }) => services.orderActions.expireDraft(orderId),
+      concurrency: 1,
+      retryLimit: 10,
+      expireInSeconds: 60,
     },
   }
   const missing = JOB_NAMES.filter((name) => !registry[name])
