@@ -166,16 +166,6 @@ for (const kind of databaseKinds) {
       assert.equal((await get(`/v4.0/orders/${id}`)).body.order.status.stage, 'InProgress')
     })
 
-    test('confirms sent at once start the draft once', async () => {
-      const { body } = await create({ draft: true })
-      const id = body.order.id
-      const answers = await Promise.all(Array.from({ length: 5 }, () => post(id, 'confirm')))
-      for (const answer of answers) assert.equal(answer.body.outcome, 'Confirmed')
-      const starts = (await jobsOf(id)).filter((job) => job.name === 'start-order')
-      assert.equal(starts.length, 1)
-      assert.deepEqual(await eventTypes(id), ['draft#Confirmed'])
-    })
-
     test("a draft confirmed in the account's pause window answers OnHold and starts when the window ends", async () => {
       const paused = await t.createAccount({ pauseWindowSeconds: 600 })
       const { body } = await create({ draft: true }, paused.sandboxKey)
@@ -274,6 +264,41 @@ for (const kind of databaseKinds) {
       await t.app.services.pipeline.startOrder(id)
       assert.equal((await drive.state(id)).pipeline.phase, 'waiting')
       assert.ok(await queued(`start:${id}:${holdUntil}`))
+    })
+  })
+}
+
+// Concurrent confirms on PostgreSQL too, where they really run at once: the order's row lock lets one start it.
+for (const kind of tier('sql')) {
+  describe(`draft confirms at once (${kind})`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await startTestApp({ kind, maxConnections: 10 })
+    })
+    after(() => t.close())
+
+    test('confirms sent at once start the draft once, with one draft#Confirmed', async () => {
+      const created = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders',
+        payload: sampleOrder({ draft: true }),
+        headers: JSON_HEADERS,
+      })
+      const id = json(created).order.id
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => t.sandbox({ method: 'POST', url: `/v4.0/orders/${id}/actions/confirm` })),
+      )
+      for (const answer of answers) assert.equal(json(answer).outcome, 'Confirmed', answer.body)
+      const starts = await t.database.db.query(
+        `SELECT 1 FROM ${t.database.jobSchema}.job WHERE name = 'start-order' AND data->>'orderId' = $1`,
+        [id],
+      )
+      assert.equal(starts.length, 1)
+      const events = json(await t.sandbox({ method: 'GET', url: `/v4.0/events?orderId=${id}` })).events
+      assert.deepEqual(
+        events.map((event: { type: string }) => event.type),
+        ['com.printroute.order.draft#Confirmed'],
+      )
     })
   })
 }

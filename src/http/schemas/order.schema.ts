@@ -556,8 +556,8 @@ export const OrderSchema = named(
       }),
     ),
     draft: Type.Optional(
-      Type.Literal(true, {
-        description: "printroute's own: present (true) only while the order is a draft; absent once confirmed.",
+      Type.Boolean({
+        description: "printroute's own: present, always true, only while the order is a draft; absent once confirmed.",
       }),
     ),
     expiresAt: Type.Optional(
