@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fastJson from 'fast-json-stringify'
 import { applyTrackingEvents } from '../src/domain/delivery-tracking.ts'
+import { confirmDraft, releaseHold } from '../src/domain/drafts.ts'
 import { buildNewOrderDocument, type NewOrder, normaliseBranding, setAddressAdvisories } from '../src/domain/order.ts'
 import { addCredit } from '../src/domain/order-credits.ts'
 import { addShipment, applyAllocation } from '../src/domain/pipeline/allocate-order.ts'
@@ -335,4 +336,36 @@ test('address advisories keep the wire key order: after customs, before the esti
     'estimatedDispatchDate',
     'estimatedDelivery',
   ])
+})
+
+test('a draft with a hold keeps the wire key order: holdUntil, draft, expiresAt after customs, and after its confirm', () => {
+  const now = new Date('2026-03-01T09:00:00.000Z')
+  const advisory = { field: 'recipient.phoneNumber', code: 'PhoneNumberRequired', message: 'call ahead' }
+  const order = buildNewOrderDocument(
+    {
+      ...fullOrder,
+      customs: { incoterm: 'DAP' },
+      holdUntil: '2026-03-05T09:00:00.000Z',
+      draftExpiresAt: '2026-03-31T09:00:00.000Z',
+      items: fullOrder.items.slice(0, 1),
+    },
+    { order: 'ord_9', items: ['ori_5'], assets: ['ast_7', 'ast_8'] },
+    now,
+  )
+  setAddressAdvisories(order, [advisory])
+  const keys = Object.keys(order)
+  assert.deepEqual(keys.slice(keys.indexOf('customs')), [
+    'customs',
+    'holdUntil',
+    'draft',
+    'expiresAt',
+    'addressAdvisories',
+  ])
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  const pipeline = emptyPipeline()
+  confirmDraft(order, pipeline, now)
+  releaseHold(order, pipeline, now)
+  assert.equal(JSON.stringify(order), serializeThroughSchema(order))
+  assert.equal(Object.hasOwn(order, 'draft'), false)
+  assert.equal(order.holdUntil, now.toISOString())
 })

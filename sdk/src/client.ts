@@ -5,6 +5,7 @@ import type {
   CallbackListFilters,
   CallbackPage,
   CancelOrderResponse,
+  ConfirmOrderResponse,
   Country,
   CountrySummary,
   CoverDimensions,
@@ -264,6 +265,16 @@ export class Orders extends Resource {
    */
   replaceAsset(orderId: string, request: ReplaceAssetRequest, options?: RequestOptions): Promise<ReplaceAssetResponse> {
     return this.transport.request(action(orderId, 'replaceAsset', request, options))
+  }
+
+  /**
+   * printroute's own: confirms a draft (created with `draft: true`), which then starts as a new order would, or
+   * releases a held order's hold (`holdUntil`) early: `Confirmed` (again for a repeat: nothing starts twice),
+   * `OnHold` (only the order id: confirmed in the account's pause window) or `ActionNotAvailable`. Retried like
+   * cancel.
+   */
+  confirm(orderId: string, options?: RequestOptions): Promise<ConfirmOrderResponse> {
+    return this.transport.request(action(orderId, 'confirm', undefined, options))
   }
 }
 

@@ -189,6 +189,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/orders/{orderId}/actions/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a draft order, or release a held order's hold early (printroute's own; no body, or {})
+         * @description A draft starts as an order created now would: charged, allocated and produced, the account pause window applying from now (then the answer is OnHold with only the order id, as create answers). A held order (holdUntil) starts now. Confirming again answers Confirmed and starts nothing twice. ActionNotAvailable (HTTP 200, the order unchanged) for an order that is neither a draft nor held.
+         */
+        post: operations["confirmOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/orders/{orderId}/print-files": {
         parameters: {
             query?: never;
@@ -1482,6 +1502,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "com.printroute.order.draft#Confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A draft order was confirmed and starts (actions/confirm)
+         * @description A CloudEvent of type `com.printroute.order.draft#Confirmed`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onDraftConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.draft#Expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A draft order was not confirmed within 30 days and was cancelled (also a stage change to Cancelled)
+         * @description A CloudEvent of type `com.printroute.order.draft#Expired`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onDraftExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "com.printroute.order.hold#Released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order's own hold (holdUntil) was released early by actions/confirm; it starts now
+         * @description A CloudEvent of type `com.printroute.order.hold#Released`, POSTed to the account's webhook endpoints that take it and kept in the events feed; never to a callback URL.
+         */
+        post: operations["onHoldReleased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1951,6 +2031,18 @@ export interface components {
              */
             deliverBy?: string;
             customs?: components["schemas"]["OrderCustoms"];
+            /**
+             * Format: date-time
+             * @description printroute's own: the per-order hold's end (the instant it was released, once released early); only on orders created with holdUntil.
+             */
+            holdUntil?: string;
+            /** @description printroute's own: present, always true, only while the order is a draft; absent once confirmed. */
+            draft?: boolean;
+            /**
+             * Format: date-time
+             * @description printroute's own: with draft, when the draft is cancelled unless confirmed before.
+             */
+            expiresAt?: string;
             /** @description printroute's own: address problems that do not stop delivery (a phone number an express courier asks for, a line longer than couriers print, a missing state where the postcode routes the parcel); they never change the outcome. Absent when there are none (docs/addresses.md). */
             addressAdvisories?: components["schemas"]["AddressAdvisory"][];
             /**
@@ -2209,6 +2301,32 @@ export interface components {
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
+        /**
+         * ConfirmOnHoldOutcome
+         * @enum {string}
+         */
+        ConfirmOnHoldOutcome: "OnHold";
+        /** ConfirmOnHoldResponse */
+        ConfirmOnHoldResponse: {
+            outcome: components["schemas"]["ConfirmOnHoldOutcome"];
+            order: {
+                id: string;
+            };
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ConfirmOrderResponse */
+        ConfirmOrderResponse: {
+            outcome: components["schemas"]["ConfirmOutcome"];
+            order: components["schemas"]["Order"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
+         * ConfirmOutcome
+         * @enum {string}
+         */
+        ConfirmOutcome: "Confirmed" | "ActionNotAvailable";
         /** Country */
         Country: {
             /** @description ISO 3166-1 alpha-2. */
@@ -2491,6 +2609,13 @@ export interface components {
             quoteId?: string | null;
             /** @description printroute's own: true accepts the recipient's address as sent even where it has a problem that stops delivery (docs/addresses.md): no AddressUnverified issue, and no refusal in the refuse mode; advisories are still listed. */
             acceptUnverifiedAddress?: boolean | null;
+            /** @description printroute's own: true creates a draft (docs/api.md#drafts-and-holds): validated, priced and stored like any order and shown with draft: true, but not started (no charge, download or allocation) until POST /orders/{id}/actions/confirm; cancelled if not confirmed within 30 days. */
+            draft?: boolean | null;
+            /**
+             * Format: date-time
+             * @description printroute's own: keeps the order before production until this instant (after now, at most 14 days ahead), like the account pause window but readable all along; POST /orders/{id}/actions/confirm releases it early.
+             */
+            holdUntil?: string | null;
         };
         /**
          * CreatePreflightOutcome
@@ -2876,6 +3001,18 @@ export interface components {
              */
             deliverBy?: string;
             customs?: components["schemas"]["OrderCustoms"];
+            /**
+             * Format: date-time
+             * @description printroute's own: the per-order hold's end (the instant it was released, once released early); only on orders created with holdUntil.
+             */
+            holdUntil?: string;
+            /** @description printroute's own: present, always true, only while the order is a draft; absent once confirmed. */
+            draft?: boolean;
+            /**
+             * Format: date-time
+             * @description printroute's own: with draft, when the draft is cancelled unless confirmed before.
+             */
+            expiresAt?: string;
             /** @description printroute's own: address problems that do not stop delivery (a phone number an express courier asks for, a line longer than couriers print, a missing state where the postcode routes the parcel); they never change the outcome. Absent when there are none (docs/addresses.md). */
             addressAdvisories?: components["schemas"]["AddressAdvisory"][];
             /**
@@ -2902,6 +3039,7 @@ export interface components {
             changeShippingMethod: components["schemas"]["ActionAvailability"];
             changeMetaData: components["schemas"]["ActionAvailability"];
             replaceAsset: components["schemas"]["ActionAvailability"];
+            confirm: components["schemas"]["ActionAvailability"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -4845,6 +4983,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReplaceAssetResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Order ID, e.g. ord_1042. */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfirmOrderResponse"] | components["schemas"]["ConfirmOnHoldResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7792,6 +7968,114 @@ export interface operations {
         };
     };
     onClaimChangedRetracted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDraftConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDraftExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event ID, the same on every attempt (Standard Webhooks). */
+                "webhook-id": string;
+                /** @description Unix time of this attempt, in seconds. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> with the signing secret of the account settings; during a rotation also the signature with the previous secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 15 seconds counts as delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is recorded and the delivery retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onHoldReleased: {
         parameters: {
             query?: never;
             header: {

@@ -54,6 +54,7 @@ export type UpdateRecipientResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/act
 export type UpdateMetadataResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/updateMetadata']['post']>
 export type ReplaceAssetRequest = RequestBodyOf<paths['/v4.0/orders/{orderId}/actions/replaceAsset']['post']>
 export type ReplaceAssetResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/replaceAsset']['post']>
+export type ConfirmOrderResponse = OkBodyOf<paths['/v4.0/orders/{orderId}/actions/confirm']['post']>
 
 // Quotes, products
 

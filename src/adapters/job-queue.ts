@@ -41,6 +41,13 @@ const CRON_WORKER_SECONDS = 45
 /** A failed job's retry is due after its backoff; the check that arms its wake-up runs this long after the failure. */
 const CHECK_AFTER_FAILURE_MS = 1000
 
+/**
+ * The longest a due-job check waits for a job coming due later (a draft's 30-day expiry, a long pause window): a
+ * timer longer than 2^31-1 ms fires at once in Node (TimeoutOverflowWarning), which made the check run in a loop.
+ * A check a day later just arms the next wait.
+ */
+const LONGEST_CHECK_WAIT_MS = 86_400_000
+
 /** While the database is unreachable, a job that failed for it asks again this often whether it is back. */
 const DATABASE_PROBE_INTERVAL_MS = 1_000
 
@@ -249,10 +256,10 @@ function createDueJobWatcher(boss: PgBoss, options: Pick<JobQueueOptions, 'db' |
   const wake = (name: string) => {
     for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id)
   }
-  /** Runs a check in `ms` unless one is armed sooner. */
+  /** Runs a check in `ms` (at most a day: see LONGEST_CHECK_WAIT_MS) unless one is armed sooner. */
   const checkIn = (ms: number) => {
     if (!started || stopped) return
-    const at = Date.now() + Math.max(ms, 0)
+    const at = Date.now() + Math.min(Math.max(ms, 0), LONGEST_CHECK_WAIT_MS)
     if (next && next.at <= at) return
     if (next) clearTimeout(next.timer)
     const timer = setTimeout(() => {

@@ -67,6 +67,8 @@ export interface JobPayloads {
   'map-channel-webhook': { webhookId: number }
   /** One attempt to tell a store that a shipment shipped (the fulfilment outbox, docs/channels.md). */
   'fulfil-channel-shipment': { fulfilmentId: number; attempt: number }
+  /** Cancels a draft not confirmed by its `expiresAt` (docs/api.md#drafts-and-holds); queued for that instant. */
+  'expire-draft': { orderId: string }
 }
 
 export type JobName = keyof JobPayloads
@@ -89,6 +91,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'run-preflight': ({ preflightId }) => `preflight:${preflightId}`,
   'map-channel-webhook': ({ webhookId }) => `channel-webhook:${webhookId}`,
   'fulfil-channel-shipment': ({ fulfilmentId, attempt }) => `channel-fulfilment:${fulfilmentId}:${attempt}`,
+  'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

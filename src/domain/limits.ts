@@ -106,3 +106,10 @@ export const PREFLIGHT_LIMITS = {
   concurrency: 2,
 } as const
 export type PreflightLimits = { readonly [K in keyof typeof PREFLIGHT_LIMITS]: number }
+
+/**
+ * Draft orders and per-order holds (docs/api.md#drafts-and-holds): a draft not confirmed within 30 days is
+ * cancelled; a `holdUntil` may name at most 14 days ahead of the create.
+ */
+export const DRAFT_LIFETIME_DAYS = 30
+export const MAX_HOLD_DAYS = 14

@@ -47,6 +47,13 @@ export type OrderEventKind =
    * claim (docs/claims.md#credits); `credit` is the order's `credits[]` entry, carried as `data.credit`.
    */
   | { kind: 'creditIssued'; creditId: string; credit?: Record<string, unknown> }
+  /**
+   * printroute's own (docs/api.md#drafts-and-holds): a draft was confirmed, a draft was cancelled by its expiry, a
+   * per-order hold was released early. Passed by the change that does it (OrderChangeResult.events).
+   */
+  | { kind: 'draftConfirmed' }
+  | { kind: 'draftExpired' }
+  | { kind: 'holdReleased' }
 
 /** The claim changes that have an event: `com.<vendor>.order.claims.claim#<status>`. */
 export const CLAIM_EVENT_STATUSES = ['Created', 'Resolved', 'Rejected', 'Retracted'] as const
@@ -79,6 +86,12 @@ export function eventType(vendor: string, event: OrderEventKind): string {
       return `${prefix}.claims.claim#${event.status}`
     case 'creditIssued':
       return `${prefix}.credits.credit#Issued`
+    case 'draftConfirmed':
+      return `${prefix}.draft#Confirmed`
+    case 'draftExpired':
+      return `${prefix}.draft#Expired`
+    case 'holdReleased':
+      return `${prefix}.hold#Released`
   }
 }
 
@@ -116,6 +129,9 @@ export function isPrintApiEvent(event: OrderEventKind): boolean {
     case 'shipmentMoved':
     case 'claimChanged':
     case 'creditIssued':
+    case 'draftConfirmed':
+    case 'draftExpired':
+    case 'holdReleased':
       return false
   }
 }
@@ -126,7 +142,13 @@ export function isPrintApiEvent(event: OrderEventKind): boolean {
  * lifecycle a Prodigi client knows (docs/callbacks.md#which-events-a-callback-url-gets).
  */
 export function isWebhookOnlyEvent(event: OrderEventKind): boolean {
-  return event.kind === 'claimChanged' || event.kind === 'creditIssued'
+  return (
+    event.kind === 'claimChanged' ||
+    event.kind === 'creditIssued' ||
+    event.kind === 'draftConfirmed' ||
+    event.kind === 'draftExpired' ||
+    event.kind === 'holdReleased'
+  )
 }
 
 /** Whether a callback URL whose environment has `set` gets this event. */

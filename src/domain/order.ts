@@ -198,6 +198,15 @@ export interface OrderDocument {
    */
   customs?: OrderCustoms
   /**
+   * printroute's own (docs/api.md#drafts-and-holds): the instant a per-order hold keeps the order before production
+   * until (the instant it was released, once released early); absent on orders created without one.
+   */
+  holdUntil?: string
+  /** printroute's own: `true` while the order is a draft (not started until confirmed); absent otherwise. */
+  draft?: true
+  /** printroute's own: with `draft`, when the draft is cancelled unless confirmed before. */
+  expiresAt?: string
+  /**
    * Address problems that do not stop delivery (docs/addresses.md#blocking-problems-and-advisories): a phone number
    * an express courier asks for, a line longer than couriers print. Never change the order's outcome; absent when
    * there are none.
@@ -296,6 +305,10 @@ export interface NewOrder {
   deliverBy?: string | null
   /** Absent or null: DAP without customs numbers. Keys in wire order (incoterm, iossNumber, eoriNumber, recipientTaxId). */
   customs?: OrderCustoms | null
+  /** The per-order hold's end (ISO date-time); absent or null: none. */
+  holdUntil?: string | null
+  /** When the order is created as a draft: when the draft expires (ISO date-time); absent or null: no draft. */
+  draftExpiresAt?: string | null
   items: {
     merchantReference: string | null
     sku: string
@@ -388,6 +401,8 @@ export function buildNewOrderDocument(order: NewOrder, ids: NewOrderIds, now: Da
     ...(order.quoteId ? { quoteId: order.quoteId } : {}),
     ...(order.deliverBy ? { deliverBy: order.deliverBy } : {}),
     ...(order.customs ? { customs: order.customs } : {}),
+    ...(order.holdUntil ? { holdUntil: order.holdUntil } : {}),
+    ...(order.draftExpiresAt ? { draft: true as const, expiresAt: order.draftExpiresAt } : {}),
   }
 }
 

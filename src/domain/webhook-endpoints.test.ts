@@ -32,6 +32,9 @@ describe('webhook endpoint filters', () => {
       { kind: 'assetReplaced', itemId: 'ori_1', assetId: 'ast_1' },
       { kind: 'shipmentMoved', shipmentId: 'shp_2', fromShipmentId: 'shp_1' },
       { kind: 'creditIssued', creditId: 'crd_1' },
+      { kind: 'draftConfirmed' },
+      { kind: 'draftExpired' },
+      { kind: 'holdReleased' },
     ]
     const expected = new Set([
       ...kinds.map((kind) => eventType('acme', kind)),

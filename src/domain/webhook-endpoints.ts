@@ -90,6 +90,9 @@ export function knownEventTypes(vendor: string): string[] {
     `${order}.status.delivery#Delivered`,
     // Webhook endpoints and the feed only, never a callback URL (docs/callbacks.md).
     `${order}.credits.credit#Issued`,
+    `${order}.draft#Confirmed`,
+    `${order}.draft#Expired`,
+    `${order}.hold#Released`,
     testEventType(vendor),
     webhookDisabledEventType(vendor),
   ]

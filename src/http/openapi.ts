@@ -319,6 +319,15 @@ const EVENT_KINDS: { kind: OrderEventKind; summary: string }[] = [
     kind: { kind: 'claimChanged', claimId: '', status } as OrderEventKind,
     summary: CLAIM_EVENT_SUMMARIES[status],
   })),
+  { kind: { kind: 'draftConfirmed' }, summary: 'A draft order was confirmed and starts (actions/confirm)' },
+  {
+    kind: { kind: 'draftExpired' },
+    summary: 'A draft order was not confirmed within 30 days and was cancelled (also a stage change to Cancelled)',
+  },
+  {
+    kind: { kind: 'holdReleased' },
+    summary: "An order's own hold (holdUntil) was released early by actions/confirm; it starts now",
+  },
 ]
 
 function webhookOperationId(kind: OrderEventKind): string {

@@ -15,6 +15,7 @@ import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { MissingParcelsService } from '../services/missing-parcels.service.ts'
+import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
@@ -80,6 +81,7 @@ export interface JobServices {
   sandboxClaims: Pick<SandboxClaimsService, 'decideByScenario'>
   channels: Pick<ChannelsService, 'mapWebhook' | 'expireWebhooks'>
   channelFulfilments: Pick<ChannelFulfilmentsService, 'deliver'>
+  orderActions: Pick<OrderActionsService, 'expireDraft'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -164,6 +166,13 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       concurrency: 4,
       retryLimit: 10,
       expireInSeconds: 120,
+    },
+    'expire-draft': {
+      // Under the order's lock: a draft confirmed or cancelled meanwhile is left alone, and a re-run does nothing.
+      handler: ({ orderId }) => services.orderActions.expireDraft(orderId),
+      concurrency: 1,
+      retryLimit: 10,
+      expireInSeconds: 60,
     },
   }
   const missing = JOB_NAMES.filter((name) => !registry[name])

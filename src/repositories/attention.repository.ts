@@ -24,12 +24,14 @@ export async function findOrderNumberOfShipment(db: Queryable, shipmentNumber: n
 
 /**
  * Live orders in progress, out of their pause window at `now`, least recently changed first: at most `limit` of them (the
- * queue's bound).
+ * queue's bound). Drafts are left out: they wait for their merchant, not for anything the operator could do, and
+ * old ones would otherwise fill the bound.
  */
 export async function listLiveOrdersInProgress(db: Queryable, limit: number, now: Date): Promise<PipelineOrder[]> {
   const rows = await db.query<{ id: number | string }>(
     `SELECT id FROM orders
       WHERE stage = 'InProgress' AND environment = 'live' AND (on_hold_until IS NULL OR on_hold_until <= $2)
+        AND draft_expires_at IS NULL
       ORDER BY last_updated, id LIMIT $1`,
     [limit, now],
   )

@@ -5,6 +5,7 @@
 
 import type { Queryable } from '../adapters/database.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
+import { openDraftExpiry } from '../domain/drafts.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { NewOrderIds, OrderDocument } from '../domain/order.ts'
 import { type PipelineOrder, pipelineOf } from '../domain/pipeline/pipeline-order.ts'
@@ -63,6 +64,8 @@ export interface NewOrderRow {
    * parameter may hold the order placeholder (`placeholders.ids.order`), which is replaced by the order's ID.
    */
   startJob: { text: string; parameter: string }
+  /** A draft's expiry (the `draft_expires_at` column, migrations/0041_drafts.sql); null for any other order. */
+  draftExpiresAt: Date | null
 }
 
 /** The order a quote is already used by, when a new order names a quote another order has claimed. */
@@ -97,7 +100,7 @@ export async function createOrderRow(
   }[]
   try {
     rows = await db.query(
-      'SELECT * FROM create_order($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)',
+      'SELECT * FROM create_order($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)',
       [
         scope.accountId,
         scope.environment,
@@ -115,6 +118,7 @@ export async function createOrderRow(
         order.sandboxScenario ?? null,
         order.startJob.text,
         order.startJob.parameter,
+        order.draftExpiresAt,
       ],
     )
   } catch (error) {
@@ -168,8 +172,8 @@ export interface OrderListFilter {
   createdTo: Date | null
   stage: OrderDocument['status']['stage'] | null
   awaitingPayment: boolean
-  /** True for the `draft` status filter: v4 has no drafts, so nothing matches. */
-  matchNothing: boolean
+  /** True for the `draft` status filter: only the drafts (docs/api.md#drafts-and-holds). */
+  draftsOnly: boolean
   orderNumbers: number[] | null
   merchantReferences: string[] | null
   /** The order with this number, or any whose merchant reference contains the text (any letter case). */
@@ -189,7 +193,6 @@ export async function listOrders(
   scope: OrderScope,
   filter: OrderListFilter,
 ): Promise<{ ordersJson: string[]; hasMore: boolean }> {
-  if (filter.matchNothing) return { ordersJson: [], hasMore: false }
   const conditions = ['account_id = $1', 'environment = $2', '(on_hold_until IS NULL OR on_hold_until <= $3)']
   const params: unknown[] = [scope.accountId, scope.environment, filter.visibleAt]
   const add = (condition: string, value: unknown) => {
@@ -200,6 +203,7 @@ export async function listOrders(
   if (filter.createdTo) add('created_at <= ?', filter.createdTo)
   if (filter.stage) add('stage = ?', filter.stage)
   if (filter.awaitingPayment) conditions.push('awaiting_payment')
+  if (filter.draftsOnly) conditions.push('draft_expires_at IS NOT NULL')
   if (filter.orderNumbers) add('id = ANY(?::bigint[])', filter.orderNumbers)
   if (filter.merchantReferences) add('merchant_reference = ANY(?::text[])', filter.merchantReferences)
   if (filter.search) {
@@ -342,7 +346,7 @@ export async function readOrderTraceId(db: Queryable, orderNumber: number): Prom
 export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<void> {
   await tx.query(
     `UPDATE orders SET document = $2, pipeline = $3, stage = $4, last_updated = $5, on_hold_until = $6,
-                       awaiting_payment = $7, catalogue_version = $8
+                       awaiting_payment = $7, catalogue_version = $8, draft_expires_at = $9
             WHERE id = $1`,
     [
       order.orderNumber,
@@ -353,6 +357,7 @@ export async function saveOrder(tx: Queryable, order: PipelineOrder): Promise<vo
       order.onHoldUntil,
       isAwaitingPayment(order.pipeline),
       order.pipeline.catalogueVersion ?? null,
+      openDraftExpiry(order.document),
     ],
   )
 }

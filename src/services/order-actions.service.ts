@@ -16,6 +16,17 @@ import {
 import type { Catalogue } from '../domain/catalogue.ts'
 import { linesOfShipments, replaceShipmentLines, withCreditsCapped, withoutShipping } from '../domain/charges.ts'
 import { withPrepaidDuties } from '../domain/customs.ts'
+import {
+  canConfirm,
+  confirmDraft,
+  confirmStep,
+  draftHasExpired,
+  endCancelledDraft,
+  expireDraftJob,
+  heldUntil,
+  isOpenDraft,
+  releaseHold,
+} from '../domain/drafts.ts'
 import type { Environment } from '../domain/environment.ts'
 import { parseRequestId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
@@ -43,8 +54,10 @@ import {
   type UpdateOutcome,
   updateRecipient,
 } from '../domain/order-actions.ts'
+import type { OrderEventKind } from '../domain/order-events.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import { itemsAwaitingAllocation, type PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
+import { startOrderJob } from '../domain/pipeline/start-order.ts'
 import type { ShippingMethod } from '../domain/shipping-methods.ts'
 import { unfetchableUrlReason } from '../domain/urls.ts'
 import { readEnvironmentSettings } from '../repositories/accounts.repository.ts'
@@ -103,17 +116,38 @@ interface Change<T> {
   outcome: T
   changed: boolean
   jobs?: JobRequest[]
+  /** Events the document does not show (a draft confirmed or expired, a hold released). */
+  events?: OrderEventKind[]
   shipmentUpdateResults?: ShipmentUpdateResult[]
   /** What the log line about the action adds (the shipments a cancellation stopped). */
   logFields?: LogFields
 }
 
-type ActionName = 'cancel' | 'updateShippingMethod' | 'updateRecipient' | 'updateMetadata' | 'replaceAsset'
+type ActionName =
+  | 'cancel'
+  | 'updateShippingMethod'
+  | 'updateRecipient'
+  | 'updateMetadata'
+  | 'replaceAsset'
+  | 'confirm'
+  | 'expireDraft'
 
 /** The actions a merchant takes on an order, each under the order's row lock (docs/api.md#order-actions). */
 export interface OrderActionsService {
   /** Which actions the caller's order allows now. */
-  listActions(caller: Caller, orderId: string): Promise<Required<AvailableActions>>
+  listActions(caller: Caller, orderId: string): Promise<Required<AvailableActions> & { confirm: ActionAvailability }>
+  /**
+   * Confirms a draft (it starts as a new order would now: the pause window, charges, payment holds and credit
+   * limits apply from here) or releases a held order's hold early (docs/api.md#drafts-and-holds). Confirmed, again
+   * for a repeat (nothing starts twice); OnHold (only the order id) for a draft confirmed in the account's pause
+   * window; ActionNotAvailable for an order that is neither. `traceId`: the confirming request's.
+   */
+  confirm(caller: Caller, orderId: string, traceId?: string): Promise<ConfirmResult>
+  /**
+   * The expire-draft job: cancels the draft when its `expiresAt` has come and it is still a draft (the event
+   * draft#Expired); queued again for its time if run early; nothing for an order confirmed or cancelled since.
+   */
+  expireDraft(orderId: string): Promise<void>
   /** Cancels every shipment not yet with its lab (the whole order when that is all of them), refunding them. */
   cancel(caller: Caller, orderId: string): Promise<ActionResult<CancelOutcome>>
   /** Changes the shipping method, planning the shipments not yet with their lab again and charging the difference. */
@@ -152,6 +186,13 @@ export interface OrderActionsService {
    */
   cancelForOperator(orderId: string, operator: OperatorChange): Promise<ActionResult<CancelOutcome> | undefined>
 }
+
+export type ActionAvailability = { isAvailable: 'Yes' | 'No' }
+
+/** A confirm's answer: the order (Confirmed, ActionNotAvailable) or only its id while in the pause window. */
+export type ConfirmResult =
+  | ActionResult<'Confirmed' | 'ActionNotAvailable'>
+  | { outcome: 'OnHold'; onHold: { id: string; until: Date } }
 
 /** What an operator's change adds to an order action: a check under the order's lock, and its audit entry. */
 export interface OperatorChange {
@@ -219,7 +260,7 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
         operator?.check(order)
         const change = await action(order, tx, clock.now())
         await operator?.record(tx, order, { changed: change.changed, outcome: String(change.outcome) })
-        return change
+        return change.events ? { ...change, events: change.events } : change
       },
       caller,
     )
@@ -256,6 +297,8 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
           return { outcome: result.outcome, changed: false, logFields: { awaitedShipmentIds: awaited } }
         // An order cancelled in its pause window is shown from now on, as cancelled.
         if (result.wholeOrder && order.onHoldUntil && order.onHoldUntil > now) order.onHoldUntil = now
+        // A cancelled draft is a draft no more (nothing was charged: it never started).
+        if (result.wholeOrder) endCancelledDraft(order.document, order.pipeline, now)
         const billing = order.pipeline.billing
         const jobs: JobRequest[] = []
         if (billing && (result.wholeOrder || result.cancelledShipmentIds.length > 0)) {
@@ -281,13 +324,41 @@ export function createOrderActionsService(deps: OrderActionsDeps): OrderActionsS
   }
 
   return {
-    async listActions(caller: Caller, orderId: string): Promise<Required<AvailableActions>> {
+    async listActions(caller, orderId) {
       const order = await findCallersOrder(db, caller, orderId)
       const available = availableActions(order.document.status.stage, order.pipeline, {
         asksLabs: asksLabs(order.environment),
       })
       const replaceable = anyAssetReplaceable(order.document, order.pipeline)
-      return { ...available, replaceAsset: { isAvailable: replaceable ? 'Yes' : 'No' } }
+      const confirmable = canConfirm(order.document, order.pipeline, clock.now())
+      return {
+        ...available,
+        replaceAsset: { isAvailable: replaceable ? 'Yes' : 'No' },
+        confirm: { isAvailable: confirmable ? 'Yes' : 'No' },
+      }
+    },
+
+    async confirm(caller, orderId, traceId) {
+      let inPauseWindow: { id: string; until: Date } | undefined
+      const result = await act('confirm', caller, orderId, async (order, _tx, now) => {
+        const change = confirmChange(caller, order, now, traceId)
+        // Confirmed in the account's pause window: answered as create answers such an order, by its id only.
+        if (change.outcome === 'Confirmed' && order.onHoldUntil && order.onHoldUntil > now) {
+          inPauseWindow = { id: order.document.id, until: order.onHoldUntil }
+        }
+        return change
+      })
+      return inPauseWindow ? { outcome: 'OnHold', onHold: inPauseWindow } : result
+    },
+
+    async expireDraft(orderId) {
+      try {
+        await act('expireDraft', undefined, orderId, async (order, _tx, now) => expireChange(order, now))
+      } catch (error) {
+        // An order that is gone (a database reset in tests) has nothing left to expire.
+        if (error instanceof ServiceError && error.outcome === 'EntityNotFound') return
+        throw error
+      }
     },
 
     /**
@@ -564,4 +635,60 @@ async function changeShippingMethod(
 
 function sortResults(results: ShipmentUpdateResult[]): ShipmentUpdateResult[] {
   return results.sort(byShipmentId)
+}
+
+/**
+ * The confirm on the locked order (domain/drafts.ts, confirmStep): a draft starts as an order created now would
+ * (the account's pause window from now, then its own hold if later), a held order starts now; a repeat changes
+ * nothing and answers Confirmed again.
+ */
+function confirmChange(
+  caller: Caller,
+  order: PipelineOrder,
+  now: Date,
+  traceId: string | undefined,
+): Change<'Confirmed' | 'ActionNotAvailable'> {
+  const { document, pipeline } = order
+  const step = confirmStep(document, pipeline, now)
+  if (step === 'notAvailable') return { outcome: 'ActionNotAvailable', changed: false }
+  if (step === 'already') return { outcome: 'Confirmed', changed: false }
+  if (step === 'release') {
+    releaseHold(document, pipeline, now)
+    // The start queued for the hold's end stays queued and finds the order started.
+    const start = startOrderJob(document.id, order.onHoldUntil && order.onHoldUntil > now ? order.onHoldUntil : null)
+    return {
+      outcome: 'Confirmed',
+      changed: true,
+      jobs: [{ ...start, key: `${start.key}:released` }],
+      events: [{ kind: 'holdReleased' }],
+      logFields: { released: true },
+    }
+  }
+  confirmDraft(document, pipeline, now)
+  const pauseEnd = caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
+  order.onHoldUntil = pauseEnd
+  const hold = heldUntil(document, now)
+  const startsAt = pauseEnd && hold ? (pauseEnd > hold ? pauseEnd : hold) : (pauseEnd ?? hold ?? null)
+  return {
+    outcome: 'Confirmed',
+    changed: true,
+    jobs: [startOrderJob(document.id, startsAt, traceId)],
+    events: [{ kind: 'draftConfirmed' }],
+    logFields: { startsAt: startsAt?.toISOString() ?? now.toISOString() },
+  }
+}
+
+/** The expire-draft job's change on the locked order: cancel the draft whose time is up, with its event. */
+function expireChange(order: PipelineOrder, now: Date): Change<'Cancelled' | 'NotDue' | 'NoDraft'> {
+  const { document, pipeline } = order
+  if (!isOpenDraft(document) || document.status.stage !== 'InProgress') return { outcome: 'NoDraft', changed: false }
+  if (!draftHasExpired(document, now)) {
+    // Run before its time by this process's clock: queued again for the draft's expiry.
+    const expiresAt = new Date(document.expiresAt ?? now.toISOString())
+    const retry = expireDraftJob(document.id, expiresAt)
+    return { outcome: 'NotDue', changed: false, jobs: [{ ...retry, key: `${retry.key}:${expiresAt.toISOString()}` }] }
+  }
+  const result = cancelOrder(document, pipeline, now)
+  endCancelledDraft(document, pipeline, now, true)
+  return { outcome: 'Cancelled', changed: result.changed, events: [{ kind: 'draftExpired' }] }
 }

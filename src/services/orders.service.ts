@@ -21,6 +21,7 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import { catalogueValidationFailed, matchOrderItems, pageCountAssetIndex } from '../domain/catalogue-matching.ts'
 import { DEFAULT_INCOTERM, IOSS_NUMBER_PATTERN, isEuMemberState, type OrderCustoms } from '../domain/customs.ts'
 import { deliverByFailure, isIsoDate } from '../domain/delivery-promise.ts'
+import { draftExpiry, expireDraftJob, holdUntilFailure } from '../domain/drafts.ts'
 import { addFailure, type Failures, hasFailures } from '../domain/failures.ts'
 import { formatId, invalidIdFailure, parseId, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
 import { unavailableLabs } from '../domain/lab-availability.ts'
@@ -110,6 +111,10 @@ export interface CreateOrderInput {
   acceptUnverifiedAddress?: boolean | null
   /** The incoterm and customs numbers (docs/api.md#customs-and-duties); omitted: DAP. */
   customs?: OrderCustoms | null
+  /** True: the order is created as a draft, not started until confirmed (docs/api.md#drafts-and-holds). */
+  draft?: boolean | null
+  /** The per-order hold's end (ISO date-time, after now, at most MAX_HOLD_DAYS ahead). */
+  holdUntil?: string | null
 }
 
 /** GET /orders/{id}/routing: how the order's items were (or would now be) allocated to labs. */
@@ -233,6 +238,13 @@ export interface OrdersService {
     traceId?: string,
     scenarioHeader?: string,
   ): Promise<CreateOrderResult>
+  /**
+   * "Create an order as a draft": createOrder with `draft: true` (docs/api.md#drafts-and-holds). Checked, priced and
+   * stored like any order (the same ValidationFailed), answered Created (or AlreadyExists for its idempotencyKey),
+   * but not started until the merchant confirms it; cancelled after DRAFT_LIFETIME_DAYS unless confirmed. What an
+   * import or a storefront channel calls when the merchant chose manual approval.
+   */
+  createDraftOrder(caller: Caller, input: CreateOrderInput, traceId?: string): Promise<CreateOrderResult>
   /** The caller's order as JSON text with fresh file links; EntityNotFound while it is in its pause window. */
   getOrder(caller: Caller, orderId: string): Promise<string>
   /** How the order's items were allocated to labs; before the first allocation, what allocating now would do. */
@@ -490,6 +502,12 @@ async function createOrder(
   const failures: Failures = {}
   const dateProblem = newOrder.deliverBy ? deliverByFailure(newOrder.deliverBy, now) : undefined
   if (dateProblem) addFailure(failures, 'deliverBy', dateProblem)
+  const holdProblem = input.holdUntil ? holdUntilFailure(input.holdUntil, now) : undefined
+  if (holdProblem) addFailure(failures, 'holdUntil', holdProblem)
+  const holdUntil = input.holdUntil && !holdProblem ? new Date(input.holdUntil) : null
+  const draftExpiresAt = input.draft === true ? draftExpiry(now) : null
+  if (holdUntil) newOrder.holdUntil = holdUntil.toISOString()
+  if (draftExpiresAt) newOrder.draftExpiresAt = draftExpiresAt.toISOString()
   const addressCheck = await checkNewOrderAddress(context, caller, input, failures)
   const unverified = addressCheck.unverified
   const quote = newOrder.quoteId ? await quoteFor(context, caller, newOrder, now, failures) : null
@@ -508,14 +526,21 @@ async function createOrder(
     )
   }
   setAddressAdvisories(document, addressCheck.advisories)
-  const onHoldUntil = caller.pauseWindowSeconds > 0 ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
-  // Its labs can first get the order when its pause window ends.
-  await refuseUnreachableDate(context, caller, document, requested, onHoldUntil ?? now)
+  // A draft is not in the pause window: the window applies when it is confirmed, as to an order created then.
+  const onHoldUntil =
+    caller.pauseWindowSeconds > 0 && !draftExpiresAt ? new Date(now.getTime() + caller.pauseWindowSeconds * 1000) : null
+  // Its labs can first get the order when its pause window and its own hold end.
+  const startsAt = latestOf(onHoldUntil, holdUntil)
+  await refuseUnreachableDate(context, caller, document, requested, startsAt ?? now)
   // The order, its quote claim, its scenario and the job that starts its fulfilment (now, or when the pause
-  // window ends) are written by one statement: they commit together, in one round trip. The job's payload
-  // names the order by its placeholder, replaced with the drawn ID; so does its key, whose random token
-  // makes the job's id unique to this order (it is enqueued once, by the statement that creates the order).
-  const startJob = await jobs.insertStatement([startOrderJob(placeholders.ids.order, onHoldUntil, traceId)])
+  // window or its hold ends; a draft's expiry instead) are written by one statement: they commit together, in one
+  // round trip. The job's payload names the order by its placeholder, replaced with the drawn ID; so does its key,
+  // whose random token makes the job's id unique to this order (it is enqueued once, by the statement that
+  // creates the order).
+  const firstJob = draftExpiresAt
+    ? expireDraftJob(placeholders.ids.order, draftExpiresAt)
+    : startOrderJob(placeholders.ids.order, startsAt, traceId)
+  const startJob = await jobs.insertStatement([firstJob])
   let stored: Awaited<ReturnType<typeof createOrderRow>>
   try {
     stored = await createOrderRow(db, scope, {
@@ -529,6 +554,7 @@ async function createOrder(
       quoteNumber: quote ? (parseId('quo', quote.id) as number) : null,
       sandboxScenario: requested,
       startJob,
+      draftExpiresAt,
     })
   } catch (error) {
     // Another order took the quote since it was checked: this one is not created.
@@ -549,12 +575,21 @@ async function createOrder(
       environment: caller.environment,
       items: newOrder.items.length,
       onHoldUntil: onHoldUntil?.toISOString() ?? null,
+      ...(holdUntil ? { holdUntil: holdUntil.toISOString() } : {}),
+      ...(draftExpiresAt ? { draft: true } : {}),
       ...(stored.sandboxScenario ? { sandboxScenario: stored.sandboxScenario } : {}),
     },
-    `order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}`,
+    `${draftExpiresAt ? 'draft ' : ''}order ${orderId} created (${caller.environment}, ${newOrder.items.length} item${newOrder.items.length === 1 ? '' : 's'})${onHoldUntil ? `, on hold until ${onHoldUntil.toISOString()}` : ''}${holdUntil ? `, held until ${holdUntil.toISOString()}` : ''}`,
   )
   if (onHoldUntil) return { outcome: 'OnHold', onHold: { id: formatId('ord', stored.orderNumber), until: onHoldUntil } }
   return { outcome: unverified ? 'CreatedWithIssues' : 'Created', orderJson: stored.documentJson }
+}
+
+/** The later of two instants, either of which may be absent. */
+function latestOf(a: Date | null, b: Date | null): Date | null {
+  if (!a) return b
+  if (!b) return a
+  return a > b ? a : b
 }
 
 /** What the address check of a new order or a new recipient found, in the mode of the caller's environment. */
@@ -776,7 +811,7 @@ async function listCallersOrders(
     createdTo: input.createdTo,
     stage: (input.status && STAGE_OF_STATUS_FILTER[input.status]) ?? null,
     awaitingPayment: input.status === 'awaitingPayment',
-    matchNothing: input.status === 'draft',
+    draftsOnly: input.status === 'draft',
     orderNumbers: orderNumbers ?? null,
     merchantReferences: input.merchantReferences,
     search: searchFilter(input.search),
@@ -791,6 +826,7 @@ export function createOrdersService(deps: OrdersDeps): OrdersService {
   return {
     createOrder: (caller, input, traceId, scenarioHeader) =>
       createOrder(context, caller, input, traceId, scenarioHeader),
+    createDraftOrder: (caller, input, traceId) => createOrder(context, caller, { ...input, draft: true }, traceId),
     getOrder: (caller, orderId) => getOrder(context, caller, orderId),
     orderRouting: (caller, orderId, reader = 'merchant') => orderRouting(context, caller, orderId, reader),
     listOrders: (caller, input) => listCallersOrders(context, caller, input),

@@ -40,6 +40,8 @@ for (const kind of databaseKinds) {
         'changeMetaData',
         // printroute's own, additive (test/http/order-actions.replace-asset.test.ts says when it is Yes).
         'replaceAsset',
+        // printroute's own, additive: drafts and holds (test/http/orders.drafts.test.ts).
+        'confirm',
         'traceParent',
       ])
       assert.equal(body.outcome, 'Ok')

@@ -10,11 +10,13 @@ import {
   findOrder,
   findOrderByIdempotencyKey,
   listOrders,
+  lockOrder,
   type NewOrderRow,
   newOrderIdPlaceholders,
   type OrderListFilter,
   type OrderScope,
   QuoteAlreadyClaimed,
+  saveOrder,
 } from '../../src/repositories/orders.repository.ts'
 import { findQuote, insertQuotes } from '../../src/repositories/quotes.repository.ts'
 import { openTestDatabase, type TestDatabase } from '../support/databases.ts'
@@ -69,7 +71,7 @@ function insert(
   order: NewOrder,
   createdAt: Date,
   onHoldUntil: Date | null = null,
-  more: Partial<Pick<NewOrderRow, 'quoteNumber' | 'sandboxScenario'>> = {},
+  more: Partial<Pick<NewOrderRow, 'quoteNumber' | 'sandboxScenario' | 'draftExpiresAt'>> = {},
 ) {
   const placeholders = newOrderIdPlaceholders(
     order.items.length,
@@ -87,6 +89,7 @@ function insert(
     quoteNumber: null,
     sandboxScenario: undefined,
     startJob: { text: RECORD_START_JOB, parameter: JSON.stringify({ orderId: placeholders.ids.order }) },
+    draftExpiresAt: null,
     ...more,
   })
 }
@@ -113,7 +116,7 @@ const baseFilter: OrderListFilter = {
   createdTo: null,
   stage: null,
   awaitingPayment: false,
-  matchNothing: false,
+  draftsOnly: false,
   orderNumbers: null,
   merchantReferences: null,
   search: null,
@@ -198,6 +201,7 @@ for (const kind of databaseKinds) {
           quoteNumber: null,
           sandboxScenario: undefined,
           startJob: { text: 'INSERT INTO no_such_table VALUES ($1)', parameter: '{}' },
+          draftExpiresAt: null,
         }),
       )
       assert.equal(await findOrderByIdempotencyKey(database.db, scope, 'fails-to-enqueue'), undefined)
@@ -351,13 +355,52 @@ for (const kind of databaseKinds) {
       assert.deepEqual(numbers(byId), [created[4], created[0]])
       assert.deepEqual(numbers(await listOrders(database.db, listScope, { ...baseFilter, stage: 'Complete' })), [])
       assert.deepEqual(numbers(await listOrders(database.db, listScope, { ...baseFilter, awaitingPayment: true })), [])
-      assert.deepEqual(numbers(await listOrders(database.db, listScope, { ...baseFilter, matchNothing: true })), [])
+      assert.deepEqual(numbers(await listOrders(database.db, listScope, { ...baseFilter, draftsOnly: true })), [])
       const later = await listOrders(database.db, listScope, {
         ...baseFilter,
         top: 100,
         visibleAt: new Date('2031-06-01T00:00:00Z'),
       })
       assert.ok(numbers(later).includes(held.orderNumber), 'visible once the hold has expired')
+    })
+
+    test('a draft is stored with its expiry, listed by the draft filter, and leaves it once saved as no draft', async () => {
+      const lister = await newAccount('d')
+      const listScope: OrderScope = { accountId: lister.id, environment: 'sandbox' }
+      const expiresAt = new Date(t0.getTime() + 30 * 86_400_000)
+      const plain = await insert(database.db, listScope, newOrder(), t0)
+      const draft = await insert(
+        database.db,
+        listScope,
+        newOrder({ draftExpiresAt: expiresAt.toISOString() }),
+        t0,
+        null,
+        { draftExpiresAt: expiresAt },
+      )
+      const numbers = (result: { ordersJson: string[] }) =>
+        result.ordersJson.map((json) => Number(JSON.parse(json).id.slice(4)))
+      assert.deepEqual(numbers(await listOrders(database.db, listScope, { ...baseFilter, draftsOnly: true })), [
+        draft.orderNumber,
+      ])
+      assert.deepEqual(numbers(await listOrders(database.db, listScope, baseFilter)), [
+        draft.orderNumber,
+        plain.orderNumber,
+      ])
+      const rows = await database.db.query<{ expiry: Date | null }>(
+        'SELECT draft_expires_at AS expiry FROM orders WHERE id = $1',
+        [draft.orderNumber],
+      )
+      assert.equal(rows[0]?.expiry?.toISOString(), expiresAt.toISOString())
+      // Confirmed: the document loses its draft keys and saveOrder clears the column.
+      await database.db.transaction(async (tx) => {
+        const order = await lockOrder(tx, draft.orderNumber, listScope)
+        assert.ok(order)
+        assert.equal(order.document.draft, true)
+        delete order.document.draft
+        delete order.document.expiresAt
+        await saveOrder(tx, order)
+      })
+      assert.deepEqual(numbers(await listOrders(database.db, listScope, { ...baseFilter, draftsOnly: true })), [])
     })
   })
 }

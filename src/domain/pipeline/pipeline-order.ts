@@ -276,6 +276,11 @@ export interface PipelineState {
    * log line of the order's background work can be found from the traceParent its creator was given.
    */
   traceId?: string
+  /** When a draft was confirmed or cancelled (by its expiry too), a hold released early (domain/drafts.ts). */
+  draftConfirmedAt?: string
+  draftCancelledAt?: string
+  draftExpired?: boolean
+  holdReleasedAt?: string
 }
 
 /** An order as the pipeline, the order actions and payments change it: its row's document and pipeline state. */

@@ -2,16 +2,19 @@
 // POST .../actions/{action}, and printroute's own replaceAsset. Business refusals (FailedToCancel, FailedToUpdate, ActionNotAvailable) are HTTP 200
 // with the order, like successes; only a bad request or an unknown order is an error.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import fastJson from 'fast-json-stringify'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { validationFailed } from '../../domain/outcomes.ts'
+import { traceIdOf } from '../../domain/traceparent.ts'
 import type { ActionResult, OrderActionsService } from '../../services/order-actions.service.ts'
 import { recipientFromRequest } from '../../services/orders.service.ts'
-import { outcomeReply, sendOutcomeJson } from '../replies.ts'
+import { JSON_TYPE, outcomeReply, sendOutcomeJson } from '../replies.ts'
 import { ErrorResponses } from '../schemas/common.schema.ts'
-import { OrderIdParamsSchema, RecipientRequestSchema } from '../schemas/order.schema.ts'
+import { OnHoldResponseSchema, OrderIdParamsSchema, RecipientRequestSchema } from '../schemas/order.schema.ts'
 import {
   ActionsResponseSchema,
   CancelResponseSchema,
+  ConfirmResponseSchema,
   type RecipientBody,
   ReplaceAssetBodySchema,
   ReplaceAssetResponseSchema,
@@ -33,6 +36,21 @@ function bodyValidator(schema: object): (body: unknown) => void {
     const result = validate(body)
     if (result.error) throw result.error
   }
+}
+
+/** A bodiless action (cancel, confirm) takes no body, `{}` or `[]`; anything else names its fields as unknown. */
+function refuseAnyBody(body: unknown): void {
+  const empty =
+    body === undefined ||
+    (Array.isArray(body) && body.length === 0) ||
+    (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+  if (empty) return
+  const fields = typeof body === 'object' && body !== null ? Object.keys(body) : ['']
+  throw new RequestValidationError(
+    Object.fromEntries(
+      fields.map((field) => [field === '' ? 'body' : field, [{ code: 'UnknownField', providedValue: field }]]),
+    ),
+  )
 }
 
 /** The order JSON is served as stored (already in contract key order), not re-serialised. */
@@ -78,19 +96,7 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
       },
     },
     async (request, reply) => {
-      const body = request.body as unknown
-      const empty =
-        body === undefined ||
-        (Array.isArray(body) && body.length === 0) ||
-        (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
-      if (!empty) {
-        const fields = typeof body === 'object' && body !== null ? Object.keys(body) : ['']
-        throw new RequestValidationError(
-          Object.fromEntries(
-            fields.map((field) => [field === '' ? 'body' : field, [{ code: 'UnknownField', providedValue: field }]]),
-          ),
-        )
-      }
+      refuseAnyBody(request.body)
       const result = await actions.cancel(request.caller, request.params.orderId)
       return sendOrder(reply, request, result, false)
     },
@@ -182,6 +188,44 @@ export function registerOrderActionRoutes(app: FastifyInstance, actions: OrderAc
   )
 
   registerReplaceAssetRoute(app, actions)
+  registerConfirmRoute(app, actions)
+}
+
+// The confirm's on-hold answer (only the order id, as create's) has its own shape; compiled once.
+const serializeConfirmOnHold = fastJson(OnHoldResponseSchema as object)
+
+/** printroute's own action (docs/api.md#drafts-and-holds): a draft confirmed, or a held order released early. */
+function registerConfirmRoute(app: FastifyInstance, actions: OrderActionsService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+  api.post(
+    '/orders/:orderId/actions/confirm',
+    {
+      config: { scope: 'orders:write' },
+      schema: {
+        operationId: 'confirmOrder',
+        tags: ['order actions'],
+        summary: "Confirm a draft order, or release a held order's hold early (printroute's own; no body, or {})",
+        description:
+          'A draft starts as an order created now would: charged, allocated and produced, the account pause window ' +
+          'applying from now (then the answer is OnHold with only the order id, as create answers). A held order ' +
+          '(holdUntil) starts now. Confirming again answers Confirmed and starts nothing twice. ' +
+          'ActionNotAvailable (HTTP 200, the order unchanged) for an order that is neither a draft nor held.',
+        params: OrderIdParamsSchema,
+        response: { 200: ConfirmResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      refuseAnyBody(request.body)
+      const result = await actions.confirm(request.caller, request.params.orderId, traceIdOf(request.traceParent))
+      if ('onHold' in result) {
+        return reply
+          .type(JSON_TYPE)
+          .serializer(serializeConfirmOnHold)
+          .send(outcomeReply(request, result.outcome, { order: { id: result.onHold.id } }) as never)
+      }
+      return sendOrder(reply, request, result, false)
+    },
+  )
 }
 
 /** printroute's own action (docs/api.md#replace-an-asset): a held asset's new file. */

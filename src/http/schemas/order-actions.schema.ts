@@ -30,7 +30,20 @@ export const ActionsResponseSchema = outcomeResponse('OrderActionsResponse', OkO
   changeMetaData: Availability,
   // printroute's own, additive: whether some asset may be replaced now (POST .../actions/replaceAsset).
   replaceAsset: Availability,
+  // printroute's own, additive: whether a draft may be confirmed or a hold released now (POST .../actions/confirm).
+  confirm: Availability,
 })
+
+/**
+ * Confirmed (a draft started, or a held order released, now or before), OnHold (a draft confirmed in the
+ * account's pause window: only its id, as create answers), or ActionNotAvailable (neither a draft nor a held order).
+ */
+export const ConfirmResponseSchema = Type.Union([
+  orderEnvelope('ConfirmOrderResponse', Outcome('ConfirmOutcome', ['Confirmed', 'ActionNotAvailable'] as const)),
+  outcomeResponse('ConfirmOnHoldResponse', Outcome('ConfirmOnHoldOutcome', ['OnHold'] as const), {
+    order: Type.Object({ id: Type.String() }),
+  }),
+])
 
 /** Business refusals are answers like successes (HTTP 200 with the order), told apart by the outcome. */
 export const CancelResponseSchema = orderEnvelope(

@@ -241,6 +241,27 @@ export const CreateOrderRequestSchema = named(
           }),
         ),
       ),
+      draft: Type.Optional(
+        Nullable(
+          Type.Boolean({
+            description:
+              "printroute's own: true creates a draft (docs/api.md#drafts-and-holds): validated, priced and stored " +
+              'like any order and shown with draft: true, but not started (no charge, download or allocation) until ' +
+              'POST /orders/{id}/actions/confirm; cancelled if not confirmed within 30 days.',
+          }),
+        ),
+      ),
+      holdUntil: Type.Optional(
+        Nullable(
+          Type.String({
+            format: 'date-time',
+            description:
+              "printroute's own: keeps the order before production until this instant (after now, at most 14 days " +
+              'ahead), like the account pause window but readable all along; POST /orders/{id}/actions/confirm ' +
+              'releases it early.',
+          }),
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -526,6 +547,25 @@ export const OrderSchema = named(
     ),
     deliverBy: Type.Optional(IsoDate("printroute's own: the date every shipment must arrive by, when given.")),
     customs: Type.Optional(OrderCustomsSchema),
+    holdUntil: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "printroute's own: the per-order hold's end (the instant it was released, once released early); only on " +
+          'orders created with holdUntil.',
+      }),
+    ),
+    draft: Type.Optional(
+      Type.Boolean({
+        description: "printroute's own: present, always true, only while the order is a draft; absent once confirmed.",
+      }),
+    ),
+    expiresAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: "printroute's own: with draft, when the draft is cancelled unless confirmed before.",
+      }),
+    ),
     addressAdvisories: Type.Optional(
       Type.Array(
         named(

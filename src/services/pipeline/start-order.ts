@@ -1,7 +1,8 @@
-// Step start-order: the order enters the pipeline (at creation, or when its pause window expires) and its
-// files' downloads are queued.
+// Step start-order: the order enters the pipeline (at creation, when its pause window or its own hold ends, or when
+// its draft is confirmed) and its files' downloads are queued.
 import type { Clock } from '../../adapters/clock.ts'
-import type { Transition } from '../../domain/pipeline/pipeline-order.ts'
+import { heldUntil, isOpenDraft } from '../../domain/drafts.ts'
+import { NOTHING, type Transition } from '../../domain/pipeline/pipeline-order.ts'
 import { startOrderJob, startPipeline } from '../../domain/pipeline/start-order.ts'
 import { startLine } from './log-lines.ts'
 import { orderNumberOf, type StepTransition } from './order-transition.ts'
@@ -24,6 +25,14 @@ export function createStartOrder({ clock, transition }: StartOrderDeps): StartOr
         if (order.onHoldUntil && order.onHoldUntil > clock.now()) {
           const retry = startOrderJob(orderId, order.onHoldUntil, traceId)
           return { changed: false, jobs: [{ ...retry, key: `${retry.key}:${order.onHoldUntil.toISOString()}` }] }
+        }
+        // A draft waits for its confirm, which queues its start (docs/api.md#drafts-and-holds).
+        if (isOpenDraft(order.document)) return NOTHING
+        // The order's own hold, likewise: queued again for its end (released early, it has ended already).
+        const holdEnd = heldUntil(order.document, clock.now())
+        if (holdEnd) {
+          const retry = startOrderJob(orderId, holdEnd, traceId)
+          return { changed: false, jobs: [{ ...retry, key: `${retry.key}:${holdEnd.toISOString()}` }] }
         }
         const result = startPipeline(order.document, order.pipeline, clock.now())
         if (result.changed && traceId) order.pipeline.traceId = traceId

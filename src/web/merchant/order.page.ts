@@ -9,7 +9,7 @@ import { ADVANCE_TARGETS, type SandboxScenario } from '../../domain/sandbox-scen
 import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import { type ApiAnswer, type ApiClient, describeApiError } from '../kit/api-client.ts'
 import { type CallbackDelivery, callbacksTable } from '../kit/callbacks-table.ts'
-import { stateBadge } from '../kit/format.ts'
+import { formatTime, stateBadge } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, DASHBOARD_PATH, type Notice, orderPath } from '../kit/layout.ts'
 import {
@@ -39,6 +39,28 @@ interface Actions {
   changeMetaData: Availability
   /** printroute's own: some asset may be replaced now (POST .../actions/replaceAsset). */
   replaceAsset?: Availability
+  /** printroute's own: a draft may be confirmed, or a hold released (POST .../actions/confirm). */
+  confirm?: Availability
+}
+
+/**
+ * A draft's "confirm or cancel", or a held order's hold with its end (docs/api.md#drafts-and-holds), with the
+ * Confirm button when the actions say so and the key may change orders.
+ */
+function draftSection(order: OrderDocument, confirmable: boolean, canChange: boolean, csrfToken: string): Html {
+  // A held order's confirm is available exactly while its hold still holds.
+  if (!order.draft && !(order.holdUntil && confirmable)) return html``
+  const button =
+    confirmable && canChange
+      ? html`<form method="post" action="${orderPath(order.id, '/confirm')}">${csrfField(csrfToken)}<button type="submit" data-confirm-order>${order.draft ? 'Confirm' : 'Release the hold'}</button></form>`
+      : ''
+  const hold = order.holdUntil
+    ? html`<p data-hold-until>Held before production until <strong>${formatTime(order.holdUntil)}</strong>.</p>`
+    : ''
+  const draft = order.draft
+    ? html`<p><strong>Draft: confirm or cancel.</strong> It is not produced or charged until it is confirmed; unconfirmed, it is cancelled on ${order.expiresAt ? formatTime(order.expiresAt) : 'its expiry'}.</p>`
+    : ''
+  return html`<section aria-labelledby="draft-heading" class="card" data-draft-section><h2 id="draft-heading">${order.draft ? 'Draft' : 'On hold'}</h2>${draft}${hold}${button}</section>`
 }
 
 /**
@@ -265,6 +287,7 @@ ${actionButton(available('changeMetaData'), 'Edit metadata', orderPath(order.id,
 }
 ${reportProblemLink(order, mayUse(scopes, 'createOrders'))}
 </section>
+${draftSection(order, available('confirm'), mayUse(scopes, 'changeOrders'), csrfToken)}
 ${available('replaceAsset') && mayUse(scopes, 'changeOrders') ? replaceAssetSection(order, csrfToken) : ''}
 ${loaded.sandbox ? sandboxSection(order.id, loaded.sandbox, csrfToken, scopes) : ''}
 ${orderSections(view, {
@@ -282,6 +305,27 @@ ${orderSections(view, {
 
   registerActionPages(pages, dashboard)
   registerReplaceAssetPost(pages, dashboard)
+  registerConfirmPost(pages, dashboard)
+}
+
+/** The post of the order page's Confirm button (draftSection): the action, then the order. */
+function registerConfirmPost(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.post<OrderParams>('/orders/:orderId/confirm', async (request, reply) => {
+    const { orderId } = request.params
+    const answer = await request.signedIn.api.post(`/orders/${orderId}/actions/confirm`)
+    const notice: Notice =
+      answer.ok && answer.body.outcome === 'Confirmed'
+        ? { kind: 'success', text: 'Confirmed: the order starts now.' }
+        : answer.ok && answer.body.outcome === 'OnHold'
+          ? { kind: 'success', text: "Confirmed: the order starts when the account's pause window ends." }
+          : actionNotice(answer, 'Confirmed')
+    // In the pause window the order cannot be read: back to the orders.
+    return dashboard.redirect(
+      reply,
+      answer.ok && answer.body.outcome === 'OnHold' ? '/orders' : `/orders/${orderId}`,
+      notice,
+    )
+  })
 }
 
 /** The post of the order page's replace-a-held-file form (replaceAssetSection): the action, then the order. */

@@ -14,7 +14,7 @@ import { REFRESH_SECONDS, refreshing } from './refreshing.ts'
 export const ORDERS_PAGE_SIZE = 20
 
 const STATUS_LABELS: Record<(typeof ORDER_LIST_STATUSES)[number], string> = {
-  draft: 'Draft',
+  draft: 'Drafts',
   awaitingPayment: 'Awaiting payment',
   inProgress: 'In progress',
   complete: 'Complete',
@@ -58,7 +58,7 @@ function orderRow(order: OrderDocument): Html {
 <th scope="row"><a href="${DASHBOARD_PATH}/orders/${order.id}">${order.id}</a></th>
 <td>${order.merchantReference ?? html`<span class="muted">—</span>`}</td>
 <td>${formatTime(order.created)}</td>
-<td>${stateBadge(order.status.stage)}${order.status.issues.length > 0 ? html` <span class="badge badge-error">${order.status.issues.length} issue${order.status.issues.length > 1 ? 's' : ''}</span>` : ''}</td>
+<td>${stateBadge(order.status.stage)}${order.draft ? html` <span class="badge badge-pending" data-draft>Draft</span>` : ''}${order.status.issues.length > 0 ? html` <span class="badge badge-error">${order.status.issues.length} issue${order.status.issues.length > 1 ? 's' : ''}</span>` : ''}</td>
 <td>${detailMarks(order.status.details)}</td>
 <td>${deliveryCell(order)}</td>
 <td class="number">${order.items.length}${items !== order.items.length ? html` <span class="muted">(${items} copies)</span>` : ''}</td>
@@ -124,9 +124,7 @@ ${newOrder}</div>
 <div class="field field-wide"><label for="filter-q">Search</label>
 <input id="filter-q" name="q" type="search" value="${search}" placeholder="Order ID or merchant reference"></div>
 <div class="field"><label for="filter-status">Status</label>
-<select id="filter-status" name="status"><option value="">Any status</option>${ORDER_LIST_STATUSES.filter(
-        (name) => name !== 'draft',
-      ).map(
+<select id="filter-status" name="status"><option value="">Any status</option>${ORDER_LIST_STATUSES.map(
         (name) =>
           html`<option value="${name}"${name === status ? html` selected` : ''}>${STATUS_LABELS[name]}</option>`,
       )}</select></div>
