@@ -108,6 +108,8 @@ export interface RoutingRound {
   earliestDeliveryDate?: string | null
   /** On a round after a lab gave items back: which items, from where and why. */
   reroutedItems?: ReroutedItem[]
+  /** On a reprint's round (docs/claims.md#reprints): the claim the reprint resolves. */
+  claimId?: string
   /**
    * The catalogue version the round was worked out with (docs/catalogue.md#versions): the active one at the time,
    * so a re-allocation after a lab gave items back names the version it used. Absent for a catalogue not stored.
@@ -298,6 +300,19 @@ export function withReroutedItems(round: RoutingRound, reroutedItems: ReroutedIt
     ...(catalogueVersion === undefined ? {} : { catalogueVersion }),
     ...(sellingPrices
       ? { sellingPrices: { ...sellingPrices, round: withReroutedItems(sellingPrices.round, reroutedItems) } }
+      : {}),
+  }
+}
+
+/** A reprint's round, naming its claim (before `catalogueVersion`, the wire order), in both its pricings. */
+export function withReprintClaim(round: RoutingRound, claimId: string): RoutingRound {
+  const { catalogueVersion, sellingPrices, ...rest } = round
+  return {
+    ...rest,
+    claimId,
+    ...(catalogueVersion === undefined ? {} : { catalogueVersion }),
+    ...(sellingPrices
+      ? { sellingPrices: { ...sellingPrices, round: withReprintClaim(sellingPrices.round, claimId) } }
       : {}),
   }
 }

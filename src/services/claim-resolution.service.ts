@@ -183,6 +183,7 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
     const planned = planReprint(catalogue, order, {
       itemIds,
       reprintOf,
+      claimId: claim.view.id,
       excludedLab: labAtFault ? claim.labCode : null,
       unavailableLabs: await deps.labRoom.unavailableLabsFor(order, tx),
       now,

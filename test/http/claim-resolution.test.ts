@@ -69,6 +69,18 @@ for (const kind of databaseKinds) {
           Number(claimId.slice(4)),
         ])
       ).map((row) => row.open)
+    /** The order's routing rounds as the merchant reads them (GET /v4.0/orders/{id}/routing). */
+    const routingRounds = async (orderId: string) => {
+      const response = await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })
+      assert.equal(response.statusCode, 200, response.body)
+      return json(response).routing.allocations as any[]
+    }
+    const exclusionsOf = (round: any, itemId: string) =>
+      Object.fromEntries(
+        round.items
+          .find((item: any) => item.itemId === itemId)
+          .labsExcluded.map((lab: any) => [lab.labCode, lab.reason]),
+      )
     const events = async (orderId: string) =>
       json(await t.live({ method: 'GET', url: `/v4.0/events?orderId=${orderId}` })).events as any[]
 
@@ -120,6 +132,20 @@ for (const kind of databaseKinds) {
         [itemId],
       )
       assert.deepEqual(order.charges, before.charges, 'a reprint is charged nothing')
+
+      // The reprint's allocation is a round of the order's routing, naming the claim, uk6 excluded for its fault.
+      const rounds = await routingRounds(orderId)
+      assert.equal(rounds.length, 2, 'the first allocation, then the reprint')
+      const round = rounds[1]
+      assert.equal(round.basis, 'Allocation')
+      assert.equal(round.claimId, claim.id)
+      assert.equal(rounds[0].claimId, undefined)
+      assert.equal(exclusionsOf(round, itemId).uk6, 'AtFaultForClaim')
+      assert.deepEqual(
+        round.chosenPlan.shipments.map((shipment: any) => [shipment.labCode, shipment.itemIds]),
+        [['nl1', [itemId]]],
+      )
+      assert.equal(exclusionsOf(rounds[0], itemId).uk6, undefined, 'the first round excluded nothing for a claim')
 
       const row = await claimRow(claim.id)
       assert.equal(row?.status, 'Resolved')
@@ -176,6 +202,10 @@ for (const kind of databaseKinds) {
       assert.ok(result.reprint)
       const reprintId = result.reprint.shipmentId
       assert.equal(result.reprint.labCode, 'uk6', 'the lab was not at fault: allocation chose it again')
+      const round = (await routingRounds(orderId)).at(-1)
+      assert.equal(round.claimId, claim.id, "the reprint's round")
+      assert.equal(exclusionsOf(round, itemId).uk6, undefined, 'a missing parcel does not blame the lab')
+      assert.equal(round.items[0].chosenLabCode, 'uk6')
       assert.deepEqual(result.reprint.rerenderedAssetIds, [], 'the same lab takes the same file')
 
       const drive = pipelineDriver(t)
