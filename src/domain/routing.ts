@@ -293,27 +293,22 @@ function labPrices(
 
 /** A round with the items a lab gave back, keys in wire order (`catalogueVersion` last), in both its pricings. */
 export function withReroutedItems(round: RoutingRound, reroutedItems: ReroutedItem[]): RoutingRound {
-  const { catalogueVersion, sellingPrices, ...rest } = round
-  return {
-    ...rest,
-    reroutedItems,
-    ...(catalogueVersion === undefined ? {} : { catalogueVersion }),
-    ...(sellingPrices
-      ? { sellingPrices: { ...sellingPrices, round: withReroutedItems(sellingPrices.round, reroutedItems) } }
-      : {}),
-  }
+  return withRoundKeys(round, { reroutedItems })
 }
 
 /** A reprint's round, naming its claim (before `catalogueVersion`, the wire order), in both its pricings. */
 export function withReprintClaim(round: RoutingRound, claimId: string): RoutingRound {
+  return withRoundKeys(round, { claimId })
+}
+
+/** The round with `keys` added before `catalogueVersion` (the wire order), in its selling prices' round too. */
+function withRoundKeys(round: RoutingRound, keys: Pick<RoutingRound, 'reroutedItems' | 'claimId'>): RoutingRound {
   const { catalogueVersion, sellingPrices, ...rest } = round
   return {
     ...rest,
-    claimId,
+    ...keys,
     ...(catalogueVersion === undefined ? {} : { catalogueVersion }),
-    ...(sellingPrices
-      ? { sellingPrices: { ...sellingPrices, round: withReprintClaim(sellingPrices.round, claimId) } }
-      : {}),
+    ...(sellingPrices ? { sellingPrices: { ...sellingPrices, round: withRoundKeys(sellingPrices.round, keys) } } : {}),
   }
 }
 
