@@ -75,6 +75,14 @@ for (const kind of databaseKinds) {
         items: options.items ?? [item('Damaged')],
         at: new Date(at),
       })
+    /** A photo the lab uploads (not yet tied to a claim); its evd_ number. */
+    const labPhoto = async (labCode: string, at: Date) => {
+      const evidenceNumber = await drawEvidenceNumber(t.database.db)
+      const blobKey = `claim-evidence/${evidenceNumber}`
+      const image = { contentType: 'image/jpeg', bytes: 120, width: 8, height: 8 }
+      await insertLabEvidence(t.database.db, { evidenceNumber, labCode, blobKey, ...image, at })
+      return evidenceNumber
+    }
     const numberOf = (claimId: string) => parseId('clm', claimId) as number
     const idsOf = (rows: { claimNumber: number }[]) => rows.map((row) => `clm_${row.claimNumber}`)
 
@@ -109,18 +117,8 @@ for (const kind of databaseKinds) {
       assert.equal(await findLabClaim(t.database.db, 'lr2', number), undefined, "another lab's claim")
       assert.equal((await findLabClaim(t.database.db, 'lr1', number))?.labAnswer, null)
 
-      const evidence = await drawEvidenceNumber(t.database.db)
       const at = new Date('2026-03-06T00:00:00Z')
-      await insertLabEvidence(t.database.db, {
-        evidenceNumber: evidence,
-        labCode: 'lr1',
-        blobKey: `claim-evidence/${evidence}`,
-        contentType: 'image/jpeg',
-        bytes: 120,
-        width: 8,
-        height: 8,
-        at,
-      })
+      const evidence = await labPhoto('lr1', at)
       const saved = await t.database.db.transaction(async (tx) => {
         const locked = await lockLabClaim(tx, 'lr1', number)
         assert.ok(locked, 'locked for its lab')
@@ -180,17 +178,7 @@ for (const kind of databaseKinds) {
         bytes: 100,
       })
       assert.equal(await findEvidenceForLab(t.database.db, 'ls2', merchantNumber), undefined, "another lab's claim")
-      const own = await drawEvidenceNumber(t.database.db)
-      await insertLabEvidence(t.database.db, {
-        evidenceNumber: own,
-        labCode: 'ls2',
-        blobKey: `claim-evidence/${own}`,
-        contentType: 'image/png',
-        bytes: 50,
-        width: 4,
-        height: 4,
-        at: new Date('2026-03-07T00:00:00Z'),
-      })
+      const own = await labPhoto('ls2', new Date('2026-03-07T00:00:00Z'))
       assert.equal((await findEvidenceForLab(t.database.db, 'ls2', own))?.uploadedBy, 'lab', 'its own, still free')
       assert.equal(await findEvidenceForLab(t.database.db, 'ls1', own), undefined, "another lab's own photo")
     })
