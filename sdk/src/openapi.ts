@@ -2930,10 +2930,10 @@ export interface components {
         ItemStatus: "Ok" | "Invalid" | "NotYetDownloaded";
         /**
          * LabExclusionReason
-         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); FileDefect (the lab gave the item back for a defect in its file); CannotProduce (the lab gave the item back: it cannot make it); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had as many jobs today as its reported capacity or its daily limit allows). More reasons may be added.
+         * @description The first reason that rules the lab out: DoesNotMakeProduct; DoesNotShipThere (no rate to the destination for the method); Rejected (the lab refused a shipment holding the item); OutOfStock (the lab named the item unavailable, or the Sandbox scenario outOfStock); FileDefect (the lab gave the item back for a defect in its file); CannotProduce (the lab gave the item back: it cannot make it); SandboxScenario (the Sandbox scenario splitShipments or partialShipment kept the lab from the item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had as many jobs today as its reported capacity or its daily limit allows); QualityBelowThreshold (the lab's upheld claims per 1,000 items shipped are above the catalogue's threshold); AtFaultForClaim (a reprint's round: the claim's category blames this lab's work, so the reprint is made elsewhere). More reasons may be added.
          * @enum {string}
          */
-        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "FileDefect" | "CannotProduce" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity" | "QualityBelowThreshold";
+        LabExclusionReason: "DoesNotMakeProduct" | "DoesNotShipThere" | "Rejected" | "OutOfStock" | "FileDefect" | "CannotProduce" | "SandboxScenario" | "NoDeliveryEstimate" | "TooLate" | "LabPaused" | "AtCapacity" | "QualityBelowThreshold" | "AtFaultForClaim";
         /** ListClaimsResponse */
         ListClaimsResponse: {
             outcome: components["schemas"]["OkOutcome"];
@@ -3800,6 +3800,8 @@ export interface components {
             earliestDeliveryDate?: string | null;
             /** @description printroute's own, on a round after a lab gave items back (docs/allocation.md#re-routed-items): the items this round allocated again, the shipment and lab they left, and why. */
             reroutedItems?: components["schemas"]["ReroutedItem"][];
+            /** @description printroute's own, on a reprint's round (docs/claims.md#reprints): the claim (clm_) whose reprint this round allocated; a lab the claim's category blames is excluded as AtFaultForClaim. */
+            claimId?: string;
             /** @description printroute's own (docs/catalogue.md#versions): the catalogue version this round was worked out with. A re-allocation after a lab gave items back uses the version active then, which may be newer than the first round's. */
             catalogueVersion?: number;
         };

@@ -9,7 +9,7 @@
 // hand-off is recorded with kind `Reprint` (price 0). An order that was Complete is InProgress again until the
 // reprint ships.
 import { allocateShipments } from './allocation/allocation.ts'
-import type { AllocationItem, LabUnavailability } from './allocation/model.ts'
+import type { AllocationItem, AllocationRequest, LabUnavailability } from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import { pricedPageCount } from './catalogue-matching.ts'
 import type { BillingState } from './charges.ts'
@@ -22,6 +22,7 @@ import { type AllocatedShipment, addShipment } from './pipeline/allocate-order.t
 import { refreshOrderEstimate } from './pipeline/delivery-estimates.ts'
 import type { PipelineOrder } from './pipeline/pipeline-order.ts'
 import { submissionJobs } from './pipeline/submit-shipment.ts'
+import { type RoutingRound, routingRound, withReprintClaim } from './routing.ts'
 import { printFileServes } from './shipment-move.ts'
 import type { ShippingMethod } from './shipping-methods.ts'
 
@@ -95,11 +96,20 @@ export interface ClaimDetail extends ClaimSummary {
 /** A reprint as allocation planned it: the lab and its shipment, in the pipeline's terms. */
 export interface PlannedReprint {
   allocated: Omit<AllocatedShipment, 'id'>
+  /**
+   * How the reprint's allocation was reached, naming the claim, for the order's routing (`pipeline.routing`): the
+   * lab at fault excluded as `AtFaultForClaim`. Absent for an order without billing (nothing to price it in).
+   */
+  routing?: RoutingRound
 }
 
+/** What planReprint gives: the planned reprint, or why there is none. */
+export type ReprintPlan = { ok: true; reprint: PlannedReprint } | { ok: false; refusal: string }
+
 /**
- * The reprint of `itemIds` (carried by `reprintOf`) planned by the allocation, without `excludedLab` (the lab at
- * fault) when given, and without labs that take no work now. One shipment or a refusal saying why.
+ * The reprint of `itemIds` (carried by `reprintOf`) for `claimId`, planned by the allocation, without `excludedLab`
+ * (the lab at fault, excluded as `AtFaultForClaim`) when given, and without labs that take no work now. One
+ * shipment with its routing round, or a refusal saying why.
  */
 export function planReprint(
   catalogue: Catalogue,
@@ -107,36 +117,57 @@ export function planReprint(
   input: {
     itemIds: readonly string[]
     reprintOf: string
+    claimId: string
     excludedLab: string | null
     unavailableLabs: Readonly<Record<string, LabUnavailability>>
     now: Date
   },
-): { ok: true; reprint: PlannedReprint } | { ok: false; refusal: string } {
+): ReprintPlan {
   const items: AllocationItem[] = []
+  const productOfItem = new Map<string, { sku: string; category: string }>()
   for (const itemId of input.itemIds) {
     const item = order.document.items.find((candidate) => candidate.id === itemId)
     const variant = item && catalogue.findVariant(item.sku, item.attributes)
-    if (!item || !variant) return { ok: false, refusal: `the catalogue no longer has item ${itemId}'s product` }
-    items.push({
-      itemId,
-      variant,
-      copies: item.copies,
-      pageCount: pricedPageCount(catalogue.findProduct(item.sku), item.assets),
-    })
+    const product = item && catalogue.findProduct(item.sku)
+    if (!item || !variant || !product) {
+      return { ok: false, refusal: `the catalogue no longer has item ${itemId}'s product` }
+    }
+    items.push({ itemId, variant, copies: item.copies, pageCount: pricedPageCount(product, item.assets) })
+    productOfItem.set(itemId, { sku: product.sku, category: product.category })
   }
   if (items.length === 0) return { ok: false, refusal: 'the claim names no item to reprint' }
   const original = order.pipeline.shipments[input.reprintOf]
   const recipient = original?.submitted?.recipient ?? order.document.recipient
   const method = (original?.submitted?.shippingMethod ?? order.document.shippingMethod) as ShippingMethod
   const excluded = input.excludedLab
-  const result = allocateShipments(catalogue, {
-    destinationCountryCode: recipient.address.countryCode,
-    shippingMethod: method,
-    items,
-    ...(excluded ? { excludedLabsByItem: Object.fromEntries(items.map((item) => [item.itemId, [excluded]])) } : {}),
-    unavailableLabs: input.unavailableLabs,
-    promise: { received: input.now },
-  })
+  const destinationCountryCode = recipient.address.countryCode
+  const result = allocateShipments(
+    catalogue,
+    {
+      destinationCountryCode,
+      shippingMethod: method,
+      items,
+      ...(excluded ? atFault(items, excluded) : {}),
+      unavailableLabs: input.unavailableLabs,
+      promise: { received: input.now },
+    },
+    { explain: true },
+  )
+  const billing = order.pipeline.billing
+  const routing =
+    billing &&
+    withReprintClaim(
+      routingRound(catalogue, result, {
+        basis: 'Allocation',
+        at: input.now,
+        destinationCountryCode,
+        shippingMethod: method,
+        copiesByItem: new Map(items.map((item) => [item.itemId, item.copies])),
+        currency: billing.currency,
+        selling: { list: catalogue.priceLists.listFor(billing.priceList), productOfItem, shippingMethod: method },
+      }),
+      input.claimId,
+    )
   const without = excluded ? ` without lab ${excluded} (at fault)` : ''
   if (!result.ok) {
     return { ok: false, refusal: `no lab can make the items and ship them by ${method}${without} now` }
@@ -159,7 +190,19 @@ export function planReprint(
         ...(plan.estimate !== undefined ? { estimate: plan.estimate } : {}),
         ...(labCost ? { labCost } : {}),
       },
+      ...(routing ? { routing } : {}),
     },
+  }
+}
+
+/** The lab at fault excluded for every claimed item, with the reason the routing names. */
+function atFault(
+  items: readonly AllocationItem[],
+  labCode: string,
+): Required<Pick<AllocationRequest, 'excludedLabsByItem' | 'exclusionReasons'>> {
+  return {
+    excludedLabsByItem: Object.fromEntries(items.map((item) => [item.itemId, [labCode]])),
+    exclusionReasons: Object.fromEntries(items.map((item) => [item.itemId, { [labCode]: 'AtFaultForClaim' as const }])),
   }
 }
 
@@ -173,8 +216,8 @@ export interface AppliedReprint {
 }
 
 /**
- * Adds the reprint shipment `shipmentId` to the order under its lock: `reprintOf` and `claimId` on it (after the
- * shipment's other keys), the original's print files kept where they serve the new lab, the others rendered from
+ * Adds the reprint shipment `shipmentId` to the order under its lock, and its round to the order's routing:
+ * `reprintOf` and `claimId` on it (after the shipment's other keys), the original's print files kept where they serve the new lab, the others rendered from
  * the kept asset. The order is InProgress again (its shipping not Complete) until the reprint ships; no billing
  * line is added.
  */
@@ -187,6 +230,7 @@ export function applyReprint(
 ): AppliedReprint {
   const { document, pipeline } = order
   const original = pipeline.shipments[ids.reprintOf]
+  if (planned.routing) pipeline.routing = [...(pipeline.routing ?? []), planned.routing]
   const renderJobs = addShipment(document, pipeline, { ...planned.allocated, id: ids.shipmentId })
   const created = pipeline.shipments[ids.shipmentId]
   const onOrder = document.shipments.find((shipment) => shipment.id === ids.shipmentId)

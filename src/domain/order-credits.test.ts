@@ -7,6 +7,7 @@ import { applyTrackingEvents } from './delivery-tracking.ts'
 import type { Charge, OrderDocument, Shipment } from './order.ts'
 import {
   addCredit,
+  CreditAboveRefundable,
   creditDraft,
   creditedCharge,
   creditIssuedEvent,
@@ -140,6 +141,18 @@ test('the draft is capped by what the charge may still give back, and is nothing
     undefined,
   )
   assert.equal(creditDraft(order([shipment('shp_1', true)], []), charged(), draft?.request ?? ({} as never)), undefined)
+})
+
+test("an exact amount (the operator's) above what the charge may still give back is refused, not capped", () => {
+  const document = order([shipment('shp_1', true)])
+  const lines = billing({ ...charged().lines, 'credit:chg_1:1': line(null, '', -1600, -320) })
+  const request = { reason: 'Claim' as const, shipmentId: 'shp_1', claimId: 'clm_1', exact: true }
+  assert.throws(
+    () => creditDraft(document, lines, { ...request, amountMinor: 121n }),
+    (error: unknown) => error instanceof CreditAboveRefundable && error.refundableMinor === 120n,
+  )
+  assert.equal(creditDraft(document, lines, { ...request, amountMinor: 120n })?.amountMinor, 120n, 'all that is left')
+  assert.equal(creditDraft(document, charged(), { ...request, amountMinor: 0n }), undefined)
 })
 
 test('a charge that did not take the shipment shipping: the first charge that took money', () => {

@@ -28,6 +28,23 @@ export interface CreditRequest {
   claimId?: string
   /** Asked for, tax included; the draft caps it at what the charge may still give back. */
   amountMinor: bigint
+  /**
+   * An amount someone chose (the operator's Refund or Credit of a claim): more than the charge may still give back
+   * is refused (CreditAboveRefundable) rather than capped. Absent: capped, as a rule's credit is.
+   */
+  exact?: boolean
+}
+
+/** An exact credit above what its charge may still give back: nothing is credited. */
+export class CreditAboveRefundable extends Error {
+  readonly refundableMinor: bigint
+  constructor(requestedMinor: bigint, refundableMinor: bigint) {
+    super(
+      `a credit of ${formatMinorAsAmount(requestedMinor)} is more than the ${formatMinorAsAmount(refundableMinor)} refundable`,
+    )
+    this.name = 'CreditAboveRefundable'
+    this.refundableMinor = refundableMinor
+  }
 }
 
 /** A credit ready to be charged: the charge it credits, the amount after the cap, the charged lines with it. */
@@ -99,7 +116,8 @@ export function creditedCharge(order: OrderDocument, shipmentId: string | null):
  * The credit as it will be charged: on `creditedCharge`, capped at what that charge may still give back (its total
  * less the credits already made on it, never more than the order still nets), as a credit line of its own
  * (domain/charges.ts withCredit: its tax the order's share of tax, rounded half-up once). Undefined when nothing
- * is left to credit.
+ * is left to credit. The one place a credit's amount is checked: an `exact` request above what may be given back
+ * throws CreditAboveRefundable instead of being capped.
  */
 export function creditDraft(
   order: OrderDocument,
@@ -107,10 +125,13 @@ export function creditDraft(
   request: CreditRequest,
 ): CreditDraft | undefined {
   const charge = creditedCharge(order, request.shipmentId)
-  if (!charge || request.amountMinor <= 0n) return undefined
+  if (!charge || request.amountMinor <= 0n || netCharged(billing.lines).total <= 0n) return undefined
   const refundable = refundableOfCharge(billing, charge.id, parseAmountToMinor(charge.totalCost.amount) ?? 0n)
+  if (request.exact && request.amountMinor > refundable) {
+    throw new CreditAboveRefundable(request.amountMinor, refundable)
+  }
   const amountMinor = request.amountMinor < refundable ? request.amountMinor : refundable
-  if (amountMinor <= 0n || netCharged(billing.lines).total <= 0n) return undefined
+  if (amountMinor <= 0n) return undefined
   return { request, chargeId: charge.id, amountMinor, lines: withCredit(billing.lines, charge.id, amountMinor) }
 }
 

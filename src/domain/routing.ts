@@ -108,6 +108,8 @@ export interface RoutingRound {
   earliestDeliveryDate?: string | null
   /** On a round after a lab gave items back: which items, from where and why. */
   reroutedItems?: ReroutedItem[]
+  /** On a reprint's round (docs/claims.md#reprints): the claim the reprint resolves. */
+  claimId?: string
   /**
    * The catalogue version the round was worked out with (docs/catalogue.md#versions): the active one at the time,
    * so a re-allocation after a lab gave items back names the version it used. Absent for a catalogue not stored.
@@ -291,14 +293,22 @@ function labPrices(
 
 /** A round with the items a lab gave back, keys in wire order (`catalogueVersion` last), in both its pricings. */
 export function withReroutedItems(round: RoutingRound, reroutedItems: ReroutedItem[]): RoutingRound {
+  return withRoundKeys(round, { reroutedItems })
+}
+
+/** A reprint's round, naming its claim (before `catalogueVersion`, the wire order), in both its pricings. */
+export function withReprintClaim(round: RoutingRound, claimId: string): RoutingRound {
+  return withRoundKeys(round, { claimId })
+}
+
+/** The round with `keys` added before `catalogueVersion` (the wire order), in its selling prices' round too. */
+function withRoundKeys(round: RoutingRound, keys: Pick<RoutingRound, 'reroutedItems' | 'claimId'>): RoutingRound {
   const { catalogueVersion, sellingPrices, ...rest } = round
   return {
     ...rest,
-    reroutedItems,
+    ...keys,
     ...(catalogueVersion === undefined ? {} : { catalogueVersion }),
-    ...(sellingPrices
-      ? { sellingPrices: { ...sellingPrices, round: withReroutedItems(sellingPrices.round, reroutedItems) } }
-      : {}),
+    ...(sellingPrices ? { sellingPrices: { ...sellingPrices, round: withRoundKeys(sellingPrices.round, keys) } } : {}),
   }
 }
 

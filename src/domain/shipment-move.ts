@@ -119,6 +119,8 @@ function exclusionWords(reason: LabExclusionReason, lab: string, sku: string, co
       return `lab ${lab} gave ${sku} back for a defect in its file`
     case 'CannotProduce':
       return `lab ${lab} said it cannot produce ${sku}`
+    case 'AtFaultForClaim':
+      return `lab ${lab} was at fault for a claim on ${sku} of this order`
     case 'Rejected':
       return `lab ${lab} rejected ${sku} of this order before`
     case 'NoDeliveryEstimate':

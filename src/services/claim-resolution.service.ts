@@ -12,7 +12,6 @@ import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import { netCharged, refundableOfCharge } from '../domain/charges.ts'
 import {
   type AppliedReprint,
   applyReprint,
@@ -32,7 +31,7 @@ import { formatId, parseId } from '../domain/ids.ts'
 import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount, parseAmountToMinor } from '../domain/money.ts'
 import { OperatorRefusal } from '../domain/operator-refusal.ts'
-import { creditedCharge } from '../domain/order-credits.ts'
+import { CreditAboveRefundable } from '../domain/order-credits.ts'
 import type { OrderEventKind } from '../domain/order-events.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
@@ -183,6 +182,7 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
     const planned = planReprint(catalogue, order, {
       itemIds,
       reprintOf,
+      claimId: claim.view.id,
       excludedLab: labAtFault ? claim.labCode : null,
       unavailableLabs: await deps.labRoom.unavailableLabsFor(order, tx),
       now,
@@ -196,8 +196,9 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
 
   /**
    * Refund or Credit: one credit note, of `amountMinor` or what the items cost, on the charge that took the claimed
-   * shipment's money (domain/order-credits.ts creditedCharge), and an entry in the order's `credits[]` with its
-   * `creditIssued` event, as a late delivery's credit has.
+   * shipment's money, and an entry in the order's `credits[]` with its `creditIssued` event, as a late delivery's
+   * credit has. What may be given back is the domain's one rule (domain/order-credits.ts creditDraft): the default
+   * is capped at it, an amount the operator gave above it is refused.
    */
   async function credit(
     tx: Queryable,
@@ -211,34 +212,29 @@ export function createClaimResolutionService(deps: ClaimResolutionDeps): ClaimRe
     amount: { amount: string; currency: string }
     event: OrderEventKind
   }> {
-    const billing = order.pipeline.billing
-    const orderId = order.document.id
-    if (!billing || netCharged(billing.lines).total <= 0n) {
-      throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
-    }
     const itemIds = items.map((item) => formatId('ori', item.itemNumber))
     const shipmentId = claim.shipmentNumber === null ? null : formatId('shp', claim.shipmentNumber)
     // The shipment whose charge is credited: the missing parcel's, else the first claimed item's.
     const firstItemShipment = items[0] ? formatId('shp', items[0].shipmentNumber) : null
-    const creditedShipment = shipmentId ?? firstItemShipment
-    const charge = creditedCharge(order.document, creditedShipment)
-    if (!charge) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
-    const refundable = refundableOfCharge(billing, charge.id, parseAmountToMinor(charge.totalCost.amount) ?? 0n)
-    const claimed = claimedAmountMinor(billing, itemIds, shipmentId)
-    const minor = amountMinor ?? (claimed < refundable ? claimed : refundable)
-    if (minor > refundable) {
-      throw new OperatorRefusal({ field: 'amount', reason: 'more-than-refundable' }, formatMinorAsAmount(minor), {
-        limit: `${formatMinorAsAmount(refundable)} ${billing.currency}`,
-      })
-    }
-    if (minor <= 0n) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
-    const issued = await deps.billing.issueCredit(tx, order, {
-      reason: 'Claim',
-      shipmentId: creditedShipment,
+    const request = {
+      reason: 'Claim' as const,
+      shipmentId: shipmentId ?? firstItemShipment,
       claimId: claim.view.id,
-      amountMinor: minor,
+      ...(amountMinor === undefined
+        ? { amountMinor: claimedAmountMinor(order.pipeline.billing, itemIds, shipmentId) }
+        : { amountMinor, exact: true }),
+    }
+    const issued = await deps.billing.issueCredit(tx, order, request).catch((error: unknown) => {
+      if (!(error instanceof CreditAboveRefundable)) throw error
+      throw new OperatorRefusal(
+        { field: 'amount', reason: 'more-than-refundable' },
+        formatMinorAsAmount(request.amountMinor),
+        {
+          limit: `${formatMinorAsAmount(error.refundableMinor)} ${order.pipeline.billing?.currency ?? ''}`.trim(),
+        },
+      )
     })
-    if (!issued) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, orderId)
+    if (!issued) throw new OperatorRefusal({ field: 'order', reason: 'nothing-charged' }, order.document.id)
     return {
       jobs: issued.jobs,
       creditNote: issued.credit.creditNote,

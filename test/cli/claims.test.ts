@@ -10,11 +10,11 @@ import { after, before, test } from 'node:test'
 import { openDatabase } from '../../src/app.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { readOrder } from '../../src/repositories/orders.repository.ts'
-import { answerClaimAsLab, insertClaim } from '../support/claims-resolve.fixture.ts'
+import { answerClaimAsLab, makeClaim } from '../support/claims-resolve.fixture.ts'
 import { type CliSession, startCliSession } from '../support/cli.ts'
 import { startImageServer } from '../support/image-server.ts'
-import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, sampleOrder, startTestApp } from '../support/test-app.ts'
+import { blackCanvasOrder, shippedOrder } from '../support/shipped-order.ts'
+import { startTestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 tier('sql')
@@ -34,29 +34,12 @@ before(async () => {
     filesDir: join(dataDir, 'files'),
   })
   try {
-    const created = await t.live({
-      method: 'POST',
-      url: '/v4.0/orders',
-      headers: { 'content-type': 'application/json' },
-      payload: sampleOrder({ items: [blackCanvasItem(images.url('canvas.jpg'))] }),
-    })
-    assert.equal(created.statusCode, 200, created.body)
-    orderId = json(created).order.id
-    const drive = pipelineDriver(t)
-    await drive.allocate(orderId)
-    await drive.render(orderId)
-    await drive.submit(orderId)
-    const shipped = await drive.ship(orderId)
-    const shipmentId = shipped.document.shipments[0]?.id as string
-    const itemId = shipped.document.items[0]?.id as string
+    const shipped = await shippedOrder(t, blackCanvasOrder(images.url('canvas.jpg')))
+    orderId = shipped.orderId
     for (const [index, category] of (['Damaged', 'Other'] as const).entries()) {
-      const claim = await insertClaim(t.database.db, t.app.services.files, {
+      const claim = await makeClaim(t, {
         orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
-        items: [{ itemId, shipmentId, category, description: `claim ${index}` }],
-        createdAt: new Date(Date.UTC(2026, 2, 10 + index)),
+        items: [{ itemId: shipped.itemId, category, description: `claim ${index}` }],
       })
       claims.push(claim.id)
       // One claim per item may be open: the first is decided before the next is made.

@@ -14,9 +14,9 @@ import {
   screenshotForDocs,
   type Viewport,
 } from '../support/browser.ts'
-import { answerClaimAsLab, insertClaim } from '../support/claims-resolve.fixture.ts'
-import { pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { answerClaimAsLab, makeClaim } from '../support/claims-resolve.fixture.ts'
+import { shippedOrder } from '../support/shipped-order.ts'
+import { listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('browser')
@@ -36,11 +36,9 @@ for (const kind of databaseKinds) {
       t = await startTestApp({ kind })
       live = (await listenOnLoopback(t)).live
       token = (await t.app.services.operators.createOperator('Dana Ops', CLI)).token
-      const created = await t.live({
-        method: 'POST',
-        url: '/v4.0/orders',
-        headers: { 'content-type': 'application/json' },
-        payload: sampleOrder({
+      const shipped = await shippedOrder(
+        t,
+        sampleOrder({
           items: [
             {
               sku: 'GLOBAL-CAN-10x10',
@@ -51,27 +49,16 @@ for (const kind of databaseKinds) {
             },
           ],
         }),
-      })
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId: string = json(created).order.id
-      const drive = pipelineDriver(t)
-      await drive.allocate(orderId)
-      await drive.render(orderId)
-      await drive.submit(orderId)
-      const shipped = await drive.ship(orderId)
+      )
       const photo = (colour: string) =>
         sharp({ create: { width: 640, height: 480, channels: 3, background: colour } })
           .jpeg()
           .toBuffer()
-      const claim = await insertClaim(t.database.db, t.app.services.files, {
-        orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
+      const claim = await makeClaim(t, {
+        orderId: shipped.orderId,
         items: [
           {
-            itemId: shipped.document.items[0]?.id as string,
-            shipmentId: shipped.document.shipments[0]?.id as string,
+            itemId: shipped.itemId,
             category: 'Damaged',
             description: 'The canvas arrived with its top left corner crushed and the frame cracked.',
             photos: [await photo('#b33'), await photo('#369')],

@@ -8,10 +8,10 @@ import sharp from 'sharp'
 import { consoleClaimsOf } from '../../src/services/operator/console-sections.ts'
 import { registerClaimsPages } from '../../src/web/operator/claims.pages.ts'
 import { type AdminPagesHarness, startAdminPages } from '../support/admin-pages.ts'
-import { answerClaimAsLab, insertClaim } from '../support/claims-resolve.fixture.ts'
+import { answerClaimAsLab, makeClaim } from '../support/claims-resolve.fixture.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { blackCanvasOrder, shippedOrder } from '../support/shipped-order.ts'
+import { startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('http')
@@ -36,30 +36,13 @@ for (const kind of databaseKinds) {
     })
 
     test('the queue, a claim with its photos and the lab answer, a decision, and a second one refused', async () => {
-      const created = await t.live({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({ items: [blackCanvasItem(images.url('canvas.jpg'))] }),
-        headers: { 'content-type': 'application/json' },
-      })
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId: string = json(created).order.id
-      const drive = pipelineDriver(t)
-      await drive.allocate(orderId)
-      await drive.render(orderId)
-      await drive.submit(orderId)
-      const shipped = await drive.ship(orderId)
-      const shipmentId = shipped.document.shipments[0]?.id as string
-      const itemId = shipped.document.items[0]?.id as string
+      const { orderId, itemId } = await shippedOrder(t, blackCanvasOrder(images.url('canvas.jpg')))
       const photo = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c33' } })
         .jpeg()
         .toBuffer()
-      const claim = await insertClaim(t.database.db, t.app.services.files, {
+      const claim = await makeClaim(t, {
         orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
-        items: [{ itemId, shipmentId, category: 'Damaged', description: 'The corner is crushed', photos: [photo] }],
+        items: [{ itemId, category: 'Damaged', description: 'The corner is crushed', photos: [photo] }],
         preferredResolution: 'Reprint',
       })
       await answerClaimAsLab(t.database.db, claim.id, 'Disputed', 'It left us in perfect shape')
@@ -87,7 +70,10 @@ for (const kind of databaseKinds) {
       const served = await fetch(`${pages.origin}/admin/claims/${claim.id}/photos/${evidenceId}`)
       assert.equal(served.status, 200)
       assert.equal(served.headers.get('content-type'), 'image/jpeg')
-      assert.deepEqual(Buffer.from(await served.arrayBuffer()), photo)
+      // The photo as the claims service kept it (re-encoded without metadata), the bytes its merchant is served.
+      const kept = await t.live({ method: 'GET', url: `/v4.0/claims/evidence/${evidenceId}/image` })
+      assert.equal(kept.statusCode, 200)
+      assert.deepEqual(Buffer.from(await served.arrayBuffer()), kept.rawPayload)
       assert.equal((await fetch(`${pages.origin}/admin/claims/${claim.id}/photos/evd_999999`)).status, 404)
 
       const noNote = await pages.request(`/admin/claims/${claim.id}/decide`, { resolution: 'Reject', version: '1' })

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { OperatorRefusal } from '../../src/domain/operator-refusal.ts'
 import type { ClaimDecider } from '../../src/services/claim-resolution.service.ts'
-import { insertClaim } from '../support/claims-resolve.fixture.ts'
+import { makeClaim } from '../support/claims-resolve.fixture.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { pipelineDriver } from '../support/pipeline-driver.ts'
+import { blackCanvasOrder, shippedOrder } from '../support/shipped-order.ts'
+import { startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('sql')
@@ -30,22 +31,7 @@ for (const kind of databaseKinds) {
     })
 
     test('one wins, the other is refused: at most one reprint and one credit note', async () => {
-      const created = await t.live({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({ items: [blackCanvasItem(images.url('canvas.jpg'))] }),
-        headers: { 'content-type': 'application/json' },
-      })
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId: string = json(created).order.id
-      const drive = pipelineDriver(t)
-      await drive.allocate(orderId)
-      await drive.render(orderId)
-      await drive.submit(orderId)
-      const shipped = await drive.ship(orderId)
-      const [shipment] = shipped.document.shipments
-      const itemId = shipped.document.items[0]?.id as string
-      assert.ok(shipment)
+      const { orderId, itemId, order: shipped } = await shippedOrder(t, blackCanvasOrder(images.url('canvas.jpg')))
       const chargesBefore = shipped.document.charges.length
 
       for (const [first, second] of [
@@ -53,13 +39,8 @@ for (const kind of databaseKinds) {
         ['Reprint', 'Reprint'],
         ['Refund', 'Credit'],
       ] as const) {
-        const claim = await insertClaim(t.database.db, t.app.services.files, {
-          orderId,
-          accountId: t.account.id,
-          environment: 'live',
-          labCode: 'uk6',
-          items: [{ itemId, shipmentId: shipment.id, category: 'Damaged' }],
-        })
+        // One open claim per item: each is decided before the next is made.
+        const claim = await makeClaim(t, { orderId, items: [{ itemId, category: 'Damaged' }] })
         const outcomes: PromiseSettledResult<unknown>[] = await Promise.allSettled([
           t.app.services.claimResolution.resolve(
             { claimId: claim.id, decision: first, amount: '1.00', expectedVersion: 1 },
@@ -86,7 +67,7 @@ for (const kind of databaseKinds) {
         assert.deepEqual(rows, [{ status: 'Resolved', version: 2 }])
       }
 
-      const order = await drive.state(orderId)
+      const order = await pipelineDriver(t).state(orderId)
       const reprints = order.document.shipments.filter((candidate) => candidate.reprintOf !== undefined)
       const creditNotes = order.document.charges.length - chargesBefore
       // Three claims: each gave exactly one reprint or one credit note.

@@ -8,10 +8,11 @@ import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { OperatorRefusal } from '../../src/domain/operator-refusal.ts'
 import type { ClaimDecider } from '../../src/services/claim-resolution.service.ts'
-import { insertClaim } from '../support/claims-resolve.fixture.ts'
+import { answerClaimAsLab, makeClaim } from '../support/claims-resolve.fixture.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
+import { pipelineDriver } from '../support/pipeline-driver.ts'
+import { blackCanvasOrder, shippedOrder } from '../support/shipped-order.ts'
+import { json, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('http')
@@ -26,6 +27,9 @@ for (const kind of databaseKinds) {
       // The undisputed-claims rule is on (3 days); it runs only when a test asks it to (no workers here).
       t = await startTestApp({ kind, claimAutoResolveDays: 3 })
       images = await startImageServer()
+      // Claims are made by the claims service, which takes a missing parcel only after its estimated delivery: 11
+      // March, after the driver's dispatch (2 March) and well within the 30 days a claim may be made in.
+      t.clock.advanceSeconds(10 * 24 * 60 * 60)
     })
     after(async () => {
       await images.close()
@@ -34,24 +38,10 @@ for (const kind of databaseKinds) {
 
     /** A black canvas to GB by Standard, made by uk6 and shipped. */
     async function shippedCanvas(): Promise<{ orderId: string; shipmentId: string; itemId: string }> {
-      const created = await t.live({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({ items: [blackCanvasItem(images.url('canvas.jpg'))] }),
-        headers: { 'content-type': 'application/json' },
-      })
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId: string = json(created).order.id
-      const drive = pipelineDriver(t)
-      await drive.allocate(orderId)
-      await drive.render(orderId)
-      await drive.submit(orderId)
-      const order = await drive.ship(orderId)
-      assert.equal(order.document.status.stage, 'Complete')
-      const [shipment] = order.document.shipments
-      assert.ok(shipment)
-      assert.equal(shipment.fulfillmentLocation.labCode, 'uk6')
-      return { orderId, shipmentId: shipment.id, itemId: order.document.items[0]?.id as string }
+      const shipped = await shippedOrder(t, blackCanvasOrder(images.url('canvas.jpg')))
+      assert.equal(shipped.order.document.status.stage, 'Complete')
+      assert.equal(shipped.order.document.shipments[0]?.fulfillmentLocation.labCode, 'uk6')
+      return shipped
     }
 
     const orderOf = async (orderId: string) =>
@@ -69,18 +59,27 @@ for (const kind of databaseKinds) {
           Number(claimId.slice(4)),
         ])
       ).map((row) => row.open)
+    /** The order's routing rounds as the merchant reads them (GET /v4.0/orders/{id}/routing). */
+    const routingRounds = async (orderId: string) => {
+      const response = await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}/routing` })
+      assert.equal(response.statusCode, 200, response.body)
+      return json(response).routing.allocations as any[]
+    }
+    const exclusionsOf = (round: any, itemId: string) =>
+      Object.fromEntries(
+        round.items
+          .find((item: any) => item.itemId === itemId)
+          .labsExcluded.map((lab: any) => [lab.labCode, lab.reason]),
+      )
     const events = async (orderId: string) =>
       json(await t.live({ method: 'GET', url: `/v4.0/events?orderId=${orderId}` })).events as any[]
 
     test('a print defect is reprinted at another lab: a new shipment, charged nothing, Reprint hand-off, event, audit', async () => {
       const { orderId, shipmentId, itemId } = await shippedCanvas()
       const before = await orderOf(orderId)
-      const claim = await insertClaim(t.database.db, t.app.services.files, {
+      const claim = await makeClaim(t, {
         orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
-        items: [{ itemId, shipmentId, category: 'PrintDefect' }],
+        items: [{ itemId, category: 'PrintDefect' }],
         preferredResolution: 'Reprint',
       })
 
@@ -121,6 +120,20 @@ for (const kind of databaseKinds) {
       )
       assert.deepEqual(order.charges, before.charges, 'a reprint is charged nothing')
 
+      // The reprint's allocation is a round of the order's routing, naming the claim, uk6 excluded for its fault.
+      const rounds = await routingRounds(orderId)
+      assert.equal(rounds.length, 2, 'the first allocation, then the reprint')
+      const round = rounds[1]
+      assert.equal(round.basis, 'Allocation')
+      assert.equal(round.claimId, claim.id)
+      assert.equal(rounds[0].claimId, undefined)
+      assert.equal(exclusionsOf(round, itemId).uk6, 'AtFaultForClaim')
+      assert.deepEqual(
+        round.chosenPlan.shipments.map((shipment: any) => [shipment.labCode, shipment.itemIds]),
+        [['nl1', [itemId]]],
+      )
+      assert.equal(exclusionsOf(rounds[0], itemId).uk6, undefined, 'the first round excluded nothing for a claim')
+
       const row = await claimRow(claim.id)
       assert.equal(row?.status, 'Resolved')
       assert.equal(row?.version, 2)
@@ -129,9 +142,9 @@ for (const kind of databaseKinds) {
       assert.deepEqual(await openItems(claim.id), [false])
 
       const claimEvents = (await events(orderId)).filter((event) => event.type.includes('.claims.claim#'))
-      assert.equal(claimEvents.length, 1)
-      assert.match(claimEvents[0].type, /\.claims\.claim#Resolved$/)
-      assert.deepEqual(claimEvents[0].data.claim, result.claim)
+      assert.deepEqual(claimEvents.map((event) => event.type.split('#')[1]).sort(), ['Created', 'Resolved'])
+      const resolvedEvent = claimEvents.find((event) => event.type.endsWith('#Resolved'))
+      assert.deepEqual(resolvedEvent.data.claim, result.claim)
 
       const audit = await t.app.services.audit.list({ actions: ['claim.resolved'] })
       const entry = audit.entries.find((candidate) => candidate.target === claim.id)
@@ -161,13 +174,9 @@ for (const kind of databaseKinds) {
 
     test('a missing parcel is reprinted whole at its lab with the very same print file, and tracked to Delivered', async () => {
       const { orderId, shipmentId, itemId } = await shippedCanvas()
-      const claim = await insertClaim(t.database.db, t.app.services.files, {
+      const claim = await makeClaim(t, {
         orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
-        shipmentId,
-        items: [{ itemId, shipmentId, category: 'PackageMissing' }],
+        missingShipmentId: shipmentId,
       })
       const result = await t.app.services.claimResolution.resolve(
         { claimId: claim.id, decision: 'Reprint' },
@@ -176,6 +185,10 @@ for (const kind of databaseKinds) {
       assert.ok(result.reprint)
       const reprintId = result.reprint.shipmentId
       assert.equal(result.reprint.labCode, 'uk6', 'the lab was not at fault: allocation chose it again')
+      const round = (await routingRounds(orderId)).at(-1)
+      assert.equal(round.claimId, claim.id, "the reprint's round")
+      assert.equal(exclusionsOf(round, itemId).uk6, undefined, 'a missing parcel does not blame the lab')
+      assert.equal(round.items[0].chosenLabCode, 'uk6')
       assert.deepEqual(result.reprint.rerenderedAssetIds, [], 'the same lab takes the same file')
 
       const drive = pipelineDriver(t)
@@ -203,17 +216,14 @@ for (const kind of databaseKinds) {
     })
 
     test('a refund credits what the claimed item cost, one credit note; a credit may give less, never more', async () => {
-      const { orderId, shipmentId, itemId } = await shippedCanvas()
+      const { orderId, itemId } = await shippedCanvas()
       const state = await pipelineDriver(t).state(orderId)
       const line = state.pipeline.billing?.lines[`item:${itemId}`]
       assert.ok(line)
       const itemCost = BigInt(line.cost) + BigInt(line.tax)
-      const claim = await insertClaim(t.database.db, t.app.services.files, {
+      const claim = await makeClaim(t, {
         orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
-        items: [{ itemId, shipmentId, category: 'Damaged' }],
+        items: [{ itemId, category: 'Damaged' }],
         preferredResolution: 'Refund',
       })
       const refunded = await t.app.services.claimResolution.resolve(
@@ -233,12 +243,9 @@ for (const kind of databaseKinds) {
       assert.equal(refunded.claim.resolution?.creditNote, refunded.creditNote)
 
       // A second claim on the same (now closed) item: a Credit of 5.00; more than what is left is refused.
-      const second = await insertClaim(t.database.db, t.app.services.files, {
+      const second = await makeClaim(t, {
         orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
-        items: [{ itemId, shipmentId, category: 'Other' }],
+        items: [{ itemId, category: 'Other' }],
       })
       await assert.rejects(
         t.app.services.claimResolution.resolve(
@@ -272,27 +279,25 @@ for (const kind of databaseKinds) {
     })
 
     test('the undisputed-claims rule resolves, as the merchant preferred, only Pending claims 3 days old no lab disputed', async () => {
-      const now = t.clock.now().getTime()
-      const daysAgo = (days: number) => new Date(now - days * 24 * 60 * 60 * 1000)
-      const claimOn = async (createdAt: Date, preferredResolution?: 'Refund') => {
-        const { orderId, shipmentId, itemId } = await shippedCanvas()
-        return insertClaim(t.database.db, t.app.services.files, {
+      const day = 24 * 60 * 60
+      const claimOn = async (preferredResolution?: 'Refund') => {
+        const { orderId, itemId } = await shippedCanvas()
+        return makeClaim(t, {
           orderId,
-          accountId: t.account.id,
-          environment: 'live',
-          labCode: 'uk6',
-          items: [{ itemId, shipmentId, category: 'Other' }],
-          createdAt,
+          items: [{ itemId, category: 'Other' }],
           ...(preferredResolution ? { preferredResolution } : {}),
         })
       }
-      const due = await claimOn(daysAgo(4), 'Refund')
-      const disputed = await claimOn(daysAgo(5), 'Refund')
-      await t.database.db.query("UPDATE claims SET lab_answer = 'Disputed' WHERE id = $1", [
-        Number(disputed.id.slice(4)),
-      ])
-      const fresh = await claimOn(daysAgo(1), 'Refund')
-      const noPreference = await claimOn(daysAgo(6))
+      // Made by the claims service at the clock's time: 6, 5, 4 and 1 days old when the rule runs.
+      const noPreference = await claimOn()
+      t.clock.advanceSeconds(day)
+      const disputed = await claimOn('Refund')
+      await answerClaimAsLab(t.database.db, disputed.id, 'Disputed', 'the print left us perfect')
+      t.clock.advanceSeconds(day)
+      const due = await claimOn('Refund')
+      t.clock.advanceSeconds(3 * day)
+      const fresh = await claimOn('Refund')
+      t.clock.advanceSeconds(day)
 
       assert.equal(await t.app.services.claimResolution.applyUndisputedRule(), 1)
       const resolved = await claimRow(due.id)
@@ -305,13 +310,10 @@ for (const kind of databaseKinds) {
     })
 
     test('a rejection needs its reason; a decided claim is not decided again; an old version is refused', async () => {
-      const { orderId, shipmentId, itemId } = await shippedCanvas()
-      const claim = await insertClaim(t.database.db, t.app.services.files, {
+      const { orderId, itemId } = await shippedCanvas()
+      const claim = await makeClaim(t, {
         orderId,
-        accountId: t.account.id,
-        environment: 'live',
-        labCode: 'uk6',
-        items: [{ itemId, shipmentId, category: 'Other' }],
+        items: [{ itemId, category: 'Other' }],
       })
       const refusal = (field: string, reason: string) => (error: unknown) =>
         error instanceof OperatorRefusal && error.field === field && error.reason === reason

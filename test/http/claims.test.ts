@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { MAX_EVIDENCE_BYTES } from '../../src/domain/claims.ts'
-import { imageBomb, photoJpeg, resolveClaimInTables, shippedOrder, uploadPhoto } from '../support/claims-h4.fixture.ts'
+import { imageBomb, photoJpeg, resolveClaimInTables, uploadPhoto } from '../support/claims-h4.fixture.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { blackCanvasItem, pipelineDriver } from '../support/pipeline-driver.ts'
+import { pipelineDriver, twoLabOrder } from '../support/pipeline-driver.ts'
+import { blackCanvasOrder, shippedOrder } from '../support/shipped-order.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -42,6 +43,7 @@ for (const kind of databaseKinds) {
         key,
       )
     const get = (url: string, key?: string) => t.live({ method: 'GET', url }, key)
+    const canvas = () => blackCanvasOrder(images.url('canvas.jpg'))
     const claimOn = (orderId: string, body: unknown, key?: string) => post(`/v4.0/orders/${orderId}/claims`, body, key)
     const damaged = (itemId: string, evidence: string[]) => ({
       items: [{ itemId, category: 'Damaged', description: 'The corner is crushed', evidence }],
@@ -118,7 +120,7 @@ for (const kind of databaseKinds) {
     })
 
     test('a claim on a delivered item: Pending, read, listed, its event in the feed; a second one is refused', async () => {
-      const order = await shippedOrder(t, images.url)
+      const order = await shippedOrder(t, canvas(), { delivered: true })
       const photo = await uploadPhoto(t)
       const created = await claimOn(order.orderId, {
         ...damaged(order.itemIds[0] as string, [photo]),
@@ -174,7 +176,7 @@ for (const kind of databaseKinds) {
     })
 
     test("photos: required by the category, at most three, the caller's own and unused", async () => {
-      const order = await shippedOrder(t, images.url)
+      const order = await shippedOrder(t, canvas(), { delivered: true })
       const itemId = order.itemIds[0] as string
       const none = await claimOn(order.orderId, damaged(itemId, []))
       assert.equal(failuresOf(none)['items[0].evidence']?.[0].code, 'TooFew')
@@ -200,7 +202,7 @@ for (const kind of databaseKinds) {
     })
 
     test("another account's order is not found; an unshipped or cancelled order's items are refused", async () => {
-      const order = await shippedOrder(t, images.url)
+      const order = await shippedOrder(t, canvas(), { delivered: true })
       const other = await t.createAccount()
       const photo = await uploadPhoto(t, other.liveKey)
       const foreign = await claimOn(order.orderId, damaged(order.itemIds[0] as string, [photo]), other.liveKey)
@@ -240,7 +242,7 @@ for (const kind of databaseKinds) {
     })
 
     test('items of two labs are refused: one claim per lab', async () => {
-      const order = await shippedOrder(t, images.url, { twoLabs: true })
+      const order = await shippedOrder(t, twoLabOrder(images.url), { delivered: true })
       const items = order.itemIds.map((itemId) => ({ itemId, category: 'MissingItem', description: 'Not there' }))
       const refused = await claimOn(order.orderId, { items })
       assert.equal(refused.statusCode, 400, refused.body)
@@ -249,7 +251,7 @@ for (const kind of databaseKinds) {
     })
 
     test('retract: a Pending claim is Retracted and its item free again; a Resolved one is refused on status', async () => {
-      const order = await shippedOrder(t, images.url)
+      const order = await shippedOrder(t, canvas(), { delivered: true })
       const itemId = order.itemIds[0] as string
       const claim = json(await claimOn(order.orderId, damaged(itemId, [await uploadPhoto(t)]))).claim
       const retracted = await post(`/v4.0/claims/${claim.id}/retract`, {})
@@ -275,26 +277,7 @@ for (const kind of databaseKinds) {
     })
 
     test("the Sandbox's simulated operator decides a Sandbox claim on advance; Live has no such endpoint", async () => {
-      const created = await t.sandbox({
-        method: 'POST',
-        url: '/v4.0/orders',
-        payload: sampleOrder({ items: [blackCanvasItem(images.url('canvas.jpg'))] }),
-        headers: { 'content-type': 'application/json' },
-      })
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId: string = json(created).order.id
-      const drive = pipelineDriver(t)
-      await drive.allocate(orderId)
-      await drive.render(orderId)
-      await drive.submit(orderId)
-      const shipped = await drive.ship(orderId)
-      for (const shipment of shipped.document.shipments) {
-        await t.app.services.pipeline.reportLab(orderId, shipment.id, {
-          kind: 'tracking',
-          events: [{ time: '2026-03-03T12:00:00.000Z', status: 'Delivered', description: 'Delivered' }],
-        })
-      }
-      const itemId = shipped.document.items[0]?.id as string
+      const { orderId, itemId } = await shippedOrder(t, canvas(), { delivered: true, environment: 'sandbox' })
       const claimIt = async () => {
         const made = await t.sandbox({
           method: 'POST',
@@ -345,7 +328,7 @@ for (const kind of databaseKinds) {
     })
 
     test('an Idempotency-Key replays the claim made', async () => {
-      const order = await shippedOrder(t, images.url)
+      const order = await shippedOrder(t, canvas(), { delivered: true })
       const body = damaged(order.itemIds[0] as string, [await uploadPhoto(t)])
       const headers = { 'idempotency-key': `claim-${order.orderId}` }
       const first = await post(`/v4.0/orders/${order.orderId}/claims`, body, undefined, headers)
@@ -367,14 +350,14 @@ for (const kind of databaseKinds) {
     })
 
     test('a missing parcel: refused while delivered or not yet late, made once late', async () => {
-      const delivered = await shippedOrder(t, images.url)
+      const delivered = await shippedOrder(t, canvas(), { delivered: true })
       const refused = await claimOn(delivered.orderId, {
         category: 'PackageMissing',
         shipmentId: delivered.shipmentIds[0],
       })
       assert.equal(failuresOf(refused).shipmentId?.[0].code, 'ShipmentDelivered')
 
-      const order = await shippedOrder(t, images.url, { delivered: false })
+      const order = await shippedOrder(t, canvas())
       const body = { category: 'PackageMissing', shipmentId: order.shipmentIds[0], preferredResolution: 'Refund' }
       const shipment = json(await get(`/v4.0/orders/${order.orderId}`)).order.shipments[0]
       const due = new Date(`${shipment.estimatedDelivery.to.slice(0, 10)}T00:00:00Z`).getTime() + DAY * 1000
@@ -396,7 +379,7 @@ for (const kind of databaseKinds) {
     })
 
     test('past the window after delivery, a claim is refused; unused photos expire a day after upload', async () => {
-      const order = await shippedOrder(t, images.url)
+      const order = await shippedOrder(t, canvas(), { delivered: true })
       const photo = await uploadPhoto(t)
       t.clock.advanceSeconds(31 * DAY)
       const late = await claimOn(order.orderId, {

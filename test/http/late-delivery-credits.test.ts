@@ -18,6 +18,7 @@ import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
+import { shippedOrder } from '../support/shipped-order.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -58,21 +59,7 @@ for (const kind of databaseKinds) {
 
     /** A Live order on `method`, made, shipped and scanned in transit; its one shipment and the promise's last day. */
     async function shippedLiveOrder(method: string, key: string) {
-      const created = await t.live(
-        {
-          method: 'POST',
-          url: '/v4.0/orders',
-          payload: phoneOrder(method),
-          headers: { 'content-type': 'application/json' },
-        },
-        key,
-      )
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId: string = json(created).order.id
-      await drive.allocate(orderId)
-      await drive.render(orderId)
-      await drive.submit(orderId)
-      const shipped = await drive.ship(orderId)
+      const { orderId, order: shipped } = await shippedOrder(t, phoneOrder(method), { key })
       const [shipment] = shipped.document.shipments
       assert.ok(shipment, 'one shipment')
       const promisedTo = shipped.pipeline.shipments[shipment.id]?.promise?.estimatedDelivery.to

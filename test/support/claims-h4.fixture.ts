@@ -1,58 +1,11 @@
-// What the claims tests share: an order driven through the real pipeline until shipped (and, if asked, delivered),
-// evidence photos (a real JPEG, an image bomb), and a claim row written straight into the tables (a Resolved claim,
-// until the resolution's own code writes them), following migrations/0036_claims.sql and domain/claims.ts's ClaimView.
+// What the merchant's claims tests share: evidence photos (a real JPEG, an image bomb, one uploaded), and a claim made
+// Resolved straight in the tables (migrations/0036_claims.sql, domain/claims.ts's ClaimView) where a test needs one
+// without the resolution's own work. Orders shipped for a claim: test/support/shipped-order.ts.
 import assert from 'node:assert/strict'
 import sharp from 'sharp'
 import type { ClaimView } from '../../src/domain/claims.ts'
 import { parseId } from '../../src/domain/ids.ts'
-import { blackCanvasItem, pipelineDriver, twoLabOrder } from './pipeline-driver.ts'
-import { json, sampleOrder, type TestApp } from './test-app.ts'
-
-export interface ShippedOrder {
-  orderId: string
-  itemIds: string[]
-  shipmentIds: string[]
-}
-
-/** When the driver's labs dispatch (pipeline-driver.ts `ship`). */
-export const DISPATCHED_AT = new Date('2026-03-02T10:00:00Z')
-
-/**
- * A Live order made, shipped and (unless `delivered: false`) delivered a day after dispatch. `twoLabs`: a canvas and
- * a phone case to the US, made by two labs. `url` serves the assets (test/support/image-server.ts).
- */
-export async function shippedOrder(
-  t: TestApp,
-  url: (name: string) => string,
-  options: { delivered?: boolean; twoLabs?: boolean; key?: string } = {},
-): Promise<ShippedOrder> {
-  const payload = options.twoLabs ? twoLabOrder(url) : sampleOrder({ items: [blackCanvasItem(url('canvas.jpg'))] })
-  const created = await t.live(
-    { method: 'POST', url: '/v4.0/orders', payload, headers: { 'content-type': 'application/json' } },
-    options.key,
-  )
-  assert.equal(created.statusCode, 200, created.body)
-  const orderId: string = json(created).order.id
-  const drive = pipelineDriver(t)
-  await drive.allocate(orderId)
-  await drive.render(orderId)
-  await drive.submit(orderId)
-  const shipped = await drive.ship(orderId)
-  if (options.delivered !== false) {
-    for (const shipment of shipped.document.shipments) {
-      await t.app.services.pipeline.reportLab(orderId, shipment.id, {
-        kind: 'tracking',
-        events: [{ time: '2026-03-03T12:00:00.000Z', status: 'Delivered', description: 'Delivered, front door' }],
-      })
-    }
-  }
-  const order = await drive.document(orderId)
-  return {
-    orderId,
-    itemIds: order.items.map((item) => item.id),
-    shipmentIds: order.shipments.map((shipment) => shipment.id),
-  }
-}
+import { json, type TestApp } from './test-app.ts'
 
 /** A small real JPEG photo. */
 export async function photoJpeg(colour = '#aa3322'): Promise<Buffer> {

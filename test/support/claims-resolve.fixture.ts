@@ -1,31 +1,15 @@
-// Claims made by hand for the resolution's tests (until the merchant's claims API builds them): a claim row, its
-// items and, if asked, photos, exactly as migrations/0036_claims.sql keeps them, with the claim's view
-// (domain/claims.ts ClaimView, keys in the wire order) in `document`.
+// Claims for the resolution's tests, made as a merchant makes them: through the claims service (`makeClaim`, with the
+// photos its category requires), every rule checked; and the lab's answer on one, as the lab's API writes it.
 import type { Queryable } from '../../src/adapters/database.ts'
-import type { ClaimCategoryName, ClaimView, PreferredResolution } from '../../src/domain/claims.ts'
-import type { Environment } from '../../src/domain/environment.ts'
+import {
+  type ClaimCategoryName,
+  type ClaimView,
+  claimCategory,
+  type PreferredResolution,
+} from '../../src/domain/claims.ts'
 import { parseId } from '../../src/domain/ids.ts'
-
-export interface FixtureClaimItem {
-  itemId: string
-  shipmentId: string
-  category: ClaimCategoryName
-  description?: string
-  /** Photos (JPEG bytes) stored for the item. */
-  photos?: Buffer[]
-}
-
-export interface FixtureClaim {
-  orderId: string
-  accountId: string
-  environment: Environment
-  labCode: string
-  items: FixtureClaimItem[]
-  /** A PackageMissing claim's shipment. */
-  shipmentId?: string
-  preferredResolution?: PreferredResolution
-  createdAt?: Date
-}
+import { photoJpeg } from './claims-h4.fixture.ts'
+import type { TestApp } from './test-app.ts'
 
 const number = (prefix: Parameters<typeof parseId>[0], id: string) => {
   const value = parseId(prefix, id)
@@ -33,85 +17,38 @@ const number = (prefix: Parameters<typeof parseId>[0], id: string) => {
   return value
 }
 
-/** Inserts a Pending claim and its items (and photos put in `files`); the claim's view. */
-export async function insertClaim(
-  db: Queryable,
-  files: { put(key: string, source: Buffer, contentType: string): Promise<void> },
-  claim: FixtureClaim,
-): Promise<ClaimView> {
-  const at = claim.createdAt ?? new Date()
-  const [row] = await db.query<{ id: number | string }>("SELECT nextval('claim_id_seq') AS id")
-  const claimNumber = Number(row?.id)
-  const claimId = `clm_${claimNumber}`
-  const accountNumber = number('acc', claim.accountId)
-  const items: ClaimView['items'] = []
-  for (const item of claim.items) {
-    const evidence: string[] = []
-    for (const photo of item.photos ?? []) {
-      const [drawn] = await db.query<{ id: number | string }>("SELECT nextval('claim_evidence_id_seq') AS id")
-      const evidenceNumber = Number(drawn?.id)
-      const blobKey = `claim-evidence/evd_${evidenceNumber}.jpg`
-      await files.put(blobKey, photo, 'image/jpeg')
-      await db.query(
-        `INSERT INTO claim_evidence (id, account_id, environment, uploaded_by, lab_code, blob_key, content_type, bytes,
-                                     width, height, created_at, claim_id)
-         VALUES ($1, $2, $3, 'merchant', NULL, $4, 'image/jpeg', $5, 8, 8, $6, $7)`,
-        [evidenceNumber, accountNumber, claim.environment, blobKey, photo.length, at, claimNumber],
-      )
-      evidence.push(`evd_${evidenceNumber}`)
-    }
-    items.push({
-      itemId: item.itemId,
-      shipmentId: item.shipmentId,
-      category: item.category,
-      description: item.description ?? `${item.category} on ${item.itemId}`,
-      evidence,
-    })
+/** A claim as the merchant makes it: items with their categories, or a missing parcel's shipment. */
+export interface ClaimToMake {
+  orderId: string
+  /** The items claimed (absent for a missing parcel); photos: one made up where the category requires them. */
+  items?: { itemId: string; category: ClaimCategoryName; description?: string; photos?: Buffer[] }[]
+  /** A PackageMissing claim's shipment (instead of items). */
+  missingShipmentId?: string
+  preferredResolution?: PreferredResolution
+}
+
+/**
+ * Makes a Pending claim through the claims service (docs/claims.md), as the test account's merchant (Live): its
+ * photos uploaded first, then the claim with every rule checked (shipped items, the window, one open claim per
+ * item). The claim's view.
+ */
+export async function makeClaim(t: TestApp, claim: ClaimToMake): Promise<ClaimView> {
+  const scope = { accountId: number('acc', t.account.id), environment: 'live' as const }
+  const items = []
+  for (const item of claim.items ?? []) {
+    const photos = item.photos ?? (claimCategory(item.category)?.photosRequired ? [await photoJpeg()] : [])
+    const evidence = []
+    for (const photo of photos) evidence.push((await t.app.services.claims.uploadEvidence(scope, photo)).id)
+    const description = item.description ?? `${item.category} on ${item.itemId}`
+    items.push({ itemId: item.itemId, category: item.category, description, evidence })
   }
-  const view: ClaimView = {
-    id: claimId,
-    orderId: claim.orderId,
-    status: 'Pending',
-    shipmentId: claim.shipmentId ?? null,
-    items,
-    preferredResolution: claim.preferredResolution ?? null,
-    resolution: null,
-    rejection: null,
-    labAnswer: null,
-    createdAt: at.toISOString(),
-    lastUpdated: at.toISOString(),
-  }
-  await db.query(
-    `INSERT INTO claims (id, account_id, environment, order_id, shipment_id, lab_code, preferred_resolution, status,
-                         created_at, updated_at, version, document)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'Pending', $8, $8, 1, $9)`,
-    [
-      claimNumber,
-      accountNumber,
-      claim.environment,
-      number('ord', claim.orderId),
-      claim.shipmentId ? number('shp', claim.shipmentId) : null,
-      claim.labCode,
-      claim.preferredResolution ?? null,
-      at,
-      JSON.stringify(view),
-    ],
-  )
-  for (const item of items) {
-    await db.query(
-      `INSERT INTO claim_items (claim_id, order_id, item_id, shipment_id, category, description, open)
-       VALUES ($1, $2, $3, $4, $5, $6, true)`,
-      [
-        claimNumber,
-        number('ord', claim.orderId),
-        number('ori', item.itemId),
-        number('shp', item.shipmentId),
-        item.category,
-        item.description,
-      ],
-    )
-  }
-  return view
+  const request = claim.missingShipmentId
+    ? { category: 'PackageMissing', shipmentId: claim.missingShipmentId }
+    : { items }
+  return t.app.services.claims.createClaim(scope, claim.orderId, {
+    ...request,
+    ...(claim.preferredResolution ? { preferredResolution: claim.preferredResolution } : {}),
+  })
 }
 
 /** The lab's answer on a claim, as the lab's API would write it. */

@@ -66,10 +66,12 @@ export const ITEM_REJECTION_REASONS = [
 ] as const satisfies readonly ItemRejectionReason[]
 
 /**
- * Why a request excludes a lab: the order's history, or its Sandbox scenario (`SandboxScenario`: the scenario kept
- * the lab from the item to split the order; the scenario outOfStock says `OutOfStock` for every lab).
+ * Why a request excludes a lab: the order's history, its Sandbox scenario (`SandboxScenario`: the scenario kept
+ * the lab from the item to split the order; the scenario outOfStock says `OutOfStock` for every lab), or a claim
+ * (`AtFaultForClaim`: a reprint is made without the lab whose work the claim's category blames,
+ * docs/claims.md#reprints).
  */
-export type ExclusionByRequest = ExclusionByHistory | 'SandboxScenario' | LabUnavailability
+export type ExclusionByRequest = ExclusionByHistory | 'SandboxScenario' | 'AtFaultForClaim' | LabUnavailability
 
 /**
  * Why a lab takes no new work at the moment of the allocation: the operator paused it (`LabPaused`), the jobs it

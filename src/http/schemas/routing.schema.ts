@@ -18,6 +18,7 @@ export const LAB_EXCLUSION_REASONS = [
   'LabPaused',
   'AtCapacity',
   'QualityBelowThreshold',
+  'AtFaultForClaim',
 ] as const
 export const ROUTING_BASES = ['Allocation', 'Estimate', 'Quote'] as const
 
@@ -89,8 +90,10 @@ const RoutingAllocationSchema = named(
                   'item to split the order); NoDeliveryEstimate (the round had a deliverBy date and the catalogue ' +
                   'gives no estimate for the item from this lab); TooLate (its estimate arrives after deliverBy); ' +
                   'LabPaused (the operator paused the lab: it takes no new work); AtCapacity (the lab has had ' +
-                  'as many jobs today as its reported capacity or its daily limit allows). ' +
-                  'More reasons may be added.',
+                  'as many jobs today as its reported capacity or its daily limit allows); QualityBelowThreshold (the ' +
+                  "lab's upheld claims per 1,000 items shipped are above the catalogue's threshold); " +
+                  "AtFaultForClaim (a reprint's round: the claim's category blames this lab's work, so the reprint " +
+                  'is made elsewhere). More reasons may be added.',
               ),
             ),
             ...estimateProperties('the item from this lab, on TooLate'),
@@ -149,6 +152,13 @@ const RoutingAllocationSchema = named(
             'items this round allocated again, the shipment and lab they left, and why.',
         },
       ),
+    ),
+    claimId: Type.Optional(
+      Type.String({
+        description:
+          "printroute's own, on a reprint's round (docs/claims.md#reprints): the claim (clm_) whose reprint this " +
+          "round allocated; a lab the claim's category blames is excluded as AtFaultForClaim.",
+      }),
     ),
     catalogueVersion: Type.Optional(
       Type.Integer({

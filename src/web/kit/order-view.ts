@@ -505,6 +505,8 @@ const EXCLUSION_WORDS: Record<string, string> = {
   NoDeliveryEstimate: 'gives no delivery estimate, so cannot promise the date',
   LabPaused: 'paused by the operator: takes no new work',
   AtCapacity: 'has had all the jobs it can take today',
+  QualityBelowThreshold: 'too many upheld claims: above its quality threshold',
+  AtFaultForClaim: 'at fault for the claim this reprint resolves',
 }
 
 /** A round planned for a date: whether the plan meets it and what that cost, or the earliest any plan reaches. */
@@ -522,9 +524,12 @@ function deliverByFacts(allocation: RoutingAllocation): Html {
 
 /** The order's allocation's title: the estimate before the first, else which allocation and when. */
 function orderAllocationTitle(allocation: RoutingAllocation, index: number): Html {
-  return allocation.basis === 'Estimate'
-    ? html`Estimate: what allocating the order would choose from the catalogue now`
-    : html`${index === 0 ? 'Allocation' : `Reallocation ${index}`}, ${formatTime(allocation.at)}`
+  if (allocation.basis === 'Estimate') {
+    return html`Estimate: what allocating the order would choose from the catalogue now`
+  }
+  const which = index === 0 ? 'Allocation' : `Reallocation ${index}`
+  const reprint = allocation.claimId ? html` (reprint for claim <code>${allocation.claimId}</code>)` : ''
+  return html`${which}${reprint}, ${formatTime(allocation.at)}`
 }
 
 /** One allocation: the labs per item with their costs, the chosen plan, and what splitting saved. */
