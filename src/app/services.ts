@@ -4,6 +4,7 @@ import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
+import { CsvReadError, readCsvHeader, readCsvRecords } from '../adapters/csv-rows.ts'
 import { normaliseEvidenceImage } from '../adapters/evidence-image.ts'
 import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
@@ -27,6 +28,7 @@ import type { FileInspector } from '../domain/preflight.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from '../domain/webhook-signature.ts'
 import { PAYMENT_PATH_PREFIX } from '../http/routes/payments.routes.ts'
+import { createOrderRequestCheck } from '../http/validation.ts'
 import { createAccountsService } from '../services/accounts.service.ts'
 import { createAddressesService } from '../services/addresses.service.ts'
 import { createAdminViewsService } from '../services/admin-views.service.ts'
@@ -54,8 +56,9 @@ import { revenueSourceOf } from '../services/operator/revenue.ts'
 import { createOperatorsService } from '../services/operators.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderEventsService, type OrderEventsService } from '../services/order-events.service.ts'
+import { createOrderImportsService } from '../services/order-imports.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
-import { createOrdersService } from '../services/orders.service.ts'
+import { createOrdersService, type OrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
@@ -430,7 +433,28 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const attention = createAttentionService({ db, clock, catalogue })
   const claims = buildClaims(options, deps, core.events)
   const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
-  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution }
+  const orderImports = buildOrderImports(options, deps, services.orders)
+  return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution, orderImports }
+}
+
+/** CSV order imports (docs/imports.md): the file streamed by csv-parse, each order created by the orders service. */
+function buildOrderImports(options: ApplicationOptions, deps: ServiceDeps, orders: OrdersService) {
+  const { files } = deps
+  return createOrderImportsService({
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    orders,
+    files,
+    async *readRecords(blobKey, maxFieldCharacters) {
+      yield* readCsvRecords(await files.openRead(blobKey), maxFieldCharacters)
+    },
+    readHeader: readCsvHeader,
+    readError: (error) =>
+      error instanceof CsvReadError ? { record: error.record, message: error.message } : undefined,
+    validateOrderRequest: createOrderRequestCheck(),
+    log: deps.log,
+  })
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */

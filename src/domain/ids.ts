@@ -36,6 +36,8 @@ export const ID_PREFIXES = {
   claim: 'clm',
   /** A credit on an order: a late delivery's, a claim's (docs/billing.md#late-delivery-credits). */
   orderCredit: 'crd',
+  /** A CSV order import (docs/imports.md). */
+  orderImport: 'imp',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -27,6 +27,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('simulated-lab-step', { orderId: 'ord_1', shipmentId: 'shp_4', step: 'produce' }).key,
     deliveryJob(7, 2).key,
     jobRequest('run-preflight', { preflightId: 9 }).key,
+    jobRequest('run-order-import', { importId: 4 }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -37,6 +38,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'simulated-lab:shp_4:produce:0',
     'callback:7:2',
     'preflight:9',
+    'order-import:4',
   ])
   assert.equal(keys.length, JOB_NAMES.length, 'every job name is covered')
 })

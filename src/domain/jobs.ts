@@ -61,6 +61,8 @@ export interface JobPayloads {
   'deliver-callback': { deliveryId: number; attempt: number }
   /** Inspects the file of one stand-alone preflight (services/print-files/preflight.service.ts). */
   'run-preflight': { preflightId: number }
+  /** Reads one CSV order import and creates its orders (services/order-imports.service.ts). */
+  'run-order-import': { importId: number }
 }
 
 export type JobName = keyof JobPayloads
@@ -80,6 +82,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'simulated-lab-step': ({ shipmentId, step }) => `simulated-lab:${shipmentId}:${step}:0`,
   'deliver-callback': ({ deliveryId, attempt }) => `callback:${deliveryId}:${attempt}`,
   'run-preflight': ({ preflightId }) => `preflight:${preflightId}`,
+  'run-order-import': ({ importId }) => `order-import:${importId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

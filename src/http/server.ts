@@ -25,6 +25,7 @@ import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { LabsService } from '../services/labs/labs.service.ts'
 import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
+import type { OrderImportsService } from '../services/order-imports.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
@@ -71,6 +72,7 @@ import { registerLabClaimRoutes } from './routes/lab-claims.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
 import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
+import { registerOrderImportRoutes } from './routes/order-imports.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerPreflightRoutes } from './routes/preflight.routes.ts'
@@ -146,6 +148,7 @@ export interface HttpServices {
   previews: PreviewsService
   /** Files checked against a product before they are ordered (printroute's own endpoint). */
   preflight: PreflightService
+  orderImports: OrderImportsService
   products: ProductsService
   quotes: QuotesService
   spine: SpineService
@@ -434,6 +437,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
       registerQuoteRoutes(api, services.quotes, services.previews)
       registerPreviewRoutes(api, services.previews)
       registerPreflightRoutes(api, services.preflight)
+      registerOrderImportRoutes(api, services.orderImports)
       registerCallbackRoutes(api, services.callbacks)
       registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
       registerClaimRoutes(api, services.claims)
