@@ -2,9 +2,9 @@
 // queue would), GET of the import, its results.csv, the list and the template; bad files and a run that dies.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { CsvReadError, readCsvHeader, readCsvRecords } from '../../src/adapters/csv-rows.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import { importTemplateCsv, MAX_IMPORT_BYTES } from '../../src/domain/order-imports.ts'
-import { CsvReadError, readCsvHeader, readCsvRecords } from '../../src/adapters/csv-rows.ts'
 import { createOrderRequestCheck } from '../../src/http/validation.ts'
 import { createOrderImportsService, type OrderImportsDeps } from '../../src/services/order-imports.service.ts'
 import { json, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -50,7 +50,10 @@ for (const kind of databaseKinds) {
     })
 
     const upload = (body: string | Buffer, key?: string | null, contentType = 'text/csv') =>
-      t.sandbox({ method: 'POST', url: '/v4.0/orders/imports', headers: { 'content-type': contentType }, payload: body }, key)
+      t.sandbox(
+        { method: 'POST', url: '/v4.0/orders/imports', headers: { 'content-type': contentType }, payload: body },
+        key,
+      )
 
     /** Uploads, runs the job as the queue would, and answers the finished import. */
     async function importFile(body: string | Buffer): Promise<Record<string, any>> {
@@ -239,7 +242,8 @@ function importDepsOf(t: TestApp): Omit<OrderImportsDeps, 'orders'> {
       yield* readCsvRecords(await files.openRead(blobKey), maxFieldCharacters)
     },
     readHeader: readCsvHeader,
-    readError: (error) => (error instanceof CsvReadError ? { record: error.record, message: error.message } : undefined),
+    readError: (error) =>
+      error instanceof CsvReadError ? { record: error.record, message: error.message } : undefined,
     validateOrderRequest: createOrderRequestCheck(),
   }
 }
