@@ -14,6 +14,9 @@ CREATE TABLE order_imports (
   caller text NOT NULL,
   file_name text,
   bytes bigint NOT NULL,
+  -- The file's data rows as its line breaks count them (a quoted cell holding a line break counts twice): the
+  -- whole of a progress bar.
+  rows_expected integer NOT NULL,
   -- The uploaded file until the import finishes; null afterwards.
   blob_key text,
   status text NOT NULL CHECK (status IN ('Pending', 'Running', 'Completed', 'Failed')),

@@ -289,23 +289,14 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
   const { catalogue, clock, jobs, files, fileLinks, log, metrics } = deps
   const core = buildCoreServices(options, deps)
+  const orders = ordersOf(options, deps, core)
   const spine = createSpineService({ catalogue })
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
     // The operator's revenue and margin (the console's Revenue section, `printroute revenue`): reads only.
     revenue: revenueSourceOf(db),
-    orders: createOrdersService({
-      db,
-      catalogue,
-      clock,
-      jobs,
-      fileLinks,
-      log,
-      metrics,
-      unknownSampleUrl: core.unknownSampleUrlOf,
-      labQuality: core.labQuality,
-    }),
+    orders,
     orderActions: createOrderActionsService({
       db,
       catalogue,
@@ -433,8 +424,23 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const attention = createAttentionService({ db, clock, catalogue })
   const claims = buildClaims(options, deps, core.events)
   const claimResolution = claimResolutionOf({ db, clock, catalogue, jobs, files, log }, core, options)
-  const orderImports = buildOrderImports(options, deps, services.orders)
+  const orderImports = buildOrderImports(options, deps, orders)
   return { ...services, shipmentMoves, orderOperations, adminViews, attention, claims, claimResolution, orderImports }
+}
+
+/** The orders service: what POST /orders and a CSV import's orders are created by. */
+function ordersOf(options: ApplicationOptions, deps: ServiceDeps, core: ReturnType<typeof buildCoreServices>) {
+  return createOrdersService({
+    db: options.db,
+    catalogue: deps.catalogue,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    fileLinks: deps.fileLinks,
+    log: deps.log,
+    metrics: deps.metrics,
+    unknownSampleUrl: core.unknownSampleUrlOf,
+    labQuality: core.labQuality,
+  })
 }
 
 /** CSV order imports (docs/imports.md): the file streamed by csv-parse, each order created by the orders service. */

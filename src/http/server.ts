@@ -426,26 +426,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
 
   await app.register(
     async (api) => {
-      registerOrderRoutes(api, services.orders)
-      registerOrderActionRoutes(api, services.orderActions)
-      registerPrintFileRoutes(api, services.printFiles)
-      registerInvoiceRoutes(api, services.invoices)
-      registerProductRoutes(api, services.products)
-      registerSpineRoutes(api, services.spine)
-      registerCoverDimensionsRoutes(api, services.coverDimensions)
-      registerAddressRoutes(api, services.addresses)
-      registerQuoteRoutes(api, services.quotes, services.previews)
-      registerPreviewRoutes(api, services.previews)
-      registerPreflightRoutes(api, services.preflight)
-      registerOrderImportRoutes(api, services.orderImports)
-      registerCallbackRoutes(api, services.callbacks)
-      registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
-      registerClaimRoutes(api, services.claims)
-      registerAccountSettingsRoutes(api, services.accounts)
-      registerAccountKeyRoutes(api, services.accounts)
-      registerAccountBillingRoutes(api, services.invoices)
-      registerAuditRoutes(api, services.audit)
-      if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
+      registerMerchantApiRoutes(api, services)
       registerOpenApiDocumentRoutes(api, app, openApi)
     },
     { prefix: API_VERSION_PREFIX },
@@ -475,4 +456,28 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   app.server.on('checkExpectation', (request, response) => app.routing(request, response))
   answerConnectRequests(app)
   return app
+}
+
+/** The merchant API's routes under /v4.0, one group per resource. */
+function registerMerchantApiRoutes(api: FastifyInstance, services: HttpServices): void {
+  registerOrderRoutes(api, services.orders)
+  registerOrderActionRoutes(api, services.orderActions)
+  registerPrintFileRoutes(api, services.printFiles)
+  registerInvoiceRoutes(api, services.invoices)
+  registerProductRoutes(api, services.products)
+  registerSpineRoutes(api, services.spine)
+  registerCoverDimensionsRoutes(api, services.coverDimensions)
+  registerAddressRoutes(api, services.addresses)
+  registerQuoteRoutes(api, services.quotes, services.previews)
+  registerPreviewRoutes(api, services.previews)
+  registerPreflightRoutes(api, services.preflight)
+  registerOrderImportRoutes(api, services.orderImports)
+  registerCallbackRoutes(api, services.callbacks)
+  registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
+  registerClaimRoutes(api, services.claims)
+  registerAccountSettingsRoutes(api, services.accounts)
+  registerAccountKeyRoutes(api, services.accounts)
+  registerAccountBillingRoutes(api, services.invoices)
+  registerAuditRoutes(api, services.audit)
+  if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
 }

@@ -26,6 +26,7 @@ export interface StoredOrderImport extends OrderImportCounts {
   caller: string
   fileName: string | null
   bytes: number
+  rowsExpected: number
   blobKey: string | null
   status: OrderImportStatus
   failure: ImportFileFailure | null
@@ -40,6 +41,7 @@ interface ImportRow {
   caller: string
   file_name: string | null
   bytes: number | string
+  rows_expected: number | string
   blob_key: string | null
   status: OrderImportStatus
   rows_read: number | string
@@ -52,7 +54,7 @@ interface ImportRow {
 }
 
 const COLUMNS =
-  'id, account_id, environment, caller, file_name, bytes, blob_key, status, rows_read, orders_created, rows_failed, ' +
+  'id, account_id, environment, caller, file_name, bytes, rows_expected, blob_key, status, rows_read, orders_created, rows_failed, ' +
   'duplicates_skipped, failure, created_at, finished_at'
 
 function toStored(row: ImportRow): StoredOrderImport {
@@ -63,6 +65,7 @@ function toStored(row: ImportRow): StoredOrderImport {
     caller: row.caller,
     fileName: row.file_name,
     bytes: Number(row.bytes),
+    rowsExpected: Number(row.rows_expected),
     blobKey: row.blob_key,
     status: row.status,
     rowsRead: Number(row.rows_read),
@@ -84,13 +87,32 @@ export async function nextOrderImportNumber(db: Queryable): Promise<number> {
 export async function insertOrderImport(
   db: Queryable,
   scope: AccountScope,
-  row: { id: number; caller: string; fileName: string | null; bytes: number; blobKey: string; createdAt: Date },
+  row: {
+    id: number
+    caller: string
+    fileName: string | null
+    bytes: number
+    rowsExpected: number
+    blobKey: string
+    createdAt: Date
+  },
 ): Promise<StoredOrderImport> {
   const rows = await db.query<ImportRow>(
-    `INSERT INTO order_imports (id, account_id, environment, caller, file_name, bytes, blob_key, status, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'Pending', $8)
+    `INSERT INTO order_imports (id, account_id, environment, caller, file_name, bytes, rows_expected, blob_key, status,
+       created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'Pending', $9)
      RETURNING ${COLUMNS}`,
-    [row.id, scope.accountId, scope.environment, row.caller, row.fileName, row.bytes, row.blobKey, row.createdAt],
+    [
+      row.id,
+      scope.accountId,
+      scope.environment,
+      row.caller,
+      row.fileName,
+      row.bytes,
+      row.rowsExpected,
+      row.blobKey,
+      row.createdAt,
+    ],
   )
   return toStored(rows[0] as ImportRow)
 }

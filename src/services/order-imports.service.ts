@@ -54,6 +54,8 @@ export interface OrderImportView {
   status: OrderImportStatus
   fileName: string | null
   bytes: number
+  /** The file's data rows as its line breaks count them: the whole of a progress bar (rowsRead reaches it). */
+  rowsExpected: number
   rowsRead: number
   ordersCreated: number
   rowsFailed: number
@@ -122,6 +124,7 @@ function viewOf(row: StoredOrderImport): OrderImportView {
     status: row.status,
     fileName: row.fileName,
     bytes: row.bytes,
+    rowsExpected: row.rowsExpected,
     rowsRead: row.rowsRead,
     ordersCreated: row.ordersCreated,
     rowsFailed: row.rowsFailed,
@@ -130,6 +133,14 @@ function viewOf(row: StoredOrderImport): OrderImportView {
     createdAt: row.createdAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
   }
+}
+
+/** The data rows of a body by its line breaks (the header and a last line without one counted as lines). */
+function dataRowsOf(body: Buffer): number {
+  let lines = 0
+  for (let at = body.indexOf(10); at !== -1; at = body.indexOf(10, at + 1)) lines += 1
+  if (body[body.length - 1] !== 10) lines += 1
+  return Math.max(lines - 1, 0)
 }
 
 function headerRefusal(failure: ImportFileFailure): ServiceError {
@@ -163,6 +174,7 @@ async function createImport(
       caller: JSON.stringify(caller),
       fileName,
       bytes: body.length,
+      rowsExpected: dataRowsOf(body),
       blobKey,
       createdAt: deps.clock.now(),
     })

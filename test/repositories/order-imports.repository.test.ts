@@ -64,6 +64,7 @@ for (const kind of databaseKinds) {
           caller: '{}',
           fileName: 'fair.csv',
           bytes: 10,
+          rowsExpected: 3,
           blobKey: `order-imports/${id}.csv`,
           createdAt: new Date(),
         },

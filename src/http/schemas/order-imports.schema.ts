@@ -37,6 +37,12 @@ export const OrderImportSchema = named(
     ),
     fileName: Nullable(Type.String()),
     bytes: Type.Integer({ minimum: 0 }),
+    rowsExpected: Type.Integer({
+      minimum: 0,
+      description:
+        "The file's data rows as its line breaks count them (a quoted cell holding a line break counts twice): " +
+        'the whole of a progress bar.',
+    }),
     rowsRead: Type.Integer({ minimum: 0, description: 'Data rows read and recorded so far (the header not counted).' }),
     ordersCreated: Type.Integer({ minimum: 0, description: 'Orders this import created.' }),
     rowsFailed: Type.Integer({ minimum: 0, description: 'Rows whose order was not created; results.csv says why.' }),
