@@ -287,7 +287,7 @@ function claimResolutionOf(
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
-  const { catalogue, clock, jobs, files, fileLinks, log, metrics } = deps
+  const { catalogue, clock, jobs, files, fileLinks, log } = deps
   const core = buildCoreServices(options, deps)
   const orders = ordersOf(options, deps, core)
   const spine = createSpineService({ catalogue })
