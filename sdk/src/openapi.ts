@@ -543,6 +543,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/orders/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's order imports, newest first
+         * @description nextUrl continues with older imports (the `before` cursor).
+         */
+        get: operations["listOrderImports"];
+        put?: never;
+        /**
+         * Import orders from a CSV file
+         * @description The CSV file itself as the body (text/csv, UTF-8, at most 20971520 bytes: 413 beyond), one row per line item, rows of one order consecutive and sharing its merchantReference (docs/imports.md; the columns in GET /orders/imports/template.csv). Answers the import at once, Pending; GET it until Completed or Failed. An empty body, a file in another delimiter, an unknown or repeated column or no merchantReference column is 400 naming it, and nothing is imported.
+         */
+        post: operations["createOrderImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/orders/imports/template.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The CSV template of an import
+         * @description Every column an import takes, with one example order of two rows (docs/imports.md).
+         */
+        get: operations["getOrderImportTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/orders/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order import
+         * @description The import's status and counts, updated as its rows are read. Another account's import is 404.
+         */
+        get: operations["getOrderImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/orders/imports/{importId}/results.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import's results, one line per row
+         * @description Columns row, merchantReference, outcome (Created, Duplicate or Failed), orderId and errors (each `field: Code (value)`, `row N` first when it is about another row of the same order). The rows read so far while the import runs. Another account's import is 404.
+         */
+        get: operations["getOrderImportResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/callbacks": {
         parameters: {
             query?: never;
@@ -2538,6 +2622,18 @@ export interface components {
             traceParent: string;
         };
         /**
+         * CreateOrderImportOutcome
+         * @enum {string}
+         */
+        CreateOrderImportOutcome: "Created";
+        /** CreateOrderImportResponse */
+        CreateOrderImportResponse: {
+            outcome: components["schemas"]["CreateOrderImportOutcome"];
+            import: components["schemas"]["OrderImport"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /**
          * CreateOrderOutcome
          * @description Created (address problems that do not stop delivery, if any, in addressAdvisories); CreatedWithIssues when the recipient address has a problem that stops delivery (the order is created with order.recipient.AddressUnverified issues); AlreadyExists for a repeated idempotencyKey (the existing order is returned).
          * @enum {string}
@@ -2944,6 +3040,16 @@ export interface components {
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
+        /** ListOrderImportsResponse */
+        ListOrderImportsResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            imports: components["schemas"]["OrderImport"][];
+            hasMore: boolean;
+            /** @description The next (older) page; null on the last. */
+            nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Money */
         Money: {
             /** @description Decimal amount with two places, negative for credits. */
@@ -3110,6 +3216,49 @@ export interface components {
             eoriNumber?: string;
             /** @description The recipient's tax id (VAT number, CPF, ...), for the customs declaration. */
             recipientTaxId?: string;
+        };
+        /** OrderImport */
+        OrderImport: {
+            /** @description imp_<number>. */
+            id: string;
+            /**
+             * @description Pending (queued), Running, Completed (every row read: see rowsFailed), Failed (the file stopped being readable).
+             * @enum {string}
+             */
+            status: "Pending" | "Running" | "Completed" | "Failed";
+            fileName: string | null;
+            bytes: number;
+            /** @description The file's data rows as its line breaks count them (a quoted cell holding a line break counts twice): the whole of a progress bar. */
+            rowsExpected: number;
+            /** @description Data rows read and recorded so far (the header not counted). */
+            rowsRead: number;
+            /** @description Orders this import created. */
+            ordersCreated: number;
+            /** @description Rows whose order was not created; results.csv says why. */
+            rowsFailed: number;
+            /** @description Orders not created again: their idempotency key (by default from merchantReference) was taken. */
+            duplicatesSkipped: number;
+            failure: components["schemas"]["OrderImportFailure"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+        };
+        /** OrderImportFailure */
+        OrderImportFailure: {
+            /** @description What could not be read: `file`, `delimiter`, or a column. */
+            field: string;
+            /** @description A failure code of docs/errors.md. */
+            code: string;
+            providedValue: unknown;
+            comparisonValue?: unknown;
+        };
+        /** OrderImportResponse */
+        OrderImportResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            import: components["schemas"]["OrderImport"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** OrderListResponse */
         OrderListResponse: {
@@ -5822,6 +5971,170 @@ export interface operations {
                 };
                 content: {
                     "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrderImports: {
+        parameters: {
+            query?: {
+                /** @description An import ID: the page continues with older imports (nextUrl's). */
+                before?: string;
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOrderImportsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createOrderImport: {
+        parameters: {
+            query?: {
+                /** @description The file's name, shown in the list (the dashboard sends it). */
+                fileName?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOrderImportResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, text/csv; charset=utf-8. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Import ID, e.g. imp_12. */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderImportResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderImportResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Import ID, e.g. imp_12. */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, text/csv; charset=utf-8. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -4,6 +4,7 @@ import type { BlobStore } from '../adapters/blob-store.ts'
 import { createCallbackPoster } from '../adapters/callback-poster.ts'
 import type { Clock } from '../adapters/clock.ts'
 import { renderCommercialInvoicePdf } from '../adapters/commercial-invoice-pdf.ts'
+import { CsvReadError, readCsvHeader, readCsvRecords } from '../adapters/csv-rows.ts'
 import { normaliseEvidenceImage } from '../adapters/evidence-image.ts'
 import { type BoundedFileInspector, createFileInspector } from '../adapters/file-inspector.ts'
 import { inspectImage } from '../adapters/image-inspection.ts'
@@ -29,6 +30,7 @@ import type { FileInspector } from '../domain/preflight.ts'
 import type { FileLinks } from '../domain/signed-urls.ts'
 import { newSigningSecret as newCallbackSigningSecret } from '../domain/webhook-signature.ts'
 import { PAYMENT_PATH_PREFIX } from '../http/routes/payments.routes.ts'
+import { createOrderRequestCheck } from '../http/validation.ts'
 import { createAccountsService } from '../services/accounts.service.ts'
 import { createAddressesService } from '../services/addresses.service.ts'
 import { createAdminViewsService } from '../services/admin-views.service.ts'
@@ -63,9 +65,9 @@ import { createOperatorsService } from '../services/operators.service.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderActionsService } from '../services/order-actions.service.ts'
 import { createOrderEventsService, type OrderEventsService } from '../services/order-events.service.ts'
+import { createOrderImportsService } from '../services/order-imports.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
-import type { OrdersService } from '../services/orders.service.ts'
-import { createOrdersService } from '../services/orders.service.ts'
+import { createOrdersService, type OrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
@@ -298,25 +300,16 @@ function claimResolutionOf(
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
-  const { catalogue, clock, jobs, files, fileLinks, log, metrics } = deps
+  const { catalogue, clock, jobs, files, fileLinks, log } = deps
   const core = buildCoreServices(options, deps)
+  const orders = ordersOf(options, deps, core)
   const spine = createSpineService({ catalogue })
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
     // The operator's revenue and margin (the console's Revenue section, `printroute revenue`): reads only.
     revenue: revenueSourceOf(db),
-    orders: createOrdersService({
-      db,
-      catalogue,
-      clock,
-      jobs,
-      fileLinks,
-      log,
-      metrics,
-      unknownSampleUrl: core.unknownSampleUrlOf,
-      labQuality: core.labQuality,
-    }),
+    orders,
     orderActions: createOrderActionsService({
       db,
       catalogue,
@@ -444,6 +437,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   return {
     ...services,
     ...buildChannels(options, deps, services),
+    orderImports: buildOrderImports(options, deps, orders),
     shipmentMoves,
     orderOperations,
     adminViews,
@@ -508,6 +502,41 @@ function buildChannels(
       ...(options.channelRetryScheduleSeconds ? { retryScheduleSeconds: options.channelRetryScheduleSeconds } : {}),
     }),
   }
+}
+
+/** The orders service: what POST /orders and a CSV import's orders are created by. */
+function ordersOf(options: ApplicationOptions, deps: ServiceDeps, core: ReturnType<typeof buildCoreServices>) {
+  return createOrdersService({
+    db: options.db,
+    catalogue: deps.catalogue,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    fileLinks: deps.fileLinks,
+    log: deps.log,
+    metrics: deps.metrics,
+    unknownSampleUrl: core.unknownSampleUrlOf,
+    labQuality: core.labQuality,
+  })
+}
+
+/** CSV order imports (docs/imports.md): the file streamed by csv-parse, each order created by the orders service. */
+function buildOrderImports(options: ApplicationOptions, deps: ServiceDeps, orders: OrdersService) {
+  const { files } = deps
+  return createOrderImportsService({
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    orders,
+    files,
+    async *readRecords(blobKey, maxFieldCharacters) {
+      yield* readCsvRecords(await files.openRead(blobKey), maxFieldCharacters)
+    },
+    readHeader: readCsvHeader,
+    readError: (error) =>
+      error instanceof CsvReadError ? { record: error.record, message: error.message } : undefined,
+    validateOrderRequest: createOrderRequestCheck(),
+    log: deps.log,
+  })
 }
 
 /** Merchants' claims about shipped work (docs/claims.md): their events go through the one order change. */

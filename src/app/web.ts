@@ -74,6 +74,7 @@ export async function buildServers(
     invoices: services.invoices,
     previews: services.previews,
     preflight: services.preflight,
+    orderImports: services.orderImports,
     products: services.products,
     quotes: services.quotes,
     spine: services.spine,

@@ -12,6 +12,7 @@ import { registerListenCommand } from './listen.ts'
 import { OperationError } from './operation-error.ts'
 import { registerOrderActionCommands } from './order-actions.ts'
 import { registerAdvanceCommand } from './orders-advance.ts'
+import { registerOrderImportCommand } from './orders-import.ts'
 import { registerOrderMoveCommand } from './orders-move.ts'
 import { registerOrderCommands } from './orders-watch.ts'
 import { registerProcessCommands } from './serve.ts'
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerAdvanceCommand(orders)
   registerOrderMoveCommand(orders)
   registerOrderActionCommands(orders)
+  registerOrderImportCommand(orders)
   registerClaimCommands(program)
   registerFileCommands(program)
   // Every command, however deep, stops on errors here instead of exiting, and says what it did wrong.

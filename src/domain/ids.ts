@@ -38,6 +38,8 @@ export const ID_PREFIXES = {
   orderCredit: 'crd',
   /** A storefront a merchant sells on, whose orders come in by its webhooks (docs/channels.md). */
   channel: 'chn',
+  /** A CSV order import (docs/imports.md). */
+  orderImport: 'imp',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -29,6 +29,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('run-preflight', { preflightId: 9 }).key,
     jobRequest('map-channel-webhook', { webhookId: 11 }).key,
     jobRequest('fulfil-channel-shipment', { fulfilmentId: 12, attempt: 3 }).key,
+    jobRequest('run-order-import', { importId: 4 }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -41,6 +42,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'preflight:9',
     'channel-webhook:11',
     'channel-fulfilment:12:3',
+    'order-import:4',
   ])
   assert.equal(keys.length, JOB_NAMES.length, 'every job name is covered')
 })

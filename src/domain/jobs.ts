@@ -69,6 +69,8 @@ export interface JobPayloads {
   'fulfil-channel-shipment': { fulfilmentId: number; attempt: number }
   /** Cancels a draft not confirmed by its `expiresAt` (docs/api.md#drafts-and-holds); queued for that instant. */
   'expire-draft': { orderId: string }
+  /** Reads one CSV order import and creates its orders (services/order-imports.service.ts). */
+  'run-order-import': { importId: number }
 }
 
 export type JobName = keyof JobPayloads
@@ -92,6 +94,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'map-channel-webhook': ({ webhookId }) => `channel-webhook:${webhookId}`,
   'fulfil-channel-shipment': ({ fulfilmentId, attempt }) => `channel-fulfilment:${fulfilmentId}:${attempt}`,
   'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
+  'run-order-import': ({ importId }) => `order-import:${importId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

@@ -26,6 +26,7 @@ import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { LabsService } from '../services/labs/labs.service.ts'
 import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
+import type { OrderImportsService } from '../services/order-imports.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
@@ -73,6 +74,7 @@ import { registerLabClaimRoutes } from './routes/lab-claims.routes.ts'
 import { registerLabRoutes } from './routes/labs.routes.ts'
 import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from './routes/operations.routes.ts'
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
+import { registerOrderImportRoutes } from './routes/order-imports.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerPreflightRoutes } from './routes/preflight.routes.ts'
@@ -150,6 +152,7 @@ export interface HttpServices {
   previews: PreviewsService
   /** Files checked against a product before they are ordered (printroute's own endpoint). */
   preflight: PreflightService
+  orderImports: OrderImportsService
   products: ProductsService
   quotes: QuotesService
   spine: SpineService
@@ -426,25 +429,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
 
   await app.register(
     async (api) => {
-      registerOrderRoutes(api, services.orders)
-      registerOrderActionRoutes(api, services.orderActions)
-      registerPrintFileRoutes(api, services.printFiles)
-      registerInvoiceRoutes(api, services.invoices)
-      registerProductRoutes(api, services.products)
-      registerSpineRoutes(api, services.spine)
-      registerCoverDimensionsRoutes(api, services.coverDimensions)
-      registerAddressRoutes(api, services.addresses)
-      registerQuoteRoutes(api, services.quotes, services.previews)
-      registerPreviewRoutes(api, services.previews)
-      registerPreflightRoutes(api, services.preflight)
-      registerCallbackRoutes(api, services.callbacks)
-      registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
-      registerClaimRoutes(api, services.claims)
-      registerAccountSettingsRoutes(api, services.accounts)
-      registerAccountKeyRoutes(api, services.accounts)
-      registerAccountBillingRoutes(api, services.invoices)
-      registerAuditRoutes(api, services.audit)
-      if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
+      registerMerchantApiRoutes(api, services)
       registerOpenApiDocumentRoutes(api, app, openApi)
     },
     { prefix: API_VERSION_PREFIX },
@@ -475,4 +460,28 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
   app.server.on('checkExpectation', (request, response) => app.routing(request, response))
   answerConnectRequests(app)
   return app
+}
+
+/** The merchant API's routes under /v4.0, one group per resource. */
+function registerMerchantApiRoutes(api: FastifyInstance, services: HttpServices): void {
+  registerOrderRoutes(api, services.orders)
+  registerOrderActionRoutes(api, services.orderActions)
+  registerPrintFileRoutes(api, services.printFiles)
+  registerInvoiceRoutes(api, services.invoices)
+  registerProductRoutes(api, services.products)
+  registerSpineRoutes(api, services.spine)
+  registerCoverDimensionsRoutes(api, services.coverDimensions)
+  registerAddressRoutes(api, services.addresses)
+  registerQuoteRoutes(api, services.quotes, services.previews)
+  registerPreviewRoutes(api, services.previews)
+  registerPreflightRoutes(api, services.preflight)
+  registerOrderImportRoutes(api, services.orderImports)
+  registerCallbackRoutes(api, services.callbacks)
+  registerWebhookRoutes(api, services.webhooks, services.webhookRecovery)
+  registerClaimRoutes(api, services.claims)
+  registerAccountSettingsRoutes(api, services.accounts)
+  registerAccountKeyRoutes(api, services.accounts)
+  registerAccountBillingRoutes(api, services.invoices)
+  registerAuditRoutes(api, services.audit)
+  if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
 }

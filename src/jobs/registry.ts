@@ -16,6 +16,7 @@ import type { LabStatementsService } from '../services/lab-statements.service.ts
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { MissingParcelsService } from '../services/missing-parcels.service.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
+import type { OrderImportsService } from '../services/order-imports.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
@@ -82,6 +83,7 @@ export interface JobServices {
   channels: Pick<ChannelsService, 'mapWebhook' | 'expireWebhooks'>
   channelFulfilments: Pick<ChannelFulfilmentsService, 'deliver'>
   orderActions: Pick<OrderActionsService, 'expireDraft'>
+  orderImports: Pick<OrderImportsService, 'runImport'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -173,6 +175,15 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       concurrency: 1,
       retryLimit: 10,
       expireInSeconds: 60,
+    },
+    'run-order-import': {
+      // One import at a time per process: its orders' creates are what it waits on. A run that dies (a crash, the
+      // job's expiry) is run again by the queue and continues after the rows it recorded; an order created before
+      // the crash is answered by its idempotency key, never created twice.
+      handler: ({ importId }) => services.orderImports.runImport(importId),
+      concurrency: 1,
+      retryLimit: 5,
+      expireInSeconds: 3600,
     },
   }
   const missing = JOB_NAMES.filter((name) => !registry[name])

@@ -52,6 +52,8 @@ export interface ApiClient {
   delete<T>(path: string): Promise<ApiAnswer<T>>
   /** An open endpoint beside /v4.0 that answers like the API (the sample images' list, `/samples/`). */
   getBesideApi<T>(path: string): Promise<ApiAnswer<T>>
+  /** GET /v4.0<path> of a text answer (an import's results.csv): its status and body as they are. */
+  getText(path: string): Promise<{ status: number; ok: boolean; text: string }>
 }
 
 export interface ApiCredentials {
@@ -115,6 +117,16 @@ export function createApiClient(api: FastifyInstance, credentials: ApiCredential
     patch: (path, body) => call('PATCH', `/v4.0${path}`, body),
     delete: (path) => call('DELETE', `/v4.0${path}`),
     getBesideApi: (path) => call('GET', path),
+    getText: (path) =>
+      new Promise((resolve, reject) =>
+        pageViews.run(pageView, () =>
+          api.inject({ method: 'GET', url: `/v4.0${path}`, headers }, (error, answer) =>
+            error || !answer
+              ? reject(error)
+              : resolve({ status: answer.statusCode, ok: answer.statusCode < 300, text: answer.body }),
+          ),
+        ),
+      ),
   }
 }
 

@@ -26,6 +26,7 @@ import { registerCheckFilePages } from './check-file.page.ts'
 import { registerClaimPages } from './claims.page.ts'
 import { developerPageSender, registerDeveloperPages } from './developers.page.ts'
 import { registerWebhookPages } from './developers-webhooks.page.ts'
+import { registerImportPages } from './imports.page.ts'
 import { registerNewOrderPages } from './new-order.page.ts'
 import { registerOrderPages } from './order.page.ts'
 import { registerOrdersPage } from './orders.page.ts'
@@ -62,6 +63,10 @@ function loadAssets(): Map<string, { body: Buffer; type: string }> {
     [
       'claim-photos.js',
       { body: readFileSync(join(ASSET_DIR, 'claim-photos.js')), type: 'text/javascript; charset=utf-8' },
+    ],
+    [
+      'order-import.js',
+      { body: readFileSync(join(ASSET_DIR, 'order-import.js')), type: 'text/javascript; charset=utf-8' },
     ],
     [
       'htmx.min.js',
@@ -286,6 +291,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     registerNewOrderPages(pages, dashboard)
     registerCataloguePages(pages, dashboard)
     registerCheckFilePages(pages, dashboard)
+    registerImportPages(pages, dashboard)
     registerBillingPage(pages, dashboard)
     registerDeveloperPages(pages, dashboard)
     registerWebhookPages(pages, dashboard, developerPageSender(dashboard, 'webhooks'))

@@ -73,6 +73,9 @@ export function registerOrdersPage(pages: FastifyInstance, dashboard: Dashboard)
       dashboard.environment === 'sandbox' && mayUse(scopes, 'createOrders')
         ? html`<a class="button" href="${DASHBOARD_PATH}/new-order">New test order</a>`
         : ''
+    const importOrders = mayUse(scopes, 'createOrders')
+      ? html` <a class="button" href="${DASHBOARD_PATH}/imports">Import orders (CSV)</a>`
+      : ''
     if (!mayUse(scopes, 'readOrders')) {
       return dashboard.sendPage(request, reply, {
         title: 'Orders',
@@ -119,7 +122,7 @@ ${newOrder && !filtered ? html`<p><a class="button" href="${DASHBOARD_PATH}/new-
       section: 'orders',
       notice: errorNotice(answer),
       content: html`<div class="page-head"><h1>Orders</h1>
-${newOrder}</div>
+<div>${newOrder}${importOrders}</div></div>
 <form class="filters" method="get" action="${DASHBOARD_PATH}/orders" role="search" aria-label="Filter orders">
 <div class="field field-wide"><label for="filter-q">Search</label>
 <input id="filter-q" name="q" type="search" value="${search}" placeholder="Order ID or merchant reference"></div>
