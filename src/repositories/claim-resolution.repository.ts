@@ -118,7 +118,7 @@ export interface ClaimQueueFilter {
   category?: ClaimCategoryName
   /**
    * The cursor: the queue continues after this claim, where it stood when its page was read (`pending`: it was
-   * Pending then), so a claim decided meanwhile neither repeats a row nor skips one.
+   * Pending then), so a claim decided meanwhile skips no row (it moves among the decided, after the Pending).
    */
   after?: ClaimQueueCursor
 }
