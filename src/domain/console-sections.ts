@@ -19,7 +19,7 @@ import type { AuditActor, AuditPage, AuditQuery } from './audit.ts'
 import type { CatalogueDiff } from './catalogue-diff.ts'
 import type { CatalogueImport, CatalogueVersionView } from './catalogue-versions.ts'
 import type { ClaimDetail, ClaimResolutionResult, ClaimSummary } from './claim-resolution.ts'
-import type { ClaimStatus } from './claims.ts'
+import type { ClaimCategoryName, ClaimStatus } from './claims.ts'
 import type { Environment } from './environment.ts'
 import type { InvoiceSeller, InvoiceSummary } from './invoices.ts'
 import type { LabKeyView } from './lab-keys.ts'
@@ -360,14 +360,23 @@ export interface ConsoleClaimDecisionForm {
   version: string
 }
 
+/** The console's claims queue's filters and cursor (null: not filtered, the first page). */
+export interface ConsoleClaimsQuery {
+  status: ClaimStatus | null
+  category: ClaimCategoryName | null
+  labCode: string | null
+  /** The last claim of the page before, and whether it was Pending when that page was read. */
+  after: { claimId: string; pending: boolean } | null
+}
+
 /**
  * The claims section (docs/admin.md#claims): the queue, one claim with its photos, and the four decisions. A
  * refusal is an OperatorRefusal (domain/operator-refusal.ts), which the page words; among them `claim/changed` and
  * `claim/not-pending`, when another decision reached the claim after the page was read.
  */
 export interface ConsoleClaims {
-  /** Claims, Pending first then oldest first (at most 200), of one status when given. */
-  list(status: ClaimStatus | null): Promise<ClaimSummary[]>
+  /** A page of claims, Pending first then oldest first, after the cursor when given; the filters given only. */
+  list(query: ConsoleClaimsQuery, pageSize: number): Promise<{ claims: ClaimSummary[]; hasMore: boolean }>
   /** One claim; null for a text that is no claim's ID. */
   read(claimId: string): Promise<ClaimDetail | null>
   /** A photo of a claim (the merchant's or the lab's); null for one that is no claim's. */

@@ -115,10 +115,12 @@ export interface LabClaimsWork {
   ): Promise<{ claims: LabClaimView[]; hasMore: boolean; nextBefore: string | null }>
   get(labCode: string, claimId: string, photoUrl?: (evidenceId: string) => string): Promise<LabClaimView>
   evidence(labCode: string, evidenceId: string): Promise<{ data: Buffer; contentType: string }>
+  /** Stores one of the lab's photos for its answer (the lab API's upload); its evd_ id. */
+  uploadEvidence(labCode: string, data: Buffer): Promise<{ id: string }>
   answer(
     labCode: string,
     claimId: string,
-    input: { answer: LabAnswerChoice; comment?: string | null },
+    input: { answer: LabAnswerChoice; comment?: string | null; evidence?: readonly string[] },
     photoUrl?: (evidenceId: string) => string,
   ): Promise<LabClaimView>
 }

@@ -2,7 +2,7 @@
 // its decision), the operator's queue, the decision written with the claim's view and its items closed, and the
 // photos the console shows.
 import type { Queryable } from '../adapters/database.ts'
-import type { ClaimResolution, ClaimStatus, ClaimView } from '../domain/claims.ts'
+import type { ClaimCategoryName, ClaimResolution, ClaimStatus, ClaimView } from '../domain/claims.ts'
 import type { Environment } from '../domain/environment.ts'
 
 /** A claim as the resolution reads it: its columns and its view. */
@@ -114,36 +114,58 @@ export interface ClaimQueueFilter {
   environment?: Environment
   accountNumber?: number
   labCode?: string
+  /** Claims with at least one item of this category (a missing parcel's is `PackageMissing`). */
+  category?: ClaimCategoryName
+  /**
+   * The cursor: the queue continues after this claim, where it stood when its page was read (`pending`: it was
+   * Pending then), so a claim decided meanwhile skips no row (it moves among the decided, after the Pending).
+   */
+  after?: ClaimQueueCursor
+}
+
+/** Where a page of the queue ended: its last claim, and whether that one was Pending (the queue's first part). */
+export interface ClaimQueueCursor {
+  claimNumber: number
+  pending: boolean
 }
 
 /** Claims for the operator: Pending first, then oldest first; at most `limit`. */
 export async function listClaimQueue(db: Queryable, filter: ClaimQueueFilter, limit: number): Promise<ClaimRecord[]> {
   const conditions: string[] = []
   const params: unknown[] = []
-  if (filter.status) {
-    params.push(filter.status)
-    conditions.push(`status = $${params.length}`)
+  const where = (column: string, value: unknown) => {
+    params.push(value)
+    conditions.push(`${column} = $${params.length}`)
   }
-  if (filter.environment) {
-    params.push(filter.environment)
-    conditions.push(`environment = $${params.length}`)
+  if (filter.status) where('status', filter.status)
+  if (filter.environment) where('environment', filter.environment)
+  if (filter.accountNumber !== undefined) where('account_id', filter.accountNumber)
+  if (filter.labCode) where('lab_code', filter.labCode)
+  if (filter.category) {
+    params.push(filter.category)
+    conditions.push(
+      `EXISTS (SELECT 1 FROM claim_items WHERE claim_items.claim_id = claims.id AND category = $${params.length})`,
+    )
   }
-  if (filter.accountNumber !== undefined) {
-    params.push(filter.accountNumber)
-    conditions.push(`account_id = $${params.length}`)
-  }
-  if (filter.labCode) {
-    params.push(filter.labCode)
-    conditions.push(`lab_code = $${params.length}`)
+  if (filter.after) {
+    // The queue's order as a row value: Pending (0) before the rest (1), then oldest first, then by id.
+    params.push(filter.after.pending ? 0 : 1, filter.after.claimNumber)
+    const rank = `$${params.length - 1}::int`
+    const id = `$${params.length}::bigint`
+    conditions.push(
+      `(${QUEUE_RANK}, created_at, id) > (${rank}, (SELECT created_at FROM claims AS anchor WHERE anchor.id = ${id}), ${id})`,
+    )
   }
   params.push(limit)
   const rows = await db.query<ClaimRow>(
     `SELECT ${CLAIM_COLUMNS} FROM claims${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}
-      ORDER BY (status = 'Pending') DESC, created_at, id LIMIT $${params.length}`,
+      ORDER BY ${QUEUE_RANK}, created_at, id LIMIT $${params.length}`,
     params,
   )
   return rows.map(toRecord)
 }
+
+const QUEUE_RANK = "(CASE WHEN status = 'Pending' THEN 0 ELSE 1 END)"
 
 /** The decision as the claim's row keeps it. */
 export interface ClaimDecisionRecord {

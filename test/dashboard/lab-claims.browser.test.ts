@@ -1,10 +1,20 @@
 // The lab portal's Claims pages in a real browser: the claims against the lab's work with the merchant's photo (served
-// through the portal's session), the lab's quality rate, a claim answered (dispute with a comment) through its form
-// and shown answered; usable and accessible at desktop and phone width.
+// through the portal's session), the lab's quality rate, a claim answered (dispute with a comment and a photo of the
+// lab's own, uploaded by the form's script with the session) and shown answered; usable and accessible at desktop and
+// phone width, the answer form within a phone's width.
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
-import { assertAccessible, assertImagesLoaded, newContext } from '../support/browser.ts'
+import {
+  assertAccessible,
+  assertImagesLoaded,
+  assertWithinViewport,
+  newContext,
+  screenshotForDocs,
+} from '../support/browser.ts'
 import { insertClaim, insertMerchantEvidence } from '../support/claims-lab.fixture.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
 import { solidJpeg } from '../support/image-server.ts'
@@ -23,10 +33,16 @@ for (const kind of databaseKinds) {
   describe(`lab portal claims (${kind})`, () => {
     let h: DashboardHarness
 
+    let dir: string
+
     before(async () => {
       h = await startDashboardHarness(kind)
+      dir = mkdtempSync(join(tmpdir(), 'printroute-lab-photo-'))
     })
-    after(() => h.close())
+    after(async () => {
+      await h.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
 
     test('the lab sees its claims with photos and answers one; at desktop and phone width', async () => {
       const response = await h.t.live({
@@ -34,14 +50,12 @@ for (const kind of databaseKinds) {
         url: '/v4.0/orders',
         headers: { 'content-type': 'application/json' },
         payload: sampleOrder({
-          items: [
-            {
-              sku: PHONE_CASE,
-              copies: 1,
-              sizing: 'fillPrintArea',
-              assets: [{ printArea: 'default', url: `${h.urls.live}/samples/landscape.jpg` }],
-            },
-          ],
+          items: [0, 1].map(() => ({
+            sku: PHONE_CASE,
+            copies: 1,
+            sizing: 'fillPrintArea',
+            assets: [{ printArea: 'default', url: `${h.urls.live}/samples/landscape.jpg` }],
+          })),
         }),
       })
       assert.equal(response.statusCode, 200, response.body)
@@ -79,6 +93,24 @@ for (const kind of databaseKinds) {
         ],
         at: new Date(),
       })
+      // Left unanswered: its answer form is looked at on a phone.
+      const unanswered = await insertClaim(h.t.database.db, {
+        orderId,
+        labCode,
+        items: [
+          {
+            itemId: order.items[1].id,
+            shipmentId: order.shipments.find((candidate: { items: { itemId: string }[] }) =>
+              candidate.items.some((item) => item.itemId === order.items[1].id),
+            ).id,
+            category: 'Damaged',
+            description: 'Scratched across the back',
+          },
+        ],
+        at: new Date(),
+      })
+      const labPhoto = join(dir, 'packing.jpg')
+      writeFileSync(labPhoto, (await solidJpeg(320, 240, { r: 40, g: 120, b: 40 })).body)
 
       for (const viewport of ['desktop', 'phone'] as const) {
         const context = await newContext(h.browser, viewport)
@@ -103,19 +135,37 @@ for (const kind of databaseKinds) {
         if (viewport === 'desktop') {
           await page.getByLabel('Dispute: the fault is not ours').check()
           await page.getByLabel('Comment').fill('The file itself is washed out on that side')
+          // The lab's own photo, uploaded by the form's script to the portal with the session.
+          await page.getByLabel(/^Photos/).setInputFiles(labPhoto)
+          await page.locator('[data-photo-status]').filter({ hasText: '1 photo ready' }).waitFor()
+          await screenshotForDocs(page, 'portal-claim-answer', 'labs')
           if (SHOTS) await page.screenshot({ path: `${SHOTS}/claim-${viewport}.png`, fullPage: true })
           await page.getByRole('button', { name: 'Send the answer' }).click()
           await page.getByText('Answered: disputed.').waitFor()
         }
         assert.match(await page.locator('main').innerText(), /Disputed: The file itself is washed out on that side/)
+        // The merchant's photo and the lab's own.
+        assert.equal(await assertImagesLoaded(page), 2, "the merchant's photo and the lab's")
         await assertAccessible(page, `lab portal claim (${viewport})`)
         if (SHOTS && viewport === 'phone') {
           await page.screenshot({ path: `${SHOTS}/claim-${viewport}.png`, fullPage: true })
         }
+        if (viewport === 'phone') {
+          await page.goto(`${h.urls.live}${PORTAL}/claims/${unanswered.id}`)
+          await assertWithinViewport(
+            page.locator('form.claim-answer').locator('textarea, input[type="file"], button'),
+            'the answer form',
+          )
+          await assertAccessible(page, 'lab portal answer form (phone)')
+          await screenshotForDocs(page, 'portal-phone-claim-answer', 'labs')
+        }
         await context.close()
       }
-      const stored = json(await h.t.live({ method: 'GET', url: '/labs/v1/claims', headers: { 'x-api-key': labKey } }))
-      assert.equal(stored.claims[0].answer.answer, 'Disputed')
+      const stored = json(
+        await h.t.live({ method: 'GET', url: `/labs/v1/claims/${claim.id}`, headers: { 'x-api-key': labKey } }),
+      )
+      assert.equal(stored.claim.answer.answer, 'Disputed')
+      assert.equal(stored.claim.answer.photos.length, 1, "the lab's photo is named in its answer")
     })
   })
 }

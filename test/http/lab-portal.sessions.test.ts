@@ -1,10 +1,11 @@
 // Lab portal sessions through the real server (inject): signing in with a lab key, what the session may reach
 // (the portal, not the merchant API or dashboard), every way it ends (sign out, expiry, the lab key revoked),
-// CSRF, and the portal being on the Live port only.
+// CSRF (a form's field, or a photo upload's X-CSRF-Token), and the portal being on the Live port only.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { SESSION_LIFETIME_SECONDS } from '../../src/services/sessions.service.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
+import { photoJpeg } from '../support/claims-h4.fixture.ts'
 import { startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -119,6 +120,41 @@ for (const kind of databaseKinds) {
       })
       assert.equal(signOut.statusCode, 303)
       assert.equal((await jobsPage(cookie)).statusCode, 303)
+    })
+
+    test("a photo for a claim's answer: the raw body with the session and its CSRF token in X-CSRF-Token", async () => {
+      const { key } = await t.app.services.labs.createLabKey(LAB, TEST_ACTOR)
+      const cookie = await sessionCookie(key)
+      const csrf = /name="_csrf" value="([^"]+)"/.exec((await jobsPage(cookie)).body)?.[1] ?? ''
+      const upload = (payload: Buffer, headers: Record<string, string>) =>
+        t.app.live.inject({
+          method: 'POST',
+          url: '/labs/portal/claims/evidence',
+          headers: { cookie, ...headers },
+          payload,
+        })
+      const jpeg = await photoJpeg()
+      assert.equal((await upload(jpeg, { 'content-type': 'image/jpeg' })).statusCode, 403, 'no token')
+      assert.equal(
+        (await upload(jpeg, { 'content-type': 'image/jpeg', 'x-csrf-token': csrf, origin: 'https://evil.example' }))
+          .statusCode,
+        403,
+      )
+      const notImage = await upload(Buffer.from('not a photo'), { 'content-type': 'image/png', 'x-csrf-token': csrf })
+      assert.equal(notImage.statusCode, 400, notImage.body)
+      assert.match(JSON.parse(notImage.body).statusText, /body/)
+      const stored = await upload(jpeg, { 'content-type': 'image/jpeg', 'x-csrf-token': csrf })
+      assert.equal(stored.statusCode, 201, stored.body)
+      const id: string = JSON.parse(stored.body).evidence.id
+      assert.match(id, /^evd_\d+$/)
+      // The lab's own photo, as the lab API sees it.
+      const viaApi = await t.app.live.inject({
+        method: 'GET',
+        url: `/labs/v1/claims/evidence/${id}`,
+        headers: { 'x-api-key': key },
+      })
+      assert.equal(viaApi.statusCode, 200)
+      assert.equal(viaApi.headers['content-type'], 'image/jpeg')
     })
 
     test('a job of another lab, or none, is not shown', async () => {

@@ -1,10 +1,12 @@
 // The claims' SQL on every configured backend (migrations/0036_claims.sql): one open claim per item (the partial
 // unique index, freed when the claim leaves Pending), a change naming a stale version refused, the caller's list
-// filtered and paged newest first, and only unused, old evidence listed for the expiry.
+// filtered and paged newest first, the operator's queue paged by its cursor, and only unused, old evidence listed for
+// the expiry.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AccountScope } from '../../src/domain/account-scope.ts'
 import { parseId } from '../../src/domain/ids.ts'
+import { listClaimQueue } from '../../src/repositories/claim-resolution.repository.ts'
 import {
   changeClaimStatus,
   deleteUnusedEvidence,
@@ -92,6 +94,45 @@ for (const kind of databaseKinds) {
       assert.equal(next.hasMore, false)
       const other = await listClaimsForCaller(t.database.db, { ...scope, environment: 'live' }, { ...query, top: 10 })
       assert.deepEqual(other.documents, [])
+    })
+
+    test("the operator's queue: Pending first, paged by a cursor that holds while claims are decided; by category", async () => {
+      const db = t.database.db
+      async function queued(itemNumber: number, category: 'Damaged' | 'Other', day: number): Promise<number> {
+        const id = await nextClaimNumber(db)
+        await insertClaim(db, scope, {
+          id,
+          orderNumber,
+          shipmentNumber: null,
+          labCode: 'queue-lab',
+          preferredResolution: null,
+          createdAt: new Date(Date.UTC(2026, 4, day)),
+          document: JSON.stringify({ id: `clm_${id}` }),
+          items: [{ itemNumber, shipmentNumber: 1, category, description: 'x' }],
+          evidenceNumbers: [],
+        })
+        return id
+      }
+      const [a, b, c, d] = [
+        await queued(920, 'Damaged', 1),
+        await queued(921, 'Other', 2),
+        await queued(922, 'Damaged', 3),
+        await queued(923, 'Damaged', 4),
+      ] as [number, number, number, number]
+      const numbers = (rows: { number: number }[]) => rows.map((row) => row.number)
+      const first = await listClaimQueue(db, { labCode: 'queue-lab' }, 2)
+      assert.deepEqual(numbers(first), [a, b])
+      // Decided after the first page was read: one shown already, one not yet.
+      for (const id of [a, c]) {
+        const change = { id, version: 1, status: 'Retracted' as const, document: '{}', at: new Date() }
+        assert.equal(await changeClaimStatus(db, change), true)
+      }
+      const rest = await listClaimQueue(db, { labCode: 'queue-lab', after: { claimNumber: b, pending: true } }, 10)
+      assert.deepEqual(numbers(rest), [d, a, c], 'the rest of the Pending ones, then the decided: none skipped')
+      const decided = await listClaimQueue(db, { labCode: 'queue-lab', after: { claimNumber: a, pending: false } }, 10)
+      assert.deepEqual(numbers(decided), [c])
+      const damaged = await listClaimQueue(db, { labCode: 'queue-lab', category: 'Damaged' }, 10)
+      assert.deepEqual(numbers(damaged), [d, a, c])
     })
 
     test('only unused evidence older than the cutoff is listed, and deleted only while unused', async () => {

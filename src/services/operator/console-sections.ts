@@ -287,7 +287,20 @@ export function consoleOrderActionsOf(service: OrderOperationsService): ConsoleO
 export function consoleClaimsOf(service: ClaimResolutionService): ConsoleClaims {
   const deps = (actor: AuditActor) => ({ claims: async () => service, actor })
   return {
-    list: (status) => service.list(status ? { status } : {}),
+    async list(query, pageSize) {
+      const claimNumber = query.after ? parseId('clm', query.after.claimId) : undefined
+      if (query.after && claimNumber === undefined) return { claims: [], hasMore: false }
+      const claims = await service.list(
+        {
+          ...(query.status ? { status: query.status } : {}),
+          ...(query.category ? { category: query.category } : {}),
+          ...(query.labCode ? { labCode: query.labCode } : {}),
+          ...(query.after && claimNumber !== undefined ? { after: { claimNumber, pending: query.after.pending } } : {}),
+        },
+        pageSize + 1,
+      )
+      return { claims: claims.slice(0, pageSize), hasMore: claims.length > pageSize }
+    },
     read: async (claimId) => (await service.show(claimId)) ?? null,
     photo: async (evidenceId) => (await service.evidence(evidenceId)) ?? null,
     decide: (claimId, form, actor) =>

@@ -92,6 +92,30 @@ export function failureWords(failure: Failure): string {
       return "is needed: the shipping method's carrier calls the recipient"
     case 'NoCommonShippingMethod':
       return 'has no shipping method that carries every item: quote the items separately'
+    // Claims (docs/claims.md): the rules the claims API names a field for.
+    case 'TooFew':
+      return `needs at least ${bound}`
+    case 'TooMany':
+      return `takes at most ${bound}`
+    case 'ClaimAlreadyOpen':
+      return `already has an open claim (${bound})`
+    case 'ClaimWindowClosed':
+      return `can no longer be claimed: the window closed at ${bound}`
+    case 'NotYetDue':
+      return `cannot be reported missing before its estimated delivery (${bound})`
+    case 'LabsDiffer':
+      return 'was made by another lab than the other items: report it in a claim of its own'
+    case 'ShipmentDelivered':
+      return 'is tracked as delivered: report a problem with its items instead'
+    case 'ShipmentNotShipped':
+      return 'has not shipped yet'
+    case 'ShipmentCancelled':
+      return 'was cancelled'
+    case 'UnknownEvidence':
+      return 'is not a photo of yours'
+    case 'EvidenceInUse':
+    case 'EvidenceAlreadyUsed':
+      return 'is already part of another claim'
     default:
       return [failure.code, bound].filter((part) => part !== undefined && part !== null).join(' ')
   }

@@ -192,8 +192,10 @@ function sessionGuard<Who>(
       return reply.code(303).redirect(`${site.path}${signInPath}`)
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
+      // A form carries the token in its body; a page's script sending a raw body (a photo) in X-CSRF-Token.
       const body = request.body as { _csrf?: unknown } | undefined
-      if (isCrossSite(request) || !isCsrfTokenOf(token, body?._csrf)) return sendRefused(site, request, reply)
+      const given = Buffer.isBuffer(body) ? request.headers['x-csrf-token'] : body?._csrf
+      if (isCrossSite(request) || !isCsrfTokenOf(token, given)) return sendRefused(site, request, reply)
     }
     signedIn(request, who, csrfTokenOf(token))
   }

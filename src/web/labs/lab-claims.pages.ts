@@ -3,14 +3,15 @@
 // comment). Photos are served to the signed-in lab through the portal (its session, not its key). Only the lab's own
 // claims: another lab's is not found.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { MAX_EVIDENCE_BYTES, MAX_EVIDENCE_PER_ITEM } from '../../domain/claims.ts'
 import type { LabClaimPhoto, LabClaimsWork, LabClaimView } from '../../domain/lab-claims.ts'
 import { MAX_LAB_ANSWER_COMMENT_LENGTH } from '../../domain/lab-claims.ts'
 import type { LabQuality } from '../../domain/lab-quality.ts'
 import { ServiceError } from '../../domain/outcomes.ts'
 import { stateBadge } from '../kit/format.ts'
-import { type FormValues, formValue } from '../kit/forms.ts'
+import { type FormValues, failureWords, formValue } from '../kit/forms.ts'
 import { type Html, html } from '../kit/html.ts'
-import { csrfField } from '../kit/layout.ts'
+import { csrfField, DASHBOARD_PATH } from '../kit/layout.ts'
 import { LAB_PORTAL_PATH, type Portal } from './lab-portal-context.ts'
 
 export const CLAIMS_TITLE = 'Claims'
@@ -76,15 +77,22 @@ ${photos(claim.answer.photos)}</section>`
     return html`<section class="card"><h2>Your answer</h2><p class="muted">The claim is ${claim.status}: it can no longer be answered.</p></section>`
   }
   return html`<section class="card"><h2>Answer</h2>
-<p class="muted">Once: accept if the fault is yours, dispute if it is not (say why). Photos of your own can be added
-through the lab API (POST /labs/v1/claims/evidence, then name them in the answer).</p>
-<form method="post" action="${claimPath(claim.id)}/answer" class="stack">${csrfField(csrfToken)}
+<p class="muted">Once: accept if the fault is yours, dispute if it is not (say why), with up to
+${String(MAX_EVIDENCE_PER_ITEM)} photos of your own.</p>
+<form method="post" action="${claimPath(claim.id)}/answer" class="stack claim-answer" data-claim-photos data-upload-url="${LAB_PORTAL_PATH}/claims/evidence" data-csrf="${csrfToken}">${csrfField(csrfToken)}
 <fieldset><legend>Your answer</legend>
 <label class="option-line"><input type="radio" name="answer" value="accept" required> Accept: the fault is ours</label>
 <label class="option-line"><input type="radio" name="answer" value="dispute"> Dispute: the fault is not ours</label></fieldset>
 <label for="claim-comment">Comment</label>
 <textarea id="claim-comment" name="comment" rows="4" maxlength="${String(MAX_LAB_ANSWER_COMMENT_LENGTH)}"></textarea>
-<button type="submit">Send the answer</button></form></section>`
+<div class="field" data-photo-field><label for="answer-photos">Photos (JPEG or PNG, up to ${String(MAX_EVIDENCE_PER_ITEM)}, 10 MB each)</label>
+<input id="answer-photos" type="file" accept="image/jpeg,image/png" multiple aria-describedby="answer-photos-status">
+<input type="hidden" name="evidence" value="">
+<p class="muted small" id="answer-photos-status" data-photo-status aria-live="polite"></p>
+<noscript><p class="muted small">Photos are sent by the page's script, which is off: the answer can be sent
+without them, or with photos uploaded through the lab API (POST /labs/v1/claims/evidence).</p></noscript></div>
+<button type="submit">Send the answer</button></form></section>
+<script src="${DASHBOARD_PATH}/assets/claim-photos.js" defer></script>`
 }
 
 function claimPage(claim: LabClaimView, csrfToken: string): Html {
@@ -98,6 +106,14 @@ ${claim.items.map(
 )}
 ${answerForm(claim, csrfToken)}
 <p><a href="${LAB_PORTAL_PATH}/claims">All claims</a></p>`
+}
+
+/** A refusal in words: its message, then each failing field's reason (`evidence[0]: UnknownEvidence`). */
+function refusalText(error: ServiceError): string {
+  const fields = Object.entries(error.failures ?? {}).flatMap(([path, failures]) =>
+    failures.map((failure) => `${path} ${failureWords(failure)}`),
+  )
+  return fields.length === 0 ? error.message : `${error.message}: ${fields.join('; ')}`
 }
 
 export function registerPortalClaimPages(pages: FastifyInstance, portal: Portal, work: PortalClaims): void {
@@ -127,6 +143,33 @@ ${page.nextBefore ? html`<p><a href="${LAB_PORTAL_PATH}/claims?before=${encodeUR
     })
   })
 
+  // A photo for the lab's answer, sent by the answer form's script (kit/assets/claim-photos.js) as the raw body with
+  // the session and its CSRF token in X-CSRF-Token (the session guard checks it): the lab API's upload, for a lab
+  // signed in to the portal rather than calling with its key. Answered in the API's words, for the script to read.
+  pages.addContentTypeParser(
+    ['image/jpeg', 'image/png'],
+    { parseAs: 'buffer', bodyLimit: MAX_EVIDENCE_BYTES },
+    (_request, body, done) => done(null, body),
+  )
+  pages.post('/claims/evidence', { bodyLimit: MAX_EVIDENCE_BYTES }, async (request, reply) => {
+    const answer = (status: number, body: object) =>
+      reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
+    const body = request.body
+    if (!Buffer.isBuffer(body) || body.length === 0) {
+      return answer(415, {
+        outcome: 'InvalidContentType',
+        statusText: 'Send the photo as the raw body, with Content-Type image/jpeg or image/png',
+      })
+    }
+    try {
+      const evidence = await claims.uploadEvidence(request.signedInLab.lab.labCode, body)
+      return answer(201, { outcome: 'Created', evidence: { ...evidence, url: photoPath(evidence.id) } })
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.statusCode >= 500) throw error
+      return answer(error.statusCode, { outcome: error.outcome, statusText: refusalText(error) })
+    }
+  })
+
   pages.get<{ Params: { evidenceId: string } }>('/claims/evidence/:evidenceId', async (request, reply) => {
     try {
       const photo = await claims.evidence(request.signedInLab.lab.labCode, request.params.evidenceId)
@@ -150,6 +193,10 @@ ${page.nextBefore ? html`<p><a href="${LAB_PORTAL_PATH}/claims?before=${encodeUR
     const { claimId } = request.params
     const answer = formValue(request.body ?? {}, 'answer')
     const comment = formValue(request.body ?? {}, 'comment').trim()
+    const evidence = formValue(request.body ?? {}, 'evidence')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '')
     if (answer !== 'accept' && answer !== 'dispute') {
       return portal.redirect(reply, `/claims/${encodeURIComponent(claimId)}`, {
         kind: 'error',
@@ -157,13 +204,18 @@ ${page.nextBefore ? html`<p><a href="${LAB_PORTAL_PATH}/claims?before=${encodeUR
       })
     }
     try {
-      await claims.answer(request.signedInLab.lab.labCode, claimId, { answer, comment: comment || null }, photoPath)
+      await claims.answer(
+        request.signedInLab.lab.labCode,
+        claimId,
+        { answer, comment: comment || null, evidence },
+        photoPath,
+      )
     } catch (error) {
       if (!(error instanceof ServiceError) || error.statusCode >= 500) throw error
       if (error.statusCode === 404) return notFound(request, reply, claimId)
       return portal.redirect(reply, `/claims/${encodeURIComponent(claimId)}`, {
         kind: 'error',
-        text: `The answer was not saved: ${error.message}.`,
+        text: `The answer was not saved: ${refusalText(error)}.`,
       })
     }
     return portal.redirect(reply, `/claims/${encodeURIComponent(claimId)}`, {

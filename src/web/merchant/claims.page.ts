@@ -1,12 +1,26 @@
 // Claims (docs/claims.md, docs/dashboard.md#claims): the account's claims in this environment, newest first; a
 // claim's page with its photos, resolution and the lab's answer, and its retraction while Pending; and the order's
-// "Report a problem" form. Everything goes through the public API in process; the photos are uploaded by the page's
-// script (assets/claim-photos.js) straight to POST /v4.0/claims/evidence with the session, and the form names them.
+// "Report a problem" page: one form for several items (each with its category, description and photos) and one per
+// parcel not delivered, reported missing. Everything goes through the public API in process; the photos are uploaded
+// by the page's script (kit/assets/claim-photos.js) straight to POST /v4.0/claims/evidence with the session, and the
+// form names them; the API's refusals are shown next to their fields.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ClaimCategory, ClaimView } from '../../domain/claims.ts'
 import { CLAIM_STATUSES, MAX_EVIDENCE_PER_ITEM } from '../../domain/claims.ts'
 import type { OrderDocument } from '../../domain/order.ts'
+import type { ApiBody } from '../kit/api-client.ts'
 import { formatMoney, formatTime, stateBadge } from '../kit/format.ts'
+import {
+  errorSummary,
+  type FieldErrors,
+  type FieldTarget,
+  type FormValues,
+  fieldErrors,
+  fieldMessages,
+  formValue,
+  invalidAttributes,
+  NO_ERRORS,
+} from '../kit/forms.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, DASHBOARD_PATH, errorNotice } from '../kit/layout.ts'
 import { mayUse, scopeMissing } from '../kit/scopes.ts'
@@ -135,99 +149,222 @@ function registerClaimPage(pages: FastifyInstance, dashboard: Dashboard): void {
   })
 }
 
-/** The items of the order's shipped (not cancelled) shipments: what may be claimed for. */
-function shippedItems(order: OrderDocument): { itemId: string; label: string }[] {
+/** A shipped (not cancelled) shipment: its items may be claimed for, and the parcel itself reported missing. */
+interface ShippedParcel {
+  shipmentId: string
+  delivered: boolean
+  items: { itemId: string; label: string }[]
+}
+
+function shippedParcels(order: OrderDocument): ShippedParcel[] {
   return order.shipments
     .filter((shipment) => shipment.status === 'Shipped' && !shipment.cancelled)
-    .flatMap((shipment) =>
-      shipment.items.map(({ itemId }) => {
+    .map((shipment) => ({
+      shipmentId: shipment.id,
+      delivered: shipment.deliveryStatus === 'Delivered',
+      items: shipment.items.map(({ itemId }) => {
         const item = order.items.find((candidate) => candidate.id === itemId)
-        return { itemId, label: `${itemId} · ${item?.sku ?? ''} (${shipment.id})` }
+        return { itemId, label: `${itemId} · ${item?.sku ?? ''}` }
       }),
-    )
+    }))
 }
 
-interface ReportForm {
-  itemId?: string
-  category?: string
-  description?: string
-  evidence?: string
-  preferredResolution?: string
+/** The form's field ids, per item and per parcel (the API's failures are shown next to them). */
+const itemFieldId = (field: 'category' | 'description' | 'photos', itemId: string) => `claim-${field}-${itemId}`
+const parcelFieldId = (shipmentId: string) => `parcel-${shipmentId}`
+
+/** What was sent: the items' claim (kind `items`) or a missing parcel (`PackageMissing`), and the API's refusal. */
+interface ReportState {
+  values: FormValues
+  /** The item ids in the order the items were sent: `items[i]` in a failure is the i-th. */
+  sentItems: string[]
+  refused: ApiBody | null
+  errors: FieldErrors
 }
 
-function reportForm(input: {
-  orderId: string
-  items: { itemId: string; label: string }[]
-  categories: readonly ClaimCategory[]
-  csrfToken: string
-  values: ReportForm
-}): Html {
-  const { values } = input
-  return html`<form class="card claim-form" method="post" action="${DASHBOARD_PATH}/orders/${input.orderId}/report-problem" data-claim-photos data-csrf="${input.csrfToken}">
-${csrfField(input.csrfToken)}
-<div class="field"><label for="claim-item">Item</label><select id="claim-item" name="itemId">${input.items.map(
-    (item) =>
-      html`<option value="${item.itemId}"${item.itemId === values.itemId ? html` selected` : ''}>${item.label}</option>`,
-  )}</select></div>
-<div class="field"><label for="claim-category">What went wrong</label><select id="claim-category" name="category">${input.categories
+const NO_REPORT: ReportState = { values: {}, sentItems: [], refused: null, errors: NO_ERRORS }
+
+function itemsTargetOf(sentItems: readonly string[], shipmentId: string | null) {
+  return (path: string): FieldTarget | null => {
+    const item = /^items\[(\d+)\](?:\.(\w+))?/.exec(path)
+    if (item) {
+      const itemId = sentItems[Number(item[1])]
+      if (!itemId) return null
+      const field = item[2] === 'description' ? 'description' : item[2] === 'evidence' ? 'photos' : 'category'
+      return { id: itemFieldId(field, itemId), label: `${itemId}: ${field === 'photos' ? 'photos' : field}` }
+    }
+    if (path === 'items') {
+      const first = sentItems[0]
+      return first ? { id: itemFieldId('category', first), label: 'Items' } : null
+    }
+    if (path === 'preferredResolution') return { id: 'claim-resolution', label: 'You would like' }
+    if (shipmentId && ['shipmentId', 'category', 'description'].includes(path)) {
+      return { id: parcelFieldId(shipmentId), label: `Parcel ${shipmentId}` }
+    }
+    return null
+  }
+}
+
+function itemFieldset(
+  item: { itemId: string; label: string },
+  categories: readonly ClaimCategory[],
+  state: ReportState,
+): Html {
+  const { values, errors } = state
+  const ids = {
+    category: itemFieldId('category', item.itemId),
+    description: itemFieldId('description', item.itemId),
+    photos: itemFieldId('photos', item.itemId),
+  }
+  const chosen = formValue(values, `category.${item.itemId}`)
+  return html`<fieldset class="claim-item" data-item="${item.itemId}"><legend>${item.label}</legend>
+<div class="field"><label for="${ids.category}">What went wrong</label><select id="${ids.category}" name="category.${item.itemId}"${invalidAttributes(errors, ids.category)}>
+<option value="">Nothing: not part of this claim</option>${categories
     .filter((category) => !category.wholeShipment)
     .map(
       (category) =>
-        html`<option value="${category.category}"${category.category === values.category ? html` selected` : ''}>${category.category}${category.photosRequired ? ' (photos required)' : ''}: ${category.description}</option>`,
-    )}</select></div>
-<div class="field field-wide"><label for="claim-description">Description</label><textarea id="claim-description" name="description" rows="4" maxlength="2000" required>${values.description ?? ''}</textarea></div>
-<div class="field"><label for="claim-photos">Photos (JPEG or PNG, up to ${MAX_EVIDENCE_PER_ITEM})</label><input id="claim-photos" type="file" accept="image/jpeg,image/png" multiple>
-<input type="hidden" name="evidence" value="${values.evidence ?? ''}"><p class="muted" data-photo-status aria-live="polite"></p></div>
-<div class="field"><label for="claim-resolution">You would like</label><select id="claim-resolution" name="preferredResolution"><option value="">No preference</option><option value="Reprint"${values.preferredResolution === 'Reprint' ? html` selected` : ''}>A reprint</option><option value="Refund"${values.preferredResolution === 'Refund' ? html` selected` : ''}>A refund</option></select></div>
+        html`<option value="${category.category}"${category.category === chosen ? html` selected` : ''}>${category.category}${category.photosRequired ? ' (photos required)' : ''}: ${category.description}</option>`,
+    )}</select>${fieldMessages(errors, ids.category)}</div>
+<div class="field field-wide"><label for="${ids.description}">Description</label><textarea id="${ids.description}" name="description.${item.itemId}" rows="3" maxlength="2000"${invalidAttributes(errors, ids.description)}>${formValue(values, `description.${item.itemId}`)}</textarea>${fieldMessages(errors, ids.description)}</div>
+<div class="field" data-photo-field><label for="${ids.photos}">Photos (JPEG or PNG, up to ${MAX_EVIDENCE_PER_ITEM})</label><input id="${ids.photos}" type="file" accept="image/jpeg,image/png" multiple${invalidAttributes(errors, ids.photos)}>
+<input type="hidden" name="evidence.${item.itemId}" value="${formValue(values, `evidence.${item.itemId}`)}"><p class="muted small" data-photo-status aria-live="polite"></p>${fieldMessages(errors, ids.photos)}</div>
+</fieldset>`
+}
+
+function itemsForm(input: {
+  orderId: string
+  parcels: readonly ShippedParcel[]
+  categories: readonly ClaimCategory[]
+  csrfToken: string
+  state: ReportState
+}): Html {
+  const { state } = input
+  const preferred = formValue(state.values, 'preferredResolution')
+  return html`<form class="card claim-form" method="post" action="${DASHBOARD_PATH}/orders/${input.orderId}/report-problem" data-claim-photos data-csrf="${input.csrfToken}">
+<h2>Problems with items</h2>${csrfField(input.csrfToken)}<input type="hidden" name="kind" value="items">
+<p class="muted">Choose what went wrong with each item concerned (the others stay out of the claim), describe it, and add
+photos where the category needs them. One claim covers the items of one lab: a parcel made by another lab is
+reported in a claim of its own.</p>
+${input.parcels.map(
+  (
+    parcel,
+  ) => html`<section class="claim-parcel" aria-labelledby="parcel-items-${parcel.shipmentId}"><h3 id="parcel-items-${parcel.shipmentId}">Parcel ${parcel.shipmentId}</h3>
+${parcel.items.map((item) => itemFieldset(item, input.categories, state))}</section>`,
+)}
+<noscript><p class="muted">Photos are sent by the page's script, which is off: claims whose categories need no photos can
+still be made.</p></noscript>
+<div class="field"><label for="claim-resolution">You would like</label><select id="claim-resolution" name="preferredResolution"${invalidAttributes(state.errors, 'claim-resolution')}><option value="">No preference</option><option value="Reprint"${preferred === 'Reprint' ? html` selected` : ''}>A reprint</option><option value="Refund"${preferred === 'Refund' ? html` selected` : ''}>A refund</option></select>${fieldMessages(state.errors, 'claim-resolution')}</div>
 <div class="field field-buttons"><button type="submit">Report the problem</button></div>
 </form>
 <script src="${DASHBOARD_PATH}/assets/claim-photos.js" defer></script>`
 }
 
+function missingParcelForms(input: {
+  orderId: string
+  parcels: readonly ShippedParcel[]
+  csrfToken: string
+  state: ReportState
+}): Html {
+  const waiting = input.parcels.filter((parcel) => !parcel.delivered)
+  if (waiting.length === 0) return html``
+  return html`<section class="card claim-missing" aria-labelledby="missing-heading"><h2 id="missing-heading">A parcel never arrived</h2>
+<p class="muted">For a parcel not tracked as delivered, once its estimated delivery has passed: the whole parcel is claimed,
+no photos needed.</p>
+${waiting.map((parcel) => {
+  const id = parcelFieldId(parcel.shipmentId)
+  const mine = formValue(input.state.values, 'shipmentId') === parcel.shipmentId
+  return html`<form method="post" action="${DASHBOARD_PATH}/orders/${input.orderId}/report-problem" class="claim-parcel-missing">
+${csrfField(input.csrfToken)}<input type="hidden" name="kind" value="PackageMissing"><input type="hidden" name="shipmentId" value="${parcel.shipmentId}">
+<div class="field field-wide"><label for="${id}">Parcel ${parcel.shipmentId} (${parcel.items.map((item) => item.itemId).join(', ')}): what you know (optional)</label>
+<textarea id="${id}" name="description" rows="2" maxlength="2000"${invalidAttributes(input.state.errors, id)}>${mine ? formValue(input.state.values, 'description') : ''}</textarea>${fieldMessages(input.state.errors, id)}</div>
+<div class="field field-buttons"><button type="submit" class="button-quiet">Report parcel ${parcel.shipmentId} missing</button></div>
+</form>`
+})}</section>`
+}
+
+/** The claim the form asks for, in the API's terms; the items in the order sent. */
+function claimRequest(form: FormValues, parcels: readonly ShippedParcel[]): { body: object; sentItems: string[] } {
+  const preferred = formValue(form, 'preferredResolution')
+  const preference = preferred ? { preferredResolution: preferred } : {}
+  if (formValue(form, 'kind') === 'PackageMissing') {
+    const description = formValue(form, 'description').trim()
+    return {
+      body: {
+        category: 'PackageMissing',
+        shipmentId: formValue(form, 'shipmentId'),
+        ...(description ? { description } : {}),
+        ...preference,
+      },
+      sentItems: [],
+    }
+  }
+  const items = parcels
+    .flatMap((parcel) => parcel.items)
+    .filter((item) => formValue(form, `category.${item.itemId}`) !== '')
+    .map((item) => ({
+      itemId: item.itemId,
+      category: formValue(form, `category.${item.itemId}`),
+      description: formValue(form, `description.${item.itemId}`),
+      evidence: formValue(form, `evidence.${item.itemId}`)
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    }))
+  return { body: { items, ...preference }, sentItems: items.map((item) => item.itemId) }
+}
+
 function registerReportForm(pages: FastifyInstance, dashboard: Dashboard): void {
+  async function readOrder(request: FastifyRequest<{ Params: { orderId: string } }>) {
+    const { api } = request.signedIn
+    const order = await api.get<{ order: OrderDocument }>(`/orders/${encodeURIComponent(request.params.orderId)}`)
+    return { order, parcels: order.ok ? shippedParcels(order.body.order) : [] }
+  }
+
   async function show(
     request: FastifyRequest<{ Params: { orderId: string } }>,
     reply: FastifyReply,
-    values: ReportForm,
-    notice?: ReturnType<typeof errorNotice>,
+    read: Awaited<ReturnType<typeof readOrder>>,
+    state: ReportState,
   ) {
     const { api, csrfToken, caller } = request.signedIn
     const orderId = request.params.orderId
-    const order = await api.get<{ order: OrderDocument }>(`/orders/${encodeURIComponent(orderId)}`)
     const categories = await api.get<{ categories: ClaimCategory[] }>('/claims/categories')
-    const items = order.ok ? shippedItems(order.body.order) : []
+    const { parcels } = read
     const content = !mayUse(caller.scopes, 'createOrders')
       ? scopeMissing('createOrders')
-      : items.length === 0
+      : parcels.length === 0
         ? html`<div class="empty card"><p>Nothing of this order has shipped yet: a problem can be reported once it has.</p></div>`
-        : reportForm({ orderId, items, categories: categories.ok ? categories.body.categories : [], csrfToken, values })
+        : html`${errorSummary(state.refused, state.errors, 'The claim was not made')}
+${itemsForm({ orderId, parcels, categories: categories.ok ? categories.body.categories : [], csrfToken, state })}
+${missingParcelForms({ orderId, parcels, csrfToken, state })}`
     return dashboard.sendPage(request, reply, {
       title: `Report a problem · ${orderId}`,
       section: 'claims',
-      notice: notice ?? errorNotice(order),
+      status: state.refused ? 400 : 200,
+      notice: errorNotice(read.order),
       content: html`<div class="page-head"><h1>Report a problem</h1><a href="${DASHBOARD_PATH}/orders/${orderId}">Order ${orderId}</a></div>${content}`,
     })
   }
 
-  pages.get<{ Params: { orderId: string } }>('/orders/:orderId/report-problem', (request, reply) =>
-    show(request, reply, {}),
+  pages.get<{ Params: { orderId: string } }>('/orders/:orderId/report-problem', async (request, reply) =>
+    show(request, reply, await readOrder(request), NO_REPORT),
   )
 
-  pages.post<{ Params: { orderId: string }; Body: ReportForm }>(
+  pages.post<{ Params: { orderId: string }; Body: FormValues }>(
     '/orders/:orderId/report-problem',
     async (request, reply) => {
       const form = request.body ?? {}
-      const evidence = (form.evidence ?? '').split(',').filter((id) => id.trim() !== '')
+      const read = await readOrder(request)
+      const { body, sentItems } = claimRequest(form, read.parcels)
       const answer = await request.signedIn.api.post<{ claim: ClaimView }>(
         `/orders/${encodeURIComponent(request.params.orderId)}/claims`,
-        {
-          items: [
-            { itemId: form.itemId ?? '', category: form.category ?? '', description: form.description ?? '', evidence },
-          ],
-          ...(form.preferredResolution ? { preferredResolution: form.preferredResolution } : {}),
-        },
+        body,
       )
-      if (!answer.ok) return show(request, reply, form, errorNotice(answer))
+      if (!answer.ok) {
+        const shipmentId = formValue(form, 'kind') === 'PackageMissing' ? formValue(form, 'shipmentId') : null
+        const errors = fieldErrors(answer.body, itemsTargetOf(sentItems, shipmentId))
+        return show(request, reply, read, { values: form, sentItems, refused: answer.body, errors })
+      }
       return dashboard.redirect(reply, `/claims/${answer.body.claim.id}`, {
         kind: 'success',
         text: `Claim ${answer.body.claim.id} made: the operator will look at it.`,

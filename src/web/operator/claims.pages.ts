@@ -1,12 +1,12 @@
 // The console's claims section (docs/admin.md#claims): the queue of merchants' claims about shipped work, Pending
-// first and oldest first, filtered by status; a claim's page with its items and photos (served from the blob store
+// first and oldest first, filtered by status, category and lab, a page at a time (a cursor, the filters kept); a claim's page with its items and photos (served from the blob store
 // by a console route), the order and the lab, the lab's answer, and the four decisions - Reprint, Refund, Credit,
 // Reject - each with a note, through the same functions as `printroute claims resolve`. Each form carries the
 // claim's version as the page showed it: a decision reaching a claim another decided first is refused in words.
 import type { FastifyInstance } from 'fastify'
 import type { ClaimDetail, ClaimSummary } from '../../domain/claim-resolution.ts'
-import { CLAIM_STATUSES, type ClaimStatus } from '../../domain/claims.ts'
-import type { ConsoleClaims } from '../../domain/console-sections.ts'
+import { CLAIM_CATEGORY_NAMES, CLAIM_STATUSES, type ClaimStatus } from '../../domain/claims.ts'
+import type { ConsoleClaims, ConsoleClaimsQuery } from '../../domain/console-sections.ts'
 import { OperatorRefusal } from '../../domain/operator-refusal.ts'
 import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
@@ -16,6 +16,11 @@ import { refusalInConsoleWords } from './refusal-words.ts'
 
 const claimsPath = `${ADMIN_PATH}/claims`
 const claimPath = (claimId: string) => `${claimsPath}/${encodeURIComponent(claimId)}`
+/** Claims a page of the queue. */
+export const CLAIMS_PAGE_SIZE = 50
+/** The longest lab code the filter takes (longer is refused, not cut). */
+const MAX_LAB_FILTER_LENGTH = 64
+
 const photoPath = (claimId: string, evidenceId: string) =>
   `${claimPath(claimId)}/photos/${encodeURIComponent(evidenceId)}`
 
@@ -30,30 +35,88 @@ function statusBadge(status: ClaimStatus): Html {
   return html`<span class="badge ${STATUS_BADGES[status]}">${status}</span>`
 }
 
-function queueTable(claims: readonly ClaimSummary[]): Html {
-  if (claims.length === 0) return html`<div class="empty card"><p>No claims.</p></div>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="claims-caption"><table class="table admin-claims">
+function queueTable(claims: readonly ClaimSummary[], filtered: boolean): Html {
+  if (claims.length === 0) {
+    return html`<div class="empty card"><p>${filtered ? 'No claims match these filters.' : 'No claims.'}</p></div>`
+  }
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="claims-caption"><table class="table admin-claims phone-cards">
 <caption id="claims-caption" class="visually-hidden">Claims, Pending first, oldest first</caption>
 <thead><tr><th scope="col">Claim</th><th scope="col">Status</th><th scope="col">Order</th><th scope="col">Account</th><th scope="col">Lab</th><th scope="col">What</th><th scope="col">Prefers</th><th scope="col">Made</th></tr></thead>
 <tbody>${claims.map(
     (claim) => html`<tr data-claim="${claim.id}">
 <th scope="row"><a href="${claimPath(claim.id)}">${claim.id}</a></th>
-<td>${statusBadge(claim.status)}${claim.environment === 'sandbox' ? html` <span class="badge">Sandbox</span>` : ''}</td>
-<td><a href="${ADMIN_PATH}/orders/${claim.orderId}">${claim.orderId}</a></td>
-<td><a href="${ADMIN_PATH}/accounts/${claim.accountId}">${claim.accountId}</a></td>
-<td><a href="${ADMIN_PATH}/labs/${claim.labCode}">${claim.labCode}</a></td>
-<td>${claim.categories.join(', ')}</td>
-<td>${claim.preferredResolution ?? html`<span class="muted">—</span>`}</td>
-<td>${formatTime(claim.createdAt)}</td></tr>`,
+<td data-label="Status">${statusBadge(claim.status)}${claim.environment === 'sandbox' ? html` <span class="badge">Sandbox</span>` : ''}</td>
+<td data-label="Order"><a href="${ADMIN_PATH}/orders/${claim.orderId}">${claim.orderId}</a></td>
+<td data-label="Account"><a href="${ADMIN_PATH}/accounts/${claim.accountId}">${claim.accountId}</a></td>
+<td data-label="Lab"><a href="${ADMIN_PATH}/labs/${claim.labCode}">${claim.labCode}</a></td>
+<td data-label="What">${claim.categories.join(', ')}</td>
+<td data-label="Prefers">${claim.preferredResolution ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Made">${formatTime(claim.createdAt)}</td></tr>`,
   )}</tbody></table></div>`
 }
 
-function statusFilter(current: ClaimStatus | null): Html {
-  const link = (value: ClaimStatus | null, label: string) =>
-    html`<li><a href="${claimsPath}${value ? `?status=${value}` : ''}"${value === current ? html` aria-current="page"` : ''}>${label}</a></li>`
-  return html`<nav aria-label="Claim statuses"><ul class="inline-list">${link(null, 'All')}${CLAIM_STATUSES.map(
-    (status) => link(status, status),
-  )}</ul></nav>`
+/** The queue's address with these filters (and cursor): the filters are kept on every page. */
+function queueUrl(query: ConsoleClaimsQuery, after?: ClaimSummary): string {
+  const params = new URLSearchParams()
+  if (query.status) params.set('status', query.status)
+  if (query.category) params.set('category', query.category)
+  if (query.labCode) params.set('lab', query.labCode)
+  if (after) params.set('after', `${after.status === 'Pending' ? 'pending' : 'other'}.${after.id}`)
+  const search = params.toString()
+  return `${claimsPath}${search ? `?${search}` : ''}`
+}
+
+interface QueueParams {
+  status?: string
+  category?: string
+  lab?: string
+  after?: string
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '')
+
+/** The queue's filters and cursor from the address, or what is wrong with them (a 400 page saying so). */
+function parseQueueQuery(params: QueueParams): { query: ConsoleClaimsQuery } | { problems: string[] } {
+  const problems: string[] = []
+  const statusText = text(params.status)
+  const status = CLAIM_STATUSES.find((candidate) => candidate === statusText) ?? null
+  if (statusText !== '' && status === null) problems.push(`status: must be one of ${CLAIM_STATUSES.join(', ')}`)
+  const categoryText = text(params.category)
+  const category = CLAIM_CATEGORY_NAMES.find((candidate) => candidate === categoryText) ?? null
+  if (categoryText !== '' && category === null) {
+    problems.push(`category: must be one of ${CLAIM_CATEGORY_NAMES.join(', ')}`)
+  }
+  const labCode = text(params.lab)
+  if (labCode.length > MAX_LAB_FILTER_LENGTH) problems.push(`lab: at most ${MAX_LAB_FILTER_LENGTH} characters`)
+  const afterText = text(params.after)
+  const cursor = /^(pending|other)\.(clm_\d{1,15})$/.exec(afterText)
+  if (afterText !== '' && !cursor) problems.push('after: not a page of this queue (follow the Next link)')
+  if (problems.length > 0) return { problems }
+  return {
+    query: {
+      status,
+      category,
+      labCode: labCode === '' ? null : labCode,
+      after: cursor ? { claimId: cursor[2] as string, pending: cursor[1] === 'pending' } : null,
+    },
+  }
+}
+
+function option(value: string, label: string, selected: string | null): Html {
+  return html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`
+}
+
+function queueFilters(query: ConsoleClaimsQuery | null): Html {
+  const filtered = query !== null && Boolean(query.status || query.category || query.labCode)
+  return html`<form class="filters" method="get" action="${claimsPath}" role="search" aria-label="Filter the claims">
+<div class="field"><label for="claims-status">Status</label>
+<select id="claims-status" name="status">${option('', 'Any status', query?.status ?? null)}${CLAIM_STATUSES.map((status) => option(status, status, query?.status ?? null))}</select></div>
+<div class="field"><label for="claims-category">Category</label>
+<select id="claims-category" name="category">${option('', 'Any category', query?.category ?? null)}${CLAIM_CATEGORY_NAMES.map((category) => option(category, category, query?.category ?? null))}</select></div>
+<div class="field"><label for="claims-lab">Lab</label>
+<input id="claims-lab" name="lab" value="${query?.labCode ?? ''}" maxlength="${String(MAX_LAB_FILTER_LENGTH)}" placeholder="uk6" autocomplete="off" spellcheck="false"></div>
+<div class="field field-buttons"><button type="submit">Filter</button>${filtered ? html` <a href="${claimsPath}">Clear</a>` : ''}</div>
+</form>`
 }
 
 function photos(claimId: string, evidence: readonly string[], who: string): Html {
@@ -130,30 +193,36 @@ function decisionForm(claim: ClaimDetail, csrfToken: string): Html {
 }
 
 export function registerClaimsPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleClaims): void {
-  pages.get<{ Querystring: { status?: string } }>('/claims', async (request, reply) => {
-    const text = request.query?.status ?? ''
-    const status = CLAIM_STATUSES.find((candidate) => candidate === text) ?? null
-    if (text !== '' && status === null) {
+  pages.get<{ Querystring: QueueParams }>('/claims', async (request, reply) => {
+    const parsed = parseQueueQuery(request.query ?? {})
+    if ('problems' in parsed) {
       return console.sendPage(request, reply, {
         section: 'claims',
         title: 'Claims',
         status: 400,
-        notice: {
-          kind: 'error',
-          text: `The address is not valid: status: must be one of ${CLAIM_STATUSES.join(', ')}.`,
-        },
-        content: html`<div class="page-head"><h1>Claims</h1></div><p><a href="${claimsPath}">Every claim</a></p>`,
+        notice: { kind: 'error', text: `The address is not valid: ${parsed.problems.join('; ')}.` },
+        content: html`<div class="page-head"><h1>Claims</h1></div>${queueFilters(null)}<p><a href="${claimsPath}">Every claim</a></p>`,
       })
     }
-    const claims = await deps.list(status)
+    const { query } = parsed
+    const { claims, hasMore } = await deps.list(query, CLAIMS_PAGE_SIZE)
+    const last = claims.at(-1)
+    const pages =
+      query.after || hasMore
+        ? html`<nav class="pager" aria-label="Pages of claims">
+${query.after ? html`<a href="${queueUrl(query)}">First page</a>` : ''}
+${hasMore && last ? html`<a href="${queueUrl(query, last)}" rel="next">Next</a>` : ''}
+</nav>`
+        : ''
     return console.sendPage(request, reply, {
       section: 'claims',
       title: 'Claims',
       content: html`<div class="page-head"><h1>Claims</h1></div>
-<p class="muted">Merchants' claims about shipped work, Pending first and oldest first (at most 200), as
-<code>printroute claims list</code> shows them. Open one to see its photos and the lab's answer, and decide.</p>
-${statusFilter(status)}
-${queueTable(claims)}`,
+<p class="muted">Merchants' claims about shipped work, Pending first and oldest first, ${String(CLAIMS_PAGE_SIZE)} a page,
+as <code>printroute claims list</code> shows them. Open one to see its photos and the lab's answer, and decide.</p>
+${queueFilters(query)}
+${queueTable(claims, Boolean(query.status || query.category || query.labCode))}
+${pages}`,
     })
   })
 
