@@ -61,7 +61,11 @@ const THREE_DECIMAL = new Set('BHD JOD KWD OMR TND'.split(' ').map((code) => cod
 export function toStripeAmount(amountMinor: bigint, currency: string): number {
   const code = currency.toLowerCase()
   if (!/^[a-z]{3}$/.test(code)) {
-    throw new PaymentGatewayError(`currency must be a three-letter ISO 4217 code, got "${currency}"`, 'invalidRequest', false)
+    throw new PaymentGatewayError(
+      `currency must be a three-letter ISO 4217 code, got "${currency}"`,
+      'invalidRequest',
+      false,
+    )
   }
   if (amountMinor <= 0n) {
     throw new PaymentGatewayError('amountMinor must be greater than zero', 'invalidRequest', false)
@@ -69,14 +73,22 @@ export function toStripeAmount(amountMinor: bigint, currency: string): number {
   let amount = amountMinor
   if (ZERO_DECIMAL.has(code)) {
     if (amountMinor % 100n !== 0n) {
-      throw new PaymentGatewayError(`${currency} has no minor unit at Stripe: the amount must be whole`, 'invalidRequest', false)
+      throw new PaymentGatewayError(
+        `${currency} has no minor unit at Stripe: the amount must be whole`,
+        'invalidRequest',
+        false,
+      )
     }
     amount = amountMinor / 100n
   } else if (THREE_DECIMAL.has(code)) {
     amount = amountMinor * 10n
   }
   if (amount > STRIPE_MAX_AMOUNT) {
-    throw new PaymentGatewayError(`amount exceeds Stripe's limit of ${STRIPE_MAX_AMOUNT} per payment`, 'invalidRequest', false)
+    throw new PaymentGatewayError(
+      `amount exceeds Stripe's limit of ${STRIPE_MAX_AMOUNT} per payment`,
+      'invalidRequest',
+      false,
+    )
   }
   return Number(amount)
 }
@@ -125,7 +137,9 @@ export function gatewayErrorFrom(error: unknown, doing: string): PaymentGatewayE
 }
 
 /** The library's host/port/protocol settings from one URL; nothing for Stripe's own API. */
-export function stripeConnectionSettings(apiUrl: string | undefined): Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'> {
+export function stripeConnectionSettings(
+  apiUrl: string | undefined,
+): Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'> {
   if (apiUrl === undefined || apiUrl === '') return {}
   let url: URL
   try {
@@ -165,7 +179,8 @@ function metadataFor(request: { purpose?: PaymentPurpose; accountId: string; ord
 }
 
 function sessionUrl(session: Stripe.Checkout.Session): string {
-  if (!session.url) throw new PaymentGatewayError('Stripe answered a Checkout Session without a url', 'unavailable', true)
+  if (!session.url)
+    throw new PaymentGatewayError('Stripe answered a Checkout Session without a url', 'unavailable', true)
   return session.url
 }
 
@@ -384,7 +399,8 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
     },
 
     verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): PaymentEvent {
-      if (!signatureHeader) throw new PaymentGatewayError('the Stripe-Signature header is missing', 'badSignature', false)
+      if (!signatureHeader)
+        throw new PaymentGatewayError('the Stripe-Signature header is missing', 'badSignature', false)
       let event: Stripe.Event
       try {
         event = stripe.webhooks.constructEvent(
@@ -393,7 +409,8 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
           options.webhookSecret,
           undefined,
           undefined,
-          Math.floor(now().getTime() / 1000),
+          // Milliseconds: the library divides by 1000 itself.
+          now().getTime(),
         )
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error)
