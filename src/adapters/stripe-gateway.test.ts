@@ -434,6 +434,55 @@ describe('webhooks', () => {
   })
 })
 
+describe("the stand-in's checkout page", () => {
+  test('paying on the page completes the session, sends the signed webhook, and redirects to success_url', async () => {
+    const received: { body: Buffer; signature: string | undefined }[] = []
+    const receiver = createServer(async (request, response) => {
+      const chunks: Buffer[] = []
+      for await (const chunk of request) chunks.push(chunk as Buffer)
+      received.push({ body: Buffer.concat(chunks), signature: request.headers['stripe-signature'] as string })
+      response.end('{}')
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/payments/v1/stripe/webhooks`
+    const paging = await startStripeStandIn({ webhookEndpoint: endpoint })
+    try {
+      const pageGateway = createStripeGateway({
+        secretKey: paging.secretKey,
+        webhookSecret: paging.webhookSecret,
+        apiUrl: paging.url,
+        maxNetworkRetries: 0,
+      })
+      const session = await pageGateway.startHostedPayment({
+        purpose: 'topUp',
+        accountId: 'acc_page',
+        currency: 'EUR',
+        amountMinor: 5000n,
+        description: 'Top-up',
+        successUrl: 'http://127.0.0.1:1/billing?topUp=done',
+        cancelUrl: 'http://127.0.0.1:1/billing',
+        idempotencyKey: key('page'),
+      })
+      const page = await fetch(session.url)
+      assert.equal(page.status, 200)
+      assert.match(await page.text(), /<button type="submit">Pay 5000 eur<\/button>/)
+      const paid = await fetch(session.url, { method: 'POST', redirect: 'manual' })
+      assert.equal(paid.status, 303)
+      assert.equal(paid.headers.get('location'), 'http://127.0.0.1:1/billing?topUp=done')
+      assert.equal(received.length, 1)
+      const event = pageGateway.verifyWebhook(received[0]!.body, received[0]!.signature)
+      assert.equal(event.kind, 'checkoutCompleted')
+      assert.equal(event.kind === 'checkoutCompleted' && event.purpose, 'topUp')
+      assert.equal(event.kind === 'checkoutCompleted' && event.amountMinor, 5000n)
+      assert.equal((await pageGateway.readSession(session.sessionId)).paid, true)
+      assert.equal((await fetch(session.url, { method: 'POST', redirect: 'manual' })).status, 404)
+    } finally {
+      await paging.close()
+      await new Promise<void>((resolve) => receiver.close(() => resolve()))
+    }
+  })
+})
+
 describe('faults', () => {
   test('429 is rateLimited and retryable; nothing was created', async () => {
     const before = standIn.sessions.size

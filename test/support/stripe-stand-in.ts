@@ -4,7 +4,8 @@
 // the first answer replayed, one effect; same key, other parameters: 400 idempotency_error), records every call,
 // can fail the next request (500 or 429, before or after its effect) or hold it unanswered, and signs webhooks the
 // way Stripe signs them (the library's generateTestHeaderString). Off-session charges answer by Stripe's test
-// payment method ids (STAND_IN_CARDS). Nothing here leaves the machine.
+// payment method ids (STAND_IN_CARDS). A session's `url` serves a one-button page whose Pay completes the session,
+// sends checkout.session.completed to `webhookEndpoint` and redirects to success_url. Nothing leaves the machine.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -128,7 +129,13 @@ function missing(kind: string, id: string): Answer {
   return stripeError(404, { code: 'resource_missing', message: `No such ${kind}: '${id}'`, param: 'id' })
 }
 
-export async function startStripeStandIn(options: { now?: () => Date } = {}): Promise<StripeStandIn> {
+export interface StripeStandInOptions {
+  readonly now?: () => Date
+  /** Where the checkout page's Pay button sends checkout.session.completed (a 127.0.0.1 URL), as Stripe would. */
+  readonly webhookEndpoint?: string
+}
+
+export async function startStripeStandIn(options: StripeStandInOptions = {}): Promise<StripeStandIn> {
   const now = options.now ?? (() => new Date())
   const seconds = () => Math.floor(now().getTime() / 1000)
   const secretKey = `sk_test_standin${randomBytes(12).toString('hex')}`
@@ -391,6 +398,8 @@ export async function startStripeStandIn(options: { now?: () => Date } = {}): Pr
     const record = (status: number, replayed = false) =>
       calls.push({ method, path: target.pathname, idempotencyKey: key, params, status, replayed })
 
+    if (target.pathname.startsWith('/c/pay/')) return checkoutPage(method, target.pathname.slice(7), response)
+
     const auth = request.headers.authorization
     if (auth !== `Bearer ${secretKey}`) {
       // Stripe masks the key in this message; the stand-in echoes it whole so the adapter's redaction is tested.
@@ -434,6 +443,28 @@ export async function startStripeStandIn(options: { now?: () => Date } = {}): Pr
     }
     record(final.status)
     send(response, final)
+  }
+
+  /** Stripe's hosted page, reduced to one Pay button: paying completes the session, sends its webhook when an
+   * endpoint is set, and redirects (303) to the session's success_url, as Stripe does. */
+  async function checkoutPage(method: string, sessionId: string, response: ServerResponse): Promise<void> {
+    const session = sessions.get(sessionId)
+    if (!session || session.status !== 'open') {
+      response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
+      return void response.end('<!doctype html><title>Checkout</title><p>This session is not open.</p>')
+    }
+    if (method !== 'POST') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      const label = session.mode === 'payment' ? `Pay ${session.amount_total} ${session.currency}` : 'Save card'
+      return void response.end(
+        `<!doctype html><title>Checkout</title><form method="post"><button type="submit">${label}</button></form>`,
+      )
+    }
+    const completed = completeCheckout(sessionId)
+    if (options.webhookEndpoint)
+      await deliver(options.webhookEndpoint, signedEvent('checkout.session.completed', completed))
+    response.writeHead(303, { location: completed.success_url })
+    response.end()
   }
 
   const server = createServer((request, response) => {
