@@ -449,7 +449,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
    * endpoint is set, and redirects (303) to the session's success_url, as Stripe does. */
   async function checkoutPage(method: string, sessionId: string, response: ServerResponse): Promise<void> {
     const session = sessions.get(sessionId)
-    if (!session || session.status !== 'open') {
+    if (session?.status !== 'open') {
       response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
       return void response.end('<!doctype html><title>Checkout</title><p>This session is not open.</p>')
     }
