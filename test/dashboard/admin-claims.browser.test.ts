@@ -19,6 +19,7 @@ import {
   setViewport,
   type Viewport,
 } from '../support/browser.ts'
+import { insertClaim } from '../support/claims-lab.fixture.ts'
 import { answerClaimAsLab, makeClaim } from '../support/claims-resolve.fixture.ts'
 import { shippedOrder } from '../support/shipped-order.ts'
 import { listenOnLoopback, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
@@ -127,13 +128,11 @@ for (const kind of databaseKinds) {
       for (let index = 0; index < CLAIMS_PAGE_SIZE + 15; index++) {
         await t.database.db.query('UPDATE claim_items SET open = false')
         const other = index % 6 === 0
-        const view = await insertClaim(t.database.db, t.app.services.files, {
+        const view = await insertClaim(t.database.db, {
           orderId: claim.orderId,
-          accountId: t.account.id,
-          environment: 'live',
           labCode: other ? 'us1' : 'uk6',
-          items: [{ ...item, category: other ? 'PrintDefect' : 'Damaged' }],
-          createdAt: new Date(Date.parse('2026-03-10T00:00:00Z') + index * 60_000),
+          items: [{ ...item, category: other ? 'PrintDefect' : 'Damaged', description: `claim ${index}` }],
+          at: new Date(Date.parse('2026-03-10T00:00:00Z') + index * 60_000),
         })
         made.push({ id: view.id, category: other ? 'PrintDefect' : 'Damaged', labCode: other ? 'us1' : 'uk6' })
       }
