@@ -375,6 +375,7 @@ export function createWooCommerceStorefront(options: WooCommerceStorefrontOption
     webhookId,
     topic,
     parseOrder: parseWooCommerceOrder,
+    parseCancellation: parseWooCommerceCancellation,
     fulfil,
     close: () => fetcher.close(),
   }
