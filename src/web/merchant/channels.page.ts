@@ -222,7 +222,7 @@ export function linkRequest(form: FormValues): Record<string, unknown> {
 }
 
 function linkField(id: string, name: string, label: string, values: FormValues, errors: FieldErrors, hint = ''): Html {
-  return html`<div class="field"><label for="${id}">${label}</label>${hint ? html`<p class="muted">${hint}</p>` : ''}
+  return html`<div class="field"><label for="${id}">${label}</label>${hint ? html` <span class="muted small">(${hint})</span>` : ''}
 <input id="${id}" name="${name}" type="text" value="${formValue(values, name)}"${invalidAttributes(errors, id)}>${fieldMessages(errors, id)}</div>`
 }
 
@@ -233,11 +233,11 @@ function linkForm(channelId: string, csrfToken: string, values: FormValues, erro
 <div class="field"><label for="link-match">Match the store's</label><select id="link-match" name="match">
 <option value="variant"${bySku ? '' : ' selected'}>variant id</option><option value="sku"${bySku ? ' selected' : ''}>SKU</option></select></div>
 ${linkField('link-external', 'external', 'Store variant id or SKU', values, errors)}
-<div class="field"><label><input type="checkbox" name="ignore" value="1"${formValue(values, 'ignore') ? ' checked' : ''}> Ignore it: fulfilled elsewhere (the fields below are not needed)</label></div>
+<div class="field"><label class="option-line" for="link-ignore"><input type="checkbox" id="link-ignore" name="ignore" value="1"${formValue(values, 'ignore') ? ' checked' : ''}> Ignore it: fulfilled elsewhere (the fields below are not needed)</label></div>
 ${linkField('link-sku', 'sku', 'Product SKU', values, errors)}
 ${linkField('link-attributes', 'attributes', 'Attributes', values, errors, 'name=value, separated by commas, e.g. wrap=Black')}
 ${linkField('link-print-area', 'printArea', 'Print area', { printArea: 'default', ...values }, errors)}
-${linkField('link-url', 'url', 'File URL', values, errors, 'The print file for that area, at an https:// address')}
+${linkField('link-url', 'url', 'File URL', values, errors, 'the print file for that area')}
 <div class="form-buttons"><button type="submit">Add the link</button></div></form>`
 }
 
@@ -296,10 +296,10 @@ async function channelContent(request: FastifyRequest, channel: Channel, form?: 
   const errors = form ? fieldErrors(form.refused, linkTarget) : NO_ERRORS
   return html`<p class="breadcrumb"><a href="${CHANNELS_PATH}">Channels</a> /</p>
 <h1>${channel.name ?? channel.id}</h1>
-<dl class="facts"><dt>Type</dt><dd>${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'}</dd>
-<dt>Store</dt><dd class="break">${storeOf(channel)}</dd>
-<dt>Status</dt><dd>${statusCell(channel)}</dd>
-<dt>Webhook URL</dt><dd class="break"><code>${channel.webhookUrl}</code></dd></dl>
+<dl class="facts card"><div><dt>Type</dt><dd>${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'}</dd></div>
+<div><dt>Store</dt><dd>${storeOf(channel)}</dd></div>
+<div><dt>Status</dt><dd>${statusCell(channel)}</dd></div>
+<div class="facts-wide"><dt>Webhook URL (paste it into the store)</dt><dd><code>${channel.webhookUrl}</code></dd></div></dl>
 ${form ? errorSummary(form.refused, errors, 'The link could not be added') : ''}
 <section aria-labelledby="pending-heading"><h2 id="pending-heading">Not connected orders</h2>
 <p class="muted">Store orders with an item no link maps yet. Link or ignore each item below, then release the order.</p>
