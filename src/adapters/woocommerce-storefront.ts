@@ -1,5 +1,5 @@
 // A WooCommerce store as a StorefrontAdapter (domain/storefronts.ts): its webhooks checked and read, and a shipment
-// told to it through the REST API v3 (docs/channels-woocommerce.md).
+// told to it through the REST API v3 (docs/channels.md#woocommerce).
 //
 // The REST calls go through the safe fetcher rather than the official `@woocommerce/woocommerce-rest-api` client:
 // a store URL is the merchant's to choose, so each connection must pass the same address rules as asset downloads
@@ -375,6 +375,7 @@ export function createWooCommerceStorefront(options: WooCommerceStorefrontOption
     webhookId,
     topic,
     parseOrder: parseWooCommerceOrder,
+    parseCancellation: parseWooCommerceCancellation,
     fulfil,
     close: () => fetcher.close(),
   }

@@ -81,6 +81,11 @@ export interface StorefrontAdapter {
   topic(headers: Readonly<Record<string, string | undefined>>): StorefrontTopic
   /** Reads an order webhook's body; throws an Error naming what is missing when it is not an order. */
   parseOrder(body: unknown): StorefrontOrder
+  /**
+   * Reads a cancellation webhook's body when it is not a whole order (WooCommerce sends only the id); absent: the
+   * cancellation is read with parseOrder. Throws an Error naming what is missing.
+   */
+  parseCancellation?(body: unknown): { externalOrderId: string }
   /** Tells the store the items shipped, with tracking, asking it to notify the customer. */
   fulfil(
     credentials: StorefrontCredentials,

@@ -1,7 +1,7 @@
 // What a WooCommerce channel's store URL may be. Pure, so the channels route can check a `storeUrl` when a channel is
 // made or changed, with the same words the adapter (adapters/woocommerce-storefront.ts) would otherwise fail with
 // later, at the first shipment. The store URL is the origin of every REST call printroute makes to the store, so a
-// test points it at a stand-in on 127.0.0.1 (docs/channels-woocommerce.md).
+// test points it at a stand-in on 127.0.0.1 (docs/channels.md#woocommerce).
 
 import type { Environment } from './environment.ts'
 

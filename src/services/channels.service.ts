@@ -35,6 +35,7 @@ import type {
   StorefrontLineItem,
   StorefrontOrder,
 } from '../domain/storefronts.ts'
+import { checkWooCommerceStoreUrl } from '../domain/woocommerce.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import {
   type ChannelOrderRow,
@@ -257,8 +258,13 @@ async function callersChannel(context: ChannelsContext, caller: AccountScope, ch
 }
 
 /** The credentials a create request names for its type; ValidationFailed naming each missing or bad field. */
-function credentialsOf(context: ChannelsContext, input: CreateChannelInput): StorefrontCredentials {
+function credentialsOf(
+  context: ChannelsContext,
+  input: CreateChannelInput,
+  environment: Environment,
+): StorefrontCredentials {
   const failures: Failures = {}
+  let statusText: string | undefined
   const kinds = Object.keys(context.adapters) as StorefrontKind[]
   if (!kinds.includes(input.type)) {
     addFailure(failures, 'type', { code: 'InvalidValue', providedValue: input.type, validValues: kinds })
@@ -284,8 +290,10 @@ function credentialsOf(context: ChannelsContext, input: CreateChannelInput): Sto
     for (const field of ['storeUrl', 'consumerKey', 'consumerSecret'] as const) refused(field)
   } else {
     const storeUrl = required('storeUrl')
-    if (storeUrl !== '' && !/^https?:\/\/[^\s/]+/.test(storeUrl)) {
-      addFailure(failures, 'storeUrl', { code: 'InvalidFormat', providedValue: storeUrl })
+    const reason = storeUrl === '' ? null : checkWooCommerceStoreUrl(storeUrl, environment)
+    if (reason !== null) {
+      addFailure(failures, 'storeUrl', { code: 'InvalidFormat', providedValue: storeUrl, comparisonValue: reason })
+      statusText = reason
     }
     credentials = {
       kind: 'woocommerce',
@@ -296,7 +304,7 @@ function credentialsOf(context: ChannelsContext, input: CreateChannelInput): Sto
     for (const field of ['shopDomain', 'adminAccessToken'] as const) refused(field)
   }
   required('webhookSecret')
-  if (Object.keys(failures).length > 0) throw validationFailed(failures)
+  if (Object.keys(failures).length > 0) throw validationFailed(failures, statusText)
   return credentials
 }
 
@@ -305,7 +313,7 @@ async function createChannel(
   caller: Caller,
   input: CreateChannelInput,
 ): Promise<ChannelView> {
-  const credentials = credentialsOf(context, input)
+  const credentials = credentialsOf(context, input, caller.environment)
   const store = credentials.kind === 'shopify' ? credentials.shopDomain : credentials.storeUrl
   const key = context.secretsKey
   const row = await context.db.transaction(async (tx) => {
@@ -532,7 +540,7 @@ async function mapWebhook(context: ChannelsContext, webhookId: number): Promise<
   } else if (webhook.topic === 'orderCreated' || webhook.topic === 'orderCancelled') {
     let order: StorefrontOrder | undefined
     try {
-      order = adapter.parseOrder(JSON.parse(webhook.body))
+      order = readStoreOrder(adapter, webhook.topic, JSON.parse(webhook.body))
     } catch (error) {
       result = `not an order: ${(error as Error).message}`
     }
@@ -548,6 +556,18 @@ async function mapWebhook(context: ChannelsContext, webhookId: number): Promise<
     { step: 'channel-webhook', channelId: formatId('chn', webhook.channelId), webhookId: webhook.webhookId },
     `channel ${formatId('chn', webhook.channelId)} webhook ${webhook.topic}: ${result}`,
   )
+}
+
+/**
+ * The order a created or cancelled webhook is about. A store whose cancellation carries only the order's id
+ * (WooCommerce) reads it with parseCancellation: the order stands for its id alone, which is all cancelling needs.
+ */
+function readStoreOrder(adapter: StorefrontAdapter, topic: string, body: unknown): StorefrontOrder {
+  if (topic === 'orderCancelled' && adapter.parseCancellation) {
+    const { externalOrderId } = adapter.parseCancellation(body)
+    return { externalOrderId, name: externalOrderId, lineItems: [], recipient: null }
+  }
+  return adapter.parseOrder(body)
 }
 
 // --- store orders -------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ export type Section =
   | 'new-order'
   | 'catalogue'
   | 'check-file'
+  | 'channels'
   | 'billing'
   | 'developers'
   | 'sign-in'
@@ -70,6 +71,7 @@ const NAVIGATION: {
   { section: 'catalogue', label: 'Catalogue', path: '/catalogue', uses: ['readCatalogue'] },
   // Beside the catalogue: a file is checked against one of its products (POST /files/preflight, the quotes scope).
   { section: 'check-file', label: 'Check a file', path: '/check-file', uses: ['quote'] },
+  { section: 'channels', label: 'Channels', path: '/channels', uses: ['readChannels'] },
   { section: 'billing', label: 'Billing', path: '/billing', uses: ['readBilling'] },
   { section: 'developers', label: 'Developers', path: '/developers', uses: DEVELOPER_USES },
 ]

@@ -98,6 +98,24 @@ export const DASHBOARD_USES = {
     scope: 'account:read',
     routes: ['GET /v4.0/account/billing', 'GET /v4.0/account/invoices', 'GET /v4.0/account/statements/:month'],
   },
+  /** The Channels page: the account's storefront channels. */
+  readChannels: { scope: 'account:read', routes: ['GET /v4.0/channels'] },
+  /** The Channels page's forms: connect a store, delete a channel. */
+  manageChannels: { scope: 'account:manage', routes: ['POST /v4.0/channels', 'DELETE /v4.0/channels/:channelId'] },
+  /** A channel's links and its orders waiting as not connected. */
+  readChannelOrders: {
+    scope: 'orders:read',
+    routes: ['GET /v4.0/channels/:channelId/links', 'GET /v4.0/channels/:channelId/pending'],
+  },
+  /** Adding and deleting a channel's links, releasing a waiting order. */
+  changeChannelOrders: {
+    scope: 'orders:write',
+    routes: [
+      'POST /v4.0/channels/:channelId/links',
+      'DELETE /v4.0/channels/:channelId/links/:linkId',
+      'POST /v4.0/channels/:channelId/pending/:externalOrderId/release',
+    ],
+  },
   /** The Activity view (the audit trail). */
   readActivity: { scope: 'account:read', routes: ['GET /v4.0/account/audit'] },
 } as const satisfies Record<string, DashboardUse>

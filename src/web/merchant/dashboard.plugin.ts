@@ -22,6 +22,7 @@ import { DASHBOARD_PATH, environmentName, type Notice, renderPage } from '../kit
 import { isCrossSite, noticeCookie, safeNextPath, setPageSecurityHeaders } from '../kit/page-replies.ts'
 import { registerBillingPage } from './billing.page.ts'
 import { registerCataloguePages } from './catalogue.page.ts'
+import { registerChannelPages } from './channels.page.ts'
 import { registerCheckFilePages } from './check-file.page.ts'
 import { registerClaimPages } from './claims.page.ts'
 import { developerPageSender, registerDeveloperPages } from './developers.page.ts'
@@ -292,6 +293,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     registerCataloguePages(pages, dashboard)
     registerCheckFilePages(pages, dashboard)
     registerImportPages(pages, dashboard)
+    registerChannelPages(pages, dashboard)
     registerBillingPage(pages, dashboard)
     registerDeveloperPages(pages, dashboard)
     registerWebhookPages(pages, dashboard, developerPageSender(dashboard, 'webhooks'))

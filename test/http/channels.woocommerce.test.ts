@@ -1,0 +1,186 @@
+// Storefront channels with WooCommerce (docs/channels.md#woocommerce), end to end against a local WooCommerce
+// stand-in: a store URL checked when the channel is made, a signed order.created mapped into one order (a replay
+// dropped), the shipped order completed on the store with its tracking in a note, the ping answered, a wrong
+// signature refused, and a cancellation that carries only the order's id read as one.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
+import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+import {
+  startWooCommerceStandIn,
+  type WooCommerceStandIn,
+  wooCommerceFixture,
+} from '../support/woocommerce-stand-in.ts'
+
+for (const kind of tier('http')) {
+  describe(`WooCommerce channels (${kind})`, () => {
+    let t: TestApp
+    let woo: WooCommerceStandIn
+    let images: ImageServer
+    let drive: PipelineDriver
+    let channelId: string
+    let webhookUrl: string
+
+    before(async () => {
+      woo = await startWooCommerceStandIn()
+      images = await startImageServer()
+      t = await startTestApp({ kind, allowPrivateUrls: true })
+      drive = pipelineDriver(t)
+    })
+    after(async () => {
+      await t.close()
+      await woo.close()
+      await images.close()
+    })
+
+    const post = (url: string, payload: unknown) =>
+      t.live({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: payload as object })
+    /** Delivers a webhook as the stand-in would send it, through the live port's routes. */
+    const deliver = (headers: Record<string, string>, payload: string) =>
+      t.app.live.inject({ method: 'POST', url: `/channels/v1/${channelId}/woocommerce`, headers, payload })
+    const mapWebhooks = async () => {
+      const rows = await t.database.db.query<{ id: number | string }>(
+        'SELECT id FROM channel_webhooks WHERE processed_at IS NULL ORDER BY id',
+      )
+      for (const row of rows) await t.app.services.channels.mapWebhook(Number(row.id))
+    }
+    const channelOrder = async (externalOrderId: string) =>
+      (
+        await t.database.db.query<{ state: string; orderId: string | null; cancellation: string | null }>(
+          `SELECT state, order_id AS "orderId", cancellation FROM channel_orders WHERE external_order_id = $1`,
+          [externalOrderId],
+        )
+      )[0]
+    const signedHeaders = async (topic: string, body: string, deliveryId: string, secret = woo.webhookSecret) => {
+      const { createHmac } = await import('node:crypto')
+      return {
+        'content-type': 'application/json',
+        'x-wc-webhook-topic': topic,
+        'x-wc-webhook-delivery-id': deliveryId,
+        'x-wc-webhook-signature': createHmac('sha256', secret).update(body).digest('base64'),
+      }
+    }
+
+    test('a store URL that is not an absolute http(s) address is refused naming storeUrl and the reason', async () => {
+      const response = await post('/v4.0/channels', {
+        type: 'woocommerce',
+        storeUrl: 'ftp://shop.example.com',
+        consumerKey: woo.consumerKey,
+        consumerSecret: woo.consumerSecret,
+        webhookSecret: woo.webhookSecret,
+      })
+      assert.equal(response.statusCode, 400, response.body)
+      const failure = json(response).failures.storeUrl[0]
+      assert.equal(failure.code, 'InvalidFormat')
+      assert.match(String(failure.comparisonValue), /ftp/)
+      const plain = await post('/v4.0/channels', {
+        type: 'woocommerce',
+        storeUrl: 'http://shop.example.com',
+        consumerKey: woo.consumerKey,
+        consumerSecret: woo.consumerSecret,
+        webhookSecret: woo.webhookSecret,
+      })
+      assert.equal(plain.statusCode, 400, plain.body)
+      assert.match(json(plain).failures.storeUrl[0].comparisonValue, /https:\/\/ URL in Live/)
+    })
+
+    test('a channel of the stand-in store is created with its webhook URL', async () => {
+      const response = await post('/v4.0/channels', {
+        type: 'woocommerce',
+        storeUrl: woo.storeUrl,
+        consumerKey: woo.consumerKey,
+        consumerSecret: woo.consumerSecret,
+        webhookSecret: woo.webhookSecret,
+      })
+      assert.equal(response.statusCode, 201, response.body)
+      const { channel } = json(response)
+      channelId = channel.id
+      webhookUrl = channel.webhookUrl
+      assert.ok(webhookUrl.endsWith(`/channels/v1/${channelId}/woocommerce`), webhookUrl)
+      assert.ok(!response.body.includes(woo.consumerSecret) && !response.body.includes(woo.webhookSecret))
+    })
+
+    test('the ping WooCommerce sends when a webhook is saved is answered 200', async () => {
+      const ping = await t.app.live.inject({
+        method: 'POST',
+        url: `/channels/v1/${channelId}/woocommerce`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'webhook_id=17',
+      })
+      assert.equal(ping.statusCode, 200, ping.body)
+      assert.equal(json(ping).outcome, 'Ok')
+      await mapWebhooks()
+      assert.equal((await t.database.db.query('SELECT id FROM channel_orders')).length, 0)
+    })
+
+    test('a wrong signature is 401 and stores nothing', async () => {
+      const body = wooCommerceFixture('order-created')
+      const wrong = await deliver(await signedHeaders('order.created', body, 'd-0', 'another-secret'), body)
+      assert.equal(wrong.statusCode, 401, wrong.body)
+      const kept = await t.database.db.query("SELECT id FROM channel_webhooks WHERE topic <> 'other'")
+      assert.equal(kept.length, 0)
+    })
+
+    test('a signed order.created with linked lines creates one order; its replay is dropped', async () => {
+      const linked = await post(`/v4.0/channels/${channelId}/links`, {
+        externalVariantId: '91',
+        sku: 'GLOBAL-CAN-10x10',
+        attributes: { wrap: 'Black' },
+        assets: [{ printArea: 'default', url: images.url('canvas.jpg') }],
+      })
+      assert.equal(linked.statusCode, 201, linked.body)
+      const ignored = await post(`/v4.0/channels/${channelId}/links`, { externalVariantId: '45', ignore: true })
+      assert.equal(ignored.statusCode, 201, ignored.body)
+      const body = wooCommerceFixture('order-created')
+      const first = await deliver(await signedHeaders('order.created', body, 'd-1'), body)
+      assert.equal(first.statusCode, 200, first.body)
+      assert.equal(json(first).received, 'accepted')
+      const replay = await deliver(await signedHeaders('order.created', body, 'd-1'), body)
+      assert.equal(json(replay).received, 'duplicate')
+      await mapWebhooks()
+      const row = await channelOrder('1042')
+      assert.equal(row?.state, 'created')
+      const order = json(await t.live({ method: 'GET', url: `/v4.0/orders/ord_${row?.orderId}` })).order
+      assert.equal(order.recipient.name, 'Sam Okafor')
+      assert.deepEqual(
+        order.items.map((item: any) => [item.sku, item.copies]),
+        [['GLOBAL-CAN-10x10', 2]],
+      )
+      assert.equal(order.idempotencyKey, `woocommerce:${woo.storeUrl.toLowerCase()}:1042`)
+      const count = await t.database.db.query("SELECT id FROM orders WHERE document LIKE '%woocommerce:%1042%'")
+      assert.equal(count.length, 1)
+    })
+
+    test('the shipped order is completed on the store with its tracking in a note', async () => {
+      const orderId = `ord_${(await channelOrder('1042'))?.orderId}`
+      await drive.allocate(orderId)
+      await drive.render(orderId)
+      await drive.submit(orderId)
+      await drive.ship(orderId)
+      const outbox = await t.database.db.query<{ id: number | string }>('SELECT id FROM channel_fulfilments')
+      assert.equal(outbox.length, 1)
+      await t.app.services.channelFulfilments.deliver(Number(outbox[0]?.id), 1)
+      const store = woo.order(1042)
+      assert.equal(store?.status, 'completed')
+      assert.equal(store?.notes.length, 1)
+      assert.match(store?.notes[0]?.note ?? '', /^Shipped: /)
+      const put = woo.requests.find((request) => request.method === 'PUT')
+      assert.equal(put?.path, '/wp-json/wc/v3/orders/1042')
+      assert.equal(put?.authorised, true)
+    })
+
+    test('a cancellation whose body is only the order id is read as a cancellation of that order', async () => {
+      const body = wooCommerceFixture('order-deleted')
+      const response = await deliver(await signedHeaders('order.deleted', body, 'd-2'), body)
+      assert.equal(response.statusCode, 200, response.body)
+      await mapWebhooks()
+      const processed = await t.database.db.query<{ result: string }>(
+        "SELECT result FROM channel_webhooks WHERE topic = 'orderCancelled'",
+      )
+      assert.doesNotMatch(processed[0]?.result ?? '', /not an order/)
+      assert.equal((await channelOrder('1042'))?.state, 'cancelled')
+    })
+  })
+}
