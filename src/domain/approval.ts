@@ -72,10 +72,7 @@ export function checkChannelApproval(
 }
 
 /** How an order created at `now` under this approval is created: as a draft, held until an instant, or plainly. */
-export function approvalCreateFields(
-  approval: ChannelApproval,
-  now: Date,
-): { draft?: true; holdUntil?: string } {
+export function approvalCreateFields(approval: ChannelApproval, now: Date): { draft?: true; holdUntil?: string } {
   if (approval.mode === 'manual') return { draft: true }
   if (approval.mode === 'delayed' && approval.delayHours !== undefined) {
     return { holdUntil: new Date(now.getTime() + approval.delayHours * 3_600_000).toISOString() }

@@ -69,9 +69,10 @@ for (const kind of databaseKinds) {
       await page.getByRole('button', { name: 'Import the orders' }).click()
       await page.waitForURL(/\/dashboard\/imports\/imp_\d+$/)
       const id = Number(/imp_(\d+)$/.exec(page.url())?.[1])
-      const [row] = await h.t.database.db.query<{ approval: string }>('SELECT approval FROM order_imports WHERE id = $1', [
-        id,
-      ])
+      const [row] = await h.t.database.db.query<{ approval: string }>(
+        'SELECT approval FROM order_imports WHERE id = $1',
+        [id],
+      )
       assert.equal(row?.approval, 'manual')
     })
 

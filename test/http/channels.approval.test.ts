@@ -117,7 +117,9 @@ for (const kind of tier('http')) {
     })
 
     test('delayed: the order is held until delayHours after it was received', async () => {
-      const patched = await send('PATCH', `/v4.0/channels/${channelId}`, { approval: { mode: 'delayed', delayHours: 36 } })
+      const patched = await send('PATCH', `/v4.0/channels/${channelId}`, {
+        approval: { mode: 'delayed', delayHours: 36 },
+      })
       assert.equal(patched.statusCode, 200, patched.body)
       assert.deepEqual(json(patched).channel.approval, { mode: 'delayed', delayHours: 36 })
       const order = await receive('7002', '#2002')

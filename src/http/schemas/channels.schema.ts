@@ -22,7 +22,7 @@ const ExternalId = (description: string) =>
 const ChannelType = StringEnum(['shopify', 'woocommerce'] as const, 'The store: shopify or woocommerce.')
 const ApprovalMode = StringEnum(
   CHANNEL_APPROVAL_MODES,
-  "automatic: the order is created at once; delayed: it is held before production for delayHours (its holdUntil), " +
+  'automatic: the order is created at once; delayed: it is held before production for delayHours (its holdUntil), ' +
     'so it can be looked at or cancelled first; manual: it is created as a draft that waits for actions/confirm.',
 )
 const DelayHours = Type.Integer({
