@@ -2204,10 +2204,24 @@ export interface components {
             hasConsumerSecret?: boolean;
             /** @description The webhook secret is stored (never shown). */
             hasWebhookSecret: boolean;
+            approval: components["schemas"]["ChannelApproval"];
             /** @description Where the store's webhooks go: paste it in the store's settings. */
             webhookUrl: string;
             created: string;
             lastUpdated: string;
+        };
+        /**
+         * ChannelApproval
+         * @description How the channel's orders are approved before production (default automatic).
+         */
+        ChannelApproval: {
+            /**
+             * @description automatic: the order is created at once; delayed: it is held before production for delayHours (its holdUntil), so it can be looked at or cancelled first; manual: it is created as a draft that waits for actions/confirm.
+             * @enum {string}
+             */
+            mode: "automatic" | "delayed" | "manual";
+            /** @description delayed only: hours from the order's create to its start, 1..336 (14 days). */
+            delayHours?: number;
         };
         /** ChannelLineItem */
         ChannelLineItem: {
@@ -2556,6 +2570,7 @@ export interface components {
             consumerSecret?: string;
             /** @description The secret the store signs its webhooks with (Shopify: the app's API secret key). */
             webhookSecret: string;
+            approval?: components["schemas"]["ChannelApproval"];
         };
         /** CreateClaimRequest */
         CreateClaimRequest: {
@@ -3239,6 +3254,11 @@ export interface components {
             /** @description Orders not created again: their idempotency key (by default from merchantReference) was taken. */
             duplicatesSkipped: number;
             failure: components["schemas"]["OrderImportFailure"] | null;
+            /**
+             * @description automatic: each order is created at once; manual: each is created as a draft (not charged, allocated or rendered) that waits for POST /orders/{id}/actions/confirm.
+             * @enum {string}
+             */
+            approval: "automatic" | "manual";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4170,6 +4190,7 @@ export interface components {
             consumerSecret?: string;
             /** @description A new webhook secret. */
             webhookSecret?: string;
+            approval?: components["schemas"]["ChannelApproval"];
         };
         /** UpdatedChannelResponse */
         UpdatedChannelResponse: {
@@ -6022,6 +6043,8 @@ export interface operations {
             query?: {
                 /** @description The file's name, shown in the list (the dashboard sends it). */
                 fileName?: string;
+                /** @description automatic: each order is created at once; manual: each is created as a draft (not charged, allocated or rendered) that waits for POST /orders/{id}/actions/confirm. */
+                approval?: "automatic" | "manual";
             };
             header?: {
                 /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */

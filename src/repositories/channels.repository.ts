@@ -2,6 +2,7 @@
 // received, the webhooks kept for dropping redeliveries, and the fulfilment outbox with its attempts.
 import type { Queryable } from '../adapters/database.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
+import type { ChannelApproval, ChannelApprovalMode } from '../domain/approval.ts'
 import type { ChannelLink, ChannelOrderState, ChannelStatus } from '../domain/channels.ts'
 import type { Environment } from '../domain/environment.ts'
 import type { SizingMode } from '../domain/shipping-methods.ts'
@@ -24,18 +25,23 @@ export interface ChannelRow {
   webhookSecretEncrypted: string
   status: ChannelStatus
   statusReason: string | null
+  /** How the channel's orders are approved (migration 0044); delay hours only when delayed. */
+  approvalMode: ChannelApprovalMode
+  approvalDelayHours: number | null
   createdAt: Date
   updatedAt: Date
 }
 
 const CHANNEL_COLUMNS = `id, account_id AS "accountId", environment, type, store, name,
   credentials_encrypted AS "credentialsEncrypted", webhook_secret_encrypted AS "webhookSecretEncrypted", status,
-  status_reason AS "statusReason", created_at AS "createdAt", updated_at AS "updatedAt"`
+  status_reason AS "statusReason", approval_mode AS "approvalMode", approval_delay_hours AS "approvalDelayHours",
+  created_at AS "createdAt", updated_at AS "updatedAt"`
 
 type Numbered<T, K extends keyof T> = Omit<T, K> & { [P in K]: number | string }
 
 function toChannel(row: Numbered<ChannelRow, 'id' | 'accountId'>): ChannelRow {
-  return { ...row, id: Number(row.id), accountId: Number(row.accountId) }
+  const approvalDelayHours = row.approvalDelayHours === null ? null : Number(row.approvalDelayHours)
+  return { ...row, id: Number(row.id), accountId: Number(row.accountId), approvalDelayHours }
 }
 
 export interface NewChannel {
@@ -45,6 +51,8 @@ export interface NewChannel {
   name: string | null
   credentialsEncrypted: string
   webhookSecretEncrypted: string
+  /** Absent: automatic. */
+  approval?: ChannelApproval
   at: Date
 }
 
@@ -52,8 +60,9 @@ export interface NewChannel {
 export async function insertChannel(tx: Queryable, channel: NewChannel): Promise<ChannelRow | undefined> {
   const rows = await tx.query<Numbered<ChannelRow, 'id' | 'accountId'>>(
     `INSERT INTO channels (account_id, environment, type, store, name, credentials_encrypted,
-                           webhook_secret_encrypted, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $8)
+                           webhook_secret_encrypted, status, created_at, updated_at, approval_mode,
+                           approval_delay_hours)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $8, $9, $10)
      ON CONFLICT (account_id, environment, type, lower(store)) WHERE deleted_at IS NULL DO NOTHING
      RETURNING ${CHANNEL_COLUMNS}`,
     [
@@ -65,6 +74,8 @@ export async function insertChannel(tx: Queryable, channel: NewChannel): Promise
       channel.credentialsEncrypted,
       channel.webhookSecretEncrypted,
       channel.at,
+      channel.approval?.mode ?? 'automatic',
+      channel.approval?.delayHours ?? null,
     ],
   )
   return rows[0] && toChannel(rows[0])
@@ -108,6 +119,7 @@ export interface ChannelChange {
   webhookSecretEncrypted?: string
   status?: ChannelStatus
   statusReason?: string | null
+  approval?: ChannelApproval
   at: Date
 }
 
@@ -123,6 +135,10 @@ export async function updateChannel(tx: Queryable, id: number, change: ChannelCh
   if (change.webhookSecretEncrypted !== undefined) set('webhook_secret_encrypted', change.webhookSecretEncrypted)
   if (change.status !== undefined) set('status', change.status)
   if (change.statusReason !== undefined) set('status_reason', change.statusReason)
+  if (change.approval !== undefined) {
+    set('approval_mode', change.approval.mode)
+    set('approval_delay_hours', change.approval.delayHours ?? null)
+  }
   await tx.query(`UPDATE channels SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
 }
 

@@ -3,6 +3,7 @@
 // environment.
 import type { Queryable } from '../adapters/database.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
+import type { ImportApprovalMode } from '../domain/approval.ts'
 import type {
   ImportFileFailure,
   ImportRowFailure,
@@ -30,6 +31,8 @@ export interface StoredOrderImport extends OrderImportCounts {
   blobKey: string | null
   status: OrderImportStatus
   failure: ImportFileFailure | null
+  /** manual: the orders are created as drafts (migration 0044). */
+  approval: ImportApprovalMode
   createdAt: Date
   finishedAt: Date | null
 }
@@ -49,13 +52,14 @@ interface ImportRow {
   rows_failed: number | string
   duplicates_skipped: number | string
   failure: string | null
+  approval: ImportApprovalMode
   created_at: Date | string
   finished_at: Date | string | null
 }
 
 const COLUMNS =
   'id, account_id, environment, caller, file_name, bytes, rows_expected, blob_key, status, rows_read, orders_created, rows_failed, ' +
-  'duplicates_skipped, failure, created_at, finished_at'
+  'duplicates_skipped, failure, approval, created_at, finished_at'
 
 function toStored(row: ImportRow): StoredOrderImport {
   return {
@@ -73,6 +77,7 @@ function toStored(row: ImportRow): StoredOrderImport {
     rowsFailed: Number(row.rows_failed),
     duplicatesSkipped: Number(row.duplicates_skipped),
     failure: row.failure === null ? null : (JSON.parse(row.failure) as ImportFileFailure),
+    approval: row.approval,
     createdAt: new Date(row.created_at),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
   }
@@ -94,13 +99,15 @@ export async function insertOrderImport(
     bytes: number
     rowsExpected: number
     blobKey: string
+    /** Absent: automatic. */
+    approval?: ImportApprovalMode
     createdAt: Date
   },
 ): Promise<StoredOrderImport> {
   const rows = await db.query<ImportRow>(
     `INSERT INTO order_imports (id, account_id, environment, caller, file_name, bytes, rows_expected, blob_key, status,
-       created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'Pending', $9)
+       created_at, approval)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'Pending', $9, $10)
      RETURNING ${COLUMNS}`,
     [
       row.id,
@@ -112,6 +119,7 @@ export async function insertOrderImport(
       row.rowsExpected,
       row.blobKey,
       row.createdAt,
+      row.approval ?? 'automatic',
     ],
   )
   return toStored(rows[0] as ImportRow)

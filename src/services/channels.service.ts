@@ -9,6 +9,12 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
+import {
+  AUTOMATIC_APPROVAL,
+  approvalCreateFields,
+  type ChannelApproval,
+  checkChannelApproval,
+} from '../domain/approval.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import { matchOrderItems, ORDER_PATHS } from '../domain/catalogue-matching.ts'
 import {
@@ -79,6 +85,8 @@ export interface ChannelView {
   hasConsumerKey?: boolean
   hasConsumerSecret?: boolean
   hasWebhookSecret: boolean
+  /** How the channel's orders are approved before production (docs/channels.md#approval). */
+  approval: ChannelApproval
   /** Where the store sends its webhooks (the environment's own address). */
   webhookUrl: string
   created: string
@@ -117,9 +125,20 @@ export interface CreateChannelInput {
   consumerKey?: string
   consumerSecret?: string
   webhookSecret: string
+  /** Absent: automatic. */
+  approval?: { mode?: unknown; delayHours?: unknown } | null
 }
 
 export type UpdateChannelInput = Partial<Omit<CreateChannelInput, 'type' | 'shopDomain' | 'storeUrl'>>
+
+/** The approval a create or update names, checked; ValidationFailed naming `approval.*`; undefined when absent. */
+function approvalOf(input: { approval?: CreateChannelInput['approval'] }): ChannelApproval | undefined {
+  if (input.approval === undefined || input.approval === null) return undefined
+  const failures: Failures = {}
+  const approval = checkChannelApproval(input.approval, failures)
+  if (!approval) throw validationFailed(failures)
+  return approval
+}
 
 export interface CreateLinkInput {
   externalVariantId?: string | null
@@ -244,6 +263,10 @@ function toChannelView(context: ChannelsContext, row: ChannelRow): ChannelView {
     statusReason: row.statusReason,
     ...has,
     hasWebhookSecret: true,
+    approval:
+      row.approvalMode === 'delayed'
+        ? { mode: 'delayed', delayHours: row.approvalDelayHours ?? 1 }
+        : { mode: row.approvalMode },
     webhookUrl: context.webhookUrl(row.environment, row.type, id),
     created: row.createdAt.toISOString(),
     lastUpdated: row.updatedAt.toISOString(),
@@ -314,6 +337,7 @@ async function createChannel(
   input: CreateChannelInput,
 ): Promise<ChannelView> {
   const credentials = credentialsOf(context, input, caller.environment)
+  const approval = approvalOf(input) ?? AUTOMATIC_APPROVAL
   const store = credentials.kind === 'shopify' ? credentials.shopDomain : credentials.storeUrl
   const key = context.secretsKey
   const row = await context.db.transaction(async (tx) => {
@@ -331,6 +355,7 @@ async function createChannel(
       name: input.name ?? null,
       credentialsEncrypted: sealSecret(key, JSON.stringify(credentials)),
       webhookSecretEncrypted: sealSecret(key, input.webhookSecret.trim()),
+      approval,
       at: context.clock.now(),
     })
   })
@@ -351,10 +376,11 @@ async function updateChannelOf(
   input: UpdateChannelInput,
 ): Promise<ChannelView> {
   const channel = await callersChannel(context, caller, channelId)
+  const approval = approvalOf(input)
   const key = context.secretsKey
   const credentials = JSON.parse(openSecret(key, channel.credentialsEncrypted)) as StorefrontCredentials
   const failures: Failures = {}
-  const given = (field: keyof UpdateChannelInput): string | undefined => {
+  const given = (field: 'name' | 'adminAccessToken' | 'consumerKey' | 'consumerSecret' | 'webhookSecret') => {
     const value = input[field]
     if (value === undefined || value === null) return undefined
     if (value.trim() === '') addFailure(failures, field, { code: 'MustNotBeEmptyOrWhitespace', providedValue: value })
@@ -374,6 +400,7 @@ async function updateChannelOf(
   const secretsChanged = changedCredentials !== credentials || webhookSecret !== undefined
   await updateChannel(context.db, channel.id, {
     ...(input.name === undefined ? {} : { name: input.name }),
+    ...(approval === undefined ? {} : { approval }),
     ...(changedCredentials === credentials
       ? {}
       : { credentialsEncrypted: sealSecret(key, JSON.stringify(changedCredentials)) }),
@@ -655,8 +682,9 @@ async function connectOrder(
 }
 
 /**
- * The one place a store order becomes a printroute order, from its linked items. Orders are created at once; an
- * approval step (automatic, delayed, manual) would decide here whether to create it as a draft or later.
+ * The one place a store order becomes a printroute order, from its linked items, under the channel's approval as it
+ * is when the order is created (a released "not connected" order too): automatic creates it plainly, delayed held
+ * before production until now + delayHours (its own holdUntil), manual as a draft the merchant confirms.
  */
 async function createConnectedOrder(
   context: ChannelsContext,
@@ -695,6 +723,10 @@ async function createConnectedOrder(
       channelType: channel.type,
       externalOrderId: order.externalOrderId,
     },
+    ...approvalCreateFields(
+      { mode: channel.approvalMode, ...(channel.approvalDelayHours ? { delayHours: channel.approvalDelayHours } : {}) },
+      context.clock.now(),
+    ),
   }
   const created = await context.orders.createOrder(await channelCaller(context, channel), input)
   if ('orderJson' in created) return (JSON.parse(created.orderJson) as { id: string }).id

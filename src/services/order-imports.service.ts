@@ -4,13 +4,14 @@
 // each row's order or failures. Memory holds one order's rows at a time and the references already seen, never the
 // file.
 //
-// The one seam where an imported order is created is createImportedOrder below: drafts or an approval setting
-// (an imported order kept for the merchant to confirm) would change what it asks the orders service for.
+// The one seam where an imported order is created is createImportedOrder below: an import uploaded with
+// approval=manual asks the orders service for drafts there, each kept until the merchant confirms it.
 
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AccountScope } from '../domain/account-scope.ts'
+import type { ImportApprovalMode } from '../domain/approval.ts'
 import type { Failures } from '../domain/failures.ts'
 import { formatId, parseIdOrNumber, parseRequestId } from '../domain/ids.ts'
 import { jobRequest } from '../domain/jobs.ts'
@@ -62,6 +63,8 @@ export interface OrderImportView {
   duplicatesSkipped: number
   /** Why a Failed import stopped (a file the parser could not read on): field, code and the value. */
   failure: ImportFileFailure | null
+  /** manual: every order is created as a draft that waits for actions/confirm; automatic: created at once. */
+  approval: ImportApprovalMode
   createdAt: string
   finishedAt: string | null
 }
@@ -97,7 +100,12 @@ export interface OrderImportsDeps {
 
 export interface OrderImportsService {
   /** Keeps the uploaded file and queues its import; a body without a usable header is refused naming why. */
-  createImport(caller: Caller, body: Buffer, fileName: string | null): Promise<OrderImportView>
+  createImport(
+    caller: Caller,
+    body: Buffer,
+    fileName: string | null,
+    approval?: ImportApprovalMode,
+  ): Promise<OrderImportView>
   /** The caller's import; another account's or environment's is EntityNotFound. */
   getImport(caller: Caller, importId: string): Promise<OrderImportView>
   /** One page of the caller's imports, newest first; `before`: an import id the page continues below. */
@@ -130,6 +138,7 @@ function viewOf(row: StoredOrderImport): OrderImportView {
     rowsFailed: row.rowsFailed,
     duplicatesSkipped: row.duplicatesSkipped,
     failure: row.failure,
+    approval: row.approval,
     createdAt: row.createdAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
   }
@@ -153,6 +162,7 @@ async function createImport(
   caller: Caller,
   body: Buffer,
   fileName: string | null,
+  approval: ImportApprovalMode = 'automatic',
 ): Promise<OrderImportView> {
   if (body.length === 0) throw validationFailed({ body: [{ code: 'Required', providedValue: null }] })
   let header: string[] | undefined
@@ -176,6 +186,7 @@ async function createImport(
       bytes: body.length,
       rowsExpected: dataRowsOf(body),
       blobKey,
+      approval,
       createdAt: deps.clock.now(),
     })
     await deps.jobs.enqueue(tx, [jobRequest('run-order-import', { importId: id })])
@@ -222,6 +233,7 @@ interface ImportRun {
   deps: OrderImportsDeps
   importId: number
   caller: Caller
+  approval: ImportApprovalMode
   header: ImportHeader | undefined
   /** Rows up to this one were recorded by an earlier run: read again only to know their references. */
   recordedUpTo: number
@@ -247,7 +259,11 @@ async function createImportedOrder(
   const schemaFailures = run.deps.validateOrderRequest(request)
   if (Object.keys(schemaFailures).length > 0) return { failures: schemaFailures }
   try {
-    const result = await run.deps.orders.createOrder(run.caller, request as unknown as CreateOrderInput)
+    const input = request as unknown as CreateOrderInput
+    const result = await run.deps.orders.createOrder(
+      run.caller,
+      run.approval === 'manual' ? { ...input, draft: true } : input,
+    )
     const orderId = 'onHold' in result ? result.onHold.id : (JSON.parse(result.orderJson) as { id: string }).id
     return { orderId, duplicate: result.outcome === 'AlreadyExists' }
   } catch (error) {
@@ -370,6 +386,7 @@ async function runImport(deps: OrderImportsDeps, importId: number): Promise<void
     deps,
     importId,
     caller: JSON.parse(row.caller) as Caller,
+    approval: row.approval,
     header: undefined,
     recordedUpTo: await lastRecordedImportRow(deps.db, importId),
     seen: new Set(),
@@ -397,7 +414,7 @@ async function runImport(deps: OrderImportsDeps, importId: number): Promise<void
 
 export function createOrderImportsService(deps: OrderImportsDeps): OrderImportsService {
   return {
-    createImport: (caller, body, fileName) => createImport(deps, caller, body, fileName),
+    createImport: (caller, body, fileName, approval) => createImport(deps, caller, body, fileName, approval),
     getImport: async (caller, importId) => viewOf(await findForCaller(deps, caller, importId)),
     async listImports(caller, query) {
       const before = query.before === null ? null : (parseIdOrNumber('imp', query.before) ?? null)

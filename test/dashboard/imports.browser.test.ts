@@ -1,6 +1,7 @@
 // The Import orders page in a real browser: reached from the orders page, its script sends the chosen CSV file to
 // POST /v4.0/orders/imports with the session, the import's page shows the progress bar (refreshing itself while the
-// job runs, workers on) and then each row's result; a file in another delimiter is refused beside the form.
+// job runs, workers on) and then each row's result; "Create as drafts" sends approval=manual; a file in another
+// delimiter is refused beside the form.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -57,6 +58,22 @@ for (const kind of databaseKinds) {
       assert.equal(await rows.count(), 4)
       assert.match(await rows.nth(3).innerText(), /BROKEN-1[\s\S]*Failed[\s\S]*sku: UnknownSku \(NO-SUCH-SKU\)/)
       await assertAccessible(page, 'import results')
+    })
+
+    test('"Create as drafts" uploads the file with approval=manual', async () => {
+      const file = join(dir, 'drafts.csv')
+      writeFileSync(file, importTemplateCsv())
+      const page = await h.sandboxPage('desktop', '/dashboard/imports')
+      await page.getByLabel(/^CSV file/).setInputFiles(file)
+      await page.getByLabel(/Create as drafts/).check()
+      await page.getByRole('button', { name: 'Import the orders' }).click()
+      await page.waitForURL(/\/dashboard\/imports\/imp_\d+$/)
+      const id = Number(/imp_(\d+)$/.exec(page.url())?.[1])
+      const [row] = await h.t.database.db.query<{ approval: string }>(
+        'SELECT approval FROM order_imports WHERE id = $1',
+        [id],
+      )
+      assert.equal(row?.approval, 'manual')
     })
 
     test('a file in another delimiter is refused beside the form', async () => {

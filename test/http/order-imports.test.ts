@@ -77,6 +77,39 @@ for (const kind of databaseKinds) {
         .map((line) => line.split(','))
     }
 
+    test('approval=manual creates every order as a draft and shows it on the import; a bad value is 400', async () => {
+      const refused = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders/imports?approval=later',
+        headers: { 'content-type': 'text/csv' },
+        payload: csv(HEADER, row('DRAFT-0')),
+      })
+      assert.equal(refused.statusCode, 400, refused.body)
+      assert.match(refused.body, /approval/)
+      const response = await t.sandbox({
+        method: 'POST',
+        url: '/v4.0/orders/imports?approval=manual',
+        headers: { 'content-type': 'text/csv' },
+        payload: csv(HEADER, row('DRAFT-1'), row('DRAFT-2')),
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      const created = json(response).import
+      assert.equal(created.approval, 'manual')
+      await t.app.services.orderImports.runImport(parseId('imp', created.id) as number)
+      const done = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/imports/${created.id}` })).import
+      assert.equal(done.ordersCreated, 2, JSON.stringify(done))
+      assert.equal(done.approval, 'manual')
+      for (const [, , , orderId] of (await results(created.id)).slice(1)) {
+        const order = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${orderId}` })).order
+        assert.equal(order.draft, true, orderId)
+      }
+      const plain = await importFile(csv(HEADER, row('PLAIN-1')))
+      assert.equal(plain.approval, 'automatic')
+      const [, , , plainId] = (await results(plain.id))[1] ?? []
+      const order = json(await t.sandbox({ method: 'GET', url: `/v4.0/orders/${plainId}` })).order
+      assert.equal(order.draft, undefined)
+    })
+
     test('rows grouped by merchantReference become orders; a bad row fails alone; a re-upload creates nothing', async () => {
       const file = csv(
         `\uFEFF${HEADER}`,

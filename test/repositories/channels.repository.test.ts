@@ -21,6 +21,7 @@ import {
   listPendingOrders,
   markChannelDeleted,
   markWebhookProcessed,
+  updateChannel,
   updateChannelOrder,
   updateFulfilment,
   upsertLink,
@@ -70,6 +71,33 @@ for (const kind of tier('sql')) {
       await markChannelDeleted(t.database.db, first.id, t.clock.now())
       assert.equal(await findChannel(t.database.db, first.id), undefined)
       assert.ok(await newChannel('a.myshopify.com'))
+    })
+
+    test("a channel's approval: automatic by default, stored and changed with its delay", async () => {
+      const plain = await newChannel('approval-a.myshopify.com')
+      assert.deepEqual([plain?.approvalMode, plain?.approvalDelayHours], ['automatic', null])
+      const delayed = await insertChannel(t.database.db, {
+        scope: { accountId, environment: 'sandbox' },
+        type: 'shopify',
+        store: 'approval-b.myshopify.com',
+        name: null,
+        credentialsEncrypted: 'v1.x.y',
+        webhookSecretEncrypted: 'v1.x.z',
+        approval: { mode: 'delayed', delayHours: 336 },
+        at: t.clock.now(),
+      })
+      assert.ok(delayed)
+      assert.deepEqual([delayed.approvalMode, delayed.approvalDelayHours], ['delayed', 336])
+      await updateChannel(t.database.db, delayed.id, { approval: { mode: 'manual' }, at: t.clock.now() })
+      const manual = await findChannel(t.database.db, delayed.id)
+      assert.deepEqual([manual?.approvalMode, manual?.approvalDelayHours], ['manual', null])
+      // The schema refuses a delay with another mode, or one past the 14-day hold limit.
+      await assert.rejects(
+        t.database.db.query('UPDATE channels SET approval_delay_hours = 337, approval_mode = $2 WHERE id = $1', [
+          delayed.id,
+          'delayed',
+        ]),
+      )
     })
 
     test('links, store orders, webhooks and the outbox', async () => {

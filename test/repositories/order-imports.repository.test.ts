@@ -54,7 +54,11 @@ for (const kind of databaseKinds) {
     })
     after(() => database.close())
 
-    async function newImport(account: number, environment: 'sandbox' | 'live' = 'sandbox') {
+    async function newImport(
+      account: number,
+      environment: 'sandbox' | 'live' = 'sandbox',
+      approval?: 'automatic' | 'manual',
+    ) {
       const id = await nextOrderImportNumber(database.db)
       return insertOrderImport(
         database.db,
@@ -66,6 +70,7 @@ for (const kind of databaseKinds) {
           bytes: 10,
           rowsExpected: 3,
           blobKey: `order-imports/${id}.csv`,
+          ...(approval ? { approval } : {}),
           createdAt: new Date(),
         },
       )
@@ -73,11 +78,14 @@ for (const kind of databaseKinds) {
 
     test('an import is found only in its own account and environment; the list pages newest first', async () => {
       const first = await newImport(accountId)
-      const second = await newImport(accountId)
+      const second = await newImport(accountId, 'sandbox', 'manual')
       await newImport(accountId, 'live')
       await newImport(otherAccountId)
       const scope = { accountId, environment: 'sandbox' as const }
       assert.equal((await findOrderImportForCaller(database.db, scope, first.id))?.status, 'Pending')
+      // The approval is stored (manual: drafts), automatic when not named.
+      assert.equal((await findOrderImportForCaller(database.db, scope, first.id))?.approval, 'automatic')
+      assert.equal((await findOrderImportForCaller(database.db, scope, second.id))?.approval, 'manual')
       assert.equal(
         await findOrderImportForCaller(database.db, { accountId: otherAccountId, environment: 'sandbox' }, first.id),
         undefined,

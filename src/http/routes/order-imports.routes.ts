@@ -81,7 +81,12 @@ function registerUpload(app: FastifyInstance, imports: OrderImportsService): voi
         if (body === undefined) throw validationFailed({ body: [{ code: 'Required', providedValue: null }] })
         throw wrongContentType(request.headers['content-type'])
       }
-      const created = await imports.createImport(request.caller, body, request.query.fileName ?? null)
+      const created = await imports.createImport(
+        request.caller,
+        body,
+        request.query.fileName ?? null,
+        request.query.approval ?? 'automatic',
+      )
       return outcomeReply(request, 'Created', { import: created })
     },
   )

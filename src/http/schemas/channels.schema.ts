@@ -2,6 +2,7 @@
 // store orders waiting as "not connected". One create shape for every store type: which fields a type needs is
 // checked by the service, so each problem is reported under its own field.
 import { Type } from 'typebox'
+import { CHANNEL_APPROVAL_MODES, MAX_APPROVAL_DELAY_HOURS } from '../../domain/approval.ts'
 import { CHANNEL_LIMITS, CHANNEL_STATUSES } from '../../domain/channels.ts'
 import { SIZING_MODES } from '../../domain/shipping-methods.ts'
 import {
@@ -19,6 +20,26 @@ const Secret = (description: string) => SingleLineString({ maxLength: CHANNEL_LI
 const ExternalId = (description: string) =>
   SingleLineString({ maxLength: CHANNEL_LIMITS.externalIdLength, minLength: 1, description })
 const ChannelType = StringEnum(['shopify', 'woocommerce'] as const, 'The store: shopify or woocommerce.')
+const ApprovalMode = StringEnum(
+  CHANNEL_APPROVAL_MODES,
+  'automatic: the order is created at once; delayed: it is held before production for delayHours (its holdUntil), ' +
+    'so it can be looked at or cancelled first; manual: it is created as a draft that waits for actions/confirm.',
+)
+const DelayHours = Type.Integer({
+  minimum: 1,
+  maximum: MAX_APPROVAL_DELAY_HOURS,
+  description: `delayed only: hours from the order's create to its start, 1..${MAX_APPROVAL_DELAY_HOURS} (14 days).`,
+})
+const ChannelApprovalSchema = named(
+  'ChannelApproval',
+  Type.Object(
+    { mode: ApprovalMode, delayHours: Type.Optional(DelayHours) },
+    {
+      additionalProperties: false,
+      description: "How the channel's orders are approved before production (default automatic).",
+    },
+  ),
+)
 const ChannelName = Nullable(SingleLineString({ maxLength: 100, description: 'What the merchant calls it.' }))
 
 export const ChannelSchema = named(
@@ -38,6 +59,7 @@ export const ChannelSchema = named(
     hasConsumerKey: Type.Optional(Type.Boolean()),
     hasConsumerSecret: Type.Optional(Type.Boolean()),
     hasWebhookSecret: Type.Boolean({ description: 'The webhook secret is stored (never shown).' }),
+    approval: ChannelApprovalSchema,
     webhookUrl: Type.String({ description: "Where the store's webhooks go: paste it in the store's settings." }),
     created: Type.String(),
     lastUpdated: Type.String(),
@@ -56,6 +78,7 @@ export const CreateChannelBodySchema = named(
       consumerKey: Type.Optional(Secret('WooCommerce: the REST API consumer key.')),
       consumerSecret: Type.Optional(Secret('WooCommerce: the REST API consumer secret.')),
       webhookSecret: Secret("The secret the store signs its webhooks with (Shopify: the app's API secret key)."),
+      approval: Type.Optional(ChannelApprovalSchema),
     },
     { additionalProperties: false },
   ),
@@ -70,6 +93,7 @@ export const UpdateChannelBodySchema = named(
       consumerKey: Type.Optional(Secret('WooCommerce: a new consumer key.')),
       consumerSecret: Type.Optional(Secret('WooCommerce: a new consumer secret.')),
       webhookSecret: Type.Optional(Secret('A new webhook secret.')),
+      approval: Type.Optional(ChannelApprovalSchema),
     },
     { additionalProperties: false },
   ),

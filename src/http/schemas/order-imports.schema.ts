@@ -1,6 +1,7 @@
 // POST /orders/imports, GET /orders/imports[/{id}], results.csv and template.csv (printroute's own, additive to
 // the Prodigi API, docs/imports.md): orders created from a CSV file of line items.
 import { Type } from 'typebox'
+import { IMPORT_APPROVAL_MODES } from '../../domain/approval.ts'
 import { ORDER_IMPORT_STATUSES } from '../../domain/order-imports.ts'
 import { Nullable, named, OkOutcome, Outcome, outcomeResponse, StringEnum } from './common.schema.ts'
 
@@ -8,11 +9,18 @@ export const ImportIdParamsSchema = Type.Object({
   importId: Type.String({ maxLength: 40, description: 'Import ID, e.g. imp_12.' }),
 })
 
+const ImportApproval = StringEnum(
+  IMPORT_APPROVAL_MODES,
+  'automatic: each order is created at once; manual: each is created as a draft (not charged, allocated or ' +
+    'rendered) that waits for POST /orders/{id}/actions/confirm.',
+)
+
 export const CreateImportQuerySchema = Type.Object(
   {
     fileName: Type.Optional(
       Type.String({ maxLength: 200, description: "The file's name, shown in the list (the dashboard sends it)." }),
     ),
+    approval: Type.Optional({ ...ImportApproval, default: 'automatic' }),
   },
   { additionalProperties: false },
 )
@@ -51,6 +59,7 @@ export const OrderImportSchema = named(
       description: 'Orders not created again: their idempotency key (by default from merchantReference) was taken.',
     }),
     failure: Nullable(ImportFailureSchema),
+    approval: ImportApproval,
     createdAt: Type.String({ format: 'date-time' }),
     finishedAt: Nullable(Type.String({ format: 'date-time' })),
   }),

@@ -49,6 +49,7 @@ export function csvFields(line: string): string[] {
 function uploadForm(csrfToken: string): Html {
   return html`<form class="card" method="post" action="${IMPORTS_PATH}" data-order-import data-csrf="${csrfToken}" data-pages="${IMPORTS_PATH}">
 <div class="field"><label for="import-file">CSV file (one row per line item, at most 20 MiB)</label><input id="import-file" name="file" type="file" accept=".csv,text/csv" required></div>
+<div class="field"><label><input name="drafts" type="checkbox" data-import-drafts> Create as drafts (confirm each before production)</label></div>
 <p class="muted" data-import-status role="status"></p>
 <div class="form-buttons"><button type="submit">Import the orders</button> <a href="/v4.0/orders/imports/template.csv">Download the template</a></div>
 </form>

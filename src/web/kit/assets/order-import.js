@@ -14,7 +14,9 @@ for (const form of document.querySelectorAll('form[data-order-import]')) {
     }
     submit.disabled = true
     status.textContent = `Uploading ${file.name}…`
-    const answer = await fetch(`/v4.0/orders/imports?fileName=${encodeURIComponent(file.name)}`, {
+    // Drafts: every order waits for its confirm (docs/imports.md#approval).
+    const drafts = form.querySelector('[data-import-drafts]')?.checked ? '&approval=manual' : ''
+    const answer = await fetch(`/v4.0/orders/imports?fileName=${encodeURIComponent(file.name)}${drafts}`, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'text/csv', 'x-csrf-token': form.dataset.csrf },
