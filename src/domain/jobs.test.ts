@@ -30,6 +30,8 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('map-channel-webhook', { webhookId: 11 }).key,
     jobRequest('fulfil-channel-shipment', { fulfilmentId: 12, attempt: 3 }).key,
     jobRequest('run-order-import', { importId: 4 }).key,
+    jobRequest('expire-draft', { orderId: 'ord_1' }).key,
+    jobRequest('simulated-claim-decision', { claimId: 'clm_5' }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -43,6 +45,8 @@ test('each job name builds its deterministic key from its payload', () => {
     'channel-webhook:11',
     'channel-fulfilment:12:3',
     'order-import:4',
+    'expire-draft:ord_1',
+    'simulated-claim:clm_5',
   ])
   assert.equal(keys.length, JOB_NAMES.length, 'every job name is covered')
 })
