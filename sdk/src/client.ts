@@ -5,11 +5,19 @@ import type {
   CallbackListFilters,
   CallbackPage,
   CancelOrderResponse,
+  Claim,
+  ClaimCategory,
+  ClaimEvidence,
+  ClaimListFilters,
+  ClaimPage,
   ConfirmOrderResponse,
   Country,
   CountrySummary,
   CoverDimensions,
   CoverDimensionsQuery,
+  CreateClaimRequest,
+  CreateOrderImportQuery,
+  CreateOrderImportResponse,
   CreateOrderRequest,
   CreateOrderResponse,
   CreateWebhookRequest,
@@ -22,6 +30,9 @@ import type {
   Order,
   OrderActions,
   OrderAssetPreflight,
+  OrderImport,
+  OrderImportListFilters,
+  OrderImportPage,
   OrderListFilters,
   OrderPage,
   Preflight,
@@ -101,6 +112,8 @@ export class PrintrouteClient {
   readonly webhooks: Webhooks
   /** Sandbox only: an order's test scenario, and advancing an order (docs/sandbox.md). */
   readonly sandbox: Sandbox
+  /** Claims about shipped items or missing parcels, and their evidence photos (docs/claims.md). */
+  readonly claims: Claims
   /** The API's base address in use, ending in `/v4.0`. */
   readonly baseUrl: string
 
@@ -118,6 +131,7 @@ export class PrintrouteClient {
     this.callbacks = new Callbacks(transport)
     this.webhooks = new Webhooks(transport)
     this.sandbox = new Sandbox(transport)
+    this.claims = new Claims(transport)
   }
 }
 
@@ -138,6 +152,14 @@ function orderNumber(id: string): number | undefined {
 }
 
 export class Orders extends Resource {
+  /** CSV imports of orders (docs/imports.md). */
+  readonly imports: OrderImports
+
+  constructor(transport: Transport) {
+    super(transport)
+    this.imports = new OrderImports(transport)
+  }
+
   /**
    * `POST /v4.0/orders`. The answer's `outcome` is `Created` (with the order), `OnHold` (the account's pause window:
    * only `order.id`) or `AlreadyExists` (an earlier order with the same idempotency key).
@@ -541,6 +563,142 @@ export class Sandbox extends Resource {
       retryable: to !== undefined,
       options,
     })
+  }
+}
+
+export interface UploadOrderImportOptions extends RequestOptions {
+  /** automatic (default): each order is created at once; manual: each is created as a draft to confirm. */
+  approval?: CreateOrderImportQuery['approval']
+  /** The file's name, shown in the imports list. */
+  fileName?: string
+}
+
+export class OrderImports extends Resource {
+  /**
+   * `POST /v4.0/orders/imports`: the CSV file (UTF-8, at most 20 MiB) as the body; answers the import at once,
+   * `Pending` (`get` it until `Completed` or `Failed`). Retried with an Idempotency-Key, and every order is created
+   * with a key from its merchantReference, so even uploading the file again creates no order twice.
+   */
+  async upload(csv: string | Uint8Array, options: UploadOrderImportOptions = {}): Promise<OrderImport> {
+    const { approval, fileName, ...requestOptions } = options
+    const answer = await this.transport.request<CreateOrderImportResponse>({
+      method: 'POST',
+      path: '/orders/imports',
+      query: { approval, fileName },
+      rawBody: { data: csv, contentType: 'text/csv; charset=utf-8' },
+      retryable: true,
+      options: requestOptions,
+    })
+    return answer.import
+  }
+
+  /** `GET /v4.0/orders/imports/{id}`: the import's status and counts. */
+  async get(importId: string, options?: RequestOptions): Promise<OrderImport> {
+    const answer = await this.transport.request<{ import: OrderImport }>(
+      read(`/orders/imports/${segment(importId)}`, {}, options),
+    )
+    return answer.import
+  }
+
+  /** One page of the account's imports, newest first: `imports`, `hasMore`, `nextUrl` (`before` continues). */
+  list(filters: OrderImportListFilters = {}, options?: RequestOptions): Promise<OrderImportPage> {
+    return this.transport.request(read('/orders/imports', filters, options))
+  }
+
+  /** `GET /v4.0/orders/imports/{id}/results.csv`: one line per row read so far (outcome, orderId, errors). */
+  results(importId: string, options?: RequestOptions): Promise<string> {
+    return this.transport.request({
+      ...read(`/orders/imports/${segment(importId)}/results.csv`, {}, options),
+      answer: 'text',
+    })
+  }
+
+  /** `GET /v4.0/orders/imports/template.csv`: every column an import takes, with an example order. */
+  template(options?: RequestOptions): Promise<string> {
+    return this.transport.request({ ...read('/orders/imports/template.csv', {}, options), answer: 'text' })
+  }
+}
+
+export class Claims extends Resource {
+  /** `GET /v4.0/claims/categories`: the categories and their rules. */
+  async categories(options?: RequestOptions): Promise<ClaimCategory[]> {
+    const answer = await this.transport.request<{ categories: ClaimCategory[] }>(
+      read('/claims/categories', {}, options),
+    )
+    return answer.categories
+  }
+
+  /**
+   * `POST /v4.0/claims/evidence`: a photo (JPEG or PNG, at most 10 MiB) as the body; name the answer's `id` (evd_)
+   * in a claim within a day. Retried with an Idempotency-Key: a retry gets the first upload's answer.
+   */
+  async uploadEvidence(
+    image: Uint8Array,
+    contentType: 'image/jpeg' | 'image/png',
+    options?: RequestOptions,
+  ): Promise<ClaimEvidence> {
+    const answer = await this.transport.request<{ evidence: ClaimEvidence }>({
+      method: 'POST',
+      path: '/claims/evidence',
+      rawBody: { data: image, contentType },
+      retryable: true,
+      options,
+    })
+    return answer.evidence
+  }
+
+  /**
+   * `POST /v4.0/orders/{id}/claims`: a claim about shipped items (with their photos) or a missing parcel; answers it
+   * `Pending`. Retried with an Idempotency-Key, so a retry after a lost answer does not make a second claim.
+   */
+  async create(orderId: string, claim: CreateClaimRequest, options?: RequestOptions): Promise<Claim> {
+    const answer = await this.transport.request<{ claim: Claim }>({
+      method: 'POST',
+      path: `/orders/${segment(orderId)}/claims`,
+      body: claim,
+      retryable: true,
+      options,
+    })
+    return answer.claim
+  }
+
+  /** One page of the account's claims, newest first: `status`, `orderId`, `createdFrom`, `createdTo`, `before`, `top`. */
+  list(filters: ClaimListFilters = {}, options?: RequestOptions): Promise<ClaimPage> {
+    return this.transport.request(read('/claims', filters, options))
+  }
+
+  /** Every claim matching the filters, newest first, page after page (following each page's `before` cursor). */
+  async *iterate(filters: ClaimListFilters = {}, options?: RequestOptions): AsyncGenerator<Claim, void> {
+    let before = filters.before
+    for (;;) {
+      const page = await this.list({ ...filters, ...(before === undefined ? {} : { before }) }, options)
+      yield* page.claims
+      // The cursor is the one the server put in nextUrl (a relative or absolute URL).
+      const next =
+        page.nextUrl === null ? null : new URL(page.nextUrl, this.transport.baseUrl).searchParams.get('before')
+      if (!page.hasMore || page.claims.length === 0 || next === null) return
+      before = next
+    }
+  }
+
+  /** `GET /v4.0/claims/{id}` (404 `EntityNotFound` for another account's). */
+  async get(claimId: string, options?: RequestOptions): Promise<Claim> {
+    const answer = await this.transport.request<{ claim: Claim }>(read(`/claims/${segment(claimId)}`, {}, options))
+    return answer.claim
+  }
+
+  /**
+   * `POST /v4.0/claims/{id}/retract`: withdraws a Pending claim (400 on `status` for any other). Retried with an
+   * Idempotency-Key, so a retry after a lost answer gets the first answer, not a refusal.
+   */
+  async retract(claimId: string, options?: RequestOptions): Promise<Claim> {
+    const answer = await this.transport.request<{ claim: Claim }>({
+      method: 'POST',
+      path: `/claims/${segment(claimId)}/retract`,
+      retryable: true,
+      options,
+    })
+    return answer.claim
   }
 }
 

@@ -2,9 +2,11 @@
 export {
   Addresses,
   Callbacks,
+  Claims,
   Countries,
   type CreateOrderOptions,
   Events,
+  OrderImports,
   Orders,
   Preflights,
   Previews,
@@ -12,6 +14,7 @@ export {
   type PrintrouteClientOptions,
   Products,
   Quotes,
+  type UploadOrderImportOptions,
   Webhooks,
 } from './client.ts'
 export { CallbackVerificationError, PrintrouteConnectionError, PrintrouteError } from './errors.ts'

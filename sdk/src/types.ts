@@ -176,3 +176,28 @@ export type UpdateWebhookRequest = RequestBodyOf<WebhookPath['patch']>
 /** The endpoint after the change, and `signingSecret` when it was rotated. */
 export type UpdateWebhookResponse = OkBodyOf<WebhookPath['patch']>
 export type WebhookTestResponse = OkBodyOf<paths['/v4.0/webhooks/{webhookId}/test']['post']>
+
+// Claims (printroute's addition, docs/claims.md)
+
+export type ClaimCategoriesResponse = OkBodyOf<paths['/v4.0/claims/categories']['get']>
+/** A claim category and its rules (photos required, resolutions it allows). */
+export type ClaimCategory = ClaimCategoriesResponse['categories'][number]
+export type UploadEvidenceResponse = CreatedBodyOf<paths['/v4.0/claims/evidence']['post']>
+/** An uploaded photo: name its `id` (evd_) in a claim within a day. */
+export type ClaimEvidence = UploadEvidenceResponse['evidence']
+export type CreateClaimRequest = RequestBodyOf<paths['/v4.0/orders/{orderId}/claims']['post']>
+export type CreateClaimResponse = CreatedBodyOf<paths['/v4.0/orders/{orderId}/claims']['post']>
+export type Claim = CreateClaimResponse['claim']
+export type ClaimListFilters = QueryOf<paths['/v4.0/claims']['get']>
+/** One page of `GET /v4.0/claims`: `claims`, `hasMore`, `nextUrl`. */
+export type ClaimPage = OkBodyOf<paths['/v4.0/claims']['get']>
+export type RetractClaimResponse = OkBodyOf<paths['/v4.0/claims/{claimId}/retract']['post']>
+
+// Order imports (printroute's addition, docs/imports.md)
+
+export type CreateOrderImportQuery = QueryOf<paths['/v4.0/orders/imports']['post']>
+export type CreateOrderImportResponse = OkBodyOf<paths['/v4.0/orders/imports']['post']>
+export type OrderImport = CreateOrderImportResponse['import']
+export type OrderImportListFilters = QueryOf<paths['/v4.0/orders/imports']['get']>
+/** One page of `GET /v4.0/orders/imports`: `imports`, `hasMore`, `nextUrl`. */
+export type OrderImportPage = OkBodyOf<paths['/v4.0/orders/imports']['get']>
