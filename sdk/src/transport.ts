@@ -208,9 +208,9 @@ export class Transport {
   }
 }
 
-function requestBody(call: Call): BodyInit | null {
+function requestBody(call: Call): RequestInit['body'] {
   // Uint8Array is a valid body for fetch everywhere; the cast only bridges DOM and Node typings of BufferSource.
-  if (call.rawBody !== undefined) return call.rawBody.data as BodyInit
+  if (call.rawBody !== undefined) return call.rawBody.data as RequestInit['body']
   return call.body === undefined ? null : JSON.stringify(call.body)
 }
 
