@@ -5,6 +5,9 @@ import type {
   CallbackListFilters,
   CallbackPage,
   CancelOrderResponse,
+  Channel,
+  ChannelLink,
+  ChannelPendingOrder,
   Claim,
   ClaimCategory,
   ClaimEvidence,
@@ -15,6 +18,8 @@ import type {
   CountrySummary,
   CoverDimensions,
   CoverDimensionsQuery,
+  CreateChannelLinkRequest,
+  CreateChannelRequest,
   CreateClaimRequest,
   CreateOrderImportQuery,
   CreateOrderImportResponse,
@@ -22,6 +27,7 @@ import type {
   CreateOrderResponse,
   CreateWebhookRequest,
   CreateWebhookResponse,
+  DeletedChannelLinkResponse,
   EventListFilters,
   EventPage,
   GetOrderResponse,
@@ -48,12 +54,15 @@ import type {
   RedeliverMissedRequest,
   RedeliverMissedResponse,
   RedeliverResponse,
+  ReleaseChannelOrderResponse,
   ReplaceAssetRequest,
   ReplaceAssetResponse,
   Routing,
   SandboxOrder,
   SpineRequest,
   SpineResponse,
+  UpdateChannelRequest,
+  UpdateChannelResponse,
   UpdateMetadataResponse,
   UpdateRecipientResponse,
   UpdateShippingMethodRequest,
@@ -114,6 +123,8 @@ export class PrintrouteClient {
   readonly sandbox: Sandbox
   /** Claims about shipped items or missing parcels, and their evidence photos (docs/claims.md). */
   readonly claims: Claims
+  /** Storefront channels: their product links and waiting orders (docs/channels.md). */
+  readonly channels: Channels
   /** The API's base address in use, ending in `/v4.0`. */
   readonly baseUrl: string
 
@@ -132,6 +143,7 @@ export class PrintrouteClient {
     this.webhooks = new Webhooks(transport)
     this.sandbox = new Sandbox(transport)
     this.claims = new Claims(transport)
+    this.channels = new Channels(transport)
   }
 }
 
@@ -699,6 +711,113 @@ export class Claims extends Resource {
       options,
     })
     return answer.claim
+  }
+}
+
+export class ChannelLinks extends Resource {
+  /** `POST /v4.0/channels/{id}/links`: a store variant or SKU linked to a product (or ignored). Retried with a key. */
+  async create(channelId: string, link: CreateChannelLinkRequest, options?: RequestOptions): Promise<ChannelLink> {
+    const answer = await this.transport.request<{ link: ChannelLink }>({
+      method: 'POST',
+      path: `/channels/${segment(channelId)}/links`,
+      body: link,
+      retryable: true,
+      options,
+    })
+    return answer.link
+  }
+
+  /** `GET /v4.0/channels/{id}/links`: the channel's links. */
+  async list(channelId: string, options?: RequestOptions): Promise<ChannelLink[]> {
+    const answer = await this.transport.request<{ links: ChannelLink[] }>(
+      read(`/channels/${segment(channelId)}/links`, {}, options),
+    )
+    return answer.links
+  }
+
+  /** `DELETE /v4.0/channels/{id}/links/{linkId}`: `outcome: 'Deleted'`. Not retried (a repeat would answer 404). */
+  delete(channelId: string, linkId: string, options?: RequestOptions): Promise<DeletedChannelLinkResponse> {
+    return this.transport.request({
+      method: 'DELETE',
+      path: `/channels/${segment(channelId)}/links/${segment(linkId)}`,
+      retryable: false,
+      options,
+    })
+  }
+}
+
+export class Channels extends Resource {
+  readonly links: ChannelLinks
+
+  constructor(transport: Transport) {
+    super(transport)
+    this.links = new ChannelLinks(transport)
+  }
+
+  /** `POST /v4.0/channels`: the channel with its `webhookUrl` (the token and secret are never shown again). */
+  async create(channel: CreateChannelRequest, options?: RequestOptions): Promise<Channel> {
+    const answer = await this.transport.request<{ channel: Channel }>({
+      method: 'POST',
+      path: '/channels',
+      body: channel,
+      retryable: true,
+      options,
+    })
+    return answer.channel
+  }
+
+  /** `GET /v4.0/channels`: the environment's channels, oldest first. */
+  async list(options?: RequestOptions): Promise<Channel[]> {
+    const answer = await this.transport.request<{ channels: Channel[] }>(read('/channels', {}, options))
+    return answer.channels
+  }
+
+  /** `GET /v4.0/channels/{id}`. */
+  async get(channelId: string, options?: RequestOptions): Promise<Channel> {
+    const answer = await this.transport.request<{ channel: Channel }>(
+      read(`/channels/${segment(channelId)}`, {}, options),
+    )
+    return answer.channel
+  }
+
+  /** `PATCH /v4.0/channels/{id}`: fields left out stay as they are. Retried: it sets the fields it names. */
+  update(channelId: string, change: UpdateChannelRequest, options?: RequestOptions): Promise<UpdateChannelResponse> {
+    return this.transport.request({
+      method: 'PATCH',
+      path: `/channels/${segment(channelId)}`,
+      body: change,
+      retryable: true,
+      options,
+    })
+  }
+
+  /** `DELETE /v4.0/channels/{id}`: the deleted channel. Not retried (a repeat would answer 404). */
+  async delete(channelId: string, options?: RequestOptions): Promise<Channel> {
+    const answer = await this.transport.request<{ channel: Channel }>({
+      method: 'DELETE',
+      path: `/channels/${segment(channelId)}`,
+      retryable: false,
+      options,
+    })
+    return answer.channel
+  }
+
+  /** `GET /v4.0/channels/{id}/pending`: the store orders waiting for links or approval. */
+  async pending(channelId: string, options?: RequestOptions): Promise<ChannelPendingOrder[]> {
+    const answer = await this.transport.request<{ orders: ChannelPendingOrder[] }>(
+      read(`/channels/${segment(channelId)}/pending`, {}, options),
+    )
+    return answer.orders
+  }
+
+  /** `POST /v4.0/channels/{id}/pending/{externalOrderId}/release`: the waiting order created. Retried with a key. */
+  release(channelId: string, externalOrderId: string, options?: RequestOptions): Promise<ReleaseChannelOrderResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/channels/${segment(channelId)}/pending/${segment(externalOrderId)}/release`,
+      retryable: true,
+      options,
+    })
   }
 }
 

@@ -2,6 +2,8 @@
 export {
   Addresses,
   Callbacks,
+  ChannelLinks,
+  Channels,
   Claims,
   Countries,
   type CreateOrderOptions,

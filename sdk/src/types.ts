@@ -201,3 +201,18 @@ export type OrderImport = CreateOrderImportResponse['import']
 export type OrderImportListFilters = QueryOf<paths['/v4.0/orders/imports']['get']>
 /** One page of `GET /v4.0/orders/imports`: `imports`, `hasMore`, `nextUrl`. */
 export type OrderImportPage = OkBodyOf<paths['/v4.0/orders/imports']['get']>
+
+// Storefront channels (printroute's addition, docs/channels.md)
+
+type ChannelPath = paths['/v4.0/channels/{channelId}']
+export type CreateChannelRequest = RequestBodyOf<paths['/v4.0/channels']['post']>
+export type Channel = CreatedBodyOf<paths['/v4.0/channels']['post']>['channel']
+export type UpdateChannelRequest = RequestBodyOf<ChannelPath['patch']>
+export type UpdateChannelResponse = OkBodyOf<ChannelPath['patch']>
+export type CreateChannelLinkRequest = RequestBodyOf<paths['/v4.0/channels/{channelId}/links']['post']>
+export type ChannelLink = OkBodyOf<paths['/v4.0/channels/{channelId}/links']['get']>['links'][number]
+export type ChannelPendingOrder = OkBodyOf<paths['/v4.0/channels/{channelId}/pending']['get']>['orders'][number]
+export type ReleaseChannelOrderResponse = CreatedBodyOf<
+  paths['/v4.0/channels/{channelId}/pending/{externalOrderId}/release']['post']
+>
+export type DeletedChannelLinkResponse = OkBodyOf<paths['/v4.0/channels/{channelId}/links/{linkId}']['delete']>
