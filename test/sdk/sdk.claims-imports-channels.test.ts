@@ -1,4 +1,4 @@
-// The SDK's claims and CSV imports against a real printroute Sandbox server on 127.0.0.1: the raw-body uploads (a
+// The SDK's claims, CSV imports and channels against a real printroute Sandbox server on 127.0.0.1: the raw-body uploads (a
 // photo, a CSV file), the CSV text answers, and each claims and imports method once on real data.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -127,5 +127,40 @@ describe('printroute-client claims and imports against a Sandbox server', () => 
       page.imports.map((one) => one.id),
       [bytes.id, uploaded.id],
     )
+  })
+
+  test('channels: created, listed, read, renamed; a link made, listed, deleted; nothing pending; deleted', async () => {
+    const channel = await client.channels.create({
+      type: 'shopify',
+      name: 'SDK shop',
+      shopDomain: 'sdk-shop.myshopify.com',
+      adminAccessToken: 'shpat_0123456789abcdef',
+      webhookSecret: 'shpss_0123456789abcdef',
+    })
+    assert.match(channel.id, /^chn_\d+$/)
+    assert.deepEqual(
+      (await client.channels.list()).map((one) => one.id),
+      [channel.id],
+    )
+    assert.equal((await client.channels.get(channel.id)).name, 'SDK shop')
+    const renamed = await client.channels.update(channel.id, { name: 'SDK shop 2' })
+    assert.equal(renamed.channel.name, 'SDK shop 2')
+
+    const link = await client.channels.links.create(channel.id, { externalSku: 'MUG-HANDMADE', ignore: true })
+    assert.deepEqual(
+      (await client.channels.links.list(channel.id)).map((one) => one.id),
+      [link.id],
+    )
+    assert.equal((await client.channels.links.delete(channel.id, link.id)).outcome, 'Deleted')
+    assert.deepEqual(await client.channels.links.list(channel.id), [])
+
+    assert.deepEqual(await client.channels.pending(channel.id), [])
+    await assert.rejects(client.channels.release(channel.id, '4001'), (error) => {
+      assert.ok(error instanceof PrintrouteError)
+      assert.equal(error.statusCode, 404)
+      return true
+    })
+    assert.equal((await client.channels.delete(channel.id)).id, channel.id)
+    assert.deepEqual(await client.channels.list(), [])
   })
 })
