@@ -22,7 +22,7 @@ const IMPORT_CSV = [
   '',
 ].join('\r\n')
 
-describe('printroute-client claims and imports against a Sandbox server', () => {
+describe('printroute-client claims, imports and channels against a Sandbox server', () => {
   let t: TestApp
   let images: ImageServer
   let client: PrintrouteClient
