@@ -5,15 +5,29 @@ import type {
   CallbackListFilters,
   CallbackPage,
   CancelOrderResponse,
+  Channel,
+  ChannelLink,
+  ChannelPendingOrder,
+  Claim,
+  ClaimCategory,
+  ClaimEvidence,
+  ClaimListFilters,
+  ClaimPage,
   ConfirmOrderResponse,
   Country,
   CountrySummary,
   CoverDimensions,
   CoverDimensionsQuery,
+  CreateChannelLinkRequest,
+  CreateChannelRequest,
+  CreateClaimRequest,
+  CreateOrderImportQuery,
+  CreateOrderImportResponse,
   CreateOrderRequest,
   CreateOrderResponse,
   CreateWebhookRequest,
   CreateWebhookResponse,
+  DeletedChannelLinkResponse,
   EventListFilters,
   EventPage,
   GetOrderResponse,
@@ -22,6 +36,9 @@ import type {
   Order,
   OrderActions,
   OrderAssetPreflight,
+  OrderImport,
+  OrderImportListFilters,
+  OrderImportPage,
   OrderListFilters,
   OrderPage,
   Preflight,
@@ -37,12 +54,15 @@ import type {
   RedeliverMissedRequest,
   RedeliverMissedResponse,
   RedeliverResponse,
+  ReleaseChannelOrderResponse,
   ReplaceAssetRequest,
   ReplaceAssetResponse,
   Routing,
   SandboxOrder,
   SpineRequest,
   SpineResponse,
+  UpdateChannelRequest,
+  UpdateChannelResponse,
   UpdateMetadataResponse,
   UpdateRecipientResponse,
   UpdateShippingMethodRequest,
@@ -101,6 +121,10 @@ export class PrintrouteClient {
   readonly webhooks: Webhooks
   /** Sandbox only: an order's test scenario, and advancing an order (docs/sandbox.md). */
   readonly sandbox: Sandbox
+  /** Claims about shipped items or missing parcels, and their evidence photos (docs/claims.md). */
+  readonly claims: Claims
+  /** Storefront channels: their product links and waiting orders (docs/channels.md). */
+  readonly channels: Channels
   /** The API's base address in use, ending in `/v4.0`. */
   readonly baseUrl: string
 
@@ -118,6 +142,8 @@ export class PrintrouteClient {
     this.callbacks = new Callbacks(transport)
     this.webhooks = new Webhooks(transport)
     this.sandbox = new Sandbox(transport)
+    this.claims = new Claims(transport)
+    this.channels = new Channels(transport)
   }
 }
 
@@ -138,6 +164,14 @@ function orderNumber(id: string): number | undefined {
 }
 
 export class Orders extends Resource {
+  /** CSV imports of orders (docs/imports.md). */
+  readonly imports: OrderImports
+
+  constructor(transport: Transport) {
+    super(transport)
+    this.imports = new OrderImports(transport)
+  }
+
   /**
    * `POST /v4.0/orders`. The answer's `outcome` is `Created` (with the order), `OnHold` (the account's pause window:
    * only `order.id`) or `AlreadyExists` (an earlier order with the same idempotency key).
@@ -539,6 +573,249 @@ export class Sandbox extends Resource {
       path: `/sandbox/orders/${segment(orderId)}/advance`,
       body: to === undefined ? {} : { to },
       retryable: to !== undefined,
+      options,
+    })
+  }
+}
+
+export interface UploadOrderImportOptions extends RequestOptions {
+  /** automatic (default): each order is created at once; manual: each is created as a draft to confirm. */
+  approval?: CreateOrderImportQuery['approval']
+  /** The file's name, shown in the imports list. */
+  fileName?: string
+}
+
+export class OrderImports extends Resource {
+  /**
+   * `POST /v4.0/orders/imports`: the CSV file (UTF-8, at most 20 MiB) as the body; answers the import at once,
+   * `Pending` (`get` it until `Completed` or `Failed`). Retried with an Idempotency-Key, and every order is created
+   * with a key from its merchantReference, so even uploading the file again creates no order twice.
+   */
+  async upload(csv: string | Uint8Array, options: UploadOrderImportOptions = {}): Promise<OrderImport> {
+    const { approval, fileName, ...requestOptions } = options
+    const answer = await this.transport.request<CreateOrderImportResponse>({
+      method: 'POST',
+      path: '/orders/imports',
+      query: { approval, fileName },
+      rawBody: { data: csv, contentType: 'text/csv; charset=utf-8' },
+      retryable: true,
+      options: requestOptions,
+    })
+    return answer.import
+  }
+
+  /** `GET /v4.0/orders/imports/{id}`: the import's status and counts. */
+  async get(importId: string, options?: RequestOptions): Promise<OrderImport> {
+    const answer = await this.transport.request<{ import: OrderImport }>(
+      read(`/orders/imports/${segment(importId)}`, {}, options),
+    )
+    return answer.import
+  }
+
+  /** One page of the account's imports, newest first: `imports`, `hasMore`, `nextUrl` (`before` continues). */
+  list(filters: OrderImportListFilters = {}, options?: RequestOptions): Promise<OrderImportPage> {
+    return this.transport.request(read('/orders/imports', filters, options))
+  }
+
+  /** `GET /v4.0/orders/imports/{id}/results.csv`: one line per row read so far (outcome, orderId, errors). */
+  results(importId: string, options?: RequestOptions): Promise<string> {
+    return this.transport.request({
+      ...read(`/orders/imports/${segment(importId)}/results.csv`, {}, options),
+      answer: 'text',
+    })
+  }
+
+  /** `GET /v4.0/orders/imports/template.csv`: every column an import takes, with an example order. */
+  template(options?: RequestOptions): Promise<string> {
+    return this.transport.request({ ...read('/orders/imports/template.csv', {}, options), answer: 'text' })
+  }
+}
+
+export class Claims extends Resource {
+  /** `GET /v4.0/claims/categories`: the categories and their rules. */
+  async categories(options?: RequestOptions): Promise<ClaimCategory[]> {
+    const answer = await this.transport.request<{ categories: ClaimCategory[] }>(
+      read('/claims/categories', {}, options),
+    )
+    return answer.categories
+  }
+
+  /**
+   * `POST /v4.0/claims/evidence`: a photo (JPEG or PNG, at most 10 MiB) as the body; name the answer's `id` (evd_)
+   * in a claim within a day. Retried with an Idempotency-Key: a retry gets the first upload's answer.
+   */
+  async uploadEvidence(
+    image: Uint8Array,
+    contentType: 'image/jpeg' | 'image/png',
+    options?: RequestOptions,
+  ): Promise<ClaimEvidence> {
+    const answer = await this.transport.request<{ evidence: ClaimEvidence }>({
+      method: 'POST',
+      path: '/claims/evidence',
+      rawBody: { data: image, contentType },
+      retryable: true,
+      options,
+    })
+    return answer.evidence
+  }
+
+  /**
+   * `POST /v4.0/orders/{id}/claims`: a claim about shipped items (with their photos) or a missing parcel; answers it
+   * `Pending`. Retried with an Idempotency-Key, so a retry after a lost answer does not make a second claim.
+   */
+  async create(orderId: string, claim: CreateClaimRequest, options?: RequestOptions): Promise<Claim> {
+    const answer = await this.transport.request<{ claim: Claim }>({
+      method: 'POST',
+      path: `/orders/${segment(orderId)}/claims`,
+      body: claim,
+      retryable: true,
+      options,
+    })
+    return answer.claim
+  }
+
+  /** One page of the account's claims, newest first: `status`, `orderId`, `createdFrom`, `createdTo`, `before`, `top`. */
+  list(filters: ClaimListFilters = {}, options?: RequestOptions): Promise<ClaimPage> {
+    return this.transport.request(read('/claims', filters, options))
+  }
+
+  /** Every claim matching the filters, newest first, page after page (following each page's `before` cursor). */
+  async *iterate(filters: ClaimListFilters = {}, options?: RequestOptions): AsyncGenerator<Claim, void> {
+    let before = filters.before
+    for (;;) {
+      const page = await this.list({ ...filters, ...(before === undefined ? {} : { before }) }, options)
+      yield* page.claims
+      // The cursor is the one the server put in nextUrl (a relative or absolute URL).
+      const next =
+        page.nextUrl === null ? null : new URL(page.nextUrl, this.transport.baseUrl).searchParams.get('before')
+      if (!page.hasMore || page.claims.length === 0 || next === null) return
+      before = next
+    }
+  }
+
+  /** `GET /v4.0/claims/{id}` (404 `EntityNotFound` for another account's). */
+  async get(claimId: string, options?: RequestOptions): Promise<Claim> {
+    const answer = await this.transport.request<{ claim: Claim }>(read(`/claims/${segment(claimId)}`, {}, options))
+    return answer.claim
+  }
+
+  /**
+   * `POST /v4.0/claims/{id}/retract`: withdraws a Pending claim (400 on `status` for any other). Retried with an
+   * Idempotency-Key, so a retry after a lost answer gets the first answer, not a refusal.
+   */
+  async retract(claimId: string, options?: RequestOptions): Promise<Claim> {
+    const answer = await this.transport.request<{ claim: Claim }>({
+      method: 'POST',
+      path: `/claims/${segment(claimId)}/retract`,
+      retryable: true,
+      options,
+    })
+    return answer.claim
+  }
+}
+
+export class ChannelLinks extends Resource {
+  /** `POST /v4.0/channels/{id}/links`: a store variant or SKU linked to a product (or ignored). Retried with a key. */
+  async create(channelId: string, link: CreateChannelLinkRequest, options?: RequestOptions): Promise<ChannelLink> {
+    const answer = await this.transport.request<{ link: ChannelLink }>({
+      method: 'POST',
+      path: `/channels/${segment(channelId)}/links`,
+      body: link,
+      retryable: true,
+      options,
+    })
+    return answer.link
+  }
+
+  /** `GET /v4.0/channels/{id}/links`: the channel's links. */
+  async list(channelId: string, options?: RequestOptions): Promise<ChannelLink[]> {
+    const answer = await this.transport.request<{ links: ChannelLink[] }>(
+      read(`/channels/${segment(channelId)}/links`, {}, options),
+    )
+    return answer.links
+  }
+
+  /** `DELETE /v4.0/channels/{id}/links/{linkId}`: `outcome: 'Deleted'`. Not retried (a repeat would answer 404). */
+  delete(channelId: string, linkId: string, options?: RequestOptions): Promise<DeletedChannelLinkResponse> {
+    return this.transport.request({
+      method: 'DELETE',
+      path: `/channels/${segment(channelId)}/links/${segment(linkId)}`,
+      retryable: false,
+      options,
+    })
+  }
+}
+
+export class Channels extends Resource {
+  readonly links: ChannelLinks
+
+  constructor(transport: Transport) {
+    super(transport)
+    this.links = new ChannelLinks(transport)
+  }
+
+  /** `POST /v4.0/channels`: the channel with its `webhookUrl` (the token and secret are never shown again). */
+  async create(channel: CreateChannelRequest, options?: RequestOptions): Promise<Channel> {
+    const answer = await this.transport.request<{ channel: Channel }>({
+      method: 'POST',
+      path: '/channels',
+      body: channel,
+      retryable: true,
+      options,
+    })
+    return answer.channel
+  }
+
+  /** `GET /v4.0/channels`: the environment's channels, oldest first. */
+  async list(options?: RequestOptions): Promise<Channel[]> {
+    const answer = await this.transport.request<{ channels: Channel[] }>(read('/channels', {}, options))
+    return answer.channels
+  }
+
+  /** `GET /v4.0/channels/{id}`. */
+  async get(channelId: string, options?: RequestOptions): Promise<Channel> {
+    const answer = await this.transport.request<{ channel: Channel }>(
+      read(`/channels/${segment(channelId)}`, {}, options),
+    )
+    return answer.channel
+  }
+
+  /** `PATCH /v4.0/channels/{id}`: fields left out stay as they are. Retried: it sets the fields it names. */
+  update(channelId: string, change: UpdateChannelRequest, options?: RequestOptions): Promise<UpdateChannelResponse> {
+    return this.transport.request({
+      method: 'PATCH',
+      path: `/channels/${segment(channelId)}`,
+      body: change,
+      retryable: true,
+      options,
+    })
+  }
+
+  /** `DELETE /v4.0/channels/{id}`: the deleted channel. Not retried (a repeat would answer 404). */
+  async delete(channelId: string, options?: RequestOptions): Promise<Channel> {
+    const answer = await this.transport.request<{ channel: Channel }>({
+      method: 'DELETE',
+      path: `/channels/${segment(channelId)}`,
+      retryable: false,
+      options,
+    })
+    return answer.channel
+  }
+
+  /** `GET /v4.0/channels/{id}/pending`: the store orders waiting for links or approval. */
+  async pending(channelId: string, options?: RequestOptions): Promise<ChannelPendingOrder[]> {
+    const answer = await this.transport.request<{ orders: ChannelPendingOrder[] }>(
+      read(`/channels/${segment(channelId)}/pending`, {}, options),
+    )
+    return answer.orders
+  }
+
+  /** `POST /v4.0/channels/{id}/pending/{externalOrderId}/release`: the waiting order created. Retried with a key. */
+  release(channelId: string, externalOrderId: string, options?: RequestOptions): Promise<ReleaseChannelOrderResponse> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/channels/${segment(channelId)}/pending/${segment(externalOrderId)}/release`,
+      retryable: true,
       options,
     })
   }

@@ -2,9 +2,13 @@
 export {
   Addresses,
   Callbacks,
+  ChannelLinks,
+  Channels,
+  Claims,
   Countries,
   type CreateOrderOptions,
   Events,
+  OrderImports,
   Orders,
   Preflights,
   Previews,
@@ -12,6 +16,7 @@ export {
   type PrintrouteClientOptions,
   Products,
   Quotes,
+  type UploadOrderImportOptions,
   Webhooks,
 } from './client.ts'
 export { CallbackVerificationError, PrintrouteConnectionError, PrintrouteError } from './errors.ts'

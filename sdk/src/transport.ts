@@ -35,8 +35,12 @@ export interface Call {
   /** Below the version prefix: `/orders/ord_1`. */
   path: string
   query?: Record<string, unknown>
-  /** undefined: no body. */
+  /** undefined: no body. Sent as JSON, unless `rawBody` is given instead. */
   body?: unknown
+  /** A body sent as it is, with its content type (a photo, a CSV file), instead of JSON. */
+  rawBody?: { data: Uint8Array | string; contentType: string }
+  /** What the 200 answer is: printroute's JSON (the default), or text (a CSV file) returned as a string. */
+  answer?: 'json' | 'text'
   /** Whether sending the request twice is harmless (see docs/sdk.md, "Retries"). */
   retryable: boolean
   /** The call carries its idempotency key in its body (create order): no Idempotency-Key header is made. */
@@ -162,18 +166,24 @@ export class Transport {
     }, timeoutMs)
     const onAbort = () => controller.abort(userSignal?.reason)
     userSignal?.addEventListener('abort', onAbort, { once: true })
-    const headers: Record<string, string> = { 'x-api-key': this.apiKey, accept: 'application/json' }
-    if (call.body !== undefined) headers['content-type'] = 'application/json'
+    const headers: Record<string, string> = {
+      'x-api-key': this.apiKey,
+      // A text answer still comes as JSON when it is a refusal, so both are accepted.
+      accept: call.answer === 'text' ? 'text/csv, application/json' : 'application/json',
+    }
+    if (call.rawBody !== undefined) headers['content-type'] = call.rawBody.contentType
+    else if (call.body !== undefined) headers['content-type'] = 'application/json'
     if (call.options?.traceParent) headers.traceparent = call.options.traceParent
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     try {
       const response = await this.fetch(this.url(call.path, call.query), {
         method: call.method,
         headers,
-        body: call.body === undefined ? null : JSON.stringify(call.body),
+        body: requestBody(call),
         signal: controller.signal,
       })
       const text = await response.text()
+      if (response.ok && call.answer === 'text') return { kind: 'ok', body: text }
       const body = parseJson(text)
       if (response.ok) {
         if (body === undefined || typeof body !== 'object' || body === null) {
@@ -196,6 +206,12 @@ export class Transport {
       userSignal?.removeEventListener('abort', onAbort)
     }
   }
+}
+
+function requestBody(call: Call): RequestInit['body'] {
+  // Uint8Array is a valid body for fetch everywhere; the cast only bridges DOM and Node typings of BufferSource.
+  if (call.rawBody !== undefined) return call.rawBody.data as RequestInit['body']
+  return call.body === undefined ? null : JSON.stringify(call.body)
 }
 
 /** Too many requests, or a server-side failure that may pass (5xx). */

@@ -176,3 +176,43 @@ export type UpdateWebhookRequest = RequestBodyOf<WebhookPath['patch']>
 /** The endpoint after the change, and `signingSecret` when it was rotated. */
 export type UpdateWebhookResponse = OkBodyOf<WebhookPath['patch']>
 export type WebhookTestResponse = OkBodyOf<paths['/v4.0/webhooks/{webhookId}/test']['post']>
+
+// Claims (printroute's addition, docs/claims.md)
+
+export type ClaimCategoriesResponse = OkBodyOf<paths['/v4.0/claims/categories']['get']>
+/** A claim category and its rules (photos required, resolutions it allows). */
+export type ClaimCategory = ClaimCategoriesResponse['categories'][number]
+export type UploadEvidenceResponse = CreatedBodyOf<paths['/v4.0/claims/evidence']['post']>
+/** An uploaded photo: name its `id` (evd_) in a claim within a day. */
+export type ClaimEvidence = UploadEvidenceResponse['evidence']
+export type CreateClaimRequest = RequestBodyOf<paths['/v4.0/orders/{orderId}/claims']['post']>
+export type CreateClaimResponse = CreatedBodyOf<paths['/v4.0/orders/{orderId}/claims']['post']>
+export type Claim = CreateClaimResponse['claim']
+export type ClaimListFilters = QueryOf<paths['/v4.0/claims']['get']>
+/** One page of `GET /v4.0/claims`: `claims`, `hasMore`, `nextUrl`. */
+export type ClaimPage = OkBodyOf<paths['/v4.0/claims']['get']>
+export type RetractClaimResponse = OkBodyOf<paths['/v4.0/claims/{claimId}/retract']['post']>
+
+// Order imports (printroute's addition, docs/imports.md)
+
+export type CreateOrderImportQuery = QueryOf<paths['/v4.0/orders/imports']['post']>
+export type CreateOrderImportResponse = OkBodyOf<paths['/v4.0/orders/imports']['post']>
+export type OrderImport = CreateOrderImportResponse['import']
+export type OrderImportListFilters = QueryOf<paths['/v4.0/orders/imports']['get']>
+/** One page of `GET /v4.0/orders/imports`: `imports`, `hasMore`, `nextUrl`. */
+export type OrderImportPage = OkBodyOf<paths['/v4.0/orders/imports']['get']>
+
+// Storefront channels (printroute's addition, docs/channels.md)
+
+type ChannelPath = paths['/v4.0/channels/{channelId}']
+export type CreateChannelRequest = RequestBodyOf<paths['/v4.0/channels']['post']>
+export type Channel = CreatedBodyOf<paths['/v4.0/channels']['post']>['channel']
+export type UpdateChannelRequest = RequestBodyOf<ChannelPath['patch']>
+export type UpdateChannelResponse = OkBodyOf<ChannelPath['patch']>
+export type CreateChannelLinkRequest = RequestBodyOf<paths['/v4.0/channels/{channelId}/links']['post']>
+export type ChannelLink = OkBodyOf<paths['/v4.0/channels/{channelId}/links']['get']>['links'][number]
+export type ChannelPendingOrder = OkBodyOf<paths['/v4.0/channels/{channelId}/pending']['get']>['orders'][number]
+export type ReleaseChannelOrderResponse = CreatedBodyOf<
+  paths['/v4.0/channels/{channelId}/pending/{externalOrderId}/release']['post']
+>
+export type DeletedChannelLinkResponse = OkBodyOf<paths['/v4.0/channels/{channelId}/links/{linkId}']['delete']>

@@ -252,4 +252,32 @@ describe('printroute-client retries', () => {
     assert.equal(received[0]?.url, '/v4.0/orders?orderIds=ord_1&orderIds=ord_2&status=inProgress&top=5')
     assert.equal(received[0]?.headers.traceparent, traceParent)
   })
+
+  test('a raw-body upload (a photo) is retried like other POSTs: the same bytes, type and Idempotency-Key', async () => {
+    expect(failure(503, 'ServiceUnavailable'), { status: 201, body: { outcome: 'Created', evidence: { id: 'evd_1' } } })
+    const evidence = await client().claims.uploadEvidence(new TextEncoder().encode('PNGBYTES'), 'image/png')
+    assert.equal(evidence.id, 'evd_1')
+    assert.equal(received.length, 2)
+    for (const request of received) {
+      assert.equal(request.method, 'POST')
+      assert.equal(request.url, '/v4.0/claims/evidence')
+      assert.equal(request.headers['content-type'], 'image/png')
+      assert.equal(request.body, 'PNGBYTES')
+    }
+    assert.ok(received[0]?.headers['idempotency-key'])
+    assert.equal(received[1]?.headers['idempotency-key'], received[0]?.headers['idempotency-key'])
+  })
+
+  test('a CSV answer comes back as its text; a refusal of it is still a PrintrouteError', async () => {
+    expect({ status: 200, body: 'row,merchantReference\r\n' })
+    assert.equal(await client().orders.imports.results('imp_1'), 'row,merchantReference\r\n')
+    assert.equal(received[0]?.url, '/v4.0/orders/imports/imp_1/results.csv')
+    assert.match(String(received[0]?.headers.accept), /text\/csv/)
+    expect(failure(404, 'EntityNotFound'))
+    await assert.rejects(client().orders.imports.results('imp_2'), (error) => {
+      assert.ok(error instanceof PrintrouteError)
+      assert.equal(error.outcome, 'EntityNotFound')
+      return true
+    })
+  })
 })
