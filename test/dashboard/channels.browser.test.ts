@@ -13,7 +13,9 @@ const SHOP = 'dashboard-test.myshopify.com'
 const SECRET = 'shpss_dashboard_secret'
 const fixture = readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8')
 
-for (const kind of tier('browser')) {
+const databases = tier('browser')
+
+for (const kind of databases) {
   describe(`dashboard channels (${kind})`, () => {
     let h: DashboardHarness
     before(async () => {

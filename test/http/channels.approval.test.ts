@@ -21,7 +21,9 @@ function storeOrder(id: string, name: string): string {
   return JSON.stringify(order)
 }
 
-for (const kind of tier('http')) {
+const databases = tier('http')
+
+for (const kind of databases) {
   describe(`channel approval (${kind})`, () => {
     let t: TestApp
     let shopify: ShopifyStandIn

@@ -30,7 +30,9 @@ function storeOrder(id: string, name: string, cancelled = false): string {
 const CANVAS_LINE = '866550311766439020'
 const MUG_LINE = '141249953214522974'
 
-for (const kind of tier('http')) {
+const databases = tier('http')
+
+for (const kind of databases) {
   describe(`Shopify channels (${kind})`, () => {
     let t: TestApp
     let shopify: ShopifyStandIn

@@ -14,7 +14,9 @@ import {
   wooCommerceFixture,
 } from '../support/woocommerce-stand-in.ts'
 
-for (const kind of tier('http')) {
+const databases = tier('http')
+
+for (const kind of databases) {
   describe(`WooCommerce channels (${kind})`, () => {
     let t: TestApp
     let woo: WooCommerceStandIn

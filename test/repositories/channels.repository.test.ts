@@ -36,7 +36,9 @@ const order = (id: string): StorefrontOrder => ({
   recipient: null,
 })
 
-for (const kind of tier('sql')) {
+const databases = tier('sql')
+
+for (const kind of databases) {
   describe(`channels repository (${kind})`, () => {
     let t: TestApp
     let accountId: number
