@@ -5,6 +5,7 @@ import type { Database } from '../adapters/database.ts'
 import type { PaymentProvider } from '../adapters/payment-provider.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { Environment } from '../domain/environment.ts'
+import type { PaymentGateway } from '../domain/payment-gateway.ts'
 import type { RateLimit } from '../domain/rate-limit.ts'
 import type { BoundServer } from '../http/bound-server.ts'
 import { ASSET_RETENTION_DAYS } from '../services/pipeline/expire-stored-files.ts'
@@ -84,6 +85,12 @@ export interface ApplicationOptions {
   rateLimitInMemory?: boolean
   /** Takes the card payments of the payment page; the bundled simulated provider when absent. */
   paymentProvider?: PaymentProvider
+  /**
+   * The hosted-checkout card provider (Stripe) behind Live payments, top-ups, saved cards, refunds and disputes
+   * (docs/billing.md#card-payments-through-stripe); null or absent: the simulated provider's page, as before.
+   * `serve` builds it from `--payment-provider stripe` and the Stripe secrets.
+   */
+  paymentGateway?: PaymentGateway | null
   /** `<vendor>` in callback event types (`com.<vendor>.order...`); default `printroute`. */
   eventVendor?: string
   /** Delays of the callback delivery attempts (tests shorten them); the documented schedule by default. */
