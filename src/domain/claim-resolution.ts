@@ -9,7 +9,7 @@
 // hand-off is recorded with kind `Reprint` (price 0). An order that was Complete is InProgress again until the
 // reprint ships.
 import { allocateShipments } from './allocation/allocation.ts'
-import type { AllocationItem, AllocationRequest, LabUnavailability } from './allocation/model.ts'
+import type { AllocationItem, AllocationRequest, ExclusionByRequest, LabUnavailability } from './allocation/model.ts'
 import type { Catalogue } from './catalogue.ts'
 import { pricedPageCount } from './catalogue-matching.ts'
 import type { BillingState } from './charges.ts'
@@ -147,7 +147,7 @@ export function planReprint(
       destinationCountryCode,
       shippingMethod: method,
       items,
-      ...(excluded ? atFault(items, excluded) : {}),
+      ...exclusions(items, order.pipeline, excluded),
       unavailableLabs: input.unavailableLabs,
       promise: { received: input.now },
     },
@@ -195,15 +195,29 @@ export function planReprint(
   }
 }
 
-/** The lab at fault excluded for every claimed item, with the reason the routing names. */
-function atFault(
+/**
+ * The labs a reprint must not use for each claimed item: the lab at fault, and every lab the order's own history
+ * already excluded for the item (it rejected the item or ran out of stock), each with the reason the routing names.
+ */
+function exclusions(
   items: readonly AllocationItem[],
-  labCode: string,
+  pipeline: Pick<PipelineOrder['pipeline'], 'excludedLabs' | 'exclusionReasons'>,
+  atFault: string | null,
 ): Required<Pick<AllocationRequest, 'excludedLabsByItem' | 'exclusionReasons'>> {
-  return {
-    excludedLabsByItem: Object.fromEntries(items.map((item) => [item.itemId, [labCode]])),
-    exclusionReasons: Object.fromEntries(items.map((item) => [item.itemId, { [labCode]: 'AtFaultForClaim' as const }])),
+  const excludedLabsByItem: Record<string, string[]> = {}
+  const exclusionReasons: Record<string, Record<string, ExclusionByRequest>> = {}
+  for (const { itemId } of items) {
+    const history = pipeline.excludedLabs[itemId] ?? []
+    const labs = new Set(history)
+    if (atFault) labs.add(atFault)
+    if (labs.size === 0) continue
+    excludedLabsByItem[itemId] = [...labs]
+    exclusionReasons[itemId] = {
+      ...(pipeline.exclusionReasons?.[itemId] ?? {}),
+      ...(atFault ? { [atFault]: 'AtFaultForClaim' as const } : {}),
+    }
   }
+  return { excludedLabsByItem, exclusionReasons }
 }
 
 /** What a reprint put on the order: its shipment, its lab, the print files made again, the jobs. */
