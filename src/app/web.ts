@@ -66,6 +66,7 @@ export async function buildServers(
 ): Promise<{ live: App; sandbox: App; metricsServer: App | null; adminServer: App | null }> {
   const httpServices = (environment: Environment) => ({
     channels: services.channels,
+    channelFulfilments: services.channelFulfilments,
     accounts: services.accounts,
     audit: services.audit,
     orders: services.orders,
