@@ -22,10 +22,10 @@ import {
 } from '../domain/storefronts.ts'
 import {
   type ChannelFulfilmentRow,
+  type FulfilmentStatus,
   findChannel,
   findChannelOrderOfOrder,
   findFulfilment,
-  type FulfilmentStatus,
   insertFulfilment,
   insertFulfilmentAttempt,
   type ListedFulfilment,

@@ -85,7 +85,9 @@ export const CreateChannelBodySchema = named(
       consumerSecret: Type.Optional(Secret('WooCommerce: the REST API consumer secret.')),
       webhookSecret: Secret("The secret the store signs its webhooks with (Shopify: the app's API secret key)."),
       approval: Type.Optional(ChannelApprovalSchema),
-      shippingMethod: Type.Optional(Nullable(ShippingMethod("The channel's orders' shipping method; default Standard."))),
+      shippingMethod: Type.Optional(
+        Nullable(ShippingMethod("The channel's orders' shipping method; default Standard.")),
+      ),
     },
     { additionalProperties: false },
   ),
