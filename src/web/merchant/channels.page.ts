@@ -116,7 +116,7 @@ function statusCell(channel: Channel): Html {
 function channelsTable(channels: Channel[]): Html {
   if (channels.length === 0) return html`<p class="muted">No channel yet: connect a store below.</p>`
   return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="channels-caption"><table class="phone-cards">
-<caption id="channels-caption">Channels</caption>
+<caption id="channels-caption" class="visually-hidden">Channels</caption>
 <thead><tr><th scope="col">Channel</th><th scope="col">Type</th><th scope="col">Store</th><th scope="col">Status</th><th scope="col">Webhook URL</th></tr></thead>
 <tbody>${channels.map(
     (channel) => html`<tr>
@@ -134,9 +134,9 @@ function storeFieldId(type: StoreType, field: string): string {
 }
 
 const APPROVAL_WORDS: Record<string, string> = {
-  automatic: 'Automatic: start each order at once',
-  delayed: 'Delayed: hold each order for some hours first',
-  manual: 'Manual: create drafts that I confirm',
+  automatic: 'Automatic (start at once)',
+  delayed: 'Delayed (hold some hours)',
+  manual: 'Manual (drafts I confirm)',
 }
 
 /** The approval as the page says it. */
@@ -198,7 +198,7 @@ ${settingsFields(type, values, errors)}
 }
 
 function shopifySteps(): Html {
-  return html`<ol>
+  return html`<ol class="store-steps">
 <li>In the Shopify admin: <strong>Settings → Apps and sales channels → Develop apps → Create an app</strong>, named for example “printroute”.</li>
 <li><strong>Configure Admin API scopes</strong>: <code>read_orders</code> and <code>write_merchant_managed_fulfillment_orders</code>. Save.</li>
 <li><strong>Install app</strong>, reveal the <strong>Admin API access token</strong> (shown once) and copy the app's <strong>API secret key</strong>.</li>
@@ -208,7 +208,7 @@ function shopifySteps(): Html {
 }
 
 function wooCommerceSteps(): Html {
-  return html`<ol>
+  return html`<ol class="store-steps">
 <li>In WordPress: <strong>WooCommerce → Settings → Advanced → REST API → Add key</strong>, permissions <strong>Read/Write</strong>; copy the consumer key and secret.</li>
 <li>Fill in the form below with the store's address, the key, the secret and a long random webhook secret of your choosing.</li>
 <li><strong>WooCommerce → Settings → Advanced → Webhooks → Add webhook</strong>: topic <em>Order created</em>, delivery URL the channel's webhook URL, secret the webhook secret, API version v3.</li>
@@ -483,12 +483,12 @@ async function channelContent(request: FastifyRequest, channel: Channel, form?: 
   const editErrors = form?.form === 'edit' && form.refused ? fieldErrors(form.refused, editTarget(channel.type)) : NO_ERRORS
   return html`<p class="breadcrumb"><a href="${CHANNELS_PATH}">Channels</a> /</p>
 <h1>${channel.name ?? channel.id}</h1>
-<dl class="facts card"><div><dt>Type</dt><dd>${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'}</dd></div>
+<dl class="facts card channel-facts"><div><dt>Type</dt><dd>${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'}</dd></div>
 <div><dt>Store</dt><dd class="break">${storeOf(channel)}</dd></div>
 <div><dt>Status</dt><dd>${statusCell(channel)}</dd></div>
 <div><dt>Approval</dt><dd>${approvalText(channel.approval)}</dd></div>
 <div><dt>Shipping method</dt><dd>${channel.shippingMethod}</dd></div>
-<div class="facts-wide"><dt>Webhook URL (paste it into the store)</dt><dd class="break"><code>${channel.webhookUrl}</code></dd></div></dl>
+<div class="facts-wide"><dt>Webhook URL (paste it into the store)</dt><dd><code>${channel.webhookUrl}</code></dd></div></dl>
 ${form?.form === 'link' && form.refused ? errorSummary(form.refused, linkErrors, 'The link could not be added') : ''}
 ${form?.form === 'edit' && form.refused ? errorSummary(form.refused, editErrors, 'The channel could not be changed') : ''}
 <section aria-labelledby="pending-heading"><h2 id="pending-heading">Not connected orders</h2>
