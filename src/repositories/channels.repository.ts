@@ -570,3 +570,60 @@ export async function listOverdueFulfilments(
   )
   return rows.map((row) => ({ id: Number(row.id), attempts: Number(row.attempts) }))
 }
+
+// --- the console ---------------------------------------------------------------------------------------------------
+
+export interface ChannelAcrossAccountsRow {
+  id: number
+  accountId: number
+  accountName: string
+  environment: Environment
+  type: StorefrontKind
+  store: string
+  name: string | null
+  status: ChannelStatus
+  statusReason: string | null
+  notConnected: number
+  failingFulfilments: number
+  lastOrderAt: Date | null
+}
+
+/**
+ * The live channels of every account (or of one), failing first, then by id, with their waiting orders, the
+ * fulfilments the store has not taken after a failed attempt, and their last store order received.
+ */
+export async function listChannelsAcrossAccounts(
+  db: Queryable,
+  query: { accountId: number | null; limit: number },
+): Promise<ChannelAcrossAccountsRow[]> {
+  const rows = await db.query<
+    Omit<ChannelAcrossAccountsRow, 'id' | 'accountId' | 'notConnected' | 'failingFulfilments'> & {
+      id: number | string
+      accountId: number | string
+      notConnected: number | string
+      failingFulfilments: number | string
+    }
+  >(
+    `SELECT c.id, c.account_id AS "accountId", a.name AS "accountName", c.environment, c.type, c.store, c.name,
+            c.status, c.status_reason AS "statusReason",
+            (SELECT count(*) FROM channel_orders o WHERE o.channel_id = c.id AND o.state = 'notConnected')
+              AS "notConnected",
+            (SELECT count(*) FROM channel_fulfilments f
+              WHERE f.channel_id = c.id AND (f.status = 'failed' OR (f.status = 'pending' AND f.attempts > 0)))
+              AS "failingFulfilments",
+            (SELECT max(o.created_at) FROM channel_orders o WHERE o.channel_id = c.id) AS "lastOrderAt"
+       FROM channels c JOIN accounts a ON a.id = c.account_id
+      WHERE c.deleted_at IS NULL AND ($1::bigint IS NULL OR c.account_id = $1)
+      ORDER BY (c.status = 'failing') DESC, c.id
+      LIMIT $2`,
+    [query.accountId, query.limit],
+  )
+  return rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    accountId: Number(row.accountId),
+    notConnected: Number(row.notConnected),
+    failingFulfilments: Number(row.failingFulfilments),
+    lastOrderAt: row.lastOrderAt === null ? null : new Date(row.lastOrderAt),
+  }))
+}

@@ -149,7 +149,13 @@ function approvalText(approval: Channel['approval']): string {
 function settingsFields(prefix: string, values: FormValues, errors: FieldErrors): Html {
   const mode = formValue(values, 'approvalMode') || 'automatic'
   const method = formValue(values, 'shippingMethod') || 'Standard'
-  const select = (name: string, label: string, options: readonly string[], chosen: string, words = (o: string) => o) => {
+  const select = (
+    name: string,
+    label: string,
+    options: readonly string[],
+    chosen: string,
+    words = (o: string) => o,
+  ) => {
     const id = `${prefix}-${name}`
     return html`<div class="field"><label for="${id}">${label}</label>
 <select id="${id}" name="${name}"${invalidAttributes(errors, id)}>${options.map(
@@ -307,7 +313,12 @@ export function linkRequest(form: FormValues): Record<string, unknown> {
     if (index > 0 && printArea === '' && url === '') continue
     assets.push({ printArea: printArea || 'default', url })
   }
-  return { ...match, sku: formValue(form, 'sku').trim(), ...(Object.keys(attributes).length > 0 ? { attributes } : {}), assets }
+  return {
+    ...match,
+    sku: formValue(form, 'sku').trim(),
+    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+    assets,
+  }
 }
 
 function linkField(id: string, name: string, label: string, values: FormValues, errors: FieldErrors, hint = ''): Html {
@@ -480,7 +491,8 @@ async function channelContent(request: FastifyRequest, channel: Channel, form?: 
       ])
     : [undefined, undefined, undefined]
   const linkErrors = form?.form === 'link' && form.refused ? fieldErrors(form.refused, linkTarget) : NO_ERRORS
-  const editErrors = form?.form === 'edit' && form.refused ? fieldErrors(form.refused, editTarget(channel.type)) : NO_ERRORS
+  const editErrors =
+    form?.form === 'edit' && form.refused ? fieldErrors(form.refused, editTarget(channel.type)) : NO_ERRORS
   return html`<p class="breadcrumb"><a href="${CHANNELS_PATH}">Channels</a> /</p>
 <h1>${channel.name ?? channel.id}</h1>
 <dl class="facts card channel-facts"><div><dt>Type</dt><dd>${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'}</dd></div>
@@ -575,15 +587,19 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
     return dashboard.sendPage(request, reply, page(read.body.channel.name ?? read.body.channel.id, content, status))
   }
 
-  pages.post<{ Params: { channelId: string }; Body: FormValues }>('/channels/:channelId/edit', async (request, reply) => {
-    const form = request.body ?? {}
-    const id = encodeURIComponent(request.params.channelId)
-    const read = await readChannel(request)
-    if (!read.ok) return dashboard.redirect(reply, '/channels', errorNotice(read))
-    const answer = await request.signedIn.api.patch(`/channels/${id}`, editRequest(read.body.channel.type, form))
-    if (!answer.ok) return showChannel(request, reply, { form: 'edit', values: form, refused: answer.body }, answer.status)
-    return dashboard.redirect(reply, `/channels/${id}`, { kind: 'success', text: 'Channel saved.' })
-  })
+  pages.post<{ Params: { channelId: string }; Body: FormValues }>(
+    '/channels/:channelId/edit',
+    async (request, reply) => {
+      const form = request.body ?? {}
+      const id = encodeURIComponent(request.params.channelId)
+      const read = await readChannel(request)
+      if (!read.ok) return dashboard.redirect(reply, '/channels', errorNotice(read))
+      const answer = await request.signedIn.api.patch(`/channels/${id}`, editRequest(read.body.channel.type, form))
+      if (!answer.ok)
+        return showChannel(request, reply, { form: 'edit', values: form, refused: answer.body }, answer.status)
+      return dashboard.redirect(reply, `/channels/${id}`, { kind: 'success', text: 'Channel saved.' })
+    },
+  )
 
   pages.post<{ Params: { channelId: string; fulfilmentId: string } }>(
     '/channels/:channelId/fulfilments/:fulfilmentId/retry',
@@ -612,7 +628,8 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
         return showChannel(request, reply, { form: 'link', values: form })
       }
       const answer = await request.signedIn.api.post(`/channels/${id}/links`, linkRequest(form))
-      if (!answer.ok) return showChannel(request, reply, { form: 'link', values: form, refused: answer.body }, answer.status)
+      if (!answer.ok)
+        return showChannel(request, reply, { form: 'link', values: form, refused: answer.body }, answer.status)
       return dashboard.redirect(reply, `/channels/${id}`, { kind: 'success', text: 'Link added.' })
     },
   )
