@@ -523,6 +523,7 @@ ${
 }
 
 export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboard): void {
+  registerChannelActions(pages, dashboard)
   const page = (title: string, content: Html, status?: number) => ({
     title,
     section: 'channels' as const,
@@ -601,6 +602,28 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
     },
   )
 
+  pages.post<{ Params: { channelId: string }; Body: FormValues }>(
+    '/channels/:channelId/links',
+    async (request, reply) => {
+      const form = request.body ?? {}
+      const id = encodeURIComponent(request.params.channelId)
+      if (formValue(form, 'more') !== '') {
+        // Another print area: the form again, as typed, with one more row; nothing is sent.
+        return showChannel(request, reply, { form: 'link', values: form })
+      }
+      const answer = await request.signedIn.api.post(`/channels/${id}/links`, linkRequest(form))
+      if (!answer.ok)
+        return showChannel(request, reply, { form: 'link', values: form, refused: answer.body }, answer.status)
+      return dashboard.redirect(reply, `/channels/${id}`, { kind: 'success', text: 'Link added.' })
+    },
+  )
+}
+
+/**
+ * The channel page's buttons that only call the API and go back to the page with its answer: Try again now (a
+ * shipment), Delete (a link), Release (a waiting order), Delete this channel.
+ */
+function registerChannelActions(pages: FastifyInstance, dashboard: Dashboard): void {
   pages.post<{ Params: { channelId: string; fulfilmentId: string } }>(
     '/channels/:channelId/fulfilments/:fulfilmentId/retry',
     async (request, reply) => {
@@ -615,22 +638,6 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
           ? { kind: 'success', text: `Shipment ${answer.body.fulfilment.shipmentId}: trying the store again now.` }
           : errorNotice(answer),
       )
-    },
-  )
-
-  pages.post<{ Params: { channelId: string }; Body: FormValues }>(
-    '/channels/:channelId/links',
-    async (request, reply) => {
-      const form = request.body ?? {}
-      const id = encodeURIComponent(request.params.channelId)
-      if (formValue(form, 'more') !== '') {
-        // Another print area: the form again, as typed, with one more row; nothing is sent.
-        return showChannel(request, reply, { form: 'link', values: form })
-      }
-      const answer = await request.signedIn.api.post(`/channels/${id}/links`, linkRequest(form))
-      if (!answer.ok)
-        return showChannel(request, reply, { form: 'link', values: form, refused: answer.body }, answer.status)
-      return dashboard.redirect(reply, `/channels/${id}`, { kind: 'success', text: 'Link added.' })
     },
   )
 
