@@ -6,6 +6,9 @@ import type {
   CallbackPage,
   CancelOrderResponse,
   Channel,
+  ChannelFulfilment,
+  ChannelFulfilmentListFilters,
+  ChannelFulfilmentPage,
   ChannelLink,
   ChannelPendingOrder,
   Claim,
@@ -746,12 +749,42 @@ export class ChannelLinks extends Resource {
   }
 }
 
+export class ChannelFulfilments extends Resource {
+  /**
+   * `GET /v4.0/channels/{id}/fulfilments`: one page of the shipments told to the store, newest first, each with its
+   * attempts: `fulfilments`, `hasMore`, `nextUrl` (`before` continues).
+   */
+  list(
+    channelId: string,
+    filters: ChannelFulfilmentListFilters = {},
+    options?: RequestOptions,
+  ): Promise<ChannelFulfilmentPage> {
+    return this.transport.request(read(`/channels/${segment(channelId)}/fulfilments`, filters, options))
+  }
+
+  /**
+   * `POST /v4.0/channels/{id}/fulfilments/{fulfilmentId}/retry`: a fulfilment not yet delivered tried again now (one
+   * already delivered is 400 naming fulfilmentId). Retried: it makes the same attempt due, which runs once.
+   */
+  async retry(channelId: string, fulfilmentId: string, options?: RequestOptions): Promise<ChannelFulfilment> {
+    const answer = await this.transport.request<{ fulfilment: ChannelFulfilment }>({
+      method: 'POST',
+      path: `/channels/${segment(channelId)}/fulfilments/${segment(fulfilmentId)}/retry`,
+      retryable: true,
+      options,
+    })
+    return answer.fulfilment
+  }
+}
+
 export class Channels extends Resource {
   readonly links: ChannelLinks
+  readonly fulfilments: ChannelFulfilments
 
   constructor(transport: Transport) {
     super(transport)
     this.links = new ChannelLinks(transport)
+    this.fulfilments = new ChannelFulfilments(transport)
   }
 
   /** `POST /v4.0/channels`: the channel with its `webhookUrl` (the token and secret are never shown again). */

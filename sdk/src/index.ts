@@ -2,6 +2,7 @@
 export {
   Addresses,
   Callbacks,
+  ChannelFulfilments,
   ChannelLinks,
   Channels,
   Claims,

@@ -1184,6 +1184,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/channels/{channelId}/fulfilments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Shipments told to the store (the fulfilment outbox), newest first, each with its attempts
+         * @description nextUrl continues with older fulfilments (the `before` cursor).
+         */
+        get: operations["listChannelFulfilments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/channels/{channelId}/fulfilments/{fulfilmentId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Try a fulfilment not yet delivered again now (one already delivered is 400 naming fulfilmentId) */
+        post: operations["retryChannelFulfilment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "com.printroute.order.status.stage.changed#InProgress": {
@@ -2205,6 +2242,11 @@ export interface components {
             /** @description The webhook secret is stored (never shown). */
             hasWebhookSecret: boolean;
             approval: components["schemas"]["ChannelApproval"];
+            /**
+             * @description The shipping method the channel's orders are created with (default Standard), whatever the store order says.
+             * @enum {string}
+             */
+            shippingMethod: "Budget" | "Standard" | "StandardPlus" | "Express" | "Overnight";
             /** @description Where the store's webhooks go: paste it in the store's settings. */
             webhookUrl: string;
             created: string;
@@ -2222,6 +2264,53 @@ export interface components {
             mode: "automatic" | "delayed" | "manual";
             /** @description delayed only: hours from the order's create to its start, 1..336 (14 days). */
             delayHours?: number;
+        };
+        /** ChannelFulfilment */
+        ChannelFulfilment: {
+            /** @description Fulfilment ID, chf_<number>: one shipped shipment told to the store. */
+            id: string;
+            /** @description The printroute order, ord_<number>. */
+            orderId: string | null;
+            shipmentId: string;
+            /** @description The store's order id. */
+            externalOrderId: string;
+            /**
+             * @description pending: being tried or waiting for its next attempt; delivered: the store took it; failed: refused, or its tries used up (POST .../retry tries again).
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far. */
+            attemptCount: number;
+            /** @description When the next attempt is due; null when none is. */
+            nextAttemptAt: string | null;
+            /** @description The last attempt's error; null once delivered. */
+            lastError: string | null;
+            created: string;
+            lastUpdated: string;
+            attempts: {
+                attempt: number;
+                attempted: string;
+                /** @description The store's answer; null when it could not be reached. */
+                httpStatus: number | null;
+                error: string | null;
+            }[];
+        };
+        /** ChannelFulfilmentListResponse */
+        ChannelFulfilmentListResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            fulfilments: components["schemas"]["ChannelFulfilment"][];
+            hasMore: boolean;
+            /** @description The next (older) page; null on the last. */
+            nextUrl: string | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** ChannelFulfilmentRetryResponse */
+        ChannelFulfilmentRetryResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            fulfilment: components["schemas"]["ChannelFulfilment"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
         };
         /** ChannelLineItem */
         ChannelLineItem: {
@@ -2571,6 +2660,8 @@ export interface components {
             /** @description The secret the store signs its webhooks with (Shopify: the app's API secret key). */
             webhookSecret: string;
             approval?: components["schemas"]["ChannelApproval"];
+            /** @description The channel's orders' shipping method; default Standard. One of Budget, Standard, StandardPlus, Express, Overnight (any case). */
+            shippingMethod?: string | null;
         };
         /** CreateClaimRequest */
         CreateClaimRequest: {
@@ -4191,6 +4282,8 @@ export interface components {
             /** @description A new webhook secret. */
             webhookSecret?: string;
             approval?: components["schemas"]["ChannelApproval"];
+            /** @description The shipping method of orders created from now on. One of Budget, Standard, StandardPlus, Express, Overnight (any case). */
+            shippingMethod?: string | null;
         };
         /** UpdatedChannelResponse */
         UpdatedChannelResponse: {
@@ -7605,6 +7698,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChannelReleasedOrderResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChannelFulfilments: {
+        parameters: {
+            query?: {
+                /** @description A fulfilment ID (chf_<number>): the page continues with older ones (nextUrl's). */
+                before?: string;
+                top?: number;
+            };
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelFulfilmentListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryChannelFulfilment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                channelId: string;
+                fulfilmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelFulfilmentRetryResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -216,3 +216,7 @@ export type ReleaseChannelOrderResponse = CreatedBodyOf<
   paths['/v4.0/channels/{channelId}/pending/{externalOrderId}/release']['post']
 >
 export type DeletedChannelLinkResponse = OkBodyOf<paths['/v4.0/channels/{channelId}/links/{linkId}']['delete']>
+export type ChannelFulfilmentListFilters = QueryOf<paths['/v4.0/channels/{channelId}/fulfilments']['get']>
+/** One page of `GET /v4.0/channels/{id}/fulfilments`: `fulfilments`, `hasMore`, `nextUrl`. */
+export type ChannelFulfilmentPage = OkBodyOf<paths['/v4.0/channels/{channelId}/fulfilments']['get']>
+export type ChannelFulfilment = ChannelFulfilmentPage['fulfilments'][number]

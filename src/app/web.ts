@@ -38,6 +38,7 @@ import { registerAttentionPages } from '../web/operator/attention.pages.ts'
 import { registerAuditPages } from '../web/operator/audit.pages.ts'
 import { registerCallbacksPages } from '../web/operator/callbacks.pages.ts'
 import { registerCataloguePages } from '../web/operator/catalogue.pages.ts'
+import { registerChannelsPages } from '../web/operator/channels.pages.ts'
 import { registerClaimsPages } from '../web/operator/claims.pages.ts'
 import { registerInvoicesPages } from '../web/operator/invoices.pages.ts'
 import { registerLabsPages } from '../web/operator/labs.pages.ts'
@@ -66,6 +67,7 @@ export async function buildServers(
 ): Promise<{ live: App; sandbox: App; metricsServer: App | null; adminServer: App | null }> {
   const httpServices = (environment: Environment) => ({
     channels: services.channels,
+    channelFulfilments: services.channelFulfilments,
     accounts: services.accounts,
     audit: services.audit,
     orders: services.orders,
@@ -212,6 +214,7 @@ function consoleOf(
           imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
           limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
           accounts: consoleAccountsOf(services.accounts, services.payments, services.catalogueVersions),
+          channels: services.adminViews.channels,
           sellerConfigured: () => services.invoices.sellerConfigured(),
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
           sections: [
@@ -233,6 +236,7 @@ function consoleOf(
             (pages, console) => registerInvoicesPages(pages, console, consoleInvoicesOf(services.invoices)),
             (pages, console) => registerRevenuePages(pages, console, consoleRevenueOf(services.revenue)),
             (pages, console) => registerCallbacksPages(pages, console, services.adminViews.callbacks),
+            (pages, console) => registerChannelsPages(pages, console, services.adminViews.channels),
             (pages, console) => registerAuditPages(pages, console, consoleAuditOf(services.audit)),
             (pages, console) => registerOperatorsPages(pages, console, consoleOperatorsOf(services.operators)),
           ],

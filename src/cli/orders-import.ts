@@ -4,6 +4,7 @@
 import { createReadStream, openAsBlob } from 'node:fs'
 import { basename } from 'node:path'
 import type { Command } from 'commander'
+import { IMPORT_APPROVAL_MODES, type ImportApprovalMode } from '../domain/approval.ts'
 import {
   API_REQUEST_TIMEOUT_MS,
   ApiRequestError,
@@ -54,8 +55,23 @@ export function progressLine(current: ImportAnswer, total: number): string {
   )
 }
 
-async function upload(connection: { apiKey: string; baseUrl: string }, path: string): Promise<ImportAnswer> {
-  const target = `/v4.0/orders/imports?fileName=${encodeURIComponent(basename(path))}`
+/** The --approval value: automatic (the API's default) or manual (every order created as a draft). */
+function approvalOf(value: unknown): ImportApprovalMode {
+  if (value === undefined) return 'automatic'
+  const mode = String(value).toLowerCase()
+  if (!IMPORT_APPROVAL_MODES.includes(mode as ImportApprovalMode)) {
+    throw new UsageError(`--approval must be one of ${IMPORT_APPROVAL_MODES.join(', ')} (got ${String(value)})`)
+  }
+  return mode as ImportApprovalMode
+}
+
+async function upload(
+  connection: { apiKey: string; baseUrl: string },
+  path: string,
+  approval: ImportApprovalMode,
+): Promise<ImportAnswer> {
+  const approvalQuery = approval === 'automatic' ? '' : `&approval=${approval}`
+  const target = `/v4.0/orders/imports?fileName=${encodeURIComponent(basename(path))}${approvalQuery}`
   // The file is streamed from the disk, never read whole here; the server refuses one over its 20 MiB.
   const response = await fetch(`${connection.baseUrl}${target}`, {
     method: 'POST',
@@ -89,19 +105,22 @@ export function registerOrderImportCommand(orders: Command): void {
     .description(
       'Sends the CSV file to POST /v4.0/orders/imports, shows the import progress until it is Completed or ' +
         'Failed, then lists the rows that failed with their errors. Exits 1 when a row failed or the file could ' +
-        'not be read. The columns: GET /v4.0/orders/imports/template.csv (docs/imports.md).',
+        'not be read. The columns: GET /v4.0/orders/imports/template.csv (docs/imports.md). --approval manual ' +
+        'creates every order as a draft, to be confirmed before production.',
     )
     .argument('<FILE>', 'the CSV file')
+    .option('--approval <MODE>', 'automatic (start at once) or manual (create drafts to confirm)', 'automatic')
     .option('--json', 'print the finished import as the API gives it')
   addConnectionOptions(command, '1s').action(async (fileArgument: string, values: Record<string, unknown>) => {
     const path = requireText(fileArgument, 'FILE')
     const every = intervalMs(values.pollInterval, '--poll-interval')
+    const approval = approvalOf(values.approval)
     const connection = connectionOf(values)
     const total = await countRows(path).catch((error: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read ${path}: ${error.code ?? error.message}`)
     })
     const api = createApiConnection(connection)
-    let current = await upload(connection, path)
+    let current = await upload(connection, path, approval)
     const tty = process.stderr.isTTY === true
     let shown = ''
     const show = () => {

@@ -143,3 +143,23 @@ export interface FailingWebhookEndpoint {
   lastError: string | null
   lastAttemptAt: string | null
 }
+
+/** A storefront channel of any account as the console's channels page lists it (docs/admin.md#channels). */
+export interface AdminChannelRow {
+  channelId: string
+  accountId: string
+  accountName: string
+  environment: Environment
+  type: 'shopify' | 'woocommerce'
+  /** The shop domain (Shopify) or store address (WooCommerce). */
+  store: string
+  name: string | null
+  status: 'active' | 'failing' | 'uninstalled'
+  statusReason: string | null
+  /** Store orders waiting as "not connected" (an item with no link). */
+  notConnected: number
+  /** Shipments the store has not taken yet after a failed attempt (failing, or refused for good). */
+  failingFulfilments: number
+  /** When the channel last received a store order; null when it has received none. */
+  lastOrderAt: string | null
+}

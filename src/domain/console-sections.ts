@@ -4,6 +4,7 @@
 // (admin-views.ts, accounts.ts, catalogue-versions.ts, lab-keys.ts, invoices.ts, audit.ts).
 import type { Account, ApiKeyView } from './accounts.ts'
 import type {
+  AdminChannelRow,
   AdminLabRow,
   AdminOrderQuery,
   AdminOrderRow,
@@ -253,6 +254,12 @@ export interface ConsoleCallbacks {
     labs: FailingLabEndpoint[]
     webhooks: FailingWebhookEndpoint[]
   }>
+}
+
+/** The channels section (docs/admin.md#channels): every account's storefront channels, read-only. */
+export interface ConsoleChannels {
+  /** The channels of every account (or of one: `accountId`), failing first, then oldest first; at most `limit`. */
+  listChannels(query: { accountId: string | null; limit: number }): Promise<AdminChannelRow[]>
 }
 
 /**

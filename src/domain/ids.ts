@@ -40,6 +40,8 @@ export const ID_PREFIXES = {
   channel: 'chn',
   /** A CSV order import (docs/imports.md). */
   orderImport: 'imp',
+  /** A shipment told to a channel's store: a row of the fulfilment outbox (docs/channels.md#fulfilments). */
+  channelFulfilment: 'chf',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -29,6 +29,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('run-preflight', { preflightId: 9 }).key,
     jobRequest('map-channel-webhook', { webhookId: 11 }).key,
     jobRequest('fulfil-channel-shipment', { fulfilmentId: 12, attempt: 3 }).key,
+    jobRequest('fulfil-channel-shipment', { fulfilmentId: 12, attempt: 4, now: true }).key,
     jobRequest('run-order-import', { importId: 4 }).key,
     jobRequest('expire-draft', { orderId: 'ord_1' }).key,
     jobRequest('simulated-claim-decision', { claimId: 'clm_5' }).key,
@@ -44,11 +45,12 @@ test('each job name builds its deterministic key from its payload', () => {
     'preflight:9',
     'channel-webhook:11',
     'channel-fulfilment:12:3',
+    'channel-fulfilment:12:4:now',
     'order-import:4',
     'expire-draft:ord_1',
     'simulated-claim:clm_5',
   ])
-  assert.equal(keys.length, JOB_NAMES.length, 'every job name is covered')
+  assert.equal(keys.length, JOB_NAMES.length + 1, 'every job name is covered (the fulfilment twice)')
 })
 
 test('a job request carries its payload, and a start time only when given one', () => {

@@ -65,8 +65,12 @@ export interface JobPayloads {
   'run-preflight': { preflightId: number }
   /** Maps one received storefront webhook: an order created or cancelled, the app uninstalled (docs/channels.md). */
   'map-channel-webhook': { webhookId: number }
-  /** One attempt to tell a store that a shipment shipped (the fulfilment outbox, docs/channels.md). */
-  'fulfil-channel-shipment': { fulfilmentId: number; attempt: number }
+  /**
+   * One attempt to tell a store that a shipment shipped (the fulfilment outbox, docs/channels.md). `now`: the
+   * attempt the merchant's "try again now" made due at once, beside the one the schedule may still hold for later
+   * (a job of its own; whichever runs first makes the attempt, the other finds it recorded and does nothing).
+   */
+  'fulfil-channel-shipment': { fulfilmentId: number; attempt: number; now?: true }
   /** Cancels a draft not confirmed by its `expiresAt` (docs/api.md#drafts-and-holds); queued for that instant. */
   'expire-draft': { orderId: string }
   /** Reads one CSV order import and creates its orders (services/order-imports.service.ts). */
@@ -92,7 +96,8 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'deliver-callback': ({ deliveryId, attempt }) => `callback:${deliveryId}:${attempt}`,
   'run-preflight': ({ preflightId }) => `preflight:${preflightId}`,
   'map-channel-webhook': ({ webhookId }) => `channel-webhook:${webhookId}`,
-  'fulfil-channel-shipment': ({ fulfilmentId, attempt }) => `channel-fulfilment:${fulfilmentId}:${attempt}`,
+  'fulfil-channel-shipment': ({ fulfilmentId, attempt, now }) =>
+    `channel-fulfilment:${fulfilmentId}:${attempt}${now ? ':now' : ''}`,
   'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
   'run-order-import': ({ importId }) => `order-import:${importId}`,
 }

@@ -15,6 +15,7 @@ import type { AccountsService, Caller, Environment } from '../services/accounts.
 import type { AddressesService } from '../services/addresses.service.ts'
 import type { AuditService } from '../services/audit.service.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { ChannelFulfilmentsService } from '../services/channel-fulfilments.service.ts'
 import type { ChannelsService } from '../services/channels.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
@@ -140,6 +141,8 @@ export function jsonNestingDepth(text: string): number {
 export interface HttpServices {
   /** Storefront channels and their webhooks (docs/channels.md); absent: no channel routes. */
   channels?: ChannelsService
+  /** The channels' fulfilment outbox (its list and "try again now"); given with `channels`. */
+  channelFulfilments?: ChannelFulfilmentsService
   accounts: AccountsService
   audit: AuditService
   orders: OrdersService
@@ -448,7 +451,9 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     registerLabOpenApiRoute(app, openApi)
   }
   registerSampleRoutes(app, services.samples)
-  if (services.channels) await registerChannelRoutes(app, services.channels, environment)
+  if (services.channels && services.channelFulfilments) {
+    await registerChannelRoutes(app, services.channels, services.channelFulfilments, environment)
+  }
   if (options.dashboard) await options.dashboard.register(app, rateLimits)
   if (services.payments) registerPaymentRoutes(app, services.payments)
   if (services.health) registerHealthRoutes(app, services.health)

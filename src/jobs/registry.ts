@@ -57,6 +57,11 @@ export const SCHEDULED_JOBS = {
   'issue-lab-statements': '43 4 * * *',
   /** Daily at 04:13 UTC: deletes storefront webhooks mapped more than 30 days ago (docs/channels.md#webhooks). */
   'expire-channel-webhooks': '13 4 * * *',
+  /**
+   * Every 5 minutes: puts back storefront fulfilment attempts whose job the queue gave up on
+   * (docs/channels.md#fulfilments).
+   */
+  'sweep-channel-fulfilments': '*/5 * * * *',
 } as const
 export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
@@ -81,7 +86,7 @@ export interface JobServices {
   missingParcels: Pick<MissingParcelsService, 'applyMissingParcelRule'>
   sandboxClaims: Pick<SandboxClaimsService, 'decideByScenario'>
   channels: Pick<ChannelsService, 'mapWebhook' | 'expireWebhooks'>
-  channelFulfilments: Pick<ChannelFulfilmentsService, 'deliver'>
+  channelFulfilments: Pick<ChannelFulfilmentsService, 'deliver' | 'sweepStalled'>
   orderActions: Pick<OrderActionsService, 'expireDraft'>
   orderImports: Pick<OrderImportsService, 'runImport'>
 }
@@ -323,6 +328,16 @@ export function buildScheduledJobRegistry(
       concurrency: 1,
       retryLimit: 3,
       expireInSeconds: 600,
+    },
+    'sweep-channel-fulfilments': {
+      handler: async () => {
+        const requeued = await services.channelFulfilments.sweepStalled()
+        if (requeued > 0) report({ requeued }, 'put back storefront fulfilment attempts the job queue had given up on')
+      },
+      concurrency: 1,
+      // The next run, five minutes later, is the retry; an attempt already recorded is never made again.
+      retryLimit: 0,
+      expireInSeconds: 300,
     },
   }
   const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])

@@ -5,7 +5,7 @@ import type { AccountScope } from '../domain/account-scope.ts'
 import type { ChannelApproval, ChannelApprovalMode } from '../domain/approval.ts'
 import type { ChannelLink, ChannelOrderState, ChannelStatus } from '../domain/channels.ts'
 import type { Environment } from '../domain/environment.ts'
-import type { SizingMode } from '../domain/shipping-methods.ts'
+import type { ShippingMethod, SizingMode } from '../domain/shipping-methods.ts'
 import type {
   StorefrontFulfilment,
   StorefrontKind,
@@ -28,6 +28,8 @@ export interface ChannelRow {
   /** How the channel's orders are approved (migration 0044); delay hours only when delayed. */
   approvalMode: ChannelApprovalMode
   approvalDelayHours: number | null
+  /** The shipping method the channel's orders are created with (migration 0048). */
+  shippingMethod: ShippingMethod
   createdAt: Date
   updatedAt: Date
 }
@@ -35,7 +37,7 @@ export interface ChannelRow {
 const CHANNEL_COLUMNS = `id, account_id AS "accountId", environment, type, store, name,
   credentials_encrypted AS "credentialsEncrypted", webhook_secret_encrypted AS "webhookSecretEncrypted", status,
   status_reason AS "statusReason", approval_mode AS "approvalMode", approval_delay_hours AS "approvalDelayHours",
-  created_at AS "createdAt", updated_at AS "updatedAt"`
+  shipping_method AS "shippingMethod", created_at AS "createdAt", updated_at AS "updatedAt"`
 
 type Numbered<T, K extends keyof T> = Omit<T, K> & { [P in K]: number | string }
 
@@ -53,6 +55,8 @@ export interface NewChannel {
   webhookSecretEncrypted: string
   /** Absent: automatic. */
   approval?: ChannelApproval
+  /** Absent: Standard. */
+  shippingMethod?: ShippingMethod
   at: Date
 }
 
@@ -61,8 +65,8 @@ export async function insertChannel(tx: Queryable, channel: NewChannel): Promise
   const rows = await tx.query<Numbered<ChannelRow, 'id' | 'accountId'>>(
     `INSERT INTO channels (account_id, environment, type, store, name, credentials_encrypted,
                            webhook_secret_encrypted, status, created_at, updated_at, approval_mode,
-                           approval_delay_hours)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $8, $9, $10)
+                           approval_delay_hours, shipping_method)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, $8, $9, $10, $11)
      ON CONFLICT (account_id, environment, type, lower(store)) WHERE deleted_at IS NULL DO NOTHING
      RETURNING ${CHANNEL_COLUMNS}`,
     [
@@ -76,6 +80,7 @@ export async function insertChannel(tx: Queryable, channel: NewChannel): Promise
       channel.at,
       channel.approval?.mode ?? 'automatic',
       channel.approval?.delayHours ?? null,
+      channel.shippingMethod ?? 'Standard',
     ],
   )
   return rows[0] && toChannel(rows[0])
@@ -120,6 +125,7 @@ export interface ChannelChange {
   status?: ChannelStatus
   statusReason?: string | null
   approval?: ChannelApproval
+  shippingMethod?: ShippingMethod
   at: Date
 }
 
@@ -139,6 +145,7 @@ export async function updateChannel(tx: Queryable, id: number, change: ChannelCh
     set('approval_mode', change.approval.mode)
     set('approval_delay_hours', change.approval.delayHours ?? null)
   }
+  if (change.shippingMethod !== undefined) set('shipping_method', change.shippingMethod)
   await tx.query(`UPDATE channels SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
 }
 
@@ -499,18 +506,39 @@ export async function insertFulfilmentAttempt(
   )
 }
 
-/** The channel's most recent fulfilments, newest first, each with its attempts. */
+/** A fulfilment as the channel's list shows it: the outbox row, its store order and printroute order, its attempts. */
+export type ListedFulfilment = ChannelFulfilmentRow & {
+  externalOrderId: string
+  orderNumber: number | null
+  attemptLog: FulfilmentAttemptRow[]
+}
+
+/**
+ * The channel's fulfilments, newest first, each with its store order and attempts; `beforeId`: only those older
+ * than that one (the list's cursor).
+ */
 export async function listFulfilments(
   db: Queryable,
   channelId: number,
   limit: number,
-): Promise<(ChannelFulfilmentRow & { attemptLog: FulfilmentAttemptRow[] })[]> {
+  beforeId: number | null = null,
+): Promise<ListedFulfilment[]> {
   const rows = (
-    await db.query<StoredFulfilment>(
-      `SELECT ${FULFILMENT_COLUMNS} FROM channel_fulfilments WHERE channel_id = $1 ORDER BY id DESC LIMIT $2`,
-      [channelId, limit],
+    await db.query<StoredFulfilment & { externalOrderId: string; orderNumber: number | string | null }>(
+      `SELECT f.id, f.channel_id AS "channelId", f.channel_order_id AS "channelOrderId", f.shipment_id AS "shipmentId",
+              f.fulfilment, f.status, f.attempts, f.next_attempt_at AS "nextAttemptAt",
+              f.external_fulfilment_id AS "externalFulfilmentId", f.created_at AS "createdAt",
+              f.updated_at AS "updatedAt", o.external_order_id AS "externalOrderId", o.order_id AS "orderNumber"
+         FROM channel_fulfilments f JOIN channel_orders o ON o.id = f.channel_order_id
+        WHERE f.channel_id = $1 AND ($3::bigint IS NULL OR f.id < $3)
+        ORDER BY f.id DESC LIMIT $2`,
+      [channelId, limit, beforeId],
     )
-  ).map(toFulfilment)
+  ).map((row) => ({
+    ...toFulfilment(row),
+    externalOrderId: row.externalOrderId,
+    orderNumber: row.orderNumber === null ? null : Number(row.orderNumber),
+  }))
   if (rows.length === 0) return []
   const attempts = await db.query<FulfilmentAttemptRow & { fulfilmentId: number | string }>(
     `SELECT fulfilment_id AS "fulfilmentId", attempt, attempted_at AS "attemptedAt", http_status AS "httpStatus",
@@ -523,5 +551,79 @@ export async function listFulfilments(
     attemptLog: attempts
       .filter((attempt) => Number(attempt.fulfilmentId) === row.id)
       .map(({ fulfilmentId: _, ...attempt }) => attempt),
+  }))
+}
+
+/**
+ * Pending fulfilments whose next attempt was due before `dueBefore` (the sweeper's), by id after `afterId`: the
+ * ones whose attempt job may have been given up on by the queue.
+ */
+export async function listOverdueFulfilments(
+  db: Queryable,
+  query: { dueBefore: Date; afterId: number; limit: number },
+): Promise<{ id: number; attempts: number }[]> {
+  const rows = await db.query<{ id: number | string; attempts: number }>(
+    `SELECT id, attempts FROM channel_fulfilments
+      WHERE status = 'pending' AND next_attempt_at < $1 AND id > $2
+      ORDER BY id LIMIT $3`,
+    [query.dueBefore, query.afterId, query.limit],
+  )
+  return rows.map((row) => ({ id: Number(row.id), attempts: Number(row.attempts) }))
+}
+
+// --- the console ---------------------------------------------------------------------------------------------------
+
+export interface ChannelAcrossAccountsRow {
+  id: number
+  accountId: number
+  accountName: string
+  environment: Environment
+  type: StorefrontKind
+  store: string
+  name: string | null
+  status: ChannelStatus
+  statusReason: string | null
+  notConnected: number
+  failingFulfilments: number
+  lastOrderAt: Date | null
+}
+
+/**
+ * The live channels of every account (or of one), failing first, then by id, with their waiting orders, the
+ * fulfilments the store has not taken after a failed attempt, and their last store order received.
+ */
+export async function listChannelsAcrossAccounts(
+  db: Queryable,
+  query: { accountId: number | null; limit: number },
+): Promise<ChannelAcrossAccountsRow[]> {
+  const rows = await db.query<
+    Omit<ChannelAcrossAccountsRow, 'id' | 'accountId' | 'notConnected' | 'failingFulfilments'> & {
+      id: number | string
+      accountId: number | string
+      notConnected: number | string
+      failingFulfilments: number | string
+    }
+  >(
+    `SELECT c.id, c.account_id AS "accountId", a.name AS "accountName", c.environment, c.type, c.store, c.name,
+            c.status, c.status_reason AS "statusReason",
+            (SELECT count(*) FROM channel_orders o WHERE o.channel_id = c.id AND o.state = 'notConnected')
+              AS "notConnected",
+            (SELECT count(*) FROM channel_fulfilments f
+              WHERE f.channel_id = c.id AND (f.status = 'failed' OR (f.status = 'pending' AND f.attempts > 0)))
+              AS "failingFulfilments",
+            (SELECT max(o.created_at) FROM channel_orders o WHERE o.channel_id = c.id) AS "lastOrderAt"
+       FROM channels c JOIN accounts a ON a.id = c.account_id
+      WHERE c.deleted_at IS NULL AND ($1::bigint IS NULL OR c.account_id = $1)
+      ORDER BY (c.status = 'failing') DESC, c.id
+      LIMIT $2`,
+    [query.accountId, query.limit],
+  )
+  return rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    accountId: Number(row.accountId),
+    notConnected: Number(row.notConnected),
+    failingFulfilments: Number(row.failingFulfilments),
+    lastOrderAt: row.lastOrderAt === null ? null : new Date(row.lastOrderAt),
   }))
 }

@@ -1,14 +1,20 @@
-// What the operator console's orders, labs and callbacks pages show (docs/admin.md), read across every account:
-// views only (the console's actions are the operator's, services/operator/). The sections are declared once in
-// domain/console-sections.ts (ConsoleOrders, ConsoleLabs' figures, ConsoleCallbacks) with their views in
-// domain/admin-views.ts; app/web.ts hands this service's parts to the pages (web/operator/). An order is read
+// What the operator console's orders, labs, callbacks and channels pages show (docs/admin.md), read across every
+// account: views only (the console's actions are the operator's, services/operator/). The sections are declared once
+// in domain/console-sections.ts (ConsoleOrders, ConsoleLabs' figures, ConsoleCallbacks, ConsoleChannels) with their
+// views in domain/admin-views.ts; app/web.ts hands this service's parts to the pages (web/operator/). An order is read
 // through the same services that answer its merchant's API calls, on behalf of the order's own account, so the
 // console shows exactly what the merchant's order page shows.
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import type { AdminLabRow, AdminOrderQuery, AdminOrderRow, FailingEndpointFacts } from '../domain/admin-views.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
-import type { ConsoleCallbacks, ConsoleLabs, ConsoleOrderDetail, ConsoleOrders } from '../domain/console-sections.ts'
+import type {
+  ConsoleCallbacks,
+  ConsoleChannels,
+  ConsoleLabs,
+  ConsoleOrderDetail,
+  ConsoleOrders,
+} from '../domain/console-sections.ts'
 import { formatId, parseId } from '../domain/ids.ts'
 import { labDate } from '../domain/lab-availability.ts'
 import type { LabQuality } from '../domain/lab-quality.ts'
@@ -17,6 +23,7 @@ import { ServiceError } from '../domain/outcomes.ts'
 import { WEBHOOK_ID_PREFIX } from '../domain/webhook-endpoints.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import { type FailingEndpointRow, listFailingEndpoints } from '../repositories/callback-deliveries.repository.ts'
+import { listChannelsAcrossAccounts } from '../repositories/channels.repository.ts'
 import { listLabAvailability } from '../repositories/lab-availability.repository.ts'
 import { labWorkFigures, listLabJobs } from '../repositories/lab-jobs.repository.ts'
 import { listOrdersOfAllAccounts, readOrder, readOrders } from '../repositories/orders.repository.ts'
@@ -76,6 +83,7 @@ export interface AdminViewsService {
   /** The labs' figures the labs page lists (its actions are the operator's, services/operator/labs.ts). */
   labs: Pick<ConsoleLabs, 'listLabs'>
   callbacks: ConsoleCallbacks
+  channels: ConsoleChannels
 }
 
 export interface AdminViewsDeps {
@@ -364,6 +372,27 @@ export function createAdminViewsService(deps: AdminViewsDeps): AdminViewsService
     },
     callbacks: {
       listFailingEndpoints: () => listFailing(deps),
+    },
+    channels: {
+      async listChannels(query) {
+        // An account filter that is no account's ID lists nothing (the page says it found none).
+        const accountId = query.accountId === null ? null : (parseId('acc', query.accountId) ?? 0)
+        const rows = await listChannelsAcrossAccounts(deps.db, { accountId, limit: query.limit })
+        return rows.map((row) => ({
+          channelId: formatId('chn', row.id),
+          accountId: formatId('acc', row.accountId),
+          accountName: row.accountName,
+          environment: row.environment,
+          type: row.type,
+          store: row.store,
+          name: row.name,
+          status: row.status,
+          statusReason: row.statusReason,
+          notConnected: row.notConnected,
+          failingFulfilments: row.failingFulfilments,
+          lastOrderAt: row.lastOrderAt?.toISOString() ?? null,
+        }))
+      },
     },
   }
 }

@@ -6,9 +6,11 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
+import type { AccountScope } from '../domain/account-scope.ts'
 import { openSecret } from '../domain/channels.ts'
-import { formatId } from '../domain/ids.ts'
+import { formatId, parseRequestId } from '../domain/ids.ts'
 import { jobRequest } from '../domain/jobs.ts'
+import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { DELIVERY_RETRY_SCHEDULE_SECONDS, nextAttemptAt } from '../domain/retry-schedule.ts'
 import {
@@ -20,14 +22,19 @@ import {
 } from '../domain/storefronts.ts'
 import {
   type ChannelFulfilmentRow,
+  type FulfilmentStatus,
   findChannel,
   findChannelOrderOfOrder,
   findFulfilment,
   insertFulfilment,
   insertFulfilmentAttempt,
+  type ListedFulfilment,
+  listFulfilments,
+  listOverdueFulfilments,
   updateChannel,
   updateFulfilment,
 } from '../repositories/channels.repository.ts'
+import type { AbandonedJobRequeuer } from './callbacks.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 
 /** Writes the outbox rows of the shipments a change ships, in its transaction (OrderEventsDeps.channelFulfilments). */
@@ -74,15 +81,67 @@ export function createChannelFulfilmentRecorder(deps: { clock: Clock; jobs: JobE
   }
 }
 
+/** One attempt to tell the store, as the list shows it. */
+export interface ChannelFulfilmentAttemptView {
+  attempt: number
+  attempted: string
+  /** The store's HTTP status (200 for a fulfilment made); null when it could not be reached. */
+  httpStatus: number | null
+  error: string | null
+}
+
+/** A fulfilment of the outbox as GET /v4.0/channels/{id}/fulfilments shows it. */
+export interface ChannelFulfilmentView {
+  id: string
+  orderId: string | null
+  shipmentId: string
+  externalOrderId: string
+  /** pending (being tried, or waiting for its next attempt), delivered, failed (refused, or its tries used up). */
+  state: FulfilmentStatus
+  attemptCount: number
+  nextAttemptAt: string | null
+  lastError: string | null
+  created: string
+  lastUpdated: string
+  attempts: ChannelFulfilmentAttemptView[]
+}
+
+export interface ChannelFulfilmentPage {
+  fulfilments: ChannelFulfilmentView[]
+  hasMore: boolean
+  /** The id the next (older) page continues below; null on the last. */
+  nextBefore: string | null
+}
+
 export interface ChannelFulfilmentsService {
   /** The job: one attempt of one outbox row (a re-run of an attempt already recorded does nothing). */
   deliver(fulfilmentId: number, attempt: number): Promise<void>
+  /** The caller's channel's fulfilments, newest first, `top` at a time, older than `before` when given. */
+  list(
+    scope: AccountScope,
+    channelId: string,
+    query: { before: string | null; top: number },
+  ): Promise<ChannelFulfilmentPage>
+  /**
+   * "Try again now": a pending or failed fulfilment's next attempt made due at once; one already delivered is
+   * ValidationFailed naming fulfilmentId. Answers the fulfilment as it is then.
+   */
+  retryNow(scope: AccountScope, channelId: string, fulfilmentId: string): Promise<ChannelFulfilmentView>
+  /**
+   * The sweeper (a scheduled job): a pending fulfilment whose next attempt is overdue by the margin and whose
+   * attempt job the queue gave up on gets that job back; how many were put back.
+   */
+  sweepStalled(): Promise<number>
 }
+
+/** A pending fulfilment this long past its next attempt is one whose job the queue may have given up on. */
+export const STALLED_FULFILMENT_MARGIN_SECONDS = 600
+const SWEEP_PAGE_SIZE = 100
 
 export interface ChannelFulfilmentsDeps {
   db: Database
   clock: Clock
-  jobs: JobEnqueuer
+  jobs: JobEnqueuer & AbandonedJobRequeuer
   adapters: Partial<Record<StorefrontKind, StorefrontAdapter>>
   secretsKey: Buffer
   /** Delays of the attempts (tests shorten it); DELIVERY_RETRY_SCHEDULE_SECONDS by default. */
@@ -155,6 +214,118 @@ export function createChannelFulfilmentsService(deps: ChannelFulfilmentsDeps): C
       if (recorded.status === 'failed') log.warn(line, message)
       else log.info(line, message)
     },
+    list: (scope, channelId, query) => listChannelFulfilments(deps, scope, channelId, query),
+    retryNow: (scope, channelId, fulfilmentId) => retryNow(deps, scope, channelId, fulfilmentId),
+    sweepStalled: () => sweepStalled(deps),
+  }
+}
+
+function toFulfilmentView(row: ListedFulfilment): ChannelFulfilmentView {
+  const last = row.attemptLog.at(-1)
+  return {
+    id: formatId('chf', row.id),
+    orderId: row.orderNumber === null ? null : formatId('ord', row.orderNumber),
+    shipmentId: row.shipmentId,
+    externalOrderId: row.externalOrderId,
+    state: row.status,
+    attemptCount: row.attempts,
+    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+    lastError: row.status === 'delivered' ? null : (last?.error ?? null),
+    created: row.createdAt.toISOString(),
+    lastUpdated: row.updatedAt.toISOString(),
+    attempts: row.attemptLog.map((attempt) => ({
+      attempt: attempt.attempt,
+      attempted: attempt.attemptedAt.toISOString(),
+      httpStatus: attempt.httpStatus,
+      error: attempt.error,
+    })),
+  }
+}
+
+async function scopedChannel(deps: ChannelFulfilmentsDeps, scope: AccountScope, channelId: string): Promise<number> {
+  const number = parseRequestId('chn', channelId, 'channelId')
+  const channel = await findChannel(deps.db, number, scope)
+  if (!channel) throw new ServiceError('EntityNotFound', `Channel ${channelId} was not found`)
+  return channel.id
+}
+
+async function listChannelFulfilments(
+  deps: ChannelFulfilmentsDeps,
+  scope: AccountScope,
+  channelId: string,
+  query: { before: string | null; top: number },
+): Promise<ChannelFulfilmentPage> {
+  const channel = await scopedChannel(deps, scope, channelId)
+  const before = query.before === null ? null : parseRequestId('chf', query.before, 'before')
+  const rows = await listFulfilments(deps.db, channel, query.top + 1, before)
+  const page = rows.slice(0, query.top)
+  const hasMore = rows.length > query.top
+  const last = page.at(-1)
+  return {
+    fulfilments: page.map(toFulfilmentView),
+    hasMore,
+    nextBefore: hasMore && last ? formatId('chf', last.id) : null,
+  }
+}
+
+async function retryNow(
+  deps: ChannelFulfilmentsDeps,
+  scope: AccountScope,
+  channelId: string,
+  fulfilmentId: string,
+): Promise<ChannelFulfilmentView> {
+  const channel = await scopedChannel(deps, scope, channelId)
+  const number = parseRequestId('chf', fulfilmentId, 'fulfilmentId')
+  await deps.db.transaction(async (tx) => {
+    const row = await findFulfilment(tx, number, true)
+    if (!row || row.channelId !== channel) {
+      throw new ServiceError('EntityNotFound', `Fulfilment ${fulfilmentId} of channel ${channelId} was not found`)
+    }
+    if (row.status === 'delivered') {
+      throw validationFailed(
+        {
+          fulfilmentId: [
+            { code: 'InvalidValue', providedValue: fulfilmentId, comparisonValue: 'a fulfilment not yet delivered' },
+          ],
+        },
+        'The fulfilment was delivered already',
+      )
+    }
+    const now = deps.clock.now()
+    await updateFulfilment(tx, row.id, { status: 'pending', attempts: row.attempts, nextAttemptAt: now, at: now })
+    // A failed row has no job waiting: its next attempt is queued as the schedule would have (the sweeper knows that
+    // job). A pending one may have its next attempt queued for later: this one is due now beside it.
+    const attempt = row.attempts + 1
+    await deps.jobs.enqueue(tx, [
+      jobRequest(
+        'fulfil-channel-shipment',
+        row.status === 'failed' ? { fulfilmentId: row.id, attempt } : { fulfilmentId: row.id, attempt, now: true },
+      ),
+    ])
+  })
+  const [listed] = await listFulfilments(deps.db, channel, 1, number + 1)
+  if (!listed) throw new Error(`fulfilment ${number} vanished`)
+  return toFulfilmentView(listed)
+}
+
+/**
+ * The sweeper: pending fulfilments overdue by the margin get their attempt job back under its own deterministic id
+ * (JobQueue.requeueAbandoned: only a job failed for good, cancelled or gone is put back; one still waiting or
+ * running is left to run). The attempt itself is guarded by the row (deliver makes an attempt only from its own
+ * attempt count), so a job put back never tells the store twice.
+ */
+async function sweepStalled(deps: ChannelFulfilmentsDeps): Promise<number> {
+  const dueBefore = new Date(deps.clock.now().getTime() - STALLED_FULFILMENT_MARGIN_SECONDS * 1000)
+  let requeued = 0
+  let afterId = 0
+  for (;;) {
+    const page = await listOverdueFulfilments(deps.db, { dueBefore, afterId, limit: SWEEP_PAGE_SIZE })
+    for (const row of page) {
+      const job = jobRequest('fulfil-channel-shipment', { fulfilmentId: row.id, attempt: row.attempts + 1 })
+      if (await deps.jobs.requeueAbandoned(job)) requeued += 1
+    }
+    if (page.length < SWEEP_PAGE_SIZE) return requeued
+    afterId = page.at(-1)?.id ?? afterId
   }
 }
 

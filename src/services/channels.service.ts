@@ -33,7 +33,13 @@ import { addFailure, type Failures } from '../domain/failures.ts'
 import { formatId, parseId, parseRequestId } from '../domain/ids.ts'
 import { jobRequest } from '../domain/jobs.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
-import { SIZING_MODES, type SizingMode } from '../domain/shipping-methods.ts'
+import {
+  canonicalSpelling,
+  SHIPPING_METHODS,
+  type ShippingMethod,
+  SIZING_MODES,
+  type SizingMode,
+} from '../domain/shipping-methods.ts'
 import type {
   StorefrontAdapter,
   StorefrontCredentials,
@@ -87,6 +93,8 @@ export interface ChannelView {
   hasWebhookSecret: boolean
   /** How the channel's orders are approved before production (docs/channels.md#approval). */
   approval: ChannelApproval
+  /** The shipping method the channel's orders are created with (docs/channels.md#shipping-method). */
+  shippingMethod: ShippingMethod
   /** Where the store sends its webhooks (the environment's own address). */
   webhookUrl: string
   created: string
@@ -127,6 +135,8 @@ export interface CreateChannelInput {
   webhookSecret: string
   /** Absent: automatic. */
   approval?: { mode?: unknown; delayHours?: unknown } | null
+  /** Absent: Standard. Any letter case; shown in the specification's spelling. */
+  shippingMethod?: string | null
 }
 
 export type UpdateChannelInput = Partial<Omit<CreateChannelInput, 'type' | 'shopDomain' | 'storeUrl'>>
@@ -138,6 +148,20 @@ function approvalOf(input: { approval?: CreateChannelInput['approval'] }): Chann
   const approval = checkChannelApproval(input.approval, failures)
   if (!approval) throw validationFailed(failures)
   return approval
+}
+
+/** The shipping method a create or update names, checked; ValidationFailed naming it; undefined when absent. */
+function shippingMethodOf(input: { shippingMethod?: string | null }): ShippingMethod | undefined {
+  if (input.shippingMethod === undefined || input.shippingMethod === null) return undefined
+  const method = canonicalSpelling(SHIPPING_METHODS, input.shippingMethod)
+  if (!method) {
+    throw validationFailed({
+      shippingMethod: [
+        { code: 'InvalidValue', providedValue: input.shippingMethod, validValues: [...SHIPPING_METHODS] },
+      ],
+    })
+  }
+  return method
 }
 
 export interface CreateLinkInput {
@@ -203,8 +227,8 @@ interface ChannelsContext extends ChannelsDeps {
   log: ServiceLogger
 }
 
-/** The shipping method a storefront order is created with (docs/channels.md#what-an-order-becomes). */
-export const CHANNEL_SHIPPING_METHOD = 'Standard'
+/** The shipping method of a channel that names none (docs/channels.md#shipping-method): what channels always used. */
+export const CHANNEL_SHIPPING_METHOD: ShippingMethod = 'Standard'
 
 export function createChannelsService(deps: ChannelsDeps): ChannelsService {
   const context: ChannelsContext = { ...deps, log: deps.log ?? silentLogger }
@@ -267,6 +291,7 @@ function toChannelView(context: ChannelsContext, row: ChannelRow): ChannelView {
       row.approvalMode === 'delayed'
         ? { mode: 'delayed', delayHours: row.approvalDelayHours ?? 1 }
         : { mode: row.approvalMode },
+    shippingMethod: row.shippingMethod,
     webhookUrl: context.webhookUrl(row.environment, row.type, id),
     created: row.createdAt.toISOString(),
     lastUpdated: row.updatedAt.toISOString(),
@@ -338,6 +363,7 @@ async function createChannel(
 ): Promise<ChannelView> {
   const credentials = credentialsOf(context, input, caller.environment)
   const approval = approvalOf(input) ?? AUTOMATIC_APPROVAL
+  const shippingMethod = shippingMethodOf(input) ?? CHANNEL_SHIPPING_METHOD
   const store = credentials.kind === 'shopify' ? credentials.shopDomain : credentials.storeUrl
   const key = context.secretsKey
   const row = await context.db.transaction(async (tx) => {
@@ -356,6 +382,7 @@ async function createChannel(
       credentialsEncrypted: sealSecret(key, JSON.stringify(credentials)),
       webhookSecretEncrypted: sealSecret(key, input.webhookSecret.trim()),
       approval,
+      shippingMethod,
       at: context.clock.now(),
     })
   })
@@ -377,6 +404,7 @@ async function updateChannelOf(
 ): Promise<ChannelView> {
   const channel = await callersChannel(context, caller, channelId)
   const approval = approvalOf(input)
+  const shippingMethod = shippingMethodOf(input)
   const key = context.secretsKey
   const credentials = JSON.parse(openSecret(key, channel.credentialsEncrypted)) as StorefrontCredentials
   const failures: Failures = {}
@@ -401,6 +429,7 @@ async function updateChannelOf(
   await updateChannel(context.db, channel.id, {
     ...(input.name === undefined ? {} : { name: input.name }),
     ...(approval === undefined ? {} : { approval }),
+    ...(shippingMethod === undefined ? {} : { shippingMethod }),
     ...(changedCredentials === credentials
       ? {}
       : { credentialsEncrypted: sealSecret(key, JSON.stringify(changedCredentials)) }),
@@ -701,7 +730,8 @@ async function createConnectedOrder(
   const { recipient } = order
   const input: CreateOrderInput = {
     merchantReference: order.name,
-    shippingMethod: CHANNEL_SHIPPING_METHOD,
+    // The channel's setting, whatever the store order's own shipping line says (docs/channels.md#shipping-method).
+    shippingMethod: channel.shippingMethod,
     idempotencyKey: channelOrderIdempotencyKey(channel.type, channel.store, order.externalOrderId),
     recipient: {
       name: recipient.name,

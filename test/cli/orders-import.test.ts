@@ -48,6 +48,21 @@ describe('printroute orders import', () => {
     assert.match(failed.stdout, /^ {2}2,FAIR-0002,Failed,,sku: UnknownSku \(NO-SKU\)/m)
   })
 
+  test('--approval manual creates the orders as drafts; another mode is a usage error before any upload', async () => {
+    const drafts = join(dir, 'drafts.csv')
+    writeFileSync(drafts, importTemplateCsv().replaceAll('FAIR-0001', 'DRAFT-0001'))
+    const wrong = await run(drafts, '--approval', 'sometimes')
+    assert.equal(wrong.code, 2, wrong.stderr)
+    assert.match(wrong.stderr, /--approval must be one of automatic, manual/)
+    const result = await run(drafts, '--approval', 'manual', '--json')
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(JSON.parse(result.stdout).approval, 'manual')
+    const listed = await t.sandbox({ method: 'GET', url: '/v4.0/orders?merchantReferences=DRAFT-0001' })
+    const orders = JSON.parse(listed.body).orders
+    assert.equal(orders.length, 1, listed.body)
+    assert.equal(orders[0].draft, true)
+  })
+
   test('a file the server refuses says why and exits 1', async () => {
     const semicolons = join(dir, 'semicolons.csv')
     writeFileSync(semicolons, 'merchantReference;sku\r\nA;B\r\n')

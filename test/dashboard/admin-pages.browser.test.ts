@@ -87,6 +87,24 @@ for (const kind of databaseKinds) {
           WHERE id = $1`,
         [Number(webhookId.slice(4)), new Date('2026-02-26T08:00:00Z')],
       )
+      // A storefront channel whose store refused its last fulfilment, for the channels page.
+      const channel = await t.live({
+        method: 'POST',
+        url: '/v4.0/channels',
+        headers: { 'content-type': 'application/json' },
+        payload: {
+          type: 'shopify',
+          name: 'Main shop',
+          shopDomain: 'console-main-shop.myshopify.com',
+          adminAccessToken: 'shpat_console',
+          webhookSecret: 'shpss_console',
+        },
+      })
+      assert.equal(channel.statusCode, 201, channel.body)
+      await t.database.db.query("UPDATE channels SET status = 'failing', status_reason = $2 WHERE id = $1", [
+        Number(json(channel).channel.id.slice(4)),
+        'fulfilment failed: Shopify answered HTTP 401: [API] Invalid API key or access token',
+      ])
       // A lab with a push endpoint, its long URL the widest thing a labs table row shows.
       await t.app.services.labPushes.configure(
         'uk6',
@@ -140,6 +158,7 @@ for (const kind of databaseKinds) {
           'Invoices',
           'Revenue',
           'Callbacks',
+          'Channels',
           'Audit trail',
           'Operators',
         ],
@@ -247,7 +266,7 @@ for (const kind of databaseKinds) {
       await page.context().close()
     })
 
-    test('invoices, callbacks health and the audit trail (desktop)', async () => {
+    test('invoices, callbacks health, channels and the audit trail (desktop)', async () => {
       const page = await open('/invoices', 'desktop')
       assert.match(await page.locator('main').innerText(), /INV-000001/)
       await assertAccessible(page, 'console invoices (desktop)')
@@ -260,6 +279,12 @@ for (const kind of databaseKinds) {
       await assertAccessible(page, 'console callbacks health (desktop)')
       await assertFitsWidth(page, 'the callbacks health page')
       await screenshotForDocs(page, 'callbacks', 'admin')
+
+      await page.goto(`${live}/admin/channels`)
+      assert.match(await page.locator('main').innerText(), /console-main-shop\.myshopify\.com[\s\S]*Failing/)
+      await assertAccessible(page, 'console channels (desktop)')
+      await assertFitsWidth(page, 'the channels page')
+      await screenshotForDocs(page, 'channels', 'admin')
 
       await page.goto(`${live}/admin/audit`)
       assert.match(await page.locator('main').innerText(), /catalogue\.imported/)
@@ -287,6 +312,14 @@ for (const kind of databaseKinds) {
       await assertImagesLoaded(page)
       await assertAccessible(page, 'console order (phone)')
       await assertFitsWidth(page, 'the order page')
+      await page.context().close()
+    })
+
+    test('the channels page fits at phone width', async () => {
+      const page = await open('/channels', 'phone')
+      await assertAccessible(page, 'console channels (phone)')
+      await assertFitsWidth(page, 'the channels page')
+      await screenshotForDocs(page, 'channels-phone', 'admin')
       await page.context().close()
     })
 

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { parseId } from '../../src/domain/ids.ts'
+import { insertFulfilment } from '../../src/repositories/channels.repository.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { insertClaim, insertMerchantEvidence } from '../support/claims-lab.fixture.ts'
@@ -84,6 +86,7 @@ const VARIABLES = [
   'CHANNEL',
   'LINK',
   'STORE_ORDER',
+  'FULFILMENT',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -368,7 +371,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     })
     assert.equal(linked.statusCode, 201, linked.body)
     values.LINK = json(linked).link.id
-    if (!used.has('STORE_ORDER')) return values
+    if (!used.has('STORE_ORDER') && !used.has('FULFILMENT')) return values
     const order = JSON.parse(
       readFileSync(join(DOCS_DIR, '..', 'test', 'fixtures', 'shopify', 'orders-create.json'), 'utf8'),
     )
@@ -387,6 +390,21 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     for (const row of kept) await t.app.services.channels.mapWebhook(Number(row.id))
     assert.equal((await link({ externalSku: 'MUG-OWN', ignore: true })).statusCode, 201)
     values.STORE_ORDER = '5001'
+    if (used.has('FULFILMENT')) {
+      // A shipment of the store order waiting in the outbox (no workers: its attempt is never made here).
+      const [row] = await t.database.db.query<{ id: number | string }>(
+        'SELECT id FROM channel_orders WHERE channel_id = $1',
+        [parseId('chn', values.CHANNEL as string)],
+      )
+      const id = await insertFulfilment(t.database.db, {
+        channelId: parseId('chn', values.CHANNEL as string) as number,
+        channelOrderId: Number(row?.id),
+        shipmentId: `shp_example_${channels}`,
+        fulfilment: { externalOrderId: '5001', lineItems: [], tracking: { carrier: null, number: null, url: null } },
+        at: t.clock.now(),
+      })
+      values.FULFILMENT = `chf_${id}`
+    }
     return values
   }
 

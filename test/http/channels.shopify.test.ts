@@ -6,10 +6,11 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
-import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
+import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
+import type { ImageServer } from '../support/image-server.ts'
+import type { PipelineDriver } from '../support/pipeline-driver.ts'
 import { type ShopifyStandIn, shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
-import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { json, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 const SHOP = 'printroute-test.myshopify.com'
@@ -34,6 +35,7 @@ const databases = tier('http')
 
 for (const kind of databases) {
   describe(`Shopify channels (${kind})`, () => {
+    let h: ChannelHarness<ShopifyStandIn>
     let t: TestApp
     let shopify: ShopifyStandIn
     let images: ImageServer
@@ -41,19 +43,15 @@ for (const kind of databases) {
     let channelId: string
 
     before(async () => {
-      shopify = await startShopifyStandIn()
-      images = await startImageServer()
-      t = await startTestApp({ kind, shopifyApiUrl: shopify.origin, channelRetryScheduleSeconds: [0, 1, 1] })
-      drive = pipelineDriver(t)
+      h = await startChannelHarness(kind, startShopifyStandIn, (store) => ({
+        shopifyApiUrl: store.origin,
+        channelRetryScheduleSeconds: [0, 1, 1],
+      }))
+      ;({ t, store: shopify, images, drive } = h)
     })
-    after(async () => {
-      await t.close()
-      await shopify.close()
-      await images.close()
-    })
+    after(() => h.close())
 
-    const post = (url: string, payload: unknown) =>
-      t.live({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: payload as object })
+    const post = (url: string, payload: unknown) => h.post(url, payload)
     const webhook = (body: string, topic: string, webhookId: string, secret = WEBHOOK_SECRET) =>
       t.app.live.inject({
         method: 'POST',
@@ -61,20 +59,8 @@ for (const kind of databases) {
         headers: shopifyWebhookHeaders(body, secret, topic, webhookId, SHOP),
         payload: body,
       })
-    /** Runs the mapping job of every webhook kept and not yet mapped, as its job would. */
-    const mapWebhooks = async () => {
-      const rows = await t.database.db.query<{ id: number | string }>(
-        'SELECT id FROM channel_webhooks WHERE processed_at IS NULL ORDER BY id',
-      )
-      for (const row of rows) await t.app.services.channels.mapWebhook(Number(row.id))
-    }
-    const channelOrder = async (externalOrderId: string) =>
-      (
-        await t.database.db.query<{ state: string; orderId: string | null; cancellation: string | null }>(
-          `SELECT state, order_id AS "orderId", cancellation FROM channel_orders WHERE external_order_id = $1`,
-          [externalOrderId],
-        )
-      )[0]
+    const mapWebhooks = () => h.mapWebhooks()
+    const channelOrder = (externalOrderId: string) => h.channelOrder(externalOrderId)
 
     test('a shop domain that is not *.myshopify.com is refused naming the field', async () => {
       const response = await post('/v4.0/channels', {

@@ -4,9 +4,10 @@
 // signature refused, and a cancellation that carries only the order's id read as one.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { type ImageServer, startImageServer } from '../support/image-server.ts'
-import { type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { json, startTestApp, type TestApp } from '../support/test-app.ts'
+import { type ChannelHarness, startChannelHarness } from '../support/channel-harness.ts'
+import type { ImageServer } from '../support/image-server.ts'
+import type { PipelineDriver } from '../support/pipeline-driver.ts'
+import { json, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 import {
   startWooCommerceStandIn,
@@ -18,6 +19,7 @@ const databases = tier('http')
 
 for (const kind of databases) {
   describe(`WooCommerce channels (${kind})`, () => {
+    let h: ChannelHarness<WooCommerceStandIn>
     let t: TestApp
     let woo: WooCommerceStandIn
     let images: ImageServer
@@ -26,35 +28,17 @@ for (const kind of databases) {
     let webhookUrl: string
 
     before(async () => {
-      woo = await startWooCommerceStandIn()
-      images = await startImageServer()
-      t = await startTestApp({ kind, allowPrivateUrls: true })
-      drive = pipelineDriver(t)
+      h = await startChannelHarness(kind, startWooCommerceStandIn, () => ({ allowPrivateUrls: true }))
+      ;({ t, store: woo, images, drive } = h)
     })
-    after(async () => {
-      await t.close()
-      await woo.close()
-      await images.close()
-    })
+    after(() => h.close())
 
-    const post = (url: string, payload: unknown) =>
-      t.live({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: payload as object })
+    const post = (url: string, payload: unknown) => h.post(url, payload)
     /** Delivers a webhook as the stand-in would send it, through the live port's routes. */
     const deliver = (headers: Record<string, string>, payload: string) =>
       t.app.live.inject({ method: 'POST', url: `/channels/v1/${channelId}/woocommerce`, headers, payload })
-    const mapWebhooks = async () => {
-      const rows = await t.database.db.query<{ id: number | string }>(
-        'SELECT id FROM channel_webhooks WHERE processed_at IS NULL ORDER BY id',
-      )
-      for (const row of rows) await t.app.services.channels.mapWebhook(Number(row.id))
-    }
-    const channelOrder = async (externalOrderId: string) =>
-      (
-        await t.database.db.query<{ state: string; orderId: string | null; cancellation: string | null }>(
-          `SELECT state, order_id AS "orderId", cancellation FROM channel_orders WHERE external_order_id = $1`,
-          [externalOrderId],
-        )
-      )[0]
+    const mapWebhooks = () => h.mapWebhooks()
+    const channelOrder = (externalOrderId: string) => h.channelOrder(externalOrderId)
     const signedHeaders = async (topic: string, body: string, deliveryId: string, secret = woo.webhookSecret) => {
       const { createHmac } = await import('node:crypto')
       return {

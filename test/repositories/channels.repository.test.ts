@@ -16,8 +16,10 @@ import {
   insertFulfilment,
   insertFulfilmentAttempt,
   insertWebhook,
+  listChannelsAcrossAccounts,
   listFulfilments,
   listLinks,
+  listOverdueFulfilments,
   listPendingOrders,
   markChannelDeleted,
   markWebhookProcessed,
@@ -183,7 +185,30 @@ for (const kind of databases) {
         listed?.attemptLog.map((attempt) => attempt.httpStatus),
         [500],
       )
+      assert.equal(listed?.externalOrderId, kept.externalOrderId)
+      assert.deepEqual(await listFulfilments(t.database.db, channel.id, 10, id), [], 'none older than the first')
       assert.equal((await findChannelOrder(t.database.db, channel.id, '9007199254740993'))?.state, 'notConnected')
+
+      // The sweeper's overdue rows: pending, due before the instant, by id.
+      const dueAt = t.clock.now()
+      assert.deepEqual(
+        await listOverdueFulfilments(t.database.db, {
+          dueBefore: new Date(dueAt.getTime() + 1),
+          afterId: 0,
+          limit: 10,
+        }),
+        [{ id, attempts: 1 }],
+      )
+      assert.deepEqual(await listOverdueFulfilments(t.database.db, { dueBefore: dueAt, afterId: 0, limit: 10 }), [])
+
+      // The console's list across accounts: the failing channel first, its waiting orders and last order counted.
+      await updateChannel(t.database.db, channel.id, { status: 'failing', statusReason: 'HTTP 401', at: t.clock.now() })
+      const [across] = await listChannelsAcrossAccounts(t.database.db, { accountId, limit: 10 })
+      assert.equal(across?.id, channel.id)
+      assert.equal(across?.status, 'failing')
+      assert.equal(across?.failingFulfilments, 1)
+      assert.ok(across?.lastOrderAt instanceof Date)
+      assert.deepEqual(await listChannelsAcrossAccounts(t.database.db, { accountId: accountId + 1000, limit: 10 }), [])
     })
   })
 }

@@ -129,7 +129,7 @@ describe('printroute-client claims, imports and channels against a Sandbox serve
     )
   })
 
-  test('channels: created, listed, read, renamed; a link made, listed, deleted; nothing pending; deleted', async () => {
+  test('channels: created, listed, read, renamed; a link made, listed, deleted; nothing pending, no fulfilment; deleted', async () => {
     const channel = await client.channels.create({
       type: 'shopify',
       name: 'SDK shop',
@@ -143,8 +143,9 @@ describe('printroute-client claims, imports and channels against a Sandbox serve
       [channel.id],
     )
     assert.equal((await client.channels.get(channel.id)).name, 'SDK shop')
-    const renamed = await client.channels.update(channel.id, { name: 'SDK shop 2' })
+    const renamed = await client.channels.update(channel.id, { name: 'SDK shop 2', shippingMethod: 'Express' })
     assert.equal(renamed.channel.name, 'SDK shop 2')
+    assert.equal(renamed.channel.shippingMethod, 'Express')
 
     const link = await client.channels.links.create(channel.id, { externalSku: 'MUG-HANDMADE', ignore: true })
     assert.deepEqual(
@@ -155,6 +156,13 @@ describe('printroute-client claims, imports and channels against a Sandbox serve
     assert.deepEqual(await client.channels.links.list(channel.id), [])
 
     assert.deepEqual(await client.channels.pending(channel.id), [])
+    const fulfilments = await client.channels.fulfilments.list(channel.id, { top: 5 })
+    assert.deepEqual([fulfilments.fulfilments, fulfilments.hasMore, fulfilments.nextUrl], [[], false, null])
+    await assert.rejects(client.channels.fulfilments.retry(channel.id, 'chf_1'), (error) => {
+      assert.ok(error instanceof PrintrouteError)
+      assert.equal(error.statusCode, 404)
+      return true
+    })
     await assert.rejects(client.channels.release(channel.id, '4001'), (error) => {
       assert.ok(error instanceof PrintrouteError)
       assert.equal(error.statusCode, 404)

@@ -2,23 +2,28 @@
 //   GET    /v4.0/channels                                   the environment's channels;
 //   POST   /v4.0/channels                                   a new channel (its secrets are never shown again);
 //   GET    /v4.0/channels/{id}                              one channel;
-//   PATCH  /v4.0/channels/{id}                              its name or new secrets;
+//   PATCH  /v4.0/channels/{id}                              its name, approval, shipping method or new secrets;
 //   DELETE /v4.0/channels/{id}                              deletes it (its webhooks are refused from then on);
 //   GET    /v4.0/channels/{id}/links                        its links of store variants or SKUs to products;
 //   POST   /v4.0/channels/{id}/links                        a link (or an ignore), for this and later orders;
 //   DELETE /v4.0/channels/{id}/links/{linkId}               deletes a link;
 //   GET    /v4.0/channels/{id}/pending                      store orders waiting as "not connected";
 //   POST   /v4.0/channels/{id}/pending/{externalOrderId}/release  creates a waiting order once all is linked;
+//   GET    /v4.0/channels/{id}/fulfilments                  shipments told to the store, newest first, with attempts;
+//   POST   /v4.0/channels/{id}/fulfilments/{fulfilmentId}/retry  a fulfilment not yet delivered tried again now;
 // and, without a key, the stores' webhooks: POST /channels/v1/{id}/{type} (signed by the store, raw body).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { CHANNEL_LIMITS } from '../../domain/channels.ts'
 import type { Environment } from '../../domain/environment.ts'
 import type { StorefrontKind } from '../../domain/storefronts.ts'
+import type { ChannelFulfilmentsService } from '../../services/channel-fulfilments.service.ts'
 import type { ChannelsService } from '../../services/channels.service.ts'
 import { API_VERSION_PREFIX } from '../errors.ts'
+import { nextCursorPageUrl } from '../paging.ts'
 import { outcomeReply } from '../replies.ts'
 import {
+  ChannelFulfilmentListResponseSchema,
   ChannelIdParamsSchema,
   ChannelLinkListResponseSchema,
   ChannelListResponseSchema,
@@ -29,10 +34,13 @@ import {
   CreateLinkBodySchema,
   DeletedChannelLinkResponseSchema,
   DeletedChannelResponseSchema,
+  FulfilmentParamsSchema,
   LinkParamsSchema,
+  ListFulfilmentsQuerySchema,
   PendingOrderListResponseSchema,
   PendingOrderParamsSchema,
   ReleasedOrderResponseSchema,
+  RetriedFulfilmentResponseSchema,
   UpdateChannelBodySchema,
   UpdatedChannelResponseSchema,
 } from '../schemas/channels.schema.ts'
@@ -45,6 +53,7 @@ const tags = ['channels']
 export async function registerChannelRoutes(
   app: FastifyInstance,
   channels: ChannelsService,
+  fulfilments: ChannelFulfilmentsService,
   environment: Environment,
 ): Promise<void> {
   await app.register(
@@ -52,6 +61,7 @@ export async function registerChannelRoutes(
       registerChannelCrud(api, channels)
       registerLinkRoutes(api, channels)
       registerPendingRoutes(api, channels)
+      registerFulfilmentRoutes(api, fulfilments)
     },
     { prefix: API_VERSION_PREFIX },
   )
@@ -234,6 +244,55 @@ function registerPendingRoutes(app: FastifyInstance, channels: ChannelsService):
       const released = await channels.release(request.caller, request.params.channelId, request.params.externalOrderId)
       reply.code(201)
       return outcomeReply(request, 'Created', released)
+    },
+  )
+}
+
+function registerFulfilmentRoutes(app: FastifyInstance, fulfilments: ChannelFulfilmentsService): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+  api.get(
+    '/channels/:channelId/fulfilments',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'listChannelFulfilments',
+        tags,
+        summary: 'Shipments told to the store (the fulfilment outbox), newest first, each with its attempts',
+        description: 'nextUrl continues with older fulfilments (the `before` cursor).',
+        params: ChannelIdParamsSchema,
+        querystring: ListFulfilmentsQuerySchema,
+        response: { 200: ChannelFulfilmentListResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const page = await fulfilments.list(request.caller, request.params.channelId, {
+        before: request.query.before ?? null,
+        top: request.query.top ?? 20,
+      })
+      const nextUrl = page.nextBefore === null ? null : nextCursorPageUrl(request, 'before', page.nextBefore)
+      return outcomeReply(request, 'Ok', { fulfilments: page.fulfilments, hasMore: page.hasMore, nextUrl })
+    },
+  )
+  api.post(
+    '/channels/:channelId/fulfilments/:fulfilmentId/retry',
+    {
+      config: { scope: 'orders:write' },
+      schema: {
+        operationId: 'retryChannelFulfilment',
+        tags,
+        summary: 'Try a fulfilment not yet delivered again now (one already delivered is 400 naming fulfilmentId)',
+        params: FulfilmentParamsSchema,
+        response: { 200: RetriedFulfilmentResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      refuseBody(request.body, 'The retry takes no body')
+      const fulfilment = await fulfilments.retryNow(
+        request.caller,
+        request.params.channelId,
+        request.params.fulfilmentId,
+      )
+      return outcomeReply(request, 'Ok', { fulfilment })
     },
   )
 }

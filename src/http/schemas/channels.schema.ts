@@ -4,7 +4,7 @@
 import { Type } from 'typebox'
 import { CHANNEL_APPROVAL_MODES, MAX_APPROVAL_DELAY_HOURS } from '../../domain/approval.ts'
 import { CHANNEL_LIMITS, CHANNEL_STATUSES } from '../../domain/channels.ts'
-import { SIZING_MODES } from '../../domain/shipping-methods.ts'
+import { SHIPPING_METHODS, SIZING_MODES } from '../../domain/shipping-methods.ts'
 import {
   Nullable,
   named,
@@ -40,6 +40,8 @@ const ChannelApprovalSchema = named(
     },
   ),
 )
+const ShippingMethod = (description: string) =>
+  Type.String({ maxLength: 20, description: `${description} One of ${SHIPPING_METHODS.join(', ')} (any case).` })
 const ChannelName = Nullable(SingleLineString({ maxLength: 100, description: 'What the merchant calls it.' }))
 
 export const ChannelSchema = named(
@@ -60,6 +62,10 @@ export const ChannelSchema = named(
     hasConsumerSecret: Type.Optional(Type.Boolean()),
     hasWebhookSecret: Type.Boolean({ description: 'The webhook secret is stored (never shown).' }),
     approval: ChannelApprovalSchema,
+    shippingMethod: StringEnum(
+      SHIPPING_METHODS,
+      "The shipping method the channel's orders are created with (default Standard), whatever the store order says.",
+    ),
     webhookUrl: Type.String({ description: "Where the store's webhooks go: paste it in the store's settings." }),
     created: Type.String(),
     lastUpdated: Type.String(),
@@ -79,6 +85,9 @@ export const CreateChannelBodySchema = named(
       consumerSecret: Type.Optional(Secret('WooCommerce: the REST API consumer secret.')),
       webhookSecret: Secret("The secret the store signs its webhooks with (Shopify: the app's API secret key)."),
       approval: Type.Optional(ChannelApprovalSchema),
+      shippingMethod: Type.Optional(
+        Nullable(ShippingMethod("The channel's orders' shipping method; default Standard.")),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -94,6 +103,7 @@ export const UpdateChannelBodySchema = named(
       consumerSecret: Type.Optional(Secret('WooCommerce: a new consumer secret.')),
       webhookSecret: Type.Optional(Secret('A new webhook secret.')),
       approval: Type.Optional(ChannelApprovalSchema),
+      shippingMethod: Type.Optional(Nullable(ShippingMethod('The shipping method of orders created from now on.'))),
     },
     { additionalProperties: false },
   ),
@@ -214,3 +224,61 @@ export const ReleasedOrderResponseSchema = outcomeResponse(
   Outcome('CreatedOutcome', ['Created'] as const),
   { orderId: Type.String({ description: 'The printroute order created, ord_<number>.' }) },
 )
+
+export const CHANNEL_FULFILMENT_LIST_MAX_TOP = 100
+
+export const FulfilmentParamsSchema = Type.Object({
+  channelId: Type.String({ maxLength: 40 }),
+  fulfilmentId: Type.String({ maxLength: 40 }),
+})
+
+export const ListFulfilmentsQuerySchema = Type.Object(
+  {
+    before: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: "A fulfilment ID (chf_<number>): the page continues with older ones (nextUrl's).",
+      }),
+    ),
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: CHANNEL_FULFILMENT_LIST_MAX_TOP, default: 20 })),
+  },
+  { additionalProperties: false },
+)
+
+export const ChannelFulfilmentSchema = named(
+  'ChannelFulfilment',
+  Type.Object({
+    id: Type.String({ description: 'Fulfilment ID, chf_<number>: one shipped shipment told to the store.' }),
+    orderId: Nullable(Type.String({ description: 'The printroute order, ord_<number>.' })),
+    shipmentId: Type.String(),
+    externalOrderId: Type.String({ description: "The store's order id." }),
+    state: StringEnum(
+      ['pending', 'delivered', 'failed'] as const,
+      'pending: being tried or waiting for its next attempt; delivered: the store took it; failed: refused, or its ' +
+        'tries used up (POST .../retry tries again).',
+    ),
+    attemptCount: Type.Integer({ description: 'Attempts made so far.' }),
+    nextAttemptAt: Nullable(Type.String({ description: 'When the next attempt is due; null when none is.' })),
+    lastError: Nullable(Type.String({ description: "The last attempt's error; null once delivered." })),
+    created: Type.String(),
+    lastUpdated: Type.String(),
+    attempts: Type.Array(
+      Type.Object({
+        attempt: Type.Integer(),
+        attempted: Type.String(),
+        httpStatus: Nullable(Type.Integer({ description: "The store's answer; null when it could not be reached." })),
+        error: Nullable(Type.String()),
+      }),
+    ),
+  }),
+)
+
+export const ChannelFulfilmentListResponseSchema = outcomeResponse('ChannelFulfilmentListResponse', OkOutcome, {
+  fulfilments: Type.Array(ChannelFulfilmentSchema),
+  hasMore: Type.Boolean(),
+  nextUrl: Nullable(Type.String({ description: 'The next (older) page; null on the last.' })),
+})
+
+export const RetriedFulfilmentResponseSchema = outcomeResponse('ChannelFulfilmentRetryResponse', OkOutcome, {
+  fulfilment: ChannelFulfilmentSchema,
+})

@@ -1,8 +1,13 @@
 // The Channels page (docs/dashboard.md#channels-dashboardchannels): the account's storefront channels with their
 // status and webhook URL, the forms that connect a Shopify or a WooCommerce store (with the steps in the store's
-// admin), and each channel's page: its links, its orders waiting as not connected with a Release button, Delete.
+// admin, its approval and shipping method), and each channel's page: its orders waiting as not connected with a
+// Release button, the shipments told to the store (a failing one with Try again now), its links (several print areas
+// each), its settings and secrets changed (PATCH), Delete.
 // Everything goes through /v4.0/channels (docs/channels.md), so the page can do nothing a client of the API cannot.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { CHANNEL_APPROVAL_MODES, MAX_APPROVAL_DELAY_HOURS } from '../../domain/approval.ts'
+import { CHANNEL_LIMITS } from '../../domain/channels.ts'
+import { SHIPPING_METHODS } from '../../domain/shipping-methods.ts'
 import type { ApiBody } from '../kit/api-client.ts'
 import { formatTime, stateBadge } from '../kit/format.ts'
 import {
@@ -31,8 +36,23 @@ interface Channel {
   storeUrl?: string
   status: string
   statusReason: string | null
+  approval: { mode: string; delayHours?: number }
+  shippingMethod: string
   webhookUrl: string
   created: string
+}
+
+interface Fulfilment {
+  id: string
+  orderId: string | null
+  shipmentId: string
+  externalOrderId: string
+  state: 'pending' | 'delivered' | 'failed'
+  attemptCount: number
+  nextAttemptAt: string | null
+  lastError: string | null
+  created: string
+  attempts: { attempt: number; attempted: string; httpStatus: number | null; error: string | null }[]
 }
 
 interface Link {
@@ -96,7 +116,7 @@ function statusCell(channel: Channel): Html {
 function channelsTable(channels: Channel[]): Html {
   if (channels.length === 0) return html`<p class="muted">No channel yet: connect a store below.</p>`
   return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="channels-caption"><table class="phone-cards">
-<caption id="channels-caption">Channels</caption>
+<caption id="channels-caption" class="visually-hidden">Channels</caption>
 <thead><tr><th scope="col">Channel</th><th scope="col">Type</th><th scope="col">Store</th><th scope="col">Status</th><th scope="col">Webhook URL</th></tr></thead>
 <tbody>${channels.map(
     (channel) => html`<tr>
@@ -113,6 +133,61 @@ function storeFieldId(type: StoreType, field: string): string {
   return `${type}-${field}`
 }
 
+const APPROVAL_WORDS: Record<string, string> = {
+  automatic: 'Automatic (start at once)',
+  delayed: 'Delayed (hold some hours)',
+  manual: 'Manual (drafts I confirm)',
+}
+
+/** The approval as the page says it. */
+function approvalText(approval: Channel['approval']): string {
+  if (approval.mode === 'delayed') return `Delayed ${approval.delayHours ?? 1} h before production`
+  return approval.mode === 'manual' ? 'Manual (drafts to confirm)' : 'Automatic'
+}
+
+/** The approval and shipping method fields of a create or edit form; `prefix` keeps their ids apart. */
+function settingsFields(prefix: string, values: FormValues, errors: FieldErrors): Html {
+  const mode = formValue(values, 'approvalMode') || 'automatic'
+  const method = formValue(values, 'shippingMethod') || 'Standard'
+  const select = (
+    name: string,
+    label: string,
+    options: readonly string[],
+    chosen: string,
+    words = (o: string) => o,
+  ) => {
+    const id = `${prefix}-${name}`
+    return html`<div class="field"><label for="${id}">${label}</label>
+<select id="${id}" name="${name}"${invalidAttributes(errors, id)}>${options.map(
+      (option) => html`<option value="${option}"${option === chosen ? ' selected' : ''}>${words(option)}</option>`,
+    )}</select>${fieldMessages(errors, id)}</div>`
+  }
+  const delayId = `${prefix}-delayHours`
+  return html`${select('approvalMode', 'Approval of its orders', CHANNEL_APPROVAL_MODES, mode, (o) => APPROVAL_WORDS[o] ?? o)}
+<div class="field"><label for="${delayId}">Delay in hours</label> <span class="muted small">(delayed only, 1 to ${MAX_APPROVAL_DELAY_HOURS})</span>
+<input id="${delayId}" name="delayHours" type="text" inputmode="numeric" value="${formValue(values, 'delayHours')}"${invalidAttributes(errors, delayId)}>${fieldMessages(errors, delayId)}</div>
+${select('shippingMethod', 'Shipping method of its orders', SHIPPING_METHODS, method)}`
+}
+
+/** The approval and shipping method a form names, as the API takes them: the API says what is wrong. */
+function settingsRequest(form: FormValues): Record<string, unknown> {
+  const mode = formValue(form, 'approvalMode') || 'automatic'
+  const hours = formValue(form, 'delayHours').trim()
+  const delay = mode === 'delayed' ? { delayHours: /^\d{1,6}$/.test(hours) ? Number(hours) : hours || undefined } : {}
+  return {
+    approval: { mode, ...delay },
+    ...(formValue(form, 'shippingMethod') ? { shippingMethod: formValue(form, 'shippingMethod') } : {}),
+  }
+}
+
+/** Where a settings failure shows: its field of the form with ids `prefix-...`. */
+function settingsTarget(prefix: string, path: string): FieldTarget | null {
+  if (path === 'approval.mode' || path === 'approval') return { id: `${prefix}-approvalMode`, label: 'Approval' }
+  if (path === 'approval.delayHours') return { id: `${prefix}-delayHours`, label: 'Delay in hours' }
+  if (path === 'shippingMethod') return { id: `${prefix}-shippingMethod`, label: 'Shipping method' }
+  return null
+}
+
 function createForm(type: StoreType, csrfToken: string, values: FormValues, errors: FieldErrors): Html {
   return html`<form class="card" method="post" action="${CHANNELS_PATH}" aria-label="Connect a ${type === 'shopify' ? 'Shopify' : 'WooCommerce'} store">
 ${csrfField(csrfToken)}<input type="hidden" name="type" value="${type}">
@@ -123,12 +198,13 @@ ${STORE_FIELDS[type].map(([field, label]) => {
 <input id="${id}" name="${field}" type="${secret ? 'password' : 'text'}" autocomplete="off" value="${secret ? '' : formValue(values, field)}"${invalidAttributes(errors, id)}>
 ${fieldMessages(errors, id)}</div>`
 })}
+${settingsFields(type, values, errors)}
 <div class="form-buttons"><button type="submit">Connect the store</button></div>
 </form>`
 }
 
 function shopifySteps(): Html {
-  return html`<ol>
+  return html`<ol class="store-steps">
 <li>In the Shopify admin: <strong>Settings → Apps and sales channels → Develop apps → Create an app</strong>, named for example “printroute”.</li>
 <li><strong>Configure Admin API scopes</strong>: <code>read_orders</code> and <code>write_merchant_managed_fulfillment_orders</code>. Save.</li>
 <li><strong>Install app</strong>, reveal the <strong>Admin API access token</strong> (shown once) and copy the app's <strong>API secret key</strong>.</li>
@@ -138,7 +214,7 @@ function shopifySteps(): Html {
 }
 
 function wooCommerceSteps(): Html {
-  return html`<ol>
+  return html`<ol class="store-steps">
 <li>In WordPress: <strong>WooCommerce → Settings → Advanced → REST API → Add key</strong>, permissions <strong>Read/Write</strong>; copy the consumer key and secret.</li>
 <li>Fill in the form below with the store's address, the key, the secret and a long random webhook secret of your choosing.</li>
 <li><strong>WooCommerce → Settings → Advanced → Webhooks → Add webhook</strong>: topic <em>Order created</em>, delivery URL the channel's webhook URL, secret the webhook secret, API version v3.</li>
@@ -149,7 +225,7 @@ function wooCommerceSteps(): Html {
 function storeTarget(type: StoreType): (path: string) => FieldTarget | null {
   return (path) => {
     const field = STORE_FIELDS[type].find(([name]) => name === path)
-    return field ? { id: storeFieldId(type, field[0]), label: field[1] } : null
+    return field ? { id: storeFieldId(type, field[0]), label: field[1] } : settingsTarget(type, path)
   }
 }
 
@@ -184,15 +260,22 @@ const LINK_FIELDS: Record<string, FieldTarget> = {
   external: { id: 'link-external', label: 'Store variant id or SKU' },
   sku: { id: 'link-sku', label: 'Product SKU' },
   attributes: { id: 'link-attributes', label: 'Attributes' },
-  printArea: { id: 'link-print-area', label: 'Print area' },
-  url: { id: 'link-url', label: 'File URL' },
+}
+
+/** The id and label of the print area (or its file URL) of row `index` of the Add a link form. */
+function assetField(kind: 'printArea' | 'url', index: number): FieldTarget {
+  const number = index === 0 ? '' : ` ${index + 1}`
+  return kind === 'printArea'
+    ? { id: `link-print-area-${index}`, label: `Print area${number}` }
+    : { id: `link-url-${index}`, label: `File URL${number}` }
 }
 
 function linkTarget(path: string): FieldTarget | null {
   if (path === 'externalVariantId' || path === 'externalSku') return LINK_FIELDS.external ?? null
   if (path.startsWith('attributes')) return LINK_FIELDS.attributes ?? null
-  if (/^assets\[\d+\]\.printArea/.test(path)) return LINK_FIELDS.printArea ?? null
-  if (path.startsWith('assets')) return LINK_FIELDS.url ?? null
+  const asset = /^assets\[(\d+)\](?:\.(printArea|url))?/.exec(path)
+  if (asset) return assetField(asset[2] === 'printArea' ? 'printArea' : 'url', Number(asset[1]))
+  if (path.startsWith('assets')) return assetField('url', 0)
   if (path === 'sku') return LINK_FIELDS.sku ?? null
   return null
 }
@@ -207,17 +290,34 @@ function attributesOf(text: string): Record<string, string> {
   return attributes
 }
 
+/** How many print area rows the form has: those sent (at least one), and one more when asked for. */
+function assetRowCount(form: FormValues): number {
+  let rows = 1
+  while (rows < CHANNEL_LIMITS.assets && form[`printArea.${rows}`] !== undefined) rows += 1
+  return Math.min(rows + (formValue(form, 'more') ? 1 : 0), CHANNEL_LIMITS.assets)
+}
+
 /** The link request of the Add a link form, as typed: the API names what is wrong. */
 export function linkRequest(form: FormValues): Record<string, unknown> {
   const external = formValue(form, 'external').trim()
   const match = formValue(form, 'match') === 'sku' ? { externalSku: external } : { externalVariantId: external }
   if (formValue(form, 'ignore') !== '') return { ...match, ignore: true }
   const attributes = attributesOf(formValue(form, 'attributes'))
+  const assets: { printArea: string; url: string }[] = []
+  for (let index = 0; index < assetRowCount({ ...form, more: '' }); index += 1) {
+    // The first row is the form's original pair of fields (printArea, url); later rows are numbered.
+    const suffix = index === 0 ? '' : `.${index}`
+    const printArea = formValue(form, `printArea${suffix}`).trim()
+    const url = formValue(form, `url${suffix}`).trim()
+    // A later row left empty is no print area; the first is always sent (the API says what it lacks).
+    if (index > 0 && printArea === '' && url === '') continue
+    assets.push({ printArea: printArea || 'default', url })
+  }
   return {
     ...match,
     sku: formValue(form, 'sku').trim(),
     ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
-    assets: [{ printArea: formValue(form, 'printArea').trim() || 'default', url: formValue(form, 'url').trim() }],
+    assets,
   }
 }
 
@@ -228,6 +328,15 @@ function linkField(id: string, name: string, label: string, values: FormValues, 
 
 function linkForm(channelId: string, csrfToken: string, values: FormValues, errors: FieldErrors): Html {
   const bySku = formValue(values, 'match') === 'sku'
+  const rows = assetRowCount(values)
+  const assetRows = Array.from({ length: rows }, (_, index) => {
+    const suffix = index === 0 ? '' : `.${index}`
+    const area = assetField('printArea', index)
+    const url = assetField('url', index)
+    const areaValues = index === 0 ? { printArea: 'default', ...values } : values
+    return html`<div class="asset-row">${linkField(area.id, `printArea${suffix}`, area.label, areaValues, errors)}
+${linkField(url.id, `url${suffix}`, url.label, values, errors, index === 0 ? 'the print file for that area' : '')}</div>`
+  })
   return html`<form class="card" method="post" action="${channelPath(channelId, '/links')}" aria-labelledby="link-heading">
 <h2 id="link-heading">Add a link</h2>${csrfField(csrfToken)}
 <div class="field"><label for="link-match">Match the store's</label><select id="link-match" name="match">
@@ -236,15 +345,18 @@ ${linkField('link-external', 'external', 'Store variant id or SKU', values, erro
 <div class="field"><label class="option-line" for="link-ignore"><input type="checkbox" id="link-ignore" name="ignore" value="1"${formValue(values, 'ignore') ? ' checked' : ''}> Ignore it: fulfilled elsewhere (the fields below are not needed)</label></div>
 ${linkField('link-sku', 'sku', 'Product SKU', values, errors)}
 ${linkField('link-attributes', 'attributes', 'Attributes', values, errors, 'name=value, separated by commas, e.g. wrap=Black')}
-${linkField('link-print-area', 'printArea', 'Print area', { printArea: 'default', ...values }, errors)}
-${linkField('link-url', 'url', 'File URL', values, errors, 'the print file for that area')}
-<div class="form-buttons"><button type="submit">Add the link</button></div></form>`
+<fieldset class="asset-rows"><legend>Print files, one per print area</legend>${assetRows}</fieldset>
+<div class="form-buttons"><button type="submit">Add the link</button>${
+    // After Add the link, so that Enter in a field adds the link (the first submit button is the default).
+    rows < CHANNEL_LIMITS.assets
+      ? html` <button type="submit" name="more" value="1" class="button-quiet">Another print area</button>`
+      : ''
+  }</div></form>`
 }
 
 function linksTable(channelId: string, links: Link[], csrfToken: string, mayChange: boolean): Html {
   if (links.length === 0) return html`<p class="muted">No link yet.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="links-caption"><table class="phone-cards">
-<caption id="links-caption">Links</caption>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table of links"><table class="phone-cards" aria-labelledby="links-heading">
 <thead><tr><th scope="col">Store</th><th scope="col">Becomes</th><th scope="col">Files</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${links.map(
     (link) => html`<tr>
@@ -262,6 +374,86 @@ function linksTable(channelId: string, links: Link[], csrfToken: string, mayChan
   )}</tbody></table></div>`
 }
 
+/** A fulfilment the store has not taken and that is not simply waiting for its first try. */
+function isFailing(fulfilment: Fulfilment): boolean {
+  return fulfilment.state === 'failed' || (fulfilment.state === 'pending' && fulfilment.lastError !== null)
+}
+
+function fulfilmentsTable(channelId: string, fulfilments: Fulfilment[], csrfToken: string, mayChange: boolean): Html {
+  if (fulfilments.length === 0) return html`<p class="muted">No shipment has shipped yet.</p>`
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table of shipments told to the store"><table class="phone-cards" aria-labelledby="fulfilments-heading">
+<thead><tr><th scope="col">Shipment</th><th scope="col">Store order</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Next attempt</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${fulfilments.map((fulfilment) => {
+    const failing = isFailing(fulfilment)
+    const state = failing ? 'failing' : fulfilment.state
+    return html`<tr class="${failing ? 'fulfilment-failing' : 'fulfilment'}">
+<th scope="row" data-label="Shipment"><code>${fulfilment.shipmentId}</code>${fulfilment.orderId ? html`<div class="small"><a href="${DASHBOARD_PATH}/orders/${encodeURIComponent(fulfilment.orderId)}">${fulfilment.orderId}</a></div>` : ''}</th>
+<td data-label="Store order">${fulfilment.externalOrderId}</td>
+<td data-label="State"><span class="badge badge-${failing ? 'failed' : fulfilment.state}">${state === 'failing' ? 'Failing' : fulfilment.state === 'delivered' ? 'Told' : fulfilment.state === 'failed' ? 'Failed' : 'Pending'}</span></td>
+<td data-label="Attempts">${String(fulfilment.attemptCount)}</td>
+<td data-label="Next attempt">${fulfilment.nextAttemptAt ? formatTime(fulfilment.nextAttemptAt) : html`<span class="muted">none</span>`}</td>
+<td data-label="Last error" class="break">${fulfilment.lastError ?? ''}</td>
+<td>${failing && mayChange ? html`<form method="post" action="${channelPath(channelId, `/fulfilments/${encodeURIComponent(fulfilment.id)}/retry`)}">${csrfField(csrfToken)}<button type="submit" class="button-small">Try again now<span class="visually-hidden"> shipment ${fulfilment.shipmentId}</span></button></form>` : ''}</td>
+</tr>`
+  })}</tbody></table></div>`
+}
+
+/** The fields of the edit form: its name and settings, and the secrets to give again (blank: kept). */
+const EDIT_SECRETS = {
+  shopify: [
+    ['adminAccessToken', 'New Admin API access token'],
+    ['webhookSecret', 'New API secret key (signs the webhooks)'],
+  ],
+  woocommerce: [
+    ['consumerKey', 'New consumer key'],
+    ['consumerSecret', 'New consumer secret'],
+    ['webhookSecret', 'New webhook secret'],
+  ],
+} as const
+
+function editTarget(type: StoreType): (path: string) => FieldTarget | null {
+  return (path) => {
+    if (path === 'name') return { id: 'edit-name', label: 'Name' }
+    const secret = EDIT_SECRETS[type].find(([name]) => name === path)
+    return secret ? { id: `edit-${secret[0]}`, label: secret[1] } : settingsTarget('edit', path)
+  }
+}
+
+/** The PATCH of the edit form: name, approval, shipping method, and each secret typed (a blank one is kept). */
+function editRequest(type: StoreType, form: FormValues): Record<string, unknown> {
+  const name = formValue(form, 'name').trim()
+  const body: Record<string, unknown> = { name: name === '' ? null : name, ...settingsRequest(form) }
+  for (const [field] of EDIT_SECRETS[type]) {
+    const value = formValue(form, field).trim()
+    if (value !== '') body[field] = value
+  }
+  return body
+}
+
+function editValuesOf(channel: Channel): FormValues {
+  return {
+    name: channel.name ?? '',
+    approvalMode: channel.approval.mode,
+    delayHours: channel.approval.delayHours === undefined ? '' : String(channel.approval.delayHours),
+    shippingMethod: channel.shippingMethod,
+  }
+}
+
+function editForm(channel: Channel, csrfToken: string, values: FormValues, errors: FieldErrors): Html {
+  return html`<form class="card" method="post" action="${channelPath(channel.id, '/edit')}" aria-labelledby="edit-heading">
+<h2 id="edit-heading">Settings and secrets</h2>${csrfField(csrfToken)}
+<div class="field"><label for="edit-name">Name</label> <span class="muted small">(yours, optional)</span>
+<input id="edit-name" name="name" type="text" value="${formValue(values, 'name')}"${invalidAttributes(errors, 'edit-name')}>${fieldMessages(errors, 'edit-name')}</div>
+${settingsFields('edit', values, errors)}
+<fieldset><legend>New secrets</legend>
+<p class="muted small">Only to rotate them, or after the channel secrets key changed: leave a field blank to keep what is stored. New secrets make a failing channel active again.</p>
+${EDIT_SECRETS[channel.type].map(
+  ([field, label]) => html`<div class="field"><label for="edit-${field}">${label}</label>
+<input id="edit-${field}" name="${field}" type="password" autocomplete="off" value=""${invalidAttributes(errors, `edit-${field}`)}>${fieldMessages(errors, `edit-${field}`)}</div>`,
+)}</fieldset>
+<div class="form-buttons"><button type="submit">Save the channel</button></div></form>`
+}
+
 function pendingList(channelId: string, orders: PendingOrder[], csrfToken: string, mayChange: boolean): Html {
   if (orders.length === 0) return html`<p class="muted">No order is waiting.</p>`
   return html`${orders.map(
@@ -277,39 +469,53 @@ ${mayChange ? html`<form method="post" action="${channelPath(channelId, `/pendin
   )}`
 }
 
-interface LinkFormState {
+interface ChannelFormState {
+  /** Which form was sent: the link form or the edit form. */
+  form: 'link' | 'edit'
   values: FormValues
-  refused: ApiBody
+  /** The API's refusal; none when the form is only shown again (Another print area). */
+  refused?: ApiBody
 }
 
-async function channelContent(request: FastifyRequest, channel: Channel, form?: LinkFormState): Promise<Html> {
+async function channelContent(request: FastifyRequest, channel: Channel, form?: ChannelFormState): Promise<Html> {
   const { api, csrfToken, caller } = request.signedIn
   const id = encodeURIComponent(channel.id)
   const mayRead = mayUse(caller.scopes, 'readChannelOrders')
   const mayChange = mayUse(caller.scopes, 'changeChannelOrders')
-  const [links, pending] = mayRead
+  const mayManage = mayUse(caller.scopes, 'manageChannels')
+  const [links, pending, fulfilments] = mayRead
     ? await Promise.all([
         api.get<{ links: Link[] }>(`/channels/${id}/links`),
         api.get<{ orders: PendingOrder[] }>(`/channels/${id}/pending`),
+        api.get<{ fulfilments: Fulfilment[] }>(`/channels/${id}/fulfilments?top=20`),
       ])
-    : [undefined, undefined]
-  const errors = form ? fieldErrors(form.refused, linkTarget) : NO_ERRORS
+    : [undefined, undefined, undefined]
+  const linkErrors = form?.form === 'link' && form.refused ? fieldErrors(form.refused, linkTarget) : NO_ERRORS
+  const editErrors =
+    form?.form === 'edit' && form.refused ? fieldErrors(form.refused, editTarget(channel.type)) : NO_ERRORS
   return html`<p class="breadcrumb"><a href="${CHANNELS_PATH}">Channels</a> /</p>
 <h1>${channel.name ?? channel.id}</h1>
-<dl class="facts card"><div><dt>Type</dt><dd>${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'}</dd></div>
-<div><dt>Store</dt><dd>${storeOf(channel)}</dd></div>
+<dl class="facts card channel-facts"><div><dt>Type</dt><dd>${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'}</dd></div>
+<div><dt>Store</dt><dd class="break">${storeOf(channel)}</dd></div>
 <div><dt>Status</dt><dd>${statusCell(channel)}</dd></div>
+<div><dt>Approval</dt><dd>${approvalText(channel.approval)}</dd></div>
+<div><dt>Shipping method</dt><dd>${channel.shippingMethod}</dd></div>
 <div class="facts-wide"><dt>Webhook URL (paste it into the store)</dt><dd><code>${channel.webhookUrl}</code></dd></div></dl>
-${form ? errorSummary(form.refused, errors, 'The link could not be added') : ''}
+${form?.form === 'link' && form.refused ? errorSummary(form.refused, linkErrors, 'The link could not be added') : ''}
+${form?.form === 'edit' && form.refused ? errorSummary(form.refused, editErrors, 'The channel could not be changed') : ''}
 <section aria-labelledby="pending-heading"><h2 id="pending-heading">Not connected orders</h2>
 <p class="muted">Store orders with an item no link maps yet. Link or ignore each item below, then release the order.</p>
 ${pending?.ok ? pendingList(channel.id, pending.body.orders, csrfToken, mayChange) : scopeMissing('readChannelOrders')}</section>
+<section aria-labelledby="fulfilments-heading"><h2 id="fulfilments-heading">Shipments told to the store</h2>
+<p class="muted">The latest 20, newest first. A store that refuses or cannot be reached is tried again by itself; a failing one can be tried again now.</p>
+${fulfilments?.ok ? fulfilmentsTable(channel.id, fulfilments.body.fulfilments, csrfToken, mayChange) : scopeMissing('readChannelOrders')}</section>
 <section aria-labelledby="links-heading"><h2 id="links-heading">Links</h2>
 ${links?.ok ? linksTable(channel.id, links.body.links, csrfToken, mayChange) : ''}
-${mayChange ? linkForm(channel.id, csrfToken, form?.values ?? {}, errors) : scopeMissing('changeChannelOrders')}</section>
+${mayChange ? linkForm(channel.id, csrfToken, form?.form === 'link' ? form.values : {}, linkErrors) : scopeMissing('changeChannelOrders')}</section>
 ${
-  mayUse(caller.scopes, 'manageChannels')
-    ? html`<form method="post" action="${channelPath(channel.id, '/delete')}" class="card">${csrfField(csrfToken)}
+  mayManage
+    ? html`${editForm(channel, csrfToken, form?.form === 'edit' ? form.values : editValuesOf(channel), editErrors)}
+<form method="post" action="${channelPath(channel.id, '/delete')}" class="card">${csrfField(csrfToken)}
 <p>Deleting the channel refuses its webhooks from then on; the orders it created stay.</p>
 <button type="submit" class="button-quiet">Delete this channel</button></form>`
     : ''
@@ -317,6 +523,7 @@ ${
 }
 
 export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboard): void {
+  registerChannelActions(pages, dashboard)
   const page = (title: string, content: Html, status?: number) => ({
     title,
     section: 'channels' as const,
@@ -338,7 +545,7 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
   pages.post<{ Body: FormValues }>('/channels', async (request, reply) => {
     const form = request.body ?? {}
     const type: StoreType = formValue(form, 'type') === 'woocommerce' ? 'woocommerce' : 'shopify'
-    const body: Record<string, string> = { type }
+    const body: Record<string, unknown> = { type, ...settingsRequest(form) }
     for (const [field] of STORE_FIELDS[type]) {
       const value = formValue(form, field).trim()
       if (value !== '') body[field] = value
@@ -368,23 +575,69 @@ export function registerChannelPages(pages: FastifyInstance, dashboard: Dashboar
     return dashboard.sendPage(request, reply, page(channel.name ?? channel.id, await channelContent(request, channel)))
   })
 
+  /** The channel's page with a form shown again (as typed, with the API's refusal when there is one). */
+  const showChannel = async (
+    request: FastifyRequest<{ Params: { channelId: string } }>,
+    reply: FastifyReply,
+    form: ChannelFormState,
+    status?: number,
+  ) => {
+    const read = await readChannel(request)
+    if (!read.ok) return dashboard.redirect(reply, '/channels', errorNotice(read))
+    const content = await channelContent(request, read.body.channel, form)
+    return dashboard.sendPage(request, reply, page(read.body.channel.name ?? read.body.channel.id, content, status))
+  }
+
+  pages.post<{ Params: { channelId: string }; Body: FormValues }>(
+    '/channels/:channelId/edit',
+    async (request, reply) => {
+      const form = request.body ?? {}
+      const id = encodeURIComponent(request.params.channelId)
+      const read = await readChannel(request)
+      if (!read.ok) return dashboard.redirect(reply, '/channels', errorNotice(read))
+      const answer = await request.signedIn.api.patch(`/channels/${id}`, editRequest(read.body.channel.type, form))
+      if (!answer.ok)
+        return showChannel(request, reply, { form: 'edit', values: form, refused: answer.body }, answer.status)
+      return dashboard.redirect(reply, `/channels/${id}`, { kind: 'success', text: 'Channel saved.' })
+    },
+  )
+
   pages.post<{ Params: { channelId: string }; Body: FormValues }>(
     '/channels/:channelId/links',
     async (request, reply) => {
       const form = request.body ?? {}
       const id = encodeURIComponent(request.params.channelId)
-      const answer = await request.signedIn.api.post(`/channels/${id}/links`, linkRequest(form))
-      if (!answer.ok) {
-        const read = await readChannel(request)
-        if (!read.ok) return dashboard.redirect(reply, '/channels', errorNotice(read))
-        const content = await channelContent(request, read.body.channel, { values: form, refused: answer.body })
-        return dashboard.sendPage(
-          request,
-          reply,
-          page(read.body.channel.name ?? read.body.channel.id, content, answer.status),
-        )
+      if (formValue(form, 'more') !== '') {
+        // Another print area: the form again, as typed, with one more row; nothing is sent.
+        return showChannel(request, reply, { form: 'link', values: form })
       }
+      const answer = await request.signedIn.api.post(`/channels/${id}/links`, linkRequest(form))
+      if (!answer.ok)
+        return showChannel(request, reply, { form: 'link', values: form, refused: answer.body }, answer.status)
       return dashboard.redirect(reply, `/channels/${id}`, { kind: 'success', text: 'Link added.' })
+    },
+  )
+}
+
+/**
+ * The channel page's buttons that only call the API and go back to the page with its answer: Try again now (a
+ * shipment), Delete (a link), Release (a waiting order), Delete this channel.
+ */
+function registerChannelActions(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.post<{ Params: { channelId: string; fulfilmentId: string } }>(
+    '/channels/:channelId/fulfilments/:fulfilmentId/retry',
+    async (request, reply) => {
+      const id = encodeURIComponent(request.params.channelId)
+      const answer = await request.signedIn.api.post<{ fulfilment: Fulfilment }>(
+        `/channels/${id}/fulfilments/${encodeURIComponent(request.params.fulfilmentId)}/retry`,
+      )
+      return dashboard.redirect(
+        reply,
+        `/channels/${id}`,
+        answer.ok
+          ? { kind: 'success', text: `Shipment ${answer.body.fulfilment.shipmentId}: trying the store again now.` }
+          : errorNotice(answer),
+      )
     },
   )
 

@@ -6,12 +6,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account, ApiKeyView } from '../../domain/accounts.ts'
 import { ADDRESS_VALIDATION_MODES } from '../../domain/address-rules.ts'
-import type { ConsoleLedgerEntry } from '../../domain/admin-views.ts'
+import type { AdminChannelRow, ConsoleLedgerEntry } from '../../domain/admin-views.ts'
 import type { AuditActor } from '../../domain/audit.ts'
 import type {
   ConsoleAccountSettings,
   ConsoleAccountSettingsChange,
   ConsoleAccounts,
+  ConsoleChannels,
 } from '../../domain/console-sections.ts'
 import { ACCOUNT_NAME_MAX_LENGTH } from '../../domain/credit-limits.ts'
 import { ENVIRONMENTS, type Environment, environmentName } from '../../domain/environment.ts'
@@ -414,7 +415,37 @@ function refusalNotice(error: unknown): Notice {
   throw error
 }
 
-export function registerAccountsPages(pages: FastifyInstance, console: AdminConsole, deps: ConsoleAccounts): void {
+/** The account's storefront channels, one line each, each linking to its row on the console's channels page. */
+function channelsCard(channels: AdminChannelRow[] | undefined): Html {
+  if (channels === undefined) return html``
+  return html`<section class="card" aria-labelledby="channels-heading">
+<h2 id="channels-heading">Channels</h2>
+${
+  channels.length === 0
+    ? html`<p class="empty">No storefront channel.</p>`
+    : html`<ul class="plain account-channels">${channels.map(
+        (channel) =>
+          html`<li data-channel="${channel.channelId}"><a href="${ADMIN_PATH}/channels?account=${encodeURIComponent(channel.accountId)}#${encodeURIComponent(channel.channelId)}">${channel.channelId}</a> ${channel.type === 'shopify' ? 'Shopify' : 'WooCommerce'} <span class="break">${channel.store}</span> (${environmentName(channel.environment)}): ${
+            channel.status === 'failing'
+              ? html`<span class="badge badge-error">Failing</span>`
+              : channel.status === 'uninstalled'
+                ? html`<span class="badge badge-cancelled">Uninstalled</span>`
+                : html`<span class="badge badge-ok">Active</span>`
+          }${channel.notConnected > 0 ? html` <span class="muted">${String(channel.notConnected)} not connected</span>` : ''}</li>`,
+      )}</ul>`
+}
+</section>`
+}
+
+/** The most channels an account's page lists (an account has at most 20 per environment). */
+const ACCOUNT_CHANNELS = 100
+
+export function registerAccountsPages(
+  pages: FastifyInstance,
+  console: AdminConsole,
+  deps: ConsoleAccounts,
+  channels?: ConsoleChannels,
+): void {
   const sendList = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -493,12 +524,13 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 <p><a href="${accountsPath()}">All accounts</a></p>`,
       })
     }
-    const [keys, ledger, settings, priceLists, openAmount] = await Promise.all([
+    const [keys, ledger, settings, priceLists, openAmount, accountChannels] = await Promise.all([
       deps.listKeys(account.id),
       deps.recentLedger(account.id, RECENT_LEDGER_ENTRIES),
       deps.settings(account.id),
       deps.priceLists(),
       deps.openAmount(account.id),
+      channels?.listChannels({ accountId: account.id, limit: ACCOUNT_CHANNELS }),
     ])
     const { csrfToken } = request.signedInOperator
     return console.sendPage(request, reply, {
@@ -516,6 +548,7 @@ ${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
 </div>
 ${editCard(account, priceLists, csrfToken)}
 ${priceListCard(account, priceLists, csrfToken)}
+${channelsCard(accountChannels)}
 ${ledgerCard(ledger)}`,
     })
   }

@@ -23,6 +23,7 @@ export const ADMIN_SECTIONS = [
   'invoices',
   'revenue',
   'callbacks',
+  'channels',
   'audit',
   'operators',
 ] as const

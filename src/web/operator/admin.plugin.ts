@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ConsoleAccounts } from '../../domain/console-sections.ts'
+import type { ConsoleAccounts, ConsoleChannels } from '../../domain/console-sections.ts'
 import type { SessionsService } from '../../services/sessions.service.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice, pageDocument, signInCard } from '../kit/layout.ts'
@@ -38,6 +38,7 @@ const SECTION_LABELS: Record<AdminSection, string> = {
   invoices: 'Invoices',
   revenue: 'Revenue',
   callbacks: 'Callbacks',
+  channels: 'Channels',
   audit: 'Audit trail',
   operators: 'Operators',
 }
@@ -55,6 +56,8 @@ export interface AdminConsoleOptions {
   limitFailedSignIn?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | undefined>
   /** The accounts section (accounts.pages.ts). */
   accounts: ConsoleAccounts
+  /** The channels of an account, one line each on its page; absent: the page shows none. */
+  channels?: ConsoleChannels
   /**
    * Whether the operator has set the seller printed on invoices: until then every page behind sign-in shows a
    * banner saying how to set it (docs/billing.md#the-seller). Absent: no banner.
@@ -265,7 +268,7 @@ export async function registerAdminConsole(app: FastifyInstance, options: AdminC
         )
         if (section && methods.includes('GET')) registered.add(section)
       })
-      registerAccountsPages(pages, adminConsole, options.accounts)
+      registerAccountsPages(pages, adminConsole, options.accounts, options.channels)
       // The other sections' modules (orders, labs, callbacks: the console pages; catalogue, invoices, audit) are
       // registered here from `options.sections`, which app.ts fills.
       for (const register of options.sections ?? []) await register(pages, adminConsole)

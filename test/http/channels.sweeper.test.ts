@@ -1,0 +1,118 @@
+// The storefront fulfilment sweeper (docs/channels.md#fulfilments) on every configured database, with real workers
+// and the Shopify stand-in: a shipped shipment whose attempt job is gone (the process was killed, the queue gave up
+// and deleted it) stays pending; once its attempt is overdue by the margin the sweeper puts the job back and the
+// store is told exactly once; nothing is put back before the margin, nor once it is delivered.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import { jobIdFromKey } from '../../src/adapters/job-queue.ts'
+import { jobRequest } from '../../src/domain/jobs.ts'
+import { STALLED_FULFILMENT_MARGIN_SECONDS } from '../../src/services/channel-fulfilments.service.ts'
+import { startChannelHarness } from '../support/channel-harness.ts'
+import { openTestDatabase } from '../support/databases.ts'
+import { shopifyWebhookHeaders, startShopifyStandIn } from '../support/shopify-stand-in.ts'
+import { startTestApp, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+import { waitFor } from '../support/wait.ts'
+
+const SHOP = 'sweeper-test.myshopify.com'
+const WEBHOOK_SECRET = 'shpss_sweeper_secret'
+const CANVAS_LINE = '866550311766439020'
+const body = (() => {
+  const order = JSON.parse(readFileSync(new URL('../fixtures/shopify/orders-create.json', import.meta.url), 'utf8'))
+  order.id = 7001
+  order.admin_graphql_api_id = 'gid://shopify/Order/7001'
+  order.name = '#3001'
+  return JSON.stringify(order)
+})()
+
+const databases = tier('sql')
+
+for (const kind of databases) {
+  describe(`channel fulfilment sweeper (${kind})`, () => {
+    test('a pending fulfilment whose job is gone is put back after the margin and told to the store once', async () => {
+      const database = await openTestDatabase(kind)
+      const jobTable = `${database.jobSchema}.job`
+      // Without workers, so the outbox's job stays as this test leaves it.
+      const h = await startChannelHarness(kind, startShopifyStandIn, (store) => ({
+        database,
+        shopifyApiUrl: store.origin,
+      }))
+      let second: TestApp | undefined
+      try {
+        const channel = await h.createChannel({
+          type: 'shopify',
+          shopDomain: SHOP,
+          adminAccessToken: 'shpat_sweeper',
+          webhookSecret: WEBHOOK_SECRET,
+        })
+        for (const link of [
+          {
+            externalVariantId: '808950810',
+            sku: 'GLOBAL-CAN-10x10',
+            attributes: { wrap: 'Black' },
+            assets: [{ printArea: 'default', url: h.images.url('canvas.jpg') }],
+          },
+          { externalSku: 'MUG-OWN', ignore: true },
+        ]) {
+          assert.equal((await h.post(`/v4.0/channels/${channel.id}/links`, link)).statusCode, 201)
+        }
+        const received = await h.t.app.live.inject({
+          method: 'POST',
+          url: `/channels/v1/${channel.id}/shopify`,
+          headers: shopifyWebhookHeaders(body, WEBHOOK_SECRET, 'orders/create', 'wh-sweep', SHOP),
+          payload: body,
+        })
+        assert.equal(received.statusCode, 200, received.body)
+        await h.mapWebhooks()
+        const orderId = `ord_${(await h.channelOrder('7001'))?.orderId}`
+        h.store.addOrder('7001', [{ id: CANVAS_LINE, quantity: 1 }])
+        await h.drive.allocate(orderId)
+        await h.drive.render(orderId)
+        await h.drive.submit(orderId)
+        await h.drive.ship(orderId)
+        const [outbox] = await database.db.query<{ id: number | string }>('SELECT id FROM channel_fulfilments')
+        const fulfilmentId = Number(outbox?.id)
+        const firstJob = jobIdFromKey(jobRequest('fulfil-channel-shipment', { fulfilmentId, attempt: 1 }).key)
+        // The process was killed and the queue gave up on the job, then deleted it.
+        const deleted = await database.db.query(`DELETE FROM ${jobTable} WHERE id = $1 RETURNING id`, [firstJob])
+        assert.equal(deleted.length, 1, 'the first attempt was queued with the shipment')
+        await h.t.close()
+
+        second = await startTestApp({ kind, database, workers: true, shopifyApiUrl: h.store.origin })
+        const sweep = second.app.services.channelFulfilments.sweepStalled
+        const state = async () =>
+          (
+            await database.db.query<{ status: string; attempts: number }>(
+              'SELECT status, attempts FROM channel_fulfilments WHERE id = $1',
+              [fulfilmentId],
+            )
+          )[0]
+        second.clock.advanceSeconds(STALLED_FULFILMENT_MARGIN_SECONDS - 1)
+        assert.equal(await sweep(), 0, 'not before the margin')
+        assert.deepEqual({ ...(await state()) }, { status: 'pending', attempts: 0 })
+
+        second.clock.advanceSeconds(2)
+        assert.equal(await sweep(), 1)
+        assert.equal(await sweep(), 0, 'a job put back and waiting is left to run')
+        await waitFor('the fulfilment to be delivered', async () =>
+          (await state())?.status === 'delivered' ? true : undefined,
+        )
+        await waitFor('its job to complete', async () => {
+          const rows = await database.db.query<{ state: string }>(`SELECT state FROM ${jobTable} WHERE id = $1`, [
+            firstJob,
+          ])
+          return rows[0]?.state === 'completed' ? true : undefined
+        })
+        assert.equal(h.store.fulfilments.length, 1, 'the store was told once')
+        assert.equal((await state())?.attempts, 1)
+        assert.equal(await sweep(), 0, 'delivered: nothing more to put back')
+      } finally {
+        await second?.close()
+        await h.store.close()
+        await h.images.close()
+        await database.close()
+      }
+    })
+  })
+}
