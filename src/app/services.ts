@@ -69,6 +69,7 @@ import { createOrderImportsService } from '../services/order-imports.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService, type OrdersService } from '../services/orders.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
+import { createSavedCardsService, savedCardChargeStarter } from '../services/saved-cards.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
 import { createSimulatedLabs } from '../services/pipeline/simulated-labs.ts'
@@ -127,6 +128,10 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
     sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
+    // A held prepaid order's card on file is charged only with a payment gateway (docs/billing.md#a-card-on-file).
+    ...(options.paymentGateway
+      ? { startSavedCardCharge: savedCardChargeStarter({ gateway: options.paymentGateway, clock }) }
+      : {}),
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
   // The labs' quality rates, read once a minute at most by every allocation, quote and page of this process.
@@ -358,6 +363,16 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       billing: core.billing,
       events: core.events,
       provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
+      log,
+    }),
+    savedCards: createSavedCardsService({
+      db,
+      clock,
+      jobs,
+      billing: core.billing,
+      events: core.events,
+      gateway: options.paymentGateway ?? null,
+      billingPageUrl: () => `${deps.publicUrls.live}/dashboard/billing`,
       log,
     }),
     products: createProductsService({ catalogue }),

@@ -29,6 +29,7 @@ import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrderImportsService } from '../services/order-imports.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
+import type { SavedCardsService } from '../services/saved-cards.service.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
 import type { PreflightService } from '../services/print-files/preflight.service.ts'
 import type { PrintFilesService } from '../services/print-files.service.ts'
@@ -76,6 +77,7 @@ import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderImportRoutes } from './routes/order-imports.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
+import { registerPaymentMethodRoutes } from './routes/payment-method.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerPreflightRoutes } from './routes/preflight.routes.ts'
 import { registerPreviewRoutes } from './routes/previews.routes.ts'
@@ -168,6 +170,8 @@ export interface HttpServices {
   labStatements: LabStatementsService
   /** The claims against each lab's jobs and its answers (GET /labs/v1/claims). */
   labClaims: LabClaimsService
+  /** The account's card on file (docs/billing.md#a-card-on-file). */
+  savedCards: SavedCardsService
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
@@ -482,6 +486,7 @@ function registerMerchantApiRoutes(api: FastifyInstance, services: HttpServices)
   registerAccountSettingsRoutes(api, services.accounts)
   registerAccountKeyRoutes(api, services.accounts)
   registerAccountBillingRoutes(api, services.invoices)
+  registerPaymentMethodRoutes(api, services.savedCards)
   registerAuditRoutes(api, services.audit)
   if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
 }
