@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver.ts'
 import { insertClaim, insertMerchantEvidence } from '../support/claims-lab.fixture.ts'
@@ -17,6 +18,7 @@ import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { bookPdf } from '../support/preflight-files.ts'
 import { shopifyWebhookHeaders } from '../support/shopify-stand-in.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { tier } from '../support/tiers.ts'
 
 tier('http')
@@ -84,6 +86,7 @@ const VARIABLES = [
   'CHANNEL',
   'LINK',
   'STORE_ORDER',
+  'PREPAID_KEY',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -124,6 +127,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   let urls: { live: string; sandbox: string }
   let shimDir: string
   let receiver: CallbackReceiver
+  let stripe: StripeStandIn | undefined
   let atLab: { shipment: string; labKey: string; orderId: string } | undefined
   /** Serves a book's PDF, for the preflight thumbnails' examples. */
   let files: ImageServer
@@ -132,10 +136,17 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     // No workers: the step helper takes an order to its lab where an example needs one there (the lab API
     // examples, the advance examples), and nothing moves an order by itself, so each state stays as the examples
     // expect.
+    // The card on file's examples save a card through Stripe: a local stand-in answers in its place.
+    stripe = await startStripeStandIn()
     t = await startTestApp({
       realClock: true,
       // The cancellation example's cancel answers FailedToCancel after a second; the lab's answer then cancels.
       labCancelWaitSeconds: 1,
+      paymentGateway: createStripeGateway({
+        secretKey: stripe.secretKey,
+        webhookSecret: stripe.webhookSecret,
+        apiUrl: stripe.url,
+      }),
     })
     urls = await listenOnLoopback(t)
     receiver = await startCallbackReceiver()
@@ -152,6 +163,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     await t?.close()
     await receiver?.close()
     await files?.close()
+    await stripe?.close()
     if (shimDir) rmSync(shimDir, { recursive: true, force: true })
   })
 
@@ -395,6 +407,8 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     const values: Record<string, string> = {}
     if (used.has('KEY')) values.KEY = t.account.sandboxKey
     if (used.has('LIVE_KEY')) values.LIVE_KEY = t.account.liveKey
+    // A Live key of a prepaid account (the card on file's examples).
+    if (used.has('PREPAID_KEY')) values.PREPAID_KEY = (await t.createAccount({ billingMode: 'prepaid' })).liveKey
     // docs/sandbox.md's `$ORDER` is one to advance: a manual order whose shipment waits with its lab.
     if (used.has('ORDER'))
       values.ORDER = example.doc === 'sandbox.md' ? await manualOrderWithItsLab() : await newSandboxOrder()
