@@ -22,8 +22,8 @@ import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
 import type { PreflightService } from '../services/print-files/preflight.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
-import type { SavedCardsService } from '../services/saved-cards.service.ts'
 import type { SandboxClaimsService } from '../services/sandbox-claims.service.ts'
+import type { SavedCardsService } from '../services/saved-cards.service.ts'
 
 /** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
 export const SCHEDULED_JOBS = {

@@ -421,7 +421,9 @@ async function startSavedCardCharge(
 function holdReason(billing: BillingState): string {
   if (billing.settlement === 'invoice') return 'it would take what the account owes above its credit limit'
   const balance = "the account's prepaid balance does not cover it"
-  return billing.cardCharge?.status === 'failed' ? `${balance}, and the card on file ${billing.cardCharge.reason}` : balance
+  return billing.cardCharge?.status === 'failed'
+    ? `${balance}, and the card on file ${billing.cardCharge.reason}`
+    : balance
 }
 
 /**

@@ -249,7 +249,10 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
       } catch (error) {
         await endProviderPayment(db, payment.id, { status: 'failed', at: clock.now() })
         if (error instanceof PaymentGatewayError) {
-          log.warn({ accountId, step: 'card setup', result: error.code }, `starting a card setup failed: ${error.message}`)
+          log.warn(
+            { accountId, step: 'card setup', result: error.code },
+            `starting a card setup failed: ${error.message}`,
+          )
           throw new ServiceError(
             'ServiceUnavailable',
             error.retryable

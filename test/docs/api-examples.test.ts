@@ -17,8 +17,8 @@ import { type ImageServer, solidJpeg, startImageServer } from '../support/image-
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { bookPdf } from '../support/preflight-files.ts'
 import { shopifyWebhookHeaders } from '../support/shopify-stand-in.ts'
-import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
 tier('http')

@@ -57,7 +57,10 @@ for (const kind of databases) {
 
     async function completed(url: string, paymentMethod: string = STAND_IN_CARDS.visa) {
       const sessionId = new URL(url).pathname.split('/').at(-1) as string
-      const signed = standIn.signedEvent('checkout.session.completed', standIn.completeCheckout(sessionId, paymentMethod))
+      const signed = standIn.signedEvent(
+        'checkout.session.completed',
+        standIn.completeCheckout(sessionId, paymentMethod),
+      )
       const event = gateway.verifyWebhook(signed.payload, signed.header)
       if (event.kind !== 'checkoutCompleted') throw new Error(`not a checkout completion: ${event.kind}`)
       return event
@@ -83,7 +86,10 @@ for (const kind of databases) {
         (customer) => customer.metadata.printroute_account_id === account.id,
       )
       assert.equal(customers.length, 1)
-      assert.equal(standIn.sessions.get(new URL(again.url).pathname.split('/').at(-1) as string)?.customer, customers[0]?.id)
+      assert.equal(
+        standIn.sessions.get(new URL(again.url).pathname.split('/').at(-1) as string)?.customer,
+        customers[0]?.id,
+      )
 
       const event = await completed(again.url)
       assert.equal(
@@ -119,10 +125,7 @@ for (const kind of databases) {
         await t.app.services.savedCards.completeCardSetup({ ...event, sessionId: 'cs_test_unknown' }),
         /^ignored: no card setup of printroute has session cs_test_unknown/,
       )
-      assert.equal(
-        await t.app.services.savedCards.completeCardSetup({ ...event, mode: 'payment' }),
-        'not a card setup',
-      )
+      assert.equal(await t.app.services.savedCards.completeCardSetup({ ...event, mode: 'payment' }), 'not a card setup')
       assert.deepEqual((await card(account.liveKey)).card, null)
     })
 
@@ -132,7 +135,11 @@ for (const kind of databases) {
       const cases: [Awaited<ReturnType<typeof setup>>, string, unknown][] = [
         [await setup(t, prepaid.sandboxKey, 'sandbox'), 'environment', 'sandbox'],
         [await setup(t, invoice.liveKey), 'billingMode', 'invoice'],
-        [await setup(plain, (await plain.createAccount({ billingMode: 'prepaid' })).liveKey), 'paymentProvider', 'simulated'],
+        [
+          await setup(plain, (await plain.createAccount({ billingMode: 'prepaid' })).liveKey),
+          'paymentProvider',
+          'simulated',
+        ],
       ]
       for (const [response, field, provided] of cases) {
         assert.equal(response.statusCode, 400, response.body)

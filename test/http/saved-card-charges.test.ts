@@ -67,7 +67,12 @@ for (const kind of databaseKinds) {
 
     async function create(account: TestAccount, copies = 3): Promise<string> {
       const response = await t.live(
-        { method: 'POST', url: '/v4.0/orders', payload: phoneOrder(copies), headers: { 'content-type': 'application/json' } },
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: phoneOrder(copies),
+          headers: { 'content-type': 'application/json' },
+        },
         account.liveKey,
       )
       assert.equal(response.statusCode, 200, response.body)

@@ -50,7 +50,7 @@ export function registerPaymentMethodRoutes(app: FastifyInstance, savedCards: Sa
       schema: {
         operationId: 'startPaymentMethodSetup',
         tags: ['account'],
-        summary: "A page of the payment provider where a Live prepaid account saves a card, charged for held orders",
+        summary: 'A page of the payment provider where a Live prepaid account saves a card, charged for held orders',
         response: { 200: CardSetupResponseSchema, ...ErrorResponses },
       },
     },
