@@ -279,6 +279,25 @@ for (const kind of databaseKinds) {
       assert.deepEqual(await issuesOf(orderId), [])
     })
 
+    test('the job run twice at once (two workers): one PaymentIntent, the answer counted once', async () => {
+      const account = await accountWithCard()
+      const orderId = await create(account)
+      const { payment, due } = await heldWithCharge(orderId)
+      await Promise.all([charge(payment), charge(payment)])
+      const intents = [...standIn.paymentIntents.values()].filter(
+        (intent) => intent.metadata?.printroute_order_id === orderId,
+      )
+      assert.equal(intents.length, 1)
+      const ledger = await listLedger(t.database.db, accountNumber(account))
+      assert.deepEqual(
+        ledger.map((entry) => [entry.entry, entry.amountMinor]),
+        [
+          ['card-payment', due],
+          ['balance-charge', -due],
+        ],
+      )
+    })
+
     test('an order cancelled while its charge is in flight: the money stays on the balance', async () => {
       const account = await accountWithCard()
       const orderId = await create(account)
