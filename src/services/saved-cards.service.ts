@@ -27,13 +27,13 @@ import {
   findPaymentBySession,
   findPaymentMethod,
   findProviderPayment,
+  removeCard as forgetCard,
   insertProviderPayment,
   linkLedgerEntry,
   type PaymentMethodRow,
   type ProviderPaymentRow,
   type ProviderPaymentStatus,
   recordSession,
-  removeCard,
   storeCard,
   storeCustomer,
 } from '../repositories/saved-cards.repository.ts'
@@ -280,7 +280,7 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
       if (caller.environment !== 'live') return null
       return db.transaction(async (tx) => {
         const now = clock.now()
-        const removed = viewOf(await removeCard(tx, caller.accountId, now))
+        const removed = viewOf(await forgetCard(tx, caller.accountId, now))
         if (removed) {
           await appendAuditEvent(
             tx,
