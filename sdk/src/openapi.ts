@@ -984,6 +984,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/account/payment-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's card on file (Live prepaid accounts): brand, last four digits, expiry; or null */
+        get: operations["getPaymentMethod"];
+        put?: never;
+        post?: never;
+        /** Removes the account's card on file: held orders are no longer charged to it */
+        delete: operations["removePaymentMethod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/account/payment-method/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A page of the payment provider where a Live prepaid account saves a card, charged for held orders */
+        post: operations["startPaymentMethodSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/audit": {
         parameters: {
             query?: never;
@@ -1985,7 +2020,7 @@ export interface components {
             at: string;
             actor: components["schemas"]["AuditActor"];
             /** @enum {string} */
-            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "lab.statementIssued" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved" | "order.cancelled" | "order.refunded" | "order.downloadRetried" | "order.released" | "order.noteAdded" | "claim.created" | "claim.resolved" | "claim.rejected";
+            action: "account.created" | "account.settingsChanged" | "account.suspended" | "account.reactivated" | "account.toppedUp" | "account.cardSaved" | "account.cardRemoved" | "key.created" | "key.revoked" | "lab.keyCreated" | "lab.keyRotated" | "lab.keyRevoked" | "lab.paused" | "lab.resumed" | "lab.pushConfigured" | "lab.capacityReported" | "lab.statementIssued" | "catalogue.imported" | "catalogue.activated" | "invoice.issued" | "creditNote.issued" | "invoice.sellerChanged" | "operator.created" | "operator.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "webhook.missedRedelivered" | "idempotencyKey.refused" | "order.shipmentMoved" | "order.cancelled" | "order.refunded" | "order.downloadRetried" | "order.released" | "order.noteAdded" | "claim.created" | "claim.resolved" | "claim.rejected";
             /**
              * @description The environment the change concerns; null when it concerns the whole account.
              * @enum {string|null}
@@ -2210,6 +2245,23 @@ export interface components {
          * @enum {string}
          */
         CancelOutcome: "Cancelled" | "FailedToCancel" | "ActionNotAvailable";
+        /** CardSetup */
+        CardSetup: {
+            /** @description The payment provider's page where the card is saved: send the cardholder there. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description After this the page no longer saves a card.
+             */
+            expiresAt: string;
+        };
+        /** CardSetupResponse */
+        CardSetupResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            setup: components["schemas"]["CardSetup"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Carrier */
         Carrier: {
             name: string;
@@ -3439,6 +3491,13 @@ export interface components {
             /** Format: date-time */
             dispatchDate: string;
         };
+        /** PaymentMethodResponse */
+        PaymentMethodResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            card: components["schemas"]["SavedCard"] | null;
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** Preflight */
         Preflight: {
             /** @description pfl_<number> */
@@ -4119,6 +4178,17 @@ export interface components {
             sandboxOrder: components["schemas"]["SandboxOrder"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
+        };
+        /** SavedCard */
+        SavedCard: {
+            /** @description The card's brand as the provider names it (visa, mastercard, ...). */
+            brand: string | null;
+            /** @description The last four digits of the card number. */
+            last4: string | null;
+            expiryMonth: number | null;
+            expiryYear: number | null;
+            /** Format: date-time */
+            savedAt: string;
         };
         /** Shipment */
         Shipment: {
@@ -7171,6 +7241,100 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removePaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startPaymentMethodSetup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardSetupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -52,7 +52,7 @@ import {
 import { createClaimsService } from '../services/claims.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
-import { createInvoicesService } from '../services/invoices.service.ts'
+import { createInvoicesService, type InvoicesService } from '../services/invoices.service.ts'
 import { createLabStatementsService } from '../services/lab-statements.service.ts'
 import { createLabClaimsService } from '../services/labs/lab-claims.service.ts'
 import { createLabPushesService } from '../services/labs/lab-pushes.service.ts'
@@ -79,6 +79,7 @@ import { createProductsService } from '../services/products.service.ts'
 import { createQuotesService } from '../services/quotes.service.ts'
 import { createSandboxService } from '../services/sandbox.service.ts'
 import { createSandboxClaimsService } from '../services/sandbox-claims.service.ts'
+import { createSavedCardsService, savedCardChargeStarter } from '../services/saved-cards.service.ts'
 import { createSessionsService } from '../services/sessions.service.ts'
 import { createShipmentMovesService } from '../services/shipment-moves.service.ts'
 import { createSpineService } from '../services/spine.service.ts'
@@ -102,6 +103,22 @@ export interface ServiceDeps {
   channelSecretsKey: Buffer
 }
 
+/** Charges and their settlement, each charge's document issued by `invoices`. */
+function billingOf(options: ApplicationOptions, deps: ServiceDeps, invoices: InvoicesService) {
+  const { clock } = deps
+  return createBillingService({
+    invoices,
+    clock,
+    paymentPageUrl: (orderId, token) =>
+      `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
+    sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
+    // A held prepaid order's card on file is charged only with a payment gateway (docs/billing.md#a-card-on-file).
+    ...(options.paymentGateway
+      ? { startSavedCardCharge: savedCardChargeStarter({ gateway: options.paymentGateway, clock }) }
+      : {}),
+  })
+}
+
 /**
  * The services that others are built on (invoices under billing, order events under the pipeline...) and the
  * pieces they share (the renderer, the fetcher, the pipeline's settings).
@@ -121,13 +138,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     renderInvoicePdf,
     renderStatementPdf,
   })
-  const billing = createBillingService({
-    invoices,
-    clock,
-    paymentPageUrl: (orderId, token) =>
-      `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
-    sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
-  })
+  const billing = billingOf(options, deps, invoices)
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
   // The labs' quality rates, read once a minute at most by every allocation, quote and page of this process.
   const labQuality = createLabQualitySource({ db, clock, catalogue })
@@ -360,6 +371,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
       log,
     }),
+    savedCards: savedCardsOf(options, deps, core),
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({
       catalogue,
@@ -444,6 +456,20 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     attention,
     ...claimServicesOf(options, deps, core),
   }
+}
+
+/** A card on file (docs/billing.md#a-card-on-file): its setup through the payment gateway, its charges. */
+function savedCardsOf(options: ApplicationOptions, deps: ServiceDeps, core: ReturnType<typeof buildCoreServices>) {
+  return createSavedCardsService({
+    db: options.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    billing: core.billing,
+    events: core.events,
+    gateway: options.paymentGateway ?? null,
+    billingPageUrl: () => `${deps.publicUrls.live}/dashboard/billing`,
+    log: deps.log,
+  })
 }
 
 /**

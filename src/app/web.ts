@@ -86,6 +86,7 @@ export async function buildServers(
     labPushes: services.labPushes,
     labStatements: services.labStatements,
     labClaims: services.labClaims,
+    savedCards: services.savedCards,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
     sandbox: environment === 'sandbox' ? services.sandbox : null,

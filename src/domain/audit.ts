@@ -39,6 +39,8 @@ export const AUDIT_ACTIONS = [
   'account.suspended',
   'account.reactivated',
   'account.toppedUp',
+  'account.cardSaved',
+  'account.cardRemoved',
   'key.created',
   'key.revoked',
   'lab.keyCreated',

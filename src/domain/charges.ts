@@ -51,6 +51,12 @@ export interface BillingState {
   /** The payment page's URL, made when the order first needs a payment, and the SHA-256 (hex) of its token. */
   paymentUrl: string | null
   paymentTokenHash: string | null
+  /**
+   * Prepaid orders of an account with a card on file (docs/billing.md#a-card-on-file): `inFlight` while the card is
+   * being charged for what is due (the hold's issue is not shown meanwhile); `failed` with why, in words, when the
+   * charge did not pay it (the issue then says so). Absent: no charge of the card was made for the current hold.
+   */
+  cardCharge?: { status: 'inFlight' } | { status: 'failed'; reason: string }
 }
 
 export function newBillingState(currency: string, settlement: Settlement): BillingState {

@@ -33,6 +33,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('run-order-import', { importId: 4 }).key,
     jobRequest('expire-draft', { orderId: 'ord_1' }).key,
     jobRequest('simulated-claim-decision', { claimId: 'clm_5' }).key,
+    jobRequest('charge-saved-card', { providerPaymentId: 6 }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -49,6 +50,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'order-import:4',
     'expire-draft:ord_1',
     'simulated-claim:clm_5',
+    'charge-saved-card:6',
   ])
   assert.equal(keys.length, JOB_NAMES.length + 1, 'every job name is covered (the fulfilment twice)')
 })

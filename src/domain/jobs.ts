@@ -75,6 +75,8 @@ export interface JobPayloads {
   'expire-draft': { orderId: string }
   /** Reads one CSV order import and creates its orders (services/order-imports.service.ts). */
   'run-order-import': { importId: number }
+  /** Charges the card on file for a held prepaid order (services/saved-cards.service.ts): the provider payment's id. */
+  'charge-saved-card': { providerPaymentId: number }
 }
 
 export type JobName = keyof JobPayloads
@@ -100,6 +102,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
     `channel-fulfilment:${fulfilmentId}:${attempt}${now ? ':now' : ''}`,
   'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
   'run-order-import': ({ importId }) => `order-import:${importId}`,
+  'charge-saved-card': ({ providerPaymentId }) => `charge-saved-card:${providerPaymentId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

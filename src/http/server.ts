@@ -37,6 +37,7 @@ import type { ProductsService } from '../services/products.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
 import type { SandboxService } from '../services/sandbox.service.ts'
 import type { SandboxClaimsService } from '../services/sandbox-claims.service.ts'
+import type { SavedCardsService } from '../services/saved-cards.service.ts'
 import { isCsrfTokenOf, type SessionsService } from '../services/sessions.service.ts'
 import type { SpineService } from '../services/spine.service.ts'
 import type { WebhookRecoveryService } from '../services/webhook-recovery.service.ts'
@@ -77,6 +78,7 @@ import { type MetricsEndpoint, registerHealthRoutes, registerMetricsRoute } from
 import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderImportRoutes } from './routes/order-imports.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
+import { registerPaymentMethodRoutes } from './routes/payment-method.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerPreflightRoutes } from './routes/preflight.routes.ts'
 import { registerPreviewRoutes } from './routes/previews.routes.ts'
@@ -171,6 +173,8 @@ export interface HttpServices {
   labStatements: LabStatementsService
   /** The claims against each lab's jobs and its answers (GET /labs/v1/claims). */
   labClaims: LabClaimsService
+  /** The account's card on file (docs/billing.md#a-card-on-file). */
+  savedCards: SavedCardsService
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
@@ -487,6 +491,7 @@ function registerMerchantApiRoutes(api: FastifyInstance, services: HttpServices)
   registerAccountSettingsRoutes(api, services.accounts)
   registerAccountKeyRoutes(api, services.accounts)
   registerAccountBillingRoutes(api, services.invoices)
+  registerPaymentMethodRoutes(api, services.savedCards)
   registerAuditRoutes(api, services.audit)
   if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
 }

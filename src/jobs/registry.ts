@@ -23,6 +23,7 @@ import type { PreviewsService } from '../services/previews.service.ts'
 import type { PreflightService } from '../services/print-files/preflight.service.ts'
 import type { QuotesService } from '../services/quotes.service.ts'
 import type { SandboxClaimsService } from '../services/sandbox-claims.service.ts'
+import type { SavedCardsService } from '../services/saved-cards.service.ts'
 
 /** Jobs that run on a schedule rather than being caused by an order: name -> cron (UTC). */
 export const SCHEDULED_JOBS = {
@@ -89,6 +90,7 @@ export interface JobServices {
   channelFulfilments: Pick<ChannelFulfilmentsService, 'deliver' | 'sweepStalled'>
   orderActions: Pick<OrderActionsService, 'expireDraft'>
   orderImports: Pick<OrderImportsService, 'runImport'>
+  savedCards: Pick<SavedCardsService, 'chargeHeldOrder'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -189,6 +191,16 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       concurrency: 1,
       retryLimit: 5,
       expireInSeconds: 3600,
+    },
+    'charge-saved-card': {
+      // The provider's 429, 5xx or timeout throws and is retried with the payment's own idempotency key, so a
+      // retry (or a run after a crash) finds the first attempt at the provider; the answer is recorded only while
+      // the payment is still open, so it is counted once.
+      handler: ({ providerPaymentId }) => services.savedCards.chargeHeldOrder(providerPaymentId),
+      concurrency: 2,
+      retryLimit: 10,
+      // The provider's own limit is 20 s per request, retried twice by its library.
+      expireInSeconds: 120,
     },
   }
   const missing = JOB_NAMES.filter((name) => !registry[name])

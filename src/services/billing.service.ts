@@ -58,6 +58,17 @@ export interface BillingDeps {
   sandboxAuthorisationUrl: (orderId: string) => string
   /** Issues each new charge's invoice or credit note in the charge's transaction (docs/billing.md#invoices). */
   invoices: Pick<InvoicesService, 'issueForCharge'>
+  /**
+   * With a payment gateway (docs/billing.md#a-card-on-file): a charge leaves a Live prepaid order owing `dueMinor`;
+   * if its account has a card on file, records the intent to charge the card for it (a provider payment 'open') in
+   * this transaction and answers the job that charges it; undefined without a card (the order waits as before).
+   */
+  startSavedCardCharge?: (
+    tx: Queryable,
+    order: PipelineOrder,
+    dueMinor: bigint,
+    chargeId: string,
+  ) => Promise<JobRequest | undefined>
 }
 
 function billingOf(order: PipelineOrder): BillingState {
@@ -114,6 +125,13 @@ export interface BillingService {
    * due.
    */
   oweOnInvoice(tx: Queryable, order: PipelineOrder): Promise<{ owedMinor: bigint; jobs: JobRequest[] }>
+  /**
+   * Ends the charge of the card on file started for a held order (docs/billing.md#a-card-on-file). Paid (`failure`
+   * null; the payment already credited to the balance): the order is paid from the balance, which releases it, and
+   * what it no longer needs stays on the balance. Not paid: the order shows its payment issue, saying why
+   * (`failure`, in words). The jobs that hand the order to its labs when it is released.
+   */
+  finishSavedCardCharge(tx: Queryable, order: PipelineOrder, failure: string | null): Promise<JobRequest[]>
   /** Adds money to an account's balance (a top-up or a card payment) with its ledger entry; the new balance. */
   credit(
     tx: Queryable,
@@ -168,7 +186,26 @@ export function createBillingService(deps: BillingDeps): BillingService {
       // The document's number is drawn here, in the charge's transaction: a charge rolled back gives it back.
       charge.prodigiInvoiceNumber = await deps.invoices.issueForCharge(tx, order, charge, drafts)
       order.document.charges.push(charge)
-      await settle(clock, tx, order, ids.chargeId, chargeTotal(drafts).total)
+      const total = chargeTotal(drafts).total
+      await settle(clock, tx, order, ids.chargeId, total)
+      // Started before the hold is synced: while the card is charged, the order waits without its issue.
+      const cardJobs = await startSavedCardCharge(deps, tx, order, ids.chargeId, total)
+      return [...syncPaymentHold(deps, order), ...cardJobs]
+    },
+
+    async finishSavedCardCharge(tx: Queryable, order: PipelineOrder, failure: string | null): Promise<JobRequest[]> {
+      const billing = order.pipeline.billing
+      if (!billing) return []
+      if (failure === null) {
+        const settled = await service.settleFromBalance(tx, order)
+        if (settled.paid) return settled.jobs
+        // The order changed while the card was charged (it costs more now): the payment stays on the balance and
+        // the order shows its issue for what it still owes.
+        delete billing.cardCharge
+      } else {
+        billing.cardCharge = { status: 'failed', reason: failure }
+      }
+      order.document.lastUpdated = clock.now().toISOString()
       return syncPaymentHold(deps, order)
     },
 
@@ -359,17 +396,56 @@ async function overCreditLimit(tx: Queryable, order: PipelineOrder, currency: st
 }
 
 /**
+ * A charge (not a refund) left a Live prepaid order owing and no charge of its card is in flight: asks for one
+ * (deps.startSavedCardCharge, wired only with a payment gateway); its job, if the account has a card on file.
+ */
+async function startSavedCardCharge(
+  deps: BillingDeps,
+  tx: Queryable,
+  order: PipelineOrder,
+  chargeId: string,
+  total: bigint,
+): Promise<JobRequest[]> {
+  const billing = billingOf(order)
+  const due = BigInt(billing.unpaid)
+  const start = deps.startSavedCardCharge
+  if (!start || order.environment !== 'live' || billing.settlement !== 'prepaid') return []
+  if (total <= 0n || due === 0n || billing.cardCharge?.status === 'inFlight') return []
+  const job = await start(tx, order, due, chargeId)
+  if (!job) return []
+  billing.cardCharge = { status: 'inFlight' }
+  return [job]
+}
+
+/** Why the order waits, in the issue's words. */
+function holdReason(billing: BillingState): string {
+  if (billing.settlement === 'invoice') return 'it would take what the account owes above its credit limit'
+  const balance = "the account's prepaid balance does not cover it"
+  return billing.cardCharge?.status === 'failed'
+    ? `${balance}, and the card on file ${billing.cardCharge.reason}`
+    : balance
+}
+
+/**
  * Makes the order's payment issue match what is due: the issue (with the current amount) while something is
  * due, none otherwise. Returns the submission jobs released when nothing is due any more.
  */
 function syncPaymentHold(deps: BillingDeps, order: PipelineOrder): JobRequest[] {
   const billing = billingOf(order)
   const { document } = order
-  const wasHeld = document.status.issues.some((issue) => issue.errorCode === PAYMENT_ISSUE_CODE)
+  const wasHeld =
+    document.status.issues.some((issue) => issue.errorCode === PAYMENT_ISSUE_CODE) ||
+    billing.cardCharge?.status === 'inFlight'
   document.status.issues = document.status.issues.filter((issue) => issue.errorCode !== PAYMENT_ISSUE_CODE)
   if (!isAwaitingPayment(order.pipeline)) {
+    // Paid (by the card, a top-up, the payment page) or nothing due any more: a charge still in flight is counted
+    // on the balance when it answers.
+    delete billing.cardCharge
     return wasHeld ? submissionJobs(document, order.pipeline) : []
   }
+  // While the card on file is charged the order waits (not handed to a lab) without the issue: it appears only
+  // if the charge does not pay.
+  if (billing.cardCharge?.status === 'inFlight') return []
   const sandbox = billing.settlement === 'sandboxHold'
   if (sandbox) billing.paymentUrl = deps.sandboxAuthorisationUrl(document.id)
   if (!billing.paymentUrl) {
@@ -384,9 +460,7 @@ function syncPaymentHold(deps: BillingDeps, order: PipelineOrder): JobRequest[] 
     errorCode: PAYMENT_ISSUE_CODE,
     description: sandbox
       ? `A payment of ${amount} ${billing.currency} is needed before the order goes to production (Sandbox scenario paymentRequired: authorise it with POST /v4.0/sandbox/orders/${document.id}/advance or on the dashboard)`
-      : billing.settlement === 'invoice'
-        ? `A payment of ${amount} ${billing.currency} is needed before the order goes to production: it would take what the account owes above its credit limit`
-        : `A payment of ${amount} ${billing.currency} is needed before the order goes to production: the account's prepaid balance does not cover it`,
+      : `A payment of ${amount} ${billing.currency} is needed before the order goes to production: ${holdReason(billing)}`,
     authorisationDetails: {
       authorisationUrl: billing.paymentUrl,
       paymentDetails: { amount, currency: billing.currency },

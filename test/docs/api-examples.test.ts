@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import { insertFulfilment } from '../../src/repositories/channels.repository.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
@@ -18,6 +19,7 @@ import { type ImageServer, solidJpeg, startImageServer } from '../support/image-
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { bookPdf } from '../support/preflight-files.ts'
 import { shopifyWebhookHeaders } from '../support/shopify-stand-in.ts'
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -87,6 +89,7 @@ const VARIABLES = [
   'LINK',
   'STORE_ORDER',
   'FULFILMENT',
+  'PREPAID_KEY',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -127,6 +130,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
   let urls: { live: string; sandbox: string }
   let shimDir: string
   let receiver: CallbackReceiver
+  let stripe: StripeStandIn | undefined
   let atLab: { shipment: string; labKey: string; orderId: string } | undefined
   /** Serves a book's PDF, for the preflight thumbnails' examples. */
   let files: ImageServer
@@ -135,10 +139,17 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     // No workers: the step helper takes an order to its lab where an example needs one there (the lab API
     // examples, the advance examples), and nothing moves an order by itself, so each state stays as the examples
     // expect.
+    // The card on file's examples save a card through Stripe: a local stand-in answers in its place.
+    stripe = await startStripeStandIn()
     t = await startTestApp({
       realClock: true,
       // The cancellation example's cancel answers FailedToCancel after a second; the lab's answer then cancels.
       labCancelWaitSeconds: 1,
+      paymentGateway: createStripeGateway({
+        secretKey: stripe.secretKey,
+        webhookSecret: stripe.webhookSecret,
+        apiUrl: stripe.url,
+      }),
     })
     urls = await listenOnLoopback(t)
     receiver = await startCallbackReceiver()
@@ -155,6 +166,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     await t?.close()
     await receiver?.close()
     await files?.close()
+    await stripe?.close()
     if (shimDir) rmSync(shimDir, { recursive: true, force: true })
   })
 
@@ -413,6 +425,8 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     const values: Record<string, string> = {}
     if (used.has('KEY')) values.KEY = t.account.sandboxKey
     if (used.has('LIVE_KEY')) values.LIVE_KEY = t.account.liveKey
+    // A Live key of a prepaid account (the card on file's examples).
+    if (used.has('PREPAID_KEY')) values.PREPAID_KEY = (await t.createAccount({ billingMode: 'prepaid' })).liveKey
     // docs/sandbox.md's `$ORDER` is one to advance: a manual order whose shipment waits with its lab.
     if (used.has('ORDER'))
       values.ORDER = example.doc === 'sandbox.md' ? await manualOrderWithItsLab() : await newSandboxOrder()

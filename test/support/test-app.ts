@@ -108,6 +108,8 @@ export interface TestAppOptions {
   shopifyApiUrl?: string
   /** The storefront fulfilment outbox's attempt delays (tests use short ones). */
   channelRetryScheduleSeconds?: readonly number[]
+  /** The card payment gateway (a Stripe gateway on a stand-in): none by default, the simulated provider's page. */
+  paymentGateway?: ApplicationOptions['paymentGateway']
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -149,6 +151,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.channelRetryScheduleSeconds
       ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds }
       : {}),
+    ...(options.paymentGateway ? { paymentGateway: options.paymentGateway } : {}),
   })
   const createAccount = async (accountOptions: AccountOptions = {}): Promise<TestAccount> => {
     const created = await app.services.accounts.createAccount(

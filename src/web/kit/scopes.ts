@@ -96,7 +96,17 @@ export const DASHBOARD_USES = {
   /** The Billing page: the account's billing and its invoices and credit notes. */
   readBilling: {
     scope: 'account:read',
-    routes: ['GET /v4.0/account/billing', 'GET /v4.0/account/invoices', 'GET /v4.0/account/statements/:month'],
+    routes: [
+      'GET /v4.0/account/billing',
+      'GET /v4.0/account/invoices',
+      'GET /v4.0/account/statements/:month',
+      'GET /v4.0/account/payment-method',
+    ],
+  },
+  /** The Billing page's card on file: Save a card, Remove. */
+  manageCard: {
+    scope: 'account:manage',
+    routes: ['POST /v4.0/account/payment-method/setup', 'DELETE /v4.0/account/payment-method'],
   },
   /** The Channels page: the account's storefront channels. */
   readChannels: { scope: 'account:read', routes: ['GET /v4.0/channels'] },

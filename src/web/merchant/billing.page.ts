@@ -4,10 +4,11 @@
 // GET /v4.0/account/billing, /account/invoices and /account/statements/{month} (docs/dashboard.md#billing).
 import type { FastifyInstance } from 'fastify'
 import { parseStatementMonth } from '../../domain/invoices.ts'
+import type { ApiAnswer } from '../kit/api-client.ts'
 import { formatMoney, formatTime, type Money } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
-import { DASHBOARD_PATH, environmentName, errorNotice, listPage, skipOf } from '../kit/layout.ts'
-import { mayUse, scopeMissing } from '../kit/scopes.ts'
+import { csrfField, DASHBOARD_PATH, environmentName, errorNotice, listPage, skipOf } from '../kit/layout.ts'
+import { mayUse, type SessionScopes, scopeMissing } from '../kit/scopes.ts'
 import type { Dashboard } from './page-context.ts'
 
 /** Documents per page of the table. */
@@ -63,6 +64,82 @@ ${
 interface BillingQuery {
   month?: string
   skip?: string
+  /** Where the payment provider's card setup page sent the cardholder back: `saved` or `cancelled`. */
+  card?: string
+}
+
+/** The card on file as GET /v4.0/account/payment-method answers it. */
+interface SavedCard {
+  brand: string | null
+  last4: string | null
+  expiryMonth: number | null
+  expiryYear: number | null
+  savedAt: string
+}
+
+/** The card on file (docs/dashboard.md#billing): Live prepaid accounts only; the card with Remove, or Save a card. */
+function cardOnFileBlock(
+  billing: AccountBilling,
+  answer: ApiAnswer<{ card: SavedCard | null }> | undefined,
+  session: { csrfToken: string; scopes: SessionScopes },
+): Html {
+  if (billing.environment !== 'live' || billing.billingMode !== 'prepaid' || !answer?.ok) return html``
+  const card = answer.body.card
+  const manage = mayUse(session.scopes, 'manageCard')
+  const brand = card?.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : 'Card'
+  const expiry =
+    card?.expiryMonth && card.expiryYear ? `${String(card.expiryMonth).padStart(2, '0')}/${card.expiryYear}` : null
+  const body = card
+    ? html`<p class="saved-card" data-card><span class="card-brand">${brand}</span> <span class="card-number">···· ${card.last4 ?? '????'}</span>${expiry ? html` <span class="muted">expires ${expiry}</span>` : ''}</p>
+<p class="muted small">An order the balance cannot cover is charged to this card for what it costs; if the card is declined or the bank asks for the cardholder, the order waits for a payment (Orders: Awaiting payment). Saved ${formatTime(card.savedAt)}.</p>
+${manage ? html`<form method="post" action="${DASHBOARD_PATH}/billing/card/remove" class="actions">${csrfField(session.csrfToken)}<button type="submit" class="button-quiet">Remove</button></form>` : ''}`
+    : html`<p class="muted">No card saved. With a card on file, an order the balance cannot cover is charged to it for what it costs, instead of waiting for a payment.</p>
+${manage ? html`<form method="post" action="${DASHBOARD_PATH}/billing/card/setup" class="actions">${csrfField(session.csrfToken)}<button type="submit">Save a card</button></form>` : ''}`
+  return html`<section class="card card-on-file stack" aria-labelledby="card-heading">
+<h2 id="card-heading">Card on file</h2>
+${body}
+${manage ? '' : scopeMissing('manageCard')}
+</section>`
+}
+
+/** The card setup page's return, and the two card forms: Save a card (to the provider's page) and Remove. */
+function registerCardRoutes(pages: FastifyInstance, dashboard: Dashboard): void {
+  pages.post('/billing/card/setup', async (request, reply) => {
+    const answer = await request.signedIn.api.post<{ setup: { url: string; expiresAt: string } }>(
+      '/account/payment-method/setup',
+    )
+    if (!answer.ok) return dashboard.redirect(reply, '/billing', errorNotice(answer))
+    // A link rather than a redirect: the pages' Content-Security-Policy lets a form lead only to printroute itself.
+    // The card is typed on the provider's own page: printroute never sees its number.
+    const { setup } = answer.body
+    return dashboard.sendPage(request, reply, {
+      title: 'Save a card',
+      section: 'billing',
+      content: html`<div class="page-head"><h1>Save a card</h1></div>
+<section class="card stack card-setup">
+<p>The card is saved on the payment provider's secure page; printroute keeps only its brand, last four digits and expiry.</p>
+<p><a class="button" href="${setup.url}" data-card-setup>Continue to the card page</a> <a href="${DASHBOARD_PATH}/billing">Back to Billing</a></p>
+<p class="muted small">The page is open until ${formatTime(setup.expiresAt)}.</p>
+</section>`,
+    })
+  })
+  pages.post('/billing/card/remove', async (request, reply) => {
+    const answer = await request.signedIn.api.delete('/account/payment-method')
+    if (!answer.ok) return dashboard.redirect(reply, '/billing', errorNotice(answer))
+    return dashboard.redirect(reply, '/billing', {
+      kind: 'success',
+      text: 'Card removed: orders the balance cannot cover wait for a payment.',
+    })
+  })
+}
+
+/** What the page says when the provider's setup page sends the cardholder back. */
+function cardReturnNotice(card: string | undefined) {
+  if (card === 'saved') {
+    return { kind: 'success' as const, text: 'Card saved: it shows here as soon as the payment provider confirms it.' }
+  }
+  if (card === 'cancelled') return { kind: 'error' as const, text: 'No card was saved.' }
+  return null
 }
 
 function pageUrl(month: string | undefined, skip: number): string {
@@ -117,6 +194,7 @@ function documentRow(document: AccountInvoice): Html {
 }
 
 export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard): void {
+  registerCardRoutes(pages, dashboard)
   pages.get<{ Querystring: BillingQuery }>('/billing', async (request, reply) => {
     const { api, caller } = request.signedIn
     if (!mayUse(caller.scopes, 'readBilling')) {
@@ -130,7 +208,7 @@ export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard
     // A month that is not YYYY-MM is left out of the call and said so, rather than refused by the API.
     const month = wanted !== '' && parseStatementMonth(wanted) ? wanted : undefined
     const skip = skipOf(request.query.skip)
-    const [billing, documents, statement] = await Promise.all([
+    const [billing, documents, statement, card] = await Promise.all([
       api.get<{ billing: AccountBilling }>('/account/billing'),
       listPage<AccountInvoice>(
         api,
@@ -138,13 +216,15 @@ export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard
         { noun: 'documents', urlOf: (offset) => pageUrl(month, offset), labels: ['Newer', 'Older'] },
       ),
       month ? api.get<{ statement: AccountStatement }>(`/account/statements/${month}`) : undefined,
+      dashboard.environment === 'live' ? api.get<{ card: SavedCard | null }>('/account/payment-method') : undefined,
     ])
     const badMonth = wanted !== '' && month === undefined
     const notice =
       errorNotice(billing) ??
       errorNotice(documents.answer) ??
       (statement ? errorNotice(statement) : undefined) ??
-      (badMonth ? { kind: 'error' as const, text: `Month: choose a month such as 2026-03, not "${wanted}".` } : null)
+      (badMonth ? { kind: 'error' as const, text: `Month: choose a month such as 2026-03, not "${wanted}".` } : null) ??
+      cardReturnNotice(request.query.card)
     const sandbox = dashboard.environment === 'sandbox'
     const table =
       documents.entries.length === 0
@@ -160,6 +240,7 @@ export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard
       notice,
       content: html`<div class="page-head"><h1>Billing</h1></div>
 ${billing.ok ? factsCard(billing.body.billing) : ''}
+${billing.ok ? cardOnFileBlock(billing.body.billing, card, { csrfToken: request.signedIn.csrfToken, scopes: caller.scopes }) : ''}
 <section aria-labelledby="documents-heading">
 <h2 id="documents-heading">Invoices and credit notes</h2>
 <p class="muted">${environmentName(dashboard.environment)} documents${sandbox ? ' (marked "Sandbox - not a bill")' : ''}. Each number opens its PDF; a month shows what that month's statement holds.</p>
