@@ -38,6 +38,8 @@ import { createAttentionService } from '../services/attention.service.ts'
 import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
+import { createCardDisputesService } from '../services/card-disputes.service.ts'
+import { createCardRefundRequester, createCardRefundsService } from '../services/card-refunds.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
 import {
   createChannelFulfilmentRecorder,
@@ -127,6 +129,10 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
     sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
+    // With a payment provider, a refund of an order its card paid goes back to the card (docs/billing.md).
+    ...(options.paymentGateway
+      ? { cardRefunds: createCardRefundRequester({ clock, jobs, provider: options.paymentGateway.name }) }
+      : {}),
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
   // The labs' quality rates, read once a minute at most by every allocation, quote and page of this process.
@@ -359,6 +365,23 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       events: core.events,
       provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
       log,
+    }),
+    // Refunds to the card and disputes (docs/billing.md#card-payments-through-stripe): the job and the handlers of
+    // the provider's charge.refunded and charge.dispute.* events.
+    cardRefunds: createCardRefundsService({
+      db,
+      clock,
+      jobs,
+      events: core.events,
+      gateway: options.paymentGateway ?? null,
+      log,
+    }),
+    cardDisputes: createCardDisputesService({
+      db,
+      clock,
+      jobs,
+      events: core.events,
+      provider: options.paymentGateway?.name ?? 'stripe',
     }),
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({

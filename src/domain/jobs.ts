@@ -71,6 +71,8 @@ export interface JobPayloads {
   'expire-draft': { orderId: string }
   /** Reads one CSV order import and creates its orders (services/order-imports.service.ts). */
   'run-order-import': { importId: number }
+  /** Asks the payment provider for one refund to a card, recorded `requested` (docs/billing.md#refunds-to-the-card). */
+  'refund-card-payment': { refundId: number }
 }
 
 export type JobName = keyof JobPayloads
@@ -95,6 +97,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'fulfil-channel-shipment': ({ fulfilmentId, attempt }) => `channel-fulfilment:${fulfilmentId}:${attempt}`,
   'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
   'run-order-import': ({ importId }) => `order-import:${importId}`,
+  'refund-card-payment': ({ refundId }) => `card-refund:${refundId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

@@ -46,6 +46,7 @@ import {
   type LedgerEntryKind,
 } from '../repositories/billing.repository.ts'
 import { openAmountOfAccount } from '../repositories/invoices.repository.ts'
+import type { CardRefundRequester } from './card-refunds.service.ts'
 import type { InvoicesService } from './invoices.service.ts'
 
 const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
@@ -58,6 +59,11 @@ export interface BillingDeps {
   sandboxAuthorisationUrl: (orderId: string) => string
   /** Issues each new charge's invoice or credit note in the charge's transaction (docs/billing.md#invoices). */
   invoices: Pick<InvoicesService, 'issueForCharge'>
+  /**
+   * With a payment provider: sends what a refund credits to a prepaid balance back to the card that paid the order
+   * (docs/billing.md#refunds-to-the-card), in the refund's transaction. Absent: refunds stay on the balance.
+   */
+  cardRefunds?: CardRefundRequester
 }
 
 function billingOf(order: PipelineOrder): BillingState {
@@ -168,7 +174,7 @@ export function createBillingService(deps: BillingDeps): BillingService {
       // The document's number is drawn here, in the charge's transaction: a charge rolled back gives it back.
       charge.prodigiInvoiceNumber = await deps.invoices.issueForCharge(tx, order, charge, drafts)
       order.document.charges.push(charge)
-      await settle(clock, tx, order, ids.chargeId, chargeTotal(drafts).total)
+      await settle(deps, tx, order, ids.chargeId, chargeTotal(drafts).total)
       return syncPaymentHold(deps, order)
     },
 
@@ -285,12 +291,13 @@ async function ledger(
 
 /** Settles one new charge of `total` (negative: a refund) according to the order's settlement. */
 async function settle(
-  clock: Clock,
+  deps: BillingDeps,
   tx: Queryable,
   order: PipelineOrder,
   chargeId: string,
   total: bigint,
 ): Promise<void> {
+  const { clock } = deps
   const billing = billingOf(order)
   if (billing.settlement === 'none' || total === 0n) return
   if (billing.settlement === 'sandboxHold') {
@@ -340,6 +347,9 @@ async function settle(
   if (rest > 0n) {
     const after = (await creditBalance(tx, order.accountId, rest)) ?? 0n
     await ledger(clock, tx, order, order.accountId, 'balance-refund', rest, billing.currency, after, { chargeId })
+    // What a card paid for the order goes back to the card: taken off the balance again (`card-refund`) and asked of
+    // the provider by a job queued in this transaction.
+    await deps.cardRefunds?.refundToCard(tx, order, chargeId, rest)
   }
 }
 
