@@ -129,10 +129,7 @@ function buildCoreServices(options: ApplicationOptions, deps: ServiceDeps) {
     paymentPageUrl: (orderId, token) =>
       `${deps.publicUrls.live}${PAYMENT_PATH_PREFIX}${orderId}?token=${encodeURIComponent(token)}`,
     sandboxAuthorisationUrl: (orderId) => `${deps.publicUrls.sandbox}/dashboard/orders/${orderId}`,
-    // With a payment provider, a refund of an order its card paid goes back to the card (docs/billing.md).
-    ...(options.paymentGateway
-      ? { cardRefunds: createCardRefundRequester({ clock, jobs, provider: options.paymentGateway.name }) }
-      : {}),
+    ...cardRefundRequesterOf(options, deps),
   })
   const callbackPoster = createCallbackPoster({ allowPrivateAddresses: options.allowPrivateUrls ?? false })
   // The labs' quality rates, read once a minute at most by every allocation, quote and page of this process.
@@ -303,6 +300,32 @@ function claimResolutionOf(
   return createClaimResolutionService({ ...base, events: core.events, billing: core.billing, labRoom, undisputedDays })
 }
 
+/** With a payment provider, a refund of an order its card paid goes back to the card (docs/billing.md). */
+function cardRefundRequesterOf(options: ApplicationOptions, deps: ServiceDeps) {
+  if (!options.paymentGateway) return {}
+  const provider = options.paymentGateway.name
+  return { cardRefunds: createCardRefundRequester({ clock: deps.clock, jobs: deps.jobs, provider }) }
+}
+
+/**
+ * Refunds to the card and disputes (docs/billing.md#card-payments-through-stripe): the job `refund-card-payment` and
+ * the handlers of the provider's charge.refunded and charge.dispute.* events.
+ */
+function cardPaymentServicesOf(options: ApplicationOptions, deps: ServiceDeps, events: OrderEventsService) {
+  const { db } = options
+  const { clock, jobs, log } = deps
+  return {
+    cardRefunds: createCardRefundsService({ db, clock, jobs, events, gateway: options.paymentGateway ?? null, log }),
+    cardDisputes: createCardDisputesService({
+      db,
+      clock,
+      jobs,
+      events,
+      provider: options.paymentGateway?.name ?? 'stripe',
+    }),
+  }
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -366,23 +389,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
       log,
     }),
-    // Refunds to the card and disputes (docs/billing.md#card-payments-through-stripe): the job and the handlers of
-    // the provider's charge.refunded and charge.dispute.* events.
-    cardRefunds: createCardRefundsService({
-      db,
-      clock,
-      jobs,
-      events: core.events,
-      gateway: options.paymentGateway ?? null,
-      log,
-    }),
-    cardDisputes: createCardDisputesService({
-      db,
-      clock,
-      jobs,
-      events: core.events,
-      provider: options.paymentGateway?.name ?? 'stripe',
-    }),
+    ...cardPaymentServicesOf(options, deps, core.events),
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({
       catalogue,
