@@ -39,6 +39,7 @@ import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import { createCardDisputesService } from '../services/card-disputes.service.ts'
+import { createCardPaymentsView } from '../services/card-payments-view.service.ts'
 import { createCardRefundRequester, createCardRefundsService } from '../services/card-refunds.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
 import {
@@ -316,6 +317,7 @@ function cardPaymentServicesOf(options: ApplicationOptions, deps: ServiceDeps, e
   const { clock, jobs, log } = deps
   return {
     cardRefunds: createCardRefundsService({ db, clock, jobs, events, gateway: options.paymentGateway ?? null, log }),
+    cardPaymentsView: createCardPaymentsView({ db }),
     cardDisputes: createCardDisputesService({
       db,
       clock,

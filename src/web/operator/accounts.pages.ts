@@ -24,6 +24,7 @@ import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
 import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+import { accountPaymentsCard } from './card-payments.view.ts'
 import { refusalInConsoleWords } from './refusal-words.ts'
 
 /** How many money movements an account's page shows. */
@@ -380,6 +381,9 @@ const LEDGER_WORDS: Record<string, string> = {
   'balance-refund': 'Refund (balance)',
   'invoice-charge': 'Charge (invoice)',
   'invoice-refund': 'Refund (invoice)',
+  'card-refund': 'Refund to the card',
+  'card-dispute': 'Disputed card payment (owed)',
+  'card-dispute-won': 'Dispute won',
 }
 
 function ledgerCard(entries: ConsoleLedgerEntry[]): Html {
@@ -493,12 +497,13 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 <p><a href="${accountsPath()}">All accounts</a></p>`,
       })
     }
-    const [keys, ledger, settings, priceLists, openAmount] = await Promise.all([
+    const [keys, ledger, settings, priceLists, openAmount, cardPayments] = await Promise.all([
       deps.listKeys(account.id),
       deps.recentLedger(account.id, RECENT_LEDGER_ENTRIES),
       deps.settings(account.id),
       deps.priceLists(),
       deps.openAmount(account.id),
+      deps.cardPayments ? deps.cardPayments(account.id) : undefined,
     ])
     const { csrfToken } = request.signedInOperator
     return console.sendPage(request, reply, {
@@ -516,6 +521,7 @@ ${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
 </div>
 ${editCard(account, priceLists, csrfToken)}
 ${priceListCard(account, priceLists, csrfToken)}
+${cardPayments ? accountPaymentsCard(cardPayments) : ''}
 ${ledgerCard(ledger)}`,
     })
   }
