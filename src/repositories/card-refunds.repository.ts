@@ -277,15 +277,6 @@ export async function markAnsweredRefundsSucceeded(tx: Queryable, paymentRow: nu
   return rows.length
 }
 
-/** Refunds to a card still waiting for the provider's answer (a job to run): for restarts and the console. */
-export async function listRequestedRefunds(db: Queryable, limit: number): Promise<number[]> {
-  const rows = await db.query<{ id: number }>(
-    `SELECT id::int AS id FROM provider_refunds WHERE status = 'requested' ORDER BY id LIMIT $1`,
-    [limit],
-  )
-  return rows.map((row) => row.id)
-}
-
 export async function findDispute(
   db: Queryable,
   provider: string,

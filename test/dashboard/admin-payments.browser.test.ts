@@ -140,13 +140,21 @@ for (const kind of databaseKinds) {
       })
     }
 
-    test('an account without card payments says so; an order without them shows nothing', async () => {
+    test('an account with a payment but no card on file says so; one without any shows no block', async () => {
       const page = await signedIn('desktop')
       await page.goto(`${live}/admin/accounts/${bareAccountId}`)
+      assert.equal(await page.locator('[data-payments]').count(), 0, 'nothing paid through the provider: no block')
+      await t.database.db.query(
+        `INSERT INTO provider_payments (provider, account_id, purpose, amount_minor, currency, idempotency_key, status,
+                                        created_at)
+         VALUES ('stripe', $1, 'topUp', 2500, 'GBP', 'seed-bare', 'open', now())`,
+        [Number(bareAccountId.slice(4))],
+      )
+      await page.reload()
       const block = page.locator('[data-payments]')
       assert.match(
         await block.innerText(),
-        /Card on file: none saved[\s\S]*No card payments\.[\s\S]*No refunds to a card\.[\s\S]*No disputes\./,
+        /Card on file: none saved[\s\S]*Top-up\s+25\.00 GBP\s+open[\s\S]*No refunds to a card\.[\s\S]*No disputes\./,
       )
       await page.context().close()
     })

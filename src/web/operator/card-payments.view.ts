@@ -82,8 +82,10 @@ ${showOrder ? html`<td>${orderLink(dispute.orderId)}</td>` : ''}
   )}</tbody></table></div>`
 }
 
-/** The account page's Payments block. */
+/** The account page's Payments block; nothing for an account that never paid through the provider nor saved a card. */
 export function accountPaymentsCard(view: ConsoleCardPayments): Html {
+  const empty = view.payments.length === 0 && view.refunds.length === 0 && view.disputes.length === 0
+  if (empty && !view.cardOnFile) return html``
   return html`<section aria-labelledby="payments-heading" data-payments>
 <h2 id="payments-heading">Payments</h2>
 ${cardOnFile(view.cardOnFile)}
