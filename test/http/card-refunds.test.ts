@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import type { Charge } from '../../src/domain/order.ts'
-import type { PaymentEvent, PaymentGateway } from '../../src/domain/payment-gateway.ts'
+import type { PaymentEvent, PaymentGateway, RefundRequest, RefundResult } from '../../src/domain/payment-gateway.ts'
 import { readBalance } from '../../src/repositories/accounts.repository.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { listLedger } from '../../src/repositories/billing.repository.ts'
@@ -35,6 +35,7 @@ for (const kind of databases) {
     let standIn: StripeStandIn
     let gateway: PaymentGateway
     let sessions = 0
+    let refundAnswer: ((request: RefundRequest) => Promise<RefundResult>) | null = null
 
     before(async () => {
       standIn = await startStripeStandIn()
@@ -46,7 +47,12 @@ for (const kind of databases) {
         maxNetworkRetries: 0,
         timeoutMs: 400,
       })
-      t = await startTestApp({ kind, paymentGateway: gateway })
+      // The app's gateway is the real one, except that a test may answer a refund itself (a `canceled` refund, which
+      // the stand-in never answers).
+      const answering: PaymentGateway = Object.assign(Object.create(gateway), {
+        refund: (request: RefundRequest) => (refundAnswer ? refundAnswer(request) : gateway.refund(request)),
+      })
+      t = await startTestApp({ kind, paymentGateway: answering })
       images = await startImageServer()
       drive = pipelineDriver(t)
     })
@@ -265,6 +271,33 @@ for (const kind of databases) {
       })
       assert.equal(audit.length, 1)
       assert.equal(audit[0]?.target, paid.orderId)
+
+      // Stripe takes a refund but answers it canceled: the same, with its refund id.
+      const other = await paidByCard(t)
+      await t.app.services.orderOperations.refund(
+        { orderId: other.orderId, reason: 'canceled', amountMinor: 120n },
+        OPERATOR,
+      )
+      const asked = (await refundRows(t, other.orderNumber)).at(-1)
+      assert.ok(asked)
+      refundAnswer = async (request) => ({
+        refundId: 're_canceled',
+        status: 'canceled',
+        amountMinor: request.amountMinor,
+      })
+      try {
+        await cardRefunds().runRefund(asked.id)
+      } finally {
+        refundAnswer = null
+      }
+      const canceled = (await refundRows(t, other.orderNumber)).at(-1)
+      assert.deepEqual([canceled?.status, canceled?.refundId], ['canceled', 're_canceled'])
+      assert.equal(await readBalance(t.database.db, other.accountNumber), 120n)
+      const unrefunded = await t.database.db.query<{ refunded: string }>(
+        `SELECT refunded_minor::text AS refunded FROM provider_payments WHERE payment_id = $1`,
+        [other.paymentId],
+      )
+      assert.equal(unrefunded[0]?.refunded, '0', 'what was not refunded may be refunded again')
     })
 
     test('charge.refunded: printroute refunds change nothing more; a refund outside printroute is recorded once', async () => {
