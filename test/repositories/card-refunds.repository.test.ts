@@ -11,6 +11,7 @@ import {
   markRefundRefused,
   recordRefundAnswer,
   setDisputeEntry,
+  setRefundReversal,
   upsertDispute,
 } from '../../src/repositories/card-refunds.repository.ts'
 import { openAmountOfAccount, owedOnInvoiceOfAccount } from '../../src/repositories/invoices.repository.ts'
@@ -94,6 +95,23 @@ for (const kind of databaseKinds) {
       const refused = { status: 'failed' as const, refundId: null, reason: 'invalidRequest' }
       assert.equal(await markRefundRefused(database.db, id, refused, new Date()), true)
       assert.equal(await markRefundRefused(database.db, id, refused, new Date()), false, 'once')
+      // The money put back on the balance pays nothing of an invoice: the open amount leaves it out.
+      const reversal = await insertLedgerEntry(
+        database.db,
+        {
+          accountId,
+          orderNumber,
+          chargeId: null,
+          entry: 'balance-refund',
+          amountMinor: 200n,
+          currency: 'GBP',
+          reference: null,
+        },
+        200n,
+        new Date(),
+      )
+      await setRefundReversal(database.db, id, reversal)
+      assert.equal(await openAmountOfAccount(database.db, accountId, 'GBP'), 0n)
       assert.equal(
         await recordRefundAnswer(database.db, id, { refundId: 're_1', status: 'succeeded' }, new Date()),
         false,
