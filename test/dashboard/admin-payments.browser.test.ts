@@ -125,7 +125,7 @@ for (const kind of databaseKinds) {
         await assertAccessible(page, `the account's payments (${viewport})`)
         if (viewport === 'phone') await fitsWidth(page, "the account's page")
         await block.scrollIntoViewIfNeeded()
-        await screenshotForDocs(block, viewport === 'desktop' ? 'account-payments' : 'account-payments-phone', 'admin')
+        if (viewport === 'desktop') await screenshotForDocs(block, 'account-payments', 'admin')
 
         await page.goto(`${live}/admin/orders/${orderId}`)
         const banner = page.locator('[data-dispute-banner]')
@@ -135,7 +135,7 @@ for (const kind of databaseKinds) {
         assert.match(orderPayments, /dp_seed1/)
         await assertAccessible(page, `the order's payments (${viewport})`)
         if (viewport === 'phone') await fitsWidth(page, "the order's page")
-        await screenshotForDocs(page, viewport === 'desktop' ? 'order-dispute' : 'order-dispute-phone', 'admin')
+        if (viewport === 'desktop') await screenshotForDocs(page, 'order-dispute', 'admin')
         await page.context().close()
       })
     }
