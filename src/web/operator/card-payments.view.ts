@@ -31,8 +31,10 @@ function cardOnFile(card: ConsoleCardPayments['cardOnFile']): Html {
 }
 
 function paymentsTable(id: string, payments: ConsoleCardPayments['payments'], showOrder: boolean): Html {
-  if (payments.length === 0) return html`<h3>Card payments</h3><p class="muted">No card payments.</p>`
-  return html`<h3>Card payments</h3><div class="table-wrap" tabindex="0" role="region" aria-labelledby="${id}-caption"><table>
+  // On an order's page the block's own heading says "Card payments": its table is the payments.
+  const heading = showOrder ? 'Card payments' : 'Payments'
+  if (payments.length === 0) return html`<h3>${heading}</h3><p class="muted">No card payments.</p>`
+  return html`<h3>${heading}</h3><div class="table-wrap" tabindex="0" role="region" aria-labelledby="${id}-caption"><table>
 <caption id="${id}-caption" class="visually-hidden">Card payments</caption>
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col" class="number">Amount</th><th scope="col">Status</th><th scope="col" class="number">Refunded</th>${showOrder ? html`<th scope="col">Order</th>` : ''}<th scope="col">Payment</th></tr></thead>
 <tbody>${payments.map(
