@@ -38,6 +38,9 @@ import { createAttentionService } from '../services/attention.service.ts'
 import { createAuditService } from '../services/audit.service.ts'
 import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
+import { createCardDisputesService } from '../services/card-disputes.service.ts'
+import { createCardPaymentsView } from '../services/card-payments-view.service.ts'
+import { createCardRefundRequester, createCardRefundsService } from '../services/card-refunds.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
 import {
   createChannelFulfilmentRecorder,
@@ -116,6 +119,8 @@ function billingOf(options: ApplicationOptions, deps: ServiceDeps, invoices: Inv
     ...(options.paymentGateway
       ? { startSavedCardCharge: savedCardChargeStarter({ gateway: options.paymentGateway, clock }) }
       : {}),
+    // A refund of an order a card paid goes back to the card (docs/billing.md#refunds-to-the-card).
+    ...cardRefundRequesterOf(options, deps),
   })
 }
 
@@ -308,6 +313,33 @@ function claimResolutionOf(
   return createClaimResolutionService({ ...base, events: core.events, billing: core.billing, labRoom, undisputedDays })
 }
 
+/** With a payment provider, a refund of an order its card paid goes back to the card (docs/billing.md). */
+function cardRefundRequesterOf(options: ApplicationOptions, deps: ServiceDeps) {
+  if (!options.paymentGateway) return {}
+  const provider = options.paymentGateway.name
+  return { cardRefunds: createCardRefundRequester({ clock: deps.clock, jobs: deps.jobs, provider }) }
+}
+
+/**
+ * Refunds to the card and disputes (docs/billing.md#card-payments-through-stripe): the job `refund-card-payment` and
+ * the handlers of the provider's charge.refunded and charge.dispute.* events.
+ */
+function cardPaymentServicesOf(options: ApplicationOptions, deps: ServiceDeps, events: OrderEventsService) {
+  const { db } = options
+  const { clock, jobs, log } = deps
+  return {
+    cardRefunds: createCardRefundsService({ db, clock, jobs, events, gateway: options.paymentGateway ?? null, log }),
+    cardPaymentsView: createCardPaymentsView({ db }),
+    cardDisputes: createCardDisputesService({
+      db,
+      clock,
+      jobs,
+      events,
+      provider: options.paymentGateway?.name ?? 'stripe',
+    }),
+  }
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -372,6 +404,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
     }),
     savedCards: savedCardsOf(options, deps, core),
+    ...cardPaymentServicesOf(options, deps, core.events),
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({
       catalogue,

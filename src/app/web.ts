@@ -26,6 +26,7 @@ import {
   consoleLabsOf,
   consoleOperatorsOf,
   consoleOrderActionsOf,
+  consoleOrderCardPaymentsOf,
   consoleRevenueOf,
   consoleShipmentMovesOf,
 } from '../services/operator/console-sections.ts'
@@ -214,7 +215,12 @@ function consoleOf(
           publicUrl: () => publicUrls.live,
           imageOrigins: () => [publicUrls.live, publicUrls.sandbox],
           limitFailedSignIn: async (request, reply) => (await rateLimits.countUnauthenticated(request, reply))?.message,
-          accounts: consoleAccountsOf(services.accounts, services.payments, services.catalogueVersions),
+          accounts: consoleAccountsOf(
+            services.accounts,
+            services.payments,
+            services.catalogueVersions,
+            services.cardPaymentsView,
+          ),
           channels: services.adminViews.channels,
           sellerConfigured: () => services.invoices.sellerConfigured(),
           // The other sections, each module's register<Section>Pages with its deps filled from the services.
@@ -224,6 +230,7 @@ function consoleOf(
                 margins: consoleRevenueOf(services.revenue),
                 moves: consoleShipmentMovesOf(services.shipmentMoves),
                 actions: consoleOrderActionsOf(services.orderOperations),
+                cardPayments: consoleOrderCardPaymentsOf(services.cardPaymentsView),
               }),
             (pages, console) => registerAttentionPages(pages, console, services.attention),
             (pages, console) => registerClaimsPages(pages, console, consoleClaimsOf(services.claimResolution)),

@@ -73,6 +73,10 @@ export const AUDIT_ACTIONS = [
   'claim.created',
   'claim.resolved',
   'claim.rejected',
+  'payment.cardRefundFailed',
+  'payment.refundedOutside',
+  'payment.disputeOpened',
+  'payment.disputeClosed',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -28,6 +28,48 @@ import type { LabStatementSummary } from './lab-statements.ts'
 import type { OrderMarginView, RevenueQuery, RevenueReportView } from './revenue.ts'
 import type { MovableShipment, ShipmentMoveResult } from './shipment-move.ts'
 
+/** An account's (or an order's) card payments through the payment provider, as the console shows them: read-only. */
+export interface ConsoleCardPayments {
+  /** The card saved for off-session charges; null when none is saved (always null for an order). */
+  cardOnFile: {
+    brand: string | null
+    last4: string | null
+    /** `MM/YYYY`, null when the provider did not say. */
+    expiry: string | null
+    savedAt: string | null
+  } | null
+  /** Newest first (an order's: oldest first). Amounts as the API writes money (`12.50`). */
+  payments: {
+    purpose: string
+    amount: string | null
+    currency: string | null
+    status: string
+    refunded: string
+    at: string
+    orderId: string | null
+    paymentId: string | null
+  }[]
+  refunds: {
+    amount: string
+    currency: string
+    status: string
+    at: string
+    orderId: string | null
+    reason: string | null
+    failure: string | null
+  }[]
+  disputes: {
+    disputeId: string
+    amount: string
+    currency: string
+    reason: string
+    status: string
+    openedAt: string
+    closedAt: string | null
+    orderId: string | null
+  }[]
+}
+
 /**
  * The accounts section. Refusals the operator can fix (a name, an unknown key) are thrown as ServiceError with a
  * message that says why; a top-up's refusals as OperatorRefusal (domain/operator-refusal.ts), which the page words.
@@ -83,6 +125,11 @@ export interface ConsoleAccounts {
   openAmount(accountId: string): Promise<string | null>
   /** The account's latest money movements, newest first, at most `limit`. */
   recentLedger(accountId: string, limit: number): Promise<ConsoleLedgerEntry[]>
+  /**
+   * The account's card on file, latest card payments through the payment provider, refunds to the card and disputes
+   * (docs/admin.md#payments); absent when the console has no such source.
+   */
+  cardPayments?(accountId: string): Promise<ConsoleCardPayments>
   /** Each environment's settings as `printroute accounts update` shows and changes them. */
   settings(accountId: string): Promise<Record<Environment, ConsoleAccountSettings>>
   /**

@@ -34,6 +34,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('expire-draft', { orderId: 'ord_1' }).key,
     jobRequest('simulated-claim-decision', { claimId: 'clm_5' }).key,
     jobRequest('charge-saved-card', { providerPaymentId: 6 }).key,
+    jobRequest('refund-card-payment', { refundId: 6 }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -51,6 +52,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'expire-draft:ord_1',
     'simulated-claim:clm_5',
     'charge-saved-card:6',
+    'card-refund:6',
   ])
   assert.equal(keys.length, JOB_NAMES.length + 1, 'every job name is covered (the fulfilment twice)')
 })

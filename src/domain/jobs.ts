@@ -77,6 +77,8 @@ export interface JobPayloads {
   'run-order-import': { importId: number }
   /** Charges the card on file for a held prepaid order (services/saved-cards.service.ts): the provider payment's id. */
   'charge-saved-card': { providerPaymentId: number }
+  /** Asks the payment provider for one refund to a card, recorded `requested` (docs/billing.md#refunds-to-the-card). */
+  'refund-card-payment': { refundId: number }
 }
 
 export type JobName = keyof JobPayloads
@@ -103,6 +105,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
   'run-order-import': ({ importId }) => `order-import:${importId}`,
   'charge-saved-card': ({ providerPaymentId }) => `charge-saved-card:${providerPaymentId}`,
+  'refund-card-payment': ({ refundId }) => `card-refund:${refundId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

@@ -7,6 +7,7 @@ import type { JobDefinition, JobDefinitions, JobQueue } from '../adapters/job-qu
 import { CHANNEL_WEBHOOK_RETENTION_SECONDS } from '../domain/channels.ts'
 import { JOB_NAMES } from '../domain/jobs.ts'
 import type { CallbacksService } from '../services/callbacks.service.ts'
+import type { CardRefundsService } from '../services/card-refunds.service.ts'
 import type { ChannelFulfilmentsService } from '../services/channel-fulfilments.service.ts'
 import type { ChannelsService } from '../services/channels.service.ts'
 import type { ClaimResolutionService } from '../services/claim-resolution.service.ts'
@@ -91,6 +92,7 @@ export interface JobServices {
   orderActions: Pick<OrderActionsService, 'expireDraft'>
   orderImports: Pick<OrderImportsService, 'runImport'>
   savedCards: Pick<SavedCardsService, 'chargeHeldOrder'>
+  cardRefunds: Pick<CardRefundsService, 'runRefund'>
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -200,6 +202,15 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       concurrency: 2,
       retryLimit: 10,
       // The provider's own limit is 20 s per request, retried twice by its library.
+      expireInSeconds: 120,
+    },
+    'refund-card-payment': {
+      // A 429, 5xx or timeout throws and is retried with backoff, with the refund's own idempotency key: a refund the
+      // provider made whose answer was lost is answered again, never made twice. A re-run of a refund already
+      // answered does nothing.
+      handler: ({ refundId }) => services.cardRefunds.runRefund(refundId),
+      concurrency: 2,
+      retryLimit: 10,
       expireInSeconds: 120,
     },
   }

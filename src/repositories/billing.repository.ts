@@ -10,6 +10,9 @@ export type LedgerEntryKind =
   | 'balance-refund'
   | 'invoice-charge'
   | 'invoice-refund'
+  | 'card-refund'
+  | 'card-dispute'
+  | 'card-dispute-won'
 
 export interface LedgerEntry {
   accountId: number
@@ -50,11 +53,11 @@ export async function insertLedgerEntry(
   entry: LedgerEntry,
   balanceAfterMinor: bigint,
   at: Date,
-): Promise<void> {
-  await tx.query(
+): Promise<number> {
+  const rows = await tx.query<{ id: number }>(
     `INSERT INTO account_ledger (account_id, order_id, charge_id, entry, amount_minor, currency,
                                  balance_after_minor, reference, created_at)
-     VALUES ($1, $2, $3, $4, $5::bigint, $6, $7::bigint, $8, $9)`,
+     VALUES ($1, $2, $3, $4, $5::bigint, $6, $7::bigint, $8, $9) RETURNING id::int AS id`,
     [
       entry.accountId,
       entry.orderNumber,
@@ -67,6 +70,7 @@ export async function insertLedgerEntry(
       at,
     ],
   )
+  return (rows[0] as { id: number }).id
 }
 
 export interface LedgerRow extends LedgerEntry {
@@ -74,15 +78,27 @@ export interface LedgerRow extends LedgerEntry {
   createdAt: Date
 }
 
+/** The entries that record money a prepaid account owes on its statement (docs/billing.md#statements). */
+export const OWED_ENTRIES: readonly LedgerEntryKind[] = [
+  'invoice-charge',
+  'invoice-refund',
+  'card-dispute',
+  'card-dispute-won',
+]
+/** Of those, the ones an invoice account's statement lists too: disputes of card payments (docs/billing.md#disputes). */
+export const DISPUTE_ENTRIES: readonly LedgerEntryKind[] = ['card-dispute', 'card-dispute-won']
+
 /**
- * The account's `invoice-charge` and `invoice-refund` entries made in [from, to), oldest first, at most `limit`:
- * on a prepaid account, what operators' releases left owed on the next invoice (and refunds taken off it).
+ * The account's `entries` (by default OWED_ENTRIES) made in [from, to), oldest first, at most `limit`: on a prepaid
+ * account, what operators' releases left owed on the next invoice (and refunds taken off it) and disputed card
+ * payments (and disputes won).
  */
 export async function listInvoiceEntries(
   db: Queryable,
   accountId: number,
   range: { from: Date; to: Date },
   limit: number,
+  entries: readonly LedgerEntryKind[] = OWED_ENTRIES,
 ): Promise<LedgerRow[]> {
   const rows = await db.query<{
     orderNumber: string | number | null
@@ -97,9 +113,9 @@ export async function listInvoiceEntries(
     `SELECT order_id AS "orderNumber", charge_id AS "chargeId", entry, amount_minor::text AS "amountMinor", currency,
             reference, balance_after_minor::text AS "balanceAfterMinor", created_at AS "createdAt"
        FROM account_ledger
-      WHERE account_id = $1 AND entry IN ('invoice-charge', 'invoice-refund') AND created_at >= $2 AND created_at < $3
+      WHERE account_id = $1 AND entry = ANY($5::text[]) AND created_at >= $2 AND created_at < $3
       ORDER BY id LIMIT $4`,
-    [accountId, range.from, range.to, limit],
+    [accountId, range.from, range.to, limit, [...entries]],
   )
   return rows.map((row) => ({
     ...row,

@@ -140,14 +140,21 @@ export async function listInvoices(db: Queryable, filter: InvoiceFilter): Promis
  * invoices less credit notes, less what was paid for them through the balance (the ledger's balance charges net of
  * balance refunds: prepaid orders' charges, and a card payment of an invoice account's order held by its credit
  * limit). An account billed by invoice from the start and never held has no such entries: its open amount is the
- * net of its documents. Reads the account's ledger too (a join: it answers about invoices, so it lives here).
+ * net of its documents. A disputed card payment is owed again (`card-dispute`, negative) until a dispute won takes it
+ * off (`card-dispute-won`), docs/billing.md#disputes. A refund to a card the provider refused is put back on the
+ * balance by a `balance-refund` that pays nothing of an invoice (the refund's own `balance-refund` already counted):
+ * left out. Reads the account's ledger too (a join: it answers about invoices, so it lives here).
  */
 export async function openAmountOfAccount(db: Queryable, accountId: number, currency: string): Promise<bigint> {
   const rows = await db.query<{ total: string | null }>(
     `SELECT ((SELECT COALESCE(SUM(total_cost_minor), 0) FROM invoices
                WHERE account_id = $1 AND environment = 'live' AND currency = $2)
            + (SELECT COALESCE(SUM(amount_minor), 0) FROM account_ledger
-               WHERE account_id = $1 AND currency = $2 AND entry IN ('balance-charge', 'balance-refund')))::text AS total`,
+               WHERE account_id = $1 AND currency = $2 AND entry IN ('balance-charge', 'balance-refund')
+                 AND id NOT IN (SELECT reversal_entry_id FROM provider_refunds
+                                 WHERE account_id = $1 AND reversal_entry_id IS NOT NULL))
+           - (SELECT COALESCE(SUM(amount_minor), 0) FROM account_ledger
+               WHERE account_id = $1 AND currency = $2 AND entry IN ('card-dispute', 'card-dispute-won')))::text AS total`,
     [accountId, currency],
   )
   return BigInt(rows[0]?.total ?? '0')
@@ -156,12 +163,14 @@ export async function openAmountOfAccount(db: Queryable, accountId: number, curr
 /**
  * What a prepaid account owes on its next invoice in `currency` (docs/billing.md#releasing-an-order-held-for-payment):
  * the orders an operator released unpaid (`invoice-charge`) less the refunds that reduced them (`invoice-refund`),
- * as a positive amount; 0 when nothing was released unpaid.
+ * and the card payments disputed (`card-dispute`) less disputes won (`card-dispute-won`), as a positive amount; 0
+ * when nothing was released unpaid or disputed.
  */
 export async function owedOnInvoiceOfAccount(db: Queryable, accountId: number, currency: string): Promise<bigint> {
   const rows = await db.query<{ total: string | null }>(
     `SELECT (-COALESCE(SUM(amount_minor), 0))::text AS total FROM account_ledger
-      WHERE account_id = $1 AND currency = $2 AND entry IN ('invoice-charge', 'invoice-refund')`,
+      WHERE account_id = $1 AND currency = $2
+        AND entry IN ('invoice-charge', 'invoice-refund', 'card-dispute', 'card-dispute-won')`,
     [accountId, currency],
   )
   return BigInt(rows[0]?.total ?? '0')

@@ -46,6 +46,7 @@ import {
   type LedgerEntryKind,
 } from '../repositories/billing.repository.ts'
 import { openAmountOfAccount } from '../repositories/invoices.repository.ts'
+import type { CardRefundRequester } from './card-refunds.service.ts'
 import type { InvoicesService } from './invoices.service.ts'
 
 const PAYMENT_ISSUE_CODE = ISSUE_CODES.paymentAuthorisation
@@ -69,6 +70,11 @@ export interface BillingDeps {
     dueMinor: bigint,
     chargeId: string,
   ) => Promise<JobRequest | undefined>
+  /**
+   * With a payment provider: sends what a refund credits to a prepaid balance back to the card that paid the order
+   * (docs/billing.md#refunds-to-the-card), in the refund's transaction. Absent: refunds stay on the balance.
+   */
+  cardRefunds?: CardRefundRequester
 }
 
 function billingOf(order: PipelineOrder): BillingState {
@@ -187,7 +193,7 @@ export function createBillingService(deps: BillingDeps): BillingService {
       charge.prodigiInvoiceNumber = await deps.invoices.issueForCharge(tx, order, charge, drafts)
       order.document.charges.push(charge)
       const total = chargeTotal(drafts).total
-      await settle(clock, tx, order, ids.chargeId, total)
+      await settle(deps, tx, order, ids.chargeId, total)
       // Started before the hold is synced: while the card is charged, the order waits without its issue.
       const cardJobs = await startSavedCardCharge(deps, tx, order, ids.chargeId, total)
       return [...syncPaymentHold(deps, order), ...cardJobs]
@@ -322,12 +328,13 @@ async function ledger(
 
 /** Settles one new charge of `total` (negative: a refund) according to the order's settlement. */
 async function settle(
-  clock: Clock,
+  deps: BillingDeps,
   tx: Queryable,
   order: PipelineOrder,
   chargeId: string,
   total: bigint,
 ): Promise<void> {
+  const { clock } = deps
   const billing = billingOf(order)
   if (billing.settlement === 'none' || total === 0n) return
   if (billing.settlement === 'sandboxHold') {
@@ -377,6 +384,9 @@ async function settle(
   if (rest > 0n) {
     const after = (await creditBalance(tx, order.accountId, rest)) ?? 0n
     await ledger(clock, tx, order, order.accountId, 'balance-refund', rest, billing.currency, after, { chargeId })
+    // What a card paid for the order goes back to the card: taken off the balance again (`card-refund`) and asked of
+    // the provider by a job queued in this transaction.
+    await deps.cardRefunds?.refundToCard(tx, order, chargeId, rest)
   }
 }
 

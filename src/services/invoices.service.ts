@@ -34,7 +34,12 @@ import { ServiceError } from '../domain/outcomes.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { findAccount, readAccountBilling } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
-import { listInvoiceEntries } from '../repositories/billing.repository.ts'
+import {
+  DISPUTE_ENTRIES,
+  type LedgerEntryKind,
+  listInvoiceEntries,
+  OWED_ENTRIES,
+} from '../repositories/billing.repository.ts'
 import {
   drawInvoiceSequence,
   type InvoiceFilter,
@@ -387,10 +392,17 @@ async function statement(
       `month: more than ${INVOICE_LIST_LIMIT} documents, too many for one statement`,
     )
   }
-  // A prepaid account pays from its balance; what an operator's release left owed instead is collected here.
+  // A prepaid account pays from its balance; what an operator's release left owed instead, and a disputed card
+  // payment, is collected here. An invoice account's statement lists its disputed card payments (its documents
+  // already say what it owes for its orders).
   const owed =
-    environment === 'live' && account.billingMode === 'prepaid'
-      ? await owedOnStatement(deps.db, account.id, range)
+    environment === 'live'
+      ? await owedOnStatement(
+          deps.db,
+          account.id,
+          range,
+          account.billingMode === 'prepaid' ? OWED_ENTRIES : DISPUTE_ENTRIES,
+        )
       : undefined
   return {
     accountId: `acc_${account.id}`,
@@ -408,8 +420,9 @@ async function owedOnStatement(
   db: Queryable,
   accountId: number,
   range: { from: Date; to: Date },
+  kinds: readonly LedgerEntryKind[],
 ): Promise<NonNullable<Statement['owed']>> {
-  const entries = await listInvoiceEntries(db, accountId, range, INVOICE_LIST_LIMIT + 1)
+  const entries = await listInvoiceEntries(db, accountId, range, INVOICE_LIST_LIMIT + 1, kinds)
   if (entries.length > INVOICE_LIST_LIMIT) {
     throw new ServiceError(
       'ValidationFailed',

@@ -148,6 +148,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
     ...(options.missingParcelReprintDays ? { missingParcelReprintDays: options.missingParcelReprintDays } : {}),
     ...(options.shopifyApiUrl ? { shopifyApiUrl: options.shopifyApiUrl } : {}),
+    ...(options.paymentGateway ? { paymentGateway: options.paymentGateway } : {}),
     ...(options.channelRetryScheduleSeconds
       ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds }
       : {}),

@@ -9,6 +9,7 @@ import type { AuditActor } from '../../domain/audit.ts'
 import type {
   ConsoleAccounts,
   ConsoleAudit,
+  ConsoleCardPayments,
   ConsoleCatalogue,
   ConsoleClaims,
   ConsoleInvoices,
@@ -23,6 +24,7 @@ import { ServiceError } from '../../domain/outcomes.ts'
 import { ShipmentMoveRefused } from '../../domain/shipment-move.ts'
 import { AccountError, type AccountsService } from '../accounts.service.ts'
 import type { AuditService } from '../audit.service.ts'
+import type { CardPaymentsView } from '../card-payments-view.service.ts'
 import { CatalogueVersionError, type CatalogueVersionsService } from '../catalogue-versions.service.ts'
 import type { ClaimResolutionService } from '../claim-resolution.service.ts'
 import type { InvoicesService } from '../invoices.service.ts'
@@ -104,11 +106,21 @@ export function consoleInvoicesOf(service: InvoicesService): ConsoleInvoices {
   }
 }
 
+/** An order's card payments, refunds to the card and disputes for its console page (an unknown id: none). */
+export function consoleOrderCardPaymentsOf(view: CardPaymentsView): (orderId: string) => Promise<ConsoleCardPayments> {
+  return async (orderId) => {
+    const orderNumber = parseId('ord', orderId)
+    if (orderNumber === undefined) return { cardOnFile: null, payments: [], refunds: [], disputes: [] }
+    return view.ofOrder(orderNumber)
+  }
+}
+
 /** The console's accounts section (web/operator/accounts.pages.ts), from the accounts and payments services. */
 export function consoleAccountsOf(
   service: AccountsService,
   payments: PaymentsService,
   catalogueVersions: Pick<CatalogueVersionsService, 'activeCatalogue'>,
+  cardPayments?: CardPaymentsView,
 ): ConsoleAccounts {
   const deps = (actor: AuditActor) => ({ accounts: service, payments: async () => payments, catalogueVersions, actor })
   const find = async (accountId: string): Promise<Account | undefined> => {
@@ -155,6 +167,15 @@ export function consoleAccountsOf(
     // Refusals stay OperatorRefusals, worded by the page.
     editAccount: (accountId, edit, actor) => accounts.editAccount(deps(actor), { account: accountId, ...edit }),
     openAmount: (accountId) => refusalsAsServiceErrors(() => service.openAmount(accountId)),
+    ...(cardPayments
+      ? {
+          cardPayments: async (accountId: string) => {
+            const accountNumber = parseId('acc', accountId)
+            if (accountNumber === undefined) throw new ServiceError('EntityNotFound', `No account ${accountId}`)
+            return cardPayments.ofAccount(accountNumber)
+          },
+        }
+      : {}),
     recentLedger: (accountId, limit) =>
       refusalsAsServiceErrors(() => accounts.recentLedger({ accounts: service }, { account: accountId, limit })),
     settings: (accountId) =>

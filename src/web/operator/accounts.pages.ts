@@ -25,6 +25,7 @@ import { formatTime } from '../kit/format.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice } from '../kit/layout.ts'
 import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+import { accountPaymentsCard } from './card-payments.view.ts'
 import { refusalInConsoleWords } from './refusal-words.ts'
 
 /** How many money movements an account's page shows. */
@@ -381,6 +382,9 @@ const LEDGER_WORDS: Record<string, string> = {
   'balance-refund': 'Refund (balance)',
   'invoice-charge': 'Charge (invoice)',
   'invoice-refund': 'Refund (invoice)',
+  'card-refund': 'Refund to the card',
+  'card-dispute': 'Disputed card payment (owed)',
+  'card-dispute-won': 'Dispute won',
 }
 
 function ledgerCard(entries: ConsoleLedgerEntry[]): Html {
@@ -524,13 +528,14 @@ ${createAccountForm(request.signedInOperator.csrfToken, input.values ?? { name: 
 <p><a href="${accountsPath()}">All accounts</a></p>`,
       })
     }
-    const [keys, ledger, settings, priceLists, openAmount, accountChannels] = await Promise.all([
+    const [keys, ledger, settings, priceLists, openAmount, accountChannels, cardPayments] = await Promise.all([
       deps.listKeys(account.id),
       deps.recentLedger(account.id, RECENT_LEDGER_ENTRIES),
       deps.settings(account.id),
       deps.priceLists(),
       deps.openAmount(account.id),
       channels?.listChannels({ accountId: account.id, limit: ACCOUNT_CHANNELS }),
+      deps.cardPayments ? deps.cardPayments(account.id) : undefined,
     ])
     const { csrfToken } = request.signedInOperator
     return console.sendPage(request, reply, {
@@ -549,6 +554,7 @@ ${topUpCard(account, csrfToken)}${suspensionCard(account, csrfToken)}
 ${editCard(account, priceLists, csrfToken)}
 ${priceListCard(account, priceLists, csrfToken)}
 ${channelsCard(accountChannels)}
+${cardPayments ? accountPaymentsCard(cardPayments) : ''}
 ${ledgerCard(ledger)}`,
     })
   }

@@ -9,6 +9,7 @@ import {
   type AdminOrderStatus,
 } from '../../domain/admin-views.ts'
 import type {
+  ConsoleCardPayments,
   ConsoleOrderActionForm,
   ConsoleOrderActions,
   ConsoleOrderNote,
@@ -31,6 +32,7 @@ import { type Html, html } from '../kit/html.ts'
 import { csrfField, type Notice, pager } from '../kit/layout.ts'
 import { type OrderView, orderSections, orderSummary } from '../kit/order-view.ts'
 import { ADMIN_PATH, type AdminConsole, type Form, field, operatorOf } from './admin-context.ts'
+import { orderDisputeBanner, orderPaymentsCard } from './card-payments.view.ts'
 import { refusalInConsoleWords } from './refusal-words.ts'
 import { shipmentMoveCard } from './shipment-move-form.ts'
 
@@ -203,6 +205,8 @@ export interface OrderPageActions {
   moves?: ConsoleShipmentMoves
   /** The operator's actions on the order: cancel, refund, retry a download, release, notes. */
   actions?: ConsoleOrderActions
+  /** The order's card payments through the payment provider, refunds to the card and disputes (read-only). */
+  cardPayments?: (orderId: string) => Promise<ConsoleCardPayments>
 }
 
 /** A reason field: required, kept in the audit trail. */
@@ -341,7 +345,7 @@ export function registerOrdersPages(
   pages: FastifyInstance,
   console: AdminConsole,
   deps: ConsoleOrders<OrderView>,
-  { margins, moves, actions }: OrderPageActions = {},
+  { margins, moves, actions, cardPayments }: OrderPageActions = {},
 ): void {
   pages.get<{ Querystring: ListQuery }>('/orders', async (request, reply) => {
     const query = request.query ?? {}
@@ -388,6 +392,7 @@ ${pager({
     const movable = moves ? ((await moves.choices(orderId)) ?? []) : []
     const { csrfToken } = request.signedInOperator
     const notes = actions ? await actions.notes(orderId) : []
+    const payments = cardPayments ? await cardPayments(orderId) : undefined
     const held = {
       payment: order.status.issues.some((issue) => issue.errorCode === 'RequiresPaymentAuthorisation'),
       pauseWindow: detail.onHoldUntil !== null,
@@ -397,6 +402,7 @@ ${pager({
       title: `Order ${order.id}`,
       content: html`<p class="breadcrumb"><a href="${ADMIN_PATH}/orders">Orders</a> /</p>
 <div class="page-head"><h1>Order ${order.id}</h1>${stateBadge(order.status.stage)} ${environmentBadge(detail.environment)}</div>
+${payments ? orderDisputeBanner(payments) : ''}
 <dl class="facts account-facts">
 <div><dt>Account</dt><dd><a href="${adminAccountPath(detail.account.id)}">${detail.account.id}</a> ${detail.account.name}</dd></div>
 <div><dt>Environment</dt><dd>${environmentName(detail.environment)}</dd></div>
@@ -410,6 +416,7 @@ ${notesCard(order.id, notes, csrfToken)}`
     : html`<p class="muted small">Read-only: the order as its merchant sees it. Changes to an order are the merchant's, through the API or the dashboard.</p>`
 }
 ${orderSummary(order)}
+${payments ? orderPaymentsCard(payments) : ''}
 ${margin ? marginSection(margin) : ''}
 ${shipmentMoveCard(order.id, movable, request.signedInOperator.csrfToken)}
 ${orderSections(consoleView(detail.view), {
