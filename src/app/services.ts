@@ -13,7 +13,7 @@ import { renderInvoicePdf, renderLabStatementPdf, renderStatementPdf } from '../
 import type { JobQueue } from '../adapters/job-queue.ts'
 import { renderMockup } from '../adapters/mockup-renderer.ts'
 import { renderPackingSlipPdf } from '../adapters/packing-slip-pdf.ts'
-import { createSimulatedPaymentProvider } from '../adapters/payment-provider.ts'
+import { createSimulatedPaymentProvider, type PaymentProvider } from '../adapters/payment-provider.ts'
 import { checkPdf } from '../adapters/pdf-check.ts'
 import { createPdfColourConverter } from '../adapters/pdf-colour-converter.ts'
 import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
@@ -51,6 +51,7 @@ import {
 } from '../services/claim-resolution.service.ts'
 import { createClaimsService } from '../services/claims.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
+import { createHostedPaymentsService } from '../services/hosted-payments.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService } from '../services/invoices.service.ts'
 import { createLabStatementsService } from '../services/lab-statements.service.ts'
@@ -68,7 +69,8 @@ import { createOrderEventsService, type OrderEventsService } from '../services/o
 import { createOrderImportsService } from '../services/order-imports.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService, type OrdersService } from '../services/orders.service.ts'
-import { createPaymentsService } from '../services/payments.service.ts'
+import { createPaymentEventsService, type PaymentEventHandlers } from '../services/payment-events.service.ts'
+import { createPaymentsService, type PaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
 import { createSimulatedLabs } from '../services/pipeline/simulated-labs.ts'
@@ -303,7 +305,18 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { catalogue, clock, jobs, files, fileLinks, log } = deps
   const core = buildCoreServices(options, deps)
   const orders = ordersOf(options, deps, core)
+  const paymentProvider = options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() })
   const spine = createSpineService({ catalogue })
+  const payments = createPaymentsService({
+    db,
+    clock,
+    jobs,
+    billing: core.billing,
+    events: core.events,
+    provider: paymentProvider,
+    log,
+  })
+  const hosted = hostedPaymentsOf(options, deps, core, payments, paymentProvider)
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
@@ -351,15 +364,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
       unknownSampleUrl: core.unknownSampleUrlOf,
     }),
-    payments: createPaymentsService({
-      db,
-      clock,
-      jobs,
-      billing: core.billing,
-      events: core.events,
-      provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
-      log,
-    }),
+    payments,
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({
       catalogue,
@@ -436,6 +441,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const attention = createAttentionService({ db, clock, catalogue })
   return {
     ...services,
+    ...hosted,
     ...buildChannels(options, deps, services),
     orderImports: buildOrderImports(options, deps, orders),
     shipmentMoves,
@@ -444,6 +450,40 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
     attention,
     ...claimServicesOf(options, deps, core),
   }
+}
+
+/**
+ * Card payments on the hosted provider's page (docs/billing.md#card-payments-through-stripe): held orders' Checkout,
+ * top-ups, the sweeper, and the provider's webhook events (null without a gateway: the simulated provider's pages).
+ * The events' handlers of saved cards, refunds and disputes are given here as they are built.
+ */
+function hostedPaymentsOf(
+  options: ApplicationOptions,
+  deps: ServiceDeps,
+  core: ReturnType<typeof buildCoreServices>,
+  payments: PaymentsService,
+  provider: PaymentProvider,
+) {
+  const { db } = options
+  const { clock, jobs, log } = deps
+  const gateway = options.paymentGateway ?? null
+  const hostedPayments = createHostedPaymentsService({
+    db,
+    clock,
+    jobs,
+    events: core.events,
+    billing: core.billing,
+    payments,
+    gateway,
+    provider,
+    liveUrl: () => deps.publicUrls.live,
+    log,
+  })
+  const handlers: PaymentEventHandlers = {}
+  const paymentEvents = gateway
+    ? createPaymentEventsService({ db, clock, jobs, gateway, hostedPayments, handlers, log })
+    : null
+  return { hostedPayments, paymentEvents }
 }
 
 /**

@@ -86,6 +86,8 @@ export async function buildServers(
     labClaims: services.labClaims,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
+    hostedPayments: services.hostedPayments,
+    paymentEvents: services.paymentEvents,
     sandbox: environment === 'sandbox' ? services.sandbox : null,
     sandboxClaims: environment === 'sandbox' ? services.sandboxClaims : null,
     files: { store: services.files, links: fileLinks, now },

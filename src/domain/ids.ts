@@ -40,6 +40,8 @@ export const ID_PREFIXES = {
   channel: 'chn',
   /** A CSV order import (docs/imports.md). */
   orderImport: 'imp',
+  /** A top-up of a prepaid balance asked for by the merchant (docs/api.md#top-ups); numbered with the card payments. */
+  topUp: 'top',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -32,6 +32,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('run-order-import', { importId: 4 }).key,
     jobRequest('expire-draft', { orderId: 'ord_1' }).key,
     jobRequest('simulated-claim-decision', { claimId: 'clm_5' }).key,
+    jobRequest('process-payment-event', { provider: 'stripe', eventId: 'evt_1' }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -47,6 +48,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'order-import:4',
     'expire-draft:ord_1',
     'simulated-claim:clm_5',
+    'payment-event:stripe:evt_1',
   ])
   assert.equal(keys.length, JOB_NAMES.length, 'every job name is covered')
 })

@@ -71,6 +71,8 @@ export interface JobPayloads {
   'expire-draft': { orderId: string }
   /** Reads one CSV order import and creates its orders (services/order-imports.service.ts). */
   'run-order-import': { importId: number }
+  /** Processes one stored webhook event of the card provider (services/payment-events.service.ts). */
+  'process-payment-event': { provider: string; eventId: string }
 }
 
 export type JobName = keyof JobPayloads
@@ -95,6 +97,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'fulfil-channel-shipment': ({ fulfilmentId, attempt }) => `channel-fulfilment:${fulfilmentId}:${attempt}`,
   'expire-draft': ({ orderId }) => `expire-draft:${orderId}`,
   'run-order-import': ({ importId }) => `order-import:${importId}`,
+  'process-payment-event': ({ provider, eventId }) => `payment-event:${provider}:${eventId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

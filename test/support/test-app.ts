@@ -108,6 +108,8 @@ export interface TestAppOptions {
   shopifyApiUrl?: string
   /** The storefront fulfilment outbox's attempt delays (tests use short ones). */
   channelRetryScheduleSeconds?: readonly number[]
+  /** The hosted card provider (a gateway on the Stripe stand-in); none: the simulated provider's pages. */
+  paymentGateway?: ApplicationOptions['paymentGateway']
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -146,6 +148,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.claimAutoResolveDays ? { claimAutoResolveDays: options.claimAutoResolveDays } : {}),
     ...(options.missingParcelReprintDays ? { missingParcelReprintDays: options.missingParcelReprintDays } : {}),
     ...(options.shopifyApiUrl ? { shopifyApiUrl: options.shopifyApiUrl } : {}),
+    ...(options.paymentGateway ? { paymentGateway: options.paymentGateway } : {}),
     ...(options.channelRetryScheduleSeconds
       ? { channelRetryScheduleSeconds: options.channelRetryScheduleSeconds }
       : {}),
