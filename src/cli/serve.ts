@@ -21,6 +21,22 @@ async function loggerFor(settings: ProcessSettings): Promise<pino.Logger> {
   })
 }
 
+/**
+ * The payment gateway of `--payment-provider stripe` (null for the simulated provider), built before a port is
+ * bound: a missing secret stops the process here, naming the setting (docs/billing.md#setting-up-stripe).
+ */
+async function paymentGatewayOf(settings: ProcessSettings): Promise<ApplicationOptions['paymentGateway']> {
+  const { stripeSecretsFrom } = await import('./payment-gateway.ts')
+  const secrets = stripeSecretsFrom(settings)
+  if (!secrets) return null
+  const { createStripeGateway } = await import('../adapters/stripe-gateway.ts')
+  return createStripeGateway({
+    secretKey: secrets.secretKey,
+    webhookSecret: secrets.webhookSecret,
+    ...(secrets.apiUrl ? { apiUrl: secrets.apiUrl } : {}),
+  })
+}
+
 function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions, 'db' | 'logger'> {
   return {
     databaseUrl: settings.databaseUrl,
@@ -179,6 +195,7 @@ export function registerProcessCommands(program: Command): void {
     )
   addSettingOptions(serve, 'serve').action(async () => {
     const settings = settingsFor(serve, 'serve')
+    const paymentGateway = await paymentGatewayOf(settings)
     const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts<ServerName>(settings.host, [
@@ -205,6 +222,7 @@ export function registerProcessCommands(program: Command): void {
       workers: settings.workers,
       servers,
       adminOwnServer: settings.adminPort !== null,
+      paymentGateway,
     })
     // Before answering: a signal that arrives the moment the server is ready must stop it gracefully too.
     stopOnSignals(logger, async () => {
@@ -296,6 +314,7 @@ export function registerProcessCommands(program: Command): void {
     )
   addSettingOptions(worker, 'worker').action(async () => {
     const settings = settingsFor(worker, 'worker')
+    const paymentGateway = await paymentGatewayOf(settings)
     const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts(settings.host, metricsPort(settings))
@@ -307,6 +326,7 @@ export function registerProcessCommands(program: Command): void {
       logger,
       servers,
       answersRequests: false,
+      paymentGateway,
     })
     openMetricsServer(servers.metrics, logger)
     logger.info('workers ready')
