@@ -16,6 +16,7 @@ export {
   type PrintrouteClientOptions,
   Products,
   Quotes,
+  TopUps,
   type UploadOrderImportOptions,
   Webhooks,
 } from './client.ts'

@@ -216,3 +216,9 @@ export type ReleaseChannelOrderResponse = CreatedBodyOf<
   paths['/v4.0/channels/{channelId}/pending/{externalOrderId}/release']['post']
 >
 export type DeletedChannelLinkResponse = OkBodyOf<paths['/v4.0/channels/{channelId}/links/{linkId}']['delete']>
+
+// Top-ups of a prepaid balance (docs/api.md#top-ups).
+type TopUpsPath = paths['/v4.0/account/top-ups']
+export type CreateTopUpRequest = RequestBodyOf<TopUpsPath['post']>
+export type CreateTopUpResponse = CreatedBodyOf<TopUpsPath['post']>
+export type TopUp = OkBodyOf<paths['/v4.0/account/top-ups/{id}']['get']>['topUp']
