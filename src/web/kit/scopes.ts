@@ -98,6 +98,8 @@ export const DASHBOARD_USES = {
     scope: 'account:read',
     routes: ['GET /v4.0/account/billing', 'GET /v4.0/account/invoices', 'GET /v4.0/account/statements/:month'],
   },
+  /** The Billing page's Top up form (Live prepaid accounts). */
+  topUp: { scope: 'account:manage', routes: ['POST /v4.0/account/top-ups'] },
   /** The Channels page: the account's storefront channels. */
   readChannels: { scope: 'account:read', routes: ['GET /v4.0/channels'] },
   /** The Channels page's forms: connect a store, delete a channel. */
