@@ -13,7 +13,7 @@ import { renderInvoicePdf, renderLabStatementPdf, renderStatementPdf } from '../
 import type { JobQueue } from '../adapters/job-queue.ts'
 import { renderMockup } from '../adapters/mockup-renderer.ts'
 import { renderPackingSlipPdf } from '../adapters/packing-slip-pdf.ts'
-import { createSimulatedPaymentProvider, type PaymentProvider } from '../adapters/payment-provider.ts'
+import { createSimulatedPaymentProvider } from '../adapters/payment-provider.ts'
 import { checkPdf } from '../adapters/pdf-check.ts'
 import { createPdfColourConverter } from '../adapters/pdf-colour-converter.ts'
 import { createSafeFetcher } from '../adapters/safe-fetcher.ts'
@@ -70,7 +70,7 @@ import { createOrderImportsService } from '../services/order-imports.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService, type OrdersService } from '../services/orders.service.ts'
 import { createPaymentEventsService, type PaymentEventHandlers } from '../services/payment-events.service.ts'
-import { createPaymentsService, type PaymentsService } from '../services/payments.service.ts'
+import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
 import { createSimulatedLabs } from '../services/pipeline/simulated-labs.ts'
@@ -305,18 +305,8 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { catalogue, clock, jobs, files, fileLinks, log } = deps
   const core = buildCoreServices(options, deps)
   const orders = ordersOf(options, deps, core)
-  const paymentProvider = options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() })
   const spine = createSpineService({ catalogue })
-  const payments = createPaymentsService({
-    db,
-    clock,
-    jobs,
-    billing: core.billing,
-    events: core.events,
-    provider: paymentProvider,
-    log,
-  })
-  const hosted = hostedPaymentsOf(options, deps, core, payments, paymentProvider)
+  const hosted = paymentServicesOf(options, deps, core)
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
@@ -364,7 +354,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
       unknownSampleUrl: core.unknownSampleUrlOf,
     }),
-    payments,
+    payments: hosted.payments,
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({
       catalogue,
@@ -453,19 +443,16 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
 }
 
 /**
- * Card payments on the hosted provider's page (docs/billing.md#card-payments-through-stripe): held orders' Checkout,
- * top-ups, the sweeper, and the provider's webhook events (null without a gateway: the simulated provider's pages).
- * The events' handlers of saved cards, refunds and disputes are given here as they are built.
+ * Payments: the payment page and top-ups (the simulated provider's card form), and with a gateway the hosted
+ * provider's (docs/billing.md#card-payments-through-stripe): held orders' Checkout, top-ups, the sweeper and the
+ * provider's webhook events (null without a gateway). The events' handlers of saved cards, refunds and disputes are
+ * given here as they are built.
  */
-function hostedPaymentsOf(
-  options: ApplicationOptions,
-  deps: ServiceDeps,
-  core: ReturnType<typeof buildCoreServices>,
-  payments: PaymentsService,
-  provider: PaymentProvider,
-) {
+function paymentServicesOf(options: ApplicationOptions, deps: ServiceDeps, core: ReturnType<typeof buildCoreServices>) {
   const { db } = options
   const { clock, jobs, log } = deps
+  const provider = options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() })
+  const payments = createPaymentsService({ db, clock, jobs, billing: core.billing, events: core.events, provider, log })
   const gateway = options.paymentGateway ?? null
   const hostedPayments = createHostedPaymentsService({
     db,
@@ -483,7 +470,7 @@ function hostedPaymentsOf(
   const paymentEvents = gateway
     ? createPaymentEventsService({ db, clock, jobs, gateway, hostedPayments, handlers, log })
     : null
-  return { hostedPayments, paymentEvents }
+  return { payments, hostedPayments, paymentEvents }
 }
 
 /**

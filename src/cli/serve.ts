@@ -71,16 +71,21 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
   }
 }
 
-/** What serve and worker read first, before they bind a port or open the database. */
+/**
+ * What serve and worker read first, before they bind a port or open the database: the logger, and the options read
+ * from files and secrets (the catalogue file, the payment gateway), each of which stops the process when wrong.
+ */
 async function loggerAndCatalogue(settings: ProcessSettings) {
+  // Stripe without both secrets stops here, naming the setting.
+  const paymentGateway = await paymentGatewayOf(settings)
   const logger = await loggerFor(settings)
   logFatalErrors(logger)
   // A catalogue file given is read and checked now, before a port is bound: a bad one stops the process here.
   // Without one, the process serves the active catalogue version (docs/catalogue.md#versions).
-  if (!settings.catalogueFile) return { logger, catalogue: {} }
+  if (!settings.catalogueFile) return { logger, catalogue: { paymentGateway } }
   const { readCatalogueFile } = await import('../catalogue/catalogue.loader.ts')
   const file = readCatalogueFile(settings.catalogueFile)
-  return { logger, catalogue: { catalogue: file.catalogue, catalogueText: file.text } }
+  return { logger, catalogue: { catalogue: file.catalogue, catalogueText: file.text, paymentGateway } }
 }
 
 /**
@@ -195,7 +200,6 @@ export function registerProcessCommands(program: Command): void {
     )
   addSettingOptions(serve, 'serve').action(async () => {
     const settings = settingsFor(serve, 'serve')
-    const paymentGateway = await paymentGatewayOf(settings)
     const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts<ServerName>(settings.host, [
@@ -222,7 +226,6 @@ export function registerProcessCommands(program: Command): void {
       workers: settings.workers,
       servers,
       adminOwnServer: settings.adminPort !== null,
-      paymentGateway,
     })
     // Before answering: a signal that arrives the moment the server is ready must stop it gracefully too.
     stopOnSignals(logger, async () => {
@@ -314,7 +317,6 @@ export function registerProcessCommands(program: Command): void {
     )
   addSettingOptions(worker, 'worker').action(async () => {
     const settings = settingsFor(worker, 'worker')
-    const paymentGateway = await paymentGatewayOf(settings)
     const { logger, catalogue } = await loggerAndCatalogue(settings)
     const { buildApplication, openDatabase } = await import('../app.ts')
     const servers = await bindPorts(settings.host, metricsPort(settings))
@@ -326,7 +328,6 @@ export function registerProcessCommands(program: Command): void {
       logger,
       servers,
       answersRequests: false,
-      paymentGateway,
     })
     openMetricsServer(servers.metrics, logger)
     logger.info('workers ready')
