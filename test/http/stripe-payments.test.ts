@@ -12,6 +12,7 @@ import { STRIPE_WEBHOOK_PATH } from '../../src/http/routes/payment-webhooks.rout
 import { readBalance } from '../../src/repositories/accounts.repository.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { listLedger } from '../../src/repositories/billing.repository.ts'
+import { createPaymentEventsService, type RefundedEvent } from '../../src/services/payment-events.service.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -257,6 +258,43 @@ for (const kind of databases) {
       await deliver(other)
       await processEvent(other.event.id)
       assert.equal((await storedEvent(other.event.id))?.outcome, 'not handled: customer.created')
+    })
+
+    test('a handler that throws leaves the event unprocessed for the retry; a handler routes its kind', async () => {
+      const { link } = await heldOrder()
+      const { sessionId } = await checkout(link)
+      const completed = standIn.completeCheckout(sessionId)
+      const refunded = standIn.signedEvent('charge.refunded', standIn.chargeOf(completed.payment_intent))
+      assert.equal((await deliver(refunded)).statusCode, 200)
+      const withHandler = (refundedHandler: (event: RefundedEvent) => Promise<string>) =>
+        createPaymentEventsService({
+          db: t.database.db,
+          clock: t.clock,
+          jobs: { enqueue: async () => {}, insertStatement: async () => ({ text: '', parameter: '' }) },
+          gateway,
+          hostedPayments: t.app.services.hostedPayments,
+          handlers: { refunded: refundedHandler },
+        })
+      await assert.rejects(
+        withHandler(async () => {
+          throw new Error('the refunds service is down')
+        }).process('stripe', refunded.event.id),
+        /down/,
+      )
+      assert.equal((await storedEvent(refunded.event.id))?.processed, false)
+      let seen: RefundedEvent | undefined
+      await withHandler(async (event) => {
+        seen = event
+        return 'refund recorded'
+      }).process('stripe', refunded.event.id)
+      assert.equal((await storedEvent(refunded.event.id))?.outcome, 'refund recorded')
+      assert.equal(seen?.paymentId, completed.payment_intent)
+      assert.equal(typeof seen?.amountRefundedMinor, 'bigint', 'amounts come back as bigint from the stored payload')
+      // The application's own dispatcher has no refunds handler yet: stored and processed as not handled.
+      const again = standIn.signedEvent('charge.refunded', standIn.chargeOf(completed.payment_intent))
+      await deliver(again)
+      await processEvent(again.event.id)
+      assert.equal((await storedEvent(again.event.id))?.outcome, 'not handled')
     })
 
     for (const fault of [
