@@ -101,6 +101,14 @@ export interface NewProviderPayment {
   linkExpiresAt?: Date | null
 }
 
+/** The next payment id, drawn before its row is written (a top-up's idempotency key names it). */
+export async function drawProviderPaymentId(db: Queryable): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `SELECT nextval(pg_get_serial_sequence('provider_payments', 'id'))::text AS id`,
+  )
+  return Number(rows[0]?.id)
+}
+
 /** Records a payment asked of the provider ('open', no session yet); undefined when its key is recorded already. */
 export async function insertProviderPayment(
   tx: Queryable,

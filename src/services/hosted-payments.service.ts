@@ -21,6 +21,7 @@ import { findAccount } from '../repositories/accounts.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
 import {
   claimSucceeded,
+  drawProviderPaymentId,
   endOpenPayment,
   findProviderPayment,
   findProviderPaymentBySession,
@@ -349,9 +350,7 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
       const account = await findAccount(db, caller.accountId)
       const token = randomBytes(24).toString('base64url')
       const at = now()
-      const [{ id } = { id: '0' }] = await db.query<{ id: string }>(
-        `SELECT nextval(pg_get_serial_sequence('provider_payments', 'id'))::text AS id`,
-      )
+      const id = await drawProviderPaymentId(db)
       const row = await insertProviderPayment(db, {
         provider: providerName,
         accountId: caller.accountId,
@@ -359,12 +358,12 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
         purpose: 'topUp',
         amountMinor,
         currency: account?.billingCurrency ?? caller.billingCurrency,
-        idempotencyKey: `printroute-top-up-${formatId('top', Number(id))}`,
+        idempotencyKey: `printroute-top-up-${formatId('top', id)}`,
         createdAt: at,
         tokenHash: hashToken(token),
         requestedBy: actor,
         linkExpiresAt: new Date(at.getTime() + TOP_UP_LINK_SECONDS * 1000),
-        id: Number(id),
+        id,
       })
       if (!row) throw new Error('a new top-up clashed with an existing one')
       const view = topUpView(row)
