@@ -264,6 +264,9 @@ for (const kind of databases) {
       const { link } = await heldOrder()
       const { sessionId } = await checkout(link)
       const completed = standIn.completeCheckout(sessionId)
+      const paid = standIn.signedEvent('checkout.session.completed', completed)
+      await deliver(paid)
+      await processEvent(paid.event.id)
       const refunded = standIn.signedEvent('charge.refunded', standIn.chargeOf(completed.payment_intent))
       assert.equal((await deliver(refunded)).statusCode, 200)
       const withHandler = (refundedHandler: (event: RefundedEvent) => Promise<string>) =>
