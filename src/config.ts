@@ -78,8 +78,16 @@ export const SETTING_COMMANDS = [...DATA_COMMANDS, 'labs list'] as const
 export type SettingCommand = (typeof SETTING_COMMANDS)[number]
 
 interface SettingDefinition<T> {
-  /** The long flag without dashes; a boolean setting that defaults to on is turned off by `--<flag>`. */
+  /**
+   * The long flag without dashes; a boolean setting that defaults to on is turned off by `--<flag>`. For an
+   * `envOnly` setting, only its name in messages: no such flag exists.
+   */
   flag: string
+  /**
+   * A secret read from its environment variable only, never from a flag (which `ps` shows to every user of the
+   * machine); a `...-file` setting beside it names a file holding it instead.
+   */
+  envOnly?: true
   /** The value's name in help (`--port PORT`); absent for boolean flags. */
   placeholder?: string
   env?: string
@@ -202,6 +210,9 @@ export function parseBoolean(text: string): boolean {
 
 const PROCESS_COMMANDS = ['serve', 'worker'] as const satisfies readonly SettingCommand[]
 
+export const PAYMENT_PROVIDERS = ['simulated', 'stripe'] as const
+export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number]
+
 export const LOG_FORMATS = ['pretty', 'json'] as const
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -316,6 +327,82 @@ export const SETTINGS = {
       'for a local stand-in in tests and demonstrations. Leave it unset in production.',
     commands: PROCESS_COMMANDS,
     parse: optionalText,
+  },
+  paymentProvider: {
+    flag: 'payment-provider',
+    placeholder: 'PROVIDER',
+    env: 'PRINTROUTE_PAYMENT_PROVIDER',
+    default: 'simulated',
+    help: 'who takes Live card payments: simulated (the bundled page) or stripe (Stripe Checkout)',
+    docs:
+      'Who takes the Live card payments of held orders and top-ups: `simulated`, the bundled payment page that ' +
+      'approves any valid test card (no money moves), or `stripe`, Stripe Checkout with its webhooks ' +
+      '([billing.md](billing.md#card-payments-through-stripe)); `stripe` needs the secret key and the webhook ' +
+      'secret below, or `serve` refuses to start. The Sandbox never bills, whichever is chosen.',
+    commands: PROCESS_COMMANDS,
+    parse: oneOf(PAYMENT_PROVIDERS),
+  },
+  stripeApiUrl: {
+    flag: 'stripe-api-url',
+    placeholder: 'URL',
+    env: 'PRINTROUTE_STRIPE_API_URL',
+    default: null,
+    defaultLabel: "Stripe's own (https://api.stripe.com)",
+    help: "replace Stripe's API address (a stand-in); only its protocol, host and port are used",
+    docs:
+      "The address Stripe's API is called at instead of Stripe's own: a local stand-in in tests and demonstrations " +
+      '(`http://127.0.0.1:12111`; only its protocol, host and port are used). Leave it unset in production.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalText,
+  },
+  stripeSecretKey: {
+    flag: 'stripe-secret-key',
+    envOnly: true,
+    env: 'PRINTROUTE_STRIPE_SECRET_KEY',
+    default: null,
+    help: "Stripe's secret key (sk_live_..., sk_test_... or a restricted rk_...)",
+    docs:
+      "Stripe's secret key (`sk_live_...`, `sk_test_...`, or a restricted `rk_...` key), from the environment only: " +
+      'never a flag, which `ps` shows. Or a file: `--stripe-secret-key-file`. Never logged.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalText,
+  },
+  stripeSecretKeyFile: {
+    flag: 'stripe-secret-key-file',
+    placeholder: 'FILE',
+    env: 'PRINTROUTE_STRIPE_SECRET_KEY_FILE',
+    default: null,
+    help: "a file holding Stripe's secret key (its trimmed content), instead of PRINTROUTE_STRIPE_SECRET_KEY",
+    docs:
+      "A file holding Stripe's secret key (its content, trimmed), instead of `PRINTROUTE_STRIPE_SECRET_KEY` " +
+      '(which wins when both are set): for a secret mounted as a file (systemd credentials, Docker or Kubernetes ' +
+      'secrets).',
+    commands: PROCESS_COMMANDS,
+    parse: optionalPath,
+  },
+  stripeWebhookSecret: {
+    flag: 'stripe-webhook-secret',
+    envOnly: true,
+    env: 'PRINTROUTE_STRIPE_WEBHOOK_SECRET',
+    default: null,
+    help: "the signing secret (whsec_...) of Stripe's webhook endpoint",
+    docs:
+      'The signing secret (`whsec_...`) of the Stripe webhook endpoint that sends to this instance, from the ' +
+      'environment only (or a file: `--stripe-webhook-secret-file`). Never logged.',
+    commands: PROCESS_COMMANDS,
+    parse: optionalText,
+  },
+  stripeWebhookSecretFile: {
+    flag: 'stripe-webhook-secret-file',
+    placeholder: 'FILE',
+    env: 'PRINTROUTE_STRIPE_WEBHOOK_SECRET_FILE',
+    default: null,
+    help: "a file holding the webhook endpoint's signing secret, instead of PRINTROUTE_STRIPE_WEBHOOK_SECRET",
+    docs:
+      "A file holding the Stripe webhook endpoint's signing secret (its content, trimmed), instead of " +
+      '`PRINTROUTE_STRIPE_WEBHOOK_SECRET` (which wins when both are set).',
+    commands: PROCESS_COMMANDS,
+    parse: optionalPath,
   },
   claimAutoResolveDays: {
     flag: 'claim-auto-resolve-days',
@@ -705,6 +792,11 @@ export function settingsOf<C extends SettingCommand>(command: C): SettingsOf<C>[
   ) as SettingsOf<C>[]
 }
 
+/** A secret read from its environment variable only: no command-line option is made for it. */
+export function isEnvOnly(name: SettingName): boolean {
+  return definition(name).envOnly === true
+}
+
 /** `--no-workers`-style flags turn a setting that is on by default off. */
 export function isNegatedFlag(name: SettingName): boolean {
   return definition(name).flag.startsWith('no-')
@@ -741,7 +833,8 @@ export function readSettings<K extends SettingName>(
   const result = {} as Record<K, unknown>
   for (const name of names) {
     const setting = definition(name)
-    const fromFlag = flags[name]
+    // A secret setting has no flag: whatever the command line holds, only its variable counts.
+    const fromFlag = setting.envOnly ? undefined : flags[name]
     const fromEnv = setting.env ? env[setting.env] : undefined
     let text: string | null
     let source: string
@@ -778,7 +871,9 @@ function escapeCell(text: string): string {
 export function settingsDocsTable(): string {
   const rows = (Object.keys(SETTINGS) as SettingName[]).map((name) => {
     const setting = definition(name)
-    const flag = `\`--${setting.flag}${setting.placeholder ? ` ${setting.placeholder}` : ''}\``
+    const flag = setting.envOnly
+      ? '(environment only)'
+      : `\`--${setting.flag}${setting.placeholder ? ` ${setting.placeholder}` : ''}\``
     const env = setting.env ? `\`${setting.env}\`` : ''
     const fallback = setting.default !== null ? `\`${setting.default}\`` : (setting.defaultLabel ?? 'none')
     const commands =

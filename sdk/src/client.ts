@@ -28,6 +28,8 @@ import type {
   CreateOrderImportResponse,
   CreateOrderRequest,
   CreateOrderResponse,
+  CreateTopUpRequest,
+  CreateTopUpResponse,
   CreateWebhookRequest,
   CreateWebhookResponse,
   DeletedChannelLinkResponse,
@@ -64,6 +66,7 @@ import type {
   SandboxOrder,
   SpineRequest,
   SpineResponse,
+  TopUp,
   UpdateChannelRequest,
   UpdateChannelResponse,
   UpdateMetadataResponse,
@@ -128,6 +131,8 @@ export class PrintrouteClient {
   readonly claims: Claims
   /** Storefront channels: their product links and waiting orders (docs/channels.md). */
   readonly channels: Channels
+  /** Top-ups of a Live prepaid balance, paid by card on the link they answer (docs/api.md#top-ups). */
+  readonly topUps: TopUps
   /** The API's base address in use, ending in `/v4.0`. */
   readonly baseUrl: string
 
@@ -147,6 +152,7 @@ export class PrintrouteClient {
     this.sandbox = new Sandbox(transport)
     this.claims = new Claims(transport)
     this.channels = new Channels(transport)
+    this.topUps = new TopUps(transport)
   }
 }
 
@@ -864,4 +870,22 @@ function read(path: string, query: object, options: RequestOptions | undefined):
  */
 function action(orderId: string, name: string, body: unknown, options: RequestOptions | undefined): Call {
   return { method: 'POST', path: `/orders/${segment(orderId)}/actions/${name}`, body, retryable: true, options }
+}
+
+export class TopUps extends Resource {
+  /**
+   * `POST /v4.0/account/top-ups` (Live key, prepaid account): `{amount}` -> the top-up with its `url`, where the
+   * payer pays it by card (given once). Retried with one Idempotency-Key, so a retry asks for one top-up.
+   */
+  create(request: CreateTopUpRequest, options?: RequestOptions): Promise<CreateTopUpResponse> {
+    return this.transport.request({ method: 'POST', path: '/account/top-ups', body: request, retryable: true, options })
+  }
+
+  /** `GET /v4.0/account/top-ups/{id}`: the top-up and its status (`open`, `succeeded`, `expired`, `failed`). */
+  async get(topUpId: string, options?: RequestOptions): Promise<TopUp> {
+    const answer = await this.transport.request<{ topUp: TopUp }>(
+      read(`/account/top-ups/${segment(topUpId)}`, {}, options),
+    )
+    return answer.topUp
+  }
 }

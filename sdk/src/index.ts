@@ -17,6 +17,7 @@ export {
   type PrintrouteClientOptions,
   Products,
   Quotes,
+  TopUps,
   type UploadOrderImportOptions,
   Webhooks,
 } from './client.ts'

@@ -1019,6 +1019,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4.0/account/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for a top-up of the prepaid balance (Live): a link to pay it by card */
+        post: operations["createTopUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4.0/account/top-ups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A top-up of the prepaid balance and its status */
+        get: operations["getTopUp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4.0/account/audit": {
         parameters: {
             query?: never;
@@ -2770,6 +2804,35 @@ export interface components {
          * @enum {string}
          */
         CreatedOutcome: "Created";
+        /** CreatedTopUp */
+        CreatedTopUp: {
+            /** @description top_... */
+            id: string;
+            /** @description Decimal, two places. */
+            amount: string;
+            /** @description The account's billing currency (ISO 4217). */
+            currency: string;
+            /**
+             * @description open until paid (succeeded: the balance was credited) or until its link expired unpaid.
+             * @enum {string}
+             */
+            status: "open" | "succeeded" | "expired" | "failed";
+            /** @description ISO 8601, UTC. */
+            created: string;
+            /** @description Until when its link takes a payment (24 hours after it was asked for). */
+            expiresAt: string;
+            /** @description When it was paid or expired. */
+            completedAt: string | null;
+            /** @description Where to pay it: a printroute link that sends the payer to the card page (given once; keep it private). */
+            url: string;
+        };
+        /** CreatedTopUpResponse */
+        CreatedTopUpResponse: {
+            outcome: components["schemas"]["CreatedOutcome"];
+            topUp: components["schemas"]["CreatedTopUp"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
         /** CreatedWebhookResponse */
         CreatedWebhookResponse: {
             outcome: components["schemas"]["CreatedOutcome"];
@@ -4323,6 +4386,33 @@ export interface components {
         TestCallbackResponse: {
             outcome: components["schemas"]["TestCallbackOutcome"];
             callback: components["schemas"]["CallbackDelivery"];
+            /** @description W3C traceparent of this request, also sent as a header. */
+            traceParent: string;
+        };
+        /** TopUp */
+        TopUp: {
+            /** @description top_... */
+            id: string;
+            /** @description Decimal, two places. */
+            amount: string;
+            /** @description The account's billing currency (ISO 4217). */
+            currency: string;
+            /**
+             * @description open until paid (succeeded: the balance was credited) or until its link expired unpaid.
+             * @enum {string}
+             */
+            status: "open" | "succeeded" | "expired" | "failed";
+            /** @description ISO 8601, UTC. */
+            created: string;
+            /** @description Until when its link takes a payment (24 hours after it was asked for). */
+            expiresAt: string;
+            /** @description When it was paid or expired. */
+            completedAt: string | null;
+        };
+        /** TopUpResponse */
+        TopUpResponse: {
+            outcome: components["schemas"]["OkOutcome"];
+            topUp: components["schemas"]["TopUp"];
             /** @description W3C traceparent of this request, also sent as a header. */
             traceParent: string;
         };
@@ -7335,6 +7425,80 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTopUp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer is kept 24 hours and a retry of the same request (method, path, body) gets it again with `Idempotent-Replayed: true`. Creating an order, it is the order's `idempotencyKey`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to add to the balance, in the account's billing currency, as the API writes money ("250.00"): more than 0, at most 999999.99. */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK: the outcome says what happened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedTopUpResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTopUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description top_... */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the outcome says what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -220,3 +220,9 @@ export type ChannelFulfilmentListFilters = QueryOf<paths['/v4.0/channels/{channe
 /** One page of `GET /v4.0/channels/{id}/fulfilments`: `fulfilments`, `hasMore`, `nextUrl`. */
 export type ChannelFulfilmentPage = OkBodyOf<paths['/v4.0/channels/{channelId}/fulfilments']['get']>
 export type ChannelFulfilment = ChannelFulfilmentPage['fulfilments'][number]
+
+// Top-ups of a prepaid balance (docs/api.md#top-ups).
+type TopUpsPath = paths['/v4.0/account/top-ups']
+export type CreateTopUpRequest = RequestBodyOf<TopUpsPath['post']>
+export type CreateTopUpResponse = CreatedBodyOf<TopUpsPath['post']>
+export type TopUp = OkBodyOf<paths['/v4.0/account/top-ups/{id}']['get']>['topUp']

@@ -1,4 +1,4 @@
-// The payment gateway on Stripe (docs/billing-stripe.md), through the official `stripe` library: Checkout Sessions
+// The payment gateway on Stripe (docs/billing.md#card-payments-through-stripe), through the official `stripe` library: Checkout Sessions
 // for a hosted payment (mode payment) and for saving a card (mode setup, one Customer per account), PaymentIntents
 // confirmed off-session for a saved card, Refunds, and webhooks verified with the library's own constructEvent.
 // Every POST carries an idempotency key the caller chose, so a retry after a timeout or a restart finds the first

@@ -54,6 +54,7 @@ import {
 } from '../services/claim-resolution.service.ts'
 import { createClaimsService } from '../services/claims.service.ts'
 import { createCoverDimensionsService } from '../services/cover-dimensions.service.ts'
+import { createHostedPaymentsService } from '../services/hosted-payments.service.ts'
 import { createIdempotencyService } from '../services/idempotency.service.ts'
 import { createInvoicesService, type InvoicesService } from '../services/invoices.service.ts'
 import { createLabStatementsService } from '../services/lab-statements.service.ts'
@@ -71,6 +72,7 @@ import { createOrderEventsService, type OrderEventsService } from '../services/o
 import { createOrderImportsService } from '../services/order-imports.service.ts'
 import { createOrderOperationsService } from '../services/order-operations.service.ts'
 import { createOrdersService, type OrdersService } from '../services/orders.service.ts'
+import { createPaymentEventsService, type PaymentEventHandlers } from '../services/payment-events.service.ts'
 import { createPaymentsService } from '../services/payments.service.ts'
 import { createPipelineService } from '../services/pipeline/index.ts'
 import { createLabRoom } from '../services/pipeline/lab-room.ts'
@@ -347,6 +349,14 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const core = buildCoreServices(options, deps)
   const orders = ordersOf(options, deps, core)
   const spine = createSpineService({ catalogue })
+  const savedCards = savedCardsOf(options, deps, core)
+  const cardPayments = cardPaymentServicesOf(options, deps, core.events)
+  // The provider's webhook events each go to the service they concern (docs/billing.md#card-payments-through-stripe).
+  const hosted = paymentServicesOf(options, deps, core, {
+    cardSetupCompleted: (event) => savedCards.completeCardSetup(event),
+    refunded: (event) => cardPayments.cardRefunds.recordRefunded(event),
+    dispute: (event) => cardPayments.cardDisputes.recordDispute(event),
+  })
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
@@ -394,17 +404,9 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
       log,
       unknownSampleUrl: core.unknownSampleUrlOf,
     }),
-    payments: createPaymentsService({
-      db,
-      clock,
-      jobs,
-      billing: core.billing,
-      events: core.events,
-      provider: options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() }),
-      log,
-    }),
-    savedCards: savedCardsOf(options, deps, core),
-    ...cardPaymentServicesOf(options, deps, core.events),
+    payments: hosted.payments,
+    savedCards,
+    ...cardPayments,
     products: createProductsService({ catalogue }),
     quotes: createQuotesService({
       catalogue,
@@ -481,6 +483,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const attention = createAttentionService({ db, clock, catalogue })
   return {
     ...services,
+    ...hosted,
     ...buildChannels(options, deps, services),
     orderImports: buildOrderImports(options, deps, orders),
     shipmentMoves,
@@ -503,6 +506,41 @@ function savedCardsOf(options: ApplicationOptions, deps: ServiceDeps, core: Retu
     billingPageUrl: () => `${deps.publicUrls.live}/dashboard/billing`,
     log: deps.log,
   })
+}
+
+/**
+ * Payments: the payment page and top-ups (the simulated provider's card form), and with a gateway the hosted
+ * provider's (docs/billing.md#card-payments-through-stripe): held orders' Checkout, top-ups, the sweeper and the
+ * provider's webhook events (null without a gateway). The events' handlers of saved cards, refunds and disputes are
+ * given here as they are built.
+ */
+function paymentServicesOf(
+  options: ApplicationOptions,
+  deps: ServiceDeps,
+  core: ReturnType<typeof buildCoreServices>,
+  handlers: PaymentEventHandlers,
+) {
+  const { db } = options
+  const { clock, jobs, log } = deps
+  const provider = options.paymentProvider ?? createSimulatedPaymentProvider({ now: () => clock.now() })
+  const payments = createPaymentsService({ db, clock, jobs, billing: core.billing, events: core.events, provider, log })
+  const gateway = options.paymentGateway ?? null
+  const hostedPayments = createHostedPaymentsService({
+    db,
+    clock,
+    jobs,
+    events: core.events,
+    billing: core.billing,
+    payments,
+    gateway,
+    provider,
+    liveUrl: () => deps.publicUrls.live,
+    log,
+  })
+  const paymentEvents = gateway
+    ? createPaymentEventsService({ db, clock, jobs, gateway, hostedPayments, handlers, log })
+    : null
+  return { payments, hostedPayments, paymentEvents }
 }
 
 /**

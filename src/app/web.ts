@@ -90,6 +90,8 @@ export async function buildServers(
     savedCards: services.savedCards,
     // Sandbox never bills, so only Live serves payment pages.
     payments: environment === 'live' ? services.payments : null,
+    hostedPayments: services.hostedPayments,
+    paymentEvents: services.paymentEvents,
     sandbox: environment === 'sandbox' ? services.sandbox : null,
     sandboxClaims: environment === 'sandbox' ? services.sandboxClaims : null,
     files: { store: services.files, links: fileLinks, now },

@@ -8,6 +8,7 @@ import type { Database } from '../adapters/database.ts'
 import type { Application } from '../app.ts'
 import {
   type FlagValues,
+  isEnvOnly,
   readSettings,
   type SettingCommand,
   type SettingName,
@@ -35,6 +36,7 @@ const SETTING_OPTIONS = new WeakMap<Command, Map<SettingName, Option>>()
 export function addSettingOptions(command: Command, settingCommand: SettingCommand): Command {
   const options = new Map<SettingName, Option>()
   for (const name of settingsOf(settingCommand)) {
+    if (isEnvOnly(name)) continue
     const option = new Option(settingFlag(name), settingHelp(name))
     command.addOption(option)
     options.set(name, option)

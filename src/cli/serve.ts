@@ -21,6 +21,22 @@ async function loggerFor(settings: ProcessSettings): Promise<pino.Logger> {
   })
 }
 
+/**
+ * The payment gateway of `--payment-provider stripe` (null for the simulated provider), built before a port is
+ * bound: a missing secret stops the process here, naming the setting (docs/billing.md#setting-up-stripe).
+ */
+async function paymentGatewayOf(settings: ProcessSettings): Promise<ApplicationOptions['paymentGateway']> {
+  const { stripeSecretsFrom } = await import('./payment-gateway.ts')
+  const secrets = stripeSecretsFrom(settings)
+  if (!secrets) return null
+  const { createStripeGateway } = await import('../adapters/stripe-gateway.ts')
+  return createStripeGateway({
+    secretKey: secrets.secretKey,
+    webhookSecret: secrets.webhookSecret,
+    ...(secrets.apiUrl ? { apiUrl: secrets.apiUrl } : {}),
+  })
+}
+
 function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions, 'db' | 'logger'> {
   return {
     databaseUrl: settings.databaseUrl,
@@ -55,16 +71,21 @@ function applicationOptions(settings: ProcessSettings): Omit<ApplicationOptions,
   }
 }
 
-/** What serve and worker read first, before they bind a port or open the database. */
+/**
+ * What serve and worker read first, before they bind a port or open the database: the logger, and the options read
+ * from files and secrets (the catalogue file, the payment gateway), each of which stops the process when wrong.
+ */
 async function loggerAndCatalogue(settings: ProcessSettings) {
+  // Stripe without both secrets stops here, naming the setting.
+  const paymentGateway = await paymentGatewayOf(settings)
   const logger = await loggerFor(settings)
   logFatalErrors(logger)
   // A catalogue file given is read and checked now, before a port is bound: a bad one stops the process here.
   // Without one, the process serves the active catalogue version (docs/catalogue.md#versions).
-  if (!settings.catalogueFile) return { logger, catalogue: {} }
+  if (!settings.catalogueFile) return { logger, catalogue: { paymentGateway } }
   const { readCatalogueFile } = await import('../catalogue/catalogue.loader.ts')
   const file = readCatalogueFile(settings.catalogueFile)
-  return { logger, catalogue: { catalogue: file.catalogue, catalogueText: file.text } }
+  return { logger, catalogue: { catalogue: file.catalogue, catalogueText: file.text, paymentGateway } }
 }
 
 /**

@@ -42,6 +42,8 @@ export const ID_PREFIXES = {
   orderImport: 'imp',
   /** A shipment told to a channel's store: a row of the fulfilment outbox (docs/channels.md#fulfilments). */
   channelFulfilment: 'chf',
+  /** A top-up of a prepaid balance asked for by the merchant (docs/api.md#top-ups); numbered with the card payments. */
+  topUp: 'top',
 } as const
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES]
 

@@ -35,6 +35,7 @@ test('each job name builds its deterministic key from its payload', () => {
     jobRequest('simulated-claim-decision', { claimId: 'clm_5' }).key,
     jobRequest('charge-saved-card', { providerPaymentId: 6 }).key,
     jobRequest('refund-card-payment', { refundId: 6 }).key,
+    jobRequest('process-payment-event', { provider: 'stripe', eventId: 'evt_1' }).key,
   ]
   assert.deepEqual(keys, [
     'start:ord_1',
@@ -53,6 +54,7 @@ test('each job name builds its deterministic key from its payload', () => {
     'simulated-claim:clm_5',
     'charge-saved-card:6',
     'card-refund:6',
+    'payment-event:stripe:evt_1',
   ])
   assert.equal(keys.length, JOB_NAMES.length + 1, 'every job name is covered (the fulfilment twice)')
 })

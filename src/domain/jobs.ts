@@ -79,6 +79,8 @@ export interface JobPayloads {
   'charge-saved-card': { providerPaymentId: number }
   /** Asks the payment provider for one refund to a card, recorded `requested` (docs/billing.md#refunds-to-the-card). */
   'refund-card-payment': { refundId: number }
+  /** Processes one stored webhook event of the card provider (services/payment-events.service.ts). */
+  'process-payment-event': { provider: string; eventId: string }
 }
 
 export type JobName = keyof JobPayloads
@@ -106,6 +108,7 @@ const JOB_KEYS: { [N in JobName]: (data: JobPayloads[N]) => string } = {
   'run-order-import': ({ importId }) => `order-import:${importId}`,
   'charge-saved-card': ({ providerPaymentId }) => `charge-saved-card:${providerPaymentId}`,
   'refund-card-payment': ({ refundId }) => `card-refund:${refundId}`,
+  'process-payment-event': ({ provider, eventId }) => `payment-event:${provider}:${eventId}`,
 }
 
 export const JOB_NAMES = Object.keys(JOB_KEYS) as readonly JobName[]

@@ -20,6 +20,7 @@ import type { ChannelsService } from '../services/channels.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
 import type { CoverDimensionsService } from '../services/cover-dimensions.service.ts'
 import type { HealthService } from '../services/health.service.ts'
+import type { HostedPaymentsService } from '../services/hosted-payments.service.ts'
 import type { InvoicesService } from '../services/invoices.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabClaimsService } from '../services/labs/lab-claims.service.ts'
@@ -29,6 +30,7 @@ import type { HttpRequestLabels } from '../services/observability.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrderImportsService } from '../services/order-imports.service.ts'
 import type { OrdersService } from '../services/orders.service.ts'
+import type { PaymentEventsService } from '../services/payment-events.service.ts'
 import type { PaymentsService } from '../services/payments.service.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
 import type { PreflightService } from '../services/print-files/preflight.service.ts'
@@ -63,6 +65,7 @@ import { installRateLimits, type PageViewOfThisCall, type RateLimitOptions, type
 import { registerAccountBillingRoutes } from './routes/account-billing.routes.ts'
 import { registerAccountKeyRoutes } from './routes/account-keys.routes.ts'
 import { registerAccountSettingsRoutes } from './routes/account-settings.routes.ts'
+import { registerAccountTopUpRoutes } from './routes/account-top-ups.routes.ts'
 import { registerAddressRoutes } from './routes/addresses.routes.ts'
 import { registerAuditRoutes } from './routes/audit.routes.ts'
 import { registerCallbackRoutes } from './routes/callbacks.routes.ts'
@@ -79,6 +82,7 @@ import { registerOrderActionRoutes } from './routes/order-actions.routes.ts'
 import { registerOrderImportRoutes } from './routes/order-imports.routes.ts'
 import { registerOrderRoutes } from './routes/orders.routes.ts'
 import { registerPaymentMethodRoutes } from './routes/payment-method.routes.ts'
+import { registerPaymentWebhookRoutes } from './routes/payment-webhooks.routes.ts'
 import { registerPaymentRoutes } from './routes/payments.routes.ts'
 import { registerPreflightRoutes } from './routes/preflight.routes.ts'
 import { registerPreviewRoutes } from './routes/previews.routes.ts'
@@ -177,6 +181,10 @@ export interface HttpServices {
   savedCards: SavedCardsService
   /** Payment pages of orders awaiting payment: Live only. */
   payments: PaymentsService | null
+  /** The hosted provider's pages of held orders and top-ups (with `payments`), and the top-ups' API routes. */
+  hostedPayments: HostedPaymentsService
+  /** The card provider's webhooks, on each environment's port; null without a payment gateway (then 404). */
+  paymentEvents: PaymentEventsService | null
   /** The Sandbox's own endpoints (scenarios, advance): Sandbox only. */
   sandbox: SandboxService | null
   /** The Sandbox's simulated operator deciding claims (POST /sandbox/claims/{id}/advance): Sandbox only. */
@@ -459,7 +467,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<App> 
     await registerChannelRoutes(app, services.channels, services.channelFulfilments, environment)
   }
   if (options.dashboard) await options.dashboard.register(app, rateLimits)
-  if (services.payments) registerPaymentRoutes(app, services.payments)
+  if (services.payments) registerPaymentRoutes(app, services.payments, services.hostedPayments)
+  if (services.paymentEvents) await registerPaymentWebhookRoutes(app, services.paymentEvents)
   if (services.health) registerHealthRoutes(app, services.health)
   if (options.metrics) registerMetricsRoute(app, options.metrics)
   registerMethodNotAllowed(app, routes)
@@ -492,6 +501,7 @@ function registerMerchantApiRoutes(api: FastifyInstance, services: HttpServices)
   registerAccountKeyRoutes(api, services.accounts)
   registerAccountBillingRoutes(api, services.invoices)
   registerPaymentMethodRoutes(api, services.savedCards)
+  registerAccountTopUpRoutes(api, services.hostedPayments)
   registerAuditRoutes(api, services.audit)
   if (services.sandbox) registerSandboxRoutes(api, services.sandbox, services.orders, services.sandboxClaims)
 }

@@ -12,12 +12,14 @@ import type { ChannelFulfilmentsService } from '../services/channel-fulfilments.
 import type { ChannelsService } from '../services/channels.service.ts'
 import type { ClaimResolutionService } from '../services/claim-resolution.service.ts'
 import type { ClaimsService } from '../services/claims.service.ts'
+import type { HostedPaymentsService } from '../services/hosted-payments.service.ts'
 import type { IdempotencyService } from '../services/idempotency.service.ts'
 import type { LabStatementsService } from '../services/lab-statements.service.ts'
 import type { LabPushesService } from '../services/labs/lab-pushes.service.ts'
 import type { MissingParcelsService } from '../services/missing-parcels.service.ts'
 import type { OrderActionsService } from '../services/order-actions.service.ts'
 import type { OrderImportsService } from '../services/order-imports.service.ts'
+import type { PaymentEventsService } from '../services/payment-events.service.ts'
 import type { PipelineService } from '../services/pipeline/index.ts'
 import type { SimulatedLabs } from '../services/pipeline/simulated-labs.ts'
 import type { PreviewsService } from '../services/previews.service.ts'
@@ -64,6 +66,12 @@ export const SCHEDULED_JOBS = {
    * (docs/channels.md#fulfilments).
    */
   'sweep-channel-fulfilments': '*/5 * * * *',
+  /**
+   * Every 5 minutes: asks the card provider about hosted payments still open 10 minutes after they were made (a late
+   * or lost webhook) and counts, expires or leaves each; puts back webhook events left unprocessed as long
+   * (docs/billing.md#late-or-missing-webhooks-the-sweeper).
+   */
+  'sweep-provider-payments': '*/5 * * * *',
 } as const
 export type ScheduledJobName = keyof typeof SCHEDULED_JOBS
 
@@ -93,6 +101,9 @@ export interface JobServices {
   orderImports: Pick<OrderImportsService, 'runImport'>
   savedCards: Pick<SavedCardsService, 'chargeHeldOrder'>
   cardRefunds: Pick<CardRefundsService, 'runRefund'>
+  hostedPayments: Pick<HostedPaymentsService, 'sweep'>
+  /** The card provider's webhook events; null without a payment gateway (its jobs then find nothing to do). */
+  paymentEvents: Pick<PaymentEventsService, 'process'> | null
 }
 
 export function buildJobRegistry(services: JobServices, options: { renderConcurrency: number }): JobDefinitions {
@@ -209,6 +220,16 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
       // provider made whose answer was lost is answered again, never made twice. A re-run of a refund already
       // answered does nothing.
       handler: ({ refundId }) => services.cardRefunds.runRefund(refundId),
+      concurrency: 2,
+      retryLimit: 10,
+      expireInSeconds: 120,
+    },
+    'process-payment-event': {
+      // A handler that throws leaves the event unprocessed: retried here, then put back by the sweeper. Money is
+      // counted once whatever runs it (each payment's conditional move from open).
+      handler: async ({ provider, eventId }) => {
+        await services.paymentEvents?.process(provider, eventId)
+      },
       concurrency: 2,
       retryLimit: 10,
       expireInSeconds: 120,
@@ -359,6 +380,18 @@ export function buildScheduledJobRegistry(
       },
       concurrency: 1,
       // The next run, five minutes later, is the retry; an attempt already recorded is never made again.
+      retryLimit: 0,
+      expireInSeconds: 300,
+    },
+    'sweep-provider-payments': {
+      handler: async () => {
+        const swept = await services.hostedPayments.sweep()
+        if (swept.counted + swept.expired + swept.requeued + swept.failed > 0) {
+          report(swept, 'swept card payments still open: counted, expired, events put back, provider errors')
+        }
+      },
+      concurrency: 1,
+      // The next run, five minutes later, is the retry; a provider that failed is asked again then.
       retryLimit: 0,
       expireInSeconds: 300,
     },

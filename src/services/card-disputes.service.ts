@@ -8,6 +8,7 @@
 //     amount stays; any other status only updates the row. Closing is audited `payment.disputeClosed`.
 // Each entry is set once on the dispute's row by a conditional UPDATE under its lock, so a redelivered event records
 // nothing twice.
+
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
@@ -24,9 +25,10 @@ import {
 } from '../repositories/card-refunds.repository.ts'
 import { underOrderLock } from './card-refunds.service.ts'
 import { createOrderChanger, type OrderChangeDeps } from './order-change.ts'
+import type { DisputeEvent } from './payment-events.service.ts'
 
 /** The dispatcher's name for both dispute events (services/payment-events.service.ts declares the same). */
-export type DisputeEvent = Extract<PaymentEvent, { kind: 'disputeOpened' | 'disputeClosed' }>
+export type { DisputeEvent } from './payment-events.service.ts'
 
 /** Every change here goes through the one order-change function (its deps): the order's lock first. */
 export interface CardDisputesDeps extends OrderChangeDeps {

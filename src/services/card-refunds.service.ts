@@ -16,6 +16,7 @@
 // asked for are marked succeeded; more than printroute knows is a refund made outside printroute (the provider's
 // dashboard), recorded once as a provider_refunds row `external` and a `card-refund` entry that leaves the balance
 // as it is, audited `payment.refundedOutside`.
+
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
@@ -44,9 +45,10 @@ import {
 } from '../repositories/card-refunds.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger, type OrderChangeDeps, type OrderChanger } from './order-change.ts'
+import type { RefundedEvent } from './payment-events.service.ts'
 
 /** The dispatcher's name for a `charge.refunded` (services/payment-events.service.ts declares the same). */
-export type RefundedEvent = Extract<PaymentEvent, { kind: 'refunded' }>
+export type { RefundedEvent } from './payment-events.service.ts'
 
 const SYSTEM = { kind: 'system' } as const
 

@@ -2,11 +2,12 @@
 // the balance cannot cover shows a URL; whoever holds it sees what is due and pays it by card. The payment is credited
 // to the account and the order paid from it in one transaction, which releases the order to its labs.
 import type { Clock } from '../adapters/clock.ts'
-import type { Database } from '../adapters/database.ts'
+import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { CardDetails, PaymentProvider } from '../adapters/payment-provider.ts'
 import type { AuditActor } from '../domain/audit.ts'
 import { formatId, parseId } from '../domain/ids.ts'
+import type { JobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import { ServiceError } from '../domain/outcomes.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
@@ -50,6 +51,55 @@ export interface PaymentsService {
     reference: string | null,
     actor: AuditActor,
   ): Promise<{ balanceMinor: bigint; currency: string; releasedOrderIds: string[] }>
+  /** Pays, oldest first, every order of the account waiting for a payment that its balance now covers; their ids. */
+  releaseWaitingOrders(accountId: number): Promise<string[]>
+}
+
+/**
+ * A card payment for an order counted, under the order's lock: the money is the account's from here on, credited
+ * first (`card-payment`), then what the order owes is paid from the balance. If the order changed since the amount
+ * was asked for (a cancel, a cheaper method), what is not needed stays on the balance; if it owes more now, it is
+ * paid when the balance covers it. The payment page's payments and the hosted provider's (Stripe Checkout) both
+ * come through here.
+ */
+export async function creditCardPayment(
+  billing: Pick<BillingService, 'credit' | 'settleFromBalance'>,
+  tx: Queryable,
+  order: PipelineOrder,
+  amountMinor: bigint,
+  details: { currency: string; reference: string },
+): Promise<{ paid: boolean; jobs: JobRequest[] }> {
+  await billing.credit(tx, order.accountId, amountMinor, 'card-payment', { ...details, order })
+  return billing.settleFromBalance(tx, order)
+}
+
+/**
+ * A top-up counted, in the caller's transaction: the balance credited (`top-up`) and the audit entry
+ * `account.toppedUp`; the new balance. The caller then releases the orders it covers (releaseWaitingOrders), each in
+ * its own transaction under the order's lock.
+ */
+export async function creditTopUp(
+  deps: { billing: Pick<BillingService, 'credit'>; clock: Clock },
+  tx: Queryable,
+  topUp: { accountId: number; amountMinor: bigint; currency: string; reference: string | null; actor: AuditActor },
+): Promise<bigint> {
+  const { accountId, amountMinor, currency, reference } = topUp
+  const after = await deps.billing.credit(tx, accountId, amountMinor, 'top-up', { currency, reference })
+  // Balances are Live money (Sandbox never bills).
+  await appendAuditEvent(
+    tx,
+    {
+      actor: topUp.actor,
+      action: 'account.toppedUp',
+      accountId,
+      environment: 'live',
+      target: formatId('acc', accountId),
+      before: { balance: formatMinorAsAmount(after - amountMinor), currency },
+      after: { amount: formatMinorAsAmount(amountMinor), currency, reference, balance: formatMinorAsAmount(after) },
+    },
+    deps.clock.now(),
+  )
+  return after
 }
 
 export function createPaymentsService(deps: {
@@ -94,7 +144,30 @@ export function createPaymentsService(deps: {
     }
   }
 
+  /** Pays, oldest first, every order of the account waiting for a payment that its balance now covers. */
+  async function releaseWaitingOrders(accountId: number): Promise<string[]> {
+    const releasedOrderIds: string[] = []
+    // One transaction per order, each locking the order before the account (the order every path takes).
+    for (const orderNumber of await listOrdersAwaitingPayment(db, accountId)) {
+      const settled = await orders.change(orderNumber, async (order, tx) => {
+        const { paid, jobs } = await deps.billing.settleFromBalance(tx, order)
+        return { changed: paid, jobs }
+      })
+      const paid = settled?.result.changed ? settled.order : null
+      if (paid) {
+        releasedOrderIds.push(paid.document.id)
+        log.info(
+          { ...orderLogFields(paid), step: 'payment', result: 'paid from balance', released: true },
+          `${paid.document.id} paid from the topped-up balance; the order goes to production`,
+        )
+      }
+    }
+    return releasedOrderIds
+  }
+
   return {
+    releaseWaitingOrders,
+
     async describe(orderId: string, token: string): Promise<PaymentPageFacts> {
       return factsOf(await orderOfLink(orderId, token))
     },
@@ -126,15 +199,11 @@ export function createPaymentsService(deps: {
         )
         return { status: 'declined', reason: result.reason }
       }
-      // The money is the account's from here on: credited first, then the order is paid from the balance. If
-      // the order changed in between (a cancel, a cheaper method), what is not needed stays on the balance.
       const paid = await orders.change(parseId('ord', orderId) as number, async (order, tx) => {
-        await deps.billing.credit(tx, order.accountId, due, 'card-payment', {
+        const settled = await creditCardPayment(deps.billing, tx, order, due, {
           currency: facts.currency,
           reference: `${deps.provider.name}:${result.reference}`,
-          order,
         })
-        const settled = await deps.billing.settleFromBalance(tx, order)
         return { changed: settled.paid, jobs: settled.jobs }
       })
       if (!paid) throw new ServiceError('EntityNotFound', NOT_FOUND)
@@ -166,46 +235,9 @@ export function createPaymentsService(deps: {
       const account = await findAccount(db, accountId)
       if (!account) throw new ServiceError('EntityNotFound', `No account ${formatId('acc', accountId)}`)
       const currency = account.billingCurrency
-      let balanceMinor = await db.transaction(async (tx) => {
-        const after = await deps.billing.credit(tx, accountId, amountMinor, 'top-up', { currency, reference })
-        // Balances are Live money (Sandbox never bills).
-        await appendAuditEvent(
-          tx,
-          {
-            actor,
-            action: 'account.toppedUp',
-            accountId,
-            environment: 'live',
-            target: formatId('acc', accountId),
-            before: { balance: formatMinorAsAmount(after - amountMinor), currency },
-            after: {
-              amount: formatMinorAsAmount(amountMinor),
-              currency,
-              reference,
-              balance: formatMinorAsAmount(after),
-            },
-          },
-          deps.clock.now(),
-        )
-        return after
-      })
-      const releasedOrderIds: string[] = []
-      // One transaction per order, each locking the order before the account (the order every path takes).
-      for (const orderNumber of await listOrdersAwaitingPayment(db, accountId)) {
-        const settled = await orders.change(orderNumber, async (order, tx) => {
-          const { paid, jobs } = await deps.billing.settleFromBalance(tx, order)
-          return { changed: paid, jobs }
-        })
-        const paid = settled?.result.changed ? settled.order : null
-        if (paid) {
-          releasedOrderIds.push(paid.document.id)
-          log.info(
-            { ...orderLogFields(paid), step: 'payment', result: 'paid from balance', released: true },
-            `${paid.document.id} paid from the topped-up balance; the order goes to production`,
-          )
-        }
-      }
-      balanceMinor = await readBalance(db, accountId)
+      await db.transaction((tx) => creditTopUp(deps, tx, { accountId, amountMinor, currency, reference, actor }))
+      const releasedOrderIds = await releaseWaitingOrders(accountId)
+      const balanceMinor = await readBalance(db, accountId)
       return { balanceMinor, currency: account.billingCurrency, releasedOrderIds }
     },
   }

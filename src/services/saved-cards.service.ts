@@ -6,6 +6,7 @@
 // payment's row id, so a retry or a restart repeats the same call), then records the answer in a new order change
 // conditional on the payment still being 'open': paid, the money is credited to the balance and the order paid from
 // it; not paid, the order shows its RequiresPaymentAuthorisation issue saying why.
+
 import type { Clock } from '../adapters/clock.ts'
 import type { Database, Queryable } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
@@ -42,10 +43,11 @@ import type { BillingService } from './billing.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
+import type { CheckoutCompletedEvent } from './payment-events.service.ts'
 import { orderLogFields } from './pipeline/log-lines.ts'
 
 /** A checkout completion as the dispatcher hands it over (services/payment-events.service.ts has the same). */
-export type CheckoutCompletedEvent = Extract<PaymentEvent, { kind: 'checkoutCompleted' }>
+export type { CheckoutCompletedEvent } from './payment-events.service.ts'
 
 /** The card on file as the API and the dashboard show it: display fields only. */
 export interface SavedCardView {

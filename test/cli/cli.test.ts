@@ -335,6 +335,17 @@ describe('printroute command line', () => {
     const flagBoolean = await printroute(['serve', '--data-dir', dataDir], { PRINTROUTE_ALLOW_PRIVATE_URLS: 'maybe' })
     assert.equal(flagBoolean.code, 1)
     assert.match(flagBoolean.stderr, /PRINTROUTE_ALLOW_PRIVATE_URLS: must be 1 or 0/)
+    // Live on Stripe without both secrets does not start, naming what is missing and never a secret's value.
+    const stripe = await printroute(['serve', '--data-dir', dataDir, '--payment-provider', 'stripe'], {
+      PRINTROUTE_STRIPE_SECRET_KEY: 'sk_test_cliSecret123',
+    })
+    assert.equal(stripe.code, 1)
+    assert.match(stripe.stderr, /needs PRINTROUTE_STRIPE_WEBHOOK_SECRET \(or --stripe-webhook-secret-file\)/)
+    assert.doesNotMatch(stripe.stderr + stripe.stdout, /sk_test_cliSecret123/)
+    // A secret is no flag: `ps` would show it.
+    const onFlag = await withData(['serve', '--stripe-secret-key', 'sk_test_x'])
+    assert.notEqual(onFlag.code, 0)
+    assert.match(onFlag.stderr, /unknown option '--stripe-secret-key'/)
     const catalogueFile = join(dataDir, 'bad-catalogue.json')
     writeFileSync(catalogueFile, JSON.stringify({ formatVersion: 1, products: 'none' }))
     const catalogue = await withData(['serve', '--catalogue', catalogueFile, '--port', '0', '--sandbox-port', '0'])

@@ -90,6 +90,7 @@ const VARIABLES = [
   'STORE_ORDER',
   'FULFILMENT',
   'PREPAID_KEY',
+  'TOP_UP',
 ] as const
 type Variable = (typeof VARIABLES)[number]
 const ASSIGNMENT = new RegExp(`^\\s*(?:export\\s+)?(${VARIABLES.join('|')})=.*$`, 'gm')
@@ -425,8 +426,22 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
     const values: Record<string, string> = {}
     if (used.has('KEY')) values.KEY = t.account.sandboxKey
     if (used.has('LIVE_KEY')) values.LIVE_KEY = t.account.liveKey
-    // A Live key of a prepaid account (the card on file's examples).
-    if (used.has('PREPAID_KEY')) values.PREPAID_KEY = (await t.createAccount({ billingMode: 'prepaid' })).liveKey
+    // A Live key of a prepaid account (top-ups), and a top-up it asked for.
+    if (used.has('PREPAID_KEY') || used.has('TOP_UP')) {
+      const prepaid = await t.createAccount({ billingMode: 'prepaid' })
+      values.PREPAID_KEY = prepaid.liveKey
+      const created = await t.live(
+        {
+          method: 'POST',
+          url: '/v4.0/account/top-ups',
+          headers: { 'content-type': 'application/json' },
+          payload: { amount: '50.00' },
+        },
+        prepaid.liveKey,
+      )
+      assert.equal(created.statusCode, 201, created.body)
+      values.TOP_UP = json(created).topUp.id
+    }
     // docs/sandbox.md's `$ORDER` is one to advance: a manual order whose shipment waits with its lab.
     if (used.has('ORDER'))
       values.ORDER = example.doc === 'sandbox.md' ? await manualOrderWithItsLab() : await newSandboxOrder()

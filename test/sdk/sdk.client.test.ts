@@ -58,11 +58,14 @@ async function closedPortUrl(): Promise<string> {
 describe('printroute-client against a Sandbox server', () => {
   let t: TestApp
   let sandboxUrl: string
+  let liveUrl: string
   let client: PrintrouteClient
 
   before(async () => {
     t = await startTestApp()
-    sandboxUrl = (await listenOnLoopback(t)).sandbox
+    const urls = await listenOnLoopback(t)
+    sandboxUrl = urls.sandbox
+    liveUrl = urls.live
     client = new PrintrouteClient({ apiKey: t.account.sandboxKey, baseUrl: sandboxUrl })
   })
   after(() => t.close())
@@ -363,6 +366,20 @@ describe('printroute-client against a Sandbox server', () => {
     } finally {
       await receiver.close()
     }
+  })
+
+  test('topUps.create and topUps.get on Live; a Sandbox key is a typed 400 on apiKey', async () => {
+    const prepaid = await t.createAccount({ billingMode: 'prepaid' })
+    const live = new PrintrouteClient({ apiKey: prepaid.liveKey, baseUrl: liveUrl })
+    const created = await live.topUps.create({ amount: '40.00' })
+    assert.equal(created.outcome, 'Created')
+    assert.match(created.topUp.url, new RegExp(`/payments/top-ups/${created.topUp.id}\\?token=`))
+    const read = await live.topUps.get(created.topUp.id)
+    assert.deepEqual([read.id, read.amount, read.currency, read.status], [created.topUp.id, '40.00', 'GBP', 'open'])
+    const refused = await client.topUps.create({ amount: '40.00' }).catch((error: unknown) => error)
+    assert.ok(refused instanceof PrintrouteError)
+    assert.equal(refused.statusCode, 400)
+    assert.ok(refused.failures.apiKey)
   })
 
   test('countries.list, countries.get and addresses.validate; an unknown country is a typed 404', async () => {

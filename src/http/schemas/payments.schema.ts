@@ -4,6 +4,14 @@ import { TraceParent } from './common.schema.ts'
 
 export const PaymentParamsSchema = Type.Object({ orderId: Type.String({ maxLength: 40 }) })
 
+export const TopUpParamsSchema = Type.Object({ topUpId: Type.String({ maxLength: 40 }) })
+
+/** Where the payer comes back from the provider's page: `result` is what the provider's page said (paid or cancelled). */
+export const ReturnQuerySchema = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 100 })),
+  result: Type.Optional(Type.String({ maxLength: 20 })),
+})
+
 export const PaymentPageQuerySchema = Type.Object({ token: Type.Optional(Type.String({ maxLength: 100 })) })
 
 export const PayRequestSchema = Type.Object(

@@ -108,6 +108,8 @@ export const DASHBOARD_USES = {
     scope: 'account:manage',
     routes: ['POST /v4.0/account/payment-method/setup', 'DELETE /v4.0/account/payment-method'],
   },
+  /** The Billing page's Top up form (Live prepaid accounts). */
+  topUp: { scope: 'account:manage', routes: ['POST /v4.0/account/top-ups'] },
   /** The Channels page: the account's storefront channels. */
   readChannels: { scope: 'account:read', routes: ['GET /v4.0/channels'] },
   /** The Channels page's forms: connect a store, delete a channel. */

@@ -1,14 +1,18 @@
 // Billing: the account's billing (mode, currency, the prepaid balance or what an invoice account owes, the price
 // list it buys on) and its invoices and credit notes in this environment, newest first, each with its PDF; a month
 // narrows the list to what that month's statement holds and shows the statement's totals. Read through
-// GET /v4.0/account/billing, /account/invoices and /account/statements/{month} (docs/dashboard.md#billing).
+// GET /v4.0/account/billing, /account/invoices and /account/statements/{month} (docs/dashboard.md#billing). A Live
+// prepaid account tops up its balance by card: the Top up form asks POST /v4.0/account/top-ups and goes to its link.
 import type { FastifyInstance } from 'fastify'
 import { parseStatementMonth } from '../../domain/invoices.ts'
 import type { ApiAnswer } from '../kit/api-client.ts'
 import { formatMoney, formatTime, type Money } from '../kit/format.ts'
+import { type FormValues, formValue } from '../kit/forms.ts'
 import { type Html, html } from '../kit/html.ts'
 import { csrfField, DASHBOARD_PATH, environmentName, errorNotice, listPage, skipOf } from '../kit/layout.ts'
+
 import { mayUse, type SessionScopes, scopeMissing } from '../kit/scopes.ts'
+
 import type { Dashboard } from './page-context.ts'
 
 /** Documents per page of the table. */
@@ -22,6 +26,15 @@ interface AccountBilling {
   balance: Money | null
   openAmount: Money | null
   priceList: string | null
+}
+
+/** A top-up as POST /v4.0/account/top-ups answers it (the parts the page shows). */
+interface TopUpAnswer {
+  id: string
+  amount: string
+  currency: string
+  expiresAt: string
+  url: string
 }
 
 /** A document as GET /v4.0/account/invoices lists it (the parts the page shows). */
@@ -161,6 +174,20 @@ function moneyFact(billing: AccountBilling): Html {
   return html`<div><dt>Owed</dt><dd class="billing-amount" data-owed>${formatMoney(billing.openAmount)}</dd></div>`
 }
 
+/** The Top up form of a Live prepaid account: an amount, then the card page (Stripe Checkout or the bundled one). */
+function topUpForm(billing: AccountBilling, csrfToken: string): Html {
+  return html`<section class="card top-up" aria-labelledby="top-up-heading">
+<h2 id="top-up-heading">Top up</h2>
+<form method="post" action="${DASHBOARD_PATH}/billing/top-up" class="filters">
+${csrfField(csrfToken)}
+<div class="field"><label for="top-up-amount">Amount (${billing.currency})</label>
+<input id="top-up-amount" name="amount" inputmode="decimal" required placeholder="250.00" pattern="[0-9]{1,6}([.][0-9]{1,2})?" aria-describedby="top-up-help"></div>
+<div class="field field-buttons"><button type="submit">Top up</button></div>
+</form>
+<p id="top-up-help" class="muted small">Pay by card on the next page; the balance shows it once paid, and orders waiting for payment that it covers go to production. At most 999999.99.</p>
+</section>`
+}
+
 function factsCard(billing: AccountBilling): Html {
   const mode =
     billing.billingMode === 'prepaid'
@@ -176,7 +203,7 @@ ${
   billing.environment === 'live' && billing.billingMode === 'invoice'
     ? html`<p class="muted small">Owed is every Live invoice less every credit note of the account: printroute does not record payments of invoices, so ask the operator for what has been paid.</p>`
     : billing.environment === 'live'
-      ? html`<p class="muted small">The operator tops up the balance; an order the balance cannot cover waits for a payment (Orders: Awaiting payment).</p>`
+      ? html`<p class="muted small">Top up the balance below, or ask the operator; an order the balance cannot cover waits for a payment (Orders: Awaiting payment).</p>`
       : ''
 }`
 }
@@ -196,7 +223,7 @@ function documentRow(document: AccountInvoice): Html {
 export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard): void {
   registerCardRoutes(pages, dashboard)
   pages.get<{ Querystring: BillingQuery }>('/billing', async (request, reply) => {
-    const { api, caller } = request.signedIn
+    const { api, caller, csrfToken } = request.signedIn
     if (!mayUse(caller.scopes, 'readBilling')) {
       return dashboard.sendPage(request, reply, {
         title: 'Billing',
@@ -241,6 +268,7 @@ export function registerBillingPage(pages: FastifyInstance, dashboard: Dashboard
       content: html`<div class="page-head"><h1>Billing</h1></div>
 ${billing.ok ? factsCard(billing.body.billing) : ''}
 ${billing.ok ? cardOnFileBlock(billing.body.billing, card, { csrfToken: request.signedIn.csrfToken, scopes: caller.scopes }) : ''}
+${billing.ok && billing.body.billing.environment === 'live' && billing.body.billing.billingMode === 'prepaid' && mayUse(caller.scopes, 'topUp') ? topUpForm(billing.body.billing, csrfToken) : ''}
 <section aria-labelledby="documents-heading">
 <h2 id="documents-heading">Invoices and credit notes</h2>
 <p class="muted">${environmentName(dashboard.environment)} documents${sandbox ? ' (marked "Sandbox - not a bill")' : ''}. Each number opens its PDF; a month shows what that month's statement holds.</p>
@@ -252,6 +280,25 @@ ${billing.ok ? cardOnFileBlock(billing.body.billing, card, { csrfToken: request.
 ${statement?.ok ? statementCard(statement.body.statement) : ''}
 ${table}
 ${documents.pages}
+</section>`,
+    })
+  })
+
+  // The Top up form: the top-up asked of the API, then a link to its payment. A link, not a redirect: the pages'
+  // form-action 'self' would stop a form's navigation at the card provider's address.
+  pages.post<{ Body: FormValues }>('/billing/top-up', async (request, reply) => {
+    const amount = formValue(request.body ?? {}, 'amount').trim()
+    const answer = await request.signedIn.api.post<{ topUp: TopUpAnswer }>('/account/top-ups', { amount })
+    if (!answer.ok) return dashboard.redirect(reply, '/billing', errorNotice(answer))
+    const topUp = answer.body.topUp
+    return dashboard.sendPage(request, reply, {
+      title: 'Top up',
+      section: 'billing',
+      content: html`<div class="page-head"><h1>Top up</h1></div>
+<section class="card top-up-ready" data-top-up="${topUp.id}">
+<p>Top-up ${topUp.id} of <strong>${topUp.amount} ${topUp.currency}</strong> is ready to pay by card until ${formatTime(topUp.expiresAt)}.</p>
+<p><a class="button" href="${topUp.url}">Pay ${topUp.amount} ${topUp.currency} by card</a></p>
+<p class="muted small">The balance shows it once paid. <a href="${DASHBOARD_PATH}/billing">Back to Billing</a></p>
 </section>`,
     })
   })
