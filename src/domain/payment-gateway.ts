@@ -85,7 +85,7 @@ export interface ChargeSavedCardRequest {
  * - `succeeded`: the money is taken.
  * - `requiresAction`: the card's bank wants the cardholder (3-D Secure): send them to a hosted payment.
  * - `declined`: the card was refused; `declineReason` is the provider's code (`insufficient_funds`, ...).
- * - `pending`: accepted but not settled yet (rare for cards): the outcome comes by webhook or readSession's sweeper.
+ * - `pending`: accepted but not settled yet (rare for cards): the sweeper reads it again later (readPayment).
  */
 export type OffSessionChargeStatus = 'succeeded' | 'requiresAction' | 'declined' | 'pending'
 
@@ -229,6 +229,11 @@ export interface PaymentGateway {
   chargeSavedCard(request: ChargeSavedCardRequest): Promise<OffSessionChargeResult>
   refund(request: RefundRequest): Promise<RefundResult>
   readSession(sessionId: string): Promise<HostedSessionState>
+  /**
+   * A card payment read back (the sweeper's question about a charge of a saved card left `pending`): where it is
+   * now, in the same words as chargeSavedCard's answer.
+   */
+  readPayment(paymentId: string): Promise<OffSessionChargeResult>
   /** Verifies the signature header over the raw body (no network); throws PaymentGatewayError `badSignature`. */
   verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): PaymentEvent
 }
