@@ -84,7 +84,11 @@ import { createProductsService } from '../services/products.service.ts'
 import { createQuotesService } from '../services/quotes.service.ts'
 import { createSandboxService } from '../services/sandbox.service.ts'
 import { createSandboxClaimsService } from '../services/sandbox-claims.service.ts'
-import { createSavedCardsService, type SavedCardsService, savedCardChargeStarter } from '../services/saved-cards.service.ts'
+import {
+  createSavedCardsService,
+  type SavedCardsService,
+  savedCardChargeStarter,
+} from '../services/saved-cards.service.ts'
 import { createSessionsService } from '../services/sessions.service.ts'
 import { createShipmentMovesService } from '../services/shipment-moves.service.ts'
 import { createSpineService } from '../services/spine.service.ts'

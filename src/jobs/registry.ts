@@ -387,7 +387,10 @@ export function buildScheduledJobRegistry(
       handler: async () => {
         const swept = await services.hostedPayments.sweep()
         if (swept.counted + swept.expired + swept.requeued + swept.failed > 0) {
-          report(swept, 'swept card payments still open: counted or ended, expired, jobs and events put back, provider errors')
+          report(
+            swept,
+            'swept card payments still open: counted or ended, expired, jobs and events put back, provider errors',
+          )
         }
       },
       concurrency: 1,

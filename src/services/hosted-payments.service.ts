@@ -40,8 +40,8 @@ import type { BillingService } from './billing.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
-import type { SavedCardsService } from './saved-cards.service.ts'
 import { creditCardPayment, creditTopUp, type PaymentPageFacts, type PaymentsService } from './payments.service.ts'
+import type { SavedCardsService } from './saved-cards.service.ts'
 
 /** A top-up is at most what the provider takes in one payment: 99,999,999 hundredths (999,999.99). */
 export const TOP_UP_MAX_MINOR = 99_999_999n

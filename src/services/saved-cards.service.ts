@@ -22,8 +22,8 @@ import {
 } from '../domain/payment-gateway.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
-import { listOrdersAwaitingPayment } from '../repositories/orders.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import { listOrdersAwaitingPayment } from '../repositories/orders.repository.ts'
 import {
   endProviderPayment,
   findPaymentBySession,

@@ -247,7 +247,11 @@ for (const kind of databases) {
       assert.equal(created.statusCode, 200, created.body)
       const orderId = json(created).order.id as string
       const held = await pipelineDriver(t).allocate(orderId)
-      return { orderId, orderNumber: held.orderNumber, due: minor((held.document.charges[0] as Charge).totalCost.amount) }
+      return {
+        orderId,
+        orderNumber: held.orderNumber,
+        due: minor((held.document.charges[0] as Charge).totalCost.amount),
+      }
     }
 
     async function chargeOf(orderNumber: number) {
