@@ -179,6 +179,11 @@ export type PaymentEvent =
     })
   | (PaymentEventBase & { readonly kind: 'other'; readonly type: string })
 
+/** The events the dispatcher hands to the services that handle them (services/payment-events.service.ts). */
+export type CheckoutCompletedEvent = Extract<PaymentEvent, { kind: 'checkoutCompleted' }>
+export type RefundedEvent = Extract<PaymentEvent, { kind: 'refunded' }>
+export type DisputeEvent = Extract<PaymentEvent, { kind: 'disputeOpened' | 'disputeClosed' }>
+
 export type PaymentGatewayErrorCode =
   /** A webhook's signature is missing, wrong or too old: answer 400 and store nothing. */
   | 'badSignature'

@@ -10,7 +10,13 @@ import type { Database } from '../adapters/database.ts'
 import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import { jobRequest } from '../domain/jobs.ts'
 import { validationFailed } from '../domain/outcomes.ts'
-import type { PaymentEvent, PaymentGateway } from '../domain/payment-gateway.ts'
+import type {
+  CheckoutCompletedEvent,
+  DisputeEvent,
+  PaymentEvent,
+  PaymentGateway,
+  RefundedEvent,
+} from '../domain/payment-gateway.ts'
 import { PaymentGatewayError } from '../domain/payment-gateway.ts'
 import {
   findProviderEvent,
@@ -20,9 +26,7 @@ import {
 import type { HostedPaymentsService } from './hosted-payments.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 
-export type CheckoutCompletedEvent = Extract<PaymentEvent, { kind: 'checkoutCompleted' }>
-export type RefundedEvent = Extract<PaymentEvent, { kind: 'refunded' }>
-export type DisputeEvent = Extract<PaymentEvent, { kind: 'disputeOpened' | 'disputeClosed' }>
+export type { CheckoutCompletedEvent, DisputeEvent, RefundedEvent } from '../domain/payment-gateway.ts'
 /** Each answers what it did, in words (stored as provider_events.outcome); throws to be retried by the job. */
 export interface PaymentEventHandlers {
   cardSetupCompleted?: (event: CheckoutCompletedEvent) => Promise<string> // mode 'setup' (stripe-cards)

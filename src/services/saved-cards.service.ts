@@ -15,8 +15,8 @@ import { type JobRequest, jobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import {
+  type CheckoutCompletedEvent,
   type OffSessionChargeResult,
-  type PaymentEvent,
   type PaymentGateway,
   PaymentGatewayError,
 } from '../domain/payment-gateway.ts'
@@ -45,11 +45,10 @@ import type { BillingService } from './billing.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
-import type { CheckoutCompletedEvent } from './payment-events.service.ts'
 import { orderLogFields } from './pipeline/log-lines.ts'
 
-/** A checkout completion as the dispatcher hands it over (services/payment-events.service.ts has the same). */
-export type { CheckoutCompletedEvent } from './payment-events.service.ts'
+/** A checkout completion as the dispatcher hands it over (services/payment-events.service.ts). */
+export type { CheckoutCompletedEvent } from '../domain/payment-gateway.ts'
 
 /** The card on file as the API and the dashboard show it: display fields only. */
 export interface SavedCardView {
