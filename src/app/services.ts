@@ -346,6 +346,18 @@ function cardPaymentServicesOf(options: ApplicationOptions, deps: ServiceDeps, e
   }
 }
 
+/** The provider's webhook events each go to the service they concern (docs/billing.md#card-payments-through-stripe). */
+function eventHandlersOf(
+  savedCards: Pick<SavedCardsService, 'completeCardSetup'>,
+  cardPayments: ReturnType<typeof cardPaymentServicesOf>,
+): PaymentEventHandlers {
+  return {
+    cardSetupCompleted: (event) => savedCards.completeCardSetup(event),
+    refunded: (event) => cardPayments.cardRefunds.recordRefunded(event),
+    dispute: (event) => cardPayments.cardDisputes.recordDispute(event),
+  }
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -355,18 +367,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const spine = createSpineService({ catalogue })
   const savedCards = savedCardsOf(options, deps, core)
   const cardPayments = cardPaymentServicesOf(options, deps, core.events)
-  // The provider's webhook events each go to the service they concern (docs/billing.md#card-payments-through-stripe).
-  const hosted = paymentServicesOf(
-    options,
-    deps,
-    core,
-    {
-      cardSetupCompleted: (event) => savedCards.completeCardSetup(event),
-      refunded: (event) => cardPayments.cardRefunds.recordRefunded(event),
-      dispute: (event) => cardPayments.cardDisputes.recordDispute(event),
-    },
-    savedCards,
-  )
+  const hosted = paymentServicesOf(options, deps, core, eventHandlersOf(savedCards, cardPayments), savedCards)
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),

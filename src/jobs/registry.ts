@@ -240,6 +240,25 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
   return registry
 }
 
+/** The card provider's sweeper (docs/billing.md#late-or-missing-webhooks-the-sweeper): every row still open. */
+function providerPaymentsSweep(
+  services: JobServices,
+  report: ScheduledJobReport,
+): JobDefinition<Record<string, never>> {
+  return {
+    handler: async () => {
+      const swept = await services.hostedPayments.sweep()
+      if (swept.counted + swept.expired + swept.requeued + swept.failed > 0) {
+        report(swept, 'swept card payments still open: counted or ended, expired, jobs put back, provider errors')
+      }
+    },
+    concurrency: 1,
+    // The next run, five minutes later, is the retry; a provider that failed is asked again then.
+    retryLimit: 0,
+    expireInSeconds: 300,
+  }
+}
+
 /** The jobs of SCHEDULED_JOBS (each runs once per schedule across all processes): name -> handler. */
 export function buildScheduledJobRegistry(
   services: JobServices,
@@ -383,21 +402,7 @@ export function buildScheduledJobRegistry(
       retryLimit: 0,
       expireInSeconds: 300,
     },
-    'sweep-provider-payments': {
-      handler: async () => {
-        const swept = await services.hostedPayments.sweep()
-        if (swept.counted + swept.expired + swept.requeued + swept.failed > 0) {
-          report(
-            swept,
-            'swept card payments still open: counted or ended, expired, jobs and events put back, provider errors',
-          )
-        }
-      },
-      concurrency: 1,
-      // The next run, five minutes later, is the retry; a provider that failed is asked again then.
-      retryLimit: 0,
-      expireInSeconds: 300,
-    },
+    'sweep-provider-payments': providerPaymentsSweep(services, report),
   }
   const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])
   if (missing.length > 0) throw new Error(`scheduled jobs without a handler: ${missing.join(', ')}`)
