@@ -4,8 +4,10 @@
 // the first answer replayed, one effect; same key, other parameters: 400 idempotency_error), records every call,
 // can fail the next request (500 or 429, before or after its effect) or hold it unanswered, and signs webhooks the
 // way Stripe signs them (the library's generateTestHeaderString). Off-session charges answer by Stripe's test
-// payment method ids (STAND_IN_CARDS). A session's `url` serves a one-button page whose Pay completes the session,
-// sends checkout.session.completed to `webhookEndpoint` and redirects to success_url. Nothing leaves the machine.
+// payment method ids (STAND_IN_CARDS; its own `pending` one leaves a PaymentIntent `processing` until settlePayment),
+// and a PaymentIntent is read back by its id. A session's `url` serves a one-button page whose Pay completes the
+// session, sends checkout.session.completed to `webhookEndpoint` and redirects to success_url. Nothing leaves the
+// machine.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
