@@ -398,6 +398,11 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
       return sessionState(session)
     },
 
+    async readPayment(paymentId: string): Promise<OffSessionChargeResult> {
+      const intent = await call('reading a PaymentIntent', () => stripe.paymentIntents.retrieve(paymentId))
+      return chargeOutcome(intent)
+    },
+
     verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): PaymentEvent {
       if (!signatureHeader)
         throw new PaymentGatewayError('the Stripe-Signature header is missing', 'badSignature', false)

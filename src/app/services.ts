@@ -84,7 +84,11 @@ import { createProductsService } from '../services/products.service.ts'
 import { createQuotesService } from '../services/quotes.service.ts'
 import { createSandboxService } from '../services/sandbox.service.ts'
 import { createSandboxClaimsService } from '../services/sandbox-claims.service.ts'
-import { createSavedCardsService, savedCardChargeStarter } from '../services/saved-cards.service.ts'
+import {
+  createSavedCardsService,
+  type SavedCardsService,
+  savedCardChargeStarter,
+} from '../services/saved-cards.service.ts'
 import { createSessionsService } from '../services/sessions.service.ts'
 import { createShipmentMovesService } from '../services/shipment-moves.service.ts'
 import { createSpineService } from '../services/spine.service.ts'
@@ -342,6 +346,18 @@ function cardPaymentServicesOf(options: ApplicationOptions, deps: ServiceDeps, e
   }
 }
 
+/** The provider's webhook events each go to the service they concern (docs/billing.md#card-payments-through-stripe). */
+function eventHandlersOf(
+  savedCards: Pick<SavedCardsService, 'completeCardSetup'>,
+  cardPayments: ReturnType<typeof cardPaymentServicesOf>,
+): PaymentEventHandlers {
+  return {
+    cardSetupCompleted: (event) => savedCards.completeCardSetup(event),
+    refunded: (event) => cardPayments.cardRefunds.recordRefunded(event),
+    dispute: (event) => cardPayments.cardDisputes.recordDispute(event),
+  }
+}
+
 /** Every service of the application (the catalogue versions service is built before them, by buildApplication). */
 export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const { db } = options
@@ -351,12 +367,7 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const spine = createSpineService({ catalogue })
   const savedCards = savedCardsOf(options, deps, core)
   const cardPayments = cardPaymentServicesOf(options, deps, core.events)
-  // The provider's webhook events each go to the service they concern (docs/billing.md#card-payments-through-stripe).
-  const hosted = paymentServicesOf(options, deps, core, {
-    cardSetupCompleted: (event) => savedCards.completeCardSetup(event),
-    refunded: (event) => cardPayments.cardRefunds.recordRefunded(event),
-    dispute: (event) => cardPayments.cardDisputes.recordDispute(event),
-  })
+  const hosted = paymentServicesOf(options, deps, core, eventHandlersOf(savedCards, cardPayments), savedCards)
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
@@ -519,6 +530,7 @@ function paymentServicesOf(
   deps: ServiceDeps,
   core: ReturnType<typeof buildCoreServices>,
   handlers: PaymentEventHandlers,
+  savedCards: Pick<SavedCardsService, 'settlePendingCharge'>,
 ) {
   const { db } = options
   const { clock, jobs, log } = deps
@@ -535,6 +547,7 @@ function paymentServicesOf(
     gateway,
     provider,
     liveUrl: () => deps.publicUrls.live,
+    savedCards,
     log,
   })
   const paymentEvents = gateway

@@ -85,7 +85,7 @@ export interface ChargeSavedCardRequest {
  * - `succeeded`: the money is taken.
  * - `requiresAction`: the card's bank wants the cardholder (3-D Secure): send them to a hosted payment.
  * - `declined`: the card was refused; `declineReason` is the provider's code (`insufficient_funds`, ...).
- * - `pending`: accepted but not settled yet (rare for cards): the outcome comes by webhook or readSession's sweeper.
+ * - `pending`: accepted but not settled yet (rare for cards): the sweeper reads it again later (readPayment).
  */
 export type OffSessionChargeStatus = 'succeeded' | 'requiresAction' | 'declined' | 'pending'
 
@@ -179,7 +179,7 @@ export type PaymentEvent =
     })
   | (PaymentEventBase & { readonly kind: 'other'; readonly type: string })
 
-/** The events, one type per kind the services handle (services/payment-events.service.ts routes them). */
+/** The events the dispatcher hands to the services that handle them (services/payment-events.service.ts). */
 export type CheckoutCompletedEvent = Extract<PaymentEvent, { kind: 'checkoutCompleted' }>
 export type RefundedEvent = Extract<PaymentEvent, { kind: 'refunded' }>
 export type DisputeEvent = Extract<PaymentEvent, { kind: 'disputeOpened' | 'disputeClosed' }>
@@ -234,6 +234,11 @@ export interface PaymentGateway {
   chargeSavedCard(request: ChargeSavedCardRequest): Promise<OffSessionChargeResult>
   refund(request: RefundRequest): Promise<RefundResult>
   readSession(sessionId: string): Promise<HostedSessionState>
+  /**
+   * A card payment read back (the sweeper's question about a charge of a saved card left `pending`): where it is
+   * now, in the same words as chargeSavedCard's answer.
+   */
+  readPayment(paymentId: string): Promise<OffSessionChargeResult>
   /** Verifies the signature header over the raw body (no network); throws PaymentGatewayError `badSignature`. */
   verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): PaymentEvent
 }

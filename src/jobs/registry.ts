@@ -240,48 +240,22 @@ export function buildJobRegistry(services: JobServices, options: { renderConcurr
   return registry
 }
 
-/** The scheduled jobs of storefront channels and card payments: their clean-up and their sweepers. */
-function channelAndPaymentSweeps(
+/** The card provider's sweeper (docs/billing.md#late-or-missing-webhooks-the-sweeper): every row still open. */
+function providerPaymentsSweep(
   services: JobServices,
   report: ScheduledJobReport,
-): Record<
-  'expire-channel-webhooks' | 'sweep-channel-fulfilments' | 'sweep-provider-payments',
-  JobDefinition<Record<string, never>>
-> {
+): JobDefinition<Record<string, never>> {
   return {
-    'expire-channel-webhooks': {
-      handler: async () => {
-        const deleted = await services.channels.expireWebhooks(
-          new Date(Date.now() - CHANNEL_WEBHOOK_RETENTION_SECONDS * 1000),
-        )
-        if (deleted > 0) report({ deleted }, 'deleted storefront webhooks past their retention')
-      },
-      concurrency: 1,
-      retryLimit: 3,
-      expireInSeconds: 600,
+    handler: async () => {
+      const swept = await services.hostedPayments.sweep()
+      if (swept.counted + swept.expired + swept.requeued + swept.failed > 0) {
+        report(swept, 'swept card payments still open: counted or ended, expired, jobs put back, provider errors')
+      }
     },
-    'sweep-channel-fulfilments': {
-      handler: async () => {
-        const requeued = await services.channelFulfilments.sweepStalled()
-        if (requeued > 0) report({ requeued }, 'put back storefront fulfilment attempts the job queue had given up on')
-      },
-      concurrency: 1,
-      // The next run, five minutes later, is the retry; an attempt already recorded is never made again.
-      retryLimit: 0,
-      expireInSeconds: 300,
-    },
-    'sweep-provider-payments': {
-      handler: async () => {
-        const swept = await services.hostedPayments.sweep()
-        if (swept.counted + swept.expired + swept.requeued + swept.failed > 0) {
-          report(swept, 'swept card payments still open: counted, expired, events put back, provider errors')
-        }
-      },
-      concurrency: 1,
-      // The next run, five minutes later, is the retry; a provider that failed is asked again then.
-      retryLimit: 0,
-      expireInSeconds: 300,
-    },
+    concurrency: 1,
+    // The next run, five minutes later, is the retry; a provider that failed is asked again then.
+    retryLimit: 0,
+    expireInSeconds: 300,
   }
 }
 
@@ -407,7 +381,28 @@ export function buildScheduledJobRegistry(
       retryLimit: 3,
       expireInSeconds: 3600,
     },
-    ...channelAndPaymentSweeps(services, report),
+    'expire-channel-webhooks': {
+      handler: async () => {
+        const deleted = await services.channels.expireWebhooks(
+          new Date(Date.now() - CHANNEL_WEBHOOK_RETENTION_SECONDS * 1000),
+        )
+        if (deleted > 0) report({ deleted }, 'deleted storefront webhooks past their retention')
+      },
+      concurrency: 1,
+      retryLimit: 3,
+      expireInSeconds: 600,
+    },
+    'sweep-channel-fulfilments': {
+      handler: async () => {
+        const requeued = await services.channelFulfilments.sweepStalled()
+        if (requeued > 0) report({ requeued }, 'put back storefront fulfilment attempts the job queue had given up on')
+      },
+      concurrency: 1,
+      // The next run, five minutes later, is the retry; an attempt already recorded is never made again.
+      retryLimit: 0,
+      expireInSeconds: 300,
+    },
+    'sweep-provider-payments': providerPaymentsSweep(services, report),
   }
   const missing = Object.keys(SCHEDULED_JOBS).filter((name) => !registry[name as ScheduledJobName])
   if (missing.length > 0) throw new Error(`scheduled jobs without a handler: ${missing.join(', ')}`)

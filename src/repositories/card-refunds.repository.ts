@@ -420,3 +420,19 @@ export async function findCardOnFile(db: Queryable, accountId: number): Promise<
   )
   return rows[0]
 }
+
+/** Refunds to a card still `requested` (the provider not asked, or its answer not recorded) made before `before`. */
+export async function listStaleRequestedRefunds(
+  db: Queryable,
+  provider: string,
+  before: Date,
+  limit: number,
+): Promise<number[]> {
+  const rows = await db.query<{ id: number }>(
+    `SELECT r.id::int AS id FROM provider_refunds r JOIN provider_payments p ON p.id = r.payment
+      WHERE r.status = 'requested' AND r.created_at < $2 AND p.provider = $1
+      ORDER BY r.created_at, r.id LIMIT $3`,
+    [provider, before, limit],
+  )
+  return rows.map((row) => row.id)
+}

@@ -222,6 +222,29 @@ export async function endProviderPayment(
   return rows.length === 1
 }
 
+/** The provider's payment of a charge it left pending: kept on the still-open row, for the sweeper to read back. */
+export async function recordPendingPayment(db: Queryable, id: number, paymentId: string): Promise<void> {
+  await db.query(`UPDATE provider_payments SET payment_id = $2 WHERE id = $1 AND status = 'open'`, [id, paymentId])
+}
+
+/**
+ * Charges of the card on file still open and made before `before`, oldest first: `paymentId` null when the provider
+ * has not answered yet (the job's to run), set when it answered pending (to read back).
+ */
+export async function listStaleOpenOrderCharges(
+  db: Queryable,
+  provider: string,
+  before: Date,
+  limit: number,
+): Promise<{ id: number; paymentId: string | null }[]> {
+  return db.query<{ id: number; paymentId: string | null }>(
+    `SELECT id::int AS id, payment_id AS "paymentId" FROM provider_payments
+      WHERE status = 'open' AND purpose = 'orderCharge' AND provider = $1 AND created_at < $2
+      ORDER BY created_at, id LIMIT $3`,
+    [provider, before, limit],
+  )
+}
+
 /** Points an ended payment at the ledger entry that counted its money (the newest of the account's matching). */
 export async function linkLedgerEntry(tx: Queryable, id: number, accountId: number, reference: string): Promise<void> {
   await tx.query(

@@ -138,6 +138,12 @@ export interface BillingService {
    * (`failure`, in words). The jobs that hand the order to its labs when it is released.
    */
   finishSavedCardCharge(tx: Queryable, order: PipelineOrder, failure: string | null): Promise<JobRequest[]>
+  /**
+   * A card was saved while the order already waited for a payment (docs/billing.md#a-card-on-file): starts the
+   * charge of the card for what it owes, as a new hold does (one provider payment 'open' and its job, in `tx`);
+   * the order then waits without its issue. No job when nothing is due, a charge is in flight, or no card is on file.
+   */
+  startCardChargeOfHeldOrder(tx: Queryable, order: PipelineOrder): Promise<JobRequest[]>
   /** Adds money to an account's balance (a top-up or a card payment) with its ledger entry; the new balance. */
   credit(
     tx: Queryable,
@@ -213,6 +219,18 @@ export function createBillingService(deps: BillingDeps): BillingService {
       }
       order.document.lastUpdated = clock.now().toISOString()
       return syncPaymentHold(deps, order)
+    },
+
+    async startCardChargeOfHeldOrder(tx: Queryable, order: PipelineOrder): Promise<JobRequest[]> {
+      const billing = order.pipeline.billing
+      if (!billing || !isAwaitingPayment(order.pipeline)) return []
+      const due = BigInt(billing.unpaid)
+      // The charge that left the order owing names the attempt, as a new hold's does.
+      const chargeId = order.document.charges.at(-1)?.id ?? 'none'
+      const cardJobs = await startSavedCardCharge(deps, tx, order, chargeId, due)
+      if (cardJobs.length === 0) return []
+      order.document.lastUpdated = clock.now().toISOString()
+      return [...syncPaymentHold(deps, order), ...cardJobs]
     },
 
     async issueCredit(tx, order, request) {

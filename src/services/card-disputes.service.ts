@@ -12,7 +12,7 @@
 import type { Clock } from '../adapters/clock.ts'
 import type { Database } from '../adapters/database.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
-import type { DisputeEvent, PaymentEvent } from '../domain/payment-gateway.ts'
+import type { DisputeEvent } from '../domain/payment-gateway.ts'
 import { readBalance } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
 import { insertLedgerEntry } from '../repositories/billing.repository.ts'
@@ -26,7 +26,7 @@ import {
 import { underOrderLock } from './card-refunds.service.ts'
 import { createOrderChanger, type OrderChangeDeps } from './order-change.ts'
 
-/** The dispatcher's name for both dispute events (services/payment-events.service.ts declares the same). */
+/** Both dispute events, as the dispatcher (services/payment-events.service.ts) hands them over. */
 export type { DisputeEvent } from '../domain/payment-gateway.ts'
 
 /** Every change here goes through the one order-change function (its deps): the order's lock first. */

@@ -23,8 +23,7 @@ import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AuditRecord } from '../domain/audit.ts'
 import { jobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
-import type { RefundedEvent } from '../domain/payment-gateway.ts'
-import { type PaymentEvent, type PaymentGateway, PaymentGatewayError } from '../domain/payment-gateway.ts'
+import { type PaymentGateway, PaymentGatewayError, type RefundedEvent } from '../domain/payment-gateway.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { creditBalance, debitBalance, readBalance } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
@@ -47,7 +46,7 @@ import {
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger, type OrderChangeDeps, type OrderChanger } from './order-change.ts'
 
-/** The dispatcher's name for a `charge.refunded` (services/payment-events.service.ts declares the same). */
+/** The dispatcher's name for a `charge.refunded` (the dispatcher, services/payment-events.service.ts, hands it over). */
 export type { RefundedEvent } from '../domain/payment-gateway.ts'
 
 const SYSTEM = { kind: 'system' } as const

@@ -18,6 +18,7 @@ import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { PaymentEvent, PaymentGateway } from '../domain/payment-gateway.ts'
 import { PaymentGatewayError } from '../domain/payment-gateway.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
+import { listStaleRequestedRefunds } from '../repositories/card-refunds.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
 import {
   claimSucceeded,
@@ -33,12 +34,14 @@ import {
   type ProviderPaymentRow,
   recordSession,
 } from '../repositories/provider-payments.repository.ts'
+import { listStaleOpenOrderCharges } from '../repositories/saved-cards.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
 import { creditCardPayment, creditTopUp, type PaymentPageFacts, type PaymentsService } from './payments.service.ts'
+import type { SavedCardsService } from './saved-cards.service.ts'
 
 /** A top-up is at most what the provider takes in one payment: 99,999,999 hundredths (999,999.99). */
 export const TOP_UP_MAX_MINOR = 99_999_999n
@@ -97,11 +100,17 @@ export interface HostedPaymentsService {
   /** What a checkout.session.completed of mode payment does: counts it once; says what it did. */
   applyCheckoutCompleted(event: Extract<PaymentEvent, { kind: 'checkoutCompleted' }>): Promise<string>
   /**
-   * The sweeper (every 5 minutes): asks the provider about hosted payments still open 10 minutes after they were
-   * made and counts, expires or leaves each; puts back events left unprocessed as long.
+   * The sweeper (every 5 minutes), for every row still open 10 minutes after it was made: asks the provider about
+   * hosted payments and counts, expires or leaves each; puts back the job of a charge of a card on file not answered
+   * yet, reads back one the provider left pending; puts back the job of a refund to a card still requested; puts
+   * back events left unprocessed. A job is put back only when the queue gave up on it (failed for good, cancelled
+   * or gone): one still waiting or running is left alone. Each job repeats its own idempotency key.
    */
-  sweep(): Promise<{ counted: number; expired: number; requeued: number; failed: number }>
+  sweep(): Promise<SweepTotals>
 }
+
+/** What a sweep did: payments counted (or ended), expired, jobs and events put back, provider errors. */
+export type SweepTotals = { counted: number; expired: number; requeued: number; failed: number }
 
 export interface HostedPaymentsDeps {
   db: Database
@@ -116,6 +125,8 @@ export interface HostedPaymentsDeps {
   provider: PaymentProvider
   /** The Live server's base URL: the payer returns there, and top-up links point there. */
   liveUrl: () => string
+  /** Reads back the charges of a card on file the provider left pending (the sweeper's; absent: not swept). */
+  savedCards?: Pick<SavedCardsService, 'settlePendingCharge'>
   log?: ServiceLogger
 }
 
@@ -296,6 +307,29 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
     return `top-up ${topUpId} of ${amount} counted${released.length > 0 ? `; released ${released.join(', ')}` : ''}`
   }
 
+  /** Charges of a card on file still open: the job put back (not answered yet), or a pending one read back. */
+  async function sweepOrderCharges(provider: string, before: Date, totals: SweepTotals): Promise<void> {
+    for (const charge of await listStaleOpenOrderCharges(db, provider, before, SWEEP_PAGE)) {
+      if (charge.paymentId === null) {
+        const job = jobRequest('charge-saved-card', { providerPaymentId: charge.id })
+        if (await deps.jobs.requeueAbandoned(job)) totals.requeued += 1
+        continue
+      }
+      if (!deps.savedCards) continue
+      try {
+        const status = await deps.savedCards.settlePendingCharge(charge.id)
+        if (status !== 'pending' && status !== 'open') totals.counted += 1
+      } catch (error) {
+        if (!(error instanceof PaymentGatewayError)) throw error
+        totals.failed += 1
+        log.warn(
+          { step: 'payment-sweep', paymentRow: charge.id, code: error.code, status: error.status },
+          `could not read payment ${charge.paymentId} from the card provider (the next sweep asks again): ${error.message}`,
+        )
+      }
+    }
+  }
+
   async function refuseTopUpOf(caller: Caller): Promise<void> {
     if (caller.environment !== 'live') {
       throw validationFailed(
@@ -418,7 +452,7 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
     },
 
     async sweep() {
-      const totals = { counted: 0, expired: 0, requeued: 0, failed: 0 }
+      const totals: SweepTotals = { counted: 0, expired: 0, requeued: 0, failed: 0 }
       const at = now()
       const before = new Date(at.getTime() - SWEEP_AFTER_SECONDS * 1000)
       for (const row of await listStaleOpenPayments(db, providerName, before, SWEEP_PAGE)) {
@@ -452,6 +486,10 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
         }
       }
       if (gateway) {
+        await sweepOrderCharges(gateway.name, before, totals)
+        for (const refundId of await listStaleRequestedRefunds(db, gateway.name, before, SWEEP_PAGE)) {
+          if (await deps.jobs.requeueAbandoned(jobRequest('refund-card-payment', { refundId }))) totals.requeued += 1
+        }
         for (const eventId of await listUnprocessedEvents(db, gateway.name, before, SWEEP_PAGE)) {
           const put = await deps.jobs.requeueAbandoned(
             jobRequest('process-payment-event', { provider: gateway.name, eventId }),

@@ -14,16 +14,16 @@ import { formatId } from '../domain/ids.ts'
 import { type JobRequest, jobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
 import { ServiceError, validationFailed } from '../domain/outcomes.ts'
-import type { CheckoutCompletedEvent } from '../domain/payment-gateway.ts'
 import {
+  type CheckoutCompletedEvent,
   type OffSessionChargeResult,
-  type PaymentEvent,
   type PaymentGateway,
   PaymentGatewayError,
 } from '../domain/payment-gateway.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
+import { listOrdersAwaitingPayment } from '../repositories/orders.repository.ts'
 import {
   endProviderPayment,
   findPaymentBySession,
@@ -35,6 +35,7 @@ import {
   type PaymentMethodRow,
   type ProviderPaymentRow,
   type ProviderPaymentStatus,
+  recordPendingPayment,
   recordSession,
   storeCard,
   storeCustomer,
@@ -46,7 +47,7 @@ import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
 import { orderLogFields } from './pipeline/log-lines.ts'
 
-/** A checkout completion as the dispatcher hands it over (services/payment-events.service.ts has the same). */
+/** A checkout completion as the dispatcher hands it over (services/payment-events.service.ts). */
 export type { CheckoutCompletedEvent } from '../domain/payment-gateway.ts'
 
 /** The card on file as the API and the dashboard show it: display fields only. */
@@ -79,6 +80,11 @@ export interface SavedCardsService {
   completeCardSetup(event: CheckoutCompletedEvent): Promise<string>
   /** The job `charge-saved-card`: charges the card for a held order and records the answer; throws to be retried. */
   chargeHeldOrder(providerPaymentId: number): Promise<void>
+  /**
+   * The sweeper's: reads back a charge the provider left pending and records how it ended (once, as the job would);
+   * its status now (`pending` while the bank still settles it). A provider failure throws (the next sweep asks).
+   */
+  settlePendingCharge(providerPaymentId: number): Promise<ProviderPaymentStatus | 'pending'>
 }
 
 export interface SavedCardsDeps {
@@ -198,6 +204,22 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
         ? `the card on file paid ${amount} for ${changed.order.document.id}`
         : `the card on file did not pay ${amount} for ${changed.order.document.id}: it ${end.reason}`,
     )
+  }
+
+  /**
+   * The account's Live orders already waiting for a payment when its card is saved, oldest first: each gets the
+   * charge of the card a new hold would get (a provider payment 'open' and its job), in its own order change.
+   */
+  async function chargeWaitingOrders(accountId: number): Promise<string[]> {
+    const started: string[] = []
+    for (const orderNumber of await listOrdersAwaitingPayment(db, accountId)) {
+      const changed = await orders.change(orderNumber, async (order, tx) => {
+        const jobs = await deps.billing.startCardChargeOfHeldOrder(tx, order)
+        return { changed: jobs.length > 0, jobs }
+      })
+      if (changed?.result.changed) started.push(changed.order.document.id)
+    }
+    return started
   }
 
   /** What the provider answered, as the end of the payment. */
@@ -333,7 +355,9 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
         return true
       })
       if (!saved) return 'already recorded'
-      return `card saved for ${accountId}: ${card.brand ?? 'card'} ending ${card.last4 ?? '????'}`
+      const charging = await chargeWaitingOrders(setup.accountId)
+      const started = charging.length > 0 ? `; charging it for ${charging.join(', ')}` : ''
+      return `card saved for ${accountId}: ${card.brand ?? 'card'} ending ${card.last4 ?? '????'}${started}`
     },
 
     async chargeHeldOrder(providerPaymentId: number): Promise<void> {
@@ -363,11 +387,24 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
       }
       const end = endOf(result)
       if (end) return recordCharge(payment, end)
-      // Pending (rare for cards): the provider settles it later; the order shows its issue meanwhile.
+      // Pending (rare for cards): the provider settles it later, the sweeper reads it back (the row stays open with
+      // the provider's payment); the order shows its issue meanwhile.
+      if (result.paymentId) await recordPendingPayment(db, payment.id, result.paymentId)
       await orders.change(payment.orderNumber, async (order, tx) => ({
         changed: true,
         jobs: await deps.billing.finishSavedCardCharge(tx, order, 'has a payment pending at its bank'),
       }))
+    },
+
+    async settlePendingCharge(providerPaymentId: number): Promise<ProviderPaymentStatus | 'pending'> {
+      const payment = await findProviderPayment(db, providerPaymentId)
+      if (payment?.purpose !== 'orderCharge' || payment.orderNumber === null) return 'failed'
+      if (payment.status !== 'open') return payment.status
+      if (!gateway || !payment.paymentId) return 'pending'
+      const end = endOf(await gateway.readPayment(payment.paymentId))
+      if (!end) return 'pending'
+      await recordCharge(payment, end)
+      return (await findProviderPayment(db, providerPaymentId))?.status ?? end.status
     },
   }
 }

@@ -4,8 +4,10 @@
 // the first answer replayed, one effect; same key, other parameters: 400 idempotency_error), records every call,
 // can fail the next request (500 or 429, before or after its effect) or hold it unanswered, and signs webhooks the
 // way Stripe signs them (the library's generateTestHeaderString). Off-session charges answer by Stripe's test
-// payment method ids (STAND_IN_CARDS). A session's `url` serves a one-button page whose Pay completes the session,
-// sends checkout.session.completed to `webhookEndpoint` and redirects to success_url. Nothing leaves the machine.
+// payment method ids (STAND_IN_CARDS; its own `pending` one leaves a PaymentIntent `processing` until settlePayment),
+// and a PaymentIntent is read back by its id. A session's `url` serves a one-button page whose Pay completes the
+// session, sends checkout.session.completed to `webhookEndpoint` and redirects to success_url. Nothing leaves the
+// machine.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -31,6 +33,8 @@ export const STAND_IN_CARDS = {
   declined: 'pm_card_chargeDeclined',
   /** 402 card_error `card_declined`, decline code `insufficient_funds`. */
   insufficientFunds: 'pm_card_chargeDeclinedInsufficientFunds',
+  /** The stand-in's own: 200 with status `processing` (a payment the bank settles later); settlePayment ends it. */
+  pending: 'pm_card_standinProcessing',
 } as const
 
 export interface RecordedCall {
@@ -79,6 +83,8 @@ export interface StripeStandIn {
   failNext(fault: StandInFault): void
   /** The payer pays (mode payment) or saves STAND_IN_CARDS.visa (mode setup); answers the completed session. */
   completeCheckout(sessionId: string, paymentMethod?: string): Record<string, any>
+  /** The bank settles a `processing` PaymentIntent: paid (with its charge) or failed (declined with `reason`). */
+  settlePayment(paymentIntentId: string, outcome: 'succeeded' | 'failed', reason?: string): Record<string, any>
   /** A dispute opened (or, with a status such as `won` / `lost`, closed) on a payment; answers the dispute. */
   dispute(paymentIntentId: string, status?: string, reason?: string): Record<string, any>
   /** The charge behind a payment, refunds included (charge.refunded's object). */
@@ -159,11 +165,11 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   }
 
   /** A succeeded PaymentIntent with its charge. */
-  function succeededIntent(fields: Record<string, any>): Record<string, any> {
+  function succeededIntent(fields: Record<string, any>, id: string = newId('pi')): Record<string, any> {
     const intent: Record<string, any> = {
       ...fixture('payment-intent'),
       ...fields,
-      id: newId('pi'),
+      id,
       created: seconds(),
       status: 'succeeded',
     }
@@ -278,6 +284,10 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     if (card === STAND_IN_CARDS.visa) return { status: 200, body: succeededIntent(fields) }
     const intent: Record<string, any> = { ...fixture('payment-intent'), ...fields, id: newId('pi'), created: seconds() }
     paymentIntents.set(intent.id, intent)
+    if (card === STAND_IN_CARDS.pending) {
+      intent.status = 'processing'
+      return { status: 200, body: intent }
+    }
     if (card === STAND_IN_CARDS.threeDSecureRequired) {
       intent.status = 'requires_action'
       intent.next_action = { type: 'use_stripe_sdk', use_stripe_sdk: {} }
@@ -341,6 +351,11 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     if (session) {
       const found = sessions.get(session[1]!)
       return found ? { status: 200, body: publicSession(found) } : missing('checkout.session', session[1]!)
+    }
+    const intent = /^\/v1\/payment_intents\/([^/]+)$/.exec(path)
+    if (intent) {
+      const found = paymentIntents.get(intent[1]!)
+      return found ? { status: 200, body: found } : missing('payment_intent', intent[1]!)
     }
     const setup = /^\/v1\/setup_intents\/([^/]+)$/.exec(path)
     if (setup) {
@@ -509,6 +524,18 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     return publicSession(session)
   }
 
+  function settlePayment(paymentIntentId: string, outcome: 'succeeded' | 'failed', reason = 'insufficient_funds') {
+    const intent = paymentIntents.get(paymentIntentId)
+    if (intent?.status !== 'processing') throw new Error(`stand-in: ${paymentIntentId} is not processing`)
+    if (outcome === 'succeeded') {
+      const { id: _id, created: _created, status: _status, ...fields } = intent
+      return succeededIntent(fields, paymentIntentId)
+    }
+    intent.status = 'requires_payment_method'
+    intent.last_payment_error = { type: 'card_error', code: 'card_declined', decline_code: reason }
+    return { ...intent }
+  }
+
   function dispute(paymentIntentId: string, status = 'needs_response', reason = 'fraudulent'): Record<string, any> {
     const intent = paymentIntents.get(paymentIntentId)
     const charge = intent?.latest_charge ? charges.get(intent.latest_charge) : undefined
@@ -579,6 +606,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       faults.push(fault)
     },
     completeCheckout,
+    settlePayment,
     dispute,
     chargeOf,
     signedEvent,

@@ -1,0 +1,378 @@
+// Card payments through Stripe end to end (docs/billing.md#card-payments-through-stripe): Stripe's signed events are
+// delivered over HTTP to POST /payments/v1/stripe/webhooks by the stand-in, and the real workers run the job
+// process-payment-event, which routes each to its service: a card setup (the card on file, which then pays an order
+// that was already waiting), a refund made in the Stripe Dashboard, a dispute opened then won (each delivered twice).
+// Then, without workers and on a manual clock, the sweeper: card charges and refunds whose job the queue gave up are
+// put back with the same idempotency key, and a charge Stripe left pending is read back.
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
+import { parseId } from '../../src/domain/ids.ts'
+import type { Charge } from '../../src/domain/order.ts'
+import type { PaymentGateway } from '../../src/domain/payment-gateway.ts'
+import { STRIPE_WEBHOOK_PATH } from '../../src/http/routes/payment-webhooks.routes.ts'
+import { readBalance } from '../../src/repositories/accounts.repository.ts'
+import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
+import { listLedger } from '../../src/repositories/billing.repository.ts'
+import { SWEEP_AFTER_SECONDS } from '../../src/services/hosted-payments.service.ts'
+import { type ImageServer, startImageServer } from '../support/image-server.ts'
+import { withoutResolutionWarnings } from '../support/issues.ts'
+import { minorUnits as minor } from '../support/money.ts'
+import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
+import { STAND_IN_CARDS, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
+import { tier } from '../support/tiers.ts'
+import { waitFor } from '../support/wait.ts'
+
+const databases = tier('http')
+
+const accountNumber = (account: TestAccount) => parseId('acc', account.id) as number
+const ISSUE = 'RequiresPaymentAuthorisation'
+
+for (const kind of databases) {
+  describe(`Stripe's webhooks through the route and the job (${kind})`, () => {
+    let t: TestApp
+    let standIn: StripeStandIn
+    let gateway: PaymentGateway
+    let images: ImageServer
+    let endpoint: string
+
+    before(async () => {
+      standIn = await startStripeStandIn()
+      gateway = createStripeGateway({
+        secretKey: standIn.secretKey,
+        webhookSecret: standIn.webhookSecret,
+        apiUrl: standIn.url,
+        timeoutMs: 2000,
+        maxNetworkRetries: 0,
+      })
+      t = await startTestApp({
+        kind,
+        workers: true,
+        realClock: true,
+        publicUrls: { live: 'https://live.printroute.test' },
+        paymentGateway: gateway,
+      })
+      images = await startImageServer()
+      await t.app.live.listen({ host: '127.0.0.1', port: 0 })
+      endpoint = `http://127.0.0.1:${(t.app.live.server.address() as AddressInfo).port}${STRIPE_WEBHOOK_PATH}`
+    })
+    after(async () => {
+      await t.close()
+      await images.close()
+      await standIn.close()
+    })
+
+    /** Stripe delivers the event (twice when asked) and the job processes it: its stored outcome. */
+    async function delivered(type: string, object: Record<string, any>, times = 1): Promise<string> {
+      const signed = standIn.signedEvent(type, object)
+      for (let delivery = 0; delivery < times; delivery += 1) {
+        const answer = await standIn.deliver(endpoint, signed)
+        assert.equal(answer.status, 200, await answer.text())
+      }
+      return waitFor(`event ${signed.event.id} processed`, async () => {
+        const rows = await t.database.db.query<{ outcome: string | null }>(
+          `SELECT outcome FROM provider_events WHERE provider = 'stripe' AND event_id = $1 AND processed_at IS NOT NULL`,
+          [signed.event.id],
+        )
+        return rows[0]?.outcome ?? undefined
+      })
+    }
+
+    const ledgerOf = async (account: TestAccount) =>
+      (await listLedger(t.database.db, accountNumber(account))).map((entry) => [entry.entry, entry.amountMinor])
+
+    async function orderDocument(account: TestAccount, orderId: string) {
+      return json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` }, account.liveKey)).order
+    }
+
+    test('a card saved through the webhook pays the order already waiting; a Dashboard refund and a won dispute are recorded once', async () => {
+      const account = await t.createAccount({ billingMode: 'prepaid' })
+      const created = await t.live(
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [{ sku: PHONE_CASE, copies: 2, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+          }),
+          headers: { 'content-type': 'application/json' },
+        },
+        account.liveKey,
+      )
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id as string
+      // No balance, no card: the workers hold it for payment.
+      const held = await waitFor('the order held for payment', async () => {
+        const order = await orderDocument(account, orderId)
+        return order.status.issues.some((issue: { errorCode: string }) => issue.errorCode === ISSUE) ? order : undefined
+      })
+      const due = minor((held.charges[0] as Charge).totalCost.amount)
+
+      // The card is saved on Checkout; Stripe's event reaches the route, and the job stores the card.
+      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
+      const sessionId = new URL(setup.setup.url).pathname.split('/').at(-1) as string
+      const outcome = await delivered('checkout.session.completed', standIn.completeCheckout(sessionId), 2)
+      assert.match(outcome, new RegExp(`^card saved for ${account.id}: visa ending 4242; charging it for ${orderId}$`))
+      const shown = json(await t.live({ method: 'GET', url: '/v4.0/account/payment-method' }, account.liveKey)).card
+      assert.equal(shown.last4, '4242')
+
+      // The order that was waiting is charged to the new card by its job, and released.
+      const charge = await waitFor('the card charge answered', async () => {
+        const rows = await t.database.db.query<{ status: string; paymentId: string | null; amount: string }>(
+          `SELECT status, payment_id AS "paymentId", amount_minor::text AS amount FROM provider_payments
+            WHERE order_id = $1 AND purpose = 'orderCharge'`,
+          [parseId('ord', orderId)],
+        )
+        return rows.length === 1 && rows[0]?.status !== 'open' ? rows[0] : undefined
+      })
+      assert.equal(charge.status, 'succeeded')
+      assert.equal(BigInt(charge.amount), due)
+      const paymentId = charge.paymentId as string
+      const released = await orderDocument(account, orderId)
+      assert.deepEqual(withoutResolutionWarnings(released.status.issues), [])
+      assert.deepEqual(await ledgerOf(account), [
+        ['card-payment', due],
+        ['balance-charge', -due],
+      ])
+
+      // A partial refund made in the Stripe Dashboard: charge.refunded, delivered twice, recorded once.
+      const part = due / 2n
+      await gateway.refund({ paymentId, amountMinor: part, currency: 'GBP', idempotencyKey: `dashboard-${orderId}` })
+      const refundedOutcome = await delivered('charge.refunded', standIn.chargeOf(paymentId), 2)
+      assert.match(refundedOutcome, /^refunded outside printroute: /)
+      assert.match(
+        await delivered('charge.refunded', standIn.chargeOf(paymentId)),
+        /as printroute knows: nothing changed$/,
+      )
+      assert.deepEqual((await ledgerOf(account)).slice(2), [['card-refund', -part]])
+      assert.equal(await readBalance(t.database.db, accountNumber(account)), 0n, 'the balance is unchanged')
+      const outside = await listAuditEvents(t.database.db, {
+        accountId: accountNumber(account),
+        actions: ['payment.refundedOutside'],
+        limit: 10,
+      })
+      assert.equal(outside.length, 1)
+      assert.equal(outside[0]?.target, orderId)
+
+      // A dispute opened, then won: each report delivered twice, each ledger entry written once.
+      const opened = standIn.dispute(paymentId)
+      await delivered('charge.dispute.created', opened, 2)
+      await delivered('charge.dispute.created', opened)
+      const won = { ...opened, status: 'won' }
+      await delivered('charge.dispute.closed', won, 2)
+      await delivered('charge.dispute.closed', won)
+      assert.deepEqual((await ledgerOf(account)).slice(3), [
+        ['card-dispute', -BigInt(opened.amount)],
+        ['card-dispute-won', BigInt(opened.amount)],
+      ])
+      const disputes = await listAuditEvents(t.database.db, {
+        accountId: accountNumber(account),
+        actions: ['payment.disputeOpened', 'payment.disputeClosed'],
+        limit: 10,
+      })
+      assert.deepEqual(disputes.map((entry) => entry.action).sort(), ['payment.disputeClosed', 'payment.disputeOpened'])
+    })
+  })
+
+  describe(`the sweeper over card charges and refunds (${kind})`, () => {
+    let t: TestApp
+    let standIn: StripeStandIn
+    let images: ImageServer
+    before(async () => {
+      standIn = await startStripeStandIn()
+      const gateway = createStripeGateway({
+        secretKey: standIn.secretKey,
+        webhookSecret: standIn.webhookSecret,
+        apiUrl: standIn.url,
+        timeoutMs: 2000,
+        maxNetworkRetries: 0,
+      })
+      t = await startTestApp({ kind, publicUrls: { live: 'https://live.printroute.test' }, paymentGateway: gateway })
+      images = await startImageServer()
+    })
+    after(async () => {
+      await t.close()
+      await images.close()
+      await standIn.close()
+    })
+
+    const sweep = () => t.app.services.hostedPayments.sweep()
+    const later = () => t.clock.advanceSeconds(SWEEP_AFTER_SECONDS + 1)
+    const jobsOf = async (name: string, field: string, id: number) =>
+      t.database.db.query<{ state: string }>(
+        `SELECT state FROM ${t.database.jobSchema}.job WHERE name = $1 AND (data->>$2)::int = $3`,
+        [name, field, id],
+      )
+    /** The queue gave up on the job (its retries spent and then deleted). */
+    const dropJobs = (name: string, field: string, id: number) =>
+      t.database.db.query(`DELETE FROM ${t.database.jobSchema}.job WHERE name = $1 AND (data->>$2)::int = $3`, [
+        name,
+        field,
+        id,
+      ])
+
+    async function accountWithCard(card: string): Promise<TestAccount> {
+      const account = await t.createAccount({ billingMode: 'prepaid' })
+      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
+      const sessionId = new URL(setup.setup.url).pathname.split('/').at(-1) as string
+      const signed = standIn.signedEvent('checkout.session.completed', standIn.completeCheckout(sessionId, card))
+      const event = t.app.services.paymentEvents
+      assert.ok(event)
+      await t.live(
+        {
+          method: 'POST',
+          url: STRIPE_WEBHOOK_PATH,
+          payload: signed.payload,
+          headers: { 'content-type': 'application/json', 'stripe-signature': signed.header },
+        },
+        null,
+      )
+      await event.process('stripe', signed.event.id)
+      return account
+    }
+
+    async function heldOrder(account: TestAccount): Promise<{ orderId: string; orderNumber: number; due: bigint }> {
+      const created = await t.live(
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [{ sku: PHONE_CASE, copies: 2, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+          }),
+          headers: { 'content-type': 'application/json' },
+        },
+        account.liveKey,
+      )
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id as string
+      const held = await pipelineDriver(t).allocate(orderId)
+      return {
+        orderId,
+        orderNumber: held.orderNumber,
+        due: minor((held.document.charges[0] as Charge).totalCost.amount),
+      }
+    }
+
+    async function chargeOf(orderNumber: number) {
+      const rows = await t.database.db.query<{ id: number; status: string; key: string; paymentId: string | null }>(
+        `SELECT id::int AS id, status, idempotency_key AS key, payment_id AS "paymentId" FROM provider_payments
+          WHERE order_id = $1 AND purpose = 'orderCharge' ORDER BY id`,
+        [orderNumber],
+      )
+      assert.equal(rows.length, 1)
+      return rows[0] as (typeof rows)[number]
+    }
+
+    const intentCalls = (key: string) =>
+      standIn.calls.filter((call) => call.path === '/v1/payment_intents' && call.idempotencyKey === key)
+
+    test('a card charge whose job the queue gave up is put back and charged once; one still queued is left alone', async () => {
+      const account = await accountWithCard(STAND_IN_CARDS.visa)
+      const { orderId, orderNumber, due } = await heldOrder(account)
+      const payment = await chargeOf(orderNumber)
+      assert.equal(payment.status, 'open')
+      later()
+      // Its job still waits in the queue: nothing to put back.
+      assert.equal((await sweep()).requeued, 0)
+      // Stripe charged the card but its answer was lost, and the queue gave the job up.
+      standIn.failNext({ status: 500, when: 'after', pathPrefix: '/v1/payment_intents' })
+      await assert.rejects(t.app.services.savedCards.chargeHeldOrder(payment.id))
+      await dropJobs('charge-saved-card', 'providerPaymentId', payment.id)
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 1, failed: 0 })
+      assert.deepEqual(
+        (await jobsOf('charge-saved-card', 'providerPaymentId', payment.id)).map((job) => job.state),
+        ['created'],
+      )
+      assert.equal((await sweep()).requeued, 0, 'put back once')
+      await t.app.services.savedCards.chargeHeldOrder(payment.id)
+      assert.equal((await chargeOf(orderNumber)).status, 'succeeded')
+      // The same key both times: Stripe answered the first PaymentIntent again, one payment.
+      assert.deepEqual(
+        intentCalls(payment.key).map((call) => call.replayed),
+        [false, true],
+      )
+      const ledger = (await listLedger(t.database.db, accountNumber(account))).map((entry) => [
+        entry.entry,
+        entry.amountMinor,
+      ])
+      assert.deepEqual(ledger, [
+        ['card-payment', due],
+        ['balance-charge', -due],
+      ])
+      const document = await pipelineDriver(t).document(orderId)
+      assert.deepEqual(withoutResolutionWarnings(document.status.issues), [])
+    })
+
+    test('a charge Stripe left pending is read back by the sweeper: paid releases the order, declined shows why', async () => {
+      for (const outcome of ['succeeded', 'failed'] as const) {
+        const account = await accountWithCard(STAND_IN_CARDS.pending)
+        const { orderId, orderNumber, due } = await heldOrder(account)
+        const payment = await chargeOf(orderNumber)
+        await t.app.services.savedCards.chargeHeldOrder(payment.id)
+        const pending = await chargeOf(orderNumber)
+        assert.equal(pending.status, 'open')
+        assert.ok(pending.paymentId?.startsWith('pi_'), 'the PaymentIntent is kept for the sweeper')
+        later()
+        // Still processing at the bank: read, left open.
+        assert.equal((await sweep()).counted, 0)
+        assert.equal((await chargeOf(orderNumber)).status, 'open')
+        standIn.settlePayment(pending.paymentId as string, outcome)
+        standIn.failNext({ status: 500, pathPrefix: '/v1/payment_intents/' })
+        assert.equal((await sweep()).failed, 1, 'a Stripe failure is left for the next sweep')
+        assert.deepEqual(await sweep(), { counted: 1, expired: 0, requeued: 0, failed: 0 })
+        assert.equal((await sweep()).counted, 0, 'counted once')
+        const issues = withoutResolutionWarnings((await pipelineDriver(t).document(orderId)).status.issues)
+        const balance = await readBalance(t.database.db, accountNumber(account))
+        if (outcome === 'succeeded') {
+          assert.equal((await chargeOf(orderNumber)).status, 'succeeded')
+          assert.deepEqual(issues, [])
+          assert.equal(balance, 0n)
+        } else {
+          assert.equal((await chargeOf(orderNumber)).status, 'declined')
+          assert.equal(issues.length, 1)
+          assert.match(issues[0]?.description ?? '', /the card on file was declined: insufficient_funds$/)
+          assert.equal(issues[0]?.authorisationDetails?.paymentDetails?.amount, (Number(due) / 100).toFixed(2))
+        }
+      }
+    })
+
+    test('a refund to the card whose job the queue gave up is put back, and refunded once', async () => {
+      const account = await accountWithCard(STAND_IN_CARDS.visa)
+      const { orderId, orderNumber } = await heldOrder(account)
+      const payment = await chargeOf(orderNumber)
+      await t.app.services.savedCards.chargeHeldOrder(payment.id)
+      assert.equal((await chargeOf(orderNumber)).status, 'succeeded')
+      const cancelled = await t.live({ method: 'POST', url: `/v4.0/orders/${orderId}/actions/cancel` }, account.liveKey)
+      assert.equal(cancelled.statusCode, 200, cancelled.body)
+      const refunds = await t.database.db.query<{ id: number; key: string; status: string }>(
+        `SELECT id::int AS id, idempotency_key AS key, status FROM provider_refunds WHERE order_id = $1`,
+        [orderNumber],
+      )
+      assert.equal(refunds.length, 1)
+      const refund = refunds[0] as (typeof refunds)[number]
+      // Stripe refunded, the answer was lost, and the queue gave up on the job.
+      standIn.failNext({ status: 500, when: 'after', pathPrefix: '/v1/refunds' })
+      await assert.rejects(t.app.services.cardRefunds.runRefund(refund.id))
+      await dropJobs('refund-card-payment', 'refundId', refund.id)
+      // Not before 10 minutes.
+      assert.equal((await sweep()).requeued, 0)
+      later()
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 1, failed: 0 })
+      assert.equal((await jobsOf('refund-card-payment', 'refundId', refund.id)).length, 1)
+      await t.app.services.cardRefunds.runRefund(refund.id)
+      const calls = standIn.calls.filter((call) => call.path === '/v1/refunds' && call.idempotencyKey === refund.key)
+      assert.deepEqual(
+        calls.map((call) => call.replayed),
+        [false, true],
+      )
+      const paymentId = (await chargeOf(orderNumber)).paymentId
+      assert.equal([...standIn.refunds.values()].filter((entry) => entry.payment_intent === paymentId).length, 1)
+      const after = await t.database.db.query<{ status: string }>(`SELECT status FROM provider_refunds WHERE id = $1`, [
+        refund.id,
+      ])
+      assert.equal(after[0]?.status, 'succeeded')
+      assert.equal((await sweep()).requeued, 0, 'an answered refund is not swept')
+    })
+  })
+}
