@@ -1,6 +1,7 @@
 // Card payments for the payment page (docs/billing.md#orders-waiting-for-payment). printroute talks to a payment
 // provider through this one interface; the bundled provider simulates one, so the whole flow (order held for payment,
-// page, payment, order released) works on one machine. A real provider (Stripe, Adyen, ...) is another implementation.
+// page, payment, order released) works on one machine. Real card payments go through the hosted-checkout gateway
+// instead (domain/payment-gateway.ts, Stripe: docs/billing.md#card-payments-through-stripe).
 
 export interface CardDetails {
   /** Digits only (spaces and dashes removed by the caller). */
