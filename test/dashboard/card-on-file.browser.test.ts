@@ -3,11 +3,10 @@
 // brand ···· last4 with its expiry, and removes it. Desktop (1280) and phone (390) width, checked with axe-core.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import type { PaymentGateway } from '../../src/domain/payment-gateway.ts'
 import { assertAccessible, newContext, screenshotForDocs, setViewport, signIn } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { tier } from '../support/tiers.ts'
 
 const databaseKinds = tier('browser')
@@ -19,11 +18,7 @@ for (const kind of databaseKinds) {
     let gateway: PaymentGateway
     before(async () => {
       standIn = await startStripeStandIn()
-      gateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
-      })
+      gateway = gatewayOnStandIn(standIn)
       h = await startDashboardHarness(kind, { paymentGateway: gateway })
     })
     after(async () => {

@@ -3,11 +3,10 @@
 // webhook's job has counted it. Desktop and phone width, checked with axe-core.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { STRIPE_WEBHOOK_PATH } from '../../src/http/routes/payment-webhooks.routes.ts'
 import { assertAccessible, newContext, screenshotForDocs, setViewport, signIn } from '../support/browser.ts'
 import { type DashboardHarness, startDashboardHarness } from '../support/dashboard.ts'
-import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { json } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
@@ -22,11 +21,7 @@ for (const kind of databaseKinds) {
     const standInOptions: { webhookEndpoint?: string } = {}
     before(async () => {
       standIn = await startStripeStandIn(standInOptions)
-      const paymentGateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
-      })
+      const paymentGateway = gatewayOnStandIn(standIn)
       h = await startDashboardHarness(kind, { paymentGateway })
       standInOptions.webhookEndpoint = `${h.urls.live}${STRIPE_WEBHOOK_PATH}`
     })

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import { insertFulfilment } from '../../src/repositories/channels.repository.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
@@ -19,7 +18,7 @@ import { type ImageServer, solidJpeg, startImageServer } from '../support/image-
 import { pipelineDriver } from '../support/pipeline-driver.ts'
 import { bookPdf } from '../support/preflight-files.ts'
 import { shopifyWebhookHeaders } from '../support/shopify-stand-in.ts'
-import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { catalogue, json, listenOnLoopback, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -146,11 +145,7 @@ describe('the curl examples of docs/api.md and docs/sandbox.md', () => {
       realClock: true,
       // The cancellation example's cancel answers FailedToCancel after a second; the lab's answer then cancels.
       labCancelWaitSeconds: 1,
-      paymentGateway: createStripeGateway({
-        secretKey: stripe.secretKey,
-        webhookSecret: stripe.webhookSecret,
-        apiUrl: stripe.url,
-      }),
+      paymentGateway: gatewayOnStandIn(stripe),
     })
     urls = await listenOnLoopback(t)
     receiver = await startCallbackReceiver()

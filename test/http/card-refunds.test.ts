@@ -6,7 +6,6 @@
 // and applied once, whatever the redelivery.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import type { PaymentEvent, PaymentGateway, RefundRequest, RefundResult } from '../../src/domain/payment-gateway.ts'
 import { readBalance } from '../../src/repositories/accounts.repository.ts'
@@ -18,7 +17,7 @@ import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { json, sampleOrder, startTestApp, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -39,10 +38,7 @@ for (const kind of databases) {
 
     before(async () => {
       standIn = await startStripeStandIn()
-      gateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
+      gateway = gatewayOnStandIn(standIn, {
         // Faults reach printroute's job (the library would otherwise retry them itself, with the same key).
         maxNetworkRetries: 0,
         timeoutMs: 400,

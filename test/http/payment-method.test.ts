@@ -4,14 +4,13 @@
 // refused with the field that says why.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import type { PaymentGateway } from '../../src/domain/payment-gateway.ts'
 import { storeCard } from '../../src/repositories/saved-cards.repository.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
-import { STAND_IN_CARDS, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, STAND_IN_CARDS, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -27,10 +26,7 @@ for (const kind of databases) {
     before(async () => {
       images = await startImageServer()
       standIn = await startStripeStandIn()
-      gateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
+      gateway = gatewayOnStandIn(standIn, {
         maxNetworkRetries: 0,
       })
       t = await startTestApp({ kind, publicUrls: { live: 'https://live.printroute.test' }, paymentGateway: gateway })

@@ -4,7 +4,6 @@
 // needed or declined -> the RequiresPaymentAuthorisation issue saying why. Retries repeat the same idempotency key.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import type { Charge, OrderDocument } from '../../src/domain/order.ts'
 import { type PaymentGateway, PaymentGatewayError } from '../../src/domain/payment-gateway.ts'
@@ -14,7 +13,7 @@ import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { STAND_IN_CARDS, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, STAND_IN_CARDS, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -43,10 +42,7 @@ for (const kind of databaseKinds) {
     before(async () => {
       standIn = await startStripeStandIn()
       // No retries inside the library: the job's own retry is what these tests watch.
-      gateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
+      gateway = gatewayOnStandIn(standIn, {
         maxNetworkRetries: 0,
         timeoutMs: 2000,
       })

@@ -4,7 +4,6 @@
 // webhook that never came, and Stripe failing while a session is made.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import type { PaymentGateway } from '../../src/domain/payment-gateway.ts'
@@ -18,7 +17,7 @@ import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, type PipelineDriver, pipelineDriver } from '../support/pipeline-driver.ts'
-import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 
@@ -38,10 +37,7 @@ for (const kind of databases) {
 
     before(async () => {
       standIn = await startStripeStandIn({ now })
-      gateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
+      gateway = gatewayOnStandIn(standIn, {
         now,
         timeoutMs: 1000,
         maxNetworkRetries: 0,

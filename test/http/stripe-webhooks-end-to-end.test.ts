@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { createStripeGateway } from '../../src/adapters/stripe-gateway.ts'
 import { parseId } from '../../src/domain/ids.ts'
 import type { Charge } from '../../src/domain/order.ts'
 import type { PaymentGateway } from '../../src/domain/payment-gateway.ts'
@@ -20,7 +19,7 @@ import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
 import { minorUnits as minor } from '../support/money.ts'
 import { PHONE_CASE, pipelineDriver } from '../support/pipeline-driver.ts'
-import { STAND_IN_CARDS, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
+import { gatewayOnStandIn, STAND_IN_CARDS, type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in.ts'
 import { json, sampleOrder, startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts'
 import { tier } from '../support/tiers.ts'
 import { waitFor } from '../support/wait.ts'
@@ -40,10 +39,7 @@ for (const kind of databases) {
 
     before(async () => {
       standIn = await startStripeStandIn()
-      gateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
+      gateway = gatewayOnStandIn(standIn, {
         timeoutMs: 2000,
         maxNetworkRetries: 0,
       })
@@ -181,10 +177,7 @@ for (const kind of databases) {
     let images: ImageServer
     before(async () => {
       standIn = await startStripeStandIn()
-      const gateway = createStripeGateway({
-        secretKey: standIn.secretKey,
-        webhookSecret: standIn.webhookSecret,
-        apiUrl: standIn.url,
+      const gateway = gatewayOnStandIn(standIn, {
         timeoutMs: 2000,
         maxNetworkRetries: 0,
       })

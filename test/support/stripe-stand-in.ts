@@ -14,6 +14,8 @@ import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Stripe from 'stripe'
+import { createStripeGateway, type StripeGatewayOptions } from '../../src/adapters/stripe-gateway.ts'
+import type { PaymentGateway } from '../../src/domain/payment-gateway.ts'
 
 const FIXTURES = new URL('../fixtures/stripe/', import.meta.url)
 
@@ -616,4 +618,20 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/**
+ * The real Stripe gateway pointed at the stand-in (its key, webhook secret and address); the other options
+ * (timeouts, the library's retries, the clock) as createStripeGateway takes them.
+ */
+export function gatewayOnStandIn(
+  standIn: Pick<StripeStandIn, 'secretKey' | 'webhookSecret' | 'url'>,
+  options: Omit<StripeGatewayOptions, 'secretKey' | 'webhookSecret' | 'apiUrl'> = {},
+): PaymentGateway {
+  return createStripeGateway({
+    secretKey: standIn.secretKey,
+    webhookSecret: standIn.webhookSecret,
+    apiUrl: standIn.url,
+    ...options,
+  })
 }

@@ -141,6 +141,14 @@ function sendRefusal(reply: FastifyReply, error: unknown): FastifyReply {
   return sendPage(reply, page('Not found', `<h1>Not found</h1><p>${escapeHtml(error.message)}.</p>`), 404)
 }
 
+/** The card details a payment takes (the payment provider's). */
+type PaymentCard = Parameters<PaymentsService['pay']>[3]
+
+/** The card as the payer typed it, its number with the spaces and dashes people type taken out. */
+function cardDetailsOf(card: PaymentCard): PaymentCard {
+  return { number: card.number.replace(/[ -]/g, ''), expiry: card.expiry, cvc: card.cvc }
+}
+
 export function registerPaymentRoutes(
   app: FastifyInstance,
   payments: PaymentsService,
@@ -203,11 +211,7 @@ export function registerPaymentRoutes(
       // With a hosted provider the payer pays on its page: this form's simulated card is not taken.
       if (hosted.hosted) throw new ServiceError('EntityNotFound', 'This payment link is not valid')
       const { token, amount, card } = request.body
-      const result = await payments.pay(request.params.orderId, token, amount, {
-        number: card.number.replace(/[ -]/g, ''),
-        expiry: card.expiry,
-        cvc: card.cvc,
-      })
+      const result = await payments.pay(request.params.orderId, token, amount, cardDetailsOf(card))
       switch (result.status) {
         case 'paid':
           return outcomeReply(request, 'Paid', {
@@ -302,11 +306,7 @@ function registerTopUpPages(app: FastifyInstance, hosted: HostedPaymentsService)
     },
     async (request) => {
       const { token, amount, card } = request.body
-      const result = await hosted.payTopUp(request.params.topUpId, token, amount, {
-        number: card.number.replace(/[ -]/g, ''),
-        expiry: card.expiry,
-        cvc: card.cvc,
-      })
+      const result = await hosted.payTopUp(request.params.topUpId, token, amount, cardDetailsOf(card))
       switch (result.status) {
         case 'paid':
           return outcomeReply(request, 'Paid', {
