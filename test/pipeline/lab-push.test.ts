@@ -365,46 +365,6 @@ for (const kind of databaseKinds)
       }
     })
 
-    test('a receiver that never answers: the attempt records the timeout and the push stays pending for its retry', async () => {
-      const silent = await startCallbackReceiver()
-      const hanging = (await import('node:http')).createServer(() => {})
-      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
-      const port = (hanging.address() as { port: number }).port
-      try {
-        for (const { code } of catalogue.labs) {
-          await t.app.services.labPushes.configure(code, { pushUrl: `http://127.0.0.1:${port}/never` }, TEST_ACTOR)
-        }
-        const { labCode, shipmentId } = await submittedOrder()
-        const createdPush = async () =>
-          json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
-            (candidate: any) => candidate.type === `${LAB_EVENT}.created` && candidate.url.endsWith('/never'),
-          )
-        const pending = await createdPush()
-        assert.ok(pending, 'the created push to the silent receiver')
-        // Its first attempt, as its job would make it (only this one: each attempt waits out the 15 s).
-        await t.app.services.callbacks.deliver(parseId('cbd', pending.id) as number, 1)
-        const push = await createdPush()
-        assert.ok(push.attempts.length > 0, 'an attempt that timed out')
-        assert.equal(push.attempts[0].httpStatus, null)
-        assert.match(push.attempts[0].error, /^no answer from 127\.0\.0\.1:\d+ within 15 s$/)
-        assert.equal(push.status, 'pending', 'retried on the schedule')
-        assert.ok(
-          json(await lab(labCode, 'GET', '/labs/v1/jobs')).jobs.some((job: any) => job.shipmentId === shipmentId),
-          'polling still lists the job',
-        )
-        const show = await t.app.services.labPushes.show(labCode)
-        assert.ok(show.health.lastAttemptAt)
-        assert.equal(show.health.lastHttpStatus, null)
-      } finally {
-        for (const { code } of catalogue.labs) {
-          await t.app.services.labPushes.configure(code, { pushUrl: receiver.url(`/lab/${code}`) }, TEST_ACTOR)
-        }
-        hanging.closeAllConnections()
-        await new Promise((resolve) => hanging.close(resolve))
-        await silent.close()
-      }
-    })
-
     test('reminders: once per job, reason and lab day, to a paused lab too', async () => {
       const { shipmentId, labCode } = await submittedOrder()
       await t.app.services.labs.setPaused(labCode, true, TEST_ACTOR)
@@ -444,6 +404,48 @@ for (const kind of databaseKinds)
         assert.ok(forThisJob().length >= 2, 'the next day reminder')
       } finally {
         await t.app.services.labs.setPaused(labCode, false, TEST_ACTOR)
+      }
+    })
+
+    // Last: its pushes stay pending for a URL whose listener it closes, and a later test's deliverCallbacks would
+    // attempt them again (a port another process may have taken by then).
+    test('a receiver that never answers: the attempt records the timeout and the push stays pending for its retry', async () => {
+      const silent = await startCallbackReceiver()
+      const hanging = (await import('node:http')).createServer(() => {})
+      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+      const port = (hanging.address() as { port: number }).port
+      try {
+        for (const { code } of catalogue.labs) {
+          await t.app.services.labPushes.configure(code, { pushUrl: `http://127.0.0.1:${port}/never` }, TEST_ACTOR)
+        }
+        const { labCode, shipmentId } = await submittedOrder()
+        const createdPush = async () =>
+          json(await lab(labCode, 'GET', '/labs/v1/pushes?top=50')).pushes.find(
+            (candidate: any) => candidate.type === `${LAB_EVENT}.created` && candidate.url.endsWith('/never'),
+          )
+        const pending = await createdPush()
+        assert.ok(pending, 'the created push to the silent receiver')
+        // Its first attempt, as its job would make it (only this one: each attempt waits out the 15 s).
+        await t.app.services.callbacks.deliver(parseId('cbd', pending.id) as number, 1)
+        const push = await createdPush()
+        assert.ok(push.attempts.length > 0, 'an attempt that timed out')
+        assert.equal(push.attempts[0].httpStatus, null)
+        assert.match(push.attempts[0].error, /^no answer from 127\.0\.0\.1:\d+ within 15 s$/)
+        assert.equal(push.status, 'pending', 'retried on the schedule')
+        assert.ok(
+          json(await lab(labCode, 'GET', '/labs/v1/jobs')).jobs.some((job: any) => job.shipmentId === shipmentId),
+          'polling still lists the job',
+        )
+        const show = await t.app.services.labPushes.show(labCode)
+        assert.ok(show.health.lastAttemptAt)
+        assert.equal(show.health.lastHttpStatus, null)
+      } finally {
+        for (const { code } of catalogue.labs) {
+          await t.app.services.labPushes.configure(code, { pushUrl: receiver.url(`/lab/${code}`) }, TEST_ACTOR)
+        }
+        hanging.closeAllConnections()
+        await new Promise((resolve) => hanging.close(resolve))
+        await silent.close()
       }
     })
   })
