@@ -8,7 +8,9 @@
 // - sRGB / CMYK to raw: the same with the lab's colour step (sRGB's profile, or the CMYK profile of the bench's
 //   CMYK lab: FOGRA39, relative colorimetric with black-point compensation);
 // - sRGB / CMYK JPEG: the print file as encoded (quality 95, 4:4:4, no Huffman optimisation, no mozjpeg);
-// - preview: the print-file preview made from that file (decoded at 1/8, to sRGB, 800 px, quality 80);
+// - preview: the print-file preview made from that file (decoded at 1/8, to sRGB, 800 px, quality 80), and the
+//   CMYK one as the renderer makes it from a JPEG photo (a soft proof: the photo at 533 x 800 through the profile
+//   and back to sRGB);
 // then the whole renderPrintFile of both print files of an order (the poster and the canvas, wrap Black) per colour;
 // then the alternatives to lcms's conversion that were tried for the poster (bench/cmyk-lut.ts): a 52-point lookup
 // table applied in JavaScript, the pixels handed back to sharp in a CMYK TIFF (into a fresh buffer each time, as a
@@ -81,6 +83,23 @@ async function main(): Promise<void> {
       .jpeg({ quality: THUMBNAIL_JPEG_QUALITY })
       .toBuffer()
   const files = { srgb: await srgb().jpeg(jpeg).toBuffer(), cmyk: await cmyk().jpeg(jpeg).toBuffer() }
+  // The renderer's CMYK preview from a JPEG photo: the photo at the preview's size through the profile and back.
+  const softProof = async () => {
+    const proof = await sharp(poster, { failOn: 'truncated' })
+      .autoOrient()
+      .resize({ width: 533, height: 800, fit: 'fill' })
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .withIccProfile('srgb')
+      .withIccProfile(profile)
+      .tiff({ compression: 'none' })
+      .toBuffer()
+    return sharp(proof)
+      .toColourspace('srgb')
+      .withIccProfile('srgb')
+      .jpeg({ quality: THUMBNAIL_JPEG_QUALITY })
+      .toBuffer()
+  }
 
   process.stderr.write(`measuring, ${ROUNDS} rounds each ...\n`)
   const geometryMs = await cpuMs(() => geometry().raw().toBuffer())
@@ -94,6 +113,7 @@ async function main(): Promise<void> {
       raw: await cpuMs(() => cmyk().raw().toBuffer()),
       jpeg: await cpuMs(() => cmyk().jpeg(jpeg).toBuffer()),
       preview: await cpuMs(() => preview(files.cmyk)),
+      softProof: await cpuMs(softProof),
     },
   }
   const renderer = createImageRenderer({ concurrency: 1 })
@@ -129,6 +149,7 @@ async function main(): Promise<void> {
     row('JPEG encode (JPEG less raw)', stages.srgb.jpeg - stages.srgb.raw, stages.cmyk.jpeg - stages.cmyk.raw),
     row('print file (geometry, colour, JPEG)', stages.srgb.jpeg, stages.cmyk.jpeg),
     row('preview from the file', stages.srgb.preview, stages.cmyk.preview),
+    row('preview as rendered (CMYK: a soft proof from the photo)', stages.srgb.preview, stages.cmyk.softProof),
     row("an order's two print files (renderPrintFile)", whole.srgb, whole.cmyk),
     '',
     `Print file bytes: sRGB ${files.srgb.length}, CMYK ${files.cmyk.length}. ` +

@@ -333,3 +333,72 @@ test('reproducing refuses another input, another renderer or different bytes, na
     /not the file it was made with/,
   )
 })
+
+/** A photo-sized JPEG (or PNG): a smooth gradient on the left, sRGB's pure green (outside FOGRA39) on the right. */
+async function gradientAndGreen(format: 'jpeg' | 'png'): Promise<Buffer> {
+  const width = 900
+  const height = 1350
+  const raw = Buffer.alloc(width * height * 3)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const left = x < width / 2
+      raw.set(left ? [(x * 255) / (width / 2), (y * 255) / height, 120] : [0, 255, 0], (y * width + x) * 3)
+    }
+  }
+  const image = sharp(raw, { raw: { width, height, channels: 3 } })
+  return (format === 'jpeg' ? image.jpeg({ quality: 95 }) : image.png()).toBuffer()
+}
+
+/** Mean of each sRGB channel of a box of a decoded image. */
+function boxMean(image: { data: Buffer; info: { width: number } }, box: { x: number; y: number; size: number }) {
+  const sums = [0, 0, 0]
+  for (let y = box.y; y < box.y + box.size; y++) {
+    for (let x = box.x; x < box.x + box.size; x++) {
+      for (let c = 0; c < 3; c++)
+        sums[c] = (sums[c] as number) + (image.data[(y * image.info.width + x) * 3 + c] as number)
+    }
+  }
+  return sums.map((sum) => sum / (box.size * box.size))
+}
+
+test("a CMYK print file's preview shows the file's colours: a soft proof from a JPEG, the file reduced otherwise", async () => {
+  const colour = COLOURS.find((candidate) => candidate.intent === 'relative' && candidate.blackPointCompensation)
+  assert.ok(colour)
+  const canvas = {
+    spec: { trimMm: { width: 100, height: 150 }, bleedMm: 3, safeMm: 5, wrapMm: 20, minDpi: 50, recommendedDpi: 300 },
+    wrap: 'MirrorWrap',
+  } as const
+  for (const source of ['jpeg', 'png'] as const) {
+    for (const area of [null, canvas]) {
+      const where = `${source} source, ${area ? 'a mirrored canvas' : 'no spec'}`
+      const rendered = await renderer.renderPrintFile(await gradientAndGreen(source), {
+        width: 1200,
+        height: 1800,
+        sizing: 'fillPrintArea',
+        format: 'jpeg',
+        colour,
+        ...(area ? { area } : {}),
+      })
+      // What the file itself looks like on a screen, reduced here independently of the renderer's preview.
+      const file = await sharp(rendered.data)
+        .resize({ width: 800, height: 800, fit: 'inside' })
+        .toColourspace('srgb')
+        .raw()
+        .toBuffer({ resolveWithObject: true })
+      const preview = await sharp(rendered.preview).raw().toBuffer({ resolveWithObject: true })
+      assert.deepEqual([preview.info.width, preview.info.height], [file.info.width, file.info.height], where)
+      let difference = 0
+      for (let at = 0; at < file.data.length; at++) {
+        difference += Math.abs((file.data[at] as number) - (preview.data[at] as number))
+      }
+      assert.ok(difference / file.data.length < 2.5, `${where}: mean difference ${difference / file.data.length}`)
+      // The green is the press's, not the screen's: far from sRGB's pure green, as close to the file's as before.
+      const box = { x: Math.round(file.info.width * 0.7), y: Math.round(file.info.height * 0.5), size: 20 }
+      const [inFile, inPreview] = [boxMean(file, box), boxMean(preview, box)]
+      assert.ok(Math.abs((inPreview[0] as number) - 0) + Math.abs((inPreview[2] as number) - 0) > 60, where)
+      for (let c = 0; c < 3; c++) {
+        assert.ok(Math.abs((inFile[c] as number) - (inPreview[c] as number)) < 3, `${where}: channel ${c}`)
+      }
+    }
+  }
+})

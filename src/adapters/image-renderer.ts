@@ -312,13 +312,22 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
         `print file came out ${info.width} x ${info.height}, expected ${planned.width} x ${planned.height}`,
       )
     }
-    // From the encoded print file, in the same turn of the limiter: a JPEG print file shrinks on load (the
-    // decoder's 1/8 scale), so this costs a fraction of the render, and the preview shows exactly what
-    // was printed (a CMYK file is converted back to sRGB through its embedded profile). Our own output of a
-    // catalogue size: the input pixel limit does not apply.
-    const preview = await encode(
-      reducedJpeg(sharp(data, { limitInputPixels: false, failOn: 'truncated' }), DEFAULT_PREVIEW_EDGE),
-    )
+    // The preview, in the same turn of the limiter. From the encoded print file: a JPEG print file shrinks on load
+    // (the decoder's 1/8 scale), so this costs a fraction of the render and shows exactly what was printed; our own
+    // output of a catalogue size, so the input pixel limit does not apply. A CMYK file from a photo whose decoder
+    // reduces as it reads: a soft proof, the same picture for less than half the CPU (softProof).
+    const preview =
+      conversion.path !== null && REDUCING_DECODERS.has(source.format)
+        ? await softProof(sharp, {
+            input,
+            decodeOptions,
+            source,
+            options,
+            profilePath: conversion.path,
+            fileSize: previewSize(planned.width, planned.height, DEFAULT_PREVIEW_EDGE),
+            encode,
+          })
+        : await encode(reducedJpeg(sharp(data, { limitInputPixels: false, failOn: 'truncated' }), DEFAULT_PREVIEW_EDGE))
     // Read back from the file as written (a header read), so a lab is told what it will open, not what was meant.
     const { space } = await sharp(data, { limitInputPixels: false }).metadata()
     const manifest: PrintFileManifest = {
@@ -477,6 +486,55 @@ async function applyLayout(
 /** Runs a pipeline to a buffer, sharp's errors turned into the renderer's (ImageTooLarge, UnreadableImage). */
 type Encoder = (pipeline: Sharp) => Promise<{ data: Buffer; info: OutputInfo }>
 
+/**
+ * Source formats whose decoder reduces while it reads (JPEG by 1/2 to 1/8, WebP to any size): decoding one for a
+ * preview costs a fraction of decoding it whole.
+ */
+const REDUCING_DECODERS: ReadonlySet<string> = new Set(['jpeg', 'webp'])
+
+/**
+ * The preview of a CMYK print file as a soft proof: the print file's own steps (plan, layout, the lab's profile
+ * and intent) at the preview's size, then back to sRGB through the same profile, as a screen shows the press's
+ * colours. The same picture as reducing the file (docs/print-files.md#previews-and-placement measures how close)
+ * for less than half the CPU: a CMYK JPEG is 2.2 times the sRGB one, and the decoder reads every byte of it even
+ * at 1/8, while the source decoder reduces as it reads. Only for sources whose decoder does.
+ */
+async function softProof(
+  sharp: typeof SharpConstructor,
+  request: {
+    input: string | Buffer
+    decodeOptions: SharpOptions
+    source: ImageProbe
+    options: PrintFileOptions
+    profilePath: string
+    /** The size the preview of the file has: the file's, fitted inside DEFAULT_PREVIEW_EDGE. */
+    fileSize: { width: number; height: number }
+    encode: Encoder
+  },
+): Promise<{ data: Buffer; info: OutputInfo }> {
+  const { source, options, encode } = request
+  const planned = { sourceWidth: source.width, sourceHeight: source.height, sizing: options.sizing }
+  const area = options.area ?? null
+  const reduced = area
+    ? planPrintFile({
+        ...planned,
+        targetWidth: options.width,
+        targetHeight: options.height,
+        area: { ...area, maxEdge: DEFAULT_PREVIEW_EDGE },
+      })
+    : planPrintFile({ ...planned, ...targetOf(previewSize(options.width, options.height, DEFAULT_PREVIEW_EDGE)), area })
+  const region = applyPlan(sharp(request.input, request.decodeOptions), reduced)
+  const geometry = reduced.layout ? await applyLayout(sharp, region, reduced.layout, encode) : region
+  const proof = await encode(convertColour(geometry, request.profilePath).tiff({ compression: 'none' }))
+  // The size reducing the file gives, which a layout's per-part rounding can miss by a pixel or two.
+  const size = request.fileSize
+  return encode(screenJpeg(sharp(proof.data).resize({ ...size, fit: 'fill' })))
+}
+
+function targetOf(size: { width: number; height: number }): { targetWidth: number; targetHeight: number } {
+  return { targetWidth: size.width, targetHeight: size.height }
+}
+
 /** Colours of the guide lines drawn on previews of areas with a spec (docs/print-files.md). */
 export const GUIDE_LINE_COLOURS = {
   bleed: '#00a0e0',
@@ -589,8 +647,12 @@ function rendererVersions(sharp: typeof SharpConstructor): { sharp: string; libv
 
 /** An upright sRGB JPEG for screens whose longer edge is at most `maxEdge`, never enlarged. */
 function reducedJpeg(pipeline: Sharp, maxEdge: number): Sharp {
+  return screenJpeg(pipeline.resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true }))
+}
+
+/** An image for screens: transparency on white, sRGB (a CMYK image through its embedded profile), a JPEG. */
+function screenJpeg(pipeline: Sharp): Sharp {
   return pipeline
-    .resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true })
     .flatten({ background: WHITE })
     .toColourspace('srgb')
     .withIccProfile('srgb')

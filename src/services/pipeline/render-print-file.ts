@@ -135,7 +135,7 @@ export function createRenderPrintFile(deps: RenderPrintFileDeps): RenderPrintFil
         format: rendered.format,
         previewBlobKey: preview,
         geometry: { source: rendered.source, plan: rendered.plan },
-        sha256: sha256Of(rendered.data),
+        sha256: rendered.manifest.outputSha256,
         bytes: rendered.data.length,
         dpi: Math.floor(effectiveDpi(rendered.source, rendered.plan, dpi)),
         fileDpi: dpi,
