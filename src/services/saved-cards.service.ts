@@ -222,6 +222,12 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
     return started
   }
 
+  /** Starts the charges of the account's waiting orders; what it started, for the event's outcome. */
+  async function chargingNote(accountId: number): Promise<string> {
+    const charging = await chargeWaitingOrders(accountId)
+    return charging.length > 0 ? `; charging it for ${charging.join(', ')}` : ''
+  }
+
   /** What the provider answered, as the end of the payment. */
   function endOf(result: OffSessionChargeResult): ChargeEnd | undefined {
     switch (result.status) {
@@ -329,6 +335,10 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
       if (!gateway) return 'not handled: no payment gateway is configured'
       const setup = await findPaymentBySession(db, gateway.name, event.sessionId)
       if (setup?.purpose !== 'cardSetup') return `ignored: no card setup of printroute has session ${event.sessionId}`
+      // Stored by an earlier run of this event's job: one that died after storing the card but before starting the
+      // charges of the orders waiting left them waiting, so start them now (an order whose charge is already in
+      // flight is left alone, so a second run starts nothing twice).
+      if (setup.status === 'succeeded') return `already recorded${await chargingNote(setup.accountId)}`
       if (setup.status !== 'open') return 'already recorded'
       if (!event.setupId) return 'ignored: the completed setup names no SetupIntent'
       // Read outside any transaction; a provider failure throws, and the job retries.
@@ -354,9 +364,8 @@ export function createSavedCardsService(deps: SavedCardsDeps): SavedCardsService
         )
         return true
       })
-      if (!saved) return 'already recorded'
-      const charging = await chargeWaitingOrders(setup.accountId)
-      const started = charging.length > 0 ? `; charging it for ${charging.join(', ')}` : ''
+      if (!saved) return `already recorded${await chargingNote(setup.accountId)}`
+      const started = await chargingNote(setup.accountId)
       return `card saved for ${accountId}: ${card.brand ?? 'card'} ending ${card.last4 ?? '????'}${started}`
     },
 

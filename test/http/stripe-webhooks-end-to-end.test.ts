@@ -14,6 +14,7 @@ import { STRIPE_WEBHOOK_PATH } from '../../src/http/routes/payment-webhooks.rout
 import { readBalance } from '../../src/repositories/accounts.repository.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { listLedger } from '../../src/repositories/billing.repository.ts'
+import { endProviderPayment, findPaymentBySession, storeCard } from '../../src/repositories/saved-cards.repository.ts'
 import { SWEEP_AFTER_SECONDS } from '../../src/services/hosted-payments.service.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { withoutResolutionWarnings } from '../support/issues.ts'
@@ -168,6 +169,55 @@ for (const kind of databases) {
         limit: 10,
       })
       assert.deepEqual(disputes.map((entry) => entry.action).sort(), ['payment.disputeClosed', 'payment.disputeOpened'])
+    })
+
+    test("the card setup's job died after storing the card: its event run again charges the order waiting", async () => {
+      const account = await t.createAccount({ billingMode: 'prepaid' })
+      const created = await t.live(
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+          }),
+          headers: { 'content-type': 'application/json' },
+        },
+        account.liveKey,
+      )
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id as string
+      await waitFor('the order held for payment', async () => {
+        const order = await orderDocument(account, orderId)
+        return order.status.issues.some((issue: { errorCode: string }) => issue.errorCode === ISSUE) ? order : undefined
+      })
+      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
+      const sessionId = new URL(setup.setup.url).pathname.split('/').at(-1) as string
+      const completed = standIn.completeCheckout(sessionId)
+      // What the job's transaction committed before the process died: the setup ended, the card stored; the
+      // waiting order's charge never started.
+      const setupRow = await findPaymentBySession(t.database.db, gateway.name, sessionId)
+      assert.ok(setupRow)
+      const card = await gateway.readSavedCard(completed.setup_intent)
+      await t.database.db.transaction(async (tx) => {
+        assert.ok(await endProviderPayment(tx, setupRow.id, { status: 'succeeded', at: new Date() }))
+        await storeCard(tx, accountNumber(account), { provider: gateway.name, ...card }, new Date())
+      })
+      assert.equal((await orderDocument(account, orderId)).status.stage, 'InProgress')
+
+      // The event's job runs again (the queue's retry of the job that died, or the sweeper's requeue).
+      const outcome = await delivered('checkout.session.completed', completed)
+      assert.equal(outcome, `already recorded; charging it for ${orderId}`)
+      // While the charge is in flight the issue is not shown: wait for the charge's answer, then for the release.
+      const charge = await waitFor('the card charge answered', async () => {
+        const rows = await t.database.db.query<{ status: string }>(
+          `SELECT status FROM provider_payments WHERE order_id = $1 AND purpose = 'orderCharge'`,
+          [parseId('ord', orderId)],
+        )
+        return rows.length === 1 && rows[0]?.status !== 'open' ? rows[0] : undefined
+      })
+      assert.equal(charge.status, 'succeeded')
+      const released = await orderDocument(account, orderId)
+      assert.deepEqual(withoutResolutionWarnings(released.status.issues), [])
     })
   })
 
