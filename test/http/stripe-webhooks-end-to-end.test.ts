@@ -507,5 +507,86 @@ for (const kind of databases) {
       assert.equal(after[0]?.status, 'succeeded')
       assert.equal((await sweep()).requeued, 0, 'an answered refund is not swept')
     })
+
+    test('a refund Stripe left pending and failed with no webhook is settled by the sweeper, once; a Stripe 500 leaves it for the next', async () => {
+      const account = await accountWithCard(STAND_IN_CARDS.visa)
+      const { orderId, orderNumber, due } = await heldOrder(account)
+      const payment = await chargeOf(orderNumber)
+      await t.app.services.savedCards.chargeHeldOrder(payment.id)
+      const cancelled = await t.live({ method: 'POST', url: `/v4.0/orders/${orderId}/actions/cancel` }, account.liveKey)
+      assert.equal(cancelled.statusCode, 200, cancelled.body)
+      const refundOf = async () => {
+        const rows = await t.database.db.query<{ id: number; status: string; refundId: string | null }>(
+          `SELECT id::int AS id, status, refund_id AS "refundId" FROM provider_refunds WHERE order_id = $1`,
+          [orderNumber],
+        )
+        assert.equal(rows.length, 1)
+        return rows[0] as (typeof rows)[number]
+      }
+      standIn.answerRefunds('pending')
+      try {
+        await t.app.services.cardRefunds.runRefund((await refundOf()).id)
+      } finally {
+        standIn.answerRefunds('succeeded')
+      }
+      const pending = await refundOf()
+      assert.equal(pending.status, 'pending')
+      const reads = () => standIn.calls.filter((call) => call.path === `/v1/refunds/${pending.refundId}`).length
+      const balance = () => readBalance(t.database.db, accountNumber(account))
+      assert.equal(await balance(), 0n)
+      // Not before 10 minutes.
+      assert.equal((await sweep()).refundsSettled, 0)
+      assert.equal(reads(), 0)
+      // Stripe's pending refund is still pending when first read: left as it is.
+      later()
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 0, refundsSettled: 0, failed: 0 })
+      assert.equal(reads(), 1)
+      // The card account was closed; no webhook reaches printroute.
+      standIn.updateRefund(pending.refundId as string, 'failed', 'expired_or_canceled_card')
+      standIn.failNext({ status: 500, pathPrefix: '/v1/refunds/' })
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 0, refundsSettled: 0, failed: 1 })
+      assert.equal((await refundOf()).status, 'pending', 'a Stripe failure is left for the next sweep')
+      assert.equal(await balance(), 0n)
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 0, refundsSettled: 1, failed: 0 })
+      assert.equal((await refundOf()).status, 'failed')
+      assert.equal(await balance(), due, 'the money is back on the balance')
+      // Settled once: the next sweep neither reads it again nor credits it again.
+      const readsBefore = reads()
+      assert.equal((await sweep()).refundsSettled, 0)
+      assert.equal(reads(), readsBefore)
+      assert.equal(await balance(), due)
+      const ledger = (await listLedger(t.database.db, accountNumber(account))).map((entry) => [
+        entry.entry,
+        entry.amountMinor,
+      ])
+      assert.deepEqual(ledger.slice(-3), [
+        ['balance-refund', due],
+        ['card-refund', -due],
+        ['balance-refund', due],
+      ])
+      const audit = await listAuditEvents(t.database.db, {
+        accountId: accountNumber(account),
+        actions: ['payment.cardRefundFailed'],
+        limit: 10,
+      })
+      assert.equal(audit.length, 1)
+      assert.equal(audit[0]?.target, orderId)
+      // Stripe's webhook arriving late changes nothing more.
+      const event = t.app.services.paymentEvents
+      assert.ok(event)
+      const late = standIn.signedEvent('charge.refund.updated', standIn.refunds.get(pending.refundId as string) ?? {})
+      const received = await t.live(
+        {
+          method: 'POST',
+          url: STRIPE_WEBHOOK_PATH,
+          payload: late.payload,
+          headers: { 'content-type': 'application/json', 'stripe-signature': late.header },
+        },
+        null,
+      )
+      assert.equal(received.statusCode, 200, received.body)
+      await event.process('stripe', late.event.id)
+      assert.equal(await balance(), due)
+    })
   })
 }
