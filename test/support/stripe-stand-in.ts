@@ -93,8 +93,9 @@ export interface StripeStandIn {
   answerRefunds(status: 'succeeded' | 'pending'): void
   /**
    * A refund's status changes at Stripe (the card's bank answered): `failed` (with `failure_reason`, such as
-   * `expired_or_canceled_card`) or `canceled` returns the amount, so the charge's amount_refunded no longer counts it.
-   * Answers the refund: the object of `charge.refund.updated`.
+   * `expired_or_canceled_card`) or `canceled` reverses the refund on the Stripe balance, and the stand-in then stops
+   * counting it in the charge's amount_refunded (its reading; see test/fixtures/stripe/README.md). Answers the
+   * refund: the object of `charge.refund.updated`.
    */
   updateRefund(
     refundId: string,
