@@ -257,7 +257,7 @@ export function createCardRefundsService(deps: CardRefundsDeps): CardRefundsServ
         // Not settled here: the merchant's refund was recorded as on the card; the operator checks with the provider.
         log.warn(
           { refundRow: refund.id, status: state.status },
-          'the payment provider reports failed a refund to a card it had reported succeeded: nothing changed',
+          'the payment provider reports failed or canceled a refund to a card it had reported succeeded: nothing changed',
         )
       }
       return { moved: false, outcome: `${named} is ${state.status}, already ${refund.status} here: nothing changed` }
