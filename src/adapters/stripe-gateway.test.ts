@@ -276,6 +276,48 @@ describe('refunds', () => {
     assert.equal(standIn.chargeOf(paymentId).refunded, true)
     assert.equal(standIn.calls.findLast((each) => each.path === '/v1/refunds')!.params.payment_intent, paymentId)
   })
+
+  test("a refund answered pending is read back as it is now: pending, then failed with Stripe's reason", async () => {
+    const paymentId = await paidPayment(4000n)
+    standIn.answerRefunds('pending')
+    let refund: Awaited<ReturnType<PaymentGateway['refund']>>
+    try {
+      refund = await gateway.refund({ paymentId, amountMinor: 1200n, currency: 'GBP', idempotencyKey: key('refund') })
+    } finally {
+      standIn.answerRefunds('succeeded')
+    }
+    assert.equal(refund.status, 'pending')
+    assert.deepEqual(await gateway.readRefund(refund.refundId), {
+      refundId: refund.refundId,
+      status: 'pending',
+      failureReason: null,
+    })
+    standIn.updateRefund(refund.refundId, 'failed', 'expired_or_canceled_card')
+    assert.deepEqual(await gateway.readRefund(refund.refundId), {
+      refundId: refund.refundId,
+      status: 'failed',
+      failureReason: 'expired_or_canceled_card',
+    })
+    assert.equal(standIn.calls.at(-1)?.path, `/v1/refunds/${refund.refundId}`)
+    // The failed amount went back to the Stripe balance: the charge no longer counts it refunded.
+    assert.equal(standIn.chargeOf(paymentId).amount_refunded, 0)
+  })
+
+  test('readRefund: an unknown refund is notFound; 500 and 429 are retryable', async () => {
+    await rejectsWith(gateway.readRefund('re_unknown'), 'notFound', false)
+    const paymentId = await paidPayment(900n)
+    const refund = await gateway.refund({
+      paymentId,
+      amountMinor: 900n,
+      currency: 'GBP',
+      idempotencyKey: key('refund'),
+    })
+    standIn.failNext({ status: 500, pathPrefix: '/v1/refunds/' })
+    await rejectsWith(gateway.readRefund(refund.refundId), 'unavailable', true)
+    standIn.failNext({ status: 429, pathPrefix: '/v1/refunds/' })
+    await rejectsWith(gateway.readRefund(refund.refundId), 'rateLimited', true)
+    assert.equal((await gateway.readRefund(refund.refundId)).status, 'succeeded')
+  })
 })
 
 describe('webhooks', () => {
@@ -339,6 +381,49 @@ describe('webhooks', () => {
         currency: 'GBP',
       },
     )
+  })
+
+  test('charge.refund.updated, refund.updated and refund.failed read into refundUpdated with its failure reason', async () => {
+    const paymentId = await paidPayment(2600n)
+    standIn.answerRefunds('pending')
+    let refundId: string
+    try {
+      refundId = (
+        await gateway.refund({ paymentId, amountMinor: 600n, currency: 'GBP', idempotencyKey: key('refund') })
+      ).refundId
+    } finally {
+      standIn.answerRefunds('succeeded')
+    }
+    const failed = standIn.updateRefund(refundId, 'failed', 'lost_or_stolen_card')
+    for (const type of ['charge.refund.updated', 'refund.updated', 'refund.failed']) {
+      const signed = standIn.signedEvent(type, failed)
+      assert.deepEqual(gateway.verifyWebhook(signed.payload, signed.header), {
+        eventId: signed.event.id,
+        livemode: false,
+        createdAt: new Date(signed.event.created * 1000),
+        kind: 'refundUpdated',
+        refundId,
+        status: 'failed',
+        failureReason: 'lost_or_stolen_card',
+        paymentId,
+        amountMinor: 600n,
+        currency: 'GBP',
+      } satisfies PaymentEvent)
+    }
+    // Succeeded and still pending carry no failure reason; canceled carries its status when Stripe gives none.
+    const succeeded = standIn.signedEvent('charge.refund.updated', {
+      ...failed,
+      status: 'succeeded',
+      failure_reason: null,
+    })
+    const read = gateway.verifyWebhook(succeeded.payload, succeeded.header)
+    assert.deepEqual(read.kind === 'refundUpdated' && [read.status, read.failureReason], ['succeeded', null])
+    const canceled = standIn.signedEvent('refund.updated', { ...failed, status: 'canceled', failure_reason: null })
+    const readCanceled = gateway.verifyWebhook(canceled.payload, canceled.header)
+    assert.deepEqual(readCanceled.kind === 'refundUpdated' && [readCanceled.status, readCanceled.failureReason], [
+      'canceled',
+      'canceled',
+    ])
   })
 
   test('charge.dispute.created and closed read into disputeOpened and disputeClosed', async () => {

@@ -17,6 +17,7 @@ import type {
   PaymentSessionMode,
   RefundRequest,
   RefundResult,
+  RefundState,
   RefundStatus,
   SavedCard,
   StartCardSetupRequest,
@@ -214,6 +215,21 @@ const REFUND_STATUSES: Record<string, RefundStatus> = {
   canceled: 'canceled',
 }
 
+function refundStatusOf(refund: Stripe.Refund): RefundStatus {
+  return REFUND_STATUSES[refund.status ?? 'pending'] ?? 'pending'
+}
+
+function refundStateOf(refund: Stripe.Refund): RefundState {
+  const status = refundStatusOf(refund)
+  const ended = status === 'failed' || status === 'canceled'
+  return {
+    refundId: refund.id,
+    status,
+    // Stripe sets failure_reason on a failed refund; a canceled one may carry none.
+    failureReason: ended ? (refund.failure_reason ?? status) : null,
+  }
+}
+
 function chargeOutcome(intent: Stripe.PaymentIntent): OffSessionChargeResult {
   switch (intent.status) {
     case 'succeeded':
@@ -388,7 +404,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
       )
       return {
         refundId: refund.id,
-        status: REFUND_STATUSES[refund.status ?? 'pending'] ?? 'pending',
+        status: refundStatusOf(refund),
         amountMinor: fromStripeAmount(refund.amount, refund.currency),
       }
     },
@@ -401,6 +417,11 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
     async readPayment(paymentId: string): Promise<OffSessionChargeResult> {
       const intent = await call('reading a PaymentIntent', () => stripe.paymentIntents.retrieve(paymentId))
       return chargeOutcome(intent)
+    },
+
+    async readRefund(refundId: string): Promise<RefundState> {
+      const refund = await call('reading a Refund', () => stripe.refunds.retrieve(refundId))
+      return refundStateOf(refund)
     },
 
     verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): PaymentEvent {
@@ -463,6 +484,19 @@ export function paymentEventFrom(event: Stripe.Event): PaymentEvent {
         paymentId: idOf(charge.payment_intent) ?? charge.id,
         amountRefundedMinor: fromStripeAmount(charge.amount_refunded, charge.currency),
         currency: charge.currency.toUpperCase(),
+      }
+    }
+    case 'charge.refund.updated':
+    case 'refund.updated':
+    case 'refund.failed': {
+      const refund = event.data.object
+      return {
+        ...base,
+        kind: 'refundUpdated',
+        ...refundStateOf(refund),
+        paymentId: idOf(refund.payment_intent),
+        amountMinor: fromStripeAmount(refund.amount, refund.currency),
+        currency: refund.currency.toUpperCase(),
       }
     }
     case 'charge.dispute.created':

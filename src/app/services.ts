@@ -40,7 +40,11 @@ import { createBillingService } from '../services/billing.service.ts'
 import { createCallbacksService } from '../services/callbacks.service.ts'
 import { createCardDisputesService } from '../services/card-disputes.service.ts'
 import { createCardPaymentsView } from '../services/card-payments-view.service.ts'
-import { createCardRefundRequester, createCardRefundsService } from '../services/card-refunds.service.ts'
+import {
+  type CardRefundsService,
+  createCardRefundRequester,
+  createCardRefundsService,
+} from '../services/card-refunds.service.ts'
 import type { CatalogueVersionsService } from '../services/catalogue-versions.service.ts'
 import {
   createChannelFulfilmentRecorder,
@@ -354,6 +358,7 @@ function eventHandlersOf(
   return {
     cardSetupCompleted: (event) => savedCards.completeCardSetup(event),
     refunded: (event) => cardPayments.cardRefunds.recordRefunded(event),
+    refundUpdated: (event) => cardPayments.cardRefunds.recordRefundUpdate(event),
     dispute: (event) => cardPayments.cardDisputes.recordDispute(event),
   }
 }
@@ -367,7 +372,10 @@ export function buildServices(options: ApplicationOptions, deps: ServiceDeps) {
   const spine = createSpineService({ catalogue })
   const savedCards = savedCardsOf(options, deps, core)
   const cardPayments = cardPaymentServicesOf(options, deps, core.events)
-  const hosted = paymentServicesOf(options, deps, core, eventHandlersOf(savedCards, cardPayments), savedCards)
+  const hosted = paymentServicesOf(options, deps, core, eventHandlersOf(savedCards, cardPayments), {
+    savedCards,
+    cardRefunds: cardPayments.cardRefunds,
+  })
   const services = {
     accounts: createAccountsService({ db, clock, isKnownCurrency: (code) => catalogue.isKnownCurrency(code) }),
     audit: createAuditService({ db }),
@@ -523,14 +531,17 @@ function savedCardsOf(options: ApplicationOptions, deps: ServiceDeps, core: Retu
  * Payments: the payment page and top-ups (the simulated provider's card form), and with a gateway the hosted
  * provider's (docs/billing.md#card-payments-through-stripe): held orders' Checkout, top-ups, the sweeper and the
  * provider's webhook events (null without a gateway). The events' handlers of saved cards, refunds and disputes are
- * given here as they are built.
+ * given here as they are built, and the services whose pending charges and refunds the sweeper reads back.
  */
 function paymentServicesOf(
   options: ApplicationOptions,
   deps: ServiceDeps,
   core: ReturnType<typeof buildCoreServices>,
   handlers: PaymentEventHandlers,
-  savedCards: Pick<SavedCardsService, 'settlePendingCharge'>,
+  readBack: {
+    savedCards: Pick<SavedCardsService, 'settlePendingCharge'>
+    cardRefunds: Pick<CardRefundsService, 'settlePendingRefund'>
+  },
 ) {
   const { db } = options
   const { clock, jobs, log } = deps
@@ -547,7 +558,9 @@ function paymentServicesOf(
     gateway,
     provider,
     liveUrl: () => deps.publicUrls.live,
-    savedCards,
+    // The sweeper reads back what the provider left pending: charges of a card on file, refunds to a card.
+    savedCards: readBack.savedCards,
+    cardRefunds: readBack.cardRefunds,
     log,
   })
   const paymentEvents = gateway

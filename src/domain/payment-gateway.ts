@@ -113,6 +113,14 @@ export interface RefundResult {
   readonly amountMinor: bigint
 }
 
+/** A refund read back (the sweeper's question about a refund left `pending`): where it is now. */
+export interface RefundState {
+  readonly refundId: string
+  readonly status: RefundStatus
+  /** The provider's reason for a failed or canceled refund (`expired_or_canceled_card`, ...); null otherwise. */
+  readonly failureReason: string | null
+}
+
 /** A hosted session read back (the sweeper's question when a webhook is late or missing). */
 export interface HostedSessionState {
   readonly sessionId: string
@@ -167,6 +175,20 @@ export type PaymentEvent =
       readonly currency: string
     })
   | (PaymentEventBase & {
+      /**
+       * A refund's status changed at the provider after it answered (Stripe: `charge.refund.updated`,
+       * `refund.updated`, `refund.failed`): a refund answered `pending` may end `failed` or `canceled` days later.
+       */
+      readonly kind: 'refundUpdated'
+      readonly refundId: string
+      readonly status: RefundStatus
+      /** The provider's reason when `failed` or `canceled`; null otherwise. */
+      readonly failureReason: string | null
+      readonly paymentId: string | null
+      readonly amountMinor: bigint
+      readonly currency: string
+    })
+  | (PaymentEventBase & {
       readonly kind: 'disputeOpened' | 'disputeClosed'
       readonly paymentId: string
       readonly disputeId: string
@@ -182,6 +204,7 @@ export type PaymentEvent =
 /** The events the dispatcher hands to the services that handle them (services/payment-events.service.ts). */
 export type CheckoutCompletedEvent = Extract<PaymentEvent, { kind: 'checkoutCompleted' }>
 export type RefundedEvent = Extract<PaymentEvent, { kind: 'refunded' }>
+export type RefundUpdatedEvent = Extract<PaymentEvent, { kind: 'refundUpdated' }>
 export type DisputeEvent = Extract<PaymentEvent, { kind: 'disputeOpened' | 'disputeClosed' }>
 
 export type PaymentGatewayErrorCode =
@@ -239,6 +262,8 @@ export interface PaymentGateway {
    * now, in the same words as chargeSavedCard's answer.
    */
   readPayment(paymentId: string): Promise<OffSessionChargeResult>
+  /** A refund read back (the sweeper's question about a refund left `pending`): its status and failure reason. */
+  readRefund(refundId: string): Promise<RefundState>
   /** Verifies the signature header over the raw body (no network); throws PaymentGatewayError `badSignature`. */
   verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): PaymentEvent
 }

@@ -248,8 +248,11 @@ function providerPaymentsSweep(
   return {
     handler: async () => {
       const swept = await services.hostedPayments.sweep()
-      if (swept.counted + swept.expired + swept.requeued + swept.failed > 0) {
-        report(swept, 'swept card payments still open: counted or ended, expired, jobs put back, provider errors')
+      if (swept.counted + swept.expired + swept.requeued + swept.refundsSettled + swept.failed > 0) {
+        report(
+          swept,
+          'swept card payments still open: counted or ended, expired, jobs put back, pending refunds settled, provider errors',
+        )
       }
     },
     concurrency: 1,

@@ -211,6 +211,21 @@ export async function findRefund(db: Queryable, id: number): Promise<ProviderRef
   return rows[0] ? refundOf(rows[0]) : undefined
 }
 
+/** The refund printroute asked of `provider` that it answered with `refundId`; undefined when none. */
+export async function findRefundByProviderId(
+  db: Queryable,
+  provider: string,
+  refundId: string,
+): Promise<ProviderRefundRow | undefined> {
+  const rows = await db.query<Raw<ProviderRefundRow>>(
+    `SELECT ${REFUND_COLUMNS} FROM provider_refunds
+      WHERE refund_id = $2 AND payment IN (SELECT id FROM provider_payments WHERE provider = $1)
+      ORDER BY id LIMIT 1`,
+    [provider, refundId],
+  )
+  return rows[0] ? refundOf(rows[0]) : undefined
+}
+
 /**
  * Records the provider's answer to a refund still `requested` (or `pending`): its id and status. False when the
  * row had already moved on (a retried job after the answer was recorded).
@@ -245,6 +260,19 @@ export async function markRefundRefused(
             completed_at = $5
       WHERE id = $1 AND status IN ('requested', 'pending', 'requiresAction') RETURNING id::int AS id`,
     [id, refused.status, refused.refundId, refused.reason, at],
+  )
+  return rows.length > 0
+}
+
+/**
+ * A refund the provider had answered `pending` (or waiting for action) is now reported succeeded: moved once; false
+ * when it had already moved (succeeded before, or failed: a failed refund never turns succeeded).
+ */
+export async function markRefundSucceeded(tx: Queryable, id: number, at: Date): Promise<boolean> {
+  const rows = await tx.query<{ id: number }>(
+    `UPDATE provider_refunds SET status = 'succeeded', completed_at = $2
+      WHERE id = $1 AND status IN ('pending', 'requiresAction') RETURNING id::int AS id`,
+    [id, at],
   )
   return rows.length > 0
 }
@@ -431,6 +459,27 @@ export async function listStaleRequestedRefunds(
   const rows = await db.query<{ id: number }>(
     `SELECT r.id::int AS id FROM provider_refunds r JOIN provider_payments p ON p.id = r.payment
       WHERE r.status = 'requested' AND r.created_at < $2 AND p.provider = $1
+      ORDER BY r.created_at, r.id LIMIT $3`,
+    [provider, before, limit],
+  )
+  return rows.map((row) => row.id)
+}
+
+/**
+ * Refunds to a card the provider answered `pending` and has not settled since, asked for
+ * before `before`: the sweeper reads each back. (The row keeps no answer time; the job answers within moments of the
+ * request unless the provider was down, so the request's time stands for it.)
+ */
+export async function listStalePendingRefunds(
+  db: Queryable,
+  provider: string,
+  before: Date,
+  limit: number,
+): Promise<number[]> {
+  const rows = await db.query<{ id: number }>(
+    `SELECT r.id::int AS id FROM provider_refunds r JOIN provider_payments p ON p.id = r.payment
+      WHERE r.status = 'pending' AND r.refund_id IS NOT NULL AND r.created_at < $2
+        AND p.provider = $1
       ORDER BY r.created_at, r.id LIMIT $3`,
     [provider, before, limit],
   )

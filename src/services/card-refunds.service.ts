@@ -12,6 +12,11 @@
 //      failed"), audited `payment.cardRefundFailed`; a 429, 5xx or timeout -> the job throws and is retried with the
 //      same key (a refund that happened but whose answer was lost is answered again, counted once).
 //
+// A refund the provider answered `pending` may still end `failed` or `canceled` (the card account closed, days
+// later): `recordRefundUpdate` reads the provider's `charge.refund.updated` / `refund.updated` / `refund.failed`, and
+// the sweeper reads back a refund left pending with no such event (`settlePendingRefund`); both settle it through the
+// same conditional UPDATEs as the job's answer, so the money goes back on the balance once, whichever comes first.
+//
 // `recordRefunded` reads the provider's `charge.refunded` (the payment's total refunded so far): refunds printroute
 // asked for are marked succeeded; more than printroute knows is a refund made outside printroute (the provider's
 // dashboard), recorded once as a provider_refunds row `external` and a `card-refund` entry that leaves the balance
@@ -23,7 +28,13 @@ import type { JobEnqueuer } from '../adapters/job-queue.ts'
 import type { AuditRecord } from '../domain/audit.ts'
 import { jobRequest } from '../domain/jobs.ts'
 import { formatMinorAsAmount } from '../domain/money.ts'
-import { type PaymentGateway, PaymentGatewayError, type RefundedEvent } from '../domain/payment-gateway.ts'
+import {
+  type PaymentGateway,
+  PaymentGatewayError,
+  type RefundedEvent,
+  type RefundState,
+  type RefundUpdatedEvent,
+} from '../domain/payment-gateway.ts'
 import type { PipelineOrder } from '../domain/pipeline/pipeline-order.ts'
 import { creditBalance, debitBalance, readBalance } from '../repositories/accounts.repository.ts'
 import { appendAuditEvent } from '../repositories/audit.repository.ts'
@@ -33,11 +44,13 @@ import {
   findPayment,
   findPaymentByProviderId,
   findRefund,
+  findRefundByProviderId,
   insertRefund,
   lockPaymentByProviderId,
   lockRefundablePayments,
   markAnsweredRefundsSucceeded,
   markRefundRefused,
+  markRefundSucceeded,
   type ProviderRefundRow,
   recordRefundAnswer,
   setRefundLedgerEntry,
@@ -47,7 +60,7 @@ import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger, type OrderChangeDeps, type OrderChanger } from './order-change.ts'
 
 /** The dispatcher's name for a `charge.refunded` (the dispatcher, services/payment-events.service.ts, hands it over). */
-export type { RefundedEvent } from '../domain/payment-gateway.ts'
+export type { RefundedEvent, RefundUpdatedEvent } from '../domain/payment-gateway.ts'
 
 const SYSTEM = { kind: 'system' } as const
 
@@ -137,7 +150,21 @@ export interface CardRefundsService {
   runRefund(refundId: number): Promise<void>
   /** A `charge.refunded` event; answers what it did, in words (provider_events.outcome). */
   recordRefunded(event: RefundedEvent): Promise<string>
+  /**
+   * A `charge.refund.updated` (or `refund.updated` / `refund.failed`) event: a refund still open that the provider
+   * reports failed or canceled goes back on the balance, once; one it reports succeeded is marked so. Answers what
+   * it did, in words (provider_events.outcome).
+   */
+  recordRefundUpdate(event: RefundUpdatedEvent): Promise<string>
+  /**
+   * The sweeper's: reads a refund left `pending` back from the provider and settles it as recordRefundUpdate does.
+   * True when the row moved (succeeded, or failed/canceled and back on the balance). A provider error is thrown.
+   */
+  settlePendingRefund(refundRow: number): Promise<boolean>
 }
+
+/** Rows the provider may still move: a refund that ended (succeeded, failed, canceled, external) stays as it is. */
+const OPEN_REFUND_STATUSES = new Set(['requested', 'pending', 'requiresAction'])
 
 /**
  * Runs `work` in a transaction holding the order's lock (through the one order-change function, changing nothing on
@@ -169,10 +196,10 @@ export function createCardRefundsService(deps: CardRefundsDeps): CardRefundsServ
   async function refused(
     refund: ProviderRefundRow,
     answer: { status: 'failed' | 'canceled'; refundId: string | null; reason: string },
-  ): Promise<void> {
-    await underOrderLock(db, orders, refund.orderNumber, async (tx) => {
+  ): Promise<boolean> {
+    const moved = await underOrderLock(db, orders, refund.orderNumber, async (tx) => {
       const now = clock.now()
-      if (!(await markRefundRefused(tx, refund.id, answer, now))) return
+      if (!(await markRefundRefused(tx, refund.id, answer, now))) return false
       const after = await creditBalance(tx, refund.accountId, refund.amountMinor)
       if (after === undefined) throw new Error(`no account ${refund.accountId}`)
       const entryId = await insertLedgerEntry(
@@ -207,11 +234,49 @@ export function createCardRefundsService(deps: CardRefundsDeps): CardRefundsServ
           ledgerEntry: 'balance-refund',
         },
       })
+      return true
     })
-    log.warn(
-      { refundRow: refund.id, status: answer.status },
-      'a refund to a card was refused by the payment provider: the money stays on the balance',
-    )
+    if (moved) {
+      log.warn(
+        { refundRow: refund.id, status: answer.status },
+        'a refund to a card was refused by the payment provider: the money stays on the balance',
+      )
+    }
+    return moved
+  }
+
+  /**
+   * The provider's word on a refund it had answered (an event or the sweeper's read): failed/canceled on a row still
+   * open puts the money back on the balance (refused, once); succeeded marks a pending row succeeded; anything else
+   * (still pending, or a row that already ended) changes nothing. Answers what it did.
+   */
+  async function settle(refund: ProviderRefundRow, state: RefundState): Promise<{ moved: boolean; outcome: string }> {
+    const named = `refund ${state.refundId}`
+    if (!OPEN_REFUND_STATUSES.has(refund.status)) {
+      if (refund.status === 'succeeded' && (state.status === 'failed' || state.status === 'canceled')) {
+        // Not settled here: the merchant's refund was recorded as on the card; the operator checks with the provider.
+        log.warn(
+          { refundRow: refund.id, status: state.status },
+          'the payment provider reports failed or canceled a refund to a card it had reported succeeded: nothing changed',
+        )
+      }
+      return { moved: false, outcome: `${named} is ${state.status}, already ${refund.status} here: nothing changed` }
+    }
+    if (state.status === 'failed' || state.status === 'canceled') {
+      const reason = state.failureReason ?? state.status
+      const moved = await refused(refund, { status: state.status, refundId: state.refundId, reason })
+      const amount = `${formatMinorAsAmount(refund.amountMinor)} ${refund.currency}`
+      return moved
+        ? { moved, outcome: `${named} ${state.status} (${reason}): ${amount} back on the balance` }
+        : { moved, outcome: `${named} ${state.status}, already settled: nothing changed` }
+    }
+    if (state.status === 'succeeded') {
+      const moved = await db.transaction((tx) => markRefundSucceeded(tx, refund.id, clock.now()))
+      return moved
+        ? { moved, outcome: `${named} succeeded` }
+        : { moved, outcome: `${named} succeeded, already ${refund.status} here: nothing changed` }
+    }
+    return { moved: false, outcome: `${named} is ${state.status}: nothing changed` }
   }
 
   async function audit(tx: Queryable, record: AuditRecord): Promise<void> {
@@ -250,6 +315,19 @@ export function createCardRefundsService(deps: CardRefundsDeps): CardRefundsServ
       await db.transaction((tx) =>
         recordRefundAnswer(tx, refund.id, { refundId: providerRefundId, status }, clock.now()),
       )
+    },
+
+    async recordRefundUpdate(event) {
+      const refund = await findRefundByProviderId(db, provider, event.refundId)
+      if (!refund) return `no refund ${event.refundId} asked by printroute: nothing changed`
+      return (await settle(refund, event)).outcome
+    },
+
+    async settlePendingRefund(refundRow) {
+      const refund = await findRefund(db, refundRow)
+      if (refund?.status !== 'pending' || refund.refundId === null) return false
+      if (!deps.gateway) return false
+      return (await settle(refund, await deps.gateway.readRefund(refund.refundId))).moved
     },
 
     async recordRefunded(event) {

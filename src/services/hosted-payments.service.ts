@@ -18,7 +18,7 @@ import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { PaymentEvent, PaymentGateway } from '../domain/payment-gateway.ts'
 import { PaymentGatewayError } from '../domain/payment-gateway.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
-import { listStaleRequestedRefunds } from '../repositories/card-refunds.repository.ts'
+import { listStalePendingRefunds, listStaleRequestedRefunds } from '../repositories/card-refunds.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
 import {
   claimSucceeded,
@@ -37,6 +37,7 @@ import {
 import { listStaleOpenOrderCharges } from '../repositories/saved-cards.repository.ts'
 import type { Caller } from './accounts.service.ts'
 import type { BillingService } from './billing.service.ts'
+import type { CardRefundsService } from './card-refunds.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger } from './order-change.ts'
 import type { OrderEventsService } from './order-events.service.ts'
@@ -102,15 +103,25 @@ export interface HostedPaymentsService {
   /**
    * The sweeper (every 5 minutes), for every row still open 10 minutes after it was made: asks the provider about
    * hosted payments and counts, expires or leaves each; puts back the job of a charge of a card on file not answered
-   * yet, reads back one the provider left pending; puts back the job of a refund to a card still requested; puts
-   * back events left unprocessed. A job is put back only when the queue gave up on it (failed for good, cancelled
+   * yet, reads back one the provider left pending; puts back the job of a refund to a card still requested, reads
+   * back one the provider left pending (settled when it failed or succeeded since); puts back events left
+   * unprocessed. A job is put back only when the queue gave up on it (failed for good, cancelled
    * or gone): one still waiting or running is left alone. Each job repeats its own idempotency key.
    */
   sweep(): Promise<SweepTotals>
 }
 
-/** What a sweep did: payments counted (or ended), expired, jobs and events put back, provider errors. */
-export type SweepTotals = { counted: number; expired: number; requeued: number; failed: number }
+/**
+ * What a sweep did: payments counted (or ended), expired, jobs and events put back, pending refunds to a card settled
+ * (succeeded, or failed and back on the balance), provider errors.
+ */
+export type SweepTotals = {
+  counted: number
+  expired: number
+  requeued: number
+  refundsSettled: number
+  failed: number
+}
 
 export interface HostedPaymentsDeps {
   db: Database
@@ -127,6 +138,8 @@ export interface HostedPaymentsDeps {
   liveUrl: () => string
   /** Reads back the charges of a card on file the provider left pending (the sweeper's; absent: not swept). */
   savedCards?: Pick<SavedCardsService, 'settlePendingCharge'>
+  /** Reads back the refunds to a card the provider left pending (the sweeper's; absent: not swept). */
+  cardRefunds?: Pick<CardRefundsService, 'settlePendingRefund'>
   log?: ServiceLogger
 }
 
@@ -330,6 +343,26 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
     }
   }
 
+  /** Refunds to a card still open: the job put back (not answered yet), or a pending one read back and settled. */
+  async function sweepRefunds(provider: string, before: Date, totals: SweepTotals): Promise<void> {
+    for (const refundId of await listStaleRequestedRefunds(db, provider, before, SWEEP_PAGE)) {
+      if (await deps.jobs.requeueAbandoned(jobRequest('refund-card-payment', { refundId }))) totals.requeued += 1
+    }
+    if (!deps.cardRefunds) return
+    for (const refundRow of await listStalePendingRefunds(db, provider, before, SWEEP_PAGE)) {
+      try {
+        if (await deps.cardRefunds.settlePendingRefund(refundRow)) totals.refundsSettled += 1
+      } catch (error) {
+        if (!(error instanceof PaymentGatewayError)) throw error
+        totals.failed += 1
+        log.warn(
+          { step: 'payment-sweep', refundRow, code: error.code, status: error.status },
+          `could not read refund row ${refundRow} from the card provider (the next sweep asks again): ${error.message}`,
+        )
+      }
+    }
+  }
+
   async function refuseTopUpOf(caller: Caller): Promise<void> {
     if (caller.environment !== 'live') {
       throw validationFailed(
@@ -452,7 +485,7 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
     },
 
     async sweep() {
-      const totals: SweepTotals = { counted: 0, expired: 0, requeued: 0, failed: 0 }
+      const totals: SweepTotals = { counted: 0, expired: 0, requeued: 0, refundsSettled: 0, failed: 0 }
       const at = now()
       const before = new Date(at.getTime() - SWEEP_AFTER_SECONDS * 1000)
       for (const row of await listStaleOpenPayments(db, providerName, before, SWEEP_PAGE)) {
@@ -487,9 +520,7 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
       }
       if (gateway) {
         await sweepOrderCharges(gateway.name, before, totals)
-        for (const refundId of await listStaleRequestedRefunds(db, gateway.name, before, SWEEP_PAGE)) {
-          if (await deps.jobs.requeueAbandoned(jobRequest('refund-card-payment', { refundId }))) totals.requeued += 1
-        }
+        await sweepRefunds(gateway.name, before, totals)
         for (const eventId of await listUnprocessedEvents(db, gateway.name, before, SWEEP_PAGE)) {
           const put = await deps.jobs.requeueAbandoned(
             jobRequest('process-payment-event', { provider: gateway.name, eventId }),

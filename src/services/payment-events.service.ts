@@ -16,6 +16,7 @@ import type {
   PaymentEvent,
   PaymentGateway,
   RefundedEvent,
+  RefundUpdatedEvent,
 } from '../domain/payment-gateway.ts'
 import { PaymentGatewayError } from '../domain/payment-gateway.ts'
 import {
@@ -26,11 +27,17 @@ import {
 import type { HostedPaymentsService } from './hosted-payments.service.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 
-export type { CheckoutCompletedEvent, DisputeEvent, RefundedEvent } from '../domain/payment-gateway.ts'
+export type {
+  CheckoutCompletedEvent,
+  DisputeEvent,
+  RefundedEvent,
+  RefundUpdatedEvent,
+} from '../domain/payment-gateway.ts'
 /** Each answers what it did, in words (stored as provider_events.outcome); throws to be retried by the job. */
 export interface PaymentEventHandlers {
   cardSetupCompleted?: (event: CheckoutCompletedEvent) => Promise<string> // mode 'setup' (stripe-cards)
   refunded?: (event: RefundedEvent) => Promise<string> // (stripe-out)
+  refundUpdated?: (event: RefundUpdatedEvent) => Promise<string> // a refund answered pending that ended later
   dispute?: (event: DisputeEvent) => Promise<string> // both dispute kinds (stripe-out)
 }
 
@@ -78,6 +85,8 @@ export function createPaymentEventsService(deps: PaymentEventsDeps): PaymentEven
         return handlers.cardSetupCompleted ? handlers.cardSetupCompleted(event) : NOT_HANDLED
       case 'refunded':
         return handlers.refunded ? handlers.refunded(event) : NOT_HANDLED
+      case 'refundUpdated':
+        return handlers.refundUpdated ? handlers.refundUpdated(event) : NOT_HANDLED
       case 'disputeOpened':
       case 'disputeClosed':
         return handlers.dispute ? handlers.dispute(event) : NOT_HANDLED

@@ -12,7 +12,7 @@ import { readBalance } from '../../src/repositories/accounts.repository.ts'
 import { listAuditEvents } from '../../src/repositories/audit.repository.ts'
 import { listLedger } from '../../src/repositories/billing.repository.ts'
 import type { DisputeEvent } from '../../src/services/card-disputes.service.ts'
-import type { RefundedEvent } from '../../src/services/card-refunds.service.ts'
+import type { RefundedEvent, RefundUpdatedEvent } from '../../src/services/card-refunds.service.ts'
 import { TEST_ACTOR } from '../support/audit-actor.ts'
 import { type ImageServer, startImageServer } from '../support/image-server.ts'
 import { minorUnits as minor } from '../support/money.ts'
@@ -294,6 +294,57 @@ for (const kind of databases) {
         [other.paymentId],
       )
       assert.equal(unrefunded[0]?.refunded, '0', 'what was not refunded may be refunded again')
+    })
+
+    test('a pending refund reported waiting changes nothing; reported canceled it goes back on the balance once', async () => {
+      const paid = await paidByCard(t)
+      await t.app.services.orderOperations.refund(
+        { orderId: paid.orderId, reason: 'pending', amountMinor: 330n },
+        OPERATOR,
+      )
+      const asked = (await refundRows(t, paid.orderNumber)).at(-1)
+      assert.ok(asked)
+      standIn.answerRefunds('pending')
+      try {
+        await cardRefunds().runRefund(asked.id)
+      } finally {
+        standIn.answerRefunds('succeeded')
+      }
+      const pending = (await refundRows(t, paid.orderNumber)).at(-1)
+      assert.deepEqual([pending?.status, pending?.refundId?.startsWith('re_')], ['pending', true])
+      const refundId = pending?.refundId as string
+      const object = standIn.refunds.get(refundId) ?? {}
+      // Still pending at Stripe: the sweeper's read changes nothing.
+      assert.equal(await cardRefunds().settlePendingRefund(asked.id), false)
+      const waiting = read<RefundUpdatedEvent>('refund.updated', { ...object, status: 'requires_action' })
+      assert.equal(
+        await cardRefunds().recordRefundUpdate(waiting),
+        `refund ${refundId} is requiresAction: nothing changed`,
+      )
+      assert.equal((await refundRows(t, paid.orderNumber)).at(-1)?.status, 'pending')
+
+      const canceled = read<RefundUpdatedEvent>('charge.refund.updated', standIn.updateRefund(refundId, 'canceled'))
+      assert.equal(canceled.failureReason, 'canceled')
+      assert.equal(
+        await cardRefunds().recordRefundUpdate(canceled),
+        `refund ${refundId} canceled (canceled): 3.30 GBP back on the balance`,
+      )
+      assert.match(await cardRefunds().recordRefundUpdate(canceled), /already canceled here: nothing changed$/)
+      assert.equal(await cardRefunds().settlePendingRefund(asked.id), false, 'a settled refund is not read again')
+      const after = (await refundRows(t, paid.orderNumber)).at(-1)
+      assert.deepEqual([after?.status, after?.failure], ['canceled', 'canceled'])
+      assert.equal(await readBalance(t.database.db, paid.accountNumber), 330n)
+      const unrefunded = await t.database.db.query<{ refunded: string }>(
+        `SELECT refunded_minor::text AS refunded FROM provider_payments WHERE payment_id = $1`,
+        [paid.paymentId],
+      )
+      assert.equal(unrefunded[0]?.refunded, '0', 'what was not refunded may be refunded again')
+      // charge.refunded afterwards (nothing refunded at Stripe) leaves the canceled refund canceled.
+      assert.match(
+        await cardRefunds().recordRefunded(read<RefundedEvent>('charge.refunded', standIn.chargeOf(paid.paymentId))),
+        /nothing changed$/,
+      )
+      assert.equal((await refundRows(t, paid.orderNumber)).at(-1)?.status, 'canceled')
     })
 
     test('charge.refunded: printroute refunds change nothing more; a refund outside printroute is recorded once', async () => {

@@ -324,7 +324,13 @@ for (const kind of databases) {
       const { sessionId } = await checkout(link)
       // Stripe took the money; the process died before any webhook was counted.
       const completed = standIn.completeCheckout(sessionId)
-      assert.deepEqual(await t.app.services.hostedPayments.sweep(), { counted: 0, expired: 0, requeued: 0, failed: 0 })
+      assert.deepEqual(await t.app.services.hostedPayments.sweep(), {
+        counted: 0,
+        expired: 0,
+        requeued: 0,
+        refundsSettled: 0,
+        failed: 0,
+      })
       t.clock.advanceSeconds(11 * 60)
       standIn.failNext({ status: 500, pathPrefix: `/v1/checkout/sessions/${sessionId}` })
       const failing = await t.app.services.hostedPayments.sweep()

@@ -2,8 +2,10 @@
 // delivered over HTTP to POST /payments/v1/stripe/webhooks by the stand-in, and the real workers run the job
 // process-payment-event, which routes each to its service: a card setup (the card on file, which then pays an order
 // that was already waiting), a refund made in the Stripe Dashboard, a dispute opened then won (each delivered twice).
+// A refund to the card Stripe answered pending that it later reports failed (charge.refund.updated, delivered twice)
+// goes back on the balance once, and a later charge.refunded leaves it failed; one it reports succeeded is marked so.
 // Then, without workers and on a manual clock, the sweeper: card charges and refunds whose job the queue gave up are
-// put back with the same idempotency key, and a charge Stripe left pending is read back.
+// put back with the same idempotency key, and a charge or a refund Stripe left pending is read back.
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
@@ -219,6 +221,144 @@ for (const kind of databases) {
       const released = await orderDocument(account, orderId)
       assert.deepEqual(withoutResolutionWarnings(released.status.issues), [])
     })
+
+    /** An account whose card on file (saved through the webhook) paid a Live order by the workers' charge. */
+    async function orderPaidByCard(): Promise<{
+      account: TestAccount
+      orderId: string
+      due: bigint
+      paymentId: string
+    }> {
+      const account = await t.createAccount({ billingMode: 'prepaid' })
+      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
+      const sessionId = new URL(setup.setup.url).pathname.split('/').at(-1) as string
+      assert.match(await delivered('checkout.session.completed', standIn.completeCheckout(sessionId)), /^card saved/)
+      const created = await t.live(
+        {
+          method: 'POST',
+          url: '/v4.0/orders',
+          payload: sampleOrder({
+            items: [{ sku: PHONE_CASE, copies: 2, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+          }),
+          headers: { 'content-type': 'application/json' },
+        },
+        account.liveKey,
+      )
+      assert.equal(created.statusCode, 200, created.body)
+      const orderId = json(created).order.id as string
+      const charge = await waitFor('the card charged for the order', async () => {
+        const rows = await t.database.db.query<{ status: string; paymentId: string; amount: string }>(
+          `SELECT status, payment_id AS "paymentId", amount_minor::text AS amount FROM provider_payments
+            WHERE order_id = $1 AND purpose = 'orderCharge' AND status <> 'open'`,
+          [parseId('ord', orderId)],
+        )
+        return rows[0]
+      })
+      assert.equal(charge.status, 'succeeded')
+      return { account, orderId, due: BigInt(charge.amount), paymentId: charge.paymentId }
+    }
+
+    /** The order cancelled by its merchant, its refund to the card answered `pending` by Stripe (through the job). */
+    async function cancelledWithPendingRefund(orderId: string, account: TestAccount) {
+      standIn.answerRefunds('pending')
+      try {
+        const cancelled = await t.live(
+          { method: 'POST', url: `/v4.0/orders/${orderId}/actions/cancel` },
+          account.liveKey,
+        )
+        assert.equal(cancelled.statusCode, 200, cancelled.body)
+        return await waitFor('the refund answered pending', async () => {
+          const rows = await t.database.db.query<{ id: number; status: string; refundId: string | null }>(
+            `SELECT id::int AS id, status, refund_id AS "refundId" FROM provider_refunds WHERE order_id = $1`,
+            [parseId('ord', orderId)],
+          )
+          return rows[0]?.status === 'pending' ? { id: rows[0].id, refundId: rows[0].refundId as string } : undefined
+        })
+      } finally {
+        standIn.answerRefunds('succeeded')
+      }
+    }
+
+    const refundRow = async (id: number) =>
+      (
+        await t.database.db.query<{ status: string; failure: string | null }>(
+          `SELECT status, failure_reason AS failure FROM provider_refunds WHERE id = $1`,
+          [id],
+        )
+      )[0]
+
+    test('a refund Stripe answered pending that then fails goes back on the balance once; charge.refunded leaves it failed', async () => {
+      const { account, orderId, due, paymentId } = await orderPaidByCard()
+      const refund = await cancelledWithPendingRefund(orderId, account)
+      // On its way to the card: credited to the balance and taken off again.
+      assert.equal(await readBalance(t.database.db, accountNumber(account)), 0n)
+      assert.deepEqual((await ledgerOf(account)).slice(2), [
+        ['balance-refund', due],
+        ['card-refund', -due],
+      ])
+
+      // The card account was closed: Stripe reports the refund failed, delivered twice (and once more later).
+      const failed = standIn.updateRefund(refund.refundId, 'failed', 'expired_or_canceled_card')
+      const outcome = await delivered('charge.refund.updated', failed, 2)
+      assert.equal(
+        outcome,
+        `refund ${refund.refundId} failed (expired_or_canceled_card): ${(Number(due) / 100).toFixed(2)} GBP back on the balance`,
+      )
+      assert.match(await delivered('charge.refund.updated', failed), /already failed here: nothing changed$/)
+      assert.deepEqual(await refundRow(refund.id), { status: 'failed', failure: 'expired_or_canceled_card' })
+      assert.equal(await readBalance(t.database.db, accountNumber(account)), due, 'the money is back, once')
+      const ledger = await listLedger(t.database.db, accountNumber(account))
+      assert.deepEqual(
+        ledger.slice(2).map((entry) => [entry.entry, entry.amountMinor]),
+        [
+          ['balance-refund', due],
+          ['card-refund', -due],
+          ['balance-refund', due],
+        ],
+      )
+      assert.match(ledger.at(-1)?.reference ?? '', /^card refund failed \(expired_or_canceled_card\): /)
+      const audit = await listAuditEvents(t.database.db, {
+        accountId: accountNumber(account),
+        actions: ['payment.cardRefundFailed'],
+        limit: 10,
+      })
+      assert.equal(audit.length, 1)
+      assert.equal(audit[0]?.target, orderId)
+      const [was, now] = [audit[0]?.before, audit[0]?.after].map((state) => JSON.parse(state ?? 'null'))
+      assert.deepEqual(
+        [was?.status, now?.status, now?.reason, now?.refundId],
+        ['pending', 'failed', 'expired_or_canceled_card', refund.refundId],
+      )
+
+      // Stripe's charge.refunded afterwards (the failed amount no longer refunded) leaves the refund failed.
+      assert.match(await delivered('charge.refunded', standIn.chargeOf(paymentId)), /nothing changed$/)
+      assert.equal((await refundRow(refund.id))?.status, 'failed')
+      assert.equal(await readBalance(t.database.db, accountNumber(account)), due)
+      assert.equal((await ledgerOf(account)).length, 5)
+      // A refund printroute never asked for changes nothing.
+      assert.match(
+        await delivered('refund.failed', { ...failed, id: 're_unknown' }),
+        /^no refund re_unknown asked by printroute: nothing changed$/,
+      )
+    })
+
+    test('a refund Stripe answered pending that then succeeds is marked succeeded, the balance left as it is', async () => {
+      const { account, orderId, due } = await orderPaidByCard()
+      const refund = await cancelledWithPendingRefund(orderId, account)
+      const succeeded = standIn.updateRefund(refund.refundId, 'succeeded')
+      assert.equal(await delivered('charge.refund.updated', succeeded, 2), `refund ${refund.refundId} succeeded`)
+      assert.deepEqual(await refundRow(refund.id), { status: 'succeeded', failure: null })
+      // A failure reported for a refund already succeeded here does not pay the merchant twice.
+      assert.match(
+        await delivered('refund.failed', { ...succeeded, status: 'failed', failure_reason: 'unknown' }),
+        /already succeeded here: nothing changed$/,
+      )
+      assert.equal(await readBalance(t.database.db, accountNumber(account)), 0n)
+      assert.deepEqual((await ledgerOf(account)).slice(2), [
+        ['balance-refund', due],
+        ['card-refund', -due],
+      ])
+    })
   })
 
   describe(`the sweeper over card charges and refunds (${kind})`, () => {
@@ -322,7 +462,7 @@ for (const kind of databases) {
       standIn.failNext({ status: 500, when: 'after', pathPrefix: '/v1/payment_intents' })
       await assert.rejects(t.app.services.savedCards.chargeHeldOrder(payment.id))
       await dropJobs('charge-saved-card', 'providerPaymentId', payment.id)
-      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 1, failed: 0 })
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 1, refundsSettled: 0, failed: 0 })
       assert.deepEqual(
         (await jobsOf('charge-saved-card', 'providerPaymentId', payment.id)).map((job) => job.state),
         ['created'],
@@ -363,7 +503,7 @@ for (const kind of databases) {
         standIn.settlePayment(pending.paymentId as string, outcome)
         standIn.failNext({ status: 500, pathPrefix: '/v1/payment_intents/' })
         assert.equal((await sweep()).failed, 1, 'a Stripe failure is left for the next sweep')
-        assert.deepEqual(await sweep(), { counted: 1, expired: 0, requeued: 0, failed: 0 })
+        assert.deepEqual(await sweep(), { counted: 1, expired: 0, requeued: 0, refundsSettled: 0, failed: 0 })
         assert.equal((await sweep()).counted, 0, 'counted once')
         const issues = withoutResolutionWarnings((await pipelineDriver(t).document(orderId)).status.issues)
         const balance = await readBalance(t.database.db, accountNumber(account))
@@ -401,7 +541,7 @@ for (const kind of databases) {
       // Not before 10 minutes.
       assert.equal((await sweep()).requeued, 0)
       later()
-      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 1, failed: 0 })
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 1, refundsSettled: 0, failed: 0 })
       assert.equal((await jobsOf('refund-card-payment', 'refundId', refund.id)).length, 1)
       await t.app.services.cardRefunds.runRefund(refund.id)
       const calls = standIn.calls.filter((call) => call.path === '/v1/refunds' && call.idempotencyKey === refund.key)
@@ -416,6 +556,87 @@ for (const kind of databases) {
       ])
       assert.equal(after[0]?.status, 'succeeded')
       assert.equal((await sweep()).requeued, 0, 'an answered refund is not swept')
+    })
+
+    test('a refund Stripe left pending and failed with no webhook is settled by the sweeper, once; a Stripe 500 leaves it for the next', async () => {
+      const account = await accountWithCard(STAND_IN_CARDS.visa)
+      const { orderId, orderNumber, due } = await heldOrder(account)
+      const payment = await chargeOf(orderNumber)
+      await t.app.services.savedCards.chargeHeldOrder(payment.id)
+      const cancelled = await t.live({ method: 'POST', url: `/v4.0/orders/${orderId}/actions/cancel` }, account.liveKey)
+      assert.equal(cancelled.statusCode, 200, cancelled.body)
+      const refundOf = async () => {
+        const rows = await t.database.db.query<{ id: number; status: string; refundId: string | null }>(
+          `SELECT id::int AS id, status, refund_id AS "refundId" FROM provider_refunds WHERE order_id = $1`,
+          [orderNumber],
+        )
+        assert.equal(rows.length, 1)
+        return rows[0] as (typeof rows)[number]
+      }
+      standIn.answerRefunds('pending')
+      try {
+        await t.app.services.cardRefunds.runRefund((await refundOf()).id)
+      } finally {
+        standIn.answerRefunds('succeeded')
+      }
+      const pending = await refundOf()
+      assert.equal(pending.status, 'pending')
+      const reads = () => standIn.calls.filter((call) => call.path === `/v1/refunds/${pending.refundId}`).length
+      const balance = () => readBalance(t.database.db, accountNumber(account))
+      assert.equal(await balance(), 0n)
+      // Not before 10 minutes.
+      assert.equal((await sweep()).refundsSettled, 0)
+      assert.equal(reads(), 0)
+      // Stripe's pending refund is still pending when first read: left as it is.
+      later()
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 0, refundsSettled: 0, failed: 0 })
+      assert.equal(reads(), 1)
+      // The card account was closed; no webhook reaches printroute.
+      standIn.updateRefund(pending.refundId as string, 'failed', 'expired_or_canceled_card')
+      standIn.failNext({ status: 500, pathPrefix: '/v1/refunds/' })
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 0, refundsSettled: 0, failed: 1 })
+      assert.equal((await refundOf()).status, 'pending', 'a Stripe failure is left for the next sweep')
+      assert.equal(await balance(), 0n)
+      assert.deepEqual(await sweep(), { counted: 0, expired: 0, requeued: 0, refundsSettled: 1, failed: 0 })
+      assert.equal((await refundOf()).status, 'failed')
+      assert.equal(await balance(), due, 'the money is back on the balance')
+      // Settled once: the next sweep neither reads it again nor credits it again.
+      const readsBefore = reads()
+      assert.equal((await sweep()).refundsSettled, 0)
+      assert.equal(reads(), readsBefore)
+      assert.equal(await balance(), due)
+      const ledger = (await listLedger(t.database.db, accountNumber(account))).map((entry) => [
+        entry.entry,
+        entry.amountMinor,
+      ])
+      assert.deepEqual(ledger.slice(-3), [
+        ['balance-refund', due],
+        ['card-refund', -due],
+        ['balance-refund', due],
+      ])
+      const audit = await listAuditEvents(t.database.db, {
+        accountId: accountNumber(account),
+        actions: ['payment.cardRefundFailed'],
+        limit: 10,
+      })
+      assert.equal(audit.length, 1)
+      assert.equal(audit[0]?.target, orderId)
+      // Stripe's webhook arriving late changes nothing more.
+      const event = t.app.services.paymentEvents
+      assert.ok(event)
+      const late = standIn.signedEvent('charge.refund.updated', standIn.refunds.get(pending.refundId as string) ?? {})
+      const received = await t.live(
+        {
+          method: 'POST',
+          url: STRIPE_WEBHOOK_PATH,
+          payload: late.payload,
+          headers: { 'content-type': 'application/json', 'stripe-signature': late.header },
+        },
+        null,
+      )
+      assert.equal(received.statusCode, 200, received.body)
+      await event.process('stripe', late.event.id)
+      assert.equal(await balance(), due)
     })
   })
 }

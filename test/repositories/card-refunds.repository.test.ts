@@ -1,14 +1,18 @@
 // The SQL of refunds to a card and disputes on every configured backend (migrations 0045 and 0049): which payments a
 // refund may go back to, each "once" (an idempotency key inserted once, a refused refund moved once, a dispute's
-// entries set once), and what a dispute makes owed in the open amount and on a prepaid account's invoice.
+// entries set once, a pending refund settled once and never from failed to succeeded), and what a dispute makes owed in the open amount and on a prepaid account's invoice.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { insertLedgerEntry } from '../../src/repositories/billing.repository.ts'
 import {
   addRefunded,
+  findRefundByProviderId,
   insertRefund,
+  listStalePendingRefunds,
   lockRefundablePayments,
+  markAnsweredRefundsSucceeded,
   markRefundRefused,
+  markRefundSucceeded,
   recordRefundAnswer,
   setDisputeEntry,
   setRefundReversal,
@@ -132,6 +136,56 @@ for (const kind of databaseKinds) {
         await recordRefundAnswer(database.db, second, { refundId: 're_2', status: 'succeeded' }, new Date()),
         false,
       )
+    })
+
+    test("a pending refund is found by the provider's id, listed for the sweeper, and settled once; failed stays failed", async () => {
+      const asked = new Date('2026-03-01T09:00:00Z')
+      const refund = (key: string) =>
+        insertRefund(database.db, {
+          payment: payments[1] as number,
+          accountId,
+          orderNumber,
+          amountMinor: 50n,
+          currency: 'GBP',
+          idempotencyKey: key,
+          status: 'requested',
+          reason: key,
+          ledgerEntryId: null,
+          at: asked,
+        })
+      const failing = (await refund('printroute-refund-chg_3-2')) as number
+      const succeeding = (await refund('printroute-refund-chg_4-2')) as number
+      const unanswered = (await refund('printroute-refund-chg_5-2')) as number
+      await recordRefundAnswer(database.db, failing, { refundId: 're_3', status: 'pending' }, asked)
+      await recordRefundAnswer(database.db, succeeding, { refundId: 're_4', status: 'pending' }, asked)
+      assert.equal((await findRefundByProviderId(database.db, 'stripe', 're_3'))?.id, failing)
+      assert.equal(await findRefundByProviderId(database.db, 'other', 're_3'), undefined, "another provider's id")
+      assert.equal(await findRefundByProviderId(database.db, 'stripe', 're_unknown'), undefined)
+      // Pending refunds asked for before the cutoff; a requested one is the job's, not read back.
+      assert.deepEqual(await listStalePendingRefunds(database.db, 'stripe', asked, 10), [])
+      const later = new Date(asked.getTime() + 1000)
+      assert.deepEqual(await listStalePendingRefunds(database.db, 'stripe', later, 10), [failing, succeeding])
+      assert.deepEqual(await listStalePendingRefunds(database.db, 'other', later, 10), [])
+      assert.ok(unanswered)
+
+      const refused = { status: 'failed' as const, refundId: 're_3', reason: 'expired_or_canceled_card' }
+      assert.equal(await markRefundRefused(database.db, failing, refused, later), true)
+      assert.equal(await markRefundSucceeded(database.db, failing, later), false, 'a failed refund never succeeds')
+      assert.equal(await markRefundSucceeded(database.db, succeeding, later), true)
+      assert.equal(await markRefundSucceeded(database.db, succeeding, later), false, 'once')
+      // charge.refunded's marking leaves the failed refund failed.
+      await recordRefundAnswer(database.db, unanswered, { refundId: 're_5', status: 'pending' }, later)
+      assert.equal(await markAnsweredRefundsSucceeded(database.db, payments[1] as number, later), 1)
+      const statuses = await database.db.query<{ id: number; status: string; failure: string | null }>(
+        `SELECT id::int AS id, status, failure_reason AS failure FROM provider_refunds WHERE id = ANY($1) ORDER BY id`,
+        [[failing, succeeding, unanswered]],
+      )
+      assert.deepEqual(statuses, [
+        { id: failing, status: 'failed', failure: 'expired_or_canceled_card' },
+        { id: succeeding, status: 'succeeded', failure: null },
+        { id: unanswered, status: 'succeeded', failure: null },
+      ])
+      assert.deepEqual(await listStalePendingRefunds(database.db, 'stripe', later, 10), [])
     })
 
     test('a dispute is stored once by its id, its entries set once; what it makes owed counts, until it is won', async () => {

@@ -5,7 +5,9 @@
 // can fail the next request (500 or 429, before or after its effect) or hold it unanswered, and signs webhooks the
 // way Stripe signs them (the library's generateTestHeaderString). Off-session charges answer by Stripe's test
 // payment method ids (STAND_IN_CARDS; its own `pending` one leaves a PaymentIntent `processing` until settlePayment),
-// and a PaymentIntent is read back by its id. A session's `url` serves a one-button page whose Pay completes the
+// and a PaymentIntent is read back by its id. Refunds answer `succeeded`, or `pending` after answerRefunds('pending')
+// until updateRefund ends them (failed with Stripe's failure_reason, canceled or succeeded: charge.refund.updated's
+// object); a refund is read back by its id. A session's `url` serves a one-button page whose Pay completes the
 // session, sends checkout.session.completed to `webhookEndpoint` and redirects to success_url. Nothing leaves the
 // machine.
 
@@ -87,6 +89,19 @@ export interface StripeStandIn {
   completeCheckout(sessionId: string, paymentMethod?: string): Record<string, any>
   /** The bank settles a `processing` PaymentIntent: paid (with its charge) or failed (declined with `reason`). */
   settlePayment(paymentIntentId: string, outcome: 'succeeded' | 'failed', reason?: string): Record<string, any>
+  /** How the refunds created from now on answer: `succeeded` (the default) or `pending` (until updateRefund). */
+  answerRefunds(status: 'succeeded' | 'pending'): void
+  /**
+   * A refund's status changes at Stripe (the card's bank answered): `failed` (with `failure_reason`, such as
+   * `expired_or_canceled_card`) or `canceled` reverses the refund on the Stripe balance, and the stand-in then stops
+   * counting it in the charge's amount_refunded (its reading; see test/fixtures/stripe/README.md). Answers the
+   * refund: the object of `charge.refund.updated`.
+   */
+  updateRefund(
+    refundId: string,
+    status: 'succeeded' | 'failed' | 'canceled',
+    failureReason?: string,
+  ): Record<string, any>
   /** A dispute opened (or, with a status such as `won` / `lost`, closed) on a payment; answers the dispute. */
   dispute(paymentIntentId: string, status?: string, reason?: string): Record<string, any>
   /** The charge behind a payment, refunds included (charge.refunded's object). */
@@ -158,6 +173,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   const charges = new Map<string, Record<string, any>>()
   const refunds = new Map<string, Record<string, any>>()
   let counter = 0
+  let refundStatus: 'succeeded' | 'pending' = 'succeeded'
   const newId = (prefix: string) => `${prefix}_standin${(++counter).toString().padStart(6, '0')}`
   let baseUrl = ''
 
@@ -343,6 +359,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       charge: charge.id,
       payment_intent: intent.id,
       metadata: params.metadata ?? {},
+      status: refundStatus,
     }
     refunds.set(refund.id, refund)
     return { status: 200, body: refund }
@@ -358,6 +375,11 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     if (intent) {
       const found = paymentIntents.get(intent[1]!)
       return found ? { status: 200, body: found } : missing('payment_intent', intent[1]!)
+    }
+    const refund = /^\/v1\/refunds\/([^/]+)$/.exec(path)
+    if (refund) {
+      const found = refunds.get(refund[1]!)
+      return found ? { status: 200, body: found } : missing('refund', refund[1]!)
     }
     const setup = /^\/v1\/setup_intents\/([^/]+)$/.exec(path)
     if (setup) {
@@ -538,6 +560,28 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     return { ...intent }
   }
 
+  function updateRefund(
+    refundId: string,
+    status: 'succeeded' | 'failed' | 'canceled',
+    failureReason = 'expired_or_canceled_card',
+  ): Record<string, any> {
+    const refund = refunds.get(refundId)
+    if (!refund) throw new Error(`stand-in: no refund ${refundId}`)
+    if (refund.status !== 'pending' && refund.status !== 'requires_action') {
+      throw new Error(`stand-in: refund ${refundId} is ${refund.status}`)
+    }
+    refund.status = status
+    if (status !== 'succeeded') {
+      refund.failure_reason = status === 'failed' ? failureReason : null
+      const charge = charges.get(refund.charge)
+      if (charge) {
+        charge.amount_refunded -= refund.amount
+        charge.refunded = charge.amount_refunded === charge.amount
+      }
+    }
+    return { ...refund }
+  }
+
   function dispute(paymentIntentId: string, status = 'needs_response', reason = 'fraudulent'): Record<string, any> {
     const intent = paymentIntents.get(paymentIntentId)
     const charge = intent?.latest_charge ? charges.get(intent.latest_charge) : undefined
@@ -609,6 +653,10 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     },
     completeCheckout,
     settlePayment,
+    answerRefunds: (status) => {
+      refundStatus = status
+    },
+    updateRefund,
     dispute,
     chargeOf,
     signedEvent,
