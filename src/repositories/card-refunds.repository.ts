@@ -284,6 +284,19 @@ export async function setRefundLedgerEntry(tx: Queryable, id: number, ledgerEntr
   ])
 }
 
+/**
+ * What of `payment` went back on the balance because the provider failed or canceled refunds after `since`: a report
+ * of the payment made before then may still count those refunds (the provider does not promise its events' order).
+ */
+export async function sumRefusedRefundsSince(tx: Queryable, payment: number, since: Date): Promise<bigint> {
+  const rows = await tx.query<{ total: string }>(
+    `SELECT COALESCE(SUM(amount_minor), 0)::text AS total FROM provider_refunds
+      WHERE payment = $1 AND status IN ('failed', 'canceled') AND reversal_entry_id IS NOT NULL AND completed_at > $2`,
+    [payment, since],
+  )
+  return BigInt(rows[0]?.total ?? '0')
+}
+
 export async function setRefundReversal(tx: Queryable, id: number, ledgerEntryId: number): Promise<void> {
   await tx.query(`UPDATE provider_refunds SET reversal_entry_id = $2 WHERE id = $1 AND reversal_entry_id IS NULL`, [
     id,

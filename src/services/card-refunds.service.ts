@@ -55,6 +55,7 @@ import {
   recordRefundAnswer,
   setRefundLedgerEntry,
   setRefundReversal,
+  sumRefusedRefundsSince,
 } from '../repositories/card-refunds.repository.ts'
 import { type ServiceLogger, silentLogger } from './observability.ts'
 import { createOrderChanger, type OrderChangeDeps, type OrderChanger } from './order-change.ts'
@@ -344,6 +345,12 @@ export function createCardRefundsService(deps: CardRefundsDeps): CardRefundsServ
           return marked > 0
             ? `${marked} refund(s) printroute asked for marked succeeded`
             : `refunded ${formatMinorAsAmount(total)} ${event.currency} as printroute knows: nothing changed`
+        }
+        // A report made before a refund of this payment failed may still count it (the provider does not promise
+        // its events' order): what the failures explain is stale, not a refund made outside printroute, and a later
+        // report gives the payment as it is.
+        if (total - known <= (await sumRefusedRefundsSince(tx, payment.id, event.createdAt))) {
+          return `refunded ${formatMinorAsAmount(total)} ${event.currency} as reported before a refund failed: nothing changed`
         }
         const difference = total - known
         const refundRow = await insertRefund(tx, {

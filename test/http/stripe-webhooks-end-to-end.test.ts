@@ -297,6 +297,10 @@ for (const kind of databases) {
         ['card-refund', -due],
       ])
 
+      // Stripe's report of the payment as the refund was made (counting it), to be delivered late.
+      const reportedBefore = structuredClone(standIn.chargeOf(paymentId))
+      assert.equal(BigInt(reportedBefore.amount_refunded), due)
+
       // The card account was closed: Stripe reports the refund failed, delivered twice (and once more later).
       const failed = standIn.updateRefund(refund.refundId, 'failed', 'expired_or_canceled_card')
       const outcome = await delivered('charge.refund.updated', failed, 2)
@@ -335,6 +339,22 @@ for (const kind of databases) {
       assert.equal((await refundRow(refund.id))?.status, 'failed')
       assert.equal(await readBalance(t.database.db, accountNumber(account)), due)
       assert.equal((await ledgerOf(account)).length, 5)
+      // The report made before the failure, arriving only now (Stripe does not promise the order): still counting the
+      // failed refund, it is no refund made outside printroute.
+      const stale = standIn.signedEvent('charge.refunded', reportedBefore, {
+        timestamp: Math.floor(Date.now() / 1000) - 60,
+      })
+      assert.equal((await standIn.deliver(endpoint, stale)).status, 200)
+      const staleOutcome = await waitFor('the late report processed', async () => {
+        const rows = await t.database.db.query<{ outcome: string | null }>(
+          `SELECT outcome FROM provider_events WHERE event_id = $1 AND processed_at IS NOT NULL`,
+          [stale.event.id],
+        )
+        return rows[0]?.outcome ?? undefined
+      })
+      assert.match(staleOutcome, /as reported before a refund failed: nothing changed$/)
+      assert.equal((await ledgerOf(account)).length, 5)
+      assert.equal(await readBalance(t.database.db, accountNumber(account)), due)
       // A refund printroute never asked for changes nothing.
       assert.match(
         await delivered('refund.failed', { ...failed, id: 're_unknown' }),

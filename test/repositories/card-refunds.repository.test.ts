@@ -16,6 +16,7 @@ import {
   recordRefundAnswer,
   setDisputeEntry,
   setRefundReversal,
+  sumRefusedRefundsSince,
   upsertDispute,
 } from '../../src/repositories/card-refunds.repository.ts'
 import { openAmountOfAccount, owedOnInvoiceOfAccount } from '../../src/repositories/invoices.repository.ts'
@@ -97,7 +98,8 @@ for (const kind of databaseKinds) {
       assert.ok(id)
       assert.equal(await insertRefund(database.db, refund), undefined, 'the same key: nothing inserted')
       const refused = { status: 'failed' as const, refundId: null, reason: 'invalidRequest' }
-      assert.equal(await markRefundRefused(database.db, id, refused, new Date()), true)
+      const refusedAt = new Date()
+      assert.equal(await markRefundRefused(database.db, id, refused, refusedAt), true)
       assert.equal(await markRefundRefused(database.db, id, refused, new Date()), false, 'once')
       // The money put back on the balance pays nothing of an invoice: the open amount leaves it out.
       const reversal = await insertLedgerEntry(
@@ -116,6 +118,10 @@ for (const kind of databaseKinds) {
       )
       await setRefundReversal(database.db, id, reversal)
       assert.equal(await openAmountOfAccount(database.db, accountId, 'GBP'), 0n)
+      // Back on the balance after a report made a second earlier, not after one made a second later.
+      const payment = payments[1] as number
+      assert.equal(await sumRefusedRefundsSince(database.db, payment, new Date(refusedAt.getTime() - 1000)), 200n)
+      assert.equal(await sumRefusedRefundsSince(database.db, payment, new Date(refusedAt.getTime() + 1000)), 0n)
       assert.equal(
         await recordRefundAnswer(database.db, id, { refundId: 're_1', status: 'succeeded' }, new Date()),
         false,
