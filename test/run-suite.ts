@@ -141,10 +141,7 @@ if (requested.length > 0) {
   ]).flatMap((pair) => pair.filter((path) => path !== undefined))
 }
 
-// forceExit: a test process whose tests have all finished ends even if something of a test keeps its event loop
-// alive (an app a failed test never closed: its database and job queue timers), so one failure is reported as
-// one failure instead of holding the whole run until CI's limit.
-const events = run({ files: processes, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS, forceExit: true })
+const events = run({ files: processes, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS })
 // Each reporter composed onto the stream adds listeners of its own; three of them pass Node's default warning mark.
 events.setMaxListeners(32)
 events.on('test:fail', () => {
