@@ -283,6 +283,7 @@ test('a print file made twice has the same bytes, and its manifest says what mad
       profileSha256: sha256(readFileSync(join(DEFAULT_PROFILES_DIRECTORY, file))),
       intent: 'relative',
       blackPointCompensation: true,
+      convertedAt: 'printFile',
     })
     assert.deepEqual(manifest.renderer, { sharp: sharp.versions.sharp, libvips: sharp.versions.vips })
   }
@@ -401,4 +402,84 @@ test("a CMYK print file's preview shows the file's colours: a soft proof from a 
       }
     }
   }
+})
+
+// ---- where the conversion runs ---------------------------------------------------------------------------
+
+/** A decoded CMYK file's raw bands, not converted on the way (sharp would otherwise bring it to sRGB). */
+async function cmykPixels(file: Buffer) {
+  return sharp(file).pipelineColourspace('cmyk').toColourspace('cmyk').raw().toBuffer({ resolveWithObject: true })
+}
+
+test('an enlarged photo for a CMYK lab is converted at its own size: the same geometry and profile, within a level', async () => {
+  const colour = COLOURS.find((candidate) => candidate.intent === 'relative' && candidate.blackPointCompensation)
+  assert.ok(colour)
+  const photo = await gradientAndGreen('jpeg') // 900 x 1350, enlarged 4 times in area below
+  const options = { width: 1800, height: 2700, sizing: 'fillPrintArea', format: 'tiff', colour, dpi: 150 } as const
+  const atSource = await renderer.renderPrintFile(photo, options)
+  const atPrintFile = await renderer.renderPrintFile(photo, { ...options, convertAt: 'printFile' })
+  assert.equal(atSource.manifest.colour.convertedAt, 'source')
+  assert.equal(atPrintFile.manifest.colour.convertedAt, 'printFile')
+  assert.notEqual(atSource.manifest.outputSha256, atPrintFile.manifest.outputSha256, 'the two orders differ')
+  const metadata = await sharp(atSource.data).metadata()
+  assert.deepEqual([metadata.width, metadata.height, metadata.channels, metadata.space], [1800, 2700, 4, 'cmyk'])
+  assert.equal(metadata.density, 150)
+  const profile = readFileSync(join(DEFAULT_PROFILES_DIRECTORY, 'printroute-fogra39.relative-bpc.icc'))
+  assert.ok(metadata.icc?.equals(profile), 'the profile is embedded byte for byte')
+  // The pixels: the same conversion, interpolated in CMYK instead of sRGB. Equal but where the resize blends
+  // unlike colours (here only the gradient's edge with the green, and JPEG's 8x8 blocks in the photo).
+  const [a, b] = [await cmykPixels(atSource.data), await cmykPixels(atPrintFile.data)]
+  assert.equal(a.data.length, b.data.length)
+  let sum = 0
+  let overTwo = 0
+  for (let at = 0; at < a.data.length; at++) {
+    const difference = Math.abs((a.data[at] as number) - (b.data[at] as number))
+    sum += difference
+    if (difference > 2) overTwo++
+  }
+  assert.ok(sum / a.data.length < 1, `mean difference ${sum / a.data.length}`)
+  assert.ok(overTwo / a.data.length < 0.01, `${overTwo} of ${a.data.length} values more than 2 apart`)
+
+  // Made again from its manifest: the same bytes; a manifest from before the choice (no convertedAt) gives the
+  // other order's bytes, as it was made.
+  const again = await renderer.reproducePrintFile(photo, atSource.manifest)
+  assert.equal(again.manifest.outputSha256, atSource.manifest.outputSha256)
+  const { convertedAt: _, ...older } = atPrintFile.manifest.colour
+  const olderAgain = await renderer.reproducePrintFile(photo, { ...atPrintFile.manifest, colour: older })
+  assert.equal(olderAgain.manifest.outputSha256, atPrintFile.manifest.outputSha256)
+})
+
+test('a mirrored canvas converted at the source: its band is the face edge mirrored, exactly, in CMYK', async () => {
+  const colour = COLOURS.find((candidate) => candidate.intent === 'relative' && candidate.blackPointCompensation)
+  assert.ok(colour)
+  const area = {
+    spec: { trimMm: { width: 100, height: 150 }, bleedMm: 3, safeMm: 5, wrapMm: 20, minDpi: 50, recommendedDpi: 400 },
+    wrap: 'MirrorWrap',
+  } as const
+  const options = { width: 1800, height: 2700, sizing: 'fillPrintArea', format: 'tiff', colour, area } as const
+  const rendered = await renderer.renderPrintFile(await gradientAndGreen('jpeg'), options)
+  assert.equal(rendered.manifest.colour.convertedAt, 'source')
+  const layout = rendered.plan.layout
+  assert.ok(layout && layout.edges.kind === 'mirror')
+  const { data, info } = await cmykPixels(rendered.data)
+  assert.deepEqual([info.width, info.height], [layout.width, layout.height])
+  const depth = layout.wrap + layout.bleed
+  const pixel = (x: number, y: number) => data.readUInt32BE((y * info.width + x) * 4)
+  for (const y of [layout.face.top, layout.face.top + 7, layout.face.top + Math.floor(layout.face.height / 2)]) {
+    for (let d = 0; d < depth; d++) {
+      const right: number = layout.face.left + layout.face.width
+      assert.equal(pixel(layout.face.left - 1 - d, y), pixel(layout.face.left + d, y), `left band, row ${y}, ${d}`)
+      assert.equal(pixel(right + d, y), pixel(right - 1 - d, y), `right band, row ${y}, ${d}`)
+    }
+  }
+  // Geometry with a colour of its own converts after the resize, as do sources that are not photos.
+  for (const [why, other] of [
+    ['a Black band', { ...options, area: { ...area, wrap: 'Black' } }],
+    ['fit margins', { width: 1800, height: 1800, sizing: 'fitPrintArea', format: 'tiff', colour }],
+  ] as const) {
+    const made = await renderer.renderPrintFile(await gradientAndGreen('jpeg'), other)
+    assert.equal(made.manifest.colour.convertedAt, 'printFile', why)
+  }
+  const png = await renderer.renderPrintFile(await gradientAndGreen('png'), options)
+  assert.equal(png.manifest.colour.convertedAt, 'printFile', 'a PNG source')
 })

@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Metadata, OutputInfo, Sharp, default as SharpConstructor, SharpOptions } from 'sharp'
 import type { PrintFileFormat } from '../domain/catalogue.types.ts'
 import { cmykProfileFile } from '../domain/colour-profiles.ts'
-import type { PrintFileManifest, PrintFileManifestColour } from '../domain/print-files.ts'
+import type { ColourConversionPoint, PrintFileManifest, PrintFileManifestColour } from '../domain/print-files.ts'
 import {
   type PrintAreaRequest,
   type PrintFilePlan,
@@ -58,6 +58,22 @@ const ACCEPTED_INPUT_FORMATS: ReadonlySet<string> = new Set(['jpeg', 'png', 'web
 
 const WHITE = { r: 255, g: 255, b: 255, alpha: 1 }
 
+/**
+ * A CMYK print file is converted at the source's own size, before the resize, when that is cheaper
+ * (docs/print-files.md#where-the-conversion-runs): lcms costs about 20 ns a pixel here, so a photo enlarged to a
+ * poster converts a third of the pixels. What it costs instead is an uncompressed CMYK copy of the source between
+ * two pipelines and a resize of four bands instead of three; measured break-even at 1.7 times the source's pixels,
+ * so only resizes that at least double them. The copy is bounded (4 bytes a source pixel, at most 128 MiB: a 33 MP
+ * photo); larger sources convert after the resize as before. Only JPEG and WebP sources (always 8 bits, where
+ * the two orders are measured within a level on average) and only geometry that needs no fill colour: white fit
+ * margins and Black/White/catalogue-coloured wrap bands are sRGB colours that must go through the profile.
+ */
+export const CONVERT_AT_SOURCE = {
+  minEnlargement: 2,
+  maxCopyBytes: 128 * 1024 * 1024,
+  formats: new Set(['jpeg', 'webp']) as ReadonlySet<string>,
+} as const
+
 export type RasterPrintFileFormat = Exclude<PrintFileFormat, 'pdf'>
 
 export interface ImageRendererOptions {
@@ -85,6 +101,11 @@ export interface PrintFileOptions {
   colour?: LabColour
   /** Pixels per inch written into the file (domain/print-files.ts, printFileDpi); none written when absent. */
   dpi?: number
+  /**
+   * Where a CMYK conversion runs (CONVERT_AT_SOURCE): chosen by the renderer when absent; a manifest's own choice
+   * when its file is made again, since the two orders give different bytes.
+   */
+  convertAt?: ColourConversionPoint
 }
 
 export interface RenderedPrintFile {
@@ -299,17 +320,32 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
       area: area ?? null,
     })
     const conversion = await resolveColour(colour)
-    // The geometry (the sizing plan, then an area's wrap band and bleed), then the lab's colour, then the resolution.
-    const geometry = plan.layout
-      ? await applyLayout(sharp, applyPlan(sharp(input, decodeOptions), plan), plan.layout, encode)
-      : applyPlan(sharp(input, decodeOptions), plan)
-    const pipeline = encodeAs(withResolution(convertColour(geometry, conversion.path), dpi), format)
+    const convertAt = options.convertAt ?? conversionPointFor(plan, source, conversion.path)
+    if (convertAt === 'source' && !canConvertAtSource(plan, source, conversion.path)) {
+      throw new RangeError('this print file cannot be converted at the source: sRGB, a fill colour or not a photo')
+    }
+    // The geometry (the sizing plan, then an area's wrap band and bleed), then the lab's colour, then the
+    // resolution; or, for an enlarged photo to a CMYK lab, the colour first at the source's size.
+    const converted =
+      convertAt === 'source'
+        ? await convertedAtSource(sharp, { input, decodeOptions, plan, profilePath: conversion.path as string, encode })
+        : convertColour(
+            plan.layout
+              ? await applyLayout(sharp, applyPlan(sharp(input, decodeOptions), plan), plan.layout, encode)
+              : applyPlan(sharp(input, decodeOptions), plan),
+            conversion.path,
+          )
+    const pipeline = encodeAs(withResolution(converted, dpi), format)
 
-    const { data, info } = await encode(pipeline)
+    const { data } = await encode(pipeline)
+    // The size and colour space read back from the file as written (a header read), so a lab is told what it will
+    // open, not what was meant. Not sharp's `info`: after a resize and a crop it gives the crop's size even when
+    // an `extend` followed in the same pipeline (sharp 0.35.5), as the mirrored band converted at the source does.
+    const written = await sharp(data, { limitInputPixels: false }).metadata()
     const planned = plannedSize(plan)
-    if (info.width !== planned.width || info.height !== planned.height) {
+    if (written.width !== planned.width || written.height !== planned.height) {
       throw new Error(
-        `print file came out ${info.width} x ${info.height}, expected ${planned.width} x ${planned.height}`,
+        `print file came out ${written.width} x ${written.height}, expected ${planned.width} x ${planned.height}`,
       )
     }
     // The preview, in the same turn of the limiter. From the encoded print file: a JPEG print file shrinks on load
@@ -328,14 +364,12 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
             encode,
           })
         : await encode(reducedJpeg(sharp(data, { limitInputPixels: false, failOn: 'truncated' }), DEFAULT_PREVIEW_EDGE))
-    // Read back from the file as written (a header read), so a lab is told what it will open, not what was meant.
-    const { space } = await sharp(data, { limitInputPixels: false }).metadata()
     const manifest: PrintFileManifest = {
       inputSha256: sha256Of(typeof input === 'string' ? await readFile(input) : input),
       outputSha256: sha256Of(data),
       target: { width, height, sizing, format, dpi: dpi ?? null, ...(area ? { area } : {}) },
       plan,
-      colour: conversion.manifest,
+      colour: { ...conversion.manifest, convertedAt: convertAt },
       renderer: rendererVersions(sharp),
     }
     return {
@@ -347,7 +381,7 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
       source: { width: source.width, height: source.height },
       plan,
       preview: preview.data,
-      colourSpace: space,
+      colourSpace: written.space,
       manifest,
     }
   }
@@ -376,6 +410,8 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
       colour,
       ...(target.dpi === null ? {} : { dpi: target.dpi }),
       ...(target.area ? { area: target.area } : {}),
+      // Manifests from before the choice existed converted after the resize.
+      convertAt: manifest.colour.convertedAt ?? 'printFile',
     })
     if (rendered.manifest.colour.profileSha256 !== manifest.colour.profileSha256) {
       throw new PrintFileMismatchError(`the profile ${manifest.colour.profileFile} is not the file it was made with`)
@@ -445,15 +481,83 @@ export function createImageRenderer(options: ImageRendererOptions = {}): ImageRe
  * embedded.
  */
 function applyPlan(image: Sharp, plan: PrintFilePlan): Sharp {
-  let pipeline = image.autoOrient().resize({
+  let pipeline = resizeTurnAndCrop(image.autoOrient(), plan)
+  if (plan.margins) pipeline = pipeline.extend({ ...plan.margins, background: WHITE })
+  return pipeline.flatten({ background: WHITE }).toColourspace('srgb').withIccProfile('srgb')
+}
+
+/** The plan's resize (in the unturned frame), quarter turn and crop: the geometry that needs no colour. */
+function resizeTurnAndCrop(image: Sharp, plan: PrintFilePlan): Sharp {
+  let pipeline = image.resize({
     width: plan.rotate ? plan.resize.height : plan.resize.width,
     height: plan.rotate ? plan.resize.width : plan.resize.height,
     fit: 'fill',
   })
   if (plan.rotate) pipeline = pipeline.rotate(plan.rotate)
   if (plan.crop) pipeline = pipeline.extract(plan.crop)
-  if (plan.margins) pipeline = pipeline.extend({ ...plan.margins, background: WHITE })
-  return pipeline.flatten({ background: WHITE }).toColourspace('srgb').withIccProfile('srgb')
+  return pipeline
+}
+
+/**
+ * Whether a print file's CMYK conversion can run at the source's size (CONVERT_AT_SOURCE): a CMYK lab, a photo,
+ * and geometry that adds no colour of its own (no fit margins; a wrap band, if any, mirrored from the face).
+ */
+function canConvertAtSource(plan: PrintFilePlan, source: ImageProbe, profilePath: string | null): boolean {
+  const edges = plan.layout?.edges.kind ?? 'image'
+  return (
+    profilePath !== null &&
+    CONVERT_AT_SOURCE.formats.has(source.format) &&
+    plan.margins === null &&
+    (edges === 'image' || edges === 'mirror')
+  )
+}
+
+/** Where the renderer converts a print file's colour when nothing asks otherwise (CONVERT_AT_SOURCE). */
+function conversionPointFor(
+  plan: PrintFilePlan,
+  source: ImageProbe,
+  profilePath: string | null,
+): ColourConversionPoint {
+  const sourcePixels = source.width * source.height
+  const enlarged = plan.resize.width * plan.resize.height >= CONVERT_AT_SOURCE.minEnlargement * sourcePixels
+  const copyFits = 4 * sourcePixels <= CONVERT_AT_SOURCE.maxCopyBytes
+  return enlarged && copyFits && canConvertAtSource(plan, source, profilePath) ? 'source' : 'printFile'
+}
+
+/**
+ * The print file of an enlarged photo for a CMYK lab, colour first: the upright photo flattened on white and
+ * converted through the lab's profile at its own size into an uncompressed CMYK TIFF (the profile embedded), then
+ * that resized, turned and cropped as the plan says, in CMYK (`pipelineColourspace('cmyk')`: sharp converts
+ * nothing on the way in), a mirrored wrap band added in the same pipeline (no margins here, so it is the
+ * pipeline's one `extend`), the profile kept for the output. The file's geometry is the other order's exactly; its
+ * pixels differ where the resize interpolates between unlike colours (docs/print-files.md measures how much).
+ */
+async function convertedAtSource(
+  sharp: typeof SharpConstructor,
+  request: {
+    input: string | Buffer
+    decodeOptions: SharpOptions
+    plan: PrintFilePlan
+    profilePath: string
+    encode: Encoder
+  },
+): Promise<Sharp> {
+  const { plan, encode } = request
+  const separated = await encode(
+    sharp(request.input, request.decodeOptions)
+      .autoOrient()
+      .flatten({ background: WHITE })
+      .toColourspace('srgb')
+      .withIccProfile(request.profilePath)
+      .tiff({ compression: 'none' }),
+  )
+  let pipeline = resizeTurnAndCrop(sharp(separated.data, { limitInputPixels: false }).pipelineColourspace('cmyk'), plan)
+  const layout = plan.layout
+  if (layout?.edges.kind === 'mirror') {
+    const depth = layout.wrap + layout.bleed
+    pipeline = pipeline.extend({ top: depth, bottom: depth, left: depth, right: depth, extendWith: 'mirror' })
+  }
+  return pipeline.toColourspace('cmyk').keepIccProfile()
 }
 
 /**

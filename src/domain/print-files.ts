@@ -27,7 +27,16 @@ export interface PrintFileManifestColour {
   readonly profileSha256: string | null
   readonly intent: RenderingIntent
   readonly blackPointCompensation: boolean
+  /**
+   * Where the conversion ran: `printFile` after the geometry, at the print file's size; `source` before it, at the
+   * source image's own size (an enlarged photo for a CMYK lab: docs/print-files.md#where-the-conversion-runs).
+   * Absent from manifests made before the choice existed, which converted at the print file's size.
+   */
+  readonly convertedAt?: ColourConversionPoint
 }
+
+/** Where a print file's colour conversion runs: at the print file's size, or at the source's before the resize. */
+export type ColourConversionPoint = 'printFile' | 'source'
 
 /**
  * Everything a print file was made from (docs/print-files.md#reproducible-print-files): the same input, target,

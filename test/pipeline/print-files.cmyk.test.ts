@@ -143,6 +143,8 @@ for (const kind of databaseKinds) {
         profileSha256: sha256(profile),
         intent: 'relative',
         blackPointCompensation: true,
+        // The 1200 px photo enlarged to 2470 px: converted at its own size, before the resize.
+        convertedAt: 'source',
       })
       // What was asked: the variant's print area size (left aside by the layout), and the spec it was laid out from.
       assert.deepEqual(manifest.target, {

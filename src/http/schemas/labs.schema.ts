@@ -255,6 +255,14 @@ const PrintFileManifestSchema = named(
         profileSha256: Type.Union([Sha256('Hex SHA-256 of that file.'), Type.Null()]),
         intent: Type.String({ description: 'perceptual, relative, saturation or absolute.' }),
         blackPointCompensation: Type.Boolean(),
+        convertedAt: Type.Optional(
+          Type.String({
+            description:
+              "printFile: converted after the geometry, at the print file's size; source: before it, at the source " +
+              "image's own size (an enlarged photo). Absent from older print files, which were converted at the " +
+              "print file's size.",
+          }),
+        ),
       }),
       renderer: Type.Object(
         { sharp: Type.String(), libvips: Type.String() },
