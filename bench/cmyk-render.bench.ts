@@ -15,7 +15,8 @@
 // then the alternatives to lcms's conversion that were tried for the poster (bench/cmyk-lut.ts): a 52-point lookup
 // table applied in JavaScript, the pixels handed back to sharp in a CMYK TIFF (into a fresh buffer each time, as a
 // renderer would, or into one kept between renders), the conversion made at the photo's own 12 MP before the
-// resize, and what a fresh full-size buffer costs on its own (page faults). Run with
+// resize (what the renderer does since for an enlarged photo: the stage table above keeps the order after the
+// resize, step by step), and what a fresh full-size buffer costs on its own (page faults). Run with
 // GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to see the same with glibc's large blocks on transparent huge pages.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -224,7 +225,10 @@ async function measureAlternatives(
       async () => applyCmykLut(lut, rgb, kept.pixels, width * height),
     ],
     ['  of which: the TIFF to a CMYK JPEG, profile kept', () => fromTiff(kept.file)],
-    ["CMYK, lcms at the photo's 12 MP, then the resize in CMYK", () => sourceFirst(poster, profile, jpeg)],
+    [
+      "CMYK, lcms at the photo's 12 MP, then the resize in CMYK (the renderer's order)",
+      () => sourceFirst(poster, profile, jpeg),
+    ],
     ['writing a fresh 138 MB buffer', async () => Buffer.allocUnsafe(width * height * 4).fill(1)],
     ['writing a kept 138 MB buffer', async () => kept.pixels.fill(0x01010101)],
   ]
@@ -256,7 +260,8 @@ function viaLcms(geometry: Pipeline, profile: string, jpeg: JpegOptions): Promis
 
 /**
  * The conversion at the source's resolution, before the resize: an uncompressed CMYK TIFF between two sharp
- * pipelines, the second resizing in CMYK (not the renderer's order: shown for its cost only).
+ * pipelines, the second resizing in CMYK: the renderer's order for an enlarged photo (convertedAtSource in
+ * src/adapters/image-renderer.ts), built here by hand beside the alternatives.
  */
 async function sourceFirst(poster: Buffer, profile: string, jpeg: JpegOptions): Promise<Buffer> {
   const tiff = await sharp(poster, { failOn: 'truncated' })
