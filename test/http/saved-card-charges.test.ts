@@ -1,7 +1,8 @@
 // Off-session charges of the card on file (docs/billing.md#a-card-on-file): a Live prepaid order the balance cannot
 // cover is held, its card charged by the job `charge-saved-card` through the Stripe gateway against the local Stripe
 // stand-in, and the answer recorded once: paid -> credited and paid from the balance, released; authentication
-// needed or declined -> the RequiresPaymentAuthorisation issue saying why. Retries repeat the same idempotency key.
+// needed or declined -> the RequiresPaymentAuthorisation issue saying why. Retries repeat the same idempotency key,
+// after a 500, a 429 or a request that timed out (before or after Stripe made the payment).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { parseId } from '../../src/domain/ids.ts'
@@ -37,6 +38,8 @@ for (const kind of databaseKinds) {
     let t: TestApp
     let standIn: StripeStandIn
     let gateway: PaymentGateway
+    /** The gateway the app charges through: `gateway`, or for the timeout tests one that gives up after 300 ms. */
+    let inUse: PaymentGateway
     let images: ImageServer
     let drive: PipelineDriver
     before(async () => {
@@ -46,7 +49,10 @@ for (const kind of databaseKinds) {
         maxNetworkRetries: 0,
         timeoutMs: 2000,
       })
-      t = await startTestApp({ kind, publicUrls: { live: 'https://live.printroute.test' }, paymentGateway: gateway })
+      inUse = gateway
+      // The app keeps the gateway it is given; this one hands each call to `inUse` (the Stripe gateway uses no `this`).
+      const switching = new Proxy({} as PaymentGateway, { get: (_target, property) => Reflect.get(inUse, property) })
+      t = await startTestApp({ kind, publicUrls: { live: 'https://live.printroute.test' }, paymentGateway: switching })
       images = await startImageServer()
       drive = pipelineDriver(t)
     })
@@ -274,6 +280,59 @@ for (const kind of databaseKinds) {
       )
       assert.deepEqual(await issuesOf(orderId), [])
     })
+
+    for (const when of ['before', 'after'] as const) {
+      const what = when === 'before' ? 'before Stripe made the payment' : 'after Stripe made the payment'
+      test(`a charge that times out ${what}: retried with the same key, counted once`, async () => {
+        const account = await accountWithCard()
+        const orderId = await create(account)
+        const { payment, due } = await heldWithCharge(orderId)
+        // Stripe holds its answer; the gateway gives up after 300 ms, without retrying inside the library.
+        inUse = gatewayOnStandIn(standIn, { maxNetworkRetries: 0, timeoutMs: 300 })
+        try {
+          standIn.failNext({ hang: true, when, pathPrefix: '/v1/payment_intents' })
+          await rejectsRetryably(charge(payment))
+        } finally {
+          inUse = gateway
+        }
+        const intentsOf = () =>
+          [...standIn.paymentIntents.values()].filter((intent) => intent.metadata?.printroute_order_id === orderId)
+        assert.equal(intentsOf().length, when === 'after' ? 1 : 0)
+        // Nothing counted while the answer is unknown: the payment stays open, the order held without an issue.
+        const [open] = await paymentsOf(orderId)
+        assert.equal(open?.status, 'open')
+        assert.equal(open?.ledgerEntry, null)
+        assert.deepEqual(await listLedger(t.database.db, accountNumber(account)), [])
+        assert.deepEqual(await issuesOf(orderId), [], 'still being charged: no issue yet')
+
+        // The job's retry: the same key finds the payment Stripe made (a replay) or makes it now; a run after that
+        // asks Stripe nothing more.
+        await charge(payment)
+        await charge(payment)
+        assert.deepEqual(
+          paymentIntentCalls(payment.key).map((call) => [call.status, call.replayed]),
+          [
+            [0, false],
+            [200, when === 'after'],
+          ],
+        )
+        const intents = intentsOf()
+        assert.equal(intents.length, 1, 'one PaymentIntent at Stripe')
+        const [paid] = await paymentsOf(orderId)
+        assert.equal(paid?.status, 'succeeded')
+        assert.equal(paid?.paymentId, intents[0]?.id)
+        const ledger = await listLedger(t.database.db, accountNumber(account))
+        assert.deepEqual(
+          ledger.map((entry) => [entry.entry, entry.amountMinor]),
+          [
+            ['card-payment', due],
+            ['balance-charge', -due],
+          ],
+        )
+        assert.equal(await readBalance(t.database.db, accountNumber(account)), 0n)
+        assert.deepEqual(await issuesOf(orderId), [])
+      })
+    }
 
     test('the job run twice at once (two workers): one PaymentIntent, the answer counted once', async () => {
       const account = await accountWithCard()

@@ -209,7 +209,7 @@ function shopifySteps(): Html {
 <li><strong>Configure Admin API scopes</strong>: <code>read_orders</code> and <code>write_merchant_managed_fulfillment_orders</code>. Save.</li>
 <li><strong>Install app</strong>, reveal the <strong>Admin API access token</strong> (shown once) and copy the app's <strong>API secret key</strong>.</li>
 <li>Fill in the form below with the shop's <code>*.myshopify.com</code> domain, the token and the secret.</li>
-<li>In the Shopify admin, <strong>Settings → Notifications → Webhooks → Create webhook</strong> for <em>Order creation</em>, <em>Order cancellation</em> and <code>app/uninstalled</code>, format JSON, URL the channel's webhook URL (shown in the list once the channel is made).</li>
+<li>Subscribe the app to <code>ORDERS_CREATE</code>, <code>ORDERS_CANCELLED</code> and <code>APP_UNINSTALLED</code> with the Admin API's <code>webhookSubscriptionCreate</code> mutation (the app's token; <code>uri</code> the channel's webhook URL, shown in the list once the channel is made; format JSON): Shopify signs these with the app's API secret key. Webhooks made under <strong>Settings → Notifications</strong> are signed with another key and cannot include <code>app/uninstalled</code>, so use the mutation for all three.</li>
 </ol>`
 }
 
