@@ -462,39 +462,22 @@ export async function findCardOnFile(db: Queryable, accountId: number): Promise<
   return rows[0]
 }
 
-/** Refunds to a card still `requested` (the provider not asked, or its answer not recorded) made before `before`. */
-export async function listStaleRequestedRefunds(
-  db: Queryable,
-  provider: string,
-  before: Date,
-  limit: number,
-): Promise<number[]> {
-  const rows = await db.query<{ id: number }>(
-    `SELECT r.id::int AS id FROM provider_refunds r JOIN provider_payments p ON p.id = r.payment
-      WHERE r.status = 'requested' AND r.created_at < $2 AND p.provider = $1
-      ORDER BY r.created_at, r.id LIMIT $3`,
-    [provider, before, limit],
-  )
-  return rows.map((row) => row.id)
-}
-
 /**
- * Refunds to a card the provider answered `pending` and has not settled since, asked for
- * before `before`: the sweeper reads each back. (The row keeps no answer time; the job answers within moments of the
- * request unless the provider was down, so the request's time stands for it.)
+ * Refunds to a card left open since before `before`, for the sweeper: `requested` ones (the provider not asked, or
+ * its answer not recorded: their job is put back), or `pending` ones the provider answered and has not settled
+ * since (each is read back; only those with the provider's refund id can be). The row keeps no answer time; the job
+ * answers within moments of the request unless the provider was down, so the request's time stands for it.
  */
-export async function listStalePendingRefunds(
+export async function listStaleRefunds(
   db: Queryable,
-  provider: string,
-  before: Date,
-  limit: number,
+  query: { provider: string; status: 'requested' | 'pending'; before: Date; limit: number },
 ): Promise<number[]> {
   const rows = await db.query<{ id: number }>(
     `SELECT r.id::int AS id FROM provider_refunds r JOIN provider_payments p ON p.id = r.payment
-      WHERE r.status = 'pending' AND r.refund_id IS NOT NULL AND r.created_at < $2
+      WHERE r.status = $2 AND ($2 = 'requested' OR r.refund_id IS NOT NULL) AND r.created_at < $3
         AND p.provider = $1
-      ORDER BY r.created_at, r.id LIMIT $3`,
-    [provider, before, limit],
+      ORDER BY r.created_at, r.id LIMIT $4`,
+    [query.provider, query.status, query.before, query.limit],
   )
   return rows.map((row) => row.id)
 }

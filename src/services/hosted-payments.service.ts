@@ -18,7 +18,7 @@ import { ServiceError, validationFailed } from '../domain/outcomes.ts'
 import type { PaymentEvent, PaymentGateway } from '../domain/payment-gateway.ts'
 import { PaymentGatewayError } from '../domain/payment-gateway.ts'
 import { findAccount } from '../repositories/accounts.repository.ts'
-import { listStalePendingRefunds, listStaleRequestedRefunds } from '../repositories/card-refunds.repository.ts'
+import { listStaleRefunds } from '../repositories/card-refunds.repository.ts'
 import { readOrder } from '../repositories/orders.repository.ts'
 import {
   claimSucceeded,
@@ -345,11 +345,11 @@ export function createHostedPaymentsService(deps: HostedPaymentsDeps): HostedPay
 
   /** Refunds to a card still open: the job put back (not answered yet), or a pending one read back and settled. */
   async function sweepRefunds(provider: string, before: Date, totals: SweepTotals): Promise<void> {
-    for (const refundId of await listStaleRequestedRefunds(db, provider, before, SWEEP_PAGE)) {
+    for (const refundId of await listStaleRefunds(db, { provider, status: 'requested', before, limit: SWEEP_PAGE })) {
       if (await deps.jobs.requeueAbandoned(jobRequest('refund-card-payment', { refundId }))) totals.requeued += 1
     }
     if (!deps.cardRefunds) return
-    for (const refundRow of await listStalePendingRefunds(db, provider, before, SWEEP_PAGE)) {
+    for (const refundRow of await listStaleRefunds(db, { provider, status: 'pending', before, limit: SWEEP_PAGE })) {
       try {
         if (await deps.cardRefunds.settlePendingRefund(refundRow)) totals.refundsSettled += 1
       } catch (error) {

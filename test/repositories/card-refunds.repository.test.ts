@@ -8,7 +8,7 @@ import {
   addRefunded,
   findRefundByProviderId,
   insertRefund,
-  listStalePendingRefunds,
+  listStaleRefunds,
   lockRefundablePayments,
   markAnsweredRefundsSucceeded,
   markRefundRefused,
@@ -168,11 +168,27 @@ for (const kind of databaseKinds) {
       assert.equal(await findRefundByProviderId(database.db, 'other', 're_3'), undefined, "another provider's id")
       assert.equal(await findRefundByProviderId(database.db, 'stripe', 're_unknown'), undefined)
       // Pending refunds asked for before the cutoff; a requested one is the job's, not read back.
-      assert.deepEqual(await listStalePendingRefunds(database.db, 'stripe', asked, 10), [])
+      assert.deepEqual(
+        await listStaleRefunds(database.db, { provider: 'stripe', status: 'pending', before: asked, limit: 10 }),
+        [],
+      )
       const later = new Date(asked.getTime() + 1000)
-      assert.deepEqual(await listStalePendingRefunds(database.db, 'stripe', later, 10), [failing, succeeding])
-      assert.deepEqual(await listStalePendingRefunds(database.db, 'other', later, 10), [])
-      assert.ok(unanswered)
+      assert.deepEqual(
+        await listStaleRefunds(database.db, { provider: 'stripe', status: 'pending', before: later, limit: 10 }),
+        [failing, succeeding],
+      )
+      assert.deepEqual(
+        await listStaleRefunds(database.db, { provider: 'other', status: 'pending', before: later, limit: 10 }),
+        [],
+      )
+      // The one still requested is listed for its job to be put back, and only as requested.
+      const requested = await listStaleRefunds(database.db, {
+        provider: 'stripe',
+        status: 'requested',
+        before: later,
+        limit: 10,
+      })
+      assert.ok(requested.includes(unanswered) && !requested.includes(failing) && !requested.includes(succeeding))
 
       const refused = { status: 'failed' as const, refundId: 're_3', reason: 'expired_or_canceled_card' }
       assert.equal(await markRefundRefused(database.db, failing, refused, later), true)
@@ -191,7 +207,10 @@ for (const kind of databaseKinds) {
         { id: succeeding, status: 'succeeded', failure: null },
         { id: unanswered, status: 'succeeded', failure: null },
       ])
-      assert.deepEqual(await listStalePendingRefunds(database.db, 'stripe', later, 10), [])
+      assert.deepEqual(
+        await listStaleRefunds(database.db, { provider: 'stripe', status: 'pending', before: later, limit: 10 }),
+        [],
+      )
     })
 
     test('a dispute is stored once by its id, its entries set once; what it makes owed counts, until it is won', async () => {
