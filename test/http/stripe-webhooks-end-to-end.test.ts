@@ -86,38 +86,34 @@ for (const kind of databases) {
       return json(await t.live({ method: 'GET', url: `/v4.0/orders/${orderId}` }, account.liveKey)).order
     }
 
-    test('a card saved through the webhook pays the order already waiting; a Dashboard refund and a won dispute are recorded once', async () => {
-      const account = await t.createAccount({ billingMode: 'prepaid' })
+    /** A Live order of phone cases, placed for the account: its id. */
+    async function placeOrder(account: TestAccount, copies: number): Promise<string> {
       const created = await t.live(
         {
           method: 'POST',
           url: '/v4.0/orders',
           payload: sampleOrder({
-            items: [{ sku: PHONE_CASE, copies: 2, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
+            items: [{ sku: PHONE_CASE, copies, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
           }),
           headers: { 'content-type': 'application/json' },
         },
         account.liveKey,
       )
       assert.equal(created.statusCode, 200, created.body)
-      const orderId = json(created).order.id as string
-      // No balance, no card: the workers hold it for payment.
-      const held = await waitFor('the order held for payment', async () => {
+      return json(created).order.id as string
+    }
+
+    /** The order once the workers hold it for payment (no balance, no card). */
+    function heldForPayment(account: TestAccount, orderId: string) {
+      return waitFor('the order held for payment', async () => {
         const order = await orderDocument(account, orderId)
         return order.status.issues.some((issue: { errorCode: string }) => issue.errorCode === ISSUE) ? order : undefined
       })
-      const due = minor((held.charges[0] as Charge).totalCost.amount)
+    }
 
-      // The card is saved on Checkout; Stripe's event reaches the route, and the job stores the card.
-      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
-      const sessionId = new URL(setup.setup.url).pathname.split('/').at(-1) as string
-      const outcome = await delivered('checkout.session.completed', standIn.completeCheckout(sessionId), 2)
-      assert.match(outcome, new RegExp(`^card saved for ${account.id}: visa ending 4242; charging it for ${orderId}$`))
-      const shown = json(await t.live({ method: 'GET', url: '/v4.0/account/payment-method' }, account.liveKey)).card
-      assert.equal(shown.last4, '4242')
-
-      // The order that was waiting is charged to the new card by its job, and released.
-      const charge = await waitFor('the card charge answered', async () => {
+    /** The order's card charge once answered (not `open`): while it is in flight the issue is not shown. */
+    function answeredCharge(orderId: string) {
+      return waitFor('the card charge answered', async () => {
         const rows = await t.database.db.query<{ status: string; paymentId: string | null; amount: string }>(
           `SELECT status, payment_id AS "paymentId", amount_minor::text AS amount FROM provider_payments
             WHERE order_id = $1 AND purpose = 'orderCharge'`,
@@ -125,6 +121,29 @@ for (const kind of databases) {
         )
         return rows.length === 1 && rows[0]?.status !== 'open' ? rows[0] : undefined
       })
+    }
+
+    /** A card setup started on the dashboard: its Checkout Session's id at the stand-in. */
+    async function cardSetupSession(account: TestAccount): Promise<string> {
+      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
+      return new URL(setup.setup.url).pathname.split('/').at(-1) as string
+    }
+
+    test('a card saved through the webhook pays the order already waiting; a Dashboard refund and a won dispute are recorded once', async () => {
+      const account = await t.createAccount({ billingMode: 'prepaid' })
+      const orderId = await placeOrder(account, 2)
+      const held = await heldForPayment(account, orderId)
+      const due = minor((held.charges[0] as Charge).totalCost.amount)
+
+      // The card is saved on Checkout; Stripe's event reaches the route, and the job stores the card.
+      const sessionId = await cardSetupSession(account)
+      const outcome = await delivered('checkout.session.completed', standIn.completeCheckout(sessionId), 2)
+      assert.match(outcome, new RegExp(`^card saved for ${account.id}: visa ending 4242; charging it for ${orderId}$`))
+      const shown = json(await t.live({ method: 'GET', url: '/v4.0/account/payment-method' }, account.liveKey)).card
+      assert.equal(shown.last4, '4242')
+
+      // The order that was waiting is charged to the new card by its job, and released.
+      const charge = await answeredCharge(orderId)
       assert.equal(charge.status, 'succeeded')
       assert.equal(BigInt(charge.amount), due)
       const paymentId = charge.paymentId as string
@@ -175,25 +194,9 @@ for (const kind of databases) {
 
     test("the card setup's job died after storing the card: its event run again charges the order waiting", async () => {
       const account = await t.createAccount({ billingMode: 'prepaid' })
-      const created = await t.live(
-        {
-          method: 'POST',
-          url: '/v4.0/orders',
-          payload: sampleOrder({
-            items: [{ sku: PHONE_CASE, copies: 1, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
-          }),
-          headers: { 'content-type': 'application/json' },
-        },
-        account.liveKey,
-      )
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId = json(created).order.id as string
-      await waitFor('the order held for payment', async () => {
-        const order = await orderDocument(account, orderId)
-        return order.status.issues.some((issue: { errorCode: string }) => issue.errorCode === ISSUE) ? order : undefined
-      })
-      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
-      const sessionId = new URL(setup.setup.url).pathname.split('/').at(-1) as string
+      const orderId = await placeOrder(account, 1)
+      await heldForPayment(account, orderId)
+      const sessionId = await cardSetupSession(account)
       const completed = standIn.completeCheckout(sessionId)
       // What the job's transaction committed before the process died: the setup ended, the card stored; the
       // waiting order's charge never started.
@@ -209,15 +212,7 @@ for (const kind of databases) {
       // The event's job runs again (the queue's retry of the job that died, or the sweeper's requeue).
       const outcome = await delivered('checkout.session.completed', completed)
       assert.equal(outcome, `already recorded; charging it for ${orderId}`)
-      // While the charge is in flight the issue is not shown: wait for the charge's answer, then for the release.
-      const charge = await waitFor('the card charge answered', async () => {
-        const rows = await t.database.db.query<{ status: string }>(
-          `SELECT status FROM provider_payments WHERE order_id = $1 AND purpose = 'orderCharge'`,
-          [parseId('ord', orderId)],
-        )
-        return rows.length === 1 && rows[0]?.status !== 'open' ? rows[0] : undefined
-      })
-      assert.equal(charge.status, 'succeeded')
+      assert.equal((await answeredCharge(orderId)).status, 'succeeded')
       const released = await orderDocument(account, orderId)
       assert.deepEqual(withoutResolutionWarnings(released.status.issues), [])
     })
@@ -230,32 +225,12 @@ for (const kind of databases) {
       paymentId: string
     }> {
       const account = await t.createAccount({ billingMode: 'prepaid' })
-      const setup = json(await t.live({ method: 'POST', url: '/v4.0/account/payment-method/setup' }, account.liveKey))
-      const sessionId = new URL(setup.setup.url).pathname.split('/').at(-1) as string
+      const sessionId = await cardSetupSession(account)
       assert.match(await delivered('checkout.session.completed', standIn.completeCheckout(sessionId)), /^card saved/)
-      const created = await t.live(
-        {
-          method: 'POST',
-          url: '/v4.0/orders',
-          payload: sampleOrder({
-            items: [{ sku: PHONE_CASE, copies: 2, sizing: 'fillPrintArea', assets: [{ url: images.url('case.jpg') }] }],
-          }),
-          headers: { 'content-type': 'application/json' },
-        },
-        account.liveKey,
-      )
-      assert.equal(created.statusCode, 200, created.body)
-      const orderId = json(created).order.id as string
-      const charge = await waitFor('the card charged for the order', async () => {
-        const rows = await t.database.db.query<{ status: string; paymentId: string; amount: string }>(
-          `SELECT status, payment_id AS "paymentId", amount_minor::text AS amount FROM provider_payments
-            WHERE order_id = $1 AND purpose = 'orderCharge' AND status <> 'open'`,
-          [parseId('ord', orderId)],
-        )
-        return rows[0]
-      })
+      const orderId = await placeOrder(account, 2)
+      const charge = await answeredCharge(orderId)
       assert.equal(charge.status, 'succeeded')
-      return { account, orderId, due: BigInt(charge.amount), paymentId: charge.paymentId }
+      return { account, orderId, due: BigInt(charge.amount), paymentId: charge.paymentId as string }
     }
 
     /** The order cancelled by its merchant, its refund to the card answered `pending` by Stripe (through the job). */
