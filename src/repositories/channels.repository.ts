@@ -149,6 +149,29 @@ export async function updateChannel(tx: Queryable, id: number, change: ChannelCh
   await tx.query(`UPDATE channels SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
 }
 
+/**
+ * The channel shown failing because its secrets were sealed under another key than `currentFingerprint`'s, once: a
+ * channel already failing for this reason, uninstalled or deleted is left as it is, and so is one whose secrets are
+ * all sealed under the current key by now (a PATCH that gave them again while the caller was looking). Whether it
+ * changed the channel.
+ */
+export async function markChannelSecretsUnreadable(
+  tx: Queryable,
+  id: number,
+  change: { reason: string; currentFingerprint: string; at: Date },
+): Promise<boolean> {
+  const current = `v1.${change.currentFingerprint}.%`
+  const rows = await tx.query<{ id: number | string }>(
+    `UPDATE channels SET status = 'failing', status_reason = $2, updated_at = $3
+      WHERE id = $1 AND deleted_at IS NULL AND status <> 'uninstalled'
+        AND NOT (status = 'failing' AND status_reason IS NOT DISTINCT FROM $2)
+        AND (credentials_encrypted NOT LIKE $4 OR webhook_secret_encrypted NOT LIKE $4)
+      RETURNING id`,
+    [id, change.reason, change.at, current],
+  )
+  return rows.length > 0
+}
+
 /** Deletes the channel: its row stays (its orders name it) but nothing finds it or reaches it again. */
 export async function markChannelDeleted(tx: Queryable, id: number, at: Date): Promise<void> {
   await tx.query('UPDATE channels SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at])

@@ -108,9 +108,18 @@ function channelPath(id: string, rest = ''): string {
   return `${CHANNELS_PATH}/${encodeURIComponent(id)}${rest}`
 }
 
-/** The status, and when failing the store's last answer. */
+/** Each channel status's badge: its words and colour (the words say it; the colour only repeats them). */
+const STATUS_BADGES: Record<string, { words: string; badge: string }> = {
+  active: { words: 'Active', badge: 'badge-ok' },
+  failing: { words: 'Failing', badge: 'badge-error' },
+  uninstalled: { words: 'Uninstalled', badge: 'badge-cancelled' },
+}
+
+/** The status, and when failing why: the store's last answer, or the secrets to enter again. */
 function statusCell(channel: Channel): Html {
-  return html`${stateBadge(channel.status)}${channel.statusReason ? html` <span class="muted">${channel.statusReason}</span>` : ''}`
+  const known = STATUS_BADGES[channel.status]
+  const badge = known ? html`<span class="badge ${known.badge}">${known.words}</span>` : stateBadge(channel.status)
+  return html`${badge}${channel.statusReason ? html` <span class="${channel.status === 'failing' ? 'failing' : 'muted'}" data-status-reason>${channel.statusReason}</span>` : ''}`
 }
 
 function channelsTable(channels: Channel[]): Html {
@@ -446,7 +455,7 @@ function editForm(channel: Channel, csrfToken: string, values: FormValues, error
 <input id="edit-name" name="name" type="text" value="${formValue(values, 'name')}"${invalidAttributes(errors, 'edit-name')}>${fieldMessages(errors, 'edit-name')}</div>
 ${settingsFields('edit', values, errors)}
 <fieldset><legend>New secrets</legend>
-<p class="muted small">Only to rotate them, or after the channel secrets key changed: leave a field blank to keep what is stored. New secrets make a failing channel active again.</p>
+<p class="muted small">To rotate a secret, type the new one and leave the others blank to keep what is stored. After the channel secrets key changed (the status says so), what is stored cannot be read: type every secret again. New secrets make a failing channel active again.</p>
 ${EDIT_SECRETS[channel.type].map(
   ([field, label]) => html`<div class="field"><label for="edit-${field}">${label}</label>
 <input id="edit-${field}" name="${field}" type="password" autocomplete="off" value=""${invalidAttributes(errors, `edit-${field}`)}>${fieldMessages(errors, `edit-${field}`)}</div>`,
