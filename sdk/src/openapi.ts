@@ -1180,7 +1180,10 @@ export interface paths {
         delete: operations["deleteChannel"];
         options?: never;
         head?: never;
-        /** Rename a channel or give it new secrets (which make a failing channel active again) */
+        /**
+         * Rename a channel or give it new secrets (which make a failing channel active again)
+         * @description After a change of the channel secrets key the stored secrets cannot be read: a PATCH must give every secret of the channel's type (Shopify: adminAccessToken, webhookSecret; WooCommerce: consumerKey, consumerSecret, webhookSecret), else it is 400 ValidationFailed naming each one missing.
+         */
         patch: operations["updateChannel"];
         trace?: never;
     };
@@ -2316,7 +2319,7 @@ export interface components {
             /** @description WooCommerce: the store's address. */
             storeUrl?: string;
             /**
-             * @description active; failing: the store refused the last fulfilment (statusReason says why); uninstalled: the app was removed.
+             * @description active; failing: the store refused the last fulfilment, or the channel secrets key changed and the secrets must be given again with PATCH (statusReason says which); uninstalled: the app was removed.
              * @enum {string}
              */
             status: "active" | "failing" | "uninstalled";

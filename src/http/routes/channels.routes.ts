@@ -126,6 +126,10 @@ function registerChannelCrud(app: FastifyInstance, channels: ChannelsService): v
         operationId: 'updateChannel',
         tags,
         summary: 'Rename a channel or give it new secrets (which make a failing channel active again)',
+        description:
+          'After a change of the channel secrets key the stored secrets cannot be read: a PATCH must give every ' +
+          "secret of the channel's type (Shopify: adminAccessToken, webhookSecret; WooCommerce: consumerKey, " +
+          'consumerSecret, webhookSecret), else it is 400 ValidationFailed naming each one missing.',
         params: ChannelIdParamsSchema,
         body: UpdateChannelBodySchema,
         response: { 200: UpdatedChannelResponseSchema, ...ErrorResponses },
@@ -300,7 +304,8 @@ function registerFulfilmentRoutes(app: FastifyInstance, fulfilments: ChannelFulf
 /**
  * The stores' webhooks, on each environment's port without a key: the raw body (any content type, at most
  * CHANNEL_LIMITS.webhookBodyBytes) is what the store signed. 200 once kept (or dropped as a redelivery), 401 for a
- * wrong signature, 404 for no such channel.
+ * wrong signature, 404 for no such channel, 503 while the channel's webhook secret was sealed under another channel
+ * secrets key (the store sends it again later).
  */
 async function registerChannelWebhookRoutes(
   app: FastifyInstance,

@@ -54,7 +54,7 @@ export const ChannelSchema = named(
     storeUrl: Type.Optional(Type.String({ description: "WooCommerce: the store's address." })),
     status: StringEnum(
       CHANNEL_STATUSES,
-      'active; failing: the store refused the last fulfilment (statusReason says why); uninstalled: the app was removed.',
+      'active; failing: the store refused the last fulfilment, or the channel secrets key changed and the secrets must be given again with PATCH (statusReason says which); uninstalled: the app was removed.',
     ),
     statusReason: Nullable(Type.String()),
     hasAdminAccessToken: Type.Optional(Type.Boolean({ description: 'Shopify: the token is stored (never shown).' })),
