@@ -27,6 +27,8 @@ export const CHANNEL_LIMITS = {
   externalIdLength: 255,
   /** Pending orders one GET answers (the oldest first). */
   pendingPage: 100,
+  /** Store cancellations one GET answers (the latest first). */
+  cancellationsPage: 100,
 } as const
 
 /** Received webhooks are kept this long after they were mapped, for dropping redeliveries (30 days). */

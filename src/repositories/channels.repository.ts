@@ -415,6 +415,16 @@ export async function updateChannelOrder(tx: Queryable, id: number, change: Chan
   await tx.query(`UPDATE channel_orders SET updated_at = $2${sets.map((s) => `, ${s}`).join('')} WHERE id = $1`, params)
 }
 
+/** The channel's store orders the store cancelled, the latest cancellation first (by when it was recorded). */
+export async function listCancelledOrders(db: Queryable, channelId: number, limit: number): Promise<ChannelOrderRow[]> {
+  const rows = await db.query<StoredOrder>(
+    `SELECT ${ORDER_COLUMNS} FROM channel_orders WHERE channel_id = $1 AND state = 'cancelled'
+      ORDER BY updated_at DESC, id DESC LIMIT $2`,
+    [channelId, limit],
+  )
+  return rows.map(toChannelOrder)
+}
+
 /** The channel's orders waiting as not connected, oldest first. */
 export async function listPendingOrders(db: Queryable, channelId: number, limit: number): Promise<ChannelOrderRow[]> {
   const rows = await db.query<StoredOrder>(

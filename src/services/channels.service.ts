@@ -66,6 +66,7 @@ import {
   insertChannel,
   insertChannelOrder,
   insertWebhook,
+  listCancelledOrders,
   listChannels,
   listLinks,
   listPendingOrders,
@@ -126,6 +127,22 @@ export interface PendingOrderView {
   unlinkedItems: StorefrontLineItem[]
   /** Why the order could not be created when it was last tried (a release tries again); null when it was not tried. */
   problem: string | null
+}
+
+/** A store order the store cancelled, and what printroute made of it (docs/channels.md#store-cancellations). */
+export interface StoreCancellationView {
+  externalOrderId: string
+  /** The store's name of the order (`#1001`); its id when the cancellation came before the order. */
+  name: string
+  /** The printroute order the store order had become; null when none was created. */
+  orderId: string | null
+  /** When the cancellation was recorded. */
+  cancelled: string
+  /**
+   * What the cancel of the printroute order answered: `ord_12: Cancelled`, `ord_12: FailedToCancel (...)` (it had
+   * gone too far: it goes on), or `no printroute order was created`.
+   */
+  answer: string | null
 }
 
 /** What a create request carries (the schema lets through one shape for every type; the service checks per type). */
@@ -193,6 +210,8 @@ export interface ChannelsService {
   listLinks(caller: Caller, channelId: string): Promise<ChannelLinkView[]>
   deleteLink(caller: Caller, channelId: string, linkId: number): Promise<void>
   listPending(caller: Caller, channelId: string): Promise<PendingOrderView[]>
+  /** The store orders the store cancelled, the latest first, each with what the cancel of its order answered. */
+  listCancellations(caller: Caller, channelId: string): Promise<StoreCancellationView[]>
   /** Creates a waiting order now that every item is linked or ignored; ValidationFailed naming those still unlinked. */
   release(caller: Caller, channelId: string, externalOrderId: string): Promise<{ orderId: string }>
   /**
@@ -267,6 +286,17 @@ export function createChannelsService(deps: ChannelsDeps): ChannelsService {
         received: row.createdAt.toISOString(),
         unlinkedItems: row.unlinkedItems,
         problem: row.problem,
+      }))
+    },
+    async listCancellations(caller, channelId) {
+      const channel = await callersChannel(context, caller, channelId)
+      const rows = await listCancelledOrders(deps.db, channel.id, CHANNEL_LIMITS.cancellationsPage)
+      return rows.map((row) => ({
+        externalOrderId: row.externalOrderId,
+        name: row.name,
+        orderId: row.orderNumber === null ? null : formatId('ord', row.orderNumber),
+        cancelled: row.updatedAt.toISOString(),
+        answer: row.cancellation,
       }))
     },
     release: (caller, channelId, externalOrderId) => releaseOrder(context, caller, channelId, externalOrderId),
@@ -898,7 +928,12 @@ async function cancelStoreOrder(
     const orderId = formatId('ord', row.orderNumber)
     try {
       const result = await context.orderActions.cancel(await channelCaller(context, channel), orderId)
-      answer = `${orderId}: ${result.outcome}`
+      // A refusal says how far the order had gone, so the merchant sees why it goes on.
+      const stage = (JSON.parse(result.orderJson) as { status?: { stage?: string } }).status?.stage
+      answer =
+        result.outcome === 'Cancelled'
+          ? `${orderId}: Cancelled`
+          : `${orderId}: ${result.outcome} (stage ${stage ?? 'unknown'}: too far along to cancel; it goes on)`
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error
       answer = `${orderId}: ${error.outcome}: ${error.message}`

@@ -9,6 +9,7 @@
 //   DELETE /v4.0/channels/{id}/links/{linkId}               deletes a link;
 //   GET    /v4.0/channels/{id}/pending                      store orders waiting as "not connected";
 //   POST   /v4.0/channels/{id}/pending/{externalOrderId}/release  creates a waiting order once all is linked;
+//   GET    /v4.0/channels/{id}/cancellations            store orders the store cancelled, with what the cancel answered;
 //   GET    /v4.0/channels/{id}/fulfilments                  shipments told to the store, newest first, with attempts;
 //   POST   /v4.0/channels/{id}/fulfilments/{fulfilmentId}/retry  a fulfilment not yet delivered tried again now;
 // and, without a key, the stores' webhooks: POST /channels/v1/{id}/{type} (signed by the store, raw body).
@@ -41,6 +42,7 @@ import {
   PendingOrderParamsSchema,
   ReleasedOrderResponseSchema,
   RetriedFulfilmentResponseSchema,
+  StoreCancellationListResponseSchema,
   UpdateChannelBodySchema,
   UpdatedChannelResponseSchema,
 } from '../schemas/channels.schema.ts'
@@ -230,6 +232,23 @@ function registerPendingRoutes(app: FastifyInstance, channels: ChannelsService):
     },
     async (request) =>
       outcomeReply(request, 'Ok', { orders: await channels.listPending(request.caller, request.params.channelId) }),
+  )
+  api.get(
+    '/channels/:channelId/cancellations',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'listChannelStoreCancellations',
+        tags,
+        summary: `Store orders the store cancelled, each with what cancelling its printroute order answered (the latest ${CHANNEL_LIMITS.cancellationsPage})`,
+        params: ChannelIdParamsSchema,
+        response: { 200: StoreCancellationListResponseSchema, ...ErrorResponses },
+      },
+    },
+    async (request) =>
+      outcomeReply(request, 'Ok', {
+        cancellations: await channels.listCancellations(request.caller, request.params.channelId),
+      }),
   )
   api.post(
     '/channels/:channelId/pending/:externalOrderId/release',

@@ -184,6 +184,23 @@ export const PendingOrderSchema = named(
   }),
 )
 
+export const StoreCancellationSchema = named(
+  'ChannelStoreCancellation',
+  Type.Object({
+    externalOrderId: Type.String(),
+    name: Type.String({ description: "The store's name of the order; its id when the cancellation came first." }),
+    orderId: Nullable(Type.String({ description: 'The printroute order it had become; null when none was created.' })),
+    cancelled: Type.String({ description: 'When the cancellation was recorded.' }),
+    answer: Nullable(
+      Type.String({
+        description:
+          'What cancelling the printroute order answered: `ord_12: Cancelled`, `ord_12: FailedToCancel (...)` ' +
+          '(too far along: it goes on), or `no printroute order was created`.',
+      }),
+    ),
+  }),
+)
+
 export const ChannelListResponseSchema = outcomeResponse('ChannelListResponse', OkOutcome, {
   channels: Type.Array(ChannelSchema),
 })
@@ -218,6 +235,9 @@ export const DeletedChannelLinkResponseSchema = outcomeResponse(
 )
 export const PendingOrderListResponseSchema = outcomeResponse('ChannelPendingOrderListResponse', OkOutcome, {
   orders: Type.Array(PendingOrderSchema),
+})
+export const StoreCancellationListResponseSchema = outcomeResponse('ChannelStoreCancellationListResponse', OkOutcome, {
+  cancellations: Type.Array(StoreCancellationSchema),
 })
 export const ReleasedOrderResponseSchema = outcomeResponse(
   'ChannelReleasedOrderResponse',
