@@ -172,6 +172,26 @@ export async function markChannelSecretsUnreadable(
   return rows.length > 0
 }
 
+/**
+ * How many channels (deleted ones aside) keep a secret sealed under another key than `currentFingerprint`'s, per
+ * fingerprint named (the credentials', else the webhook secret's).
+ */
+export async function countChannelsSealedUnderOtherKeys(
+  db: Queryable,
+  currentFingerprint: string,
+): Promise<{ fingerprint: string; channels: number }[]> {
+  const rows = await db.query<{ fingerprint: string; channels: number | string }>(
+    `SELECT CASE WHEN credentials_encrypted NOT LIKE $1 THEN split_part(credentials_encrypted, '.', 2)
+                 ELSE split_part(webhook_secret_encrypted, '.', 2) END AS fingerprint,
+            count(*) AS channels
+       FROM channels
+      WHERE deleted_at IS NULL AND (credentials_encrypted NOT LIKE $1 OR webhook_secret_encrypted NOT LIKE $1)
+      GROUP BY 1 ORDER BY 1`,
+    [`v1.${currentFingerprint}.%`],
+  )
+  return rows.map((row) => ({ fingerprint: row.fingerprint, channels: Number(row.channels) }))
+}
+
 /** Deletes the channel: its row stays (its orders name it) but nothing finds it or reaches it again. */
 export async function markChannelDeleted(tx: Queryable, id: number, at: Date): Promise<void> {
   await tx.query('UPDATE channels SET deleted_at = $2, updated_at = $2 WHERE id = $1', [id, at])

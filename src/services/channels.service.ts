@@ -23,6 +23,7 @@ import {
   type ChannelLink,
   type ChannelSecretField,
   type ChannelStatus,
+  channelKeyFingerprint,
   channelOrderIdempotencyKey,
   mapOrder,
   mappingOutcome,
@@ -57,6 +58,7 @@ import {
   type ChannelOrderRow,
   type ChannelRow,
   countChannels,
+  countChannelsSealedUnderOtherKeys,
   countLinks,
   deleteLink,
   deleteOldWebhooks,
@@ -227,6 +229,11 @@ export interface ChannelsService {
   ): Promise<WebhookReceipt>
   /** The job: maps one kept webhook (a re-run of one already mapped does nothing). */
   mapWebhook(webhookId: number): Promise<void>
+  /**
+   * The channels whose secrets were sealed under another channel secrets key, counted per that key's fingerprint,
+   * with the current key's: what the start of a process tells the operator.
+   */
+  sealedUnderAnotherKey(): Promise<{ currentFingerprint: string; keys: { fingerprint: string; channels: number }[] }>
   /** Retention: deletes mapped webhooks received before `before`; how many. */
   expireWebhooks(before: Date): Promise<number>
 }
@@ -304,6 +311,10 @@ export function createChannelsService(deps: ChannelsDeps): ChannelsService {
       receiveWebhook(context, { kind, environment, channelId }, rawBody, headers),
     mapWebhook: (webhookId) => mapWebhook(context, webhookId),
     expireWebhooks: (before) => deleteOldWebhooks(deps.db, before, 1000),
+    async sealedUnderAnotherKey() {
+      const currentFingerprint = channelKeyFingerprint(deps.secretsKey)
+      return { currentFingerprint, keys: await countChannelsSealedUnderOtherKeys(deps.db, currentFingerprint) }
+    },
   }
 }
 

@@ -1,6 +1,6 @@
 // Storefront channels after a change of the channel secrets key (docs/channels.md#secrets-at-rest): a Shopify and a
 // WooCommerce channel made by an application under key A, then a second application on the same database under key
-// B. Their webhooks answer 503 and store nothing (logged with both keys' fingerprints, no secret); the channels show
+// B. The start says so; their webhooks answer 503 and store nothing (logged with both keys' fingerprints, no secret); the channels show
 // failing with what to do, in the API, the dashboard and the console; a fulfilment waiting is not retried; a PATCH
 // without every secret is 400 naming those to give; one with all of them makes the channel active again, a webhook
 // signed with the new secret is accepted and the fulfilment is tried again now.
@@ -174,6 +174,16 @@ for (const kind of databases) {
       } finally {
         await h?.close()
       }
+    })
+
+    test('the start under key B tells the operator how many channels were sealed under key A', async () => {
+      const started = logs.entries().filter((entry) => entry.step === 'channel-secrets-key')
+      assert.equal(started.length, 1)
+      assert.equal(started[0]?.level, 40)
+      assert.equal(started[0]?.channels, 2)
+      assert.equal(started[0]?.sealedKeyFingerprint, fingerprint(KEY_A))
+      assert.equal(started[0]?.currentKeyFingerprint, fingerprint(KEY_B))
+      assert.match(String(started[0]?.msg), /2 storefront channels have secrets sealed under/)
     })
 
     test('a signed webhook answers 503 ServiceUnavailable and stores nothing; so does an unsigned one', async () => {
