@@ -2498,7 +2498,7 @@ export interface components {
             orderId: string | null;
             /** @description When the cancellation was recorded. */
             cancelled: string;
-            /** @description What cancelling the printroute order answered: `ord_12: Cancelled`, `ord_12: FailedToCancel (...)` (too far along: it goes on), or `no printroute order was created`. */
+            /** @description What cancelling the printroute order answered: `ord_12: Cancelled`; `ord_12: FailedToCancel (...)` or `ord_12: ActionNotAvailable (...)` with its stage (too far along: it goes on); or `no printroute order was created`. */
             answer: string | null;
         };
         /** ChannelStoreCancellationListResponse */

@@ -141,8 +141,9 @@ export interface StoreCancellationView {
   /** When the cancellation was recorded. */
   cancelled: string
   /**
-   * What the cancel of the printroute order answered: `ord_12: Cancelled`, `ord_12: FailedToCancel (...)` (it had
-   * gone too far: it goes on), or `no printroute order was created`.
+   * What the cancel of the printroute order answered: `ord_12: Cancelled`; `ord_12: FailedToCancel (...)` or
+   * `ord_12: ActionNotAvailable (...)` with the order's stage (too far along: it goes on); or `no printroute order
+   * was created`.
    */
   answer: string | null
 }
@@ -452,13 +453,12 @@ async function updateChannelOf(
   const approval = approvalOf(input)
   const shippingMethod = shippingMethodOf(input)
   const failures: Failures = {}
-  const given = (field: 'name' | ChannelSecretField) => {
+  const given = (field: ChannelSecretField) => {
     const value = input[field]
     if (value === undefined || value === null) return undefined
     if (value.trim() === '') addFailure(failures, field, { code: 'MustNotBeEmptyOrWhitespace', providedValue: value })
     return value.trim()
   }
-  given('name')
   const secrets: Partial<Record<ChannelSecretField, string>> = {}
   for (const field of CHANNEL_SECRET_FIELDS[channel.type]) {
     const value = given(field)

@@ -194,8 +194,9 @@ export const StoreCancellationSchema = named(
     answer: Nullable(
       Type.String({
         description:
-          'What cancelling the printroute order answered: `ord_12: Cancelled`, `ord_12: FailedToCancel (...)` ' +
-          '(too far along: it goes on), or `no printroute order was created`.',
+          'What cancelling the printroute order answered: `ord_12: Cancelled`; `ord_12: FailedToCancel (...)` or ' +
+          '`ord_12: ActionNotAvailable (...)` with its stage (too far along: it goes on); or ' +
+          '`no printroute order was created`.',
       }),
     ),
   }),
